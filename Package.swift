@@ -1,0 +1,79 @@
+// swift-tools-version:6.1
+// The ridesharing platform: separate executables that talk JSON over ZeroMQ.
+// Layout (fixed by the design card): Shared/ libraries, Services/ one folder per executable,
+// Tools/ridectl, Tests/.
+import PackageDescription
+
+let package = Package(
+    name: "Ridesharing",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "ride-bus", targets: ["ride-bus"]),
+        .executable(name: "ridectl", targets: ["ridectl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    ],
+    targets: [
+        // MARK: Shared libraries
+        .systemLibrary(
+            name: "CZeroMQ",
+            path: "Shared/CZeroMQ",
+            // No pkgConfig: Debian's libzmq.pc adds Kerberos -isystem flags that SwiftPM refuses (a
+            // warning on every build); the header and library are on the default paths.
+            providers: [.apt(["libzmq3-dev"]), .brew(["zeromq"])]
+        ),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
+        .target(
+            name: "Bus",
+            dependencies: [
+                "ZeroMQ",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Shared/Bus"
+        ),
+        .target(
+            name: "ServiceKit",
+            dependencies: [
+                "Bus",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Shared/ServiceKit"
+        ),
+
+        // MARK: Services (logic in a library, a thin main)
+        .target(name: "BusService", dependencies: ["Bus", "ServiceKit"], path: "Services/bus/BusService"),
+        .executableTarget(name: "ride-bus", dependencies: ["BusService"], path: "Services/bus/main"),
+
+        // MARK: Tools
+        .target(name: "RideCtlKit", dependencies: ["Bus", "ServiceKit"], path: "Tools/ridectl/RideCtlKit"),
+        .executableTarget(name: "ridectl", dependencies: ["RideCtlKit"], path: "Tools/ridectl/main"),
+
+        // MARK: Tests
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests"),
+        .testTarget(name: "BusTests", dependencies: ["Bus"], path: "Tests/BusTests"),
+        .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit"], path: "Tests/ServiceKitTests"),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["Bus", "ServiceKit", .product(name: "Yams", package: "Yams")],
+            path: "Tests/IntegrationTests",
+            exclude: ["interop"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

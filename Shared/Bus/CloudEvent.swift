@@ -1,0 +1,142 @@
+import Foundation
+
+/// A CloudEvents 1.0 event in structured JSON mode: the second frame of every message on the bus.
+///
+/// `{"specversion":"1.0","id":"…","source":"orders","type":"order.status","time":"<RFC 3339>",
+///   "sequence":"42","datacontenttype":"application/json","data":{…}}`
+///
+/// `sequence` is a decimal string (the CloudEvents sequence extension), gap-free per `source`:
+/// a subscriber that sees 41 then 43 knows it missed one and asks the source for it.
+public struct CloudEvent<Payload: Sendable>: Sendable {
+    public static var specVersion: String { "1.0" }
+    public static var contentType: String { "application/json" }
+
+    public var id: String
+    public var source: String
+    public var type: String
+    public var time: Date
+    public var sequence: UInt64
+    public var data: Payload
+
+    public init(id: String = UUID().uuidString.lowercased(), source: String, type: String, time: Date = Date(), sequence: UInt64, data: Payload) {
+        self.id = id
+        self.source = source
+        self.type = type
+        self.time = time
+        self.sequence = sequence
+        self.data = data
+    }
+}
+
+extension CloudEvent: Equatable where Payload: Equatable {}
+
+/// Why an event was rejected: the field and what is wrong with it.
+public struct EnvelopeError: Error, Equatable, CustomStringConvertible, Sendable {
+    public let field: String
+    public let reason: String
+
+    public init(field: String, reason: String) {
+        self.field = field
+        self.reason = reason
+    }
+
+    public var description: String { "\(field): \(reason)" }
+}
+
+enum CloudEventKeys: String, CodingKey {
+    case specversion, id, source, type, time, sequence, datacontenttype, data
+}
+
+extension CloudEvent: Encodable where Payload: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CloudEventKeys.self)
+        try container.encode(Self.specVersion, forKey: .specversion)
+        try container.encode(id, forKey: .id)
+        try container.encode(source, forKey: .source)
+        try container.encode(type, forKey: .type)
+        try container.encode(RFC3339.format(time), forKey: .time)
+        try container.encode(String(sequence), forKey: .sequence)
+        try container.encode(Self.contentType, forKey: .datacontenttype)
+        try container.encode(data, forKey: .data)
+    }
+}
+
+extension CloudEvent: Decodable where Payload: Decodable {
+    /// Strict: every required attribute present, of the right type and form. Extension attributes
+    /// that CloudEvents allows (other keys) are ignored.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CloudEventKeys.self)
+        func requiredString(_ key: CloudEventKeys) throws -> String {
+            guard container.contains(key) else { throw EnvelopeError(field: key.stringValue, reason: "required attribute is missing") }
+            guard let value = try? container.decode(String.self, forKey: key) else {
+                throw EnvelopeError(field: key.stringValue, reason: "must be a string")
+            }
+            guard !value.isEmpty else { throw EnvelopeError(field: key.stringValue, reason: "must not be empty") }
+            return value
+        }
+        let version = try requiredString(.specversion)
+        guard version == Self.specVersion else {
+            throw EnvelopeError(field: "specversion", reason: "must be \"1.0\", got \"\(version)\"")
+        }
+        id = try requiredString(.id)
+        source = try requiredString(.source)
+        type = try requiredString(.type)
+        let timeText = try requiredString(.time)
+        guard let time = RFC3339.parse(timeText) else {
+            throw EnvelopeError(field: "time", reason: "must be an RFC 3339 time, got \"\(timeText)\"")
+        }
+        self.time = time
+        let sequenceText = try requiredString(.sequence)
+        guard sequenceText.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let sequence = UInt64(sequenceText) else {
+            throw EnvelopeError(field: "sequence", reason: "must be a decimal string of digits, got \"\(sequenceText)\"")
+        }
+        self.sequence = sequence
+        if container.contains(.datacontenttype) {
+            let contentType = try? container.decode(String.self, forKey: .datacontenttype)
+            guard contentType == Self.contentType else {
+                throw EnvelopeError(field: "datacontenttype", reason: "must be \"application/json\"")
+            }
+        }
+        guard container.contains(.data) else { throw EnvelopeError(field: "data", reason: "required attribute is missing") }
+        do {
+            data = try container.decode(Payload.self, forKey: .data)
+        } catch let error as DecodingError {
+            let detail = JSONCoding.describe(error)
+            throw EnvelopeError(field: "data", reason: detail.hasPrefix("data") ? detail : "does not fit the event type: \(detail)")
+        }
+    }
+}
+
+extension CloudEvent where Payload: Decodable {
+    /// Decodes and checks one event. Every failure is an `EnvelopeError` naming the field.
+    public static func decode(_ bytes: [UInt8]) throws(EnvelopeError) -> CloudEvent<Payload> {
+        do {
+            return try JSONCoding.decoder().decode(CloudEvent<Payload>.self, from: Data(bytes))
+        } catch let error as EnvelopeError {
+            throw error
+        } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
+                throw EnvelopeError(field: "(event)", reason: "not valid JSON")
+            }
+            if case .typeMismatch(_, let context) = error, context.codingPath.isEmpty {
+                throw EnvelopeError(field: "(event)", reason: "must be a JSON object")
+            }
+            throw EnvelopeError(field: JSONCoding.path(error.context.codingPath), reason: JSONCoding.describe(error))
+        } catch {
+            throw EnvelopeError(field: "(event)", reason: "\(error)")
+        }
+    }
+}
+
+extension CloudEvent where Payload: Encodable {
+    public func encoded() throws -> [UInt8] { try JSONCoding.encode(self) }
+}
+
+extension DecodingError {
+    var context: Context {
+        switch self {
+        case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c): c
+        @unknown default: Context(codingPath: [], debugDescription: "\(self)")
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Logging
+import Synchronization
+import ZeroMQ
+
+/// Publishes CloudEvents to the bus's event ingress, stamping a gap-free `sequence` per source.
+///
+/// `publish` encodes on the caller's task and queues the two frames `[topic][event]`; one thread owns
+/// the PUB socket and sends them in sequence order. The socket sets `ZMQ_XPUB_NODROP`, so when the
+/// bus is slow the thread waits (our queue absorbs the burst) instead of libzmq dropping silently;
+/// only past `maxQueued` are events dropped, and counted — subscribers then see the gap and catch up.
+public final class EventPublisher: Sendable {
+    public struct Options: Sendable {
+        /// Messages libzmq may hold for the bus before the thread waits.
+        public var sendHighWaterMark: Int32 = 100_000
+        /// Events this publisher may queue before it drops (and counts) new ones.
+        public var maxQueued = 1_000_000
+        /// How long `close()` keeps sending what is queued.
+        public var flushTimeout: Duration = .seconds(1)
+        public init() {}
+    }
+
+    public enum PublishError: Error, Equatable, CustomStringConvertible {
+        case invalidTopic(String)
+        case closed
+        public var description: String {
+            switch self {
+            case .invalidTopic(let why): "cannot publish: \(why)"
+            case .closed: "cannot publish: the publisher is closed"
+            }
+        }
+    }
+
+    private struct State {
+        var nextSequence: UInt64
+        var queue: [(topic: Frame, event: Frame)] = []
+        var published: UInt64 = 0
+        var dropped: UInt64 = 0
+        var closed = false
+    }
+
+    /// What the publishing tasks and the sending thread share.
+    private final class Shared: Sendable {
+        let state: Mutex<State>
+        let waker = Waker()
+        init(nextSequence: UInt64) { state = Mutex(State(nextSequence: nextSequence)) }
+    }
+
+    /// The CloudEvents `source` of everything this publisher sends.
+    public let source: String
+    public let options: Options
+    private let shared: Shared
+    private var waker: Waker { shared.waker }
+    private let thread: OwnedThread
+    private let logger: Logger
+
+    /// Connects to `endpoint` (the bus's event ingress, `RIDE_BUS_PUB`). `nextSequence` continues a
+    /// durable sequence after a restart; a publisher without one starts at 1.
+    public init(endpoint: String, source: String, nextSequence: UInt64 = 1, options: Options = .init(), logger: Logger) async throws {
+        self.source = source
+        self.options = options
+        self.logger = logger
+        let shared = Shared(nextSequence: nextSequence)
+        self.shared = shared
+        (thread, _) = try await OwnedThread.start(name: "publisher-\(source)") { ready in
+            let socket: Socket
+            do {
+                socket = try Socket(.pub)
+                try socket.setSendHighWaterMark(options.sendHighWaterMark)
+                try socket.setNoDrop(true)
+                // A bounded wait per send, so a stalled bus cannot keep the thread from noticing close().
+                try socket.setSendTimeout(milliseconds: 100)
+                try socket.connect(endpoint)
+                ready(.success(()))
+            } catch {
+                ready(.failure(error))
+                return
+            }
+            Self.sendLoop(socket: socket, shared: shared, flushTimeout: options.flushTimeout, logger: logger)
+            socket.close()
+        }
+    }
+
+    /// Publishes `data` as a new event of `type` on `topic`; returns the sequence it was given.
+    @discardableResult
+    public func publish<Payload: Encodable>(topic: String, type: String, data: Payload, time: Date = Date()) throws -> UInt64 {
+        if let problem = Topic.problem(with: topic) { throw PublishError.invalidTopic(problem) }
+        let encodedData = try JSONCoding.encode(data)
+        let id = UUID().uuidString.lowercased()
+        let topicFrame = Frame(frame: topic)
+        let sequence = try shared.state.withLock { state -> UInt64 in
+            guard !state.closed else { throw PublishError.closed }
+            let sequence = state.nextSequence
+            state.nextSequence += 1
+            let event = EnvelopeWriter.write(id: id, source: source, type: type, time: time, sequence: sequence, data: encodedData)
+            enqueue(topicFrame, event, into: &state)
+            return sequence
+        }
+        waker.wake()
+        return sequence
+    }
+
+    /// Publishes an event that already carries its sequence (an outbox row being sent or re-sent).
+    public func publish<Payload: Encodable>(topic: String, event: CloudEvent<Payload>) throws {
+        try publish(topic: topic, encodedEvent: event.encoded())
+    }
+
+    /// Publishes bytes as they are (tools and benchmarks; services use the typed forms).
+    public func publish(topic: String, encodedEvent: [UInt8]) throws {
+        if let problem = Topic.problem(with: topic) { throw PublishError.invalidTopic(problem) }
+        try shared.state.withLock { state in
+            guard !state.closed else { throw PublishError.closed }
+            enqueue(Frame(frame: topic), encodedEvent, into: &state)
+        }
+        waker.wake()
+    }
+
+    private func enqueue(_ topic: Frame, _ event: Frame, into state: inout State) {
+        if state.queue.count >= options.maxQueued {
+            state.dropped += 1
+        } else {
+            state.queue.append((topic, event))
+        }
+    }
+
+    /// The sequence the next `publish` will stamp.
+    public var nextSequence: UInt64 { shared.state.withLock { $0.nextSequence } }
+
+    /// Sent to libzmq so far, and dropped because the queue was full.
+    public var counts: (published: UInt64, dropped: UInt64) { shared.state.withLock { ($0.published, $0.dropped) } }
+
+    /// Sends what is queued (for up to `flushTimeout`), then closes the socket with linger 0.
+    public func close() async {
+        shared.state.withLock { $0.closed = true }
+        waker.wake()
+        await thread.join()
+    }
+
+    private static func sendLoop(socket: Socket, shared: Shared, flushTimeout: Duration, logger: Logger) {
+        let waker = shared.waker
+        var poller = Poller()
+        poller.add(fileDescriptor: waker.fileDescriptor)
+        var flushDeadline: Int64?
+        while true {
+            _ = try? poller.poll(timeoutMilliseconds: 100)
+            waker.drain()
+            let (batch, closed) = shared.state.withLock { state in
+                defer { state.queue.removeAll(keepingCapacity: true) }
+                return (state.queue, state.closed)
+            }
+            if closed && flushDeadline == nil {
+                flushDeadline = MonotonicClock.milliseconds() + flushTimeout.milliseconds
+            }
+            var sent: UInt64 = 0
+            for (topic, event) in batch {
+                while true {
+                    do {
+                        try socket.send(topic, more: true)
+                        try socket.send(event)
+                        sent += 1
+                        break
+                    } catch let error as ZMQError where error.isAgain {
+                        // Waited SNDTIMEO at the high-water mark. Keep waiting unless we are closing and out of time.
+                        if let deadline = flushDeadline, MonotonicClock.milliseconds() >= deadline { break }
+                    } catch {
+                        logger.error("publish failed", metadata: ["error": "\(error)"])
+                        break
+                    }
+                }
+            }
+            if sent > 0 { shared.state.withLock { $0.published += sent } }
+            if closed {
+                let empty = shared.state.withLock { $0.queue.isEmpty }
+                if empty || MonotonicClock.milliseconds() >= flushDeadline! { return }
+            }
+        }
+    }
+}

@@ -1,0 +1,226 @@
+import Logging
+import Synchronization
+import ZeroMQ
+
+/// One event as a subscriber received it.
+public struct ReceivedEvent<Payload: Sendable>: Sendable {
+    public var topic: String
+    public var event: CloudEvent<Payload>
+    /// The event's JSON exactly as it arrived (for `ridectl tail --json`).
+    public var raw: [UInt8]
+    /// What its sequence says about events before it from the same source.
+    public var sequence: SequenceObservation
+}
+
+/// A message on the bus that is not a valid event: reported, skipped, never fatal.
+public struct MalformedMessage: Sendable, Equatable, CustomStringConvertible {
+    public var topic: String?
+    public var reason: String
+    public var description: String { "\(topic.map { "topic \($0): " } ?? "")\(reason)" }
+}
+
+public enum Delivery<Payload: Sendable>: Sendable {
+    case event(ReceivedEvent<Payload>)
+    case malformed(MalformedMessage)
+}
+
+/// Receives CloudEvents from the bus's event egress for a set of topic prefixes.
+///
+/// One thread owns the SUB socket; it decodes each event strictly (`CloudEvent.decode`), checks its
+/// sequence against the last one from the same source, and hands events to async code in batches
+/// (one `AsyncStream` element per poll, up to `batchSize` events). When the consumer falls
+/// `maxPendingBatches` behind, the thread stops reading: libzmq's high-water mark then drops at the
+/// bus, and the next event's sequence tells the consumer what it missed.
+public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
+    public struct Options: Sendable {
+        public var receiveHighWaterMark: Int32 = 100_000
+        public var batchSize = 256
+        public var maxPendingBatches = 64
+        public init() {}
+    }
+
+    enum Command: Sendable {
+        case subscribe(String)
+        case unsubscribe(String)
+        case expect(source: String, after: UInt64)
+    }
+
+    /// What the consumer and the receiving thread share.
+    final class Shared: Sendable {
+        let commands = Mailbox<Command>()
+        let pending = Atomic<Int>(0)
+        let stopRequested = Atomic<Bool>(false)
+        let maxPending: Int
+        init(maxPending: Int) { self.maxPending = maxPending }
+
+        func consumed() {
+            // Wake the thread when the consumer has caught up halfway, so it reads in big strides.
+            if pending.subtract(1, ordering: .acquiringAndReleasing).newValue == maxPending / 2 {
+                commands.waker.wake()
+            }
+        }
+    }
+
+    /// Batches of deliveries; iterate it from one task. It ends when the subscriber is closed.
+    public let deliveries: Deliveries
+    private let shared: Shared
+    private let thread: OwnedThread
+
+    /// Connects to `endpoint` (the bus's event egress, `RIDE_BUS_SUB`) and subscribes to `prefixes`
+    /// ("" = everything).
+    public init(endpoint: String, prefixes: [String], options: Options = .init(), logger: Logger) async throws {
+        let shared = Shared(maxPending: options.maxPendingBatches)
+        self.shared = shared
+        let (stream, continuation) = AsyncStream<[Delivery<Payload>]>.makeStream()
+        deliveries = Deliveries(stream: stream, shared: shared)
+        (thread, _) = try await OwnedThread.start(name: "subscriber") { ready in
+            let socket: Socket
+            do {
+                socket = try Socket(.sub)
+                try socket.setReceiveHighWaterMark(options.receiveHighWaterMark)
+                for prefix in prefixes { try socket.subscribe(prefix) }
+                try socket.connect(endpoint)
+                ready(.success(()))
+            } catch {
+                ready(.failure(error))
+                continuation.finish()
+                return
+            }
+            Self.receiveLoop(socket: socket, shared: shared, options: options, continuation: continuation, logger: logger)
+            socket.close()
+            continuation.finish()
+        }
+    }
+
+    public func subscribe(_ prefix: String) { shared.commands.post(.subscribe(prefix)) }
+
+    public func unsubscribe(_ prefix: String) { shared.commands.post(.unsubscribe(prefix)) }
+
+    /// Tells the gap detector the last sequence already applied from `source` (after a restart).
+    public func expect(source: String, after sequence: UInt64) { shared.commands.post(.expect(source: source, after: sequence)) }
+
+    /// Stops receiving; `deliveries` ends after what was already handed over.
+    public func close() async {
+        shared.stopRequested.store(true, ordering: .sequentiallyConsistent)
+        shared.commands.waker.wake()
+        await thread.join()
+    }
+
+    private static func receiveLoop(
+        socket: Socket, shared: Shared, options: Options,
+        continuation: AsyncStream<[Delivery<Payload>]>.Continuation, logger: Logger
+    ) {
+        var tracker = SequenceTracker()
+        var reading = Poller()
+        reading.add(socket)
+        reading.add(fileDescriptor: shared.commands.waker.fileDescriptor)
+        var paused = Poller()
+        paused.add(fileDescriptor: shared.commands.waker.fileDescriptor)
+        var warnings = RateLimitedWarning(logger: logger)
+        var batch: [Delivery<Payload>] = []
+        batch.reserveCapacity(options.batchSize)
+
+        while !shared.stopRequested.load(ordering: .relaxed) {
+            let isPaused = shared.pending.load(ordering: .relaxed) >= shared.maxPending
+            do {
+                if isPaused {
+                    try paused.poll(timeoutMilliseconds: 100)
+                } else {
+                    try reading.poll(timeoutMilliseconds: 100)
+                }
+            } catch {
+                logger.error("subscriber poll failed", metadata: ["error": "\(error)"])
+                return
+            }
+            for command in shared.commands.take() {
+                do {
+                    switch command {
+                    case .subscribe(let prefix): try socket.subscribe(prefix)
+                    case .unsubscribe(let prefix): try socket.unsubscribe(prefix)
+                    case .expect(let source, let after): tracker.expect(source: source, after: after)
+                    }
+                } catch {
+                    logger.error("subscription change failed", metadata: ["error": "\(error)"])
+                }
+            }
+            if isPaused { continue }
+            do {
+                while batch.count < options.batchSize, let frames = try socket.receive(dontWait: true) {
+                    let delivery = decode(frames, tracker: &tracker)
+                    if case .malformed(let problem) = delivery { warnings.warn(problem) }
+                    batch.append(delivery)
+                }
+            } catch {
+                logger.error("subscriber receive failed", metadata: ["error": "\(error)"])
+                if let error = error as? ZMQError, error.isTerminated { return }
+            }
+            if !batch.isEmpty {
+                shared.pending.add(1, ordering: .acquiringAndReleasing)
+                continuation.yield(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    static func decode(_ frames: [Frame], tracker: inout SequenceTracker) -> Delivery<Payload> {
+        guard frames.count == 2 else {
+            let topic = frames.first?.utf8String
+            return .malformed(MalformedMessage(topic: topic, reason: "expected 2 frames [topic][event], got \(frames.count)"))
+        }
+        guard let topic = frames[0].utf8String else {
+            return .malformed(MalformedMessage(topic: nil, reason: "topic frame is not UTF-8"))
+        }
+        do {
+            let event = try CloudEvent<Payload>.decode(frames[1])
+            let observation = tracker.observe(source: event.source, sequence: event.sequence)
+            return .event(ReceivedEvent(topic: topic, event: event, raw: frames[1], sequence: observation))
+        } catch {
+            return .malformed(MalformedMessage(topic: topic, reason: "invalid event: \(error)"))
+        }
+    }
+
+    /// The deliveries of one subscriber. Each batch taken lets the receiving thread read further.
+    public struct Deliveries: AsyncSequence, Sendable {
+        public typealias Element = [Delivery<Payload>]
+        let stream: AsyncStream<[Delivery<Payload>]>
+        let shared: Shared
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var base: AsyncStream<[Delivery<Payload>]>.AsyncIterator
+            let shared: Shared
+
+            public mutating func next() async -> [Delivery<Payload>]? {
+                let batch = await base.next()
+                if batch != nil { shared.consumed() }
+                return batch
+            }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(base: stream.makeAsyncIterator(), shared: shared)
+        }
+    }
+}
+
+/// Logs a flood of bad input as one line per second plus a count, not one line per message.
+struct RateLimitedWarning {
+    let logger: Logger
+    private var windowStart: Int64 = 0
+    private var suppressed = 0
+
+    init(logger: Logger) { self.logger = logger }
+
+    mutating func warn(_ problem: MalformedMessage) {
+        let now = MonotonicClock.milliseconds()
+        if now - windowStart >= 1000 {
+            var metadata: Logger.Metadata = ["reason": "\(problem.reason)"]
+            if let topic = problem.topic { metadata["topic"] = "\(topic)" }
+            if suppressed > 0 { metadata["suppressed"] = "\(suppressed)" }
+            logger.warning("skipped malformed event", metadata: metadata)
+            windowStart = now
+            suppressed = 0
+        } else {
+            suppressed += 1
+        }
+    }
+}

@@ -1,0 +1,294 @@
+import DequeModule
+import ZeroMQ
+
+/// The broker's tunables. Defaults are the zguide's: heartbeat every 2.5 s, a peer is dead after 3 silent intervals.
+public struct BrokerConfiguration: Sendable {
+    /// Milliseconds between HEARTBEATs to each worker.
+    public var heartbeatInterval: Int64 = 2500
+    /// Intervals of silence after which a worker is dead.
+    public var heartbeatLiveness: Int64 = 3
+    /// A request waiting this long (ms) for a worker is answered `503 no_worker` (its client has
+    /// given up by then: 3 tries × 2.5 s).
+    public var requestTimeToLive: Int64 = 10_000
+    /// Requests a service may have waiting before new ones are answered `503 queue_full`.
+    public var maxQueuedPerService = 100_000
+    /// How often a request whose worker died is given to another worker before `503 worker_lost`.
+    public var maxRequeues = 1
+
+    public init() {}
+}
+
+/// A message the broker wants sent: `frames` go to the peer whose routing id is `to`.
+public struct BrokerOutgoing: Equatable, Sendable {
+    public var to: Frame
+    public var frames: [Frame]
+}
+
+/// Something worth a log line.
+public enum BrokerNotice: Equatable, Sendable {
+    case workerRegistered(service: String, worker: Frame)
+    case workerExpired(service: String, worker: Frame)
+    case workerDisconnected(service: String, worker: Frame)
+    case requestRequeued(service: String)
+    case protocolError(peer: Frame, reason: String)
+}
+
+/// Counts and per-service state, for `/health`, `/metrics` and `ridectl status`.
+public struct BrokerStats: Sendable, Equatable {
+    public struct Service: Sendable, Equatable, Codable {
+        public var workers = 0
+        public var idle = 0
+        public var queued = 0
+        public var requests: UInt64 = 0
+    }
+    public var services: [String: Service] = [:]
+    public var requests: UInt64 = 0
+    public var replies: UInt64 = 0
+    public var malformed: UInt64 = 0
+    public var expiredWorkers: UInt64 = 0
+    public var requeued: UInt64 = 0
+    public var rejected: UInt64 = 0
+    public var undeliverable: UInt64 = 0
+}
+
+/// The Majordomo broker's bookkeeping, with no sockets in it: messages in, messages out, time as a
+/// parameter. `Broker` connects it to a ROUTER socket; tests drive it directly.
+///
+/// Beyond the zguide's broker: heartbeats go to every worker (the RFC says both peers send them at
+/// regular intervals, busy or not); a request whose worker dies is given to another worker
+/// (requeued) instead of waiting for the client's retry; requests that wait too long, or overflow a
+/// queue, are answered 503 with a JSON error rather than kept for ever.
+public struct BrokerCore {
+    struct Request {
+        var client: Frame
+        var service: Frame
+        var body: [Frame]
+        var queuedAt: Int64
+        var requeues = 0
+    }
+
+    struct Worker {
+        let identity: Frame
+        let service: String
+        var expiresAt: Int64
+        var inFlight: Request?
+    }
+
+    struct ServiceState {
+        var queue = Deque<Request>()
+        var idle = Deque<Frame>()
+        var workers = Set<Frame>()
+        var requests: UInt64 = 0
+    }
+
+    public let configuration: BrokerConfiguration
+    private var workers: [Frame: Worker] = [:]
+    private var services: [String: ServiceState] = [:]
+    private var nextHeartbeatAt: Int64
+    private var counters = BrokerStats()
+    public private(set) var notices: [BrokerNotice] = []
+
+    public init(configuration: BrokerConfiguration = .init(), now: Int64) {
+        self.configuration = configuration
+        self.nextHeartbeatAt = now + configuration.heartbeatInterval
+    }
+
+    private var workerLifetime: Int64 { configuration.heartbeatInterval * configuration.heartbeatLiveness }
+
+    /// When `tick` next has work to do.
+    public var nextDeadline: Int64 { nextHeartbeatAt }
+
+    /// Hands over the notices gathered since the last call.
+    public mutating func takeNotices() -> [BrokerNotice] {
+        defer { notices.removeAll(keepingCapacity: true) }
+        return notices
+    }
+
+    // MARK: Input
+
+    /// A message from `sender` (its routing id), with `frames` after the routing id.
+    public mutating func receive(from sender: Frame, frames: ArraySlice<Frame>, now: Int64, into out: inout [BrokerOutgoing]) {
+        let message: MDP.ToBroker
+        do {
+            message = try MDP.parseToBroker(frames)
+        } catch {
+            counters.malformed += 1
+            notices.append(.protocolError(peer: sender, reason: error.description))
+            // A peer that speaks MDPW01 but breaks the rules is told to go away, as the RFC says.
+            if frames.count >= 2, frames[frames.startIndex + 1] == MDP.workerHeader {
+                deleteWorker(sender, now: now, notify: true, into: &out)
+            }
+            return
+        }
+        switch message {
+        case .clientRequest(let service, let body):
+            counters.requests += 1
+            if service.hasPrefix("mmi.") {
+                answerMMI(client: sender, service: service, body: body, into: &out)
+            } else {
+                enqueue(Request(client: sender, service: Frame(frame: service), body: body, queuedAt: now), for: service, now: now, into: &out)
+            }
+        case .ready(let service):
+            if workers[sender] != nil || service.hasPrefix("mmi.") {
+                counters.malformed += 1
+                notices.append(.protocolError(peer: sender, reason: workers[sender] != nil ? "READY from a worker already registered" : "service names mmi.* are reserved"))
+                deleteWorker(sender, now: now, notify: true, into: &out)
+            } else {
+                workers[sender] = Worker(identity: sender, service: service, expiresAt: now + workerLifetime)
+                services[service, default: ServiceState()].workers.insert(sender)
+                notices.append(.workerRegistered(service: service, worker: sender))
+                becomeIdle(sender, service: service, into: &out)
+            }
+        case .reply(let client, let body):
+            guard var worker = workers[sender], let request = worker.inFlight else {
+                counters.malformed += 1
+                notices.append(.protocolError(peer: sender, reason: "REPLY from a worker with no request"))
+                deleteWorker(sender, now: now, notify: true, into: &out)
+                return
+            }
+            counters.replies += 1
+            out.append(BrokerOutgoing(to: client, frames: MDP.clientReply(service: request.service, body: body)))
+            worker.inFlight = nil
+            worker.expiresAt = now + workerLifetime
+            workers[sender] = worker
+            becomeIdle(sender, service: worker.service, into: &out)
+        case .heartbeat:
+            guard workers[sender] != nil else {
+                notices.append(.protocolError(peer: sender, reason: "HEARTBEAT from an unknown worker"))
+                out.append(BrokerOutgoing(to: sender, frames: MDP.disconnect))
+                return
+            }
+            workers[sender]!.expiresAt = now + workerLifetime
+        case .disconnect:
+            if let worker = workers[sender] {
+                notices.append(.workerDisconnected(service: worker.service, worker: sender))
+            }
+            deleteWorker(sender, now: now, notify: false, into: &out)
+        }
+    }
+
+    /// A send to `peer` failed because it is no longer connected (ROUTER_MANDATORY said EHOSTUNREACH).
+    public mutating func peerUnreachable(_ peer: Frame, now: Int64, into out: inout [BrokerOutgoing]) {
+        if let worker = workers[peer] {
+            notices.append(.workerDisconnected(service: worker.service, worker: peer))
+            deleteWorker(peer, now: now, notify: false, into: &out)
+        } else {
+            counters.undeliverable += 1
+        }
+    }
+
+    /// Heartbeats, expiry of silent workers, and of requests nobody will serve. Call when `now >= nextDeadline`.
+    public mutating func tick(now: Int64, into out: inout [BrokerOutgoing]) {
+        guard now >= nextHeartbeatAt else { return }
+        nextHeartbeatAt = now + configuration.heartbeatInterval
+        for (identity, worker) in workers where worker.expiresAt <= now {
+            counters.expiredWorkers += 1
+            notices.append(.workerExpired(service: worker.service, worker: identity))
+            deleteWorker(identity, now: now, notify: true, into: &out)
+        }
+        for identity in workers.keys {
+            out.append(BrokerOutgoing(to: identity, frames: MDP.heartbeat))
+        }
+        for name in services.keys {
+            while let oldest = services[name]!.queue.first, now - oldest.queuedAt >= configuration.requestTimeToLive {
+                services[name]!.queue.removeFirst()
+                counters.rejected += 1
+                out.append(errorReply(to: oldest, status: 503, code: "no_worker",
+                                      message: "no worker of service '\(name)' answered within \(configuration.requestTimeToLive) ms"))
+            }
+        }
+    }
+
+    // MARK: Queries
+
+    public var stats: BrokerStats {
+        var stats = counters
+        for (name, state) in services {
+            stats.services[name] = .init(workers: state.workers.count, idle: state.idle.count, queued: state.queue.count, requests: state.requests)
+        }
+        return stats
+    }
+
+    public func workerCount(service: String) -> Int { services[service]?.workers.count ?? 0 }
+
+    public func isWorker(_ identity: Frame) -> Bool { workers[identity] != nil }
+
+    // MARK: Internals
+
+    private mutating func answerMMI(client: Frame, service: String, body: [Frame], into out: inout [BrokerOutgoing]) {
+        let code: String
+        if service == "mmi.service" {
+            if let name = body.first?.utf8String {
+                code = workerCount(service: name) > 0 ? "200" : "404"
+            } else {
+                code = "400"
+            }
+        } else {
+            code = "501"
+        }
+        counters.replies += 1
+        out.append(BrokerOutgoing(to: client, frames: MDP.clientReply(service: Frame(frame: service), body: [Frame(frame: code)])))
+    }
+
+    private mutating func enqueue(_ request: Request, for service: String, now: Int64, into out: inout [BrokerOutgoing]) {
+        var state = services[service, default: ServiceState()]
+        state.requests += 1
+        guard state.queue.count < configuration.maxQueuedPerService else {
+            services[service] = state
+            counters.rejected += 1
+            out.append(errorReply(to: request, status: 503, code: "queue_full",
+                                  message: "service '\(service)' has \(state.queue.count) requests waiting; try again later"))
+            return
+        }
+        state.queue.append(request)
+        services[service] = state
+        dispatch(service, into: &out)
+    }
+
+    private mutating func becomeIdle(_ identity: Frame, service: String, into out: inout [BrokerOutgoing]) {
+        services[service, default: ServiceState()].idle.append(identity)
+        dispatch(service, into: &out)
+    }
+
+    /// Pairs waiting requests with idle workers, oldest with longest idle.
+    private mutating func dispatch(_ service: String, into out: inout [BrokerOutgoing]) {
+        guard var state = services[service] else { return }
+        while !state.queue.isEmpty, let identity = state.idle.popFirst() {
+            guard workers[identity] != nil else { continue }
+            let request = state.queue.removeFirst()
+            workers[identity]!.inFlight = request
+            out.append(BrokerOutgoing(to: identity, frames: MDP.request(client: request.client, body: request.body)))
+        }
+        services[service] = state
+    }
+
+    private mutating func deleteWorker(_ identity: Frame, now: Int64, notify: Bool, into out: inout [BrokerOutgoing]) {
+        if notify {
+            out.append(BrokerOutgoing(to: identity, frames: MDP.disconnect))
+        }
+        guard let worker = workers.removeValue(forKey: identity) else { return }
+        var state = services[worker.service] ?? ServiceState()
+        state.workers.remove(identity)
+        if let index = state.idle.firstIndex(of: identity) {
+            state.idle.remove(at: index)
+        }
+        if var request = worker.inFlight {
+            if request.requeues < configuration.maxRequeues {
+                request.requeues += 1
+                counters.requeued += 1
+                notices.append(.requestRequeued(service: worker.service))
+                state.queue.prepend(request)
+            } else {
+                counters.rejected += 1
+                out.append(errorReply(to: request, status: 503, code: "worker_lost",
+                                      message: "the workers handling this request stopped responding"))
+            }
+        }
+        services[worker.service] = state
+        dispatch(worker.service, into: &out)
+    }
+
+    private func errorReply(to request: Request, status: Int, code: String, message: String) -> BrokerOutgoing {
+        BrokerOutgoing(to: request.client, frames: MDP.clientReply(service: request.service, body: ServiceReply.error(status: status, code: code, message: message).frames))
+    }
+}

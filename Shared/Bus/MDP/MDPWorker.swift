@@ -1,0 +1,288 @@
+import Logging
+import Synchronization
+import ZeroMQ
+
+/// A 7/MDP worker: registers a service with the broker and answers its requests.
+///
+/// MDP/0.1 gives a worker one request at a time, so a worker process opens `concurrency`
+/// connections to the broker, each a worker in the RFC's sense; the broker spreads requests over
+/// all of them (and over every process of the service). One thread owns the connections: it sends
+/// heartbeats, notices a silent broker and reconnects (sending READY again), and hands requests to
+/// async handlers in batches, one batch per poll.
+public final class MDPWorker: Sendable {
+    public struct Options: Sendable {
+        public var heartbeatInterval: Duration = .milliseconds(2500)
+        public var heartbeatLiveness: Int64 = 3
+        public var reconnectDelay: Duration = .milliseconds(1000)
+        /// Requests handled at once by this process.
+        public var concurrency = 8
+        /// How long `stop()` waits for requests in progress.
+        public var drainTimeout: Duration = .seconds(10)
+        public init() {}
+    }
+
+    /// A request for the handler, and where its reply goes.
+    struct WorkItem: Sendable {
+        let connection: Int
+        let generation: UInt64
+        let client: Frame
+        let body: [Frame]
+    }
+
+    enum Command: Sendable {
+        case reply(connection: Int, generation: UInt64, client: Frame, body: [Frame])
+    }
+
+    final class Shared: Sendable {
+        let commands = Mailbox<Command>()
+        let stopRequested = Atomic<Bool>(false)
+        let handled = Atomic<UInt64>(0)
+    }
+
+    public typealias Handler = @Sendable (_ body: [Frame]) async -> [Frame]
+
+    public let service: String
+    public let endpoint: String
+    public let options: Options
+    private let logger: Logger
+    private let shared = Shared()
+
+    public init(endpoint: String, service: String, options: Options = .init(), logger: Logger) {
+        self.endpoint = endpoint
+        self.service = service
+        self.options = options
+        self.logger = logger
+    }
+
+    /// Serves until `stop()`: returns once requests in progress have been answered (or `drainTimeout` passed).
+    /// Throws when the endpoint is malformed.
+    public func run(handler: @escaping Handler) async throws {
+        let (stream, continuation) = AsyncStream<[WorkItem]>.makeStream()
+        let shared = self.shared
+        let (endpoint, service, options, logger) = (self.endpoint, self.service, self.options, self.logger)
+        let (thread, _) = try await OwnedThread.start(name: "mdp-worker-\(service)") { ready in
+            do {
+                let probe = try Socket(.dealer)
+                try probe.connect(endpoint)
+                probe.close()
+                ready(.success(()))
+            } catch {
+                ready(.failure(error))
+                continuation.finish()
+                return
+            }
+            var loop = WorkerLoop(endpoint: endpoint, service: service, options: options, shared: shared, logger: logger, work: continuation)
+            loop.run()
+            continuation.finish()
+        }
+        await withDiscardingTaskGroup { group in
+            for await batch in stream {
+                for item in batch {
+                    group.addTask {
+                        let reply = await handler(item.body)
+                        shared.commands.post(.reply(connection: item.connection, generation: item.generation, client: item.client, body: reply))
+                    }
+                }
+            }
+        }
+        await thread.join()
+    }
+
+    /// Stops taking requests: idle connections say DISCONNECT now, busy ones after their reply.
+    public func stop() {
+        shared.stopRequested.store(true, ordering: .sequentiallyConsistent)
+        shared.commands.waker.wake()
+    }
+
+    /// Requests answered so far.
+    public var handledCount: UInt64 { shared.handled.load(ordering: .relaxed) }
+}
+
+/// The worker's thread.
+private struct WorkerLoop {
+    struct Connection {
+        var socket: Socket?
+        /// Bumped on every reconnect: a reply for an older generation belongs to a broker session that is gone.
+        var generation: UInt64 = 0
+        var busyWith: Frame?
+        var brokerDeadline: Int64 = .max
+        var reconnectAt: Int64 = 0
+    }
+
+    let endpoint: String
+    let service: String
+    let options: MDPWorker.Options
+    let shared: MDPWorker.Shared
+    let logger: Logger
+    let work: AsyncStream<[MDPWorker.WorkItem]>.Continuation
+    var connections: [Connection]
+    var poller = Poller()
+    var pollerIsStale = true
+    var nextHeartbeatAt: Int64 = 0
+    let heartbeat: Int64
+    let brokerSilenceLimit: Int64
+
+    init(endpoint: String, service: String, options: MDPWorker.Options, shared: MDPWorker.Shared, logger: Logger,
+         work: AsyncStream<[MDPWorker.WorkItem]>.Continuation) {
+        self.endpoint = endpoint
+        self.service = service
+        self.options = options
+        self.shared = shared
+        self.logger = logger
+        self.work = work
+        self.connections = Array(repeating: Connection(), count: max(1, options.concurrency))
+        self.heartbeat = options.heartbeatInterval.milliseconds
+        self.brokerSilenceLimit = heartbeat * options.heartbeatLiveness
+    }
+
+    mutating func run() {
+        let now = MonotonicClock.milliseconds()
+        for index in connections.indices { connect(index, now: now) }
+        nextHeartbeatAt = now + heartbeat
+        var stopDeadline: Int64?
+
+        while true {
+            if pollerIsStale { rebuildPoller() }
+            let now = MonotonicClock.milliseconds()
+            if shared.stopRequested.load(ordering: .relaxed) {
+                if stopDeadline == nil {
+                    stopDeadline = now + options.drainTimeout.milliseconds
+                    logger.info("worker stopping", metadata: ["service": "\(service)"])
+                }
+                disconnectIdle()
+                if connections.allSatisfy({ $0.socket == nil }) || now >= stopDeadline! { break }
+            }
+            var deadline = nextHeartbeatAt
+            for c in connections {
+                deadline = min(deadline, c.socket == nil ? c.reconnectAt : c.brokerDeadline)
+            }
+            do {
+                try poller.poll(timeoutMilliseconds: Int(max(0, min(1000, deadline - now))))
+            } catch {
+                logger.error("worker poll failed", metadata: ["error": "\(error)"])
+                break
+            }
+            for command in shared.commands.take() { handle(command) }
+            var batch: [MDPWorker.WorkItem] = []
+            for index in connections.indices where connections[index].socket != nil {
+                receive(on: index, into: &batch)
+            }
+            if !batch.isEmpty { work.yield(batch) }
+            timers(now: MonotonicClock.milliseconds(), stopping: stopDeadline != nil)
+        }
+        for index in connections.indices { close(index, sayDisconnect: true) }
+    }
+
+    mutating func rebuildPoller() {
+        poller.removeAll()
+        poller.add(fileDescriptor: shared.commands.waker.fileDescriptor)
+        for connection in connections {
+            if let socket = connection.socket { poller.add(socket) }
+        }
+        pollerIsStale = false
+    }
+
+    mutating func connect(_ index: Int, now: Int64) {
+        do {
+            let socket = try Socket(.dealer)
+            try socket.setReconnectInterval(milliseconds: 100, maxMilliseconds: 2000)
+            try socket.connect(endpoint)
+            try socket.send(message: MDP.ready(service: service))
+            connections[index].socket = socket
+            connections[index].generation += 1
+            connections[index].busyWith = nil
+            connections[index].brokerDeadline = now + brokerSilenceLimit
+        } catch {
+            logger.error("worker cannot connect", metadata: ["endpoint": "\(endpoint)", "error": "\(error)"])
+            connections[index].reconnectAt = now + options.reconnectDelay.milliseconds
+        }
+        pollerIsStale = true
+    }
+
+    mutating func close(_ index: Int, sayDisconnect: Bool) {
+        guard let socket = connections[index].socket else { return }
+        if sayDisconnect { _ = try? socket.send(message: MDP.disconnect, dontWait: true) }
+        socket.close()
+        connections[index].socket = nil
+        connections[index].busyWith = nil
+        pollerIsStale = true
+    }
+
+    mutating func disconnectIdle() {
+        for index in connections.indices where connections[index].socket != nil && connections[index].busyWith == nil {
+            close(index, sayDisconnect: true)
+        }
+    }
+
+    mutating func handle(_ command: MDPWorker.Command) {
+        switch command {
+        case .reply(let index, let generation, let client, let body):
+            guard connections[index].generation == generation, let socket = connections[index].socket else {
+                logger.debug("reply dropped: its broker session is gone", metadata: ["service": "\(service)"])
+                return
+            }
+            do {
+                try socket.send(message: MDP.reply(client: client, body: body))
+            } catch {
+                logger.error("reply send failed", metadata: ["error": "\(error)"])
+            }
+            connections[index].busyWith = nil
+            // A busy worker gets no heartbeats from some brokers (the zguide's): count silence from now.
+            connections[index].brokerDeadline = MonotonicClock.milliseconds() + brokerSilenceLimit
+            shared.handled.add(1, ordering: .relaxed)
+        }
+    }
+
+    mutating func receive(on index: Int, into batch: inout [MDPWorker.WorkItem]) {
+        while let socket = connections[index].socket {
+            let frames: [Frame]
+            do {
+                guard let received = try socket.receive(dontWait: true) else { return }
+                frames = received
+            } catch {
+                logger.error("worker receive failed", metadata: ["error": "\(error)"])
+                return
+            }
+            let now = MonotonicClock.milliseconds()
+            connections[index].brokerDeadline = now + brokerSilenceLimit
+            do {
+                switch try MDP.parseBrokerToWorker(frames) {
+                case .request(let client, let body):
+                    guard connections[index].busyWith == nil else {
+                        logger.warning("broker sent a second request to a busy connection; ignored")
+                        continue
+                    }
+                    connections[index].busyWith = client
+                    batch.append(.init(connection: index, generation: connections[index].generation, client: client, body: body))
+                case .heartbeat:
+                    break
+                case .disconnect:
+                    logger.info("broker said DISCONNECT; registering again", metadata: ["service": "\(service)"])
+                    close(index, sayDisconnect: false)
+                    if !shared.stopRequested.load(ordering: .relaxed) { connect(index, now: now) }
+                    return
+                }
+            } catch {
+                logger.warning("invalid message from broker", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    mutating func timers(now: Int64, stopping: Bool) {
+        for index in connections.indices {
+            if connections[index].socket == nil {
+                if !stopping && now >= connections[index].reconnectAt { connect(index, now: now) }
+            } else if connections[index].busyWith == nil && now >= connections[index].brokerDeadline {
+                logger.warning("broker silent; reconnecting", metadata: ["service": "\(service)", "after_ms": "\(brokerSilenceLimit)"])
+                close(index, sayDisconnect: false)
+                connections[index].reconnectAt = now + options.reconnectDelay.milliseconds
+            }
+        }
+        if now >= nextHeartbeatAt {
+            nextHeartbeatAt = now + heartbeat
+            for connection in connections {
+                _ = try? connection.socket?.send(message: MDP.heartbeat, dontWait: true)
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Logging
+import ZeroMQ
+
+/// What an op handler knows about the request it serves.
+public struct OpContext: Sendable {
+    public let service: String
+    public let op: String
+    public var logger: Logger
+}
+
+/// An op result with a status other than 200 (e.g. `Replied(status: Status.created, body: order)`).
+public struct Replied<Body: Encodable & Sendable>: Encodable, Sendable {
+    public var status: Int
+    public var body: Body
+
+    public init(status: Int, body: Body) {
+        self.status = status
+        self.body = body
+    }
+
+    public func encode(to encoder: any Encoder) throws { try body.encode(to: encoder) }
+}
+
+protocol StatusCarrying { var replyStatus: Int { get } }
+extension Replied: StatusCarrying { var replyStatus: Int { status } }
+
+/// Parameters of an op that takes none: accepts any JSON object.
+public struct NoParams: Codable, Sendable {
+    public init() {}
+}
+
+/// The reply of the built-in `ping` op, which every worker answers.
+public struct PingReply: Codable, Sendable, Equatable {
+    public var service: String
+    public var instance: String
+    public var pid: Int32
+    public var uptimeSeconds: Double
+    public var ops: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case service, instance, pid, ops
+        case uptimeSeconds = "uptime_seconds"
+    }
+}
+
+/// The typed layer over the body convention: a service registers an async handler per op, with
+/// Codable parameters and result; the router decodes `[op][JSON]`, calls the handler and encodes
+/// `[status][JSON]`. Every failure becomes a clear error reply, never a crash:
+/// unknown op → 404 `unknown_op`; JSON that does not parse → 400 `invalid_json`; JSON of the wrong
+/// shape → 422 `invalid_params` naming the field; a thrown `ServiceError` → its status; anything
+/// else → 500 `internal` (logged with details).
+public struct OpRouter: Sendable {
+    typealias Handler = @Sendable (_ json: [UInt8], _ context: OpContext) async throws -> ServiceReply
+
+    public let service: String
+    public let instance: String
+    private var handlers: [String: Handler] = [:]
+    private let startedAt = Date()
+
+    public init(service: String, instance: String = UUID().uuidString.lowercased()) {
+        self.service = service
+        self.instance = instance
+    }
+
+    /// The ops this router answers, sorted (`ping` included: every worker answers it).
+    public var ops: [String] { (handlers.keys + ["ping"]).sorted() }
+
+    /// Registers `op` with parameters of type `Params`.
+    public mutating func on<Params: Decodable & Sendable, Result: Encodable & Sendable>(
+        _ op: String, params: Params.Type = Params.self,
+        _ handler: @escaping @Sendable (Params, OpContext) async throws -> Result
+    ) {
+        handlers[op] = { json, context in
+            let params: Params
+            do {
+                params = try JSONCoding.decode(Params.self, from: json)
+            } catch let error as DecodingError {
+                if case .dataCorrupted(let c) = error, c.codingPath.isEmpty {
+                    throw ServiceError.badRequest("invalid_json", "the params frame of op '\(op)' is not valid JSON")
+                }
+                throw ServiceError.unprocessable("invalid_params", JSONCoding.describe(error))
+            }
+            let result = try await handler(params, context)
+            let status = (result as? any StatusCarrying)?.replyStatus ?? Status.ok
+            return ServiceReply(status: status, json: try JSONCoding.encode(result))
+        }
+    }
+
+    /// Registers `op` without parameters (any JSON object is accepted).
+    public mutating func on<Result: Encodable & Sendable>(_ op: String, _ handler: @escaping @Sendable (OpContext) async throws -> Result) {
+        on(op, params: NoParams.self) { _, context in try await handler(context) }
+    }
+
+    /// Answers one request body.
+    public func handle(_ body: [Frame], logger: Logger) async -> [Frame] {
+        await reply(to: body, logger: logger).frames
+    }
+
+    func reply(to body: [Frame], logger: Logger) async -> ServiceReply {
+        let request: ServiceRequest
+        do {
+            request = try ServiceRequest(frames: body)
+        } catch {
+            logger.warning("bad request", metadata: ["error": "\(error.message)"])
+            return .error(error)
+        }
+        if request.op == "ping" {
+            return pingReply()
+        }
+        guard let handler = handlers[request.op] else {
+            logger.warning("unknown op", metadata: ["op": "\(request.op)"])
+            return .error(.notFound("unknown_op", "service '\(service)' has no op '\(request.op)'; ops: \(ops.joined(separator: ", "))"))
+        }
+        var opLogger = logger
+        opLogger[metadataKey: "op"] = "\(request.op)"
+        let context = OpContext(service: service, op: request.op, logger: opLogger)
+        do {
+            return try await handler(request.json, context)
+        } catch let error as ServiceError {
+            if error.status >= 500 {
+                opLogger.error("op failed", metadata: ["status": "\(error.status)", "code": "\(error.code)", "message": "\(error.message)"])
+            } else {
+                opLogger.info("op refused", metadata: ["status": "\(error.status)", "code": "\(error.code)", "message": "\(error.message)"])
+            }
+            return .error(error)
+        } catch {
+            let reference = UUID().uuidString.prefix(8).lowercased()
+            opLogger.error("op threw", metadata: ["error": "\(error)", "reference": "\(reference)"])
+            return .error(status: Status.internalError, code: "internal", message: "internal error in '\(service).\(request.op)' (log reference \(reference))")
+        }
+    }
+
+    private func pingReply() -> ServiceReply {
+        let reply = PingReply(service: service, instance: instance, pid: ProcessInfo.processInfo.processIdentifier,
+                              uptimeSeconds: (Date().timeIntervalSince(startedAt) * 1000).rounded() / 1000, ops: ops)
+        return ServiceReply(status: Status.ok, json: (try? JSONCoding.encode(reply)) ?? Array("{}".utf8))
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Logging
+import ZeroMQ
+
+/// Calls ops of platform services through the broker: `[op][JSON]` out, `[status][JSON]` back.
+public struct ServiceClient: Sendable {
+    public let mdp: MDPClient
+
+    public init(mdp: MDPClient) { self.mdp = mdp }
+
+    public init(broker: String, options: MDPClient.Options = .init(), logger: Logger) async throws {
+        mdp = try await MDPClient(endpoint: broker, options: options, logger: logger)
+    }
+
+    /// Calls `service.op` with `params` and decodes a successful reply as `Result`.
+    /// Throws `ServiceError` for a non-2xx reply, `MDPClientError` when no reply came.
+    public func call<Params: Encodable, Result: Decodable>(
+        _ service: String, _ op: String, _ params: Params, as: Result.Type = Result.self, timeout: Duration? = nil
+    ) async throws -> Result {
+        let reply = try await callRaw(service, op, json: JSONCoding.encode(params), timeout: timeout)
+        if let error = reply.serviceError { throw error }
+        do {
+            return try JSONCoding.decode(Result.self, from: reply.json)
+        } catch {
+            throw ServiceError(status: Status.internalError, code: "bad_reply", message: "reply of \(service).\(op) does not decode: \(JSONCoding.describe(error))")
+        }
+    }
+
+    /// Calls `service.op` and returns the status and JSON as they came.
+    public func callRaw(_ service: String, _ op: String, json: [UInt8], timeout: Duration? = nil, attempts: Int? = nil) async throws -> ServiceReply {
+        let body = try await mdp.request(service: service, body: ServiceRequest(op: op, json: json).frames, timeout: timeout, attempts: attempts)
+        return try ServiceReply(frames: body)
+    }
+
+    /// `mmi.service`: whether `service` has a worker (true: 200, false: 404).
+    public func hasWorkers(_ service: String, timeout: Duration? = nil) async throws -> Bool {
+        let body = try await mdp.request(service: "mmi.service", body: [Frame(frame: service)], timeout: timeout)
+        return body.first?.utf8String == "200"
+    }
+
+    public func close() async { await mdp.close() }
+}

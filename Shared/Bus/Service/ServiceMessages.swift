@@ -1,0 +1,118 @@
+import ZeroMQ
+
+/// HTTP-like status codes of the body convention.
+public enum Status {
+    public static let ok = 200
+    public static let created = 201
+    public static let badRequest = 400
+    public static let unauthorized = 401
+    public static let forbidden = 403
+    public static let notFound = 404
+    public static let conflict = 409
+    public static let unprocessable = 422
+    public static let internalError = 500
+    public static let unavailable = 503
+}
+
+/// An error reply: `{"error":{"code":"<machine_code>","message":"<human text>"}}` with a status.
+/// Throw one from an op handler to answer with it.
+public struct ServiceError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var status: Int
+    public var code: String
+    public var message: String
+
+    public init(status: Int, code: String, message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(status) \(code): \(message)" }
+
+    public static func badRequest(_ code: String, _ message: String) -> ServiceError { .init(status: Status.badRequest, code: code, message: message) }
+    public static func notFound(_ code: String, _ message: String) -> ServiceError { .init(status: Status.notFound, code: code, message: message) }
+    public static func conflict(_ code: String, _ message: String) -> ServiceError { .init(status: Status.conflict, code: code, message: message) }
+    public static func unprocessable(_ code: String, _ message: String) -> ServiceError { .init(status: Status.unprocessable, code: code, message: message) }
+    public static func forbidden(_ code: String, _ message: String) -> ServiceError { .init(status: Status.forbidden, code: code, message: message) }
+    public static func unauthorized(_ code: String, _ message: String) -> ServiceError { .init(status: Status.unauthorized, code: code, message: message) }
+}
+
+/// The JSON form of an error: `{"error":{"code":…,"message":…}}`.
+public struct ErrorBody: Codable, Equatable, Sendable {
+    public struct Detail: Codable, Equatable, Sendable {
+        public var code: String
+        public var message: String
+    }
+    public var error: Detail
+
+    public init(code: String, message: String) { error = Detail(code: code, message: message) }
+}
+
+/// A request body: `[op][JSON params]`. A missing JSON frame means `{}`.
+public struct ServiceRequest: Equatable, Sendable {
+    public var op: String
+    public var json: [UInt8]
+
+    public init(op: String, json: [UInt8]) {
+        self.op = op
+        self.json = json
+    }
+
+    public var frames: [Frame] { [Frame(frame: op), json] }
+
+    public init(frames: [Frame]) throws(ServiceError) {
+        guard (1...2).contains(frames.count) else {
+            throw .badRequest("bad_request", "a request body is [op][JSON params]; got \(frames.count) frames")
+        }
+        guard let op = frames[0].utf8String, !op.isEmpty else {
+            throw .badRequest("bad_request", "the op frame is empty or not UTF-8")
+        }
+        self.op = op
+        self.json = frames.count == 2 && !frames[1].isEmpty ? frames[1] : Array("{}".utf8)
+    }
+}
+
+/// A reply body: `[status][JSON]`, status as ASCII decimal (`200`, `404`, ...).
+public struct ServiceReply: Equatable, Sendable {
+    public var status: Int
+    public var json: [UInt8]
+
+    public init(status: Int, json: [UInt8]) {
+        self.status = status
+        self.json = json
+    }
+
+    public var isSuccess: Bool { (200..<300).contains(status) }
+
+    public var frames: [Frame] { [Frame(frame: String(status)), json] }
+
+    public static func error(status: Int, code: String, message: String) -> ServiceReply {
+        // Encoding two strings cannot fail; fall back to a fixed text rather than trap if it ever did.
+        let json = (try? JSONCoding.encode(ErrorBody(code: code, message: message))) ?? Array(#"{"error":{"code":"internal","message":"unencodable error"}}"#.utf8)
+        return ServiceReply(status: status, json: json)
+    }
+
+    public static func error(_ error: ServiceError) -> ServiceReply {
+        .error(status: error.status, code: error.code, message: error.message)
+    }
+
+    public init(frames: [Frame]) throws(ServiceError) {
+        guard frames.count == 2 else {
+            throw ServiceError(status: Status.internalError, code: "bad_reply", message: "a reply body is [status][JSON]; got \(frames.count) frames")
+        }
+        guard let text = frames[0].utf8String, text.count == 3, let status = Int(text) else {
+            throw ServiceError(status: Status.internalError, code: "bad_reply", message: "the status frame is not a 3-digit code")
+        }
+        self.status = status
+        self.json = frames[1]
+    }
+
+    /// The error this reply carries, when it is not a success.
+    public var serviceError: ServiceError? {
+        guard !isSuccess else { return nil }
+        if let body = try? JSONCoding.decode(ErrorBody.self, from: json) {
+            return ServiceError(status: status, code: body.error.code, message: body.error.message)
+        }
+        return ServiceError(status: status, code: "error", message: String(decoding: json, as: UTF8.self))
+    }
+}

@@ -1,0 +1,63 @@
+/// Topics are dot paths (`order.status.ACCEPTED`, `device.location.<device id>`), subscribed by prefix.
+/// ZeroMQ filters at the publisher, so a subscriber to `device.location.42` costs nothing for other devices.
+public enum Topic {
+    /// Longest topic we accept, in bytes.
+    public static let maximumLength = 255
+
+    /// Why `topic` cannot be used, or nil when it can: non-empty, at most 255 bytes, printable ASCII
+    /// without spaces (device and order ids are UUIDs or similar).
+    public static func problem(with topic: String) -> String? {
+        if topic.isEmpty { return "topic is empty" }
+        if topic.utf8.count > maximumLength { return "topic is longer than \(maximumLength) bytes" }
+        if let bad = topic.utf8.first(where: { $0 <= 0x20 || $0 >= 0x7F }) {
+            return "topic contains a character that is not printable ASCII (byte 0x\(String(bad, radix: 16)))"
+        }
+        return nil
+    }
+
+    /// Per-entity topics: `prefix` + id, e.g. `device.location.` + `42`.
+    public static func path(_ prefix: String, _ id: String) -> String { prefix + id }
+}
+
+/// The public contract of the bus: endpoints, service names and topic prefixes (DESIGN.md, "The bus").
+/// Each endpoint is a flag and an environment variable of the executables that use it.
+public enum BusContract {
+    /// Where `ride-bus` binds event ingress (XSUB): publishers connect here.
+    public static let eventIngressBind = "tcp://*:5555"
+    /// Where `ride-bus` binds event egress (XPUB): subscribers connect here.
+    public static let eventEgressBind = "tcp://*:5556"
+    /// Where `ride-bus` binds the 7/MDP broker (ROUTER): clients and workers connect here.
+    public static let brokerBind = "tcp://*:5557"
+
+    /// What clients connect to by default (a local bus), with the environment variables that change it.
+    public static let publishEndpoint = "tcp://127.0.0.1:5555"
+    public static let publishEnvironment = "RIDE_BUS_PUB"
+    public static let subscribeEndpoint = "tcp://127.0.0.1:5556"
+    public static let subscribeEnvironment = "RIDE_BUS_SUB"
+    public static let brokerEndpoint = "tcp://127.0.0.1:5557"
+    public static let brokerEnvironment = "RIDE_BROKER"
+
+    /// MDP service names of the platform.
+    public enum Service {
+        public static let users = "users"
+        public static let orders = "orders"
+        public static let trips = "trips"
+        public static let tracking = "tracking"
+        public static let notifications = "notifications"
+        public static let all = [users, orders, trips, tracking, notifications]
+    }
+
+    /// Topic prefixes.
+    public enum Topics {
+        public static let orderStatus = "order.status."
+        public static let tripCreated = "trip.created"
+        public static let tripDestinationArrival = "trip.destination_arrival"
+        public static let tripCompleted = "trip.completed"
+        public static let tripETA = "trip.eta"
+        public static let deviceLocation = "device.location."
+        public static let deviceStatus = "device.status."
+        public static let deviceCommand = "device.command."
+        public static let userRegistered = "user.registered"
+        public static let notification = "notification."
+    }
+}

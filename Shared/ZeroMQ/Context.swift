@@ -1,0 +1,38 @@
+import CZeroMQ
+
+/// A libzmq context: the I/O threads and the registry of inproc endpoints.
+///
+/// `@unchecked Sendable` is safe: libzmq documents contexts as thread-safe (zmq_ctx_new(3):
+/// "A ØMQ context is thread safe and may be shared among as many application threads as
+/// necessary"), and the only stored property is the immutable handle.
+public final class Context: @unchecked Sendable {
+    let handle: UnsafeMutableRawPointer
+
+    /// The process-wide context that every socket uses unless told otherwise.
+    public static let shared: Context = {
+        // `try!` is deliberate: zmq_ctx_new fails only when the process is out of file descriptors
+        // or memory at start-up, and nothing can work without a context.
+        try! Context()
+    }()
+
+    public init(ioThreads: Int32 = 1) throws {
+        guard let handle = zmq_ctx_new() else { throw ZMQError.last("zmq_ctx_new") }
+        self.handle = handle
+        if zmq_ctx_set(handle, ZMQ_IO_THREADS, ioThreads) != 0 {
+            throw ZMQError.last("zmq_ctx_set ZMQ_IO_THREADS")
+        }
+    }
+
+    /// Terminates the context. Every socket must be closed first (we close with linger 0,
+    /// so this does not hang on unsent messages).
+    public func terminate() {
+        while zmq_ctx_term(handle) != 0 && zmq_errno() == EINTR {}
+    }
+
+    /// libzmq's version, e.g. "4.3.4".
+    public static var libraryVersion: String {
+        var major: Int32 = 0, minor: Int32 = 0, patch: Int32 = 0
+        zmq_version(&major, &minor, &patch)
+        return "\(major).\(minor).\(patch)"
+    }
+}

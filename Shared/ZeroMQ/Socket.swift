@@ -1,0 +1,152 @@
+import CZeroMQ
+
+/// One frame of a ZeroMQ message.
+public typealias Frame = [UInt8]
+
+extension Array where Element == UInt8 {
+    /// The UTF-8 bytes of `string` as a frame.
+    @inlinable public init(frame string: String) { self = Array(string.utf8) }
+    /// The frame as text, if it is valid UTF-8.
+    public var utf8String: String? { String(validating: self, as: UTF8.self) }
+}
+
+/// A ZeroMQ socket.
+///
+/// Not `Sendable`, on purpose: a libzmq socket is not thread-safe, so each one is created, used and
+/// closed by the single thread that owns it (see `OwnedThread`). Async code talks to that thread
+/// through a `Mailbox`, never to the socket.
+public final class Socket {
+    let handle: UnsafeMutableRawPointer
+    public let type: SocketType
+    private var isClosed = false
+
+    public init(_ type: SocketType, context: Context = .shared) throws {
+        guard let handle = zmq_socket(context.handle, type.rawValue) else {
+            throw ZMQError.last("zmq_socket \(type)")
+        }
+        self.handle = handle
+        self.type = type
+    }
+
+    deinit { close() }
+
+    /// Closes the socket with linger 0: unsent messages are dropped, so `zmq_ctx_term` never hangs.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        var zero: Int32 = 0
+        zmq_setsockopt(handle, ZMQ_LINGER, &zero, MemoryLayout<Int32>.size)
+        zmq_close(handle)
+    }
+
+    // MARK: Endpoints
+
+    public func bind(_ endpoint: String) throws {
+        guard zmq_bind(handle, endpoint) == 0 else { throw ZMQError.last("bind \(type) to \(endpoint)") }
+    }
+
+    public func connect(_ endpoint: String) throws {
+        guard zmq_connect(handle, endpoint) == 0 else { throw ZMQError.last("connect \(type) to \(endpoint)") }
+    }
+
+    public func disconnect(_ endpoint: String) throws {
+        guard zmq_disconnect(handle, endpoint) == 0 else { throw ZMQError.last("disconnect \(type) from \(endpoint)") }
+    }
+
+    /// The endpoint this socket last bound or connected, with wildcard ports resolved
+    /// (`tcp://127.0.0.1:*` → `tcp://127.0.0.1:41234`).
+    public var lastEndpoint: String {
+        get throws { try stringOption(ZMQ_LAST_ENDPOINT, name: "ZMQ_LAST_ENDPOINT") }
+    }
+
+    // MARK: Sending
+
+    /// Sends one frame. Returns false only when `dontWait` is set and the message cannot be queued now.
+    @discardableResult
+    public func send(_ bytes: UnsafeRawBufferPointer, more: Bool = false, dontWait: Bool = false) throws -> Bool {
+        var flags: Int32 = 0
+        if more { flags |= ZMQ_SNDMORE }
+        if dontWait { flags |= ZMQ_DONTWAIT }
+        while true {
+            if zmq_send(handle, bytes.baseAddress, bytes.count, flags) >= 0 { return true }
+            let error = ZMQError.last("send on \(type)")
+            if error.isInterrupted { continue }
+            if error.isAgain && dontWait { return false }
+            throw error
+        }
+    }
+
+    /// Sends one frame. Returns false only when `dontWait` is set and the message cannot be queued now.
+    @discardableResult
+    public func send(_ frame: Frame, more: Bool = false, dontWait: Bool = false) throws -> Bool {
+        try frame.withUnsafeBytes { try send($0, more: more, dontWait: dontWait) }
+    }
+
+    /// Sends a multipart message atomically. With `dontWait`, returns false when the first frame
+    /// could not be queued (then nothing was sent; libzmq accepts the rest once the first is in).
+    @discardableResult
+    public func send(message frames: [Frame], dontWait: Bool = false) throws -> Bool {
+        precondition(!frames.isEmpty, "a ZeroMQ message has at least one frame")
+        let last = frames.count - 1
+        for (index, frame) in frames.enumerated() {
+            let queued = try send(frame, more: index < last, dontWait: dontWait && index == 0)
+            if !queued { return false }
+        }
+        return true
+    }
+
+    // MARK: Receiving
+
+    /// Receives one whole multipart message. Returns nil only when `dontWait` is set and nothing is waiting.
+    public func receive(dontWait: Bool = false) throws -> [Frame]? {
+        var message = zmq_msg_t()
+        zmq_msg_init(&message)
+        defer { zmq_msg_close(&message) }
+        var frames: [Frame] = []
+        var flags: Int32 = dontWait ? ZMQ_DONTWAIT : 0
+        while true {
+            if zmq_msg_recv(&message, handle, flags) < 0 {
+                let error = ZMQError.last("receive on \(type)")
+                if error.isInterrupted { continue }
+                if error.isAgain && frames.isEmpty && dontWait { return nil }
+                throw error
+            }
+            let size = zmq_msg_size(&message)
+            let frame = Frame(UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: size))
+            frames.append(frame)
+            if zmq_msg_more(&message) == 0 { return frames }
+            // The rest of a multipart message is already here: libzmq delivers messages atomically.
+            flags = 0
+        }
+    }
+
+    /// Moves one whole message from this socket to `destination` without copying its bodies
+    /// (zmq_msg_recv → zmq_msg_send). Returns the number of frames moved, 0 if nothing was waiting.
+    /// This is the forwarder's hot path: it runs at libzmq's own speed.
+    public func forward(to destination: Socket) throws -> Int {
+        var message = zmq_msg_t()
+        zmq_msg_init(&message)
+        defer { zmq_msg_close(&message) }
+        var frames = 0
+        while true {
+            if zmq_msg_recv(&message, handle, frames == 0 ? ZMQ_DONTWAIT : 0) < 0 {
+                let error = ZMQError.last("receive on \(type)")
+                if error.isInterrupted { continue }
+                if error.isAgain && frames == 0 { return 0 }
+                throw error
+            }
+            frames += 1
+            let more = zmq_msg_more(&message) != 0
+            while zmq_msg_send(&message, destination.handle, more ? ZMQ_SNDMORE : 0) < 0 {
+                let error = ZMQError.last("send on \(destination.type)")
+                if !error.isInterrupted { throw error }
+            }
+            if !more { return frames }
+        }
+    }
+
+    /// Whether a message can be received right now without blocking.
+    public var hasMessage: Bool {
+        (try? int32Option(ZMQ_EVENTS, name: "ZMQ_EVENTS")).map { $0 & Int32(ZMQ_POLLIN) != 0 } ?? false
+    }
+}

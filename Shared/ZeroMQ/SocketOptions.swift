@@ -1,0 +1,81 @@
+import CZeroMQ
+
+/// The socket options the platform uses, typed. Each throws a `ZMQError` naming the option.
+extension Socket {
+    /// How long unsent messages are kept after close, in milliseconds. `close()` sets it to 0 anyway.
+    public func setLinger(milliseconds: Int32) throws { try set(ZMQ_LINGER, milliseconds, name: "ZMQ_LINGER") }
+
+    /// The send high-water mark, in messages (0 = unlimited).
+    public func setSendHighWaterMark(_ messages: Int32) throws { try set(ZMQ_SNDHWM, messages, name: "ZMQ_SNDHWM") }
+
+    /// The receive high-water mark, in messages (0 = unlimited).
+    public func setReceiveHighWaterMark(_ messages: Int32) throws { try set(ZMQ_RCVHWM, messages, name: "ZMQ_RCVHWM") }
+
+    /// The routing id a DEALER/REQ presents to a ROUTER (at most 255 bytes, not starting with 0).
+    public func setRoutingID(_ id: Frame) throws { try set(ZMQ_ROUTING_ID, bytes: id, name: "ZMQ_ROUTING_ID") }
+
+    /// SUB: receive messages whose first frame starts with `prefix` ("" = everything).
+    public func subscribe(_ prefix: String) throws { try set(ZMQ_SUBSCRIBE, bytes: Frame(frame: prefix), name: "ZMQ_SUBSCRIBE") }
+
+    public func unsubscribe(_ prefix: String) throws { try set(ZMQ_UNSUBSCRIBE, bytes: Frame(frame: prefix), name: "ZMQ_UNSUBSCRIBE") }
+
+    /// PUB/XPUB: make `send` fail with EAGAIN (or block) at the high-water mark instead of silently dropping.
+    public func setNoDrop(_ on: Bool) throws { try set(ZMQ_XPUB_NODROP, on ? 1 : 0, name: "ZMQ_XPUB_NODROP") }
+
+    /// XPUB: pass every subscription message upstream, including duplicates.
+    public func setVerbose(_ on: Bool) throws { try set(ZMQ_XPUB_VERBOSE, on ? 1 : 0, name: "ZMQ_XPUB_VERBOSE") }
+
+    /// ROUTER: fail with EHOSTUNREACH when sending to a peer that is not connected (instead of dropping).
+    public func setRouterMandatory(_ on: Bool) throws { try set(ZMQ_ROUTER_MANDATORY, on ? 1 : 0, name: "ZMQ_ROUTER_MANDATORY") }
+
+    /// Queue messages only to completed connections (no queueing for peers not yet connected).
+    public func setImmediate(_ on: Bool) throws { try set(ZMQ_IMMEDIATE, on ? 1 : 0, name: "ZMQ_IMMEDIATE") }
+
+    /// ZMTP heartbeats: send a PING every `interval` ms, drop the connection when nothing arrives for
+    /// `timeout` ms, and ask the peer to do the same after `ttl` ms.
+    public func setHeartbeat(intervalMilliseconds interval: Int32, timeoutMilliseconds timeout: Int32, ttlMilliseconds ttl: Int32) throws {
+        try set(ZMQ_HEARTBEAT_IVL, interval, name: "ZMQ_HEARTBEAT_IVL")
+        try set(ZMQ_HEARTBEAT_TIMEOUT, timeout, name: "ZMQ_HEARTBEAT_TIMEOUT")
+        try set(ZMQ_HEARTBEAT_TTL, ttl, name: "ZMQ_HEARTBEAT_TTL")
+    }
+
+    /// How soon a lost connection is retried, and the ceiling of its exponential back-off, in ms.
+    public func setReconnectInterval(milliseconds: Int32, maxMilliseconds: Int32 = 0) throws {
+        try set(ZMQ_RECONNECT_IVL, milliseconds, name: "ZMQ_RECONNECT_IVL")
+        try set(ZMQ_RECONNECT_IVL_MAX, maxMilliseconds, name: "ZMQ_RECONNECT_IVL_MAX")
+    }
+
+    /// How long a blocking send waits at the high-water mark before failing with EAGAIN (-1 = for ever).
+    public func setSendTimeout(milliseconds: Int32) throws { try set(ZMQ_SNDTIMEO, milliseconds, name: "ZMQ_SNDTIMEO") }
+
+    /// How long a blocking receive waits before failing with EAGAIN (-1 = for ever).
+    public func setReceiveTimeout(milliseconds: Int32) throws { try set(ZMQ_RCVTIMEO, milliseconds, name: "ZMQ_RCVTIMEO") }
+
+    // MARK: Raw access
+
+    public func set(_ option: Int32, _ value: Int32, name: String) throws {
+        var value = value
+        guard zmq_setsockopt(handle, option, &value, MemoryLayout<Int32>.size) == 0 else {
+            throw ZMQError.last("set \(name) on \(type)")
+        }
+    }
+
+    public func set(_ option: Int32, bytes: Frame, name: String) throws {
+        let rc = bytes.withUnsafeBytes { zmq_setsockopt(handle, option, $0.baseAddress, $0.count) }
+        guard rc == 0 else { throw ZMQError.last("set \(name) on \(type)") }
+    }
+
+    public func int32Option(_ option: Int32, name: String) throws -> Int32 {
+        var value: Int32 = 0
+        var size = MemoryLayout<Int32>.size
+        guard zmq_getsockopt(handle, option, &value, &size) == 0 else { throw ZMQError.last("get \(name) on \(type)") }
+        return value
+    }
+
+    public func stringOption(_ option: Int32, name: String) throws -> String {
+        var buffer = [CChar](repeating: 0, count: 1024)
+        var size = buffer.count
+        guard zmq_getsockopt(handle, option, &buffer, &size) == 0 else { throw ZMQError.last("get \(name) on \(type)") }
+        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

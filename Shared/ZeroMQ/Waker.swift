@@ -1,0 +1,79 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// Wakes a socket-owning thread that is blocked in `zmq_poll`, from any thread.
+///
+/// A non-blocking pipe whose read end the owner polls next to its sockets. `isPending` keeps a burst of
+/// wakes down to one write: only the first wake after a drain touches the pipe.
+public final class Waker: Sendable {
+    /// Poll this descriptor (`Poller.add(fileDescriptor:)`).
+    public let fileDescriptor: Int32
+    private let writeEnd: Int32
+    private let isPending = Atomic<Bool>(false)
+
+    public init() {
+        var fds: [Int32] = [0, 0]
+        // pipe(2) fails only when the process is out of descriptors: nothing can run then.
+        precondition(pipe(&fds) == 0, "pipe() failed: cannot create a waker")
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        fileDescriptor = fds[0]
+        writeEnd = fds[1]
+    }
+
+    deinit {
+        close(fileDescriptor)
+        close(writeEnd)
+    }
+
+    /// Makes the owner's next (or current) poll return. Safe from any thread, cheap when repeated.
+    public func wake() {
+        guard !isPending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        var byte: UInt8 = 1
+        _ = write(writeEnd, &byte, 1)
+    }
+
+    /// Called by the owner after its poll saw the descriptor readable (or before looking at its mailbox).
+    public func drain() {
+        isPending.store(false, ordering: .sequentiallyConsistent)
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while read(fileDescriptor, &buffer, buffer.count) > 0 {}
+    }
+}
+
+/// A queue from any thread to one socket-owning thread, with the `Waker` that tells it to look.
+public final class Mailbox<Item: Sendable>: Sendable {
+    private let items = Mutex<[Item]>([])
+    public let waker = Waker()
+
+    public init() {}
+
+    /// Queues `item` and wakes the owner.
+    public func post(_ item: Item) {
+        items.withLock { $0.append(item) }
+        waker.wake()
+    }
+
+    /// Queues several items with one wake.
+    public func post(contentsOf newItems: some Sequence<Item>) {
+        items.withLock { $0.append(contentsOf: newItems) }
+        waker.wake()
+    }
+
+    /// Everything queued so far, oldest first. The waker is drained first, so an item posted while we
+    /// take is either taken now or wakes the owner again: no wake-up is ever lost.
+    public func take() -> [Item] {
+        waker.drain()
+        return items.withLock { queued in
+            guard !queued.isEmpty else { return [] }
+            defer { queued.removeAll(keepingCapacity: true) }
+            return queued
+        }
+    }
+}
