@@ -46,6 +46,7 @@ let package = Package(
             name: "ServiceKit",
             dependencies: [
                 "Bus",
+                "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -61,7 +62,11 @@ let package = Package(
         .executableTarget(name: "ride-bus", dependencies: ["BusService"], path: "Services/bus/main"),
 
         // MARK: Tools
-        .target(name: "RideCtlKit", dependencies: ["Bus", "ServiceKit"], path: "Tools/ridectl/RideCtlKit"),
+        .target(
+            name: "RideCtlKit",
+            dependencies: ["Bus", "ServiceKit", .product(name: "UnixSignals", package: "swift-service-lifecycle")],
+            path: "Tools/ridectl/RideCtlKit"
+        ),
         .executableTarget(name: "ridectl", dependencies: ["RideCtlKit"], path: "Tools/ridectl/main"),
 
         // MARK: Tests
@@ -70,7 +75,7 @@ let package = Package(
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit"], path: "Tests/ServiceKitTests"),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Bus", "ServiceKit", .product(name: "Yams", package: "Yams")],
+            dependencies: ["Bus", "ServiceKit", "ZeroMQ", .product(name: "Yams", package: "Yams")],
             path: "Tests/IntegrationTests",
             exclude: ["interop"]
         ),

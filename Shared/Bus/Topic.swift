@@ -47,6 +47,25 @@ public enum BusContract {
         public static let all = [users, orders, trips, tracking, notifications]
     }
 
+    /// The topic roots each source publishes under. A subscriber sees every sequence of a source
+    /// only when its prefixes cover all of that source's roots; otherwise a jump in `sequence` is
+    /// just the events it did not ask for (how `ridectl tail` decides to warn about a gap).
+    public static let topicRoots: [String: [String]] = [
+        "users": ["user."],
+        "orders": ["order."],
+        "trips": ["trip."],
+        "tracking": ["device.location.", "device.status."],
+        "notifications": ["notification.", "device.command."],
+    ]
+
+    /// Whether subscribing to `prefixes` receives everything `source` publishes. Sources not in
+    /// `topicRoots` are covered only by a subscription to everything ("").
+    public static func prefixes(_ prefixes: [String], cover source: String) -> Bool {
+        if prefixes.contains("") { return true }
+        guard let roots = topicRoots[source] else { return false }
+        return roots.allSatisfy { root in prefixes.contains { root.hasPrefix($0) } }
+    }
+
     /// Topic prefixes.
     public enum Topics {
         public static let orderStatus = "order.status."

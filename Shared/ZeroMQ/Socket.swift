@@ -150,3 +150,11 @@ public final class Socket {
         (try? int32Option(ZMQ_EVENTS, name: "ZMQ_EVENTS")).map { $0 & Int32(ZMQ_POLLIN) != 0 } ?? false
     }
 }
+
+extension Socket {
+    /// libzmq's own `zmq_proxy` between this socket and `backend`: blocks until the context ends.
+    /// The benchmark's baseline — the plain C forwarder that `ride-bus` is measured against.
+    public func runProxy(to backend: Socket) throws {
+        guard zmq_proxy(handle, backend.handle, nil) == 0 else { throw ZMQError.last("zmq_proxy") }
+    }
+}

@@ -82,6 +82,7 @@ public final class EventForwarder: Sendable {
                     if frames.count == 1, let kind = frames[0].first, kind == 0 || kind == 1 {
                         try xsub.send(frames[0])
                         subscriptions.add(1, ordering: .relaxed)
+                        logger.debug(kind == 1 ? "subscribe" : "unsubscribe", metadata: ["prefix": "\(String(decoding: frames[0].dropFirst(), as: UTF8.self))"])
                     } else {
                         rejected.add(1, ordering: .relaxed)
                     }

@@ -6,9 +6,13 @@ import ZeroMQ
 /// Publishes CloudEvents to the bus's event ingress, stamping a gap-free `sequence` per source.
 ///
 /// `publish` encodes on the caller's task and queues the two frames `[topic][event]`; one thread owns
-/// the PUB socket and sends them in sequence order. The socket sets `ZMQ_XPUB_NODROP`, so when the
+/// the socket and sends them in sequence order. The socket sets `ZMQ_XPUB_NODROP`, so when the
 /// bus is slow the thread waits (our queue absorbs the burst) instead of libzmq dropping silently;
 /// only past `maxQueued` are events dropped, and counted — subscribers then see the gap and catch up.
+///
+/// The socket is an XPUB rather than a PUB: it behaves the same towards the bus, and it also hears
+/// the subscriptions the bus forwards, so `waitForSubscriber(to:)` can tell when an event on a topic
+/// would reach someone (ZeroMQ drops events nobody subscribed to at the publisher).
 public final class EventPublisher: Sendable {
     public struct Options: Sendable {
         /// Messages libzmq may hold for the bus before the thread waits.
@@ -37,6 +41,8 @@ public final class EventPublisher: Sendable {
         var published: UInt64 = 0
         var dropped: UInt64 = 0
         var closed = false
+        /// Prefixes the bus says someone subscribes to.
+        var subscriptions: Set<String> = []
     }
 
     /// What the publishing tasks and the sending thread share.
@@ -65,7 +71,7 @@ public final class EventPublisher: Sendable {
         (thread, _) = try await OwnedThread.start(name: "publisher-\(source)") { ready in
             let socket: Socket
             do {
-                socket = try Socket(.pub)
+                socket = try Socket(.xpub)
                 try socket.setSendHighWaterMark(options.sendHighWaterMark)
                 try socket.setNoDrop(true)
                 // A bounded wait per send, so a stalled bus cannot keep the thread from noticing close().
@@ -123,6 +129,22 @@ public final class EventPublisher: Sendable {
         }
     }
 
+    /// Whether an event on `topic` would reach a subscriber now.
+    public func hasSubscriber(to topic: String) -> Bool {
+        shared.state.withLock { state in state.subscriptions.contains { topic.hasPrefix($0) } }
+    }
+
+    /// Waits until a subscription covering `topic` reaches this publisher, up to `timeout`;
+    /// returns whether one did. Readiness is asked for, not slept for.
+    public func waitForSubscriber(to topic: String, timeout: Duration = .seconds(5)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !hasSubscriber(to: topic) {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
     /// The sequence the next `publish` will stamp.
     public var nextSequence: UInt64 { shared.state.withLock { $0.nextSequence } }
 
@@ -140,10 +162,18 @@ public final class EventPublisher: Sendable {
         let waker = shared.waker
         var poller = Poller()
         poller.add(fileDescriptor: waker.fileDescriptor)
+        poller.add(socket)
         var flushDeadline: Int64?
         while true {
             _ = try? poller.poll(timeoutMilliseconds: 100)
             waker.drain()
+            while let frames = try? socket.receive(dontWait: true) {
+                guard frames.count == 1, let kind = frames[0].first, kind <= 1 else { continue }
+                let prefix = String(decoding: frames[0].dropFirst(), as: UTF8.self)
+                shared.state.withLock { state in
+                    if kind == 1 { state.subscriptions.insert(prefix) } else { state.subscriptions.remove(prefix) }
+                }
+            }
             let (batch, closed) = shared.state.withLock { state in
                 defer { state.queue.removeAll(keepingCapacity: true) }
                 return (state.queue, state.closed)

@@ -87,7 +87,7 @@ public final class Broker: Sendable {
             if now >= nextSnapshotAt {
                 let stats = core.stats
                 snapshot.withLock { $0 = stats }
-                nextSnapshotAt = now + 200
+                nextSnapshotAt = now + 50
             }
         }
         snapshot.withLock { $0 = core.stats }

@@ -1,0 +1,137 @@
+import ArgumentParser
+import Bus
+import Foundation
+import Logging
+import ServiceKit
+import Synchronization
+import ZeroMQ
+
+/// The running bus: binds every socket first (so a taken port fails at once, with one clear line),
+/// then serves until SIGINT/SIGTERM.
+public struct BusServer: Sendable {
+    public let settings: BusSettings
+
+    public init(settings: BusSettings) { self.settings = settings }
+
+    public func run() async throws {
+        let logger = RideLogging.bootstrap(label: "ride-bus", format: settings.logFormat, level: settings.logLevel)
+        let metrics = ServiceMetrics.bootstrap()
+        let forwarder = EventForwarder(logger: logger)
+        let broker = Broker(configuration: settings.brokerConfiguration, logger: logger)
+        do {
+            _ = try await forwarder.start(ingress: settings.ingress, egress: settings.egress, highWaterMark: settings.highWaterMark)
+            _ = try await broker.start(endpoint: settings.broker)
+        } catch {
+            forwarder.stop()
+            throw exitWithError(bindFailure(error), program: "ride-bus", code: ExitCodes.unavailable)
+        }
+        let startedAt = Date()
+        let instance = UUID().uuidString.lowercased()
+        BusMetrics(metrics: metrics, forwarder: forwarder, broker: broker).register()
+        let status = StatusServer.make(address: settings.http, serviceName: "ride-bus", metrics: metrics, logger: logger, onRunning: { [settings] port in
+            logger.info("bus ready", metadata: [
+                "ingress": "\(settings.ingress)", "egress": "\(settings.egress)", "broker": "\(settings.broker)",
+                "http": "\(settings.http.host):\(port)", "libzmq": "\(Context.libraryVersion)",
+            ])
+        }) {
+            HealthReport(status: .ok, service: "bus", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt),
+                         details: Self.details(forwarder: forwarder, broker: broker, settings: settings))
+        }
+        let loops = ShutdownHook {
+            logger.info("bus stopping")
+            forwarder.stop()
+            broker.stop()
+            await forwarder.join()
+            await broker.join()
+        }
+        do {
+            try await ServiceRunner.run([loops, status], logger: logger)
+        } catch where isAddressInUse(error) {
+            throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use",
+                                program: "ride-bus", code: ExitCodes.unavailable)
+        }
+        logger.info("bus stopped")
+    }
+
+    /// "cannot bind event ingress (--pub) to tcp://*:5555: Address already in use".
+    func bindFailure(_ error: any Error) -> String {
+        guard let zmqError = error as? ZMQError else { return "\(error)" }
+        let roles = [(settings.ingress, "event ingress (--pub)"), (settings.egress, "event egress (--sub)"), (settings.broker, "broker (--broker)")]
+        let role = roles.first { zmqError.operation.hasSuffix(" \($0.0)") }?.1 ?? "socket"
+        return "cannot bind \(role) to \(zmqError.operation.components(separatedBy: " to ").last ?? ""): \(zmqError.message)"
+    }
+
+    static func details(forwarder: EventForwarder, broker: Broker, settings: BusSettings) -> JSONValue {
+        let events = forwarder.stats
+        let requests = broker.stats
+        var services: [String: JSONValue] = [:]
+        for (name, service) in requests.services {
+            services[name] = [
+                "workers": .number(Double(service.workers)), "idle": .number(Double(service.idle)),
+                "queued": .number(Double(service.queued)), "requests": .number(Double(service.requests)),
+            ]
+        }
+        return [
+            "endpoints": ["ingress": .string(settings.ingress), "egress": .string(settings.egress), "broker": .string(settings.broker)],
+            "events": [
+                "forwarded": .number(Double(events.forwarded)), "subscription_messages": .number(Double(events.subscriptions)),
+                "rejected": .number(Double(events.rejected)),
+            ],
+            "requests": [
+                "received": .number(Double(requests.requests)), "replied": .number(Double(requests.replies)),
+                "malformed": .number(Double(requests.malformed)), "rejected": .number(Double(requests.rejected)),
+                "expired_workers": .number(Double(requests.expiredWorkers)), "requeued": .number(Double(requests.requeued)),
+            ],
+            "services": .object(services),
+        ]
+    }
+}
+
+/// The bus's Prometheus metrics, copied from the loops' own counters on each scrape.
+struct BusMetrics: Sendable {
+    let metrics: ServiceMetrics
+    let forwarder: EventForwarder
+    let broker: Broker
+
+    func register() {
+        let forwarded = metrics.deltaCounter("ride_bus_events_forwarded_total", "Events moved from ingress to egress.")
+        let subscriptions = metrics.deltaCounter("ride_bus_subscription_messages_total", "Subscribe/unsubscribe messages passed upstream.")
+        let rejectedEgress = metrics.deltaCounter("ride_bus_rejected_messages_total", "Messages dropped as malformed.", labels: [("socket", "egress")])
+        let rejectedBroker = metrics.deltaCounter("ride_bus_rejected_messages_total", "Messages dropped as malformed.", labels: [("socket", "broker")])
+        let requests = metrics.deltaCounter("ride_bus_requests_total", "Client requests received by the broker.")
+        let replies = metrics.deltaCounter("ride_bus_replies_total", "Replies sent to clients (worker replies and MMI).")
+        let refused = metrics.deltaCounter("ride_bus_refused_requests_total", "Requests answered 503 by the broker (no worker in time, queue full, worker lost).")
+        let expired = metrics.deltaCounter("ride_bus_expired_workers_total", "Workers dropped after missing heartbeats.")
+        let requeued = metrics.deltaCounter("ride_bus_requeued_requests_total", "Requests given to another worker after theirs was lost.")
+        let perService = Mutex<[String: (requests: DeltaCounter, workers: PrometheusGauge, queued: PrometheusGauge)]>([:])
+        let metrics = self.metrics
+        let (forwarder, broker) = (self.forwarder, self.broker)
+        metrics.onScrape {
+            let events = forwarder.stats
+            forwarded.update(to: events.forwarded)
+            subscriptions.update(to: events.subscriptions)
+            rejectedEgress.update(to: events.rejected)
+            let stats = broker.stats
+            rejectedBroker.update(to: stats.malformed)
+            requests.update(to: stats.requests)
+            replies.update(to: stats.replies)
+            refused.update(to: stats.rejected)
+            expired.update(to: stats.expiredWorkers)
+            requeued.update(to: stats.requeued)
+            perService.withLock { known in
+                for (name, service) in stats.services {
+                    if known[name] == nil {
+                        let labels = [("service", name)]
+                        known[name] = (
+                            metrics.deltaCounter("ride_bus_service_requests_total", "Requests per service.", labels: labels),
+                            metrics.gauge("ride_bus_workers", "Registered workers per service.", labels: labels),
+                            metrics.gauge("ride_bus_queued_requests", "Requests waiting for a worker per service.", labels: labels))
+                    }
+                    known[name]!.requests.update(to: service.requests)
+                    known[name]!.workers.set(Double(service.workers))
+                    known[name]!.queued.set(Double(service.queued))
+                }
+            }
+        }
+    }
+}

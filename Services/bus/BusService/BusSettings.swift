@@ -1,0 +1,104 @@
+import ArgumentParser
+import Bus
+import Logging
+import ServiceKit
+
+/// `ride-bus`'s flags. Each has an environment variable; a flag wins over its variable.
+public struct RideBusCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "ride-bus",
+        abstract: "The platform's bus: the event forwarder (XSUB→XPUB) and the 7/MDP request broker.",
+        discussion: """
+            Publishers connect to the event ingress, subscribers to the event egress; clients and \
+            workers connect to the broker (7/MDP 0.1 with 8/MMI mmi.service). /health and /metrics \
+            are served on --http.
+
+            Exit codes: 0 after a clean shutdown (SIGINT/SIGTERM), 64 for a malformed flag or \
+            variable, 69 when an address cannot be bound (e.g. already in use).
+            """)
+
+    @Option(name: .customLong("pub"), help: helpWithEnv("Event ingress (XSUB) endpoint to bind; publishers connect here", env: "RIDE_BUS_PUB_BIND", default: BusContract.eventIngressBind))
+    var pub: String?
+
+    @Option(name: .customLong("sub"), help: helpWithEnv("Event egress (XPUB) endpoint to bind; subscribers connect here", env: "RIDE_BUS_SUB_BIND", default: BusContract.eventEgressBind))
+    var sub: String?
+
+    @Option(name: .customLong("broker"), help: helpWithEnv("7/MDP broker (ROUTER) endpoint to bind; clients and workers connect here", env: "RIDE_BROKER_BIND", default: BusContract.brokerBind))
+    var broker: String?
+
+    @Option(name: .customLong("hwm"), help: helpWithEnv("High-water mark of the event sockets, in messages per peer", env: "RIDE_BUS_HWM", default: "100000"))
+    var highWaterMark: Int?
+
+    @Option(name: .customLong("heartbeat-ms"), help: helpWithEnv("MDP heartbeat interval in milliseconds", env: "RIDE_HEARTBEAT_MS", default: "2500"))
+    var heartbeatMilliseconds: Int?
+
+    @Option(name: .customLong("liveness"), help: helpWithEnv("Heartbeats a worker may miss before it is dropped", env: "RIDE_HEARTBEAT_LIVENESS", default: "3"))
+    var liveness: Int?
+
+    @Option(name: .customLong("request-ttl-ms"), help: helpWithEnv("How long a request may wait for a worker before it is answered 503", env: "RIDE_REQUEST_TTL_MS", default: "10000"))
+    var requestTTLMilliseconds: Int?
+
+    @OptionGroup var common: CommonOptions
+
+    public init() {}
+
+    public mutating func validate() throws {
+        do {
+            _ = try settings()
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.message)
+        }
+    }
+
+    public func run() async throws {
+        let settings = try settings()
+        if common.check {
+            print(settings.summary)
+            return
+        }
+        try await BusServer(settings: settings).run()
+    }
+
+    func settings() throws -> BusSettings {
+        let logging = try common.logging()
+        var brokerConfiguration = BrokerConfiguration()
+        brokerConfiguration.heartbeatInterval = Int64(try integerSetting(heartbeatMilliseconds, flag: "heartbeat-ms", env: "RIDE_HEARTBEAT_MS", default: 2500, range: 10...600_000))
+        brokerConfiguration.heartbeatLiveness = Int64(try integerSetting(liveness, flag: "liveness", env: "RIDE_HEARTBEAT_LIVENESS", default: 3, range: 1...100))
+        brokerConfiguration.requestTimeToLive = Int64(try integerSetting(requestTTLMilliseconds, flag: "request-ttl-ms", env: "RIDE_REQUEST_TTL_MS", default: 10_000, range: 100...3_600_000))
+        return BusSettings(
+            ingress: try EndpointSyntax.validate(Setting.resolve(pub, flag: "pub", env: "RIDE_BUS_PUB_BIND", default: BusContract.eventIngressBind), name: "event ingress", forBinding: true),
+            egress: try EndpointSyntax.validate(Setting.resolve(sub, flag: "sub", env: "RIDE_BUS_SUB_BIND", default: BusContract.eventEgressBind), name: "event egress", forBinding: true),
+            broker: try EndpointSyntax.validate(Setting.resolve(broker, flag: "broker", env: "RIDE_BROKER_BIND", default: BusContract.brokerBind), name: "broker", forBinding: true),
+            highWaterMark: Int32(try integerSetting(highWaterMark, flag: "hwm", env: "RIDE_BUS_HWM", default: 100_000, range: 0...100_000_000)),
+            brokerConfiguration: brokerConfiguration,
+            http: try common.httpAddress(default: "0.0.0.0:9100"),
+            logFormat: logging.format,
+            logLevel: logging.level)
+    }
+}
+
+/// `ride-bus`'s resolved configuration.
+public struct BusSettings: Sendable {
+    public var ingress: String
+    public var egress: String
+    public var broker: String
+    public var highWaterMark: Int32
+    public var brokerConfiguration: BrokerConfiguration
+    public var http: HostPort
+    public var logFormat: LogFormat
+    public var logLevel: Logger.Level
+
+    public var summary: String {
+        """
+        ride-bus configuration OK
+          event ingress (XSUB)  \(ingress)
+          event egress (XPUB)   \(egress)
+          broker (7/MDP)        \(broker)
+          high-water mark       \(highWaterMark)
+          heartbeat             \(brokerConfiguration.heartbeatInterval) ms × \(brokerConfiguration.heartbeatLiveness)
+          request TTL           \(brokerConfiguration.requestTimeToLive) ms
+          health/metrics        http://\(http)/health
+          logs                  \(logFormat.rawValue), \(logLevel.rawValue)
+        """
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A small HTTP client for `/health` and `/metrics` (ridectl, tests).
+public enum HTTPProbe {
+    public struct Response: Sendable {
+        public var status: Int
+        public var body: Data
+        public var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    public enum ProbeError: Error, CustomStringConvertible {
+        case invalidURL(String)
+        case unreachable(String, String)
+        public var description: String {
+            switch self {
+            case .invalidURL(let url): "'\(url)' is not an http:// URL"
+            case .unreachable(let url, let why): "\(url) is unreachable: \(why)"
+            }
+        }
+    }
+
+    public static func get(_ url: String, timeout: Duration = .seconds(2)) async throws -> Response {
+        guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https" else { throw ProbeError.invalidURL(url) }
+        var request = URLRequest(url: parsed)
+        request.timeoutInterval = Double(timeout.milliseconds) / 1000
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = request.timeoutInterval
+        let session = URLSession(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
+        do {
+            let (data, response) = try await session.data(for: request)
+            return Response(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+        } catch {
+            throw ProbeError.unreachable(url, error.localizedDescription)
+        }
+    }
+}

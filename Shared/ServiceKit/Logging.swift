@@ -1,0 +1,114 @@
+import Bus
+import Foundation
+import Logging
+
+/// How log lines look: `text` for a terminal, `json` (one object per line) for collectors.
+public enum LogFormat: String, Sendable, CaseIterable {
+    case text, json
+}
+
+/// The platform's log handler: one line per record on standard error.
+///
+/// text: `2026-11-21T09:30:00.123Z info  ride-bus: worker ready service=users worker=0080f3a1`
+/// json: `{"time":"…","level":"info","logger":"ride-bus","message":"worker ready","service":"users",…}`
+public struct RideLogHandler: LogHandler {
+    public var logLevel: Logger.Level
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+    private let label: String
+    private let format: LogFormat
+    private let colored: Bool
+
+    public init(label: String, format: LogFormat, level: Logger.Level, colored: Bool) {
+        self.label = label
+        self.format = format
+        self.logLevel = level
+        self.colored = colored
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
+        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        let line = format == .json
+            ? Self.jsonLine(time: Date(), level: event.level, label: label, message: "\(event.message)", metadata: merged)
+            : Self.textLine(time: Date(), level: event.level, label: label, message: "\(event.message)", metadata: merged, colored: colored)
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    static func textLine(time: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata, colored: Bool) -> String {
+        let levelText = level.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
+        var line = "\(RFC3339.format(time)) \(colored ? ANSI.level(level, levelText) : levelText) \(label): \(message)"
+        for key in metadata.keys.sorted() {
+            let value = "\(metadata[key]!)"
+            let quoted = value.contains(" ") || value.isEmpty ? "\"\(value)\"" : value
+            line += colored ? " \(ANSI.dim(key + "="))\(quoted)" : " \(key)=\(quoted)"
+        }
+        return line
+    }
+
+    static func jsonLine(time: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> String {
+        var out: [UInt8] = Array(#"{"time":""#.utf8) + Array(RFC3339.format(time).utf8) + Array(#"","level":""#.utf8)
+        out += Array(level.rawValue.utf8) + Array(#"","logger":"#.utf8)
+        EnvelopeWriter.appendQuoted(label, to: &out)
+        out += Array(#","message":"#.utf8)
+        EnvelopeWriter.appendQuoted(message, to: &out)
+        for key in metadata.keys.sorted() where !["time", "level", "logger", "message"].contains(key) {
+            out.append(UInt8(ascii: ","))
+            EnvelopeWriter.appendQuoted(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            EnvelopeWriter.appendQuoted("\(metadata[key]!)", to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Sets up logging for a process, once, from the resolved settings.
+public enum RideLogging {
+    public static func bootstrap(label: String, format: LogFormat, level: Logger.Level) -> Logger {
+        let colored = format == .text && ANSI.isTerminal(fileDescriptor: 2)
+        LoggingSystem.bootstrap { name in
+            RideLogHandler(label: name, format: format, level: level, colored: colored)
+        }
+        return Logger(label: label)
+    }
+}
+
+/// ANSI colours, only where a person is watching a terminal (and `NO_COLOR` is not set).
+public enum ANSI {
+    public static func isTerminal(fileDescriptor: Int32) -> Bool {
+        isatty(fileDescriptor) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    }
+
+    public static func wrap(_ text: String, _ code: String) -> String { "\u{1B}[\(code)m\(text)\u{1B}[0m" }
+    public static func dim(_ text: String) -> String { wrap(text, "2") }
+    public static func bold(_ text: String) -> String { wrap(text, "1") }
+    public static func red(_ text: String) -> String { wrap(text, "31") }
+    public static func green(_ text: String) -> String { wrap(text, "32") }
+    public static func yellow(_ text: String) -> String { wrap(text, "33") }
+    public static func blue(_ text: String) -> String { wrap(text, "34") }
+    public static func magenta(_ text: String) -> String { wrap(text, "35") }
+    public static func cyan(_ text: String) -> String { wrap(text, "36") }
+
+    /// A stable colour per name (service prefixes in `ridectl up`, topics in `ridectl tail`).
+    public static func colorFor(_ name: String, _ text: String) -> String {
+        let palette = ["36", "35", "32", "34", "33", "96", "95", "92"]
+        let index = name.utf8.reduce(0) { ($0 &* 31 &+ Int($1)) & 0x7fff_ffff } % palette.count
+        return wrap(text, palette[index])
+    }
+
+    static func level(_ level: Logger.Level, _ text: String) -> String {
+        switch level {
+        case .trace, .debug: dim(text)
+        case .info, .notice: green(text)
+        case .warning: yellow(text)
+        case .error, .critical: red(text)
+        }
+    }
+}

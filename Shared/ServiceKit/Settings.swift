@@ -1,0 +1,140 @@
+import ArgumentParser
+import Bus
+import Foundation
+import Logging
+
+/// A configuration value from a flag, else an environment variable, else a default; with where it
+/// came from, so an error can say which one to fix.
+public struct Setting: Sendable, Equatable {
+    public var value: String
+    /// `--pub`, `RIDE_BUS_PUB` or `default`.
+    public var origin: String
+
+    public static func resolve(_ flagValue: String?, flag: String, env: String, default defaultValue: String,
+                               environment: [String: String] = ProcessInfo.processInfo.environment) -> Setting {
+        if let flagValue { return Setting(value: flagValue, origin: "--\(flag)") }
+        if let envValue = environment[env], !envValue.isEmpty { return Setting(value: envValue, origin: env) }
+        return Setting(value: defaultValue, origin: "default")
+    }
+}
+
+/// Help text for an option that also reads an environment variable.
+public func helpWithEnv(_ text: String, env: String, default defaultValue: String? = nil) -> ArgumentHelp {
+    var help = "\(text) [env: \(env)"
+    if let defaultValue { help += ", default: \(defaultValue)" }
+    return ArgumentHelp(stringLiteral: help + "]")
+}
+
+/// A configuration value that cannot be used; the message names the flag or variable and the fix.
+public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// ZeroMQ endpoint syntax, checked before libzmq sees it so the error can name the setting.
+public enum EndpointSyntax {
+    /// Checks `setting` as an endpoint; `forBinding` allows `*` as host and port.
+    public static func validate(_ setting: Setting, name: String, forBinding: Bool) throws -> String {
+        if let problem = problem(with: setting.value, forBinding: forBinding) {
+            throw ConfigurationError("\(name) (\(setting.origin)) '\(setting.value)' is not a ZeroMQ endpoint: \(problem)")
+        }
+        return setting.value
+    }
+
+    public static func problem(with endpoint: String, forBinding: Bool) -> String? {
+        let expected = forBinding
+            ? "expected tcp://HOST:PORT (HOST may be *), ipc://PATH or inproc://NAME"
+            : "expected tcp://HOST:PORT, ipc://PATH or inproc://NAME"
+        guard let schemeEnd = endpoint.range(of: "://") else { return expected }
+        let scheme = endpoint[..<schemeEnd.lowerBound]
+        let rest = String(endpoint[schemeEnd.upperBound...])
+        switch scheme {
+        case "ipc", "inproc":
+            return rest.isEmpty ? expected : nil
+        case "tcp":
+            guard let colon = rest.lastIndex(of: ":") else { return "missing :PORT; \(expected)" }
+            let host = rest[..<colon]
+            let port = rest[rest.index(after: colon)...]
+            if host.isEmpty { return "missing HOST; \(expected)" }
+            if host == "*" && !forBinding { return "cannot connect to host *" }
+            if port == "*" { return forBinding ? nil : "cannot connect to port *" }
+            guard let number = Int(port), (1...65535).contains(number) else {
+                return "port '\(port)' is not a number from 1 to 65535"
+            }
+            return nil
+        default:
+            return "unknown transport '\(scheme)'; \(expected)"
+        }
+    }
+}
+
+/// `HOST:PORT` for an HTTP listener.
+public struct HostPort: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    public static func parse(_ setting: Setting, name: String) throws -> HostPort {
+        let text = setting.value
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            throw ConfigurationError("\(name) (\(setting.origin)) '\(text)' must be HOST:PORT, e.g. 0.0.0.0:9100")
+        }
+        let host = String(text[..<colon])
+        return HostPort(host: host.isEmpty ? "0.0.0.0" : host, port: port)
+    }
+
+    public var description: String { "\(host):\(port)" }
+}
+
+/// Options every service executable has: its health/metrics listener, logging, `--check`.
+public struct CommonOptions: ParsableArguments, Sendable {
+    @Option(name: .customLong("http"), help: helpWithEnv("Address of the /health and /metrics HTTP listener (HOST:PORT)", env: "RIDE_HTTP_ADDR"))
+    public var http: String?
+
+    @Option(name: .customLong("log-format"), help: helpWithEnv("Log line format: text or json", env: "RIDE_LOG_FORMAT", default: "text"))
+    public var logFormat: String?
+
+    @Option(name: .customLong("log-level"), help: helpWithEnv("Lowest level logged: trace, debug, info, notice, warning, error, critical", env: "RIDE_LOG_LEVEL", default: "info"))
+    public var logLevel: String?
+
+    @Flag(name: .customLong("check"), help: "Check the configuration (flags and environment), print it, and exit without starting.")
+    public var check = false
+
+    public init() {}
+
+    /// Resolved logging settings; throws a `ConfigurationError` naming a bad value.
+    public func logging() throws -> (format: LogFormat, level: Logger.Level) {
+        let formatSetting = Setting.resolve(logFormat, flag: "log-format", env: "RIDE_LOG_FORMAT", default: "text")
+        guard let format = LogFormat(rawValue: formatSetting.value) else {
+            throw ConfigurationError("log format (\(formatSetting.origin)) '\(formatSetting.value)' must be text or json")
+        }
+        let levelSetting = Setting.resolve(logLevel, flag: "log-level", env: "RIDE_LOG_LEVEL", default: "info")
+        guard let level = Logger.Level(rawValue: levelSetting.value) else {
+            throw ConfigurationError("log level (\(levelSetting.origin)) '\(levelSetting.value)' must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        return (format, level)
+    }
+
+    /// The resolved HTTP listener address, with this executable's default.
+    public func httpAddress(default defaultValue: String) throws -> HostPort {
+        try HostPort.parse(Setting.resolve(http, flag: "http", env: "RIDE_HTTP_ADDR", default: defaultValue), name: "HTTP address")
+    }
+}
+
+/// Reads an integer setting, with a range check whose error names the setting.
+public func integerSetting(_ flagValue: Int?, flag: String, env: String, default defaultValue: Int, range: ClosedRange<Int>,
+                           environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {
+    let setting = Setting.resolve(flagValue.map(String.init), flag: flag, env: env, default: String(defaultValue), environment: environment)
+    guard let value = Int(setting.value) else {
+        throw ConfigurationError("\(flag) (\(setting.origin)) '\(setting.value)' is not a whole number")
+    }
+    guard range.contains(value) else {
+        throw ConfigurationError("\(flag) (\(setting.origin)) \(value) is out of range \(range.lowerBound)...\(range.upperBound)")
+    }
+    return value
+}

@@ -1,0 +1,112 @@
+import Bus
+import Foundation
+import ServiceKit
+import Testing
+
+/// The broker in a real `ride-bus`, with workers as real processes (`ridectl echo-worker`).
+@Suite(.timeLimit(.minutes(2))) struct BrokerIntegrationTests {
+    struct Echo: Codable, Sendable, Equatable { var text: String }
+
+    @Test func aRequestGoesThroughTheBrokerToAWorkerAndBack() async throws {
+        try await withTestBus("request") { bus in
+            try bus.startEchoWorker("worker")
+            try await bus.waitForWorkers("echo")
+            let client = try await bus.client()
+            let echoed = try await client.call("echo", "echo", Echo(text: "hello"), as: Echo.self)
+            #expect(echoed == Echo(text: "hello"))
+            let refused = try await client.callRaw("echo", "no-such-op", json: Array("{}".utf8))
+            #expect(refused.status == 404)
+            #expect(refused.serviceError?.code == "unknown_op")
+            await client.close()
+        }
+    }
+
+    @Test func mmiServiceAnswers200And404() async throws {
+        try await withTestBus("mmi") { bus in
+            let client = try await bus.client()
+            #expect(try await !client.hasWorkers("echo"))
+            try bus.startEchoWorker("worker")
+            try await bus.waitForWorkers("echo")
+            #expect(try await client.hasWorkers("echo"))
+            #expect(try await !client.hasWorkers("users"))
+            let unknown = try await client.mdp.request(service: "mmi.nothing", body: [])
+            #expect(unknown.first?.utf8String == "501")
+            await client.close()
+        }
+    }
+
+    @Test func twoWorkersShareTheLoad() async throws {
+        try await withTestBus("share") { bus in
+            try bus.startEchoWorker("worker-a", concurrency: 1)
+            try bus.startEchoWorker("worker-b", concurrency: 1)
+            let deadline = ContinuousClock.now + .seconds(20)
+            while try await bus.workerCount("echo") < 2 {
+                #expect(ContinuousClock.now < deadline, "two workers registered")
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let client = try await bus.client()
+            var instances: [String: Int] = [:]
+            for _ in 0..<20 {
+                let ping = try await client.call("echo", "ping", NoParams(), as: PingReply.self)
+                instances[ping.instance, default: 0] += 1
+            }
+            #expect(instances.count == 2, "both workers answered: \(instances)")
+            #expect(instances.values.allSatisfy { $0 >= 5 }, "the broker spreads requests: \(instances)")
+            await client.close()
+        }
+    }
+
+    @Test func aKilledWorkerIsExpiredAndANewOneServesItsRequests() async throws {
+        // Short heartbeats so expiry takes a fraction of a second, not 7.5 s.
+        try await withTestBus("sigkill", extraArguments: ["--heartbeat-ms", "100", "--liveness", "3"]) { bus in
+            try bus.startEchoWorker("worker-1", concurrency: 1, heartbeatMilliseconds: 100)
+            try await bus.waitForWorkers("echo")
+            bus.supervisor.signal("worker-1", SIGKILL)
+            #expect(await bus.supervisor.waitForExit("worker-1", timeout: .seconds(5)) != nil)
+            try await bus.waitForWorkers("echo", present: false, timeout: .seconds(5))
+            #expect(try await bus.metric("ride_bus_expired_workers_total") ?? 0 >= 0)
+
+            // A request sent now waits for a worker; the one started next answers it.
+            let client = try await bus.client(timeout: .seconds(10))
+            let pending = Task { try await client.call("echo", "echo", Echo(text: "after the crash"), as: Echo.self) }
+            try await Task.sleep(for: .milliseconds(100))
+            try bus.startEchoWorker("worker-2", concurrency: 1, heartbeatMilliseconds: 100)
+            #expect(try await pending.value == Echo(text: "after the crash"))
+            #expect(try await client.hasWorkers("echo"))
+            await client.close()
+        }
+    }
+
+    @Test func aWorkerKilledInTheMiddleOfARequestLosesItToAnother() async throws {
+        try await withTestBus("requeue") { bus in
+            // A worker (raw pyzmq) that takes the request and never answers; it is killed holding it.
+            try bus.supervisor.start(name: "python-stuck", executable: "/usr/bin/env", arguments: [
+                "python3", "-c", """
+                import zmq, time
+                s = zmq.Context().socket(zmq.DEALER); s.connect("\(bus.broker)")
+                s.send_multipart([b"", b"MDPW01", b"\\x01", b"echo"])
+                s.recv_multipart()          # the request: never answered
+                time.sleep(60)
+                """,
+            ])
+            try await bus.waitForWorkers("echo")
+            let client = try await bus.client(timeout: .seconds(10))
+            let pending = Task { try await client.call("echo", "echo", Echo(text: "requeued"), as: Echo.self) }
+            // Wait until the stuck worker holds the request (it is no longer idle), then kill it.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while true {
+                let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(bus.healthURL).body))
+                let echo = health["details"]?["services"]?["echo"]
+                if echo?["workers"]?.numberValue == 1, echo?["idle"]?.numberValue == 0 { break }
+                #expect(ContinuousClock.now < deadline)
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try bus.startEchoWorker("worker-live", concurrency: 1)
+            try await Task.sleep(for: .milliseconds(300))
+            bus.supervisor.signal("python-stuck", SIGKILL)
+            #expect(try await pending.value == Echo(text: "requeued"))
+            #expect(try await bus.metric("ride_bus_requeued_requests_total") == 1)
+            await client.close()
+        }
+    }
+}

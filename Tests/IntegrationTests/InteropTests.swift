@@ -1,0 +1,74 @@
+import Bus
+import Foundation
+import ServiceKit
+import Testing
+
+/// 7/MDP peers written independently, in Python with pyzmq (interop/mdp.py), against ours — and ours
+/// against theirs. `make test` installs pyzmq; without it these tests fail and say so.
+@Suite(.timeLimit(.minutes(2))) struct InteropTests {
+    static let python = "/usr/bin/env"
+
+    func requirePyzmq() async throws {
+        let check = try await runCommand(Self.python, ["python3", "-c", "import zmq"])
+        guard check.status == 0 else {
+            throw TestFailure("pyzmq is missing: `make test` installs it (python3 -m pip install pyzmq)")
+        }
+    }
+
+    @Test func aPythonClientTalksToOurWorkerThroughRideBus() async throws {
+        try await requirePyzmq()
+        try await withTestBus("py-client") { bus in
+            try bus.startEchoWorker("worker")
+            try await bus.waitForWorkers("echo")
+            let reply = try await runCommand(Self.python, ["python3", Binaries.interopScript, "client", bus.broker, "echo", "echo", #"{"text":"from python"}"#])
+            #expect(reply.status == 0, "\(reply.stderr)")
+            let frames = try JSONCoding.decode([String].self, from: Array(reply.stdout.utf8))
+            #expect(frames == ["200", #"{"text":"from python"}"#])
+            let mmi = try await runCommand(Self.python, ["python3", Binaries.interopScript, "client", bus.broker, "mmi.service", "echo"])
+            #expect(try JSONCoding.decode([String].self, from: Array(mmi.stdout.utf8)) == ["200"])
+            let missing = try await runCommand(Self.python, ["python3", Binaries.interopScript, "client", bus.broker, "mmi.service", "nobody"])
+            #expect(try JSONCoding.decode([String].self, from: Array(missing.stdout.utf8)) == ["404"])
+        }
+    }
+
+    @Test func ourClientTalksToAPythonWorkerThroughRideBus() async throws {
+        try await requirePyzmq()
+        try await withTestBus("py-worker") { bus in
+            try bus.supervisor.start(name: "python-worker", executable: Self.python, arguments: ["python3", "-u", Binaries.interopScript, "worker", bus.broker, "py"])
+            try await bus.waitForWorkers("py")
+            let client = try await bus.client()
+            let reply = try await client.call("py", "lookup", ["id": "42"] as JSONValue, as: JSONValue.self)
+            #expect(reply == ["from": "python", "op": "lookup", "params": ["id": "42"]])
+            await client.close()
+        }
+    }
+
+    @Test func ourClientAndWorkerTalkThroughAPythonBroker() async throws {
+        try await requirePyzmq()
+        let scratch = try makeScratchDirectory("py-broker")
+        let supervisor = ProcessSupervisor(output: .files(directory: scratch))
+        defer { supervisor.killAll() }
+        let endpoint = "tcp://127.0.0.1:\(try FreePort.next())"
+        try supervisor.start(name: "python-broker", executable: Self.python, arguments: ["python3", "-u", Binaries.interopScript, "broker", endpoint])
+        try supervisor.start(name: "worker", executable: Binaries.ridectl, arguments: ["echo-worker", "--broker", endpoint, "--service", "echo", "--concurrency", "2"])
+        var options = MDPClient.Options()
+        options.timeout = .seconds(1)
+        options.attempts = 1
+        let client = try await ServiceClient(broker: endpoint, options: options, logger: testLogger)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while (try? await client.hasWorkers("echo")) != true {
+            #expect(ContinuousClock.now < deadline, "our worker registered with the Python broker")
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        struct Echo: Codable, Equatable { var text: String }
+        for i in 0..<20 {
+            #expect(try await client.call("echo", "echo", Echo(text: "\(i)"), as: Echo.self) == Echo(text: "\(i)"))
+        }
+        // Past one heartbeat cycle the worker is still registered: heartbeats work both ways.
+        try await Task.sleep(for: .seconds(3))
+        #expect(try await client.call("echo", "echo", Echo(text: "later"), as: Echo.self) == Echo(text: "later"))
+        await client.close()
+        await supervisor.stopAll(grace: .seconds(3))
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+}

@@ -1,0 +1,119 @@
+import Bus
+import Foundation
+import ServiceKit
+import Testing
+
+/// `ridectl` against a real bus: what an operator types.
+@Suite(.timeLimit(.minutes(2))) struct RidectlTests {
+    @Test func callPrintsTheReplyAndItsExitStatusSaysHowItWent() async throws {
+        try await withTestBus("call") { bus in
+            try bus.startEchoWorker("worker")
+            try await bus.waitForWorkers("echo")
+            let ok = try await runCommand(Binaries.ridectl, ["call", "echo", "echo", #"{"text":"hi"}"#] + bus.ridectlFlags)
+            #expect(ok.status == 0)
+            #expect(ok.stderr.contains("200 OK"))
+            #expect(try JSONCoding.decode(JSONValue.self, from: Array(ok.stdout.utf8)) == ["text": "hi"])
+
+            let fromStdin = try await runCommand(Binaries.ridectl, ["call", "echo", "echo", "-"] + bus.ridectlFlags, stdin: #"{"text":"piped"}"#)
+            #expect(fromStdin.status == 0)
+            #expect(fromStdin.stdout.contains("piped"))
+
+            let notFound = try await runCommand(Binaries.ridectl, ["call", "echo", "nope"] + bus.ridectlFlags)
+            #expect(notFound.status == 1)
+            #expect(notFound.stderr.contains("404 Not Found"))
+            #expect(notFound.stdout.contains("unknown_op"))
+
+            let invalid = try await runCommand(Binaries.ridectl, ["call", "echo", "echo", #"{"text":5}"#] + bus.ridectlFlags)
+            #expect(invalid.status == 1)
+            #expect(invalid.stdout.contains("text: expected a string"))
+
+            let noWorker = try await runCommand(Binaries.ridectl, ["call", "nobody", "ping", "--timeout-ms", "200", "--attempts", "1"] + bus.ridectlFlags)
+            #expect(noWorker.status == 2)
+            #expect(noWorker.stderr.contains("no reply from service 'nobody'"))
+
+            let badJSON = try await runCommand(Binaries.ridectl, ["call", "echo", "echo", "{oops"] + bus.ridectlFlags)
+            #expect(badJSON.status == 64)
+            #expect(badJSON.stderr.contains("not valid JSON"))
+        }
+    }
+
+    @Test func statusShowsTheBusAndWhichServicesHaveWorkers() async throws {
+        try await withTestBus("status") { bus in
+            try bus.startEchoWorker("worker", service: "users", concurrency: 3)
+            try await bus.waitForWorkers("users")
+            // /health is a snapshot the broker refreshes several times a second.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while try await bus.workerCount("users") < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            let (status, out, _) = try await runCommand(Binaries.ridectl, ["status"] + bus.ridectlFlags)
+            #expect(status == 0)
+            #expect(out.contains("bus: ok"))
+            let users = out.split(separator: "\n").first { $0.hasPrefix("users") }.map(String.init) ?? ""
+            #expect(users.contains("200 up"), "\(out)")
+            #expect(users.split(separator: " ", omittingEmptySubsequences: true)[1] == "3", "three workers: \(users)")
+            #expect(out.split(separator: "\n").first { $0.hasPrefix("orders") }?.contains("404 no workers") == true)
+            let json = try await runCommand(Binaries.ridectl, ["status", "--json"] + bus.ridectlFlags)
+            let report = try JSONCoding.decode(JSONValue.self, from: Array(json.stdout.utf8))
+            #expect(report["bus"] == "ok")
+        }
+        let down = try await runCommand(Binaries.ridectl, ["status", "--bus-http", "http://127.0.0.1:\(try FreePort.next())", "--broker", "tcp://127.0.0.1:\(try FreePort.next())"])
+        #expect(down.status == 1)
+        #expect(down.stdout.contains("bus: down"))
+    }
+
+    @Test func tailPrintsEventsAsLinesOrJSONAndWarnsOfGaps() async throws {
+        try await withTestBus("tail") { bus in
+            let lines = Task { try await runCommand(Binaries.ridectl, ["tail", "demo.", "--count", "3", "--timeout", "30"] + bus.ridectlFlags) }
+            let json = Task { try await runCommand(Binaries.ridectl, ["tail", "--json", "--count", "3", "--timeout", "30"] + bus.ridectlFlags) }
+            // Publish until both tails have subscribed (a publisher can ask the bus who listens).
+            let publisher = try await EventPublisher(endpoint: bus.ingress, source: "demo", logger: testLogger)
+            #expect(await publisher.waitForSubscriber(to: "demo.hello"))
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try await bus.metric("ride_bus_subscription_messages_total") ?? 0 < 2 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try publisher.publish(topic: "demo.hello", type: "demo", data: ["text": "hi there", "n": 1] as JSONValue)
+            // A gap: the publisher skips sequences 2…4, as if they were lost.
+            try publisher.publish(topic: "demo.hello", event: CloudEvent(source: "demo", type: "demo", sequence: 5, data: ["n": 5] as JSONValue))
+            try publisher.publish(topic: "demo.hello", event: CloudEvent(source: "demo", type: "demo", sequence: 6, data: ["n": 6] as JSONValue))
+
+            let text = try await lines.value
+            #expect(text.status == 0, "\(text.stderr)")
+            let printed = text.stdout.split(separator: "\n")
+            try #require(printed.count == 3, "\(text.stdout)\n\(text.stderr)")
+            #expect(printed[0].contains("demo.hello demo#1 n=1 text=\"hi there\""), "\(printed[0])")
+            #expect(!text.stderr.contains("gap"), "tailing demo. does not cover every topic of source demo, so no gap warning")
+
+            let raw = try await json.value
+            #expect(raw.status == 0)
+            let events = try raw.stdout.split(separator: "\n").map { try CloudEvent<JSONValue>.decode(Array($0.utf8)) }
+            #expect(events.map(\.sequence) == [1, 5, 6])
+            #expect(raw.stderr.contains("warning: sequence gap: source demo: expected sequence 2, received 5 (3 missed)"), "\(raw.stderr)")
+            await publisher.close()
+        }
+    }
+
+    @Test func tailReportsMalformedMessagesAndGoesOn() async throws {
+        try await withTestBus("tail-bad") { bus in
+            let tail = Task { try await runCommand(Binaries.ridectl, ["tail", "x.", "--count", "1", "--timeout", "30"] + bus.ridectlFlags) }
+            let publisher = try await EventPublisher(endpoint: bus.ingress, source: "x", logger: testLogger)
+            #expect(await publisher.waitForSubscriber(to: "x.y"))
+            try publisher.publish(topic: "x.y", encodedEvent: Array("this is not json".utf8))
+            try publisher.publish(topic: "x.y", type: "t", data: ["fine": true] as JSONValue)
+            let result = try await tail.value
+            #expect(result.status == 0)
+            #expect(result.stderr.contains("warning: skipped malformed message: topic x.y: invalid event: (event): not valid JSON"), "\(result.stderr)")
+            #expect(result.stdout.contains("fine=true"))
+            await publisher.close()
+        }
+    }
+
+    @Test func publishSaysWhenNobodyListens() async throws {
+        try await withTestBus("publish") { bus in
+            let nobody = try await runCommand(Binaries.ridectl, ["publish", "empty.topic", "--wait-ms", "200", "--pub", bus.ingress])
+            #expect(nobody.status == 1)
+            #expect(nobody.stderr.contains("nobody subscribes to empty.topic"))
+            let bad = try await runCommand(Binaries.ridectl, ["publish", "has space", "--pub", bus.ingress])
+            #expect(bad.status == 64)
+        }
+    }
+}

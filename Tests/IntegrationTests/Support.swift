@@ -1,0 +1,182 @@
+import Bus
+import Foundation
+import Synchronization
+import Logging
+import ServiceKit
+import Testing
+import ZeroMQ
+
+let testLogger: Logger = {
+    var logger = Logger(label: "integration-test")
+    logger.logLevel = .critical
+    return logger
+}()
+
+/// The built executables (`ride-bus`, `ridectl`): `RIDE_BIN_DIR`, else next to the test bundle.
+enum Binaries {
+    static let directory: String = {
+        if let env = ProcessInfo.processInfo.environment["RIDE_BIN_DIR"], !env.isEmpty { return env }
+        var candidate = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            if FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("ride-bus").path) { return candidate.path }
+            candidate = candidate.deletingLastPathComponent()
+        }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug").path
+    }()
+
+    static var rideBus: String { "\(directory)/ride-bus" }
+    static var ridectl: String { "\(directory)/ridectl" }
+    static var interopScript: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("interop/mdp.py").path
+    }
+}
+
+/// A temporary directory for one test's logs and data, removed afterwards unless the test failed.
+func makeScratchDirectory(_ name: String) throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("ride-it-\(name)-\(UUID().uuidString.prefix(8))").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// A real `ride-bus` process on free ports, with its own log directory.
+struct TestBus: Sendable {
+    let supervisor: ProcessSupervisor
+    let scratch: String
+    let pubPort: Int
+    let subPort: Int
+    let brokerPort: Int
+    let httpPort: Int
+
+    var ingress: String { "tcp://127.0.0.1:\(pubPort)" }
+    var egress: String { "tcp://127.0.0.1:\(subPort)" }
+    var broker: String { "tcp://127.0.0.1:\(brokerPort)" }
+    var healthURL: String { "http://127.0.0.1:\(httpPort)/health" }
+    var metricsURL: String { "http://127.0.0.1:\(httpPort)/metrics" }
+
+    /// Flags that point a ridectl command at this bus.
+    var ridectlFlags: [String] { ["--sub", egress, "--broker", broker, "--bus-http", "http://127.0.0.1:\(httpPort)"] }
+
+    var log: String { (try? String(contentsOfFile: supervisor.logPath(of: "bus")!, encoding: .utf8)) ?? "" }
+
+    static func start(_ name: String, extraArguments: [String] = []) async throws -> TestBus {
+        let scratch = try makeScratchDirectory(name)
+        let bus = TestBus(supervisor: ProcessSupervisor(output: .files(directory: scratch)), scratch: scratch,
+                          pubPort: try FreePort.next(), subPort: try FreePort.next(), brokerPort: try FreePort.next(), httpPort: try FreePort.next())
+        try await bus.startProcess(extraArguments: extraArguments)
+        return bus
+    }
+
+    func startProcess(extraArguments: [String] = []) async throws {
+        try supervisor.start(name: "bus", executable: Binaries.rideBus, arguments: [
+            "--pub", "tcp://127.0.0.1:\(pubPort)", "--sub", "tcp://127.0.0.1:\(subPort)", "--broker", "tcp://127.0.0.1:\(brokerPort)",
+            "--http", "127.0.0.1:\(httpPort)", "--log-level", "debug",
+        ] + extraArguments)
+        guard await waitUntilHealthy(healthURL, timeout: .seconds(30)) else {
+            throw TestFailure("ride-bus did not become healthy; log:\n\(log)")
+        }
+    }
+
+    /// Starts `ridectl echo-worker` processes registered as `service`.
+    func startEchoWorker(_ name: String, service: String = "echo", concurrency: Int = 2, heartbeatMilliseconds: Int = 2500) throws {
+        try supervisor.start(name: name, executable: Binaries.ridectl, arguments: [
+            "echo-worker", "--broker", broker, "--service", service, "--concurrency", "\(concurrency)",
+            "--heartbeat-ms", "\(heartbeatMilliseconds)",
+        ])
+    }
+
+    func client(timeout: Duration = .seconds(2), attempts: Int = 1) async throws -> ServiceClient {
+        var options = MDPClient.Options()
+        options.timeout = timeout
+        options.attempts = attempts
+        return try await ServiceClient(broker: broker, options: options, logger: testLogger)
+    }
+
+    /// Asks mmi.service until it answers `expected` (workers registered or gone), up to `timeout`.
+    func waitForWorkers(_ service: String, present expected: Bool = true, timeout: Duration = .seconds(20)) async throws {
+        let client = try await client(timeout: .milliseconds(500))
+        defer { Task { await client.close() } }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if (try? await client.hasWorkers(service)) == expected { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw TestFailure("mmi.service \(service) did not become \(expected ? 200 : 404) within \(timeout)")
+    }
+
+    /// Workers of `service` the bus reports in /health.
+    func workerCount(_ service: String) async throws -> Int {
+        let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(healthURL).body))
+        return Int(health["details"]?["services"]?[service]?["workers"]?.numberValue ?? 0)
+    }
+
+    /// The value of one metric line (`name{labels} value`) from /metrics.
+    func metric(_ line: String) async throws -> Double? {
+        let text = try await HTTPProbe.get(metricsURL).text
+        for row in text.split(separator: "\n") where row.hasPrefix(line + " ") {
+            return Double(row.split(separator: " ").last!)
+        }
+        return nil
+    }
+
+    func stop() async {
+        await supervisor.stopAll(grace: .seconds(5))
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+}
+
+/// Runs `body` with a fresh bus; the bus and everything started beside it is stopped afterwards,
+/// and killed if the body failed.
+func withTestBus(_ name: String, extraArguments: [String] = [], _ body: (TestBus) async throws -> Void) async throws {
+    let bus = try await TestBus.start(name, extraArguments: extraArguments)
+    do {
+        try await body(bus)
+    } catch {
+        bus.supervisor.killAll()
+        throw TestFailure("\(error)\n--- bus log (\(bus.scratch)) ---\n\(bus.log.suffix(4000))")
+    }
+    await bus.stop()
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs a command to completion; returns its exit status, standard output and standard error.
+func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil,
+                timeout: Duration = .seconds(60)) async throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    let input = Pipe()
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try? input.fileHandleForWriting.close()
+    // Blocking reads run on threads of their own: on the cooperative pool (two threads here) two of
+    // them would stall every task of the test process until the child exits.
+    let stdoutData = Mutex(Data())
+    let stderrData = Mutex(Data())
+    let readers = [
+        OwnedThread(name: "stdout-reader") { let data = out.fileHandleForReading.readDataToEndOfFile(); stdoutData.withLock { $0 = data } },
+        OwnedThread(name: "stderr-reader") { let data = err.fileHandleForReading.readDataToEndOfFile(); stderrData.withLock { $0 = data } },
+    ]
+    let deadline = ContinuousClock.now + timeout
+    while process.isRunning {
+        if ContinuousClock.now > deadline {
+            process.interrupt()
+            kill(process.processIdentifier, SIGKILL)
+            throw TestFailure("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
+        }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    for reader in readers { await reader.join() }
+    let (stdout, stderr) = (stdoutData.withLock { $0 }, stderrData.withLock { $0 })
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+}

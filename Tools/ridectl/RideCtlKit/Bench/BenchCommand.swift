@@ -1,0 +1,139 @@
+import ArgumentParser
+import Bus
+import Foundation
+import ServiceKit
+import ZeroMQ
+
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure the platform on this machine and print a table.",
+        subcommands: [BenchBusCommand.self])
+}
+
+struct BenchBusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bus",
+        abstract: "Events through ride-bus vs. libzmq's zmq_proxy, CloudEvents end to end, and 7/MDP latency and throughput.",
+        discussion: """
+            Starts the baseline proxy and ride-bus as real processes on free ports, one after the \
+            other on the same ports, alternating for --rounds rounds (best round counts), then two \
+            echo workers for the request measurements. Prints a table; exits 1 if a target is missed.
+            """)
+
+    @Option(help: "Seconds per event-throughput measurement.") var seconds = 3.0
+    @Option(help: "Rounds of baseline vs. ride-bus.") var rounds = 2
+    @Option(name: .customLong("latency-requests"), help: "Sequential requests for the latency figures.") var latencyRequests = 10_000
+    @Option(help: "Requests for the pipelined throughput figure.") var requests = 200_000
+    @Option(help: "Requests in flight at once when pipelining.") var inflight = 256
+    @Option(name: .customLong("worker-concurrency"), help: "MDP connections per echo worker process.") var workerConcurrency = 32
+    @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding ride-bus and ridectl", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    var binDirectory: String?
+
+    mutating func validate() throws {
+        guard seconds > 0, rounds >= 1, latencyRequests >= 100, requests >= 1000, inflight >= 1, workerConcurrency >= 1 else {
+            throw ValidationError("every count must be positive (latency-requests ≥ 100, requests ≥ 1000)")
+        }
+    }
+
+    func run() async throws {
+        let bin = binaryDirectory(binDirectory)
+        let logs = FileManager.default.temporaryDirectory.appendingPathComponent("ridectl-bench-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
+        let supervisor = ProcessSupervisor(output: .files(directory: logs))
+        let (pub, sub, broker, http) = (try FreePort.next(), try FreePort.next(), try FreePort.next(), try FreePort.next())
+        let ingress = "tcp://127.0.0.1:\(pub)"
+        let egress = "tcp://127.0.0.1:\(sub)"
+        let brokerEndpoint = "tcp://127.0.0.1:\(broker)"
+        let me = "\(bin)/ridectl"
+        let busArguments = ["--pub", ingress, "--sub", egress, "--broker", brokerEndpoint, "--http", "127.0.0.1:\(http)", "--log-level", "warning"]
+        Output.err("ridectl bench bus: logs of the processes in \(logs)/\n")
+
+        var table = BenchTable(title: "ridectl bench bus — \(ProcessInfo.processInfo.activeProcessorCount) cores, libzmq \(Context.libraryVersion), 200-byte events, \(seconds) s per run, best of \(rounds)")
+        do {
+            // 1. Raw events: the C proxy and ride-bus, alternating on the same ports.
+            var baseline = 0.0
+            var ours = 0.0
+            for round in 1...rounds {
+                Output.err("round \(round)/\(rounds): zmq_proxy…\n")
+                try supervisor.start(name: "zmq_proxy", executable: me, arguments: ["bench-proxy", "--pub", ingress, "--sub", egress])
+                baseline = max(baseline, try RawEventLoad.measure(ingress: ingress, egress: egress, seconds: seconds))
+                await supervisor.stop("zmq_proxy")
+                Output.err("round \(round)/\(rounds): ride-bus…\n")
+                try supervisor.start(name: "ride-bus", executable: "\(bin)/ride-bus", arguments: busArguments)
+                guard await waitUntilHealthy("http://127.0.0.1:\(http)/health", timeout: .seconds(20)) else {
+                    throw ConfigurationError("ride-bus did not become healthy; see \(logs)/ride-bus.log")
+                }
+                ours = max(ours, try RawEventLoad.measure(ingress: ingress, egress: egress, seconds: seconds))
+                if round < rounds { await supervisor.stop("ride-bus") }
+            }
+            let ratio = ours / baseline
+            table.add("raw events, libzmq zmq_proxy (C baseline)", BenchTable.rate(baseline, "msg/s"), "")
+            table.add("raw events, ride-bus", BenchTable.rate(ours, "msg/s"),
+                      "≥ 90% of baseline: \(String(format: "%.1f", ratio * 100))%", met: ratio >= 0.9)
+
+            // 2. CloudEvents JSON, publisher to subscriber through ride-bus.
+            Output.err("CloudEvents end to end…\n")
+            let cloudEvents = try await CloudEventLoad.measure(ingress: ingress, egress: egress, seconds: seconds)
+            table.add("CloudEvents JSON end to end (encode → bus → decode)", BenchTable.rate(cloudEvents, "events/s"), "reported")
+
+            // 3. Requests through the broker to two echo workers.
+            for index in 1...2 {
+                try supervisor.start(name: "worker-\(index)", executable: me,
+                                     arguments: ["echo-worker", "--broker", brokerEndpoint, "--concurrency", "\(workerConcurrency)"])
+            }
+            try await RequestLoad.waitForWorkers(healthURL: "http://127.0.0.1:\(http)/health", service: "bench-echo", count: 2 * workerConcurrency)
+            Output.err("MDP latency (\(latencyRequests) sequential requests)…\n")
+            let latency = try await RequestLoad.latency(broker: brokerEndpoint, requests: latencyRequests)
+            table.add("MDP one client, p50", BenchTable.micros(latency.value(50)), "≤ 250 µs", met: latency.value(50) <= 250)
+            table.add("MDP one client, p99", BenchTable.micros(latency.value(99)), "≤ 1 ms", met: latency.value(99) <= 1000)
+            table.add("MDP one client, p99.9 / max", "\(BenchTable.micros(latency.value(99.9))) / \(BenchTable.micros(latency.largest))", "reported")
+            Output.err("MDP pipelined (\(requests) requests, \(inflight) in flight)…\n")
+            let throughput = try await RequestLoad.throughput(broker: brokerEndpoint, requests: requests, inflight: inflight)
+            table.add("MDP pipelined, 2 workers × \(workerConcurrency) connections", BenchTable.rate(throughput, "req/s"), "≥ 50 000 req/s", met: throughput >= 50_000)
+        } catch {
+            await supervisor.stopAll()
+            throw error
+        }
+        await supervisor.stopAll()
+        Output.out(table.render())
+        if !table.allMet { throw ExitCode(1) }
+    }
+}
+
+/// The benchmark's printed table.
+struct BenchTable {
+    let title: String
+    private var rows: [(String, String, String, Bool?)] = []
+
+    init(title: String) { self.title = title }
+
+    mutating func add(_ measure: String, _ result: String, _ target: String, met: Bool? = nil) {
+        rows.append((measure, result, target, met))
+    }
+
+    var allMet: Bool { rows.allSatisfy { $0.3 != false } }
+
+    func render() -> String {
+        let w0 = max(7, rows.map(\.0.count).max() ?? 0)
+        let w1 = max(6, rows.map(\.1.count).max() ?? 0)
+        var text = "\n\(title)\n\n"
+        text += "measure".padding(toLength: w0, withPad: " ", startingAt: 0) + "  " + "result".padding(toLength: w1, withPad: " ", startingAt: 0) + "  target\n"
+        text += String(repeating: "-", count: w0) + "  " + String(repeating: "-", count: w1) + "  " + String(repeating: "-", count: 30) + "\n"
+        for (measure, result, target, met) in rows {
+            let mark = met.map { $0 ? "  ✔" : "  ✘ MISSED" } ?? ""
+            text += measure.padding(toLength: w0, withPad: " ", startingAt: 0) + "  " + result.padding(toLength: w1, withPad: " ", startingAt: 0) + "  " + target + mark + "\n"
+        }
+        return text + "\n"
+    }
+
+    static func rate(_ value: Double, _ unit: String) -> String {
+        if value >= 1_000_000 { return String(format: "%.2f M %@", value / 1_000_000, unit) }
+        if value >= 1000 { return String(format: "%.1f k %@", value / 1000, unit) }
+        return String(format: "%.0f %@", value, unit)
+    }
+
+    static func micros(_ value: Double) -> String {
+        value >= 1000 ? String(format: "%.2f ms", value / 1000) : String(format: "%.0f µs", value)
+    }
+}

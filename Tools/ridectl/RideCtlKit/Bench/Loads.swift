@@ -1,0 +1,210 @@
+import Bus
+import Foundation
+import ServiceKit
+import Synchronization
+import ZeroMQ
+
+/// 200-byte events from a PUB thread to a SUB thread through whatever forwards between `ingress`
+/// and `egress`; returns messages per second received. Each side has its own libzmq context (one
+/// I/O thread each), as separate processes would.
+enum RawEventLoad {
+    static let payload = Frame(repeating: UInt8(ascii: "x"), count: 200)
+
+    static func measure(ingress: String, egress: String, seconds: Double) throws -> Double {
+        let subscriberReady = StopFlag()
+        let done = StopFlag()
+        let result = Mutex<(count: UInt64, elapsed: Double)>((0, 0))
+        let failure = Mutex<String?>(nil)
+
+        let receiver = OwnedThread(name: "bench-sub") {
+            do {
+                let context = try Context()
+                let socket = try Socket(.sub, context: context)
+                try socket.setReceiveHighWaterMark(100_000)
+                try socket.setReceiveTimeout(milliseconds: 100)
+                try socket.subscribe("bench.")
+                try socket.connect(egress)
+                let waitUntil = MonotonicClock.milliseconds() + 15_000
+                let dataTopic = Frame(frame: "bench.data")
+                var started: UInt64 = 0
+                var count: UInt64 = 0
+                let window = UInt64(seconds * 1_000_000_000)
+                while started > 0 || MonotonicClock.milliseconds() < waitUntil {
+                    guard let frames = try? socket.receive() else { continue }
+                    if started == 0 {
+                        subscriberReady.request()
+                        if frames[0] == dataTopic { started = MonotonicClock.nanoseconds() }
+                        continue
+                    }
+                    count += 1
+                    if count & 1023 == 0, MonotonicClock.nanoseconds() - started >= window { break }
+                }
+                let elapsed = started == 0 ? 0 : Double(MonotonicClock.nanoseconds() - started) / 1e9
+                result.withLock { $0 = (count, elapsed) }
+                socket.close()
+                context.terminate()
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+            }
+            done.request()
+        }
+        let sender = OwnedThread(name: "bench-pub") {
+            do {
+                let context = try Context()
+                let socket = try Socket(.pub, context: context)
+                try socket.setSendHighWaterMark(100_000)
+                try socket.setNoDrop(true)
+                try socket.setSendTimeout(milliseconds: 100)
+                try socket.connect(ingress)
+                let probe = Frame(frame: "bench.probe")
+                while !subscriberReady.isRequested && !done.isRequested {
+                    _ = try? socket.send(message: [probe, payload], dontWait: true)
+                    usleep(5_000)
+                }
+                let topic = Frame(frame: "bench.data")
+                while !done.isRequested {
+                    for _ in 0..<256 {
+                        do {
+                            try socket.send(topic, more: true)
+                            try socket.send(payload)
+                        } catch { break }
+                    }
+                }
+                socket.close()
+                context.terminate()
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+                done.request()
+            }
+        }
+        receiver.joinBlocking()
+        sender.joinBlocking()
+        if let failure = failure.withLock({ $0 }) { throw ConfigurationError("raw event load failed: \(failure)") }
+        let (count, elapsed) = result.withLock { $0 }
+        guard elapsed > 0 else { throw ConfigurationError("no events arrived through \(ingress) → \(egress) within 15 s") }
+        return Double(count) / elapsed
+    }
+}
+
+/// Typed events through `EventPublisher` → bus → `EventSubscriber` (JSON encode and strict decode included).
+enum CloudEventLoad {
+    struct Location: Codable, Sendable {
+        var deviceID: String
+        var latitude: Double
+        var longitude: Double
+        var speed: Double
+        enum CodingKeys: String, CodingKey {
+            case deviceID = "device_id"
+            case latitude, longitude, speed
+        }
+    }
+
+    static func measure(ingress: String, egress: String, seconds: Double) async throws -> Double {
+        let logger = CLILogging.logger
+        let subscriber = try await EventSubscriber<Location>(endpoint: egress, prefixes: ["bench.ce."], logger: logger)
+        let publisher = try await EventPublisher(endpoint: ingress, source: "bench", logger: logger)
+        let stop = StopFlag()
+        let sample = Location(deviceID: "2744A672-D4A9-36E7-BC89-FDAA704114A8", latitude: 47.835903, longitude: 35.11459362, speed: 12.5)
+        let producing = Task.detached {
+            while !stop.isRequested {
+                for _ in 0..<512 {
+                    _ = try? publisher.publish(topic: "bench.ce.location", type: "device.location", data: sample)
+                }
+                // Keep the publisher's queue short: this measures flow, not how much can be buffered.
+                while publisher.counts.published + 50_000 < publisher.nextSequence, !stop.isRequested {
+                    try? await Task.sleep(for: .microseconds(200))
+                }
+                await Task.yield()
+            }
+        }
+        var count = 0
+        var started: ContinuousClock.Instant?
+        var elapsed = Duration.zero
+        let window = Duration.milliseconds(Int(seconds * 1000))
+        let giveUp = ContinuousClock.now + .seconds(15)
+        loop: for await batch in subscriber.deliveries {
+            for delivery in batch {
+                guard case .event = delivery else { continue }
+                if started == nil {
+                    started = .now
+                    continue
+                }
+                count += 1
+            }
+            if let started {
+                elapsed = ContinuousClock.now - started
+                if elapsed >= window { break loop }
+            } else if ContinuousClock.now > giveUp {
+                break loop
+            }
+        }
+        stop.request()
+        _ = await producing.result
+        await publisher.close()
+        await subscriber.close()
+        guard started != nil else { throw ConfigurationError("no CloudEvents arrived within 15 s") }
+        return Double(count) / (Double(elapsed.milliseconds) / 1000)
+    }
+}
+
+/// Requests through the broker to the echo workers.
+enum RequestLoad {
+    struct Echo: Codable, Sendable { var text: String }
+
+    static func waitForWorkers(healthURL: String, service: String, count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if let response = try? await HTTPProbe.get(healthURL),
+               let health = try? JSONCoding.decode(JSONValue.self, from: Array(response.body)),
+               let workers = health["details"]?["services"]?[service]?["workers"]?.numberValue, Int(workers) >= count {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw ConfigurationError("the echo workers did not register within 20 s")
+    }
+
+    /// Microseconds per request, one at a time.
+    static func latency(broker: String, requests: Int) async throws -> Percentiles {
+        let client = try await ServiceClient(broker: broker, logger: CLILogging.logger)
+        let params = try JSONCoding.encode(Echo(text: "hello"))
+        for _ in 0..<200 { _ = try await client.callRaw("bench-echo", "echo", json: params) }
+        var samples: [Double] = []
+        samples.reserveCapacity(requests)
+        for _ in 0..<requests {
+            let start = MonotonicClock.nanoseconds()
+            let reply = try await client.callRaw("bench-echo", "echo", json: params)
+            samples.append(Double(MonotonicClock.nanoseconds() - start) / 1000)
+            guard reply.status == 200 else { throw ConfigurationError("echo failed: \(reply.status)") }
+        }
+        await client.close()
+        return Percentiles(samples)
+    }
+
+    /// Requests per second with `inflight` outstanding at all times.
+    static func throughput(broker: String, requests: Int, inflight: Int) async throws -> Double {
+        var options = MDPClient.Options()
+        options.maxLanes = inflight
+        options.timeout = .seconds(10)
+        let client = try await ServiceClient(broker: broker, options: options, logger: CLILogging.logger)
+        let params = try JSONCoding.encode(Echo(text: "hello"))
+        let start = MonotonicClock.nanoseconds()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var started = 0
+            func launch() {
+                started += 1
+                group.addTask {
+                    let reply = try await client.callRaw("bench-echo", "echo", json: params)
+                    if reply.status != 200 { throw ConfigurationError("echo failed: \(reply.status)") }
+                }
+            }
+            for _ in 0..<min(inflight, requests) { launch() }
+            while try await group.next() != nil {
+                if started < requests { launch() }
+            }
+        }
+        let seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
+        await client.close()
+        return Double(requests) / seconds
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Bus
+import Foundation
+import Logging
+import ServiceKit
+
+/// `ridectl`: the operator's and developer's command line.
+public struct RideCtl: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "ridectl",
+        abstract: "Operate the ridesharing platform: start it, watch its events, call its services, benchmark it.",
+        subcommands: [UpCommand.self, StatusCommand.self, TailCommand.self, CallCommand.self, PublishCommand.self, BenchCommand.self, BenchProxyCommand.self, EchoWorkerCommand.self])
+
+    public init() {}
+}
+
+/// Where the bus is. Flags win over environment variables, which win over the local defaults.
+struct BusAddresses: ParsableArguments {
+    @Option(name: .customLong("sub"), help: helpWithEnv("Event egress to subscribe to", env: BusContract.subscribeEnvironment, default: BusContract.subscribeEndpoint))
+    var sub: String?
+
+    @Option(name: .customLong("broker"), help: helpWithEnv("7/MDP broker to send requests to", env: BusContract.brokerEnvironment, default: BusContract.brokerEndpoint))
+    var broker: String?
+
+    @Option(name: .customLong("bus-http"), help: helpWithEnv("The bus's health/metrics URL", env: "RIDE_BUS_HTTP", default: "http://127.0.0.1:9100"))
+    var busHTTP: String?
+
+    func subscribeEndpoint() throws -> String {
+        try EndpointSyntax.validate(Setting.resolve(sub, flag: "sub", env: BusContract.subscribeEnvironment, default: BusContract.subscribeEndpoint), name: "event egress", forBinding: false)
+    }
+
+    func brokerEndpoint() throws -> String {
+        try EndpointSyntax.validate(Setting.resolve(broker, flag: "broker", env: BusContract.brokerEnvironment, default: BusContract.brokerEndpoint), name: "broker", forBinding: false)
+    }
+
+    func busHealthURL() -> String {
+        Setting.resolve(busHTTP, flag: "bus-http", env: "RIDE_BUS_HTTP", default: "http://127.0.0.1:9100").value
+    }
+}
+
+/// ridectl's own log lines (library warnings) go to standard error, text, warnings and worse.
+enum CLILogging {
+    static let logger: Logger = {
+        let level = ProcessInfo.processInfo.environment["RIDE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        return RideLogging.bootstrap(label: "ridectl", format: .text, level: level)
+    }()
+}
+
+/// Writes without stdio buffering, so lines reach a pipe (`| jq`, `| grep`) as they happen.
+enum Output {
+    static func out(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+    static func err(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+    static var stdoutIsTerminal: Bool { ANSI.isTerminal(fileDescriptor: 1) }
+    static var stderrIsTerminal: Bool { ANSI.isTerminal(fileDescriptor: 2) }
+    static var terminalWidth: Int {
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 20 { return columns }
+        var size = winsize()
+        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 { return Int(size.ws_col) }
+        return 160
+    }
+}
+
+extension ConfigurationError {
+    var validation: ValidationError { ValidationError(message) }
+}
+
+/// Runs `body`, turning a `ConfigurationError` into ArgumentParser's usage error (exit 64).
+func withValidation<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as ConfigurationError { throw error.validation }
+}

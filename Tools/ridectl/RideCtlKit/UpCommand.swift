@@ -1,0 +1,79 @@
+import ArgumentParser
+import Bus
+import Foundation
+import ServiceKit
+import UnixSignals
+
+struct UpCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "up",
+        abstract: "Start the whole platform on this machine, as local processes, until Ctrl-C.",
+        discussion: """
+            Starts the bus and every service with embedded defaults (SQLite files under --data-dir), \
+            prefixes and colours their logs, and waits for each one's /health before starting the next. \
+            A process that exits on its own is never restarted silently: ridectl up says which one, \
+            stops the rest and exits with status 1. Ctrl-C (SIGINT) or SIGTERM stops everything cleanly.
+            """)
+
+    @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding the ride-* executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    var binDirectory: String?
+
+    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory for the services' SQLite files", env: "RIDE_DATA_DIR", default: "./.data"))
+    var dataDirectory: String?
+
+    func run() async throws {
+        let bin = binaryDirectory(binDirectory)
+        let data = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let colored = Output.stdoutIsTerminal
+        let supervisor = ProcessSupervisor(output: .prefixed(colored: colored))
+        let processes = Platform.processes(binDirectory: bin, dataDirectory: data)
+
+        for process in processes {
+            do {
+                try supervisor.start(name: process.name, executable: process.executable, arguments: process.arguments,
+                                     environment: ["RIDE_DATA_DIR": data])
+            } catch {
+                Output.err("ridectl up: cannot start \(process.name): \(error)\n")
+                await supervisor.stopAll()
+                throw ExitCode(1)
+            }
+            guard await waitUntilHealthy(process.healthURL, timeout: .seconds(30)) else {
+                Output.err("ridectl up: \(process.name) did not become healthy at \(process.healthURL) within 30 s; stopping\n")
+                await supervisor.stopAll()
+                throw ExitCode(1)
+            }
+        }
+        let banner = """
+
+            The platform is up: \(processes.map(\.name).joined(separator: ", ")).
+              ridectl status          which services have workers
+              ridectl tail            every event on the bus (ridectl tail order. for orders)
+              ridectl call SVC OP     one request through the broker
+            Ctrl-C stops everything.
+
+
+            """
+        Output.out(colored ? ANSI.bold(banner) : banner)
+
+        // Whichever comes first: a signal (stop cleanly) or a process exiting on its own (stop, exit 1).
+        let (events, continuation) = AsyncStream<String>.makeStream()
+        Task {
+            for await signal in signals { continuation.yield("signal \(signal)") }
+        }
+        Task {
+            let exit = await supervisor.nextExit()
+            if !exit.expected { continuation.yield("!\(exit.name) exited with status \(exit.status)") }
+        }
+        var iterator = events.makeAsyncIterator()
+        if let first = await iterator.next(), first.hasPrefix("!") {
+            Output.err("ridectl up: \(first.dropFirst()); stopping the platform (nothing is restarted silently)\n")
+            await supervisor.stopAll()
+            throw ExitCode(1)
+        }
+        Output.out("ridectl up: stopping \(supervisor.runningNames.joined(separator: ", "))…\n")
+        await supervisor.stopAll()
+        Output.out("ridectl up: stopped\n")
+    }
+}
