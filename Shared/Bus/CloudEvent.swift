@@ -111,7 +111,7 @@ extension CloudEvent where Payload: Decodable {
     /// Decodes and checks one event. Every failure is an `EnvelopeError` naming the field.
     public static func decode(_ bytes: [UInt8]) throws(EnvelopeError) -> CloudEvent<Payload> {
         do {
-            return try JSONCoding.decoder().decode(CloudEvent<Payload>.self, from: Data(bytes))
+            return try JSONCoding.decode(CloudEvent<Payload>.self, from: bytes)
         } catch let error as EnvelopeError {
             throw error
         } catch let error as DecodingError {

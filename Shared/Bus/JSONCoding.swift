@@ -28,14 +28,19 @@ public enum JSONCoding {
         return decoder
     }
 
+    // Shared coders for the hot paths: JSONEncoder/JSONDecoder are Sendable and safe to use from
+    // several threads at once; making one per call costs more than the call on small messages.
+    private static let sharedEncoder = encoder()
+    private static let sharedDecoder = decoder()
+
     /// `value` as compact JSON bytes.
     public static func encode(_ value: some Encodable) throws -> [UInt8] {
-        Array(try encoder().encode(value))
+        Array(try sharedEncoder.encode(value))
     }
 
     /// Decodes `T` from JSON bytes; the error names the offending field (see `describe(_:)`).
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        try decoder().decode(T.self, from: Data(bytes))
+        try sharedDecoder.decode(T.self, from: Data(bytes))
     }
 
     /// A one-line explanation of a decoding failure that names the field, e.g.

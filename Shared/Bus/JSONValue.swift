@@ -32,12 +32,12 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Decodes this value as `T`, with the same error paths as decoding it from text.
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
-        try JSONCoding.decoder().decode(T.self, from: JSONCoding.encoder().encode(self))
+        try JSONCoding.decode(T.self, from: JSONCoding.encode(self))
     }
 
     /// The JSON form of any encodable value.
     public init(encoding value: some Encodable) throws {
-        self = try JSONCoding.decoder().decode(JSONValue.self, from: JSONCoding.encoder().encode(value))
+        self = try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(value))
     }
 }
 

@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import ZeroMQ
 
 /// Free TCP ports on 127.0.0.1, for tests and benchmarks that start real processes side by side.
 ///
@@ -23,9 +22,18 @@ public enum FreePort {
         throw ConfigurationError("no free TCP port in \(range)")
     }
 
+    /// Probed with a plain POSIX socket, bound on every address: a libzmq socket would release the
+    /// port only later, when its reaper thread gets to it, so the caller's bind could still fail.
     private static func isFree(_ port: Int) -> Bool {
-        guard let socket = try? Socket(.router) else { return false }
-        defer { socket.close() }
-        return (try? socket.bind("tcp://127.0.0.1:\(port)")) != nil
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = INADDR_ANY
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
     }
 }

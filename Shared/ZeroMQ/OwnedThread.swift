@@ -1,3 +1,4 @@
+import CZeroMQ
 import Foundation
 import Synchronization
 
@@ -14,6 +15,9 @@ public final class OwnedThread: Sendable {
         self.name = name
         let completion = self.completion
         let thread = Thread {
+            // Name the OS thread (Linux: at most 15 bytes), so `top -H`, perf and gdb say whose it is;
+            // otherwise it inherits the name of whichever pool thread created it.
+            ride_name_current_thread(String(name.utf8.prefix(15))!)
             body()
             completion.finish()
         }

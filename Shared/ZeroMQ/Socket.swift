@@ -145,10 +145,6 @@ public final class Socket {
         }
     }
 
-    /// Whether a message can be received right now without blocking.
-    public var hasMessage: Bool {
-        (try? int32Option(ZMQ_EVENTS, name: "ZMQ_EVENTS")).map { $0 & Int32(ZMQ_POLLIN) != 0 } ?? false
-    }
 }
 
 extension Socket {

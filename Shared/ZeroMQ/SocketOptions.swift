@@ -51,6 +51,20 @@ extension Socket {
     /// How long a blocking receive waits before failing with EAGAIN (-1 = for ever).
     public func setReceiveTimeout(milliseconds: Int32) throws { try set(ZMQ_RCVTIMEO, milliseconds, name: "ZMQ_RCVTIMEO") }
 
+    /// The descriptor libzmq signals when this socket's events may have changed (ZMQ_FD). It is
+    /// edge-triggered: after it fires, read `pendingEvents` and receive until nothing is left.
+    /// Polling it with plain poll(2) touches no libzmq state, so another thread may do that while
+    /// the socket is in use under a lock.
+    public var signalDescriptor: Int32 {
+        get throws { try int32Option(ZMQ_FD, name: "ZMQ_FD") }
+    }
+
+    /// Whether a message can be received now (ZMQ_EVENTS has ZMQ_POLLIN). Also re-arms the
+    /// `signalDescriptor` edge.
+    public var canReceive: Bool {
+        get throws { try int32Option(ZMQ_EVENTS, name: "ZMQ_EVENTS") & Int32(ZMQ_POLLIN) != 0 }
+    }
+
     // MARK: Raw access
 
     public func set(_ option: Int32, _ value: Int32, name: String) throws {

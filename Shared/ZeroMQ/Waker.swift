@@ -8,12 +8,15 @@ import Synchronization
 /// Wakes a socket-owning thread that is blocked in `zmq_poll`, from any thread.
 ///
 /// A non-blocking pipe whose read end the owner polls next to its sockets. `isPending` keeps a burst of
-/// wakes down to one write: only the first wake after a drain touches the pipe.
+/// wakes down to one write: only the first wake after a drain touches the pipe. A wake from the owner
+/// thread itself is a no-op (once `claimOwnership()` was called): it is awake, and checks its queues
+/// before it sleeps.
 public final class Waker: Sendable {
     /// Poll this descriptor (`Poller.add(fileDescriptor:)`).
     public let fileDescriptor: Int32
     private let writeEnd: Int32
     private let isPending = Atomic<Bool>(false)
+    private let owner = Atomic<UInt>(0)
 
     public init() {
         var fds: [Int32] = [0, 0]
@@ -32,8 +35,27 @@ public final class Waker: Sendable {
         close(writeEnd)
     }
 
+    /// Records the calling thread as the owner: its own wakes are skipped from now on. The owner
+    /// must check its queues before every poll that could block.
+    public func claimOwnership() {
+        owner.store(Self.currentThreadID(), ordering: .releasing)
+    }
+
+    private var calledByOwner: Bool {
+        owner.load(ordering: .acquiring) == Self.currentThreadID()
+    }
+
+    private static func currentThreadID() -> UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
+    }
+
     /// Makes the owner's next (or current) poll return. Safe from any thread, cheap when repeated.
     public func wake() {
+        if calledByOwner { return }
         guard !isPending.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var byte: UInt8 = 1
         _ = write(writeEnd, &byte, 1)
@@ -65,6 +87,9 @@ public final class Mailbox<Item: Sendable>: Sendable {
         items.withLock { $0.append(contentsOf: newItems) }
         waker.wake()
     }
+
+    /// Whether nothing is queued (the owner then may block in its poll).
+    public var isEmpty: Bool { items.withLock { $0.isEmpty } }
 
     /// Everything queued so far, oldest first. The waker is drained first, so an item posted while we
     /// take is either taken now or wakes the owner again: no wake-up is ever lost.

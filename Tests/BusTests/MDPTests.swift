@@ -214,7 +214,9 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
         #expect(try ServiceRequest(frames: [f("get"), f(#"{"id":1}"#)]) == ServiceRequest(op: "get", json: Array(#"{"id":1}"#.utf8)))
         #expect(try ServiceRequest(frames: [f("ping")]).json == Array("{}".utf8))
         #expect(throws: ServiceError.self) { try ServiceRequest(frames: []) }
-        #expect(throws: ServiceError.self) { try ServiceRequest(frames: [f("a"), f("b"), f("c")]) }
+        #expect(try ServiceRequest(frames: [f("get"), f("{}"), f("42")]).requestID == f("42"), "an optional request id frame")
+        #expect(try ServiceRequest(frames: [f("get"), f("{}"), f("42")]).frames == [f("get"), f("{}"), f("42")])
+        #expect(throws: ServiceError.self) { try ServiceRequest(frames: [f("a"), f("b"), f("c"), f("d")]) }
         #expect(throws: ServiceError.self) { try ServiceRequest(frames: [[]]) }
     }
 

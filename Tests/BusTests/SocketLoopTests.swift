@@ -87,10 +87,31 @@ func withBrokerAndWorker(
             let crashed = try await client.callRaw("echo", "crash", json: Array("{}".utf8))
             #expect(crashed.status == 500)
             #expect(crashed.serviceError?.code == "internal")
-            let threeFrames = try await client.mdp.request(service: "echo", body: [Frame(frame: "echo"), [], []])
-            #expect(try ServiceReply(frames: threeFrames).status == 400)
+            let fourFrames = try await client.mdp.request(service: "echo", body: [Frame(frame: "echo"), [], [], []])
+            #expect(try ServiceReply(frames: fourFrames).status == 400)
+            // A request id frame is echoed as the reply's last frame.
+            let withID = try await client.mdp.request(service: "echo", body: [Frame(frame: "echo"), Array(#"{"text":"x"}"#.utf8), Frame(frame: "77")])
+            #expect(withID.count == 3)
+            #expect(withID.last == Frame(frame: "77"))
             // And the worker still serves.
             #expect(try await client.call("echo", "echo", EchoParams(text: "ok"), as: String.self) == "ok")
+        }
+    }
+
+    @Test func aServiceThatEchoesRequestIDsIsMultiplexedOnOneSocket() async throws {
+        try await withBrokerAndWorker(concurrency: 8) { client, _ in
+            // The first request probes; after it, every request shares one connection. Replies that
+            // arrive in any order still reach their own caller.
+            _ = try await client.call("echo", "echo", EchoParams(text: "probe"), as: String.self)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<500 {
+                    group.addTask {
+                        let text = try await client.call("echo", "echo", EchoParams(text: "\(i)."), as: String.self)
+                        #expect(text == "\(i).")
+                    }
+                }
+                try await group.waitForAll()
+            }
         }
     }
 

@@ -38,8 +38,7 @@ import Testing
             #expect(events.map(\.event.sequence) == Array(1...10_000).map(UInt64.init))
             #expect(events.first?.sequence == .first)
             #expect(events.dropFirst().allSatisfy { $0.sequence == .next }, "no gap, no duplicate")
-            let forwarded = try await bus.metric("ride_bus_events_forwarded_total") ?? 0
-            #expect(forwarded >= 10_000)
+            #expect(try await bus.waitForMetric("ride_bus_events_forwarded_total", atLeast: 10_000) >= 10_000)
             await publisher.close()
             await subscriber.close()
         }

@@ -64,8 +64,8 @@ import ZeroMQ
             if case .event(let event)? = batch?.first { #expect(event.event.data["ok"] == true) } else { Issue.record("no event after the abuse") }
             await publisher.close()
             await subscriber.close()
-            #expect(try await bus.metric("ride_bus_rejected_messages_total{socket=\"broker\"}") ?? 0 >= 10)
-            #expect(try await bus.metric("ride_bus_rejected_messages_total{socket=\"egress\"}") ?? 0 >= 1)
+            #expect(try await bus.waitForMetric("ride_bus_rejected_messages_total{socket=\"broker\"}", atLeast: 10) >= 10)
+            #expect(try await bus.waitForMetric("ride_bus_rejected_messages_total{socket=\"egress\"}", atLeast: 1) >= 1)
             #expect(bus.supervisor.isRunning("bus"))
             #expect(bus.log.contains("rejected message"), "bad input is logged")
         }

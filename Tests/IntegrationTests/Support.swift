@@ -119,6 +119,18 @@ struct TestBus: Sendable {
         return nil
     }
 
+    /// Waits until a metric reaches `value` (the bus refreshes its counts several times a second).
+    func waitForMetric(_ line: String, atLeast value: Double, timeout: Duration = .seconds(5)) async throws -> Double {
+        let deadline = ContinuousClock.now + timeout
+        var last = 0.0
+        while ContinuousClock.now < deadline {
+            last = try await metric(line) ?? 0
+            if last >= value { return last }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return last
+    }
+
     func stop() async {
         await supervisor.stopAll(grace: .seconds(5))
         try? FileManager.default.removeItem(atPath: scratch)

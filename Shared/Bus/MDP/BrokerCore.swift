@@ -230,18 +230,22 @@ public struct BrokerCore {
         out.append(BrokerOutgoing(to: client, frames: MDP.clientReply(service: Frame(frame: service), body: [Frame(frame: code)])))
     }
 
+    // Per-service state is always mutated in place (`services[name, default:]`): copying a
+    // ServiceState out and back would clone its queue on every request (copy-on-write).
     private mutating func enqueue(_ request: Request, for service: String, now: Int64, into out: inout [BrokerOutgoing]) {
-        var state = services[service, default: ServiceState()]
-        state.requests += 1
-        guard state.queue.count < configuration.maxQueuedPerService else {
-            services[service] = state
+        let maxQueued = configuration.maxQueuedPerService
+        let queued = { (state: inout ServiceState) -> Int? in
+            state.requests += 1
+            guard state.queue.count < maxQueued else { return state.queue.count }
+            state.queue.append(request)
+            return nil
+        }(&services[service, default: ServiceState()])
+        if let queued {
             counters.rejected += 1
             out.append(errorReply(to: request, status: 503, code: "queue_full",
-                                  message: "service '\(service)' has \(state.queue.count) requests waiting; try again later"))
+                                  message: "service '\(service)' has \(queued) requests waiting; try again later"))
             return
         }
-        state.queue.append(request)
-        services[service] = state
         dispatch(service, into: &out)
     }
 
@@ -252,14 +256,20 @@ public struct BrokerCore {
 
     /// Pairs waiting requests with idle workers, oldest with longest idle.
     private mutating func dispatch(_ service: String, into out: inout [BrokerOutgoing]) {
-        guard var state = services[service] else { return }
-        while !state.queue.isEmpty, let identity = state.idle.popFirst() {
-            guard workers[identity] != nil else { continue }
-            let request = state.queue.removeFirst()
-            workers[identity]!.inFlight = request
-            out.append(BrokerOutgoing(to: identity, frames: MDP.request(client: request.client, body: request.body)))
+        while let next = Self.pair(&services[service, default: ServiceState()]) {
+            guard workers[next.worker] != nil else {
+                services[service]!.queue.prepend(next.request)
+                continue
+            }
+            workers[next.worker]!.inFlight = next.request
+            out.append(BrokerOutgoing(to: next.worker, frames: MDP.request(client: next.request.client, body: next.request.body)))
         }
-        services[service] = state
+    }
+
+    /// The oldest waiting request and the longest-idle worker, if there are both.
+    private static func pair(_ state: inout ServiceState) -> (request: Request, worker: Frame)? {
+        guard !state.queue.isEmpty, let worker = state.idle.popFirst() else { return nil }
+        return (state.queue.removeFirst(), worker)
     }
 
     private mutating func deleteWorker(_ identity: Frame, now: Int64, notify: Bool, into out: inout [BrokerOutgoing]) {
@@ -267,24 +277,22 @@ public struct BrokerCore {
             out.append(BrokerOutgoing(to: identity, frames: MDP.disconnect))
         }
         guard let worker = workers.removeValue(forKey: identity) else { return }
-        var state = services[worker.service] ?? ServiceState()
-        state.workers.remove(identity)
-        if let index = state.idle.firstIndex(of: identity) {
-            state.idle.remove(at: index)
+        services[worker.service, default: ServiceState()].workers.remove(identity)
+        if let index = services[worker.service]!.idle.firstIndex(of: identity) {
+            services[worker.service]!.idle.remove(at: index)
         }
         if var request = worker.inFlight {
             if request.requeues < configuration.maxRequeues {
                 request.requeues += 1
                 counters.requeued += 1
                 notices.append(.requestRequeued(service: worker.service))
-                state.queue.prepend(request)
+                services[worker.service]!.queue.prepend(request)
             } else {
                 counters.rejected += 1
                 out.append(errorReply(to: request, status: 503, code: "worker_lost",
                                       message: "the workers handling this request stopped responding"))
             }
         }
-        services[worker.service] = state
         dispatch(worker.service, into: &out)
     }
 

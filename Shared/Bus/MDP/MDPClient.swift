@@ -25,18 +25,34 @@ public enum MDPClientError: Error, Equatable, Sendable, CustomStringConvertible 
 
 /// A 7/MDP client: sends `[service][body]` through the broker and awaits the reply.
 ///
-/// MDP/0.1 has no request ids, so replies are matched by socket: the client keeps a pool of DEALER
-/// "lanes", each with at most one request in flight, all owned by one thread. Up to `maxLanes`
-/// requests run concurrently; more wait their turn. A request that times out is retried on a fresh
-/// socket (the Lazy Pirate pattern: a late reply to the old socket can never be taken for the reply
-/// to a newer request).
+/// MDP/0.1 has no request ids, so a reply can only be matched to its request by the socket it
+/// comes back on. The client therefore has two ways to send, chosen per service:
+///
+/// - **Multiplexed**, for services that echo a correlation frame: a request made with
+///   `correlated: true` carries a last body frame with a request id (our body convention's optional
+///   `[op][JSON][rid]`), and our workers echo it as the reply's last frame. Such requests share one
+///   socket, any number in flight — one TCP connection, batched writes and reads. The calling task
+///   sends them itself, under the socket's lock; the client's thread only receives.
+/// - **Exclusive**, for everything else (MMI, foreign workers, a service seen for the first time):
+///   a pool of DEALER "lanes" owned by the client's thread, each with one request in flight. This
+///   is plain MDP and works with any worker. Lanes idle for a while are closed.
+///
+/// Whether a service echoes is learned from its first reply, never assumed: while it is unknown,
+/// one request probes on a lane and the others wait for its answer. If a reply without the
+/// frame ever arrives on the shared socket (a foreign worker joined the service), it cannot be
+/// attributed: the requests of that service in flight there are resent on exclusive lanes and the
+/// service is no longer multiplexed.
+///
+/// A request that times out is retried (the Lazy Pirate pattern): on a lane, over a fresh socket,
+/// so a late reply to the old one is never mistaken for the next request's; on the shared socket
+/// with the same request id, so a late reply still answers it.
 public final class MDPClient: Sendable {
     public struct Options: Sendable {
         /// How long one attempt waits for its reply.
         public var timeout: Duration = .milliseconds(2500)
         /// Attempts per request, the first included.
         public var attempts = 3
-        /// Requests in flight at once.
+        /// Exclusive lanes (requests in flight at once to services that do not echo request ids).
         public var maxLanes = 64
         public init() {}
     }
@@ -45,63 +61,108 @@ public final class MDPClient: Sendable {
         let id: UInt64
         let service: String
         let body: [Frame]
+        let correlated: Bool
         let timeout: Int64
         var attemptsLeft: Int
         let attempts: Int
+        var deadline: Int64 = .max
         let continuation: CheckedContinuation<[Frame], any Error>
+
+        /// Counts an attempt and sets its deadline.
+        mutating func startAttempt() {
+            attemptsLeft -= 1
+            deadline = MonotonicClock.milliseconds() + timeout
+        }
     }
+
+    /// What the client knows about a service: whether its workers echo the request-id frame.
+    enum Echo: Sendable { case unknown, echoes, doesNot }
 
     enum Command: Sendable {
         case request(Pending)
         case cancel(UInt64)
     }
 
+    /// The multiplexed socket and what the callers and the client's thread share about it.
     final class Shared: Sendable {
         let commands = Mailbox<Command>()
-        let stopRequested = Atomic<Bool>(false)
+        let stopRequested = StopFlag()
         let nextID = Atomic<UInt64>(1)
+        /// The shared socket, touched only under its lock: libzmq lets a socket be used by several
+        /// threads one at a time with a full memory barrier in between (zmq_socket(3)), which the
+        /// mutex provides. The client's thread watches `signalDescriptor` with plain poll(2).
+        let connection: Mutex<Socket>
+        let signalDescriptor: Int32
+        let outstanding = Mutex<[UInt64: Pending]>([:])
+        let echo = Mutex<[String: Echo]>([:])
+
+        init(connection socket: sending Socket) throws {
+            signalDescriptor = try socket.signalDescriptor
+            connection = Mutex(socket)
+        }
+
+        /// Sends on the shared socket; wakes the client's thread when a reply is already waiting
+        /// (the send may have consumed the descriptor's edge).
+        func sendMultiplexed(_ pending: Pending) throws {
+            let replyWaiting = try connection.withLock { socket in
+                try socket.send(message: MDP.clientRequest(service: pending.service, body: pending.body))
+                return try socket.canReceive
+            }
+            if replyWaiting { commands.waker.wake() }
+        }
     }
 
     public let options: Options
     public let endpoint: String
-    private let shared = Shared()
+    private let shared: Shared
     private let thread: OwnedThread
 
-    /// Connects to the broker at `endpoint` (`RIDE_BROKER`). Lanes connect lazily, as requests need them.
+    /// Connects to the broker at `endpoint` (`RIDE_BROKER`).
     public init(endpoint: String, options: Options = .init(), logger: Logger) async throws {
         self.options = options
         self.endpoint = endpoint
+        // The shared socket is made here and then only used under its lock.
+        shared = try Shared(connection: try ClientLoop.makeSocket(endpoint))
         let shared = self.shared
         (thread, _) = try await OwnedThread.start(name: "mdp-client") { ready in
-            // Check the endpoint once up front, so a malformed one fails here rather than per request.
-            do {
-                let probe = try Socket(.dealer)
-                try probe.connect(endpoint)
-                probe.close()
-                ready(.success(()))
-            } catch {
-                ready(.failure(error))
-                return
-            }
+            ready(.success(()))
             var loop = ClientLoop(endpoint: endpoint, options: options, shared: shared, logger: logger)
             loop.run()
         }
     }
 
     /// Sends `body` to `service` and returns the reply body. Throws `MDPClientError`.
-    public func request(service: String, body: [Frame], timeout: Duration? = nil, attempts: Int? = nil) async throws -> [Frame] {
+    ///
+    /// With `correlated`, the client appends a request-id frame and expects the reply to end with
+    /// it (stripping it before returning); services that echo it get requests multiplexed over one
+    /// socket. Use it only with workers that follow our body convention (`OpRouter`); others still
+    /// work, on exclusive lanes, as long as an extra body frame does not bother them.
+    public func request(service: String, body: [Frame], correlated: Bool = false, timeout: Duration? = nil, attempts: Int? = nil) async throws -> [Frame] {
         let id = shared.nextID.add(1, ordering: .relaxed).oldValue
         let timeoutMs = (timeout ?? options.timeout).milliseconds
         let attempts = max(1, attempts ?? options.attempts)
+        let shared = self.shared
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                guard !shared.stopRequested.load(ordering: .relaxed) else {
+                guard !shared.stopRequested.isRequested else {
                     continuation.resume(throwing: MDPClientError.closed)
                     return
                 }
-                shared.commands.post(.request(Pending(
-                    id: id, service: service, body: body, timeout: timeoutMs,
-                    attemptsLeft: attempts, attempts: attempts, continuation: continuation)))
+                var pending = Pending(
+                    id: id, service: service, body: correlated ? body + [RequestID.frame(id)] : body, correlated: correlated,
+                    timeout: timeoutMs, attemptsLeft: attempts, attempts: attempts, continuation: continuation)
+                guard correlated, shared.echo.withLock({ $0[service] }) == .echoes else {
+                    shared.commands.post(.request(pending))
+                    return
+                }
+                pending.startAttempt()
+                shared.outstanding.withLock { $0[id] = pending }
+                do {
+                    try shared.sendMultiplexed(pending)
+                } catch {
+                    // Counted as a lost attempt: the client's thread retries it when its deadline passes.
+                    shared.commands.waker.wake()
+                }
             }
         } onCancel: {
             shared.commands.post(.cancel(id))
@@ -110,27 +171,44 @@ public final class MDPClient: Sendable {
 
     /// Fails what is still waiting with `.closed` and closes every socket.
     public func close() async {
-        shared.stopRequested.store(true, ordering: .sequentiallyConsistent)
+        shared.stopRequested.request()
         shared.commands.waker.wake()
         await thread.join()
     }
 }
 
-/// The client's thread: lanes, the waiting line, deadlines.
+/// Request ids as frames: ASCII decimal, readable in a packet capture.
+enum RequestID {
+    static func frame(_ id: UInt64) -> Frame { Frame(frame: String(id)) }
+
+    static func parse(_ frame: Frame) -> UInt64? {
+        guard !frame.isEmpty, frame.count <= 20, frame.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return UInt64(String(decoding: frame, as: UTF8.self))
+    }
+}
+
+/// The client's thread: receives on the shared socket, owns the lanes, keeps the deadlines.
 private struct ClientLoop {
     final class Lane {
         var socket: Socket
         var current: MDPClient.Pending?
-        var deadline: Int64 = .max
+        var idleSince: Int64 = 0
         init(socket: Socket) { self.socket = socket }
     }
+
+    /// Lanes idle this long are closed (down to `keptLanes`), so the poll set stays small.
+    static let laneIdleLimit: Int64 = 5000
+    static let keptLanes = 2
 
     let endpoint: String
     let options: MDPClient.Options
     let shared: MDPClient.Shared
     let logger: Logger
     var lanes: [Lane] = []
+    var busyLanes = 0
     var waiting = Deque<MDPClient.Pending>()
+    /// Services whose first correlated request is in flight on a lane, to learn whether they echo.
+    var probing = Set<String>()
     /// Cancels that arrived before their request (a task cancelled while posting).
     var earlyCancels = Set<UInt64>()
     var poller = Poller()
@@ -143,41 +221,50 @@ private struct ClientLoop {
         self.logger = logger
     }
 
+    static func makeSocket(_ endpoint: String) throws -> Socket {
+        let socket = try Socket(.dealer)
+        try socket.setReconnectInterval(milliseconds: 100, maxMilliseconds: 2000)
+        try socket.setSendHighWaterMark(0)
+        try socket.setReceiveHighWaterMark(0)
+        try socket.connect(endpoint)
+        return socket
+    }
+
     mutating func run() {
-        while !shared.stopRequested.load(ordering: .relaxed) {
+        // Deadlines are checked on a coarse tick rather than on every wake-up: timeouts are hundreds
+        // of milliseconds, so 10 ms of slack is nothing, and scanning costs more than the messages.
+        var nextScan: Int64 = 0
+        while !shared.stopRequested.isRequested {
             if pollerIsStale { rebuildPoller() }
-            let now = MonotonicClock.milliseconds()
-            let nearest = lanes.lazy.map(\.deadline).min() ?? .max
-            let timeout = nearest == .max ? 1000 : Int(max(0, min(1000, nearest - now)))
+            let inFlight = busyLanes > 0 || !waiting.isEmpty || shared.outstanding.withLock { !$0.isEmpty }
             do {
-                try poller.poll(timeoutMilliseconds: timeout)
+                try poller.poll(timeoutMilliseconds: inFlight ? 10 : 1000)
             } catch {
                 logger.error("client poll failed", metadata: ["error": "\(error)"])
                 break
             }
+            let polledLanes = pollerIsStale ? 0 : poller.count - 2
             for command in shared.commands.take() { handle(command) }
-            for lane in lanes where lane.current != nil {
-                receiveReplies(on: lane)
+            receiveMultiplexed()
+            // Lanes the poll saw readable; lanes added since (poller stale) are new and cannot have replies.
+            for index in 0..<polledLanes where poller.isReadable(index + 2) && lanes[index].current != nil {
+                receiveReplies(onLane: index)
             }
-            let later = MonotonicClock.milliseconds()
-            for lane in lanes where lane.current != nil && lane.deadline <= later {
-                expire(lane, now: later)
+            let now = MonotonicClock.milliseconds()
+            if now >= nextScan {
+                nextScan = now + 10
+                expireOverdue(now: now)
+                closeIdleLanes(now: now)
             }
             startWaiting()
         }
-        for lane in lanes {
-            lane.current?.continuation.resume(throwing: MDPClientError.closed)
-            lane.socket.close()
-        }
-        while let pending = waiting.popFirst() { pending.continuation.resume(throwing: MDPClientError.closed) }
-        for command in shared.commands.take() {
-            if case .request(let pending) = command { pending.continuation.resume(throwing: MDPClientError.closed) }
-        }
+        failEverything()
     }
 
     mutating func rebuildPoller() {
         poller.removeAll()
         poller.add(fileDescriptor: shared.commands.waker.fileDescriptor)
+        poller.add(fileDescriptor: shared.signalDescriptor)
         for lane in lanes { poller.add(lane.socket) }
         pollerIsStale = false
     }
@@ -193,45 +280,132 @@ private struct ClientLoop {
         case .cancel(let id):
             if let index = waiting.firstIndex(where: { $0.id == id }) {
                 waiting.remove(at: index).continuation.resume(throwing: MDPClientError.cancelled)
-            } else if let lane = lanes.first(where: { $0.current?.id == id }) {
-                lane.current!.continuation.resume(throwing: MDPClientError.cancelled)
-                lane.current = nil
-                lane.deadline = .max
-                replaceSocket(of: lane)
+            } else if let pending = shared.outstanding.withLock({ $0.removeValue(forKey: id) }) {
+                // A late reply carries an id nobody waits for any more: it is dropped.
+                pending.continuation.resume(throwing: MDPClientError.cancelled)
+            } else if let index = lanes.firstIndex(where: { $0.current?.id == id }) {
+                lanes[index].current!.continuation.resume(throwing: MDPClientError.cancelled)
+                probing.remove(lanes[index].current!.service)
+                finishLane(index)
+                replaceSocket(of: lanes[index])
             } else if earlyCancels.count < 10_000 {
                 earlyCancels.insert(id)
             }
         }
     }
 
-    /// Gives waiting requests to idle lanes, opening lanes up to `maxLanes`.
+    /// Sends what waits: multiplexed where the service echoes, else on an idle lane (opening lanes
+    /// up to `maxLanes`); what finds no lane waits for one.
     mutating func startWaiting() {
-        while !waiting.isEmpty {
-            var lane = lanes.first(where: { $0.current == nil })
-            if lane == nil, lanes.count < options.maxLanes, let socket = makeSocket() {
-                lane = Lane(socket: socket)
-                lanes.append(lane!)
-                pollerIsStale = true
+        guard !waiting.isEmpty else { return }
+        let echo = shared.echo.withLock { $0 }
+        var stillWaiting = Deque<MDPClient.Pending>()
+        while var pending = waiting.popFirst() {
+            if pending.correlated && echo[pending.service] == .echoes {
+                pending.startAttempt()
+                shared.outstanding.withLock { $0[pending.id] = pending }
+                do {
+                    try shared.sendMultiplexed(pending)
+                } catch {
+                    logger.warning("request send failed", metadata: ["service": "\(pending.service)", "error": "\(error)"])
+                }
+                continue
             }
-            guard let idle = lane else { return }
-            send(waiting.removeFirst(), on: idle)
+            let isProbe = pending.correlated && echo[pending.service, default: .unknown] == .unknown
+            if isProbe && probing.contains(pending.service) {
+                stillWaiting.append(pending)
+                continue
+            }
+            guard let index = idleLane() else {
+                stillWaiting.append(pending)
+                continue
+            }
+            if isProbe { probing.insert(pending.service) }
+            pending.startAttempt()
+            lanes[index].current = pending
+            busyLanes += 1
+            do {
+                try lanes[index].socket.send(message: MDP.clientRequest(service: pending.service, body: pending.body), dontWait: true)
+            } catch {
+                // Counted as a lost attempt: the deadline retries it on a fresh socket.
+                logger.warning("request send failed", metadata: ["service": "\(pending.service)", "error": "\(error)"])
+            }
+        }
+        waiting = stillWaiting
+    }
+
+    mutating func idleLane() -> Int? {
+        if let index = lanes.lastIndex(where: { $0.current == nil }) { return index }
+        guard lanes.count < options.maxLanes, let socket = try? Self.makeSocket(endpoint) else { return nil }
+        lanes.append(Lane(socket: socket))
+        pollerIsStale = true
+        return lanes.count - 1
+    }
+
+    /// A lane's request is over (answered, failed or cancelled): the lane is idle again.
+    mutating func finishLane(_ index: Int) {
+        lanes[index].current = nil
+        lanes[index].idleSince = MonotonicClock.milliseconds()
+        busyLanes -= 1
+    }
+
+    mutating func closeIdleLanes(now: Int64) {
+        guard lanes.count > Self.keptLanes else { return }
+        let stale = lanes.indices.filter { lanes[$0].current == nil && now - lanes[$0].idleSince > Self.laneIdleLimit }
+        guard !stale.isEmpty else { return }
+        for index in stale.reversed().prefix(lanes.count - Self.keptLanes) {
+            lanes[index].socket.close()
+            lanes.remove(at: index)
+        }
+        pollerIsStale = true
+    }
+
+    /// Everything waiting on the shared socket. Called after every wake-up, not only when its
+    /// descriptor fired: the descriptor is edge-triggered, and reading `canReceive` re-arms it.
+    mutating func receiveMultiplexed() {
+        var more = true
+        while more {
+            // Short bursts under the lock, parsing outside it: callers send on this socket meanwhile.
+            var received: [[Frame]] = []
+            more = shared.connection.withLock { socket in
+                while received.count < 64, (try? socket.canReceive) == true, let frames = try? socket.receive(dontWait: true) {
+                    received.append(frames)
+                }
+                return received.count == 64
+            }
+            for frames in received { deliverMultiplexed(frames) }
         }
     }
 
-    mutating func send(_ pending: MDPClient.Pending, on lane: Lane) {
-        var pending = pending
-        pending.attemptsLeft -= 1
-        lane.current = pending
-        lane.deadline = MonotonicClock.milliseconds() + pending.timeout
-        do {
-            try lane.socket.send(message: MDP.clientRequest(service: pending.service, body: pending.body), dontWait: true)
-        } catch {
-            // Counted as a lost attempt: the deadline retries it on a fresh socket.
-            logger.warning("request send failed", metadata: ["service": "\(pending.service)", "error": "\(error)"])
+    mutating func deliverMultiplexed(_ frames: [Frame]) {
+        guard let (service, body) = try? MDP.parseClientReply(frames) else {
+            logger.warning("invalid reply on the shared socket dropped")
+            return
         }
+        guard let id = body.last.flatMap(RequestID.parse) else {
+            // A worker of this service does not echo request ids: whatever is in flight for it
+            // here cannot be told apart. Send those again, one per lane, from now on.
+            shared.echo.withLock { $0[service] = .doesNot }
+            let affected = shared.outstanding.withLock { outstanding in
+                let affected = outstanding.values.filter { $0.service == service }
+                for pending in affected { outstanding[pending.id] = nil }
+                return affected
+            }
+            logger.warning("a worker of this service does not echo request ids; using one request per connection",
+                           metadata: ["service": "\(service)", "resent": "\(affected.count)"])
+            for var pending in affected {
+                pending.attemptsLeft += 1
+                waiting.append(pending)
+            }
+            return
+        }
+        // An id nobody waits for is a late reply to a request already answered or given up.
+        guard let pending = shared.outstanding.withLock({ $0.removeValue(forKey: id) }) else { return }
+        pending.continuation.resume(returning: Array(body.dropLast()))
     }
 
-    mutating func receiveReplies(on lane: Lane) {
+    mutating func receiveReplies(onLane index: Int) {
+        let lane = lanes[index]
         while lane.current != nil {
             let frames: [Frame]
             do {
@@ -248,48 +422,85 @@ private struct ClientLoop {
                     logger.warning("reply for another service ignored", metadata: ["expected": "\(pending.service)", "got": "\(service)"])
                     continue
                 }
-                lane.current = nil
-                lane.deadline = .max
-                pending.continuation.resume(returning: body)
+                finishLane(index)
+                guard pending.correlated else {
+                    pending.continuation.resume(returning: body)
+                    continue
+                }
+                probing.remove(service)
+                // Learn from the reply whether this service echoes request ids.
+                if let last = body.last, RequestID.parse(last) == pending.id {
+                    shared.echo.withLock { if $0[service] != .doesNot { $0[service] = .echoes } }
+                    pending.continuation.resume(returning: Array(body.dropLast()))
+                } else {
+                    shared.echo.withLock { $0[service] = .doesNot }
+                    pending.continuation.resume(returning: body)
+                }
             } catch {
-                lane.current = nil
-                lane.deadline = .max
+                finishLane(index)
+                probing.remove(pending.service)
                 pending.continuation.resume(throwing: MDPClientError.invalidReply(error.description))
             }
         }
     }
 
-    mutating func expire(_ lane: Lane, now: Int64) {
-        guard let pending = lane.current else { return }
-        replaceSocket(of: lane)
+    mutating func expireOverdue(now: Int64) {
+        let overdue = shared.outstanding.withLock { outstanding in
+            let overdue = outstanding.values.filter { $0.deadline <= now }
+            for pending in overdue { outstanding[pending.id] = nil }
+            return overdue
+        }
+        for pending in overdue { retryOrFail(pending) }
+        for index in lanes.indices {
+            guard let pending = lanes[index].current, pending.deadline <= now else { continue }
+            finishLane(index)
+            replaceSocket(of: lanes[index])
+            retryOrFail(pending)
+        }
+    }
+
+    mutating func retryOrFail(_ pending: MDPClient.Pending) {
         if pending.attemptsLeft > 0 {
             logger.debug("request timed out, retrying", metadata: ["service": "\(pending.service)", "attempts_left": "\(pending.attemptsLeft)"])
-            send(pending, on: lane)
+            waiting.append(pending)
         } else {
-            lane.current = nil
-            lane.deadline = .max
-            pending.continuation.resume(throwing: MDPClientError.timeout(service: pending.service, attempts: pending.attempts, milliseconds: pending.timeout))
+            let error = MDPClientError.timeout(service: pending.service, attempts: pending.attempts, milliseconds: pending.timeout)
+            pending.continuation.resume(throwing: error)
+            // A probe that got no answer at all: the requests waiting on it would get none either.
+            if probing.remove(pending.service) != nil {
+                let (failed, kept) = waiting.reduce(into: ([MDPClient.Pending](), Deque<MDPClient.Pending>())) { result, waiter in
+                    if waiter.service == pending.service && waiter.correlated { result.0.append(waiter) } else { result.1.append(waiter) }
+                }
+                waiting = kept
+                for waiter in failed { waiter.continuation.resume(throwing: error) }
+            }
         }
     }
 
     /// A fresh socket (new routing id) for a lane whose request was abandoned, so a late reply to the
     /// old one is never mistaken for the reply to the next request.
     mutating func replaceSocket(of lane: Lane) {
-        guard let socket = makeSocket() else { return }
+        guard let socket = try? Self.makeSocket(endpoint) else { return }
         lane.socket.close()
         lane.socket = socket
         pollerIsStale = true
     }
 
-    func makeSocket() -> Socket? {
-        do {
-            let socket = try Socket(.dealer)
-            try socket.setReconnectInterval(milliseconds: 100, maxMilliseconds: 2000)
-            try socket.connect(endpoint)
-            return socket
-        } catch {
-            logger.error("cannot open a client socket", metadata: ["endpoint": "\(endpoint)", "error": "\(error)"])
-            return nil
+    mutating func failEverything() {
+        for lane in lanes {
+            lane.current?.continuation.resume(throwing: MDPClientError.closed)
+            lane.socket.close()
         }
+        for pending in shared.outstanding.withLock({ outstanding in
+            defer { outstanding = [:] }
+            return outstanding.values
+        }) {
+            pending.continuation.resume(throwing: MDPClientError.closed)
+        }
+        while let pending = waiting.popFirst() { pending.continuation.resume(throwing: MDPClientError.closed) }
+        for command in shared.commands.take() {
+            if case .request(let pending) = command { pending.continuation.resume(throwing: MDPClientError.closed) }
+        }
+        shared.connection.withLock { $0.close() }
     }
 }

@@ -7,8 +7,11 @@ import ZeroMQ
 /// MDP/0.1 gives a worker one request at a time, so a worker process opens `concurrency`
 /// connections to the broker, each a worker in the RFC's sense; the broker spreads requests over
 /// all of them (and over every process of the service). One thread owns the connections: it sends
-/// heartbeats, notices a silent broker and reconnects (sending READY again), and hands requests to
-/// async handlers in batches, one batch per poll.
+/// heartbeats, notices a silent broker and reconnects (sending READY again), and runs the handlers.
+///
+/// Handlers are tasks whose executor is that same thread (`LoopExecutor`): a request is received,
+/// handled and answered without crossing threads. A handler that awaits work elsewhere (a database,
+/// another service) frees the thread meanwhile and resumes on it. Handlers must not block.
 public final class MDPWorker: Sendable {
     public struct Options: Sendable {
         public var heartbeatInterval: Duration = .milliseconds(2500)
@@ -21,22 +24,16 @@ public final class MDPWorker: Sendable {
         public init() {}
     }
 
-    /// A request for the handler, and where its reply goes.
-    struct WorkItem: Sendable {
-        let connection: Int
-        let generation: UInt64
-        let client: Frame
-        let body: [Frame]
-    }
-
     enum Command: Sendable {
         case reply(connection: Int, generation: UInt64, client: Frame, body: [Frame])
     }
 
     final class Shared: Sendable {
         let commands = Mailbox<Command>()
-        let stopRequested = Atomic<Bool>(false)
+        let executor: LoopExecutor
+        let stopRequested = StopFlag()
         let handled = Atomic<UInt64>(0)
+        init() { executor = LoopExecutor(waker: commands.waker) }
     }
 
     public typealias Handler = @Sendable (_ body: [Frame]) async -> [Frame]
@@ -57,7 +54,6 @@ public final class MDPWorker: Sendable {
     /// Serves until `stop()`: returns once requests in progress have been answered (or `drainTimeout` passed).
     /// Throws when the endpoint is malformed.
     public func run(handler: @escaping Handler) async throws {
-        let (stream, continuation) = AsyncStream<[WorkItem]>.makeStream()
         let shared = self.shared
         let (endpoint, service, options, logger) = (self.endpoint, self.service, self.options, self.logger)
         let (thread, _) = try await OwnedThread.start(name: "mdp-worker-\(service)") { ready in
@@ -68,29 +64,17 @@ public final class MDPWorker: Sendable {
                 ready(.success(()))
             } catch {
                 ready(.failure(error))
-                continuation.finish()
                 return
             }
-            var loop = WorkerLoop(endpoint: endpoint, service: service, options: options, shared: shared, logger: logger, work: continuation)
+            var loop = WorkerLoop(endpoint: endpoint, service: service, options: options, shared: shared, logger: logger, handler: handler)
             loop.run()
-            continuation.finish()
-        }
-        await withDiscardingTaskGroup { group in
-            for await batch in stream {
-                for item in batch {
-                    group.addTask {
-                        let reply = await handler(item.body)
-                        shared.commands.post(.reply(connection: item.connection, generation: item.generation, client: item.client, body: reply))
-                    }
-                }
-            }
         }
         await thread.join()
     }
 
     /// Stops taking requests: idle connections say DISCONNECT now, busy ones after their reply.
     public func stop() {
-        shared.stopRequested.store(true, ordering: .sequentiallyConsistent)
+        shared.stopRequested.request()
         shared.commands.waker.wake()
     }
 
@@ -114,37 +98,44 @@ private struct WorkerLoop {
     let options: MDPWorker.Options
     let shared: MDPWorker.Shared
     let logger: Logger
-    let work: AsyncStream<[MDPWorker.WorkItem]>.Continuation
+    let handler: MDPWorker.Handler
     var connections: [Connection]
-    var poller = Poller()
-    var pollerIsStale = true
+    /// Token 0 is the waker; token `i + 1` is connection `i`.
+    var poller = ReadinessPoller()
     var nextHeartbeatAt: Int64 = 0
     let heartbeat: Int64
     let brokerSilenceLimit: Int64
 
     init(endpoint: String, service: String, options: MDPWorker.Options, shared: MDPWorker.Shared, logger: Logger,
-         work: AsyncStream<[MDPWorker.WorkItem]>.Continuation) {
+         handler: @escaping MDPWorker.Handler) {
         self.endpoint = endpoint
         self.service = service
         self.options = options
         self.shared = shared
         self.logger = logger
-        self.work = work
+        self.handler = handler
         self.connections = Array(repeating: Connection(), count: max(1, options.concurrency))
         self.heartbeat = options.heartbeatInterval.milliseconds
         self.brokerSilenceLimit = heartbeat * options.heartbeatLiveness
     }
 
     mutating func run() {
+        // Wakes from this thread (handlers it runs posting replies, tasks it starts) need no pipe write.
+        shared.commands.waker.claimOwnership()
+        do {
+            try poller.add(fileDescriptor: shared.commands.waker.fileDescriptor, token: 0)
+        } catch {
+            logger.error("worker cannot poll", metadata: ["error": "\(error)"])
+            return
+        }
         let now = MonotonicClock.milliseconds()
         for index in connections.indices { connect(index, now: now) }
         nextHeartbeatAt = now + heartbeat
         var stopDeadline: Int64?
 
         while true {
-            if pollerIsStale { rebuildPoller() }
             let now = MonotonicClock.milliseconds()
-            if shared.stopRequested.load(ordering: .relaxed) {
+            if shared.stopRequested.isRequested {
                 if stopDeadline == nil {
                     stopDeadline = now + options.drainTimeout.milliseconds
                     logger.info("worker stopping", metadata: ["service": "\(service)"])
@@ -156,30 +147,19 @@ private struct WorkerLoop {
             for c in connections {
                 deadline = min(deadline, c.socket == nil ? c.reconnectAt : c.brokerDeadline)
             }
-            do {
-                try poller.poll(timeoutMilliseconds: Int(max(0, min(1000, deadline - now))))
-            } catch {
-                logger.error("worker poll failed", metadata: ["error": "\(error)"])
-                break
-            }
+            let busy = shared.executor.hasJobs || !shared.commands.isEmpty
+            let ready = poller.wait(timeoutMilliseconds: busy ? 0 : Int(max(0, min(1000, deadline - now))))
+            if ready.contains(0) { shared.commands.waker.drain() }
             for command in shared.commands.take() { handle(command) }
-            var batch: [MDPWorker.WorkItem] = []
-            for index in connections.indices where connections[index].socket != nil {
-                receive(on: index, into: &batch)
+            for token in ready where token > 0 && connections[token - 1].socket != nil {
+                receive(on: token - 1)
             }
-            if !batch.isEmpty { work.yield(batch) }
+            // Run the handlers here, then send what they answered at once, without another poll.
+            shared.executor.runQueuedJobs()
+            for command in shared.commands.take() { handle(command) }
             timers(now: MonotonicClock.milliseconds(), stopping: stopDeadline != nil)
         }
         for index in connections.indices { close(index, sayDisconnect: true) }
-    }
-
-    mutating func rebuildPoller() {
-        poller.removeAll()
-        poller.add(fileDescriptor: shared.commands.waker.fileDescriptor)
-        for connection in connections {
-            if let socket = connection.socket { poller.add(socket) }
-        }
-        pollerIsStale = false
     }
 
     mutating func connect(_ index: Int, now: Int64) {
@@ -188,24 +168,33 @@ private struct WorkerLoop {
             try socket.setReconnectInterval(milliseconds: 100, maxMilliseconds: 2000)
             try socket.connect(endpoint)
             try socket.send(message: MDP.ready(service: service))
+            try poller.add(socket, token: index + 1)
             connections[index].socket = socket
             connections[index].generation += 1
             connections[index].busyWith = nil
             connections[index].brokerDeadline = now + brokerSilenceLimit
+            rearm(index)
         } catch {
             logger.error("worker cannot connect", metadata: ["endpoint": "\(endpoint)", "error": "\(error)"])
             connections[index].reconnectAt = now + options.reconnectDelay.milliseconds
         }
-        pollerIsStale = true
+    }
+
+    /// After a send on a connection: the send may have taken the signal of a message that arrived
+    /// meanwhile, so look now rather than wait for an edge that will not come.
+    mutating func rearm(_ index: Int) {
+        if let socket = connections[index].socket, (try? socket.canReceive) == true {
+            poller.markReady(index + 1)
+        }
     }
 
     mutating func close(_ index: Int, sayDisconnect: Bool) {
         guard let socket = connections[index].socket else { return }
         if sayDisconnect { _ = try? socket.send(message: MDP.disconnect, dontWait: true) }
+        poller.remove(socket)
         socket.close()
         connections[index].socket = nil
         connections[index].busyWith = nil
-        pollerIsStale = true
     }
 
     mutating func disconnectIdle() {
@@ -230,10 +219,11 @@ private struct WorkerLoop {
             // A busy worker gets no heartbeats from some brokers (the zguide's): count silence from now.
             connections[index].brokerDeadline = MonotonicClock.milliseconds() + brokerSilenceLimit
             shared.handled.add(1, ordering: .relaxed)
+            rearm(index)
         }
     }
 
-    mutating func receive(on index: Int, into batch: inout [MDPWorker.WorkItem]) {
+    mutating func receive(on index: Int) {
         while let socket = connections[index].socket {
             let frames: [Frame]
             do {
@@ -253,18 +243,27 @@ private struct WorkerLoop {
                         continue
                     }
                     connections[index].busyWith = client
-                    batch.append(.init(connection: index, generation: connections[index].generation, client: client, body: body))
+                    start(index: index, generation: connections[index].generation, client: client, body: body)
                 case .heartbeat:
                     break
                 case .disconnect:
                     logger.info("broker said DISCONNECT; registering again", metadata: ["service": "\(service)"])
                     close(index, sayDisconnect: false)
-                    if !shared.stopRequested.load(ordering: .relaxed) { connect(index, now: now) }
+                    if !shared.stopRequested.isRequested { connect(index, now: now) }
                     return
                 }
             } catch {
                 logger.warning("invalid message from broker", metadata: ["error": "\(error)"])
             }
+        }
+    }
+
+    /// Starts the handler as a task on this thread's executor; its reply comes back as a command.
+    func start(index: Int, generation: UInt64, client: Frame, body: [Frame]) {
+        let (handler, commands) = (self.handler, shared.commands)
+        Task(executorPreference: shared.executor) {
+            let reply = await handler(body)
+            commands.post(.reply(connection: index, generation: generation, client: client, body: reply))
         }
     }
 
@@ -280,8 +279,9 @@ private struct WorkerLoop {
         }
         if now >= nextHeartbeatAt {
             nextHeartbeatAt = now + heartbeat
-            for connection in connections {
-                _ = try? connection.socket?.send(message: MDP.heartbeat, dontWait: true)
+            for index in connections.indices where connections[index].socket != nil {
+                _ = try? connections[index].socket?.send(message: MDP.heartbeat, dontWait: true)
+                rearm(index)
             }
         }
     }

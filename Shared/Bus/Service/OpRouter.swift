@@ -92,9 +92,11 @@ public struct OpRouter: Sendable {
         on(op, params: NoParams.self) { _, context in try await handler(context) }
     }
 
-    /// Answers one request body.
+    /// Answers one request body; a request id frame, if the request had one, is echoed last.
     public func handle(_ body: [Frame], logger: Logger) async -> [Frame] {
-        await reply(to: body, logger: logger).frames
+        let frames = await reply(to: body, logger: logger).frames
+        guard body.count == 3 else { return frames }
+        return frames + [body[2]]
     }
 
     func reply(to body: [Frame], logger: Logger) async -> ServiceReply {

@@ -48,31 +48,37 @@ public struct ErrorBody: Codable, Equatable, Sendable {
     public init(code: String, message: String) { error = Detail(code: code, message: message) }
 }
 
-/// A request body: `[op][JSON params]`. A missing JSON frame means `{}`.
+/// A request body: `[op][JSON params]`, optionally `[op][JSON params][request id]`. A missing
+/// JSON frame means `{}`. The request id is opaque to the service; it is echoed as the reply's last
+/// frame, so a client can have many requests in flight on one connection (see `MDPClient`).
 public struct ServiceRequest: Equatable, Sendable {
     public var op: String
     public var json: [UInt8]
+    public var requestID: Frame?
 
-    public init(op: String, json: [UInt8]) {
+    public init(op: String, json: [UInt8], requestID: Frame? = nil) {
         self.op = op
         self.json = json
+        self.requestID = requestID
     }
 
-    public var frames: [Frame] { [Frame(frame: op), json] }
+    public var frames: [Frame] { [Frame(frame: op), json] + (requestID.map { [$0] } ?? []) }
 
     public init(frames: [Frame]) throws(ServiceError) {
-        guard (1...2).contains(frames.count) else {
-            throw .badRequest("bad_request", "a request body is [op][JSON params]; got \(frames.count) frames")
+        guard (1...3).contains(frames.count) else {
+            throw .badRequest("bad_request", "a request body is [op][JSON params] (and an optional request id); got \(frames.count) frames")
         }
+        requestID = frames.count == 3 ? frames[2] : nil
         guard let op = frames[0].utf8String, !op.isEmpty else {
             throw .badRequest("bad_request", "the op frame is empty or not UTF-8")
         }
         self.op = op
-        self.json = frames.count == 2 && !frames[1].isEmpty ? frames[1] : Array("{}".utf8)
+        self.json = frames.count >= 2 && !frames[1].isEmpty ? frames[1] : Array("{}".utf8)
     }
 }
 
-/// A reply body: `[status][JSON]`, status as ASCII decimal (`200`, `404`, ...).
+/// A reply body: `[status][JSON]`, status as ASCII decimal (`200`, `404`, ...); the request's id
+/// frame, when it had one, follows (the client strips it).
 public struct ServiceReply: Equatable, Sendable {
     public var status: Int
     public var json: [UInt8]
@@ -100,6 +106,7 @@ public struct ServiceReply: Equatable, Sendable {
         guard frames.count == 2 else {
             throw ServiceError(status: Status.internalError, code: "bad_reply", message: "a reply body is [status][JSON]; got \(frames.count) frames")
         }
+        // (a request id, if any, was stripped by the client)
         guard let text = frames[0].utf8String, text.count == 3, let status = Int(text) else {
             throw ServiceError(status: Status.internalError, code: "bad_reply", message: "the status frame is not a 3-digit code")
         }

@@ -27,10 +27,12 @@ struct BenchBusCommand: AsyncParsableCommand {
     @Option(help: "Requests for the pipelined throughput figure.") var requests = 200_000
     @Option(help: "Requests in flight at once when pipelining.") var inflight = 256
     @Option(name: .customLong("worker-concurrency"), help: "MDP connections per echo worker process.") var workerConcurrency = 32
+    @Option(help: "Run only one part: events or requests.") var only: String?
     @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding ride-bus and ridectl", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
 
     mutating func validate() throws {
+        if let only, !["events", "requests"].contains(only) { throw ValidationError("--only must be events or requests") }
         guard seconds > 0, rounds >= 1, latencyRequests >= 100, requests >= 1000, inflight >= 1, workerConcurrency >= 1 else {
             throw ValidationError("every count must be positive (latency-requests ≥ 100, requests ≥ 1000)")
         }
@@ -54,7 +56,13 @@ struct BenchBusCommand: AsyncParsableCommand {
             // 1. Raw events: the C proxy and ride-bus, alternating on the same ports.
             var baseline = 0.0
             var ours = 0.0
-            for round in 1...rounds {
+            if only == "requests" {
+                try supervisor.start(name: "ride-bus", executable: "\(bin)/ride-bus", arguments: busArguments)
+                guard await waitUntilHealthy("http://127.0.0.1:\(http)/health", timeout: .seconds(20)) else {
+                    throw ConfigurationError("ride-bus did not become healthy; see \(logs)/ride-bus.log")
+                }
+            }
+            for round in 1...rounds where only != "requests" {
                 Output.err("round \(round)/\(rounds): zmq_proxy…\n")
                 try supervisor.start(name: "zmq_proxy", executable: me, arguments: ["bench-proxy", "--pub", ingress, "--sub", egress])
                 baseline = max(baseline, try RawEventLoad.measure(ingress: ingress, egress: egress, seconds: seconds))
@@ -67,6 +75,7 @@ struct BenchBusCommand: AsyncParsableCommand {
                 ours = max(ours, try RawEventLoad.measure(ingress: ingress, egress: egress, seconds: seconds))
                 if round < rounds { await supervisor.stop("ride-bus") }
             }
+            if only != "requests" {
             let ratio = ours / baseline
             table.add("raw events, libzmq zmq_proxy (C baseline)", BenchTable.rate(baseline, "msg/s"), "")
             table.add("raw events, ride-bus", BenchTable.rate(ours, "msg/s"),
@@ -76,6 +85,13 @@ struct BenchBusCommand: AsyncParsableCommand {
             Output.err("CloudEvents end to end…\n")
             let cloudEvents = try await CloudEventLoad.measure(ingress: ingress, egress: egress, seconds: seconds)
             table.add("CloudEvents JSON end to end (encode → bus → decode)", BenchTable.rate(cloudEvents, "events/s"), "reported")
+            }
+            if only == "events" {
+                await supervisor.stopAll()
+                Output.out(table.render())
+                if !table.allMet { throw ExitCode(1) }
+                return
+            }
 
             // 3. Requests through the broker to two echo workers.
             for index in 1...2 {
@@ -87,6 +103,10 @@ struct BenchBusCommand: AsyncParsableCommand {
             let latency = try await RequestLoad.latency(broker: brokerEndpoint, requests: latencyRequests)
             table.add("MDP one client, p50", BenchTable.micros(latency.value(50)), "≤ 250 µs", met: latency.value(50) <= 250)
             table.add("MDP one client, p99", BenchTable.micros(latency.value(99)), "≤ 1 ms", met: latency.value(99) <= 1000)
+            let direct = try RequestLoad.directRoundTrip(requests: latencyRequests)
+            table.add("  (floor) direct REQ→REP, 2 hops, no broker, p50 / p99", "\(BenchTable.micros(direct.value(50))) / \(BenchTable.micros(direct.value(99)))", "reported")
+            let raw = try RequestLoad.rawLatency(broker: brokerEndpoint, requests: latencyRequests)
+            table.add("  (diagnostic) blocking REQ client, p50 / p99", "\(BenchTable.micros(raw.value(50))) / \(BenchTable.micros(raw.value(99)))", "reported")
             table.add("MDP one client, p99.9 / max", "\(BenchTable.micros(latency.value(99.9))) / \(BenchTable.micros(latency.largest))", "reported")
             Output.err("MDP pipelined (\(requests) requests, \(inflight) in flight)…\n")
             let throughput = try await RequestLoad.throughput(broker: brokerEndpoint, requests: requests, inflight: inflight)

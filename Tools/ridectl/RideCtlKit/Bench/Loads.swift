@@ -181,6 +181,87 @@ enum RequestLoad {
         return Percentiles(samples)
     }
 
+    /// Microseconds per request from a plain blocking REQ socket on a thread of its own: the
+    /// broker-and-worker part of the latency, without our async client's thread hand-offs.
+    static func rawLatency(broker: String, requests: Int) throws -> Percentiles {
+        let samples = Mutex<[Double]>([])
+        let failure = Mutex<String?>(nil)
+        let thread = OwnedThread(name: "bench-req") {
+            do {
+                let socket = try Socket(.req)
+                try socket.connect(broker)
+                let request = MDP.clientRequest(service: "bench-echo", body: [Frame(frame: "echo"), Array(#"{"text":"hello"}"#.utf8)]).dropFirst()
+                var local: [Double] = []
+                local.reserveCapacity(requests)
+                for index in 0..<(requests + 200) {
+                    let start = MonotonicClock.nanoseconds()
+                    try socket.send(message: Array(request))
+                    _ = try socket.receive()
+                    if index >= 200 { local.append(Double(MonotonicClock.nanoseconds() - start) / 1000) }
+                }
+                socket.close()
+                samples.withLock { $0 = local }
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+            }
+        }
+        thread.joinBlocking()
+        if let failure = failure.withLock({ $0 }) { throw ConfigurationError("raw REQ latency failed: \(failure)") }
+        return Percentiles(samples.withLock { $0 })
+    }
+
+    /// Microseconds per round trip of a plain REQ→REP pair (two libzmq hops, no broker), each side
+    /// on its own thread with its own context: the floor a brokered request (four hops) stands on.
+    static func directRoundTrip(requests: Int) throws -> Percentiles {
+        let port = try FreePort.next()
+        let endpoint = "tcp://127.0.0.1:\(port)"
+        let stop = StopFlag()
+        let failure = Mutex<String?>(nil)
+        let server = OwnedThread(name: "bench-rep") {
+            do {
+                let context = try Context()
+                let socket = try Socket(.rep, context: context)
+                try socket.setReceiveTimeout(milliseconds: 100)
+                try socket.bind(endpoint)
+                while !stop.isRequested {
+                    guard let message = try? socket.receive() else { continue }
+                    try socket.send(message: message)
+                }
+                socket.close()
+                context.terminate()
+            } catch {
+                failure.withLock { $0 = "REP side: \(error)" }
+            }
+        }
+        let samples = Mutex<[Double]>([])
+        let client = OwnedThread(name: "bench-req") {
+            do {
+                let context = try Context()
+                let socket = try Socket(.req, context: context)
+                try socket.setReceiveTimeout(milliseconds: 2000)
+                try socket.connect(endpoint)
+                let message = [Frame(repeating: 120, count: 40)]
+                var local: [Double] = []
+                for index in 0..<(requests + 200) {
+                    let start = MonotonicClock.nanoseconds()
+                    try socket.send(message: message)
+                    _ = try socket.receive()
+                    if index >= 200 { local.append(Double(MonotonicClock.nanoseconds() - start) / 1000) }
+                }
+                socket.close()
+                context.terminate()
+                samples.withLock { $0 = local }
+            } catch {
+                failure.withLock { $0 = $0 ?? "REQ side: \(error)" }
+            }
+        }
+        client.joinBlocking()
+        stop.request()
+        server.joinBlocking()
+        if let failure = failure.withLock({ $0 }) { throw ConfigurationError("direct REQ→REP round trips failed: \(failure)") }
+        return Percentiles(samples.withLock { $0 })
+    }
+
     /// Requests per second with `inflight` outstanding at all times.
     static func throughput(broker: String, requests: Int, inflight: Int) async throws -> Double {
         var options = MDPClient.Options()
