@@ -73,6 +73,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests"),
         .testTarget(name: "BusTests", dependencies: ["Bus"], path: "Tests/BusTests"),
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit"], path: "Tests/ServiceKitTests"),
+        .testTarget(name: "RideCtlTests", dependencies: ["RideCtlKit", "Bus"], path: "Tests/RideCtlTests"),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Bus", "ServiceKit", "ZeroMQ", .product(name: "Yams", package: "Yams")],

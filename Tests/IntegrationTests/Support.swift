@@ -156,12 +156,13 @@ struct TestFailure: Error, CustomStringConvertible {
 }
 
 /// Runs a command to completion; returns its exit status, standard output and standard error.
-func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil,
-                timeout: Duration = .seconds(60)) async throws -> (status: Int32, stdout: String, stderr: String) {
+func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:], inheritEnvironment: Bool = true,
+                stdin: String? = nil, timeout: Duration = .seconds(60)) async throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    let base = inheritEnvironment ? ProcessInfo.processInfo.environment : ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+    process.environment = base.merging(environment) { _, new in new }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out

@@ -1,0 +1,46 @@
+# The two commands: `make run` starts the platform, `make test` runs every test.
+# Both first install what is missing (libzmq3-dev from apt; pyzmq from PyPI for the interop tests).
+
+SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
+
+.PHONY: run test build deps test-deps release bench clean
+
+## deps: libzmq's headers and library (the only system dependency of the build)
+deps:
+	@if [ ! -f /usr/include/zmq.h ]; then \
+		echo "make: installing libzmq3-dev with apt-get"; \
+		$(SUDO) apt-get update -qq && $(APT_INSTALL) libzmq3-dev pkg-config >/dev/null; \
+	fi
+
+## test-deps: pyzmq, for the tests that check our 7/MDP peers against independent Python ones
+test-deps: deps
+	@python3 -c 'import zmq' 2>/dev/null || { \
+		echo "make: installing pyzmq"; \
+		python3 -m pip install -q pyzmq 2>/dev/null \
+		|| python3 -m pip install -q --break-system-packages pyzmq 2>/dev/null \
+		|| { $(SUDO) apt-get update -qq && $(APT_INSTALL) python3-zmq >/dev/null; }; \
+	}
+
+build: deps
+	$(SWIFT) build
+
+## run: build, then start the whole platform as local processes (Ctrl-C stops it)
+run: build
+	.build/debug/ridectl up
+
+## test: build everything, then run the unit, integration and interop tests
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+release: deps
+	$(SWIFT) build -c release
+
+## bench: the bus benchmark, in a release build (prints a table)
+bench: release
+	.build/release/ridectl bench bus
+
+clean:
+	rm -rf .build .data

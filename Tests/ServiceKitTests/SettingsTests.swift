@@ -1,0 +1,69 @@
+import Logging
+import Testing
+
+@testable import ServiceKit
+
+@Suite struct SettingsTests {
+    @Test func aFlagWinsOverTheEnvironmentWhichWinsOverTheDefault() {
+        let env = ["RIDE_X": "from-env"]
+        #expect(Setting.resolve("from-flag", flag: "x", env: "RIDE_X", default: "d", environment: env) == Setting(value: "from-flag", origin: "--x"))
+        #expect(Setting.resolve(nil, flag: "x", env: "RIDE_X", default: "d", environment: env) == Setting(value: "from-env", origin: "RIDE_X"))
+        #expect(Setting.resolve(nil, flag: "x", env: "RIDE_X", default: "d", environment: [:]) == Setting(value: "d", origin: "default"))
+        #expect(Setting.resolve(nil, flag: "x", env: "RIDE_X", default: "d", environment: ["RIDE_X": ""]).origin == "default", "an empty variable is unset")
+    }
+
+    @Test(arguments: [
+        ("tcp://*:5555", true, nil), ("tcp://127.0.0.1:5555", false, nil), ("tcp://bus:5557", false, nil), ("ipc:///tmp/bus", true, nil),
+        ("inproc://x", false, nil), ("tcp://*:*", true, nil),
+        ("tcp://*:5555", false, "cannot connect to host *"), ("tcp://h:*", false, "cannot connect to port *"),
+        ("tcp//x", true, "expected tcp://"), ("tcp://:5", true, "missing HOST"), ("tcp://h", true, "missing :PORT"),
+        ("tcp://h:0", true, "port '0' is not a number from 1 to 65535"), ("tcp://h:70000", true, "port '70000'"),
+        ("udp://h:1", true, "unknown transport 'udp'"), ("ipc://", true, "expected"),
+    ] as [(String, Bool, String?)])
+    func endpointSyntax(endpoint: String, binding: Bool, problem: String?) {
+        let found = EndpointSyntax.problem(with: endpoint, forBinding: binding)
+        if let problem {
+            #expect(found?.contains(problem) == true, "\(endpoint): \(found ?? "accepted")")
+        } else {
+            #expect(found == nil, "\(endpoint): \(found ?? "")")
+        }
+    }
+
+    @Test func endpointErrorsNameTheSettingAndWhereItCameFrom() {
+        #expect(throws: ConfigurationError("broker (RIDE_BROKER_BIND) 'tcp//x' is not a ZeroMQ endpoint: expected tcp://HOST:PORT (HOST may be *), ipc://PATH or inproc://NAME")) {
+            try EndpointSyntax.validate(Setting(value: "tcp//x", origin: "RIDE_BROKER_BIND"), name: "broker", forBinding: true)
+        }
+    }
+
+    @Test func hostPorts() throws {
+        #expect(try HostPort.parse(Setting(value: "0.0.0.0:9100", origin: "--http"), name: "HTTP address") == HostPort(host: "0.0.0.0", port: 9100))
+        #expect(try HostPort.parse(Setting(value: ":9101", origin: "--http"), name: "HTTP address") == HostPort(host: "0.0.0.0", port: 9101))
+        #expect(throws: ConfigurationError.self) { try HostPort.parse(Setting(value: "9100", origin: "--http"), name: "HTTP address") }
+        #expect(throws: ConfigurationError.self) { try HostPort.parse(Setting(value: "h:99999", origin: "--http"), name: "HTTP address") }
+    }
+
+    @Test func integerSettingsAreCheckedAndRanged() throws {
+        #expect(try integerSetting(nil, flag: "hwm", env: "RIDE_HWM", default: 5, range: 0...10, environment: [:]) == 5)
+        #expect(try integerSetting(nil, flag: "hwm", env: "RIDE_HWM", default: 5, range: 0...10, environment: ["RIDE_HWM": "7"]) == 7)
+        #expect(throws: ConfigurationError("hwm (RIDE_HWM) 'seven' is not a whole number")) {
+            try integerSetting(nil, flag: "hwm", env: "RIDE_HWM", default: 5, range: 0...10, environment: ["RIDE_HWM": "seven"])
+        }
+        #expect(throws: ConfigurationError("hwm (--hwm) 11 is out of range 0...10")) {
+            try integerSetting(11, flag: "hwm", env: "RIDE_HWM", default: 5, range: 0...10, environment: [:])
+        }
+    }
+}
+
+@Suite struct LogFormatTests {
+    @Test func textLinesAreReadable() {
+        let line = RideLogHandler.textLine(time: .init(timeIntervalSince1970: 0), level: .warning, label: "ride-bus",
+                                           message: "worker expired", metadata: ["service": "users", "why": "no heartbeat"], colored: false)
+        #expect(line == #"1970-01-01T00:00:00.000Z warning ride-bus: worker expired service=users why="no heartbeat""#)
+    }
+
+    @Test func jsonLinesAreOneObjectWithEscapedStrings() throws {
+        let line = RideLogHandler.jsonLine(time: .init(timeIntervalSince1970: 0), level: .info, label: "ride-bus",
+                                           message: "say \"hi\"\nnow", metadata: ["k": "v", "level": "spoof"])
+        #expect(line == #"{"time":"1970-01-01T00:00:00.000Z","level":"info","logger":"ride-bus","message":"say \"hi\"\nnow","k":"v"}"#)
+    }
+}
