@@ -15,11 +15,17 @@ public final class ProcessSupervisor: Sendable {
         case files(directory: String)
     }
 
-    public struct Exit: Sendable, Equatable {
+    public struct Exit: Sendable, Equatable, CustomStringConvertible {
         public var name: String
+        /// The exit status, or the signal's number when `signaled`.
         public var status: Int32
+        public var signaled: Bool
         /// Whether the child was asked to stop (by `stop`, `stopAll` or `signal`).
         public var expected: Bool
+
+        public var description: String {
+            signaled ? "\(name) was killed by signal \(status)\(status == SIGKILL ? " (SIGKILL)" : "")" : "\(name) exited with status \(status)"
+        }
     }
 
     private struct State {
@@ -65,7 +71,7 @@ public final class ProcessSupervisor: Sendable {
             process.standardError = handle
         }
         process.terminationHandler = { [weak self] finished in
-            self?.record(name: name, status: finished.terminationStatus)
+            self?.record(name: name, status: finished.terminationStatus, signaled: finished.terminationReason == .uncaughtSignal)
         }
         state.withLock { $0.asked.remove(name) }
         try process.run()
@@ -93,11 +99,11 @@ public final class ProcessSupervisor: Sendable {
         }
     }
 
-    private func record(name: String, status: Int32) {
+    private func record(name: String, status: Int32, signaled: Bool) {
         let (exit, waiters) = state.withLock { state -> (Exit, [CheckedContinuation<Exit, Never>]) in
             state.children[name] = nil
             state.lastStatus[name] = status
-            let exit = Exit(name: name, status: status, expected: state.asked.contains(name))
+            let exit = Exit(name: name, status: status, signaled: signaled, expected: state.asked.contains(name))
             defer { state.waiters = [] }
             if state.waiters.isEmpty { state.exits.append(exit) }
             return (exit, state.waiters)

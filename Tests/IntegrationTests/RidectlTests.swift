@@ -117,3 +117,49 @@ import Testing
         }
     }
 }
+
+/// `ridectl up` (what `make run` runs): starts the platform, stops it on SIGINT, and never restarts a
+/// process that died — it stops everything and says which one.
+@Suite(.timeLimit(.minutes(2)), .serialized) struct UpTests {
+    /// Ports shifted away from the defaults (and from the free-port range tests use).
+    static let offset = 40_100
+
+    func startUp(_ scratch: String) throws -> ProcessSupervisor {
+        let supervisor = ProcessSupervisor(output: .files(directory: scratch))
+        try supervisor.start(name: "up", executable: Binaries.ridectl, arguments: ["up", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data"])
+        return supervisor
+    }
+
+    @Test func upStartsTheBusAndStopsCleanlyOnSIGINT() async throws {
+        let scratch = try makeScratchDirectory("up")
+        let supervisor = try startUp(scratch)
+        defer { supervisor.killAll() }
+        #expect(await waitUntilHealthy("http://127.0.0.1:\(9100 + Self.offset)/health", timeout: .seconds(30)))
+        let status = try await runCommand(Binaries.ridectl, ["status", "--bus-http", "http://127.0.0.1:\(9100 + Self.offset)",
+                                                             "--broker", "tcp://127.0.0.1:\(5557 + Self.offset)"])
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("bus: ok"))
+        supervisor.signal("up", SIGINT)
+        #expect(await supervisor.waitForExit("up", timeout: .seconds(20)) == 0)
+        let log = try String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)
+        #expect(log.contains("The platform is up: bus."))
+        #expect(log.contains("bus          | ") && log.contains("bus stopped"), "the bus's log lines are prefixed; it stopped gracefully")
+        #expect(log.contains("ridectl up: stopped"))
+        #expect(FileManager.default.fileExists(atPath: "\(scratch)/data"), "the data directory is created")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    @Test func aProcessThatDiesStopsThePlatformAndIsNamed() async throws {
+        let scratch = try makeScratchDirectory("up-crash")
+        let supervisor = try startUp(scratch)
+        defer { supervisor.killAll() }
+        #expect(await waitUntilHealthy("http://127.0.0.1:\(9100 + Self.offset)/health", timeout: .seconds(30)))
+        let bus = try await runCommand("/usr/bin/pgrep", ["-f", "ride-bus --pub tcp://\\*:\(5555 + Self.offset)"])
+        let pid = try #require(Int32(bus.stdout.split(separator: "\n").first ?? ""))
+        kill(pid, SIGKILL)
+        #expect(await supervisor.waitForExit("up", timeout: .seconds(20)) == 1)
+        let log = try String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)
+        #expect(log.contains("ridectl up: bus was killed by signal 9 (SIGKILL); stopping the platform (nothing is restarted silently)"), "\(log)")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+}

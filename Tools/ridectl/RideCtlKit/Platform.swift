@@ -1,4 +1,3 @@
-import Bus
 import Foundation
 
 /// The processes `ridectl up` starts, in start order, with the flags that make them one platform on
@@ -11,13 +10,15 @@ struct PlatformProcess: Sendable {
 }
 
 enum Platform {
-    static func processes(binDirectory: String, dataDirectory: String) -> [PlatformProcess] {
-        [
+    /// `portOffset` shifts every port, so a second platform can run beside the first.
+    static func processes(binDirectory: String, dataDirectory: String, portOffset: Int = 0) -> [PlatformProcess] {
+        let port = { (base: Int) in base + portOffset }
+        return [
             PlatformProcess(
                 name: "bus", executable: "\(binDirectory)/ride-bus",
-                arguments: ["--pub", BusContract.eventIngressBind, "--sub", BusContract.eventEgressBind,
-                            "--broker", BusContract.brokerBind, "--http", "127.0.0.1:9100"],
-                healthURL: "http://127.0.0.1:9100/health"),
+                arguments: ["--pub", "tcp://*:\(port(5555))", "--sub", "tcp://*:\(port(5556))",
+                            "--broker", "tcp://*:\(port(5557))", "--http", "127.0.0.1:\(port(9100))"],
+                healthURL: "http://127.0.0.1:\(port(9100))/health"),
         ]
     }
 }

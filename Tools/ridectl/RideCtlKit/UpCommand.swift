@@ -21,6 +21,13 @@ struct UpCommand: AsyncParsableCommand {
     @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory for the services' SQLite files", env: "RIDE_DATA_DIR", default: "./.data"))
     var dataDirectory: String?
 
+    @Option(name: .customLong("port-offset"), help: "Add this to every port (bus 5555–5557, HTTP 9100…), to run a second platform beside the first.")
+    var portOffset = 0
+
+    mutating func validate() throws {
+        guard (0...50_000).contains(portOffset) else { throw ValidationError("--port-offset must be from 0 to 50000") }
+    }
+
     func run() async throws {
         let bin = binaryDirectory(binDirectory)
         let data = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
@@ -28,7 +35,7 @@ struct UpCommand: AsyncParsableCommand {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let colored = Output.stdoutIsTerminal
         let supervisor = ProcessSupervisor(output: .prefixed(colored: colored))
-        let processes = Platform.processes(binDirectory: bin, dataDirectory: data)
+        let processes = Platform.processes(binDirectory: bin, dataDirectory: data, portOffset: portOffset)
 
         for process in processes {
             do {
@@ -47,7 +54,7 @@ struct UpCommand: AsyncParsableCommand {
         }
         let banner = """
 
-            The platform is up: \(processes.map(\.name).joined(separator: ", ")).
+            The platform is up: \(processes.map(\.name).joined(separator: ", ")).\(portOffset == 0 ? "" : " (ports shifted by \(portOffset): pass the same addresses to ridectl)")
               ridectl status          which services have workers
               ridectl tail            every event on the bus (ridectl tail order. for orders)
               ridectl call SVC OP     one request through the broker
@@ -64,7 +71,7 @@ struct UpCommand: AsyncParsableCommand {
         }
         Task {
             let exit = await supervisor.nextExit()
-            if !exit.expected { continuation.yield("!\(exit.name) exited with status \(exit.status)") }
+            if !exit.expected { continuation.yield("!\(exit)") }
         }
         var iterator = events.makeAsyncIterator()
         if let first = await iterator.next(), first.hasPrefix("!") {
