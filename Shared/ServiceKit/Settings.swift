@@ -42,6 +42,23 @@ public enum EndpointSyntax {
         return setting.value
     }
 
+    /// Checks a comma-separated list of endpoints (a socket may bind several: `tcp://*:5557,ipc:///run/ride/broker.sock`).
+    public static func validateList(_ setting: Setting, name: String, forBinding: Bool) throws -> [String] {
+        let endpoints = setting.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !endpoints.isEmpty, !endpoints.contains(where: \.isEmpty) else {
+            throw ConfigurationError("\(name) (\(setting.origin)) '\(setting.value)' must be one or more endpoints separated by commas")
+        }
+        for endpoint in endpoints {
+            if let problem = problem(with: endpoint, forBinding: forBinding) {
+                throw ConfigurationError("\(name) (\(setting.origin)) '\(endpoint)' is not a ZeroMQ endpoint: \(problem)")
+            }
+            if endpoint.hasPrefix("ipc://"), endpoint.utf8.count - 6 > 100 {
+                throw ConfigurationError("\(name) (\(setting.origin)) '\(endpoint)': a Unix socket path must be at most 100 bytes")
+            }
+        }
+        return endpoints
+    }
+
     public static func problem(with endpoint: String, forBinding: Bool) -> String? {
         let expected = forBinding
             ? "expected tcp://HOST:PORT (HOST may be *), ipc://PATH or inproc://NAME"

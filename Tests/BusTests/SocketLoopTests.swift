@@ -115,6 +115,20 @@ func withBrokerAndWorker(
         }
     }
 
+    @Test func aCallerOnTheClientsExecutorResumesOnTheClientsThread() async throws {
+        try await withBrokerAndWorker { client, _ in
+            let threads = try await withTaskExecutorPreference(client.executor) { () async throws -> Set<UInt> in
+                var seen = Set<UInt>()
+                for i in 0..<20 {
+                    _ = try await client.call("echo", "echo", EchoParams(text: "\(i)"), as: String.self)
+                    seen.insert(UInt(pthread_self()))
+                }
+                return seen
+            }
+            #expect(threads.count == 1, "every resumption on the one client thread")
+        }
+    }
+
     @Test func concurrentRequestsAllGetTheirOwnReply() async throws {
         try await withBrokerAndWorker(concurrency: 8) { client, _ in
             try await withThrowingTaskGroup(of: Void.self) { group in

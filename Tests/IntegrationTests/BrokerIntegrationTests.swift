@@ -21,6 +21,28 @@ import Testing
         }
     }
 
+    @Test func theBrokerServesTCPAndAUnixSocketAtOnce() async throws {
+        let socketPath = FileManager.default.temporaryDirectory.appendingPathComponent("ride-it-\(UUID().uuidString.prefix(8)).sock").path
+        let brokerPort = try FreePort.next()
+        try await withTestBus("ipc", extraArguments: ["--broker", "tcp://127.0.0.1:\(brokerPort),ipc://\(socketPath)"]) { bus in
+            // The worker comes in over the Unix socket, the client over TCP: one broker, one service.
+            try bus.supervisor.start(name: "worker", executable: Binaries.ridectl, arguments: [
+                "echo-worker", "--broker", "ipc://\(socketPath)", "--service", "echo", "--concurrency", "2",
+            ])
+            var options = MDPClient.Options()
+            options.timeout = .seconds(2)
+            let client = try await ServiceClient(broker: "tcp://127.0.0.1:\(brokerPort)", options: options, logger: testLogger)
+            let deadline = ContinuousClock.now + .seconds(20)
+            while (try? await client.hasWorkers("echo")) != true {
+                #expect(ContinuousClock.now < deadline)
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(try await client.call("echo", "echo", Echo(text: "across transports"), as: Echo.self) == Echo(text: "across transports"))
+            await client.close()
+        }
+        try? FileManager.default.removeItem(atPath: socketPath)
+    }
+
     @Test func mmiServiceAnswers200And404() async throws {
         try await withTestBus("mmi") { bus in
             let client = try await bus.client()

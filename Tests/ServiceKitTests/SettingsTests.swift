@@ -35,6 +35,20 @@ import Testing
         }
     }
 
+    @Test func endpointListsBindSeveralTransports() throws {
+        let setting = Setting(value: "tcp://*:5557, ipc:///run/ride/broker.sock", origin: "--broker")
+        #expect(try EndpointSyntax.validateList(setting, name: "broker", forBinding: true) == ["tcp://*:5557", "ipc:///run/ride/broker.sock"])
+        #expect(throws: ConfigurationError("broker (--broker) 'tcp://*:5557,' must be one or more endpoints separated by commas")) {
+            try EndpointSyntax.validateList(Setting(value: "tcp://*:5557,", origin: "--broker"), name: "broker", forBinding: true)
+        }
+        #expect(throws: ConfigurationError.self) {
+            try EndpointSyntax.validateList(Setting(value: "ipc:///" + String(repeating: "x", count: 120), origin: "--broker"), name: "broker", forBinding: true)
+        }
+        #expect(throws: ConfigurationError("broker (--broker) 'tcp//x' is not a ZeroMQ endpoint: expected tcp://HOST:PORT (HOST may be *), ipc://PATH or inproc://NAME")) {
+            try EndpointSyntax.validateList(Setting(value: "tcp://*:1,tcp//x", origin: "--broker"), name: "broker", forBinding: true)
+        }
+    }
+
     @Test func hostPorts() throws {
         #expect(try HostPort.parse(Setting(value: "0.0.0.0:9100", origin: "--http"), name: "HTTP address") == HostPort(host: "0.0.0.0", port: 9100))
         #expect(try HostPort.parse(Setting(value: ":9101", origin: "--http"), name: "HTTP address") == HostPort(host: "0.0.0.0", port: 9101))

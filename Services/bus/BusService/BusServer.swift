@@ -20,7 +20,7 @@ public struct BusServer: Sendable {
         let broker = Broker(configuration: settings.brokerConfiguration, logger: logger)
         do {
             _ = try await forwarder.start(ingress: settings.ingress, egress: settings.egress, highWaterMark: settings.highWaterMark)
-            _ = try await broker.start(endpoint: settings.broker)
+            _ = try await broker.start(endpoints: settings.broker)
         } catch {
             forwarder.stop()
             throw exitWithError(bindFailure(error), program: "ride-bus", code: ExitCodes.unavailable)
@@ -30,7 +30,8 @@ public struct BusServer: Sendable {
         BusMetrics(metrics: metrics, forwarder: forwarder, broker: broker).register()
         let status = StatusServer.make(address: settings.http, serviceName: "ride-bus", metrics: metrics, logger: logger, onRunning: { [settings] port in
             logger.info("bus ready", metadata: [
-                "ingress": "\(settings.ingress)", "egress": "\(settings.egress)", "broker": "\(settings.broker)",
+                "ingress": "\(settings.ingress.joined(separator: ","))", "egress": "\(settings.egress.joined(separator: ","))",
+                "broker": "\(settings.broker.joined(separator: ","))",
                 "http": "\(settings.http.host):\(port)", "libzmq": "\(Context.libraryVersion)",
             ])
         }) {
@@ -56,9 +57,10 @@ public struct BusServer: Sendable {
     /// "cannot bind event ingress (--pub) to tcp://*:5555: Address already in use".
     func bindFailure(_ error: any Error) -> String {
         guard let zmqError = error as? ZMQError else { return "\(error)" }
+        let endpoint = zmqError.operation.components(separatedBy: " to ").last ?? ""
         let roles = [(settings.ingress, "event ingress (--pub)"), (settings.egress, "event egress (--sub)"), (settings.broker, "broker (--broker)")]
-        let role = roles.first { zmqError.operation.hasSuffix(" \($0.0)") }?.1 ?? "socket"
-        return "cannot bind \(role) to \(zmqError.operation.components(separatedBy: " to ").last ?? ""): \(zmqError.message)"
+        let role = roles.first { $0.0.contains(endpoint) }?.1 ?? "socket"
+        return "cannot bind \(role) to \(endpoint): \(zmqError.message)"
     }
 
     static func details(forwarder: EventForwarder, broker: Broker, settings: BusSettings) -> JSONValue {
@@ -72,7 +74,10 @@ public struct BusServer: Sendable {
             ]
         }
         return [
-            "endpoints": ["ingress": .string(settings.ingress), "egress": .string(settings.egress), "broker": .string(settings.broker)],
+            "endpoints": [
+                "ingress": .array(settings.ingress.map(JSONValue.string)), "egress": .array(settings.egress.map(JSONValue.string)),
+                "broker": .array(settings.broker.map(JSONValue.string)),
+            ],
             "events": [
                 "forwarded": .number(Double(events.forwarded)), "subscription_messages": .number(Double(events.subscriptions)),
                 "rejected": .number(Double(events.rejected)),

@@ -30,6 +30,12 @@ public final class EventForwarder: Sendable {
     /// Binds both sockets and starts forwarding; returns the bound endpoints (wildcard ports resolved).
     /// Throws the first bind error (the message names the endpoint) without starting anything.
     public func start(ingress: String, egress: String, highWaterMark: Int32) async throws -> (ingress: String, egress: String) {
+        let bound = try await start(ingress: [ingress], egress: [egress], highWaterMark: highWaterMark)
+        return (bound.ingress[0], bound.egress[0])
+    }
+
+    /// Binds every endpoint (each socket may listen on several: TCP and `ipc://`) and starts forwarding.
+    public func start(ingress: [String], egress: [String], highWaterMark: Int32) async throws -> (ingress: [String], egress: [String]) {
         let (thread, bound) = try await OwnedThread.start(name: "event-forwarder") { [self] ready in
             let xsub: Socket
             let xpub: Socket
@@ -38,9 +44,17 @@ public final class EventForwarder: Sendable {
                 xpub = try Socket(.xpub)
                 try xsub.setReceiveHighWaterMark(highWaterMark)
                 try xpub.setSendHighWaterMark(highWaterMark)
-                try xsub.bind(ingress)
-                try xpub.bind(egress)
-                ready(.success((try xsub.lastEndpoint, try xpub.lastEndpoint)))
+                var boundIngress: [String] = []
+                var boundEgress: [String] = []
+                for endpoint in ingress {
+                    try xsub.bind(endpoint)
+                    boundIngress.append(try xsub.lastEndpoint)
+                }
+                for endpoint in egress {
+                    try xpub.bind(endpoint)
+                    boundEgress.append(try xpub.lastEndpoint)
+                }
+                ready(.success((boundIngress, boundEgress)))
             } catch {
                 ready(.failure(error))
                 return

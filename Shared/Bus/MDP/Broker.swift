@@ -3,7 +3,8 @@ import Synchronization
 import ZeroMQ
 
 /// The 7/MDP broker on a ROUTER socket: `BrokerCore`'s bookkeeping, driven by one thread that owns
-/// the socket. Clients and workers connect to the same endpoint, as in the zguide's `mdbroker`.
+/// the socket. Clients and workers connect to the same endpoint, as in the zguide's `mdbroker`. The
+/// socket may bind several endpoints (TCP for other hosts, `ipc://` for processes on this one).
 public final class Broker: Sendable {
     public let configuration: BrokerConfiguration
     private let logger: Logger
@@ -21,6 +22,12 @@ public final class Broker: Sendable {
     /// Throws the bind error (e.g. address in use) without starting anything.
     @discardableResult
     public func start(endpoint: String, receiveHighWaterMark: Int32 = 0) async throws -> String {
+        try await start(endpoints: [endpoint], receiveHighWaterMark: receiveHighWaterMark)[0]
+    }
+
+    /// Binds every endpoint and starts serving; returns the bound endpoints, in order.
+    @discardableResult
+    public func start(endpoints: [String], receiveHighWaterMark: Int32 = 0) async throws -> [String] {
         let (thread, bound) = try await OwnedThread.start(name: "mdp-broker") { [self] ready in
             let socket: Socket
             do {
@@ -28,8 +35,12 @@ public final class Broker: Sendable {
                 try socket.setRouterMandatory(true)
                 try socket.setReceiveHighWaterMark(receiveHighWaterMark)
                 try socket.setSendHighWaterMark(receiveHighWaterMark)
-                try socket.bind(endpoint)
-                ready(.success(try socket.lastEndpoint))
+                var bound: [String] = []
+                for endpoint in endpoints {
+                    try socket.bind(endpoint)
+                    bound.append(try socket.lastEndpoint)
+                }
+                ready(.success(bound))
             } catch {
                 ready(.failure(error))
                 return

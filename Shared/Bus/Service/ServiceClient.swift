@@ -39,5 +39,8 @@ public struct ServiceClient: Sendable {
         return body.first?.utf8String == "200"
     }
 
+    /// The client's thread as a task executor (see `MDPClient.executor`).
+    public var executor: any TaskExecutor { mdp.executor }
+
     public func close() async { await mdp.close() }
 }

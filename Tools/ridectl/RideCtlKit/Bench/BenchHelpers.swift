@@ -63,6 +63,5 @@ struct Percentiles {
         return sorted[min(max(rank, 0), sorted.count - 1)]
     }
 
-    var largest: Double { sorted.last ?? .nan }
 }
 

@@ -151,32 +151,38 @@ enum CloudEventLoad {
 enum RequestLoad {
     struct Echo: Codable, Sendable { var text: String }
 
-    static func waitForWorkers(healthURL: String, service: String, count: Int) async throws {
+    /// Waits until the bus reports at least (or, with `exactly`, exactly) `count` workers of `service`.
+    static func waitForWorkers(healthURL: String, service: String, count: Int, exactly: Bool = false) async throws {
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
             if let response = try? await HTTPProbe.get(healthURL),
-               let health = try? JSONCoding.decode(JSONValue.self, from: Array(response.body)),
-               let workers = health["details"]?["services"]?[service]?["workers"]?.numberValue, Int(workers) >= count {
-                return
+               let health = try? JSONCoding.decode(JSONValue.self, from: Array(response.body)) {
+                let workers = Int(health["details"]?["services"]?[service]?["workers"]?.numberValue ?? 0)
+                if exactly ? workers == count : workers >= count { return }
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw ConfigurationError("the echo workers did not register within 20 s")
+        throw ConfigurationError("the bus did not report \(count) echo workers within 20 s")
     }
 
-    /// Microseconds per request, one at a time.
-    static func latency(broker: String, requests: Int) async throws -> Percentiles {
+    /// Microseconds per request, one at a time. With `onClientThread`, the loop runs on the
+    /// client's executor (replies resume it without a hand-off to the cooperative pool).
+    static func latency(broker: String, requests: Int, onClientThread: Bool = false) async throws -> Percentiles {
         let client = try await ServiceClient(broker: broker, logger: CLILogging.logger)
         let params = try JSONCoding.encode(Echo(text: "hello"))
-        for _ in 0..<200 { _ = try await client.callRaw("bench-echo", "echo", json: params) }
-        var samples: [Double] = []
-        samples.reserveCapacity(requests)
-        for _ in 0..<requests {
-            let start = MonotonicClock.nanoseconds()
-            let reply = try await client.callRaw("bench-echo", "echo", json: params)
-            samples.append(Double(MonotonicClock.nanoseconds() - start) / 1000)
-            guard reply.status == 200 else { throw ConfigurationError("echo failed: \(reply.status)") }
+        let measure = { () async throws -> [Double] in
+            for _ in 0..<200 { _ = try await client.callRaw("bench-echo", "echo", json: params) }
+            var samples: [Double] = []
+            samples.reserveCapacity(requests)
+            for _ in 0..<requests {
+                let start = MonotonicClock.nanoseconds()
+                let reply = try await client.callRaw("bench-echo", "echo", json: params)
+                samples.append(Double(MonotonicClock.nanoseconds() - start) / 1000)
+                guard reply.status == 200 else { throw ConfigurationError("echo failed: \(reply.status)") }
+            }
+            return samples
         }
+        let samples = onClientThread ? try await withTaskExecutorPreference(client.executor, operation: measure) : try await measure()
         await client.close()
         return Percentiles(samples)
     }
