@@ -222,10 +222,11 @@ public func binaryDirectory(_ flag: String?) -> String {
     return "."
 }
 
-/// Waits until `url` answers 200, up to `timeout`. Readiness is asked for, never slept for.
-public func waitUntilHealthy(_ url: String, timeout: Duration) async -> Bool {
+/// Waits until `url` answers 200, up to `timeout`, and gives up at once when `stillRunning` says the
+/// process behind it is gone. Readiness is asked for, never slept for.
+public func waitUntilHealthy(_ url: String, timeout: Duration, stillRunning: @Sendable () -> Bool = { true }) async -> Bool {
     let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
+    while ContinuousClock.now < deadline, stillRunning() {
         if let response = try? await HTTPProbe.get(url, timeout: .milliseconds(500)), response.status == 200 { return true }
         try? await Task.sleep(for: .milliseconds(50))
     }

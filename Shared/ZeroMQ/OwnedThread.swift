@@ -17,13 +17,20 @@ public final class OwnedThread: Sendable {
         let thread = Thread {
             // Name the OS thread (Linux: at most 15 bytes), so `top -H`, perf and gdb say whose it is;
             // otherwise it inherits the name of whichever pool thread created it.
-            ride_name_current_thread(String(name.utf8.prefix(15))!)
+            ride_name_current_thread(Self.threadName(name))
             body()
             completion.finish()
         }
         thread.name = name
         thread.stackSize = 1 << 20
         thread.start()
+    }
+
+    /// `name` cut to Linux's 15 bytes without splitting a character.
+    static func threadName(_ name: String) -> String {
+        var cut = ""
+        for character in name where cut.utf8.count + character.utf8.count <= 15 { cut.append(character) }
+        return cut
     }
 
     /// Waits, without blocking a thread, until the body has returned.

@@ -18,7 +18,8 @@ extension Array where Element == UInt8 {
 public final class Socket {
     let handle: UnsafeMutableRawPointer
     public let type: SocketType
-    private var isClosed = false
+    /// After `close()`, every call throws instead of touching the freed libzmq handle.
+    public private(set) var isClosed = false
 
     public init(_ type: SocketType, context: Context = .shared) throws {
         guard let handle = zmq_socket(context.handle, type.rawValue) else {
@@ -64,6 +65,7 @@ public final class Socket {
     /// Sends one frame. Returns false only when `dontWait` is set and the message cannot be queued now.
     @discardableResult
     public func send(_ bytes: UnsafeRawBufferPointer, more: Bool = false, dontWait: Bool = false) throws -> Bool {
+        guard !isClosed else { throw ZMQError(code: ENOTSOCK, operation: "send on closed \(type)") }
         var flags: Int32 = 0
         if more { flags |= ZMQ_SNDMORE }
         if dontWait { flags |= ZMQ_DONTWAIT }
@@ -99,6 +101,7 @@ public final class Socket {
 
     /// Receives one whole multipart message. Returns nil only when `dontWait` is set and nothing is waiting.
     public func receive(dontWait: Bool = false) throws -> [Frame]? {
+        guard !isClosed else { throw ZMQError(code: ENOTSOCK, operation: "receive on closed \(type)") }
         var message = zmq_msg_t()
         zmq_msg_init(&message)
         defer { zmq_msg_close(&message) }

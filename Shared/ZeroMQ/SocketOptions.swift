@@ -67,7 +67,12 @@ extension Socket {
 
     // MARK: Raw access
 
+    private func checkOpen(_ option: String) throws {
+        if isClosed { throw ZMQError(code: ENOTSOCK, operation: "\(option) on closed \(type)") }
+    }
+
     public func set(_ option: Int32, _ value: Int32, name: String) throws {
+        try checkOpen(name)
         var value = value
         guard zmq_setsockopt(handle, option, &value, MemoryLayout<Int32>.size) == 0 else {
             throw ZMQError.last("set \(name) on \(type)")
@@ -75,11 +80,13 @@ extension Socket {
     }
 
     public func set(_ option: Int32, bytes: Frame, name: String) throws {
+        try checkOpen(name)
         let rc = bytes.withUnsafeBytes { zmq_setsockopt(handle, option, $0.baseAddress, $0.count) }
         guard rc == 0 else { throw ZMQError.last("set \(name) on \(type)") }
     }
 
     public func int32Option(_ option: Int32, name: String) throws -> Int32 {
+        try checkOpen(name)
         var value: Int32 = 0
         var size = MemoryLayout<Int32>.size
         guard zmq_getsockopt(handle, option, &value, &size) == 0 else { throw ZMQError.last("get \(name) on \(type)") }
@@ -87,6 +94,7 @@ extension Socket {
     }
 
     public func stringOption(_ option: Int32, name: String) throws -> String {
+        try checkOpen(name)
         var buffer = [CChar](repeating: 0, count: 1024)
         var size = buffer.count
         guard zmq_getsockopt(handle, option, &buffer, &size) == 0 else { throw ZMQError.last("get \(name) on \(type)") }

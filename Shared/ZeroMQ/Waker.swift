@@ -62,10 +62,14 @@ public final class Waker: Sendable {
     }
 
     /// Called by the owner after its poll saw the descriptor readable (or before looking at its mailbox).
+    ///
+    /// Reads the pipe first and only then clears `isPending`: the other order could let a wake land
+    /// between the two, whose byte the read would swallow while leaving `isPending` set — and every
+    /// later wake would then skip its write, leaving the owner asleep.
     public func drain() {
-        isPending.store(false, ordering: .sequentiallyConsistent)
         var buffer = [UInt8](repeating: 0, count: 64)
         while read(fileDescriptor, &buffer, buffer.count) > 0 {}
+        isPending.store(false, ordering: .sequentiallyConsistent)
     }
 }
 

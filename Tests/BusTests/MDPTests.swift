@@ -171,6 +171,20 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
         #expect(body.serviceError?.code == "worker_lost")
     }
 
+    @Test func theBrokersOwnErrorRepliesEchoTheRequestID() throws {
+        var core = broker()
+        _ = send(&core, from: w1, MDP.ready(service: "echo"))
+        _ = send(&core, from: client, MDP.clientRequest(service: "echo", body: [f("op"), f("{}"), f("r7")]))
+        var out: [BrokerOutgoing] = []
+        core.peerUnreachable(w1, now: 1, into: &out)
+        out = send(&core, from: w2, MDP.ready(service: "echo"))
+        core.peerUnreachable(w2, now: 2, into: &out)
+        let reply = try MDP.parseClientReply(try #require(out.last).frames)
+        #expect(reply.body.count == 3)
+        #expect(reply.body.last == f("r7"), "a multiplexing client can match the 503 to its request")
+        #expect(try ServiceReply(frames: Array(reply.body.dropLast())).serviceError?.code == "worker_lost")
+    }
+
     @Test func requestsThatWaitTooLongAreAnswered503() throws {
         var core = broker { $0.requestTimeToLive = 5000 }
         _ = send(&core, from: client, MDP.clientRequest(service: "nobody", body: [f("x")]), at: 0)

@@ -164,6 +164,14 @@ public final class EventPublisher: Sendable {
         poller.add(fileDescriptor: waker.fileDescriptor)
         poller.add(socket)
         var flushDeadline: Int64?
+        // Once closing, sending stops at the flush deadline even in the middle of a batch stalled at
+        // the high-water mark; whatever is left is counted as dropped.
+        func pastDeadline() -> Bool {
+            if flushDeadline == nil, shared.state.withLock({ $0.closed }) {
+                flushDeadline = MonotonicClock.milliseconds() + flushTimeout.milliseconds
+            }
+            return flushDeadline.map { MonotonicClock.milliseconds() >= $0 } ?? false
+        }
         while true {
             _ = try? poller.poll(timeoutMilliseconds: 100)
             waker.drain()
@@ -174,15 +182,17 @@ public final class EventPublisher: Sendable {
                     if kind == 1 { state.subscriptions.insert(prefix) } else { state.subscriptions.remove(prefix) }
                 }
             }
-            let (batch, closed) = shared.state.withLock { state in
+            let batch = shared.state.withLock { state in
                 defer { state.queue.removeAll(keepingCapacity: true) }
-                return (state.queue, state.closed)
-            }
-            if closed && flushDeadline == nil {
-                flushDeadline = MonotonicClock.milliseconds() + flushTimeout.milliseconds
+                return state.queue
             }
             var sent: UInt64 = 0
+            var abandoned: UInt64 = 0
             for (topic, event) in batch {
+                if abandoned > 0 || (flushDeadline != nil && pastDeadline()) {
+                    abandoned += 1
+                    continue
+                }
                 while true {
                     do {
                         try socket.send(topic, more: true)
@@ -190,19 +200,26 @@ public final class EventPublisher: Sendable {
                         sent += 1
                         break
                     } catch let error as ZMQError where error.isAgain {
-                        // Waited SNDTIMEO at the high-water mark. Keep waiting unless we are closing and out of time.
-                        if let deadline = flushDeadline, MonotonicClock.milliseconds() >= deadline { break }
+                        // Waited SNDTIMEO at the high-water mark: keep waiting unless closing and out of time.
+                        if pastDeadline() {
+                            abandoned += 1
+                            break
+                        }
                     } catch {
                         logger.error("publish failed", metadata: ["error": "\(error)"])
                         break
                     }
                 }
             }
-            if sent > 0 { shared.state.withLock { $0.published += sent } }
-            if closed {
-                let empty = shared.state.withLock { $0.queue.isEmpty }
-                if empty || MonotonicClock.milliseconds() >= flushDeadline! { return }
+            if sent > 0 || abandoned > 0 {
+                shared.state.withLock { state in
+                    state.published += sent
+                    state.dropped += abandoned
+                }
             }
+            if abandoned > 0 { logger.warning("closing: events not sent before the flush deadline", metadata: ["dropped": "\(abandoned)"]) }
+            let (closed, empty) = shared.state.withLock { ($0.closed, $0.queue.isEmpty) }
+            if closed && (empty || pastDeadline()) { return }
         }
     }
 }

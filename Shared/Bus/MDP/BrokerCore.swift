@@ -284,6 +284,7 @@ public struct BrokerCore {
         if var request = worker.inFlight {
             if request.requeues < configuration.maxRequeues {
                 request.requeues += 1
+                request.queuedAt = now
                 counters.requeued += 1
                 notices.append(.requestRequeued(service: worker.service))
                 services[worker.service]!.queue.prepend(request)
@@ -296,7 +297,11 @@ public struct BrokerCore {
         dispatch(worker.service, into: &out)
     }
 
+    /// A 503 the broker writes itself, in the body convention. Like a worker, it echoes the
+    /// request's id frame (`[op][JSON][id]`), so a multiplexing client can match it.
     private func errorReply(to request: Request, status: Int, code: String, message: String) -> BrokerOutgoing {
-        BrokerOutgoing(to: request.client, frames: MDP.clientReply(service: request.service, body: ServiceReply.error(status: status, code: code, message: message).frames))
+        var body = ServiceReply.error(status: status, code: code, message: message).frames
+        if request.body.count == 3 { body.append(request.body[2]) }
+        return BrokerOutgoing(to: request.client, frames: MDP.clientReply(service: request.service, body: body))
     }
 }

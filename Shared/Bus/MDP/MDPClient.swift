@@ -83,6 +83,14 @@ public final class MDPClient: Sendable {
         case cancel(UInt64)
     }
 
+    /// Requests the client knows about, and whether it still takes new ones. One lock for both, so
+    /// a request is either registered before the client closes (and then failed by it) or refused.
+    struct Registry {
+        var closed = false
+        /// Requests in flight on the shared socket, by request id.
+        var outstanding: [UInt64: Pending] = [:]
+    }
+
     /// The multiplexed socket and what the callers and the client's thread share about it.
     final class Shared: Sendable {
         let commands = Mailbox<Command>()
@@ -95,8 +103,12 @@ public final class MDPClient: Sendable {
         /// mutex provides. The client's thread watches `signalDescriptor` with plain poll(2).
         let connection: Mutex<Socket>
         let signalDescriptor: Int32
-        let outstanding = Mutex<[UInt64: Pending]>([:])
+        let registry = Mutex(Registry())
         let echo = Mutex<[String: Echo]>([:])
+        /// Set when a send found a reply already waiting (the send may have consumed the descriptor's
+        /// edge); the client's thread then receives before it sleeps. Needed because a wake from the
+        /// client's own thread (an executor job, a retry) writes nothing.
+        let replyWaiting = Atomic<Bool>(false)
 
         init(connection socket: sending Socket) throws {
             executor = LoopExecutor(waker: commands.waker)
@@ -104,14 +116,32 @@ public final class MDPClient: Sendable {
             connection = Mutex(socket)
         }
 
-        /// Sends on the shared socket; wakes the client's thread when a reply is already waiting
-        /// (the send may have consumed the descriptor's edge).
         func sendMultiplexed(_ pending: Pending) throws {
-            let replyWaiting = try connection.withLock { socket in
+            let waiting = try connection.withLock { socket in
                 try socket.send(message: MDP.clientRequest(service: pending.service, body: pending.body))
                 return try socket.canReceive
             }
-            if replyWaiting { commands.waker.wake() }
+            if waiting {
+                replyWaiting.store(true, ordering: .releasing)
+                commands.waker.wake()
+            }
+        }
+    }
+
+    /// Links a request with its cancellation: the cancel is posted only once the client knows the
+    /// request, so it always finds it (and a cancel after the reply finds nothing, harmlessly).
+    final class CancellationToken: Sendable {
+        private static let new: UInt8 = 0, registered: UInt8 = 1, cancelled: UInt8 = 2
+        private let state = Atomic<UInt8>(CancellationToken.new)
+
+        /// The request is registered; true when it was cancelled meanwhile (post the cancel now).
+        func markRegistered() -> Bool {
+            !state.compareExchange(expected: Self.new, desired: Self.registered, ordering: .acquiringAndReleasing).exchanged
+        }
+
+        /// The task was cancelled; true when the request is registered (post the cancel now).
+        func markCancelled() -> Bool {
+            state.exchange(Self.cancelled, ordering: .acquiringAndReleasing) == Self.registered
         }
     }
 
@@ -145,30 +175,42 @@ public final class MDPClient: Sendable {
         let timeoutMs = (timeout ?? options.timeout).milliseconds
         let attempts = max(1, attempts ?? options.attempts)
         let shared = self.shared
+        let token = CancellationToken()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                guard !shared.stopRequested.isRequested else {
-                    continuation.resume(throwing: MDPClientError.closed)
+                guard !Task.isCancelled else {
+                    continuation.resume(throwing: MDPClientError.cancelled)
                     return
                 }
                 var pending = Pending(
                     id: id, service: service, body: correlated ? body + [RequestID.frame(id)] : body, correlated: correlated,
                     timeout: timeoutMs, attemptsLeft: attempts, attempts: attempts, continuation: continuation)
-                guard correlated, shared.echo.withLock({ $0[service] }) == .echoes else {
-                    shared.commands.post(.request(pending))
+                let multiplexed = correlated && shared.echo.withLock({ $0[service] }) == .echoes
+                if multiplexed { pending.startAttempt() }
+                let accepted = shared.registry.withLock { registry -> Bool in
+                    guard !registry.closed else { return false }
+                    if multiplexed {
+                        registry.outstanding[id] = pending
+                    } else {
+                        shared.commands.post(.request(pending))
+                    }
+                    return true
+                }
+                guard accepted else {
+                    continuation.resume(throwing: MDPClientError.closed)
                     return
                 }
-                pending.startAttempt()
-                shared.outstanding.withLock { $0[id] = pending }
-                do {
-                    try shared.sendMultiplexed(pending)
-                } catch {
-                    // Counted as a lost attempt: the client's thread retries it when its deadline passes.
-                    shared.commands.waker.wake()
+                if multiplexed {
+                    do {
+                        try shared.sendMultiplexed(pending)
+                    } catch {
+                        // Counted as a lost attempt: the client's thread retries it when its deadline passes.
+                    }
                 }
+                if token.markRegistered() { shared.commands.post(.cancel(id)) }
             }
         } onCancel: {
-            shared.commands.post(.cancel(id))
+            if token.markCancelled() { shared.commands.post(.cancel(id)) }
         }
     }
 
@@ -186,13 +228,15 @@ public final class MDPClient: Sendable {
     }
 }
 
-/// Request ids as frames: ASCII decimal, readable in a packet capture.
+/// Request ids as frames: `r` and a decimal number, readable in a packet capture and never taken
+/// for a reply body (a JSON body is never a bare `r…`).
 enum RequestID {
-    static func frame(_ id: UInt64) -> Frame { Frame(frame: String(id)) }
+    static func frame(_ id: UInt64) -> Frame { Frame(frame: "r\(id)") }
 
     static func parse(_ frame: Frame) -> UInt64? {
-        guard !frame.isEmpty, frame.count <= 20, frame.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
-        return UInt64(String(decoding: frame, as: UTF8.self))
+        guard frame.count >= 2, frame.count <= 21, frame[0] == UInt8(ascii: "r"),
+              frame.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return UInt64(String(decoding: frame.dropFirst(), as: UTF8.self))
     }
 }
 
@@ -216,10 +260,8 @@ private struct ClientLoop {
     var lanes: [Lane] = []
     var busyLanes = 0
     var waiting = Deque<MDPClient.Pending>()
-    /// Services whose first correlated request is in flight on a lane, to learn whether they echo.
-    var probing = Set<String>()
-    /// Cancels that arrived before their request (a task cancelled while posting).
-    var earlyCancels = Set<UInt64>()
+    /// For each service whose echo behaviour is unknown, the request probing it on a lane.
+    var probing: [String: UInt64] = [:]
     var poller = Poller()
     var pollerIsStale = true
 
@@ -247,8 +289,8 @@ private struct ClientLoop {
         var nextScan: Int64 = 0
         while !shared.stopRequested.isRequested {
             if pollerIsStale { rebuildPoller() }
-            let inFlight = busyLanes > 0 || !waiting.isEmpty || shared.outstanding.withLock { !$0.isEmpty }
-            let runnable = shared.executor.hasJobs || !shared.commands.isEmpty
+            let inFlight = busyLanes > 0 || !waiting.isEmpty || shared.registry.withLock { !$0.outstanding.isEmpty }
+            let runnable = shared.executor.hasJobs || !shared.commands.isEmpty || shared.replyWaiting.load(ordering: .acquiring)
             do {
                 try poller.poll(timeoutMilliseconds: runnable ? 0 : inFlight ? 10 : 1000)
             } catch {
@@ -287,26 +329,30 @@ private struct ClientLoop {
     mutating func handle(_ command: MDPClient.Command) {
         switch command {
         case .request(let pending):
-            if earlyCancels.remove(pending.id) != nil {
-                pending.continuation.resume(throwing: MDPClientError.cancelled)
-            } else {
-                waiting.append(pending)
-            }
+            waiting.append(pending)
         case .cancel(let id):
+            // The token posts a cancel only after the request is registered; one that finds nothing
+            // came after the request was answered.
             if let index = waiting.firstIndex(where: { $0.id == id }) {
-                waiting.remove(at: index).continuation.resume(throwing: MDPClientError.cancelled)
-            } else if let pending = shared.outstanding.withLock({ $0.removeValue(forKey: id) }) {
+                let pending = waiting.remove(at: index)
+                endProbe(pending)
+                pending.continuation.resume(throwing: MDPClientError.cancelled)
+            } else if let pending = shared.registry.withLock({ $0.outstanding.removeValue(forKey: id) }) {
                 // A late reply carries an id nobody waits for any more: it is dropped.
                 pending.continuation.resume(throwing: MDPClientError.cancelled)
             } else if let index = lanes.firstIndex(where: { $0.current?.id == id }) {
-                lanes[index].current!.continuation.resume(throwing: MDPClientError.cancelled)
-                probing.remove(lanes[index].current!.service)
+                let pending = lanes[index].current!
                 finishLane(index)
                 replaceSocket(of: lanes[index])
-            } else if earlyCancels.count < 10_000 {
-                earlyCancels.insert(id)
+                endProbe(pending)
+                pending.continuation.resume(throwing: MDPClientError.cancelled)
             }
         }
+    }
+
+    /// `pending` no longer probes its service (answered, failed or cancelled): another may.
+    mutating func endProbe(_ pending: MDPClient.Pending) {
+        if probing[pending.service] == pending.id { probing[pending.service] = nil }
     }
 
     /// Sends what waits: multiplexed where the service echoes, else on an idle lane (opening lanes
@@ -318,7 +364,7 @@ private struct ClientLoop {
         while var pending = waiting.popFirst() {
             if pending.correlated && echo[pending.service] == .echoes {
                 pending.startAttempt()
-                shared.outstanding.withLock { $0[pending.id] = pending }
+                shared.registry.withLock { $0.outstanding[pending.id] = pending }
                 do {
                     try shared.sendMultiplexed(pending)
                 } catch {
@@ -326,8 +372,10 @@ private struct ClientLoop {
                 }
                 continue
             }
+            // While a service's echo behaviour is unknown, one request probes it and the others
+            // wait for the answer (a retried probe is still the probe).
             let isProbe = pending.correlated && echo[pending.service, default: .unknown] == .unknown
-            if isProbe && probing.contains(pending.service) {
+            if isProbe, let probe = probing[pending.service], probe != pending.id {
                 stillWaiting.append(pending)
                 continue
             }
@@ -335,7 +383,7 @@ private struct ClientLoop {
                 stillWaiting.append(pending)
                 continue
             }
-            if isProbe { probing.insert(pending.service) }
+            if isProbe { probing[pending.service] = pending.id }
             pending.startAttempt()
             lanes[index].current = pending
             busyLanes += 1
@@ -378,6 +426,7 @@ private struct ClientLoop {
     /// Everything waiting on the shared socket. Called after every wake-up, not only when its
     /// descriptor fired: the descriptor is edge-triggered, and reading `canReceive` re-arms it.
     mutating func receiveMultiplexed() {
+        shared.replyWaiting.store(false, ordering: .releasing)
         var more = true
         while more {
             // Short bursts under the lock, parsing outside it: callers send on this socket meanwhile.
@@ -401,9 +450,9 @@ private struct ClientLoop {
             // A worker of this service does not echo request ids: whatever is in flight for it
             // here cannot be told apart. Send those again, one per lane, from now on.
             shared.echo.withLock { $0[service] = .doesNot }
-            let affected = shared.outstanding.withLock { outstanding in
-                let affected = outstanding.values.filter { $0.service == service }
-                for pending in affected { outstanding[pending.id] = nil }
+            let affected = shared.registry.withLock { registry in
+                let affected = registry.outstanding.values.filter { $0.service == service }
+                for pending in affected { registry.outstanding[pending.id] = nil }
                 return affected
             }
             logger.warning("a worker of this service does not echo request ids; using one request per connection",
@@ -415,7 +464,7 @@ private struct ClientLoop {
             return
         }
         // An id nobody waits for is a late reply to a request already answered or given up.
-        guard let pending = shared.outstanding.withLock({ $0.removeValue(forKey: id) }) else { return }
+        guard let pending = shared.registry.withLock({ $0.outstanding.removeValue(forKey: id) }) else { return }
         pending.continuation.resume(returning: Array(body.dropLast()))
     }
 
@@ -442,7 +491,7 @@ private struct ClientLoop {
                     pending.continuation.resume(returning: body)
                     continue
                 }
-                probing.remove(service)
+                endProbe(pending)
                 // Learn from the reply whether this service echoes request ids.
                 if let last = body.last, RequestID.parse(last) == pending.id {
                     shared.echo.withLock { if $0[service] != .doesNot { $0[service] = .echoes } }
@@ -453,16 +502,16 @@ private struct ClientLoop {
                 }
             } catch {
                 finishLane(index)
-                probing.remove(pending.service)
+                endProbe(pending)
                 pending.continuation.resume(throwing: MDPClientError.invalidReply(error.description))
             }
         }
     }
 
     mutating func expireOverdue(now: Int64) {
-        let overdue = shared.outstanding.withLock { outstanding in
-            let overdue = outstanding.values.filter { $0.deadline <= now }
-            for pending in overdue { outstanding[pending.id] = nil }
+        let overdue = shared.registry.withLock { registry in
+            let overdue = registry.outstanding.values.filter { $0.deadline <= now }
+            for pending in overdue { registry.outstanding[pending.id] = nil }
             return overdue
         }
         for pending in overdue { retryOrFail(pending) }
@@ -482,7 +531,8 @@ private struct ClientLoop {
             let error = MDPClientError.timeout(service: pending.service, attempts: pending.attempts, milliseconds: pending.timeout)
             pending.continuation.resume(throwing: error)
             // A probe that got no answer at all: the requests waiting on it would get none either.
-            if probing.remove(pending.service) != nil {
+            if probing[pending.service] == pending.id {
+                probing[pending.service] = nil
                 let (failed, kept) = waiting.reduce(into: ([MDPClient.Pending](), Deque<MDPClient.Pending>())) { result, waiter in
                     if waiter.service == pending.service && waiter.correlated { result.0.append(waiter) } else { result.1.append(waiter) }
                 }
@@ -501,21 +551,24 @@ private struct ClientLoop {
         pollerIsStale = true
     }
 
+    /// The end: no request is taken any more (under the registry's lock, so none slips in), every
+    /// one known is failed, sockets close, and tasks preferring our executor move to the global one.
     mutating func failEverything() {
+        let outstanding = shared.registry.withLock { registry in
+            registry.closed = true
+            defer { registry.outstanding = [:] }
+            return registry.outstanding.values
+        }
+        for pending in outstanding { pending.continuation.resume(throwing: MDPClientError.closed) }
         for lane in lanes {
             lane.current?.continuation.resume(throwing: MDPClientError.closed)
             lane.socket.close()
-        }
-        for pending in shared.outstanding.withLock({ outstanding in
-            defer { outstanding = [:] }
-            return outstanding.values
-        }) {
-            pending.continuation.resume(throwing: MDPClientError.closed)
         }
         while let pending = waiting.popFirst() { pending.continuation.resume(throwing: MDPClientError.closed) }
         for command in shared.commands.take() {
             if case .request(let pending) = command { pending.continuation.resume(throwing: MDPClientError.closed) }
         }
         shared.connection.withLock { $0.close() }
+        shared.executor.shutDown()
     }
 }

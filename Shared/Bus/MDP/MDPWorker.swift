@@ -145,8 +145,11 @@ private struct WorkerLoop {
             }
             var deadline = nextHeartbeatAt
             for c in connections {
+                // While stopping, closed connections stay closed: their reconnect time does not count.
+                if c.socket == nil && stopDeadline != nil { continue }
                 deadline = min(deadline, c.socket == nil ? c.reconnectAt : c.brokerDeadline)
             }
+            if let stopDeadline { deadline = min(deadline, stopDeadline) }
             let busy = shared.executor.hasJobs || !shared.commands.isEmpty
             let ready = poller.wait(timeoutMilliseconds: busy ? 0 : Int(max(0, min(1000, deadline - now))))
             if ready.contains(0) { shared.commands.waker.drain() }
@@ -160,6 +163,8 @@ private struct WorkerLoop {
             timers(now: MonotonicClock.milliseconds(), stopping: stopDeadline != nil)
         }
         for index in connections.indices { close(index, sayDisconnect: true) }
+        // Handlers still awaiting something elsewhere finish on the global executor.
+        shared.executor.shutDown()
     }
 
     mutating func connect(_ index: Int, now: Int64) {

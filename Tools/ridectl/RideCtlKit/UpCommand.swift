@@ -46,8 +46,11 @@ struct UpCommand: AsyncParsableCommand {
                 await supervisor.stopAll()
                 throw ExitCode(1)
             }
-            guard await waitUntilHealthy(process.healthURL, timeout: .seconds(30)) else {
-                Output.err("ridectl up: \(process.name) did not become healthy at \(process.healthURL) within 30 s; stopping\n")
+            guard await waitUntilHealthy(process.healthURL, timeout: .seconds(30), stillRunning: { supervisor.isRunning(process.name) }) else {
+                let why = supervisor.isRunning(process.name)
+                    ? "did not become healthy at \(process.healthURL) within 30 s"
+                    : "exited while starting (its log is above)"
+                Output.err("ridectl up: \(process.name) \(why); stopping the platform\n")
                 await supervisor.stopAll()
                 throw ExitCode(1)
             }
