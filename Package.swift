@@ -9,7 +9,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "ride-bus", targets: ["ride-bus"]),
+        .executable(name: "ride-tracking", targets: ["ride-tracking"]),
         .executable(name: "ridectl", targets: ["ridectl"]),
+        .library(name: "TrackingSDK", targets: ["TrackingSDK"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -19,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
@@ -57,26 +60,46 @@ let package = Package(
             path: "Shared/ServiceKit"
         ),
 
+        .target(name: "Geo", path: "Shared/Geo"),
+        .target(name: "RideModels", dependencies: ["Bus", "Geo"], path: "Shared/RideModels"),
+        .target(
+            name: "TrackingSDK",
+            dependencies: ["Bus", "Geo", "RideModels", "ZeroMQ", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "DequeModule", package: "swift-collections")],
+            path: "Shared/TrackingSDK"
+        ),
+
         // MARK: Services (logic in a library, a thin main)
         .target(name: "BusService", dependencies: ["Bus", "ServiceKit"], path: "Services/bus/BusService"),
         .executableTarget(name: "ride-bus", dependencies: ["BusService"], path: "Services/bus/main"),
+        .target(
+            name: "TrackingService",
+            dependencies: ["Bus", "Geo", "RideModels", "ServiceKit", "ZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            path: "Services/tracking/TrackingService"
+        ),
+        .executableTarget(name: "ride-tracking", dependencies: ["TrackingService"], path: "Services/tracking/main"),
 
         // MARK: Tools
         .target(
             name: "RideCtlKit",
-            dependencies: ["Bus", "ServiceKit", .product(name: "UnixSignals", package: "swift-service-lifecycle")],
+            dependencies: ["Bus", "ServiceKit", "RideModels", "TrackingSDK", .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Tools/ridectl/RideCtlKit"
         ),
         .executableTarget(name: "ridectl", dependencies: ["RideCtlKit"], path: "Tools/ridectl/main"),
+        .executableTarget(name: "driver-example", dependencies: ["TrackingSDK"], path: "Tools/driver-example", exclude: ["drive.gpx"]),
 
         // MARK: Tests
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests"),
         .testTarget(name: "BusTests", dependencies: ["Bus"], path: "Tests/BusTests"),
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit"], path: "Tests/ServiceKitTests"),
         .testTarget(name: "RideCtlTests", dependencies: ["RideCtlKit", "Bus"], path: "Tests/RideCtlTests"),
+        .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
+        .testTarget(name: "TrackingTests", dependencies: ["TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ"], path: "Tests/TrackingTests"),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Bus", "ServiceKit", "ZeroMQ", .product(name: "Yams", package: "Yams")],
+            dependencies: ["Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", .product(name: "Yams", package: "Yams")],
             path: "Tests/IntegrationTests",
             exclude: ["interop"]
         ),

@@ -54,15 +54,31 @@ public enum BusContract {
         "users": ["user."],
         "orders": ["order."],
         "trips": ["trip."],
-        "tracking": ["device.location.", "device.status."],
+        "tracking": ["device.location.", "device.status."],  // per device: see deviceSource
         "notifications": ["notification.", "device.command."],
     ]
 
-    /// Whether subscribing to `prefixes` receives everything `source` publishes. Sources not in
-    /// `topicRoots` are covered only by a subscription to everything ("").
+    /// The source of one device's events: tracking sequences each device's stream on its own, so
+    /// a subscriber to `device.location.<id>` sees every sequence of that device (and a gap means a
+    /// lost event, not another device's).
+    public static func deviceSource(_ deviceID: String) -> String { "tracking/devices/\(deviceID)" }
+
+    /// The topic roots of `source` (per-device sources included).
+    public static func roots(of source: String) -> [String]? {
+        if let roots = topicRoots[source] { return roots }
+        let devicePrefix = "tracking/devices/"
+        if source.hasPrefix(devicePrefix) {
+            let id = source.dropFirst(devicePrefix.count)
+            return ["\(Topics.deviceLocation)\(id)", "\(Topics.deviceStatus)\(id)"]
+        }
+        return nil
+    }
+
+    /// Whether subscribing to `prefixes` receives everything `source` publishes. Sources without
+    /// known roots are covered only by a subscription to everything ("").
     public static func prefixes(_ prefixes: [String], cover source: String) -> Bool {
         if prefixes.contains("") { return true }
-        guard let roots = topicRoots[source] else { return false }
+        guard let roots = roots(of: source) else { return false }
         return roots.allSatisfy { root in prefixes.contains { root.hasPrefix($0) } }
     }
 

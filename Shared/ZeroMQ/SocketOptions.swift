@@ -28,6 +28,10 @@ extension Socket {
     /// ROUTER: fail with EHOSTUNREACH when sending to a peer that is not connected (instead of dropping).
     public func setRouterMandatory(_ on: Bool) throws { try set(ZMQ_ROUTER_MANDATORY, on ? 1 : 0, name: "ZMQ_ROUTER_MANDATORY") }
 
+    /// ROUTER: a new connection with a routing id already in use takes it over (a reconnecting peer
+    /// gets its id back at once instead of being refused until the old connection times out).
+    public func setRouterHandover(_ on: Bool) throws { try set(ZMQ_ROUTER_HANDOVER, on ? 1 : 0, name: "ZMQ_ROUTER_HANDOVER") }
+
     /// Queue messages only to completed connections (no queueing for peers not yet connected).
     public func setImmediate(_ on: Bool) throws { try set(ZMQ_IMMEDIATE, on ? 1 : 0, name: "ZMQ_IMMEDIATE") }
 

@@ -154,6 +154,24 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
         #expect(out == [BrokerOutgoing(to: w2, frames: MDP.request(client: client, body: [f("job")]))])
     }
 
+    @Test func aRequestThatNeverReachedADeadWorkerIsNotCountedAsARetry() throws {
+        var core = broker()
+        let dead: [Frame] = [[0xD1], [0xD2], [0xD3]]
+        for worker in dead { _ = send(&core, from: worker, MDP.ready(service: "echo")) }
+        _ = send(&core, from: w1, MDP.ready(service: "echo"))
+        var out = send(&core, from: client, MDP.clientRequest(service: "echo", body: [f("job")]))
+        // Every dead worker refuses the REQUEST in turn (EHOSTUNREACH); the live one gets it.
+        var hops = 0
+        while let message = out.first, message.to != w1 {
+            out.removeFirst()
+            core.peerUnreachable(message.to, lostMessage: message.frames, now: 1, into: &out)
+            hops += 1
+        }
+        #expect(hops == 3)
+        #expect(out.first == BrokerOutgoing(to: w1, frames: MDP.request(client: client, body: [f("job")])))
+        #expect(core.stats.requeued == 0)
+    }
+
     @Test func aRequestLostTwiceIsAnswered503() throws {
         var core = broker()
         _ = send(&core, from: w1, MDP.ready(service: "echo"))

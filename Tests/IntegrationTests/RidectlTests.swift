@@ -142,7 +142,8 @@ import Testing
         supervisor.signal("up", SIGINT)
         #expect(await supervisor.waitForExit("up", timeout: .seconds(20)) == 0)
         let log = try String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)
-        #expect(log.contains("The platform is up: bus."))
+        #expect(log.contains("The platform is up: bus, tracking."))
+        #expect(log.contains("tracking     | ") && log.contains("tracking stopped"))
         #expect(log.contains("bus          | ") && log.contains("bus stopped"), "the bus's log lines are prefixed; it stopped gracefully")
         #expect(log.contains("ridectl up: stopped"))
         #expect(FileManager.default.fileExists(atPath: "\(scratch)/data"), "the data directory is created")
@@ -164,6 +165,7 @@ import Testing
         let supervisor = try startUp(scratch)
         defer { supervisor.killAll() }
         try await waitForBanner(supervisor)
+        try await eventually("tracking is up too") { (try? await HTTPProbe.get("http://127.0.0.1:\(9104 + Self.offset)/health"))?.status == 200 }
         let bus = try await runCommand("/usr/bin/pgrep", ["-f", "ride-bus --pub tcp://\\*:\(5555 + Self.offset)"])
         let pid = try #require(Int32(bus.stdout.split(separator: "\n").first ?? ""))
         kill(pid, SIGKILL)

@@ -115,7 +115,7 @@ public final class Broker: Sendable {
                 guard try socket.send(message.to, more: true, dontWait: true) else {
                     // The peer's queue is full (only with a high-water mark set): a worker that cannot
                     // take a request is as good as lost; a client's reply is counted as undeliverable.
-                    core.peerUnreachable(message.to, now: now, into: &out)
+                    core.peerUnreachable(message.to, lostMessage: message.frames, now: now, into: &out)
                     continue
                 }
                 let last = message.frames.count - 1
@@ -123,7 +123,7 @@ public final class Broker: Sendable {
                     try socket.send(frame, more: i < last)
                 }
             } catch let error as ZMQError where error.isHostUnreachable {
-                core.peerUnreachable(message.to, now: now, into: &out)
+                core.peerUnreachable(message.to, lostMessage: message.frames, now: now, into: &out)
             } catch {
                 logger.error("broker send failed", metadata: ["error": "\(error)"])
             }

@@ -168,10 +168,14 @@ public struct BrokerCore {
     }
 
     /// A send to `peer` failed because it is no longer connected (ROUTER_MANDATORY said EHOSTUNREACH).
-    public mutating func peerUnreachable(_ peer: Frame, now: Int64, into out: inout [BrokerOutgoing]) {
+    /// `lostMessage` is what could not be sent: when it is the worker's REQUEST, that request never
+    /// reached anyone, so giving it to another worker is not a retry and does not count as one (after
+    /// a crash, several dead workers of the same instance may be tried in turn).
+    public mutating func peerUnreachable(_ peer: Frame, lostMessage: [Frame] = [], now: Int64, into out: inout [BrokerOutgoing]) {
         if let worker = workers[peer] {
             notices.append(.workerDisconnected(service: worker.service, worker: peer))
-            deleteWorker(peer, now: now, notify: false, into: &out)
+            let undelivered = lostMessage.count >= 3 && lostMessage[1] == MDP.workerHeader && lostMessage[2] == [MDP.Command.request.rawValue]
+            deleteWorker(peer, now: now, notify: false, requestWasDelivered: !undelivered, into: &out)
         } else {
             counters.undeliverable += 1
         }
@@ -272,7 +276,7 @@ public struct BrokerCore {
         return (state.queue.removeFirst(), worker)
     }
 
-    private mutating func deleteWorker(_ identity: Frame, now: Int64, notify: Bool, into out: inout [BrokerOutgoing]) {
+    private mutating func deleteWorker(_ identity: Frame, now: Int64, notify: Bool, requestWasDelivered: Bool = true, into out: inout [BrokerOutgoing]) {
         if notify {
             out.append(BrokerOutgoing(to: identity, frames: MDP.disconnect))
         }
@@ -282,7 +286,9 @@ public struct BrokerCore {
             services[worker.service]!.idle.remove(at: index)
         }
         if var request = worker.inFlight {
-            if request.requeues < configuration.maxRequeues {
+            if !requestWasDelivered {
+                services[worker.service]!.queue.prepend(request)
+            } else if request.requeues < configuration.maxRequeues {
                 request.requeues += 1
                 request.queuedAt = now
                 counters.requeued += 1

@@ -19,13 +19,22 @@ enum Platform {
     static func processes(binDirectory: String, dataDirectory: String, portOffset: Int = 0) -> [PlatformProcess] {
         let port = { (base: Int) in base + portOffset }
         var brokerBinds = "tcp://*:\(port(5557))"
-        if let socket = localBrokerSocket(dataDirectory: dataDirectory) { brokerBinds += ",ipc://\(socket)" }
+        var broker = "tcp://127.0.0.1:\(port(5557))"
+        if let socket = localBrokerSocket(dataDirectory: dataDirectory) {
+            brokerBinds += ",ipc://\(socket)"
+            broker = "ipc://\(socket)"
+        }
+        let bus = ["--pub", "tcp://127.0.0.1:\(port(5555))", "--sub", "tcp://127.0.0.1:\(port(5556))", "--broker", broker]
         return [
             PlatformProcess(
                 name: "bus", executable: "\(binDirectory)/ride-bus",
                 arguments: ["--pub", "tcp://*:\(port(5555))", "--sub", "tcp://*:\(port(5556))",
                             "--broker", brokerBinds, "--http", "127.0.0.1:\(port(9100))"],
                 healthURL: "http://127.0.0.1:\(port(9100))/health"),
+            PlatformProcess(
+                name: "tracking", executable: "\(binDirectory)/ride-tracking",
+                arguments: bus + ["--ingest", "tcp://*:\(port(5558))", "--http", "127.0.0.1:\(port(9104))", "--data-dir", dataDirectory],
+                healthURL: "http://127.0.0.1:\(port(9104))/health"),
         ]
     }
 

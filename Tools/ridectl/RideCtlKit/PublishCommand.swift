@@ -22,25 +22,19 @@ struct PublishCommand: AsyncParsableCommand {
     @Option(help: "CloudEvents source.") var source = "ridectl"
     @Option(help: "Publish this many copies (sequences 1…N).") var count = 1
     @Option(name: .customLong("wait-ms"), help: "How long to wait for a subscriber before publishing.") var waitMilliseconds = 2000
-    @Option(name: .customLong("pub"), help: helpWithEnv("Event ingress to publish to", env: BusContract.publishEnvironment, default: BusContract.publishEndpoint))
-    var pub: String?
+    @OptionGroup var bus: BusAddresses
 
     mutating func validate() throws {
         if let problem = Topic.problem(with: topic) { throw ValidationError("topic '\(topic)': \(problem)") }
         guard count >= 1 else { throw ValidationError("--count must be at least 1") }
         if let json, json != "-" { _ = try CallCommand.parse(json) }
-        _ = try withValidation { try endpoint() }
-    }
-
-    func endpoint() throws -> String {
-        try EndpointSyntax.validate(Setting.resolve(pub, flag: "pub", env: BusContract.publishEnvironment, default: BusContract.publishEndpoint),
-                                    name: "event ingress", forBinding: false)
+        _ = try withValidation { try bus.publishEndpoint() }
     }
 
     func run() async throws {
         let text = json == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : (json ?? "{}")
         let data = try JSONCoding.decode(JSONValue.self, from: CallCommand.parse(text))
-        let publisher = try await EventPublisher(endpoint: try endpoint(), source: source, logger: CLILogging.logger)
+        let publisher = try await EventPublisher(endpoint: try bus.publishEndpoint(), source: source, logger: CLILogging.logger)
         let heard = await publisher.waitForSubscriber(to: topic, timeout: .milliseconds(waitMilliseconds))
         for _ in 0..<count {
             try publisher.publish(topic: topic, type: type, data: data)

@@ -14,24 +14,16 @@ public struct RideCtl: AsyncParsableCommand {
     public init() {}
 }
 
-/// Where the bus is. Flags win over environment variables, which win over the local defaults.
+/// Where the bus is: its endpoints (shared with every service) and its health URL.
 struct BusAddresses: ParsableArguments {
-    @Option(name: .customLong("sub"), help: helpWithEnv("Event egress to subscribe to", env: BusContract.subscribeEnvironment, default: BusContract.subscribeEndpoint))
-    var sub: String?
-
-    @Option(name: .customLong("broker"), help: helpWithEnv("7/MDP broker to send requests to", env: BusContract.brokerEnvironment, default: BusContract.brokerEndpoint))
-    var broker: String?
+    @OptionGroup var endpoints: BusClientOptions
 
     @Option(name: .customLong("bus-http"), help: helpWithEnv("The bus's health/metrics URL", env: "RIDE_BUS_HTTP", default: "http://127.0.0.1:9100"))
     var busHTTP: String?
 
-    func subscribeEndpoint() throws -> String {
-        try EndpointSyntax.validate(Setting.resolve(sub, flag: "sub", env: BusContract.subscribeEnvironment, default: BusContract.subscribeEndpoint), name: "event egress", forBinding: false)
-    }
-
-    func brokerEndpoint() throws -> String {
-        try EndpointSyntax.validate(Setting.resolve(broker, flag: "broker", env: BusContract.brokerEnvironment, default: BusContract.brokerEndpoint), name: "broker", forBinding: false)
-    }
+    func subscribeEndpoint() throws -> String { try endpoints.subscribeEndpoint() }
+    func brokerEndpoint() throws -> String { try endpoints.brokerEndpoint() }
+    func publishEndpoint() throws -> String { try endpoints.publishEndpoint() }
 
     func busHealthURL() -> String {
         Setting.resolve(busHTTP, flag: "bus-http", env: "RIDE_BUS_HTTP", default: "http://127.0.0.1:9100").value

@@ -1,0 +1,81 @@
+import Bus
+import Foundation
+import Logging
+import RideModels
+import Synchronization
+
+/// What happens to a batch of locations, whichever way it came (the device socket or the `ingest`
+/// op): key check, rules, the in-memory state, then the store writer, which acknowledges once stored.
+public final class IngestPipeline: Sendable {
+    public struct Counts: Sendable, Equatable {
+        public var batches: UInt64 = 0
+        public var refusedBatches: UInt64 = 0
+        public var acceptedLocations: UInt64 = 0
+        public var rejectedLocations: UInt64 = 0
+    }
+
+    public let state: TrackingState
+    public let writer: StoreWriter
+    public let rules: LocationRules
+    private let keys: Set<String>
+    private let counts = Mutex(Counts())
+    private let logger: Logger
+
+    public init(state: TrackingState, writer: StoreWriter, rules: LocationRules, publishableKeys: Set<String>, logger: Logger) {
+        self.state = state
+        self.writer = writer
+        self.rules = rules
+        self.keys = publishableKeys
+        self.logger = logger
+    }
+
+    public var statistics: Counts { counts.withLock { $0 } }
+
+    /// Counts a message refused before it was a batch (undecodable, unknown frame).
+    public func countRefused() { counts.withLock { $0.refusedBatches += 1 } }
+
+    /// Checks and applies `batch` from `deviceID`; `completion` gets the acknowledgement once the
+    /// batch is stored, or the refusal (nothing stored, nothing changed).
+    public func accept(deviceID: String, batch: IngestBatch, now: Date, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void) {
+        if let problem = DeviceIdentity.problem(with: deviceID) {
+            refuse(.unprocessable("invalid_device_id", problem), completion)
+            return
+        }
+        guard keys.contains(batch.publishableKey) else {
+            refuse(.unauthorized("invalid_publishable_key", "publishable_key is not one this platform knows (see RIDE_PUBLISHABLE_KEYS)"), completion)
+            return
+        }
+        if let problem = rules.problem(withSize: batch) {
+            refuse(.unprocessable("batch_too_large", problem), completion)
+            return
+        }
+        let checked = rules.check(batch, now: now)
+        let change = state.apply(deviceID: deviceID, intents: batch.device, locations: checked.locations, now: now)
+        let rejectedLocations = checked.rejected.filter { $0.kind == "location" }.count
+        counts.withLock { counts in
+            counts.batches += 1
+            counts.acceptedLocations += UInt64(checked.locations.count)
+            counts.rejectedLocations += UInt64(rejectedLocations)
+        }
+        if !checked.rejected.isEmpty {
+            logger.info("locations refused", metadata: ["device": "\(deviceID)", "refused": "\(checked.rejected.count)",
+                                                        "first": "\(checked.rejected[0].field): \(checked.rejected[0].reason)"])
+        }
+        let ack = IngestAck(batchID: batch.batchID, accepted: checked.locations.count + checked.geotags.count,
+                            rejected: checked.rejected, device: change.record.intents)
+        let write = TrackingWrite(record: change.record, locations: checked.locations, geotags: checked.geotags)
+        writer.submit(StoreWriter.Job(writes: [write], events: change.events) { result in
+            switch result {
+            case .success: completion(.success(ack))
+            case .failure(let error):
+                completion(.failure(ServiceError(status: Status.unavailable, code: "store_unavailable", message: "the batch could not be stored (\(error)); send it again")))
+            }
+        })
+    }
+
+    private func refuse(_ error: ServiceError, _ completion: @Sendable (Result<IngestAck, ServiceError>) -> Void) {
+        counts.withLock { $0.refusedBatches += 1 }
+        logger.warning("batch refused", metadata: ["code": "\(error.code)", "message": "\(error.message)"])
+        completion(.failure(error))
+    }
+}

@@ -1,0 +1,114 @@
+import Bus
+import Foundation
+import Logging
+import Synchronization
+import ZeroMQ
+
+/// Writes tracking's changes in group commits, then publishes their events, then says they are done.
+///
+/// Order matters: an event is published only once what it reports is stored (so a sequence the bus
+/// has seen is never reused after a crash), and a batch is acknowledged only once stored (so the SDK
+/// forgets only what survives a crash). One thread does it, taking everything queued at each turn —
+/// a busy ingest turns into few, large transactions.
+public final class StoreWriter: Sendable {
+    public struct Job: Sendable {
+        public var writes: [TrackingWrite]
+        public var events: [DeviceEvent]
+        /// Called after the commit (and the publishing), on the writer's thread: keep it short.
+        public var completion: (@Sendable (Result<Void, any Error>) -> Void)?
+
+        public init(writes: [TrackingWrite], events: [DeviceEvent], completion: (@Sendable (Result<Void, any Error>) -> Void)? = nil) {
+            self.writes = writes
+            self.events = events
+            self.completion = completion
+        }
+    }
+
+    public struct Stats: Sendable {
+        public var commits: UInt64 = 0
+        public var failedCommits: UInt64 = 0
+        public var writtenLocations: UInt64 = 0
+        public var publishedEvents: UInt64 = 0
+    }
+
+    /// What the submitting tasks and the writer's thread share.
+    private final class Shared: Sendable {
+        let jobs = Mailbox<Job>()
+        let stop = StopFlag()
+        let stats = Mutex(Stats())
+    }
+
+    private let shared = Shared()
+    private let thread: OwnedThread
+
+    public init(store: any TrackingStore, publisher: EventPublisher, logger: Logger) {
+        let shared = self.shared
+        thread = OwnedThread(name: "tracking-writer") {
+            var poller = Poller()
+            poller.add(fileDescriptor: shared.jobs.waker.fileDescriptor)
+            while true {
+                let batch = shared.jobs.take()
+                if batch.isEmpty {
+                    if shared.stop.isRequested { return }
+                    _ = try? poller.poll(timeoutMilliseconds: 250)
+                    continue
+                }
+                Self.write(batch, store: store, publisher: publisher, shared: shared, logger: logger)
+            }
+        }
+    }
+
+    private static func write(_ batch: [Job], store: any TrackingStore, publisher: EventPublisher, shared: Shared, logger: Logger) {
+        let writes = batch.flatMap(\.writes)
+        let result: Result<Void, any Error>
+        do {
+            try store.commit(writes)
+            result = .success(())
+        } catch {
+            logger.error("commit failed; nothing of it is published or acknowledged", metadata: ["error": "\(error)", "writes": "\(writes.count)"])
+            result = .failure(error)
+        }
+        var published: UInt64 = 0
+        if case .success = result {
+            for job in batch {
+                for event in job.events {
+                    do {
+                        try publisher.publish(topic: event.topic, encodedEvent: DeviceEventEncoding.encode(event))
+                        published += 1
+                    } catch {
+                        logger.error("publish failed", metadata: ["topic": "\(event.topic)", "error": "\(error)"])
+                    }
+                }
+            }
+        }
+        for job in batch { job.completion?(result) }
+        let locations = UInt64(writes.reduce(0) { $0 + $1.locations.count })
+        shared.stats.withLock { stats in
+            if case .success = result {
+                stats.commits += 1
+                stats.writtenLocations += locations
+            } else {
+                stats.failedCommits += 1
+            }
+            stats.publishedEvents += published
+        }
+    }
+
+    public func submit(_ job: Job) { shared.jobs.post(job) }
+
+    /// Submits and waits until the job is stored (and its events published).
+    public func write(_ writes: [TrackingWrite], events: [DeviceEvent]) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            submit(Job(writes: writes, events: events) { continuation.resume(with: $0) })
+        }
+    }
+
+    public var statistics: Stats { shared.stats.withLock { $0 } }
+
+    /// Writes what is queued, then stops.
+    public func close() async {
+        shared.stop.request()
+        shared.jobs.waker.wake()
+        await thread.join()
+    }
+}

@@ -1,0 +1,181 @@
+import ArgumentParser
+import Bus
+import Foundation
+import Logging
+import RideModels
+import ServiceKit
+import ServiceLifecycle
+import Synchronization
+import ZeroMQ
+
+/// The running tracking service.
+public struct TrackingServer: Sendable {
+    public let settings: TrackingSettings
+
+    public init(settings: TrackingSettings) { self.settings = settings }
+
+    public func run() async throws {
+        let logger = RideLogging.bootstrap(label: "ride-tracking", format: settings.logFormat, level: settings.logLevel)
+        let metrics = ServiceMetrics.bootstrap()
+        let store: SQLiteTrackingStore
+        let devices: [DeviceRecord]
+        do {
+            try FileManager.default.createDirectory(atPath: settings.dataDirectory, withIntermediateDirectories: true)
+            store = try SQLiteTrackingStore(path: settings.databasePath)
+            devices = try store.loadDevices()
+        } catch {
+            throw exitWithError("cannot open the database \(settings.databasePath): \(error)", program: "ride-tracking", code: ExitCodes.software)
+        }
+        let state = TrackingState(devices: devices)
+        let publisher = try await EventPublisher(endpoint: settings.pub, source: BusContract.Service.tracking, logger: logger)
+        let writer = StoreWriter(store: store, publisher: publisher, logger: logger)
+        let pipeline = IngestPipeline(state: state, writer: writer, rules: settings.rules, publishableKeys: settings.publishableKeys, logger: logger)
+        let ingest = IngestServer(pipeline: pipeline, logger: logger)
+        do {
+            try await ingest.start(endpoints: settings.ingest)
+        } catch {
+            await writer.close()
+            await publisher.close()
+            let endpoint = (error as? ZMQError)?.operation.components(separatedBy: " to ").last ?? ""
+            throw exitWithError("cannot bind device ingest (--ingest) to \(endpoint): \((error as? ZMQError)?.message ?? "\(error)")",
+                                program: "ride-tracking", code: ExitCodes.unavailable)
+        }
+        let instance = UUID().uuidString.lowercased()
+        let startedAt = Date()
+        var workerOptions = MDPWorker.Options()
+        workerOptions.concurrency = settings.concurrency
+        let worker = ServiceWorker(broker: settings.broker, router: TrackingOps.router(pipeline: pipeline, store: store, instance: instance),
+                                   options: workerOptions, logger: logger)
+        let commands = DeviceCommandForwarder(endpoint: settings.sub, ingest: ingest, logger: logger)
+        let sweeper = InactivitySweeper(state: state, writer: writer, inactiveAfter: settings.inactiveAfter)
+        TrackingMetrics(metrics: metrics, state: state, pipeline: pipeline, ingest: ingest, writer: writer).register()
+        let settings = self.settings
+        let status = StatusServer.make(address: settings.http, serviceName: "ride-tracking", metrics: metrics, logger: logger, onRunning: { port in
+            logger.info("tracking ready", metadata: [
+                "ingest": "\(settings.ingest.joined(separator: ","))", "broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)",
+                "devices": "\(devices.count)", "database": "\(settings.databasePath)",
+            ])
+        }) {
+            let counts = state.counts
+            let stats = pipeline.statistics
+            return HealthReport(status: .ok, service: "tracking", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt), details: [
+                "devices": .number(Double(counts.devices)), "active": .number(Double(counts.active)),
+                "indexed": .number(Double(counts.indexed)), "ingest": .array(settings.ingest.map(JSONValue.string)),
+                "accepted_locations": .number(Double(stats.acceptedLocations)), "rejected_locations": .number(Double(stats.rejectedLocations)),
+                "refused_batches": .number(Double(stats.refusedBatches)),
+            ])
+        }
+        // Stopped in reverse: health first, then requests, sweeps, commands, ingest; the writer
+        // stores what is queued and the publisher sends it before the process ends.
+        let storage = ShutdownHook {
+            await writer.close()
+            await publisher.close()
+            logger.info("tracking stopped")
+        }
+        let ingestHook = ShutdownHook {
+            ingest.stop()
+            await ingest.join()
+        }
+        do {
+            try await ServiceRunner.run([storage, ingestHook, commands, sweeper, worker, status], logger: logger)
+        } catch where isAddressInUse(error) {
+            throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use",
+                                program: "ride-tracking", code: ExitCodes.unavailable)
+        }
+    }
+}
+
+/// Forwards `device.command.<id>` from the bus to the device's ingest connection.
+struct DeviceCommandForwarder: Service {
+    let endpoint: String
+    let ingest: IngestServer
+    let logger: Logger
+
+    func run() async throws {
+        let subscriber = try await EventSubscriber<DeviceCommandEvent>(endpoint: endpoint, prefixes: [BusContract.Topics.deviceCommand], logger: logger)
+        try await withGracefulShutdownHandler {
+            for await batch in subscriber.deliveries {
+                for case .event(let received) in batch {
+                    let deviceID = String(received.topic.dropFirst(BusContract.Topics.deviceCommand.count))
+                    ingest.deliver(received.event.data.command, to: deviceID)
+                }
+            }
+        } onGracefulShutdown: {
+            Task { await subscriber.close() }
+        }
+    }
+}
+
+/// Marks devices inactive after silence, a few times per silence period.
+struct InactivitySweeper: Service {
+    let state: TrackingState
+    let writer: StoreWriter
+    let inactiveAfter: TimeInterval
+
+    func run() async throws {
+        let interval = Duration.milliseconds(Int(max(200, min(5000, inactiveAfter * 250))))
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await Task.sleep(for: interval)
+            let changes = state.sweep(now: Date(), inactiveAfter: inactiveAfter)
+            guard !changes.isEmpty else { continue }
+            writer.submit(StoreWriter.Job(writes: changes.map { TrackingWrite(record: $0.record) }, events: changes.flatMap(\.events)))
+        }
+    }
+}
+
+/// Tracking's Prometheus metrics, refreshed on each scrape.
+struct TrackingMetrics: Sendable {
+    let metrics: ServiceMetrics
+    let state: TrackingState
+    let pipeline: IngestPipeline
+    let ingest: IngestServer
+    let writer: StoreWriter
+
+    func register() {
+        let accepted = metrics.deltaCounter("ride_tracking_locations_accepted_total", "Locations accepted (stored, indexed).")
+        let rejected = metrics.deltaCounter("ride_tracking_locations_rejected_total", "Locations refused by the rules.")
+        let batches = metrics.deltaCounter("ride_tracking_batches_total", "Batches accepted.")
+        let refused = metrics.deltaCounter("ride_tracking_refused_batches_total", "Batches or messages refused whole (bad key, malformed, too big).")
+        let written = metrics.deltaCounter("ride_tracking_history_written_total", "Locations written to the history.")
+        let published = metrics.deltaCounter("ride_tracking_events_published_total", "device.location and device.status events published.")
+        let failedCommits = metrics.deltaCounter("ride_tracking_failed_commits_total", "Group commits that failed.")
+        let devices = metrics.gauge("ride_tracking_devices", "Devices known.")
+        let active = metrics.gauge("ride_tracking_active_devices", "Devices active (reporting).")
+        let indexed = metrics.gauge("ride_tracking_index_points", "Devices in the spatial index.")
+        let cells = metrics.gauge("ride_tracking_index_cells", "Occupied cells of the spatial index.")
+        let rate = metrics.gauge("ride_tracking_locations_per_second", "Locations accepted per second, over the last scrape interval.")
+        let (state, pipeline, writer) = (self.state, self.pipeline, self.writer)
+        let lastSample = RateSample()
+        metrics.onScrape {
+            let counts = pipeline.statistics
+            accepted.update(to: counts.acceptedLocations)
+            rejected.update(to: counts.rejectedLocations)
+            batches.update(to: counts.batches)
+            refused.update(to: counts.refusedBatches)
+            let stats = writer.statistics
+            written.update(to: stats.writtenLocations)
+            published.update(to: stats.publishedEvents)
+            failedCommits.update(to: stats.failedCommits)
+            let sizes = state.counts
+            devices.set(Double(sizes.devices))
+            active.set(Double(sizes.active))
+            indexed.set(Double(sizes.indexed))
+            cells.set(Double(sizes.cells))
+            rate.set(lastSample.rate(total: counts.acceptedLocations))
+        }
+    }
+}
+
+/// A per-second rate from a running total, between two reads.
+final class RateSample: Sendable {
+    private let last = Mutex<(total: UInt64, at: UInt64)>((0, 0))
+
+    func rate(total: UInt64) -> Double {
+        let now = MonotonicClock.nanoseconds()
+        return last.withLock { last in
+            defer { last = (total, now) }
+            guard last.at > 0, now > last.at else { return 0 }
+            return Double(total - min(total, last.total)) / (Double(now - last.at) / 1e9)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import ArgumentParser
+import Bus
+import Foundation
+import Logging
+import ServiceKit
+
+/// `ride-tracking`'s flags. Each has an environment variable; a flag wins over its variable.
+public struct RideTrackingCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "ride-tracking",
+        abstract: "Tracking: location ingest from driver devices, latest positions, Nearby search, device status, history.",
+        discussion: """
+            Devices (the TrackingSDK) connect to the ingest socket with a DEALER whose routing id is \
+            their device id and send batches of locations; each batch is acknowledged once stored. \
+            Ops on the broker (service "tracking"): nearby, device, set_availability, locations, \
+            ingest, ping. Events: device.location.<id>, device.status.<id> (source \
+            tracking/devices/<id>, sequenced per device). --http defaults to 0.0.0.0:9104.
+
+            Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
+            when the database cannot be opened.
+            """)
+
+    @OptionGroup var bus: BusClientOptions
+
+    @Option(name: .customLong("ingest"), help: helpWithEnv("Device ingest (ROUTER) endpoints to bind, comma-separated", env: "RIDE_TRACKING_INGEST_BIND", default: "tcp://*:5558"))
+    var ingest: String?
+
+    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of tracking.sqlite", env: "RIDE_DATA_DIR", default: "./.data"))
+    var dataDirectory: String?
+
+    @Option(name: .customLong("publishable-keys"), help: helpWithEnv("Publishable keys devices may use, comma-separated", env: "RIDE_PUBLISHABLE_KEYS", default: "pk_dev_ridesharing"))
+    var publishableKeys: String?
+
+    @Option(name: .customLong("inactive-after-s"), help: helpWithEnv("Seconds of silence after which a device is inactive", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: "60"))
+    var inactiveAfterSeconds: Int?
+
+    @Option(name: .customLong("future-tolerance-s"), help: helpWithEnv("How far in the future a location's time may be, in seconds", env: "RIDE_TRACKING_FUTURE_TOLERANCE_S", default: "300"))
+    var futureToleranceSeconds: Int?
+
+    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "8"))
+    var concurrency: Int?
+
+    @OptionGroup var common: CommonOptions
+
+    public init() {}
+
+    public mutating func validate() throws {
+        do {
+            _ = try settings()
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.message)
+        }
+    }
+
+    public func run() async throws {
+        let settings = try settings()
+        if common.check {
+            print(settings.summary)
+            return
+        }
+        try await TrackingServer(settings: settings).run()
+    }
+
+    func settings() throws -> TrackingSettings {
+        let logging = try common.logging()
+        var rules = LocationRules()
+        rules.futureTolerance = TimeInterval(try integerSetting(futureToleranceSeconds, flag: "future-tolerance-s", env: "RIDE_TRACKING_FUTURE_TOLERANCE_S", default: 300, range: 0...86_400))
+        let keys = Setting.resolve(publishableKeys, flag: "publishable-keys", env: "RIDE_PUBLISHABLE_KEYS", default: "pk_dev_ridesharing")
+        let keyList = keys.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !keyList.isEmpty, !keyList.contains(where: \.isEmpty) else {
+            throw ConfigurationError("publishable keys (\(keys.origin)) must be one or more keys separated by commas")
+        }
+        return TrackingSettings(
+            pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
+            ingest: try EndpointSyntax.validateList(Setting.resolve(ingest, flag: "ingest", env: "RIDE_TRACKING_INGEST_BIND", default: "tcp://*:5558"),
+                                                    name: "device ingest", forBinding: true),
+            dataDirectory: Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value,
+            publishableKeys: Set(keyList),
+            inactiveAfter: TimeInterval(try integerSetting(inactiveAfterSeconds, flag: "inactive-after-s", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: 60, range: 1...86_400)),
+            rules: rules,
+            concurrency: try integerSetting(concurrency, flag: "concurrency", env: "RIDE_WORKER_CONCURRENCY", default: 8, range: 1...1024),
+            http: try common.httpAddress(default: "0.0.0.0:9104"),
+            logFormat: logging.format, logLevel: logging.level)
+    }
+}
+
+/// `ride-tracking`'s resolved configuration.
+public struct TrackingSettings: Sendable {
+    public var pub: String
+    public var sub: String
+    public var broker: String
+    public var ingest: [String]
+    public var dataDirectory: String
+    public var publishableKeys: Set<String>
+    public var inactiveAfter: TimeInterval
+    public var rules: LocationRules
+    public var concurrency: Int
+    public var http: HostPort
+    public var logFormat: LogFormat
+    public var logLevel: Logger.Level
+
+    public var databasePath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("tracking.sqlite").path }
+
+    public var summary: String {
+        """
+        ride-tracking configuration OK
+          bus                   pub \(pub), sub \(sub), broker \(broker)
+          device ingest         \(ingest.joined(separator: ", "))
+          database              \(databasePath)
+          publishable keys      \(publishableKeys.count)
+          inactive after        \(Int(inactiveAfter)) s of silence
+          future tolerance      \(Int(rules.futureTolerance)) s
+          concurrency           \(concurrency)
+          health/metrics        http://\(http)/health
+          logs                  \(logFormat.rawValue), \(logLevel.rawValue)
+        """
+    }
+}

@@ -1,0 +1,57 @@
+import Bus
+import Foundation
+import RideModels
+import Synchronization
+
+/// The in-memory core behind a lock, shared by the ingest thread (which applies batches) and the
+/// worker's thread (which answers Nearby). Both hold it for microseconds.
+public final class TrackingState: Sendable {
+    private let core: Mutex<TrackingCore>
+
+    public init(devices: [DeviceRecord]) { core = Mutex(TrackingCore(devices: devices)) }
+
+    public func apply(deviceID: String, intents: DeviceIntents?, locations: [DeviceLocation], now: Date) -> DeviceChange {
+        core.withLock { $0.apply(deviceID: deviceID, intents: intents, locations: locations, now: now) }
+    }
+
+    public func setAvailability(deviceID: String, available: Bool, now: Date) -> DeviceChange? {
+        core.withLock { $0.setAvailability(deviceID: deviceID, available: available, now: now) }
+    }
+
+    public func sweep(now: Date, inactiveAfter: TimeInterval) -> [DeviceChange] {
+        core.withLock { $0.sweep(now: now, inactiveAfter: inactiveAfter) }
+    }
+
+    public func nearby(_ query: NearbyQuery, now: Date) -> [NearbyDevice] {
+        core.withLock { $0.nearby(query, now: now) }
+    }
+
+    public func record(_ id: String) -> DeviceRecord? { core.withLock { $0.record(id) } }
+
+    public struct Counts: Sendable {
+        public var devices: Int
+        public var active: Int
+        public var indexed: Int
+        public var cells: Int
+    }
+
+    public var counts: Counts {
+        core.withLock { core in
+            Counts(devices: core.devices.count, active: core.devices.values.lazy.filter { $0.activity == .active }.count,
+                   indexed: core.grid.count, cells: core.grid.occupiedCellCount)
+        }
+    }
+}
+
+/// Turns a device event into its CloudEvent bytes (source `tracking/devices/<id>`, its own sequence).
+enum DeviceEventEncoding {
+    static func encode(_ event: DeviceEvent) throws -> [UInt8] {
+        let data: [UInt8]
+        switch event.payload {
+        case .location(let location): data = try JSONCoding.encode(location)
+        case .status(let status): data = try JSONCoding.encode(status)
+        }
+        return EnvelopeWriter.write(id: UUID().uuidString.lowercased(), source: BusContract.deviceSource(event.deviceID),
+                                    type: event.type, time: event.time, sequence: event.sequence, data: data)
+    }
+}

@@ -1,0 +1,6 @@
+import TrackingService
+
+/// `ride-tracking`: everything lives in TrackingService; this is the process entry point.
+@main enum RideTracking {
+    static func main() async { await RideTrackingCommand.main() }
+}

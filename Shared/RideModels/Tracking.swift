@@ -1,0 +1,385 @@
+import Bus
+import Foundation
+import Geo
+
+/// One location fix as a device reports it (HyperTrack's location shape, flattened).
+public struct DeviceLocation: Codable, Sendable, Equatable {
+    public var latitude: Double
+    public var longitude: Double
+    public var recordedAt: Date
+    /// Horizontal accuracy in metres (radius of 68% confidence).
+    public var accuracy: Double?
+    /// Metres per second.
+    public var speed: Double?
+    /// Degrees clockwise from north, 0..<360.
+    public var bearing: Double?
+    public var altitude: Double?
+    /// The fix came from a simulated source (a route, a GPX replay).
+    public var mocked: Bool?
+
+    public init(latitude: Double, longitude: Double, recordedAt: Date, accuracy: Double? = nil, speed: Double? = nil,
+                bearing: Double? = nil, altitude: Double? = nil, mocked: Bool? = nil) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.recordedAt = recordedAt
+        self.accuracy = accuracy
+        self.speed = speed
+        self.bearing = bearing
+        self.altitude = altitude
+        self.mocked = mocked
+    }
+
+    public var point: GeoPoint { GeoPoint(latitude: latitude, longitude: longitude) }
+
+    enum CodingKeys: String, CodingKey {
+        case latitude, longitude, accuracy, speed, bearing, altitude, mocked
+        case recordedAt = "recorded_at"
+    }
+}
+
+/// A geotag: metadata pinned to where the device was.
+public struct GeotagRecord: Codable, Sendable, Equatable {
+    public var metadata: [String: JSONValue]
+    public var location: DeviceLocation
+
+    public init(metadata: [String: JSONValue], location: DeviceLocation) {
+        self.metadata = metadata
+        self.location = location
+    }
+}
+
+/// What a device wants: its name and metadata, and the tracking and availability intents, with the
+/// time they last changed (the newer side wins when device and server disagree).
+public struct DeviceIntents: Codable, Sendable, Equatable {
+    public var name: String?
+    public var metadata: [String: JSONValue]?
+    public var tracking: Bool?
+    public var available: Bool?
+    public var changedAt: Date?
+
+    public init(name: String? = nil, metadata: [String: JSONValue]? = nil, tracking: Bool? = nil, available: Bool? = nil, changedAt: Date? = nil) {
+        self.name = name
+        self.metadata = metadata
+        self.tracking = tracking
+        self.available = available
+        self.changedAt = changedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, metadata, tracking, available
+        case changedAt = "changed_at"
+    }
+}
+
+/// A batch of locations from one device: the frame `["batch"][JSON]` on the ingest socket, or the
+/// parameters of the `tracking.ingest` op (which also names the device).
+public struct IngestBatch: Codable, Sendable, Equatable {
+    public var publishableKey: String
+    /// Required on the `ingest` op; on the ingest socket the device is the connection's routing id.
+    public var deviceID: String?
+    /// Per device and increasing; a batch sent again keeps its id (locations are idempotent anyway).
+    public var batchID: UInt64
+    public var device: DeviceIntents?
+    public var locations: [DeviceLocation]
+    public var geotags: [GeotagRecord]?
+
+    public init(publishableKey: String, deviceID: String? = nil, batchID: UInt64, device: DeviceIntents? = nil,
+                locations: [DeviceLocation], geotags: [GeotagRecord]? = nil) {
+        self.publishableKey = publishableKey
+        self.deviceID = deviceID
+        self.batchID = batchID
+        self.device = device
+        self.locations = locations
+        self.geotags = geotags
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case device, locations, geotags
+        case publishableKey = "publishable_key"
+        case deviceID = "device_id"
+        case batchID = "batch_id"
+    }
+}
+
+/// One item of a batch that was refused, and why. The good items of the batch still count.
+public struct RejectedItem: Codable, Sendable, Equatable {
+    /// `location` or `geotag`.
+    public var kind: String
+    public var index: Int
+    /// The field at fault, e.g. `locations[3].latitude`.
+    public var field: String
+    public var reason: String
+
+    public init(kind: String, index: Int, field: String, reason: String) {
+        self.kind = kind
+        self.index = index
+        self.field = field
+        self.reason = reason
+    }
+}
+
+/// The answer to a batch, sent once its locations are stored: the SDK can forget them.
+public struct IngestAck: Codable, Sendable, Equatable {
+    public var batchID: UInt64
+    public var accepted: Int
+    public var rejected: [RejectedItem]
+    /// The device's intents as the server has them now (a newer server-side change wins).
+    public var device: DeviceIntents
+
+    public init(batchID: UInt64, accepted: Int, rejected: [RejectedItem], device: DeviceIntents) {
+        self.batchID = batchID
+        self.accepted = accepted
+        self.rejected = rejected
+        self.device = device
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case accepted, rejected, device
+        case batchID = "batch_id"
+    }
+}
+
+/// Silent-push commands to a driver's SDK (`device.command.<device_id>`).
+public enum DeviceCommand: String, Codable, Sendable {
+    case startTracking = "start_tracking"
+    case stopTracking = "stop_tracking"
+    case sync
+}
+
+public struct DeviceCommandEvent: Codable, Sendable, Equatable {
+    public var command: DeviceCommand
+    public init(command: DeviceCommand) { self.command = command }
+}
+
+/// The ingest socket's frames: device → tracking `["batch"][IngestBatch]`; tracking → device
+/// `["ack"][IngestAck]`, `["error"][{"error":{…},"batch_id"?}]`, `["command"][DeviceCommandEvent]`.
+public enum IngestFrame {
+    public static let batch = "batch"
+    public static let ack = "ack"
+    public static let error = "error"
+    public static let command = "command"
+}
+
+/// `device.location.<device_id>` (DESIGN.md).
+public struct DeviceLocationEvent: Codable, Sendable, Equatable {
+    public var deviceID: String
+    public var location: GeoJSONPoint
+    public var speed: Double?
+    public var accuracy: Double?
+    public var bearing: Double?
+    public var recordedAt: Date
+
+    public init(deviceID: String, location: DeviceLocation) {
+        self.deviceID = deviceID
+        self.location = GeoJSONPoint(location.point)
+        self.speed = location.speed
+        self.accuracy = location.accuracy
+        self.bearing = location.bearing
+        self.recordedAt = location.recordedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case location, speed, accuracy, bearing
+        case deviceID = "device_id"
+        case recordedAt = "recorded_at"
+    }
+}
+
+public enum DeviceActivity: String, Codable, Sendable {
+    case active, inactive
+}
+
+/// `device.status.<device_id>` (DESIGN.md).
+public struct DeviceStatusEvent: Codable, Sendable, Equatable {
+    public var deviceID: String
+    public var value: DeviceActivity
+    public var available: Bool
+    public var reason: String?
+
+    public init(deviceID: String, value: DeviceActivity, available: Bool, reason: String? = nil) {
+        self.deviceID = deviceID
+        self.value = value
+        self.available = available
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case value, available, reason
+        case deviceID = "device_id"
+    }
+}
+
+/// Parameters of `tracking.nearby` (HyperTrack's Nearby API, v3 form).
+public struct NearbyQuery: Codable, Sendable, Equatable {
+    public var location: GeoJSONPoint
+    /// Metres.
+    public var radius: Double
+    public var limit: Int?
+    public var availableOnly: Bool?
+    /// Hours since the device's last location, as HyperTrack's `last_updated_within`.
+    public var lastUpdatedWithin: Double?
+    /// Devices whose metadata contains all of these keys and values.
+    public var metadata: [String: JSONValue]?
+    /// Only these devices.
+    public var devices: [String]?
+
+    public init(location: GeoJSONPoint, radius: Double, limit: Int? = nil, availableOnly: Bool? = nil, lastUpdatedWithin: Double? = nil,
+                metadata: [String: JSONValue]? = nil, devices: [String]? = nil) {
+        self.location = location
+        self.radius = radius
+        self.limit = limit
+        self.availableOnly = availableOnly
+        self.lastUpdatedWithin = lastUpdatedWithin
+        self.metadata = metadata
+        self.devices = devices
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case location, radius, limit, metadata, devices
+        case availableOnly = "available_only"
+        case lastUpdatedWithin = "last_updated_within"
+    }
+}
+
+public struct NearbyDevice: Codable, Sendable, Equatable {
+    public var deviceID: String
+    public var name: String?
+    /// Metres from the query's point.
+    public var distance: Double
+    public var location: GeoJSONPoint
+    public var available: Bool
+    public var tracking: Bool
+    public var lastSeen: Date?
+    public var metadata: [String: JSONValue]
+
+    public init(deviceID: String, name: String?, distance: Double, location: GeoJSONPoint, available: Bool, tracking: Bool,
+                lastSeen: Date?, metadata: [String: JSONValue]) {
+        self.deviceID = deviceID
+        self.name = name
+        self.distance = distance
+        self.location = location
+        self.available = available
+        self.tracking = tracking
+        self.lastSeen = lastSeen
+        self.metadata = metadata
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, distance, location, available, tracking, metadata
+        case deviceID = "device_id"
+        case lastSeen = "last_seen"
+    }
+}
+
+public struct NearbyResult: Codable, Sendable, Equatable {
+    public var devices: [NearbyDevice]
+    public init(devices: [NearbyDevice]) { self.devices = devices }
+}
+
+/// A device's latest location, as `tracking.device` returns it.
+public struct LatestLocation: Codable, Sendable, Equatable {
+    public var geometry: GeoJSONPoint
+    public var accuracy: Double?
+    public var speed: Double?
+    public var bearing: Double?
+    public var recordedAt: Date
+
+    public init(_ location: DeviceLocation) {
+        geometry = GeoJSONPoint(location.point)
+        accuracy = location.accuracy
+        speed = location.speed
+        bearing = location.bearing
+        recordedAt = location.recordedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case geometry, accuracy, speed, bearing
+        case recordedAt = "recorded_at"
+    }
+}
+
+/// `tracking.device`: everything the server knows about one device.
+public struct DeviceInfo: Codable, Sendable, Equatable {
+    public var deviceID: String
+    public var name: String?
+    public var metadata: [String: JSONValue]
+    public var available: Bool
+    public var tracking: Bool
+    public var status: DeviceActivity
+    public var lastSeen: Date?
+    public var location: LatestLocation?
+
+    public init(deviceID: String, name: String?, metadata: [String: JSONValue], available: Bool, tracking: Bool,
+                status: DeviceActivity, lastSeen: Date?, location: LatestLocation?) {
+        self.deviceID = deviceID
+        self.name = name
+        self.metadata = metadata
+        self.available = available
+        self.tracking = tracking
+        self.status = status
+        self.lastSeen = lastSeen
+        self.location = location
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, metadata, available, tracking, status, location
+        case deviceID = "device_id"
+        case lastSeen = "last_seen"
+    }
+}
+
+public struct DeviceParams: Codable, Sendable, Equatable {
+    public var deviceID: String
+    public init(deviceID: String) { self.deviceID = deviceID }
+    enum CodingKeys: String, CodingKey { case deviceID = "device_id" }
+}
+
+public struct SetAvailabilityParams: Codable, Sendable, Equatable {
+    public var deviceID: String
+    public var available: Bool
+    public init(deviceID: String, available: Bool) {
+        self.deviceID = deviceID
+        self.available = available
+    }
+    enum CodingKeys: String, CodingKey {
+        case available
+        case deviceID = "device_id"
+    }
+}
+
+/// `tracking.locations`: a device's history in a time range, oldest first.
+public struct LocationsParams: Codable, Sendable, Equatable {
+    public var deviceID: String
+    public var from: Date?
+    public var to: Date?
+    public var limit: Int?
+
+    public init(deviceID: String, from: Date? = nil, to: Date? = nil, limit: Int? = nil) {
+        self.deviceID = deviceID
+        self.from = from
+        self.to = to
+        self.limit = limit
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case from, to, limit
+        case deviceID = "device_id"
+    }
+}
+
+public struct LocationHistory: Codable, Sendable, Equatable {
+    public var deviceID: String
+    public var locations: [DeviceLocation]
+    public var geotags: [GeotagRecord]
+
+    public init(deviceID: String, locations: [DeviceLocation], geotags: [GeotagRecord]) {
+        self.deviceID = deviceID
+        self.locations = locations
+        self.geotags = geotags
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case locations, geotags
+        case deviceID = "device_id"
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Logging
+import Synchronization
+import ZeroMQ
+
+/// The one thread of the SDK: it owns every device's connection to the platform (a DEALER whose
+/// routing id is the device id), samples their location sources, sends their batches and applies
+/// the answers. A process with one device (an app) or a thousand (a simulator) has one runtime.
+public final class DeviceRuntime: Sendable {
+    enum Command: Sendable {
+        case register(TrackingDevice)
+        case unregister(String, CheckedContinuation<Void, Never>)
+    }
+
+    public static let shared = DeviceRuntime()
+
+    private let mailbox = Mailbox<Command>()
+    private let thread = Mutex<OwnedThread?>(nil)
+    private let logger = Logger(label: "TrackingSDK.runtime")
+
+    public init() {}
+
+    func register(_ device: TrackingDevice) {
+        mailbox.post(.register(device))
+        thread.withLock { thread in
+            guard thread == nil else { return }
+            let mailbox = self.mailbox
+            let logger = self.logger
+            thread = OwnedThread(name: "tracking-sdk") {
+                var loop = RuntimeLoop(mailbox: mailbox, logger: logger)
+                loop.run()
+            }
+        }
+    }
+
+    func unregister(_ device: TrackingDevice) async {
+        await withCheckedContinuation { continuation in
+            mailbox.post(.unregister(device.id, continuation))
+        }
+    }
+
+    /// Something changed (an intent, a sync): look at the devices now.
+    func wake() { mailbox.waker.wake() }
+}
+
+/// The runtime's thread.
+private struct RuntimeLoop {
+    struct Slot {
+        let device: TrackingDevice
+        let socket: Socket
+    }
+
+    let mailbox: Mailbox<DeviceRuntime.Command>
+    let logger: Logger
+    var slots: [Int: Slot] = [:]
+    var nextToken = 1
+    let poller = ReadinessPoller()
+
+    init(mailbox: Mailbox<DeviceRuntime.Command>, logger: Logger) {
+        self.mailbox = mailbox
+        self.logger = logger
+    }
+
+    mutating func run() {
+        mailbox.waker.claimOwnership()
+        do {
+            try poller.add(fileDescriptor: mailbox.waker.fileDescriptor, token: 0)
+        } catch {
+            logger.critical("the tracking SDK cannot poll", metadata: ["error": "\(error)"])
+            return
+        }
+        var timeout = 0
+        while true {
+            let ready = poller.wait(timeoutMilliseconds: timeout)
+            if ready.contains(0) { mailbox.waker.drain() }
+            for command in mailbox.take() { handle(command) }
+            let now = Date()
+            for token in ready where token > 0 {
+                guard let slot = slots[token] else { continue }
+                while let frames = try? slot.socket.receive(dontWait: true) {
+                    slot.device.receive(frames, now: now)
+                }
+            }
+            var next = Date.distantFuture
+            for (token, slot) in slots {
+                if let frames = slot.device.tick(now: now) {
+                    do {
+                        try slot.socket.send(message: frames, dontWait: true)
+                    } catch {
+                        slot.device.logger.debug("send failed; the batch is sent again later", metadata: ["error": "\(error)"])
+                    }
+                    if (try? slot.socket.canReceive) == true { poller.markReady(token) }
+                }
+                next = min(next, slot.device.nextDeadline(after: now))
+            }
+            let wait = next.timeIntervalSince(Date())
+            timeout = wait <= 0 ? 0 : Int(min(1000, (wait * 1000).rounded(.up)))
+        }
+    }
+
+    mutating func handle(_ command: DeviceRuntime.Command) {
+        switch command {
+        case .register(let device):
+            do {
+                let socket = try Socket(.dealer)
+                try socket.setRoutingID(Frame(frame: device.id))
+                try socket.setReconnectInterval(milliseconds: 200, maxMilliseconds: 5000)
+                try socket.connect(device.configuration.endpoint)
+                let token = nextToken
+                nextToken += 1
+                try poller.add(socket, token: token)
+                slots[token] = Slot(device: device, socket: socket)
+            } catch {
+                device.logger.error("cannot connect to the platform", metadata: ["endpoint": "\(device.configuration.endpoint)", "error": "\(error)"])
+            }
+        case .unregister(let id, let continuation):
+            for (token, slot) in slots where slot.device.id == id {
+                poller.remove(slot.socket)
+                slot.socket.close()
+                slots[token] = nil
+            }
+            continuation.resume()
+        }
+    }
+}

@@ -1,0 +1,398 @@
+import Bus
+import DequeModule
+import Foundation
+import Logging
+import RideModels
+import Synchronization
+import ZeroMQ
+
+/// What a device has done so far (for tests, simulators and the curious).
+public struct DeviceStatistics: Sendable, Equatable {
+    /// Locations taken from the provider and queued.
+    public var sampled: UInt64 = 0
+    /// Locations the platform acknowledged (stored): the SDK has forgotten them.
+    public var acknowledged: UInt64 = 0
+    /// Locations the platform refused (by its rules).
+    public var rejected: UInt64 = 0
+    /// Locations dropped because more than `maximumUnsent` waited (oldest first).
+    public var dropped: UInt64 = 0
+    /// Batches sent again after no acknowledgement came in time.
+    public var resends: UInt64 = 0
+    /// Locations waiting (queued or in the batch in flight).
+    public var unsent = 0
+}
+
+/// One tracked device: what `HyperTrack`'s static interface drives, and what a simulator makes many
+/// of. Its state sits behind a lock; the shared `DeviceRuntime` thread samples its location source,
+/// sends batches on its own connection and applies what the platform answers.
+///
+/// Delivery: one batch in flight at a time; it is sent again (same batch id) when no acknowledgement
+/// comes within `acknowledgementTimeout`, backing off to 30 s while the platform is away. A location
+/// leaves the SDK only when acknowledged — the platform acknowledges after storing — so a restart
+/// of the platform loses nothing the device still has. While it waits, at most `maximumUnsent`
+/// locations are kept; the oldest go first, and are counted.
+public final class TrackingDevice: Sendable {
+    public let id: String
+    public let configuration: SDKConfiguration
+    let provider: (any LocationProvider)?
+    let runtime: DeviceRuntime
+    let logger: Logger
+    private let state: Mutex<DeviceState>
+    private let locationSubscribers: Subscribers<Result<HyperTrack.Location, HyperTrack.LocationError>>
+    private let availabilitySubscribers: Subscribers<Bool>
+    private let trackingSubscribers: Subscribers<Bool>
+    private let errorSubscribers: Subscribers<Set<HyperTrack.HyperTrackError>>
+
+    /// The device behind `HyperTrack`'s static interface, configured from the environment (and
+    /// `HYPERTRACK_CONFIG`). A missing publishable key stops the program here, with a message that
+    /// says where to put one — the spec's rule for integration mistakes.
+    public static let `default`: TrackingDevice = {
+        let configuration: SDKConfiguration
+        do {
+            configuration = try SDKConfiguration.load()
+        } catch {
+            fatalError("TrackingSDK: \(error)")
+        }
+        guard configuration.publishableKey != nil else { fatalError(SDKConfiguration.missingKeyMessage) }
+        var provider: (any LocationProvider)?
+        if let path = configuration.gpxPath {
+            do {
+                provider = try GPXReplay(file: path)
+            } catch {
+                fatalError("TrackingSDK: HyperTrackLocationGPX: \(error)")
+            }
+        }
+        do {
+            return try TrackingDevice(id: configuration.deviceID ?? SDKConfiguration.persistentDeviceID(), configuration: configuration, provider: provider)
+        } catch {
+            fatalError("TrackingSDK: \(error)")
+        }
+    }()
+
+    /// A device with its own id and location source, on the shared runtime. Throws when the
+    /// configuration has no publishable key or the id cannot be a device id.
+    public init(id: String, configuration: SDKConfiguration, provider: (any LocationProvider)?, runtime: DeviceRuntime = .shared) throws {
+        guard configuration.publishableKey != nil else { throw SDKConfiguration.Problem(description: SDKConfiguration.missingKeyMessage) }
+        guard !id.isEmpty, id.utf8.count <= 128, Topic.problem(with: id) == nil else {
+            throw SDKConfiguration.Problem(description: "device id '\(id)' must be printable ASCII without spaces, at most 128 bytes")
+        }
+        self.id = id
+        self.configuration = configuration
+        self.provider = provider
+        self.runtime = runtime
+        var logger = Logger(label: "TrackingSDK")
+        logger.logLevel = configuration.loggingEnabled ? .debug : .warning
+        logger[metadataKey: "device"] = "\(id)"
+        self.logger = logger
+        var initial = DeviceState(name: id, now: Date())
+        if provider == nil { initial.blocking.insert(.locationServicesUnavailable) }
+        state = Mutex(initial)
+        let queue = DispatchQueue(label: "tracking-sdk.callbacks.\(id)")
+        locationSubscribers = Subscribers(queue: queue)
+        availabilitySubscribers = Subscribers(queue: queue)
+        trackingSubscribers = Subscribers(queue: queue)
+        errorSubscribers = Subscribers(queue: queue)
+        runtime.register(self)
+    }
+
+    /// Stops this device: its connection closes; what was not acknowledged is given up.
+    public func close() async { await runtime.unregister(self) }
+
+    // MARK: The interface (HyperTrack's, per device)
+
+    public var name: String {
+        get { state.withLock { $0.name } }
+        set { changeIntents { $0.name = newValue } }
+    }
+
+    public var metadata: HyperTrack.JSON.Object {
+        get { state.withLock { $0.metadata } }
+        set { changeIntents { $0.metadata = newValue } }
+    }
+
+    public var isAvailable: Bool {
+        get { state.withLock { $0.available } }
+        set { changeIntents { $0.available = newValue } }
+    }
+
+    public var isTracking: Bool { state.withLock { $0.tracking } }
+
+    public var errors: Set<HyperTrack.HyperTrackError> { state.withLock { $0.blocking } }
+
+    public var location: Result<HyperTrack.Location, HyperTrack.LocationError> { state.withLock { $0.locationResult } }
+
+    public var statistics: DeviceStatistics {
+        state.withLock { state in
+            var stats = state.stats
+            stats.unsent = state.pending.count + (state.inFlight?.batch.locations.count ?? 0)
+            return stats
+        }
+    }
+
+    public func startTracking() { changeIntents { $0.tracking = true } }
+
+    public func stopTracking() { changeIntents { $0.tracking = false } }
+
+    @discardableResult
+    public func addGeotag(_ metadata: HyperTrack.JSON.Object) -> Result<HyperTrack.Location, HyperTrack.LocationError> {
+        let result = state.withLock { state -> Result<HyperTrack.Location, HyperTrack.LocationError> in
+            let result = state.locationResult
+            if case .success = result, let fix = state.latest {
+                state.pendingGeotags.append(GeotagRecord(metadata: metadata.mapValues(\.jsonValue), location: fix))
+                state.flushRequested = true
+            }
+            return result
+        }
+        runtime.wake()
+        return result
+    }
+
+    public func sync() {
+        state.withLock { state in
+            state.intentsUnsent = true
+            state.flushRequested = true
+        }
+        runtime.wake()
+    }
+
+    public func subscribeToLocation(_ callback: @escaping @Sendable (Result<HyperTrack.Location, HyperTrack.LocationError>) -> Void) -> HyperTrack.Cancellable {
+        locationSubscribers.add(current: location, callback)
+    }
+
+    public func subscribeToAvailability(_ callback: @escaping @Sendable (Bool) -> Void) -> HyperTrack.Cancellable {
+        availabilitySubscribers.add(current: isAvailable, callback)
+    }
+
+    public func subscribeToTracking(_ callback: @escaping @Sendable (Bool) -> Void) -> HyperTrack.Cancellable {
+        trackingSubscribers.add(current: isTracking, callback)
+    }
+
+    public func subscribeToErrors(_ callback: @escaping @Sendable (Set<HyperTrack.HyperTrackError>) -> Void) -> HyperTrack.Cancellable {
+        errorSubscribers.add(current: errors, callback)
+    }
+
+    private func changeIntents(_ change: (inout DeviceState) -> Void) {
+        let snapshot = state.withLock { state in
+            change(&state)
+            state.intentsChangedAt = Date()
+            state.intentsUnsent = true
+            state.flushRequested = true
+            return state.observable
+        }
+        notify(snapshot)
+        runtime.wake()
+    }
+
+    private func notify(_ snapshot: DeviceState.Observable) {
+        locationSubscribers.publish(snapshot.location)
+        availabilitySubscribers.publish(snapshot.available)
+        trackingSubscribers.publish(snapshot.tracking)
+        errorSubscribers.publish(snapshot.errors)
+    }
+
+    // MARK: The runtime's side (called on the runtime's thread)
+
+    /// Samples the location source and decides what to send now; returns the frames to send, if any.
+    func tick(now: Date) -> [Frame]? {
+        let (frames, snapshot) = state.withLock { state -> ([Frame]?, DeviceState.Observable) in
+            state.sample(now: now, provider: provider, configuration: configuration)
+            let frames = state.outbound(now: now, configuration: configuration, deviceID: id)
+            return (frames, state.observable)
+        }
+        notify(snapshot)
+        return frames
+    }
+
+    /// When `tick` next has something to do.
+    func nextDeadline(after now: Date) -> Date {
+        state.withLock { $0.nextDeadline(configuration: configuration, hasProvider: provider != nil) }
+    }
+
+    /// Applies a message from the platform.
+    func receive(_ frames: [Frame], now: Date) {
+        guard frames.count == 2, let kind = frames[0].utf8String else {
+            logger.warning("unexpected message from the platform", metadata: ["frames": "\(frames.count)"])
+            return
+        }
+        let snapshot = state.withLock { state -> DeviceState.Observable in
+            switch kind {
+            case IngestFrame.ack:
+                if let ack = try? JSONCoding.decode(IngestAck.self, from: frames[1]) { state.acknowledge(ack, now: now, logger: logger) }
+            case IngestFrame.error:
+                state.refused(frames[1], now: now, logger: logger)
+            case IngestFrame.command:
+                if let command = try? JSONCoding.decode(DeviceCommandEvent.self, from: frames[1]) {
+                    logger.debug("command from the platform", metadata: ["command": "\(command.command.rawValue)"])
+                    switch command.command {
+                    case .startTracking, .stopTracking:
+                        state.tracking = command.command == .startTracking
+                        state.intentsChangedAt = now
+                        state.intentsUnsent = true
+                        state.flushRequested = true
+                    case .sync:
+                        state.intentsUnsent = true
+                        state.flushRequested = true
+                    }
+                }
+            default:
+                logger.warning("unknown message from the platform", metadata: ["kind": "\(kind)"])
+            }
+            return state.observable
+        }
+        notify(snapshot)
+    }
+}
+
+/// A device's state; every change happens under the device's lock.
+struct DeviceState {
+    struct InFlight {
+        var batch: IngestBatch
+        var frames: [Frame]
+        var sentAt: Date
+        var attempts: Int
+    }
+
+    struct Observable: Sendable {
+        var location: Result<HyperTrack.Location, HyperTrack.LocationError>
+        var available: Bool
+        var tracking: Bool
+        var errors: Set<HyperTrack.HyperTrackError>
+    }
+
+    var name: String
+    var metadata: HyperTrack.JSON.Object = [:]
+    var tracking = false
+    var available = false
+    var intentsChangedAt: Date
+    var intentsUnsent = true
+    var latest: DeviceLocation?
+    var blocking: Set<HyperTrack.HyperTrackError> = []
+    var pending = Deque<DeviceLocation>()
+    var pendingGeotags: [GeotagRecord] = []
+    var inFlight: InFlight?
+    var nextBatchID: UInt64 = 1
+    var nextSampleAt = Date.distantPast
+    var nextFlushAt = Date.distantPast
+    var flushRequested = false
+    var stats = DeviceStatistics()
+
+    init(name: String, now: Date) {
+        self.name = name
+        intentsChangedAt = now
+    }
+
+    var collecting: Bool { tracking || available }
+
+    var locationResult: Result<HyperTrack.Location, HyperTrack.LocationError> {
+        guard collecting else { return .failure(.notRunning) }
+        guard blocking.isEmpty else { return .failure(.errors(blocking)) }
+        guard let latest else { return .failure(.starting) }
+        return .success(HyperTrack.Location(latitude: latest.latitude, longitude: latest.longitude))
+    }
+
+    var observable: Observable { Observable(location: locationResult, available: available, tracking: tracking, errors: blocking) }
+
+    mutating func sample(now: Date, provider: (any LocationProvider)?, configuration: SDKConfiguration) {
+        guard collecting, let provider, now >= nextSampleAt else {
+            if !collecting { latest = nil }
+            return
+        }
+        nextSampleAt = now.addingTimeInterval(Double(configuration.samplingInterval.milliseconds) / 1000)
+        guard let fix = provider.location(at: now) else { return }
+        if fix.mocked == true && !configuration.allowMockLocations {
+            blocking.insert(.locationMocked)
+            return
+        }
+        blocking.remove(.locationMocked)
+        latest = fix
+        pending.append(fix)
+        stats.sampled += 1
+        while pending.count > configuration.maximumUnsent {
+            pending.removeFirst()
+            stats.dropped += 1
+        }
+    }
+
+    /// A new batch when one is due, or the batch in flight again when its acknowledgement is late.
+    mutating func outbound(now: Date, configuration: SDKConfiguration, deviceID: String) -> [Frame]? {
+        if var inFlight {
+            guard now >= retryAt(inFlight, configuration: configuration) else { return nil }
+            inFlight.attempts += 1
+            inFlight.sentAt = now
+            self.inFlight = inFlight
+            stats.resends += 1
+            return inFlight.frames
+        }
+        let hasData = !pending.isEmpty || !pendingGeotags.isEmpty || intentsUnsent
+        guard hasData, flushRequested || now >= nextFlushAt || pending.count >= configuration.maximumBatch else { return nil }
+        let locations = Array(pending.prefix(configuration.maximumBatch))
+        pending.removeFirst(locations.count)
+        let intents = intentsUnsent
+            ? DeviceIntents(name: name, metadata: metadata.mapValues(\.jsonValue), tracking: tracking, available: available, changedAt: intentsChangedAt)
+            : nil
+        let batch = IngestBatch(publishableKey: configuration.publishableKey ?? "", batchID: nextBatchID, device: intents,
+                                locations: locations, geotags: pendingGeotags.isEmpty ? nil : pendingGeotags)
+        pendingGeotags = []
+        intentsUnsent = false
+        flushRequested = false
+        nextBatchID += 1
+        nextFlushAt = now.addingTimeInterval(Double(configuration.batchInterval.milliseconds) / 1000)
+        let frames = [Frame(frame: IngestFrame.batch), (try? JSONCoding.encode(batch)) ?? []]
+        inFlight = InFlight(batch: batch, frames: frames, sentAt: now, attempts: 1)
+        return frames
+    }
+
+    /// Backoff: the acknowledgement timeout, doubling with each attempt, at most 30 s.
+    func retryAt(_ inFlight: InFlight, configuration: SDKConfiguration) -> Date {
+        let base = Double(configuration.acknowledgementTimeout.milliseconds) / 1000
+        let delay = min(30, base * pow(2, Double(inFlight.attempts - 1)))
+        return inFlight.sentAt.addingTimeInterval(delay)
+    }
+
+    func nextDeadline(configuration: SDKConfiguration, hasProvider: Bool) -> Date {
+        var deadline = Date.distantFuture
+        if collecting && hasProvider { deadline = min(deadline, nextSampleAt) }
+        if let inFlight {
+            deadline = min(deadline, retryAt(inFlight, configuration: configuration))
+        } else if !pending.isEmpty || !pendingGeotags.isEmpty || intentsUnsent {
+            deadline = flushRequested ? .distantPast : min(deadline, nextFlushAt)
+        }
+        return deadline
+    }
+
+    mutating func acknowledge(_ ack: IngestAck, now: Date, logger: Logger) {
+        guard let inFlight, inFlight.batch.batchID == ack.batchID else { return }
+        self.inFlight = nil
+        blocking.remove(.invalidPublishableKey)
+        let rejectedLocations = ack.rejected.filter { $0.kind == "location" }.count
+        stats.acknowledged += UInt64(inFlight.batch.locations.count - rejectedLocations)
+        stats.rejected += UInt64(rejectedLocations)
+        for item in ack.rejected { logger.warning("the platform refused a \(item.kind)", metadata: ["field": "\(item.field)", "reason": "\(item.reason)"]) }
+        // The platform's intents win when they are newer (set_availability, a command, another app).
+        if !intentsUnsent, let changedAt = ack.device.changedAt, changedAt > intentsChangedAt {
+            if let tracking = ack.device.tracking { self.tracking = tracking }
+            if let available = ack.device.available { self.available = available }
+            if let name = ack.device.name { self.name = name }
+            if let metadata = ack.device.metadata { self.metadata = metadata.mapValues(HyperTrack.JSON.init) }
+            intentsChangedAt = changedAt
+        }
+        if pending.count >= 1 { nextFlushAt = min(nextFlushAt, now) }
+    }
+
+    mutating func refused(_ body: Frame, now: Date, logger: Logger) {
+        let error = (try? JSONCoding.decode(ErrorBody.self, from: body))?.error
+        let code = error?.code ?? "unknown"
+        logger.warning("the platform refused a batch", metadata: ["code": "\(code)", "message": "\(error?.message ?? "")"])
+        switch code {
+        case "invalid_publishable_key":
+            blocking.insert(.invalidPublishableKey)
+            // Kept, and sent again on the backoff: the platform's keys may change.
+        case "store_unavailable":
+            break  // sent again on the backoff
+        default:
+            // The batch itself is wrong (a bug, or a bad device id): sending it again cannot help.
+            if let inFlight { stats.rejected += UInt64(inFlight.batch.locations.count) }
+            inFlight = nil
+        }
+    }
+}

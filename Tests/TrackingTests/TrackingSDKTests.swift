@@ -1,0 +1,212 @@
+import Bus
+import Foundation
+import Geo
+import Logging
+import RideModels
+import Synchronization
+import Testing
+import ZeroMQ
+
+@testable import TrackingSDK
+
+private let start = Date(timeIntervalSince1970: 1_795_253_400)
+
+private func configuration(allowMock: Bool = true) -> SDKConfiguration {
+    var configuration = SDKConfiguration(publishableKey: "pk")
+    configuration.allowMockLocations = allowMock
+    configuration.maximumBatch = 3
+    configuration.maximumUnsent = 5
+    return configuration
+}
+
+@Suite struct DeviceStateTests {
+    let logger = Logger(label: "test")
+    let provider = FixedLocation(GeoPoint(latitude: 47.8, longitude: 35.1))
+
+    @Test func notCollectingUntilTrackingOrAvailable() {
+        var state = DeviceState(name: "d", now: start)
+        #expect(state.locationResult == .failure(.notRunning))
+        state.sample(now: start, provider: provider, configuration: configuration())
+        #expect(state.pending.isEmpty)
+        state.tracking = true
+        #expect(state.locationResult == .failure(.starting))
+        state.sample(now: start, provider: provider, configuration: configuration())
+        #expect(state.locationResult == .success(HyperTrack.Location(latitude: 47.8, longitude: 35.1)))
+    }
+
+    @Test func mockedLocationsAreBlockedUnlessAllowed() {
+        var state = DeviceState(name: "d", now: start)
+        state.tracking = true
+        state.sample(now: start, provider: provider, configuration: configuration(allowMock: false))
+        #expect(state.blocking == [.locationMocked])
+        #expect(state.locationResult == .failure(.errors([.locationMocked])))
+        #expect(state.pending.isEmpty, "a mocked location is not sent")
+    }
+
+    @Test func batchesCarryIntentsAndAreResentWithBackoffUntilAcknowledged() throws {
+        let config = configuration()
+        var state = DeviceState(name: "Ann", now: start)
+        state.tracking = true
+        for second in 0..<4 { state.sample(now: start.addingTimeInterval(Double(second)), provider: provider, configuration: config) }
+        func send(at seconds: TimeInterval) -> [Frame]? {
+            state.outbound(now: start.addingTimeInterval(seconds), configuration: config, deviceID: "d")
+        }
+        let first = try #require(send(at: 4))
+        let batch = try JSONCoding.decode(IngestBatch.self, from: first[1])
+        #expect(batch.locations.count == 3, "at most maximumBatch")
+        #expect(batch.device?.name == "Ann")
+        let whileInFlight = send(at: 5)
+        #expect(whileInFlight == nil, "one batch in flight")
+        // No ack: sent again after 3 s, then 6 s more (same batch id).
+        let firstRetry = send(at: 7)
+        #expect(firstRetry == first)
+        let tooEarly = send(at: 12)
+        #expect(tooEarly == nil)
+        let secondRetry = send(at: 13)
+        #expect(secondRetry == first)
+        #expect(state.stats.resends == 2)
+        state.acknowledge(IngestAck(batchID: batch.batchID, accepted: 3, rejected: [], device: DeviceIntents()), now: start.addingTimeInterval(14), logger: logger)
+        #expect(state.inFlight == nil)
+        #expect(state.stats.acknowledged == 3)
+        let second = try #require(send(at: 14))
+        let next = try JSONCoding.decode(IngestBatch.self, from: second[1])
+        #expect(next.batchID == batch.batchID + 1)
+        #expect(next.device == nil, "intents are sent once")
+    }
+
+    @Test func theOldestLocationsAreDroppedBeyondTheLimitAndCounted() {
+        var state = DeviceState(name: "d", now: start)
+        state.tracking = true
+        for second in 0..<8 { state.sample(now: start.addingTimeInterval(Double(second)), provider: provider, configuration: configuration()) }
+        #expect(state.pending.count == 5)
+        #expect(state.stats.dropped == 3)
+        #expect(state.pending.first?.recordedAt == start.addingTimeInterval(3))
+    }
+
+    @Test func newerIntentsFromThePlatformWin() {
+        var state = DeviceState(name: "d", now: start)
+        state.intentsUnsent = false
+        state.inFlight = DeviceState.InFlight(batch: IngestBatch(publishableKey: "pk", batchID: 1, locations: []), frames: [], sentAt: start, attempts: 1)
+        state.acknowledge(IngestAck(batchID: 1, accepted: 0, rejected: [],
+                                    device: DeviceIntents(tracking: true, available: true, changedAt: start.addingTimeInterval(10))),
+                          now: start.addingTimeInterval(11), logger: logger)
+        #expect(state.tracking && state.available)
+    }
+
+    @Test func anInvalidKeyIsAnErrorUntilAcknowledged() {
+        var state = DeviceState(name: "d", now: start)
+        state.inFlight = DeviceState.InFlight(batch: IngestBatch(publishableKey: "pk", batchID: 1, locations: []), frames: [], sentAt: start, attempts: 1)
+        state.refused(Array(#"{"error":{"code":"invalid_publishable_key","message":"no"}}"#.utf8), now: start, logger: logger)
+        #expect(state.blocking == [.invalidPublishableKey])
+        #expect(state.inFlight != nil, "kept, to be sent again")
+        state.acknowledge(IngestAck(batchID: 1, accepted: 0, rejected: [], device: DeviceIntents()), now: start, logger: logger)
+        #expect(state.blocking.isEmpty)
+    }
+}
+
+@Suite struct SubscriptionTests {
+    final class Seen: Sendable {
+        let values = Mutex<[Bool]>([])
+        func add(_ value: Bool) { values.withLock { $0.append(value) } }
+        var all: [Bool] { values.withLock { $0 } }
+    }
+
+    @Test func currentValueFirstThenOnlyChangesUntilCancelled() async throws {
+        let queue = DispatchQueue(label: "test")
+        let subscribers = Subscribers<Bool>(queue: queue)
+        let seen = Seen()
+        let handle = subscribers.add(current: false) { seen.add($0) }
+        subscribers.publish(false)
+        subscribers.publish(true)
+        subscribers.publish(true)
+        subscribers.publish(false)
+        handle.cancel()
+        subscribers.publish(true)
+        queue.sync {}
+        #expect(seen.all == [false, true, false])
+    }
+
+    @Test func releasingTheHandleStopsTheSubscription() {
+        let queue = DispatchQueue(label: "test")
+        let subscribers = Subscribers<Bool>(queue: queue)
+        let seen = Seen()
+        do {
+            let handle = subscribers.add(current: true) { seen.add($0) }
+            _ = handle
+        }
+        subscribers.publish(false)
+        queue.sync {}
+        #expect(seen.all == [true])
+        #expect(subscribers.isEmpty)
+    }
+}
+
+@Suite struct SDKConfigurationTests {
+    @Test func readsTheSpecsKeysFromTheEnvironment() throws {
+        let configuration = try SDKConfiguration.load(environment: [
+            "HyperTrackPublishableKey": "pk_1", "HyperTrackAllowMockLocations": "true", "HyperTrackLoggingEnabled": "yes",
+            "HyperTrackAutomaticallyRequestPermissions": "false", "HyperTrackDeviceID": "dev-1", "RIDE_TRACKING_INGEST": "tcp://tracking:5558",
+        ])
+        #expect(configuration.publishableKey == "pk_1")
+        #expect(configuration.allowMockLocations && configuration.loggingEnabled && !configuration.automaticallyRequestPermissions)
+        #expect(configuration.deviceID == "dev-1")
+        #expect(configuration.endpoint == "tcp://tracking:5558")
+    }
+
+    @Test func readsAJSONFileAndTheEnvironmentWins() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ht-\(UUID().uuidString).json")
+        try Data(#"{"HyperTrackPublishableKey":"from-file","HyperTrackAllowMockLocations":true}"#.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fromFile = try SDKConfiguration.load(environment: ["HYPERTRACK_CONFIG": file.path])
+        #expect(fromFile.publishableKey == "from-file")
+        #expect(fromFile.allowMockLocations)
+        let overridden = try SDKConfiguration.load(environment: ["HYPERTRACK_CONFIG": file.path, "HyperTrackPublishableKey": "from-env"])
+        #expect(overridden.publishableKey == "from-env")
+    }
+
+    @Test func badValuesAreNamed() {
+        #expect(throws: SDKConfiguration.Problem.self) { try SDKConfiguration.load(environment: ["HyperTrackAllowMockLocations": "maybe"]) }
+        #expect(throws: SDKConfiguration.Problem.self) { try SDKConfiguration.load(environment: ["HYPERTRACK_CONFIG": "/nonexistent.json"]) }
+        #expect(SDKConfiguration.missingKeyMessage.contains("HyperTrackPublishableKey"))
+        #expect(throws: SDKConfiguration.Problem.self) { try TrackingDevice(id: "x", configuration: SDKConfiguration(), provider: nil) }
+    }
+}
+
+@Suite struct LocationSourceTests {
+    @Test func aGPXTrackIsReplayedAtItsPace() throws {
+        let gpx = """
+            <?xml version="1.0"?><gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><trk><name>t</name><trkseg>
+            <trkpt lat="47.0" lon="35.0"><ele>10</ele><time>2026-11-21T09:00:00Z</time></trkpt>
+            <trkpt lat="47.001" lon="35.0"><ele>20</ele><time>2026-11-21T09:00:10Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """
+        let track = try GPXTrack.parse(Data(gpx.utf8))
+        #expect(track.name == "t")
+        #expect(track.points.count == 2)
+        let replay = GPXReplay(track: track, startedAt: start)
+        let middle = try #require(replay.location(at: start.addingTimeInterval(5)))
+        #expect(abs(middle.latitude - 47.0005) < 1e-6)
+        #expect(middle.altitude == 15)
+        #expect(middle.mocked == true)
+        #expect(abs((middle.speed ?? 0) - 11.1) < 0.1)
+        let after = try #require(replay.location(at: start.addingTimeInterval(60)))
+        #expect(after.latitude == 47.001 && after.speed == 0)
+    }
+
+    @Test func badGPXIsRefusedWithAReason() {
+        #expect(throws: GPXTrack.ParseError.empty) { try GPXTrack.parse(Data("<gpx></gpx>".utf8)) }
+        #expect(throws: GPXTrack.ParseError.self) { try GPXTrack.parse(Data("<gpx><trk><trkseg><trkpt lat=\"x\"/></trkseg></trk></gpx>".utf8)) }
+        #expect(throws: GPXTrack.ParseError.self) { try GPXTrack.parse(Data("not xml at all <".utf8)) }
+    }
+
+    @Test func aSimulatedDriveFollowsItsRouteAndStops() {
+        let route = Polyline(points: [GeoPoint(latitude: 47, longitude: 35), GeoPoint(latitude: 47.01, longitude: 35)])
+        let drive = SimulatedDrive(at: route.points[0])
+        drive.drive(along: route, speed: 10, from: start)
+        let halfway = drive.position(at: start.addingTimeInterval(route.length / 20))
+        #expect(abs(halfway.point.distance(to: route.point(atDistance: route.length / 2))) < 0.01)
+        #expect(!halfway.arrived)
+        let end = drive.position(at: start.addingTimeInterval(route.length / 10 + 1))
+        #expect(end.arrived && end.point == route.points[1])
+    }
+}
