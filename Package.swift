@@ -71,7 +71,7 @@ let package = Package(
 
         // MARK: Services (logic in a library, a thin main)
         .target(name: "BusService", dependencies: ["Bus", "ServiceKit"], path: "Services/bus/BusService"),
-        .executableTarget(name: "ride-bus", dependencies: ["BusService"], path: "Services/bus/main"),
+        .executableTarget(name: "ride-bus", dependencies: ["BusService", "ServiceKit"], path: "Services/bus/main"),
         .target(
             name: "TrackingService",
             dependencies: ["Bus", "Geo", "RideModels", "ServiceKit", "ZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
@@ -79,15 +79,16 @@ let package = Package(
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             path: "Services/tracking/TrackingService"
         ),
-        .executableTarget(name: "ride-tracking", dependencies: ["TrackingService"], path: "Services/tracking/main"),
+        .executableTarget(name: "ride-tracking", dependencies: ["TrackingService", "ServiceKit"], path: "Services/tracking/main"),
 
         // MARK: Tools
         .target(
             name: "RideCtlKit",
-            dependencies: ["Bus", "ServiceKit", "RideModels", "TrackingSDK", .product(name: "UnixSignals", package: "swift-service-lifecycle")],
+            dependencies: ["Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "ZeroMQ",
+                           .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Tools/ridectl/RideCtlKit"
         ),
-        .executableTarget(name: "ridectl", dependencies: ["RideCtlKit"], path: "Tools/ridectl/main"),
+        .executableTarget(name: "ridectl", dependencies: ["RideCtlKit", "ServiceKit"], path: "Tools/ridectl/main"),
         .executableTarget(name: "driver-example", dependencies: ["TrackingSDK"], path: "Tools/driver-example", exclude: ["drive.gpx"]),
 
         // MARK: Tests

@@ -26,6 +26,20 @@ public enum EnvelopeWriter {
         return out
     }
 
+    /// Appends a number as JSON: whole values without a fraction (`5`, not `5.0`), others in Swift's
+    /// shortest round-trip form. Non-finite values (which JSON cannot hold) are written as `null`.
+    public static func appendNumber(_ value: Double, to out: inout [UInt8]) {
+        guard value.isFinite else {
+            out.append(contentsOf: "null".utf8)
+            return
+        }
+        if value.rounded() == value, abs(value) < 1e15 {
+            out.append(contentsOf: String(Int64(value)).utf8)
+        } else {
+            out.append(contentsOf: value.description.utf8)
+        }
+    }
+
     /// Appends `text` as a JSON string literal, escaping what RFC 8259 requires.
     public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))

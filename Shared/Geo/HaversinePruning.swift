@@ -11,7 +11,7 @@ import Musl
 ///
 /// Most candidates of a search lie in the corners of the window or, once `limit` results are in
 /// hand, farther than the worst of them; this check costs a dozen multiplications instead of four
-/// transcendental calls. Each bound errs on the safe side by a relative 1e-9, a million times
+/// transcendental calls. Each bound errs on the safe side by a relative 1e-9, millions of times
 /// more than rounding, so whatever it discards the exact distance test would have rejected too:
 /// results are bit-for-bit those of measuring every point.
 struct HaversinePruning {

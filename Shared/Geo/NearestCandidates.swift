@@ -1,8 +1,9 @@
 /// One point a search may return, with everything needed to order it.
-struct Candidate<ID> {
-    let id: ID
-    let point: GeoPoint
-    let distance: Double
+@usableFromInline
+struct Candidate {
+    @usableFromInline let handle: Int
+    @usableFromInline let point: GeoPoint
+    @usableFromInline let distance: Double
     /// When the id was inserted into the grid; the last tie-breaker, unique per indexed id.
     let sequence: UInt64
 
@@ -21,9 +22,9 @@ struct Candidate<ID> {
 /// A 2 km search in a busy city sees thousands of candidates but returns ten: a bounded heap costs
 /// O(n log k) and rejects most candidates with one comparison against the root, where sorting all
 /// would cost O(n log n) and allocate for every candidate.
-struct NearestCandidates<ID> {
+struct NearestCandidates {
     let limit: Int
-    private var heap: [Candidate<ID>] = []
+    private var heap: [Candidate] = []
 
     init(limit: Int) {
         self.limit = limit
@@ -41,12 +42,12 @@ struct NearestCandidates<ID> {
     }
 
     /// Whether `candidate` would be kept; lets the caller skip its filter for hopeless candidates.
-    func wouldAccept(_ candidate: Candidate<ID>) -> Bool {
+    func wouldAccept(_ candidate: Candidate) -> Bool {
         !isFull || candidate.precedes(heap[0])
     }
 
     /// Adds a candidate that `wouldAccept` approved.
-    mutating func insert(_ candidate: Candidate<ID>) {
+    mutating func insert(_ candidate: Candidate) {
         if isFull {
             heap[0] = candidate
             siftDown(from: 0)
@@ -57,7 +58,7 @@ struct NearestCandidates<ID> {
     }
 
     /// The kept candidates, best first.
-    func sorted() -> [Candidate<ID>] {
+    func sorted() -> [Candidate] {
         heap.sorted { $0.precedes($1) }
     }
 

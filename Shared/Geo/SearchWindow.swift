@@ -14,7 +14,8 @@ import Musl
 struct SearchWindow {
     let rows: ClosedRange<Int>
     let columns: ClosedRange<Int>
-    /// The part west of the antimeridian when the circle crosses it; `columns` is then the east part.
+    /// When the circle crosses the antimeridian: its part from -180° eastwards, while `columns`
+    /// is then its part up to +180°.
     let wrappedColumns: ClosedRange<Int>?
     let centerRow: Int
     private let centerLatitude: Double

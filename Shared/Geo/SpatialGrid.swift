@@ -18,130 +18,99 @@
 /// instead. The cost of a search is thus bounded by the occupied cells, never by the empty globe.
 ///
 /// ## Memory
-/// Per id: a `Member` in its cell's array (id + point 16 B + sequence 8 B, plus array growth
-/// slack) and a `Location` in `locations` (id + 16 B, plus hash-table slack). With a 16-byte id
-/// (`UUID`, a short `String`) that is 40 + 32 B of payload, about 110–130 B in practice once the
-/// array and hash-table slack is counted; each occupied cell adds about 100 B of fixed overhead
-/// (dictionary entries, array header, row set entry), shared by all the ids in the cell.
-/// The `String` id's own heap buffer, if longer than 15 UTF-8 bytes, comes on top.
+/// Per id: a 32-byte entry in its cell's array (point, handle, insertion number), a 16-byte
+/// location per handle, the id in a handle-indexed array, and an id → handle dictionary entry.
+/// Arrays and hash tables grow by doubling, so the total depends on where the count sits between
+/// two powers of two: measured 100–130 bytes per point with `Int` ids and about 150 with `UUID`
+/// ids (100 000 and 1 000 000 points in one city, release build). A `String` id longer than 15
+/// UTF-8 bytes adds its own heap buffer (about 250 bytes per point with UUID strings). Each
+/// occupied cell adds roughly 100 bytes (dictionary entries, array header, row set entry),
+/// shared by all the ids in it.
 ///
 /// ## Order of results
 /// By distance, then latitude, then longitude, then the order in which the ids were inserted
 /// (moving an id keeps its place; removing and re-inserting it puts it last). The order is
 /// therefore deterministic for a given history of updates.
+///
+/// The public methods are `@inlinable` so that they are specialised for the caller's id type;
+/// the work itself happens in the non-generic `CellIndex`.
 public struct SpatialGrid<ID: Hashable & Sendable>: Sendable {
-    struct Member: Sendable {
-        let id: ID
-        var point: GeoPoint
-        let sequence: UInt64
-    }
-
-    /// Where an id's `Member` lives: its cell, and its index in that cell's array.
-    struct Location: Sendable {
-        var cellKey: Int
-        var slot: Int
-    }
-
-    let layout: GridLayout
-    /// Occupied cells only; an emptied cell is removed so a long-running index does not leak.
-    private(set) var cells: [Int: [Member]] = [:]
-    /// Row → the columns of that row which have a cell in `cells`.
-    private(set) var occupiedColumnsByRow: [Int: Set<Int>] = [:]
-    private(set) var locations: [ID: Location] = [:]
-    private var nextSequence: UInt64 = 0
+    @usableFromInline var index: CellIndex
+    @usableFromInline var handles: [ID: Int] = [:]
+    /// Indexed by handle; nil for the handles of removed ids.
+    @usableFromInline var ids: [ID?] = []
 
     /// - Parameter cellSizeDegrees: cell height and width. The default 0.01° (about 1.1 km by
     ///   0.7 km at mid latitudes) suits searches of a few km in dense cities; must be ≥ 1e-6.
     public init(cellSizeDegrees: Double = 0.01) {
-        layout = GridLayout(cellSizeDegrees: cellSizeDegrees)
+        index = CellIndex(cellSizeDegrees: cellSizeDegrees)
     }
 
     public var cellSizeDegrees: Double {
-        layout.cellSizeDegrees
+        index.layout.cellSizeDegrees
     }
 
     /// Number of indexed ids.
+    @inlinable
     public var count: Int {
-        locations.count
+        handles.count
     }
 
     /// Number of non-empty cells, for metrics.
+    @inlinable
     public var occupiedCellCount: Int {
-        cells.count
+        index.occupiedCellCount
     }
 
+    @inlinable
     public func position(of id: ID) -> GeoPoint? {
-        guard let location = locations[id] else { return nil }
-        return cells[location.cellKey]?[location.slot].point
+        handles[id].map { index.point(of: $0) }
     }
 
     /// Inserts `id` at `point`, or moves it there. O(1).
     ///
     /// A point that is not `isValid` is ignored and the id keeps its previous position (if any):
     /// one bad fix from a device must not corrupt the index. Validate input upstream to report it.
+    @inlinable
     public mutating func update(_ id: ID, to point: GeoPoint) {
         guard point.isValid else { return }
-        let cellKey = layout.cellKey(for: point)
-        guard let location = locations[id] else {
-            attach(Member(id: id, point: point, sequence: nextSequence), to: cellKey)
-            nextSequence += 1
+        if let handle = handles[id] {
+            index.move(handle, to: point)
             return
         }
-        // The common case: a driver a few metres further on, still in the same cell.
-        if location.cellKey == cellKey {
-            cells[cellKey]![location.slot].point = point
-            return
+        let handle = index.insert(point)
+        if handle == ids.count {
+            ids.append(id)
+        } else {
+            ids[handle] = id
         }
-        var member = detach(from: location)
-        member.point = point
-        attach(member, to: cellKey)
+        handles[id] = handle
     }
 
     /// Removes `id`; does nothing if it is not indexed.
+    @inlinable
     public mutating func remove(_ id: ID) {
-        guard let location = locations.removeValue(forKey: id) else { return }
-        _ = detach(from: location)
+        guard let handle = handles.removeValue(forKey: id) else { return }
+        index.remove(handle)
+        ids[handle] = nil
     }
 
-    private mutating func attach(_ member: Member, to cellKey: Int) {
-        let slot = Self.append(member, to: &cells[cellKey, default: []])
-        locations[member.id] = Location(cellKey: cellKey, slot: slot)
-        if slot == 0 {
-            occupiedColumnsByRow[layout.row(ofCellKey: cellKey), default: []]
-                .insert(layout.column(ofCellKey: cellKey))
-        }
-    }
-
-    private static func append(_ member: Member, to members: inout [Member]) -> Int {
-        members.append(member)
-        return members.count - 1
-    }
-
-    /// Takes the member out of its cell by moving the cell's last member into its slot, so removal
-    /// is O(1) and the cell array stays dense. Leaves `locations[member.id]` to the caller.
-    private mutating func detach(from location: Location) -> Member {
-        let (removed, movedID, isNowEmpty) = Self.swapRemove(at: location.slot, from: &cells[location.cellKey]!)
-        if let movedID {
-            locations[movedID]?.slot = location.slot
-        }
-        if isNowEmpty {
-            cells[location.cellKey] = nil
-            let row = layout.row(ofCellKey: location.cellKey)
-            occupiedColumnsByRow[row]?.remove(layout.column(ofCellKey: location.cellKey))
-            if occupiedColumnsByRow[row]?.isEmpty == true {
-                occupiedColumnsByRow[row] = nil
-            }
-        }
-        return removed
-    }
-
-    private static func swapRemove(
-        at slot: Int, from members: inout [Member]
-    ) -> (removed: Member, movedID: ID?, isNowEmpty: Bool) {
-        let removed = members[slot]
-        let last = members.removeLast()
-        guard slot < members.count else { return (removed, nil, members.isEmpty) }
-        members[slot] = last
-        return (removed, last.id, false)
+    /// Every indexed point within `radius` metres of `center` (inclusive, by
+    /// `GeoPoint.distance(to:)`) whose id passes `include`, nearest first, at most `limit` of them.
+    ///
+    /// Correct across the antimeridian, at and around the poles, and for any radius up to the whole
+    /// Earth. Ties are ordered as described on `SpatialGrid`. `include` is called only for
+    /// candidates inside the circle that would make the current best `limit`, so an expensive
+    /// filter (availability, vehicle type) runs for few ids. An invalid `center`, a negative or
+    /// NaN `radius`, or a `limit` below 1 yields no results.
+    @inlinable
+    public func nearest(
+        to center: GeoPoint,
+        within radius: Double,
+        limit: Int,
+        where include: (ID) -> Bool = { _ in true }
+    ) -> [(id: ID, point: GeoPoint, distance: Double)] {
+        let found = index.nearest(to: center, within: radius, limit: limit) { handle in include(ids[handle]!) }
+        return found.map { (id: ids[$0.handle]!, point: $0.point, distance: $0.distance) }
     }
 }

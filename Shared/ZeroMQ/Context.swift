@@ -21,6 +21,11 @@ public final class Context: @unchecked Sendable {
         if zmq_ctx_set(handle, ZMQ_IO_THREADS, ioThreads) != 0 {
             throw ZMQError.last("zmq_ctx_set ZMQ_IO_THREADS")
         }
+        // libzmq allows 1023 sockets per context by default; a simulator with thousands of devices,
+        // or a client with many lanes, needs more. The ceiling libzmq accepts depends on the
+        // process's descriptor limit (see `raiseOpenFileLimit`).
+        let ceiling = zmq_ctx_get(handle, ZMQ_SOCKET_LIMIT)
+        if ceiling > 0 { _ = zmq_ctx_set(handle, ZMQ_MAX_SOCKETS, min(ceiling, 65_536)) }
     }
 
     /// Terminates the context. Every socket must be closed first (we close with linger 0,

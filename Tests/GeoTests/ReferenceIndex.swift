@@ -56,29 +56,39 @@ struct ReferenceIndex {
 }
 
 extension SpatialGrid {
-    /// Every internal cross-reference agrees: ids ↔ cell slots, cells ↔ row occupancy, no empty cells.
+    /// Every internal cross-reference agrees: ids ↔ handles ↔ cell slots, cells ↔ row occupancy,
+    /// no empty cells kept.
     var invariantViolations: [String] {
         var problems: [String] = []
-        var membersSeen = 0
-        for (cellKey, members) in cells {
-            if members.isEmpty { problems.append("empty cell \(cellKey) kept") }
-            let row = layout.row(ofCellKey: cellKey)
-            if occupiedColumnsByRow[row]?.contains(layout.column(ofCellKey: cellKey)) != true {
+        for (id, handle) in handles where ids[handle] != id {
+            problems.append("handle \(handle) of \(id) names \(String(describing: ids[handle]))")
+        }
+        if ids.compactMap({ $0 }).count != handles.count { problems.append("stale ids left behind") }
+        let free = Set(index.freeHandles)
+        if free.count != index.freeHandles.count { problems.append("a handle freed twice") }
+        if free.contains(where: { ids[$0] != nil }) { problems.append("a free handle still has an id") }
+        if index.locations.count != ids.count { problems.append("\(index.locations.count) locations for \(ids.count) handles") }
+
+        var entriesSeen = 0
+        for (cellKey, entries) in index.cells {
+            if entries.isEmpty { problems.append("empty cell \(cellKey) kept") }
+            let row = index.layout.row(ofCellKey: cellKey)
+            if index.occupiedColumnsByRow[row]?.contains(index.layout.column(ofCellKey: cellKey)) != true {
                 problems.append("cell \(cellKey) missing from its row's occupied columns")
             }
-            for (slot, member) in members.enumerated() {
-                membersSeen += 1
-                if layout.cellKey(for: member.point) != cellKey { problems.append("\(member.id) in the wrong cell") }
-                let location = locations[member.id]
-                if location?.cellKey != cellKey || location?.slot != slot {
-                    problems.append("\(member.id) location \(String(describing: location)) ≠ (\(cellKey), \(slot))")
+            for (slot, entry) in entries.enumerated() {
+                entriesSeen += 1
+                if index.layout.cellKey(for: entry.point) != cellKey { problems.append("handle \(entry.handle) in the wrong cell") }
+                if free.contains(entry.handle) || ids[entry.handle] == nil { problems.append("freed handle \(entry.handle) in a cell") }
+                if index.locations[entry.handle] != CellIndex.Location(cellKey: cellKey, slot: slot) {
+                    problems.append("handle \(entry.handle) located at \(index.locations[entry.handle]), found at (\(cellKey), \(slot))")
                 }
             }
         }
-        if membersSeen != locations.count { problems.append("\(membersSeen) members but \(locations.count) locations") }
-        let occupiedColumnCount = occupiedColumnsByRow.values.reduce(0) { $0 + $1.count }
-        if occupiedColumnCount != cells.count { problems.append("\(occupiedColumnCount) occupied columns for \(cells.count) cells") }
-        if occupiedColumnsByRow.values.contains(where: \.isEmpty) { problems.append("empty row set kept") }
+        if entriesSeen != handles.count { problems.append("\(entriesSeen) entries but \(handles.count) ids") }
+        let occupiedColumnCount = index.occupiedColumnsByRow.values.reduce(0) { $0 + $1.count }
+        if occupiedColumnCount != index.cells.count { problems.append("\(occupiedColumnCount) occupied columns for \(index.cells.count) cells") }
+        if index.occupiedColumnsByRow.values.contains(where: \.isEmpty) { problems.append("empty row set kept") }
         return problems
     }
 }

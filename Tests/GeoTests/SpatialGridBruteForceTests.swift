@@ -130,7 +130,7 @@ struct SpatialGridBruteForceTests {
     private func expectSameContents(_ grid: SpatialGrid<Int>, _ reference: ReferenceIndex) {
         #expect(grid.count == reference.entries.count)
         #expect(grid.invariantViolations == [])
-        let expectedCells = Set(reference.entries.values.map { grid.layout.cellKey(for: $0.point) })
+        let expectedCells = Set(reference.entries.values.map { grid.index.layout.cellKey(for: $0.point) })
         #expect(grid.occupiedCellCount == expectedCells.count)
         for (id, entry) in reference.entries where grid.position(of: id) != entry.point {
             Issue.record("position of \(id) is \(String(describing: grid.position(of: id))), expected \(entry.point)")

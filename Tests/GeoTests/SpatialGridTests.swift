@@ -16,12 +16,12 @@ struct SpatialGridTests {
         }
     }
 
-    @Test func pointOneMillimetreBeyondTheRadiusIsExcluded() {
+    @Test func pointOneMillimetreBeyondTheRadiusIsExcluded() throws {
         var grid = SpatialGrid<String>()
         grid.update("inside", to: paris.destination(bearing: 40, distance: 999.999))
         grid.update("beyond", to: paris.destination(bearing: 220, distance: 1_000.001))
         let found = grid.nearest(to: paris, within: 1_000, limit: 10)
-        #expect(found.map(\.id) == ["inside"])
+        try #require(found.map(\.id) == ["inside"])
         #expect(abs(found[0].distance - 999.999) < 1e-6)
     }
 
@@ -32,14 +32,14 @@ struct SpatialGridTests {
         #expect(grid.nearest(to: paris, within: 0, limit: 10).map(\.id) == [1])
     }
 
-    @Test func findsNeighboursAcrossTheAntimeridianFromEitherSide() {
+    @Test func findsNeighboursAcrossTheAntimeridianFromEitherSide() throws {
         var grid = SpatialGrid<String>()
         grid.update("east", to: GeoPoint(latitude: 10, longitude: 179.999))
         grid.update("west", to: GeoPoint(latitude: 10, longitude: -179.999))
         grid.update("far", to: GeoPoint(latitude: 10, longitude: 179.9))
 
         let fromEast = grid.nearest(to: GeoPoint(latitude: 10, longitude: 179.99), within: 2_000, limit: 10)
-        #expect(fromEast.map(\.id) == ["east", "west"])
+        try #require(fromEast.map(\.id) == ["east", "west"])
         #expect(abs(fromEast[1].distance - 1_204.6) < 1)
         let fromWest = grid.nearest(to: GeoPoint(latitude: 10, longitude: -179.99), within: 2_000, limit: 10)
         #expect(fromWest.map(\.id) == ["west", "east"])
@@ -96,7 +96,7 @@ struct SpatialGridTests {
             grid.update(id, to: GeoPoint(latitude: latitude, longitude: longitude))
         }
         let center = GeoPoint(latitude: 40, longitude: 125)
-        let window = SearchWindow(center: center, radius: 5_000_000, layout: grid.layout)
+        let window = SearchWindow(center: center, radius: 5_000_000, layout: grid.index.layout)
         #expect(window.wrappedColumns == nil && window.columns == 0...1)
         let found = grid.nearest(to: center, within: 5_000_000, limit: 100).map(\.id)
         let expected = points.indices.filter {
@@ -189,7 +189,7 @@ struct SpatialGridTests {
         #expect(grid.position(of: "driver") == london)
         #expect(grid.nearest(to: paris, within: 10_000, limit: 10).isEmpty)
         #expect(grid.nearest(to: london, within: 10, limit: 10).map(\.id) == ["driver"])
-        #expect(grid.cells[grid.layout.cellKey(for: paris)] == nil)
+        #expect(grid.index.cells[grid.index.layout.cellKey(for: paris)] == nil)
         #expect(grid.invariantViolations == [])
 
         // A small move inside the cell updates in place.
@@ -224,7 +224,7 @@ struct SpatialGridTests {
         grid.remove("b")
         #expect(grid.count == 0)
         #expect(grid.occupiedCellCount == 0)
-        #expect(grid.occupiedColumnsByRow.isEmpty)
+        #expect(grid.index.occupiedColumnsByRow.isEmpty)
         #expect(grid.nearest(to: paris, within: 100, limit: 10).isEmpty)
     }
 

@@ -152,3 +152,21 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
         #expect(next.events.first?.sequence == 42, "sequences continue after a restart")
     }
 }
+
+@Suite struct DeviceEventEncodingTests {
+    @Test(arguments: [
+        DeviceLocation(latitude: 47.8479, longitude: 35.1235, recordedAt: now, accuracy: 5, speed: 8.25, bearing: 44.945154),
+        DeviceLocation(latitude: -33.9, longitude: 151.2, recordedAt: now.addingTimeInterval(0.123)),
+        DeviceLocation(latitude: 0, longitude: -0.0001, recordedAt: now, accuracy: 1e-7, speed: 0, bearing: 359.99),
+    ])
+    func theHandWrittenLocationEventIsWhatTheEncoderWouldWrite(location: DeviceLocation) throws {
+        let event = DeviceLocationEvent(deviceID: "car \"7\"", location: location)
+        let fast = DeviceEventEncoding.locationData(event)
+        let standard = try JSONCoding.encode(event)
+        #expect(String(decoding: fast, as: UTF8.self) == String(decoding: standard, as: UTF8.self))
+        let decoded = try JSONCoding.decode(DeviceLocationEvent.self, from: fast)
+        #expect(decoded == (try JSONCoding.decode(DeviceLocationEvent.self, from: standard)))
+        #expect(decoded.deviceID == event.deviceID && decoded.location == event.location && decoded.speed == event.speed)
+        #expect(abs(decoded.recordedAt.timeIntervalSince(event.recordedAt)) < 0.001)
+    }
+}

@@ -1,6 +1,10 @@
 import BusService
+import ServiceKit
 
 /// `ride-bus`: everything lives in BusService; this is the process entry point.
 @main enum RideBus {
-    static func main() async { await RideBusCommand.main() }
+    static func main() async {
+        ProcessLimits.raiseOpenFileLimit()
+        await RideBusCommand.main()
+    }
 }

@@ -1,6 +1,10 @@
+import ServiceKit
 import TrackingService
 
 /// `ride-tracking`: everything lives in TrackingService; this is the process entry point.
 @main enum RideTracking {
-    static func main() async { await RideTrackingCommand.main() }
+    static func main() async {
+        ProcessLimits.raiseOpenFileLimit()
+        await RideTrackingCommand.main()
+    }
 }

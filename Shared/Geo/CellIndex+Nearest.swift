@@ -1,20 +1,11 @@
-extension SpatialGrid {
-    /// Every indexed point within `radius` metres of `center` (inclusive, by
-    /// `GeoPoint.distance(to:)`) whose id passes `include`, nearest first, at most `limit` of them.
-    ///
-    /// Correct across the antimeridian, at and around the poles, and for any radius up to the whole
-    /// Earth. Ties are ordered as described on `SpatialGrid`. `include` is called only for
-    /// candidates inside the circle that would make the current best `limit`, so an expensive
-    /// filter (availability, vehicle type) runs for few ids. An invalid `center`, a negative or
-    /// NaN `radius`, or a `limit` below 1 yields no results.
-    public func nearest(
-        to center: GeoPoint,
-        within radius: Double,
-        limit: Int,
-        where include: (ID) -> Bool = { _ in true }
-    ) -> [(id: ID, point: GeoPoint, distance: Double)] {
+extension CellIndex {
+    /// The search behind `SpatialGrid.nearest`, on handles; `include` gets handles too.
+    @usableFromInline
+    func nearest(
+        to center: GeoPoint, within radius: Double, limit: Int, where include: (Int) -> Bool
+    ) -> [Candidate] {
         guard limit > 0, radius >= 0, center.isValid, !cells.isEmpty else { return [] }
-        var search = NearestSearch<ID>(center: center, radius: radius, limit: limit, layout: layout)
+        var search = NearestSearch(center: center, radius: radius, limit: limit, layout: layout)
         var rows = search.window.rowsNearestFirst()
         while let (row, distanceLowerBound) = rows.next() {
             // Rows come nearest first: once no point of this row can beat the worst kept result,
@@ -37,22 +28,22 @@ extension SpatialGrid {
                 }
             }
         }
-        return search.best.sorted().map { (id: $0.id, point: $0.point, distance: $0.distance) }
+        return search.best.sorted()
     }
 
     @inline(__always)
     private func visit(
-        row: Int, column: Int, _ rowBounds: RowBounds, _ search: inout NearestSearch<ID>, _ include: (ID) -> Bool
+        row: Int, column: Int, _ rowBounds: RowBounds, _ search: inout NearestSearch, _ include: (Int) -> Bool
     ) {
-        guard let members = cells[layout.cellKey(row: row, column: column)] else { return }
+        guard let entries = cells[layout.cellKey(row: row, column: column)] else { return }
         // The whole cell is out of reach: skip it without looking at its points.
         guard !search.pruning.isSurelyBeyond(
             latitudeGap: rowBounds.latitudeGap,
             longitudeGap: search.window.longitudeGapLowerBound(ofColumn: column),
             cosLatitude: rowBounds.cosLatitude
         ) else { return }
-        for member in members {
-            search.consider(member, cosLatitude: rowBounds.cosLatitude, include)
+        for entry in entries {
+            search.consider(entry, cosLatitude: rowBounds.cosLatitude, include)
         }
     }
 }
@@ -63,13 +54,13 @@ struct RowBounds {
     let cosLatitude: Double
 }
 
-/// The state of one `nearest` call: the window, the best candidates so far, and the cheap test
-/// that keeps most points from needing an exact distance.
-struct NearestSearch<ID: Hashable & Sendable> {
+/// The state of one search: the window, the best candidates so far, and the cheap test that
+/// spares most points an exact distance.
+struct NearestSearch {
     let window: SearchWindow
     let origin: DistanceOrigin
     let radius: Double
-    var best: NearestCandidates<ID>
+    var best: NearestCandidates
     var pruning: HaversinePruning
 
     init(center: GeoPoint, radius: Double, limit: Int, layout: GridLayout) {
@@ -81,18 +72,22 @@ struct NearestSearch<ID: Hashable & Sendable> {
     }
 
     func bounds(ofRow row: Int) -> RowBounds {
-        RowBounds(latitudeGap: window.latitudeGapLowerBound(ofRow: row), cosLatitude: window.cosLatitudeLowerBound(ofRow: row))
+        RowBounds(
+            latitudeGap: window.latitudeGapLowerBound(ofRow: row),
+            cosLatitude: window.cosLatitudeLowerBound(ofRow: row)
+        )
     }
 
     @inline(__always)
-    mutating func consider(_ member: SpatialGrid<ID>.Member, cosLatitude: Double, _ include: (ID) -> Bool) {
-        let gaps = origin.gaps(toLatitude: member.point.latitude, longitude: member.point.longitude)
+    mutating func consider(_ entry: CellIndex.Entry, cosLatitude: Double, _ include: (Int) -> Bool) {
+        let point = entry.point
+        let gaps = origin.gaps(toLatitude: point.latitude, longitude: point.longitude)
         guard !pruning.isSurelyBeyond(latitudeGap: gaps.latitude, longitudeGap: gaps.longitude, cosLatitude: cosLatitude)
         else { return }
-        let distance = origin.distance(toLatitude: member.point.latitude, longitude: member.point.longitude)
+        let distance = origin.distance(toLatitude: point.latitude, longitude: point.longitude)
         guard distance <= radius else { return }
-        let candidate = Candidate(id: member.id, point: member.point, distance: distance, sequence: member.sequence)
-        guard best.wouldAccept(candidate), include(member.id) else { return }
+        let candidate = Candidate(handle: entry.handle, point: point, distance: distance, sequence: entry.sequence)
+        guard best.wouldAccept(candidate), include(entry.handle) else { return }
         best.insert(candidate)
         if best.isFull {
             pruning.tighten(to: best.worstDistance)

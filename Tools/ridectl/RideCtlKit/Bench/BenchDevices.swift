@@ -1,0 +1,90 @@
+import ArgumentParser
+import Bus
+import Foundation
+import Geo
+import RideModels
+import ServiceKit
+import ZeroMQ
+
+/// `ridectl bench-devices`: many devices on the ingest socket, as a load for the tracking
+/// benchmarks. Each device has its own DEALER (routing id = its id), drives a random walk in a
+/// city box and sends one batch a second with unique timestamps; acknowledgements are counted.
+/// The JSON is written by hand so that the generator costs little next to what it measures.
+/// Hidden: `ridectl bench ingest` and `bench nearby` start it (several, for the descriptor limit).
+struct BenchDevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-devices", abstract: "Simulate devices streaming to ride-tracking (benchmark load).", shouldDisplay: false)
+
+    @Option(help: "Tracking's ingest endpoint.") var ingest: String
+    @Option(help: "Devices in this process.") var devices: Int
+    @Option(help: "Number of the first device (ids are bench-<n>).") var first = 0
+    @Option(help: "Locations per second, all devices together.") var rate: Int
+    @Option(help: "Seconds to run.") var seconds: Double
+    @Option(help: "Publishable key.") var key = "pk_dev_ridesharing"
+    @Option(help: "Centre of the city box, lat,lon.") var center = "47.8359,35.1146"
+    @Option(help: "Size of the city box in km.") var boxKilometres = 20.0
+
+    func run() throws {
+        let parts = center.split(separator: ",").compactMap { Double($0) }
+        guard parts.count == 2, devices > 0, rate > 0 else { throw ValidationError("bad --center, --devices or --rate") }
+        let origin = GeoPoint(latitude: parts[0], longitude: parts[1])
+        let perBatch = max(1, rate / devices)
+        var generator = SystemRandomNumberGenerator()
+        var sockets: [Socket] = []
+        var positions: [GeoPoint] = []
+        var headings: [Double] = []
+        let poller = ReadinessPoller()
+        for index in 0..<devices {
+            let socket = try Socket(.dealer)
+            try socket.setRoutingID(Frame(frame: "bench-\(first + index)"))
+            try socket.setSendHighWaterMark(0)
+            try socket.connect(ingest)
+            try poller.add(socket, token: index)
+            sockets.append(socket)
+            let half = boxKilometres * 500
+            positions.append(origin.destination(bearing: 0, distance: Double.random(in: -half...half, using: &generator))
+                .destination(bearing: 90, distance: Double.random(in: -half...half, using: &generator)))
+            headings.append(Double.random(in: 0..<360, using: &generator))
+        }
+        var batchIDs = [UInt64](repeating: 1, count: devices)
+        var sent: UInt64 = 0
+        var acked: UInt64 = 0
+        var errors: UInt64 = 0
+        let start = Date()
+        var nextSecond = 0
+        let end = start.addingTimeInterval(seconds)
+        // Device i sends at i/devices into each second, so the load is even.
+        while Date() < end {
+            let elapsed = Date().timeIntervalSince(start)
+            let due = min(devices * (Int(elapsed) + 1), Int(elapsed * Double(devices)))
+            while nextSecond < due {
+                let index = nextSecond % devices
+                nextSecond += 1
+                let now = Date()
+                var json = #"{"publishable_key":"\#(key)","batch_id":\#(batchIDs[index]),"#
+                if batchIDs[index] == 1 { json += #""device":{"tracking":true,"available":true},"# }
+                json += #""locations":["#
+                for j in 0..<perBatch {
+                    positions[index] = positions[index].destination(bearing: headings[index], distance: 10.0 / Double(perBatch))
+                    if Int.random(in: 0..<50, using: &generator) == 0 { headings[index] = Double.random(in: 0..<360, using: &generator) }
+                    let time = now.addingTimeInterval(-Double(perBatch - 1 - j) / Double(perBatch))
+                    let p = positions[index]
+                    json += "\(j == 0 ? "" : ","){\"latitude\":\((p.latitude * 1e6).rounded() / 1e6),\"longitude\":\((p.longitude * 1e6).rounded() / 1e6),"
+                    json += "\"recorded_at\":\"\(RFC3339.format(time))\",\"accuracy\":5,\"speed\":10,\"bearing\":\((headings[index] * 10).rounded() / 10)}"
+                }
+                json += "]}"
+                batchIDs[index] += 1
+                if (try? sockets[index].send(message: [Frame(frame: IngestFrame.batch), Array(json.utf8)], dontWait: true)) == true {
+                    sent += UInt64(perBatch)
+                }
+            }
+            for token in poller.wait(timeoutMilliseconds: 2) {
+                while let reply = try? sockets[token].receive(dontWait: true) {
+                    if reply.first == Frame(frame: IngestFrame.ack) { acked += 1 } else { errors += 1 }
+                }
+            }
+        }
+        print(#"{"sent":\#(sent),"acked_batches":\#(acked),"errors":\#(errors)}"#)
+        for socket in sockets { socket.close() }
+    }
+}
