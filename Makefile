@@ -7,11 +7,14 @@ APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq
 
 .PHONY: run test build deps test-deps release bench clean
 
-## deps: libzmq's headers and library (the only system dependency of the build)
+## deps: the system libraries the build links: libzmq (the bus) and SQLite (the services' stores)
 deps:
-	@if [ ! -f /usr/include/zmq.h ]; then \
-		echo "make: installing libzmq3-dev with apt-get"; \
-		$(SUDO) apt-get update -qq && $(APT_INSTALL) libzmq3-dev pkg-config >/dev/null; \
+	@missing=""; \
+	[ -f /usr/include/zmq.h ] || missing="$$missing libzmq3-dev"; \
+	[ -f /usr/include/sqlite3.h ] || missing="$$missing libsqlite3-dev"; \
+	if [ -n "$$missing" ]; then \
+		echo "make: installing$$missing with apt-get"; \
+		$(SUDO) apt-get update -qq && $(APT_INSTALL) $$missing pkg-config >/dev/null; \
 	fi
 
 ## test-deps: pyzmq, for the tests that check our 7/MDP peers against independent Python ones

@@ -75,6 +75,7 @@ let package = Package(
         .target(
             name: "TrackingService",
             dependencies: ["Bus", "Geo", "RideModels", "ServiceKit", "ZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "GRDBSQLite", package: "GRDB.swift"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             path: "Services/tracking/TrackingService"

@@ -18,7 +18,7 @@ public struct CloudEvent<Payload: Sendable>: Sendable {
     public var sequence: UInt64
     public var data: Payload
 
-    public init(id: String = UUID().uuidString.lowercased(), source: String, type: String, time: Date = Date(), sequence: UInt64, data: Payload) {
+    public init(id: String = EventID.next(), source: String, type: String, time: Date = Date(), sequence: UInt64, data: Payload) {
         self.id = id
         self.source = source
         self.type = type

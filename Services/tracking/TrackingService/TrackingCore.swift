@@ -62,6 +62,9 @@ public struct DeviceEvent: Sendable, Equatable {
 public struct DeviceChange: Sendable, Equatable {
     public var record: DeviceRecord
     public var events: [DeviceEvent]
+    /// Whether the name, metadata or intents changed (or the device is new): the store then writes
+    /// them; otherwise only the moving parts (position, activity, sequence).
+    public var intentsChanged: Bool = true
 }
 
 /// Everything tracking keeps in memory — each device's latest state and the spatial index of
@@ -83,10 +86,13 @@ public struct TrackingCore: Sendable {
     /// Every accepted location is history; only those newer than the device's latest are published
     /// (a resent or late fix does not move the device back).
     public mutating func apply(deviceID: String, intents: DeviceIntents?, locations: [DeviceLocation], now: Date) -> DeviceChange {
+        let isNew = devices[deviceID] == nil
         var record = devices[deviceID] ?? DeviceRecord(id: deviceID)
         var events: [DeviceEvent] = []
         let wasAvailable = record.available
+        var intentsChanged = isNew
         if let intents, (intents.changedAt ?? now) >= record.intentsChangedAt {
+            intentsChanged = true
             if let name = intents.name { record.name = name }
             if let metadata = intents.metadata { record.metadata = metadata }
             if let tracking = intents.tracking { record.tracking = tracking }
@@ -116,7 +122,7 @@ public struct TrackingCore: Sendable {
             events.append(statusEvent(&record, now: now, reason: record.available ? "available" : "unavailable"))
         }
         devices[deviceID] = record
-        return DeviceChange(record: record, events: events)
+        return DeviceChange(record: record, events: events, intentsChanged: intentsChanged)
     }
 
     /// A server-side availability change (`tracking.set_availability`); nil for an unknown device.
@@ -139,7 +145,7 @@ public struct TrackingCore: Sendable {
             updated.activity = .inactive
             let event = statusEvent(&updated, now: now, reason: "silence")
             devices[id] = updated
-            changes.append(DeviceChange(record: updated, events: [event]))
+            changes.append(DeviceChange(record: updated, events: [event], intentsChanged: false))
         }
         return changes
     }

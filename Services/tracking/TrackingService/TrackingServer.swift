@@ -118,7 +118,7 @@ struct InactivitySweeper: Service {
             try? await Task.sleep(for: interval)
             let changes = state.sweep(now: Date(), inactiveAfter: inactiveAfter)
             guard !changes.isEmpty else { continue }
-            writer.submit(StoreWriter.Job(writes: changes.map { TrackingWrite(record: $0.record) }, events: changes.flatMap(\.events)))
+            writer.submit(StoreWriter.Job(writes: changes.map { TrackingWrite(record: $0.record, intentsChanged: false) }, events: changes.flatMap(\.events)))
         }
     }
 }

@@ -51,7 +51,7 @@ enum DeviceEventEncoding {
         case .location(let location): data = locationData(location)
         case .status(let status): data = try JSONCoding.encode(status)
         }
-        return EnvelopeWriter.write(id: UUID().uuidString.lowercased(), source: BusContract.deviceSource(event.deviceID),
+        return EnvelopeWriter.write(id: EventID.next(), source: BusContract.deviceSource(event.deviceID),
                                     type: event.type, time: event.time, sequence: event.sequence, data: data)
     }
 
@@ -76,7 +76,7 @@ enum DeviceEventEncoding {
         out.append(UInt8(ascii: ","))
         EnvelopeWriter.appendNumber(event.location.point.latitude, to: &out)
         out.append(contentsOf: #"],"type":"Point"},"recorded_at":""#.utf8)
-        out.append(contentsOf: RFC3339.format(event.recordedAt).utf8)
+        RFC3339.append(event.recordedAt, to: &out)
         out.append(UInt8(ascii: "\""))
         if let speed = event.speed {
             out.append(contentsOf: #","speed":"#.utf8)

@@ -1,16 +1,21 @@
 import Bus
 import Foundation
 import GRDB
+import GRDBSQLite
 import RideModels
 
 /// What one group commit stores for one device: its record, and the history it brought.
 public struct TrackingWrite: Sendable {
     public var record: DeviceRecord
+    /// When false, only the moving parts of the record are written (position, activity, sequence),
+    /// not its name, metadata and intents — most batches change nothing else.
+    public var intentsChanged: Bool
     public var locations: [DeviceLocation]
     public var geotags: [GeotagRecord]
 
-    public init(record: DeviceRecord, locations: [DeviceLocation] = [], geotags: [GeotagRecord] = []) {
+    public init(record: DeviceRecord, intentsChanged: Bool = true, locations: [DeviceLocation] = [], geotags: [GeotagRecord] = []) {
         self.record = record
+        self.intentsChanged = intentsChanged
         self.locations = locations
         self.geotags = geotags
     }
@@ -60,7 +65,12 @@ public final class SQLiteTrackingStore: TrackingStore {
                     activity TEXT NOT NULL,
                     last_seen INTEGER,
                     sequence INTEGER NOT NULL,
-                    latest TEXT
+                    latest_latitude REAL,
+                    latest_longitude REAL,
+                    latest_recorded_at INTEGER,
+                    latest_accuracy REAL,
+                    latest_speed REAL,
+                    latest_bearing REAL
                 );
                 CREATE TABLE locations (
                     device_id TEXT NOT NULL,
@@ -102,52 +112,99 @@ public final class SQLiteTrackingStore: TrackingStore {
                 record.activity = DeviceActivity(rawValue: row["activity"]) ?? .inactive
                 record.lastSeen = (row["last_seen"] as Int64?).map(Self.date)
                 record.sequence = UInt64(row["sequence"] as Int64)
-                if let latest: String = row["latest"] {
-                    record.latest = try? JSONCoding.decode(DeviceLocation.self, from: Array(latest.utf8))
+                if let latitude: Double = row["latest_latitude"], let longitude: Double = row["latest_longitude"],
+                   let recordedAt: Int64 = row["latest_recorded_at"] {
+                    record.latest = DeviceLocation(latitude: latitude, longitude: longitude, recordedAt: Self.date(recordedAt),
+                                                   accuracy: row["latest_accuracy"], speed: row["latest_speed"], bearing: row["latest_bearing"])
                 }
                 return record
             }
         }
     }
 
+    /// Statements are bound through SQLite's C interface: a group commit runs thousands of inserts,
+    /// and binding through GRDB's generic arguments costs more than SQLite's own work here.
     public func commit(_ writes: [TrackingWrite]) throws {
         try pool.write { db in
             let upsertDevice = try db.cachedStatement(sql: """
-                INSERT INTO devices (id, name, metadata, available, tracking, intents_changed_at, activity, last_seen, sequence, latest)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO devices (id, name, metadata, available, tracking, intents_changed_at, activity, last_seen, sequence,
+                    latest_latitude, latest_longitude, latest_recorded_at, latest_accuracy, latest_speed, latest_bearing)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, metadata = excluded.metadata, available = excluded.available,
                     tracking = excluded.tracking, intents_changed_at = excluded.intents_changed_at, activity = excluded.activity,
-                    last_seen = excluded.last_seen, sequence = excluded.sequence, latest = excluded.latest
-                """)
+                    last_seen = excluded.last_seen, sequence = excluded.sequence, latest_latitude = excluded.latest_latitude,
+                    latest_longitude = excluded.latest_longitude, latest_recorded_at = excluded.latest_recorded_at,
+                    latest_accuracy = excluded.latest_accuracy, latest_speed = excluded.latest_speed, latest_bearing = excluded.latest_bearing
+                """).sqliteStatement
+            let updateDevice = try db.cachedStatement(sql: """
+                UPDATE devices SET activity = ?, last_seen = ?, sequence = ?, latest_latitude = ?, latest_longitude = ?,
+                    latest_recorded_at = ?, latest_accuracy = ?, latest_speed = ?, latest_bearing = ? WHERE id = ?
+                """).sqliteStatement
             let insertLocation = try db.cachedStatement(sql: """
                 INSERT OR IGNORE INTO locations (device_id, recorded_at, latitude, longitude, accuracy, speed, bearing, altitude, mocked)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+                """).sqliteStatement
             let insertGeotag = try db.cachedStatement(sql: """
                 INSERT OR IGNORE INTO geotags (device_id, recorded_at, latitude, longitude, accuracy, metadata) VALUES (?, ?, ?, ?, ?, ?)
-                """)
+                """).sqliteStatement
+            let connection = db.sqliteConnection
             for write in writes {
                 let record = write.record
-                let metadata = String(decoding: try JSONCoding.encode(record.metadata), as: UTF8.self)
-                let latest = try record.latest.map { String(decoding: try JSONCoding.encode($0), as: UTF8.self) }
-                try upsertDevice.execute(arguments: [
-                    record.id, record.name, metadata, record.available, record.tracking, Self.milliseconds(record.intentsChangedAt),
-                    record.activity.rawValue, record.lastSeen.map(Self.milliseconds), Int64(record.sequence), latest,
-                ])
+                let latest = record.latest
+                if write.intentsChanged {
+                    var bind = Binder(upsertDevice)
+                    bind.text(record.id)
+                    bind.text(record.name)
+                    bind.text(String(decoding: try JSONCoding.encode(record.metadata), as: UTF8.self))
+                    bind.bool(record.available)
+                    bind.bool(record.tracking)
+                    bind.integer(Self.milliseconds(record.intentsChangedAt))
+                    bind.text(record.activity.rawValue)
+                    bind.integer(record.lastSeen.map(Self.milliseconds))
+                    bind.integer(Int64(record.sequence))
+                    bind.latest(latest)
+                    try Self.step(upsertDevice, connection)
+                } else {
+                    var bind = Binder(updateDevice)
+                    bind.text(record.activity.rawValue)
+                    bind.integer(record.lastSeen.map(Self.milliseconds))
+                    bind.integer(Int64(record.sequence))
+                    bind.latest(latest)
+                    bind.text(record.id)
+                    try Self.step(updateDevice, connection)
+                }
                 for location in write.locations {
-                    try insertLocation.execute(arguments: [
-                        record.id, Self.milliseconds(location.recordedAt), location.latitude, location.longitude, location.accuracy,
-                        location.speed, location.bearing, location.altitude, location.mocked,
-                    ])
+                    var bind = Binder(insertLocation)
+                    bind.text(record.id)
+                    bind.integer(Self.milliseconds(location.recordedAt))
+                    bind.real(location.latitude)
+                    bind.real(location.longitude)
+                    bind.real(location.accuracy)
+                    bind.real(location.speed)
+                    bind.real(location.bearing)
+                    bind.real(location.altitude)
+                    bind.integer(location.mocked.map { $0 ? 1 : 0 })
+                    try Self.step(insertLocation, connection)
                 }
                 for geotag in write.geotags {
-                    let tagMetadata = String(decoding: try JSONCoding.encode(geotag.metadata), as: UTF8.self)
-                    try insertGeotag.execute(arguments: [
-                        record.id, Self.milliseconds(geotag.location.recordedAt), geotag.location.latitude, geotag.location.longitude,
-                        geotag.location.accuracy, tagMetadata,
-                    ])
+                    var bind = Binder(insertGeotag)
+                    bind.text(record.id)
+                    bind.integer(Self.milliseconds(geotag.location.recordedAt))
+                    bind.real(geotag.location.latitude)
+                    bind.real(geotag.location.longitude)
+                    bind.real(geotag.location.accuracy)
+                    bind.text(String(decoding: try JSONCoding.encode(geotag.metadata), as: UTF8.self))
+                    try Self.step(insertGeotag, connection)
                 }
             }
+        }
+    }
+
+    private static func step(_ statement: OpaquePointer, _ connection: OpaquePointer?) throws {
+        let code = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: connection.map { String(cString: sqlite3_errmsg($0)) })
         }
     }
 
@@ -176,4 +233,48 @@ public final class SQLiteTrackingStore: TrackingStore {
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
     static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+}
+
+/// Binds a statement's parameters in order, straight through SQLite's C interface.
+private struct Binder {
+    /// SQLite copies the text before `bind` returns (SQLITE_TRANSIENT), so Swift's buffer may go.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    let statement: OpaquePointer
+    var index: Int32 = 1
+
+    init(_ statement: OpaquePointer) { self.statement = statement }
+
+    mutating func text(_ value: String?) {
+        if let value {
+            var copy = value
+            copy.withUTF8 { bytes in
+                _ = sqlite3_bind_text(statement, index, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), Self.transient)
+            }
+        } else {
+            sqlite3_bind_null(statement, index)
+        }
+        index += 1
+    }
+
+    mutating func integer(_ value: Int64?) {
+        if let value { sqlite3_bind_int64(statement, index, value) } else { sqlite3_bind_null(statement, index) }
+        index += 1
+    }
+
+    mutating func bool(_ value: Bool) { integer(value ? 1 : 0) }
+
+    mutating func real(_ value: Double?) {
+        if let value { sqlite3_bind_double(statement, index, value) } else { sqlite3_bind_null(statement, index) }
+        index += 1
+    }
+
+    /// The six `latest_*` columns.
+    mutating func latest(_ location: DeviceLocation?) {
+        real(location?.latitude)
+        real(location?.longitude)
+        integer(location.map { SQLiteTrackingStore.milliseconds($0.recordedAt) })
+        real(location?.accuracy)
+        real(location?.speed)
+        real(location?.bearing)
+    }
 }

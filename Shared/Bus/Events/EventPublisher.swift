@@ -92,7 +92,7 @@ public final class EventPublisher: Sendable {
     public func publish<Payload: Encodable>(topic: String, type: String, data: Payload, time: Date = Date()) throws -> UInt64 {
         if let problem = Topic.problem(with: topic) { throw PublishError.invalidTopic(problem) }
         let encodedData = try JSONCoding.encode(data)
-        let id = UUID().uuidString.lowercased()
+        let id = EventID.next()
         let topicFrame = Frame(frame: topic)
         let sequence = try shared.state.withLock { state -> UInt64 in
             guard !state.closed else { throw PublishError.closed }

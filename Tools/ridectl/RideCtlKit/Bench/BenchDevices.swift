@@ -61,20 +61,29 @@ struct BenchDevicesCommand: ParsableCommand {
                 let index = nextSecond % devices
                 nextSecond += 1
                 let now = Date()
-                var json = #"{"publishable_key":"\#(key)","batch_id":\#(batchIDs[index]),"#
-                if batchIDs[index] == 1 { json += #""device":{"tracking":true,"available":true},"# }
-                json += #""locations":["#
+                var json: [UInt8] = []
+                json.reserveCapacity(64 + perBatch * 130)
+                json += Array(#"{"publishable_key":"\#(key)","batch_id":\#(batchIDs[index]),"#.utf8)
+                if batchIDs[index] == 1 { json += Array(#""device":{"tracking":true,"available":true},"#.utf8) }
+                json += Array(#""locations":["#.utf8)
                 for j in 0..<perBatch {
                     positions[index] = positions[index].destination(bearing: headings[index], distance: 10.0 / Double(perBatch))
                     if Int.random(in: 0..<50, using: &generator) == 0 { headings[index] = Double.random(in: 0..<360, using: &generator) }
                     let time = now.addingTimeInterval(-Double(perBatch - 1 - j) / Double(perBatch))
                     let p = positions[index]
-                    json += "\(j == 0 ? "" : ","){\"latitude\":\((p.latitude * 1e6).rounded() / 1e6),\"longitude\":\((p.longitude * 1e6).rounded() / 1e6),"
-                    json += "\"recorded_at\":\"\(RFC3339.format(time))\",\"accuracy\":5,\"speed\":10,\"bearing\":\((headings[index] * 10).rounded() / 10)}"
+                    json += Array((j == 0 ? #"{"latitude":"# : #",{"latitude":"#).utf8)
+                    FixedDecimal.append(p.latitude, to: &json)
+                    json += Array(#","longitude":"#.utf8)
+                    FixedDecimal.append(p.longitude, to: &json)
+                    json += Array(#","recorded_at":""#.utf8)
+                    RFC3339.append(time, to: &json)
+                    json += Array(#"","accuracy":5,"speed":10,"bearing":"#.utf8)
+                    FixedDecimal.append(headings[index], to: &json)
+                    json.append(UInt8(ascii: "}"))
                 }
-                json += "]}"
+                json += Array("]}".utf8)
                 batchIDs[index] += 1
-                if (try? sockets[index].send(message: [Frame(frame: IngestFrame.batch), Array(json.utf8)], dontWait: true)) == true {
+                if (try? sockets[index].send(message: [Frame(frame: IngestFrame.batch), json], dontWait: true)) == true {
                     sent += UInt64(perBatch)
                 }
             }
@@ -86,5 +95,26 @@ struct BenchDevicesCommand: ParsableCommand {
         }
         print(#"{"sent":\#(sent),"acked_batches":\#(acked),"errors":\#(errors)}"#)
         for socket in sockets { socket.close() }
+    }
+}
+
+/// Six decimals, written with integer arithmetic (the generator must cost little).
+enum FixedDecimal {
+    static func append(_ value: Double, to out: inout [UInt8]) {
+        var scaled = Int64((value * 1_000_000).rounded())
+        if scaled < 0 {
+            out.append(UInt8(ascii: "-"))
+            scaled = -scaled
+        }
+        out += Array(String(scaled / 1_000_000).utf8)
+        out.append(UInt8(ascii: "."))
+        let fraction = scaled % 1_000_000
+        var digits = [UInt8](repeating: 48, count: 6)
+        var rest = fraction
+        for i in stride(from: 5, through: 0, by: -1) {
+            digits[i] = UInt8(48 + rest % 10)
+            rest /= 10
+        }
+        out += digits
     }
 }
