@@ -121,8 +121,9 @@ import Testing
 /// `ridectl up` (what `make run` runs): starts the platform, stops it on SIGINT, and never restarts a
 /// process that died — it stops everything and says which one.
 @Suite(.timeLimit(.minutes(2)), .serialized) struct UpTests {
-    /// Ports shifted away from the defaults (and from the free-port range tests use).
-    static let offset = 40_100
+    /// Ports shifted into 15555–19104: clear of the defaults, of the free-port range tests use
+    /// (20000–32767) and of Linux's ephemeral range (32768–60999), where outgoing connections live.
+    static let offset = 10_000
 
     func startUp(_ scratch: String) throws -> ProcessSupervisor {
         let supervisor = ProcessSupervisor(output: .files(directory: scratch))
