@@ -57,7 +57,7 @@ public final class IngestServer: Sendable {
                 try socket.setListenBacklog(4096)
                 // Per connection: a device has one batch in flight; a few queued are plenty, and a
                 // flooding peer is held back by TCP instead of filling our memory.
-                try socket.setReceiveHighWaterMark(64)
+                try socket.setReceiveHighWaterMark(8)
                 try socket.setSendHighWaterMark(1000)
                 for endpoint in endpoints {
                     try socket.bind(endpoint)

@@ -66,9 +66,12 @@ struct BenchDevicesCommand: ParsableCommand {
                 json += Array(#"{"publishable_key":"\#(key)","batch_id":\#(batchIDs[index]),"#.utf8)
                 if batchIDs[index] == 1 { json += Array(#""device":{"tracking":true,"available":true},"#.utf8) }
                 json += Array(#""locations":["#.utf8)
+                // A straight segment per batch (one bit of trigonometry, not one per fix).
+                let step = positions[index].destination(bearing: headings[index], distance: 10.0 / Double(perBatch))
+                let (dLat, dLon) = (step.latitude - positions[index].latitude, step.longitude - positions[index].longitude)
+                if Int.random(in: 0..<10, using: &generator) == 0 { headings[index] = Double.random(in: 0..<360, using: &generator) }
                 for j in 0..<perBatch {
-                    positions[index] = positions[index].destination(bearing: headings[index], distance: 10.0 / Double(perBatch))
-                    if Int.random(in: 0..<50, using: &generator) == 0 { headings[index] = Double.random(in: 0..<360, using: &generator) }
+                    positions[index] = GeoPoint(latitude: positions[index].latitude + dLat, longitude: positions[index].longitude + dLon)
                     let time = now.addingTimeInterval(-Double(perBatch - 1 - j) / Double(perBatch))
                     let p = positions[index]
                     json += Array((j == 0 ? #"{"latitude":"# : #",{"latitude":"#).utf8)

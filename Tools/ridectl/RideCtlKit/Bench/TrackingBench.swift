@@ -106,7 +106,8 @@ struct BenchIngestCommand: AsyncParsableCommand {
             table.add("device.location events published", BenchTable.rate(perSecond("ride_tracking_events_published_total"), "events/s"), "keeps up")
             table.add("  delivered to a subscriber through ride-bus", BenchTable.rate(Double(deliveredAfter - deliveredBefore) / elapsed, "events/s"), "reported")
             table.add("ride-tracking resident memory", String(format: "%.0f MB", (after["process_resident_memory_bytes"] ?? 0) / 1_048_576), "reported")
-            table.add("ride-tracking CPU", String(format: "%.0f%% of a core", perSecond("process_cpu_seconds_total") * 100), "reported")
+            let cpu = perSecond("process_cpu_seconds_total")
+            table.add("ride-tracking CPU", String(format: "%.0f%% of a core, %.1f µs per location", cpu * 100, cpu / max(accepted, 1) * 1e6), "reported")
             table.add("devices known", String(Int(after["ride_tracking_devices"] ?? 0)), "= \(devices)", met: Int(after["ride_tracking_devices"] ?? 0) == devices)
         } catch {
             await platform.stop()
