@@ -50,6 +50,7 @@ let package = Package(
             dependencies: [
                 "Bus",
                 "ZeroMQ",
+                "CZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

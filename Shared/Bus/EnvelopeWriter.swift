@@ -53,7 +53,9 @@ public enum EnvelopeWriter {
         if value.rounded() == value, abs(value) < 1e15 {
             out.append(contentsOf: String(Int64(value)).utf8)
         } else {
-            out.append(contentsOf: value.description.utf8)
+            // As JSONEncoder writes a Double: shortest round-trip digits, no ".0" on whole numbers.
+            let digits = value.description
+            out.append(contentsOf: digits.hasSuffix(".0") ? digits.utf8.dropLast(2) : digits.utf8[...])
         }
     }
 
@@ -73,6 +75,8 @@ public enum EnvelopeWriter {
             case 0x0A: out.append(contentsOf: [92, UInt8(ascii: "n")])
             case 0x0D: out.append(contentsOf: [92, UInt8(ascii: "r")])
             case 0x09: out.append(contentsOf: [92, UInt8(ascii: "t")])
+            case 0x08: out.append(contentsOf: [92, UInt8(ascii: "b")])
+            case 0x0C: out.append(contentsOf: [92, UInt8(ascii: "f")])
             case 0..<0x20:
                 let hex = Array("0123456789abcdef".utf8)
                 out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])

@@ -35,7 +35,8 @@ public enum JSONCoding {
 
     /// `value` as compact JSON bytes.
     public static func encode(_ value: some Encodable) throws -> [UInt8] {
-        Array(try sharedEncoder.encode(value))
+        if let writable = value as? any JSONWritable { return writable.jsonBytes }
+        return Array(try sharedEncoder.encode(value))
     }
 
     /// Decodes `T` from JSON bytes; the error names the offending field (see `describe(_:)`).

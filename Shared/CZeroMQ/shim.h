@@ -9,6 +9,24 @@
 static inline void ride_name_current_thread(const char *name) {
     prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+// Raises the calling thread's nice value by `delta` (Linux schedules threads one by one).
+static inline void ride_lower_current_thread_priority(int delta) {
+    id_t thread = (id_t)syscall(SYS_gettid);
+    setpriority(PRIO_PROCESS, thread, getpriority(PRIO_PROCESS, thread) + delta);
+}
+
+#include <malloc.h>
+// mallopt's constants are macros Swift cannot see through Glibc; see ProcessLimits.keepFreedMemoryLonger.
+static inline void ride_set_malloc_slack(int trim_threshold, int top_pad) {
+    mallopt(M_TRIM_THRESHOLD, trim_threshold);
+    mallopt(M_TOP_PAD, top_pad);
+}
 #else
 static inline void ride_name_current_thread(const char *name) { (void)name; }
+static inline void ride_set_malloc_slack(int trim_threshold, int top_pad) { (void)trim_threshold; (void)top_pad; }
+static inline void ride_lower_current_thread_priority(int delta) { (void)delta; }
 #endif

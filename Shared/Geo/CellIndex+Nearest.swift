@@ -7,6 +7,9 @@ extension CellIndex {
         guard limit > 0, radius >= 0, center.isValid, !cells.isEmpty else { return [] }
         var search = NearestSearch(center: center, radius: radius, limit: limit, layout: layout)
         var rows = search.window.rowsNearestFirst()
+        // A city-sized window spans a few columns: visiting them nearest first fills the results
+        // with near points at once, so the cell test then skips most farther cells unread.
+        let columnsNearestFirst = search.window.columnWidth <= Self.sortedColumnsLimit ? search.window.columnsNearestFirst() : nil
         while let (row, distanceLowerBound) = rows.next() {
             // Rows come nearest first: once no point of this row can beat the worst kept result,
             // no later row can either. This keeps huge-radius, small-limit searches cheap.
@@ -16,6 +19,11 @@ extension CellIndex {
             if search.window.columnWidth > occupiedColumns.count {
                 for column in occupiedColumns where search.window.containsColumn(column) {
                     visit(row: row, column: column, rowBounds, &search, include)
+                }
+            } else if let columnsNearestFirst {
+                for column in columnsNearestFirst {
+                    // Columns come nearest first: past the first out of reach, all are.
+                    guard visit(row: row, column: column, rowBounds, &search, include) else { break }
                 }
             } else {
                 for column in search.window.columns {
@@ -31,20 +39,26 @@ extension CellIndex {
         return search.best.sorted()
     }
 
-    @inline(__always)
+    /// Windows up to this many columns wide are walked nearest column first (sorting costs little
+    /// next to reading the cells); wider ones, rare and already bounded, in plain order.
+    static let sortedColumnsLimit = 64
+
+    /// Considers the points of one cell; false when the whole cell is out of reach.
+    @inline(__always) @discardableResult
     private func visit(
         row: Int, column: Int, _ rowBounds: RowBounds, _ search: inout NearestSearch, _ include: (Int) -> Bool
-    ) {
-        guard let entries = cells[layout.cellKey(row: row, column: column)] else { return }
-        // The whole cell is out of reach: skip it without looking at its points.
+    ) -> Bool {
+        // The whole cell is out of reach: skip it without looking it up.
         guard !search.pruning.isSurelyBeyond(
             latitudeGap: rowBounds.latitudeGap,
             longitudeGap: search.window.longitudeGapLowerBound(ofColumn: column),
             cosLatitude: rowBounds.cosLatitude
-        ) else { return }
+        ) else { return false }
+        guard let entries = cells[layout.cellKey(row: row, column: column)] else { return true }
         for entry in entries {
             search.consider(entry, cosLatitude: rowBounds.cosLatitude, include)
         }
+        return true
     }
 }
 

@@ -127,6 +127,16 @@ struct SearchWindow {
         return max(cos(farthestFromEquator * radiansPerDegree) * (1 - Self.relativeSlack), 0)
     }
 
+    /// The window's columns (both parts across the antimeridian) by their longitude gap to the
+    /// centre, nearest first.
+    func columnsNearestFirst() -> [Int] {
+        var all = Array(columns)
+        if let wrappedColumns { all += wrappedColumns }
+        let gaps: [(column: Int, gap: Double)] = all.map { ($0, longitudeGapLowerBound(ofColumn: $0)) }
+        let sorted = gaps.sorted { (a, b) -> Bool in a.gap != b.gap ? a.gap < b.gap : a.column < b.column }
+        return sorted.map { $0.column }
+    }
+
     /// The window's rows in order of `distanceLowerBound`, so a search can stop at the first row
     /// that cannot improve its results.
     func rowsNearestFirst() -> RowsNearestFirst {

@@ -38,3 +38,13 @@ public struct GeoJSONPoint: Codable, Sendable, Hashable {
         try container.encode([point.longitude, point.latitude], forKey: .coordinates)
     }
 }
+
+extension GeoJSONPoint: JSONWritable {
+    public func writeJSON(to out: inout [UInt8]) {
+        out.append(contentsOf: #"{"coordinates":["#.utf8)
+        EnvelopeWriter.appendNumber(point.longitude, to: &out)
+        out.append(UInt8(ascii: ","))
+        EnvelopeWriter.appendNumber(point.latitude, to: &out)
+        out.append(contentsOf: #"],"type":"Point"}"#.utf8)
+    }
+}

@@ -276,6 +276,34 @@ public struct NearbyResult: Codable, Sendable, Equatable {
     public init(devices: [NearbyDevice]) { self.devices = devices }
 }
 
+// Nearby is the busiest query: its reply is written by hand (see `JSONWritable`).
+extension NearbyResult: JSONWritable {
+    public func writeJSON(to out: inout [UInt8]) {
+        out.append(contentsOf: #"{"devices":["#.utf8)
+        for (index, device) in devices.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            device.writeJSON(to: &out)
+        }
+        out.append(contentsOf: "]}".utf8)
+    }
+}
+
+extension NearbyDevice: JSONWritable {
+    public func writeJSON(to out: inout [UInt8]) {
+        var object = JSONObjectWriter(&out)
+        object.bool("available", available, &out)
+        object.string("device_id", deviceID, &out)
+        object.number("distance", distance, &out)
+        object.time("last_seen", lastSeen, &out)
+        object.value("location", location, &out)
+        object.key("metadata", &out)
+        JSONValue.writeObject(metadata, to: &out)
+        object.string("name", name, &out)
+        object.bool("tracking", tracking, &out)
+        object.end(&out)
+    }
+}
+
 /// A device's latest location, as `tracking.device` returns it.
 public struct LatestLocation: Codable, Sendable, Equatable {
     public var geometry: GeoJSONPoint
@@ -381,5 +409,65 @@ public struct LocationHistory: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case locations, geotags
         case deviceID = "device_id"
+    }
+}
+
+// MARK: Hand-written JSON for the per-batch and per-location hot paths (see `JSONWritable`)
+
+extension DeviceLocationEvent: JSONWritable {
+    /// One per accepted location: `device.location` data.
+    public func writeJSON(to out: inout [UInt8]) {
+        var object = JSONObjectWriter(&out)
+        object.number("accuracy", accuracy, &out)
+        object.number("bearing", bearing, &out)
+        object.string("device_id", deviceID, &out)
+        object.value("location", location, &out)
+        object.time("recorded_at", recordedAt, &out)
+        object.number("speed", speed, &out)
+        object.end(&out)
+    }
+}
+
+extension IngestAck: JSONWritable {
+    /// One per batch.
+    public func writeJSON(to out: inout [UInt8]) {
+        var object = JSONObjectWriter(&out)
+        object.integer("accepted", accepted, &out)
+        object.integer("batch_id", batchID, &out)
+        object.value("device", device, &out)
+        object.key("rejected", &out)
+        out.append(UInt8(ascii: "["))
+        for (index, item) in rejected.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            item.writeJSON(to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        object.end(&out)
+    }
+}
+
+extension RejectedItem: JSONWritable {
+    public func writeJSON(to out: inout [UInt8]) {
+        var object = JSONObjectWriter(&out)
+        object.string("field", field, &out)
+        object.integer("index", index, &out)
+        object.string("kind", kind, &out)
+        object.string("reason", reason, &out)
+        object.end(&out)
+    }
+}
+
+extension DeviceIntents: JSONWritable {
+    public func writeJSON(to out: inout [UInt8]) {
+        var object = JSONObjectWriter(&out)
+        object.bool("available", available, &out)
+        object.time("changed_at", changedAt, &out)
+        if let metadata {
+            object.key("metadata", &out)
+            JSONValue.writeObject(metadata, to: &out)
+        }
+        object.string("name", name, &out)
+        object.bool("tracking", tracking, &out)
+        object.end(&out)
     }
 }

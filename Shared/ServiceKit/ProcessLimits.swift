@@ -1,3 +1,4 @@
+import CZeroMQ
 import Foundation
 
 /// Process limits a server wants raised at start-up.
@@ -19,5 +20,13 @@ public enum ProcessLimits {
             _ = setrlimit(resource, &limit)
         }
         return UInt64(limit.rlim_cur)
+    }
+
+    /// Keeps freed memory in glibc's per-thread heaps instead of handing it back at once. By
+    /// default each heap shrinks (an `mprotect` call) whenever its top free block passes 128 KiB,
+    /// and grows again on the next burst: measured 4 000 `mprotect` calls a second on tracking's
+    /// ingest thread at 10 000 batches a second. 32 MiB of slack per heap ends that churn.
+    public static func keepFreedMemoryLonger() {
+        ride_set_malloc_slack(32 << 20, 4 << 20)
     }
 }

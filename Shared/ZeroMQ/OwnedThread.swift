@@ -11,13 +11,23 @@ public final class OwnedThread: Sendable {
     private let completion = Completion()
     public let name: String
 
-    public init(name: String, body: @escaping @Sendable () -> Void) {
+    /// How the thread competes for a CPU with the process's other threads.
+    public enum Priority: Sendable {
+        case normal
+        /// For work that is queued and acknowledged in batches (ingest, history writes): when the
+        /// CPU is short it yields to latency-bound threads such as a service's request handler,
+        /// and only waits a little longer itself. Nice value +5 on Linux.
+        case throughput
+    }
+
+    public init(name: String, priority: Priority = .normal, body: @escaping @Sendable () -> Void) {
         self.name = name
         let completion = self.completion
         let thread = Thread {
             // Name the OS thread (Linux: at most 15 bytes), so `top -H`, perf and gdb say whose it is;
             // otherwise it inherits the name of whichever pool thread created it.
             ride_name_current_thread(Self.threadName(name))
+            if priority == .throughput { ride_lower_current_thread_priority(5) }
             body()
             completion.finish()
         }
@@ -94,6 +104,7 @@ extension OwnedThread {
     /// loop. If `body` returns without calling `ready`, the start fails.
     public static func start<Value: Sendable>(
         name: String,
+        priority: Priority = .normal,
         _ body: @escaping @Sendable (_ ready: @escaping @Sendable (Result<Value, any Error>) -> Void) -> Void
     ) async throws -> (OwnedThread, Value) {
         let once = Mutex<CheckedContinuation<Value, any Error>?>(nil)
@@ -106,7 +117,7 @@ extension OwnedThread {
         let threadBox = Mutex<OwnedThread?>(nil)
         let value = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
             once.withLock { $0 = continuation }
-            let thread = OwnedThread(name: name) {
+            let thread = OwnedThread(name: name, priority: priority) {
                 body(report)
                 report(.failure(StartError(name: name)))
             }

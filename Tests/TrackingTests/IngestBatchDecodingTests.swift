@@ -108,3 +108,34 @@ import Testing
         agree([])
     }
 }
+
+/// The hand-written Nearby reply and ingest ack against JSONEncoder: the same bytes.
+@Suite struct HandWrittenJSONTests {
+    @Test func sameBytesAsTheEncoder() throws {
+        let seen = RFC3339.parse("2026-11-21T09:30:00.123Z")!
+        let devices = [
+            NearbyDevice(deviceID: "driver-1", name: "Ann \"A\" Smith", distance: 12.3, location: GeoJSONPoint(latitude: 47.8359, longitude: 35.1146),
+                         available: true, tracking: true, lastSeen: seen, metadata: ["car": ["model": "Prius", "seats": 4], "rating": 4.9]),
+            NearbyDevice(deviceID: "d/2", name: nil, distance: 0, location: GeoJSONPoint(latitude: -89.999999, longitude: 180),
+                         available: false, tracking: false, lastSeen: nil, metadata: [:]),
+        ]
+        for result in [NearbyResult(devices: devices), NearbyResult(devices: [])] {
+            let expected = try JSONCoding.encoder().encode(result)
+            #expect(String(decoding: result.jsonBytes, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+            #expect(try JSONCoding.decode(NearbyResult.self, from: result.jsonBytes) == result)
+        }
+    }
+
+    @Test(arguments: [
+        DeviceIntents(),
+        DeviceIntents(name: "Ann", metadata: ["car": ["plate": "AX 1\n"]], tracking: true, available: false, changedAt: RFC3339.parse("2026-11-21T09:30:00Z")),
+        DeviceIntents(metadata: [:], available: true),
+    ])
+    func acksAreWhatTheEncoderWouldWrite(device: DeviceIntents) throws {
+        for rejected in [[], [RejectedItem(kind: "location", index: 3, field: "locations[3].latitude", reason: "must be within ±90, got 91")]] {
+            let ack = IngestAck(batchID: 18_446_744_073_709_551_615, accepted: 7, rejected: rejected, device: device)
+            let expected = try JSONCoding.encoder().encode(ack)
+            #expect(String(decoding: ack.jsonBytes, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+        }
+    }
+}

@@ -68,7 +68,7 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
         #expect(change.record.activity == .active)
         #expect(change.events.map(\.sequence) == [1, 2, 3])
         #expect(change.events.map(\.topic) == ["device.location.d1", "device.location.d1", "device.status.d1"])
-        #expect(core.grid.position(of: "d1") == GeoPoint(latitude: 47.81, longitude: 35.1))
+        #expect(core.position(of: "d1") == GeoPoint(latitude: 47.81, longitude: 35.1))
     }
 
     @Test func olderOrRepeatedLocationsAreHistoryNotEvents() {
@@ -77,7 +77,7 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
         let late = core.apply(deviceID: "d", intents: nil, locations: [fix(2, 2, at: 5), fix(1, 1, at: 10)], now: now)
         #expect(late.events.isEmpty)
         #expect(late.record.latest?.recordedAt == now.addingTimeInterval(10))
-        #expect(core.grid.position(of: "d") == GeoPoint(latitude: 1, longitude: 1))
+        #expect(core.position(of: "d") == GeoPoint(latitude: 1, longitude: 1))
     }
 
     @Test func theNewerIntentsWin() {
@@ -147,7 +147,7 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
         record.latest = fix(10, 20)
         record.sequence = 41
         var core = TrackingCore(devices: [record])
-        #expect(core.grid.count == 1)
+        #expect(core.indexedCount == 1)
         let next = core.apply(deviceID: "d", intents: nil, locations: [fix(10, 21, at: 1)], now: now)
         #expect(next.events.first?.sequence == 42, "sequences continue after a restart")
     }
@@ -161,8 +161,8 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
     ])
     func theHandWrittenLocationEventIsWhatTheEncoderWouldWrite(location: DeviceLocation) throws {
         let event = DeviceLocationEvent(deviceID: "car \"7\"", location: location)
-        let fast = DeviceEventEncoding.locationData(event)
-        let standard = try JSONCoding.encode(event)
+        let fast = event.jsonBytes
+        let standard = Array(try JSONCoding.encoder().encode(event))
         #expect(String(decoding: fast, as: UTF8.self) == String(decoding: standard, as: UTF8.self))
         let decoded = try JSONCoding.decode(DeviceLocationEvent.self, from: fast)
         #expect(decoded == (try JSONCoding.decode(DeviceLocationEvent.self, from: standard)))

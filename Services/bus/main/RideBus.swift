@@ -5,6 +5,7 @@ import ServiceKit
 @main enum RideBus {
     static func main() async {
         ProcessLimits.raiseOpenFileLimit()
+        ProcessLimits.keepFreedMemoryLonger()
         await RideBusCommand.main()
     }
 }

@@ -43,18 +43,31 @@ public final class StoreWriter: Sendable {
     private let shared = Shared()
     private let thread: OwnedThread
 
-    public init(store: any TrackingStore, publisher: EventPublisher, logger: Logger) {
+    /// - Parameter commitInterval: the shortest time between two commits. Committing whenever
+    ///   anything was queued made a light load expensive: many tiny transactions, each with its
+    ///   own page writes, event burst and wake-ups (measured at 50 000 loc/s in batches of 5:
+    ///   21 µs of CPU per location with no wait, 14 µs with 20 ms, no better with 50 or 100 ms).
+    ///   Acknowledgements and events wait that long at most.
+    public init(store: any TrackingStore, publisher: EventPublisher, logger: Logger, commitInterval: Duration = .milliseconds(20)) {
         let shared = self.shared
-        thread = OwnedThread(name: "tracking-writer") {
+        let interval = UInt64(commitInterval.milliseconds) * 1_000_000
+        thread = OwnedThread(name: "tracking-writer", priority: .throughput) {
             var poller = Poller()
             poller.add(fileDescriptor: shared.jobs.waker.fileDescriptor)
+            var lastCommit: UInt64 = 0
             while true {
-                let batch = shared.jobs.take()
+                var batch = shared.jobs.take()
                 if batch.isEmpty {
                     if shared.stop.isRequested { return }
                     _ = try? poller.poll(timeoutMilliseconds: 250)
                     continue
                 }
+                let sinceLast = MonotonicClock.nanoseconds() - lastCommit
+                if sinceLast < interval, !shared.stop.isRequested {
+                    usleep(UInt32((interval - sinceLast) / 1000))
+                    batch += shared.jobs.take()
+                }
+                lastCommit = MonotonicClock.nanoseconds()
                 Self.write(batch, store: store, publisher: publisher, shared: shared, logger: logger)
             }
         }

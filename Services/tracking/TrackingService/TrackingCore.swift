@@ -70,24 +70,65 @@ public struct DeviceChange: Sendable, Equatable {
 /// Everything tracking keeps in memory — each device's latest state and the spatial index of
 /// their positions — as a value with no I/O: the service wraps it in a lock; tests drive it directly.
 public struct TrackingCore: Sendable {
-    public private(set) var devices: [String: DeviceRecord] = [:]
-    public private(set) var grid = SpatialGrid<String>()
+    /// Devices by slot. A device keeps its slot for life (tracking never forgets a device), so the
+    /// spatial index and the Nearby filters address devices by a small integer instead of hashing
+    /// their ids: a 2 km search checks tens of candidates, and with 100 000 devices a dictionary
+    /// lookup per candidate cost more than the search itself.
+    private var records: [DeviceRecord] = []
+    private var slots: [String: Int] = [:]
+    /// Per slot, what the availability filter reads for every candidate, packed so that the check
+    /// touches one cache line rather than a whole record.
+    private var availableBySlot: [Bool] = []
+    /// Devices whose activity is `.active`, kept as records change (metrics read it often).
+    public private(set) var activeCount = 0
+    /// Cells of 0.005° (about 550 m by 370 m at mid latitudes). Measured for 2 km / 10 nearest
+    /// (release build): 100 000 drivers in a 10 km city, 5 µs a search (8.5 µs with 0.01° cells,
+    /// 3.7 µs with 0.0025°); 1 000 drivers there, 3 µs (2.4 and 4.0). Smaller cells pay off in
+    /// dense cities, bigger ones in sparse areas; this is the middle.
+    private var grid = SpatialGrid<Int>(cellSizeDegrees: 0.005)
 
     public init(devices: [DeviceRecord] = []) {
         for record in devices {
-            self.devices[record.id] = record
-            if let latest = record.latest { grid.update(record.id, to: latest.point) }
+            store(record)
+            if let latest = record.latest { grid.update(slots[record.id]!, to: latest.point) }
         }
     }
 
-    public func record(_ id: String) -> DeviceRecord? { devices[id] }
+    public func record(_ id: String) -> DeviceRecord? { slots[id].map { records[$0] } }
+
+    public var deviceCount: Int { records.count }
+
+    /// Devices with a position in the spatial index.
+    public var indexedCount: Int { grid.count }
+
+    public var occupiedCellCount: Int { grid.occupiedCellCount }
+
+    /// Where the spatial index has `id`.
+    public func position(of id: String) -> GeoPoint? { slots[id].flatMap { grid.position(of: $0) } }
+
+    /// Stores `record`, giving a new device its slot; returns the slot.
+    @discardableResult
+    private mutating func store(_ record: DeviceRecord) -> Int {
+        guard let slot = slots[record.id] else {
+            slots[record.id] = records.count
+            records.append(record)
+            availableBySlot.append(record.available)
+            if record.activity == .active { activeCount += 1 }
+            return records.count - 1
+        }
+        activeCount += (record.activity == .active ? 1 : 0) - (records[slot].activity == .active ? 1 : 0)
+        records[slot] = record
+        availableBySlot[slot] = record.available
+        return slot
+    }
 
     /// Applies a device's checked batch: intents (when newer than the server's), then locations.
     /// Every accepted location is history; only those newer than the device's latest are published
     /// (a resent or late fix does not move the device back).
     public mutating func apply(deviceID: String, intents: DeviceIntents?, locations: [DeviceLocation], now: Date) -> DeviceChange {
-        let isNew = devices[deviceID] == nil
-        var record = devices[deviceID] ?? DeviceRecord(id: deviceID)
+        let existing = slots[deviceID]
+        let isNew = existing == nil
+        var record = existing.map { records[$0] } ?? DeviceRecord(id: deviceID)
         var events: [DeviceEvent] = []
         let wasAvailable = record.available
         var intentsChanged = isNew
@@ -108,7 +149,6 @@ public struct TrackingCore: Sendable {
                                       payload: .location(DeviceLocationEvent(deviceID: deviceID, location: location))))
         }
         if !locations.isEmpty { record.lastSeen = now }
-        if moved, let latest = record.latest { grid.update(deviceID, to: latest.point) }
 
         let shouldBeActive = !locations.isEmpty && (record.tracking || record.available)
         let stopped = !record.tracking && !record.available
@@ -121,30 +161,32 @@ public struct TrackingCore: Sendable {
         } else if record.available != wasAvailable {
             events.append(statusEvent(&record, now: now, reason: record.available ? "available" : "unavailable"))
         }
-        devices[deviceID] = record
+        let slot = store(record)
+        if moved, let latest = record.latest { grid.update(slot, to: latest.point) }
         return DeviceChange(record: record, events: events, intentsChanged: intentsChanged)
     }
 
     /// A server-side availability change (`tracking.set_availability`); nil for an unknown device.
     public mutating func setAvailability(deviceID: String, available: Bool, now: Date) -> DeviceChange? {
-        guard var record = devices[deviceID] else { return nil }
+        guard var record = record(deviceID) else { return nil }
         guard record.available != available else { return DeviceChange(record: record, events: []) }
         record.available = available
         record.intentsChangedAt = now
         let event = statusEvent(&record, now: now, reason: available ? "available" : "unavailable")
-        devices[deviceID] = record
+        store(record)
         return DeviceChange(record: record, events: [event])
     }
 
     /// Devices silent for longer than `inactiveAfter` become inactive (and say so).
     public mutating func sweep(now: Date, inactiveAfter: TimeInterval) -> [DeviceChange] {
         var changes: [DeviceChange] = []
-        for (id, record) in devices where record.activity == .active {
-            guard let lastSeen = record.lastSeen, now.timeIntervalSince(lastSeen) > inactiveAfter else { continue }
-            var updated = record
+        guard activeCount > 0 else { return [] }
+        for slot in records.indices where records[slot].activity == .active {
+            guard let lastSeen = records[slot].lastSeen, now.timeIntervalSince(lastSeen) > inactiveAfter else { continue }
+            var updated = records[slot]
             updated.activity = .inactive
             let event = statusEvent(&updated, now: now, reason: "silence")
-            devices[id] = updated
+            store(updated)
             changes.append(DeviceChange(record: updated, events: [event], intentsChanged: false))
         }
         return changes
@@ -156,16 +198,18 @@ public struct TrackingCore: Sendable {
         let within = query.lastUpdatedWithin.map { $0 * 3600 }
         let allowed = query.devices.map(Set.init)
         let metadata = query.metadata ?? [:]
-        let found = grid.nearest(to: query.location.point, within: query.radius, limit: query.limit ?? 10) { id in
-            guard let record = devices[id] else { return false }
-            if onlyAvailable && !record.available { return false }
-            if let allowed, !allowed.contains(id) { return false }
+        let needsRecord = allowed != nil || within != nil || !metadata.isEmpty
+        let found = grid.nearest(to: query.location.point, within: query.radius, limit: query.limit ?? 10) { slot in
+            if onlyAvailable && !availableBySlot[slot] { return false }
+            guard needsRecord else { return true }
+            let record = records[slot]
+            if let allowed, !allowed.contains(record.id) { return false }
             if let within, let latest = record.latest, now.timeIntervalSince(latest.recordedAt) > within { return false }
             return metadata.allSatisfy { key, value in record.metadata[key].map { Self.contains($0, value) } ?? false }
         }
-        return found.compactMap { hit in
-            guard let record = devices[hit.id] else { return nil }
-            return NearbyDevice(deviceID: hit.id, name: record.name, distance: (hit.distance * 10).rounded() / 10,
+        return found.map { hit in
+            let record = records[hit.id]
+            return NearbyDevice(deviceID: record.id, name: record.name, distance: (hit.distance * 10).rounded() / 10,
                                 location: GeoJSONPoint(hit.point), available: record.available, tracking: record.tracking,
                                 lastSeen: record.lastSeen, metadata: record.metadata)
         }

@@ -37,8 +37,7 @@ public final class TrackingState: Sendable {
 
     public var counts: Counts {
         core.withLock { core in
-            Counts(devices: core.devices.count, active: core.devices.values.lazy.filter { $0.activity == .active }.count,
-                   indexed: core.grid.count, cells: core.grid.occupiedCellCount)
+            Counts(devices: core.deviceCount, active: core.activeCount, indexed: core.indexedCount, cells: core.occupiedCellCount)
         }
     }
 }
@@ -48,41 +47,10 @@ enum DeviceEventEncoding {
     static func encode(_ event: DeviceEvent) throws -> [UInt8] {
         let data: [UInt8]
         switch event.payload {
-        case .location(let location): data = locationData(location)
+        case .location(let location): data = location.jsonBytes
         case .status(let status): data = try JSONCoding.encode(status)
         }
         return EnvelopeWriter.write(id: EventID.next(), source: BusContract.deviceSource(event.deviceID),
                                     type: event.type, time: event.time, sequence: event.sequence, data: data)
-    }
-
-    /// `device.location` data written by hand — one per location, the hot path (a JSONEncoder pass
-    /// costs several times more). Same keys, order and number format as `JSONCoding.encode` (tested).
-    static func locationData(_ event: DeviceLocationEvent) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(200)
-        func number(_ key: String, _ value: Double?) {
-            guard let value else { return }
-            out.append(contentsOf: "\"\(key)\":".utf8)
-            EnvelopeWriter.appendNumber(value, to: &out)
-            out.append(UInt8(ascii: ","))
-        }
-        out.append(UInt8(ascii: "{"))
-        number("accuracy", event.accuracy)
-        number("bearing", event.bearing)
-        out.append(contentsOf: #""device_id":"#.utf8)
-        EnvelopeWriter.appendQuoted(event.deviceID, to: &out)
-        out.append(contentsOf: #","location":{"coordinates":["#.utf8)
-        EnvelopeWriter.appendNumber(event.location.point.longitude, to: &out)
-        out.append(UInt8(ascii: ","))
-        EnvelopeWriter.appendNumber(event.location.point.latitude, to: &out)
-        out.append(contentsOf: #"],"type":"Point"},"recorded_at":""#.utf8)
-        RFC3339.append(event.recordedAt, to: &out)
-        out.append(UInt8(ascii: "\""))
-        if let speed = event.speed {
-            out.append(contentsOf: #","speed":"#.utf8)
-            EnvelopeWriter.appendNumber(speed, to: &out)
-        }
-        out.append(UInt8(ascii: "}"))
-        return out
     }
 }

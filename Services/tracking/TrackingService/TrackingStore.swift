@@ -46,6 +46,10 @@ public final class SQLiteTrackingStore: TrackingStore {
         configuration.prepareDatabase { db in
             // WAL + NORMAL: a commit survives a process crash; only a power cut can lose the last ones.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // 64 MiB of page cache per connection (the default is 2 MiB): the writer touches the
+            // pages of thousands of devices in every group commit, and with the small cache it read
+            // most of them back from the file (measured 6 600 page reads a second at 50 000 loc/s).
+            try db.execute(sql: "PRAGMA cache_size = -65536")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
@@ -155,7 +159,7 @@ public final class SQLiteTrackingStore: TrackingStore {
                     var bind = Binder(upsertDevice)
                     bind.text(record.id)
                     bind.text(record.name)
-                    bind.text(String(decoding: try JSONCoding.encode(record.metadata), as: UTF8.self))
+                    bind.text(String(decoding: JSONValue.object(record.metadata).jsonBytes, as: UTF8.self))
                     bind.bool(record.available)
                     bind.bool(record.tracking)
                     bind.integer(Self.milliseconds(record.intentsChangedAt))
@@ -193,7 +197,7 @@ public final class SQLiteTrackingStore: TrackingStore {
                     bind.real(geotag.location.latitude)
                     bind.real(geotag.location.longitude)
                     bind.real(geotag.location.accuracy)
-                    bind.text(String(decoding: try JSONCoding.encode(geotag.metadata), as: UTF8.self))
+                    bind.text(String(decoding: JSONValue.object(geotag.metadata).jsonBytes, as: UTF8.self))
                     try Self.step(insertGeotag, connection)
                 }
             }

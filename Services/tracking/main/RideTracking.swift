@@ -5,6 +5,7 @@ import TrackingService
 @main enum RideTracking {
     static func main() async {
         ProcessLimits.raiseOpenFileLimit()
+        ProcessLimits.keepFreedMemoryLonger()
         await RideTrackingCommand.main()
     }
 }

@@ -23,8 +23,10 @@ struct BenchDevicesCommand: ParsableCommand {
     @Option(help: "Publishable key.") var key = "pk_dev_ridesharing"
     @Option(help: "Centre of the city box, lat,lon.") var center = "47.8359,35.1146"
     @Option(help: "Size of the city box in km.") var boxKilometres = 20.0
+    @Option(help: "Nice value for this process (the simulated phones are not on the measured machine in real life).") var nice: Int32 = 0
 
     func run() throws {
+        if nice != 0 { Self.renice(nice) }
         let parts = center.split(separator: ",").compactMap { Double($0) }
         guard parts.count == 2, devices > 0, rate > 0 else { throw ValidationError("bad --center, --devices or --rate") }
         let origin = GeoPoint(latitude: parts[0], longitude: parts[1])
@@ -98,6 +100,15 @@ struct BenchDevicesCommand: ParsableCommand {
         }
         print(#"{"sent":\#(sent),"acked_batches":\#(acked),"errors":\#(errors)}"#)
         for socket in sockets { socket.close() }
+    }
+
+    /// Linux keeps a nice value per thread: set it on every thread there is (threads started
+    /// later, such as libzmq's, inherit their creator's).
+    private static func renice(_ value: Int32) {
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? ["0"]
+        for thread in threads.compactMap({ id_t($0) }) {
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread, value)
+        }
     }
 }
 

@@ -55,12 +55,12 @@ struct BenchPlatform {
     }
 
     /// Starts `processes` load generators sharing `devices` devices and `rate` locations per second.
-    func startDevices(devices: Int, rate: Int, seconds: Double, processes: Int, first: Int = 0) throws {
+    func startDevices(devices: Int, rate: Int, seconds: Double, processes: Int, first: Int = 0, nice: Int32 = 0) throws {
         for index in 0..<processes {
             let share = devices / processes
             try supervisor.start(name: "devices-\(first)-\(index)", executable: "\(bin)/ridectl", arguments: [
                 "bench-devices", "--ingest", ingest, "--devices", "\(share)", "--first", "\(first + index * share)",
-                "--rate", "\(rate / processes)", "--seconds", "\(seconds)",
+                "--rate", "\(rate / processes)", "--seconds", "\(seconds)", "--nice", "\(nice)",
             ])
         }
     }
@@ -146,7 +146,7 @@ struct BenchNearbyCommand: AsyncParsableCommand {
             let memory = try await platform.trackingMetrics()["process_resident_memory_bytes"] ?? 0
             table.add("ride-tracking resident memory with \(drivers) drivers", String(format: "%.0f MB", memory / 1_048_576), "reported")
 
-            try platform.startDevices(devices: movingDevices, rate: ingestRate, seconds: seconds + 5, processes: 2)
+            try platform.startDevices(devices: movingDevices, rate: ingestRate, seconds: seconds + 5, processes: 2, nice: 10)
             try await Task.sleep(for: .seconds(2))
             let before = try await platform.trackingMetrics()
             Output.err("querying for \(seconds) s…\n")
