@@ -43,18 +43,25 @@ public final class StoreWriter: Sendable {
     private let shared = Shared()
     private let thread: OwnedThread
 
-    /// - Parameter commitInterval: the shortest time between two commits. Committing whenever
-    ///   anything was queued made a light load expensive: many tiny transactions, each with its
-    ///   own page writes, event burst and wake-ups (measured at 50 000 loc/s in batches of 5:
-    ///   21 µs of CPU per location with no wait, 14 µs with 20 ms, no better with 50 or 100 ms).
-    ///   Acknowledgements and events wait that long at most.
-    public init(store: any TrackingStore, publisher: EventPublisher, logger: Logger, commitInterval: Duration = .milliseconds(20)) {
+    /// - Parameters:
+    ///   - commitInterval: under a heavy load, the shortest time between two commits. Committing
+    ///     whenever anything was queued made a heavy load expensive: many small transactions, each
+    ///     with its own page writes, event burst and wake-ups (measured at 50 000 loc/s in batches
+    ///     of 5: 21 µs of CPU per location with no wait, 14 µs with 20 ms, no better with 50 or
+    ///     100 ms). Acknowledgements and events wait that long at most.
+    ///   - pacedAboveRate: locations per second (over the last second) above which commits are
+    ///     paced. Below it every commit starts at once, because callers that wait for their
+    ///     acknowledgement before sending more (the `ingest` op: 8 at a time per worker) would
+    ///     otherwise be held to `concurrency ÷ commitInterval` batches a second (400/s).
+    public init(store: any TrackingStore, publisher: EventPublisher, logger: Logger,
+                commitInterval: Duration = .milliseconds(20), pacedAboveRate: Int = 20_000) {
         let shared = self.shared
         let interval = UInt64(commitInterval.milliseconds) * 1_000_000
         thread = OwnedThread(name: "tracking-writer", priority: .throughput) {
             var poller = Poller()
             poller.add(fileDescriptor: shared.jobs.waker.fileDescriptor)
             var lastCommit: UInt64 = 0
+            var rate = CommitRate(pacedAbove: pacedAboveRate)
             while true {
                 var batch = shared.jobs.take()
                 if batch.isEmpty {
@@ -62,18 +69,48 @@ public final class StoreWriter: Sendable {
                     _ = try? poller.poll(timeoutMilliseconds: 250)
                     continue
                 }
-                let sinceLast = MonotonicClock.nanoseconds() - lastCommit
-                if sinceLast < interval, !shared.stop.isRequested {
-                    usleep(UInt32((interval - sinceLast) / 1000))
+                let now = MonotonicClock.nanoseconds()
+                if rate.isHeavy(now: now), now - lastCommit < interval, !shared.stop.isRequested {
+                    usleep(UInt32((interval - (now - lastCommit)) / 1000))
                     batch += shared.jobs.take()
                 }
                 lastCommit = MonotonicClock.nanoseconds()
-                Self.write(batch, store: store, publisher: publisher, shared: shared, logger: logger)
+                rate.count(Self.write(batch, store: store, publisher: publisher, shared: shared, logger: logger), now: lastCommit)
             }
         }
     }
 
-    private static func write(_ batch: [Job], store: any TrackingStore, publisher: EventPublisher, shared: Shared, logger: Logger) {
+    /// Locations written per one-second window; a load is heavy when the last whole window was.
+    struct CommitRate {
+        let pacedAbove: Int
+        private var windowStart: UInt64 = 0
+        private var inWindow = 0
+        private var lastWindow = 0
+
+        init(pacedAbove: Int) { self.pacedAbove = pacedAbove }
+
+        mutating func count(_ locations: Int, now: UInt64) {
+            roll(now: now)
+            inWindow += locations
+        }
+
+        mutating func isHeavy(now: UInt64) -> Bool {
+            roll(now: now)
+            return lastWindow > pacedAbove
+        }
+
+        private mutating func roll(now: UInt64) {
+            let second: UInt64 = 1_000_000_000
+            guard now - windowStart >= second else { return }
+            // A window with no commits at its end means the load stopped: it counts as light.
+            lastWindow = now - windowStart < 2 * second ? inWindow : 0
+            windowStart = now
+            inWindow = 0
+        }
+    }
+
+    /// Returns the number of locations written.
+    private static func write(_ batch: [Job], store: any TrackingStore, publisher: EventPublisher, shared: Shared, logger: Logger) -> Int {
         let writes = batch.flatMap(\.writes)
         let result: Result<Void, any Error>
         do {
@@ -109,6 +146,7 @@ public final class StoreWriter: Sendable {
             }
             stats.publishedEvents += published
         }
+        return written
     }
 
     public func submit(_ job: Job) {

@@ -138,6 +138,7 @@ struct TrackingMetrics: Sendable {
         let refused = metrics.deltaCounter("ride_tracking_refused_batches_total", "Batches or messages refused whole (bad key, malformed, too big).")
         let written = metrics.deltaCounter("ride_tracking_history_written_total", "Locations written to the history.")
         let published = metrics.deltaCounter("ride_tracking_events_published_total", "device.location and device.status events published.")
+        let commits = metrics.deltaCounter("ride_tracking_commits_total", "Group commits of the history (a commit carries every batch queued).")
         let failedCommits = metrics.deltaCounter("ride_tracking_failed_commits_total", "Group commits that failed.")
         let devices = metrics.gauge("ride_tracking_devices", "Devices known.")
         let active = metrics.gauge("ride_tracking_active_devices", "Devices active (reporting).")
@@ -155,6 +156,7 @@ struct TrackingMetrics: Sendable {
             let stats = writer.statistics
             written.update(to: stats.writtenLocations)
             published.update(to: stats.publishedEvents)
+            commits.update(to: stats.commits)
             failedCommits.update(to: stats.failedCommits)
             let sizes = state.counts
             devices.set(Double(sizes.devices))

@@ -129,14 +129,16 @@ struct BenchNearbyCommand: AsyncParsableCommand {
     @Option(name: .customLong("ingest-rate"), help: "Locations per second streamed meanwhile.") var ingestRate = 50_000
     @Option(name: .customLong("moving-devices"), help: "Devices that stream those locations.") var movingDevices = 10_000
     @Option(help: "Seconds of queries.") var seconds = 10.0
-    @Option(help: "Queries in flight at once.") var inflight = 32
+    @Option(help: "Queries in flight at once, comma-separated for one phase each.") var inflight = "1,4,32"
     @Option(help: "Query radius in metres.") var radius = 2000.0
     @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
 
     func run() async throws {
+        let phases = inflight.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !phases.isEmpty, phases.allSatisfy({ $0 > 0 }) else { throw ValidationError("--inflight must be positive numbers, comma-separated (e.g. 1,32), not \"\(inflight)\"") }
         let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-nearby")
-        var table = BenchTable(title: "ridectl bench nearby — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(drivers) drivers, \(ingestRate) loc/s streaming, radius \(Int(radius)) m, limit 10, \(inflight) in flight")
+        var table = BenchTable(title: "ridectl bench nearby — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(drivers) drivers, \(ingestRate) loc/s streaming, radius \(Int(radius)) m, limit 10, available only")
         do {
             Output.err("loading \(drivers) drivers…\n")
             let loading = ContinuousClock.now
@@ -146,17 +148,20 @@ struct BenchNearbyCommand: AsyncParsableCommand {
             let memory = try await platform.trackingMetrics()["process_resident_memory_bytes"] ?? 0
             table.add("ride-tracking resident memory with \(drivers) drivers", String(format: "%.0f MB", memory / 1_048_576), "reported")
 
-            try platform.startDevices(devices: movingDevices, rate: ingestRate, seconds: seconds + 5, processes: 2, nice: 10)
+            try platform.startDevices(devices: movingDevices, rate: ingestRate, seconds: Double(phases.count) * (seconds + 1) + 5, processes: 2, nice: 10)
             try await Task.sleep(for: .seconds(2))
-            let before = try await platform.trackingMetrics()
-            Output.err("querying for \(seconds) s…\n")
-            let (latency, count, elapsed) = try await NearbyLoad.run(broker: platform.broker, seconds: seconds, inflight: inflight, radius: radius)
-            let after = try await platform.trackingMetrics()
-            let ingested = ((after["ride_tracking_locations_accepted_total"] ?? 0) - (before["ride_tracking_locations_accepted_total"] ?? 0)) / elapsed
-            table.add("locations streaming meanwhile", BenchTable.rate(ingested, "loc/s"), "≈ \(ingestRate)")
-            table.add("nearby p50", BenchTable.micros(latency.value(50)), "reported")
-            table.add("nearby p99", BenchTable.micros(latency.value(99)), "≤ 0.9 ms", met: latency.value(99) <= 900)
-            table.add("nearby throughput", BenchTable.rate(Double(count) / elapsed, "queries/s"), "≥ 10 000 queries/s", met: Double(count) / elapsed >= 10_000)
+            for phase in phases {
+                let before = try await platform.trackingMetrics()
+                Output.err("querying for \(seconds) s with \(phase) in flight…\n")
+                let (latency, count, elapsed) = try await NearbyLoad.run(broker: platform.broker, seconds: seconds, inflight: phase, radius: radius)
+                let after = try await platform.trackingMetrics()
+                let ingested = ((after["ride_tracking_locations_accepted_total"] ?? 0) - (before["ride_tracking_locations_accepted_total"] ?? 0)) / elapsed
+                let throughput = Double(count) / elapsed
+                table.add("\(phase) in flight: nearby p50 / p99", "\(BenchTable.micros(latency.value(50))) / \(BenchTable.micros(latency.value(99)))",
+                          "p99 ≤ 0.9 ms", met: latency.value(99) <= 900)
+                table.add("\(phase) in flight: queries answered", BenchTable.rate(throughput, "queries/s"), "≥ 10 000 queries/s", met: throughput >= 10_000)
+                table.add("\(phase) in flight: locations streaming meanwhile", BenchTable.rate(ingested, "loc/s"), "≈ \(ingestRate)")
+            }
         } catch {
             await platform.stop()
             throw error
