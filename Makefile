@@ -41,9 +41,12 @@ test: test-deps
 release: deps
 	$(SWIFT) build -c release
 
-## bench: the bus benchmark, in a release build (prints a table)
+## bench: every benchmark, in a release build (prints tables; a missed target does not stop the rest)
 bench: release
-	.build/release/ridectl bench bus
+	-.build/release/ridectl bench bus
+	-.build/release/ridectl bench ingest
+	-.build/release/ridectl bench nearby
+	-.build/release/ridectl bench memory
 
 clean:
 	rm -rf .build .data

@@ -23,6 +23,8 @@ import Testing
 
     @Test func summariesOfScalarsArraysAndNesting() {
         #expect(EventLineFormatter.summary(["coordinates": [35.11459362, 47.835903]]) == "coordinates=[35.114594,47.835903]")
+        #expect(EventLineFormatter.summary(["location": ["type": "Point", "coordinates": [35.1146, 47.8359]], "speed": 8])
+                == "location=[35.1146,47.8359] speed=8")
         #expect(EventLineFormatter.summary(["items": [1, 2, 3, 4, 5]]) == "items=[5 items]")
         #expect(EventLineFormatter.summary(["text": "two words", "n": 3, "ok": true, "none": nil]) == #"n=3 none=null ok=true text="two words""#)
         #expect(EventLineFormatter.summary(["a": ["b": ["c": ["d": 1]]]]) == "a.b={…}")

@@ -47,7 +47,7 @@ public final class IngestServer: Sendable {
     /// Binds every endpoint and starts serving; throws the bind error without starting.
     @discardableResult
     public func start(endpoints: [String]) async throws -> [String] {
-        let (thread, bound) = try await OwnedThread.start(name: "tracking-ingest", priority: .throughput) { [self] ready in
+        let (thread, bound) = try await OwnedThread.start(name: "tracking-ingest") { [self] ready in
             let socket: Socket
             var bound: [String] = []
             do {

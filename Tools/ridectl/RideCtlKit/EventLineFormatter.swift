@@ -29,7 +29,8 @@ public struct EventLineFormatter: Sendable {
     }
 
     /// `key=value` pairs of the data, nested objects flattened two levels deep (`order.status=NEW`),
-    /// arrays shown by size unless short and numeric (coordinates), long strings shortened.
+    /// a GeoJSON point as its coordinates (`location=[35.1146,47.8359]`), arrays shown by size
+    /// unless short and numeric, long strings shortened.
     public static func summary(_ data: JSONValue) -> String {
         var parts: [String] = []
         flatten(data, prefix: "", depth: 0, into: &parts)
@@ -38,6 +39,9 @@ public struct EventLineFormatter: Sendable {
 
     private static func flatten(_ value: JSONValue, prefix: String, depth: Int, into parts: inout [String]) {
         switch value {
+        case .object(let members) where members.count == 2 && members["type"] == .string("Point"):
+            let text = scalar(members["coordinates"] ?? .null)
+            parts.append(prefix.isEmpty ? text : "\(prefix)=\(text)")
         case .object(let members):
             if members.isEmpty {
                 parts.append(prefix.isEmpty ? "{}" : "\(prefix)={}")

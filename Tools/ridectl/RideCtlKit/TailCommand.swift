@@ -49,7 +49,8 @@ struct TailCommand: AsyncParsableCommand {
         let endpoint = try bus.subscribeEndpoint()
         let subscribed = prefixes.isEmpty ? [""] : prefixes
         let subscriber = try await EventSubscriber<JSONValue>(endpoint: endpoint, prefixes: subscribed, logger: CLILogging.logger)
-        let formatter = EventLineFormatter(colored: !noColor && Output.stdoutIsTerminal, width: Output.terminalWidth)
+        let formatter = EventLineFormatter(colored: !noColor && Output.stdoutIsTerminal,
+                                           width: Output.stdoutIsTerminal ? Output.terminalWidth : .max)  // a pipe gets whole lines
         let warnColor = !noColor && Output.stderrIsTerminal
         if let timeoutSeconds {
             Task {

@@ -55,7 +55,7 @@ struct BenchPlatform {
     }
 
     /// Starts `processes` load generators sharing `devices` devices and `rate` locations per second.
-    func startDevices(devices: Int, rate: Int, seconds: Double, processes: Int, first: Int = 0, nice: Int32 = 0) throws {
+    func startDevices(devices: Int, rate: Int, seconds: Double, processes: Int, first: Int = 0, nice: Int32 = 10) throws {
         for index in 0..<processes {
             let share = devices / processes
             try supervisor.start(name: "devices-\(first)-\(index)", executable: "\(bin)/ridectl", arguments: [
@@ -148,7 +148,7 @@ struct BenchNearbyCommand: AsyncParsableCommand {
             let memory = try await platform.trackingMetrics()["process_resident_memory_bytes"] ?? 0
             table.add("ride-tracking resident memory with \(drivers) drivers", String(format: "%.0f MB", memory / 1_048_576), "reported")
 
-            try platform.startDevices(devices: movingDevices, rate: ingestRate, seconds: Double(phases.count) * (seconds + 1) + 5, processes: 2, nice: 10)
+            try platform.startDevices(devices: movingDevices, rate: ingestRate, seconds: Double(phases.count) * (seconds + 1) + 5, processes: 2)
             try await Task.sleep(for: .seconds(2))
             for phase in phases {
                 let before = try await platform.trackingMetrics()
