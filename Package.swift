@@ -82,6 +82,7 @@ let package = Package(
             path: "Services/tracking/TrackingService"
         ),
         .executableTarget(name: "ride-tracking", dependencies: ["TrackingService", "ServiceKit"], path: "Services/tracking/main"),
+        .target(name: "OrdersService", dependencies: ["Bus", "RideModels"], path: "Services/orders/OrdersService"),
 
         // MARK: Tools
         .target(
@@ -100,6 +101,7 @@ let package = Package(
         .testTarget(name: "RideCtlTests", dependencies: ["RideCtlKit", "Bus"], path: "Tests/RideCtlTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
         .testTarget(name: "TrackingTests", dependencies: ["TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ"], path: "Tests/TrackingTests"),
+        .testTarget(name: "OrdersTests", dependencies: ["OrdersService", "RideModels"], path: "Tests/OrdersTests"),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", .product(name: "Yams", package: "Yams")],
