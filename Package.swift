@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .executable(name: "ride-bus", targets: ["ride-bus"]),
         .executable(name: "ride-tracking", targets: ["ride-tracking"]),
+        .executable(name: "ride-users", targets: ["ride-users"]),
         .executable(name: "ridectl", targets: ["ridectl"]),
         .library(name: "TrackingSDK", targets: ["TrackingSDK"]),
     ],
@@ -23,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
         // MARK: Shared libraries
@@ -64,6 +66,12 @@ let package = Package(
         .target(name: "Geo", path: "Shared/Geo"),
         .target(name: "RideModels", dependencies: ["Bus", "Geo"], path: "Shared/RideModels"),
         .target(
+            name: "Storage",
+            dependencies: ["Bus", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            path: "Shared/Storage"
+        ),
+        .target(
             name: "TrackingSDK",
             dependencies: ["Bus", "Geo", "RideModels", "ZeroMQ", .product(name: "Logging", package: "swift-log"),
                            .product(name: "DequeModule", package: "swift-collections")],
@@ -83,6 +91,14 @@ let package = Package(
         ),
         .executableTarget(name: "ride-tracking", dependencies: ["TrackingService", "ServiceKit"], path: "Services/tracking/main"),
         .target(name: "OrdersService", dependencies: ["Bus", "RideModels"], path: "Services/orders/OrdersService"),
+        .target(
+            name: "UsersService",
+            dependencies: ["Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/users/UsersService"
+        ),
+        .executableTarget(name: "ride-users", dependencies: ["UsersService", "ServiceKit"], path: "Services/users/main"),
 
         // MARK: Tools
         .target(
@@ -102,6 +118,7 @@ let package = Package(
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
         .testTarget(name: "TrackingTests", dependencies: ["TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ"], path: "Tests/TrackingTests"),
         .testTarget(name: "OrdersTests", dependencies: ["OrdersService", "RideModels"], path: "Tests/OrdersTests"),
+        .testTarget(name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/UsersTests"),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", .product(name: "Yams", package: "Yams")],

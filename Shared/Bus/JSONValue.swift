@@ -15,6 +15,12 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    /// An array's element, or nil when this is not an array or the index is outside it.
+    public subscript(index: Int) -> JSONValue? {
+        if case .array(let elements) = self, elements.indices.contains(index) { return elements[index] }
+        return nil
+    }
+
     public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil

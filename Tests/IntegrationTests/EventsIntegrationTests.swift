@@ -72,24 +72,4 @@ import Testing
             await subscriber.close()
         }
     }
-
-    func collect<P>(_ subscriber: EventSubscriber<P>, count: Int, timeout: Duration = .seconds(30)) async throws -> [ReceivedEvent<P>] {
-        try await withThrowingTaskGroup(of: [ReceivedEvent<P>].self) { group in
-            group.addTask {
-                var events: [ReceivedEvent<P>] = []
-                for await batch in subscriber.deliveries {
-                    for case .event(let event) in batch { events.append(event) }
-                    if events.count >= count { break }
-                }
-                return events
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw TestFailure("fewer than \(count) events within \(timeout)")
-            }
-            let result = try await group.next()!
-            group.cancelAll()
-            return result
-        }
-    }
 }

@@ -4,7 +4,7 @@ import Logging
 import ServiceKit
 
 /// `ride-bus`'s flags. Each has an environment variable; a flag wins over its variable.
-public struct RideBusCommand: AsyncParsableCommand {
+public struct RideBusCommand: ServiceCommand {
     public static let configuration = CommandConfiguration(
         commandName: "ride-bus",
         abstract: "The platform's bus: the event forwarder (XSUB→XPUB) and the 7/MDP request broker.",
@@ -38,28 +38,15 @@ public struct RideBusCommand: AsyncParsableCommand {
     @Option(name: .customLong("request-ttl-ms"), help: helpWithEnv("How long a request may wait for a worker before it is answered 503", env: "RIDE_REQUEST_TTL_MS", default: "10000"))
     var requestTTLMilliseconds: Int?
 
-    @OptionGroup var common: CommonOptions
+    @OptionGroup public var common: CommonOptions
 
     public init() {}
 
-    public mutating func validate() throws {
-        do {
-            _ = try settings()
-        } catch let error as ConfigurationError {
-            throw ValidationError(error.message)
-        }
-    }
-
-    public func run() async throws {
-        let settings = try settings()
-        if common.check {
-            print(settings.summary)
-            return
-        }
+    public static func serve(_ settings: BusSettings) async throws {
         try await BusServer(settings: settings).run()
     }
 
-    func settings() throws -> BusSettings {
+    public func settings() throws -> BusSettings {
         let logging = try common.logging()
         var brokerConfiguration = BrokerConfiguration()
         brokerConfiguration.heartbeatInterval = Int64(try integerSetting(heartbeatMilliseconds, flag: "heartbeat-ms", env: "RIDE_HEARTBEAT_MS", default: 2500, range: 10...600_000))
@@ -78,7 +65,7 @@ public struct RideBusCommand: AsyncParsableCommand {
 }
 
 /// `ride-bus`'s resolved configuration.
-public struct BusSettings: Sendable {
+public struct BusSettings: ServiceSettings {
     public var ingress: [String]
     public var egress: [String]
     public var broker: [String]

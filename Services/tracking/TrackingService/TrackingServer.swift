@@ -93,7 +93,7 @@ struct DeviceCommandForwarder: Service {
 
     func run() async throws {
         let subscriber = try await EventSubscriber<DeviceCommandEvent>(endpoint: endpoint, prefixes: [BusContract.Topics.deviceCommand], logger: logger)
-        try await withGracefulShutdownHandler {
+        await withGracefulShutdownHandler {
             for await batch in subscriber.deliveries {
                 for case .event(let received) in batch {
                     let deviceID = String(received.topic.dropFirst(BusContract.Topics.deviceCommand.count))

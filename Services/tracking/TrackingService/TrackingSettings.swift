@@ -5,7 +5,7 @@ import Logging
 import ServiceKit
 
 /// `ride-tracking`'s flags. Each has an environment variable; a flag wins over its variable.
-public struct RideTrackingCommand: AsyncParsableCommand {
+public struct RideTrackingCommand: ServiceCommand {
     public static let configuration = CommandConfiguration(
         commandName: "ride-tracking",
         abstract: "Tracking: location ingest from driver devices, latest positions, Nearby search, device status, history.",
@@ -40,28 +40,15 @@ public struct RideTrackingCommand: AsyncParsableCommand {
     @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "8"))
     var concurrency: Int?
 
-    @OptionGroup var common: CommonOptions
+    @OptionGroup public var common: CommonOptions
 
     public init() {}
 
-    public mutating func validate() throws {
-        do {
-            _ = try settings()
-        } catch let error as ConfigurationError {
-            throw ValidationError(error.message)
-        }
-    }
-
-    public func run() async throws {
-        let settings = try settings()
-        if common.check {
-            print(settings.summary)
-            return
-        }
+    public static func serve(_ settings: TrackingSettings) async throws {
         try await TrackingServer(settings: settings).run()
     }
 
-    func settings() throws -> TrackingSettings {
+    public func settings() throws -> TrackingSettings {
         let logging = try common.logging()
         var rules = LocationRules()
         rules.futureTolerance = TimeInterval(try integerSetting(futureToleranceSeconds, flag: "future-tolerance-s", env: "RIDE_TRACKING_FUTURE_TOLERANCE_S", default: 300, range: 0...86_400))
@@ -78,14 +65,14 @@ public struct RideTrackingCommand: AsyncParsableCommand {
             publishableKeys: Set(keyList),
             inactiveAfter: TimeInterval(try integerSetting(inactiveAfterSeconds, flag: "inactive-after-s", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: 60, range: 1...86_400)),
             rules: rules,
-            concurrency: try integerSetting(concurrency, flag: "concurrency", env: "RIDE_WORKER_CONCURRENCY", default: 8, range: 1...1024),
+            concurrency: try concurrencySetting(concurrency),
             http: try common.httpAddress(default: "0.0.0.0:9104"),
             logFormat: logging.format, logLevel: logging.level)
     }
 }
 
 /// `ride-tracking`'s resolved configuration.
-public struct TrackingSettings: Sendable {
+public struct TrackingSettings: ServiceSettings {
     public var pub: String
     public var sub: String
     public var broker: String

@@ -32,6 +32,10 @@ enum Platform {
                             "--broker", brokerBinds, "--http", "127.0.0.1:\(port(9100))"],
                 healthURL: "http://127.0.0.1:\(port(9100))/health"),
             PlatformProcess(
+                name: "users", executable: "\(binDirectory)/ride-users",
+                arguments: bus + ["--http", "127.0.0.1:\(port(9101))", "--data-dir", dataDirectory],
+                healthURL: "http://127.0.0.1:\(port(9101))/health"),
+            PlatformProcess(
                 name: "tracking", executable: "\(binDirectory)/ride-tracking",
                 arguments: bus + ["--ingest", "tcp://*:\(port(5558))", "--http", "127.0.0.1:\(port(9104))", "--data-dir", dataDirectory],
                 healthURL: "http://127.0.0.1:\(port(9104))/health"),

@@ -1,0 +1,113 @@
+import Bus
+import Foundation
+import GRDB
+import RideModels
+import Storage
+import Synchronization
+
+/// Users in one SQLite file, with the outbox of `user.*` events in the same database.
+public final class UserStore: Sendable {
+    public let database: DatabasePool
+    /// Users stored, kept in memory so /health and /metrics never query the database.
+    private let storedCount = Atomic<Int>(0)
+
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        database = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(database)
+        storedCount.store(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users") ?? 0 }, ordering: .relaxed)
+    }
+
+    public var count: Int { storedCount.load(ordering: .relaxed) }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE users (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    role TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    phone_number TEXT NOT NULL UNIQUE,
+                    device_id TEXT,
+                    car_model TEXT,
+                    car_license_plate TEXT,
+                    password_hash TEXT NOT NULL,
+                    created_at_ms INTEGER NOT NULL,
+                    updated_at_ms INTEGER NOT NULL
+                );
+                """)
+            try Outbox.createTable(db)
+        }
+        return migrator
+    }
+
+    public enum Failure: Error, Equatable {
+        case phoneTaken
+        case unknownUser
+    }
+
+    /// Inserts the user and its `user.registered` event in one transaction.
+    public func register(_ user: User, passwordHash: String) async throws -> UInt64 {
+        let sequence = try await database.write { db in
+            if try Self.idForPhone(db, user.phoneNumber) != nil { throw Failure.phoneTaken }
+            try db.execute(sql: """
+                INSERT INTO users (id, role, name, phone_number, device_id, car_model, car_license_plate, password_hash, created_at_ms, updated_at_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [user.id, user.role.rawValue, user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate,
+                                 passwordHash, Self.milliseconds(user.createdAt), Self.milliseconds(user.createdAt)])
+            return try Outbox.append(db, topic: BusContract.Topics.userRegistered, type: BusContract.Topics.userRegistered,
+                                     data: UserRegistered(user: user), time: user.createdAt)
+        }
+        storedCount.add(1, ordering: .relaxed)
+        return sequence
+    }
+
+    /// The user and their password hash.
+    public func credentials(phoneNumber: String) async throws -> (User, String)? {
+        try await database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE phone_number = ?", arguments: [phoneNumber]).map { (Self.user($0), $0["password_hash"]) }
+        }
+    }
+
+    public func user(id: String) async throws -> User? {
+        try await database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id]).map(Self.user) }
+    }
+
+    /// Applies the changes (a new password already hashed); returns the updated user.
+    public func update(_ changes: UpdateUserParams, passwordHash: String?, now: Date) async throws -> User {
+        try await database.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [changes.id]) else { throw Failure.unknownUser }
+            var user = Self.user(row)
+            if let phone = changes.phoneNumber, phone != user.phoneNumber {
+                if try Self.idForPhone(db, phone) != nil { throw Failure.phoneTaken }
+                user.phoneNumber = phone
+            }
+            if let name = changes.name { user.name = name }
+            if let deviceID = changes.deviceID { user.deviceID = deviceID }
+            if let car = changes.car { user.car = car }
+            try db.execute(sql: """
+                UPDATE users SET name = ?, phone_number = ?, device_id = ?, car_model = ?, car_license_plate = ?,
+                    password_hash = COALESCE(?, password_hash), updated_at_ms = ? WHERE id = ?
+                """, arguments: [user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate, passwordHash,
+                                 Self.milliseconds(now), user.id])
+            return user
+        }
+    }
+
+    private static func idForPhone(_ db: Database, _ phone: String) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT id FROM users WHERE phone_number = ?", arguments: [phone])
+    }
+
+    private static func user(_ row: Row) -> User {
+        let model: String? = row["car_model"]
+        let plate: String? = row["car_license_plate"]
+        return User(id: row["id"], role: UserRole(rawValue: row["role"]) ?? .rider, name: row["name"], phoneNumber: row["phone_number"],
+                    deviceID: row["device_id"], car: model.flatMap { model in plate.map { Car(model: model, licensePlate: $0) } },
+                    createdAt: Date(timeIntervalSince1970: Double(row["created_at_ms"] as Int64) / 1000))
+    }
+
+    private static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+}

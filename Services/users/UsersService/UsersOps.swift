@@ -1,0 +1,114 @@
+import Bus
+import Foundation
+import RideModels
+import Storage
+
+/// The `users` service's ops on the broker.
+enum UsersOps {
+    static func router(store: UserStore, hasher: PasswordHasher, signer: TokenSigner, relay: OutboxRelay, instance: String) -> OpRouter {
+        var router = OpRouter(service: BusContract.Service.users, instance: instance)
+        let slow = SlowWork()
+
+        router.on("register") { (params: RegisterParams, _) -> Replied<User> in
+            if let problem = UserRules.problem(with: params) { throw ServiceError.unprocessable("invalid_params", problem) }
+            if try await store.credentials(phoneNumber: params.phoneNumber) != nil { throw phoneTaken(params.phoneNumber) }
+            let hash = try await slow.run { try hasher.hash(params.password) }
+            let user = User(id: UserID.make(params.role), role: params.role, name: params.name, phoneNumber: params.phoneNumber,
+                            deviceID: params.deviceID, car: params.car, createdAt: Date())
+            do {
+                try await store.register(user, passwordHash: hash)
+            } catch UserStore.Failure.phoneTaken {
+                throw phoneTaken(params.phoneNumber)
+            }
+            relay.notify()
+            return Replied(status: Status.created, body: user)
+        }
+
+        router.on("login") { (params: LoginParams, _) -> Session in
+            let found = try await store.credentials(phoneNumber: params.phoneNumber)
+            // An unknown phone number costs the same hash as a wrong password: timing tells nothing.
+            let matches = try await slow.run { () -> Bool in
+                guard let (_, hash) = found else {
+                    _ = try? hasher.hash(params.password)
+                    return false
+                }
+                return hasher.verify(params.password, against: hash)
+            }
+            guard matches, let (user, _) = found else {
+                throw ServiceError.unauthorized("invalid_credentials", "phone number or password is wrong")
+            }
+            let (token, expiresAt) = signer.issue(for: user)
+            return Session(token: token, expiresAt: expiresAt, user: user)
+        }
+
+        router.on("authenticate") { (params: AuthenticateParams, _) -> User in
+            switch signer.verify(params.token) {
+            case .failure(let rejection):
+                throw ServiceError.unauthorized(rejection == .expired ? "token_expired" : "invalid_token", rejection.description)
+            case .success(let claims):
+                guard let user = try await store.user(id: claims.sub) else {
+                    throw ServiceError.unauthorized("invalid_token", "the token's user no longer exists")
+                }
+                return user
+            }
+        }
+
+        router.on("get") { (params: UserIDParams, _) -> User in
+            guard let user = try await store.user(id: params.id) else { throw unknownUser(params.id) }
+            return user
+        }
+
+        router.on("update") { (params: UpdateUserParams, _) -> User in
+            guard let current = try await store.user(id: params.id) else { throw unknownUser(params.id) }
+            if let problem = UserRules.problem(with: params, role: current.role) { throw ServiceError.unprocessable("invalid_params", problem) }
+            let hash = try await params.password.asyncMap { password in try await slow.run { try hasher.hash(password) } }
+            do {
+                return try await store.update(params, passwordHash: hash, now: Date())
+            } catch UserStore.Failure.phoneTaken {
+                throw phoneTaken(params.phoneNumber ?? "")
+            } catch UserStore.Failure.unknownUser {
+                throw unknownUser(params.id)
+            }
+        }
+
+        router.on("events") { (query: EventsQuery, _) -> EventsPage in
+            try await store.database.read { db in try Outbox.page(db, source: BusContract.Service.users, query: query) }
+        }
+        return router
+    }
+
+    static func phoneTaken(_ phone: String) -> ServiceError {
+        ServiceError.conflict("phone_taken", "phone_number \(phone) is already registered")
+    }
+
+    static func unknownUser(_ id: String) -> ServiceError {
+        ServiceError.notFound("unknown_user", "no user with id \(id)")
+    }
+}
+
+/// User ids: the role's letter and 16 random hex digits (`r-…`, `d-…`), readable in logs.
+enum UserID {
+    static func make(_ role: UserRole) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (role == .rider ? "r-" : "d-") + String(format: "%016llx", generator.next() as UInt64)
+    }
+}
+
+/// Runs CPU-heavy work (password hashing: ~0.3 s) on Dispatch's threads, so it never holds the
+/// worker's socket thread or the two-thread cooperative pool.
+struct SlowWork: Sendable {
+    private let queue = DispatchQueue(label: "ride-users.hashing", attributes: .concurrent)
+
+    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result(catching: work)) }
+        }
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}

@@ -1,0 +1,55 @@
+import Bus
+import Foundation
+import Logging
+import ServiceKit
+import Storage
+
+/// The running users service.
+public struct UsersServer: Sendable {
+    public let settings: UsersSettings
+
+    public init(settings: UsersSettings) { self.settings = settings }
+
+    public func run() async throws {
+        let logger = RideLogging.bootstrap(label: "ride-users", format: settings.logFormat, level: settings.logLevel)
+        let metrics = ServiceMetrics.bootstrap()
+        let store: UserStore
+        let secret: [UInt8]
+        do {
+            try FileManager.default.createDirectory(atPath: settings.dataDirectory, withIntermediateDirectories: true)
+            store = try UserStore(path: settings.databasePath)
+            secret = try settings.loadSecret()
+        } catch {
+            throw exitWithError("cannot open the database or token key in \(settings.dataDirectory): \(error)", program: "ride-users", code: ExitCodes.software)
+        }
+        let publisher = try await EventPublisher(endpoint: settings.pub, source: BusContract.Service.users, logger: logger)
+        let relay = OutboxRelay(database: store.database, publisher: publisher, source: BusContract.Service.users, logger: logger)
+        let instance = UUID().uuidString.lowercased()
+        let startedAt = Date()
+        var workerOptions = MDPWorker.Options()
+        workerOptions.concurrency = settings.concurrency
+        let router = UsersOps.router(store: store, hasher: PasswordHasher(rounds: settings.passwordRounds),
+                                     signer: TokenSigner(secret: secret, lifetime: settings.tokenLifetime), relay: relay, instance: instance)
+        let worker = ServiceWorker(broker: settings.broker, router: router, options: workerOptions, logger: logger)
+        let users = metrics.gauge("ride_users_users", "Users registered.")
+        metrics.onScrape { users.set(Double(store.count)) }
+        let settings = self.settings
+        let status = StatusServer.make(address: settings.http, serviceName: "ride-users", metrics: metrics, logger: logger, onRunning: { port in
+            logger.info("users ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.databasePath)"])
+        }) {
+            HealthReport(status: .ok, service: "users", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt), details: [
+                "users": .number(Double(store.count)),
+            ])
+        }
+        // Stopped in reverse: health, then requests; the relay sends what they appended; then the publisher.
+        let publishing = ShutdownHook {
+            await publisher.close()
+            logger.info("users stopped")
+        }
+        do {
+            try await ServiceRunner.run([publishing, relay, worker, status], logger: logger)
+        } catch where isAddressInUse(error) {
+            throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use", program: "ride-users", code: ExitCodes.unavailable)
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import ArgumentParser
+import Bus
+import Foundation
+import Logging
+import ServiceKit
+
+/// `ride-users`' flags. Each has an environment variable; a flag wins over its variable.
+public struct RideUsersCommand: ServiceCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "ride-users",
+        abstract: "Users: riders and drivers, their credentials, and the tokens that say who is asking.",
+        discussion: """
+            Ops on the broker (service "users"): register, login, authenticate, get, update, events, \
+            ping. Events: user.registered (source users, from a transactional outbox). Passwords are \
+            kept only as salted PBKDF2-SHA256 hashes; tokens are HMAC-SHA256-signed and expire. \
+            The signing key comes from RIDE_TOKEN_SECRET, else --token-secret-file, else \
+            <data-dir>/users-token.key (made once). --http defaults to 0.0.0.0:9101.
+
+            Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
+            when the database or the key cannot be opened.
+            """)
+
+    @OptionGroup var bus: BusClientOptions
+
+    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of users.sqlite", env: "RIDE_DATA_DIR", default: "./.data"))
+    var dataDirectory: String?
+
+    @Option(name: .customLong("token-secret-file"), help: helpWithEnv("File holding the token signing key (made, 32 random bytes, when missing)", env: "RIDE_TOKEN_SECRET_FILE", default: "<data-dir>/users-token.key"))
+    var tokenSecretFile: String?
+
+    @Option(name: .customLong("token-ttl-s"), help: helpWithEnv("How long a login token is valid, in seconds", env: "RIDE_TOKEN_TTL_S", default: "86400"))
+    var tokenTTLSeconds: Int?
+
+    @Option(name: .customLong("password-rounds"), help: helpWithEnv("PBKDF2-SHA256 rounds for new password hashes", env: "RIDE_PASSWORD_ROUNDS", default: "600000"))
+    var passwordRounds: Int?
+
+    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "8"))
+    var concurrency: Int?
+
+    @OptionGroup public var common: CommonOptions
+
+    public init() {}
+
+    public static func serve(_ settings: UsersSettings) async throws {
+        try await UsersServer(settings: settings).run()
+    }
+
+    public func settings() throws -> UsersSettings { try settings(environment: ProcessInfo.processInfo.environment) }
+
+    func settings(environment: [String: String]) throws -> UsersSettings {
+        let logging = try common.logging()
+        let dataDirectory = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
+        let secretFile = Setting.resolve(tokenSecretFile, flag: "token-secret-file", env: "RIDE_TOKEN_SECRET_FILE",
+                                         default: URL(fileURLWithPath: dataDirectory).appendingPathComponent("users-token.key").path).value
+        var secret: [UInt8]?
+        if let text = environment["RIDE_TOKEN_SECRET"], !text.isEmpty {
+            guard text.utf8.count >= 32 else { throw ConfigurationError("RIDE_TOKEN_SECRET must be at least 32 characters (it signs every token)") }
+            secret = Array(text.utf8)
+        }
+        return UsersSettings(
+            pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
+            dataDirectory: dataDirectory, tokenSecret: secret, tokenSecretFile: secretFile,
+            tokenLifetime: TimeInterval(try integerSetting(tokenTTLSeconds, flag: "token-ttl-s", env: "RIDE_TOKEN_TTL_S", default: 86_400, range: 60...31_536_000)),
+            passwordRounds: try integerSetting(passwordRounds, flag: "password-rounds", env: "RIDE_PASSWORD_ROUNDS", default: PasswordHasher.defaultRounds, range: 1000...10_000_000),
+            concurrency: try concurrencySetting(concurrency),
+            http: try common.httpAddress(default: "0.0.0.0:9101"),
+            logFormat: logging.format, logLevel: logging.level)
+    }
+}
+
+/// `ride-users`' resolved configuration.
+public struct UsersSettings: ServiceSettings {
+    public var pub: String
+    public var sub: String
+    public var broker: String
+    public var dataDirectory: String
+    /// From `RIDE_TOKEN_SECRET`; else the key file is used.
+    public var tokenSecret: [UInt8]?
+    public var tokenSecretFile: String
+    public var tokenLifetime: TimeInterval
+    public var passwordRounds: Int
+    public var concurrency: Int
+    public var http: HostPort
+    public var logFormat: LogFormat
+    public var logLevel: Logger.Level
+
+    public var databasePath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("users.sqlite").path }
+
+    public var summary: String {
+        """
+        ride-users configuration OK
+          bus                   pub \(pub), sub \(sub), broker \(broker)
+          database              \(databasePath)
+          token key             \(tokenSecret != nil ? "RIDE_TOKEN_SECRET" : tokenSecretFile)
+          token lifetime        \(Int(tokenLifetime)) s
+          password hashing      PBKDF2-SHA256, \(passwordRounds) rounds
+          concurrency           \(concurrency)
+          health/metrics        http://\(http)/health
+          logs                  \(logFormat.rawValue), \(logLevel.rawValue)
+        """
+    }
+
+    /// The signing key: the variable's, or the file's (made with 32 random bytes, mode 0600, when missing).
+    func loadSecret() throws -> [UInt8] {
+        if let tokenSecret { return tokenSecret }
+        if let data = FileManager.default.contents(atPath: tokenSecretFile) {
+            guard data.count >= 32 else { throw ConfigurationError("token key file \(tokenSecretFile) holds \(data.count) bytes; it needs at least 32") }
+            return [UInt8](data)
+        }
+        var generator = SystemRandomNumberGenerator()
+        let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        guard FileManager.default.createFile(atPath: tokenSecretFile, contents: Data(key), attributes: [.posixPermissions: 0o600]) else {
+            throw ConfigurationError("cannot create the token key file \(tokenSecretFile)")
+        }
+        return key
+    }
+}

@@ -1,0 +1,154 @@
+import Bus
+import Foundation
+
+/// Riders book rides; drivers drive them (`reference/models.md`).
+public enum UserRole: String, Codable, Sendable, CaseIterable {
+    case rider, driver
+}
+
+public struct Car: Codable, Sendable, Equatable {
+    public var model: String
+    public var licensePlate: String
+
+    public init(model: String, licensePlate: String) {
+        self.model = model
+        self.licensePlate = licensePlate
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case model
+        case licensePlate = "license_plate"
+    }
+}
+
+/// A user as every service sees one (never with a credential).
+public struct User: Codable, Sendable, Equatable {
+    public var id: String
+    public var role: UserRole
+    public var name: String
+    public var phoneNumber: String
+    /// The tracking SDK's device id (drivers).
+    public var deviceID: String?
+    public var car: Car?
+    public var createdAt: Date
+
+    public init(id: String, role: UserRole, name: String, phoneNumber: String, deviceID: String? = nil, car: Car? = nil, createdAt: Date) {
+        self.id = id
+        self.role = role
+        self.name = name
+        self.phoneNumber = phoneNumber
+        self.deviceID = deviceID
+        self.car = car
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, role, name, car
+        case phoneNumber = "phone_number"
+        case deviceID = "device_id"
+        case createdAt = "created_at"
+    }
+}
+
+/// `users.register`.
+public struct RegisterParams: Codable, Sendable, Equatable {
+    public var role: UserRole
+    public var name: String
+    public var phoneNumber: String
+    public var password: String
+    public var deviceID: String?
+    public var car: Car?
+
+    public init(role: UserRole, name: String, phoneNumber: String, password: String, deviceID: String? = nil, car: Car? = nil) {
+        self.role = role
+        self.name = name
+        self.phoneNumber = phoneNumber
+        self.password = password
+        self.deviceID = deviceID
+        self.car = car
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case role, name, password, car
+        case phoneNumber = "phone_number"
+        case deviceID = "device_id"
+    }
+}
+
+/// `users.login`.
+public struct LoginParams: Codable, Sendable, Equatable {
+    public var phoneNumber: String
+    public var password: String
+
+    public init(phoneNumber: String, password: String) {
+        self.phoneNumber = phoneNumber
+        self.password = password
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case password
+        case phoneNumber = "phone_number"
+    }
+}
+
+/// The reply of `login`: a signed token to send as `Authorization: Bearer …`, until `expires_at`.
+public struct Session: Codable, Sendable, Equatable {
+    public var token: String
+    public var expiresAt: Date
+    public var user: User
+
+    public init(token: String, expiresAt: Date, user: User) {
+        self.token = token
+        self.expiresAt = expiresAt
+        self.user = user
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case token, user
+        case expiresAt = "expires_at"
+    }
+}
+
+/// `users.authenticate`.
+public struct AuthenticateParams: Codable, Sendable, Equatable {
+    public var token: String
+    public init(token: String) { self.token = token }
+}
+
+/// `users.get`.
+public struct UserIDParams: Codable, Sendable, Equatable {
+    public var id: String
+    public init(id: String) { self.id = id }
+}
+
+/// `users.update`: the fields to change; absent fields stay. The caller (the gateway) has
+/// authenticated the user and passes their id.
+public struct UpdateUserParams: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String?
+    public var phoneNumber: String?
+    public var password: String?
+    public var deviceID: String?
+    public var car: Car?
+
+    public init(id: String, name: String? = nil, phoneNumber: String? = nil, password: String? = nil, deviceID: String? = nil, car: Car? = nil) {
+        self.id = id
+        self.name = name
+        self.phoneNumber = phoneNumber
+        self.password = password
+        self.deviceID = deviceID
+        self.car = car
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, password, car
+        case phoneNumber = "phone_number"
+        case deviceID = "device_id"
+    }
+}
+
+/// `user.registered` data.
+public struct UserRegistered: Codable, Sendable, Equatable {
+    public var user: User
+    public init(user: User) { self.user = user }
+}

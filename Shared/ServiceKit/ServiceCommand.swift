@@ -1,0 +1,41 @@
+import ArgumentParser
+
+/// A service's resolved configuration, printed by `--check`.
+public protocol ServiceSettings: Sendable {
+    var summary: String { get }
+}
+
+/// The command of a service executable: its flags resolve into settings (a bad flag or variable
+/// is a usage error naming it, exit 64), `--check` prints them, and otherwise the service runs.
+public protocol ServiceCommand: AsyncParsableCommand {
+    associatedtype Settings: ServiceSettings
+    var common: CommonOptions { get }
+    /// The flags, environment and defaults resolved; throws a `ConfigurationError` naming the setting.
+    func settings() throws -> Settings
+    /// Runs the service until it is told to stop.
+    static func serve(_ settings: Settings) async throws
+}
+
+extension ServiceCommand {
+    public mutating func validate() throws {
+        do {
+            _ = try settings()
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.message)
+        }
+    }
+
+    public func run() async throws {
+        let settings = try settings()
+        if common.check {
+            print(settings.summary)
+            return
+        }
+        try await Self.serve(settings)
+    }
+}
+
+/// `--concurrency`: how many requests a service's worker serves at once.
+public func concurrencySetting(_ flagValue: Int?) throws -> Int {
+    try integerSetting(flagValue, flag: "concurrency", env: "RIDE_WORKER_CONCURRENCY", default: 8, range: 1...1024)
+}

@@ -1,0 +1,95 @@
+import Bus
+import Foundation
+import GRDB
+
+/// The transactional outbox of the reliability model (DESIGN.md): a service that changes state
+/// appends the event that reports the change in the same transaction, so a change is never
+/// stored without its event nor published without its change. Sequences are the row numbers:
+/// gap-free per source, because SQLite serialises writers and rows are never deleted.
+///
+/// `OutboxRelay` sends the rows in order and marks them published; after a crash it sends what
+/// was left. The `events` op serves them again to a consumer that saw a gap (the Clone pattern).
+public enum Outbox {
+    /// The outbox table; call from a migration.
+    public static func createTable(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE outbox (
+                sequence INTEGER PRIMARY KEY NOT NULL,
+                id TEXT NOT NULL,
+                topic TEXT NOT NULL,
+                type TEXT NOT NULL,
+                time_ms INTEGER NOT NULL,
+                data BLOB NOT NULL,
+                published INTEGER NOT NULL DEFAULT 0
+            );
+            CREATE INDEX outbox_unpublished ON outbox (published, sequence);
+            """)
+    }
+
+    /// Appends an event inside the caller's write transaction; returns its sequence.
+    @discardableResult
+    public static func append(_ db: Database, topic: String, type: String, data: some Encodable, time: Date = Date()) throws -> UInt64 {
+        if let problem = Topic.problem(with: topic) { throw ServiceError(status: 500, code: "internal", message: "outbox topic: \(problem)") }
+        let last = try UInt64.fetchOne(db, sql: "SELECT MAX(sequence) FROM outbox") ?? 0
+        let sequence = last + 1
+        try db.execute(sql: "INSERT INTO outbox (sequence, id, topic, type, time_ms, data) VALUES (?, ?, ?, ?, ?, ?)",
+                       arguments: [Int64(sequence), EventID.next(), topic, type, Int64((time.timeIntervalSince1970 * 1000).rounded()),
+                                   Data(try JSONCoding.encode(data))])
+        return sequence
+    }
+
+    /// Up to `limit` events not yet published, oldest first.
+    public static func unpublished(_ db: Database, limit: Int = 500) throws -> [StoredEvent] {
+        try StoredEvent.fetch(db, sql: "SELECT * FROM outbox WHERE published = 0 ORDER BY sequence LIMIT ?", arguments: [limit])
+    }
+
+    public static func markPublished(_ db: Database, through sequence: UInt64) throws {
+        try db.execute(sql: "UPDATE outbox SET published = 1 WHERE published = 0 AND sequence <= ?", arguments: [Int64(sequence)])
+    }
+
+    /// Events after `sequence`, oldest first: what the `events` op returns.
+    public static func events(_ db: Database, after sequence: UInt64, limit: Int) throws -> [StoredEvent] {
+        try StoredEvent.fetch(db, sql: "SELECT * FROM outbox WHERE sequence > ? ORDER BY sequence LIMIT ?", arguments: [Int64(sequence), limit])
+    }
+
+    /// The last sequence appended (0 when none).
+    public static func lastSequence(_ db: Database) throws -> UInt64 {
+        try UInt64.fetchOne(db, sql: "SELECT MAX(sequence) FROM outbox") ?? 0
+    }
+}
+
+/// One outbox row.
+public struct StoredEvent: Sendable, Equatable {
+    public var sequence: UInt64
+    public var id: String
+    public var topic: String
+    public var type: String
+    public var time: Date
+    /// The event's data, as JSON.
+    public var data: [UInt8]
+
+    /// The CloudEvent as sent on the bus.
+    public func envelope(source: String) -> [UInt8] {
+        EnvelopeWriter.write(id: id, source: source, type: type, time: time, sequence: sequence, data: data)
+    }
+
+    static func fetch(_ db: Database, sql: String, arguments: StatementArguments) throws -> [StoredEvent] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            StoredEvent(sequence: UInt64(row["sequence"] as Int64), id: row["id"], topic: row["topic"], type: row["type"],
+                        time: Date(timeIntervalSince1970: Double(row["time_ms"] as Int64) / 1000), data: [UInt8](row["data"] as Data))
+        }
+    }
+}
+
+extension Outbox {
+    /// The `events` op's answer for `source`.
+    public static func page(_ db: Database, source: String, query: EventsQuery) throws -> EventsPage {
+        let limit = query.limit ?? 500
+        guard (1...5000).contains(limit) else { throw ServiceError.unprocessable("invalid_params", "limit: must be from 1 to 5000, got \(limit)") }
+        let events = try Outbox.events(db, after: query.after, limit: limit).map { stored in
+            CloudEvent<JSONValue>(id: stored.id, source: source, type: stored.type, time: stored.time, sequence: stored.sequence,
+                                  data: (try? JSONCoding.decode(JSONValue.self, from: stored.data)) ?? .null)
+        }
+        return EventsPage(events: events, lastSequence: try Outbox.lastSequence(db))
+    }
+}

@@ -1,0 +1,143 @@
+import Bus
+import Foundation
+import RideModels
+import ServiceKit
+import Testing
+
+/// A real `ride-users` beside a `TestBus`, with fast password hashing (the rounds are a setting).
+struct TestUsers: Sendable {
+    let bus: TestBus
+    let httpPort: Int
+    let name = "users"
+
+    var dataDirectory: String { "\(bus.scratch)/users-data" }
+    var log: String { (try? String(contentsOfFile: bus.supervisor.logPath(of: name)!, encoding: .utf8)) ?? "" }
+
+    static func start(on bus: TestBus) async throws -> TestUsers {
+        let users = TestUsers(bus: bus, httpPort: try FreePort.next())
+        try await users.startProcess()
+        return users
+    }
+
+    func startProcess() async throws {
+        try bus.supervisor.start(name: name, executable: "\(Binaries.directory)/ride-users", arguments: [
+            "--pub", bus.ingress, "--sub", bus.egress, "--broker", bus.broker, "--http", "127.0.0.1:\(httpPort)",
+            "--data-dir", dataDirectory, "--password-rounds", "2000", "--log-level", "debug",
+        ])
+        guard await waitUntilHealthy("http://127.0.0.1:\(httpPort)/health", timeout: .seconds(30), stillRunning: { bus.supervisor.isRunning(name) }) else {
+            throw TestFailure("ride-users did not become healthy; log:\n\(log)")
+        }
+        try await bus.waitForWorkers(BusContract.Service.users)
+    }
+
+    /// One request; the reply's status and JSON.
+    func call(_ op: String, _ json: String) async throws -> (status: Int, body: JSONValue) {
+        let client = try await bus.client(timeout: .seconds(5))
+        defer { Task { await client.close() } }
+        let reply = try await client.callRaw(BusContract.Service.users, op, json: Array(json.utf8))
+        return (reply.status, (try? JSONCoding.decode(JSONValue.self, from: reply.json)) ?? .null)
+    }
+}
+
+@Suite(.serialized) struct UsersIntegrationTests {
+    static let ann = #"{"role":"rider","name":"Ann","phone_number":"+380501234567","password":"secret123"}"#
+    static let dan = #"{"role":"driver","name":"Dan","phone_number":"+380671234567","password":"driving9","device_id":"dan-phone","car":{"model":"Prius","license_plate":"AB 1234"}}"#
+
+    @Test func registerLogInAuthenticateAndTheEventOnTheBus() async throws {
+        try await withTestBus("users") { bus in
+            // Subscribed before ride-users starts, so its publisher learns of the subscription when it connects.
+            let registered = try await EventSubscriber<UserRegistered>(endpoint: bus.egress, prefixes: [BusContract.Topics.userRegistered], logger: testLogger)
+            let users = try await TestUsers.start(on: bus)
+
+            let rider = try await users.call("register", Self.ann)
+            #expect(rider.status == 201)
+            #expect(rider.body["role"] == "rider")
+            #expect(rider.body["password"] == nil && !"\(rider.body)".contains("secret123"), "no credential in replies")
+            let driver = try await users.call("register", Self.dan)
+            #expect(driver.status == 201)
+            #expect(driver.body["car"]?["license_plate"] == "AB 1234")
+
+            let events = try await collect(registered, count: 2)
+            #expect(events.map { $0.event.data.user.name } == ["Ann", "Dan"])
+            #expect(events.map(\.event.source) == ["users", "users"])
+            #expect(events.map(\.event.sequence) == [1, 2])
+            await registered.close()
+
+            let session = try await users.call("login", #"{"phone_number":"+380671234567","password":"driving9"}"#)
+            #expect(session.status == 200)
+            guard case .string(let token)? = session.body["token"] else { throw TestFailure("no token: \(session.body)") }
+            let me = try await users.call("authenticate", #"{"token":"\#(token)"}"#)
+            #expect(me.status == 200)
+            #expect(me.body["id"] == driver.body["id"])
+
+            let page = try await users.call("events", #"{"after":1}"#)
+            #expect(page.body["last_sequence"] == 2)
+            #expect(page.body["events"]?[0]?["data"]?["user"]?["name"] == "Dan")
+        }
+    }
+
+    @Test func wrongCredentialsDuplicatesAndBadFieldsAreRefusedAndChangeNothing() async throws {
+        try await withTestBus("users-bad") { bus in
+            let users = try await TestUsers.start(on: bus)
+            #expect(try await users.call("register", Self.ann).status == 201)
+
+            let duplicate = try await users.call("register", Self.ann.replacingOccurrences(of: "Ann", with: "Another Ann"))
+            #expect(duplicate.status == 409)
+            #expect(duplicate.body["error"]?["code"] == "phone_taken")
+
+            let bad: [(String, String)] = [
+                (#"{"role":"rider","name":"B","phone_number":"12345","password":"secret123"}"#, "phone_number:"),
+                (#"{"role":"rider","name":"B","phone_number":"+380501111111","password":"123"}"#, "password:"),
+                (#"{"role":"driver","name":"B","phone_number":"+380501111112","password":"secret123"}"#, "car:"),
+                (#"{"role":"pilot","name":"B","phone_number":"+380501111113","password":"secret123"}"#, "role"),
+                (#"{"role":"rider","phone_number":"+380501111114","password":"secret123"}"#, "name"),
+            ]
+            for (json, field) in bad {
+                let reply = try await users.call("register", json)
+                #expect(reply.status == 422, "\(json)")
+                let message = reply.body["error"]?["message"]?.stringValue ?? ""
+                #expect(message.contains(field), "\(reply.body)")
+            }
+            #expect(try await users.call("register", "{not json").status == 400)
+
+            for login in [#"{"phone_number":"+380501234567","password":"wrong-one"}"#, #"{"phone_number":"+380509999999","password":"secret123"}"#] {
+                let reply = try await users.call("login", login)
+                #expect(reply.status == 401)
+                #expect(reply.body["error"]?["code"] == "invalid_credentials")
+            }
+            for token in ["", "garbage", "a.b", "eyJzdWIiOiJyLTEifQ.AAAA"] {
+                #expect(try await users.call("authenticate", #"{"token":"\#(token)"}"#).status == 401, "\(token)")
+            }
+            #expect(try await users.call("get", #"{"id":"r-nobody"}"#).status == 404)
+
+            // Nothing of the refused requests was stored: one user, one event.
+            let page = try await users.call("events", #"{"after":0}"#)
+            #expect(page.body["last_sequence"] == 1)
+        }
+    }
+
+    @Test func updatesAndARestartKeepUsersAndTokens() async throws {
+        try await withTestBus("users-update") { bus in
+            let users = try await TestUsers.start(on: bus)
+            let ann = try await users.call("register", Self.ann)
+            _ = try await users.call("register", Self.dan)
+            guard case .string(let id)? = ann.body["id"] else { throw TestFailure("no id") }
+
+            let renamed = try await users.call("update", #"{"id":"\#(id)","name":"Ann Smith","password":"newsecret1"}"#)
+            #expect(renamed.status == 200)
+            #expect(renamed.body["name"] == "Ann Smith")
+            #expect(try await users.call("update", #"{"id":"\#(id)","phone_number":"+380671234567"}"#).status == 409, "Dan's number")
+            #expect(try await users.call("update", #"{"id":"\#(id)","car":{"model":"X","license_plate":"Y"}}"#).status == 422)
+            #expect(try await users.call("login", #"{"phone_number":"+380501234567","password":"secret123"}"#).status == 401)
+            let session = try await users.call("login", #"{"phone_number":"+380501234567","password":"newsecret1"}"#)
+            guard case .string(let token)? = session.body["token"] else { throw TestFailure("no token") }
+
+            bus.supervisor.signal(users.name, SIGKILL)
+            _ = await bus.supervisor.waitForExit(users.name, timeout: .seconds(5))
+            try await users.startProcess()
+            let me = try await users.call("authenticate", #"{"token":"\#(token)"}"#)
+            #expect(me.status == 200, "the signing key survives a restart")
+            #expect(me.body["name"] == "Ann Smith")
+        }
+    }
+}
