@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "ride-bus", targets: ["ride-bus"]),
         .executable(name: "ride-tracking", targets: ["ride-tracking"]),
         .executable(name: "ride-users", targets: ["ride-users"]),
+        .executable(name: "ride-orders", targets: ["ride-orders"]),
         .executable(name: "ridectl", targets: ["ridectl"]),
         .library(name: "TrackingSDK", targets: ["TrackingSDK"]),
     ],
@@ -83,14 +84,20 @@ let package = Package(
         .executableTarget(name: "ride-bus", dependencies: ["BusService", "ServiceKit"], path: "Services/bus/main"),
         .target(
             name: "TrackingService",
-            dependencies: ["Bus", "Geo", "RideModels", "ServiceKit", "ZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["Bus", "Geo", "RideModels", "ServiceKit", "Storage", "ZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "GRDBSQLite", package: "GRDB.swift"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             path: "Services/tracking/TrackingService"
         ),
         .executableTarget(name: "ride-tracking", dependencies: ["TrackingService", "ServiceKit"], path: "Services/tracking/main"),
-        .target(name: "OrdersService", dependencies: ["Bus", "RideModels"], path: "Services/orders/OrdersService"),
+        .target(
+            name: "OrdersService",
+            dependencies: ["Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/orders/OrdersService"
+        ),
+        .executableTarget(name: "ride-orders", dependencies: ["OrdersService", "ServiceKit"], path: "Services/orders/main"),
         .target(
             name: "UsersService",
             dependencies: ["Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),

@@ -35,3 +35,148 @@ public struct Place: Codable, Sendable, Equatable {
         self.address = address
     }
 }
+
+/// Who is asking, as the caller (the gateway, after `users.authenticate`) vouches. Every orders op
+/// carries one: a rider may touch only their own orders, a driver only orders offered to or
+/// accepted by them.
+public struct Caller: Codable, Sendable, Equatable {
+    public var role: UserRole
+    public var id: String
+
+    public init(role: UserRole, id: String) {
+        self.role = role
+        self.id = id
+    }
+
+    public static func rider(_ id: String) -> Caller { Caller(role: .rider, id: id) }
+    public static func driver(_ id: String) -> Caller { Caller(role: .driver, id: id) }
+}
+
+/// An order: the document apps watch (`reference/models.md`), with copies of its rider and driver.
+public struct Order: Codable, Sendable, Equatable {
+    public var id: String
+    public var status: OrderStatus
+    public var rider: User
+    public var pickup: Place
+    public var dropoff: Place
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var driver: User?
+    public var tripID: String?
+    /// Drivers the order is offered to while it is `NEW` (dispatch).
+    public var offeredTo: [String]
+    /// Drivers who declined it; never offered it again.
+    public var declinedBy: [String]
+    /// Every driver it was ever offered to.
+    public var offerHistory: [String]
+    /// Grows by one with every change: reactions update only the version they saw.
+    public var version: Int
+    public var cancelReason: String?
+
+    public init(id: String, status: OrderStatus, rider: User, pickup: Place, dropoff: Place, createdAt: Date, updatedAt: Date,
+                driver: User? = nil, tripID: String? = nil, offeredTo: [String] = [], declinedBy: [String] = [], offerHistory: [String] = [],
+                version: Int = 1, cancelReason: String? = nil) {
+        self.id = id
+        self.status = status
+        self.rider = rider
+        self.pickup = pickup
+        self.dropoff = dropoff
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.driver = driver
+        self.tripID = tripID
+        self.offeredTo = offeredTo
+        self.declinedBy = declinedBy
+        self.offerHistory = offerHistory
+        self.version = version
+        self.cancelReason = cancelReason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, status, rider, pickup, dropoff, driver, version
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case tripID = "trip_id"
+        case offeredTo = "offered_to"
+        case declinedBy = "declined_by"
+        case offerHistory = "offer_history"
+        case cancelReason = "cancel_reason"
+    }
+}
+
+/// `order.status.<STATUS>` data.
+public struct OrderStatusChanged: Codable, Sendable, Equatable {
+    public var order: Order
+    public var previousStatus: OrderStatus?
+
+    public init(order: Order, previousStatus: OrderStatus?) {
+        self.order = order
+        self.previousStatus = previousStatus
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case order
+        case previousStatus = "previous_status"
+    }
+}
+
+/// `orders.create`.
+public struct CreateOrderParams: Codable, Sendable, Equatable {
+    public var caller: Caller
+    public var pickup: Place
+    public var dropoff: Place
+
+    public init(caller: Caller, pickup: Place, dropoff: Place) {
+        self.caller = caller
+        self.pickup = pickup
+        self.dropoff = dropoff
+    }
+}
+
+/// `orders.get`, `accept`, `decline`, `start_ride`, `end_ride`, `cancel`.
+public struct OrderParams: Codable, Sendable, Equatable {
+    public var caller: Caller
+    public var id: String
+    /// `cancel` only: why, shown to the other party.
+    public var reason: String?
+
+    public init(caller: Caller, id: String, reason: String? = nil) {
+        self.caller = caller
+        self.id = id
+        self.reason = reason
+    }
+}
+
+/// `orders.list`: a rider's orders, a driver's orders (offered or theirs), or — `status` with
+/// `near` — orders of that status around a point (drivers looking for `NEW` orders).
+public struct ListOrdersParams: Codable, Sendable, Equatable {
+    public struct Near: Codable, Sendable, Equatable {
+        public var latitude: Double
+        public var longitude: Double
+        /// Metres.
+        public var radius: Double
+
+        public init(latitude: Double, longitude: Double, radius: Double) {
+            self.latitude = latitude
+            self.longitude = longitude
+            self.radius = radius
+        }
+    }
+
+    public var caller: Caller
+    public var status: OrderStatus?
+    public var near: Near?
+    public var limit: Int?
+
+    public init(caller: Caller, status: OrderStatus? = nil, near: Near? = nil, limit: Int? = nil) {
+        self.caller = caller
+        self.status = status
+        self.near = near
+        self.limit = limit
+    }
+}
+
+public struct OrderList: Codable, Sendable, Equatable {
+    public var orders: [Order]
+    public init(orders: [Order]) { self.orders = orders }
+}

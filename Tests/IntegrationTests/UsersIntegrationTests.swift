@@ -4,41 +4,6 @@ import RideModels
 import ServiceKit
 import Testing
 
-/// A real `ride-users` beside a `TestBus`, with fast password hashing (the rounds are a setting).
-struct TestUsers: Sendable {
-    let bus: TestBus
-    let httpPort: Int
-    let name = "users"
-
-    var dataDirectory: String { "\(bus.scratch)/users-data" }
-    var log: String { (try? String(contentsOfFile: bus.supervisor.logPath(of: name)!, encoding: .utf8)) ?? "" }
-
-    static func start(on bus: TestBus) async throws -> TestUsers {
-        let users = TestUsers(bus: bus, httpPort: try FreePort.next())
-        try await users.startProcess()
-        return users
-    }
-
-    func startProcess() async throws {
-        try bus.supervisor.start(name: name, executable: "\(Binaries.directory)/ride-users", arguments: [
-            "--pub", bus.ingress, "--sub", bus.egress, "--broker", bus.broker, "--http", "127.0.0.1:\(httpPort)",
-            "--data-dir", dataDirectory, "--password-rounds", "2000", "--log-level", "debug",
-        ])
-        guard await waitUntilHealthy("http://127.0.0.1:\(httpPort)/health", timeout: .seconds(30), stillRunning: { bus.supervisor.isRunning(name) }) else {
-            throw TestFailure("ride-users did not become healthy; log:\n\(log)")
-        }
-        try await bus.waitForWorkers(BusContract.Service.users)
-    }
-
-    /// One request; the reply's status and JSON.
-    func call(_ op: String, _ json: String) async throws -> (status: Int, body: JSONValue) {
-        let client = try await bus.client(timeout: .seconds(5))
-        defer { Task { await client.close() } }
-        let reply = try await client.callRaw(BusContract.Service.users, op, json: Array(json.utf8))
-        return (reply.status, (try? JSONCoding.decode(JSONValue.self, from: reply.json)) ?? .null)
-    }
-}
-
 @Suite(.serialized) struct UsersIntegrationTests {
     static let ann = #"{"role":"rider","name":"Ann","phone_number":"+380501234567","password":"secret123"}"#
     static let dan = #"{"role":"driver","name":"Dan","phone_number":"+380671234567","password":"driving9","device_id":"dan-phone","car":{"model":"Prius","license_plate":"AB 1234"}}"#
@@ -47,7 +12,7 @@ struct TestUsers: Sendable {
         try await withTestBus("users") { bus in
             // Subscribed before ride-users starts, so its publisher learns of the subscription when it connects.
             let registered = try await EventSubscriber<UserRegistered>(endpoint: bus.egress, prefixes: [BusContract.Topics.userRegistered], logger: testLogger)
-            let users = try await TestUsers.start(on: bus)
+            let users = try await TestService.users(on: bus)
 
             let rider = try await users.call("register", Self.ann)
             #expect(rider.status == 201)
@@ -78,7 +43,7 @@ struct TestUsers: Sendable {
 
     @Test func wrongCredentialsDuplicatesAndBadFieldsAreRefusedAndChangeNothing() async throws {
         try await withTestBus("users-bad") { bus in
-            let users = try await TestUsers.start(on: bus)
+            let users = try await TestService.users(on: bus)
             #expect(try await users.call("register", Self.ann).status == 201)
 
             let duplicate = try await users.call("register", Self.ann.replacingOccurrences(of: "Ann", with: "Another Ann"))
@@ -118,7 +83,7 @@ struct TestUsers: Sendable {
 
     @Test func updatesAndARestartKeepUsersAndTokens() async throws {
         try await withTestBus("users-update") { bus in
-            let users = try await TestUsers.start(on: bus)
+            let users = try await TestService.users(on: bus)
             let ann = try await users.call("register", Self.ann)
             _ = try await users.call("register", Self.dan)
             guard case .string(let id)? = ann.body["id"] else { throw TestFailure("no id") }

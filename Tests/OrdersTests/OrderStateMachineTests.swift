@@ -81,8 +81,11 @@ import Testing
     }
 
     @Test func aSecondAcceptIsAConflictNamingTheStatus() {
-        let accepted = OrderFacts(status: .accepted, riderID: "r1", driverID: "d1", offeredTo: ["d1", "d2"])
+        // Offers end when a driver accepts; the drivers who had one are told why they are too late.
+        let accepted = OrderFacts(status: .accepted, riderID: "r1", driverID: "d1", offeredTo: [], formerlyOffered: ["d1", "d2"])
         #expect(OrderStateMachine.apply(.accept, to: accepted, by: otherDriver) == .failure(.illegal(action: .accept, current: .accepted)))
+        #expect(isForbidden(OrderStateMachine.apply(.accept, to: accepted, by: .driver(id: "d3"))), "never offered")
+        #expect(!OrderStateMachine.canView(accepted, by: otherDriver), "a past offer does not show the order")
         #expect(OrderRefusal.illegal(action: .accept, current: .accepted).message == "cannot accept an order that is ACCEPTED")
     }
 

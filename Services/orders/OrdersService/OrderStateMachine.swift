@@ -26,12 +26,15 @@ public struct OrderFacts: Sendable, Equatable {
     public var driverID: String?
     /// Drivers the order is currently offered to (dispatch).
     public var offeredTo: Set<String>
+    /// Drivers it was ever offered to: one who is too late to accept is told the status (409).
+    public var formerlyOffered: Set<String>
 
-    public init(status: OrderStatus, riderID: String, driverID: String? = nil, offeredTo: Set<String> = []) {
+    public init(status: OrderStatus, riderID: String, driverID: String? = nil, offeredTo: Set<String> = [], formerlyOffered: Set<String> = []) {
         self.status = status
         self.riderID = riderID
         self.driverID = driverID
         self.offeredTo = offeredTo
+        self.formerlyOffered = formerlyOffered
     }
 }
 
@@ -97,8 +100,9 @@ public enum OrderStateMachine {
         case (.cancel, .driver(let id)):
             return id == facts.driverID ? nil : .forbidden("a driver may cancel only the order they accepted")
         case (.accept, .driver(let id)), (.decline, .driver(let id)):
-            // A driver who already holds the order gets the status conflict, not a 403.
-            return facts.offeredTo.contains(id) || facts.driverID == id ? nil : .forbidden("this order was not offered to driver \(id)")
+            // A driver who holds the order, or was offered it and is too late, gets the status conflict, not a 403.
+            return facts.offeredTo.contains(id) || facts.formerlyOffered.contains(id) || facts.driverID == id
+                ? nil : .forbidden("this order was not offered to driver \(id)")
         case (.startRide, .driver(let id)), (.endRide, .driver(let id)):
             // An offered driver is told the status (409), a stranger is not (403).
             return id == facts.driverID || facts.offeredTo.contains(id) ? nil : .forbidden("only the order's driver may \(action == .startRide ? "start" : "end") the ride")

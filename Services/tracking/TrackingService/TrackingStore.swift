@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import GRDB
 import GRDBSQLite
+import Storage
 import RideModels
 
 /// What one group commit stores for one device: its record, and the history it brought.
@@ -41,18 +42,12 @@ public final class SQLiteTrackingStore: TrackingStore {
     private let pool: DatabasePool
 
     public init(path: String) throws {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in
-            // WAL + NORMAL: a commit survives a process crash; only a power cut can lose the last ones.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        pool = try ServiceDatabase.open(path: path, migrator: Self.migrator) { db in
             // 64 MiB of page cache per connection (the default is 2 MiB): the writer touches the
             // pages of thousands of devices in every group commit, and with the small cache it read
             // most of them back from the file (measured 6 600 page reads a second at 50 000 loc/s).
             try db.execute(sql: "PRAGMA cache_size = -65536")
         }
-        pool = try DatabasePool(path: path, configuration: configuration)
-        try Self.migrator.migrate(pool)
     }
 
     static var migrator: DatabaseMigrator {

@@ -12,11 +12,7 @@ public final class UserStore: Sendable {
     private let storedCount = Atomic<Int>(0)
 
     public init(path: String) throws {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-        database = try DatabasePool(path: path, configuration: configuration)
-        try Self.migrator.migrate(database)
+        database = try ServiceDatabase.open(path: path, migrator: Self.migrator)
         storedCount.store(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users") ?? 0 }, ordering: .relaxed)
     }
 

@@ -39,6 +39,10 @@ enum Platform {
                 name: "tracking", executable: "\(binDirectory)/ride-tracking",
                 arguments: bus + ["--ingest", "tcp://*:\(port(5558))", "--http", "127.0.0.1:\(port(9104))", "--data-dir", dataDirectory],
                 healthURL: "http://127.0.0.1:\(port(9104))/health"),
+            PlatformProcess(
+                name: "orders", executable: "\(binDirectory)/ride-orders",
+                arguments: bus + ["--http", "127.0.0.1:\(port(9102))", "--data-dir", dataDirectory],
+                healthURL: "http://127.0.0.1:\(port(9102))/health"),
         ]
     }
 

@@ -1,0 +1,50 @@
+import Bus
+import Foundation
+import Logging
+import ServiceKit
+import Storage
+
+/// The running orders service.
+public struct OrdersServer: Sendable {
+    public let settings: OrdersSettings
+
+    public init(settings: OrdersSettings) { self.settings = settings }
+
+    public func run() async throws {
+        let logger = RideLogging.bootstrap(label: "ride-orders", format: settings.logFormat, level: settings.logLevel)
+        let metrics = ServiceMetrics.bootstrap()
+        let store: OrderStore
+        do {
+            try FileManager.default.createDirectory(atPath: settings.dataDirectory, withIntermediateDirectories: true)
+            store = try OrderStore(path: settings.databasePath)
+        } catch {
+            throw exitWithError("cannot open the database \(settings.databasePath): \(error)", program: "ride-orders", code: ExitCodes.software)
+        }
+        let publisher = try await EventPublisher(endpoint: settings.pub, source: BusContract.Service.orders, logger: logger)
+        let relay = OutboxRelay(database: store.database, publisher: publisher, source: BusContract.Service.orders, logger: logger)
+        let platform = try await ServiceClient(broker: settings.broker, logger: logger)
+        let instance = UUID().uuidString.lowercased()
+        let startedAt = Date()
+        var workerOptions = MDPWorker.Options()
+        workerOptions.concurrency = settings.concurrency
+        let ops = OrdersOps(store: store, platform: platform, relay: relay, dispatch: settings.dispatch, logger: logger)
+        let worker = ServiceWorker(broker: settings.broker, router: ops.router(instance: instance), options: workerOptions, logger: logger)
+        let settings = self.settings
+        let status = StatusServer.make(address: settings.http, serviceName: "ride-orders", metrics: metrics, logger: logger, onRunning: { port in
+            logger.info("orders ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.databasePath)"])
+        }) {
+            HealthReport(status: .ok, service: "orders", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt), details: [:])
+        }
+        // Stopped in reverse: health, then requests; the relay sends what they appended; then the sockets.
+        let closing = ShutdownHook {
+            await platform.close()
+            await publisher.close()
+            logger.info("orders stopped")
+        }
+        do {
+            try await ServiceRunner.run([closing, relay, worker, status], logger: logger)
+        } catch where isAddressInUse(error) {
+            throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use", program: "ride-orders", code: ExitCodes.unavailable)
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Bus
+import Foundation
+import Logging
+import ServiceKit
+
+/// `ride-orders`' flags. Each has an environment variable; a flag wins over its variable.
+public struct RideOrdersCommand: ServiceCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "ride-orders",
+        abstract: "Orders: booking, dispatch to the nearest drivers, and the ride's lifecycle.",
+        discussion: """
+            Ops on the broker (service "orders"): create, get, list, accept, decline, start_ride, \
+            end_ride, cancel, events, ping. Every op names its caller ({"caller":{"role","id"}}); a \
+            rider may touch only their own orders, a driver only orders offered to or accepted by \
+            them. Events: order.status.<STATUS> (source orders, from a transactional outbox). \
+            --http defaults to 0.0.0.0:9102.
+
+            Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
+            when the database cannot be opened.
+            """)
+
+    @OptionGroup var bus: BusClientOptions
+
+    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of orders.sqlite", env: "RIDE_DATA_DIR", default: "./.data"))
+    var dataDirectory: String?
+
+    @Option(name: .customLong("dispatch-radius-m"), help: helpWithEnv("How far from the pickup drivers are offered a new order, in metres", env: "RIDE_DISPATCH_RADIUS_M", default: "3000"))
+    var dispatchRadius: Int?
+
+    @Option(name: .customLong("dispatch-drivers"), help: helpWithEnv("How many of the nearest available drivers a new order is offered to", env: "RIDE_DISPATCH_DRIVERS", default: "3"))
+    var dispatchDrivers: Int?
+
+    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "8"))
+    var concurrency: Int?
+
+    @OptionGroup public var common: CommonOptions
+
+    public init() {}
+
+    public static func serve(_ settings: OrdersSettings) async throws {
+        try await OrdersServer(settings: settings).run()
+    }
+
+    public func settings() throws -> OrdersSettings {
+        let logging = try common.logging()
+        var dispatch = DispatchSettings()
+        dispatch.radius = Double(try integerSetting(dispatchRadius, flag: "dispatch-radius-m", env: "RIDE_DISPATCH_RADIUS_M", default: 3000, range: 100...100_000))
+        dispatch.drivers = try integerSetting(dispatchDrivers, flag: "dispatch-drivers", env: "RIDE_DISPATCH_DRIVERS", default: 3, range: 1...50)
+        return OrdersSettings(
+            pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
+            dataDirectory: Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value,
+            dispatch: dispatch, concurrency: try concurrencySetting(concurrency),
+            http: try common.httpAddress(default: "0.0.0.0:9102"), logFormat: logging.format, logLevel: logging.level)
+    }
+}
+
+/// `ride-orders`' resolved configuration.
+public struct OrdersSettings: ServiceSettings {
+    public var pub: String
+    public var sub: String
+    public var broker: String
+    public var dataDirectory: String
+    public var dispatch: DispatchSettings
+    public var concurrency: Int
+    public var http: HostPort
+    public var logFormat: LogFormat
+    public var logLevel: Logger.Level
+
+    public var databasePath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("orders.sqlite").path }
+
+    public var summary: String {
+        """
+        ride-orders configuration OK
+          bus                   pub \(pub), sub \(sub), broker \(broker)
+          database              \(databasePath)
+          dispatch              \(dispatch.drivers) nearest available drivers within \(Int(dispatch.radius)) m
+          concurrency           \(concurrency)
+          health/metrics        http://\(http)/health
+          logs                  \(logFormat.rawValue), \(logLevel.rawValue)
+        """
+    }
+}

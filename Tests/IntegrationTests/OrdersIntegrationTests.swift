@@ -1,0 +1,148 @@
+import Bus
+import Foundation
+import RideModels
+import ServiceKit
+import Testing
+
+/// `ride-orders` with the real `ride-users` and `ride-tracking` it asks, through the real bus.
+@Suite(.serialized) struct OrdersIntegrationTests {
+    struct Platform {
+        let bus: TestBus
+        let users: TestService
+        let tracking: TestTracking
+        let orders: TestService
+        var riderID = ""
+        var driverIDs: [String] = []
+
+        /// Ann (a rider) and two drivers, Dan and Eve, whose phones report as available near the pickup.
+        static func start(_ bus: TestBus, subscribeBefore: (() async throws -> Void)? = nil) async throws -> Platform {
+            let users = try await TestService.users(on: bus)
+            let tracking = try await TestTracking.start(on: bus)
+            try await subscribeBefore?()
+            var platform = Platform(bus: bus, users: users, tracking: tracking, orders: try await TestService.orders(on: bus))
+            platform.riderID = try await platform.register(#"{"role":"rider","name":"Ann","phone_number":"+380501234567","password":"secret123"}"#)
+            for (name, phone, offset) in [("Dan", "+380671234567", 0.002), ("Eve", "+380671234568", 0.004)] {
+                let device = "\(name.lowercased())-phone"
+                let id = try await platform.register(#"{"role":"driver","name":"\#(name)","phone_number":"\#(phone)","password":"driving9","device_id":"\#(device)","car":{"model":"Prius","license_plate":"AB 1234"}}"#)
+                platform.driverIDs.append(id)
+                let batch = IngestBatch(publishableKey: TestTracking.publishableKey, deviceID: device, batchID: 1,
+                                        device: DeviceIntents(name: name, metadata: ["user_id": .string(id)], tracking: true, available: true, changedAt: Date()),
+                                        locations: [DeviceLocation(latitude: 47.8359 + offset, longitude: 35.1146, recordedAt: Date(), accuracy: 5)])
+                _ = try await tracking.call("ingest", batch, as: IngestAck.self)
+            }
+            return platform
+        }
+
+        func register(_ json: String) async throws -> String {
+            let reply = try await users.call("register", json)
+            guard reply.status == 201, case .string(let id)? = reply.body["id"] else { throw TestFailure("register: \(reply)") }
+            return id
+        }
+
+        func call(_ op: String, as caller: (String, String), _ fields: String = "") async throws -> (status: Int, body: JSONValue) {
+            try await orders.call(op, #"{"caller":{"role":"\#(caller.0)","id":"\#(caller.1)"}\#(fields.isEmpty ? "" : ",")\#(fields)}"#)
+        }
+
+        var ann: (String, String) { ("rider", riderID) }
+        var dan: (String, String) { ("driver", driverIDs[0]) }
+        var eve: (String, String) { ("driver", driverIDs[1]) }
+    }
+
+    static let trip = #""pickup":{"latitude":47.8359,"longitude":35.1146,"address":"Sobornyi Ave 1"},"dropoff":{"latitude":47.8501,"longitude":35.1302}"#
+
+    @Test func bookingOffersTheNearestDriversAndTheFirstAcceptWins() async throws {
+        try await withTestBus("orders") { bus in
+            var statuses: EventSubscriber<OrderStatusChanged>?
+            let platform = try await Platform.start(bus) {
+                statuses = try await EventSubscriber<OrderStatusChanged>(endpoint: bus.egress, prefixes: ["order.status."], logger: testLogger)
+            }
+            let created = try await platform.call("create", as: platform.ann, Self.trip)
+            #expect(created.status == 201, "\(created.body)")
+            #expect(created.body["status"] == "NEW")
+            #expect(created.body["rider"]?["name"] == "Ann")
+            #expect(created.body["offered_to"] == .array(platform.driverIDs.map(JSONValue.string)), "nearest first")
+            guard case .string(let id)? = created.body["id"] else { throw TestFailure("no id") }
+            let order = #""id":"\#(id)""#
+
+            // Offered drivers see it in their list; the rider in hers.
+            #expect(try await platform.call("list", as: platform.dan).body["orders"]?[0]?["id"] == .string(id))
+            #expect(try await platform.call("list", as: platform.ann).body["orders"]?[0]?["id"] == .string(id))
+            let near = try await platform.call("list", as: platform.eve, #""status":"NEW","near":{"latitude":47.836,"longitude":35.1146,"radius":1000}"#)
+            #expect(near.body["orders"]?[0]?["id"] == .string(id))
+
+            // Both drivers accept at once: exactly one wins, the other is told the status.
+            async let first = platform.call("accept", as: platform.dan, order)
+            async let second = platform.call("accept", as: platform.eve, order)
+            let replies = try await [first, second]
+            #expect(replies.map(\.status).sorted() == [200, 409], "\(replies)")
+            let loser = replies.first { $0.status == 409 }
+            #expect(loser?.body["error"]?["code"] == "illegal_transition")
+            #expect(loser?.body["error"]?["message"]?.stringValue?.contains("ACCEPTED") == true)
+            let winner = replies.first { $0.status == 200 }!
+            #expect(winner.body["status"] == "ACCEPTED")
+            #expect(winner.body["driver"]?["car"]?["model"] == "Prius")
+            #expect(winner.body["offered_to"] == .array([]))
+
+            // The statuses on the bus, once each, in order, from the outbox.
+            let events = try await collect(statuses!, count: 2)
+            #expect(events.map(\.topic) == ["order.status.NEW", "order.status.ACCEPTED"])
+            #expect(events.map(\.event.sequence) == [1, 2])
+            #expect(events[1].event.data.previousStatus == .new)
+            await statuses!.close()
+
+            // Too early to start the ride (the reactor moves it to PICKING_UP and REACHED_PICKUP).
+            let driver = winner.body["driver"]?["id"] == .string(platform.driverIDs[0]) ? platform.dan : platform.eve
+            let early = try await platform.call("start_ride", as: driver, order)
+            #expect(early.status == 409)
+            // The rider cancels; the order is closed and she may book again.
+            let cancelled = try await platform.call("cancel", as: platform.ann, order + #","reason":"changed my mind""#)
+            #expect(cancelled.body["status"] == "CANCELLED")
+            #expect(try await platform.call("cancel", as: platform.ann, order).status == 409)
+            #expect(try await platform.call("create", as: platform.ann, Self.trip).status == 201)
+        }
+    }
+
+    @Test func whoMayDoWhatAndBadInputChangeNothing() async throws {
+        try await withTestBus("orders-bad") { bus in
+            let platform = try await Platform.start(bus)
+            let created = try await platform.call("create", as: platform.ann, Self.trip)
+            guard case .string(let id)? = created.body["id"] else { throw TestFailure("no id: \(created)") }
+            let order = #""id":"\#(id)""#
+            let stranger = try await platform.register(#"{"role":"rider","name":"Zed","phone_number":"+380509999999","password":"secret123"}"#)
+
+            #expect(try await platform.call("create", as: platform.ann, Self.trip).body["error"]?["code"] == "open_order_exists")
+            #expect(try await platform.call("create", as: platform.dan, Self.trip).status == 403, "drivers do not book")
+            #expect(try await platform.call("create", as: ("rider", "r-nobody"), Self.trip).status == 422)
+            let bad: [(String, String)] = [
+                (#""pickup":{"latitude":91,"longitude":35},"dropoff":{"latitude":47.85,"longitude":35.13}"#, "pickup.latitude"),
+                (#""pickup":{"latitude":47.8359,"longitude":35.1146},"dropoff":{"latitude":47.8359,"longitude":35.1147}"#, "dropoff:"),
+                (#""pickup":{"latitude":47.8359},"dropoff":{"latitude":47.85,"longitude":35.13}"#, "pickup.longitude"),
+            ]
+            for (fields, field) in bad {
+                let reply = try await platform.call("create", as: ("rider", stranger), fields)
+                #expect(reply.status == 422, "\(fields)")
+                #expect(reply.body["error"]?["message"]?.stringValue?.contains(field) == true, "\(reply.body)")
+            }
+            #expect(try await platform.orders.call("create", "{nope").status == 400)
+            #expect(try await platform.orders.call("get", #"{"id":"\#(id)"}"#).status == 422, "no caller")
+
+            #expect(try await platform.call("get", as: ("rider", stranger), order).status == 403)
+            #expect(try await platform.call("cancel", as: ("rider", stranger), order).status == 403)
+            #expect(try await platform.call("accept", as: platform.ann, order).status == 403)
+            #expect(try await platform.call("get", as: platform.ann, #""id":"o-nope""#).status == 404)
+            #expect(try await platform.call("list", as: platform.ann, #""status":"NEW","near":{"latitude":47.8,"longitude":35.1,"radius":1000}"#).status == 403)
+
+            // A decline takes the driver off the order for good.
+            let declined = try await platform.call("decline", as: platform.dan, order)
+            #expect(declined.body["offered_to"] == .array([.string(platform.driverIDs[1])]))
+            #expect(try await platform.call("get", as: platform.dan, order).status == 403)
+
+            // Of all that, only the booking was an event: nothing refused was stored.
+            let page = try await platform.orders.call("events", #"{"after":0}"#)
+            #expect(page.body["last_sequence"] == 1)
+            let stored = try await platform.call("get", as: platform.ann, order)
+            #expect(stored.body["status"] == "NEW")
+            #expect(stored.body["version"] == 2, "created, then declined once")
+        }
+    }
+}

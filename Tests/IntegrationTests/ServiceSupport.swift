@@ -1,0 +1,53 @@
+import Bus
+import Foundation
+import ServiceKit
+import Testing
+
+/// A real service process (`ride-users`, `ride-orders`, …) beside a `TestBus`, on a free HTTP
+/// port, with its data in the test's directory; ready when /health answers and the broker has
+/// its workers.
+struct TestService: Sendable {
+    let bus: TestBus
+    let name: String
+    let service: String
+    let executable: String
+    let arguments: [String]
+    let httpPort: Int
+
+    var dataDirectory: String { "\(bus.scratch)/\(name)-data" }
+    var log: String { (try? String(contentsOfFile: bus.supervisor.logPath(of: name)!, encoding: .utf8)) ?? "" }
+
+    static func start(on bus: TestBus, service: String, executable: String, arguments: [String] = []) async throws -> TestService {
+        let process = TestService(bus: bus, name: service, service: service, executable: executable, arguments: arguments, httpPort: try FreePort.next())
+        try await process.startProcess()
+        return process
+    }
+
+    /// `ride-users` with fast password hashing (the rounds are a setting).
+    static func users(on bus: TestBus) async throws -> TestService {
+        try await start(on: bus, service: BusContract.Service.users, executable: "ride-users", arguments: ["--password-rounds", "2000"])
+    }
+
+    static func orders(on bus: TestBus) async throws -> TestService {
+        try await start(on: bus, service: BusContract.Service.orders, executable: "ride-orders")
+    }
+
+    func startProcess() async throws {
+        try bus.supervisor.start(name: name, executable: "\(Binaries.directory)/\(executable)", arguments: [
+            "--pub", bus.ingress, "--sub", bus.egress, "--broker", bus.broker, "--http", "127.0.0.1:\(httpPort)",
+            "--data-dir", dataDirectory, "--log-level", "debug",
+        ] + arguments)
+        guard await waitUntilHealthy("http://127.0.0.1:\(httpPort)/health", timeout: .seconds(30), stillRunning: { bus.supervisor.isRunning(name) }) else {
+            throw TestFailure("\(executable) did not become healthy; log:\n\(log)")
+        }
+        try await bus.waitForWorkers(service)
+    }
+
+    /// One request; the reply's status and JSON.
+    func call(_ op: String, _ json: String) async throws -> (status: Int, body: JSONValue) {
+        let client = try await bus.client(timeout: .seconds(5))
+        defer { Task { await client.close() } }
+        let reply = try await client.callRaw(service, op, json: Array(json.utf8))
+        return (reply.status, (try? JSONCoding.decode(JSONValue.self, from: reply.json)) ?? .null)
+    }
+}
