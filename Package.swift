@@ -97,6 +97,7 @@ let package = Package(
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/orders/OrdersService"
         ),
+        .target(name: "TripsService", dependencies: ["Bus", "Geo", "RideModels"], path: "Services/trips/TripsService"),
         .executableTarget(name: "ride-orders", dependencies: ["OrdersService", "ServiceKit"], path: "Services/orders/main"),
         .target(
             name: "UsersService",
@@ -124,6 +125,7 @@ let package = Package(
         .testTarget(name: "RideCtlTests", dependencies: ["RideCtlKit", "Bus"], path: "Tests/RideCtlTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
         .testTarget(name: "TrackingTests", dependencies: ["TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ"], path: "Tests/TrackingTests"),
+        .testTarget(name: "TripsTests", dependencies: ["TripsService", "RideModels", "Geo"], path: "Tests/TripsTests"),
         .testTarget(name: "OrdersTests", dependencies: ["OrdersService", "RideModels"], path: "Tests/OrdersTests"),
         .testTarget(name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/UsersTests"),
         .testTarget(

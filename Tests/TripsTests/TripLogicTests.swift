@@ -1,0 +1,144 @@
+import Foundation
+import Geo
+import RideModels
+import Testing
+
+@testable import TripsService
+
+private let start = Date(timeIntervalSince1970: 1_800_000_000)
+private let origin = GeoPoint(latitude: 47.8359, longitude: 35.1146)
+
+/// A drive along `route` at `speed` m/s, one fix a second, each off by up to `noise` metres.
+private func drive(_ route: Polyline, speed: Double, noise: Double, seed: UInt64 = 7) -> [TrackPoint] {
+    var random = SplitMix(seed: seed)
+    var fixes: [TrackPoint] = []
+    var travelled = 0.0
+    var second = 0.0
+    while travelled <= route.length {
+        let exact = route.point(atDistance: travelled)
+        let off = exact.destination(bearing: random.next() * 360, distance: random.next() * noise)
+        fixes.append(TrackPoint(point: off, recordedAt: start.addingTimeInterval(second), accuracy: 5, speed: speed))
+        travelled += speed
+        second += 1
+    }
+    return fixes
+}
+
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> Double {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+    }
+}
+
+private let streets = Polyline(points: [
+    origin, origin.destination(bearing: 90, distance: 800), origin.destination(bearing: 90, distance: 800).destination(bearing: 0, distance: 600),
+    origin.destination(bearing: 90, distance: 1500).destination(bearing: 0, distance: 600),
+])
+
+@Suite struct TrackOdometerTests {
+    @Test func aNoisyDriveMeasuresWithinFivePercentOfTheTruePath() {
+        let fixes = drive(streets, speed: 10, noise: 4)
+        var odometer = TrackOdometer()
+        for fix in fixes { odometer.add(fix) }
+        #expect(abs(odometer.distance - streets.length) / streets.length < 0.05, "\(odometer.distance) vs \(streets.length)")
+    }
+
+    @Test func aParkedPhoneWanderingInItsAccuracyAddsNothing() {
+        var odometer = TrackOdometer()
+        var random = SplitMix(seed: 3)
+        for second in 0..<600 {
+            let off = origin.destination(bearing: random.next() * 360, distance: random.next() * 8)
+            odometer.add(TrackPoint(point: off, recordedAt: start.addingTimeInterval(Double(second)), accuracy: 10))
+        }
+        #expect(odometer.distance == 0)
+    }
+
+    @Test func lateFixesAndTeleportsAreSkipped() {
+        var odometer = TrackOdometer()
+        odometer.add(TrackPoint(point: origin, recordedAt: start))
+        let moved = odometer.add(TrackPoint(point: origin.destination(bearing: 0, distance: 50), recordedAt: start.addingTimeInterval(5)))
+        let older = odometer.add(TrackPoint(point: origin.destination(bearing: 0, distance: 100), recordedAt: start.addingTimeInterval(4)))
+        let teleport = odometer.add(TrackPoint(point: origin.destination(bearing: 0, distance: 5000), recordedAt: start.addingTimeInterval(6)))
+        #expect(moved)
+        #expect(!older, "older")
+        #expect(!teleport, "5 km in a second")
+        #expect(abs(odometer.distance - 50) < 0.5)
+    }
+}
+
+@Suite struct TripProgressTests {
+    let model = RouteModel()
+    let destinationPoint = origin.destination(bearing: 0, distance: 2000)
+
+    @Test func arrivalComesOnceAndAllowsForAccuracy() {
+        var progress = TripProgress(destination: Geofence(center: destinationPoint, radius: 50))
+        // 80 m away with 40 m accuracy: the uncertainty circle overlaps the fence (≤ 50 + 40).
+        let near = TrackPoint(point: destinationPoint.destination(bearing: 180, distance: 80), recordedAt: start, accuracy: 40)
+        let first = progress.record(near, model: model, now: start)
+        #expect(first == [.arrived(at: start, point: near.point)])
+        let inside = TrackPoint(point: destinationPoint, recordedAt: start.addingTimeInterval(1), accuracy: 5)
+        let again = progress.record(inside, model: model, now: start.addingTimeInterval(1))
+        #expect(again == [], "once")
+        #expect(progress.arrivedAt == start)
+    }
+
+    @Test func aTerribleFixDoesNotArriveFromAcrossTown() {
+        var progress = TripProgress(destination: Geofence(center: destinationPoint, radius: 50))
+        let far = TrackPoint(point: destinationPoint.destination(bearing: 180, distance: 400), recordedAt: start, accuracy: 2000)
+        let signals = progress.record(far, model: model, now: start)
+        #expect(signals.allSatisfy { if case .arrived = $0 { false } else { true } })
+    }
+
+    @Test func estimatesFollowTheModelAndAreRateLimited() {
+        var progress = TripProgress(destination: Geofence(center: destinationPoint, radius: 50))
+        let fix = TrackPoint(point: origin, recordedAt: start, accuracy: 5, speed: 10)
+        let signals = progress.record(fix, model: model, now: start)
+        guard case .eta(let estimate)? = signals.first else {
+            Issue.record("no estimate")
+            return
+        }
+        // 2 000 m × 1.3 at the observed 10 m/s.
+        #expect(abs(estimate.distance - 2600) <= 1)
+        #expect(estimate.duration == 260)
+        #expect(estimate.arriveAt == start.addingTimeInterval(260))
+        let soon = TrackPoint(point: origin.destination(bearing: 0, distance: 20), recordedAt: start.addingTimeInterval(2), speed: 10)
+        let tooSoon = progress.record(soon, model: model, now: start.addingTimeInterval(2))
+        #expect(tooSoon == [], "within 5 s of the last")
+        let later = TrackPoint(point: origin.destination(bearing: 0, distance: 60), recordedAt: start.addingTimeInterval(6), speed: 10)
+        let next = progress.record(later, model: model, now: start.addingTimeInterval(6))
+        #expect(next.count == 1)
+    }
+
+    @Test func withoutAnObservedSpeedTheDefaultCitySpeedApplies() {
+        let estimate = model.estimate(from: origin, to: destinationPoint, observedSpeed: nil, now: start)
+        #expect(estimate.duration == Int((2000 * 1.3 / 8.3).rounded()))
+        #expect(model.estimate(from: origin, to: destinationPoint, observedSpeed: 0.2, now: start).duration == Int((2600 / 3.0).rounded()), "clamped")
+    }
+}
+
+@Suite struct TripSummaryTests {
+    @Test func theSummaryMeasuresTheDrivenPathAndSimplifiesItsRoute() {
+        let fixes = drive(streets, speed: 12, noise: 3).shuffled()  // history may come in any order
+        let end = start.addingTimeInterval(300)
+        let marker = TripSummary.Marker(type: "arrival", recordedAt: end, location: GeoJSONPoint(streets.points.last!))
+        let summary = TripSummaryBuilder.summary(track: fixes, deviceID: "d1", startedAt: start, completedAt: end, arrival: marker)
+        #expect(abs(Double(summary.distance) - streets.length) / streets.length < 0.05, "\(summary.distance) vs \(streets.length)")
+        #expect(summary.duration == 300)
+        #expect(summary.locations.coordinates.count < fixes.count / 4, "simplified: \(summary.locations.coordinates.count) of \(fixes.count)")
+        #expect(summary.locations.coordinates.count >= 4, "keeps the corners")
+        #expect(summary.markers == [marker])
+    }
+
+    @Test func shareIDsAreSevenUnambiguousCharacters() {
+        let ids = (0..<1000).map { _ in ShareID.make() }
+        #expect(ids.allSatisfy(ShareID.isValid))
+        #expect(Set(ids).count == 1000)
+        #expect(!ShareID.isValid("abc0efg") && !ShareID.isValid("abcdef") && !ShareID.isValid("abcdefgh"))
+    }
+}
