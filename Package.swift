@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "ride-tracking", targets: ["ride-tracking"]),
         .executable(name: "ride-users", targets: ["ride-users"]),
         .executable(name: "ride-orders", targets: ["ride-orders"]),
+        .executable(name: "ride-trips", targets: ["ride-trips"]),
         .executable(name: "ridectl", targets: ["ridectl"]),
         .library(name: "TrackingSDK", targets: ["TrackingSDK"]),
     ],
@@ -68,7 +69,7 @@ let package = Package(
         .target(name: "RideModels", dependencies: ["Bus", "Geo"], path: "Shared/RideModels"),
         .target(
             name: "Storage",
-            dependencies: ["Bus", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+            dependencies: ["Bus", "ServiceKit", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             path: "Shared/Storage"
         ),
@@ -97,7 +98,14 @@ let package = Package(
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/orders/OrdersService"
         ),
-        .target(name: "TripsService", dependencies: ["Bus", "Geo", "RideModels"], path: "Services/trips/TripsService"),
+        .target(
+            name: "TripsService",
+            dependencies: ["Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            path: "Services/trips/TripsService"
+        ),
+        .executableTarget(name: "ride-trips", dependencies: ["TripsService", "ServiceKit"], path: "Services/trips/main"),
         .executableTarget(name: "ride-orders", dependencies: ["OrdersService", "ServiceKit"], path: "Services/orders/main"),
         .target(
             name: "UsersService",

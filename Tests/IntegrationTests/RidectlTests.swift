@@ -143,7 +143,7 @@ import Testing
         supervisor.signal("up", SIGINT)
         #expect(await supervisor.waitForExit("up", timeout: .seconds(20)) == 0)
         let log = try String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)
-        #expect(log.contains("The platform is up: bus, users, tracking, orders."))
+        #expect(log.contains("The platform is up: bus, users, tracking, trips, orders."))
         #expect(log.contains("tracking     | ") && log.contains("tracking stopped"))
         #expect(log.contains("bus          | ") && log.contains("bus stopped"), "the bus's log lines are prefixed; it stopped gracefully")
         #expect(log.contains("ridectl up: stopped"))

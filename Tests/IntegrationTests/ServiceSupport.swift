@@ -28,6 +28,10 @@ struct TestService: Sendable {
         try await start(on: bus, service: BusContract.Service.users, executable: "ride-users", arguments: ["--password-rounds", "2000"])
     }
 
+    static func trips(on bus: TestBus) async throws -> TestService {
+        try await start(on: bus, service: BusContract.Service.trips, executable: "ride-trips")
+    }
+
     static func orders(on bus: TestBus) async throws -> TestService {
         try await start(on: bus, service: BusContract.Service.orders, executable: "ride-orders")
     }

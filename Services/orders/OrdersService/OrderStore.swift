@@ -12,13 +12,11 @@ public final class OrderStore: Sendable {
     public let database: DatabasePool
 
     public init(path: String) throws {
-        database = try ServiceDatabase.open(path: path, migrator: Self.migrator)
+        database = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: true)
     }
 
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
+    /// The schema, one migration per version (the outbox table comes with the first).
+    static let migrations: [ServiceDatabase.Migration] = [("v1", """
                 CREATE TABLE orders (
                     id TEXT PRIMARY KEY NOT NULL,
                     status TEXT NOT NULL,
@@ -40,11 +38,7 @@ public final class OrderStore: Sendable {
                     driver_id TEXT NOT NULL,
                     PRIMARY KEY (driver_id, order_id)
                 ) WITHOUT ROWID;
-                """)
-            try Outbox.createTable(db)
-        }
-        return migrator
-    }
+                """)]
 
     public enum Failure: Error, Equatable {
         case openOrderExists(String)

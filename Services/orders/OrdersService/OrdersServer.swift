@@ -13,15 +13,10 @@ public struct OrdersServer: Sendable {
     public func run() async throws {
         let logger = RideLogging.bootstrap(label: "ride-orders", format: settings.logFormat, level: settings.logLevel)
         let metrics = ServiceMetrics.bootstrap()
-        let store: OrderStore
-        do {
-            try FileManager.default.createDirectory(atPath: settings.dataDirectory, withIntermediateDirectories: true)
-            store = try OrderStore(path: settings.databasePath)
-        } catch {
-            throw exitWithError("cannot open the database \(settings.databasePath): \(error)", program: "ride-orders", code: ExitCodes.software)
-        }
-        let publisher = try await EventPublisher(endpoint: settings.pub, source: BusContract.Service.orders, logger: logger)
-        let relay = OutboxRelay(database: store.database, publisher: publisher, source: BusContract.Service.orders, logger: logger)
+        let storage = try await ServiceStorage.open(
+            program: "ride-orders", source: BusContract.Service.orders, dataDirectory: settings.dataDirectory, databasePath: settings.databasePath,
+            publishTo: settings.pub, logger: logger, store: OrderStore.init(path:), database: \.database)
+        let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)
         let instance = UUID().uuidString.lowercased()
         let startedAt = Date()

@@ -42,7 +42,7 @@ public final class SQLiteTrackingStore: TrackingStore {
     private let pool: DatabasePool
 
     public init(path: String) throws {
-        pool = try ServiceDatabase.open(path: path, migrator: Self.migrator) { db in
+        pool = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: false) { db in
             // 64 MiB of page cache per connection (the default is 2 MiB): the writer touches the
             // pages of thousands of devices in every group commit, and with the small cache it read
             // most of them back from the file (measured 6 600 page reads a second at 50 000 loc/s).
@@ -50,10 +50,8 @@ public final class SQLiteTrackingStore: TrackingStore {
         }
     }
 
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
+    /// The schema, one migration per version.
+    static let migrations: [ServiceDatabase.Migration] = [("v1", """
                 CREATE TABLE devices (
                     id TEXT PRIMARY KEY NOT NULL,
                     name TEXT,
@@ -94,10 +92,7 @@ public final class SQLiteTrackingStore: TrackingStore {
                     UNIQUE (device_id, recorded_at, metadata)
                 );
                 CREATE INDEX geotags_by_device_time ON geotags (device_id, recorded_at);
-                """)
-        }
-        return migrator
-    }
+                """)]
 
     public func loadDevices() throws -> [DeviceRecord] {
         try pool.read { db in

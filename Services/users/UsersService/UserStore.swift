@@ -12,16 +12,14 @@ public final class UserStore: Sendable {
     private let storedCount = Atomic<Int>(0)
 
     public init(path: String) throws {
-        database = try ServiceDatabase.open(path: path, migrator: Self.migrator)
+        database = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: true)
         storedCount.store(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users") ?? 0 }, ordering: .relaxed)
     }
 
     public var count: Int { storedCount.load(ordering: .relaxed) }
 
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
+    /// The schema, one migration per version (the outbox table comes with the first).
+    static let migrations: [ServiceDatabase.Migration] = [("v1", """
                 CREATE TABLE users (
                     id TEXT PRIMARY KEY NOT NULL,
                     role TEXT NOT NULL,
@@ -34,11 +32,7 @@ public final class UserStore: Sendable {
                     created_at_ms INTEGER NOT NULL,
                     updated_at_ms INTEGER NOT NULL
                 );
-                """)
-            try Outbox.createTable(db)
-        }
-        return migrator
-    }
+                """)]
 
     public enum Failure: Error, Equatable {
         case phoneTaken

@@ -13,17 +13,16 @@ public struct UsersServer: Sendable {
     public func run() async throws {
         let logger = RideLogging.bootstrap(label: "ride-users", format: settings.logFormat, level: settings.logLevel)
         let metrics = ServiceMetrics.bootstrap()
-        let store: UserStore
+        let storage = try await ServiceStorage.open(
+            program: "ride-users", source: BusContract.Service.users, dataDirectory: settings.dataDirectory, databasePath: settings.databasePath,
+            publishTo: settings.pub, logger: logger, store: UserStore.init(path:), database: \.database)
+        let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let secret: [UInt8]
         do {
-            try FileManager.default.createDirectory(atPath: settings.dataDirectory, withIntermediateDirectories: true)
-            store = try UserStore(path: settings.databasePath)
             secret = try settings.loadSecret()
         } catch {
-            throw exitWithError("cannot open the database or token key in \(settings.dataDirectory): \(error)", program: "ride-users", code: ExitCodes.software)
+            throw exitWithError("cannot read or make the token key \(settings.tokenSecretFile): \(error)", program: "ride-users", code: ExitCodes.software)
         }
-        let publisher = try await EventPublisher(endpoint: settings.pub, source: BusContract.Service.users, logger: logger)
-        let relay = OutboxRelay(database: store.database, publisher: publisher, source: BusContract.Service.users, logger: logger)
         let instance = UUID().uuidString.lowercased()
         let startedAt = Date()
         var workerOptions = MDPWorker.Options()

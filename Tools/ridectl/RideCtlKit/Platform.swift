@@ -40,6 +40,10 @@ enum Platform {
                 arguments: bus + ["--ingest", "tcp://*:\(port(5558))", "--http", "127.0.0.1:\(port(9104))", "--data-dir", dataDirectory],
                 healthURL: "http://127.0.0.1:\(port(9104))/health"),
             PlatformProcess(
+                name: "trips", executable: "\(binDirectory)/ride-trips",
+                arguments: bus + ["--http", "127.0.0.1:\(port(9103))", "--data-dir", dataDirectory],
+                healthURL: "http://127.0.0.1:\(port(9103))/health"),
+            PlatformProcess(
                 name: "orders", executable: "\(binDirectory)/ride-orders",
                 arguments: bus + ["--http", "127.0.0.1:\(port(9102))", "--data-dir", dataDirectory],
                 healthURL: "http://127.0.0.1:\(port(9102))/health"),

@@ -1,0 +1,112 @@
+import Bus
+import Foundation
+import GRDB
+import RideModels
+import Storage
+
+/// Trips in one SQLite file: each trip's document, its live progress (so a restart resumes it),
+/// and the outbox of `trip.*` events.
+public final class TripStore: Sendable {
+    public let database: DatabasePool
+
+    public init(path: String) throws {
+        database = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: true)
+    }
+
+    /// The schema, one migration per version (the outbox table comes with the first).
+    static let migrations: [ServiceDatabase.Migration] = [("v1", """
+                CREATE TABLE trips (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    share_id TEXT NOT NULL UNIQUE,
+                    device_id TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    idempotency_key TEXT UNIQUE,
+                    document TEXT NOT NULL,
+                    progress TEXT NOT NULL
+                );
+                CREATE INDEX trips_active ON trips (status, device_id);
+                """)]
+
+    /// A live trip: what apps see and what the watcher keeps.
+    public struct Live: Sendable, Equatable {
+        public var trip: Trip
+        public var progress: TripProgress
+    }
+
+    /// Stores a new trip and its `trip.created` event; with an idempotency key already used,
+    /// returns the trip made then (and `created` false) and stores nothing.
+    public func create(_ live: Live, idempotencyKey: String?) async throws -> (trip: Trip, created: Bool) {
+        try await database.write { db in
+            if let idempotencyKey,
+               let existing = try String.fetchOne(db, sql: "SELECT document FROM trips WHERE idempotency_key = ?", arguments: [idempotencyKey]) {
+                return (try Self.decode(Trip.self, existing), false)
+            }
+            try db.execute(sql: "INSERT INTO trips (id, share_id, device_id, status, idempotency_key, document, progress) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           arguments: [live.trip.tripID, live.trip.shareID, live.trip.deviceID, live.trip.status.rawValue, idempotencyKey,
+                                       try Self.encode(live.trip), try Self.encode(live.progress)])
+            try Self.appendEvent(db, "created", live.trip)
+            return (live.trip, true)
+        }
+    }
+
+    public func trip(id: String) async throws -> Trip? {
+        try await database.read { db in try String.fetchOne(db, sql: "SELECT document FROM trips WHERE id = ?", arguments: [id]).map { try Self.decode(Trip.self, $0) } }
+    }
+
+    public func trip(shareID: String) async throws -> Trip? {
+        try await database.read { db in try String.fetchOne(db, sql: "SELECT document FROM trips WHERE share_id = ?", arguments: [shareID]).map { try Self.decode(Trip.self, $0) } }
+    }
+
+    public func activeTrips() async throws -> [Live] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT document, progress FROM trips WHERE status = 'active'").map { row in
+                Live(trip: try Self.decode(Trip.self, row["document"]), progress: try Self.decode(TripProgress.self, row["progress"]))
+            }
+        }
+    }
+
+    /// Saves a live trip's progress and, with `event`, its changed document and that event — only
+    /// while the trip is still active (a late location after completion changes nothing).
+    /// Arrival is recorded at most once: a second arrival for the same trip finds `arrived_at` set.
+    @discardableResult
+    public func update(_ live: Live, event: String?) async throws -> Bool {
+        try await database.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT document FROM trips WHERE id = ? AND status = 'active'", arguments: [live.trip.tripID]) else {
+                return false
+            }
+            let stored = try Self.decode(Trip.self, row["document"])
+            if event == "destination_arrival", stored.destination.arrivedAt != nil { return false }
+            try db.execute(sql: "UPDATE trips SET document = ?, progress = ? WHERE id = ?",
+                           arguments: [try Self.encode(live.trip), try Self.encode(live.progress), live.trip.tripID])
+            if let event { try Self.appendEvent(db, event, live.trip) }
+            return true
+        }
+    }
+
+    /// Completes a trip with its summary and the `trip.completed` event; an already completed
+    /// trip is returned as it is.
+    public func complete(id: String, at time: Date, summary: TripSummary) async throws -> Trip? {
+        try await database.write { db in
+            guard let document = try String.fetchOne(db, sql: "SELECT document FROM trips WHERE id = ?", arguments: [id]) else { return nil }
+            var trip = try Self.decode(Trip.self, document)
+            guard trip.status == .active else { return trip }
+            trip.status = .completed
+            trip.completedAt = time
+            trip.summary = summary
+            trip.estimate = nil
+            try db.execute(sql: "UPDATE trips SET status = ?, document = ? WHERE id = ?", arguments: [trip.status.rawValue, try Self.encode(trip), id])
+            try Self.appendEvent(db, "completed", trip)
+            return trip
+        }
+    }
+
+    static func appendEvent(_ db: Database, _ value: String, _ trip: Trip) throws {
+        let data = TripEvent.Data(value: value, tripID: trip.tripID, tripMetadata: trip.metadata, estimate: value == "eta" ? trip.estimate : nil,
+                                  summary: value == "completed" ? trip.summary : nil, arrivedAt: trip.destination.arrivedAt)
+        let topic = "trip.\(value)"
+        try Outbox.append(db, topic: topic, type: topic, data: TripEvent(createdAt: Date(), deviceID: trip.deviceID, data: data))
+    }
+
+    static func encode(_ value: some Encodable) throws -> String { String(decoding: try JSONCoding.encode(value), as: UTF8.self) }
+    static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T { try JSONCoding.decode(T.self, from: Array(text.utf8)) }
+}

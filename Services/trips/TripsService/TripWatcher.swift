@@ -1,0 +1,120 @@
+import Bus
+import Foundation
+import Geo
+import Logging
+import RideModels
+import ServiceLifecycle
+import Storage
+
+/// Watches the devices of active trips — and only those: it subscribes to
+/// `device.location.<id>` when a trip starts and drops it when the device's last trip ends, so
+/// the bus filters out every other device. Each location moves the trip's progress; an arrival or
+/// a new estimate is stored with its event (arrival at most once per trip).
+public actor TripWatcher {
+    private var live: [String: TripStore.Live] = [:]
+    private var tripsByDevice: [String: Set<String>] = [:]
+    private let store: TripStore
+    private let relay: OutboxRelay
+    private let subscriber: EventSubscriber<DeviceLocationEvent>
+    private let model: RouteModel
+    private let logger: Logger
+
+    init(store: TripStore, relay: OutboxRelay, subscriber: EventSubscriber<DeviceLocationEvent>, model: RouteModel, logger: Logger) {
+        self.store = store
+        self.relay = relay
+        self.subscriber = subscriber
+        self.model = model
+        self.logger = logger
+    }
+
+    var activeCount: Int { live.count }
+
+    func watch(_ trip: TripStore.Live) {
+        live[trip.trip.tripID] = trip
+        let device = trip.trip.deviceID
+        if tripsByDevice[device, default: []].isEmpty { subscriber.subscribe(BusContract.Topics.deviceLocation + device) }
+        tripsByDevice[device, default: []].insert(trip.trip.tripID)
+    }
+
+    func stopWatching(tripID: String) {
+        guard let trip = live.removeValue(forKey: tripID) else { return }
+        let device = trip.trip.deviceID
+        tripsByDevice[device]?.remove(tripID)
+        if tripsByDevice[device]?.isEmpty == true {
+            tripsByDevice[device] = nil
+            subscriber.unsubscribe(BusContract.Topics.deviceLocation + device)
+        }
+    }
+
+    /// One location of a watched device (or of another whose id the subscribed prefix also
+    /// matched, which is ignored). `catchingUp`: from history after a restart, so no estimates.
+    func handle(deviceID: String, fix: TrackPoint, now: Date = Date(), catchingUp: Bool = false) async {
+        for tripID in tripsByDevice[deviceID] ?? [] {
+            guard var trip = live[tripID] else { continue }
+            for signal in trip.progress.record(fix, model: model, now: now) {
+                let event: String
+                switch signal {
+                case .arrived(let at, _):
+                    trip.trip.destination.arrivedAt = at
+                    trip.trip.estimate = nil
+                    event = "destination_arrival"
+                case .eta(let estimate):
+                    if catchingUp { continue }
+                    trip.trip.estimate = Trip.Estimate(arriveAt: estimate.arriveAt, route: .init(
+                        distance: estimate.distance, duration: estimate.duration, remainingDuration: estimate.duration))
+                    event = "eta"
+                }
+                do {
+                    if try await store.update(trip, event: event) { relay.notify() }
+                } catch {
+                    logger.error("trip update failed; the next location retries", metadata: ["trip_id": "\(tripID)", "error": "\(error)"])
+                }
+            }
+            live[tripID] = trip
+        }
+    }
+
+    /// Consumes the subscription until shutdown.
+    func run() async {
+        for await batch in subscriber.deliveries {
+            for case .event(let received) in batch {
+                let data = received.event.data
+                await handle(deviceID: data.deviceID, fix: TrackPoint(point: data.location.point, recordedAt: data.recordedAt,
+                                                                     accuracy: data.accuracy, speed: data.speed))
+            }
+        }
+    }
+}
+
+/// The watcher as a service of the process: resumes active trips (catching up on the locations
+/// recorded while it was away), then follows the bus.
+struct TripWatcherService: Service {
+    let watcher: TripWatcher
+    let store: TripStore
+    let platform: ServiceClient
+    let subscriber: EventSubscriber<DeviceLocationEvent>
+    let logger: Logger
+
+    func run() async throws {
+        for trip in try await store.activeTrips() {
+            await watcher.watch(trip)
+            let history = LocationsParams(deviceID: trip.trip.deviceID, from: trip.trip.startedAt, limit: 10_000)
+            if let missed = try? await platform.call(BusContract.Service.tracking, "locations", history, as: LocationHistory.self) {
+                for location in missed.locations {
+                    await watcher.handle(deviceID: trip.trip.deviceID, fix: TrackPoint(location), catchingUp: true)
+                }
+            }
+        }
+        await withGracefulShutdownHandler {
+            await watcher.run()
+        } onGracefulShutdown: {
+            Task { await subscriber.close() }
+        }
+    }
+}
+
+extension TrackPoint {
+    init(_ location: DeviceLocation) {
+        self.init(point: location.point, recordedAt: location.recordedAt, accuracy: location.accuracy, speed: location.speed)
+    }
+}

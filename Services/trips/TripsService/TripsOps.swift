@@ -1,0 +1,105 @@
+import Bus
+import Foundation
+import Geo
+import Logging
+import RideModels
+import Storage
+
+/// The `trips` service's ops on the broker (HyperTrack's Trips API v3 over the bus).
+struct TripsOps {
+    let store: TripStore
+    let watcher: TripWatcher
+    let platform: ServiceClient
+    let relay: OutboxRelay
+    let model: RouteModel
+    let logger: Logger
+
+    func router(instance: String) -> OpRouter {
+        var router = OpRouter(service: BusContract.Service.trips, instance: instance)
+        router.on("create") { (params: CreateTripParams, _) -> Replied<Trip> in
+            let (trip, created) = try await create(params)
+            return Replied(status: created ? Status.created : Status.ok, body: trip)
+        }
+        router.on("get") { (params: TripIDParams, _) -> Trip in
+            guard let trip = try await store.trip(id: params.tripID) else { throw unknownTrip(params.tripID) }
+            return trip
+        }
+        router.on("get_by_share") { (params: ShareIDParams, _) -> Trip in
+            guard ShareID.isValid(params.shareID), let trip = try await store.trip(shareID: params.shareID) else {
+                throw ServiceError.notFound("unknown_share", "no trip is shared as \(params.shareID.prefix(20))")
+            }
+            return trip
+        }
+        router.on("complete") { (params: TripIDParams, _) -> Trip in try await complete(params.tripID) }
+        router.on("events") { (query: EventsQuery, _) -> EventsPage in
+            try await store.database.read { db in try Outbox.page(db, source: BusContract.Service.trips, query: query) }
+        }
+        return router
+    }
+
+    func create(_ params: CreateTripParams) async throws -> (Trip, Bool) {
+        if let problem = Self.problem(with: params) { throw ServiceError.unprocessable("invalid_params", problem) }
+        let destination = params.destination.geometry.point
+        let radius = params.destination.radius ?? 30
+        let now = Date()
+        var trip = Trip(tripID: UUID().uuidString.lowercased(), shareID: ShareID.make(), deviceID: params.deviceID, status: .active, startedAt: now,
+                        destination: .init(geometry: params.destination.geometry, radius: radius, address: params.destination.address),
+                        metadata: params.metadata)
+        var progress = TripProgress(destination: Geofence(center: destination, radius: radius))
+        if let latest = await latestLocation(of: params.deviceID) {
+            let fix = TrackPoint(point: latest.geometry.point, recordedAt: latest.recordedAt, accuracy: latest.accuracy, speed: latest.speed)
+            for case .eta(let estimate) in progress.record(fix, model: model, now: now) {
+                trip.estimate = Trip.Estimate(arriveAt: estimate.arriveAt, route: .init(distance: estimate.distance, duration: estimate.duration,
+                                                                                       remainingDuration: estimate.duration))
+            }
+            if progress.arrivedAt != nil { trip.destination.arrivedAt = progress.arrivedAt }
+        }
+        let (stored, created) = try await store.create(TripStore.Live(trip: trip, progress: progress), idempotencyKey: params.idempotencyKey)
+        if created {
+            relay.notify()
+            await watcher.watch(TripStore.Live(trip: trip, progress: progress))
+        }
+        return (stored, created)
+    }
+
+    func complete(_ id: String) async throws -> Trip {
+        guard let trip = try await store.trip(id: id) else { throw unknownTrip(id) }
+        guard trip.status == .active else { return trip }
+        let now = Date()
+        // Everything since the start: a phone whose clock runs a little ahead still counts.
+        let history = LocationsParams(deviceID: trip.deviceID, from: trip.startedAt, limit: 10_000)
+        let track: [TrackPoint]
+        do {
+            track = try await platform.call(BusContract.Service.tracking, "locations", history, as: LocationHistory.self).locations.map(TrackPoint.init)
+        } catch let error as ServiceError where error.status == Status.notFound {
+            track = []  // a device that never reported: an empty route
+        }
+        let arrival = trip.destination.arrivedAt.map { TripSummary.Marker(type: "arrival", recordedAt: $0, location: trip.destination.geometry) }
+        let summary = TripSummaryBuilder.summary(track: track, deviceID: trip.deviceID, startedAt: trip.startedAt, completedAt: now, arrival: arrival)
+        guard let completed = try await store.complete(id: id, at: now, summary: summary) else { throw unknownTrip(id) }
+        relay.notify()
+        await watcher.stopWatching(tripID: id)
+        return completed
+    }
+
+    func latestLocation(of deviceID: String) async -> LatestLocation? {
+        try? await platform.call(BusContract.Service.tracking, "device", DeviceParams(deviceID: deviceID), as: DeviceInfo.self, timeout: .seconds(2)).location
+    }
+
+    static func problem(with params: CreateTripParams) -> String? {
+        if params.deviceID.isEmpty || params.deviceID.utf8.count > 128 || Topic.problem(with: params.deviceID) != nil {
+            return "device_id: must be 1 to 128 printable ASCII characters without spaces"
+        }
+        let point = params.destination.geometry.point
+        guard point.latitude.isFinite, (-90...90).contains(point.latitude), point.longitude.isFinite, (-180...180).contains(point.longitude) else {
+            return "destination.geometry.coordinates: must be [longitude, latitude] within range"
+        }
+        if let radius = params.destination.radius, !(radius.isFinite && (5...5000).contains(radius)) {
+            return "destination.radius: must be from 5 to 5000 metres, got \(radius)"
+        }
+        if let key = params.idempotencyKey, key.isEmpty || key.utf8.count > 200 { return "idempotency_key: must be 1 to 200 bytes" }
+        return nil
+    }
+
+    func unknownTrip(_ id: String) -> ServiceError { ServiceError.notFound("unknown_trip", "no trip with id \(id)") }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Bus
+import Foundation
+import Logging
+import ServiceKit
+
+/// `ride-trips`' flags. Each has an environment variable; a flag wins over its variable.
+public struct RideTripsCommand: ServiceCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "ride-trips",
+        abstract: "Trips: a device's way to a destination — estimates, arrival, completion with a summary, share ids.",
+        discussion: """
+            HyperTrack's Trips API v3 over the bus. Ops (service "trips"): create (idempotency_key \
+            makes a repeat return the first trip), get, get_by_share, complete, events, ping. Events: \
+            trip.created, trip.eta (at most one per trip every 5 s), trip.destination_arrival (once), \
+            trip.completed (with the summary); source trips, from a transactional outbox. Watches \
+            device.location.<id> only for devices with an active trip. --http defaults to 0.0.0.0:9103.
+
+            Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
+            when the database cannot be opened.
+            """)
+
+    @OptionGroup var bus: BusClientOptions
+
+    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of trips.sqlite", env: "RIDE_DATA_DIR", default: "./.data"))
+    var dataDirectory: String?
+
+    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "8"))
+    var concurrency: Int?
+
+    @OptionGroup public var common: CommonOptions
+
+    public init() {}
+
+    public static func serve(_ settings: TripsSettings) async throws {
+        try await TripsServer(settings: settings).run()
+    }
+
+    public func settings() throws -> TripsSettings {
+        let logging = try common.logging()
+        return TripsSettings(
+            pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
+            dataDirectory: Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value,
+            concurrency: try concurrencySetting(concurrency),
+            http: try common.httpAddress(default: "0.0.0.0:9103"), logFormat: logging.format, logLevel: logging.level)
+    }
+}
+
+/// `ride-trips`' resolved configuration.
+public struct TripsSettings: ServiceSettings {
+    public var pub: String
+    public var sub: String
+    public var broker: String
+    public var dataDirectory: String
+    public var concurrency: Int
+    public var http: HostPort
+    public var logFormat: LogFormat
+    public var logLevel: Logger.Level
+
+    public var databasePath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("trips.sqlite").path }
+
+    public var summary: String {
+        """
+        ride-trips configuration OK
+          bus                   pub \(pub), sub \(sub), broker \(broker)
+          database              \(databasePath)
+          concurrency           \(concurrency)
+          health/metrics        http://\(http)/health
+          logs                  \(logFormat.rawValue), \(logLevel.rawValue)
+        """
+    }
+}
