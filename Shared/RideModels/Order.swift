@@ -72,6 +72,9 @@ public struct Order: Codable, Sendable, Equatable {
     /// Grows by one with every change: reactions update only the version they saw.
     public var version: Int
     public var cancelReason: String?
+    /// The ride's summary (from the dropoff trip), once `COMPLETED`.
+    public var summary: TripSummary?
+    public var fare: Fare?
 
     public init(id: String, status: OrderStatus, rider: User, pickup: Place, dropoff: Place, createdAt: Date, updatedAt: Date,
                 driver: User? = nil, tripID: String? = nil, offeredTo: [String] = [], declinedBy: [String] = [], offerHistory: [String] = [],
@@ -101,6 +104,29 @@ public struct Order: Codable, Sendable, Equatable {
         case declinedBy = "declined_by"
         case offerHistory = "offer_history"
         case cancelReason = "cancel_reason"
+        case summary, fare
+    }
+}
+
+/// What a ride cost: the schedule's parts and the total, in minor units (cents).
+public struct Fare: Codable, Sendable, Equatable {
+    public var currency: String
+    public var totalCents: Int
+    public var distanceMetres: Int
+    public var durationSeconds: Int
+
+    public init(currency: String, totalCents: Int, distanceMetres: Int, durationSeconds: Int) {
+        self.currency = currency
+        self.totalCents = totalCents
+        self.distanceMetres = distanceMetres
+        self.durationSeconds = durationSeconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case currency
+        case totalCents = "total_cents"
+        case distanceMetres = "distance_m"
+        case durationSeconds = "duration_s"
     }
 }
 

@@ -2,7 +2,24 @@ import Bus
 import Foundation
 import RideModels
 import ServiceKit
+import Synchronization
 import Testing
+
+/// Fix times that only go forward: from `start`, a second apart, never before `notBefore`.
+final class FixClock: Sendable {
+    private let next: Mutex<Date>
+
+    init(start: Date) { next = Mutex(start) }
+
+    func stamps(_ count: Int, notBefore: Date? = nil) -> [Date] {
+        next.withLock { next in
+            if let notBefore, notBefore > next { next = notBefore }
+            let first = next
+            next = first.addingTimeInterval(Double(count))
+            return (0..<count).map { first.addingTimeInterval(Double($0)) }
+        }
+    }
+}
 
 /// `ride-orders` with the real `ride-users` and `ride-tracking` it asks, through the real bus.
 @Suite(.serialized) struct OrdersIntegrationTests {
@@ -10,16 +27,21 @@ import Testing
         let bus: TestBus
         let users: TestService
         let tracking: TestTracking
+        let trips: TestService
         let orders: TestService
         var riderID = ""
         var driverIDs: [String] = []
+        /// Times for Dan's fixes: tracking publishes only a device's newer locations, so every drive
+        /// continues where the last one stopped.
+        let clock = FixClock(start: Date().addingTimeInterval(-500))
 
         /// Ann (a rider) and two drivers, Dan and Eve, whose phones report as available near the pickup.
         static func start(_ bus: TestBus, subscribeBefore: (() async throws -> Void)? = nil) async throws -> Platform {
             let users = try await TestService.users(on: bus)
             let tracking = try await TestTracking.start(on: bus)
+            let trips = try await TestService.trips(on: bus)
             try await subscribeBefore?()
-            var platform = Platform(bus: bus, users: users, tracking: tracking, orders: try await TestService.orders(on: bus))
+            var platform = Platform(bus: bus, users: users, tracking: tracking, trips: trips, orders: try await TestService.orders(on: bus))
             platform.riderID = try await platform.register(#"{"role":"rider","name":"Ann","phone_number":"+380501234567","password":"secret123"}"#)
             for (name, phone, offset) in [("Dan", "+380671234567", 0.002), ("Eve", "+380671234568", 0.004)] {
                 let device = "\(name.lowercased())-phone"
@@ -27,7 +49,9 @@ import Testing
                 platform.driverIDs.append(id)
                 let batch = IngestBatch(publishableKey: TestTracking.publishableKey, deviceID: device, batchID: 1,
                                         device: DeviceIntents(name: name, metadata: ["user_id": .string(id)], tracking: true, available: true, changedAt: Date()),
-                                        locations: [DeviceLocation(latitude: 47.8359 + offset, longitude: 35.1146, recordedAt: Date(), accuracy: 5)])
+                                        // Stamped 10 minutes ago: later test drives may be stamped in the recent past and
+                                        // still be newer (tracking publishes only a device's newer locations).
+                                        locations: [DeviceLocation(latitude: 47.8359 + offset, longitude: 35.1146, recordedAt: Date().addingTimeInterval(-600), accuracy: 5)])
                 _ = try await tracking.call("ingest", batch, as: IngestAck.self)
             }
             return platform
@@ -90,7 +114,7 @@ import Testing
             #expect(events[1].event.data.previousStatus == .new)
             await statuses!.close()
 
-            // Too early to start the ride (the reactor moves it to PICKING_UP and REACHED_PICKUP).
+            // Too early to start the ride (the reactor moves it to PICKING_UP, arrival to REACHED_PICKUP).
             let driver = winner.body["driver"]?["id"] == .string(platform.driverIDs[0]) ? platform.dan : platform.eve
             let early = try await platform.call("start_ride", as: driver, order)
             #expect(early.status == 409)

@@ -38,7 +38,12 @@ public final class OrderStore: Sendable {
                     driver_id TEXT NOT NULL,
                     PRIMARY KEY (driver_id, order_id)
                 ) WITHOUT ROWID;
-                """)]
+                """),
+        ("v2", """
+            -- The reactor's place in each source's events: everything up to it has been handled.
+            CREATE TABLE reactor_cursors (source TEXT PRIMARY KEY NOT NULL, sequence INTEGER NOT NULL);
+            """),
+    ]
 
     public enum Failure: Error, Equatable {
         case openOrderExists(String)
@@ -123,6 +128,20 @@ public final class OrderStore: Sendable {
             .sorted { $0.1 < $1.1 }
             .prefix(limit)
             .map(\.0)
+    }
+
+    /// The last sequence of `source` the reactor has fully handled (0 at first).
+    public func reactorCursor(source: String) async throws -> UInt64 {
+        try await database.read { db in
+            UInt64(try Int64.fetchOne(db, sql: "SELECT sequence FROM reactor_cursors WHERE source = ?", arguments: [source]) ?? 0)
+        }
+    }
+
+    public func saveReactorCursor(source: String, sequence: UInt64) async throws {
+        try await database.write { db in
+            try db.execute(sql: "INSERT INTO reactor_cursors (source, sequence) VALUES (?, ?) ON CONFLICT (source) DO UPDATE SET sequence = excluded.sequence",
+                           arguments: [source, Int64(sequence)])
+        }
     }
 
     static func fetch(_ db: Database, id: String) throws -> Order? {

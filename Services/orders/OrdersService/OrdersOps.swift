@@ -19,6 +19,7 @@ struct OrdersOps {
     let platform: ServiceClient
     let relay: OutboxRelay
     let dispatch: DispatchSettings
+    let fares: FareSchedule
     let logger: Logger
 
     func router(instance: String) -> OpRouter {
@@ -38,7 +39,7 @@ struct OrdersOps {
             }
         }
         router.on("start_ride") { (params: OrderParams, _) -> Order in try await transition(.startRide, params) }
-        router.on("end_ride") { (params: OrderParams, _) -> Order in try await transition(.endRide, params) }
+        router.on("end_ride") { (params: OrderParams, _) -> Order in try await endRide(params) }
         router.on("cancel") { (params: OrderParams, _) -> Order in
             if let reason = params.reason, reason.count > 500 { throw ServiceError.unprocessable("invalid_params", "reason: must be at most 500 characters") }
             return try await transition(.cancel, params) { order in
@@ -93,6 +94,31 @@ struct OrdersOps {
         }
     }
 
+    /// `REACHED_DROPOFF → COMPLETED` with the ride's summary and fare, so the `COMPLETED` event
+    /// carries them: the dropoff trip is completed first (idempotent, so a retried end_ride after
+    /// a failure is safe); if trips cannot be reached the order stays `REACHED_DROPOFF` and the
+    /// driver is told to try again (503).
+    func endRide(_ params: OrderParams) async throws -> Order {
+        let current = try await existing(params.id)
+        try check(.endRide, current, params.caller)
+        guard let tripID = current.tripID else { throw ServiceError(status: 500, code: "internal", message: "order \(params.id) has no dropoff trip") }
+        let trip: Trip
+        do {
+            trip = try await platform.call(BusContract.Service.trips, "complete", TripIDParams(tripID: tripID), as: Trip.self)
+        } catch {
+            throw ServiceError(status: Status.unavailable, code: "trips_unavailable", message: "the ride's trip could not be completed (\(error)); try again")
+        }
+        let summary = trip.summary
+        let fare = summary.map { summary in
+            Fare(currency: fares.currency, totalCents: fares.fareCents(metres: Double(summary.distance), seconds: Double(summary.duration)),
+                 distanceMetres: summary.distance, durationSeconds: summary.duration)
+        }
+        return try await transition(.endRide, params) { order in
+            order.summary = summary
+            order.fare = fare
+        }
+    }
+
     func accept(_ params: OrderParams) async throws -> Order {
         // Checked before the driver's record is fetched, and again inside the transaction: the
         // first accept commits ACCEPTED; a racing one finds it and gets 409.
@@ -128,7 +154,11 @@ struct OrdersOps {
     }
 
     static func decide(_ action: OrderAction, _ order: Order, _ caller: Caller) throws -> OrderStatus {
-        switch OrderStateMachine.apply(action, to: facts(order), by: actor(caller)) {
+        try decide(action, order, by: actor(caller))
+    }
+
+    static func decide(_ action: OrderAction, _ order: Order, by actor: OrderActor) throws -> OrderStatus {
+        switch OrderStateMachine.apply(action, to: facts(order), by: actor) {
         case .success(let next): return next
         case .failure(let refusal):
             switch refusal {

@@ -22,7 +22,11 @@ public struct OrdersServer: Sendable {
         let startedAt = Date()
         var workerOptions = MDPWorker.Options()
         workerOptions.concurrency = settings.concurrency
-        let ops = OrdersOps(store: store, platform: platform, relay: relay, dispatch: settings.dispatch, logger: logger)
+        let ops = OrdersOps(store: store, platform: platform, relay: relay, dispatch: settings.dispatch, fares: settings.fares, logger: logger)
+        let statusEvents = try await EventSubscriber<JSONValue>(
+            endpoint: settings.sub, prefixes: [BusContract.Topics.orderStatus, BusContract.Topics.tripDestinationArrival], logger: logger)
+        let reactor = OrdersReactor(reactions: OrderReactions(store: store, platform: platform, relay: relay, logger: logger),
+                                    store: store, platform: platform, subscriber: statusEvents, logger: logger)
         let worker = ServiceWorker(broker: settings.broker, router: ops.router(instance: instance), options: workerOptions, logger: logger)
         let settings = self.settings
         let status = StatusServer.make(address: settings.http, serviceName: "ride-orders", metrics: metrics, logger: logger, onRunning: { port in
@@ -37,7 +41,7 @@ public struct OrdersServer: Sendable {
             logger.info("orders stopped")
         }
         do {
-            try await ServiceRunner.run([closing, relay, worker, status], logger: logger)
+            try await ServiceRunner.run([closing, relay, reactor, worker, status], logger: logger)
         } catch where isAddressInUse(error) {
             throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use", program: "ride-orders", code: ExitCodes.unavailable)
         }

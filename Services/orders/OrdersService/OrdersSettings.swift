@@ -31,6 +31,9 @@ public struct RideOrdersCommand: ServiceCommand {
     @Option(name: .customLong("dispatch-drivers"), help: helpWithEnv("How many of the nearest available drivers a new order is offered to", env: "RIDE_DISPATCH_DRIVERS", default: "3"))
     var dispatchDrivers: Int?
 
+    @Option(name: .customLong("fare"), help: helpWithEnv("Fare schedule: currency,base,per_km,per_minute,minimum (amounts in cents)", env: "RIDE_FARE", default: "USD,250,120,30,500"))
+    var fare: String?
+
     @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "8"))
     var concurrency: Int?
 
@@ -47,10 +50,17 @@ public struct RideOrdersCommand: ServiceCommand {
         var dispatch = DispatchSettings()
         dispatch.radius = Double(try integerSetting(dispatchRadius, flag: "dispatch-radius-m", env: "RIDE_DISPATCH_RADIUS_M", default: 3000, range: 100...100_000))
         dispatch.drivers = try integerSetting(dispatchDrivers, flag: "dispatch-drivers", env: "RIDE_DISPATCH_DRIVERS", default: 3, range: 1...50)
+        let fareSetting = Setting.resolve(fare, flag: "fare", env: "RIDE_FARE", default: "USD,250,120,30,500")
+        let parts = fareSetting.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 5, let base = Int(parts[1]), let perKm = Int(parts[2]), let perMinute = Int(parts[3]), let minimum = Int(parts[4]) else {
+            throw ConfigurationError("fare (\(fareSetting.origin)) '\(fareSetting.value)' must be currency,base,per_km,per_minute,minimum (e.g. USD,250,120,30,500)")
+        }
+        let fares = FareSchedule(currency: parts[0], baseCents: base, perKilometreCents: perKm, perMinuteCents: perMinute, minimumCents: minimum)
+        if let problem = fares.problem { throw ConfigurationError("fare (\(fareSetting.origin)): \(problem)") }
         return OrdersSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             dataDirectory: Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value,
-            dispatch: dispatch, concurrency: try concurrencySetting(concurrency),
+            dispatch: dispatch, fares: fares, concurrency: try concurrencySetting(concurrency),
             http: try common.httpAddress(default: "0.0.0.0:9102"), logFormat: logging.format, logLevel: logging.level)
     }
 }
@@ -62,6 +72,7 @@ public struct OrdersSettings: ServiceSettings {
     public var broker: String
     public var dataDirectory: String
     public var dispatch: DispatchSettings
+    public var fares: FareSchedule
     public var concurrency: Int
     public var http: HostPort
     public var logFormat: LogFormat
@@ -75,6 +86,7 @@ public struct OrdersSettings: ServiceSettings {
           bus                   pub \(pub), sub \(sub), broker \(broker)
           database              \(databasePath)
           dispatch              \(dispatch.drivers) nearest available drivers within \(Int(dispatch.radius)) m
+          fare                  \(fares.currency) base \(fares.baseCents), per km \(fares.perKilometreCents), per minute \(fares.perMinuteCents), minimum \(fares.minimumCents) (cents)
           concurrency           \(concurrency)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)

@@ -1,0 +1,109 @@
+import Bus
+import Foundation
+import Geo
+import Logging
+import RideModels
+import ServiceLifecycle
+import Storage
+
+/// What the orders service does when an order's status changes or a trip arrives — the sample's
+/// Cloud Functions, without their defects: every reaction reads the order again and changes it
+/// only from the status it expects (a replayed or late event changes nothing), trip creation
+/// carries an idempotency key (order id + leg: a retry never makes a second trip), and a failed
+/// call is retried with backoff until it succeeds or no longer applies.
+struct OrderReactions: Sendable {
+    enum Leg: String, Sendable { case pickup, dropoff }
+
+    let store: OrderStore
+    let platform: ServiceClient
+    let relay: OutboxRelay
+    let logger: Logger
+    /// The destination radius of both legs' trips, in metres.
+    var arrivalRadius = 30.0
+
+    /// The reaction to `order.status.<STATUS>`.
+    func react(to order: Order) async {
+        switch order.status {
+        case .accepted: await retrying("pickup trip", order.id) { try await startLeg(.pickup, orderID: order.id) }
+        case .startedRide: await retrying("dropoff trip", order.id) { try await startLeg(.dropoff, orderID: order.id) }
+        case .cancelled: await retrying("cancellation cleanup", order.id) { try await cleanUpCancelled(orderID: order.id) }
+        default: break
+        }
+    }
+
+    /// The reaction to `trip.destination_arrival`.
+    func react(to arrival: TripEvent) async {
+        guard case .string(let orderID)? = arrival.data.tripMetadata?["order_id"],
+              case .string(let legName)? = arrival.data.tripMetadata?["leg"], let leg = Leg(rawValue: legName) else { return }
+        await retrying("arrival", orderID) { try await arrived(leg, orderID: orderID, tripID: arrival.data.tripID) }
+    }
+
+    /// `ACCEPTED → PICKING_UP` or `STARTED_RIDE → DROPPING_OFF`: a trip for the driver's device to
+    /// the leg's destination (completing the pickup trip first).
+    func startLeg(_ leg: Leg, orderID: String) async throws {
+        let (from, action): (OrderStatus, OrderAction) = leg == .pickup ? (.accepted, .pickupTripCreated) : (.startedRide, .dropoffTripCreated)
+        guard let order = try await store.order(id: orderID), order.status == from, let deviceID = order.driver?.deviceID else { return }
+        if leg == .dropoff, let pickupTrip = order.tripID { try await completeTrip(pickupTrip) }
+        let place = leg == .pickup ? order.pickup : order.dropoff
+        let params = CreateTripParams(
+            deviceID: deviceID,
+            destination: .init(geometry: GeoJSONPoint(GeoPoint(latitude: place.latitude, longitude: place.longitude)), radius: arrivalRadius, address: place.address),
+            metadata: ["order_id": .string(orderID), "leg": .string(leg.rawValue)], idempotencyKey: "\(orderID)/\(leg.rawValue)")
+        let trip = try await platform.call(BusContract.Service.trips, "create", params, as: Trip.self)
+        let (updated, previous) = try await store.change(id: orderID) { order in
+            guard order.status == from else { return }
+            order.status = try OrdersOps.decide(action, order, by: .reactor)
+            order.tripID = trip.tripID
+        }
+        if updated.status != previous { relay.notify() }
+        // Cancelled while the trip was being made: that trip must end too.
+        if updated.status == .cancelled, updated.tripID != trip.tripID { try await completeTrip(trip.tripID) }
+    }
+
+    /// `PICKING_UP → REACHED_PICKUP` or `DROPPING_OFF → REACHED_DROPOFF`, for the order's current trip only.
+    func arrived(_ leg: Leg, orderID: String, tripID: String) async throws {
+        let (from, action): (OrderStatus, OrderAction) = leg == .pickup ? (.pickingUp, .arrivedAtPickup) : (.droppingOff, .arrivedAtDropoff)
+        let (updated, previous) = try await store.change(id: orderID) { order in
+            guard order.status == from, order.tripID == tripID else { return }
+            order.status = try OrdersOps.decide(action, order, by: .reactor)
+        }
+        if updated.status != previous { relay.notify() }
+    }
+
+    /// A cancelled order's trip is completed, and the order lets go of its driver and trip.
+    func cleanUpCancelled(orderID: String) async throws {
+        guard let order = try await store.order(id: orderID), order.status == .cancelled else { return }
+        if let tripID = order.tripID { try await completeTrip(tripID) }
+        _ = try await store.change(id: orderID) { order in
+            guard order.status == .cancelled else { return }
+            order.tripID = nil
+            order.driver = nil
+        }
+    }
+
+    @discardableResult
+    func completeTrip(_ tripID: String) async throws -> Trip {
+        try await platform.call(BusContract.Service.trips, "complete", TripIDParams(tripID: tripID), as: Trip.self)
+    }
+
+    /// Runs `reaction` until it succeeds: 50 ms after the first failure, doubling to 5 s at most.
+    /// A shutdown stops the retries (a restart's catch-up resumes them).
+    /// A 4xx is a bug or bad data (retrying would not change it): logged, not retried.
+    func retrying(_ what: String, _ orderID: String, _ reaction: @Sendable () async throws -> Void) async {
+        var delay = Duration.milliseconds(50)
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            do {
+                try await reaction()
+                return
+            } catch let error as ServiceError where (400..<500).contains(error.status) {
+                logger.error("reaction refused; not retried", metadata: ["reaction": "\(what)", "order_id": "\(orderID)", "error": "\(error)"])
+                return
+            } catch {
+                logger.warning("reaction failed; retrying", metadata: ["reaction": "\(what)", "order_id": "\(orderID)", "error": "\(error)", "in": "\(delay)"])
+                let wait = delay
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
+                delay = min(delay * 2, .seconds(5))
+            }
+        }
+    }
+}

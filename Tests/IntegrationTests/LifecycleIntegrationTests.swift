@@ -1,0 +1,176 @@
+import Bus
+import Foundation
+import Geo
+import RideModels
+import ServiceKit
+import Testing
+
+/// The nine steps of the seed, end to end across real processes: users, tracking, trips, orders
+/// and its reactor, through the bus.
+@Suite(.serialized) struct LifecycleIntegrationTests {
+    typealias Platform = OrdersIntegrationTests.Platform
+
+    static let pickup = GeoPoint(latitude: 47.8359, longitude: 35.1146)
+    /// Dan's phone starts 400 m south of the pickup.
+    static let driverStart = pickup.destination(bearing: 180, distance: 400)
+    /// To the dropoff: 600 m east, then 500 m north (a corner, as streets have).
+    static let ride = Polyline(points: [pickup, pickup.destination(bearing: 90, distance: 600),
+                                        pickup.destination(bearing: 90, distance: 600).destination(bearing: 0, distance: 500)])
+    static var dropoff: GeoPoint { ride.points.last! }
+    static let booking = #""pickup":{"latitude":\#(pickup.latitude),"longitude":\#(pickup.longitude)},"dropoff":{"latitude":\#(dropoff.latitude),"longitude":\#(dropoff.longitude)}"#
+
+    /// Dan's phone drives `path` at 10 m/s, one fix a second, stamped by the platform's clock
+    /// (`now`: not before this moment, so the fixes belong to a trip that has just started;
+    /// otherwise they may lie in the past, before any trip that follows).
+    static func drive(_ platform: Platform, _ path: Polyline, now: Bool = false, batch: UInt64) async throws {
+        let distances = Array(stride(from: 0.0, through: path.length, by: 10))
+        let times = platform.clock.stamps(distances.count, notBefore: now ? Date() : nil)
+        let fixes = zip(distances, times).map { distance, time in
+            let point = path.point(atDistance: distance)
+            return DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: time, accuracy: 5, speed: 10)
+        }
+        for (index, chunk) in stride(from: 0, to: fixes.count, by: 50).map({ Array(fixes[$0..<min($0 + 50, fixes.count)]) }).enumerated() {
+            let batch = IngestBatch(publishableKey: TestTracking.publishableKey, deviceID: "dan-phone", batchID: batch * 1000 + UInt64(index), locations: chunk)
+            _ = try await platform.tracking.call("ingest", batch, as: IngestAck.self)
+        }
+    }
+
+    static func status(_ platform: Platform, _ id: String, is expected: String) async throws {
+        try await eventually("the order is \(expected)", timeout: .seconds(20)) {
+            try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body["status"] == .string(expected)
+        }
+    }
+
+    /// Books, has Dan accept, drives him to the pickup (his fixes stamped in the past, so they are
+    /// not part of the ride's summary) and returns the order id once it is REACHED_PICKUP.
+    static func toPickup(_ platform: Platform) async throws -> String {
+        let created = try await platform.call("create", as: platform.ann, booking)
+        guard case .string(let id)? = created.body["id"] else { throw TestFailure("create: \(created)") }
+        #expect(try await platform.call("accept", as: platform.dan, #""id":"\#(id)""#).status == 200)
+        try await status(platform, id, is: "PICKING_UP")
+        try await drive(platform, Polyline(points: [driverStart, pickup]), batch: 1)
+        try await status(platform, id, is: "REACHED_PICKUP")
+        return id
+    }
+
+    @Test func allNineStepsWithSummaryAndFare() async throws {
+        try await withTestBus("lifecycle") { bus in
+            var statuses: EventSubscriber<OrderStatusChanged>?
+            let platform = try await Platform.start(bus) {
+                statuses = try await EventSubscriber<OrderStatusChanged>(endpoint: bus.egress, prefixes: ["order.status."], logger: testLogger)
+            }
+            let id = try await Self.toPickup(platform)
+            let order = #""id":"\#(id)""#
+            #expect(try await platform.call("start_ride", as: platform.dan, order).body["status"] == "STARTED_RIDE")
+            try await Self.status(platform, id, is: "DROPPING_OFF")
+            try await Self.drive(platform, Self.ride, now: true, batch: 2)
+            try await Self.status(platform, id, is: "REACHED_DROPOFF")
+            let completed = try await platform.call("end_ride", as: platform.dan, order)
+            #expect(completed.body["status"] == "COMPLETED", "\(completed.body)")
+
+            let distance = completed.body["summary"]?["distance"]?.numberValue ?? 0
+            #expect(abs(distance - Self.ride.length) / Self.ride.length < 0.05, "summary \(distance) m for a \(Self.ride.length) m ride")
+            let duration = completed.body["summary"]?["duration"]?.numberValue ?? -1
+            let expectedFare = FareFormula.cents(metres: distance, seconds: duration)
+            #expect(completed.body["fare"]?["total_cents"]?.numberValue == Double(expectedFare), "\(completed.body["fare"] ?? .null)")
+            #expect(completed.body["fare"]?["currency"] == "USD")
+
+            let events = try await collect(statuses!, count: 8)
+            #expect(events.map(\.topic) == ["NEW", "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF", "COMPLETED"]
+                .map { "order.status.\($0)" })
+            #expect(events.map(\.event.sequence) == Array(1...8))
+            #expect(events.last?.event.data.order.summary != nil, "the COMPLETED event carries the summary")
+            await statuses!.close()
+
+            let trips = try await platform.trips.call("events", #"{"after":0}"#)
+            let values = Self.values(trips.body)
+            #expect(values.filter { $0 == "created" }.count == 2, "a pickup and a dropoff trip: \(values)")
+            #expect(values.filter { $0 == "completed" }.count == 2, "both completed: \(values)")
+        }
+    }
+
+    /// An order taken to `status` (one where it waits for a person or a device).
+    static func order(at status: String, _ platform: Platform) async throws -> String {
+        if status == "PICKING_UP" {
+            let created = try await platform.call("create", as: platform.ann, booking)
+            guard case .string(let id)? = created.body["id"] else { throw TestFailure("create: \(created)") }
+            _ = try await platform.call("accept", as: platform.dan, #""id":"\#(id)""#)
+            try await Self.status(platform, id, is: "PICKING_UP")
+            return id
+        }
+        let id = try await toPickup(platform)
+        if status == "REACHED_PICKUP" { return id }
+        _ = try await platform.call("start_ride", as: platform.dan, #""id":"\#(id)""#)
+        try await Self.status(platform, id, is: "DROPPING_OFF")
+        if status == "DROPPING_OFF" { return id }
+        try await drive(platform, Polyline(points: [pickup, dropoff]), now: true, batch: 3)
+        try await Self.status(platform, id, is: "REACHED_DROPOFF")
+        return id
+    }
+
+    @Test func cancellingAtEachOpenStatusEndsItsTrip() async throws {
+        try await withTestBus("lifecycle-cancel") { bus in
+            let platform = try await Platform.start(bus)
+            // ACCEPTED and STARTED_RIDE last only until the reactor's trip call returns; the
+            // statuses where an order waits are these (and NEW, below).
+            for (canceller, status) in [(platform.ann, "PICKING_UP"), (platform.dan, "REACHED_PICKUP"), (platform.dan, "DROPPING_OFF"), (platform.ann, "REACHED_DROPOFF")] {
+                let id = try await Self.order(at: status, platform)
+                let cancelled = try await platform.call("cancel", as: canceller, #""id":"\#(id)""#)
+                #expect(cancelled.body["status"] == "CANCELLED", "at \(status)")
+                try await eventually("the reactor let go of the driver and trip") {
+                    let order = try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body
+                    return order["trip_id"] == nil && order["driver"] == nil
+                }
+                // Back where the next ride starts.
+                try await Self.drive(platform, Polyline(points: [Self.dropoff, Self.driverStart]), batch: 4)
+            }
+            let values = Self.values(try await platform.trips.call("events", #"{"after":0}"#).body)
+            #expect(values.filter { $0 == "created" }.count == 6, "\(values)")
+            #expect(values.filter { $0 == "completed" }.count == 6, "every trip ended: \(values)")
+            // NEW: cancelled before any trip.
+            let created = try await platform.call("create", as: platform.ann, Self.booking)
+            guard case .string(let id)? = created.body["id"] else { throw TestFailure("create: \(created)") }
+            #expect(try await platform.call("cancel", as: platform.ann, #""id":"\#(id)""#).body["status"] == "CANCELLED")
+        }
+    }
+
+    @Test func killingOrdersInTheMiddleOfARideLosesNothing() async throws {
+        try await withTestBus("lifecycle-kill") { bus in
+            let platform = try await Platform.start(bus)
+            let id = try await Self.toPickup(platform)
+            let order = #""id":"\#(id)""#
+            #expect(try await platform.call("start_ride", as: platform.dan, order).status == 200)
+            // Killed right after STARTED_RIDE was committed: its reaction may or may not have run.
+            bus.supervisor.signal(platform.orders.name, SIGKILL)
+            _ = await bus.supervisor.waitForExit(platform.orders.name, timeout: .seconds(5))
+            try await platform.orders.startProcess()
+            try await Self.status(platform, id, is: "DROPPING_OFF")
+            // And trips, while the car drives to the dropoff.
+            bus.supervisor.signal(platform.trips.name, SIGKILL)
+            _ = await bus.supervisor.waitForExit(platform.trips.name, timeout: .seconds(5))
+            try await Self.drive(platform, Self.ride, now: true, batch: 2)
+            try await platform.trips.startProcess()
+            try await Self.status(platform, id, is: "REACHED_DROPOFF")
+            #expect(try await platform.call("end_ride", as: platform.dan, order).body["status"] == "COMPLETED")
+
+            let page = try await platform.orders.call("events", #"{"after":0}"#)
+            let statuses = Self.values(page.body, path: ["data", "order", "status"])
+            #expect(statuses == ["NEW", "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF", "COMPLETED"], "\(statuses)")
+            let values = Self.values(try await platform.trips.call("events", #"{"after":0}"#).body)
+            #expect(values.filter { $0 == "created" }.count == 2, "no duplicate trips: \(values)")
+        }
+    }
+
+    /// A field of every event of an `events` page (by default the trip event's `data.value`).
+    static func values(_ page: JSONValue, path: [String] = ["data", "data", "value"]) -> [String] {
+        guard case .array(let events)? = page["events"] else { return [] }
+        return events.compactMap { event in path.reduce(Optional(event)) { $0?[$1] }?.stringValue }
+    }
+}
+
+/// The default fare schedule of `ride-orders` (USD, 250 + 120/km + 30/min, at least 500 cents).
+enum FareFormula {
+    static func cents(metres: Double, seconds: Double) -> Int {
+        max(500, Int((250 + metres / 1000 * 120 + seconds / 60 * 30).rounded()))
+    }
+}
