@@ -31,7 +31,7 @@ build: deps
 
 ## run: build, then start the whole platform as local processes (Ctrl-C stops it)
 run: build
-	.build/debug/ridectl up
+	.build/debug/ridectl up --simulate
 
 ## test: build everything, then run the unit, integration and interop tests
 test: test-deps

@@ -69,6 +69,9 @@ public struct Order: Codable, Sendable, Equatable {
     public var declinedBy: [String]
     /// Every driver it was ever offered to.
     public var offerHistory: [String]
+    /// How many times it has been offered (each round looks farther) and when the last round was.
+    public var dispatchRound: Int?
+    public var offeredAt: Date?
     /// Grows by one with every change: reactions update only the version they saw.
     public var version: Int
     public var cancelReason: String?
@@ -103,6 +106,8 @@ public struct Order: Codable, Sendable, Equatable {
         case offeredTo = "offered_to"
         case declinedBy = "declined_by"
         case offerHistory = "offer_history"
+        case dispatchRound = "dispatch_round"
+        case offeredAt = "offered_at"
         case cancelReason = "cancel_reason"
         case summary, fare
     }

@@ -161,6 +161,23 @@ import Testing
         }
     }
 
+    @Test func theSimulatorCompletesRidesWithNoneStuck() async throws {
+        try await withTestBus("simulate") { bus in
+            let platform = try await Platform.start(bus)
+            // Another city (Kyiv), so the test's own drivers are never offered these rides.
+            let result = try await runCommand(Binaries.ridectl, [
+                "simulate", "--drivers", "3", "--riders", "3", "--duration", "8", "--grace", "90", "--speedup", "6", "--box-km", "1",
+                "--center", "50.4501,30.5234", "--ingest", platform.tracking.ingest, "--publishable-key", TestTracking.publishableKey,
+            ] + bus.ridectlFlags, timeout: .seconds(150))
+            #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+            #expect(result.stdout.contains("rides stuck (open at the end)"), "\(result.stdout)")
+            let completed = result.stdout.split(separator: "\n").first { $0.hasPrefix("rides completed") }
+                .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).first ?? "") } ?? 0
+            #expect(completed >= 3, "\(result.stdout)")
+            #expect(result.stdout.contains("reaction ACCEPTED → PICKING_UP"), "\(result.stdout)")
+        }
+    }
+
     /// A field of every event of an `events` page (by default the trip event's `data.value`).
     static func values(_ page: JSONValue, path: [String] = ["data", "data", "value"]) -> [String] {
         guard case .array(let events)? = page["events"] else { return [] }

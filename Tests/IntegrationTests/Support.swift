@@ -214,3 +214,22 @@ func collect<P>(_ subscriber: EventSubscriber<P>, count: Int, timeout: Duration 
         return result
     }
 }
+
+/// The first event a subscriber receives that satisfies `condition`, or a failure after `timeout`.
+func firstEvent<P>(_ subscriber: EventSubscriber<P>, timeout: Duration, where condition: @escaping @Sendable (P) -> Bool) async throws -> ReceivedEvent<P> {
+    try await withThrowingTaskGroup(of: ReceivedEvent<P>?.self) { group in
+        group.addTask {
+            for await batch in subscriber.deliveries {
+                for case .event(let event) in batch where condition(event.event.data) { return event }
+            }
+            return nil
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            throw TestFailure("no matching event within \(timeout)")
+        }
+        defer { group.cancelAll() }
+        guard let event = try await group.next()! else { throw TestFailure("the subscriber closed before a matching event") }
+        return event
+    }
+}

@@ -51,15 +51,14 @@ import ZeroMQ
             let runtime = DeviceRuntime()
             let device = try TrackingDevice(id: "quiet", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.center), runtime: runtime)
             device.startTracking()
-            var statuses: [DeviceStatusEvent] = []
-            var iterator = subscriber.deliveries.makeAsyncIterator()
-            while statuses.last?.value != .active, let batch = await iterator.next() {
-                for case .event(let event) in batch { statuses.append(event.event.data) }
+            // Active is asked for (the event may come before the subscription reaches the bus);
+            // inactive comes a second after the device falls silent, long after that.
+            try await eventually("the device is active") {
+                (try? await tracking.call("device", DeviceParams(deviceID: "quiet"), as: DeviceInfo.self))?.status == .active
             }
             await device.close()
-            while statuses.last?.value != .inactive, let batch = await iterator.next() {
-                for case .event(let event) in batch { statuses.append(event.event.data) }
-            }
+            let inactive = try await firstEvent(subscriber, timeout: .seconds(20)) { $0.value == .inactive }
+            let statuses = [inactive.event.data]
             #expect(statuses.last == DeviceStatusEvent(deviceID: "quiet", value: .inactive, available: false, reason: "silence"))
             let info = try await tracking.call("device", DeviceParams(deviceID: "quiet"), as: DeviceInfo.self)
             #expect(info.status == .inactive)

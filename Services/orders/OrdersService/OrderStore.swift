@@ -113,6 +113,13 @@ public final class OrderStore: Sendable {
         }
     }
 
+    /// `NEW` orders, oldest first (for dispatch rounds).
+    public func newOrders(limit: Int) async throws -> [Order] {
+        try await database.read { db in
+            try Self.documents(db, sql: "SELECT document FROM orders WHERE status = 'NEW' ORDER BY created_at_ms LIMIT ?", arguments: [limit])
+        }
+    }
+
     /// Orders of `status` whose pickup is within `radius` metres of `center`, nearest first.
     public func orders(status: OrderStatus, near center: GeoPoint, radius: Double, limit: Int) async throws -> [Order] {
         let box = BoundingBox(around: center, radius: radius)

@@ -9,7 +9,14 @@ import Storage
 public struct DispatchSettings: Sendable, Equatable {
     public var radius: Double = 3000
     public var drivers: Int = 3
+    /// An offer nobody accepted within this many seconds expires; the next round looks 1.5 times
+    /// farther (up to 5 rounds) at drivers not yet asked.
+    public var offerTimeout: Double = 15
+    public var maxRounds = 5
     public init() {}
+
+    /// The search radius of round `round` (1 for the first offer).
+    public func radius(round: Int) -> Double { radius * pow(1.5, Double(max(0, min(round, maxRounds) - 1))) }
 }
 
 /// The `orders` service's ops on the broker. Every op names its caller; the state machine decides
@@ -61,8 +68,10 @@ struct OrdersOps {
         let rider = try await user(params.caller.id, role: .rider)
         let now = Date()
         var order = Order(id: OrderID.make(), status: .new, rider: rider, pickup: params.pickup, dropoff: params.dropoff, createdAt: now, updatedAt: now)
-        order.offeredTo = await nearestDrivers(to: params.pickup, excluding: [])
+        order.offeredTo = await nearestDrivers(to: params.pickup, radius: dispatch.radius, excluding: [])
         order.offerHistory = order.offeredTo
+        order.dispatchRound = 1
+        order.offeredAt = now
         do {
             try await store.create(order)
         } catch OrderStore.Failure.openOrderExists(let open) {
@@ -184,11 +193,27 @@ struct OrdersOps {
         return user
     }
 
+    /// A dispatch round for a `NEW` order whose offers expired or were all declined: the nearest
+    /// available drivers not yet asked, one radius step farther. Conditional on the version read,
+    /// so a racing accept wins.
+    func redispatch(_ order: Order, now: Date) async throws {
+        let round = (order.dispatchRound ?? 1) + 1
+        let drivers = await nearestDrivers(to: order.pickup, radius: dispatch.radius(round: round), excluding: order.offerHistory)
+        let version = order.version
+        _ = try await store.change(id: order.id, now: now) { order in
+            guard order.status == .new, order.version == version else { return }
+            order.offeredTo = drivers
+            order.offerHistory += drivers.filter { !order.offerHistory.contains($0) }
+            order.dispatchRound = round
+            order.offeredAt = now
+        }
+    }
+
     /// The nearest available drivers (their devices' `user_id` metadata), nearest first. Tracking
     /// being away leaves the order unoffered rather than failing the booking.
-    func nearestDrivers(to place: Place, excluding declined: [String]) async -> [String] {
+    func nearestDrivers(to place: Place, radius: Double, excluding declined: [String]) async -> [String] {
         let query = NearbyQuery(location: GeoJSONPoint(GeoPoint(latitude: place.latitude, longitude: place.longitude)),
-                                radius: dispatch.radius, limit: max(10, dispatch.drivers * 3), availableOnly: true)
+                                radius: radius, limit: max(10, (dispatch.drivers + declined.count) * 2), availableOnly: true)
         do {
             let result = try await platform.call(BusContract.Service.tracking, "nearby", query, as: NearbyResult.self, timeout: .seconds(2))
             var drivers: [String] = []

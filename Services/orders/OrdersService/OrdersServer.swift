@@ -41,7 +41,7 @@ public struct OrdersServer: Sendable {
             logger.info("orders stopped")
         }
         do {
-            try await ServiceRunner.run([closing, relay, reactor, worker, status], logger: logger)
+            try await ServiceRunner.run([closing, relay, reactor, DispatchRounds(ops: ops, logger: logger), worker, status], logger: logger)
         } catch where isAddressInUse(error) {
             throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use", program: "ride-orders", code: ExitCodes.unavailable)
         }

@@ -31,6 +31,9 @@ public struct RideOrdersCommand: ServiceCommand {
     @Option(name: .customLong("dispatch-drivers"), help: helpWithEnv("How many of the nearest available drivers a new order is offered to", env: "RIDE_DISPATCH_DRIVERS", default: "3"))
     var dispatchDrivers: Int?
 
+    @Option(name: .customLong("offer-timeout-s"), help: helpWithEnv("Seconds an offer waits for an accept before the order is offered farther", env: "RIDE_OFFER_TIMEOUT_S", default: "15"))
+    var offerTimeout: Int?
+
     @Option(name: .customLong("fare"), help: helpWithEnv("Fare schedule: currency,base,per_km,per_minute,minimum (amounts in cents)", env: "RIDE_FARE", default: "USD,250,120,30,500"))
     var fare: String?
 
@@ -50,6 +53,7 @@ public struct RideOrdersCommand: ServiceCommand {
         var dispatch = DispatchSettings()
         dispatch.radius = Double(try integerSetting(dispatchRadius, flag: "dispatch-radius-m", env: "RIDE_DISPATCH_RADIUS_M", default: 3000, range: 100...100_000))
         dispatch.drivers = try integerSetting(dispatchDrivers, flag: "dispatch-drivers", env: "RIDE_DISPATCH_DRIVERS", default: 3, range: 1...50)
+        dispatch.offerTimeout = Double(try integerSetting(offerTimeout, flag: "offer-timeout-s", env: "RIDE_OFFER_TIMEOUT_S", default: 15, range: 1...3600))
         let fareSetting = Setting.resolve(fare, flag: "fare", env: "RIDE_FARE", default: "USD,250,120,30,500")
         let parts = fareSetting.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard parts.count == 5, let base = Int(parts[1]), let perKm = Int(parts[2]), let perMinute = Int(parts[3]), let minimum = Int(parts[4]) else {
@@ -85,7 +89,7 @@ public struct OrdersSettings: ServiceSettings {
         ride-orders configuration OK
           bus                   pub \(pub), sub \(sub), broker \(broker)
           database              \(databasePath)
-          dispatch              \(dispatch.drivers) nearest available drivers within \(Int(dispatch.radius)) m
+          dispatch              \(dispatch.drivers) nearest available drivers within \(Int(dispatch.radius)) m, widening after \(Int(dispatch.offerTimeout)) s
           fare                  \(fares.currency) base \(fares.baseCents), per km \(fares.perKilometreCents), per minute \(fares.perMinuteCents), minimum \(fares.minimumCents) (cents)
           concurrency           \(concurrency)
           health/metrics        http://\(http)/health

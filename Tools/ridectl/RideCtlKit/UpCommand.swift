@@ -24,6 +24,9 @@ struct UpCommand: AsyncParsableCommand {
     @Option(name: .customLong("port-offset"), help: "Add this to every port (bus 5555–5557, HTTP 9100…), to run a second platform beside the first.")
     var portOffset = 0
 
+    @Flag(help: "Once the platform is up, run `ridectl simulate` in it (10 drivers, 10 riders, 5× speed) until Ctrl-C, then print its report.")
+    var simulate = false
+
     mutating func validate() throws {
         guard (0...50_000).contains(portOffset) else { throw ValidationError("--port-offset must be from 0 to 50000") }
     }
@@ -66,6 +69,7 @@ struct UpCommand: AsyncParsableCommand {
 
             """
         Output.out(colored ? ANSI.bold(banner) : banner)
+        let simulation = simulate ? startSimulation(dataDirectory: data) : nil
 
         // Whichever comes first: a signal (stop cleanly) or a process exiting on its own (stop, exit 1).
         let (events, continuation) = AsyncStream<String>.makeStream()
@@ -77,7 +81,12 @@ struct UpCommand: AsyncParsableCommand {
             if !exit.expected { continuation.yield("!\(exit)") }
         }
         var iterator = events.makeAsyncIterator()
-        if let first = await iterator.next(), first.hasPrefix("!") {
+        let first = await iterator.next()
+        if let simulation {
+            simulation.cancel()
+            await simulation.value
+        }
+        if let first, first.hasPrefix("!") {
             Output.err("ridectl up: \(first.dropFirst()); stopping the platform (nothing is restarted silently)\n")
             await supervisor.stopAll()
             throw ExitCode(1)
@@ -85,5 +94,21 @@ struct UpCommand: AsyncParsableCommand {
         Output.out("ridectl up: stopping \(supervisor.runningNames.joined(separator: ", "))…\n")
         await supervisor.stopAll()
         Output.out("ridectl up: stopped\n")
+    }
+
+    /// The simulation against this platform, until cancelled; prints its report at the end.
+    func startSimulation(dataDirectory: String) -> Task<Void, Never> {
+        var settings = Simulation.Settings()
+        settings.ingest = "tcp://127.0.0.1:\(5558 + portOffset)"
+        let broker = Platform.localBrokerSocket(dataDirectory: dataDirectory).map { "ipc://\($0)" } ?? "tcp://127.0.0.1:\(5557 + portOffset)"
+        let events = "tcp://127.0.0.1:\(5556 + portOffset)"
+        return Task {
+            do {
+                let report = try await SimulationRunner.run(settings: settings, broker: broker, events: events, duration: 0, grace: 0)
+                Output.out(report.text)
+            } catch {
+                Output.err("ridectl up: the simulation stopped: \(error)\n")
+            }
+        }
     }
 }

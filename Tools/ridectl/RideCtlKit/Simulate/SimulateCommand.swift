@@ -1,0 +1,178 @@
+import Synchronization
+import ArgumentParser
+import Bus
+import Foundation
+import Geo
+import RideModels
+import ServiceKit
+
+/// `ridectl simulate`: drivers and riders against the running platform, with a live progress line
+/// and a final report.
+struct SimulateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Drivers (TrackingSDK devices driving street routes) and riders booking rides, against the running platform.",
+        discussion: """
+            Registers the drivers and riders (new phone numbers each run), starts each driver's \
+            phone, and plays the apps: riders book rides between random corners of a city box; \
+            offered drivers accept, drive to the pickup, start, drive to the dropoff and end the \
+            ride. Prints a progress line, then a report: rides by status, stuck rides (open when \
+            the simulation ends: 0 expected), and the latency of each reaction of the orders \
+            service (from the event that triggers it to the status it produces). Exits 1 when a \
+            ride is stuck.
+            """)
+
+    @OptionGroup var bus: BusAddresses
+
+    @Option(help: "Simulated drivers.") var drivers = 10
+    @Option(help: "Simulated riders.") var riders = 10
+    @Option(help: "How much faster than real time cars drive (1–6: faster cars would exceed what tracking accepts as a speed).") var speedup = 5.0
+    @Option(help: "Seconds during which riders book rides (0: until Ctrl-C).") var duration = 60.0
+    @Option(help: "Seconds to wait after that for open rides to finish.") var grace = 300.0
+    @Option(help: "Centre of the city box, lat,lon.") var center = "47.8359,35.1146"
+    @Option(name: .customLong("box-km"), help: "Side of the city box in km.") var boxKilometres = 3.0
+    @Option(name: .customLong("ingest"), help: helpWithEnv("ride-tracking's device ingest", env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558"))
+    var ingest: String?
+    @Option(name: .customLong("publishable-key"), help: helpWithEnv("Publishable key of the drivers' SDKs", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing"))
+    var publishableKey: String?
+
+    func validate() throws {
+        guard (1...10_000).contains(drivers), (1...10_000).contains(riders) else { throw ValidationError("--drivers and --riders must be from 1 to 10000") }
+        guard speedup >= 1, speedup <= 6 else { throw ValidationError("--speedup must be from 1 to 6, got \(speedup)") }
+        guard duration >= 0, grace >= 0 else { throw ValidationError("--duration and --grace must not be negative") }
+        guard parsedCenter() != nil else { throw ValidationError("--center must be lat,lon (e.g. 47.8359,35.1146), got \(center)") }
+        guard boxKilometres >= 1, boxKilometres <= 100 else { throw ValidationError("--box-km must be from 1 to 100") }
+    }
+
+    func parsedCenter() -> GeoPoint? {
+        let parts = center.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2, (-85...85).contains(parts[0]), (-180...180).contains(parts[1]) else { return nil }
+        return GeoPoint(latitude: parts[0], longitude: parts[1])
+    }
+
+    func run() async throws {
+        var settings = Simulation.Settings()
+        settings.drivers = drivers
+        settings.riders = riders
+        settings.speedup = speedup
+        settings.city = CityGrid(center: parsedCenter()!, sizeKilometres: boxKilometres)
+        settings.ingest = Setting.resolve(ingest, flag: "ingest", env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558").value
+        settings.publishableKey = Setting.resolve(publishableKey, flag: "publishable-key", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing").value
+        let report = try await SimulationRunner.run(settings: settings, broker: try bus.brokerEndpoint(), events: try bus.subscribeEndpoint(),
+                                                    duration: duration, grace: grace)
+        Output.out(report.text)
+        if report.stuck > 0 { throw ExitCode(1) }
+    }
+}
+
+/// Runs a simulation to its end and reports.
+enum SimulationRunner {
+    struct Report {
+        var text: String
+        var stuck: Int
+    }
+
+    static func run(settings: Settings, broker: String, events: String, duration: Double, grace: Double) async throws -> Report {
+        let logger = CLILogging.logger
+        var options = MDPClient.Options()
+        options.timeout = .seconds(10)
+        let client = try await ServiceClient(broker: broker, options: options, logger: logger)
+        let subscriber = try await EventSubscriber<JSONValue>(endpoint: events, prefixes: [BusContract.Topics.orderStatus, BusContract.Topics.tripDestinationArrival],
+                                                             logger: logger)
+        let simulation = Simulation(settings: settings, client: client, logger: logger)
+        Output.err("registering \(settings.drivers) drivers and \(settings.riders) riders…\n")
+        try await simulation.setUp()
+        let consumer = Task {
+            for await batch in subscriber.deliveries {
+                for case .event(let received) in batch {
+                    if received.topic.hasPrefix(BusContract.Topics.orderStatus),
+                       let data = try? JSONCoding.decode(OrderStatusChanged.self, from: JSONCoding.encode(received.event.data)) {
+                        await simulation.handle(CloudEvent(id: received.event.id, source: received.event.source, type: received.event.type,
+                                                           time: received.event.time, sequence: received.event.sequence, data: data))
+                    } else if let data = try? JSONCoding.decode(TripEvent.self, from: JSONCoding.encode(received.event.data)) {
+                        await simulation.handle(arrival: CloudEvent(id: received.event.id, source: received.event.source, type: received.event.type,
+                                                                    time: received.event.time, sequence: received.event.sequence, data: data))
+                    }
+                }
+            }
+        }
+        let progress = ProgressLine()
+        let bookingEnds = duration > 0 ? ContinuousClock.now + .milliseconds(Int(duration * 1000)) : nil
+        var tick = 0
+        while !Task.isCancelled {
+            tick += 1
+            await simulation.bookDueRides()
+            if tick % 4 == 0 { await simulation.acceptOffers() }
+            progress.show(await line(simulation))
+            if let bookingEnds, ContinuousClock.now >= bookingEnds { break }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+        await simulation.stopBooking()
+        let graceEnds = ContinuousClock.now + .milliseconds(Int(grace * 1000))
+        while await simulation.openRides > 0, ContinuousClock.now < graceEnds, !Task.isCancelled {
+            if tick % 4 == 0 { await simulation.acceptOffers() }
+            tick += 1
+            progress.show(await line(simulation) + "  (finishing)")
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+        progress.end()
+        consumer.cancel()
+        await subscriber.close()
+        let report = await report(simulation)
+        await simulation.shutDown()
+        await client.close()
+        return report
+    }
+
+    typealias Settings = Simulation.Settings
+
+    static func line(_ simulation: Simulation) async -> String {
+        let counts = await simulation.byStatus
+        let elapsed = await simulation.elapsed
+        let completed = counts[.completed] ?? 0
+        let parts = OrderStatus.allCases.compactMap { status in counts[status].map { "\(status.rawValue) \($0)" } }
+        return String(format: "%5.0f s  ", elapsed) + parts.joined(separator: "  ") + String(format: "  |  %.2f rides/s", Double(completed) / max(elapsed, 1))
+    }
+
+    static func report(_ simulation: Simulation) async -> Report {
+        let counts = await simulation.byStatus
+        let stuck = await simulation.openRides
+        let elapsed = await simulation.elapsed
+        var table = BenchTable(title: "ridectl simulate — \(simulation.settings.drivers) drivers, \(simulation.settings.riders) riders, speed-up \(simulation.settings.speedup)×, \(Int(elapsed)) s")
+        table.add("rides completed", "\(counts[.completed] ?? 0)", "reported")
+        table.add("rides cancelled", "\(counts[.cancelled] ?? 0)", "reported")
+        table.add("rides stuck (open at the end)", "\(stuck)", "0", met: stuck == 0)
+        table.add("completed rides per second", String(format: "%.2f", Double(counts[.completed] ?? 0) / max(elapsed, 1)), "reported")
+        for (reaction, samples) in await simulation.reactionLatencies.sorted(by: { $0.key < $1.key }) {
+            let percentiles = Percentiles(samples)
+            table.add("reaction \(reaction), p50 / p99", String(format: "%.1f ms / %.1f ms", percentiles.value(50), percentiles.value(99)), "\(samples.count) samples")
+        }
+        var text = table.render()
+        let failures = await simulation.failures
+        if !failures.isEmpty {
+            text += "\nfailed calls:\n" + failures.sorted { $0.value > $1.value }.map { "  \($0.value)×  \($0.key)" }.joined(separator: "\n") + "\n"
+        }
+        return Report(text: text, stuck: stuck)
+    }
+}
+
+/// One line rewritten in place on a terminal; a line every 5 s otherwise.
+final class ProgressLine: Sendable {
+    private let lastPrinted = Mutex<ContinuousClock.Instant?>(nil)
+    private let terminal = Output.stderrIsTerminal
+
+    func show(_ text: String) {
+        if terminal {
+            Output.err("\r\u{1B}[2K" + text)
+            return
+        }
+        let due = lastPrinted.withLock { last -> Bool in
+            guard last.map({ ContinuousClock.now - $0 >= .seconds(5) }) ?? true else { return false }
+            last = ContinuousClock.now
+            return true
+        }
+        if due { Output.err(text + "\n") }
+    }
+
+    func end() { if terminal { Output.err("\n") } }
+}

@@ -1,0 +1,240 @@
+import Bus
+import Foundation
+import Geo
+import Logging
+import RideModels
+import TrackingSDK
+
+/// Drivers and riders playing the apps' parts against a running platform: drivers are
+/// `TrackingSDK` devices that drive street routes; riders book rides between random corners;
+/// everyone reacts to `order.status.*` as the apps would. It counts rides by status and measures
+/// each reaction of the orders service from the events' own times.
+actor Simulation {
+    struct Settings: Sendable {
+        var drivers = 10
+        var riders = 10
+        var speedup = 5.0
+        /// Metres per second the cars drive (before the speed-up).
+        var speed = 10.0
+        var city = CityGrid(center: GeoPoint(latitude: 47.8359, longitude: 35.1146), sizeKilometres: 3)
+        var ingest = "tcp://127.0.0.1:5558"
+        var publishableKey = "pk_dev_ridesharing"
+    }
+
+    struct Driver {
+        let id: String
+        let device: TrackingDevice
+        let car: SimulatedDrive
+        var order: String?
+    }
+
+    struct Ride {
+        var riderID: String
+        var driverID: String?
+        var status: OrderStatus
+        /// When each status was committed (the event's time).
+        var times: [OrderStatus: Date] = [:]
+        var arrivals: [String: Date] = [:]
+    }
+
+    let settings: Settings
+    private let client: ServiceClient
+    private let logger: Logger
+    private var drivers: [String: Driver] = [:]
+    private var riders: [String: Date] = [:]  // rider id → when they book next
+    private var openOrderOf: [String: String] = [:]  // rider id → order id
+    private var rides: [String: Ride] = [:]
+    private(set) var booking = true
+    private var generator = SystemRandomNumberGenerator()
+    /// Milliseconds from a status (or an arrival) to the reactor's next status.
+    private(set) var reactionLatencies: [String: [Double]] = [:]
+    private(set) var failures: [String: Int] = [:]
+    private var started = Date()
+
+    init(settings: Settings, client: ServiceClient, logger: Logger) {
+        self.settings = settings
+        self.client = client
+        self.logger = logger
+    }
+
+    // MARK: Set-up
+
+    /// Registers the riders and drivers (new phone numbers each run) and starts the drivers' phones.
+    func setUp() async throws {
+        let run = UInt64.random(in: 0..<1_000_000, using: &generator)
+        let people = (0..<(settings.drivers + settings.riders)).map { index in (index, index < settings.drivers) }
+        let registered = try await withThrowingTaskGroup(of: (Int, User).self) { group in
+            var results: [(Int, User)] = []
+            var next = 0
+            func launch() {
+                let (index, isDriver) = people[next]
+                next += 1
+                let phone = String(format: "+3809%06llu%02d", run, index % 100) + String(index / 100)
+                let params = RegisterParams(role: isDriver ? .driver : .rider, name: isDriver ? "Driver \(index + 1)" : "Rider \(index - settings.drivers + 1)",
+                                            phoneNumber: String(phone.prefix(16)), password: "simulated-ride",
+                                            deviceID: isDriver ? "sim-\(run)-\(index)" : nil, car: isDriver ? Car(model: "Prius", licensePlate: "SIM \(index)") : nil)
+                let client = self.client
+                group.addTask { (index, try await client.call(BusContract.Service.users, "register", params, as: User.self, timeout: .seconds(30))) }
+            }
+            for _ in 0..<min(8, people.count) { launch() }
+            while let result = try await group.next() {
+                results.append(result)
+                if next < people.count { launch() }
+            }
+            return results.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        var configuration = SDKConfiguration(publishableKey: settings.publishableKey)
+        configuration.endpoint = settings.ingest
+        configuration.allowMockLocations = true
+        for user in registered {
+            if user.role == .rider {
+                riders[user.id] = Date().addingTimeInterval(Double.random(in: 0...2, using: &generator))
+                continue
+            }
+            let car = SimulatedDrive(at: settings.city.randomCorner(using: &generator), speedup: settings.speedup)
+            let device = try TrackingDevice(id: user.deviceID!, configuration: configuration, provider: car)
+            device.name = user.name
+            device.metadata = ["user_id": .string(user.id)]
+            device.isAvailable = true
+            device.startTracking()
+            drivers[user.id] = Driver(id: user.id, device: device, car: car)
+        }
+        started = Date()
+    }
+
+    func stopBooking() { booking = false }
+
+    func shutDown() async {
+        for driver in drivers.values { await driver.device.close() }
+    }
+
+    // MARK: Riders
+
+    /// Books a ride for every rider who is due and has no open order.
+    func bookDueRides(now: Date = Date()) async {
+        guard booking else { return }
+        for (riderID, due) in riders where due <= now && openOrderOf[riderID] == nil {
+            riders[riderID] = .distantFuture
+            let from = settings.city.randomCorner(using: &generator)
+            var to = settings.city.randomCorner(using: &generator)
+            while to.distance(to: from) < 500 { to = settings.city.randomCorner(using: &generator) }
+            let params = CreateOrderParams(caller: .rider(riderID), pickup: Place(latitude: from.latitude, longitude: from.longitude),
+                                           dropoff: Place(latitude: to.latitude, longitude: to.longitude))
+            do {
+                let order = try await client.call(BusContract.Service.orders, "create", params, as: Order.self)
+                openOrderOf[riderID] = order.id
+                if rides[order.id] == nil { rides[order.id] = Ride(riderID: riderID, status: .new) }
+            } catch {
+                count("create failed: \(error)")
+                riders[riderID] = now.addingTimeInterval(2)
+            }
+        }
+    }
+
+    // MARK: Events
+
+    func handle(_ event: CloudEvent<OrderStatusChanged>) async {
+        let order = event.data.order
+        guard drivers[order.driver?.id ?? ""] != nil || riders[order.rider.id] != nil else { return }  // another simulation's
+        var ride = rides[order.id] ?? Ride(riderID: order.rider.id, status: order.status)
+        ride.status = order.status
+        ride.driverID = order.driver?.id
+        ride.times[order.status] = event.time
+        record(&ride, reaction: "ACCEPTED → PICKING_UP", from: ride.times[.accepted], to: order.status == .pickingUp ? event.time : nil)
+        record(&ride, reaction: "STARTED_RIDE → DROPPING_OFF", from: ride.times[.startedRide], to: order.status == .droppingOff ? event.time : nil)
+        if order.status == .reachedPickup { record(&ride, reaction: "arrival → REACHED_PICKUP", from: order.tripID.flatMap { ride.arrivals[$0] }, to: event.time) }
+        if order.status == .reachedDropoff { record(&ride, reaction: "arrival → REACHED_DROPOFF", from: order.tripID.flatMap { ride.arrivals[$0] }, to: event.time) }
+        rides[order.id] = ride
+
+        let caller = Caller.driver(order.driver?.id ?? "")
+        switch order.status {
+        case .new: await offer(order)
+        case .pickingUp: drive(order.driver?.id, to: order.pickup)
+        case .reachedPickup: await act("start_ride", order.id, as: caller)
+        case .droppingOff: drive(order.driver?.id, to: order.dropoff)
+        case .reachedDropoff: await act("end_ride", order.id, as: caller)
+        case .completed, .cancelled: finish(order)
+        case .accepted, .startedRide: break
+        }
+    }
+
+    func handle(arrival event: CloudEvent<TripEvent>) {
+        guard case .string(let orderID)? = event.data.data.tripMetadata?["order_id"], rides[orderID] != nil else { return }
+        rides[orderID]?.arrivals[event.data.data.tripID] = event.time
+    }
+
+    /// Idle drivers look at the orders offered to them (what a driver app shows) and accept one.
+    func acceptOffers() async {
+        for (id, driver) in drivers where driver.order == nil {
+            guard let offers = try? await client.call(BusContract.Service.orders, "list", ListOrdersParams(caller: .driver(id), status: .new, limit: 5),
+                                                      as: OrderList.self) else { continue }
+            for order in offers.orders where order.offeredTo.contains(id) {
+                if await accept(order.id, driverID: id) { break }
+            }
+        }
+    }
+
+    private func offer(_ order: Order) async {
+        for driverID in order.offeredTo where drivers[driverID]?.order == nil {
+            if await accept(order.id, driverID: driverID) { return }
+        }
+    }
+
+    private func accept(_ orderID: String, driverID: String) async -> Bool {
+        guard drivers[driverID]?.order == nil else { return false }
+        drivers[driverID]?.order = orderID  // held while asking, so this driver takes one order at a time
+        let reply = try? await client.callRaw(BusContract.Service.orders, "accept",
+                                              json: JSONCoding.encode(OrderParams(caller: .driver(driverID), id: orderID)))
+        if reply?.status == Status.ok {
+            drivers[driverID]?.device.isAvailable = false
+            return true
+        }
+        drivers[driverID]?.order = nil
+        return false
+    }
+
+    private func drive(_ driverID: String?, to place: Place) {
+        guard let driverID, let driver = drivers[driverID] else { return }
+        let here = driver.car.position(at: Date()).point
+        let route = settings.city.route(from: here, to: GeoPoint(latitude: place.latitude, longitude: place.longitude), eastFirst: Bool.random(using: &generator))
+        driver.car.drive(along: route, speed: settings.speed)
+    }
+
+    private func act(_ op: String, _ orderID: String, as caller: Caller) async {
+        do {
+            _ = try await client.call(BusContract.Service.orders, op, OrderParams(caller: caller, id: orderID), as: Order.self)
+        } catch {
+            count("\(op) failed: \(error)")
+        }
+    }
+
+    private func finish(_ order: Order) {
+        for (id, driver) in drivers where driver.order == order.id {
+            drivers[id]?.order = nil
+            driver.device.isAvailable = true
+        }
+        if openOrderOf[order.rider.id] == order.id {
+            openOrderOf[order.rider.id] = nil
+            riders[order.rider.id] = Date().addingTimeInterval(Double.random(in: 1...4, using: &generator) / settings.speedup)
+        }
+    }
+
+    private func record(_ ride: inout Ride, reaction: String, from: Date?, to: Date?) {
+        guard let from, let to else { return }
+        reactionLatencies[reaction, default: []].append(to.timeIntervalSince(from) * 1000)
+    }
+
+    private func count(_ failure: String) {
+        failures[String(failure.prefix(160)), default: 0] += 1
+    }
+
+    // MARK: Reporting
+
+    var byStatus: [OrderStatus: Int] {
+        rides.values.reduce(into: [:]) { $0[$1.status, default: 0] += 1 }
+    }
+
+    var openRides: Int { rides.values.filter(\.status.isOpen).count }
+
+    var elapsed: Double { Date().timeIntervalSince(started) }
+}
