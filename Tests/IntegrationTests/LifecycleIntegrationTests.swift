@@ -161,6 +161,20 @@ import Testing
         }
     }
 
+    @Test func aDriverAlreadyAtThePickupArrivesAtOnce() async throws {
+        // Found by the simulator: the trip noticed the arrival when it was created and said nothing.
+        try await withTestBus("lifecycle-there") { bus in
+            let platform = try await Platform.start(bus)
+            try await Self.drive(platform, Polyline(points: [Self.pickup, Self.pickup]), batch: 1)
+            let created = try await platform.call("create", as: platform.ann, Self.booking)
+            guard case .string(let id)? = created.body["id"] else { throw TestFailure("create: \(created)") }
+            #expect(try await platform.call("accept", as: platform.dan, #""id":"\#(id)""#).status == 200)
+            try await Self.status(platform, id, is: "REACHED_PICKUP")
+            let statuses = Self.values(try await platform.orders.call("events", #"{"after":0}"#).body, path: ["data", "order", "status"])
+            #expect(statuses == ["NEW", "ACCEPTED", "PICKING_UP", "REACHED_PICKUP"])
+        }
+    }
+
     @Test func theSimulatorCompletesRidesWithNoneStuck() async throws {
         try await withTestBus("simulate") { bus in
             let platform = try await Platform.start(bus)

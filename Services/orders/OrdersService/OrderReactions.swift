@@ -60,9 +60,15 @@ struct OrderReactions: Sendable {
         if updated.status == .cancelled, updated.tripID != trip.tripID { try await completeTrip(trip.tripID) }
     }
 
+    /// The arrival came before the order took its trip (the trip arrived within milliseconds of
+    /// being created): retried until the order has moved on to the leg's status.
+    struct ArrivalBeforeLeg: Error {}
+
     /// `PICKING_UP → REACHED_PICKUP` or `DROPPING_OFF → REACHED_DROPOFF`, for the order's current trip only.
     func arrived(_ leg: Leg, orderID: String, tripID: String) async throws {
         let (from, action): (OrderStatus, OrderAction) = leg == .pickup ? (.pickingUp, .arrivedAtPickup) : (.droppingOff, .arrivedAtDropoff)
+        let before: OrderStatus = leg == .pickup ? .accepted : .startedRide
+        if let order = try await store.order(id: orderID), order.status == before { throw ArrivalBeforeLeg() }
         let (updated, previous) = try await store.change(id: orderID) { order in
             guard order.status == from, order.tripID == tripID else { return }
             order.status = try OrdersOps.decide(action, order, by: .reactor)

@@ -45,6 +45,9 @@ public final class TripStore: Sendable {
                            arguments: [live.trip.tripID, live.trip.shareID, live.trip.deviceID, live.trip.status.rawValue, idempotencyKey,
                                        try Self.encode(live.trip), try Self.encode(live.progress)])
             try Self.appendEvent(db, "created", live.trip)
+            // Already there when the trip starts (a driver waiting at the pickup): the arrival is
+            // an event like any other, or whoever waits for it would wait forever.
+            if live.trip.destination.arrivedAt != nil { try Self.appendEvent(db, "destination_arrival", live.trip) }
             return (live.trip, true)
         }
     }
