@@ -85,6 +85,7 @@ enum SimulationRunner {
         let consumer = Task {
             for await batch in subscriber.deliveries {
                 for case .event(let received) in batch {
+                    if case .duplicate = received.sequence { continue }  // sent again (at least once): seen already
                     if received.topic.hasPrefix(BusContract.Topics.orderStatus),
                        let data = try? JSONCoding.decode(OrderStatusChanged.self, from: JSONCoding.encode(received.event.data)) {
                         await simulation.handle(CloudEvent(id: received.event.id, source: received.event.source, type: received.event.type,
