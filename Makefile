@@ -47,6 +47,7 @@ bench: release
 	-.build/release/ridectl bench ingest
 	-.build/release/ridectl bench nearby
 	-.build/release/ridectl bench memory
+	-.build/release/ridectl bench lifecycle
 
 clean:
 	rm -rf .build .data

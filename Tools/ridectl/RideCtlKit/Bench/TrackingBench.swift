@@ -66,6 +66,21 @@ struct BenchPlatform {
     }
 
     func stop() async { await supervisor.stopAll(grace: .seconds(10)) }
+
+    /// Fills `table` by measuring, stops the platform whatever happens, prints the table, and
+    /// exits 1 when a target was missed.
+    func report(_ table: BenchTable, _ measure: (inout BenchTable) async throws -> Void) async throws {
+        var table = table
+        do {
+            try await measure(&table)
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+        Output.out(table.render())
+        if !table.allMet { throw ExitCode(1) }
+    }
 }
 
 struct BenchIngestCommand: AsyncParsableCommand {
@@ -85,8 +100,7 @@ struct BenchIngestCommand: AsyncParsableCommand {
         let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-ingest")
         let delivered = EventCounter(endpoint: platform.egress, prefix: BusContract.Topics.deviceLocation)
         defer { delivered.stop() }
-        var table = BenchTable(title: "ridectl bench ingest — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(devices) devices, \(rate) locations/s offered, \(seconds) s")
-        do {
+        try await platform.report(BenchTable(title: "ridectl bench ingest — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(devices) devices, \(rate) locations/s offered, \(seconds) s")) { table in
             let warmUp = 3.0
             try platform.startDevices(devices: devices, rate: rate, seconds: warmUp + seconds + 1, processes: processes)
             Output.err("warming up for \(warmUp) s…\n")
@@ -109,13 +123,7 @@ struct BenchIngestCommand: AsyncParsableCommand {
             let cpu = perSecond("process_cpu_seconds_total")
             table.add("ride-tracking CPU", String(format: "%.0f%% of a core, %.1f µs per location", cpu * 100, cpu / max(accepted, 1) * 1e6), "reported")
             table.add("devices known", String(Int(after["ride_tracking_devices"] ?? 0)), "= \(devices)", met: Int(after["ride_tracking_devices"] ?? 0) == devices)
-        } catch {
-            await platform.stop()
-            throw error
         }
-        await platform.stop()
-        Output.out(table.render())
-        if !table.allMet { throw ExitCode(1) }
     }
 }
 
@@ -138,8 +146,7 @@ struct BenchNearbyCommand: AsyncParsableCommand {
         let phases = inflight.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard !phases.isEmpty, phases.allSatisfy({ $0 > 0 }) else { throw ValidationError("--inflight must be positive numbers, comma-separated (e.g. 1,32), not \"\(inflight)\"") }
         let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-nearby")
-        var table = BenchTable(title: "ridectl bench nearby — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(drivers) drivers, \(ingestRate) loc/s streaming, radius \(Int(radius)) m, limit 10, available only")
-        do {
+        try await platform.report(BenchTable(title: "ridectl bench nearby — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(drivers) drivers, \(ingestRate) loc/s streaming, radius \(Int(radius)) m, limit 10, available only")) { table in
             Output.err("loading \(drivers) drivers…\n")
             let loading = ContinuousClock.now
             try await DriverLoad.load(drivers: drivers, broker: platform.broker)
@@ -162,13 +169,7 @@ struct BenchNearbyCommand: AsyncParsableCommand {
                 table.add("\(phase) in flight: queries answered", BenchTable.rate(throughput, "queries/s"), "≥ 10 000 queries/s", met: throughput >= 10_000)
                 table.add("\(phase) in flight: locations streaming meanwhile", BenchTable.rate(ingested, "loc/s"), "≈ \(ingestRate)")
             }
-        } catch {
-            await platform.stop()
-            throw error
         }
-        await platform.stop()
-        Output.out(table.render())
-        if !table.allMet { throw ExitCode(1) }
     }
 }
 
@@ -184,8 +185,7 @@ struct BenchMemoryCommand: AsyncParsableCommand {
         let counts = steps.split(separator: ",").compactMap { Int($0) }
         guard !counts.isEmpty, counts == counts.sorted() else { throw ValidationError("--steps must be increasing numbers") }
         let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-memory")
-        var table = BenchTable(title: "ridectl bench memory — ride-tracking resident memory (devices with a location, indexed and stored)")
-        do {
+        try await platform.report(BenchTable(title: "ridectl bench memory — ride-tracking resident memory (devices with a location, indexed and stored)")) { table in
             let empty = try await platform.trackingMetrics()["process_resident_memory_bytes"] ?? 0
             table.add("0 devices", String(format: "%.0f MB", empty / 1_048_576), "reported")
             var loaded = 0
@@ -196,12 +196,7 @@ struct BenchMemoryCommand: AsyncParsableCommand {
                 let resident = try await platform.trackingMetrics()["process_resident_memory_bytes"] ?? 0
                 table.add("\(count) devices", String(format: "%.0f MB (%.0f bytes per device)", resident / 1_048_576, (resident - empty) / Double(count)), "reported")
             }
-        } catch {
-            await platform.stop()
-            throw error
         }
-        await platform.stop()
-        Output.out(table.render())
     }
 }
 

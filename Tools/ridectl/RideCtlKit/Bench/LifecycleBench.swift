@@ -1,0 +1,247 @@
+import Synchronization
+import ArgumentParser
+import Bus
+import Foundation
+import Geo
+import RideModels
+import ServiceKit
+
+extension BenchPlatform {
+    /// Starts a service of the lifecycle (users, trips, orders) beside the bus and tracking.
+    func startService(_ executable: String, _ extra: [String] = []) async throws {
+        let http = try FreePort.next()
+        try supervisor.start(name: executable, executable: "\(bin)/\(executable)", arguments: [
+            "--pub", ingress, "--sub", egress, "--broker", broker, "--http", "127.0.0.1:\(http)", "--data-dir", "\(logs)/data", "--log-level", "warning",
+        ] + extra)
+        guard await waitUntilHealthy("http://127.0.0.1:\(http)/health", timeout: .seconds(30)) else {
+            throw ConfigurationError("\(executable) did not start; see \(logs)/\(executable).log")
+        }
+    }
+}
+
+/// `ridectl bench lifecycle`: rides through all nine steps, many at once, against the real
+/// services; the cars "teleport" (one fix at the pickup, one at the dropoff), so what is measured
+/// is the platform, not driving.
+struct BenchLifecycleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lifecycle",
+        abstract: "Reaction latency of the orders service and completed rides per second, with many concurrent rides.",
+        discussion: """
+            Starts the bus, users, tracking, trips and orders; registers one rider and one driver \
+            per lane, each lane in its own part of the map (so dispatch offers the lane's ride to \
+            its driver); then every lane books, accepts, arrives, starts, arrives and ends rides \
+            in a loop. Reaction latency is measured between the events' own times: a status \
+            committed (or a trip's arrival) → the reactor's next status published.
+            """)
+
+    @Option(help: "Rides in flight at once (one rider and one driver each).") var concurrent = 1000
+    @Option(help: "Seconds of rides measured.") var seconds = 20.0
+    @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    var binDirectory: String?
+
+    func validate() throws {
+        guard (1...5000).contains(concurrent) else { throw ValidationError("--concurrent must be from 1 to 5000") }
+        guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
+    }
+
+    func run() async throws {
+        let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-lifecycle")
+        try await platform.report(BenchTable(title: "ridectl bench lifecycle — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(concurrent) concurrent rides, \(Int(seconds)) s")) { table in
+            try await platform.startService("ride-users", ["--password-rounds", "1000"])
+            try await platform.startService("ride-trips")
+            try await platform.startService("ride-orders", ["--offer-timeout-s", "3600", "--concurrency", "32"])
+            var options = MDPClient.Options()
+            options.timeout = .seconds(30)
+            let client = try await ServiceClient(broker: platform.broker, options: options, logger: CLILogging.logger)
+            let lanes = try await LifecycleLanes.prepare(count: concurrent, client: client)
+            let subscriber = try await EventSubscriber<JSONValue>(endpoint: platform.egress, prefixes: [BusContract.Topics.orderStatus, BusContract.Topics.tripDestinationArrival],
+                                                                 logger: CLILogging.logger)
+            let watch = RideWatch()
+            let consumer = Task {
+                for await batch in subscriber.deliveries {
+                    for case .event(let received) in batch { await watch.saw(received.event) }
+                }
+            }
+            Output.err("riding for \(seconds) s with \(concurrent) rides at once…\n")
+            let started = ContinuousClock.now
+            let deadline = started + .milliseconds(Int(seconds * 1000))
+            let outcome = await withTaskGroup(of: (completed: Int, stuck: Int).self) { group in
+                for lane in lanes {
+                    group.addTask { await lane.ride(until: deadline, client: client, watch: watch) }
+                }
+                var total = (completed: 0, stuck: 0)
+                for await result in group {
+                    total.completed += result.completed
+                    total.stuck += result.stuck
+                }
+                return total
+            }
+            let elapsed = Double((ContinuousClock.now - started).milliseconds) / 1000
+            consumer.cancel()
+            await subscriber.close()
+            await client.close()
+            let latencies = await watch.latencies
+            let all = Percentiles(latencies.values.flatMap { $0 })
+            table.add("rides completed", "\(outcome.completed) in \(String(format: "%.1f", elapsed)) s", "reported")
+            table.add("completed rides per second", BenchTable.rate(Double(outcome.completed) / elapsed, "rides/s"), "≥ 500 rides/s",
+                      met: Double(outcome.completed) / elapsed >= 500)
+            table.add("rides stuck (a step not reached within 30 s)", "\(outcome.stuck)", "0", met: outcome.stuck == 0)
+            table.add("reaction latency, all reactions, p50 / p99", String(format: "%.1f ms / %.1f ms", all.value(50), all.value(99)), "p99 ≤ 5 ms",
+                      met: all.value(99) <= 5)
+            for (reaction, samples) in latencies.sorted(by: { $0.key < $1.key }) {
+                let p = Percentiles(samples)
+                table.add("  \(reaction), p50 / p99", String(format: "%.1f ms / %.1f ms", p.value(50), p.value(99)), "\(samples.count) samples")
+            }
+        }
+    }
+}
+
+/// One rider and one driver, alone in their square of the map.
+struct LifecycleLane: Sendable {
+    let rider: String
+    let driver: String
+    let device: String
+    let pickup: GeoPoint
+    let dropoff: GeoPoint
+    let clock: FixTimes
+
+    /// Rides until the deadline; returns the rides completed and the ones that got stuck.
+    func ride(until deadline: ContinuousClock.Instant, client: ServiceClient, watch: RideWatch) async -> (completed: Int, stuck: Int) {
+        var completed = 0
+        while ContinuousClock.now < deadline {
+            do {
+                let order = try await client.call(BusContract.Service.orders, "create",
+                                                  CreateOrderParams(caller: .rider(rider), pickup: Place(latitude: pickup.latitude, longitude: pickup.longitude),
+                                                                    dropoff: Place(latitude: dropoff.latitude, longitude: dropoff.longitude)), as: Order.self)
+                let params = OrderParams(caller: .driver(driver), id: order.id)
+                _ = try await client.call(BusContract.Service.orders, "accept", params, as: Order.self)
+                try await watch.wait(order.id, .pickingUp)
+                try await report(at: pickup, client: client)
+                try await watch.wait(order.id, .reachedPickup)
+                _ = try await client.call(BusContract.Service.orders, "start_ride", params, as: Order.self)
+                try await watch.wait(order.id, .droppingOff)
+                try await report(at: dropoff, client: client)
+                try await watch.wait(order.id, .reachedDropoff)
+                _ = try await client.call(BusContract.Service.orders, "end_ride", params, as: Order.self)
+                completed += 1
+            } catch {
+                return (completed, 1)
+            }
+        }
+        return (completed, 0)
+    }
+
+    func report(at point: GeoPoint, client: ServiceClient) async throws {
+        let fix = DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: clock.next(), accuracy: 5, speed: 10)
+        _ = try await client.call(BusContract.Service.tracking, "ingest",
+                                  IngestBatch(publishableKey: "pk_dev_ridesharing", deviceID: device, batchID: 1, locations: [fix]), as: IngestAck.self)
+    }
+}
+
+/// A device's fix times: one second apart, starting an hour ago (tracking publishes only newer ones).
+final class FixTimes: Sendable {
+    private let upcoming = Mutex(Date().addingTimeInterval(-3600))
+    func next() -> Date { upcoming.withLock { value in defer { value.addTimeInterval(1) }; return value } }
+}
+
+enum LifecycleLanes {
+    /// Registers the riders and drivers and puts each driver in its lane, 5 km from the next.
+    static func prepare(count: Int, client: ServiceClient) async throws -> [LifecycleLane] {
+        Output.err("registering \(count) riders and \(count) drivers…\n")
+        let run = Int.random(in: 0..<100_000)
+        let origin = GeoPoint(latitude: 47.0, longitude: 30.0)
+        let side = Int(Double(count).squareRoot().rounded(.up))
+        return try await withThrowingTaskGroup(of: LifecycleLane.self) { group in
+            var lanes: [LifecycleLane] = []
+            var next = 0
+            func launch() {
+                let index = next
+                next += 1
+                group.addTask {
+                    let phone = { (role: Int) in "+39\(role)\(String(format: "%05d%05d", run, index))" }
+                    let device = "bench-\(run)-\(index)"
+                    let rider = try await client.call(BusContract.Service.users, "register",
+                                                      RegisterParams(role: .rider, name: "Rider \(index)", phoneNumber: phone(1), password: "bench-rider"), as: User.self)
+                    let driver = try await client.call(BusContract.Service.users, "register",
+                                                       RegisterParams(role: .driver, name: "Driver \(index)", phoneNumber: phone(2), password: "bench-driver",
+                                                                      deviceID: device, car: Car(model: "Bench", licensePlate: "B \(index)")), as: User.self)
+                    let pickup = origin.destination(bearing: 90, distance: Double(index % side) * 5000).destination(bearing: 0, distance: Double(index / side) * 5000)
+                    let lane = LifecycleLane(rider: rider.id, driver: driver.id, device: device, pickup: pickup,
+                                             dropoff: pickup.destination(bearing: 0, distance: 1000), clock: FixTimes())
+                    let start = pickup.destination(bearing: 180, distance: 500)
+                    _ = try await client.call(BusContract.Service.tracking, "ingest", IngestBatch(
+                        publishableKey: "pk_dev_ridesharing", deviceID: device, batchID: 1,
+                        device: DeviceIntents(name: driver.name, metadata: ["user_id": .string(driver.id)], tracking: true, available: true, changedAt: Date()),
+                        locations: [DeviceLocation(latitude: start.latitude, longitude: start.longitude, recordedAt: lane.clock.next(), accuracy: 5)]), as: IngestAck.self)
+                    return lane
+                }
+            }
+            for _ in 0..<min(64, count) { launch() }
+            while let lane = try await group.next() {
+                lanes.append(lane)
+                if next < count { launch() }
+            }
+            return lanes
+        }
+    }
+}
+
+/// The statuses each order has reached (from the bus), waited for by the lanes, and the reactions' latencies.
+actor RideWatch {
+    private var reached: [String: Set<OrderStatus>] = [:]
+    private var waiters: [String: [(OrderStatus, CheckedContinuation<Void, Never>)]] = [:]
+    private var times: [String: [OrderStatus: Date]] = [:]
+    private var arrivals: [String: Date] = [:]  // trip id → arrival event time
+    private(set) var latencies: [String: [Double]] = [:]
+
+    func saw(_ event: CloudEvent<JSONValue>) {
+        if event.type == BusContract.Topics.tripDestinationArrival {
+            if case .string(let trip)? = event.data["data"]?["trip_id"] { arrivals[trip] = event.time }
+            return
+        }
+        guard case .string(let id)? = event.data["order"]?["id"], case .string(let name)? = event.data["order"]?["status"],
+              let status = OrderStatus(rawValue: name) else { return }
+        times[id, default: [:]][status] = event.time
+        let trip = event.data["order"]?["trip_id"]?.stringValue
+        func record(_ reaction: String, from: Date?) {
+            if let from { latencies[reaction, default: []].append(event.time.timeIntervalSince(from) * 1000) }
+        }
+        switch status {
+        case .pickingUp: record("ACCEPTED → PICKING_UP", from: times[id]?[.accepted])
+        case .droppingOff: record("STARTED_RIDE → DROPPING_OFF", from: times[id]?[.startedRide])
+        case .reachedPickup: record("arrival → REACHED_PICKUP", from: trip.flatMap { arrivals[$0] })
+        case .reachedDropoff: record("arrival → REACHED_DROPOFF", from: trip.flatMap { arrivals[$0] })
+        case .completed, .cancelled: times[id] = nil
+        default: break
+        }
+        reached[id, default: []].insert(status)
+        let ready = waiters[id]?.filter { $0.0 == status } ?? []
+        waiters[id]?.removeAll { $0.0 == status }
+        for (_, continuation) in ready { continuation.resume() }
+    }
+
+    /// Returns once `order` has reached `status`; throws after 30 s.
+    func wait(_ order: String, _ status: OrderStatus) async throws {
+        if reached[order]?.contains(status) == true { return }
+        let outcome = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.arrive(order, status); return true }
+            group.addTask { try? await Task.sleep(for: .seconds(30)); return false }
+            let first = await group.next()!
+            group.cancelAll()
+            if !first { await self.release(order, status) }
+            return first
+        }
+        if !outcome { throw ConfigurationError("order \(order) did not reach \(status.rawValue) within 30 s") }
+    }
+
+    private func arrive(_ order: String, _ status: OrderStatus) async {
+        if reached[order]?.contains(status) == true { return }
+        await withCheckedContinuation { waiters[order, default: []].append((status, $0)) }
+    }
+
+    private func release(_ order: String, _ status: OrderStatus) {
+        let stale = waiters[order]?.filter { $0.0 == status } ?? []
+        waiters[order]?.removeAll { $0.0 == status }
+        for (_, continuation) in stale { continuation.resume() }
+    }
+}
