@@ -5,7 +5,7 @@ import RideModels
 import ServiceLifecycle
 import Storage
 
-/// The orders reactor: subscribes to `order.status.` and `trip.destination_arrival` the way
+/// The orders reactor: subscribes to `order.status.` and `trip.` (acting on arrivals) the way
 /// Cloud Functions are triggered by Firestore changes, and runs `OrderReactions` for each event.
 ///
 /// Nothing depends on one event arriving: the reactor keeps, per source, the sequence up to which
@@ -61,7 +61,7 @@ struct OrdersReactor: Service {
         while true {
             let page: EventsPage
             do {
-                page = try await events(source: source, after: cursor)
+                page = try await events(source: source, after: cursor, limit: through.map { Int(min(500, max(1, $0 - cursor))) } ?? 500)
             } catch {
                 logger.error("reactor: cannot fetch missed events; the next gap or restart retries", metadata: ["source": "\(source)", "error": "\(error)"])
                 return cursor
@@ -74,11 +74,11 @@ struct OrdersReactor: Service {
         }
     }
 
-    func events(source: String, after: UInt64) async throws -> EventsPage {
+    func events(source: String, after: UInt64, limit: Int) async throws -> EventsPage {
         if source == BusContract.Service.orders {
-            return try await store.database.read { db in try Outbox.page(db, source: source, query: EventsQuery(after: after, limit: 500)) }
+            return try await store.database.read { db in try Outbox.page(db, source: source, query: EventsQuery(after: after, limit: limit)) }
         }
-        return try await platform.call(source, "events", EventsQuery(after: after, limit: 500), as: EventsPage.self)
+        return try await platform.call(source, "events", EventsQuery(after: after, limit: limit), as: EventsPage.self)
     }
 
     func dispatch(_ event: CloudEvent<JSONValue>, into group: inout DiscardingTaskGroup, progress: ReactorProgress) {

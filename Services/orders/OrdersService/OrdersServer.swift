@@ -23,8 +23,10 @@ public struct OrdersServer: Sendable {
         var workerOptions = MDPWorker.Options()
         workerOptions.concurrency = settings.concurrency
         let ops = OrdersOps(store: store, platform: platform, relay: relay, dispatch: settings.dispatch, fares: settings.fares, logger: logger)
+        // Every topic of both sources (not just the arrivals of `trips`): only then is a sequence
+        // gap a missed event rather than one not subscribed to.
         let statusEvents = try await EventSubscriber<JSONValue>(
-            endpoint: settings.sub, prefixes: [BusContract.Topics.orderStatus, BusContract.Topics.tripDestinationArrival], logger: logger)
+            endpoint: settings.sub, prefixes: [BusContract.Topics.orderStatus, "trip."], logger: logger)
         let reactor = OrdersReactor(reactions: OrderReactions(store: store, platform: platform, relay: relay, logger: logger),
                                     store: store, platform: platform, subscriber: statusEvents, logger: logger)
         let worker = ServiceWorker(broker: settings.broker, router: ops.router(instance: instance), options: workerOptions, logger: logger)
