@@ -134,6 +134,38 @@ import Testing
         }
     }
 
+    @Test func cancellingWhileTheReactorWaitsForTripsLeavesNoTripBehind() async throws {
+        // ACCEPTED and STARTED_RIDE last only while the reactor's trip call is under way; with
+        // ride-trips down they last until it is back, and a cancel can land in between.
+        try await withTestBus("lifecycle-cancel-waiting") { bus in
+            let platform = try await Platform.start(bus)
+            let started = try await Self.order(at: "REACHED_PICKUP", platform)
+            bus.supervisor.signal(platform.trips.name, SIGKILL)
+            _ = await bus.supervisor.waitForExit(platform.trips.name, timeout: .seconds(5))
+
+            #expect(try await platform.call("start_ride", as: platform.dan, #""id":"\#(started)""#).body["status"] == "STARTED_RIDE")
+            #expect(try await platform.call("cancel", as: platform.dan, #""id":"\#(started)""#).body["status"] == "CANCELLED", "at STARTED_RIDE")
+
+            let created = try await platform.call("create", as: platform.ann, Self.booking)
+            guard case .string(let accepted)? = created.body["id"] else { throw TestFailure("create: \(created)") }
+            #expect(try await platform.call("accept", as: platform.dan, #""id":"\#(accepted)""#).status == 200)
+            #expect(try await platform.call("get", as: platform.ann, #""id":"\#(accepted)""#).body["status"] == "ACCEPTED")
+            #expect(try await platform.call("cancel", as: platform.ann, #""id":"\#(accepted)""#).body["status"] == "CANCELLED", "at ACCEPTED")
+
+            try await platform.trips.startProcess()
+            // Once trips is back, every trip that was made ends, and both orders let go of their trips.
+            try await eventually("every trip is completed", timeout: .seconds(30)) {
+                let values = Self.values(try await platform.trips.call("events", #"{"after":0}"#).body)
+                return values.filter { $0 == "created" }.count == values.filter { $0 == "completed" }.count
+            }
+            for id in [started, accepted] {
+                try await eventually("order \(id) let go of its trip") {
+                    try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body["trip_id"] == nil
+                }
+            }
+        }
+    }
+
     @Test func killingOrdersInTheMiddleOfARideLosesNothing() async throws {
         try await withTestBus("lifecycle-kill") { bus in
             let platform = try await Platform.start(bus)
