@@ -34,7 +34,7 @@ struct OrdersOps {
         router.on("create") { (params: CreateOrderParams, _) -> Replied<Order> in Replied(status: Status.created, body: try await create(params)) }
         router.on("get") { (params: OrderParams, _) -> Order in
             let order = try await existing(params.id)
-            guard OrderStateMachine.canView(facts(order), by: actor(params.caller)) else { throw forbidden("this order is not yours") }
+            guard OrderStateMachine.canView(order.facts, by: OrderActor(params.caller)) else { throw forbidden("this order is not yours") }
             return order
         }
         router.on("list") { (params: ListOrdersParams, _) -> OrderList in try await list(params) }
@@ -163,11 +163,11 @@ struct OrdersOps {
     }
 
     static func decide(_ action: OrderAction, _ order: Order, _ caller: Caller) throws -> OrderStatus {
-        try decide(action, order, by: actor(caller))
+        try decide(action, order, by: OrderActor(caller))
     }
 
     static func decide(_ action: OrderAction, _ order: Order, by actor: OrderActor) throws -> OrderStatus {
-        switch OrderStateMachine.apply(action, to: facts(order), by: actor) {
+        switch OrderStateMachine.apply(action, to: order.facts, by: actor) {
         case .success(let next): return next
         case .failure(let refusal):
             switch refusal {
@@ -229,19 +229,6 @@ struct OrdersOps {
         }
     }
 
-    static func facts(_ order: Order) -> OrderFacts {
-        OrderFacts(status: order.status, riderID: order.rider.id, driverID: order.driver?.id, offeredTo: Set(order.offeredTo),
-                   formerlyOffered: Set(order.offerHistory))
-    }
-
-    func facts(_ order: Order) -> OrderFacts { Self.facts(order) }
-
-    static func actor(_ caller: Caller) -> OrderActor {
-        caller.role == .rider ? .rider(id: caller.id) : .driver(id: caller.id)
-    }
-
-    func actor(_ caller: Caller) -> OrderActor { Self.actor(caller) }
-
     func forbidden(_ message: String) -> ServiceError { ServiceError.forbidden("forbidden", message) }
 
     func unknownOrder(_ id: String) -> ServiceError { ServiceError.notFound("unknown_order", "no order with id \(id)") }
@@ -271,5 +258,18 @@ public enum PlaceRules {
         let distance = GeoPoint(latitude: pickup.latitude, longitude: pickup.longitude).distance(to: GeoPoint(latitude: dropoff.latitude, longitude: dropoff.longitude))
         if distance < 50 { return "dropoff: must be at least 50 m from pickup, is \(Int(distance)) m" }
         return nil
+    }
+}
+
+extension Order {
+    /// What the state machine needs to know of this order.
+    var facts: OrderFacts {
+        OrderFacts(status: status, riderID: rider.id, driverID: driver?.id, offeredTo: Set(offeredTo), formerlyOffered: Set(offerHistory))
+    }
+}
+
+extension OrderActor {
+    init(_ caller: Caller) {
+        self = caller.role == .rider ? .rider(id: caller.id) : .driver(id: caller.id)
     }
 }

@@ -31,6 +31,20 @@ public final class TripStore: Sendable {
     public struct Live: Sendable, Equatable {
         public var trip: Trip
         public var progress: TripProgress
+
+        /// Writes what `signal` says into the trip's document; returns the `trip.*` event it makes.
+        mutating func apply(_ signal: TripSignal) -> String {
+            switch signal {
+            case .arrived(let at, _):
+                trip.destination.arrivedAt = at
+                trip.estimate = nil
+                return "destination_arrival"
+            case .eta(let estimate):
+                trip.estimate = Trip.Estimate(arriveAt: estimate.arriveAt, route: .init(distance: estimate.distance, duration: estimate.duration,
+                                                                                       remainingDuration: estimate.duration))
+                return "eta"
+            }
+        }
     }
 
     /// Stores a new trip and its `trip.created` event; with an idempotency key already used,

@@ -52,18 +52,8 @@ public actor TripWatcher {
         for tripID in tripsByDevice[deviceID] ?? [] {
             guard var trip = live[tripID] else { continue }
             for signal in trip.progress.record(fix, model: model, now: now) {
-                let event: String
-                switch signal {
-                case .arrived(let at, _):
-                    trip.trip.destination.arrivedAt = at
-                    trip.trip.estimate = nil
-                    event = "destination_arrival"
-                case .eta(let estimate):
-                    if catchingUp { continue }
-                    trip.trip.estimate = Trip.Estimate(arriveAt: estimate.arriveAt, route: .init(
-                        distance: estimate.distance, duration: estimate.duration, remainingDuration: estimate.duration))
-                    event = "eta"
-                }
+                if catchingUp, case .eta = signal { continue }
+                let event = trip.apply(signal)
                 do {
                     if try await store.update(trip, event: event) { relay.notify() }
                 } catch {

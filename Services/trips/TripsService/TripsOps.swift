@@ -42,22 +42,18 @@ struct TripsOps {
         let destination = params.destination.geometry.point
         let radius = params.destination.radius ?? 30
         let now = Date()
-        var trip = Trip(tripID: UUID().uuidString.lowercased(), shareID: ShareID.make(), deviceID: params.deviceID, status: .active, startedAt: now,
+        let trip = Trip(tripID: UUID().uuidString.lowercased(), shareID: ShareID.make(), deviceID: params.deviceID, status: .active, startedAt: now,
                         destination: .init(geometry: params.destination.geometry, radius: radius, address: params.destination.address),
                         metadata: params.metadata)
-        var progress = TripProgress(destination: Geofence(center: destination, radius: radius))
+        var live = TripStore.Live(trip: trip, progress: TripProgress(destination: Geofence(center: destination, radius: radius)))
         if let latest = await latestLocation(of: params.deviceID) {
             let fix = TrackPoint(point: latest.geometry.point, recordedAt: latest.recordedAt, accuracy: latest.accuracy, speed: latest.speed)
-            for case .eta(let estimate) in progress.record(fix, model: model, now: now) {
-                trip.estimate = Trip.Estimate(arriveAt: estimate.arriveAt, route: .init(distance: estimate.distance, duration: estimate.duration,
-                                                                                       remainingDuration: estimate.duration))
-            }
-            if progress.arrivedAt != nil { trip.destination.arrivedAt = progress.arrivedAt }
+            for signal in live.progress.record(fix, model: model, now: now) { _ = live.apply(signal) }
         }
-        let (stored, created) = try await store.create(TripStore.Live(trip: trip, progress: progress), idempotencyKey: params.idempotencyKey)
+        let (stored, created) = try await store.create(live, idempotencyKey: params.idempotencyKey)
         if created {
             relay.notify()
-            await watcher.watch(TripStore.Live(trip: trip, progress: progress))
+            await watcher.watch(live)
         }
         return (stored, created)
     }
