@@ -30,6 +30,13 @@ public struct CloudEvent<Payload: Sendable>: Sendable {
 
 extension CloudEvent: Equatable where Payload: Equatable {}
 
+extension CloudEvent {
+    /// The same event (id, source, type, time, sequence) carrying `data` — its data decoded anew.
+    public func withData<Other: Sendable>(_ data: Other) -> CloudEvent<Other> {
+        CloudEvent<Other>(id: id, source: source, type: type, time: time, sequence: sequence, data: data)
+    }
+}
+
 /// Why an event was rejected: the field and what is wrong with it.
 public struct EnvelopeError: Error, Equatable, CustomStringConvertible, Sendable {
     public let field: String

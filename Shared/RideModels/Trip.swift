@@ -253,3 +253,26 @@ public struct TripEvent: Codable, Sendable, Equatable {
         case deviceID = "device_id"
     }
 }
+
+/// The data of an event of the ride's lifecycle, decoded once from the bus: an order's status
+/// change (`order.status.*`), a trip's arrival, or another trip event. The orders reactor, the
+/// simulator and the lifecycle benchmark follow these.
+public enum LifecycleEvent: Decodable, Sendable {
+    case order(OrderStatusChanged)
+    case arrival(TripEvent)
+    case otherTripEvent
+
+    private enum Keys: String, CodingKey { case order, data }
+    private struct TripValue: Decodable { var value: String }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        if container.contains(.order) {
+            self = .order(try OrderStatusChanged(from: decoder))
+        } else if try container.decode(TripValue.self, forKey: .data).value == "destination_arrival" {
+            self = .arrival(try TripEvent(from: decoder))
+        } else {
+            self = .otherTripEvent
+        }
+    }
+}

@@ -19,7 +19,7 @@ struct OrdersReactor: Service {
     let reactions: OrderReactions
     let store: OrderStore
     let platform: ServiceClient
-    let subscriber: EventSubscriber<ReactorEvent>
+    let subscriber: EventSubscriber<LifecycleEvent>
     let logger: Logger
 
     func run() async throws {
@@ -68,9 +68,8 @@ struct OrdersReactor: Service {
             }
             for event in page.events where through.map({ event.sequence <= $0 }) ?? true {
                 do {
-                    let data = try JSONCoding.decode(ReactorEvent.self, from: JSONCoding.encode(event.data))
-                    dispatch(CloudEvent(id: event.id, source: event.source, type: event.type, time: event.time, sequence: event.sequence, data: data),
-                             into: &group, progress: progress)
+                    let data = try JSONCoding.decode(LifecycleEvent.self, from: JSONCoding.encode(event.data))
+                    dispatch(event.withData(data), into: &group, progress: progress)
                 } catch {
                     logger.error("reactor: event data does not decode; skipped", metadata: ["source": "\(source)", "sequence": "\(event.sequence)", "error": "\(error)"])
                     Task { await progress.finish(source: source, sequence: event.sequence) }
@@ -88,7 +87,7 @@ struct OrdersReactor: Service {
         return try await platform.call(source, "events", EventsQuery(after: after, limit: limit), as: EventsPage.self)
     }
 
-    func dispatch(_ event: CloudEvent<ReactorEvent>, into group: inout DiscardingTaskGroup, progress: ReactorProgress) {
+    func dispatch(_ event: CloudEvent<LifecycleEvent>, into group: inout DiscardingTaskGroup, progress: ReactorProgress) {
         let reactions = self.reactions
         group.addTask {
             switch event.data {
@@ -97,28 +96,6 @@ struct OrdersReactor: Service {
             case .otherTripEvent: break
             }
             await progress.finish(source: event.source, sequence: event.sequence)
-        }
-    }
-}
-
-/// The data of an event the reactor follows, decoded once from the bus: an order's status change,
-/// a trip's arrival, or another trip event (followed only so that sequence gaps mean something).
-enum ReactorEvent: Decodable, Sendable {
-    case order(OrderStatusChanged)
-    case arrival(TripEvent)
-    case otherTripEvent
-
-    private enum Keys: String, CodingKey { case order, data }
-    private struct TripValue: Decodable { var value: String }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Keys.self)
-        if container.contains(.order) {
-            self = .order(try OrderStatusChanged(from: decoder))
-        } else if try container.decode(TripValue.self, forKey: .data).value == "destination_arrival" {
-            self = .arrival(try TripEvent(from: decoder))
-        } else {
-            self = .otherTripEvent
         }
     }
 }

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Logging
+import RideModels
 import ServiceKit
 import Storage
 
@@ -25,7 +26,7 @@ public struct OrdersServer: Sendable {
         let ops = OrdersOps(store: store, platform: platform, relay: relay, dispatch: settings.dispatch, fares: settings.fares, logger: logger)
         // Every topic of both sources (not just the arrivals of `trips`): only then is a sequence
         // gap a missed event rather than one not subscribed to.
-        let statusEvents = try await EventSubscriber<ReactorEvent>(
+        let statusEvents = try await EventSubscriber<LifecycleEvent>(
             endpoint: settings.sub, prefixes: [BusContract.Topics.orderStatus, "trip."], logger: logger)
         let reactor = OrdersReactor(reactions: OrderReactions(store: store, platform: platform, relay: relay, logger: logger),
                                     store: store, platform: platform, subscriber: statusEvents, logger: logger)

@@ -54,7 +54,7 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
             options.timeout = .seconds(30)
             let client = try await ServiceClient(broker: platform.broker, options: options, logger: CLILogging.logger)
             let lanes = try await LifecycleLanes.prepare(count: concurrent, client: client)
-            let subscriber = try await EventSubscriber<JSONValue>(endpoint: platform.egress, prefixes: [BusContract.Topics.orderStatus, BusContract.Topics.tripDestinationArrival],
+            let subscriber = try await EventSubscriber<LifecycleEvent>(endpoint: platform.egress, prefixes: [BusContract.Topics.orderStatus, BusContract.Topics.tripDestinationArrival],
                                                                  logger: CLILogging.logger)
             let watch = RideWatch()
             let consumer = Task {
@@ -190,30 +190,14 @@ enum LifecycleLanes {
 actor RideWatch {
     private var reached: [String: Set<OrderStatus>] = [:]
     private var waiters: [String: [(OrderStatus, CheckedContinuation<Void, Never>)]] = [:]
-    private var times: [String: [OrderStatus: Date]] = [:]
-    private var arrivals: [String: Date] = [:]  // trip id → arrival event time
-    private(set) var latencies: [String: [Double]] = [:]
+    private var clock = ReactionClock()
 
-    func saw(_ event: CloudEvent<JSONValue>) {
-        if event.type == BusContract.Topics.tripDestinationArrival {
-            if case .string(let trip)? = event.data["data"]?["trip_id"] { arrivals[trip] = event.time }
-            return
-        }
-        guard case .string(let id)? = event.data["order"]?["id"], case .string(let name)? = event.data["order"]?["status"],
-              let status = OrderStatus(rawValue: name) else { return }
-        times[id, default: [:]][status] = event.time
-        let trip = event.data["order"]?["trip_id"]?.stringValue
-        func record(_ reaction: String, from: Date?) {
-            if let from { latencies[reaction, default: []].append(event.time.timeIntervalSince(from) * 1000) }
-        }
-        switch status {
-        case .pickingUp: record("ACCEPTED → PICKING_UP", from: times[id]?[.accepted])
-        case .droppingOff: record("STARTED_RIDE → DROPPING_OFF", from: times[id]?[.startedRide])
-        case .reachedPickup: record("arrival → REACHED_PICKUP", from: trip.flatMap { arrivals[$0] })
-        case .reachedDropoff: record("arrival → REACHED_DROPOFF", from: trip.flatMap { arrivals[$0] })
-        case .completed, .cancelled: times[id] = nil
-        default: break
-        }
+    var latencies: [String: [Double]] { clock.latencies }
+
+    func saw(_ event: CloudEvent<LifecycleEvent>) {
+        clock.saw(event)
+        guard case .order(let change) = event.data else { return }
+        let (id, status) = (change.order.id, change.order.status)
         reached[id, default: []].insert(status)
         let ready = waiters[id]?.filter { $0.0 == status } ?? []
         waiters[id]?.removeAll { $0.0 == status }

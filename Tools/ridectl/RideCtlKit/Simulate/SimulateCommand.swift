@@ -77,8 +77,8 @@ enum SimulationRunner {
         var options = MDPClient.Options()
         options.timeout = .seconds(10)
         let client = try await ServiceClient(broker: broker, options: options, logger: logger)
-        let subscriber = try await EventSubscriber<JSONValue>(endpoint: events, prefixes: [BusContract.Topics.orderStatus, BusContract.Topics.tripDestinationArrival],
-                                                             logger: logger)
+        let subscriber = try await EventSubscriber<LifecycleEvent>(endpoint: events, prefixes: [BusContract.Topics.orderStatus, BusContract.Topics.tripDestinationArrival],
+                                                                  logger: logger)
         let simulation = Simulation(settings: settings, client: client, logger: logger)
         Output.err("registering \(settings.drivers) drivers and \(settings.riders) riders…\n")
         try await simulation.setUp()
@@ -86,14 +86,7 @@ enum SimulationRunner {
             for await batch in subscriber.deliveries {
                 for case .event(let received) in batch {
                     if case .duplicate = received.sequence { continue }  // sent again (at least once): seen already
-                    if received.topic.hasPrefix(BusContract.Topics.orderStatus),
-                       let data = try? JSONCoding.decode(OrderStatusChanged.self, from: JSONCoding.encode(received.event.data)) {
-                        await simulation.handle(CloudEvent(id: received.event.id, source: received.event.source, type: received.event.type,
-                                                           time: received.event.time, sequence: received.event.sequence, data: data))
-                    } else if let data = try? JSONCoding.decode(TripEvent.self, from: JSONCoding.encode(received.event.data)) {
-                        await simulation.handle(arrival: CloudEvent(id: received.event.id, source: received.event.source, type: received.event.type,
-                                                                    time: received.event.time, sequence: received.event.sequence, data: data))
-                    }
+                    await simulation.handle(received.event)
                 }
             }
         }

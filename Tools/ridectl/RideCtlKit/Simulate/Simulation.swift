@@ -30,11 +30,7 @@ actor Simulation {
 
     struct Ride {
         var riderID: String
-        var driverID: String?
         var status: OrderStatus
-        /// When each status was committed (the event's time).
-        var times: [OrderStatus: Date] = [:]
-        var arrivals: [String: Date] = [:]
     }
 
     let settings: Settings
@@ -46,8 +42,7 @@ actor Simulation {
     private var rides: [String: Ride] = [:]
     private(set) var booking = true
     private var generator = SystemRandomNumberGenerator()
-    /// Milliseconds from a status (or an arrival) to the reactor's next status.
-    private(set) var reactionLatencies: [String: [Double]] = [:]
+    private var clock = ReactionClock()
     private(set) var failures: [String: Int] = [:]
     private var started = Date()
 
@@ -133,18 +128,18 @@ actor Simulation {
 
     // MARK: Events
 
-    func handle(_ event: CloudEvent<OrderStatusChanged>) async {
-        let order = event.data.order
+    func handle(_ event: CloudEvent<LifecycleEvent>) async {
+        let order: Order
+        switch event.data {
+        case .order(let change): order = change.order
+        case .arrival(let arrival):
+            if case .string(let orderID)? = arrival.data.tripMetadata?["order_id"], rides[orderID] != nil { clock.saw(event) }
+            return
+        case .otherTripEvent: return
+        }
         guard drivers[order.driver?.id ?? ""] != nil || riders[order.rider.id] != nil else { return }  // another simulation's
-        var ride = rides[order.id] ?? Ride(riderID: order.rider.id, status: order.status)
-        ride.status = order.status
-        ride.driverID = order.driver?.id
-        ride.times[order.status] = event.time
-        record(&ride, reaction: "ACCEPTED → PICKING_UP", from: ride.times[.accepted], to: order.status == .pickingUp ? event.time : nil)
-        record(&ride, reaction: "STARTED_RIDE → DROPPING_OFF", from: ride.times[.startedRide], to: order.status == .droppingOff ? event.time : nil)
-        if order.status == .reachedPickup { record(&ride, reaction: "arrival → REACHED_PICKUP", from: order.tripID.flatMap { ride.arrivals[$0] }, to: event.time) }
-        if order.status == .reachedDropoff { record(&ride, reaction: "arrival → REACHED_DROPOFF", from: order.tripID.flatMap { ride.arrivals[$0] }, to: event.time) }
-        rides[order.id] = ride
+        clock.saw(event)
+        rides[order.id, default: Ride(riderID: order.rider.id, status: order.status)].status = order.status
 
         let caller = Caller.driver(order.driver?.id ?? "")
         switch order.status {
@@ -156,11 +151,6 @@ actor Simulation {
         case .completed, .cancelled: finish(order)
         case .accepted, .startedRide: break
         }
-    }
-
-    func handle(arrival event: CloudEvent<TripEvent>) {
-        guard case .string(let orderID)? = event.data.data.tripMetadata?["order_id"], rides[orderID] != nil else { return }
-        rides[orderID]?.arrivals[event.data.data.tripID] = event.time
     }
 
     /// Idle drivers look at the orders offered to them (what a driver app shows) and accept one.
@@ -219,11 +209,6 @@ actor Simulation {
         }
     }
 
-    private func record(_ ride: inout Ride, reaction: String, from: Date?, to: Date?) {
-        guard let from, let to else { return }
-        reactionLatencies[reaction, default: []].append(to.timeIntervalSince(from) * 1000)
-    }
-
     private func count(_ failure: String) {
         failures[String(failure.prefix(160)), default: 0] += 1
     }
@@ -235,6 +220,9 @@ actor Simulation {
     }
 
     var openRides: Int { rides.values.filter(\.status.isOpen).count }
+
+    /// Milliseconds from a status (or an arrival) to the reactor's next status, by reaction.
+    var reactionLatencies: [String: [Double]] { clock.latencies }
 
     var elapsed: Double { Date().timeIntervalSince(started) }
 }

@@ -1,0 +1,41 @@
+import Bus
+import Foundation
+import RideModels
+
+/// The latency of each reaction of the orders service, from the events' own times: a status (or a
+/// trip's arrival) committed → the status the reactor makes of it published. The simulator and
+/// the lifecycle benchmark feed it every lifecycle event they see.
+struct ReactionClock: Sendable {
+    /// When each open order reached each status.
+    private var statusTimes: [String: [OrderStatus: Date]] = [:]
+    /// When each trip's arrival was published.
+    private var arrivals: [String: Date] = [:]
+    /// Milliseconds, by reaction.
+    private(set) var latencies: [String: [Double]] = [:]
+
+    mutating func saw(_ event: CloudEvent<LifecycleEvent>) {
+        switch event.data {
+        case .arrival(let arrival): arrivals[arrival.data.tripID] = event.time
+        case .otherTripEvent: break
+        case .order(let change):
+            let order = change.order
+            statusTimes[order.id, default: [:]][order.status] = event.time
+            let arrival = order.tripID.flatMap { arrivals[$0] }
+            switch order.status {
+            case .pickingUp: record("ACCEPTED → PICKING_UP", from: statusTimes[order.id]?[.accepted], to: event.time)
+            case .droppingOff: record("STARTED_RIDE → DROPPING_OFF", from: statusTimes[order.id]?[.startedRide], to: event.time)
+            case .reachedPickup: record("arrival → REACHED_PICKUP", from: arrival, to: event.time)
+            case .reachedDropoff: record("arrival → REACHED_DROPOFF", from: arrival, to: event.time)
+            case .completed, .cancelled:
+                statusTimes[order.id] = nil
+                if let trip = order.tripID { arrivals[trip] = nil }
+            case .new, .accepted, .reachedPickup, .startedRide: break
+            }
+        }
+    }
+
+    private mutating func record(_ reaction: String, from: Date?, to: Date) {
+        guard let from else { return }
+        latencies[reaction, default: []].append(to.timeIntervalSince(from) * 1000)
+    }
+}
