@@ -9,36 +9,29 @@ import TrackingSDK
 
 /// A real `ride-tracking` beside a `TestBus`, on free ports, with its data in the test's directory.
 struct TestTracking: Sendable {
-    let bus: TestBus
+    let process: TestService
     let ingestPort: Int
-    let httpPort: Int
-    let name: String
 
+    var bus: TestBus { process.bus }
+    var name: String { process.name }
     var ingest: String { "tcp://127.0.0.1:\(ingestPort)" }
-    var healthURL: String { "http://127.0.0.1:\(httpPort)/health" }
-    var metricsURL: String { "http://127.0.0.1:\(httpPort)/metrics" }
-    var dataDirectory: String { "\(bus.scratch)/\(name)-data" }
-    var log: String { (try? String(contentsOfFile: bus.supervisor.logPath(of: name)!, encoding: .utf8)) ?? "" }
+    var healthURL: String { "http://127.0.0.1:\(process.httpPort)/health" }
+    var metricsURL: String { "http://127.0.0.1:\(process.httpPort)/metrics" }
+    var log: String { process.log }
 
     static let publishableKey = "pk_test"
 
     static func start(on bus: TestBus, name: String = "tracking", inactiveAfterSeconds: Int = 2) async throws -> TestTracking {
-        let tracking = TestTracking(bus: bus, ingestPort: try FreePort.next(), httpPort: try FreePort.next(), name: name)
-        try await tracking.startProcess(inactiveAfterSeconds: inactiveAfterSeconds)
-        return tracking
+        let ingestPort = try FreePort.next()
+        let process = TestService(bus: bus, name: name, service: BusContract.Service.tracking, executable: "ride-tracking", arguments: [
+            "--ingest", "tcp://127.0.0.1:\(ingestPort)", "--publishable-keys", publishableKey, "--inactive-after-s", "\(inactiveAfterSeconds)",
+        ], httpPort: try FreePort.next())
+        try await process.startProcess()
+        return TestTracking(process: process, ingestPort: ingestPort)
     }
 
-    func startProcess(inactiveAfterSeconds: Int = 2) async throws {
-        try bus.supervisor.start(name: name, executable: "\(Binaries.directory)/ride-tracking", arguments: [
-            "--pub", bus.ingress, "--sub", bus.egress, "--broker", bus.broker, "--ingest", ingest,
-            "--http", "127.0.0.1:\(httpPort)", "--data-dir", dataDirectory, "--publishable-keys", Self.publishableKey,
-            "--inactive-after-s", "\(inactiveAfterSeconds)", "--log-level", "debug",
-        ])
-        guard await waitUntilHealthy(healthURL, timeout: .seconds(30), stillRunning: { bus.supervisor.isRunning(name) }) else {
-            throw TestFailure("ride-tracking did not become healthy; log:\n\(log)")
-        }
-        try await bus.waitForWorkers(BusContract.Service.tracking)
-    }
+    /// Starts the process again (after a kill), with the same settings and data.
+    func startProcess() async throws { try await process.startProcess() }
 
     /// An SDK configuration pointing at this tracking service.
     func sdkConfiguration(batchInterval: Duration = .milliseconds(200), samplingInterval: Duration = .milliseconds(100)) -> SDKConfiguration {
