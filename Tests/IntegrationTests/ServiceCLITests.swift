@@ -1,0 +1,39 @@
+import Foundation
+import ServiceKit
+import Testing
+
+/// The lifecycle services and the simulator as an operator meets them: --help names every flag
+/// and its variable; a malformed flag or variable exits 64 with a message naming it.
+@Suite(.timeLimit(.minutes(2))) struct ServiceCLITests {
+    @Test(arguments: [
+        ("ride-users", ["--token-secret-file", "RIDE_TOKEN_SECRET_FILE", "--token-ttl-s", "RIDE_TOKEN_TTL_S", "--password-rounds", "RIDE_PASSWORD_ROUNDS"]),
+        ("ride-orders", ["--dispatch-radius-m", "RIDE_DISPATCH_RADIUS_M", "--dispatch-drivers", "RIDE_DISPATCH_DRIVERS", "--offer-timeout-s",
+                         "RIDE_OFFER_TIMEOUT_S", "--fare", "RIDE_FARE"]),
+        ("ride-trips", ["--data-dir", "RIDE_DATA_DIR", "--concurrency", "RIDE_WORKER_CONCURRENCY"]),
+    ])
+    func helpNamesEveryFlagAndItsVariable(executable: String, flags: [String]) async throws {
+        let (status, out, _) = try await runCommand("\(Binaries.directory)/\(executable)", ["--help"])
+        #expect(status == 0)
+        for text in flags + ["--broker", "RIDE_BROKER", "--http", "RIDE_HTTP_ADDR", "--check", "Exit codes"] {
+            #expect(out.contains(text), "\(executable) --help mentions \(text)")
+        }
+    }
+
+    @Test(arguments: [
+        ("ride-users", ["--password-rounds", "5"], [String: String](), "password-rounds (--password-rounds) 5 is out of range"),
+        ("ride-users", [], ["RIDE_TOKEN_SECRET": "short"], "RIDE_TOKEN_SECRET must be at least 32 characters"),
+        ("ride-orders", ["--fare", "cheap"], [:], "fare (--fare) 'cheap' must be currency,base,per_km,per_minute,minimum"),
+        ("ride-orders", [], ["RIDE_FARE": "usd,1,1,1,1"], "fare (RIDE_FARE): currency: must be a three-letter code"),
+        ("ride-orders", ["--dispatch-drivers", "0"], [:], "dispatch-drivers (--dispatch-drivers) 0 is out of range"),
+        ("ride-trips", ["--concurrency", "0"], [:], "concurrency (--concurrency) 0 is out of range"),
+        ("ridectl", ["simulate", "--speedup", "9"], [:], "--speedup must be from 1 to 6"),
+        ("ridectl", ["simulate", "--center", "north"], [:], "--center must be lat,lon"),
+        ("ridectl", ["bench", "lifecycle", "--concurrent", "0"], [:], "--concurrent must be from 1 to 5000"),
+    ])
+    func malformedSettingsExit64NamingTheSetting(executable: String, arguments: [String], environment: [String: String], message: String) async throws {
+        let (status, _, err) = try await runCommand("\(Binaries.directory)/\(executable)", arguments + (executable == "ridectl" ? [] : ["--check"]),
+                                                    environment: environment)
+        #expect(status == 64, "\(executable) \(arguments): \(err)")
+        #expect(err.contains(message), "\(err)")
+    }
+}
