@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
         .testTarget(name: "TrackingTests", dependencies: ["TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ"], path: "Tests/TrackingTests"),
         .testTarget(name: "TripsTests", dependencies: ["TripsService", "RideModels", "Geo"], path: "Tests/TripsTests"),
-        .testTarget(name: "OrdersTests", dependencies: ["OrdersService", "RideModels"], path: "Tests/OrdersTests"),
+        .testTarget(name: "OrdersTests", dependencies: ["OrdersService", "RideModels", "Storage", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/OrdersTests"),
         .testTarget(name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/UsersTests"),
         .testTarget(
             name: "IntegrationTests",

@@ -30,11 +30,9 @@ public enum Outbox {
     @discardableResult
     public static func append(_ db: Database, topic: String, type: String, data: some Encodable, time: Date = Date()) throws -> UInt64 {
         if let problem = Topic.problem(with: topic) { throw ServiceError(status: 500, code: "internal", message: "outbox topic: \(problem)") }
-        let last = try UInt64.fetchOne(db, sql: "SELECT MAX(sequence) FROM outbox") ?? 0
-        let sequence = last + 1
-        try db.execute(sql: "INSERT INTO outbox (sequence, id, topic, type, time_ms, data) VALUES (?, ?, ?, ?, ?, ?)",
-                       arguments: [Int64(sequence), EventID.next(), topic, type, Int64((time.timeIntervalSince1970 * 1000).rounded()),
-                                   Data(try JSONCoding.encode(data))])
+        let sequence = try lastSequence(db) + 1
+        try db.run("INSERT INTO outbox (sequence, id, topic, type, time_ms, data) VALUES (?, ?, ?, ?, ?, ?)",
+                   [Int64(sequence), EventID.next(), topic, type, Int64((time.timeIntervalSince1970 * 1000).rounded()), Data(try JSONCoding.encode(data))])
         return sequence
     }
 
@@ -44,7 +42,7 @@ public enum Outbox {
     }
 
     public static func markPublished(_ db: Database, through sequence: UInt64) throws {
-        try db.execute(sql: "UPDATE outbox SET published = 1 WHERE published = 0 AND sequence <= ?", arguments: [Int64(sequence)])
+        try db.run("UPDATE outbox SET published = 1 WHERE published = 0 AND sequence <= ?", [Int64(sequence)])
     }
 
     /// Events after `sequence`, oldest first: what the `events` op returns.
@@ -54,7 +52,7 @@ public enum Outbox {
 
     /// The last sequence appended (0 when none).
     public static func lastSequence(_ db: Database) throws -> UInt64 {
-        try UInt64.fetchOne(db, sql: "SELECT MAX(sequence) FROM outbox") ?? 0
+        try db.value(UInt64.self, "SELECT MAX(sequence) FROM outbox") ?? 0
     }
 }
 
@@ -74,7 +72,7 @@ public struct StoredEvent: Sendable, Equatable {
     }
 
     static func fetch(_ db: Database, sql: String, arguments: StatementArguments) throws -> [StoredEvent] {
-        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+        try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
             StoredEvent(sequence: UInt64(row["sequence"] as Int64), id: row["id"], topic: row["topic"], type: row["type"],
                         time: Date(timeIntervalSince1970: Double(row["time_ms"] as Int64) / 1000), data: [UInt8](row["data"] as Data))
         }

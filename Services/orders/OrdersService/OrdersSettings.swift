@@ -37,7 +37,7 @@ public struct RideOrdersCommand: ServiceCommand {
     @Option(name: .customLong("fare"), help: helpWithEnv("Fare schedule: currency,base,per_km,per_minute,minimum (amounts in cents)", env: "RIDE_FARE", default: "USD,250,120,30,500"))
     var fare: String?
 
-    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "8"))
+    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
 
     @OptionGroup public var common: CommonOptions

@@ -37,7 +37,7 @@ public struct RideTrackingCommand: ServiceCommand {
     @Option(name: .customLong("future-tolerance-s"), help: helpWithEnv("How far in the future a location's time may be, in seconds", env: "RIDE_TRACKING_FUTURE_TOLERANCE_S", default: "300"))
     var futureToleranceSeconds: Int?
 
-    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "8"))
+    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
 
     @OptionGroup public var common: CommonOptions

@@ -52,11 +52,11 @@ public final class TripStore: Sendable {
     public func create(_ live: Live, idempotencyKey: String?) async throws -> (trip: Trip, created: Bool) {
         try await database.write { db in
             if let idempotencyKey,
-               let existing = try String.fetchOne(db, sql: "SELECT document FROM trips WHERE idempotency_key = ?", arguments: [idempotencyKey]) {
+               let existing = try db.value(String.self, "SELECT document FROM trips WHERE idempotency_key = ?", [idempotencyKey]) {
                 return (try Self.decode(Trip.self, existing), false)
             }
-            try db.execute(sql: "INSERT INTO trips (id, share_id, device_id, status, idempotency_key, document, progress) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [live.trip.tripID, live.trip.shareID, live.trip.deviceID, live.trip.status.rawValue, idempotencyKey,
+            try db.run("INSERT INTO trips (id, share_id, device_id, status, idempotency_key, document, progress) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       [live.trip.tripID, live.trip.shareID, live.trip.deviceID, live.trip.status.rawValue, idempotencyKey,
                                        try Self.encode(live.trip), try Self.encode(live.progress)])
             try Self.appendEvent(db, "created", live.trip)
             // Already there when the trip starts (a driver waiting at the pickup): the arrival is
@@ -67,7 +67,7 @@ public final class TripStore: Sendable {
     }
 
     public func trip(id: String) async throws -> Trip? {
-        try await database.read { db in try String.fetchOne(db, sql: "SELECT document FROM trips WHERE id = ?", arguments: [id]).map { try Self.decode(Trip.self, $0) } }
+        try await database.read { db in try db.value(String.self, "SELECT document FROM trips WHERE id = ?", [id]).map { try Self.decode(Trip.self, $0) } }
     }
 
     public func trip(shareID: String) async throws -> Trip? {
@@ -88,13 +88,15 @@ public final class TripStore: Sendable {
     @discardableResult
     public func update(_ live: Live, event: String?) async throws -> Bool {
         try await database.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT document FROM trips WHERE id = ? AND status = 'active'", arguments: [live.trip.tripID]) else {
+            // SQLite reads the one field instead of this process decoding the whole document.
+            guard let arrived = try db.value(Bool.self, """
+                SELECT json_extract(document, '$.destination.arrived_at') IS NOT NULL FROM trips WHERE id = ? AND status = 'active'
+                """, [live.trip.tripID]) else {
                 return false
             }
-            let stored = try Self.decode(Trip.self, row["document"])
-            if event == "destination_arrival", stored.destination.arrivedAt != nil { return false }
-            try db.execute(sql: "UPDATE trips SET document = ?, progress = ? WHERE id = ?",
-                           arguments: [try Self.encode(live.trip), try Self.encode(live.progress), live.trip.tripID])
+            if event == "destination_arrival", arrived { return false }
+            try db.run("UPDATE trips SET document = ?, progress = ? WHERE id = ?",
+                       [try Self.encode(live.trip), try Self.encode(live.progress), live.trip.tripID])
             if let event { try Self.appendEvent(db, event, live.trip) }
             return true
         }
@@ -104,14 +106,14 @@ public final class TripStore: Sendable {
     /// trip is returned as it is.
     public func complete(id: String, at time: Date, summary: TripSummary) async throws -> Trip? {
         try await database.write { db in
-            guard let document = try String.fetchOne(db, sql: "SELECT document FROM trips WHERE id = ?", arguments: [id]) else { return nil }
+            guard let document = try db.value(String.self, "SELECT document FROM trips WHERE id = ?", [id]) else { return nil }
             var trip = try Self.decode(Trip.self, document)
             guard trip.status == .active else { return trip }
             trip.status = .completed
             trip.completedAt = time
             trip.summary = summary
             trip.estimate = nil
-            try db.execute(sql: "UPDATE trips SET status = ?, document = ? WHERE id = ?", arguments: [trip.status.rawValue, try Self.encode(trip), id])
+            try db.run("UPDATE trips SET status = ?, document = ? WHERE id = ?", [trip.status.rawValue, try Self.encode(trip), id])
             try Self.appendEvent(db, "completed", trip)
             return trip
         }

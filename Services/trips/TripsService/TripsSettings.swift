@@ -25,7 +25,7 @@ public struct RideTripsCommand: ServiceCommand {
     @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of trips.sqlite", env: "RIDE_DATA_DIR", default: "./.data"))
     var dataDirectory: String?
 
-    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "8"))
+    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
 
     @OptionGroup public var common: CommonOptions

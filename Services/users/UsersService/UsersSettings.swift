@@ -34,7 +34,7 @@ public struct RideUsersCommand: ServiceCommand {
     @Option(name: .customLong("password-rounds"), help: helpWithEnv("PBKDF2-SHA256 rounds for new password hashes", env: "RIDE_PASSWORD_ROUNDS", default: "600000"))
     var passwordRounds: Int?
 
-    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "8"))
+    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
 
     @OptionGroup public var common: CommonOptions
