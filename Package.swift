@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "ride-users", targets: ["ride-users"]),
         .executable(name: "ride-orders", targets: ["ride-orders"]),
         .executable(name: "ride-trips", targets: ["ride-trips"]),
+        .executable(name: "ride-gateway", targets: ["ride-gateway"]),
         .executable(name: "ridectl", targets: ["ridectl"]),
         .library(name: "TrackingSDK", targets: ["TrackingSDK"]),
     ],
@@ -23,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.2.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
@@ -115,6 +117,15 @@ let package = Package(
             path: "Services/users/UsersService"
         ),
         .executableTarget(name: "ride-users", dependencies: ["UsersService", "ServiceKit"], path: "Services/users/main"),
+        .target(
+            name: "GatewayService",
+            dependencies: ["Bus", "RideModels", "ServiceKit", .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            path: "Services/gateway/GatewayService"
+        ),
+        .executableTarget(name: "ride-gateway", dependencies: ["GatewayService", "ServiceKit"], path: "Services/gateway/main"),
 
         // MARK: Tools
         .target(
@@ -138,7 +149,8 @@ let package = Package(
         .testTarget(name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/UsersTests"),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", .product(name: "Yams", package: "Yams")],
+            dependencies: ["Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", .product(name: "Yams", package: "Yams"),
+                           .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
             path: "Tests/IntegrationTests",
             exclude: ["interop"]
         ),

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A small HTTP client for `/health` and `/metrics` (ridectl, tests).
+/// A small HTTP client for `/health` and `/metrics` (ridectl) and the gateway's API (tests).
 public enum HTTPProbe {
     public struct Response: Sendable {
         public var status: Int
@@ -23,8 +23,17 @@ public enum HTTPProbe {
     }
 
     public static func get(_ url: String, timeout: Duration = .seconds(2)) async throws -> Response {
+        try await send("GET", url, timeout: timeout)
+    }
+
+    /// Any request: `method`, headers and an optional body.
+    public static func send(_ method: String, _ url: String, headers: [String: String] = [:], body: [UInt8]? = nil,
+                            timeout: Duration = .seconds(2)) async throws -> Response {
         guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https" else { throw ProbeError.invalidURL(url) }
         var request = URLRequest(url: parsed)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body { request.httpBody = Data(body) }
         request.timeoutInterval = Double(timeout.milliseconds) / 1000
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = request.timeoutInterval

@@ -10,6 +10,8 @@ import Testing
         ("ride-orders", ["--dispatch-radius-m", "RIDE_DISPATCH_RADIUS_M", "--dispatch-drivers", "RIDE_DISPATCH_DRIVERS", "--offer-timeout-s",
                          "RIDE_OFFER_TIMEOUT_S", "--fare", "RIDE_FARE"]),
         ("ride-trips", ["--data-dir", "RIDE_DATA_DIR", "--concurrency", "RIDE_WORKER_CONCURRENCY"]),
+        ("ride-gateway", ["--listen", "RIDE_GATEWAY_LISTEN", "--public-url", "RIDE_PUBLIC_URL", "--publishable-key", "RIDE_PUBLISHABLE_KEY",
+                          "--account-id", "RIDE_ACCOUNT_ID", "--secret-key", "RIDE_SECRET_KEY"]),
     ])
     func helpNamesEveryFlagAndItsVariable(executable: String, flags: [String]) async throws {
         let (status, out, _) = try await runCommand("\(Binaries.directory)/\(executable)", ["--help"])
@@ -26,6 +28,9 @@ import Testing
         ("ride-orders", [], ["RIDE_FARE": "usd,1,1,1,1"], "fare (RIDE_FARE): currency: must be a three-letter code"),
         ("ride-orders", ["--dispatch-drivers", "0"], [:], "dispatch-drivers (--dispatch-drivers) 0 is out of range"),
         ("ride-trips", ["--concurrency", "0"], [:], "concurrency (--concurrency) 0 is out of range"),
+        ("ride-gateway", ["--listen", "8080"], [:], "listen address"),
+        ("ride-gateway", [], ["RIDE_PUBLIC_URL": "ftp://x"], "public URL (RIDE_PUBLIC_URL) 'ftp://x' must be an http:// or https:// URL"),
+        ("ride-gateway", ["--secret-key", "a:b"], [:], "secret key (--secret-key) must be non-empty and without ':'"),
         ("ridectl", ["simulate", "--speedup", "9"], [:], "--speedup must be from 1 to 6"),
         ("ridectl", ["simulate", "--center", "north"], [:], "--center must be lat,lon"),
         ("ridectl", ["bench", "lifecycle", "--concurrent", "0"], [:], "--concurrent must be from 1 to 5000"),

@@ -64,6 +64,7 @@ struct UpCommand: AsyncParsableCommand {
               ridectl status          which services have workers
               ridectl tail            every event on the bus (ridectl tail order. for orders)
               ridectl call SVC OP     one request through the broker
+              http://localhost:\(8080 + portOffset)/dashboard    the operator dashboard; the apps' API is under /v1 (/openapi.json)
             Ctrl-C stops everything.
 
 

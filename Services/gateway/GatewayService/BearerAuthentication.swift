@@ -1,0 +1,83 @@
+import Bus
+import Foundation
+import Hummingbird
+import RideModels
+import Synchronization
+
+/// Turns `Authorization: Bearer <token>` (or `?access_token=` on a WebSocket upgrade, which
+/// browsers cannot give headers) into the user, through `users.authenticate`. Answers are kept
+/// for a short while so a busy app does not ask `users` on every request; a token that stops
+/// being valid (expired) is refused at most `cacheTTL` late, never past its own expiry check in
+/// `users` by more than that.
+struct BearerAuthentication: RouterMiddleware {
+    typealias Context = GatewayContext
+    let platform: PlatformCalls
+    let cache: TokenCache
+
+    func handle(_ request: Request, context: GatewayContext, next: (Request, GatewayContext) async throws -> Response) async throws -> Response {
+        guard let token = Self.token(in: request) else {
+            throw GatewayError(.unauthorized, "unauthorized", "this route needs a bearer token (Authorization: Bearer <token> from POST /v1/sessions)",
+                               headers: [.wwwAuthenticate: "Bearer"])
+        }
+        var context = context
+        if let user = cache.user(for: token) {
+            context.user = user
+        } else {
+            do {
+                let user = try await platform.call(BusContract.Service.users, "authenticate", ["token": .string(token)], as: User.self)
+                cache.keep(user, for: token)
+                context.user = user
+            } catch let error as ServiceError where error.status == Status.unauthorized || error.status == Status.unprocessable || error.status == Status.notFound {
+                throw GatewayError(.unauthorized, "invalid_token", error.message, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
+            }
+        }
+        return try await next(request, context)
+    }
+
+    static func token(in request: Request) -> String? {
+        if let header = request.headers[.authorization] {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+            let token = parts[1].trimmingCharacters(in: .whitespaces)
+            return token.isEmpty ? nil : token
+        }
+        if let token = request.uri.queryParameters.get("access_token"), !token.isEmpty { return token }
+        return nil
+    }
+}
+
+/// Recently authenticated tokens (bounded; whole-cache reset when full, which only costs lookups).
+final class TokenCache: Sendable {
+    private struct Entry { let user: User; let until: ContinuousClock.Instant }
+    private let entries = Mutex<[String: Entry]>([:])
+    let ttl: Duration
+    let capacity: Int
+
+    init(ttl: Duration = .seconds(30), capacity: Int = 100_000) {
+        self.ttl = ttl
+        self.capacity = capacity
+    }
+
+    func user(for token: String) -> User? {
+        entries.withLock { entries in
+            guard let entry = entries[token] else { return nil }
+            guard entry.until > .now else {
+                entries[token] = nil
+                return nil
+            }
+            return entry.user
+        }
+    }
+
+    func keep(_ user: User, for token: String) {
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[token] = Entry(user: user, until: .now + ttl)
+        }
+    }
+
+    /// Forgets every token of `userID` (after a profile change the next request sees the new profile).
+    func forget(userID: String) {
+        entries.withLock { entries in entries = entries.filter { $0.value.user.id != userID } }
+    }
+}

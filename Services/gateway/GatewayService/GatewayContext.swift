@@ -1,0 +1,33 @@
+import Bus
+import Hummingbird
+import HummingbirdWebSocket
+import RideModels
+
+/// Each request's context: who is asking (set by `BearerAuthentication` on the routes that need
+/// it) and the WebSocket upgrade slot.
+public struct GatewayContext: RequestContext, WebSocketRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let webSocket: WebSocketHandlerReference<Self>
+    public var user: User?
+
+    public init(source: Source) {
+        coreContext = .init(source: source)
+        webSocket = .init()
+        user = nil
+    }
+
+    /// Location batches are the largest bodies apps send; 1 MiB holds thousands of fixes.
+    public var maxUploadSize: Int { 1 << 20 }
+
+    /// The authenticated user; a route that needs one and has none answers 401.
+    func requireUser() throws -> User {
+        guard let user else { throw GatewayError(.unauthorized, "unauthorized", "this route needs a bearer token (Authorization: Bearer <token> from POST /v1/sessions)") }
+        return user
+    }
+
+    /// The caller as the services' ops take it.
+    func caller() throws -> JSONValue {
+        let user = try requireUser()
+        return .object(["role": .string(user.role.rawValue), "id": .string(user.id)])
+    }
+}

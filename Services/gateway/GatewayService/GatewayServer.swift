@@ -1,0 +1,84 @@
+import Bus
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import RideModels
+import ServiceKit
+import ServiceLifecycle
+
+/// The running gateway: one Hummingbird application for the apps (REST, WebSocket, pages) and
+/// the usual /health + /metrics listener.
+public struct GatewayServer: Sendable {
+    public let settings: GatewaySettings
+
+    public init(settings: GatewaySettings) { self.settings = settings }
+
+    public func run() async throws {
+        let settings = self.settings
+        let logger = RideLogging.bootstrap(label: "ride-gateway", format: settings.logFormat, level: settings.logLevel)
+        let metrics = ServiceMetrics.bootstrap()
+        let client = try await ServiceClient(broker: settings.broker, logger: logger)
+        let platform = PlatformCalls(client: client)
+        let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [BusContract.Topics.orderStatus, "trip.eta"], logger: logger)
+        let hub = LiveHub(subscriber: subscriber, platform: platform, logger: logger)
+        let gateway = GatewayApplication(settings: settings, platform: platform, hub: hub)
+        let instance = UUID().uuidString.lowercased()
+        let startedAt = Date()
+        let app = Application(
+            router: gateway.router(),
+            server: .http1WebSocketUpgrade(webSocketRouter: gateway.webSocketRouter()),
+            configuration: .init(address: .hostname(settings.listen.host, port: settings.listen.port), serverName: "ride-gateway"),
+            onServerRunning: { channel in
+                logger.info("gateway ready", metadata: ["apps": "http://\(settings.listen.host):\(channel.localAddress?.port ?? settings.listen.port)",
+                                                        "public_url": "\(settings.publicURL)", "broker": "\(settings.broker)"])
+            },
+            logger: logger)
+        let status = StatusServer.make(address: settings.http, serviceName: "ride-gateway", metrics: metrics, logger: logger) {
+            HealthReport(status: .ok, service: "gateway", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt),
+                         details: ["live_connections": .number(Double(await hub.connectionCount))])
+        }
+        let closing = ShutdownHook {
+            await client.close()
+            logger.info("gateway stopped")
+        }
+        do {
+            try await ServiceRunner.run([closing, LiveHubService(hub: hub, subscriber: subscriber), app, status], logger: logger)
+        } catch where isAddressInUse(error) {
+            throw exitWithError("cannot listen on \(settings.listen) (--listen) or \(settings.http) (--http): Address already in use",
+                                program: "ride-gateway", code: ExitCodes.unavailable)
+        }
+    }
+}
+
+/// The gateway's routes, apart from the process around them (tests build it on their own).
+struct GatewayApplication: Sendable {
+    let settings: GatewaySettings
+    let platform: PlatformCalls
+    let hub: LiveHub
+    let tokens = TokenCache()
+    let registry = RouteRegistry()
+
+    func router() -> Router<GatewayContext> {
+        let router = Router(context: GatewayContext.self)
+        router.add(middleware: ErrorJSONMiddleware())
+        let open = RecordedRoutes(group: router.group("v1"), prefix: "/v1", registry: registry)
+        let authenticated = RecordedRoutes(group: router.group("v1").add(middleware: BearerAuthentication(platform: platform, cache: tokens)),
+                                           prefix: "/v1", registry: registry)
+        AppRoutes(platform: platform, tokens: tokens, settings: settings).register(public: open, authenticated: authenticated)
+        let root = RecordedRoutes(group: router.group(""), prefix: "", registry: registry)
+        root.on(.get, "openapi.json") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        }
+        return router
+    }
+
+    func webSocketRouter() -> Router<GatewayContext> {
+        let router = Router(context: GatewayContext.self)
+        router.add(middleware: ErrorJSONMiddleware())
+        let live = RecordedRoutes(group: router.group("v1").add(middleware: BearerAuthentication(platform: platform, cache: tokens)),
+                                  prefix: "/v1", registry: registry)
+        LiveRoute(platform: platform, hub: hub).register(on: live)
+        return router
+    }
+}

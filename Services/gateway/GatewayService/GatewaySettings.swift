@@ -1,0 +1,97 @@
+import ArgumentParser
+import Bus
+import Foundation
+import Logging
+import ServiceKit
+
+/// `ride-gateway`'s flags. Each has an environment variable; a flag wins over its variable.
+public struct RideGatewayCommand: ServiceCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "ride-gateway",
+        abstract: "The apps' door: the REST API under /v1, live order updates over WebSocket, HyperTrack-compatible trip routes, share pages and the dashboard.",
+        discussion: """
+            Serves HTTP on --listen (default 0.0.0.0:8080): the REST API for rider and driver apps \
+            under /v1 (bearer tokens from ride-users), the WebSocket /v1/orders/{id}/live, the \
+            OpenAPI document at /openapi.json, HyperTrack v3 routes (/trips/, /devices/nearby) with \
+            HTTP Basic auth, share pages at /<share id> and the operator dashboard at /dashboard. \
+            Stores nothing: every request becomes ops on the bus. --http (default 0.0.0.0:9106) \
+            serves /health and /metrics.
+
+            Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound.
+            """)
+
+    @OptionGroup var bus: BusClientOptions
+
+    @Option(name: .customLong("listen"), help: helpWithEnv("Address of the apps' HTTP listener (HOST:PORT)", env: "RIDE_GATEWAY_LISTEN", default: "0.0.0.0:8080"))
+    var listen: String?
+
+    @Option(name: .customLong("public-url"), help: helpWithEnv("The gateway's address as apps and browsers reach it, for share links", env: "RIDE_PUBLIC_URL",
+                                                               default: "http://localhost:<listen port>"))
+    var publicURL: String?
+
+    @Option(name: .customLong("publishable-key"), help: helpWithEnv("Publishable key the gateway forwards location batches with", env: "RIDE_PUBLISHABLE_KEY",
+                                                                    default: "pk_dev_ridesharing"))
+    var publishableKey: String?
+
+    @Option(name: .customLong("account-id"), help: helpWithEnv("HTTP Basic user of the HyperTrack-compatible routes", env: "RIDE_ACCOUNT_ID", default: "ridesharing"))
+    var accountID: String?
+
+    @Option(name: .customLong("secret-key"), help: helpWithEnv("HTTP Basic password of the HyperTrack-compatible routes and the dashboard's API", env: "RIDE_SECRET_KEY",
+                                                               default: "sk_dev_ridesharing"))
+    var secretKey: String?
+
+    @OptionGroup public var common: CommonOptions
+
+    public init() {}
+
+    public static func serve(_ settings: GatewaySettings) async throws {
+        try await GatewayServer(settings: settings).run()
+    }
+
+    public func settings() throws -> GatewaySettings {
+        let logging = try common.logging()
+        let listen = try HostPort.parse(Setting.resolve(listen, flag: "listen", env: "RIDE_GATEWAY_LISTEN", default: "0.0.0.0:8080"), name: "listen address")
+        let urlSetting = Setting.resolve(publicURL, flag: "public-url", env: "RIDE_PUBLIC_URL", default: "http://localhost:\(listen.port)")
+        guard let url = URL(string: urlSetting.value), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            throw ConfigurationError("public URL (\(urlSetting.origin)) '\(urlSetting.value)' must be an http:// or https:// URL")
+        }
+        let key = Setting.resolve(publishableKey, flag: "publishable-key", env: "RIDE_PUBLISHABLE_KEY", default: "pk_dev_ridesharing")
+        let account = Setting.resolve(accountID, flag: "account-id", env: "RIDE_ACCOUNT_ID", default: "ridesharing")
+        let secret = Setting.resolve(secretKey, flag: "secret-key", env: "RIDE_SECRET_KEY", default: "sk_dev_ridesharing")
+        for (setting, name) in [(key, "publishable key"), (account, "account id"), (secret, "secret key")] where setting.value.isEmpty || setting.value.contains(":") {
+            throw ConfigurationError("\(name) (\(setting.origin)) must be non-empty and without ':'")
+        }
+        return GatewaySettings(
+            pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(), listen: listen,
+            publicURL: urlSetting.value.hasSuffix("/") ? String(urlSetting.value.dropLast()) : urlSetting.value,
+            publishableKey: key.value, accountID: account.value, secretKey: secret.value,
+            http: try common.httpAddress(default: "0.0.0.0:9106"), logFormat: logging.format, logLevel: logging.level)
+    }
+}
+
+/// `ride-gateway`'s resolved configuration.
+public struct GatewaySettings: ServiceSettings {
+    public var pub: String
+    public var sub: String
+    public var broker: String
+    public var listen: HostPort
+    /// Without a trailing slash.
+    public var publicURL: String
+    public var publishableKey: String
+    public var accountID: String
+    public var secretKey: String
+    public var http: HostPort
+    public var logFormat: LogFormat
+    public var logLevel: Logger.Level
+
+    public var summary: String {
+        """
+        ride-gateway configuration OK
+          bus                   pub \(pub), sub \(sub), broker \(broker)
+          apps                  http://\(listen) (public \(publicURL))
+          hypertrack routes     account \(accountID), secret \(String(repeating: "*", count: min(8, secretKey.count)))
+          health/metrics        http://\(http)/health
+          logs                  \(logFormat.rawValue), \(logLevel.rawValue)
+        """
+    }
+}

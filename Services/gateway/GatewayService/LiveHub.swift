@@ -1,0 +1,156 @@
+import Bus
+import Foundation
+import Logging
+import RideModels
+import ServiceLifecycle
+
+/// What a live connection receives: one JSON object per WebSocket text message.
+/// - `snapshot`: the order now, and the `sequence` to resume after (first message without `after`).
+/// - `status`: an `order.status.*` event (`sequence`, `order`, `previous_status`).
+/// - `location`: the driver's position (`device_id`, `location`, `recorded_at`, `speed`, `accuracy`, `bearing`).
+/// - `eta`: the current trip's estimate (`trip_id`, `estimate`).
+typealias LiveMessage = [String: JSONValue]
+
+/// The gateway's one subscription to the bus, fanned out to the WebSocket connections watching
+/// orders: `order.status.` and `trip.eta` for everyone, `device.location.<id>` only for the
+/// drivers of watched orders (the bus filters the rest out). A sequence gap in the `orders`
+/// source is filled through `orders.events` before going on, so no watched status is lost.
+actor LiveHub {
+    private let subscriber: EventSubscriber<JSONValue>
+    private let platform: PlatformCalls
+    private let logger: Logger
+    private var watchers: [String: [UUID: AsyncStream<LiveMessage>.Continuation]] = [:]
+    /// The device of each watched order's driver, while the order is open.
+    private var deviceOfOrder: [String: String] = [:]
+    private var ordersOfDevice: [String: Set<String>] = [:]
+
+    init(subscriber: EventSubscriber<JSONValue>, platform: PlatformCalls, logger: Logger) {
+        self.subscriber = subscriber
+        self.platform = platform
+        self.logger = logger
+    }
+
+    var connectionCount: Int { watchers.values.reduce(0) { $0 + $1.count } }
+
+    /// Starts watching `orderID`; messages arrive on the stream until `stop`.
+    func watch(_ orderID: String) -> (UUID, AsyncStream<LiveMessage>) {
+        let (stream, continuation) = AsyncStream.makeStream(of: LiveMessage.self, bufferingPolicy: .bufferingNewest(1000))
+        let id = UUID()
+        watchers[orderID, default: [:]][id] = continuation
+        return (id, stream)
+    }
+
+    func stop(_ orderID: String, _ id: UUID) {
+        watchers[orderID]?.removeValue(forKey: id)?.finish()
+        if watchers[orderID]?.isEmpty == true {
+            watchers[orderID] = nil
+            follow(orderID, device: nil)
+        }
+    }
+
+    /// Follows (or stops following) the position of an order's driver.
+    func follow(_ orderID: String, device: String?) {
+        let previous = deviceOfOrder[orderID]
+        guard previous != device else { return }
+        if let previous {
+            ordersOfDevice[previous]?.remove(orderID)
+            if ordersOfDevice[previous]?.isEmpty == true {
+                ordersOfDevice[previous] = nil
+                subscriber.unsubscribe(BusContract.Topics.deviceLocation + previous)
+            }
+        }
+        deviceOfOrder[orderID] = device
+        if let device, watchers[orderID] != nil {
+            if ordersOfDevice[device, default: []].isEmpty { subscriber.subscribe(BusContract.Topics.deviceLocation + device) }
+            ordersOfDevice[device, default: []].insert(orderID)
+        }
+    }
+
+    /// Follows the driver of `order` while it is open and has one.
+    func track(_ order: Order) {
+        follow(order.id, device: order.status.hasDriver ? order.driver?.deviceID : nil)
+    }
+
+    private func send(_ message: LiveMessage, to orderID: String) {
+        for continuation in watchers[orderID]?.values ?? [:].values { continuation.yield(message) }
+    }
+
+    /// Routes one event to the connections that watch what it is about.
+    func route(_ event: CloudEvent<JSONValue>) {
+        let data = event.data
+        if event.source == BusContract.Service.orders, let order = data["order"], let orderID = order["id"]?.stringValue {
+            guard watchers[orderID] != nil else { return }
+            if let decoded = try? order.decode(Order.self) { track(decoded) }
+            send(Self.status(sequence: event.sequence, data), to: orderID)
+        } else if event.type == "trip.eta", let orderID = data["data"]?["trip_metadata"]?["order_id"]?.stringValue, watchers[orderID] != nil {
+            var message: LiveMessage = ["type": "eta", "order_id": .string(orderID)]
+            message["trip_id"] = data["data"]?["trip_id"]
+            message["estimate"] = data["data"]?["estimate"]
+            send(message, to: orderID)
+        } else if let deviceID = data["device_id"]?.stringValue, data["location"] != nil {
+            for orderID in ordersOfDevice[deviceID] ?? [] {
+                var message = data.objectValue ?? [:]
+                message["type"] = "location"
+                message["order_id"] = .string(orderID)
+                send(message, to: orderID)
+            }
+        }
+    }
+
+    static func status(sequence: UInt64, _ data: JSONValue) -> LiveMessage {
+        var message = data.objectValue ?? [:]
+        message["type"] = "status"
+        message["sequence"] = .number(Double(sequence))
+        return message
+    }
+
+    /// Follows the bus until shutdown, filling gaps in `orders`' sequence from its `events`.
+    func run() async {
+        for await batch in subscriber.deliveries {
+            for case .event(let received) in batch {
+                if received.event.source == BusContract.Service.orders, case .gap(let gap) = received.sequence, !watchers.isEmpty {
+                    logger.warning("live updates: sequence gap in orders; fetching the missed events", metadata: ["gap": "\(gap)"])
+                    for missed in (try? await OrderEvents.fetch(platform, after: gap.expected - 1, through: gap.received - 1)) ?? [] { route(missed) }
+                }
+                route(received.event)
+            }
+        }
+    }
+}
+
+/// `orders.events`, paged.
+enum OrderEvents {
+    /// Events after `after` up to `through` (or the last), at most `limit` of them (nil when there are more: too far behind).
+    static func fetch(_ platform: PlatformCalls, after: UInt64, through: UInt64? = nil, limit: Int = 20_000) async throws -> [CloudEvent<JSONValue>]? {
+        var events: [CloudEvent<JSONValue>] = []
+        var cursor = after
+        while true {
+            let page = try await platform.call(BusContract.Service.orders, "events", ["after": .number(Double(cursor)), "limit": 1000], as: EventsPage.self)
+            for event in page.events where through.map({ event.sequence <= $0 }) ?? true { events.append(event) }
+            guard let last = page.events.last?.sequence else { return events }
+            cursor = last
+            if let through, cursor >= through { return events }
+            if cursor >= page.lastSequence { return events }
+            if events.count > limit { return nil }
+        }
+    }
+
+    /// The last sequence `orders` has published (or is about to).
+    static func lastSequence(_ platform: PlatformCalls) async throws -> UInt64 {
+        try await platform.call(BusContract.Service.orders, "events", ["after": .number(Double(UInt32.max)), "limit": 1], as: EventsPage.self).lastSequence
+    }
+}
+
+/// The hub as a service of the process.
+struct LiveHubService: Service {
+    let hub: LiveHub
+    let subscriber: EventSubscriber<JSONValue>
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            await hub.run()
+        } onGracefulShutdown: {
+            Task { await subscriber.close() }
+        }
+    }
+}

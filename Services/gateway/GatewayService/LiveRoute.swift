@@ -1,0 +1,87 @@
+import Bus
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import RideModels
+
+/// `GET /v1/orders/{id}/live` (WebSocket): the rider or driver of an order receives every status
+/// change, the driver's position and the ETA as they happen. Without `?after=`, the first message
+/// is a snapshot carrying the `sequence` to resume after; with `?after=<sequence>` (the last
+/// `sequence` received) the statuses missed meanwhile come first, in order, then live ones.
+/// Statuses are sent once each, in version order, whatever the bus repeats.
+struct LiveRoute {
+    let platform: PlatformCalls
+    let hub: LiveHub
+
+    func register(on routes: RecordedRoutes) {
+        routes.registry.record(.get, "\(routes.prefix)/orders/{id}/live")
+        routes.group.ws("orders/{id}/live") { request, context in
+            if let after = request.uri.queryParameters.get("after"), UInt64(after) == nil {
+                throw GatewayError(.unprocessableContent, "invalid_params", "after: expected the sequence of the last message received, got '\(after.prefix(40))'")
+            }
+            // orders decides who may see the order (403/404 answered before any upgrade).
+            _ = try await order(context)
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, ws in
+            let context = ws.requestContext
+            guard let orderID = context.parameters.get("id") else { return }
+            let (watcher, stream) = await hub.watch(orderID)
+            do {
+                let sent = try await opening(orderID: orderID, request: ws.request, context: context, outbound: outbound)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { for try await _ in inbound {} }  // until the client closes
+                    group.addTask {
+                        var (lastSequence, lastVersion) = sent
+                        for await message in stream {
+                            if message["type"] == "status" {
+                                // Already sent (fetched at the opening, or repeated by the bus) or older than the snapshot.
+                                guard let sequence = message["sequence"]?.numberValue.map(UInt64.init), sequence > lastSequence,
+                                      let version = message["order"]?["version"]?.numberValue.map(Int.init), version > lastVersion else { continue }
+                                (lastSequence, lastVersion) = (sequence, version)
+                            }
+                            try await outbound.write(.text(Self.text(message)))
+                        }
+                    }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            } catch {
+                context.logger.debug("live connection ended", metadata: ["order_id": "\(orderID)", "error": "\(error)"])
+            }
+            await hub.stop(orderID, watcher)
+        }
+    }
+
+    func order(_ context: GatewayContext) async throws -> Order {
+        try await platform.call(BusContract.Service.orders, "get", ["caller": try context.caller(), "id": .string(try context.parameters.require("id"))], as: Order.self)
+    }
+
+    /// Sends what comes before live messages; returns the last sequence covered and the order
+    /// version the client now has.
+    func opening(orderID: String, request: Request, context: GatewayContext, outbound: WebSocketOutboundWriter) async throws -> (UInt64, Int) {
+        if let after = request.uri.queryParameters.get("after").flatMap(UInt64.init),
+           let missed = try await OrderEvents.fetch(platform, after: after) {
+            var version = 0
+            for event in missed where event.data["order"]?["id"]?.stringValue == orderID {
+                try await outbound.write(.text(Self.text(LiveHub.status(sequence: event.sequence, event.data))))
+                version = event.data["order"]?["version"]?.numberValue.map(Int.init) ?? version
+            }
+            await hub.track(try await order(context))
+            return (missed.last?.sequence ?? after, version)
+        }
+        // The sequence first, then the order: a status committed in between is both in the
+        // snapshot and sent live, and the version check sends it once.
+        let sequence = try await OrderEvents.lastSequence(platform)
+        let current = try await order(context)
+        await hub.track(current)
+        let snapshot: LiveMessage = ["type": "snapshot", "sequence": .number(Double(sequence)), "order": try JSONValue(encoding: current)]
+        try await outbound.write(.text(Self.text(snapshot)))
+        return (sequence, current.version)
+    }
+
+    static func text(_ message: LiveMessage) -> String {
+        var out: [UInt8] = []
+        JSONValue.writeObject(message, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,48 @@
+import Bus
+import Foundation
+import HTTPTypes
+import Hummingbird
+import RideModels
+
+/// The gateway's way to the services: an op's JSON in, the reply's status and JSON out, untouched
+/// (the services' errors already name the field at fault, in the platform's error shape).
+struct PlatformCalls: Sendable {
+    let client: ServiceClient
+
+    /// Calls `service.op` with `params` and answers with its reply as it came.
+    func forward(_ service: String, _ op: String, _ params: JSONValue) async throws -> Response {
+        let reply = try await client.callRaw(service, op, json: JSONCoding.encode(params))
+        return JSONBody.response(status: HTTPResponse.Status(code: reply.status), bytes: reply.json)
+    }
+
+    /// Calls `service.op` and decodes a success; an error reply is thrown as it came.
+    func call<Result: Decodable>(_ service: String, _ op: String, _ params: JSONValue, as type: Result.Type) async throws -> Result {
+        try await client.call(service, op, params, as: type)
+    }
+}
+
+/// Reading what apps send.
+enum RequestJSON {
+    /// The body as a JSON object (an empty body is an empty object); 400 when it is not JSON,
+    /// 422 when it is JSON but not an object.
+    static func object(_ request: Request, context: some RequestContext) async throws -> [String: JSONValue] {
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        let bytes = Array(buffer.readableBytesView)
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return [:] }
+        let value: JSONValue
+        do {
+            value = try JSONCoding.decode(JSONValue.self, from: bytes)
+        } catch {
+            throw GatewayError(.badRequest, "invalid_json", "the body is not valid JSON")
+        }
+        guard case .object(let members) = value else { throw GatewayError(.unprocessableContent, "invalid_params", "(body): expected a JSON object") }
+        return members
+    }
+
+    /// A query parameter as a finite number; nil when absent, 422 naming it when malformed.
+    static func number(_ request: Request, _ name: String) throws -> Double? {
+        guard let text = request.uri.queryParameters.get(name) else { return nil }
+        guard let value = Double(text), value.isFinite else { throw GatewayError(.unprocessableContent, "invalid_params", "\(name): expected a number, got '\(text.prefix(40))'") }
+        return value
+    }
+}

@@ -1,0 +1,145 @@
+import Bus
+import Foundation
+import Geo
+import RideModels
+import ServiceKit
+import Testing
+
+/// Apps through `ride-gateway` only: HTTP and WebSocket against the real services and bus.
+@Suite(.serialized) struct GatewayIntegrationTests {
+    static let pickup = LifecycleIntegrationTests.pickup
+    static let dropoff = LifecycleIntegrationTests.dropoff
+    static let booking = #"{"pickup":{"latitude":\#(pickup.latitude),"longitude":\#(pickup.longitude),"address":"Sobornyi Ave 1"},"dropoff":{"latitude":\#(dropoff.latitude),"longitude":\#(dropoff.longitude)}}"#
+
+    struct Apps {
+        let gateway: TestGateway
+        let rider: (id: String, token: String)
+        let driver: (id: String, token: String)
+        let clock = FixClock(start: Date().addingTimeInterval(-600))
+
+        /// Ann (rider) and Dan (driver, available 400 m south of the pickup), signed up through the gateway.
+        static func start(_ bus: TestBus) async throws -> Apps {
+            _ = try await TestService.users(on: bus)
+            _ = try await TestTracking.start(on: bus)
+            _ = try await TestService.trips(on: bus)
+            _ = try await TestService.orders(on: bus)
+            let gateway = try await TestGateway.start(on: bus)
+            let rider = try await gateway.signUp(#"{"role":"rider","name":"Ann","phone_number":"+380501110001","password":"secret123"}"#,
+                                                 phone: "+380501110001", password: "secret123")
+            let driver = try await gateway.signUp(
+                #"{"role":"driver","name":"Dan","phone_number":"+380671110001","password":"driving9","device_id":"gw-dan-phone","car":{"model":"Prius","license_plate":"AB 1234"}}"#,
+                phone: "+380671110001", password: "driving9")
+            let apps = Apps(gateway: gateway, rider: rider, driver: driver)
+            #expect(try await gateway.request("PUT", "/v1/me/availability", token: driver.token, #"{"available":true}"#).status == 200)
+            try await apps.drive(Polyline(points: [LifecycleIntegrationTests.driverStart, LifecycleIntegrationTests.driverStart]), batch: 1)
+            return apps
+        }
+
+        /// Dan's app posts his fixes along `path` (10 m apart, a second apart) to the gateway.
+        func drive(_ path: Polyline, now: Bool = false, batch: Int) async throws {
+            let distances = Array(stride(from: 0.0, through: max(path.length, 1), by: 10))
+            let times = clock.stamps(distances.count, notBefore: now ? Date() : nil)
+            let fixes = zip(distances, times).map { distance, time in
+                let point = path.point(atDistance: min(distance, path.length))
+                return #"{"latitude":\#(point.latitude),"longitude":\#(point.longitude),"recorded_at":"\#(RFC3339.format(time))","accuracy":5,"speed":10}"#
+            }
+            let reply = try await gateway.request("POST", "/v1/devices/gw-dan-phone/locations", token: driver.token,
+                                                  #"{"batch_id":\#(batch),"locations":[\#(fixes.joined(separator: ","))]}"#)
+            #expect(reply.status == 200, "\(reply.body)")
+        }
+
+        func status(of order: String, is expected: String) async throws {
+            try await eventually("the order is \(expected)", timeout: .seconds(20)) {
+                try await gateway.request("GET", "/v1/orders/\(order)", token: rider.token).body["status"] == .string(expected)
+            }
+        }
+
+        func live(_ order: String, token: String, after: UInt64? = nil) -> LiveClient {
+            LiveClient(url: "ws://127.0.0.1:\(gateway.port)/v1/orders/\(order)/live?access_token=\(token)\(after.map { "&after=\($0)" } ?? "")")
+        }
+    }
+
+    static let allStatuses = ["NEW", "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF", "COMPLETED"]
+
+    @Test func aWholeRideThroughTheGatewayWithEveryStatusOnTheWebSocket() async throws {
+        try await withTestBus("gateway-ride") { bus in
+            let apps = try await Apps.start(bus)
+            let gateway = apps.gateway
+            let booked = try await gateway.request("POST", "/v1/orders", token: apps.rider.token, Self.booking)
+            #expect(booked.status == 201, "\(booked.body)")
+            guard let id = booked.body["id"]?.stringValue else { throw TestFailure("booking: \(booked)") }
+            #expect(booked.body["offered_to"] == .array([.string(apps.driver.id)]), "dispatch found Dan by his device's user_id")
+
+            let riderLive = apps.live(id, token: apps.rider.token)
+            try await eventually("the snapshot arrived") { riderLive.statuses == ["NEW"] }
+            let offered = try await gateway.request("GET", "/v1/orders?status=NEW", token: apps.driver.token)
+            #expect(offered.body["orders"]?[0]?["id"] == .string(id))
+
+            #expect(try await gateway.request("POST", "/v1/orders/\(id)/accept", token: apps.driver.token).status == 200)
+            try await apps.status(of: id, is: "PICKING_UP")
+            let share = try await gateway.request("GET", "/v1/orders/\(id)/share", token: apps.rider.token)
+            #expect(share.body["share_url"]?.stringValue?.hasPrefix("\(gateway.base)/") == true, "\(share.body)")
+            try await apps.drive(Polyline(points: [LifecycleIntegrationTests.driverStart, Self.pickup]), now: true, batch: 2)
+            try await apps.status(of: id, is: "REACHED_PICKUP")
+            #expect(try await gateway.request("POST", "/v1/orders/\(id)/start", token: apps.driver.token).status == 200)
+            try await apps.status(of: id, is: "DROPPING_OFF")
+            try await apps.drive(LifecycleIntegrationTests.ride, now: true, batch: 3)
+            try await apps.status(of: id, is: "REACHED_DROPOFF")
+            let ended = try await gateway.request("POST", "/v1/orders/\(id)/end", token: apps.driver.token)
+            #expect(ended.body["status"] == "COMPLETED", "\(ended.body)")
+
+            try await eventually("the WebSocket saw every status") { riderLive.statuses.last == "COMPLETED" }
+            #expect(riderLive.statuses == Self.allStatuses, "each once, in order")
+            #expect(riderLive.received.contains { $0["type"] == "location" && $0["device_id"] == "gw-dan-phone" }, "the driver's position")
+            let summary = try await gateway.request("GET", "/v1/orders/\(id)/summary", token: apps.rider.token)
+            #expect((summary.body["summary"]?["distance"]?.numberValue ?? 0) > 1000, "\(summary.body)")
+            #expect(summary.body["fare"]?["total_cents"]?.numberValue != nil)
+
+            // Reconnecting after ACCEPTED: the statuses since then, in order, and nothing twice.
+            let accepted = riderLive.received.first { $0["type"] == "status" && $0["order"]?["status"] == "ACCEPTED" }
+            guard let sequence = accepted?["sequence"]?.numberValue else { throw TestFailure("no ACCEPTED message: \(riderLive.received)") }
+            let resumed = apps.live(id, token: apps.rider.token, after: UInt64(sequence))
+            try await eventually("the resumed connection caught up") { resumed.statuses.last == "COMPLETED" }
+            #expect(resumed.statuses == Array(Self.allStatuses.dropFirst(2)))
+            riderLive.close()
+            resumed.close()
+        }
+    }
+
+    /// Every order route with no token, a bad token, another rider's and another driver's: 401 or 403, nothing changed.
+    @Test func whoMayDoWhatOnEveryOrderRoute() async throws {
+        try await withTestBus("gateway-authz") { bus in
+            let apps = try await Apps.start(bus)
+            let gateway = apps.gateway
+            let zed = try await gateway.signUp(#"{"role":"rider","name":"Zed","phone_number":"+380501110009","password":"secret123"}"#,
+                                               phone: "+380501110009", password: "secret123")
+            let eve = try await gateway.signUp(#"{"role":"driver","name":"Eve","phone_number":"+380671110009","password":"driving9","device_id":"gw-eve-phone","car":{"model":"Golf","license_plate":"EV 0001"}}"#,
+                                               phone: "+380671110009", password: "driving9")
+            let booked = try await gateway.request("POST", "/v1/orders", token: apps.rider.token, Self.booking)
+            guard let id = booked.body["id"]?.stringValue else { throw TestFailure("booking: \(booked)") }
+            let routes = [("GET", "/v1/orders/\(id)"), ("POST", "/v1/orders/\(id)/accept"), ("POST", "/v1/orders/\(id)/decline"),
+                          ("POST", "/v1/orders/\(id)/start"), ("POST", "/v1/orders/\(id)/end"), ("POST", "/v1/orders/\(id)/cancel"),
+                          ("GET", "/v1/orders/\(id)/share"), ("GET", "/v1/orders/\(id)/summary")]
+            for (method, path) in routes {
+                #expect(try await gateway.request(method, path).status == 401, "\(method) \(path) without a token")
+                #expect(try await gateway.request(method, path, token: "not-a-token").status == 401, "\(method) \(path) with a bad token")
+                let byRider = try await gateway.request(method, path, token: zed.token)
+                #expect(byRider.status == 403, "\(method) \(path) by another rider: \(byRider.body)")
+                let byDriver = try await gateway.request(method, path, token: eve.token)
+                #expect(byDriver.status == 403, "\(method) \(path) by a driver it was not offered to: \(byDriver.body)")
+            }
+            for (method, path) in [("GET", "/v1/me"), ("PATCH", "/v1/me"), ("PUT", "/v1/me/availability"), ("POST", "/v1/orders"), ("GET", "/v1/orders"),
+                                   ("POST", "/v1/devices/gw-dan-phone/locations")] {
+                #expect(try await gateway.request(method, path, method == "GET" ? nil : #"{}"#).status == 401, "\(method) \(path) without a token")
+            }
+            #expect(try await gateway.request("POST", "/v1/devices/gw-dan-phone/locations", token: eve.token, #"{"batch_id":1,"locations":[]}"#).status == 403,
+                    "a driver posts only for their own device")
+            #expect(try await gateway.request("PUT", "/v1/me/availability", token: zed.token, #"{"available":true}"#).status == 403, "riders have no availability")
+            let order = try await gateway.request("GET", "/v1/orders/\(id)", token: apps.rider.token)
+            #expect(order.body["status"] == "NEW")
+            #expect(order.body["version"] == 1, "nothing refused changed the order")
+            #expect(try await gateway.request("GET", "/v1/nothing-here").body["error"]?["code"] == "not_found")
+            #expect(try await gateway.request("POST", "/v1/orders", token: apps.rider.token, "{nope").status == 400)
+        }
+    }
+}
