@@ -1,5 +1,5 @@
 # The two commands: `make run` starts the platform, `make test` runs every test.
-# Both first install what is missing (libzmq3-dev from apt; pyzmq from PyPI for the interop tests).
+# Both first install what is missing (libzmq3-dev from apt; for the tests pyzmq from PyPI and chromium from apt).
 
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -17,8 +17,13 @@ deps:
 		$(SUDO) apt-get update -qq && $(APT_INSTALL) $$missing pkg-config >/dev/null; \
 	fi
 
-## test-deps: pyzmq, for the tests that check our 7/MDP peers against independent Python ones
+## test-deps: pyzmq, for the tests that check our 7/MDP peers against independent Python ones;
+## chromium, the headless browser that loads the share page in the gateway's tests
 test-deps: deps
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "make: installing chromium (headless browser for the share-page tests)"; \
+		$(SUDO) apt-get update -qq && $(APT_INSTALL) chromium >/dev/null; \
+	}
 	@python3 -c 'import zmq' 2>/dev/null || { \
 		echo "make: installing pyzmq"; \
 		python3 -m pip install -q pyzmq 2>/dev/null \

@@ -146,6 +146,8 @@ let package = Package(
         .testTarget(name: "TrackingTests", dependencies: ["TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ"], path: "Tests/TrackingTests"),
         .testTarget(name: "TripsTests", dependencies: ["TripsService", "RideModels", "Geo"], path: "Tests/TripsTests"),
         .testTarget(name: "OrdersTests", dependencies: ["OrdersService", "RideModels", "Storage", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/OrdersTests"),
+        .testTarget(name: "GatewayTests", dependencies: ["GatewayService", "Bus", .product(name: "Hummingbird", package: "hummingbird"),
+                                                        .product(name: "HummingbirdTesting", package: "hummingbird")], path: "Tests/GatewayTests"),
         .testTarget(name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/UsersTests"),
         .testTarget(
             name: "IntegrationTests",

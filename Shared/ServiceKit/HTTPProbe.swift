@@ -37,7 +37,7 @@ public enum HTTPProbe {
         request.timeoutInterval = Double(timeout.milliseconds) / 1000
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = request.timeoutInterval
-        let session = URLSession(configuration: configuration)
+        let session = URLSession(configuration: configuration, delegate: NoChallenges(), delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
         do {
             let (data, response) = try await session.data(for: request)
@@ -45,5 +45,15 @@ public enum HTTPProbe {
         } catch {
             throw ProbeError.unreachable(url, error.localizedDescription)
         }
+    }
+}
+
+/// Declines every authentication challenge. Foundation on Linux, given a `401` with
+/// `WWW-Authenticate: Basic` and no delegate (or `.performDefaultHandling`), waited forever (seen
+/// with the gateway's HTTP Basic routes); declined, the request fails at once ("cancelled").
+private final class NoChallenges: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        completionHandler(.rejectProtectionSpace, nil)
     }
 }

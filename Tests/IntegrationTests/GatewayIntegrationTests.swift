@@ -106,6 +106,69 @@ import Testing
         }
     }
 
+    /// The share link in a real browser: the driver's marker moves between two loads, and the
+    /// completed trip shows its summary.
+    @Test func theSharePageShowsTheDriverMovingThenTheSummary() async throws {
+        try await withTestBus("gateway-share") { bus in
+            let apps = try await Apps.start(bus)
+            let gateway = apps.gateway
+            let booked = try await gateway.request("POST", "/v1/orders", token: apps.rider.token, Self.booking)
+            guard let id = booked.body["id"]?.stringValue else { throw TestFailure("booking: \(booked)") }
+            #expect(try await gateway.request("POST", "/v1/orders/\(id)/accept", token: apps.driver.token).status == 200)
+            try await apps.status(of: id, is: "PICKING_UP")
+            guard let url = try await gateway.request("GET", "/v1/orders/\(id)/share", token: apps.rider.token).body["share_url"]?.stringValue else {
+                throw TestFailure("no share link")
+            }
+            let start = LifecycleIntegrationTests.driverStart
+            let halfway = start.destination(bearing: 0, distance: 200)
+            try await apps.drive(Polyline(points: [start, start.destination(bearing: 0, distance: 100)]), now: true, batch: 2)
+            let first = try await HeadlessBrowser.dom(url)
+            #expect(HeadlessBrowser.text(of: "driver", in: first) == "Dan · Prius AB 1234", "\(first)")
+            #expect(HeadlessBrowser.text(of: "status", in: first) == "On the way")
+            let before = HeadlessBrowser.attribute("data-lat", of: "driver-marker", in: first).flatMap(Double.init)
+            try await apps.drive(Polyline(points: [start.destination(bearing: 0, distance: 110), halfway]), now: true, batch: 3)
+            let second = try await HeadlessBrowser.dom(url)
+            let after = HeadlessBrowser.attribute("data-lat", of: "driver-marker", in: second).flatMap(Double.init)
+            #expect(before != nil && after != nil && after! > before!, "the marker moved north: \(String(describing: before)) → \(String(describing: after))")
+            #expect(HeadlessBrowser.attribute("cy", of: "driver-marker", in: second) != HeadlessBrowser.attribute("cy", of: "driver-marker", in: first))
+
+            // Arriving and starting the ride completes the pickup trip: its page becomes the summary.
+            try await apps.drive(Polyline(points: [halfway, Self.pickup]), now: true, batch: 4)
+            try await apps.status(of: id, is: "REACHED_PICKUP")
+            #expect(try await gateway.request("POST", "/v1/orders/\(id)/start", token: apps.driver.token).status == 200)
+            try await apps.status(of: id, is: "DROPPING_OFF")
+            let done = try await HeadlessBrowser.dom(url)
+            #expect(HeadlessBrowser.text(of: "status", in: done) == "Trip completed")
+            #expect(HeadlessBrowser.attribute("hidden", of: "summary", in: done) == nil, "the summary is shown")
+            #expect(HeadlessBrowser.text(of: "distance", in: done)?.hasSuffix(" km") == true, "\(done)")
+            #expect((HeadlessBrowser.attribute("points", of: "route", in: done) ?? "").split(separator: " ").count >= 2, "the route is drawn")
+        }
+    }
+
+    /// Code written for HyperTrack's v3 endpoints (as the sample's Cloud Function) works against the gateway.
+    @Test func hyperTrackCompatibleTripAndNearbyRoutes() async throws {
+        try await withTestBus("gateway-hypertrack") { bus in
+            let apps = try await Apps.start(bus)
+            let gateway = apps.gateway
+            let basic = ["Authorization": "Basic " + Data("ridesharing:sk_dev_ridesharing".utf8).base64EncodedString()]
+            let body = #"{"device_id":"gw-dan-phone","destination":{"radius":100,"geometry":{"type":"Point","coordinates":[\#(Self.pickup.longitude),\#(Self.pickup.latitude)]}},"metadata":{"order_id":"sample-1"}}"#
+            // (Without credentials: 401 with a Basic challenge, checked in GatewayRoutesTests — Foundation's client cannot take one.)
+            let created = try await gateway.request("POST", "/trips/", body, headers: basic)
+            #expect(created.status == 201, "\(created.body)")
+            guard let tripID = created.body["trip_id"]?.stringValue else { throw TestFailure("create: \(created)") }
+            #expect(created.body["views"]?["share_url"]?.stringValue?.hasPrefix(gateway.base + "/") == true, "\(created.body)")
+            #expect(created.body["metadata"]?["order_id"] == "sample-1")
+            #expect(try await gateway.request("GET", "/trips/\(tripID)", headers: basic).body["status"] == "active")
+            let nearby = try await gateway.request("POST", "/devices/nearby",
+                                                   #"{"location":{"type":"Point","coordinates":[\#(Self.pickup.longitude),\#(Self.pickup.latitude)]},"radius":1000}"#, headers: basic)
+            #expect(nearby.body["devices"]?[0]?["device_id"] == "gw-dan-phone", "\(nearby.body)")
+            let completed = try await gateway.request("POST", "/trips/\(tripID)/complete", headers: basic)
+            #expect(completed.body["status"] == "completed")
+            #expect(completed.body["summary"] != nil)
+            #expect(try await gateway.request("GET", "/trips/no-such-trip", headers: basic).status == 404)
+        }
+    }
+
     /// Every order route with no token, a bad token, another rider's and another driver's: 401 or 403, nothing changed.
     @Test func whoMayDoWhatOnEveryOrderRoute() async throws {
         try await withTestBus("gateway-authz") { bus in

@@ -79,3 +79,34 @@ final class LiveClient: Sendable {
 
     func close() { task.cancel() }
 }
+
+/// Debian's chromium, headless: loads a page, lets its scripts run for `budget` of virtual time
+/// (timers fast-forward; fetches are real), and returns the DOM as the scripts left it.
+enum HeadlessBrowser {
+    static let executable = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    static func dom(_ url: String, budget: Duration = .seconds(3)) async throws -> String {
+        guard let executable else { throw TestFailure("chromium is not installed (make test installs it: apt-get install chromium)") }
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: profile) }
+        let (status, out, err) = try await runCommand(executable, [
+            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile)",
+            "--virtual-time-budget=\(budget.milliseconds)", "--dump-dom", url,
+        ], timeout: .seconds(60))
+        guard status == 0, out.contains("</html>") else { throw TestFailure("chromium exited \(status): \(err.suffix(2000))") }
+        return out
+    }
+
+    /// The value of `attribute` on the element whose id is `id` (nil when either is missing).
+    static func attribute(_ attribute: String, of id: String, in dom: String) -> String? {
+        guard let tag = dom.range(of: #"<[^>]*id="\#(id)"[^>]*>"#, options: .regularExpression).map({ String(dom[$0]) }),
+              let value = tag.range(of: #"\#(attribute)="[^"]*""#, options: .regularExpression) else { return nil }
+        return String(tag[value].dropFirst(attribute.count + 2).dropLast())
+    }
+
+    /// The text inside the element whose id is `id` (up to its first child tag).
+    static func text(of id: String, in dom: String) -> String? {
+        guard let range = dom.range(of: #"id="\#(id)"[^>]*>[^<]*"#, options: .regularExpression) else { return nil }
+        return String(dom[range].split(separator: ">", maxSplits: 1).last ?? "")
+    }
+}

@@ -70,6 +70,10 @@ struct GatewayApplication: Sendable {
         root.on(.get, "openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
         }
+        ShareRoutes(platform: platform, settings: settings).register(data: open, pages: root)
+        let hyperTrack = RecordedRoutes(group: router.group("").add(middleware: BasicAuthentication(accountID: settings.accountID, secretKey: settings.secretKey)),
+                                        prefix: "", registry: registry)
+        HyperTrackRoutes(platform: platform, settings: settings).register(on: hyperTrack)
         return router
     }
 

@@ -38,6 +38,15 @@ struct OrderReactions: Sendable {
         await retrying("arrival", orderID) { try await arrived(leg, orderID: orderID, tripID: arrival.data.tripID) }
     }
 
+    /// What a trip carries about its ride: the order and leg, and the driver as the share page
+    /// shows them (name and car; no phone number — a share link is public).
+    static func tripMetadata(_ order: Order, leg: Leg) -> [String: JSONValue] {
+        var driver: [String: JSONValue] = [:]
+        if let name = order.driver?.name { driver["name"] = .string(name) }
+        if let car = order.driver?.car { driver["car"] = ["model": .string(car.model), "license_plate": .string(car.licensePlate)] }
+        return ["order_id": .string(order.id), "leg": .string(leg.rawValue), "driver": .object(driver)]
+    }
+
     /// `ACCEPTED → PICKING_UP` or `STARTED_RIDE → DROPPING_OFF`: a trip for the driver's device to
     /// the leg's destination (completing the pickup trip first).
     func startLeg(_ leg: Leg, orderID: String) async throws {
@@ -48,7 +57,7 @@ struct OrderReactions: Sendable {
         let params = CreateTripParams(
             deviceID: deviceID,
             destination: .init(geometry: GeoJSONPoint(GeoPoint(latitude: place.latitude, longitude: place.longitude)), radius: arrivalRadius, address: place.address),
-            metadata: ["order_id": .string(orderID), "leg": .string(leg.rawValue)], idempotencyKey: "\(orderID)/\(leg.rawValue)")
+            metadata: Self.tripMetadata(order, leg: leg), idempotencyKey: "\(orderID)/\(leg.rawValue)")
         let trip = try await platform.call(BusContract.Service.trips, "create", params, as: Trip.self)
         let (updated, previous) = try await store.change(id: orderID) { order in
             guard order.status == from else { return }

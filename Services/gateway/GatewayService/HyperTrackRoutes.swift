@@ -1,0 +1,62 @@
+import Bus
+import Foundation
+import HTTPTypes
+import Hummingbird
+import RideModels
+
+/// HyperTrack's v3 routes as the sample's Cloud Function calls them (`reference/hypertrack-api.md`),
+/// with HTTP Basic auth (account id, secret key): code written for those endpoints points here.
+struct HyperTrackRoutes {
+    let platform: PlatformCalls
+    let settings: GatewaySettings
+
+    func register(on routes: RecordedRoutes) {
+        routes.on(.post, "trips") { request, context in
+            try await trip(try await platform.client.callRaw(BusContract.Service.trips, "create",
+                                                             json: JSONCoding.encode(JSONValue.object(try await RequestJSON.object(request, context: context)))))
+        }
+        routes.on(.get, "trips/{trip_id}") { _, context in
+            try await trip(try await platform.client.callRaw(BusContract.Service.trips, "get",
+                                                             json: JSONCoding.encode(["trip_id": .string(try context.parameters.require("trip_id"))] as JSONValue)))
+        }
+        routes.on(.post, "trips/{trip_id}/complete") { _, context in
+            try await trip(try await platform.client.callRaw(BusContract.Service.trips, "complete",
+                                                             json: JSONCoding.encode(["trip_id": .string(try context.parameters.require("trip_id"))] as JSONValue)))
+        }
+        routes.on(.post, "devices/nearby") { request, context in
+            try await platform.forward(BusContract.Service.tracking, "nearby", .object(try await RequestJSON.object(request, context: context)))
+        }
+    }
+
+    /// A trips reply with its share URL made absolute, as HyperTrack's `views.share_url` is.
+    func trip(_ reply: ServiceReply) async throws -> Response {
+        guard reply.isSuccess, case .object(var trip) = try JSONCoding.decode(JSONValue.self, from: reply.json),
+              let relative = trip["views"]?["share_url"]?.stringValue else {
+            return JSONBody.response(status: .init(code: reply.status), bytes: reply.json)
+        }
+        trip["views"] = ["share_url": .string(settings.publicURL + relative), "embed_url": .string(settings.publicURL + relative)]
+        return try JSONBody.response(status: .init(code: reply.status), JSONValue.object(trip))
+    }
+}
+
+/// HTTP Basic with the account id and secret key: the HyperTrack routes and the operator's dashboard data.
+struct BasicAuthentication<Context: RequestContext>: RouterMiddleware {
+    let accountID: String
+    let secretKey: String
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("basic "),
+              let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)).map({ String(decoding: $0, as: UTF8.self) }),
+              Self.constantTimeEqual(decoded, "\(accountID):\(secretKey)") else {
+            throw GatewayError(.unauthorized, "unauthorized", "this route needs HTTP Basic auth with the account id and secret key (--account-id, --secret-key)",
+                               headers: [.wwwAuthenticate: "Basic realm=\"ridesharing\""])
+        }
+        return try await next(request, context)
+    }
+
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

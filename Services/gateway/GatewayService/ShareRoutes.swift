@@ -1,0 +1,54 @@
+import Bus
+import Foundation
+import Hummingbird
+import RideModels
+
+/// Share links: `/<7-character share id>` is a page that shows the trip live and then its
+/// summary; `/v1/shares/<share id>` is what the page reads every second. No token: the share id
+/// is the capability (as HyperTrack's share URLs), and what it shows is what a rider would send a
+/// friend — the trip, the driver's name and car, their position while the trip is active.
+struct ShareRoutes {
+    let platform: PlatformCalls
+    let settings: GatewaySettings
+
+    func register(data: RecordedRoutes, pages: RecordedRoutes) {
+        data.on(.get, "shares/{share_id}") { _, context in
+            let shareID = try context.parameters.require("share_id")
+            guard Self.isShareID(shareID) else { throw Self.unknown(shareID) }
+            let trip = try await platform.call(BusContract.Service.trips, "get_by_share", ["share_id": .string(shareID)], as: Trip.self)
+            var view = SharedTrip(trip: trip, driver: trip.metadata?["driver"], shareURL: "\(settings.publicURL)/\(trip.shareID)")
+            if trip.status == .active {
+                view.location = try? await platform.call(BusContract.Service.tracking, "device", ["device_id": .string(trip.deviceID)], as: DeviceInfo.self).location
+            }
+            return try JSONBody.response(view)
+        }
+        pages.on(.get, "{share_id}") { _, context in
+            let shareID = try context.parameters.require("share_id")
+            guard Self.isShareID(shareID) else { throw Self.unknown(shareID) }
+            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: SharePage.html)))
+        }
+    }
+
+    /// Seven letters and digits (ShareID's alphabet), so `/dashboard` or a typo is never a share.
+    static func isShareID(_ text: String) -> Bool {
+        text.utf8.count == 7 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+    }
+
+    static func unknown(_ shareID: String) -> GatewayError {
+        GatewayError(.notFound, "unknown_share", "no trip is shared as \(shareID.prefix(20))")
+    }
+}
+
+/// `/v1/shares/<share id>`.
+struct SharedTrip: Encodable, Sendable {
+    var trip: Trip
+    var driver: JSONValue?
+    var shareURL: String
+    /// The driver's latest position, while the trip is active.
+    var location: LatestLocation?
+
+    enum CodingKeys: String, CodingKey {
+        case trip, driver, location
+        case shareURL = "share_url"
+    }
+}

@@ -1,0 +1,101 @@
+import Bus
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+@testable import GatewayService
+
+/// The gateway's routes without the platform behind them: what is answered before any service is asked.
+@Suite struct GatewayRoutesTests {
+    static let settings = try! RideGatewayCommand.parse(["--broker", "tcp://127.0.0.1:1", "--sub", "tcp://127.0.0.1:1"]).settings()
+
+    /// The gateway's application on a bus nobody answers (every request here is settled before a call).
+    static func application() async throws -> (GatewayApplication, Application<RouterResponder<GatewayContext>>, @Sendable () async -> Void) {
+        let logger = Logger(label: "test")
+        var options = MDPClient.Options()
+        options.timeout = .milliseconds(200)
+        options.attempts = 1
+        let client = try await ServiceClient(broker: "tcp://127.0.0.1:1", options: options, logger: logger)
+        let subscriber = try await EventSubscriber<JSONValue>(endpoint: "tcp://127.0.0.1:1", prefixes: [], logger: logger)
+        let platform = PlatformCalls(client: client)
+        let gateway = GatewayApplication(settings: settings, platform: platform, hub: LiveHub(subscriber: subscriber, platform: platform, logger: logger))
+        let app = Application(router: gateway.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+        return (gateway, app, { await subscriber.close(); await client.close() })
+    }
+
+    /// `/openapi.json` documents exactly the routes the gateway registers.
+    @Test func theOpenAPIDocumentListsEveryRouteAndNothingElse() async throws {
+        let (gateway, _, close) = try await Self.application()
+        _ = gateway.webSocketRouter()
+        await close()
+        let document = try JSONCoding.decode(JSONValue.self, from: Array(OpenAPIDocument.json.utf8))
+        #expect(document["openapi"] == "3.1.0")
+        var documented: [String] = []
+        for (path, item) in document["paths"]?.objectValue ?? [:] {
+            for method in (item.objectValue ?? [:]).keys { documented.append("\(method.uppercased()) \(path)") }
+        }
+        #expect(documented.sorted() == gateway.registry.routes, "documented vs registered")
+        #expect(gateway.registry.routes.count >= 20)
+    }
+
+    /// Every `$ref` in the document names a schema it defines.
+    @Test func everyReferenceResolves() throws {
+        let text = OpenAPIDocument.json
+        let schemas = try JSONCoding.decode(JSONValue.self, from: Array(text.utf8))["components"]?["schemas"]?.objectValue ?? [:]
+        let references = text.matches(of: /"#\/components\/schemas\/([A-Za-z]+)"/).map { String($0.1) }
+        #expect(!references.isEmpty)
+        for name in Set(references) { #expect(schemas[name] != nil, "\(name) is referenced but not defined") }
+    }
+
+    @Test func errorsAreJSONWithACodeAndAStatus() async throws {
+        let (_, app, close) = try await Self.application()
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/v1/nothing", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body) == #"{"error":{"code":"not_found","message":"no route GET /v1/nothing"}}"#)
+            }
+            try await client.execute(uri: "/v1/orders", method: .post) { response in
+                #expect(response.status == .unauthorized)
+                #expect(response.headers[.wwwAuthenticate] == "Bearer")
+                #expect(String(buffer: response.body).contains(#""code":"unauthorized""#))
+            }
+            try await client.execute(uri: "/v1/orders", method: .get, headers: [.authorization: "Basic eDp5"]) { response in
+                #expect(response.status == .unauthorized, "a bearer route does not take Basic")
+            }
+            try await client.execute(uri: "/trips/abc", method: .get, headers: [.authorization: "Basic " + Data("ridesharing:wrong".utf8).base64EncodedString()]) { response in
+                #expect(response.status == .unauthorized)
+                #expect(response.headers[.wwwAuthenticate] == "Basic realm=\"ridesharing\"")
+            }
+            try await client.execute(uri: "/v1/users", method: .post, body: ByteBuffer(string: "{nope")) { response in
+                #expect(response.status == .badRequest)
+                #expect(String(buffer: response.body).contains(#""code":"invalid_json""#))
+            }
+            try await client.execute(uri: "/v1/users", method: .post, body: ByteBuffer(string: "[1]")) { response in
+                #expect(response.status == .unprocessableContent)
+            }
+            try await client.execute(uri: "/v1/users", method: .post, body: ByteBuffer(string: "{}")) { response in
+                #expect(response.status == .serviceUnavailable, "nobody answers on this bus")
+                #expect(String(buffer: response.body).contains(#""code":"unavailable""#))
+            }
+            try await client.execute(uri: "/not-a-share-id", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+        await close()
+    }
+
+    @Test func shareIDsAreSevenLettersOrDigits() {
+        #expect(ShareRoutes.isShareID("nYAaQht"))
+        #expect(!ShareRoutes.isShareID("dashboard"))
+        #expect(!ShareRoutes.isShareID("abc/def"))
+        #expect(!ShareRoutes.isShareID("abcdéf"))
+    }
+
+    @Test func theBasicCredentialsAreComparedWhole() {
+        #expect(BasicAuthentication<GatewayContext>.constantTimeEqual("a:b", "a:b"))
+        #expect(!BasicAuthentication<GatewayContext>.constantTimeEqual("a:b", "a:c"))
+        #expect(!BasicAuthentication<GatewayContext>.constantTimeEqual("a:b", "a:bb"))
+    }
+}
