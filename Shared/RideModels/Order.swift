@@ -211,3 +211,53 @@ public struct OrderList: Codable, Sendable, Equatable {
     public var orders: [Order]
     public init(orders: [Order]) { self.orders = orders }
 }
+
+/// `orders.stats`.
+public struct StatsParams: Codable, Sendable, Equatable {
+    /// How many open orders to list (newest first); 200 when absent.
+    public var openLimit: Int?
+
+    public init(openLimit: Int? = nil) { self.openLimit = openLimit }
+
+    enum CodingKeys: String, CodingKey { case openLimit = "open_limit" }
+}
+
+/// `orders.stats`' reply: orders per status (all time), and the newest open orders.
+public struct OrderStats: Codable, Sendable, Equatable {
+    public struct OpenOrder: Codable, Sendable, Equatable {
+        public var id: String
+        public var status: OrderStatus
+        public var pickup: Place
+        public var dropoff: Place
+        public var driverName: String?
+        public var updatedAt: Date
+
+        public init(_ order: Order) {
+            id = order.id
+            status = order.status
+            pickup = order.pickup
+            dropoff = order.dropoff
+            driverName = order.driver?.name
+            updatedAt = order.updatedAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, status, pickup, dropoff
+            case driverName = "driver_name"
+            case updatedAt = "updated_at"
+        }
+    }
+
+    public var byStatus: [String: Int]
+    public var open: [OpenOrder]
+
+    public init(byStatus: [String: Int], open: [OpenOrder]) {
+        self.byStatus = byStatus
+        self.open = open
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case open
+        case byStatus = "by_status"
+    }
+}

@@ -13,6 +13,9 @@ import Testing
         #"{"id":5,"caller":{"role":"pilot","id":7},"after":"x","limit":"x","role":3,"phone_number":1,"password":2,"token":2,"device_id":3,"trip_id":4,"share_id":5,"destination":7,"pickup":"x"}"#,
     ]
 
+    /// Ops whose fields are all optional: `{}` and unknown fields are fine for them.
+    static let takesEmptyObject: Set<String> = ["orders.stats"]
+
     @Test func everyOpOfUsersOrdersAndTripsAnswersBadInputWithA4xxAndStoresNothing() async throws {
         try await withTestBus("bad-input") { bus in
             let users = try await TestService.users(on: bus)
@@ -25,7 +28,7 @@ import Testing
                 let ops = try await ops(of: service)
                 #expect(ops.count >= 5, "\(service.name): \(ops)")
                 for op in ops {
-                    for body in Self.bodies {
+                    for body in Self.bodies where !(Self.takesEmptyObject.contains("\(service.name).\(op)") && body.hasPrefix("{") && body != "{nope") {
                         let reply = try await service.call(op, body)
                         let message = reply.body["error"]?["message"]?.stringValue ?? ""
                         #expect((400..<500).contains(reply.status), "\(service.name).\(op) \(body) → \(reply.status) \(reply.body)")

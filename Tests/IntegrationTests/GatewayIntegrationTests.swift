@@ -169,6 +169,23 @@ import Testing
         }
     }
 
+    /// The operator's dashboard in a real browser: services, the driver's device, the open order and its status count.
+    @Test func theDashboardShowsDevicesOrdersAndServices() async throws {
+        try await withTestBus("gateway-dashboard") { bus in
+            let apps = try await Apps.start(bus)
+            let gateway = apps.gateway
+            let booked = try await gateway.request("POST", "/v1/orders", token: apps.rider.token, Self.booking)
+            guard let id = booked.body["id"]?.stringValue else { throw TestFailure("booking: \(booked)") }
+            let dom = try await HeadlessBrowser.dom("http://ridesharing:sk_dev_ridesharing@127.0.0.1:\(gateway.port)/dashboard")
+            #expect(HeadlessBrowser.text(of: "updated", in: dom)?.hasPrefix("updated") == true, "the data loaded: \(dom.suffix(3000))")
+            #expect(dom.contains(#"data-service="orders" data-up="true""#))
+            #expect(dom.contains(#"data-service="notifications" data-up="false""#), "not started in this test")
+            #expect(dom.contains(#"data-device="gw-dan-phone""#), "Dan's phone on the map")
+            #expect(dom.contains(#"data-order="\#(id)""#), "the open order on the map and in the table")
+            #expect(dom.contains(#"data-status="NEW">1<"#))
+        }
+    }
+
     /// Every order route with no token, a bad token, another rider's and another driver's: 401 or 403, nothing changed.
     @Test func whoMayDoWhatOnEveryOrderRoute() async throws {
         try await withTestBus("gateway-authz") { bus in

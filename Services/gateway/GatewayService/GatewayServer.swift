@@ -74,6 +74,7 @@ struct GatewayApplication: Sendable {
         let hyperTrack = RecordedRoutes(group: router.group("").add(middleware: BasicAuthentication(accountID: settings.accountID, secretKey: settings.secretKey)),
                                         prefix: "", registry: registry)
         HyperTrackRoutes(platform: platform, settings: settings).register(on: hyperTrack)
+        DashboardRoutes(platform: platform).register(on: hyperTrack)
         return router
     }
 

@@ -1206,6 +1206,107 @@ enum OpenAPIDocument {
           }
         ]
       }
+    },
+    "/dashboard": {
+      "get": {
+        "summary": "The operator's dashboard (HTML): devices on a map, open orders by status, service health",
+        "tags": [
+          "operators"
+        ],
+        "responses": {
+          "200": {
+            "description": "an HTML page",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "an error: 400 not JSON, 401 no or bad token, 403 not yours, 404 unknown, 409 wrong status (the message names the current one), 422 a field is wrong (the message names it), 503 a service is down",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "security": [
+          {
+            "basic": []
+          }
+        ]
+      }
+    },
+    "/dashboard/data": {
+      "get": {
+        "summary": "What the dashboard shows, as JSON",
+        "tags": [
+          "operators"
+        ],
+        "responses": {
+          "200": {
+            "description": "services (name → has workers), devices (tracking's Nearby entries), orders (by_status, open)",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "properties": {
+                    "services": {
+                      "type": "object",
+                      "additionalProperties": {
+                        "type": "boolean"
+                      }
+                    },
+                    "devices": {
+                      "type": "array",
+                      "items": {
+                        "type": "object"
+                      }
+                    },
+                    "orders": {
+                      "type": "object",
+                      "properties": {
+                        "by_status": {
+                          "type": "object",
+                          "additionalProperties": {
+                            "type": "integer"
+                          }
+                        },
+                        "open": {
+                          "type": "array",
+                          "items": {
+                            "type": "object"
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "an error: 400 not JSON, 401 no or bad token, 403 not yours, 404 unknown, 409 wrong status (the message names the current one), 422 a field is wrong (the message names it), 503 a service is down",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "security": [
+          {
+            "basic": []
+          }
+        ]
+      }
     }
   },
   "components": {

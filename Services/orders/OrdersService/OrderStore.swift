@@ -152,6 +152,20 @@ public final class OrderStore: Sendable {
             .map(\.0)
     }
 
+    /// Orders per status, and the open ones most recently changed (the operator's dashboard).
+    public func stats(openLimit: Int) async throws -> OrderStats {
+        try await database.read { db in
+            var byStatus: [String: Int] = [:]
+            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT status, COUNT(*) FROM orders GROUP BY status")) {
+                byStatus[row[0]] = row[1]
+            }
+            let open = try Self.documents(db, sql: """
+                SELECT document FROM orders WHERE status NOT IN ('COMPLETED', 'CANCELLED') ORDER BY created_at_ms DESC LIMIT ?
+                """, arguments: [openLimit])
+            return OrderStats(byStatus: byStatus, open: open.map(OrderStats.OpenOrder.init))
+        }
+    }
+
     /// The last sequence of `source` the reactor has fully handled (0 at first).
     public func reactorCursor(source: String) async throws -> UInt64 {
         try await database.read { db in

@@ -57,6 +57,12 @@ struct OrdersOps {
         router.on("events") { (query: EventsQuery, _) -> EventsPage in
             try await store.database.read { db in try Outbox.page(db, source: BusContract.Service.orders, query: query) }
         }
+        // For operators (the gateway's dashboard), like `events`: no caller, nothing personal beyond names.
+        router.on("stats") { (params: StatsParams, _) -> OrderStats in
+            let limit = params.openLimit ?? 200
+            guard (0...1000).contains(limit) else { throw ServiceError.unprocessable("invalid_params", "open_limit: must be from 0 to 1000, got \(limit)") }
+            return try await store.stats(openLimit: limit)
+        }
         return router
     }
 

@@ -1,0 +1,48 @@
+import Bus
+import Foundation
+import Hummingbird
+import RideModels
+
+/// `/dashboard` for operators (HTTP Basic, as the HyperTrack routes): every device on a map,
+/// open orders by status, which services have workers. `/dashboard/data` is what the page reads
+/// every two seconds.
+struct DashboardRoutes {
+    let platform: PlatformCalls
+
+    /// The services a healthy platform has workers for.
+    static let services = [BusContract.Service.users, BusContract.Service.tracking, BusContract.Service.trips, BusContract.Service.orders, "notifications"]
+
+    func register(on routes: RecordedRoutes) {
+        routes.on(.get, "dashboard") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: DashboardPage.html)))
+        }
+        routes.on(.get, "dashboard/data") { _, _ in
+            try JSONBody.response(try await data())
+        }
+    }
+
+    func data() async throws -> DashboardData {
+        async let workers = withTaskGroup(of: (String, Bool).self) { group in
+            for service in Self.services {
+                group.addTask { (service, (try? await platform.client.hasWorkers(service, timeout: .seconds(1))) ?? false) }
+            }
+            return await group.reduce(into: [String: Bool]()) { $0[$1.0] = $1.1 }
+        }
+        // Every device the platform knows a position of: "near" the whole Earth.
+        async let devices = try? platform.call(BusContract.Service.tracking, "nearby", [
+            "location": ["type": "Point", "coordinates": [0, 0]], "radius": 20_037_508, "limit": 1000,
+        ], as: JSONValue.self)
+        async let orders = try? platform.call(BusContract.Service.orders, "stats", ["open_limit": 200], as: OrderStats.self)
+        return DashboardData(services: await workers, devices: (await devices)?["devices"] ?? .array([]), orders: await orders)
+    }
+}
+
+/// `/dashboard/data`.
+struct DashboardData: Encodable, Sendable {
+    /// Service name → whether it has a worker now.
+    var services: [String: Bool]
+    /// Tracking's Nearby entries: `device_id`, `name`, `location`, `available`, `last_seen`.
+    var devices: JSONValue
+    /// Nil when `orders` did not answer.
+    var orders: OrderStats?
+}
