@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "ride-orders", targets: ["ride-orders"]),
         .executable(name: "ride-trips", targets: ["ride-trips"]),
         .executable(name: "ride-gateway", targets: ["ride-gateway"]),
+        .executable(name: "ride-notifications", targets: ["ride-notifications"]),
         .executable(name: "ridectl", targets: ["ridectl"]),
         .library(name: "TrackingSDK", targets: ["TrackingSDK"]),
     ],
@@ -126,6 +127,15 @@ let package = Package(
             path: "Services/gateway/GatewayService"
         ),
         .executableTarget(name: "ride-gateway", dependencies: ["GatewayService", "ServiceKit"], path: "Services/gateway/main"),
+        .target(
+            name: "NotificationsService",
+            dependencies: ["Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            path: "Services/notifications/NotificationsService"
+        ),
+        .executableTarget(name: "ride-notifications", dependencies: ["NotificationsService", "ServiceKit"], path: "Services/notifications/main"),
 
         // MARK: Tools
         .target(
@@ -148,6 +158,7 @@ let package = Package(
         .testTarget(name: "OrdersTests", dependencies: ["OrdersService", "RideModels", "Storage", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/OrdersTests"),
         .testTarget(name: "GatewayTests", dependencies: ["GatewayService", "Bus", .product(name: "Hummingbird", package: "hummingbird"),
                                                         .product(name: "HummingbirdTesting", package: "hummingbird")], path: "Tests/GatewayTests"),
+        .testTarget(name: "NotificationsTests", dependencies: ["NotificationsService", "RideModels", "Bus"], path: "Tests/NotificationsTests"),
         .testTarget(name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/UsersTests"),
         .testTarget(
             name: "IntegrationTests",

@@ -3,7 +3,7 @@ import Foundation
 import RideModels
 import Testing
 
-/// Bad input on every op of users, orders and trips: a 4xx naming what is wrong, and nothing
+/// Bad input on every op of users, orders, trips and notifications: a 4xx naming what is wrong, and nothing
 /// stored changes. The ops come from each service's own "unknown op" answer, so an op added
 /// later is covered without touching this test.
 @Suite(.serialized) struct BadInputIntegrationTests {
@@ -14,16 +14,17 @@ import Testing
     ]
 
     /// Ops whose fields are all optional: `{}` and unknown fields are fine for them.
-    static let takesEmptyObject: Set<String> = ["orders.stats"]
+    static let takesEmptyObject: Set<String> = ["orders.stats", "notifications.list_webhooks", "notifications.dead_letters"]
 
-    @Test func everyOpOfUsersOrdersAndTripsAnswersBadInputWithA4xxAndStoresNothing() async throws {
+    @Test func everyOpOfTheStatefulServicesAnswersBadInputWithA4xxAndStoresNothing() async throws {
         try await withTestBus("bad-input") { bus in
             let users = try await TestService.users(on: bus)
             let tracking = try await TestTracking.start(on: bus)
             let trips = try await TestService.trips(on: bus)
             let orders = try await TestService.orders(on: bus)
+            let notifications = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications")
             _ = tracking
-            for service in [users, orders, trips] {
+            for service in [users, orders, trips, notifications] {
                 let before = try await service.call("events", #"{"after":0}"#).body["last_sequence"]
                 let ops = try await ops(of: service)
                 #expect(ops.count >= 5, "\(service.name): \(ops)")

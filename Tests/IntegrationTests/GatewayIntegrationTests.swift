@@ -18,11 +18,12 @@ import Testing
         let clock = FixClock(start: Date().addingTimeInterval(-600))
 
         /// Ann (rider) and Dan (driver, available 400 m south of the pickup), signed up through the gateway.
-        static func start(_ bus: TestBus) async throws -> Apps {
+        static func start(_ bus: TestBus, before: ((TestBus) async throws -> Void)? = nil) async throws -> Apps {
             _ = try await TestService.users(on: bus)
             _ = try await TestTracking.start(on: bus)
             _ = try await TestService.trips(on: bus)
             _ = try await TestService.orders(on: bus)
+            try await before?(bus)
             let gateway = try await TestGateway.start(on: bus)
             let rider = try await gateway.signUp(#"{"role":"rider","name":"Ann","phone_number":"+380501110001","password":"secret123"}"#,
                                                  phone: "+380501110001", password: "secret123")
@@ -52,6 +53,22 @@ import Testing
             try await eventually("the order is \(expected)", timeout: .seconds(20)) {
                 try await gateway.request("GET", "/v1/orders/\(order)", token: rider.token).body["status"] == .string(expected)
             }
+        }
+
+        /// A whole ride through the gateway, from booking to COMPLETED; returns the order id.
+        func ride() async throws -> String {
+            let booked = try await gateway.request("POST", "/v1/orders", token: rider.token, GatewayIntegrationTests.booking)
+            guard let id = booked.body["id"]?.stringValue else { throw TestFailure("booking: \(booked)") }
+            #expect(try await gateway.request("POST", "/v1/orders/\(id)/accept", token: driver.token).status == 200)
+            try await status(of: id, is: "PICKING_UP")
+            try await drive(Polyline(points: [LifecycleIntegrationTests.driverStart, GatewayIntegrationTests.pickup]), now: true, batch: 2)
+            try await status(of: id, is: "REACHED_PICKUP")
+            #expect(try await gateway.request("POST", "/v1/orders/\(id)/start", token: driver.token).status == 200)
+            try await status(of: id, is: "DROPPING_OFF")
+            try await drive(LifecycleIntegrationTests.ride, now: true, batch: 3)
+            try await status(of: id, is: "REACHED_DROPOFF")
+            #expect(try await gateway.request("POST", "/v1/orders/\(id)/end", token: driver.token).body["status"] == "COMPLETED")
+            return id
         }
 
         func live(_ order: String, token: String, after: UInt64? = nil) -> LiveClient {

@@ -1,3 +1,4 @@
+import Storage
 import Testing
 
 @testable import OrdersService

@@ -64,6 +64,16 @@ struct AppRoutes {
             return try await forwardBatch(.object(body))
         }
 
+        routes.on(.get, "notifications") { request, context in
+            var params: [String: JSONValue] = ["user_id": .string(try context.requireUser().id)]
+            if let limit = try RequestJSON.number(request, "limit") { params["limit"] = .number(limit) }
+            return try await platform.forward(BusContract.Service.notifications, "list", .object(params))
+        }
+        routes.on(.post, "notifications/push_tokens") { request, context in
+            let body = try await RequestJSON.object(request, context: context)
+            return try await platform.forward(BusContract.Service.notifications, "register_push_token",
+                                              ["user_id": .string(try context.requireUser().id), "token": body["token"] ?? .null])
+        }
         routes.on(.post, "orders") { request, context in
             var body = try await RequestJSON.object(request, context: context)
             body["caller"] = try context.caller()

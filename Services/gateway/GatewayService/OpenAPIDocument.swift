@@ -1307,6 +1307,113 @@ enum OpenAPIDocument {
           }
         ]
       }
+    },
+    "/v1/notifications": {
+      "get": {
+        "summary": "The caller's notifications, newest first",
+        "tags": [
+          "notifications"
+        ],
+        "parameters": [
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer"
+            },
+            "description": "1 to 500, default 50"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the inbox",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "properties": {
+                    "notifications": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/Notification"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "an error: 400 not JSON, 401 no or bad token, 403 not yours, 404 unknown, 409 wrong status (the message names the current one), 422 a field is wrong (the message names it), 503 a service is down",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "security": [
+          {
+            "bearer": []
+          }
+        ]
+      }
+    },
+    "/v1/notifications/push_tokens": {
+      "post": {
+        "summary": "Register the caller's phone for push notifications",
+        "tags": [
+          "notifications"
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": [
+                  "token"
+                ],
+                "properties": {
+                  "token": {
+                    "type": "string"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "registered",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "an error: 400 not JSON, 401 no or bad token, 403 not yours, 404 unknown, 409 wrong status (the message names the current one), 422 a field is wrong (the message names it), 503 a service is down",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "security": [
+          {
+            "bearer": []
+          }
+        ]
+      }
     }
   },
   "components": {
@@ -1866,6 +1973,42 @@ enum OpenAPIDocument {
             }
           }
         }
+      },
+      "Notification": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "user_id": {
+            "type": "string"
+          },
+          "kind": {
+            "type": "string",
+            "description": "new_offer, driver_assigned, driver_arriving, driver_arrived, ride_started, ride_completed, ride_cancelled"
+          },
+          "title": {
+            "type": "string"
+          },
+          "body": {
+            "type": "string"
+          },
+          "order_id": {
+            "type": "string"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        },
+        "required": [
+          "id",
+          "user_id",
+          "kind",
+          "title",
+          "body",
+          "created_at"
+        ]
       }
     },
     "securitySchemes": {

@@ -9,7 +9,7 @@ import Synchronization
 /// Orders in one SQLite file: each order's document as JSON with the columns queries need, the
 /// current offers, and the outbox of `order.status.*` events — every change and its event in one
 /// transaction.
-public final class OrderStore: Sendable {
+public final class OrderStore: ReactorCursors, Sendable {
     public let database: DatabasePool
     /// Orders as last committed, by id. A read takes an order's version column (cheap) and
     /// decodes the document only when the version differs — another writer moved it on, or it is
@@ -47,7 +47,8 @@ public final class OrderStore: Sendable {
                 ) WITHOUT ROWID;
                 """),
         ("v2", """
-            -- The reactor's place in each source's events: everything up to it has been handled.
+            -- The reactor's place in each source's events: everything up to it has been handled
+            -- (the same as ReactorCursorTable.sql).
             CREATE TABLE reactor_cursors (source TEXT PRIMARY KEY NOT NULL, sequence INTEGER NOT NULL);
             """),
     ]
@@ -168,16 +169,11 @@ public final class OrderStore: Sendable {
 
     /// The last sequence of `source` the reactor has fully handled (0 at first).
     public func reactorCursor(source: String) async throws -> UInt64 {
-        try await database.read { db in
-            UInt64(try db.value(Int64.self, "SELECT sequence FROM reactor_cursors WHERE source = ?", [source]) ?? 0)
-        }
+        try await ReactorCursorTable.cursor(database, source: source)
     }
 
     public func saveReactorCursor(source: String, sequence: UInt64) async throws {
-        try await database.write { db in
-            try db.run("INSERT INTO reactor_cursors (source, sequence) VALUES (?, ?) ON CONFLICT (source) DO UPDATE SET sequence = excluded.sequence",
-                       [source, Int64(sequence)])
-        }
+        try await ReactorCursorTable.save(database, source: source, sequence: sequence)
     }
 
     /// The order as stored in `db` now, decoded only when the cache does not hold its version.

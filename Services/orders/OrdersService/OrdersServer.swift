@@ -28,8 +28,8 @@ public struct OrdersServer: Sendable {
         // gap a missed event rather than one not subscribed to.
         let statusEvents = try await EventSubscriber<LifecycleEvent>(
             endpoint: settings.sub, prefixes: [BusContract.Topics.orderStatus, "trip."], logger: logger)
-        let reactor = OrdersReactor(reactions: OrderReactions(store: store, platform: platform, relay: relay, logger: logger),
-                                    store: store, platform: platform, subscriber: statusEvents, logger: logger)
+        let reactor = OrdersReactor.make(reactions: OrderReactions(store: store, platform: platform, relay: relay, logger: logger),
+                                         store: store, platform: platform, subscriber: statusEvents, logger: logger)
         let worker = ServiceWorker(broker: settings.broker, router: ops.router(instance: instance), options: workerOptions, logger: logger)
         let settings = self.settings
         let status = StatusServer.make(address: settings.http, serviceName: "ride-orders", metrics: metrics, logger: logger, onRunning: { port in

@@ -25,9 +25,25 @@ public struct Replied<Body: Encodable & Sendable>: Encodable, Sendable {
 protocol StatusCarrying { var replyStatus: Int { get } }
 extension Replied: StatusCarrying { var replyStatus: Int { status } }
 
-/// Parameters of an op that takes none: accepts any JSON object.
+/// Parameters of an op that takes none: accepts any JSON object — and only an object (the
+/// synthesized decoding of an empty struct looked at nothing, so `[1]` and `null` passed).
 public struct NoParams: Codable, Sendable {
+    private struct NoKeys: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
     public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        _ = try decoder.container(keyedBy: NoKeys.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        _ = encoder.container(keyedBy: NoKeys.self)
+    }
 }
 
 /// The reply of the built-in `ping` op, which every worker answers.

@@ -48,6 +48,10 @@ enum Platform {
                 arguments: bus + ["--http", "127.0.0.1:\(port(9102))", "--data-dir", dataDirectory],
                 healthURL: "http://127.0.0.1:\(port(9102))/health"),
             PlatformProcess(
+                name: "notifications", executable: "\(binDirectory)/ride-notifications",
+                arguments: bus + ["--http", "127.0.0.1:\(port(9105))", "--data-dir", dataDirectory],
+                healthURL: "http://127.0.0.1:\(port(9105))/health"),
+            PlatformProcess(
                 name: "gateway", executable: "\(binDirectory)/ride-gateway",
                 arguments: bus + ["--listen", "0.0.0.0:\(port(8080))", "--http", "127.0.0.1:\(port(9106))"],
                 healthURL: "http://127.0.0.1:\(port(9106))/health"),

@@ -1,0 +1,99 @@
+import Bus
+import Foundation
+import RideModels
+
+/// A message for one user, as stored in their inbox and published on `notification.<user_id>`.
+public struct UserNotification: Codable, Sendable, Equatable {
+    /// Made from what it is about (`<order>/<kind>/<user>`), so a replayed event adds nothing.
+    public var id: String
+    public var userID: String
+    public var kind: String
+    public var title: String
+    public var body: String
+    public var orderID: String?
+    public var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, title, body
+        case userID = "user_id"
+        case orderID = "order_id"
+        case createdAt = "created_at"
+    }
+}
+
+/// A silent command to a driver's SDK, published on `device.command.<device_id>`.
+public struct DeviceCommand: Codable, Sendable, Equatable {
+    public var deviceID: String
+    public var command: String
+
+    enum CodingKeys: String, CodingKey {
+        case command
+        case deviceID = "device_id"
+    }
+}
+
+/// Who hears about what (pure: an event in, notifications and device commands out).
+///
+/// Rider: driver assigned, arriving (the first estimate of the pickup trip), arrived, ride
+/// started, completed with distance and fare, cancelled by the driver. Driver: a new offer nearby,
+/// the order cancelled by the rider. Drivers' phones: start tracking when a ride is accepted,
+/// stop when it ends.
+public enum NotificationRules {
+    public static func reactions(to change: OrderStatusChanged, at time: Date) -> (notifications: [UserNotification], commands: [DeviceCommand]) {
+        let order = change.order
+        let driverName = order.driver?.name ?? "Your driver"
+        func note(_ user: String, _ kind: String, _ title: String, _ body: String) -> UserNotification {
+            UserNotification(id: "\(order.id)/\(kind)/\(user)", userID: user, kind: kind, title: title, body: body, orderID: order.id, createdAt: time)
+        }
+        let rider = order.rider.id
+        var notifications: [UserNotification] = []
+        var commands: [DeviceCommand] = []
+        switch order.status {
+        case .new:
+            for driver in order.offeredTo {
+                notifications.append(note(driver, "new_offer", "New ride nearby", "Pickup at \(place(order.pickup)). Accept it before another driver does."))
+            }
+        case .accepted:
+            let car = order.driver?.car.map { " in a \($0.model) (\($0.licensePlate))" } ?? ""
+            notifications.append(note(rider, "driver_assigned", "Driver assigned", "\(driverName) is coming\(car)."))
+            if let device = order.driver?.deviceID { commands.append(DeviceCommand(deviceID: device, command: "start_tracking")) }
+        case .reachedPickup:
+            notifications.append(note(rider, "driver_arrived", "Your driver is here", "\(driverName) is waiting at \(place(order.pickup))."))
+        case .startedRide:
+            notifications.append(note(rider, "ride_started", "Ride started", "Heading to \(place(order.dropoff))."))
+        case .completed:
+            let distance = order.summary.map { String(format: "%.1f km", Double($0.distance) / 1000) } ?? "your ride"
+            let fare = order.fare.map { " · \(money($0.totalCents, $0.currency))" } ?? ""
+            notifications.append(note(rider, "ride_completed", "Ride completed", "\(distance)\(fare). Thanks for riding with \(driverName)."))
+            if let device = order.driver?.deviceID { commands.append(DeviceCommand(deviceID: device, command: "stop_tracking")) }
+        case .cancelled:
+            let reason = order.cancelReason.map { ": \($0)" } ?? ""
+            // The one who cancelled knows; the other party is told. With no driver yet, only offers end.
+            if let driver = change.previousStatus.flatMap({ $0 == .new ? nil : order.driver }) ?? nil {
+                notifications.append(note(rider, "ride_cancelled", "Ride cancelled", "The ride was cancelled\(reason)."))
+                notifications.append(note(driver.id, "ride_cancelled", "Ride cancelled", "The ride from \(place(order.pickup)) was cancelled\(reason)."))
+                if let device = driver.deviceID { commands.append(DeviceCommand(deviceID: device, command: "stop_tracking")) }
+            } else {
+                notifications.append(note(rider, "ride_cancelled", "Ride cancelled", "Your booking was cancelled\(reason)."))
+            }
+        case .pickingUp, .droppingOff, .reachedDropoff:
+            break
+        }
+        return (notifications, commands)
+    }
+
+    /// The first estimate of a pickup trip: "arriving in N min" to the rider (`rider` from the order).
+    public static func arriving(orderID: String, rider: String, estimate: Trip.Estimate, at time: Date) -> UserNotification {
+        let minutes = max(1, Int((estimate.arriveAt.timeIntervalSince(time) / 60).rounded()))
+        return UserNotification(id: "\(orderID)/driver_arriving/\(rider)", userID: rider, kind: "driver_arriving", title: "Driver on the way",
+                                body: "Arriving in about \(minutes) min (\(estimate.route.distance) m away).", orderID: orderID, createdAt: time)
+    }
+
+    static func place(_ place: Place) -> String {
+        place.address ?? String(format: "%.5f, %.5f", place.latitude, place.longitude)
+    }
+
+    static func money(_ cents: Int, _ currency: String) -> String {
+        String(format: "%@ %d.%02d", currency, cents / 100, cents % 100)
+    }
+}

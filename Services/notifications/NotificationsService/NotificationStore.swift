@@ -1,0 +1,223 @@
+import Bus
+import Foundation
+import GRDB
+import Storage
+
+/// Notifications in one SQLite file: each user's inbox, push tokens, the operator's webhooks and
+/// their deliveries (pending, delivered, dead), the riders of open orders, the reactor's cursors,
+/// and the outbox of `notification.<user>` and `device.command.<device>` events.
+public final class NotificationStore: ReactorCursors, Sendable {
+    public let database: DatabasePool
+
+    public init(path: String) throws {
+        database = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: true)
+    }
+
+    static let migrations: [ServiceDatabase.Migration] = [("v1", """
+        CREATE TABLE notifications (
+            id TEXT PRIMARY KEY NOT NULL,
+            user_id TEXT NOT NULL,
+            created_at_ms INTEGER NOT NULL,
+            document TEXT NOT NULL
+        );
+        CREATE INDEX notifications_by_user ON notifications (user_id, created_at_ms);
+        CREATE TABLE push_tokens (user_id TEXT NOT NULL, token TEXT NOT NULL, PRIMARY KEY (user_id, token)) WITHOUT ROWID;
+        CREATE TABLE webhooks (id TEXT PRIMARY KEY NOT NULL, url TEXT NOT NULL, secret TEXT NOT NULL, created_at_ms INTEGER NOT NULL);
+        CREATE TABLE deliveries (
+            id INTEGER PRIMARY KEY,
+            webhook_id TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            body BLOB NOT NULL,
+            status TEXT NOT NULL,          -- pending, delivered, dead
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_ms INTEGER NOT NULL,
+            last_error TEXT,
+            created_at_ms INTEGER NOT NULL,
+            UNIQUE (webhook_id, event_id)
+        );
+        CREATE INDEX deliveries_due ON deliveries (status, next_attempt_ms);
+        CREATE TABLE order_riders (order_id TEXT PRIMARY KEY NOT NULL, rider_id TEXT NOT NULL) WITHOUT ROWID;
+        \(ReactorCursorTable.sql)
+        """)]
+
+    /// Stores what one event makes, in one transaction: the notifications not stored before
+    /// (each with its `notification.<user>` event), the device commands, and one delivery per
+    /// webhook. Returns the notifications that are new (for push).
+    public func record(eventID: String, notifications: [UserNotification], commands: [DeviceCommand], webhookBody: [UInt8]?,
+                       rider: (order: String, rider: String)?) async throws -> [UserNotification] {
+        try await database.write { db in
+            var added: [UserNotification] = []
+            for notification in notifications {
+                try db.run("INSERT OR IGNORE INTO notifications (id, user_id, created_at_ms, document) VALUES (?, ?, ?, ?)",
+                           [notification.id, notification.userID, Self.milliseconds(notification.createdAt),
+                            String(decoding: try JSONCoding.encode(notification), as: UTF8.self)])
+                guard db.changesCount > 0 else { continue }
+                try Outbox.append(db, topic: BusContract.Topics.notification + notification.userID, type: "notification", data: notification)
+                added.append(notification)
+            }
+            // Commands only with something new: a replayed event must not restart a phone's tracking.
+            if !added.isEmpty || notifications.isEmpty {
+                for command in commands {
+                    try Outbox.append(db, topic: BusContract.Topics.deviceCommand + command.deviceID, type: "device.command", data: command)
+                }
+            }
+            if let webhookBody {
+                let now = Self.milliseconds(Date())
+                try db.run("""
+                    INSERT OR IGNORE INTO deliveries (webhook_id, event_id, body, status, next_attempt_ms, created_at_ms)
+                    SELECT id, ?, ?, 'pending', ?, ? FROM webhooks
+                    """, [eventID, Data(webhookBody), now, now])
+            }
+            if let rider { try db.run("INSERT OR IGNORE INTO order_riders (order_id, rider_id) VALUES (?, ?)", [rider.order, rider.rider]) }
+            return added
+        }
+    }
+
+    public func rider(of orderID: String) async throws -> String? {
+        try await database.read { db in try db.value(String.self, "SELECT rider_id FROM order_riders WHERE order_id = ?", [orderID]) }
+    }
+
+    /// A user's inbox, newest first.
+    public func inbox(userID: String, limit: Int) async throws -> [UserNotification] {
+        try await database.read { db in
+            try String.fetchAll(db.cachedStatement(sql: "SELECT document FROM notifications WHERE user_id = ? ORDER BY created_at_ms DESC, id LIMIT ?"),
+                                arguments: [userID, limit]).map { try JSONCoding.decode(UserNotification.self, from: Array($0.utf8)) }
+        }
+    }
+
+    public func addPushToken(userID: String, token: String) async throws {
+        try await database.write { db in try db.run("INSERT OR IGNORE INTO push_tokens (user_id, token) VALUES (?, ?)", [userID, token]) }
+    }
+
+    public func pushTokens(userID: String) async throws -> [String] {
+        try await database.read { db in try String.fetchAll(db.cachedStatement(sql: "SELECT token FROM push_tokens WHERE user_id = ?"), arguments: [userID]) }
+    }
+
+    // MARK: Webhooks
+
+    public func addWebhook(_ webhook: Webhook) async throws {
+        try await database.write { db in
+            try db.run("INSERT INTO webhooks (id, url, secret, created_at_ms) VALUES (?, ?, ?, ?)",
+                       [webhook.id, webhook.url, webhook.secret, Self.milliseconds(webhook.createdAt)])
+        }
+    }
+
+    public func webhooks() async throws -> [Webhook] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM webhooks ORDER BY created_at_ms").map { row in
+                Webhook(id: row["id"], url: row["url"], secret: row["secret"], createdAt: Date(timeIntervalSince1970: Double(row["created_at_ms"] as Int64) / 1000))
+            }
+        }
+    }
+
+    /// Removes a webhook and its pending deliveries; false when there was none.
+    public func deleteWebhook(id: String) async throws -> Bool {
+        try await database.write { db in
+            try db.run("DELETE FROM webhooks WHERE id = ?", [id])
+            let removed = db.changesCount > 0
+            try db.run("DELETE FROM deliveries WHERE webhook_id = ? AND status = 'pending'", [id])
+            return removed
+        }
+    }
+
+    /// Pending deliveries whose time has come, oldest first.
+    public func dueDeliveries(now: Date, limit: Int) async throws -> [Delivery] {
+        try await database.read { db in
+            try Delivery.fetch(db, sql: """
+                SELECT d.*, w.url, w.secret FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+                WHERE d.status = 'pending' AND d.next_attempt_ms <= ? ORDER BY d.next_attempt_ms, d.id LIMIT ?
+                """, arguments: [Self.milliseconds(now), limit])
+        }
+    }
+
+    /// Records an attempt: delivered, retried at `retryAt`, or dead when `retryAt` is nil.
+    public func finishAttempt(_ id: Int64, delivered: Bool, error: String?, retryAt: Date?) async throws {
+        try await database.write { db in
+            let status = delivered ? "delivered" : retryAt == nil ? "dead" : "pending"
+            try db.run("UPDATE deliveries SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_ms = ? WHERE id = ?",
+                       [status, error, retryAt.map(Self.milliseconds) ?? 0, id])
+        }
+    }
+
+    /// Dead deliveries, newest first.
+    public func deadLetters(limit: Int) async throws -> [Delivery] {
+        try await database.read { db in
+            try Delivery.fetch(db, sql: """
+                SELECT d.*, w.url, w.secret FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+                WHERE d.status = 'dead' ORDER BY d.id DESC LIMIT ?
+                """, arguments: [limit])
+        }
+    }
+
+    /// A dead delivery goes back to pending, attempts from zero; false when it is not dead.
+    public func replay(deliveryID: Int64) async throws -> Bool {
+        try await database.write { db in
+            try db.run("UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_ms = ?, last_error = NULL WHERE id = ? AND status = 'dead'",
+                       [Self.milliseconds(Date()), deliveryID])
+            return db.changesCount > 0
+        }
+    }
+
+    public func delivery(id: Int64) async throws -> Delivery? {
+        try await database.read { db in
+            try Delivery.fetch(db, sql: "SELECT d.*, w.url, w.secret FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?", arguments: [id]).first
+        }
+    }
+
+    public func reactorCursor(source: String) async throws -> UInt64 { try await ReactorCursorTable.cursor(database, source: source) }
+    public func saveReactorCursor(source: String, sequence: UInt64) async throws { try await ReactorCursorTable.save(database, source: source, sequence: sequence) }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+}
+
+/// An operator's webhook: every order and trip event, signed with its secret.
+public struct Webhook: Codable, Sendable, Equatable {
+    public var id: String
+    public var url: String
+    public var secret: String
+    public var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, url, secret
+        case createdAt = "created_at"
+    }
+}
+
+/// One event on its way to one webhook.
+public struct Delivery: Encodable, Sendable, Equatable {
+    public var id: Int64
+    public var webhookID: String
+    public var url: String
+    public var eventID: String
+    public var status: String
+    public var attempts: Int
+    public var lastError: String?
+    public var body: String
+    var secret: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, url, status, attempts, body
+        case webhookID = "webhook_id"
+        case eventID = "event_id"
+        case lastError = "last_error"
+    }
+
+    public func encode(to encoder: any Encoder) throws {  // never the secret
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(webhookID, forKey: .webhookID)
+        try container.encode(url, forKey: .url)
+        try container.encode(eventID, forKey: .eventID)
+        try container.encode(status, forKey: .status)
+        try container.encode(attempts, forKey: .attempts)
+        try container.encodeIfPresent(lastError, forKey: .lastError)
+        try container.encode(body, forKey: .body)
+    }
+
+    static func fetch(_ db: Database, sql: String, arguments: StatementArguments) throws -> [Delivery] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            Delivery(id: row["id"], webhookID: row["webhook_id"], url: row["url"], eventID: row["event_id"], status: row["status"], attempts: row["attempts"],
+                     lastError: row["last_error"], body: String(decoding: row["body"] as Data, as: UTF8.self), secret: row["secret"])
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Bus
+import Foundation
+import Storage
+
+/// The `notifications` service's ops on the broker.
+struct NotificationsOps {
+    let store: NotificationStore
+    let sender: WebhookSender
+
+    struct ListParams: Codable, Sendable { var userID: String; var limit: Int?
+        enum CodingKeys: String, CodingKey { case limit; case userID = "user_id" } }
+    struct PushTokenParams: Codable, Sendable { var userID: String; var token: String
+        enum CodingKeys: String, CodingKey { case token; case userID = "user_id" } }
+    struct WebhookParams: Codable, Sendable { var url: String; var secret: String? }
+    struct IDParams: Codable, Sendable { var id: String }
+    struct DeliveryParams: Codable, Sendable { var deliveryID: Int64
+        enum CodingKeys: String, CodingKey { case deliveryID = "delivery_id" } }
+    struct LimitParams: Codable, Sendable { var limit: Int? }
+    struct Inbox: Codable, Sendable { var notifications: [UserNotification] }
+    struct Webhooks: Encodable, Sendable { var webhooks: [Webhook] }
+    struct DeadLetters: Encodable, Sendable { var deliveries: [Delivery] }
+    struct Done: Codable, Sendable { var ok = true }
+
+    func router(instance: String) -> OpRouter {
+        var router = OpRouter(service: BusContract.Service.notifications, instance: instance)
+        router.on("list") { (params: ListParams, _) -> Inbox in
+            try Self.check(id: params.userID, "user_id")
+            return Inbox(notifications: try await store.inbox(userID: params.userID, limit: try Self.limit(params.limit)))
+        }
+        router.on("register_push_token") { (params: PushTokenParams, _) -> Done in
+            try Self.check(id: params.userID, "user_id")
+            guard (1...4096).contains(params.token.utf8.count) else { throw ServiceError.unprocessable("invalid_params", "token: must be 1 to 4096 bytes") }
+            try await store.addPushToken(userID: params.userID, token: params.token)
+            return Done()
+        }
+        router.on("register_webhook") { (params: WebhookParams, _) -> Replied<Webhook> in
+            guard let url = URL(string: params.url), url.scheme == "http" || url.scheme == "https", url.host != nil, params.url.utf8.count <= 2000 else {
+                throw ServiceError.unprocessable("invalid_params", "url: must be an http:// or https:// URL")
+            }
+            if let secret = params.secret, !(16...256).contains(secret.utf8.count) { throw ServiceError.unprocessable("invalid_params", "secret: must be 16 to 256 bytes") }
+            let secret = params.secret ?? (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+            let webhook = Webhook(id: "wh-" + UUID().uuidString.lowercased().prefix(12), url: params.url, secret: secret, createdAt: Date())
+            try await store.addWebhook(webhook)
+            return Replied(status: Status.created, body: webhook)
+        }
+        router.on("list_webhooks") { (_: NoParams, _) -> Webhooks in Webhooks(webhooks: try await store.webhooks()) }
+        router.on("delete_webhook") { (params: IDParams, _) -> Done in
+            guard try await store.deleteWebhook(id: params.id) else { throw ServiceError.notFound("unknown_webhook", "no webhook \(params.id.prefix(40))") }
+            return Done()
+        }
+        router.on("dead_letters") { (params: LimitParams, _) -> DeadLetters in DeadLetters(deliveries: try await store.deadLetters(limit: try Self.limit(params.limit))) }
+        router.on("replay") { (params: DeliveryParams, _) -> Delivery in
+            guard try await store.replay(deliveryID: params.deliveryID) else {
+                if try await store.delivery(id: params.deliveryID) == nil { throw ServiceError.notFound("unknown_delivery", "no delivery \(params.deliveryID)") }
+                throw ServiceError.conflict("not_dead", "delivery \(params.deliveryID) is not in the dead letters")
+            }
+            sender.notify()
+            guard let delivery = try await store.delivery(id: params.deliveryID) else { throw ServiceError.notFound("unknown_delivery", "no delivery \(params.deliveryID)") }
+            return delivery
+        }
+        router.on("events") { (query: EventsQuery, _) -> EventsPage in
+            try await store.database.read { db in try Outbox.page(db, source: BusContract.Service.notifications, query: query) }
+        }
+        return router
+    }
+
+    static func check(id: String, _ field: String) throws {
+        guard (1...128).contains(id.utf8.count) else { throw ServiceError.unprocessable("invalid_params", "\(field): must be 1 to 128 bytes") }
+    }
+
+    static func limit(_ value: Int?) throws -> Int {
+        let limit = value ?? 50
+        guard (1...500).contains(limit) else { throw ServiceError.unprocessable("invalid_params", "limit: must be from 1 to 500, got \(limit)") }
+        return limit
+    }
+}

@@ -1,0 +1,68 @@
+import Bus
+import Foundation
+import Logging
+import RideModels
+import Storage
+
+/// Turns order and trip events into notifications, device commands and webhook deliveries — every
+/// event of both sources, none missed (`EventReactor`), none doubled (notification ids come from
+/// what they are about; deliveries are unique per webhook and event).
+struct NotificationsReactor {
+    static let sources = [BusContract.Service.orders, BusContract.Service.trips]
+
+    let store: NotificationStore
+    let relay: OutboxRelay
+    let sender: WebhookSender
+    let push: any PushProvider
+    let logger: Logger
+
+    func make(platform: ServiceClient, subscriber: EventSubscriber<JSONValue>) -> EventReactor<JSONValue> {
+        EventReactor(name: "notifications", sources: Self.sources, cursors: store, subscriber: subscriber, logger: logger, fetch: { source, after, limit in
+            try await platform.call(source, "events", EventsQuery(after: after, limit: limit), as: EventsPage.self)
+        }, handle: { event in await handle(event) })
+    }
+
+    func handle(_ event: CloudEvent<JSONValue>) async {
+        var notifications: [UserNotification] = []
+        var commands: [DeviceCommand] = []
+        var rider: (String, String)?
+        var webhookItem: JSONValue?
+        do {
+            if event.source == BusContract.Service.orders {
+                let change = try event.data.decode(OrderStatusChanged.self)
+                (notifications, commands) = NotificationRules.reactions(to: change, at: event.time)
+                if change.order.status == .accepted { rider = (change.order.id, change.order.rider.id) }
+                webhookItem = ["type": "order", "created_at": .string(RFC3339.format(event.time)),
+                               "data": ["value": .string(change.order.status.rawValue), "order_id": .string(change.order.id), "order": event.data["order"] ?? .null]]
+            } else {
+                let tripEvent = try event.data.decode(TripEvent.self)
+                webhookItem = event.data  // already HyperTrack's webhook shape
+                if tripEvent.data.value == "eta", tripEvent.data.tripMetadata?["leg"] == "pickup",
+                   case .string(let orderID)? = tripEvent.data.tripMetadata?["order_id"], let estimate = tripEvent.data.estimate,
+                   let riderID = try await store.rider(of: orderID) {
+                    notifications = [NotificationRules.arriving(orderID: orderID, rider: riderID, estimate: estimate, at: event.time)]
+                }
+            }
+        } catch {
+            logger.error("an event does not decode; skipped", metadata: ["source": "\(event.source)", "sequence": "\(event.sequence)", "error": "\(error)"])
+            return
+        }
+        var body: [UInt8]?
+        if let webhookItem { body = try? JSONCoding.encode(JSONValue.array([webhookItem])) }
+        do {
+            let added = try await store.record(eventID: "\(event.source)/\(event.sequence)", notifications: notifications, commands: commands,
+                                               webhookBody: body, rider: rider)
+            relay.notify()
+            sender.notify()
+            for notification in added {
+                let tokens = (try? await store.pushTokens(userID: notification.userID)) ?? []
+                guard !tokens.isEmpty else { continue }
+                do { try await push.push(notification, to: tokens) } catch {
+                    logger.warning("push failed", metadata: ["user_id": "\(notification.userID)", "error": "\(error)"])
+                }
+            }
+        } catch {
+            logger.error("cannot store an event's notifications; a restart replays it", metadata: ["sequence": "\(event.sequence)", "error": "\(error)"])
+        }
+    }
+}

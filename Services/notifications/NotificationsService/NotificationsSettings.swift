@@ -1,0 +1,96 @@
+import ArgumentParser
+import Bus
+import Foundation
+import Logging
+import ServiceKit
+
+/// `ride-notifications`' flags. Each has an environment variable; a flag wins over its variable.
+public struct RideNotificationsCommand: ServiceCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "ride-notifications",
+        abstract: "Notifications: inboxes, push, device commands and signed webhooks from order and trip events.",
+        discussion: """
+            Follows every order.status.* and trip.* event (catching up through the sources' events op \
+            after a restart or a gap) and turns them into notifications for riders and drivers \
+            (stored per user, published on notification.<user_id>, pushed through the push \
+            provider — by default lines in <data-dir>/push.jsonl), device.command.<device_id> \
+            start_tracking/stop_tracking for drivers' phones, and deliveries to the operator's \
+            webhooks: a JSON array of HyperTrack-style events, signed in X-Ride-Signature \
+            (sha256=HMAC-SHA256 of the body with the webhook's secret), retried, then dead letters. \
+            Ops (service "notifications"): list, register_push_token, register_webhook, \
+            list_webhooks, delete_webhook, dead_letters, replay, events, ping. --http defaults to \
+            0.0.0.0:9105.
+
+            Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
+            when the database cannot be opened.
+            """)
+
+    @OptionGroup var bus: BusClientOptions
+
+    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of notifications.sqlite and push.jsonl", env: "RIDE_DATA_DIR", default: "./.data"))
+    var dataDirectory: String?
+
+    @Option(name: .customLong("webhook-timeout-s"), help: helpWithEnv("Seconds a webhook receiver has to answer 2xx", env: "RIDE_WEBHOOK_TIMEOUT_S", default: "10"))
+    var webhookTimeout: Int?
+
+    @Option(name: .customLong("webhook-retries"), help: helpWithEnv("Seconds before each retry of a failed delivery, comma-separated; then it is dead",
+                                                                    env: "RIDE_WEBHOOK_RETRIES", default: "1,5,20"))
+    var webhookRetries: String?
+
+    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
+    var concurrency: Int?
+
+    @OptionGroup public var common: CommonOptions
+
+    public init() {}
+
+    public static func serve(_ settings: NotificationsSettings) async throws {
+        try await NotificationsServer(settings: settings).run()
+    }
+
+    public func settings() throws -> NotificationsSettings {
+        let logging = try common.logging()
+        let retries = Setting.resolve(webhookRetries, flag: "webhook-retries", env: "RIDE_WEBHOOK_RETRIES", default: "1,5,20")
+        let delays = retries.value.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard !delays.isEmpty, delays.count <= 20, delays.allSatisfy({ $0.map { $0 >= 0 && $0 <= 86_400 } ?? false }) else {
+            throw ConfigurationError("webhook retries (\(retries.origin)) '\(retries.value)' must be up to 20 comma-separated seconds from 0 to 86400")
+        }
+        return NotificationsSettings(
+            pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
+            dataDirectory: Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value,
+            webhookTimeout: .seconds(try integerSetting(webhookTimeout, flag: "webhook-timeout-s", env: "RIDE_WEBHOOK_TIMEOUT_S", default: 10, range: 1...120)),
+            webhookRetries: delays.map { .milliseconds(Int(($0 ?? 0) * 1000)) },
+            concurrency: try concurrencySetting(concurrency),
+            http: try common.httpAddress(default: "0.0.0.0:9105"), logFormat: logging.format, logLevel: logging.level)
+    }
+}
+
+/// `ride-notifications`' resolved configuration.
+public struct NotificationsSettings: ServiceSettings {
+    public var pub: String
+    public var sub: String
+    public var broker: String
+    public var dataDirectory: String
+    public var webhookTimeout: Duration
+    public var webhookRetries: [Duration]
+    public var concurrency: Int
+    public var http: HostPort
+    public var logFormat: LogFormat
+    public var logLevel: Logger.Level
+
+    public var databasePath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("notifications.sqlite").path }
+    public var pushLogPath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("push.jsonl").path }
+
+    public var summary: String {
+        """
+        ride-notifications configuration OK
+          bus                   pub \(pub), sub \(sub), broker \(broker)
+          database              \(databasePath)
+          push                  \(pushLogPath)
+          webhooks              timeout \(webhookTimeout), retries after \(webhookRetries.map { "\($0)" }.joined(separator: ", "))
+          concurrency           \(concurrency)
+          health/metrics        http://\(http)/health
+          logs                  \(logFormat.rawValue), \(logLevel.rawValue)
+        """
+    }
+}

@@ -1,0 +1,159 @@
+import Bus
+import Foundation
+import GRDB
+import Logging
+import ServiceLifecycle
+
+/// Where a reactor keeps, per source, the sequence up to which every event has been handled.
+public protocol ReactorCursors: Sendable {
+    func reactorCursor(source: String) async throws -> UInt64
+    func saveReactorCursor(source: String, sequence: UInt64) async throws
+}
+
+/// The `reactor_cursors` table a service's migration creates with `ReactorCursorTable.sql`.
+public enum ReactorCursorTable {
+    public static let sql = "CREATE TABLE reactor_cursors (source TEXT PRIMARY KEY NOT NULL, sequence INTEGER NOT NULL);"
+
+    public static func cursor(_ database: some DatabaseReader, source: String) async throws -> UInt64 {
+        try await database.read { db in UInt64(try db.value(Int64.self, "SELECT sequence FROM reactor_cursors WHERE source = ?", [source]) ?? 0) }
+    }
+
+    public static func save(_ database: some DatabaseWriter, source: String, sequence: UInt64) async throws {
+        try await database.write { db in
+            try db.run("INSERT INTO reactor_cursors (source, sequence) VALUES (?, ?) ON CONFLICT (source) DO UPDATE SET sequence = excluded.sequence",
+                       [source, Int64(sequence)])
+        }
+    }
+}
+
+/// A consumer of other services' events that misses none — the Cloud Function trigger without
+/// its gaps. It keeps, per source, the sequence up to which every event has been handled (a
+/// `Watermark`, stored). On start it first catches up through the sources' `events` op, and when
+/// a sequence gap shows on the bus it fetches the missing events the same way before going on.
+/// Handlers run concurrently (one task per event) and must be idempotent: an event seen twice
+/// (after a restart, or repeated by the bus) is handled twice.
+public struct EventReactor<Payload: Decodable & Sendable>: Service {
+    public typealias Fetch = @Sendable (_ source: String, _ after: UInt64, _ limit: Int) async throws -> EventsPage
+    public typealias Handle = @Sendable (CloudEvent<Payload>) async -> Void
+
+    let name: String
+    let sources: [String]
+    let cursors: any ReactorCursors
+    let subscriber: EventSubscriber<Payload>
+    let fetch: Fetch
+    let handle: Handle
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - sources: the sources whose every event is handled; subscribe to all their topics, or a
+    ///     topic not subscribed to looks like a gap.
+    ///   - fetch: a source's `events` op (paged).
+    public init(name: String, sources: [String], cursors: any ReactorCursors, subscriber: EventSubscriber<Payload>, logger: Logger,
+                fetch: @escaping Fetch, handle: @escaping Handle) {
+        self.name = name
+        self.sources = sources
+        self.cursors = cursors
+        self.subscriber = subscriber
+        self.fetch = fetch
+        self.handle = handle
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let progress = ReactorProgress(cursors: cursors)
+        await withDiscardingTaskGroup { group in
+            // Catch up before following the bus: the subscription is already open, so nothing
+            // published meanwhile is lost; what is seen twice is handled twice, harmlessly.
+            for source in sources {
+                let after = (try? await cursors.reactorCursor(source: source)) ?? 0
+                await progress.start(source: source, after: after)
+                subscriber.expect(source: source, after: await fetchMissing(source: source, after: after, into: &group, progress: progress))
+            }
+            await withGracefulShutdownHandler {
+                for await batch in subscriber.deliveries {
+                    for case .event(let received) in batch {
+                        let source = received.event.source
+                        guard sources.contains(source) else { continue }
+                        switch received.sequence {
+                        case .duplicate: continue
+                        case .gap(let gap):
+                            logger.warning("\(name): sequence gap; fetching the missed events", metadata: ["gap": "\(gap)"])
+                            _ = await fetchMissing(source: source, after: gap.expected - 1, into: &group, progress: progress, through: gap.received - 1)
+                        default: break
+                        }
+                        dispatch(received.event, into: &group, progress: progress)
+                    }
+                }
+            } onGracefulShutdown: {
+                Task { await subscriber.close() }
+            }
+        }  // waits for the handlers still running
+        await progress.save()
+    }
+
+    /// Handles the source's events after `after` (up to `through`, when given) fetched through
+    /// `events`; returns the last sequence seen.
+    func fetchMissing(source: String, after: UInt64, into group: inout DiscardingTaskGroup, progress: ReactorProgress, through: UInt64? = nil) async -> UInt64 {
+        var cursor = after
+        while true {
+            let page: EventsPage
+            do {
+                page = try await fetch(source, cursor, through.map { Int(min(500, max(1, $0 - cursor))) } ?? 500)
+            } catch {
+                logger.error("\(name): cannot fetch missed events; the next gap or restart retries", metadata: ["source": "\(source)", "error": "\(error)"])
+                return cursor
+            }
+            for event in page.events where through.map({ event.sequence <= $0 }) ?? true {
+                do {
+                    let data = try JSONCoding.decode(Payload.self, from: JSONCoding.encode(event.data))
+                    dispatch(event.withData(data), into: &group, progress: progress)
+                } catch {
+                    logger.error("\(name): event data does not decode; skipped", metadata: ["source": "\(source)", "sequence": "\(event.sequence)", "error": "\(error)"])
+                    Task { await progress.finish(source: source, sequence: event.sequence) }
+                }
+                cursor = event.sequence
+            }
+            if page.events.isEmpty || cursor >= (through ?? page.lastSequence) { return cursor }
+        }
+    }
+
+    func dispatch(_ event: CloudEvent<Payload>, into group: inout DiscardingTaskGroup, progress: ReactorProgress) {
+        let handle = self.handle
+        group.addTask {
+            await handle(event)
+            await progress.finish(source: event.source, sequence: event.sequence)
+        }
+    }
+}
+
+/// A reactor's watermarks, saved at most every 200 ms (and at the end).
+actor ReactorProgress {
+    private let cursors: any ReactorCursors
+    private var marks: [String: Watermark] = [:]
+    private var saved: [String: UInt64] = [:]
+    private var lastSave = ContinuousClock.now
+
+    init(cursors: any ReactorCursors) { self.cursors = cursors }
+
+    func start(source: String, after: UInt64) {
+        marks[source] = Watermark(done: after)
+        saved[source] = after
+    }
+
+    func finish(source: String, sequence: UInt64) async {
+        marks[source, default: Watermark(done: 0)].finish(sequence)
+        if ContinuousClock.now - lastSave > .milliseconds(200) { await save() }
+    }
+
+    func save() async {
+        lastSave = ContinuousClock.now
+        for (source, mark) in marks where saved[source] != mark.done {
+            do {
+                try await cursors.saveReactorCursor(source: source, sequence: mark.done)
+                saved[source] = mark.done
+            } catch {
+                // Kept in memory; the next save tries again. A crash before then replays events, harmlessly.
+            }
+        }
+    }
+}

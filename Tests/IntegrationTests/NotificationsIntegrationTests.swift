@@ -1,0 +1,106 @@
+import Bus
+import ServiceKit
+import Foundation
+import Testing
+
+/// `ride-notifications` with the real services, gateway and bus: inboxes after a whole ride,
+/// device commands, and webhooks delivered to local receivers (signatures, retries, dead letters, replay).
+@Suite(.serialized) struct NotificationsIntegrationTests {
+    /// A Python receiver on a free port: 500 while `failing` exists, 200 after; its log has one JSON line per request.
+    struct Receiver {
+        let port: Int
+        let log: String
+        let failing: String
+        let process: Process
+
+        /// `failures`: how many requests fail first (nil: all, until `failing` is removed).
+        static func start(in directory: String, name: String, secret: String, failures: Int?) throws -> Receiver {
+            let port = try FreePort.next()
+            let log = "\(directory)/\(name).jsonl", flag = "\(directory)/\(name).failing"
+            FileManager.default.createFile(atPath: flag, contents: failures.map { Data(String($0).utf8) })
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = [URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("interop/webhook_receiver.py").path,
+                                 String(port), log, secret, flag]
+            try process.run()
+            return Receiver(port: port, log: log, failing: flag, process: process)
+        }
+
+        var requests: [JSONValue] {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { try? JSONCoding.decode(JSONValue.self, from: Array($0.utf8)) }
+        }
+
+        /// SIGKILL: the test process's blocked signals are inherited, so SIGTERM would wait forever.
+        func stop() { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    @Test func aRideNotifiesBothPartiesCommandsThePhoneAndReachesWebhooks() async throws {
+        try await withTestBus("notifications") { bus in
+            let secret = "a-webhook-secret-of-some-length"
+            let good = try Receiver.start(in: bus.scratch, name: "good", secret: secret, failures: 2)
+            let bad = try Receiver.start(in: bus.scratch, name: "bad", secret: secret, failures: nil)
+            defer { good.stop(); bad.stop() }
+            var notifications: TestService?
+            let apps = try await GatewayIntegrationTests.Apps.start(bus) { bus in
+                notifications = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications",
+                                                            arguments: ["--webhook-retries", "0.3,0.3", "--webhook-timeout-s", "2"])
+                for receiver in [good, bad] {
+                    let registered = try await notifications!.call("register_webhook", #"{"url":"http://127.0.0.1:\#(receiver.port)/hook","secret":"\#(secret)"}"#)
+                    #expect(registered.status == 201, "\(registered.body)")
+                }
+            }
+            guard let notifications else { throw TestFailure("notifications did not start") }
+            // The good receiver fails its first two requests, then recovers; the bad one stays down.
+            let id = try await apps.ride()
+
+            // Inboxes, through the gateway.
+            try await eventually("the rider's inbox has the completed ride") {
+                try await apps.gateway.request("GET", "/v1/notifications", token: apps.rider.token).body["notifications"]?[0]?["kind"] == "ride_completed"
+            }
+            let riderInbox = try await apps.gateway.request("GET", "/v1/notifications", token: apps.rider.token).body["notifications"]
+            let kinds = (riderInbox?.arrayValue ?? []).compactMap { $0["kind"]?.stringValue }
+            for kind in ["driver_assigned", "driver_arrived", "ride_started", "ride_completed"] { #expect(kinds.filter { $0 == kind }.count == 1, "\(kind) once in \(kinds)") }
+            let driverInbox = try await apps.gateway.request("GET", "/v1/notifications", token: apps.driver.token).body["notifications"]
+            #expect((driverInbox?.arrayValue ?? []).contains { $0["kind"] == "new_offer" && $0["order_id"] == .string(id) })
+
+            // The phone was told to start and stop tracking.
+            let page = try await notifications.call("events", #"{"after":0}"#).body
+            let commands = (page["events"]?.arrayValue ?? []).filter { $0["type"] == "device.command" }.compactMap { $0["data"]?["command"]?.stringValue }
+            #expect(commands == ["start_tracking", "stop_tracking"])
+
+            // Every order status reached the good receiver, signed; the failed attempts were retried.
+            try await eventually("the good receiver has every status, the failed ones retried", timeout: .seconds(20)) {
+                let requests = good.requests
+                let failed = requests.filter { $0["status"] == 500 }.compactMap { $0["delivery"] }
+                return requests.contains { $0["status"] == 200 && $0["body"]?[0]?["data"]?["value"] == "COMPLETED" }
+                    && failed.allSatisfy { id in requests.contains { $0["delivery"] == id && $0["status"] == 200 } }
+            }
+            let delivered = good.requests.filter { $0["status"] == 200 }
+            #expect(delivered.allSatisfy { $0["signature_valid"] == .bool(true) }, "every signature verifies")
+            #expect(good.requests.allSatisfy { $0["signature_valid"] == .bool(true) })
+            let statuses = delivered.compactMap { request -> String? in
+                guard request["body"]?[0]?["type"] == "order" else { return nil }
+                return request["body"]?[0]?["data"]?["value"]?.stringValue
+            }
+            #expect(Set(statuses) == Set(GatewayIntegrationTests.allStatuses), "\(statuses)")
+            #expect(delivered.contains { $0["body"]?[0]?["type"] == "trip" && $0["body"]?[0]?["data"]?["value"] == "destination_arrival" })
+            let failedFirst = good.requests.filter { $0["status"] == 500 }.compactMap { $0["delivery"]?.stringValue }
+            #expect(!failedFirst.isEmpty, "the first attempts failed")
+            #expect(failedFirst.allSatisfy { id in delivered.contains { $0["delivery"] == .string(id) } }, "and were retried until delivered")
+
+            // The bad receiver: three attempts each, then dead letters; replayed once it is back, delivered.
+            try await eventually("dead letters", timeout: .seconds(20)) {
+                (try await notifications.call("dead_letters", #"{"limit":500}"#).body["deliveries"]?.arrayValue?.count ?? 0) >= 8
+            }
+            let dead = try await notifications.call("dead_letters", "{}").body["deliveries"]?.arrayValue ?? []
+            #expect(dead.allSatisfy { $0["attempts"] == 3 && $0["url"]?.stringValue?.contains("\(bad.port)") == true }, "\(dead.prefix(2))")
+            guard let replayed = dead.first?["id"]?.numberValue else { throw TestFailure("no dead letter") }
+            try FileManager.default.removeItem(atPath: bad.failing)
+            #expect(try await notifications.call("replay", #"{"delivery_id":\#(Int(replayed))}"#).status == 200)
+            try await eventually("the replayed delivery arrived") {
+                bad.requests.contains { $0["delivery"] == .string(String(Int(replayed))) && $0["status"] == 200 }
+            }
+            #expect(try await notifications.call("replay", #"{"delivery_id":\#(Int(replayed))}"#).status == 409, "no longer dead")
+        }
+    }
+}

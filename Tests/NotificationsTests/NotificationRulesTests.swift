@@ -1,0 +1,61 @@
+import Bus
+import Foundation
+import RideModels
+import Testing
+
+@testable import NotificationsService
+
+@Suite struct NotificationRulesTests {
+    static let time = Date(timeIntervalSince1970: 1_790_000_000)
+    static let ann = User(id: "r1", role: .rider, name: "Ann", phoneNumber: "+1", createdAt: time)
+    static let dan = User(id: "d1", role: .driver, name: "Dan", phoneNumber: "+2", deviceID: "dan-phone", car: Car(model: "Prius", licensePlate: "AB 1234"), createdAt: time)
+
+    static func order(_ status: OrderStatus, driver: Bool = true) -> Order {
+        var order = Order(id: "o1", status: status, rider: ann, pickup: Place(latitude: 47.1, longitude: 30.2, address: "Main St 1"),
+                          dropoff: Place(latitude: 47.2, longitude: 30.3), createdAt: time, updatedAt: time, offeredTo: status == .new ? ["d1", "d2"] : [])
+        if driver { order.driver = dan }
+        return order
+    }
+
+    func reactions(_ status: OrderStatus, previous: OrderStatus?, driver: Bool = true) -> (kinds: [String], users: [String], commands: [String]) {
+        let result = NotificationRules.reactions(to: OrderStatusChanged(order: Self.order(status, driver: driver), previousStatus: previous), at: Self.time)
+        return (result.notifications.map(\.kind), result.notifications.map(\.userID), result.commands.map { "\($0.command) \($0.deviceID)" })
+    }
+
+    @Test func eachStatusTellsTheRightPeople() {
+        #expect(reactions(.new, previous: nil, driver: false).users == ["d1", "d2"])
+        #expect(reactions(.new, previous: nil, driver: false).kinds == ["new_offer", "new_offer"])
+        #expect(reactions(.accepted, previous: .new) == (["driver_assigned"], ["r1"], ["start_tracking dan-phone"]))
+        #expect(reactions(.pickingUp, previous: .accepted).kinds.isEmpty)
+        #expect(reactions(.reachedPickup, previous: .pickingUp) == (["driver_arrived"], ["r1"], []))
+        #expect(reactions(.startedRide, previous: .reachedPickup) == (["ride_started"], ["r1"], []))
+        #expect(reactions(.droppingOff, previous: .startedRide).kinds.isEmpty)
+        #expect(reactions(.reachedDropoff, previous: .droppingOff).kinds.isEmpty)
+        #expect(reactions(.completed, previous: .reachedDropoff) == (["ride_completed"], ["r1"], ["stop_tracking dan-phone"]))
+    }
+
+    @Test func aCancellationTellsBothPartiesOnceADriverIsAssigned() {
+        #expect(reactions(.cancelled, previous: .new, driver: false) == (["ride_cancelled"], ["r1"], []))
+        #expect(reactions(.cancelled, previous: .pickingUp) == (["ride_cancelled", "ride_cancelled"], ["r1", "d1"], ["stop_tracking dan-phone"]))
+    }
+
+    @Test func textsNameTheDriverCarPlaceAndFare() {
+        var completed = Self.order(.completed)
+        completed.fare = Fare(currency: "USD", totalCents: 1234, distanceMetres: 5400, durationSeconds: 900)
+        completed.summary = TripSummary(locations: .init(coordinates: []), distance: 5400, duration: 900, startedAt: Self.time, completedAt: Self.time,
+                                        deviceID: "dan-phone", markers: [])
+        let done = NotificationRules.reactions(to: OrderStatusChanged(order: completed, previousStatus: .reachedDropoff), at: Self.time).notifications[0]
+        #expect(done.body == "5.4 km · USD 12.34. Thanks for riding with Dan.")
+        #expect(done.id == "o1/ride_completed/r1", "the same event always makes the same id")
+        let assigned = NotificationRules.reactions(to: OrderStatusChanged(order: Self.order(.accepted), previousStatus: .new), at: Self.time).notifications[0]
+        #expect(assigned.body == "Dan is coming in a Prius (AB 1234).")
+        let arrived = NotificationRules.reactions(to: OrderStatusChanged(order: Self.order(.reachedPickup), previousStatus: .pickingUp), at: Self.time).notifications[0]
+        #expect(arrived.body == "Dan is waiting at Main St 1.")
+    }
+
+    @Test func theSignatureIsHMACSHA256OfTheBody() {
+        // RFC 4231 test case 2: key "Jefe", data "what do ya want for nothing?".
+        #expect(WebhookSignature.sign(Array("what do ya want for nothing?".utf8), secret: "Jefe")
+                == "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+    }
+}
