@@ -18,12 +18,11 @@ import Testing
         let clock = FixClock(start: Date().addingTimeInterval(-600))
 
         /// Ann (rider) and Dan (driver, available 400 m south of the pickup), signed up through the gateway.
-        static func start(_ bus: TestBus, before: ((TestBus) async throws -> Void)? = nil) async throws -> Apps {
+        static func start(_ bus: TestBus) async throws -> Apps {
             _ = try await TestService.users(on: bus)
             _ = try await TestTracking.start(on: bus)
             _ = try await TestService.trips(on: bus)
             _ = try await TestService.orders(on: bus)
-            try await before?(bus)
             let gateway = try await TestGateway.start(on: bus)
             let rider = try await gateway.signUp(#"{"role":"rider","name":"Ann","phone_number":"+380501110001","password":"secret123"}"#,
                                                  phone: "+380501110001", password: "secret123")

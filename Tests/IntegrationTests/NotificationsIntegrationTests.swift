@@ -40,17 +40,17 @@ import Testing
             let good = try Receiver.start(in: bus.scratch, name: "good", secret: secret, failures: 2)
             let bad = try Receiver.start(in: bus.scratch, name: "bad", secret: secret, failures: nil)
             defer { good.stop(); bad.stop() }
-            var notifications: TestService?
-            let apps = try await GatewayIntegrationTests.Apps.start(bus) { bus in
-                notifications = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications",
+            // First, so its webhooks are there before any event (it catches up on the sources once they answer).
+            let notifications = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications",
                                                             arguments: ["--webhook-retries", "0.3,0.3", "--webhook-timeout-s", "2"])
-                for receiver in [good, bad] {
-                    let registered = try await notifications!.call("register_webhook", #"{"url":"http://127.0.0.1:\#(receiver.port)/hook","secret":"\#(secret)"}"#)
-                    #expect(registered.status == 201, "\(registered.body)")
-                }
+            for receiver in [good, bad] {
+                let registered = try await notifications.call("register_webhook", #"{"url":"http://127.0.0.1:\#(receiver.port)/hook","secret":"\#(secret)"}"#)
+                #expect(registered.status == 201, "\(registered.body)")
             }
-            guard let notifications else { throw TestFailure("notifications did not start") }
+            let apps = try await GatewayIntegrationTests.Apps.start(bus)
             // The good receiver fails its first two requests, then recovers; the bad one stays down.
+            let riderLive = LiveClient(url: "ws://127.0.0.1:\(apps.gateway.port)/v1/me/live?access_token=\(apps.rider.token)")
+            try await Task.sleep(for: .milliseconds(300))  // connected and subscribed before the first notification
             let id = try await apps.ride()
 
             // Inboxes, through the gateway.
@@ -60,6 +60,12 @@ import Testing
             let riderInbox = try await apps.gateway.request("GET", "/v1/notifications", token: apps.rider.token).body["notifications"]
             let kinds = (riderInbox?.arrayValue ?? []).compactMap { $0["kind"]?.stringValue }
             for kind in ["driver_assigned", "driver_arrived", "ride_started", "ride_completed"] { #expect(kinds.filter { $0 == kind }.count == 1, "\(kind) once in \(kinds)") }
+            try await eventually("the rider's WebSocket got the completed ride") {
+                riderLive.received.contains { $0["type"] == "notification" && $0["notification"]?["kind"] == "ride_completed" }
+            }
+            let pushed = riderLive.received.compactMap { $0["notification"]?["kind"]?.stringValue }
+            #expect(pushed.filter { ["driver_assigned", "driver_arrived", "ride_started", "ride_completed"].contains($0) }
+                    == ["driver_assigned", "driver_arrived", "ride_started", "ride_completed"], "pushed live, in order: \(pushed)")
             let driverInbox = try await apps.gateway.request("GET", "/v1/notifications", token: apps.driver.token).body["notifications"]
             #expect((driverInbox?.arrayValue ?? []).contains { $0["kind"] == "new_offer" && $0["order_id"] == .string(id) })
 
@@ -101,6 +107,7 @@ import Testing
                 bad.requests.contains { $0["delivery"] == .string(String(Int(replayed))) && $0["status"] == 200 }
             }
             #expect(try await notifications.call("replay", #"{"delivery_id":\#(Int(replayed))}"#).status == 409, "no longer dead")
+            riderLive.close()
         }
     }
 }

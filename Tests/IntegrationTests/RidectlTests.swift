@@ -121,7 +121,7 @@ import Testing
 /// `ridectl up` (what `make run` runs): starts the platform, stops it on SIGINT, and never restarts a
 /// process that died — it stops everything and says which one.
 @Suite(.timeLimit(.minutes(2)), .serialized) struct UpTests {
-    /// Ports shifted into 15555–19104: clear of the defaults, of the free-port range tests use
+    /// Ports shifted into 15555–19106 (the gateway on 18080): clear of the defaults, of the free-port range tests use
     /// (20000–32767) and of Linux's ephemeral range (32768–60999), where outgoing connections live.
     static let offset = 10_000
 
@@ -143,7 +143,7 @@ import Testing
         supervisor.signal("up", SIGINT)
         #expect(await supervisor.waitForExit("up", timeout: .seconds(20)) == 0)
         let log = try String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)
-        #expect(log.contains("The platform is up: bus, users, tracking, trips, orders."))
+        #expect(log.contains("The platform is up: bus, users, tracking, trips, orders, notifications, gateway."))
         #expect(log.contains("tracking     | ") && log.contains("tracking stopped"))
         #expect(log.contains("bus          | ") && log.contains("bus stopped"), "the bus's log lines are prefixed; it stopped gracefully")
         #expect(log.contains("ridectl up: stopped"))

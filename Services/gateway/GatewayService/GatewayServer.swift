@@ -84,6 +84,7 @@ struct GatewayApplication: Sendable {
         let live = RecordedRoutes(group: router.group("v1").add(middleware: BearerAuthentication(platform: platform, cache: tokens)),
                                   prefix: "/v1", registry: registry)
         LiveRoute(platform: platform, hub: hub).register(on: live)
+        LiveRoute(platform: platform, hub: hub).registerNotifications(on: live)
         return router
     }
 }

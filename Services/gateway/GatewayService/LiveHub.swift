@@ -20,6 +20,8 @@ actor LiveHub {
     private let platform: PlatformCalls
     private let logger: Logger
     private var watchers: [String: [UUID: AsyncStream<LiveMessage>.Continuation]] = [:]
+    /// Connections of `/v1/me/live`, by user: their `notification.<user_id>` events.
+    private var userWatchers: [String: [UUID: AsyncStream<LiveMessage>.Continuation]] = [:]
     /// The device of each watched order's driver, while the order is open.
     private var deviceOfOrder: [String: String] = [:]
     private var ordersOfDevice: [String: Set<String>] = [:]
@@ -30,7 +32,24 @@ actor LiveHub {
         self.logger = logger
     }
 
-    var connectionCount: Int { watchers.values.reduce(0) { $0 + $1.count } }
+    var connectionCount: Int { (watchers.values.map(\.count) + userWatchers.values.map(\.count)).reduce(0, +) }
+
+    /// Starts following `userID`'s notifications (subscribing to their topic for the first connection).
+    func watchUser(_ userID: String) -> (UUID, AsyncStream<LiveMessage>) {
+        let (stream, continuation) = AsyncStream.makeStream(of: LiveMessage.self, bufferingPolicy: .bufferingNewest(1000))
+        let id = UUID()
+        if userWatchers[userID, default: [:]].isEmpty { subscriber.subscribe(BusContract.Topics.notification + userID) }
+        userWatchers[userID, default: [:]][id] = continuation
+        return (id, stream)
+    }
+
+    func stopUser(_ userID: String, _ id: UUID) {
+        userWatchers[userID]?.removeValue(forKey: id)?.finish()
+        if userWatchers[userID]?.isEmpty == true {
+            userWatchers[userID] = nil
+            subscriber.unsubscribe(BusContract.Topics.notification + userID)
+        }
+    }
 
     /// Starts watching `orderID`; messages arrive on the stream until `stop`.
     func watch(_ orderID: String) -> (UUID, AsyncStream<LiveMessage>) {
@@ -78,7 +97,10 @@ actor LiveHub {
     /// Routes one event to the connections that watch what it is about.
     func route(_ event: CloudEvent<JSONValue>) {
         let data = event.data
-        if event.source == BusContract.Service.orders, let order = data["order"], let orderID = order["id"]?.stringValue {
+        if event.type == "notification", let userID = data["user_id"]?.stringValue {
+            let message: LiveMessage = ["type": "notification", "notification": data]
+            for continuation in userWatchers[userID]?.values ?? [:].values { continuation.yield(message) }
+        } else if event.source == BusContract.Service.orders, let order = data["order"], let orderID = order["id"]?.stringValue {
             guard watchers[orderID] != nil else { return }
             if let decoded = try? order.decode(Order.self) { track(decoded) }
             send(Self.status(sequence: event.sequence, data), to: orderID)

@@ -52,6 +52,30 @@ struct LiveRoute {
         }
     }
 
+    /// `GET /v1/me/live` (WebSocket): the caller's notifications as they are made,
+    /// `{"type":"notification","notification":{…}}`; missed ones are in `GET /v1/notifications`.
+    func registerNotifications(on routes: RecordedRoutes) {
+        routes.registry.record(.get, "\(routes.prefix)/me/live")
+        routes.group.ws("me/live") { _, context in
+            _ = try context.requireUser()
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, ws in
+            guard let user = ws.requestContext.user else { return }
+            let (watcher, stream) = await hub.watchUser(user.id)
+            do {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { for try await _ in inbound {} }
+                    group.addTask { for await message in stream { try await outbound.write(.text(Self.text(message))) } }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            } catch {
+                ws.requestContext.logger.debug("notification connection ended", metadata: ["user_id": "\(user.id)", "error": "\(error)"])
+            }
+            await hub.stopUser(user.id, watcher)
+        }
+    }
+
     func order(_ context: GatewayContext) async throws -> Order {
         try await platform.call(BusContract.Service.orders, "get", ["caller": try context.caller(), "id": .string(try context.parameters.require("id"))], as: Order.self)
     }

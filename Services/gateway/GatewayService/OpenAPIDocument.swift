@@ -1414,6 +1414,46 @@ enum OpenAPIDocument {
           }
         ]
       }
+    },
+    "/v1/me/live": {
+      "get": {
+        "summary": "The caller's notifications as they are made, over WebSocket (Upgrade: websocket)",
+        "tags": [
+          "notifications"
+        ],
+        "description": "Text messages {\"type\":\"notification\",\"notification\":Notification}. Missed ones are in GET /v1/notifications.",
+        "parameters": [
+          {
+            "name": "access_token",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "the bearer token, for clients that cannot set headers"
+          }
+        ],
+        "responses": {
+          "101": {
+            "description": "switching protocols"
+          },
+          "default": {
+            "description": "an error: 400 not JSON, 401 no or bad token, 403 not yours, 404 unknown, 409 wrong status (the message names the current one), 422 a field is wrong (the message names it), 503 a service is down",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "security": [
+          {
+            "bearer": []
+          }
+        ]
+      }
     }
   },
   "components": {
