@@ -107,6 +107,8 @@ import Testing
             try await eventually("the WebSocket saw every status") { riderLive.statuses.last == "COMPLETED" }
             #expect(riderLive.statuses == Self.allStatuses, "each once, in order")
             #expect(riderLive.received.contains { $0["type"] == "location" && $0["device_id"] == "gw-dan-phone" }, "the driver's position")
+            #expect(riderLive.received.contains { $0["type"] == "eta" && $0["order_id"] == .string(id) && $0["estimate"]?["arrive_at"] != nil },
+                    "the ETA: \(riderLive.received.compactMap { $0["type"]?.stringValue })")
             let summary = try await gateway.request("GET", "/v1/orders/\(id)/summary", token: apps.rider.token)
             #expect((summary.body["summary"]?["distance"]?.numberValue ?? 0) > 1000, "\(summary.body)")
             #expect(summary.body["fare"]?["total_cents"]?.numberValue != nil)
@@ -224,10 +226,22 @@ import Testing
                 let byDriver = try await gateway.request(method, path, token: eve.token)
                 #expect(byDriver.status == 403, "\(method) \(path) by a driver it was not offered to: \(byDriver.body)")
             }
+            // The caller's own things: only a token decides whose; none or a bad one is 401.
             for (method, path) in [("GET", "/v1/me"), ("PATCH", "/v1/me"), ("PUT", "/v1/me/availability"), ("POST", "/v1/orders"), ("GET", "/v1/orders"),
-                                   ("POST", "/v1/devices/gw-dan-phone/locations")] {
-                #expect(try await gateway.request(method, path, method == "GET" ? nil : #"{}"#).status == 401, "\(method) \(path) without a token")
+                                   ("POST", "/v1/devices/gw-dan-phone/locations"), ("GET", "/v1/notifications"), ("POST", "/v1/notifications/push_tokens")] {
+                let body = method == "GET" ? nil : #"{}"#
+                #expect(try await gateway.request(method, path, body).status == 401, "\(method) \(path) without a token")
+                #expect(try await gateway.request(method, path, token: "not-a-token", body).status == 401, "\(method) \(path) with a bad token")
             }
+            // The WebSocket of someone else's order (or with no token) is refused before any upgrade —
+            // with the WebSocket library's bare 400; `GET /v1/orders/{id}` says why.
+            let upgrade = ["Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="]
+            #expect(try await gateway.request("GET", "/v1/orders/\(id)/live?access_token=\(zed.token)", headers: upgrade).status == 400)
+            #expect(try await gateway.request("GET", "/v1/orders/\(id)/live?access_token=\(eve.token)", headers: upgrade).status == 400)
+            #expect(try await gateway.request("GET", "/v1/orders/\(id)/live", headers: upgrade).status == 400)
+            let own = LiveClient(url: "ws://127.0.0.1:\(gateway.port)/v1/orders/\(id)/live?access_token=\(apps.rider.token)")
+            try await eventually("the rider's own order upgrades") { own.statuses == ["NEW"] }
+            own.close()
             #expect(try await gateway.request("POST", "/v1/devices/gw-dan-phone/locations", token: eve.token, #"{"batch_id":1,"locations":[]}"#).status == 403,
                     "a driver posts only for their own device")
             #expect(try await gateway.request("PUT", "/v1/me/availability", token: zed.token, #"{"available":true}"#).status == 403, "riders have no availability")

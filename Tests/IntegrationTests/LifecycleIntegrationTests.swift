@@ -214,6 +214,7 @@ import Testing
             let result = try await runCommand(Binaries.ridectl, [
                 "simulate", "--drivers", "3", "--riders", "3", "--duration", "8", "--grace", "90", "--speedup", "6", "--box-km", "1",
                 "--center", "50.4501,30.5234", "--ingest", platform.tracking.ingest, "--publishable-key", TestTracking.publishableKey,
+                "--share-links", "http://gateway.example",
             ] + bus.ridectlFlags, timeout: .seconds(150))
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
             #expect(result.stdout.contains("rides stuck (open at the end)"), "\(result.stdout)")
@@ -221,6 +222,8 @@ import Testing
                 .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).first ?? "") } ?? 0
             #expect(completed >= 3, "\(result.stdout)")
             #expect(result.stdout.contains("reaction ACCEPTED → PICKING_UP"), "\(result.stdout)")
+            let links = result.stderr.matches(of: /live at http:\/\/gateway\.example\/([A-Za-z0-9]{7})\n/)
+            #expect((1...3).contains(links.count), "the first rides' share links are printed: \(result.stderr)")
         }
     }
 

@@ -59,7 +59,7 @@ import Testing
             }
             let riderInbox = try await apps.gateway.request("GET", "/v1/notifications", token: apps.rider.token).body["notifications"]
             let kinds = (riderInbox?.arrayValue ?? []).compactMap { $0["kind"]?.stringValue }
-            for kind in ["driver_assigned", "driver_arrived", "ride_started", "ride_completed"] { #expect(kinds.filter { $0 == kind }.count == 1, "\(kind) once in \(kinds)") }
+            for kind in ["driver_assigned", "driver_arriving", "driver_arrived", "ride_started", "ride_completed"] { #expect(kinds.filter { $0 == kind }.count == 1, "\(kind) once in \(kinds)") }
             try await eventually("the rider's WebSocket got the completed ride") {
                 riderLive.received.contains { $0["type"] == "notification" && $0["notification"]?["kind"] == "ride_completed" }
             }

@@ -59,6 +59,9 @@ public final class TripStore: Sendable {
                        [live.trip.tripID, live.trip.shareID, live.trip.deviceID, live.trip.status.rawValue, idempotencyKey,
                                        try Self.encode(live.trip), try Self.encode(live.progress)])
             try Self.appendEvent(db, "created", live.trip)
+            // The first estimate is news too: a rider's app shows an ETA as soon as the trip starts,
+            // not one rate-limit interval later.
+            if live.trip.estimate != nil { try Self.appendEvent(db, "eta", live.trip) }
             // Already there when the trip starts (a driver waiting at the pickup): the arrival is
             // an event like any other, or whoever waits for it would wait forever.
             if live.trip.destination.arrivedAt != nil { try Self.appendEvent(db, "destination_arrival", live.trip) }

@@ -101,6 +101,7 @@ struct UpCommand: AsyncParsableCommand {
     func startSimulation(dataDirectory: String) -> Task<Void, Never> {
         var settings = Simulation.Settings()
         settings.ingest = "tcp://127.0.0.1:\(5558 + portOffset)"
+        settings.shareLinks = "http://localhost:\(8080 + portOffset)"
         let broker = Platform.localBrokerSocket(dataDirectory: dataDirectory).map { "ipc://\($0)" } ?? "tcp://127.0.0.1:\(5557 + portOffset)"
         let events = "tcp://127.0.0.1:\(5556 + portOffset)"
         return Task {

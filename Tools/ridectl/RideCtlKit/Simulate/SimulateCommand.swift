@@ -33,6 +33,8 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .customLong("box-km"), help: "Side of the city box in km.") var boxKilometres = 3.0
     @Option(name: .customLong("ingest"), help: helpWithEnv("ride-tracking's device ingest", env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558"))
     var ingest: String?
+    @Option(name: .customLong("share-links"), help: "The gateway's address, to print the share links of the first three rides (empty: none).")
+    var shareLinks = "http://localhost:8080"
     @Option(name: .customLong("publishable-key"), help: helpWithEnv("Publishable key of the drivers' SDKs", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing"))
     var publishableKey: String?
 
@@ -57,6 +59,7 @@ struct SimulateCommand: AsyncParsableCommand {
         settings.speedup = speedup
         settings.city = CityGrid(center: parsedCenter()!, sizeKilometres: boxKilometres)
         settings.ingest = Setting.resolve(ingest, flag: "ingest", env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558").value
+        settings.shareLinks = shareLinks.isEmpty ? nil : shareLinks
         settings.publishableKey = Setting.resolve(publishableKey, flag: "publishable-key", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing").value
         let report = try await SimulationRunner.run(settings: settings, broker: try bus.brokerEndpoint(), events: try bus.subscribeEndpoint(),
                                                     duration: duration, grace: grace)

@@ -19,6 +19,9 @@ actor Simulation {
         var city = CityGrid(center: GeoPoint(latitude: 47.8359, longitude: 35.1146), sizeKilometres: 3)
         var ingest = "tcp://127.0.0.1:5558"
         var publishableKey = "pk_dev_ridesharing"
+        /// The gateway's address, to print the share links of the first rides (nil: none).
+        var shareLinks: String? = "http://localhost:8080"
+        var shareLinkCount = 3
     }
 
     struct Driver {
@@ -45,6 +48,7 @@ actor Simulation {
     private var clock = ReactionClock()
     private(set) var failures: [String: Int] = [:]
     private var started = Date()
+    private var announcedShareLinks = 0
 
     init(settings: Settings, client: ServiceClient, logger: Logger) {
         self.settings = settings
@@ -144,12 +148,26 @@ actor Simulation {
         let caller = Caller.driver(order.driver?.id ?? "")
         switch order.status {
         case .new: await offer(order)
-        case .pickingUp: drive(order.driver?.id, to: order.pickup)
+        case .pickingUp:
+            drive(order.driver?.id, to: order.pickup)
+            announceShareLink(order)
         case .reachedPickup: await act("start_ride", order.id, as: caller)
         case .droppingOff: drive(order.driver?.id, to: order.dropoff)
         case .reachedDropoff: await act("end_ride", order.id, as: caller)
         case .completed, .cancelled: finish(order)
         case .accepted, .startedRide: break
+        }
+    }
+
+    /// Prints where to watch one of the first rides live (what a rider would send a friend).
+    private func announceShareLink(_ order: Order) {
+        guard let base = settings.shareLinks, announcedShareLinks < settings.shareLinkCount, let tripID = order.tripID else { return }
+        announcedShareLinks += 1
+        let client = self.client
+        Task {
+            guard let trip = try? await client.call(BusContract.Service.trips, "get", TripIDParams(tripID: tripID), as: Trip.self) else { return }
+            // On a terminal, clear the progress line first; it is drawn again on its next tick.
+            Output.err((Output.stderrIsTerminal ? "\r\u{1B}[2K" : "") + "ride \(order.id) (\(order.driver?.name ?? "driver") to the pickup), live at \(base)/\(trip.shareID)\n")
         }
     }
 
