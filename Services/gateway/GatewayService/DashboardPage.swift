@@ -16,7 +16,7 @@ enum DashboardPage {
       main { display: grid; grid-template-columns: 2fr 1fr; gap: 12px; padding: 12px; }
       .card { background: #fff; border-radius: 8px; padding: 10px 14px; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
       svg { width: 100%; height: auto; background: #e9eef3; border-radius: 6px; }
-      .available { fill: #16a34a; } .unavailable { fill: #98a2b3; } .order { fill: #f59e0b; }
+      .available { fill: #16a34a; color: #16a34a; } .unavailable { fill: #98a2b3; color: #98a2b3; } .order { fill: #f59e0b; color: #f59e0b; }
       ul { list-style: none; padding: 0; margin: 0; } li { padding: 2px 0; }
       .up::before { content: "● "; color: #16a34a; } .down::before { content: "● "; color: #d93b3b; }
       table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: 3px 6px; border-bottom: 1px solid #eef0f3; }

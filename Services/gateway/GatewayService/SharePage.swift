@@ -119,7 +119,8 @@ enum SharePage {
         $("summary").hidden = false;
         const s = trip.summary || {};
         $("distance").textContent = ((s.distance || 0) / 1000).toFixed(2) + " km";
-        $("duration").textContent = Math.round((s.duration || 0) / 60) + " min";
+        const seconds = Math.round(s.duration || 0);
+        $("duration").textContent = seconds < 60 ? seconds + " s" : Math.round(seconds / 60) + " min";
       } else {
         $("status").textContent = trip.destination.arrived_at ? "Arrived" : "On the way";
         const eta = trip.estimate && trip.estimate.arrive_at;
