@@ -233,14 +233,22 @@ import Testing
                 #expect(try await gateway.request(method, path, body).status == 401, "\(method) \(path) without a token")
                 #expect(try await gateway.request(method, path, token: "not-a-token", body).status == 401, "\(method) \(path) with a bad token")
             }
-            // The WebSocket of someone else's order (or with no token) is refused before any upgrade —
-            // with the WebSocket library's bare 400; `GET /v1/orders/{id}` says why.
-            let upgrade = ["Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="]
-            #expect(try await gateway.request("GET", "/v1/orders/\(id)/live?access_token=\(zed.token)", headers: upgrade).status == 400)
-            #expect(try await gateway.request("GET", "/v1/orders/\(id)/live?access_token=\(eve.token)", headers: upgrade).status == 400)
-            #expect(try await gateway.request("GET", "/v1/orders/\(id)/live", headers: upgrade).status == 400)
-            let own = LiveClient(url: "ws://127.0.0.1:\(gateway.port)/v1/orders/\(id)/live?access_token=\(apps.rider.token)")
-            try await eventually("the rider's own order upgrades") { own.statuses == ["NEW"] }
+            // The WebSocket of someone else's order (or with no or a bad token): an error message with
+            // the HTTP status, then a close with 4000 + status.
+            let base = "ws://127.0.0.1:\(gateway.port)"
+            for (query, status) in [("?access_token=\(zed.token)", 403), ("?access_token=\(eve.token)", 403), ("?access_token=nope", 401), ("", 401),
+                                    ("?access_token=\(apps.rider.token)&after=soon", 422)] {
+                let refused = LiveClient(url: "\(base)/v1/orders/\(id)/live\(query)")
+                try await eventually("the refusal arrived (\(status))") { refused.received.first?["type"] == "error" }
+                #expect(refused.received.first?["status"] == .number(Double(status)), "\(refused.received)")
+                #expect(refused.received.count == 1, "nothing after the refusal")
+                refused.close()
+            }
+            let strangerNotes = LiveClient(url: "\(base)/v1/me/live")
+            try await eventually("the notifications WebSocket refused a missing token") { strangerNotes.received.first?["status"] == 401 }
+            strangerNotes.close()
+            let own = LiveClient(url: "\(base)/v1/orders/\(id)/live?access_token=\(apps.rider.token)")
+            try await eventually("the rider's own order is live") { own.statuses == ["NEW"] }
             own.close()
             #expect(try await gateway.request("POST", "/v1/devices/gw-dan-phone/locations", token: eve.token, #"{"batch_id":1,"locations":[]}"#).status == 403,
                     "a driver posts only for their own device")

@@ -15,23 +15,25 @@ struct BearerAuthentication: RouterMiddleware {
     let cache: TokenCache
 
     func handle(_ request: Request, context: GatewayContext, next: (Request, GatewayContext) async throws -> Response) async throws -> Response {
+        var context = context
+        context.user = try await authenticate(request)
+        return try await next(request, context)
+    }
+
+    /// The user the request's token belongs to; a 401 `GatewayError` when there is none or it is not valid.
+    func authenticate(_ request: Request) async throws -> User {
         guard let token = Self.token(in: request) else {
             throw GatewayError(.unauthorized, "unauthorized", "this route needs a bearer token (Authorization: Bearer <token> from POST /v1/sessions)",
                                headers: [.wwwAuthenticate: "Bearer"])
         }
-        var context = context
-        if let user = cache.user(for: token) {
-            context.user = user
-        } else {
-            do {
-                let user = try await platform.call(BusContract.Service.users, "authenticate", ["token": .string(token)], as: User.self)
-                cache.keep(user, for: token)
-                context.user = user
-            } catch let error as ServiceError where error.status == Status.unauthorized || error.status == Status.unprocessable || error.status == Status.notFound {
-                throw GatewayError(.unauthorized, "invalid_token", error.message, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
-            }
+        if let user = cache.user(for: token) { return user }
+        do {
+            let user = try await platform.call(BusContract.Service.users, "authenticate", ["token": .string(token)], as: User.self)
+            cache.keep(user, for: token)
+            return user
+        } catch let error as ServiceError where error.status == Status.unauthorized || error.status == Status.unprocessable || error.status == Status.notFound {
+            throw GatewayError(.unauthorized, "invalid_token", error.message, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
         }
-        return try await next(request, context)
     }
 
     static func token(in request: Request) -> String? {

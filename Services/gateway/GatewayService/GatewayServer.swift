@@ -81,10 +81,11 @@ struct GatewayApplication: Sendable {
     func webSocketRouter() -> Router<GatewayContext> {
         let router = Router(context: GatewayContext.self)
         router.add(middleware: ErrorJSONMiddleware())
-        let live = RecordedRoutes(group: router.group("v1").add(middleware: BearerAuthentication(platform: platform, cache: tokens)),
-                                  prefix: "/v1", registry: registry)
-        LiveRoute(platform: platform, hub: hub).register(on: live)
-        LiveRoute(platform: platform, hub: hub).registerNotifications(on: live)
+        // Authenticated after the upgrade (see LiveRoute), so no middleware here.
+        let live = RecordedRoutes(group: router.group("v1"), prefix: "/v1", registry: registry)
+        let route = LiveRoute(platform: platform, hub: hub, authentication: BearerAuthentication(platform: platform, cache: tokens))
+        route.register(on: live)
+        route.registerNotifications(on: live)
         return router
     }
 }

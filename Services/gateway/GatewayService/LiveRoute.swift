@@ -9,22 +9,30 @@ import RideModels
 /// is a snapshot carrying the `sequence` to resume after; with `?after=<sequence>` (the last
 /// `sequence` received) the statuses missed meanwhile come first, in order, then live ones.
 /// Statuses are sent once each, in version order, whatever the bus repeats.
+///
+/// Who may listen is decided after the upgrade: a refused upgrade could only be the WebSocket
+/// library's bare `400`, while an error message and a close code (4000 + the HTTP status: 4401,
+/// 4403, 4404, 4422) tell an app exactly what is wrong.
 struct LiveRoute {
     let platform: PlatformCalls
     let hub: LiveHub
+    let authentication: BearerAuthentication
 
     func register(on routes: RecordedRoutes) {
         routes.registry.record(.get, "\(routes.prefix)/orders/{id}/live")
-        routes.group.ws("orders/{id}/live") { request, context in
-            if let after = request.uri.queryParameters.get("after"), UInt64(after) == nil {
-                throw GatewayError(.unprocessableContent, "invalid_params", "after: expected the sequence of the last message received, got '\(after.prefix(40))'")
-            }
-            // orders decides who may see the order (403/404 answered before any upgrade).
-            _ = try await order(context)
-            return .upgrade([:])
-        } onUpgrade: { inbound, outbound, ws in
-            let context = ws.requestContext
+        routes.group.ws("orders/{id}/live") { inbound, outbound, ws in
+            var context = ws.requestContext
             guard let orderID = context.parameters.get("id") else { return }
+            do {
+                context.user = try await authentication.authenticate(ws.request)
+                if let after = ws.request.uri.queryParameters.get("after"), UInt64(after) == nil {
+                    throw GatewayError(.unprocessableContent, "invalid_params", "after: expected the sequence of the last message received, got '\(after.prefix(40))'")
+                }
+                _ = try await order(context)  // orders decides who may see the order
+            } catch {
+                await Self.refuse(error, outbound: outbound, context: context)
+                return
+            }
             let (watcher, stream) = await hub.watch(orderID)
             do {
                 let sent = try await opening(orderID: orderID, request: ws.request, context: context, outbound: outbound)
@@ -56,11 +64,14 @@ struct LiveRoute {
     /// `{"type":"notification","notification":{…}}`; missed ones are in `GET /v1/notifications`.
     func registerNotifications(on routes: RecordedRoutes) {
         routes.registry.record(.get, "\(routes.prefix)/me/live")
-        routes.group.ws("me/live") { _, context in
-            _ = try context.requireUser()
-            return .upgrade([:])
-        } onUpgrade: { inbound, outbound, ws in
-            guard let user = ws.requestContext.user else { return }
+        routes.group.ws("me/live") { inbound, outbound, ws in
+            let user: User
+            do {
+                user = try await authentication.authenticate(ws.request)
+            } catch {
+                await Self.refuse(error, outbound: outbound, context: ws.requestContext)
+                return
+            }
             let (watcher, stream) = await hub.watchUser(user.id)
             do {
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -101,6 +112,21 @@ struct LiveRoute {
         let snapshot: LiveMessage = ["type": "snapshot", "sequence": .number(Double(sequence)), "order": try JSONValue(encoding: current)]
         try await outbound.write(.text(Self.text(snapshot)))
         return (sequence, current.version)
+    }
+
+    /// Sends `{"type":"error","status":…,"error":{"code","message"}}`, then closes with 4000 + status.
+    static func refuse(_ error: any Error, outbound: WebSocketOutboundWriter, context: GatewayContext) async {
+        let (status, code, message): (Int, String, String)
+        switch error {
+        case let error as GatewayError: (status, code, message) = (error.status.code, error.code, error.message)
+        case let error as ServiceError: (status, code, message) = (error.status, error.code, error.message)
+        default:
+            context.logger.warning("live connection refused", metadata: ["error": "\(error)"])
+            (status, code, message) = (Status.unavailable, "unavailable", "\(error)")
+        }
+        let body: LiveMessage = ["type": "error", "status": .number(Double(status)), "error": ["code": .string(code), "message": .string(message)]]
+        try? await outbound.write(.text(text(body)))
+        try? await outbound.close(.unknown(UInt16(4000 + min(max(status, 400), 599))), reason: code)
     }
 
     static func text(_ message: LiveMessage) -> String {

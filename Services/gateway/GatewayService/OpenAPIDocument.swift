@@ -821,7 +821,7 @@ enum OpenAPIDocument {
             }
           }
         },
-        "description": "Text messages, one JSON object each, with `type`: `snapshot` {sequence, order} first (without `after`); `status` {sequence, order, previous_status} for every status change, once each, in order; `location` {order_id, device_id, location, recorded_at, speed, accuracy, bearing}; `eta` {order_id, trip_id, estimate}.",
+        "description": "Text messages, one JSON object each, with `type`: `snapshot` {sequence, order} first (without `after`); `status` {sequence, order, previous_status} for every status change, once each, in order; `location` {order_id, device_id, location, recorded_at, speed, accuracy, bearing}; `eta` {order_id, trip_id, estimate}. Authorization is checked once the connection is open: a refused connection receives one message {\"type\":\"error\",\"status\":401|403|404|422,\"error\":{\"code\",\"message\"}} and is closed with code 4000 + status.",
         "parameters": [
           {
             "name": "id",
@@ -1421,7 +1421,7 @@ enum OpenAPIDocument {
         "tags": [
           "notifications"
         ],
-        "description": "Text messages {\"type\":\"notification\",\"notification\":Notification}. Missed ones are in GET /v1/notifications.",
+        "description": "Text messages {\"type\":\"notification\",\"notification\":Notification}. Missed ones are in GET /v1/notifications. Authorization is checked once the connection is open: a refused connection receives one message {\"type\":\"error\",\"status\":401|403|404|422,\"error\":{\"code\",\"message\"}} and is closed with code 4000 + status.",
         "parameters": [
           {
             "name": "access_token",
