@@ -75,6 +75,24 @@ public struct JSONObjectWriter {
         out.append(UInt8(ascii: "\""))
     }
 
+    /// An array of strings (always written, as `JSONEncoder` writes an empty array).
+    public mutating func strings(_ key: StaticString, _ values: [String], _ out: inout [UInt8]) {
+        self.key(key, &out)
+        out.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            EnvelopeWriter.appendQuoted(value, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
+    /// A member whose value is already JSON (e.g. a rarely present part encoded by `JSONCoding`).
+    public mutating func raw(_ key: StaticString, _ json: [UInt8]?, _ out: inout [UInt8]) {
+        guard let json else { return }
+        self.key(key, &out)
+        out.append(contentsOf: json)
+    }
+
     public mutating func value(_ key: StaticString, _ value: (some JSONWritable)?, _ out: inout [UInt8]) {
         guard let value else { return }
         self.key(key, &out)
