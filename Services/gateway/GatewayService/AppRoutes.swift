@@ -83,20 +83,17 @@ struct AppRoutes {
             try await platform.forward(BusContract.Service.orders, "list", try listParams(request, context))
         }
         routes.on(.get, "orders/{id}") { _, context in
-            try await platform.forward(BusContract.Service.orders, "get", try orderParams(context))
+            try await platform.forward(BusContract.Service.orders, "get", .object(try context.orderParams()))
         }
         for (path, op) in [("accept", "accept"), ("decline", "decline"), ("start", "start_ride"), ("end", "end_ride"), ("cancel", "cancel")] {
             routes.on(.post, "orders/{id}/\(path)") { request, context in
-                var params = try orderParams(context)
-                if op == "cancel", case .object(var members) = params, let reason = try await RequestJSON.object(request, context: context)["reason"] {
-                    members["reason"] = reason
-                    params = .object(members)
-                }
-                return try await platform.forward(BusContract.Service.orders, op, params)
+                var params = try context.orderParams()
+                if op == "cancel" { params["reason"] = try await RequestJSON.object(request, context: context)["reason"] }
+                return try await platform.forward(BusContract.Service.orders, op, .object(params))
             }
         }
         routes.on(.get, "orders/{id}/share") { _, context in
-            let order = try await platform.call(BusContract.Service.orders, "get", try orderParams(context), as: Order.self)
+            let order = try await platform.call(BusContract.Service.orders, "get", .object(try context.orderParams()), as: Order.self)
             guard let tripID = order.tripID else {
                 throw GatewayError(.conflict, "no_trip", "order \(order.id) has no trip yet (status \(order.status.rawValue)); a share link exists once a driver is on the way")
             }
@@ -104,7 +101,7 @@ struct AppRoutes {
             return try JSONBody.response(ShareLink(shareID: trip.shareID, shareURL: "\(settings.publicURL)/\(trip.shareID)", tripID: trip.tripID))
         }
         routes.on(.get, "orders/{id}/summary") { _, context in
-            let order = try await platform.call(BusContract.Service.orders, "get", try orderParams(context), as: Order.self)
+            let order = try await platform.call(BusContract.Service.orders, "get", .object(try context.orderParams()), as: Order.self)
             guard order.status == .completed, let summary = order.summary else {
                 throw GatewayError(.conflict, "not_completed", "order \(order.id) is \(order.status.rawValue); its summary comes with COMPLETED")
             }
@@ -115,15 +112,11 @@ struct AppRoutes {
     /// A batch to `tracking.ingest`. Tracking refusing the gateway's own publishable key is the
     /// operator's mistake, not the app's: a 500 that says which setting, never the app's 401.
     func forwardBatch(_ batch: JSONValue) async throws -> Response {
-        let reply = try await platform.client.callRaw(BusContract.Service.tracking, "ingest", json: JSONCoding.encode(batch))
+        let reply = try await platform.reply(BusContract.Service.tracking, "ingest", batch)
         if reply.status == Status.unauthorized {
             throw GatewayError(.internalServerError, "misconfigured", "tracking refuses the gateway's publishable key (--publishable-key, RIDE_PUBLISHABLE_KEY)")
         }
-        return JSONBody.response(status: .init(code: reply.status), bytes: reply.json)
-    }
-
-    func orderParams(_ context: GatewayContext) throws -> JSONValue {
-        .object(["caller": try context.caller(), "id": .string(try context.parameters.require("id"))])
+        return JSONBody.response(reply)
     }
 
     /// `GET /v1/orders?status=NEW&latitude=…&longitude=…&radius=…&limit=…`: the caller's own

@@ -25,6 +25,11 @@ public struct GatewayContext: RequestContext, WebSocketRequestContext {
         return user
     }
 
+    /// `{"caller", "id"}` of the order in the route's `{id}`: what the orders ops take.
+    func orderParams() throws -> [String: JSONValue] {
+        ["caller": try caller(), "id": .string(try parameters.require("id"))]
+    }
+
     /// The caller as the services' ops take it.
     func caller() throws -> JSONValue {
         let user = try requireUser()

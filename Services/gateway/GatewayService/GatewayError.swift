@@ -33,33 +33,50 @@ enum JSONBody {
         Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
+    /// A service's reply, status and JSON as they came.
+    static func response(_ reply: ServiceReply) -> Response {
+        response(status: .init(code: reply.status), bytes: reply.json)
+    }
+
     static func response(status: HTTPResponse.Status = .ok, _ value: some Encodable) throws -> Response {
         response(status: status, bytes: try JSONCoding.encode(value))
     }
 }
 
-/// Turns every error a route throws into the error JSON: the services' own errors keep their
-/// status and code; a service that does not answer is 503; Hummingbird's own (no such route, body
-/// too large) keep their status; anything else is a logged 500 that says nothing internal.
+extension GatewayError {
+    /// What an app is told about `error`: the services' own errors keep their status and code; a
+    /// service that does not answer is 503; Hummingbird's own (no such route, body too large) keep
+    /// their status; anything else is a 500 that says nothing internal. Logs what an operator
+    /// should see (`path` names the request).
+    init(answering error: any Error, path: String, method: String, logger: Logger) {
+        switch error {
+        case let error as GatewayError:
+            if error.status.code >= 500 { logger.error("request failed", metadata: ["path": "\(path)", "error": "\(error)"]) }
+            self = error
+        case let error as ServiceError:
+            self.init(.init(code: error.status), error.code, error.message)
+        case let error as MDPClientError:
+            logger.warning("a service did not answer", metadata: ["path": "\(path)", "error": "\(error)"])
+            self.init(.serviceUnavailable, "unavailable", "\(error)")
+        case let error as HTTPError:
+            let code = error.status == .notFound ? "not_found" : error.status == .contentTooLarge ? "too_large" : "bad_request"
+            let message = error.status == .notFound ? "no route \(method) \(path)" : error.body ?? error.status.reasonPhrase
+            self.init(error.status, code, message, headers: error.headers)
+        default:
+            logger.error("request failed", metadata: ["path": "\(path)", "error": "\(error)"])
+            self.init(.internalServerError, "internal", "the gateway failed to answer; see its log")
+        }
+    }
+}
+
+/// Turns every error a route throws into the error JSON (`GatewayError(answering:)`).
 struct ErrorJSONMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as GatewayError {
-            if error.status.code >= 500 { context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"]) }
-            return try error.response(from: request, context: context)
-        } catch let error as ServiceError {
-            return try GatewayError(.init(code: error.status), error.code, error.message).response(from: request, context: context)
-        } catch let error as MDPClientError {
-            context.logger.warning("a service did not answer", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
-            return try GatewayError(.serviceUnavailable, "unavailable", "\(error)").response(from: request, context: context)
-        } catch let error as HTTPError {
-            let code = error.status == .notFound ? "not_found" : error.status == .contentTooLarge ? "too_large" : "bad_request"
-            let message = error.status == .notFound ? "no route \(request.method) \(request.uri.path)" : error.body ?? error.status.reasonPhrase
-            return try GatewayError(error.status, code, message, headers: error.headers).response(from: request, context: context)
         } catch {
-            context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
-            return try GatewayError(.internalServerError, "internal", "the gateway failed to answer; see its log").response(from: request, context: context)
+            return try GatewayError(answering: error, path: request.uri.path, method: "\(request.method)", logger: context.logger)
+                .response(from: request, context: context)
         }
     }
 }

@@ -12,16 +12,12 @@ struct HyperTrackRoutes {
 
     func register(on routes: RecordedRoutes) {
         routes.on(.post, "trips") { request, context in
-            try await trip(try await platform.client.callRaw(BusContract.Service.trips, "create",
-                                                             json: JSONCoding.encode(JSONValue.object(try await RequestJSON.object(request, context: context)))))
+            try await trip(try await platform.reply(BusContract.Service.trips, "create", .object(try await RequestJSON.object(request, context: context))))
         }
-        routes.on(.get, "trips/{trip_id}") { _, context in
-            try await trip(try await platform.client.callRaw(BusContract.Service.trips, "get",
-                                                             json: JSONCoding.encode(["trip_id": .string(try context.parameters.require("trip_id"))] as JSONValue)))
-        }
-        routes.on(.post, "trips/{trip_id}/complete") { _, context in
-            try await trip(try await platform.client.callRaw(BusContract.Service.trips, "complete",
-                                                             json: JSONCoding.encode(["trip_id": .string(try context.parameters.require("trip_id"))] as JSONValue)))
+        for (method, path, op) in [(HTTPRequest.Method.get, "trips/{trip_id}", "get"), (.post, "trips/{trip_id}/complete", "complete")] {
+            routes.on(method, path) { _, context in
+                try await trip(try await platform.reply(BusContract.Service.trips, op, ["trip_id": .string(try context.parameters.require("trip_id"))]))
+            }
         }
         routes.on(.post, "devices/nearby") { request, context in
             try await platform.forward(BusContract.Service.tracking, "nearby", .object(try await RequestJSON.object(request, context: context)))
@@ -32,7 +28,7 @@ struct HyperTrackRoutes {
     func trip(_ reply: ServiceReply) async throws -> Response {
         guard reply.isSuccess, case .object(var trip) = try JSONCoding.decode(JSONValue.self, from: reply.json),
               let relative = trip["views"]?["share_url"]?.stringValue else {
-            return JSONBody.response(status: .init(code: reply.status), bytes: reply.json)
+            return JSONBody.response(reply)
         }
         trip["views"] = ["share_url": .string(settings.publicURL + relative), "embed_url": .string(settings.publicURL + relative)]
         return try JSONBody.response(status: .init(code: reply.status), JSONValue.object(trip))

@@ -36,23 +36,7 @@ struct LiveRoute {
             let (watcher, stream) = await hub.watch(orderID)
             do {
                 let sent = try await opening(orderID: orderID, request: ws.request, context: context, outbound: outbound)
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { for try await _ in inbound {} }  // until the client closes
-                    group.addTask {
-                        var (lastSequence, lastVersion) = sent
-                        for await message in stream {
-                            if message["type"] == "status" {
-                                // Already sent (fetched at the opening, or repeated by the bus) or older than the snapshot.
-                                guard let sequence = message["sequence"]?.numberValue.map(UInt64.init), sequence > lastSequence,
-                                      let version = message["order"]?["version"]?.numberValue.map(Int.init), version > lastVersion else { continue }
-                                (lastSequence, lastVersion) = (sequence, version)
-                            }
-                            try await outbound.write(.text(Self.text(message)))
-                        }
-                    }
-                    try await group.next()
-                    group.cancelAll()
-                }
+                try await Self.relay(stream, inbound: inbound, outbound: outbound, statuses: StatusesOnce(lastSequence: sent.0, lastVersion: sent.1))
             } catch {
                 context.logger.debug("live connection ended", metadata: ["order_id": "\(orderID)", "error": "\(error)"])
             }
@@ -74,12 +58,7 @@ struct LiveRoute {
             }
             let (watcher, stream) = await hub.watchUser(user.id)
             do {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { for try await _ in inbound {} }
-                    group.addTask { for await message in stream { try await outbound.write(.text(Self.text(message))) } }
-                    try await group.next()
-                    group.cancelAll()
-                }
+                try await Self.relay(stream, inbound: inbound, outbound: outbound, statuses: StatusesOnce())
             } catch {
                 ws.requestContext.logger.debug("notification connection ended", metadata: ["user_id": "\(user.id)", "error": "\(error)"])
             }
@@ -88,7 +67,23 @@ struct LiveRoute {
     }
 
     func order(_ context: GatewayContext) async throws -> Order {
-        try await platform.call(BusContract.Service.orders, "get", ["caller": try context.caller(), "id": .string(try context.parameters.require("id"))], as: Order.self)
+        try await platform.call(BusContract.Service.orders, "get", .object(try context.orderParams()), as: Order.self)
+    }
+
+    /// Sends the stream's messages until the client closes; `status` messages only once each.
+    static func relay(_ stream: AsyncStream<LiveMessage>, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
+                      statuses: StatusesOnce) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { for try await _ in inbound {} }  // until the client closes
+            group.addTask {
+                var statuses = statuses
+                for await message in stream where statuses.admits(message) {
+                    try await outbound.write(.text(text(message)))
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
     }
 
     /// Sends what comes before live messages; returns the last sequence covered and the order
@@ -116,14 +111,8 @@ struct LiveRoute {
 
     /// Sends `{"type":"error","status":…,"error":{"code","message"}}`, then closes with 4000 + status.
     static func refuse(_ error: any Error, outbound: WebSocketOutboundWriter, context: GatewayContext) async {
-        let (status, code, message): (Int, String, String)
-        switch error {
-        case let error as GatewayError: (status, code, message) = (error.status.code, error.code, error.message)
-        case let error as ServiceError: (status, code, message) = (error.status, error.code, error.message)
-        default:
-            context.logger.warning("live connection refused", metadata: ["error": "\(error)"])
-            (status, code, message) = (Status.unavailable, "unavailable", "\(error)")
-        }
+        let refusal = GatewayError(answering: error, path: "live connection", method: "GET", logger: context.logger)
+        let (status, code, message) = (refusal.status.code, refusal.code, refusal.message)
         let body: LiveMessage = ["type": "error", "status": .number(Double(status)), "error": ["code": .string(code), "message": .string(message)]]
         try? await outbound.write(.text(text(body)))
         try? await outbound.close(.unknown(UInt16(4000 + min(max(status, 400), 599))), reason: code)
@@ -133,5 +122,20 @@ struct LiveRoute {
         var out: [UInt8] = []
         JSONValue.writeObject(message, to: &out)
         return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Statuses sent once each, in order: one already sent (fetched at the opening, or repeated by
+/// the bus) or older than the snapshot is skipped. Other messages always pass.
+struct StatusesOnce {
+    var lastSequence: UInt64 = 0
+    var lastVersion = 0
+
+    mutating func admits(_ message: LiveMessage) -> Bool {
+        guard message["type"] == "status" else { return true }
+        guard let sequence = message["sequence"]?.numberValue.map(UInt64.init), sequence > lastSequence,
+              let version = message["order"]?["version"]?.numberValue.map(Int.init), version > lastVersion else { return false }
+        (lastSequence, lastVersion) = (sequence, version)
+        return true
     }
 }

@@ -9,10 +9,14 @@ import RideModels
 struct PlatformCalls: Sendable {
     let client: ServiceClient
 
+    /// Calls `service.op` with `params`; the reply as it came.
+    func reply(_ service: String, _ op: String, _ params: JSONValue) async throws -> ServiceReply {
+        try await client.callRaw(service, op, json: JSONCoding.encode(params))
+    }
+
     /// Calls `service.op` with `params` and answers with its reply as it came.
     func forward(_ service: String, _ op: String, _ params: JSONValue) async throws -> Response {
-        let reply = try await client.callRaw(service, op, json: JSONCoding.encode(params))
-        return JSONBody.response(status: HTTPResponse.Status(code: reply.status), bytes: reply.json)
+        JSONBody.response(try await reply(service, op, params))
     }
 
     /// Calls `service.op` and decodes a success; an error reply is thrown as it came.
