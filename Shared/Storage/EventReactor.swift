@@ -6,8 +6,19 @@ import ServiceLifecycle
 
 /// Where a reactor keeps, per source, the sequence up to which every event has been handled.
 public protocol ReactorCursors: Sendable {
+    /// The last sequence of `source` handled in full (0 at first).
     func reactorCursor(source: String) async throws -> UInt64
     func saveReactorCursor(source: String, sequence: UInt64) async throws
+}
+
+/// A store whose database has the `reactor_cursors` table: the two methods come with it.
+public protocol DatabaseReactorCursors: ReactorCursors {
+    var database: DatabasePool { get }
+}
+
+extension DatabaseReactorCursors {
+    public func reactorCursor(source: String) async throws -> UInt64 { try await ReactorCursorTable.cursor(database, source: source) }
+    public func saveReactorCursor(source: String, sequence: UInt64) async throws { try await ReactorCursorTable.save(database, source: source, sequence: sequence) }
 }
 
 /// The `reactor_cursors` table a service's migration creates with `ReactorCursorTable.sql`.

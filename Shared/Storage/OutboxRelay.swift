@@ -12,37 +12,20 @@ public final class OutboxRelay: Service, Sendable {
     private let publisher: EventPublisher
     private let source: String
     private let logger: Logger
-    private let wakeups: AsyncStream<Void>
-    private let wake: AsyncStream<Void>.Continuation
+    private let loop = WakeupLoop()
 
     public init(database: any DatabaseWriter, publisher: EventPublisher, source: String, logger: Logger) {
         self.database = database
         self.publisher = publisher
         self.source = source
         self.logger = logger
-        (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Something was appended: send it now.
-    public func notify() { wake.yield() }
+    public func notify() { loop.notify() }
 
     public func run() async throws {
-        let ticker = Task { [wake] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                wake.yield()
-            }
-        }
-        defer { ticker.cancel() }
-        wake.yield()
-        await withGracefulShutdownHandler {
-            for await _ in wakeups {
-                await drain()
-                if Task.isShuttingDownGracefully { break }
-            }
-        } onGracefulShutdown: { [wake] in
-            wake.finish()
-        }
+        await loop.run(tick: .seconds(1)) { await drain() }
         await drain()  // what the last requests appended
     }
 

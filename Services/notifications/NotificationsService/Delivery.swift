@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Logging
 import ServiceLifecycle
+import Storage
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -49,35 +50,19 @@ public struct WebhookSender: Service {
     let timeout: Duration
     let retryDelays: [Duration]
     let logger: Logger
-    let wake: AsyncStream<Void>
-    let wakeUp: AsyncStream<Void>.Continuation
+    let loop = WakeupLoop()
 
     public init(store: NotificationStore, timeout: Duration, retryDelays: [Duration], logger: Logger) {
         self.store = store
         self.timeout = timeout
         self.retryDelays = retryDelays
         self.logger = logger
-        (wake, wakeUp) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
-    public func notify() { wakeUp.yield() }
+    public func notify() { loop.notify() }
 
     public func run() async throws {
-        let ticker = Task { [wakeUp] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(500))
-                wakeUp.yield()
-            }
-        }
-        defer { ticker.cancel() }
-        await withGracefulShutdownHandler {
-            for await _ in wake {
-                await sendDue()
-                if Task.isShuttingDownGracefully { break }
-            }
-        } onGracefulShutdown: { [wakeUp] in
-            wakeUp.finish()
-        }
+        await loop.run(tick: .milliseconds(500)) { await sendDue() }
     }
 
     /// Every due delivery, several at once (one slow receiver does not hold up the others).

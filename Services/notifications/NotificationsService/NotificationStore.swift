@@ -6,7 +6,7 @@ import Storage
 /// Notifications in one SQLite file: each user's inbox, push tokens, the operator's webhooks and
 /// their deliveries (pending, delivered, dead), the riders of open orders, the reactor's cursors,
 /// and the outbox of `notification.<user>` and `device.command.<device>` events.
-public final class NotificationStore: ReactorCursors, Sendable {
+public final class NotificationStore: DatabaseReactorCursors, Sendable {
     public let database: DatabasePool
 
     public init(path: String) throws {
@@ -163,9 +163,6 @@ public final class NotificationStore: ReactorCursors, Sendable {
             try Delivery.fetch(db, sql: "SELECT d.*, w.url, w.secret FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?", arguments: [id]).first
         }
     }
-
-    public func reactorCursor(source: String) async throws -> UInt64 { try await ReactorCursorTable.cursor(database, source: source) }
-    public func saveReactorCursor(source: String, sequence: UInt64) async throws { try await ReactorCursorTable.save(database, source: source, sequence: sequence) }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 }

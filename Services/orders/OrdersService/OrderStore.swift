@@ -9,7 +9,7 @@ import Synchronization
 /// Orders in one SQLite file: each order's document as JSON with the columns queries need, the
 /// current offers, and the outbox of `order.status.*` events — every change and its event in one
 /// transaction.
-public final class OrderStore: ReactorCursors, Sendable {
+public final class OrderStore: DatabaseReactorCursors, Sendable {
     public let database: DatabasePool
     /// Orders as last committed, by id. A read takes an order's version column (cheap) and
     /// decodes the document only when the version differs — another writer moved it on, or it is
@@ -165,15 +165,6 @@ public final class OrderStore: ReactorCursors, Sendable {
                 """, arguments: [openLimit])
             return OrderStats(byStatus: byStatus, open: open.map(OrderStats.OpenOrder.init))
         }
-    }
-
-    /// The last sequence of `source` the reactor has fully handled (0 at first).
-    public func reactorCursor(source: String) async throws -> UInt64 {
-        try await ReactorCursorTable.cursor(database, source: source)
-    }
-
-    public func saveReactorCursor(source: String, sequence: UInt64) async throws {
-        try await ReactorCursorTable.save(database, source: source, sequence: sequence)
     }
 
     /// The order as stored in `db` now, decoded only when the cache does not hold its version.
