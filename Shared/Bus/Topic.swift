@@ -84,7 +84,13 @@ public enum BusContract {
 
     /// Topic prefixes.
     public enum Topics {
+        /// Everything `orders` publishes: subscribe to this, not to one kind, or a sequence gap is ambiguous.
+        public static let orderEvents = "order."
         public static let orderStatus = "order.status."
+        public static let orderMessage = "order.message."
+        public static let orderRated = "order.rated"
+        public static let orderOffered = "order.offered"
+        public static let orderPaid = "order.paid"
         public static let tripCreated = "trip.created"
         public static let tripDestinationArrival = "trip.destination_arrival"
         public static let tripCompleted = "trip.completed"

@@ -78,6 +78,11 @@ public struct Order: Codable, Sendable, Equatable {
     /// The ride's summary (from the dropoff trip), once `COMPLETED`.
     public var summary: TripSummary?
     public var fare: Fare?
+    /// The fare multiplier quoted at booking (demand near the pickup); absent means 1.
+    public var surge: Double?
+    /// What each side said of the other after `COMPLETED` (`orders.rate`).
+    public var ratingByRider: RatingGiven?
+    public var ratingByDriver: RatingGiven?
 
     public init(id: String, status: OrderStatus, rider: User, pickup: Place, dropoff: Place, createdAt: Date, updatedAt: Date,
                 driver: User? = nil, tripID: String? = nil, offeredTo: [String] = [], declinedBy: [String] = [], offerHistory: [String] = [],
@@ -109,7 +114,9 @@ public struct Order: Codable, Sendable, Equatable {
         case dispatchRound = "dispatch_round"
         case offeredAt = "offered_at"
         case cancelReason = "cancel_reason"
-        case summary, fare
+        case summary, fare, surge
+        case ratingByRider = "rating_by_rider"
+        case ratingByDriver = "rating_by_driver"
     }
 }
 
@@ -119,16 +126,19 @@ public struct Fare: Codable, Sendable, Equatable {
     public var totalCents: Int
     public var distanceMetres: Int
     public var durationSeconds: Int
+    /// The multiplier applied (quoted at booking); absent means 1.
+    public var surge: Double?
 
-    public init(currency: String, totalCents: Int, distanceMetres: Int, durationSeconds: Int) {
+    public init(currency: String, totalCents: Int, distanceMetres: Int, durationSeconds: Int, surge: Double? = nil) {
         self.currency = currency
         self.totalCents = totalCents
         self.distanceMetres = distanceMetres
         self.durationSeconds = durationSeconds
+        self.surge = surge
     }
 
     enum CodingKeys: String, CodingKey {
-        case currency
+        case currency, surge
         case totalCents = "total_cents"
         case distanceMetres = "distance_m"
         case durationSeconds = "duration_s"
@@ -151,16 +161,27 @@ public struct OrderStatusChanged: Codable, Sendable, Equatable {
     }
 }
 
-/// `orders.create`.
+/// `orders.create`. Each place is given as a `Place` or as the id of one of the rider's saved
+/// places (`users.save_place`).
 public struct CreateOrderParams: Codable, Sendable, Equatable {
     public var caller: Caller
-    public var pickup: Place
-    public var dropoff: Place
+    public var pickup: Place?
+    public var dropoff: Place?
+    public var pickupPlaceID: String?
+    public var dropoffPlaceID: String?
 
-    public init(caller: Caller, pickup: Place, dropoff: Place) {
+    public init(caller: Caller, pickup: Place? = nil, dropoff: Place? = nil, pickupPlaceID: String? = nil, dropoffPlaceID: String? = nil) {
         self.caller = caller
         self.pickup = pickup
         self.dropoff = dropoff
+        self.pickupPlaceID = pickupPlaceID
+        self.dropoffPlaceID = dropoffPlaceID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case caller, pickup, dropoff
+        case pickupPlaceID = "pickup_place_id"
+        case dropoffPlaceID = "dropoff_place_id"
     }
 }
 

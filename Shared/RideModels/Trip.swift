@@ -260,7 +260,8 @@ public struct TripEvent: Codable, Sendable, Equatable {
 public enum LifecycleEvent: Decodable, Sendable {
     case order(OrderStatusChanged)
     case arrival(TripEvent)
-    case otherTripEvent
+    /// Any other event of `orders` or `trips` (chat, ratings, offers, payments, other trip events).
+    case other
 
     private enum Keys: String, CodingKey { case order, data }
     private struct TripValue: Decodable { var value: String }
@@ -269,10 +270,10 @@ public enum LifecycleEvent: Decodable, Sendable {
         let container = try decoder.container(keyedBy: Keys.self)
         if container.contains(.order) {
             self = .order(try OrderStatusChanged(from: decoder))
-        } else if try container.decode(TripValue.self, forKey: .data).value == "destination_arrival" {
+        } else if container.contains(.data), try container.decode(TripValue.self, forKey: .data).value == "destination_arrival" {
             self = .arrival(try TripEvent(from: decoder))
         } else {
-            self = .otherTripEvent
+            self = .other
         }
     }
 }

@@ -31,6 +31,8 @@ public struct User: Codable, Sendable, Equatable {
     public var deviceID: String?
     public var car: Car?
     public var createdAt: Date
+    /// The stars others gave them (absent until the first rating).
+    public var rating: UserRating?
 
     public init(id: String, role: UserRole, name: String, phoneNumber: String, deviceID: String? = nil, car: Car? = nil, createdAt: Date) {
         self.id = id
@@ -43,7 +45,7 @@ public struct User: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, role, name, car
+        case id, role, name, car, rating
         case phoneNumber = "phone_number"
         case deviceID = "device_id"
         case createdAt = "created_at"

@@ -92,6 +92,7 @@ struct AppRoutes {
                 return try await platform.forward(BusContract.Service.orders, op, .object(params))
             }
         }
+        registerRideExtras(routes)
         routes.on(.get, "orders/{id}/share") { _, context in
             let order = try await platform.call(BusContract.Service.orders, "get", .object(try context.orderParams()), as: Order.self)
             guard let tripID = order.tripID else {
@@ -106,6 +107,59 @@ struct AppRoutes {
                 throw GatewayError(.conflict, "not_completed", "order \(order.id) is \(order.status.rawValue); its summary comes with COMPLETED")
             }
             return try JSONBody.response(RideSummary(orderID: order.id, summary: summary, fare: order.fare))
+        }
+    }
+
+    /// What a taxi app adds (AxRide): chat, ratings, payments, history, earnings, fare estimates, saved places.
+    func registerRideExtras(_ routes: RecordedRoutes) {
+        routes.on(.get, "orders/{id}/messages") { request, context in
+            var params = try context.orderParams()
+            if let after = try RequestJSON.number(request, "after") { params["after"] = .number(after) }
+            if let limit = try RequestJSON.number(request, "limit") { params["limit"] = .number(limit) }
+            return try await platform.forward(BusContract.Service.orders, "messages", .object(params))
+        }
+        routes.on(.post, "orders/{id}/messages") { request, context in
+            var params = try context.orderParams()
+            params["text"] = try await RequestJSON.object(request, context: context)["text"] ?? .null
+            return try await platform.forward(BusContract.Service.orders, "send_message", .object(params))
+        }
+        routes.on(.post, "orders/{id}/rating") { request, context in
+            var params = try context.orderParams()
+            let body = try await RequestJSON.object(request, context: context)
+            params["stars"] = body["stars"] ?? .null
+            params["comment"] = body["comment"]
+            return try await platform.forward(BusContract.Service.orders, "rate", .object(params))
+        }
+        routes.on(.get, "orders/{id}/payment") { _, context in
+            try await platform.forward(BusContract.Service.orders, "payment", .object(try context.orderParams()))
+        }
+        routes.on(.post, "fares/estimate") { request, context in
+            var body = try await RequestJSON.object(request, context: context)
+            body["caller"] = try context.caller()
+            return try await platform.forward(BusContract.Service.orders, "estimate", .object(body))
+        }
+        routes.on(.get, "me/history") { request, context in
+            var params: [String: JSONValue] = ["caller": try context.caller()]
+            if let before = request.uri.queryParameters.get("before") { params["before"] = .string(before) }
+            if let limit = try RequestJSON.number(request, "limit") { params["limit"] = .number(limit) }
+            return try await platform.forward(BusContract.Service.orders, "history", .object(params))
+        }
+        routes.on(.get, "me/earnings") { request, context in
+            var params: [String: JSONValue] = ["caller": try context.caller()]
+            if let days = try RequestJSON.number(request, "days") { params["days"] = .number(days) }
+            return try await platform.forward(BusContract.Service.orders, "earnings", .object(params))
+        }
+        routes.on(.get, "me/places") { _, context in
+            try await platform.forward(BusContract.Service.users, "places", ["user_id": .string(try context.requireUser().id)])
+        }
+        routes.on(.post, "me/places") { request, context in
+            var body = try await RequestJSON.object(request, context: context)
+            body["user_id"] = .string(try context.requireUser().id)
+            return try await platform.forward(BusContract.Service.users, "save_place", .object(body))
+        }
+        routes.on(.delete, "me/places/{place_id}") { _, context in
+            try await platform.forward(BusContract.Service.users, "delete_place",
+                                       ["user_id": .string(try context.requireUser().id), "id": .string(try context.parameters.require("place_id"))])
         }
     }
 

@@ -9,10 +9,11 @@ import ServiceLifecycle
 /// - `status`: an `order.status.*` event (`sequence`, `order`, `previous_status`).
 /// - `location`: the driver's position (`device_id`, `location`, `recorded_at`, `speed`, `accuracy`, `bearing`).
 /// - `eta`: the current trip's estimate (`trip_id`, `estimate`).
+/// - `chat`: a message of the order's chat (`message`: id, number, sender, text, sent_at).
 typealias LiveMessage = [String: JSONValue]
 
 /// The gateway's one subscription to the bus, fanned out to the WebSocket connections watching
-/// orders: `order.status.` and `trip.eta` for everyone, `device.location.<id>` only for the
+/// orders: `order.` (statuses and chat) and `trip.eta` for everyone, `device.location.<id>` only for the
 /// drivers of watched orders (the bus filters the rest out). A sequence gap in the `orders`
 /// source is filled through `orders.events` before going on, so no watched status is lost.
 actor LiveHub {
@@ -100,10 +101,10 @@ actor LiveHub {
         if event.type == "notification", let userID = data["user_id"]?.stringValue {
             let message: LiveMessage = ["type": "notification", "notification": data]
             for continuation in userWatchers[userID]?.values ?? [:].values { continuation.yield(message) }
-        } else if event.source == BusContract.Service.orders, let order = data["order"], let orderID = order["id"]?.stringValue {
+        } else if let (orderID, message) = Self.orderMessage(event) {
             guard watchers[orderID] != nil else { return }
-            if let decoded = try? order.decode(Order.self) { track(decoded) }
-            send(Self.status(sequence: event.sequence, data), to: orderID)
+            if message["type"] == "status", let decoded = try? data["order"]?.decode(Order.self) { track(decoded) }
+            send(message, to: orderID)
         } else if event.type == "trip.eta", let orderID = data["data"]?["trip_metadata"]?["order_id"]?.stringValue, watchers[orderID] != nil {
             var message: LiveMessage = ["type": "eta", "order_id": .string(orderID)]
             message["trip_id"] = data["data"]?["trip_id"]
@@ -117,6 +118,17 @@ actor LiveHub {
                 send(message, to: orderID)
             }
         }
+    }
+
+    /// The message an `orders` event makes for the watchers of its order: a status or a chat message.
+    static func orderMessage(_ event: CloudEvent<JSONValue>) -> (orderID: String, message: LiveMessage)? {
+        guard event.source == BusContract.Service.orders else { return nil }
+        let data = event.data
+        if event.type == "order.status", let orderID = data["order"]?["id"]?.stringValue { return (orderID, status(sequence: event.sequence, data)) }
+        if event.type == "order.message", let orderID = data["message"]?["order_id"]?.stringValue {
+            return (orderID, ["type": "chat", "order_id": .string(orderID), "sequence": .number(Double(event.sequence)), "message": data["message"] ?? .null])
+        }
+        return nil
     }
 
     static func status(sequence: UInt64, _ data: JSONValue) -> LiveMessage {

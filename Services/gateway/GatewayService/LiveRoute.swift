@@ -92,9 +92,10 @@ struct LiveRoute {
         if let after = request.uri.queryParameters.get("after").flatMap(UInt64.init),
            let missed = try await OrderEvents.fetch(platform, after: after) {
             var version = 0
-            for event in missed where event.data["order"]?["id"]?.stringValue == orderID {
-                try await outbound.write(.text(Self.text(LiveHub.status(sequence: event.sequence, event.data))))
-                version = event.data["order"]?["version"]?.numberValue.map(Int.init) ?? version
+            for event in missed {
+                guard let (about, message) = LiveHub.orderMessage(event), about == orderID else { continue }
+                try await outbound.write(.text(Self.text(message)))
+                version = message["order"]?["version"]?.numberValue.map(Int.init) ?? version
             }
             await hub.track(try await order(context))
             return (missed.last?.sequence ?? after, version)

@@ -821,7 +821,7 @@ enum OpenAPIDocument {
             }
           }
         },
-        "description": "Text messages, one JSON object each, with `type`: `snapshot` {sequence, order} first (without `after`); `status` {sequence, order, previous_status} for every status change, once each, in order; `location` {order_id, device_id, location, recorded_at, speed, accuracy, bearing}; `eta` {order_id, trip_id, estimate}. Authorization is checked once the connection is open: a refused connection receives one message {\"type\":\"error\",\"status\":401|403|404|422,\"error\":{\"code\",\"message\"}} and is closed with code 4000 + status.",
+        "description": "Text messages, one JSON object each, with `type`: `snapshot` {sequence, order} first (without `after`); `status` {sequence, order, previous_status} for every status change, once each, in order; `location` {order_id, device_id, location, recorded_at, speed, accuracy, bearing}; `eta` {order_id, trip_id, estimate}; `chat` {order_id, sequence, message} for every chat message (also replayed after `after`). Authorization is checked once the connection is open: a refused connection receives one message {\"type\":\"error\",\"status\":401|403|404|422,\"error\":{\"code\",\"message\"}} and is closed with code 4000 + status.",
         "parameters": [
           {
             "name": "id",
@@ -1454,6 +1454,539 @@ enum OpenAPIDocument {
           }
         ]
       }
+    },
+    "/v1/orders/{id}/messages": {
+      "get": {
+        "summary": "The order's chat (rider and driver only; read-only after the ride)",
+        "tags": [
+          "chat"
+        ],
+        "responses": {
+          "200": {
+            "description": "the messages after ?after, oldest first",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ChatMessages"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "an error: 400 not JSON, 401 no or bad token, 403 not yours, 404 unknown, 409 wrong status (the message names the current one), 422 a field is wrong (the message names it), 503 a service is down",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "the order's id"
+          },
+          {
+            "name": "after",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer"
+            },
+            "description": "messages after this number (0: from the start)"
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer"
+            },
+            "description": "1 to 500, default 100"
+          }
+        ],
+        "security": [
+          {
+            "bearer": []
+          }
+        ]
+      },
+      "post": {
+        "summary": "Send a message to the other party while a driver is on the order",
+        "tags": [
+          "chat"
+        ],
+        "responses": {
+          "201": {
+            "description": "the message (also sent live on /v1/orders/{id}/live and as a chat_message notification)",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ChatMessage"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "an error: 400 not JSON, 401 no or bad token, 403 not yours, 404 unknown, 409 wrong status (the message names the current one), 422 a field is wrong (the message names it), 503 a service is down",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "text": {
+                    "type": "string",
+                    "maxLength": 2000
+                  }
+                },
+                "required": [
+                  "text"
+                ]
+              }
+            }
+          }
+        },
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "the order's id"
+          }
+        ],
+        "security": [
+          {
+            "bearer": []
+          }
+        ]
+      }
+    },
+    "/v1/orders/{id}/rating": {
+      "post": {
+        "summary": "Rate the other party of a COMPLETED ride, once (1–5 stars)",
+        "tags": [
+          "ratings"
+        ],
+        "responses": {
+          "200": {
+            "description": "the order with the rating",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Order"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "an error: 400 not JSON, 401 no or bad token, 403 not yours, 404 unknown, 409 wrong status (the message names the current one), 422 a field is wrong (the message names it), 503 a service is down",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "stars": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 5
+                  },
+                  "comment": {
+                    "type": "string",
+                    "maxLength": 500
+                  }
+                },
+                "required": [
+                  "stars"
+                ]
+              }
+            }
+          }
+        },
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "the order's id"
+          }
+        ],
+        "security": [
+          {
+            "bearer": []
+          }
+        ]
+      }
+    },
+    "/v1/orders/{id}/payment": {
+      "get": {
+        "summary": "The payment of a COMPLETED ride (404 no_payment before)",
+        "tags": [
+          "payments"
+        ],
+        "responses": {
+          "200": {
+            "description": "the payment record",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Payment"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "an error: 400 not JSON, 401 no or bad token, 403 not yours, 404 unknown, 409 wrong status (the message names the current one), 422 a field is wrong (the message names it), 503 a service is down",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "the order's id"
+          }
+        ],
+        "security": [
+          {
+            "bearer": []
+          }
+        ]
+      }
+    },
+    "/v1/fares/estimate": {
+      "post": {
+        "summary": "What a ride would cost now (riders; surge included)",
+        "tags": [
+          "payments"
+        ],
+        "responses": {
+          "200": {
+            "description": "the estimate",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FareEstimate"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "an error: 400 not JSON, 401 no or bad token, 403 not yours, 404 unknown, 409 wrong status (the message names the current one), 422 a field is wrong (the message names it), 503 a service is down",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/Booking"
+              }
+            }
+          }
+        },
+        "security": [
+          {
+            "bearer": []
+          }
+        ]
+      }
+    },
+    "/v1/me/history": {
+      "get": {
+        "summary": "My finished rides, newest first, with route summary, fare, ratings and payment",
+        "tags": [
+          "history"
+        ],
+        "responses": {
+          "200": {
+            "description": "a page of rides",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RideHistory"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "an error: 400 not JSON, 401 no or bad token, 403 not yours, 404 unknown, 409 wrong status (the message names the current one), 422 a field is wrong (the message names it), 503 a service is down",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "parameters": [
+          {
+            "name": "before",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "next_before of the previous page"
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer"
+            },
+            "description": "1 to 100, default 20"
+          }
+        ],
+        "security": [
+          {
+            "bearer": []
+          }
+        ]
+      }
+    },
+    "/v1/me/earnings": {
+      "get": {
+        "summary": "A driver's earnings per day (UTC)",
+        "tags": [
+          "payments"
+        ],
+        "responses": {
+          "200": {
+            "description": "days with rides, newest first",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Earnings"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "an error: 400 not JSON, 401 no or bad token, 403 not yours, 404 unknown, 409 wrong status (the message names the current one), 422 a field is wrong (the message names it), 503 a service is down",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "parameters": [
+          {
+            "name": "days",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer"
+            },
+            "description": "how many days back, 1 to 366, default 7"
+          }
+        ],
+        "security": [
+          {
+            "bearer": []
+          }
+        ]
+      }
+    },
+    "/v1/me/places": {
+      "get": {
+        "summary": "My saved places",
+        "tags": [
+          "places"
+        ],
+        "responses": {
+          "200": {
+            "description": "the places, oldest first",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SavedPlaces"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "an error: 400 not JSON, 401 no or bad token, 403 not yours, 404 unknown, 409 wrong status (the message names the current one), 422 a field is wrong (the message names it), 503 a service is down",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "security": [
+          {
+            "bearer": []
+          }
+        ]
+      },
+      "post": {
+        "summary": "Save a place (home and work replace the previous one; other needs a name)",
+        "tags": [
+          "places"
+        ],
+        "responses": {
+          "201": {
+            "description": "the saved place",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SavedPlace"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "an error: 400 not JSON, 401 no or bad token, 403 not yours, 404 unknown, 409 wrong status (the message names the current one), 422 a field is wrong (the message names it), 503 a service is down",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "label": {
+                    "type": "string",
+                    "enum": [
+                      "home",
+                      "work",
+                      "other"
+                    ]
+                  },
+                  "name": {
+                    "type": "string"
+                  },
+                  "place": {
+                    "$ref": "#/components/schemas/Place"
+                  }
+                },
+                "required": [
+                  "label",
+                  "place"
+                ]
+              }
+            }
+          }
+        },
+        "security": [
+          {
+            "bearer": []
+          }
+        ]
+      }
+    },
+    "/v1/me/places/{place_id}": {
+      "delete": {
+        "summary": "Delete a saved place",
+        "tags": [
+          "places"
+        ],
+        "responses": {
+          "200": {
+            "description": "the places left",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SavedPlaces"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "an error: 400 not JSON, 401 no or bad token, 403 not yours, 404 unknown, 409 wrong status (the message names the current one), 422 a field is wrong (the message names it), 503 a service is down",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "parameters": [
+          {
+            "name": "place_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            },
+            "description": "the saved place's id"
+          }
+        ],
+        "security": [
+          {
+            "bearer": []
+          }
+        ]
+      }
     }
   },
   "components": {
@@ -1524,6 +2057,9 @@ enum OpenAPIDocument {
           "created_at": {
             "type": "string",
             "format": "date-time"
+          },
+          "rating": {
+            "$ref": "#/components/schemas/UserRating"
           }
         },
         "required": [
@@ -1664,18 +2200,21 @@ enum OpenAPIDocument {
       },
       "Booking": {
         "type": "object",
+        "description": "each place as a Place or as the id of a saved place (GET /v1/me/places)",
         "properties": {
           "pickup": {
             "$ref": "#/components/schemas/Place"
           },
           "dropoff": {
             "$ref": "#/components/schemas/Place"
+          },
+          "pickup_place_id": {
+            "type": "string"
+          },
+          "dropoff_place_id": {
+            "type": "string"
           }
-        },
-        "required": [
-          "pickup",
-          "dropoff"
-        ]
+        }
       },
       "Fare": {
         "type": "object",
@@ -1686,13 +2225,23 @@ enum OpenAPIDocument {
           "total_cents": {
             "type": "integer"
           },
-          "distance_metres": {
+          "distance_m": {
             "type": "integer"
           },
-          "duration_seconds": {
+          "duration_s": {
             "type": "integer"
+          },
+          "surge": {
+            "type": "number",
+            "description": "the multiplier quoted at booking; absent means 1"
           }
-        }
+        },
+        "required": [
+          "currency",
+          "total_cents",
+          "distance_m",
+          "duration_s"
+        ]
       },
       "Order": {
         "type": "object",
@@ -1754,6 +2303,16 @@ enum OpenAPIDocument {
           "updated_at": {
             "type": "string",
             "format": "date-time"
+          },
+          "surge": {
+            "type": "number",
+            "description": "the fare multiplier quoted at booking (demand near the pickup); absent means 1"
+          },
+          "rating_by_rider": {
+            "$ref": "#/components/schemas/Rating"
+          },
+          "rating_by_driver": {
+            "$ref": "#/components/schemas/Rating"
           }
         },
         "required": [
@@ -2048,6 +2607,322 @@ enum OpenAPIDocument {
           "title",
           "body",
           "created_at"
+        ]
+      },
+      "Rating": {
+        "type": "object",
+        "properties": {
+          "stars": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 5
+          },
+          "comment": {
+            "type": "string"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        },
+        "required": [
+          "stars",
+          "created_at"
+        ]
+      },
+      "UserRating": {
+        "type": "object",
+        "properties": {
+          "average": {
+            "type": "number"
+          },
+          "count": {
+            "type": "integer"
+          }
+        },
+        "required": [
+          "average",
+          "count"
+        ]
+      },
+      "ChatMessage": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "order_id": {
+            "type": "string"
+          },
+          "number": {
+            "type": "integer",
+            "description": "1, 2, 3… within the order"
+          },
+          "sender_id": {
+            "type": "string"
+          },
+          "sender_role": {
+            "type": "string",
+            "enum": [
+              "rider",
+              "driver"
+            ]
+          },
+          "recipient_id": {
+            "type": "string"
+          },
+          "text": {
+            "type": "string"
+          },
+          "sent_at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        },
+        "required": [
+          "id",
+          "order_id",
+          "number",
+          "sender_id",
+          "sender_role",
+          "recipient_id",
+          "text",
+          "sent_at"
+        ]
+      },
+      "ChatMessages": {
+        "type": "object",
+        "properties": {
+          "order_id": {
+            "type": "string"
+          },
+          "open": {
+            "type": "boolean",
+            "description": "false once the ride is over: the chat is read-only"
+          },
+          "messages": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ChatMessage"
+            }
+          }
+        },
+        "required": [
+          "order_id",
+          "open",
+          "messages"
+        ]
+      },
+      "Payment": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "order_id": {
+            "type": "string"
+          },
+          "rider_id": {
+            "type": "string"
+          },
+          "driver_id": {
+            "type": "string"
+          },
+          "provider": {
+            "type": "string"
+          },
+          "provider_reference": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          },
+          "amount_cents": {
+            "type": "integer"
+          },
+          "driver_earnings_cents": {
+            "type": "integer"
+          },
+          "commission_cents": {
+            "type": "integer"
+          },
+          "captured_at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        },
+        "required": [
+          "id",
+          "order_id",
+          "provider",
+          "provider_reference",
+          "currency",
+          "amount_cents",
+          "driver_earnings_cents",
+          "commission_cents",
+          "captured_at"
+        ]
+      },
+      "FareEstimate": {
+        "type": "object",
+        "properties": {
+          "currency": {
+            "type": "string"
+          },
+          "total_cents": {
+            "type": "integer"
+          },
+          "distance_m": {
+            "type": "integer"
+          },
+          "duration_s": {
+            "type": "integer"
+          },
+          "surge": {
+            "type": "number"
+          },
+          "pickup": {
+            "$ref": "#/components/schemas/Place"
+          },
+          "dropoff": {
+            "$ref": "#/components/schemas/Place"
+          }
+        },
+        "required": [
+          "currency",
+          "total_cents",
+          "distance_m",
+          "duration_s",
+          "surge",
+          "pickup",
+          "dropoff"
+        ]
+      },
+      "RideHistory": {
+        "type": "object",
+        "properties": {
+          "rides": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "order": {
+                  "$ref": "#/components/schemas/Order"
+                },
+                "payment": {
+                  "$ref": "#/components/schemas/Payment"
+                }
+              },
+              "required": [
+                "order"
+              ]
+            }
+          },
+          "next_before": {
+            "type": "string",
+            "description": "pass as ?before= for the next page; absent on the last"
+          }
+        },
+        "required": [
+          "rides"
+        ]
+      },
+      "Earnings": {
+        "type": "object",
+        "properties": {
+          "driver_id": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          },
+          "total_cents": {
+            "type": "integer"
+          },
+          "days": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "day": {
+                  "type": "string",
+                  "description": "YYYY-MM-DD, UTC"
+                },
+                "rides": {
+                  "type": "integer"
+                },
+                "fares_cents": {
+                  "type": "integer"
+                },
+                "earnings_cents": {
+                  "type": "integer"
+                }
+              },
+              "required": [
+                "day",
+                "rides",
+                "fares_cents",
+                "earnings_cents"
+              ]
+            }
+          }
+        },
+        "required": [
+          "driver_id",
+          "currency",
+          "days",
+          "total_cents"
+        ]
+      },
+      "SavedPlace": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "user_id": {
+            "type": "string"
+          },
+          "label": {
+            "type": "string",
+            "enum": [
+              "home",
+              "work",
+              "other"
+            ]
+          },
+          "name": {
+            "type": "string"
+          },
+          "place": {
+            "$ref": "#/components/schemas/Place"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        },
+        "required": [
+          "id",
+          "user_id",
+          "label",
+          "name",
+          "place",
+          "created_at"
+        ]
+      },
+      "SavedPlaces": {
+        "type": "object",
+        "properties": {
+          "places": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/SavedPlace"
+            }
+          }
+        },
+        "required": [
+          "places"
         ]
       }
     },

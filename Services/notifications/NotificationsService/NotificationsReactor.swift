@@ -28,7 +28,15 @@ struct NotificationsReactor {
         var rider: (String, String)?
         var webhookItem: JSONValue?
         do {
-            if event.source == BusContract.Service.orders {
+            if event.source == BusContract.Service.orders, event.type != "order.status" {
+                switch event.type {
+                case "order.message": notifications = [NotificationRules.message(try event.data.decode(ChatMessageSent.self).message)]
+                case "order.offered": notifications = NotificationRules.offered(try event.data.decode(OrderOffered.self), at: event.time)
+                case "order.rated": notifications = [NotificationRules.rated(try event.data.decode(OrderRated.self))]
+                case "order.paid": notifications = [NotificationRules.paid(try event.data.decode(OrderPaid.self).payment)]
+                default: break
+                }
+            } else if event.source == BusContract.Service.orders {
                 let change = try event.data.decode(OrderStatusChanged.self)
                 (notifications, commands) = NotificationRules.reactions(to: change, at: event.time)
                 if change.order.status == .accepted { rider = (change.order.id, change.order.rider.id) }

@@ -17,6 +17,7 @@ struct OrderReactions: Sendable {
     let store: OrderStore
     let platform: ServiceClient
     let relay: OutboxRelay
+    let payments: PaymentCapture
     let logger: Logger
     /// The destination radius of both legs' trips, in metres.
     var arrivalRadius = 30.0
@@ -27,6 +28,10 @@ struct OrderReactions: Sendable {
         case .accepted: await retrying("pickup trip", order.id) { try await startLeg(.pickup, orderID: order.id) }
         case .startedRide: await retrying("dropoff trip", order.id) { try await startLeg(.dropoff, orderID: order.id) }
         case .cancelled: await retrying("cancellation cleanup", order.id) { try await cleanUpCancelled(orderID: order.id) }
+        case .completed:
+            await retrying("payment", order.id) {
+                if try await payments.capture(order) != nil { relay.notify() }
+            }
         default: break
         }
     }

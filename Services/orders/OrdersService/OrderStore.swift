@@ -51,6 +51,26 @@ public final class OrderStore: DatabaseReactorCursors, Sendable {
             -- (the same as ReactorCursorTable.sql).
             CREATE TABLE reactor_cursors (source TEXT PRIMARY KEY NOT NULL, sequence INTEGER NOT NULL);
             """),
+        ("v3", """
+            -- The chat of each order, numbered 1, 2, 3… per order.
+            CREATE TABLE messages (
+                order_id TEXT NOT NULL,
+                number INTEGER NOT NULL,
+                document TEXT NOT NULL,
+                PRIMARY KEY (order_id, number)
+            ) WITHOUT ROWID;
+            -- One payment per completed order; `day` (UTC) for a driver's earnings per day.
+            CREATE TABLE payments (
+                order_id TEXT PRIMARY KEY NOT NULL,
+                driver_id TEXT NOT NULL,
+                rider_id TEXT NOT NULL,
+                day TEXT NOT NULL,
+                amount_cents INTEGER NOT NULL,
+                earnings_cents INTEGER NOT NULL,
+                document TEXT NOT NULL
+            );
+            CREATE INDEX payments_by_driver_day ON payments (driver_id, day);
+            """),
     ]
 
     public enum Failure: Error, Equatable {
@@ -84,9 +104,24 @@ public final class OrderStore: DatabaseReactorCursors, Sendable {
         return order
     }
 
+    /// An event other than the status change that goes out with an order's change (same transaction).
+    public struct SideEvent: Sendable {
+        public var topic: String
+        public var type: String
+        public var data: any Encodable & Sendable
+
+        public init(topic: String, type: String, data: any Encodable & Sendable) {
+            self.topic = topic
+            self.type = type
+            self.data = data
+        }
+    }
+
     /// Changes an order in one transaction: `body` sees the current order and changes it or
-    /// throws (nothing is written). The version grows by one; a new status gets its event.
-    public func change(id: String, now: Date = Date(), _ body: @escaping @Sendable (inout Order) throws -> Void) async throws -> (order: Order, previous: OrderStatus) {
+    /// throws (nothing is written). The version grows by one; a new status gets its event, and
+    /// `sideEvents(before, after)` any others.
+    public func change(id: String, now: Date = Date(), sideEvents: @escaping @Sendable (Order, Order) -> [SideEvent] = { _, _ in [] },
+                       _ body: @escaping @Sendable (inout Order) throws -> Void) async throws -> (order: Order, previous: OrderStatus) {
         let changed: (order: Order, previous: OrderStatus) = try await database.write { db in
             guard var order = try self.fetch(db, id: id) else { throw Failure.unknownOrder }
             let previous = order.status
@@ -103,6 +138,9 @@ public final class OrderStore: DatabaseReactorCursors, Sendable {
             if order.status != previous {
                 try Outbox.append(db, topic: BusContract.Topics.orderStatus + order.status.rawValue, type: "order.status",
                                   data: EncodedStatusChange(document: document, previousStatus: previous), time: now)
+            }
+            for event in sideEvents(before, order) {
+                _ = try Outbox.append(db, topic: event.topic, type: event.type, data: event.data, time: now)
             }
             return (order, previous)
         }

@@ -27,7 +27,10 @@ struct OrdersOps {
     let relay: OutboxRelay
     let dispatch: DispatchSettings
     let fares: FareSchedule
+    let surge: SurgePolicy
+    let payments: PaymentCapture
     let logger: Logger
+    let routes = RouteModel()
 
     func router(instance: String) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.orders, instance: instance)
@@ -39,12 +42,7 @@ struct OrdersOps {
         }
         router.on("list") { (params: ListOrdersParams, _) -> OrderList in try await list(params) }
         router.on("accept") { (params: OrderParams, _) -> Order in try await accept(params) }
-        router.on("decline") { (params: OrderParams, _) -> Order in
-            try await transition(.decline, params) { order in
-                order.offeredTo.removeAll { $0 == params.caller.id }
-                order.declinedBy.append(params.caller.id)
-            }
-        }
+        router.on("decline") { (params: OrderParams, _) -> Order in try await decline(params) }
         router.on("start_ride") { (params: OrderParams, _) -> Order in try await transition(.startRide, params) }
         router.on("end_ride") { (params: OrderParams, _) -> Order in try await endRide(params) }
         router.on("cancel") { (params: OrderParams, _) -> Order in
@@ -53,6 +51,46 @@ struct OrdersOps {
                 order.cancelReason = params.reason
                 order.offeredTo = []
             }
+        }
+        router.on("estimate") { (params: EstimateParams, _) -> FareEstimate in try await estimate(params) }
+        router.on("send_message") { (params: SendMessageParams, _) -> Replied<ChatMessage> in
+            Replied(status: Status.created, body: try await sendMessage(params))
+        }
+        router.on("messages") { (params: MessagesParams, _) -> ChatMessages in
+            let limit = try Self.limit(params.limit, default: 100, maximum: 500)
+            let after = params.after ?? 0
+            guard after >= 0 else { throw ServiceError.unprocessable("invalid_params", "after: must be 0 or a message number, got \(after)") }
+            let order = try await existing(params.id)
+            guard ConversationRules.canRead(params.caller, order) else { throw forbidden("only the rider and the driver of order \(order.id) read its chat") }
+            return ChatMessages(orderID: order.id, open: order.status.hasDriver, messages: try await store.messages(orderID: order.id, after: after, limit: limit))
+        }
+        router.on("rate") { (params: RateParams, _) -> Order in try await rate(params) }
+        router.on("history") { (params: HistoryParams, _) -> RideHistory in
+            let limit = try Self.limit(params.limit, default: 20, maximum: 100)
+            var before: OrderStore.HistoryCursor?
+            if let text = params.before {
+                guard let cursor = OrderStore.HistoryCursor(text) else {
+                    throw ServiceError.unprocessable("invalid_params", "before: must be a next_before value from a previous page")
+                }
+                before = cursor
+            }
+            return try await store.history(of: params.caller, before: before, limit: limit)
+        }
+        router.on("earnings") { (params: EarningsParams, _) -> DriverEarnings in
+            guard params.caller.role == .driver else { throw forbidden("earnings are a driver's") }
+            let days = params.days ?? 7
+            guard (1...366).contains(days) else { throw ServiceError.unprocessable("invalid_params", "days: must be from 1 to 366, got \(days)") }
+            let first = UTCDay.string(Date().addingTimeInterval(-Double(days - 1) * 86_400))
+            let perDay = try await store.earnings(driverID: params.caller.id, from: first)
+            return DriverEarnings(driverID: params.caller.id, currency: fares.currency, days: perDay, totalCents: perDay.reduce(0) { $0 + $1.earningsCents })
+        }
+        router.on("payment") { (params: OrderParams, _) -> Payment in
+            let order = try await existing(params.id)
+            guard OrderStateMachine.canView(order.facts, by: OrderActor(params.caller)) else { throw forbidden("this order is not yours") }
+            guard let payment = try await store.payment(orderID: order.id) else {
+                throw ServiceError.notFound("no_payment", "order \(order.id) has no payment yet (status \(order.status.rawValue)); it is charged once COMPLETED")
+            }
+            return payment
         }
         router.on("events") { (query: EventsQuery, _) -> EventsPage in
             try await store.database.read { db in try Outbox.page(db, source: BusContract.Service.orders, query: query) }
@@ -70,11 +108,14 @@ struct OrdersOps {
 
     func create(_ params: CreateOrderParams) async throws -> Order {
         guard params.caller.role == .rider else { throw forbidden("only a rider may book a ride") }
-        if let problem = PlaceRules.problem(pickup: params.pickup, dropoff: params.dropoff) { throw ServiceError.unprocessable("invalid_params", problem) }
+        let (pickup, dropoff) = try await places(of: params.caller, pickup: params.pickup, pickupID: params.pickupPlaceID,
+                                                 dropoff: params.dropoff, dropoffID: params.dropoffPlaceID)
         let rider = try await user(params.caller.id, role: .rider)
+        let multiplier = await surgeMultiplier(at: pickup, counting: 1)
         let now = Date()
-        var order = Order(id: OrderID.make(), status: .new, rider: rider, pickup: params.pickup, dropoff: params.dropoff, createdAt: now, updatedAt: now)
-        order.offeredTo = await nearestDrivers(to: params.pickup, radius: dispatch.radius, excluding: [])
+        var order = Order(id: OrderID.make(), status: .new, rider: rider, pickup: pickup, dropoff: dropoff, createdAt: now, updatedAt: now)
+        order.surge = multiplier > 1 ? multiplier : nil
+        order.offeredTo = await nearestDrivers(to: pickup, radius: dispatch.radius, excluding: [])
         order.offerHistory = order.offeredTo
         order.dispatchRound = 1
         order.offeredAt = now
@@ -125,8 +166,9 @@ struct OrdersOps {
         }
         let summary = trip.summary
         let fare = summary.map { summary in
-            Fare(currency: fares.currency, totalCents: fares.fareCents(metres: Double(summary.distance), seconds: Double(summary.duration)),
-                 distanceMetres: summary.distance, durationSeconds: summary.duration)
+            Fare(currency: fares.currency,
+                 totalCents: fares.fareCents(metres: Double(summary.distance), seconds: Double(summary.duration), surge: current.surge ?? 1),
+                 distanceMetres: summary.distance, durationSeconds: summary.duration, surge: current.surge)
         }
         return try await transition(.endRide, params) { order in
             order.summary = summary
@@ -146,16 +188,147 @@ struct OrdersOps {
         }
     }
 
-    /// Applies `action` by the caller in one transaction, after the state machine says yes.
-    func transition(_ action: OrderAction, _ params: OrderParams, _ change: @escaping @Sendable (inout Order) -> Void = { _ in }) async throws -> Order {
+    /// A driver declines an offer: it goes to the next nearest available driver not yet asked
+    /// (in the same transaction, with `order.offered` so they hear of it).
+    func decline(_ params: OrderParams) async throws -> Order {
+        let current = try await existing(params.id)
+        try check(.decline, current, params.caller)
+        let next = await nearestDrivers(to: current.pickup, radius: dispatch.radius(round: current.dispatchRound ?? 1),
+                                        excluding: current.offerHistory + [params.caller.id], count: 1)
+        return try await transition(.decline, params, { order in
+            order.offeredTo.removeAll { $0 == params.caller.id }
+            order.declinedBy.append(params.caller.id)
+            let fresh = next.filter { !order.offerHistory.contains($0) && !order.declinedBy.contains($0) }
+            order.offeredTo += fresh
+            order.offerHistory += fresh
+        }, sideEvents: Self.offeredEvents)
+    }
+
+    /// `order.offered` for the drivers a change newly offers a `NEW` order to.
+    @Sendable static func offeredEvents(before: Order, after: Order) -> [OrderStore.SideEvent] {
+        let fresh = after.offeredTo.filter { !before.offeredTo.contains($0) }
+        guard after.status == .new, !fresh.isEmpty else { return [] }
+        return [OrderStore.SideEvent(topic: BusContract.Topics.orderOffered, type: "order.offered",
+                                     data: OrderOffered(orderID: after.id, drivers: fresh, pickup: after.pickup, round: after.dispatchRound ?? 1))]
+    }
+
+    func rate(_ params: RateParams) async throws -> Order {
+        if let problem = params.problem { throw ServiceError.unprocessable("invalid_params", problem) }
         let caller = params.caller
         do {
-            let (order, previous) = try await store.change(id: params.id) { order in
+            let (order, _) = try await store.change(id: params.id, sideEvents: { before, after in
+                let given = caller.role == .rider ? after.ratingByRider : after.ratingByDriver
+                let already = caller.role == .rider ? before.ratingByRider : before.ratingByDriver
+                guard let given, already == nil, let ratee = ConversationRules.otherParty(of: caller, on: after) else { return [] }
+                return [OrderStore.SideEvent(topic: BusContract.Topics.orderRated, type: "order.rated",
+                                             data: OrderRated(orderID: after.id, raterID: caller.id, raterRole: caller.role, rateeID: ratee, rating: given))]
+            }) { order in
+                if case .failure(let refusal) = ConversationRules.ratee(of: caller, on: order) { throw Self.error(refusal) }
+                let rating = RatingGiven(stars: params.stars, comment: params.comment, createdAt: Date())
+                if caller.role == .rider { order.ratingByRider = rating } else { order.ratingByDriver = rating }
+            }
+            relay.notify()
+            return order
+        } catch OrderStore.Failure.unknownOrder {
+            throw unknownOrder(params.id)
+        }
+    }
+
+    func sendMessage(_ params: SendMessageParams) async throws -> ChatMessage {
+        if let problem = ConversationRules.problem(withText: params.text) { throw ServiceError.unprocessable("invalid_params", problem) }
+        let caller = params.caller
+        do {
+            let message = try await store.appendMessage(orderID: params.id) { order, number in
+                switch ConversationRules.recipient(of: caller, on: order) {
+                case .failure(let refusal): throw Self.error(refusal)
+                case .success(let recipient):
+                    return ChatMessage(id: "\(order.id)-m\(number)", orderID: order.id, number: number, senderID: caller.id, senderRole: caller.role,
+                                       recipientID: recipient, text: params.text, sentAt: Date())
+                }
+            }
+            relay.notify()
+            return message
+        } catch OrderStore.Failure.unknownOrder {
+            throw unknownOrder(params.id)
+        }
+    }
+
+    static func error(_ refusal: ConversationRules.Refusal) -> ServiceError {
+        switch refusal {
+        case .notAParty: ServiceError.forbidden("forbidden", "only the rider and the driver of this order may do that")
+        case .notNow(let why): ServiceError.conflict("not_now", why)
+        }
+    }
+
+    /// A fare before booking: the route model's distance and duration between the places, at the surge now.
+    func estimate(_ params: EstimateParams) async throws -> FareEstimate {
+        guard params.caller.role == .rider else { throw forbidden("fare estimates are for riders booking a ride") }
+        let (pickup, dropoff) = try await places(of: params.caller, pickup: params.pickup, pickupID: params.pickupPlaceID,
+                                                 dropoff: params.dropoff, dropoffID: params.dropoffPlaceID)
+        let route = routes.estimate(from: GeoPoint(latitude: pickup.latitude, longitude: pickup.longitude),
+                                    to: GeoPoint(latitude: dropoff.latitude, longitude: dropoff.longitude), observedSpeed: nil, now: Date())
+        let multiplier = await surgeMultiplier(at: pickup, counting: 1)
+        return FareEstimate(currency: fares.currency, totalCents: fares.fareCents(metres: Double(route.distance), seconds: Double(route.duration), surge: multiplier),
+                            distanceMetres: route.distance, durationSeconds: route.duration, surge: multiplier, pickup: pickup, dropoff: dropoff)
+    }
+
+    /// Pickup and dropoff, each given as a place or as one of the rider's saved places, checked.
+    func places(of caller: Caller, pickup: Place?, pickupID: String?, dropoff: Place?, dropoffID: String?) async throws -> (Place, Place) {
+        var saved: [SavedPlace]?
+        func resolve(_ place: Place?, _ id: String?, _ field: String) async throws -> Place {
+            switch (place, id) {
+            case (let place?, nil): return place
+            case (nil, let id?):
+                if saved == nil {
+                    saved = try await platform.call(BusContract.Service.users, "places", PlacesParams(userID: caller.id), as: SavedPlaces.self).places
+                }
+                guard let found = saved?.first(where: { $0.id == id }) else {
+                    throw ServiceError.unprocessable("invalid_params", "\(field)_place_id: no saved place \(id.prefix(64)) of this user")
+                }
+                return found.place
+            case (nil, nil): throw ServiceError.unprocessable("invalid_params", "\(field): required (a place, or \(field)_place_id)")
+            case (_?, _?): throw ServiceError.unprocessable("invalid_params", "\(field) and \(field)_place_id: give one, not both")
+            }
+        }
+        let from = try await resolve(pickup, pickupID, "pickup")
+        let to = try await resolve(dropoff, dropoffID, "dropoff")
+        if let problem = PlaceRules.problem(pickup: from, dropoff: to) { throw ServiceError.unprocessable("invalid_params", problem) }
+        return (from, to)
+    }
+
+    /// Surge now at `place`: `NEW` orders waiting near it (plus `counting` not yet stored) against
+    /// the available drivers there. 1 when surge is off or tracking cannot say.
+    func surgeMultiplier(at place: Place, counting extra: Int) async -> Double {
+        guard surge.isOn else { return 1 }
+        let center = GeoPoint(latitude: place.latitude, longitude: place.longitude)
+        let query = NearbyQuery(location: GeoJSONPoint(center), radius: surge.radius, limit: 100, availableOnly: true)
+        do {
+            async let drivers = platform.call(BusContract.Service.tracking, "nearby", query, as: NearbyResult.self, timeout: .seconds(2)).devices.count
+            let waiting = try await store.waitingOrders(near: center, radius: surge.radius) + extra
+            return surge.multiplier(waitingOrders: waiting, availableDrivers: try await drivers)
+        } catch {
+            logger.warning("surge: demand or supply unknown; no surge", metadata: ["error": "\(error)"])
+            return 1
+        }
+    }
+
+    static func limit(_ value: Int?, default fallback: Int, maximum: Int) throws -> Int {
+        let limit = value ?? fallback
+        guard (1...maximum).contains(limit) else { throw ServiceError.unprocessable("invalid_params", "limit: must be from 1 to \(maximum), got \(limit)") }
+        return limit
+    }
+
+    /// Applies `action` by the caller in one transaction, after the state machine says yes.
+    func transition(_ action: OrderAction, _ params: OrderParams, _ change: @escaping @Sendable (inout Order) -> Void = { _ in },
+                    sideEvents: @escaping @Sendable (Order, Order) -> [OrderStore.SideEvent] = { _, _ in [] }) async throws -> Order {
+        let caller = params.caller
+        do {
+            let (order, _) = try await store.change(id: params.id, sideEvents: sideEvents) { order in
                 let next = try Self.decide(action, order, caller)
                 order.status = next
                 change(&order)
             }
-            if order.status != previous { relay.notify() }
+            relay.notify()
             return order
         } catch OrderStore.Failure.unknownOrder {
             throw unknownOrder(params.id)
@@ -206,27 +379,29 @@ struct OrdersOps {
         let round = (order.dispatchRound ?? 1) + 1
         let drivers = await nearestDrivers(to: order.pickup, radius: dispatch.radius(round: round), excluding: order.offerHistory)
         let version = order.version
-        _ = try await store.change(id: order.id, now: now) { order in
+        _ = try await store.change(id: order.id, now: now, sideEvents: Self.offeredEvents) { order in
             guard order.status == .new, order.version == version else { return }
             order.offeredTo = drivers
             order.offerHistory += drivers.filter { !order.offerHistory.contains($0) }
             order.dispatchRound = round
             order.offeredAt = now
         }
+        relay.notify()
     }
 
     /// The nearest available drivers (their devices' `user_id` metadata), nearest first. Tracking
     /// being away leaves the order unoffered rather than failing the booking.
-    func nearestDrivers(to place: Place, radius: Double, excluding declined: [String]) async -> [String] {
+    func nearestDrivers(to place: Place, radius: Double, excluding declined: [String], count: Int? = nil) async -> [String] {
+        let count = count ?? dispatch.drivers
         let query = NearbyQuery(location: GeoJSONPoint(GeoPoint(latitude: place.latitude, longitude: place.longitude)),
-                                radius: radius, limit: max(10, (dispatch.drivers + declined.count) * 2), availableOnly: true)
+                                radius: radius, limit: max(10, (count + declined.count) * 2), availableOnly: true)
         do {
             let result = try await platform.call(BusContract.Service.tracking, "nearby", query, as: NearbyResult.self, timeout: .seconds(2))
             var drivers: [String] = []
             for device in result.devices {
                 guard case .string(let userID)? = device.metadata["user_id"], !declined.contains(userID), !drivers.contains(userID) else { continue }
                 drivers.append(userID)
-                if drivers.count == dispatch.drivers { break }
+                if drivers.count == count { break }
             }
             return drivers
         } catch {
@@ -245,25 +420,6 @@ enum OrderID {
     static func make() -> String {
         var generator = SystemRandomNumberGenerator()
         return "o-" + String(format: "%016llx", generator.next() as UInt64)
-    }
-}
-
-/// What pickup and dropoff places must be. Each problem names the field.
-public enum PlaceRules {
-    public static func problem(latitude: Double, longitude: Double, field: String) -> String? {
-        guard latitude.isFinite, (-90...90).contains(latitude) else { return "\(field).latitude: must be a number from -90 to 90, got \(latitude)" }
-        guard longitude.isFinite, (-180...180).contains(longitude) else { return "\(field).longitude: must be a number from -180 to 180, got \(longitude)" }
-        return nil
-    }
-
-    public static func problem(pickup: Place, dropoff: Place) -> String? {
-        for (place, field) in [(pickup, "pickup"), (dropoff, "dropoff")] {
-            if let problem = problem(latitude: place.latitude, longitude: place.longitude, field: field) { return problem }
-            if let address = place.address, address.count > 300 { return "\(field).address: must be at most 300 characters" }
-        }
-        let distance = GeoPoint(latitude: pickup.latitude, longitude: pickup.longitude).distance(to: GeoPoint(latitude: dropoff.latitude, longitude: dropoff.longitude))
-        if distance < 50 { return "dropoff: must be at least 50 m from pickup, is \(Int(distance)) m" }
-        return nil
     }
 }
 

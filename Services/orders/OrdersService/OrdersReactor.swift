@@ -22,7 +22,7 @@ enum OrdersReactor {
             switch event.data {
             case .order(let change): await reactions.react(to: change.order)
             case .arrival(let arrival): await reactions.react(to: arrival)
-            case .otherTripEvent: break
+            case .other: break
             }
         })
     }

@@ -23,12 +23,14 @@ public struct OrdersServer: Sendable {
         let startedAt = Date()
         var workerOptions = MDPWorker.Options()
         workerOptions.concurrency = settings.concurrency
-        let ops = OrdersOps(store: store, platform: platform, relay: relay, dispatch: settings.dispatch, fares: settings.fares, logger: logger)
+        let payments = PaymentCapture(store: store, provider: try LedgerPaymentProvider(path: settings.ledgerPath), commissionPercent: settings.commissionPercent)
+        let ops = OrdersOps(store: store, platform: platform, relay: relay, dispatch: settings.dispatch, fares: settings.fares, surge: settings.surge,
+                            payments: payments, logger: logger)
         // Every topic of both sources (not just the arrivals of `trips`): only then is a sequence
         // gap a missed event rather than one not subscribed to.
         let statusEvents = try await EventSubscriber<LifecycleEvent>(
-            endpoint: settings.sub, prefixes: [BusContract.Topics.orderStatus, "trip."], logger: logger)
-        let reactor = OrdersReactor.make(reactions: OrderReactions(store: store, platform: platform, relay: relay, logger: logger),
+            endpoint: settings.sub, prefixes: [BusContract.Topics.orderEvents, "trip."], logger: logger)
+        let reactor = OrdersReactor.make(reactions: OrderReactions(store: store, platform: platform, relay: relay, payments: payments, logger: logger),
                                          store: store, platform: platform, subscriber: statusEvents, logger: logger)
         let worker = ServiceWorker(broker: settings.broker, router: ops.router(instance: instance), options: workerOptions, logger: logger)
         let settings = self.settings

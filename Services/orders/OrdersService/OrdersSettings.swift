@@ -11,9 +11,11 @@ public struct RideOrdersCommand: ServiceCommand {
         abstract: "Orders: booking, dispatch to the nearest drivers, and the ride's lifecycle.",
         discussion: """
             Ops on the broker (service "orders"): create, get, list, accept, decline, start_ride, \
-            end_ride, cancel, events, ping. Every op names its caller ({"caller":{"role","id"}}); a \
+            end_ride, cancel, send_message, messages, rate, history, estimate, earnings, payment, \
+            stats, events, ping. Every op names its caller ({"caller":{"role","id"}}); a \
             rider may touch only their own orders, a driver only orders offered to or accepted by \
-            them. Events: order.status.<STATUS> (source orders, from a transactional outbox). \
+            them. Events (source orders, from a transactional outbox): order.status.<STATUS>, \
+            order.message.<order_id>, order.rated, order.offered, order.paid. \
             --http defaults to 0.0.0.0:9102.
 
             Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
@@ -36,6 +38,12 @@ public struct RideOrdersCommand: ServiceCommand {
 
     @Option(name: .customLong("fare"), help: helpWithEnv("Fare schedule: currency,base,per_km,per_minute,minimum (amounts in cents)", env: "RIDE_FARE", default: "USD,250,120,30,500"))
     var fare: String?
+
+    @Option(name: .customLong("surge"), help: helpWithEnv("Surge pricing: maximum,radius_m,step — fares rise by step per waiting order per available driver near the pickup, up to maximum; maximum 1 is off", env: "RIDE_SURGE", default: "1,2000,0.25"))
+    var surge: String?
+
+    @Option(name: .customLong("commission-percent"), help: helpWithEnv("The platform's share of each fare; the driver earns the rest", env: "RIDE_COMMISSION_PERCENT", default: "20"))
+    var commissionPercent: Int?
 
     @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
@@ -61,10 +69,18 @@ public struct RideOrdersCommand: ServiceCommand {
         }
         let fares = FareSchedule(currency: parts[0], baseCents: base, perKilometreCents: perKm, perMinuteCents: perMinute, minimumCents: minimum)
         if let problem = fares.problem { throw ConfigurationError("fare (\(fareSetting.origin)): \(problem)") }
+        let surgeSetting = Setting.resolve(surge, flag: "surge", env: "RIDE_SURGE", default: "1,2000,0.25")
+        let surgeParts = surgeSetting.value.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard surgeParts.count == 3, let maximum = surgeParts[0], let radius = surgeParts[1], let step = surgeParts[2] else {
+            throw ConfigurationError("surge (\(surgeSetting.origin)) '\(surgeSetting.value)' must be maximum,radius_m,step (e.g. 2.5,2000,0.25; maximum 1 is off)")
+        }
+        let surgePolicy = SurgePolicy(maximum: maximum, radius: radius, step: step)
+        if let problem = surgePolicy.problem { throw ConfigurationError("surge (\(surgeSetting.origin)): \(problem)") }
+        let commission = try integerSetting(commissionPercent, flag: "commission-percent", env: "RIDE_COMMISSION_PERCENT", default: 20, range: 0...100)
         return OrdersSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             dataDirectory: Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value,
-            dispatch: dispatch, fares: fares, concurrency: try concurrencySetting(concurrency),
+            dispatch: dispatch, fares: fares, surge: surgePolicy, commissionPercent: commission, concurrency: try concurrencySetting(concurrency),
             http: try common.httpAddress(default: "0.0.0.0:9102"), logFormat: logging.format, logLevel: logging.level)
     }
 }
@@ -77,12 +93,16 @@ public struct OrdersSettings: ServiceSettings {
     public var dataDirectory: String
     public var dispatch: DispatchSettings
     public var fares: FareSchedule
+    public var surge: SurgePolicy
+    public var commissionPercent: Int
     public var concurrency: Int
     public var http: HostPort
     public var logFormat: LogFormat
     public var logLevel: Logger.Level
 
     public var databasePath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("orders.sqlite").path }
+    /// The default payment provider's ledger (a stand-in for a card processor).
+    public var ledgerPath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("ledger.sqlite").path }
 
     public var summary: String {
         """
@@ -91,6 +111,8 @@ public struct OrdersSettings: ServiceSettings {
           database              \(databasePath)
           dispatch              \(dispatch.drivers) nearest available drivers within \(Int(dispatch.radius)) m, widening after \(Int(dispatch.offerTimeout)) s
           fare                  \(fares.currency) base \(fares.baseCents), per km \(fares.perKilometreCents), per minute \(fares.perMinuteCents), minimum \(fares.minimumCents) (cents)
+          surge                 \(surge.isOn ? "up to ×\(surge.maximum) within \(Int(surge.radius)) m, +\(surge.step) per waiting order per driver" : "off")
+          payments              ledger \(ledgerPath), commission \(commissionPercent)%
           concurrency           \(concurrency)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)

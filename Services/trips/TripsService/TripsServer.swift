@@ -1,3 +1,4 @@
+import Geo
 import Bus
 import Foundation
 import Logging

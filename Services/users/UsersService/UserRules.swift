@@ -61,4 +61,14 @@ public enum UserRules {
         }
         return nil
     }
+
+    /// A saved place: `other` needs a name; names are 1 to 60 characters; the place must be valid.
+    public static func problem(with params: SavePlaceParams) -> String? {
+        if params.label == .other, params.name == nil { return "name: required for a place labelled other" }
+        if let name = params.name {
+            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.isEmpty || name.count > 60 { return "name: must be 1 to 60 characters" }
+        }
+        return PlaceRules.problem(place: params.place, field: "place")
+    }
 }

@@ -6,7 +6,7 @@ import Storage
 import Synchronization
 
 /// Users in one SQLite file, with the outbox of `user.*` events in the same database.
-public final class UserStore: Sendable {
+public final class UserStore: DatabaseReactorCursors, Sendable {
     public let database: DatabasePool
     /// Users stored, kept in memory so /health and /metrics never query the database.
     private let storedCount = Atomic<Int>(0)
@@ -32,14 +32,89 @@ public final class UserStore: Sendable {
                     created_at_ms INTEGER NOT NULL,
                     updated_at_ms INTEGER NOT NULL
                 );
-                """)]
+                """),
+        ("v2", """
+            -- Ratings others gave each user (from orders' order.rated events): one per order and
+            -- side, so a replayed event counts once; the sums keep the profile's average cheap.
+            ALTER TABLE users ADD COLUMN rating_sum INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE users ADD COLUMN rating_count INTEGER NOT NULL DEFAULT 0;
+            CREATE TABLE ratings (
+                order_id TEXT NOT NULL,
+                rater_role TEXT NOT NULL,
+                ratee_id TEXT NOT NULL,
+                stars INTEGER NOT NULL,
+                PRIMARY KEY (order_id, rater_role)
+            ) WITHOUT ROWID;
+            CREATE TABLE saved_places (
+                id TEXT PRIMARY KEY NOT NULL,
+                user_id TEXT NOT NULL,
+                label TEXT NOT NULL,
+                document TEXT NOT NULL,
+                created_at_ms INTEGER NOT NULL
+            );
+            CREATE INDEX saved_places_by_user ON saved_places (user_id, created_at_ms);
+            """ + ReactorCursorTable.sql),
+    ]
 
     public enum Failure: Error, Equatable {
         case phoneTaken
         case unknownUser
+        case tooManyPlaces(Int)
+        case unknownPlace
+    }
+
+    /// Counts a rating in the ratee's average, once per order and side; false when it was counted before.
+    @discardableResult
+    public func record(_ rated: OrderRated) async throws -> Bool {
+        try await database.write { db in
+            try db.run("INSERT OR IGNORE INTO ratings (order_id, rater_role, ratee_id, stars) VALUES (?, ?, ?, ?)",
+                       [rated.orderID, rated.raterRole.rawValue, rated.rateeID, rated.rating.stars])
+            guard db.changesCount == 1 else { return false }
+            try db.run("UPDATE users SET rating_sum = rating_sum + ?, rating_count = rating_count + 1 WHERE id = ?", [rated.rating.stars, rated.rateeID])
+            return true
+        }
+    }
+
+    /// How many places one user may save.
+    public static let placesPerUser = 50
+
+    /// Saves a place: `home` and `work` replace the user's previous one (keeping its id); `other` adds one.
+    public func save(_ place: SavedPlace) async throws -> SavedPlace {
+        try await database.write { db in
+            guard try db.value(String.self, "SELECT id FROM users WHERE id = ?", [place.userID]) != nil else { throw Failure.unknownUser }
+            var place = place
+            if place.label != .other, let existing = try db.value(String.self, "SELECT id FROM saved_places WHERE user_id = ? AND label = ?",
+                                                                  [place.userID, place.label.rawValue]) {
+                place.id = existing
+                try db.run("UPDATE saved_places SET document = ? WHERE id = ?", [String(decoding: try JSONCoding.encode(place), as: UTF8.self), existing])
+                return place
+            }
+            let count = try db.value(Int.self, "SELECT COUNT(*) FROM saved_places WHERE user_id = ?", [place.userID]) ?? 0
+            guard count < Self.placesPerUser else { throw Failure.tooManyPlaces(count) }
+            try db.run("INSERT INTO saved_places (id, user_id, label, document, created_at_ms) VALUES (?, ?, ?, ?, ?)",
+                       [place.id, place.userID, place.label.rawValue, String(decoding: try JSONCoding.encode(place), as: UTF8.self),
+                        Self.milliseconds(place.createdAt)])
+            return place
+        }
+    }
+
+    /// A user's saved places, oldest first.
+    public func places(userID: String) async throws -> [SavedPlace] {
+        try await database.read { db in
+            try String.fetchAll(db, sql: "SELECT document FROM saved_places WHERE user_id = ? ORDER BY created_at_ms, id", arguments: [userID])
+                .map { try JSONCoding.decode(SavedPlace.self, from: Array($0.utf8)) }
+        }
+    }
+
+    public func deletePlace(userID: String, id: String) async throws {
+        try await database.write { db in
+            try db.run("DELETE FROM saved_places WHERE id = ? AND user_id = ?", [id, userID])
+            if db.changesCount == 0 { throw Failure.unknownPlace }
+        }
     }
 
     /// Inserts the user and its `user.registered` event in one transaction.
+    @discardableResult
     public func register(_ user: User, passwordHash: String) async throws -> UInt64 {
         let sequence = try await database.write { db in
             if try Self.idForPhone(db, user.phoneNumber) != nil { throw Failure.phoneTaken }
@@ -94,9 +169,15 @@ public final class UserStore: Sendable {
     private static func user(_ row: Row) -> User {
         let model: String? = row["car_model"]
         let plate: String? = row["car_license_plate"]
-        return User(id: row["id"], role: UserRole(rawValue: row["role"]) ?? .rider, name: row["name"], phoneNumber: row["phone_number"],
+        var user = User(id: row["id"], role: UserRole(rawValue: row["role"]) ?? .rider, name: row["name"], phoneNumber: row["phone_number"],
                     deviceID: row["device_id"], car: model.flatMap { model in plate.map { Car(model: model, licensePlate: $0) } },
                     createdAt: Date(timeIntervalSince1970: Double(row["created_at_ms"] as Int64) / 1000))
+        let count: Int = row["rating_count"]
+        if count > 0 {
+            let sum: Int = row["rating_sum"]
+            user.rating = UserRating(average: (Double(sum) / Double(count) * 100).rounded() / 100, count: count)
+        }
+        return user
     }
 
     private static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }

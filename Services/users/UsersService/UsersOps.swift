@@ -71,6 +71,32 @@ enum UsersOps {
             }
         }
 
+        // Saved places. The caller (the gateway) has authenticated the user and passes their id.
+        router.on("save_place") { (params: SavePlaceParams, _) -> Replied<SavedPlace> in
+            if let problem = UserRules.problem(with: params) { throw ServiceError.unprocessable("invalid_params", problem) }
+            let place = SavedPlace(id: "pl-" + String(format: "%012llx", UInt64.random(in: 0..<(1 << 48))), userID: params.userID, label: params.label,
+                                   name: params.name ?? params.label.rawValue, place: params.place, createdAt: Date())
+            do {
+                return Replied(status: Status.created, body: try await store.save(place))
+            } catch UserStore.Failure.unknownUser {
+                throw unknownUser(params.userID)
+            } catch UserStore.Failure.tooManyPlaces(let count) {
+                throw ServiceError.conflict("too_many_places", "user \(params.userID) has \(count) saved places, the most allowed; delete one first")
+            }
+        }
+        router.on("places") { (params: PlacesParams, _) -> SavedPlaces in
+            SavedPlaces(places: try await store.places(userID: params.userID))
+        }
+        router.on("delete_place") { (params: PlacesParams, _) -> SavedPlaces in
+            guard let id = params.id else { throw ServiceError.unprocessable("invalid_params", "id: required, the saved place to delete") }
+            do {
+                try await store.deletePlace(userID: params.userID, id: id)
+            } catch UserStore.Failure.unknownPlace {
+                throw ServiceError.notFound("unknown_place", "user \(params.userID.prefix(64)) has no saved place \(id.prefix(64))")
+            }
+            return SavedPlaces(places: try await store.places(userID: params.userID))
+        }
+
         router.on("events") { (query: EventsQuery, _) -> EventsPage in
             try await store.database.read { db in try Outbox.page(db, source: BusContract.Service.users, query: query) }
         }

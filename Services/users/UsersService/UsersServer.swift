@@ -30,6 +30,10 @@ public struct UsersServer: Sendable {
         let router = UsersOps.router(store: store, hasher: PasswordHasher(rounds: settings.passwordRounds),
                                      signer: TokenSigner(secret: secret, lifetime: settings.tokenLifetime), relay: relay, instance: instance)
         let worker = ServiceWorker(broker: settings.broker, router: router, options: workerOptions, logger: logger)
+        let platform = try await ServiceClient(broker: settings.broker, logger: logger)
+        // Every topic of orders, so a sequence gap is a missed event, not one not subscribed to.
+        let ordersEvents = try await EventSubscriber<RatingsReactor.OrdersEvent>(endpoint: settings.sub, prefixes: [BusContract.Topics.orderEvents], logger: logger)
+        let ratings = RatingsReactor.make(store: store, platform: platform, subscriber: ordersEvents, logger: logger)
         let users = metrics.gauge("ride_users_users", "Users registered.")
         metrics.onScrape { users.set(Double(store.count)) }
         let settings = self.settings
@@ -42,11 +46,12 @@ public struct UsersServer: Sendable {
         }
         // Stopped in reverse: health, then requests; the relay sends what they appended; then the publisher.
         let publishing = ShutdownHook {
+            await platform.close()
             await publisher.close()
             logger.info("users stopped")
         }
         do {
-            try await ServiceRunner.run([publishing, relay, worker, status], logger: logger)
+            try await ServiceRunner.run([publishing, relay, ratings, worker, status], logger: logger)
         } catch where isAddressInUse(error) {
             throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use", program: "ride-users", code: ExitCodes.unavailable)
         }

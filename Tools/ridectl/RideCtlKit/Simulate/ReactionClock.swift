@@ -16,7 +16,7 @@ struct ReactionClock: Sendable {
     mutating func saw(_ event: CloudEvent<LifecycleEvent>) {
         switch event.data {
         case .arrival(let arrival): arrivals[arrival.data.tripID] = event.time
-        case .otherTripEvent: break
+        case .other: break
         case .order(let change):
             let order = change.order
             statusTimes[order.id, default: [:]][order.status] = event.time

@@ -139,7 +139,7 @@ actor Simulation {
         case .arrival(let arrival):
             if case .string(let orderID)? = arrival.data.tripMetadata?["order_id"], rides[orderID] != nil { clock.saw(event) }
             return
-        case .otherTripEvent: return
+        case .other: return
         }
         guard drivers[order.driver?.id ?? ""] != nil || riders[order.rider.id] != nil else { return }  // another simulation's
         clock.saw(event)

@@ -1,0 +1,132 @@
+import Bus
+import Foundation
+import Geo
+import GRDB
+import RideModels
+import Storage
+
+/// What `orders` keeps beside each order: its chat, its payment, and the queries of ride history,
+/// earnings and demand. Each write commits with its event, as order changes do.
+extension OrderStore {
+    /// Appends the next message of an order's chat and its `order.message.<order_id>` event, after
+    /// `make(order, number)` — which may throw to refuse — builds it from the order as stored now.
+    public func appendMessage(orderID: String, now: Date = Date(),
+                              _ make: @escaping @Sendable (Order, Int) throws -> ChatMessage) async throws -> ChatMessage {
+        try await database.write { db in
+            guard let order = try self.fetch(db, id: orderID) else { throw Failure.unknownOrder }
+            let number = (try db.value(Int.self, "SELECT MAX(number) FROM messages WHERE order_id = ?", [orderID]) ?? 0) + 1
+            let message = try make(order, number)
+            try db.run("INSERT INTO messages (order_id, number, document) VALUES (?, ?, ?)",
+                       [orderID, number, String(decoding: try JSONCoding.encode(message), as: UTF8.self)])
+            try Outbox.append(db, topic: BusContract.Topics.orderMessage + orderID, type: "order.message", data: ChatMessageSent(message: message), time: now)
+            return message
+        }
+    }
+
+    /// An order's messages after number `after`, oldest first.
+    public func messages(orderID: String, after: Int, limit: Int) async throws -> [ChatMessage] {
+        try await database.read { db in
+            try String.fetchAll(db.cachedStatement(sql: "SELECT document FROM messages WHERE order_id = ? AND number > ? ORDER BY number LIMIT ?"),
+                                arguments: [orderID, after, limit])
+                .map { try JSONCoding.decode(ChatMessage.self, from: Array($0.utf8)) }
+        }
+    }
+
+    /// Where a history page starts: before this order (creation time, then id).
+    public struct HistoryCursor: Sendable, Equatable {
+        public var createdAtMs: Int64
+        public var id: String
+
+        public init(createdAtMs: Int64, id: String) {
+            self.createdAtMs = createdAtMs
+            self.id = id
+        }
+
+        /// `<ms>_<order id>`, opaque to apps.
+        public init?(_ text: String) {
+            let parts = text.split(separator: "_", maxSplits: 1)
+            guard parts.count == 2, let ms = Int64(parts[0]), !parts[1].isEmpty, parts[1].count <= 64 else { return nil }
+            self.init(createdAtMs: ms, id: String(parts[1]))
+        }
+
+        public var text: String { "\(createdAtMs)_\(id)" }
+    }
+
+    /// A rider's or driver's finished orders (completed or cancelled), newest first, with their payments.
+    public func history(of caller: Caller, before: HistoryCursor?, limit: Int) async throws -> RideHistory {
+        let column = caller.role == .rider ? "rider_id" : "driver_id"
+        return try await database.read { db in
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT o.created_at_ms, o.id, o.document, p.document FROM orders o LEFT JOIN payments p ON p.order_id = o.id
+                WHERE o.\(column) = ? AND o.status IN ('COMPLETED', 'CANCELLED')
+                  AND (? IS NULL OR o.created_at_ms < ? OR (o.created_at_ms = ? AND o.id < ?))
+                ORDER BY o.created_at_ms DESC, o.id DESC LIMIT ?
+                """), arguments: [caller.id, before?.createdAtMs, before?.createdAtMs, before?.createdAtMs, before?.id, limit + 1])
+            var rides: [HistoryRide] = []
+            for row in rows.prefix(limit) {
+                let payment: String? = row[3]
+                rides.append(HistoryRide(order: try Self.decode(row[2]),
+                                         payment: try payment.map { try JSONCoding.decode(Payment.self, from: Array($0.utf8)) }))
+            }
+            let next = rows.count > limit ? rows[limit - 1] : nil
+            return RideHistory(rides: rides, nextBefore: next.map { HistoryCursor(createdAtMs: $0[0], id: $0[1]).text })
+        }
+    }
+
+    /// Records a completed order's payment and its `order.paid` event, once: a second record for
+    /// the same order changes nothing and returns the first.
+    public func recordPayment(_ payment: Payment) async throws -> (payment: Payment, recorded: Bool) {
+        try await database.write { db in
+            if let stored = try db.value(String.self, "SELECT document FROM payments WHERE order_id = ?", [payment.orderID]) {
+                return (try JSONCoding.decode(Payment.self, from: Array(stored.utf8)), false)
+            }
+            try db.run("""
+                INSERT INTO payments (order_id, driver_id, rider_id, day, amount_cents, earnings_cents, document) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, [payment.orderID, payment.driverID, payment.riderID, UTCDay.string(payment.capturedAt), payment.amountCents,
+                      payment.driverEarningsCents, String(decoding: try JSONCoding.encode(payment), as: UTF8.self)])
+            try Outbox.append(db, topic: BusContract.Topics.orderPaid, type: "order.paid", data: OrderPaid(payment: payment), time: payment.capturedAt)
+            return (payment, true)
+        }
+    }
+
+    public func payment(orderID: String) async throws -> Payment? {
+        try await database.read { db in
+            try db.value(String.self, "SELECT document FROM payments WHERE order_id = ?", [orderID])
+                .map { try JSONCoding.decode(Payment.self, from: Array($0.utf8)) }
+        }
+    }
+
+    /// A driver's rides, fares and earnings per UTC day from `firstDay` on, newest first.
+    public func earnings(driverID: String, from firstDay: String) async throws -> [DriverEarnings.Day] {
+        try await database.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT day, COUNT(*), SUM(amount_cents), SUM(earnings_cents) FROM payments
+                WHERE driver_id = ? AND day >= ? GROUP BY day ORDER BY day DESC
+                """), arguments: [driverID, firstDay])
+                .map { DriverEarnings.Day(day: $0[0], rides: $0[1], faresCents: $0[2], earningsCents: $0[3]) }
+        }
+    }
+
+    /// How many `NEW` orders wait within `radius` metres of `center` (surge pricing's demand).
+    public func waitingOrders(near center: GeoPoint, radius: Double) async throws -> Int {
+        let box = BoundingBox(around: center, radius: radius)
+        return try await database.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT pickup_latitude, pickup_longitude FROM orders
+                WHERE status = 'NEW' AND pickup_latitude BETWEEN ? AND ? AND pickup_longitude BETWEEN ? AND ? LIMIT 10000
+                """), arguments: [box.south, box.north, box.west, box.east])
+                .filter { center.distance(to: GeoPoint(latitude: $0[0], longitude: $0[1])) <= radius }
+                .count
+        }
+    }
+}
+
+/// Calendar days in UTC, as `YYYY-MM-DD` (sorts as text).
+public enum UTCDay {
+    public static func string(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import GRDB
+import RideModels
+import Storage
+
+/// A charge to make: the rider pays `amountCents`; the driver's share and the platform's
+/// commission are split in the provider's books. `idempotencyKey` (the order id) makes a
+/// repeated charge return the first one's receipt, as card processors' idempotency keys do.
+public struct ChargeRequest: Sendable, Equatable {
+    public var idempotencyKey: String
+    public var payerID: String
+    public var payeeID: String
+    public var currency: String
+    public var amountCents: Int
+    public var payeeShareCents: Int
+
+    public init(idempotencyKey: String, payerID: String, payeeID: String, currency: String, amountCents: Int, payeeShareCents: Int) {
+        self.idempotencyKey = idempotencyKey
+        self.payerID = payerID
+        self.payeeID = payeeID
+        self.currency = currency
+        self.amountCents = amountCents
+        self.payeeShareCents = payeeShareCents
+    }
+}
+
+public struct ChargeReceipt: Sendable, Equatable {
+    public var reference: String
+    public var capturedAt: Date
+
+    public init(reference: String, capturedAt: Date) {
+        self.reference = reference
+        self.capturedAt = capturedAt
+    }
+}
+
+/// Where the money goes: the seam for a real processor (Stripe, Adyen…); `LedgerPaymentProvider`
+/// by default. A provider must be idempotent by `idempotencyKey`.
+public protocol PaymentProvider: Sendable {
+    var name: String { get }
+    func charge(_ request: ChargeRequest) async throws -> ChargeReceipt
+}
+
+public enum PaymentError: Error, Equatable, CustomStringConvertible {
+    /// The same key was charged before with different terms: never charge twice, never silently differ.
+    case keyReused(String)
+
+    public var description: String {
+        switch self {
+        case .keyReused(let key): "idempotency key \(key) was already charged with different terms"
+        }
+    }
+}
+
+/// The default provider: double-entry books in their own SQLite file (`ledger.sqlite`). Each
+/// charge writes three entries that sum to zero — the rider's account is debited the fare, the
+/// driver's credited their share, the platform's the commission.
+public final class LedgerPaymentProvider: PaymentProvider {
+    public let name = "ledger"
+    let database: DatabaseQueue
+
+    public init(path: String) throws {
+        database = try DatabaseQueue(path: path)
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE charges (
+                    idempotency_key TEXT PRIMARY KEY NOT NULL,
+                    reference TEXT NOT NULL UNIQUE,
+                    currency TEXT NOT NULL,
+                    amount_cents INTEGER NOT NULL,
+                    payee_share_cents INTEGER NOT NULL,
+                    captured_at_ms INTEGER NOT NULL
+                );
+                CREATE TABLE entries (
+                    reference TEXT NOT NULL,
+                    account TEXT NOT NULL,
+                    amount_cents INTEGER NOT NULL
+                );
+                CREATE INDEX entries_by_account ON entries (account);
+                """)
+        }
+        try migrator.migrate(database)
+    }
+
+    public func charge(_ request: ChargeRequest) async throws -> ChargeReceipt {
+        try await database.write { db in
+            if let row = try Row.fetchOne(db, sql: "SELECT * FROM charges WHERE idempotency_key = ?", arguments: [request.idempotencyKey]) {
+                guard row["amount_cents"] == request.amountCents, row["payee_share_cents"] == request.payeeShareCents,
+                      row["currency"] == request.currency else { throw PaymentError.keyReused(request.idempotencyKey) }
+                return ChargeReceipt(reference: row["reference"], capturedAt: Date(timeIntervalSince1970: Double(row["captured_at_ms"] as Int64) / 1000))
+            }
+            let receipt = ChargeReceipt(reference: "ch-" + UUID().uuidString.lowercased().prefix(18), capturedAt: Date())
+            try db.execute(sql: """
+                INSERT INTO charges (idempotency_key, reference, currency, amount_cents, payee_share_cents, captured_at_ms) VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [request.idempotencyKey, receipt.reference, request.currency, request.amountCents, request.payeeShareCents,
+                                 Int64((receipt.capturedAt.timeIntervalSince1970 * 1000).rounded())])
+            for (account, amount) in [("rider:\(request.payerID)", -request.amountCents), ("driver:\(request.payeeID)", request.payeeShareCents),
+                                      ("platform", request.amountCents - request.payeeShareCents)] {
+                try db.execute(sql: "INSERT INTO entries (reference, account, amount_cents) VALUES (?, ?, ?)", arguments: [receipt.reference, account, amount])
+            }
+            return receipt
+        }
+    }
+
+    /// An account's balance (`rider:<id>`, `driver:<id>`, `platform`), in cents.
+    public func balance(_ account: String) async throws -> Int {
+        try await database.read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(amount_cents), 0) FROM entries WHERE account = ?", arguments: [account]) ?? 0 }
+    }
+
+    /// How many charges the books hold.
+    public func chargeCount() async throws -> Int {
+        try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM charges") ?? 0 }
+    }
+}
+
+/// Charging a completed ride: the fare through the provider (keyed by the order id), then the
+/// payment recorded with `order.paid` — once, however often it runs (the reactor retries it until
+/// it succeeds; a crash between the charge and the record replays into the same receipt).
+public struct PaymentCapture: Sendable {
+    let store: OrderStore
+    let provider: any PaymentProvider
+    let commissionPercent: Int
+
+    public init(store: OrderStore, provider: any PaymentProvider, commissionPercent: Int) {
+        self.store = store
+        self.provider = provider
+        self.commissionPercent = commissionPercent
+    }
+
+    /// The driver's share of `amount` after the commission (the platform keeps the rounding).
+    public static func driverShare(of amount: Int, commissionPercent: Int) -> Int {
+        amount * (100 - commissionPercent) / 100
+    }
+
+    /// Charges `order` (COMPLETED, with a fare and a driver); nil when there is nothing to charge.
+    @discardableResult
+    public func capture(_ order: Order) async throws -> Payment? {
+        guard order.status == .completed, let fare = order.fare, let driver = order.driver else { return nil }
+        if let existing = try await store.payment(orderID: order.id) { return existing }
+        let share = Self.driverShare(of: fare.totalCents, commissionPercent: commissionPercent)
+        let receipt = try await provider.charge(ChargeRequest(idempotencyKey: order.id, payerID: order.rider.id, payeeID: driver.id,
+                                                              currency: fare.currency, amountCents: fare.totalCents, payeeShareCents: share))
+        let payment = Payment(id: "pay-" + order.id, orderID: order.id, riderID: order.rider.id, driverID: driver.id, provider: provider.name,
+                              providerReference: receipt.reference, currency: fare.currency, amountCents: fare.totalCents,
+                              driverEarningsCents: share, commissionCents: fare.totalCents - share, capturedAt: receipt.capturedAt)
+        return try await store.recordPayment(payment).payment
+    }
+}

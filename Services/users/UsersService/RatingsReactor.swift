@@ -1,0 +1,35 @@
+import Bus
+import Foundation
+import Logging
+import RideModels
+import Storage
+
+/// Keeps each user's rating: counts every `order.rated` of `orders` in the ratee's average, none
+/// missed (`EventReactor` catches up through `orders.events`), none twice (one per order and side).
+enum RatingsReactor {
+    /// An `orders` event as the reactor needs it: a rating, or anything else (skipped).
+    enum OrdersEvent: Decodable, Sendable {
+        case rated(OrderRated)
+        case other
+
+        private enum Keys: String, CodingKey { case raterID = "rater_id" }
+
+        init(from decoder: any Decoder) throws {
+            self = try decoder.container(keyedBy: Keys.self).contains(.raterID) ? .rated(OrderRated(from: decoder)) : .other
+        }
+    }
+
+    static func make(store: UserStore, platform: ServiceClient, subscriber: EventSubscriber<OrdersEvent>, logger: Logger) -> EventReactor<OrdersEvent> {
+        EventReactor(name: "ratings", sources: [BusContract.Service.orders], cursors: store, subscriber: subscriber, logger: logger, fetch: { source, after, limit in
+            try await platform.call(source, "events", EventsQuery(after: after, limit: limit), as: EventsPage.self)
+        }, handle: { event in
+            guard case .rated(let rated) = event.data else { return }
+            do {
+                try await store.record(rated)
+            } catch {
+                // The watermark still moves on: a rating that cannot be stored now is logged, not retried forever.
+                logger.error("ratings: cannot record a rating", metadata: ["order_id": "\(rated.orderID)", "error": "\(error)"])
+            }
+        })
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+
+/// The record of what a completed ride was charged, through the configured payment provider —
+/// one per order (the order id is the provider's idempotency key).
+public struct Payment: Codable, Sendable, Equatable {
+    public var id: String
+    public var orderID: String
+    public var riderID: String
+    public var driverID: String
+    /// The provider's name (`ledger` by default) and its reference for the charge.
+    public var provider: String
+    public var providerReference: String
+    public var currency: String
+    public var amountCents: Int
+    /// What the driver earns (the amount less the platform's commission).
+    public var driverEarningsCents: Int
+    public var commissionCents: Int
+    public var capturedAt: Date
+
+    public init(id: String, orderID: String, riderID: String, driverID: String, provider: String, providerReference: String, currency: String,
+                amountCents: Int, driverEarningsCents: Int, commissionCents: Int, capturedAt: Date) {
+        self.id = id
+        self.orderID = orderID
+        self.riderID = riderID
+        self.driverID = driverID
+        self.provider = provider
+        self.providerReference = providerReference
+        self.currency = currency
+        self.amountCents = amountCents
+        self.driverEarningsCents = driverEarningsCents
+        self.commissionCents = commissionCents
+        self.capturedAt = capturedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, provider, currency
+        case orderID = "order_id"
+        case riderID = "rider_id"
+        case driverID = "driver_id"
+        case providerReference = "provider_reference"
+        case amountCents = "amount_cents"
+        case driverEarningsCents = "driver_earnings_cents"
+        case commissionCents = "commission_cents"
+        case capturedAt = "captured_at"
+    }
+}
+
+/// `order.paid` data.
+public struct OrderPaid: Codable, Sendable, Equatable {
+    public var payment: Payment
+    public init(payment: Payment) { self.payment = payment }
+}
+
+/// `orders.estimate`: what a ride would cost, before booking. Each place is given as a `Place`
+/// or as the id of one of the rider's saved places.
+public struct EstimateParams: Codable, Sendable, Equatable {
+    public var caller: Caller
+    public var pickup: Place?
+    public var dropoff: Place?
+    public var pickupPlaceID: String?
+    public var dropoffPlaceID: String?
+
+    public init(caller: Caller, pickup: Place? = nil, dropoff: Place? = nil, pickupPlaceID: String? = nil, dropoffPlaceID: String? = nil) {
+        self.caller = caller
+        self.pickup = pickup
+        self.dropoff = dropoff
+        self.pickupPlaceID = pickupPlaceID
+        self.dropoffPlaceID = dropoffPlaceID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case caller, pickup, dropoff
+        case pickupPlaceID = "pickup_place_id"
+        case dropoffPlaceID = "dropoff_place_id"
+    }
+}
+
+/// `orders.estimate`' reply: the route model's distance and duration, the surge now, the fare.
+public struct FareEstimate: Codable, Sendable, Equatable {
+    public var currency: String
+    public var totalCents: Int
+    public var distanceMetres: Int
+    public var durationSeconds: Int
+    public var surge: Double
+    public var pickup: Place
+    public var dropoff: Place
+
+    public init(currency: String, totalCents: Int, distanceMetres: Int, durationSeconds: Int, surge: Double, pickup: Place, dropoff: Place) {
+        self.currency = currency
+        self.totalCents = totalCents
+        self.distanceMetres = distanceMetres
+        self.durationSeconds = durationSeconds
+        self.surge = surge
+        self.pickup = pickup
+        self.dropoff = dropoff
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case currency, surge, pickup, dropoff
+        case totalCents = "total_cents"
+        case distanceMetres = "distance_m"
+        case durationSeconds = "duration_s"
+    }
+}
+
+/// `orders.history`: the caller's finished rides, newest first, `limit` at a time; `before` is
+/// the previous page's `next_before`.
+public struct HistoryParams: Codable, Sendable, Equatable {
+    public var caller: Caller
+    public var before: String?
+    public var limit: Int?
+
+    public init(caller: Caller, before: String? = nil, limit: Int? = nil) {
+        self.caller = caller
+        self.before = before
+        self.limit = limit
+    }
+}
+
+/// One past ride: the order (route summary, distance, duration, fare, both ratings) and its payment.
+public struct HistoryRide: Codable, Sendable, Equatable {
+    public var order: Order
+    public var payment: Payment?
+
+    public init(order: Order, payment: Payment?) {
+        self.order = order
+        self.payment = payment
+    }
+}
+
+public struct RideHistory: Codable, Sendable, Equatable {
+    public var rides: [HistoryRide]
+    /// Pass as `before` for the next page; absent on the last page.
+    public var nextBefore: String?
+
+    public init(rides: [HistoryRide], nextBefore: String?) {
+        self.rides = rides
+        self.nextBefore = nextBefore
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case rides
+        case nextBefore = "next_before"
+    }
+}
+
+/// `orders.earnings`: a driver's earnings per day (UTC) over the last `days` days (7 when absent).
+public struct EarningsParams: Codable, Sendable, Equatable {
+    public var caller: Caller
+    public var days: Int?
+
+    public init(caller: Caller, days: Int? = nil) {
+        self.caller = caller
+        self.days = days
+    }
+}
+
+public struct DriverEarnings: Codable, Sendable, Equatable {
+    public struct Day: Codable, Sendable, Equatable {
+        /// `YYYY-MM-DD`, UTC.
+        public var day: String
+        public var rides: Int
+        public var faresCents: Int
+        public var earningsCents: Int
+
+        public init(day: String, rides: Int, faresCents: Int, earningsCents: Int) {
+            self.day = day
+            self.rides = rides
+            self.faresCents = faresCents
+            self.earningsCents = earningsCents
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case day, rides
+            case faresCents = "fares_cents"
+            case earningsCents = "earnings_cents"
+        }
+    }
+
+    public var driverID: String
+    public var currency: String
+    /// Days with at least one ride, newest first.
+    public var days: [Day]
+    public var totalCents: Int
+
+    public init(driverID: String, currency: String, days: [Day], totalCents: Int) {
+        self.driverID = driverID
+        self.currency = currency
+        self.days = days
+        self.totalCents = totalCents
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case currency, days
+        case driverID = "driver_id"
+        case totalCents = "total_cents"
+    }
+}
+
+/// `order.offered` data: drivers newly offered a `NEW` order (after a decline or when an offer
+/// widens), so they hear of it as the first round's drivers did from `order.status.NEW`.
+public struct OrderOffered: Codable, Sendable, Equatable {
+    public var orderID: String
+    public var drivers: [String]
+    public var pickup: Place
+    public var round: Int
+
+    public init(orderID: String, drivers: [String], pickup: Place, round: Int) {
+        self.orderID = orderID
+        self.drivers = drivers
+        self.pickup = pickup
+        self.round = round
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case drivers, pickup, round
+        case orderID = "order_id"
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// What one side of a completed ride said of the other: 1–5 stars, an optional comment.
+public struct RatingGiven: Codable, Sendable, Equatable {
+    public var stars: Int
+    public var comment: String?
+    public var createdAt: Date
+
+    public init(stars: Int, comment: String? = nil, createdAt: Date) {
+        self.stars = stars
+        self.comment = comment
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case stars, comment
+        case createdAt = "created_at"
+    }
+}
+
+/// A user's standing: the average of the stars they received and how many ratings.
+public struct UserRating: Codable, Sendable, Equatable {
+    public var average: Double
+    public var count: Int
+
+    public init(average: Double, count: Int) {
+        self.average = average
+        self.count = count
+    }
+}
+
+/// `orders.rate`: the caller rates the other party of a `COMPLETED` order, once.
+public struct RateParams: Codable, Sendable, Equatable {
+    public var caller: Caller
+    public var id: String
+    public var stars: Int
+    public var comment: String?
+
+    public init(caller: Caller, id: String, stars: Int, comment: String? = nil) {
+        self.caller = caller
+        self.id = id
+        self.stars = stars
+        self.comment = comment
+    }
+
+    /// The first thing wrong with the rating, naming the field, or nil.
+    public var problem: String? {
+        guard (1...5).contains(stars) else { return "stars: must be a whole number from 1 to 5, got \(stars)" }
+        if let comment, comment.count > 500 { return "comment: must be at most 500 characters" }
+        return nil
+    }
+}
+
+/// `order.rated` data: who rated whom, for which order (users keeps the averages).
+public struct OrderRated: Codable, Sendable, Equatable {
+    public var orderID: String
+    public var raterID: String
+    public var raterRole: UserRole
+    public var rateeID: String
+    public var rating: RatingGiven
+
+    public init(orderID: String, raterID: String, raterRole: UserRole, rateeID: String, rating: RatingGiven) {
+        self.orderID = orderID
+        self.raterID = raterID
+        self.raterRole = raterRole
+        self.rateeID = rateeID
+        self.rating = rating
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case rating
+        case orderID = "order_id"
+        case raterID = "rater_id"
+        case raterRole = "rater_role"
+        case rateeID = "ratee_id"
+    }
+}
