@@ -18,11 +18,11 @@ import Testing
         let clock = FixClock(start: Date().addingTimeInterval(-600))
 
         /// Ann (rider) and Dan (driver, available 400 m south of the pickup), signed up through the gateway.
-        static func start(_ bus: TestBus) async throws -> Apps {
+        static func start(_ bus: TestBus, orders arguments: [String] = []) async throws -> Apps {
             _ = try await TestService.users(on: bus)
             _ = try await TestTracking.start(on: bus)
             _ = try await TestService.trips(on: bus)
-            _ = try await TestService.orders(on: bus)
+            _ = try await TestService.start(on: bus, service: BusContract.Service.orders, executable: "ride-orders", arguments: arguments)
             let gateway = try await TestGateway.start(on: bus)
             let rider = try await gateway.signUp(#"{"role":"rider","name":"Ann","phone_number":"+380501110001","password":"secret123"}"#,
                                                  phone: "+380501110001", password: "secret123")
@@ -55,11 +55,23 @@ import Testing
         }
 
         /// A whole ride through the gateway, from booking to COMPLETED; returns the order id.
-        func ride() async throws -> String {
-            let booked = try await gateway.request("POST", "/v1/orders", token: rider.token, GatewayIntegrationTests.booking)
+        func ride(booking: String = GatewayIntegrationTests.booking) async throws -> String {
+            let id = try await bookAndAccept(booking)
+            try await finish(id)
+            return id
+        }
+
+        /// Ann books; Dan accepts; the order is on its way to the pickup.
+        func bookAndAccept(_ booking: String = GatewayIntegrationTests.booking) async throws -> String {
+            let booked = try await gateway.request("POST", "/v1/orders", token: rider.token, booking)
             guard let id = booked.body["id"]?.stringValue else { throw TestFailure("booking: \(booked)") }
             #expect(try await gateway.request("POST", "/v1/orders/\(id)/accept", token: driver.token).status == 200)
             try await status(of: id, is: "PICKING_UP")
+            return id
+        }
+
+        /// From PICKING_UP: Dan drives to the pickup, starts, drives to the dropoff and ends the ride.
+        func finish(_ id: String) async throws {
             try await drive(Polyline(points: [LifecycleIntegrationTests.driverStart, GatewayIntegrationTests.pickup]), now: true, batch: 2)
             try await status(of: id, is: "REACHED_PICKUP")
             #expect(try await gateway.request("POST", "/v1/orders/\(id)/start", token: driver.token).status == 200)
@@ -67,7 +79,6 @@ import Testing
             try await drive(LifecycleIntegrationTests.ride, now: true, batch: 3)
             try await status(of: id, is: "REACHED_DROPOFF")
             #expect(try await gateway.request("POST", "/v1/orders/\(id)/end", token: driver.token).body["status"] == "COMPLETED")
-            return id
         }
 
         func live(_ order: String, token: String, after: UInt64? = nil) -> LiveClient {

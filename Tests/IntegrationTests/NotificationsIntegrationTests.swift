@@ -54,12 +54,13 @@ import Testing
             let id = try await apps.ride()
 
             // Inboxes, through the gateway.
-            try await eventually("the rider's inbox has the completed ride") {
-                try await apps.gateway.request("GET", "/v1/notifications", token: apps.rider.token).body["notifications"]?[0]?["kind"] == "ride_completed"
+            try await eventually("the rider's inbox has the completed ride and its receipt") {
+                let inbox = try await apps.gateway.request("GET", "/v1/notifications", token: apps.rider.token).body["notifications"]?.arrayValue ?? []
+                return inbox.contains { $0["kind"] == "ride_completed" } && inbox.contains { $0["kind"] == "receipt" }
             }
             let riderInbox = try await apps.gateway.request("GET", "/v1/notifications", token: apps.rider.token).body["notifications"]
             let kinds = (riderInbox?.arrayValue ?? []).compactMap { $0["kind"]?.stringValue }
-            for kind in ["driver_assigned", "driver_arriving", "driver_arrived", "ride_started", "ride_completed"] { #expect(kinds.filter { $0 == kind }.count == 1, "\(kind) once in \(kinds)") }
+            for kind in ["driver_assigned", "driver_arriving", "driver_arrived", "ride_started", "ride_completed", "receipt"] { #expect(kinds.filter { $0 == kind }.count == 1, "\(kind) once in \(kinds)") }
             try await eventually("the rider's WebSocket got the completed ride") {
                 riderLive.received.contains { $0["type"] == "notification" && $0["notification"]?["kind"] == "ride_completed" }
             }

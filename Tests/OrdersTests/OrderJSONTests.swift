@@ -31,7 +31,13 @@ import Testing
         completed.fare = Fare(currency: "USD", totalCents: 1234, distanceMetres: 5400, durationSeconds: 900)
         completed.summary = TripSummary(locations: .init(coordinates: [[35.1, 47.8], [35.11, 47.81]]), distance: 5400, duration: 900,
                                         startedAt: time, completedAt: time.addingTimeInterval(900), deviceID: "dan-phone", markers: [])
-        return [minimal, offered, completed]
+        var rated = completed
+        rated.surge = 1.5
+        rated.fare?.surge = 1.5
+        rated.ratingByRider = RatingGiven(stars: 5, comment: "Smooth \"ride\"", createdAt: time.addingTimeInterval(1000))
+        rated.ratingByDriver = RatingGiven(stars: 4, createdAt: time.addingTimeInterval(1001))
+        rated.rider.rating = UserRating(average: 4.67, count: 3)
+        return [minimal, offered, completed, rated]
     }
 
     @Test func ordersAreWrittenAsJSONEncoderWritesThem() throws {

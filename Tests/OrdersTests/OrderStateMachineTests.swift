@@ -70,6 +70,10 @@ import Testing
         var notOffered = facts(.new)
         notOffered.offeredTo = ["d2"]
         #expect(isForbidden(OrderStateMachine.apply(.accept, to: notOffered, by: driver)))
+        // A driver who declined may not take the order back once it went to another driver.
+        let declined = OrderFacts(status: .new, riderID: "r1", offeredTo: ["d2"], formerlyOffered: ["d1", "d2"], declined: ["d1"])
+        #expect(isForbidden(OrderStateMachine.apply(.accept, to: declined, by: driver)))
+        #expect(OrderStateMachine.apply(.accept, to: declined, by: otherDriver) == .success(.accepted))
         #expect(isForbidden(OrderStateMachine.apply(.startRide, to: facts(.reachedPickup), by: otherDriver)))
         #expect(isForbidden(OrderStateMachine.apply(.endRide, to: facts(.reachedDropoff), by: otherDriver)))
         // Cancel: the order's rider, its driver, or the reactor.

@@ -28,13 +28,17 @@ public struct OrderFacts: Sendable, Equatable {
     public var offeredTo: Set<String>
     /// Drivers it was ever offered to: one who is too late to accept is told the status (409).
     public var formerlyOffered: Set<String>
+    /// Drivers who declined it: they may not accept it afterwards.
+    public var declined: Set<String>
 
-    public init(status: OrderStatus, riderID: String, driverID: String? = nil, offeredTo: Set<String> = [], formerlyOffered: Set<String> = []) {
+    public init(status: OrderStatus, riderID: String, driverID: String? = nil, offeredTo: Set<String> = [], formerlyOffered: Set<String> = [],
+                declined: Set<String> = []) {
         self.status = status
         self.riderID = riderID
         self.driverID = driverID
         self.offeredTo = offeredTo
         self.formerlyOffered = formerlyOffered
+        self.declined = declined
     }
 }
 
@@ -99,6 +103,8 @@ public enum OrderStateMachine {
             return id == facts.riderID ? nil : .forbidden("a rider may cancel only their own orders")
         case (.cancel, .driver(let id)):
             return id == facts.driverID ? nil : .forbidden("a driver may cancel only the order they accepted")
+        case (.accept, .driver(let id)) where facts.declined.contains(id) && facts.status == .new:
+            return .forbidden("driver \(id) declined this order; it went to another driver")
         case (.accept, .driver(let id)), (.decline, .driver(let id)):
             // A driver who holds the order, or was offered it and is too late, gets the status conflict, not a 403.
             return facts.offeredTo.contains(id) || facts.formerlyOffered.contains(id) || facts.driverID == id

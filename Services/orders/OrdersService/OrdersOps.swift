@@ -197,7 +197,7 @@ struct OrdersOps {
                                         excluding: current.offerHistory + [params.caller.id], count: 1)
         return try await transition(.decline, params, { order in
             order.offeredTo.removeAll { $0 == params.caller.id }
-            order.declinedBy.append(params.caller.id)
+            if !order.declinedBy.contains(params.caller.id) { order.declinedBy.append(params.caller.id) }
             let fresh = next.filter { !order.offerHistory.contains($0) && !order.declinedBy.contains($0) }
             order.offeredTo += fresh
             order.offerHistory += fresh
@@ -426,7 +426,8 @@ enum OrderID {
 extension Order {
     /// What the state machine needs to know of this order.
     var facts: OrderFacts {
-        OrderFacts(status: status, riderID: rider.id, driverID: driver?.id, offeredTo: Set(offeredTo), formerlyOffered: Set(offerHistory))
+        OrderFacts(status: status, riderID: rider.id, driverID: driver?.id, offeredTo: Set(offeredTo), formerlyOffered: Set(offerHistory),
+                   declined: Set(declinedBy))
     }
 }
 

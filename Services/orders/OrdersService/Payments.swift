@@ -90,11 +90,12 @@ public final class LedgerPaymentProvider: PaymentProvider {
                       row["currency"] == request.currency else { throw PaymentError.keyReused(request.idempotencyKey) }
                 return ChargeReceipt(reference: row["reference"], capturedAt: Date(timeIntervalSince1970: Double(row["captured_at_ms"] as Int64) / 1000))
             }
-            let receipt = ChargeReceipt(reference: "ch-" + UUID().uuidString.lowercased().prefix(18), capturedAt: Date())
+            // Milliseconds, as stored: a repeated charge returns exactly the first receipt.
+            let milliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+            let receipt = ChargeReceipt(reference: "ch-" + UUID().uuidString.lowercased().prefix(18), capturedAt: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
             try db.execute(sql: """
                 INSERT INTO charges (idempotency_key, reference, currency, amount_cents, payee_share_cents, captured_at_ms) VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [request.idempotencyKey, receipt.reference, request.currency, request.amountCents, request.payeeShareCents,
-                                 Int64((receipt.capturedAt.timeIntervalSince1970 * 1000).rounded())])
+                """, arguments: [request.idempotencyKey, receipt.reference, request.currency, request.amountCents, request.payeeShareCents, milliseconds])
             for (account, amount) in [("rider:\(request.payerID)", -request.amountCents), ("driver:\(request.payeeID)", request.payeeShareCents),
                                       ("platform", request.amountCents - request.payeeShareCents)] {
                 try db.execute(sql: "INSERT INTO entries (reference, account, amount_cents) VALUES (?, ?, ?)", arguments: [receipt.reference, account, amount])

@@ -15,11 +15,13 @@ struct SimulateCommand: AsyncParsableCommand {
         discussion: """
             Registers the drivers and riders (new phone numbers each run), starts each driver's \
             phone, and plays the apps: riders book rides between random corners of a city box; \
-            offered drivers accept, drive to the pickup, start, drive to the dropoff and end the \
-            ride. Prints a progress line, then a report: rides by status, stuck rides (open when \
-            the simulation ends: 0 expected), and the latency of each reaction of the orders \
-            service (from the event that triggers it to the status it produces). Exits 1 when a \
-            ride is stuck.
+            offered drivers accept (about one in five declines first, and the offer passes to the \
+            next driver), drive to the pickup, start, drive to the dropoff and end the ride; rider \
+            and driver exchange chat messages on the way and rate each other afterwards. Prints a \
+            progress line, then a report: rides by status, stuck rides (open when the simulation \
+            ends: 0 expected), the latency of each reaction of the orders service (from the event \
+            that triggers it to the status it produces), declines, chat messages, ratings, the \
+            rides in the riders' histories and the drivers' earnings. Exits 1 when a ride is stuck.
             """)
 
     @OptionGroup var bus: BusAddresses
@@ -115,7 +117,7 @@ enum SimulationRunner {
         progress.end()
         consumer.cancel()
         await subscriber.close()
-        let report = await report(simulation)
+        let report = await report(simulation, client: client)
         await simulation.shutDown()
         await client.close()
         return report
@@ -131,7 +133,7 @@ enum SimulationRunner {
         return String(format: "%5.0f s  ", elapsed) + parts.joined(separator: "  ") + String(format: "  |  %.2f rides/s", Double(completed) / max(elapsed, 1))
     }
 
-    static func report(_ simulation: Simulation) async -> Report {
+    static func report(_ simulation: Simulation, client: ServiceClient) async -> Report {
         let counts = await simulation.byStatus
         let stuck = await simulation.openRides
         let elapsed = await simulation.elapsed
@@ -144,12 +146,57 @@ enum SimulationRunner {
             let percentiles = Percentiles(samples)
             table.add("reaction \(reaction), p50 / p99", String(format: "%.1f ms / %.1f ms", percentiles.value(50), percentiles.value(99)), "\(samples.count) samples")
         }
+        let extras = await simulation.extras
+        table.add("offers declined (passed to the next driver)", "\(extras.declines)", "reported")
+        table.add("chat messages sent", "\(extras.messages)", "reported")
+        table.add("ratings given", "\(extras.ratings)", "reported")
+        let finished = (counts[.completed] ?? 0) + (counts[.cancelled] ?? 0)
+        let history = await RideLedger.historyRides(riders: await simulation.riderIDs, client: client)
+        table.add("rides in the riders' histories", "\(history)", "\(finished)", met: history == finished)
+        let earnings = await RideLedger.earnings(drivers: await simulation.driverIDs, client: client)
+        table.add("rides paid (drivers' earnings today)", "\(earnings.rides)", "\(counts[.completed] ?? 0)", met: earnings.rides == (counts[.completed] ?? 0))
+        table.add("drivers' earnings today", earnings.text, "reported")
         var text = table.render()
         let failures = await simulation.failures
         if !failures.isEmpty {
             text += "\nfailed calls:\n" + failures.sorted { $0.value > $1.value }.map { "  \($0.value)×  \($0.key)" }.joined(separator: "\n") + "\n"
         }
         return Report(text: text, stuck: stuck)
+    }
+}
+
+/// What the report reads back from the platform: the riders' ride histories and the drivers' earnings.
+enum RideLedger {
+    /// Rides across the riders' histories (every page).
+    static func historyRides(riders: [String], client: ServiceClient) async -> Int {
+        var total = 0
+        for rider in riders {
+            var before: String?
+            repeat {
+                guard let page = try? await client.call(BusContract.Service.orders, "history", HistoryParams(caller: .rider(rider), before: before, limit: 100),
+                                                        as: RideHistory.self) else { break }
+                total += page.rides.count
+                before = page.nextBefore
+            } while before != nil
+        }
+        return total
+    }
+
+    /// Today's paid rides and earnings across the drivers (payments follow COMPLETED within
+    /// milliseconds; the last ones are given a moment).
+    static func earnings(drivers: [String], client: ServiceClient) async -> (rides: Int, text: String) {
+        try? await Task.sleep(for: .seconds(1))
+        var rides = 0, cents = 0, best = (name: "", cents: 0), currency = "USD"
+        for driver in drivers {
+            guard let earnings = try? await client.call(BusContract.Service.orders, "earnings", EarningsParams(caller: .driver(driver), days: 1),
+                                                        as: DriverEarnings.self) else { continue }
+            currency = earnings.currency
+            rides += earnings.days.reduce(0) { $0 + $1.rides }
+            cents += earnings.totalCents
+            if earnings.totalCents > best.cents { best = (driver, earnings.totalCents) }
+        }
+        func money(_ cents: Int) -> String { String(format: "%@ %d.%02d", currency, cents / 100, cents % 100) }
+        return (rides, drivers.isEmpty ? "none" : "\(money(cents)) in all, most \(money(best.cents)) (\(best.name))")
     }
 }
 

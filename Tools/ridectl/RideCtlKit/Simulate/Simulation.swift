@@ -22,6 +22,16 @@ actor Simulation {
         /// The gateway's address, to print the share links of the first rides (nil: none).
         var shareLinks: String? = "http://localhost:8080"
         var shareLinkCount = 3
+        /// The share of offers a driver declines (at most one decline per order, so every order
+        /// still finds a driver): the offer passes to the next nearest driver.
+        var declineRate = 0.2
+    }
+
+    /// What the riders and drivers did beyond the nine steps (the taxi-app features).
+    struct Extras: Sendable {
+        var declines = 0
+        var messages = 0
+        var ratings = 0
     }
 
     struct Driver {
@@ -49,6 +59,7 @@ actor Simulation {
     private(set) var failures: [String: Int] = [:]
     private var started = Date()
     private var announcedShareLinks = 0
+    private(set) var extras = Extras()
 
     init(settings: Settings, client: ServiceClient, logger: Logger) {
         self.settings = settings
@@ -151,10 +162,17 @@ actor Simulation {
         case .pickingUp:
             drive(order.driver?.id, to: order.pickup)
             announceShareLink(order)
-        case .reachedPickup: await act("start_ride", order.id, as: caller)
+            await say("I'm at the corner, blue jacket.", on: order.id, as: .rider(order.rider.id))
+        case .reachedPickup:
+            await say("I'm here, \(order.driver?.car?.model ?? "car") \(order.driver?.car?.licensePlate ?? "").", on: order.id, as: caller)
+            await act("start_ride", order.id, as: caller)
         case .droppingOff: drive(order.driver?.id, to: order.dropoff)
         case .reachedDropoff: await act("end_ride", order.id, as: caller)
-        case .completed, .cancelled: finish(order)
+        case .completed:
+            finish(order)
+            await rate(order.id, as: .rider(order.rider.id))
+            await rate(order.id, as: caller)
+        case .cancelled: finish(order)
         case .accepted, .startedRide: break
         }
     }
@@ -177,6 +195,7 @@ actor Simulation {
             guard let offers = try? await client.call(BusContract.Service.orders, "list", ListOrdersParams(caller: .driver(id), status: .new, limit: 5),
                                                       as: OrderList.self) else { continue }
             for order in offers.orders where order.offeredTo.contains(id) {
+                if await declines(order, driverID: id) { continue }
                 if await accept(order.id, driverID: id) { break }
             }
         }
@@ -184,7 +203,39 @@ actor Simulation {
 
     private func offer(_ order: Order) async {
         for driverID in order.offeredTo where drivers[driverID]?.order == nil {
+            if await declines(order, driverID: driverID) { continue }
             if await accept(order.id, driverID: driverID) { return }
+        }
+    }
+
+    /// Some drivers say no (once per order at most): the orders service offers it to the next driver.
+    private func declines(_ order: Order, driverID: String) async -> Bool {
+        guard order.declinedBy.isEmpty, Double.random(in: 0..<1, using: &generator) < settings.declineRate else { return false }
+        let reply = try? await client.callRaw(BusContract.Service.orders, "decline",
+                                              json: JSONCoding.encode(OrderParams(caller: .driver(driverID), id: order.id)))
+        guard reply?.status == Status.ok else { return false }
+        extras.declines += 1
+        return true
+    }
+
+    /// A chat message from one party to the other.
+    private func say(_ text: String, on orderID: String, as caller: Caller) async {
+        do {
+            _ = try await client.call(BusContract.Service.orders, "send_message", SendMessageParams(caller: caller, id: orderID, text: text), as: ChatMessage.self)
+            extras.messages += 1
+        } catch {
+            count("send_message failed: \(error)")
+        }
+    }
+
+    /// Each side rates the other after the ride: 3 to 5 stars.
+    private func rate(_ orderID: String, as caller: Caller) async {
+        let stars = Int.random(in: 3...5, using: &generator)
+        do {
+            _ = try await client.call(BusContract.Service.orders, "rate", RateParams(caller: caller, id: orderID, stars: stars), as: Order.self)
+            extras.ratings += 1
+        } catch {
+            count("rate failed: \(error)")
         }
     }
 
@@ -243,4 +294,7 @@ actor Simulation {
     var reactionLatencies: [String: [Double]] { clock.latencies }
 
     var elapsed: Double { Date().timeIntervalSince(started) }
+
+    var riderIDs: [String] { Array(riders.keys) }
+    var driverIDs: [String] { Array(drivers.keys) }
 }
