@@ -51,29 +51,9 @@ public struct OrderPaid: Codable, Sendable, Equatable {
     public init(payment: Payment) { self.payment = payment }
 }
 
-/// `orders.estimate`: what a ride would cost, before booking. Each place is given as a `Place`
-/// or as the id of one of the rider's saved places.
-public struct EstimateParams: Codable, Sendable, Equatable {
-    public var caller: Caller
-    public var pickup: Place?
-    public var dropoff: Place?
-    public var pickupPlaceID: String?
-    public var dropoffPlaceID: String?
-
-    public init(caller: Caller, pickup: Place? = nil, dropoff: Place? = nil, pickupPlaceID: String? = nil, dropoffPlaceID: String? = nil) {
-        self.caller = caller
-        self.pickup = pickup
-        self.dropoff = dropoff
-        self.pickupPlaceID = pickupPlaceID
-        self.dropoffPlaceID = dropoffPlaceID
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case caller, pickup, dropoff
-        case pickupPlaceID = "pickup_place_id"
-        case dropoffPlaceID = "dropoff_place_id"
-    }
-}
+/// `orders.estimate`: what a ride would cost, before booking — asked with the booking itself
+/// (places or saved places' ids).
+public typealias EstimateParams = CreateOrderParams
 
 /// `orders.estimate`' reply: the route model's distance and duration, the surge now, the fare.
 public struct FareEstimate: Codable, Sendable, Equatable {
