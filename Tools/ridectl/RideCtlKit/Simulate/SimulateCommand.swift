@@ -153,7 +153,7 @@ enum SimulationRunner {
         let finished = (counts[.completed] ?? 0) + (counts[.cancelled] ?? 0)
         let history = await RideLedger.historyRides(riders: await simulation.riderIDs, client: client)
         table.add("rides in the riders' histories", "\(history)", "\(finished)", met: history == finished)
-        let earnings = await RideLedger.earnings(drivers: await simulation.driverIDs, client: client)
+        let earnings = await RideLedger.earnings(drivers: await simulation.driverNames, client: client)
         table.add("rides paid (drivers' earnings today)", "\(earnings.rides)", "\(counts[.completed] ?? 0)", met: earnings.rides == (counts[.completed] ?? 0))
         table.add("drivers' earnings today", earnings.text, "reported")
         var text = table.render()
@@ -184,16 +184,16 @@ enum RideLedger {
 
     /// Today's paid rides and earnings across the drivers (payments follow COMPLETED within
     /// milliseconds; the last ones are given a moment).
-    static func earnings(drivers: [String], client: ServiceClient) async -> (rides: Int, text: String) {
+    static func earnings(drivers: [String: String], client: ServiceClient) async -> (rides: Int, text: String) {
         try? await Task.sleep(for: .seconds(1))
         var rides = 0, cents = 0, best = (name: "", cents: 0), currency = "USD"
-        for driver in drivers {
+        for (driver, name) in drivers {
             guard let earnings = try? await client.call(BusContract.Service.orders, "earnings", EarningsParams(caller: .driver(driver), days: 1),
                                                         as: DriverEarnings.self) else { continue }
             currency = earnings.currency
             rides += earnings.days.reduce(0) { $0 + $1.rides }
             cents += earnings.totalCents
-            if earnings.totalCents > best.cents { best = (driver, earnings.totalCents) }
+            if earnings.totalCents > best.cents { best = (name, earnings.totalCents) }
         }
         func money(_ cents: Int) -> String { String(format: "%@ %d.%02d", currency, cents / 100, cents % 100) }
         return (rides, drivers.isEmpty ? "none" : "\(money(cents)) in all, most \(money(best.cents)) (\(best.name))")

@@ -202,7 +202,8 @@ actor Simulation {
     }
 
     private func offer(_ order: Order) async {
-        for driverID in order.offeredTo where drivers[driverID]?.order == nil {
+        // Only this simulation's idle drivers: a real driver offered the same order answers for themselves.
+        for driverID in order.offeredTo where drivers[driverID] != nil && drivers[driverID]?.order == nil {
             if await declines(order, driverID: driverID) { continue }
             if await accept(order.id, driverID: driverID) { return }
         }
@@ -240,7 +241,7 @@ actor Simulation {
     }
 
     private func accept(_ orderID: String, driverID: String) async -> Bool {
-        guard drivers[driverID]?.order == nil else { return false }
+        guard drivers[driverID] != nil, drivers[driverID]?.order == nil else { return false }
         drivers[driverID]?.order = orderID  // held while asking, so this driver takes one order at a time
         let reply = try? await client.callRaw(BusContract.Service.orders, "accept",
                                               json: JSONCoding.encode(OrderParams(caller: .driver(driverID), id: orderID)))
@@ -296,5 +297,6 @@ actor Simulation {
     var elapsed: Double { Date().timeIntervalSince(started) }
 
     var riderIDs: [String] { Array(riders.keys) }
-    var driverIDs: [String] { Array(drivers.keys) }
+    /// Each driver's name, by id.
+    var driverNames: [String: String] { drivers.mapValues { $0.device.name } }
 }
