@@ -10,8 +10,10 @@ public struct RideUsersCommand: ServiceCommand {
         commandName: "ride-users",
         abstract: "Users: riders and drivers, their credentials, and the tokens that say who is asking.",
         discussion: """
-            Ops on the broker (service "users"): register, login, authenticate, get, update, events, \
-            ping. Events: user.registered (source users, from a transactional outbox). Passwords are \
+            Ops on the broker (service "users"): register, login, authenticate, get, update, \
+            save_place, places, delete_place, events, ping. Events: user.registered (source users, \
+            from a transactional outbox); follows orders' order.rated to keep each user's rating \
+            average. Passwords are \
             kept only as salted PBKDF2-SHA256 hashes; tokens are HMAC-SHA256-signed and expire. \
             The signing key comes from RIDE_TOKEN_SECRET, else --token-secret-file, else \
             <data-dir>/users-token.key (made once). --http defaults to 0.0.0.0:9101.
