@@ -69,4 +69,44 @@ import Testing
         let events = try await store.database.read { db in try Outbox.events(db, after: 0, limit: 10) }
         #expect(events.map(\.topic) == ["order.status.NEW"])
     }
+
+    /// History pages: newest first, `limit` at a time, no ride twice or missed (two rides share a
+    /// creation time: the id breaks the tie); open orders are not history; payments ride along, once.
+    @Test func historyPagesThroughFinishedRidesAndPaymentsAreRecordedOnce() async throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try OrderStore(path: path)
+        let base = Date(timeIntervalSince1970: 1_790_000_000)
+        for index in 0..<5 {
+            var order = Self.order(id: "o\(index)")
+            order.createdAt = base.addingTimeInterval(Double(min(index, 3)))  // o3 and o4 at the same millisecond
+            try await store.create(order)
+            _ = try await store.change(id: order.id) { $0.status = index == 2 ? .cancelled : .completed }
+        }
+        try await store.create(Self.order(id: "open"))
+        var seen: [String] = []
+        var before: OrderStore.HistoryCursor?
+        var pages = 0
+        repeat {
+            let page = try await store.history(of: .rider("r1"), before: before, limit: 2)
+            seen += page.rides.map(\.order.id)
+            before = page.nextBefore.flatMap(OrderStore.HistoryCursor.init)
+            pages += 1
+        } while before != nil && pages < 10
+        #expect(seen == ["o4", "o3", "o2", "o1", "o0"], "newest first, each once")
+        #expect(pages == 3)
+        #expect(try await store.history(of: .driver("d9"), before: nil, limit: 10).rides.isEmpty)
+
+        let payment = Payment(id: "pay-o1", orderID: "o1", riderID: "r1", driverID: "d1", provider: "ledger", providerReference: "ch-1", currency: "USD",
+                              amountCents: 1000, driverEarningsCents: 800, commissionCents: 200, capturedAt: base)
+        #expect(try await store.recordPayment(payment).recorded)
+        var again = payment
+        again.providerReference = "ch-2"
+        let second = try await store.recordPayment(again)
+        #expect(!second.recorded && second.payment == payment, "the first record stands")
+        let paidEvents = try await store.database.read { db in try Outbox.events(db, after: 0, limit: 100) }.filter { $0.type == "order.paid" }
+        #expect(paidEvents.count == 1)
+        #expect(try await store.history(of: .rider("r1"), before: nil, limit: 10).rides.first { $0.order.id == "o1" }?.payment == payment)
+        #expect(try await store.earnings(driverID: "d1", from: "2000-01-01") == [DriverEarnings.Day(day: UTCDay.string(base), rides: 1, faresCents: 1000, earningsCents: 800)])
+    }
 }

@@ -141,3 +141,37 @@ import Testing
         #expect(throws: ServiceError.self) { try db.read { try Outbox.page($0, source: "users", query: EventsQuery(after: 0, limit: 0)) } }
     }
 }
+
+/// Ratings counted once per order and side (a replayed `order.rated` adds nothing); saved places.
+@Suite struct UserStoreExtrasTests {
+    @Test func ratingsCountOnceAndPlacesReplaceByLabel() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("users-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try UserStore(path: path)
+        let time = Date(timeIntervalSince1970: 1_790_000_000)
+        try await store.register(User(id: "d1", role: .driver, name: "Dan", phoneNumber: "+15550101", createdAt: time), passwordHash: "x")
+        #expect(try await store.user(id: "d1")?.rating == nil, "no rating before the first")
+        func rated(_ order: String, _ stars: Int) -> OrderRated {
+            OrderRated(orderID: order, raterID: "r1", raterRole: .rider, rateeID: "d1", rating: RatingGiven(stars: stars, createdAt: time))
+        }
+        #expect(try await store.record(rated("o1", 5)))
+        #expect(!(try await store.record(rated("o1", 5))), "replayed")
+        #expect(try await store.record(rated("o2", 4)))
+        #expect(try await store.record(rated("o3", 4)))
+        #expect(try await store.user(id: "d1")?.rating == UserRating(average: 4.33, count: 3))
+
+        let home = SavedPlace(id: "pl-1", userID: "d1", label: .home, name: "home", place: Place(latitude: 47, longitude: 35), createdAt: time)
+        #expect(try await store.save(home).id == "pl-1")
+        var moved = home
+        (moved.id, moved.place) = ("pl-2", Place(latitude: 48, longitude: 36))
+        #expect(try await store.save(moved).id == "pl-1", "home again replaces, keeping its id")
+        #expect(try await store.places(userID: "d1").map(\.place.latitude) == [48])
+        await #expect(throws: UserStore.Failure.unknownUser) {
+            try await store.save(SavedPlace(id: "pl-3", userID: "nobody", label: .work, name: "work", place: home.place, createdAt: time))
+        }
+        await #expect(throws: UserStore.Failure.unknownPlace) { try await store.deletePlace(userID: "someone-else", id: "pl-1") }
+        try await store.deletePlace(userID: "d1", id: "pl-1")
+        #expect(try await store.places(userID: "d1").isEmpty)
+        #expect(UserRules.problem(with: SavePlaceParams(userID: "d1", label: .other, place: home.place)) == "name: required for a place labelled other")
+    }
+}
