@@ -222,6 +222,14 @@ import Testing
                 .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).first ?? "") } ?? 0
             #expect(completed >= 3, "\(result.stdout)")
             #expect(result.stdout.contains("reaction ACCEPTED → PICKING_UP"), "\(result.stdout)")
+            // The taxi-app features: each ride's two chat messages and two ratings, read back from the platform.
+            func row(_ label: String) -> Substring? { result.stdout.split(separator: "\n").first { $0.hasPrefix(label) } }
+            func count(_ label: String) -> Int? { row(label).flatMap { Int($0.dropFirst(label.count).split(separator: " ").first ?? "") } }
+            #expect(count("chat messages sent") == 2 * completed, "\(result.stdout)")
+            #expect(count("ratings given") == 2 * completed, "\(result.stdout)")
+            #expect(count("offers declined (passed to the next driver)") != nil)
+            #expect(row("rides in the riders' histories")?.contains("✔") == true, "every finished ride in a history: \(result.stdout)")
+            #expect(row("rides paid (drivers' earnings today)")?.contains("✔") == true, "every completed ride paid: \(result.stdout)")
             let links = result.stderr.matches(of: /live at http:\/\/gateway\.example\/([A-Za-z0-9]{7})\n/)
             #expect((1...3).contains(links.count), "the first rides' share links are printed: \(result.stderr)")
         }
