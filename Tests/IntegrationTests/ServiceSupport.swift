@@ -13,12 +13,22 @@ struct TestService: Sendable {
     let executable: String
     let arguments: [String]
     let httpPort: Int
+    /// Whose data directory: its own, or — for a second instance — the first's.
+    var dataOwner: String? = nil
 
-    var dataDirectory: String { "\(bus.scratch)/\(name)-data" }
+    var dataDirectory: String { "\(bus.scratch)/\(dataOwner ?? name)-data" }
     var log: String { (try? String(contentsOfFile: bus.supervisor.logPath(of: name)!, encoding: .utf8)) ?? "" }
 
     static func start(on bus: TestBus, service: String, executable: String, arguments: [String] = []) async throws -> TestService {
         let process = TestService(bus: bus, name: service, service: service, executable: executable, arguments: arguments, httpPort: try FreePort.next())
+        try await process.startProcess()
+        return process
+    }
+
+    /// Another instance of `service`, on the same data directory (its SQLite files shared).
+    func replica(_ instance: Int) async throws -> TestService {
+        let process = TestService(bus: bus, name: "\(name)-\(instance)", service: service, executable: executable, arguments: arguments,
+                                  httpPort: try FreePort.next(), dataOwner: dataOwner ?? name)
         try await process.startProcess()
         return process
     }

@@ -67,7 +67,7 @@ public struct WebhookSender: Service {
 
     /// Every due delivery, several at once (one slow receiver does not hold up the others).
     func sendDue() async {
-        guard let due = try? await store.dueDeliveries(now: Date(), limit: 100), !due.isEmpty else { return }
+        guard let due = try? await store.claimDueDeliveries(now: Date(), lease: timeout + .seconds(5), limit: 100), !due.isEmpty else { return }
         await withTaskGroup(of: Void.self) { group in
             for delivery in due { group.addTask { await send(delivery) } }
         }

@@ -120,13 +120,19 @@ public final class NotificationStore: DatabaseReactorCursors, Sendable {
         }
     }
 
-    /// Pending deliveries whose time has come, oldest first.
-    public func dueDeliveries(now: Date, limit: Int) async throws -> [Delivery] {
-        try await database.read { db in
-            try Delivery.fetch(db, sql: """
+    /// Pending deliveries whose time has come, oldest first — claimed for `lease`: their next
+    /// attempt moves past it in the same transaction, so another instance of ride-notifications
+    /// on this database does not send them too; if this one dies mid-send, they are due again
+    /// when the lease ends (at least once, as webhooks are).
+    public func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> [Delivery] {
+        try await database.write { db in
+            let due = try Delivery.fetch(db, sql: """
                 SELECT d.*, w.url, w.secret FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
                 WHERE d.status = 'pending' AND d.next_attempt_ms <= ? ORDER BY d.next_attempt_ms, d.id LIMIT ?
                 """, arguments: [Self.milliseconds(now), limit])
+            let until = Self.milliseconds(now) + Int64(lease.milliseconds)
+            for delivery in due { try db.run("UPDATE deliveries SET next_attempt_ms = ? WHERE id = ?", [until, delivery.id]) }
+            return due
         }
     }
 

@@ -77,9 +77,10 @@ public final class TripStore: Sendable {
         try await database.read { db in try String.fetchOne(db, sql: "SELECT document FROM trips WHERE share_id = ?", arguments: [shareID]).map { try Self.decode(Trip.self, $0) } }
     }
 
-    public func activeTrips() async throws -> [Live] {
+    /// Active trips: all of them, or the one with `id` (none when it is not active).
+    public func activeTrips(id: String? = nil) async throws -> [Live] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT document, progress FROM trips WHERE status = 'active'").map { row in
+            try Row.fetchAll(db, sql: "SELECT document, progress FROM trips WHERE status = 'active' AND (? IS NULL OR id = ?)", arguments: [id, id]).map { row in
                 Live(trip: try Self.decode(Trip.self, row["document"]), progress: try Self.decode(TripProgress.self, row["progress"]))
             }
         }
@@ -97,7 +98,8 @@ public final class TripStore: Sendable {
                 """, [live.trip.tripID]) else {
                 return false
             }
-            if event == "destination_arrival", arrived { return false }
+            // Arrived already (seen by another instance watching the same trip): this copy is stale.
+            if arrived, event == "destination_arrival" || live.trip.destination.arrivedAt == nil { return false }
             try db.run("UPDATE trips SET document = ?, progress = ? WHERE id = ?",
                        [try Self.encode(live.trip), try Self.encode(live.progress), live.trip.tripID])
             if let event { try Self.appendEvent(db, event, live.trip) }

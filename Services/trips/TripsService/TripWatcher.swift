@@ -36,6 +36,17 @@ public actor TripWatcher {
         tripsByDevice[device, default: []].insert(trip.trip.tripID)
     }
 
+    /// Watches a trip another instance created (known from `trip.created`), unless already watched.
+    func adopt(tripID: String) async {
+        guard live[tripID] == nil else { return }
+        do {
+            guard let trip = try await store.activeTrips(id: tripID).first, live[tripID] == nil else { return }
+            watch(trip)
+        } catch {
+            logger.error("cannot load a trip another instance created", metadata: ["trip_id": "\(tripID)", "error": "\(error)"])
+        }
+    }
+
     func stopWatching(tripID: String) {
         guard let trip = live.removeValue(forKey: tripID) else { return }
         let device = trip.trip.deviceID
@@ -77,12 +88,16 @@ public actor TripWatcher {
 }
 
 /// The watcher as a service of the process: resumes active trips (catching up on the locations
-/// recorded while it was away), then follows the bus.
+/// recorded while it was away), then follows the bus. With several instances of `ride-trips` on
+/// one database, every instance watches every active trip — `trips` (`trip.created`) adopts the
+/// ones another instance made, `trip.completed` lets them go — so a trip survives the loss of the
+/// instance that created it; the store records an arrival once, whoever sees it first.
 struct TripWatcherService: Service {
     let watcher: TripWatcher
     let store: TripStore
     let platform: ServiceClient
     let subscriber: EventSubscriber<DeviceLocationEvent>
+    let trips: EventSubscriber<TripEvent>
     let logger: Logger
 
     func run() async throws {
@@ -95,10 +110,25 @@ struct TripWatcherService: Service {
                 }
             }
         }
+        let (watcher, trips) = (self.watcher, self.trips)
         await withGracefulShutdownHandler {
-            await watcher.run()
+            await withDiscardingTaskGroup { group in
+                group.addTask { await watcher.run() }
+                group.addTask {
+                    for await batch in trips.deliveries {
+                        for case .event(let received) in batch {
+                            let data = received.event.data.data
+                            if data.value == "created" { await watcher.adopt(tripID: data.tripID) }
+                            if data.value == "completed" { await watcher.stopWatching(tripID: data.tripID) }
+                        }
+                    }
+                }
+            }
         } onGracefulShutdown: {
-            Task { await subscriber.close() }
+            Task {
+                await subscriber.close()
+                await trips.close()
+            }
         }
     }
 }

@@ -24,7 +24,10 @@ public struct TripsServer: Sendable {
         let subscriber = try await EventSubscriber<DeviceLocationEvent>(endpoint: settings.sub, prefixes: [], logger: logger)
         let model = RouteModel()
         let watcher = TripWatcher(store: store, relay: relay, subscriber: subscriber, model: model, logger: logger)
-        let watching = TripWatcherService(watcher: watcher, store: store, platform: platform, subscriber: subscriber, logger: logger)
+        // Other instances' trips: adopted when created, let go when completed.
+        let trips = try await EventSubscriber<TripEvent>(endpoint: settings.sub, prefixes: [BusContract.Topics.tripCreated, BusContract.Topics.tripCompleted],
+                                                         logger: logger)
+        let watching = TripWatcherService(watcher: watcher, store: store, platform: platform, subscriber: subscriber, trips: trips, logger: logger)
         let instance = UUID().uuidString.lowercased()
         let startedAt = Date()
         var workerOptions = MDPWorker.Options()

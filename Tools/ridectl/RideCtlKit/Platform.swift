@@ -58,6 +58,50 @@ enum Platform {
         ]
     }
 
+    /// The services that may run as several instances on one data directory (their SQLite files
+    /// shared: SQLite serialises writers across processes; every reaction is idempotent).
+    static let replicable = ["users", "orders", "trips", "notifications"]
+
+    /// `processes` with `replicas[name] - 1` more instances of each named service, right after its
+    /// first: named `orders-2`, `orders-3`…, the same flags but their own health port (the first's
+    /// + 100 × (n − 1): orders-2 on 9202).
+    static func withReplicas(_ processes: [PlatformProcess], _ replicas: [String: Int]) -> [PlatformProcess] {
+        processes.flatMap { process -> [PlatformProcess] in
+            let count = replicas[process.name] ?? 1
+            guard count > 1, let index = process.arguments.firstIndex(of: "--http"), index + 1 < process.arguments.count,
+                  let colon = process.arguments[index + 1].lastIndex(of: ":"), let port = Int(process.arguments[index + 1][colon...].dropFirst()) else { return [process] }
+            let host = process.arguments[index + 1][..<colon]
+            return [process] + (2...count).map { instance in
+                var replica = process
+                replica.name = "\(process.name)-\(instance)"
+                replica.arguments[index + 1] = "\(host):\(port + 100 * (instance - 1))"
+                replica.healthURL = "http://\(host):\(port + 100 * (instance - 1))/health"
+                return replica
+            }
+        }
+    }
+
+    /// Parses `orders=3,trips=2`: each a replicable service and a count from 1 to 8.
+    static func parseReplicas(_ text: String) throws -> [String: Int] {
+        var replicas: [String: Int] = [:]
+        for part in text.split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, let count = Int(pair[1]), (1...8).contains(count) else {
+                throw ReplicasError("'\(part)' must be SERVICE=COUNT with a count from 1 to 8 (e.g. orders=3)")
+            }
+            guard replicable.contains(pair[0]) else {
+                throw ReplicasError("'\(pair[0])' cannot run as several instances here; these can: \(replicable.joined(separator: ", "))")
+            }
+            replicas[pair[0]] = count
+        }
+        return replicas
+    }
+
+    struct ReplicasError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
     /// The broker's Unix socket, as an absolute path; nil when the path would be too long for one
     /// (then everything uses TCP).
     static func localBrokerSocket(dataDirectory: String) -> String? {

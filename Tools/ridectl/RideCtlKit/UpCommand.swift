@@ -24,11 +24,19 @@ struct UpCommand: AsyncParsableCommand {
     @Option(name: .customLong("port-offset"), help: "Add this to every port (bus 5555–5557, HTTP 9100…), to run a second platform beside the first.")
     var portOffset = 0
 
+    @Option(help: "Run several instances of services on the same data directory, e.g. orders=3,trips=2 (users, orders, trips, notifications; each extra instance's health port is the first's + 100).")
+    var replicas = ""
+
     @Flag(help: "Once the platform is up, run `ridectl simulate` in it (10 drivers, 10 riders, 5× speed) until Ctrl-C, then print its report.")
     var simulate = false
 
     mutating func validate() throws {
         guard (0...50_000).contains(portOffset) else { throw ValidationError("--port-offset must be from 0 to 50000") }
+        do {
+            _ = try Platform.parseReplicas(replicas)
+        } catch {
+            throw ValidationError("--replicas: \(error)")
+        }
     }
 
     func run() async throws {
@@ -38,7 +46,8 @@ struct UpCommand: AsyncParsableCommand {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let colored = Output.stdoutIsTerminal
         let supervisor = ProcessSupervisor(output: .prefixed(colored: colored))
-        let processes = Platform.processes(binDirectory: bin, dataDirectory: data, portOffset: portOffset)
+        let processes = Platform.withReplicas(Platform.processes(binDirectory: bin, dataDirectory: data, portOffset: portOffset),
+                                              try Platform.parseReplicas(replicas))
 
         for process in processes {
             do {
