@@ -44,6 +44,10 @@ actor Simulation {
     struct Ride {
         var riderID: String
         var status: OrderStatus
+        /// When the apps last saw it change (or looked).
+        var seenAt = Date()
+        /// The chat messages already sent on it (one per side).
+        var said: Set<String> = []
     }
 
     let settings: Settings
@@ -60,6 +64,8 @@ actor Simulation {
     private var started = Date()
     private var announcedShareLinks = 0
     private(set) var extras = Extras()
+    /// Rides fetched again because they had not moved (see `resync`).
+    private(set) var resyncs = 0
 
     init(settings: Settings, client: ServiceClient, logger: Logger) {
         self.settings = settings
@@ -154,7 +160,14 @@ actor Simulation {
         }
         guard drivers[order.driver?.id ?? ""] != nil || riders[order.rider.id] != nil else { return }  // another simulation's
         clock.saw(event)
+        await act(on: order)
+    }
+
+    /// What the apps do when they see `order` at its status (from an event, or from a resync).
+    private func act(on order: Order) async {
+        if let known = rides[order.id], !known.status.isOpen { return }  // finished already
         rides[order.id, default: Ride(riderID: order.rider.id, status: order.status)].status = order.status
+        rides[order.id]?.seenAt = Date()
 
         let caller = Caller.driver(order.driver?.id ?? "")
         switch order.status {
@@ -219,11 +232,27 @@ actor Simulation {
         return true
     }
 
-    /// A chat message from one party to the other.
+    /// Rides that have not moved for `after` seconds are fetched again and acted on, as an app
+    /// does when it reconnects: an event missed while the bus restarted, or an action that failed
+    /// while a service was down, does not leave the ride waiting forever.
+    func resync(after: Double = 8) async {
+        let now = Date()
+        for (orderID, ride) in rides where ride.status.isOpen && now.timeIntervalSince(ride.seenAt) > after {
+            rides[orderID]?.seenAt = now
+            guard let order = try? await client.call(BusContract.Service.orders, "get", OrderParams(caller: .rider(ride.riderID), id: orderID),
+                                                     as: Order.self) else { continue }
+            resyncs += 1
+            await act(on: order)
+        }
+    }
+
+    /// A chat message from one party to the other, once per side and order.
     private func say(_ text: String, on orderID: String, as caller: Caller) async {
+        guard rides[orderID]?.said.contains(caller.id) != true else { return }
         do {
             _ = try await client.call(BusContract.Service.orders, "send_message", SendMessageParams(caller: caller, id: orderID, text: text), as: ChatMessage.self)
             extras.messages += 1
+            rides[orderID]?.said.insert(caller.id)
         } catch {
             count("send_message failed: \(error)")
         }

@@ -1,0 +1,79 @@
+import Bus
+import Foundation
+import ServiceKit
+import Testing
+
+/// Every process of the platform SIGKILLed in turn — users, tracking, trips, orders,
+/// notifications, then the bus itself — and restarted, while a simulation keeps riders booking.
+/// Afterwards: no ride stuck, one trip per leg, each status once, one payment per completed ride,
+/// every chat message and rating the apps were told was stored is there, and every completed ride
+/// notified its rider once. The counts are printed.
+@Suite(.serialized) struct FailureIntegrationTests {
+    @Test func killingEachProcessInTurnLosesNoRideAndDoublesNothing() async throws {
+        try await withTestBus("failures") { bus in
+            let platform = try await OrdersIntegrationTests.Platform.start(bus)
+            let notifications = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications")
+            // Riders and drivers in Kyiv, away from the platform's own test drivers.
+            let simulation = Task {
+                try await runCommand(Binaries.ridectl, [
+                    "simulate", "--drivers", "10", "--riders", "10", "--duration", "45", "--grace", "150", "--speedup", "6", "--box-km", "1",
+                    "--center", "50.4501,30.5234", "--ingest", platform.tracking.ingest, "--publishable-key", TestTracking.publishableKey, "--share-links", "",
+                ] + bus.ridectlFlags, timeout: .seconds(260))
+            }
+            try await eventually("rides are under way", timeout: .seconds(30)) {
+                let page = try await platform.orders.call("events", #"{"after":0,"limit":1000}"#).body
+                return (page["events"]?.arrayValue ?? []).contains { $0["type"] == "order.status" && $0["data"]?["order"]?["status"] == "PICKING_UP" }
+            }
+            let restarts: [(String, () async throws -> Void)] = [
+                (platform.users.name, platform.users.startProcess), (platform.tracking.process.name, platform.tracking.startProcess),
+                (platform.trips.name, platform.trips.startProcess), (platform.orders.name, platform.orders.startProcess),
+                (notifications.name, notifications.startProcess), ("bus", { try await bus.startProcess() }),
+            ]
+            for (name, restart) in restarts {
+                bus.supervisor.signal(name, SIGKILL)
+                try await Task.sleep(for: .milliseconds(500))
+                try await restart()
+                try await Task.sleep(for: .seconds(3))
+            }
+            let result = try await simulation.value
+            #expect(result.status == 0, "no ride stuck: \(result.stdout)\n\(result.stderr.suffix(3000))")
+            func count(_ label: String) -> Int? {
+                result.stdout.split(separator: "\n").first { $0.hasPrefix(label) }.flatMap { Int($0.dropFirst(label.count).split(separator: " ").first ?? "") }
+            }
+
+            let orderEvents = try await ScaleOutIntegrationTests.events(platform.orders)
+            let tripEvents = try await ScaleOutIntegrationTests.events(platform.trips)
+            let notificationEvents = try await ScaleOutIntegrationTests.events(notifications)
+            let statuses = orderEvents.filter { $0["type"] == "order.status" }.compactMap { event -> String? in
+                guard let order = event["data"]?["order"]?["id"]?.stringValue, let status = event["data"]?["order"]?["status"]?.stringValue else { return nil }
+                return "\(order)/\(status)"
+            }
+            let legs = tripEvents.filter { $0["type"] == "trip.created" }.compactMap { event -> String? in
+                guard let metadata = event["data"]?["data"]?["trip_metadata"], let order = metadata["order_id"]?.stringValue else { return nil }
+                return "\(order)/\(metadata["leg"]?.stringValue ?? "")"
+            }
+            let completed = statuses.filter { $0.hasSuffix("/COMPLETED") }.count
+            let cancelled = statuses.filter { $0.hasSuffix("/CANCELLED") }.count
+            let payments = orderEvents.filter { $0["type"] == "order.paid" }.compactMap { $0["data"]?["payment"]?["order_id"]?.stringValue }
+            let messages = orderEvents.filter { $0["type"] == "order.message" }.count
+            let ratings = orderEvents.filter { $0["type"] == "order.rated" }.count
+            let completedNotes = notificationEvents.filter { $0["type"] == "notification" && $0["data"]?["kind"] == "ride_completed" }
+                .compactMap { $0["data"]?["id"]?.stringValue }
+            print("""
+                failure test — each process SIGKILLed and restarted in turn (users, tracking, trips, orders, notifications, bus)
+                  rides completed \(completed), cancelled \(cancelled), stuck \(count("rides stuck (open at the end)") ?? -1)
+                  trips \(legs.count) for \(Set(legs).count) legs; statuses \(statuses.count), distinct \(Set(statuses).count)
+                  payments \(payments.count), distinct \(Set(payments).count); chat messages stored \(messages) of \(count("chat messages sent") ?? -1) acknowledged
+                  ratings stored \(ratings) of \(count("ratings given") ?? -1) acknowledged; ride_completed notifications \(completedNotes.count), distinct \(Set(completedNotes).count)
+                """)
+            #expect(completed > 0)
+            #expect(count("rides stuck (open at the end)") == 0, "\(result.stdout)")
+            #expect(Set(legs).count == legs.count, "one trip per leg")
+            #expect(Set(statuses).count == statuses.count, "each status of an order once")
+            #expect(payments.count == completed && Set(payments).count == completed, "one payment per completed ride")
+            #expect(messages == count("chat messages sent"), "every acknowledged chat message stored")
+            #expect(ratings == count("ratings given"), "every acknowledged rating stored")
+            #expect(completedNotes.count == completed && Set(completedNotes).count == completed, "each completed ride notified once")
+        }
+    }
+}
