@@ -4,7 +4,8 @@ import ServiceKit
 import Testing
 
 /// Every process of the platform SIGKILLed in turn — users, tracking, trips, orders,
-/// notifications, then the bus itself — and restarted, while a simulation keeps riders booking.
+/// notifications, then the bus itself — and restarted, then orders and trips each paused
+/// (SIGSTOP) past the heartbeat, while a simulation keeps riders booking.
 /// Afterwards: no ride stuck, one trip per leg, each status once, one payment per completed ride,
 /// every chat message and rating the apps were told was stored is there, and every completed ride
 /// notified its rider once. The counts are printed.
@@ -35,6 +36,14 @@ import Testing
                 try await restart()
                 try await Task.sleep(for: .seconds(3))
             }
+            // Paused for longer than the broker's heartbeat liveness (3 × 2.5 s): the broker drops its
+            // workers; once resumed, they find they were dropped and register again.
+            for service in [platform.orders, platform.trips] {
+                bus.supervisor.signal(service.name, SIGSTOP)
+                try await Task.sleep(for: .seconds(9))
+                bus.supervisor.signal(service.name, SIGCONT)
+                try await bus.waitForWorkers(service.service)
+            }
             let result = try await simulation.value
             #expect(result.status == 0, "no ride stuck: \(result.stdout)\n\(result.stderr.suffix(3000))")
             func count(_ label: String) -> Int? {
@@ -60,7 +69,7 @@ import Testing
             let completedNotes = notificationEvents.filter { $0["type"] == "notification" && $0["data"]?["kind"] == "ride_completed" }
                 .compactMap { $0["data"]?["id"]?.stringValue }
             print("""
-                failure test — each process SIGKILLed and restarted in turn (users, tracking, trips, orders, notifications, bus)
+                failure test — each process SIGKILLed and restarted in turn (users, tracking, trips, orders, notifications, bus), then orders and trips paused 9 s
                   rides completed \(completed), cancelled \(cancelled), stuck \(count("rides stuck (open at the end)") ?? -1)
                   trips \(legs.count) for \(Set(legs).count) legs; statuses \(statuses.count), distinct \(Set(statuses).count)
                   payments \(payments.count), distinct \(Set(payments).count); chat messages stored \(messages) of \(count("chat messages sent") ?? -1) acknowledged
@@ -71,8 +80,9 @@ import Testing
             #expect(Set(legs).count == legs.count, "one trip per leg")
             #expect(Set(statuses).count == statuses.count, "each status of an order once")
             #expect(payments.count == completed && Set(payments).count == completed, "one payment per completed ride")
-            #expect(messages == count("chat messages sent"), "every acknowledged chat message stored")
-            #expect(ratings == count("ratings given"), "every acknowledged rating stored")
+            // At least: a request the apps gave up on (its reply lost in a pause) may still have been stored.
+            #expect(messages >= (count("chat messages sent") ?? .max), "every acknowledged chat message stored")
+            #expect(ratings >= (count("ratings given") ?? .max), "every acknowledged rating stored")
             #expect(completedNotes.count == completed && Set(completedNotes).count == completed, "each completed ride notified once")
         }
     }
