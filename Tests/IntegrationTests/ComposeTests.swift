@@ -1,4 +1,6 @@
+import Bus
 import Foundation
+import ServiceKit
 import Testing
 import Yams
 
@@ -13,6 +15,8 @@ import Yams
         var environment: [String: String]
         var ports: [String]
         var healthcheck: [String]?
+        /// `volume:path` mounts.
+        var volumes: [String] = []
     }
 
     static func services() throws -> [ComposeService] {
@@ -36,7 +40,8 @@ import Yams
             }
             let ports = (service["ports"] as? [Any])?.map { "\($0)" } ?? []
             let healthcheck = (service["healthcheck"] as? [String: Any])?["test"] as? [String]
-            return ComposeService(name: name, command: command, environment: environment, ports: ports, healthcheck: healthcheck)
+            let volumes = (service["volumes"] as? [Any])?.map { "\($0)" } ?? []
+            return ComposeService(name: name, command: command, environment: environment, ports: ports, healthcheck: healthcheck, volumes: volumes)
         }
     }
 
@@ -84,6 +89,15 @@ import Yams
         }
     }
 
+    /// `docker compose up --scale orders=3` works by design: the services that scale publish no
+    /// fixed host port (a second replica would collide) and keep their data in their volume.
+    @Test func theServicesThatScalePublishNoHostPort() throws {
+        for service in try Self.services() where ["users", "orders", "trips", "notifications"].contains(service.name) {
+            #expect(service.ports.isEmpty, "service \(service.name) publishes \(service.ports): --scale would collide")
+            #expect(service.volumes.count == 1 && service.volumes[0].hasSuffix(":/var/lib/ride"), "service \(service.name): \(service.volumes)")
+        }
+    }
+
     @Test func theDockerfileBuildsEveryExecutableIntoTheRuntimeImage() throws {
         let dockerfile = try String(contentsOf: Self.root.appendingPathComponent("deploy/Dockerfile"), encoding: .utf8)
         #expect(dockerfile.contains("FROM swift:6.3"), "build stage on the Swift 6.3 image")
@@ -91,5 +105,66 @@ import Yams
         #expect(dockerfile.contains("-name 'ride-*' -o -name ridectl"), "every ride-* executable and ridectl are copied")
         let ignore = try String(contentsOf: Self.root.appendingPathComponent(".dockerignore"), encoding: .utf8)
         #expect(ignore.contains(".build/"))
+    }
+}
+
+/// The compose file as local processes: each service's own command and environment (only the
+/// host names, ports and volume paths rewritten for this machine), orders and trips twice on
+/// shared volumes as `--scale` would run them, and a whole ride through the gateway.
+@Suite(.serialized) struct ComposeAsProcessesTests {
+    @Test func theComposeFileRunsAsLocalProcessesWithReplicasAndCarriesARide() async throws {
+        try await withTestBus("compose-local") { testBus in
+            let services = try ComposeTests.services()
+            let replicas = ["orders": 2, "trips": 2]
+            // Every port the file names, mapped to a free one here.
+            var ports: [String: String] = [:]
+            for service in services {
+                for text in service.command + Array(service.environment.values) {
+                    for match in text.matches(of: /:(\d{4,5})\b/) where ports[String(match.output.1)] == nil {
+                        ports[String(match.output.1)] = String(try FreePort.next())
+                    }
+                }
+            }
+            func local(_ text: String, volume: String?) -> String {
+                var text = text.replacingOccurrences(of: "tcp://bus:", with: "tcp://127.0.0.1:").replacingOccurrences(of: "0.0.0.0:", with: "127.0.0.1:")
+                if let volume { text = text.replacingOccurrences(of: "/var/lib/ride", with: "\(testBus.scratch)/\(volume)") }
+                return text.replacing(/:(\d{4,5})\b/) { match in ":" + (ports[String(match.output.1)] ?? String(match.output.1)) }
+            }
+            func httpPort(_ arguments: [String]) -> String? {
+                arguments.firstIndex(of: "--http").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1].split(separator: ":").last.map(String.init) : nil }
+            }
+            // The bus first, the gateway last (depends_on), the rest between.
+            let ordered = services.sorted { ($0.name == "bus" ? 0 : $0.name == "gateway" ? 2 : 1, $0.name) < ($1.name == "bus" ? 0 : $1.name == "gateway" ? 2 : 1, $1.name) }
+            for service in ordered {
+                let volume = service.volumes.first.map { String($0.split(separator: ":")[0]) }
+                if let volume { try FileManager.default.createDirectory(atPath: "\(testBus.scratch)/\(volume)", withIntermediateDirectories: true) }
+                let environment = service.environment.mapValues { local($0, volume: volume) }
+                for instance in 1...(replicas[service.name] ?? 1) {
+                    var arguments = service.command.dropFirst().map { local($0, volume: volume) }
+                    if instance > 1, let index = arguments.firstIndex(of: "--http") { arguments[index + 1] = "127.0.0.1:\(try FreePort.next())" }
+                    let name = instance == 1 ? "compose-\(service.name)" : "compose-\(service.name)-\(instance)"
+                    try testBus.supervisor.start(name: name, executable: "\(Binaries.directory)/\(service.command[0])", arguments: arguments, environment: environment)
+                    let health = "http://127.0.0.1:\(httpPort(arguments) ?? "0")/health"
+                    guard await waitUntilHealthy(health, timeout: .seconds(30), stillRunning: { testBus.supervisor.isRunning(name) }) else {
+                        throw TestFailure("\(name) did not become healthy at \(health)")
+                    }
+                }
+            }
+            // Both replicas' workers are registered with the compose bus.
+            let busHealth = "http://127.0.0.1:\(ports["9100"] ?? "0")/health"
+            try await eventually("two instances' workers of orders and trips") {
+                let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(busHealth).body))
+                let orders = health["details"]?["services"]?["orders"]?["workers"]?.numberValue ?? 0
+                let trips = health["details"]?["services"]?["trips"]?["workers"]?.numberValue ?? 0
+                return orders >= 2 * Double(defaultWorkerConcurrency) && trips >= 2 * Double(defaultWorkerConcurrency)
+            }
+            guard let gatewayPort = ports["8080"].flatMap(Int.init), let gatewayHealth = ports["9106"].flatMap(Int.init) else {
+                throw TestFailure("the gateway's ports are not in docker-compose.yml: \(ports)")
+            }
+            let apps = try await GatewayIntegrationTests.Apps.signUp(TestGateway(bus: testBus, port: gatewayPort, statusPort: gatewayHealth))
+            let id = try await apps.ride()
+            let ride = try await apps.gateway.request("GET", "/v1/orders/\(id)", token: apps.rider.token).body
+            #expect(ride["status"] == "COMPLETED" && ride["fare"]?["total_cents"] != nil, "\(ride)")
+        }
     }
 }

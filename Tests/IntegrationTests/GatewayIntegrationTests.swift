@@ -23,7 +23,11 @@ import Testing
             _ = try await TestTracking.start(on: bus)
             _ = try await TestService.trips(on: bus)
             _ = try await TestService.start(on: bus, service: BusContract.Service.orders, executable: "ride-orders", arguments: arguments)
-            let gateway = try await TestGateway.start(on: bus)
+            return try await signUp(try await TestGateway.start(on: bus))
+        }
+
+        /// Ann and Dan sign up through `gateway`; Dan goes online 400 m south of the pickup.
+        static func signUp(_ gateway: TestGateway) async throws -> Apps {
             let rider = try await gateway.signUp(#"{"role":"rider","name":"Ann","phone_number":"+380501110001","password":"secret123"}"#,
                                                  phone: "+380501110001", password: "secret123")
             let driver = try await gateway.signUp(
