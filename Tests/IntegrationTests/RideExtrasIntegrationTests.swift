@@ -161,9 +161,14 @@ import Testing
             guard let id = booked.body["id"]?.stringValue else { throw TestFailure("booking: \(booked)") }
             #expect(booked.body["offered_to"] == .array([.string(apps.driver.id)]), "Dan, the nearest available; Fay is offline: \(booked.body)")
 
+            // Dan watches the order while it is offered to him (as a driver app shows an offer)…
+            let dansLive = apps.live(id, token: apps.driver.token)
+            try await eventually("Dan's snapshot") { !dansLive.statuses.isEmpty }
             let declined = try await gateway.request("POST", "/v1/orders/\(id)/decline", token: apps.driver.token)
             #expect(declined.status == 200 && declined.body["offered_to"] == .array([.string(eve.id)]), "passed to Eve: \(declined.body)")
             #expect(declined.body["declined_by"] == .array([.string(apps.driver.id)]))
+            let again = try await gateway.request("POST", "/v1/orders/\(id)/decline", token: apps.driver.token)
+            #expect(again.status == 409 && again.body["error"]?["code"] == "already_declined", "once: \(again)")
             try await eventually("Eve heard of the offer") {
                 try await gateway.request("GET", "/v1/notifications", token: eve.token).body["notifications"]?.arrayValue?
                     .contains { $0["kind"] == "new_offer" && $0["order_id"] == .string(id) } == true
@@ -172,6 +177,16 @@ import Testing
             #expect(late.status == 403 && late.body["error"]?["message"]?.stringValue?.contains("declined") == true, "Dan declined it: \(late)")
             let taken = try await gateway.request("POST", "/v1/orders/\(id)/accept", token: eve.token)
             #expect(taken.status == 200, "\(taken)")
+            // …but the chat between the rider and Eve is theirs alone.
+            let ridersLive = apps.live(id, token: apps.rider.token)
+            try await eventually("the rider's snapshot") { !ridersLive.statuses.isEmpty }
+            #expect(try await gateway.request("POST", "/v1/orders/\(id)/messages", token: eve.token, #"{"text":"Coming"}"#).status == 201)
+            try await eventually("the rider got Eve's message live") { ridersLive.received.contains { $0["type"] == "chat" } }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!dansLive.received.contains { $0["type"] == "chat" }, "a driver who was only offered the order reads none of its chat")
+            #expect(try await gateway.request("GET", "/v1/orders/\(id)/messages", token: apps.driver.token).status == 403)
+            dansLive.close()
+            ridersLive.close()
 
             // Fay comes online: the next order is hers (the nearest).
             #expect(try await gateway.request("PUT", "/v1/me/availability", token: fay.token, #"{"available":true}"#).status == 200)

@@ -142,6 +142,7 @@ actor LiveHub {
     func run() async {
         for await batch in subscriber.deliveries {
             for case .event(let received) in batch {
+                if case .duplicate = received.sequence { continue }  // sent again (several relays, or at least once): routed already
                 if received.event.source == BusContract.Service.orders, case .gap(let gap) = received.sequence, !watchers.isEmpty {
                     logger.warning("live updates: sequence gap in orders; fetching the missed events", metadata: ["gap": "\(gap)"])
                     for missed in (try? await OrderEvents.fetch(platform, after: gap.expected - 1, through: gap.received - 1)) ?? [] { route(missed) }

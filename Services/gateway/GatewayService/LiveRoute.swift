@@ -36,7 +36,9 @@ struct LiveRoute {
             let (watcher, stream) = await hub.watch(orderID)
             do {
                 let sent = try await opening(orderID: orderID, request: ws.request, context: context, outbound: outbound)
-                try await Self.relay(stream, inbound: inbound, outbound: outbound, statuses: StatusesOnce(lastSequence: sent.0, lastVersion: sent.1))
+                let viewer = try context.requireUser().id
+                try await Self.relay(stream, inbound: inbound, outbound: outbound,
+                                     statuses: StatusesOnce(lastSequence: sent.0, lastVersion: sent.1, viewer: viewer, lastChatSequence: sent.0))
             } catch {
                 context.logger.debug("live connection ended", metadata: ["order_id": "\(orderID)", "error": "\(error)"])
             }
@@ -92,8 +94,9 @@ struct LiveRoute {
         if let after = request.uri.queryParameters.get("after").flatMap(UInt64.init),
            let missed = try await OrderEvents.fetch(platform, after: after) {
             var version = 0
+            let viewer = try context.requireUser().id
             for event in missed {
-                guard let (about, message) = LiveHub.orderMessage(event), about == orderID else { continue }
+                guard let (about, message) = LiveHub.orderMessage(event), about == orderID, StatusesOnce.isParty(viewer, to: message) else { continue }
                 try await outbound.write(.text(Self.text(message)))
                 version = message["order"]?["version"]?.numberValue.map(Int.init) ?? version
             }
@@ -127,12 +130,29 @@ struct LiveRoute {
 }
 
 /// Statuses sent once each, in order: one already sent (fetched at the opening, or repeated by
-/// the bus) or older than the snapshot is skipped. Other messages always pass.
+/// the bus) or older than the snapshot is skipped. Chat messages likewise once each, and only to
+/// the two parties (`viewer`): a driver who was offered the order and watches it does not read
+/// the chat of the driver who took it. Other messages always pass.
 struct StatusesOnce {
     var lastSequence: UInt64 = 0
     var lastVersion = 0
+    /// The connection's user; nil on connections that carry no chat.
+    var viewer: String? = nil
+    var lastChatSequence: UInt64 = 0
+
+    /// Whether `viewer` sent or receives the chat message (other messages: always).
+    static func isParty(_ viewer: String?, to message: LiveMessage) -> Bool {
+        guard message["type"] == "chat" else { return true }
+        guard let viewer else { return false }
+        return message["message"]?["sender_id"]?.stringValue == viewer || message["message"]?["recipient_id"]?.stringValue == viewer
+    }
 
     mutating func admits(_ message: LiveMessage) -> Bool {
+        if message["type"] == "chat" {
+            guard Self.isParty(viewer, to: message), let sequence = message["sequence"]?.numberValue.map(UInt64.init), sequence > lastChatSequence else { return false }
+            lastChatSequence = sequence
+            return true
+        }
         guard message["type"] == "status" else { return true }
         guard let sequence = message["sequence"]?.numberValue.map(UInt64.init), sequence > lastSequence,
               let version = message["order"]?["version"]?.numberValue.map(Int.init), version > lastVersion else { return false }

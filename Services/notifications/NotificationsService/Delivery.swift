@@ -67,13 +67,13 @@ public struct WebhookSender: Service {
 
     /// Every due delivery, several at once (one slow receiver does not hold up the others).
     func sendDue() async {
-        guard let due = try? await store.claimDueDeliveries(now: Date(), lease: timeout + .seconds(5), limit: 100), !due.isEmpty else { return }
+        guard let (due, lease) = try? await store.claimDueDeliveries(now: Date(), lease: timeout + .seconds(5), limit: 100), !due.isEmpty else { return }
         await withTaskGroup(of: Void.self) { group in
-            for delivery in due { group.addTask { await send(delivery) } }
+            for delivery in due { group.addTask { await send(delivery, lease: lease) } }
         }
     }
 
-    func send(_ delivery: Delivery) async {
+    func send(_ delivery: Delivery, lease: Int64? = nil) async {
         let failure = await post(delivery)
         let retryAt = failure == nil ? nil : delivery.attempts < retryDelays.count ? Date().addingTimeInterval(Double(retryDelays[delivery.attempts].milliseconds) / 1000) : nil
         if let failure {
@@ -81,7 +81,7 @@ public struct WebhookSender: Service {
                                                                   "then": "\(retryAt.map { "retry at \($0)" } ?? "dead letter")"])
         }
         do {
-            try await store.finishAttempt(delivery.id, delivered: failure == nil, error: failure, retryAt: retryAt)
+            try await store.finishAttempt(delivery.id, lease: lease, delivered: failure == nil, error: failure, retryAt: retryAt)
         } catch {
             logger.error("cannot record a webhook attempt; it will be sent again", metadata: ["delivery": "\(delivery.id)", "error": "\(error)"])
         }

@@ -124,7 +124,7 @@ public final class NotificationStore: DatabaseReactorCursors, Sendable {
     /// attempt moves past it in the same transaction, so another instance of ride-notifications
     /// on this database does not send them too; if this one dies mid-send, they are due again
     /// when the lease ends (at least once, as webhooks are).
-    public func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> [Delivery] {
+    public func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> (deliveries: [Delivery], leaseEnd: Int64) {
         try await database.write { db in
             let due = try Delivery.fetch(db, sql: """
                 SELECT d.*, w.url, w.secret FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
@@ -132,16 +132,19 @@ public final class NotificationStore: DatabaseReactorCursors, Sendable {
                 """, arguments: [Self.milliseconds(now), limit])
             let until = Self.milliseconds(now) + Int64(lease.milliseconds)
             for delivery in due { try db.run("UPDATE deliveries SET next_attempt_ms = ? WHERE id = ?", [until, delivery.id]) }
-            return due
+            return (due, until)
         }
     }
 
-    /// Records an attempt: delivered, retried at `retryAt`, or dead when `retryAt` is nil.
-    public func finishAttempt(_ id: Int64, delivered: Bool, error: String?, retryAt: Date?) async throws {
+    /// Records an attempt: delivered, retried at `retryAt`, or dead when `retryAt` is nil — only
+    /// while the claim (`lease`, the claim's `leaseEnd`) is still this attempt's: an attempt that
+    /// outlived its lease, while another instance sent the delivery again, changes nothing.
+    public func finishAttempt(_ id: Int64, lease: Int64? = nil, delivered: Bool, error: String?, retryAt: Date?) async throws {
         try await database.write { db in
             let status = delivered ? "delivered" : retryAt == nil ? "dead" : "pending"
-            try db.run("UPDATE deliveries SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_ms = ? WHERE id = ?",
-                       [status, error, retryAt.map(Self.milliseconds) ?? 0, id])
+            try db.run("UPDATE deliveries SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_ms = ? "
+                       + "WHERE id = ? AND (? IS NULL OR (status = 'pending' AND next_attempt_ms = ?))",
+                       [status, error, retryAt.map(Self.milliseconds) ?? 0, id, lease, lease])
         }
     }
 

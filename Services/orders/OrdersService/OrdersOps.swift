@@ -193,15 +193,22 @@ struct OrdersOps {
     func decline(_ params: OrderParams) async throws -> Order {
         let current = try await existing(params.id)
         try check(.decline, current, params.caller)
+        // Once: declining again must not pass the order on again (one driver could push it to every driver in range).
+        if current.declinedBy.contains(params.caller.id) { throw Self.alreadyDeclined(params) }
         let next = await nearestDrivers(to: current.pickup, radius: dispatch.radius(round: current.dispatchRound ?? 1),
                                         excluding: current.offerHistory + [params.caller.id], count: 1)
         return try await transition(.decline, params, { order in
+            guard !order.declinedBy.contains(params.caller.id) else { return }  // a racing second decline changes nothing
             order.offeredTo.removeAll { $0 == params.caller.id }
-            if !order.declinedBy.contains(params.caller.id) { order.declinedBy.append(params.caller.id) }
+            order.declinedBy.append(params.caller.id)
             let fresh = next.filter { !order.offerHistory.contains($0) && !order.declinedBy.contains($0) }
             order.offeredTo += fresh
             order.offerHistory += fresh
         }, sideEvents: Self.offeredEvents)
+    }
+
+    static func alreadyDeclined(_ params: OrderParams) -> ServiceError {
+        ServiceError.conflict("already_declined", "driver \(params.caller.id) already declined order \(params.id)")
     }
 
     /// `order.offered` for the drivers a change newly offers a `NEW` order to.

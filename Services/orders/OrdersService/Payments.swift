@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 import GRDB
 import RideModels
@@ -57,30 +58,27 @@ public enum PaymentError: Error, Equatable, CustomStringConvertible {
 /// driver's credited their share, the platform's the commission.
 public final class LedgerPaymentProvider: PaymentProvider {
     public let name = "ledger"
-    let database: DatabaseQueue
+    let database: DatabasePool
 
+    /// Opened like every service database (WAL, a busy timeout): with several ride-orders
+    /// instances, all of them charge each completed order at once, and one waits for the other.
     public init(path: String) throws {
-        database = try DatabaseQueue(path: path)
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE charges (
-                    idempotency_key TEXT PRIMARY KEY NOT NULL,
-                    reference TEXT NOT NULL UNIQUE,
-                    currency TEXT NOT NULL,
-                    amount_cents INTEGER NOT NULL,
-                    payee_share_cents INTEGER NOT NULL,
-                    captured_at_ms INTEGER NOT NULL
-                );
-                CREATE TABLE entries (
-                    reference TEXT NOT NULL,
-                    account TEXT NOT NULL,
-                    amount_cents INTEGER NOT NULL
-                );
-                CREATE INDEX entries_by_account ON entries (account);
-                """)
-        }
-        try migrator.migrate(database)
+        database = try ServiceDatabase.open(path: path, migrations: [("v1", """
+            CREATE TABLE charges (
+                idempotency_key TEXT PRIMARY KEY NOT NULL,
+                reference TEXT NOT NULL UNIQUE,
+                currency TEXT NOT NULL,
+                amount_cents INTEGER NOT NULL,
+                payee_share_cents INTEGER NOT NULL,
+                captured_at_ms INTEGER NOT NULL
+            );
+            CREATE TABLE entries (
+                reference TEXT NOT NULL,
+                account TEXT NOT NULL,
+                amount_cents INTEGER NOT NULL
+            );
+            CREATE INDEX entries_by_account ON entries (account);
+            """)], outbox: false)
     }
 
     public func charge(_ request: ChargeRequest) async throws -> ChargeReceipt {
@@ -140,8 +138,14 @@ public struct PaymentCapture: Sendable {
         guard order.status == .completed, let fare = order.fare, let driver = order.driver else { return nil }
         if let existing = try await store.payment(orderID: order.id) { return existing }
         let share = Self.driverShare(of: fare.totalCents, commissionPercent: commissionPercent)
-        let receipt = try await provider.charge(ChargeRequest(idempotencyKey: order.id, payerID: order.rider.id, payeeID: driver.id,
+        let receipt: ChargeReceipt
+        do {
+            receipt = try await provider.charge(ChargeRequest(idempotencyKey: order.id, payerID: order.rider.id, payeeID: driver.id,
                                                               currency: fare.currency, amountCents: fare.totalCents, payeeShareCents: share))
+        } catch let error as PaymentError {
+            // Permanent (e.g. instances configured with different commissions): retrying cannot help; an operator must look.
+            throw ServiceError.conflict("payment_refused", "order \(order.id): \(error)")
+        }
         let payment = Payment(id: "pay-" + order.id, orderID: order.id, riderID: order.rider.id, driverID: driver.id, provider: provider.name,
                               providerReference: receipt.reference, currency: fare.currency, amountCents: fare.totalCents,
                               driverEarningsCents: share, commissionCents: fare.totalCents - share, capturedAt: receipt.capturedAt)

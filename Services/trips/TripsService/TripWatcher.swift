@@ -13,6 +13,7 @@ import Storage
 public actor TripWatcher {
     private var live: [String: TripStore.Live] = [:]
     private var tripsByDevice: [String: Set<String>] = [:]
+    private var missingLastRound: Set<String> = []
     private let store: TripStore
     private let relay: OutboxRelay
     private let subscriber: EventSubscriber<DeviceLocationEvent>
@@ -45,6 +46,18 @@ public actor TripWatcher {
         } catch {
             logger.error("cannot load a trip another instance created", metadata: ["trip_id": "\(tripID)", "error": "\(error)"])
         }
+    }
+
+    /// Watches exactly `active` (the store's active trips): adopts the ones missing — a
+    /// `trip.created` this instance did not receive — and lets go of the ones no longer active.
+    /// A trip is let go only when two rounds in a row did not list it: one created while the
+    /// list was being read is watched already but not in that list.
+    func reconcile(active: [TripStore.Live]) {
+        let ids = Set(active.map(\.trip.tripID))
+        for trip in active where live[trip.trip.tripID] == nil { watch(trip) }
+        let missing = Set(live.keys.filter { !ids.contains($0) })
+        for tripID in missing.intersection(missingLastRound) { stopWatching(tripID: tripID) }
+        missingLastRound = missing
     }
 
     func stopWatching(tripID: String) {
@@ -90,8 +103,10 @@ public actor TripWatcher {
 /// The watcher as a service of the process: resumes active trips (catching up on the locations
 /// recorded while it was away), then follows the bus. With several instances of `ride-trips` on
 /// one database, every instance watches every active trip — `trips` (`trip.created`) adopts the
-/// ones another instance made, `trip.completed` lets them go — so a trip survives the loss of the
-/// instance that created it; the store records an arrival once, whoever sees it first.
+/// ones another instance made, `trip.completed` lets them go, and every 5 s the active trips in the
+/// database are reconciled with the watched ones (an event missed changes nothing for long) — so a
+/// trip survives the loss of the instance that created it; the store records an arrival once,
+/// whoever sees it first.
 struct TripWatcherService: Service {
     let watcher: TripWatcher
     let store: TripStore
@@ -114,6 +129,19 @@ struct TripWatcherService: Service {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask { await watcher.run() }
+                // The events above are the fast path; this is the one that cannot be missed.
+                let store = self.store, logger = self.logger
+                group.addTask {
+                    while !Task.isShuttingDownGracefully {
+                        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(5)) }
+                        guard !Task.isShuttingDownGracefully else { return }
+                        do {
+                            await watcher.reconcile(active: try await store.activeTrips())
+                        } catch {
+                            logger.warning("cannot list active trips; the next round retries", metadata: ["error": "\(error)"])
+                        }
+                    }
+                }
                 group.addTask {
                     for await batch in trips.deliveries {
                         for case .event(let received) in batch {

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Logging
 import RideModels
+import ServiceLifecycle
 import Storage
 
 /// Keeps each user's rating: counts every `order.rated` of `orders` in the ratee's average, none
@@ -24,11 +25,18 @@ enum RatingsReactor {
             try await platform.call(source, "events", EventsQuery(after: after, limit: limit), as: EventsPage.self)
         }, handle: { event in
             guard case .rated(let rated) = event.data else { return }
-            do {
-                try await store.record(rated)
-            } catch {
-                // The watermark still moves on: a rating that cannot be stored now is logged, not retried forever.
-                logger.error("ratings: cannot record a rating", metadata: ["order_id": "\(rated.orderID)", "error": "\(error)"])
+            // Retried until stored (the watermark waits for it): counting is idempotent, so a retry is safe.
+            var delay = Duration.milliseconds(50)
+            while !Task.isShuttingDownGracefully {
+                do {
+                    try await store.record(rated)
+                    return
+                } catch {
+                    logger.warning("ratings: cannot record a rating; retrying", metadata: ["order_id": "\(rated.orderID)", "error": "\(error)", "in": "\(delay)"])
+                    let wait = delay
+                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
+                    delay = min(delay * 2, .seconds(5))
+                }
             }
         })
     }
