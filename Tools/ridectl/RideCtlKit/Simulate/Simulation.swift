@@ -66,6 +66,8 @@ actor Simulation {
     private(set) var extras = Extras()
     /// Rides fetched again because they had not moved (see `resync`).
     private(set) var resyncs = 0
+    /// Completed rides whose ratings are being given.
+    private var rating: Set<String> = []
 
     init(settings: Settings, client: ServiceClient, logger: Logger) {
         self.settings = settings
@@ -166,6 +168,19 @@ actor Simulation {
     /// What the apps do when they see `order` at its status (from an event, or from a resync).
     private func act(on order: Order) async {
         if let known = rides[order.id], !known.status.isOpen { return }  // finished already
+        if order.status == .completed {
+            // Counted as finished only once both sides have rated: the run ends when no ride is
+            // open, and must not cut the ratings short. Seen twice meanwhile: acted on once.
+            guard !rating.contains(order.id) else { return }
+            rating.insert(order.id)
+            rides[order.id, default: Ride(riderID: order.rider.id, status: .reachedDropoff)].seenAt = Date()
+            finish(order)
+            await rate(order.id, as: .rider(order.rider.id))
+            await rate(order.id, as: .driver(order.driver?.id ?? ""))
+            rides[order.id]?.status = .completed
+            rating.remove(order.id)
+            return
+        }
         rides[order.id, default: Ride(riderID: order.rider.id, status: order.status)].status = order.status
         rides[order.id]?.seenAt = Date()
 
@@ -181,10 +196,7 @@ actor Simulation {
             await act("start_ride", order.id, as: caller)
         case .droppingOff: drive(order.driver?.id, to: order.dropoff)
         case .reachedDropoff: await act("end_ride", order.id, as: caller)
-        case .completed:
-            finish(order)
-            await rate(order.id, as: .rider(order.rider.id))
-            await rate(order.id, as: caller)
+        case .completed: break  // above
         case .cancelled: finish(order)
         case .accepted, .startedRide: break
         }
