@@ -184,6 +184,9 @@ import Testing
             try await eventually("the rider got Eve's message live") { ridersLive.received.contains { $0["type"] == "chat" } }
             try await Task.sleep(for: .milliseconds(300))
             #expect(!dansLive.received.contains { $0["type"] == "chat" }, "a driver who was only offered the order reads none of its chat")
+            let refusal = dansLive.received.first { $0["type"] == "error" }
+            #expect(refusal?["status"] == 403, "once Eve took it, Dan's connection was closed as refused: \(dansLive.received.map { $0["type"] ?? .null })")
+            #expect(!dansLive.received.contains { $0["type"] == "status" && $0["order"]?["status"] == "PICKING_UP" }, "and saw no status after that")
             #expect(try await gateway.request("GET", "/v1/orders/\(id)/messages", token: apps.driver.token).status == 403)
             dansLive.close()
             ridersLive.close()

@@ -80,6 +80,15 @@ struct LiveRoute {
             group.addTask {
                 var statuses = statuses
                 for await message in stream where statuses.admits(message) {
+                    if statuses.revoked {
+                        // Authorization was checked at the opening; the order has since moved away
+                        // from this viewer (another driver took it): tell the app and close, as a refusal.
+                        let body: LiveMessage = ["type": "error", "status": 403,
+                                                 "error": ["code": "forbidden", "message": "this order is no longer offered to you"]]
+                        try await outbound.write(.text(text(body)))
+                        try await outbound.close(.unknown(4403), reason: "forbidden")
+                        return
+                    }
                     try await outbound.write(.text(text(message)))
                 }
             }
@@ -147,7 +156,19 @@ struct StatusesOnce {
         return message["message"]?["sender_id"]?.stringValue == viewer || message["message"]?["recipient_id"]?.stringValue == viewer
     }
 
+    /// Set by a status that shows the viewer is no longer the order's rider, its driver or one of
+    /// the drivers it is offered to; `admits` then says yes once more, for the relay to refuse.
+    private(set) var revoked = false
+
     mutating func admits(_ message: LiveMessage) -> Bool {
+        if message["type"] == "status", let viewer, let order = message["order"] {
+            let parties = [order["rider"]?["id"], order["driver"]?["id"]].compactMap { $0?.stringValue }
+                + (order["offered_to"]?.arrayValue ?? []).compactMap(\.stringValue)
+            if !parties.contains(viewer) {
+                revoked = true
+                return true
+            }
+        }
         if message["type"] == "chat" {
             guard Self.isParty(viewer, to: message), let sequence = message["sequence"]?.numberValue.map(UInt64.init), sequence > lastChatSequence else { return false }
             lastChatSequence = sequence
