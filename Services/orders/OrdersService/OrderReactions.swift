@@ -3,7 +3,7 @@ import Foundation
 import Geo
 import Logging
 import RideModels
-import ServiceLifecycle
+import ServiceKit
 import Storage
 
 /// What the orders service does when an order's status changes or a trip arrives — the sample's
@@ -106,24 +106,15 @@ struct OrderReactions: Sendable {
         try await platform.call(BusContract.Service.trips, "complete", TripIDParams(tripID: tripID), as: Trip.self)
     }
 
-    /// Runs `reaction` until it succeeds: 50 ms after the first failure, doubling to 5 s at most.
-    /// A shutdown stops the retries (a restart's catch-up resumes them).
-    /// A 4xx is a bug or bad data (retrying would not change it): logged, not retried.
+    /// Runs `reaction` until it succeeds (`retryingWithBackoff`); a 4xx is a bug or bad data
+    /// (retrying would not change it): logged, not retried.
     func retrying(_ what: String, _ orderID: String, _ reaction: @Sendable () async throws -> Void) async {
-        var delay = Duration.milliseconds(50)
-        while !Task.isCancelled, !Task.isShuttingDownGracefully {
-            do {
-                try await reaction()
-                return
-            } catch let error as ServiceError where (400..<500).contains(error.status) {
-                logger.error("reaction refused; not retried", metadata: ["reaction": "\(what)", "order_id": "\(orderID)", "error": "\(error)"])
-                return
-            } catch {
-                logger.warning("reaction failed; retrying", metadata: ["reaction": "\(what)", "order_id": "\(orderID)", "error": "\(error)", "in": "\(delay)"])
-                let wait = delay
-                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
-                delay = min(delay * 2, .seconds(5))
-            }
-        }
+        var logger = logger
+        logger[metadataKey: "reaction"] = "\(what)"
+        logger[metadataKey: "order_id"] = "\(orderID)"
+        await retryingWithBackoff("reaction", logger: logger, isPermanent: { error in
+            guard let error = error as? ServiceError else { return false }
+            return (400..<500).contains(error.status)
+        }, reaction)
     }
 }

@@ -129,8 +129,7 @@ struct OrdersOps {
     }
 
     func list(_ params: ListOrdersParams) async throws -> OrderList {
-        let limit = params.limit ?? 50
-        guard (1...500).contains(limit) else { throw ServiceError.unprocessable("invalid_params", "limit: must be from 1 to 500, got \(limit)") }
+        let limit = try Self.limit(params.limit, default: 50, maximum: 500)
         if let near = params.near {
             guard params.caller.role == .driver else { throw forbidden("only drivers look for orders near a point") }
             guard let status = params.status else { throw ServiceError.unprocessable("invalid_params", "status: required with near") }

@@ -2,7 +2,7 @@ import Bus
 import Foundation
 import Logging
 import RideModels
-import ServiceLifecycle
+import ServiceKit
 import Storage
 
 /// Keeps each user's rating: counts every `order.rated` of `orders` in the ratee's average, none
@@ -26,18 +26,9 @@ enum RatingsReactor {
         }, handle: { event in
             guard case .rated(let rated) = event.data else { return }
             // Retried until stored (the watermark waits for it): counting is idempotent, so a retry is safe.
-            var delay = Duration.milliseconds(50)
-            while !Task.isShuttingDownGracefully {
-                do {
-                    try await store.record(rated)
-                    return
-                } catch {
-                    logger.warning("ratings: cannot record a rating; retrying", metadata: ["order_id": "\(rated.orderID)", "error": "\(error)", "in": "\(delay)"])
-                    let wait = delay
-                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
-                    delay = min(delay * 2, .seconds(5))
-                }
-            }
+            var logger = logger
+            logger[metadataKey: "order_id"] = "\(rated.orderID)"
+            await retryingWithBackoff("ratings: recording a rating", logger: logger) { try await store.record(rated) }
         })
     }
 }
