@@ -46,24 +46,17 @@ import Testing
             }
             let result = try await simulation.value
             #expect(result.status == 0, "no ride stuck: \(result.stdout)\n\(result.stderr.suffix(3000))")
-            func count(_ label: String) -> Int? {
-                result.stdout.split(separator: "\n").first { $0.hasPrefix(label) }.flatMap { Int($0.dropFirst(label.count).split(separator: " ").first ?? "") }
-            }
+            let report = SimulationReport(text: result.stdout)
+            let count = report.count
 
-            let orderEvents = try await ScaleOutIntegrationTests.events(platform.orders)
-            let tripEvents = try await ScaleOutIntegrationTests.events(platform.trips)
-            let notificationEvents = try await ScaleOutIntegrationTests.events(notifications)
-            let statuses = orderEvents.filter { $0["type"] == "order.status" }.compactMap { event -> String? in
-                guard let order = event["data"]?["order"]?["id"]?.stringValue, let status = event["data"]?["order"]?["status"]?.stringValue else { return nil }
-                return "\(order)/\(status)"
-            }
-            let legs = tripEvents.filter { $0["type"] == "trip.created" }.compactMap { event -> String? in
-                guard let metadata = event["data"]?["data"]?["trip_metadata"], let order = metadata["order_id"]?.stringValue else { return nil }
-                return "\(order)/\(metadata["leg"]?.stringValue ?? "")"
-            }
+            let orderEvents = try await Outboxes.events(platform.orders)
+            let tripEvents = try await Outboxes.events(platform.trips)
+            let notificationEvents = try await Outboxes.events(notifications)
+            let statuses = Outboxes.statuses(orderEvents)
+            let legs = Outboxes.legs(tripEvents)
             let completed = statuses.filter { $0.hasSuffix("/COMPLETED") }.count
             let cancelled = statuses.filter { $0.hasSuffix("/CANCELLED") }.count
-            let payments = orderEvents.filter { $0["type"] == "order.paid" }.compactMap { $0["data"]?["payment"]?["order_id"]?.stringValue }
+            let payments = Outboxes.payments(orderEvents)
             let messages = orderEvents.filter { $0["type"] == "order.message" }.count
             let ratings = orderEvents.filter { $0["type"] == "order.rated" }.count
             let completedNotes = notificationEvents.filter { $0["type"] == "notification" && $0["data"]?["kind"] == "ride_completed" }

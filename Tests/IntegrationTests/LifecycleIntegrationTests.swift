@@ -218,18 +218,16 @@ import Testing
             ] + bus.ridectlFlags, timeout: .seconds(150))
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
             #expect(result.stdout.contains("rides stuck (open at the end)"), "\(result.stdout)")
-            let completed = result.stdout.split(separator: "\n").first { $0.hasPrefix("rides completed") }
-                .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).first ?? "") } ?? 0
+            let report = SimulationReport(text: result.stdout)
+            let completed = report.count("rides completed") ?? 0
             #expect(completed >= 3, "\(result.stdout)")
             #expect(result.stdout.contains("reaction ACCEPTED → PICKING_UP"), "\(result.stdout)")
             // The taxi-app features: each ride's two chat messages and two ratings, read back from the platform.
-            func row(_ label: String) -> Substring? { result.stdout.split(separator: "\n").first { $0.hasPrefix(label) } }
-            func count(_ label: String) -> Int? { row(label).flatMap { Int($0.dropFirst(label.count).split(separator: " ").first ?? "") } }
-            #expect(count("chat messages sent") == 2 * completed, "\(result.stdout)")
-            #expect(count("ratings given") == 2 * completed, "\(result.stdout)")
-            #expect(count("offers declined (passed to the next driver)") != nil)
-            #expect(row("rides in the riders' histories")?.contains("✔") == true, "every finished ride in a history: \(result.stdout)")
-            #expect(row("rides paid (drivers' earnings today)")?.contains("✔") == true, "every completed ride paid: \(result.stdout)")
+            #expect(report.count("chat messages sent") == 2 * completed, "\(result.stdout)")
+            #expect(report.count("ratings given") == 2 * completed, "\(result.stdout)")
+            #expect(report.count("offers declined (passed to the next driver)") != nil)
+            #expect(report.met("rides in the riders' histories"), "every finished ride in a history: \(result.stdout)")
+            #expect(report.met("rides paid (drivers' earnings today)"), "every completed ride paid: \(result.stdout)")
             let links = result.stderr.matches(of: /live at http:\/\/gateway\.example\/([A-Za-z0-9]{7})\n/)
             #expect((1...3).contains(links.count), "the first rides' share links are printed: \(result.stderr)")
         }

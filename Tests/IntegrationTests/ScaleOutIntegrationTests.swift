@@ -29,44 +29,25 @@ import Testing
             bus.supervisor.signal(platform.trips.name, SIGKILL)
             let result = try await simulation.value
             #expect(result.status == 0, "no ride stuck: \(result.stdout)\n\(result.stderr.suffix(3000))")
-            func row(_ label: String) -> Substring? { result.stdout.split(separator: "\n").first { $0.hasPrefix(label) } }
-            #expect(row("rides stuck (open at the end)")?.contains("✔") == true, "\(result.stdout)")
-            #expect(row("rides in the riders' histories")?.contains("✔") == true, "\(result.stdout)")
-            #expect(row("rides paid (drivers' earnings today)")?.contains("✔") == true, "every completed ride paid once: \(result.stdout)")
+            let report = SimulationReport(text: result.stdout)
+            #expect(report.met("rides stuck (open at the end)"), "\(result.stdout)")
+            #expect(report.met("rides in the riders' histories"), "\(result.stdout)")
+            #expect(report.met("rides paid (drivers' earnings today)"), "every completed ride paid once: \(result.stdout)")
 
             // Once each, whichever instance did it: one trip per leg, each status of an order once, one payment per order.
             // (Calls go through the broker by service name: the surviving instances answer.)
-            let orderEvents = try await Self.events(platform.orders)
-            let tripEvents = try await Self.events(platform.trips)
-            let legs = tripEvents.filter { $0["type"] == "trip.created" }.compactMap { event -> String? in
-                guard let metadata = event["data"]?["data"]?["trip_metadata"], let order = metadata["order_id"]?.stringValue,
-                      let leg = metadata["leg"]?.stringValue else { return nil }
-                return "\(order)/\(leg)"
-            }
+            let orderEvents = try await Outboxes.events(platform.orders)
+            let tripEvents = try await Outboxes.events(platform.trips)
+            let legs = Outboxes.legs(tripEvents)
             #expect(!legs.isEmpty && Set(legs).count == legs.count, "one trip per leg: \(legs.count) trips, \(Set(legs).count) legs")
             let arrivals = tripEvents.filter { $0["type"] == "trip.destination_arrival" }.compactMap { $0["data"]?["data"]?["trip_id"]?.stringValue }
             #expect(Set(arrivals).count == arrivals.count, "one arrival per trip")
-            let statuses = orderEvents.filter { $0["type"] == "order.status" }.compactMap { event -> String? in
-                guard let order = event["data"]?["order"]?["id"]?.stringValue, let status = event["data"]?["order"]?["status"]?.stringValue else { return nil }
-                return "\(order)/\(status)"
-            }
+            let statuses = Outboxes.statuses(orderEvents)
             #expect(Set(statuses).count == statuses.count, "each status of an order once")
-            let payments = orderEvents.filter { $0["type"] == "order.paid" }.compactMap { $0["data"]?["payment"]?["order_id"]?.stringValue }
+            let payments = Outboxes.payments(orderEvents)
             let completed = statuses.filter { $0.hasSuffix("/COMPLETED") }.count
             #expect(payments.count == completed && Set(payments).count == payments.count, "\(payments.count) payments for \(completed) completed rides")
         }
     }
 
-    /// Every event of a service's outbox, through its `events` op.
-    static func events(_ service: TestService) async throws -> [JSONValue] {
-        var events: [JSONValue] = []
-        var after = 0.0
-        while true {
-            let page = try await service.call("events", #"{"after":\#(Int(after)),"limit":1000}"#).body
-            let batch = page["events"]?.arrayValue ?? []
-            events += batch
-            guard let last = batch.last?["sequence"]?.numberValue ?? batch.last?["sequence"]?.stringValue.flatMap(Double.init), last > after else { return events }
-            after = last
-        }
-    }
 }

@@ -101,10 +101,7 @@ enum SimulationRunner {
         while !Task.isCancelled {
             tick += 1
             await simulation.bookDueRides()
-            if tick % 4 == 0 {
-                await simulation.acceptOffers()
-                await simulation.resync()
-            }
+            if tick % 4 == 0 { await simulation.poll() }
             progress.show(await line(simulation))
             if let bookingEnds, ContinuousClock.now >= bookingEnds { break }
             try? await Task.sleep(for: .milliseconds(500))
@@ -112,10 +109,7 @@ enum SimulationRunner {
         await simulation.stopBooking()
         let graceEnds = ContinuousClock.now + .milliseconds(Int(grace * 1000))
         while await simulation.openRides > 0, ContinuousClock.now < graceEnds, !Task.isCancelled {
-            if tick % 4 == 0 {
-                await simulation.acceptOffers()
-                await simulation.resync()
-            }
+            if tick % 4 == 0 { await simulation.poll() }
             tick += 1
             progress.show(await line(simulation) + "  (finishing)")
             try? await Task.sleep(for: .milliseconds(500))

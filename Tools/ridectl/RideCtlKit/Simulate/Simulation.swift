@@ -244,6 +244,13 @@ actor Simulation {
         return true
     }
 
+    /// What the apps do every couple of seconds besides reacting to events: drivers look at their
+    /// offers; rides that have not moved are read again.
+    func poll() async {
+        await acceptOffers()
+        await resync()
+    }
+
     /// Rides that have not moved for `after` seconds are fetched again and acted on, as an app
     /// does when it reconnects: an event missed while the bus restarted, or an action that failed
     /// while a service was down, does not leave the ride waiting forever.

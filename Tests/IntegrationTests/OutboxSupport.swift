@@ -1,0 +1,53 @@
+import Bus
+import Foundation
+
+/// What the scale-out and failure tests read back: every event of a service's outbox, and the
+/// keys that must each appear once.
+enum Outboxes {
+    /// Every event of a service's outbox, through its `events` op (the broker picks the instance).
+    static func events(_ service: TestService) async throws -> [JSONValue] {
+        var events: [JSONValue] = []
+        var after = 0.0
+        while true {
+            let page = try await service.call("events", #"{"after":\#(Int(after)),"limit":1000}"#).body
+            let batch = page["events"]?.arrayValue ?? []
+            events += batch
+            guard let last = batch.last?["sequence"]?.numberValue ?? batch.last?["sequence"]?.stringValue.flatMap(Double.init), last > after else { return events }
+            after = last
+        }
+    }
+
+    /// `<order>/<STATUS>` of each `order.status` event.
+    static func statuses(_ orderEvents: [JSONValue]) -> [String] {
+        orderEvents.filter { $0["type"] == "order.status" }.compactMap { event in
+            guard let order = event["data"]?["order"]?["id"]?.stringValue, let status = event["data"]?["order"]?["status"]?.stringValue else { return nil }
+            return "\(order)/\(status)"
+        }
+    }
+
+    /// `<order>/<leg>` of each `trip.created` event.
+    static func legs(_ tripEvents: [JSONValue]) -> [String] {
+        tripEvents.filter { $0["type"] == "trip.created" }.compactMap { event in
+            guard let metadata = event["data"]?["data"]?["trip_metadata"], let order = metadata["order_id"]?.stringValue else { return nil }
+            return "\(order)/\(metadata["leg"]?.stringValue ?? "")"
+        }
+    }
+
+    /// The order id of each `order.paid` event.
+    static func payments(_ orderEvents: [JSONValue]) -> [String] {
+        orderEvents.filter { $0["type"] == "order.paid" }.compactMap { $0["data"]?["payment"]?["order_id"]?.stringValue }
+    }
+}
+
+/// The rows of `ridectl simulate`'s report (`label   result   target`).
+struct SimulationReport {
+    let text: String
+
+    func row(_ label: String) -> Substring? { text.split(separator: "\n").first { $0.hasPrefix(label) } }
+
+    /// The number that starts the row's result.
+    func count(_ label: String) -> Int? { row(label).flatMap { Int($0.dropFirst(label.count).split(separator: " ").first ?? "") } }
+
+    /// Whether the row's target is met.
+    func met(_ label: String) -> Bool { row(label)?.contains("✔") == true }
+}
