@@ -44,6 +44,16 @@ public enum JSONCoding {
         try sharedDecoder.decode(T.self, from: Data(bytes))
     }
 
+    /// `value` as JSON text: how the services' stores keep documents in TEXT columns.
+    public static func encodeText(_ value: some Encodable) throws -> String {
+        String(decoding: try encode(value), as: UTF8.self)
+    }
+
+    /// Decodes `T` from JSON text (a stored document).
+    public static func decode<T: Decodable>(_ type: T.Type, fromText text: String) throws -> T {
+        try decode(T.self, from: Array(text.utf8))
+    }
+
     /// A one-line explanation of a decoding failure that names the field, e.g.
     /// `destination.radius: expected a number, found a string`.
     public static func describe(_ error: any Error) -> String {

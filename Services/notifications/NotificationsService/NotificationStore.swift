@@ -50,7 +50,7 @@ public final class NotificationStore: DatabaseReactorCursors, Sendable {
             for notification in notifications {
                 try db.run("INSERT OR IGNORE INTO notifications (id, user_id, created_at_ms, document) VALUES (?, ?, ?, ?)",
                            [notification.id, notification.userID, Self.milliseconds(notification.createdAt),
-                            String(decoding: try JSONCoding.encode(notification), as: UTF8.self)])
+                            try JSONCoding.encodeText(notification)])
                 guard db.changesCount > 0 else { continue }
                 try Outbox.append(db, topic: BusContract.Topics.notification + notification.userID, type: "notification", data: notification)
                 added.append(notification)
@@ -81,7 +81,7 @@ public final class NotificationStore: DatabaseReactorCursors, Sendable {
     public func inbox(userID: String, limit: Int) async throws -> [UserNotification] {
         try await database.read { db in
             try String.fetchAll(db.cachedStatement(sql: "SELECT document FROM notifications WHERE user_id = ? ORDER BY created_at_ms DESC, id LIMIT ?"),
-                                arguments: [userID, limit]).map { try JSONCoding.decode(UserNotification.self, from: Array($0.utf8)) }
+                                arguments: [userID, limit]).map { try JSONCoding.decode(UserNotification.self, fromText: $0) }
         }
     }
 

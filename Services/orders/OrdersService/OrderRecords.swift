@@ -17,7 +17,7 @@ extension OrderStore {
             let number = (try db.value(Int.self, "SELECT MAX(number) FROM messages WHERE order_id = ?", [orderID]) ?? 0) + 1
             let message = try make(order, number)
             try db.run("INSERT INTO messages (order_id, number, document) VALUES (?, ?, ?)",
-                       [orderID, number, String(decoding: try JSONCoding.encode(message), as: UTF8.self)])
+                       [orderID, number, try JSONCoding.encodeText(message)])
             try Outbox.append(db, topic: BusContract.Topics.orderMessage + orderID, type: "order.message", data: ChatMessageSent(message: message), time: now)
             return message
         }
@@ -28,7 +28,7 @@ extension OrderStore {
         try await database.read { db in
             try String.fetchAll(db.cachedStatement(sql: "SELECT document FROM messages WHERE order_id = ? AND number > ? ORDER BY number LIMIT ?"),
                                 arguments: [orderID, after, limit])
-                .map { try JSONCoding.decode(ChatMessage.self, from: Array($0.utf8)) }
+                .map { try JSONCoding.decode(ChatMessage.self, fromText: $0) }
         }
     }
 
@@ -66,7 +66,7 @@ extension OrderStore {
             for row in rows.prefix(limit) {
                 let payment: String? = row[3]
                 rides.append(HistoryRide(order: try Self.decode(row[2]),
-                                         payment: try payment.map { try JSONCoding.decode(Payment.self, from: Array($0.utf8)) }))
+                                         payment: try payment.map { try JSONCoding.decode(Payment.self, fromText: $0) }))
             }
             let next = rows.count > limit ? rows[limit - 1] : nil
             return RideHistory(rides: rides, nextBefore: next.map { HistoryCursor(createdAtMs: $0[0], id: $0[1]).text })
@@ -78,12 +78,12 @@ extension OrderStore {
     public func recordPayment(_ payment: Payment) async throws -> (payment: Payment, recorded: Bool) {
         try await database.write { db in
             if let stored = try db.value(String.self, "SELECT document FROM payments WHERE order_id = ?", [payment.orderID]) {
-                return (try JSONCoding.decode(Payment.self, from: Array(stored.utf8)), false)
+                return (try JSONCoding.decode(Payment.self, fromText: stored), false)
             }
             try db.run("""
                 INSERT INTO payments (order_id, driver_id, rider_id, day, amount_cents, earnings_cents, document) VALUES (?, ?, ?, ?, ?, ?, ?)
                 """, [payment.orderID, payment.driverID, payment.riderID, UTCDay.string(payment.capturedAt), payment.amountCents,
-                      payment.driverEarningsCents, String(decoding: try JSONCoding.encode(payment), as: UTF8.self)])
+                      payment.driverEarningsCents, try JSONCoding.encodeText(payment)])
             try Outbox.append(db, topic: BusContract.Topics.orderPaid, type: "order.paid", data: OrderPaid(payment: payment), time: payment.capturedAt)
             return (payment, true)
         }
@@ -92,7 +92,7 @@ extension OrderStore {
     public func payment(orderID: String) async throws -> Payment? {
         try await database.read { db in
             try db.value(String.self, "SELECT document FROM payments WHERE order_id = ?", [orderID])
-                .map { try JSONCoding.decode(Payment.self, from: Array($0.utf8)) }
+                .map { try JSONCoding.decode(Payment.self, fromText: $0) }
         }
     }
 

@@ -232,7 +232,7 @@ public final class OrderStore: DatabaseReactorCursors, Sendable {
     }
 
     static func decode(_ document: String) throws -> Order {
-        try JSONCoding.decode(Order.self, from: Array(document.utf8))
+        try JSONCoding.decode(Order.self, fromText: document)
     }
 
     static func replaceOffers(_ db: Database, _ order: Order) throws {

@@ -53,11 +53,11 @@ public final class TripStore: Sendable {
         try await database.write { db in
             if let idempotencyKey,
                let existing = try db.value(String.self, "SELECT document FROM trips WHERE idempotency_key = ?", [idempotencyKey]) {
-                return (try Self.decode(Trip.self, existing), false)
+                return (try JSONCoding.decode(Trip.self, fromText: existing), false)
             }
             try db.run("INSERT INTO trips (id, share_id, device_id, status, idempotency_key, document, progress) VALUES (?, ?, ?, ?, ?, ?, ?)",
                        [live.trip.tripID, live.trip.shareID, live.trip.deviceID, live.trip.status.rawValue, idempotencyKey,
-                                       try Self.encode(live.trip), try Self.encode(live.progress)])
+                                       try JSONCoding.encodeText(live.trip), try JSONCoding.encodeText(live.progress)])
             try Self.appendEvent(db, "created", live.trip)
             // The first estimate is news too: a rider's app shows an ETA as soon as the trip starts,
             // not one rate-limit interval later.
@@ -70,18 +70,18 @@ public final class TripStore: Sendable {
     }
 
     public func trip(id: String) async throws -> Trip? {
-        try await database.read { db in try db.value(String.self, "SELECT document FROM trips WHERE id = ?", [id]).map { try Self.decode(Trip.self, $0) } }
+        try await database.read { db in try db.value(String.self, "SELECT document FROM trips WHERE id = ?", [id]).map { try JSONCoding.decode(Trip.self, fromText: $0) } }
     }
 
     public func trip(shareID: String) async throws -> Trip? {
-        try await database.read { db in try String.fetchOne(db, sql: "SELECT document FROM trips WHERE share_id = ?", arguments: [shareID]).map { try Self.decode(Trip.self, $0) } }
+        try await database.read { db in try String.fetchOne(db, sql: "SELECT document FROM trips WHERE share_id = ?", arguments: [shareID]).map { try JSONCoding.decode(Trip.self, fromText: $0) } }
     }
 
     /// Active trips: all of them, or the one with `id` (none when it is not active).
     public func activeTrips(id: String? = nil) async throws -> [Live] {
         try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT document, progress FROM trips WHERE status = 'active' AND (? IS NULL OR id = ?)", arguments: [id, id]).map { row in
-                Live(trip: try Self.decode(Trip.self, row["document"]), progress: try Self.decode(TripProgress.self, row["progress"]))
+                Live(trip: try JSONCoding.decode(Trip.self, fromText: row["document"]), progress: try JSONCoding.decode(TripProgress.self, fromText: row["progress"]))
             }
         }
     }
@@ -101,7 +101,7 @@ public final class TripStore: Sendable {
             // Arrived already (seen by another instance watching the same trip): this copy is stale.
             if arrived, event == "destination_arrival" || live.trip.destination.arrivedAt == nil { return false }
             try db.run("UPDATE trips SET document = ?, progress = ? WHERE id = ?",
-                       [try Self.encode(live.trip), try Self.encode(live.progress), live.trip.tripID])
+                       [try JSONCoding.encodeText(live.trip), try JSONCoding.encodeText(live.progress), live.trip.tripID])
             if let event { try Self.appendEvent(db, event, live.trip) }
             return true
         }
@@ -112,13 +112,13 @@ public final class TripStore: Sendable {
     public func complete(id: String, at time: Date, summary: TripSummary) async throws -> Trip? {
         try await database.write { db in
             guard let document = try db.value(String.self, "SELECT document FROM trips WHERE id = ?", [id]) else { return nil }
-            var trip = try Self.decode(Trip.self, document)
+            var trip = try JSONCoding.decode(Trip.self, fromText: document)
             guard trip.status == .active else { return trip }
             trip.status = .completed
             trip.completedAt = time
             trip.summary = summary
             trip.estimate = nil
-            try db.run("UPDATE trips SET status = ?, document = ? WHERE id = ?", [trip.status.rawValue, try Self.encode(trip), id])
+            try db.run("UPDATE trips SET status = ?, document = ? WHERE id = ?", [trip.status.rawValue, try JSONCoding.encodeText(trip), id])
             try Self.appendEvent(db, "completed", trip)
             return trip
         }
@@ -131,6 +131,4 @@ public final class TripStore: Sendable {
         try Outbox.append(db, topic: topic, type: topic, data: TripEvent(createdAt: Date(), deviceID: trip.deviceID, data: data))
     }
 
-    static func encode(_ value: some Encodable) throws -> String { String(decoding: try JSONCoding.encode(value), as: UTF8.self) }
-    static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T { try JSONCoding.decode(T.self, from: Array(text.utf8)) }
 }

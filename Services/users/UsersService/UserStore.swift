@@ -86,13 +86,13 @@ public final class UserStore: DatabaseReactorCursors, Sendable {
             if place.label != .other, let existing = try db.value(String.self, "SELECT id FROM saved_places WHERE user_id = ? AND label = ?",
                                                                   [place.userID, place.label.rawValue]) {
                 place.id = existing
-                try db.run("UPDATE saved_places SET document = ? WHERE id = ?", [String(decoding: try JSONCoding.encode(place), as: UTF8.self), existing])
+                try db.run("UPDATE saved_places SET document = ? WHERE id = ?", [try JSONCoding.encodeText(place), existing])
                 return place
             }
             let count = try db.value(Int.self, "SELECT COUNT(*) FROM saved_places WHERE user_id = ?", [place.userID]) ?? 0
             guard count < Self.placesPerUser else { throw Failure.tooManyPlaces(count) }
             try db.run("INSERT INTO saved_places (id, user_id, label, document, created_at_ms) VALUES (?, ?, ?, ?, ?)",
-                       [place.id, place.userID, place.label.rawValue, String(decoding: try JSONCoding.encode(place), as: UTF8.self),
+                       [place.id, place.userID, place.label.rawValue, try JSONCoding.encodeText(place),
                         Self.milliseconds(place.createdAt)])
             return place
         }
@@ -102,7 +102,7 @@ public final class UserStore: DatabaseReactorCursors, Sendable {
     public func places(userID: String) async throws -> [SavedPlace] {
         try await database.read { db in
             try String.fetchAll(db, sql: "SELECT document FROM saved_places WHERE user_id = ? ORDER BY created_at_ms, id", arguments: [userID])
-                .map { try JSONCoding.decode(SavedPlace.self, from: Array($0.utf8)) }
+                .map { try JSONCoding.decode(SavedPlace.self, fromText: $0) }
         }
     }
 
