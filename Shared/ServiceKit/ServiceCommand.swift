@@ -1,4 +1,5 @@
 import ArgumentParser
+import ZeroMQ
 
 /// A service's resolved configuration, printed by `--check`.
 public protocol ServiceSettings: Sendable {
@@ -14,12 +15,29 @@ public protocol ServiceCommand: AsyncParsableCommand {
     func settings() throws -> Settings
     /// Runs the service until it is told to stop.
     static func serve(_ settings: Settings) async throws
+    /// Whether it binds bus endpoints others connect to (then, with CURVE, it needs the server key).
+    static var servesBusEndpoints: Bool { get }
+    /// The name of its CURVE client key (`clients/NAME.key`); nil when it never connects (the bus).
+    static var curveClientName: String? { get }
 }
 
 extension ServiceCommand {
+    public static var servesBusEndpoints: Bool { false }
+
+    /// `ride-orders` → `orders` (`clients/orders.key`).
+    public static var curveClientName: String? {
+        let name = configuration.commandName ?? "ride"
+        return name.hasPrefix("ride-") ? String(name.dropFirst(5)) : name
+    }
+
+    func curveSecurity() throws -> CurveSecurity? {
+        try common.curve.security(client: Self.curveClientName, serves: Self.servesBusEndpoints)
+    }
+
     public mutating func validate() throws {
         do {
             _ = try settings()
+            _ = try curveSecurity()
         } catch let error as ConfigurationError {
             throw ValidationError(error.message)
         }
@@ -27,9 +45,16 @@ extension ServiceCommand {
 
     public func run() async throws {
         let settings = try settings()
+        let curve = try curveSecurity()
         if common.check {
             print(settings.summary)
+            print("  bus security          " + (curve.map { "CURVE, own public key \($0.identity.publicKey)" } ?? "none (plain TCP; --curve-keys turns CURVE on)"))
             return
+        }
+        do {
+            try await BusSecurity.enable(curve, label: Self.configuration.commandName ?? "ride")
+        } catch {
+            throw exitWithError("cannot turn CURVE on: \(error)", program: Self.configuration.commandName ?? "ride", code: ExitCodes.unavailable)
         }
         try await Self.serve(settings)
     }

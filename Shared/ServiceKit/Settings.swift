@@ -122,6 +122,8 @@ public struct CommonOptions: ParsableArguments, Sendable {
     @Flag(name: .customLong("check"), help: "Check the configuration (flags and environment), print it, and exit without starting.")
     public var check = false
 
+    @OptionGroup public var curve: CurveOptions
+
     public init() {}
 
     /// Resolved logging settings; throws a `ConfigurationError` naming a bad value.

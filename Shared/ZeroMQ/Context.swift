@@ -1,12 +1,14 @@
 import CZeroMQ
+import Synchronization
 
 /// A libzmq context: the I/O threads and the registry of inproc endpoints.
 ///
 /// `@unchecked Sendable` is safe: libzmq documents contexts as thread-safe (zmq_ctx_new(3):
 /// "A ØMQ context is thread safe and may be shared among as many application threads as
-/// necessary"), and the only stored property is the immutable handle.
+/// necessary"), and the other stored properties are a `Mutex` and a value set once under it.
 public final class Context: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
+    private let curveState = Mutex<(security: CurveSecurity, handler: ZAPHandler?)?>(nil)
 
     /// The process-wide context that every socket uses unless told otherwise.
     public static let shared: Context = {
@@ -33,6 +35,26 @@ public final class Context: @unchecked Sendable {
     public func terminate() {
         while zmq_ctx_term(handle) != 0 && zmq_errno() == EINTR {}
     }
+
+    /// From now on, every socket of this context that connects or binds over TCP or IPC uses CURVE
+    /// with `security`; when the process serves (`security.server`), the ZAP handler that admits
+    /// clients is running when this returns. Call it once, before the first socket connects.
+    /// `onDecision` hears each admission and refusal (to log them).
+    @discardableResult
+    public func enableCurve(_ security: CurveSecurity, onDecision: @escaping @Sendable (ZAPHandler.Decision) -> Void = { _ in }) async throws -> ZAPHandler? {
+        guard zmq_has("curve") != 0 else {
+            throw ZMQError(code: ENOTSUP, operation: "CURVE: this libzmq (\(Self.libraryVersion)) was built without it")
+        }
+        var handler: ZAPHandler?
+        if security.server != nil {
+            handler = try await ZAPHandler(context: self, authorizer: security.authorizer, onDecision: onDecision)
+        }
+        curveState.withLock { $0 = (security, handler) }
+        return handler
+    }
+
+    /// The CURVE settings of this context's sockets, nil while they are plain.
+    public var curve: CurveSecurity? { curveState.withLock { $0?.security } }
 
     /// libzmq's version, e.g. "4.3.4".
     public static var libraryVersion: String {

@@ -18,6 +18,7 @@ extension Array where Element == UInt8 {
 public final class Socket {
     let handle: UnsafeMutableRawPointer
     public let type: SocketType
+    let context: Context
     /// After `close()`, every call throws instead of touching the freed libzmq handle.
     public private(set) var isClosed = false
 
@@ -27,6 +28,7 @@ public final class Socket {
         }
         self.handle = handle
         self.type = type
+        self.context = context
     }
 
     deinit { close() }
@@ -43,12 +45,24 @@ public final class Socket {
     // MARK: Endpoints
 
     public func bind(_ endpoint: String) throws {
+        if let curve = context.curve, Self.leavesProcess(endpoint) {
+            guard let server = curve.server else {
+                throw ZMQError(code: EACCES, operation: "bind \(type) to \(endpoint): CURVE is on and this process has no server key, so it may not listen")
+            }
+            try becomeCurveServer(server)
+        }
         guard zmq_bind(handle, endpoint) == 0 else { throw ZMQError.last("bind \(type) to \(endpoint)") }
     }
 
     public func connect(_ endpoint: String) throws {
+        if let curve = context.curve, Self.leavesProcess(endpoint) {
+            try becomeCurveClient(curve.identity, serverKey: curve.serverKey)
+        }
         guard zmq_connect(handle, endpoint) == 0 else { throw ZMQError.last("connect \(type) to \(endpoint)") }
     }
+
+    /// TCP and IPC endpoints are secured when CURVE is on; `inproc://` never leaves the process.
+    static func leavesProcess(_ endpoint: String) -> Bool { !endpoint.hasPrefix("inproc://") }
 
     public func disconnect(_ endpoint: String) throws {
         guard zmq_disconnect(handle, endpoint) == 0 else { throw ZMQError.last("disconnect \(type) from \(endpoint)") }

@@ -152,7 +152,7 @@ import Testing
     }
 
     /// Waits until `ridectl up` says the platform is up (it has finished starting everything).
-    func waitForBanner(_ supervisor: ProcessSupervisor) async throws {
+    static func waitForBanner(_ supervisor: ProcessSupervisor) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if let log = try? String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8), log.contains("The platform is up") { return }
@@ -165,7 +165,7 @@ import Testing
         let scratch = try makeScratchDirectory("up-crash")
         let supervisor = try startUp(scratch)
         defer { supervisor.killAll() }
-        try await waitForBanner(supervisor)
+        try await Self.waitForBanner(supervisor)
         try await eventually("tracking is up too") { (try? await HTTPProbe.get("http://127.0.0.1:\(9104 + Self.offset)/health"))?.status == 200 }
         let bus = try await runCommand("/usr/bin/pgrep", ["-f", "ride-bus --pub tcp://\\*:\(5555 + Self.offset)"])
         let pid = try #require(Int32(bus.stdout.split(separator: "\n").first ?? ""))

@@ -40,6 +40,10 @@ public struct RideBusCommand: ServiceCommand {
 
     @OptionGroup public var common: CommonOptions
 
+    /// It binds the event and broker sockets, and connects nowhere.
+    public static let servesBusEndpoints = true
+    public static let curveClientName: String? = nil
+
     public init() {}
 
     public static func serve(_ settings: BusSettings) async throws {

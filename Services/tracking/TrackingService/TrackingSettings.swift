@@ -42,6 +42,9 @@ public struct RideTrackingCommand: ServiceCommand {
 
     @OptionGroup public var common: CommonOptions
 
+    /// It binds the device ingest (and connects to the bus as `tracking`).
+    public static let servesBusEndpoints = true
+
     public init() {}
 
     public static func serve(_ settings: TrackingSettings) async throws {

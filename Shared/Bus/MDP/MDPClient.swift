@@ -15,7 +15,7 @@ public enum MDPClientError: Error, Equatable, Sendable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .timeout(let service, let attempts, let ms):
-            "no reply from service '\(service)' after \(attempts) attempt\(attempts == 1 ? "" : "s") of \(ms) ms (is a worker running? try `ridectl status`)"
+            "no reply from service '\(service)' after \(attempts) attempt\(attempts == 1 ? "" : "s") of \(ms) ms (is a worker running? try `ridectl status`; a bus secured with CURVE answers only clients with an allowed key)"
         case .invalidReply(let why): "invalid reply from the broker: \(why)"
         case .closed: "the client is closed"
         case .cancelled: "the request was cancelled"

@@ -60,6 +60,7 @@ struct CallCommand: AsyncParsableCommand {
         } else {
             params = Array((json ?? "{}").utf8)
         }
+        try await bus.secure()
         var options = MDPClient.Options()
         options.timeout = .milliseconds(timeoutMilliseconds)
         options.attempts = attempts

@@ -34,6 +34,7 @@ struct PublishCommand: AsyncParsableCommand {
     func run() async throws {
         let text = json == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : (json ?? "{}")
         let data = try JSONCoding.decode(JSONValue.self, from: CallCommand.parse(text))
+        try await bus.secure()
         let publisher = try await EventPublisher(endpoint: try bus.publishEndpoint(), source: source, logger: CLILogging.logger)
         let heard = await publisher.waitForSubscriber(to: topic, timeout: .milliseconds(waitMilliseconds))
         for _ in 0..<count {

@@ -9,7 +9,7 @@ public struct RideCtl: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "ridectl",
         abstract: "Operate the ridesharing platform: start it, watch its events, call its services, benchmark it.",
-        subcommands: [UpCommand.self, StatusCommand.self, TailCommand.self, CallCommand.self, PublishCommand.self, HealthCommand.self, SimulateCommand.self, BenchCommand.self, BenchProxyCommand.self, EchoWorkerCommand.self, BenchDevicesCommand.self])
+        subcommands: [UpCommand.self, StatusCommand.self, TailCommand.self, CallCommand.self, PublishCommand.self, HealthCommand.self, SimulateCommand.self, KeysCommand.self, BenchCommand.self, BenchProxyCommand.self, EchoWorkerCommand.self, BenchDevicesCommand.self])
 
     public init() {}
 }
@@ -21,12 +21,31 @@ struct BusAddresses: ParsableArguments {
     @Option(name: .customLong("bus-http"), help: helpWithEnv("The bus's health/metrics URL", env: "RIDE_BUS_HTTP", default: "http://127.0.0.1:9100"))
     var busHTTP: String?
 
+    @OptionGroup var curve: CurveOptions
+
+    func secure() async throws { try await curve.secureRidectl() }
+
     func subscribeEndpoint() throws -> String { try endpoints.subscribeEndpoint() }
     func brokerEndpoint() throws -> String { try endpoints.brokerEndpoint() }
     func publishEndpoint() throws -> String { try endpoints.publishEndpoint() }
 
     func busHealthURL() -> String {
         Setting.resolve(busHTTP, flag: "bus-http", env: "RIDE_BUS_HTTP", default: "http://127.0.0.1:9100").value
+    }
+}
+
+extension CurveOptions {
+    /// ridectl's key in a key directory: `clients/ridectl.key`.
+    static let ridectlClientName = "ridectl"
+
+    public func validate() throws {
+        _ = try withValidation { try security(client: Self.ridectlClientName, serves: false) }
+    }
+
+    /// Turns CURVE on for ridectl's bus sockets when `--curve-keys` (or the variables) say so.
+    /// Call it before the first connection.
+    func secureRidectl() async throws {
+        try await BusSecurity.enable(try withValidation { try security(client: Self.ridectlClientName, serves: false) }, label: "ridectl")
     }
 }
 

@@ -62,6 +62,7 @@ struct StatusCommand: AsyncParsableCommand {
             var options = MDPClient.Options()
             options.timeout = .milliseconds(1500)
             options.attempts = 1
+            try await bus.secure()
             let client = try await ServiceClient(broker: try bus.brokerEndpoint(), options: options, logger: CLILogging.logger)
             for name in names {
                 let mmi: String

@@ -48,6 +48,7 @@ struct TailCommand: AsyncParsableCommand {
     func run() async throws {
         let endpoint = try bus.subscribeEndpoint()
         let subscribed = prefixes.isEmpty ? [""] : prefixes
+        try await bus.secure()
         let subscriber = try await EventSubscriber<JSONValue>(endpoint: endpoint, prefixes: subscribed, logger: CLILogging.logger)
         let formatter = EventLineFormatter(colored: !noColor && Output.stdoutIsTerminal,
                                            width: Output.stdoutIsTerminal ? Output.terminalWidth : .max)  // a pipe gets whole lines

@@ -30,6 +30,9 @@ struct UpCommand: AsyncParsableCommand {
     @Flag(help: "Once the platform is up, run `ridectl simulate` in it (10 drivers, 10 riders, 5× speed) until Ctrl-C, then print its report.")
     var simulate = false
 
+    @Flag(help: "Encrypt and authenticate the bus and the device ingest with CURVE, with the keys in RIDE_CURVE_KEYS or else <data-dir>/keys (made there by `ridectl keys init` when missing).")
+    var secure = false
+
     mutating func validate() throws {
         guard (0...50_000).contains(portOffset) else { throw ValidationError("--port-offset must be from 0 to 50000") }
         do {
@@ -48,11 +51,19 @@ struct UpCommand: AsyncParsableCommand {
         let supervisor = ProcessSupervisor(output: .prefixed(colored: colored))
         let processes = Platform.withReplicas(Platform.processes(binDirectory: bin, dataDirectory: data, portOffset: portOffset),
                                               try Platform.parseReplicas(replicas))
+        var environment = ["RIDE_DATA_DIR": data]
+        if let keys = try curveKeys(dataDirectory: data) {
+            environment[CurveOptions.directoryEnvironment] = keys
+            var ridectl = CurveOptions()
+            ridectl.curveKeys = keys
+            try await ridectl.secureRidectl()   // the simulation runs in this process
+            Output.out("ridectl up: the bus and the device ingest use CURVE, keys in \(keys) (export \(CurveOptions.directoryEnvironment)=\(keys) for ridectl tail/call)\n")
+        }
 
         for process in processes {
             do {
                 try supervisor.start(name: process.name, executable: process.executable, arguments: process.arguments,
-                                     environment: ["RIDE_DATA_DIR": data])
+                                     environment: environment)
             } catch {
                 Output.err("ridectl up: cannot start \(process.name): \(error)\n")
                 await supervisor.stopAll()
@@ -104,6 +115,22 @@ struct UpCommand: AsyncParsableCommand {
         Output.out("ridectl up: stopping \(supervisor.runningNames.joined(separator: ", "))…\n")
         await supervisor.stopAll()
         Output.out("ridectl up: stopped\n")
+    }
+
+    /// The key directory when CURVE is asked for (`--secure`, or RIDE_CURVE_KEYS already set), as an
+    /// absolute path; made under the data directory when it is not there yet.
+    func curveKeys(dataDirectory: String) throws -> String? {
+        let fromEnvironment = ProcessInfo.processInfo.environment[CurveOptions.directoryEnvironment].flatMap { $0.isEmpty ? nil : $0 }
+        guard secure || fromEnvironment != nil else { return nil }
+        let keys = URL(fileURLWithPath: fromEnvironment ?? dataDirectory + "/keys").standardizedFileURL.path
+        if !FileManager.default.fileExists(atPath: keys + "/server.pub") {
+            do {
+                try CurveKeyDirectory.create(at: keys)
+            } catch let error as ConfigurationError {
+                throw ValidationError("--secure: \(error.message)")
+            }
+        }
+        return keys
     }
 
     /// The simulation against this platform, until cancelled; prints its report at the end.

@@ -37,10 +37,12 @@ struct EchoWorkerCommand: AsyncParsableCommand {
     @Option(help: "Service name to register.") var service = "bench-echo"
     @Option(help: "MDP connections (requests in progress at once).") var concurrency = 32
     @Option(name: .customLong("heartbeat-ms"), help: "MDP heartbeat interval.") var heartbeatMilliseconds = 2500
+    @OptionGroup var curve: CurveOptions
 
     struct EchoParams: Codable, Sendable { var text: String }
 
     func run() async throws {
+        try await curve.secureRidectl()
         var router = OpRouter(service: service)
         router.on("echo") { (params: EchoParams, _) in params }
         var options = MDPWorker.Options()

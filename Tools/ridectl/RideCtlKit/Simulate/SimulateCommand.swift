@@ -63,6 +63,7 @@ struct SimulateCommand: AsyncParsableCommand {
         settings.ingest = Setting.resolve(ingest, flag: "ingest", env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558").value
         settings.shareLinks = shareLinks.isEmpty ? nil : shareLinks
         settings.publishableKey = Setting.resolve(publishableKey, flag: "publishable-key", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing").value
+        try await bus.secure()
         let report = try await SimulationRunner.run(settings: settings, broker: try bus.brokerEndpoint(), events: try bus.subscribeEndpoint(),
                                                     duration: duration, grace: grace)
         Output.out(report.text)

@@ -1,0 +1,104 @@
+import Bus
+import Foundation
+import ServiceKit
+import Testing
+
+/// `ridectl up --secure`: the bus and the device ingest speak CURVE, and the ZAP handler admits only
+/// the keys in the key directory. Everything here runs as separate processes (ridectl call, tail,
+/// publish, echo-worker, simulate), each with or without a key, as users and attackers would.
+@Suite(.timeLimit(.minutes(5)), .serialized) struct SecureBusTests {
+    /// Ports shifted into 14555–18106: clear of UpTests' (offset 10 000), of the free-port range
+    /// tests use (20000–32767) and of Linux's ephemeral range.
+    static let offset = 9_000
+    var broker: String { "tcp://127.0.0.1:\(5557 + Self.offset)" }
+    var egress: String { "tcp://127.0.0.1:\(5556 + Self.offset)" }
+    var ingress: String { "tcp://127.0.0.1:\(5555 + Self.offset)" }
+    var busHealth: String { "http://127.0.0.1:\(9100 + Self.offset)/health" }
+
+    @Test func onlyAllowedKeysCallPublishSubscribeOrServeAndRidesStillComplete() async throws {
+        let scratch = try makeScratchDirectory("secure")
+        let supervisor = ProcessSupervisor(output: .files(directory: scratch))
+        defer { supervisor.killAll() }
+        try supervisor.start(name: "up", executable: Binaries.ridectl, arguments: ["up", "--secure", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data"])
+        try await UpTests.waitForBanner(supervisor)
+        let upLog = { @Sendable in (try? String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)) ?? "" }
+        let keys = "\(scratch)/data/keys"
+        #expect(FileManager.default.fileExists(atPath: "\(keys)/server.key") && FileManager.default.fileExists(atPath: "\(keys)/clients/orders.key"))
+        let secretMode = try FileManager.default.attributesOfItem(atPath: "\(keys)/clients/orders.key")[.posixPermissions] as? Int
+        #expect(secretMode == 0o600, "secret keys are readable by their owner only")
+
+        let member = ["RIDE_CURVE_KEYS": keys]
+        // A key pair the platform never heard of, presented to the right server.
+        let strangerKeys = "\(scratch)/stranger"
+        try CurveKeyDirectory.create(at: strangerKeys, clients: ["ridectl"])
+        let serverKey = try CurveKeyDirectoryReader.key("\(keys)/server.pub")
+        let stranger = ["RIDE_CURVE_SERVER_KEY": serverKey, "RIDE_CURVE_SECRET_KEY": try CurveKeyDirectoryReader.key("\(strangerKeys)/clients/ridectl.key")]
+        let call = ["call", "users", "ping", "--broker", broker, "--attempts", "1", "--timeout-ms", "1500"]
+
+        // Requests: the member is answered; a plain client and a stranger are not, and the bus says why.
+        #expect(try await runCommand(Binaries.ridectl, call, environment: member).status == 0)
+        let plain = try await runCommand(Binaries.ridectl, call)
+        #expect(plain.status == 2 && plain.stderr.contains("CURVE"), "\(plain.stderr)")
+        #expect(try await runCommand(Binaries.ridectl, call, environment: stranger).status == 2)
+        try await eventually("the bus logs the refused key") { upLog().contains("CURVE client refused") }
+
+        // Workers: a stranger cannot register a service; a member can.
+        try supervisor.start(name: "intruder", executable: Binaries.ridectl, arguments: ["echo-worker", "--broker", broker, "--service", "intruder"], environment: stranger)
+        try supervisor.start(name: "helper", executable: Binaries.ridectl, arguments: ["echo-worker", "--broker", broker, "--service", "helper"], environment: member)
+        try await eventually("the member's worker registers") { try await workers("helper") > 0 }
+        try await Task.sleep(for: .seconds(2))   // two reconnect rounds of the intruder
+        #expect(try await workers("intruder") == 0, "a worker without an allowed key never registers")
+        let echo = try await runCommand(Binaries.ridectl, ["call", "helper", "echo", #"{"text":"hi"}"#, "--broker", broker], environment: member)
+        #expect(echo.status == 0 && echo.stdout.contains("hi"))
+
+        // Events: a member's tail hears a member's event, not a stranger's; a stranger's tail hears nothing.
+        let memberTail = Task { try await runCommand(Binaries.ridectl, ["tail", "secure.", "--json", "--timeout", "8", "--sub", egress], environment: member, timeout: .seconds(20)) }
+        let strangerTail = Task { try await runCommand(Binaries.ridectl, ["tail", "secure.", "--json", "--timeout", "8", "--sub", egress], environment: stranger, timeout: .seconds(20)) }
+        let strangerPublish = try await runCommand(Binaries.ridectl, ["publish", "secure.forged", #"{"from":"stranger"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: stranger)
+        #expect(strangerPublish.status == 1, "never connected, so it never hears a subscriber: \(strangerPublish.stderr)")
+        let memberPublish = try await runCommand(Binaries.ridectl, ["publish", "secure.hello", #"{"from":"member"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: member)
+        #expect(memberPublish.status == 0, "\(memberPublish.stderr)")
+        let heard = try await memberTail.value.stdout
+        #expect(heard.contains(#""from":"member""#) && !heard.contains("stranger"), "\(heard)")
+        #expect(try await strangerTail.value.stdout.isEmpty)
+
+        // A client added to the directory is admitted at its next connection, and shut out once its
+        // public key is deleted, without restarting anything.
+        let added = try await runCommand(Binaries.ridectl, ["keys", "add", keys, "newcomer"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let newcomer = member.merging(["RIDE_CURVE_SECRET_KEY": try CurveKeyDirectoryReader.key("\(keys)/clients/newcomer.key")]) { $1 }
+        #expect(try await runCommand(Binaries.ridectl, call, environment: newcomer).status == 0)
+        try FileManager.default.removeItem(atPath: "\(keys)/clients/newcomer.pub")
+        #expect(try await runCommand(Binaries.ridectl, call, environment: newcomer).status == 2)
+
+        // Rides run end to end over the secured bus and ingest (the simulator's phones connect with CURVE too).
+        let simulation = try await runCommand(Binaries.ridectl, [
+            "simulate", "--drivers", "3", "--riders", "3", "--duration", "6", "--grace", "100", "--speedup", "6", "--box-km", "1",
+            "--ingest", "tcp://127.0.0.1:\(5558 + Self.offset)", "--share-links", "", "--broker", broker, "--sub", egress,
+        ], environment: member, timeout: .seconds(150))
+        #expect(simulation.status == 0, "\(simulation.stdout)\n\(simulation.stderr.suffix(2000))")
+        let report = SimulationReport(text: simulation.stdout)
+        #expect(report.met("rides stuck (open at the end)") && report.met("rides paid (drivers' earnings today)"), "\(simulation.stdout)")
+
+        // A phone without a key cannot report locations: the device ingest is a CURVE server too.
+        let plainDevices = try await runCommand(Binaries.ridectl, ["bench-devices", "--ingest", "tcp://127.0.0.1:\(5558 + Self.offset)",
+                                                                   "--devices", "2", "--rate", "4", "--seconds", "3"])
+        #expect(plainDevices.stdout.contains(#""acked_batches":0,"#), "\(plainDevices.stdout)")
+        supervisor.signal("up", SIGINT)
+        #expect(await supervisor.waitForExit("up", timeout: .seconds(20)) == 0)
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    func workers(_ service: String) async throws -> Int {
+        let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(busHealth).body))
+        return Int(health["details"]?["services"]?[service]?["workers"]?.numberValue ?? 0)
+    }
+}
+
+/// Reads one key file the way the platform does (the first line that is not a comment).
+enum CurveKeyDirectoryReader {
+    static func key(_ path: String) throws -> String {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return text.split(separator: "\n").first { !$0.hasPrefix("#") }.map(String.init) ?? ""
+    }
+}
