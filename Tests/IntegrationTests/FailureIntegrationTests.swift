@@ -14,17 +14,8 @@ import Testing
         try await withTestBus("failures") { bus in
             let platform = try await OrdersIntegrationTests.Platform.start(bus)
             let notifications = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications")
-            // Riders and drivers in Kyiv, away from the platform's own test drivers.
-            let simulation = Task {
-                try await runCommand(Binaries.ridectl, [
-                    "simulate", "--drivers", "10", "--riders", "10", "--duration", "45", "--grace", "150", "--speedup", "6", "--box-km", "1",
-                    "--center", "50.4501,30.5234", "--ingest", platform.tracking.ingest, "--publishable-key", TestTracking.publishableKey, "--share-links", "",
-                ] + bus.ridectlFlags, timeout: .seconds(260))
-            }
-            try await eventually("rides are under way", timeout: .seconds(30)) {
-                let page = try await platform.orders.call("events", #"{"after":0,"limit":1000}"#).body
-                return (page["events"]?.arrayValue ?? []).contains { $0["type"] == "order.status" && $0["data"]?["order"]?["status"] == "PICKING_UP" }
-            }
+            let simulation = platform.simulate(drivers: 10, riders: 10, duration: 45, timeout: .seconds(260))
+            try await platform.waitUntilRidesAreUnderWay()
             let restarts: [(String, () async throws -> Void)] = [
                 (platform.users.name, platform.users.startProcess), (platform.tracking.process.name, platform.tracking.startProcess),
                 (platform.trips.name, platform.trips.startProcess), (platform.orders.name, platform.orders.startProcess),
@@ -79,4 +70,99 @@ import Testing
             #expect(completedNotes.count == completed && Set(completedNotes).count == completed, "each completed ride notified once")
         }
     }
+
+    /// The disk holding every service's SQLite files fills up mid-simulation, and is freed 10 s later.
+    /// Meanwhile no process exits, a write that cannot be stored is answered 503 `storage_full`
+    /// (nothing of it kept: the same registration succeeds afterwards), and tracking refuses the
+    /// phones' batches so they send them again. Afterwards every ride finishes, nothing doubled.
+    @Test(.enabled(if: SmallDisk.canMount, "mounting a small tmpfs needs root"))
+    func aFullDiskRefusesWritesCleanlyAndRidesFinishOnceThereIsRoom() async throws {
+        try await withTestBus("full-disk") { bus in
+            let disk = try await SmallDisk.mount(at: bus.dataRoot, megabytes: 48)
+            do {
+                try await fullDisk(bus, disk)
+            } catch {
+                bus.supervisor.killAll()
+                await disk.unmount()
+                throw error
+            }
+            await bus.supervisor.stopAll(grace: .seconds(5))
+            await disk.unmount()
+        }
+    }
+
+    func fullDisk(_ bus: TestBus, _ disk: SmallDisk) async throws {
+        let platform = try await OrdersIntegrationTests.Platform.start(bus)
+        let notifications = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications")
+        let simulation = platform.simulate(drivers: 6, riders: 6, duration: 30, timeout: .seconds(240))
+        try await platform.waitUntilRidesAreUnderWay()
+
+        try await disk.fill()
+        // SQLite may still fit a few writes into pages its files already hold; registrations soon need more.
+        var refused: (phone: String, reply: JSONValue)?
+        var otherFailures: [String] = []
+        for attempt in 0..<200 where refused == nil {
+            let phone = "+38050\(String(format: "%07d", 7_000_000 + attempt))"
+            let reply = try await platform.users.call("register", #"{"role":"rider","name":"Full","phone_number":"\#(phone)","password":"secret123"}"#)
+            if reply.status == 503 { refused = (phone, reply.body) } else if reply.status != 201 { otherFailures.append("\(reply.status) \(reply.body)") }
+        }
+        let (phone, body) = try #require(refused, "no registration was refused on a full disk")
+        #expect(body["error"]?["code"] == "storage_full", "\(body)")
+        #expect(otherFailures.isEmpty, "every write either stored or refused as storage_full: \(otherFailures)")
+        try await Task.sleep(for: .seconds(10))
+        let running = [platform.users.name, platform.tracking.process.name, platform.trips.name, platform.orders.name, notifications.name, "bus"]
+        for name in running { #expect(bus.supervisor.isRunning(name), "\(name) still runs on a full disk") }
+        let log = platform.tracking.process.log + platform.orders.log
+        #expect(log.contains("database or disk is full"), "the disk really was full for the services")
+
+        try disk.free()
+        let again = try await platform.users.call("register", #"{"role":"rider","name":"Full","phone_number":"\#(phone)","password":"secret123"}"#)
+        #expect(again.status == 201, "the refused registration left nothing behind: \(again)")
+
+        let result = try await simulation.value
+        #expect(result.status == 0, "no ride stuck: \(result.stdout)\n\(result.stderr.suffix(3000))")
+        let report = SimulationReport(text: result.stdout)
+        let orderEvents = try await Outboxes.events(platform.orders)
+        let statuses = Outboxes.statuses(orderEvents)
+        let legs = Outboxes.legs(try await Outboxes.events(platform.trips))
+        let payments = Outboxes.payments(orderEvents)
+        let completed = statuses.filter { $0.hasSuffix("/COMPLETED") }.count
+        let messages = orderEvents.filter { $0["type"] == "order.message" }.count
+        print("""
+            full-disk test — the data disk full for 10 s mid-simulation
+              rides completed \(completed), stuck \(report.count("rides stuck (open at the end)") ?? -1); trips \(legs.count) for \(Set(legs).count) legs
+              statuses \(statuses.count), distinct \(Set(statuses).count); payments \(payments.count); chat messages stored \(messages) of \(report.count("chat messages sent") ?? -1) acknowledged
+            """)
+        #expect(completed > 0 && report.count("rides stuck (open at the end)") == 0, "\(result.stdout)")
+        #expect(Set(legs).count == legs.count && Set(statuses).count == statuses.count, "one trip per leg, each status once")
+        #expect(payments.count == completed && Set(payments).count == completed, "one payment per completed ride")
+        #expect(messages >= (report.count("chat messages sent") ?? .max), "every acknowledged chat message stored")
+    }
+}
+
+/// A small tmpfs (root only) standing in for a disk that fills up.
+struct SmallDisk: Sendable {
+    let path: String
+
+    static var canMount: Bool { getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount") }
+
+    static func mount(at path: String, megabytes: Int) async throws -> SmallDisk {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let result = try await runCommand("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path])
+        guard result.status == 0 else { throw TestFailure("mount tmpfs at \(path): \(result.stderr)") }
+        return SmallDisk(path: path)
+    }
+
+    var filler: String { path + "/filler" }
+
+    /// Writes a file until the disk has no room left.
+    func fill() async throws {
+        let result = try await runCommand("/bin/dd", ["if=/dev/zero", "of=\(filler)", "bs=64k"])
+        guard result.stderr.contains("No space left on device") else { throw TestFailure("dd did not fill \(path): \(result.stderr)") }
+    }
+
+    func free() throws { try FileManager.default.removeItem(atPath: filler) }
+
+    /// Detaches the tmpfs even while files on it are still open (lazy unmount).
+    func unmount() async { _ = try? await runCommand("/bin/umount", ["-l", path]) }
 }

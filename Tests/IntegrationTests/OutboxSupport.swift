@@ -51,3 +51,24 @@ struct SimulationReport {
     /// Whether the row's target is met.
     func met(_ label: String) -> Bool { row(label)?.contains("✔") == true }
 }
+
+extension OrdersIntegrationTests.Platform {
+    /// `ridectl simulate` against this platform in the background, its riders and drivers in Kyiv
+    /// (away from the platform's own test drivers, who are never offered these rides).
+    func simulate(drivers: Int, riders: Int, duration: Int, grace: Int = 150, timeout: Duration) -> Task<(status: Int32, stdout: String, stderr: String), any Error> {
+        let arguments = [
+            "simulate", "--drivers", "\(drivers)", "--riders", "\(riders)", "--duration", "\(duration)", "--grace", "\(grace)", "--speedup", "6",
+            "--box-km", "1", "--center", "50.4501,30.5234", "--ingest", tracking.ingest, "--publishable-key", TestTracking.publishableKey,
+            "--share-links", "",
+        ] + bus.ridectlFlags
+        return Task { try await runCommand(Binaries.ridectl, arguments, timeout: timeout) }
+    }
+
+    /// Waits until some simulated ride has a driver on the way (the moment to start breaking things).
+    func waitUntilRidesAreUnderWay() async throws {
+        try await eventually("rides are under way", timeout: .seconds(30)) {
+            let page = try await orders.call("events", #"{"after":0,"limit":1000}"#).body
+            return (page["events"]?.arrayValue ?? []).contains { $0["type"] == "order.status" && $0["data"]?["order"]?["status"] == "PICKING_UP" }
+        }
+    }
+}

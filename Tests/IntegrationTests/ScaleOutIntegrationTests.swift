@@ -13,18 +13,9 @@ import Testing
             let notifications = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications")
             for service in [platform.users, platform.trips, platform.orders, notifications] { _ = try await service.replica(2) }
 
-            // Riders and drivers in another city (Kyiv), so the platform's own drivers are never offered these rides.
-            let simulation = Task {
-                try await runCommand(Binaries.ridectl, [
-                    "simulate", "--drivers", "4", "--riders", "4", "--duration", "14", "--grace", "120", "--speedup", "6", "--box-km", "1",
-                    "--center", "50.4501,30.5234", "--ingest", platform.tracking.ingest, "--publishable-key", TestTracking.publishableKey, "--share-links", "",
-                ] + bus.ridectlFlags, timeout: .seconds(200))
-            }
+            let simulation = platform.simulate(drivers: 4, riders: 4, duration: 14, grace: 120, timeout: .seconds(200))
             // Mid-simulation, the first instances of orders and trips die; the second ones carry on.
-            try await eventually("rides are under way", timeout: .seconds(30)) {
-                let page = try await platform.orders.call("events", #"{"after":0,"limit":1000}"#).body
-                return (page["events"]?.arrayValue ?? []).contains { $0["type"] == "order.status" && $0["data"]?["order"]?["status"] == "PICKING_UP" }
-            }
+            try await platform.waitUntilRidesAreUnderWay()
             bus.supervisor.signal(platform.orders.name, SIGKILL)
             bus.supervisor.signal(platform.trips.name, SIGKILL)
             let result = try await simulation.value

@@ -16,7 +16,7 @@ struct TestService: Sendable {
     /// Whose data directory: its own, or — for a second instance — the first's.
     var dataOwner: String? = nil
 
-    var dataDirectory: String { "\(bus.scratch)/\(dataOwner ?? name)-data" }
+    var dataDirectory: String { "\(bus.dataRoot)/\(dataOwner ?? name)" }
     var log: String { (try? String(contentsOfFile: bus.supervisor.logPath(of: name)!, encoding: .utf8)) ?? "" }
 
     static func start(on bus: TestBus, service: String, executable: String, arguments: [String] = []) async throws -> TestService {

@@ -58,6 +58,8 @@ struct TestBus: Sendable {
     var ridectlFlags: [String] { ["--sub", egress, "--broker", broker, "--bus-http", "http://127.0.0.1:\(httpPort)"] }
 
     var log: String { (try? String(contentsOfFile: supervisor.logPath(of: "bus")!, encoding: .utf8)) ?? "" }
+    /// Where the services started beside this bus keep their data, one folder each.
+    var dataRoot: String { "\(scratch)/data" }
 
     static func start(_ name: String, extraArguments: [String] = []) async throws -> TestBus {
         let scratch = try makeScratchDirectory(name)

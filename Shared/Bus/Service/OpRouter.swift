@@ -142,6 +142,10 @@ public struct OpRouter: Sendable {
                 opLogger.info("op refused", metadata: ["status": "\(error.status)", "code": "\(error.code)", "message": "\(error.message)"])
             }
             return .error(error)
+        } catch let error as any ServiceErrorConvertible where error.serviceError != nil {
+            let serviceError = error.serviceError!
+            opLogger.error("op failed", metadata: ["status": "\(serviceError.status)", "code": "\(serviceError.code)", "error": "\(error)"])
+            return .error(serviceError)
         } catch {
             let reference = UUID().uuidString.prefix(8).lowercased()
             opLogger.error("op threw", metadata: ["error": "\(error)", "reference": "\(reference)"])

@@ -37,6 +37,12 @@ public struct ServiceError: Error, Equatable, Sendable, CustomStringConvertible 
     public static func unauthorized(_ code: String, _ message: String) -> ServiceError { .init(status: Status.unauthorized, code: code, message: message) }
 }
 
+/// An error from below the service layer (a database, a file) that knows which reply it deserves —
+/// e.g. a full disk is "503, try again later", not an internal error. Nil: an internal error after all.
+public protocol ServiceErrorConvertible: Error {
+    var serviceError: ServiceError? { get }
+}
+
 /// The JSON form of an error: `{"error":{"code":…,"message":…}}`.
 public struct ErrorBody: Codable, Equatable, Sendable {
     public struct Detail: Codable, Equatable, Sendable {
