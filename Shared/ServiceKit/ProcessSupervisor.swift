@@ -64,7 +64,7 @@ public final class ProcessSupervisor: Sendable {
             Self.forwardLines(of: pipe, prefix: colored ? ANSI.colorFor(name, prefix) : prefix)
         case .files(let directory):
             let path = "\(directory)/\(name).log"
-            if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+            if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
             let handle = FileHandle(forWritingAtPath: path)
             handle?.seekToEndOfFile()
             process.standardOutput = handle
@@ -73,7 +73,7 @@ public final class ProcessSupervisor: Sendable {
         process.terminationHandler = { [weak self] finished in
             self?.record(name: name, status: finished.terminationStatus, signaled: finished.terminationReason == .uncaughtSignal)
         }
-        state.withLock { $0.asked.remove(name) }
+        _ = state.withLock { $0.asked.remove(name) }
         try process.run()
         state.withLock { $0.children[name] = process }
     }

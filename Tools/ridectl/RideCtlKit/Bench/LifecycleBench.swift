@@ -212,7 +212,7 @@ actor RideWatch {
             group.addTask { try? await Task.sleep(for: .seconds(30)); return false }
             let first = await group.next()!
             group.cancelAll()
-            if !first { await self.release(order, status) }
+            if !first { self.release(order, status) }
             return first
         }
         if !outcome { throw ConfigurationError("order \(order) did not reach \(status.rawValue) within 30 s") }
