@@ -28,6 +28,8 @@ struct BenchBusCommand: AsyncParsableCommand {
     @Option(help: "Requests in flight at once when pipelining.") var inflight = 256
     @Option(name: .customLong("worker-concurrency"), help: "MDP connections per echo worker process.") var workerConcurrency = 32
     @Option(help: "Run only one part: events or requests.") var only: String?
+    @Flag(help: "Secure the bus with CURVE (fresh keys) and measure through it; the raw comparison with zmq_proxy, which has no CURVE, is left out.")
+    var curve = false
 
     @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding ride-bus and ridectl", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
@@ -55,18 +57,29 @@ struct BenchBusCommand: AsyncParsableCommand {
         let busArguments = ["--pub", ingress, "--sub", egress, "--broker", "\(brokerTCP),\(brokerIPC)", "--http", "127.0.0.1:\(http)", "--log-level", "warning"]
         Output.err("ridectl bench bus: logs of the processes in \(logs)/\n")
 
-        var table = BenchTable(title: "ridectl bench bus — \(ProcessInfo.processInfo.activeProcessorCount) cores, libzmq \(Context.libraryVersion), 200-byte events, \(seconds) s per run, best of \(rounds)")
+        var environment: [String: String] = [:]
+        if curve {
+            let keys = "\(logs)/keys"
+            try CurveKeyDirectory.create(at: keys)
+            environment[CurveOptions.directoryEnvironment] = keys
+            var options = CurveOptions()
+            options.curveKeys = keys
+            try await options.secureRidectl()
+        }
+        let secured = curve ? ", bus secured with CURVE" : ""
+        var table = BenchTable(title: "ridectl bench bus — \(ProcessInfo.processInfo.activeProcessorCount) cores, libzmq \(Context.libraryVersion), 200-byte events, \(seconds) s per run, best of \(rounds)\(secured)")
+        let measureRaw = only != "requests" && !curve
         do {
             // 1. Raw events: the C proxy and ride-bus, alternating on the same ports.
             var baseline = 0.0
             var ours = 0.0
-            if only == "requests" {
-                try supervisor.start(name: "ride-bus", executable: "\(bin)/ride-bus", arguments: busArguments)
+            if !measureRaw {
+                try supervisor.start(name: "ride-bus", executable: "\(bin)/ride-bus", arguments: busArguments, environment: environment)
                 guard await waitUntilHealthy("http://127.0.0.1:\(http)/health", timeout: .seconds(20)) else {
                     throw ConfigurationError("ride-bus did not become healthy; see \(logs)/ride-bus.log")
                 }
             }
-            for round in 1...rounds where only != "requests" {
+            for round in 1...rounds where measureRaw {
                 Output.err("round \(round)/\(rounds): zmq_proxy…\n")
                 try supervisor.start(name: "zmq_proxy", executable: me, arguments: ["bench-proxy", "--pub", ingress, "--sub", egress])
                 baseline = max(baseline, try RawEventLoad.measure(ingress: ingress, egress: egress, seconds: seconds))
@@ -79,11 +92,13 @@ struct BenchBusCommand: AsyncParsableCommand {
                 ours = max(ours, try RawEventLoad.measure(ingress: ingress, egress: egress, seconds: seconds))
                 if round < rounds { await supervisor.stop("ride-bus") }
             }
+            if measureRaw {
+                let ratio = ours / baseline
+                table.add("raw events, libzmq zmq_proxy (C baseline)", BenchTable.rate(baseline, "msg/s"), "")
+                table.add("raw events, ride-bus", BenchTable.rate(ours, "msg/s"),
+                          "≥ 90% of baseline: \(String(format: "%.1f", ratio * 100))%", met: ratio >= 0.9)
+            }
             if only != "requests" {
-            let ratio = ours / baseline
-            table.add("raw events, libzmq zmq_proxy (C baseline)", BenchTable.rate(baseline, "msg/s"), "")
-            table.add("raw events, ride-bus", BenchTable.rate(ours, "msg/s"),
-                      "≥ 90% of baseline: \(String(format: "%.1f", ratio * 100))%", met: ratio >= 0.9)
 
             // 2. CloudEvents JSON, publisher to subscriber through ride-bus.
             Output.err("CloudEvents end to end…\n")
@@ -104,7 +119,7 @@ struct BenchBusCommand: AsyncParsableCommand {
             for (transport, endpoint) in [("tcp", brokerTCP), ("ipc", brokerIPC)] {
                 for index in 1...2 {
                     try supervisor.start(name: "worker-\(transport)-\(index)", executable: me,
-                                         arguments: ["echo-worker", "--broker", endpoint, "--concurrency", "\(workerConcurrency)"])
+                                         arguments: ["echo-worker", "--broker", endpoint, "--concurrency", "\(workerConcurrency)"], environment: environment)
                 }
                 try await RequestLoad.waitForWorkers(healthURL: "http://127.0.0.1:\(http)/health", service: "bench-echo", count: 2 * workerConcurrency)
                 Output.err("MDP over \(transport): latency (\(latencyRequests) sequential requests)…\n")
