@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ZeroMQ
 
 /// A service's resolved configuration, printed by `--check`.
@@ -51,6 +52,7 @@ extension ServiceCommand {
             print("  bus security          " + (curve.map { "CURVE, own public key \($0.identity.publicKey)" } ?? "none (plain TCP; --curve-keys turns CURVE on)"))
             return
         }
+        stopWithParentIfAsked()
         do {
             try await BusSecurity.enable(curve, label: Self.configuration.commandName ?? "ride")
         } catch {
@@ -69,4 +71,20 @@ public let defaultWorkerConcurrency = 32
 /// `--concurrency`: how many requests a service's worker serves at once.
 public func concurrencySetting(_ flagValue: Int?) throws -> Int {
     try integerSetting(flagValue, flag: "concurrency", env: "RIDE_WORKER_CONCURRENCY", default: defaultWorkerConcurrency, range: 1...1024)
+}
+
+/// Set by `ridectl up` for its children: when the parent is gone — even killed with SIGKILL, which
+/// it cannot pass on — the process stops itself gracefully (SIGTERM to itself) within half a
+/// second, instead of living on as an orphan that holds the platform's ports.
+public let stopWithParentEnvironment = "RIDE_STOP_WITH_PARENT"
+
+func stopWithParentIfAsked(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    guard environment[stopWithParentEnvironment] == "1" else { return }
+    let parent = getppid()
+    Task.detached {
+        while getppid() == parent {
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+        kill(getpid(), SIGTERM)
+    }
 }

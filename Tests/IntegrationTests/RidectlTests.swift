@@ -136,6 +136,7 @@ import Testing
         let supervisor = try startUp(scratch)
         defer { supervisor.killAll() }
         #expect(await waitUntilHealthy("http://127.0.0.1:\(9100 + Self.offset)/health", timeout: .seconds(30)))
+        try await Self.waitForBanner(supervisor)
         let status = try await runCommand(Binaries.ridectl, ["status", "--bus-http", "http://127.0.0.1:\(9100 + Self.offset)",
                                                              "--broker", "tcp://127.0.0.1:\(5557 + Self.offset)"])
         #expect(status.status == 0)
@@ -149,6 +150,42 @@ import Testing
         #expect(log.contains("ridectl up: stopped"))
         #expect(FileManager.default.fileExists(atPath: "\(scratch)/data"), "the data directory is created")
         try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    /// Ctrl-C while the platform is still starting stops what was started at once, instead of once
+    /// everything is up.
+    @Test func aSignalDuringStartUpStopsAtOnce() async throws {
+        let scratch = try makeScratchDirectory("up-early")
+        let supervisor = try startUp(scratch)
+        defer { supervisor.killAll() }
+        #expect(await waitUntilHealthy("http://127.0.0.1:\(9100 + Self.offset)/health", timeout: .seconds(30)))
+        supervisor.signal("up", SIGINT)
+        #expect(await supervisor.waitForExit("up", timeout: .seconds(15)) == 0)
+        let log = try String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)
+        #expect(log.contains("ridectl up: interrupted while starting; stopping bus"), "\(log.suffix(2000))")
+        #expect(!log.contains("The platform is up"))
+        #expect(log.contains("bus stopped") && log.contains("ridectl up: stopped"))
+        #expect(try await platformProcesses().isEmpty, "no process of this platform left")
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    /// `ridectl up` killed with SIGKILL cannot stop its children; they notice their parent is gone
+    /// and stop themselves, so no orphan keeps the platform's ports.
+    @Test func killingUpLeavesNoOrphans() async throws {
+        let scratch = try makeScratchDirectory("up-killed")
+        let supervisor = try startUp(scratch)
+        defer { supervisor.killAll() }
+        try await Self.waitForBanner(supervisor)
+        #expect(try await platformProcesses().count == 7)
+        supervisor.signal("up", SIGKILL)
+        try await eventually("every process of the platform stopped by itself", timeout: .seconds(20)) { try await platformProcesses().isEmpty }
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    /// The pids of this platform's processes (every one is started with its bus ingress port in its flags).
+    func platformProcesses() async throws -> [Substring] {
+        let found = try await runCommand("/usr/bin/pgrep", ["-f", "/ride-[a-z]+ .*:\(5555 + Self.offset)( |,|$)"])
+        return found.stdout.split(separator: "\n")
     }
 
     /// Waits until `ridectl up` says the platform is up (it has finished starting everything).

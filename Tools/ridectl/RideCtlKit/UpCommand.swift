@@ -1,6 +1,7 @@
 import ArgumentParser
 import Bus
 import Foundation
+import Synchronization
 import ServiceKit
 import UnixSignals
 
@@ -51,7 +52,7 @@ struct UpCommand: AsyncParsableCommand {
         let supervisor = ProcessSupervisor(output: .prefixed(colored: colored))
         let processes = Platform.withReplicas(Platform.processes(binDirectory: bin, dataDirectory: data, portOffset: portOffset),
                                               try Platform.parseReplicas(replicas))
-        var environment = ["RIDE_DATA_DIR": data]
+        var environment = ["RIDE_DATA_DIR": data, stopWithParentEnvironment: "1"]
         if let keys = try curveKeys(dataDirectory: data) {
             environment[CurveOptions.directoryEnvironment] = keys
             var ridectl = CurveOptions()
@@ -60,7 +61,18 @@ struct UpCommand: AsyncParsableCommand {
             Output.out("ridectl up: the bus and the device ingest use CURVE, keys in \(keys) (export \(CurveOptions.directoryEnvironment)=\(keys) for ridectl tail/call)\n")
         }
 
+        // Signals are heard from now on, also while the platform starts: Ctrl-C during start-up stops
+        // what was started at once instead of after everything is up.
+        let (events, continuation) = AsyncStream<String>.makeStream()
+        let interrupted = Atomic<Bool>(false)
+        Task {
+            for await signal in signals {
+                interrupted.store(true, ordering: .sequentiallyConsistent)
+                continuation.yield("signal \(signal)")
+            }
+        }
         for process in processes {
+            if interrupted.load(ordering: .sequentiallyConsistent) { break }
             do {
                 try supervisor.start(name: process.name, executable: process.executable, arguments: process.arguments,
                                      environment: environment)
@@ -69,7 +81,11 @@ struct UpCommand: AsyncParsableCommand {
                 await supervisor.stopAll()
                 throw ExitCode(1)
             }
-            guard await waitUntilHealthy(process.healthURL, timeout: .seconds(30), stillRunning: { supervisor.isRunning(process.name) }) else {
+            let started = await waitUntilHealthy(process.healthURL, timeout: .seconds(30), stillRunning: {
+                supervisor.isRunning(process.name) && !interrupted.load(ordering: .sequentiallyConsistent)
+            })
+            if interrupted.load(ordering: .sequentiallyConsistent) { break }
+            guard started else {
                 let why = supervisor.isRunning(process.name)
                     ? "did not become healthy at \(process.healthURL) within 30 s"
                     : "exited while starting (its log is above)"
@@ -77,6 +93,12 @@ struct UpCommand: AsyncParsableCommand {
                 await supervisor.stopAll()
                 throw ExitCode(1)
             }
+        }
+        if interrupted.load(ordering: .sequentiallyConsistent) {
+            Output.out("ridectl up: interrupted while starting; stopping \(supervisor.runningNames.joined(separator: ", "))…\n")
+            await supervisor.stopAll()
+            Output.out("ridectl up: stopped\n")
+            return
         }
         let banner = """
 
@@ -93,10 +115,6 @@ struct UpCommand: AsyncParsableCommand {
         let simulation = simulate ? startSimulation(dataDirectory: data) : nil
 
         // Whichever comes first: a signal (stop cleanly) or a process exiting on its own (stop, exit 1).
-        let (events, continuation) = AsyncStream<String>.makeStream()
-        Task {
-            for await signal in signals { continuation.yield("signal \(signal)") }
-        }
         Task {
             let exit = await supervisor.nextExit()
             if !exit.expected { continuation.yield("!\(exit)") }
