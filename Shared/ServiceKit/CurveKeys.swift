@@ -59,7 +59,7 @@ public struct CurveKeyDirectory: Sendable {
     }
 
     /// The key in a key file (the first line that is not a comment), checked.
-    static func readKey(_ path: String, what: String) throws -> String {
+    public static func readKey(_ path: String, what: String) throws -> String {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw ConfigurationError("CURVE: cannot read \(what) from \(path)")
         }

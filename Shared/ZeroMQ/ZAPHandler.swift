@@ -12,7 +12,7 @@ public final class ZAPHandler: Sendable {
     public static let domain = "ride"
     static let endpoint = "inproc://zeromq.zap.01"
 
-    /// One answer, for the caller's log and counters.
+    /// One answer, for the caller's log.
     public struct Decision: Sendable, Equatable {
         /// The peer's IP address (empty for IPC).
         public var address: String
@@ -24,8 +24,6 @@ public final class ZAPHandler: Sendable {
     }
 
     private let stopRequested = Atomic<Bool>(false)
-    private let allowedCount = Atomic<UInt64>(0)
-    private let deniedCount = Atomic<UInt64>(0)
     private let thread: Mutex<OwnedThread?> = Mutex(nil)
 
     /// Binds the handler in `context` and starts answering; returns once it is bound, so server
@@ -48,11 +46,6 @@ public final class ZAPHandler: Sendable {
         self.thread.withLock { $0 = thread }
     }
 
-    /// Clients let in and refused so far.
-    public var counts: (allowed: UInt64, denied: UInt64) {
-        (allowedCount.load(ordering: .relaxed), deniedCount.load(ordering: .relaxed))
-    }
-
     public func stop() async {
         stopRequested.store(true, ordering: .sequentiallyConsistent)
         await thread.withLock { $0 }?.join()
@@ -70,10 +63,7 @@ public final class ZAPHandler: Sendable {
                 return   // the context is ending
             }
             let (reply, decision) = Self.answer(request, authorizer: authorizer)
-            if let decision {
-                if decision.allowed { allowedCount.add(1, ordering: .relaxed) } else { deniedCount.add(1, ordering: .relaxed) }
-                onDecision(decision)
-            }
+            if let decision { onDecision(decision) }
             do { try socket.send(message: reply) } catch { return }
         }
     }

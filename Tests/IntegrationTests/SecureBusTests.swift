@@ -31,8 +31,8 @@ import Testing
         // A key pair the platform never heard of, presented to the right server.
         let strangerKeys = "\(scratch)/stranger"
         try CurveKeyDirectory.create(at: strangerKeys, clients: ["ridectl"])
-        let serverKey = try CurveKeyDirectoryReader.key("\(keys)/server.pub")
-        let stranger = ["RIDE_CURVE_SERVER_KEY": serverKey, "RIDE_CURVE_SECRET_KEY": try CurveKeyDirectoryReader.key("\(strangerKeys)/clients/ridectl.key")]
+        let serverKey = try CurveKeyDirectory.readKey("\(keys)/server.pub", what: "server public key")
+        let stranger = ["RIDE_CURVE_SERVER_KEY": serverKey, "RIDE_CURVE_SECRET_KEY": try CurveKeyDirectory.readKey("\(strangerKeys)/clients/ridectl.key", what: "stranger key")]
         let call = ["call", "users", "ping", "--broker", broker, "--attempts", "1", "--timeout-ms", "1500"]
 
         // Requests: the member is answered; a plain client and a stranger are not, and the bus says why.
@@ -66,7 +66,7 @@ import Testing
         // public key is deleted, without restarting anything.
         let added = try await runCommand(Binaries.ridectl, ["keys", "add", keys, "newcomer"])
         #expect(added.status == 0, "\(added.stderr)")
-        let newcomer = member.merging(["RIDE_CURVE_SECRET_KEY": try CurveKeyDirectoryReader.key("\(keys)/clients/newcomer.key")]) { $1 }
+        let newcomer = member.merging(["RIDE_CURVE_SECRET_KEY": try CurveKeyDirectory.readKey("\(keys)/clients/newcomer.key", what: "newcomer key")]) { $1 }
         #expect(try await runCommand(Binaries.ridectl, call, environment: newcomer).status == 0)
         try FileManager.default.removeItem(atPath: "\(keys)/clients/newcomer.pub")
         #expect(try await runCommand(Binaries.ridectl, call, environment: newcomer).status == 2)
@@ -89,16 +89,5 @@ import Testing
         try? FileManager.default.removeItem(atPath: scratch)
     }
 
-    func workers(_ service: String) async throws -> Int {
-        let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(busHealth).body))
-        return Int(health["details"]?["services"]?[service]?["workers"]?.numberValue ?? 0)
-    }
-}
-
-/// Reads one key file the way the platform does (the first line that is not a comment).
-enum CurveKeyDirectoryReader {
-    static func key(_ path: String) throws -> String {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        return text.split(separator: "\n").first { !$0.hasPrefix("#") }.map(String.init) ?? ""
-    }
+    func workers(_ service: String) async throws -> Int { try await workerCount(service, busHealthURL: busHealth) }
 }

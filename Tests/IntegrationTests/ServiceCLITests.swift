@@ -37,6 +37,10 @@ import Testing
         ("ridectl", ["simulate", "--speedup", "9"], [:], "--speedup must be from 1 to 6"),
         ("ridectl", ["simulate", "--center", "north"], [:], "--center must be lat,lon"),
         ("ridectl", ["bench", "lifecycle", "--concurrent", "0"], [:], "--concurrent must be from 1 to 5000"),
+        ("ride-orders", ["--curve-keys", "/nowhere"], [:], "CURVE: cannot read server public key from /nowhere/server.pub"),
+        ("ride-bus", [], ["RIDE_CURVE_SERVER_KEY": "short"], "CURVE: RIDE_CURVE_SERVER_KEY: a CURVE key is 40 Z85 characters, got 5"),
+        ("ridectl", ["tail", "--curve-keys", "/nowhere", "--timeout", "1"], [:], "CURVE: cannot read server public key from /nowhere/server.pub"),
+        ("ridectl", ["keys", "add", "/nowhere", "fleet"], [:], "/nowhere is not a key directory (no server.pub)"),
     ])
     func malformedSettingsExit64NamingTheSetting(executable: String, arguments: [String], environment: [String: String], message: String) async throws {
         let (status, _, err) = try await runCommand("\(Binaries.directory)/\(executable)", arguments + (executable == "ridectl" ? [] : ["--check"]),

@@ -107,10 +107,7 @@ struct TestBus: Sendable {
     }
 
     /// Workers of `service` the bus reports in /health.
-    func workerCount(_ service: String) async throws -> Int {
-        let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(healthURL).body))
-        return Int(health["details"]?["services"]?[service]?["workers"]?.numberValue ?? 0)
-    }
+    func workerCount(_ service: String) async throws -> Int { try await IntegrationTests.workerCount(service, busHealthURL: healthURL) }
 
     /// The value of one metric line (`name{labels} value`) from /metrics.
     func metric(_ line: String) async throws -> Double? {
@@ -137,6 +134,12 @@ struct TestBus: Sendable {
         await supervisor.stopAll(grace: .seconds(5))
         try? FileManager.default.removeItem(atPath: scratch)
     }
+}
+
+/// Workers of `service` a bus reports in its /health.
+func workerCount(_ service: String, busHealthURL: String) async throws -> Int {
+    let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(busHealthURL).body))
+    return Int(health["details"]?["services"]?[service]?["workers"]?.numberValue ?? 0)
 }
 
 /// Runs `body` with a fresh bus; the bus and everything started beside it is stopped afterwards,

@@ -38,10 +38,6 @@ extension CurveOptions {
     /// ridectl's key in a key directory: `clients/ridectl.key`.
     static let ridectlClientName = "ridectl"
 
-    public func validate() throws {
-        _ = try withValidation { try security(client: Self.ridectlClientName, serves: false) }
-    }
-
     /// Turns CURVE on for ridectl's bus sockets when `--curve-keys` (or the variables) say so.
     /// Call it before the first connection.
     func secureRidectl() async throws {
