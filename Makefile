@@ -18,8 +18,13 @@ deps:
 	fi
 
 ## test-deps: pyzmq, for the tests that check our 7/MDP peers against independent Python ones;
-## chromium, the headless browser that loads the share page in the gateway's tests
+## chromium, the headless browser that loads the share page in the gateway's tests;
+## PostgreSQL's server, which the storage suite and the scale-out tests start on a port of their own
 test-deps: deps
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v psql >/dev/null 2>&1 || { \
+		echo "make: installing postgresql (the tests start their own throwaway server)"; \
+		$(SUDO) apt-get update -qq && $(APT_INSTALL) postgresql >/dev/null; \
+	}
 	@command -v chromium >/dev/null 2>&1 || { \
 		echo "make: installing chromium (headless browser for the share-page tests)"; \
 		$(SUDO) apt-get update -qq && $(APT_INSTALL) chromium >/dev/null; \

@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
         // MARK: Shared libraries
@@ -73,6 +74,7 @@ let package = Package(
         .target(
             name: "Storage",
             dependencies: ["Bus", "ServiceKit", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+                           .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             path: "Shared/Storage"
         ),
@@ -113,6 +115,7 @@ let package = Package(
         .target(
             name: "UsersService",
             dependencies: ["Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/users/UsersService"
@@ -159,10 +162,15 @@ let package = Package(
         .testTarget(name: "GatewayTests", dependencies: ["GatewayService", "Bus", .product(name: "Hummingbird", package: "hummingbird"),
                                                         .product(name: "HummingbirdTesting", package: "hummingbird")], path: "Tests/GatewayTests"),
         .testTarget(name: "NotificationsTests", dependencies: ["NotificationsService", "RideModels", "Bus"], path: "Tests/NotificationsTests"),
+        .target(name: "TestPostgres", dependencies: ["ServiceKit", "Storage"], path: "Tests/TestPostgres"),
+        // The storage suite: every store's behaviour, on SQLite and on PostgreSQL.
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestPostgres", "UsersService", "RideModels", "Bus",
+                                                         .product(name: "GRDB", package: "GRDB.swift"),
+                                                         .product(name: "PostgresNIO", package: "postgres-nio")], path: "Tests/StorageTests"),
         .testTarget(name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/UsersTests"),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", .product(name: "Yams", package: "Yams"),
+            dependencies: ["Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", "Storage", "TestPostgres", .product(name: "Yams", package: "Yams"),
                            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
             path: "Tests/IntegrationTests",
             exclude: ["interop"]

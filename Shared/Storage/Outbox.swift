@@ -82,12 +82,24 @@ public struct StoredEvent: Sendable, Equatable {
 extension Outbox {
     /// The `events` op's answer for `source`.
     public static func page(_ db: Database, source: String, query: EventsQuery) throws -> EventsPage {
-        let limit = query.limit ?? 500
+        let events = try Outbox.events(db, after: query.after, limit: try query.checkedLimit())
+        return EventsPage(events: events.map { $0.cloudEvent(source: source) }, lastSequence: try Outbox.lastSequence(db))
+    }
+}
+
+extension EventsQuery {
+    /// The page size asked for (500 when not given); 422 outside 1...5000.
+    public func checkedLimit() throws -> Int {
+        let limit = self.limit ?? 500
         guard (1...5000).contains(limit) else { throw ServiceError.unprocessable("invalid_params", "limit: must be from 1 to 5000, got \(limit)") }
-        let events = try Outbox.events(db, after: query.after, limit: limit).map { stored in
-            CloudEvent<JSONValue>(id: stored.id, source: source, type: stored.type, time: stored.time, sequence: stored.sequence,
-                                  data: (try? JSONCoding.decode(JSONValue.self, from: stored.data)) ?? .null)
-        }
-        return EventsPage(events: events, lastSequence: try Outbox.lastSequence(db))
+        return limit
+    }
+}
+
+extension StoredEvent {
+    /// The event as the `events` op returns it.
+    public func cloudEvent(source: String) -> CloudEvent<JSONValue> {
+        CloudEvent<JSONValue>(id: id, source: source, type: type, time: time, sequence: sequence,
+                              data: (try? JSONCoding.decode(JSONValue.self, from: data)) ?? .null)
     }
 }

@@ -1,6 +1,5 @@
 import Bus
 import Foundation
-import GRDB
 import Logging
 import ServiceLifecycle
 
@@ -8,14 +7,14 @@ import ServiceLifecycle
 /// `notify()` after each commit (so an event leaves within the commit's own latency), and every
 /// second anyway (so rows left by a crash or a failed send go out without a new commit).
 public final class OutboxRelay: Service, Sendable {
-    private let database: any DatabaseWriter
+    private let log: any EventLog
     private let publisher: EventPublisher
     private let source: String
     private let logger: Logger
     private let loop = WakeupLoop()
 
-    public init(database: any DatabaseWriter, publisher: EventPublisher, source: String, logger: Logger) {
-        self.database = database
+    public init(log: any EventLog, publisher: EventPublisher, source: String, logger: Logger) {
+        self.log = log
         self.publisher = publisher
         self.source = source
         self.logger = logger
@@ -31,14 +30,23 @@ public final class OutboxRelay: Service, Sendable {
 
     /// Sends every unpublished row; returns when none is left or sending fails (retried on the next wake-up).
     public func drain() async {
+        var busyWaits = 0
         while true {
             do {
-                let batch = try await database.read { db in try Outbox.unpublished(db) }
-                guard let last = batch.last else { return }
-                for event in batch {
-                    try publisher.publish(topic: event.topic, encodedEvent: event.envelope(source: source))
+                switch try await log.relayBatch(limit: 500, send: { batch in
+                    for event in batch { try publisher.publish(topic: event.topic, encodedEvent: event.envelope(source: source)) }
+                }) {
+                case .sent: busyWaits = 0
+                case .empty: return
+                case .busy:
+                    // Another instance is sending; what we appended may have committed after its
+                    // batch was read, so look again shortly rather than at the next tick.
+                    busyWaits += 1
+                    guard busyWaits <= 100 else { return }
+                    try await Task.sleep(for: .milliseconds(10))
                 }
-                try await database.write { db in try Outbox.markPublished(db, through: last.sequence) }
+            } catch is CancellationError {
+                return
             } catch {
                 logger.error("outbox relay: sending failed; will retry", metadata: ["error": "\(error)"])
                 return

@@ -1,28 +1,47 @@
 import Bus
 import Foundation
-import GRDB
 import Logging
 import ServiceKit
 
 /// A stateful service's store and its way to the bus, set up the same way by every service: the
-/// data directory made, the database opened (or the process stopped with exit 70 and a message
-/// naming the file), the publisher connected, and the outbox relay ready to run.
+/// store opened where `location` says (or the process stopped with exit 70 and a message naming
+/// the file or database), the publisher connected, and the outbox relay ready to run.
 public struct ServiceStorage<Store: Sendable>: Sendable {
     public let store: Store
     public let publisher: EventPublisher
     public let relay: OutboxRelay
 
-    public static func open(program: String, source: String, dataDirectory: String, databasePath: String, publishTo endpoint: String,
-                            logger: Logger, store makeStore: (String) throws -> Store,
-                            database: (Store) -> any DatabaseWriter) async throws -> ServiceStorage {
+    /// - Parameters:
+    ///   - sqlite: opens the store in a SQLite file (its folder is made first).
+    ///   - postgres: opens the store in PostgreSQL; nil for a service that keeps SQLite only.
+    public static func open(program: String, source: String, location: StorageLocation, publishTo endpoint: String, logger: Logger,
+                            sqlite: (String) throws -> Store, postgres: ((PostgresURL) async throws -> Store)? = nil,
+                            eventLog: (Store) -> any EventLog) async throws -> ServiceStorage {
         let store: Store
         do {
-            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-            store = try makeStore(databasePath)
+            switch location {
+            case .sqlite(let path):
+                try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
+                store = try sqlite(path)
+            case .postgres(let url):
+                guard let postgres else { throw ConfigurationError("\(program) keeps its state in SQLite only") }
+                store = try await postgres(url)
+            }
         } catch {
-            throw exitWithError("cannot open the database \(databasePath): \(error)", program: program, code: ExitCodes.software)
+            let detail = (error as? PSQLErrorSummary)?.summary ?? "\(error)"
+            throw exitWithError("cannot open the database (\(location)): \(detail)", program: program, code: ExitCodes.software)
         }
         let publisher = try await EventPublisher(endpoint: endpoint, source: source, logger: logger)
-        return ServiceStorage(store: store, publisher: publisher, relay: OutboxRelay(database: database(store), publisher: publisher, source: source, logger: logger))
+        return ServiceStorage(store: store, publisher: publisher, relay: OutboxRelay(log: eventLog(store), publisher: publisher, source: source, logger: logger))
+    }
+
+    /// A service that keeps its state in one SQLite file.
+    public static func open(program: String, source: String, databasePath: String, publishTo endpoint: String, logger: Logger,
+                            store: (String) throws -> Store, eventLog: (Store) -> any EventLog) async throws -> ServiceStorage {
+        try await open(program: program, source: source, location: .sqlite(path: databasePath), publishTo: endpoint, logger: logger,
+                       sqlite: store, eventLog: eventLog)
     }
 }
+
+/// An error whose `description` hides what a log needs (PostgreSQL's hides the server's message).
+protocol PSQLErrorSummary { var summary: String { get } }

@@ -6,7 +6,7 @@ import Testing
 /// and its variable; a malformed flag or variable exits 64 with a message naming it.
 @Suite(.timeLimit(.minutes(2))) struct ServiceCLITests {
     @Test(arguments: [
-        ("ride-users", ["--token-secret-file", "RIDE_TOKEN_SECRET_FILE", "--token-ttl-s", "RIDE_TOKEN_TTL_S", "--password-rounds", "RIDE_PASSWORD_ROUNDS"]),
+        ("ride-users", ["--database-url", "RIDE_DATABASE_URL", "--token-secret-file", "RIDE_TOKEN_SECRET_FILE", "--token-ttl-s", "RIDE_TOKEN_TTL_S", "--password-rounds", "RIDE_PASSWORD_ROUNDS"]),
         ("ride-orders", ["--dispatch-radius-m", "RIDE_DISPATCH_RADIUS_M", "--dispatch-drivers", "RIDE_DISPATCH_DRIVERS", "--offer-timeout-s",
                          "RIDE_OFFER_TIMEOUT_S", "--fare", "RIDE_FARE"]),
         ("ride-trips", ["--data-dir", "RIDE_DATA_DIR", "--concurrency", "RIDE_WORKER_CONCURRENCY"]),
@@ -25,6 +25,8 @@ import Testing
     @Test(arguments: [
         ("ride-users", ["--password-rounds", "5"], [String: String](), "password-rounds (--password-rounds) 5 is out of range"),
         ("ride-users", [], ["RIDE_TOKEN_SECRET": "short"], "RIDE_TOKEN_SECRET must be at least 32 characters"),
+        ("ride-users", [], ["RIDE_DATABASE_URL": "mysql://u@h/db"], "RIDE_DATABASE_URL: scheme \"mysql\" is not postgres://"),
+        ("ride-users", ["--database-url", "postgres://u:secret@h:99999/db"], [:], "--database-url: port 99999 is not from 1 to 65535"),
         ("ride-orders", ["--fare", "cheap"], [:], "fare (--fare) 'cheap' must be currency,base,per_km,per_minute,minimum"),
         ("ride-orders", [], ["RIDE_FARE": "usd,1,1,1,1"], "fare (RIDE_FARE): currency: must be a three-letter code"),
         ("ride-orders", ["--dispatch-drivers", "0"], [:], "dispatch-drivers (--dispatch-drivers) 0 is out of range"),

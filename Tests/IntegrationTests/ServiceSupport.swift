@@ -15,6 +15,8 @@ struct TestService: Sendable {
     let httpPort: Int
     /// Whose data directory: its own, or — for a second instance — the first's.
     var dataOwner: String? = nil
+    /// Variables added to the process's environment.
+    var environment: [String: String] = [:]
 
     var dataDirectory: String { "\(bus.dataRoot)/\(dataOwner ?? name)" }
     var log: String { (try? String(contentsOfFile: bus.supervisor.logPath(of: name)!, encoding: .utf8)) ?? "" }
@@ -50,7 +52,7 @@ struct TestService: Sendable {
         try bus.supervisor.start(name: name, executable: "\(Binaries.directory)/\(executable)", arguments: [
             "--pub", bus.ingress, "--sub", bus.egress, "--broker", bus.broker, "--http", "127.0.0.1:\(httpPort)",
             "--data-dir", dataDirectory, "--log-level", "debug",
-        ] + arguments)
+        ] + arguments, environment: environment)
         guard await waitUntilHealthy("http://127.0.0.1:\(httpPort)/health", timeout: .seconds(30), stillRunning: { bus.supervisor.isRunning(name) }) else {
             throw TestFailure("\(executable) did not become healthy; log:\n\(log)")
         }

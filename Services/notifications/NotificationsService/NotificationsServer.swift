@@ -16,8 +16,7 @@ public struct NotificationsServer: Sendable {
         let logger = RideLogging.bootstrap(label: "ride-notifications", format: settings.logFormat, level: settings.logLevel)
         let metrics = ServiceMetrics.bootstrap()
         let storage = try await ServiceStorage.open(
-            program: "ride-notifications", source: BusContract.Service.notifications, dataDirectory: settings.dataDirectory,
-            databasePath: settings.databasePath, publishTo: settings.pub, logger: logger, store: NotificationStore.init(path:), database: \.database)
+            program: "ride-notifications", source: BusContract.Service.notifications, databasePath: settings.databasePath, publishTo: settings.pub, logger: logger, store: NotificationStore.init(path:), eventLog: { SQLiteEventLog(database: $0.database) })
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)
         let sender = WebhookSender(store: store, timeout: settings.webhookTimeout, retryDelays: settings.webhookRetries, logger: logger)

@@ -15,8 +15,8 @@ public struct OrdersServer: Sendable {
         let logger = RideLogging.bootstrap(label: "ride-orders", format: settings.logFormat, level: settings.logLevel)
         let metrics = ServiceMetrics.bootstrap()
         let storage = try await ServiceStorage.open(
-            program: "ride-orders", source: BusContract.Service.orders, dataDirectory: settings.dataDirectory, databasePath: settings.databasePath,
-            publishTo: settings.pub, logger: logger, store: OrderStore.init(path:), database: \.database)
+            program: "ride-orders", source: BusContract.Service.orders, databasePath: settings.databasePath,
+            publishTo: settings.pub, logger: logger, store: OrderStore.init(path:), eventLog: { SQLiteEventLog(database: $0.database) })
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)
         let instance = UUID().uuidString.lowercased()

@@ -16,8 +16,8 @@ public struct TripsServer: Sendable {
         let logger = RideLogging.bootstrap(label: "ride-trips", format: settings.logFormat, level: settings.logLevel)
         let metrics = ServiceMetrics.bootstrap()
         let storage = try await ServiceStorage.open(
-            program: "ride-trips", source: BusContract.Service.trips, dataDirectory: settings.dataDirectory, databasePath: settings.databasePath,
-            publishTo: settings.pub, logger: logger, store: TripStore.init(path:), database: \.database)
+            program: "ride-trips", source: BusContract.Service.trips, databasePath: settings.databasePath,
+            publishTo: settings.pub, logger: logger, store: TripStore.init(path:), eventLog: { SQLiteEventLog(database: $0.database) })
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)
         // No prefix at first: the watcher subscribes per device as trips start.

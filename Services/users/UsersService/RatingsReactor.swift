@@ -20,7 +20,7 @@ enum RatingsReactor {
         }
     }
 
-    static func make(store: UserStore, platform: ServiceClient, subscriber: EventSubscriber<OrdersEvent>, logger: Logger) -> EventReactor<OrdersEvent> {
+    static func make(store: any UserStorage, platform: ServiceClient, subscriber: EventSubscriber<OrdersEvent>, logger: Logger) -> EventReactor<OrdersEvent> {
         EventReactor(name: "ratings", sources: [BusContract.Service.orders], cursors: store, subscriber: subscriber, logger: logger, fetch: { source, after, limit in
             try await platform.call(source, "events", EventsQuery(after: after, limit: limit), as: EventsPage.self)
         }, handle: { event in

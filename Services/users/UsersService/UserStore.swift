@@ -6,7 +6,7 @@ import Storage
 import Synchronization
 
 /// Users in one SQLite file, with the outbox of `user.*` events in the same database.
-public final class UserStore: DatabaseReactorCursors, Sendable {
+public final class UserStore: UserStorage, DatabaseReactorCursors {
     public let database: DatabasePool
     /// Users stored, kept in memory so /health and /metrics never query the database.
     private let storedCount = Atomic<Int>(0)
@@ -17,6 +17,8 @@ public final class UserStore: DatabaseReactorCursors, Sendable {
     }
 
     public var count: Int { storedCount.load(ordering: .relaxed) }
+
+    public var eventLog: any EventLog { SQLiteEventLog(database: database) }
 
     /// The schema, one migration per version (the outbox table comes with the first).
     static let migrations: [ServiceDatabase.Migration] = [("v1", """
@@ -56,13 +58,6 @@ public final class UserStore: DatabaseReactorCursors, Sendable {
             """ + ReactorCursorTable.sql),
     ]
 
-    public enum Failure: Error, Equatable {
-        case phoneTaken
-        case unknownUser
-        case tooManyPlaces(Int)
-        case unknownPlace
-    }
-
     /// Counts a rating in the ratee's average, once per order and side; false when it was counted before.
     @discardableResult
     public func record(_ rated: OrderRated) async throws -> Bool {
@@ -75,13 +70,10 @@ public final class UserStore: DatabaseReactorCursors, Sendable {
         }
     }
 
-    /// How many places one user may save.
-    public static let placesPerUser = 50
-
     /// Saves a place: `home` and `work` replace the user's previous one (keeping its id); `other` adds one.
     public func save(_ place: SavedPlace) async throws -> SavedPlace {
         try await database.write { db in
-            guard try db.value(String.self, "SELECT id FROM users WHERE id = ?", [place.userID]) != nil else { throw Failure.unknownUser }
+            guard try db.value(String.self, "SELECT id FROM users WHERE id = ?", [place.userID]) != nil else { throw UserStoreFailure.unknownUser }
             var place = place
             if place.label != .other, let existing = try db.value(String.self, "SELECT id FROM saved_places WHERE user_id = ? AND label = ?",
                                                                   [place.userID, place.label.rawValue]) {
@@ -90,10 +82,10 @@ public final class UserStore: DatabaseReactorCursors, Sendable {
                 return place
             }
             let count = try db.value(Int.self, "SELECT COUNT(*) FROM saved_places WHERE user_id = ?", [place.userID]) ?? 0
-            guard count < Self.placesPerUser else { throw Failure.tooManyPlaces(count) }
+            guard count < UserStorageRules.placesPerUser else { throw UserStoreFailure.tooManyPlaces(count) }
             try db.run("INSERT INTO saved_places (id, user_id, label, document, created_at_ms) VALUES (?, ?, ?, ?, ?)",
                        [place.id, place.userID, place.label.rawValue, try JSONCoding.encodeText(place),
-                        Self.milliseconds(place.createdAt)])
+                        UserRow.milliseconds(place.createdAt)])
             return place
         }
     }
@@ -109,7 +101,7 @@ public final class UserStore: DatabaseReactorCursors, Sendable {
     public func deletePlace(userID: String, id: String) async throws {
         try await database.write { db in
             try db.run("DELETE FROM saved_places WHERE id = ? AND user_id = ?", [id, userID])
-            if db.changesCount == 0 { throw Failure.unknownPlace }
+            if db.changesCount == 0 { throw UserStoreFailure.unknownPlace }
         }
     }
 
@@ -117,12 +109,12 @@ public final class UserStore: DatabaseReactorCursors, Sendable {
     @discardableResult
     public func register(_ user: User, passwordHash: String) async throws -> UInt64 {
         let sequence = try await database.write { db in
-            if try Self.idForPhone(db, user.phoneNumber) != nil { throw Failure.phoneTaken }
+            if try Self.idForPhone(db, user.phoneNumber) != nil { throw UserStoreFailure.phoneTaken }
             try db.execute(sql: """
                 INSERT INTO users (id, role, name, phone_number, device_id, car_model, car_license_plate, password_hash, created_at_ms, updated_at_ms)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [user.id, user.role.rawValue, user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate,
-                                 passwordHash, Self.milliseconds(user.createdAt), Self.milliseconds(user.createdAt)])
+                                 passwordHash, UserRow.milliseconds(user.createdAt), UserRow.milliseconds(user.createdAt)])
             return try Outbox.append(db, topic: BusContract.Topics.userRegistered, type: BusContract.Topics.userRegistered,
                                      data: UserRegistered(user: user), time: user.createdAt)
         }
@@ -144,10 +136,10 @@ public final class UserStore: DatabaseReactorCursors, Sendable {
     /// Applies the changes (a new password already hashed); returns the updated user.
     public func update(_ changes: UpdateUserParams, passwordHash: String?, now: Date) async throws -> User {
         try await database.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [changes.id]) else { throw Failure.unknownUser }
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [changes.id]) else { throw UserStoreFailure.unknownUser }
             var user = Self.user(row)
             if let phone = changes.phoneNumber, phone != user.phoneNumber {
-                if try Self.idForPhone(db, phone) != nil { throw Failure.phoneTaken }
+                if try Self.idForPhone(db, phone) != nil { throw UserStoreFailure.phoneTaken }
                 user.phoneNumber = phone
             }
             if let name = changes.name { user.name = name }
@@ -157,7 +149,7 @@ public final class UserStore: DatabaseReactorCursors, Sendable {
                 UPDATE users SET name = ?, phone_number = ?, device_id = ?, car_model = ?, car_license_plate = ?,
                     password_hash = COALESCE(?, password_hash), updated_at_ms = ? WHERE id = ?
                 """, arguments: [user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate, passwordHash,
-                                 Self.milliseconds(now), user.id])
+                                 UserRow.milliseconds(now), user.id])
             return user
         }
     }
@@ -167,18 +159,8 @@ public final class UserStore: DatabaseReactorCursors, Sendable {
     }
 
     private static func user(_ row: Row) -> User {
-        let model: String? = row["car_model"]
-        let plate: String? = row["car_license_plate"]
-        var user = User(id: row["id"], role: UserRole(rawValue: row["role"]) ?? .rider, name: row["name"], phoneNumber: row["phone_number"],
-                    deviceID: row["device_id"], car: model.flatMap { model in plate.map { Car(model: model, licensePlate: $0) } },
-                    createdAt: Date(timeIntervalSince1970: Double(row["created_at_ms"] as Int64) / 1000))
-        let count: Int = row["rating_count"]
-        if count > 0 {
-            let sum: Int = row["rating_sum"]
-            user.rating = UserRating(average: (Double(sum) / Double(count) * 100).rounded() / 100, count: count)
-        }
-        return user
+        UserRow(id: row["id"], role: row["role"], name: row["name"], phoneNumber: row["phone_number"], deviceID: row["device_id"],
+                carModel: row["car_model"], carLicensePlate: row["car_license_plate"], createdAtMS: row["created_at_ms"],
+                ratingSum: row["rating_sum"], ratingCount: row["rating_count"]).user
     }
-
-    private static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 }

@@ -5,7 +5,7 @@ import Storage
 
 /// The `users` service's ops on the broker.
 enum UsersOps {
-    static func router(store: UserStore, hasher: PasswordHasher, signer: TokenSigner, relay: OutboxRelay, instance: String) -> OpRouter {
+    static func router(store: any UserStorage, hasher: PasswordHasher, signer: TokenSigner, relay: OutboxRelay, instance: String) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.users, instance: instance)
         let slow = SlowWork()
 
@@ -17,7 +17,7 @@ enum UsersOps {
                             deviceID: params.deviceID, car: params.car, createdAt: Date())
             do {
                 try await store.register(user, passwordHash: hash)
-            } catch UserStore.Failure.phoneTaken {
+            } catch UserStoreFailure.phoneTaken {
                 throw phoneTaken(params.phoneNumber)
             }
             relay.notify()
@@ -64,9 +64,9 @@ enum UsersOps {
             let hash = try await params.password.asyncMap { password in try await slow.run { try hasher.hash(password) } }
             do {
                 return try await store.update(params, passwordHash: hash, now: Date())
-            } catch UserStore.Failure.phoneTaken {
+            } catch UserStoreFailure.phoneTaken {
                 throw phoneTaken(params.phoneNumber ?? "")
-            } catch UserStore.Failure.unknownUser {
+            } catch UserStoreFailure.unknownUser {
                 throw unknownUser(params.id)
             }
         }
@@ -78,9 +78,9 @@ enum UsersOps {
                                    name: params.name ?? params.label.rawValue, place: params.place, createdAt: Date())
             do {
                 return Replied(status: Status.created, body: try await store.save(place))
-            } catch UserStore.Failure.unknownUser {
+            } catch UserStoreFailure.unknownUser {
                 throw unknownUser(params.userID)
-            } catch UserStore.Failure.tooManyPlaces(let count) {
+            } catch UserStoreFailure.tooManyPlaces(let count) {
                 throw ServiceError.conflict("too_many_places", "user \(params.userID) has \(count) saved places, the most allowed; delete one first")
             }
         }
@@ -91,14 +91,14 @@ enum UsersOps {
             guard let id = params.id else { throw ServiceError.unprocessable("invalid_params", "id: required, the saved place to delete") }
             do {
                 try await store.deletePlace(userID: params.userID, id: id)
-            } catch UserStore.Failure.unknownPlace {
+            } catch UserStoreFailure.unknownPlace {
                 throw ServiceError.notFound("unknown_place", "user \(params.userID.prefix(64)) has no saved place \(id.prefix(64))")
             }
             return SavedPlaces(places: try await store.places(userID: params.userID))
         }
 
         router.on("events") { (query: EventsQuery, _) -> EventsPage in
-            try await store.database.read { db in try Outbox.page(db, source: BusContract.Service.users, query: query) }
+            try await store.eventLog.page(source: BusContract.Service.users, query: query)
         }
         return router
     }

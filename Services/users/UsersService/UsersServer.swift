@@ -13,9 +13,9 @@ public struct UsersServer: Sendable {
     public func run() async throws {
         let logger = RideLogging.bootstrap(label: "ride-users", format: settings.logFormat, level: settings.logLevel)
         let metrics = ServiceMetrics.bootstrap()
-        let storage = try await ServiceStorage.open(
-            program: "ride-users", source: BusContract.Service.users, dataDirectory: settings.dataDirectory, databasePath: settings.databasePath,
-            publishTo: settings.pub, logger: logger, store: UserStore.init(path:), database: \.database)
+        let storage = try await ServiceStorage<any UserStorage>.open(
+            program: "ride-users", source: BusContract.Service.users, location: settings.database, publishTo: settings.pub, logger: logger,
+            sqlite: { try UserStore(path: $0) }, postgres: { try await PostgresUserStore.open(url: $0, logger: logger) }, eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let secret: [UInt8]
         do {
@@ -38,7 +38,7 @@ public struct UsersServer: Sendable {
         metrics.onScrape { users.set(Double(store.count)) }
         let settings = self.settings
         let status = StatusServer.make(address: settings.http, serviceName: "ride-users", metrics: metrics, logger: logger, onRunning: { port in
-            logger.info("users ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.databasePath)"])
+            logger.info("users ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.database)"])
         }) {
             HealthReport(status: .ok, service: "users", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt), details: [
                 "users": .number(Double(store.count)),

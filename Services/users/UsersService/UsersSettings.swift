@@ -3,6 +3,7 @@ import Bus
 import Foundation
 import Logging
 import ServiceKit
+import Storage
 
 /// `ride-users`' flags. Each has an environment variable; a flag wins over its variable.
 public struct RideUsersCommand: ServiceCommand {
@@ -24,8 +25,10 @@ public struct RideUsersCommand: ServiceCommand {
 
     @OptionGroup var bus: BusClientOptions
 
-    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of users.sqlite", env: "RIDE_DATA_DIR", default: "./.data"))
+    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of users.sqlite (unless --database-url) and the token key", env: "RIDE_DATA_DIR", default: "./.data"))
     var dataDirectory: String?
+
+    @OptionGroup var database: DatabaseOptions
 
     @Option(name: .customLong("token-secret-file"), help: helpWithEnv("File holding the token signing key (made, 32 random bytes, when missing)", env: "RIDE_TOKEN_SECRET_FILE", default: "<data-dir>/users-token.key"))
     var tokenSecretFile: String?
@@ -61,7 +64,9 @@ public struct RideUsersCommand: ServiceCommand {
         }
         return UsersSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
-            dataDirectory: dataDirectory, tokenSecret: secret, tokenSecretFile: secretFile,
+            dataDirectory: dataDirectory,
+            database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("users.sqlite").path, environment: environment),
+            tokenSecret: secret, tokenSecretFile: secretFile,
             tokenLifetime: TimeInterval(try integerSetting(tokenTTLSeconds, flag: "token-ttl-s", env: "RIDE_TOKEN_TTL_S", default: 86_400, range: 60...31_536_000)),
             passwordRounds: try integerSetting(passwordRounds, flag: "password-rounds", env: "RIDE_PASSWORD_ROUNDS", default: PasswordHasher.defaultRounds, range: 1000...10_000_000),
             concurrency: try concurrencySetting(concurrency),
@@ -76,6 +81,7 @@ public struct UsersSettings: ServiceSettings {
     public var sub: String
     public var broker: String
     public var dataDirectory: String
+    public var database: StorageLocation
     /// From `RIDE_TOKEN_SECRET`; else the key file is used.
     public var tokenSecret: [UInt8]?
     public var tokenSecretFile: String
@@ -86,13 +92,11 @@ public struct UsersSettings: ServiceSettings {
     public var logFormat: LogFormat
     public var logLevel: Logger.Level
 
-    public var databasePath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("users.sqlite").path }
-
     public var summary: String {
         """
         ride-users configuration OK
           bus                   pub \(pub), sub \(sub), broker \(broker)
-          database              \(databasePath)
+          database              \(database)
           token key             \(tokenSecret != nil ? "RIDE_TOKEN_SECRET" : tokenSecretFile)
           token lifetime        \(Int(tokenLifetime)) s
           password hashing      PBKDF2-SHA256, \(passwordRounds) rounds

@@ -1,0 +1,175 @@
+import Bus
+import Foundation
+import Logging
+import PostgresNIO
+import RideModels
+import Storage
+import Synchronization
+
+/// Users in the `users` schema of a shared PostgreSQL database: what several `ride-users`
+/// instances use together. Same tables and rules as `UserStore`; where SQLite's single writer made
+/// a check-then-write safe, this store lets the database decide (a unique phone number conflict,
+/// a row lock on the user whose places change).
+public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
+    public let postgres: PostgresSchema
+    private let logger: Logger
+    private let counted = Mutex<(count: Int, at: ContinuousClock.Instant, refreshing: Bool)>((0, .now, false))
+
+    public static func open(url: PostgresURL, schema: String = "users", logger: Logger) async throws -> PostgresUserStore {
+        let database = try await PostgresSchema.open(url: url, schema: schema, migrations: migrations, outbox: true, logger: logger)
+        let store = PostgresUserStore(postgres: database, logger: logger)
+        let count = try await store.countUsers()
+        store.counted.withLock { $0 = (count, .now, false) }
+        return store
+    }
+
+    init(postgres: PostgresSchema, logger: Logger) {
+        self.postgres = postgres
+        self.logger = logger
+    }
+
+    /// The SQLite store's schema, translated.
+    static let migrations = PostgresSchema.translated(UserStore.migrations)
+
+    /// The count as last read, read again (in the background) when older than 5 s: other
+    /// instances register users too.
+    public var count: Int {
+        let (count, stale) = counted.withLock { state -> (Int, Bool) in
+            let stale = !state.refreshing && ContinuousClock.now - state.at > .seconds(5)
+            if stale { state.refreshing = true }
+            return (state.count, stale)
+        }
+        if stale {
+            Task {
+                let fresh = try? await countUsers()
+                counted.withLock { $0 = (fresh ?? $0.count, .now, false) }
+            }
+        }
+        return count
+    }
+
+    public var eventLog: any EventLog { PostgresEventLog(database: postgres) }
+
+    private func countUsers() async throws -> Int {
+        try await postgres.read { [logger] in try await $0.first("SELECT COUNT(*) FROM users", as: Int.self, logger: logger) ?? 0 }
+    }
+
+    public func register(_ user: User, passwordHash: String) async throws -> UInt64 {
+        let logger = logger
+        let created = UserRow.milliseconds(user.createdAt)
+        let sequence = try await postgres.write { connection in
+            let inserted = try await connection.run("""
+                INSERT INTO users (id, role, name, phone_number, device_id, car_model, car_license_plate, password_hash, created_at_ms, updated_at_ms)
+                VALUES (\(user.id), \(user.role.rawValue), \(user.name), \(user.phoneNumber), \(user.deviceID), \(user.car?.model),
+                        \(user.car?.licensePlate), \(passwordHash), \(created), \(created))
+                ON CONFLICT (phone_number) DO NOTHING RETURNING 1
+                """, logger: logger)
+            guard inserted == 1 else { throw UserStoreFailure.phoneTaken }
+            return try await PostgresOutbox.append(connection, topic: BusContract.Topics.userRegistered, type: BusContract.Topics.userRegistered,
+                                                   data: UserRegistered(user: user), time: user.createdAt, logger: logger)
+        }
+        counted.withLock { $0.count += 1 }
+        return sequence
+    }
+
+    private static let userColumns = "id, role, name, phone_number, device_id, car_model, car_license_plate, created_at_ms, rating_sum, rating_count"
+    private typealias UserColumns = (String, String, String, String, String?, String?, String?, Int64, Int, Int)
+
+    private static func user(_ row: UserColumns) -> User {
+        UserRow(id: row.0, role: row.1, name: row.2, phoneNumber: row.3, deviceID: row.4, carModel: row.5, carLicensePlate: row.6,
+                createdAtMS: row.7, ratingSum: row.8, ratingCount: row.9).user
+    }
+
+    public func credentials(phoneNumber: String) async throws -> (User, String)? {
+        let logger = logger
+        return try await postgres.read { connection in
+            try await connection.first("SELECT \(unescaped: Self.userColumns), password_hash FROM users WHERE phone_number = \(phoneNumber)",
+                                       as: (String, String, String, String, String?, String?, String?, Int64, Int, Int, String).self, logger: logger)
+                .map { row in (Self.user((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9)), row.10) }
+        }
+    }
+
+    public func user(id: String) async throws -> User? {
+        let logger = logger
+        return try await postgres.read { connection in try await Self.user(connection, id: id, lock: false, logger: logger) }
+    }
+
+    private static func user(_ connection: PostgresConnection, id: String, lock: Bool, logger: Logger) async throws -> User? {
+        try await connection.first("SELECT \(unescaped: userColumns) FROM users WHERE id = \(id)\(unescaped: lock ? " FOR UPDATE" : "")",
+                                   as: UserColumns.self, logger: logger).map(user)
+    }
+
+    public func update(_ changes: UpdateUserParams, passwordHash: String?, now: Date) async throws -> User {
+        let logger = logger
+        do {
+            return try await postgres.write { connection in
+                guard var user = try await Self.user(connection, id: changes.id, lock: true, logger: logger) else { throw UserStoreFailure.unknownUser }
+                if let phone = changes.phoneNumber { user.phoneNumber = phone }
+                if let name = changes.name { user.name = name }
+                if let deviceID = changes.deviceID { user.deviceID = deviceID }
+                if let car = changes.car { user.car = car }
+                try await connection.run("""
+                    UPDATE users SET name = \(user.name), phone_number = \(user.phoneNumber), device_id = \(user.deviceID),
+                        car_model = \(user.car?.model), car_license_plate = \(user.car?.licensePlate),
+                        password_hash = COALESCE(\(passwordHash), password_hash), updated_at_ms = \(UserRow.milliseconds(now))
+                    WHERE id = \(user.id)
+                    """, logger: logger)
+                return user
+            }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw UserStoreFailure.phoneTaken  // the new number is someone else's
+        }
+    }
+
+    public func record(_ rated: OrderRated) async throws -> Bool {
+        let logger = logger
+        return try await postgres.write { connection in
+            let inserted = try await connection.run("""
+                INSERT INTO ratings (order_id, rater_role, ratee_id, stars) VALUES (\(rated.orderID), \(rated.raterRole.rawValue), \(rated.rateeID), \(rated.rating.stars))
+                ON CONFLICT DO NOTHING RETURNING 1
+                """, logger: logger)
+            guard inserted == 1 else { return false }
+            try await connection.run("UPDATE users SET rating_sum = rating_sum + \(rated.rating.stars), rating_count = rating_count + 1 WHERE id = \(rated.rateeID)",
+                                     logger: logger)
+            return true
+        }
+    }
+
+    public func save(_ place: SavedPlace) async throws -> SavedPlace {
+        let logger = logger
+        return try await postgres.write { connection in
+            // The user's row locked: two instances saving the same user's home queue here.
+            guard try await Self.user(connection, id: place.userID, lock: true, logger: logger) != nil else { throw UserStoreFailure.unknownUser }
+            var place = place
+            if place.label != .other, let existing = try await connection.first(
+                "SELECT id FROM saved_places WHERE user_id = \(place.userID) AND label = \(place.label.rawValue)", as: String.self, logger: logger) {
+                place.id = existing
+                try await connection.run("UPDATE saved_places SET document = \(try JSONCoding.encodeText(place)) WHERE id = \(existing)", logger: logger)
+                return place
+            }
+            let count = try await connection.first("SELECT COUNT(*) FROM saved_places WHERE user_id = \(place.userID)", as: Int.self, logger: logger) ?? 0
+            guard count < UserStorageRules.placesPerUser else { throw UserStoreFailure.tooManyPlaces(count) }
+            try await connection.run("""
+                INSERT INTO saved_places (id, user_id, label, document, created_at_ms)
+                VALUES (\(place.id), \(place.userID), \(place.label.rawValue), \(try JSONCoding.encodeText(place)), \(UserRow.milliseconds(place.createdAt)))
+                """, logger: logger)
+            return place
+        }
+    }
+
+    public func places(userID: String) async throws -> [SavedPlace] {
+        let logger = logger
+        return try await postgres.read { connection in
+            try await connection.all("SELECT document FROM saved_places WHERE user_id = \(userID) ORDER BY created_at_ms, id", as: String.self, logger: logger)
+                .map { try JSONCoding.decode(SavedPlace.self, fromText: $0) }
+        }
+    }
+
+    public func deletePlace(userID: String, id: String) async throws {
+        let logger = logger
+        try await postgres.write { connection in
+            let deleted = try await connection.run("DELETE FROM saved_places WHERE id = \(id) AND user_id = \(userID) RETURNING 1", logger: logger)
+            if deleted == 0 { throw UserStoreFailure.unknownPlace }
+        }
+    }
+}

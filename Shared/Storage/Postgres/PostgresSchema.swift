@@ -1,0 +1,243 @@
+import Bus
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A service's tables in a shared PostgreSQL database: the scale-out store (DESIGN.md "Storage").
+/// Each service keeps its tables in its own schema (`users`, `orders`, …), so one database holds
+/// them all without clashing names and several instances of a service share the same tables.
+/// Every connection of the pool starts with `search_path` set to that schema, so the statements
+/// name tables exactly as on SQLite.
+///
+/// The pool's connections are driven by a task this object owns (`PostgresClient.run()`), started
+/// on open and cancelled by `close()`.
+public final class PostgresSchema: Sendable {
+    public let client: PostgresClient
+    public let schema: String
+    public let url: PostgresURL
+    let logger: Logger
+    private let running: Task<Void, Never>
+
+    /// A schema step: statements run once, in one transaction, on databases that have not had it.
+    /// Statements are separated by a `;` at the end of a line (the extended protocol takes one
+    /// statement at a time).
+    public typealias Migration = (name: String, sql: String)
+
+    /// Connects (waiting up to `connectTimeout` for the server: in compose it may start after us),
+    /// then applies `migrations` — under a lock, so instances starting together apply each once.
+    /// - Parameter outbox: create the outbox table with the first migration.
+    public static func open(url: PostgresURL, schema: String, migrations: [Migration], outbox: Bool, maximumConnections: Int = 10,
+                            connectTimeout: Duration = .seconds(30), logger: Logger) async throws -> PostgresSchema {
+        let database = PostgresSchema(url: url, schema: schema, maximumConnections: maximumConnections, logger: logger)
+        do {
+            try await database.waitUntilReachable(timeout: connectTimeout)
+            try await database.migrate(migrations, outbox: outbox)
+        } catch {
+            database.close()
+            throw error
+        }
+        return database
+    }
+
+    init(url: PostgresURL, schema: String, maximumConnections: Int, logger: Logger) {
+        precondition(schema.allSatisfy { $0.isLowercase || $0 == "_" }, "schema names are lowercase words")
+        var configuration = PostgresClient.Configuration(
+            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
+            tls: Self.tls(url.tls))
+        configuration.options.additionalStartupParameters = [("search_path", schema), ("application_name", "ride-\(schema)")]
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.connectTimeout = .seconds(5)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.schema = schema
+        self.url = url
+        self.logger = logger
+        running = Task { await client.run() }
+    }
+
+    private static func tls(_ mode: PostgresURL.TLSMode) -> PostgresClient.Configuration.TLS {
+        switch mode {
+        case .disable: .disable
+        case .prefer: .prefer(.makeClientConfiguration())
+        case .require: .require(.makeClientConfiguration())
+        }
+    }
+
+    /// Stops the pool's connections.
+    public func close() { running.cancel() }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    /// The error thrown is the one that stopped the transaction (the body's, BEGIN's or COMMIT's),
+    /// as on SQLite, not postgres-nio's wrapper of all of them.
+    public func write<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
+        }
+    }
+
+    /// Runs `body` on one connection of the pool, outside a transaction (each statement sees the latest commits).
+    public func read<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await client.withConnection { connection in try await body(connection) }
+    }
+
+    private func waitUntilReachable(timeout: Duration) async throws {
+        let deadline = ContinuousClock.now + timeout
+        var announced = false
+        while true {
+            do {
+                try await client.query("SELECT 1", logger: logger)
+                return
+            } catch let error as PSQLError where error.isUnreachable && ContinuousClock.now < deadline {
+                if !announced {
+                    logger.warning("database not reachable yet; waiting", metadata: ["database": "\(url)", "error": "\(error.summary)"])
+                    announced = true
+                }
+                try await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
+    private func migrate(_ migrations: [Migration], outbox: Bool) async throws {
+        try await write { connection in
+            // One migrator at a time per schema, across every instance on this database.
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\("ride.migrate." + schema)))", logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
+            try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY NOT NULL)", logger: logger)
+            var applied = Set<String>()
+            for try await name in try await connection.query("SELECT name FROM schema_migrations", logger: logger).decode(String.self) {
+                applied.insert(name)
+            }
+            for (index, migration) in migrations.enumerated() where !applied.contains(migration.name) {
+                for statement in Self.statements(migration.sql) {
+                    do {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    } catch let error as PSQLError {
+                        throw MigrationFailed(schema: schema, migration: migration.name, statement: statement, error: error.summary)
+                    }
+                }
+                if outbox, index == 0 {
+                    for statement in Self.statements(PostgresOutbox.tableSQL) {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                }
+                try await connection.query("INSERT INTO schema_migrations (name) VALUES (\(migration.name))", logger: logger)
+                logger.info("database migrated", metadata: ["schema": "\(schema)", "migration": "\(migration.name)"])
+            }
+        }
+    }
+
+    /// A service's SQLite migrations as PostgreSQL runs them: the schema is written once, in
+    /// SQLite's dialect, and translated — `INTEGER` → `BIGINT` (SQLite's integers are 64-bit),
+    /// `REAL` → `DOUBLE PRECISION`, `BLOB` → `BYTEA`, `WITHOUT ROWID` dropped (a PostgreSQL table
+    /// has no rowid to drop). A statement PostgreSQL cannot take fails the migration at start.
+    public static func translated(_ migrations: [ServiceDatabase.Migration]) -> [Migration] {
+        migrations.map { migration in
+            var sql = migration.sql
+            for (sqlite, postgres) in [("INTEGER", "BIGINT"), ("REAL", "DOUBLE PRECISION"), ("BLOB", "BYTEA")] {
+                sql = sql.replacingOccurrences(of: "\\b\(sqlite)\\b", with: postgres, options: .regularExpression)
+            }
+            sql = sql.replacingOccurrences(of: "\\)\\s*WITHOUT ROWID", with: ")", options: .regularExpression)
+            return (migration.name, sql)
+        }
+    }
+
+    /// The statements of a migration: split at each `;` outside a quoted string; `--` comments dropped.
+    static func statements(_ sql: String) -> [String] {
+        var statements: [String] = []
+        var current = ""
+        var quoted = false
+        var comment = false
+        var previous: Character = " "
+        for character in sql {
+            if comment {
+                if character == "\n" { comment = false; current.append(character) }
+                continue
+            }
+            if !quoted, character == "-", previous == "-" {
+                current.removeLast()
+                comment = true
+                continue
+            }
+            if character == "'" { quoted.toggle() }
+            if character == ";", !quoted {
+                statements.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+            previous = character
+        }
+        statements.append(current)
+        return statements.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+    }
+}
+
+/// A migration PostgreSQL refused: which one, the statement, and the server's message.
+public struct MigrationFailed: Error, CustomStringConvertible {
+    public let schema: String, migration: String, statement: String, error: String
+    public var description: String { "migration \(migration) of schema \(schema) failed: \(error) — in: \(statement.prefix(300))" }
+}
+
+extension PostgresConnection {
+    /// Every row of `query`, decoded as `Row` (a tuple of column types, or one type).
+    public func all<each Column: PostgresDecodable>(_ query: PostgresQuery, as _: (repeat each Column).Type, logger: Logger) async throws -> [(repeat each Column)] {
+        var rows: [(repeat each Column)] = []
+        for try await row in try await self.query(query, logger: logger).decode((repeat each Column).self) { rows.append(row) }
+        return rows
+    }
+
+    /// The first row of `query`, or nil.
+    public func first<each Column: PostgresDecodable>(_ query: PostgresQuery, as _: (repeat each Column).Type, logger: Logger) async throws -> (repeat each Column)? {
+        for try await row in try await self.query(query, logger: logger).decode((repeat each Column).self) { return row }
+        return nil
+    }
+
+    /// Runs a statement; returns how many rows it returned. postgres-nio does not expose the
+    /// command's row count, so a statement whose change count matters says `RETURNING 1`.
+    @discardableResult
+    public func run(_ query: PostgresQuery, logger: Logger) async throws -> Int {
+        var count = 0
+        for try await _ in try await self.query(query, logger: logger) { count += 1 }
+        return count
+    }
+}
+
+extension PSQLError: PSQLErrorSummary {
+    /// The server is down, restarting, or not reachable: worth waiting for.
+    var isUnreachable: Bool {
+        switch code {
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return true
+        case .server: return ["57P01", "57P02", "57P03", "08000", "08003", "08006"].contains(serverInfo?[.sqlState] ?? "")
+        default: return false
+        }
+    }
+
+    /// What went wrong, for a log line (the default description hides the server's message).
+    public var summary: String {
+        if let message = serverInfo?[.message] { return "\(serverInfo?[.sqlState] ?? "?"): \(message)" }
+        return "\(code)"
+    }
+}
+
+/// PostgreSQL's failures that are the database's state, not a bug, answered as such: the caller
+/// may try again later, and nothing was stored (the transaction rolled back).
+extension PSQLError: ServiceErrorConvertible {
+    public var serviceError: ServiceError? {
+        if isUnreachable || code == .poolClosed {
+            return ServiceError(status: Status.unavailable, code: "storage_unavailable",
+                                message: "this service's database is not reachable; nothing was stored — try again later")
+        }
+        switch serverInfo?[.sqlState] {
+        case "53100":
+            return ServiceError(status: Status.unavailable, code: "storage_full",
+                                message: "the disk holding this service's database is full; nothing was stored — try again later")
+        case "40001", "40P01", "55P03", "53300":
+            return ServiceError(status: Status.unavailable, code: "storage_busy",
+                                message: "this service's database is busy; nothing was stored — try again")
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Bus
+import Foundation
+import RideModels
+import ServiceKit
+import Storage
+import Testing
+import TestPostgres
+
+/// Services on PostgreSQL (`--database-url`), the scale-out store: instances that share nothing
+/// but the database and the bus, as on separate machines.
+@Suite(.timeLimit(.minutes(4))) struct PostgresIntegrationTests {
+    /// Three `ride-users`, each with its own data directory, on one database: registrations spread
+    /// over them, a phone number is taken once however many instances race for it, a user registered
+    /// through one logs in through another, and every `user.registered` reaches the bus once, in
+    /// sequence, with no gap — one outbox, one relay at a time — even after an instance is killed.
+    @Test func threeUsersInstancesShareOneDatabase() async throws {
+        let database = try await TestPostgresServer.newDatabase()
+        try await withTestBus("pg-users") { bus in
+            let arguments = ["--password-rounds", "2000", "--database-url", "\(database.urlString)"]
+            var instances: [TestService] = []
+            for n in 1...3 {
+                let instance = TestService(bus: bus, name: "users-\(n)", service: BusContract.Service.users, executable: "ride-users",
+                                           arguments: arguments, httpPort: try FreePort.next(), environment: ["RIDE_TOKEN_SECRET": String(repeating: "k", count: 32)])
+                try await instance.startProcess()
+                instances.append(instance)
+            }
+            #expect(try await bus.workerCount(BusContract.Service.users) >= 3)
+            let registered = try await EventSubscriber<UserRegistered>(endpoint: bus.egress, prefixes: [BusContract.Topics.userRegistered], logger: testLogger)
+            defer { Task { await registered.close() } }
+            try await Task.sleep(for: .milliseconds(300))  // the subscription reaches the bus
+
+            // 40 riders at once; then 8 racing for one phone number; one instance killed meanwhile.
+            let users = instances[0]
+            func register(_ phone: String) async throws -> Int {
+                try await users.call("register", #"{"role":"rider","name":"Ann","phone_number":"\#(phone)","password":"secret123"}"#).status
+            }
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for n in 0..<40 { group.addTask { try await register("+38050\(String(format: "%07d", n))") } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0 == 201 }, "\(statuses)")
+            let race = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 { group.addTask { try await register("+380999999999") } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(race.sorted() == [201] + Array(repeating: 409, count: 7), "\(race)")
+
+            bus.supervisor.signal(instances[2].name, SIGKILL)
+            for n in 40..<50 { #expect(try await register("+38050\(String(format: "%07d", n))") == 201) }
+
+            // Logged in through whichever instance the broker picks, for users registered through any.
+            for n in [0, 17, 45] {
+                let login = try await users.call("login", #"{"phone_number":"+38050\#(String(format: "%07d", n))","password":"secret123"}"#)
+                #expect(login.status == 200, "\(login)")
+            }
+
+            // The outbox: 51 events, sequences 1…51; the bus saw each once, in order.
+            let events = try await Outboxes.events(users)
+            #expect(events.compactMap { $0["sequence"]?.stringValue.flatMap(Int.init) } == Array(1...51))
+            let received = try await collect(registered, count: 51, timeout: .seconds(20))
+            #expect(received.map(\.event.sequence) == Array(1...51).map(UInt64.init), "each event once, in order")
+            let phones = received.map(\.event.data.user.phoneNumber)
+            #expect(Set(phones).count == 51)
+        }
+    }
+}
+
+extension PostgresURL {
+    /// The URL with its password, as a flag or variable takes it.
+    var urlString: String { "postgres://\(username)\(password.map { ":\($0)" } ?? "")@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)" }
+}

@@ -1,0 +1,125 @@
+import Bus
+import Foundation
+import RideModels
+import Storage
+import Testing
+
+@testable import UsersService
+
+/// The users store's rules, the same on SQLite and PostgreSQL.
+@Suite struct UserStorageTests {
+    let time = Date(timeIntervalSince1970: 1_790_000_000)
+
+    /// The store on `backend`, closed (PostgreSQL) when `body` ends.
+    func withStore(_ backend: Backend, _ body: (any UserStorage) async throws -> Void) async throws {
+        switch backend {
+        case .sqlite:
+            let file = TemporaryFile()
+            try await body(try UserStore(path: file.path))
+        case .postgres:
+            let store = try await PostgresUserStore.open(url: try await freshPostgres(), logger: testLogger)
+            defer { store.postgres.close() }
+            try await body(store)
+        }
+    }
+
+    func driver(_ id: String, phone: String) -> User {
+        User(id: id, role: .driver, name: "Dan", phoneNumber: phone, deviceID: "dev-\(id)", car: Car(model: "Skoda", licensePlate: "AA1234BB"), createdAt: time)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func registrationStoresTheUserAndItsEventOnce(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            #expect(try await store.register(driver("d1", phone: "+15550101"), passwordHash: "hash-1") == 1)
+            await #expect(throws: UserStoreFailure.phoneTaken) { try await store.register(driver("d2", phone: "+15550101"), passwordHash: "h") }
+            #expect(try await store.user(id: "d2") == nil, "the refused registration left nothing")
+            #expect(try await store.register(driver("d3", phone: "+15550103"), passwordHash: "hash-3") == 2, "no gap after a refusal")
+            #expect(store.count == 2)
+            let (user, hash) = try #require(try await store.credentials(phoneNumber: "+15550101"))
+            #expect(user == driver("d1", phone: "+15550101"))
+            #expect(hash == "hash-1")
+            #expect(try await store.credentials(phoneNumber: "+19999999") == nil)
+            let events = try await store.eventLog.page(source: "users", query: EventsQuery(after: 0, limit: 10)).events
+            #expect(events.map(\.type) == ["user.registered", "user.registered"])
+            #expect(events[1].data["user"]?["id"] == "d3")
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func updatesChangeOnlyWhatIsGivenAndKeepPhonesUnique(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            try await store.register(driver("d1", phone: "+15550101"), passwordHash: "old")
+            try await store.register(driver("d2", phone: "+15550102"), passwordHash: "x")
+            let later = time.addingTimeInterval(60)
+            let renamed = try await store.update(UpdateUserParams(id: "d1", name: "Daniel"), passwordHash: nil, now: later)
+            #expect(renamed.name == "Daniel")
+            #expect(renamed.car == Car(model: "Skoda", licensePlate: "AA1234BB"))
+            #expect(try await store.credentials(phoneNumber: "+15550101")?.1 == "old", "the password kept when none is given")
+            _ = try await store.update(UpdateUserParams(id: "d1", phoneNumber: "+15550111"), passwordHash: "new", now: later)
+            #expect(try await store.credentials(phoneNumber: "+15550111")?.1 == "new")
+            await #expect(throws: UserStoreFailure.phoneTaken) {
+                try await store.update(UpdateUserParams(id: "d1", phoneNumber: "+15550102"), passwordHash: nil, now: later)
+            }
+            #expect(try await store.user(id: "d1")?.phoneNumber == "+15550111", "the refused change left the user as it was")
+            await #expect(throws: UserStoreFailure.unknownUser) {
+                try await store.update(UpdateUserParams(id: "nobody", name: "X"), passwordHash: nil, now: later)
+            }
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func ratingsCountOnceAndPlacesReplaceByLabel(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            try await store.register(User(id: "d1", role: .driver, name: "Dan", phoneNumber: "+15550101", createdAt: time), passwordHash: "x")
+            #expect(try await store.user(id: "d1")?.rating == nil, "no rating before the first")
+            func rated(_ order: String, _ stars: Int) -> OrderRated {
+                OrderRated(orderID: order, raterID: "r1", raterRole: .rider, rateeID: "d1", rating: RatingGiven(stars: stars, createdAt: time))
+            }
+            #expect(try await store.record(rated("o1", 5)))
+            #expect(!(try await store.record(rated("o1", 5))), "replayed")
+            #expect(try await store.record(rated("o2", 4)))
+            #expect(try await store.record(rated("o3", 4)))
+            #expect(try await store.user(id: "d1")?.rating == UserRating(average: 4.33, count: 3))
+
+            let home = SavedPlace(id: "pl-1", userID: "d1", label: .home, name: "home", place: Place(latitude: 47, longitude: 35), createdAt: time)
+            #expect(try await store.save(home).id == "pl-1")
+            var moved = home
+            (moved.id, moved.place) = ("pl-2", Place(latitude: 48, longitude: 36))
+            #expect(try await store.save(moved).id == "pl-1", "home again replaces, keeping its id")
+            #expect(try await store.places(userID: "d1").map(\.place.latitude) == [48])
+            await #expect(throws: UserStoreFailure.unknownUser) {
+                try await store.save(SavedPlace(id: "pl-3", userID: "nobody", label: .work, name: "work", place: home.place, createdAt: time))
+            }
+            await #expect(throws: UserStoreFailure.unknownPlace) { try await store.deletePlace(userID: "someone-else", id: "pl-1") }
+            try await store.deletePlace(userID: "d1", id: "pl-1")
+            #expect(try await store.places(userID: "d1").isEmpty)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aUserMaySaveFiftyPlaces(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            try await store.register(User(id: "r1", role: .rider, name: "Ann", phoneNumber: "+15550201", createdAt: time), passwordHash: "x")
+            for n in 0..<UserStorageRules.placesPerUser {
+                _ = try await store.save(SavedPlace(id: "p\(n)", userID: "r1", label: .other, name: "place \(n)", place: Place(latitude: 47, longitude: 35),
+                                                    createdAt: time.addingTimeInterval(Double(n))))
+            }
+            await #expect(throws: UserStoreFailure.tooManyPlaces(50)) {
+                try await store.save(SavedPlace(id: "p50", userID: "r1", label: .other, name: "one more", place: Place(latitude: 47, longitude: 35), createdAt: time))
+            }
+            #expect(try await store.places(userID: "r1").first?.id == "p0", "oldest first")
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func reactorCursorsAreKeptPerSource(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            #expect(try await store.reactorCursor(source: "orders") == 0)
+            try await store.saveReactorCursor(source: "orders", sequence: 41)
+            try await store.saveReactorCursor(source: "orders", sequence: 42)
+            try await store.saveReactorCursor(source: "trips", sequence: 7)
+            #expect(try await store.reactorCursor(source: "orders") == 42)
+            #expect(try await store.reactorCursor(source: "trips") == 7)
+        }
+    }
+}

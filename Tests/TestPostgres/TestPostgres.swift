@@ -1,0 +1,196 @@
+import Foundation
+import ServiceKit
+import Storage
+import Synchronization
+
+/// A throwaway PostgreSQL server for tests, from Debian's `postgresql` package (`make test`
+/// installs it): its own cluster in a temporary folder, on a free port of 127.0.0.1, trusting
+/// local connections, without fsync (tests need a real server, not a durable one). Run as the
+/// `postgres` user when the tests run as root (PostgreSQL refuses to run as root).
+///
+/// `RIDE_TEST_DATABASE_URL` (a server's URL whose user may create databases) is used instead
+/// when set. Stopped when the test process exits.
+public final class TestPostgresServer: Sendable {
+    public let port: Int
+    public let directory: String
+    let bin: String
+    let runAs: String?
+    /// The running `postgres` process: our child, not a daemon (Foundation's Process never reaps a
+    /// pg_ctl whose daemon inherited its descriptors, so the test waited forever).
+    private let server = Mutex<Process?>(nil)
+
+    /// One server for the whole test process, started by the first test that asks.
+    public static func shared() async throws -> TestPostgresServer {
+        try await Shared.server.value
+    }
+
+    private enum Shared {
+        static let server = Task { try await TestPostgresServer.start() }
+    }
+
+    /// A new database on the shared server (or `RIDE_TEST_DATABASE_URL`'s), empty.
+    public static func newDatabase() async throws -> PostgresURL {
+        if let external = ProcessInfo.processInfo.environment["RIDE_TEST_DATABASE_URL"], !external.isEmpty {
+            var url = try PostgresURL(parsing: external)
+            let name = "ride_test_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
+            try await runPSQL(host: url.host, port: url.port, user: url.username, password: url.password, database: url.database,
+                              sql: "CREATE DATABASE \(name)")
+            url.database = name
+            return url
+        }
+        return try await shared().newDatabase()
+    }
+
+    /// Starts a server of its own (a test that restarts or stops it uses one of these).
+    public static func start() async throws -> TestPostgresServer {
+        guard let bin = binDirectory() else {
+            throw TestPostgresError("PostgreSQL's server programs are not installed (apt-get install postgresql; `make test` does it)")
+        }
+        let runAs = getuid() == 0 ? "postgres" : nil
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ride-pg-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if let runAs {
+            try await run("/bin/chown", ["-R", "\(runAs):\(runAs)", directory])
+        }
+        let server = TestPostgresServer(port: try FreePort.next(), directory: directory, bin: bin, runAs: runAs)
+        try await server.asServerUser("\(bin)/initdb", ["-D", "\(directory)/data", "-U", "ride", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"])
+        try await server.startServer()
+        TestPostgresRegistry.started(server)
+        return server
+    }
+
+    init(port: Int, directory: String, bin: String, runAs: String?) {
+        (self.port, self.directory, self.bin, self.runAs) = (port, directory, bin, runAs)
+    }
+
+    /// `postgres://ride@127.0.0.1:PORT/NAME`.
+    public func url(database: String = "postgres") -> PostgresURL {
+        PostgresURL(host: "127.0.0.1", port: port, username: "ride", database: database)
+    }
+
+    public func newDatabase() async throws -> PostgresURL {
+        let name = "t_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
+        try await Self.runPSQL(host: "127.0.0.1", port: port, user: "ride", password: nil, database: "postgres", sql: "CREATE DATABASE \(name)")
+        return url(database: name)
+    }
+
+    /// Starts the server (again, after `stop`) and waits until it accepts connections.
+    public func startServer() async throws {
+        let process = Process()
+        let arguments = ["-D", "\(directory)/data", "-p", "\(port)", "-k", directory, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
+                         "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=400"]
+        if let runAs {
+            // setpriv execs postgres itself (no process in between), so signals reach the server.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(runAs)", "--regid=\(runAs)", "--init-groups", "--", "\(bin)/postgres"] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "\(bin)/postgres")
+            process.arguments = arguments
+        }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: try logFile()))
+        try log.seekToEnd()
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        server.withLock { $0 = process }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while (try? await Self.run("\(bin)/pg_isready", ["-q", "-h", "127.0.0.1", "-p", "\(port)"])) == nil {
+            guard process.isRunning, ContinuousClock.now < deadline else {
+                throw TestPostgresError("PostgreSQL did not start; see \(directory)/server.log")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    private func logFile() throws -> String {
+        let path = "\(directory)/server.log"
+        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        return path
+    }
+
+    /// Stops the server: `fast` (SIGINT) ends every session at once, as a restart does; `immediate` (SIGQUIT) is a crash.
+    public func stop(immediate: Bool = false) async throws {
+        guard let process = server.withLock({ $0 }) else { return }
+        kill(process.processIdentifier, immediate ? SIGQUIT : SIGINT)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        server.withLock { $0 = nil }
+    }
+
+    func stopAtExit() {
+        if let process = server.withLock({ $0 }) {
+            kill(process.processIdentifier, SIGQUIT)
+            for _ in 0..<100 where process.isRunning { usleep(20_000) }
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func asServerUser(_ program: String, _ arguments: [String]) async throws {
+        if let runAs {
+            try await Self.run("/usr/sbin/runuser", ["-u", runAs, "--", program] + arguments)
+        } else {
+            try await Self.run(program, arguments)
+        }
+    }
+
+    static func binDirectory() -> String? {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        return versions.compactMap(Int.init).sorted().reversed().map { "/usr/lib/postgresql/\($0)/bin" }
+            .first { FileManager.default.isExecutableFile(atPath: "\($0)/initdb") }
+    }
+
+    static func runPSQL(host: String, port: Int, user: String, password: String?, database: String, sql: String) async throws {
+        var environment = ProcessInfo.processInfo.environment
+        if let password { environment["PGPASSWORD"] = password }
+        try await run("/usr/bin/psql", ["-h", host, "-p", "\(port)", "-U", user, "-d", database, "-v", "ON_ERROR_STOP=1", "-q", "-c", sql],
+                      environment: environment)
+    }
+
+    /// Runs a program to its end without holding a thread of the cooperative pool. Its output goes
+    /// to a file, not a pipe: the server pg_ctl starts inherits it and would hold a pipe open.
+    static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil) async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("ride-pg-output-\(UUID().uuidString)").path
+        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+        }
+        try? output.close()
+        guard status == 0 else {
+            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            throw TestPostgresError("\(program) \(arguments.joined(separator: " ")) exited \(status): \(text)")
+        }
+    }
+}
+
+/// The servers to stop when the test process exits.
+enum TestPostgresRegistry {
+    static let servers = Mutex<[TestPostgresServer]>([])
+
+    static func started(_ server: TestPostgresServer) {
+        let first = servers.withLock { servers in
+            servers.append(server)
+            return servers.count == 1
+        }
+        if first { atexit { TestPostgresRegistry.stopAll() } }
+    }
+
+    static func stopAll() {
+        for server in servers.withLock({ $0 }) { server.stopAtExit() }
+    }
+}
+
+public struct TestPostgresError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
