@@ -7,7 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct ServiceCLITests {
     @Test(arguments: [
         ("ride-users", ["--database-url", "RIDE_DATABASE_URL", "--token-secret-file", "RIDE_TOKEN_SECRET_FILE", "--token-ttl-s", "RIDE_TOKEN_TTL_S", "--password-rounds", "RIDE_PASSWORD_ROUNDS"]),
-        ("ride-orders", ["--dispatch-radius-m", "RIDE_DISPATCH_RADIUS_M", "--dispatch-drivers", "RIDE_DISPATCH_DRIVERS", "--offer-timeout-s",
+        ("ride-orders", ["--database-url", "RIDE_DATABASE_URL", "--dispatch-radius-m", "RIDE_DISPATCH_RADIUS_M", "--dispatch-drivers", "RIDE_DISPATCH_DRIVERS", "--offer-timeout-s",
                          "RIDE_OFFER_TIMEOUT_S", "--fare", "RIDE_FARE"]),
         ("ride-trips", ["--data-dir", "RIDE_DATA_DIR", "--concurrency", "RIDE_WORKER_CONCURRENCY"]),
         ("ride-notifications", ["--data-dir", "RIDE_DATA_DIR", "--webhook-timeout-s", "RIDE_WEBHOOK_TIMEOUT_S", "--webhook-retries", "RIDE_WEBHOOK_RETRIES"]),

@@ -14,7 +14,7 @@ import Storage
 struct OrderReactions: Sendable {
     enum Leg: String, Sendable { case pickup, dropoff }
 
-    let store: OrderStore
+    let store: any OrderStorage
     let platform: ServiceClient
     let relay: OutboxRelay
     let payments: PaymentCapture

@@ -8,12 +8,10 @@ import Storage
 /// What `orders` keeps beside each order: its chat, its payment, and the queries of ride history,
 /// earnings and demand. Each write commits with its event, as order changes do.
 extension OrderStore {
-    /// Appends the next message of an order's chat and its `order.message.<order_id>` event, after
-    /// `make(order, number)` — which may throw to refuse — builds it from the order as stored now.
-    public func appendMessage(orderID: String, now: Date = Date(),
+    public func appendMessage(orderID: String, now: Date,
                               _ make: @escaping @Sendable (Order, Int) throws -> ChatMessage) async throws -> ChatMessage {
         try await database.write { db in
-            guard let order = try self.fetch(db, id: orderID) else { throw Failure.unknownOrder }
+            guard let order = try self.fetch(db, id: orderID) else { throw OrderStoreFailure.unknownOrder }
             let number = (try db.value(Int.self, "SELECT MAX(number) FROM messages WHERE order_id = ?", [orderID]) ?? 0) + 1
             let message = try make(order, number)
             try db.run("INSERT INTO messages (order_id, number, document) VALUES (?, ?, ?)",
@@ -32,26 +30,6 @@ extension OrderStore {
         }
     }
 
-    /// Where a history page starts: before this order (creation time, then id).
-    public struct HistoryCursor: Sendable, Equatable {
-        public var createdAtMs: Int64
-        public var id: String
-
-        public init(createdAtMs: Int64, id: String) {
-            self.createdAtMs = createdAtMs
-            self.id = id
-        }
-
-        /// `<ms>_<order id>`, opaque to apps.
-        public init?(_ text: String) {
-            let parts = text.split(separator: "_", maxSplits: 1)
-            guard parts.count == 2, let ms = Int64(parts[0]), !parts[1].isEmpty, parts[1].count <= 64 else { return nil }
-            self.init(createdAtMs: ms, id: String(parts[1]))
-        }
-
-        public var text: String { "\(createdAtMs)_\(id)" }
-    }
-
     /// A rider's or driver's finished orders (completed or cancelled), newest first, with their payments.
     public func history(of caller: Caller, before: HistoryCursor?, limit: Int) async throws -> RideHistory {
         let column = caller.role == .rider ? "rider_id" : "driver_id"
@@ -62,14 +40,7 @@ extension OrderStore {
                   AND (? IS NULL OR o.created_at_ms < ? OR (o.created_at_ms = ? AND o.id < ?))
                 ORDER BY o.created_at_ms DESC, o.id DESC LIMIT ?
                 """), arguments: [caller.id, before?.createdAtMs, before?.createdAtMs, before?.createdAtMs, before?.id, limit + 1])
-            var rides: [HistoryRide] = []
-            for row in rows.prefix(limit) {
-                let payment: String? = row[3]
-                rides.append(HistoryRide(order: try Self.decode(row[2]),
-                                         payment: try payment.map { try JSONCoding.decode(Payment.self, fromText: $0) }))
-            }
-            let next = rows.count > limit ? rows[limit - 1] : nil
-            return RideHistory(rides: rides, nextBefore: next.map { HistoryCursor(createdAtMs: $0[0], id: $0[1]).text })
+            return try OrderRows.historyPage(rows.map { ($0[0], $0[1], $0[2], $0[3]) }, limit: limit)
         }
     }
 
@@ -111,12 +82,11 @@ extension OrderStore {
     public func waitingOrders(near center: GeoPoint, radius: Double) async throws -> Int {
         let box = BoundingBox(around: center, radius: radius)
         return try await database.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: """
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT pickup_latitude, pickup_longitude FROM orders
                 WHERE status = 'NEW' AND pickup_latitude BETWEEN ? AND ? AND pickup_longitude BETWEEN ? AND ? LIMIT 10000
                 """), arguments: [box.south, box.north, box.west, box.east])
-                .filter { center.distance(to: GeoPoint(latitude: $0[0], longitude: $0[1])) <= radius }
-                .count
+            return OrderRows.within(rows.map { ($0[0], $0[1]) }, of: center, radius: radius)
         }
     }
 }

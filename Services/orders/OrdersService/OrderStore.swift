@@ -9,7 +9,7 @@ import Synchronization
 /// Orders in one SQLite file: each order's document as JSON with the columns queries need, the
 /// current offers, and the outbox of `order.status.*` events — every change and its event in one
 /// transaction.
-public final class OrderStore: DatabaseReactorCursors, Sendable {
+public final class OrderStore: OrderStorage, DatabaseReactorCursors {
     public let database: DatabasePool
     /// Orders as last committed, by id. A read takes an order's version column (cheap) and
     /// decodes the document only when the version differs — another writer moved it on, or it is
@@ -21,6 +21,8 @@ public final class OrderStore: DatabaseReactorCursors, Sendable {
     public init(path: String) throws {
         database = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: true)
     }
+
+    public var eventLog: any EventLog { SQLiteEventLog(database: database) }
 
     /// The schema, one migration per version (the outbox table comes with the first).
     static let migrations: [ServiceDatabase.Migration] = [("v1", """
@@ -73,24 +75,18 @@ public final class OrderStore: DatabaseReactorCursors, Sendable {
             """),
     ]
 
-    public enum Failure: Error, Equatable {
-        case openOrderExists(String)
-        case unknownOrder
-    }
-
-    /// Stores a new order and its `order.status.NEW` event.
     public func create(_ order: Order) async throws {
         try await database.write { db in
             if let open = try db.value(String.self, "SELECT id FROM orders WHERE rider_id = ? AND status NOT IN ('COMPLETED', 'CANCELLED')",
                                        [order.rider.id]) {
-                throw Failure.openOrderExists(open)
+                throw OrderStoreFailure.openOrderExists(open)
             }
             let document = try JSONCoding.encode(order)
             try db.run("""
                 INSERT INTO orders (id, status, rider_id, driver_id, version, pickup_latitude, pickup_longitude, created_at_ms, document)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [order.id, order.status.rawValue, order.rider.id, order.driver?.id, order.version, order.pickup.latitude,
-                      order.pickup.longitude, Int64((order.createdAt.timeIntervalSince1970 * 1000).rounded()), String(decoding: document, as: UTF8.self)])
+                      order.pickup.longitude, OrderRows.milliseconds(order.createdAt), String(decoding: document, as: UTF8.self)])
             try Self.replaceOffers(db, order)
             try Outbox.append(db, topic: BusContract.Topics.orderStatus + order.status.rawValue, type: "order.status",
                               data: EncodedStatusChange(document: document, previousStatus: nil), time: order.updatedAt)
@@ -104,51 +100,24 @@ public final class OrderStore: DatabaseReactorCursors, Sendable {
         return order
     }
 
-    /// An event other than the status change that goes out with an order's change (same transaction).
-    public struct SideEvent: Sendable {
-        public var topic: String
-        public var type: String
-        public var data: any Encodable & Sendable
-
-        public init(topic: String, type: String, data: any Encodable & Sendable) {
-            self.topic = topic
-            self.type = type
-            self.data = data
-        }
-    }
-
-    /// Changes an order in one transaction: `body` sees the current order and changes it or
-    /// throws (nothing is written). The version grows by one; a new status gets its event, and
-    /// `sideEvents(before, after)` any others.
-    public func change(id: String, now: Date = Date(), sideEvents: @escaping @Sendable (Order, Order) -> [SideEvent] = { _, _ in [] },
+    public func change(id: String, now: Date, sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent],
                        _ body: @escaping @Sendable (inout Order) throws -> Void) async throws -> (order: Order, previous: OrderStatus) {
         let changed: (order: Order, previous: OrderStatus) = try await database.write { db in
-            guard var order = try self.fetch(db, id: id) else { throw Failure.unknownOrder }
-            let previous = order.status
-            let before = order
-            try body(&order)
-            guard order != before else { return (order, previous) }
-            order.version = before.version + 1
-            order.updatedAt = now
-            // Encoded once: the same bytes are the stored document and the event's `order`.
-            let document = try JSONCoding.encode(order)
+            guard let order = try self.fetch(db, id: id) else { throw OrderStoreFailure.unknownOrder }
+            guard let applied = try OrderRows.apply(body, to: order, now: now, sideEvents: sideEvents) else { return (order, order.status) }
             try db.run("UPDATE orders SET status = ?, driver_id = ?, version = ?, document = ? WHERE id = ? AND version = ?",
-                       [order.status.rawValue, order.driver?.id, order.version, String(decoding: document, as: UTF8.self), id, before.version])
-            if order.offeredTo != before.offeredTo { try Self.replaceOffers(db, order) }
-            if order.status != previous {
-                try Outbox.append(db, topic: BusContract.Topics.orderStatus + order.status.rawValue, type: "order.status",
-                                  data: EncodedStatusChange(document: document, previousStatus: previous), time: now)
-            }
-            for event in sideEvents(before, order) {
+                       [applied.order.status.rawValue, applied.order.driver?.id, applied.order.version, String(decoding: applied.document, as: UTF8.self),
+                        id, order.version])
+            if applied.offersChanged { try Self.replaceOffers(db, applied.order) }
+            for event in applied.events {
                 _ = try Outbox.append(db, topic: event.topic, type: event.type, data: event.data, time: now)
             }
-            return (order, previous)
+            return (applied.order, order.status)
         }
         remember(changed.order)
         return changed
     }
 
-    /// A rider's orders, newest first.
     public func orders(riderID: String, status: OrderStatus?, limit: Int) async throws -> [Order] {
         try await database.read { db in
             try Self.documents(db, sql: "SELECT document FROM orders WHERE rider_id = ? AND (? IS NULL OR status = ?) ORDER BY created_at_ms DESC LIMIT ?",
@@ -156,7 +125,6 @@ public final class OrderStore: DatabaseReactorCursors, Sendable {
         }
     }
 
-    /// A driver's orders — accepted by them or offered to them — newest first.
     public func orders(driverID: String, status: OrderStatus?, limit: Int) async throws -> [Order] {
         try await database.read { db in
             try Self.documents(db, sql: """
@@ -167,14 +135,12 @@ public final class OrderStore: DatabaseReactorCursors, Sendable {
         }
     }
 
-    /// `NEW` orders, oldest first (for dispatch rounds).
     public func newOrders(limit: Int) async throws -> [Order] {
         try await database.read { db in
             try Self.documents(db, sql: "SELECT document FROM orders WHERE status = 'NEW' ORDER BY created_at_ms LIMIT ?", arguments: [limit])
         }
     }
 
-    /// Orders of `status` whose pickup is within `radius` metres of `center`, nearest first.
     public func orders(status: OrderStatus, near center: GeoPoint, radius: Double, limit: Int) async throws -> [Order] {
         let box = BoundingBox(around: center, radius: radius)
         let candidates = try await database.read { db in
@@ -183,15 +149,9 @@ public final class OrderStore: DatabaseReactorCursors, Sendable {
                 LIMIT 5000
                 """, arguments: [status.rawValue, box.south, box.north, box.west, box.east])
         }
-        return candidates
-            .map { ($0, center.distance(to: GeoPoint(latitude: $0.pickup.latitude, longitude: $0.pickup.longitude))) }
-            .filter { $0.1 <= radius }
-            .sorted { $0.1 < $1.1 }
-            .prefix(limit)
-            .map(\.0)
+        return OrderRows.nearest(candidates, to: center, radius: radius, limit: limit)
     }
 
-    /// Orders per status, and the open ones most recently changed (the operator's dashboard).
     public func stats(openLimit: Int) async throws -> OrderStats {
         try await database.read { db in
             var byStatus: [String: Int] = [:]
@@ -211,7 +171,7 @@ public final class OrderStore: DatabaseReactorCursors, Sendable {
         guard let row = try rows.next() else { return nil }
         let version: Int = row[0]
         if let cached = decoded.withLock({ $0[id] }), cached.version == version { return cached }
-        return try Self.decode(row[1])
+        return try OrderRows.decode(row[1])
     }
 
     /// Keeps a committed order for the next read; open orders only (a finished one is rarely read again).
@@ -228,11 +188,7 @@ public final class OrderStore: DatabaseReactorCursors, Sendable {
     }
 
     static func documents(_ db: Database, sql: String, arguments: StatementArguments) throws -> [Order] {
-        try String.fetchAll(db, sql: sql, arguments: arguments).map(decode)
-    }
-
-    static func decode(_ document: String) throws -> Order {
-        try JSONCoding.decode(Order.self, fromText: document)
+        try String.fetchAll(db, sql: sql, arguments: arguments).map(OrderRows.decode)
     }
 
     static func replaceOffers(_ db: Database, _ order: Order) throws {

@@ -22,7 +22,7 @@ public struct DispatchSettings: Sendable, Equatable {
 /// The `orders` service's ops on the broker. Every op names its caller; the state machine decides
 /// who may do what (403) and what is legal now (409 with the current status).
 struct OrdersOps {
-    let store: OrderStore
+    let store: any OrderStorage
     let platform: ServiceClient
     let relay: OutboxRelay
     let dispatch: DispatchSettings
@@ -67,9 +67,9 @@ struct OrdersOps {
         router.on("rate") { (params: RateParams, _) -> Order in try await rate(params) }
         router.on("history") { (params: HistoryParams, _) -> RideHistory in
             let limit = try Self.limit(params.limit, default: 20, maximum: 100)
-            var before: OrderStore.HistoryCursor?
+            var before: HistoryCursor?
             if let text = params.before {
-                guard let cursor = OrderStore.HistoryCursor(text) else {
+                guard let cursor = HistoryCursor(text) else {
                     throw ServiceError.unprocessable("invalid_params", "before: must be a next_before value from a previous page")
                 }
                 before = cursor
@@ -93,7 +93,7 @@ struct OrdersOps {
             return payment
         }
         router.on("events") { (query: EventsQuery, _) -> EventsPage in
-            try await store.database.read { db in try Outbox.page(db, source: BusContract.Service.orders, query: query) }
+            try await store.eventLog.page(source: BusContract.Service.orders, query: query)
         }
         // For operators (the gateway's dashboard), like `events`: no caller, nothing personal beyond names.
         router.on("stats") { (params: StatsParams, _) -> OrderStats in
@@ -121,7 +121,7 @@ struct OrdersOps {
         order.offeredAt = now
         do {
             try await store.create(order)
-        } catch OrderStore.Failure.openOrderExists(let open) {
+        } catch OrderStoreFailure.openOrderExists(let open) {
             throw ServiceError.conflict("open_order_exists", "rider \(rider.id) already has an open order, \(open); cancel or finish it first")
         }
         relay.notify()
@@ -211,10 +211,10 @@ struct OrdersOps {
     }
 
     /// `order.offered` for the drivers a change newly offers a `NEW` order to.
-    @Sendable static func offeredEvents(before: Order, after: Order) -> [OrderStore.SideEvent] {
+    @Sendable static func offeredEvents(before: Order, after: Order) -> [OrderSideEvent] {
         let fresh = after.offeredTo.filter { !before.offeredTo.contains($0) }
         guard after.status == .new, !fresh.isEmpty else { return [] }
-        return [OrderStore.SideEvent(topic: BusContract.Topics.orderOffered, type: "order.offered",
+        return [OrderSideEvent(topic: BusContract.Topics.orderOffered, type: "order.offered",
                                      data: OrderOffered(orderID: after.id, drivers: fresh, pickup: after.pickup, round: after.dispatchRound ?? 1))]
     }
 
@@ -226,7 +226,7 @@ struct OrdersOps {
                 let given = caller.role == .rider ? after.ratingByRider : after.ratingByDriver
                 let already = caller.role == .rider ? before.ratingByRider : before.ratingByDriver
                 guard let given, already == nil, let ratee = ConversationRules.otherParty(of: caller, on: after) else { return [] }
-                return [OrderStore.SideEvent(topic: BusContract.Topics.orderRated, type: "order.rated",
+                return [OrderSideEvent(topic: BusContract.Topics.orderRated, type: "order.rated",
                                              data: OrderRated(orderID: after.id, raterID: caller.id, raterRole: caller.role, rateeID: ratee, rating: given))]
             }) { order in
                 if case .failure(let refusal) = ConversationRules.ratee(of: caller, on: order) { throw Self.error(refusal) }
@@ -235,7 +235,7 @@ struct OrdersOps {
             }
             relay.notify()
             return order
-        } catch OrderStore.Failure.unknownOrder {
+        } catch OrderStoreFailure.unknownOrder {
             throw unknownOrder(params.id)
         }
     }
@@ -254,7 +254,7 @@ struct OrdersOps {
             }
             relay.notify()
             return message
-        } catch OrderStore.Failure.unknownOrder {
+        } catch OrderStoreFailure.unknownOrder {
             throw unknownOrder(params.id)
         }
     }
@@ -326,7 +326,7 @@ struct OrdersOps {
 
     /// Applies `action` by the caller in one transaction, after the state machine says yes.
     func transition(_ action: OrderAction, _ params: OrderParams, _ change: @escaping @Sendable (inout Order) -> Void = { _ in },
-                    sideEvents: @escaping @Sendable (Order, Order) -> [OrderStore.SideEvent] = { _, _ in [] }) async throws -> Order {
+                    sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent] = { _, _ in [] }) async throws -> Order {
         let caller = params.caller
         do {
             let (order, _) = try await store.change(id: params.id, sideEvents: sideEvents) { order in
@@ -336,7 +336,7 @@ struct OrdersOps {
             }
             relay.notify()
             return order
-        } catch OrderStore.Failure.unknownOrder {
+        } catch OrderStoreFailure.unknownOrder {
             throw unknownOrder(params.id)
         }
     }

@@ -11,11 +11,11 @@ import Storage
 enum OrdersReactor {
     static let sources = [BusContract.Service.orders, BusContract.Service.trips]
 
-    static func make(reactions: OrderReactions, store: OrderStore, platform: ServiceClient, subscriber: EventSubscriber<LifecycleEvent>,
+    static func make(reactions: OrderReactions, store: any OrderStorage, platform: ServiceClient, subscriber: EventSubscriber<LifecycleEvent>,
                      logger: Logger) -> EventReactor<LifecycleEvent> {
         EventReactor(name: "reactor", sources: sources, cursors: store, subscriber: subscriber, logger: logger, fetch: { source, after, limit in
             if source == BusContract.Service.orders {
-                return try await store.database.read { db in try Outbox.page(db, source: source, query: EventsQuery(after: after, limit: limit)) }
+                return try await store.eventLog.page(source: source, query: EventsQuery(after: after, limit: limit))
             }
             return try await platform.call(source, "events", EventsQuery(after: after, limit: limit), as: EventsPage.self)
         }, handle: { event in

@@ -14,16 +14,25 @@ public struct OrdersServer: Sendable {
     public func run() async throws {
         let logger = RideLogging.bootstrap(label: "ride-orders", format: settings.logFormat, level: settings.logLevel)
         let metrics = ServiceMetrics.bootstrap()
-        let storage = try await ServiceStorage.open(
-            program: "ride-orders", source: BusContract.Service.orders, databasePath: settings.databasePath,
-            publishTo: settings.pub, logger: logger, store: OrderStore.init(path:), eventLog: { SQLiteEventLog(database: $0.database) })
+        let storage = try await ServiceStorage<any OrderStorage>.open(
+            program: "ride-orders", source: BusContract.Service.orders, location: settings.database, publishTo: settings.pub, logger: logger,
+            sqlite: { try OrderStore(path: $0) }, postgres: { try await PostgresOrderStore.open(url: $0, logger: logger) }, eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)
         let instance = UUID().uuidString.lowercased()
         let startedAt = Date()
         var workerOptions = MDPWorker.Options()
         workerOptions.concurrency = settings.concurrency
-        let payments = PaymentCapture(store: store, provider: try LedgerPaymentProvider(path: settings.ledgerPath), commissionPercent: settings.commissionPercent)
+        let ledger: any PaymentProvider
+        do {
+            switch settings.database {
+            case .sqlite: ledger = try LedgerPaymentProvider(path: settings.ledgerPath)
+            case .postgres(let url): ledger = try await PostgresLedgerPaymentProvider.open(url: url, logger: logger)
+            }
+        } catch {
+            throw exitWithError("cannot open the payment ledger (\(settings.ledgerDescription)): \(error)", program: "ride-orders", code: ExitCodes.software)
+        }
+        let payments = PaymentCapture(store: store, provider: ledger, commissionPercent: settings.commissionPercent)
         let ops = OrdersOps(store: store, platform: platform, relay: relay, dispatch: settings.dispatch, fares: settings.fares, surge: settings.surge,
                             payments: payments, logger: logger)
         // Every topic of both sources (not just the arrivals of `trips`): only then is a sequence
@@ -35,7 +44,7 @@ public struct OrdersServer: Sendable {
         let worker = ServiceWorker(broker: settings.broker, router: ops.router(instance: instance), options: workerOptions, logger: logger)
         let settings = self.settings
         let status = StatusServer.make(address: settings.http, serviceName: "ride-orders", metrics: metrics, logger: logger, onRunning: { port in
-            logger.info("orders ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.databasePath)"])
+            logger.info("orders ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.database)"])
         }) {
             HealthReport(status: .ok, service: "orders", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt), details: [:])
         }

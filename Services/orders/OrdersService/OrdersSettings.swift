@@ -3,6 +3,7 @@ import Bus
 import Foundation
 import Logging
 import ServiceKit
+import Storage
 
 /// `ride-orders`' flags. Each has an environment variable; a flag wins over its variable.
 public struct RideOrdersCommand: ServiceCommand {
@@ -24,8 +25,10 @@ public struct RideOrdersCommand: ServiceCommand {
 
     @OptionGroup var bus: BusClientOptions
 
-    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of orders.sqlite", env: "RIDE_DATA_DIR", default: "./.data"))
+    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of orders.sqlite and ledger.sqlite (unless --database-url)", env: "RIDE_DATA_DIR", default: "./.data"))
     var dataDirectory: String?
+
+    @OptionGroup var database: DatabaseOptions
 
     @Option(name: .customLong("dispatch-radius-m"), help: helpWithEnv("How far from the pickup drivers are offered a new order, in metres", env: "RIDE_DISPATCH_RADIUS_M", default: "3000"))
     var dispatchRadius: Int?
@@ -77,9 +80,11 @@ public struct RideOrdersCommand: ServiceCommand {
         let surgePolicy = SurgePolicy(maximum: maximum, radius: radius, step: step)
         if let problem = surgePolicy.problem { throw ConfigurationError("surge (\(surgeSetting.origin)): \(problem)") }
         let commission = try integerSetting(commissionPercent, flag: "commission-percent", env: "RIDE_COMMISSION_PERCENT", default: 20, range: 0...100)
+        let dataDirectory = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
         return OrdersSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
-            dataDirectory: Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value,
+            dataDirectory: dataDirectory,
+            database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("orders.sqlite").path),
             dispatch: dispatch, fares: fares, surge: surgePolicy, commissionPercent: commission, concurrency: try concurrencySetting(concurrency),
             http: try common.httpAddress(default: "0.0.0.0:9102"), logFormat: logging.format, logLevel: logging.level)
     }
@@ -91,6 +96,7 @@ public struct OrdersSettings: ServiceSettings {
     public var sub: String
     public var broker: String
     public var dataDirectory: String
+    public var database: StorageLocation
     public var dispatch: DispatchSettings
     public var fares: FareSchedule
     public var surge: SurgePolicy
@@ -100,19 +106,23 @@ public struct OrdersSettings: ServiceSettings {
     public var logFormat: LogFormat
     public var logLevel: Logger.Level
 
-    public var databasePath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("orders.sqlite").path }
-    /// The default payment provider's ledger (a stand-in for a card processor).
+    /// The default payment provider's ledger (a stand-in for a card processor) when orders keep SQLite; in PostgreSQL, schema `ledger`.
     public var ledgerPath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("ledger.sqlite").path }
+
+    var ledgerDescription: String {
+        if case .postgres(let url) = database { return "PostgreSQL \(url), schema ledger" }
+        return ledgerPath
+    }
 
     public var summary: String {
         """
         ride-orders configuration OK
           bus                   pub \(pub), sub \(sub), broker \(broker)
-          database              \(databasePath)
+          database              \(database)
           dispatch              \(dispatch.drivers) nearest available drivers within \(Int(dispatch.radius)) m, widening after \(Int(dispatch.offerTimeout)) s
           fare                  \(fares.currency) base \(fares.baseCents), per km \(fares.perKilometreCents), per minute \(fares.perMinuteCents), minimum \(fares.minimumCents) (cents)
           surge                 \(surge.isOn ? "up to ×\(surge.maximum) within \(Int(surge.radius)) m, +\(surge.step) per waiting order per driver" : "off")
-          payments              ledger \(ledgerPath), commission \(commissionPercent)%
+          payments              ledger \(ledgerDescription), commission \(commissionPercent)%
           concurrency           \(concurrency)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)

@@ -1,6 +1,8 @@
 import Bus
 import Foundation
 import GRDB
+import Logging
+import PostgresNIO
 import RideModels
 import Storage
 
@@ -56,60 +58,140 @@ public enum PaymentError: Error, Equatable, CustomStringConvertible {
 /// The default provider: double-entry books in their own SQLite file (`ledger.sqlite`). Each
 /// charge writes three entries that sum to zero — the rider's account is debited the fare, the
 /// driver's credited their share, the platform's the commission.
-public final class LedgerPaymentProvider: PaymentProvider {
+/// The stand-in provider's books, readable (for tests and operators).
+public protocol LedgerBooksProvider: PaymentProvider {
+    /// An account's balance (`rider:<id>`, `driver:<id>`, `platform`), in cents.
+    func balance(_ account: String) async throws -> Int
+    /// How many charges the books hold.
+    func chargeCount() async throws -> Int
+}
+
+public final class LedgerPaymentProvider: LedgerBooksProvider {
     public let name = "ledger"
     let database: DatabasePool
 
     /// Opened like every service database (WAL, a busy timeout): with several ride-orders
     /// instances, all of them charge each completed order at once, and one waits for the other.
     public init(path: String) throws {
-        database = try ServiceDatabase.open(path: path, migrations: [("v1", """
-            CREATE TABLE charges (
-                idempotency_key TEXT PRIMARY KEY NOT NULL,
-                reference TEXT NOT NULL UNIQUE,
-                currency TEXT NOT NULL,
-                amount_cents INTEGER NOT NULL,
-                payee_share_cents INTEGER NOT NULL,
-                captured_at_ms INTEGER NOT NULL
-            );
-            CREATE TABLE entries (
-                reference TEXT NOT NULL,
-                account TEXT NOT NULL,
-                amount_cents INTEGER NOT NULL
-            );
-            CREATE INDEX entries_by_account ON entries (account);
-            """)], outbox: false)
+        database = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: false)
     }
+
+    static let migrations: [ServiceDatabase.Migration] = [("v1", """
+        CREATE TABLE charges (
+            idempotency_key TEXT PRIMARY KEY NOT NULL,
+            reference TEXT NOT NULL UNIQUE,
+            currency TEXT NOT NULL,
+            amount_cents INTEGER NOT NULL,
+            payee_share_cents INTEGER NOT NULL,
+            captured_at_ms INTEGER NOT NULL
+        );
+        CREATE TABLE entries (
+            reference TEXT NOT NULL,
+            account TEXT NOT NULL,
+            amount_cents INTEGER NOT NULL
+        );
+        CREATE INDEX entries_by_account ON entries (account);
+        """)]
 
     public func charge(_ request: ChargeRequest) async throws -> ChargeReceipt {
         try await database.write { db in
             if let row = try Row.fetchOne(db, sql: "SELECT * FROM charges WHERE idempotency_key = ?", arguments: [request.idempotencyKey]) {
-                guard row["amount_cents"] == request.amountCents, row["payee_share_cents"] == request.payeeShareCents,
-                      row["currency"] == request.currency else { throw PaymentError.keyReused(request.idempotencyKey) }
-                return ChargeReceipt(reference: row["reference"], capturedAt: Date(timeIntervalSince1970: Double(row["captured_at_ms"] as Int64) / 1000))
+                return try LedgerBooks.repeated(request, stored: (row["currency"], row["amount_cents"], row["payee_share_cents"], row["reference"], row["captured_at_ms"]))
             }
-            // Milliseconds, as stored: a repeated charge returns exactly the first receipt.
-            let milliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded())
-            let receipt = ChargeReceipt(reference: "ch-" + UUID().uuidString.lowercased().prefix(18), capturedAt: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+            let (receipt, milliseconds) = LedgerBooks.newReceipt()
             try db.execute(sql: """
                 INSERT INTO charges (idempotency_key, reference, currency, amount_cents, payee_share_cents, captured_at_ms) VALUES (?, ?, ?, ?, ?, ?)
                 """, arguments: [request.idempotencyKey, receipt.reference, request.currency, request.amountCents, request.payeeShareCents, milliseconds])
-            for (account, amount) in [("rider:\(request.payerID)", -request.amountCents), ("driver:\(request.payeeID)", request.payeeShareCents),
-                                      ("platform", request.amountCents - request.payeeShareCents)] {
+            for (account, amount) in LedgerBooks.entries(of: request) {
                 try db.execute(sql: "INSERT INTO entries (reference, account, amount_cents) VALUES (?, ?, ?)", arguments: [receipt.reference, account, amount])
             }
             return receipt
         }
     }
 
-    /// An account's balance (`rider:<id>`, `driver:<id>`, `platform`), in cents.
     public func balance(_ account: String) async throws -> Int {
         try await database.read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(amount_cents), 0) FROM entries WHERE account = ?", arguments: [account]) ?? 0 }
     }
 
-    /// How many charges the books hold.
     public func chargeCount() async throws -> Int {
         try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM charges") ?? 0 }
+    }
+}
+
+/// The books' rules, the same in either database.
+enum LedgerBooks {
+    /// A new receipt, its time in milliseconds as stored: a repeated charge returns exactly the first receipt.
+    static func newReceipt() -> (ChargeReceipt, Int64) {
+        let milliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        return (ChargeReceipt(reference: "ch-" + UUID().uuidString.lowercased().prefix(18), capturedAt: Date(timeIntervalSince1970: Double(milliseconds) / 1000)),
+                milliseconds)
+    }
+
+    /// The three entries of a charge; they sum to zero.
+    static func entries(of request: ChargeRequest) -> [(account: String, amount: Int)] {
+        [("rider:\(request.payerID)", -request.amountCents), ("driver:\(request.payeeID)", request.payeeShareCents),
+         ("platform", request.amountCents - request.payeeShareCents)]
+    }
+
+    /// The first charge under a key, returned again — or refused when the terms differ.
+    static func repeated(_ request: ChargeRequest, stored: (currency: String, amount: Int, share: Int, reference: String, capturedAtMS: Int64)) throws -> ChargeReceipt {
+        guard stored.amount == request.amountCents, stored.share == request.payeeShareCents, stored.currency == request.currency else {
+            throw PaymentError.keyReused(request.idempotencyKey)
+        }
+        return ChargeReceipt(reference: stored.reference, capturedAt: Date(timeIntervalSince1970: Double(stored.capturedAtMS) / 1000))
+    }
+}
+
+/// The ledger in PostgreSQL (schema `ledger`), when orders' state is there: one set of books for
+/// every instance, as a card processor would be, so a charge retried by another instance is the
+/// same charge.
+public final class PostgresLedgerPaymentProvider: LedgerBooksProvider {
+    public let name = "ledger"
+    let postgres: PostgresSchema
+    private let logger: Logger
+
+    public static func open(url: PostgresURL, logger: Logger) async throws -> PostgresLedgerPaymentProvider {
+        PostgresLedgerPaymentProvider(postgres: try await PostgresSchema.open(url: url, schema: "ledger", migrations: PostgresSchema.translated(LedgerPaymentProvider.migrations),
+                                                                              outbox: false, logger: logger), logger: logger)
+    }
+
+    init(postgres: PostgresSchema, logger: Logger) {
+        self.postgres = postgres
+        self.logger = logger
+    }
+
+    public func charge(_ request: ChargeRequest) async throws -> ChargeReceipt {
+        let logger = logger
+        return try await postgres.write { connection in
+            // Instances charging one order at once queue on its key's lock; the second finds the first's charge.
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\("ledger." + request.idempotencyKey)))", logger: logger)
+            if let row = try await connection.first("""
+                SELECT currency, amount_cents, payee_share_cents, reference, captured_at_ms FROM charges WHERE idempotency_key = \(request.idempotencyKey)
+                """, as: (String, Int, Int, String, Int64).self, logger: logger) {
+                return try LedgerBooks.repeated(request, stored: row)
+            }
+            let (receipt, milliseconds) = LedgerBooks.newReceipt()
+            try await connection.run("""
+                INSERT INTO charges (idempotency_key, reference, currency, amount_cents, payee_share_cents, captured_at_ms)
+                VALUES (\(request.idempotencyKey), \(receipt.reference), \(request.currency), \(request.amountCents), \(request.payeeShareCents), \(milliseconds))
+                """, logger: logger)
+            for (account, amount) in LedgerBooks.entries(of: request) {
+                try await connection.run("INSERT INTO entries (reference, account, amount_cents) VALUES (\(receipt.reference), \(account), \(amount))", logger: logger)
+            }
+            return receipt
+        }
+    }
+
+    public func balance(_ account: String) async throws -> Int {
+        let logger = logger
+        return try await postgres.read { connection in
+            try await connection.first("SELECT COALESCE(SUM(amount_cents), 0)::BIGINT FROM entries WHERE account = \(account)", as: Int.self, logger: logger) ?? 0
+        }
+    }
+
+    public func chargeCount() async throws -> Int {
+        let logger = logger
+        return try await postgres.read { connection in try await connection.first("SELECT COUNT(*) FROM charges", as: Int.self, logger: logger) ?? 0 }
     }
 }
 
@@ -117,11 +199,11 @@ public final class LedgerPaymentProvider: PaymentProvider {
 /// payment recorded with `order.paid` — once, however often it runs (the reactor retries it until
 /// it succeeds; a crash between the charge and the record replays into the same receipt).
 public struct PaymentCapture: Sendable {
-    let store: OrderStore
+    let store: any OrderStorage
     let provider: any PaymentProvider
     let commissionPercent: Int
 
-    public init(store: OrderStore, provider: any PaymentProvider, commissionPercent: Int) {
+    public init(store: any OrderStorage, provider: any PaymentProvider, commissionPercent: Int) {
         self.store = store
         self.provider = provider
         self.commissionPercent = commissionPercent

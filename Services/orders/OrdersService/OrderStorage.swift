@@ -1,0 +1,159 @@
+import Bus
+import Foundation
+import Geo
+import RideModels
+import Storage
+
+/// What the orders service keeps: one protocol, a SQLite store (`OrderStore`, the default) and a
+/// PostgreSQL one (`PostgresOrderStore`, when `RIDE_DATABASE_URL` is set, shared by instances).
+/// Both pass the same storage test suite. Every change commits with its events (the outbox).
+public protocol OrderStorage: ReactorCursors {
+    /// The outbox of `order.*` events, for the relay, the `events` op and the reactor's catch-up.
+    var eventLog: any EventLog { get }
+
+    /// Stores a new order and its `order.status.NEW` event; `openOrderExists` when the rider has one.
+    func create(_ order: Order) async throws
+    func order(id: String) async throws -> Order?
+    /// Changes an order in one transaction: `body` sees the current order and changes it or
+    /// throws (nothing is written). The version grows by one; a new status gets its event, and
+    /// `sideEvents(before, after)` any others.
+    func change(id: String, now: Date, sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent],
+                _ body: @escaping @Sendable (inout Order) throws -> Void) async throws -> (order: Order, previous: OrderStatus)
+    /// A rider's orders, newest first.
+    func orders(riderID: String, status: OrderStatus?, limit: Int) async throws -> [Order]
+    /// A driver's orders — accepted by them or offered to them — newest first.
+    func orders(driverID: String, status: OrderStatus?, limit: Int) async throws -> [Order]
+    /// `NEW` orders, oldest first (for dispatch rounds).
+    func newOrders(limit: Int) async throws -> [Order]
+    /// Orders of `status` whose pickup is within `radius` metres of `center`, nearest first.
+    func orders(status: OrderStatus, near center: GeoPoint, radius: Double, limit: Int) async throws -> [Order]
+    /// Orders per status, and the open ones most recently changed (the operator's dashboard).
+    func stats(openLimit: Int) async throws -> OrderStats
+
+    /// Appends the next message of an order's chat and its `order.message.<order_id>` event, after
+    /// `make(order, number)` — which may throw to refuse — builds it from the order as stored now.
+    func appendMessage(orderID: String, now: Date, _ make: @escaping @Sendable (Order, Int) throws -> ChatMessage) async throws -> ChatMessage
+    /// An order's messages after number `after`, oldest first.
+    func messages(orderID: String, after: Int, limit: Int) async throws -> [ChatMessage]
+    /// A rider's or driver's finished orders (completed or cancelled), newest first, with their payments.
+    func history(of caller: Caller, before: HistoryCursor?, limit: Int) async throws -> RideHistory
+    /// Records a completed order's payment and its `order.paid` event, once: a second record for
+    /// the same order changes nothing and returns the first.
+    func recordPayment(_ payment: Payment) async throws -> (payment: Payment, recorded: Bool)
+    func payment(orderID: String) async throws -> Payment?
+    /// A driver's rides, fares and earnings per UTC day from `firstDay` on, newest first.
+    func earnings(driverID: String, from firstDay: String) async throws -> [DriverEarnings.Day]
+    /// How many `NEW` orders wait within `radius` metres of `center` (surge pricing's demand).
+    func waitingOrders(near center: GeoPoint, radius: Double) async throws -> Int
+}
+
+extension OrderStorage {
+    /// `change` now, with side events or without.
+    public func change(id: String, sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent] = { _, _ in [] },
+                       _ body: @escaping @Sendable (inout Order) throws -> Void) async throws -> (order: Order, previous: OrderStatus) {
+        try await change(id: id, now: Date(), sideEvents: sideEvents, body)
+    }
+
+    /// `appendMessage` now.
+    public func appendMessage(orderID: String, _ make: @escaping @Sendable (Order, Int) throws -> ChatMessage) async throws -> ChatMessage {
+        try await appendMessage(orderID: orderID, now: Date(), make)
+    }
+}
+
+public enum OrderStoreFailure: Error, Equatable {
+    case openOrderExists(String)
+    case unknownOrder
+}
+
+/// An event other than the status change that goes out with an order's change (same transaction).
+public struct OrderSideEvent: Sendable {
+    public var topic: String
+    public var type: String
+    public var data: any Encodable & Sendable
+
+    public init(topic: String, type: String, data: any Encodable & Sendable) {
+        self.topic = topic
+        self.type = type
+        self.data = data
+    }
+}
+
+/// Where a history page starts: before this order (creation time, then id).
+public struct HistoryCursor: Sendable, Equatable {
+    public var createdAtMs: Int64
+    public var id: String
+
+    public init(createdAtMs: Int64, id: String) {
+        self.createdAtMs = createdAtMs
+        self.id = id
+    }
+
+    /// `<ms>_<order id>`, opaque to apps.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "_", maxSplits: 1)
+        guard parts.count == 2, let ms = Int64(parts[0]), !parts[1].isEmpty, parts[1].count <= 64 else { return nil }
+        self.init(createdAtMs: ms, id: String(parts[1]))
+    }
+
+    public var text: String { "\(createdAtMs)_\(id)" }
+}
+
+/// What both stores do the same way around their SQL.
+enum OrderRows {
+    /// A change decided: the order after `body`, its version one up, encoded once (the same
+    /// bytes are the stored document and the status event's `order`), and the events that go out
+    /// with it. Nil when `body` left the order as it was (nothing to write).
+    struct Applied {
+        var order: Order
+        var document: [UInt8]
+        var offersChanged: Bool
+        var events: [OrderSideEvent]
+    }
+
+    static func apply(_ body: (inout Order) throws -> Void, to before: Order, now: Date,
+                      sideEvents: (Order, Order) -> [OrderSideEvent]) throws -> Applied? {
+        var order = before
+        try body(&order)
+        guard order != before else { return nil }
+        order.version = before.version + 1
+        order.updatedAt = now
+        let document = try JSONCoding.encode(order)
+        var events: [OrderSideEvent] = []
+        if order.status != before.status {
+            events.append(OrderSideEvent(topic: BusContract.Topics.orderStatus + order.status.rawValue, type: "order.status",
+                                         data: EncodedStatusChange(document: document, previousStatus: before.status)))
+        }
+        events += sideEvents(before, order)
+        return Applied(order: order, document: document, offersChanged: order.offeredTo != before.offeredTo, events: events)
+    }
+
+    static func decode(_ document: String) throws -> Order {
+        try JSONCoding.decode(Order.self, fromText: document)
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// The candidates (from a bounding-box query) within `radius` of `center`, nearest first.
+    static func nearest(_ candidates: [Order], to center: GeoPoint, radius: Double, limit: Int) -> [Order] {
+        candidates
+            .map { ($0, center.distance(to: GeoPoint(latitude: $0.pickup.latitude, longitude: $0.pickup.longitude))) }
+            .filter { $0.1 <= radius }
+            .sorted { $0.1 < $1.1 }
+            .prefix(limit)
+            .map(\.0)
+    }
+
+    /// How many pickups (from a bounding-box query) lie within `radius` of `center`.
+    static func within(_ pickups: [(Double, Double)], of center: GeoPoint, radius: Double) -> Int {
+        pickups.filter { center.distance(to: GeoPoint(latitude: $0.0, longitude: $0.1)) <= radius }.count
+    }
+
+    /// A history page from rows (created_at_ms, id, order document, payment document) fetched with `limit + 1`.
+    static func historyPage(_ rows: [(Int64, String, String, String?)], limit: Int) throws -> RideHistory {
+        let rides = try rows.prefix(limit).map { row in
+            HistoryRide(order: try decode(row.2), payment: try row.3.map { try JSONCoding.decode(Payment.self, fromText: $0) })
+        }
+        let next = rows.count > limit ? rows[limit - 1] : nil
+        return RideHistory(rides: rides, nextBefore: next.map { HistoryCursor(createdAtMs: $0.0, id: $0.1).text })
+    }
+}
