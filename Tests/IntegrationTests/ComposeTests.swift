@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import ServiceKit
 import Testing
+import TestPostgres
 import Yams
 
 /// `docker-compose.yml` and `deploy/` stay true without a Docker engine: each service's command and
@@ -17,14 +18,33 @@ import Yams
         var healthcheck: [String]?
         /// `volume:path` mounts.
         var volumes: [String] = []
+        /// The services it waits for (`depends_on`).
+        var dependsOn: [String] = []
     }
 
-    static func services() throws -> [ComposeService] {
+    /// The compose file as YAML.
+    static func document() throws -> [String: Any] {
         let text = try String(contentsOf: root.appendingPathComponent("docker-compose.yml"), encoding: .utf8)
-        guard let document = try Yams.load(yaml: text) as? [String: Any], let services = document["services"] as? [String: Any] else {
+        guard let document = try Yams.load(yaml: text) as? [String: Any] else { throw TestFailure("docker-compose.yml is not a mapping") }
+        return document
+    }
+
+    /// The database service (an upstream image, not ours): its user, password and database.
+    static func postgres() throws -> (user: String, password: String, database: String) {
+        guard let services = try document()["services"] as? [String: Any], let postgres = services["postgres"] as? [String: Any],
+              let environment = postgres["environment"] as? [String: Any], let user = environment["POSTGRES_USER"] as? String,
+              let password = environment["POSTGRES_PASSWORD"] as? String, let database = environment["POSTGRES_DB"] as? String else {
+            throw TestFailure("docker-compose.yml has no postgres service with POSTGRES_USER, POSTGRES_PASSWORD and POSTGRES_DB")
+        }
+        return (user, password, database)
+    }
+
+    /// The platform's own services (the postgres service runs an upstream image).
+    static func services() throws -> [ComposeService] {
+        guard let services = try document()["services"] as? [String: Any] else {
             throw TestFailure("docker-compose.yml has no services")
         }
-        return try services.keys.sorted().map { name in
+        return try services.keys.sorted().filter { $0 != "postgres" }.map { name in
             guard let service = services[name] as? [String: Any] else { throw TestFailure("service \(name) is not a mapping") }
             guard let command = service["command"] as? [String], !command.isEmpty else {
                 throw TestFailure("service \(name): command must be a list (exec form)")
@@ -41,7 +61,9 @@ import Yams
             let ports = (service["ports"] as? [Any])?.map { "\($0)" } ?? []
             let healthcheck = (service["healthcheck"] as? [String: Any])?["test"] as? [String]
             let volumes = (service["volumes"] as? [Any])?.map { "\($0)" } ?? []
-            return ComposeService(name: name, command: command, environment: environment, ports: ports, healthcheck: healthcheck, volumes: volumes)
+            let dependsOn = (service["depends_on"] as? [String: Any]).map { Array($0.keys) } ?? []
+            return ComposeService(name: name, command: command, environment: environment, ports: ports, healthcheck: healthcheck, volumes: volumes,
+                                  dependsOn: dependsOn)
         }
     }
 
@@ -90,12 +112,21 @@ import Yams
     }
 
     /// `docker compose up --scale orders=3` works by design: the services that scale publish no
-    /// fixed host port (a second replica would collide) and keep their data in their volume.
-    @Test func theServicesThatScalePublishNoHostPort() throws {
+    /// fixed host port (a second replica would collide) and keep their state in the database (waiting
+    /// for it to be healthy) or in their volume.
+    @Test func theServicesThatScalePublishNoHostPortAndShareTheirState() throws {
+        let postgres = try Self.postgres()
         for service in try Self.services() where ["users", "orders", "trips", "notifications"].contains(service.name) {
             #expect(service.ports.isEmpty, "service \(service.name) publishes \(service.ports): --scale would collide")
-            #expect(service.volumes.count == 1 && service.volumes[0].hasSuffix(":/var/lib/ride"), "service \(service.name): \(service.volumes)")
+            if let url = service.environment["RIDE_DATABASE_URL"] {
+                #expect(url == "postgres://\(postgres.user):\(postgres.password)@postgres:5432/\(postgres.database)", "service \(service.name): \(url)")
+                #expect(service.dependsOn.contains("postgres"), "service \(service.name) waits for the database")
+                #expect(service.volumes.isEmpty, "service \(service.name) keeps its state in PostgreSQL, not a volume: \(service.volumes)")
+            } else {
+                #expect(service.volumes.count == 1 && service.volumes[0].hasSuffix(":/var/lib/ride"), "service \(service.name): \(service.volumes)")
+            }
         }
+        #expect(try Self.services().first { $0.name == "users" }?.environment["RIDE_TOKEN_SECRET"] != nil, "every users replica signs with one key")
     }
 
     @Test func theDockerfileBuildsEveryExecutableIntoTheRuntimeImage() throws {
@@ -109,15 +140,20 @@ import Yams
 }
 
 /// The compose file as local processes: each service's own command and environment (only the
-/// host names, ports and volume paths rewritten for this machine), orders and trips twice on
-/// shared volumes as `--scale` would run them, and a whole ride through the gateway.
+/// host names, ports and volume paths rewritten for this machine; the postgres service is a server
+/// the test starts), users, orders and trips twice — on the shared database or volume — as
+/// `--scale` would run them, and a whole ride through the gateway.
 @Suite(.serialized) struct ComposeAsProcessesTests {
     @Test func theComposeFileRunsAsLocalProcessesWithReplicasAndCarriesARide() async throws {
         try await withTestBus("compose-local") { testBus in
             let services = try ComposeTests.services()
-            let replicas = ["orders": 2, "trips": 2]
-            // Every port the file names, mapped to a free one here.
-            var ports: [String: String] = [:]
+            let replicas = ["users": 2, "orders": 2, "trips": 2]
+            // The postgres service: a server of this test's own, with the file's database.
+            let database = try ComposeTests.postgres()
+            let postgres = try await TestPostgresServer.shared()
+            try await postgres.createDatabase(database.database)
+            // Every port the file names, mapped to a free one here (the database's to the server's).
+            var ports: [String: String] = ["5432": String(postgres.port)]
             for service in services {
                 for text in service.command + Array(service.environment.values) {
                     for match in text.matches(of: /:(\d{4,5})\b/) where ports[String(match.output.1)] == nil {
@@ -127,6 +163,7 @@ import Yams
             }
             func local(_ text: String, volume: String?) -> String {
                 var text = text.replacingOccurrences(of: "tcp://bus:", with: "tcp://127.0.0.1:").replacingOccurrences(of: "0.0.0.0:", with: "127.0.0.1:")
+                    .replacingOccurrences(of: "@postgres:", with: "@127.0.0.1:")
                 if let volume { text = text.replacingOccurrences(of: "/var/lib/ride", with: "\(testBus.scratch)/\(volume)") }
                 return text.replacing(/:(\d{4,5})\b/) { match in ":" + (ports[String(match.output.1)] ?? String(match.output.1)) }
             }
@@ -151,12 +188,11 @@ import Yams
                 }
             }
             // Both replicas' workers are registered with the compose bus.
+            let scaled = ["users", "orders", "trips"]
             let busHealth = "http://127.0.0.1:\(ports["9100"] ?? "0")/health"
-            try await eventually("two instances' workers of orders and trips") {
+            try await eventually("two instances' workers of \(scaled)") {
                 let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(busHealth).body))
-                let orders = health["details"]?["services"]?["orders"]?["workers"]?.numberValue ?? 0
-                let trips = health["details"]?["services"]?["trips"]?["workers"]?.numberValue ?? 0
-                return orders >= 2 * Double(defaultWorkerConcurrency) && trips >= 2 * Double(defaultWorkerConcurrency)
+                return scaled.allSatisfy { (health["details"]?["services"]?[$0]?["workers"]?.numberValue ?? 0) >= 2 * Double(defaultWorkerConcurrency) }
             }
             guard let gatewayPort = ports["8080"].flatMap(Int.init), let gatewayHealth = ports["9106"].flatMap(Int.init) else {
                 throw TestFailure("the gateway's ports are not in docker-compose.yml: \(ports)")

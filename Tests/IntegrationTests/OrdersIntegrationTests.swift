@@ -3,6 +3,7 @@ import Foundation
 import RideModels
 import ServiceKit
 import Synchronization
+import Storage
 import Testing
 
 /// Fix times that only go forward: from `start`, a second apart, never before `notBefore`.
@@ -36,12 +37,14 @@ final class FixClock: Sendable {
         let clock = FixClock(start: Date().addingTimeInterval(-500))
 
         /// Ann (a rider) and two drivers, Dan and Eve, whose phones report as available near the pickup.
-        static func start(_ bus: TestBus, subscribeBefore: (() async throws -> Void)? = nil) async throws -> Platform {
-            let users = try await TestService.users(on: bus)
+        /// - Parameter database: a PostgreSQL URL for the services that can keep their state there (else SQLite files).
+        static func start(_ bus: TestBus, database: PostgresURL? = nil, subscribeBefore: (() async throws -> Void)? = nil) async throws -> Platform {
+            let onPostgres = database.map { ["--database-url", $0.urlString] } ?? []
+            let users = try await TestService.users(on: bus, arguments: onPostgres)
             let tracking = try await TestTracking.start(on: bus)
             let trips = try await TestService.trips(on: bus)
             try await subscribeBefore?()
-            var platform = Platform(bus: bus, users: users, tracking: tracking, trips: trips, orders: try await TestService.orders(on: bus))
+            var platform = Platform(bus: bus, users: users, tracking: tracking, trips: trips, orders: try await TestService.orders(on: bus, arguments: onPostgres))
             platform.riderID = try await platform.register(#"{"role":"rider","name":"Ann","phone_number":"+380501234567","password":"secret123"}"#)
             for (name, phone, offset) in [("Dan", "+380671234567", 0.002), ("Eve", "+380671234568", 0.004)] {
                 let device = "\(name.lowercased())-phone"

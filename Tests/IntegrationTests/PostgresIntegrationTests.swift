@@ -65,6 +65,69 @@ import TestPostgres
     }
 }
 
+/// The database restarted in the middle of a simulation: users and orders on PostgreSQL lose every
+/// connection (a fast shutdown ends them), the server is down 6 s, then back. Meanwhile requests
+/// are answered 503 `storage_unavailable` and nothing is half-written; the pools reconnect, the
+/// reactors retry, the relays send what waited. Afterwards every ride finishes, nothing doubled.
+@Suite(.serialized, .timeLimit(.minutes(6))) struct DatabaseRestartTests {
+    @Test func theDatabaseRestartedMidRideLosesNothing() async throws {
+        let server = try await TestPostgresServer.start()  // its own: the shared one serves other tests meanwhile
+        let database = try await server.createDatabase("rides")
+        try await withTestBus("db-restart") { bus in
+            let platform = try await OrdersIntegrationTests.Platform.start(bus, database: database)
+            let notifications = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications")
+            let simulation = platform.simulate(drivers: 8, riders: 8, duration: 30, timeout: .seconds(260))
+            try await platform.waitUntilRidesAreUnderWay()
+
+            try await server.stop()
+            let down = ContinuousClock.now
+            // Refused at once (not left waiting for a connection) once the service has noticed — its
+            // probe runs every second; a request sent before may wait for a connection until the client gives up.
+            var refused: (status: Int, body: JSONValue)?
+            while refused?.status != 503, ContinuousClock.now - down < .seconds(15) {
+                refused = try? await platform.users.call("register", #"{"role":"rider","name":"Down","phone_number":"+380501110000","password":"secret123"}"#)
+            }
+            #expect(refused?.status == 503 && refused?.body["error"]?["code"] == "storage_unavailable",
+                    "\(String(describing: refused)); users' log: \(platform.users.log.split(separator: "\n").filter { $0.contains("database") }.suffix(5))")
+            try await Task.sleep(until: down + .seconds(6))
+            for name in [platform.users.name, platform.orders.name] { #expect(bus.supervisor.isRunning(name), "\(name) still runs without its database") }
+            try await server.startServer()
+            try await eventually("users answers again", timeout: .seconds(30)) {
+                try await platform.users.call("register", #"{"role":"rider","name":"Down","phone_number":"+380501110000","password":"secret123"}"#).status == 201
+            }
+
+            let result = try await simulation.value
+            #expect(result.status == 0, "no ride stuck: \(result.stdout)\n\(result.stderr.suffix(3000))")
+            let count = SimulationReport(text: result.stdout).count
+            let orderEvents = try await Outboxes.events(platform.orders)
+            let tripEvents = try await Outboxes.events(platform.trips)
+            let statuses = Outboxes.statuses(orderEvents)
+            let legs = Outboxes.legs(tripEvents)
+            let completed = statuses.filter { $0.hasSuffix("/COMPLETED") }.count
+            let cancelled = statuses.filter { $0.hasSuffix("/CANCELLED") }.count
+            let payments = Outboxes.payments(orderEvents)
+            let messages = orderEvents.filter { $0["type"] == "order.message" }.count
+            let sequences = orderEvents.compactMap { $0["sequence"]?.stringValue.flatMap(Int.init) }
+            print("""
+                failure test — PostgreSQL (users, orders, ledger) restarted mid-simulation, down 6 s
+                  rides completed \(completed), cancelled \(cancelled), stuck \(count("rides stuck (open at the end)") ?? -1)
+                  trips \(legs.count) for \(Set(legs).count) legs; statuses \(statuses.count), distinct \(Set(statuses).count)
+                  payments \(payments.count), distinct \(Set(payments).count); chat messages stored \(messages) of \(count("chat messages sent") ?? -1) acknowledged
+                  orders' outbox \(sequences.count) events, sequences 1…\(sequences.last ?? 0) without a gap: \(sequences == Array(1...max(1, sequences.count)))
+                """)
+            #expect(completed > 0)
+            #expect(count("rides stuck (open at the end)") == 0, "\(result.stdout)")
+            #expect(Set(legs).count == legs.count, "one trip per leg")
+            #expect(Set(statuses).count == statuses.count, "each status of an order once")
+            #expect(payments.count == completed && Set(payments).count == completed, "one payment per completed ride")
+            #expect(messages >= (count("chat messages sent") ?? .max), "every acknowledged chat message stored")
+            #expect(sequences == Array(1...max(1, sequences.count)), "the outbox kept its sequences gap-free")
+            _ = notifications
+        }
+        try await server.stop()
+    }
+}
+
 extension PostgresURL {
     /// The URL with its password, as a flag or variable takes it.
     var urlString: String { "postgres://\(username)\(password.map { ":\($0)" } ?? "")@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)" }

@@ -36,16 +36,16 @@ struct TestService: Sendable {
     }
 
     /// `ride-users` with fast password hashing (the rounds are a setting).
-    static func users(on bus: TestBus) async throws -> TestService {
-        try await start(on: bus, service: BusContract.Service.users, executable: "ride-users", arguments: ["--password-rounds", "2000"])
+    static func users(on bus: TestBus, arguments: [String] = []) async throws -> TestService {
+        try await start(on: bus, service: BusContract.Service.users, executable: "ride-users", arguments: ["--password-rounds", "2000"] + arguments)
     }
 
     static func trips(on bus: TestBus) async throws -> TestService {
         try await start(on: bus, service: BusContract.Service.trips, executable: "ride-trips")
     }
 
-    static func orders(on bus: TestBus) async throws -> TestService {
-        try await start(on: bus, service: BusContract.Service.orders, executable: "ride-orders")
+    static func orders(on bus: TestBus, arguments: [String] = []) async throws -> TestService {
+        try await start(on: bus, service: BusContract.Service.orders, executable: "ride-orders", arguments: arguments)
     }
 
     func startProcess() async throws {

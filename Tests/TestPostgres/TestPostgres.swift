@@ -69,8 +69,16 @@ public final class TestPostgresServer: Sendable {
     }
 
     public func newDatabase() async throws -> PostgresURL {
-        let name = "t_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
-        try await Self.runPSQL(host: "127.0.0.1", port: port, user: "ride", password: nil, database: "postgres", sql: "CREATE DATABASE \(name)")
+        try await createDatabase("t_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))")
+    }
+
+    /// Creates database `name` (once: an existing one is kept).
+    @discardableResult
+    public func createDatabase(_ name: String) async throws -> PostgresURL {
+        let exists = (try? await Self.run("/usr/bin/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "ride", "-d", name, "-c", "SELECT 1", "-q"])) != nil
+        if !exists {
+            try await Self.runPSQL(host: "127.0.0.1", port: port, user: "ride", password: nil, database: "postgres", sql: "CREATE DATABASE \(name)")
+        }
         return url(database: name)
     }
 

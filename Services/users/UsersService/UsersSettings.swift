@@ -113,6 +113,8 @@ public struct UsersSettings: ServiceSettings {
             guard data.count >= 32 else { throw ConfigurationError("token key file \(tokenSecretFile) holds \(data.count) bytes; it needs at least 32") }
             return [UInt8](data)
         }
+        // On PostgreSQL nothing else makes the data directory.
+        try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: tokenSecretFile).deletingLastPathComponent().path, withIntermediateDirectories: true)
         var generator = SystemRandomNumberGenerator()
         let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         guard FileManager.default.createFile(atPath: tokenSecretFile, contents: Data(key), attributes: [.posixPermissions: 0o600]) else {

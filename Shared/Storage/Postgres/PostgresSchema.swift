@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// A service's tables in a shared PostgreSQL database: the scale-out store (DESIGN.md "Storage").
 /// Each service keeps its tables in its own schema (`users`, `orders`, …), so one database holds
@@ -17,6 +18,11 @@ public final class PostgresSchema: Sendable {
     public let url: PostgresURL
     let logger: Logger
     private let running: Task<Void, Never>
+    /// Whether the server answered the last probe. While it does not, reads and writes fail at
+    /// once with 503 `storage_unavailable` instead of waiting for a connection: the pool would
+    /// queue them for up to a minute (its circuit breaker), holding the caller and a worker.
+    private let reachable = Atomic<Bool>(true)
+    private let probing = Mutex<Task<Void, Never>?>(nil)
 
     /// A schema step: statements run once, in one transaction, on databases that have not had it.
     /// Statements are separated by a `;` at the end of a line (the extended protocol takes one
@@ -32,6 +38,7 @@ public final class PostgresSchema: Sendable {
         do {
             try await database.waitUntilReachable(timeout: connectTimeout)
             try await database.migrate(migrations, outbox: outbox)
+            database.startProbing()
         } catch {
             database.close()
             throw error
@@ -55,6 +62,37 @@ public final class PostgresSchema: Sendable {
         running = Task { await client.run() }
     }
 
+    /// Probes the server every second (a `SELECT 1` given 2 s), logging each change of state.
+    private func startProbing() {
+        let task = Task { [client, logger, url] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                let attempt = Task { try await client.query("SELECT 1", logger: logger) }
+                let deadline = Task {
+                    try await Task.sleep(for: .seconds(2))
+                    attempt.cancel()
+                }
+                let answered = (try? await attempt.value) != nil
+                deadline.cancel()
+                if reachable.exchange(answered, ordering: .relaxed) != answered {
+                    if answered {
+                        logger.notice("database reachable again", metadata: ["database": "\(url)"])
+                    } else {
+                        logger.error("database not reachable; requests that need it are refused (503 storage_unavailable) until it is",
+                                     metadata: ["database": "\(url)"])
+                    }
+                }
+            }
+        }
+        probing.withLock { $0 = task }
+    }
+
+    /// Whether the last probe was answered (for /health).
+    public var isReachable: Bool { reachable.load(ordering: .relaxed) }
+
+    static let unavailable = ServiceError(status: Status.unavailable, code: "storage_unavailable",
+                                          message: "this service's database is not reachable; nothing was stored — try again later")
+
     private static func tls(_ mode: PostgresURL.TLSMode) -> PostgresClient.Configuration.TLS {
         switch mode {
         case .disable: .disable
@@ -64,12 +102,16 @@ public final class PostgresSchema: Sendable {
     }
 
     /// Stops the pool's connections.
-    public func close() { running.cancel() }
+    public func close() {
+        probing.withLock { $0?.cancel() }
+        running.cancel()
+    }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     /// The error thrown is the one that stopped the transaction (the body's, BEGIN's or COMMIT's),
     /// as on SQLite, not postgres-nio's wrapper of all of them.
     public func write<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        guard isReachable else { throw Self.unavailable }
         do {
             return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
         } catch let error as PostgresTransactionError {
@@ -79,7 +121,8 @@ public final class PostgresSchema: Sendable {
 
     /// Runs `body` on one connection of the pool, outside a transaction (each statement sees the latest commits).
     public func read<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await client.withConnection { connection in try await body(connection) }
+        guard isReachable else { throw Self.unavailable }
+        return try await client.withConnection { connection in try await body(connection) }
     }
 
     private func waitUntilReachable(timeout: Duration) async throws {
@@ -225,10 +268,7 @@ extension PSQLError: PSQLErrorSummary {
 /// may try again later, and nothing was stored (the transaction rolled back).
 extension PSQLError: ServiceErrorConvertible {
     public var serviceError: ServiceError? {
-        if isUnreachable || code == .poolClosed {
-            return ServiceError(status: Status.unavailable, code: "storage_unavailable",
-                                message: "this service's database is not reachable; nothing was stored — try again later")
-        }
+        if isUnreachable || code == .poolClosed { return PostgresSchema.unavailable }
         switch serverInfo?[.sqlState] {
         case "53100":
             return ServiceError(status: Status.unavailable, code: "storage_full",
