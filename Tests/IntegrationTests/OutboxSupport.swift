@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import Testing
 
 /// What the scale-out and failure tests read back: every event of a service's outbox, and the
 /// keys that must each appear once.
@@ -70,5 +71,45 @@ extension OrdersIntegrationTests.Platform {
             let page = try await orders.call("events", #"{"after":0,"limit":1000}"#).body
             return (page["events"]?.arrayValue ?? []).contains { $0["type"] == "order.status" && $0["data"]?["order"]?["status"] == "PICKING_UP" }
         }
+    }
+}
+
+/// What a failure test counts after its simulation, from the outboxes of orders and trips, and the
+/// checks every such test makes: no ride stuck, one trip per leg, each status once, one payment
+/// per completed ride, every acknowledged chat message stored.
+struct RideTally {
+    let report: SimulationReport
+    let orderEvents: [JSONValue]
+    let statuses: [String]
+    let legs: [String]
+    let payments: [String]
+    var completed: Int { statuses.filter { $0.hasSuffix("/COMPLETED") }.count }
+    var cancelled: Int { statuses.filter { $0.hasSuffix("/CANCELLED") }.count }
+    var messages: Int { orderEvents.filter { $0["type"] == "order.message" }.count }
+
+    static func read(_ platform: OrdersIntegrationTests.Platform, report: SimulationReport) async throws -> RideTally {
+        let orderEvents = try await Outboxes.events(platform.orders)
+        let tripEvents = try await Outboxes.events(platform.trips)
+        return RideTally(report: report, orderEvents: orderEvents, statuses: Outboxes.statuses(orderEvents), legs: Outboxes.legs(tripEvents),
+                         payments: Outboxes.payments(orderEvents))
+    }
+
+    /// The counts' lines of the printed table.
+    var lines: String {
+        """
+          rides completed \(completed), cancelled \(cancelled), stuck \(report.count("rides stuck (open at the end)") ?? -1)
+          trips \(legs.count) for \(Set(legs).count) legs; statuses \(statuses.count), distinct \(Set(statuses).count)
+          payments \(payments.count), distinct \(Set(payments).count); chat messages stored \(messages) of \(report.count("chat messages sent") ?? -1) acknowledged
+        """
+    }
+
+    func expectNothingLostOrDoubled() {
+        #expect(completed > 0)
+        #expect(report.count("rides stuck (open at the end)") == 0, "\(report.text)")
+        #expect(Set(legs).count == legs.count, "one trip per leg")
+        #expect(Set(statuses).count == statuses.count, "each status of an order once")
+        #expect(payments.count == completed && Set(payments).count == completed, "one payment per completed ride")
+        // At least: a request the apps gave up on (its reply lost in a pause) may still have been stored.
+        #expect(messages >= (report.count("chat messages sent") ?? .max), "every acknowledged chat message stored")
     }
 }
