@@ -94,6 +94,16 @@ struct RideTally {
                          payments: Outboxes.payments(orderEvents))
     }
 
+    /// The orders whose last status is not final, with their statuses in order (what to look at when a ride sticks).
+    var openOrders: [String: [String]] {
+        var byOrder: [String: [String]] = [:]
+        for status in statuses {
+            let parts = status.split(separator: "/")
+            byOrder[String(parts[0]), default: []].append(String(parts.last ?? ""))
+        }
+        return byOrder.filter { !["COMPLETED", "CANCELLED"].contains($0.value.last ?? "") }
+    }
+
     /// The counts' lines of the printed table.
     var lines: String {
         """
@@ -105,7 +115,7 @@ struct RideTally {
 
     func expectNothingLostOrDoubled() {
         #expect(completed > 0)
-        #expect(report.count("rides stuck (open at the end)") == 0, "\(report.text)")
+        #expect(report.count("rides stuck (open at the end)") == 0, "open orders: \(openOrders)\n\(report.text)")
         #expect(Set(legs).count == legs.count, "one trip per leg")
         #expect(Set(statuses).count == statuses.count, "each status of an order once")
         #expect(payments.count == completed && Set(payments).count == completed, "one payment per completed ride")

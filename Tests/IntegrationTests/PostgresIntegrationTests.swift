@@ -106,6 +106,9 @@ import TestPostgres
                   orders' outbox \(sequences.count) events, sequences 1…\(sequences.last ?? 0) without a gap: \(sequences == Array(1...max(1, sequences.count)))
                 """)
             tally.expectNothingLostOrDoubled()
+            for id in tally.openOrders.keys {
+                print("open order \(id): \(tally.openOrders[id] ?? []); orders' log:\n" + platform.orders.log.split(separator: "\n").filter { $0.contains(id) }.suffix(30).joined(separator: "\n"))
+            }
             #expect(sequences == Array(1...max(1, sequences.count)), "the outbox kept its sequences gap-free")
         }
         try await server.stop()
