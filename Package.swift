@@ -107,6 +107,7 @@ let package = Package(
         .target(
             name: "TripsService",
             dependencies: ["Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             path: "Services/trips/TripsService"
@@ -165,7 +166,7 @@ let package = Package(
         .testTarget(name: "NotificationsTests", dependencies: ["NotificationsService", "RideModels", "Bus"], path: "Tests/NotificationsTests"),
         .target(name: "TestPostgres", dependencies: ["ServiceKit", "Storage"], path: "Tests/TestPostgres"),
         // The storage suite: every store's behaviour, on SQLite and on PostgreSQL.
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestPostgres", "UsersService", "OrdersService", "Geo", "RideModels", "Bus",
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestPostgres", "UsersService", "OrdersService", "TripsService", "Geo", "RideModels", "Bus",
                                                          .product(name: "GRDB", package: "GRDB.swift"),
                                                          .product(name: "PostgresNIO", package: "postgres-nio")], path: "Tests/StorageTests"),
         .testTarget(name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/UsersTests"),

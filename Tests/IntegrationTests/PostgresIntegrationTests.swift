@@ -63,6 +63,62 @@ import TestPostgres
             #expect(Set(phones).count == 51)
         }
     }
+
+    /// Two `ride-trips` on one database, each watching every trip: a create repeated through both
+    /// makes one trip; both see the device arrive, one arrival is stored; completes through both
+    /// store one completion — one outbox, sequences without a gap.
+    @Test func twoTripsInstancesShareOneDatabase() async throws {
+        let database = try await TestPostgresServer.newDatabase()
+        try await withTestBus("pg-trips") { bus in
+            let tracking = try await TestTracking.start(on: bus)
+            var instances: [TestService] = []
+            for n in 1...2 {
+                let instance = TestService(bus: bus, name: "trips-\(n)", service: BusContract.Service.trips, executable: "ride-trips",
+                                           arguments: ["--database-url", "\(database.urlString)"], httpPort: try FreePort.next())
+                try await instance.startProcess()
+                instances.append(instance)
+            }
+            let trips = instances[0]
+            let start = Date()
+            try await TripsIntegrationTests.drive(tracking, device: "car-1", from: 0, count: 1, start: start, batch: 1)
+            let created = try await withThrowingTaskGroup(of: (status: Int, body: JSONValue).self) { group in
+                for _ in 0..<8 { group.addTask { try await TripsIntegrationTests.create(trips, device: "car-1", key: "o-1/pickup") } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(created.map { $0.status }.sorted() == [200, 200, 200, 200, 200, 200, 200, 201], "\(created)")
+            let ids = Set(created.map { $0.body["trip_id"] })
+            #expect(ids.count == 1, "one trip: \(ids)")
+            guard case .string(let tripID)? = created.first?.body["trip_id"] else { throw TestFailure("no trip: \(created)") }
+
+            // Both instances watch the trip (the one that made it, and the other from trip.created).
+            for instance in instances {
+                try await eventually("\(instance.name) watches the trip") {
+                    let health = try await HTTPProbe.get("http://127.0.0.1:\(instance.httpPort)/health")
+                    return try JSONCoding.decode(JSONValue.self, from: Array(health.body))["details"]?["active_trips"] == 1
+                }
+            }
+            try await TripsIntegrationTests.drive(tracking, device: "car-1", from: 1, count: 101, start: start, batch: 2)
+            try await eventually("the arrival is stored") {
+                try await trips.call("get", #"{"trip_id":"\#(tripID)"}"#).body["destination"]?["arrived_at"] != .null
+            }
+            let completions = try await withThrowingTaskGroup(of: JSONValue.self) { group in
+                for instance in instances + instances {
+                    group.addTask { try await instance.call("complete", #"{"trip_id":"\#(tripID)"}"#).body }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(completions.map { $0["completed_at"] }).count == 1, "one completion: \(completions)")
+            #expect(completions.allSatisfy { $0["status"] == "completed" })
+
+            let events = try await Outboxes.events(trips)
+            #expect(events.compactMap { $0["sequence"]?.stringValue.flatMap(Int.init) } == Array(1..<(events.count + 1)), "no gap")
+            let values = events.compactMap { $0["data"]?["data"]?["value"]?.stringValue }
+            #expect(values.filter { $0 == "created" }.count == 1, "\(values)")
+            #expect(values.filter { $0 == "destination_arrival" }.count == 1, "\(values)")
+            #expect(values.filter { $0 == "completed" }.count == 1, "\(values)")
+            #expect(values.last == "completed", "\(values)")
+        }
+    }
 }
 
 /// The database restarted in the middle of a simulation: users and orders on PostgreSQL lose every

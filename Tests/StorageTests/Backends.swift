@@ -24,3 +24,21 @@ final class TemporaryFile: Sendable {
 func freshPostgres() async throws -> PostgresURL {
     try await TestPostgresServer.newDatabase()
 }
+
+/// A PostgreSQL store: its pool, closed when a test ends.
+protocol PostgresBacked { var postgres: PostgresSchema { get } }
+
+/// A store on `backend` for `body`: in a temporary SQLite file, or in a fresh PostgreSQL database
+/// (a `PostgresBacked` store's pool is closed when `body` ends).
+func withBackend<Store>(_ backend: Backend, sqlite: (String) throws -> Store, postgres: (PostgresURL) async throws -> Store,
+                        _ body: (Store) async throws -> Void) async throws {
+    switch backend {
+    case .sqlite:
+        let file = TemporaryFile()
+        try await body(try sqlite(file.path))
+    case .postgres:
+        let store = try await postgres(try await freshPostgres())
+        defer { (store as? any PostgresBacked)?.postgres.close() }
+        try await body(store)
+    }
+}

@@ -19,15 +19,7 @@ import Testing
 
     /// The store on `backend`, closed (PostgreSQL) when `body` ends.
     func withStore(_ backend: Backend, _ body: (any OrderStorage) async throws -> Void) async throws {
-        switch backend {
-        case .sqlite:
-            let file = TemporaryFile()
-            try await body(try OrderStore(path: file.path))
-        case .postgres:
-            let store = try await PostgresOrderStore.open(url: try await freshPostgres(), logger: testLogger)
-            defer { store.postgres.close() }
-            try await body(store)
-        }
+        try await withBackend(backend, sqlite: { try OrderStore(path: $0) }, postgres: { try await PostgresOrderStore.open(url: $0, logger: testLogger) }, body)
     }
 
     func events(_ store: any OrderStorage) async throws -> [CloudEvent<JSONValue>] {
@@ -214,3 +206,5 @@ import Testing
         #expect(try await ledger.balance("platform") == 345)
     }
 }
+
+extension PostgresOrderStore: PostgresBacked {}

@@ -12,15 +12,7 @@ import Testing
 
     /// The store on `backend`, closed (PostgreSQL) when `body` ends.
     func withStore(_ backend: Backend, _ body: (any UserStorage) async throws -> Void) async throws {
-        switch backend {
-        case .sqlite:
-            let file = TemporaryFile()
-            try await body(try UserStore(path: file.path))
-        case .postgres:
-            let store = try await PostgresUserStore.open(url: try await freshPostgres(), logger: testLogger)
-            defer { store.postgres.close() }
-            try await body(store)
-        }
+        try await withBackend(backend, sqlite: { try UserStore(path: $0) }, postgres: { try await PostgresUserStore.open(url: $0, logger: testLogger) }, body)
     }
 
     func driver(_ id: String, phone: String) -> User {
@@ -123,3 +115,5 @@ import Testing
         }
     }
 }
+
+extension PostgresUserStore: PostgresBacked {}

@@ -142,3 +142,19 @@ private let streets = Polyline(points: [
         #expect(!ShareID.isValid("abc0efg") && !ShareID.isValid("abcdef") && !ShareID.isValid("abcdefgh"))
     }
 }
+
+@Suite struct CreateTripParamsTests {
+    func params(key: String?) -> CreateTripParams {
+        CreateTripParams(deviceID: "car-1", destination: .init(geometry: GeoJSONPoint(latitude: 47.8, longitude: 35.1)), idempotencyKey: key)
+    }
+
+    /// A key means the same on SQLite and PostgreSQL: none with a NUL (PostgreSQL cannot store it).
+    @Test func idempotencyKeysAreOneTo200BytesWithoutNUL() {
+        #expect(TripsOps.problem(with: params(key: "o-1/pickup")) == nil)
+        #expect(TripsOps.problem(with: params(key: nil)) == nil)
+        #expect(TripsOps.problem(with: params(key: String(repeating: "k", count: 200))) == nil)
+        for bad in ["", String(repeating: "k", count: 201), "o-1\u{0}"] {
+            #expect(TripsOps.problem(with: params(key: bad)) == "idempotency_key: must be 1 to 200 bytes, without NUL")
+        }
+    }
+}

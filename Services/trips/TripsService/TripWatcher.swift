@@ -11,16 +11,16 @@ import Storage
 /// the bus filters out every other device. Each location moves the trip's progress; an arrival or
 /// a new estimate is stored with its event (arrival at most once per trip).
 public actor TripWatcher {
-    private var live: [String: TripStore.Live] = [:]
+    private var live: [String: LiveTrip] = [:]
     private var tripsByDevice: [String: Set<String>] = [:]
     private var missingLastRound: Set<String> = []
-    private let store: TripStore
+    private let store: any TripStorage
     private let relay: OutboxRelay
     private let subscriber: EventSubscriber<DeviceLocationEvent>
     private let model: RouteModel
     private let logger: Logger
 
-    init(store: TripStore, relay: OutboxRelay, subscriber: EventSubscriber<DeviceLocationEvent>, model: RouteModel, logger: Logger) {
+    init(store: any TripStorage, relay: OutboxRelay, subscriber: EventSubscriber<DeviceLocationEvent>, model: RouteModel, logger: Logger) {
         self.store = store
         self.relay = relay
         self.subscriber = subscriber
@@ -30,7 +30,7 @@ public actor TripWatcher {
 
     var activeCount: Int { live.count }
 
-    func watch(_ trip: TripStore.Live) {
+    func watch(_ trip: LiveTrip) {
         live[trip.trip.tripID] = trip
         let device = trip.trip.deviceID
         if tripsByDevice[device, default: []].isEmpty { subscriber.subscribe(BusContract.Topics.deviceLocation + device) }
@@ -52,7 +52,7 @@ public actor TripWatcher {
     /// `trip.created` this instance did not receive — and lets go of the ones no longer active.
     /// A trip is let go only when two rounds in a row did not list it: one created while the
     /// list was being read is watched already but not in that list.
-    func reconcile(active: [TripStore.Live]) {
+    func reconcile(active: [LiveTrip]) {
         let ids = Set(active.map(\.trip.tripID))
         for trip in active where live[trip.trip.tripID] == nil { watch(trip) }
         let missing = Set(live.keys.filter { !ids.contains($0) })
@@ -109,7 +109,7 @@ public actor TripWatcher {
 /// whoever sees it first.
 struct TripWatcherService: Service {
     let watcher: TripWatcher
-    let store: TripStore
+    let store: any TripStorage
     let platform: ServiceClient
     let subscriber: EventSubscriber<DeviceLocationEvent>
     let trips: EventSubscriber<TripEvent>

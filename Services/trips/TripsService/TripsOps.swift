@@ -7,7 +7,7 @@ import Storage
 
 /// The `trips` service's ops on the broker (HyperTrack's Trips API v3 over the bus).
 struct TripsOps {
-    let store: TripStore
+    let store: any TripStorage
     let watcher: TripWatcher
     let platform: ServiceClient
     let relay: OutboxRelay
@@ -32,20 +32,19 @@ struct TripsOps {
         }
         router.on("complete") { (params: TripIDParams, _) -> Trip in try await complete(params.tripID) }
         router.on("events") { (query: EventsQuery, _) -> EventsPage in
-            try await store.database.read { db in try Outbox.page(db, source: BusContract.Service.trips, query: query) }
+            try await store.eventLog.page(source: BusContract.Service.trips, query: query)
         }
         return router
     }
 
     func create(_ params: CreateTripParams) async throws -> (Trip, Bool) {
         if let problem = Self.problem(with: params) { throw ServiceError.unprocessable("invalid_params", problem) }
-        let destination = params.destination.geometry.point
         let radius = params.destination.radius ?? 30
         let now = Date()
         let trip = Trip(tripID: UUID().uuidString.lowercased(), shareID: ShareID.make(), deviceID: params.deviceID, status: .active, startedAt: now,
                         destination: .init(geometry: params.destination.geometry, radius: radius, address: params.destination.address),
                         metadata: params.metadata)
-        var live = TripStore.Live(trip: trip, progress: TripProgress(destination: Geofence(center: destination, radius: radius)))
+        var live = LiveTrip(starting: trip)
         if let latest = await latestLocation(of: params.deviceID) {
             let fix = TrackPoint(point: latest.geometry.point, recordedAt: latest.recordedAt, accuracy: latest.accuracy, speed: latest.speed)
             for signal in live.progress.record(fix, model: model, now: now) { _ = live.apply(signal) }
@@ -93,7 +92,10 @@ struct TripsOps {
         if let radius = params.destination.radius, !(radius.isFinite && (5...5000).contains(radius)) {
             return "destination.radius: must be from 5 to 5000 metres, got \(radius)"
         }
-        if let key = params.idempotencyKey, key.isEmpty || key.utf8.count > 200 { return "idempotency_key: must be 1 to 200 bytes" }
+        // No NUL: PostgreSQL's text cannot hold one, and a key must mean the same on either database.
+        if let key = params.idempotencyKey, key.isEmpty || key.utf8.count > 200 || key.utf8.contains(0) {
+            return "idempotency_key: must be 1 to 200 bytes, without NUL"
+        }
         return nil
     }
 

@@ -15,9 +15,9 @@ public struct TripsServer: Sendable {
     public func run() async throws {
         let logger = RideLogging.bootstrap(label: "ride-trips", format: settings.logFormat, level: settings.logLevel)
         let metrics = ServiceMetrics.bootstrap()
-        let storage = try await ServiceStorage.open(
-            program: "ride-trips", source: BusContract.Service.trips, databasePath: settings.databasePath,
-            publishTo: settings.pub, logger: logger, store: TripStore.init(path:), eventLog: { SQLiteEventLog(database: $0.database) })
+        let storage = try await ServiceStorage<any TripStorage>.open(
+            program: "ride-trips", source: BusContract.Service.trips, location: settings.database, publishTo: settings.pub, logger: logger,
+            sqlite: { try TripStore(path: $0) }, postgres: { try await PostgresTripStore.open(url: $0, logger: logger) }, eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)
         // No prefix at first: the watcher subscribes per device as trips start.
@@ -36,7 +36,7 @@ public struct TripsServer: Sendable {
         let worker = ServiceWorker(broker: settings.broker, router: ops.router(instance: instance), options: workerOptions, logger: logger)
         let settings = self.settings
         let status = StatusServer.make(address: settings.http, serviceName: "ride-trips", metrics: metrics, logger: logger, onRunning: { port in
-            logger.info("trips ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.databasePath)"])
+            logger.info("trips ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.database)"])
         }) {
             HealthReport(status: .ok, service: "trips", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt),
                          details: ["active_trips": .number(Double(await watcher.activeCount))])

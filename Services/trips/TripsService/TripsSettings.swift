@@ -3,6 +3,7 @@ import Bus
 import Foundation
 import Logging
 import ServiceKit
+import Storage
 
 /// `ride-trips`' flags. Each has an environment variable; a flag wins over its variable.
 public struct RideTripsCommand: ServiceCommand {
@@ -22,8 +23,10 @@ public struct RideTripsCommand: ServiceCommand {
 
     @OptionGroup var bus: BusClientOptions
 
-    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of trips.sqlite", env: "RIDE_DATA_DIR", default: "./.data"))
+    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of trips.sqlite (unless --database-url)", env: "RIDE_DATA_DIR", default: "./.data"))
     var dataDirectory: String?
+
+    @OptionGroup var database: DatabaseOptions
 
     @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
@@ -36,11 +39,15 @@ public struct RideTripsCommand: ServiceCommand {
         try await TripsServer(settings: settings).run()
     }
 
-    public func settings() throws -> TripsSettings {
+    public func settings() throws -> TripsSettings { try settings(environment: ProcessInfo.processInfo.environment) }
+
+    func settings(environment: [String: String]) throws -> TripsSettings {
         let logging = try common.logging()
+        let dataDirectory = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
         return TripsSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
-            dataDirectory: Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value,
+            dataDirectory: dataDirectory,
+            database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("trips.sqlite").path, environment: environment),
             concurrency: try concurrencySetting(concurrency),
             http: try common.httpAddress(default: "0.0.0.0:9103"), logFormat: logging.format, logLevel: logging.level)
     }
@@ -52,18 +59,17 @@ public struct TripsSettings: ServiceSettings {
     public var sub: String
     public var broker: String
     public var dataDirectory: String
+    public var database: StorageLocation
     public var concurrency: Int
     public var http: HostPort
     public var logFormat: LogFormat
     public var logLevel: Logger.Level
 
-    public var databasePath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("trips.sqlite").path }
-
     public var summary: String {
         """
         ride-trips configuration OK
           bus                   pub \(pub), sub \(sub), broker \(broker)
-          database              \(databasePath)
+          database              \(database)
           concurrency           \(concurrency)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)

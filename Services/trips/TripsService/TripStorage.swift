@@ -1,0 +1,105 @@
+import Bus
+import Foundation
+import Geo
+import RideModels
+import Storage
+
+/// What the trips service keeps: one protocol, a SQLite store (`TripStore`, the default) and a
+/// PostgreSQL one (`PostgresTripStore`, when `RIDE_DATABASE_URL` is set, shared by instances).
+/// Both pass the same storage test suite.
+public protocol TripStorage: Sendable {
+    /// The outbox of `trip.*` events, for the relay and the `events` op.
+    var eventLog: any EventLog { get }
+
+    /// Stores a new trip and its `trip.created` event (with `trip.eta` and `trip.destination_arrival`
+    /// when the trip starts with them); with an idempotency key already used, returns the trip
+    /// made then (and `created` false) and stores nothing.
+    func create(_ live: LiveTrip, idempotencyKey: String?) async throws -> (trip: Trip, created: Bool)
+    func trip(id: String) async throws -> Trip?
+    func trip(shareID: String) async throws -> Trip?
+    /// Active trips: all of them, or the one with `id` (none when it is not active).
+    func activeTrips(id: String?) async throws -> [LiveTrip]
+    /// Saves a live trip's progress and, with `event`, its changed document and that event — only
+    /// while the trip is still active (a late location after completion changes nothing).
+    /// Arrival is recorded at most once: a second arrival for the same trip changes nothing.
+    /// False when nothing was saved.
+    @discardableResult
+    func update(_ live: LiveTrip, event: String?) async throws -> Bool
+    /// Completes a trip with its summary and the `trip.completed` event; an already completed
+    /// trip is returned as it is (no second event); nil for an unknown trip.
+    func complete(id: String, at time: Date, summary: TripSummary) async throws -> Trip?
+}
+
+extension TripStorage {
+    public func activeTrips() async throws -> [LiveTrip] { try await activeTrips(id: nil) }
+}
+
+/// A live trip: what apps see and what the watcher keeps.
+public struct LiveTrip: Sendable, Equatable {
+    public var trip: Trip
+    public var progress: TripProgress
+}
+
+extension LiveTrip {
+    /// A trip just made: no location seen yet, heading for its destination's fence.
+    public init(starting trip: Trip) {
+        self.init(trip: trip, progress: TripProgress(destination: Geofence(center: trip.destination.geometry.point, radius: trip.destination.radius)))
+    }
+
+    /// Writes what `signal` says into the trip's document; returns the `trip.*` event it makes.
+    mutating func apply(_ signal: TripSignal) -> String {
+        switch signal {
+        case .arrived(let at, _):
+            trip.destination.arrivedAt = at
+            trip.estimate = nil
+            return "destination_arrival"
+        case .eta(let estimate):
+            trip.estimate = Trip.Estimate(arriveAt: estimate.arriveAt, route: .init(distance: estimate.distance, duration: estimate.duration,
+                                                                                   remainingDuration: estimate.duration))
+            return "eta"
+        }
+    }
+}
+
+/// The rules both stores apply the same way; each store only reads and writes its rows.
+enum TripStorageRules {
+    /// Whether an id (or key) can be stored, so whether a lookup by it may find anything. A NUL
+    /// cannot: PostgreSQL's text refuses it (the query would fail), and SQLite would match the
+    /// id cut short at the NUL (another trip). Both stores answer "none" instead.
+    static func isStorable(_ id: String) -> Bool { !id.utf8.contains(0) }
+
+    /// The events a new trip is stored with, in order.
+    static func creationEvents(_ trip: Trip) -> [String] {
+        var events = ["created"]
+        // The first estimate is news too: a rider's app shows an ETA as soon as the trip starts,
+        // not one rate-limit interval later.
+        if trip.estimate != nil { events.append("eta") }
+        // Already there when the trip starts (a driver waiting at the pickup): the arrival is
+        // an event like any other, or whoever waits for it would wait forever.
+        if trip.destination.arrivedAt != nil { events.append("destination_arrival") }
+        return events
+    }
+
+    /// Whether an update of a trip whose stored document says `storedArrived` is stale: arrived
+    /// already (seen by another instance watching the same trip), this copy is behind.
+    static func isStale(_ live: LiveTrip, event: String?, storedArrived: Bool) -> Bool {
+        storedArrived && (event == "destination_arrival" || live.trip.destination.arrivedAt == nil)
+    }
+
+    /// The trip as completed at `time` with `summary`.
+    static func completed(_ trip: Trip, at time: Date, summary: TripSummary) -> Trip {
+        var trip = trip
+        trip.status = .completed
+        trip.completedAt = time
+        trip.summary = summary
+        trip.estimate = nil
+        return trip
+    }
+
+    /// The outbox entry of event `value` (`created`, `eta`, …) of `trip`.
+    static func event(_ value: String, _ trip: Trip) -> (topic: String, event: TripEvent) {
+        let data = TripEvent.Data(value: value, tripID: trip.tripID, tripMetadata: trip.metadata, estimate: value == "eta" ? trip.estimate : nil,
+                                  summary: value == "completed" ? trip.summary : nil, arrivedAt: trip.destination.arrivedAt)
+        return ("trip.\(value)", TripEvent(createdAt: Date(), deviceID: trip.deviceID, data: data))
+    }
+}
