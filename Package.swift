@@ -133,6 +133,7 @@ let package = Package(
         .target(
             name: "NotificationsService",
             dependencies: ["Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -164,7 +165,7 @@ let package = Package(
         .testTarget(name: "NotificationsTests", dependencies: ["NotificationsService", "RideModels", "Bus"], path: "Tests/NotificationsTests"),
         .target(name: "TestPostgres", dependencies: ["ServiceKit", "Storage"], path: "Tests/TestPostgres"),
         // The storage suite: every store's behaviour, on SQLite and on PostgreSQL.
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestPostgres", "UsersService", "RideModels", "Bus",
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestPostgres", "UsersService", "NotificationsService", "RideModels", "Bus",
                                                          .product(name: "GRDB", package: "GRDB.swift"),
                                                          .product(name: "PostgresNIO", package: "postgres-nio")], path: "Tests/StorageTests"),
         .testTarget(name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/UsersTests"),

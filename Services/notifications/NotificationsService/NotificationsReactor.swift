@@ -10,7 +10,7 @@ import Storage
 struct NotificationsReactor {
     static let sources = [BusContract.Service.orders, BusContract.Service.trips]
 
-    let store: NotificationStore
+    let store: any NotificationStorage
     let relay: OutboxRelay
     let sender: WebhookSender
     let push: any PushProvider
