@@ -15,7 +15,7 @@ public protocol NotificationStorage: ReactorCursors {
     /// or by two instances at once, adds nothing.
     func record(eventID: String, notifications: [UserNotification], commands: [DeviceCommand], webhookBody: [UInt8]?,
                 rider: (order: String, rider: String)?) async throws -> [UserNotification]
-    /// The rider of an accepted order (as `record` kept it), for the trip events that name only the order.
+    /// The rider of an order (as `record` kept it), for the trip events that name only the order.
     func rider(of orderID: String) async throws -> String?
     /// A user's inbox, newest first.
     func inbox(userID: String, limit: Int) async throws -> [UserNotification]

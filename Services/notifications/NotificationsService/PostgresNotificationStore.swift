@@ -91,7 +91,7 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresReact
     public func addPushToken(userID: String, token: String) async throws {
         let logger = logger
         try await postgres.write { connection in
-            try await connection.run("INSERT INTO push_tokens (user_id, token) VALUES (\(userID), \(token)) ON CONFLICT DO NOTHING", logger: logger)
+            _ = try await connection.run("INSERT INTO push_tokens (user_id, token) VALUES (\(userID), \(token)) ON CONFLICT DO NOTHING", logger: logger)
         }
     }
 
@@ -107,7 +107,7 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresReact
     public func addWebhook(_ webhook: Webhook) async throws {
         let logger = logger
         try await postgres.write { connection in
-            try await connection.run("""
+            _ = try await connection.run("""
                 INSERT INTO webhooks (id, url, secret, created_at_ms)
                 VALUES (\(webhook.id), \(webhook.url), \(webhook.secret), \(NotificationRows.milliseconds(webhook.createdAt)))
                 """, logger: logger)
@@ -166,7 +166,7 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresReact
         let next = retryAt.map(NotificationRows.milliseconds) ?? 0
         try await postgres.write { connection in
             // A NULL parameter has no type PostgreSQL can infer here, so "no lease" is a boolean of its own.
-            try await connection.run("""
+            _ = try await connection.run("""
                 UPDATE deliveries SET status = \(status), attempts = attempts + 1, last_error = \(error), next_attempt_ms = \(next)
                 WHERE id = \(id) AND (\(lease == nil) OR (status = 'pending' AND next_attempt_ms = \(lease ?? 0)))
                 """, logger: logger)
