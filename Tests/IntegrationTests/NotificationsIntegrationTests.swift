@@ -2,6 +2,7 @@ import Bus
 import ServiceKit
 import Foundation
 import Testing
+import TestPostgres
 
 /// `ride-notifications` with the real services, gateway and bus: inboxes after a whole ride,
 /// device commands, and webhooks delivered to local receivers (signatures, retries, dead letters, replay).
@@ -34,7 +35,11 @@ import Testing
         func stop() { kill(process.processIdentifier, SIGKILL) }
     }
 
-    @Test func aRideNotifiesBothPartiesCommandsThePhoneAndReachesWebhooks() async throws {
+    /// On SQLite one instance; on PostgreSQL two on one database, which must between them notify,
+    /// command and deliver each thing once, as one would.
+    @Test(arguments: ["sqlite", "postgres"])
+    func aRideNotifiesBothPartiesCommandsThePhoneAndReachesWebhooks(database: String) async throws {
+        let databaseArguments = database == "postgres" ? ["--database-url", try await TestPostgresServer.newDatabase().urlString] : []
         try await withTestBus("notifications") { bus in
             let secret = "a-webhook-secret-of-some-length"
             let good = try Receiver.start(in: bus.scratch, name: "good", secret: secret, failures: 2)
@@ -42,7 +47,8 @@ import Testing
             defer { good.stop(); bad.stop() }
             // First, so its webhooks are there before any event (it catches up on the sources once they answer).
             let notifications = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications",
-                                                            arguments: ["--webhook-retries", "0.3,0.3", "--webhook-timeout-s", "2"])
+                                                            arguments: ["--webhook-retries", "0.3,0.3", "--webhook-timeout-s", "2"] + databaseArguments)
+            if !databaseArguments.isEmpty { _ = try await notifications.replica(2) }
             for receiver in [good, bad] {
                 let registered = try await notifications.call("register_webhook", #"{"url":"http://127.0.0.1:\#(receiver.port)/hook","secret":"\#(secret)"}"#)
                 #expect(registered.status == 201, "\(registered.body)")

@@ -42,7 +42,7 @@ final class FixClock: Sendable {
             let onPostgres = database.map { ["--database-url", $0.urlString] } ?? []
             let users = try await TestService.users(on: bus, arguments: onPostgres)
             let tracking = try await TestTracking.start(on: bus)
-            let trips = try await TestService.trips(on: bus)
+            let trips = try await TestService.trips(on: bus, arguments: onPostgres)
             try await subscribeBefore?()
             var platform = Platform(bus: bus, users: users, tracking: tracking, trips: trips, orders: try await TestService.orders(on: bus, arguments: onPostgres))
             platform.riderID = try await platform.register(#"{"role":"rider","name":"Ann","phone_number":"+380501234567","password":"secret123"}"#)

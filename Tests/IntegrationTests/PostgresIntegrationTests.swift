@@ -146,7 +146,7 @@ import TestPostgres
             #expect(refused?.status == 503 && refused?.body["error"]?["code"] == "storage_unavailable",
                     "\(String(describing: refused)); users' log: \(platform.users.log.split(separator: "\n").filter { $0.contains("database") }.suffix(5))")
             try await Task.sleep(until: down + .seconds(6))
-            for name in [platform.users.name, platform.orders.name] { #expect(bus.supervisor.isRunning(name), "\(name) still runs without its database") }
+            for name in [platform.users.name, platform.orders.name, platform.trips.name] { #expect(bus.supervisor.isRunning(name), "\(name) still runs without its database") }
             try await server.startServer()
             try await eventually("users answers again", timeout: .seconds(30)) {
                 try await platform.users.call("register", #"{"role":"rider","name":"Down","phone_number":"+380501110000","password":"secret123"}"#).status == 201
@@ -157,7 +157,7 @@ import TestPostgres
             let tally = try await RideTally.read(platform, report: SimulationReport(text: result.stdout))
             let sequences = tally.orderEvents.compactMap { $0["sequence"]?.stringValue.flatMap(Int.init) }
             print("""
-                failure test — PostgreSQL (users, orders, ledger) restarted mid-simulation, down 6 s
+                failure test — PostgreSQL (users, orders, ledger, trips) restarted mid-simulation, down 6 s
                 \(tally.lines)
                   orders' outbox \(sequences.count) events, sequences 1…\(sequences.last ?? 0) without a gap: \(sequences == Array(1...max(1, sequences.count)))
                 """)

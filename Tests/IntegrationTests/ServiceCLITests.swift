@@ -10,7 +10,7 @@ import Testing
         ("ride-orders", ["--database-url", "RIDE_DATABASE_URL", "--dispatch-radius-m", "RIDE_DISPATCH_RADIUS_M", "--dispatch-drivers", "RIDE_DISPATCH_DRIVERS", "--offer-timeout-s",
                          "RIDE_OFFER_TIMEOUT_S", "--fare", "RIDE_FARE"]),
         ("ride-trips", ["--data-dir", "RIDE_DATA_DIR", "--database-url", "RIDE_DATABASE_URL", "--concurrency", "RIDE_WORKER_CONCURRENCY"]),
-        ("ride-notifications", ["--data-dir", "RIDE_DATA_DIR", "--webhook-timeout-s", "RIDE_WEBHOOK_TIMEOUT_S", "--webhook-retries", "RIDE_WEBHOOK_RETRIES"]),
+        ("ride-notifications", ["--data-dir", "RIDE_DATA_DIR", "--database-url", "RIDE_DATABASE_URL", "--webhook-timeout-s", "RIDE_WEBHOOK_TIMEOUT_S", "--webhook-retries", "RIDE_WEBHOOK_RETRIES"]),
         ("ride-gateway", ["--listen", "RIDE_GATEWAY_LISTEN", "--public-url", "RIDE_PUBLIC_URL", "--publishable-key", "RIDE_PUBLISHABLE_KEY",
                           "--account-id", "RIDE_ACCOUNT_ID", "--secret-key", "RIDE_SECRET_KEY"]),
     ])
@@ -35,6 +35,7 @@ import Testing
         ("ride-gateway", ["--listen", "8080"], [:], "listen address"),
         ("ride-notifications", ["--webhook-retries", "1,x"], [:], "webhook retries (--webhook-retries) '1,x' must be up to 20 comma-separated seconds"),
         ("ride-notifications", [], ["RIDE_WEBHOOK_TIMEOUT_S": "0"], "webhook-timeout-s (RIDE_WEBHOOK_TIMEOUT_S) 0 is out of range"),
+        ("ride-notifications", [], ["RIDE_DATABASE_URL": "mysql://u@h/db"], "RIDE_DATABASE_URL: scheme \"mysql\" is not postgres://"),
         ("ride-gateway", [], ["RIDE_PUBLIC_URL": "ftp://x"], "public URL (RIDE_PUBLIC_URL) 'ftp://x' must be an http:// or https:// URL"),
         ("ride-gateway", ["--secret-key", "a:b"], [:], "secret key (--secret-key) must be non-empty and without ':'"),
         ("ridectl", ["simulate", "--speedup", "9"], [:], "--speedup must be from 1 to 6"),

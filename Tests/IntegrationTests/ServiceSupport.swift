@@ -40,8 +40,8 @@ struct TestService: Sendable {
         try await start(on: bus, service: BusContract.Service.users, executable: "ride-users", arguments: ["--password-rounds", "2000"] + arguments)
     }
 
-    static func trips(on bus: TestBus) async throws -> TestService {
-        try await start(on: bus, service: BusContract.Service.trips, executable: "ride-trips")
+    static func trips(on bus: TestBus, arguments: [String] = []) async throws -> TestService {
+        try await start(on: bus, service: BusContract.Service.trips, executable: "ride-trips", arguments: arguments)
     }
 
     static func orders(on bus: TestBus, arguments: [String] = []) async throws -> TestService {

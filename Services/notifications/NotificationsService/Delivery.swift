@@ -46,13 +46,13 @@ public enum WebhookSignature {
 /// answer 2xx, then retries after each of `retryDelays`, then dead (listed by `dead_letters`,
 /// sent again by `replay`). Woken after each commit and every 500 ms.
 public struct WebhookSender: Service {
-    let store: NotificationStore
+    let store: any NotificationStorage
     let timeout: Duration
     let retryDelays: [Duration]
     let logger: Logger
     let loop = WakeupLoop()
 
-    public init(store: NotificationStore, timeout: Duration, retryDelays: [Duration], logger: Logger) {
+    public init(store: any NotificationStorage, timeout: Duration, retryDelays: [Duration], logger: Logger) {
         self.store = store
         self.timeout = timeout
         self.retryDelays = retryDelays

@@ -6,13 +6,16 @@ import Storage
 /// Notifications in one SQLite file: each user's inbox, push tokens, the operator's webhooks and
 /// their deliveries (pending, delivered, dead), the riders of open orders, the reactor's cursors,
 /// and the outbox of `notification.<user>` and `device.command.<device>` events.
-public final class NotificationStore: DatabaseReactorCursors, Sendable {
+public final class NotificationStore: NotificationStorage, DatabaseReactorCursors {
     public let database: DatabasePool
 
     public init(path: String) throws {
         database = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: true)
     }
 
+    public var eventLog: any EventLog { SQLiteEventLog(database: database) }
+
+    /// The schema, one migration per version (the outbox table comes with the first); PostgreSQL's is translated from it.
     static let migrations: [ServiceDatabase.Migration] = [("v1", """
         CREATE TABLE notifications (
             id TEXT PRIMARY KEY NOT NULL,
@@ -40,29 +43,23 @@ public final class NotificationStore: DatabaseReactorCursors, Sendable {
         \(ReactorCursorTable.sql)
         """)]
 
-    /// Stores what one event makes, in one transaction: the notifications not stored before
-    /// (each with its `notification.<user>` event), the device commands, and one delivery per
-    /// webhook. Returns the notifications that are new (for push).
     public func record(eventID: String, notifications: [UserNotification], commands: [DeviceCommand], webhookBody: [UInt8]?,
                        rider: (order: String, rider: String)?) async throws -> [UserNotification] {
         try await database.write { db in
             var added: [UserNotification] = []
             for notification in notifications {
                 try db.run("INSERT OR IGNORE INTO notifications (id, user_id, created_at_ms, document) VALUES (?, ?, ?, ?)",
-                           [notification.id, notification.userID, Self.milliseconds(notification.createdAt),
+                           [notification.id, notification.userID, NotificationRows.milliseconds(notification.createdAt),
                             try JSONCoding.encodeText(notification)])
                 guard db.changesCount > 0 else { continue }
                 try Outbox.append(db, topic: BusContract.Topics.notification + notification.userID, type: "notification", data: notification)
                 added.append(notification)
             }
-            // Commands only with something new: a replayed event must not restart a phone's tracking.
-            if !added.isEmpty || notifications.isEmpty {
-                for command in commands {
-                    try Outbox.append(db, topic: BusContract.Topics.deviceCommand + command.deviceID, type: "device.command", data: command)
-                }
+            for command in NotificationRows.commands(commands, forNotifications: notifications, added: added) {
+                try Outbox.append(db, topic: BusContract.Topics.deviceCommand + command.deviceID, type: "device.command", data: command)
             }
             if let webhookBody {
-                let now = Self.milliseconds(Date())
+                let now = NotificationRows.milliseconds(Date())
                 try db.run("""
                     INSERT OR IGNORE INTO deliveries (webhook_id, event_id, body, status, next_attempt_ms, created_at_ms)
                     SELECT id, ?, ?, 'pending', ?, ? FROM webhooks
@@ -77,7 +74,6 @@ public final class NotificationStore: DatabaseReactorCursors, Sendable {
         try await database.read { db in try db.value(String.self, "SELECT rider_id FROM order_riders WHERE order_id = ?", [orderID]) }
     }
 
-    /// A user's inbox, newest first.
     public func inbox(userID: String, limit: Int) async throws -> [UserNotification] {
         try await database.read { db in
             try String.fetchAll(db.cachedStatement(sql: "SELECT document FROM notifications WHERE user_id = ? ORDER BY created_at_ms DESC, id LIMIT ?"),
@@ -98,19 +94,18 @@ public final class NotificationStore: DatabaseReactorCursors, Sendable {
     public func addWebhook(_ webhook: Webhook) async throws {
         try await database.write { db in
             try db.run("INSERT INTO webhooks (id, url, secret, created_at_ms) VALUES (?, ?, ?, ?)",
-                       [webhook.id, webhook.url, webhook.secret, Self.milliseconds(webhook.createdAt)])
+                       [webhook.id, webhook.url, webhook.secret, NotificationRows.milliseconds(webhook.createdAt)])
         }
     }
 
     public func webhooks() async throws -> [Webhook] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM webhooks ORDER BY created_at_ms").map { row in
-                Webhook(id: row["id"], url: row["url"], secret: row["secret"], createdAt: Date(timeIntervalSince1970: Double(row["created_at_ms"] as Int64) / 1000))
+            try Row.fetchAll(db, sql: "SELECT \(NotificationRows.webhookColumns) FROM webhooks ORDER BY created_at_ms").map { row in
+                NotificationRows.webhook(id: row[0], url: row[1], secret: row[2], createdAtMS: row[3])
             }
         }
     }
 
-    /// Removes a webhook and its pending deliveries; false when there was none.
     public func deleteWebhook(id: String) async throws -> Bool {
         try await database.write { db in
             try db.run("DELETE FROM webhooks WHERE id = ?", [id])
@@ -120,60 +115,57 @@ public final class NotificationStore: DatabaseReactorCursors, Sendable {
         }
     }
 
-    /// Pending deliveries whose time has come, oldest first — claimed for `lease`: their next
-    /// attempt moves past it in the same transaction, so another instance of ride-notifications
-    /// on this database does not send them too; if this one dies mid-send, they are due again
-    /// when the lease ends (at least once, as webhooks are).
     public func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> (deliveries: [Delivery], leaseEnd: Int64) {
         try await database.write { db in
-            let due = try Delivery.fetch(db, sql: """
-                SELECT d.*, w.url, w.secret FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+            // One writer at a time: what this transaction reads as due, no other claim reads until it commits.
+            let due = try Self.deliveries(db, sql: """
+                SELECT \(NotificationRows.deliveryColumns) FROM \(NotificationRows.deliveriesWithWebhooks)
                 WHERE d.status = 'pending' AND d.next_attempt_ms <= ? ORDER BY d.next_attempt_ms, d.id LIMIT ?
-                """, arguments: [Self.milliseconds(now), limit])
-            let until = Self.milliseconds(now) + Int64(lease.milliseconds)
+                """, arguments: [NotificationRows.milliseconds(now), limit])
+            let until = NotificationRows.milliseconds(now) + Int64(lease.milliseconds)
             for delivery in due { try db.run("UPDATE deliveries SET next_attempt_ms = ? WHERE id = ?", [until, delivery.id]) }
             return (due, until)
         }
     }
 
-    /// Records an attempt: delivered, retried at `retryAt`, or dead when `retryAt` is nil — only
-    /// while the claim (`lease`, the claim's `leaseEnd`) is still this attempt's: an attempt that
-    /// outlived its lease, while another instance sent the delivery again, changes nothing.
-    public func finishAttempt(_ id: Int64, lease: Int64? = nil, delivered: Bool, error: String?, retryAt: Date?) async throws {
+    public func finishAttempt(_ id: Int64, lease: Int64?, delivered: Bool, error: String?, retryAt: Date?) async throws {
         try await database.write { db in
-            let status = delivered ? "delivered" : retryAt == nil ? "dead" : "pending"
+            let status = NotificationRows.status(delivered: delivered, retryAt: retryAt)
             try db.run("UPDATE deliveries SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_ms = ? "
                        + "WHERE id = ? AND (? IS NULL OR (status = 'pending' AND next_attempt_ms = ?))",
-                       [status, error, retryAt.map(Self.milliseconds) ?? 0, id, lease, lease])
+                       [status, error, retryAt.map(NotificationRows.milliseconds) ?? 0, id, lease, lease])
         }
     }
 
-    /// Dead deliveries, newest first.
     public func deadLetters(limit: Int) async throws -> [Delivery] {
         try await database.read { db in
-            try Delivery.fetch(db, sql: """
-                SELECT d.*, w.url, w.secret FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+            try Self.deliveries(db, sql: """
+                SELECT \(NotificationRows.deliveryColumns) FROM \(NotificationRows.deliveriesWithWebhooks)
                 WHERE d.status = 'dead' ORDER BY d.id DESC LIMIT ?
                 """, arguments: [limit])
         }
     }
 
-    /// A dead delivery goes back to pending, attempts from zero; false when it is not dead.
     public func replay(deliveryID: Int64) async throws -> Bool {
         try await database.write { db in
             try db.run("UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_ms = ?, last_error = NULL WHERE id = ? AND status = 'dead'",
-                       [Self.milliseconds(Date()), deliveryID])
+                       [NotificationRows.milliseconds(Date()), deliveryID])
             return db.changesCount > 0
         }
     }
 
     public func delivery(id: Int64) async throws -> Delivery? {
         try await database.read { db in
-            try Delivery.fetch(db, sql: "SELECT d.*, w.url, w.secret FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?", arguments: [id]).first
+            try Self.deliveries(db, sql: "SELECT \(NotificationRows.deliveryColumns) FROM \(NotificationRows.deliveriesWithWebhooks) WHERE d.id = ?",
+                                arguments: [id]).first
         }
     }
 
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    private static func deliveries(_ db: Database, sql: String, arguments: StatementArguments) throws -> [Delivery] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            NotificationRows.delivery((row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8]))
+        }
+    }
 }
 
 /// An operator's webhook: every order and trip event, signed with its secret.
@@ -218,12 +210,5 @@ public struct Delivery: Encodable, Sendable, Equatable {
         try container.encode(attempts, forKey: .attempts)
         try container.encodeIfPresent(lastError, forKey: .lastError)
         try container.encode(body, forKey: .body)
-    }
-
-    static func fetch(_ db: Database, sql: String, arguments: StatementArguments) throws -> [Delivery] {
-        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-            Delivery(id: row["id"], webhookID: row["webhook_id"], url: row["url"], eventID: row["event_id"], status: row["status"], attempts: row["attempts"],
-                     lastError: row["last_error"], body: String(decoding: row["body"] as Data, as: UTF8.self), secret: row["secret"])
-        }
     }
 }

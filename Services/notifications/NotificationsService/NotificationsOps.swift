@@ -4,7 +4,7 @@ import Storage
 
 /// The `notifications` service's ops on the broker.
 struct NotificationsOps {
-    let store: NotificationStore
+    let store: any NotificationStorage
     let sender: WebhookSender
 
     struct ListParams: Codable, Sendable { var userID: String; var limit: Int?
@@ -59,7 +59,7 @@ struct NotificationsOps {
             return delivery
         }
         router.on("events") { (query: EventsQuery, _) -> EventsPage in
-            try await store.database.read { db in try Outbox.page(db, source: BusContract.Service.notifications, query: query) }
+            try await store.eventLog.page(source: BusContract.Service.notifications, query: query)
         }
         return router
     }

@@ -10,7 +10,7 @@ import Storage
 struct NotificationsReactor {
     static let sources = [BusContract.Service.orders, BusContract.Service.trips]
 
-    let store: NotificationStore
+    let store: any NotificationStorage
     let relay: OutboxRelay
     let sender: WebhookSender
     let push: any PushProvider
@@ -39,7 +39,10 @@ struct NotificationsReactor {
             } else if event.source == BusContract.Service.orders {
                 let change = try event.data.decode(OrderStatusChanged.self)
                 (notifications, commands) = NotificationRules.reactions(to: change, at: event.time)
-                if change.order.status == .accepted { rider = (change.order.id, change.order.rider.id) }
+                // Kept from the order's first status on, not only from its acceptance: events are handled
+                // concurrently (and by several instances), so the acceptance may still be being stored
+                // when the pickup trip's first estimate asks who the rider is.
+                rider = (change.order.id, change.order.rider.id)
                 webhookItem = ["type": "order", "created_at": .string(RFC3339.format(event.time)),
                                "data": ["value": .string(change.order.status.rawValue), "order_id": .string(change.order.id), "order": event.data["order"] ?? .null]]
             } else {

@@ -15,8 +15,10 @@ public struct NotificationsServer: Sendable {
         let settings = self.settings
         let logger = RideLogging.bootstrap(label: "ride-notifications", format: settings.logFormat, level: settings.logLevel)
         let metrics = ServiceMetrics.bootstrap()
-        let storage = try await ServiceStorage.open(
-            program: "ride-notifications", source: BusContract.Service.notifications, databasePath: settings.databasePath, publishTo: settings.pub, logger: logger, store: NotificationStore.init(path:), eventLog: { SQLiteEventLog(database: $0.database) })
+        let storage = try await ServiceStorage<any NotificationStorage>.open(
+            program: "ride-notifications", source: BusContract.Service.notifications, location: settings.database, publishTo: settings.pub, logger: logger,
+            sqlite: { try NotificationStore(path: $0) }, postgres: { try await PostgresNotificationStore.open(url: $0, logger: logger) },
+            eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)
         let sender = WebhookSender(store: store, timeout: settings.webhookTimeout, retryDelays: settings.webhookRetries, logger: logger)
@@ -31,7 +33,7 @@ public struct NotificationsServer: Sendable {
         let worker = ServiceWorker(broker: settings.broker, router: NotificationsOps(store: store, sender: sender).router(instance: instance),
                                    options: workerOptions, logger: logger)
         let status = StatusServer.make(address: settings.http, serviceName: "ride-notifications", metrics: metrics, logger: logger, onRunning: { port in
-            logger.info("notifications ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.databasePath)"])
+            logger.info("notifications ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.database)"])
         }) {
             HealthReport(status: .ok, service: "notifications", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt), details: [:])
         }

@@ -3,6 +3,7 @@ import Bus
 import Foundation
 import Logging
 import ServiceKit
+import Storage
 
 /// `ride-notifications`' flags. Each has an environment variable; a flag wins over its variable.
 public struct RideNotificationsCommand: ServiceCommand {
@@ -18,8 +19,9 @@ public struct RideNotificationsCommand: ServiceCommand {
             webhooks: a JSON array of HyperTrack-style events, signed in X-Ride-Signature \
             (sha256=HMAC-SHA256 of the body with the webhook's secret), retried, then dead letters. \
             Ops (service "notifications"): list, register_push_token, register_webhook, \
-            list_webhooks, delete_webhook, dead_letters, replay, events, ping. --http defaults to \
-            0.0.0.0:9105.
+            list_webhooks, delete_webhook, dead_letters, replay, events, ping. State is kept in \
+            <data-dir>/notifications.sqlite, or with --database-url in the notifications schema of \
+            a PostgreSQL database that several instances share. --http defaults to 0.0.0.0:9105.
 
             Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
             when the database cannot be opened.
@@ -27,8 +29,10 @@ public struct RideNotificationsCommand: ServiceCommand {
 
     @OptionGroup var bus: BusClientOptions
 
-    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of notifications.sqlite and push.jsonl", env: "RIDE_DATA_DIR", default: "./.data"))
+    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of notifications.sqlite (unless --database-url) and push.jsonl", env: "RIDE_DATA_DIR", default: "./.data"))
     var dataDirectory: String?
+
+    @OptionGroup var database: DatabaseOptions
 
     @Option(name: .customLong("webhook-timeout-s"), help: helpWithEnv("Seconds a webhook receiver has to answer 2xx", env: "RIDE_WEBHOOK_TIMEOUT_S", default: "10"))
     var webhookTimeout: Int?
@@ -55,9 +59,11 @@ public struct RideNotificationsCommand: ServiceCommand {
         guard !delays.isEmpty, delays.count <= 20, delays.allSatisfy({ $0.map { $0 >= 0 && $0 <= 86_400 } ?? false }) else {
             throw ConfigurationError("webhook retries (\(retries.origin)) '\(retries.value)' must be up to 20 comma-separated seconds from 0 to 86400")
         }
+        let dataDirectory = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
         return NotificationsSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
-            dataDirectory: Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value,
+            dataDirectory: dataDirectory,
+            database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("notifications.sqlite").path),
             webhookTimeout: .seconds(try integerSetting(webhookTimeout, flag: "webhook-timeout-s", env: "RIDE_WEBHOOK_TIMEOUT_S", default: 10, range: 1...120)),
             webhookRetries: delays.map { .milliseconds(Int(($0 ?? 0) * 1000)) },
             concurrency: try concurrencySetting(concurrency),
@@ -71,6 +77,7 @@ public struct NotificationsSettings: ServiceSettings {
     public var sub: String
     public var broker: String
     public var dataDirectory: String
+    public var database: StorageLocation
     public var webhookTimeout: Duration
     public var webhookRetries: [Duration]
     public var concurrency: Int
@@ -78,14 +85,13 @@ public struct NotificationsSettings: ServiceSettings {
     public var logFormat: LogFormat
     public var logLevel: Logger.Level
 
-    public var databasePath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("notifications.sqlite").path }
     public var pushLogPath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("push.jsonl").path }
 
     public var summary: String {
         """
         ride-notifications configuration OK
           bus                   pub \(pub), sub \(sub), broker \(broker)
-          database              \(databasePath)
+          database              \(database)
           push                  \(pushLogPath)
           webhooks              timeout \(webhookTimeout), retries after \(webhookRetries.map { "\($0)" }.joined(separator: ", "))
           concurrency           \(concurrency)

@@ -1,0 +1,78 @@
+import Bus
+import Foundation
+import Storage
+
+/// What the notifications service keeps: one protocol, a SQLite store (`NotificationStore`, the
+/// default) and a PostgreSQL one (`PostgresNotificationStore`, when `RIDE_DATABASE_URL` is set,
+/// shared by instances). Both pass the same storage test suite.
+public protocol NotificationStorage: ReactorCursors {
+    /// The outbox of `notification.<user>` and `device.command.<device>` events, for the relay and the `events` op.
+    var eventLog: any EventLog { get }
+
+    /// Stores what one event makes, in one transaction: the notifications not stored before
+    /// (each with its `notification.<user>` event), the device commands, and one delivery per
+    /// webhook. Returns the notifications that are new (for push). The same event recorded again,
+    /// or by two instances at once, adds nothing.
+    func record(eventID: String, notifications: [UserNotification], commands: [DeviceCommand], webhookBody: [UInt8]?,
+                rider: (order: String, rider: String)?) async throws -> [UserNotification]
+    /// The rider of an order (as `record` kept it), for the trip events that name only the order.
+    func rider(of orderID: String) async throws -> String?
+    /// A user's inbox, newest first.
+    func inbox(userID: String, limit: Int) async throws -> [UserNotification]
+    /// Keeps a push token; one already kept is kept once.
+    func addPushToken(userID: String, token: String) async throws
+    func pushTokens(userID: String) async throws -> [String]
+
+    func addWebhook(_ webhook: Webhook) async throws
+    /// Every webhook, oldest first.
+    func webhooks() async throws -> [Webhook]
+    /// Removes a webhook and its pending deliveries; false when there was none.
+    func deleteWebhook(id: String) async throws -> Bool
+
+    /// Pending deliveries whose time has come, oldest first — claimed for `lease`: their next
+    /// attempt moves to the lease's end (returned) in the same transaction, so another instance
+    /// on the same database does not send them too; if this one dies mid-send, they are due again
+    /// when the lease ends (at least once, as webhooks are).
+    func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> (deliveries: [Delivery], leaseEnd: Int64)
+    /// Records an attempt: delivered, retried at `retryAt`, or dead when `retryAt` is nil — only
+    /// while the claim (`lease`, the claim's `leaseEnd`) is still this attempt's: an attempt that
+    /// outlived its lease, while another instance sent the delivery again, changes nothing.
+    /// A nil `lease` records the attempt whatever the claim.
+    func finishAttempt(_ id: Int64, lease: Int64?, delivered: Bool, error: String?, retryAt: Date?) async throws
+    /// Dead deliveries, newest first.
+    func deadLetters(limit: Int) async throws -> [Delivery]
+    /// A dead delivery goes back to pending, attempts from zero; false when it is not dead.
+    func replay(deliveryID: Int64) async throws -> Bool
+    func delivery(id: Int64) async throws -> Delivery?
+}
+
+/// What both stores share of their tables: the rules a row follows, and how a row reads back.
+enum NotificationRows {
+    /// Commands only with something new: a replayed event must not restart a phone's tracking.
+    static func commands(_ commands: [DeviceCommand], forNotifications notifications: [UserNotification], added: [UserNotification]) -> [DeviceCommand] {
+        !added.isEmpty || notifications.isEmpty ? commands : []
+    }
+
+    /// A delivery's columns, in the order of `DeliveryColumns`, with its webhook's (`d` the delivery, `w` the webhook).
+    static let deliveryColumns = "d.id, d.webhook_id, w.url, d.event_id, d.status, d.attempts, d.last_error, d.body, w.secret"
+    /// A delivery and its webhook.
+    static let deliveriesWithWebhooks = "deliveries d JOIN webhooks w ON w.id = d.webhook_id"
+    /// id, webhook_id, url, event_id, status, attempts, last_error, body, secret.
+    typealias DeliveryColumns = (Int64, String, String, String, String, Int, String?, Data, String)
+
+    static func delivery(_ row: DeliveryColumns) -> Delivery {
+        Delivery(id: row.0, webhookID: row.1, url: row.2, eventID: row.3, status: row.4, attempts: row.5, lastError: row.6,
+                 body: String(decoding: row.7, as: UTF8.self), secret: row.8)
+    }
+
+    static let webhookColumns = "id, url, secret, created_at_ms"
+
+    static func webhook(id: String, url: String, secret: String, createdAtMS: Int64) -> Webhook {
+        Webhook(id: id, url: url, secret: secret, createdAt: Date(timeIntervalSince1970: Double(createdAtMS) / 1000))
+    }
+
+    /// A delivery's status after an attempt.
+    static func status(delivered: Bool, retryAt: Date?) -> String { delivered ? "delivered" : retryAt == nil ? "dead" : "pending" }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+}

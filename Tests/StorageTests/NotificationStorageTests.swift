@@ -1,0 +1,266 @@
+import Bus
+import Foundation
+import Storage
+import Testing
+
+@testable import NotificationsService
+
+/// The notifications store's rules, the same on SQLite and PostgreSQL — and, on PostgreSQL, with
+/// two instances on one database.
+@Suite struct NotificationStorageTests {
+    let time = Date(timeIntervalSince1970: 1_790_000_000)
+
+    /// Deliveries are due from the moment they are recorded (the wall clock): a claim's "now" a
+    /// little after that finds them due.
+    func soon() -> Date { Date().addingTimeInterval(1) }
+
+    /// The store on `backend`, closed (PostgreSQL) when `body` ends.
+    func withStore(_ backend: Backend, _ body: (any NotificationStorage) async throws -> Void) async throws {
+        try await withInstances(backend) { first, _ in try await body(first) }
+    }
+
+    /// Two instances of the store on one database. On SQLite, where one process keeps the file,
+    /// both are the same store: its concurrent calls are what must not interfere.
+    func withInstances(_ backend: Backend, _ body: (any NotificationStorage, any NotificationStorage) async throws -> Void) async throws {
+        switch backend {
+        case .sqlite:
+            let file = TemporaryFile()
+            let store = try NotificationStore(path: file.path)
+            try await body(store, store)
+        case .postgres:
+            let url = try await freshPostgres()
+            let first = try await PostgresNotificationStore.open(url: url, logger: testLogger)
+            defer { first.postgres.close() }
+            let second = try await PostgresNotificationStore.open(url: url, logger: testLogger)
+            defer { second.postgres.close() }
+            try await body(first, second)
+        }
+    }
+
+    func note(_ id: String, user: String, at seconds: TimeInterval = 0) -> UserNotification {
+        UserNotification(id: id, userID: user, kind: "test", title: "Title \(id)", body: "Body", orderID: "o1", createdAt: time.addingTimeInterval(seconds))
+    }
+
+    func webhook(_ id: String, at seconds: TimeInterval = 0) -> Webhook {
+        Webhook(id: id, url: "http://127.0.0.1:9/\(id)", secret: "secret-of-\(id)-0123456789", createdAt: time.addingTimeInterval(seconds))
+    }
+
+    func events(_ store: any NotificationStorage) async throws -> [CloudEvent<JSONValue>] {
+        try await store.eventLog.page(source: BusContract.Service.notifications, query: EventsQuery(after: 0, limit: 500)).events
+    }
+
+    @Test(arguments: Backend.allCases)
+    func anEventRecordedTwiceYieldsItsNotificationsCommandsAndDeliveryOnce(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            try await store.addWebhook(webhook("w1"))
+            let notifications = [note("o1/driver_assigned/r1", user: "r1"), note("o1/other/d1", user: "d1")]
+            let command = DeviceCommand(deviceID: "phone-1", command: "start_tracking")
+            let body = Array(#"[{"type":"order"}]"#.utf8)
+            let added = try await store.record(eventID: "orders/7", notifications: notifications, commands: [command], webhookBody: body,
+                                               rider: (order: "o1", rider: "r1"))
+            #expect(added == notifications)
+            let replayed = try await store.record(eventID: "orders/7", notifications: notifications, commands: [command], webhookBody: body,
+                                                  rider: (order: "o1", rider: "r2"))
+            #expect(replayed.isEmpty, "a replayed event adds no notification")
+            let published = try await events(store)
+            #expect(published.map(\.type) == ["notification", "notification", "device.command"], "and no event: the phone's tracking is not restarted")
+            #expect(published[0].data["id"] == "o1/driver_assigned/r1")
+            #expect(published[2].data["device_id"] == "phone-1")
+            #expect(try await store.rider(of: "o1") == "r1", "the first rider kept")
+            #expect(try await store.rider(of: "o2") == nil)
+            let later = soon()
+            let (deliveries, _) = try await store.claimDueDeliveries(now: later, lease: .seconds(30), limit: 10)
+            #expect(deliveries.count == 1, "one delivery per webhook and event")
+            let delivery = try #require(deliveries.first)
+            #expect((delivery.webhookID, delivery.eventID, delivery.url, delivery.status, delivery.attempts) == ("w1", "orders/7", "http://127.0.0.1:9/w1", "pending", 0))
+            #expect(delivery.body == #"[{"type":"order"}]"#)
+            #expect(delivery.secret == webhook("w1").secret)
+
+            // Another event naming a stored notification: only its new one counts, and its commands go out.
+            let next = try await store.record(eventID: "orders/8", notifications: [notifications[0], note("o1/third/r1", user: "r1")],
+                                              commands: [command], webhookBody: nil, rider: nil)
+            #expect(next.map(\.id) == ["o1/third/r1"])
+            #expect(try await events(store).count == 5)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func theInboxIsNewestFirstAndLimited(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let notes = [note("n1", user: "u1", at: 10), note("n3", user: "u1", at: 30), note("n2", user: "u1", at: 20),
+                         note("m1", user: "u2", at: 40), note("n4a", user: "u1", at: 30)]
+            _ = try await store.record(eventID: "e1", notifications: notes, commands: [], webhookBody: nil, rider: nil)
+            #expect(try await store.inbox(userID: "u1", limit: 10).map(\.id) == ["n3", "n4a", "n2", "n1"], "newest first, ties by id")
+            #expect(try await store.inbox(userID: "u1", limit: 2).map(\.id) == ["n3", "n4a"])
+            #expect(try await store.inbox(userID: "u1", limit: 1) == [notes[1]], "the whole notification back")
+            #expect(try await store.inbox(userID: "u2", limit: 10).map(\.id) == ["m1"])
+            #expect(try await store.inbox(userID: "nobody", limit: 10).isEmpty)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func pushTokensAreKeptOnceEach(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            try await store.addPushToken(userID: "u1", token: "t1")
+            try await store.addPushToken(userID: "u1", token: "t1")
+            try await store.addPushToken(userID: "u1", token: "t2")
+            try await store.addPushToken(userID: "u2", token: "t1")
+            #expect(try await store.pushTokens(userID: "u1").sorted() == ["t1", "t2"])
+            #expect(try await store.pushTokens(userID: "u2") == ["t1"])
+            #expect(try await store.pushTokens(userID: "u3").isEmpty)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func webhooksAreAddedListedAndDeletedWithTheirPendingDeliveries(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            try await store.addWebhook(webhook("w2", at: 5))
+            try await store.addWebhook(webhook("w1", at: 1))
+            #expect(try await store.webhooks() == [webhook("w1", at: 1), webhook("w2", at: 5)], "oldest first, every field back")
+            _ = try await store.record(eventID: "e1", notifications: [], commands: [], webhookBody: Array("[]".utf8), rider: nil)
+            #expect(try await store.deleteWebhook(id: "w1"))
+            #expect(!(try await store.deleteWebhook(id: "w1")), "gone already")
+            #expect(try await store.webhooks().map(\.id) == ["w2"])
+            let later = soon()
+            let (due, _) = try await store.claimDueDeliveries(now: later, lease: .seconds(30), limit: 10)
+            #expect(due.map(\.webhookID) == ["w2"], "the deleted webhook's pending delivery went with it")
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func deliveriesAreClaimedLeasedFinishedAndReplayed(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            try await store.addWebhook(webhook("w1"))
+            for n in 1...3 {
+                _ = try await store.record(eventID: "e\(n)", notifications: [], commands: [], webhookBody: Array("[\(n)]".utf8), rider: nil)
+            }
+            let later = soon()
+            let first = try await store.claimDueDeliveries(now: later, lease: .seconds(30), limit: 2)
+            #expect(first.deliveries.map(\.eventID) == ["e1", "e2"], "oldest first, up to the limit")
+            #expect(first.leaseEnd == NotificationRows.milliseconds(later) + 30_000)
+            let second = try await store.claimDueDeliveries(now: later, lease: .seconds(30), limit: 10)
+            #expect(second.deliveries.map(\.eventID) == ["e3"], "the claimed ones are not due while leased")
+            #expect(try await store.claimDueDeliveries(now: later.addingTimeInterval(29), lease: .seconds(30), limit: 10).deliveries.isEmpty)
+
+            // The lease ran out (the sender died): due again, under a new lease.
+            let again = try await store.claimDueDeliveries(now: later.addingTimeInterval(31), lease: .seconds(30), limit: 10)
+            #expect(again.deliveries.map(\.eventID) == ["e1", "e2", "e3"])
+            let (e1, e2, e3) = (again.deliveries[0].id, again.deliveries[1].id, again.deliveries[2].id)
+            try await store.finishAttempt(e1, lease: first.leaseEnd, delivered: true, error: nil, retryAt: nil)
+            #expect(try await store.delivery(id: e1)?.status == "pending", "an attempt that outlived its lease changes nothing")
+            #expect(try await store.delivery(id: e1)?.attempts == 0)
+
+            try await store.finishAttempt(e1, lease: again.leaseEnd, delivered: true, error: nil, retryAt: nil)
+            try await store.finishAttempt(e2, lease: again.leaseEnd, delivered: false, error: "HTTP 500", retryAt: later.addingTimeInterval(100))
+            try await store.finishAttempt(e3, lease: again.leaseEnd, delivered: false, error: "timed out", retryAt: nil)
+            let delivered = try #require(try await store.delivery(id: e1))
+            #expect((delivered.status, delivered.attempts, delivered.lastError) == ("delivered", 1, nil))
+            let retried = try #require(try await store.delivery(id: e2))
+            #expect((retried.status, retried.attempts, retried.lastError) == ("pending", 1, "HTTP 500"))
+            #expect(try await store.claimDueDeliveries(now: later.addingTimeInterval(99), lease: .seconds(30), limit: 10).deliveries.isEmpty,
+                    "not before its retry time")
+            let retry = try await store.claimDueDeliveries(now: later.addingTimeInterval(100), lease: .seconds(30), limit: 10)
+            #expect(retry.deliveries.map(\.id) == [e2])
+            #expect(retry.deliveries.first?.attempts == 1)
+            try await store.finishAttempt(e2, lease: nil, delivered: false, error: "HTTP 502", retryAt: nil)
+            #expect(try await store.delivery(id: e2)?.status == "dead", "without a lease the attempt is recorded whatever the claim")
+
+            #expect(try await store.deadLetters(limit: 10).map(\.id) == [e3, e2], "newest first")
+            #expect(try await store.deadLetters(limit: 1).map(\.id) == [e3])
+            #expect(try await store.deadLetters(limit: 10).first?.lastError == "timed out")
+            #expect(try await store.replay(deliveryID: e3))
+            let replayed = try #require(try await store.delivery(id: e3))
+            #expect((replayed.status, replayed.attempts, replayed.lastError) == ("pending", 0, nil))
+            #expect(!(try await store.replay(deliveryID: e3)), "no longer dead")
+            #expect(!(try await store.replay(deliveryID: e1)), "delivered, not dead")
+            #expect(!(try await store.replay(deliveryID: 999_999)))
+            #expect(try await store.delivery(id: 999_999) == nil)
+            #expect(try await store.deadLetters(limit: 10).map(\.id) == [e2])
+            let due = try await store.claimDueDeliveries(now: Date().addingTimeInterval(1), lease: .seconds(30), limit: 10)
+            #expect(due.deliveries.map(\.id) == [e3], "a replayed delivery is due at once")
+        }
+    }
+
+    /// Two instances sending webhooks at once: every delivery claimed once, none twice.
+    @Test(arguments: Backend.allCases)
+    func twoClaimersAtOnceNeverGetTheSameDelivery(backend: Backend) async throws {
+        try await withInstances(backend) { first, second in
+            try await first.addWebhook(webhook("w1"))
+            try await first.addWebhook(webhook("w2", at: 1))
+            for n in 1...30 {
+                _ = try await first.record(eventID: "e\(n)", notifications: [], commands: [], webhookBody: Array("[\(n)]".utf8), rider: nil)
+            }
+            let later = soon()
+            let claimed = try await withThrowingTaskGroup(of: [Int64].self) { group in
+                for (index, store) in [first, second, first, second].enumerated() {
+                    group.addTask {
+                        var ids: [Int64] = []
+                        while true {
+                            let batch = try await store.claimDueDeliveries(now: later, lease: .seconds(60), limit: 1 + index).deliveries
+                            if batch.isEmpty { return ids }
+                            ids += batch.map(\.id)
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(claimed.count == 60, "every delivery claimed")
+            #expect(Set(claimed).count == claimed.count, "none claimed twice")
+        }
+    }
+
+    /// Two instances handling the same events at once (both follow orders): one set of rows, one
+    /// set of events. Events that share a notification must not deadlock each other.
+    @Test(arguments: Backend.allCases)
+    func concurrentRecordsOfOneEventStoreItOnce(backend: Backend) async throws {
+        try await withInstances(backend) { first, second in
+            try await first.addWebhook(webhook("w1"))
+            let eventCount = 15
+            // The shared one first in some events and last in others: each order once makes two events wait for each other.
+            func notifications(_ n: Int) -> [UserNotification] {
+                let own = [note("o\(n)/a/r\(n)", user: "r\(n)"), note("o\(n)/b/d1", user: "d1")], shared = note("shared/offer/d2", user: "d2")
+                return n.isMultiple(of: 2) ? [shared] + own : own + [shared]
+            }
+            let added = try await withThrowingTaskGroup(of: [UserNotification].self) { group in
+                for n in 1...eventCount {
+                    for store in [first, second] {
+                        group.addTask {
+                            try await store.record(eventID: "orders/\(n)", notifications: notifications(n),
+                                                   commands: [DeviceCommand(deviceID: "phone-\(n)", command: "start_tracking")],
+                                                   webhookBody: Array("[\(n)]".utf8), rider: (order: "o\(n)", rider: "r\(n)"))
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(added.count == eventCount * 2 + 1, "each notification added once")
+            #expect(Set(added.map(\.id)).count == added.count)
+            let published = try await events(second)
+            #expect(published.filter { $0.type == "notification" }.count == eventCount * 2 + 1)
+            #expect(published.filter { $0.type == "device.command" }.count == eventCount, "one command per event")
+            #expect(try await second.inbox(userID: "d1", limit: 500).count == eventCount)
+            #expect(try await second.inbox(userID: "d2", limit: 500).map(\.id) == ["shared/offer/d2"])
+            let later = soon()
+            let deliveries = try await second.claimDueDeliveries(now: later, lease: .seconds(30), limit: 500).deliveries
+            #expect(deliveries.count == eventCount, "one delivery per event")
+            #expect(Set(deliveries.map(\.eventID)).count == eventCount)
+            #expect(try await first.rider(of: "o3") == "r3")
+        }
+    }
+
+    /// Several instances starting at once on an empty database: the schema is made once.
+    @Test func instancesStartingTogetherShareOneSchema() async throws {
+        let url = try await freshPostgres()
+        let stores = try await withThrowingTaskGroup(of: PostgresNotificationStore.self) { group in
+            for _ in 0..<3 { group.addTask { try await PostgresNotificationStore.open(url: url, logger: testLogger) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        defer { for store in stores { store.postgres.close() } }
+        try await stores[0].addWebhook(webhook("w1"))
+        _ = try await stores[1].record(eventID: "e1", notifications: [], commands: [], webhookBody: Array("[]".utf8), rider: nil)
+        _ = try await stores[2].record(eventID: "e2", notifications: [], commands: [], webhookBody: Array("[]".utf8), rider: nil)
+        let later = soon()
+        let ids = try await stores[2].claimDueDeliveries(now: later, lease: .seconds(30), limit: 10).deliveries.map(\.id)
+        #expect(ids.count == 2 && ids[0] < ids[1], "deliveries numbered by the database, in order")
+    }
+}
