@@ -141,13 +141,13 @@ import Yams
 
 /// The compose file as local processes: each service's own command and environment (only the
 /// host names, ports and volume paths rewritten for this machine; the postgres service is a server
-/// the test starts), users, orders and trips twice — on the shared database or volume — as
+/// the test starts), users, orders, trips and notifications twice on the shared database, as
 /// `--scale` would run them, and a whole ride through the gateway.
 @Suite(.serialized) struct ComposeAsProcessesTests {
     @Test func theComposeFileRunsAsLocalProcessesWithReplicasAndCarriesARide() async throws {
         try await withTestBus("compose-local") { testBus in
             let services = try ComposeTests.services()
-            let replicas = ["users": 2, "orders": 2, "trips": 2]
+            let replicas = ["users": 2, "orders": 2, "trips": 2, "notifications": 2]
             // The postgres service: a server of this test's own, with the file's database.
             let database = try ComposeTests.postgres()
             let postgres = try await TestPostgresServer.shared()
@@ -188,7 +188,7 @@ import Yams
                 }
             }
             // Both replicas' workers are registered with the compose bus.
-            let scaled = ["users", "orders", "trips"]
+            let scaled = ["users", "orders", "trips", "notifications"]
             let busHealth = "http://127.0.0.1:\(ports["9100"] ?? "0")/health"
             try await eventually("two instances' workers of \(scaled)") {
                 let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(busHealth).body))

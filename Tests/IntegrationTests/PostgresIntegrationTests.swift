@@ -121,7 +121,7 @@ import TestPostgres
     }
 }
 
-/// The database restarted in the middle of a simulation: users and orders on PostgreSQL lose every
+/// The database restarted in the middle of a simulation: users, orders, trips and notifications on PostgreSQL lose every
 /// connection (a fast shutdown ends them), the server is down 6 s, then back. Meanwhile requests
 /// are answered 503 `storage_unavailable` and nothing is half-written; the pools reconnect, the
 /// reactors retry, the relays send what waited. Afterwards every ride finishes, nothing doubled.
@@ -131,7 +131,8 @@ import TestPostgres
         let database = try await server.createDatabase("rides")
         try await withTestBus("db-restart") { bus in
             let platform = try await OrdersIntegrationTests.Platform.start(bus, database: database)
-            _ = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications")
+            _ = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications",
+                                            arguments: ["--database-url", database.urlString])
             let simulation = platform.simulate(drivers: 8, riders: 8, duration: 30, timeout: .seconds(260))
             try await platform.waitUntilRidesAreUnderWay()
 
@@ -157,7 +158,7 @@ import TestPostgres
             let tally = try await RideTally.read(platform, report: SimulationReport(text: result.stdout))
             let sequences = tally.orderEvents.compactMap { $0["sequence"]?.stringValue.flatMap(Int.init) }
             print("""
-                failure test — PostgreSQL (users, orders, ledger, trips) restarted mid-simulation, down 6 s
+                failure test — PostgreSQL (users, orders, ledger, trips, notifications) restarted mid-simulation, down 6 s
                 \(tally.lines)
                   orders' outbox \(sequences.count) events, sequences 1…\(sequences.last ?? 0) without a gap: \(sequences == Array(1...max(1, sequences.count)))
                 """)

@@ -74,7 +74,9 @@ public actor TripWatcher {
     /// matched, which is ignored). `catchingUp`: from history after a restart, so no estimates.
     func handle(deviceID: String, fix: TrackPoint, now: Date = Date(), catchingUp: Bool = false) async {
         for tripID in tripsByDevice[deviceID] ?? [] {
-            guard var trip = live[tripID] else { continue }
+            guard let before = live[tripID] else { continue }
+            var trip = before
+            var stored = true
             for signal in trip.progress.record(fix, model: model, now: now) {
                 if catchingUp, case .eta = signal { continue }
                 let event = trip.apply(signal)
@@ -82,9 +84,13 @@ public actor TripWatcher {
                     if try await store.update(trip, event: event) { relay.notify() }
                 } catch {
                     logger.error("trip update failed; the next location retries", metadata: ["trip_id": "\(tripID)", "error": "\(error)"])
+                    stored = false
+                    break
                 }
             }
-            live[tripID] = trip
+            // Kept only once stored: an arrival whose write failed (the database down) must be
+            // seen again at the next location, not remembered as announced and never stored.
+            if stored { live[tripID] = trip }
         }
     }
 
