@@ -103,6 +103,20 @@ import Testing
         }
     }
 
+    /// PostgreSQL's text cannot hold NUL (SQLite's can): bad input answered 422, nothing stored — not a 500.
+    @Test func aNulInTextIsBadInputOnPostgreSQL() async throws {
+        try await withStore(.postgres) { store in
+            do {
+                try await store.register(User(id: "r1", role: .rider, name: "A\u{0}B", phoneNumber: "+15550101", createdAt: time), passwordHash: "x")
+                Issue.record("stored a NUL")
+            } catch let error as any ServiceErrorConvertible {
+                #expect(error.serviceError?.status == 422, "\(String(describing: error.serviceError))")
+            }
+            #expect(try await store.user(id: "r1") == nil)
+            #expect(try await store.eventLog.page(source: "users", query: EventsQuery(after: 0, limit: 10)).events.isEmpty)
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func reactorCursorsAreKeptPerSource(backend: Backend) async throws {
         try await withStore(backend) { store in

@@ -273,6 +273,9 @@ extension PSQLError: ServiceErrorConvertible {
         case "53100":
             return ServiceError(status: Status.unavailable, code: "storage_full",
                                 message: "the disk holding this service's database is full; nothing was stored — try again later")
+        case "22021", "22P05":
+            // A NUL character in a text field: SQLite keeps it, PostgreSQL's text cannot. Bad input, not a failure.
+            return ServiceError.unprocessable("invalid_params", "a text field holds a character that cannot be stored (NUL); nothing was stored")
         case "40001", "40P01", "55P03", "53300":
             return ServiceError(status: Status.unavailable, code: "storage_busy",
                                 message: "this service's database is busy; nothing was stored — try again")
