@@ -67,13 +67,7 @@ public final class PostgresSchema: Sendable {
         let task = Task { [client, logger, url] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
-                let attempt = Task { try await client.query("SELECT 1", logger: logger) }
-                let deadline = Task {
-                    try await Task.sleep(for: .seconds(2))
-                    attempt.cancel()
-                }
-                let answered = (try? await attempt.value) != nil
-                deadline.cancel()
+                let answered = await Self.answers(client, within: .seconds(2), logger: logger)
                 if reachable.exchange(answered, ordering: .relaxed) != answered {
                     if answered {
                         logger.notice("database reachable again", metadata: ["database": "\(url)"])
@@ -85,6 +79,27 @@ public final class PostgresSchema: Sendable {
             }
         }
         probing.withLock { $0 = task }
+    }
+
+    /// Whether the server answers `SELECT 1` within `limit`. The answer is given at the deadline
+    /// even if the query ignores its cancellation (a connection stuck on a dead socket, or a pool
+    /// whose connections are all held): awaiting it instead would stop the probing for good and
+    /// leave the service refusing requests after the server is back.
+    static func answers(_ client: PostgresClient, within limit: Duration, logger: Logger) async -> Bool {
+        let decided = FirstClaim()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let attempt = Task {
+                let answered = (try? await client.query("SELECT 1", logger: logger)) != nil
+                if decided.claim() { continuation.resume(returning: answered) }
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                if decided.claim() {
+                    attempt.cancel()
+                    continuation.resume(returning: false)
+                }
+            }
+        }
     }
 
     /// Whether the last probe was answered (for /health).
@@ -215,6 +230,12 @@ public final class PostgresSchema: Sendable {
         statements.append(current)
         return statements.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
     }
+}
+
+/// True for the first caller only: which of two racers resumes a continuation.
+final class FirstClaim: Sendable {
+    private let claimed = Mutex(false)
+    func claim() -> Bool { claimed.withLock { claimed in defer { claimed = true }; return !claimed } }
 }
 
 /// A migration PostgreSQL refused: which one, the statement, and the server's message.
