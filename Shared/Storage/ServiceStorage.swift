@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Logging
+import PostgresNIO
 import ServiceKit
 
 /// A stateful service's store and its way to the bus, set up the same way by every service: the
@@ -28,7 +29,7 @@ public struct ServiceStorage<Store: Sendable>: Sendable {
                 store = try await postgres(url)
             }
         } catch {
-            let detail = (error as? PSQLErrorSummary)?.summary ?? "\(error)"
+            let detail = (error as? PSQLError)?.summary ?? "\(error)"  // its description hides the server's message
             throw exitWithError("cannot open the database (\(location)): \(detail)", program: program, code: ExitCodes.software)
         }
         let publisher = try await EventPublisher(endpoint: endpoint, source: source, logger: logger)
@@ -42,6 +43,3 @@ public struct ServiceStorage<Store: Sendable>: Sendable {
                        sqlite: store, eventLog: eventLog)
     }
 }
-
-/// An error whose `description` hides what a log needs (PostgreSQL's hides the server's message).
-protocol PSQLErrorSummary { var summary: String { get } }

@@ -7,8 +7,7 @@ extension DatabaseError: ServiceErrorConvertible {
     public var serviceError: ServiceError? {
         switch resultCode {
         case .SQLITE_FULL:
-            ServiceError(status: Status.unavailable, code: "storage_full",
-                         message: "the disk holding this service's database is full; nothing was stored — try again later")
+            ServiceError.storageFull
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             ServiceError(status: Status.unavailable, code: "storage_busy",
                          message: "this service's database stayed locked by another writer; nothing was stored — try again")
@@ -19,4 +18,10 @@ extension DatabaseError: ServiceErrorConvertible {
             nil
         }
     }
+}
+
+extension ServiceError {
+    /// The disk under the database is full (SQLite's SQLITE_FULL, PostgreSQL's 53100): the same answer from either.
+    static let storageFull = ServiceError(status: Status.unavailable, code: "storage_full",
+                                          message: "the disk holding this service's database is full; nothing was stored — try again later")
 }

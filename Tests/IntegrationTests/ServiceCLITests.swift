@@ -28,6 +28,7 @@ import Testing
         ("ride-users", [], ["RIDE_DATABASE_URL": "mysql://u@h/db"], "RIDE_DATABASE_URL: scheme \"mysql\" is not postgres://"),
         ("ride-users", ["--database-url", "postgres://u:secret@h:99999/db"], [:], "--database-url: port 99999 is not from 1 to 65535"),
         ("ride-orders", ["--fare", "cheap"], [:], "fare (--fare) 'cheap' must be currency,base,per_km,per_minute,minimum"),
+        ("ride-orders", [], ["RIDE_DATABASE_URL": "postgres://ride@db"], "RIDE_DATABASE_URL: no database name in postgres://ride@db"),
         ("ride-orders", [], ["RIDE_FARE": "usd,1,1,1,1"], "fare (RIDE_FARE): currency: must be a three-letter code"),
         ("ride-orders", ["--dispatch-drivers", "0"], [:], "dispatch-drivers (--dispatch-drivers) 0 is out of range"),
         ("ride-trips", ["--concurrency", "0"], [:], "concurrency (--concurrency) 0 is out of range"),

@@ -268,7 +268,7 @@ extension PostgresConnection {
     }
 }
 
-extension PSQLError: PSQLErrorSummary {
+extension PSQLError {
     /// The server is down, restarting, or not reachable: worth waiting for.
     var isUnreachable: Bool {
         switch code {
@@ -292,8 +292,7 @@ extension PSQLError: ServiceErrorConvertible {
         if isUnreachable || code == .poolClosed { return PostgresSchema.unavailable }
         switch serverInfo?[.sqlState] {
         case "53100":
-            return ServiceError(status: Status.unavailable, code: "storage_full",
-                                message: "the disk holding this service's database is full; nothing was stored — try again later")
+            return ServiceError.storageFull
         case "22021", "22P05":
             // A NUL character in a text field: SQLite keeps it, PostgreSQL's text cannot. Bad input, not a failure.
             return ServiceError.unprocessable("invalid_params", "a text field holds a character that cannot be stored (NUL); nothing was stored")
