@@ -254,7 +254,11 @@ import Testing
             for (query, status) in [("?access_token=\(zed.token)", 403), ("?access_token=\(eve.token)", 403), ("?access_token=nope", 401), ("", 401),
                                     ("?access_token=\(apps.rider.token)&after=soon", 422)] {
                 let refused = LiveClient(url: "\(base)/v1/orders/\(id)/live\(query)")
-                try await eventually("the refusal arrived (\(status))") { refused.received.first?["type"] == "error" }
+                do {
+                    try await eventually("the refusal arrived (\(status))") { refused.received.first?["type"] == "error" }
+                } catch {
+                    throw TestFailure("no refusal (\(status)) on \(query.prefix(20)) within 15 s; received \(refused.received); the connection: \(refused.ending)")
+                }
                 #expect(refused.received.first?["status"] == .number(Double(status)), "\(refused.received)")
                 #expect(refused.received.count == 1, "nothing after the refusal")
                 refused.close()

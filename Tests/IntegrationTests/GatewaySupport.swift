@@ -51,6 +51,8 @@ struct TestGateway: Sendable {
 final class LiveClient: Sendable {
     final class Log: Sendable {
         let messages = Mutex<[JSONValue]>([])
+        /// How the connection ended (the close frame, or the error), once it has.
+        let ending = Mutex<String?>(nil)
     }
     private let log = Log()
     private let task: Task<Void, Never>
@@ -58,16 +60,23 @@ final class LiveClient: Sendable {
     init(url: String) {
         let log = self.log
         task = Task {
-            _ = try? await WebSocketClient.connect(url: url, logger: Logger(label: "live-client")) { inbound, _, _ in
-                for try await message in inbound.messages(maxSize: 1 << 20) {
-                    guard case .text(let text) = message, let value = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8)) else { continue }
-                    log.messages.withLock { $0.append(value) }
+            do {
+                let close = try await WebSocketClient.connect(url: url, logger: Logger(label: "live-client")) { inbound, _, _ in
+                    for try await message in inbound.messages(maxSize: 1 << 20) {
+                        guard case .text(let text) = message, let value = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8)) else { continue }
+                        log.messages.withLock { $0.append(value) }
+                    }
                 }
+                log.ending.withLock { $0 = "closed: \(String(describing: close))" }
+            } catch {
+                log.ending.withLock { $0 = "failed: \(error)" }
             }
         }
     }
 
     var received: [JSONValue] { log.messages.withLock { $0 } }
+    /// How the connection ended, for a failure message ("open" while it is).
+    var ending: String { log.ending.withLock { $0 } ?? "open" }
 
     /// The statuses received (the snapshot's first), in order.
     var statuses: [String] {

@@ -190,12 +190,15 @@ import Testing
 
     /// Waits until `ridectl up` says the platform is up (it has finished starting everything).
     static func waitForBanner(_ supervisor: ProcessSupervisor) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
+        // Generous: seven debug binaries starting while the rest of the suite runs on two cores.
+        let deadline = ContinuousClock.now + .seconds(60)
+        var log = ""
         while ContinuousClock.now < deadline {
-            if let log = try? String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8), log.contains("The platform is up") { return }
+            log = (try? String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)) ?? ""
+            if log.contains("The platform is up") { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw TestFailure("ridectl up did not say the platform is up within 30 s")
+        throw TestFailure("ridectl up did not say the platform is up within 60 s; its log ends:\n\(log.suffix(3000))")
     }
 
     @Test func aProcessThatDiesStopsThePlatformAndIsNamed() async throws {
