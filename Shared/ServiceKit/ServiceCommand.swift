@@ -75,8 +75,12 @@ public func concurrencySetting(_ flagValue: Int?) throws -> Int {
 
 /// Set by `ridectl up` for its children: when the parent is gone — even killed with SIGKILL, which
 /// it cannot pass on — the process stops itself gracefully (SIGTERM to itself) within half a
-/// second, instead of living on as an orphan that holds the platform's ports.
+/// second, instead of living on as an orphan that holds the platform's ports. A graceful stop that
+/// is still going `orphanGrace` later (the bus went with the parent, so a publisher or a reactor
+/// may wait on it) ends with an exit, as `docker stop` ends with SIGKILL: every store is
+/// transactional, so an exit loses nothing committed.
 public let stopWithParentEnvironment = "RIDE_STOP_WITH_PARENT"
+let orphanGrace = Duration.seconds(10)
 
 func stopWithParentIfAsked(environment: [String: String] = ProcessInfo.processInfo.environment) {
     guard environment[stopWithParentEnvironment] == "1" else { return }
@@ -86,5 +90,8 @@ func stopWithParentIfAsked(environment: [String: String] = ProcessInfo.processIn
             try? await Task.sleep(for: .milliseconds(500))
         }
         kill(getpid(), SIGTERM)
+        try? await Task.sleep(for: orphanGrace)
+        FileHandle.standardError.write(Data("the parent process is gone and stopping gracefully took over \(orphanGrace); exiting\n".utf8))
+        exit(ExitCodes.software)
     }
 }

@@ -178,7 +178,7 @@ import Testing
         try await Self.waitForBanner(supervisor)
         #expect(try await platformProcesses().count == 7)
         supervisor.signal("up", SIGKILL)
-        try await eventually("every process of the platform stopped by itself", timeout: .seconds(20)) { try await platformProcesses().isEmpty }
+        try await eventually("every process of the platform stopped by itself", timeout: .seconds(30)) { try await platformProcesses().isEmpty }
         try? FileManager.default.removeItem(atPath: scratch)
     }
 

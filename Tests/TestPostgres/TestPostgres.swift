@@ -126,6 +126,16 @@ public final class TestPostgresServer: Sendable {
         server.withLock { $0 = nil }
     }
 
+    /// Freezes the server and every session of it (SIGSTOP), or thaws it (SIGCONT): a server that
+    /// is up but answers nothing, as a hung host or a partition looks to its clients.
+    public func freeze(_ frozen: Bool) async throws {
+        guard let process = server.withLock({ $0 }) else { return }
+        let children = try await Self.run("/usr/bin/pgrep", ["-P", "\(process.processIdentifier)"])
+        for pid in [process.processIdentifier] + children.split(separator: "\n").compactMap({ Int32($0) }) {
+            kill(pid, frozen ? SIGSTOP : SIGCONT)
+        }
+    }
+
     func stopAtExit() {
         if let process = server.withLock({ $0 }) {
             kill(process.processIdentifier, SIGQUIT)
@@ -155,9 +165,10 @@ public final class TestPostgresServer: Sendable {
                       environment: environment)
     }
 
-    /// Runs a program to its end without holding a thread of the cooperative pool. Its output goes
-    /// to a file, not a pipe: the server pg_ctl starts inherits it and would hold a pipe open.
-    static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil) async throws {
+    /// Runs a program to its end without holding a thread of the cooperative pool; returns its
+    /// output. The output goes to a file, not a pipe: a server it starts inherits it and would hold a pipe open.
+    @discardableResult
+    static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
@@ -174,10 +185,9 @@ public final class TestPostgresServer: Sendable {
             do { try process.run() } catch { continuation.resume(throwing: error) }
         }
         try? output.close()
-        guard status == 0 else {
-            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-            throw TestPostgresError("\(program) \(arguments.joined(separator: " ")) exited \(status): \(text)")
-        }
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw TestPostgresError("\(program) \(arguments.joined(separator: " ")) exited \(status): \(text)") }
+        return text
     }
 }
 

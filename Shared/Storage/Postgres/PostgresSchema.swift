@@ -38,7 +38,7 @@ public final class PostgresSchema: Sendable {
         do {
             try await database.waitUntilReachable(timeout: connectTimeout)
             try await database.migrate(migrations, outbox: outbox)
-            database.startProbing()
+            database.startProbing(try Self.probeConfiguration(url))
         } catch {
             database.close()
             throw error
@@ -62,44 +62,84 @@ public final class PostgresSchema: Sendable {
         running = Task { await client.run() }
     }
 
-    /// Probes the server every second (a `SELECT 1` given 2 s), logging each change of state.
-    private func startProbing() {
-        let task = Task { [client, logger, url] in
+    /// Probes the server every second on a connection of its own (not one of the pool's, which may
+    /// all be busy), logging each change of state. The server counts as unreachable when the probe
+    /// fails — refused, reset, closed — or has no answer for `probeDeadline`; a probe that is merely
+    /// slow (a loaded machine, a busy server) changes nothing: flipping to "unreachable" on a slow
+    /// answer refused every request of a service whose database was up.
+    private func startProbing(_ configuration: PostgresConnection.Configuration) {
+        let task = Task { [url, logger] in
+            var connection: PostgresConnection?
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
-                let answered = await Self.answers(client, within: .seconds(2), logger: logger)
-                if reachable.exchange(answered, ordering: .relaxed) != answered {
-                    if answered {
+                let outcome = await Self.probe(connection, configuration: configuration, within: Self.probeDeadline, logger: logger)
+                connection = outcome.connection
+                if reachable.exchange(outcome.answered, ordering: .relaxed) != outcome.answered {
+                    if outcome.answered {
                         logger.notice("database reachable again", metadata: ["database": "\(url)"])
                     } else {
                         logger.error("database not reachable; requests that need it are refused (503 storage_unavailable) until it is",
-                                     metadata: ["database": "\(url)"])
+                                     metadata: ["database": "\(url)", "error": "\(outcome.failure ?? "")"])
                     }
                 }
             }
+            try? await connection?.close()
         }
         probing.withLock { $0 = task }
     }
 
-    /// Whether the server answers `SELECT 1` within `limit`. The answer is given at the deadline
-    /// even if the query ignores its cancellation (a connection stuck on a dead socket, or a pool
-    /// whose connections are all held): awaiting it instead would stop the probing for good and
-    /// leave the service refusing requests after the server is back.
-    static func answers(_ client: PostgresClient, within limit: Duration, logger: Logger) async -> Bool {
+    /// How long a probe may go unanswered before the server counts as unreachable.
+    static let probeDeadline = Duration.seconds(10)
+
+    /// One probe: `SELECT 1` on `connection`, connecting first when there is none. Returns whether
+    /// it was answered, and the connection for the next probe (nil once it failed: it is closed).
+    /// The answer is given at the deadline even if the attempt ignores its cancellation (a connect
+    /// or a query stuck on a dead socket): awaiting it instead would stop the probing for good.
+    static func probe(_ connection: PostgresConnection?, configuration: PostgresConnection.Configuration, within limit: Duration,
+                      logger: Logger) async -> (answered: Bool, connection: PostgresConnection?, failure: String?) {
         let decided = FirstClaim()
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let attempt = Task {
-                let answered = (try? await client.query("SELECT 1", logger: logger)) != nil
-                if decided.claim() { continuation.resume(returning: answered) }
+        return await withCheckedContinuation { continuation in
+            Task {
+                // A connection the server has closed (a restart, a shutdown) is dropped before it is
+                // used: a query on it was seen to wait for the deadline instead of failing.
+                var current = connection?.isClosed == false ? connection : nil
+                do {
+                    if current == nil {
+                        current = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                    }
+                    try await current!.query("SELECT 1", logger: logger)
+                    if decided.claim() {
+                        continuation.resume(returning: (true, current, nil))
+                    } else {
+                        try? await current?.close()
+                    }
+                } catch {
+                    try? await current?.close()
+                    let failure = (error as? PSQLError)?.summary ?? "\(error)"
+                    if decided.claim() { continuation.resume(returning: (false, nil, failure)) }
+                }
             }
             Task {
                 try? await Task.sleep(for: limit)
                 if decided.claim() {
-                    attempt.cancel()
-                    continuation.resume(returning: false)
+                    try? await connection?.close()
+                    continuation.resume(returning: (false, nil, "no answer within \(limit)"))
                 }
             }
         }
+    }
+
+    /// The probe's connection: the pool's server and credentials, a short connect timeout.
+    static func probeConfiguration(_ url: PostgresURL) throws -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS = switch url.tls {
+        case .disable: .disable
+        case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
+        var configuration = PostgresConnection.Configuration(host: url.host, port: url.port, username: url.username, password: url.password,
+                                                             database: url.database, tls: tls)
+        configuration.options.connectTimeout = .seconds(5)
+        return configuration
     }
 
     /// Whether the last probe was answered (for /health).
