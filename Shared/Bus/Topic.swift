@@ -45,6 +45,10 @@ public enum BusContract {
         public static let tracking = "tracking"
         public static let notifications = "notifications"
         public static let all = [users, orders, trips, tracking, notifications]
+
+        /// The peer service of tracking's shard `index` (`tracking.shard.1`): it answers for that
+        /// shard's own devices only, and is how the shards reach one another.
+        public static func trackingShard(_ index: Int) -> String { "\(tracking).shard.\(index)" }
     }
 
     /// The topic roots each source publishes under. A subscriber sees every sequence of a source

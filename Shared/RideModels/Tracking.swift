@@ -223,6 +223,9 @@ public struct NearbyQuery: Codable, Sendable, Equatable {
     /// Only these devices.
     public var devices: [String]?
 
+    /// Devices answered when the query gives no `limit`.
+    public static let defaultLimit = 10
+
     public init(location: GeoJSONPoint, radius: Double, limit: Int? = nil, availableOnly: Bool? = nil, lastUpdatedWithin: Double? = nil,
                 metadata: [String: JSONValue]? = nil, devices: [String]? = nil) {
         self.location = location

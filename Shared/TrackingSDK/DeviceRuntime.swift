@@ -105,13 +105,13 @@ private struct RuntimeLoop {
                 let socket = try Socket(.dealer)
                 try socket.setRoutingID(Frame(frame: device.id))
                 try socket.setReconnectInterval(milliseconds: 200, maxMilliseconds: 5000)
-                try socket.connect(device.configuration.endpoint)
+                try socket.connect(device.configuration.endpoint(for: device.id))
                 let token = nextToken
                 nextToken += 1
                 try poller.add(socket, token: token)
                 slots[token] = Slot(device: device, socket: socket)
             } catch {
-                device.logger.error("cannot connect to the platform", metadata: ["endpoint": "\(device.configuration.endpoint)", "error": "\(error)"])
+                device.logger.error("cannot connect to the platform", metadata: ["endpoints": "\(device.configuration.endpoints.joined(separator: ","))", "error": "\(error)"])
             }
         case .unregister(let id, let continuation):
             for (token, slot) in slots where slot.device.id == id {

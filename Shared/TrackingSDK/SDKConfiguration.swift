@@ -1,4 +1,5 @@
 import Foundation
+import RideModels
 
 /// How the SDK is configured: the spec's Info.plist keys, read from the environment or from the
 /// JSON file named by `HYPERTRACK_CONFIG` (the environment wins), plus this platform's own keys.
@@ -10,7 +11,7 @@ import Foundation
 /// | `HyperTrackLoggingEnabled` | debug logs on standard error | false |
 /// | `HyperTrackAutomaticallyRequestPermissions` | accepted for compatibility (Linux asks no permissions) | true |
 /// | `HyperTrackDeviceID` | the device id (else one is made once and kept under ~/.config) | — |
-/// | `RIDE_TRACKING_INGEST` / `RideTrackingEndpoint` | where ride-tracking's ingest socket is | tcp://127.0.0.1:5558 |
+/// | `RIDE_TRACKING_INGEST` / `RideTrackingEndpoint` | where ride-tracking's ingest socket is; with tracking in N shards, the N shards' endpoints comma-separated in shard order (`tcp://a:5558,tcp://b:5558`): a device sends to the one of its shard (`DeviceShards`) | tcp://127.0.0.1:5558 |
 /// | `HyperTrackLocationGPX` | replay this GPX file as the location source | — |
 public struct SDKConfiguration: Sendable {
     public var publishableKey: String?
@@ -18,7 +19,8 @@ public struct SDKConfiguration: Sendable {
     public var loggingEnabled = false
     public var automaticallyRequestPermissions = true
     public var deviceID: String?
-    public var endpoint = "tcp://127.0.0.1:5558"
+    /// ride-tracking's ingest endpoints: one per shard, in shard order (one, unsharded).
+    public var endpoints = ["tcp://127.0.0.1:5558"]
     public var gpxPath: String?
     /// How often a location is taken while tracking or available.
     public var samplingInterval: Duration = .seconds(1)
@@ -64,11 +66,32 @@ public struct SDKConfiguration: Sendable {
         configuration.loggingEnabled = try flag(values, "HyperTrackLoggingEnabled", default: false)
         configuration.automaticallyRequestPermissions = try flag(values, "HyperTrackAutomaticallyRequestPermissions", default: true)
         configuration.deviceID = values["HyperTrackDeviceID"].flatMap { $0.isEmpty ? nil : $0 }
-        if let endpoint = values["RIDE_TRACKING_INGEST"] ?? values["RideTrackingEndpoint"], !endpoint.isEmpty {
-            configuration.endpoint = endpoint
+        if let endpoints = values["RIDE_TRACKING_INGEST"] ?? values["RideTrackingEndpoint"], !endpoints.isEmpty {
+            configuration.endpoints = try parseEndpoints(endpoints)
         }
         configuration.gpxPath = values["HyperTrackLocationGPX"].flatMap { $0.isEmpty ? nil : $0 }
         return configuration
+    }
+
+    /// The ingest endpoint of `deviceID`'s shard.
+    public func endpoint(for deviceID: String) throws -> String {
+        if let problem = Self.problem(withEndpointCount: endpoints.count) { throw Problem(description: problem) }
+        return endpoints[DeviceShards(count: endpoints.count).owner(of: deviceID)]
+    }
+
+    /// Parses `RIDE_TRACKING_INGEST`: endpoints separated by commas, one per tracking shard.
+    public static func parseEndpoints(_ text: String) throws -> [String] {
+        let endpoints = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !endpoints.contains(where: \.isEmpty) else {
+            throw Problem(description: "RIDE_TRACKING_INGEST '\(text)' must be ride-tracking's ingest endpoints separated by commas, one per shard in shard order; one is empty")
+        }
+        if let problem = problem(withEndpointCount: endpoints.count) { throw Problem(description: "RIDE_TRACKING_INGEST '\(text)': \(problem)") }
+        return endpoints
+    }
+
+    static func problem(withEndpointCount count: Int) -> String? {
+        (1...DeviceShards.maximumCount).contains(count)
+            ? nil : "tracking has from 1 to \(DeviceShards.maximumCount) shards, one ingest endpoint each; got \(count) endpoints"
     }
 
     static func flag(_ values: [String: String], _ key: String, default defaultValue: Bool) throws -> Bool {

@@ -70,12 +70,13 @@ public final class TrackingDevice: Sendable {
     }()
 
     /// A device with its own id and location source, on the shared runtime. Throws when the
-    /// configuration has no publishable key or the id cannot be a device id.
+    /// configuration has no publishable key or no usable ingest endpoints, or the id cannot be a device id.
     public init(id: String, configuration: SDKConfiguration, provider: (any LocationProvider)?, runtime: DeviceRuntime = .shared) throws {
         guard configuration.publishableKey != nil else { throw SDKConfiguration.Problem(description: SDKConfiguration.missingKeyMessage) }
         guard !id.isEmpty, id.utf8.count <= 128, Topic.problem(with: id) == nil else {
             throw SDKConfiguration.Problem(description: "device id '\(id)' must be printable ASCII without spaces, at most 128 bytes")
         }
+        _ = try configuration.endpoint(for: id)   // a list of endpoints the device cannot pick from is refused here
         self.id = id
         self.configuration = configuration
         self.provider = provider

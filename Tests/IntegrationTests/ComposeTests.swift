@@ -129,6 +129,19 @@ import Yams
         #expect(try Self.services().first { $0.name == "users" }?.environment["RIDE_TOKEN_SECRET"] != nil, "every users replica signs with one key")
     }
 
+    /// Tracking's shards: every shard K of N exactly once, each on its own volume and ingest port,
+    /// so that no device is kept twice or by no one, and no shard opens another's file.
+    @Test func theTrackingShardsCoverEveryShardOnceEachWithItsOwnVolumeAndIngest() throws {
+        let shards = try Self.services().filter { $0.command[0] == "ride-tracking" }
+        let flags = shards.map { service in service.command.firstIndex(of: "--shard").map { service.command[$0 + 1] } ?? "0/1" }
+        let counts = Set(flags.compactMap { $0.split(separator: "/").last.flatMap { Int($0) } })
+        #expect(counts == [shards.count], "every tracking service says the same shard count, the number of them: \(flags)")
+        #expect(Set(flags) == Set((0..<shards.count).map { "\($0)/\(shards.count)" }), "\(flags)")
+        #expect(Set(shards.map(\.volumes)).count == shards.count, "a volume each: \(shards.map(\.volumes))")
+        let ingest = shards.map { service in service.command.firstIndex(of: "--ingest").map { service.command[$0 + 1] } ?? "" }
+        #expect(Set(ingest).count == shards.count, "an ingest port each: \(ingest)")
+    }
+
     @Test func theDockerfileBuildsEveryExecutableIntoTheRuntimeImage() throws {
         let dockerfile = try String(contentsOf: Self.root.appendingPathComponent("deploy/Dockerfile"), encoding: .utf8)
         #expect(dockerfile.contains("FROM swift:6.3"), "build stage on the Swift 6.3 image")
@@ -142,7 +155,8 @@ import Yams
 /// The compose file as local processes: each service's own command and environment (only the
 /// host names, ports and volume paths rewritten for this machine; the postgres service is a server
 /// the test starts), users, orders, trips and notifications twice on the shared database, as
-/// `--scale` would run them, and a whole ride through the gateway.
+/// `--scale` would run them, tracking as the file's shards, and a whole ride through the gateway
+/// (the driver's locations reach tracking by the `ingest` op, so some are passed between shards).
 @Suite(.serialized) struct ComposeAsProcessesTests {
     @Test func theComposeFileRunsAsLocalProcessesWithReplicasAndCarriesARide() async throws {
         try await withTestBus("compose-local") { testBus in
@@ -193,6 +207,13 @@ import Yams
             try await eventually("two instances' workers of \(scaled)") {
                 let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(busHealth).body))
                 return scaled.allSatisfy { (health["details"]?["services"]?[$0]?["workers"]?.numberValue ?? 0) >= 2 * Double(defaultWorkerConcurrency) }
+            }
+            let trackingShards = services.filter { $0.command[0] == "ride-tracking" }.count
+            try await eventually("every tracking shard's peer service has workers") {
+                let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(busHealth).body))
+                return trackingShards == 1 || (0..<trackingShards).allSatisfy {
+                    (health["details"]?["services"]?[BusContract.Service.trackingShard($0)]?["workers"]?.numberValue ?? 0) > 0
+                }
             }
             guard let gatewayPort = ports["8080"].flatMap(Int.init), let gatewayHealth = ports["9106"].flatMap(Int.init) else {
                 throw TestFailure("the gateway's ports are not in docker-compose.yml: \(ports)")

@@ -216,3 +216,44 @@ import Testing
         try? FileManager.default.removeItem(atPath: scratch)
     }
 }
+
+/// `ridectl up --tracking-shards 2`, with a simulation: longer than UpTests' limit, and on ports of its
+/// own (16055–19704) so that it may run beside them.
+@Suite(.timeLimit(.minutes(4))) struct UpTrackingShardsTests {
+    static let offset = 10_500
+
+    /// `--tracking-shards 2`: two tracking processes, each with its own ingest and health port; the
+    /// simulator's drivers send to their own shard, dispatch finds them across both, rides complete.
+    @Test func trackingShardsRunAsSeveralProcessesAndRidesComplete() async throws {
+        let scratch = try makeScratchDirectory("up-shards")
+        let supervisor = ProcessSupervisor(output: .files(directory: scratch))
+        defer { supervisor.killAll() }
+        try supervisor.start(name: "up", executable: Binaries.ridectl, arguments: [
+            "up", "--tracking-shards", "2", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data",
+        ])
+        try await UpTests.waitForBanner(supervisor)
+        let ingest = "tcp://127.0.0.1:\(5558 + Self.offset),tcp://127.0.0.1:\(5658 + Self.offset)"
+        let upLog = try String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)
+        #expect(upLog.contains("The platform is up: bus, users, tracking, tracking-1, trips, orders, notifications, gateway."))
+        #expect(upLog.contains("RIDE_TRACKING_INGEST=\(ingest)"), "the banner gives drivers both shards' ingest")
+        let drivers = 8
+        let simulation = try await runCommand(Binaries.ridectl, [
+            "simulate", "--drivers", "\(drivers)", "--riders", "4", "--duration", "6", "--grace", "100", "--speedup", "6", "--box-km", "1",
+            "--ingest", ingest, "--share-links", "", "--broker", "tcp://127.0.0.1:\(5557 + Self.offset)", "--sub", "tcp://127.0.0.1:\(5556 + Self.offset)",
+        ], timeout: .seconds(150))
+        #expect(simulation.status == 0, "\(simulation.stdout)\n\(simulation.stderr.suffix(2000))")
+        let report = SimulationReport(text: simulation.stdout)
+        #expect(report.met("rides stuck (open at the end)"), "\(simulation.stdout)")
+        var devices = 0
+        for (shard, port) in [(0, 9104), (1, 9204)] {
+            let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get("http://127.0.0.1:\(port + Self.offset)/health").body))
+            #expect(health["details"]?["shard"]?.stringValue == "\(shard)/2")
+            devices += Int(health["details"]?["devices"]?.numberValue ?? 0)
+        }
+        #expect(devices == drivers, "each driver kept by one shard")
+        #expect(FileManager.default.fileExists(atPath: "\(scratch)/data/tracking-shard-1-of-2.sqlite"))
+        supervisor.signal("up", SIGINT)
+        #expect(await supervisor.waitForExit("up", timeout: .seconds(20)) == 0)
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+}

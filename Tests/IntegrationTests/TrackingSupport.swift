@@ -11,6 +11,8 @@ import TrackingSDK
 struct TestTracking: Sendable {
     let process: TestService
     let ingestPort: Int
+    /// This process's shard, when sharded.
+    var shard: DeviceShard? = nil
 
     var bus: TestBus { process.bus }
     var name: String { process.name }
@@ -21,22 +23,36 @@ struct TestTracking: Sendable {
 
     static let publishableKey = "pk_test"
 
-    static func start(on bus: TestBus, name: String = "tracking", inactiveAfterSeconds: Int = 2) async throws -> TestTracking {
+    /// - Parameters:
+    ///   - shard: `--shard K/N`; the process is ready once its peer service `tracking.shard.K` is too.
+    ///   - dataOwner: share that process's data directory (shards of one platform do).
+    static func start(on bus: TestBus, name: String = "tracking", inactiveAfterSeconds: Int = 2, shard: DeviceShard? = nil,
+                      dataOwner: String? = nil, arguments: [String] = []) async throws -> TestTracking {
         let ingestPort = try FreePort.next()
         let process = TestService(bus: bus, name: name, service: BusContract.Service.tracking, executable: "ride-tracking", arguments: [
             "--ingest", "tcp://127.0.0.1:\(ingestPort)", "--publishable-keys", publishableKey, "--inactive-after-s", "\(inactiveAfterSeconds)",
-        ], httpPort: try FreePort.next())
-        try await process.startProcess()
-        return TestTracking(process: process, ingestPort: ingestPort)
+        ] + (shard.map { ["--shard", "\($0)"] } ?? []) + arguments, httpPort: try FreePort.next(), dataOwner: dataOwner)
+        let tracking = TestTracking(process: process, ingestPort: ingestPort, shard: shard)
+        try await tracking.startProcess()
+        return tracking
     }
 
     /// Starts the process again (after a kill), with the same settings and data.
-    func startProcess() async throws { try await process.startProcess() }
+    func startProcess() async throws {
+        try await process.startProcess()
+        if let shard { try await bus.waitForWorkers(BusContract.Service.trackingShard(shard.index)) }
+    }
 
     /// An SDK configuration pointing at this tracking service.
     func sdkConfiguration(batchInterval: Duration = .milliseconds(200), samplingInterval: Duration = .milliseconds(100)) -> SDKConfiguration {
+        Self.sdkConfiguration(endpoints: [ingest], batchInterval: batchInterval, samplingInterval: samplingInterval)
+    }
+
+    /// An SDK configuration pointing at tracking's shards (their ingest endpoints in shard order).
+    static func sdkConfiguration(endpoints: [String], batchInterval: Duration = .milliseconds(200),
+                                 samplingInterval: Duration = .milliseconds(100)) -> SDKConfiguration {
         var configuration = SDKConfiguration(publishableKey: Self.publishableKey)
-        configuration.endpoint = ingest
+        configuration.endpoints = endpoints
         configuration.allowMockLocations = true
         configuration.batchInterval = batchInterval
         configuration.samplingInterval = samplingInterval

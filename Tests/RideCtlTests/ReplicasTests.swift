@@ -23,4 +23,18 @@ import Testing
         }
         #expect(try Platform.parseReplicas("") == [:])
     }
+
+    @Test func trackingShardsEachHaveTheirOwnIngestAndHealthPortAndNoOtherProcessMoves() throws {
+        let unsharded = Platform.processes(binDirectory: "/bin", dataDirectory: "/data")
+        #expect(unsharded.first { $0.name == "tracking" }?.arguments.contains("--shard") == false, "one shard: today's flags")
+        let processes = Platform.processes(binDirectory: "/bin", dataDirectory: "/data", trackingShards: 2)
+        #expect(processes.map(\.name) == ["bus", "users", "tracking", "tracking-1", "trips", "orders", "notifications", "gateway"])
+        let shards = processes.filter { $0.name.hasPrefix("tracking") }
+        #expect(shards[0].arguments.suffix(2) == ["--shard", "0/2"] && shards[1].arguments.suffix(2) == ["--shard", "1/2"])
+        #expect(shards[0].arguments.contains("tcp://*:5558") && shards[1].arguments.contains("tcp://*:5658"))
+        #expect(shards.map(\.healthURL) == ["http://127.0.0.1:9104/health", "http://127.0.0.1:9204/health"])
+        let others = { (list: [PlatformProcess]) in list.filter { !$0.name.hasPrefix("tracking") }.map(\.arguments) }
+        #expect(others(processes) == others(unsharded))
+        #expect(Platform.trackingIngestEndpoints(shards: 2, portOffset: 1000) == ["tcp://127.0.0.1:6558", "tcp://127.0.0.1:6658"])
+    }
 }

@@ -150,7 +150,36 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         #expect(configuration.publishableKey == "pk_1")
         #expect(configuration.allowMockLocations && configuration.loggingEnabled && !configuration.automaticallyRequestPermissions)
         #expect(configuration.deviceID == "dev-1")
-        #expect(configuration.endpoint == "tcp://tracking:5558")
+        #expect(configuration.endpoints == ["tcp://tracking:5558"])
+        #expect(try configuration.endpoint(for: "dev-1") == "tcp://tracking:5558", "one endpoint: every device sends there")
+    }
+
+    @Test func aListOfEndpointsIsOnePerShardAndEachDeviceSendsToItsShards() throws {
+        let configuration = try SDKConfiguration.load(environment: [
+            "HyperTrackPublishableKey": "pk_1", "RIDE_TRACKING_INGEST": "tcp://shard0:5558, tcp://shard1:5558",
+        ])
+        #expect(configuration.endpoints == ["tcp://shard0:5558", "tcp://shard1:5558"])
+        let shards = DeviceShards(count: 2)
+        for id in ["driver-1", "driver-2", "driver-3", "s-2"] {
+            #expect(try configuration.endpoint(for: id) == configuration.endpoints[shards.owner(of: id)])
+        }
+        #expect(try configuration.endpoint(for: "driver-1") == "tcp://shard0:5558")
+        #expect(try configuration.endpoint(for: "driver-2") == "tcp://shard1:5558")
+    }
+
+    @Test(arguments: [
+        ("tcp://a:1,,tcp://b:2", "one is empty"),
+        (Array(repeating: "tcp://a:1", count: 65).joined(separator: ","), "from 1 to 64 shards"),
+    ])
+    func aBadEndpointListIsRefused(text: String, message: String) {
+        #expect {
+            try SDKConfiguration.load(environment: ["HyperTrackPublishableKey": "pk_1", "RIDE_TRACKING_INGEST": text])
+        } throws: { error in
+            "\(error)".contains("RIDE_TRACKING_INGEST") && "\(error)".contains(message)
+        }
+        var configuration = SDKConfiguration(publishableKey: "pk_1")
+        configuration.endpoints = []
+        #expect(throws: SDKConfiguration.Problem.self) { try TrackingDevice(id: "d", configuration: configuration, provider: nil, runtime: DeviceRuntime()) }
     }
 
     @Test func readsAJSONFileAndTheEnvironmentWins() throws {

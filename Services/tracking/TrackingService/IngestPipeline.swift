@@ -5,7 +5,8 @@ import RideModels
 import Synchronization
 
 /// What happens to a batch of locations, whichever way it came (the device socket or the `ingest`
-/// op): key check, rules, the in-memory state, then the store writer, which acknowledges once stored.
+/// op): shard and key checks, rules, the in-memory state, then the store writer, which acknowledges
+/// once stored.
 public final class IngestPipeline: Sendable {
     public struct Counts: Sendable, Equatable {
         public var batches: UInt64 = 0
@@ -17,14 +18,17 @@ public final class IngestPipeline: Sendable {
     public let state: TrackingState
     public let writer: StoreWriter
     public let rules: LocationRules
+    /// The devices this process keeps; another shard's batch is refused, nothing stored.
+    public let shard: DeviceShard
     private let keys: Set<String>
     private let counts = Mutex(Counts())
     private let logger: Logger
 
-    public init(state: TrackingState, writer: StoreWriter, rules: LocationRules, publishableKeys: Set<String>, logger: Logger) {
+    public init(state: TrackingState, writer: StoreWriter, rules: LocationRules, shard: DeviceShard = .unsharded, publishableKeys: Set<String>, logger: Logger) {
         self.state = state
         self.writer = writer
         self.rules = rules
+        self.shard = shard
         self.keys = publishableKeys
         self.logger = logger
     }
@@ -43,6 +47,10 @@ public final class IngestPipeline: Sendable {
         }
         guard keys.contains(batch.publishableKey) else {
             refuse(.unauthorized("invalid_publishable_key", "publishable_key is not one this platform knows (see RIDE_PUBLISHABLE_KEYS)"), completion)
+            return
+        }
+        guard shard.owns(deviceID) else {
+            refuse(TrackingOps.wrongShard(deviceID, shard: shard), completion)
             return
         }
         if let problem = rules.problem(withSize: batch) {

@@ -199,7 +199,7 @@ public struct TrackingCore: Sendable {
         let allowed = query.devices.map(Set.init)
         let metadata = query.metadata ?? [:]
         let needsRecord = allowed != nil || within != nil || !metadata.isEmpty
-        let found = grid.nearest(to: query.location.point, within: query.radius, limit: query.limit ?? 10) { slot in
+        let found = grid.nearest(to: query.location.point, within: query.radius, limit: query.limit ?? NearbyQuery.defaultLimit) { slot in
             if onlyAvailable && !availableBySlot[slot] { return false }
             guard needsRecord else { return true }
             let record = records[slot]

@@ -3,30 +3,36 @@ import Foundation
 import RideModels
 
 /// The `tracking` service's ops on the broker.
+///
+/// Unsharded, one router answers `tracking` from this process's devices. Sharded (`--shard K/N`),
+/// a process answers two services: its peer service `tracking.shard.K`, from its own devices only,
+/// and the public `tracking`, which passes a device op on to the shard that keeps the device and
+/// asks every shard for `nearby` (callers — dispatch, the gateway, trips — see one service).
 enum TrackingOps {
-    static func router(pipeline: IngestPipeline, store: any TrackingStore, instance: String) -> OpRouter {
+    /// The ops about one device (`device_id` in their params), answered by the shard that keeps it.
+    static let deviceOps = ["device", "set_availability", "locations", "ingest"]
+
+    /// The ops answered from this process's own devices, as `service`. A device of another shard is
+    /// refused with 409 `wrong_shard` naming its shard — never passed on, so a request cannot loop
+    /// between shards.
+    static func localRouter(service: String, pipeline: IngestPipeline, store: any TrackingStore, instance: String) -> OpRouter {
         let state = pipeline.state
-        var router = OpRouter(service: BusContract.Service.tracking, instance: instance)
+        let shard = pipeline.shard
+        var router = OpRouter(service: service, instance: instance)
 
         router.on("nearby") { (query: NearbyQuery, _) -> NearbyResult in
-            guard query.radius.isFinite, query.radius > 0, query.radius <= 20_037_509 else {
-                throw ServiceError.unprocessable("invalid_params", "radius: must be from 0 (excluded) to 20037509 metres, got \(query.radius)")
-            }
-            if let limit = query.limit, !(1...1000).contains(limit) {
-                throw ServiceError.unprocessable("invalid_params", "limit: must be from 1 to 1000, got \(limit)")
-            }
-            if let hours = query.lastUpdatedWithin, !(hours.isFinite && hours > 0) {
-                throw ServiceError.unprocessable("invalid_params", "last_updated_within: must be a positive number of hours, got \(hours)")
-            }
+            try validate(query)
             return NearbyResult(devices: state.nearby(query, now: Date()))
         }
 
         router.on("device") { (params: DeviceParams, _) -> DeviceInfo in
+            try checkKept(params.deviceID, by: shard)
             guard let record = state.record(params.deviceID) else { throw unknownDevice(params.deviceID) }
             return record.info
         }
 
         router.on("set_availability") { (params: SetAvailabilityParams, _) -> DeviceInfo in
+            try checkKept(params.deviceID, by: shard)
             guard let change = state.setAvailability(deviceID: params.deviceID, available: params.available, now: Date()) else {
                 throw unknownDevice(params.deviceID)
             }
@@ -37,6 +43,7 @@ enum TrackingOps {
         }
 
         router.on("locations") { (params: LocationsParams, _) -> LocationHistory in
+            try checkKept(params.deviceID, by: shard)
             guard state.record(params.deviceID) != nil else { throw unknownDevice(params.deviceID) }
             let limit = params.limit ?? 1000
             guard (1...10_000).contains(limit) else {
@@ -52,6 +59,7 @@ enum TrackingOps {
             guard let deviceID = batch.deviceID else {
                 throw ServiceError.unprocessable("invalid_params", "device_id: required field is missing")
             }
+            // The pipeline refuses another shard's device itself (as it does on the ingest socket).
             return try await withCheckedThrowingContinuation { continuation in
                 pipeline.accept(deviceID: deviceID, batch: batch, now: Date()) { result in
                     continuation.resume(with: result.mapError { $0 as any Error })
@@ -61,7 +69,73 @@ enum TrackingOps {
         return router
     }
 
+    /// The public `tracking` service of a sharded process: a device op for this shard's device goes
+    /// to `local`, any other to its shard's peer service (its reply returned as it is); `nearby`
+    /// merges this shard's answer with every other shard's.
+    static func publicRouter(local: OpRouter, state: TrackingState, peers: ShardPeers, instance: String) -> OpRouter {
+        var router = OpRouter(service: BusContract.Service.tracking, instance: instance)
+        let shard = peers.shard
+
+        router.on("nearby") { (query: NearbyQuery, context) -> NearbyResult in
+            try validate(query)
+            async let others = peers.nearby(query, logger: context.logger)
+            let own = state.nearby(query, now: Date())
+            return NearbyResult(devices: NearbyMerge.merge([own] + (await others), limit: query.limit ?? NearbyQuery.defaultLimit))
+        }
+
+        for op in deviceOps {
+            router.onRaw(op) { json, context in
+                // Params without a readable device id are the local router's to refuse, as unsharded.
+                if let deviceID = DeviceIDPeek.deviceID(in: json) {
+                    let owner = shard.shards.owner(of: deviceID)
+                    if owner != shard.index { return try await peers.forward(op, json: json, deviceID: deviceID, to: owner) }
+                }
+                return await local.reply(to: ServiceRequest(op: op, json: json), logger: context.logger)
+            }
+        }
+        return router
+    }
+
+    static func validate(_ query: NearbyQuery) throws {
+        guard query.radius.isFinite, query.radius > 0, query.radius <= 20_037_509 else {
+            throw ServiceError.unprocessable("invalid_params", "radius: must be from 0 (excluded) to 20037509 metres, got \(query.radius)")
+        }
+        if let limit = query.limit, !(1...1000).contains(limit) {
+            throw ServiceError.unprocessable("invalid_params", "limit: must be from 1 to 1000, got \(limit)")
+        }
+        if let hours = query.lastUpdatedWithin, !(hours.isFinite && hours > 0) {
+            throw ServiceError.unprocessable("invalid_params", "last_updated_within: must be a positive number of hours, got \(hours)")
+        }
+    }
+
+    static func checkKept(_ deviceID: String, by shard: DeviceShard) throws {
+        if !shard.owns(deviceID) { throw wrongShard(deviceID, shard: shard) }
+    }
+
+    /// The refusal of another shard's device, by an op or on the ingest socket.
+    static func wrongShard(_ deviceID: String, shard: DeviceShard) -> ServiceError {
+        let owner = shard.shards.owner(of: deviceID)
+        return .conflict("wrong_shard", """
+            device '\(deviceID)' is kept by tracking shard \(owner)/\(shard.shards.count) (service \
+            \(BusContract.Service.trackingShard(owner))), not by this shard \(shard): ask the service \
+            '\(BusContract.Service.tracking)', or send the device's batches to the ingest endpoint of shard \(owner) \
+            (entry \(owner), counted from 0, of the SDK's RIDE_TRACKING_INGEST list)
+            """)
+    }
+
     static func unknownDevice(_ id: String) -> ServiceError {
         .notFound("unknown_device", "no device '\(id)' has reported to tracking")
+    }
+}
+
+/// The `device_id` of a device op's params, read without decoding the rest for its meaning.
+enum DeviceIDPeek {
+    private struct Params: Decodable {
+        var deviceID: String?
+        enum CodingKeys: String, CodingKey { case deviceID = "device_id" }
+    }
+
+    static func deviceID(in json: [UInt8]) -> String? {
+        (try? JSONCoding.decode(Params.self, from: json))?.deviceID
     }
 }

@@ -29,7 +29,8 @@ public struct TrackingServer: Sendable {
         let state = TrackingState(devices: devices)
         let publisher = try await EventPublisher(endpoint: settings.pub, source: BusContract.Service.tracking, logger: logger)
         let writer = StoreWriter(store: store, publisher: publisher, logger: logger)
-        let pipeline = IngestPipeline(state: state, writer: writer, rules: settings.rules, publishableKeys: settings.publishableKeys, logger: logger)
+        let pipeline = IngestPipeline(state: state, writer: writer, rules: settings.rules, shard: settings.shard,
+                                      publishableKeys: settings.publishableKeys, logger: logger)
         let ingest = IngestServer(pipeline: pipeline, logger: logger)
         do {
             try await ingest.start(endpoints: settings.ingest)
@@ -42,24 +43,21 @@ public struct TrackingServer: Sendable {
         }
         let instance = UUID().uuidString.lowercased()
         let startedAt = Date()
-        var workerOptions = MDPWorker.Options()
-        workerOptions.concurrency = settings.concurrency
-        let worker = ServiceWorker(broker: settings.broker, router: TrackingOps.router(pipeline: pipeline, store: store, instance: instance),
-                                   options: workerOptions, logger: logger)
-        let commands = DeviceCommandForwarder(endpoint: settings.sub, ingest: ingest, logger: logger)
+        let (workers, peers) = try await Self.workers(settings: settings, pipeline: pipeline, store: store, instance: instance, logger: logger)
+        let commands = DeviceCommandForwarder(endpoint: settings.sub, ingest: ingest, shard: settings.shard, logger: logger)
         let sweeper = InactivitySweeper(state: state, writer: writer, inactiveAfter: settings.inactiveAfter)
-        TrackingMetrics(metrics: metrics, state: state, pipeline: pipeline, ingest: ingest, writer: writer).register()
+        TrackingMetrics(metrics: metrics, state: state, pipeline: pipeline, ingest: ingest, writer: writer, peers: peers).register()
         let settings = self.settings
         let status = StatusServer.make(address: settings.http, serviceName: "ride-tracking", metrics: metrics, logger: logger, onRunning: { port in
             logger.info("tracking ready", metadata: [
-                "ingest": "\(settings.ingest.joined(separator: ","))", "broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)",
+                "shard": "\(settings.shard)", "ingest": "\(settings.ingest.joined(separator: ","))", "broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)",
                 "devices": "\(devices.count)", "database": "\(settings.databasePath)",
             ])
         }) {
             let counts = state.counts
             let stats = pipeline.statistics
             return HealthReport(status: .ok, service: "tracking", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt), details: [
-                "devices": .number(Double(counts.devices)), "active": .number(Double(counts.active)),
+                "shard": .string(settings.shard.description), "devices": .number(Double(counts.devices)), "active": .number(Double(counts.active)),
                 "indexed": .number(Double(counts.indexed)), "ingest": .array(settings.ingest.map(JSONValue.string)),
                 "accepted_locations": .number(Double(stats.acceptedLocations)), "rejected_locations": .number(Double(stats.rejectedLocations)),
                 "refused_batches": .number(Double(stats.refusedBatches)),
@@ -68,6 +66,7 @@ public struct TrackingServer: Sendable {
         // Stopped in reverse: health first, then requests, sweeps, commands, ingest; the writer
         // stores what is queued and the publisher sends it before the process ends.
         let storage = ShutdownHook {
+            await peers?.close()
             await writer.close()
             await publisher.close()
             logger.info("tracking stopped")
@@ -77,7 +76,7 @@ public struct TrackingServer: Sendable {
             await ingest.join()
         }
         do {
-            try await ServiceRunner.run([storage, ingestHook, commands, sweeper, worker, status], logger: logger)
+            try await ServiceRunner.run([storage, ingestHook, commands, sweeper] + workers + [status], logger: logger)
         } catch where isAddressInUse(error) {
             throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use",
                                 program: "ride-tracking", code: ExitCodes.unavailable)
@@ -85,10 +84,33 @@ public struct TrackingServer: Sendable {
     }
 }
 
-/// Forwards `device.command.<id>` from the bus to the device's ingest connection.
+extension TrackingServer {
+    /// The request side. Unsharded: `tracking`, answered from this process's devices. Sharded: the
+    /// peer service `tracking.shard.K` (this shard's devices only) and the public `tracking`, which
+    /// reaches the other shards through the broker.
+    static func workers(settings: TrackingSettings, pipeline: IngestPipeline, store: any TrackingStore, instance: String,
+                        logger: Logger) async throws -> (workers: [ServiceWorker], peers: ShardPeers?) {
+        var options = MDPWorker.Options()
+        options.concurrency = settings.concurrency
+        let worker = { (router: OpRouter) in ServiceWorker(broker: settings.broker, router: router, options: options, logger: logger) }
+        guard settings.shard.isSharded else {
+            return ([worker(TrackingOps.localRouter(service: BusContract.Service.tracking, pipeline: pipeline, store: store, instance: instance))], nil)
+        }
+        var peerOptions = MDPClient.Options()
+        peerOptions.attempts = 1
+        let peers = ShardPeers(shard: settings.shard, client: try await ServiceClient(broker: settings.broker, options: peerOptions, logger: logger))
+        let local = TrackingOps.localRouter(service: BusContract.Service.trackingShard(settings.shard.index), pipeline: pipeline, store: store, instance: instance)
+        return ([worker(local), worker(TrackingOps.publicRouter(local: local, state: pipeline.state, peers: peers, instance: instance))], peers)
+    }
+}
+
+/// Forwards `device.command.<id>` from the bus to the device's ingest connection. Every shard hears
+/// every command (a device's topic says nothing of its shard); only the device's own shard, where
+/// it connects, passes it on — the others would only count it undeliverable.
 struct DeviceCommandForwarder: Service {
     let endpoint: String
     let ingest: IngestServer
+    let shard: DeviceShard
     let logger: Logger
 
     func run() async throws {
@@ -97,6 +119,7 @@ struct DeviceCommandForwarder: Service {
             for await batch in subscriber.deliveries {
                 for case .event(let received) in batch {
                     let deviceID = String(received.topic.dropFirst(BusContract.Topics.deviceCommand.count))
+                    guard shard.owns(deviceID) else { continue }
                     ingest.deliver(received.event.data.command, to: deviceID)
                 }
             }
@@ -130,6 +153,7 @@ struct TrackingMetrics: Sendable {
     let pipeline: IngestPipeline
     let ingest: IngestServer
     let writer: StoreWriter
+    let peers: ShardPeers?
 
     func register() {
         let accepted = metrics.deltaCounter("ride_tracking_locations_accepted_total", "Locations accepted (stored, indexed).")
@@ -145,7 +169,10 @@ struct TrackingMetrics: Sendable {
         let indexed = metrics.gauge("ride_tracking_index_points", "Devices in the spatial index.")
         let cells = metrics.gauge("ride_tracking_index_cells", "Occupied cells of the spatial index.")
         let rate = metrics.gauge("ride_tracking_locations_per_second", "Locations accepted per second, over the last scrape interval.")
-        let (state, pipeline, writer) = (self.state, self.pipeline, self.writer)
+        let forwarded = metrics.deltaCounter("ride_tracking_shard_forwards_total", "Device ops passed on to the shard that keeps the device.")
+        let unanswered = metrics.deltaCounter("ride_tracking_shard_forwards_unanswered_total", "Device ops whose shard did not answer (503 shard_unavailable).")
+        let missing = metrics.deltaCounter("ride_tracking_nearby_shards_missing_total", "Shards left out of a Nearby answer: no answer within the deadline.")
+        let (state, pipeline, writer, peers) = (self.state, self.pipeline, self.writer, self.peers)
         let lastSample = RateSample()
         metrics.onScrape {
             let counts = pipeline.statistics
@@ -164,6 +191,10 @@ struct TrackingMetrics: Sendable {
             indexed.set(Double(sizes.indexed))
             cells.set(Double(sizes.cells))
             rate.set(lastSample.rate(total: counts.acceptedLocations))
+            let shards = peers?.statistics ?? ShardPeers.Stats()
+            forwarded.update(to: shards.forwarded)
+            unanswered.update(to: shards.unansweredForwards)
+            missing.update(to: shards.missingNearbyShards)
         }
     }
 }

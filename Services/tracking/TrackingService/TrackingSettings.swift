@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import Logging
+import RideModels
 import ServiceKit
 
 /// `ride-tracking`'s flags. Each has an environment variable; a flag wins over its variable.
@@ -16,6 +17,15 @@ public struct RideTrackingCommand: ServiceCommand {
             ingest, ping. Events: device.location.<id>, device.status.<id> (source \
             tracking/devices/<id>, sequenced per device). --http defaults to 0.0.0.0:9104.
 
+            Sharding (--shard K/N): N processes split the devices by a stable hash of the device id \
+            (see DeviceShards); each keeps only its own devices, in memory and in its own SQLite file \
+            (tracking-shard-K-of-N.sqlite), and binds its own ingest endpoint. Every shard answers the \
+            public service "tracking" — a device op for another shard's device is passed on to that \
+            shard, and nearby asks every shard and merges their answers, nearest first — and its own \
+            service "tracking.shard.K". SDKs are given the ingest endpoints of all shards, in shard \
+            order (RIDE_TRACKING_INGEST=tcp://a:5558,tcp://b:5558). Keep N fixed for a data directory: \
+            another N moves devices to other shards, whose files do not have their history.
+
             Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
             when the database cannot be opened.
             """)
@@ -25,7 +35,10 @@ public struct RideTrackingCommand: ServiceCommand {
     @Option(name: .customLong("ingest"), help: helpWithEnv("Device ingest (ROUTER) endpoints to bind, comma-separated", env: "RIDE_TRACKING_INGEST_BIND", default: "tcp://*:5558"))
     var ingest: String?
 
-    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of tracking.sqlite", env: "RIDE_DATA_DIR", default: "./.data"))
+    @Option(name: .customLong("shard"), help: helpWithEnv("This process's shard K/N: it keeps the devices whose id hashes to K of N shards (0/1: unsharded)", env: "RIDE_TRACKING_SHARD", default: "0/1"))
+    var shard: String?
+
+    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of tracking.sqlite (tracking-shard-K-of-N.sqlite when sharded)", env: "RIDE_DATA_DIR", default: "./.data"))
     var dataDirectory: String?
 
     @Option(name: .customLong("publishable-keys"), help: helpWithEnv("Publishable keys devices may use, comma-separated", env: "RIDE_PUBLISHABLE_KEYS", default: "pk_dev_ridesharing"))
@@ -60,10 +73,18 @@ public struct RideTrackingCommand: ServiceCommand {
         guard !keyList.isEmpty, !keyList.contains(where: \.isEmpty) else {
             throw ConfigurationError("publishable keys (\(keys.origin)) must be one or more keys separated by commas")
         }
+        let shardSetting = Setting.resolve(shard, flag: "shard", env: "RIDE_TRACKING_SHARD", default: "0/1")
+        let deviceShard: DeviceShard
+        do {
+            deviceShard = try DeviceShard.parse(shardSetting.value)
+        } catch {
+            throw ConfigurationError("shard (\(shardSetting.origin)) \(error.description)")
+        }
         return TrackingSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             ingest: try EndpointSyntax.validateList(Setting.resolve(ingest, flag: "ingest", env: "RIDE_TRACKING_INGEST_BIND", default: "tcp://*:5558"),
                                                     name: "device ingest", forBinding: true),
+            shard: deviceShard,
             dataDirectory: Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value,
             publishableKeys: Set(keyList),
             inactiveAfter: TimeInterval(try integerSetting(inactiveAfterSeconds, flag: "inactive-after-s", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: 60, range: 1...86_400)),
@@ -80,6 +101,8 @@ public struct TrackingSettings: ServiceSettings {
     public var sub: String
     public var broker: String
     public var ingest: [String]
+    /// Which devices this process keeps (`0/1`: all of them).
+    public var shard: DeviceShard
     public var dataDirectory: String
     public var publishableKeys: Set<String>
     public var inactiveAfter: TimeInterval
@@ -89,12 +112,18 @@ public struct TrackingSettings: ServiceSettings {
     public var logFormat: LogFormat
     public var logLevel: Logger.Level
 
-    public var databasePath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("tracking.sqlite").path }
+    /// Unsharded, today's `tracking.sqlite`. Sharded, a file per shard and shard count, so a shard
+    /// never opens another's history and a changed N starts afresh instead of mixing devices.
+    public var databasePath: String {
+        let file = shard.isSharded ? "tracking-shard-\(shard.index)-of-\(shard.shards.count).sqlite" : "tracking.sqlite"
+        return URL(fileURLWithPath: dataDirectory).appendingPathComponent(file).path
+    }
 
     public var summary: String {
         """
         ride-tracking configuration OK
           bus                   pub \(pub), sub \(sub), broker \(broker)
+          shard                 \(shard)\(shard.isSharded ? " (MDP services tracking and tracking.shard.\(shard.index))" : " (unsharded)")
           device ingest         \(ingest.joined(separator: ", "))
           database              \(databasePath)
           publishable keys      \(publishableKeys.count)

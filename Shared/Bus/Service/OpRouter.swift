@@ -108,6 +108,13 @@ public struct OpRouter: Sendable {
         on(op, params: NoParams.self) { _, context in try await handler(context) }
     }
 
+    /// Registers `op` with a handler that takes the params as they came (raw JSON) and gives the reply
+    /// as it is — for an op passed on unchanged to another service (tracking's shards forward a
+    /// device's ops to the shard that keeps it, and return its reply, status and all).
+    public mutating func onRaw(_ op: String, _ handler: @escaping @Sendable (_ json: [UInt8], OpContext) async throws -> ServiceReply) {
+        handlers[op] = handler
+    }
+
     /// Answers one request body; a request id frame, if the request had one, is echoed last.
     public func handle(_ body: [Frame], logger: Logger) async -> [Frame] {
         let frames = await reply(to: body, logger: logger).frames
@@ -123,6 +130,12 @@ public struct OpRouter: Sendable {
             logger.warning("bad request", metadata: ["error": "\(error.message)"])
             return .error(error)
         }
+        return await reply(to: request, logger: logger)
+    }
+
+    /// Answers one decoded request, as a worker would (another router may hand it a request to
+    /// answer in its place).
+    public func reply(to request: ServiceRequest, logger: Logger) async -> ServiceReply {
         if request.op == "ping" {
             return pingReply()
         }

@@ -16,7 +16,10 @@ struct PlatformProcess: Sendable {
 
 enum Platform {
     /// `portOffset` shifts every port, so a second platform can run beside the first.
-    static func processes(binDirectory: String, dataDirectory: String, portOffset: Int = 0) -> [PlatformProcess] {
+    /// `trackingShards` tracking processes split the devices (`--shard K/N`): shard 0 is `tracking`,
+    /// shard K `tracking-K`, each with its own ingest and health port (the first's + 100 × K: shard 1
+    /// on 5658 and 9204 — tracking has no replicas, so the replicas' +100 ports never take these).
+    static func processes(binDirectory: String, dataDirectory: String, portOffset: Int = 0, trackingShards: Int = 1) -> [PlatformProcess] {
         let port = { (base: Int) in base + portOffset }
         var brokerBinds = "tcp://*:\(port(5557))"
         var broker = "tcp://127.0.0.1:\(port(5557))"
@@ -35,10 +38,13 @@ enum Platform {
                 name: "users", executable: "\(binDirectory)/ride-users",
                 arguments: bus + ["--http", "127.0.0.1:\(port(9101))", "--data-dir", dataDirectory],
                 healthURL: "http://127.0.0.1:\(port(9101))/health"),
-            PlatformProcess(
-                name: "tracking", executable: "\(binDirectory)/ride-tracking",
-                arguments: bus + ["--ingest", "tcp://*:\(port(5558))", "--http", "127.0.0.1:\(port(9104))", "--data-dir", dataDirectory],
-                healthURL: "http://127.0.0.1:\(port(9104))/health"),
+        ] + (0..<trackingShards).map { shard in
+            var arguments = bus + ["--ingest", "tcp://*:\(port(trackingIngestPort(shard: shard)))", "--http", "127.0.0.1:\(port(9104 + 100 * shard))",
+                                   "--data-dir", dataDirectory]
+            if trackingShards > 1 { arguments += ["--shard", "\(shard)/\(trackingShards)"] }
+            return PlatformProcess(name: shard == 0 ? "tracking" : "tracking-\(shard)", executable: "\(binDirectory)/ride-tracking",
+                                   arguments: arguments, healthURL: "http://127.0.0.1:\(port(9104 + 100 * shard))/health")
+        } + [
             PlatformProcess(
                 name: "trips", executable: "\(binDirectory)/ride-trips",
                 arguments: bus + ["--http", "127.0.0.1:\(port(9103))", "--data-dir", dataDirectory],
@@ -56,6 +62,14 @@ enum Platform {
                 arguments: bus + ["--listen", "0.0.0.0:\(port(8080))", "--http", "127.0.0.1:\(port(9106))"],
                 healthURL: "http://127.0.0.1:\(port(9106))/health"),
         ]
+    }
+
+    /// The device ingest port of tracking's shard `shard`, before any offset.
+    static func trackingIngestPort(shard: Int) -> Int { 5558 + 100 * shard }
+
+    /// What the TrackingSDK is given (RIDE_TRACKING_INGEST): every shard's ingest, in shard order.
+    static func trackingIngestEndpoints(shards: Int, portOffset: Int = 0) -> [String] {
+        (0..<shards).map { "tcp://127.0.0.1:\(trackingIngestPort(shard: $0) + portOffset)" }
     }
 
     /// The services that may run as several instances on one data directory (their SQLite files

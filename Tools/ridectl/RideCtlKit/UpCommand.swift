@@ -28,6 +28,9 @@ struct UpCommand: AsyncParsableCommand {
     @Option(help: "Run several instances of services on the same data directory, e.g. orders=3,trips=2 (users, orders, trips, notifications; each extra instance's health port is the first's + 100).")
     var replicas = ""
 
+    @Option(name: .customLong("tracking-shards"), help: "Run tracking as this many shards (1–8), splitting the devices by id: shard K is tracking-K (shard 0: tracking), its device ingest on 5558 + 100 × K and health on 9104 + 100 × K. Keep the number for a data directory.")
+    var trackingShards = 1
+
     @Flag(help: "Once the platform is up, run `ridectl simulate` in it (10 drivers, 10 riders, 5× speed) until Ctrl-C, then print its report.")
     var simulate = false
 
@@ -36,6 +39,7 @@ struct UpCommand: AsyncParsableCommand {
 
     mutating func validate() throws {
         guard (0...50_000).contains(portOffset) else { throw ValidationError("--port-offset must be from 0 to 50000") }
+        guard (1...8).contains(trackingShards) else { throw ValidationError("--tracking-shards must be from 1 to 8, got \(trackingShards)") }
         do {
             _ = try Platform.parseReplicas(replicas)
         } catch {
@@ -50,7 +54,7 @@ struct UpCommand: AsyncParsableCommand {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let colored = Output.stdoutIsTerminal
         let supervisor = ProcessSupervisor(output: .prefixed(colored: colored))
-        let processes = Platform.withReplicas(Platform.processes(binDirectory: bin, dataDirectory: data, portOffset: portOffset),
+        let processes = Platform.withReplicas(Platform.processes(binDirectory: bin, dataDirectory: data, portOffset: portOffset, trackingShards: trackingShards),
                                               try Platform.parseReplicas(replicas))
         var environment = ["RIDE_DATA_DIR": data, stopWithParentEnvironment: "1"]
         if let keys = try curveKeys(dataDirectory: data) {
@@ -120,6 +124,7 @@ struct UpCommand: AsyncParsableCommand {
               ridectl tail            every event on the bus (ridectl tail order. for orders)
               ridectl call SVC OP     one request through the broker
               http://localhost:\(8080 + portOffset)/dashboard    the operator dashboard; the apps' API is under /v1 (/openapi.json)
+              RIDE_TRACKING_INGEST=\(Platform.trackingIngestEndpoints(shards: trackingShards, portOffset: portOffset).joined(separator: ","))    for drivers (TrackingSDK, ridectl simulate)
             Ctrl-C stops everything.
 
 
@@ -167,7 +172,7 @@ struct UpCommand: AsyncParsableCommand {
     /// The simulation against this platform, until cancelled; prints its report at the end.
     func startSimulation(dataDirectory: String) -> Task<Void, Never> {
         var settings = Simulation.Settings()
-        settings.ingest = "tcp://127.0.0.1:\(5558 + portOffset)"
+        settings.ingest = Platform.trackingIngestEndpoints(shards: trackingShards, portOffset: portOffset)
         settings.shareLinks = "http://localhost:\(8080 + portOffset)"
         let broker = Platform.localBrokerSocket(dataDirectory: dataDirectory).map { "ipc://\($0)" } ?? "tcp://127.0.0.1:\(5557 + portOffset)"
         let events = "tcp://127.0.0.1:\(5556 + portOffset)"

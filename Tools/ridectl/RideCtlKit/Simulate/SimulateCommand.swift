@@ -33,7 +33,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait after that for open rides to finish.") var grace = 300.0
     @Option(help: "Centre of the city box, lat,lon.") var center = "47.8359,35.1146"
     @Option(name: .customLong("box-km"), help: "Side of the city box in km.") var boxKilometres = 3.0
-    @Option(name: .customLong("ingest"), help: helpWithEnv("ride-tracking's device ingest", env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558"))
+    @Option(name: .customLong("ingest"), help: helpWithEnv("ride-tracking's device ingest; with tracking in shards, every shard's, comma-separated in shard order", env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558"))
     var ingest: String?
     @Option(name: .customLong("share-links"), help: "The gateway's address, to print the share links of the first three rides (empty: none).")
     var shareLinks = "http://localhost:8080"
@@ -46,6 +46,21 @@ struct SimulateCommand: AsyncParsableCommand {
         guard duration >= 0, grace >= 0 else { throw ValidationError("--duration and --grace must not be negative") }
         guard parsedCenter() != nil else { throw ValidationError("--center must be lat,lon (e.g. 47.8359,35.1146), got \(center)") }
         guard boxKilometres >= 1, boxKilometres <= 100 else { throw ValidationError("--box-km must be from 1 to 100") }
+        _ = try ingestEndpoints()
+    }
+
+    /// The tracking shards' ingest endpoints, in shard order.
+    func ingestEndpoints() throws -> [String] {
+        let setting = Setting.resolve(ingest, flag: "ingest", env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558")
+        do {
+            let endpoints = try EndpointSyntax.validateList(setting, name: "device ingest", forBinding: false)
+            guard endpoints.count <= DeviceShards.maximumCount else {
+                throw ConfigurationError("device ingest (\(setting.origin)): one endpoint per tracking shard, at most \(DeviceShards.maximumCount); got \(endpoints.count)")
+            }
+            return endpoints
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.message)
+        }
     }
 
     func parsedCenter() -> GeoPoint? {
@@ -60,7 +75,7 @@ struct SimulateCommand: AsyncParsableCommand {
         settings.riders = riders
         settings.speedup = speedup
         settings.city = CityGrid(center: parsedCenter()!, sizeKilometres: boxKilometres)
-        settings.ingest = Setting.resolve(ingest, flag: "ingest", env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558").value
+        settings.ingest = try ingestEndpoints()
         settings.shareLinks = shareLinks.isEmpty ? nil : shareLinks
         settings.publishableKey = Setting.resolve(publishableKey, flag: "publishable-key", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing").value
         try await bus.secure()

@@ -17,7 +17,8 @@ actor Simulation {
         /// Metres per second the cars drive (before the speed-up).
         var speed = 10.0
         var city = CityGrid(center: GeoPoint(latitude: 47.8359, longitude: 35.1146), sizeKilometres: 3)
-        var ingest = "tcp://127.0.0.1:5558"
+        /// ride-tracking's ingest endpoints, one per shard in shard order.
+        var ingest = ["tcp://127.0.0.1:5558"]
         var publishableKey = "pk_dev_ridesharing"
         /// The gateway's address, to print the share links of the first rides (nil: none).
         var shareLinks: String? = "http://localhost:8080"
@@ -102,7 +103,7 @@ actor Simulation {
             return results.sorted { $0.0 < $1.0 }.map(\.1)
         }
         var configuration = SDKConfiguration(publishableKey: settings.publishableKey)
-        configuration.endpoint = settings.ingest
+        configuration.endpoints = settings.ingest
         configuration.allowMockLocations = true
         for user in registered {
             if user.role == .rider {
