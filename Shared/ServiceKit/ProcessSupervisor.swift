@@ -225,10 +225,25 @@ public func binaryDirectory(_ flag: String?) -> String {
 /// Waits until `url` answers 200, up to `timeout`, and gives up at once when `stillRunning` says the
 /// process behind it is gone. Readiness is asked for, never slept for.
 public func waitUntilHealthy(_ url: String, timeout: Duration, stillRunning: @Sendable () -> Bool = { true }) async -> Bool {
+    await healthProblem(url, timeout: timeout, stillRunning: stillRunning) == nil
+}
+
+/// `waitUntilHealthy`, telling why not: nil once `url` answers 200, else the last answer or error
+/// seen (for a message that says more than "not healthy").
+public func healthProblem(_ url: String, timeout: Duration, stillRunning: @Sendable () -> Bool = { true }) async -> String? {
     let deadline = ContinuousClock.now + timeout
+    var problem = "no answer"
+    var attempts = 0
     while ContinuousClock.now < deadline, stillRunning() {
-        if let response = try? await HTTPProbe.get(url, timeout: .milliseconds(500)), response.status == 200 { return true }
+        attempts += 1
+        do {
+            let response = try await HTTPProbe.get(url, timeout: .milliseconds(500))
+            if response.status == 200 { return nil }
+            problem = "answered \(response.status): \(response.text.prefix(200))"
+        } catch {
+            problem = "\(error)"
+        }
         try? await Task.sleep(for: .milliseconds(50))
     }
-    return false
+    return "\(problem) (\(attempts) attempts)"
 }

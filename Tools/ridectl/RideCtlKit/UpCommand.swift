@@ -93,12 +93,12 @@ struct UpCommand: AsyncParsableCommand {
             let failures = await withTaskGroup(of: String?.self) { group in
                 for process in wave {
                     group.addTask {
-                        let started = await waitUntilHealthy(process.healthURL, timeout: .seconds(30), stillRunning: {
+                        let problem = await healthProblem(process.healthURL, timeout: .seconds(30), stillRunning: {
                             supervisor.isRunning(process.name) && !interrupted.happened
                         })
-                        if started || interrupted.happened { return nil }
+                        guard let problem, !interrupted.happened else { return nil }
                         return supervisor.isRunning(process.name)
-                            ? "\(process.name) did not become healthy at \(process.healthURL) within 30 s"
+                            ? "\(process.name) did not become healthy at \(process.healthURL) within 30 s (last: \(problem))"
                             : "\(process.name) exited while starting (its log is above)"
                     }
                 }
