@@ -85,12 +85,12 @@ let orphanGrace = Duration.seconds(10)
 func stopWithParentIfAsked(environment: [String: String] = ProcessInfo.processInfo.environment) {
     guard environment[stopWithParentEnvironment] == "1" else { return }
     let parent = getppid()
-    Task.detached {
-        while getppid() == parent {
-            try? await Task.sleep(for: .milliseconds(500))
-        }
+    // A thread of its own, not a task: the watch must run even when the cooperative pool is busy
+    // or stuck — that is when an orphan is most likely to linger.
+    Thread.detachNewThread {
+        while getppid() == parent { usleep(500_000) }
         kill(getpid(), SIGTERM)
-        try? await Task.sleep(for: orphanGrace)
+        usleep(UInt32(orphanGrace.components.seconds * 1_000_000))
         FileHandle.standardError.write(Data("the parent process is gone and stopping gracefully took over \(orphanGrace); exiting\n".utf8))
         exit(ExitCodes.software)
     }

@@ -53,8 +53,8 @@ struct TestService: Sendable {
             "--pub", bus.ingress, "--sub", bus.egress, "--broker", bus.broker, "--http", "127.0.0.1:\(httpPort)",
             "--data-dir", dataDirectory, "--log-level", "debug",
         ] + arguments, environment: environment)
-        guard await waitUntilHealthy("http://127.0.0.1:\(httpPort)/health", timeout: .seconds(30), stillRunning: { bus.supervisor.isRunning(name) }) else {
-            throw TestFailure("\(executable) did not become healthy; log:\n\(log)")
+        if let problem = await healthProblem("http://127.0.0.1:\(httpPort)/health", timeout: .seconds(30), stillRunning: { bus.supervisor.isRunning(name) }) {
+            throw TestFailure("\(executable) did not become healthy (last: \(problem)); log:\n\(log)")
         }
         try await bus.waitForWorkers(service)
     }

@@ -74,8 +74,8 @@ struct TestBus: Sendable {
             "--pub", "tcp://127.0.0.1:\(pubPort)", "--sub", "tcp://127.0.0.1:\(subPort)", "--broker", "tcp://127.0.0.1:\(brokerPort)",
             "--http", "127.0.0.1:\(httpPort)", "--log-level", "debug",
         ] + extraArguments)
-        guard await waitUntilHealthy(healthURL, timeout: .seconds(30)) else {
-            throw TestFailure("ride-bus did not become healthy; log:\n\(log)")
+        if let problem = await healthProblem(healthURL, timeout: .seconds(30)) {
+            throw TestFailure("ride-bus did not become healthy (last: \(problem)); log:\n\(log)")
         }
     }
 
