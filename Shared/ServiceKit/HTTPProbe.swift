@@ -34,7 +34,10 @@ public enum HTTPProbe {
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let body { request.httpBody = Data(body) }
-        request.timeoutInterval = Double(timeout.milliseconds) / 1000
+        // At least a second: Foundation on Linux (6.3.1) failed every request given less, at once,
+        // with -1001 "timed out" (seen: 0.5 and 0.99 s failed in 2 ms, 1.0 s answered) — for 30 s
+        // every health wait of a test process failed so.
+        request.timeoutInterval = max(1, Double(timeout.milliseconds) / 1000)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = request.timeoutInterval
         let session = URLSession(configuration: configuration, delegate: NoChallenges(), delegateQueue: nil)

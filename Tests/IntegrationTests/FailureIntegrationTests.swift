@@ -14,7 +14,7 @@ import Testing
         try await withTestBus("failures") { bus in
             let platform = try await OrdersIntegrationTests.Platform.start(bus)
             let notifications = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications")
-            let simulation = platform.simulate(drivers: 10, riders: 10, duration: 45, timeout: .seconds(260))
+            let simulation = platform.simulate(drivers: FailureLoad.rides, riders: FailureLoad.rides, duration: 45, timeout: .seconds(300))
             try await platform.waitUntilRidesAreUnderWay()
             let restarts: [(String, () async throws -> Void)] = [
                 (platform.users.name, platform.users.startProcess), (platform.tracking.process.name, platform.tracking.startProcess),
@@ -78,7 +78,7 @@ import Testing
     func fullDisk(_ bus: TestBus, _ disk: SmallDisk) async throws {
         let platform = try await OrdersIntegrationTests.Platform.start(bus)
         let notifications = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications")
-        let simulation = platform.simulate(drivers: 6, riders: 6, duration: 30, timeout: .seconds(240))
+        let simulation = platform.simulate(drivers: FailureLoad.rides, riders: FailureLoad.rides, duration: 30, timeout: .seconds(300))
         try await platform.waitUntilRidesAreUnderWay()
 
         try await disk.fill()
@@ -122,6 +122,12 @@ import Testing
         #expect(payments.count == completed && Set(payments).count == completed, "one payment per completed ride")
         #expect(messages >= (report.count("chat messages sent") ?? .max), "every acknowledged chat message stored")
     }
+}
+
+/// How many rides a failure test keeps going at once: a rider and a driver each (every rider books
+/// again when a ride ends). 200 as the failure tests promise; `RIDE_FAILURE_RIDES` for a quick run.
+enum FailureLoad {
+    static let rides = ProcessInfo.processInfo.environment["RIDE_FAILURE_RIDES"].flatMap(Int.init) ?? 200
 }
 
 /// A small tmpfs (root only) standing in for a disk that fills up.

@@ -141,7 +141,7 @@ import TestPostgres
                     print("\(service.name)'s log (\(lines.count) lines on the database, errors and warnings; the last 40):\n" + lines.suffix(40).joined(separator: "\n"))
                 }
             }
-            let simulation = platform.simulate(drivers: 8, riders: 8, duration: 30, timeout: .seconds(260))
+            let simulation = platform.simulate(drivers: FailureLoad.rides, riders: FailureLoad.rides, duration: 30, timeout: .seconds(300))
             try await platform.waitUntilRidesAreUnderWay()
 
             try await server.stop()
