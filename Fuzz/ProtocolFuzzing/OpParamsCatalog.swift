@@ -17,7 +17,7 @@ public struct OpParams: Sendable {
         self.decode = decode
     }
 
-    init<Params: Decodable>(_ service: String, _ op: String, _ type: Params.Type) {
+    init<Params: Decodable & Sendable>(_ service: String, _ op: String, _ type: Params.Type) {
         self.init(service: service, op: op, typeName: String(describing: type)) { json throws(ServiceError) in
             _ = try OpRouter.decodeParams(Params.self, op: op, from: json)
         }
