@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: run test build deps test-deps release bench clean
+.PHONY: run test build deps test-deps release bench fuzz clean
 
 ## deps: the system libraries the build links: libzmq (the bus) and SQLite (the services' stores)
 deps:
@@ -43,10 +43,26 @@ build: deps
 run: build
 	.build/debug/ridectl up --simulate
 
-## test: build everything, then run the unit, integration and interop tests
+## test: build everything, then run the unit, integration and interop tests, then fuzz for 30 s
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) fuzz FUZZ_SECONDS=30 FUZZ_FLAGS=-verbosity=0
+
+## fuzz: libFuzzer on what arrives from sockets — the event envelope, 7/MDP framing and the broker,
+## every op's params (Fuzz/README.md) — for FUZZ_SECONDS; a broken property or a crash fails it,
+## its input saved as .build-fuzz/crash-*. Its own build (.build-fuzz, only Bus and RideModels):
+## SwiftPM's --sanitize=fuzzer links libFuzzer's main; swiftc gets -sanitize=fuzzer,address as one
+## flag, because it keeps only the last -sanitize it is given. Swift's backtracer is off: AddressSanitizer
+## takes its reading of the stack for a bug of its own; libFuzzer prints the trace.
+FUZZ_SECONDS ?= 300
+FUZZ_FLAGS ?=
+fuzz: deps
+	@bash -o pipefail -c '$(SWIFT) build --scratch-path .build-fuzz --product ride-fuzz --sanitize=fuzzer \
+		-Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING 2>&1 | grep -v "Cannot export local symbol"'
+	@mkdir -p .build-fuzz/corpus
+	SWIFT_BACKTRACE=enable=no .build-fuzz/debug/ride-fuzz .build-fuzz/corpus Fuzz/corpus -dict=Fuzz/fuzz.dict -max_total_time=$(FUZZ_SECONDS) \
+		-timeout=10 -artifact_prefix=.build-fuzz/ -print_final_stats=1 $(FUZZ_FLAGS)
 
 release: deps
 	$(SWIFT) build -c release
@@ -60,4 +76,4 @@ bench: release
 	-.build/release/ridectl bench lifecycle
 
 clean:
-	rm -rf .build .data
+	rm -rf .build .build-fuzz .data

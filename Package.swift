@@ -153,6 +153,11 @@ let package = Package(
         .executableTarget(name: "ridectl", dependencies: ["RideCtlKit", "ServiceKit"], path: "Tools/ridectl/main"),
         .executableTarget(name: "driver-example", dependencies: ["TrackingSDK"], path: "Tools/driver-example", exclude: ["drive.gpx"]),
 
+        // MARK: Fuzzing (Fuzz/README.md): libFuzzer's target over what arrives from sockets. Light on
+        // purpose (Bus and RideModels only), so its instrumented build fits in `make test`.
+        .target(name: "ProtocolFuzzing", dependencies: ["Bus", "RideModels", "ZeroMQ"], path: "Fuzz/ProtocolFuzzing"),
+        .executableTarget(name: "ride-fuzz", dependencies: ["ProtocolFuzzing"], path: "Fuzz/main"),
+
         // MARK: Tests
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests"),
         .testTarget(name: "BusTests", dependencies: ["Bus"], path: "Tests/BusTests"),
@@ -172,6 +177,7 @@ let package = Package(
                                                          .product(name: "GRDB", package: "GRDB.swift"),
                                                          .product(name: "PostgresNIO", package: "postgres-nio")], path: "Tests/StorageTests"),
         .testTarget(name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/UsersTests"),
+        .testTarget(name: "FuzzTests", dependencies: ["ProtocolFuzzing", "Bus", "RideModels"], path: "Fuzz/Tests"),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", "Storage", "TestPostgres", .product(name: "Yams", package: "Yams"),

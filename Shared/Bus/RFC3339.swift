@@ -15,8 +15,7 @@ public enum RFC3339 {
 
     /// Appends the time's text to `bytes` (the hot path of event encoding: no String made).
     public static func append(_ date: Date, to bytes: inout [UInt8]) {
-        // Nearest millisecond: a Date made from whole milliseconds is often a hair below them in binary.
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let totalMilliseconds = nearestMillisecond(date)
         var days = totalMilliseconds / 86_400_000
         var millisOfDay = totalMilliseconds % 86_400_000
         if millisOfDay < 0 {
@@ -106,8 +105,21 @@ public enum RFC3339 {
         guard index == b.count else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+        let date = Date(timeIntervalSince1970: Double(seconds) + fraction)
+        // Only an instant `format` writes back: an offset (or rounding to the millisecond) can carry
+        // a time of year 0000 or 9999 outside the four-digit UTC years, and an event accepted must
+        // be passed on as it came (shown by the fuzz target's round-trip property, Fuzz/).
+        guard writableMilliseconds.contains(nearestMillisecond(date)) else { return nil }
+        return date
     }
+
+    /// The instants `format` writes: 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, in
+    /// milliseconds since 1970.
+    static let writableMilliseconds: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
+
+    /// The time in whole milliseconds since 1970, as `format` writes it: the nearest, since a Date
+    /// made from whole milliseconds is often a hair below them in binary.
+    static func nearestMillisecond(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     // Howard Hinnant's days-from-civil algorithms (proleptic Gregorian calendar).
     static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {

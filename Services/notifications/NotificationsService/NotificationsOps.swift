@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import RideModels
 import Storage
 
 /// The `notifications` service's ops on the broker.
@@ -7,15 +8,6 @@ struct NotificationsOps {
     let store: any NotificationStorage
     let sender: WebhookSender
 
-    struct ListParams: Codable, Sendable { var userID: String; var limit: Int?
-        enum CodingKeys: String, CodingKey { case limit; case userID = "user_id" } }
-    struct PushTokenParams: Codable, Sendable { var userID: String; var token: String
-        enum CodingKeys: String, CodingKey { case token; case userID = "user_id" } }
-    struct WebhookParams: Codable, Sendable { var url: String; var secret: String? }
-    struct IDParams: Codable, Sendable { var id: String }
-    struct DeliveryParams: Codable, Sendable { var deliveryID: Int64
-        enum CodingKeys: String, CodingKey { case deliveryID = "delivery_id" } }
-    struct LimitParams: Codable, Sendable { var limit: Int? }
     struct Inbox: Codable, Sendable { var notifications: [UserNotification] }
     struct Webhooks: Encodable, Sendable { var webhooks: [Webhook] }
     struct DeadLetters: Encodable, Sendable { var deliveries: [Delivery] }
@@ -23,7 +15,7 @@ struct NotificationsOps {
 
     func router(instance: String) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.notifications, instance: instance)
-        router.on("list") { (params: ListParams, _) -> Inbox in
+        router.on("list") { (params: InboxParams, _) -> Inbox in
             try Self.check(id: params.userID, "user_id")
             return Inbox(notifications: try await store.inbox(userID: params.userID, limit: try Self.limit(params.limit)))
         }
@@ -44,11 +36,11 @@ struct NotificationsOps {
             return Replied(status: Status.created, body: webhook)
         }
         router.on("list_webhooks") { (_: NoParams, _) -> Webhooks in Webhooks(webhooks: try await store.webhooks()) }
-        router.on("delete_webhook") { (params: IDParams, _) -> Done in
+        router.on("delete_webhook") { (params: WebhookIDParams, _) -> Done in
             guard try await store.deleteWebhook(id: params.id) else { throw ServiceError.notFound("unknown_webhook", "no webhook \(params.id.prefix(40))") }
             return Done()
         }
-        router.on("dead_letters") { (params: LimitParams, _) -> DeadLetters in DeadLetters(deliveries: try await store.deadLetters(limit: try Self.limit(params.limit))) }
+        router.on("dead_letters") { (params: DeadLettersParams, _) -> DeadLetters in DeadLetters(deliveries: try await store.deadLetters(limit: try Self.limit(params.limit))) }
         router.on("replay") { (params: DeliveryParams, _) -> Delivery in
             guard try await store.replay(deliveryID: params.deliveryID) else {
                 if try await store.delivery(id: params.deliveryID) == nil { throw ServiceError.notFound("unknown_delivery", "no delivery \(params.deliveryID)") }

@@ -88,18 +88,30 @@ public struct OpRouter: Sendable {
         _ handler: @escaping @Sendable (Params, OpContext) async throws -> Result
     ) {
         handlers[op] = { json, context in
-            let params: Params
-            do {
-                params = try JSONCoding.decode(Params.self, from: json)
-            } catch let error as DecodingError {
-                if case .dataCorrupted(let c) = error, c.codingPath.isEmpty {
-                    throw ServiceError.badRequest("invalid_json", "the params frame of op '\(op)' is not valid JSON")
-                }
-                throw ServiceError.unprocessable("invalid_params", JSONCoding.describe(error))
-            }
+            let params = try Self.decodeParams(Params.self, op: op, from: json)
             let result = try await handler(params, context)
             let status = (result as? any StatusCarrying)?.replyStatus ?? Status.ok
             return ServiceReply(status: status, json: try JSONCoding.encode(result))
+        }
+    }
+
+    /// Decodes the params of `op` as its handler gets them: JSON that does not parse → 400
+    /// `invalid_json`; JSON of the wrong shape, or a value its type refuses → 422 `invalid_params`
+    /// naming the field (a `ServiceError` thrown by a params type keeps its status). Public so the
+    /// fuzzer (Fuzz/) decodes every op's params through this very function, without a service.
+    public static func decodeParams<Params: Decodable>(_ type: Params.Type, op: String, from json: [UInt8]) throws(ServiceError) -> Params {
+        do {
+            return try JSONCoding.decode(Params.self, from: json)
+        } catch let error as DecodingError {
+            if case .dataCorrupted(let c) = error, c.codingPath.isEmpty {
+                throw .badRequest("invalid_json", "the params frame of op '\(op)' is not valid JSON")
+            }
+            throw .unprocessable("invalid_params", JSONCoding.describe(error))
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            // Decoding reads only the request, so whatever else it throws is about the request too.
+            throw .unprocessable("invalid_params", JSONCoding.describe(error))
         }
     }
 

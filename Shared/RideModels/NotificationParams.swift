@@ -1,0 +1,64 @@
+import Foundation
+
+// The params of the `notifications` ops, next to every other service's: the fuzzer (Fuzz/) decodes
+// each op's params without linking the service.
+
+/// `notifications.list`: a user's inbox, newest first.
+public struct InboxParams: Codable, Sendable, Equatable {
+    public var userID: String
+    public var limit: Int?
+    public init(userID: String, limit: Int? = nil) {
+        self.userID = userID
+        self.limit = limit
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case limit
+        case userID = "user_id"
+    }
+}
+
+/// `notifications.register_push_token`.
+public struct PushTokenParams: Codable, Sendable, Equatable {
+    public var userID: String
+    public var token: String
+    public init(userID: String, token: String) {
+        self.userID = userID
+        self.token = token
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case token
+        case userID = "user_id"
+    }
+}
+
+/// `notifications.register_webhook`: without a secret, the service makes one.
+public struct WebhookParams: Codable, Sendable, Equatable {
+    public var url: String
+    public var secret: String?
+    public init(url: String, secret: String? = nil) {
+        self.url = url
+        self.secret = secret
+    }
+}
+
+/// `notifications.delete_webhook`.
+public struct WebhookIDParams: Codable, Sendable, Equatable {
+    public var id: String
+    public init(id: String) { self.id = id }
+}
+
+/// `notifications.replay`: a dead letter sent again.
+public struct DeliveryParams: Codable, Sendable, Equatable {
+    public var deliveryID: Int64
+    public init(deliveryID: Int64) { self.deliveryID = deliveryID }
+
+    enum CodingKeys: String, CodingKey { case deliveryID = "delivery_id" }
+}
+
+/// `notifications.dead_letters`.
+public struct DeadLettersParams: Codable, Sendable, Equatable {
+    public var limit: Int?
+    public init(limit: Int? = nil) { self.limit = limit }
+}
