@@ -81,7 +81,10 @@ public actor TripWatcher {
                 if catchingUp, case .eta = signal { continue }
                 let event = trip.apply(signal)
                 do {
-                    if try await store.update(trip, event: event) { relay.notify() }
+                    // Bounded: this loop handles every watched device's locations one by one, so one
+                    // store call that never returns would stop every arrival after it.
+                    let (store, update) = (self.store, trip)
+                    if try await withStorageDeadline(Self.storeDeadline, { try await store.update(update, event: event) }) { relay.notify() }
                 } catch {
                     logger.error("trip update failed; the next location retries", metadata: ["trip_id": "\(tripID)", "error": "\(error)"])
                     stored = false
@@ -93,6 +96,9 @@ public actor TripWatcher {
             if stored { live[tripID] = trip }
         }
     }
+
+    /// How long one trip update may take before it counts as failed (the next location retries).
+    static let storeDeadline = Duration.seconds(15)
 
     /// Consumes the subscription until shutdown.
     func run() async {

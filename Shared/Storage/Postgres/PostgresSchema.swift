@@ -168,7 +168,10 @@ public final class PostgresSchema: Sendable {
     public func write<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         guard isReachable else { throw Self.unavailable }
         do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            return try await client.withConnection { connection in
+                try Self.ensureOpen(connection)
+                return try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+            }
         } catch let error as PostgresTransactionError {
             throw error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
         }
@@ -177,7 +180,17 @@ public final class PostgresSchema: Sendable {
     /// Runs `body` on one connection of the pool, outside a transaction (each statement sees the latest commits).
     public func read<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         guard isReachable else { throw Self.unavailable }
-        return try await client.withConnection { connection in try await body(connection) }
+        return try await client.withConnection { connection in
+            try Self.ensureOpen(connection)
+            return try await body(connection)
+        }
+    }
+
+    /// A pooled connection the server has already closed (a restart) is refused before use: a
+    /// query on such a connection was seen to wait forever instead of failing, and a reactor or a
+    /// trip watcher waiting on it stops for good.
+    static func ensureOpen(_ connection: PostgresConnection) throws {
+        if connection.isClosed { throw unavailable }
     }
 
     private func waitUntilReachable(timeout: Duration) async throws {
@@ -269,6 +282,30 @@ public final class PostgresSchema: Sendable {
         }
         statements.append(current)
         return statements.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+    }
+}
+
+/// `body`'s answer, or 503 `storage_unavailable` once `limit` passes without one — given even if
+/// `body` ignores its cancellation (a query stuck on a dead connection), so that a caller that must
+/// go on (a loop handling events one by one) is never held for good by one store call.
+public func withStorageDeadline<Result: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+    let decided = FirstClaim()
+    return try await withCheckedThrowingContinuation { continuation in
+        let work = Task {
+            do {
+                let result = try await body()
+                if decided.claim() { continuation.resume(returning: result) }
+            } catch {
+                if decided.claim() { continuation.resume(throwing: error) }
+            }
+        }
+        Task {
+            try? await Task.sleep(for: limit)
+            if decided.claim() {
+                work.cancel()
+                continuation.resume(throwing: PostgresSchema.unavailable)
+            }
+        }
     }
 }
 
