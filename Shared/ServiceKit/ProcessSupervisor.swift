@@ -37,6 +37,8 @@ public final class ProcessSupervisor: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Held while a pipe is made close-on-exec and while a child is spawned, by every supervisor.
+    private static let spawning = Mutex(())
     private let output: OutputMode
 
     public init(output: OutputMode) {
@@ -55,13 +57,26 @@ public final class ProcessSupervisor: Sendable {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        var parentsWriteEnd: FileHandle?
         switch output {
         case .prefixed(let colored):
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
+            // Not Foundation's Pipe: its descriptors are inherited by every child spawned meanwhile
+            // on another thread (Process closes only the descriptors open when it looked), and a
+            // sibling holding this pipe's read end keeps it open after we are gone — an orphaned
+            // child then blocks writing its log. Close-on-exec descriptors reach only this child
+            // (as its stdout and stderr, which dup2 makes inheritable).
+            // (pipe2 is not in Swift's Glibc; `spawning` keeps our own spawns out of the gap
+            // between pipe and fcntl.)
+            var ends: [Int32] = [-1, -1]
+            guard Self.spawning.withLock({ _ in pipe(&ends) == 0 && fcntl(ends[0], F_SETFD, FD_CLOEXEC) == 0 && fcntl(ends[1], F_SETFD, FD_CLOEXEC) == 0 }) else {
+                throw ConfigurationError("cannot make a pipe for \(name)'s output: \(String(cString: strerror(errno)))")
+            }
+            let writeEnd = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+            process.standardOutput = writeEnd
+            process.standardError = writeEnd
+            parentsWriteEnd = writeEnd
             let prefix = name.padding(toLength: max(13, name.count + 1), withPad: " ", startingAt: 0) + "| "
-            Self.forwardLines(of: pipe, prefix: colored ? ANSI.colorFor(name, prefix) : prefix)
+            Self.forwardLines(of: FileHandle(fileDescriptor: ends[0], closeOnDealloc: true), prefix: colored ? ANSI.colorFor(name, prefix) : prefix)
         case .files(let directory):
             let path = "\(directory)/\(name).log"
             if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
@@ -74,16 +89,20 @@ public final class ProcessSupervisor: Sendable {
             self?.record(name: name, status: finished.terminationStatus, signaled: finished.terminationReason == .uncaughtSignal)
         }
         _ = state.withLock { $0.asked.remove(name) }
-        try process.run()
+        // The child has its own copy; ours would keep the pipe open (no end of file) after it exits.
+        defer { try? parentsWriteEnd?.close() }
+        try Self.spawning.withLock { _ in try process.run() }
         state.withLock { $0.children[name] = process }
     }
 
-    private static func forwardLines(of pipe: Pipe, prefix: String) {
+    private static func forwardLines(of readEnd: FileHandle, prefix: String) {
         let pending = Mutex<[UInt8]>([])
-        pipe.fileHandleForReading.readabilityHandler = { handle in
+        // The handler holds the read end alive (nothing else does; closing it would kill the child
+        // with SIGPIPE) until the end of file, where dropping the handler ends that cycle.
+        readEnd.readabilityHandler = { handle in
             let chunk = handle.availableData
             if chunk.isEmpty {
-                handle.readabilityHandler = nil
+                readEnd.readabilityHandler = nil
                 return
             }
             let lines = pending.withLock { buffer -> String in

@@ -52,7 +52,7 @@ extension ServiceCommand {
             print("  bus security          " + (curve.map { "CURVE, own public key \($0.identity.publicKey)" } ?? "none (plain TCP; --curve-keys turns CURVE on)"))
             return
         }
-        stopWithParentIfAsked()
+        stopWithParentIfAsked(program: Self.configuration.commandName ?? "ride")
         do {
             try await BusSecurity.enable(curve, label: Self.configuration.commandName ?? "ride")
         } catch {
@@ -75,23 +75,42 @@ public func concurrencySetting(_ flagValue: Int?) throws -> Int {
 
 /// Set by `ridectl up` for its children: when the parent is gone — even killed with SIGKILL, which
 /// it cannot pass on — the process stops itself gracefully (SIGTERM to itself) within half a
-/// second, instead of living on as an orphan that holds the platform's ports. A graceful stop that
-/// is still going `orphanGrace` later (the bus went with the parent, so a publisher or a reactor
-/// may wait on it) ends with an exit, as `docker stop` ends with SIGKILL: every store is
-/// transactional, so an exit loses nothing committed.
+/// second, instead of living on as an orphan that holds the platform's ports. Its output went to
+/// the parent, so from then on it goes to `<data dir>/<program>.orphaned.log` (the only trace of
+/// how the stop went). A graceful stop that is still going `orphanGrace` later (the bus went with
+/// the parent, so a publisher or a reactor may wait on it) ends with `_exit`, as `docker stop` ends
+/// with SIGKILL: every store is transactional, so an exit loses nothing committed. `_exit`, not
+/// `exit`: exit runs atexit handlers and flushes stdio, and either can block behind a thread that
+/// is stuck — the case this is for.
 public let stopWithParentEnvironment = "RIDE_STOP_WITH_PARENT"
-let orphanGrace = Duration.seconds(10)
+let orphanGrace = Duration.seconds(6)
 
-func stopWithParentIfAsked(environment: [String: String] = ProcessInfo.processInfo.environment) {
+func stopWithParentIfAsked(program: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
     guard environment[stopWithParentEnvironment] == "1" else { return }
     let parent = getppid()
+    let orphanLog = environment["RIDE_DATA_DIR"].map { "\($0)/\(program).orphaned.log" }
     // A thread of its own, not a task: the watch must run even when the cooperative pool is busy
     // or stuck — that is when an orphan is most likely to linger.
     Thread.detachNewThread {
-        while getppid() == parent { usleep(500_000) }
+        while getppid() == parent { usleep(200_000) }
+        if let orphanLog {
+            let file = open(orphanLog, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            if file >= 0 {
+                dup2(file, STDOUT_FILENO)
+                dup2(file, STDERR_FILENO)
+                close(file)
+            }
+        }
+        writeToStandardError("\(program): the parent process (pid \(parent)) is gone; stopping (pid \(getpid()))\n")
         kill(getpid(), SIGTERM)
         usleep(UInt32(orphanGrace.components.seconds * 1_000_000))
-        FileHandle.standardError.write(Data("the parent process is gone and stopping gracefully took over \(orphanGrace); exiting\n".utf8))
-        exit(ExitCodes.software)
+        writeToStandardError("\(program): stopping gracefully took over \(orphanGrace); exiting now\n")
+        _exit(ExitCodes.software)
     }
+}
+
+/// One write(2), no buffering and no lock a stuck thread could hold.
+private func writeToStandardError(_ text: String) {
+    var bytes = Array(text.utf8)
+    _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }

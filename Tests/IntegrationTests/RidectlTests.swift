@@ -178,7 +178,19 @@ import Testing
         try await Self.waitForBanner(supervisor)
         #expect(try await platformProcesses().count == 7)
         supervisor.signal("up", SIGKILL)
-        try await eventually("every process of the platform stopped by itself", timeout: .seconds(30)) { try await platformProcesses().isEmpty }
+        do {
+            try await eventually("every process of the platform stopped by itself", timeout: .seconds(30)) { try await platformProcesses().isEmpty }
+        } catch {
+            // Say which ones linger and what they wrote once orphaned, then clear them away so the
+            // next test on these ports is not failed by this one.
+            let lingering = try await platformProcesses()
+            let table = try await runCommand("/usr/bin/ps", ["-o", "pid,ppid,stat,etime,wchan:24,args", "-p", lingering.joined(separator: ",")])
+            let logs = (try? FileManager.default.contentsOfDirectory(atPath: "\(scratch)/data"))?.filter { $0.hasSuffix(".orphaned.log") } ?? []
+            let written = logs.sorted().map { "\($0):\n" + ((try? String(contentsOfFile: "\(scratch)/data/\($0)", encoding: .utf8)) ?? "").suffix(2000) }
+            for pid in lingering { if let pid = Int32(pid) { kill(pid, SIGKILL) } }
+            Issue.record("\(error)\n\(table.stdout)\n\(written.joined(separator: "\n"))")
+            return
+        }
         try? FileManager.default.removeItem(atPath: scratch)
     }
 

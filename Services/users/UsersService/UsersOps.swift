@@ -9,16 +9,26 @@ enum UsersOps {
         var router = OpRouter(service: BusContract.Service.users, instance: instance)
         let slow = SlowWork()
 
+        // Idempotent: the same registration again (a client's retry, or the gateway's call retried
+        // on another replica after the first stored it but answered too late) answers 200 with the
+        // user stored the first time. Only a different registration of the number is a conflict.
+        @Sendable func earlier(_ params: RegisterParams) async throws -> User {
+            guard let (user, hash) = try await store.credentials(phoneNumber: params.phoneNumber) else { throw phoneTaken(params.phoneNumber) }
+            let same = user.role == params.role && user.name == params.name && user.deviceID == params.deviceID && user.car == params.car
+            guard same, try await slow.run({ hasher.verify(params.password, against: hash) }) else { throw phoneTaken(params.phoneNumber) }
+            return user
+        }
+
         router.on("register") { (params: RegisterParams, _) -> Replied<User> in
             if let problem = UserRules.problem(with: params) { throw ServiceError.unprocessable("invalid_params", problem) }
-            if try await store.credentials(phoneNumber: params.phoneNumber) != nil { throw phoneTaken(params.phoneNumber) }
+            if try await store.credentials(phoneNumber: params.phoneNumber) != nil { return Replied(status: Status.ok, body: try await earlier(params)) }
             let hash = try await slow.run { try hasher.hash(params.password) }
             let user = User(id: UserID.make(params.role), role: params.role, name: params.name, phoneNumber: params.phoneNumber,
                             deviceID: params.deviceID, car: params.car, createdAt: Date())
             do {
                 try await store.register(user, passwordHash: hash)
             } catch UserStoreFailure.phoneTaken {
-                throw phoneTaken(params.phoneNumber)
+                return Replied(status: Status.ok, body: try await earlier(params))
             }
             relay.notify()
             return Replied(status: Status.created, body: user)
