@@ -52,8 +52,10 @@ import Testing
         #expect(echo.status == 0 && echo.stdout.contains("hi"))
 
         // Events: a member's tail hears a member's event, not a stranger's; a stranger's tail hears nothing.
-        let memberTail = Task { try await runCommand(Binaries.ridectl, ["tail", "secure.", "--json", "--timeout", "8", "--sub", egress], environment: member, timeout: .seconds(20)) }
-        let strangerTail = Task { try await runCommand(Binaries.ridectl, ["tail", "secure.", "--json", "--timeout", "8", "--sub", egress], environment: stranger, timeout: .seconds(20)) }
+        // The member's tail ends at the first event it hears; both wait long enough for two
+        // publishes of up to 3 s each plus the start of three processes on a loaded machine.
+        let memberTail = Task { try await runCommand(Binaries.ridectl, ["tail", "secure.", "--json", "--count", "1", "--timeout", "20", "--sub", egress], environment: member, timeout: .seconds(30)) }
+        let strangerTail = Task { try await runCommand(Binaries.ridectl, ["tail", "secure.", "--json", "--timeout", "12", "--sub", egress], environment: stranger, timeout: .seconds(30)) }
         let strangerPublish = try await runCommand(Binaries.ridectl, ["publish", "secure.forged", #"{"from":"stranger"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: stranger)
         #expect(strangerPublish.status == 1, "never connected, so it never hears a subscriber: \(strangerPublish.stderr)")
         let memberPublish = try await runCommand(Binaries.ridectl, ["publish", "secure.hello", #"{"from":"member"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: member)

@@ -23,6 +23,8 @@ public final class PostgresSchema: Sendable {
     /// queue them for up to a minute (its circuit breaker), holding the caller and a worker.
     private let reachable = Atomic<Bool>(true)
     private let probing = Mutex<Task<Void, Never>?>(nil)
+    /// The reads and writes under way, so that one that never returns is named in the log.
+    let calls = StorageCalls()
 
     /// A schema step: statements run once, in one transaction, on databases that have not had it.
     /// Statements are separated by a `;` at the end of a line (the extended protocol takes one
@@ -72,6 +74,7 @@ public final class PostgresSchema: Sendable {
             var connection: PostgresConnection?
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
+                calls.reportSlow(logger: logger)
                 let outcome = await Self.probe(connection, configuration: configuration, within: Self.probeDeadline, logger: logger)
                 connection = outcome.connection
                 if reachable.exchange(outcome.answered, ordering: .relaxed) != outcome.answered {
@@ -165,11 +168,15 @@ public final class PostgresSchema: Sendable {
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     /// The error thrown is the one that stopped the transaction (the body's, BEGIN's or COMMIT's),
     /// as on SQLite, not postgres-nio's wrapper of all of them.
-    public func write<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+    public func write<Result: Sendable>(file: StaticString = #fileID, line: UInt = #line,
+                                        _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         guard isReachable else { throw Self.unavailable }
+        let call = calls.begin(site: "\(file):\(line)")
+        defer { calls.end(call) }
         do {
             return try await client.withConnection { connection in
                 try Self.ensureOpen(connection)
+                calls.leased(call)
                 return try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
             }
         } catch let error as PostgresTransactionError {
@@ -178,10 +185,14 @@ public final class PostgresSchema: Sendable {
     }
 
     /// Runs `body` on one connection of the pool, outside a transaction (each statement sees the latest commits).
-    public func read<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+    public func read<Result: Sendable>(file: StaticString = #fileID, line: UInt = #line,
+                                       _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         guard isReachable else { throw Self.unavailable }
+        let call = calls.begin(site: "\(file):\(line)")
+        defer { calls.end(call) }
         return try await client.withConnection { connection in
             try Self.ensureOpen(connection)
+            calls.leased(call)
             return try await body(connection)
         }
     }
