@@ -80,6 +80,7 @@ extension OrdersIntegrationTests.Platform {
 struct RideTally {
     let report: SimulationReport
     let orderEvents: [JSONValue]
+    let tripEvents: [JSONValue]
     let statuses: [String]
     let legs: [String]
     let payments: [String]
@@ -90,7 +91,7 @@ struct RideTally {
     static func read(_ platform: OrdersIntegrationTests.Platform, report: SimulationReport) async throws -> RideTally {
         let orderEvents = try await Outboxes.events(platform.orders)
         let tripEvents = try await Outboxes.events(platform.trips)
-        return RideTally(report: report, orderEvents: orderEvents, statuses: Outboxes.statuses(orderEvents), legs: Outboxes.legs(tripEvents),
+        return RideTally(report: report, orderEvents: orderEvents, tripEvents: tripEvents, statuses: Outboxes.statuses(orderEvents), legs: Outboxes.legs(tripEvents),
                          payments: Outboxes.payments(orderEvents))
     }
 
@@ -102,6 +103,21 @@ struct RideTally {
             byOrder[String(parts[0]), default: []].append(String(parts.last ?? ""))
         }
         return byOrder.filter { !["COMPLETED", "CANCELLED"].contains($0.value.last ?? "") }
+    }
+
+    /// For each open order: its trips' events and what the services logged about it and its trips —
+    /// the story of a stuck ride, printed when one sticks.
+    func storyOfOpenOrders(_ services: [TestService]) -> String {
+        openOrders.keys.sorted().map { orderID in
+            let trips = tripEvents.filter { $0["data"]?["data"]?["trip_metadata"]?["order_id"]?.stringValue == orderID }
+            let tripIDs = Set(trips.compactMap { $0["data"]?["data"]?["trip_id"]?.stringValue })
+            let events = trips.map { "\($0["type"]?.stringValue ?? "?") \($0["data"]?["data"]?["trip_id"]?.stringValue ?? "")" }
+            let logs = services.map { service in
+                let lines = service.log.split(separator: "\n").filter { line in line.contains(orderID) || tripIDs.contains { line.contains($0) } }
+                return "  \(service.name): \(lines.count) lines\n" + lines.suffix(15).map { "    \($0.prefix(400))" }.joined(separator: "\n")
+            }
+            return "open order \(orderID): \(openOrders[orderID] ?? []); trip events \(events)\n" + logs.joined(separator: "\n")
+        }.joined(separator: "\n")
     }
 
     /// The counts' lines of the printed table.
