@@ -91,7 +91,7 @@ let package = Package(
         .target(
             name: "TrackingService",
             dependencies: ["Bus", "Geo", "RideModels", "ServiceKit", "Storage", "ZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                           .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             path: "Services/tracking/TrackingService"
@@ -173,6 +173,7 @@ let package = Package(
         .target(name: "TestPostgres", dependencies: ["ServiceKit", "Storage"], path: "Tests/TestPostgres"),
         // The storage suite: every store's behaviour, on SQLite and on PostgreSQL.
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestPostgres", "UsersService", "OrdersService", "TripsService", "NotificationsService",
+                                                         "TrackingService",
                                                          "Geo", "RideModels", "Bus",
                                                          .product(name: "GRDB", package: "GRDB.swift"),
                                                          .product(name: "PostgresNIO", package: "postgres-nio")], path: "Tests/StorageTests"),

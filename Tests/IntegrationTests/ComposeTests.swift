@@ -129,15 +129,22 @@ import Yams
         #expect(try Self.services().first { $0.name == "users" }?.environment["RIDE_TOKEN_SECRET"] != nil, "every users replica signs with one key")
     }
 
-    /// Tracking's shards: every shard K of N exactly once, each on its own volume and ingest port,
-    /// so that no device is kept twice or by no one, and no shard opens another's file.
-    @Test func theTrackingShardsCoverEveryShardOnceEachWithItsOwnVolumeAndIngest() throws {
+    /// Tracking's shards: every shard K of N exactly once, each with its own ingest port, so that no
+    /// device is kept twice or by no one; their state in the shared database (each loads its own
+    /// devices) or each on a volume of its own (no shard opens another's file).
+    @Test func theTrackingShardsCoverEveryShardOnceEachWithItsOwnIngest() throws {
         let shards = try Self.services().filter { $0.command[0] == "ride-tracking" }
         let flags = shards.map { service in service.command.firstIndex(of: "--shard").map { service.command[$0 + 1] } ?? "0/1" }
         let counts = Set(flags.compactMap { $0.split(separator: "/").last.flatMap { Int($0) } })
         #expect(counts == [shards.count], "every tracking service says the same shard count, the number of them: \(flags)")
         #expect(Set(flags) == Set((0..<shards.count).map { "\($0)/\(shards.count)" }), "\(flags)")
-        #expect(Set(shards.map(\.volumes)).count == shards.count, "a volume each: \(shards.map(\.volumes))")
+        for shard in shards {
+            if shard.environment["RIDE_DATABASE_URL"] != nil {
+                #expect(shard.dependsOn.contains("postgres") && shard.volumes.isEmpty, "\(shard.name) waits for the database and needs no volume")
+            }
+        }
+        let onVolumes = shards.filter { $0.environment["RIDE_DATABASE_URL"] == nil }
+        #expect(Set(onVolumes.map(\.volumes)).count == onVolumes.count, "a volume each: \(onVolumes.map(\.volumes))")
         let ingest = shards.map { service in service.command.firstIndex(of: "--ingest").map { service.command[$0 + 1] } ?? "" }
         #expect(Set(ingest).count == shards.count, "an ingest port each: \(ingest)")
     }

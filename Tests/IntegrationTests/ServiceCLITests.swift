@@ -11,7 +11,8 @@ import Testing
                          "RIDE_OFFER_TIMEOUT_S", "--fare", "RIDE_FARE"]),
         ("ride-trips", ["--data-dir", "RIDE_DATA_DIR", "--database-url", "RIDE_DATABASE_URL", "--concurrency", "RIDE_WORKER_CONCURRENCY"]),
         ("ride-notifications", ["--data-dir", "RIDE_DATA_DIR", "--database-url", "RIDE_DATABASE_URL", "--webhook-timeout-s", "RIDE_WEBHOOK_TIMEOUT_S", "--webhook-retries", "RIDE_WEBHOOK_RETRIES"]),
-        ("ride-tracking", ["--shard", "RIDE_TRACKING_SHARD", "K/N", "tracking.shard.K", "--ingest", "RIDE_TRACKING_INGEST_BIND", "--data-dir", "RIDE_DATA_DIR"]),
+        ("ride-tracking", ["--shard", "RIDE_TRACKING_SHARD", "K/N", "tracking.shard.K", "--ingest", "RIDE_TRACKING_INGEST_BIND", "--data-dir", "RIDE_DATA_DIR",
+                           "--database-url", "RIDE_DATABASE_URL"]),
         ("ride-gateway", ["--listen", "RIDE_GATEWAY_LISTEN", "--public-url", "RIDE_PUBLIC_URL", "--publishable-key", "RIDE_PUBLISHABLE_KEY",
                           "--account-id", "RIDE_ACCOUNT_ID", "--secret-key", "RIDE_SECRET_KEY"]),
     ])
@@ -38,6 +39,7 @@ import Testing
         ("ride-tracking", ["--shard", "2/2"], [:], "shard (--shard) '2/2': the shard K must be from 0 to 1 (shards are counted from 0), got 2"),
         ("ride-tracking", ["--shard", "0/65"], [:], "shard (--shard) '0/65': the shard count N must be from 1 to 64, got 65"),
         ("ride-tracking", [], ["RIDE_TRACKING_SHARD": "half"], "shard (RIDE_TRACKING_SHARD) 'half' must be K/N"),
+        ("ride-tracking", ["--database-url", "postgres://ride@db"], [:], "--database-url: no database name in postgres://ride@db"),
         ("ridectl", ["simulate", "--ingest", "tcp://127.0.0.1:5558,,tcp://127.0.0.1:5658"], [:], "device ingest (--ingest)"),
         ("ridectl", ["up", "--tracking-shards", "9"], [:], "--tracking-shards must be from 1 to 8, got 9"),
         ("ride-notifications", ["--webhook-retries", "1,x"], [:], "webhook retries (--webhook-retries) '1,x' must be up to 20 comma-separated seconds"),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import Logging
+import PostgresNIO
 import RideModels
 import ServiceKit
 import ServiceLifecycle
@@ -17,14 +18,22 @@ public struct TrackingServer: Sendable {
     public func run() async throws {
         let logger = RideLogging.bootstrap(label: "ride-tracking", format: settings.logFormat, level: settings.logLevel)
         let metrics = ServiceMetrics.bootstrap()
-        let store: SQLiteTrackingStore
+        let store: any TrackingStore
         let devices: [DeviceRecord]
         do {
-            try FileManager.default.createDirectory(atPath: settings.dataDirectory, withIntermediateDirectories: true)
-            store = try SQLiteTrackingStore(path: settings.databasePath)
-            devices = try store.loadDevices()
+            switch settings.database {
+            case .sqlite(let path):
+                try FileManager.default.createDirectory(atPath: settings.dataDirectory, withIntermediateDirectories: true)
+                store = try SQLiteTrackingStore(path: path)
+            case .postgres(let url):
+                store = try await PostgresTrackingStore.open(url: url, logger: logger)
+            }
+            // A shard keeps only its own devices (in PostgreSQL every shard's devices share one table).
+            let shard = self.settings.shard
+            devices = try await store.loadDevices().filter { shard.owns($0.id) }
         } catch {
-            throw exitWithError("cannot open the database \(settings.databasePath): \(error)", program: "ride-tracking", code: ExitCodes.software)
+            let detail = (error as? PSQLError)?.summary ?? "\(error)"  // its description hides the server's message
+            throw exitWithError("cannot open the database (\(settings.database)): \(detail)", program: "ride-tracking", code: ExitCodes.software)
         }
         let state = TrackingState(devices: devices)
         let publisher = try await EventPublisher(endpoint: settings.pub, source: BusContract.Service.tracking, logger: logger)
@@ -51,7 +60,7 @@ public struct TrackingServer: Sendable {
         let status = StatusServer.make(address: settings.http, serviceName: "ride-tracking", metrics: metrics, logger: logger, onRunning: { port in
             logger.info("tracking ready", metadata: [
                 "shard": "\(settings.shard)", "ingest": "\(settings.ingest.joined(separator: ","))", "broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)",
-                "devices": "\(devices.count)", "database": "\(settings.databasePath)",
+                "devices": "\(devices.count)", "database": "\(settings.database)",
             ])
         }) {
             let counts = state.counts

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import RideModels
 import ServiceKit
+import Storage
 
 /// `ride-tracking`'s flags. Each has an environment variable; a flag wins over its variable.
 public struct RideTrackingCommand: ServiceCommand {
@@ -28,6 +29,9 @@ public struct RideTrackingCommand: ServiceCommand {
 
             Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
             when the database cannot be opened.
+
+            With --database-url (RIDE_DATABASE_URL) devices and history are kept in PostgreSQL \
+            instead (schema "tracking"), shared by every shard: each shard loads the devices it owns.
             """)
 
     @OptionGroup var bus: BusClientOptions
@@ -38,8 +42,10 @@ public struct RideTrackingCommand: ServiceCommand {
     @Option(name: .customLong("shard"), help: helpWithEnv("This process's shard K/N: it keeps the devices whose id hashes to K of N shards (0/1: unsharded)", env: "RIDE_TRACKING_SHARD", default: "0/1"))
     var shard: String?
 
-    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of tracking.sqlite (tracking-shard-K-of-N.sqlite when sharded)", env: "RIDE_DATA_DIR", default: "./.data"))
+    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of tracking.sqlite (tracking-shard-K-of-N.sqlite when sharded; unless --database-url)", env: "RIDE_DATA_DIR", default: "./.data"))
     var dataDirectory: String?
+
+    @OptionGroup var database: DatabaseOptions
 
     @Option(name: .customLong("publishable-keys"), help: helpWithEnv("Publishable keys devices may use, comma-separated", env: "RIDE_PUBLISHABLE_KEYS", default: "pk_dev_ridesharing"))
     var publishableKeys: String?
@@ -80,12 +86,14 @@ public struct RideTrackingCommand: ServiceCommand {
         } catch {
             throw ConfigurationError("shard (\(shardSetting.origin)) \(error.description)")
         }
+        let directory = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
         return TrackingSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             ingest: try EndpointSyntax.validateList(Setting.resolve(ingest, flag: "ingest", env: "RIDE_TRACKING_INGEST_BIND", default: "tcp://*:5558"),
                                                     name: "device ingest", forBinding: true),
             shard: deviceShard,
-            dataDirectory: Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value,
+            dataDirectory: directory,
+            database: try database.location(sqlitePath: TrackingSettings.sqlitePath(directory: directory, shard: deviceShard)),
             publishableKeys: Set(keyList),
             inactiveAfter: TimeInterval(try integerSetting(inactiveAfterSeconds, flag: "inactive-after-s", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: 60, range: 1...86_400)),
             rules: rules,
@@ -104,6 +112,8 @@ public struct TrackingSettings: ServiceSettings {
     /// Which devices this process keeps (`0/1`: all of them).
     public var shard: DeviceShard
     public var dataDirectory: String
+    /// The shard's SQLite file, or the shared PostgreSQL database.
+    public var database: StorageLocation
     public var publishableKeys: Set<String>
     public var inactiveAfter: TimeInterval
     public var rules: LocationRules
@@ -114,9 +124,9 @@ public struct TrackingSettings: ServiceSettings {
 
     /// Unsharded, today's `tracking.sqlite`. Sharded, a file per shard and shard count, so a shard
     /// never opens another's history and a changed N starts afresh instead of mixing devices.
-    public var databasePath: String {
+    static func sqlitePath(directory: String, shard: DeviceShard) -> String {
         let file = shard.isSharded ? "tracking-shard-\(shard.index)-of-\(shard.shards.count).sqlite" : "tracking.sqlite"
-        return URL(fileURLWithPath: dataDirectory).appendingPathComponent(file).path
+        return URL(fileURLWithPath: directory).appendingPathComponent(file).path
     }
 
     public var summary: String {
@@ -125,7 +135,7 @@ public struct TrackingSettings: ServiceSettings {
           bus                   pub \(pub), sub \(sub), broker \(broker)
           shard                 \(shard)\(shard.isSharded ? " (MDP services tracking and tracking.shard.\(shard.index))" : " (unsharded)")
           device ingest         \(ingest.joined(separator: ", "))
-          database              \(databasePath)
+          database              \(database)
           publishable keys      \(publishableKeys.count)
           inactive after        \(Int(inactiveAfter)) s of silence
           future tolerance      \(Int(rules.futureTolerance)) s

@@ -22,11 +22,11 @@ public struct TrackingWrite: Sendable {
     }
 }
 
-/// Tracking's storage. SQLite (embedded, the default) implements it here; PostgreSQL comes with
-/// scale-out. `commit` is called from the writer thread and may block; the rest is async.
+/// Tracking's storage: SQLite (embedded, the default) here, PostgreSQL in `PostgresTrackingStore`
+/// (`--database-url`). `commit` is called from the writer thread and may block; the rest is async.
 public protocol TrackingStore: Sendable {
     /// Every device, to rebuild the in-memory state at start-up.
-    func loadDevices() throws -> [DeviceRecord]
+    func loadDevices() async throws -> [DeviceRecord]
     /// Stores a group of writes in one transaction. History is idempotent: a location already
     /// stored (same device, same `recorded_at`) is not stored twice.
     func commit(_ writes: [TrackingWrite]) throws
@@ -94,8 +94,8 @@ public final class SQLiteTrackingStore: TrackingStore {
                 CREATE INDEX geotags_by_device_time ON geotags (device_id, recorded_at);
                 """)]
 
-    public func loadDevices() throws -> [DeviceRecord] {
-        try pool.read { db in
+    public func loadDevices() async throws -> [DeviceRecord] {
+        try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM devices").map { row in
                 var record = DeviceRecord(id: row["id"])
                 record.name = row["name"]

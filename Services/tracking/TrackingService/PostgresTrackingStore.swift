@@ -1,0 +1,230 @@
+import Bus
+import Dispatch
+import Foundation
+import Logging
+import PostgresNIO
+import RideModels
+import Storage
+import Synchronization
+
+/// Tracking's tables in the `tracking` schema of a shared PostgreSQL database (`--database-url`):
+/// the devices and their history outlive the machine a shard ran on, and every shard of a
+/// platform keeps them in the same tables — a shard loads only the devices it owns.
+///
+/// The history is written in bulk: one `INSERT … SELECT FROM UNNEST(arrays)` per group commit
+/// for all its locations (a round trip per location would cap ingest at a few thousand a
+/// second). postgres-nio binds arrays of plain values, not of optionals, so an absent reading
+/// travels as NaN (−1 for `mocked`) and becomes NULL again in the statement.
+public final class PostgresTrackingStore: TrackingStore {
+    public let postgres: PostgresSchema
+    private let logger: Logger
+
+    public static func open(url: PostgresURL, schema: String = "tracking", logger: Logger) async throws -> PostgresTrackingStore {
+        PostgresTrackingStore(postgres: try await PostgresSchema.open(url: url, schema: schema, migrations: migrations, outbox: false, logger: logger),
+                              logger: logger)
+    }
+
+    init(postgres: PostgresSchema, logger: Logger) {
+        self.postgres = postgres
+        self.logger = logger
+    }
+
+    /// The SQLite store's tables in PostgreSQL's words: booleans, and a geotag id the database
+    /// numbers itself (SQLite's `INTEGER PRIMARY KEY` does that implicitly).
+    static let migrations: [PostgresSchema.Migration] = [("v1", """
+        CREATE TABLE devices (
+            id TEXT PRIMARY KEY NOT NULL,
+            name TEXT,
+            metadata TEXT NOT NULL,
+            available BOOLEAN NOT NULL,
+            tracking BOOLEAN NOT NULL,
+            intents_changed_at BIGINT NOT NULL,
+            activity TEXT NOT NULL,
+            last_seen BIGINT,
+            sequence BIGINT NOT NULL,
+            latest_latitude DOUBLE PRECISION,
+            latest_longitude DOUBLE PRECISION,
+            latest_recorded_at BIGINT,
+            latest_accuracy DOUBLE PRECISION,
+            latest_speed DOUBLE PRECISION,
+            latest_bearing DOUBLE PRECISION
+        );
+        CREATE TABLE locations (
+            device_id TEXT NOT NULL,
+            recorded_at BIGINT NOT NULL,
+            latitude DOUBLE PRECISION NOT NULL,
+            longitude DOUBLE PRECISION NOT NULL,
+            accuracy DOUBLE PRECISION,
+            speed DOUBLE PRECISION,
+            bearing DOUBLE PRECISION,
+            altitude DOUBLE PRECISION,
+            mocked BIGINT,
+            PRIMARY KEY (device_id, recorded_at)
+        );
+        CREATE TABLE geotags (
+            id BIGSERIAL PRIMARY KEY,
+            device_id TEXT NOT NULL,
+            recorded_at BIGINT NOT NULL,
+            latitude DOUBLE PRECISION NOT NULL,
+            longitude DOUBLE PRECISION NOT NULL,
+            accuracy DOUBLE PRECISION,
+            metadata TEXT NOT NULL,
+            UNIQUE (device_id, recorded_at, metadata)
+        );
+        CREATE INDEX geotags_by_device_time ON geotags (device_id, recorded_at);
+        """)]
+
+    public func loadDevices() async throws -> [DeviceRecord] {
+        let logger = logger
+        return try await postgres.read { connection in
+            let rows = try await connection.all("""
+                SELECT id, name, metadata, available, tracking, intents_changed_at, activity, last_seen, sequence,
+                       latest_latitude, latest_longitude, latest_recorded_at, latest_accuracy, latest_speed, latest_bearing
+                FROM devices
+                """, as: (String, String?, String, Bool, Bool, Int64, String, Int64?, Int64,
+                          Double?, Double?, Int64?, Double?, Double?, Double?).self, logger: logger)
+            return rows.map { row in
+                var record = DeviceRecord(id: row.0)
+                record.name = row.1
+                record.metadata = (try? JSONCoding.decode([String: JSONValue].self, from: Array(row.2.utf8))) ?? [:]
+                record.available = row.3
+                record.tracking = row.4
+                record.intentsChangedAt = SQLiteTrackingStore.date(row.5)
+                record.activity = DeviceActivity(rawValue: row.6) ?? .inactive
+                record.lastSeen = row.7.map(SQLiteTrackingStore.date)
+                record.sequence = UInt64(max(0, row.8))
+                if let latitude = row.9, let longitude = row.10, let recordedAt = row.11 {
+                    record.latest = DeviceLocation(latitude: latitude, longitude: longitude, recordedAt: SQLiteTrackingStore.date(recordedAt),
+                                                   accuracy: row.12, speed: row.13, bearing: row.14)
+                }
+                return record
+            }
+        }
+    }
+
+    /// Called on the writer's own thread (not the cooperative pool), which waits here for the
+    /// transaction — at most `commitDeadline`: a commit that never returns must not stop ingest
+    /// for good (the batches are then refused and the phones send them again).
+    public func commit(_ writes: [TrackingWrite]) throws {
+        let outcome = Mutex<Result<Void, any Error>>(.failure(PostgresTrackingStore.commitTimedOut))
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                try await store(writes)
+                outcome.withLock { $0 = .success(()) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + .seconds(Int(Self.commitDeadline.components.seconds)))
+        try outcome.withLock { $0 }.get()
+    }
+
+    static let commitDeadline = Duration.seconds(30)
+    static let commitTimedOut = ServiceError(status: Status.unavailable, code: "storage_unavailable",
+                                             message: "storing locations took over \(commitDeadline); nothing was acknowledged — send again")
+
+    func store(_ writes: [TrackingWrite]) async throws {
+        let logger = logger
+        try await postgres.write { connection in
+            for write in writes {
+                let record = write.record, latest = write.record.latest
+                let (lastSeen, sequence) = (record.lastSeen.map(SQLiteTrackingStore.milliseconds), Int64(record.sequence))
+                let (latitude, longitude, recordedAt) = (latest?.latitude, latest?.longitude, latest.map { SQLiteTrackingStore.milliseconds($0.recordedAt) })
+                let (accuracy, speed, bearing) = (latest?.accuracy, latest?.speed, latest?.bearing)
+                if write.intentsChanged {
+                    let metadata = String(decoding: JSONValue.object(record.metadata).jsonBytes, as: UTF8.self)
+                    try await connection.run("""
+                        INSERT INTO devices (id, name, metadata, available, tracking, intents_changed_at, activity, last_seen, sequence,
+                            latest_latitude, latest_longitude, latest_recorded_at, latest_accuracy, latest_speed, latest_bearing)
+                        VALUES (\(record.id), \(record.name), \(metadata), \(record.available), \(record.tracking),
+                            \(SQLiteTrackingStore.milliseconds(record.intentsChangedAt)), \(record.activity.rawValue), \(lastSeen), \(sequence),
+                            \(latitude), \(longitude), \(recordedAt), \(accuracy), \(speed), \(bearing))
+                        ON CONFLICT (id) DO UPDATE SET name = excluded.name, metadata = excluded.metadata, available = excluded.available,
+                            tracking = excluded.tracking, intents_changed_at = excluded.intents_changed_at, activity = excluded.activity,
+                            last_seen = excluded.last_seen, sequence = excluded.sequence, latest_latitude = excluded.latest_latitude,
+                            latest_longitude = excluded.latest_longitude, latest_recorded_at = excluded.latest_recorded_at,
+                            latest_accuracy = excluded.latest_accuracy, latest_speed = excluded.latest_speed, latest_bearing = excluded.latest_bearing
+                        """, logger: logger)
+                } else {
+                    try await connection.run("""
+                        UPDATE devices SET activity = \(record.activity.rawValue), last_seen = \(lastSeen), sequence = \(sequence),
+                            latest_latitude = \(latitude), latest_longitude = \(longitude), latest_recorded_at = \(recordedAt),
+                            latest_accuracy = \(accuracy), latest_speed = \(speed), latest_bearing = \(bearing)
+                        WHERE id = \(record.id)
+                        """, logger: logger)
+                }
+                for geotag in write.geotags {
+                    let metadata = String(decoding: JSONValue.object(geotag.metadata).jsonBytes, as: UTF8.self)
+                    try await connection.run("""
+                        INSERT INTO geotags (device_id, recorded_at, latitude, longitude, accuracy, metadata)
+                        VALUES (\(record.id), \(SQLiteTrackingStore.milliseconds(geotag.location.recordedAt)), \(geotag.location.latitude),
+                            \(geotag.location.longitude), \(geotag.location.accuracy), \(metadata))
+                        ON CONFLICT (device_id, recorded_at, metadata) DO NOTHING
+                        """, logger: logger)
+                }
+            }
+            let columns = LocationColumns(writes)
+            guard !columns.devices.isEmpty else { return }
+            try await connection.run("""
+                INSERT INTO locations (device_id, recorded_at, latitude, longitude, accuracy, speed, bearing, altitude, mocked)
+                SELECT device, at, latitude, longitude, NULLIF(accuracy, 'NaN'), NULLIF(speed, 'NaN'), NULLIF(bearing, 'NaN'),
+                       NULLIF(altitude, 'NaN'), NULLIF(mocked, -1)
+                FROM UNNEST(\(columns.devices)::text[], \(columns.times)::bigint[], \(columns.latitudes)::float8[], \(columns.longitudes)::float8[],
+                            \(columns.accuracies)::float8[], \(columns.speeds)::float8[], \(columns.bearings)::float8[],
+                            \(columns.altitudes)::float8[], \(columns.mocked)::bigint[])
+                     AS batch(device, at, latitude, longitude, accuracy, speed, bearing, altitude, mocked)
+                ON CONFLICT (device_id, recorded_at) DO NOTHING
+                """, logger: logger)
+        }
+    }
+
+    public func history(deviceID: String, from: Date?, to: Date?, limit: Int) async throws -> LocationHistory {
+        let lower = from.map(SQLiteTrackingStore.milliseconds) ?? Int64.min
+        let upper = to.map(SQLiteTrackingStore.milliseconds) ?? Int64.max
+        let logger = logger
+        return try await postgres.read { connection in
+            let locations = try await connection.all("""
+                SELECT recorded_at, latitude, longitude, accuracy, speed, bearing, altitude, mocked FROM locations
+                WHERE device_id = \(deviceID) AND recorded_at BETWEEN \(lower) AND \(upper) ORDER BY recorded_at LIMIT \(Int64(limit))
+                """, as: (Int64, Double, Double, Double?, Double?, Double?, Double?, Int64?).self, logger: logger).map { row in
+                DeviceLocation(latitude: row.1, longitude: row.2, recordedAt: SQLiteTrackingStore.date(row.0), accuracy: row.3, speed: row.4,
+                               bearing: row.5, altitude: row.6, mocked: row.7.map { $0 != 0 })
+            }
+            let geotags = try await connection.all("""
+                SELECT recorded_at, latitude, longitude, accuracy, metadata FROM geotags
+                WHERE device_id = \(deviceID) AND recorded_at BETWEEN \(lower) AND \(upper) ORDER BY recorded_at
+                """, as: (Int64, Double, Double, Double?, String).self, logger: logger).map { row in
+                GeotagRecord(metadata: (try? JSONCoding.decode([String: JSONValue].self, from: Array(row.4.utf8))) ?? [:],
+                             location: DeviceLocation(latitude: row.1, longitude: row.2, recordedAt: SQLiteTrackingStore.date(row.0), accuracy: row.3))
+            }
+            return LocationHistory(deviceID: deviceID, locations: locations, geotags: geotags)
+        }
+    }
+
+    public func close() { postgres.close() }
+}
+
+/// A group commit's locations as columns, for one `UNNEST` insert; an absent reading is NaN
+/// (`mocked`: −1), turned back into NULL by the statement.
+struct LocationColumns {
+    var devices: [String] = [], times: [Int64] = [], latitudes: [Double] = [], longitudes: [Double] = []
+    var accuracies: [Double] = [], speeds: [Double] = [], bearings: [Double] = [], altitudes: [Double] = [], mocked: [Int64] = []
+
+    init(_ writes: [TrackingWrite]) {
+        for write in writes {
+            for location in write.locations {
+                devices.append(write.record.id)
+                times.append(SQLiteTrackingStore.milliseconds(location.recordedAt))
+                latitudes.append(location.latitude)
+                longitudes.append(location.longitude)
+                accuracies.append(location.accuracy ?? .nan)
+                speeds.append(location.speed ?? .nan)
+                bearings.append(location.bearing ?? .nan)
+                altitudes.append(location.altitude ?? .nan)
+                mocked.append(location.mocked.map { $0 ? 1 : 0 } ?? -1)
+            }
+        }
+    }
+}
