@@ -37,11 +37,11 @@ final class FixClock: Sendable {
         let clock = FixClock(start: Date().addingTimeInterval(-500))
 
         /// Ann (a rider) and two drivers, Dan and Eve, whose phones report as available near the pickup.
-        /// - Parameter database: a PostgreSQL URL for the services that can keep their state there (else SQLite files).
+        /// - Parameter database: a PostgreSQL URL for the services to keep their state in (else SQLite files).
         static func start(_ bus: TestBus, database: PostgresURL? = nil, subscribeBefore: (() async throws -> Void)? = nil) async throws -> Platform {
             let onPostgres = database.map { ["--database-url", $0.urlString] } ?? []
             let users = try await TestService.users(on: bus, arguments: onPostgres)
-            let tracking = try await TestTracking.start(on: bus)
+            let tracking = try await TestTracking.start(on: bus, arguments: onPostgres)
             let trips = try await TestService.trips(on: bus, arguments: onPostgres)
             try await subscribeBefore?()
             var platform = Platform(bus: bus, users: users, tracking: tracking, trips: trips, orders: try await TestService.orders(on: bus, arguments: onPostgres))

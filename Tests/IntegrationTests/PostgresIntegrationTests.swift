@@ -128,7 +128,7 @@ import TestPostgres
     }
 }
 
-/// The database restarted in the middle of a simulation: users, orders, trips and notifications on PostgreSQL lose every
+/// The database restarted in the middle of a simulation: users, orders, trips, tracking and notifications on PostgreSQL lose every
 /// connection (a fast shutdown ends them), the server is down 6 s, then back. Meanwhile requests
 /// are answered 503 `storage_unavailable` and nothing is half-written; the pools reconnect, the
 /// reactors retry, the relays send what waited. Afterwards every ride finishes, nothing doubled.
@@ -144,7 +144,7 @@ struct DatabaseRestartTests {
             let notifications = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications",
                                                             arguments: ["--database-url", database.urlString])
             // What each service said about its database and its failures: the scratch directory goes with the test.
-            let services = [platform.users, platform.orders, platform.trips, notifications]
+            let services = [platform.users, platform.orders, platform.trips, platform.tracking.process, notifications]
             func printLogs() {
                 for service in services {
                     let lines = service.log.split(separator: "\n").filter { $0.contains("database") || $0.contains("error") || $0.contains("warning") }
@@ -165,7 +165,9 @@ struct DatabaseRestartTests {
             #expect(refused?.status == 503 && refused?.body["error"]?["code"] == "storage_unavailable", "\(String(describing: refused))")
             if refused?.status != 503 { try? platform.users.log.write(toFile: "/tmp/db-restart-users.log", atomically: true, encoding: .utf8) }
             try await Task.sleep(until: down + .seconds(6))
-            for name in [platform.users.name, platform.orders.name, platform.trips.name] { #expect(bus.supervisor.isRunning(name), "\(name) still runs without its database") }
+            for name in [platform.users.name, platform.orders.name, platform.trips.name, platform.tracking.process.name] {
+                #expect(bus.supervisor.isRunning(name), "\(name) still runs without its database")
+            }
             try await server.startServer()
             // Another phone number: a registration sent before users noticed the server down waits for a
             // connection and is stored once the server is back, taking the first number.
@@ -183,7 +185,7 @@ struct DatabaseRestartTests {
             let tally = try await RideTally.read(platform, report: SimulationReport(text: result.stdout))
             let sequences = tally.orderEvents.compactMap { $0["sequence"]?.stringValue.flatMap(Int.init) }
             print("""
-                failure test — PostgreSQL (users, orders, ledger, trips, notifications) restarted mid-simulation, down 6 s
+                failure test — PostgreSQL (users, orders, ledger, trips, tracking, notifications) restarted mid-simulation, down 6 s
                 \(tally.lines)
                   orders' outbox \(sequences.count) events, sequences 1…\(sequences.last ?? 0) without a gap: \(sequences == Array(1...max(1, sequences.count)))
                 """)
