@@ -5,7 +5,7 @@ import GRDB
 public protocol EventLog: Sendable {
     /// Sends the oldest unpublished events (up to `limit`, in sequence order) through `send`, then
     /// marks them published. A `send` that throws leaves them unpublished, to be sent again.
-    func relayBatch(limit: Int, send: ([StoredEvent]) throws -> Void) async throws -> RelayBatch
+    func relayBatch(limit: Int, send: @escaping @Sendable ([StoredEvent]) throws -> Void) async throws -> RelayBatch
     /// The `events` op's answer for `source`.
     func page(source: String, query: EventsQuery) async throws -> EventsPage
 }
@@ -26,7 +26,7 @@ public struct SQLiteEventLog: EventLog {
 
     public init(database: any DatabaseWriter) { self.database = database }
 
-    public func relayBatch(limit: Int, send: ([StoredEvent]) throws -> Void) async throws -> RelayBatch {
+    public func relayBatch(limit: Int, send: @escaping @Sendable ([StoredEvent]) throws -> Void) async throws -> RelayBatch {
         let batch = try await database.read { db in try Outbox.unpublished(db, limit: limit) }
         guard let last = batch.last else { return .empty }
         try send(batch)

@@ -30,6 +30,7 @@ public final class OutboxRelay: Service, Sendable {
 
     /// Sends every unpublished row; returns when none is left or sending fails (retried on the next wake-up).
     public func drain() async {
+        let (publisher, source) = (self.publisher, self.source)
         var busyWaits = 0
         while true {
             do {

@@ -1,3 +1,4 @@
+import Synchronization
 import Bus
 import Foundation
 import GRDB
@@ -108,11 +109,11 @@ func outbox(_ backend: Backend) async throws -> any OutboxFixture {
         for n in 1...3 { _ = try await fixture.append(n) }
         struct SendFailed: Error {}
         await #expect(throws: SendFailed.self) { try await fixture.log.relayBatch(limit: 10) { _ in throw SendFailed() } }
-        var sent: [UInt64] = []
-        #expect(try await fixture.log.relayBatch(limit: 2) { sent += $0.map(\.sequence) } == .sent(2))
-        #expect(try await fixture.log.relayBatch(limit: 10) { sent += $0.map(\.sequence) } == .sent(1))
-        #expect(try await fixture.log.relayBatch(limit: 10) { sent += $0.map(\.sequence) } == .empty)
-        #expect(sent == [1, 2, 3], "each once, in order, the failed send's rows included")
+        let sent = Mutex<[UInt64]>([])
+        #expect(try await fixture.log.relayBatch(limit: 2) { batch in sent.withLock { $0 += batch.map(\.sequence) } } == .sent(2))
+        #expect(try await fixture.log.relayBatch(limit: 10) { batch in sent.withLock { $0 += batch.map(\.sequence) } } == .sent(1))
+        #expect(try await fixture.log.relayBatch(limit: 10) { batch in sent.withLock { $0 += batch.map(\.sequence) } } == .empty)
+        #expect(sent.withLock { $0 } == [1, 2, 3], "each once, in order, the failed send's rows included")
         let envelope = try await fixture.log.page(source: "users", query: EventsQuery(after: 2, limit: 1)).events[0]
         #expect(envelope.sequence == 3)
     }

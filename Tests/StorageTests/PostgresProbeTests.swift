@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 import PostgresNIO
 @testable import Storage
@@ -51,5 +52,50 @@ import TestPostgres
             throw error
         }
         try await server.stop()
+    }
+
+    /// A read or write that gets no answer (the server frozen: the same silence as the query seen
+    /// hanging for good after a restart) is answered 503 at the schema's call deadline, so a relay
+    /// or a reactor goes on; once the server answers again, so does the schema.
+    @Test func aCallWithoutAnswerIsRefusedAtTheDeadlineAndTheSchemaRecovers() async throws {
+        let server = try await TestPostgresServer.start()  // its own: frozen here
+        do {
+            let schema = try await PostgresSchema.open(url: try await server.newDatabase(), schema: "deadline", migrations: [], outbox: false,
+                                                       callDeadline: .seconds(2), logger: testLogger)
+            defer { schema.close() }
+            let one = try await schema.read { connection -> Int? in try await connection.first("SELECT 1", as: Int.self, logger: testLogger) }
+            #expect(one == 1)
+
+            try await server.freeze(true)
+            let start = ContinuousClock.now
+            var refusal: ServiceError?
+            do {
+                _ = try await schema.write { connection -> Int? in try await connection.first("SELECT 2", as: Int.self, logger: testLogger) }
+            } catch let error as ServiceError {
+                refusal = error
+            }
+            let waited = ContinuousClock.now - start
+            try await server.freeze(false)
+            #expect(refusal?.code == "storage_unavailable" && waited >= .seconds(2) && waited < .seconds(6), "\(waited): \(String(describing: refusal))")
+
+            try await eventually(within: .seconds(20)) {
+                let three = try? await schema.read { connection -> Int? in try await connection.first("SELECT 3", as: Int.self, logger: testLogger) }
+                return three == 3
+            }
+        } catch {
+            try? await server.freeze(false)
+            try? await server.stop()
+            throw error
+        }
+        try await server.stop()
+    }
+
+    func eventually(within limit: Duration, _ condition: () async -> Bool) async throws {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if await condition() { return }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        Issue.record("not within \(limit)")
     }
 }

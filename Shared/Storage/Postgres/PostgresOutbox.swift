@@ -61,7 +61,7 @@ public struct PostgresEventLog: EventLog {
 
     public init(database: PostgresSchema) { self.database = database }
 
-    public func relayBatch(limit: Int, send: ([StoredEvent]) throws -> Void) async throws -> RelayBatch {
+    public func relayBatch(limit: Int, send: @escaping @Sendable ([StoredEvent]) throws -> Void) async throws -> RelayBatch {
         let logger = database.logger
         return try await database.write { connection in
             let locked = try await connection.first("SELECT pg_try_advisory_xact_lock(hashtext('ride.relay.' || current_schema()))",

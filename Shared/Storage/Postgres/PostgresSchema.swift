@@ -35,8 +35,8 @@ public final class PostgresSchema: Sendable {
     /// then applies `migrations` — under a lock, so instances starting together apply each once.
     /// - Parameter outbox: create the outbox table with the first migration.
     public static func open(url: PostgresURL, schema: String, migrations: [Migration], outbox: Bool, maximumConnections: Int = 10,
-                            connectTimeout: Duration = .seconds(30), logger: Logger) async throws -> PostgresSchema {
-        let database = PostgresSchema(url: url, schema: schema, maximumConnections: maximumConnections, logger: logger)
+                            connectTimeout: Duration = .seconds(30), callDeadline: Duration = .seconds(30), logger: Logger) async throws -> PostgresSchema {
+        let database = PostgresSchema(url: url, schema: schema, maximumConnections: maximumConnections, callDeadline: callDeadline, logger: logger)
         do {
             try await database.waitUntilReachable(timeout: connectTimeout)
             try await database.migrate(migrations, outbox: outbox)
@@ -48,7 +48,7 @@ public final class PostgresSchema: Sendable {
         return database
     }
 
-    init(url: PostgresURL, schema: String, maximumConnections: Int, logger: Logger) {
+    init(url: PostgresURL, schema: String, maximumConnections: Int, callDeadline: Duration = .seconds(30), logger: Logger) {
         precondition(schema.allSatisfy { $0.isLowercase || $0 == "_" }, "schema names are lowercase words")
         var configuration = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
@@ -60,6 +60,7 @@ public final class PostgresSchema: Sendable {
         self.client = client
         self.schema = schema
         self.url = url
+        self.callDeadline = callDeadline
         self.logger = logger
         running = Task { await client.run() }
     }
@@ -169,15 +170,11 @@ public final class PostgresSchema: Sendable {
     /// The error thrown is the one that stopped the transaction (the body's, BEGIN's or COMMIT's),
     /// as on SQLite, not postgres-nio's wrapper of all of them.
     public func write<Result: Sendable>(file: StaticString = #fileID, line: UInt = #line,
-                                        _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        guard isReachable else { throw Self.unavailable }
-        let call = calls.begin(site: "\(file):\(line)")
-        defer { calls.end(call) }
+                                        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        let logger = logger
         do {
-            return try await client.withConnection { connection in
-                try Self.ensureOpen(connection)
-                calls.leased(call)
-                return try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+            return try await bounded(site: "\(file):\(line)") { connection in
+                try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
             }
         } catch let error as PostgresTransactionError {
             throw error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
@@ -186,14 +183,39 @@ public final class PostgresSchema: Sendable {
 
     /// Runs `body` on one connection of the pool, outside a transaction (each statement sees the latest commits).
     public func read<Result: Sendable>(file: StaticString = #fileID, line: UInt = #line,
-                                       _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+                                       _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await bounded(site: "\(file):\(line)", body)
+    }
+
+    /// How long one read or write may take, waiting for a connection included (30 s; tests shorten it).
+    let callDeadline: Duration
+
+    /// `body` on a pooled connection, answered within `callDeadline` whatever happens to it. Seen
+    /// after a server restart under load: a query on a pooled connection that never got an answer
+    /// (75 s and counting) — the outbox relay's and a chat write's — so orders published nothing
+    /// more and every ride stopped. The caller gets 503 at the deadline and goes on (a relay or a
+    /// reactor retries); the connection is closed so that the pool replaces it.
+    private func bounded<Result: Sendable>(site: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
         guard isReachable else { throw Self.unavailable }
-        let call = calls.begin(site: "\(file):\(line)")
+        let call = calls.begin(site: site)
         defer { calls.end(call) }
-        return try await client.withConnection { connection in
-            try Self.ensureOpen(connection)
-            calls.leased(call)
-            return try await body(connection)
+        let (client, calls, logger) = (self.client, self.calls, self.logger)
+        let leased = Mutex<PostgresConnection?>(nil)
+        do {
+            return try await withStorageDeadline(callDeadline) {
+                try await client.withConnection { connection in
+                    try Self.ensureOpen(connection)
+                    calls.leased(call)
+                    leased.withLock { $0 = connection }
+                    return try await body(connection)
+                }
+            }
+        } catch let error as ServiceError where error.code == Self.unavailable.code {
+            if let stuck = leased.withLock({ $0 }) {
+                logger.error("a database call had no answer within \(callDeadline); its connection is closed", metadata: ["at": "\(site)"])
+                Task { try? await stuck.close() }
+            }
+            throw error
         }
     }
 
@@ -222,6 +244,7 @@ public final class PostgresSchema: Sendable {
     }
 
     private func migrate(_ migrations: [Migration], outbox: Bool) async throws {
+        let (schema, logger) = (self.schema, self.logger)
         try await write { connection in
             // One migrator at a time per schema, across every instance on this database.
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\("ride.migrate." + schema)))", logger: logger)
