@@ -253,11 +253,24 @@ import Testing
             let base = "ws://127.0.0.1:\(gateway.port)"
             for (query, status) in [("?access_token=\(zed.token)", 403), ("?access_token=\(eve.token)", 403), ("?access_token=nope", 401), ("", 401),
                                     ("?access_token=\(apps.rider.token)&after=soon", 422)] {
-                let refused = LiveClient(url: "\(base)/v1/orders/\(id)/live\(query)")
-                do {
-                    try await eventually("the refusal arrived (\(status))") { refused.received.first?["type"] == "error" }
-                } catch {
-                    throw TestFailure("no refusal (\(status)) on \(query.prefix(20)) within 15 s; received \(refused.received); the connection: \(refused.ending)")
+                // Up to three connections: under load the refusal (sent at once after the upgrade)
+                // can reach this test client in the same read as the 101 response, and a client that
+                // drops bytes read with the handshake — a known bug class of WebSocket clients — then
+                // sees nothing and stays open (seen twice in CI: "received []; the connection: open").
+                var refused = LiveClient(url: "\(base)/v1/orders/\(id)/live\(query)")
+                var attempts = 1
+                while true {
+                    do {
+                        let client = refused
+                        try await eventually("the refusal arrived (\(status))", timeout: .seconds(8)) { client.received.first?["type"] == "error" }
+                        break
+                    } catch where attempts < 3 && refused.received.isEmpty && refused.ending == "open" {
+                        refused.close()
+                        refused = LiveClient(url: "\(base)/v1/orders/\(id)/live\(query)")
+                        attempts += 1
+                    } catch {
+                        throw TestFailure("no refusal (\(status)) on \(query.prefix(20)) in \(attempts) connections of 8 s; received \(refused.received); the connection: \(refused.ending)")
+                    }
                 }
                 #expect(refused.received.first?["status"] == .number(Double(status)), "\(refused.received)")
                 #expect(refused.received.count == 1, "nothing after the refusal")
