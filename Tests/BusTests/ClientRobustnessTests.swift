@@ -21,7 +21,7 @@ import ZeroMQ
         let endpoint = try await broker.start(endpoint: "tcp://127.0.0.1:*")
         var options = MDPClient.Options()
         options.timeout = .milliseconds(300)
-        options.attempts = 10
+        options.attempts = 40  // 12 s: the worker may take seconds to register while the whole suite starts at once
         let client = try await ServiceClient(broker: endpoint, options: options, logger: quietLogger)
         // Three requests before any worker exists: one probes, two wait for it; the probe times out
         // and is retried (still the probe) until the worker arrives.
