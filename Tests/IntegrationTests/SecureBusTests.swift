@@ -1,3 +1,4 @@
+import Synchronization
 import Bus
 import Foundation
 import ServiceKit
@@ -54,12 +55,23 @@ import Testing
         // Events: a member's tail hears a member's event, not a stranger's; a stranger's tail hears nothing.
         // The member's tail ends at the first event it hears; both wait long enough for two
         // publishes of up to 3 s each plus the start of three processes on a loaded machine.
-        let memberTail = Task { try await runCommand(Binaries.ridectl, ["tail", "secure.", "--json", "--count", "1", "--timeout", "20", "--sub", egress], environment: member, timeout: .seconds(30)) }
+        let memberHeard = Mutex(false)
+        let memberTail = Task {
+            defer { memberHeard.withLock { $0 = true } }
+            return try await runCommand(Binaries.ridectl, ["tail", "secure.", "--json", "--count", "1", "--timeout", "20", "--sub", egress], environment: member, timeout: .seconds(30))
+        }
         let strangerTail = Task { try await runCommand(Binaries.ridectl, ["tail", "secure.", "--json", "--timeout", "12", "--sub", egress], environment: stranger, timeout: .seconds(30)) }
         let strangerPublish = try await runCommand(Binaries.ridectl, ["publish", "secure.forged", #"{"from":"stranger"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: stranger)
         #expect(strangerPublish.status == 1, "never connected, so it never hears a subscriber: \(strangerPublish.stderr)")
-        let memberPublish = try await runCommand(Binaries.ridectl, ["publish", "secure.hello", #"{"from":"member"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: member)
-        #expect(memberPublish.status == 0, "\(memberPublish.stderr)")
+        // Published until the member's tail has heard it: `--wait-ms` waits for any subscriber, and
+        // the platform's own are there before the tail's subscription (pub/sub's slow joiner: CI10
+        // saw the one publish go out before the tail had subscribed).
+        for _ in 0..<5 {
+            let memberPublish = try await runCommand(Binaries.ridectl, ["publish", "secure.hello", #"{"from":"member"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: member)
+            #expect(memberPublish.status == 0, "\(memberPublish.stderr)")
+            try await Task.sleep(for: .seconds(1))
+            if memberHeard.withLock({ $0 }) { break }
+        }
         let heard = try await memberTail.value.stdout
         #expect(heard.contains(#""from":"member""#) && !heard.contains("stranger"), "\(heard)")
         #expect(try await strangerTail.value.stdout.isEmpty)
