@@ -201,21 +201,17 @@ public final class PostgresSchema: Sendable {
         defer { calls.end(call) }
         let (client, calls, logger) = (self.client, self.calls, self.logger)
         let leased = Mutex<PostgresConnection?>(nil)
-        do {
-            return try await withStorageDeadline(callDeadline) {
-                try await client.withConnection { connection in
-                    try Self.ensureOpen(connection)
-                    calls.leased(call)
-                    leased.withLock { $0 = connection }
-                    return try await body(connection)
-                }
+        let limit = callDeadline
+        return try await withStorageDeadline(limit, expired: {
+            logger.error("a database call had no answer within \(limit)", metadata: ["at": "\(site)"])
+            if let stuck = leased.withLock({ $0 }) { Task { try? await stuck.close() } }
+        }) {
+            try await client.withConnection { connection in
+                try Self.ensureOpen(connection)
+                calls.leased(call)
+                leased.withLock { $0 = connection }
+                return try await body(connection)
             }
-        } catch let error as ServiceError where error.code == Self.unavailable.code {
-            if let stuck = leased.withLock({ $0 }) {
-                logger.error("a database call had no answer within \(callDeadline); its connection is closed", metadata: ["at": "\(site)"])
-                Task { try? await stuck.close() }
-            }
-            throw error
         }
     }
 
@@ -322,7 +318,9 @@ public final class PostgresSchema: Sendable {
 /// `body`'s answer, or 503 `storage_unavailable` once `limit` passes without one — given even if
 /// `body` ignores its cancellation (a query stuck on a dead connection), so that a caller that must
 /// go on (a loop handling events one by one) is never held for good by one store call.
-public func withStorageDeadline<Result: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+/// `expired` runs when the deadline, not `body`, decided.
+public func withStorageDeadline<Result: Sendable>(_ limit: Duration, expired: @escaping @Sendable () -> Void = {},
+                                                  _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
     let decided = FirstClaim()
     return try await withCheckedThrowingContinuation { continuation in
         let work = Task {
@@ -337,6 +335,7 @@ public func withStorageDeadline<Result: Sendable>(_ limit: Duration, _ body: @es
             try? await Task.sleep(for: limit)
             if decided.claim() {
                 work.cancel()
+                expired()
                 continuation.resume(throwing: PostgresSchema.unavailable)
             }
         }
