@@ -12,8 +12,8 @@ enum UsersOps {
         // Idempotent: the same registration again (a client's retry, or the gateway's call retried
         // on another replica after the first stored it but answered too late) answers 200 with the
         // user stored the first time. Only a different registration of the number is a conflict.
-        @Sendable func earlier(_ params: RegisterParams) async throws -> User {
-            guard let (user, hash) = try await store.credentials(phoneNumber: params.phoneNumber) else { throw phoneTaken(params.phoneNumber) }
+        @Sendable func earlier(_ params: RegisterParams, _ stored: (User, String)?) async throws -> User {
+            guard let (user, hash) = stored else { throw phoneTaken(params.phoneNumber) }
             let same = user.role == params.role && user.name == params.name && user.deviceID == params.deviceID && user.car == params.car
             guard same, try await slow.run({ hasher.verify(params.password, against: hash) }) else { throw phoneTaken(params.phoneNumber) }
             return user
@@ -21,14 +21,17 @@ enum UsersOps {
 
         router.on("register") { (params: RegisterParams, _) -> Replied<User> in
             if let problem = UserRules.problem(with: params) { throw ServiceError.unprocessable("invalid_params", problem) }
-            if try await store.credentials(phoneNumber: params.phoneNumber) != nil { return Replied(status: Status.ok, body: try await earlier(params)) }
+            if let stored = try await store.credentials(phoneNumber: params.phoneNumber) {
+                return Replied(status: Status.ok, body: try await earlier(params, stored))
+            }
             let hash = try await slow.run { try hasher.hash(params.password) }
             let user = User(id: UserID.make(params.role), role: params.role, name: params.name, phoneNumber: params.phoneNumber,
                             deviceID: params.deviceID, car: params.car, createdAt: Date())
             do {
                 try await store.register(user, passwordHash: hash)
             } catch UserStoreFailure.phoneTaken {
-                return Replied(status: Status.ok, body: try await earlier(params))
+                // Stored by another request meanwhile: read it now.
+                return Replied(status: Status.ok, body: try await earlier(params, try await store.credentials(phoneNumber: params.phoneNumber)))
             }
             relay.notify()
             return Replied(status: Status.created, body: user)
