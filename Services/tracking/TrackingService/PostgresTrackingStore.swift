@@ -103,10 +103,10 @@ public final class PostgresTrackingStore: TrackingStore {
     }
 
     /// Called on the writer's own thread (not the cooperative pool), which waits here for the
-    /// transaction — at most `commitDeadline`: a commit that never returns must not stop ingest
-    /// for good (the batches are then refused and the phones send them again).
+    /// transaction. It cannot wait for good: every PostgreSQL call is answered within the schema's
+    /// call deadline (then 503: the batches are refused and the phones send them again).
     public func commit(_ writes: [TrackingWrite]) throws {
-        let outcome = Mutex<Result<Void, any Error>>(.failure(PostgresTrackingStore.commitTimedOut))
+        let outcome = Mutex<Result<Void, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
             do {
@@ -117,13 +117,9 @@ public final class PostgresTrackingStore: TrackingStore {
             }
             done.signal()
         }
-        _ = done.wait(timeout: .now() + .seconds(Int(Self.commitDeadline.components.seconds)))
-        try outcome.withLock { $0 }.get()
+        done.wait()
+        try outcome.withLock { $0 }!.get()
     }
-
-    static let commitDeadline = Duration.seconds(30)
-    static let commitTimedOut = ServiceError(status: Status.unavailable, code: "storage_unavailable",
-                                             message: "storing locations took over \(commitDeadline); nothing was acknowledged — send again")
 
     func store(_ writes: [TrackingWrite]) async throws {
         let logger = logger
