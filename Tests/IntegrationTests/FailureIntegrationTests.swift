@@ -48,7 +48,7 @@ import Testing
                 \(tally.lines)
                   ratings stored \(ratings) of \(report.count("ratings given") ?? -1) acknowledged; ride_completed notifications \(completedNotes.count), distinct \(Set(completedNotes).count)
                 """)
-            if !tally.openOrders.isEmpty { print(tally.storyOfOpenOrders([platform.orders, platform.trips])) }
+            if !tally.openOrders.isEmpty { print(tally.storyOfOpenOrders([platform.orders, platform.trips]) + "\n" + (await tally.devicesOfOpenOrders(platform))) }
             tally.expectNothingLostOrDoubled()
             #expect(ratings >= (report.count("ratings given") ?? .max), "every acknowledged rating stored")
             let completed = tally.completed

@@ -120,6 +120,21 @@ struct RideTally {
         }.joined(separator: "\n")
     }
 
+    /// For each open order's last trip: where its device last was by tracking, against the trip's
+    /// destination — whether the car got there (and trips missed it) or never did.
+    func devicesOfOpenOrders(_ platform: OrdersIntegrationTests.Platform) async -> String {
+        var lines: [String] = []
+        for orderID in openOrders.keys.sorted() {
+            let created = tripEvents.filter { $0["type"] == "trip.created" && $0["data"]?["data"]?["trip_metadata"]?["order_id"]?.stringValue == orderID }
+            guard let tripID = created.last?["data"]?["data"]?["trip_id"]?.stringValue else { continue }
+            let trip = (try? await platform.trips.call("get", #"{"trip_id":"\#(tripID)"}"#))?.body ?? .null
+            let deviceID = trip["device_id"]?.stringValue ?? "?"
+            let device = (try? await platform.tracking.callRaw("device", json: #"{"device_id":"\#(deviceID)"}"#)).map { String(decoding: $0.json, as: UTF8.self) } ?? "?"
+            lines.append("order \(orderID) trip \(tripID): destination \(trip["destination"].map { "\($0)" } ?? "?"); tracking's device \(device.prefix(600))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// The counts' lines of the printed table.
     var lines: String {
         """

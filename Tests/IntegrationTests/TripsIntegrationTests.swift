@@ -4,6 +4,7 @@ import Geo
 import RideModels
 import ServiceKit
 import Testing
+import TrackingSDK
 
 /// `ride-trips` with the real `ride-tracking` whose device topics it watches.
 @Suite(.serialized) struct TripsIntegrationTests {
@@ -51,7 +52,7 @@ import Testing
             let arrived = try await collect(events, count: 2).map(\.event.data.data.value)
             #expect(arrived.first == "created")
             try await eventually("the arrival is stored") {
-                try await trips.call("get", #"{"trip_id":"\#(tripID)"}"#).body["destination"]?["arrived_at"] != .null
+                try await trips.call("get", #"{"trip_id":"\#(tripID)"}"#).body["destination"]?["arrived_at"]?.stringValue != nil
             }
 
             let completed = try await trips.call("complete", #"{"trip_id":"\#(tripID)"}"#)
@@ -100,10 +101,38 @@ import Testing
             try await Self.drive(tracking, device: "car-2", from: 0, count: 101, start: start, batch: 1)
             try await trips.startProcess()
             try await eventually("the restarted service finds the arrival in the history") {
-                try await trips.call("get", #"{"trip_id":"\#(tripID)"}"#).body["destination"]?["arrived_at"] != .null
+                try await trips.call("get", #"{"trip_id":"\#(tripID)"}"#).body["destination"]?["arrived_at"]?.stringValue != nil
             }
             let page = try await trips.call("events", #"{"after":0}"#)
             #expect(page.body["last_sequence"] == 2, "created, then one arrival")
+        }
+    }
+
+    /// A car parks at the destination while the bus is down, and says nothing more: tracking stores
+    /// its fixes and queues their events for the bus, then is killed before the bus is back, so the
+    /// arrival is never delivered. Trips finds it in tracking's history once the device has been
+    /// quiet for a while (nothing else would ever bring it).
+    @Test func anArrivalTheBusLostIsFoundInTheHistoryOfAQuietDevice() async throws {
+        try await withTestBus("trips-quiet") { bus in
+            let tracking = try await TestTracking.start(on: bus)
+            let trips = try await TestService.trips(on: bus)
+            let created = try await Self.create(trips, device: "car-3", key: "o-3/pickup")
+            guard case .string(let tripID)? = created.body["trip_id"] else { throw TestFailure("no trip: \(created.body)") }
+            bus.supervisor.signal("bus", SIGKILL)
+            _ = await bus.supervisor.waitForExit("bus", timeout: .seconds(5))
+            // Straight to tracking's ingest (not through the bus): stored, its events queued for the bus.
+            let device = try TrackingDevice(id: "car-3", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.destination))
+            device.startTracking()
+            try await eventually("tracking stored the parked car's fixes") { device.statistics.acknowledged >= 3 }
+            await device.close()
+            bus.supervisor.signal(tracking.name, SIGKILL)  // and the queued events with it
+            _ = await bus.supervisor.waitForExit(tracking.name, timeout: .seconds(5))
+            try await bus.startProcess()
+            try await tracking.startProcess()
+            try await eventually("trips finds the arrival in tracking's history", timeout: .seconds(40)) {
+                try await trips.call("get", #"{"trip_id":"\#(tripID)"}"#).body["destination"]?["arrived_at"]?.stringValue != nil
+            }
+            #expect(trips.log.contains("an arrival found in tracking's history"), "the catch-up, not the bus, found it")
         }
     }
 }

@@ -158,3 +158,32 @@ private let streets = Polyline(points: [
         }
     }
 }
+
+@Suite struct DeviceSilenceTests {
+    @Test func aDeviceIsDueAfterTheSilenceFromWhereItWasLastHeard() {
+        var silence = DeviceSilence(silence: 10)
+        let tripStart = start.addingTimeInterval(-30)
+        silence.watch("car", since: tripStart, now: start)
+        #expect(silence.due(now: start.addingTimeInterval(9.9)).isEmpty)
+        let first = silence.due(now: start.addingTimeInterval(10))
+        #expect(first.map(\.deviceID) == ["car"] && first.map(\.from) == [tripStart], "never heard: read from the trip's start")
+        #expect(silence.due(now: start.addingTimeInterval(15)).isEmpty, "looked at: not due again within the silence")
+
+        let fix = start.addingTimeInterval(12)
+        silence.heard("car", recordedAt: fix, now: start.addingTimeInterval(18))
+        silence.heard("car", recordedAt: start.addingTimeInterval(5), now: start.addingTimeInterval(19))  // a late fix keeps the newest
+        #expect(silence.due(now: start.addingTimeInterval(28)).isEmpty)
+        #expect(silence.due(now: start.addingTimeInterval(29)).map(\.from) == [fix])
+    }
+
+    @Test func watchingAgainKeepsWhatWasHeardAndForgettingEndsIt() {
+        var silence = DeviceSilence(silence: 10)
+        silence.watch("car", since: start, now: start)
+        silence.heard("car", recordedAt: start.addingTimeInterval(3), now: start.addingTimeInterval(3))
+        silence.watch("car", since: start.addingTimeInterval(4), now: start.addingTimeInterval(4))  // its second trip
+        #expect(silence.due(now: start.addingTimeInterval(13)).map(\.from) == [start.addingTimeInterval(3)])
+        silence.heard("other", recordedAt: start, now: start)  // not watched: ignored
+        silence.forget("car")
+        #expect(silence.due(now: start.addingTimeInterval(100)).isEmpty)
+    }
+}

@@ -14,6 +14,7 @@ public actor TripWatcher {
     private var live: [String: LiveTrip] = [:]
     private var tripsByDevice: [String: Set<String>] = [:]
     private var missingLastRound: Set<String> = []
+    private var silence = DeviceSilence()
     private let store: any TripStorage
     private let relay: OutboxRelay
     private let subscriber: EventSubscriber<DeviceLocationEvent>
@@ -35,6 +36,7 @@ public actor TripWatcher {
         let device = trip.trip.deviceID
         if tripsByDevice[device, default: []].isEmpty { subscriber.subscribe(BusContract.Topics.deviceLocation + device) }
         tripsByDevice[device, default: []].insert(trip.trip.tripID)
+        silence.watch(device, since: trip.trip.startedAt, now: Date())
     }
 
     /// Watches a trip another instance created (known from `trip.created`), unless already watched.
@@ -66,14 +68,24 @@ public actor TripWatcher {
         tripsByDevice[device]?.remove(tripID)
         if tripsByDevice[device]?.isEmpty == true {
             tripsByDevice[device] = nil
+            silence.forget(device)
             subscriber.unsubscribe(BusContract.Topics.deviceLocation + device)
         }
     }
 
+    /// The watched devices no location came from for a while, and where to read their history
+    /// from (see `DeviceSilence`).
+    func quietDevices(now: Date = Date()) -> [(deviceID: String, from: Date)] { silence.due(now: now) }
+
     /// One location of a watched device (or of another whose id the subscribed prefix also
-    /// matched, which is ignored). `catchingUp`: from history after a restart, so no estimates.
-    func handle(deviceID: String, fix: TrackPoint, now: Date = Date(), catchingUp: Bool = false) async {
-        for tripID in tripsByDevice[deviceID] ?? [] {
+    /// matched, which is ignored). `catchingUp`: from history, so no estimates. Returns how many
+    /// arrivals it stored.
+    @discardableResult
+    func handle(deviceID: String, fix: TrackPoint, now: Date = Date(), catchingUp: Bool = false) async -> Int {
+        var arrivals = 0
+        guard let trips = tripsByDevice[deviceID] else { return 0 }
+        silence.heard(deviceID, recordedAt: fix.recordedAt, now: now)
+        for tripID in trips {
             guard let before = live[tripID] else { continue }
             var trip = before
             var stored = true
@@ -84,7 +96,10 @@ public actor TripWatcher {
                     // Bounded: this loop handles every watched device's locations one by one, so one
                     // store call that never returns would stop every arrival after it.
                     let (store, update) = (self.store, trip)
-                    if try await withStorageDeadline(Self.storeDeadline, { try await store.update(update, event: event) }) { relay.notify() }
+                    if try await withStorageDeadline(Self.storeDeadline, { try await store.update(update, event: event) }) {
+                        relay.notify()
+                        if case .arrived = signal { arrivals += 1 }
+                    }
                 } catch {
                     logger.error("trip update failed; the next location retries", metadata: ["trip_id": "\(tripID)", "error": "\(error)"])
                     stored = false
@@ -93,8 +108,12 @@ public actor TripWatcher {
             }
             // Kept only once stored: an arrival whose write failed (the database down) must be
             // seen again at the next location, not remembered as announced and never stored.
-            if stored { live[tripID] = trip }
+            // And only while still watched: the trip may have been let go during the write, and
+            // put back it would sit in `live` without its device's subscription, so never be
+            // watched again (reconcile adopts only trips missing from `live`).
+            if stored, live[tripID] != nil { live[tripID] = trip }
         }
+        return arrivals
     }
 
     /// How long one trip update may take before it counts as failed (the next location retries).
@@ -130,11 +149,11 @@ struct TripWatcherService: Service {
     func run() async throws {
         for trip in try await store.activeTrips() {
             await watcher.watch(trip)
-            let history = LocationsParams(deviceID: trip.trip.deviceID, from: trip.trip.startedAt, limit: 10_000)
-            if let missed = try? await platform.call(BusContract.Service.tracking, "locations", history, as: LocationHistory.self) {
-                for location in missed.locations {
-                    await watcher.handle(deviceID: trip.trip.deviceID, fix: TrackPoint(location), catchingUp: true)
-                }
+            do {
+                _ = try await catchUp(deviceID: trip.trip.deviceID, from: trip.trip.startedAt)
+            } catch {
+                logger.warning("cannot read a trip's locations recorded while trips was away; retried while the device stays quiet",
+                               metadata: ["trip_id": "\(trip.trip.tripID)", "error": "\(error)"])
             }
         }
         let (watcher, trips) = (self.watcher, self.trips)
@@ -152,6 +171,7 @@ struct TripWatcherService: Service {
                         } catch {
                             logger.warning("cannot list active trips; the next round retries", metadata: ["error": "\(error)"])
                         }
+                        await catchUpQuietDevices()
                     }
                 }
                 group.addTask {
@@ -169,6 +189,40 @@ struct TripWatcherService: Service {
                 await subscriber.close()
                 await trips.close()
             }
+        }
+    }
+
+    /// Handles the device's locations that tracking stored since `from` (inclusive: one seen
+    /// already changes nothing). Returns how many locations it read and how many arrivals they made.
+    func catchUp(deviceID: String, from: Date) async throws -> (locations: Int, arrivals: Int) {
+        let history = LocationsParams(deviceID: deviceID, from: from, limit: 10_000)
+        let missed = try await platform.call(BusContract.Service.tracking, "locations", history, as: LocationHistory.self)
+        var arrivals = 0
+        for location in missed.locations {
+            arrivals += await watcher.handle(deviceID: deviceID, fix: TrackPoint(location), catchingUp: true)
+        }
+        return (missed.locations.count, arrivals)
+    }
+
+    /// Reads the history of the devices that went quiet: an arrival the bus lost is found there.
+    func catchUpQuietDevices() async {
+        var failures: [String] = []
+        for (deviceID, from) in await watcher.quietDevices() {
+            do {
+                let (locations, arrivals) = try await catchUp(deviceID: deviceID, from: from)
+                if arrivals > 0 {
+                    // Worth knowing: the bus lost a location that mattered (the arrival is stored now).
+                    logger.warning("an arrival found in tracking's history of a quiet device; the bus had not delivered it",
+                                   metadata: ["device_id": "\(deviceID)", "locations": "\(locations)", "arrivals": "\(arrivals)"])
+                }
+            } catch let error as ServiceError where error.status == Status.notFound {
+                continue  // a device that never reported: nothing to catch up
+            } catch {
+                failures.append("\(deviceID): \(error)")
+            }
+        }
+        if let first = failures.first {
+            logger.warning("cannot read quiet devices' history; retried while they stay quiet", metadata: ["devices": "\(failures.count)", "first": "\(first)"])
         }
     }
 }
