@@ -53,17 +53,21 @@ struct OrderReactions: Sendable {
     }
 
     /// `ACCEPTED → PICKING_UP` or `STARTED_RIDE → DROPPING_OFF`: a trip for the driver's device to
-    /// the leg's destination (completing the pickup trip first).
+    /// the leg's destination (completing the pickup trip at the same time).
     func startLeg(_ leg: Leg, orderID: String) async throws {
         let (from, action): (OrderStatus, OrderAction) = leg == .pickup ? (.accepted, .pickupTripCreated) : (.startedRide, .dropoffTripCreated)
         guard let order = try await store.order(id: orderID), order.status == from, let deviceID = order.driver?.deviceID else { return }
-        if leg == .dropoff, let pickupTrip = order.tripID { try await completeTrip(pickupTrip) }
+        // The pickup trip is completed while the dropoff trip is made (two calls to trips at once,
+        // not one after the other), and both before the status moves on: a failure of either
+        // leaves the order at STARTED_RIDE for the retry, which repeats both (each is idempotent).
+        async let pickupCompleted: Void = completePickupTrip(of: order, before: leg)
         let place = leg == .pickup ? order.pickup : order.dropoff
         let params = CreateTripParams(
             deviceID: deviceID,
             destination: .init(geometry: GeoJSONPoint(GeoPoint(latitude: place.latitude, longitude: place.longitude)), radius: arrivalRadius, address: place.address),
             metadata: Self.tripMetadata(order, leg: leg), idempotencyKey: "\(orderID)/\(leg.rawValue)")
         let trip = try await platform.call(BusContract.Service.trips, "create", params, as: Trip.self)
+        try await pickupCompleted
         let (updated, previous) = try await store.change(id: orderID) { order in
             guard order.status == from else { return }
             order.status = try OrdersOps.decide(action, order, by: .reactor)
@@ -72,6 +76,11 @@ struct OrderReactions: Sendable {
         if updated.status != previous { relay.notify() }
         // Cancelled while the trip was being made: that trip must end too.
         if updated.status == .cancelled, updated.tripID != trip.tripID { try await completeTrip(trip.tripID) }
+    }
+
+    /// Before the dropoff leg: the order's pickup trip ends (nothing before the pickup leg).
+    private func completePickupTrip(of order: Order, before leg: Leg) async throws {
+        if leg == .dropoff, let pickupTrip = order.tripID { try await completeTrip(pickupTrip) }
     }
 
     /// The arrival came before the order took its trip (the trip arrived within milliseconds of
