@@ -214,6 +214,9 @@ struct TripWatcherService: Service {
                     // Worth knowing: the bus lost a location that mattered (the arrival is stored now).
                     logger.warning("an arrival found in tracking's history of a quiet device; the bus had not delivered it",
                                    metadata: ["device_id": "\(deviceID)", "locations": "\(locations)", "arrivals": "\(arrivals)"])
+                } else if locations > 1 {
+                    // More than the last one seen (`from` is inclusive): the bus is not delivering this device.
+                    logger.info("read locations of a quiet device the bus had not delivered", metadata: ["device_id": "\(deviceID)", "locations": "\(locations)"])
                 }
             } catch let error as ServiceError where error.status == Status.notFound {
                 continue  // a device that never reported: nothing to catch up
