@@ -15,6 +15,9 @@ public actor TripWatcher {
     private var tripsByDevice: [String: Set<String>] = [:]
     private var missingLastRound: Set<String> = []
     private var silence = DeviceSilence()
+    /// The newest location of each watched device: a new trip for a device already watched (the
+    /// dropoff after the pickup) starts from it without asking tracking.
+    private var latestFix: [String: TrackPoint] = [:]
     private let store: any TripStorage
     private let relay: OutboxRelay
     private let subscriber: EventSubscriber<DeviceLocationEvent>
@@ -69,6 +72,7 @@ public actor TripWatcher {
         if tripsByDevice[device]?.isEmpty == true {
             tripsByDevice[device] = nil
             silence.forget(device)
+            latestFix[device] = nil
             subscriber.unsubscribe(BusContract.Topics.deviceLocation + device)
         }
     }
@@ -76,6 +80,9 @@ public actor TripWatcher {
     /// The watched devices no location came from for a while, and where to read their history
     /// from (see `DeviceSilence`).
     func quietDevices(now: Date = Date()) -> [(deviceID: String, from: Date)] { silence.due(now: now) }
+
+    /// The newest location seen of a watched device (nil when not watched, or none seen yet).
+    func latestFix(of deviceID: String) -> TrackPoint? { latestFix[deviceID] }
 
     /// One location of a watched device (or of another whose id the subscribed prefix also
     /// matched, which is ignored). `catchingUp`: from history, so no estimates. Returns how many
@@ -85,6 +92,7 @@ public actor TripWatcher {
         var arrivals = 0
         guard let trips = tripsByDevice[deviceID] else { return 0 }
         silence.heard(deviceID, recordedAt: fix.recordedAt, now: now)
+        if fix.recordedAt >= latestFix[deviceID]?.recordedAt ?? .distantPast { latestFix[deviceID] = fix }
         for tripID in trips {
             guard let before = live[tripID] else { continue }
             var trip = before

@@ -45,8 +45,7 @@ struct TripsOps {
                         destination: .init(geometry: params.destination.geometry, radius: radius, address: params.destination.address),
                         metadata: params.metadata)
         var live = LiveTrip(starting: trip)
-        if let latest = await latestLocation(of: params.deviceID) {
-            let fix = TrackPoint(point: latest.geometry.point, recordedAt: latest.recordedAt, accuracy: latest.accuracy, speed: latest.speed)
+        if let fix = await startingFix(of: params.deviceID) {
             for signal in live.progress.record(fix, model: model, now: now) { _ = live.apply(signal) }
         }
         let (stored, created) = try await store.create(live, idempotencyKey: params.idempotencyKey)
@@ -77,8 +76,14 @@ struct TripsOps {
         return completed
     }
 
-    func latestLocation(of deviceID: String) async -> LatestLocation? {
-        try? await platform.call(BusContract.Service.tracking, "device", DeviceParams(deviceID: deviceID), as: DeviceInfo.self, timeout: .seconds(2)).location
+    /// Where the device is, for a new trip's first estimate: as the watcher last saw it when it
+    /// watches the device already (the dropoff trip after the pickup trip: no call), else as
+    /// tracking knows it.
+    func startingFix(of deviceID: String) async -> TrackPoint? {
+        if let fix = await watcher.latestFix(of: deviceID) { return fix }
+        guard let latest = try? await platform.call(BusContract.Service.tracking, "device", DeviceParams(deviceID: deviceID), as: DeviceInfo.self,
+                                                   timeout: .seconds(2)).location else { return nil }
+        return TrackPoint(point: latest.geometry.point, recordedAt: latest.recordedAt, accuracy: latest.accuracy, speed: latest.speed)
     }
 
     static func problem(with params: CreateTripParams) -> String? {
