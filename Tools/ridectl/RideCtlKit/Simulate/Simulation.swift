@@ -69,6 +69,8 @@ actor Simulation {
     private(set) var resyncs = 0
     /// Completed rides whose ratings are being given.
     private var rating: Set<String> = []
+    /// Orders a driver of this simulation has declined (or is declining).
+    private var declined: Set<String> = []
 
     init(settings: Settings, client: ServiceClient, logger: Logger) {
         self.settings = settings
@@ -236,8 +238,11 @@ actor Simulation {
     }
 
     /// Some drivers say no (once per order at most): the orders service offers it to the next driver.
+    /// Counted here, not read from `order.declinedBy`: that snapshot is stale while several drivers
+    /// look at the same order, and an order every nearby driver declined is offered to no one.
     private func declines(_ order: Order, driverID: String) async -> Bool {
-        guard order.declinedBy.isEmpty, Double.random(in: 0..<1, using: &generator) < settings.declineRate else { return false }
+        guard order.declinedBy.isEmpty, !declined.contains(order.id), Double.random(in: 0..<1, using: &generator) < settings.declineRate else { return false }
+        declined.insert(order.id)
         let reply = try? await client.callRaw(BusContract.Service.orders, "decline",
                                               json: JSONCoding.encode(OrderParams(caller: .driver(driverID), id: order.id)))
         guard reply?.status == Status.ok else { return false }
