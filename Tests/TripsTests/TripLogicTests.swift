@@ -170,8 +170,8 @@ private let streets = Polyline(points: [
         #expect(silence.due(now: start.addingTimeInterval(15)).isEmpty, "looked at: not due again within the silence")
 
         let fix = start.addingTimeInterval(12)
-        silence.heard("car", recordedAt: fix, now: start.addingTimeInterval(18))
-        silence.heard("car", recordedAt: start.addingTimeInterval(5), now: start.addingTimeInterval(19))  // a late fix keeps the newest
+        silence.heard("car", fix: TrackPoint(point: origin, recordedAt: fix), now: start.addingTimeInterval(18))
+        silence.heard("car", fix: TrackPoint(point: origin, recordedAt: start.addingTimeInterval(5)), now: start.addingTimeInterval(19))  // a late fix keeps the newest
         #expect(silence.due(now: start.addingTimeInterval(28)).isEmpty)
         #expect(silence.due(now: start.addingTimeInterval(29)).map(\.from) == [fix])
     }
@@ -179,10 +179,10 @@ private let streets = Polyline(points: [
     @Test func watchingAgainKeepsWhatWasHeardAndForgettingEndsIt() {
         var silence = DeviceSilence(silence: 10)
         silence.watch("car", since: start, now: start)
-        silence.heard("car", recordedAt: start.addingTimeInterval(3), now: start.addingTimeInterval(3))
+        silence.heard("car", fix: TrackPoint(point: origin, recordedAt: start.addingTimeInterval(3)), now: start.addingTimeInterval(3))
         silence.watch("car", since: start.addingTimeInterval(4), now: start.addingTimeInterval(4))  // its second trip
         #expect(silence.due(now: start.addingTimeInterval(13)).map(\.from) == [start.addingTimeInterval(3)])
-        silence.heard("other", recordedAt: start, now: start)  // not watched: ignored
+        silence.heard("other", fix: TrackPoint(point: origin, recordedAt: start), now: start)  // not watched: ignored
         silence.forget("car")
         #expect(silence.due(now: start.addingTimeInterval(100)).isEmpty)
     }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// When the watcher last heard from each device it watches, so that a device gone quiet is looked
-/// up in tracking's history. The bus is the fast path but not a promise: an event is lost when
+/// When the watcher last heard from each device it watches (and the newest location it heard, so
+/// a new trip for a watched device starts from it), so that a device gone quiet is looked up in
+/// tracking's history. The bus is the fast path but not a promise: an event is lost when
 /// the bus restarts, when a subscription is re-sent after a reconnect, or when a subscriber falls
 /// behind its high-water mark — and a parked car whose arrival fix was lost would keep its ride
 /// waiting for an arrival that tracking has stored. A device counts as quiet after `silence`
@@ -11,9 +12,14 @@ public struct DeviceSilence: Sendable, Equatable {
     struct Heard: Sendable, Equatable {
         /// When a location last arrived, or the history was last asked for (this process's clock).
         var checkedAt: Date
-        /// The newest location's time (the device's clock), or the trip's start: where a look
-        /// at the history begins.
-        var newest: Date
+        /// The start of the device's first watched trip: where a look at the history begins
+        /// before any location arrived.
+        var since: Date
+        /// The newest location (by the device's clock).
+        var latest: TrackPoint?
+
+        /// Where a look at the history begins.
+        var from: Date { max(since, latest?.recordedAt ?? since) }
     }
 
     public var silence: TimeInterval
@@ -24,16 +30,19 @@ public struct DeviceSilence: Sendable, Equatable {
     /// A device starts being watched, for a trip started at `since`.
     public mutating func watch(_ deviceID: String, since: Date, now: Date) {
         guard devices[deviceID] == nil else { return }
-        devices[deviceID] = Heard(checkedAt: now, newest: since)
+        devices[deviceID] = Heard(checkedAt: now, since: since)
     }
 
-    /// A location of the device arrived.
-    public mutating func heard(_ deviceID: String, recordedAt: Date, now: Date) {
+    /// A location of the device arrived (a late one does not replace a newer `latest`).
+    public mutating func heard(_ deviceID: String, fix: TrackPoint, now: Date) {
         guard var heard = devices[deviceID] else { return }
         heard.checkedAt = now
-        heard.newest = max(heard.newest, recordedAt)
+        if fix.recordedAt >= heard.latest?.recordedAt ?? .distantPast { heard.latest = fix }
         devices[deviceID] = heard
     }
+
+    /// The newest location heard from a watched device (nil when not watched, or none heard yet).
+    public func latest(of deviceID: String) -> TrackPoint? { devices[deviceID]?.latest }
 
     /// The device is no longer watched.
     public mutating func forget(_ deviceID: String) { devices[deviceID] = nil }
@@ -43,7 +52,7 @@ public struct DeviceSilence: Sendable, Equatable {
     public mutating func due(now: Date) -> [(deviceID: String, from: Date)] {
         var quiet: [(deviceID: String, from: Date)] = []
         for (deviceID, heard) in devices where now.timeIntervalSince(heard.checkedAt) >= silence {
-            quiet.append((deviceID, heard.newest))
+            quiet.append((deviceID, heard.from))
             devices[deviceID]?.checkedAt = now
         }
         return quiet.sorted { $0.deviceID < $1.deviceID }

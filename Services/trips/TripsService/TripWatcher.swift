@@ -15,9 +15,6 @@ public actor TripWatcher {
     private var tripsByDevice: [String: Set<String>] = [:]
     private var missingLastRound: Set<String> = []
     private var silence = DeviceSilence()
-    /// The newest location of each watched device: a new trip for a device already watched (the
-    /// dropoff after the pickup) starts from it without asking tracking.
-    private var latestFix: [String: TrackPoint] = [:]
     private let store: any TripStorage
     private let relay: OutboxRelay
     private let subscriber: EventSubscriber<DeviceLocationEvent>
@@ -72,7 +69,6 @@ public actor TripWatcher {
         if tripsByDevice[device]?.isEmpty == true {
             tripsByDevice[device] = nil
             silence.forget(device)
-            latestFix[device] = nil
             subscriber.unsubscribe(BusContract.Topics.deviceLocation + device)
         }
     }
@@ -81,8 +77,9 @@ public actor TripWatcher {
     /// from (see `DeviceSilence`).
     func quietDevices(now: Date = Date()) -> [(deviceID: String, from: Date)] { silence.due(now: now) }
 
-    /// The newest location seen of a watched device (nil when not watched, or none seen yet).
-    func latestFix(of deviceID: String) -> TrackPoint? { latestFix[deviceID] }
+    /// The newest location seen of a watched device (nil when not watched, or none seen yet): a
+    /// new trip for a device already watched (the dropoff after the pickup) starts from it.
+    func latestFix(of deviceID: String) -> TrackPoint? { silence.latest(of: deviceID) }
 
     /// One location of a watched device (or of another whose id the subscribed prefix also
     /// matched, which is ignored). `catchingUp`: from history, so no estimates. Returns how many
@@ -91,8 +88,7 @@ public actor TripWatcher {
     func handle(deviceID: String, fix: TrackPoint, now: Date = Date(), catchingUp: Bool = false) async -> Int {
         var arrivals = 0
         guard let trips = tripsByDevice[deviceID] else { return 0 }
-        silence.heard(deviceID, recordedAt: fix.recordedAt, now: now)
-        if fix.recordedAt >= latestFix[deviceID]?.recordedAt ?? .distantPast { latestFix[deviceID] = fix }
+        silence.heard(deviceID, fix: fix, now: now)
         for tripID in trips {
             guard let before = live[tripID] else { continue }
             var trip = before
