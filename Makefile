@@ -43,10 +43,12 @@ build: deps
 run: build
 	.build/debug/ridectl up --simulate
 
-## test: build everything, then run the unit, integration and interop tests, then fuzz for 30 s
+## test: build everything, then run the unit, integration and interop tests, then fuzz for 30 s;
+## a failed run ends with a digest of what failed (.ci/digest), the whole output in .build/test-output.log
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@mkdir -p .build
+	@bash -o pipefail -c '$(SWIFT) test --skip-build 2>&1 | tee .build/test-output.log' || { .ci/digest .build/test-output.log; exit 1; }
 	$(MAKE) fuzz FUZZ_SECONDS=30 FUZZ_FLAGS=-verbosity=0
 
 ## fuzz: libFuzzer on what arrives from sockets — the event envelope, 7/MDP framing and the broker,

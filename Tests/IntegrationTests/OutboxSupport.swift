@@ -120,6 +120,21 @@ struct RideTally {
         }.joined(separator: "\n")
     }
 
+    /// Prints the story of each stuck ride (nothing when none is), and one `DIGEST` line per stuck
+    /// ride: `make test` repeats those lines at the end of a failed run, where a CI that shows only
+    /// the tail of the output still shows them.
+    func printStoryOfOpenOrders(_ platform: OrdersIntegrationTests.Platform) async {
+        guard !openOrders.isEmpty else { return }
+        print(storyOfOpenOrders([platform.orders, platform.trips]) + "\n" + (await devicesOfOpenOrders(platform)))
+        for (orderID, statuses) in openOrders.sorted(by: { $0.key < $1.key }) {
+            let trips = tripEvents.filter { $0["data"]?["data"]?["trip_metadata"]?["order_id"]?.stringValue == orderID }
+            let lastLog = [platform.orders, platform.trips].compactMap { service in
+                service.log.split(separator: "\n").last { $0.contains(orderID) }.map { "\(service.name): \($0.suffix(160))" }
+            }
+            print("DIGEST stuck order \(orderID) \(statuses.joined(separator: ">")); trip events \(trips.compactMap { $0["type"]?.stringValue }); \(lastLog.joined(separator: " | "))")
+        }
+    }
+
     /// For each open order's last trip: where its device last was by tracking, against the trip's
     /// destination — whether the car got there (and trips missed it) or never did.
     func devicesOfOpenOrders(_ platform: OrdersIntegrationTests.Platform) async -> String {

@@ -191,7 +191,7 @@ extension FailureIntegrationTests {
                   orders' outbox \(sequences.count) events, sequences 1…\(sequences.last ?? 0) without a gap: \(sequences == Array(1...max(1, sequences.count)))
                 """)
             tally.expectNothingLostOrDoubled()
-            if !tally.openOrders.isEmpty { print(tally.storyOfOpenOrders([platform.orders, platform.trips]) + "\n" + (await tally.devicesOfOpenOrders(platform))) }
+            await tally.printStoryOfOpenOrders(platform)
             #expect(sequences == Array(1...max(1, sequences.count)), "the outbox kept its sequences gap-free")
         }
         try await server.stop()
