@@ -148,7 +148,20 @@ public enum DeviceCommand: String, Codable, Sendable {
 
 public struct DeviceCommandEvent: Codable, Sendable, Equatable {
     public var command: DeviceCommand
-    public init(command: DeviceCommand) { self.command = command }
+    /// When the change behind the command happened (a ride accepted, ended): commands can arrive out
+    /// of order — the stop of a driver's last ride after the start of the next — and a device obeys
+    /// a tracking command only when it is newer than its last tracking change.
+    public var issuedAt: Date?
+
+    public init(command: DeviceCommand, issuedAt: Date? = nil) {
+        self.command = command
+        self.issuedAt = issuedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case command
+        case issuedAt = "issued_at"
+    }
 }
 
 /// The ingest socket's frames: device → tracking `["batch"][IngestBatch]`; tracking → device

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Where a reactor keeps, per source, the sequence up to which every event has been handled.
 public protocol ReactorCursors: Sendable {
@@ -42,7 +43,8 @@ public enum ReactorCursorTable {
 /// `Watermark`, stored). On start it first catches up through the sources' `events` op, and when
 /// a sequence gap shows on the bus it fetches the missing events the same way before going on.
 /// Handlers run concurrently (one task per event) and must be idempotent: an event seen twice
-/// (after a restart, or repeated by the bus) is handled twice.
+/// (after a restart, or repeated by the bus) is handled twice. Events with the same `orderingKey`
+/// (say, of one order) are handled one after another, in the order they came.
 public struct EventReactor<Payload: Decodable & Sendable>: Service {
     public typealias Fetch = @Sendable (_ source: String, _ after: UInt64, _ limit: Int) async throws -> EventsPage
     public typealias Handle = @Sendable (CloudEvent<Payload>) async -> Void
@@ -53,14 +55,18 @@ public struct EventReactor<Payload: Decodable & Sendable>: Service {
     let subscriber: EventSubscriber<Payload>
     let fetch: Fetch
     let handle: Handle
+    let orderingKey: (@Sendable (CloudEvent<Payload>) -> String?)?
     let logger: Logger
+    private let chains = KeyedChains()
 
     /// - Parameters:
     ///   - sources: the sources whose every event is handled; subscribe to all their topics, or a
     ///     topic not subscribed to looks like a gap.
     ///   - fetch: a source's `events` op (paged).
+    ///   - orderingKey: events with the same key are handled in order (nil: no order kept).
     public init(name: String, sources: [String], cursors: any ReactorCursors, subscriber: EventSubscriber<Payload>, logger: Logger,
-                fetch: @escaping Fetch, handle: @escaping Handle) {
+                orderingKey: (@Sendable (CloudEvent<Payload>) -> String?)? = nil, fetch: @escaping Fetch, handle: @escaping Handle) {
+        self.orderingKey = orderingKey
         self.name = name
         self.sources = sources
         self.cursors = cursors
@@ -130,9 +136,51 @@ public struct EventReactor<Payload: Decodable & Sendable>: Service {
 
     func dispatch(_ event: CloudEvent<Payload>, into group: inout DiscardingTaskGroup, progress: ReactorProgress) {
         let handle = self.handle
+        guard let key = orderingKey?(event) else {
+            group.addTask {
+                await handle(event)
+                await progress.finish(source: event.source, sequence: event.sequence)
+            }
+            return
+        }
+        // Chained here, synchronously, so that the chain's order is the order events came in.
+        let handled = chains.append(key) { await handle(event) }
         group.addTask {
-            await handle(event)
+            await handled.value
             await progress.finish(source: event.source, sequence: event.sequence)
+        }
+    }
+}
+
+/// Work chained per key: each piece starts once the previous piece of its key has finished, while
+/// pieces of different keys run at once. A key's chain is dropped when its last piece ends.
+final class KeyedChains: Sendable {
+    private struct Chains {
+        var next: UInt64 = 0
+        var tails: [String: (id: UInt64, task: Task<Void, Never>)] = [:]
+    }
+
+    private let chains = Mutex(Chains())
+
+    func append(_ key: String, _ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        chains.withLock { chains in
+            chains.next += 1
+            let (id, previous) = (chains.next, chains.tails[key]?.task)
+            let task = Task {
+                await previous?.value
+                await work()
+                self.release(key, id: id)
+            }
+            chains.tails[key] = (id, task)
+            return task
+        }
+    }
+
+    var count: Int { chains.withLock { $0.tails.count } }
+
+    private func release(_ key: String, id: UInt64) {
+        chains.withLock { chains in
+            if chains.tails[key]?.id == id { chains.tails[key] = nil }
         }
     }
 }

@@ -130,9 +130,9 @@ public final class TrackingDevice: Sendable {
         }
     }
 
-    public func startTracking() { changeIntents { $0.tracking = true } }
+    public func startTracking() { changeIntents { $0.setTracking(true, at: Date()) } }
 
-    public func stopTracking() { changeIntents { $0.tracking = false } }
+    public func stopTracking() { changeIntents { $0.setTracking(false, at: Date()) } }
 
     @discardableResult
     public func addGeotag(_ metadata: HyperTrack.JSON.Object) -> Result<HyperTrack.Location, HyperTrack.LocationError> {
@@ -224,15 +224,9 @@ public final class TrackingDevice: Sendable {
             case IngestFrame.command:
                 if let command = try? JSONCoding.decode(DeviceCommandEvent.self, from: frames[1]) {
                     logger.debug("command from the platform", metadata: ["command": "\(command.command.rawValue)"])
-                    switch command.command {
-                    case .startTracking, .stopTracking:
-                        state.tracking = command.command == .startTracking
-                        state.intentsChangedAt = now
-                        state.intentsUnsent = true
-                        state.flushRequested = true
-                    case .sync:
-                        state.intentsUnsent = true
-                        state.flushRequested = true
+                    if !state.obey(command, now: now) {
+                        logger.info("a tracking command older than the device's last tracking change; ignored",
+                                    metadata: ["command": "\(command.command.rawValue)", "issued_at": "\(command.issuedAt.map(RFC3339.format) ?? "")"])
                     }
                 }
             default:
@@ -262,7 +256,9 @@ struct DeviceState {
 
     var name: String
     var metadata: HyperTrack.JSON.Object = [:]
-    var tracking = false
+    private(set) var tracking = false
+    /// When tracking was last started or stopped, by the app or by a command (its issue time).
+    private(set) var trackingChangedAt = Date.distantPast
     var available = false
     var intentsChangedAt: Date
     var intentsUnsent = true
@@ -283,6 +279,29 @@ struct DeviceState {
     }
 
     var collecting: Bool { tracking || available }
+
+    mutating func setTracking(_ on: Bool, at time: Date) {
+        tracking = on
+        trackingChangedAt = max(trackingChangedAt, time)
+    }
+
+    /// Applies a command from the platform; false when it is a tracking command issued before the
+    /// device's last tracking change, which it then ignores: the stop of a driver's last ride may
+    /// arrive after the start of the next one (commands of different rides are not ordered), and
+    /// obeying it would stop tracking mid-ride. A command without an issue time is obeyed.
+    mutating func obey(_ command: DeviceCommandEvent, now: Date) -> Bool {
+        switch command.command {
+        case .startTracking, .stopTracking:
+            if let issued = command.issuedAt, issued <= trackingChangedAt { return false }
+            setTracking(command.command == .startTracking, at: command.issuedAt ?? now)
+            intentsChangedAt = now
+        case .sync:
+            break
+        }
+        intentsUnsent = true
+        flushRequested = true
+        return true
+    }
 
     var locationResult: Result<HyperTrack.Location, HyperTrack.LocationError> {
         guard collecting else { return .failure(.notRunning) }
@@ -371,7 +390,7 @@ struct DeviceState {
         for item in ack.rejected { logger.warning("the platform refused a \(item.kind)", metadata: ["field": "\(item.field)", "reason": "\(item.reason)"]) }
         // The platform's intents win when they are newer (set_availability, a command, another app).
         if !intentsUnsent, let changedAt = ack.device.changedAt, changedAt > intentsChangedAt {
-            if let tracking = ack.device.tracking { self.tracking = tracking }
+            if let tracking = ack.device.tracking { setTracking(tracking, at: changedAt) }
             if let available = ack.device.available { self.available = available }
             if let name = ack.device.name { self.name = name }
             if let metadata = ack.device.metadata { self.metadata = metadata.mapValues(HyperTrack.JSON.init) }

@@ -38,13 +38,14 @@ final class FixClock: Sendable {
 
         /// Ann (a rider) and two drivers, Dan and Eve, whose phones report as available near the pickup.
         /// - Parameter database: a PostgreSQL URL for the services to keep their state in (else SQLite files).
-        static func start(_ bus: TestBus, database: PostgresURL? = nil, subscribeBefore: (() async throws -> Void)? = nil) async throws -> Platform {
+        static func start(_ bus: TestBus, database: PostgresURL? = nil, orders ordersArguments: [String] = [],
+                          subscribeBefore: (() async throws -> Void)? = nil) async throws -> Platform {
             let onPostgres = database.map { ["--database-url", $0.urlString] } ?? []
             let users = try await TestService.users(on: bus, arguments: onPostgres)
             let tracking = try await TestTracking.start(on: bus, arguments: onPostgres)
             let trips = try await TestService.trips(on: bus, arguments: onPostgres)
             try await subscribeBefore?()
-            var platform = Platform(bus: bus, users: users, tracking: tracking, trips: trips, orders: try await TestService.orders(on: bus, arguments: onPostgres))
+            var platform = Platform(bus: bus, users: users, tracking: tracking, trips: trips, orders: try await TestService.orders(on: bus, arguments: onPostgres + ordersArguments))
             platform.riderID = try await platform.register(#"{"role":"rider","name":"Ann","phone_number":"+380501234567","password":"secret123"}"#)
             for (name, phone, offset) in [("Dan", "+380671234567", 0.002), ("Eve", "+380671234568", 0.004)] {
                 let device = "\(name.lowercased())-phone"
@@ -76,6 +77,25 @@ final class FixClock: Sendable {
     }
 
     static let trip = #""pickup":{"latitude":47.8359,"longitude":35.1146,"address":"Sobornyi Ave 1"},"dropoff":{"latitude":47.8501,"longitude":35.1302}"#
+
+    /// An offer nobody took expires; once every available driver near has been asked, the order is
+    /// offered again to the ones who did not decline — not left offered to no one.
+    @Test func anOrderEveryDriverWasAskedIsOfferedAgainToThoseWhoDidNotDecline() async throws {
+        try await withTestBus("orders-reoffer") { bus in
+            let platform = try await Platform.start(bus, orders: ["--offer-timeout-s", "1"])
+            let created = try await platform.call("create", as: platform.ann, Self.trip)
+            guard case .string(let id)? = created.body["id"] else { throw TestFailure("no id: \(created)") }
+            #expect(try await platform.call("decline", as: platform.dan, #""id":"\#(id)""#).status == 200)
+            // Eve lets her offer expire, round after round (one a second).
+            try await eventually("a few rounds went by", timeout: .seconds(15)) {
+                (try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body["dispatch_round"]?.numberValue ?? 0) >= 4
+            }
+            let order = try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body
+            #expect(order["offered_to"] == .array([.string(platform.driverIDs[1])]), "Eve again, who did not decline; not Dan, who did: \(order)")
+            #expect(try await platform.call("list", as: platform.eve).body["orders"]?[0]?["id"] == .string(id), "Eve's app shows the offer")
+            #expect(try await platform.call("accept", as: platform.eve, #""id":"\#(id)""#).status == 200)
+        }
+    }
 
     @Test func bookingOffersTheNearestDriversAndTheFirstAcceptWins() async throws {
         try await withTestBus("orders") { bus in

@@ -198,6 +198,13 @@ import ZeroMQ
             try await eventually("the server sees the intent") {
                 try await tracking.call("device", DeviceParams(deviceID: "commanded"), as: DeviceInfo.self).tracking
             }
+            // A stop issued before that start (the last ride's, arriving late) is ignored; a newer one is obeyed.
+            let stale = DeviceCommandEvent(command: .stopTracking, issuedAt: Date().addingTimeInterval(-60))
+            try publisher.publish(topic: "device.command.commanded", type: "device.command", data: stale)
+            try await Task.sleep(for: .seconds(1))
+            #expect(device.isTracking, "a stop older than the device's last tracking change changes nothing")
+            try publisher.publish(topic: "device.command.commanded", type: "device.command", data: DeviceCommandEvent(command: .stopTracking, issuedAt: Date()))
+            try await eventually("a newer stop is obeyed") { !device.isTracking }
             await publisher.close()
             await device.close()
         }

@@ -34,6 +34,15 @@ import Testing
         #expect(reactions(.completed, previous: .reachedDropoff) == (["ride_completed"], ["r1"], ["stop_tracking dan-phone"]))
     }
 
+    @Test func deviceCommandsCarryTheTimeOfTheirStatusChange() throws {
+        let accepted = NotificationRules.reactions(to: OrderStatusChanged(order: Self.order(.accepted), previousStatus: .new), at: Self.time)
+        #expect(accepted.commands.map(\.issuedAt) == [Self.time])
+        let ended = Self.time.addingTimeInterval(600)
+        let completed = NotificationRules.reactions(to: OrderStatusChanged(order: Self.order(.completed), previousStatus: .reachedDropoff), at: ended)
+        #expect(completed.commands.map(\.issuedAt) == [ended])
+        #expect(try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(completed.commands[0]))["issued_at"] == .string(RFC3339.format(ended)))
+    }
+
     @Test func aCancellationTellsBothPartiesOnceADriverIsAssigned() {
         #expect(reactions(.cancelled, previous: .new, driver: false) == (["ride_cancelled"], ["r1"], []))
         #expect(reactions(.cancelled, previous: .pickingUp) == (["ride_cancelled", "ride_cancelled"], ["r1", "d1"], ["stop_tracking dan-phone"]))

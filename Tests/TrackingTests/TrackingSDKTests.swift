@@ -28,7 +28,7 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         #expect(state.locationResult == .failure(.notRunning))
         state.sample(now: start, provider: provider, configuration: configuration())
         #expect(state.pending.isEmpty)
-        state.tracking = true
+        state.setTracking(true, at: start)
         #expect(state.locationResult == .failure(.starting))
         state.sample(now: start, provider: provider, configuration: configuration())
         #expect(state.locationResult == .success(HyperTrack.Location(latitude: 47.8, longitude: 35.1)))
@@ -36,7 +36,7 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
 
     @Test func mockedLocationsAreBlockedUnlessAllowed() {
         var state = DeviceState(name: "d", now: start)
-        state.tracking = true
+        state.setTracking(true, at: start)
         state.sample(now: start, provider: provider, configuration: configuration(allowMock: false))
         #expect(state.blocking == [.locationMocked])
         #expect(state.locationResult == .failure(.errors([.locationMocked])))
@@ -46,7 +46,7 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
     @Test func batchesCarryIntentsAndAreResentWithBackoffUntilAcknowledged() throws {
         let config = configuration()
         var state = DeviceState(name: "Ann", now: start)
-        state.tracking = true
+        state.setTracking(true, at: start)
         for second in 0..<4 { state.sample(now: start.addingTimeInterval(Double(second)), provider: provider, configuration: config) }
         func send(at seconds: TimeInterval) -> [Frame]? {
             state.outbound(now: start.addingTimeInterval(seconds), configuration: config, deviceID: "d")
@@ -76,7 +76,7 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
 
     @Test func theOldestLocationsAreDroppedBeyondTheLimitAndCounted() {
         var state = DeviceState(name: "d", now: start)
-        state.tracking = true
+        state.setTracking(true, at: start)
         for second in 0..<8 { state.sample(now: start.addingTimeInterval(Double(second)), provider: provider, configuration: configuration()) }
         #expect(state.pending.count == 5)
         #expect(state.stats.dropped == 3)
@@ -91,6 +91,29 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
                                     device: DeviceIntents(tracking: true, available: true, changedAt: start.addingTimeInterval(10))),
                           now: start.addingTimeInterval(11), logger: logger)
         #expect(state.tracking && state.available)
+    }
+
+    /// The stop of a driver's last ride arriving after the start of the next (a reordering the
+    /// notifications service cannot rule out) must not stop tracking mid-ride.
+    @Test func aTrackingCommandOlderThanTheLastTrackingChangeIsIgnored() {
+        var state = DeviceState(name: "d", now: start)
+        let (lastRideEnded, nextRideAccepted) = (start.addingTimeInterval(10), start.addingTimeInterval(12))
+        var obeyed = state.obey(DeviceCommandEvent(command: .startTracking, issuedAt: nextRideAccepted), now: start.addingTimeInterval(13))
+        #expect(obeyed)
+        #expect(state.tracking && state.intentsUnsent)
+        obeyed = state.obey(DeviceCommandEvent(command: .stopTracking, issuedAt: lastRideEnded), now: start.addingTimeInterval(14))
+        #expect(!obeyed)
+        #expect(state.tracking, "the late stop of the last ride changed nothing")
+        obeyed = state.obey(DeviceCommandEvent(command: .stopTracking, issuedAt: start.addingTimeInterval(30)), now: start.addingTimeInterval(31))
+        #expect(obeyed)
+        #expect(!state.tracking, "the next ride's own stop is obeyed")
+        // The app's own change counts too; a command without an issue time is obeyed.
+        state.setTracking(true, at: start.addingTimeInterval(40))
+        obeyed = state.obey(DeviceCommandEvent(command: .stopTracking, issuedAt: start.addingTimeInterval(35)), now: start.addingTimeInterval(41))
+        #expect(!obeyed)
+        obeyed = state.obey(DeviceCommandEvent(command: .stopTracking), now: start.addingTimeInterval(42))
+        #expect(obeyed)
+        #expect(!state.tracking)
     }
 
     @Test func anInvalidKeyIsAnErrorUntilAcknowledged() {

@@ -25,10 +25,19 @@ public struct UserNotification: Codable, Sendable, Equatable {
 public struct DeviceCommand: Codable, Sendable, Equatable {
     public var deviceID: String
     public var command: String
+    /// The time of the status change behind it (see `DeviceCommandEvent.issuedAt`).
+    public var issuedAt: Date?
+
+    public init(deviceID: String, command: String, issuedAt: Date? = nil) {
+        self.deviceID = deviceID
+        self.command = command
+        self.issuedAt = issuedAt
+    }
 
     enum CodingKeys: String, CodingKey {
         case command
         case deviceID = "device_id"
+        case issuedAt = "issued_at"
     }
 }
 
@@ -56,7 +65,7 @@ public enum NotificationRules {
         case .accepted:
             let car = order.driver?.car.map { " in a \($0.model) (\($0.licensePlate))" } ?? ""
             notifications.append(note(rider, "driver_assigned", "Driver assigned", "\(driverName) is coming\(car)."))
-            if let device = order.driver?.deviceID { commands.append(DeviceCommand(deviceID: device, command: "start_tracking")) }
+            if let device = order.driver?.deviceID { commands.append(DeviceCommand(deviceID: device, command: "start_tracking", issuedAt: time)) }
         case .reachedPickup:
             notifications.append(note(rider, "driver_arrived", "Your driver is here", "\(driverName) is waiting at \(place(order.pickup))."))
         case .startedRide:
@@ -65,14 +74,14 @@ public enum NotificationRules {
             let distance = order.summary.map { String(format: "%.1f km", Double($0.distance) / 1000) } ?? "your ride"
             let fare = order.fare.map { " · \(money($0.totalCents, $0.currency))" } ?? ""
             notifications.append(note(rider, "ride_completed", "Ride completed", "\(distance)\(fare). Thanks for riding with \(driverName)."))
-            if let device = order.driver?.deviceID { commands.append(DeviceCommand(deviceID: device, command: "stop_tracking")) }
+            if let device = order.driver?.deviceID { commands.append(DeviceCommand(deviceID: device, command: "stop_tracking", issuedAt: time)) }
         case .cancelled:
             let reason = order.cancelReason.map { ": \($0)" } ?? ""
             // The one who cancelled knows; the other party is told. With no driver yet, only offers end.
             if let driver = change.previousStatus.flatMap({ $0 == .new ? nil : order.driver }) ?? nil {
                 notifications.append(note(rider, "ride_cancelled", "Ride cancelled", "The ride was cancelled\(reason)."))
                 notifications.append(note(driver.id, "ride_cancelled", "Ride cancelled", "The ride from \(place(order.pickup)) was cancelled\(reason)."))
-                if let device = driver.deviceID { commands.append(DeviceCommand(deviceID: device, command: "stop_tracking")) }
+                if let device = driver.deviceID { commands.append(DeviceCommand(deviceID: device, command: "stop_tracking", issuedAt: time)) }
             } else {
                 notifications.append(note(rider, "ride_cancelled", "Ride cancelled", "Your booking was cancelled\(reason)."))
             }

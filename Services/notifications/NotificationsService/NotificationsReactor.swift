@@ -17,9 +17,20 @@ struct NotificationsReactor {
     let logger: Logger
 
     func make(platform: ServiceClient, subscriber: EventSubscriber<JSONValue>) -> EventReactor<JSONValue> {
-        EventReactor(name: "notifications", sources: Self.sources, cursors: store, subscriber: subscriber, logger: logger, fetch: { source, after, limit in
+        // In order per order: its pushes follow its statuses, and a pickup trip's estimate is handled
+        // after the order events that told who its rider is.
+        EventReactor(name: "notifications", sources: Self.sources, cursors: store, subscriber: subscriber, logger: logger, orderingKey: Self.orderID,
+                     fetch: { source, after, limit in
             try await platform.call(source, "events", EventsQuery(after: after, limit: limit), as: EventsPage.self)
         }, handle: { event in await handle(event) })
+    }
+
+    /// The order an event is about: an order's status, offer, message, rating or payment, or a
+    /// trip of one (its metadata).
+    @Sendable static func orderID(of event: CloudEvent<JSONValue>) -> String? {
+        let data = event.data
+        return data["order"]?["id"]?.stringValue ?? data["order_id"]?.stringValue ?? data["message"]?["order_id"]?.stringValue
+            ?? data["payment"]?["order_id"]?.stringValue ?? data["data"]?["trip_metadata"]?["order_id"]?.stringValue
     }
 
     func handle(_ event: CloudEvent<JSONValue>) async {

@@ -383,7 +383,13 @@ struct OrdersOps {
     /// so a racing accept wins.
     func redispatch(_ order: Order, now: Date) async throws {
         let round = (order.dispatchRound ?? 1) + 1
-        let drivers = await nearestDrivers(to: order.pickup, radius: dispatch.radius(round: round), excluding: order.offerHistory)
+        let radius = dispatch.radius(round: round)
+        let notYetAsked = await nearestDrivers(to: order.pickup, radius: radius, excluding: order.offerHistory)
+        // Every available driver near has been asked: ask again the nearest who did not decline.
+        // A driver busy (or away from the phone) at their offer may be free now; without this an
+        // order in a town of three drivers would wait forever once each had let one offer expire.
+        let drivers = notYetAsked.isEmpty && !order.offerHistory.isEmpty
+            ? await nearestDrivers(to: order.pickup, radius: radius, excluding: order.declinedBy) : notYetAsked
         let version = order.version
         _ = try await store.change(id: order.id, now: now, sideEvents: Self.offeredEvents) { order in
             guard order.status == .new, order.version == version else { return }

@@ -16,7 +16,7 @@ import ZeroMQ
 public final class IngestServer: Sendable {
     enum Command: Sendable {
         case send(identity: Frame, frames: [Frame])
-        case command(deviceID: String, DeviceCommand)
+        case command(deviceID: String, DeviceCommandEvent)
     }
 
     public struct Stats: Sendable {
@@ -75,8 +75,8 @@ public final class IngestServer: Sendable {
         return bound
     }
 
-    /// Sends `command` to the device, if it is connected.
-    public func deliver(_ command: DeviceCommand, to deviceID: String) {
+    /// Sends `command` (with the time it was issued) to the device, if it is connected.
+    public func deliver(_ command: DeviceCommandEvent, to deviceID: String) {
         mailbox.post(.command(deviceID: deviceID, command))
     }
 
@@ -171,7 +171,7 @@ public final class IngestServer: Sendable {
             frames = message
         case .command(let deviceID, let deviceCommand):
             identity = Frame(frame: deviceID)
-            frames = [Frame(frame: IngestFrame.command), (try? JSONCoding.encode(DeviceCommandEvent(command: deviceCommand))) ?? []]
+            frames = [Frame(frame: IngestFrame.command), (try? JSONCoding.encode(deviceCommand)) ?? []]
         }
         do {
             try socket.send(message: [identity] + frames, dontWait: true)

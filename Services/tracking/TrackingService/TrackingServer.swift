@@ -129,7 +129,7 @@ struct DeviceCommandForwarder: Service {
                 for case .event(let received) in batch {
                     let deviceID = String(received.topic.dropFirst(BusContract.Topics.deviceCommand.count))
                     guard shard.owns(deviceID) else { continue }
-                    ingest.deliver(received.event.data.command, to: deviceID)
+                    ingest.deliver(received.event.data, to: deviceID)
                 }
             }
         } onGracefulShutdown: {
