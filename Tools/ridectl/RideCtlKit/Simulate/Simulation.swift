@@ -309,6 +309,10 @@ actor Simulation {
 
     private func drive(_ driverID: String?, to place: Place) {
         guard let driverID, let driver = drivers[driverID] else { return }
+        // The app is in the foreground on a ride, and tracks (as the reference driver app does while
+        // in the foreground), whether or not the platform's start_tracking reached the phone: a
+        // command published while tracking or the phone was away is not delivered later.
+        if !driver.device.isTracking { driver.device.startTracking() }
         let here = driver.car.position(at: Date()).point
         let route = settings.city.route(from: here, to: GeoPoint(latitude: place.latitude, longitude: place.longitude), eastFirst: Bool.random(using: &generator))
         driver.car.drive(along: route, speed: settings.speed)
