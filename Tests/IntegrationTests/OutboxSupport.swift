@@ -105,11 +105,16 @@ struct RideTally {
         return byOrder.filter { !["COMPLETED", "CANCELLED"].contains($0.value.last ?? "") }
     }
 
+    /// The events of the order's trips (by their metadata's `order_id`).
+    func tripEvents(of orderID: String) -> [JSONValue] {
+        tripEvents.filter { $0["data"]?["data"]?["trip_metadata"]?["order_id"]?.stringValue == orderID }
+    }
+
     /// For each open order: its trips' events and what the services logged about it and its trips —
     /// the story of a stuck ride, printed when one sticks.
     func storyOfOpenOrders(_ services: [TestService]) -> String {
         openOrders.keys.sorted().map { orderID in
-            let trips = tripEvents.filter { $0["data"]?["data"]?["trip_metadata"]?["order_id"]?.stringValue == orderID }
+            let trips = tripEvents(of: orderID)
             let tripIDs = Set(trips.compactMap { $0["data"]?["data"]?["trip_id"]?.stringValue })
             let events = trips.map { "\($0["type"]?.stringValue ?? "?") \($0["data"]?["data"]?["trip_id"]?.stringValue ?? "")" }
             let logs = services.map { service in
@@ -127,7 +132,7 @@ struct RideTally {
         guard !openOrders.isEmpty else { return }
         print(storyOfOpenOrders([platform.orders, platform.trips]) + "\n" + (await devicesOfOpenOrders(platform)))
         for (orderID, statuses) in openOrders.sorted(by: { $0.key < $1.key }) {
-            let trips = tripEvents.filter { $0["data"]?["data"]?["trip_metadata"]?["order_id"]?.stringValue == orderID }
+            let trips = tripEvents(of: orderID)
             let lastLog = [platform.orders, platform.trips].compactMap { service in
                 service.log.split(separator: "\n").last { $0.contains(orderID) }.map { "\(service.name): \($0.suffix(160))" }
             }
@@ -140,7 +145,7 @@ struct RideTally {
     func devicesOfOpenOrders(_ platform: OrdersIntegrationTests.Platform) async -> String {
         var lines: [String] = []
         for orderID in openOrders.keys.sorted() {
-            let created = tripEvents.filter { $0["type"] == "trip.created" && $0["data"]?["data"]?["trip_metadata"]?["order_id"]?.stringValue == orderID }
+            let created = tripEvents(of: orderID).filter { $0["type"] == "trip.created" }
             guard let tripID = created.last?["data"]?["data"]?["trip_id"]?.stringValue else { continue }
             let trip = (try? await platform.trips.call("get", #"{"trip_id":"\#(tripID)"}"#))?.body ?? .null
             let deviceID = trip["device_id"]?.stringValue ?? "?"

@@ -128,8 +128,7 @@ public actor TripWatcher {
         for await batch in subscriber.deliveries {
             for case .event(let received) in batch {
                 let data = received.event.data
-                await handle(deviceID: data.deviceID, fix: TrackPoint(point: data.location.point, recordedAt: data.recordedAt,
-                                                                     accuracy: data.accuracy, speed: data.speed))
+                await handle(deviceID: data.deviceID, fix: TrackPoint(data))
             }
         }
     }
@@ -237,5 +236,13 @@ struct TripWatcherService: Service {
 extension TrackPoint {
     init(_ location: DeviceLocation) {
         self.init(point: location.point, recordedAt: location.recordedAt, accuracy: location.accuracy, speed: location.speed)
+    }
+
+    init(_ location: LatestLocation) {
+        self.init(point: location.geometry.point, recordedAt: location.recordedAt, accuracy: location.accuracy, speed: location.speed)
+    }
+
+    init(_ event: DeviceLocationEvent) {
+        self.init(point: event.location.point, recordedAt: event.recordedAt, accuracy: event.accuracy, speed: event.speed)
     }
 }

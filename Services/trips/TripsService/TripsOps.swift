@@ -81,9 +81,8 @@ struct TripsOps {
     /// tracking knows it.
     func startingFix(of deviceID: String) async -> TrackPoint? {
         if let fix = await watcher.latestFix(of: deviceID) { return fix }
-        guard let latest = try? await platform.call(BusContract.Service.tracking, "device", DeviceParams(deviceID: deviceID), as: DeviceInfo.self,
-                                                   timeout: .seconds(2)).location else { return nil }
-        return TrackPoint(point: latest.geometry.point, recordedAt: latest.recordedAt, accuracy: latest.accuracy, speed: latest.speed)
+        let device = try? await platform.call(BusContract.Service.tracking, "device", DeviceParams(deviceID: deviceID), as: DeviceInfo.self, timeout: .seconds(2))
+        return device?.location.map(TrackPoint.init)
     }
 
     static func problem(with params: CreateTripParams) -> String? {
