@@ -125,9 +125,10 @@ import Testing
     /// (20000–32767) and of Linux's ephemeral range (32768–60999), where outgoing connections live.
     static let offset = 10_000
 
-    func startUp(_ scratch: String) throws -> ProcessSupervisor {
+    func startUp(_ scratch: String, binDirectory: String = Binaries.directory) throws -> ProcessSupervisor {
         let supervisor = ProcessSupervisor(output: .files(directory: scratch))
-        try supervisor.start(name: "up", executable: Binaries.ridectl, arguments: ["up", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data"])
+        try supervisor.start(name: "up", executable: Binaries.ridectl, arguments: ["up", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data",
+                                                                                 "--bin-dir", binDirectory])
         return supervisor
     }
 
@@ -156,7 +157,19 @@ import Testing
     /// everything is up.
     @Test func aSignalDuringStartUpStopsAtOnce() async throws {
         let scratch = try makeScratchDirectory("up-early")
-        let supervisor = try startUp(scratch)
+        // The real binaries, but ride-notifications serves /health on another port than the one `up`
+        // waits for: the platform cannot finish starting before the signal (with every service as
+        // `up` runs it, it sometimes did). The last --http given wins.
+        let bin = "\(scratch)/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: Binaries.directory) where name.hasPrefix("ride-") && name != "ride-notifications" {
+            try FileManager.default.createSymbolicLink(atPath: "\(bin)/\(name)", withDestinationPath: "\(Binaries.directory)/\(name)")
+        }
+        let elsewhere = "127.0.0.1:\(9199 + Self.offset)"
+        try "#!/bin/sh\nexec '\(Binaries.directory)/ride-notifications' \"$@\" --http \(elsewhere)\n"
+            .write(toFile: "\(bin)/ride-notifications", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: "\(bin)/ride-notifications")
+        let supervisor = try startUp(scratch, binDirectory: bin)
         defer { supervisor.killAll() }
         #expect(await waitUntilHealthy("http://127.0.0.1:\(9100 + Self.offset)/health", timeout: .seconds(30)))
         supervisor.signal("up", SIGINT)
