@@ -93,6 +93,13 @@ public struct JSONObjectWriter {
         out.append(contentsOf: json)
     }
 
+    /// An object of JSON values (metadata), keys sorted as `JSONEncoder` sorts them.
+    public mutating func members(_ key: StaticString, _ members: [String: JSONValue]?, _ out: inout [UInt8]) {
+        guard let members else { return }
+        self.key(key, &out)
+        JSONValue.writeObject(members, to: &out)
+    }
+
     public mutating func value(_ key: StaticString, _ value: (some JSONWritable)?, _ out: inout [UInt8]) {
         guard let value else { return }
         self.key(key, &out)

@@ -90,6 +90,7 @@ import Testing
             _ = try await store.create(trip("t1"), idempotencyKey: nil)
             _ = try await store.create(trip("t2", device: "car-2"), idempotencyKey: nil)
             #expect(Set(try await store.activeTrips().map(\.trip.tripID)) == ["t1", "t2"])
+            #expect(try await store.activeTripIDs() == ["t1", "t2"])
             #expect(try await store.activeTrips(id: "t2").map(\.trip.deviceID) == ["car-2"])
 
             var live = try #require(try await store.activeTrips(id: "t1").first)
@@ -114,6 +115,7 @@ import Testing
             _ = try await store.complete(id: "t1", at: time.addingTimeInterval(600), summary: summary(live))
             #expect(!(try await store.update(live, event: nil)), "a late location after completion changes nothing")
             #expect(try await store.activeTrips().map(\.trip.tripID) == ["t2"])
+            #expect(try await store.activeTripIDs() == ["t2"])
             #expect(try await store.activeTrips(id: "t1").isEmpty)
             #expect(try await storedEvents(store).map(\.type) == ["trip.created", "trip.created", "trip.eta", "trip.destination_arrival", "trip.completed"])
         }

@@ -85,6 +85,13 @@ public final class PostgresTripStore: TripStorage {
         }
     }
 
+    public func activeTripIDs() async throws -> Set<String> {
+        let logger = logger
+        return try await postgres.read { connection in
+            Set(try await connection.all("SELECT id FROM trips WHERE status = 'active'", as: String.self, logger: logger))
+        }
+    }
+
     @discardableResult
     public func update(_ live: LiveTrip, event: String?) async throws -> Bool {
         let logger = logger

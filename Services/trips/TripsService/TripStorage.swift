@@ -19,6 +19,9 @@ public protocol TripStorage: Sendable {
     func trip(shareID: String) async throws -> Trip?
     /// Active trips: all of them, or the one with `id` (none when it is not active).
     func activeTrips(id: String?) async throws -> [LiveTrip]
+    /// The ids of the active trips: what the watcher's reconciliation needs every few seconds,
+    /// without decoding every active trip's document and progress.
+    func activeTripIDs() async throws -> Set<String>
     /// Saves a live trip's progress and, with `event`, its changed document and that event — only
     /// while the trip is still active (a late location after completion changes nothing).
     /// Arrival is recorded at most once: a second arrival for the same trip changes nothing.

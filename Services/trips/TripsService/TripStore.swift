@@ -62,6 +62,10 @@ public final class TripStore: TripStorage {
         }
     }
 
+    public func activeTripIDs() async throws -> Set<String> {
+        try await database.read { db in Set(try String.fetchAll(db, sql: "SELECT id FROM trips WHERE status = 'active'")) }
+    }
+
     @discardableResult
     public func update(_ live: LiveTrip, event: String?) async throws -> Bool {
         try await database.write { db in

@@ -50,13 +50,13 @@ public actor TripWatcher {
         }
     }
 
-    /// Watches exactly `active` (the store's active trips): adopts the ones missing — a
+    /// Watches exactly the trips `ids` (the store's active trips): adopts the ones missing — a
     /// `trip.created` this instance did not receive — and lets go of the ones no longer active.
     /// A trip is let go only when two rounds in a row did not list it: one created while the
-    /// list was being read is watched already but not in that list.
-    func reconcile(active: [LiveTrip]) {
-        let ids = Set(active.map(\.trip.tripID))
-        for trip in active where live[trip.trip.tripID] == nil { watch(trip) }
+    /// list was being read is watched already but not in that list. Only the adopted trips are
+    /// loaded (a round over 1 000 active trips decoded them all, every 5 s).
+    func reconcile(activeIDs ids: Set<String>) async {
+        for tripID in ids where live[tripID] == nil { await adopt(tripID: tripID) }
         let missing = Set(live.keys.filter { !ids.contains($0) })
         for tripID in missing.intersection(missingLastRound) { stopWatching(tripID: tripID) }
         missingLastRound = missing
@@ -170,7 +170,7 @@ struct TripWatcherService: Service {
                         try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(5)) }
                         guard !Task.isShuttingDownGracefully else { return }
                         do {
-                            await watcher.reconcile(active: try await store.activeTrips())
+                            await watcher.reconcile(activeIDs: try await store.activeTripIDs())
                         } catch {
                             logger.warning("cannot list active trips; the next round retries", metadata: ["error": "\(error)"])
                         }
