@@ -114,6 +114,35 @@ extension CloudEvent: Decodable where Payload: Decodable {
     }
 }
 
+extension CloudEvent: JSONReadable where Payload: JSONReadable {
+    /// The envelope as `init(from:)` checks it, read in one pass; anything it would reject (or
+    /// that the payload's reader does not handle) goes to JSONDecoder, which says what is wrong.
+    public static func read(from reader: inout JSONFastReader) -> CloudEvent? {
+        var (id, source, type, time, sequence, data): (String?, String?, String?, Date?, UInt64?, Payload?) = (nil, nil, nil, nil, nil, nil)
+        var seen = MemberSet()
+        func nonEmpty(_ reader: inout JSONFastReader) -> String? { reader.string().flatMap { $0.isEmpty ? nil : $0 } }
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "specversion": return reader.string() == specVersion
+            case "id": id = nonEmpty(&reader); return id != nil
+            case "source": source = nonEmpty(&reader); return source != nil
+            case "type": type = nonEmpty(&reader); return type != nil
+            case "time": time = reader.time(); return time != nil
+            case "sequence":
+                guard let text = reader.string(), text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return false }
+                sequence = UInt64(text)
+                return sequence != nil
+            case "datacontenttype": return reader.string() == contentType
+            case "data": data = Payload.read(from: &reader); return data != nil
+            default: return reader.skipValue()
+            }
+        }
+        guard read, seen.contains("specversion"), let id, let source, let type, let time, let sequence, let data else { return nil }
+        return CloudEvent(id: id, source: source, type: type, time: time, sequence: sequence, data: data)
+    }
+}
+
 extension CloudEvent where Payload: Decodable {
     /// Decodes and checks one event. Every failure is an `EnvelopeError` naming the field.
     public static func decode(_ bytes: [UInt8]) throws(EnvelopeError) -> CloudEvent<Payload> {

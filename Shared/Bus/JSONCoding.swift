@@ -41,7 +41,8 @@ public enum JSONCoding {
 
     /// Decodes `T` from JSON bytes; the error names the offending field (see `describe(_:)`).
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        try sharedDecoder.decode(T.self, from: Data(bytes))
+        if let readable = T.self as? any JSONReadable.Type, let value = readable.readWhole(bytes) as? T { return value }
+        return try sharedDecoder.decode(T.self, from: Data(bytes))
     }
 
     /// `value` as JSON text: how the services' stores keep documents in TEXT columns.

@@ -257,7 +257,7 @@ public struct TripEvent: Codable, Sendable, Equatable {
 /// The data of an event of the ride's lifecycle, decoded once from the bus: an order's status
 /// change (`order.status.*`), a trip's arrival, or another trip event. The orders reactor, the
 /// simulator and the lifecycle benchmark follow these.
-public enum LifecycleEvent: Decodable, Sendable {
+public enum LifecycleEvent: Decodable, Sendable, Equatable {
     case order(OrderStatusChanged)
     case arrival(TripEvent)
     /// Any other event of `orders` or `trips` (chat, ratings, offers, payments, other trip events).

@@ -15,8 +15,8 @@ import Testing
 
     func fast(_ bytes: [UInt8]) -> IngestBatch? {
         bytes.withUnsafeBufferPointer { buffer in
-            var reader = FastBatchReader(bytes: buffer)
-            return reader.read()
+            var reader = JSONFastReader(bytes: buffer)
+            return reader.readIngestBatch()
         }
     }
 

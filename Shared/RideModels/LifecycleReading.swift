@@ -1,0 +1,267 @@
+import Bus
+import Foundation
+
+// One-pass readers (see `JSONReadable`) for what every follower of the ride's lifecycle decodes:
+// order status events (the orders reactor, users, notifications, the simulator and the benchmark)
+// and trip events. JSONDecoder took a sixth of ride-orders' CPU in `ridectl bench lifecycle`.
+// Members the readers leave to JSONDecoder when present: an order's summary, fare and ratings
+// (completed orders) and a trip event's summary. LifecycleReadingTests compares the readers with
+// JSONDecoder on mutated documents.
+
+extension Place: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> Place? {
+        var (latitude, longitude, address): (Double?, Double?, String?) = (nil, nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "latitude": latitude = reader.number(); return latitude != nil
+            case "longitude": longitude = reader.number(); return longitude != nil
+            case "address": return reader.optional(&address) { $0.string() }
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let latitude, let longitude else { return nil }
+        return Place(latitude: latitude, longitude: longitude, address: address)
+    }
+}
+
+extension Car: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> Car? {
+        var (model, licensePlate): (String?, String?) = (nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "model": model = reader.string(); return model != nil
+            case "license_plate": licensePlate = reader.string(); return licensePlate != nil
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let model, let licensePlate else { return nil }
+        return Car(model: model, licensePlate: licensePlate)
+    }
+}
+
+extension UserRating: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> UserRating? {
+        var (average, count): (Double?, Int?) = (nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "average": average = reader.number(); return average != nil
+            case "count": count = reader.integer(); return count != nil
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let average, let count else { return nil }
+        return UserRating(average: average, count: count)
+    }
+}
+
+extension User: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> User? {
+        var (id, role, name, phoneNumber, createdAt): (String?, UserRole?, String?, String?, Date?) = (nil, nil, nil, nil, nil)
+        var (deviceID, car, rating): (String?, Car?, UserRating?) = (nil, nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "id": id = reader.string(); return id != nil
+            case "role": role = reader.string().flatMap(UserRole.init(rawValue:)); return role != nil
+            case "name": name = reader.string(); return name != nil
+            case "phone_number": phoneNumber = reader.string(); return phoneNumber != nil
+            case "created_at": createdAt = reader.time(); return createdAt != nil
+            case "device_id": return reader.optional(&deviceID) { $0.string() }
+            case "car": return reader.optional(&car) { Car.read(from: &$0) }
+            case "rating": return reader.optional(&rating) { UserRating.read(from: &$0) }
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let id, let role, let name, let phoneNumber, let createdAt else { return nil }
+        var user = User(id: id, role: role, name: name, phoneNumber: phoneNumber, deviceID: deviceID, car: car, createdAt: createdAt)
+        user.rating = rating
+        return user
+    }
+}
+
+extension Order: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> Order? {
+        var (id, status, rider, pickup, dropoff): (String?, OrderStatus?, User?, Place?, Place?) = (nil, nil, nil, nil, nil)
+        var (createdAt, updatedAt, version): (Date?, Date?, Int?) = (nil, nil, nil)
+        var (offeredTo, declinedBy, offerHistory): ([String]?, [String]?, [String]?) = (nil, nil, nil)
+        var (driver, tripID, dispatchRound, offeredAt, cancelReason, surge): (User?, String?, Int?, Date?, String?, Double?) = (nil, nil, nil, nil, nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "id": id = reader.string(); return id != nil
+            case "status": status = reader.string().flatMap(OrderStatus.init(rawValue:)); return status != nil
+            case "rider": rider = User.read(from: &reader); return rider != nil
+            case "pickup": pickup = Place.read(from: &reader); return pickup != nil
+            case "dropoff": dropoff = Place.read(from: &reader); return dropoff != nil
+            case "created_at": createdAt = reader.time(); return createdAt != nil
+            case "updated_at": updatedAt = reader.time(); return updatedAt != nil
+            case "version": version = reader.integer(); return version != nil
+            case "offered_to": offeredTo = reader.strings(); return offeredTo != nil
+            case "declined_by": declinedBy = reader.strings(); return declinedBy != nil
+            case "offer_history": offerHistory = reader.strings(); return offerHistory != nil
+            case "driver": return reader.optional(&driver) { User.read(from: &$0) }
+            case "trip_id": return reader.optional(&tripID) { $0.string() }
+            case "dispatch_round": return reader.optional(&dispatchRound) { $0.integer() }
+            case "offered_at": return reader.optional(&offeredAt) { $0.time() }
+            case "cancel_reason": return reader.optional(&cancelReason) { $0.string() }
+            case "surge": return reader.optional(&surge) { $0.number() }
+            case "summary", "fare", "rating_by_rider", "rating_by_driver": return reader.consumeNull()
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let id, let status, let rider, let pickup, let dropoff, let createdAt, let updatedAt, let version,
+              let offeredTo, let declinedBy, let offerHistory else { return nil }
+        var order = Order(id: id, status: status, rider: rider, pickup: pickup, dropoff: dropoff, createdAt: createdAt, updatedAt: updatedAt,
+                          driver: driver, tripID: tripID, offeredTo: offeredTo, declinedBy: declinedBy, offerHistory: offerHistory,
+                          version: version, cancelReason: cancelReason)
+        order.dispatchRound = dispatchRound
+        order.offeredAt = offeredAt
+        order.surge = surge
+        return order
+    }
+}
+
+extension OrderStatusChanged: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> OrderStatusChanged? {
+        var (order, previous): (Order?, OrderStatus?) = (nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "order": order = Order.read(from: &reader); return order != nil
+            case "previous_status": return reader.optional(&previous) { $0.string().flatMap(OrderStatus.init(rawValue:)) }
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let order else { return nil }
+        return OrderStatusChanged(order: order, previousStatus: previous)
+    }
+}
+
+extension Trip.Estimate.Route: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> Trip.Estimate.Route? {
+        var (distance, duration, remaining): (Int?, Int?, Int?) = (nil, nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "distance": distance = reader.integer(); return distance != nil
+            case "duration": duration = reader.integer(); return duration != nil
+            case "remaining_duration": remaining = reader.integer(); return remaining != nil
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let distance, let duration, let remaining else { return nil }
+        return Trip.Estimate.Route(distance: distance, duration: duration, remainingDuration: remaining)
+    }
+}
+
+extension Trip.Estimate: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> Trip.Estimate? {
+        var (arriveAt, route): (Date?, Route?) = (nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "arrive_at": arriveAt = reader.time(); return arriveAt != nil
+            case "route": route = Route.read(from: &reader); return route != nil
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let arriveAt, let route else { return nil }
+        return Trip.Estimate(arriveAt: arriveAt, route: route)
+    }
+}
+
+extension TripEvent.Data: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> TripEvent.Data? {
+        var (value, tripID, metadata, estimate, arrivedAt): (String?, String?, [String: JSONValue]?, Trip.Estimate?, Date?) = (nil, nil, nil, nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "value": value = reader.string(); return value != nil
+            case "trip_id": tripID = reader.string(); return tripID != nil
+            case "trip_metadata":
+                return reader.optional(&metadata) { reader in
+                    guard case .object(let members) = reader.jsonValue() else { return nil }
+                    return members
+                }
+            case "estimate": return reader.optional(&estimate) { Trip.Estimate.read(from: &$0) }
+            case "arrived_at": return reader.optional(&arrivedAt) { $0.time() }
+            case "summary": return reader.consumeNull()
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let value, let tripID else { return nil }
+        return TripEvent.Data(value: value, tripID: tripID, tripMetadata: metadata, estimate: estimate, arrivedAt: arrivedAt)
+    }
+}
+
+extension TripEvent: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> TripEvent? {
+        var (type, createdAt, deviceID, version, data): (String?, Date?, String?, String?, Data?) = (nil, nil, nil, nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "type": type = reader.string(); return type != nil
+            case "created_at": createdAt = reader.time(); return createdAt != nil
+            case "device_id": deviceID = reader.string(); return deviceID != nil
+            case "version": version = reader.string(); return version != nil
+            case "data": data = Data.read(from: &reader); return data != nil
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let type, let createdAt, let deviceID, let version, let data else { return nil }
+        var event = TripEvent(createdAt: createdAt, deviceID: deviceID, data: data)
+        event.type = type
+        event.version = version
+        return event
+    }
+}
+
+extension LifecycleEvent: JSONReadable {
+    /// As `init(from:)` decides: an object with `order` is a status change, one whose `data.value`
+    /// is `destination_arrival` an arrival, anything else `other` (skipped, but still checked).
+    public static func read(from reader: inout JSONFastReader) -> LifecycleEvent? {
+        let start = reader.index
+        var (hasOrder, tripValue): (Bool, String?) = (false, nil)
+        var seen = MemberSet()
+        let scanned = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "order":
+                hasOrder = true
+                return reader.skipValue()
+            case "data":
+                var inner = MemberSet()
+                return reader.object { reader, key in
+                    guard inner.first(key) else { return false }
+                    guard key == "value" else { return reader.skipValue() }
+                    tripValue = reader.string()
+                    return tripValue != nil
+                }
+            default: return reader.skipValue()
+            }
+        }
+        guard scanned else { return nil }
+        // `init(from:)` reads `data` as an object with a string `value` whenever there is no `order`.
+        if !hasOrder, seen.contains("data"), tripValue == nil { return nil }
+        guard hasOrder || tripValue == "destination_arrival" else { return .other }
+        let end = reader.index
+        reader.index = start
+        let event: LifecycleEvent? = hasOrder ? OrderStatusChanged.read(from: &reader).map(LifecycleEvent.order)
+                                              : TripEvent.read(from: &reader).map(LifecycleEvent.arrival)
+        guard reader.index == end else { return nil }
+        return event
+    }
+}

@@ -1,0 +1,97 @@
+import Bus
+import Foundation
+import RideModels
+import Testing
+
+/// The one-pass readers of lifecycle events (`JSONReadable`) against JSONDecoder: the common
+/// events are read by the fast path, and on any input — including thousands of mutations of
+/// those events — a value it reads is the value JSONDecoder decodes.
+@Suite struct LifecycleReadingTests {
+    typealias Event = CloudEvent<LifecycleEvent>
+    static let time = Date(timeIntervalSince1970: 1_790_000_000.123)
+
+    static func trips() -> [TripEvent] {
+        let metadata: [String: JSONValue] = ["order_id": .string("o1"), "leg": .string("pickup"), "n": .number(2.5), "tags": .array([.bool(false), .null])]
+        let estimate = Trip.Estimate(arriveAt: time.addingTimeInterval(60), route: .init(distance: 900, duration: 60, remainingDuration: 60))
+        return [
+            TripEvent(createdAt: time, deviceID: "dan-phone", data: .init(value: "destination_arrival", tripID: "t1", tripMetadata: metadata, arrivedAt: time)),
+            TripEvent(createdAt: time, deviceID: "dan-phone", data: .init(value: "destination_arrival", tripID: "t2", tripMetadata: nil)),
+            TripEvent(createdAt: time, deviceID: "dan-phone", data: .init(value: "eta", tripID: "t1", tripMetadata: metadata, estimate: estimate)),
+            TripEvent(createdAt: time, deviceID: "dan-phone", data: .init(value: "created", tripID: "t1", tripMetadata: metadata, estimate: estimate)),
+        ]
+    }
+
+    /// Events as services publish them; `fast` says whether the fast path is meant to read them.
+    static func events() throws -> [(bytes: [UInt8], fast: Bool)] {
+        var events: [(bytes: [UInt8], fast: Bool)] = []
+        for (index, order) in OrderJSONTests.orders().enumerated() {
+            let change = OrderStatusChanged(order: order, previousStatus: index == 0 ? nil : .accepted)
+            let hasCompletedParts = order.fare != nil || order.summary != nil
+            events.append((try CloudEvent(source: "orders", type: "order.status.\(order.status.rawValue)", sequence: UInt64(index + 1), data: change).encoded(),
+                           !hasCompletedParts && !order.rider.name.contains("\"")))
+        }
+        var plain = OrderJSONTests.orders()[1]
+        plain.rider.name = "Zoë"
+        plain.pickup.address = "Sobornyi Ave 1"
+        plain.driver = User(id: "d1", role: .driver, name: "Dan", phoneNumber: "+380671234567", deviceID: "dan-phone", car: Car(model: "Prius", licensePlate: "AB 1234"),
+                            createdAt: time)
+        plain.driver?.rating = UserRating(average: 4.5, count: 2)
+        plain.surge = 1.25
+        events.append((try CloudEvent(source: "orders", type: "order.status.ACCEPTED", sequence: 9, data: OrderStatusChanged(order: plain, previousStatus: .new)).encoded(), true))
+        for (index, trip) in trips().enumerated() {
+            events.append((try CloudEvent(source: "trips", type: "trip.\(trip.data.value)", sequence: UInt64(index + 1), data: trip).encoded(), true))
+        }
+        let payment: JSONValue = .object(["order_id": .string("o1"), "amount_cents": .number(1234), "note": .string("tip \"included\"")])
+        events.append((try CloudEvent(source: "orders", type: "order.payment", sequence: 20, data: payment).encoded(), false))
+        events.append((try CloudEvent(source: "orders", type: "order.message", sequence: 21, data: JSONValue.object(["text": .string("on my way")])).encoded(), true))
+        return events
+    }
+
+    func reference(_ bytes: [UInt8]) -> Event? { try? JSONCoding.decoder().decode(Event.self, from: Data(bytes)) }
+
+    @Test func theCommonEventsAreReadByTheFastPathAsJSONDecoderDecodesThem() throws {
+        for (bytes, fast) in try Self.events() {
+            let read = Event.readWhole(bytes)
+            let text = String(decoding: bytes, as: UTF8.self)
+            #expect((read != nil) == fast, "fast path for \(text)")
+            if let read { #expect(read == reference(bytes), "\(text)") }
+            #expect(try JSONCoding.decode(Event.self, from: bytes) == reference(bytes), "JSONCoding gives the same either way")
+        }
+    }
+
+    @Test func onMutatedEventsTheFastPathNeverDisagreesWithJSONDecoder() throws {
+        var random = SystemRandomNumberGenerator()
+        let pieces: [[UInt8]] = ["\"", "\\", "{", "}", "[", "]", ",", ":", "null", "0", "-", ".", "e", " ", "\"x\":1,", "\"order\":null,", "\"data\":{},",
+                                 "\"value\":\"destination_arrival\","].map { Array($0.utf8) }
+        var fastReads = 0
+        for (original, _) in try Self.events() {
+            for _ in 0..<400 {
+                var bytes = original
+                for _ in 0..<Int.random(in: 1...3, using: &random) {
+                    let at = Int.random(in: 0..<bytes.count, using: &random)
+                    switch Int.random(in: 0..<3, using: &random) {
+                    case 0: bytes.remove(at: at)
+                    case 1: bytes.insert(contentsOf: pieces.randomElement(using: &random)!, at: at)
+                    default: bytes[at] = pieces.randomElement(using: &random)!.first!
+                    }
+                    if bytes.isEmpty { break }
+                }
+                guard let read = Event.readWhole(bytes) else { continue }
+                fastReads += 1
+                #expect(read == reference(bytes), "\(String(decoding: bytes, as: UTF8.self))")
+            }
+        }
+        #expect(fastReads > 100, "some mutations still read (a space, an unknown member): the comparison ran")
+    }
+
+    @Test func aRepeatedMemberOrAnEscapeGoesToJSONDecoder() throws {
+        let event = try Self.events()[4].bytes
+        let text = String(decoding: event, as: UTF8.self)
+        let repeated = text.replacingOccurrences(of: #""id":"#, with: #""id":"x","id":"#)
+        #expect(Event.readWhole(Array(repeated.utf8)) == nil)
+        let escaped = text.replacingOccurrences(of: "Dan", with: #"D\u0061n"#)
+        #expect(Event.readWhole(Array(escaped.utf8)) == nil)
+        guard case .order(let change) = try JSONCoding.decode(Event.self, from: Array(escaped.utf8)).data else { Issue.record("not an order"); return }
+        #expect(change.order.driver?.name == "Dan", "JSONDecoder reads what the fast path left")
+    }
+}
