@@ -129,6 +129,23 @@ public struct JSONFastReader {
         return read ? values : nil
     }
 
+    /// An array of numbers (a position).
+    public mutating func numbers() -> [Double]? {
+        var values: [Double] = []
+        let read = array { reader in
+            guard let value = reader.number() else { return false }
+            values.append(value)
+            return true
+        }
+        return read ? values : nil
+    }
+
+    /// An object of JSON values (metadata).
+    public mutating func members() -> [String: JSONValue]? {
+        guard case .object(let members) = jsonValue() else { return nil }
+        return members
+    }
+
     public mutating func boolean() -> Bool? {
         if consumeLiteral("true") { return true }
         if consumeLiteral("false") { return false }

@@ -1,11 +1,12 @@
 import Bus
 import Foundation
+import Geo
 
 // One-pass readers (see `JSONReadable`) for what every follower of the ride's lifecycle decodes:
 // order status events (the orders reactor, users, notifications, the simulator and the benchmark)
 // and trip events. JSONDecoder took a sixth of ride-orders' CPU in `ridectl bench lifecycle`.
 // Members the readers leave to JSONDecoder when present: an order's summary, fare and ratings
-// (completed orders) and a trip event's summary. LifecycleReadingTests compares the readers with
+// (completed orders). LifecycleReadingTests compares the readers with
 // JSONDecoder on mutated documents.
 
 extension Place: JSONReadable {
@@ -184,6 +185,7 @@ extension Trip.Estimate: JSONReadable {
 extension TripEvent.Data: JSONReadable {
     public static func read(from reader: inout JSONFastReader) -> TripEvent.Data? {
         var (value, tripID, metadata, estimate, arrivedAt): (String?, String?, [String: JSONValue]?, Trip.Estimate?, Date?) = (nil, nil, nil, nil, nil)
+        var summary: TripSummary?
         var seen = MemberSet()
         let read = reader.object { reader, key in
             guard seen.first(key) else { return false }
@@ -191,18 +193,15 @@ extension TripEvent.Data: JSONReadable {
             case "value": value = reader.string(); return value != nil
             case "trip_id": tripID = reader.string(); return tripID != nil
             case "trip_metadata":
-                return reader.optional(&metadata) { reader in
-                    guard case .object(let members) = reader.jsonValue() else { return nil }
-                    return members
-                }
+                return reader.optional(&metadata) { $0.members() }
             case "estimate": return reader.optional(&estimate) { Trip.Estimate.read(from: &$0) }
             case "arrived_at": return reader.optional(&arrivedAt) { $0.time() }
-            case "summary": return reader.consumeNull()
+            case "summary": return reader.optional(&summary) { TripSummary.read(from: &$0) }
             default: return reader.skipValue()
             }
         }
         guard read, let value, let tripID else { return nil }
-        return TripEvent.Data(value: value, tripID: tripID, tripMetadata: metadata, estimate: estimate, arrivedAt: arrivedAt)
+        return TripEvent.Data(value: value, tripID: tripID, tripMetadata: metadata, estimate: estimate, summary: summary, arrivedAt: arrivedAt)
     }
 }
 
@@ -263,5 +262,160 @@ extension LifecycleEvent: JSONReadable {
                                               : TripEvent.read(from: &reader).map(LifecycleEvent.arrival)
         guard reader.index == end else { return nil }
         return event
+    }
+}
+
+// Trips: the replies of `trips.create` / `trips.complete` (the orders reactor) and the documents
+// ride-trips reads back from its store.
+
+extension GeoJSONPoint: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> GeoJSONPoint? {
+        var (type, coordinates): (String?, [Double]?) = (nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "type": type = reader.string(); return type != nil
+            case "coordinates": coordinates = reader.numbers(); return coordinates != nil
+            default: return reader.skipValue()
+            }
+        }
+        guard read, type == "Point", let coordinates, coordinates.count == 2 else { return nil }
+        let point = GeoPoint(latitude: coordinates[1], longitude: coordinates[0])
+        return point.isValid ? GeoJSONPoint(point) : nil
+    }
+}
+
+extension Trip.Destination: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> Trip.Destination? {
+        var (geometry, radius, address, arrivedAt): (GeoJSONPoint?, Double?, String?, Date?) = (nil, nil, nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "geometry": geometry = GeoJSONPoint.read(from: &reader); return geometry != nil
+            case "radius": radius = reader.number(); return radius != nil
+            case "address": return reader.optional(&address) { $0.string() }
+            case "arrived_at": return reader.optional(&arrivedAt) { $0.time() }
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let geometry, let radius else { return nil }
+        return Trip.Destination(geometry: geometry, radius: radius, address: address, arrivedAt: arrivedAt)
+    }
+}
+
+extension Trip.Views: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> Trip.Views? {
+        var shareURL: String?
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            guard key == "share_url" else { return reader.skipValue() }
+            shareURL = reader.string()
+            return shareURL != nil
+        }
+        guard read, let shareURL else { return nil }
+        return Trip.Views(shareURL: shareURL)
+    }
+}
+
+extension TripSummary.Marker: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> TripSummary.Marker? {
+        var (type, recordedAt, location): (String?, Date?, GeoJSONPoint?) = (nil, nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "type": type = reader.string(); return type != nil
+            case "recorded_at": recordedAt = reader.time(); return recordedAt != nil
+            case "location": location = GeoJSONPoint.read(from: &reader); return location != nil
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let type, let recordedAt, let location else { return nil }
+        return TripSummary.Marker(type: type, recordedAt: recordedAt, location: location)
+    }
+}
+
+extension TripSummary: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> TripSummary? {
+        var (lineType, coordinates, markers): (String?, [[Double]]?, [Marker]?) = (nil, nil, nil)
+        var (distance, duration, startedAt, completedAt, deviceID): (Int?, Int?, Date?, Date?, String?) = (nil, nil, nil, nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "locations":
+                var inner = MemberSet()
+                return reader.object { reader, key in
+                    guard inner.first(key) else { return false }
+                    switch key {
+                    case "type": lineType = reader.string(); return lineType != nil
+                    case "coordinates":
+                        var positions: [[Double]] = []
+                        guard reader.array({ reader in
+                            guard let position = reader.numbers() else { return false }
+                            positions.append(position)
+                            return true
+                        }) else { return false }
+                        coordinates = positions
+                        return true
+                    default: return reader.skipValue()
+                    }
+                }
+            case "markers":
+                var list: [Marker] = []
+                guard reader.array({ reader in
+                    guard let marker = Marker.read(from: &reader) else { return false }
+                    list.append(marker)
+                    return true
+                }) else { return false }
+                markers = list
+                return true
+            case "distance": distance = reader.integer(); return distance != nil
+            case "duration": duration = reader.integer(); return duration != nil
+            case "started_at": startedAt = reader.time(); return startedAt != nil
+            case "completed_at": completedAt = reader.time(); return completedAt != nil
+            case "device_id": deviceID = reader.string(); return deviceID != nil
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let lineType, let coordinates, let markers, let distance, let duration, let startedAt, let completedAt, let deviceID else { return nil }
+        var locations = LineString(coordinates: coordinates)
+        locations.type = lineType
+        return TripSummary(locations: locations, distance: distance, duration: duration, startedAt: startedAt, completedAt: completedAt,
+                           deviceID: deviceID, markers: markers)
+    }
+}
+
+extension Trip: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> Trip? {
+        var (tripID, shareID, deviceID, status, startedAt): (String?, String?, String?, Status?, Date?) = (nil, nil, nil, nil, nil)
+        var (views, destination, completedAt, estimate, summary): (Views?, Destination?, Date?, Estimate?, TripSummary?) = (nil, nil, nil, nil, nil)
+        var metadata: [String: JSONValue]?
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "trip_id": tripID = reader.string(); return tripID != nil
+            case "share_id": shareID = reader.string(); return shareID != nil
+            case "device_id": deviceID = reader.string(); return deviceID != nil
+            case "status": status = reader.string().flatMap(Status.init(rawValue:)); return status != nil
+            case "started_at": startedAt = reader.time(); return startedAt != nil
+            case "views": views = Views.read(from: &reader); return views != nil
+            case "destination": destination = Destination.read(from: &reader); return destination != nil
+            case "completed_at": return reader.optional(&completedAt) { $0.time() }
+            case "estimate": return reader.optional(&estimate) { Estimate.read(from: &$0) }
+            case "summary": return reader.optional(&summary) { TripSummary.read(from: &$0) }
+            case "metadata": return reader.optional(&metadata) { $0.members() }
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let tripID, let shareID, let deviceID, let status, let startedAt, let views, let destination else { return nil }
+        var trip = Trip(tripID: tripID, shareID: shareID, deviceID: deviceID, status: status, startedAt: startedAt, completedAt: completedAt,
+                        destination: destination, estimate: estimate, summary: summary, metadata: metadata)
+        trip.views = views
+        return trip
     }
 }
