@@ -69,6 +69,8 @@ actor Simulation {
     private(set) var resyncs = 0
     /// Completed rides whose ratings are being given.
     private var rating: Set<String> = []
+    /// Order/status pairs being acted on now (see `act(on:)`).
+    private var acting: Set<String> = []
     /// Orders a driver of this simulation has declined (or is declining).
     private var declined: Set<String> = []
 
@@ -186,6 +188,11 @@ actor Simulation {
         }
         rides[order.id, default: Ride(riderID: order.rider.id, status: order.status)].status = order.status
         rides[order.id]?.seenAt = Date()
+        // The event and a resync can bring the same status at once (this actor runs one while the
+        // other awaits a call): the apps act on it once; a later resync may act again (a retry).
+        let step = "\(order.id)/\(order.status.rawValue)"
+        guard acting.insert(step).inserted else { return }
+        defer { acting.remove(step) }
 
         let caller = Caller.driver(order.driver?.id ?? "")
         switch order.status {
@@ -273,12 +280,13 @@ actor Simulation {
 
     /// A chat message from one party to the other, once per side and order.
     private func say(_ text: String, on orderID: String, as caller: Caller) async {
-        guard rides[orderID]?.said.contains(caller.id) != true else { return }
+        // Marked before the call, not after: a second caller arriving while this one awaits skips.
+        guard rides[orderID]?.said.insert(caller.id).inserted == true else { return }
         do {
             _ = try await client.call(BusContract.Service.orders, "send_message", SendMessageParams(caller: caller, id: orderID, text: text), as: ChatMessage.self)
             extras.messages += 1
-            rides[orderID]?.said.insert(caller.id)
         } catch {
+            rides[orderID]?.said.remove(caller.id)
             count("send_message failed: \(error)")
         }
     }
