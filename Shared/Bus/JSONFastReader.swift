@@ -79,14 +79,7 @@ public struct JSONFastReader {
                 return true
             }
             return read ? .object(members) : nil
-        case UInt8(ascii: "["):
-            var elements: [JSONValue] = []
-            let read = array { reader in
-                guard let value = reader.jsonValue(depth: depth + 1) else { return false }
-                elements.append(value)
-                return true
-            }
-            return read ? .array(elements) : nil
+        case UInt8(ascii: "["): return elements { $0.jsonValue(depth: depth + 1) }.map(JSONValue.array)
         case UInt8(ascii: "\""): return string().map(JSONValue.string)
         case UInt8(ascii: "t"), UInt8(ascii: "f"): return boolean().map(JSONValue.bool)
         case UInt8(ascii: "n"): return consumeNull() ? .null : nil
@@ -118,27 +111,22 @@ public struct JSONFastReader {
         string().flatMap(RFC3339.parse)
     }
 
-    /// An array of strings.
-    public mutating func strings() -> [String]? {
-        var values: [String] = []
+    /// An array whose elements `element` reads (nil for one: give up).
+    public mutating func elements<Element>(_ element: (inout JSONFastReader) -> Element?) -> [Element]? {
+        var values: [Element] = []
         let read = array { reader in
-            guard let value = reader.string() else { return false }
+            guard let value = element(&reader) else { return false }
             values.append(value)
             return true
         }
         return read ? values : nil
     }
 
+    /// An array of strings.
+    public mutating func strings() -> [String]? { elements { $0.string() } }
+
     /// An array of numbers (a position).
-    public mutating func numbers() -> [Double]? {
-        var values: [Double] = []
-        let read = array { reader in
-            guard let value = reader.number() else { return false }
-            values.append(value)
-            return true
-        }
-        return read ? values : nil
-    }
+    public mutating func numbers() -> [Double]? { elements { $0.number() } }
 
     /// An object of JSON values (metadata).
     public mutating func members() -> [String: JSONValue]? {

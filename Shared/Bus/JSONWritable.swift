@@ -78,12 +78,13 @@ public struct JSONObjectWriter {
     /// An array of strings (always written, as `JSONEncoder` writes an empty array).
     public mutating func strings(_ key: StaticString, _ values: [String], _ out: inout [UInt8]) {
         self.key(key, &out)
-        out.append(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            EnvelopeWriter.appendQuoted(value, to: &out)
-        }
-        out.append(UInt8(ascii: "]"))
+        EnvelopeWriter.appendArray(values, to: &out) { EnvelopeWriter.appendQuoted($0, to: &$1) }
+    }
+
+    /// An array of values that write themselves (always written, empty or not).
+    public mutating func values(_ key: StaticString, _ values: [some JSONWritable], _ out: inout [UInt8]) {
+        self.key(key, &out)
+        EnvelopeWriter.appendArray(values, to: &out) { $0.writeJSON(to: &$1) }
     }
 
     /// A member whose value is already JSON (e.g. a rarely present part encoded by `JSONCoding`).
@@ -121,12 +122,7 @@ extension JSONValue: JSONWritable {
             }
         case .string(let text): EnvelopeWriter.appendQuoted(text, to: &out)
         case .array(let elements):
-            out.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                element.writeJSON(to: &out)
-            }
-            out.append(UInt8(ascii: "]"))
+            EnvelopeWriter.appendArray(elements, to: &out) { $0.writeJSON(to: &$1) }
         case .object(let members):
             JSONValue.writeObject(members, to: &out)
         }
@@ -143,5 +139,18 @@ extension JSONValue: JSONWritable {
             members[key]!.writeJSON(to: &out)
         }
         out.append(UInt8(ascii: "}"))
+    }
+}
+
+extension EnvelopeWriter {
+    /// `elements` as a JSON array, each written by `write`.
+    @inlinable
+    public static func appendArray<Element>(_ elements: [Element], to out: inout [UInt8], _ write: (Element, inout [UInt8]) -> Void) {
+        out.append(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            write(element, &out)
+        }
+        out.append(UInt8(ascii: "]"))
     }
 }

@@ -131,19 +131,10 @@ extension Order: JSONReadable {
 }
 
 extension OrderStatusChanged: JSONReadable {
+    /// The status change of a lifecycle event (one reader for both: the members are the same).
     public static func read(from reader: inout JSONFastReader) -> OrderStatusChanged? {
-        var (order, previous): (Order?, OrderStatus?) = (nil, nil)
-        var seen = MemberSet()
-        let read = reader.object { reader, key in
-            guard seen.first(key) else { return false }
-            switch key {
-            case "order": order = Order.read(from: &reader); return order != nil
-            case "previous_status": return reader.optional(&previous) { $0.string().flatMap(OrderStatus.init(rawValue:)) }
-            default: return reader.skipValue()
-            }
-        }
-        guard read, let order else { return nil }
-        return OrderStatusChanged(order: order, previousStatus: previous)
+        guard case .order(let change)? = LifecycleEvent.read(from: &reader) else { return nil }
+        return change
     }
 }
 
@@ -231,16 +222,19 @@ extension TripEvent: JSONReadable {
 extension LifecycleEvent: JSONReadable {
     /// As `init(from:)` decides: an object with `order` is a status change, one whose `data.value`
     /// is `destination_arrival` an arrival, anything else `other` (skipped, but still checked).
+    /// A status change — the common event — is read in this one pass; an arrival is read again
+    /// from the start once the pass has found it is one.
     public static func read(from reader: inout JSONFastReader) -> LifecycleEvent? {
         let start = reader.index
-        var (hasOrder, tripValue): (Bool, String?) = (false, nil)
+        var (order, previous, tripValue): (Order?, OrderStatus?, String?) = (nil, nil, nil)
         var seen = MemberSet()
         let scanned = reader.object { reader, key in
             guard seen.first(key) else { return false }
             switch key {
-            case "order":
-                hasOrder = true
-                return reader.skipValue()
+            case "order": order = Order.read(from: &reader); return order != nil
+            // Read whatever the event: where it is not a status change, one that does not read
+            // only sends the event to JSONDecoder (which ignores it there) — never a wrong value.
+            case "previous_status": return reader.optional(&previous) { $0.string().flatMap(OrderStatus.init(rawValue:)) }
             case "data":
                 var inner = MemberSet()
                 return reader.object { reader, key in
@@ -253,15 +247,14 @@ extension LifecycleEvent: JSONReadable {
             }
         }
         guard scanned else { return nil }
+        if let order { return .order(OrderStatusChanged(order: order, previousStatus: previous)) }
         // `init(from:)` reads `data` as an object with a string `value` whenever there is no `order`.
-        if !hasOrder, seen.contains("data"), tripValue == nil { return nil }
-        guard hasOrder || tripValue == "destination_arrival" else { return .other }
+        if seen.contains("data"), tripValue == nil { return nil }
+        guard tripValue == "destination_arrival" else { return .other }
         let end = reader.index
         reader.index = start
-        let event: LifecycleEvent? = hasOrder ? OrderStatusChanged.read(from: &reader).map(LifecycleEvent.order)
-                                              : TripEvent.read(from: &reader).map(LifecycleEvent.arrival)
-        guard reader.index == end else { return nil }
-        return event
+        guard let arrival = TripEvent.read(from: &reader), reader.index == end else { return nil }
+        return .arrival(arrival)
     }
 }
 
@@ -352,27 +345,11 @@ extension TripSummary: JSONReadable {
                     guard inner.first(key) else { return false }
                     switch key {
                     case "type": lineType = reader.string(); return lineType != nil
-                    case "coordinates":
-                        var positions: [[Double]] = []
-                        guard reader.array({ reader in
-                            guard let position = reader.numbers() else { return false }
-                            positions.append(position)
-                            return true
-                        }) else { return false }
-                        coordinates = positions
-                        return true
+                    case "coordinates": coordinates = reader.elements { $0.numbers() }; return coordinates != nil
                     default: return reader.skipValue()
                     }
                 }
-            case "markers":
-                var list: [Marker] = []
-                guard reader.array({ reader in
-                    guard let marker = Marker.read(from: &reader) else { return false }
-                    list.append(marker)
-                    return true
-                }) else { return false }
-                markers = list
-                return true
+            case "markers": markers = reader.elements { Marker.read(from: &$0) }; return markers != nil
             case "distance": distance = reader.integer(); return distance != nil
             case "duration": duration = reader.integer(); return duration != nil
             case "started_at": startedAt = reader.time(); return startedAt != nil

@@ -295,12 +295,9 @@ public struct NearbyResult: Codable, Sendable, Equatable {
 // Nearby is the busiest query: its reply is written by hand (see `JSONWritable`).
 extension NearbyResult: JSONWritable {
     public func writeJSON(to out: inout [UInt8]) {
-        out.append(contentsOf: #"{"devices":["#.utf8)
-        for (index, device) in devices.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            device.writeJSON(to: &out)
-        }
-        out.append(contentsOf: "]}".utf8)
+        var object = JSONObjectWriter(&out)
+        object.values("devices", devices, &out)
+        object.end(&out)
     }
 }
 
@@ -451,13 +448,7 @@ extension IngestAck: JSONWritable {
         object.integer("accepted", accepted, &out)
         object.integer("batch_id", batchID, &out)
         object.value("device", device, &out)
-        object.key("rejected", &out)
-        out.append(UInt8(ascii: "["))
-        for (index, item) in rejected.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            item.writeJSON(to: &out)
-        }
-        out.append(UInt8(ascii: "]"))
+        object.values("rejected", rejected, &out)
         object.end(&out)
     }
 }

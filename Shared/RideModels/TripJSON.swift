@@ -70,13 +70,7 @@ extension TripSummary: JSONWritable {
         object.integer("distance", distance, &out)
         object.integer("duration", duration, &out)
         object.value("locations", locations, &out)
-        object.key("markers", &out)
-        out.append(UInt8(ascii: "["))
-        for (index, marker) in markers.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            marker.writeJSON(to: &out)
-        }
-        out.append(UInt8(ascii: "]"))
+        object.values("markers", markers, &out)
         object.time("started_at", startedAt, &out)
         object.end(&out)
     }
@@ -86,17 +80,9 @@ extension TripSummary.LineString: JSONWritable {
     public func writeJSON(to out: inout [UInt8]) {
         var object = JSONObjectWriter(&out)
         object.key("coordinates", &out)
-        out.append(UInt8(ascii: "["))
-        for (index, position) in coordinates.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(UInt8(ascii: "["))
-            for (offset, number) in position.enumerated() {
-                if offset > 0 { out.append(UInt8(ascii: ",")) }
-                EnvelopeWriter.appendNumber(number, to: &out)
-            }
-            out.append(UInt8(ascii: "]"))
+        EnvelopeWriter.appendArray(coordinates, to: &out) { position, out in
+            EnvelopeWriter.appendArray(position, to: &out) { EnvelopeWriter.appendNumber($0, to: &$1) }
         }
-        out.append(UInt8(ascii: "]"))
         object.string("type", type, &out)
         object.end(&out)
     }
