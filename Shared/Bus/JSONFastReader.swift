@@ -165,11 +165,14 @@ public struct JSONFastReader {
         return negative ? -Int(magnitude) : Int(magnitude)
     }
 
-    /// A number in the common form `-?digits(.digits)?` with at most 15 significant digits, converted
-    /// exactly (Clinger's fast path: an integer below 2^53 divided by an exact power of ten is
-    /// correctly rounded). Exponents, and longer or odder numbers, go to JSONDecoder.
+    /// A number in the common form `-?digits(.digits)?`. Up to 15 significant digits it is converted
+    /// exactly here (Clinger's fast path: an integer below 2^53 divided by an exact power of ten is
+    /// correctly rounded); 16 to 40 digits — a computed coordinate written as its shortest
+    /// round-trip form has 16 or 17 — go to the standard library's correctly rounded parser.
+    /// Exponents, and longer or odder numbers, go to JSONDecoder.
     public mutating func number() -> Double? {
         skipSpace()
+        let numberStart = index
         var negative = false
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") {
             negative = true
@@ -183,10 +186,10 @@ public struct JSONFastReader {
         while index < bytes.count {
             let byte = bytes[index]
             if byte >= 48 && byte <= 57 {
-                mantissa = mantissa * 10 + Int64(byte - 48)
                 digits += 1
+                if digits <= 15 { mantissa = mantissa * 10 + Int64(byte - 48) }
                 if inFraction { fraction += 1 }
-                guard digits <= 15 else { return nil }
+                guard digits <= 40 else { return nil }
             } else if byte == UInt8(ascii: ".") && !inFraction {
                 inFraction = true
                 guard index > start else { return nil }
@@ -199,6 +202,7 @@ public struct JSONFastReader {
         // A leading zero is only allowed alone before the point ("0.5", not "05").
         if bytes[start] == 48, index - start > 1, bytes[start + 1] != UInt8(ascii: ".") { return nil }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") { return nil }
+        if digits > 15 { return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[numberStart..<index]), as: UTF8.self)) }
         let value = Double(mantissa) / Self.powersOfTen[fraction]
         return negative ? -value : value
     }

@@ -298,6 +298,44 @@ extension Trip.Destination: JSONReadable {
     }
 }
 
+/// `trips.create`, asked twice per ride by the orders reactor.
+extension CreateTripParams: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> CreateTripParams? {
+        var (deviceID, destination, metadata, idempotencyKey): (String?, Destination?, [String: JSONValue]?, String?) = (nil, nil, nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "device_id": deviceID = reader.string(); return deviceID != nil
+            case "destination": destination = Destination.read(from: &reader); return destination != nil
+            case "metadata": return reader.optional(&metadata) { $0.members() }
+            case "idempotency_key": return reader.optional(&idempotencyKey) { $0.string() }
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let deviceID, let destination else { return nil }
+        return CreateTripParams(deviceID: deviceID, destination: destination, metadata: metadata, idempotencyKey: idempotencyKey)
+    }
+}
+
+extension CreateTripParams.Destination: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> CreateTripParams.Destination? {
+        var (geometry, radius, address): (GeoJSONPoint?, Double?, String?) = (nil, nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "geometry": geometry = GeoJSONPoint.read(from: &reader); return geometry != nil
+            case "radius": return reader.optional(&radius) { $0.number() }
+            case "address": return reader.optional(&address) { $0.string() }
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let geometry else { return nil }
+        return CreateTripParams.Destination(geometry: geometry, radius: radius, address: address)
+    }
+}
+
 extension Trip.Views: JSONReadable {
     public static func read(from reader: inout JSONFastReader) -> Trip.Views? {
         var shareURL: String?

@@ -38,6 +38,10 @@ import Testing
         plain.driver?.rating = UserRating(average: 4.5, count: 2)
         plain.surge = 1.25
         events.append((try CloudEvent(source: "orders", type: "order.status.ACCEPTED", sequence: 9, data: OrderStatusChanged(order: plain, previousStatus: .new)).encoded(), true))
+        // Computed coordinates (a point moved along a bearing) are written with 16 or 17 digits.
+        plain.pickup = Place(latitude: 47.008983152841195, longitude: 30.013180201958327)
+        plain.dropoff = Place(latitude: -33.86785000000001, longitude: 151.20732000000001)
+        events.append((try CloudEvent(source: "orders", type: "order.status.PICKING_UP", sequence: 10, data: OrderStatusChanged(order: plain, previousStatus: .accepted)).encoded(), true))
         for (index, trip) in tripEvents().enumerated() {
             events.append((try CloudEvent(source: "trips", type: "trip.\(trip.data.value)", sequence: UInt64(index + 1), data: trip).encoded(), true))
         }
@@ -79,7 +83,58 @@ import Testing
                                    completedAt: time.addingTimeInterval(600), deviceID: "dan-phone",
                                    markers: [.init(type: "arrival", recordedAt: time.addingTimeInterval(590), location: destination.geometry)])
         trips.append(trip)
+        trip.destination.geometry = GeoJSONPoint(latitude: 47.017966305682390, longitude: 30.013180201958327)
+        trips.append(trip)
         return trips
+    }
+
+    @Test func tripCreationsAreReadByTheFastPathAsJSONDecoderDecodesThem() throws {
+        let point = GeoJSONPoint(latitude: 47.017966305682390, longitude: 30.013180201958327)
+        let creations = [
+            CreateTripParams(deviceID: "dan-phone", destination: .init(geometry: point), metadata: nil, idempotencyKey: nil),
+            CreateTripParams(deviceID: "dan-phone", destination: .init(geometry: point, radius: 30, address: "Sobornyi Ave 1"),
+                             metadata: ["order_id": .string("o1"), "leg": .string("pickup")], idempotencyKey: "o1-pickup"),
+        ]
+        let bytes = try creations.map { try JSONCoding.encode($0) }
+        for (creation, bytes) in zip(creations, bytes) {
+            #expect(CreateTripParams.readWhole(bytes) == creation, "\(String(decoding: bytes, as: UTF8.self))")
+        }
+        #expect(Self.mutationsAgree(bytes, as: CreateTripParams.self) > 50)
+    }
+
+    /// Numbers as our writers put them (the shortest form that reads back the same double: up to
+    /// 17 digits) and longer ones: the reader gives the double JSONDecoder gives, and the written one.
+    @Test func numbersOfManyDigitsAreReadAsJSONDecoderReadsThem() throws {
+        func fast(_ text: String) -> Double? {
+            Array(text.utf8).withUnsafeBufferPointer { buffer in
+                var reader = JSONFastReader(bytes: buffer)
+                guard let value = reader.number(), reader.atEnd() else { return nil }
+                return value
+            }
+        }
+        func decoded(_ text: String) -> Double? { try? JSONCoding.decoder().decode([Double].self, from: Data("[\(text)]".utf8)).first }
+        var random = SystemRandomNumberGenerator()
+        var written: [Double] = (0..<3000).map { _ in Double.random(in: -180...180, using: &random) }
+        written += (0..<3000).map { _ in Double(bitPattern: random.next()) }.filter { $0.isFinite }
+        var checked = 0
+        for value in written {
+            let text = "\(value)"
+            guard !text.contains("e") else { continue }  // exponents are JSONDecoder's
+            #expect(fast(text) == value, "\(text)")
+            #expect(fast(text) == decoded(text), "\(text)")
+            checked += 1
+        }
+        #expect(checked > 3000)
+        for _ in 0..<2000 {
+            let digits = (0..<Int.random(in: 16...40, using: &random)).map { _ in String(Int.random(in: 0...9, using: &random)) }.joined()
+            let point = Int.random(in: 1..<digits.count, using: &random)
+            var text = String(digits.prefix(point)) + "." + String(digits.dropFirst(point))
+            while text.hasPrefix("0"), !text.hasPrefix("0.") { text.removeFirst() }
+            if Bool.random(using: &random) { text = "-" + text }
+            #expect(fast(text) != nil && fast(text) == decoded(text), "\(text)")
+        }
+        #expect(fast("0." + String(repeating: "1", count: 41)) == nil, "more than 40 digits: JSONDecoder's")
+        #expect(fast("1.2345678901234567e5") == nil, "an exponent: JSONDecoder's")
     }
 
     @Test func tripsAreReadByTheFastPathAsJSONDecoderDecodesThem() throws {

@@ -33,6 +33,14 @@ import Testing
         return [minimal, estimated, completed, empty]
     }
 
+    @Test func aCreatedReplyIsWrittenByHandAsJSONEncoderWritesIt() throws {
+        for trip in Self.trips() {
+            let replied = Replied(status: Status.created, body: trip)
+            #expect((replied as Any) is any JSONWritable, "the hand-written path is taken")
+            #expect(try JSONCoding.encode(replied) == Array(try reference.encode(replied)))
+        }
+    }
+
     @Test func tripsAreWrittenAsJSONEncoderWritesThem() throws {
         for trip in Self.trips() {
             let written = String(decoding: trip.jsonBytes, as: UTF8.self)

@@ -22,6 +22,11 @@ public struct Replied<Body: Encodable & Sendable>: Encodable, Sendable {
     public func encode(to encoder: any Encoder) throws { try body.encode(to: encoder) }
 }
 
+/// A reply of a created trip or order is as hot as a fetched one: written by hand when its body is.
+extension Replied: JSONWritable where Body: JSONWritable {
+    public func writeJSON(to out: inout [UInt8]) { body.writeJSON(to: &out) }
+}
+
 protocol StatusCarrying { var replyStatus: Int { get } }
 extension Replied: StatusCarrying { var replyStatus: Int { status } }
 

@@ -59,7 +59,15 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
             let watch = RideWatch()
             let consumer = Task {
                 for await batch in subscriber.deliveries {
-                    for case .event(let received) in batch { await watch.saw(received.event) }
+                    var events: [CloudEvent<LifecycleEvent>] = []
+                    for case .event(let received) in batch { events.append(received.event) }
+                    await watch.saw(events)  // one hop onto the actor per batch
+                }
+            }
+            let expiry = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    await watch.expire()
                 }
             }
             Output.err("riding for \(seconds) s with \(concurrent) rides at once…\n")
@@ -78,6 +86,8 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
             }
             let elapsed = Double((ContinuousClock.now - started).milliseconds) / 1000
             consumer.cancel()
+            expiry.cancel()
+            await watch.expire(all: true)
             await subscriber.close()
             await client.close()
             let latencies = await watch.latencies
@@ -187,45 +197,58 @@ enum LifecycleLanes {
 }
 
 /// The statuses each order has reached (from the bus), waited for by the lanes, and the reactions' latencies.
+///
+/// A wait is one continuation with a deadline; `expire` (called once a second by the benchmark)
+/// ends the overdue ones. A timer task per wait (four per ride) cost the benchmark's client more
+/// CPU than the decoding of every event it follows, and that CPU is taken from the platform measured.
 actor RideWatch {
+    private struct Waiter {
+        let status: OrderStatus
+        let deadline: ContinuousClock.Instant
+        let continuation: CheckedContinuation<Bool, Never>
+    }
     private var reached: [String: Set<OrderStatus>] = [:]
-    private var waiters: [String: [(OrderStatus, CheckedContinuation<Void, Never>)]] = [:]
+    private var waiters: [String: [Waiter]] = [:]
     private var clock = ReactionClock()
 
     var latencies: [String: [Double]] { clock.latencies }
 
-    func saw(_ event: CloudEvent<LifecycleEvent>) {
+    func saw(_ events: [CloudEvent<LifecycleEvent>]) {
+        for event in events { saw(event) }
+    }
+
+    private func saw(_ event: CloudEvent<LifecycleEvent>) {
         clock.saw(event)
         guard case .order(let change) = event.data else { return }
         let (id, status) = (change.order.id, change.order.status)
-        reached[id, default: []].insert(status)
-        let ready = waiters[id]?.filter { $0.0 == status } ?? []
-        waiters[id]?.removeAll { $0.0 == status }
-        for (_, continuation) in ready { continuation.resume() }
+        if status == .completed || status == .cancelled {
+            reached[id] = nil  // nothing waits for these; the lane's ride is over
+        } else {
+            reached[id, default: []].insert(status)
+        }
+        guard let waiting = waiters[id] else { return }
+        for waiter in waiting where waiter.status == status { waiter.continuation.resume(returning: true) }
+        let rest = waiting.filter { $0.status != status }
+        waiters[id] = rest.isEmpty ? nil : rest
     }
 
     /// Returns once `order` has reached `status`; throws after 30 s.
     func wait(_ order: String, _ status: OrderStatus) async throws {
         if reached[order]?.contains(status) == true { return }
-        let outcome = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await self.arrive(order, status); return true }
-            group.addTask { try? await Task.sleep(for: .seconds(30)); return false }
-            let first = await group.next()!
-            group.cancelAll()
-            if !first { self.release(order, status) }
-            return first
+        let deadline = ContinuousClock.now + .seconds(30)
+        let arrived = await withCheckedContinuation { waiters[order, default: []].append(Waiter(status: status, deadline: deadline, continuation: $0)) }
+        if !arrived { throw ConfigurationError("order \(order) did not reach \(status.rawValue) within 30 s") }
+    }
+
+    /// Ends the waits whose deadline has passed (they throw), or every wait when `all`.
+    func expire(all: Bool = false) {
+        let now = ContinuousClock.now
+        for (order, waiting) in waiters {
+            let overdue = waiting.filter { all || $0.deadline <= now }
+            guard !overdue.isEmpty else { continue }
+            for waiter in overdue { waiter.continuation.resume(returning: false) }
+            let rest = waiting.filter { !(all || $0.deadline <= now) }
+            waiters[order] = rest.isEmpty ? nil : rest
         }
-        if !outcome { throw ConfigurationError("order \(order) did not reach \(status.rawValue) within 30 s") }
-    }
-
-    private func arrive(_ order: String, _ status: OrderStatus) async {
-        if reached[order]?.contains(status) == true { return }
-        await withCheckedContinuation { waiters[order, default: []].append((status, $0)) }
-    }
-
-    private func release(_ order: String, _ status: OrderStatus) {
-        let stale = waiters[order]?.filter { $0.0 == status } ?? []
-        waiters[order]?.removeAll { $0.0 == status }
-        for (_, continuation) in stale { continuation.resume() }
     }
 }

@@ -29,7 +29,7 @@ struct ReactionClock: Sendable {
             case .completed, .cancelled:
                 statusTimes[order.id] = nil
                 if let trip = order.tripID { arrivals[trip] = nil }
-            case .new, .accepted, .reachedPickup, .startedRide: break
+            case .new, .accepted, .startedRide: break
             }
         }
     }
