@@ -122,3 +122,34 @@ extension TripEvent.Data: JSONWritable {
         object.end(&out)
     }
 }
+
+// The orders reactor's requests to trips, two creates and a complete per ride.
+
+extension CreateTripParams: JSONWritable {
+    public func writeJSON(to out: inout [UInt8]) {
+        var object = JSONObjectWriter(&out)
+        object.value("destination", destination, &out)
+        object.string("device_id", deviceID, &out)
+        object.string("idempotency_key", idempotencyKey, &out)
+        object.members("metadata", metadata, &out)
+        object.end(&out)
+    }
+}
+
+extension CreateTripParams.Destination: JSONWritable {
+    public func writeJSON(to out: inout [UInt8]) {
+        var object = JSONObjectWriter(&out)
+        object.string("address", address, &out)
+        object.value("geometry", geometry, &out)
+        object.number("radius", radius, &out)
+        object.end(&out)
+    }
+}
+
+extension TripIDParams: JSONWritable {
+    public func writeJSON(to out: inout [UInt8]) {
+        var object = JSONObjectWriter(&out)
+        object.string("trip_id", tripID, &out)
+        object.end(&out)
+    }
+}

@@ -33,6 +33,20 @@ import Testing
         return [minimal, estimated, completed, empty]
     }
 
+    @Test func theReactorsRequestsAreWrittenAsJSONEncoderWritesThem() throws {
+        let point = GeoJSONPoint(latitude: 47.017966305682390, longitude: -30.013180201958327)
+        let creations = [
+            CreateTripParams(deviceID: "dan-phone", destination: .init(geometry: point)),
+            CreateTripParams(deviceID: "dan \"phone\"", destination: .init(geometry: point, radius: 30.5, address: "Sobornyi Ave 1\n"),
+                             metadata: ["order_id": .string("o1"), "leg": .string("pickup"), "n": .number(2)], idempotencyKey: "o1-pickup"),
+        ]
+        for creation in creations {
+            #expect(String(decoding: creation.jsonBytes, as: UTF8.self) == String(decoding: try reference.encode(creation), as: UTF8.self))
+        }
+        let complete = TripIDParams(tripID: "t-\u{1}1")
+        #expect(String(decoding: complete.jsonBytes, as: UTF8.self) == String(decoding: try reference.encode(complete), as: UTF8.self))
+    }
+
     @Test func aCreatedReplyIsWrittenByHandAsJSONEncoderWritesIt() throws {
         for trip in Self.trips() {
             let replied = Replied(status: Status.created, body: trip)

@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 import Geo
 import RideModels
@@ -86,6 +87,24 @@ private let streets = Polyline(points: [
         let again = progress.record(inside, model: model, now: start.addingTimeInterval(1))
         #expect(again == [], "once")
         #expect(progress.arrivedAt == start)
+    }
+
+    /// The progress stored on every location is written by hand: the bytes JSONEncoder writes, at each stage of a trip.
+    @Test func progressIsWrittenAsJSONEncoderWritesIt() throws {
+        var progress = TripProgress(destination: Geofence(center: destinationPoint, radius: 50))
+        var stages = [progress]
+        for second in 0..<40 {
+            let point = origin.destination(bearing: 0, distance: Double(second) * 55)
+            let fix = TrackPoint(point: point, recordedAt: start.addingTimeInterval(Double(second) + 0.25), accuracy: second.isMultiple(of: 3) ? nil : 4.5,
+                                 speed: second.isMultiple(of: 4) ? nil : 12.25)
+            _ = progress.record(fix, model: model, now: start.addingTimeInterval(Double(second)))
+            stages.append(progress)
+        }
+        #expect(progress.arrivedAt != nil && progress.odometer.distance > 1000, "the stages reach arrival")
+        let reference = JSONCoding.encoder()
+        for stage in stages {
+            #expect(String(decoding: stage.jsonBytes, as: UTF8.self) == String(decoding: try reference.encode(stage), as: UTF8.self))
+        }
     }
 
     @Test func aTerribleFixDoesNotArriveFromAcrossTown() {
