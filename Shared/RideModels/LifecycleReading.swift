@@ -5,9 +5,7 @@ import Geo
 // One-pass readers (see `JSONReadable`) for what every follower of the ride's lifecycle decodes:
 // order status events (the orders reactor, users, notifications, the simulator and the benchmark)
 // and trip events. JSONDecoder took a sixth of ride-orders' CPU in `ridectl bench lifecycle`.
-// Members the readers leave to JSONDecoder when present: an order's summary, fare and ratings
-// (completed orders). LifecycleReadingTests compares the readers with
-// JSONDecoder on mutated documents.
+// LifecycleReadingTests compares the readers with JSONDecoder on mutated documents.
 
 extension Place: JSONReadable {
     public static func read(from reader: inout JSONFastReader) -> Place? {
@@ -93,6 +91,7 @@ extension Order: JSONReadable {
         var (createdAt, updatedAt, version): (Date?, Date?, Int?) = (nil, nil, nil)
         var (offeredTo, declinedBy, offerHistory): ([String]?, [String]?, [String]?) = (nil, nil, nil)
         var (driver, tripID, dispatchRound, offeredAt, cancelReason, surge): (User?, String?, Int?, Date?, String?, Double?) = (nil, nil, nil, nil, nil, nil)
+        var (summary, fare, ratingByRider, ratingByDriver): (TripSummary?, Fare?, RatingGiven?, RatingGiven?) = (nil, nil, nil, nil)
         var seen = MemberSet()
         let read = reader.object { reader, key in
             guard seen.first(key) else { return false }
@@ -114,7 +113,10 @@ extension Order: JSONReadable {
             case "offered_at": return reader.optional(&offeredAt) { $0.time() }
             case "cancel_reason": return reader.optional(&cancelReason) { $0.string() }
             case "surge": return reader.optional(&surge) { $0.number() }
-            case "summary", "fare", "rating_by_rider", "rating_by_driver": return reader.consumeNull()
+            case "summary": return reader.optional(&summary) { TripSummary.read(from: &$0) }
+            case "fare": return reader.optional(&fare) { Fare.read(from: &$0) }
+            case "rating_by_rider": return reader.optional(&ratingByRider) { RatingGiven.read(from: &$0) }
+            case "rating_by_driver": return reader.optional(&ratingByDriver) { RatingGiven.read(from: &$0) }
             default: return reader.skipValue()
             }
         }
@@ -126,7 +128,49 @@ extension Order: JSONReadable {
         order.dispatchRound = dispatchRound
         order.offeredAt = offeredAt
         order.surge = surge
+        order.summary = summary
+        order.fare = fare
+        order.ratingByRider = ratingByRider
+        order.ratingByDriver = ratingByDriver
         return order
+    }
+}
+
+extension Fare: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> Fare? {
+        var (currency, totalCents, distance, duration, surge): (String?, Int?, Int?, Int?, Double?) = (nil, nil, nil, nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "currency": currency = reader.string(); return currency != nil
+            case "total_cents": totalCents = reader.integer(); return totalCents != nil
+            case "distance_m": distance = reader.integer(); return distance != nil
+            case "duration_s": duration = reader.integer(); return duration != nil
+            case "surge": return reader.optional(&surge) { $0.number() }
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let currency, let totalCents, let distance, let duration else { return nil }
+        return Fare(currency: currency, totalCents: totalCents, distanceMetres: distance, durationSeconds: duration, surge: surge)
+    }
+}
+
+extension RatingGiven: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> RatingGiven? {
+        var (stars, comment, createdAt): (Int?, String?, Date?) = (nil, nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "stars": stars = reader.integer(); return stars != nil
+            case "comment": return reader.optional(&comment) { $0.string() }
+            case "created_at": createdAt = reader.time(); return createdAt != nil
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let stars, let createdAt else { return nil }
+        return RatingGiven(stars: stars, comment: comment, createdAt: createdAt)
     }
 }
 

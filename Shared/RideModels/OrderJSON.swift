@@ -3,8 +3,8 @@ import Foundation
 
 // Orders written by hand: ride-orders encodes every order it changes, stores and replies (a
 // quarter of its CPU went to JSONEncoder in `ridectl bench lifecycle`). Keys in JSONCoding's
-// order (sorted by UTF-8 bytes), absent optionals left out; the rarely present summary and fare
-// go through JSONCoding. OrderJSONTests compares the bytes with JSONEncoder's.
+// order (sorted by UTF-8 bytes), absent optionals left out. OrderJSONTests compares the bytes
+// with JSONEncoder's.
 
 extension Order: JSONWritable {
     public func writeJSON(to out: inout [UInt8]) {
@@ -15,17 +15,17 @@ extension Order: JSONWritable {
         object.integer("dispatch_round", dispatchRound, &out)
         object.value("driver", driver, &out)
         object.value("dropoff", dropoff, &out)
-        object.raw("fare", fare.flatMap { try? JSONCoding.encode($0) }, &out)
+        object.value("fare", fare, &out)
         object.string("id", id, &out)
         object.strings("offer_history", offerHistory, &out)
         object.time("offered_at", offeredAt, &out)
         object.strings("offered_to", offeredTo, &out)
         object.value("pickup", pickup, &out)
-        object.raw("rating_by_driver", ratingByDriver.flatMap { try? JSONCoding.encode($0) }, &out)
-        object.raw("rating_by_rider", ratingByRider.flatMap { try? JSONCoding.encode($0) }, &out)
+        object.value("rating_by_driver", ratingByDriver, &out)
+        object.value("rating_by_rider", ratingByRider, &out)
         object.value("rider", rider, &out)
         object.string("status", status.rawValue, &out)
-        object.raw("summary", summary.flatMap { try? JSONCoding.encode($0) }, &out)
+        object.value("summary", summary, &out)
         object.number("surge", surge, &out)
         object.string("trip_id", tripID, &out)
         object.time("updated_at", updatedAt, &out)
@@ -64,6 +64,30 @@ extension Car: JSONWritable {
         var object = JSONObjectWriter(&out)
         object.string("license_plate", licensePlate, &out)
         object.string("model", model, &out)
+        object.end(&out)
+    }
+}
+
+// A completed order's parts: once per ride, in the COMPLETED event every follower reads.
+
+extension Fare: JSONWritable {
+    public func writeJSON(to out: inout [UInt8]) {
+        var object = JSONObjectWriter(&out)
+        object.string("currency", currency, &out)
+        object.integer("distance_m", distanceMetres, &out)
+        object.integer("duration_s", durationSeconds, &out)
+        object.number("surge", surge, &out)
+        object.integer("total_cents", totalCents, &out)
+        object.end(&out)
+    }
+}
+
+extension RatingGiven: JSONWritable {
+    public func writeJSON(to out: inout [UInt8]) {
+        var object = JSONObjectWriter(&out)
+        object.string("comment", comment, &out)
+        object.time("created_at", createdAt, &out)
+        object.integer("stars", stars, &out)
         object.end(&out)
     }
 }

@@ -26,9 +26,8 @@ import Testing
         var events: [(bytes: [UInt8], fast: Bool)] = []
         for (index, order) in OrderJSONTests.orders().enumerated() {
             let change = OrderStatusChanged(order: order, previousStatus: index == 0 ? nil : .accepted)
-            let hasCompletedParts = order.fare != nil || order.summary != nil
             events.append((try CloudEvent(source: "orders", type: "order.status.\(order.status.rawValue)", sequence: UInt64(index + 1), data: change).encoded(),
-                           !hasCompletedParts && !order.rider.name.contains("\"")))
+                           !order.rider.name.contains("\"")))
         }
         var plain = OrderJSONTests.orders()[1]
         plain.rider.name = "Zoë"
@@ -38,6 +37,17 @@ import Testing
         plain.driver?.rating = UserRating(average: 4.5, count: 2)
         plain.surge = 1.25
         events.append((try CloudEvent(source: "orders", type: "order.status.ACCEPTED", sequence: 9, data: OrderStatusChanged(order: plain, previousStatus: .new)).encoded(), true))
+        // A completed ride: fare, summary and both ratings.
+        var completed = plain
+        completed.status = .completed
+        completed.tripID = "t-2"
+        completed.fare = Fare(currency: "USD", totalCents: 1234, distanceMetres: 5400, durationSeconds: 900, surge: 1.25)
+        completed.summary = TripSummary(locations: .init(coordinates: [[35.1, 47.8], [35.11, 47.81]]), distance: 5400, duration: 900, startedAt: time,
+                                        completedAt: time.addingTimeInterval(900), deviceID: "dan-phone",
+                                        markers: [.init(type: "arrival", recordedAt: time.addingTimeInterval(890), location: GeoJSONPoint(latitude: 47.81, longitude: 35.11))])
+        completed.ratingByRider = RatingGiven(stars: 5, comment: "Smooth ride", createdAt: time.addingTimeInterval(1000))
+        completed.ratingByDriver = RatingGiven(stars: 4, createdAt: time.addingTimeInterval(1001))
+        events.append((try CloudEvent(source: "orders", type: "order.status.COMPLETED", sequence: 11, data: OrderStatusChanged(order: completed, previousStatus: .reachedDropoff)).encoded(), true))
         // Computed coordinates (a point moved along a bearing) are written with 16 or 17 digits.
         plain.pickup = Place(latitude: 47.008983152841195, longitude: 30.013180201958327)
         plain.dropoff = Place(latitude: -33.86785000000001, longitude: 151.20732000000001)
