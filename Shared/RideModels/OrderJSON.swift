@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import Geo
 
 // Orders written by hand: ride-orders encodes every order it changes, stores and replies (a
 // quarter of its CPU went to JSONEncoder in `ridectl bench lifecycle`). Keys in JSONCoding's
@@ -30,6 +31,16 @@ extension Order: JSONWritable {
         object.string("trip_id", tripID, &out)
         object.time("updated_at", updatedAt, &out)
         object.integer("version", version, &out)
+        object.end(&out)
+    }
+}
+
+/// A bare point (a trip's stored progress: its destination's centre, its last counted fix).
+extension GeoPoint: JSONWritable {
+    public func writeJSON(to out: inout [UInt8]) {
+        var object = JSONObjectWriter(&out)
+        object.number("latitude", latitude, &out)
+        object.number("longitude", longitude, &out)
         object.end(&out)
     }
 }

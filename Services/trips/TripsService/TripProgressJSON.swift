@@ -10,27 +10,20 @@ extension TripProgress: JSONWritable {
     public func writeJSON(to out: inout [UInt8]) {
         var object = JSONObjectWriter(&out)
         object.time("arrivedAt", arrivedAt, &out)
-        object.key("destination", &out)
-        Self.write(destination, to: &out)
+        object.value("destination", destination, &out)
         object.number("etaInterval", etaInterval, &out)
         object.time("lastETAAt", lastETAAt, &out)
         object.number("observedSpeed", observedSpeed, &out)
         object.value("odometer", odometer, &out)
         object.end(&out)
     }
+}
 
-    static func write(_ fence: Geofence, to out: inout [UInt8]) {
+extension Geofence: JSONWritable {
+    public func writeJSON(to out: inout [UInt8]) {
         var object = JSONObjectWriter(&out)
-        object.key("center", &out)
-        write(fence.center, to: &out)
-        object.number("radius", fence.radius, &out)
-        object.end(&out)
-    }
-
-    static func write(_ point: GeoPoint, to out: inout [UInt8]) {
-        var object = JSONObjectWriter(&out)
-        object.number("latitude", point.latitude, &out)
-        object.number("longitude", point.longitude, &out)
+        object.value("center", center, &out)
+        object.number("radius", radius, &out)
         object.end(&out)
     }
 }
@@ -48,8 +41,7 @@ extension TrackPoint: JSONWritable {
     public func writeJSON(to out: inout [UInt8]) {
         var object = JSONObjectWriter(&out)
         object.number("accuracy", accuracy, &out)
-        object.key("point", &out)
-        TripProgress.write(point, to: &out)
+        object.value("point", point, &out)
         object.time("recordedAt", recordedAt, &out)
         object.number("speed", speed, &out)
         object.end(&out)

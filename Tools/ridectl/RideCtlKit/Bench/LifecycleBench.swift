@@ -226,10 +226,7 @@ actor RideWatch {
         } else {
             reached[id, default: []].insert(status)
         }
-        guard let waiting = waiters[id] else { return }
-        for waiter in waiting where waiter.status == status { waiter.continuation.resume(returning: true) }
-        let rest = waiting.filter { $0.status != status }
-        waiters[id] = rest.isEmpty ? nil : rest
+        end(waiters[id] ?? [], of: id, arrived: true) { $0.status == status }
     }
 
     /// Returns once `order` has reached `status`; throws after 30 s.
@@ -244,11 +241,16 @@ actor RideWatch {
     func expire(all: Bool = false) {
         let now = ContinuousClock.now
         for (order, waiting) in waiters {
-            let overdue = waiting.filter { all || $0.deadline <= now }
-            guard !overdue.isEmpty else { continue }
-            for waiter in overdue { waiter.continuation.resume(returning: false) }
-            let rest = waiting.filter { !(all || $0.deadline <= now) }
-            waiters[order] = rest.isEmpty ? nil : rest
+            end(waiting, of: order, arrived: false) { all || $0.deadline <= now }
         }
+    }
+
+    /// Resumes the waits of `order` that `ending` picks (with `arrived`) and keeps the others.
+    private func end(_ waiting: [Waiter], of order: String, arrived: Bool, _ ending: (Waiter) -> Bool) {
+        var rest: [Waiter] = []
+        for waiter in waiting {
+            if ending(waiter) { waiter.continuation.resume(returning: arrived) } else { rest.append(waiter) }
+        }
+        if rest.count != waiting.count { waiters[order] = rest.isEmpty ? nil : rest }
     }
 }
