@@ -12,6 +12,7 @@ public final class OutboxRelay: Service, Sendable {
     private let source: String
     private let logger: Logger
     private let loop = WakeupLoop()
+    static let batchLimit = 500
 
     public init(log: any EventLog, publisher: EventPublisher, source: String, logger: Logger) {
         self.log = log
@@ -34,10 +35,14 @@ public final class OutboxRelay: Service, Sendable {
         var busyWaits = 0
         while true {
             do {
-                switch try await log.relayBatch(limit: 500, send: { batch in
+                switch try await log.relayBatch(limit: Self.batchLimit, send: { batch in
                     for event in batch { try publisher.publish(topic: event.topic, encodedEvent: event.envelope(source: source)) }
                 }) {
-                case .sent: busyWaits = 0
+                case .sent(let count):
+                    // A short batch took everything committed before it was read; what commits
+                    // later notifies, which runs one more pass — so no read to find nothing.
+                    guard count == Self.batchLimit else { return }
+                    busyWaits = 0
                 case .empty: return
                 case .busy:
                     // Another instance is sending; what we appended may have committed after its

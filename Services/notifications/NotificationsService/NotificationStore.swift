@@ -100,7 +100,7 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
 
     public func webhooks() async throws -> [Webhook] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(NotificationRows.webhookColumns) FROM webhooks ORDER BY created_at_ms").map { row in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT \(NotificationRows.webhookColumns) FROM webhooks ORDER BY created_at_ms")).map { row in
                 NotificationRows.webhook(id: row[0], url: row[1], secret: row[2], createdAtMS: row[3])
             }
         }
@@ -162,7 +162,7 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
     }
 
     private static func deliveries(_ db: Database, sql: String, arguments: StatementArguments) throws -> [Delivery] {
-        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+        try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
             NotificationRows.delivery((row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8]))
         }
     }

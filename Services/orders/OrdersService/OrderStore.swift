@@ -188,7 +188,7 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
     }
 
     static func documents(_ db: Database, sql: String, arguments: StatementArguments) throws -> [Order] {
-        try String.fetchAll(db, sql: sql, arguments: arguments).map(OrderRows.decode)
+        try String.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map(OrderRows.decode)
     }
 
     static func replaceOffers(_ db: Database, _ order: Order) throws {

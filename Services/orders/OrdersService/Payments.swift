@@ -95,26 +95,26 @@ public final class LedgerPaymentProvider: LedgerBooksProvider {
 
     public func charge(_ request: ChargeRequest) async throws -> ChargeReceipt {
         try await database.write { db in
-            if let row = try Row.fetchOne(db, sql: "SELECT * FROM charges WHERE idempotency_key = ?", arguments: [request.idempotencyKey]) {
+            if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM charges WHERE idempotency_key = ?"), arguments: [request.idempotencyKey]) {
                 return try LedgerBooks.repeated(request, stored: (row["currency"], row["amount_cents"], row["payee_share_cents"], row["reference"], row["captured_at_ms"]))
             }
             let (receipt, milliseconds) = LedgerBooks.newReceipt()
-            try db.execute(sql: """
+            try db.run("""
                 INSERT INTO charges (idempotency_key, reference, currency, amount_cents, payee_share_cents, captured_at_ms) VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [request.idempotencyKey, receipt.reference, request.currency, request.amountCents, request.payeeShareCents, milliseconds])
+                """, [request.idempotencyKey, receipt.reference, request.currency, request.amountCents, request.payeeShareCents, milliseconds])
             for (account, amount) in LedgerBooks.entries(of: request) {
-                try db.execute(sql: "INSERT INTO entries (reference, account, amount_cents) VALUES (?, ?, ?)", arguments: [receipt.reference, account, amount])
+                try db.run("INSERT INTO entries (reference, account, amount_cents) VALUES (?, ?, ?)", [receipt.reference, account, amount])
             }
             return receipt
         }
     }
 
     public func balance(_ account: String) async throws -> Int {
-        try await database.read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(amount_cents), 0) FROM entries WHERE account = ?", arguments: [account]) ?? 0 }
+        try await database.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(SUM(amount_cents), 0) FROM entries WHERE account = ?"), arguments: [account]) ?? 0 }
     }
 
     public func chargeCount() async throws -> Int {
-        try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM charges") ?? 0 }
+        try await database.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM charges")) ?? 0 }
     }
 }
 

@@ -96,7 +96,7 @@ public final class SQLiteTrackingStore: TrackingStore {
 
     public func loadDevices() async throws -> [DeviceRecord] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM devices").map { row in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM devices")).map { row in
                 var record = DeviceRecord(id: row["id"])
                 record.name = row["name"]
                 record.metadata = (try? JSONCoding.decode([String: JSONValue].self, from: Array((row["metadata"] as String).utf8))) ?? [:]
@@ -206,16 +206,16 @@ public final class SQLiteTrackingStore: TrackingStore {
         let lower = from.map(Self.milliseconds) ?? Int64.min
         let upper = to.map(Self.milliseconds) ?? Int64.max
         return try await pool.read { db in
-            let locations = try Row.fetchAll(db, sql: """
+            let locations = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT * FROM locations WHERE device_id = ? AND recorded_at BETWEEN ? AND ? ORDER BY recorded_at LIMIT ?
-                """, arguments: [deviceID, lower, upper, limit]).map { row in
+                """), arguments: [deviceID, lower, upper, limit]).map { row in
                 DeviceLocation(latitude: row["latitude"], longitude: row["longitude"], recordedAt: Self.date(row["recorded_at"]),
                                accuracy: row["accuracy"], speed: row["speed"], bearing: row["bearing"], altitude: row["altitude"],
                                mocked: row["mocked"])
             }
-            let geotags = try Row.fetchAll(db, sql: """
+            let geotags = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT * FROM geotags WHERE device_id = ? AND recorded_at BETWEEN ? AND ? ORDER BY recorded_at
-                """, arguments: [deviceID, lower, upper]).map { row in
+                """), arguments: [deviceID, lower, upper]).map { row in
                 GeotagRecord(
                     metadata: (try? JSONCoding.decode([String: JSONValue].self, from: Array((row["metadata"] as String).utf8))) ?? [:],
                     location: DeviceLocation(latitude: row["latitude"], longitude: row["longitude"], recordedAt: Self.date(row["recorded_at"]),

@@ -50,20 +50,20 @@ public final class TripStore: TripStorage {
 
     public func trip(shareID: String) async throws -> Trip? {
         guard TripStorageRules.isStorable(shareID) else { return nil }
-        return try await database.read { db in try String.fetchOne(db, sql: "SELECT document FROM trips WHERE share_id = ?", arguments: [shareID]).map { try JSONCoding.decode(Trip.self, fromText: $0) } }
+        return try await database.read { db in try String.fetchOne(db.cachedStatement(sql: "SELECT document FROM trips WHERE share_id = ?"), arguments: [shareID]).map { try JSONCoding.decode(Trip.self, fromText: $0) } }
     }
 
     public func activeTrips(id: String?) async throws -> [LiveTrip] {
         if let id, !TripStorageRules.isStorable(id) { return [] }
         return try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT document, progress FROM trips WHERE status = 'active' AND (? IS NULL OR id = ?)", arguments: [id, id]).map { row in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT document, progress FROM trips WHERE status = 'active' AND (? IS NULL OR id = ?)"), arguments: [id, id]).map { row in
                 LiveTrip(trip: try JSONCoding.decode(Trip.self, fromText: row["document"]), progress: try JSONCoding.decode(TripProgress.self, fromText: row["progress"]))
             }
         }
     }
 
     public func activeTripIDs() async throws -> Set<String> {
-        try await database.read { db in Set(try String.fetchAll(db, sql: "SELECT id FROM trips WHERE status = 'active'")) }
+        try await database.read { db in Set(try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM trips WHERE status = 'active'"))) }
     }
 
     @discardableResult

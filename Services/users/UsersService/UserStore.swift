@@ -13,7 +13,7 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
 
     public init(path: String) throws {
         database = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: true)
-        storedCount.store(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users") ?? 0 }, ordering: .relaxed)
+        storedCount.store(try database.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM users")) ?? 0 }, ordering: .relaxed)
     }
 
     public var count: Int { storedCount.load(ordering: .relaxed) }
@@ -93,7 +93,7 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
     /// A user's saved places, oldest first.
     public func places(userID: String) async throws -> [SavedPlace] {
         try await database.read { db in
-            try String.fetchAll(db, sql: "SELECT document FROM saved_places WHERE user_id = ? ORDER BY created_at_ms, id", arguments: [userID])
+            try String.fetchAll(db.cachedStatement(sql: "SELECT document FROM saved_places WHERE user_id = ? ORDER BY created_at_ms, id"), arguments: [userID])
                 .map { try JSONCoding.decode(SavedPlace.self, fromText: $0) }
         }
     }
@@ -110,10 +110,10 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
     public func register(_ user: User, passwordHash: String) async throws -> UInt64 {
         let sequence = try await database.write { db in
             if try Self.idForPhone(db, user.phoneNumber) != nil { throw UserStoreFailure.phoneTaken }
-            try db.execute(sql: """
+            try db.run("""
                 INSERT INTO users (id, role, name, phone_number, device_id, car_model, car_license_plate, password_hash, created_at_ms, updated_at_ms)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [user.id, user.role.rawValue, user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate,
+                """, [user.id, user.role.rawValue, user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate,
                                  passwordHash, UserRow.milliseconds(user.createdAt), UserRow.milliseconds(user.createdAt)])
             return try Outbox.append(db, topic: BusContract.Topics.userRegistered, type: BusContract.Topics.userRegistered,
                                      data: UserRegistered(user: user), time: user.createdAt)
@@ -125,18 +125,18 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
     /// The user and their password hash.
     public func credentials(phoneNumber: String) async throws -> (User, String)? {
         try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE phone_number = ?", arguments: [phoneNumber]).map { (Self.user($0), $0["password_hash"]) }
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE phone_number = ?"), arguments: [phoneNumber]).map { (Self.user($0), $0["password_hash"]) }
         }
     }
 
     public func user(id: String) async throws -> User? {
-        try await database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id]).map(Self.user) }
+        try await database.read { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [id]).map(Self.user) }
     }
 
     /// Applies the changes (a new password already hashed); returns the updated user.
     public func update(_ changes: UpdateUserParams, passwordHash: String?, now: Date) async throws -> User {
         try await database.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [changes.id]) else { throw UserStoreFailure.unknownUser }
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [changes.id]) else { throw UserStoreFailure.unknownUser }
             var user = Self.user(row)
             if let phone = changes.phoneNumber, phone != user.phoneNumber {
                 if try Self.idForPhone(db, phone) != nil { throw UserStoreFailure.phoneTaken }
@@ -145,17 +145,17 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
             if let name = changes.name { user.name = name }
             if let deviceID = changes.deviceID { user.deviceID = deviceID }
             if let car = changes.car { user.car = car }
-            try db.execute(sql: """
+            try db.run("""
                 UPDATE users SET name = ?, phone_number = ?, device_id = ?, car_model = ?, car_license_plate = ?,
                     password_hash = COALESCE(?, password_hash), updated_at_ms = ? WHERE id = ?
-                """, arguments: [user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate, passwordHash,
+                """, [user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate, passwordHash,
                                  UserRow.milliseconds(now), user.id])
             return user
         }
     }
 
     private static func idForPhone(_ db: Database, _ phone: String) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT id FROM users WHERE phone_number = ?", arguments: [phone])
+        try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM users WHERE phone_number = ?"), arguments: [phone])
     }
 
     private static func user(_ row: Row) -> User {
