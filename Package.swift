@@ -166,7 +166,7 @@ let package = Package(
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
         .testTarget(name: "TrackingTests", dependencies: ["TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ"], path: "Tests/TrackingTests"),
         .testTarget(name: "TripsTests", dependencies: ["TripsService", "RideModels", "Geo", "Bus"], path: "Tests/TripsTests"),
-        .testTarget(name: "OrdersTests", dependencies: ["OrdersService", "RideModels", "Storage", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/OrdersTests"),
+        .testTarget(name: "OrdersTests", dependencies: ["OrdersService", "UsersService", "RideModels", "Storage", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/OrdersTests"),
         .testTarget(name: "GatewayTests", dependencies: ["GatewayService", "Bus", .product(name: "Hummingbird", package: "hummingbird"),
                                                         .product(name: "HummingbirdTesting", package: "hummingbird")], path: "Tests/GatewayTests"),
         .testTarget(name: "NotificationsTests", dependencies: ["NotificationsService", "RideModels", "Bus"], path: "Tests/NotificationsTests"),

@@ -3,6 +3,8 @@ import Foundation
 import RideModels
 import Testing
 
+@testable import UsersService
+
 /// The one-pass readers of lifecycle events (`JSONReadable`) against JSONDecoder: the common
 /// events are read by the fast path, and on any input — including thousands of mutations of
 /// those events — a value it reads is the value JSONDecoder decodes.
@@ -76,6 +78,21 @@ import Testing
     @Test func onMutatedEventsTheFastPathNeverDisagreesWithJSONDecoder() throws {
         let reads = Self.mutationsAgree(try Self.events().map(\.bytes), as: Event.self)
         #expect(reads > 100, "some mutations still read (a space, an unknown member): the comparison ran")
+    }
+
+    /// ride-users follows every `orders` event for the ratings: the others, status changes above
+    /// all, are skipped in one pass; a rating goes to JSONDecoder.
+    @Test func usersSkipsOrdersEventsButRatingsInOnePass() throws {
+        typealias UsersEvent = CloudEvent<RatingsReactor.OrdersEvent>
+        let rated = OrderRated(orderID: "o1", raterID: "r1", raterRole: .rider, rateeID: "d1", rating: RatingGiven(stars: 5, createdAt: Self.time))
+        let rating = try CloudEvent(source: "orders", type: "order.rated", sequence: 30, data: rated).encoded()
+        #expect(UsersEvent.readWhole(rating) == nil)
+        #expect(try JSONCoding.decode(UsersEvent.self, from: rating).data == .rated(rated))
+        let orders = try Self.events().map(\.bytes).filter { String(decoding: $0, as: UTF8.self).contains(#""source":"orders""#) }
+        for bytes in orders where !String(decoding: bytes, as: UTF8.self).contains(#"\""#) {
+            #expect(UsersEvent.readWhole(bytes)?.data == .other, "\(String(decoding: bytes, as: UTF8.self))")
+        }
+        #expect(Self.mutationsAgree(orders + [rating], as: UsersEvent.self) > 100)
     }
 
     static func trips() -> [Trip] {

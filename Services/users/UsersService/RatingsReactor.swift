@@ -9,7 +9,7 @@ import Storage
 /// missed (`EventReactor` catches up through `orders.events`), none twice (one per order and side).
 enum RatingsReactor {
     /// An `orders` event as the reactor needs it: a rating, or anything else (skipped).
-    enum OrdersEvent: Decodable, Sendable {
+    enum OrdersEvent: Decodable, Sendable, Equatable {
         case rated(OrderRated)
         case other
 
@@ -30,5 +30,16 @@ enum RatingsReactor {
             logger[metadataKey: "order_id"] = "\(rated.orderID)"
             await retryingWithBackoff("ratings: recording a rating", logger: logger) { try await store.record(rated) }
         })
+    }
+}
+
+extension RatingsReactor.OrdersEvent: JSONReadable {
+    /// Every `orders` event but a rating is skipped, and the common one — a status change with its
+    /// whole order, nine a ride — is checked in one pass instead of being parsed by JSONDecoder
+    /// only to be dropped (3% of a core in ride-users at 290 rides/s). An object with `rater_id`
+    /// (a rating) or a repeated member goes to JSONDecoder.
+    static func read(from reader: inout JSONFastReader) -> Self? {
+        var seen = MemberSet()
+        return reader.object { reader, key in seen.first(key) && key != "rater_id" && reader.skipValue() } ? .other : nil
     }
 }
