@@ -10,7 +10,7 @@ import Storage
 extension OrderStore {
     public func appendMessage(orderID: String, now: Date,
                               _ make: @escaping @Sendable (Order, Int) throws -> ChatMessage) async throws -> ChatMessage {
-        try await database.write { db in
+        try await writes.write { db in
             guard let order = try self.fetch(db, id: orderID) else { throw OrderStoreFailure.unknownOrder }
             let number = (try db.value(Int.self, "SELECT MAX(number) FROM messages WHERE order_id = ?", [orderID]) ?? 0) + 1
             let message = try make(order, number)
@@ -47,7 +47,7 @@ extension OrderStore {
     /// Records a completed order's payment and its `order.paid` event, once: a second record for
     /// the same order changes nothing and returns the first.
     public func recordPayment(_ payment: Payment) async throws -> (payment: Payment, recorded: Bool) {
-        try await database.write { db in
+        try await writes.write { db in
             if let stored = try db.value(String.self, "SELECT document FROM payments WHERE order_id = ?", [payment.orderID]) {
                 return (try JSONCoding.decode(Payment.self, fromText: stored), false)
             }

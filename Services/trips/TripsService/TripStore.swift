@@ -8,9 +8,12 @@ import Storage
 /// and the outbox of `trip.*` events.
 public final class TripStore: TripStorage {
     public let database: DatabasePool
+    /// The hot writes (each with its outbox event) are committed in groups.
+    let writes: GroupCommit
 
     public init(path: String) throws {
         database = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: true)
+        writes = GroupCommit(database: database)
     }
 
     public var eventLog: any EventLog { SQLiteEventLog(database: database) }
@@ -30,7 +33,7 @@ public final class TripStore: TripStorage {
                 """)]
 
     public func create(_ live: LiveTrip, idempotencyKey: String?) async throws -> (trip: Trip, created: Bool) {
-        try await database.write { db in
+        try await writes.write { db in
             if let idempotencyKey,
                let existing = try db.value(String.self, "SELECT document FROM trips WHERE idempotency_key = ?", [idempotencyKey]) {
                 return (try JSONCoding.decode(Trip.self, fromText: existing), false)
@@ -68,7 +71,7 @@ public final class TripStore: TripStorage {
 
     @discardableResult
     public func update(_ live: LiveTrip, event: String?) async throws -> Bool {
-        try await database.write { db in
+        try await writes.write { db in
             // SQLite reads the one field instead of this process decoding the whole document.
             guard let arrived = try db.value(Bool.self, """
                 SELECT json_extract(document, '$.destination.arrived_at') IS NOT NULL FROM trips WHERE id = ? AND status = 'active'
@@ -85,7 +88,7 @@ public final class TripStore: TripStorage {
 
     public func complete(id: String, at time: Date, summary: TripSummary) async throws -> Trip? {
         guard TripStorageRules.isStorable(id) else { return nil }
-        return try await database.write { db in
+        return try await writes.write { db in
             guard let document = try db.value(String.self, "SELECT document FROM trips WHERE id = ?", [id]) else { return nil }
             let stored = try JSONCoding.decode(Trip.self, fromText: document)
             guard stored.status == .active else { return stored }
