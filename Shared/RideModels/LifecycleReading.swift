@@ -478,3 +478,59 @@ extension Trip: JSONReadable {
         return trip
     }
 }
+
+extension Caller: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> Caller? {
+        var (role, id): (UserRole?, String?) = (nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "role": role = reader.string().flatMap(UserRole.init(rawValue:)); return role != nil
+            case "id": id = reader.string(); return id != nil
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let role, let id else { return nil }
+        return Caller(role: role, id: id)
+    }
+}
+
+/// `accept`, `start_ride`, `end_ride` (and the other ops on one order), three a ride.
+extension OrderParams: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> OrderParams? {
+        var (caller, id, reason): (Caller?, String?, String?) = (nil, nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "caller": caller = Caller.read(from: &reader); return caller != nil
+            case "id": id = reader.string(); return id != nil
+            case "reason": return reader.optional(&reason) { $0.string() }
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let caller, let id else { return nil }
+        return OrderParams(caller: caller, id: id, reason: reason)
+    }
+}
+
+extension CreateOrderParams: JSONReadable {
+    public static func read(from reader: inout JSONFastReader) -> CreateOrderParams? {
+        var (caller, pickup, dropoff, pickupPlaceID, dropoffPlaceID): (Caller?, Place?, Place?, String?, String?) = (nil, nil, nil, nil, nil)
+        var seen = MemberSet()
+        let read = reader.object { reader, key in
+            guard seen.first(key) else { return false }
+            switch key {
+            case "caller": caller = Caller.read(from: &reader); return caller != nil
+            case "pickup": return reader.optional(&pickup) { Place.read(from: &$0) }
+            case "dropoff": return reader.optional(&dropoff) { Place.read(from: &$0) }
+            case "pickup_place_id": return reader.optional(&pickupPlaceID) { $0.string() }
+            case "dropoff_place_id": return reader.optional(&dropoffPlaceID) { $0.string() }
+            default: return reader.skipValue()
+            }
+        }
+        guard read, let caller else { return nil }
+        return CreateOrderParams(caller: caller, pickup: pickup, dropoff: dropoff, pickupPlaceID: pickupPlaceID, dropoffPlaceID: dropoffPlaceID)
+    }
+}

@@ -102,3 +102,37 @@ extension RatingGiven: JSONWritable {
         object.end(&out)
     }
 }
+
+// The riders' and drivers' requests of a ride (create, accept, start_ride, end_ride), sent by
+// the gateway, the simulator and the benchmark, read by ride-orders: four a ride.
+
+extension Caller: JSONWritable {
+    public func writeJSON(to out: inout [UInt8]) {
+        var object = JSONObjectWriter(&out)
+        object.string("id", id, &out)
+        object.string("role", role.rawValue, &out)
+        object.end(&out)
+    }
+}
+
+extension OrderParams: JSONWritable {
+    public func writeJSON(to out: inout [UInt8]) {
+        var object = JSONObjectWriter(&out)
+        object.value("caller", caller, &out)
+        object.string("id", id, &out)
+        object.string("reason", reason, &out)
+        object.end(&out)
+    }
+}
+
+extension CreateOrderParams: JSONWritable {
+    public func writeJSON(to out: inout [UInt8]) {
+        var object = JSONObjectWriter(&out)
+        object.value("caller", caller, &out)
+        object.value("dropoff", dropoff, &out)
+        object.string("dropoff_place_id", dropoffPlaceID, &out)
+        object.value("pickup", pickup, &out)
+        object.string("pickup_place_id", pickupPlaceID, &out)
+        object.end(&out)
+    }
+}

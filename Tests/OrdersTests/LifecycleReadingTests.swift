@@ -95,6 +95,31 @@ import Testing
         #expect(Self.mutationsAgree(orders + [rating], as: UsersEvent.self) > 100)
     }
 
+    /// The riders' and drivers' requests of every ride (create, accept, start_ride, end_ride):
+    /// written as JSONEncoder writes them, read in one pass as JSONDecoder reads them.
+    @Test func ridersAndDriversRequestsAreWrittenAndReadAsFoundationDoes() throws {
+        let encoder = JSONCoding.encoder()
+        let creations = [
+            CreateOrderParams(caller: .rider("r1"), pickup: Place(latitude: 47.008983152841195, longitude: 30.013180201958327),
+                              dropoff: Place(latitude: -33.86785000000001, longitude: 151.20732000000001, address: "Sobornyi Ave 1")),
+            CreateOrderParams(caller: .rider("r \"2\""), pickup: Place(latitude: 1, longitude: 2, address: "line\nbreak"), dropoffPlaceID: "work"),
+            CreateOrderParams(caller: .driver("d1"), pickupPlaceID: "home", dropoffPlaceID: "p-3"),
+        ]
+        let orderOps = [OrderParams(caller: .driver("d1"), id: "o1"), OrderParams(caller: .rider("r1"), id: "o-2", reason: "changed my mind")]
+        for creation in creations {
+            #expect(String(decoding: creation.jsonBytes, as: UTF8.self) == String(decoding: try encoder.encode(creation), as: UTF8.self))
+            #expect(try JSONCoding.decode(CreateOrderParams.self, from: creation.jsonBytes) == creation)
+        }
+        for params in orderOps {
+            #expect(String(decoding: params.jsonBytes, as: UTF8.self) == String(decoding: try encoder.encode(params), as: UTF8.self))
+            #expect(OrderParams.readWhole(params.jsonBytes) == params, "the fast path reads it")
+        }
+        #expect(CreateOrderParams.readWhole(creations[0].jsonBytes) == creations[0], "the fast path reads it")
+        #expect(CreateOrderParams.readWhole(creations[1].jsonBytes) == nil, "an escape goes to JSONDecoder")
+        #expect(Self.mutationsAgree(creations.map(\.jsonBytes), as: CreateOrderParams.self) > 50)
+        #expect(Self.mutationsAgree(orderOps.map(\.jsonBytes), as: OrderParams.self) > 50)
+    }
+
     static func trips() -> [Trip] {
         let destination = Trip.Destination(geometry: GeoJSONPoint(latitude: 47.8404, longitude: 35.1226), radius: 30, address: "Sobornyi Ave 1")
         var trip = Trip(tripID: "t-1", shareID: "Ab3dE7x", deviceID: "dan-phone", status: .active, startedAt: time, destination: destination,
