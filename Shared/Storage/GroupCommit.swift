@@ -9,7 +9,8 @@ import Synchronization
 /// Why: under load a service's writes queue up behind SQLite's single writer, and each commit
 /// costs on its own — WAL frames for every page it touched (the outbox's last page, an index's
 /// pages, again and again), file locks, and two thread hand-offs. In `ridectl bench lifecycle`
-/// the database threads were 40% of the machine's CPU, a fifth of it in `pwrite` alone.
+/// the database threads were 40% of the machine's CPU; in ride-orders a sixth of their time
+/// went to `pwrite` alone.
 ///
 /// When the group's transaction is lost (SQLite rolls it back itself on a full disk or an I/O
 /// error) or its COMMIT fails, nothing of the group was stored: every caller gets an error —

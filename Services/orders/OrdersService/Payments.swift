@@ -110,11 +110,11 @@ public final class LedgerPaymentProvider: LedgerBooksProvider {
     }
 
     public func balance(_ account: String) async throws -> Int {
-        try await database.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(SUM(amount_cents), 0) FROM entries WHERE account = ?"), arguments: [account]) ?? 0 }
+        try await database.read { db in try db.value(Int.self, "SELECT COALESCE(SUM(amount_cents), 0) FROM entries WHERE account = ?", [account]) ?? 0 }
     }
 
     public func chargeCount() async throws -> Int {
-        try await database.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM charges")) ?? 0 }
+        try await database.read { db in try db.value(Int.self, "SELECT COUNT(*) FROM charges") ?? 0 }
     }
 }
 

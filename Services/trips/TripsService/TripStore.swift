@@ -53,7 +53,7 @@ public final class TripStore: TripStorage {
 
     public func trip(shareID: String) async throws -> Trip? {
         guard TripStorageRules.isStorable(shareID) else { return nil }
-        return try await database.read { db in try String.fetchOne(db.cachedStatement(sql: "SELECT document FROM trips WHERE share_id = ?"), arguments: [shareID]).map { try JSONCoding.decode(Trip.self, fromText: $0) } }
+        return try await database.read { db in try db.value(String.self, "SELECT document FROM trips WHERE share_id = ?", [shareID]).map { try JSONCoding.decode(Trip.self, fromText: $0) } }
     }
 
     public func activeTrips(id: String?) async throws -> [LiveTrip] {

@@ -13,7 +13,7 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
 
     public init(path: String) throws {
         database = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: true)
-        storedCount.store(try database.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM users")) ?? 0 }, ordering: .relaxed)
+        storedCount.store(try database.read { db in try db.value(Int.self, "SELECT COUNT(*) FROM users") ?? 0 }, ordering: .relaxed)
     }
 
     public var count: Int { storedCount.load(ordering: .relaxed) }
@@ -155,7 +155,7 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
     }
 
     private static func idForPhone(_ db: Database, _ phone: String) throws -> String? {
-        try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM users WHERE phone_number = ?"), arguments: [phone])
+        try db.value(String.self, "SELECT id FROM users WHERE phone_number = ?", [phone])
     }
 
     private static func user(_ row: Row) -> User {
