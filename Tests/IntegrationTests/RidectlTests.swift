@@ -287,14 +287,14 @@ import Testing
 /// what its report must hold to be read — the steady window's rate and each process's CPU per ride.
 @Suite(.timeLimit(.minutes(3))) struct BenchLifecycleReportTests {
     @Test func theReportGivesTheWindowsRateAndEachProcesssCPUPerRide() async throws {
-        let run = try await runCommand(Binaries.ridectl, ["bench", "lifecycle", "--concurrent", "2", "--seconds", "4"], timeout: .seconds(150))
+        let run = try await runCommand(Binaries.ridectl, ["bench", "lifecycle", "--concurrent", "2", "--seconds", "8"], timeout: .seconds(150))
         // Exit 1 is "a target missed" (a debug build on a busy machine misses them); anything else failed.
         #expect(run.status == 0 || run.status == 1, "\(run.stdout)\n\(run.stderr.suffix(2000))")
         let rows = run.stdout.split(separator: "\n").map(String.init)
         func row(_ measure: String) -> String? { rows.first { $0.hasPrefix(measure) } }
-        let measure = "completed rides per second, 1–4 s"
-        let rate = try #require(row(measure), "\(run.stdout)")
-        #expect((Double(rate.dropFirst(measure.count).split(separator: " ").first ?? "") ?? 0) > 0, "rides completed inside the window: \(rate)")
+        // "completed rides per second, 2–8 s": the window's bounds as measured (a busy machine may wake the sampler late).
+        let rate = try #require(row("completed rides per second, "), "\(run.stdout)")
+        #expect((Double(rate.split(separator: " ").dropFirst(6).first ?? "") ?? 0) > 0, "rides completed inside the window: \(rate)")
         #expect(row("rides stuck")?.contains("  0  ") == true, "\(run.stdout)")
         for process in ["ride-orders", "ride-trips", "ride-users", "ride-tracking", "ride-bus", "ridectl (this benchmark)"] {
             let line = try #require(row("  \(process)"), "a CPU row for \(process): \(run.stdout)")
