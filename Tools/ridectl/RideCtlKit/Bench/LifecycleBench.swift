@@ -31,7 +31,9 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
             per lane, each lane in its own part of the map (so dispatch offers the lane's ride to \
             its driver); then every lane books, accepts, arrives, starts, arrives and ends rides \
             in a loop. Reaction latency is measured between the events' own times: a status \
-            committed (or a trip's arrival) → the reactor's next status published.
+            committed (or a trip's arrival) → the reactor's next status published. Rides per \
+            second and each process's CPU per ride (from /proc) are measured from a quarter of \
+            the run to its end, past the start when every lane books at once.
             """)
 
     @Option(help: "Rides in flight at once (one rider and one driver each).") var concurrent = 1000
@@ -105,7 +107,8 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
             await client.close()
             let latencies = await watch.latencies
             let all = Percentiles(latencies.values.flatMap { $0 })
-            let windowSeconds = Double((measured.to - measured.from).milliseconds) / 1000
+            // At least a millisecond: a sampler woken after the deadline (a machine stalled for seconds) must not divide by zero.
+            let windowSeconds = max(Double((measured.to - measured.from).milliseconds) / 1000, 0.001)
             let inWindow = outcome.completedAt.filter { $0 >= measured.from && $0 <= measured.to }.count
             let steadyRate = Double(inWindow) / windowSeconds
             table.add("rides completed", "\(outcome.completedAt.count) in \(String(format: "%.1f", elapsed)) s", "reported")
