@@ -151,6 +151,45 @@ final class FixClock: Sendable {
         }
     }
 
+    /// One ride at a time: a driver on a ride — whose phone still says available — is not offered
+    /// new orders and cannot accept one offered before; once the ride is over they are offered again.
+    @Test func aDriverOnARideIsNotOfferedAnotherOrderAndCannotAcceptOne() async throws {
+        try await withTestBus("orders-busy") { bus in
+            let platform = try await Platform.start(bus)
+            let bob = ("rider", try await platform.register(#"{"role":"rider","name":"Bob","phone_number":"+380501234569","password":"secret123"}"#))
+            let cat = ("rider", try await platform.register(#"{"role":"rider","name":"Cat","phone_number":"+380501234570","password":"secret123"}"#))
+            func book(_ rider: (String, String)) async throws -> (id: String, offeredTo: JSONValue?) {
+                let created = try await platform.call("create", as: rider, Self.trip)
+                guard created.status == 201, case .string(let id)? = created.body["id"] else { throw TestFailure("create: \(created)") }
+                return (id, created.body["offered_to"])
+            }
+            let drivers = JSONValue.array(platform.driverIDs.map(JSONValue.string))
+            let annsRide = try await book(platform.ann)
+            let bobsRide = try await book(bob)
+            #expect(bobsRide.offeredTo == drivers, "both free: both offered")
+            #expect(try await platform.call("accept", as: platform.dan, #""id":"\#(annsRide.id)""#).status == 200)
+
+            let refused = try await platform.call("accept", as: platform.dan, #""id":"\#(bobsRide.id)""#)
+            #expect(refused.status == 409)
+            #expect(refused.body["error"]?["code"] == "driver_busy")
+            #expect(refused.body["error"]?["message"]?.stringValue?.contains(annsRide.id) == true, "names the open order: \(refused.body)")
+            let unchanged = try await platform.call("get", as: bob, #""id":"\#(bobsRide.id)""#).body
+            #expect(unchanged["status"] == "NEW")
+            #expect(unchanged["version"] == 1, "the refusal stored nothing")
+            #expect(try await platform.call("accept", as: platform.eve, #""id":"\#(bobsRide.id)""#).status == 200)
+
+            // Both drivers on rides, both phones still available: Cat's booking is offered to no one.
+            let catsFirst = try await book(cat)
+            #expect(catsFirst.offeredTo == .array([]))
+            // Ann's ride ends (cancelled): Dan is free, and Cat's next booking goes to him alone.
+            #expect(try await platform.call("cancel", as: platform.ann, #""id":"\#(annsRide.id)""#).status == 200)
+            #expect(try await platform.call("cancel", as: cat, #""id":"\#(catsFirst.id)""#).status == 200)
+            let catsSecond = try await book(cat)
+            #expect(catsSecond.offeredTo == .array([.string(platform.driverIDs[0])]))
+            #expect(try await platform.call("accept", as: platform.dan, #""id":"\#(catsSecond.id)""#).status == 200)
+        }
+    }
+
     @Test func whoMayDoWhatAndBadInputChangeNothing() async throws {
         try await withTestBus("orders-bad") { bus in
             let platform = try await Platform.start(bus)

@@ -83,6 +83,42 @@ import Testing
         }
     }
 
+    /// One open order per driver: a driver with a ride in progress cannot accept another, even
+    /// when the accepts race (two instances); once the ride is over they can.
+    @Test(arguments: Backend.allCases)
+    func oneOpenOrderPerDriverWhateverTheRace(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ids = (0..<4).map { "o\($0)" }
+            for (n, id) in ids.enumerated() { try await store.create(Self.order(id: id, rider: "r\(n)")) }
+            let dan = User(id: "d1", role: .driver, name: "Dan", phoneNumber: "+15550101", createdAt: Self.time)
+            let results = await withTaskGroup(of: Result<String, any Error>.self) { group in
+                for id in ids {
+                    group.addTask {
+                        do {
+                            _ = try await store.change(id: id) { $0.status = .accepted; $0.driver = dan; $0.offeredTo = [] }
+                            return .success(id)
+                        } catch { return .failure(error) }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            let accepted = results.compactMap { try? $0.get() }
+            #expect(accepted.count == 1)
+            for case .failure(let error) in results {
+                #expect(error as? OrderStoreFailure == .driverBusy(driver: "d1", openOrder: accepted[0]))
+            }
+            for id in ids where id != accepted[0] { #expect(try await store.order(id: id)?.status == .new, "refused: unchanged") }
+            #expect(try await store.driversWithOpenOrders(among: ["d1", "d2"]) == ["d1"])
+            // Changes to the ride itself go on; a finished ride frees the driver.
+            _ = try await store.change(id: accepted[0]) { $0.status = .pickingUp }
+            _ = try await store.change(id: accepted[0]) { $0.status = .cancelled }
+            #expect(try await store.driversWithOpenOrders(among: ["d1", "d2"]) == [])
+            let next = try #require(ids.first { $0 != accepted[0] })
+            #expect(try await store.change(id: next) { $0.status = .accepted; $0.driver = dan }.order.driver?.id == "d1")
+            #expect(try await store.driversWithOpenOrders(among: []) == [])
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func queriesByDriverPlaceAndStatus(backend: Backend) async throws {
         try await withStore(backend) { store in

@@ -16,7 +16,8 @@ public protocol OrderStorage: ReactorCursors {
     func order(id: String) async throws -> Order?
     /// Changes an order in one transaction: `body` sees the current order and changes it or
     /// throws (nothing is written). The version grows by one; a new status gets its event, and
-    /// `sideEvents(before, after)` any others.
+    /// `sideEvents(before, after)` any others. A change that gives an open order a driver who
+    /// has another open order is refused with `driverBusy` (one ride at a time, whatever races).
     func change(id: String, now: Date, sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent],
                 _ body: @escaping @Sendable (inout Order) throws -> Void) async throws -> (order: Order, previous: OrderStatus)
     /// A rider's orders, newest first.
@@ -29,6 +30,8 @@ public protocol OrderStorage: ReactorCursors {
     func orders(status: OrderStatus, near center: GeoPoint, radius: Double, limit: Int) async throws -> [Order]
     /// Orders per status, and the open ones most recently changed (the operator's dashboard).
     func stats(openLimit: Int) async throws -> OrderStats
+    /// Which of `drivers` have an open order (dispatch offers new orders to the others).
+    func driversWithOpenOrders(among drivers: [String]) async throws -> Set<String>
 
     /// Appends the next message of an order's chat and its `order.message.<order_id>` event, after
     /// `make(order, number)` — which may throw to refuse — builds it from the order as stored now.
@@ -62,6 +65,8 @@ extension OrderStorage {
 
 public enum OrderStoreFailure: Error, Equatable {
     case openOrderExists(String)
+    /// The driver a change would give the order already drives this open order.
+    case driverBusy(driver: String, openOrder: String)
     case unknownOrder
 }
 
@@ -126,6 +131,16 @@ enum OrderRows {
         events += sideEvents(before, order)
         return Applied(order: order, document: document, offersChanged: order.offeredTo != before.offeredTo, events: events)
     }
+
+    /// The driver a change gives an open order, when it is someone the order did not have: the
+    /// one whose other open orders the store must look for before it writes.
+    static func newDriver(of applied: Applied, before: Order) -> String? {
+        guard applied.order.status.isOpen, let driver = applied.order.driver?.id, driver != before.driver?.id else { return nil }
+        return driver
+    }
+
+    /// Open statuses in SQL, for both stores' queries.
+    static let openStatusSQL = "status NOT IN ('COMPLETED', 'CANCELLED')"
 
     static func decode(_ document: String) throws -> Order {
         try JSONCoding.decode(Order.self, fromText: document)

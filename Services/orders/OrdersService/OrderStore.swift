@@ -108,6 +108,11 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
         let changed: (order: Order, previous: OrderStatus) = try await writes.write { db in
             guard let order = try self.fetch(db, id: id) else { throw OrderStoreFailure.unknownOrder }
             guard let applied = try OrderRows.apply(body, to: order, now: now, sideEvents: sideEvents) else { return (order, order.status) }
+            // SQLite's single writer makes this check and the update one step: no other accept runs between them.
+            if let driver = OrderRows.newDriver(of: applied, before: order),
+               let open = try db.value(String.self, "SELECT id FROM orders WHERE driver_id = ? AND \(OrderRows.openStatusSQL) AND id != ? LIMIT 1", [driver, id]) {
+                throw OrderStoreFailure.driverBusy(driver: driver, openOrder: open)
+            }
             try db.run("UPDATE orders SET status = ?, driver_id = ?, version = ?, document = ? WHERE id = ? AND version = ?",
                        [applied.order.status.rawValue, applied.order.driver?.id, applied.order.version, String(decoding: applied.document, as: UTF8.self),
                         id, order.version])
@@ -165,6 +170,15 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
                 SELECT document FROM orders WHERE status NOT IN ('COMPLETED', 'CANCELLED') ORDER BY created_at_ms DESC LIMIT ?
                 """, arguments: [openLimit])
             return OrderStats(byStatus: byStatus, open: open.map(OrderStats.OpenOrder.init))
+        }
+    }
+
+    public func driversWithOpenOrders(among drivers: [String]) async throws -> Set<String> {
+        guard !drivers.isEmpty else { return [] }
+        let marks = Array(repeating: "?", count: drivers.count).joined(separator: ", ")
+        return try await database.read { db in
+            try String.fetchSet(db.cachedStatement(sql: "SELECT driver_id FROM orders WHERE driver_id IN (\(marks)) AND \(OrderRows.openStatusSQL)"),
+                                arguments: StatementArguments(drivers))
         }
     }
 

@@ -181,9 +181,13 @@ struct OrdersOps {
         let current = try await existing(params.id)
         try check(.accept, current, params.caller)
         let driver = try await user(params.caller.id, role: .driver)
-        return try await transition(.accept, params) { order in
-            order.driver = driver
-            order.offeredTo = []
+        do {
+            return try await transition(.accept, params) { order in
+                order.driver = driver
+                order.offeredTo = []
+            }
+        } catch OrderStoreFailure.driverBusy(let driver, let open) {
+            throw ServiceError.conflict("driver_busy", "driver \(driver) already has an open order, \(open); finish or cancel it first")
         }
     }
 
@@ -401,25 +405,35 @@ struct OrdersOps {
         relay.notify()
     }
 
-    /// The nearest available drivers (their devices' `user_id` metadata), nearest first. Tracking
-    /// being away leaves the order unoffered rather than failing the booking.
+    /// The nearest available drivers (their devices' `user_id` metadata) without an open order,
+    /// nearest first: a driver whose app still says available while on a ride cannot accept
+    /// another, so is not offered one. Tracking being away leaves the order unoffered rather than
+    /// failing the booking.
     func nearestDrivers(to place: Place, radius: Double, excluding declined: [String], count: Int? = nil) async -> [String] {
         let count = count ?? dispatch.drivers
         let query = NearbyQuery(location: GeoJSONPoint(GeoPoint(latitude: place.latitude, longitude: place.longitude)),
                                 radius: radius, limit: max(10, (count + declined.count) * 2), availableOnly: true)
+        let result: NearbyResult
         do {
-            let result = try await platform.call(BusContract.Service.tracking, "nearby", query, as: NearbyResult.self, timeout: .seconds(2))
-            var drivers: [String] = []
-            for device in result.devices {
-                guard case .string(let userID)? = device.metadata["user_id"], !declined.contains(userID), !drivers.contains(userID) else { continue }
-                drivers.append(userID)
-                if drivers.count == count { break }
-            }
-            return drivers
+            result = try await platform.call(BusContract.Service.tracking, "nearby", query, as: NearbyResult.self, timeout: .seconds(2))
         } catch {
             logger.warning("dispatch: tracking.nearby failed; the order waits unoffered", metadata: ["error": "\(error)"])
             return []
         }
+        var candidates: [String] = []
+        for device in result.devices {
+            guard case .string(let userID)? = device.metadata["user_id"], !declined.contains(userID), !candidates.contains(userID) else { continue }
+            candidates.append(userID)
+        }
+        let busy: Set<String>
+        do {
+            busy = try await store.driversWithOpenOrders(among: candidates)
+        } catch {
+            // Offered anyway: a busy driver's accept is refused (driver_busy), so this only costs an offer.
+            logger.warning("dispatch: cannot read which drivers are on a ride; offering without that", metadata: ["error": "\(error)"])
+            busy = []
+        }
+        return Array(candidates.lazy.filter { !busy.contains($0) }.prefix(count))
     }
 
     func forbidden(_ message: String) -> ServiceError { ServiceError.forbidden("forbidden", message) }

@@ -28,7 +28,7 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
 
     public var eventLog: any EventLog { PostgresEventLog(database: postgres) }
 
-    private static let open = "status NOT IN ('COMPLETED', 'CANCELLED')"
+    private static let open = OrderRows.openStatusSQL
 
     public func create(_ order: Order) async throws {
         let logger = logger
@@ -68,6 +68,17 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
         return try await postgres.write { connection in
             guard let order = try await Self.fetch(connection, id: id, lock: true, logger: logger) else { throw OrderStoreFailure.unknownOrder }
             guard let applied = try OrderRows.apply(body, to: order, now: now, sideEvents: sideEvents) else { return (order, order.status) }
+            if let driver = OrderRows.newDriver(of: applied, before: order) {
+                // Two instances may give one driver two orders at once: the driver's lock (held to
+                // the commit, taken after the order's row, so always in that order) puts the second
+                // after the first, and it finds the first's order open.
+                try await connection.run("SELECT pg_advisory_xact_lock(hashtext(\(driver)))", logger: logger)
+                if let open = try await connection.first("""
+                    SELECT id FROM orders WHERE driver_id = \(driver) AND \(unescaped: Self.open) AND id <> \(id) LIMIT 1
+                    """, as: String.self, logger: logger) {
+                    throw OrderStoreFailure.driverBusy(driver: driver, openOrder: open)
+                }
+            }
             try await connection.run("""
                 UPDATE orders SET status = \(applied.order.status.rawValue), driver_id = \(applied.order.driver?.id), version = \(applied.order.version),
                     document = \(String(decoding: applied.document, as: UTF8.self)) WHERE id = \(id)
@@ -117,6 +128,15 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
               AND pickup_longitude BETWEEN \(box.west) AND \(box.east) LIMIT 5000
             """)
         return OrderRows.nearest(candidates, to: center, radius: radius, limit: limit)
+    }
+
+    public func driversWithOpenOrders(among drivers: [String]) async throws -> Set<String> {
+        guard !drivers.isEmpty else { return [] }
+        let logger = logger
+        return try await postgres.read { connection in
+            Set(try await connection.all("SELECT DISTINCT driver_id FROM orders WHERE driver_id = ANY(\(drivers)) AND \(unescaped: Self.open)",
+                                         as: String.self, logger: logger))
+        }
     }
 
     public func stats(openLimit: Int) async throws -> OrderStats {
