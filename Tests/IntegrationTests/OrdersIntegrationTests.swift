@@ -167,7 +167,13 @@ final class FixClock: Sendable {
             let annsRide = try await book(platform.ann)
             let bobsRide = try await book(bob)
             #expect(bobsRide.offeredTo == drivers, "both free: both offered")
-            #expect(try await platform.call("accept", as: platform.dan, #""id":"\#(annsRide.id)""#).status == 200)
+            let accepted = try await platform.call("accept", as: platform.dan, #""id":"\#(annsRide.id)""#)
+            #expect(accepted.status == 200)
+            // The same accept again (a retry after a lost reply): the order as it is, not a 409.
+            let again = try await platform.call("accept", as: platform.dan, #""id":"\#(annsRide.id)""#)
+            #expect(again.status == 200, "\(again.body)")
+            #expect(again.body["driver"]?["id"] == .string(platform.driverIDs[0]))
+            #expect(again.body["status"] == "ACCEPTED" || again.body["status"] == "PICKING_UP", "\(again.body)")
 
             let refused = try await platform.call("accept", as: platform.dan, #""id":"\#(bobsRide.id)""#)
             #expect(refused.status == 409)

@@ -93,6 +93,27 @@ import Testing
         #expect(OrderRefusal.illegal(action: .accept, current: .accepted).message == "cannot accept an order that is ACCEPTED")
     }
 
+    /// A retried accept, start or end by the order's own driver, once the first attempt was applied,
+    /// is a repeat (answered with the order as it is); from anyone else, or before, it is not.
+    @Test func aDriverRepeatingTheirOwnStepIsARepeatNotAConflict() {
+        let repeatedFrom: [OrderAction: Set<OrderStatus>] = [
+            .accept: [.accepted, .pickingUp, .reachedPickup, .startedRide, .droppingOff, .reachedDropoff, .completed],
+            .startRide: [.startedRide, .droppingOff, .reachedDropoff, .completed],
+            .endRide: [.completed],
+        ]
+        for action in OrderAction.allCases {
+            for status in OrderStatus.allCases {
+                let expected = repeatedFrom[action]?.contains(status) ?? false
+                #expect(OrderStateMachine.isRepeat(action, of: facts(status), by: driver) == expected, "\(action) from \(status)")
+                #expect(!OrderStateMachine.isRepeat(action, of: facts(status), by: otherDriver), "not their order")
+                #expect(!OrderStateMachine.isRepeat(action, of: facts(status), by: rider))
+            }
+        }
+        // A cancelled order has no driver: accepting it again is the 409 it always was.
+        let cancelled = OrderFacts(status: .cancelled, riderID: "r1", driverID: nil, formerlyOffered: ["d1"])
+        #expect(!OrderStateMachine.isRepeat(.accept, of: cancelled, by: driver))
+    }
+
     @Test func anOutsiderLearnsNothingAboutTheStatus() {
         // Forbidden comes before illegal: a stranger gets 403 whatever the status.
         for status in OrderStatus.allCases {

@@ -92,6 +92,20 @@ public enum OrderStateMachine {
         return .success(rule.to ?? facts.status)
     }
 
+    /// Whether `actor` already did `action` to this order: its driver accepting again, or starting
+    /// or ending a ride they already started or ended. Requests are retried when a reply is late
+    /// (Lazy Pirate), so the first attempt may have been applied: the retry gets the order as it
+    /// is (200, nothing written), not a 409 telling the driver their own change is illegal.
+    public static func isRepeat(_ action: OrderAction, of facts: OrderFacts, by actor: OrderActor) -> Bool {
+        guard case .driver(let id) = actor, id == facts.driverID else { return false }
+        switch action {
+        case .accept: return facts.status != .new && facts.status != .cancelled
+        case .startRide: return [.startedRide, .droppingOff, .reachedDropoff, .completed].contains(facts.status)
+        case .endRide: return facts.status == .completed
+        default: return false
+        }
+    }
+
     private static func authorization(_ action: OrderAction, _ facts: OrderFacts, _ actor: OrderActor) -> OrderRefusal? {
         switch (action, actor) {
         case (.pickupTripCreated, .reactor), (.arrivedAtPickup, .reactor), (.dropoffTripCreated, .reactor), (.arrivedAtDropoff, .reactor),

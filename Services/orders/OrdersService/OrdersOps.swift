@@ -155,7 +155,7 @@ struct OrdersOps {
     /// driver is told to try again (503).
     func endRide(_ params: OrderParams) async throws -> Order {
         let current = try await existing(params.id)
-        try check(.endRide, current, params.caller)
+        if try check(.endRide, current, params.caller) == .repeated { return current }
         guard let tripID = current.tripID else { throw ServiceError(status: 500, code: "internal", message: "order \(params.id) has no dropoff trip") }
         let trip: Trip
         do {
@@ -179,7 +179,7 @@ struct OrdersOps {
         // Checked before the driver's record is fetched, and again inside the transaction: the
         // first accept commits ACCEPTED; a racing one finds it and gets 409.
         let current = try await existing(params.id)
-        try check(.accept, current, params.caller)
+        if try check(.accept, current, params.caller) == .repeated { return current }
         let driver = try await user(params.caller.id, role: .driver)
         do {
             return try await transition(.accept, params) { order in
@@ -195,7 +195,7 @@ struct OrdersOps {
     /// (in the same transaction, with `order.offered` so they hear of it).
     func decline(_ params: OrderParams) async throws -> Order {
         let current = try await existing(params.id)
-        try check(.decline, current, params.caller)
+        _ = try check(.decline, current, params.caller)
         // Once: declining again must not pass the order on again (one driver could push it to every driver in range).
         if current.declinedBy.contains(params.caller.id) { throw Self.alreadyDeclined(params) }
         let next = await nearestDrivers(to: current.pickup, radius: dispatch.radius(round: current.dispatchRound ?? 1),
@@ -334,6 +334,8 @@ struct OrdersOps {
         let caller = params.caller
         do {
             let (order, _) = try await store.change(id: params.id, sideEvents: sideEvents) { order in
+                // A retried request whose first attempt was applied: the order as it is, nothing written.
+                if OrderStateMachine.isRepeat(action, of: order.facts, by: OrderActor(caller)) { return }
                 let next = try Self.decide(action, order, caller)
                 order.status = next
                 change(&order)
@@ -347,8 +349,13 @@ struct OrdersOps {
 
     // MARK: Helpers
 
-    func check(_ action: OrderAction, _ order: Order, _ caller: Caller) throws {
+    enum Check { case allowed, repeated }
+
+    /// Whether `caller` may do `action` to `order` now, or did it already (a retried request); throws the refusal.
+    func check(_ action: OrderAction, _ order: Order, _ caller: Caller) throws -> Check {
+        if OrderStateMachine.isRepeat(action, of: order.facts, by: OrderActor(caller)) { return .repeated }
         _ = try Self.decide(action, order, caller)
+        return .allowed
     }
 
     static func decide(_ action: OrderAction, _ order: Order, _ caller: Caller) throws -> OrderStatus {
