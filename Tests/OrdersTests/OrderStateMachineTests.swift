@@ -1,3 +1,4 @@
+import Foundation
 import RideModels
 import Testing
 
@@ -112,6 +113,25 @@ import Testing
         // A cancelled order has no driver: accepting it again is the 409 it always was.
         let cancelled = OrderFacts(status: .cancelled, riderID: "r1", driverID: nil, formerlyOffered: ["d1"])
         #expect(!OrderStateMachine.isRepeat(.accept, of: cancelled, by: driver))
+    }
+
+    /// A booking repeats the rider's open order only while it waits for a driver, within a minute,
+    /// to the same places; anything else is another ride (and the rider's open order makes it a 409).
+    @Test func aRepeatedBookingIsTheSameWaitingRideWithinAMinute() {
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        let ann = User(id: "r1", role: .rider, name: "Ann", phoneNumber: "+15550100", createdAt: start)
+        func booking(at seconds: Double, dropoff: Double = 30.3, rider: User = ann) -> Order {
+            Order(id: "o\(seconds)", status: .new, rider: rider, pickup: Place(latitude: 47.1, longitude: 30.2, address: "Here"),
+                  dropoff: Place(latitude: 47.2, longitude: dropoff), createdAt: start.addingTimeInterval(seconds), updatedAt: start)
+        }
+        let open = booking(at: 0)
+        #expect(OrdersOps.isRepeatedBooking(open, of: booking(at: 2.5)))
+        #expect(!OrdersOps.isRepeatedBooking(open, of: booking(at: 60)), "a minute later: another ride")
+        #expect(!OrdersOps.isRepeatedBooking(open, of: booking(at: 1, dropoff: 30.4)), "elsewhere")
+        var accepted = open
+        accepted.status = .accepted
+        #expect(!OrdersOps.isRepeatedBooking(accepted, of: booking(at: 1)), "a ride under way is not booked again")
+        #expect(!OrdersOps.isRepeatedBooking(open, of: booking(at: 1, rider: User(id: "r2", role: .rider, name: "Bob", phoneNumber: "+15550101", createdAt: start))))
     }
 
     @Test func anOutsiderLearnsNothingAboutTheStatus() {

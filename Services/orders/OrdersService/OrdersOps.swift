@@ -34,7 +34,7 @@ struct OrdersOps {
 
     func router(instance: String) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.orders, instance: instance)
-        router.on("create") { (params: CreateOrderParams, _) -> Replied<Order> in Replied(status: Status.created, body: try await create(params)) }
+        router.on("create") { (params: CreateOrderParams, _) -> Replied<Order> in try await create(params) }
         router.on("get") { (params: OrderParams, _) -> Order in
             let order = try await existing(params.id)
             guard OrderStateMachine.canView(order.facts, by: OrderActor(params.caller)) else { throw forbidden("this order is not yours") }
@@ -106,7 +106,8 @@ struct OrdersOps {
 
     // MARK: Ops
 
-    func create(_ params: CreateOrderParams) async throws -> Order {
+    /// `201` and the new order, or `200` and the rider's open order when this booking repeats it.
+    func create(_ params: CreateOrderParams) async throws -> Replied<Order> {
         guard params.caller.role == .rider else { throw forbidden("only a rider may book a ride") }
         let (pickup, dropoff) = try await places(of: params.caller, pickup: params.pickup, pickupID: params.pickupPlaceID,
                                                  dropoff: params.dropoff, dropoffID: params.dropoffPlaceID)
@@ -122,10 +123,20 @@ struct OrdersOps {
         do {
             try await store.create(order)
         } catch OrderStoreFailure.openOrderExists(let open) {
+            if let same = try await store.order(id: open), Self.isRepeatedBooking(same, of: order) { return Replied(status: Status.ok, body: same) }
             throw ServiceError.conflict("open_order_exists", "rider \(rider.id) already has an open order, \(open); cancel or finish it first")
         }
         relay.notify()
-        return order
+        return Replied(status: Status.created, body: order)
+    }
+
+    /// Whether `booking` repeats the rider's open order `open`: the same pickup and dropoff, while
+    /// it still waits for a driver, within a minute. A booking retried after a late reply (or a
+    /// double tap) then gets the ride it made (200, as `users.register` answers a repeated
+    /// registration), not a 409.
+    static func isRepeatedBooking(_ open: Order, of booking: Order) -> Bool {
+        open.status == .new && open.rider.id == booking.rider.id && open.pickup == booking.pickup && open.dropoff == booking.dropoff
+            && booking.createdAt.timeIntervalSince(open.createdAt) < 60
     }
 
     func list(_ params: ListOrdersParams) async throws -> OrderList {
