@@ -80,7 +80,7 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
 
     public func create(_ order: Order) async throws {
         try await writes.write { db in
-            if let open = try db.value(String.self, "SELECT id FROM orders WHERE rider_id = ? AND status NOT IN ('COMPLETED', 'CANCELLED')",
+            if let open = try db.value(String.self, "SELECT id FROM orders WHERE rider_id = ? AND \(OrderRows.openStatusSQL)",
                                        [order.rider.id]) {
                 throw OrderStoreFailure.openOrderExists(open)
             }
@@ -167,7 +167,7 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
                 byStatus[row[0]] = row[1]
             }
             let open = try Self.documents(db, sql: """
-                SELECT document FROM orders WHERE status NOT IN ('COMPLETED', 'CANCELLED') ORDER BY created_at_ms DESC LIMIT ?
+                SELECT document FROM orders WHERE \(OrderRows.openStatusSQL) ORDER BY created_at_ms DESC LIMIT ?
                 """, arguments: [openLimit])
             return OrderStats(byStatus: byStatus, open: open.map(OrderStats.OpenOrder.init))
         }
@@ -175,9 +175,10 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
 
     public func driversWithOpenOrders(among drivers: [String]) async throws -> Set<String> {
         guard !drivers.isEmpty else { return [] }
-        let marks = Array(repeating: "?", count: drivers.count).joined(separator: ", ")
         return try await database.read { db in
-            try String.fetchSet(db.cachedStatement(sql: "SELECT driver_id FROM orders WHERE driver_id IN (\(marks)) AND \(OrderRows.openStatusSQL)"),
+            try String.fetchSet(db.cachedStatement(sql: """
+                SELECT driver_id FROM orders WHERE driver_id IN (\(databaseQuestionMarks(count: drivers.count))) AND \(OrderRows.openStatusSQL)
+                """),
                                 arguments: StatementArguments(drivers))
         }
     }
