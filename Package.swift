@@ -2,7 +2,15 @@
 // The ridesharing platform: separate executables that talk JSON over ZeroMQ.
 // Layout (fixed by the design card): Shared/ libraries, Services/ one folder per executable,
 // Tools/ridectl, Tests/.
+import CompilerPluginSupport
+import Foundation
 import PackageDescription
+
+// `make fuzz` builds with RIDE_FUZZ=1: libFuzzer's and AddressSanitizer's instrumentation on the
+// targets the fuzzer exercises, set here per target rather than by `--sanitize` on the command line,
+// which would also instrument the macro plugin (a host tool) and link libFuzzer's `main` into it.
+let fuzzing = ProcessInfo.processInfo.environment["RIDE_FUZZ"] == "1"
+let fuzzed: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"]), .define("FUZZING")] : []
 
 let package = Package(
     name: "Ridesharing",
@@ -31,6 +39,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
     ],
     targets: [
         // MARK: Shared libraries
@@ -41,22 +50,36 @@ let package = Package(
             // warning on every build); the header and library are on the default paths.
             providers: [.apt(["libzmq3-dev"]), .brew(["zeromq"])]
         ),
-        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ", swiftSettings: fuzzed),
+        // Wire: JSON as the platform writes and reads it, and `@WireModel`, which derives a type's
+        // fast codec and schema from its declaration. Below everything else.
+        .macro(
+            name: "WireMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ],
+            path: "Shared/WireMacros"
+        ),
+        .target(name: "Wire", dependencies: ["WireMacros"], path: "Shared/Wire", swiftSettings: fuzzed),
         .target(
             name: "Bus",
             dependencies: [
+                "Wire",
                 "ZeroMQ",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Shared/Bus"
+            path: "Shared/Bus",
+            swiftSettings: fuzzed
         ),
         .target(
             name: "ServiceKit",
             dependencies: [
-                "Bus",
+                "Wire", "Bus",
                 "ZeroMQ",
                 "CZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -69,28 +92,28 @@ let package = Package(
             path: "Shared/ServiceKit"
         ),
 
-        .target(name: "Geo", path: "Shared/Geo"),
-        .target(name: "RideModels", dependencies: ["Bus", "Geo"], path: "Shared/RideModels"),
+        .target(name: "Geo", dependencies: ["Wire"], path: "Shared/Geo", swiftSettings: fuzzed),
+        .target(name: "RideModels", dependencies: ["Wire", "Geo"], path: "Shared/RideModels", swiftSettings: fuzzed),
         .target(
             name: "Storage",
-            dependencies: ["Bus", "ServiceKit", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+            dependencies: ["Wire", "Bus", "ServiceKit", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
                            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             path: "Shared/Storage"
         ),
         .target(
             name: "TrackingSDK",
-            dependencies: ["Bus", "Geo", "RideModels", "ZeroMQ", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["Wire", "Geo", "RideModels", "ZeroMQ", .product(name: "Logging", package: "swift-log"),
                            .product(name: "DequeModule", package: "swift-collections")],
             path: "Shared/TrackingSDK"
         ),
 
         // MARK: Services (logic in a library, a thin main)
-        .target(name: "BusService", dependencies: ["Bus", "ServiceKit"], path: "Services/bus/BusService"),
+        .target(name: "BusService", dependencies: ["Wire", "Bus", "ServiceKit"], path: "Services/bus/BusService"),
         .executableTarget(name: "ride-bus", dependencies: ["BusService", "ServiceKit"], path: "Services/bus/main"),
         .target(
             name: "TrackingService",
-            dependencies: ["Bus", "Geo", "RideModels", "ServiceKit", "Storage", "ZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", "ZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -99,14 +122,14 @@ let package = Package(
         .executableTarget(name: "ride-tracking", dependencies: ["TrackingService", "ServiceKit"], path: "Services/tracking/main"),
         .target(
             name: "OrdersService",
-            dependencies: ["Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/orders/OrdersService"
         ),
         .target(
             name: "TripsService",
-            dependencies: ["Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -116,7 +139,7 @@ let package = Package(
         .executableTarget(name: "ride-orders", dependencies: ["OrdersService", "ServiceKit"], path: "Services/orders/main"),
         .target(
             name: "UsersService",
-            dependencies: ["Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -125,7 +148,7 @@ let package = Package(
         .executableTarget(name: "ride-users", dependencies: ["UsersService", "ServiceKit"], path: "Services/users/main"),
         .target(
             name: "GatewayService",
-            dependencies: ["Bus", "RideModels", "ServiceKit", .product(name: "Hummingbird", package: "hummingbird"),
+            dependencies: ["Wire", "Bus", "RideModels", "ServiceKit", .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -134,7 +157,7 @@ let package = Package(
         .executableTarget(name: "ride-gateway", dependencies: ["GatewayService", "ServiceKit"], path: "Services/gateway/main"),
         .target(
             name: "NotificationsService",
-            dependencies: ["Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -146,7 +169,7 @@ let package = Package(
         // MARK: Tools
         .target(
             name: "RideCtlKit",
-            dependencies: ["Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "ZeroMQ",
+            dependencies: ["Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "ZeroMQ",
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Tools/ridectl/RideCtlKit"
         ),
@@ -155,33 +178,37 @@ let package = Package(
 
         // MARK: Fuzzing (Fuzz/README.md): libFuzzer's target over what arrives from sockets. Light on
         // purpose (Bus and RideModels only), so its instrumented build fits in `make test`.
-        .target(name: "ProtocolFuzzing", dependencies: ["Bus", "RideModels", "ZeroMQ"], path: "Fuzz/ProtocolFuzzing"),
-        .executableTarget(name: "ride-fuzz", dependencies: ["ProtocolFuzzing"], path: "Fuzz/main"),
+        .target(name: "ProtocolFuzzing", dependencies: ["Bus", "RideModels", "Wire", "ZeroMQ"], path: "Fuzz/ProtocolFuzzing", swiftSettings: fuzzed),
+        .executableTarget(
+            name: "ride-fuzz", dependencies: ["ProtocolFuzzing"], path: "Fuzz/main", swiftSettings: fuzzed,
+            linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
+        ),
 
         // MARK: Tests
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests"),
-        .testTarget(name: "BusTests", dependencies: ["Bus"], path: "Tests/BusTests"),
+        .testTarget(name: "BusTests", dependencies: ["Wire", "Bus"], path: "Tests/BusTests"),
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit"], path: "Tests/ServiceKitTests"),
-        .testTarget(name: "RideCtlTests", dependencies: ["RideCtlKit", "Bus"], path: "Tests/RideCtlTests"),
+        .testTarget(name: "RideCtlTests", dependencies: ["Wire", "RideCtlKit", "Bus"], path: "Tests/RideCtlTests"),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "Geo", "RideModels", "TripsService"], path: "Tests/WireTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
-        .testTarget(name: "TrackingTests", dependencies: ["TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ"], path: "Tests/TrackingTests"),
-        .testTarget(name: "TripsTests", dependencies: ["TripsService", "RideModels", "Geo", "Bus"], path: "Tests/TripsTests"),
-        .testTarget(name: "OrdersTests", dependencies: ["OrdersService", "UsersService", "RideModels", "Storage", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/OrdersTests"),
-        .testTarget(name: "GatewayTests", dependencies: ["GatewayService", "Bus", .product(name: "Hummingbird", package: "hummingbird"),
+        .testTarget(name: "TrackingTests", dependencies: ["Wire", "TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ"], path: "Tests/TrackingTests"),
+        .testTarget(name: "TripsTests", dependencies: ["Wire", "TripsService", "RideModels", "Geo", "Bus"], path: "Tests/TripsTests"),
+        .testTarget(name: "OrdersTests", dependencies: ["Wire", "OrdersService", "UsersService", "RideModels", "Storage", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/OrdersTests"),
+        .testTarget(name: "GatewayTests", dependencies: ["Wire", "GatewayService", "Bus", .product(name: "Hummingbird", package: "hummingbird"),
                                                         .product(name: "HummingbirdTesting", package: "hummingbird")], path: "Tests/GatewayTests"),
-        .testTarget(name: "NotificationsTests", dependencies: ["NotificationsService", "RideModels", "Bus"], path: "Tests/NotificationsTests"),
+        .testTarget(name: "NotificationsTests", dependencies: ["Wire", "NotificationsService", "RideModels", "Bus"], path: "Tests/NotificationsTests"),
         .target(name: "TestPostgres", dependencies: ["ServiceKit", "Storage"], path: "Tests/TestPostgres"),
         // The storage suite: every store's behaviour, on SQLite and on PostgreSQL.
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestPostgres", "UsersService", "OrdersService", "TripsService", "NotificationsService",
+        .testTarget(name: "StorageTests", dependencies: ["Wire", "Storage", "TestPostgres", "UsersService", "OrdersService", "TripsService", "NotificationsService",
                                                          "TrackingService",
                                                          "Geo", "RideModels", "Bus",
                                                          .product(name: "GRDB", package: "GRDB.swift"),
                                                          .product(name: "PostgresNIO", package: "postgres-nio")], path: "Tests/StorageTests"),
         .testTarget(name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/UsersTests"),
-        .testTarget(name: "FuzzTests", dependencies: ["ProtocolFuzzing", "Bus", "RideModels"], path: "Fuzz/Tests"),
+        .testTarget(name: "FuzzTests", dependencies: ["Wire", "ProtocolFuzzing", "Bus", "RideModels"], path: "Fuzz/Tests"),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", "Storage", "TestPostgres", .product(name: "Yams", package: "Yams"),
+            dependencies: ["Wire", "Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", "Storage", "TestPostgres", .product(name: "Yams", package: "Yams"),
                            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
             path: "Tests/IntegrationTests",
             exclude: ["interop"]

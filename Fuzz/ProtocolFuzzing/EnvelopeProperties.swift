@@ -1,5 +1,6 @@
 import Bus
 import RideModels
+import Wire
 
 /// Events as subscribers decode them (`CloudEvent.decode`, strict), with each payload type a
 /// service subscribes with.

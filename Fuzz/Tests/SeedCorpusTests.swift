@@ -3,6 +3,7 @@ import Foundation
 @testable import ProtocolFuzzing
 import RideModels
 import Testing
+import Wire
 
 /// The checked-in seed corpus (Fuzz/corpus), replayed without libFuzzer: every seed keeps every
 /// property, and each op has a seed its params decode, so fuzzing starts from inputs that go deep.

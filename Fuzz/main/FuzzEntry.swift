@@ -2,7 +2,7 @@ import Foundation
 import ProtocolFuzzing
 
 /// libFuzzer's entry point: a broken property stops the process, which libFuzzer reports as a crash
-/// (and saves the input). Built by `make fuzz` with `--sanitize=fuzzer`, whose runtime brings `main`.
+/// (and saves the input). Built by `make fuzz` (`RIDE_FUZZ=1`, see Package.swift).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let violations = ProtocolFuzz.violations(of: Array(UnsafeBufferPointer(start: data, count: size)))
@@ -12,7 +12,22 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-#if !FUZZING
+#if FUZZING
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
+
+/// SwiftPM names an executable's entry point `<module>_main` and calls it from its own `main`;
+/// libFuzzer's driver takes over from there.
+@_cdecl("ride_fuzz_main")
+public func rideFuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    var argc = argc
+    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+    return runFuzzerDriver(&argc, &argv) { data, size in fuzzOneInput(data, size) }
+}
+#else
 /// Without libFuzzer (a plain `swift build`): replays the inputs named on the command line — files,
 /// or folders of them, such as a crash libFuzzer saved — and prints what each breaks.
 @main

@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 
 /// A CloudEvents 1.0 event in structured JSON mode: the second frame of every message on the bus.
 ///

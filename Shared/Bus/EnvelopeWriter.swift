@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 
 import Synchronization
 
@@ -28,11 +29,11 @@ public enum EnvelopeWriter {
         var out = [UInt8]()
         out.reserveCapacity(160 + id.utf8.count + source.utf8.count + type.utf8.count + data.count)
         out.append(contentsOf: #"{"specversion":"1.0","id":"#.utf8)
-        appendQuoted(id, to: &out)
+        JSONText.appendQuoted(id, to: &out)
         out.append(contentsOf: #","source":"#.utf8)
-        appendQuoted(source, to: &out)
+        JSONText.appendQuoted(source, to: &out)
         out.append(contentsOf: #","type":"#.utf8)
-        appendQuoted(type, to: &out)
+        JSONText.appendQuoted(type, to: &out)
         out.append(contentsOf: #","time":""#.utf8)
         RFC3339.append(time, to: &out)
         out.append(contentsOf: #"","sequence":""#.utf8)
@@ -41,48 +42,5 @@ public enum EnvelopeWriter {
         out.append(contentsOf: data)
         out.append(UInt8(ascii: "}"))
         return out
-    }
-
-    /// Appends a number as JSON: whole values without a fraction (`5`, not `5.0`), others in Swift's
-    /// shortest round-trip form. Non-finite values (which JSON cannot hold) are written as `null`.
-    public static func appendNumber(_ value: Double, to out: inout [UInt8]) {
-        guard value.isFinite else {
-            out.append(contentsOf: "null".utf8)
-            return
-        }
-        if value.rounded() == value, abs(value) < 1e15 {
-            out.append(contentsOf: String(Int64(value)).utf8)
-        } else {
-            // As JSONEncoder writes a Double: shortest round-trip digits, no ".0" on whole numbers.
-            let digits = value.description
-            out.append(contentsOf: digits.hasSuffix(".0") ? digits.utf8.dropLast(2) : digits.utf8[...])
-        }
-    }
-
-    /// Appends `text` as a JSON string literal, escaping what RFC 8259 requires.
-    public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        // Most strings (ids, topics, names) need no escaping: copy them whole.
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            out.append(contentsOf: text.utf8)
-            out.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [92, 92])
-            case 0x0A: out.append(contentsOf: [92, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [92, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [92, UInt8(ascii: "t")])
-            case 0x08: out.append(contentsOf: [92, UInt8(ascii: "b")])
-            case 0x0C: out.append(contentsOf: [92, UInt8(ascii: "f")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 }

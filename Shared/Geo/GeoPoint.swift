@@ -5,10 +5,12 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Wire
 
 /// A position on the Earth in degrees (WGS 84 latitude and longitude, treated as a sphere).
 ///
 /// Coded as `{"latitude": …, "longitude": …}`; use `coordinates` for GeoJSON's `[lon, lat]`.
+@WireModel
 public struct GeoPoint: Sendable, Hashable, Codable {
     public var latitude: Double
     public var longitude: Double

@@ -1,3 +1,5 @@
+import Wire
+
 /// A circle around a place (a pickup point, a trip's destination) that tells when a device arrived.
 ///
 /// ## The accuracy rule
@@ -6,6 +8,7 @@
 /// waiting at the door behind tall buildings often reports a fix 50 m off. But a terrible fix
 /// (a 2 km cell-tower estimate) must not declare arrival from across town, so the accuracy counts
 /// for at most `radius`: the fence can grow to at most twice its size.
+@WireModel
 public struct Geofence: Sendable, Hashable, Codable {
     public var center: GeoPoint
     /// Metres.

@@ -1,7 +1,10 @@
+import Wire
+
 /// A path over the Earth (a route, a trip's recorded track), each segment a great-circle arc.
 ///
 /// Coded as `{"points": [{"latitude": …, "longitude": …}, …]}`; use `geoJSONCoordinates` for a
 /// GeoJSON `LineString`.
+@WireModel
 public struct Polyline: Sendable, Hashable, Codable {
     public var points: [GeoPoint]
 

@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 
 /// The estimate model, documented because riders see its numbers: the route is the straight line
 /// times a road factor (streets are not straight: 1.3 is the usual urban detour ratio), driven at
@@ -21,6 +22,7 @@ public struct RouteModel: Sendable, Equatable {
 }
 
 /// Where the trip stands: distance and time to go, and when it should arrive.
+@WireModel
 public struct TripEstimate: Sendable, Equatable, Codable {
     /// Metres of route left.
     public var distance: Int

@@ -1,7 +1,9 @@
+import Wire
 import Foundation
 
 /// A message between the rider and the driver of an order (AxRide's in-ride chat). Stored by
 /// `orders` with the order; published on `order.message.<order_id>`.
+@WireModel
 public struct ChatMessage: Codable, Sendable, Equatable {
     public var id: String
     public var orderID: String
@@ -35,12 +37,14 @@ public struct ChatMessage: Codable, Sendable, Equatable {
 }
 
 /// `order.message.<order_id>` data.
+@WireModel
 public struct ChatMessageSent: Codable, Sendable, Equatable {
     public var message: ChatMessage
     public init(message: ChatMessage) { self.message = message }
 }
 
 /// `orders.send_message`.
+@WireModel
 public struct SendMessageParams: Codable, Sendable, Equatable {
     public var caller: Caller
     /// The order.
@@ -55,6 +59,7 @@ public struct SendMessageParams: Codable, Sendable, Equatable {
 }
 
 /// `orders.messages`: the order's chat after message `after` (0 or absent: from the start).
+@WireModel
 public struct MessagesParams: Codable, Sendable, Equatable {
     public var caller: Caller
     public var id: String
@@ -70,6 +75,7 @@ public struct MessagesParams: Codable, Sendable, Equatable {
 }
 
 /// `orders.messages`' reply. `open` is false once the order is finished: the chat is read-only.
+@WireModel
 public struct ChatMessages: Codable, Sendable, Equatable {
     public var orderID: String
     public var open: Bool

@@ -1,5 +1,5 @@
-import Bus
 import Geo
+import Wire
 
 /// A GeoJSON point, `{"type":"Point","coordinates":[longitude, latitude]}` — the shape HyperTrack's
 /// APIs use for every location. Decoding is strict: the type must be "Point" and the coordinates
@@ -11,40 +11,45 @@ public struct GeoJSONPoint: Codable, Sendable, Hashable {
 
     public init(latitude: Double, longitude: Double) { point = GeoPoint(latitude: latitude, longitude: longitude) }
 
-    enum CodingKeys: String, CodingKey { case type, coordinates }
+    /// The point as JSON has it.
+    @WireModel
+    public struct Members: Codable, Sendable {
+        /// Always `Point`.
+        @WireField(pattern: "^Point$")
+        public var type: String
+        /// `[longitude, latitude]`, within ±180 and ±90.
+        public var coordinates: [Double]
+
+        enum CodingKeys: String, CodingKey { case type, coordinates }
+    }
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let type = try container.decode(String.self, forKey: .type)
-        guard type == "Point" else {
-            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "must be \"Point\", got \"\(type)\"")
+        let members = try Members(from: decoder)
+        guard members.type == "Point" else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [Members.CodingKeys.type],
+                                                    debugDescription: "must be \"Point\", got \"\(members.type)\""))
         }
-        let coordinates = try container.decode([Double].self, forKey: .coordinates)
-        guard coordinates.count == 2 else {
-            throw DecodingError.dataCorruptedError(forKey: .coordinates, in: container,
-                                                   debugDescription: "must be [longitude, latitude], got \(coordinates.count) numbers")
+        guard members.coordinates.count == 2 else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [Members.CodingKeys.coordinates],
+                                                    debugDescription: "must be [longitude, latitude], got \(members.coordinates.count) numbers"))
         }
-        let point = GeoPoint(latitude: coordinates[1], longitude: coordinates[0])
-        guard point.isValid else {
-            throw DecodingError.dataCorruptedError(forKey: .coordinates, in: container,
-                                                   debugDescription: "longitude must be within ±180 and latitude within ±90, got \(coordinates)")
+        guard let point = GeoJSONPoint(wireForm: members) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [Members.CodingKeys.coordinates],
+                                                    debugDescription: "longitude must be within ±180 and latitude within ±90, got \(members.coordinates)"))
         }
-        self.point = point
+        self = point
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode("Point", forKey: .type)
-        try container.encode([point.longitude, point.latitude], forKey: .coordinates)
-    }
+    public func encode(to encoder: any Encoder) throws { try wireForm.encode(to: encoder) }
 }
 
-extension GeoJSONPoint: JSONWritable {
-    public func writeJSON(to out: inout [UInt8]) {
-        out.append(contentsOf: #"{"coordinates":["#.utf8)
-        EnvelopeWriter.appendNumber(point.longitude, to: &out)
-        out.append(UInt8(ascii: ","))
-        EnvelopeWriter.appendNumber(point.latitude, to: &out)
-        out.append(contentsOf: #"],"type":"Point"}"#.utf8)
+extension GeoJSONPoint: WireRepresented {
+    public var wireForm: Members { Members(type: "Point", coordinates: [point.longitude, point.latitude]) }
+
+    public init?(wireForm: Members) {
+        guard wireForm.type == "Point", wireForm.coordinates.count == 2 else { return nil }
+        let point = GeoPoint(latitude: wireForm.coordinates[1], longitude: wireForm.coordinates[0])
+        guard point.isValid else { return nil }
+        self.point = point
     }
 }

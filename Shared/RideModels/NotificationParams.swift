@@ -1,9 +1,11 @@
+import Wire
 import Foundation
 
 // The params of the `notifications` ops, next to every other service's: the fuzzer (Fuzz/) decodes
 // each op's params without linking the service.
 
 /// `notifications.list`: a user's inbox, newest first.
+@WireModel
 public struct InboxParams: Codable, Sendable, Equatable {
     public var userID: String
     public var limit: Int?
@@ -19,6 +21,7 @@ public struct InboxParams: Codable, Sendable, Equatable {
 }
 
 /// `notifications.register_push_token`.
+@WireModel
 public struct PushTokenParams: Codable, Sendable, Equatable {
     public var userID: String
     public var token: String
@@ -34,6 +37,7 @@ public struct PushTokenParams: Codable, Sendable, Equatable {
 }
 
 /// `notifications.register_webhook`: without a secret, the service makes one.
+@WireModel
 public struct WebhookParams: Codable, Sendable, Equatable {
     public var url: String
     public var secret: String?
@@ -44,12 +48,14 @@ public struct WebhookParams: Codable, Sendable, Equatable {
 }
 
 /// `notifications.delete_webhook`.
+@WireModel
 public struct WebhookIDParams: Codable, Sendable, Equatable {
     public var id: String
     public init(id: String) { self.id = id }
 }
 
 /// `notifications.replay`: a dead letter sent again.
+@WireModel
 public struct DeliveryParams: Codable, Sendable, Equatable {
     public var deliveryID: Int64
     public init(deliveryID: Int64) { self.deliveryID = deliveryID }
@@ -58,6 +64,7 @@ public struct DeliveryParams: Codable, Sendable, Equatable {
 }
 
 /// `notifications.dead_letters`.
+@WireModel
 public struct DeadLettersParams: Codable, Sendable, Equatable {
     public var limit: Int?
     public init(limit: Int? = nil) { self.limit = limit }

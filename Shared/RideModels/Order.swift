@@ -1,6 +1,8 @@
+import Wire
 import Foundation
 
 /// An order's status, in the order of the seed's nine steps (`reference/models.md`).
+@WireModel
 public enum OrderStatus: String, Codable, Sendable, CaseIterable, Comparable {
     case new = "NEW"
     case accepted = "ACCEPTED"
@@ -24,6 +26,7 @@ public enum OrderStatus: String, Codable, Sendable, CaseIterable, Comparable {
 }
 
 /// A place the rider picks: where to be picked up, where to be dropped off.
+@WireModel
 public struct Place: Codable, Sendable, Equatable {
     public var latitude: Double
     public var longitude: Double
@@ -39,6 +42,7 @@ public struct Place: Codable, Sendable, Equatable {
 /// Who is asking, as the caller (the gateway, after `users.authenticate`) vouches. Every orders op
 /// carries one: a rider may touch only their own orders, a driver only orders offered to or
 /// accepted by them.
+@WireModel
 public struct Caller: Codable, Sendable, Equatable {
     public var role: UserRole
     public var id: String
@@ -53,6 +57,7 @@ public struct Caller: Codable, Sendable, Equatable {
 }
 
 /// An order: the document apps watch (`reference/models.md`), with copies of its rider and driver.
+@WireModel
 public struct Order: Codable, Sendable, Equatable {
     public var id: String
     public var status: OrderStatus
@@ -121,6 +126,7 @@ public struct Order: Codable, Sendable, Equatable {
 }
 
 /// What a ride cost: the schedule's parts and the total, in minor units (cents).
+@WireModel
 public struct Fare: Codable, Sendable, Equatable {
     public var currency: String
     public var totalCents: Int
@@ -146,6 +152,7 @@ public struct Fare: Codable, Sendable, Equatable {
 }
 
 /// `order.status.<STATUS>` data.
+@WireModel
 public struct OrderStatusChanged: Codable, Sendable, Equatable {
     public var order: Order
     public var previousStatus: OrderStatus?
@@ -163,6 +170,7 @@ public struct OrderStatusChanged: Codable, Sendable, Equatable {
 
 /// `orders.create`. Each place is given as a `Place` or as the id of one of the rider's saved
 /// places (`users.save_place`).
+@WireModel
 public struct CreateOrderParams: Codable, Sendable, Equatable {
     public var caller: Caller
     public var pickup: Place?
@@ -186,6 +194,7 @@ public struct CreateOrderParams: Codable, Sendable, Equatable {
 }
 
 /// `orders.get`, `accept`, `decline`, `start_ride`, `end_ride`, `cancel`.
+@WireModel
 public struct OrderParams: Codable, Sendable, Equatable {
     public var caller: Caller
     public var id: String
@@ -201,7 +210,9 @@ public struct OrderParams: Codable, Sendable, Equatable {
 
 /// `orders.list`: a rider's orders, a driver's orders (offered or theirs), or — `status` with
 /// `near` — orders of that status around a point (drivers looking for `NEW` orders).
+@WireModel
 public struct ListOrdersParams: Codable, Sendable, Equatable {
+    @WireModel
     public struct Near: Codable, Sendable, Equatable {
         public var latitude: Double
         public var longitude: Double
@@ -228,12 +239,14 @@ public struct ListOrdersParams: Codable, Sendable, Equatable {
     }
 }
 
+@WireModel
 public struct OrderList: Codable, Sendable, Equatable {
     public var orders: [Order]
     public init(orders: [Order]) { self.orders = orders }
 }
 
 /// `orders.stats`.
+@WireModel
 public struct StatsParams: Codable, Sendable, Equatable {
     /// How many open orders to list (newest first); 200 when absent.
     public var openLimit: Int?
@@ -244,7 +257,9 @@ public struct StatsParams: Codable, Sendable, Equatable {
 }
 
 /// `orders.stats`' reply: orders per status (all time), and the newest open orders.
+@WireModel
 public struct OrderStats: Codable, Sendable, Equatable {
+    @WireModel
     public struct OpenOrder: Codable, Sendable, Equatable {
         public var id: String
         public var status: OrderStatus

@@ -1,7 +1,9 @@
+import Wire
 import Foundation
 
 /// The record of what a completed ride was charged, through the configured payment provider —
 /// one per order (the order id is the provider's idempotency key).
+@WireModel
 public struct Payment: Codable, Sendable, Equatable {
     public var id: String
     public var orderID: String
@@ -46,6 +48,7 @@ public struct Payment: Codable, Sendable, Equatable {
 }
 
 /// `order.paid` data.
+@WireModel
 public struct OrderPaid: Codable, Sendable, Equatable {
     public var payment: Payment
     public init(payment: Payment) { self.payment = payment }
@@ -56,6 +59,7 @@ public struct OrderPaid: Codable, Sendable, Equatable {
 public typealias EstimateParams = CreateOrderParams
 
 /// `orders.estimate`' reply: the route model's distance and duration, the surge now, the fare.
+@WireModel
 public struct FareEstimate: Codable, Sendable, Equatable {
     public var currency: String
     public var totalCents: Int
@@ -85,6 +89,7 @@ public struct FareEstimate: Codable, Sendable, Equatable {
 
 /// `orders.history`: the caller's finished rides, newest first, `limit` at a time; `before` is
 /// the previous page's `next_before`.
+@WireModel
 public struct HistoryParams: Codable, Sendable, Equatable {
     public var caller: Caller
     public var before: String?
@@ -98,6 +103,7 @@ public struct HistoryParams: Codable, Sendable, Equatable {
 }
 
 /// One past ride: the order (route summary, distance, duration, fare, both ratings) and its payment.
+@WireModel
 public struct HistoryRide: Codable, Sendable, Equatable {
     public var order: Order
     public var payment: Payment?
@@ -108,6 +114,7 @@ public struct HistoryRide: Codable, Sendable, Equatable {
     }
 }
 
+@WireModel
 public struct RideHistory: Codable, Sendable, Equatable {
     public var rides: [HistoryRide]
     /// Pass as `before` for the next page; absent on the last page.
@@ -125,6 +132,7 @@ public struct RideHistory: Codable, Sendable, Equatable {
 }
 
 /// `orders.earnings`: a driver's earnings per day (UTC) over the last `days` days (7 when absent).
+@WireModel
 public struct EarningsParams: Codable, Sendable, Equatable {
     public var caller: Caller
     public var days: Int?
@@ -135,7 +143,9 @@ public struct EarningsParams: Codable, Sendable, Equatable {
     }
 }
 
+@WireModel
 public struct DriverEarnings: Codable, Sendable, Equatable {
+    @WireModel
     public struct Day: Codable, Sendable, Equatable {
         /// `YYYY-MM-DD`, UTC.
         public var day: String
@@ -179,6 +189,7 @@ public struct DriverEarnings: Codable, Sendable, Equatable {
 
 /// `order.offered` data: drivers newly offered a `NEW` order (after a decline or when an offer
 /// widens), so they hear of it as the first round's drivers did from `order.status.NEW`.
+@WireModel
 public struct OrderOffered: Codable, Sendable, Equatable {
     public var orderID: String
     public var drivers: [String]

@@ -1,6 +1,8 @@
+import Wire
 import Foundation
 
 /// What one side of a completed ride said of the other: 1–5 stars, an optional comment.
+@WireModel
 public struct RatingGiven: Codable, Sendable, Equatable {
     public var stars: Int
     public var comment: String?
@@ -19,6 +21,7 @@ public struct RatingGiven: Codable, Sendable, Equatable {
 }
 
 /// A user's standing: the average of the stars they received and how many ratings.
+@WireModel
 public struct UserRating: Codable, Sendable, Equatable {
     public var average: Double
     public var count: Int
@@ -30,6 +33,7 @@ public struct UserRating: Codable, Sendable, Equatable {
 }
 
 /// `orders.rate`: the caller rates the other party of a `COMPLETED` order, once.
+@WireModel
 public struct RateParams: Codable, Sendable, Equatable {
     public var caller: Caller
     public var id: String
@@ -52,6 +56,7 @@ public struct RateParams: Codable, Sendable, Equatable {
 }
 
 /// `order.rated` data: who rated whom, for which order (users keeps the averages).
+@WireModel
 public struct OrderRated: Codable, Sendable, Equatable {
     public var orderID: String
     public var raterID: String

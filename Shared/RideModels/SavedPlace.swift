@@ -1,7 +1,10 @@
+import Wire
 import Foundation
 
 /// A place a user saved (AxRide's home, work and favourites), usable as a pickup or dropoff by id.
+@WireModel
 public struct SavedPlace: Codable, Sendable, Equatable {
+    @WireModel
     public enum Label: String, Codable, Sendable, CaseIterable { case home, work, other }
 
     public var id: String
@@ -29,6 +32,7 @@ public struct SavedPlace: Codable, Sendable, Equatable {
 }
 
 /// `users.save_place`.
+@WireModel
 public struct SavePlaceParams: Codable, Sendable, Equatable {
     public var userID: String
     public var label: SavedPlace.Label
@@ -50,6 +54,7 @@ public struct SavePlaceParams: Codable, Sendable, Equatable {
 }
 
 /// `users.places` (a user's places) and `users.delete_place` (with `id`).
+@WireModel
 public struct PlacesParams: Codable, Sendable, Equatable {
     public var userID: String
     public var id: String?
@@ -65,6 +70,7 @@ public struct PlacesParams: Codable, Sendable, Equatable {
     }
 }
 
+@WireModel
 public struct SavedPlaces: Codable, Sendable, Equatable {
     public var places: [SavedPlace]
     public init(places: [SavedPlace]) { self.places = places }

@@ -1,8 +1,9 @@
-import Bus
+import Wire
 import Foundation
 import Geo
 
 /// One location fix as a device reports it (HyperTrack's location shape, flattened).
+@WireModel
 public struct DeviceLocation: Codable, Sendable, Equatable {
     public var latitude: Double
     public var longitude: Double
@@ -38,6 +39,7 @@ public struct DeviceLocation: Codable, Sendable, Equatable {
 }
 
 /// A geotag: metadata pinned to where the device was.
+@WireModel
 public struct GeotagRecord: Codable, Sendable, Equatable {
     public var metadata: [String: JSONValue]
     public var location: DeviceLocation
@@ -50,6 +52,7 @@ public struct GeotagRecord: Codable, Sendable, Equatable {
 
 /// What a device wants: its name and metadata, and the tracking and availability intents, with the
 /// time they last changed (the newer side wins when device and server disagree).
+@WireModel
 public struct DeviceIntents: Codable, Sendable, Equatable {
     public var name: String?
     public var metadata: [String: JSONValue]?
@@ -73,6 +76,7 @@ public struct DeviceIntents: Codable, Sendable, Equatable {
 
 /// A batch of locations from one device: the frame `["batch"][JSON]` on the ingest socket, or the
 /// parameters of the `tracking.ingest` op (which also names the device).
+@WireModel
 public struct IngestBatch: Codable, Sendable, Equatable {
     public var publishableKey: String
     /// Required on the `ingest` op; on the ingest socket the device is the connection's routing id.
@@ -102,6 +106,7 @@ public struct IngestBatch: Codable, Sendable, Equatable {
 }
 
 /// One item of a batch that was refused, and why. The good items of the batch still count.
+@WireModel
 public struct RejectedItem: Codable, Sendable, Equatable {
     /// `location` or `geotag`.
     public var kind: String
@@ -119,6 +124,7 @@ public struct RejectedItem: Codable, Sendable, Equatable {
 }
 
 /// The answer to a batch, sent once its locations are stored: the SDK can forget them.
+@WireModel
 public struct IngestAck: Codable, Sendable, Equatable {
     public var batchID: UInt64
     public var accepted: Int
@@ -140,12 +146,14 @@ public struct IngestAck: Codable, Sendable, Equatable {
 }
 
 /// Silent-push commands to a driver's SDK (`device.command.<device_id>`).
+@WireModel
 public enum DeviceCommand: String, Codable, Sendable {
     case startTracking = "start_tracking"
     case stopTracking = "stop_tracking"
     case sync
 }
 
+@WireModel
 public struct DeviceCommandEvent: Codable, Sendable, Equatable {
     public var command: DeviceCommand
     /// When the change behind the command happened (a ride accepted, ended): commands can arrive out
@@ -174,6 +182,7 @@ public enum IngestFrame {
 }
 
 /// `device.location.<device_id>` (DESIGN.md).
+@WireModel
 public struct DeviceLocationEvent: Codable, Sendable, Equatable {
     public var deviceID: String
     public var location: GeoJSONPoint
@@ -198,11 +207,13 @@ public struct DeviceLocationEvent: Codable, Sendable, Equatable {
     }
 }
 
+@WireModel
 public enum DeviceActivity: String, Codable, Sendable {
     case active, inactive
 }
 
 /// `device.status.<device_id>` (DESIGN.md).
+@WireModel
 public struct DeviceStatusEvent: Codable, Sendable, Equatable {
     public var deviceID: String
     public var value: DeviceActivity
@@ -223,6 +234,7 @@ public struct DeviceStatusEvent: Codable, Sendable, Equatable {
 }
 
 /// Parameters of `tracking.nearby` (HyperTrack's Nearby API, v3 form).
+@WireModel
 public struct NearbyQuery: Codable, Sendable, Equatable {
     public var location: GeoJSONPoint
     /// Metres.
@@ -257,6 +269,7 @@ public struct NearbyQuery: Codable, Sendable, Equatable {
     }
 }
 
+@WireModel
 public struct NearbyDevice: Codable, Sendable, Equatable {
     public var deviceID: String
     public var name: String?
@@ -287,37 +300,14 @@ public struct NearbyDevice: Codable, Sendable, Equatable {
     }
 }
 
+@WireModel
 public struct NearbyResult: Codable, Sendable, Equatable {
     public var devices: [NearbyDevice]
     public init(devices: [NearbyDevice]) { self.devices = devices }
 }
 
-// Nearby is the busiest query: its reply is written by hand (see `JSONWritable`).
-extension NearbyResult: JSONWritable {
-    public func writeJSON(to out: inout [UInt8]) {
-        var object = JSONObjectWriter(&out)
-        object.values("devices", devices, &out)
-        object.end(&out)
-    }
-}
-
-extension NearbyDevice: JSONWritable {
-    public func writeJSON(to out: inout [UInt8]) {
-        var object = JSONObjectWriter(&out)
-        object.bool("available", available, &out)
-        object.string("device_id", deviceID, &out)
-        object.number("distance", distance, &out)
-        object.time("last_seen", lastSeen, &out)
-        object.value("location", location, &out)
-        object.key("metadata", &out)
-        JSONValue.writeObject(metadata, to: &out)
-        object.string("name", name, &out)
-        object.bool("tracking", tracking, &out)
-        object.end(&out)
-    }
-}
-
 /// A device's latest location, as `tracking.device` returns it.
+@WireModel
 public struct LatestLocation: Codable, Sendable, Equatable {
     public var geometry: GeoJSONPoint
     public var accuracy: Double?
@@ -340,6 +330,7 @@ public struct LatestLocation: Codable, Sendable, Equatable {
 }
 
 /// `tracking.device`: everything the server knows about one device.
+@WireModel
 public struct DeviceInfo: Codable, Sendable, Equatable {
     public var deviceID: String
     public var name: String?
@@ -369,12 +360,14 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     }
 }
 
+@WireModel
 public struct DeviceParams: Codable, Sendable, Equatable {
     public var deviceID: String
     public init(deviceID: String) { self.deviceID = deviceID }
     enum CodingKeys: String, CodingKey { case deviceID = "device_id" }
 }
 
+@WireModel
 public struct SetAvailabilityParams: Codable, Sendable, Equatable {
     public var deviceID: String
     public var available: Bool
@@ -389,6 +382,7 @@ public struct SetAvailabilityParams: Codable, Sendable, Equatable {
 }
 
 /// `tracking.locations`: a device's history in a time range, oldest first.
+@WireModel
 public struct LocationsParams: Codable, Sendable, Equatable {
     public var deviceID: String
     public var from: Date?
@@ -408,6 +402,7 @@ public struct LocationsParams: Codable, Sendable, Equatable {
     }
 }
 
+@WireModel
 public struct LocationHistory: Codable, Sendable, Equatable {
     public var deviceID: String
     public var locations: [DeviceLocation]
@@ -422,59 +417,5 @@ public struct LocationHistory: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case locations, geotags
         case deviceID = "device_id"
-    }
-}
-
-// MARK: Hand-written JSON for the per-batch and per-location hot paths (see `JSONWritable`)
-
-extension DeviceLocationEvent: JSONWritable {
-    /// One per accepted location: `device.location` data.
-    public func writeJSON(to out: inout [UInt8]) {
-        var object = JSONObjectWriter(&out)
-        object.number("accuracy", accuracy, &out)
-        object.number("bearing", bearing, &out)
-        object.string("device_id", deviceID, &out)
-        object.value("location", location, &out)
-        object.time("recorded_at", recordedAt, &out)
-        object.number("speed", speed, &out)
-        object.end(&out)
-    }
-}
-
-extension IngestAck: JSONWritable {
-    /// One per batch.
-    public func writeJSON(to out: inout [UInt8]) {
-        var object = JSONObjectWriter(&out)
-        object.integer("accepted", accepted, &out)
-        object.integer("batch_id", batchID, &out)
-        object.value("device", device, &out)
-        object.values("rejected", rejected, &out)
-        object.end(&out)
-    }
-}
-
-extension RejectedItem: JSONWritable {
-    public func writeJSON(to out: inout [UInt8]) {
-        var object = JSONObjectWriter(&out)
-        object.string("field", field, &out)
-        object.integer("index", index, &out)
-        object.string("kind", kind, &out)
-        object.string("reason", reason, &out)
-        object.end(&out)
-    }
-}
-
-extension DeviceIntents: JSONWritable {
-    public func writeJSON(to out: inout [UInt8]) {
-        var object = JSONObjectWriter(&out)
-        object.bool("available", available, &out)
-        object.time("changed_at", changedAt, &out)
-        if let metadata {
-            object.key("metadata", &out)
-            JSONValue.writeObject(metadata, to: &out)
-        }
-        object.string("name", name, &out)
-        object.bool("tracking", tracking, &out)
-        object.end(&out)
     }
 }

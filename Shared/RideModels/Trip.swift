@@ -1,11 +1,14 @@
-import Bus
+import Wire
 import Foundation
 import Geo
 
 /// A trip to a destination, in the shape of HyperTrack's Trips API v3 (`reference/hypertrack-api.md`).
+@WireModel
 public struct Trip: Codable, Sendable, Equatable {
+    @WireModel
     public enum Status: String, Codable, Sendable { case active, completed }
 
+    @WireModel
     public struct Destination: Codable, Sendable, Equatable {
         public var geometry: GeoJSONPoint
         /// Metres.
@@ -26,6 +29,7 @@ public struct Trip: Codable, Sendable, Equatable {
         }
     }
 
+    @WireModel
     public struct Views: Codable, Sendable, Equatable {
         /// `/<share id>` on the gateway: the live trip, then its summary.
         public var shareURL: String
@@ -33,7 +37,9 @@ public struct Trip: Codable, Sendable, Equatable {
         enum CodingKeys: String, CodingKey { case shareURL = "share_url" }
     }
 
+    @WireModel
     public struct Estimate: Codable, Sendable, Equatable {
+        @WireModel
         public struct Route: Codable, Sendable, Equatable {
             public var distance: Int
             public var duration: Int
@@ -104,14 +110,17 @@ public struct Trip: Codable, Sendable, Equatable {
 
 /// What a completed trip was: the route driven (simplified), its length with GPS jitter left out,
 /// how long it took, and what happened on the way.
+@WireModel
 public struct TripSummary: Codable, Sendable, Equatable {
+    @WireModel
     public struct LineString: Codable, Sendable, Equatable {
-        public var type = "LineString"
+        public var type: String = "LineString"
         /// `[longitude, latitude]` pairs.
         public var coordinates: [[Double]]
         public init(coordinates: [[Double]]) { self.coordinates = coordinates }
     }
 
+    @WireModel
     public struct Marker: Codable, Sendable, Equatable {
         /// `arrival` (entered the destination's geofence).
         public var type: String
@@ -159,7 +168,9 @@ public struct TripSummary: Codable, Sendable, Equatable {
 }
 
 /// `trips.create`.
+@WireModel
 public struct CreateTripParams: Codable, Sendable, Equatable {
+    @WireModel
     public struct Destination: Codable, Sendable, Equatable {
         public var geometry: GeoJSONPoint
         public var radius: Double?
@@ -193,6 +204,7 @@ public struct CreateTripParams: Codable, Sendable, Equatable {
 }
 
 /// `trips.get`, `trips.complete`.
+@WireModel
 public struct TripIDParams: Codable, Sendable, Equatable {
     public var tripID: String
     public init(tripID: String) { self.tripID = tripID }
@@ -200,6 +212,7 @@ public struct TripIDParams: Codable, Sendable, Equatable {
 }
 
 /// `trips.get_by_share`.
+@WireModel
 public struct ShareIDParams: Codable, Sendable, Equatable {
     public var shareID: String
     public init(shareID: String) { self.shareID = shareID }
@@ -207,7 +220,9 @@ public struct ShareIDParams: Codable, Sendable, Equatable {
 }
 
 /// `trip.*` event data, shaped like HyperTrack's trip webhook.
+@WireModel
 public struct TripEvent: Codable, Sendable, Equatable {
+    @WireModel
     public struct Data: Codable, Sendable, Equatable {
         /// `created`, `destination_arrival`, `eta`, `completed`.
         public var value: String
@@ -235,10 +250,10 @@ public struct TripEvent: Codable, Sendable, Equatable {
         }
     }
 
-    public var type = "trip"
+    public var type: String = "trip"
     public var createdAt: Date
     public var deviceID: String
-    public var version = "2.0.0"
+    public var version: String = "2.0.0"
     public var data: Data
 
     public init(createdAt: Date, deviceID: String, data: Data) {
@@ -265,15 +280,47 @@ public enum LifecycleEvent: Decodable, Sendable, Equatable {
 
     private enum Keys: String, CodingKey { case order, data }
     private struct TripValue: Decodable { var value: String }
+    private static let arrival = "destination_arrival"
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
         if container.contains(.order) {
             self = .order(try OrderStatusChanged(from: decoder))
-        } else if container.contains(.data), try container.decode(TripValue.self, forKey: .data).value == "destination_arrival" {
+        } else if container.contains(.data), try container.decode(TripValue.self, forKey: .data).value == Self.arrival {
             self = .arrival(try TripEvent(from: decoder))
         } else {
             self = .other
         }
+    }
+}
+
+extension LifecycleEvent: JSONReadable {
+    /// As `init(from:)` decides, through the derived readers. A status change — the common event —
+    /// is read in one pass; anything else is scanned for `order` and `data.value` first.
+    public static func read(from reader: inout JSONFastReader) -> LifecycleEvent? {
+        let start = reader.index
+        if let change = OrderStatusChanged.read(from: &reader) { return .order(change) }
+        reader.index = start
+        var (hasOrder, hasData, tripValue): (Bool, Bool, String?) = (false, false, nil)
+        let scanned = reader.object { reader, key in
+            switch key {
+            case Keys.order.stringValue:
+                hasOrder = true
+                return reader.skipValue()
+            case Keys.data.stringValue:
+                hasData = true
+                return reader.object { reader, key in
+                    guard key == "value" else { return reader.skipValue() }
+                    tripValue = reader.string()
+                    return tripValue != nil
+                }
+            default: return reader.skipValue()
+            }
+        }
+        // An order the fast path did not read, or a `data` JSONDecoder may refuse: JSONDecoder decides.
+        guard scanned, !hasOrder, !hasData || tripValue != nil else { return nil }
+        guard tripValue == arrival else { return .other }
+        reader.index = start
+        return TripEvent.read(from: &reader).map(LifecycleEvent.arrival)
     }
 }

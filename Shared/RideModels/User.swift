@@ -1,11 +1,13 @@
-import Bus
+import Wire
 import Foundation
 
 /// Riders book rides; drivers drive them (`reference/models.md`).
+@WireModel
 public enum UserRole: String, Codable, Sendable, CaseIterable {
     case rider, driver
 }
 
+@WireModel
 public struct Car: Codable, Sendable, Equatable {
     public var model: String
     public var licensePlate: String
@@ -22,6 +24,7 @@ public struct Car: Codable, Sendable, Equatable {
 }
 
 /// A user as every service sees one (never with a credential).
+@WireModel
 public struct User: Codable, Sendable, Equatable {
     public var id: String
     public var role: UserRole
@@ -53,6 +56,7 @@ public struct User: Codable, Sendable, Equatable {
 }
 
 /// `users.register`.
+@WireModel
 public struct RegisterParams: Codable, Sendable, Equatable {
     public var role: UserRole
     public var name: String
@@ -78,6 +82,7 @@ public struct RegisterParams: Codable, Sendable, Equatable {
 }
 
 /// `users.login`.
+@WireModel
 public struct LoginParams: Codable, Sendable, Equatable {
     public var phoneNumber: String
     public var password: String
@@ -94,6 +99,7 @@ public struct LoginParams: Codable, Sendable, Equatable {
 }
 
 /// The reply of `login`: a signed token to send as `Authorization: Bearer …`, until `expires_at`.
+@WireModel
 public struct Session: Codable, Sendable, Equatable {
     public var token: String
     public var expiresAt: Date
@@ -112,12 +118,14 @@ public struct Session: Codable, Sendable, Equatable {
 }
 
 /// `users.authenticate`.
+@WireModel
 public struct AuthenticateParams: Codable, Sendable, Equatable {
     public var token: String
     public init(token: String) { self.token = token }
 }
 
 /// `users.get`.
+@WireModel
 public struct UserIDParams: Codable, Sendable, Equatable {
     public var id: String
     public init(id: String) { self.id = id }
@@ -125,6 +133,7 @@ public struct UserIDParams: Codable, Sendable, Equatable {
 
 /// `users.update`: the fields to change; absent fields stay. The caller (the gateway) has
 /// authenticated the user and passes their id.
+@WireModel
 public struct UpdateUserParams: Codable, Sendable, Equatable {
     public var id: String
     public var name: String?
@@ -150,6 +159,7 @@ public struct UpdateUserParams: Codable, Sendable, Equatable {
 }
 
 /// `user.registered` data.
+@WireModel
 public struct UserRegistered: Codable, Sendable, Equatable {
     public var user: User
     public init(user: User) { self.user = user }

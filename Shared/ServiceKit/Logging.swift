@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Logging
+import Wire
 
 /// How log lines look: `text` for a terminal, `json` (one object per line) for collectors.
 public enum LogFormat: String, Sendable, CaseIterable {
@@ -55,14 +56,14 @@ public struct RideLogHandler: LogHandler {
     static func jsonLine(time: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> String {
         var out: [UInt8] = Array(#"{"time":""#.utf8) + Array(RFC3339.format(time).utf8) + Array(#"","level":""#.utf8)
         out += Array(level.rawValue.utf8) + Array(#"","logger":"#.utf8)
-        EnvelopeWriter.appendQuoted(label, to: &out)
+        JSONText.appendQuoted(label, to: &out)
         out += Array(#","message":"#.utf8)
-        EnvelopeWriter.appendQuoted(message, to: &out)
+        JSONText.appendQuoted(message, to: &out)
         for key in metadata.keys.sorted() where !["time", "level", "logger", "message"].contains(key) {
             out.append(UInt8(ascii: ","))
-            EnvelopeWriter.appendQuoted(key, to: &out)
+            JSONText.appendQuoted(key, to: &out)
             out.append(UInt8(ascii: ":"))
-            EnvelopeWriter.appendQuoted("\(metadata[key]!)", to: &out)
+            JSONText.appendQuoted("\(metadata[key]!)", to: &out)
         }
         out.append(UInt8(ascii: "}"))
         return String(decoding: out, as: UTF8.self)

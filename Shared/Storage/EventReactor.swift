@@ -4,6 +4,7 @@ import GRDB
 import Logging
 import ServiceLifecycle
 import Synchronization
+import Wire
 
 /// Where a reactor keeps, per source, the sequence up to which every event has been handled.
 public protocol ReactorCursors: Sendable {

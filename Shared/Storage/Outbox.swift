@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import GRDB
+import Wire
 
 /// The transactional outbox of the reliability model (DESIGN.md): a service that changes state
 /// appends the event that reports the change in the same transaction, so a change is never

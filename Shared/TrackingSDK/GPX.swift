@@ -1,9 +1,9 @@
-import Bus
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
 import Geo
+import Wire
 
 /// A GPX track: the `<trkpt>` points of a file, in order (track segments joined), with their times
 /// and elevations when the file has them. `<rtept>` and `<wpt>` are read when there is no track.

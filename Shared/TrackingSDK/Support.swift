@@ -1,6 +1,6 @@
-import Bus
 import Foundation
 import Synchronization
+import Wire
 
 /// A flag that can be set once; `set()` says whether this call set it.
 final class CancelledFlag: Sendable {

@@ -1,9 +1,9 @@
-import Bus
 import DequeModule
 import Foundation
 import Logging
 import RideModels
 import Synchronization
+import Wire
 import ZeroMQ
 
 /// What a device has done so far (for tests, simulators and the curious).
@@ -73,7 +73,7 @@ public final class TrackingDevice: Sendable {
     /// configuration has no publishable key or no usable ingest endpoints, or the id cannot be a device id.
     public init(id: String, configuration: SDKConfiguration, provider: (any LocationProvider)?, runtime: DeviceRuntime = .shared) throws {
         guard configuration.publishableKey != nil else { throw SDKConfiguration.Problem(description: SDKConfiguration.missingKeyMessage) }
-        guard !id.isEmpty, id.utf8.count <= 128, Topic.problem(with: id) == nil else {
+        guard DeviceIdentity.problem(with: id) == nil else {
             throw SDKConfiguration.Problem(description: "device id '\(id)' must be printable ASCII without spaces, at most 128 bytes")
         }
         _ = try configuration.endpoint(for: id)   // a list of endpoints the device cannot pick from is refused here

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import Wire
 import ZeroMQ
 
 @testable import Bus

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Bus
+import Wire
 
 struct OrderData: Codable, Equatable, Sendable {
     var orderID: String

@@ -6,6 +6,7 @@ import Logging
 import Testing
 
 @testable import GatewayService
+import Wire
 
 /// The gateway's routes without the platform behind them: what is answered before any service is asked.
 @Suite struct GatewayRoutesTests {

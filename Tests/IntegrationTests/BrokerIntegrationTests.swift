@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import ServiceKit
 import Testing
+import Wire
 
 /// The broker in a real `ride-bus`, with workers as real processes (`ridectl echo-worker`).
 @Suite(.timeLimit(.minutes(2))) struct BrokerIntegrationTests {

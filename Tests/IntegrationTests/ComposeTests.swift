@@ -3,6 +3,7 @@ import Foundation
 import ServiceKit
 import Testing
 import TestPostgres
+import Wire
 import Yams
 
 /// `docker-compose.yml` and `deploy/` stay true without a Docker engine: each service's command and

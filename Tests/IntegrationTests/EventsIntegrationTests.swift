@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import ServiceKit
 import Testing
+import Wire
 
 /// Pub/sub through a real `ride-bus`.
 @Suite(.timeLimit(.minutes(2))) struct EventsIntegrationTests {

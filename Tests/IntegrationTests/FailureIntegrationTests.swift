@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import ServiceKit
 import Testing
+import Wire
 
 /// Every process of the platform SIGKILLed in turn — users, tracking, trips, orders,
 /// notifications, then the bus itself — and restarted, then orders and trips each paused

@@ -4,6 +4,7 @@ import Geo
 import RideModels
 import ServiceKit
 import Testing
+import Wire
 
 /// Apps through `ride-gateway` only: HTTP and WebSocket against the real services and bus.
 @Suite(.serialized) struct GatewayIntegrationTests {

@@ -5,6 +5,7 @@ import Logging
 import ServiceKit
 import Synchronization
 import Testing
+import Wire
 
 /// `ride-gateway` beside a `TestBus`, on free ports; ready when /health answers.
 struct TestGateway: Sendable {

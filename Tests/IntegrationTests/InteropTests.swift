@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import ServiceKit
 import Testing
+import Wire
 
 /// 7/MDP peers written independently, in Python with pyzmq (interop/mdp.py), against ours — and ours
 /// against theirs. `make test` installs pyzmq; without it these tests fail and say so.

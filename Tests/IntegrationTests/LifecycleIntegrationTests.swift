@@ -4,6 +4,7 @@ import Geo
 import RideModels
 import ServiceKit
 import Testing
+import Wire
 
 /// The nine steps of the seed, end to end across real processes: users, tracking, trips, orders
 /// and its reactor, through the bus.

@@ -3,6 +3,7 @@ import ServiceKit
 import Foundation
 import Testing
 import TestPostgres
+import Wire
 
 /// `ride-notifications` with the real services, gateway and bus: inboxes after a whole ride,
 /// device commands, and webhooks delivered to local receivers (signatures, retries, dead letters, replay).

@@ -5,6 +5,7 @@ import ServiceKit
 import Synchronization
 import Storage
 import Testing
+import Wire
 
 /// Fix times that only go forward: from `start`, a second apart, never before `notBefore`.
 final class FixClock: Sendable {

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Testing
+import Wire
 
 /// What the scale-out and failure tests read back: every event of a service's outbox, and the
 /// keys that must each appear once.

@@ -5,6 +5,7 @@ import ServiceKit
 import Storage
 import Testing
 import TestPostgres
+import Wire
 
 /// Services on PostgreSQL (`--database-url`), the scale-out store: instances that share nothing
 /// but the database and the bus, as on separate machines.

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Testing
+import Wire
 import ZeroMQ
 
 /// Property-based fuzzing of what arrives from sockets (in process; the ops' fuzzing, through the

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import ServiceKit
 import Testing
+import Wire
 
 /// `ride-bus` as an operator meets it: --help, bad flags, taken ports, signals.
 @Suite(.timeLimit(.minutes(2))) struct RideBusCLITests {

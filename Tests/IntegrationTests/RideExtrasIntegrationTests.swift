@@ -4,6 +4,7 @@ import Geo
 import RideModels
 import ServiceKit
 import Testing
+import Wire
 
 /// What a taxi app adds (AxRide), through `ride-gateway` with the real services: saved places,
 /// fare estimates, chat, ratings, payments, history, earnings, surge, declines and availability.

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import ServiceKit
 import Testing
+import Wire
 
 /// `ridectl` against a real bus: what an operator types.
 @Suite(.timeLimit(.minutes(2))) struct RidectlTests {

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import ServiceKit
 import Testing
+import Wire
 import ZeroMQ
 
 /// Bad input on every bus socket leaves the bus serving.

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import ServiceKit
 import Testing
+import Wire
 
 /// A real service process (`ride-users`, `ride-orders`, …) beside a `TestBus`, on a free HTTP
 /// port, with its data in the test's directory; ready when /health answers and the broker has

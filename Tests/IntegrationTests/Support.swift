@@ -4,6 +4,7 @@ import Synchronization
 import Logging
 import ServiceKit
 import Testing
+import Wire
 import ZeroMQ
 
 let testLogger: Logger = {

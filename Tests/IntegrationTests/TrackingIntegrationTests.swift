@@ -5,6 +5,7 @@ import RideModels
 import ServiceKit
 import Testing
 import TrackingSDK
+import Wire
 import ZeroMQ
 
 /// ride-tracking with devices that use the TrackingSDK, all over real sockets.

@@ -5,6 +5,7 @@ import RideModels
 import ServiceKit
 import Testing
 import TrackingSDK
+import Wire
 
 /// ride-tracking as two shards (`--shard 0/2`, `--shard 1/2`) beside a real bus, sharing a data
 /// directory as `ridectl up --tracking-shards 2` runs them; devices use the TrackingSDK with both

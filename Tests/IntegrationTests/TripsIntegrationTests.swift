@@ -5,6 +5,7 @@ import RideModels
 import ServiceKit
 import Testing
 import TrackingSDK
+import Wire
 
 /// `ride-trips` with the real `ride-tracking` whose device topics it watches.
 @Suite(.serialized) struct TripsIntegrationTests {

@@ -4,6 +4,7 @@ import RideModels
 import Testing
 
 @testable import NotificationsService
+import Wire
 
 @Suite struct NotificationRulesTests {
     static let time = Date(timeIntervalSince1970: 1_790_000_000)

@@ -6,6 +6,7 @@ import Storage
 import Testing
 
 @testable import OrdersService
+import Wire
 
 @Suite struct OrderStoreTests {
     static func order(id: String = "o1") -> Order {

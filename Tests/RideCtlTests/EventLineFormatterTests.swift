@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import RideCtlKit
+import Wire
 
 @Suite struct EventLineFormatterTests {
     let event = CloudEvent<JSONValue>(

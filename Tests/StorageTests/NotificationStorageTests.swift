@@ -1,9 +1,11 @@
 import Bus
 import Foundation
+import RideModels
 import Storage
 import Testing
 
 @testable import NotificationsService
+import Wire
 
 /// The notifications store's rules, the same on SQLite and PostgreSQL — and, on PostgreSQL, with
 /// two instances on one database.

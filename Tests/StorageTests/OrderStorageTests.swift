@@ -6,6 +6,7 @@ import Storage
 import Testing
 
 @testable import OrdersService
+import Wire
 
 /// The orders store's rules, the same on SQLite and PostgreSQL — including what several writers
 /// at once (instances on one database) must not break.

@@ -5,6 +5,7 @@ import Storage
 import Testing
 
 @testable import TripsService
+import Wire
 
 /// The trips store's rules, the same on SQLite and PostgreSQL.
 @Suite struct TripStorageTests {

@@ -5,6 +5,7 @@ import RideModels
 import Testing
 
 @testable import TrackingService
+import Wire
 
 private let now = Date(timeIntervalSince1970: 1_795_253_400)
 

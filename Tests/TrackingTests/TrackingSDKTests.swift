@@ -5,6 +5,7 @@ import Logging
 import RideModels
 import Synchronization
 import Testing
+import Wire
 import ZeroMQ
 
 @testable import TrackingSDK

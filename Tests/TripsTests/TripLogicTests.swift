@@ -5,6 +5,7 @@ import RideModels
 import Testing
 
 @testable import TripsService
+import Wire
 
 private let start = Date(timeIntervalSince1970: 1_800_000_000)
 private let origin = GeoPoint(latitude: 47.8359, longitude: 35.1146)

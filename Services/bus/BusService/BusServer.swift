@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import ServiceKit
 import Synchronization
+import Wire
 import ZeroMQ
 
 /// The running bus: binds every socket first (so a taken port fails at once, with one clear line),

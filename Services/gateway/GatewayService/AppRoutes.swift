@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import RideModels
+import Wire
 
 /// The REST API of the rider and driver apps, under `/v1`: each route checks who is asking (the
 /// bearer token's user) and becomes one op on the bus with the caller filled in by the gateway —

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Hummingbird
 import RideModels
+import Wire
 
 /// `/dashboard` for operators (HTTP Basic, as the HyperTrack routes): every device on a map,
 /// open orders by status, which services have workers. `/dashboard/data` is what the page reads

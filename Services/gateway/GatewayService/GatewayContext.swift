@@ -2,6 +2,7 @@ import Bus
 import Hummingbird
 import HummingbirdWebSocket
 import RideModels
+import Wire
 
 /// Each request's context: who is asking (set by `BearerAuthentication` on the routes that need
 /// it) and the WebSocket upgrade slot.

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import Wire
 
 /// An error answered as the platform's error JSON, `{"error":{"code","message"}}`, with its status.
 struct GatewayError: Error, HTTPResponseError, CustomStringConvertible {

@@ -6,6 +6,7 @@ import Logging
 import RideModels
 import ServiceKit
 import ServiceLifecycle
+import Wire
 
 /// The running gateway: one Hummingbird application for the apps (REST, WebSocket, pages) and
 /// the usual /health + /metrics listener.

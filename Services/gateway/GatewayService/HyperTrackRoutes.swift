@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import RideModels
+import Wire
 
 /// HyperTrack's v3 routes as the sample's Cloud Function calls them (`reference/hypertrack-api.md`),
 /// with HTTP Basic auth (account id, secret key): code written for those endpoints points here.

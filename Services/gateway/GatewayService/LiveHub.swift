@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RideModels
 import ServiceLifecycle
+import Wire
 
 /// What a live connection receives: one JSON object per WebSocket text message.
 /// - `snapshot`: the order now, and the `sequence` to resume after (first message without `after`).

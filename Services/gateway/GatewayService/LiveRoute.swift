@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import RideModels
+import Wire
 
 /// `GET /v1/orders/{id}/live` (WebSocket): the rider or driver of an order receives every status
 /// change, the driver's position and the ETA as they happen. Without `?after=`, the first message
@@ -133,7 +134,7 @@ struct LiveRoute {
 
     static func text(_ message: LiveMessage) -> String {
         var out: [UInt8] = []
-        JSONValue.writeObject(message, to: &out)
+        message.writeJSON(to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import RideModels
+import Wire
 
 /// The gateway's way to the services: an op's JSON in, the reply's status and JSON out, untouched
 /// (the services' errors already name the field at fault, in the platform's error shape).

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Hummingbird
 import RideModels
+import Wire
 
 /// Share links: `/<7-character share id>` is a page that shows the trip live and then its
 /// summary; `/v1/shares/<share id>` is what the page reads every second. No token: the share id

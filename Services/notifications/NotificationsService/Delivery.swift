@@ -2,10 +2,12 @@ import Bus
 import Crypto
 import Foundation
 import Logging
+import RideModels
 import ServiceLifecycle
 import Storage
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import Wire
 #endif
 
 /// Where notifications go beyond the inbox: a push service (APNs, FCM) in production. The default
@@ -21,8 +23,8 @@ public actor FilePushProvider: PushProvider {
     public init(path: String) { self.path = path }
 
     public func push(_ notification: UserNotification, to tokens: [String]) async throws {
-        var line: [UInt8] = []
-        JSONValue.writeObject(["tokens": .array(tokens.map(JSONValue.string)), "notification": try JSONValue(encoding: notification)], to: &line)
+        let members: [String: JSONValue] = ["tokens": .array(tokens.map(JSONValue.string)), "notification": try JSONValue(encoding: notification)]
+        var line = members.jsonBytes
         line.append(0x0A)
         if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
@@ -73,7 +75,7 @@ public struct WebhookSender: Service {
         }
     }
 
-    func send(_ delivery: Delivery, lease: Int64? = nil) async {
+    func send(_ delivery: WebhookDelivery, lease: Int64? = nil) async {
         let failure = await post(delivery)
         let retryAt = failure == nil ? nil : delivery.attempts < retryDelays.count ? Date().addingTimeInterval(Double(retryDelays[delivery.attempts].milliseconds) / 1000) : nil
         if let failure {
@@ -88,7 +90,7 @@ public struct WebhookSender: Service {
     }
 
     /// Nil when the receiver answered 2xx; otherwise why not.
-    func post(_ delivery: Delivery) async -> String? {
+    func post(_ delivery: WebhookDelivery) async -> String? {
         guard let url = URL(string: delivery.url) else { return "not a URL" }
         let body = Array(delivery.body.utf8)
         var request = URLRequest(url: url)

@@ -2,25 +2,6 @@ import Bus
 import Foundation
 import RideModels
 
-/// A message for one user, as stored in their inbox and published on `notification.<user_id>`.
-public struct UserNotification: Codable, Sendable, Equatable {
-    /// Made from what it is about (`<order>/<kind>/<user>`), so a replayed event adds nothing.
-    public var id: String
-    public var userID: String
-    public var kind: String
-    public var title: String
-    public var body: String
-    public var orderID: String?
-    public var createdAt: Date
-
-    enum CodingKeys: String, CodingKey {
-        case id, kind, title, body
-        case userID = "user_id"
-        case orderID = "order_id"
-        case createdAt = "created_at"
-    }
-}
-
 /// A silent command to a driver's SDK, published on `device.command.<device_id>`.
 public struct DeviceCommand: Codable, Sendable, Equatable {
     public var deviceID: String

@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import RideModels
 import Storage
 
 /// What the notifications service keeps: one protocol, a SQLite store (`NotificationStore`, the
@@ -33,17 +34,17 @@ public protocol NotificationStorage: ReactorCursors {
     /// attempt moves to the lease's end (returned) in the same transaction, so another instance
     /// on the same database does not send them too; if this one dies mid-send, they are due again
     /// when the lease ends (at least once, as webhooks are).
-    func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> (deliveries: [Delivery], leaseEnd: Int64)
+    func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> (deliveries: [WebhookDelivery], leaseEnd: Int64)
     /// Records an attempt: delivered, retried at `retryAt`, or dead when `retryAt` is nil — only
     /// while the claim (`lease`, the claim's `leaseEnd`) is still this attempt's: an attempt that
     /// outlived its lease, while another instance sent the delivery again, changes nothing.
     /// A nil `lease` records the attempt whatever the claim.
     func finishAttempt(_ id: Int64, lease: Int64?, delivered: Bool, error: String?, retryAt: Date?) async throws
     /// Dead deliveries, newest first.
-    func deadLetters(limit: Int) async throws -> [Delivery]
+    func deadLetters(limit: Int) async throws -> [WebhookDelivery]
     /// A dead delivery goes back to pending, attempts from zero; false when it is not dead.
     func replay(deliveryID: Int64) async throws -> Bool
-    func delivery(id: Int64) async throws -> Delivery?
+    func delivery(id: Int64) async throws -> WebhookDelivery?
 }
 
 /// What both stores share of their tables: the rules a row follows, and how a row reads back.
@@ -60,8 +61,8 @@ enum NotificationRows {
     /// id, webhook_id, url, event_id, status, attempts, last_error, body, secret.
     typealias DeliveryColumns = (Int64, String, String, String, String, Int, String?, Data, String)
 
-    static func delivery(_ row: DeliveryColumns) -> Delivery {
-        Delivery(id: row.0, webhookID: row.1, url: row.2, eventID: row.3, status: row.4, attempts: row.5, lastError: row.6,
+    static func delivery(_ row: DeliveryColumns) -> WebhookDelivery {
+        WebhookDelivery(id: row.0, webhookID: row.1, url: row.2, eventID: row.3, status: row.4, attempts: row.5, lastError: row.6,
                  body: String(decoding: row.7, as: UTF8.self), secret: row.8)
     }
 

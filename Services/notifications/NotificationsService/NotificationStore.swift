@@ -1,7 +1,9 @@
 import Bus
 import Foundation
 import GRDB
+import RideModels
 import Storage
+import Wire
 
 /// Notifications in one SQLite file: each user's inbox, push tokens, the operator's webhooks and
 /// their deliveries (pending, delivered, dead), the riders of open orders, the reactor's cursors,
@@ -115,7 +117,7 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
         }
     }
 
-    public func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> (deliveries: [Delivery], leaseEnd: Int64) {
+    public func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> (deliveries: [WebhookDelivery], leaseEnd: Int64) {
         try await database.write { db in
             // One writer at a time: what this transaction reads as due, no other claim reads until it commits.
             let due = try Self.deliveries(db, sql: """
@@ -137,7 +139,7 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
         }
     }
 
-    public func deadLetters(limit: Int) async throws -> [Delivery] {
+    public func deadLetters(limit: Int) async throws -> [WebhookDelivery] {
         try await database.read { db in
             try Self.deliveries(db, sql: """
                 SELECT \(NotificationRows.deliveryColumns) FROM \(NotificationRows.deliveriesWithWebhooks)
@@ -154,61 +156,18 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
         }
     }
 
-    public func delivery(id: Int64) async throws -> Delivery? {
+    public func delivery(id: Int64) async throws -> WebhookDelivery? {
         try await database.read { db in
             try Self.deliveries(db, sql: "SELECT \(NotificationRows.deliveryColumns) FROM \(NotificationRows.deliveriesWithWebhooks) WHERE d.id = ?",
                                 arguments: [id]).first
         }
     }
 
-    private static func deliveries(_ db: Database, sql: String, arguments: StatementArguments) throws -> [Delivery] {
+    private static func deliveries(_ db: Database, sql: String, arguments: StatementArguments) throws -> [WebhookDelivery] {
         try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
             NotificationRows.delivery((row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8]))
         }
     }
 }
 
-/// An operator's webhook: every order and trip event, signed with its secret.
-public struct Webhook: Codable, Sendable, Equatable {
-    public var id: String
-    public var url: String
-    public var secret: String
-    public var createdAt: Date
 
-    enum CodingKeys: String, CodingKey {
-        case id, url, secret
-        case createdAt = "created_at"
-    }
-}
-
-/// One event on its way to one webhook.
-public struct Delivery: Encodable, Sendable, Equatable {
-    public var id: Int64
-    public var webhookID: String
-    public var url: String
-    public var eventID: String
-    public var status: String
-    public var attempts: Int
-    public var lastError: String?
-    public var body: String
-    var secret: String
-
-    enum CodingKeys: String, CodingKey {
-        case id, url, status, attempts, body
-        case webhookID = "webhook_id"
-        case eventID = "event_id"
-        case lastError = "last_error"
-    }
-
-    public func encode(to encoder: any Encoder) throws {  // never the secret
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(webhookID, forKey: .webhookID)
-        try container.encode(url, forKey: .url)
-        try container.encode(eventID, forKey: .eventID)
-        try container.encode(status, forKey: .status)
-        try container.encode(attempts, forKey: .attempts)
-        try container.encodeIfPresent(lastError, forKey: .lastError)
-        try container.encode(body, forKey: .body)
-    }
-}

@@ -8,11 +8,6 @@ struct NotificationsOps {
     let store: any NotificationStorage
     let sender: WebhookSender
 
-    struct Inbox: Codable, Sendable { var notifications: [UserNotification] }
-    struct Webhooks: Encodable, Sendable { var webhooks: [Webhook] }
-    struct DeadLetters: Encodable, Sendable { var deliveries: [Delivery] }
-    struct Done: Codable, Sendable { var ok = true }
-
     func router(instance: String) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.notifications, instance: instance)
         router.on("list") { (params: InboxParams, _) -> Inbox in
@@ -41,7 +36,7 @@ struct NotificationsOps {
             return Done()
         }
         router.on("dead_letters") { (params: DeadLettersParams, _) -> DeadLetters in DeadLetters(deliveries: try await store.deadLetters(limit: try Self.limit(params.limit))) }
-        router.on("replay") { (params: DeliveryParams, _) -> Delivery in
+        router.on("replay") { (params: DeliveryParams, _) -> WebhookDelivery in
             guard try await store.replay(deliveryID: params.deliveryID) else {
                 if try await store.delivery(id: params.deliveryID) == nil { throw ServiceError.notFound("unknown_delivery", "no delivery \(params.deliveryID)") }
                 throw ServiceError.conflict("not_dead", "delivery \(params.deliveryID) is not in the dead letters")

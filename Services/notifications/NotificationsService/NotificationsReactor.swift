@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RideModels
 import Storage
+import Wire
 
 /// Turns order and trip events into notifications, device commands and webhook deliveries — every
 /// event of both sources, none missed (`EventReactor`), none doubled (notification ids come from

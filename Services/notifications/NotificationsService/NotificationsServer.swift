@@ -4,6 +4,7 @@ import Logging
 import RideModels
 import ServiceKit
 import Storage
+import Wire
 
 /// The running notifications service.
 public struct NotificationsServer: Sendable {

@@ -2,7 +2,9 @@ import Bus
 import Foundation
 import Logging
 import PostgresNIO
+import RideModels
 import Storage
+import Wire
 
 /// Notifications in the `notifications` schema of a shared PostgreSQL database: what several
 /// `ride-notifications` instances use together. Same tables and rules as `NotificationStore`;
@@ -134,7 +136,7 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresReact
 
     // MARK: Deliveries
 
-    public func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> (deliveries: [Delivery], leaseEnd: Int64) {
+    public func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> (deliveries: [WebhookDelivery], leaseEnd: Int64) {
         let logger = logger
         let nowMS = NotificationRows.milliseconds(now)
         let until = nowMS + Int64(lease.milliseconds)
@@ -173,7 +175,7 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresReact
         }
     }
 
-    public func deadLetters(limit: Int) async throws -> [Delivery] {
+    public func deadLetters(limit: Int) async throws -> [WebhookDelivery] {
         let logger = logger
         return try await postgres.read { connection in
             try await connection.all("""
@@ -193,7 +195,7 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresReact
         }
     }
 
-    public func delivery(id: Int64) async throws -> Delivery? {
+    public func delivery(id: Int64) async throws -> WebhookDelivery? {
         let logger = logger
         return try await postgres.read { connection in
             try await connection.first("""

@@ -5,6 +5,7 @@ import Logging
 import RideModels
 import ServiceKit
 import Storage
+import Wire
 
 /// What the orders service does when an order's status changes or a trip arrives — the sample's
 /// Cloud Functions, without their defects: every reaction reads the order again and changes it

@@ -4,6 +4,7 @@ import Geo
 import GRDB
 import RideModels
 import Storage
+import Wire
 
 /// What `orders` keeps beside each order: its chat, its payment, and the queries of ride history,
 /// earnings and demand. Each write commits with its event, as order changes do.

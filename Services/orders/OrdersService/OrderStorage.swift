@@ -3,6 +3,7 @@ import Foundation
 import Geo
 import RideModels
 import Storage
+import Wire
 
 /// What the orders service keeps: one protocol, a SQLite store (`OrderStore`, the default) and a
 /// PostgreSQL one (`PostgresOrderStore`, when `RIDE_DATABASE_URL` is set, shared by instances).

@@ -5,6 +5,7 @@ import GRDB
 import RideModels
 import Storage
 import Synchronization
+import Wire
 
 /// Orders in one SQLite file: each order's document as JSON with the columns queries need, the
 /// current offers, and the outbox of `order.status.*` events — every change and its event in one
@@ -218,21 +219,20 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
 }
 
 /// An `order.status.*` event's data around an order already encoded for the store: the same
-/// bytes as encoding `OrderStatusChanged` (sorted keys: `order`, then `previous_status`).
-struct EncodedStatusChange: JSONWritable {
-    let document: [UInt8]
-    let previousStatus: OrderStatus?
+/// bytes as encoding `OrderStatusChanged`.
+@WireModel
+struct EncodedStatusChange: Codable {
+    var order: PreEncoded<Order>
+    var previousStatus: OrderStatus?
 
-    func writeJSON(to out: inout [UInt8]) {
-        var object = JSONObjectWriter(&out)
-        object.key("order", &out)
-        out.append(contentsOf: document)
-        object.string("previous_status", previousStatus?.rawValue, &out)
-        object.end(&out)
+    init(document: [UInt8], previousStatus: OrderStatus?) {
+        order = PreEncoded(json: document)
+        self.previousStatus = previousStatus
     }
 
-    func encode(to encoder: any Encoder) throws {
-        try OrderStatusChanged(order: JSONCoding.decode(Order.self, from: document), previousStatus: previousStatus).encode(to: encoder)
+    enum CodingKeys: String, CodingKey {
+        case order
+        case previousStatus = "previous_status"
     }
 }
 

@@ -4,6 +4,7 @@ import Geo
 import Logging
 import RideModels
 import Storage
+import Wire
 
 /// Where new orders are offered: to the `drivers` nearest available drivers within `radius` metres.
 public struct DispatchSettings: Sendable, Equatable {

@@ -5,6 +5,7 @@ import Logging
 import PostgresNIO
 import RideModels
 import Storage
+import Wire
 
 /// Orders in the `orders` schema of a shared PostgreSQL database: what several `ride-orders`
 /// instances use together. Same tables (the SQLite migrations, translated) and rules as

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RideModels
 import Synchronization
+import Wire
 import ZeroMQ
 
 /// The device ingest socket: a ROUTER that SDKs connect to with a DEALER whose routing id is their
@@ -131,7 +132,7 @@ public final class IngestServer: Sendable {
         }
         let batch: IngestBatch
         do {
-            batch = try IngestBatch.decode(from: frames[2])
+            batch = try JSONCoding.decode(IngestBatch.self, from: frames[2])
         } catch {
             reject(identity, code: "invalid_batch", message: JSONCoding.describe(error))
             return

@@ -6,6 +6,7 @@ import PostgresNIO
 import RideModels
 import Storage
 import Synchronization
+import Wire
 
 /// Tracking's tables in the `tracking` schema of a shared PostgreSQL database (`--database-url`):
 /// the devices and their history outlive the machine a shard ran on, and every shard of a

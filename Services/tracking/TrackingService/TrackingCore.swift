@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Geo
 import RideModels
+import Wire
 
 /// One device as tracking knows it.
 public struct DeviceRecord: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import RideModels
+import Wire
 
 /// The `tracking` service's ops on the broker.
 ///

@@ -7,6 +7,7 @@ import RideModels
 import ServiceKit
 import ServiceLifecycle
 import Synchronization
+import Wire
 import ZeroMQ
 
 /// The running tracking service.

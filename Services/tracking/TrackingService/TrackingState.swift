@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import RideModels
 import Synchronization
+import Wire
 
 /// The in-memory core behind a lock, shared by the ingest thread (which applies batches) and the
 /// worker's thread (which answers Nearby). Both hold it for microseconds.

@@ -4,6 +4,7 @@ import GRDB
 import GRDBSQLite
 import Storage
 import RideModels
+import Wire
 
 /// What one group commit stores for one device: its record, and the history it brought.
 public struct TrackingWrite: Sendable {

@@ -85,14 +85,3 @@ public struct CheckedBatch: Sendable, Equatable {
     public var geotags: [GeotagRecord]
     public var rejected: [RejectedItem]
 }
-
-/// Device ids become part of topics (`device.location.<id>`) and ZeroMQ routing ids.
-public enum DeviceIdentity {
-    /// Why `id` cannot be a device id, or nil.
-    public static func problem(with id: String) -> String? {
-        if id.isEmpty { return "device id is empty" }
-        if id.utf8.count > 128 { return "device id is longer than 128 bytes" }
-        if let problem = Topic.problem(with: id) { return "device id: \(problem.replacingOccurrences(of: "topic ", with: ""))" }
-        return nil
-    }
-}

@@ -4,6 +4,7 @@ import Logging
 import PostgresNIO
 import RideModels
 import Storage
+import Wire
 
 /// Trips in the `trips` schema of a shared PostgreSQL database: what several `ride-trips`
 /// instances use together. Same tables and rules as `TripStore`; where SQLite's single writer made

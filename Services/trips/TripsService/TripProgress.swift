@@ -1,7 +1,9 @@
 import Foundation
 import Geo
+import Wire
 
 /// One location of the trip's device.
+@WireModel
 public struct TrackPoint: Sendable, Equatable, Codable {
     public var point: GeoPoint
     public var recordedAt: Date
@@ -24,6 +26,7 @@ public struct TrackPoint: Sendable, Equatable, Codable {
 /// its accuracy circle adds nothing, while slow real movement adds up once it leaves the circle
 /// (measured as chords between counted fixes, which on streets loses well under 5%). A jump that would need more than 70 m/s is a
 /// bad fix and is skipped.
+@WireModel
 public struct TrackOdometer: Sendable, Equatable, Codable {
     public private(set) var distance: Double = 0
     public private(set) var last: TrackPoint?
@@ -58,10 +61,11 @@ public enum TripSignal: Sendable, Equatable {
 }
 
 /// A live trip's state, fed one location at a time: arrival, estimates, distance so far.
+@WireModel
 public struct TripProgress: Sendable, Equatable, Codable {
     public var destination: Geofence
     public private(set) var arrivedAt: Date?
-    public private(set) var odometer = TrackOdometer()
+    public private(set) var odometer: TrackOdometer = TrackOdometer()
     /// Smoothed reported speed while moving (exponential average, weight 0.3 for the newest).
     public private(set) var observedSpeed: Double?
     public private(set) var lastETAAt: Date?

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import RideModels
 import Storage
+import Wire
 
 /// Trips in one SQLite file: each trip's document, its live progress (so a restart resumes it),
 /// and the outbox of `trip.*` events.

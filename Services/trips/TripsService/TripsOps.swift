@@ -86,7 +86,7 @@ struct TripsOps {
     }
 
     static func problem(with params: CreateTripParams) -> String? {
-        if params.deviceID.isEmpty || params.deviceID.utf8.count > 128 || Topic.problem(with: params.deviceID) != nil {
+        if DeviceIdentity.problem(with: params.deviceID) != nil {
             return "device_id: must be 1 to 128 printable ASCII characters without spaces"
         }
         let point = params.destination.geometry.point

@@ -5,6 +5,7 @@ import PostgresNIO
 import RideModels
 import Storage
 import Synchronization
+import Wire
 
 /// Users in the `users` schema of a shared PostgreSQL database: what several `ride-users`
 /// instances use together. Same tables and rules as `UserStore`; where SQLite's single writer made

@@ -4,6 +4,7 @@ import Logging
 import RideModels
 import ServiceKit
 import Storage
+import Wire
 
 /// Keeps each user's rating: counts every `order.rated` of `orders` in the ratee's average, none
 /// missed (`EventReactor` catches up through `orders.events`), none twice (one per order and side).

@@ -2,6 +2,7 @@ import Bus
 import Crypto
 import Foundation
 import RideModels
+import Wire
 
 /// Signed, expiring bearer tokens: `base64url(claims JSON).base64url(HMAC-SHA256(claims))`. Only
 /// `ride-users` holds the key, so other services turn a token into a user by asking it

@@ -28,7 +28,7 @@ public enum UserRules {
 
     public static func problem(deviceID: String) -> String? {
         if deviceID.isEmpty || deviceID.utf8.count > 128 { return "device_id: must be 1 to 128 bytes" }
-        if Topic.problem(with: deviceID) != nil { return "device_id: must be printable ASCII without spaces (it names a topic)" }
+        if DeviceIdentity.problem(with: deviceID) != nil { return "device_id: must be printable ASCII without spaces (it names a topic)" }
         return nil
     }
 

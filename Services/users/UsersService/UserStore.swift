@@ -4,6 +4,7 @@ import GRDB
 import RideModels
 import Storage
 import Synchronization
+import Wire
 
 /// Users in one SQLite file, with the outbox of `user.*` events in the same database.
 public final class UserStore: UserStorage, DatabaseReactorCursors {

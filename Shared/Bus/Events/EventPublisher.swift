@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import Wire
 import ZeroMQ
 
 /// Publishes CloudEvents to the bus's event ingress, stamping a gap-free `sequence` per source.

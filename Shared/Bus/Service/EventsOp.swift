@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 
 /// Parameters of a service's `events` op: the events after a sequence, for a consumer that saw a
 /// gap or restarted (the zguide's Clone pattern).

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Wire
 import ZeroMQ
 
 /// What an op handler knows about the request it serves.
@@ -98,6 +99,21 @@ public struct OpRouter: Sendable {
             let status = (result as? any StatusCarrying)?.replyStatus ?? Status.ok
             return ServiceReply(status: status, json: try JSONCoding.encode(result))
         }
+    }
+
+    /// Registers the handler of `op` (declared in the contract).
+    public mutating func on<Params, Reply: Encodable>(_ op: Op<Params, Reply>, _ handler: @escaping @Sendable (Params, OpContext) async throws -> Reply) {
+        on(op.name, params: Params.self, handler)
+    }
+
+    /// Registers the handler of `op` whose replies carry a status of their own (201 for a creation).
+    public mutating func on<Params, Reply: Encodable>(_ op: Op<Params, Reply>, _ handler: @escaping @Sendable (Params, OpContext) async throws -> Replied<Reply>) {
+        on(op.name, params: Params.self, handler)
+    }
+
+    /// Registers `op` with a handler of its params as they came and a reply as it goes (see `onRaw(_:_:)`).
+    public mutating func onRaw<Params, Reply>(_ op: Op<Params, Reply>, _ handler: @escaping @Sendable (_ json: [UInt8], OpContext) async throws -> ServiceReply) {
+        onRaw(op.name, handler)
     }
 
     /// Decodes the params of `op` as its handler gets them: JSON that does not parse → 400

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Wire
 import ZeroMQ
 
 /// Calls ops of platform services through the broker: `[op][JSON]` out, `[status][JSON]` back.
@@ -24,6 +25,21 @@ public struct ServiceClient: Sendable {
         } catch {
             throw ServiceError(status: Status.internalError, code: "bad_reply", message: "reply of \(service).\(op) does not decode: \(JSONCoding.describe(error))")
         }
+    }
+
+    /// Calls `op` with `params` and decodes its successful reply.
+    public func call<Params, Reply: Decodable>(_ op: Op<Params, Reply>, _ params: Params, timeout: Duration? = nil) async throws -> Reply {
+        try await call(op.service, op.name, params, as: Reply.self, timeout: timeout)
+    }
+
+    /// Calls `op` on another service than its own (a tracking shard's peer service answers tracking's ops).
+    public func call<Params, Reply: Decodable>(_ op: Op<Params, Reply>, on service: String, _ params: Params, timeout: Duration? = nil) async throws -> Reply {
+        try await call(service, op.name, params, as: Reply.self, timeout: timeout)
+    }
+
+    /// Calls `op` with params as JSON (as an app sent them); the status and JSON as they came.
+    public func callRaw<Params, Reply>(_ op: Op<Params, Reply>, json: [UInt8], timeout: Duration? = nil, attempts: Int? = nil) async throws -> ServiceReply {
+        try await callRaw(op.service, op.name, json: json, timeout: timeout, attempts: attempts)
     }
 
     /// Calls `service.op` and returns the status and JSON as they came.

@@ -1,3 +1,4 @@
+import Wire
 import ZeroMQ
 
 /// HTTP-like status codes of the body convention.
@@ -41,17 +42,6 @@ public struct ServiceError: Error, Equatable, Sendable, CustomStringConvertible 
 /// e.g. a full disk is "503, try again later", not an internal error. Nil: an internal error after all.
 public protocol ServiceErrorConvertible: Error {
     var serviceError: ServiceError? { get }
-}
-
-/// The JSON form of an error: `{"error":{"code":…,"message":…}}`.
-public struct ErrorBody: Codable, Equatable, Sendable {
-    public struct Detail: Codable, Equatable, Sendable {
-        public var code: String
-        public var message: String
-    }
-    public var error: Detail
-
-    public init(code: String, message: String) { error = Detail(code: code, message: message) }
 }
 
 /// A request body: `[op][JSON params]`, optionally `[op][JSON params][request id]`. A missing

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Logging
 import PostgresNIO
+import Wire
 
 /// The transactional outbox (see `Outbox`) in a PostgreSQL schema shared by several instances.
 /// Sequences stay gap-free and commit in order because each append first takes a transaction-level

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import ServiceKit
+import Wire
 
 /// One readable line per event for `ridectl tail`:
 /// `09:30:00.123 order.status.ACCEPTED orders#42 order.id=8f2c… order.status=ACCEPTED previous_status=NEW`

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import ServiceKit
+import Wire
 
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

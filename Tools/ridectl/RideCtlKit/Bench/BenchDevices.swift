@@ -4,6 +4,7 @@ import Foundation
 import Geo
 import RideModels
 import ServiceKit
+import Wire
 import ZeroMQ
 
 /// `ridectl bench-devices`: many devices on the ingest socket, as a load for the tracking

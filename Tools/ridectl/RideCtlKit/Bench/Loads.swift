@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import ServiceKit
 import Synchronization
+import Wire
 import ZeroMQ
 
 /// 200-byte events from a PUB thread to a SUB thread through whatever forwards between `ingress`

@@ -5,6 +5,7 @@ import Geo
 import RideModels
 import ServiceKit
 import Synchronization
+import Wire
 import ZeroMQ
 
 /// A bus and a tracking service as real processes on free ports, for the tracking benchmarks.

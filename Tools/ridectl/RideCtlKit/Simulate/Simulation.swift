@@ -4,6 +4,7 @@ import Geo
 import Logging
 import RideModels
 import TrackingSDK
+import Wire
 
 /// Drivers and riders playing the apps' parts against a running platform: drivers are
 /// `TrackingSDK` devices that drive street routes; riders book rides between random corners;

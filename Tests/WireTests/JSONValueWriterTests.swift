@@ -1,9 +1,9 @@
-import Bus
 import Foundation
 import Testing
+import Wire
 
-/// Hand-written JSON against JSONEncoder with the platform's settings: the same bytes.
-@Suite struct JSONWritableTests {
+/// `JSONValue`'s writer against JSONEncoder with the platform's settings: the same bytes.
+@Suite struct JSONValueWriterTests {
     let reference = JSONCoding.encoder()
 
     func expectSameBytes(_ value: JSONValue, sourceLocation: SourceLocation = #_sourceLocation) throws {

@@ -259,6 +259,33 @@ public struct JSONFastReader {
     public mutating func consumeNull() -> Bool { consumeLiteral("null") }
 }
 
+// MARK: Members, as `@WireModel` reads them
+
+extension JSONFastReader {
+    /// A required member's value into `target`. False — give up — when the key came before (`bit`
+    /// is already in `seen`: JSONDecoder's choice between repeats is not one to guess) or the value
+    /// is not one the fast path reads.
+    @inlinable
+    public mutating func member<Value: JSONReadable>(_ target: inout Value?, _ bit: UInt64, _ seen: inout UInt64) -> Bool {
+        guard seen & bit == 0 else { return false }
+        seen |= bit
+        guard let value = Value.read(from: &self) else { return false }
+        target = value
+        return true
+    }
+
+    /// An optional member: `null` leaves `target` nil, as an absent member does.
+    @inlinable
+    public mutating func optionalMember<Value: JSONReadable>(_ target: inout Value?, _ bit: UInt64, _ seen: inout UInt64) -> Bool {
+        guard seen & bit == 0 else { return false }
+        seen |= bit
+        if consumeNull() { return true }
+        guard let value = Value.read(from: &self) else { return false }
+        target = value
+        return true
+    }
+}
+
 /// The members an object reader has seen, to give up on a repeated key (JSONDecoder's choice
 /// between repeats is not one to guess).
 public struct MemberSet {

@@ -1,0 +1,52 @@
+/// A value that breaks a rule of its schema: where (`days`, `near.radius`) and what is wrong.
+public struct WireViolation: Error, Equatable, Sendable, CustomStringConvertible {
+    public let path: String
+    public let problem: String
+
+    public init(path: String, problem: String) {
+        self.path = path
+        self.problem = problem
+    }
+
+    public var description: String { "\(path): \(problem)" }
+}
+
+extension WireRules {
+    /// Checks a member (`key`, inside the value at `path`): these rules on it, then its own members'.
+    @inlinable
+    public func check<Value: WireValue>(_ value: Value?, _ key: String, in path: String) throws(WireViolation) {
+        guard let value else { return }
+        let here = path.isEmpty ? key : path + "." + key
+        if !isEmpty { try value.check(self, at: here) }
+        try value.validate(at: here)
+    }
+
+    /// A number against `minimum` and `maximum`.
+    public func check(number: Double, at path: String) throws(WireViolation) {
+        let tooSmall = minimum.map { number < $0 } ?? false, tooLarge = maximum.map { number > $0 } ?? false
+        guard tooSmall || tooLarge else { return }
+        let got = Self.text(number)
+        switch (minimum, maximum) {
+        case (let minimum?, let maximum?): throw WireViolation(path: path, problem: "must be from \(Self.text(minimum)) to \(Self.text(maximum)), got \(got)")
+        case (let minimum?, nil): throw WireViolation(path: path, problem: "must be at least \(Self.text(minimum)), got \(got)")
+        default: throw WireViolation(path: path, problem: "must be at most \(Self.text(maximum ?? 0)), got \(got)")
+        }
+    }
+
+    /// A string against `minLength`, `maxLength` (in Unicode scalars, as JSON Schema counts) and `pattern`.
+    public func check(string: String, at path: String) throws(WireViolation) {
+        let length = string.unicodeScalars.count
+        if let minLength, length < minLength {
+            throw WireViolation(path: path, problem: minLength == 1 ? "must not be empty" : "must be at least \(minLength) characters")
+        }
+        if let maxLength, length > maxLength { throw WireViolation(path: path, problem: "must be at most \(maxLength) characters") }
+        // As JSON Schema reads a pattern: found anywhere in the string (anchor it with ^…$ to mean all of it).
+        if let pattern, (try? Regex(pattern)).flatMap({ string.firstMatch(of: $0) }) == nil {
+            throw WireViolation(path: path, problem: "must match \(pattern)")
+        }
+    }
+
+    static func text(_ number: Double) -> String {
+        number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    }
+}

@@ -1,0 +1,7 @@
+import SwiftCompilerPlugin
+import SwiftSyntaxMacros
+
+@main
+struct WireMacrosPlugin: CompilerPlugin {
+    let providingMacros: [any Macro.Type] = [WireModelMacro.self, WireFieldMacro.self]
+}

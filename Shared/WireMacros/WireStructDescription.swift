@@ -1,0 +1,200 @@
+import SwiftSyntax
+
+/// A struct as its synthesized `Codable` sees it: the stored properties that are coded, each with
+/// its key (from `CodingKeys` when the struct declares one), its type, and whether it is optional.
+struct WireStructDescription {
+    struct Property {
+        /// The Swift name (backticks removed).
+        var name: String
+        /// The type as written, without the optional around it.
+        var type: String
+        var optional: Bool
+        var key: String
+        var documentation: String?
+        /// The arguments of its `@WireField(...)`, as written.
+        var rules: String?
+    }
+
+    let properties: [Property]
+    let documentation: String?
+
+    init(_ decl: StructDeclSyntax) throws {
+        guard decl.genericParameterClause == nil else {
+            throw WireMacroError("@WireModel does not derive generic types (\(decl.name.text))")
+        }
+        documentation = WireMacros.documentation(in: decl.leadingTrivia)
+        let keys = Self.codingKeys(of: decl)
+        var properties: [Property] = []
+        for member in decl.memberBlock.members {
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            if variable.modifiers.contains(where: { ["static", "class", "lazy"].contains($0.name.text) }) { continue }
+            let isLet = variable.bindingSpecifier.text == "let"
+            let rules = Self.rules(of: variable)
+            for binding in variable.bindings {
+                guard let pattern = binding.pattern.as(IdentifierPatternSyntax.self) else { continue }
+                if let accessors = binding.accessorBlock, Self.isComputed(accessors) { continue }
+                let name = pattern.identifier.text.replacingBackticks()
+                // Synthesized decoding skips a `let` with a value (and says so in a warning).
+                if isLet, binding.initializer != nil { continue }
+                let key: String
+                if let keys {
+                    guard let coded = keys[name] else { continue }
+                    key = coded
+                } else {
+                    key = name
+                }
+                guard let written = binding.typeAnnotation?.type else {
+                    throw WireMacroError("@WireModel needs the type of '\(name)' written out")
+                }
+                let (type, optional) = Self.unwrapped(written)
+                properties.append(Property(name: name, type: type, optional: optional, key: key,
+                                           documentation: WireMacros.documentation(in: variable.leadingTrivia), rules: rules))
+            }
+        }
+        guard properties.count <= 64 else { throw WireMacroError("@WireModel reads at most 64 members; \(decl.name.text) has \(properties.count)") }
+        // JSONEncoder's sortedKeys order: by UTF-8 bytes.
+        self.properties = properties.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }
+
+    /// Property name → key, from a nested `enum CodingKeys`; nil when there is none.
+    static func codingKeys(of decl: StructDeclSyntax) -> [String: String]? {
+        for member in decl.memberBlock.members {
+            guard let keysEnum = member.decl.as(EnumDeclSyntax.self), keysEnum.name.text == "CodingKeys" else { continue }
+            var keys: [String: String] = [:]
+            for caseMember in keysEnum.memberBlock.members {
+                guard let cases = caseMember.decl.as(EnumCaseDeclSyntax.self) else { continue }
+                for element in cases.elements {
+                    let name = element.name.text.replacingBackticks()
+                    if let raw = element.rawValue?.value.as(StringLiteralExprSyntax.self) {
+                        keys[name] = raw.segments.compactMap { $0.as(StringSegmentSyntax.self)?.content.text }.joined()
+                    } else {
+                        keys[name] = name
+                    }
+                }
+            }
+            return keys
+        }
+        return nil
+    }
+
+    /// Computed (a getter), rather than stored with observers.
+    static func isComputed(_ block: AccessorBlockSyntax) -> Bool {
+        switch block.accessors {
+        case .getter: return true
+        case .accessors(let list): return list.contains { !["willSet", "didSet"].contains($0.accessorSpecifier.text) }
+        }
+    }
+
+    static func unwrapped(_ type: TypeSyntax) -> (String, Bool) {
+        if let optional = type.as(OptionalTypeSyntax.self) { return (optional.wrappedType.trimmedDescription, true) }
+        if let identifier = type.as(IdentifierTypeSyntax.self), identifier.name.text == "Optional",
+           let argument = identifier.genericArgumentClause?.arguments.first {
+            return (argument.argument.trimmedDescription, true)
+        }
+        return (type.trimmedDescription, false)
+    }
+
+    static func rules(of variable: VariableDeclSyntax) -> String? {
+        for element in variable.attributes {
+            guard let attribute = element.as(AttributeSyntax.self), attribute.attributeName.trimmedDescription == "WireField" else { continue }
+            if case .argumentList(let arguments) = attribute.arguments { return arguments.trimmedDescription }
+            return ""
+        }
+        return nil
+    }
+
+    // MARK: Generated code
+
+    func extensionSource(type: String, access: String) -> String {
+        """
+        extension \(type): WireValue {
+        \(writer(access: access))
+        \(reader(access: access))
+        \(initializer())
+        \(schema(access: access))
+        \(validation(access: access))
+        }
+        """
+    }
+
+    private func writer(access: String) -> String {
+        let members = properties.map { "        object.member(\(literal($0.key)), self.\($0.name), &out)" }
+        return """
+                \(access)func writeJSON(to out: inout [UInt8]) {
+                    var object = JSONObjectWriter(&out)
+            \(members.joined(separator: "\n"))
+                    object.end(&out)
+                }
+            """
+    }
+
+    private func reader(access: String) -> String {
+        let locals = properties.map { "        var _\($0.name): \($0.type)? = nil" }
+        let cases = properties.enumerated().map { index, property in
+            let read = property.optional ? "optionalMember" : "member"
+            return "            case \(literal(property.key)): return reader.\(read)(&_\(property.name), \(UInt64(1) << UInt64(index)), &_wireSeen)"
+        }
+        let required = properties.filter { !$0.optional }.map { "let _\($0.name)" }
+        let arguments = properties.map { "_\($0.name)" }.joined(separator: ", ")
+        return """
+                \(access)static func read(from reader: inout JSONFastReader) -> Self? {
+            \(locals.joined(separator: "\n"))
+                    var _wireSeen: UInt64 = 0
+                    let _wireComplete = reader.object { reader, key in
+                        switch key {
+            \(cases.joined(separator: "\n"))
+                        default: return reader.skipValue()
+                        }
+                    }
+                    guard \((["_wireComplete"] + required).joined(separator: ", ")) else { return nil }
+                    return \(properties.isEmpty ? "Self()" : "Self(_wire: \(arguments))")
+                }
+            """
+    }
+
+    private func initializer() -> String {
+        guard !properties.isEmpty else { return "" }
+        let parameters = properties.enumerated().map { index, property in
+            "\(index == 0 ? "_wire " : "_ ")\(property.name): \(property.type)\(property.optional ? "?" : "")"
+        }
+        let assignments = properties.map { "        self.\($0.name) = \($0.name)" }
+        return """
+                init(\(parameters.joined(separator: ", "))) {
+            \(assignments.joined(separator: "\n"))
+                }
+            """
+    }
+
+    private func schema(access: String) -> String {
+        let members = properties.map { property in
+            let rules = property.rules.map { ", rules: WireRules(\($0))" } ?? ""
+            return "            WireProperty(\(literal(property.key)), WireSchema.of(\(property.type).self), required: \(!property.optional), "
+                + "description: \(optionalLiteral(property.documentation))\(rules)),"
+        }
+        return """
+                \(access)static var wireSchema: WireSchema {
+                    .model(WireModelSchema(Self.self, description: \(optionalLiteral(documentation))) {
+                        [
+            \(members.joined(separator: "\n"))
+                        ]
+                    })
+                }
+            """
+    }
+
+    private func validation(access: String) -> String {
+        let checks = properties.map { property -> String in
+            let rules = property.rules.map { "WireRules(\($0))" } ?? "WireRules()"
+            return "        try \(rules).check(self.\(property.name), \(literal(property.key)), in: path)"
+        }
+        return """
+                \(access)func validate(at path: String) throws(WireViolation) {
+            \(checks.joined(separator: "\n"))
+                }
+            """
+    }
+}
+
+extension String {
+    func replacingBackticks() -> String { filter { $0 != "`" } }
+}
