@@ -94,6 +94,8 @@ let package = Package(
 
         .target(name: "Geo", dependencies: ["Wire"], path: "Shared/Geo", swiftSettings: fuzzed),
         .target(name: "RideModels", dependencies: ["Wire", "Geo"], path: "Shared/RideModels", swiftSettings: fuzzed),
+        // The contract: every op and event kind of the platform, declared once (docs/design.md).
+        .target(name: "RideContract", dependencies: ["Bus", "RideModels", "Wire"], path: "Shared/RideContract"),
         .target(
             name: "Storage",
             dependencies: ["Wire", "Bus", "ServiceKit", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
@@ -113,7 +115,7 @@ let package = Package(
         .executableTarget(name: "ride-bus", dependencies: ["BusService", "ServiceKit"], path: "Services/bus/main"),
         .target(
             name: "TrackingService",
-            dependencies: ["Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", "ZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", "ZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -122,14 +124,14 @@ let package = Package(
         .executableTarget(name: "ride-tracking", dependencies: ["TrackingService", "ServiceKit"], path: "Services/tracking/main"),
         .target(
             name: "OrdersService",
-            dependencies: ["Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/orders/OrdersService"
         ),
         .target(
             name: "TripsService",
-            dependencies: ["Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -139,7 +141,7 @@ let package = Package(
         .executableTarget(name: "ride-orders", dependencies: ["OrdersService", "ServiceKit"], path: "Services/orders/main"),
         .target(
             name: "UsersService",
-            dependencies: ["Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -148,7 +150,7 @@ let package = Package(
         .executableTarget(name: "ride-users", dependencies: ["UsersService", "ServiceKit"], path: "Services/users/main"),
         .target(
             name: "GatewayService",
-            dependencies: ["Wire", "Bus", "RideModels", "ServiceKit", .product(name: "Hummingbird", package: "hummingbird"),
+            dependencies: ["RideContract", "Wire", "Bus", "RideModels", "ServiceKit", .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -157,7 +159,7 @@ let package = Package(
         .executableTarget(name: "ride-gateway", dependencies: ["GatewayService", "ServiceKit"], path: "Services/gateway/main"),
         .target(
             name: "NotificationsService",
-            dependencies: ["Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -169,7 +171,7 @@ let package = Package(
         // MARK: Tools
         .target(
             name: "RideCtlKit",
-            dependencies: ["Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "ZeroMQ",
+            dependencies: ["RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "ZeroMQ",
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Tools/ridectl/RideCtlKit"
         ),
@@ -178,7 +180,7 @@ let package = Package(
 
         // MARK: Fuzzing (Fuzz/README.md): libFuzzer's target over what arrives from sockets. Light on
         // purpose (Bus and RideModels only), so its instrumented build fits in `make test`.
-        .target(name: "ProtocolFuzzing", dependencies: ["Bus", "RideModels", "Wire", "ZeroMQ"], path: "Fuzz/ProtocolFuzzing", swiftSettings: fuzzed),
+        .target(name: "ProtocolFuzzing", dependencies: ["RideContract", "Bus", "RideModels", "Wire", "ZeroMQ"], path: "Fuzz/ProtocolFuzzing", swiftSettings: fuzzed),
         .executableTarget(
             name: "ride-fuzz", dependencies: ["ProtocolFuzzing"], path: "Fuzz/main", swiftSettings: fuzzed,
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
@@ -205,10 +207,10 @@ let package = Package(
                                                          .product(name: "GRDB", package: "GRDB.swift"),
                                                          .product(name: "PostgresNIO", package: "postgres-nio")], path: "Tests/StorageTests"),
         .testTarget(name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/UsersTests"),
-        .testTarget(name: "FuzzTests", dependencies: ["Wire", "ProtocolFuzzing", "Bus", "RideModels"], path: "Fuzz/Tests"),
+        .testTarget(name: "FuzzTests", dependencies: ["RideContract", "Wire", "ProtocolFuzzing", "Bus", "RideModels"], path: "Fuzz/Tests"),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Wire", "Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", "Storage", "TestPostgres", .product(name: "Yams", package: "Yams"),
+            dependencies: ["RideContract", "Wire", "Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", "Storage", "TestPostgres", .product(name: "Yams", package: "Yams"),
                            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
             path: "Tests/IntegrationTests",
             exclude: ["interop"]

@@ -1,5 +1,6 @@
 import Foundation
 import Bus
+import RideContract
 import RideModels
 import Wire
 
@@ -13,7 +14,7 @@ enum ParamsProperties {
             findings.expect((400..<500).contains(error.status), "\(op.name) answers \(error) to \(json.shown)")
             findings.expect(!error.code.isEmpty && !error.message.isEmpty, "\(op.name) refuses without a code or message: \(json.shown)")
         }
-        if op.name == "tracking.ingest" { checkIngestFastPath(json, &findings) }
+        if op.name == Ops.Tracking.ingest.fullName { checkIngestFastPath(json, &findings) }
     }
 
     /// The ingest socket decodes batches with the derived one-pass reader, which must agree with

@@ -19,7 +19,7 @@ public enum Topic {
     public static func path(_ prefix: String, _ id: String) -> String { prefix + id }
 }
 
-/// The public contract of the bus: endpoints, service names and topic prefixes (DESIGN.md, "The bus").
+/// The public contract of the bus: endpoints and service names (the ops and events are in RideContract).
 /// Each endpoint is a flag and an environment variable of the executables that use it.
 public enum BusContract {
     /// Where `ride-bus` binds event ingress (XSUB): publishers connect here.
@@ -49,60 +49,5 @@ public enum BusContract {
         /// The peer service of tracking's shard `index` (`tracking.shard.1`): it answers for that
         /// shard's own devices only, and is how the shards reach one another.
         public static func trackingShard(_ index: Int) -> String { "\(tracking).shard.\(index)" }
-    }
-
-    /// The topic roots each source publishes under. A subscriber sees every sequence of a source
-    /// only when its prefixes cover all of that source's roots; otherwise a jump in `sequence` is
-    /// just the events it did not ask for (how `ridectl tail` decides to warn about a gap).
-    public static let topicRoots: [String: [String]] = [
-        "users": ["user."],
-        "orders": ["order."],
-        "trips": ["trip."],
-        "tracking": ["device.location.", "device.status."],  // per device: see deviceSource
-        "notifications": ["notification.", "device.command."],
-    ]
-
-    /// The source of one device's events: tracking sequences each device's stream on its own, so
-    /// a subscriber to `device.location.<id>` sees every sequence of that device (and a gap means a
-    /// lost event, not another device's).
-    public static func deviceSource(_ deviceID: String) -> String { "tracking/devices/\(deviceID)" }
-
-    /// The topic roots of `source` (per-device sources included).
-    public static func roots(of source: String) -> [String]? {
-        if let roots = topicRoots[source] { return roots }
-        let devicePrefix = "tracking/devices/"
-        if source.hasPrefix(devicePrefix) {
-            let id = source.dropFirst(devicePrefix.count)
-            return ["\(Topics.deviceLocation)\(id)", "\(Topics.deviceStatus)\(id)"]
-        }
-        return nil
-    }
-
-    /// Whether subscribing to `prefixes` receives everything `source` publishes. Sources without
-    /// known roots are covered only by a subscription to everything ("").
-    public static func prefixes(_ prefixes: [String], cover source: String) -> Bool {
-        if prefixes.contains("") { return true }
-        guard let roots = roots(of: source) else { return false }
-        return roots.allSatisfy { root in prefixes.contains { root.hasPrefix($0) } }
-    }
-
-    /// Topic prefixes.
-    public enum Topics {
-        /// Everything `orders` publishes: subscribe to this, not to one kind, or a sequence gap is ambiguous.
-        public static let orderEvents = "order."
-        public static let orderStatus = "order.status."
-        public static let orderMessage = "order.message."
-        public static let orderRated = "order.rated"
-        public static let orderOffered = "order.offered"
-        public static let orderPaid = "order.paid"
-        public static let tripCreated = "trip.created"
-        public static let tripDestinationArrival = "trip.destination_arrival"
-        public static let tripCompleted = "trip.completed"
-        public static let tripETA = "trip.eta"
-        public static let deviceLocation = "device.location."
-        public static let deviceStatus = "device.status."
-        public static let deviceCommand = "device.command."
-        public static let userRegistered = "user.registered"
-        public static let notification = "notification."
     }
 }

@@ -308,9 +308,12 @@ extension LifecycleEvent: JSONReadable {
                 hasOrder = true
                 return reader.skipValue()
             case Keys.data.stringValue:
+                // A repeated member is JSONDecoder's to decide (it keeps one of them).
+                guard !hasData else { return false }
                 hasData = true
                 return reader.object { reader, key in
                     guard key == "value" else { return reader.skipValue() }
+                    guard tripValue == nil else { return false }
                     tripValue = reader.string()
                     return tripValue != nil
                 }

@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import RideContract
 import RideModels
 import ServiceKit
 import Storage
@@ -26,7 +27,7 @@ import Wire
                 instances.append(instance)
             }
             #expect(try await bus.workerCount(BusContract.Service.users) >= 3)
-            let registered = try await EventSubscriber<UserRegistered>(endpoint: bus.egress, prefixes: [BusContract.Topics.userRegistered], logger: testLogger)
+            let registered = try await EventSubscriber<UserRegistered>(endpoint: bus.egress, prefixes: [Events.userRegistered.topic], logger: testLogger)
             defer { Task { await registered.close() } }
             try await Task.sleep(for: .milliseconds(300))  // the subscription reaches the bus
 

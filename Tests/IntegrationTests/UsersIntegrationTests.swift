@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import RideContract
 import RideModels
 import ServiceKit
 import Testing
@@ -11,7 +12,7 @@ import Testing
     @Test func registerLogInAuthenticateAndTheEventOnTheBus() async throws {
         try await withTestBus("users") { bus in
             // Subscribed before ride-users starts, so its publisher learns of the subscription when it connects.
-            let registered = try await EventSubscriber<UserRegistered>(endpoint: bus.egress, prefixes: [BusContract.Topics.userRegistered], logger: testLogger)
+            let registered = try await EventSubscriber<UserRegistered>(endpoint: bus.egress, prefixes: [Events.userRegistered.topic], logger: testLogger)
             let users = try await TestService.users(on: bus)
 
             let rider = try await users.call("register", Self.ann)

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import HTTPTypes
 import Hummingbird
+import RideContract
 import RideModels
 import Wire
 
@@ -15,21 +16,21 @@ struct AppRoutes {
 
     func register(public open: RecordedRoutes, authenticated routes: RecordedRoutes) {
         open.on(.post, "users") { request, context in
-            try await platform.forward(BusContract.Service.users, "register", .object(try await RequestJSON.object(request, context: context)))
+            try await platform.forward(Ops.Users.register, .object(try await RequestJSON.object(request, context: context)))
         }
         open.on(.post, "sessions") { request, context in
-            try await platform.forward(BusContract.Service.users, "login", .object(try await RequestJSON.object(request, context: context)))
+            try await platform.forward(Ops.Users.login, .object(try await RequestJSON.object(request, context: context)))
         }
 
         routes.on(.get, "me") { _, context in
-            try await platform.forward(BusContract.Service.users, "get", ["id": .string(try context.requireUser().id)])
+            try await platform.forward(Ops.Users.get, ["id": .string(try context.requireUser().id)])
         }
         routes.on(.patch, "me") { request, context in
             var body = try await RequestJSON.object(request, context: context)
             let user = try context.requireUser()
             body["id"] = .string(user.id)
             defer { tokens.forget(userID: user.id) }
-            return try await platform.forward(BusContract.Service.users, "update", .object(body))
+            return try await platform.forward(Ops.Users.update, .object(body))
         }
         routes.on(.put, "me/availability") { request, context in
             let body = try await RequestJSON.object(request, context: context)
@@ -68,42 +69,43 @@ struct AppRoutes {
         routes.on(.get, "notifications") { request, context in
             var params: [String: JSONValue] = ["user_id": .string(try context.requireUser().id)]
             if let limit = try RequestJSON.number(request, "limit") { params["limit"] = .number(limit) }
-            return try await platform.forward(BusContract.Service.notifications, "list", .object(params))
+            return try await platform.forward(Ops.Notifications.list, .object(params))
         }
         routes.on(.post, "notifications/push_tokens") { request, context in
             let body = try await RequestJSON.object(request, context: context)
-            return try await platform.forward(BusContract.Service.notifications, "register_push_token",
+            return try await platform.forward(Ops.Notifications.registerPushToken,
                                               ["user_id": .string(try context.requireUser().id), "token": body["token"] ?? .null])
         }
         routes.on(.post, "orders") { request, context in
             var body = try await RequestJSON.object(request, context: context)
             body["caller"] = try context.caller()
-            return try await platform.forward(BusContract.Service.orders, "create", .object(body))
+            return try await platform.forward(Ops.Orders.create, .object(body))
         }
         routes.on(.get, "orders") { request, context in
-            try await platform.forward(BusContract.Service.orders, "list", try listParams(request, context))
+            try await platform.forward(Ops.Orders.list, try listParams(request, context))
         }
         routes.on(.get, "orders/{id}") { _, context in
-            try await platform.forward(BusContract.Service.orders, "get", .object(try context.orderParams()))
+            try await platform.forward(Ops.Orders.get, .object(try context.orderParams()))
         }
-        for (path, op) in [("accept", "accept"), ("decline", "decline"), ("start", "start_ride"), ("end", "end_ride"), ("cancel", "cancel")] {
+        for (path, op) in [("accept", Ops.Orders.accept), ("decline", Ops.Orders.decline), ("start", Ops.Orders.startRide), ("end", Ops.Orders.endRide),
+                           ("cancel", Ops.Orders.cancel)] {
             routes.on(.post, "orders/{id}/\(path)") { request, context in
                 var params = try context.orderParams()
-                if op == "cancel" { params["reason"] = try await RequestJSON.object(request, context: context)["reason"] }
-                return try await platform.forward(BusContract.Service.orders, op, .object(params))
+                if op.name == Ops.Orders.cancel.name { params["reason"] = try await RequestJSON.object(request, context: context)["reason"] }
+                return try await platform.forward(op, .object(params))
             }
         }
         registerRideExtras(routes)
         routes.on(.get, "orders/{id}/share") { _, context in
-            let order = try await platform.call(BusContract.Service.orders, "get", .object(try context.orderParams()), as: Order.self)
+            let order = try await platform.call(Ops.Orders.get, .object(try context.orderParams()))
             guard let tripID = order.tripID else {
                 throw GatewayError(.conflict, "no_trip", "order \(order.id) has no trip yet (status \(order.status.rawValue)); a share link exists once a driver is on the way")
             }
-            let trip = try await platform.call(BusContract.Service.trips, "get", ["trip_id": .string(tripID)], as: Trip.self)
+            let trip = try await platform.call(Ops.Trips.get, ["trip_id": .string(tripID)])
             return try JSONBody.response(ShareLink(shareID: trip.shareID, shareURL: "\(settings.publicURL)/\(trip.shareID)", tripID: trip.tripID))
         }
         routes.on(.get, "orders/{id}/summary") { _, context in
-            let order = try await platform.call(BusContract.Service.orders, "get", .object(try context.orderParams()), as: Order.self)
+            let order = try await platform.call(Ops.Orders.get, .object(try context.orderParams()))
             guard order.status == .completed, let summary = order.summary else {
                 throw GatewayError(.conflict, "not_completed", "order \(order.id) is \(order.status.rawValue); its summary comes with COMPLETED")
             }
@@ -117,49 +119,49 @@ struct AppRoutes {
             var params = try context.orderParams()
             if let after = try RequestJSON.number(request, "after") { params["after"] = .number(after) }
             if let limit = try RequestJSON.number(request, "limit") { params["limit"] = .number(limit) }
-            return try await platform.forward(BusContract.Service.orders, "messages", .object(params))
+            return try await platform.forward(Ops.Orders.messages, .object(params))
         }
         routes.on(.post, "orders/{id}/messages") { request, context in
             var params = try context.orderParams()
             params["text"] = try await RequestJSON.object(request, context: context)["text"] ?? .null
-            return try await platform.forward(BusContract.Service.orders, "send_message", .object(params))
+            return try await platform.forward(Ops.Orders.sendMessage, .object(params))
         }
         routes.on(.post, "orders/{id}/rating") { request, context in
             var params = try context.orderParams()
             let body = try await RequestJSON.object(request, context: context)
             params["stars"] = body["stars"] ?? .null
             params["comment"] = body["comment"]
-            return try await platform.forward(BusContract.Service.orders, "rate", .object(params))
+            return try await platform.forward(Ops.Orders.rate, .object(params))
         }
         routes.on(.get, "orders/{id}/payment") { _, context in
-            try await platform.forward(BusContract.Service.orders, "payment", .object(try context.orderParams()))
+            try await platform.forward(Ops.Orders.payment, .object(try context.orderParams()))
         }
         routes.on(.post, "fares/estimate") { request, context in
             var body = try await RequestJSON.object(request, context: context)
             body["caller"] = try context.caller()
-            return try await platform.forward(BusContract.Service.orders, "estimate", .object(body))
+            return try await platform.forward(Ops.Orders.estimate, .object(body))
         }
         routes.on(.get, "me/history") { request, context in
             var params: [String: JSONValue] = ["caller": try context.caller()]
             if let before = request.uri.queryParameters.get("before") { params["before"] = .string(before) }
             if let limit = try RequestJSON.number(request, "limit") { params["limit"] = .number(limit) }
-            return try await platform.forward(BusContract.Service.orders, "history", .object(params))
+            return try await platform.forward(Ops.Orders.history, .object(params))
         }
         routes.on(.get, "me/earnings") { request, context in
             var params: [String: JSONValue] = ["caller": try context.caller()]
             if let days = try RequestJSON.number(request, "days") { params["days"] = .number(days) }
-            return try await platform.forward(BusContract.Service.orders, "earnings", .object(params))
+            return try await platform.forward(Ops.Orders.earnings, .object(params))
         }
         routes.on(.get, "me/places") { _, context in
-            try await platform.forward(BusContract.Service.users, "places", ["user_id": .string(try context.requireUser().id)])
+            try await platform.forward(Ops.Users.places, ["user_id": .string(try context.requireUser().id)])
         }
         routes.on(.post, "me/places") { request, context in
             var body = try await RequestJSON.object(request, context: context)
             body["user_id"] = .string(try context.requireUser().id)
-            return try await platform.forward(BusContract.Service.users, "save_place", .object(body))
+            return try await platform.forward(Ops.Users.savePlace, .object(body))
         }
         routes.on(.delete, "me/places/{place_id}") { _, context in
-            try await platform.forward(BusContract.Service.users, "delete_place",
+            try await platform.forward(Ops.Users.deletePlace,
                                        ["user_id": .string(try context.requireUser().id), "id": .string(try context.parameters.require("place_id"))])
         }
     }
@@ -167,7 +169,7 @@ struct AppRoutes {
     /// A batch to `tracking.ingest`. Tracking refusing the gateway's own publishable key is the
     /// operator's mistake, not the app's: a 500 that says which setting, never the app's 401.
     func forwardBatch(_ batch: JSONValue) async throws -> Response {
-        let reply = try await platform.reply(BusContract.Service.tracking, "ingest", batch)
+        let reply = try await platform.reply(Ops.Tracking.ingest, batch)
         if reply.status == Status.unauthorized {
             throw GatewayError(.internalServerError, "misconfigured", "tracking refuses the gateway's publishable key (--publishable-key, RIDE_PUBLISHABLE_KEY)")
         }

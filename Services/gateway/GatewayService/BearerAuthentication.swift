@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Hummingbird
+import RideContract
 import RideModels
 import Synchronization
 
@@ -28,7 +29,7 @@ struct BearerAuthentication: RouterMiddleware {
         }
         if let user = cache.user(for: token) { return user }
         do {
-            let user = try await platform.call(BusContract.Service.users, "authenticate", ["token": .string(token)], as: User.self)
+            let user = try await platform.call(Ops.Users.authenticate, ["token": .string(token)])
             cache.keep(user, for: token)
             return user
         } catch let error as ServiceError where error.status == Status.unauthorized || error.status == Status.unprocessable || error.status == Status.notFound {

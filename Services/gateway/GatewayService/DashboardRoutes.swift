@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Hummingbird
+import RideContract
 import RideModels
 import Wire
 
@@ -11,7 +12,7 @@ struct DashboardRoutes {
     let platform: PlatformCalls
 
     /// The services a healthy platform has workers for.
-    static let services = [BusContract.Service.users, BusContract.Service.tracking, BusContract.Service.trips, BusContract.Service.orders, "notifications"]
+    static let services = [BusContract.Service.users, BusContract.Service.tracking, BusContract.Service.trips, BusContract.Service.orders, BusContract.Service.notifications]
 
     func register(on routes: RecordedRoutes) {
         routes.on(.get, "dashboard") { _, _ in
@@ -30,11 +31,11 @@ struct DashboardRoutes {
             return await group.reduce(into: [String: Bool]()) { $0[$1.0] = $1.1 }
         }
         // Every device the platform knows a position of: "near" the whole Earth.
-        async let devices = try? platform.call(BusContract.Service.tracking, "nearby", [
+        async let devices = try? platform.call(Ops.Tracking.nearby, [
             "location": ["type": "Point", "coordinates": [0, 0]], "radius": 20_037_508, "limit": 1000,
-        ], as: JSONValue.self)
-        async let orders = try? platform.call(BusContract.Service.orders, "stats", ["open_limit": 200], as: OrderStats.self)
-        return DashboardData(services: await workers, devices: (await devices)?["devices"] ?? .array([]), orders: await orders)
+        ])
+        async let orders = try? platform.call(Ops.Orders.stats, ["open_limit": 200])
+        return DashboardData(services: await workers, devices: (try? JSONValue(encoding: (await devices)?.devices ?? [])) ?? .array([]), orders: await orders)
     }
 }
 

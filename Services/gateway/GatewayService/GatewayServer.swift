@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import RideContract
 import RideModels
 import ServiceKit
 import ServiceLifecycle
@@ -21,7 +22,7 @@ public struct GatewayServer: Sendable {
         let metrics = ServiceMetrics.bootstrap()
         let client = try await ServiceClient(broker: settings.broker, logger: logger)
         let platform = PlatformCalls(client: client)
-        let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [BusContract.Topics.orderEvents, "trip.eta"], logger: logger)
+        let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripETA.topic], logger: logger)
         let hub = LiveHub(subscriber: subscriber, platform: platform, logger: logger)
         let gateway = GatewayApplication(settings: settings, platform: platform, hub: hub)
         let instance = UUID().uuidString.lowercased()

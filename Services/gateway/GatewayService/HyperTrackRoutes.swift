@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import HTTPTypes
 import Hummingbird
+import RideContract
 import RideModels
 import Wire
 
@@ -13,15 +14,15 @@ struct HyperTrackRoutes {
 
     func register(on routes: RecordedRoutes) {
         routes.on(.post, "trips") { request, context in
-            try await trip(try await platform.reply(BusContract.Service.trips, "create", .object(try await RequestJSON.object(request, context: context))))
+            try await trip(try await platform.reply(Ops.Trips.create, .object(try await RequestJSON.object(request, context: context))))
         }
-        for (method, path, op) in [(HTTPRequest.Method.get, "trips/{trip_id}", "get"), (.post, "trips/{trip_id}/complete", "complete")] {
+        for (method, path, op) in [(HTTPRequest.Method.get, "trips/{trip_id}", Ops.Trips.get), (.post, "trips/{trip_id}/complete", Ops.Trips.complete)] {
             routes.on(method, path) { _, context in
-                try await trip(try await platform.reply(BusContract.Service.trips, op, ["trip_id": .string(try context.parameters.require("trip_id"))]))
+                try await trip(try await platform.reply(op, ["trip_id": .string(try context.parameters.require("trip_id"))]))
             }
         }
         routes.on(.post, "devices/nearby") { request, context in
-            try await platform.forward(BusContract.Service.tracking, "nearby", .object(try await RequestJSON.object(request, context: context)))
+            try await platform.forward(Ops.Tracking.nearby, .object(try await RequestJSON.object(request, context: context)))
         }
     }
 

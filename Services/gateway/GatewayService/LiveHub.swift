@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Logging
+import RideContract
 import RideModels
 import ServiceLifecycle
 import Wire
@@ -40,7 +41,7 @@ actor LiveHub {
     func watchUser(_ userID: String) -> (UUID, AsyncStream<LiveMessage>) {
         let (stream, continuation) = AsyncStream.makeStream(of: LiveMessage.self, bufferingPolicy: .bufferingNewest(1000))
         let id = UUID()
-        if userWatchers[userID, default: [:]].isEmpty { subscriber.subscribe(BusContract.Topics.notification + userID) }
+        if userWatchers[userID, default: [:]].isEmpty { subscriber.subscribe(Events.notification.topic + userID) }
         userWatchers[userID, default: [:]][id] = continuation
         return (id, stream)
     }
@@ -49,7 +50,7 @@ actor LiveHub {
         userWatchers[userID]?.removeValue(forKey: id)?.finish()
         if userWatchers[userID]?.isEmpty == true {
             userWatchers[userID] = nil
-            subscriber.unsubscribe(BusContract.Topics.notification + userID)
+            subscriber.unsubscribe(Events.notification.topic + userID)
         }
     }
 
@@ -77,12 +78,12 @@ actor LiveHub {
             ordersOfDevice[previous]?.remove(orderID)
             if ordersOfDevice[previous]?.isEmpty == true {
                 ordersOfDevice[previous] = nil
-                subscriber.unsubscribe(BusContract.Topics.deviceLocation + previous)
+                subscriber.unsubscribe(Events.deviceLocation.topic + previous)
             }
         }
         deviceOfOrder[orderID] = device
         if let device, watchers[orderID] != nil {
-            if ordersOfDevice[device, default: []].isEmpty { subscriber.subscribe(BusContract.Topics.deviceLocation + device) }
+            if ordersOfDevice[device, default: []].isEmpty { subscriber.subscribe(Events.deviceLocation.topic + device) }
             ordersOfDevice[device, default: []].insert(orderID)
         }
     }
@@ -99,14 +100,14 @@ actor LiveHub {
     /// Routes one event to the connections that watch what it is about.
     func route(_ event: CloudEvent<JSONValue>) {
         let data = event.data
-        if event.type == "notification", let userID = data["user_id"]?.stringValue {
+        if event.type == Events.notification.type, let userID = data["user_id"]?.stringValue {
             let message: LiveMessage = ["type": "notification", "notification": data]
             for continuation in userWatchers[userID]?.values ?? [:].values { continuation.yield(message) }
         } else if let (orderID, message) = Self.orderMessage(event) {
             guard watchers[orderID] != nil else { return }
             if message["type"] == "status", let decoded = try? data["order"]?.decode(Order.self) { track(decoded) }
             send(message, to: orderID)
-        } else if event.type == "trip.eta", let orderID = data["data"]?["trip_metadata"]?["order_id"]?.stringValue, watchers[orderID] != nil {
+        } else if event.type == Events.tripETA.type, let orderID = data["data"]?["trip_metadata"]?["order_id"]?.stringValue, watchers[orderID] != nil {
             var message: LiveMessage = ["type": "eta", "order_id": .string(orderID)]
             message["trip_id"] = data["data"]?["trip_id"]
             message["estimate"] = data["data"]?["estimate"]
@@ -125,8 +126,8 @@ actor LiveHub {
     static func orderMessage(_ event: CloudEvent<JSONValue>) -> (orderID: String, message: LiveMessage)? {
         guard event.source == BusContract.Service.orders else { return nil }
         let data = event.data
-        if event.type == "order.status", let orderID = data["order"]?["id"]?.stringValue { return (orderID, status(sequence: event.sequence, data)) }
-        if event.type == "order.message", let orderID = data["message"]?["order_id"]?.stringValue {
+        if event.type == Events.orderStatus.type, let orderID = data["order"]?["id"]?.stringValue { return (orderID, status(sequence: event.sequence, data)) }
+        if event.type == Events.orderMessage.type, let orderID = data["message"]?["order_id"]?.stringValue {
             return (orderID, ["type": "chat", "order_id": .string(orderID), "sequence": .number(Double(event.sequence)), "message": data["message"] ?? .null])
         }
         return nil
@@ -161,7 +162,7 @@ enum OrderEvents {
         var events: [CloudEvent<JSONValue>] = []
         var cursor = after
         while true {
-            let page = try await platform.call(BusContract.Service.orders, "events", ["after": .number(Double(cursor)), "limit": 1000], as: EventsPage.self)
+            let page = try await platform.call(Ops.Orders.events, ["after": .number(Double(cursor)), "limit": 1000])
             for event in page.events where through.map({ event.sequence <= $0 }) ?? true { events.append(event) }
             guard let last = page.events.last?.sequence else { return events }
             cursor = last
@@ -173,7 +174,7 @@ enum OrderEvents {
 
     /// The last sequence `orders` has published (or is about to).
     static func lastSequence(_ platform: PlatformCalls) async throws -> UInt64 {
-        try await platform.call(BusContract.Service.orders, "events", ["after": .number(Double(UInt32.max)), "limit": 1], as: EventsPage.self).lastSequence
+        try await platform.call(Ops.Orders.events, ["after": .number(Double(UInt32.max)), "limit": 1]).lastSequence
     }
 }
 

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
+import RideContract
 import RideModels
 import Wire
 
@@ -70,7 +71,7 @@ struct LiveRoute {
     }
 
     func order(_ context: GatewayContext) async throws -> Order {
-        try await platform.call(BusContract.Service.orders, "get", .object(try context.orderParams()), as: Order.self)
+        try await platform.call(Ops.Orders.get, .object(try context.orderParams()))
     }
 
     /// Sends the stream's messages until the client closes; `status` messages only once each.

@@ -10,19 +10,19 @@ import Wire
 struct PlatformCalls: Sendable {
     let client: ServiceClient
 
-    /// Calls `service.op` with `params`; the reply as it came.
-    func reply(_ service: String, _ op: String, _ params: JSONValue) async throws -> ServiceReply {
-        try await client.callRaw(service, op, json: JSONCoding.encode(params))
+    /// Calls `op` with `params` as the app sent them (the service checks them); the reply as it came.
+    func reply<Params, Reply>(_ op: Op<Params, Reply>, _ params: JSONValue) async throws -> ServiceReply {
+        try await client.callRaw(op, json: JSONCoding.encode(params))
     }
 
-    /// Calls `service.op` with `params` and answers with its reply as it came.
-    func forward(_ service: String, _ op: String, _ params: JSONValue) async throws -> Response {
-        JSONBody.response(try await reply(service, op, params))
+    /// Calls `op` with `params` and answers with its reply as it came.
+    func forward<Params, Reply>(_ op: Op<Params, Reply>, _ params: JSONValue) async throws -> Response {
+        JSONBody.response(try await reply(op, params))
     }
 
-    /// Calls `service.op` and decodes a success; an error reply is thrown as it came.
-    func call<Result: Decodable>(_ service: String, _ op: String, _ params: JSONValue, as type: Result.Type) async throws -> Result {
-        try await client.call(service, op, params, as: type)
+    /// Calls `op` and decodes a success; an error reply is thrown as it came.
+    func call<Params, Reply: Decodable>(_ op: Op<Params, Reply>, _ params: JSONValue) async throws -> Reply {
+        try await client.call(op.service, op.name, params, as: Reply.self)
     }
 }
 

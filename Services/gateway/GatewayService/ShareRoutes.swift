@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Hummingbird
+import RideContract
 import RideModels
 import Wire
 
@@ -16,10 +17,10 @@ struct ShareRoutes {
         data.on(.get, "shares/{share_id}") { _, context in
             let shareID = try context.parameters.require("share_id")
             guard Self.isShareID(shareID) else { throw Self.unknown(shareID) }
-            let trip = try await platform.call(BusContract.Service.trips, "get_by_share", ["share_id": .string(shareID)], as: Trip.self)
+            let trip = try await platform.call(Ops.Trips.getByShare, ["share_id": .string(shareID)])
             var view = SharedTrip(trip: trip, driver: trip.metadata?["driver"], shareURL: "\(settings.publicURL)/\(trip.shareID)")
             if trip.status == .active {
-                view.location = try? await platform.call(BusContract.Service.tracking, "device", ["device_id": .string(trip.deviceID)], as: DeviceInfo.self).location
+                view.location = try? await platform.call(Ops.Tracking.device, ["device_id": .string(trip.deviceID)]).location
             }
             return try JSONBody.response(view)
         }

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import GRDB
+import RideContract
 import RideModels
 import Storage
 import Wire
@@ -54,11 +55,11 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
                            [notification.id, notification.userID, NotificationRows.milliseconds(notification.createdAt),
                             try JSONCoding.encodeText(notification)])
                 guard db.changesCount > 0 else { continue }
-                try Outbox.append(db, topic: BusContract.Topics.notification + notification.userID, type: "notification", data: notification)
+                try Outbox.append(db, topic: Events.notification.topic + notification.userID, type: Events.notification.type, data: notification)
                 added.append(notification)
             }
             for command in NotificationRows.commands(commands, forNotifications: notifications, added: added) {
-                try Outbox.append(db, topic: BusContract.Topics.deviceCommand + command.deviceID, type: "device.command", data: command)
+                try Outbox.append(db, topic: Events.deviceCommand.topic + command.deviceID, type: Events.deviceCommand.type, data: command)
             }
             if let webhookBody {
                 let now = NotificationRows.milliseconds(Date())

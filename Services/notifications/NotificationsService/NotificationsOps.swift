@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import RideContract
 import RideModels
 import Storage
 
@@ -10,17 +11,17 @@ struct NotificationsOps {
 
     func router(instance: String) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.notifications, instance: instance)
-        router.on("list") { (params: InboxParams, _) -> Inbox in
+        router.on(Ops.Notifications.list) { (params: InboxParams, _) -> Inbox in
             try Self.check(id: params.userID, "user_id")
             return Inbox(notifications: try await store.inbox(userID: params.userID, limit: try Self.limit(params.limit)))
         }
-        router.on("register_push_token") { (params: PushTokenParams, _) -> Done in
+        router.on(Ops.Notifications.registerPushToken) { (params: PushTokenParams, _) -> Done in
             try Self.check(id: params.userID, "user_id")
             guard (1...4096).contains(params.token.utf8.count) else { throw ServiceError.unprocessable("invalid_params", "token: must be 1 to 4096 bytes") }
             try await store.addPushToken(userID: params.userID, token: params.token)
             return Done()
         }
-        router.on("register_webhook") { (params: WebhookParams, _) -> Replied<Webhook> in
+        router.on(Ops.Notifications.registerWebhook) { (params: WebhookParams, _) -> Replied<Webhook> in
             guard let url = URL(string: params.url), url.scheme == "http" || url.scheme == "https", url.host != nil, params.url.utf8.count <= 2000 else {
                 throw ServiceError.unprocessable("invalid_params", "url: must be an http:// or https:// URL")
             }
@@ -30,13 +31,13 @@ struct NotificationsOps {
             try await store.addWebhook(webhook)
             return Replied(status: Status.created, body: webhook)
         }
-        router.on("list_webhooks") { (_: NoParams, _) -> Webhooks in Webhooks(webhooks: try await store.webhooks()) }
-        router.on("delete_webhook") { (params: WebhookIDParams, _) -> Done in
+        router.on(Ops.Notifications.listWebhooks) { (_: NoParams, _) -> Webhooks in Webhooks(webhooks: try await store.webhooks()) }
+        router.on(Ops.Notifications.deleteWebhook) { (params: WebhookIDParams, _) -> Done in
             guard try await store.deleteWebhook(id: params.id) else { throw ServiceError.notFound("unknown_webhook", "no webhook \(params.id.prefix(40))") }
             return Done()
         }
-        router.on("dead_letters") { (params: DeadLettersParams, _) -> DeadLetters in DeadLetters(deliveries: try await store.deadLetters(limit: try Self.limit(params.limit))) }
-        router.on("replay") { (params: DeliveryParams, _) -> WebhookDelivery in
+        router.on(Ops.Notifications.deadLetters) { (params: DeadLettersParams, _) -> DeadLetters in DeadLetters(deliveries: try await store.deadLetters(limit: try Self.limit(params.limit))) }
+        router.on(Ops.Notifications.replay) { (params: DeliveryParams, _) -> WebhookDelivery in
             guard try await store.replay(deliveryID: params.deliveryID) else {
                 if try await store.delivery(id: params.deliveryID) == nil { throw ServiceError.notFound("unknown_delivery", "no delivery \(params.deliveryID)") }
                 throw ServiceError.conflict("not_dead", "delivery \(params.deliveryID) is not in the dead letters")
@@ -45,7 +46,7 @@ struct NotificationsOps {
             guard let delivery = try await store.delivery(id: params.deliveryID) else { throw ServiceError.notFound("unknown_delivery", "no delivery \(params.deliveryID)") }
             return delivery
         }
-        router.on("events") { (query: EventsQuery, _) -> EventsPage in
+        router.on(Ops.Notifications.events) { (query: EventsQuery, _) -> EventsPage in
             try await store.eventLog.page(source: BusContract.Service.notifications, query: query)
         }
         return router

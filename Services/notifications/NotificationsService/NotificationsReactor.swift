@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Logging
+import RideContract
 import RideModels
 import Storage
 import Wire
@@ -22,7 +23,7 @@ struct NotificationsReactor {
         // after the order events that told who its rider is.
         EventReactor(name: "notifications", sources: Self.sources, cursors: store, subscriber: subscriber, logger: logger, orderingKey: Self.orderID,
                      fetch: { source, after, limit in
-            try await platform.call(source, "events", EventsQuery(after: after, limit: limit), as: EventsPage.self)
+            try await platform.call(Ops.events(of: source), EventsQuery(after: after, limit: limit))
         }, handle: { event in await handle(event) })
     }
 
@@ -40,12 +41,12 @@ struct NotificationsReactor {
         var rider: (String, String)?
         var webhookItem: JSONValue?
         do {
-            if event.source == BusContract.Service.orders, event.type != "order.status" {
+            if event.source == BusContract.Service.orders, event.type != Events.orderStatus.type {
                 switch event.type {
-                case "order.message": notifications = [NotificationRules.message(try event.data.decode(ChatMessageSent.self).message)]
-                case "order.offered": notifications = NotificationRules.offered(try event.data.decode(OrderOffered.self), at: event.time)
-                case "order.rated": notifications = [NotificationRules.rated(try event.data.decode(OrderRated.self))]
-                case "order.paid": notifications = [NotificationRules.paid(try event.data.decode(OrderPaid.self).payment)]
+                case Events.orderMessage.type: notifications = [NotificationRules.message(try event.data.decode(ChatMessageSent.self).message)]
+                case Events.orderOffered.type: notifications = NotificationRules.offered(try event.data.decode(OrderOffered.self), at: event.time)
+                case Events.orderRated.type: notifications = [NotificationRules.rated(try event.data.decode(OrderRated.self))]
+                case Events.orderPaid.type: notifications = [NotificationRules.paid(try event.data.decode(OrderPaid.self).payment)]
                 default: break
                 }
             } else if event.source == BusContract.Service.orders {

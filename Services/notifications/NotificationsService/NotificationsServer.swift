@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Logging
+import RideContract
 import RideModels
 import ServiceKit
 import Storage
@@ -24,7 +25,7 @@ public struct NotificationsServer: Sendable {
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)
         let sender = WebhookSender(store: store, timeout: settings.webhookTimeout, retryDelays: settings.webhookRetries, logger: logger)
         // Every topic of both sources, so a sequence gap is a missed event, not one not subscribed to.
-        let events = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [BusContract.Topics.orderEvents, "trip."], logger: logger)
+        let events = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], logger: logger)
         let reactor = NotificationsReactor(store: store, relay: relay, sender: sender, push: FilePushProvider(path: settings.pushLogPath), logger: logger)
             .make(platform: platform, subscriber: events)
         let instance = UUID().uuidString.lowercased()

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Logging
 import PostgresNIO
+import RideContract
 import RideModels
 import Storage
 import Wire
@@ -50,12 +51,12 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresReact
                     ON CONFLICT DO NOTHING RETURNING 1
                     """, logger: logger)
                 guard inserted == 1 else { continue }
-                try await PostgresOutbox.append(connection, topic: BusContract.Topics.notification + notification.userID, type: "notification",
+                try await PostgresOutbox.append(connection, topic: Events.notification.topic + notification.userID, type: Events.notification.type,
                                                 data: notification, logger: logger)
                 added.append(notification)
             }
             for command in NotificationRows.commands(commands, forNotifications: notifications, added: added) {
-                try await PostgresOutbox.append(connection, topic: BusContract.Topics.deviceCommand + command.deviceID, type: "device.command",
+                try await PostgresOutbox.append(connection, topic: Events.deviceCommand.topic + command.deviceID, type: Events.deviceCommand.type,
                                                 data: command, logger: logger)
             }
             if let webhookBody {

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Geo
 import Logging
+import RideContract
 import RideModels
 import ServiceKit
 import Storage
@@ -67,7 +68,7 @@ struct OrderReactions: Sendable {
             deviceID: deviceID,
             destination: .init(geometry: GeoJSONPoint(GeoPoint(latitude: place.latitude, longitude: place.longitude)), radius: arrivalRadius, address: place.address),
             metadata: Self.tripMetadata(order, leg: leg), idempotencyKey: "\(orderID)/\(leg.rawValue)")
-        let trip = try await platform.call(BusContract.Service.trips, "create", params, as: Trip.self)
+        let trip = try await platform.call(Ops.Trips.create, params)
         try await pickupCompleted
         let (updated, previous) = try await store.change(id: orderID) { order in
             guard order.status == from else { return }
@@ -113,7 +114,7 @@ struct OrderReactions: Sendable {
 
     @discardableResult
     func completeTrip(_ tripID: String) async throws -> Trip {
-        try await platform.call(BusContract.Service.trips, "complete", TripIDParams(tripID: tripID), as: Trip.self)
+        try await platform.call(Ops.Trips.complete, TripIDParams(tripID: tripID))
     }
 
     /// Runs `reaction` until it succeeds (`retryingWithBackoff`); a 4xx is a bug or bad data

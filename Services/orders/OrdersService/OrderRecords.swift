@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Geo
 import GRDB
+import RideContract
 import RideModels
 import Storage
 import Wire
@@ -17,7 +18,7 @@ extension OrderStore {
             let message = try make(order, number)
             try db.run("INSERT INTO messages (order_id, number, document) VALUES (?, ?, ?)",
                        [orderID, number, try JSONCoding.encodeText(message)])
-            try Outbox.append(db, topic: BusContract.Topics.orderMessage + orderID, type: "order.message", data: ChatMessageSent(message: message), time: now)
+            try Outbox.append(db, topic: Events.orderMessage.topic + orderID, type: Events.orderMessage.type, data: ChatMessageSent(message: message), time: now)
             return message
         }
     }
@@ -56,7 +57,7 @@ extension OrderStore {
                 INSERT INTO payments (order_id, driver_id, rider_id, day, amount_cents, earnings_cents, document) VALUES (?, ?, ?, ?, ?, ?, ?)
                 """, [payment.orderID, payment.driverID, payment.riderID, UTCDay.string(payment.capturedAt), payment.amountCents,
                       payment.driverEarningsCents, try JSONCoding.encodeText(payment)])
-            try Outbox.append(db, topic: BusContract.Topics.orderPaid, type: "order.paid", data: OrderPaid(payment: payment), time: payment.capturedAt)
+            try Outbox.append(db, topic: Events.orderPaid.topic, type: Events.orderPaid.type, data: OrderPaid(payment: payment), time: payment.capturedAt)
             return (payment, true)
         }
     }

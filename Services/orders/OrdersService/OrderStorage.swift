@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Geo
+import RideContract
 import RideModels
 import Storage
 import Wire
@@ -126,7 +127,7 @@ enum OrderRows {
         let document = try JSONCoding.encode(order)
         var events: [OrderSideEvent] = []
         if order.status != before.status {
-            events.append(OrderSideEvent(topic: BusContract.Topics.orderStatus + order.status.rawValue, type: "order.status",
+            events.append(OrderSideEvent(topic: Events.orderStatus.topic + order.status.rawValue, type: Events.orderStatus.type,
                                          data: EncodedStatusChange(document: document, previousStatus: before.status)))
         }
         events += sideEvents(before, order)

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Geo
 import GRDB
+import RideContract
 import RideModels
 import Storage
 import Synchronization
@@ -92,7 +93,7 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
                 """, [order.id, order.status.rawValue, order.rider.id, order.driver?.id, order.version, order.pickup.latitude,
                       order.pickup.longitude, OrderRows.milliseconds(order.createdAt), String(decoding: document, as: UTF8.self)])
             try Self.replaceOffers(db, order)
-            try Outbox.append(db, topic: BusContract.Topics.orderStatus + order.status.rawValue, type: "order.status",
+            try Outbox.append(db, topic: Events.orderStatus.topic + order.status.rawValue, type: Events.orderStatus.type,
                               data: EncodedStatusChange(document: document, previousStatus: nil), time: order.updatedAt)
         }
         remember(order)

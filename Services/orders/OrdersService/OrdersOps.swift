@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Geo
 import Logging
+import RideContract
 import RideModels
 import Storage
 import Wire
@@ -35,29 +36,29 @@ struct OrdersOps {
 
     func router(instance: String) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.orders, instance: instance)
-        router.on("create") { (params: CreateOrderParams, _) -> Replied<Order> in try await create(params) }
-        router.on("get") { (params: OrderParams, _) -> Order in
+        router.on(Ops.Orders.create) { (params: CreateOrderParams, _) -> Replied<Order> in try await create(params) }
+        router.on(Ops.Orders.get) { (params: OrderParams, _) -> Order in
             let order = try await existing(params.id)
             guard OrderStateMachine.canView(order.facts, by: OrderActor(params.caller)) else { throw forbidden("this order is not yours") }
             return order
         }
-        router.on("list") { (params: ListOrdersParams, _) -> OrderList in try await list(params) }
-        router.on("accept") { (params: OrderParams, _) -> Order in try await accept(params) }
-        router.on("decline") { (params: OrderParams, _) -> Order in try await decline(params) }
-        router.on("start_ride") { (params: OrderParams, _) -> Order in try await transition(.startRide, params) }
-        router.on("end_ride") { (params: OrderParams, _) -> Order in try await endRide(params) }
-        router.on("cancel") { (params: OrderParams, _) -> Order in
+        router.on(Ops.Orders.list) { (params: ListOrdersParams, _) -> OrderList in try await list(params) }
+        router.on(Ops.Orders.accept) { (params: OrderParams, _) -> Order in try await accept(params) }
+        router.on(Ops.Orders.decline) { (params: OrderParams, _) -> Order in try await decline(params) }
+        router.on(Ops.Orders.startRide) { (params: OrderParams, _) -> Order in try await transition(.startRide, params) }
+        router.on(Ops.Orders.endRide) { (params: OrderParams, _) -> Order in try await endRide(params) }
+        router.on(Ops.Orders.cancel) { (params: OrderParams, _) -> Order in
             if let reason = params.reason, reason.count > 500 { throw ServiceError.unprocessable("invalid_params", "reason: must be at most 500 characters") }
             return try await transition(.cancel, params) { order in
                 order.cancelReason = params.reason
                 order.offeredTo = []
             }
         }
-        router.on("estimate") { (params: EstimateParams, _) -> FareEstimate in try await estimate(params) }
-        router.on("send_message") { (params: SendMessageParams, _) -> Replied<ChatMessage> in
+        router.on(Ops.Orders.estimate) { (params: EstimateParams, _) -> FareEstimate in try await estimate(params) }
+        router.on(Ops.Orders.sendMessage) { (params: SendMessageParams, _) -> Replied<ChatMessage> in
             Replied(status: Status.created, body: try await sendMessage(params))
         }
-        router.on("messages") { (params: MessagesParams, _) -> ChatMessages in
+        router.on(Ops.Orders.messages) { (params: MessagesParams, _) -> ChatMessages in
             let limit = try Self.limit(params.limit, default: 100, maximum: 500)
             let after = params.after ?? 0
             guard after >= 0 else { throw ServiceError.unprocessable("invalid_params", "after: must be 0 or a message number, got \(after)") }
@@ -65,8 +66,8 @@ struct OrdersOps {
             guard ConversationRules.canRead(params.caller, order) else { throw forbidden("only the rider and the driver of order \(order.id) read its chat") }
             return ChatMessages(orderID: order.id, open: order.status.hasDriver, messages: try await store.messages(orderID: order.id, after: after, limit: limit))
         }
-        router.on("rate") { (params: RateParams, _) -> Order in try await rate(params) }
-        router.on("history") { (params: HistoryParams, _) -> RideHistory in
+        router.on(Ops.Orders.rate) { (params: RateParams, _) -> Order in try await rate(params) }
+        router.on(Ops.Orders.history) { (params: HistoryParams, _) -> RideHistory in
             let limit = try Self.limit(params.limit, default: 20, maximum: 100)
             var before: HistoryCursor?
             if let text = params.before {
@@ -77,7 +78,7 @@ struct OrdersOps {
             }
             return try await store.history(of: params.caller, before: before, limit: limit)
         }
-        router.on("earnings") { (params: EarningsParams, _) -> DriverEarnings in
+        router.on(Ops.Orders.earnings) { (params: EarningsParams, _) -> DriverEarnings in
             guard params.caller.role == .driver else { throw forbidden("earnings are a driver's") }
             let days = params.days ?? 7
             guard (1...366).contains(days) else { throw ServiceError.unprocessable("invalid_params", "days: must be from 1 to 366, got \(days)") }
@@ -85,7 +86,7 @@ struct OrdersOps {
             let perDay = try await store.earnings(driverID: params.caller.id, from: first)
             return DriverEarnings(driverID: params.caller.id, currency: fares.currency, days: perDay, totalCents: perDay.reduce(0) { $0 + $1.earningsCents })
         }
-        router.on("payment") { (params: OrderParams, _) -> Payment in
+        router.on(Ops.Orders.payment) { (params: OrderParams, _) -> Payment in
             let order = try await existing(params.id)
             guard OrderStateMachine.canView(order.facts, by: OrderActor(params.caller)) else { throw forbidden("this order is not yours") }
             guard let payment = try await store.payment(orderID: order.id) else {
@@ -93,11 +94,11 @@ struct OrdersOps {
             }
             return payment
         }
-        router.on("events") { (query: EventsQuery, _) -> EventsPage in
+        router.on(Ops.Orders.events) { (query: EventsQuery, _) -> EventsPage in
             try await store.eventLog.page(source: BusContract.Service.orders, query: query)
         }
         // For operators (the gateway's dashboard), like `events`: no caller, nothing personal beyond names.
-        router.on("stats") { (params: StatsParams, _) -> OrderStats in
+        router.on(Ops.Orders.stats) { (params: StatsParams, _) -> OrderStats in
             let limit = params.openLimit ?? 200
             guard (0...1000).contains(limit) else { throw ServiceError.unprocessable("invalid_params", "open_limit: must be from 0 to 1000, got \(limit)") }
             return try await store.stats(openLimit: limit)
@@ -171,7 +172,7 @@ struct OrdersOps {
         guard let tripID = current.tripID else { throw ServiceError(status: 500, code: "internal", message: "order \(params.id) has no dropoff trip") }
         let trip: Trip
         do {
-            trip = try await platform.call(BusContract.Service.trips, "complete", TripIDParams(tripID: tripID), as: Trip.self)
+            trip = try await platform.call(Ops.Trips.complete, TripIDParams(tripID: tripID))
         } catch {
             throw ServiceError(status: Status.unavailable, code: "trips_unavailable", message: "the ride's trip could not be completed (\(error)); try again")
         }
@@ -230,7 +231,7 @@ struct OrdersOps {
     @Sendable static func offeredEvents(before: Order, after: Order) -> [OrderSideEvent] {
         let fresh = after.offeredTo.filter { !before.offeredTo.contains($0) }
         guard after.status == .new, !fresh.isEmpty else { return [] }
-        return [OrderSideEvent(topic: BusContract.Topics.orderOffered, type: "order.offered",
+        return [OrderSideEvent(topic: Events.orderOffered.topic, type: Events.orderOffered.type,
                                      data: OrderOffered(orderID: after.id, drivers: fresh, pickup: after.pickup, round: after.dispatchRound ?? 1))]
     }
 
@@ -242,7 +243,7 @@ struct OrdersOps {
                 let given = caller.role == .rider ? after.ratingByRider : after.ratingByDriver
                 let already = caller.role == .rider ? before.ratingByRider : before.ratingByDriver
                 guard let given, already == nil, let ratee = ConversationRules.otherParty(of: caller, on: after) else { return [] }
-                return [OrderSideEvent(topic: BusContract.Topics.orderRated, type: "order.rated",
+                return [OrderSideEvent(topic: Events.orderRated.topic, type: Events.orderRated.type,
                                              data: OrderRated(orderID: after.id, raterID: caller.id, raterRole: caller.role, rateeID: ratee, rating: given))]
             }) { order in
                 if case .failure(let refusal) = ConversationRules.ratee(of: caller, on: order) { throw Self.error(refusal) }
@@ -302,7 +303,7 @@ struct OrdersOps {
             case (let place?, nil): return place
             case (nil, let id?):
                 if saved == nil {
-                    saved = try await platform.call(BusContract.Service.users, "places", PlacesParams(userID: caller.id), as: SavedPlaces.self).places
+                    saved = try await platform.call(Ops.Users.places, PlacesParams(userID: caller.id)).places
                 }
                 guard let found = saved?.first(where: { $0.id == id }) else {
                     throw ServiceError.unprocessable("invalid_params", "\(field)_place_id: no saved place \(id.prefix(64)) of this user")
@@ -325,7 +326,7 @@ struct OrdersOps {
         let center = GeoPoint(latitude: place.latitude, longitude: place.longitude)
         let query = NearbyQuery(location: GeoJSONPoint(center), radius: surge.radius, limit: 100, availableOnly: true)
         do {
-            async let drivers = platform.call(BusContract.Service.tracking, "nearby", query, as: NearbyResult.self, timeout: .seconds(2)).devices.count
+            async let drivers = platform.call(Ops.Tracking.nearby, query, timeout: .seconds(2)).devices.count
             let waiting = try await store.waitingOrders(near: center, radius: surge.radius) + extra
             return surge.multiplier(waitingOrders: waiting, availableDrivers: try await drivers)
         } catch {
@@ -393,7 +394,7 @@ struct OrdersOps {
 
     /// The user `id` as `users` knows them; 422 when there is none or the role differs.
     func user(_ id: String, role: UserRole) async throws -> User {
-        let reply = try await platform.callRaw(BusContract.Service.users, "get", json: JSONCoding.encode(UserIDParams(id: id)))
+        let reply = try await platform.callRaw(Ops.Users.get, json: JSONCoding.encode(UserIDParams(id: id)))
         if reply.status == Status.notFound { throw ServiceError.unprocessable("unknown_user", "caller.id: no \(role.rawValue) with id \(id)") }
         if let error = reply.serviceError { throw error }
         let user = try JSONCoding.decode(User.self, from: reply.json)
@@ -434,7 +435,7 @@ struct OrdersOps {
                                 radius: radius, limit: max(10, (count + declined.count) * 2), availableOnly: true)
         let result: NearbyResult
         do {
-            result = try await platform.call(BusContract.Service.tracking, "nearby", query, as: NearbyResult.self, timeout: .seconds(2))
+            result = try await platform.call(Ops.Tracking.nearby, query, timeout: .seconds(2))
         } catch {
             logger.warning("dispatch: tracking.nearby failed; the order waits unoffered", metadata: ["error": "\(error)"])
             return []

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Logging
+import RideContract
 import RideModels
 import Storage
 
@@ -17,7 +18,7 @@ enum OrdersReactor {
             if source == BusContract.Service.orders {
                 return try await store.eventLog.page(source: source, query: EventsQuery(after: after, limit: limit))
             }
-            return try await platform.call(source, "events", EventsQuery(after: after, limit: limit), as: EventsPage.self)
+            return try await platform.call(Ops.events(of: source), EventsQuery(after: after, limit: limit))
         }, handle: { event in
             switch event.data {
             case .order(let change): await reactions.react(to: change.order)

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Logging
+import RideContract
 import RideModels
 import ServiceKit
 import Storage
@@ -38,7 +39,7 @@ public struct OrdersServer: Sendable {
         // Every topic of both sources (not just the arrivals of `trips`): only then is a sequence
         // gap a missed event rather than one not subscribed to.
         let statusEvents = try await EventSubscriber<LifecycleEvent>(
-            endpoint: settings.sub, prefixes: [BusContract.Topics.orderEvents, "trip."], logger: logger)
+            endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], logger: logger)
         let reactor = OrdersReactor.make(reactions: OrderReactions(store: store, platform: platform, relay: relay, payments: payments, logger: logger),
                                          store: store, platform: platform, subscriber: statusEvents, logger: logger)
         let worker = ServiceWorker(broker: settings.broker, router: ops.router(instance: instance), options: workerOptions, logger: logger)

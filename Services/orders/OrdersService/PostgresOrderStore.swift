@@ -3,6 +3,7 @@ import Foundation
 import Geo
 import Logging
 import PostgresNIO
+import RideContract
 import RideModels
 import Storage
 import Wire
@@ -48,7 +49,7 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
                 throw OrderStoreFailure.openOrderExists(open ?? order.id)
             }
             try await Self.replaceOffers(connection, order, logger: logger)
-            try await PostgresOutbox.append(connection, topic: BusContract.Topics.orderStatus + order.status.rawValue, type: "order.status",
+            try await PostgresOutbox.append(connection, topic: Events.orderStatus.topic + order.status.rawValue, type: Events.orderStatus.type,
                                             data: EncodedStatusChange(document: document, previousStatus: nil), time: order.updatedAt, logger: logger)
         }
     }
@@ -159,7 +160,7 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
             let message = try make(order, number)
             try await connection.run("INSERT INTO messages (order_id, number, document) VALUES (\(orderID), \(number), \(try JSONCoding.encodeText(message)))",
                                      logger: logger)
-            try await PostgresOutbox.append(connection, topic: BusContract.Topics.orderMessage + orderID, type: "order.message",
+            try await PostgresOutbox.append(connection, topic: Events.orderMessage.topic + orderID, type: Events.orderMessage.type,
                                             data: ChatMessageSent(message: message), time: now, logger: logger)
             return message
         }
@@ -202,7 +203,7 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
                 let stored = try await connection.first("SELECT document FROM payments WHERE order_id = \(payment.orderID)", as: String.self, logger: logger)
                 return (try stored.map { try JSONCoding.decode(Payment.self, fromText: $0) } ?? payment, false)
             }
-            try await PostgresOutbox.append(connection, topic: BusContract.Topics.orderPaid, type: "order.paid", data: OrderPaid(payment: payment),
+            try await PostgresOutbox.append(connection, topic: Events.orderPaid.topic, type: Events.orderPaid.type, data: OrderPaid(payment: payment),
                                             time: payment.capturedAt, logger: logger)
             return (payment, true)
         }

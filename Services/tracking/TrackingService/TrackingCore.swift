@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Geo
+import RideContract
 import RideModels
 import Wire
 
@@ -46,15 +47,15 @@ public struct DeviceEvent: Sendable, Equatable {
 
     public var topic: String {
         switch payload {
-        case .location: BusContract.Topics.deviceLocation + deviceID
-        case .status: BusContract.Topics.deviceStatus + deviceID
+        case .location: Events.deviceLocation.topic + deviceID
+        case .status: Events.deviceStatus.topic + deviceID
         }
     }
 
     public var type: String {
         switch payload {
-        case .location: "device.location"
-        case .status: "device.status"
+        case .location: Events.deviceLocation.type
+        case .status: Events.deviceStatus.type
         }
     }
 }

@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import RideContract
 import RideModels
 import Wire
 
@@ -21,18 +22,18 @@ enum TrackingOps {
         let shard = pipeline.shard
         var router = OpRouter(service: service, instance: instance)
 
-        router.on("nearby") { (query: NearbyQuery, _) -> NearbyResult in
+        router.on(Ops.Tracking.nearby) { (query: NearbyQuery, _) -> NearbyResult in
             try validate(query)
             return NearbyResult(devices: state.nearby(query, now: Date()))
         }
 
-        router.on("device") { (params: DeviceParams, _) -> DeviceInfo in
+        router.on(Ops.Tracking.device) { (params: DeviceParams, _) -> DeviceInfo in
             try checkKept(params.deviceID, by: shard)
             guard let record = state.record(params.deviceID) else { throw unknownDevice(params.deviceID) }
             return record.info
         }
 
-        router.on("set_availability") { (params: SetAvailabilityParams, _) -> DeviceInfo in
+        router.on(Ops.Tracking.setAvailability) { (params: SetAvailabilityParams, _) -> DeviceInfo in
             try checkKept(params.deviceID, by: shard)
             guard let change = state.setAvailability(deviceID: params.deviceID, available: params.available, now: Date()) else {
                 throw unknownDevice(params.deviceID)
@@ -43,7 +44,7 @@ enum TrackingOps {
             return change.record.info
         }
 
-        router.on("locations") { (params: LocationsParams, _) -> LocationHistory in
+        router.on(Ops.Tracking.locations) { (params: LocationsParams, _) -> LocationHistory in
             try checkKept(params.deviceID, by: shard)
             guard state.record(params.deviceID) != nil else { throw unknownDevice(params.deviceID) }
             let limit = params.limit ?? 1000
@@ -56,7 +57,7 @@ enum TrackingOps {
             return try await store.history(deviceID: params.deviceID, from: params.from, to: params.to, limit: limit)
         }
 
-        router.on("ingest") { (batch: IngestBatch, _) -> IngestAck in
+        router.on(Ops.Tracking.ingest) { (batch: IngestBatch, _) -> IngestAck in
             guard let deviceID = batch.deviceID else {
                 throw ServiceError.unprocessable("invalid_params", "device_id: required field is missing")
             }
@@ -77,7 +78,7 @@ enum TrackingOps {
         var router = OpRouter(service: BusContract.Service.tracking, instance: instance)
         let shard = peers.shard
 
-        router.on("nearby") { (query: NearbyQuery, context) -> NearbyResult in
+        router.on(Ops.Tracking.nearby) { (query: NearbyQuery, context) -> NearbyResult in
             try validate(query)
             async let others = peers.nearby(query, logger: context.logger)
             let own = state.nearby(query, now: Date())

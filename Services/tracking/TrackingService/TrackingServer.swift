@@ -3,6 +3,7 @@ import Bus
 import Foundation
 import Logging
 import PostgresNIO
+import RideContract
 import RideModels
 import ServiceKit
 import ServiceLifecycle
@@ -124,11 +125,11 @@ struct DeviceCommandForwarder: Service {
     let logger: Logger
 
     func run() async throws {
-        let subscriber = try await EventSubscriber<DeviceCommandEvent>(endpoint: endpoint, prefixes: [BusContract.Topics.deviceCommand], logger: logger)
+        let subscriber = try await EventSubscriber<DeviceCommandEvent>(endpoint: endpoint, prefixes: [Events.deviceCommand.topic], logger: logger)
         await withGracefulShutdownHandler {
             for await batch in subscriber.deliveries {
                 for case .event(let received) in batch {
-                    let deviceID = String(received.topic.dropFirst(BusContract.Topics.deviceCommand.count))
+                    let deviceID = String(received.topic.dropFirst(Events.deviceCommand.topic.count))
                     guard shard.owns(deviceID) else { continue }
                     ingest.deliver(received.event.data, to: deviceID)
                 }

@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import RideContract
 import RideModels
 import Synchronization
 import Wire
@@ -51,7 +52,7 @@ enum DeviceEventEncoding {
         case .location(let location): data = location.jsonBytes
         case .status(let status): data = try JSONCoding.encode(status)
         }
-        return EnvelopeWriter.write(id: EventID.next(), source: BusContract.deviceSource(event.deviceID),
+        return EnvelopeWriter.write(id: EventID.next(), source: Events.deviceSource(event.deviceID),
                                     type: event.type, time: event.time, sequence: event.sequence, data: data)
     }
 }

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Geo
 import Logging
+import RideContract
 import RideModels
 import ServiceLifecycle
 import Storage
@@ -34,7 +35,7 @@ public actor TripWatcher {
     func watch(_ trip: LiveTrip) {
         live[trip.trip.tripID] = trip
         let device = trip.trip.deviceID
-        if tripsByDevice[device, default: []].isEmpty { subscriber.subscribe(BusContract.Topics.deviceLocation + device) }
+        if tripsByDevice[device, default: []].isEmpty { subscriber.subscribe(Events.deviceLocation.topic + device) }
         tripsByDevice[device, default: []].insert(trip.trip.tripID)
         silence.watch(device, since: trip.trip.startedAt, now: Date())
     }
@@ -69,7 +70,7 @@ public actor TripWatcher {
         if tripsByDevice[device]?.isEmpty == true {
             tripsByDevice[device] = nil
             silence.forget(device)
-            subscriber.unsubscribe(BusContract.Topics.deviceLocation + device)
+            subscriber.unsubscribe(Events.deviceLocation.topic + device)
         }
     }
 
@@ -199,7 +200,7 @@ struct TripWatcherService: Service {
     /// already changes nothing). Returns how many locations it read and how many arrivals they made.
     func catchUp(deviceID: String, from: Date) async throws -> (locations: Int, arrivals: Int) {
         let history = LocationsParams(deviceID: deviceID, from: from, limit: 10_000)
-        let missed = try await platform.call(BusContract.Service.tracking, "locations", history, as: LocationHistory.self)
+        let missed = try await platform.call(Ops.Tracking.locations, history)
         var arrivals = 0
         for location in missed.locations {
             arrivals += await watcher.handle(deviceID: deviceID, fix: TrackPoint(location), catchingUp: true)

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Geo
 import Logging
+import RideContract
 import RideModels
 import Storage
 
@@ -16,22 +17,22 @@ struct TripsOps {
 
     func router(instance: String) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.trips, instance: instance)
-        router.on("create") { (params: CreateTripParams, _) -> Replied<Trip> in
+        router.on(Ops.Trips.create) { (params: CreateTripParams, _) -> Replied<Trip> in
             let (trip, created) = try await create(params)
             return Replied(status: created ? Status.created : Status.ok, body: trip)
         }
-        router.on("get") { (params: TripIDParams, _) -> Trip in
+        router.on(Ops.Trips.get) { (params: TripIDParams, _) -> Trip in
             guard let trip = try await store.trip(id: params.tripID) else { throw unknownTrip(params.tripID) }
             return trip
         }
-        router.on("get_by_share") { (params: ShareIDParams, _) -> Trip in
+        router.on(Ops.Trips.getByShare) { (params: ShareIDParams, _) -> Trip in
             guard ShareID.isValid(params.shareID), let trip = try await store.trip(shareID: params.shareID) else {
                 throw ServiceError.notFound("unknown_share", "no trip is shared as \(params.shareID.prefix(20))")
             }
             return trip
         }
-        router.on("complete") { (params: TripIDParams, _) -> Trip in try await complete(params.tripID) }
-        router.on("events") { (query: EventsQuery, _) -> EventsPage in
+        router.on(Ops.Trips.complete) { (params: TripIDParams, _) -> Trip in try await complete(params.tripID) }
+        router.on(Ops.Trips.events) { (query: EventsQuery, _) -> EventsPage in
             try await store.eventLog.page(source: BusContract.Service.trips, query: query)
         }
         return router
@@ -64,7 +65,7 @@ struct TripsOps {
         let history = LocationsParams(deviceID: trip.deviceID, from: trip.startedAt, limit: 10_000)
         let track: [TrackPoint]
         do {
-            track = try await platform.call(BusContract.Service.tracking, "locations", history, as: LocationHistory.self).locations.map(TrackPoint.init)
+            track = try await platform.call(Ops.Tracking.locations, history).locations.map(TrackPoint.init)
         } catch let error as ServiceError where error.status == Status.notFound {
             track = []  // a device that never reported: an empty route
         }
@@ -81,7 +82,7 @@ struct TripsOps {
     /// tracking knows it.
     func startingFix(of deviceID: String) async -> TrackPoint? {
         if let fix = await watcher.latestFix(of: deviceID) { return fix }
-        let device = try? await platform.call(BusContract.Service.tracking, "device", DeviceParams(deviceID: deviceID), as: DeviceInfo.self, timeout: .seconds(2))
+        let device = try? await platform.call(Ops.Tracking.device, DeviceParams(deviceID: deviceID), timeout: .seconds(2))
         return device?.location.map(TrackPoint.init)
     }
 

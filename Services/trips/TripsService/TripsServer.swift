@@ -2,6 +2,7 @@ import Geo
 import Bus
 import Foundation
 import Logging
+import RideContract
 import RideModels
 import ServiceKit
 import Storage
@@ -25,7 +26,7 @@ public struct TripsServer: Sendable {
         let model = RouteModel()
         let watcher = TripWatcher(store: store, relay: relay, subscriber: subscriber, model: model, logger: logger)
         // Other instances' trips: adopted when created, let go when completed.
-        let trips = try await EventSubscriber<TripEvent>(endpoint: settings.sub, prefixes: [BusContract.Topics.tripCreated, BusContract.Topics.tripCompleted],
+        let trips = try await EventSubscriber<TripEvent>(endpoint: settings.sub, prefixes: [Events.tripCreated.topic, Events.tripCompleted.topic],
                                                          logger: logger)
         let watching = TripWatcherService(watcher: watcher, store: store, platform: platform, subscriber: subscriber, trips: trips, logger: logger)
         let instance = UUID().uuidString.lowercased()

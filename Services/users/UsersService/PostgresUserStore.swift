@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Logging
 import PostgresNIO
+import RideContract
 import RideModels
 import Storage
 import Synchronization
@@ -66,7 +67,7 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
                 ON CONFLICT (phone_number) DO NOTHING RETURNING 1
                 """, logger: logger)
             guard inserted == 1 else { throw UserStoreFailure.phoneTaken }
-            return try await PostgresOutbox.append(connection, topic: BusContract.Topics.userRegistered, type: BusContract.Topics.userRegistered,
+            return try await PostgresOutbox.append(connection, topic: Events.userRegistered.topic, type: Events.userRegistered.type,
                                                    data: UserRegistered(user: user), time: user.createdAt, logger: logger)
         }
         counted.withLock { $0.count += 1 }

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Logging
+import RideContract
 import RideModels
 import ServiceKit
 import Storage
@@ -23,7 +24,7 @@ enum RatingsReactor {
 
     static func make(store: any UserStorage, platform: ServiceClient, subscriber: EventSubscriber<OrdersEvent>, logger: Logger) -> EventReactor<OrdersEvent> {
         EventReactor(name: "ratings", sources: [BusContract.Service.orders], cursors: store, subscriber: subscriber, logger: logger, fetch: { source, after, limit in
-            try await platform.call(source, "events", EventsQuery(after: after, limit: limit), as: EventsPage.self)
+            try await platform.call(Ops.events(of: source), EventsQuery(after: after, limit: limit))
         }, handle: { event in
             guard case .rated(let rated) = event.data else { return }
             // Retried until stored (the watermark waits for it): counting is idempotent, so a retry is safe.

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import GRDB
+import RideContract
 import RideModels
 import Storage
 import Synchronization
@@ -116,7 +117,7 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [user.id, user.role.rawValue, user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate,
                                  passwordHash, UserRow.milliseconds(user.createdAt), UserRow.milliseconds(user.createdAt)])
-            return try Outbox.append(db, topic: BusContract.Topics.userRegistered, type: BusContract.Topics.userRegistered,
+            return try Outbox.append(db, topic: Events.userRegistered.topic, type: Events.userRegistered.type,
                                      data: UserRegistered(user: user), time: user.createdAt)
         }
         storedCount.add(1, ordering: .relaxed)

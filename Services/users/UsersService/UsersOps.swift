@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import RideContract
 import RideModels
 import Storage
 
@@ -19,7 +20,7 @@ enum UsersOps {
             return user
         }
 
-        router.on("register") { (params: RegisterParams, _) -> Replied<User> in
+        router.on(Ops.Users.register) { (params: RegisterParams, _) -> Replied<User> in
             if let problem = UserRules.problem(with: params) { throw ServiceError.unprocessable("invalid_params", problem) }
             if let stored = try await store.credentials(phoneNumber: params.phoneNumber) {
                 return Replied(status: Status.ok, body: try await earlier(params, stored))
@@ -37,7 +38,7 @@ enum UsersOps {
             return Replied(status: Status.created, body: user)
         }
 
-        router.on("login") { (params: LoginParams, _) -> Session in
+        router.on(Ops.Users.login) { (params: LoginParams, _) -> Session in
             let found = try await store.credentials(phoneNumber: params.phoneNumber)
             // An unknown phone number costs the same hash as a wrong password: timing tells nothing.
             let matches = try await slow.run { () -> Bool in
@@ -54,7 +55,7 @@ enum UsersOps {
             return Session(token: token, expiresAt: expiresAt, user: user)
         }
 
-        router.on("authenticate") { (params: AuthenticateParams, _) -> User in
+        router.on(Ops.Users.authenticate) { (params: AuthenticateParams, _) -> User in
             switch signer.verify(params.token) {
             case .failure(let rejection):
                 throw ServiceError.unauthorized(rejection == .expired ? "token_expired" : "invalid_token", rejection.description)
@@ -66,12 +67,12 @@ enum UsersOps {
             }
         }
 
-        router.on("get") { (params: UserIDParams, _) -> User in
+        router.on(Ops.Users.get) { (params: UserIDParams, _) -> User in
             guard let user = try await store.user(id: params.id) else { throw unknownUser(params.id) }
             return user
         }
 
-        router.on("update") { (params: UpdateUserParams, _) -> User in
+        router.on(Ops.Users.update) { (params: UpdateUserParams, _) -> User in
             guard let current = try await store.user(id: params.id) else { throw unknownUser(params.id) }
             if let problem = UserRules.problem(with: params, role: current.role) { throw ServiceError.unprocessable("invalid_params", problem) }
             let hash = try await params.password.asyncMap { password in try await slow.run { try hasher.hash(password) } }
@@ -85,7 +86,7 @@ enum UsersOps {
         }
 
         // Saved places. The caller (the gateway) has authenticated the user and passes their id.
-        router.on("save_place") { (params: SavePlaceParams, _) -> Replied<SavedPlace> in
+        router.on(Ops.Users.savePlace) { (params: SavePlaceParams, _) -> Replied<SavedPlace> in
             if let problem = UserRules.problem(with: params) { throw ServiceError.unprocessable("invalid_params", problem) }
             let place = SavedPlace(id: "pl-" + String(format: "%012llx", UInt64.random(in: 0..<(1 << 48))), userID: params.userID, label: params.label,
                                    name: params.name ?? params.label.rawValue, place: params.place, createdAt: Date())
@@ -97,10 +98,10 @@ enum UsersOps {
                 throw ServiceError.conflict("too_many_places", "user \(params.userID) has \(count) saved places, the most allowed; delete one first")
             }
         }
-        router.on("places") { (params: PlacesParams, _) -> SavedPlaces in
+        router.on(Ops.Users.places) { (params: PlacesParams, _) -> SavedPlaces in
             SavedPlaces(places: try await store.places(userID: params.userID))
         }
-        router.on("delete_place") { (params: PlacesParams, _) -> SavedPlaces in
+        router.on(Ops.Users.deletePlace) { (params: PlacesParams, _) -> SavedPlaces in
             guard let id = params.id else { throw ServiceError.unprocessable("invalid_params", "id: required, the saved place to delete") }
             do {
                 try await store.deletePlace(userID: params.userID, id: id)
@@ -110,7 +111,7 @@ enum UsersOps {
             return SavedPlaces(places: try await store.places(userID: params.userID))
         }
 
-        router.on("events") { (query: EventsQuery, _) -> EventsPage in
+        router.on(Ops.Users.events) { (query: EventsQuery, _) -> EventsPage in
             try await store.eventLog.page(source: BusContract.Service.users, query: query)
         }
         return router

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Logging
+import RideContract
 import ServiceKit
 import Storage
 
@@ -32,7 +33,7 @@ public struct UsersServer: Sendable {
         let worker = ServiceWorker(broker: settings.broker, router: router, options: workerOptions, logger: logger)
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)
         // Every topic of orders, so a sequence gap is a missed event, not one not subscribed to.
-        let ordersEvents = try await EventSubscriber<RatingsReactor.OrdersEvent>(endpoint: settings.sub, prefixes: [BusContract.Topics.orderEvents], logger: logger)
+        let ordersEvents = try await EventSubscriber<RatingsReactor.OrdersEvent>(endpoint: settings.sub, prefixes: [Events.orderRoot], logger: logger)
         let ratings = RatingsReactor.make(store: store, platform: platform, subscriber: ordersEvents, logger: logger)
         let users = metrics.gauge("ride_users_users", "Users registered.")
         metrics.onScrape { users.set(Double(store.count)) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Bus
 import Foundation
+import RideContract
 import ServiceKit
 import Wire
 
@@ -68,7 +69,7 @@ struct TailCommand: AsyncParsableCommand {
             for delivery in batch {
                 switch delivery {
                 case .event(let received):
-                    if case .gap(let gap) = received.sequence, BusContract.prefixes(subscribed, cover: received.event.source) {
+                    if case .gap(let gap) = received.sequence, Events.prefixes(subscribed, cover: received.event.source) {
                         let text = "warning: sequence gap: \(gap)\n"
                         err += warnColor ? ANSI.yellow(text) : text
                     }

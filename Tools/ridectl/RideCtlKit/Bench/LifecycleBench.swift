@@ -1,3 +1,4 @@
+import RideContract
 import Synchronization
 import ArgumentParser
 import Bus
@@ -56,7 +57,7 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
             options.timeout = .seconds(30)
             let client = try await ServiceClient(broker: platform.broker, options: options, logger: CLILogging.logger)
             let lanes = try await LifecycleLanes.prepare(count: concurrent, client: client)
-            let subscriber = try await EventSubscriber<LifecycleEvent>(endpoint: platform.egress, prefixes: [BusContract.Topics.orderStatus, BusContract.Topics.tripDestinationArrival],
+            let subscriber = try await EventSubscriber<LifecycleEvent>(endpoint: platform.egress, prefixes: [Events.orderStatus.topic, Events.tripDestinationArrival.topic],
                                                                  logger: CLILogging.logger)
             let watch = RideWatch()
             let consumer = Task {
@@ -153,19 +154,19 @@ struct LifecycleLane: Sendable {
         var rides = Rides()
         while ContinuousClock.now < deadline {
             do {
-                let order = try await client.call(BusContract.Service.orders, "create",
+                let order = try await client.call(Ops.Orders.create,
                                                   CreateOrderParams(caller: .rider(rider), pickup: Place(latitude: pickup.latitude, longitude: pickup.longitude),
-                                                                    dropoff: Place(latitude: dropoff.latitude, longitude: dropoff.longitude)), as: Order.self)
+                                                                    dropoff: Place(latitude: dropoff.latitude, longitude: dropoff.longitude)))
                 let params = OrderParams(caller: .driver(driver), id: order.id)
-                _ = try await client.call(BusContract.Service.orders, "accept", params, as: Order.self)
+                _ = try await client.call(Ops.Orders.accept, params)
                 try await watch.wait(order.id, .pickingUp)
                 try await report(at: pickup, client: client)
                 try await watch.wait(order.id, .reachedPickup)
-                _ = try await client.call(BusContract.Service.orders, "start_ride", params, as: Order.self)
+                _ = try await client.call(Ops.Orders.startRide, params)
                 try await watch.wait(order.id, .droppingOff)
                 try await report(at: dropoff, client: client)
                 try await watch.wait(order.id, .reachedDropoff)
-                _ = try await client.call(BusContract.Service.orders, "end_ride", params, as: Order.self)
+                _ = try await client.call(Ops.Orders.endRide, params)
                 rides.completedAt.append(ContinuousClock.now)
             } catch {
                 rides.stuck = 1
@@ -177,8 +178,8 @@ struct LifecycleLane: Sendable {
 
     func report(at point: GeoPoint, client: ServiceClient) async throws {
         let fix = DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: clock.next(), accuracy: 5, speed: 10)
-        _ = try await client.call(BusContract.Service.tracking, "ingest",
-                                  IngestBatch(publishableKey: "pk_dev_ridesharing", deviceID: device, batchID: 1, locations: [fix]), as: IngestAck.self)
+        _ = try await client.call(Ops.Tracking.ingest,
+                                  IngestBatch(publishableKey: "pk_dev_ridesharing", deviceID: device, batchID: 1, locations: [fix]))
     }
 }
 
@@ -204,19 +205,19 @@ enum LifecycleLanes {
                 group.addTask {
                     let phone = { (role: Int) in "+39\(role)\(String(format: "%05d%05d", run, index))" }
                     let device = "bench-\(run)-\(index)"
-                    let rider = try await client.call(BusContract.Service.users, "register",
-                                                      RegisterParams(role: .rider, name: "Rider \(index)", phoneNumber: phone(1), password: "bench-rider"), as: User.self)
-                    let driver = try await client.call(BusContract.Service.users, "register",
+                    let rider = try await client.call(Ops.Users.register,
+                                                      RegisterParams(role: .rider, name: "Rider \(index)", phoneNumber: phone(1), password: "bench-rider"))
+                    let driver = try await client.call(Ops.Users.register,
                                                        RegisterParams(role: .driver, name: "Driver \(index)", phoneNumber: phone(2), password: "bench-driver",
-                                                                      deviceID: device, car: Car(model: "Bench", licensePlate: "B \(index)")), as: User.self)
+                                                                      deviceID: device, car: Car(model: "Bench", licensePlate: "B \(index)")))
                     let pickup = origin.destination(bearing: 90, distance: Double(index % side) * 5000).destination(bearing: 0, distance: Double(index / side) * 5000)
                     let lane = LifecycleLane(rider: rider.id, driver: driver.id, device: device, pickup: pickup,
                                              dropoff: pickup.destination(bearing: 0, distance: 1000), clock: FixTimes())
                     let start = pickup.destination(bearing: 180, distance: 500)
-                    _ = try await client.call(BusContract.Service.tracking, "ingest", IngestBatch(
+                    _ = try await client.call(Ops.Tracking.ingest, IngestBatch(
                         publishableKey: "pk_dev_ridesharing", deviceID: device, batchID: 1,
                         device: DeviceIntents(name: driver.name, metadata: ["user_id": .string(driver.id)], tracking: true, available: true, changedAt: Date()),
-                        locations: [DeviceLocation(latitude: start.latitude, longitude: start.longitude, recordedAt: lane.clock.next(), accuracy: 5)]), as: IngestAck.self)
+                        locations: [DeviceLocation(latitude: start.latitude, longitude: start.longitude, recordedAt: lane.clock.next(), accuracy: 5)]))
                     return lane
                 }
             }

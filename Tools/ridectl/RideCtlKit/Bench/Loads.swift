@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import RideContract
 import ServiceKit
 import Synchronization
 import Wire
@@ -109,7 +110,7 @@ enum CloudEventLoad {
         let producing = Task.detached {
             while !stop.isRequested {
                 for _ in 0..<512 {
-                    _ = try? publisher.publish(topic: "bench.ce.location", type: "device.location", data: sample)
+                    _ = try? publisher.publish(topic: "bench.ce.location", type: Events.deviceLocation.type, data: sample)
                 }
                 // Keep the publisher's queue short: this measures flow, not how much can be buffered.
                 while publisher.counts.published + 50_000 < publisher.nextSequence, !stop.isRequested {

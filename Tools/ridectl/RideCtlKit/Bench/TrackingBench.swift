@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import Geo
+import RideContract
 import RideModels
 import ServiceKit
 import Synchronization
@@ -99,7 +100,7 @@ struct BenchIngestCommand: AsyncParsableCommand {
 
     func run() async throws {
         let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-ingest")
-        let delivered = EventCounter(endpoint: platform.egress, prefix: BusContract.Topics.deviceLocation)
+        let delivered = EventCounter(endpoint: platform.egress, prefix: Events.deviceLocation.topic)
         defer { delivered.stop() }
         try await platform.report(BenchTable(title: "ridectl bench ingest — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(devices) devices, \(rate) locations/s offered, \(seconds) s")) { table in
             let warmUp = 3.0
@@ -251,7 +252,7 @@ enum DriverLoad {
                     let batch = IngestBatch(publishableKey: "pk_dev_ridesharing", deviceID: "driver-\(index)", batchID: 1,
                                             device: DeviceIntents(name: "Driver \(index)", tracking: true, available: index % 5 != 0, changedAt: now),
                                             locations: [DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: now, accuracy: 5)])
-                    let reply = try await client.callRaw(BusContract.Service.tracking, "ingest", json: JSONCoding.encode(batch))
+                    let reply = try await client.callRaw(Ops.Tracking.ingest, json: JSONCoding.encode(batch))
                     if reply.status != 200 { throw ConfigurationError("ingest failed: \(reply.status) \(String(decoding: reply.json, as: UTF8.self))") }
                 }
             }
@@ -283,7 +284,7 @@ enum NearbyLoad {
                         let query = NearbyQuery(location: GeoJSONPoint(center), radius: radius, limit: 10, availableOnly: true)
                         let params = try JSONCoding.encode(query)
                         let began = MonotonicClock.nanoseconds()
-                        let reply = try await client.callRaw(BusContract.Service.tracking, "nearby", json: params)
+                        let reply = try await client.callRaw(Ops.Tracking.nearby, json: params)
                         local.append(Double(MonotonicClock.nanoseconds() - began) / 1000)
                         if reply.status != 200 { throw ConfigurationError("nearby failed: \(reply.status)") }
                     }

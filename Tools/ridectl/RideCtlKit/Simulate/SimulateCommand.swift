@@ -1,3 +1,4 @@
+import RideContract
 import Synchronization
 import ArgumentParser
 import Bus
@@ -98,7 +99,7 @@ enum SimulationRunner {
         var options = MDPClient.Options()
         options.timeout = .seconds(10)
         let client = try await ServiceClient(broker: broker, options: options, logger: logger)
-        let subscriber = try await EventSubscriber<LifecycleEvent>(endpoint: events, prefixes: [BusContract.Topics.orderStatus, BusContract.Topics.tripDestinationArrival],
+        let subscriber = try await EventSubscriber<LifecycleEvent>(endpoint: events, prefixes: [Events.orderStatus.topic, Events.tripDestinationArrival.topic],
                                                                   logger: logger)
         let simulation = Simulation(settings: settings, client: client, logger: logger)
         Output.err("registering \(settings.drivers) drivers and \(settings.riders) riders…\n")
@@ -189,8 +190,7 @@ enum RideLedger {
         for rider in riders {
             var before: String?
             repeat {
-                guard let page = try? await client.call(BusContract.Service.orders, "history", HistoryParams(caller: .rider(rider), before: before, limit: 100),
-                                                        as: RideHistory.self) else { break }
+                guard let page = try? await client.call(Ops.Orders.history, HistoryParams(caller: .rider(rider), before: before, limit: 100)) else { break }
                 total += page.rides.count
                 before = page.nextBefore
             } while before != nil
@@ -204,8 +204,7 @@ enum RideLedger {
         try? await Task.sleep(for: .seconds(1))
         var rides = 0, cents = 0, best = (name: "", cents: 0), currency = "USD"
         for (driver, name) in drivers {
-            guard let earnings = try? await client.call(BusContract.Service.orders, "earnings", EarningsParams(caller: .driver(driver), days: 1),
-                                                        as: DriverEarnings.self) else { continue }
+            guard let earnings = try? await client.call(Ops.Orders.earnings, EarningsParams(caller: .driver(driver), days: 1)) else { continue }
             currency = earnings.currency
             rides += earnings.days.reduce(0) { $0 + $1.rides }
             cents += earnings.totalCents

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Geo
 import Logging
+import RideContract
 import RideModels
 import TrackingSDK
 import Wire
@@ -98,7 +99,7 @@ actor Simulation {
                                             phoneNumber: String(phone.prefix(16)), password: "simulated-ride",
                                             deviceID: isDriver ? "sim-\(run)-\(index)" : nil, car: isDriver ? Car(model: "Prius", licensePlate: "SIM \(index)") : nil)
                 let client = self.client
-                group.addTask { (index, try await client.call(BusContract.Service.users, "register", params, as: User.self, timeout: .seconds(30))) }
+                group.addTask { (index, try await client.call(Ops.Users.register, params, timeout: .seconds(30))) }
             }
             for _ in 0..<min(8, people.count) { launch() }
             while let result = try await group.next() {
@@ -145,7 +146,7 @@ actor Simulation {
             let params = CreateOrderParams(caller: .rider(riderID), pickup: Place(latitude: from.latitude, longitude: from.longitude),
                                            dropoff: Place(latitude: to.latitude, longitude: to.longitude))
             do {
-                let order = try await client.call(BusContract.Service.orders, "create", params, as: Order.self)
+                let order = try await client.call(Ops.Orders.create, params)
                 openOrderOf[riderID] = order.id
                 if rides[order.id] == nil { rides[order.id] = Ride(riderID: riderID, status: .new) }
             } catch {
@@ -219,7 +220,7 @@ actor Simulation {
         announcedShareLinks += 1
         let client = self.client
         Task {
-            guard let trip = try? await client.call(BusContract.Service.trips, "get", TripIDParams(tripID: tripID), as: Trip.self) else { return }
+            guard let trip = try? await client.call(Ops.Trips.get, TripIDParams(tripID: tripID)) else { return }
             // On a terminal, clear the progress line first; it is drawn again on its next tick.
             Output.err((Output.stderrIsTerminal ? "\r\u{1B}[2K" : "") + "ride \(order.id) (\(order.driver?.name ?? "driver") to the pickup), live at \(base)/\(trip.shareID)\n")
         }
@@ -228,8 +229,7 @@ actor Simulation {
     /// Idle drivers look at the orders offered to them (what a driver app shows) and accept one.
     func acceptOffers() async {
         for (id, driver) in drivers where driver.order == nil {
-            guard let offers = try? await client.call(BusContract.Service.orders, "list", ListOrdersParams(caller: .driver(id), status: .new, limit: 5),
-                                                      as: OrderList.self) else { continue }
+            guard let offers = try? await client.call(Ops.Orders.list, ListOrdersParams(caller: .driver(id), status: .new, limit: 5)) else { continue }
             for order in offers.orders where order.offeredTo.contains(id) {
                 if await declines(order, driverID: id) { continue }
                 if await accept(order.id, driverID: id) { break }
@@ -251,7 +251,7 @@ actor Simulation {
     private func declines(_ order: Order, driverID: String) async -> Bool {
         guard order.declinedBy.isEmpty, !declined.contains(order.id), Double.random(in: 0..<1, using: &generator) < settings.declineRate else { return false }
         declined.insert(order.id)
-        let reply = try? await client.callRaw(BusContract.Service.orders, "decline",
+        let reply = try? await client.callRaw(Ops.Orders.decline,
                                               json: JSONCoding.encode(OrderParams(caller: .driver(driverID), id: order.id)))
         guard reply?.status == Status.ok else { return false }
         extras.declines += 1
@@ -272,8 +272,7 @@ actor Simulation {
         let now = Date()
         for (orderID, ride) in rides where ride.status.isOpen && now.timeIntervalSince(ride.seenAt) > after {
             rides[orderID]?.seenAt = now
-            guard let order = try? await client.call(BusContract.Service.orders, "get", OrderParams(caller: .rider(ride.riderID), id: orderID),
-                                                     as: Order.self) else { continue }
+            guard let order = try? await client.call(Ops.Orders.get, OrderParams(caller: .rider(ride.riderID), id: orderID)) else { continue }
             resyncs += 1
             await act(on: order)
         }
@@ -284,7 +283,7 @@ actor Simulation {
         // Marked before the call, not after: a second caller arriving while this one awaits skips.
         guard rides[orderID]?.said.insert(caller.id).inserted == true else { return }
         do {
-            _ = try await client.call(BusContract.Service.orders, "send_message", SendMessageParams(caller: caller, id: orderID, text: text), as: ChatMessage.self)
+            _ = try await client.call(Ops.Orders.sendMessage, SendMessageParams(caller: caller, id: orderID, text: text))
             extras.messages += 1
         } catch {
             rides[orderID]?.said.remove(caller.id)
@@ -296,7 +295,7 @@ actor Simulation {
     private func rate(_ orderID: String, as caller: Caller) async {
         let stars = Int.random(in: 3...5, using: &generator)
         do {
-            _ = try await client.call(BusContract.Service.orders, "rate", RateParams(caller: caller, id: orderID, stars: stars), as: Order.self)
+            _ = try await client.call(Ops.Orders.rate, RateParams(caller: caller, id: orderID, stars: stars))
             extras.ratings += 1
         } catch {
             count("rate failed: \(error)")
@@ -306,7 +305,7 @@ actor Simulation {
     private func accept(_ orderID: String, driverID: String) async -> Bool {
         guard drivers[driverID] != nil, drivers[driverID]?.order == nil else { return false }
         drivers[driverID]?.order = orderID  // held while asking, so this driver takes one order at a time
-        let reply = try? await client.callRaw(BusContract.Service.orders, "accept",
+        let reply = try? await client.callRaw(Ops.Orders.accept,
                                               json: JSONCoding.encode(OrderParams(caller: .driver(driverID), id: orderID)))
         if reply?.status == Status.ok {
             drivers[driverID]?.device.isAvailable = false

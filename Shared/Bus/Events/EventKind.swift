@@ -1,0 +1,41 @@
+/// One kind of event a service publishes: its CloudEvents `type`, the topic it goes out on, and
+/// its payload's type. Declared once, in the RideContract module; publishers and subscribers
+/// use these values, and the docs' topic table is derived from them.
+public struct EventKind<Payload: Sendable>: Sendable {
+    /// The CloudEvents `type`, e.g. `order.status`.
+    public let type: String
+    /// The topic, or its prefix when `key` says what follows (`order.status.` + the new status).
+    public let topic: String
+    /// What follows `topic` in each event's topic, or nil when the topic is exactly `topic`.
+    public let key: String?
+    /// The service that publishes it.
+    public let source: String
+    /// One line for the docs' topic table.
+    public let summary: String
+
+    public init(type: String, topic: String, key: String? = nil, source: String, _ summary: String) {
+        self.type = type
+        self.topic = topic
+        self.key = key
+        self.source = source
+        self.summary = summary
+    }
+
+    /// The topic of one event: `topic` + `key` (`device.location.` + a device id).
+    public func topic(_ key: String) -> String { topic + key }
+
+    /// The kind without its payload type, for catalogs.
+    public var descriptor: EventDescriptor {
+        EventDescriptor(type: type, topic: topic, key: key, source: source, summary: summary, payloadType: Payload.self)
+    }
+}
+
+/// An event kind as data.
+public struct EventDescriptor: Sendable {
+    public let type: String
+    public let topic: String
+    public let key: String?
+    public let source: String
+    public let summary: String
+    public let payloadType: any Any.Type
+}

@@ -1,0 +1,32 @@
+import Bus
+
+/// The Markdown tables of the contract that the docs carry between markers
+/// (`<!-- ops: orders -->` … `<!-- /ops -->`, `<!-- events -->` … `<!-- /events -->`); a test
+/// compares them with the docs, and `ridectl contract --markdown` prints them to paste.
+public enum ContractTables {
+    /// The ops of one service: name, params, reply, what it does.
+    public static func ops(of service: String) -> String {
+        var lines = ["| op | params | reply | what it does |", "|---|---|---|---|"]
+        for op in RideContract.ops(of: service) {
+            lines.append("| `\(op.name)` | `\(OpDescriptor.typeName(op.paramsType))` | `\(OpDescriptor.typeName(op.replyType))` | \(op.summary) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Every event kind: topic, CloudEvents type, payload, source, what it means.
+    public static var events: String {
+        var lines = ["| topic | type | payload | source | what happened |", "|---|---|---|---|---|"]
+        for event in RideContract.events {
+            let topic = event.key.map { "\(event.topic)<\($0)>" } ?? event.topic
+            lines.append("| `\(topic)` | `\(event.type)` | `\(OpDescriptor.typeName(event.payloadType))` | \(event.source) | \(event.summary) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `text` with the table between `<!-- name -->` and `<!-- /closing -->` replaced by `table`,
+    /// or nil when the markers are not there.
+    public static func replacing(in text: String, open: String, close: String, with table: String) -> String? {
+        guard let start = text.range(of: open), let end = text.range(of: close, range: start.upperBound..<text.endIndex) else { return nil }
+        return text.replacingCharacters(in: start.upperBound..<end.lowerBound, with: "\n" + table + "\n")
+    }
+}

@@ -1,0 +1,78 @@
+import Bus
+import RideModels
+
+/// Every op of every service, declared once: its service, its name, its params and its reply.
+/// Servers register their handlers through these values, clients call through them, and the docs'
+/// op tables, the fuzzer's catalog and the API document are derived from `RideContract.ops`.
+public enum Ops {
+    /// The events op every event source answers (`EventsQuery` → `EventsPage`): how a reactor catches up.
+    public static func events(of service: String) -> Op<EventsQuery, EventsPage> {
+        Op(service, "events", "events after a sequence number, oldest first (how a reactor catches up)")
+    }
+
+    public enum Users {
+        static let service = BusContract.Service.users
+        public static let register = Op<RegisterParams, User>(service, "register", "registers a rider or driver (201; a repeat answers the same user)")
+        public static let login = Op<LoginParams, Session>(service, "login", "a session token for a phone number and password")
+        public static let authenticate = Op<AuthenticateParams, User>(service, "authenticate", "the user of a session token")
+        public static let get = Op<UserIDParams, User>(service, "get", "a user by id")
+        public static let update = Op<UpdateUserParams, User>(service, "update", "changes a user's name, phone number, device or car")
+        public static let savePlace = Op<SavePlaceParams, SavedPlace>(service, "save_place", "saves a home, work or other place (201)")
+        public static let places = Op<PlacesParams, SavedPlaces>(service, "places", "a user's saved places")
+        public static let deletePlace = Op<PlacesParams, SavedPlaces>(service, "delete_place", "deletes a saved place; the places left")
+        public static let events = Ops.events(of: service)
+    }
+
+    public enum Orders {
+        static let service = BusContract.Service.orders
+        public static let create = Op<CreateOrderParams, Order>(service, "create", "books a ride (201; a repeated booking answers the same order)")
+        public static let get = Op<OrderParams, Order>(service, "get", "an order its rider or driver may see")
+        public static let list = Op<ListOrdersParams, OrderList>(service, "list", "a rider's orders, or the orders offered to a driver near a point")
+        public static let accept = Op<OrderParams, Order>(service, "accept", "a driver takes an order offered to them")
+        public static let decline = Op<OrderParams, Order>(service, "decline", "a driver declines an offer; the order is offered on")
+        public static let startRide = Op<OrderParams, Order>(service, "start_ride", "the driver starts the ride at the pickup")
+        public static let endRide = Op<OrderParams, Order>(service, "end_ride", "the driver ends the ride; the trip completes and the fare is charged")
+        public static let cancel = Op<OrderParams, Order>(service, "cancel", "the rider or driver cancels before the ride starts")
+        public static let estimate = Op<EstimateParams, FareEstimate>(service, "estimate", "the fare of a ride before booking it")
+        public static let sendMessage = Op<SendMessageParams, ChatMessage>(service, "send_message", "a chat message between an order's rider and driver (201)")
+        public static let messages = Op<MessagesParams, ChatMessages>(service, "messages", "an order's chat, oldest first")
+        public static let rate = Op<RateParams, Order>(service, "rate", "the rider or driver rates the other after the ride")
+        public static let history = Op<HistoryParams, RideHistory>(service, "history", "a user's finished rides, newest first")
+        public static let earnings = Op<EarningsParams, DriverEarnings>(service, "earnings", "a driver's earnings per day")
+        public static let payment = Op<OrderParams, Payment>(service, "payment", "the payment of a completed order")
+        public static let stats = Op<StatsParams, OrderStats>(service, "stats", "counts by status and the open orders (the dashboard)")
+        public static let events = Ops.events(of: service)
+    }
+
+    public enum Trips {
+        static let service = BusContract.Service.trips
+        public static let create = Op<CreateTripParams, Trip>(service, "create", "starts tracking a device to a destination (201; an idempotency key makes one trip)")
+        public static let get = Op<TripIDParams, Trip>(service, "get", "a trip by id")
+        public static let getByShare = Op<ShareIDParams, Trip>(service, "get_by_share", "a trip by its share link's id")
+        public static let complete = Op<TripIDParams, Trip>(service, "complete", "ends a trip with its summary")
+        public static let events = Ops.events(of: service)
+    }
+
+    public enum Tracking {
+        static let service = BusContract.Service.tracking
+        public static let nearby = Op<NearbyQuery, NearbyResult>(service, "nearby", "the nearest devices to a point, available drivers first")
+        public static let device = Op<DeviceParams, DeviceInfo>(service, "device", "a device's latest location and status")
+        public static let setAvailability = Op<SetAvailabilityParams, DeviceInfo>(service, "set_availability", "a driver goes on or off duty")
+        public static let locations = Op<LocationsParams, LocationHistory>(service, "locations", "a device's recorded locations in a time window")
+        public static let ingest = Op<IngestBatch, IngestAck>(service, "ingest", "a batch of a device's locations (the ingest socket's batch, over the broker)")
+        /// The ops about one device, which a sharded tracking answers on the shard that keeps it.
+        public static let deviceOps = [device.name, setAvailability.name, locations.name, ingest.name]
+    }
+
+    public enum Notifications {
+        static let service = BusContract.Service.notifications
+        public static let list = Op<InboxParams, Inbox>(service, "list", "a user's inbox, newest first")
+        public static let registerPushToken = Op<PushTokenParams, Done>(service, "register_push_token", "a phone's push token for a user")
+        public static let registerWebhook = Op<WebhookParams, Webhook>(service, "register_webhook", "an operator's webhook for every order and trip event (201)")
+        public static let listWebhooks = Op<NoParams, Webhooks>(service, "list_webhooks", "the registered webhooks")
+        public static let deleteWebhook = Op<WebhookIDParams, Done>(service, "delete_webhook", "removes a webhook and its pending deliveries")
+        public static let deadLetters = Op<DeadLettersParams, DeadLetters>(service, "dead_letters", "deliveries that ran out of attempts")
+        public static let replay = Op<DeliveryParams, WebhookDelivery>(service, "replay", "sends a dead letter again")
+        public static let events = Ops.events(of: service)
+    }
+}

@@ -1,0 +1,33 @@
+import Bus
+import Wire
+
+/// The platform's contract as data: every op and every event kind, for what is derived from
+/// them — the docs' tables, the fuzzer's catalog, the API document, the property tests.
+public enum RideContract {
+    public static let ops: [OpDescriptor] = [
+        Ops.Users.register.descriptor, Ops.Users.login.descriptor, Ops.Users.authenticate.descriptor, Ops.Users.get.descriptor,
+        Ops.Users.update.descriptor, Ops.Users.savePlace.descriptor, Ops.Users.places.descriptor,
+        Ops.Users.deletePlace.descriptor, Ops.Users.events.descriptor, Ops.Orders.create.descriptor, Ops.Orders.get.descriptor,
+        Ops.Orders.list.descriptor, Ops.Orders.accept.descriptor, Ops.Orders.decline.descriptor, Ops.Orders.startRide.descriptor,
+        Ops.Orders.endRide.descriptor, Ops.Orders.cancel.descriptor, Ops.Orders.estimate.descriptor,
+        Ops.Orders.sendMessage.descriptor, Ops.Orders.messages.descriptor, Ops.Orders.rate.descriptor,
+        Ops.Orders.history.descriptor, Ops.Orders.earnings.descriptor, Ops.Orders.payment.descriptor, Ops.Orders.stats.descriptor,
+        Ops.Orders.events.descriptor, Ops.Trips.create.descriptor, Ops.Trips.get.descriptor, Ops.Trips.getByShare.descriptor,
+        Ops.Trips.complete.descriptor, Ops.Trips.events.descriptor, Ops.Tracking.nearby.descriptor,
+        Ops.Tracking.device.descriptor, Ops.Tracking.setAvailability.descriptor, Ops.Tracking.locations.descriptor,
+        Ops.Tracking.ingest.descriptor, Ops.Notifications.list.descriptor, Ops.Notifications.registerPushToken.descriptor,
+        Ops.Notifications.registerWebhook.descriptor, Ops.Notifications.listWebhooks.descriptor,
+        Ops.Notifications.deleteWebhook.descriptor, Ops.Notifications.deadLetters.descriptor, Ops.Notifications.replay.descriptor,
+        Ops.Notifications.events.descriptor,
+    ]
+
+    public static let events: [EventDescriptor] = [
+        Events.orderStatus.descriptor, Events.orderMessage.descriptor, Events.orderOffered.descriptor, Events.orderRated.descriptor,
+        Events.orderPaid.descriptor, Events.tripCreated.descriptor, Events.tripDestinationArrival.descriptor, Events.tripETA.descriptor,
+        Events.tripCompleted.descriptor, Events.deviceLocation.descriptor, Events.deviceStatus.descriptor, Events.deviceCommand.descriptor,
+        Events.userRegistered.descriptor, Events.notification.descriptor,
+    ]
+
+    /// The ops of `service`, in declaration order.
+    public static func ops(of service: String) -> [OpDescriptor] { ops.filter { $0.service == service } }
+}
