@@ -76,6 +76,9 @@ let package = Package(
             path: "Shared/Bus",
             swiftSettings: fuzzed
         ),
+        // Starting the platform's processes on one machine and waiting for them: `ridectl up`, the
+        // benchmarks and the integration tests share it.
+        .target(name: "PlatformLauncher", dependencies: ["ServiceKit"], path: "Shared/PlatformLauncher"),
         .target(
             name: "ServiceKit",
             dependencies: [
@@ -98,10 +101,16 @@ let package = Package(
         .target(name: "RideContract", dependencies: ["Bus", "RideModels", "Wire"], path: "Shared/RideContract"),
         .target(
             name: "Storage",
-            dependencies: ["Wire", "Bus", "ServiceKit", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
-                           .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            dependencies: ["Wire", "Bus", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+                           .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             path: "Shared/Storage"
+        ),
+        // How a stateful service opens its store at start-up: the --database-url option, the store, its publisher and outbox relay.
+        .target(
+            name: "ServiceStorage",
+            dependencies: ["Bus", "ServiceKit", "Storage", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Shared/ServiceStorage"
         ),
         .target(
             name: "TrackingSDK",
@@ -115,7 +124,7 @@ let package = Package(
         .executableTarget(name: "ride-bus", dependencies: ["BusService", "ServiceKit"], path: "Services/bus/main"),
         .target(
             name: "TrackingService",
-            dependencies: ["RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", "ZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", "ZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -124,14 +133,14 @@ let package = Package(
         .executableTarget(name: "ride-tracking", dependencies: ["TrackingService", "ServiceKit"], path: "Services/tracking/main"),
         .target(
             name: "OrdersService",
-            dependencies: ["RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/orders/OrdersService"
         ),
         .target(
             name: "TripsService",
-            dependencies: ["RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -141,7 +150,7 @@ let package = Package(
         .executableTarget(name: "ride-orders", dependencies: ["OrdersService", "ServiceKit"], path: "Services/orders/main"),
         .target(
             name: "UsersService",
-            dependencies: ["RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["ServiceStorage", "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -159,7 +168,7 @@ let package = Package(
         .executableTarget(name: "ride-gateway", dependencies: ["GatewayService", "ServiceKit"], path: "Services/gateway/main"),
         .target(
             name: "NotificationsService",
-            dependencies: ["RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["ServiceStorage", "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -171,7 +180,7 @@ let package = Package(
         // MARK: Tools
         .target(
             name: "RideCtlKit",
-            dependencies: ["RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "ZeroMQ",
+            dependencies: ["PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "ZeroMQ",
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Tools/ridectl/RideCtlKit"
         ),
@@ -199,9 +208,9 @@ let package = Package(
         .testTarget(name: "GatewayTests", dependencies: ["Wire", "GatewayService", "Bus", .product(name: "Hummingbird", package: "hummingbird"),
                                                         .product(name: "HummingbirdTesting", package: "hummingbird")], path: "Tests/GatewayTests"),
         .testTarget(name: "NotificationsTests", dependencies: ["Wire", "NotificationsService", "RideModels", "Bus"], path: "Tests/NotificationsTests"),
-        .target(name: "TestPostgres", dependencies: ["ServiceKit", "Storage"], path: "Tests/TestPostgres"),
+        .target(name: "TestPostgres", dependencies: ["PlatformLauncher", "ServiceKit", "Storage"], path: "Tests/TestPostgres"),
         // The storage suite: every store's behaviour, on SQLite and on PostgreSQL.
-        .testTarget(name: "StorageTests", dependencies: ["Wire", "Storage", "TestPostgres", "UsersService", "OrdersService", "TripsService", "NotificationsService",
+        .testTarget(name: "StorageTests", dependencies: ["ServiceStorage", "Wire", "Storage", "TestPostgres", "UsersService", "OrdersService", "TripsService", "NotificationsService",
                                                          "TrackingService",
                                                          "Geo", "RideModels", "Bus",
                                                          .product(name: "GRDB", package: "GRDB.swift"),
@@ -210,7 +219,7 @@ let package = Package(
         .testTarget(name: "FuzzTests", dependencies: ["RideContract", "Wire", "ProtocolFuzzing", "Bus", "RideModels"], path: "Fuzz/Tests"),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["RideContract", "Wire", "Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", "Storage", "TestPostgres", .product(name: "Yams", package: "Yams"),
+            dependencies: ["PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", "Storage", "TestPostgres", .product(name: "Yams", package: "Yams"),
                            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
             path: "Tests/IntegrationTests",
             exclude: ["interop"]

@@ -1,7 +1,3 @@
-import ArgumentParser
-import Foundation
-import ServiceKit
-
 /// Where a service keeps its state: a SQLite file in its data directory (the default: nothing to
 /// install, one instance per data directory and machine) or its schema in a shared PostgreSQL
 /// database (`RIDE_DATABASE_URL`: several instances, on several machines).
@@ -13,27 +9,6 @@ public enum StorageLocation: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .sqlite(let path): "SQLite \(path)"
         case .postgres(let url): "PostgreSQL \(url)"
-        }
-    }
-}
-
-/// `--database-url` / `RIDE_DATABASE_URL`, for the services that can keep their state in PostgreSQL.
-public struct DatabaseOptions: ParsableArguments, Sendable {
-    @Option(name: .customLong("database-url"),
-            help: helpWithEnv("PostgreSQL to keep state in, shared by instances: postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=disable|prefer|require]; unset: a SQLite file in --data-dir",
-                              env: "RIDE_DATABASE_URL"))
-    var databaseURL: String?
-
-    public init() {}
-
-    /// PostgreSQL when a URL is given (a malformed one is a `ConfigurationError` naming the part), else `sqlitePath`.
-    public func location(sqlitePath: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StorageLocation {
-        let setting = Setting.resolve(databaseURL, flag: "database-url", env: "RIDE_DATABASE_URL", default: "", environment: environment)
-        guard !setting.value.isEmpty else { return .sqlite(path: sqlitePath) }
-        do {
-            return .postgres(try PostgresURL(parsing: setting.value))
-        } catch {
-            throw ConfigurationError("\(setting.origin == "--database-url" ? "--database-url" : "RIDE_DATABASE_URL"): \(error.message)")
         }
     }
 }

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import HummingbirdWSClient
 import Logging
+import PlatformLauncher
 import ServiceKit
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 import Bus
+import PlatformLauncher
 import ServiceKit
 import Foundation
 import Testing

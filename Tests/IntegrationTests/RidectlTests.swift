@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import PlatformLauncher
 import ServiceKit
 import Testing
 import Wire

@@ -1,3 +1,4 @@
+import PlatformLauncher
 import Synchronization
 import Bus
 import Foundation

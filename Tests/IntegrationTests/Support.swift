@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import PlatformLauncher
 import Synchronization
 import Logging
 import ServiceKit

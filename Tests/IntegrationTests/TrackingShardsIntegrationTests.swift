@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Geo
+import PlatformLauncher
 import RideModels
 import ServiceKit
 import Testing

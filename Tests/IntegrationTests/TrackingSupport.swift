@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Geo
 import Logging
+import PlatformLauncher
 import RideModels
 import ServiceKit
 import Testing

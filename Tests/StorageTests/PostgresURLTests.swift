@@ -1,4 +1,5 @@
 import Foundation
+import ServiceStorage
 import Storage
 import Testing
 

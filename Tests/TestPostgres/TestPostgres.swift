@@ -1,4 +1,5 @@
 import Foundation
+import PlatformLauncher
 import ServiceKit
 import Storage
 import Synchronization

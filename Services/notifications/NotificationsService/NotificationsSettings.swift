@@ -3,6 +3,7 @@ import Bus
 import Foundation
 import Logging
 import ServiceKit
+import ServiceStorage
 import Storage
 
 /// `ride-notifications`' flags. Each has an environment variable; a flag wins over its variable.

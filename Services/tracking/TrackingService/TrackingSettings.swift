@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import RideModels
 import ServiceKit
+import ServiceStorage
 import Storage
 
 /// `ride-tracking`'s flags. Each has an environment variable; a flag wins over its variable.

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RideContract
 import ServiceKit
+import ServiceStorage
 import Storage
 
 /// The running users service.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PlatformLauncher
 import ServiceKit
 
 struct HealthCommand: AsyncParsableCommand {

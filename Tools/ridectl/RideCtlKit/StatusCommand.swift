@@ -1,6 +1,7 @@
 import ArgumentParser
 import Bus
 import Foundation
+import PlatformLauncher
 import ServiceKit
 import Wire
 

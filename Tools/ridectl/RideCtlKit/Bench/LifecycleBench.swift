@@ -1,3 +1,4 @@
+import PlatformLauncher
 import RideContract
 import Synchronization
 import ArgumentParser

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import Geo
+import PlatformLauncher
 import RideContract
 import RideModels
 import ServiceKit

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 import Synchronization
 
 /// Starts platform executables as child processes, routes their output, signals and stops them.

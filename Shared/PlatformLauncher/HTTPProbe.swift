@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
