@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: run test build deps test-deps release bench fuzz clean
+.PHONY: run test build deps test-deps lint format release bench fuzz clean
 
 ## deps: the system libraries the build links: libzmq (the bus) and SQLite (the services' stores)
 deps:
@@ -45,7 +45,7 @@ run: build
 
 ## test: build everything, then run the unit, integration and interop tests, then fuzz for 30 s;
 ## a failed run ends with a digest of what failed (.ci/digest), the whole output in .build/test-output.log
-test: test-deps
+test: test-deps lint
 	$(SWIFT) build --build-tests
 	@mkdir -p .build
 	@bash -o pipefail -c '$(SWIFT) test --skip-build 2>&1 | tee .build/test-output.log' || { .ci/digest .build/test-output.log; exit 1; }
@@ -64,6 +64,14 @@ fuzz: deps
 	@mkdir -p .build-fuzz/corpus
 	SWIFT_BACKTRACE=enable=no .build-fuzz/debug/ride-fuzz .build-fuzz/corpus Fuzz/corpus -dict=Fuzz/fuzz.dict -max_total_time=$(FUZZ_SECONDS) \
 		-timeout=10 -artifact_prefix=.build-fuzz/ -print_final_stats=1 $(FUZZ_FLAGS)
+
+## lint: the formatter's check (.swift-format); `make format` fixes what it finds
+SOURCES = Package.swift Shared Services Tools Tests Fuzz
+lint:
+	$(SWIFT) format lint --recursive --strict --parallel $(SOURCES)
+
+format:
+	$(SWIFT) format format --in-place --recursive --parallel $(SOURCES)
 
 release: deps
 	$(SWIFT) build -c release

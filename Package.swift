@@ -101,21 +101,27 @@ let package = Package(
         .target(name: "RideContract", dependencies: ["Bus", "RideModels", "Wire"], path: "Shared/RideContract"),
         .target(
             name: "Storage",
-            dependencies: ["Wire", "Bus", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
-                           .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            dependencies: [
+                "Wire", "Bus", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Shared/Storage"
         ),
         // How a stateful service opens its store at start-up: the --database-url option, the store, its publisher and outbox relay.
         .target(
             name: "ServiceStorage",
-            dependencies: ["Bus", "ServiceKit", "Storage", .product(name: "Logging", package: "swift-log"),
-                           .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "Bus", "ServiceKit", "Storage", .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Shared/ServiceStorage"
         ),
         .target(
             name: "TrackingSDK",
-            dependencies: ["Wire", "Geo", "RideModels", "ZeroMQ", .product(name: "Logging", package: "swift-log"),
-                           .product(name: "DequeModule", package: "swift-collections")],
+            dependencies: [
+                "Wire", "Geo", "RideModels", "ZeroMQ", .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
             path: "Shared/TrackingSDK"
         ),
 
@@ -124,55 +130,67 @@ let package = Package(
         .executableTarget(name: "ride-bus", dependencies: ["BusService", "ServiceKit"], path: "Services/bus/main"),
         .target(
             name: "TrackingService",
-            dependencies: ["ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", "ZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            dependencies: [
+                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", "ZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Services/tracking/TrackingService"
         ),
         .executableTarget(name: "ride-tracking", dependencies: ["TrackingService", "ServiceKit"], path: "Services/tracking/main"),
         .target(
             name: "OrdersService",
-            dependencies: ["ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Services/orders/OrdersService"
         ),
         .target(
             name: "TripsService",
-            dependencies: ["ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            dependencies: [
+                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Services/trips/TripsService"
         ),
         .executableTarget(name: "ride-trips", dependencies: ["TripsService", "ServiceKit"], path: "Services/trips/main"),
         .executableTarget(name: "ride-orders", dependencies: ["OrdersService", "ServiceKit"], path: "Services/orders/main"),
         .target(
             name: "UsersService",
-            dependencies: ["ServiceStorage", "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "ServiceStorage", "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Services/users/UsersService"
         ),
         .executableTarget(name: "ride-users", dependencies: ["UsersService", "ServiceKit"], path: "Services/users/main"),
         .target(
             name: "GatewayService",
-            dependencies: ["RideContract", "Wire", "Bus", "RideModels", "ServiceKit", .product(name: "Hummingbird", package: "hummingbird"),
-                           .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            dependencies: [
+                "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Services/gateway/GatewayService"
         ),
         .executableTarget(name: "ride-gateway", dependencies: ["GatewayService", "ServiceKit"], path: "Services/gateway/main"),
         .target(
             name: "NotificationsService",
-            dependencies: ["ServiceStorage", "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            dependencies: [
+                "ServiceStorage", "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Services/notifications/NotificationsService"
         ),
         .executableTarget(name: "ride-notifications", dependencies: ["NotificationsService", "ServiceKit"], path: "Services/notifications/main"),
@@ -180,8 +198,10 @@ let package = Package(
         // MARK: Tools
         .target(
             name: "RideCtlKit",
-            dependencies: ["PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "ZeroMQ",
-                           .product(name: "UnixSignals", package: "swift-service-lifecycle")],
+            dependencies: [
+                "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "ZeroMQ",
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
             path: "Tools/ridectl/RideCtlKit"
         ),
         .executableTarget(name: "ridectl", dependencies: ["RideCtlKit", "ServiceKit"], path: "Tools/ridectl/main"),
@@ -204,23 +224,36 @@ let package = Package(
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
         .testTarget(name: "TrackingTests", dependencies: ["Wire", "TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ"], path: "Tests/TrackingTests"),
         .testTarget(name: "TripsTests", dependencies: ["Wire", "TripsService", "RideModels", "Geo", "Bus"], path: "Tests/TripsTests"),
-        .testTarget(name: "OrdersTests", dependencies: ["Wire", "OrdersService", "UsersService", "RideModels", "Storage", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/OrdersTests"),
-        .testTarget(name: "GatewayTests", dependencies: ["Wire", "GatewayService", "Bus", .product(name: "Hummingbird", package: "hummingbird"),
-                                                        .product(name: "HummingbirdTesting", package: "hummingbird")], path: "Tests/GatewayTests"),
+        .testTarget(
+            name: "OrdersTests", dependencies: ["Wire", "OrdersService", "UsersService", "RideModels", "Storage", "Bus", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/OrdersTests"),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: [
+                "Wire", "GatewayService", "Bus", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ], path: "Tests/GatewayTests"),
         .testTarget(name: "NotificationsTests", dependencies: ["Wire", "NotificationsService", "RideModels", "Bus"], path: "Tests/NotificationsTests"),
         .target(name: "TestPostgres", dependencies: ["PlatformLauncher", "ServiceKit", "Storage"], path: "Tests/TestPostgres"),
         // The storage suite: every store's behaviour, on SQLite and on PostgreSQL.
-        .testTarget(name: "StorageTests", dependencies: ["ServiceStorage", "Wire", "Storage", "TestPostgres", "UsersService", "OrdersService", "TripsService", "NotificationsService",
-                                                         "TrackingService",
-                                                         "Geo", "RideModels", "Bus",
-                                                         .product(name: "GRDB", package: "GRDB.swift"),
-                                                         .product(name: "PostgresNIO", package: "postgres-nio")], path: "Tests/StorageTests"),
+        .testTarget(
+            name: "StorageTests",
+            dependencies: [
+                "ServiceStorage", "Wire", "Storage", "TestPostgres", "UsersService", "OrdersService", "TripsService", "NotificationsService",
+                "TrackingService",
+                "Geo", "RideModels", "Bus",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ], path: "Tests/StorageTests"),
         .testTarget(name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/UsersTests"),
         .testTarget(name: "FuzzTests", dependencies: ["RideContract", "Wire", "ProtocolFuzzing", "Bus", "RideModels"], path: "Fuzz/Tests"),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", "Storage", "TestPostgres", .product(name: "Yams", package: "Yams"),
-                           .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
+            dependencies: [
+                "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", "Storage", "TestPostgres",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ],
             path: "Tests/IntegrationTests",
             exclude: ["interop"]
         ),

@@ -27,7 +27,8 @@ enum EnvelopeProperties {
         do {
             let first = try event.encoded()
             let again = try CloudEvent<JSONValue>.decode(first)
-            let same = again.id == event.id && again.source == event.source && again.type == event.type && again.sequence == event.sequence
+            let same =
+                again.id == event.id && again.source == event.source && again.type == event.type && again.sequence == event.sequence
                 && abs(again.time.timeIntervalSince(event.time)) <= 0.000_501 && again.data == event.data
             findings.expect(same, "the event changed on the way through encoding: \(bytes.shown) became \(first.shown)")
             let second = try again.encoded()

@@ -118,7 +118,9 @@ enum MDPProperties {
     /// After any input, a new worker and client (ids and a service no input can spell: a frame never
     /// holds a newline) are served: the request reaches the worker, the reply the client.
     static func checkStillServes(_ core: inout BrokerCore, now: Int64, _ findings: inout Findings) {
-        let worker = Frame(frame: "\nworker"), client = Frame(frame: "\nclient"), service = "fuzz\ncheck"
+        let worker = Frame(frame: "\nworker")
+        let client = Frame(frame: "\nclient")
+        let service = "fuzz\ncheck"
         var out: [BrokerOutgoing] = []
         core.receive(from: worker, frames: MDP.ready(service: service)[...], now: now, into: &out)
         out.removeAll()

@@ -1,5 +1,5 @@
-import Foundation
 import Bus
+import Foundation
 import RideContract
 import RideModels
 import Wire

@@ -1,9 +1,10 @@
-@testable import Bus
 import Foundation
-@testable import ProtocolFuzzing
 import RideModels
 import Testing
 import Wire
+
+@testable import Bus
+@testable import ProtocolFuzzing
 
 /// The checked-in seed corpus (Fuzz/corpus), replayed without libFuzzer: every seed keeps every
 /// property, and each op has a seed its params decode, so fuzzing starts from inputs that go deep.
@@ -39,8 +40,9 @@ import Wire
 
     /// Each event seed is valid, and each payload type the fuzzer decodes has one of its own.
     @Test func everyEventSeedIsAValidEvent() throws {
-        let events = Dictionary(try Self.seeds().filter { $0.name.hasPrefix("event-") }.map { ($0.name, Array($0.bytes.dropFirst("event\n".utf8.count))) },
-                                uniquingKeysWith: { first, _ in first })
+        let events = Dictionary(
+            try Self.seeds().filter { $0.name.hasPrefix("event-") }.map { ($0.name, Array($0.bytes.dropFirst("event\n".utf8.count))) },
+            uniquingKeysWith: { first, _ in first })
         #expect(events.count >= 4)
         for (name, json) in events {
             #expect(throws: Never.self, "\(name)") { try CloudEvent<JSONValue>.decode(json) }

@@ -126,16 +126,26 @@ extension CloudEvent: JSONReadable where Payload: JSONReadable {
             guard seen.first(key) else { return false }
             switch key {
             case "specversion": return reader.string() == specVersion
-            case "id": id = nonEmpty(&reader); return id != nil
-            case "source": source = nonEmpty(&reader); return source != nil
-            case "type": type = nonEmpty(&reader); return type != nil
-            case "time": time = reader.time(); return time != nil
+            case "id":
+                id = nonEmpty(&reader)
+                return id != nil
+            case "source":
+                source = nonEmpty(&reader)
+                return source != nil
+            case "type":
+                type = nonEmpty(&reader)
+                return type != nil
+            case "time":
+                time = reader.time()
+                return time != nil
             case "sequence":
                 guard let text = reader.string(), text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return false }
                 sequence = UInt64(text)
                 return sequence != nil
             case "datacontenttype": return reader.string() == contentType
-            case "data": data = Payload.read(from: &reader); return data != nil
+            case "data":
+                data = Payload.read(from: &reader)
+                return data != nil
             default: return reader.skipValue()
             }
         }

@@ -1,7 +1,6 @@
 import Foundation
-import Wire
-
 import Synchronization
+import Wire
 
 /// Event ids: unique per process and cheap. CloudEvents asks that `source` + `id` be unique; a
 /// random prefix drawn once per process plus a counter is, and costs nanoseconds — Foundation's

@@ -49,11 +49,13 @@ extension CellIndex {
         row: Int, column: Int, _ rowBounds: RowBounds, _ search: inout NearestSearch, _ include: (Int) -> Bool
     ) -> Bool {
         // The whole cell is out of reach: skip it without looking it up.
-        guard !search.pruning.isSurelyBeyond(
-            latitudeGap: rowBounds.latitudeGap,
-            longitudeGap: search.window.longitudeGapLowerBound(ofColumn: column),
-            cosLatitude: rowBounds.cosLatitude
-        ) else { return false }
+        guard
+            !search.pruning.isSurelyBeyond(
+                latitudeGap: rowBounds.latitudeGap,
+                longitudeGap: search.window.longitudeGapLowerBound(ofColumn: column),
+                cosLatitude: rowBounds.cosLatitude
+            )
+        else { return false }
         guard let entries = cells[layout.cellKey(row: row, column: column)] else { return true }
         for entry in entries {
             search.consider(entry, cosLatitude: rowBounds.cosLatitude, include)

@@ -1,3 +1,5 @@
+import Wire
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -5,7 +7,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Wire
 
 /// A position on the Earth in degrees (WGS 84 latitude and longitude, treated as a sphere).
 ///
@@ -40,7 +41,8 @@ public struct GeoPoint: Sendable, Hashable, Codable {
         let toLatitude = other.latitude * radiansPerDegree
         let longitudeDelta = (other.longitude - longitude) * radiansPerDegree
         let y = sin(longitudeDelta) * cos(toLatitude)
-        let x = cos(fromLatitude) * sin(toLatitude)
+        let x =
+            cos(fromLatitude) * sin(toLatitude)
             - sin(fromLatitude) * cos(toLatitude) * cos(longitudeDelta)
         return normalizedBearing(atan2(y, x) * degreesPerRadian)
     }
@@ -51,7 +53,8 @@ public struct GeoPoint: Sendable, Hashable, Codable {
         let angularDistance = distance / Earth.meanRadius
         let course = bearing * radiansPerDegree
         let fromLatitude = latitude * radiansPerDegree
-        let sinToLatitude = sin(fromLatitude) * cos(angularDistance)
+        let sinToLatitude =
+            sin(fromLatitude) * cos(angularDistance)
             + cos(fromLatitude) * sin(angularDistance) * cos(course)
         let toLatitude = asin(min(max(sinToLatitude, -1), 1))
         let longitudeDelta = atan2(

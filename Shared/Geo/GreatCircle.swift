@@ -31,7 +31,8 @@ struct DistanceOrigin {
         let halfLatitudeSine = sin((otherLatitude - latitudeRadians) / 2)
         // No need to wrap the longitude difference: sin² of half the difference has period 2π.
         let halfLongitudeSine = sin((longitude * radiansPerDegree - longitudeRadians) / 2)
-        let a = halfLatitudeSine * halfLatitudeSine
+        let a =
+            halfLatitudeSine * halfLatitudeSine
             + cosLatitude * cos(otherLatitude) * halfLongitudeSine * halfLongitudeSine
         let clamped = min(max(a, 0), 1)
         return 2 * Earth.meanRadius * atan2(clamped.squareRoot(), (1 - clamped).squareRoot())

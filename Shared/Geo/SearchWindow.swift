@@ -40,14 +40,15 @@ struct SearchWindow {
         let reachDegrees = angularRadius * degreesPerRadian * (1 + Self.relativeSlack) + Self.slackDegrees
         let south = center.latitude - reachDegrees
         let north = center.latitude + reachDegrees
-        rows = angularRadius >= .pi
+        rows =
+            angularRadius >= .pi
             ? allRows
             : layout.row(forLatitude: max(south, -90))...layout.row(forLatitude: min(north, 90))
         centerRow = min(max(layout.row(forLatitude: center.latitude), rows.lowerBound), rows.upperBound)
 
         // A circle around a pole covers every longitude.
         guard angularRadius < .pi, south > -90, north < 90,
-              let halfWidth = Self.longitudeHalfWidth(latitude: center.latitude, angularRadius: angularRadius)
+            let halfWidth = Self.longitudeHalfWidth(latitude: center.latitude, angularRadius: angularRadius)
         else {
             columns = allColumns
             wrappedColumns = nil
@@ -57,11 +58,15 @@ struct SearchWindow {
         let east = center.longitude + halfWidth
         let split: (ClosedRange<Int>, ClosedRange<Int>)
         if west < -180 {
-            split = (layout.column(forLongitude: west + 360)...allColumns.upperBound,
-                     0...layout.column(forLongitude: east))
+            split = (
+                layout.column(forLongitude: west + 360)...allColumns.upperBound,
+                0...layout.column(forLongitude: east)
+            )
         } else if east > 180 {
-            split = (layout.column(forLongitude: west)...allColumns.upperBound,
-                     0...layout.column(forLongitude: east - 360))
+            split = (
+                layout.column(forLongitude: west)...allColumns.upperBound,
+                0...layout.column(forLongitude: east - 360)
+            )
         } else {
             columns = layout.column(forLongitude: west)...layout.column(forLongitude: east)
             wrappedColumns = nil

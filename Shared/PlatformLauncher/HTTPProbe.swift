@@ -1,5 +1,6 @@
 import Foundation
 import ServiceKit
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -28,8 +29,10 @@ public enum HTTPProbe {
     }
 
     /// Any request: `method`, headers and an optional body.
-    public static func send(_ method: String, _ url: String, headers: [String: String] = [:], body: [UInt8]? = nil,
-                            timeout: Duration = .seconds(2)) async throws -> Response {
+    public static func send(
+        _ method: String, _ url: String, headers: [String: String] = [:], body: [UInt8]? = nil,
+        timeout: Duration = .seconds(2)
+    ) async throws -> Response {
         guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https" else { throw ProbeError.invalidURL(url) }
         var request = URLRequest(url: parsed)
         request.httpMethod = method
@@ -56,8 +59,10 @@ public enum HTTPProbe {
 /// `WWW-Authenticate: Basic` and no delegate (or `.performDefaultHandling`), waited forever (seen
 /// with the gateway's HTTP Basic routes); declined, the request fails at once ("cancelled").
 private final class NoChallenges: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
         completionHandler(.rejectProtectionSpace, nil)
     }
 }

@@ -30,3 +30,23 @@ public enum ContractTables {
         return text.replacingCharacters(in: start.upperBound..<end.lowerBound, with: "\n" + table + "\n")
     }
 }
+
+extension ContractTables {
+    /// The docs pages that carry tables, relative to the repository, and each one's tables:
+    /// (opening marker, closing marker, table).
+    public static var pages: [(path: String, tables: [(open: String, close: String, table: String)])] {
+        BusContract.Service.all.map { service in
+            ("docs/services/\(service).md", [("<!-- ops: \(service) -->", "<!-- /ops -->", ops(of: service))])
+        } + [("docs/design.md", [("<!-- events -->", "<!-- /events -->", events)])]
+    }
+
+    /// `text` with every table of `tables` brought up to date; nil when a marker is missing.
+    public static func updating(_ text: String, tables: [(open: String, close: String, table: String)]) -> String? {
+        var text = text
+        for (open, close, table) in tables {
+            guard let updated = replacing(in: text, open: open, close: close, with: table) else { return nil }
+            text = updated
+        }
+        return text
+    }
+}

@@ -31,7 +31,8 @@ public enum Events {
     public static let deviceStatus = EventKind<DeviceStatusEvent>(
         type: "device.status", topic: "device.status.", key: "device id", source: BusContract.Service.tracking, "a device went on or off duty, or stopped reporting")
     public static let deviceCommand = EventKind<DeviceCommandEvent>(
-        type: "device.command", topic: "device.command.", key: "device id", source: BusContract.Service.notifications, "a silent command to a driver's phone (start or stop tracking)")
+        type: "device.command", topic: "device.command.", key: "device id", source: BusContract.Service.notifications,
+        "a silent command to a driver's phone (start or stop tracking)")
 
     public static let userRegistered = EventKind<UserRegistered>(
         type: "user.registered", topic: "user.registered", source: BusContract.Service.users, "a rider or driver registered")

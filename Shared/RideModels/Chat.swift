@@ -1,5 +1,5 @@
-import Wire
 import Foundation
+import Wire
 
 /// A message between the rider and the driver of an order (AxRide's in-ride chat). Stored by
 /// `orders` with the order; published on `order.message.<order_id>`.

@@ -26,16 +26,22 @@ public struct GeoJSONPoint: Codable, Sendable, Hashable {
     public init(from decoder: any Decoder) throws {
         let members = try Members(from: decoder)
         guard members.type == "Point" else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [Members.CodingKeys.type],
-                                                    debugDescription: "must be \"Point\", got \"\(members.type)\""))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath + [Members.CodingKeys.type],
+                    debugDescription: "must be \"Point\", got \"\(members.type)\""))
         }
         guard members.coordinates.count == 2 else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [Members.CodingKeys.coordinates],
-                                                    debugDescription: "must be [longitude, latitude], got \(members.coordinates.count) numbers"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath + [Members.CodingKeys.coordinates],
+                    debugDescription: "must be [longitude, latitude], got \(members.coordinates.count) numbers"))
         }
         guard let point = GeoJSONPoint(wireForm: members) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [Members.CodingKeys.coordinates],
-                                                    debugDescription: "longitude must be within ±180 and latitude within ±90, got \(members.coordinates)"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath + [Members.CodingKeys.coordinates],
+                    debugDescription: "longitude must be within ±180 and latitude within ±90, got \(members.coordinates)"))
         }
         self = point
     }

@@ -1,5 +1,5 @@
-import Wire
 import Foundation
+import Wire
 
 // The params of the `notifications` ops, next to every other service's: the fuzzer (Fuzz/) decodes
 // each op's params without linking the service.

@@ -1,5 +1,5 @@
-import Wire
 import Foundation
+import Wire
 
 /// An order's status, in the order of the seed's nine steps (`reference/models.md`).
 @WireModel
@@ -89,9 +89,11 @@ public struct Order: Codable, Sendable, Equatable {
     public var ratingByRider: RatingGiven?
     public var ratingByDriver: RatingGiven?
 
-    public init(id: String, status: OrderStatus, rider: User, pickup: Place, dropoff: Place, createdAt: Date, updatedAt: Date,
-                driver: User? = nil, tripID: String? = nil, offeredTo: [String] = [], declinedBy: [String] = [], offerHistory: [String] = [],
-                version: Int = 1, cancelReason: String? = nil) {
+    public init(
+        id: String, status: OrderStatus, rider: User, pickup: Place, dropoff: Place, createdAt: Date, updatedAt: Date,
+        driver: User? = nil, tripID: String? = nil, offeredTo: [String] = [], declinedBy: [String] = [], offerHistory: [String] = [],
+        version: Int = 1, cancelReason: String? = nil
+    ) {
         self.id = id
         self.status = status
         self.rider = rider

@@ -1,5 +1,5 @@
-import Wire
 import Foundation
+import Wire
 
 /// The record of what a completed ride was charged, through the configured payment provider —
 /// one per order (the order id is the provider's idempotency key).
@@ -19,8 +19,10 @@ public struct Payment: Codable, Sendable, Equatable {
     public var commissionCents: Int
     public var capturedAt: Date
 
-    public init(id: String, orderID: String, riderID: String, driverID: String, provider: String, providerReference: String, currency: String,
-                amountCents: Int, driverEarningsCents: Int, commissionCents: Int, capturedAt: Date) {
+    public init(
+        id: String, orderID: String, riderID: String, driverID: String, provider: String, providerReference: String, currency: String,
+        amountCents: Int, driverEarningsCents: Int, commissionCents: Int, capturedAt: Date
+    ) {
         self.id = id
         self.orderID = orderID
         self.riderID = riderID

@@ -1,5 +1,5 @@
-import Wire
 import Foundation
+import Wire
 
 /// What one side of a completed ride said of the other: 1–5 stars, an optional comment.
 @WireModel

@@ -1,5 +1,5 @@
-import Wire
 import Foundation
+import Wire
 
 /// A place a user saved (AxRide's home, work and favourites), usable as a pickup or dropoff by id.
 @WireModel

@@ -1,6 +1,6 @@
-import Wire
 import Foundation
 import Geo
+import Wire
 
 /// One location fix as a device reports it (HyperTrack's location shape, flattened).
 @WireModel
@@ -18,8 +18,10 @@ public struct DeviceLocation: Codable, Sendable, Equatable {
     /// The fix came from a simulated source (a route, a GPX replay).
     public var mocked: Bool?
 
-    public init(latitude: Double, longitude: Double, recordedAt: Date, accuracy: Double? = nil, speed: Double? = nil,
-                bearing: Double? = nil, altitude: Double? = nil, mocked: Bool? = nil) {
+    public init(
+        latitude: Double, longitude: Double, recordedAt: Date, accuracy: Double? = nil, speed: Double? = nil,
+        bearing: Double? = nil, altitude: Double? = nil, mocked: Bool? = nil
+    ) {
         self.latitude = latitude
         self.longitude = longitude
         self.recordedAt = recordedAt
@@ -87,8 +89,10 @@ public struct IngestBatch: Codable, Sendable, Equatable {
     public var locations: [DeviceLocation]
     public var geotags: [GeotagRecord]?
 
-    public init(publishableKey: String, deviceID: String? = nil, batchID: UInt64, device: DeviceIntents? = nil,
-                locations: [DeviceLocation], geotags: [GeotagRecord]? = nil) {
+    public init(
+        publishableKey: String, deviceID: String? = nil, batchID: UInt64, device: DeviceIntents? = nil,
+        locations: [DeviceLocation], geotags: [GeotagRecord]? = nil
+    ) {
         self.publishableKey = publishableKey
         self.deviceID = deviceID
         self.batchID = batchID
@@ -251,8 +255,10 @@ public struct NearbyQuery: Codable, Sendable, Equatable {
     /// Devices answered when the query gives no `limit`.
     public static let defaultLimit = 10
 
-    public init(location: GeoJSONPoint, radius: Double, limit: Int? = nil, availableOnly: Bool? = nil, lastUpdatedWithin: Double? = nil,
-                metadata: [String: JSONValue]? = nil, devices: [String]? = nil) {
+    public init(
+        location: GeoJSONPoint, radius: Double, limit: Int? = nil, availableOnly: Bool? = nil, lastUpdatedWithin: Double? = nil,
+        metadata: [String: JSONValue]? = nil, devices: [String]? = nil
+    ) {
         self.location = location
         self.radius = radius
         self.limit = limit
@@ -281,8 +287,10 @@ public struct NearbyDevice: Codable, Sendable, Equatable {
     public var lastSeen: Date?
     public var metadata: [String: JSONValue]
 
-    public init(deviceID: String, name: String?, distance: Double, location: GeoJSONPoint, available: Bool, tracking: Bool,
-                lastSeen: Date?, metadata: [String: JSONValue]) {
+    public init(
+        deviceID: String, name: String?, distance: Double, location: GeoJSONPoint, available: Bool, tracking: Bool,
+        lastSeen: Date?, metadata: [String: JSONValue]
+    ) {
         self.deviceID = deviceID
         self.name = name
         self.distance = distance
@@ -341,8 +349,10 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var lastSeen: Date?
     public var location: LatestLocation?
 
-    public init(deviceID: String, name: String?, metadata: [String: JSONValue], available: Bool, tracking: Bool,
-                status: DeviceActivity, lastSeen: Date?, location: LatestLocation?) {
+    public init(
+        deviceID: String, name: String?, metadata: [String: JSONValue], available: Bool, tracking: Bool,
+        status: DeviceActivity, lastSeen: Date?, location: LatestLocation?
+    ) {
         self.deviceID = deviceID
         self.name = name
         self.metadata = metadata

@@ -1,6 +1,6 @@
-import Wire
 import Foundation
 import Geo
+import Wire
 
 /// A trip to a destination, in the shape of HyperTrack's Trips API v3 (`reference/hypertrack-api.md`).
 @WireModel
@@ -83,8 +83,10 @@ public struct Trip: Codable, Sendable, Equatable {
     public var summary: TripSummary?
     public var metadata: [String: JSONValue]?
 
-    public init(tripID: String, shareID: String, deviceID: String, status: Status, startedAt: Date, completedAt: Date? = nil,
-                destination: Destination, estimate: Estimate? = nil, summary: TripSummary? = nil, metadata: [String: JSONValue]? = nil) {
+    public init(
+        tripID: String, shareID: String, deviceID: String, status: Status, startedAt: Date, completedAt: Date? = nil,
+        destination: Destination, estimate: Estimate? = nil, summary: TripSummary? = nil, metadata: [String: JSONValue]? = nil
+    ) {
         self.tripID = tripID
         self.shareID = shareID
         self.deviceID = deviceID
@@ -232,8 +234,10 @@ public struct TripEvent: Codable, Sendable, Equatable {
         public var summary: TripSummary?
         public var arrivedAt: Date?
 
-        public init(value: String, tripID: String, tripMetadata: [String: JSONValue]?, estimate: Trip.Estimate? = nil,
-                    summary: TripSummary? = nil, arrivedAt: Date? = nil) {
+        public init(
+            value: String, tripID: String, tripMetadata: [String: JSONValue]?, estimate: Trip.Estimate? = nil,
+            summary: TripSummary? = nil, arrivedAt: Date? = nil
+        ) {
             self.value = value
             self.tripID = tripID
             self.tripMetadata = tripMetadata

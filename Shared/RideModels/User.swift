@@ -1,5 +1,5 @@
-import Wire
 import Foundation
+import Wire
 
 /// Riders book rides; drivers drive them (`reference/models.md`).
 @WireModel

@@ -10,23 +10,28 @@ public struct BusClientOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("sub"), help: helpWithEnv("Bus event egress to subscribe to", env: BusContract.subscribeEnvironment, default: BusContract.subscribeEndpoint))
     public var sub: String?
 
-    @Option(name: .customLong("broker"), help: helpWithEnv("7/MDP broker to send requests through (and to serve ops on)", env: BusContract.brokerEnvironment, default: BusContract.brokerEndpoint))
+    @Option(
+        name: .customLong("broker"),
+        help: helpWithEnv("7/MDP broker to send requests through (and to serve ops on)", env: BusContract.brokerEnvironment, default: BusContract.brokerEndpoint))
     public var broker: String?
 
     public init() {}
 
     public func publishEndpoint() throws -> String {
-        try EndpointSyntax.validate(Setting.resolve(pub, flag: "pub", env: BusContract.publishEnvironment, default: BusContract.publishEndpoint),
-                                    name: "event ingress", forBinding: false)
+        try EndpointSyntax.validate(
+            Setting.resolve(pub, flag: "pub", env: BusContract.publishEnvironment, default: BusContract.publishEndpoint),
+            name: "event ingress", forBinding: false)
     }
 
     public func subscribeEndpoint() throws -> String {
-        try EndpointSyntax.validate(Setting.resolve(sub, flag: "sub", env: BusContract.subscribeEnvironment, default: BusContract.subscribeEndpoint),
-                                    name: "event egress", forBinding: false)
+        try EndpointSyntax.validate(
+            Setting.resolve(sub, flag: "sub", env: BusContract.subscribeEnvironment, default: BusContract.subscribeEndpoint),
+            name: "event egress", forBinding: false)
     }
 
     public func brokerEndpoint() throws -> String {
-        try EndpointSyntax.validate(Setting.resolve(broker, flag: "broker", env: BusContract.brokerEnvironment, default: BusContract.brokerEndpoint),
-                                    name: "broker", forBinding: false)
+        try EndpointSyntax.validate(
+            Setting.resolve(broker, flag: "broker", env: BusContract.brokerEnvironment, default: BusContract.brokerEndpoint),
+            name: "broker", forBinding: false)
     }
 }

@@ -46,7 +46,8 @@ public struct CurveKeyDirectory: Sendable {
     }
 
     private func write(_ pair: CurveKeyPair, named name: String, in folder: String, about whose: String) throws {
-        let secretPath = "\(folder)/\(name).key", publicPath = "\(folder)/\(name).pub"
+        let secretPath = "\(folder)/\(name).key"
+        let publicPath = "\(folder)/\(name).pub"
         for existing in [secretPath, publicPath] where FileManager.default.fileExists(atPath: existing) {
             throw ConfigurationError("\(existing) exists already; remove it first to make a new key")
         }
@@ -63,7 +64,8 @@ public struct CurveKeyDirectory: Sendable {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw ConfigurationError("CURVE: cannot read \(what) from \(path)")
         }
-        let key = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        let key =
+            text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .first { !$0.isEmpty && !$0.hasPrefix("#") } ?? ""
         do {
             try Z85.validateKey(key)
@@ -113,11 +115,13 @@ public struct CurveOptions: ParsableArguments, Sendable {
     public static let serverSecretKeyEnvironment = "RIDE_CURVE_SERVER_SECRET_KEY"
     public static let allowedKeysEnvironment = "RIDE_CURVE_ALLOWED_KEYS"
 
-    @Option(name: .customLong("curve-keys"), help: helpWithEnv(
-        "Encrypt and authenticate the bus with CURVE, keys from this directory (made by `ridectl keys init DIR`). "
-            + "Without files, keys may come from RIDE_CURVE_SERVER_KEY (the servers' public key), RIDE_CURVE_SECRET_KEY "
-            + "(this process's), RIDE_CURVE_SERVER_SECRET_KEY and RIDE_CURVE_ALLOWED_KEYS (NAME:KEY,… — the bus and "
-            + "tracking only); each variable wins over its file", env: directoryEnvironment, default: "off, plain TCP"))
+    @Option(
+        name: .customLong("curve-keys"),
+        help: helpWithEnv(
+            "Encrypt and authenticate the bus with CURVE, keys from this directory (made by `ridectl keys init DIR`). "
+                + "Without files, keys may come from RIDE_CURVE_SERVER_KEY (the servers' public key), RIDE_CURVE_SECRET_KEY "
+                + "(this process's), RIDE_CURVE_SERVER_SECRET_KEY and RIDE_CURVE_ALLOWED_KEYS (NAME:KEY,… — the bus and "
+                + "tracking only); each variable wins over its file", env: directoryEnvironment, default: "off, plain TCP"))
     public var curveKeys: String?
 
     public init() {}
@@ -126,8 +130,10 @@ public struct CurveOptions: ParsableArguments, Sendable {
     /// (`clients/<client>.key`; nil for the bus, which only serves); `serves` is true for the
     /// processes that bind endpoints.
     /// Throws a `ConfigurationError` naming the missing or bad file or variable.
-    public func security(client: String?, serves: Bool,
-                         environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CurveSecurity? {
+    public func security(
+        client: String?, serves: Bool,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> CurveSecurity? {
         let value = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         let directory = (curveKeys ?? value(Self.directoryEnvironment)).map(CurveKeyDirectory.init(path:))
         guard directory != nil || value(Self.serverKeyEnvironment) != nil else { return nil }
@@ -150,8 +156,9 @@ public struct CurveOptions: ParsableArguments, Sendable {
         let serverKey = try key(Self.serverKeyEnvironment, file: "server.pub", what: "server public key")
         guard serves else {
             guard let client else { throw ConfigurationError("CURVE: a process that only connects needs a client name") }
-            return CurveSecurity(identity: try pair(Self.secretKeyEnvironment, file: "clients/\(client).key", what: "secret key of '\(client)'"),
-                                 serverKey: serverKey)
+            return CurveSecurity(
+                identity: try pair(Self.secretKeyEnvironment, file: "clients/\(client).key", what: "secret key of '\(client)'"),
+                serverKey: serverKey)
         }
         let server = try pair(Self.serverSecretKeyEnvironment, file: "server.key", what: "server secret key")
         guard server.publicKey == serverKey else {

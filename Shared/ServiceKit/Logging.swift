@@ -36,7 +36,8 @@ public struct RideLogHandler: LogHandler {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        let line = format == .json
+        let line =
+            format == .json
             ? Self.jsonLine(time: Date(), level: event.level, label: label, message: "\(event.message)", metadata: merged)
             : Self.textLine(time: Date(), level: event.level, label: label, message: "\(event.message)", metadata: merged, colored: colored)
         FileHandle.standardError.write(Data((line + "\n").utf8))

@@ -10,8 +10,10 @@ public struct Setting: Sendable, Equatable {
     /// `--pub`, `RIDE_BUS_PUB` or `default`.
     public var origin: String
 
-    public static func resolve(_ flagValue: String?, flag: String, env: String, default defaultValue: String,
-                               environment: [String: String] = ProcessInfo.processInfo.environment) -> Setting {
+    public static func resolve(
+        _ flagValue: String?, flag: String, env: String, default defaultValue: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Setting {
         if let flagValue { return Setting(value: flagValue, origin: "--\(flag)") }
         if let envValue = environment[env], !envValue.isEmpty { return Setting(value: envValue, origin: env) }
         return Setting(value: defaultValue, origin: "default")
@@ -60,7 +62,8 @@ public enum EndpointSyntax {
     }
 
     public static func problem(with endpoint: String, forBinding: Bool) -> String? {
-        let expected = forBinding
+        let expected =
+            forBinding
             ? "expected tcp://HOST:PORT (HOST may be *), ipc://PATH or inproc://NAME"
             : "expected tcp://HOST:PORT, ipc://PATH or inproc://NAME"
         guard let schemeEnd = endpoint.range(of: "://") else { return expected }
@@ -146,8 +149,10 @@ public struct CommonOptions: ParsableArguments, Sendable {
 }
 
 /// Reads an integer setting, with a range check whose error names the setting.
-public func integerSetting(_ flagValue: Int?, flag: String, env: String, default defaultValue: Int, range: ClosedRange<Int>,
-                           environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {
+public func integerSetting(
+    _ flagValue: Int?, flag: String, env: String, default defaultValue: Int, range: ClosedRange<Int>,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+) throws -> Int {
     let setting = Setting.resolve(flagValue.map(String.init), flag: flag, env: env, default: String(defaultValue), environment: environment)
     guard let value = Int(setting.value) else {
         throw ConfigurationError("\(flag) (\(setting.origin)) '\(setting.value)' is not a whole number")

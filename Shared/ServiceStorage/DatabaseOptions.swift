@@ -5,9 +5,11 @@ import Storage
 
 /// `--database-url` / `RIDE_DATABASE_URL`, for the services that can keep their state in PostgreSQL.
 public struct DatabaseOptions: ParsableArguments, Sendable {
-    @Option(name: .customLong("database-url"),
-            help: helpWithEnv("PostgreSQL to keep state in, shared by instances: postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=disable|prefer|require]; unset: a SQLite file in --data-dir",
-                              env: "RIDE_DATABASE_URL"))
+    @Option(
+        name: .customLong("database-url"),
+        help: helpWithEnv(
+            "PostgreSQL to keep state in, shared by instances: postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=disable|prefer|require]; unset: a SQLite file in --data-dir",
+            env: "RIDE_DATABASE_URL"))
     var databaseURL: String?
 
     public init() {}

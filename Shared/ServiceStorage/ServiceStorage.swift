@@ -16,9 +16,11 @@ public struct ServiceStorage<Store: Sendable>: Sendable {
     /// - Parameters:
     ///   - sqlite: opens the store in a SQLite file (its folder is made first).
     ///   - postgres: opens the store in PostgreSQL; nil for a service that keeps SQLite only.
-    public static func open(program: String, source: String, location: StorageLocation, publishTo endpoint: String, logger: Logger,
-                            sqlite: (String) throws -> Store, postgres: ((PostgresURL) async throws -> Store)? = nil,
-                            eventLog: (Store) -> any EventLog) async throws -> ServiceStorage {
+    public static func open(
+        program: String, source: String, location: StorageLocation, publishTo endpoint: String, logger: Logger,
+        sqlite: (String) throws -> Store, postgres: ((PostgresURL) async throws -> Store)? = nil,
+        eventLog: (Store) -> any EventLog
+    ) async throws -> ServiceStorage {
         let store: Store
         do {
             switch location {
@@ -38,9 +40,12 @@ public struct ServiceStorage<Store: Sendable>: Sendable {
     }
 
     /// A service that keeps its state in one SQLite file.
-    public static func open(program: String, source: String, databasePath: String, publishTo endpoint: String, logger: Logger,
-                            store: (String) throws -> Store, eventLog: (Store) -> any EventLog) async throws -> ServiceStorage {
-        try await open(program: program, source: source, location: .sqlite(path: databasePath), publishTo: endpoint, logger: logger,
-                       sqlite: store, eventLog: eventLog)
+    public static func open(
+        program: String, source: String, databasePath: String, publishTo endpoint: String, logger: Logger,
+        store: (String) throws -> Store, eventLog: (Store) -> any EventLog
+    ) async throws -> ServiceStorage {
+        try await open(
+            program: program, source: source, location: .sqlite(path: databasePath), publishTo: endpoint, logger: logger,
+            sqlite: store, eventLog: eventLog)
     }
 }

@@ -9,8 +9,10 @@ extension Database {
     }
 
     /// The first column of the first row of a cached statement (nil when there is no row or it is NULL).
-    public func value<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ type: Value.Type, _ sql: String,
-                                                                                    _ arguments: StatementArguments = []) throws -> Value? {
+    public func value<Value: DatabaseValueConvertible & StatementColumnConvertible>(
+        _ type: Value.Type, _ sql: String,
+        _ arguments: StatementArguments = []
+    ) throws -> Value? {
         try Value.fetchOne(cachedStatement(sql: sql), arguments: arguments)
     }
 }

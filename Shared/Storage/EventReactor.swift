@@ -33,8 +33,9 @@ public enum ReactorCursorTable {
 
     public static func save(_ database: some DatabaseWriter, source: String, sequence: UInt64) async throws {
         try await database.write { db in
-            try db.run("INSERT INTO reactor_cursors (source, sequence) VALUES (?, ?) ON CONFLICT (source) DO UPDATE SET sequence = excluded.sequence",
-                       [source, Int64(sequence)])
+            try db.run(
+                "INSERT INTO reactor_cursors (source, sequence) VALUES (?, ?) ON CONFLICT (source) DO UPDATE SET sequence = excluded.sequence",
+                [source, Int64(sequence)])
         }
     }
 }
@@ -65,8 +66,10 @@ public struct EventReactor<Payload: Decodable & Sendable>: Service {
     ///     topic not subscribed to looks like a gap.
     ///   - fetch: a source's `events` op (paged).
     ///   - orderingKey: events with the same key are handled in order (nil: no order kept).
-    public init(name: String, sources: [String], cursors: any ReactorCursors, subscriber: EventSubscriber<Payload>, logger: Logger,
-                orderingKey: (@Sendable (CloudEvent<Payload>) -> String?)? = nil, fetch: @escaping Fetch, handle: @escaping Handle) {
+    public init(
+        name: String, sources: [String], cursors: any ReactorCursors, subscriber: EventSubscriber<Payload>, logger: Logger,
+        orderingKey: (@Sendable (CloudEvent<Payload>) -> String?)? = nil, fetch: @escaping Fetch, handle: @escaping Handle
+    ) {
         self.orderingKey = orderingKey
         self.name = name
         self.sources = sources

@@ -43,27 +43,30 @@ public final class GroupCommit: Sendable {
     public func write<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
             let outcome = Outcome<Value>()
-            enqueue(PendingWrite(run: { db in
-                let result = Result<Value, any Error> {
-                    var value: Value?
-                    try db.inSavepoint {
-                        value = try body(db)
-                        return .commit
-                    }
-                    return value!
-                }
-                outcome.result.withLock { $0 = result }
-                if case .failure(let error) = result { return error }
-                return nil
-            }, finish: { failure in
-                let kept = outcome.result.withLock { $0 }
-                switch (kept, failure) {
-                case (.failure(let own)?, _): continuation.resume(throwing: own)
-                case (_, let failure?): continuation.resume(throwing: failure)
-                case (let kept?, nil): continuation.resume(with: kept)
-                case (nil, nil): continuation.resume(throwing: GroupLost())
-                }
-            }))
+            enqueue(
+                PendingWrite(
+                    run: { db in
+                        let result = Result<Value, any Error> {
+                            var value: Value?
+                            try db.inSavepoint {
+                                value = try body(db)
+                                return .commit
+                            }
+                            return value!
+                        }
+                        outcome.result.withLock { $0 = result }
+                        if case .failure(let error) = result { return error }
+                        return nil
+                    },
+                    finish: { failure in
+                        let kept = outcome.result.withLock { $0 }
+                        switch (kept, failure) {
+                        case (.failure(let own)?, _): continuation.resume(throwing: own)
+                        case (_, let failure?): continuation.resume(throwing: failure)
+                        case (let kept?, nil): continuation.resume(with: kept)
+                        case (nil, nil): continuation.resume(throwing: GroupLost())
+                        }
+                    }))
         }
     }
 

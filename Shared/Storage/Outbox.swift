@@ -13,18 +13,19 @@ import Wire
 public enum Outbox {
     /// The outbox table; call from a migration.
     public static func createTable(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE outbox (
-                sequence INTEGER PRIMARY KEY NOT NULL,
-                id TEXT NOT NULL,
-                topic TEXT NOT NULL,
-                type TEXT NOT NULL,
-                time_ms INTEGER NOT NULL,
-                data BLOB NOT NULL,
-                published INTEGER NOT NULL DEFAULT 0
-            );
-            CREATE INDEX outbox_unpublished ON outbox (published, sequence);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE outbox (
+                    sequence INTEGER PRIMARY KEY NOT NULL,
+                    id TEXT NOT NULL,
+                    topic TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    time_ms INTEGER NOT NULL,
+                    data BLOB NOT NULL,
+                    published INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX outbox_unpublished ON outbox (published, sequence);
+                """)
     }
 
     /// Appends an event inside the caller's write transaction; returns its sequence.
@@ -32,8 +33,9 @@ public enum Outbox {
     public static func append(_ db: Database, topic: String, type: String, data: some Encodable, time: Date = Date()) throws -> UInt64 {
         if let problem = Topic.problem(with: topic) { throw ServiceError(status: 500, code: "internal", message: "outbox topic: \(problem)") }
         let sequence = try lastSequence(db) + 1
-        try db.run("INSERT INTO outbox (sequence, id, topic, type, time_ms, data) VALUES (?, ?, ?, ?, ?, ?)",
-                   [Int64(sequence), EventID.next(), topic, type, Int64((time.timeIntervalSince1970 * 1000).rounded()), Data(try JSONCoding.encode(data))])
+        try db.run(
+            "INSERT INTO outbox (sequence, id, topic, type, time_ms, data) VALUES (?, ?, ?, ?, ?, ?)",
+            [Int64(sequence), EventID.next(), topic, type, Int64((time.timeIntervalSince1970 * 1000).rounded()), Data(try JSONCoding.encode(data))])
         return sequence
     }
 
@@ -74,8 +76,9 @@ public struct StoredEvent: Sendable, Equatable {
 
     static func fetch(_ db: Database, sql: String, arguments: StatementArguments) throws -> [StoredEvent] {
         try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
-            StoredEvent(sequence: UInt64(row["sequence"] as Int64), id: row["id"], topic: row["topic"], type: row["type"],
-                        time: Date(timeIntervalSince1970: Double(row["time_ms"] as Int64) / 1000), data: [UInt8](row["data"] as Data))
+            StoredEvent(
+                sequence: UInt64(row["sequence"] as Int64), id: row["id"], topic: row["topic"], type: row["type"],
+                time: Date(timeIntervalSince1970: Double(row["time_ms"] as Int64) / 1000), data: [UInt8](row["data"] as Data))
         }
     }
 }
@@ -100,7 +103,8 @@ extension EventsQuery {
 extension StoredEvent {
     /// The event as the `events` op returns it.
     public func cloudEvent(source: String) -> CloudEvent<JSONValue> {
-        CloudEvent<JSONValue>(id: id, source: source, type: type, time: time, sequence: sequence,
-                              data: (try? JSONCoding.decode(JSONValue.self, from: data)) ?? .null)
+        CloudEvent<JSONValue>(
+            id: id, source: source, type: type, time: time, sequence: sequence,
+            data: (try? JSONCoding.decode(JSONValue.self, from: data)) ?? .null)
     }
 }

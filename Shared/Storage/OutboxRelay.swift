@@ -35,9 +35,12 @@ public final class OutboxRelay: Service, Sendable {
         var busyWaits = 0
         while true {
             do {
-                switch try await log.relayBatch(limit: Self.batchLimit, send: { batch in
-                    for event in batch { try publisher.publish(topic: event.topic, encodedEvent: event.envelope(source: source)) }
-                }) {
+                switch try await log.relayBatch(
+                    limit: Self.batchLimit,
+                    send: { batch in
+                        for event in batch { try publisher.publish(topic: event.topic, encodedEvent: event.envelope(source: source)) }
+                    })
+                {
                 case .sent(let count):
                     // A short batch took everything committed before it was read; what commits
                     // later notifies, which runs one more pass — so no read to find nothing.

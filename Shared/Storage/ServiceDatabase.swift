@@ -8,8 +8,10 @@ public enum ServiceDatabase {
     public typealias Migration = (name: String, sql: String)
 
     /// - Parameter outbox: create the `Outbox` table with the first migration.
-    public static func open(path: String, migrations: [Migration], outbox: Bool,
-                            prepare: (@Sendable (Database) throws -> Void)? = nil) throws -> DatabasePool {
+    public static func open(
+        path: String, migrations: [Migration], outbox: Bool,
+        prepare: (@Sendable (Database) throws -> Void)? = nil
+    ) throws -> DatabasePool {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in

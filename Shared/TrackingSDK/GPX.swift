@@ -1,9 +1,10 @@
 import Foundation
+import Geo
+import Wire
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import Geo
-import Wire
 
 /// A GPX track: the `<trkpt>` points of a file, in order (track segments joined), with their times
 /// and elevations when the file has them. `<rtept>` and `<wpt>` are read when there is no track.
@@ -60,8 +61,10 @@ public struct GPXTrack: Sendable, Equatable {
         private var text = ""
         private var depthOfName = 0
 
-        func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             text = ""
             guard ["trkpt", "rtept", "wpt"].contains(element) else { return }
             guard let lat = attributes["lat"].flatMap(Double.init), let lon = attributes["lon"].flatMap(Double.init) else {

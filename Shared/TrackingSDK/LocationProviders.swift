@@ -79,8 +79,9 @@ public final class SimulatedDrive: LocationProvider {
         if jitter > 0 {
             point = point.destination(bearing: Double.random(in: 0..<360), distance: Double.random(in: 0...jitter))
         }
-        return DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: time, accuracy: accuracy,
-                              speed: min(speed, 99), bearing: bearing.map { $0.truncatingRemainder(dividingBy: 360) }, mocked: true)
+        return DeviceLocation(
+            latitude: point.latitude, longitude: point.longitude, recordedAt: time, accuracy: accuracy,
+            speed: min(speed, 99), bearing: bearing.map { $0.truncatingRemainder(dividingBy: 360) }, mocked: true)
     }
 }
 
@@ -124,8 +125,9 @@ public final class GPXReplay: LocationProvider {
         if loops, duration > 0 { elapsed = elapsed.truncatingRemainder(dividingBy: duration) }
         guard points.count > 1, elapsed < duration else {
             let last = points.last ?? first
-            return DeviceLocation(latitude: last.point.latitude, longitude: last.point.longitude, recordedAt: time,
-                                  accuracy: 5, speed: 0, altitude: last.elevation, mocked: true)
+            return DeviceLocation(
+                latitude: last.point.latitude, longitude: last.point.longitude, recordedAt: time,
+                accuracy: 5, speed: 0, altitude: last.elevation, mocked: true)
         }
         // The segment holding `elapsed` (offsets are sorted): binary search.
         var low = 0
@@ -143,7 +145,8 @@ public final class GPXReplay: LocationProvider {
         let speed = span > 0 ? min(99, segment.length / span * speedup) : 0
         var altitude: Double?
         if let from = a.elevation, let to = b.elevation { altitude = from + (to - from) * fraction }
-        return DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: time, accuracy: 5, speed: speed,
-                              bearing: segment.length > 0 ? a.point.bearing(to: b.point) : nil, altitude: altitude, mocked: true)
+        return DeviceLocation(
+            latitude: point.latitude, longitude: point.longitude, recordedAt: time, accuracy: 5, speed: speed,
+            bearing: segment.length > 0 ? a.point.bearing(to: b.point) : nil, altitude: altitude, mocked: true)
     }
 }

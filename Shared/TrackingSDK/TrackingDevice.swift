@@ -76,7 +76,7 @@ public final class TrackingDevice: Sendable {
         guard DeviceIdentity.problem(with: id) == nil else {
             throw SDKConfiguration.Problem(description: "device id '\(id)' must be printable ASCII without spaces, at most 128 bytes")
         }
-        _ = try configuration.endpoint(for: id)   // a list of endpoints the device cannot pick from is refused here
+        _ = try configuration.endpoint(for: id)  // a list of endpoints the device cannot pick from is refused here
         self.id = id
         self.configuration = configuration
         self.provider = provider
@@ -225,8 +225,9 @@ public final class TrackingDevice: Sendable {
                 if let command = try? JSONCoding.decode(DeviceCommandEvent.self, from: frames[1]) {
                     logger.debug("command from the platform", metadata: ["command": "\(command.command.rawValue)"])
                     if !state.obey(command, now: now) {
-                        logger.info("a tracking command older than the device's last tracking change; ignored",
-                                    metadata: ["command": "\(command.command.rawValue)", "issued_at": "\(command.issuedAt.map(RFC3339.format) ?? "")"])
+                        logger.info(
+                            "a tracking command older than the device's last tracking change; ignored",
+                            metadata: ["command": "\(command.command.rawValue)", "issued_at": "\(command.issuedAt.map(RFC3339.format) ?? "")"])
                     }
                 }
             default:
@@ -347,11 +348,13 @@ struct DeviceState {
         guard hasData, flushRequested || now >= nextFlushAt || pending.count >= configuration.maximumBatch else { return nil }
         let locations = Array(pending.prefix(configuration.maximumBatch))
         pending.removeFirst(locations.count)
-        let intents = intentsUnsent
+        let intents =
+            intentsUnsent
             ? DeviceIntents(name: name, metadata: metadata.mapValues(\.jsonValue), tracking: tracking, available: available, changedAt: intentsChangedAt)
             : nil
-        let batch = IngestBatch(publishableKey: configuration.publishableKey ?? "", batchID: nextBatchID, device: intents,
-                                locations: locations, geotags: pendingGeotags.isEmpty ? nil : pendingGeotags)
+        let batch = IngestBatch(
+            publishableKey: configuration.publishableKey ?? "", batchID: nextBatchID, device: intents,
+            locations: locations, geotags: pendingGeotags.isEmpty ? nil : pendingGeotags)
         pendingGeotags = []
         intentsUnsent = false
         flushRequested = false
@@ -406,7 +409,7 @@ struct DeviceState {
         switch code {
         case "invalid_publishable_key":
             blocking.insert(.invalidPublishableKey)
-            // Kept, and sent again on the backoff: the platform's keys may change.
+        // Kept, and sent again on the backoff: the platform's keys may change.
         case "store_unavailable":
             break  // sent again on the backoff
         default:

@@ -23,7 +23,8 @@ extension WireRules {
 
     /// A number against `minimum` and `maximum`.
     public func check(number: Double, at path: String) throws(WireViolation) {
-        let tooSmall = minimum.map { number < $0 } ?? false, tooLarge = maximum.map { number > $0 } ?? false
+        let tooSmall = minimum.map { number < $0 } ?? false
+        let tooLarge = maximum.map { number > $0 } ?? false
         guard tooSmall || tooLarge else { return }
         let got = Self.text(number)
         switch (minimum, maximum) {

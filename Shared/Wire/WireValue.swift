@@ -3,7 +3,7 @@
 /// with the keys of its `CodingKeys`; for a `String` enum: its raw values), so a key is spelled
 /// once. Foundation's `Codable`, synthesized from the same declaration, stays the reference: the
 /// fast reader gives up (nil) on anything unusual and `JSONDecoder` decodes instead, naming any error.
-public protocol WireValue: JSONWritable, JSONReadable {
+public protocol WireValue: JSONWritable, JSONReadable, Sendable {
     static var wireSchema: WireSchema { get }
     /// Checks the `@WireField` rules of this value's members, and of theirs (`path`: where this
     /// value is, for the message). A model's is derived; other values have none.

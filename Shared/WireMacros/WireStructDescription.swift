@@ -47,8 +47,10 @@ struct WireStructDescription {
                     throw WireMacroError("@WireModel needs the type of '\(name)' written out")
                 }
                 let (type, optional) = Self.unwrapped(written)
-                properties.append(Property(name: name, type: type, optional: optional, key: key,
-                                           documentation: WireMacros.documentation(in: variable.leadingTrivia), rules: rules))
+                properties.append(
+                    Property(
+                        name: name, type: type, optional: optional, key: key,
+                        documentation: WireMacros.documentation(in: variable.leadingTrivia), rules: rules))
             }
         }
         guard properties.count <= 64 else { throw WireMacroError("@WireModel reads at most 64 members; \(decl.name.text) has \(properties.count)") }
@@ -88,7 +90,8 @@ struct WireStructDescription {
     static func unwrapped(_ type: TypeSyntax) -> (String, Bool) {
         if let optional = type.as(OptionalTypeSyntax.self) { return (optional.wrappedType.trimmedDescription, true) }
         if let identifier = type.as(IdentifierTypeSyntax.self), identifier.name.text == "Optional",
-           let argument = identifier.genericArgumentClause?.arguments.first {
+            let argument = identifier.genericArgumentClause?.arguments.first
+        {
             return (argument.argument.trimmedDescription, true)
         }
         return (type.trimmedDescription, false)

@@ -31,7 +31,9 @@ public struct CurveKeyPair: Sendable, Equatable {
 public enum CurveKeyError: Error, Equatable, CustomStringConvertible {
     case notAKey(String)
     public var description: String {
-        switch self { case .notAKey(let why): why }
+        switch self {
+        case .notAKey(let why): why
+        }
     }
 }
 

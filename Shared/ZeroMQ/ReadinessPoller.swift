@@ -1,4 +1,5 @@
 import CZeroMQ
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -60,7 +60,7 @@ public final class ZAPHandler: Sendable {
             } catch let error as ZMQError where error.isAgain {
                 continue
             } catch {
-                return   // the context is ending
+                return  // the context is ending
             }
             let (reply, decision) = Self.answer(request, authorizer: authorizer)
             if let decision { onDecision(decision) }

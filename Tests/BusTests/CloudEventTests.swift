@@ -1,8 +1,8 @@
 import Foundation
 import Testing
+import Wire
 
 @testable import Bus
-import Wire
 
 struct OrderData: Codable, Equatable, Sendable {
     var orderID: String
@@ -14,11 +14,13 @@ struct OrderData: Codable, Equatable, Sendable {
 }
 
 @Suite struct CloudEventTests {
-    let sample = #"{"specversion":"1.0","id":"e1","source":"orders","type":"order.status","time":"2026-11-21T09:30:00.123Z","sequence":"42","datacontenttype":"application/json","data":{"order_id":"o1","status":"NEW"}}"#
+    let sample =
+        #"{"specversion":"1.0","id":"e1","source":"orders","type":"order.status","time":"2026-11-21T09:30:00.123Z","sequence":"42","datacontenttype":"application/json","data":{"order_id":"o1","status":"NEW"}}"#
 
     @Test func roundTripThroughEncoder() throws {
-        let event = CloudEvent(id: "e1", source: "orders", type: "order.status", time: RFC3339.parse("2026-11-21T09:30:00.123Z")!,
-                               sequence: 42, data: OrderData(orderID: "o1", status: "NEW"))
+        let event = CloudEvent(
+            id: "e1", source: "orders", type: "order.status", time: RFC3339.parse("2026-11-21T09:30:00.123Z")!,
+            sequence: 42, data: OrderData(orderID: "o1", status: "NEW"))
         let decoded = try CloudEvent<OrderData>.decode(event.encoded())
         #expect(decoded == event)
     }
@@ -93,8 +95,10 @@ struct OrderData: Codable, Equatable, Sendable {
         #expect(RFC3339.parse("2020-09-15T07:54:02.305516Z")!.timeIntervalSince1970 == 1_600_156_442.305516)
     }
 
-    @Test(arguments: ["", "2026-11-21", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-11-21T25:00:00Z",
-                      "2026-11-21T07:30:00", "2026-11-21T07:30:00.Z", "2026-11-21T07:30:00Zjunk", "2026-11-21 07:30:00Z"])
+    @Test(arguments: [
+        "", "2026-11-21", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-11-21T25:00:00Z",
+        "2026-11-21T07:30:00", "2026-11-21T07:30:00.Z", "2026-11-21T07:30:00Zjunk", "2026-11-21 07:30:00Z",
+    ])
     func rejectsNonRFC3339(_ text: String) {
         #expect(RFC3339.parse(text) == nil)
     }
@@ -102,8 +106,10 @@ struct OrderData: Codable, Equatable, Sendable {
     /// Shown by the fuzz target's round-trip property (Fuzz/): these parsed, to instants outside
     /// the four-digit UTC years, so an event accepted with one was passed on with a time that was
     /// garbled ("000/-12-31…") or 10000 years off ("0000-01-01…").
-    @Test(arguments: ["0000-01-01T00:00:00+01:00", "0000-01-01T00:59:59.999+01:00", "9999-12-31T23:59:59-01:00", "9999-12-31T23:59:59.9996Z",
-                      "9999-12-31T23:59:60Z"])
+    @Test(arguments: [
+        "0000-01-01T00:00:00+01:00", "0000-01-01T00:59:59.999+01:00", "9999-12-31T23:59:59-01:00", "9999-12-31T23:59:59.9996Z",
+        "9999-12-31T23:59:60Z",
+    ])
     func refusesInstantsItCannotWriteBack(_ text: String) {
         #expect(RFC3339.parse(text) == nil)
     }

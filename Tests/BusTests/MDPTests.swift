@@ -27,22 +27,23 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
         #expect(try MDP.parseClientReply(MDP.clientReply(service: f("echo"), body: [f("ok")])) == ("echo", [f("ok")]))
     }
 
-    @Test(arguments: [
-        ([], MDPError.truncated("empty message")),
-        ([f("x")], MDPError.missingDelimiter),
-        ([[]], MDPError.truncated("no protocol header after the delimiter")),
-        ([[], f("MDPX01")], MDPError.wrongHeader(f("MDPX01"))),
-        ([[], f("MDPC01")], MDPError.truncated("a client request needs a service name")),
-        ([[], f("MDPC01"), []], MDPError.invalidServiceName),
-        ([[], f("MDPC01"), [0xFF, 0xFE]], MDPError.invalidServiceName),
-        ([[], f("MDPW01"), [0x09]], MDPError.unknownCommand([0x09])),
-        ([[], f("MDPW01"), [0x01, 0x01]], MDPError.unknownCommand([0x01, 0x01])),
-        ([[], f("MDPW01"), [0x01]], MDPError.invalidServiceName),
-        ([[], f("MDPW01"), [0x02], [1], []], MDPError.unexpectedCommand(.request)),
-        ([[], f("MDPW01"), [0x03], [1]], MDPError.truncated("REPLY needs [client][\"\"][body...]")),
-        ([[], f("MDPW01"), [0x03], [1], [1]], MDPError.truncated("REPLY needs [client][\"\"][body...]")),
-        ([[], f("MDPW01")], MDPError.truncated("a worker message needs [\"\"][MDPW01][command]; got 2 frames")),
-    ] as [([Frame], MDPError)])
+    @Test(
+        arguments: [
+            ([], MDPError.truncated("empty message")),
+            ([f("x")], MDPError.missingDelimiter),
+            ([[]], MDPError.truncated("no protocol header after the delimiter")),
+            ([[], f("MDPX01")], MDPError.wrongHeader(f("MDPX01"))),
+            ([[], f("MDPC01")], MDPError.truncated("a client request needs a service name")),
+            ([[], f("MDPC01"), []], MDPError.invalidServiceName),
+            ([[], f("MDPC01"), [0xFF, 0xFE]], MDPError.invalidServiceName),
+            ([[], f("MDPW01"), [0x09]], MDPError.unknownCommand([0x09])),
+            ([[], f("MDPW01"), [0x01, 0x01]], MDPError.unknownCommand([0x01, 0x01])),
+            ([[], f("MDPW01"), [0x01]], MDPError.invalidServiceName),
+            ([[], f("MDPW01"), [0x02], [1], []], MDPError.unexpectedCommand(.request)),
+            ([[], f("MDPW01"), [0x03], [1]], MDPError.truncated("REPLY needs [client][\"\"][body...]")),
+            ([[], f("MDPW01"), [0x03], [1], [1]], MDPError.truncated("REPLY needs [client][\"\"][body...]")),
+            ([[], f("MDPW01")], MDPError.truncated("a worker message needs [\"\"][MDPW01][command]; got 2 frames")),
+        ] as [([Frame], MDPError)])
     func rejectsBrokenMessages(frames: [Frame], expected: MDPError) {
         #expect(throws: expected) { try MDP.parseToBroker(frames[...]) }
     }
@@ -88,8 +89,9 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
     @Test func answersMMIService() {
         var core = broker()
         _ = send(&core, from: w1, MDP.ready(service: "echo"))
-        #expect(send(&core, from: client, MDP.clientRequest(service: "mmi.service", body: [f("echo")]))
-            == [BrokerOutgoing(to: client, frames: MDP.clientReply(service: f("mmi.service"), body: [f("200")]))])
+        #expect(
+            send(&core, from: client, MDP.clientRequest(service: "mmi.service", body: [f("echo")]))
+                == [BrokerOutgoing(to: client, frames: MDP.clientReply(service: f("mmi.service"), body: [f("200")]))])
         #expect(send(&core, from: client, MDP.clientRequest(service: "mmi.service", body: [f("nobody")])).first?.frames.last == f("404"))
         #expect(send(&core, from: client, MDP.clientRequest(service: "mmi.other", body: [])).first?.frames.last == f("501"))
     }

@@ -210,8 +210,9 @@ func withBrokerAndWorker(
         }
         #expect(received.count == 501)
         #expect(received.allSatisfy { $0.topic.hasPrefix("order.") })
-        #expect(received.filter { if case .gap = $0.sequence { true } else { false } }.count == received.count - 1,
-                "trip.* events are filtered out, so every order event after the first shows the skipped sequence as a gap")
+        #expect(
+            received.filter { if case .gap = $0.sequence { true } else { false } }.count == received.count - 1,
+            "trip.* events are filtered out, so every order event after the first shows the skipped sequence as a gap")
         #expect(forwarder.stats.forwarded >= 501)
         await garbage.stop()
         await publisher.close()

@@ -4,9 +4,9 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
+import Wire
 
 @testable import GatewayService
-import Wire
 
 /// The gateway's routes without the platform behind them: what is answered before any service is asked.
 @Suite struct GatewayRoutesTests {
@@ -23,7 +23,13 @@ import Wire
         let platform = PlatformCalls(client: client)
         let gateway = GatewayApplication(settings: settings, platform: platform, hub: LiveHub(subscriber: subscriber, platform: platform, logger: logger))
         let app = Application(router: gateway.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
-        return (gateway, app, { await subscriber.close(); await client.close() })
+        return (
+            gateway, app,
+            {
+                await subscriber.close()
+                await client.close()
+            }
+        )
     }
 
     /// `/openapi.json` documents exactly the routes the gateway registers.

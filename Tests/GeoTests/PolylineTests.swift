@@ -84,9 +84,10 @@ struct PolylineTests {
 
     @Test func simplificationKeepsDeviationsLargerThanTheTolerance() {
         // A zig-zag: every other point 0.001° (111 m) north of the line.
-        let zigZag = Polyline(points: (0...10).map {
-            GeoPoint(latitude: $0 % 2 == 0 ? 0 : 0.001, longitude: Double($0) / 1_000)
-        })
+        let zigZag = Polyline(
+            points: (0...10).map {
+                GeoPoint(latitude: $0 % 2 == 0 ? 0 : 0.001, longitude: Double($0) / 1_000)
+            })
         #expect(zigZag.simplified(tolerance: 50).points == zigZag.points)
         #expect(zigZag.simplified(tolerance: 200).points == [zigZag.points[0], zigZag.points[10]])
     }

@@ -231,8 +231,8 @@ struct SpatialGridTests {
     @Test func countsIdsAndOccupiedCells() {
         var grid = SpatialGrid<Int>(cellSizeDegrees: 1)
         grid.update(1, to: GeoPoint(latitude: 0.5, longitude: 0.5))
-        grid.update(2, to: GeoPoint(latitude: 0.7, longitude: 0.2))   // same cell as 1
-        grid.update(3, to: GeoPoint(latitude: 1.5, longitude: 0.5))   // the cell to the north
+        grid.update(2, to: GeoPoint(latitude: 0.7, longitude: 0.2))  // same cell as 1
+        grid.update(3, to: GeoPoint(latitude: 1.5, longitude: 0.5))  // the cell to the north
         grid.update(4, to: GeoPoint(latitude: 0.5, longitude: -0.5))  // the cell to the west
         #expect(grid.count == 4)
         #expect(grid.occupiedCellCount == 3)

@@ -33,8 +33,9 @@ import Testing
                         let reply = try await service.call(op, body)
                         let message = reply.body["error"]?["message"]?.stringValue ?? ""
                         #expect((400..<500).contains(reply.status), "\(service.name).\(op) \(body) → \(reply.status) \(reply.body)")
-                        #expect(!message.isEmpty && reply.body["error"]?["code"]?.stringValue?.isEmpty == false,
-                                "\(service.name).\(op) \(body): \(reply.body)")
+                        #expect(
+                            !message.isEmpty && reply.body["error"]?["code"]?.stringValue?.isEmpty == false,
+                            "\(service.name).\(op) \(body): \(reply.body)")
                     }
                 }
                 let wrongType = try await service.call("events", #"{"after":"x"}"#)
@@ -46,7 +47,8 @@ import Testing
     }
 
     /// A plausible body for any op (every usual field, right types), which the fuzzer mutates.
-    static let plausible = #"{"caller":{"role":"rider","id":"r-0000000000000001"},"id":"o-0000000000000001","user_id":"r-0000000000000001","text":"hi","stars":3,"after":0,"limit":5,"days":2,"label":"home","name":"Home","place":{"latitude":47.8,"longitude":35.1},"pickup":{"latitude":47.8,"longitude":35.1},"dropoff":{"latitude":47.81,"longitude":35.12},"token":"x.y","phone_number":"+380501112233","password":"secret123","role":"rider","trip_id":"t-1","share_id":"abcdefg","url":"http://127.0.0.1:9/hook","secret":"s","device_id":"d-1","destination":{"geometry":{"type":"Point","coordinates":[35.1,47.8]},"radius":50}}"#
+    static let plausible =
+        #"{"caller":{"role":"rider","id":"r-0000000000000001"},"id":"o-0000000000000001","user_id":"r-0000000000000001","text":"hi","stars":3,"after":0,"limit":5,"days":2,"label":"home","name":"Home","place":{"latitude":47.8,"longitude":35.1},"pickup":{"latitude":47.8,"longitude":35.1},"dropoff":{"latitude":47.81,"longitude":35.12},"token":"x.y","phone_number":"+380501112233","password":"secret123","role":"rider","trip_id":"t-1","share_id":"abcdefg","url":"http://127.0.0.1:9/hook","secret":"s","device_id":"d-1","destination":{"geometry":{"type":"Point","coordinates":[35.1,47.8]},"radius":50}}"#
 
     /// Fuzzing every op of every stateful service with mutations of a plausible body (seeded, so a
     /// failure replays): never a 5xx, always an error that names something, and each service still

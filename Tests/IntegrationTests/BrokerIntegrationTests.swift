@@ -28,9 +28,11 @@ import Wire
         let brokerPort = try FreePort.next()
         try await withTestBus("ipc", extraArguments: ["--broker", "tcp://127.0.0.1:\(brokerPort),ipc://\(socketPath)"]) { bus in
             // The worker comes in over the Unix socket, the client over TCP: one broker, one service.
-            try bus.supervisor.start(name: "worker", executable: Binaries.ridectl, arguments: [
-                "echo-worker", "--broker", "ipc://\(socketPath)", "--service", "echo", "--concurrency", "2",
-            ])
+            try bus.supervisor.start(
+                name: "worker", executable: Binaries.ridectl,
+                arguments: [
+                    "echo-worker", "--broker", "ipc://\(socketPath)", "--service", "echo", "--concurrency", "2",
+                ])
             var options = MDPClient.Options()
             options.timeout = .seconds(2)
             let client = try await ServiceClient(broker: "tcp://127.0.0.1:\(brokerPort)", options: options, logger: testLogger)
@@ -89,7 +91,6 @@ import Wire
             #expect(await bus.supervisor.waitForExit("worker-1", timeout: .seconds(5)) != nil)
             try await bus.waitForWorkers("echo", present: false, timeout: .seconds(5))
 
-
             // A request sent now waits for a worker; the one started next answers it.
             let client = try await bus.client(timeout: .seconds(10))
             let pending = Task { try await client.call("echo", "echo", Echo(text: "after the crash"), as: Echo.self) }
@@ -104,15 +105,18 @@ import Wire
     @Test func aWorkerKilledInTheMiddleOfARequestLosesItToAnother() async throws {
         try await withTestBus("requeue") { bus in
             // A worker (raw pyzmq) that takes the request and never answers; it is killed holding it.
-            try bus.supervisor.start(name: "python-stuck", executable: "/usr/bin/env", arguments: [
-                "python3", "-c", """
-                import zmq, time
-                s = zmq.Context().socket(zmq.DEALER); s.connect("\(bus.broker)")
-                s.send_multipart([b"", b"MDPW01", b"\\x01", b"echo"])
-                s.recv_multipart()          # the request: never answered
-                time.sleep(60)
-                """,
-            ])
+            try bus.supervisor.start(
+                name: "python-stuck", executable: "/usr/bin/env",
+                arguments: [
+                    "python3", "-c",
+                    """
+                    import zmq, time
+                    s = zmq.Context().socket(zmq.DEALER); s.connect("\(bus.broker)")
+                    s.send_multipart([b"", b"MDPW01", b"\\x01", b"echo"])
+                    s.recv_multipart()          # the request: never answered
+                    time.sleep(60)
+                    """,
+                ])
             try await bus.waitForWorkers("echo")
             let client = try await bus.client(timeout: .seconds(10))
             let pending = Task { try await client.call("echo", "echo", Echo(text: "requeued"), as: Echo.self) }

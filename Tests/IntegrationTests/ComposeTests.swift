@@ -2,8 +2,8 @@ import Bus
 import Foundation
 import PlatformLauncher
 import ServiceKit
-import Testing
 import TestPostgres
+import Testing
 import Wire
 import Yams
 
@@ -34,8 +34,9 @@ import Yams
     /// The database service (an upstream image, not ours): its user, password and database.
     static func postgres() throws -> (user: String, password: String, database: String) {
         guard let services = try document()["services"] as? [String: Any], let postgres = services["postgres"] as? [String: Any],
-              let environment = postgres["environment"] as? [String: Any], let user = environment["POSTGRES_USER"] as? String,
-              let password = environment["POSTGRES_PASSWORD"] as? String, let database = environment["POSTGRES_DB"] as? String else {
+            let environment = postgres["environment"] as? [String: Any], let user = environment["POSTGRES_USER"] as? String,
+            let password = environment["POSTGRES_PASSWORD"] as? String, let database = environment["POSTGRES_DB"] as? String
+        else {
             throw TestFailure("docker-compose.yml has no postgres service with POSTGRES_USER, POSTGRES_PASSWORD and POSTGRES_DB")
         }
         return (user, password, database)
@@ -64,8 +65,9 @@ import Yams
             let healthcheck = (service["healthcheck"] as? [String: Any])?["test"] as? [String]
             let volumes = (service["volumes"] as? [Any])?.map { "\($0)" } ?? []
             let dependsOn = (service["depends_on"] as? [String: Any]).map { Array($0.keys) } ?? []
-            return ComposeService(name: name, command: command, environment: environment, ports: ports, healthcheck: healthcheck, volumes: volumes,
-                                  dependsOn: dependsOn)
+            return ComposeService(
+                name: name, command: command, environment: environment, ports: ports, healthcheck: healthcheck, volumes: volumes,
+                dependsOn: dependsOn)
         }
     }
 
@@ -76,8 +78,9 @@ import Yams
             let executable = "\(Binaries.directory)/\(service.command[0])"
             #expect(FileManager.default.isExecutableFile(atPath: executable), "service \(service.name) runs \(service.command[0]), which the package builds")
             // Only the compose environment, as in a container: nothing inherited from this shell.
-            let result = try await runCommand(executable, Array(service.command.dropFirst()) + ["--check"],
-                                              environment: service.environment, inheritEnvironment: false)
+            let result = try await runCommand(
+                executable, Array(service.command.dropFirst()) + ["--check"],
+                environment: service.environment, inheritEnvironment: false)
             #expect(result.status == 0, "service \(service.name): \(result.stderr)")
             #expect(result.stdout.contains("configuration OK"), "service \(service.name): \(result.stdout)")
         }
@@ -95,10 +98,11 @@ import Yams
 
     @Test func publishedPortsMatchTheFlagsAndHealthchecksUseARealCommand() async throws {
         for service in try Self.services() {
-            let flagPorts = Set(service.command.compactMap { argument -> String? in
-                guard argument.hasPrefix("tcp://") || argument.contains(":"), let port = argument.split(separator: ":").last else { return nil }
-                return Int(port) != nil ? String(port) : nil
-            })
+            let flagPorts = Set(
+                service.command.compactMap { argument -> String? in
+                    guard argument.hasPrefix("tcp://") || argument.contains(":"), let port = argument.split(separator: ":").last else { return nil }
+                    return Int(port) != nil ? String(port) : nil
+                })
             for mapping in service.ports {
                 let containerPort = String(mapping.split(separator: ":").last!.split(separator: "/").first!)
                 #expect(flagPorts.contains(containerPort), "service \(service.name) publishes \(containerPort), which its command listens on")
@@ -223,9 +227,10 @@ import Yams
             let trackingShards = services.filter { $0.command[0] == "ride-tracking" }.count
             try await eventually("every tracking shard's peer service has workers") {
                 let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(busHealth).body))
-                return trackingShards == 1 || (0..<trackingShards).allSatisfy {
-                    (health["details"]?["services"]?[BusContract.Service.trackingShard($0)]?["workers"]?.numberValue ?? 0) > 0
-                }
+                return trackingShards == 1
+                    || (0..<trackingShards).allSatisfy {
+                        (health["details"]?["services"]?[BusContract.Service.trackingShard($0)]?["workers"]?.numberValue ?? 0) > 0
+                    }
             }
             guard let gatewayPort = ports["8080"].flatMap(Int.init), let gatewayHealth = ports["9106"].flatMap(Int.init) else {
                 throw TestFailure("the gateway's ports are not in docker-compose.yml: \(ports)")

@@ -44,7 +44,8 @@ import Wire
             let ratings = tally.orderEvents.filter { $0["type"] == "order.rated" }.count
             let completedNotes = notificationEvents.filter { $0["type"] == "notification" && $0["data"]?["kind"] == "ride_completed" }
                 .compactMap { $0["data"]?["id"]?.stringValue }
-            print("""
+            print(
+                """
                 failure test — each process SIGKILLed and restarted in turn (users, tracking, trips, orders, notifications, bus), then orders and trips paused 9 s
                 \(tally.lines)
                   ratings stored \(ratings) of \(report.count("ratings given") ?? -1) acknowledged; ride_completed notifications \(completedNotes.count), distinct \(Set(completedNotes).count)
@@ -108,7 +109,8 @@ import Wire
         let result = try await simulation.value
         #expect(result.status == 0, "no ride stuck: \(result.stdout)\n\(result.stderr.suffix(3000))")
         let tally = try await RideTally.read(platform, report: SimulationReport(text: result.stdout))
-        print("""
+        print(
+            """
             full-disk test — the data disk full for 10 s mid-simulation
             \(tally.lines)
             """)

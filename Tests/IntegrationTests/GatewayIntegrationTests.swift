@@ -10,7 +10,8 @@ import Wire
 @Suite(.serialized) struct GatewayIntegrationTests {
     static let pickup = LifecycleIntegrationTests.pickup
     static let dropoff = LifecycleIntegrationTests.dropoff
-    static let booking = #"{"pickup":{"latitude":\#(pickup.latitude),"longitude":\#(pickup.longitude),"address":"Sobornyi Ave 1"},"dropoff":{"latitude":\#(dropoff.latitude),"longitude":\#(dropoff.longitude)}}"#
+    static let booking =
+        #"{"pickup":{"latitude":\#(pickup.latitude),"longitude":\#(pickup.longitude),"address":"Sobornyi Ave 1"},"dropoff":{"latitude":\#(dropoff.latitude),"longitude":\#(dropoff.longitude)}}"#
 
     struct Apps {
         let gateway: TestGateway
@@ -29,8 +30,9 @@ import Wire
 
         /// Ann and Dan sign up through `gateway`; Dan goes online 400 m south of the pickup.
         static func signUp(_ gateway: TestGateway) async throws -> Apps {
-            let rider = try await gateway.signUp(#"{"role":"rider","name":"Ann","phone_number":"+380501110001","password":"secret123"}"#,
-                                                 phone: "+380501110001", password: "secret123")
+            let rider = try await gateway.signUp(
+                #"{"role":"rider","name":"Ann","phone_number":"+380501110001","password":"secret123"}"#,
+                phone: "+380501110001", password: "secret123")
             let driver = try await gateway.signUp(
                 #"{"role":"driver","name":"Dan","phone_number":"+380671110001","password":"driving9","device_id":"gw-dan-phone","car":{"model":"Prius","license_plate":"AB 1234"}}"#,
                 phone: "+380671110001", password: "driving9")
@@ -48,8 +50,9 @@ import Wire
                 let point = path.point(atDistance: min(distance, path.length))
                 return #"{"latitude":\#(point.latitude),"longitude":\#(point.longitude),"recorded_at":"\#(RFC3339.format(time))","accuracy":5,"speed":10}"#
             }
-            let reply = try await gateway.request("POST", "/v1/devices/gw-dan-phone/locations", token: driver.token,
-                                                  #"{"batch_id":\#(batch),"locations":[\#(fixes.joined(separator: ","))]}"#)
+            let reply = try await gateway.request(
+                "POST", "/v1/devices/gw-dan-phone/locations", token: driver.token,
+                #"{"batch_id":\#(batch),"locations":[\#(fixes.joined(separator: ","))]}"#)
             #expect(reply.status == 200, "\(reply.body)")
         }
 
@@ -123,8 +126,9 @@ import Wire
             try await eventually("the WebSocket saw every status") { riderLive.statuses.last == "COMPLETED" }
             #expect(riderLive.statuses == Self.allStatuses, "each once, in order")
             #expect(riderLive.received.contains { $0["type"] == "location" && $0["device_id"] == "gw-dan-phone" }, "the driver's position")
-            #expect(riderLive.received.contains { $0["type"] == "eta" && $0["order_id"] == .string(id) && $0["estimate"]?["arrive_at"] != nil },
-                    "the ETA: \(riderLive.received.compactMap { $0["type"]?.stringValue })")
+            #expect(
+                riderLive.received.contains { $0["type"] == "eta" && $0["order_id"] == .string(id) && $0["estimate"]?["arrive_at"] != nil },
+                "the ETA: \(riderLive.received.compactMap { $0["type"]?.stringValue })")
             let summary = try await gateway.request("GET", "/v1/orders/\(id)/summary", token: apps.rider.token)
             #expect((summary.body["summary"]?["distance"]?.numberValue ?? 0) > 1000, "\(summary.body)")
             #expect(summary.body["fare"]?["total_cents"]?.numberValue != nil)
@@ -185,7 +189,8 @@ import Wire
             let apps = try await Apps.start(bus)
             let gateway = apps.gateway
             let basic = ["Authorization": "Basic " + Data("ridesharing:sk_dev_ridesharing".utf8).base64EncodedString()]
-            let body = #"{"device_id":"gw-dan-phone","destination":{"radius":100,"geometry":{"type":"Point","coordinates":[\#(Self.pickup.longitude),\#(Self.pickup.latitude)]}},"metadata":{"order_id":"sample-1"}}"#
+            let body =
+                #"{"device_id":"gw-dan-phone","destination":{"radius":100,"geometry":{"type":"Point","coordinates":[\#(Self.pickup.longitude),\#(Self.pickup.latitude)]}},"metadata":{"order_id":"sample-1"}}"#
             // (Without credentials: 401 with a Basic challenge, checked in GatewayRoutesTests — Foundation's client cannot take one.)
             let created = try await gateway.request("POST", "/trips/", body, headers: basic)
             #expect(created.status == 201, "\(created.body)")
@@ -193,8 +198,9 @@ import Wire
             #expect(created.body["views"]?["share_url"]?.stringValue?.hasPrefix(gateway.base + "/") == true, "\(created.body)")
             #expect(created.body["metadata"]?["order_id"] == "sample-1")
             #expect(try await gateway.request("GET", "/trips/\(tripID)", headers: basic).body["status"] == "active")
-            let nearby = try await gateway.request("POST", "/devices/nearby",
-                                                   #"{"location":{"type":"Point","coordinates":[\#(Self.pickup.longitude),\#(Self.pickup.latitude)]},"radius":1000}"#, headers: basic)
+            let nearby = try await gateway.request(
+                "POST", "/devices/nearby",
+                #"{"location":{"type":"Point","coordinates":[\#(Self.pickup.longitude),\#(Self.pickup.latitude)]},"radius":1000}"#, headers: basic)
             #expect(nearby.body["devices"]?[0]?["device_id"] == "gw-dan-phone", "\(nearby.body)")
             let completed = try await gateway.request("POST", "/trips/\(tripID)/complete", headers: basic)
             #expect(completed.body["status"] == "completed")
@@ -225,15 +231,19 @@ import Wire
         try await withTestBus("gateway-authz") { bus in
             let apps = try await Apps.start(bus)
             let gateway = apps.gateway
-            let zed = try await gateway.signUp(#"{"role":"rider","name":"Zed","phone_number":"+380501110009","password":"secret123"}"#,
-                                               phone: "+380501110009", password: "secret123")
-            let eve = try await gateway.signUp(#"{"role":"driver","name":"Eve","phone_number":"+380671110009","password":"driving9","device_id":"gw-eve-phone","car":{"model":"Golf","license_plate":"EV 0001"}}"#,
-                                               phone: "+380671110009", password: "driving9")
+            let zed = try await gateway.signUp(
+                #"{"role":"rider","name":"Zed","phone_number":"+380501110009","password":"secret123"}"#,
+                phone: "+380501110009", password: "secret123")
+            let eve = try await gateway.signUp(
+                #"{"role":"driver","name":"Eve","phone_number":"+380671110009","password":"driving9","device_id":"gw-eve-phone","car":{"model":"Golf","license_plate":"EV 0001"}}"#,
+                phone: "+380671110009", password: "driving9")
             let booked = try await gateway.request("POST", "/v1/orders", token: apps.rider.token, Self.booking)
             guard let id = booked.body["id"]?.stringValue else { throw TestFailure("booking: \(booked)") }
-            let routes = [("GET", "/v1/orders/\(id)"), ("POST", "/v1/orders/\(id)/accept"), ("POST", "/v1/orders/\(id)/decline"),
-                          ("POST", "/v1/orders/\(id)/start"), ("POST", "/v1/orders/\(id)/end"), ("POST", "/v1/orders/\(id)/cancel"),
-                          ("GET", "/v1/orders/\(id)/share"), ("GET", "/v1/orders/\(id)/summary")]
+            let routes = [
+                ("GET", "/v1/orders/\(id)"), ("POST", "/v1/orders/\(id)/accept"), ("POST", "/v1/orders/\(id)/decline"),
+                ("POST", "/v1/orders/\(id)/start"), ("POST", "/v1/orders/\(id)/end"), ("POST", "/v1/orders/\(id)/cancel"),
+                ("GET", "/v1/orders/\(id)/share"), ("GET", "/v1/orders/\(id)/summary"),
+            ]
             for (method, path) in routes {
                 #expect(try await gateway.request(method, path).status == 401, "\(method) \(path) without a token")
                 #expect(try await gateway.request(method, path, token: "not-a-token").status == 401, "\(method) \(path) with a bad token")
@@ -243,8 +253,10 @@ import Wire
                 #expect(byDriver.status == 403, "\(method) \(path) by a driver it was not offered to: \(byDriver.body)")
             }
             // The caller's own things: only a token decides whose; none or a bad one is 401.
-            for (method, path) in [("GET", "/v1/me"), ("PATCH", "/v1/me"), ("PUT", "/v1/me/availability"), ("POST", "/v1/orders"), ("GET", "/v1/orders"),
-                                   ("POST", "/v1/devices/gw-dan-phone/locations"), ("GET", "/v1/notifications"), ("POST", "/v1/notifications/push_tokens")] {
+            for (method, path) in [
+                ("GET", "/v1/me"), ("PATCH", "/v1/me"), ("PUT", "/v1/me/availability"), ("POST", "/v1/orders"), ("GET", "/v1/orders"),
+                ("POST", "/v1/devices/gw-dan-phone/locations"), ("GET", "/v1/notifications"), ("POST", "/v1/notifications/push_tokens"),
+            ] {
                 let body = method == "GET" ? nil : #"{}"#
                 #expect(try await gateway.request(method, path, body).status == 401, "\(method) \(path) without a token")
                 #expect(try await gateway.request(method, path, token: "not-a-token", body).status == 401, "\(method) \(path) with a bad token")
@@ -252,8 +264,10 @@ import Wire
             // The WebSocket of someone else's order (or with no or a bad token): an error message with
             // the HTTP status, then a close with 4000 + status.
             let base = "ws://127.0.0.1:\(gateway.port)"
-            for (query, status) in [("?access_token=\(zed.token)", 403), ("?access_token=\(eve.token)", 403), ("?access_token=nope", 401), ("", 401),
-                                    ("?access_token=\(apps.rider.token)&after=soon", 422)] {
+            for (query, status) in [
+                ("?access_token=\(zed.token)", 403), ("?access_token=\(eve.token)", 403), ("?access_token=nope", 401), ("", 401),
+                ("?access_token=\(apps.rider.token)&after=soon", 422),
+            ] {
                 // Up to three connections: under load the refusal (sent at once after the upgrade)
                 // can reach this test client in the same read as the 101 response, and a client that
                 // drops bytes read with the handshake — a known bug class of WebSocket clients — then
@@ -265,12 +279,13 @@ import Wire
                         let client = refused
                         try await eventually("the refusal arrived (\(status))", timeout: .seconds(8)) { client.received.first?["type"] == "error" }
                         break
-                    } catch where attempts < 3 && refused.received.isEmpty && refused.ending == "open" {
+                    } catch  where attempts < 3 && refused.received.isEmpty && refused.ending == "open" {
                         refused.close()
                         refused = LiveClient(url: "\(base)/v1/orders/\(id)/live\(query)")
                         attempts += 1
                     } catch {
-                        throw TestFailure("no refusal (\(status)) on \(query.prefix(20)) in \(attempts) connections of 8 s; received \(refused.received); the connection: \(refused.ending)")
+                        throw TestFailure(
+                            "no refusal (\(status)) on \(query.prefix(20)) in \(attempts) connections of 8 s; received \(refused.received); the connection: \(refused.ending)")
                     }
                 }
                 #expect(refused.received.first?["status"] == .number(Double(status)), "\(refused.received)")
@@ -283,8 +298,9 @@ import Wire
             let own = LiveClient(url: "\(base)/v1/orders/\(id)/live?access_token=\(apps.rider.token)")
             try await eventually("the rider's own order is live") { own.statuses == ["NEW"] }
             own.close()
-            #expect(try await gateway.request("POST", "/v1/devices/gw-dan-phone/locations", token: eve.token, #"{"batch_id":1,"locations":[]}"#).status == 403,
-                    "a driver posts only for their own device")
+            #expect(
+                try await gateway.request("POST", "/v1/devices/gw-dan-phone/locations", token: eve.token, #"{"batch_id":1,"locations":[]}"#).status == 403,
+                "a driver posts only for their own device")
             #expect(try await gateway.request("PUT", "/v1/me/availability", token: zed.token, #"{"available":true}"#).status == 403, "riders have no availability")
             let order = try await gateway.request("GET", "/v1/orders/\(id)", token: apps.rider.token)
             #expect(order.body["status"] == "NEW")

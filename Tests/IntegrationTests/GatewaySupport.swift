@@ -18,11 +18,13 @@ struct TestGateway: Sendable {
 
     static func start(on bus: TestBus) async throws -> TestGateway {
         let gateway = TestGateway(bus: bus, port: try FreePort.next(), statusPort: try FreePort.next())
-        try bus.supervisor.start(name: "gateway", executable: "\(Binaries.directory)/ride-gateway", arguments: [
-            "--pub", bus.ingress, "--sub", bus.egress, "--broker", bus.broker, "--listen", "127.0.0.1:\(gateway.port)",
-            "--http", "127.0.0.1:\(gateway.statusPort)", "--public-url", gateway.base, "--log-level", "debug",
-            "--publishable-key", TestTracking.publishableKey,
-        ])
+        try bus.supervisor.start(
+            name: "gateway", executable: "\(Binaries.directory)/ride-gateway",
+            arguments: [
+                "--pub", bus.ingress, "--sub", bus.egress, "--broker", bus.broker, "--listen", "127.0.0.1:\(gateway.port)",
+                "--http", "127.0.0.1:\(gateway.statusPort)", "--public-url", gateway.base, "--log-level", "debug",
+                "--publishable-key", TestTracking.publishableKey,
+            ])
         guard await waitUntilHealthy("http://127.0.0.1:\(gateway.statusPort)/health", timeout: .seconds(30), stillRunning: { bus.supervisor.isRunning("gateway") }) else {
             throw TestFailure("ride-gateway did not become healthy")
         }
@@ -30,8 +32,10 @@ struct TestGateway: Sendable {
     }
 
     /// One request; the status and the JSON body (`.null` when the body is not JSON).
-    func request(_ method: String, _ path: String, token: String? = nil, _ json: String? = nil,
-                 headers: [String: String] = [:]) async throws -> (status: Int, body: JSONValue) {
+    func request(
+        _ method: String, _ path: String, token: String? = nil, _ json: String? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> (status: Int, body: JSONValue) {
         var headers = headers
         if let token { headers["Authorization"] = "Bearer \(token)" }
         if json != nil { headers["Content-Type"] = "application/json" }
@@ -100,10 +104,12 @@ enum HeadlessBrowser {
         guard let executable else { throw TestFailure("chromium is not installed (make test installs it: apt-get install chromium)") }
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: profile) }
-        let (status, out, err) = try await runCommand(executable, [
-            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile)",
-            "--virtual-time-budget=\(budget.milliseconds)", "--dump-dom", url,
-        ], timeout: .seconds(60))
+        let (status, out, err) = try await runCommand(
+            executable,
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile)",
+                "--virtual-time-budget=\(budget.milliseconds)", "--dump-dom", url,
+            ], timeout: .seconds(60))
         guard status == 0, out.contains("</html>") else { throw TestFailure("chromium exited \(status): \(err.suffix(2000))") }
         return out
     }
@@ -111,7 +117,8 @@ enum HeadlessBrowser {
     /// The value of `attribute` on the element whose id is `id` (nil when either is missing).
     static func attribute(_ attribute: String, of id: String, in dom: String) -> String? {
         guard let tag = dom.range(of: #"<[^>]*id="\#(id)"[^>]*>"#, options: .regularExpression).map({ String(dom[$0]) }),
-              let value = tag.range(of: #"\#(attribute)="[^"]*""#, options: .regularExpression) else { return nil }
+            let value = tag.range(of: #"\#(attribute)="[^"]*""#, options: .regularExpression)
+        else { return nil }
         return String(tag[value].dropFirst(attribute.count + 2).dropLast())
     }
 

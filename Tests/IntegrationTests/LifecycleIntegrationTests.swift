@@ -15,10 +15,13 @@ import Wire
     /// Dan's phone starts 400 m south of the pickup.
     static let driverStart = pickup.destination(bearing: 180, distance: 400)
     /// To the dropoff: 600 m east, then 500 m north (a corner, as streets have).
-    static let ride = Polyline(points: [pickup, pickup.destination(bearing: 90, distance: 600),
-                                        pickup.destination(bearing: 90, distance: 600).destination(bearing: 0, distance: 500)])
+    static let ride = Polyline(points: [
+        pickup, pickup.destination(bearing: 90, distance: 600),
+        pickup.destination(bearing: 90, distance: 600).destination(bearing: 0, distance: 500),
+    ])
     static var dropoff: GeoPoint { ride.points.last! }
-    static let booking = #""pickup":{"latitude":\#(pickup.latitude),"longitude":\#(pickup.longitude)},"dropoff":{"latitude":\#(dropoff.latitude),"longitude":\#(dropoff.longitude)}"#
+    static let booking =
+        #""pickup":{"latitude":\#(pickup.latitude),"longitude":\#(pickup.longitude)},"dropoff":{"latitude":\#(dropoff.latitude),"longitude":\#(dropoff.longitude)}"#
 
     /// Dan's phone drives `path` at 10 m/s, one fix a second, stamped by the platform's clock
     /// (`now`: not before this moment, so the fixes belong to a trip that has just started;
@@ -77,8 +80,10 @@ import Wire
             #expect(completed.body["fare"]?["currency"] == "USD")
 
             let events = try await collect(statuses!, count: 8)
-            #expect(events.map(\.topic) == ["NEW", "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF", "COMPLETED"]
-                .map { "order.status.\($0)" })
+            #expect(
+                events.map(\.topic)
+                    == ["NEW", "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF", "COMPLETED"]
+                    .map { "order.status.\($0)" })
             #expect(events.map(\.event.sequence) == Array(1...8))
             #expect(events.last?.event.data.order.summary != nil, "the COMPLETED event carries the summary")
             await statuses!.close()
@@ -212,11 +217,13 @@ import Wire
         try await withTestBus("simulate") { bus in
             let platform = try await Platform.start(bus)
             // Another city (Kyiv), so the test's own drivers are never offered these rides.
-            let result = try await runCommand(Binaries.ridectl, [
-                "simulate", "--drivers", "3", "--riders", "3", "--duration", "8", "--grace", "90", "--speedup", "6", "--box-km", "1",
-                "--center", "50.4501,30.5234", "--ingest", platform.tracking.ingest, "--publishable-key", TestTracking.publishableKey,
-                "--share-links", "http://gateway.example",
-            ] + bus.ridectlFlags, timeout: .seconds(150))
+            let result = try await runCommand(
+                Binaries.ridectl,
+                [
+                    "simulate", "--drivers", "3", "--riders", "3", "--duration", "8", "--grace", "90", "--speedup", "6", "--box-km", "1",
+                    "--center", "50.4501,30.5234", "--ingest", platform.tracking.ingest, "--publishable-key", TestTracking.publishableKey,
+                    "--share-links", "http://gateway.example",
+                ] + bus.ridectlFlags, timeout: .seconds(150))
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
             #expect(result.stdout.contains("rides stuck (open at the end)"), "\(result.stdout)")
             let report = SimulationReport(text: result.stdout)

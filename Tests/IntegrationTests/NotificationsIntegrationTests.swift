@@ -1,9 +1,9 @@
 import Bus
+import Foundation
 import PlatformLauncher
 import ServiceKit
-import Foundation
-import Testing
 import TestPostgres
+import Testing
 import Wire
 
 /// `ride-notifications` with the real services, gateway and bus: inboxes after a whole ride,
@@ -19,12 +19,15 @@ import Wire
         /// `failures`: how many requests fail first (nil: all, until `failing` is removed).
         static func start(in directory: String, name: String, secret: String, failures: Int?) throws -> Receiver {
             let port = try FreePort.next()
-            let log = "\(directory)/\(name).jsonl", flag = "\(directory)/\(name).failing"
+            let log = "\(directory)/\(name).jsonl"
+            let flag = "\(directory)/\(name).failing"
             FileManager.default.createFile(atPath: flag, contents: failures.map { Data(String($0).utf8) })
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = [URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("interop/webhook_receiver.py").path,
-                                 String(port), log, secret, flag]
+            process.arguments = [
+                URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("interop/webhook_receiver.py").path,
+                String(port), log, secret, flag,
+            ]
             try process.run()
             return Receiver(port: port, log: log, failing: flag, process: process)
         }
@@ -46,10 +49,14 @@ import Wire
             let secret = "a-webhook-secret-of-some-length"
             let good = try Receiver.start(in: bus.scratch, name: "good", secret: secret, failures: 2)
             let bad = try Receiver.start(in: bus.scratch, name: "bad", secret: secret, failures: nil)
-            defer { good.stop(); bad.stop() }
+            defer {
+                good.stop()
+                bad.stop()
+            }
             // First, so its webhooks are there before any event (it catches up on the sources once they answer).
-            let notifications = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications",
-                                                            arguments: ["--webhook-retries", "0.3,0.3", "--webhook-timeout-s", "2"] + databaseArguments)
+            let notifications = try await TestService.start(
+                on: bus, service: "notifications", executable: "ride-notifications",
+                arguments: ["--webhook-retries", "0.3,0.3", "--webhook-timeout-s", "2"] + databaseArguments)
             if !databaseArguments.isEmpty { _ = try await notifications.replica(2) }
             for receiver in [good, bad] {
                 let registered = try await notifications.call("register_webhook", #"{"url":"http://127.0.0.1:\#(receiver.port)/hook","secret":"\#(secret)"}"#)
@@ -68,12 +75,15 @@ import Wire
             }
             let riderInbox = try await apps.gateway.request("GET", "/v1/notifications", token: apps.rider.token).body["notifications"]
             let kinds = (riderInbox?.arrayValue ?? []).compactMap { $0["kind"]?.stringValue }
-            for kind in ["driver_assigned", "driver_arriving", "driver_arrived", "ride_started", "ride_completed", "receipt"] { #expect(kinds.filter { $0 == kind }.count == 1, "\(kind) once in \(kinds)") }
+            for kind in ["driver_assigned", "driver_arriving", "driver_arrived", "ride_started", "ride_completed", "receipt"] {
+                #expect(kinds.filter { $0 == kind }.count == 1, "\(kind) once in \(kinds)")
+            }
             try await eventually("the rider's WebSocket got the completed ride") {
                 riderLive.received.contains { $0["type"] == "notification" && $0["notification"]?["kind"] == "ride_completed" }
             }
             let pushed = riderLive.received.compactMap { $0["notification"]?["kind"]?.stringValue }
-            #expect(pushed.filter { ["driver_assigned", "driver_arrived", "ride_started", "ride_completed"].contains($0) }
+            #expect(
+                pushed.filter { ["driver_assigned", "driver_arrived", "ride_started", "ride_completed"].contains($0) }
                     == ["driver_assigned", "driver_arrived", "ride_started", "ride_completed"], "pushed live, in order: \(pushed)")
             let driverInbox = try await apps.gateway.request("GET", "/v1/notifications", token: apps.driver.token).body["notifications"]
             #expect((driverInbox?.arrayValue ?? []).contains { $0["kind"] == "new_offer" && $0["order_id"] == .string(id) })

@@ -2,8 +2,8 @@ import Bus
 import Foundation
 import RideModels
 import ServiceKit
-import Synchronization
 import Storage
+import Synchronization
 import Testing
 import Wire
 
@@ -39,24 +39,30 @@ final class FixClock: Sendable {
 
         /// Ann (a rider) and two drivers, Dan and Eve, whose phones report as available near the pickup.
         /// - Parameter database: a PostgreSQL URL for the services to keep their state in (else SQLite files).
-        static func start(_ bus: TestBus, database: PostgresURL? = nil, orders ordersArguments: [String] = [],
-                          subscribeBefore: (() async throws -> Void)? = nil) async throws -> Platform {
+        static func start(
+            _ bus: TestBus, database: PostgresURL? = nil, orders ordersArguments: [String] = [],
+            subscribeBefore: (() async throws -> Void)? = nil
+        ) async throws -> Platform {
             let onPostgres = database.map { ["--database-url", $0.urlString] } ?? []
             let users = try await TestService.users(on: bus, arguments: onPostgres)
             let tracking = try await TestTracking.start(on: bus, arguments: onPostgres)
             let trips = try await TestService.trips(on: bus, arguments: onPostgres)
             try await subscribeBefore?()
-            var platform = Platform(bus: bus, users: users, tracking: tracking, trips: trips, orders: try await TestService.orders(on: bus, arguments: onPostgres + ordersArguments))
+            var platform = Platform(
+                bus: bus, users: users, tracking: tracking, trips: trips, orders: try await TestService.orders(on: bus, arguments: onPostgres + ordersArguments))
             platform.riderID = try await platform.register(#"{"role":"rider","name":"Ann","phone_number":"+380501234567","password":"secret123"}"#)
             for (name, phone, offset) in [("Dan", "+380671234567", 0.002), ("Eve", "+380671234568", 0.004)] {
                 let device = "\(name.lowercased())-phone"
-                let id = try await platform.register(#"{"role":"driver","name":"\#(name)","phone_number":"\#(phone)","password":"driving9","device_id":"\#(device)","car":{"model":"Prius","license_plate":"AB 1234"}}"#)
+                let id = try await platform.register(
+                    #"{"role":"driver","name":"\#(name)","phone_number":"\#(phone)","password":"driving9","device_id":"\#(device)","car":{"model":"Prius","license_plate":"AB 1234"}}"#
+                )
                 platform.driverIDs.append(id)
-                let batch = IngestBatch(publishableKey: TestTracking.publishableKey, deviceID: device, batchID: 1,
-                                        device: DeviceIntents(name: name, metadata: ["user_id": .string(id)], tracking: true, available: true, changedAt: Date()),
-                                        // Stamped 10 minutes ago: later test drives may be stamped in the recent past and
-                                        // still be newer (tracking publishes only a device's newer locations).
-                                        locations: [DeviceLocation(latitude: 47.8359 + offset, longitude: 35.1146, recordedAt: Date().addingTimeInterval(-600), accuracy: 5)])
+                let batch = IngestBatch(
+                    publishableKey: TestTracking.publishableKey, deviceID: device, batchID: 1,
+                    device: DeviceIntents(name: name, metadata: ["user_id": .string(id)], tracking: true, available: true, changedAt: Date()),
+                    // Stamped 10 minutes ago: later test drives may be stamped in the recent past and
+                    // still be newer (tracking publishes only a device's newer locations).
+                    locations: [DeviceLocation(latitude: 47.8359 + offset, longitude: 35.1146, recordedAt: Date().addingTimeInterval(-600), accuracy: 5)])
                 _ = try await tracking.call("ingest", batch, as: IngestAck.self)
             }
             return platform

@@ -58,11 +58,12 @@ extension OrdersIntegrationTests.Platform {
     /// `ridectl simulate` against this platform in the background, its riders and drivers in Kyiv
     /// (away from the platform's own test drivers, who are never offered these rides).
     func simulate(drivers: Int, riders: Int, duration: Int, grace: Int = 150, timeout: Duration) -> Task<(status: Int32, stdout: String, stderr: String), any Error> {
-        let arguments = [
-            "simulate", "--drivers", "\(drivers)", "--riders", "\(riders)", "--duration", "\(duration)", "--grace", "\(grace)", "--speedup", "6",
-            "--box-km", "1", "--center", "50.4501,30.5234", "--ingest", tracking.ingest, "--publishable-key", TestTracking.publishableKey,
-            "--share-links", "",
-        ] + bus.ridectlFlags
+        let arguments =
+            [
+                "simulate", "--drivers", "\(drivers)", "--riders", "\(riders)", "--duration", "\(duration)", "--grace", "\(grace)", "--speedup", "6",
+                "--box-km", "1", "--center", "50.4501,30.5234", "--ingest", tracking.ingest, "--publishable-key", TestTracking.publishableKey,
+                "--share-links", "",
+            ] + bus.ridectlFlags
         return Task { try await runCommand(Binaries.ridectl, arguments, timeout: timeout) }
     }
 
@@ -92,8 +93,9 @@ struct RideTally {
     static func read(_ platform: OrdersIntegrationTests.Platform, report: SimulationReport) async throws -> RideTally {
         let orderEvents = try await Outboxes.events(platform.orders)
         let tripEvents = try await Outboxes.events(platform.trips)
-        return RideTally(report: report, orderEvents: orderEvents, tripEvents: tripEvents, statuses: Outboxes.statuses(orderEvents), legs: Outboxes.legs(tripEvents),
-                         payments: Outboxes.payments(orderEvents))
+        return RideTally(
+            report: report, orderEvents: orderEvents, tripEvents: tripEvents, statuses: Outboxes.statuses(orderEvents), legs: Outboxes.legs(tripEvents),
+            payments: Outboxes.payments(orderEvents))
     }
 
     /// The orders whose last status is not final, with their statuses in order (what to look at when a ride sticks).
@@ -137,7 +139,9 @@ struct RideTally {
             let lastLog = [platform.orders, platform.trips].compactMap { service in
                 service.log.split(separator: "\n").last { $0.contains(orderID) }.map { "\(service.name): \($0.suffix(160))" }
             }
-            print("DIGEST stuck order \(orderID) \(statuses.joined(separator: ">")); trip events \(trips.compactMap { $0["type"]?.stringValue }); \(lastLog.joined(separator: " | "))")
+            print(
+                "DIGEST stuck order \(orderID) \(statuses.joined(separator: ">")); trip events \(trips.compactMap { $0["type"]?.stringValue }); \(lastLog.joined(separator: " | "))"
+            )
         }
     }
 

@@ -5,8 +5,8 @@ import RideContract
 import RideModels
 import ServiceKit
 import Storage
-import Testing
 import TestPostgres
+import Testing
 import Wire
 
 /// Services on PostgreSQL (`--database-url`), the scale-out store: instances that share nothing
@@ -22,8 +22,9 @@ import Wire
             let arguments = ["--password-rounds", "2000", "--database-url", "\(database.urlString)"]
             var instances: [TestService] = []
             for n in 1...3 {
-                let instance = TestService(bus: bus, name: "users-\(n)", service: BusContract.Service.users, executable: "ride-users",
-                                           arguments: arguments, httpPort: try FreePort.next(), environment: ["RIDE_TOKEN_SECRET": String(repeating: "k", count: 32)])
+                let instance = TestService(
+                    bus: bus, name: "users-\(n)", service: BusContract.Service.users, executable: "ride-users",
+                    arguments: arguments, httpPort: try FreePort.next(), environment: ["RIDE_TOKEN_SECRET": String(repeating: "k", count: 32)])
                 try await instance.startProcess()
                 instances.append(instance)
             }
@@ -83,8 +84,9 @@ import Wire
             let tracking = try await TestTracking.start(on: bus)
             var instances: [TestService] = []
             for n in 1...2 {
-                let instance = TestService(bus: bus, name: "trips-\(n)", service: BusContract.Service.trips, executable: "ride-trips",
-                                           arguments: ["--database-url", "\(database.urlString)"], httpPort: try FreePort.next())
+                let instance = TestService(
+                    bus: bus, name: "trips-\(n)", service: BusContract.Service.trips, executable: "ride-trips",
+                    arguments: ["--database-url", "\(database.urlString)"], httpPort: try FreePort.next())
                 try await instance.startProcess()
                 instances.append(instance)
             }
@@ -145,8 +147,9 @@ extension FailureIntegrationTests {
         let database = try await server.createDatabase("rides")
         try await withTestBus("db-restart") { bus in
             let platform = try await OrdersIntegrationTests.Platform.start(bus, database: database)
-            let notifications = try await TestService.start(on: bus, service: "notifications", executable: "ride-notifications",
-                                                            arguments: ["--database-url", database.urlString])
+            let notifications = try await TestService.start(
+                on: bus, service: "notifications", executable: "ride-notifications",
+                arguments: ["--database-url", database.urlString])
             // What each service said about its database and its failures: the scratch directory goes with the test.
             let services = [platform.users, platform.orders, platform.trips, platform.tracking.process, notifications]
             func printLogs() {
@@ -188,7 +191,8 @@ extension FailureIntegrationTests {
             if answer?.status != 201 || result.status != 0 { printLogs() }
             let tally = try await RideTally.read(platform, report: SimulationReport(text: result.stdout))
             let sequences = tally.orderEvents.compactMap { $0["sequence"]?.stringValue.flatMap(Int.init) }
-            print("""
+            print(
+                """
                 failure test — PostgreSQL (users, orders, ledger, trips, tracking, notifications) restarted mid-simulation, down 6 s
                 \(tally.lines)
                   orders' outbox \(sequences.count) events, sequences 1…\(sequences.last ?? 0) without a gap: \(sequences == Array(1...max(1, sequences.count)))

@@ -11,12 +11,15 @@ import ZeroMQ
 /// crash; every input is either understood or refused with the protocol's own error; the broker
 /// keeps serving a well-formed request after any of it.
 @Suite struct ProtocolFuzzTests {
-    static let event = Array(#"{"specversion":"1.0","id":"e-1","source":"orders","type":"order.status","time":"2026-11-21T12:00:00.000Z","sequence":"42","datacontenttype":"application/json","data":{"order":{"id":"o-1","status":"NEW"},"previous_status":null}}"#.utf8)
+    static let event = Array(
+        #"{"specversion":"1.0","id":"e-1","source":"orders","type":"order.status","time":"2026-11-21T12:00:00.000Z","sequence":"42","datacontenttype":"application/json","data":{"order":{"id":"o-1","status":"NEW"},"previous_status":null}}"#
+            .utf8)
 
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func theEnvelopeDecoderUnderstandsOrRefusesEveryInput(seed: UInt64) {
         var random = FuzzGenerator(state: seed)
-        var decoded = 0, refused = 0
+        var decoded = 0
+        var refused = 0
         for round in 0..<3000 {
             var input = Self.event
             for _ in 0..<Int.random(in: 1...4, using: &random) { input = FuzzGenerator.mutate(input, &random) }
@@ -86,7 +89,8 @@ import ZeroMQ
             out.removeAll(keepingCapacity: true)
         }
         // Then real traffic: a fresh worker and client (ids no garbage used).
-        let worker: Frame = [0xEE, 0x01], client: Frame = [0xEE, 0x02]
+        let worker: Frame = [0xEE, 0x01]
+        let client: Frame = [0xEE, 0x02]
         core.receive(from: worker, frames: MDP.ready(service: "fresh")[...], now: now, into: &out)
         out.removeAll()
         core.receive(from: client, frames: (MDP.clientRequest(service: "fresh", body: [Array("op".utf8)]))[...], now: now, into: &out)
@@ -113,8 +117,10 @@ struct FuzzGenerator: RandomNumberGenerator {
 
     static func mutate(_ bytes: [UInt8], _ random: inout FuzzGenerator) -> [UInt8] {
         var out = bytes
-        let tokens = ["null", "\"", "{", "}", "[", "]", ",", ":", "1e999", "-1", "0.5", "\"\\u0000\"", "\"\\ud800\"", "true", "99999999999999999999",
-                      String(repeating: "[", count: 300), "\"" + String(repeating: "x", count: 5000) + "\"", "é"].map { Array($0.utf8) }
+        let tokens = [
+            "null", "\"", "{", "}", "[", "]", ",", ":", "1e999", "-1", "0.5", "\"\\u0000\"", "\"\\ud800\"", "true", "99999999999999999999",
+            String(repeating: "[", count: 300), "\"" + String(repeating: "x", count: 5000) + "\"", "é",
+        ].map { Array($0.utf8) }
         let position = out.isEmpty ? 0 : Int.random(in: 0..<out.count, using: &random)
         switch Int.random(in: 0..<6, using: &random) {
         case 0 where !out.isEmpty: out[position] ^= UInt8(1 << Int.random(in: 0..<8, using: &random))

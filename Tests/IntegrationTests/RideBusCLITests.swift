@@ -10,8 +10,10 @@ import Wire
     @Test func helpExplainsEveryFlagAndItsEnvironmentVariable() async throws {
         let (status, out, _) = try await runCommand(Binaries.rideBus, ["--help"])
         #expect(status == 0)
-        for text in ["--pub", "RIDE_BUS_PUB_BIND", "--sub", "RIDE_BUS_SUB_BIND", "--broker", "RIDE_BROKER_BIND", "--http", "RIDE_HTTP_ADDR",
-                     "RIDE_LOG_FORMAT", "RIDE_LOG_LEVEL", "--hwm", "RIDE_BUS_HWM", "--heartbeat-ms", "--check", "Exit codes"] {
+        for text in [
+            "--pub", "RIDE_BUS_PUB_BIND", "--sub", "RIDE_BUS_SUB_BIND", "--broker", "RIDE_BROKER_BIND", "--http", "RIDE_HTTP_ADDR",
+            "RIDE_LOG_FORMAT", "RIDE_LOG_LEVEL", "--hwm", "RIDE_BUS_HWM", "--heartbeat-ms", "--check", "Exit codes",
+        ] {
             #expect(out.contains(text), "help mentions \(text)")
         }
     }
@@ -40,14 +42,20 @@ import Wire
 
     @Test func aTakenPortIsOneClearLineAndExit69() async throws {
         try await withTestBus("taken") { bus in
-            let (status, _, err) = try await runCommand(Binaries.rideBus, ["--pub", bus.ingress, "--sub", "tcp://127.0.0.1:\(try FreePort.next())",
-                                                                          "--broker", "tcp://127.0.0.1:\(try FreePort.next())", "--http", "127.0.0.1:\(try FreePort.next())"])
+            let (status, _, err) = try await runCommand(
+                Binaries.rideBus,
+                [
+                    "--pub", bus.ingress, "--sub", "tcp://127.0.0.1:\(try FreePort.next())",
+                    "--broker", "tcp://127.0.0.1:\(try FreePort.next())", "--http", "127.0.0.1:\(try FreePort.next())",
+                ])
             #expect(status == 69)
             #expect(err == "ride-bus: error: cannot bind event ingress (--pub) to \(bus.ingress): Address already in use\n")
-            let (httpStatus, _, httpErr) = try await runCommand(Binaries.rideBus, [
-                "--pub", "tcp://127.0.0.1:\(try FreePort.next())", "--sub", "tcp://127.0.0.1:\(try FreePort.next())",
-                "--broker", "tcp://127.0.0.1:\(try FreePort.next())", "--http", "127.0.0.1:\(bus.httpPort)",
-            ])
+            let (httpStatus, _, httpErr) = try await runCommand(
+                Binaries.rideBus,
+                [
+                    "--pub", "tcp://127.0.0.1:\(try FreePort.next())", "--sub", "tcp://127.0.0.1:\(try FreePort.next())",
+                    "--broker", "tcp://127.0.0.1:\(try FreePort.next())", "--http", "127.0.0.1:\(bus.httpPort)",
+                ])
             #expect(httpStatus == 69)
             #expect(httpErr.contains("cannot listen on HTTP address 127.0.0.1:\(bus.httpPort) (--http): Address already in use"), "\(httpErr)")
         }
@@ -66,10 +74,12 @@ import Wire
         let scratch = try makeScratchDirectory("jsonlog")
         let supervisor = ProcessSupervisor(output: .files(directory: scratch))
         let http = try FreePort.next()
-        try supervisor.start(name: "bus", executable: Binaries.rideBus, arguments: [
-            "--pub", "tcp://127.0.0.1:\(try FreePort.next())", "--sub", "tcp://127.0.0.1:\(try FreePort.next())",
-            "--broker", "tcp://127.0.0.1:\(try FreePort.next())", "--http", "127.0.0.1:\(http)",
-        ], environment: ["RIDE_LOG_FORMAT": "json"])
+        try supervisor.start(
+            name: "bus", executable: Binaries.rideBus,
+            arguments: [
+                "--pub", "tcp://127.0.0.1:\(try FreePort.next())", "--sub", "tcp://127.0.0.1:\(try FreePort.next())",
+                "--broker", "tcp://127.0.0.1:\(try FreePort.next())", "--http", "127.0.0.1:\(http)",
+            ], environment: ["RIDE_LOG_FORMAT": "json"])
         let log = supervisor.logPath(of: "bus")!
         #expect(await waitUntilHealthy("http://127.0.0.1:\(http)/health", timeout: .seconds(20)), "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
         await supervisor.stopAll()

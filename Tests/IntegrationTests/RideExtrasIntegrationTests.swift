@@ -23,8 +23,9 @@ import Wire
             let apps = try await Apps.start(bus)
             let gateway = apps.gateway
             let (rider, driver) = (apps.rider.token, apps.driver.token)
-            let outsider = try await gateway.signUp(#"{"role":"rider","name":"Oz","phone_number":"+380501110009","password":"secret123"}"#,
-                                                    phone: "+380501110009", password: "secret123")
+            let outsider = try await gateway.signUp(
+                #"{"role":"rider","name":"Oz","phone_number":"+380501110009","password":"secret123"}"#,
+                phone: "+380501110009", password: "secret123")
 
             // Saved places: home and work (saving home again replaces it, same id); "other" needs a name.
             let home = try await gateway.request("POST", "/v1/me/places", token: rider, #"{"label":"home","place":\#(Self.place(Self.dropoff))}"#)
@@ -138,7 +139,8 @@ import Wire
             // Notifications of the rating and the receipt; the rider's rating shows on the next offer.
             try await eventually("the rating and the receipt were notified") {
                 let riderKinds = try await gateway.request("GET", "/v1/notifications", token: rider).body["notifications"]?.arrayValue?.compactMap { $0["kind"]?.stringValue } ?? []
-                let driverKinds = try await gateway.request("GET", "/v1/notifications", token: driver).body["notifications"]?.arrayValue?.compactMap { $0["kind"]?.stringValue } ?? []
+                let driverKinds =
+                    try await gateway.request("GET", "/v1/notifications", token: driver).body["notifications"]?.arrayValue?.compactMap { $0["kind"]?.stringValue } ?? []
                 return riderKinds.contains("receipt") && riderKinds.contains("rated") && driverKinds.contains("rated")
             }
             _ = try await gateway.request("POST", "/v1/orders", token: rider, GatewayIntegrationTests.booking)
@@ -194,8 +196,9 @@ import Wire
 
             // Fay comes online: the next order is hers (the nearest).
             #expect(try await gateway.request("PUT", "/v1/me/availability", token: fay.token, #"{"available":true}"#).status == 200)
-            let other = try await gateway.signUp(#"{"role":"rider","name":"Bo","phone_number":"+380501110004","password":"secret123"}"#,
-                                                 phone: "+380501110004", password: "secret123")
+            let other = try await gateway.signUp(
+                #"{"role":"rider","name":"Bo","phone_number":"+380501110004","password":"secret123"}"#,
+                phone: "+380501110004", password: "secret123")
             let next = try await gateway.request("POST", "/v1/orders", token: other.token, GatewayIntegrationTests.booking)
             #expect(next.body["offered_to"] == .array([.string(fay.id)]), "\(next.body)")
         }
@@ -211,8 +214,9 @@ import Wire
             var surges: [JSONValue] = []
             for index in 1...3 {
                 let phone = "+38050111002\(index)"
-                let rider = try await gateway.signUp(#"{"role":"rider","name":"R\#(index)","phone_number":"\#(phone)","password":"secret123"}"#,
-                                                     phone: phone, password: "secret123")
+                let rider = try await gateway.signUp(
+                    #"{"role":"rider","name":"R\#(index)","phone_number":"\#(phone)","password":"secret123"}"#,
+                    phone: phone, password: "secret123")
                 let order = try await gateway.request("POST", "/v1/orders", token: rider.token, GatewayIntegrationTests.booking)
                 surges.append(order.body["surge"] ?? .null)
             }

@@ -57,7 +57,8 @@ import Wire
             let report = try JSONCoding.decode(JSONValue.self, from: Array(json.stdout.utf8))
             #expect(report["bus"] == "ok")
         }
-        let down = try await runCommand(Binaries.ridectl, ["status", "--bus-http", "http://127.0.0.1:\(try FreePort.next())", "--broker", "tcp://127.0.0.1:\(try FreePort.next())"])
+        let down = try await runCommand(
+            Binaries.ridectl, ["status", "--bus-http", "http://127.0.0.1:\(try FreePort.next())", "--broker", "tcp://127.0.0.1:\(try FreePort.next())"])
         #expect(down.status == 1)
         #expect(down.stdout.contains("bus: down"))
     }
@@ -129,8 +130,12 @@ import Wire
 
     func startUp(_ scratch: String, binDirectory: String = Binaries.directory) throws -> ProcessSupervisor {
         let supervisor = ProcessSupervisor(output: .files(directory: scratch))
-        try supervisor.start(name: "up", executable: Binaries.ridectl, arguments: ["up", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data",
-                                                                                 "--bin-dir", binDirectory])
+        try supervisor.start(
+            name: "up", executable: Binaries.ridectl,
+            arguments: [
+                "up", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data",
+                "--bin-dir", binDirectory,
+            ])
         return supervisor
     }
 
@@ -140,8 +145,12 @@ import Wire
         defer { supervisor.killAll() }
         #expect(await waitUntilHealthy("http://127.0.0.1:\(9100 + Self.offset)/health", timeout: .seconds(30)))
         try await Self.waitForBanner(supervisor)
-        let status = try await runCommand(Binaries.ridectl, ["status", "--bus-http", "http://127.0.0.1:\(9100 + Self.offset)",
-                                                             "--broker", "tcp://127.0.0.1:\(5557 + Self.offset)"])
+        let status = try await runCommand(
+            Binaries.ridectl,
+            [
+                "status", "--bus-http", "http://127.0.0.1:\(9100 + Self.offset)",
+                "--broker", "tcp://127.0.0.1:\(5557 + Self.offset)",
+            ])
         #expect(status.status == 0)
         #expect(status.stdout.contains("bus: ok"))
         supervisor.signal("up", SIGINT)
@@ -255,19 +264,23 @@ import Wire
         let scratch = try makeScratchDirectory("up-shards")
         let supervisor = ProcessSupervisor(output: .files(directory: scratch))
         defer { supervisor.killAll() }
-        try supervisor.start(name: "up", executable: Binaries.ridectl, arguments: [
-            "up", "--tracking-shards", "2", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data",
-        ])
+        try supervisor.start(
+            name: "up", executable: Binaries.ridectl,
+            arguments: [
+                "up", "--tracking-shards", "2", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data",
+            ])
         try await UpTests.waitForBanner(supervisor)
         let ingest = "tcp://127.0.0.1:\(5558 + Self.offset),tcp://127.0.0.1:\(5658 + Self.offset)"
         let upLog = try String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)
         #expect(upLog.contains("The platform is up: bus, users, tracking, tracking-1, trips, orders, notifications, gateway."))
         #expect(upLog.contains("RIDE_TRACKING_INGEST=\(ingest)"), "the banner gives drivers both shards' ingest")
         let drivers = 8
-        let simulation = try await runCommand(Binaries.ridectl, [
-            "simulate", "--drivers", "\(drivers)", "--riders", "4", "--duration", "6", "--grace", "100", "--speedup", "6", "--box-km", "1",
-            "--ingest", ingest, "--share-links", "", "--broker", "tcp://127.0.0.1:\(5557 + Self.offset)", "--sub", "tcp://127.0.0.1:\(5556 + Self.offset)",
-        ], timeout: .seconds(150))
+        let simulation = try await runCommand(
+            Binaries.ridectl,
+            [
+                "simulate", "--drivers", "\(drivers)", "--riders", "4", "--duration", "6", "--grace", "100", "--speedup", "6", "--box-km", "1",
+                "--ingest", ingest, "--share-links", "", "--broker", "tcp://127.0.0.1:\(5557 + Self.offset)", "--sub", "tcp://127.0.0.1:\(5556 + Self.offset)",
+            ], timeout: .seconds(150))
         #expect(simulation.status == 0, "\(simulation.stdout)\n\(simulation.stderr.suffix(2000))")
         let report = SimulationReport(text: simulation.stdout)
         #expect(report.met("rides stuck (open at the end)"), "\(simulation.stdout)")

@@ -24,16 +24,25 @@ import ZeroMQ
                         RawTCP.send(port: port, bytes: (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })
                     }
                     // A ZMTP greeting that claims a socket type that is not allowed here.
-                    RawTCP.send(port: port, bytes: [0xFF] + [UInt8](repeating: 0, count: 8) + [0x01, 0x7F, 0x03, 0x00] + Array("NULL".utf8) + [UInt8](repeating: 0, count: 16) + [0x00] + [UInt8](repeating: 0, count: 31))
+                    RawTCP.send(
+                        port: port,
+                        bytes: [0xFF] + [UInt8](repeating: 0, count: 8) + [0x01, 0x7F, 0x03, 0x00] + Array("NULL".utf8) + [UInt8](repeating: 0, count: 16) + [0x00]
+                            + [UInt8](repeating: 0, count: 31))
                 }
                 // 2. Truncated MDP messages and wrong headers to the broker.
                 guard let dealer = try? Socket(.dealer), (try? dealer.connect(brokerEndpoint)) != nil else { return }
-                let bad: [[Frame]] = [
-                    [[]], [Frame(frame: "MDPC01")], [[], Frame(frame: "MDPC01")], [[], Frame(frame: "MDPC01"), []],
-                    [[], Frame(frame: "MDPX99"), Frame(frame: "echo")], [[], Frame(frame: "MDPW01")], [[], Frame(frame: "MDPW01"), [0x42]],
-                    [[], Frame(frame: "MDPW01"), [0x03], [1, 2, 3]], [[], Frame(frame: "MDPW01"), [0x01]], [[], Frame(frame: "MDPW01"), [0x04]],
-                    [[], Frame(frame: "MDPW01"), [0x02], [9], []], [[0xFF, 0xFE]], [[], Frame(frame: "MDPC01"), [0xC3, 0x28]],
-                ] + (0..<200).map { _ in (0..<Int.random(in: 1...6, using: &generator)).map { _ in (0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) } } }
+                let bad: [[Frame]] =
+                    [
+                        [[]], [Frame(frame: "MDPC01")], [[], Frame(frame: "MDPC01")], [[], Frame(frame: "MDPC01"), []],
+                        [[], Frame(frame: "MDPX99"), Frame(frame: "echo")], [[], Frame(frame: "MDPW01")], [[], Frame(frame: "MDPW01"), [0x42]],
+                        [[], Frame(frame: "MDPW01"), [0x03], [1, 2, 3]], [[], Frame(frame: "MDPW01"), [0x01]], [[], Frame(frame: "MDPW01"), [0x04]],
+                        [[], Frame(frame: "MDPW01"), [0x02], [9], []], [[0xFF, 0xFE]], [[], Frame(frame: "MDPC01"), [0xC3, 0x28]],
+                    ]
+                    + (0..<200).map { _ in
+                        (0..<Int.random(in: 1...6, using: &generator)).map { _ in
+                            (0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                        }
+                    }
                 for message in bad { _ = try? dealer.send(message: message) }
                 // 3. Random frames from a publisher (forwarded as-is; subscribers reject them).
                 if let pub = try? Socket(.pub), (try? pub.connect(ingress)) != nil {

@@ -1,8 +1,8 @@
-import PlatformLauncher
-import Synchronization
 import Bus
 import Foundation
+import PlatformLauncher
 import ServiceKit
+import Synchronization
 import Testing
 
 /// `ridectl up --secure`: the bus and the device ingest speak CURVE, and the ZAP handler admits only
@@ -48,7 +48,7 @@ import Testing
         try supervisor.start(name: "intruder", executable: Binaries.ridectl, arguments: ["echo-worker", "--broker", broker, "--service", "intruder"], environment: stranger)
         try supervisor.start(name: "helper", executable: Binaries.ridectl, arguments: ["echo-worker", "--broker", broker, "--service", "helper"], environment: member)
         try await eventually("the member's worker registers") { try await workers("helper") > 0 }
-        try await Task.sleep(for: .seconds(2))   // two reconnect rounds of the intruder
+        try await Task.sleep(for: .seconds(2))  // two reconnect rounds of the intruder
         #expect(try await workers("intruder") == 0, "a worker without an allowed key never registers")
         let echo = try await runCommand(Binaries.ridectl, ["call", "helper", "echo", #"{"text":"hi"}"#, "--broker", broker], environment: member)
         #expect(echo.status == 0 && echo.stdout.contains("hi"))
@@ -59,16 +59,21 @@ import Testing
         let memberHeard = Mutex(false)
         let memberTail = Task {
             defer { memberHeard.withLock { $0 = true } }
-            return try await runCommand(Binaries.ridectl, ["tail", "secure.", "--json", "--count", "1", "--timeout", "20", "--sub", egress], environment: member, timeout: .seconds(30))
+            return try await runCommand(
+                Binaries.ridectl, ["tail", "secure.", "--json", "--count", "1", "--timeout", "20", "--sub", egress], environment: member, timeout: .seconds(30))
         }
-        let strangerTail = Task { try await runCommand(Binaries.ridectl, ["tail", "secure.", "--json", "--timeout", "12", "--sub", egress], environment: stranger, timeout: .seconds(30)) }
-        let strangerPublish = try await runCommand(Binaries.ridectl, ["publish", "secure.forged", #"{"from":"stranger"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: stranger)
+        let strangerTail = Task {
+            try await runCommand(Binaries.ridectl, ["tail", "secure.", "--json", "--timeout", "12", "--sub", egress], environment: stranger, timeout: .seconds(30))
+        }
+        let strangerPublish = try await runCommand(
+            Binaries.ridectl, ["publish", "secure.forged", #"{"from":"stranger"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: stranger)
         #expect(strangerPublish.status == 1, "never connected, so it never hears a subscriber: \(strangerPublish.stderr)")
         // Published until the member's tail has heard it: `--wait-ms` waits for any subscriber, and
         // the platform's own are there before the tail's subscription (pub/sub's slow joiner: CI10
         // saw the one publish go out before the tail had subscribed).
         for _ in 0..<5 {
-            let memberPublish = try await runCommand(Binaries.ridectl, ["publish", "secure.hello", #"{"from":"member"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: member)
+            let memberPublish = try await runCommand(
+                Binaries.ridectl, ["publish", "secure.hello", #"{"from":"member"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: member)
             #expect(memberPublish.status == 0, "\(memberPublish.stderr)")
             try await Task.sleep(for: .seconds(1))
             if memberHeard.withLock({ $0 }) { break }
@@ -87,17 +92,23 @@ import Testing
         #expect(try await runCommand(Binaries.ridectl, call, environment: newcomer).status == 2)
 
         // Rides run end to end over the secured bus and ingest (the simulator's phones connect with CURVE too).
-        let simulation = try await runCommand(Binaries.ridectl, [
-            "simulate", "--drivers", "3", "--riders", "3", "--duration", "6", "--grace", "100", "--speedup", "6", "--box-km", "1",
-            "--ingest", "tcp://127.0.0.1:\(5558 + Self.offset)", "--share-links", "", "--broker", broker, "--sub", egress,
-        ], environment: member, timeout: .seconds(150))
+        let simulation = try await runCommand(
+            Binaries.ridectl,
+            [
+                "simulate", "--drivers", "3", "--riders", "3", "--duration", "6", "--grace", "100", "--speedup", "6", "--box-km", "1",
+                "--ingest", "tcp://127.0.0.1:\(5558 + Self.offset)", "--share-links", "", "--broker", broker, "--sub", egress,
+            ], environment: member, timeout: .seconds(150))
         #expect(simulation.status == 0, "\(simulation.stdout)\n\(simulation.stderr.suffix(2000))")
         let report = SimulationReport(text: simulation.stdout)
         #expect(report.met("rides stuck (open at the end)") && report.met("rides paid (drivers' earnings today)"), "\(simulation.stdout)")
 
         // A phone without a key cannot report locations: the device ingest is a CURVE server too.
-        let plainDevices = try await runCommand(Binaries.ridectl, ["bench-devices", "--ingest", "tcp://127.0.0.1:\(5558 + Self.offset)",
-                                                                   "--devices", "2", "--rate", "4", "--seconds", "3"])
+        let plainDevices = try await runCommand(
+            Binaries.ridectl,
+            [
+                "bench-devices", "--ingest", "tcp://127.0.0.1:\(5558 + Self.offset)",
+                "--devices", "2", "--rate", "4", "--seconds", "3",
+            ])
         #expect(plainDevices.stdout.contains(#""acked_batches":0,"#), "\(plainDevices.stdout)")
         supervisor.signal("up", SIGINT)
         #expect(await supervisor.waitForExit("up", timeout: .seconds(20)) == 0)

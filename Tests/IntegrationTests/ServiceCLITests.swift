@@ -6,15 +6,39 @@ import Testing
 /// and its variable; a malformed flag or variable exits 64 with a message naming it.
 @Suite(.timeLimit(.minutes(2))) struct ServiceCLITests {
     @Test(arguments: [
-        ("ride-users", ["--database-url", "RIDE_DATABASE_URL", "--token-secret-file", "RIDE_TOKEN_SECRET_FILE", "--token-ttl-s", "RIDE_TOKEN_TTL_S", "--password-rounds", "RIDE_PASSWORD_ROUNDS"]),
-        ("ride-orders", ["--database-url", "RIDE_DATABASE_URL", "--dispatch-radius-m", "RIDE_DISPATCH_RADIUS_M", "--dispatch-drivers", "RIDE_DISPATCH_DRIVERS", "--offer-timeout-s",
-                         "RIDE_OFFER_TIMEOUT_S", "--fare", "RIDE_FARE"]),
+        (
+            "ride-users",
+            [
+                "--database-url", "RIDE_DATABASE_URL", "--token-secret-file", "RIDE_TOKEN_SECRET_FILE", "--token-ttl-s", "RIDE_TOKEN_TTL_S", "--password-rounds",
+                "RIDE_PASSWORD_ROUNDS",
+            ]
+        ),
+        (
+            "ride-orders",
+            [
+                "--database-url", "RIDE_DATABASE_URL", "--dispatch-radius-m", "RIDE_DISPATCH_RADIUS_M", "--dispatch-drivers", "RIDE_DISPATCH_DRIVERS", "--offer-timeout-s",
+                "RIDE_OFFER_TIMEOUT_S", "--fare", "RIDE_FARE",
+            ]
+        ),
         ("ride-trips", ["--data-dir", "RIDE_DATA_DIR", "--database-url", "RIDE_DATABASE_URL", "--concurrency", "RIDE_WORKER_CONCURRENCY"]),
-        ("ride-notifications", ["--data-dir", "RIDE_DATA_DIR", "--database-url", "RIDE_DATABASE_URL", "--webhook-timeout-s", "RIDE_WEBHOOK_TIMEOUT_S", "--webhook-retries", "RIDE_WEBHOOK_RETRIES"]),
-        ("ride-tracking", ["--shard", "RIDE_TRACKING_SHARD", "K/N", "tracking.shard.K", "--ingest", "RIDE_TRACKING_INGEST_BIND", "--data-dir", "RIDE_DATA_DIR",
-                           "--database-url", "RIDE_DATABASE_URL"]),
-        ("ride-gateway", ["--listen", "RIDE_GATEWAY_LISTEN", "--public-url", "RIDE_PUBLIC_URL", "--publishable-key", "RIDE_PUBLISHABLE_KEY",
-                          "--account-id", "RIDE_ACCOUNT_ID", "--secret-key", "RIDE_SECRET_KEY"]),
+        (
+            "ride-notifications",
+            ["--data-dir", "RIDE_DATA_DIR", "--database-url", "RIDE_DATABASE_URL", "--webhook-timeout-s", "RIDE_WEBHOOK_TIMEOUT_S", "--webhook-retries", "RIDE_WEBHOOK_RETRIES"]
+        ),
+        (
+            "ride-tracking",
+            [
+                "--shard", "RIDE_TRACKING_SHARD", "K/N", "tracking.shard.K", "--ingest", "RIDE_TRACKING_INGEST_BIND", "--data-dir", "RIDE_DATA_DIR",
+                "--database-url", "RIDE_DATABASE_URL",
+            ]
+        ),
+        (
+            "ride-gateway",
+            [
+                "--listen", "RIDE_GATEWAY_LISTEN", "--public-url", "RIDE_PUBLIC_URL", "--publishable-key", "RIDE_PUBLISHABLE_KEY",
+                "--account-id", "RIDE_ACCOUNT_ID", "--secret-key", "RIDE_SECRET_KEY",
+            ]
+        ),
     ])
     func helpNamesEveryFlagAndItsVariable(executable: String, flags: [String]) async throws {
         let (status, out, _) = try await runCommand("\(Binaries.directory)/\(executable)", ["--help"])
@@ -56,8 +80,9 @@ import Testing
         ("ridectl", ["keys", "add", "/nowhere", "fleet"], [:], "/nowhere is not a key directory (no server.pub)"),
     ])
     func malformedSettingsExit64NamingTheSetting(executable: String, arguments: [String], environment: [String: String], message: String) async throws {
-        let (status, _, err) = try await runCommand("\(Binaries.directory)/\(executable)", arguments + (executable == "ridectl" ? [] : ["--check"]),
-                                                    environment: environment)
+        let (status, _, err) = try await runCommand(
+            "\(Binaries.directory)/\(executable)", arguments + (executable == "ridectl" ? [] : ["--check"]),
+            environment: environment)
         #expect(status == 64, "\(executable) \(arguments): \(err)")
         #expect(err.contains(message), "\(err)")
     }

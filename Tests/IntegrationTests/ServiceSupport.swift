@@ -31,8 +31,9 @@ struct TestService: Sendable {
 
     /// Another instance of `service`, on the same data directory (its SQLite files shared).
     func replica(_ instance: Int) async throws -> TestService {
-        let process = TestService(bus: bus, name: "\(name)-\(instance)", service: service, executable: executable, arguments: arguments,
-                                  httpPort: try FreePort.next(), dataOwner: dataOwner ?? name)
+        let process = TestService(
+            bus: bus, name: "\(name)-\(instance)", service: service, executable: executable, arguments: arguments,
+            httpPort: try FreePort.next(), dataOwner: dataOwner ?? name)
         try await process.startProcess()
         return process
     }
@@ -51,10 +52,12 @@ struct TestService: Sendable {
     }
 
     func startProcess() async throws {
-        try bus.supervisor.start(name: name, executable: "\(Binaries.directory)/\(executable)", arguments: [
-            "--pub", bus.ingress, "--sub", bus.egress, "--broker", bus.broker, "--http", "127.0.0.1:\(httpPort)",
-            "--data-dir", dataDirectory, "--log-level", "debug",
-        ] + arguments, environment: environment)
+        try bus.supervisor.start(
+            name: name, executable: "\(Binaries.directory)/\(executable)",
+            arguments: [
+                "--pub", bus.ingress, "--sub", bus.egress, "--broker", bus.broker, "--http", "127.0.0.1:\(httpPort)",
+                "--data-dir", dataDirectory, "--log-level", "debug",
+            ] + arguments, environment: environment)
         if let problem = await healthProblem("http://127.0.0.1:\(httpPort)/health", timeout: .seconds(30), stillRunning: { bus.supervisor.isRunning(name) }) {
             throw TestFailure("\(executable) did not become healthy (last: \(problem)); log:\n\(log)")
         }

@@ -1,9 +1,9 @@
 import Bus
 import Foundation
-import PlatformLauncher
-import Synchronization
 import Logging
+import PlatformLauncher
 import ServiceKit
+import Synchronization
 import Testing
 import Wire
 import ZeroMQ
@@ -65,17 +65,20 @@ struct TestBus: Sendable {
 
     static func start(_ name: String, extraArguments: [String] = []) async throws -> TestBus {
         let scratch = try makeScratchDirectory(name)
-        let bus = TestBus(supervisor: ProcessSupervisor(output: .files(directory: scratch)), scratch: scratch,
-                          pubPort: try FreePort.next(), subPort: try FreePort.next(), brokerPort: try FreePort.next(), httpPort: try FreePort.next())
+        let bus = TestBus(
+            supervisor: ProcessSupervisor(output: .files(directory: scratch)), scratch: scratch,
+            pubPort: try FreePort.next(), subPort: try FreePort.next(), brokerPort: try FreePort.next(), httpPort: try FreePort.next())
         try await bus.startProcess(extraArguments: extraArguments)
         return bus
     }
 
     func startProcess(extraArguments: [String] = []) async throws {
-        try supervisor.start(name: "bus", executable: Binaries.rideBus, arguments: [
-            "--pub", "tcp://127.0.0.1:\(pubPort)", "--sub", "tcp://127.0.0.1:\(subPort)", "--broker", "tcp://127.0.0.1:\(brokerPort)",
-            "--http", "127.0.0.1:\(httpPort)", "--log-level", "debug",
-        ] + extraArguments)
+        try supervisor.start(
+            name: "bus", executable: Binaries.rideBus,
+            arguments: [
+                "--pub", "tcp://127.0.0.1:\(pubPort)", "--sub", "tcp://127.0.0.1:\(subPort)", "--broker", "tcp://127.0.0.1:\(brokerPort)",
+                "--http", "127.0.0.1:\(httpPort)", "--log-level", "debug",
+            ] + extraArguments)
         if let problem = await healthProblem(healthURL, timeout: .seconds(30)) {
             throw TestFailure("ride-bus did not become healthy (last: \(problem)); log:\n\(log)")
         }
@@ -83,10 +86,12 @@ struct TestBus: Sendable {
 
     /// Starts `ridectl echo-worker` processes registered as `service`.
     func startEchoWorker(_ name: String, service: String = "echo", concurrency: Int = 2, heartbeatMilliseconds: Int = 2500) throws {
-        try supervisor.start(name: name, executable: Binaries.ridectl, arguments: [
-            "echo-worker", "--broker", broker, "--service", service, "--concurrency", "\(concurrency)",
-            "--heartbeat-ms", "\(heartbeatMilliseconds)",
-        ])
+        try supervisor.start(
+            name: name, executable: Binaries.ridectl,
+            arguments: [
+                "echo-worker", "--broker", broker, "--service", service, "--concurrency", "\(concurrency)",
+                "--heartbeat-ms", "\(heartbeatMilliseconds)",
+            ])
     }
 
     func client(timeout: Duration = .seconds(2), attempts: Int = 1) async throws -> ServiceClient {
@@ -163,8 +168,10 @@ struct TestFailure: Error, CustomStringConvertible {
 }
 
 /// Runs a command to completion; returns its exit status, standard output and standard error.
-func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:], inheritEnvironment: Bool = true,
-                stdin: String? = nil, timeout: Duration = .seconds(60)) async throws -> (status: Int32, stdout: String, stderr: String) {
+func runCommand(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:], inheritEnvironment: Bool = true,
+    stdin: String? = nil, timeout: Duration = .seconds(60)
+) async throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -184,8 +191,14 @@ func runCommand(_ executable: String, _ arguments: [String], environment: [Strin
     let stdoutData = Mutex(Data())
     let stderrData = Mutex(Data())
     let readers = [
-        OwnedThread(name: "stdout-reader") { let data = out.fileHandleForReading.readDataToEndOfFile(); stdoutData.withLock { $0 = data } },
-        OwnedThread(name: "stderr-reader") { let data = err.fileHandleForReading.readDataToEndOfFile(); stderrData.withLock { $0 = data } },
+        OwnedThread(name: "stdout-reader") {
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            stdoutData.withLock { $0 = data }
+        },
+        OwnedThread(name: "stderr-reader") {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            stderrData.withLock { $0 = data }
+        },
     ]
     let deadline = ContinuousClock.now + timeout
     while process.isRunning {

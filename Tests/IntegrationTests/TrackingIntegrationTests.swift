@@ -37,8 +37,9 @@ import ZeroMQ
             #expect(result.devices[0].name == "Driver 0")
             let available = try await tracking.call("nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 5000, availableOnly: true), as: NearbyResult.self)
             #expect(available.devices.map(\.deviceID) == ["car-0", "car-2", "car-4", "car-6", "car-8", "car-10"], "available ones only")
-            let leafs = try await tracking.call("nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 5000, metadata: ["car": ["model": "Leaf"]]),
-                                                as: NearbyResult.self)
+            let leafs = try await tracking.call(
+                "nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 5000, metadata: ["car": ["model": "Leaf"]]),
+                as: NearbyResult.self)
             #expect(leafs.devices.map(\.deviceID) == ["car-0", "car-3", "car-6", "car-9"])
             let close = try await tracking.call("nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 460), as: NearbyResult.self)
             #expect(close.devices.map(\.deviceID) == ["car-0", "car-1", "car-2"])
@@ -126,9 +127,11 @@ import ZeroMQ
                 #expect(body["error"]?["code"]?.stringValue == code, "\(reply)")
             }
             // A batch with a bad location: the good one still counts, the bad one is named.
-            let mixed = try IngestProbe.exchange(endpoint: tracking.ingest, routingID: "dev-1", frames: [
-                "batch", #"{"publishable_key":"pk_test","batch_id":7,"device":{"tracking":true},"locations":[\#(good),\#(bad)]}"#,
-            ])
+            let mixed = try IngestProbe.exchange(
+                endpoint: tracking.ingest, routingID: "dev-1",
+                frames: [
+                    "batch", #"{"publishable_key":"pk_test","batch_id":7,"device":{"tracking":true},"locations":[\#(good),\#(bad)]}"#,
+                ])
             #expect(mixed.first == "ack")
             let ack = try JSONCoding.decode(IngestAck.self, from: Array(mixed.last!.utf8))
             #expect(ack.batchID == 7 && ack.accepted == 1)
@@ -216,17 +219,23 @@ import ZeroMQ
         try await withTestBus("driver-example") { bus in
             let tracking = try await TestTracking.start(on: bus)
             let gpx = ComposeTests.root.appendingPathComponent("Tools/driver-example/drive.gpx").path
-            try bus.supervisor.start(name: "driver", executable: "\(Binaries.directory)/driver-example", arguments: ["Ann"], environment: [
-                "HyperTrackPublishableKey": TestTracking.publishableKey, "HyperTrackAllowMockLocations": "true",
-                "HyperTrackDeviceID": "gpx-driver", "HyperTrackLocationGPX": gpx, "RIDE_TRACKING_INGEST": tracking.ingest,
-            ])
+            try bus.supervisor.start(
+                name: "driver", executable: "\(Binaries.directory)/driver-example", arguments: ["Ann"],
+                environment: [
+                    "HyperTrackPublishableKey": TestTracking.publishableKey, "HyperTrackAllowMockLocations": "true",
+                    "HyperTrackDeviceID": "gpx-driver", "HyperTrackLocationGPX": gpx, "RIDE_TRACKING_INGEST": tracking.ingest,
+                ])
             let start = GeoPoint(latitude: 47.8359, longitude: 35.1146)
             try await eventually("the GPX driver is found nearby") {
                 try await tracking.call("nearby", NearbyQuery(location: GeoJSONPoint(start), radius: 2000), as: NearbyResult.self)
                     .devices.first?.deviceID == "gpx-driver"
             }
-            let found = try await runCommand(Binaries.ridectl, ["call", "tracking", "nearby",
-                                                                 #"{"location":{"type":"Point","coordinates":[35.1146,47.8359]},"radius":2000}"#] + bus.ridectlFlags)
+            let found = try await runCommand(
+                Binaries.ridectl,
+                [
+                    "call", "tracking", "nearby",
+                    #"{"location":{"type":"Point","coordinates":[35.1146,47.8359]},"radius":2000}"#,
+                ] + bus.ridectlFlags)
             #expect(found.stdout.contains("\"name\" : \"Ann\""))
             let tail = try await runCommand(Binaries.ridectl, ["tail", "device.location.gpx-driver", "--count", "2", "--timeout", "20"] + bus.ridectlFlags)
             #expect(tail.status == 0)

@@ -26,8 +26,9 @@ import Wire
             var devices: [TrackingDevice] = []
             for (index, id) in order.enumerated() {
                 let point = Self.center.destination(bearing: Double(index) * 60, distance: Double(index + 1) * 150)
-                let device = try TrackingDevice(id: id, configuration: TestTracking.sdkConfiguration(endpoints: tracking.endpoints),
-                                                provider: FixedLocation(point), runtime: runtime)
+                let device = try TrackingDevice(
+                    id: id, configuration: TestTracking.sdkConfiguration(endpoints: tracking.endpoints),
+                    provider: FixedLocation(point), runtime: runtime)
                 device.isAvailable = true
                 device.startTracking()
                 devices.append(device)
@@ -42,8 +43,9 @@ import Wire
                 let all = try await tracking.anyShard.call("nearby", everyone, as: NearbyResult.self)
                 #expect(all.devices.map(\.deviceID) == order, "nearest first, across shards")
                 #expect(all.devices.map(\.distance) == all.devices.map(\.distance).sorted())
-                let four = try await tracking.anyShard.call("nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 5000, limit: 4),
-                                                          as: NearbyResult.self)
+                let four = try await tracking.anyShard.call(
+                    "nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 5000, limit: 4),
+                    as: NearbyResult.self)
                 #expect(four.devices.map(\.deviceID) == Array(order.prefix(4)), "the limit cuts the merged answer")
                 let close = try await tracking.anyShard.call("nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 460), as: NearbyResult.self)
                 #expect(close.devices.map(\.deviceID) == Array(order.prefix(3)))
@@ -138,8 +140,9 @@ import Wire
             for (index, id) in (ids[0] + ids[1]).enumerated() {
                 let point = Self.center.destination(bearing: 45, distance: Double(index + 1) * 100)
                 for batchID in 1...3 {
-                    _ = try await tracking.anyShard.call("ingest", Self.batch(id, id: UInt64(batchID), at: point, secondsAgo: Double(10 - batchID)),
-                                                       as: IngestAck.self)
+                    _ = try await tracking.anyShard.call(
+                        "ingest", Self.batch(id, id: UInt64(batchID), at: point, secondsAgo: Double(10 - batchID)),
+                        as: IngestAck.self)
                 }
             }
             let query = NearbyQuery(location: GeoJSONPoint(Self.center), radius: 2000)
@@ -172,8 +175,9 @@ import Wire
             await caller.close()
             #expect(down.status == 503 && down.serviceError?.code == "shard_unavailable", "\(down)")
             #expect(down.serviceError?.message.contains("tracking shard 1/2") == true)
-            #expect(try await tracking.anyShard.call("device", DeviceParams(deviceID: ids[0][0]), as: DeviceInfo.self).deviceID == ids[0][0],
-                    "the live shard's devices are answered")
+            #expect(
+                try await tracking.anyShard.call("device", DeviceParams(deviceID: ids[0][0]), as: DeviceInfo.self).deviceID == ids[0][0],
+                "the live shard's devices are answered")
 
             try await tracking.shards[1].startProcess()
             try await eventually("shard 1's devices are back") {
@@ -193,8 +197,9 @@ import Wire
     }
 
     static func batch(_ deviceID: String?, id: UInt64, at point: GeoPoint, secondsAgo: Double = 1) -> IngestBatch {
-        IngestBatch(publishableKey: TestTracking.publishableKey, deviceID: deviceID, batchID: id, device: DeviceIntents(tracking: true, available: true),
-                    locations: [DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: Date().addingTimeInterval(-secondsAgo))])
+        IngestBatch(
+            publishableKey: TestTracking.publishableKey, deviceID: deviceID, batchID: id, device: DeviceIntents(tracking: true, available: true),
+            locations: [DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: Date().addingTimeInterval(-secondsAgo))])
     }
 }
 
@@ -208,10 +213,12 @@ struct TrackingShardsFixture {
     var endpoints: [String] { shards.map(\.ingest) }
 
     static func start(on bus: TestBus) async throws -> TrackingShardsFixture {
-        let first = try await TestTracking.start(on: bus, name: "tracking-0", shard: DeviceShard(index: 0, of: DeviceShards(count: 2)),
-                                                 arguments: ["--concurrency", "2"])
-        let second = try await TestTracking.start(on: bus, name: "tracking-1", shard: DeviceShard(index: 1, of: DeviceShards(count: 2)),
-                                                  dataOwner: first.name, arguments: ["--concurrency", "2"])
+        let first = try await TestTracking.start(
+            on: bus, name: "tracking-0", shard: DeviceShard(index: 0, of: DeviceShards(count: 2)),
+            arguments: ["--concurrency", "2"])
+        let second = try await TestTracking.start(
+            on: bus, name: "tracking-1", shard: DeviceShard(index: 1, of: DeviceShards(count: 2)),
+            dataOwner: first.name, arguments: ["--concurrency", "2"])
         return TrackingShardsFixture(shards: [first, second])
     }
 }

@@ -27,12 +27,16 @@ struct TestTracking: Sendable {
     /// - Parameters:
     ///   - shard: `--shard K/N`; the process is ready once its peer service `tracking.shard.K` is too.
     ///   - dataOwner: share that process's data directory (shards of one platform do).
-    static func start(on bus: TestBus, name: String = "tracking", inactiveAfterSeconds: Int = 2, shard: DeviceShard? = nil,
-                      dataOwner: String? = nil, arguments: [String] = []) async throws -> TestTracking {
+    static func start(
+        on bus: TestBus, name: String = "tracking", inactiveAfterSeconds: Int = 2, shard: DeviceShard? = nil,
+        dataOwner: String? = nil, arguments: [String] = []
+    ) async throws -> TestTracking {
         let ingestPort = try FreePort.next()
-        let process = TestService(bus: bus, name: name, service: BusContract.Service.tracking, executable: "ride-tracking", arguments: [
-            "--ingest", "tcp://127.0.0.1:\(ingestPort)", "--publishable-keys", publishableKey, "--inactive-after-s", "\(inactiveAfterSeconds)",
-        ] + (shard.map { ["--shard", "\($0)"] } ?? []) + arguments, httpPort: try FreePort.next(), dataOwner: dataOwner)
+        let process = TestService(
+            bus: bus, name: name, service: BusContract.Service.tracking, executable: "ride-tracking",
+            arguments: [
+                "--ingest", "tcp://127.0.0.1:\(ingestPort)", "--publishable-keys", publishableKey, "--inactive-after-s", "\(inactiveAfterSeconds)",
+            ] + (shard.map { ["--shard", "\($0)"] } ?? []) + arguments, httpPort: try FreePort.next(), dataOwner: dataOwner)
         let tracking = TestTracking(process: process, ingestPort: ingestPort, shard: shard)
         try await tracking.startProcess()
         return tracking
@@ -50,8 +54,10 @@ struct TestTracking: Sendable {
     }
 
     /// An SDK configuration pointing at tracking's shards (their ingest endpoints in shard order).
-    static func sdkConfiguration(endpoints: [String], batchInterval: Duration = .milliseconds(200),
-                                 samplingInterval: Duration = .milliseconds(100)) -> SDKConfiguration {
+    static func sdkConfiguration(
+        endpoints: [String], batchInterval: Duration = .milliseconds(200),
+        samplingInterval: Duration = .milliseconds(100)
+    ) -> SDKConfiguration {
         var configuration = SDKConfiguration(publishableKey: Self.publishableKey)
         configuration.endpoints = endpoints
         configuration.allowMockLocations = true

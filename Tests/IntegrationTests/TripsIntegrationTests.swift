@@ -22,7 +22,10 @@ import Wire
     }
 
     static func create(_ trips: TestService, device: String, key: String) async throws -> (status: Int, body: JSONValue) {
-        try await trips.call("create", #"{"device_id":"\#(device)","destination":{"geometry":{"type":"Point","coordinates":[\#(destination.longitude),\#(destination.latitude)]},"radius":30},"metadata":{"order_id":"o-1"},"idempotency_key":"\#(key)"}"#)
+        try await trips.call(
+            "create",
+            #"{"device_id":"\#(device)","destination":{"geometry":{"type":"Point","coordinates":[\#(destination.longitude),\#(destination.latitude)]},"radius":30},"metadata":{"order_id":"o-1"},"idempotency_key":"\#(key)"}"#
+        )
     }
 
     @Test func aTripEstimatesArrivesOnceAndCompletesWithItsSummary() async throws {
@@ -65,10 +68,11 @@ import Wire
             #expect(try await trips.call("get_by_share", #"{"share_id":"\#(shareID)"}"#).body["trip_id"] == .string(tripID))
 
             let page = try await trips.call("events", #"{"after":0}"#)
-            let values = (page.body["events"].flatMap { events -> [String]? in
-                guard case .array(let list) = events else { return nil }
-                return list.compactMap { $0["data"]?["data"]?["value"]?.stringValue }
-            }) ?? []
+            let values =
+                (page.body["events"].flatMap { events -> [String]? in
+                    guard case .array(let list) = events else { return nil }
+                    return list.compactMap { $0["data"]?["data"]?["value"]?.stringValue }
+                }) ?? []
             #expect(values.filter { $0 == "destination_arrival" }.count == 1, "\(values)")
             #expect(values.first == "created" && values.last == "completed", "\(values)")
             #expect(values.filter { $0 == "created" }.count == 1, "the repeated create stored nothing")

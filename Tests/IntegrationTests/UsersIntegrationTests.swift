@@ -7,7 +7,8 @@ import Testing
 
 @Suite(.serialized) struct UsersIntegrationTests {
     static let ann = #"{"role":"rider","name":"Ann","phone_number":"+380501234567","password":"secret123"}"#
-    static let dan = #"{"role":"driver","name":"Dan","phone_number":"+380671234567","password":"driving9","device_id":"dan-phone","car":{"model":"Prius","license_plate":"AB 1234"}}"#
+    static let dan =
+        #"{"role":"driver","name":"Dan","phone_number":"+380671234567","password":"driving9","device_id":"dan-phone","car":{"model":"Prius","license_plate":"AB 1234"}}"#
 
     @Test func registerLogInAuthenticateAndTheEventOnTheBus() async throws {
         try await withTestBus("users") { bus in

@@ -2,9 +2,9 @@ import Bus
 import Foundation
 import RideModels
 import Testing
+import Wire
 
 @testable import NotificationsService
-import Wire
 
 @Suite struct NotificationRulesTests {
     static let time = Date(timeIntervalSince1970: 1_790_000_000)
@@ -12,8 +12,9 @@ import Wire
     static let dan = User(id: "d1", role: .driver, name: "Dan", phoneNumber: "+2", deviceID: "dan-phone", car: Car(model: "Prius", licensePlate: "AB 1234"), createdAt: time)
 
     static func order(_ status: OrderStatus, driver: Bool = true) -> Order {
-        var order = Order(id: "o1", status: status, rider: ann, pickup: Place(latitude: 47.1, longitude: 30.2, address: "Main St 1"),
-                          dropoff: Place(latitude: 47.2, longitude: 30.3), createdAt: time, updatedAt: time, offeredTo: status == .new ? ["d1", "d2"] : [])
+        var order = Order(
+            id: "o1", status: status, rider: ann, pickup: Place(latitude: 47.1, longitude: 30.2, address: "Main St 1"),
+            dropoff: Place(latitude: 47.2, longitude: 30.3), createdAt: time, updatedAt: time, offeredTo: status == .new ? ["d1", "d2"] : [])
         if driver { order.driver = dan }
         return order
     }
@@ -52,8 +53,9 @@ import Wire
     @Test func textsNameTheDriverCarPlaceAndFare() {
         var completed = Self.order(.completed)
         completed.fare = Fare(currency: "USD", totalCents: 1234, distanceMetres: 5400, durationSeconds: 900)
-        completed.summary = TripSummary(locations: .init(coordinates: []), distance: 5400, duration: 900, startedAt: Self.time, completedAt: Self.time,
-                                        deviceID: "dan-phone", markers: [])
+        completed.summary = TripSummary(
+            locations: .init(coordinates: []), distance: 5400, duration: 900, startedAt: Self.time, completedAt: Self.time,
+            deviceID: "dan-phone", markers: [])
         let done = NotificationRules.reactions(to: OrderStatusChanged(order: completed, previousStatus: .reachedDropoff), at: Self.time).notifications[0]
         #expect(done.body == "5.4 km · USD 12.34. Thanks for riding with Dan.")
         #expect(done.id == "o1/ride_completed/r1", "the same event always makes the same id")
@@ -65,7 +67,8 @@ import Wire
 
     @Test func theSignatureIsHMACSHA256OfTheBody() {
         // RFC 4231 test case 2: key "Jefe", data "what do ya want for nothing?".
-        #expect(WebhookSignature.sign(Array("what do ya want for nothing?".utf8), secret: "Jefe")
+        #expect(
+            WebhookSignature.sign(Array("what do ya want for nothing?".utf8), secret: "Jefe")
                 == "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 }

@@ -2,9 +2,9 @@ import Bus
 import Foundation
 import RideModels
 import Testing
+import Wire
 
 @testable import UsersService
-import Wire
 
 /// The services' event dispatchers (`LifecycleEvent`, the users service's `OrdersEvent`) over the
 /// derived one-pass readers, against JSONDecoder: the common events are read by the fast path, and
@@ -15,10 +15,12 @@ import Wire
 
     static func orders() -> [Order] {
         let rider = User(id: "r1", role: .rider, name: "Zoë \"Q\" \\ Smith\n😀", phoneNumber: "+380501234567", createdAt: time)
-        let driver = User(id: "d1", role: .driver, name: "Dan", phoneNumber: "+380671234567", deviceID: "dan-phone",
-                          car: Car(model: "Prius </script>", licensePlate: "AB 1234"), createdAt: time.addingTimeInterval(0.5))
-        let minimal = Order(id: "o1", status: .new, rider: rider, pickup: Place(latitude: 47, longitude: -35.5), dropoff: Place(latitude: 47.8404, longitude: 35.1226),
-                            createdAt: time, updatedAt: time)
+        let driver = User(
+            id: "d1", role: .driver, name: "Dan", phoneNumber: "+380671234567", deviceID: "dan-phone",
+            car: Car(model: "Prius </script>", licensePlate: "AB 1234"), createdAt: time.addingTimeInterval(0.5))
+        let minimal = Order(
+            id: "o1", status: .new, rider: rider, pickup: Place(latitude: 47, longitude: -35.5), dropoff: Place(latitude: 47.8404, longitude: 35.1226),
+            createdAt: time, updatedAt: time)
         var offered = minimal
         offered.offeredTo = ["d1", "d2"]
         offered.offerHistory = ["d1", "d2", "d3"]
@@ -33,8 +35,9 @@ import Wire
         completed.version = 9
         completed.cancelReason = "changed my mind / plans"
         completed.fare = Fare(currency: "USD", totalCents: 1234, distanceMetres: 5400, durationSeconds: 900)
-        completed.summary = TripSummary(locations: .init(coordinates: [[35.1, 47.8], [35.11, 47.81]]), distance: 5400, duration: 900,
-                                        startedAt: time, completedAt: time.addingTimeInterval(900), deviceID: "dan-phone", markers: [])
+        completed.summary = TripSummary(
+            locations: .init(coordinates: [[35.1, 47.8], [35.11, 47.81]]), distance: 5400, duration: 900,
+            startedAt: time, completedAt: time.addingTimeInterval(900), deviceID: "dan-phone", markers: [])
         var rated = completed
         rated.surge = 1.5
         rated.fare?.surge = 1.5
@@ -60,14 +63,18 @@ import Wire
         var events: [(bytes: [UInt8], fast: Bool)] = []
         for (index, order) in Self.orders().enumerated() {
             let change = OrderStatusChanged(order: order, previousStatus: index == 0 ? nil : .accepted)
-            events.append((try CloudEvent(source: "orders", type: "order.status.\(order.status.rawValue)", sequence: UInt64(index + 1), data: change).encoded(),
-                           !order.rider.name.contains("\"")))
+            events.append(
+                (
+                    try CloudEvent(source: "orders", type: "order.status.\(order.status.rawValue)", sequence: UInt64(index + 1), data: change).encoded(),
+                    !order.rider.name.contains("\"")
+                ))
         }
         var plain = Self.orders()[1]
         plain.rider.name = "Zoë"
         plain.pickup.address = "Sobornyi Ave 1"
-        plain.driver = User(id: "d1", role: .driver, name: "Dan", phoneNumber: "+380671234567", deviceID: "dan-phone", car: Car(model: "Prius", licensePlate: "AB 1234"),
-                            createdAt: time)
+        plain.driver = User(
+            id: "d1", role: .driver, name: "Dan", phoneNumber: "+380671234567", deviceID: "dan-phone", car: Car(model: "Prius", licensePlate: "AB 1234"),
+            createdAt: time)
         plain.driver?.rating = UserRating(average: 4.5, count: 2)
         plain.surge = 1.25
         events.append((try CloudEvent(source: "orders", type: "order.status.ACCEPTED", sequence: 9, data: OrderStatusChanged(order: plain, previousStatus: .new)).encoded(), true))
@@ -76,16 +83,22 @@ import Wire
         completed.status = .completed
         completed.tripID = "t-2"
         completed.fare = Fare(currency: "USD", totalCents: 1234, distanceMetres: 5400, durationSeconds: 900, surge: 1.25)
-        completed.summary = TripSummary(locations: .init(coordinates: [[35.1, 47.8], [35.11, 47.81]]), distance: 5400, duration: 900, startedAt: time,
-                                        completedAt: time.addingTimeInterval(900), deviceID: "dan-phone",
-                                        markers: [.init(type: "arrival", recordedAt: time.addingTimeInterval(890), location: GeoJSONPoint(latitude: 47.81, longitude: 35.11))])
+        completed.summary = TripSummary(
+            locations: .init(coordinates: [[35.1, 47.8], [35.11, 47.81]]), distance: 5400, duration: 900, startedAt: time,
+            completedAt: time.addingTimeInterval(900), deviceID: "dan-phone",
+            markers: [.init(type: "arrival", recordedAt: time.addingTimeInterval(890), location: GeoJSONPoint(latitude: 47.81, longitude: 35.11))])
         completed.ratingByRider = RatingGiven(stars: 5, comment: "Smooth ride", createdAt: time.addingTimeInterval(1000))
         completed.ratingByDriver = RatingGiven(stars: 4, createdAt: time.addingTimeInterval(1001))
-        events.append((try CloudEvent(source: "orders", type: "order.status.COMPLETED", sequence: 11, data: OrderStatusChanged(order: completed, previousStatus: .reachedDropoff)).encoded(), true))
+        events.append(
+            (
+                try CloudEvent(source: "orders", type: "order.status.COMPLETED", sequence: 11, data: OrderStatusChanged(order: completed, previousStatus: .reachedDropoff))
+                    .encoded(), true
+            ))
         // Computed coordinates (a point moved along a bearing) are written with 16 or 17 digits.
         plain.pickup = Place(latitude: 47.008983152841195, longitude: 30.013180201958327)
         plain.dropoff = Place(latitude: -33.86785000000001, longitude: 151.20732000000001)
-        events.append((try CloudEvent(source: "orders", type: "order.status.PICKING_UP", sequence: 10, data: OrderStatusChanged(order: plain, previousStatus: .accepted)).encoded(), true))
+        events.append(
+            (try CloudEvent(source: "orders", type: "order.status.PICKING_UP", sequence: 10, data: OrderStatusChanged(order: plain, previousStatus: .accepted)).encoded(), true))
         for (index, trip) in tripEvents().enumerated() {
             events.append((try CloudEvent(source: "trips", type: "trip.\(trip.data.value)", sequence: UInt64(index + 1), data: trip).encoded(), true))
         }
@@ -130,11 +143,15 @@ import Wire
     /// Mutates each of `originals` many times (bytes removed, JSON pieces put in); wherever the
     /// fast path reads a value, JSONDecoder must decode the same bytes to the same value. Returns
     /// how many mutations the fast path read.
-    static func mutationsAgree<Value: JSONReadable & Equatable>(_ originals: [[UInt8]], as: Value.Type,
-                                                                sourceLocation: SourceLocation = #_sourceLocation) -> Int {
+    static func mutationsAgree<Value: JSONReadable & Equatable>(
+        _ originals: [[UInt8]], as: Value.Type,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Int {
         var random = SystemRandomNumberGenerator()
-        let pieces: [[UInt8]] = ["\"", "\\", "{", "}", "[", "]", ",", ":", "null", "0", "-", ".", "e", " ", "\"x\":1,", "\"order\":null,", "\"data\":{},",
-                                 "\"value\":\"destination_arrival\","].map { Array($0.utf8) }
+        let pieces: [[UInt8]] = [
+            "\"", "\\", "{", "}", "[", "]", ",", ":", "null", "0", "-", ".", "e", " ", "\"x\":1,", "\"order\":null,", "\"data\":{},",
+            "\"value\":\"destination_arrival\",",
+        ].map { Array($0.utf8) }
         var fastReads = 0
         for original in originals {
             for _ in 0..<400 {
@@ -164,7 +181,10 @@ import Wire
         #expect(Event.readWhole(Array(repeated.utf8)) == nil)
         let escaped = text.replacingOccurrences(of: "Dan", with: #"D\u0061n"#)
         #expect(Event.readWhole(Array(escaped.utf8)) == nil)
-        guard case .order(let change) = try JSONCoding.decode(Event.self, from: Array(escaped.utf8)).data else { Issue.record("not an order"); return }
+        guard case .order(let change) = try JSONCoding.decode(Event.self, from: Array(escaped.utf8)).data else {
+            Issue.record("not an order")
+            return
+        }
         #expect(change.order.driver?.name == "Dan", "JSONDecoder reads what the fast path left")
     }
 }

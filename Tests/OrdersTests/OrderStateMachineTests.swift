@@ -121,8 +121,9 @@ import Testing
         let start = Date(timeIntervalSince1970: 1_790_000_000)
         let ann = User(id: "r1", role: .rider, name: "Ann", phoneNumber: "+15550100", createdAt: start)
         func booking(at seconds: Double, dropoff: Double = 30.3, rider: User = ann) -> Order {
-            Order(id: "o\(seconds)", status: .new, rider: rider, pickup: Place(latitude: 47.1, longitude: 30.2, address: "Here"),
-                  dropoff: Place(latitude: 47.2, longitude: dropoff), createdAt: start.addingTimeInterval(seconds), updatedAt: start)
+            Order(
+                id: "o\(seconds)", status: .new, rider: rider, pickup: Place(latitude: 47.1, longitude: 30.2, address: "Here"),
+                dropoff: Place(latitude: 47.2, longitude: dropoff), createdAt: start.addingTimeInterval(seconds), updatedAt: start)
         }
         let open = booking(at: 0)
         #expect(OrdersOps.isRepeatedBooking(open, of: booking(at: 2.5)))

@@ -4,16 +4,17 @@ import GRDB
 import RideModels
 import Storage
 import Testing
+import Wire
 
 @testable import OrdersService
-import Wire
 
 @Suite struct OrderStoreTests {
     static func order(id: String = "o1") -> Order {
         let time = Date(timeIntervalSince1970: 1_790_000_000)
-        return Order(id: id, status: .new, rider: User(id: "r1", role: .rider, name: "Ann", phoneNumber: "+15550100", createdAt: time),
-                     pickup: Place(latitude: 47.1, longitude: 30.2, address: "Here \"quoted\""), dropoff: Place(latitude: 47.2, longitude: 30.3),
-                     createdAt: time, updatedAt: time, offeredTo: ["d1", "d2"])
+        return Order(
+            id: id, status: .new, rider: User(id: "r1", role: .rider, name: "Ann", phoneNumber: "+15550100", createdAt: time),
+            pickup: Place(latitude: 47.1, longitude: 30.2, address: "Here \"quoted\""), dropoff: Place(latitude: 47.2, longitude: 30.3),
+            createdAt: time, updatedAt: time, offeredTo: ["d1", "d2"])
     }
 
     func temporaryPath() -> String {
@@ -39,7 +40,10 @@ import Wire
         try await first.create(Self.order())
         _ = try await first.order(id: "o1")  // cached by `first` at version 1
 
-        let accepted = try await second.change(id: "o1") { $0.status = .accepted; $0.offeredTo = [] }
+        let accepted = try await second.change(id: "o1") {
+            $0.status = .accepted
+            $0.offeredTo = []
+        }
         #expect(accepted.order.version == 2)
         let seen = try await first.order(id: "o1")
         #expect(seen?.status == .accepted)

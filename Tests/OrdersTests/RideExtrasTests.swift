@@ -11,8 +11,9 @@ import Testing
     static let driver = User(id: "d1", role: .driver, name: "Dan", phoneNumber: "+380671234567", deviceID: "dan", createdAt: time)
 
     static func order(_ status: OrderStatus, driver: User? = RideExtrasTests.driver) -> Order {
-        var order = Order(id: "o1", status: status, rider: rider, pickup: Place(latitude: 47, longitude: 35), dropoff: Place(latitude: 47.01, longitude: 35),
-                          createdAt: time, updatedAt: time)
+        var order = Order(
+            id: "o1", status: status, rider: rider, pickup: Place(latitude: 47, longitude: 35), dropoff: Place(latitude: 47.01, longitude: 35),
+            createdAt: time, updatedAt: time)
         order.driver = status == .new ? nil : driver
         return order
     }

@@ -1,15 +1,17 @@
 import Bus
 import Foundation
 import Testing
+import Wire
 
 @testable import RideCtlKit
-import Wire
 
 @Suite struct EventLineFormatterTests {
     let event = CloudEvent<JSONValue>(
         id: "e", source: "orders", type: "order.status", time: RFC3339.parse("2026-11-21T09:30:00.123Z")!, sequence: 42,
-        data: ["order": ["id": "o-1", "status": "ACCEPTED", "pickup": ["latitude": 47.8, "longitude": 35.1, "address": "Main St 1"]],
-               "previous_status": "NEW"])
+        data: [
+            "order": ["id": "o-1", "status": "ACCEPTED", "pickup": ["latitude": 47.8, "longitude": 35.1, "address": "Main St 1"]],
+            "previous_status": "NEW",
+        ])
 
     @Test func oneLineWithTimeTopicSourceAndSummary() {
         let line = EventLineFormatter(colored: false, width: 500).line(topic: "order.status.ACCEPTED", event: event)
@@ -24,7 +26,8 @@ import Wire
 
     @Test func summariesOfScalarsArraysAndNesting() {
         #expect(EventLineFormatter.summary(["coordinates": [35.11459362, 47.835903]]) == "coordinates=[35.114594,47.835903]")
-        #expect(EventLineFormatter.summary(["location": ["type": "Point", "coordinates": [35.1146, 47.8359]], "speed": 8])
+        #expect(
+            EventLineFormatter.summary(["location": ["type": "Point", "coordinates": [35.1146, 47.8359]], "speed": 8])
                 == "location=[35.1146,47.8359] speed=8")
         #expect(EventLineFormatter.summary(["items": [1, 2, 3, 4, 5]]) == "items=[5 items]")
         #expect(EventLineFormatter.summary(["text": "two words", "n": 3, "ok": true, "none": nil]) == #"n=3 none=null ok=true text="two words""#)

@@ -61,23 +61,33 @@ import ZeroMQ
         let path = try scratch() + "/keys"
         try CurveKeyDirectory.create(at: path, clients: ["orders"])
         func message(_ body: () throws -> CurveSecurity?) -> String {
-            do { _ = try body(); return "no error" } catch { return "\(error)" }
+            do {
+                _ = try body()
+                return "no error"
+            } catch { return "\(error)" }
         }
-        #expect(message { try options(path).security(client: "users", serves: false, environment: [:]) }
-            == "CURVE: cannot read secret key of 'users' from \(path)/clients/users.key")
-        #expect(message { try options(path + "/nowhere").security(client: "orders", serves: false, environment: [:]) }
-            == "CURVE: cannot read server public key from \(path)/nowhere/server.pub")
-        #expect(message { try options(nil).security(client: "orders", serves: false, environment: ["RIDE_CURVE_SERVER_KEY": "nonsense"]) }
-            == "CURVE: RIDE_CURVE_SERVER_KEY: a CURVE key is 40 Z85 characters, got 8")
+        #expect(
+            message { try options(path).security(client: "users", serves: false, environment: [:]) }
+                == "CURVE: cannot read secret key of 'users' from \(path)/clients/users.key")
+        #expect(
+            message { try options(path + "/nowhere").security(client: "orders", serves: false, environment: [:]) }
+                == "CURVE: cannot read server public key from \(path)/nowhere/server.pub")
+        #expect(
+            message { try options(nil).security(client: "orders", serves: false, environment: ["RIDE_CURVE_SERVER_KEY": "nonsense"]) }
+                == "CURVE: RIDE_CURVE_SERVER_KEY: a CURVE key is 40 Z85 characters, got 8")
         let other = try CurveKeyPair.generate()
-        #expect(message { try options(nil).security(client: "orders", serves: false, environment: ["RIDE_CURVE_SERVER_KEY": other.publicKey]) }
-            == "CURVE: no secret key of 'orders': set RIDE_CURVE_SECRET_KEY or --curve-keys (RIDE_CURVE_KEYS)")
-        #expect(message { try options(path).security(client: nil, serves: true, environment: ["RIDE_CURVE_SERVER_SECRET_KEY": other.secretKey]) }
-            .hasPrefix("CURVE: the server secret key does not belong to the server public key"))
+        #expect(
+            message { try options(nil).security(client: "orders", serves: false, environment: ["RIDE_CURVE_SERVER_KEY": other.publicKey]) }
+                == "CURVE: no secret key of 'orders': set RIDE_CURVE_SECRET_KEY or --curve-keys (RIDE_CURVE_KEYS)")
+        #expect(
+            message { try options(path).security(client: nil, serves: true, environment: ["RIDE_CURVE_SERVER_SECRET_KEY": other.secretKey]) }
+                .hasPrefix("CURVE: the server secret key does not belong to the server public key"))
         try "# a comment only\n".write(toFile: path + "/clients/orders.key", atomically: true, encoding: .utf8)
-        #expect(message { try options(path).security(client: "orders", serves: false, environment: [:]) }
-            == "CURVE: \(path)/clients/orders.key does not hold a key: a CURVE key is 40 Z85 characters, got 0")
-        #expect(message { try options(path).security(client: nil, serves: true, environment: ["RIDE_CURVE_ALLOWED_KEYS": "a:b"]) }
-            == "CURVE: RIDE_CURVE_ALLOWED_KEYS: 'a:b': a CURVE key is 40 Z85 characters, got 1")
+        #expect(
+            message { try options(path).security(client: "orders", serves: false, environment: [:]) }
+                == "CURVE: \(path)/clients/orders.key does not hold a key: a CURVE key is 40 Z85 characters, got 0")
+        #expect(
+            message { try options(path).security(client: nil, serves: true, environment: ["RIDE_CURVE_ALLOWED_KEYS": "a:b"]) }
+                == "CURVE: RIDE_CURVE_ALLOWED_KEYS: 'a:b': a CURVE key is 40 Z85 characters, got 1")
     }
 }

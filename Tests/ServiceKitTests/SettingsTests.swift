@@ -12,14 +12,15 @@ import Testing
         #expect(Setting.resolve(nil, flag: "x", env: "RIDE_X", default: "d", environment: ["RIDE_X": ""]).origin == "default", "an empty variable is unset")
     }
 
-    @Test(arguments: [
-        ("tcp://*:5555", true, nil), ("tcp://127.0.0.1:5555", false, nil), ("tcp://bus:5557", false, nil), ("ipc:///tmp/bus", true, nil),
-        ("inproc://x", false, nil), ("tcp://*:*", true, nil),
-        ("tcp://*:5555", false, "cannot connect to host *"), ("tcp://h:*", false, "cannot connect to port *"),
-        ("tcp//x", true, "expected tcp://"), ("tcp://:5", true, "missing HOST"), ("tcp://h", true, "missing :PORT"),
-        ("tcp://h:0", true, "port '0' is not a number from 1 to 65535"), ("tcp://h:70000", true, "port '70000'"),
-        ("udp://h:1", true, "unknown transport 'udp'"), ("ipc://", true, "expected"),
-    ] as [(String, Bool, String?)])
+    @Test(
+        arguments: [
+            ("tcp://*:5555", true, nil), ("tcp://127.0.0.1:5555", false, nil), ("tcp://bus:5557", false, nil), ("ipc:///tmp/bus", true, nil),
+            ("inproc://x", false, nil), ("tcp://*:*", true, nil),
+            ("tcp://*:5555", false, "cannot connect to host *"), ("tcp://h:*", false, "cannot connect to port *"),
+            ("tcp//x", true, "expected tcp://"), ("tcp://:5", true, "missing HOST"), ("tcp://h", true, "missing :PORT"),
+            ("tcp://h:0", true, "port '0' is not a number from 1 to 65535"), ("tcp://h:70000", true, "port '70000'"),
+            ("udp://h:1", true, "unknown transport 'udp'"), ("ipc://", true, "expected"),
+        ] as [(String, Bool, String?)])
     func endpointSyntax(endpoint: String, binding: Bool, problem: String?) {
         let found = EndpointSyntax.problem(with: endpoint, forBinding: binding)
         if let problem {
@@ -70,14 +71,16 @@ import Testing
 
 @Suite struct LogFormatTests {
     @Test func textLinesAreReadable() {
-        let line = RideLogHandler.textLine(time: .init(timeIntervalSince1970: 0), level: .warning, label: "ride-bus",
-                                           message: "worker expired", metadata: ["service": "users", "why": "no heartbeat"], colored: false)
+        let line = RideLogHandler.textLine(
+            time: .init(timeIntervalSince1970: 0), level: .warning, label: "ride-bus",
+            message: "worker expired", metadata: ["service": "users", "why": "no heartbeat"], colored: false)
         #expect(line == #"1970-01-01T00:00:00.000Z warning ride-bus: worker expired service=users why="no heartbeat""#)
     }
 
     @Test func jsonLinesAreOneObjectWithEscapedStrings() throws {
-        let line = RideLogHandler.jsonLine(time: .init(timeIntervalSince1970: 0), level: .info, label: "ride-bus",
-                                           message: "say \"hi\"\nnow", metadata: ["k": "v", "level": "spoof"])
+        let line = RideLogHandler.jsonLine(
+            time: .init(timeIntervalSince1970: 0), level: .info, label: "ride-bus",
+            message: "say \"hi\"\nnow", metadata: ["k": "v", "level": "spoof"])
         #expect(line == #"{"time":"1970-01-01T00:00:00.000Z","level":"info","logger":"ride-bus","message":"say \"hi\"\nnow","k":"v"}"#)
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import Storage
-import Testing
 import TestPostgres
+import Testing
 
 /// The two databases every store runs on; each storage test runs on both.
 enum Backend: String, CaseIterable, CustomTestStringConvertible {
@@ -30,8 +30,10 @@ protocol PostgresBacked { var postgres: PostgresSchema { get } }
 
 /// A store on `backend` for `body`: in a temporary SQLite file, or in a fresh PostgreSQL database
 /// (a `PostgresBacked` store's pool is closed when `body` ends).
-func withBackend<Store>(_ backend: Backend, sqlite: (String) throws -> Store, postgres: (PostgresURL) async throws -> Store,
-                        _ body: (Store) async throws -> Void) async throws {
+func withBackend<Store>(
+    _ backend: Backend, sqlite: (String) throws -> Store, postgres: (PostgresURL) async throws -> Store,
+    _ body: (Store) async throws -> Void
+) async throws {
     switch backend {
     case .sqlite:
         let file = TemporaryFile()

@@ -55,16 +55,17 @@ import Testing
     @Test func queuedWritesCommitTogetherAndAFailedOneIsUndoneAlone() async throws {
         let fixture = try Fixture()
         let writes = fixture.writes
-        let results = await fixture.queuedBehindASlowGroup((1...6).map { n in
-            { @Sendable in
-                try await writes.write { db in
-                    try db.run("INSERT INTO t (n) VALUES (?)", [n])
-                    try Outbox.append(db, topic: "t.n", type: "t.n", data: ["n": n])
-                    if n == 3 { throw Refused() }
-                    return n * 10
+        let results = await fixture.queuedBehindASlowGroup(
+            (1...6).map { n in
+                { @Sendable in
+                    try await writes.write { db in
+                        try db.run("INSERT INTO t (n) VALUES (?)", [n])
+                        try Outbox.append(db, topic: "t.n", type: "t.n", data: ["n": n])
+                        if n == 3 { throw Refused() }
+                        return n * 10
+                    }
                 }
-            }
-        })
+            })
         #expect(results.map { try? $0.get() } == [10, 20, nil, 40, 50, 60])
         #expect(throws: Refused.self) { try results[2].get() }
         #expect(try await fixture.stored() == [1, 2, 4, 5, 6], "the refused write's row is undone, the others' kept")
@@ -76,21 +77,26 @@ import Testing
     @Test func whenSQLiteRollsTheGroupBackEveryCallerInItFailsAndNothingIsStored() async throws {
         let fixture = try Fixture()
         let writes = fixture.writes
-        let results = await fixture.queuedBehindASlowGroup((1...4).map { n in
-            { @Sendable in
-                try await writes.write { db in
-                    try db.run("INSERT INTO t (n) VALUES (?)", [n])
-                    // What SQLite does itself on a full disk or an I/O error: the transaction is gone.
-                    if n == 3 { try db.execute(sql: "ROLLBACK") }
-                    return n
+        let results = await fixture.queuedBehindASlowGroup(
+            (1...4).map { n in
+                { @Sendable in
+                    try await writes.write { db in
+                        try db.run("INSERT INTO t (n) VALUES (?)", [n])
+                        // What SQLite does itself on a full disk or an I/O error: the transaction is gone.
+                        if n == 3 { try db.execute(sql: "ROLLBACK") }
+                        return n
+                    }
                 }
-            }
-        })
+            })
         for (index, result) in results.enumerated() {
             #expect(throws: (any Error).self, "write \(index + 1) was in the rolled-back group") { try result.get() }
         }
         #expect(try await fixture.stored() == [])
-        #expect(try await writes.write { db in try db.run("INSERT INTO t (n) VALUES (9)"); return true }, "the next group commits")
+        #expect(
+            try await writes.write { db in
+                try db.run("INSERT INTO t (n) VALUES (9)")
+                return true
+            }, "the next group commits")
         #expect(try await fixture.stored() == [9])
     }
 }

@@ -3,9 +3,9 @@ import Foundation
 import RideModels
 import Storage
 import Testing
+import Wire
 
 @testable import NotificationsService
-import Wire
 
 /// The notifications store's rules, the same on SQLite and PostgreSQL — and, on PostgreSQL, with
 /// two instances on one database.
@@ -58,11 +58,13 @@ import Wire
             let notifications = [note("o1/driver_assigned/r1", user: "r1"), note("o1/other/d1", user: "d1")]
             let command = DeviceCommand(deviceID: "phone-1", command: "start_tracking")
             let body = Array(#"[{"type":"order"}]"#.utf8)
-            let added = try await store.record(eventID: "orders/7", notifications: notifications, commands: [command], webhookBody: body,
-                                               rider: (order: "o1", rider: "r1"))
+            let added = try await store.record(
+                eventID: "orders/7", notifications: notifications, commands: [command], webhookBody: body,
+                rider: (order: "o1", rider: "r1"))
             #expect(added == notifications)
-            let replayed = try await store.record(eventID: "orders/7", notifications: notifications, commands: [command], webhookBody: body,
-                                                  rider: (order: "o1", rider: "r2"))
+            let replayed = try await store.record(
+                eventID: "orders/7", notifications: notifications, commands: [command], webhookBody: body,
+                rider: (order: "o1", rider: "r2"))
             #expect(replayed.isEmpty, "a replayed event adds no notification")
             let published = try await events(store)
             #expect(published.map(\.type) == ["notification", "notification", "device.command"], "and no event: the phone's tracking is not restarted")
@@ -79,8 +81,9 @@ import Wire
             #expect(delivery.secret == webhook("w1").secret)
 
             // Another event naming a stored notification: only its new one counts, and its commands go out.
-            let next = try await store.record(eventID: "orders/8", notifications: [notifications[0], note("o1/third/r1", user: "r1")],
-                                              commands: [command], webhookBody: nil, rider: nil)
+            let next = try await store.record(
+                eventID: "orders/8", notifications: [notifications[0], note("o1/third/r1", user: "r1")],
+                commands: [command], webhookBody: nil, rider: nil)
             #expect(next.map(\.id) == ["o1/third/r1"])
             #expect(try await events(store).count == 5)
         }
@@ -89,8 +92,10 @@ import Wire
     @Test(arguments: Backend.allCases)
     func theInboxIsNewestFirstAndLimited(backend: Backend) async throws {
         try await withStore(backend) { store in
-            let notes = [note("n1", user: "u1", at: 10), note("n3", user: "u1", at: 30), note("n2", user: "u1", at: 20),
-                         note("m1", user: "u2", at: 40), note("n4a", user: "u1", at: 30)]
+            let notes = [
+                note("n1", user: "u1", at: 10), note("n3", user: "u1", at: 30), note("n2", user: "u1", at: 20),
+                note("m1", user: "u2", at: 40), note("n4a", user: "u1", at: 30),
+            ]
             _ = try await store.record(eventID: "e1", notifications: notes, commands: [], webhookBody: nil, rider: nil)
             #expect(try await store.inbox(userID: "u1", limit: 10).map(\.id) == ["n3", "n4a", "n2", "n1"], "newest first, ties by id")
             #expect(try await store.inbox(userID: "u1", limit: 2).map(\.id) == ["n3", "n4a"])
@@ -159,8 +164,9 @@ import Wire
             #expect((delivered.status, delivered.attempts, delivered.lastError) == ("delivered", 1, nil))
             let retried = try #require(try await store.delivery(id: e2))
             #expect((retried.status, retried.attempts, retried.lastError) == ("pending", 1, "HTTP 500"))
-            #expect(try await store.claimDueDeliveries(now: later.addingTimeInterval(99), lease: .seconds(30), limit: 10).deliveries.isEmpty,
-                    "not before its retry time")
+            #expect(
+                try await store.claimDueDeliveries(now: later.addingTimeInterval(99), lease: .seconds(30), limit: 10).deliveries.isEmpty,
+                "not before its retry time")
             let retry = try await store.claimDueDeliveries(now: later.addingTimeInterval(100), lease: .seconds(30), limit: 10)
             #expect(retry.deliveries.map(\.id) == [e2])
             #expect(retry.deliveries.first?.attempts == 1)
@@ -220,16 +226,18 @@ import Wire
             let eventCount = 15
             // The shared one first in some events and last in others: each order once makes two events wait for each other.
             func notifications(_ n: Int) -> [UserNotification] {
-                let own = [note("o\(n)/a/r\(n)", user: "r\(n)"), note("o\(n)/b/d1", user: "d1")], shared = note("shared/offer/d2", user: "d2")
+                let own = [note("o\(n)/a/r\(n)", user: "r\(n)"), note("o\(n)/b/d1", user: "d1")]
+                let shared = note("shared/offer/d2", user: "d2")
                 return n.isMultiple(of: 2) ? [shared] + own : own + [shared]
             }
             let added = try await withThrowingTaskGroup(of: [UserNotification].self) { group in
                 for n in 1...eventCount {
                     for store in [first, second] {
                         group.addTask {
-                            try await store.record(eventID: "orders/\(n)", notifications: notifications(n),
-                                                   commands: [DeviceCommand(deviceID: "phone-\(n)", command: "start_tracking")],
-                                                   webhookBody: Array("[\(n)]".utf8), rider: (order: "o\(n)", rider: "r\(n)"))
+                            try await store.record(
+                                eventID: "orders/\(n)", notifications: notifications(n),
+                                commands: [DeviceCommand(deviceID: "phone-\(n)", command: "start_tracking")],
+                                webhookBody: Array("[\(n)]".utf8), rider: (order: "o\(n)", rider: "r\(n)"))
                         }
                     }
                 }

@@ -4,9 +4,9 @@ import Geo
 import RideModels
 import Storage
 import Testing
+import Wire
 
 @testable import OrdersService
-import Wire
 
 /// The orders store's rules, the same on SQLite and PostgreSQL — including what several writers
 /// at once (instances on one database) must not break.
@@ -14,8 +14,9 @@ import Wire
     static let time = Date(timeIntervalSince1970: 1_790_000_000)
 
     static func order(id: String = "o1", rider: String = "r1", at place: Place = Place(latitude: 47.1, longitude: 30.2, address: "Here \"quoted\"")) -> Order {
-        Order(id: id, status: .new, rider: User(id: rider, role: .rider, name: "Ann", phoneNumber: "+15550100", createdAt: time),
-              pickup: place, dropoff: Place(latitude: 47.2, longitude: 30.3), createdAt: time, updatedAt: time, offeredTo: ["d1", "d2"])
+        Order(
+            id: id, status: .new, rider: User(id: rider, role: .rider, name: "Ann", phoneNumber: "+15550100", createdAt: time),
+            pickup: place, dropoff: Place(latitude: 47.2, longitude: 30.3), createdAt: time, updatedAt: time, offeredTo: ["d1", "d2"])
     }
 
     /// The store on `backend`, closed (PostgreSQL) when `body` ends.
@@ -69,7 +70,10 @@ import Wire
             let results = await withTaskGroup(of: Result<String, any Error>.self) { group in
                 for n in 0..<6 {
                     group.addTask {
-                        do { try await store.create(Self.order(id: "race\(n)")); return .success("race\(n)") } catch { return .failure(error) }
+                        do {
+                            try await store.create(Self.order(id: "race\(n)"))
+                            return .success("race\(n)")
+                        } catch { return .failure(error) }
                     }
                 }
                 return await group.reduce(into: []) { $0.append($1) }
@@ -96,7 +100,11 @@ import Wire
                 for id in ids {
                     group.addTask {
                         do {
-                            _ = try await store.change(id: id) { $0.status = .accepted; $0.driver = dan; $0.offeredTo = [] }
+                            _ = try await store.change(id: id) {
+                                $0.status = .accepted
+                                $0.driver = dan
+                                $0.offeredTo = []
+                            }
                             return .success(id)
                         } catch { return .failure(error) }
                     }
@@ -115,7 +123,11 @@ import Wire
             _ = try await store.change(id: accepted[0]) { $0.status = .cancelled }
             #expect(try await store.driversWithOpenOrders(among: ["d1", "d2"]) == [])
             let next = try #require(ids.first { $0 != accepted[0] })
-            #expect(try await store.change(id: next) { $0.status = .accepted; $0.driver = dan }.order.driver?.id == "d1")
+            #expect(
+                try await store.change(id: next) {
+                    $0.status = .accepted
+                    $0.driver = dan
+                }.order.driver?.id == "d1")
             #expect(try await store.driversWithOpenOrders(among: []) == [])
         }
     }
@@ -134,7 +146,10 @@ import Wire
             #expect(try await store.orders(status: .new, near: center, radius: 3000, limit: 2).map(\.id) == ["n0", "n1"])
             #expect(try await store.waitingOrders(near: center, radius: 1000) == 2)
             #expect(try await store.newOrders(limit: 10).map(\.id) == ["n0", "n1", "n2", "n3"], "oldest first")
-            _ = try await store.change(id: "n1") { $0.status = .accepted; $0.offeredTo = [] }
+            _ = try await store.change(id: "n1") {
+                $0.status = .accepted
+                $0.offeredTo = []
+            }
             #expect(try await store.orders(status: .accepted, near: center, radius: 3000, limit: 10).map(\.id) == ["n1"])
             #expect(try await store.orders(driverID: "d1", status: .new, limit: 10).map(\.id) == ["n3", "n2", "n0"], "offered, newest first")
             let stats = try await store.stats(openLimit: 2)
@@ -152,7 +167,8 @@ import Wire
                 for n in 0..<8 {
                     group.addTask {
                         _ = try await store.appendMessage(orderID: "o1") { order, number in
-                            ChatMessage(id: "m\(n)", orderID: order.id, number: number, senderID: "r1", senderRole: .rider, recipientID: "d1", text: "hello \(n)", sentAt: Self.time)
+                            ChatMessage(
+                                id: "m\(n)", orderID: order.id, number: number, senderID: "r1", senderRole: .rider, recipientID: "d1", text: "hello \(n)", sentAt: Self.time)
                         }
                     }
                 }
@@ -164,7 +180,10 @@ import Wire
             #expect(try await store.messages(orderID: "o1", after: 6, limit: 1).map(\.number) == [7])
             #expect(try await events(store).filter { $0.type == "order.message" }.count == 8)
             await #expect(throws: OrderStoreFailure.unknownOrder) {
-                _ = try await store.appendMessage(orderID: "nope") { _, _ in Issue.record("made for no order"); throw OrderStoreFailure.unknownOrder }
+                _ = try await store.appendMessage(orderID: "nope") { _, _ in
+                    Issue.record("made for no order")
+                    throw OrderStoreFailure.unknownOrder
+                }
             }
         }
     }
@@ -195,8 +214,9 @@ import Wire
             #expect(pages == 3)
             #expect(try await store.history(of: .driver("d9"), before: nil, limit: 10).rides.isEmpty)
 
-            let payment = Payment(id: "pay-o1", orderID: "o1", riderID: "r1", driverID: "d1", provider: "ledger", providerReference: "ch-1", currency: "USD",
-                                  amountCents: 1000, driverEarningsCents: 800, commissionCents: 200, capturedAt: base)
+            let payment = Payment(
+                id: "pay-o1", orderID: "o1", riderID: "r1", driverID: "d1", provider: "ledger", providerReference: "ch-1", currency: "USD",
+                amountCents: 1000, driverEarningsCents: 800, commissionCents: 200, capturedAt: base)
             var again = payment
             again.providerReference = "ch-2"
             // Two instances recording at once: one record, one event.
@@ -208,7 +228,8 @@ import Wire
             #expect(try await events(store).filter { $0.type == "order.paid" }.count == 1)
             #expect(try await store.payment(orderID: "o1") == records[0].payment)
             #expect(try await store.history(of: .rider("r1"), before: nil, limit: 10).rides.first { $0.order.id == "o1" }?.payment == records[0].payment)
-            #expect(try await store.earnings(driverID: "d1", from: "2000-01-01")
+            #expect(
+                try await store.earnings(driverID: "d1", from: "2000-01-01")
                     == [DriverEarnings.Day(day: UTCDay.string(base), rides: 1, faresCents: 1000, earningsCents: 800)])
         }
     }
@@ -225,8 +246,9 @@ import Wire
             (ledger, close) = (postgres, { postgres.postgres.close() })
         }
         defer { close() }
-        let request = ChargeRequest(idempotencyKey: "o1", payerID: "r1", payeeID: "d1", currency: "USD", amountCents: 1725,
-                                    payeeShareCents: PaymentCapture.driverShare(of: 1725, commissionPercent: 20))
+        let request = ChargeRequest(
+            idempotencyKey: "o1", payerID: "r1", payeeID: "d1", currency: "USD", amountCents: 1725,
+            payeeShareCents: PaymentCapture.driverShare(of: 1725, commissionPercent: 20))
         #expect(request.payeeShareCents == 1380)
         // Instances charging one order at once: one charge, one receipt for all.
         let receipts = try await withThrowingTaskGroup(of: ChargeReceipt.self) { group in

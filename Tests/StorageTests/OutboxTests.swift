@@ -1,9 +1,9 @@
-import Synchronization
 import Bus
 import Foundation
 import GRDB
 import PostgresNIO
 import Storage
+import Synchronization
 import Testing
 
 /// An outbox on either database, with a way to append in a transaction that commits or fails.
@@ -38,8 +38,10 @@ struct SQLiteOutbox: OutboxFixture {
 struct PostgresOutboxFixture: OutboxFixture {
     let schema: PostgresSchema
     static func open() async throws -> PostgresOutboxFixture {
-        PostgresOutboxFixture(schema: try await PostgresSchema.open(url: try await freshPostgres(), schema: "outboxtest",
-                                                                    migrations: [("v1", "CREATE TABLE t (x INT);")], outbox: true, logger: testLogger))
+        PostgresOutboxFixture(
+            schema: try await PostgresSchema.open(
+                url: try await freshPostgres(), schema: "outboxtest",
+                migrations: [("v1", "CREATE TABLE t (x INT);")], outbox: true, logger: testLogger))
     }
     var log: any EventLog { PostgresEventLog(database: schema) }
     func append(_ values: [Int], fail: Bool) async throws -> [UInt64] {

@@ -1,9 +1,10 @@
 import Bus
 import Foundation
 import PostgresNIO
-@testable import Storage
-import Testing
 import TestPostgres
+import Testing
+
+@testable import Storage
 
 /// The probe that decides whether a service refuses requests (503 storage_unavailable) tells an
 /// answer, a refusal and a silence apart — and a slow answer is not a silence.
@@ -19,7 +20,10 @@ import TestPostgres
 
             // Frozen for less than the deadline: slow, still answered.
             try await server.freeze(true)
-            let thaw = Task { try await Task.sleep(for: .seconds(1)); try await server.freeze(false) }
+            let thaw = Task {
+                try await Task.sleep(for: .seconds(1))
+                try await server.freeze(false)
+            }
             let slow = await PostgresSchema.probe(again.connection, configuration: configuration, within: .seconds(10), logger: testLogger)
             try await thaw.value
             #expect(slow.answered, "a server that answers late is reachable: \(slow.failure ?? "")")
@@ -60,8 +64,9 @@ import TestPostgres
     @Test func aCallWithoutAnswerIsRefusedAtTheDeadlineAndTheSchemaRecovers() async throws {
         let server = try await TestPostgresServer.start()  // its own: frozen here
         do {
-            let schema = try await PostgresSchema.open(url: try await server.newDatabase(), schema: "deadline", migrations: [], outbox: false,
-                                                       callDeadline: .seconds(2), logger: testLogger)
+            let schema = try await PostgresSchema.open(
+                url: try await server.newDatabase(), schema: "deadline", migrations: [], outbox: false,
+                callDeadline: .seconds(2), logger: testLogger)
             defer { schema.close() }
             let one = try await schema.read { connection -> Int? in try await connection.first("SELECT 1", as: Int.self, logger: testLogger) }
             #expect(one == 1)

@@ -34,7 +34,8 @@ import Testing
     @Test func theOptionSaysWhichSettingWasWrong() throws {
         let options = try DatabaseOptions.parse([])
         #expect(try options.location(sqlitePath: "/d/users.sqlite", environment: [:]) == .sqlite(path: "/d/users.sqlite"))
-        #expect(try options.location(sqlitePath: "/d/users.sqlite", environment: ["RIDE_DATABASE_URL": "postgres://u@h/db"])
+        #expect(
+            try options.location(sqlitePath: "/d/users.sqlite", environment: ["RIDE_DATABASE_URL": "postgres://u@h/db"])
                 == .postgres(PostgresURL(host: "h", username: "u", database: "db")))
         #expect { try options.location(sqlitePath: "x", environment: ["RIDE_DATABASE_URL": "postgres://h/db"]) } throws: { error in
             "\(error)".hasPrefix("RIDE_DATABASE_URL: no user")
@@ -44,16 +45,22 @@ import Testing
     }
 
     @Test func sqliteMigrationsAreTranslated() {
-        let translated = PostgresSchema.translated([("v1", """
-            CREATE TABLE a (id TEXT PRIMARY KEY NOT NULL, n INTEGER NOT NULL, x REAL, body BLOB, pointer INTEGERS) WITHOUT ROWID;
-            CREATE TABLE b (k TEXT, PRIMARY KEY (k))
-              WITHOUT ROWID;
-            """)])
+        let translated = PostgresSchema.translated([
+            (
+                "v1",
+                """
+                CREATE TABLE a (id TEXT PRIMARY KEY NOT NULL, n INTEGER NOT NULL, x REAL, body BLOB, pointer INTEGERS) WITHOUT ROWID;
+                CREATE TABLE b (k TEXT, PRIMARY KEY (k))
+                  WITHOUT ROWID;
+                """
+            )
+        ])
         #expect(translated.map(\.name) == ["v1"])
-        #expect(translated[0].sql == """
-            CREATE TABLE a (id TEXT PRIMARY KEY NOT NULL, n BIGINT NOT NULL, x DOUBLE PRECISION, body BYTEA, pointer INTEGERS);
-            CREATE TABLE b (k TEXT, PRIMARY KEY (k));
-            """)
+        #expect(
+            translated[0].sql == """
+                CREATE TABLE a (id TEXT PRIMARY KEY NOT NULL, n BIGINT NOT NULL, x DOUBLE PRECISION, body BYTEA, pointer INTEGERS);
+                CREATE TABLE b (k TEXT, PRIMARY KEY (k));
+                """)
     }
 
     @Test func migrationsSplitIntoStatements() {
@@ -66,7 +73,10 @@ import Testing
 
             ALTER TABLE a ADD COLUMN z TEXT
             """
-        #expect(PostgresSchema.statements(sql) == ["CREATE TABLE a (\n    x INT, \n    y TEXT DEFAULT 'a;b'\n)", "CREATE INDEX a_x ON a (x)",
-                                                   "ALTER TABLE a ADD COLUMN z TEXT"])
+        #expect(
+            PostgresSchema.statements(sql) == [
+                "CREATE TABLE a (\n    x INT, \n    y TEXT DEFAULT 'a;b'\n)", "CREATE INDEX a_x ON a (x)",
+                "ALTER TABLE a ADD COLUMN z TEXT",
+            ])
     }
 }

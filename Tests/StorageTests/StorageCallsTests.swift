@@ -1,5 +1,6 @@
-@testable import Storage
 import Testing
+
+@testable import Storage
 
 /// The record of database calls under way: a call that runs long is found with its place and
 /// phase; one that ended is not.

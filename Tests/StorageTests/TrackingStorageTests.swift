@@ -2,6 +2,7 @@ import Foundation
 import RideModels
 import Storage
 import Testing
+
 @testable import TrackingService
 
 /// Tracking's store on both databases: devices come back as stored, history is kept once per
@@ -17,9 +18,10 @@ import Testing
     static let start = Date(timeIntervalSince1970: 1_790_000_000)
 
     static func location(_ second: Int, full: Bool) -> DeviceLocation {
-        DeviceLocation(latitude: 50.45 + Double(second) / 10_000, longitude: 30.52, recordedAt: start.addingTimeInterval(Double(second)),
-                       accuracy: full ? 4.5 : nil, speed: full ? 11 : nil, bearing: full ? 90 : nil, altitude: full ? 120 : nil,
-                       mocked: full ? true : nil)
+        DeviceLocation(
+            latitude: 50.45 + Double(second) / 10_000, longitude: 30.52, recordedAt: start.addingTimeInterval(Double(second)),
+            accuracy: full ? 4.5 : nil, speed: full ? 11 : nil, bearing: full ? 90 : nil, altitude: full ? 120 : nil,
+            mocked: full ? true : nil)
     }
 
     @Test(arguments: Backend.allCases)

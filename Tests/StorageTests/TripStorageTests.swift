@@ -3,9 +3,9 @@ import Foundation
 import RideModels
 import Storage
 import Testing
+import Wire
 
 @testable import TripsService
-import Wire
 
 /// The trips store's rules, the same on SQLite and PostgreSQL.
 @Suite struct TripStorageTests {
@@ -13,8 +13,10 @@ import Wire
 
     /// A new trip; `eta`: with an estimate of that many seconds.
     func trip(_ id: String, share: String? = nil, device: String = "car-1", metadata: [String: JSONValue]? = ["order_id": "o-1"], eta: Int? = nil) -> LiveTrip {
-        var live = LiveTrip(starting: Trip(tripID: id, shareID: share ?? "s\(id)", deviceID: device, status: .active, startedAt: time,
-                                           destination: .init(geometry: GeoJSONPoint(latitude: 47.84, longitude: 35.11), radius: 30), metadata: metadata))
+        var live = LiveTrip(
+            starting: Trip(
+                tripID: id, shareID: share ?? "s\(id)", deviceID: device, status: .active, startedAt: time,
+                destination: .init(geometry: GeoJSONPoint(latitude: 47.84, longitude: 35.11), radius: 30), metadata: metadata))
         live.trip.estimate = eta.map(estimate)
         return live
     }

@@ -93,8 +93,10 @@ import Testing
         try await withStore(backend) { store in
             try await store.register(User(id: "r1", role: .rider, name: "Ann", phoneNumber: "+15550201", createdAt: time), passwordHash: "x")
             for n in 0..<UserStorageRules.placesPerUser {
-                _ = try await store.save(SavedPlace(id: "p\(n)", userID: "r1", label: .other, name: "place \(n)", place: Place(latitude: 47, longitude: 35),
-                                                    createdAt: time.addingTimeInterval(Double(n))))
+                _ = try await store.save(
+                    SavedPlace(
+                        id: "p\(n)", userID: "r1", label: .other, name: "place \(n)", place: Place(latitude: 47, longitude: 35),
+                        createdAt: time.addingTimeInterval(Double(n))))
             }
             await #expect(throws: UserStoreFailure.tooManyPlaces(50)) {
                 try await store.save(SavedPlace(id: "p50", userID: "r1", label: .other, name: "one more", place: Place(latitude: 47, longitude: 35), createdAt: time))

@@ -34,8 +34,9 @@ public final class TestPostgresServer: Sendable {
         if let external = ProcessInfo.processInfo.environment["RIDE_TEST_DATABASE_URL"], !external.isEmpty {
             var url = try PostgresURL(parsing: external)
             let name = "ride_test_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
-            try await runPSQL(host: url.host, port: url.port, user: url.username, password: url.password, database: url.database,
-                              sql: "CREATE DATABASE \(name)")
+            try await runPSQL(
+                host: url.host, port: url.port, user: url.username, password: url.password, database: url.database,
+                sql: "CREATE DATABASE \(name)")
             url.database = name
             return url
         }
@@ -86,8 +87,10 @@ public final class TestPostgresServer: Sendable {
     /// Starts the server (again, after `stop`) and waits until it accepts connections.
     public func startServer() async throws {
         let process = Process()
-        let arguments = ["-D", "\(directory)/data", "-p", "\(port)", "-k", directory, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
-                         "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=400"]
+        let arguments = [
+            "-D", "\(directory)/data", "-p", "\(port)", "-k", directory, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
+            "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=400",
+        ]
         if let runAs {
             // setpriv execs postgres itself (no process in between), so signals reach the server.
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -162,8 +165,9 @@ public final class TestPostgresServer: Sendable {
     static func runPSQL(host: String, port: Int, user: String, password: String?, database: String, sql: String) async throws {
         var environment = ProcessInfo.processInfo.environment
         if let password { environment["PGPASSWORD"] = password }
-        try await run("/usr/bin/psql", ["-h", host, "-p", "\(port)", "-U", user, "-d", database, "-v", "ON_ERROR_STOP=1", "-q", "-c", sql],
-                      environment: environment)
+        try await run(
+            "/usr/bin/psql", ["-h", host, "-p", "\(port)", "-U", user, "-d", database, "-v", "ON_ERROR_STOP=1", "-q", "-c", sql],
+            environment: environment)
     }
 
     /// Runs a program to its end without holding a thread of the cooperative pool; returns its

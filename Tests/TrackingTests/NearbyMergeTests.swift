@@ -7,8 +7,9 @@ import Testing
 /// Nearby across shards: each shard's answer is nearest first; the merged one too, cut to the limit.
 @Suite struct NearbyMergeTests {
     private func device(_ id: String, _ distance: Double) -> NearbyDevice {
-        NearbyDevice(deviceID: id, name: nil, distance: distance, location: GeoJSONPoint(GeoPoint(latitude: 47.8, longitude: 35.1)),
-                     available: true, tracking: true, lastSeen: nil, metadata: [:])
+        NearbyDevice(
+            deviceID: id, name: nil, distance: distance, location: GeoJSONPoint(GeoPoint(latitude: 47.8, longitude: 35.1)),
+            available: true, tracking: true, lastSeen: nil, metadata: [:])
     }
 
     @Test func shardsAnswersAreInterleavedNearestFirst() {

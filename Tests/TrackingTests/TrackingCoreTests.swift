@@ -3,9 +3,9 @@ import Foundation
 import Geo
 import RideModels
 import Testing
+import Wire
 
 @testable import TrackingService
-import Wire
 
 private let now = Date(timeIntervalSince1970: 1_795_253_400)
 
@@ -16,19 +16,20 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
 @Suite struct LocationRulesTests {
     let rules = LocationRules()
 
-    @Test(arguments: [
-        (DeviceLocation(latitude: 91, longitude: 0, recordedAt: now), "latitude"),
-        (DeviceLocation(latitude: .nan, longitude: 0, recordedAt: now), "latitude"),
-        (DeviceLocation(latitude: 0, longitude: -180.5, recordedAt: now), "longitude"),
-        (DeviceLocation(latitude: 0, longitude: .infinity, recordedAt: now), "longitude"),
-        (DeviceLocation(latitude: 0, longitude: 0, recordedAt: now.addingTimeInterval(301)), "recorded_at"),
-        (DeviceLocation(latitude: 0, longitude: 0, recordedAt: now.addingTimeInterval(-8 * 86400)), "recorded_at"),
-        (DeviceLocation(latitude: 0, longitude: 0, recordedAt: now, accuracy: -1), "accuracy"),
-        (DeviceLocation(latitude: 0, longitude: 0, recordedAt: now, accuracy: 6000), "accuracy"),
-        (DeviceLocation(latitude: 0, longitude: 0, recordedAt: now, speed: 150), "speed"),
-        (DeviceLocation(latitude: 0, longitude: 0, recordedAt: now, bearing: 360), "bearing"),
-        (DeviceLocation(latitude: 0, longitude: 0, recordedAt: now, altitude: .nan), "altitude"),
-    ] as [(DeviceLocation, String)])
+    @Test(
+        arguments: [
+            (DeviceLocation(latitude: 91, longitude: 0, recordedAt: now), "latitude"),
+            (DeviceLocation(latitude: .nan, longitude: 0, recordedAt: now), "latitude"),
+            (DeviceLocation(latitude: 0, longitude: -180.5, recordedAt: now), "longitude"),
+            (DeviceLocation(latitude: 0, longitude: .infinity, recordedAt: now), "longitude"),
+            (DeviceLocation(latitude: 0, longitude: 0, recordedAt: now.addingTimeInterval(301)), "recorded_at"),
+            (DeviceLocation(latitude: 0, longitude: 0, recordedAt: now.addingTimeInterval(-8 * 86400)), "recorded_at"),
+            (DeviceLocation(latitude: 0, longitude: 0, recordedAt: now, accuracy: -1), "accuracy"),
+            (DeviceLocation(latitude: 0, longitude: 0, recordedAt: now, accuracy: 6000), "accuracy"),
+            (DeviceLocation(latitude: 0, longitude: 0, recordedAt: now, speed: 150), "speed"),
+            (DeviceLocation(latitude: 0, longitude: 0, recordedAt: now, bearing: 360), "bearing"),
+            (DeviceLocation(latitude: 0, longitude: 0, recordedAt: now, altitude: .nan), "altitude"),
+        ] as [(DeviceLocation, String)])
     func eachRuleNamesItsField(location: DeviceLocation, field: String) {
         #expect(rules.problem(with: location, now: now)?.field == field)
     }
@@ -39,14 +40,16 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
     }
 
     @Test func aBatchKeepsItsGoodItemsSortedAndNamesTheBadOnes() {
-        let batch = IngestBatch(publishableKey: "k", batchID: 1, locations: [fix(1, 1, at: 2), fix(100, 1), fix(1, 1, at: 1)],
-                                geotags: [GeotagRecord(metadata: [:], location: fix(1, 400))])
+        let batch = IngestBatch(
+            publishableKey: "k", batchID: 1, locations: [fix(1, 1, at: 2), fix(100, 1), fix(1, 1, at: 1)],
+            geotags: [GeotagRecord(metadata: [:], location: fix(1, 400))])
         let checked = rules.check(batch, now: now)
         #expect(checked.locations.map(\.recordedAt) == [now.addingTimeInterval(1), now.addingTimeInterval(2)])
-        #expect(checked.rejected == [
-            RejectedItem(kind: "location", index: 1, field: "locations[1].latitude", reason: "must be a number from -90 to 90, got 100.0"),
-            RejectedItem(kind: "geotag", index: 0, field: "geotags[0].location.longitude", reason: "must be a number from -180 to 180, got 400.0"),
-        ])
+        #expect(
+            checked.rejected == [
+                RejectedItem(kind: "location", index: 1, field: "locations[1].latitude", reason: "must be a number from -90 to 90, got 100.0"),
+                RejectedItem(kind: "geotag", index: 0, field: "geotags[0].location.longitude", reason: "must be a number from -180 to 180, got 400.0"),
+            ])
         var big = LocationRules()
         big.maximumBatchSize = 2
         #expect(big.problem(withSize: batch) != nil)
@@ -63,8 +66,9 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
 @Suite struct TrackingCoreTests {
     @Test func aFirstBatchCreatesTheDeviceIndexesItAndPublishesInSequence() {
         var core = TrackingCore()
-        let change = core.apply(deviceID: "d1", intents: DeviceIntents(name: "Ann", tracking: true, available: true, changedAt: now),
-                                locations: [fix(47.8, 35.1), fix(47.81, 35.1, at: 1)], now: now)
+        let change = core.apply(
+            deviceID: "d1", intents: DeviceIntents(name: "Ann", tracking: true, available: true, changedAt: now),
+            locations: [fix(47.8, 35.1), fix(47.81, 35.1, at: 1)], now: now)
         #expect(change.record.name == "Ann")
         #expect(change.record.activity == .active)
         #expect(change.events.map(\.sequence) == [1, 2, 3])
@@ -125,10 +129,13 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
         let center = GeoPoint(latitude: 47.8, longitude: 35.1)
         for i in 0..<10 {
             let p = center.destination(bearing: Double(i) * 36, distance: Double(i + 1) * 100)
-            _ = core.apply(deviceID: "d\(i)", intents: DeviceIntents(metadata: ["car": ["model": i % 2 == 0 ? "Prius" : "Leaf", "seats": 4]],
-                                                                     available: i < 5, changedAt: now),
-                           locations: [DeviceLocation(latitude: p.latitude, longitude: p.longitude, recordedAt: now.addingTimeInterval(-Double(i) * 3600))],
-                           now: now)
+            _ = core.apply(
+                deviceID: "d\(i)",
+                intents: DeviceIntents(
+                    metadata: ["car": ["model": i % 2 == 0 ? "Prius" : "Leaf", "seats": 4]],
+                    available: i < 5, changedAt: now),
+                locations: [DeviceLocation(latitude: p.latitude, longitude: p.longitude, recordedAt: now.addingTimeInterval(-Double(i) * 3600))],
+                now: now)
         }
         let query = NearbyQuery(location: GeoJSONPoint(center), radius: 2000)
         #expect(core.nearby(query, now: now).map(\.deviceID) == (0..<10).map { "d\($0)" })
@@ -136,8 +143,9 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
         #expect(core.nearby(NearbyQuery(location: GeoJSONPoint(center), radius: 2000, limit: 2), now: now).count == 2)
         #expect(core.nearby(NearbyQuery(location: GeoJSONPoint(center), radius: 2000, availableOnly: true), now: now).map(\.deviceID) == ["d0", "d1", "d2", "d3", "d4"])
         #expect(core.nearby(NearbyQuery(location: GeoJSONPoint(center), radius: 2000, lastUpdatedWithin: 2.5), now: now).map(\.deviceID) == ["d0", "d1", "d2"])
-        #expect(core.nearby(NearbyQuery(location: GeoJSONPoint(center), radius: 2000, metadata: ["car": ["model": "Leaf"]]), now: now).map(\.deviceID)
-                    == ["d1", "d3", "d5", "d7", "d9"])
+        #expect(
+            core.nearby(NearbyQuery(location: GeoJSONPoint(center), radius: 2000, metadata: ["car": ["model": "Leaf"]]), now: now).map(\.deviceID)
+                == ["d1", "d3", "d5", "d7", "d9"])
         #expect(core.nearby(NearbyQuery(location: GeoJSONPoint(center), radius: 2000, devices: ["d9", "d4"]), now: now).map(\.deviceID) == ["d4", "d9"])
         let first = core.nearby(query, now: now)[0]
         #expect(abs(first.distance - 100) < 0.5)

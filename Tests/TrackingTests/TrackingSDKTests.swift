@@ -88,9 +88,11 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         var state = DeviceState(name: "d", now: start)
         state.intentsUnsent = false
         state.inFlight = DeviceState.InFlight(batch: IngestBatch(publishableKey: "pk", batchID: 1, locations: []), frames: [], sentAt: start, attempts: 1)
-        state.acknowledge(IngestAck(batchID: 1, accepted: 0, rejected: [],
-                                    device: DeviceIntents(tracking: true, available: true, changedAt: start.addingTimeInterval(10))),
-                          now: start.addingTimeInterval(11), logger: logger)
+        state.acknowledge(
+            IngestAck(
+                batchID: 1, accepted: 0, rejected: [],
+                device: DeviceIntents(tracking: true, available: true, changedAt: start.addingTimeInterval(10))),
+            now: start.addingTimeInterval(11), logger: logger)
         #expect(state.tracking && state.available)
     }
 

@@ -3,9 +3,9 @@ import Foundation
 import Geo
 import RideModels
 import Testing
+import Wire
 
 @testable import TripsService
-import Wire
 
 private let start = Date(timeIntervalSince1970: 1_800_000_000)
 private let origin = GeoPoint(latitude: 47.8359, longitude: 35.1146)
@@ -96,8 +96,9 @@ private let streets = Polyline(points: [
         var stages = [progress]
         for second in 0..<40 {
             let point = origin.destination(bearing: 0, distance: Double(second) * 55)
-            let fix = TrackPoint(point: point, recordedAt: start.addingTimeInterval(Double(second) + 0.25), accuracy: second.isMultiple(of: 3) ? nil : 4.5,
-                                 speed: second.isMultiple(of: 4) ? nil : 12.25)
+            let fix = TrackPoint(
+                point: point, recordedAt: start.addingTimeInterval(Double(second) + 0.25), accuracy: second.isMultiple(of: 3) ? nil : 4.5,
+                speed: second.isMultiple(of: 4) ? nil : 12.25)
             _ = progress.record(fix, model: model, now: start.addingTimeInterval(Double(second)))
             stages.append(progress)
         }

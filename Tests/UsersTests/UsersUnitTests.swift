@@ -61,8 +61,10 @@ import Testing
 }
 
 @Suite struct UserRulesTests {
-    func register(_ role: UserRole = .rider, name: String = "Ann", phone: String = "+380501234567", password: String = "secret123",
-                  device: String? = nil, car: Car? = nil) -> RegisterParams {
+    func register(
+        _ role: UserRole = .rider, name: String = "Ann", phone: String = "+380501234567", password: String = "secret123",
+        device: String? = nil, car: Car? = nil
+    ) -> RegisterParams {
         RegisterParams(role: role, name: name, phoneNumber: phone, password: password, deviceID: device, car: car)
     }
 

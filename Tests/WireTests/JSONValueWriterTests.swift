@@ -36,8 +36,10 @@ import Wire
             case 3: return .string(String((0..<Int.random(in: 0..<8, using: &generator)).map { _ in "a\"\\/\nzé🚕 ".randomElement(using: &generator)! }))
             case 4: return .array((0..<Int.random(in: 0..<4, using: &generator)).map { _ in tree(depth + 1) })
             default:
-                return .object(Dictionary((0..<Int.random(in: 0..<5, using: &generator)).map { index in ("k\(index)\(["", "é", "A", "_"].randomElement(using: &generator)!)", tree(depth + 1)) },
-                                          uniquingKeysWith: { first, _ in first }))
+                return .object(
+                    Dictionary(
+                        (0..<Int.random(in: 0..<5, using: &generator)).map { index in ("k\(index)\(["", "é", "A", "_"].randomElement(using: &generator)!)", tree(depth + 1)) },
+                        uniquingKeysWith: { first, _ in first }))
             }
         }
         for _ in 0..<300 {

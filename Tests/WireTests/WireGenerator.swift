@@ -48,7 +48,8 @@ struct WireGenerator<Random: RandomNumberGenerator> {
     mutating func string(_ rules: WireRules) -> String {
         // A pattern that is a literal (`^Point$`) is the literal; others get a plain string.
         if let pattern = rules.pattern, pattern.hasPrefix("^"), pattern.hasSuffix("$"),
-           !pattern.dropFirst().dropLast().contains(where: { "[](){}*+?|\\.".contains($0) }) {
+            !pattern.dropFirst().dropLast().contains(where: { "[](){}*+?|\\.".contains($0) })
+        {
             return String(pattern.dropFirst().dropLast())
         }
         let plain = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_ +")
@@ -58,7 +59,8 @@ struct WireGenerator<Random: RandomNumberGenerator> {
     }
 
     mutating func integer(_ rules: WireRules) -> Int {
-        let low = Int(rules.minimum ?? -1_000_000), high = Int(rules.maximum ?? 1_000_000)
+        let low = Int(rules.minimum ?? -1_000_000)
+        let high = Int(rules.maximum ?? 1_000_000)
         switch Int.random(in: wild ? 0..<10 : 2..<10, using: &random) {
         case 0: return Int.random(in: -(1 << 53)...(1 << 53), using: &random)
         case 1: return [low - 1, high + 1, 0, -1].randomElement(using: &random)!
@@ -67,7 +69,8 @@ struct WireGenerator<Random: RandomNumberGenerator> {
     }
 
     mutating func number(_ rules: WireRules) -> Double {
-        let low = rules.minimum ?? -200, high = rules.maximum ?? 200
+        let low = rules.minimum ?? -200
+        let high = rules.maximum ?? 200
         switch Int.random(in: 0..<10, using: &random) {
         case 0...2 where !wild: return Double(Int.random(in: Int(low.rounded(.up))...Int(max(low, high).rounded(.down)), using: &random))
         case 0: return Double(Int.random(in: -100...100, using: &random))

@@ -61,8 +61,9 @@ import Testing
         let decisions = Mutex<[ZAPHandler.Decision]>([])
         let serverContext = try Context()
         let handler = try await serverContext.enableCurve(
-            CurveSecurity(identity: serverKeys, serverKey: serverKeys.publicKey, server: serverKeys,
-                          authorizer: AllowedCurveKeys([allowed.publicKey: "allowed"])),
+            CurveSecurity(
+                identity: serverKeys, serverKey: serverKeys.publicKey, server: serverKeys,
+                authorizer: AllowedCurveKeys([allowed.publicKey: "allowed"])),
             onDecision: { decision in decisions.withLock { $0.append(decision) } })
         let server = try Socket(.router, context: serverContext)
         try server.setReceiveTimeout(milliseconds: 1500)

@@ -29,15 +29,21 @@ public struct BusServer: Sendable {
         let startedAt = Date()
         let instance = UUID().uuidString.lowercased()
         BusMetrics(metrics: metrics, forwarder: forwarder, broker: broker).register()
-        let status = StatusServer.make(address: settings.http, serviceName: "ride-bus", metrics: metrics, logger: logger, onRunning: { [settings] port in
-            logger.info("bus ready", metadata: [
-                "ingress": "\(settings.ingress.joined(separator: ","))", "egress": "\(settings.egress.joined(separator: ","))",
-                "broker": "\(settings.broker.joined(separator: ","))",
-                "http": "\(settings.http.host):\(port)", "libzmq": "\(Context.libraryVersion)",
-            ])
-        }) {
-            HealthReport(status: .ok, service: "bus", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt),
-                         details: Self.details(forwarder: forwarder, broker: broker, settings: settings))
+        let status = StatusServer.make(
+            address: settings.http, serviceName: "ride-bus", metrics: metrics, logger: logger,
+            onRunning: { [settings] port in
+                logger.info(
+                    "bus ready",
+                    metadata: [
+                        "ingress": "\(settings.ingress.joined(separator: ","))", "egress": "\(settings.egress.joined(separator: ","))",
+                        "broker": "\(settings.broker.joined(separator: ","))",
+                        "http": "\(settings.http.host):\(port)", "libzmq": "\(Context.libraryVersion)",
+                    ])
+            }
+        ) {
+            HealthReport(
+                status: .ok, service: "bus", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt),
+                details: Self.details(forwarder: forwarder, broker: broker, settings: settings))
         }
         let loops = ShutdownHook {
             logger.info("bus stopping")
@@ -48,9 +54,10 @@ public struct BusServer: Sendable {
         }
         do {
             try await ServiceRunner.run([loops, status], logger: logger)
-        } catch where isAddressInUse(error) {
-            throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use",
-                                program: "ride-bus", code: ExitCodes.unavailable)
+        } catch  where isAddressInUse(error) {
+            throw exitWithError(
+                "cannot listen on HTTP address \(settings.http) (--http): Address already in use",
+                program: "ride-bus", code: ExitCodes.unavailable)
         }
         logger.info("bus stopped")
     }
@@ -131,7 +138,8 @@ struct BusMetrics: Sendable {
                         known[name] = (
                             metrics.deltaCounter("ride_bus_service_requests_total", "Requests per service.", labels: labels),
                             metrics.gauge("ride_bus_workers", "Registered workers per service.", labels: labels),
-                            metrics.gauge("ride_bus_queued_requests", "Requests waiting for a worker per service.", labels: labels))
+                            metrics.gauge("ride_bus_queued_requests", "Requests waiting for a worker per service.", labels: labels)
+                        )
                     }
                     known[name]!.requests.update(to: service.requests)
                     known[name]!.workers.set(Double(service.workers))

@@ -17,13 +17,21 @@ public struct RideBusCommand: ServiceCommand {
             variable, 69 when an address cannot be bound (e.g. already in use).
             """)
 
-    @Option(name: .customLong("pub"), help: helpWithEnv("Event ingress (XSUB) endpoints to bind, comma-separated; publishers connect here", env: "RIDE_BUS_PUB_BIND", default: BusContract.eventIngressBind))
+    @Option(
+        name: .customLong("pub"),
+        help: helpWithEnv("Event ingress (XSUB) endpoints to bind, comma-separated; publishers connect here", env: "RIDE_BUS_PUB_BIND", default: BusContract.eventIngressBind))
     var pub: String?
 
-    @Option(name: .customLong("sub"), help: helpWithEnv("Event egress (XPUB) endpoints to bind, comma-separated; subscribers connect here", env: "RIDE_BUS_SUB_BIND", default: BusContract.eventEgressBind))
+    @Option(
+        name: .customLong("sub"),
+        help: helpWithEnv("Event egress (XPUB) endpoints to bind, comma-separated; subscribers connect here", env: "RIDE_BUS_SUB_BIND", default: BusContract.eventEgressBind))
     var sub: String?
 
-    @Option(name: .customLong("broker"), help: helpWithEnv("7/MDP broker (ROUTER) endpoints to bind, comma-separated (e.g. tcp://*:5557,ipc:///run/ride/broker.sock); clients and workers connect here", env: "RIDE_BROKER_BIND", default: BusContract.brokerBind))
+    @Option(
+        name: .customLong("broker"),
+        help: helpWithEnv(
+            "7/MDP broker (ROUTER) endpoints to bind, comma-separated (e.g. tcp://*:5557,ipc:///run/ride/broker.sock); clients and workers connect here", env: "RIDE_BROKER_BIND",
+            default: BusContract.brokerBind))
     var broker: String?
 
     @Option(name: .customLong("hwm"), help: helpWithEnv("High-water mark of the event sockets, in messages per peer", env: "RIDE_BUS_HWM", default: "100000"))
@@ -35,7 +43,8 @@ public struct RideBusCommand: ServiceCommand {
     @Option(name: .customLong("liveness"), help: helpWithEnv("Heartbeats a worker may miss before it is dropped", env: "RIDE_HEARTBEAT_LIVENESS", default: "3"))
     var liveness: Int?
 
-    @Option(name: .customLong("request-ttl-ms"), help: helpWithEnv("How long a request may wait for a worker before it is answered 503", env: "RIDE_REQUEST_TTL_MS", default: "10000"))
+    @Option(
+        name: .customLong("request-ttl-ms"), help: helpWithEnv("How long a request may wait for a worker before it is answered 503", env: "RIDE_REQUEST_TTL_MS", default: "10000"))
     var requestTTLMilliseconds: Int?
 
     @OptionGroup public var common: CommonOptions
@@ -55,11 +64,15 @@ public struct RideBusCommand: ServiceCommand {
         var brokerConfiguration = BrokerConfiguration()
         brokerConfiguration.heartbeatInterval = Int64(try integerSetting(heartbeatMilliseconds, flag: "heartbeat-ms", env: "RIDE_HEARTBEAT_MS", default: 2500, range: 10...600_000))
         brokerConfiguration.heartbeatLiveness = Int64(try integerSetting(liveness, flag: "liveness", env: "RIDE_HEARTBEAT_LIVENESS", default: 3, range: 1...100))
-        brokerConfiguration.requestTimeToLive = Int64(try integerSetting(requestTTLMilliseconds, flag: "request-ttl-ms", env: "RIDE_REQUEST_TTL_MS", default: 10_000, range: 100...3_600_000))
+        brokerConfiguration.requestTimeToLive = Int64(
+            try integerSetting(requestTTLMilliseconds, flag: "request-ttl-ms", env: "RIDE_REQUEST_TTL_MS", default: 10_000, range: 100...3_600_000))
         return BusSettings(
-            ingress: try EndpointSyntax.validateList(Setting.resolve(pub, flag: "pub", env: "RIDE_BUS_PUB_BIND", default: BusContract.eventIngressBind), name: "event ingress", forBinding: true),
-            egress: try EndpointSyntax.validateList(Setting.resolve(sub, flag: "sub", env: "RIDE_BUS_SUB_BIND", default: BusContract.eventEgressBind), name: "event egress", forBinding: true),
-            broker: try EndpointSyntax.validateList(Setting.resolve(broker, flag: "broker", env: "RIDE_BROKER_BIND", default: BusContract.brokerBind), name: "broker", forBinding: true),
+            ingress: try EndpointSyntax.validateList(
+                Setting.resolve(pub, flag: "pub", env: "RIDE_BUS_PUB_BIND", default: BusContract.eventIngressBind), name: "event ingress", forBinding: true),
+            egress: try EndpointSyntax.validateList(
+                Setting.resolve(sub, flag: "sub", env: "RIDE_BUS_SUB_BIND", default: BusContract.eventEgressBind), name: "event egress", forBinding: true),
+            broker: try EndpointSyntax.validateList(
+                Setting.resolve(broker, flag: "broker", env: "RIDE_BROKER_BIND", default: BusContract.brokerBind), name: "broker", forBinding: true),
             highWaterMark: Int32(try integerSetting(highWaterMark, flag: "hwm", env: "RIDE_BUS_HWM", default: 100_000, range: 0...100_000_000)),
             brokerConfiguration: brokerConfiguration,
             http: try common.httpAddress(default: "0.0.0.0:9100"),

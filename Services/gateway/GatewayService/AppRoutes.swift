@@ -39,8 +39,10 @@ struct AppRoutes {
             }
             // As the driver SDK says it: device intents (with the user id dispatch looks for) in a batch without fixes.
             let user = try context.requireUser()
-            let intents: JSONValue = ["available": .bool(available), "name": .string(user.name), "metadata": ["user_id": .string(user.id)],
-                                      "changed_at": .string(RFC3339.format(Date()))]
+            let intents: JSONValue = [
+                "available": .bool(available), "name": .string(user.name), "metadata": ["user_id": .string(user.id)],
+                "changed_at": .string(RFC3339.format(Date())),
+            ]
             return try await forwardBatch([
                 "publishable_key": .string(settings.publishableKey), "device_id": .string(try driverDevice(context)),
                 "batch_id": .number(Double(Int(Date().timeIntervalSince1970 * 1000))), "device": intents, "locations": [],
@@ -73,8 +75,9 @@ struct AppRoutes {
         }
         routes.on(.post, "notifications/push_tokens") { request, context in
             let body = try await RequestJSON.object(request, context: context)
-            return try await platform.forward(Ops.Notifications.registerPushToken,
-                                              ["user_id": .string(try context.requireUser().id), "token": body["token"] ?? .null])
+            return try await platform.forward(
+                Ops.Notifications.registerPushToken,
+                ["user_id": .string(try context.requireUser().id), "token": body["token"] ?? .null])
         }
         routes.on(.post, "orders") { request, context in
             var body = try await RequestJSON.object(request, context: context)
@@ -87,8 +90,10 @@ struct AppRoutes {
         routes.on(.get, "orders/{id}") { _, context in
             try await platform.forward(Ops.Orders.get, .object(try context.orderParams()))
         }
-        for (path, op) in [("accept", Ops.Orders.accept), ("decline", Ops.Orders.decline), ("start", Ops.Orders.startRide), ("end", Ops.Orders.endRide),
-                           ("cancel", Ops.Orders.cancel)] {
+        for (path, op) in [
+            ("accept", Ops.Orders.accept), ("decline", Ops.Orders.decline), ("start", Ops.Orders.startRide), ("end", Ops.Orders.endRide),
+            ("cancel", Ops.Orders.cancel),
+        ] {
             routes.on(.post, "orders/{id}/\(path)") { request, context in
                 var params = try context.orderParams()
                 if op.name == Ops.Orders.cancel.name { params["reason"] = try await RequestJSON.object(request, context: context)["reason"] }
@@ -161,8 +166,9 @@ struct AppRoutes {
             return try await platform.forward(Ops.Users.savePlace, .object(body))
         }
         routes.on(.delete, "me/places/{place_id}") { _, context in
-            try await platform.forward(Ops.Users.deletePlace,
-                                       ["user_id": .string(try context.requireUser().id), "id": .string(try context.parameters.require("place_id"))])
+            try await platform.forward(
+                Ops.Users.deletePlace,
+                ["user_id": .string(try context.requireUser().id), "id": .string(try context.parameters.require("place_id"))])
         }
     }
 
@@ -182,11 +188,14 @@ struct AppRoutes {
         var params: [String: JSONValue] = ["caller": try context.caller()]
         if let status = request.uri.queryParameters.get("status") { params["status"] = .string(status) }
         if let limit = try RequestJSON.number(request, "limit") { params["limit"] = .number(limit) }
-        let latitude = try RequestJSON.number(request, "latitude"), longitude = try RequestJSON.number(request, "longitude")
+        let latitude = try RequestJSON.number(request, "latitude")
+        let longitude = try RequestJSON.number(request, "longitude")
         switch (latitude, longitude) {
         case (let latitude?, let longitude?):
-            params["near"] = .object(["latitude": .number(latitude), "longitude": .number(longitude),
-                                      "radius": .number(try RequestJSON.number(request, "radius") ?? 5000)])
+            params["near"] = .object([
+                "latitude": .number(latitude), "longitude": .number(longitude),
+                "radius": .number(try RequestJSON.number(request, "radius") ?? 5000),
+            ])
         case (nil, nil): break
         default: throw GatewayError(.unprocessableContent, "invalid_params", "latitude and longitude: give both or neither")
         }

@@ -24,8 +24,9 @@ struct BearerAuthentication: RouterMiddleware {
     /// The user the request's token belongs to; a 401 `GatewayError` when there is none or it is not valid.
     func authenticate(_ request: Request) async throws -> User {
         guard let token = Self.token(in: request) else {
-            throw GatewayError(.unauthorized, "unauthorized", "this route needs a bearer token (Authorization: Bearer <token> from POST /v1/sessions)",
-                               headers: [.wwwAuthenticate: "Bearer"])
+            throw GatewayError(
+                .unauthorized, "unauthorized", "this route needs a bearer token (Authorization: Bearer <token> from POST /v1/sessions)",
+                headers: [.wwwAuthenticate: "Bearer"])
         }
         if let user = cache.user(for: token) { return user }
         do {
@@ -51,7 +52,10 @@ struct BearerAuthentication: RouterMiddleware {
 
 /// Recently authenticated tokens (bounded; whole-cache reset when full, which only costs lookups).
 final class TokenCache: Sendable {
-    private struct Entry { let user: User; let until: ContinuousClock.Instant }
+    private struct Entry {
+        let user: User
+        let until: ContinuousClock.Instant
+    }
     private let entries = Mutex<[String: Entry]>([:])
     let ttl: Duration
     let capacity: Int

@@ -3,94 +3,94 @@
 /// (`[data-status]` cells), `#map` (`circle[data-device]`, `rect[data-order]`), `#orders` rows.
 enum DashboardPage {
     static let html = #"""
-    <!doctype html>
-    <html lang="en">
-    <head>
-    <meta charset="utf-8">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <title>Ridesharing — dashboard</title>
-    <style>
-      body { margin: 0; font: 14px/1.4 system-ui, sans-serif; background: #f4f5f7; color: #1d2430; }
-      header { padding: 10px 16px; background: #1d2430; color: #fff; display: flex; gap: 16px; align-items: baseline; }
-      header h1 { margin: 0; font-size: 18px; }
-      main { display: grid; grid-template-columns: 2fr 1fr; gap: 12px; padding: 12px; }
-      .card { background: #fff; border-radius: 8px; padding: 10px 14px; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
-      svg { width: 100%; height: auto; background: #e9eef3; border-radius: 6px; }
-      .available { fill: #16a34a; color: #16a34a; } .unavailable { fill: #98a2b3; color: #98a2b3; } .order { fill: #f59e0b; color: #f59e0b; }
-      ul { list-style: none; padding: 0; margin: 0; } li { padding: 2px 0; }
-      .up::before { content: "● "; color: #16a34a; } .down::before { content: "● "; color: #d93b3b; }
-      table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: 3px 6px; border-bottom: 1px solid #eef0f3; }
-      .muted { color: #667085; }
-    </style>
-    </head>
-    <body>
-    <header><h1>Ridesharing</h1><span id="updated" class="muted">loading…</span></header>
-    <main>
-      <div class="card">
-        <svg id="map" viewBox="0 0 800 500" role="img" aria-label="devices and open orders"></svg>
-        <div class="muted"><span class="available">●</span> available driver · <span class="unavailable">●</span> unavailable · <span class="order">■</span> open order's pickup · <span id="device-count">0</span> devices</div>
-      </div>
-      <div>
-        <div class="card"><h3>Services</h3><ul id="services"></ul></div>
-        <div class="card"><h3>Orders by status</h3><table id="counts"></table></div>
-      </div>
-      <div class="card" style="grid-column: 1 / 3"><h3>Open orders</h3><table id="orders"></table></div>
-    </main>
-    <script>
-    "use strict";
-    const $ = (id) => document.getElementById(id);
-    const escape = (s) => String(s).replace(/[&<>"]/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
-    const statuses = ["NEW", "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF", "COMPLETED", "CANCELLED"];
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>Ridesharing — dashboard</title>
+        <style>
+          body { margin: 0; font: 14px/1.4 system-ui, sans-serif; background: #f4f5f7; color: #1d2430; }
+          header { padding: 10px 16px; background: #1d2430; color: #fff; display: flex; gap: 16px; align-items: baseline; }
+          header h1 { margin: 0; font-size: 18px; }
+          main { display: grid; grid-template-columns: 2fr 1fr; gap: 12px; padding: 12px; }
+          .card { background: #fff; border-radius: 8px; padding: 10px 14px; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
+          svg { width: 100%; height: auto; background: #e9eef3; border-radius: 6px; }
+          .available { fill: #16a34a; color: #16a34a; } .unavailable { fill: #98a2b3; color: #98a2b3; } .order { fill: #f59e0b; color: #f59e0b; }
+          ul { list-style: none; padding: 0; margin: 0; } li { padding: 2px 0; }
+          .up::before { content: "● "; color: #16a34a; } .down::before { content: "● "; color: #d93b3b; }
+          table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: 3px 6px; border-bottom: 1px solid #eef0f3; }
+          .muted { color: #667085; }
+        </style>
+        </head>
+        <body>
+        <header><h1>Ridesharing</h1><span id="updated" class="muted">loading…</span></header>
+        <main>
+          <div class="card">
+            <svg id="map" viewBox="0 0 800 500" role="img" aria-label="devices and open orders"></svg>
+            <div class="muted"><span class="available">●</span> available driver · <span class="unavailable">●</span> unavailable · <span class="order">■</span> open order's pickup · <span id="device-count">0</span> devices</div>
+          </div>
+          <div>
+            <div class="card"><h3>Services</h3><ul id="services"></ul></div>
+            <div class="card"><h3>Orders by status</h3><table id="counts"></table></div>
+          </div>
+          <div class="card" style="grid-column: 1 / 3"><h3>Open orders</h3><table id="orders"></table></div>
+        </main>
+        <script>
+        "use strict";
+        const $ = (id) => document.getElementById(id);
+        const escape = (s) => String(s).replace(/[&<>"]/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
+        const statuses = ["NEW", "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF", "COMPLETED", "CANCELLED"];
 
-    function drawMap(devices, orders) {
-      const points = devices.map((d) => [d.location.coordinates[1], d.location.coordinates[0]]).concat(orders.map((o) => [o.pickup.latitude, o.pickup.longitude]));
-      if (points.length === 0) { $("map").innerHTML = '<text x="400" y="250" text-anchor="middle" fill="#667085">no devices yet</text>'; return; }
-      const lats = points.map((p) => p[0]), lons = points.map((p) => p[1]);
-      const midLat = (Math.min(...lats) + Math.max(...lats)) / 2, k = Math.cos(midLat * Math.PI / 180);
-      const spanX = Math.max((Math.max(...lons) - Math.min(...lons)) * k, 0.005), spanY = Math.max(Math.max(...lats) - Math.min(...lats), 0.005);
-      const scale = Math.min(760 / spanX, 460 / spanY);
-      const cx = (Math.min(...lons) + Math.max(...lons)) / 2, cy = midLat;
-      const at = (lat, lon) => [400 + (lon - cx) * k * scale, 250 - (lat - cy) * scale];
-      let svg = "";
-      for (const o of orders) {
-        const [x, y] = at(o.pickup.latitude, o.pickup.longitude);
-        svg += `<rect class="order" data-order="${escape(o.id)}" x="${x - 5}" y="${y - 5}" width="10" height="10"><title>${escape(o.id)} ${o.status}</title></rect>`;
-      }
-      for (const d of devices) {
-        const [x, y] = at(d.location.coordinates[1], d.location.coordinates[0]);
-        svg += `<circle class="${d.available ? "available" : "unavailable"}" data-device="${escape(d.device_id)}" cx="${x}" cy="${y}" r="6"><title>${escape(d.name || d.device_id)}</title></circle>`;
-      }
-      $("map").innerHTML = svg;
-    }
+        function drawMap(devices, orders) {
+          const points = devices.map((d) => [d.location.coordinates[1], d.location.coordinates[0]]).concat(orders.map((o) => [o.pickup.latitude, o.pickup.longitude]));
+          if (points.length === 0) { $("map").innerHTML = '<text x="400" y="250" text-anchor="middle" fill="#667085">no devices yet</text>'; return; }
+          const lats = points.map((p) => p[0]), lons = points.map((p) => p[1]);
+          const midLat = (Math.min(...lats) + Math.max(...lats)) / 2, k = Math.cos(midLat * Math.PI / 180);
+          const spanX = Math.max((Math.max(...lons) - Math.min(...lons)) * k, 0.005), spanY = Math.max(Math.max(...lats) - Math.min(...lats), 0.005);
+          const scale = Math.min(760 / spanX, 460 / spanY);
+          const cx = (Math.min(...lons) + Math.max(...lons)) / 2, cy = midLat;
+          const at = (lat, lon) => [400 + (lon - cx) * k * scale, 250 - (lat - cy) * scale];
+          let svg = "";
+          for (const o of orders) {
+            const [x, y] = at(o.pickup.latitude, o.pickup.longitude);
+            svg += `<rect class="order" data-order="${escape(o.id)}" x="${x - 5}" y="${y - 5}" width="10" height="10"><title>${escape(o.id)} ${o.status}</title></rect>`;
+          }
+          for (const d of devices) {
+            const [x, y] = at(d.location.coordinates[1], d.location.coordinates[0]);
+            svg += `<circle class="${d.available ? "available" : "unavailable"}" data-device="${escape(d.device_id)}" cx="${x}" cy="${y}" r="6"><title>${escape(d.name || d.device_id)}</title></circle>`;
+          }
+          $("map").innerHTML = svg;
+        }
 
-    function show(data) {
-      $("services").innerHTML = Object.keys(data.services).sort().map((s) =>
-        `<li data-service="${escape(s)}" data-up="${data.services[s]}" class="${data.services[s] ? "up" : "down"}">${escape(s)} ${data.services[s] ? "up" : "no workers"}</li>`).join("");
-      const devices = data.devices || [], orders = data.orders ? data.orders.open : [];
-      const counts = data.orders ? data.orders.by_status : {};
-      $("counts").innerHTML = data.orders ? statuses.map((s) => `<tr><td>${s}</td><td data-status="${s}">${counts[s] || 0}</td></tr>`).join("")
-                                          : "<tr><td>orders is not answering</td></tr>";
-      $("orders").innerHTML = "<tr><th>order</th><th>status</th><th>driver</th><th>updated</th></tr>" + orders.map((o) =>
-        `<tr data-order="${escape(o.id)}"><td>${escape(o.id)}</td><td>${o.status}</td><td>${escape(o.driver_name || "—")}</td><td>${new Date(o.updated_at).toLocaleTimeString()}</td></tr>`).join("");
-      $("device-count").textContent = devices.length;
-      drawMap(devices, orders);
-      $("updated").textContent = "updated " + new Date().toLocaleTimeString();
-    }
+        function show(data) {
+          $("services").innerHTML = Object.keys(data.services).sort().map((s) =>
+            `<li data-service="${escape(s)}" data-up="${data.services[s]}" class="${data.services[s] ? "up" : "down"}">${escape(s)} ${data.services[s] ? "up" : "no workers"}</li>`).join("");
+          const devices = data.devices || [], orders = data.orders ? data.orders.open : [];
+          const counts = data.orders ? data.orders.by_status : {};
+          $("counts").innerHTML = data.orders ? statuses.map((s) => `<tr><td>${s}</td><td data-status="${s}">${counts[s] || 0}</td></tr>`).join("")
+                                              : "<tr><td>orders is not answering</td></tr>";
+          $("orders").innerHTML = "<tr><th>order</th><th>status</th><th>driver</th><th>updated</th></tr>" + orders.map((o) =>
+            `<tr data-order="${escape(o.id)}"><td>${escape(o.id)}</td><td>${o.status}</td><td>${escape(o.driver_name || "—")}</td><td>${new Date(o.updated_at).toLocaleTimeString()}</td></tr>`).join("");
+          $("device-count").textContent = devices.length;
+          drawMap(devices, orders);
+          $("updated").textContent = "updated " + new Date().toLocaleTimeString();
+        }
 
-    async function refresh() {
-      try {
-        // From the origin: a page opened as http://user:secret@host/dashboard has those credentials in its
-        // URL, and fetch() refuses a URL built on it; the browser sends the remembered Basic credentials.
-        const response = await fetch(location.origin + "/dashboard/data", {cache: "no-store", credentials: "same-origin"});
-        if (response.ok) show(await response.json()); else $("updated").textContent = `error ${response.status}`;
-      } catch (e) {
-        $("updated").textContent = "offline; retrying…";
-      }
-      setTimeout(refresh, 2000);
-    }
-    refresh();
-    </script>
-    </body>
-    </html>
-    """#
+        async function refresh() {
+          try {
+            // From the origin: a page opened as http://user:secret@host/dashboard has those credentials in its
+            // URL, and fetch() refuses a URL built on it; the browser sends the remembered Basic credentials.
+            const response = await fetch(location.origin + "/dashboard/data", {cache: "no-store", credentials: "same-origin"});
+            if (response.ok) show(await response.json()); else $("updated").textContent = `error ${response.status}`;
+          } catch (e) {
+            $("updated").textContent = "offline; retrying…";
+          }
+          setTimeout(refresh, 2000);
+        }
+        refresh();
+        </script>
+        </body>
+        </html>
+        """#
 }

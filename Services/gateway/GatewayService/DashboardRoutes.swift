@@ -31,9 +31,11 @@ struct DashboardRoutes {
             return await group.reduce(into: [String: Bool]()) { $0[$1.0] = $1.1 }
         }
         // Every device the platform knows a position of: "near" the whole Earth.
-        async let devices = try? platform.call(Ops.Tracking.nearby, [
-            "location": ["type": "Point", "coordinates": [0, 0]], "radius": 20_037_508, "limit": 1000,
-        ])
+        async let devices = try? platform.call(
+            Ops.Tracking.nearby,
+            [
+                "location": ["type": "Point", "coordinates": [0, 0]], "radius": 20_037_508, "limit": 1000,
+            ])
         async let orders = try? platform.call(Ops.Orders.stats, ["open_limit": 200])
         return DashboardData(services: await workers, devices: (try? JSONValue(encoding: (await devices)?.devices ?? [])) ?? .array([]), orders: await orders)
     }

@@ -32,13 +32,18 @@ public struct GatewayServer: Sendable {
             server: .http1WebSocketUpgrade(webSocketRouter: gateway.webSocketRouter()),
             configuration: .init(address: .hostname(settings.listen.host, port: settings.listen.port), serverName: "ride-gateway"),
             onServerRunning: { channel in
-                logger.info("gateway ready", metadata: ["apps": "http://\(settings.listen.host):\(channel.localAddress?.port ?? settings.listen.port)",
-                                                        "public_url": "\(settings.publicURL)", "broker": "\(settings.broker)"])
+                logger.info(
+                    "gateway ready",
+                    metadata: [
+                        "apps": "http://\(settings.listen.host):\(channel.localAddress?.port ?? settings.listen.port)",
+                        "public_url": "\(settings.publicURL)", "broker": "\(settings.broker)",
+                    ])
             },
             logger: logger)
         let status = StatusServer.make(address: settings.http, serviceName: "ride-gateway", metrics: metrics, logger: logger) {
-            HealthReport(status: .ok, service: "gateway", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt),
-                         details: ["live_connections": .number(Double(await hub.connectionCount))])
+            HealthReport(
+                status: .ok, service: "gateway", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt),
+                details: ["live_connections": .number(Double(await hub.connectionCount))])
         }
         let closing = ShutdownHook {
             await client.close()
@@ -46,9 +51,10 @@ public struct GatewayServer: Sendable {
         }
         do {
             try await ServiceRunner.run([closing, LiveHubService(hub: hub, subscriber: subscriber), app, status], logger: logger)
-        } catch where isAddressInUse(error) {
-            throw exitWithError("cannot listen on \(settings.listen) (--listen) or \(settings.http) (--http): Address already in use",
-                                program: "ride-gateway", code: ExitCodes.unavailable)
+        } catch  where isAddressInUse(error) {
+            throw exitWithError(
+                "cannot listen on \(settings.listen) (--listen) or \(settings.http) (--http): Address already in use",
+                program: "ride-gateway", code: ExitCodes.unavailable)
         }
     }
 }
@@ -65,16 +71,18 @@ struct GatewayApplication: Sendable {
         let router = Router(context: GatewayContext.self)
         router.add(middleware: ErrorJSONMiddleware())
         let open = RecordedRoutes(group: router.group("v1"), prefix: "/v1", registry: registry)
-        let authenticated = RecordedRoutes(group: router.group("v1").add(middleware: BearerAuthentication(platform: platform, cache: tokens)),
-                                           prefix: "/v1", registry: registry)
+        let authenticated = RecordedRoutes(
+            group: router.group("v1").add(middleware: BearerAuthentication(platform: platform, cache: tokens)),
+            prefix: "/v1", registry: registry)
         AppRoutes(platform: platform, tokens: tokens, settings: settings).register(public: open, authenticated: authenticated)
         let root = RecordedRoutes(group: router.group(""), prefix: "", registry: registry)
         root.on(.get, "openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
         }
         ShareRoutes(platform: platform, settings: settings).register(data: open, pages: root)
-        let hyperTrack = RecordedRoutes(group: router.group("").add(middleware: BasicAuthentication(accountID: settings.accountID, secretKey: settings.secretKey)),
-                                        prefix: "", registry: registry)
+        let hyperTrack = RecordedRoutes(
+            group: router.group("").add(middleware: BasicAuthentication(accountID: settings.accountID, secretKey: settings.secretKey)),
+            prefix: "", registry: registry)
         HyperTrackRoutes(platform: platform, settings: settings).register(on: hyperTrack)
         DashboardRoutes(platform: platform).register(on: hyperTrack)
         return router

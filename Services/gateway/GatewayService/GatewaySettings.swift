@@ -25,19 +25,28 @@ public struct RideGatewayCommand: ServiceCommand {
     @Option(name: .customLong("listen"), help: helpWithEnv("Address of the apps' HTTP listener (HOST:PORT)", env: "RIDE_GATEWAY_LISTEN", default: "0.0.0.0:8080"))
     var listen: String?
 
-    @Option(name: .customLong("public-url"), help: helpWithEnv("The gateway's address as apps and browsers reach it, for share links", env: "RIDE_PUBLIC_URL",
-                                                               default: "http://localhost:<listen port>"))
+    @Option(
+        name: .customLong("public-url"),
+        help: helpWithEnv(
+            "The gateway's address as apps and browsers reach it, for share links", env: "RIDE_PUBLIC_URL",
+            default: "http://localhost:<listen port>"))
     var publicURL: String?
 
-    @Option(name: .customLong("publishable-key"), help: helpWithEnv("Publishable key the gateway forwards location batches with", env: "RIDE_PUBLISHABLE_KEY",
-                                                                    default: "pk_dev_ridesharing"))
+    @Option(
+        name: .customLong("publishable-key"),
+        help: helpWithEnv(
+            "Publishable key the gateway forwards location batches with", env: "RIDE_PUBLISHABLE_KEY",
+            default: "pk_dev_ridesharing"))
     var publishableKey: String?
 
     @Option(name: .customLong("account-id"), help: helpWithEnv("HTTP Basic user of the HyperTrack-compatible routes", env: "RIDE_ACCOUNT_ID", default: "ridesharing"))
     var accountID: String?
 
-    @Option(name: .customLong("secret-key"), help: helpWithEnv("HTTP Basic password of the HyperTrack-compatible routes and the dashboard's API", env: "RIDE_SECRET_KEY",
-                                                               default: "sk_dev_ridesharing"))
+    @Option(
+        name: .customLong("secret-key"),
+        help: helpWithEnv(
+            "HTTP Basic password of the HyperTrack-compatible routes and the dashboard's API", env: "RIDE_SECRET_KEY",
+            default: "sk_dev_ridesharing"))
     var secretKey: String?
 
     @OptionGroup public var common: CommonOptions

@@ -29,7 +29,8 @@ struct HyperTrackRoutes {
     /// A trips reply with its share URL made absolute, as HyperTrack's `views.share_url` is.
     func trip(_ reply: ServiceReply) async throws -> Response {
         guard reply.isSuccess, case .object(var trip) = try JSONCoding.decode(JSONValue.self, from: reply.json),
-              let relative = trip["views"]?["share_url"]?.stringValue else {
+            let relative = trip["views"]?["share_url"]?.stringValue
+        else {
             return JSONBody.response(reply)
         }
         trip["views"] = ["share_url": .string(settings.publicURL + relative), "embed_url": .string(settings.publicURL + relative)]
@@ -44,10 +45,12 @@ struct BasicAuthentication<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("basic "),
-              let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)).map({ String(decoding: $0, as: UTF8.self) }),
-              Self.constantTimeEqual(decoded, "\(accountID):\(secretKey)") else {
-            throw GatewayError(.unauthorized, "unauthorized", "this route needs HTTP Basic auth with the account id and secret key (--account-id, --secret-key)",
-                               headers: [.wwwAuthenticate: "Basic realm=\"ridesharing\""])
+            let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)).map({ String(decoding: $0, as: UTF8.self) }),
+            Self.constantTimeEqual(decoded, "\(accountID):\(secretKey)")
+        else {
+            throw GatewayError(
+                .unauthorized, "unauthorized", "this route needs HTTP Basic auth with the account id and secret key (--account-id, --secret-key)",
+                headers: [.wwwAuthenticate: "Basic realm=\"ridesharing\""])
         }
         return try await next(request, context)
     }

@@ -39,8 +39,9 @@ struct LiveRoute {
             do {
                 let sent = try await opening(orderID: orderID, request: ws.request, context: context, outbound: outbound)
                 let viewer = try context.requireUser().id
-                try await Self.relay(stream, inbound: inbound, outbound: outbound,
-                                     statuses: StatusesOnce(lastSequence: sent.0, lastVersion: sent.1, viewer: viewer, lastChatSequence: sent.0))
+                try await Self.relay(
+                    stream, inbound: inbound, outbound: outbound,
+                    statuses: StatusesOnce(lastSequence: sent.0, lastVersion: sent.1, viewer: viewer, lastChatSequence: sent.0))
             } catch {
                 context.logger.debug("live connection ended", metadata: ["order_id": "\(orderID)", "error": "\(error)"])
             }
@@ -75,8 +76,10 @@ struct LiveRoute {
     }
 
     /// Sends the stream's messages until the client closes; `status` messages only once each.
-    static func relay(_ stream: AsyncStream<LiveMessage>, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
-                      statuses: StatusesOnce) async throws {
+    static func relay(
+        _ stream: AsyncStream<LiveMessage>, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
+        statuses: StatusesOnce
+    ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { for try await _ in inbound {} }  // until the client closes
             group.addTask {
@@ -85,8 +88,10 @@ struct LiveRoute {
                     if statuses.revoked {
                         // Authorization was checked at the opening; the order has since moved away
                         // from this viewer (another driver took it): tell the app and close, as a refusal.
-                        let body: LiveMessage = ["type": "error", "status": 403,
-                                                 "error": ["code": "forbidden", "message": "this order is no longer offered to you"]]
+                        let body: LiveMessage = [
+                            "type": "error", "status": 403,
+                            "error": ["code": "forbidden", "message": "this order is no longer offered to you"],
+                        ]
                         try await outbound.write(.text(text(body)))
                         try await outbound.close(.unknown(4403), reason: "forbidden")
                         return
@@ -103,7 +108,8 @@ struct LiveRoute {
     /// version the client now has.
     func opening(orderID: String, request: Request, context: GatewayContext, outbound: WebSocketOutboundWriter) async throws -> (UInt64, Int) {
         if let after = request.uri.queryParameters.get("after").flatMap(UInt64.init),
-           let missed = try await OrderEvents.fetch(platform, after: after) {
+            let missed = try await OrderEvents.fetch(platform, after: after)
+        {
             var version = 0
             let viewer = try context.requireUser().id
             for event in missed {
@@ -164,7 +170,8 @@ struct StatusesOnce {
 
     mutating func admits(_ message: LiveMessage) -> Bool {
         if message["type"] == "status", let viewer, let order = message["order"] {
-            let parties = [order["rider"]?["id"], order["driver"]?["id"]].compactMap { $0?.stringValue }
+            let parties =
+                [order["rider"]?["id"], order["driver"]?["id"]].compactMap { $0?.stringValue }
                 + (order["offered_to"]?.arrayValue ?? []).compactMap(\.stringValue)
             if !parties.contains(viewer) {
                 revoked = true
@@ -178,7 +185,8 @@ struct StatusesOnce {
         }
         guard message["type"] == "status" else { return true }
         guard let sequence = message["sequence"]?.numberValue.map(UInt64.init), sequence > lastSequence,
-              let version = message["order"]?["version"]?.numberValue.map(Int.init), version > lastVersion else { return false }
+            let version = message["order"]?["version"]?.numberValue.map(Int.init), version > lastVersion
+        else { return false }
         (lastSequence, lastVersion) = (sequence, version)
         return true
     }

@@ -5,6 +5,7 @@ import Logging
 import RideModels
 import ServiceLifecycle
 import Storage
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 import Wire
@@ -79,8 +80,12 @@ public struct WebhookSender: Service {
         let failure = await post(delivery)
         let retryAt = failure == nil ? nil : delivery.attempts < retryDelays.count ? Date().addingTimeInterval(Double(retryDelays[delivery.attempts].milliseconds) / 1000) : nil
         if let failure {
-            logger.warning("webhook delivery failed", metadata: ["delivery": "\(delivery.id)", "url": "\(delivery.url)", "error": "\(failure)",
-                                                                  "then": "\(retryAt.map { "retry at \($0)" } ?? "dead letter")"])
+            logger.warning(
+                "webhook delivery failed",
+                metadata: [
+                    "delivery": "\(delivery.id)", "url": "\(delivery.url)", "error": "\(failure)",
+                    "then": "\(retryAt.map { "retry at \($0)" } ?? "dead letter")",
+                ])
         }
         do {
             try await store.finishAttempt(delivery.id, lease: lease, delivered: failure == nil, error: failure, retryAt: retryAt)

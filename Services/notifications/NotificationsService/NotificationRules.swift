@@ -75,38 +75,43 @@ public enum NotificationRules {
     /// The first estimate of a pickup trip: "arriving in N min" to the rider (`rider` from the order).
     public static func arriving(orderID: String, rider: String, estimate: Trip.Estimate, at time: Date) -> UserNotification {
         let minutes = max(1, Int((estimate.arriveAt.timeIntervalSince(time) / 60).rounded()))
-        return UserNotification(id: "\(orderID)/driver_arriving/\(rider)", userID: rider, kind: "driver_arriving", title: "Driver on the way",
-                                body: "Arriving in about \(minutes) min (\(estimate.route.distance) m away).", orderID: orderID, createdAt: time)
+        return UserNotification(
+            id: "\(orderID)/driver_arriving/\(rider)", userID: rider, kind: "driver_arriving", title: "Driver on the way",
+            body: "Arriving in about \(minutes) min (\(estimate.route.distance) m away).", orderID: orderID, createdAt: time)
     }
 
     /// A chat message: its recipient hears of it (the sender knows).
     public static func message(_ message: ChatMessage) -> UserNotification {
         let from = message.senderRole == .driver ? "your driver" : "your rider"
         let text = message.text.count > 140 ? String(message.text.prefix(139)) + "…" : message.text
-        return UserNotification(id: "\(message.orderID)/chat_message-\(message.number)/\(message.recipientID)", userID: message.recipientID,
-                                kind: "chat_message", title: "Message from \(from)", body: text, orderID: message.orderID, createdAt: message.sentAt)
+        return UserNotification(
+            id: "\(message.orderID)/chat_message-\(message.number)/\(message.recipientID)", userID: message.recipientID,
+            kind: "chat_message", title: "Message from \(from)", body: text, orderID: message.orderID, createdAt: message.sentAt)
     }
 
     /// Drivers newly offered an order (a decline passed it on, or the offer widened): the same
     /// `new_offer` as the first round's drivers get.
     public static func offered(_ offer: OrderOffered, at time: Date) -> [UserNotification] {
         offer.drivers.map { driver in
-            UserNotification(id: "\(offer.orderID)/new_offer/\(driver)", userID: driver, kind: "new_offer", title: "New ride nearby",
-                             body: "Pickup at \(place(offer.pickup)). Accept it before another driver does.", orderID: offer.orderID, createdAt: time)
+            UserNotification(
+                id: "\(offer.orderID)/new_offer/\(driver)", userID: driver, kind: "new_offer", title: "New ride nearby",
+                body: "Pickup at \(place(offer.pickup)). Accept it before another driver does.", orderID: offer.orderID, createdAt: time)
         }
     }
 
     /// A rating: the rated user hears how many stars.
     public static func rated(_ rated: OrderRated) -> UserNotification {
         let by = rated.raterRole == .rider ? "Your rider" : "Your driver"
-        return UserNotification(id: "\(rated.orderID)/rated/\(rated.rateeID)", userID: rated.rateeID, kind: "rated", title: "New rating",
-                                body: "\(by) gave you \(rated.rating.stars) of 5 stars.", orderID: rated.orderID, createdAt: rated.rating.createdAt)
+        return UserNotification(
+            id: "\(rated.orderID)/rated/\(rated.rateeID)", userID: rated.rateeID, kind: "rated", title: "New rating",
+            body: "\(by) gave you \(rated.rating.stars) of 5 stars.", orderID: rated.orderID, createdAt: rated.rating.createdAt)
     }
 
     /// A payment: the rider's receipt.
     public static func paid(_ payment: Payment) -> UserNotification {
-        UserNotification(id: "\(payment.orderID)/receipt/\(payment.riderID)", userID: payment.riderID, kind: "receipt", title: "Receipt",
-                         body: "Charged \(money(payment.amountCents, payment.currency)) for your ride.", orderID: payment.orderID, createdAt: payment.capturedAt)
+        UserNotification(
+            id: "\(payment.orderID)/receipt/\(payment.riderID)", userID: payment.riderID, kind: "receipt", title: "Receipt",
+            body: "Charged \(money(payment.amountCents, payment.currency)) for your ride.", orderID: payment.orderID, createdAt: payment.capturedAt)
     }
 
     static func place(_ place: Place) -> String {

@@ -14,8 +14,10 @@ public protocol NotificationStorage: ReactorCursors {
     /// (each with its `notification.<user>` event), the device commands, and one delivery per
     /// webhook. Returns the notifications that are new (for push). The same event recorded again,
     /// or by two instances at once, adds nothing.
-    func record(eventID: String, notifications: [UserNotification], commands: [DeviceCommand], webhookBody: [UInt8]?,
-                rider: (order: String, rider: String)?) async throws -> [UserNotification]
+    func record(
+        eventID: String, notifications: [UserNotification], commands: [DeviceCommand], webhookBody: [UInt8]?,
+        rider: (order: String, rider: String)?
+    ) async throws -> [UserNotification]
     /// The rider of an order (as `record` kept it), for the trip events that name only the order.
     func rider(of orderID: String) async throws -> String?
     /// A user's inbox, newest first.
@@ -62,8 +64,9 @@ enum NotificationRows {
     typealias DeliveryColumns = (Int64, String, String, String, String, Int, String?, Data, String)
 
     static func delivery(_ row: DeliveryColumns) -> WebhookDelivery {
-        WebhookDelivery(id: row.0, webhookID: row.1, url: row.2, eventID: row.3, status: row.4, attempts: row.5, lastError: row.6,
-                 body: String(decoding: row.7, as: UTF8.self), secret: row.8)
+        WebhookDelivery(
+            id: row.0, webhookID: row.1, url: row.2, eventID: row.3, status: row.4, attempts: row.5, lastError: row.6,
+            body: String(decoding: row.7, as: UTF8.self), secret: row.8)
     }
 
     static let webhookColumns = "id, url, secret, created_at_ms"

@@ -19,41 +19,51 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
     public var eventLog: any EventLog { SQLiteEventLog(database: database) }
 
     /// The schema, one migration per version (the outbox table comes with the first); PostgreSQL's is translated from it.
-    static let migrations: [ServiceDatabase.Migration] = [("v1", """
-        CREATE TABLE notifications (
-            id TEXT PRIMARY KEY NOT NULL,
-            user_id TEXT NOT NULL,
-            created_at_ms INTEGER NOT NULL,
-            document TEXT NOT NULL
-        );
-        CREATE INDEX notifications_by_user ON notifications (user_id, created_at_ms);
-        CREATE TABLE push_tokens (user_id TEXT NOT NULL, token TEXT NOT NULL, PRIMARY KEY (user_id, token)) WITHOUT ROWID;
-        CREATE TABLE webhooks (id TEXT PRIMARY KEY NOT NULL, url TEXT NOT NULL, secret TEXT NOT NULL, created_at_ms INTEGER NOT NULL);
-        CREATE TABLE deliveries (
-            id INTEGER PRIMARY KEY,
-            webhook_id TEXT NOT NULL,
-            event_id TEXT NOT NULL,
-            body BLOB NOT NULL,
-            status TEXT NOT NULL,          -- pending, delivered, dead
-            attempts INTEGER NOT NULL DEFAULT 0,
-            next_attempt_ms INTEGER NOT NULL,
-            last_error TEXT,
-            created_at_ms INTEGER NOT NULL,
-            UNIQUE (webhook_id, event_id)
-        );
-        CREATE INDEX deliveries_due ON deliveries (status, next_attempt_ms);
-        CREATE TABLE order_riders (order_id TEXT PRIMARY KEY NOT NULL, rider_id TEXT NOT NULL) WITHOUT ROWID;
-        \(ReactorCursorTable.sql)
-        """)]
+    static let migrations: [ServiceDatabase.Migration] = [
+        (
+            "v1",
+            """
+            CREATE TABLE notifications (
+                id TEXT PRIMARY KEY NOT NULL,
+                user_id TEXT NOT NULL,
+                created_at_ms INTEGER NOT NULL,
+                document TEXT NOT NULL
+            );
+            CREATE INDEX notifications_by_user ON notifications (user_id, created_at_ms);
+            CREATE TABLE push_tokens (user_id TEXT NOT NULL, token TEXT NOT NULL, PRIMARY KEY (user_id, token)) WITHOUT ROWID;
+            CREATE TABLE webhooks (id TEXT PRIMARY KEY NOT NULL, url TEXT NOT NULL, secret TEXT NOT NULL, created_at_ms INTEGER NOT NULL);
+            CREATE TABLE deliveries (
+                id INTEGER PRIMARY KEY,
+                webhook_id TEXT NOT NULL,
+                event_id TEXT NOT NULL,
+                body BLOB NOT NULL,
+                status TEXT NOT NULL,          -- pending, delivered, dead
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_ms INTEGER NOT NULL,
+                last_error TEXT,
+                created_at_ms INTEGER NOT NULL,
+                UNIQUE (webhook_id, event_id)
+            );
+            CREATE INDEX deliveries_due ON deliveries (status, next_attempt_ms);
+            CREATE TABLE order_riders (order_id TEXT PRIMARY KEY NOT NULL, rider_id TEXT NOT NULL) WITHOUT ROWID;
+            \(ReactorCursorTable.sql)
+            """
+        )
+    ]
 
-    public func record(eventID: String, notifications: [UserNotification], commands: [DeviceCommand], webhookBody: [UInt8]?,
-                       rider: (order: String, rider: String)?) async throws -> [UserNotification] {
+    public func record(
+        eventID: String, notifications: [UserNotification], commands: [DeviceCommand], webhookBody: [UInt8]?,
+        rider: (order: String, rider: String)?
+    ) async throws -> [UserNotification] {
         try await database.write { db in
             var added: [UserNotification] = []
             for notification in notifications {
-                try db.run("INSERT OR IGNORE INTO notifications (id, user_id, created_at_ms, document) VALUES (?, ?, ?, ?)",
-                           [notification.id, notification.userID, NotificationRows.milliseconds(notification.createdAt),
-                            try JSONCoding.encodeText(notification)])
+                try db.run(
+                    "INSERT OR IGNORE INTO notifications (id, user_id, created_at_ms, document) VALUES (?, ?, ?, ?)",
+                    [
+                        notification.id, notification.userID, NotificationRows.milliseconds(notification.createdAt),
+                        try JSONCoding.encodeText(notification),
+                    ])
                 guard db.changesCount > 0 else { continue }
                 try Outbox.append(db, topic: Events.notification.topic + notification.userID, type: Events.notification.type, data: notification)
                 added.append(notification)
@@ -63,7 +73,8 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
             }
             if let webhookBody {
                 let now = NotificationRows.milliseconds(Date())
-                try db.run("""
+                try db.run(
+                    """
                     INSERT OR IGNORE INTO deliveries (webhook_id, event_id, body, status, next_attempt_ms, created_at_ms)
                     SELECT id, ?, ?, 'pending', ?, ? FROM webhooks
                     """, [eventID, Data(webhookBody), now, now])
@@ -79,8 +90,10 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
 
     public func inbox(userID: String, limit: Int) async throws -> [UserNotification] {
         try await database.read { db in
-            try String.fetchAll(db.cachedStatement(sql: "SELECT document FROM notifications WHERE user_id = ? ORDER BY created_at_ms DESC, id LIMIT ?"),
-                                arguments: [userID, limit]).map { try JSONCoding.decode(UserNotification.self, fromText: $0) }
+            try String.fetchAll(
+                db.cachedStatement(sql: "SELECT document FROM notifications WHERE user_id = ? ORDER BY created_at_ms DESC, id LIMIT ?"),
+                arguments: [userID, limit]
+            ).map { try JSONCoding.decode(UserNotification.self, fromText: $0) }
         }
     }
 
@@ -96,8 +109,9 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
 
     public func addWebhook(_ webhook: Webhook) async throws {
         try await database.write { db in
-            try db.run("INSERT INTO webhooks (id, url, secret, created_at_ms) VALUES (?, ?, ?, ?)",
-                       [webhook.id, webhook.url, webhook.secret, NotificationRows.milliseconds(webhook.createdAt)])
+            try db.run(
+                "INSERT INTO webhooks (id, url, secret, created_at_ms) VALUES (?, ?, ?, ?)",
+                [webhook.id, webhook.url, webhook.secret, NotificationRows.milliseconds(webhook.createdAt)])
         }
     }
 
@@ -121,10 +135,12 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
     public func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> (deliveries: [WebhookDelivery], leaseEnd: Int64) {
         try await database.write { db in
             // One writer at a time: what this transaction reads as due, no other claim reads until it commits.
-            let due = try Self.deliveries(db, sql: """
-                SELECT \(NotificationRows.deliveryColumns) FROM \(NotificationRows.deliveriesWithWebhooks)
-                WHERE d.status = 'pending' AND d.next_attempt_ms <= ? ORDER BY d.next_attempt_ms, d.id LIMIT ?
-                """, arguments: [NotificationRows.milliseconds(now), limit])
+            let due = try Self.deliveries(
+                db,
+                sql: """
+                    SELECT \(NotificationRows.deliveryColumns) FROM \(NotificationRows.deliveriesWithWebhooks)
+                    WHERE d.status = 'pending' AND d.next_attempt_ms <= ? ORDER BY d.next_attempt_ms, d.id LIMIT ?
+                    """, arguments: [NotificationRows.milliseconds(now), limit])
             let until = NotificationRows.milliseconds(now) + Int64(lease.milliseconds)
             for delivery in due { try db.run("UPDATE deliveries SET next_attempt_ms = ? WHERE id = ?", [until, delivery.id]) }
             return (due, until)
@@ -134,33 +150,39 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
     public func finishAttempt(_ id: Int64, lease: Int64?, delivered: Bool, error: String?, retryAt: Date?) async throws {
         try await database.write { db in
             let status = NotificationRows.status(delivered: delivered, retryAt: retryAt)
-            try db.run("UPDATE deliveries SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_ms = ? "
-                       + "WHERE id = ? AND (? IS NULL OR (status = 'pending' AND next_attempt_ms = ?))",
-                       [status, error, retryAt.map(NotificationRows.milliseconds) ?? 0, id, lease, lease])
+            try db.run(
+                "UPDATE deliveries SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_ms = ? "
+                    + "WHERE id = ? AND (? IS NULL OR (status = 'pending' AND next_attempt_ms = ?))",
+                [status, error, retryAt.map(NotificationRows.milliseconds) ?? 0, id, lease, lease])
         }
     }
 
     public func deadLetters(limit: Int) async throws -> [WebhookDelivery] {
         try await database.read { db in
-            try Self.deliveries(db, sql: """
-                SELECT \(NotificationRows.deliveryColumns) FROM \(NotificationRows.deliveriesWithWebhooks)
-                WHERE d.status = 'dead' ORDER BY d.id DESC LIMIT ?
-                """, arguments: [limit])
+            try Self.deliveries(
+                db,
+                sql: """
+                    SELECT \(NotificationRows.deliveryColumns) FROM \(NotificationRows.deliveriesWithWebhooks)
+                    WHERE d.status = 'dead' ORDER BY d.id DESC LIMIT ?
+                    """, arguments: [limit])
         }
     }
 
     public func replay(deliveryID: Int64) async throws -> Bool {
         try await database.write { db in
-            try db.run("UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_ms = ?, last_error = NULL WHERE id = ? AND status = 'dead'",
-                       [NotificationRows.milliseconds(Date()), deliveryID])
+            try db.run(
+                "UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_ms = ?, last_error = NULL WHERE id = ? AND status = 'dead'",
+                [NotificationRows.milliseconds(Date()), deliveryID])
             return db.changesCount > 0
         }
     }
 
     public func delivery(id: Int64) async throws -> WebhookDelivery? {
         try await database.read { db in
-            try Self.deliveries(db, sql: "SELECT \(NotificationRows.deliveryColumns) FROM \(NotificationRows.deliveriesWithWebhooks) WHERE d.id = ?",
-                                arguments: [id]).first
+            try Self.deliveries(
+                db, sql: "SELECT \(NotificationRows.deliveryColumns) FROM \(NotificationRows.deliveriesWithWebhooks) WHERE d.id = ?",
+                arguments: [id]
+            ).first
         }
     }
 
@@ -170,5 +192,3 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
         }
     }
 }
-
-

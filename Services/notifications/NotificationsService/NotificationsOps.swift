@@ -36,7 +36,9 @@ struct NotificationsOps {
             guard try await store.deleteWebhook(id: params.id) else { throw ServiceError.notFound("unknown_webhook", "no webhook \(params.id.prefix(40))") }
             return Done()
         }
-        router.on(Ops.Notifications.deadLetters) { (params: DeadLettersParams, _) -> DeadLetters in DeadLetters(deliveries: try await store.deadLetters(limit: try Self.limit(params.limit))) }
+        router.on(Ops.Notifications.deadLetters) { (params: DeadLettersParams, _) -> DeadLetters in
+            DeadLetters(deliveries: try await store.deadLetters(limit: try Self.limit(params.limit)))
+        }
         router.on(Ops.Notifications.replay) { (params: DeliveryParams, _) -> WebhookDelivery in
             guard try await store.replay(deliveryID: params.deliveryID) else {
                 if try await store.delivery(id: params.deliveryID) == nil { throw ServiceError.notFound("unknown_delivery", "no delivery \(params.deliveryID)") }

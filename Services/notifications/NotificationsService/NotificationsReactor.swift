@@ -21,10 +21,11 @@ struct NotificationsReactor {
     func make(platform: ServiceClient, subscriber: EventSubscriber<JSONValue>) -> EventReactor<JSONValue> {
         // In order per order: its pushes follow its statuses, and a pickup trip's estimate is handled
         // after the order events that told who its rider is.
-        EventReactor(name: "notifications", sources: Self.sources, cursors: store, subscriber: subscriber, logger: logger, orderingKey: Self.orderID,
-                     fetch: { source, after, limit in
-            try await platform.call(Ops.events(of: source), EventsQuery(after: after, limit: limit))
-        }, handle: { event in await handle(event) })
+        EventReactor(
+            name: "notifications", sources: Self.sources, cursors: store, subscriber: subscriber, logger: logger, orderingKey: Self.orderID,
+            fetch: { source, after, limit in
+                try await platform.call(Ops.events(of: source), EventsQuery(after: after, limit: limit))
+            }, handle: { event in await handle(event) })
     }
 
     /// The order an event is about: an order's status, offer, message, rating or payment, or a
@@ -56,14 +57,17 @@ struct NotificationsReactor {
                 // concurrently (and by several instances), so the acceptance may still be being stored
                 // when the pickup trip's first estimate asks who the rider is.
                 rider = (change.order.id, change.order.rider.id)
-                webhookItem = ["type": "order", "created_at": .string(RFC3339.format(event.time)),
-                               "data": ["value": .string(change.order.status.rawValue), "order_id": .string(change.order.id), "order": event.data["order"] ?? .null]]
+                webhookItem = [
+                    "type": "order", "created_at": .string(RFC3339.format(event.time)),
+                    "data": ["value": .string(change.order.status.rawValue), "order_id": .string(change.order.id), "order": event.data["order"] ?? .null],
+                ]
             } else {
                 let tripEvent = try event.data.decode(TripEvent.self)
                 webhookItem = event.data  // already HyperTrack's webhook shape
                 if tripEvent.data.value == "eta", tripEvent.data.tripMetadata?["leg"] == "pickup",
-                   case .string(let orderID)? = tripEvent.data.tripMetadata?["order_id"], let estimate = tripEvent.data.estimate,
-                   let riderID = try await store.rider(of: orderID) {
+                    case .string(let orderID)? = tripEvent.data.tripMetadata?["order_id"], let estimate = tripEvent.data.estimate,
+                    let riderID = try await store.rider(of: orderID)
+                {
                     notifications = [NotificationRules.arriving(orderID: orderID, rider: riderID, estimate: estimate, at: event.time)]
                 }
             }
@@ -74,8 +78,9 @@ struct NotificationsReactor {
         var body: [UInt8]?
         if let webhookItem { body = try? JSONCoding.encode(JSONValue.array([webhookItem])) }
         do {
-            let added = try await store.record(eventID: "\(event.source)/\(event.sequence)", notifications: notifications, commands: commands,
-                                               webhookBody: body, rider: rider)
+            let added = try await store.record(
+                eventID: "\(event.source)/\(event.sequence)", notifications: notifications, commands: commands,
+                webhookBody: body, rider: rider)
             relay.notify()
             sender.notify()
             for notification in added {

@@ -33,11 +33,15 @@ public struct NotificationsServer: Sendable {
         let startedAt = Date()
         var workerOptions = MDPWorker.Options()
         workerOptions.concurrency = settings.concurrency
-        let worker = ServiceWorker(broker: settings.broker, router: NotificationsOps(store: store, sender: sender).router(instance: instance),
-                                   options: workerOptions, logger: logger)
-        let status = StatusServer.make(address: settings.http, serviceName: "ride-notifications", metrics: metrics, logger: logger, onRunning: { port in
-            logger.info("notifications ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.database)"])
-        }) {
+        let worker = ServiceWorker(
+            broker: settings.broker, router: NotificationsOps(store: store, sender: sender).router(instance: instance),
+            options: workerOptions, logger: logger)
+        let status = StatusServer.make(
+            address: settings.http, serviceName: "ride-notifications", metrics: metrics, logger: logger,
+            onRunning: { port in
+                logger.info("notifications ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.database)"])
+            }
+        ) {
             HealthReport(status: .ok, service: "notifications", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt), details: [:])
         }
         let closing = ShutdownHook {
@@ -47,7 +51,7 @@ public struct NotificationsServer: Sendable {
         }
         do {
             try await ServiceRunner.run([closing, relay, sender, reactor, worker, status], logger: logger)
-        } catch where isAddressInUse(error) {
+        } catch  where isAddressInUse(error) {
             throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use", program: "ride-notifications", code: ExitCodes.unavailable)
         }
     }

@@ -38,11 +38,16 @@ public struct RideNotificationsCommand: ServiceCommand {
     @Option(name: .customLong("webhook-timeout-s"), help: helpWithEnv("Seconds a webhook receiver has to answer 2xx", env: "RIDE_WEBHOOK_TIMEOUT_S", default: "10"))
     var webhookTimeout: Int?
 
-    @Option(name: .customLong("webhook-retries"), help: helpWithEnv("Seconds before each retry of a failed delivery, comma-separated; then it is dead",
-                                                                    env: "RIDE_WEBHOOK_RETRIES", default: "1,5,20"))
+    @Option(
+        name: .customLong("webhook-retries"),
+        help: helpWithEnv(
+            "Seconds before each retry of a failed delivery, comma-separated; then it is dead",
+            env: "RIDE_WEBHOOK_RETRIES", default: "1,5,20"))
     var webhookRetries: String?
 
-    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
+    @Option(
+        name: .customLong("concurrency"),
+        help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
 
     @OptionGroup public var common: CommonOptions

@@ -41,7 +41,8 @@ struct OrderReactions: Sendable {
     /// The reaction to `trip.destination_arrival`.
     func react(to arrival: TripEvent) async {
         guard case .string(let orderID)? = arrival.data.tripMetadata?["order_id"],
-              case .string(let legName)? = arrival.data.tripMetadata?["leg"], let leg = Leg(rawValue: legName) else { return }
+            case .string(let legName)? = arrival.data.tripMetadata?["leg"], let leg = Leg(rawValue: legName)
+        else { return }
         await retrying("arrival", orderID) { try await arrived(leg, orderID: orderID, tripID: arrival.data.tripID) }
     }
 
@@ -123,9 +124,11 @@ struct OrderReactions: Sendable {
         var logger = logger
         logger[metadataKey: "reaction"] = "\(what)"
         logger[metadataKey: "order_id"] = "\(orderID)"
-        await retryingWithBackoff("reaction", logger: logger, isPermanent: { error in
-            guard let error = error as? ServiceError else { return false }
-            return (400..<500).contains(error.status)
-        }, reaction)
+        await retryingWithBackoff(
+            "reaction", logger: logger,
+            isPermanent: { error in
+                guard let error = error as? ServiceError else { return false }
+                return (400..<500).contains(error.status)
+            }, reaction)
     }
 }

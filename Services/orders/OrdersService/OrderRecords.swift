@@ -1,7 +1,7 @@
 import Bus
 import Foundation
-import Geo
 import GRDB
+import Geo
 import RideContract
 import RideModels
 import Storage
@@ -10,14 +10,17 @@ import Wire
 /// What `orders` keeps beside each order: its chat, its payment, and the queries of ride history,
 /// earnings and demand. Each write commits with its event, as order changes do.
 extension OrderStore {
-    public func appendMessage(orderID: String, now: Date,
-                              _ make: @escaping @Sendable (Order, Int) throws -> ChatMessage) async throws -> ChatMessage {
+    public func appendMessage(
+        orderID: String, now: Date,
+        _ make: @escaping @Sendable (Order, Int) throws -> ChatMessage
+    ) async throws -> ChatMessage {
         try await writes.write { db in
             guard let order = try self.fetch(db, id: orderID) else { throw OrderStoreFailure.unknownOrder }
             let number = (try db.value(Int.self, "SELECT MAX(number) FROM messages WHERE order_id = ?", [orderID]) ?? 0) + 1
             let message = try make(order, number)
-            try db.run("INSERT INTO messages (order_id, number, document) VALUES (?, ?, ?)",
-                       [orderID, number, try JSONCoding.encodeText(message)])
+            try db.run(
+                "INSERT INTO messages (order_id, number, document) VALUES (?, ?, ?)",
+                [orderID, number, try JSONCoding.encodeText(message)])
             try Outbox.append(db, topic: Events.orderMessage.topic + orderID, type: Events.orderMessage.type, data: ChatMessageSent(message: message), time: now)
             return message
         }
@@ -26,9 +29,11 @@ extension OrderStore {
     /// An order's messages after number `after`, oldest first.
     public func messages(orderID: String, after: Int, limit: Int) async throws -> [ChatMessage] {
         try await database.read { db in
-            try String.fetchAll(db.cachedStatement(sql: "SELECT document FROM messages WHERE order_id = ? AND number > ? ORDER BY number LIMIT ?"),
-                                arguments: [orderID, after, limit])
-                .map { try JSONCoding.decode(ChatMessage.self, fromText: $0) }
+            try String.fetchAll(
+                db.cachedStatement(sql: "SELECT document FROM messages WHERE order_id = ? AND number > ? ORDER BY number LIMIT ?"),
+                arguments: [orderID, after, limit]
+            )
+            .map { try JSONCoding.decode(ChatMessage.self, fromText: $0) }
         }
     }
 
@@ -36,12 +41,14 @@ extension OrderStore {
     public func history(of caller: Caller, before: HistoryCursor?, limit: Int) async throws -> RideHistory {
         let column = caller.role == .rider ? "rider_id" : "driver_id"
         return try await database.read { db in
-            let rows = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT o.created_at_ms, o.id, o.document, p.document FROM orders o LEFT JOIN payments p ON p.order_id = o.id
-                WHERE o.\(column) = ? AND o.status IN ('COMPLETED', 'CANCELLED')
-                  AND (? IS NULL OR o.created_at_ms < ? OR (o.created_at_ms = ? AND o.id < ?))
-                ORDER BY o.created_at_ms DESC, o.id DESC LIMIT ?
-                """), arguments: [caller.id, before?.createdAtMs, before?.createdAtMs, before?.createdAtMs, before?.id, limit + 1])
+            let rows = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT o.created_at_ms, o.id, o.document, p.document FROM orders o LEFT JOIN payments p ON p.order_id = o.id
+                        WHERE o.\(column) = ? AND o.status IN ('COMPLETED', 'CANCELLED')
+                          AND (? IS NULL OR o.created_at_ms < ? OR (o.created_at_ms = ? AND o.id < ?))
+                        ORDER BY o.created_at_ms DESC, o.id DESC LIMIT ?
+                        """), arguments: [caller.id, before?.createdAtMs, before?.createdAtMs, before?.createdAtMs, before?.id, limit + 1])
             return try OrderRows.historyPage(rows.map { ($0[0], $0[1], $0[2], $0[3]) }, limit: limit)
         }
     }
@@ -53,10 +60,14 @@ extension OrderStore {
             if let stored = try db.value(String.self, "SELECT document FROM payments WHERE order_id = ?", [payment.orderID]) {
                 return (try JSONCoding.decode(Payment.self, fromText: stored), false)
             }
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO payments (order_id, driver_id, rider_id, day, amount_cents, earnings_cents, document) VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, [payment.orderID, payment.driverID, payment.riderID, UTCDay.string(payment.capturedAt), payment.amountCents,
-                      payment.driverEarningsCents, try JSONCoding.encodeText(payment)])
+                """,
+                [
+                    payment.orderID, payment.driverID, payment.riderID, UTCDay.string(payment.capturedAt), payment.amountCents,
+                    payment.driverEarningsCents, try JSONCoding.encodeText(payment),
+                ])
             try Outbox.append(db, topic: Events.orderPaid.topic, type: Events.orderPaid.type, data: OrderPaid(payment: payment), time: payment.capturedAt)
             return (payment, true)
         }
@@ -72,11 +83,14 @@ extension OrderStore {
     /// A driver's rides, fares and earnings per UTC day from `firstDay` on, newest first.
     public func earnings(driverID: String, from firstDay: String) async throws -> [DriverEarnings.Day] {
         try await database.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT day, COUNT(*), SUM(amount_cents), SUM(earnings_cents) FROM payments
-                WHERE driver_id = ? AND day >= ? GROUP BY day ORDER BY day DESC
-                """), arguments: [driverID, firstDay])
-                .map { DriverEarnings.Day(day: $0[0], rides: $0[1], faresCents: $0[2], earningsCents: $0[3]) }
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT day, COUNT(*), SUM(amount_cents), SUM(earnings_cents) FROM payments
+                        WHERE driver_id = ? AND day >= ? GROUP BY day ORDER BY day DESC
+                        """), arguments: [driverID, firstDay]
+            )
+            .map { DriverEarnings.Day(day: $0[0], rides: $0[1], faresCents: $0[2], earningsCents: $0[3]) }
         }
     }
 
@@ -84,10 +98,12 @@ extension OrderStore {
     public func waitingOrders(near center: GeoPoint, radius: Double) async throws -> Int {
         let box = BoundingBox(around: center, radius: radius)
         return try await database.read { db in
-            let rows = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT pickup_latitude, pickup_longitude FROM orders
-                WHERE status = 'NEW' AND pickup_latitude BETWEEN ? AND ? AND pickup_longitude BETWEEN ? AND ? LIMIT 10000
-                """), arguments: [box.south, box.north, box.west, box.east])
+            let rows = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT pickup_latitude, pickup_longitude FROM orders
+                        WHERE status = 'NEW' AND pickup_latitude BETWEEN ? AND ? AND pickup_longitude BETWEEN ? AND ? LIMIT 10000
+                        """), arguments: [box.south, box.north, box.west, box.east])
             return OrderRows.within(rows.map { ($0[0], $0[1]) }, of: center, radius: radius)
         }
     }

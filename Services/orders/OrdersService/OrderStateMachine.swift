@@ -11,7 +11,10 @@ public enum OrderActor: Sendable, Equatable {
 /// What can happen to an order after it is created.
 public enum OrderAction: String, Sendable, CaseIterable {
     // Asked for by people (ops).
-    case accept, decline, startRide = "start_ride", endRide = "end_ride", cancel
+    case accept, decline
+    case startRide = "start_ride"
+    case endRide = "end_ride"
+    case cancel
     // Done by the reactor (the Cloud Functions of the sample).
     case pickupTripCreated = "pickup_trip_created"
     case arrivedAtPickup = "arrived_at_pickup"
@@ -31,8 +34,10 @@ public struct OrderFacts: Sendable, Equatable {
     /// Drivers who declined it: they may not accept it afterwards.
     public var declined: Set<String>
 
-    public init(status: OrderStatus, riderID: String, driverID: String? = nil, offeredTo: Set<String> = [], formerlyOffered: Set<String> = [],
-                declined: Set<String> = []) {
+    public init(
+        status: OrderStatus, riderID: String, driverID: String? = nil, offeredTo: Set<String> = [], formerlyOffered: Set<String> = [],
+        declined: Set<String> = []
+    ) {
         self.status = status
         self.riderID = riderID
         self.driverID = driverID
@@ -109,7 +114,7 @@ public enum OrderStateMachine {
     private static func authorization(_ action: OrderAction, _ facts: OrderFacts, _ actor: OrderActor) -> OrderRefusal? {
         switch (action, actor) {
         case (.pickupTripCreated, .reactor), (.arrivedAtPickup, .reactor), (.dropoffTripCreated, .reactor), (.arrivedAtDropoff, .reactor),
-             (.cancel, .reactor):
+            (.cancel, .reactor):
             return nil
         case (.pickupTripCreated, _), (.arrivedAtPickup, _), (.dropoffTripCreated, _), (.arrivedAtDropoff, _):
             return .forbidden("only the orders service moves an order to its next leg")

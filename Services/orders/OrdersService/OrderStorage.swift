@@ -20,8 +20,10 @@ public protocol OrderStorage: ReactorCursors {
     /// throws (nothing is written). The version grows by one; a new status gets its event, and
     /// `sideEvents(before, after)` any others. A change that gives an open order a driver who
     /// has another open order is refused with `driverBusy` (one ride at a time, whatever races).
-    func change(id: String, now: Date, sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent],
-                _ body: @escaping @Sendable (inout Order) throws -> Void) async throws -> (order: Order, previous: OrderStatus)
+    func change(
+        id: String, now: Date, sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent],
+        _ body: @escaping @Sendable (inout Order) throws -> Void
+    ) async throws -> (order: Order, previous: OrderStatus)
     /// A rider's orders, newest first.
     func orders(riderID: String, status: OrderStatus?, limit: Int) async throws -> [Order]
     /// A driver's orders — accepted by them or offered to them — newest first.
@@ -54,8 +56,10 @@ public protocol OrderStorage: ReactorCursors {
 
 extension OrderStorage {
     /// `change` now, with side events or without.
-    public func change(id: String, sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent] = { _, _ in [] },
-                       _ body: @escaping @Sendable (inout Order) throws -> Void) async throws -> (order: Order, previous: OrderStatus) {
+    public func change(
+        id: String, sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent] = { _, _ in [] },
+        _ body: @escaping @Sendable (inout Order) throws -> Void
+    ) async throws -> (order: Order, previous: OrderStatus) {
         try await change(id: id, now: Date(), sideEvents: sideEvents, body)
     }
 
@@ -117,8 +121,10 @@ enum OrderRows {
         var events: [OrderSideEvent]
     }
 
-    static func apply(_ body: (inout Order) throws -> Void, to before: Order, now: Date,
-                      sideEvents: (Order, Order) -> [OrderSideEvent]) throws -> Applied? {
+    static func apply(
+        _ body: (inout Order) throws -> Void, to before: Order, now: Date,
+        sideEvents: (Order, Order) -> [OrderSideEvent]
+    ) throws -> Applied? {
         var order = before
         try body(&order)
         guard order != before else { return nil }
@@ -127,8 +133,10 @@ enum OrderRows {
         let document = try JSONCoding.encode(order)
         var events: [OrderSideEvent] = []
         if order.status != before.status {
-            events.append(OrderSideEvent(topic: Events.orderStatus.topic + order.status.rawValue, type: Events.orderStatus.type,
-                                         data: EncodedStatusChange(document: document, previousStatus: before.status)))
+            events.append(
+                OrderSideEvent(
+                    topic: Events.orderStatus.topic + order.status.rawValue, type: Events.orderStatus.type,
+                    data: EncodedStatusChange(document: document, previousStatus: before.status)))
         }
         events += sideEvents(before, order)
         return Applied(order: order, document: document, offersChanged: order.offeredTo != before.offeredTo, events: events)

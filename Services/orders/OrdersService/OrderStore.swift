@@ -1,7 +1,7 @@
 import Bus
 import Foundation
-import Geo
 import GRDB
+import Geo
 import RideContract
 import RideModels
 import Storage
@@ -30,35 +30,44 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
     public var eventLog: any EventLog { SQLiteEventLog(database: database) }
 
     /// The schema, one migration per version (the outbox table comes with the first).
-    static let migrations: [ServiceDatabase.Migration] = [("v1", """
-                CREATE TABLE orders (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    status TEXT NOT NULL,
-                    rider_id TEXT NOT NULL,
-                    driver_id TEXT,
-                    version INTEGER NOT NULL,
-                    pickup_latitude REAL NOT NULL,
-                    pickup_longitude REAL NOT NULL,
-                    created_at_ms INTEGER NOT NULL,
-                    document TEXT NOT NULL
-                );
-                -- One open order per rider, enforced by the database (two racing creates: one wins).
-                CREATE UNIQUE INDEX one_open_order_per_rider ON orders (rider_id) WHERE status NOT IN ('COMPLETED', 'CANCELLED');
-                CREATE INDEX orders_by_rider ON orders (rider_id, created_at_ms);
-                CREATE INDEX orders_by_driver ON orders (driver_id, created_at_ms);
-                CREATE INDEX orders_by_status_place ON orders (status, pickup_latitude, pickup_longitude);
-                CREATE TABLE offers (
-                    order_id TEXT NOT NULL,
-                    driver_id TEXT NOT NULL,
-                    PRIMARY KEY (driver_id, order_id)
-                ) WITHOUT ROWID;
-                """),
-        ("v2", """
+    static let migrations: [ServiceDatabase.Migration] = [
+        (
+            "v1",
+            """
+            CREATE TABLE orders (
+                id TEXT PRIMARY KEY NOT NULL,
+                status TEXT NOT NULL,
+                rider_id TEXT NOT NULL,
+                driver_id TEXT,
+                version INTEGER NOT NULL,
+                pickup_latitude REAL NOT NULL,
+                pickup_longitude REAL NOT NULL,
+                created_at_ms INTEGER NOT NULL,
+                document TEXT NOT NULL
+            );
+            -- One open order per rider, enforced by the database (two racing creates: one wins).
+            CREATE UNIQUE INDEX one_open_order_per_rider ON orders (rider_id) WHERE status NOT IN ('COMPLETED', 'CANCELLED');
+            CREATE INDEX orders_by_rider ON orders (rider_id, created_at_ms);
+            CREATE INDEX orders_by_driver ON orders (driver_id, created_at_ms);
+            CREATE INDEX orders_by_status_place ON orders (status, pickup_latitude, pickup_longitude);
+            CREATE TABLE offers (
+                order_id TEXT NOT NULL,
+                driver_id TEXT NOT NULL,
+                PRIMARY KEY (driver_id, order_id)
+            ) WITHOUT ROWID;
+            """
+        ),
+        (
+            "v2",
+            """
             -- The reactor's place in each source's events: everything up to it has been handled
             -- (the same as ReactorCursorTable.sql).
             CREATE TABLE reactor_cursors (source TEXT PRIMARY KEY NOT NULL, sequence INTEGER NOT NULL);
-            """),
-        ("v3", """
+            """
+        ),
+        (
+            "v3",
+            """
             -- The chat of each order, numbered 1, 2, 3… per order.
             CREATE TABLE messages (
                 order_id TEXT NOT NULL,
@@ -77,24 +86,32 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
                 document TEXT NOT NULL
             );
             CREATE INDEX payments_by_driver_day ON payments (driver_id, day);
-            """),
+            """
+        ),
     ]
 
     public func create(_ order: Order) async throws {
         try await writes.write { db in
-            if let open = try db.value(String.self, "SELECT id FROM orders WHERE rider_id = ? AND \(OrderRows.openStatusSQL)",
-                                       [order.rider.id]) {
+            if let open = try db.value(
+                String.self, "SELECT id FROM orders WHERE rider_id = ? AND \(OrderRows.openStatusSQL)",
+                [order.rider.id])
+            {
                 throw OrderStoreFailure.openOrderExists(open)
             }
             let document = try JSONCoding.encode(order)
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO orders (id, status, rider_id, driver_id, version, pickup_latitude, pickup_longitude, created_at_ms, document)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [order.id, order.status.rawValue, order.rider.id, order.driver?.id, order.version, order.pickup.latitude,
-                      order.pickup.longitude, OrderRows.milliseconds(order.createdAt), String(decoding: document, as: UTF8.self)])
+                """,
+                [
+                    order.id, order.status.rawValue, order.rider.id, order.driver?.id, order.version, order.pickup.latitude,
+                    order.pickup.longitude, OrderRows.milliseconds(order.createdAt), String(decoding: document, as: UTF8.self),
+                ])
             try Self.replaceOffers(db, order)
-            try Outbox.append(db, topic: Events.orderStatus.topic + order.status.rawValue, type: Events.orderStatus.type,
-                              data: EncodedStatusChange(document: document, previousStatus: nil), time: order.updatedAt)
+            try Outbox.append(
+                db, topic: Events.orderStatus.topic + order.status.rawValue, type: Events.orderStatus.type,
+                data: EncodedStatusChange(document: document, previousStatus: nil), time: order.updatedAt)
         }
         remember(order)
     }
@@ -105,19 +122,25 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
         return order
     }
 
-    public func change(id: String, now: Date, sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent],
-                       _ body: @escaping @Sendable (inout Order) throws -> Void) async throws -> (order: Order, previous: OrderStatus) {
+    public func change(
+        id: String, now: Date, sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent],
+        _ body: @escaping @Sendable (inout Order) throws -> Void
+    ) async throws -> (order: Order, previous: OrderStatus) {
         let changed: (order: Order, previous: OrderStatus) = try await writes.write { db in
             guard let order = try self.fetch(db, id: id) else { throw OrderStoreFailure.unknownOrder }
             guard let applied = try OrderRows.apply(body, to: order, now: now, sideEvents: sideEvents) else { return (order, order.status) }
             // SQLite's single writer makes this check and the update one step: no other accept runs between them.
             if let driver = OrderRows.newDriver(of: applied, before: order),
-               let open = try db.value(String.self, "SELECT id FROM orders WHERE driver_id = ? AND \(OrderRows.openStatusSQL) AND id != ? LIMIT 1", [driver, id]) {
+                let open = try db.value(String.self, "SELECT id FROM orders WHERE driver_id = ? AND \(OrderRows.openStatusSQL) AND id != ? LIMIT 1", [driver, id])
+            {
                 throw OrderStoreFailure.driverBusy(driver: driver, openOrder: open)
             }
-            try db.run("UPDATE orders SET status = ?, driver_id = ?, version = ?, document = ? WHERE id = ? AND version = ?",
-                       [applied.order.status.rawValue, applied.order.driver?.id, applied.order.version, String(decoding: applied.document, as: UTF8.self),
-                        id, order.version])
+            try db.run(
+                "UPDATE orders SET status = ?, driver_id = ?, version = ?, document = ? WHERE id = ? AND version = ?",
+                [
+                    applied.order.status.rawValue, applied.order.driver?.id, applied.order.version, String(decoding: applied.document, as: UTF8.self),
+                    id, order.version,
+                ])
             if applied.offersChanged { try Self.replaceOffers(db, applied.order) }
             for event in applied.events {
                 _ = try Outbox.append(db, topic: event.topic, type: event.type, data: event.data, time: now)
@@ -130,18 +153,21 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
 
     public func orders(riderID: String, status: OrderStatus?, limit: Int) async throws -> [Order] {
         try await database.read { db in
-            try Self.documents(db, sql: "SELECT document FROM orders WHERE rider_id = ? AND (? IS NULL OR status = ?) ORDER BY created_at_ms DESC LIMIT ?",
-                               arguments: [riderID, status?.rawValue, status?.rawValue, limit])
+            try Self.documents(
+                db, sql: "SELECT document FROM orders WHERE rider_id = ? AND (? IS NULL OR status = ?) ORDER BY created_at_ms DESC LIMIT ?",
+                arguments: [riderID, status?.rawValue, status?.rawValue, limit])
         }
     }
 
     public func orders(driverID: String, status: OrderStatus?, limit: Int) async throws -> [Order] {
         try await database.read { db in
-            try Self.documents(db, sql: """
-                SELECT document FROM orders
-                WHERE (driver_id = ? OR id IN (SELECT order_id FROM offers WHERE driver_id = ?)) AND (? IS NULL OR status = ?)
-                ORDER BY created_at_ms DESC LIMIT ?
-                """, arguments: [driverID, driverID, status?.rawValue, status?.rawValue, limit])
+            try Self.documents(
+                db,
+                sql: """
+                    SELECT document FROM orders
+                    WHERE (driver_id = ? OR id IN (SELECT order_id FROM offers WHERE driver_id = ?)) AND (? IS NULL OR status = ?)
+                    ORDER BY created_at_ms DESC LIMIT ?
+                    """, arguments: [driverID, driverID, status?.rawValue, status?.rawValue, limit])
         }
     }
 
@@ -154,10 +180,12 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
     public func orders(status: OrderStatus, near center: GeoPoint, radius: Double, limit: Int) async throws -> [Order] {
         let box = BoundingBox(around: center, radius: radius)
         let candidates = try await database.read { db in
-            try Self.documents(db, sql: """
-                SELECT document FROM orders WHERE status = ? AND pickup_latitude BETWEEN ? AND ? AND pickup_longitude BETWEEN ? AND ?
-                LIMIT 5000
-                """, arguments: [status.rawValue, box.south, box.north, box.west, box.east])
+            try Self.documents(
+                db,
+                sql: """
+                    SELECT document FROM orders WHERE status = ? AND pickup_latitude BETWEEN ? AND ? AND pickup_longitude BETWEEN ? AND ?
+                    LIMIT 5000
+                    """, arguments: [status.rawValue, box.south, box.north, box.west, box.east])
         }
         return OrderRows.nearest(candidates, to: center, radius: radius, limit: limit)
     }
@@ -168,9 +196,11 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
             for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT status, COUNT(*) FROM orders GROUP BY status")) {
                 byStatus[row[0]] = row[1]
             }
-            let open = try Self.documents(db, sql: """
-                SELECT document FROM orders WHERE \(OrderRows.openStatusSQL) ORDER BY created_at_ms DESC LIMIT ?
-                """, arguments: [openLimit])
+            let open = try Self.documents(
+                db,
+                sql: """
+                    SELECT document FROM orders WHERE \(OrderRows.openStatusSQL) ORDER BY created_at_ms DESC LIMIT ?
+                    """, arguments: [openLimit])
             return OrderStats(byStatus: byStatus, open: open.map(OrderStats.OpenOrder.init))
         }
     }
@@ -178,10 +208,12 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
     public func driversWithOpenOrders(among drivers: [String]) async throws -> Set<String> {
         guard !drivers.isEmpty else { return [] }
         return try await database.read { db in
-            try String.fetchSet(db.cachedStatement(sql: """
-                SELECT driver_id FROM orders WHERE driver_id IN (\(databaseQuestionMarks(count: drivers.count))) AND \(OrderRows.openStatusSQL)
-                """),
-                                arguments: StatementArguments(drivers))
+            try String.fetchSet(
+                db.cachedStatement(
+                    sql: """
+                        SELECT driver_id FROM orders WHERE driver_id IN (\(databaseQuestionMarks(count: drivers.count))) AND \(OrderRows.openStatusSQL)
+                        """),
+                arguments: StatementArguments(drivers))
         }
     }
 

@@ -111,8 +111,9 @@ struct OrdersOps {
     /// `201` and the new order, or `200` and the rider's open order when this booking repeats it.
     func create(_ params: CreateOrderParams) async throws -> Replied<Order> {
         guard params.caller.role == .rider else { throw forbidden("only a rider may book a ride") }
-        let (pickup, dropoff) = try await places(of: params.caller, pickup: params.pickup, pickupID: params.pickupPlaceID,
-                                                 dropoff: params.dropoff, dropoffID: params.dropoffPlaceID)
+        let (pickup, dropoff) = try await places(
+            of: params.caller, pickup: params.pickup, pickupID: params.pickupPlaceID,
+            dropoff: params.dropoff, dropoffID: params.dropoffPlaceID)
         let rider = try await user(params.caller.id, role: .rider)
         let multiplier = await surgeMultiplier(at: pickup, counting: 1)
         let now = Date()
@@ -178,9 +179,10 @@ struct OrdersOps {
         }
         let summary = trip.summary
         let fare = summary.map { summary in
-            Fare(currency: fares.currency,
-                 totalCents: fares.fareCents(metres: Double(summary.distance), seconds: Double(summary.duration), surge: current.surge ?? 1),
-                 distanceMetres: summary.distance, durationSeconds: summary.duration, surge: current.surge)
+            Fare(
+                currency: fares.currency,
+                totalCents: fares.fareCents(metres: Double(summary.distance), seconds: Double(summary.duration), surge: current.surge ?? 1),
+                distanceMetres: summary.distance, durationSeconds: summary.duration, surge: current.surge)
         }
         return try await transition(.endRide, params) { order in
             order.summary = summary
@@ -211,16 +213,19 @@ struct OrdersOps {
         _ = try check(.decline, current, params.caller)
         // Once: declining again must not pass the order on again (one driver could push it to every driver in range).
         if current.declinedBy.contains(params.caller.id) { throw Self.alreadyDeclined(params) }
-        let next = await nearestDrivers(to: current.pickup, radius: dispatch.radius(round: current.dispatchRound ?? 1),
-                                        excluding: current.offerHistory + [params.caller.id], count: 1)
-        return try await transition(.decline, params, { order in
-            guard !order.declinedBy.contains(params.caller.id) else { return }  // a racing second decline changes nothing
-            order.offeredTo.removeAll { $0 == params.caller.id }
-            order.declinedBy.append(params.caller.id)
-            let fresh = next.filter { !order.offerHistory.contains($0) && !order.declinedBy.contains($0) }
-            order.offeredTo += fresh
-            order.offerHistory += fresh
-        }, sideEvents: Self.offeredEvents)
+        let next = await nearestDrivers(
+            to: current.pickup, radius: dispatch.radius(round: current.dispatchRound ?? 1),
+            excluding: current.offerHistory + [params.caller.id], count: 1)
+        return try await transition(
+            .decline, params,
+            { order in
+                guard !order.declinedBy.contains(params.caller.id) else { return }  // a racing second decline changes nothing
+                order.offeredTo.removeAll { $0 == params.caller.id }
+                order.declinedBy.append(params.caller.id)
+                let fresh = next.filter { !order.offerHistory.contains($0) && !order.declinedBy.contains($0) }
+                order.offeredTo += fresh
+                order.offerHistory += fresh
+            }, sideEvents: Self.offeredEvents)
     }
 
     static func alreadyDeclined(_ params: OrderParams) -> ServiceError {
@@ -231,21 +236,30 @@ struct OrdersOps {
     @Sendable static func offeredEvents(before: Order, after: Order) -> [OrderSideEvent] {
         let fresh = after.offeredTo.filter { !before.offeredTo.contains($0) }
         guard after.status == .new, !fresh.isEmpty else { return [] }
-        return [OrderSideEvent(topic: Events.orderOffered.topic, type: Events.orderOffered.type,
-                                     data: OrderOffered(orderID: after.id, drivers: fresh, pickup: after.pickup, round: after.dispatchRound ?? 1))]
+        return [
+            OrderSideEvent(
+                topic: Events.orderOffered.topic, type: Events.orderOffered.type,
+                data: OrderOffered(orderID: after.id, drivers: fresh, pickup: after.pickup, round: after.dispatchRound ?? 1))
+        ]
     }
 
     func rate(_ params: RateParams) async throws -> Order {
         if let problem = params.problem { throw ServiceError.unprocessable("invalid_params", problem) }
         let caller = params.caller
         do {
-            let (order, _) = try await store.change(id: params.id, sideEvents: { before, after in
-                let given = caller.role == .rider ? after.ratingByRider : after.ratingByDriver
-                let already = caller.role == .rider ? before.ratingByRider : before.ratingByDriver
-                guard let given, already == nil, let ratee = ConversationRules.otherParty(of: caller, on: after) else { return [] }
-                return [OrderSideEvent(topic: Events.orderRated.topic, type: Events.orderRated.type,
-                                             data: OrderRated(orderID: after.id, raterID: caller.id, raterRole: caller.role, rateeID: ratee, rating: given))]
-            }) { order in
+            let (order, _) = try await store.change(
+                id: params.id,
+                sideEvents: { before, after in
+                    let given = caller.role == .rider ? after.ratingByRider : after.ratingByDriver
+                    let already = caller.role == .rider ? before.ratingByRider : before.ratingByDriver
+                    guard let given, already == nil, let ratee = ConversationRules.otherParty(of: caller, on: after) else { return [] }
+                    return [
+                        OrderSideEvent(
+                            topic: Events.orderRated.topic, type: Events.orderRated.type,
+                            data: OrderRated(orderID: after.id, raterID: caller.id, raterRole: caller.role, rateeID: ratee, rating: given))
+                    ]
+                }
+            ) { order in
                 if case .failure(let refusal) = ConversationRules.ratee(of: caller, on: order) { throw Self.error(refusal) }
                 let rating = RatingGiven(stars: params.stars, comment: params.comment, createdAt: Date())
                 if caller.role == .rider { order.ratingByRider = rating } else { order.ratingByDriver = rating }
@@ -265,8 +279,9 @@ struct OrdersOps {
                 switch ConversationRules.recipient(of: caller, on: order) {
                 case .failure(let refusal): throw Self.error(refusal)
                 case .success(let recipient):
-                    return ChatMessage(id: "\(order.id)-m\(number)", orderID: order.id, number: number, senderID: caller.id, senderRole: caller.role,
-                                       recipientID: recipient, text: params.text, sentAt: Date())
+                    return ChatMessage(
+                        id: "\(order.id)-m\(number)", orderID: order.id, number: number, senderID: caller.id, senderRole: caller.role,
+                        recipientID: recipient, text: params.text, sentAt: Date())
                 }
             }
             relay.notify()
@@ -286,13 +301,16 @@ struct OrdersOps {
     /// A fare before booking: the route model's distance and duration between the places, at the surge now.
     func estimate(_ params: EstimateParams) async throws -> FareEstimate {
         guard params.caller.role == .rider else { throw forbidden("fare estimates are for riders booking a ride") }
-        let (pickup, dropoff) = try await places(of: params.caller, pickup: params.pickup, pickupID: params.pickupPlaceID,
-                                                 dropoff: params.dropoff, dropoffID: params.dropoffPlaceID)
-        let route = routes.estimate(from: GeoPoint(latitude: pickup.latitude, longitude: pickup.longitude),
-                                    to: GeoPoint(latitude: dropoff.latitude, longitude: dropoff.longitude), observedSpeed: nil, now: Date())
+        let (pickup, dropoff) = try await places(
+            of: params.caller, pickup: params.pickup, pickupID: params.pickupPlaceID,
+            dropoff: params.dropoff, dropoffID: params.dropoffPlaceID)
+        let route = routes.estimate(
+            from: GeoPoint(latitude: pickup.latitude, longitude: pickup.longitude),
+            to: GeoPoint(latitude: dropoff.latitude, longitude: dropoff.longitude), observedSpeed: nil, now: Date())
         let multiplier = await surgeMultiplier(at: pickup, counting: 1)
-        return FareEstimate(currency: fares.currency, totalCents: fares.fareCents(metres: Double(route.distance), seconds: Double(route.duration), surge: multiplier),
-                            distanceMetres: route.distance, durationSeconds: route.duration, surge: multiplier, pickup: pickup, dropoff: dropoff)
+        return FareEstimate(
+            currency: fares.currency, totalCents: fares.fareCents(metres: Double(route.distance), seconds: Double(route.duration), surge: multiplier),
+            distanceMetres: route.distance, durationSeconds: route.duration, surge: multiplier, pickup: pickup, dropoff: dropoff)
     }
 
     /// Pickup and dropoff, each given as a place or as one of the rider's saved places, checked.
@@ -342,8 +360,10 @@ struct OrdersOps {
     }
 
     /// Applies `action` by the caller in one transaction, after the state machine says yes.
-    func transition(_ action: OrderAction, _ params: OrderParams, _ change: @escaping @Sendable (inout Order) -> Void = { _ in },
-                    sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent] = { _, _ in [] }) async throws -> Order {
+    func transition(
+        _ action: OrderAction, _ params: OrderParams, _ change: @escaping @Sendable (inout Order) -> Void = { _ in },
+        sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent] = { _, _ in [] }
+    ) async throws -> Order {
         let caller = params.caller
         do {
             let (order, _) = try await store.change(id: params.id, sideEvents: sideEvents) { order in
@@ -412,7 +432,8 @@ struct OrdersOps {
         // Every available driver near has been asked: ask again the nearest who did not decline.
         // A driver busy (or away from the phone) at their offer may be free now; without this an
         // order in a town of three drivers would wait forever once each had let one offer expire.
-        let drivers = notYetAsked.isEmpty && !order.offerHistory.isEmpty
+        let drivers =
+            notYetAsked.isEmpty && !order.offerHistory.isEmpty
             ? await nearestDrivers(to: order.pickup, radius: radius, excluding: order.declinedBy) : notYetAsked
         let version = order.version
         _ = try await store.change(id: order.id, now: now, sideEvents: Self.offeredEvents) { order in
@@ -431,8 +452,9 @@ struct OrdersOps {
     /// failing the booking.
     func nearestDrivers(to place: Place, radius: Double, excluding declined: [String], count: Int? = nil) async -> [String] {
         let count = count ?? dispatch.drivers
-        let query = NearbyQuery(location: GeoJSONPoint(GeoPoint(latitude: place.latitude, longitude: place.longitude)),
-                                radius: radius, limit: max(10, (count + declined.count) * 2), availableOnly: true)
+        let query = NearbyQuery(
+            location: GeoJSONPoint(GeoPoint(latitude: place.latitude, longitude: place.longitude)),
+            radius: radius, limit: max(10, (count + declined.count) * 2), availableOnly: true)
         let result: NearbyResult
         do {
             result = try await platform.call(Ops.Tracking.nearby, query, timeout: .seconds(2))
@@ -472,8 +494,9 @@ enum OrderID {
 extension Order {
     /// What the state machine needs to know of this order.
     var facts: OrderFacts {
-        OrderFacts(status: status, riderID: rider.id, driverID: driver?.id, offeredTo: Set(offeredTo), formerlyOffered: Set(offerHistory),
-                   declined: Set(declinedBy))
+        OrderFacts(
+            status: status, riderID: rider.id, driverID: driver?.id, offeredTo: Set(offeredTo), formerlyOffered: Set(offerHistory),
+            declined: Set(declinedBy))
     }
 }
 

@@ -12,19 +12,24 @@ import Storage
 enum OrdersReactor {
     static let sources = [BusContract.Service.orders, BusContract.Service.trips]
 
-    static func make(reactions: OrderReactions, store: any OrderStorage, platform: ServiceClient, subscriber: EventSubscriber<LifecycleEvent>,
-                     logger: Logger) -> EventReactor<LifecycleEvent> {
-        EventReactor(name: "reactor", sources: sources, cursors: store, subscriber: subscriber, logger: logger, fetch: { source, after, limit in
-            if source == BusContract.Service.orders {
-                return try await store.eventLog.page(source: source, query: EventsQuery(after: after, limit: limit))
-            }
-            return try await platform.call(Ops.events(of: source), EventsQuery(after: after, limit: limit))
-        }, handle: { event in
-            switch event.data {
-            case .order(let change): await reactions.react(to: change.order)
-            case .arrival(let arrival): await reactions.react(to: arrival)
-            case .other: break
-            }
-        })
+    static func make(
+        reactions: OrderReactions, store: any OrderStorage, platform: ServiceClient, subscriber: EventSubscriber<LifecycleEvent>,
+        logger: Logger
+    ) -> EventReactor<LifecycleEvent> {
+        EventReactor(
+            name: "reactor", sources: sources, cursors: store, subscriber: subscriber, logger: logger,
+            fetch: { source, after, limit in
+                if source == BusContract.Service.orders {
+                    return try await store.eventLog.page(source: source, query: EventsQuery(after: after, limit: limit))
+                }
+                return try await platform.call(Ops.events(of: source), EventsQuery(after: after, limit: limit))
+            },
+            handle: { event in
+                switch event.data {
+                case .order(let change): await reactions.react(to: change.order)
+                case .arrival(let arrival): await reactions.react(to: arrival)
+                case .other: break
+                }
+            })
     }
 }

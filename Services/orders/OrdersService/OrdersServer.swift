@@ -35,19 +35,24 @@ public struct OrdersServer: Sendable {
             throw exitWithError("cannot open the payment ledger (\(settings.ledgerDescription)): \(error)", program: "ride-orders", code: ExitCodes.software)
         }
         let payments = PaymentCapture(store: store, provider: ledger, commissionPercent: settings.commissionPercent)
-        let ops = OrdersOps(store: store, platform: platform, relay: relay, dispatch: settings.dispatch, fares: settings.fares, surge: settings.surge,
-                            payments: payments, logger: logger)
+        let ops = OrdersOps(
+            store: store, platform: platform, relay: relay, dispatch: settings.dispatch, fares: settings.fares, surge: settings.surge,
+            payments: payments, logger: logger)
         // Every topic of both sources (not just the arrivals of `trips`): only then is a sequence
         // gap a missed event rather than one not subscribed to.
         let statusEvents = try await EventSubscriber<LifecycleEvent>(
             endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], logger: logger)
-        let reactor = OrdersReactor.make(reactions: OrderReactions(store: store, platform: platform, relay: relay, payments: payments, logger: logger),
-                                         store: store, platform: platform, subscriber: statusEvents, logger: logger)
+        let reactor = OrdersReactor.make(
+            reactions: OrderReactions(store: store, platform: platform, relay: relay, payments: payments, logger: logger),
+            store: store, platform: platform, subscriber: statusEvents, logger: logger)
         let worker = ServiceWorker(broker: settings.broker, router: ops.router(instance: instance), options: workerOptions, logger: logger)
         let settings = self.settings
-        let status = StatusServer.make(address: settings.http, serviceName: "ride-orders", metrics: metrics, logger: logger, onRunning: { port in
-            logger.info("orders ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.database)"])
-        }) {
+        let status = StatusServer.make(
+            address: settings.http, serviceName: "ride-orders", metrics: metrics, logger: logger,
+            onRunning: { port in
+                logger.info("orders ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.database)"])
+            }
+        ) {
             HealthReport(status: .ok, service: "orders", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt), details: [:])
         }
         // Stopped in reverse: health, then requests; the relay sends what they appended; then the sockets.
@@ -58,7 +63,7 @@ public struct OrdersServer: Sendable {
         }
         do {
             try await ServiceRunner.run([closing, relay, reactor, DispatchRounds(ops: ops, logger: logger), worker, status], logger: logger)
-        } catch where isAddressInUse(error) {
+        } catch  where isAddressInUse(error) {
             throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use", program: "ride-orders", code: ExitCodes.unavailable)
         }
     }

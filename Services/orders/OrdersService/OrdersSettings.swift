@@ -31,25 +31,38 @@ public struct RideOrdersCommand: ServiceCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(name: .customLong("dispatch-radius-m"), help: helpWithEnv("How far from the pickup drivers are offered a new order, in metres", env: "RIDE_DISPATCH_RADIUS_M", default: "3000"))
+    @Option(
+        name: .customLong("dispatch-radius-m"),
+        help: helpWithEnv("How far from the pickup drivers are offered a new order, in metres", env: "RIDE_DISPATCH_RADIUS_M", default: "3000"))
     var dispatchRadius: Int?
 
-    @Option(name: .customLong("dispatch-drivers"), help: helpWithEnv("How many of the nearest available drivers a new order is offered to", env: "RIDE_DISPATCH_DRIVERS", default: "3"))
+    @Option(
+        name: .customLong("dispatch-drivers"), help: helpWithEnv("How many of the nearest available drivers a new order is offered to", env: "RIDE_DISPATCH_DRIVERS", default: "3"))
     var dispatchDrivers: Int?
 
-    @Option(name: .customLong("offer-timeout-s"), help: helpWithEnv("Seconds an offer waits for an accept before the order is offered farther", env: "RIDE_OFFER_TIMEOUT_S", default: "15"))
+    @Option(
+        name: .customLong("offer-timeout-s"),
+        help: helpWithEnv("Seconds an offer waits for an accept before the order is offered farther", env: "RIDE_OFFER_TIMEOUT_S", default: "15"))
     var offerTimeout: Int?
 
-    @Option(name: .customLong("fare"), help: helpWithEnv("Fare schedule: currency,base,per_km,per_minute,minimum (amounts in cents)", env: "RIDE_FARE", default: "USD,250,120,30,500"))
+    @Option(
+        name: .customLong("fare"), help: helpWithEnv("Fare schedule: currency,base,per_km,per_minute,minimum (amounts in cents)", env: "RIDE_FARE", default: "USD,250,120,30,500"))
     var fare: String?
 
-    @Option(name: .customLong("surge"), help: helpWithEnv("Surge pricing: maximum,radius_m,step — fares rise by step per waiting order per available driver near the pickup, up to maximum; maximum 1 is off", env: "RIDE_SURGE", default: "1,2000,0.25"))
+    @Option(
+        name: .customLong("surge"),
+        help: helpWithEnv(
+            "Surge pricing: maximum,radius_m,step — fares rise by step per waiting order per available driver near the pickup, up to maximum; maximum 1 is off", env: "RIDE_SURGE",
+            default: "1,2000,0.25"))
     var surge: String?
 
-    @Option(name: .customLong("commission-percent"), help: helpWithEnv("The platform's share of each fare; the driver earns the rest", env: "RIDE_COMMISSION_PERCENT", default: "20"))
+    @Option(
+        name: .customLong("commission-percent"), help: helpWithEnv("The platform's share of each fare; the driver earns the rest", env: "RIDE_COMMISSION_PERCENT", default: "20"))
     var commissionPercent: Int?
 
-    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
+    @Option(
+        name: .customLong("concurrency"),
+        help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
 
     @OptionGroup public var common: CommonOptions

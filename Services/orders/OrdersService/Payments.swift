@@ -76,22 +76,27 @@ public final class LedgerPaymentProvider: LedgerBooksProvider {
         database = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: false)
     }
 
-    static let migrations: [ServiceDatabase.Migration] = [("v1", """
-        CREATE TABLE charges (
-            idempotency_key TEXT PRIMARY KEY NOT NULL,
-            reference TEXT NOT NULL UNIQUE,
-            currency TEXT NOT NULL,
-            amount_cents INTEGER NOT NULL,
-            payee_share_cents INTEGER NOT NULL,
-            captured_at_ms INTEGER NOT NULL
-        );
-        CREATE TABLE entries (
-            reference TEXT NOT NULL,
-            account TEXT NOT NULL,
-            amount_cents INTEGER NOT NULL
-        );
-        CREATE INDEX entries_by_account ON entries (account);
-        """)]
+    static let migrations: [ServiceDatabase.Migration] = [
+        (
+            "v1",
+            """
+            CREATE TABLE charges (
+                idempotency_key TEXT PRIMARY KEY NOT NULL,
+                reference TEXT NOT NULL UNIQUE,
+                currency TEXT NOT NULL,
+                amount_cents INTEGER NOT NULL,
+                payee_share_cents INTEGER NOT NULL,
+                captured_at_ms INTEGER NOT NULL
+            );
+            CREATE TABLE entries (
+                reference TEXT NOT NULL,
+                account TEXT NOT NULL,
+                amount_cents INTEGER NOT NULL
+            );
+            CREATE INDEX entries_by_account ON entries (account);
+            """
+        )
+    ]
 
     public func charge(_ request: ChargeRequest) async throws -> ChargeReceipt {
         try await database.write { db in
@@ -99,7 +104,8 @@ public final class LedgerPaymentProvider: LedgerBooksProvider {
                 return try LedgerBooks.repeated(request, stored: (row["currency"], row["amount_cents"], row["payee_share_cents"], row["reference"], row["captured_at_ms"]))
             }
             let (receipt, milliseconds) = LedgerBooks.newReceipt()
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO charges (idempotency_key, reference, currency, amount_cents, payee_share_cents, captured_at_ms) VALUES (?, ?, ?, ?, ?, ?)
                 """, [request.idempotencyKey, receipt.reference, request.currency, request.amountCents, request.payeeShareCents, milliseconds])
             for (account, amount) in LedgerBooks.entries(of: request) {
@@ -123,14 +129,18 @@ enum LedgerBooks {
     /// A new receipt, its time in milliseconds as stored: a repeated charge returns exactly the first receipt.
     static func newReceipt() -> (ChargeReceipt, Int64) {
         let milliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded())
-        return (ChargeReceipt(reference: "ch-" + UUID().uuidString.lowercased().prefix(18), capturedAt: Date(timeIntervalSince1970: Double(milliseconds) / 1000)),
-                milliseconds)
+        return (
+            ChargeReceipt(reference: "ch-" + UUID().uuidString.lowercased().prefix(18), capturedAt: Date(timeIntervalSince1970: Double(milliseconds) / 1000)),
+            milliseconds
+        )
     }
 
     /// The three entries of a charge; they sum to zero.
     static func entries(of request: ChargeRequest) -> [(account: String, amount: Int)] {
-        [("rider:\(request.payerID)", -request.amountCents), ("driver:\(request.payeeID)", request.payeeShareCents),
-         ("platform", request.amountCents - request.payeeShareCents)]
+        [
+            ("rider:\(request.payerID)", -request.amountCents), ("driver:\(request.payeeID)", request.payeeShareCents),
+            ("platform", request.amountCents - request.payeeShareCents),
+        ]
     }
 
     /// The first charge under a key, returned again — or refused when the terms differ.
@@ -151,8 +161,10 @@ public final class PostgresLedgerPaymentProvider: LedgerBooksProvider {
     private let logger: Logger
 
     public static func open(url: PostgresURL, logger: Logger) async throws -> PostgresLedgerPaymentProvider {
-        PostgresLedgerPaymentProvider(postgres: try await PostgresSchema.open(url: url, schema: "ledger", migrations: PostgresSchema.translated(LedgerPaymentProvider.migrations),
-                                                                              outbox: false, logger: logger), logger: logger)
+        PostgresLedgerPaymentProvider(
+            postgres: try await PostgresSchema.open(
+                url: url, schema: "ledger", migrations: PostgresSchema.translated(LedgerPaymentProvider.migrations),
+                outbox: false, logger: logger), logger: logger)
     }
 
     init(postgres: PostgresSchema, logger: Logger) {
@@ -165,13 +177,16 @@ public final class PostgresLedgerPaymentProvider: LedgerBooksProvider {
         return try await postgres.write { connection in
             // Instances charging one order at once queue on its key's lock; the second finds the first's charge.
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\("ledger." + request.idempotencyKey)))", logger: logger)
-            if let row = try await connection.first("""
+            if let row = try await connection.first(
+                """
                 SELECT currency, amount_cents, payee_share_cents, reference, captured_at_ms FROM charges WHERE idempotency_key = \(request.idempotencyKey)
-                """, as: (String, Int, Int, String, Int64).self, logger: logger) {
+                """, as: (String, Int, Int, String, Int64).self, logger: logger)
+            {
                 return try LedgerBooks.repeated(request, stored: row)
             }
             let (receipt, milliseconds) = LedgerBooks.newReceipt()
-            try await connection.run("""
+            try await connection.run(
+                """
                 INSERT INTO charges (idempotency_key, reference, currency, amount_cents, payee_share_cents, captured_at_ms)
                 VALUES (\(request.idempotencyKey), \(receipt.reference), \(request.currency), \(request.amountCents), \(request.payeeShareCents), \(milliseconds))
                 """, logger: logger)
@@ -222,15 +237,18 @@ public struct PaymentCapture: Sendable {
         let share = Self.driverShare(of: fare.totalCents, commissionPercent: commissionPercent)
         let receipt: ChargeReceipt
         do {
-            receipt = try await provider.charge(ChargeRequest(idempotencyKey: order.id, payerID: order.rider.id, payeeID: driver.id,
-                                                              currency: fare.currency, amountCents: fare.totalCents, payeeShareCents: share))
+            receipt = try await provider.charge(
+                ChargeRequest(
+                    idempotencyKey: order.id, payerID: order.rider.id, payeeID: driver.id,
+                    currency: fare.currency, amountCents: fare.totalCents, payeeShareCents: share))
         } catch let error as PaymentError {
             // Permanent (e.g. instances configured with different commissions): retrying cannot help; an operator must look.
             throw ServiceError.conflict("payment_refused", "order \(order.id): \(error)")
         }
-        let payment = Payment(id: "pay-" + order.id, orderID: order.id, riderID: order.rider.id, driverID: driver.id, provider: provider.name,
-                              providerReference: receipt.reference, currency: fare.currency, amountCents: fare.totalCents,
-                              driverEarningsCents: share, commissionCents: fare.totalCents - share, capturedAt: receipt.capturedAt)
+        let payment = Payment(
+            id: "pay-" + order.id, orderID: order.id, riderID: order.rider.id, driverID: driver.id, provider: provider.name,
+            providerReference: receipt.reference, currency: fare.currency, amountCents: fare.totalCents,
+            driverEarningsCents: share, commissionCents: fare.totalCents - share, capturedAt: receipt.capturedAt)
         return try await store.recordPayment(payment).payment
     }
 }

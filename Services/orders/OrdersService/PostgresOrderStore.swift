@@ -19,8 +19,10 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
     private let logger: Logger
 
     public static func open(url: PostgresURL, schema: String = "orders", logger: Logger) async throws -> PostgresOrderStore {
-        PostgresOrderStore(postgres: try await PostgresSchema.open(url: url, schema: schema, migrations: PostgresSchema.translated(OrderStore.migrations),
-                                                                   outbox: true, logger: logger), logger: logger)
+        PostgresOrderStore(
+            postgres: try await PostgresSchema.open(
+                url: url, schema: schema, migrations: PostgresSchema.translated(OrderStore.migrations),
+                outbox: true, logger: logger), logger: logger)
     }
 
     init(postgres: PostgresSchema, logger: Logger) {
@@ -37,20 +39,23 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
         try await postgres.write { connection in
             let document = try JSONCoding.encode(order)
             // The partial unique index (one open order per rider) decides a race between instances.
-            let inserted = try await connection.run("""
+            let inserted = try await connection.run(
+                """
                 INSERT INTO orders (id, status, rider_id, driver_id, version, pickup_latitude, pickup_longitude, created_at_ms, document)
                 VALUES (\(order.id), \(order.status.rawValue), \(order.rider.id), \(order.driver?.id), \(order.version), \(order.pickup.latitude),
                         \(order.pickup.longitude), \(OrderRows.milliseconds(order.createdAt)), \(String(decoding: document, as: UTF8.self)))
                 ON CONFLICT DO NOTHING RETURNING 1
                 """, logger: logger)
             guard inserted == 1 else {
-                let open = try await connection.first("SELECT id FROM orders WHERE rider_id = \(order.rider.id) AND \(unescaped: Self.open)",
-                                                      as: String.self, logger: logger)
+                let open = try await connection.first(
+                    "SELECT id FROM orders WHERE rider_id = \(order.rider.id) AND \(unescaped: Self.open)",
+                    as: String.self, logger: logger)
                 throw OrderStoreFailure.openOrderExists(open ?? order.id)
             }
             try await Self.replaceOffers(connection, order, logger: logger)
-            try await PostgresOutbox.append(connection, topic: Events.orderStatus.topic + order.status.rawValue, type: Events.orderStatus.type,
-                                            data: EncodedStatusChange(document: document, previousStatus: nil), time: order.updatedAt, logger: logger)
+            try await PostgresOutbox.append(
+                connection, topic: Events.orderStatus.topic + order.status.rawValue, type: Events.orderStatus.type,
+                data: EncodedStatusChange(document: document, previousStatus: nil), time: order.updatedAt, logger: logger)
         }
     }
 
@@ -64,8 +69,10 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
             .map(OrderRows.decode)
     }
 
-    public func change(id: String, now: Date, sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent],
-                       _ body: @escaping @Sendable (inout Order) throws -> Void) async throws -> (order: Order, previous: OrderStatus) {
+    public func change(
+        id: String, now: Date, sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent],
+        _ body: @escaping @Sendable (inout Order) throws -> Void
+    ) async throws -> (order: Order, previous: OrderStatus) {
         let logger = logger
         return try await postgres.write { connection in
             guard let order = try await Self.fetch(connection, id: id, lock: true, logger: logger) else { throw OrderStoreFailure.unknownOrder }
@@ -75,13 +82,16 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
                 // the commit, taken after the order's row, so always in that order) puts the second
                 // after the first, and it finds the first's order open.
                 try await connection.run("SELECT pg_advisory_xact_lock(hashtext(\(driver)))", logger: logger)
-                if let open = try await connection.first("""
+                if let open = try await connection.first(
+                    """
                     SELECT id FROM orders WHERE driver_id = \(driver) AND \(unescaped: Self.open) AND id <> \(id) LIMIT 1
-                    """, as: String.self, logger: logger) {
+                    """, as: String.self, logger: logger)
+                {
                     throw OrderStoreFailure.driverBusy(driver: driver, openOrder: open)
                 }
             }
-            try await connection.run("""
+            try await connection.run(
+                """
                 UPDATE orders SET status = \(applied.order.status.rawValue), driver_id = \(applied.order.driver?.id), version = \(applied.order.version),
                     document = \(String(decoding: applied.document, as: UTF8.self)) WHERE id = \(id)
                 """, logger: logger)
@@ -106,13 +116,15 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
     }
 
     public func orders(riderID: String, status: OrderStatus?, limit: Int) async throws -> [Order] {
-        try await documents(status.map { status in
-            "SELECT document FROM orders WHERE rider_id = \(riderID) AND status = \(status.rawValue) ORDER BY created_at_ms DESC LIMIT \(limit)"
-        } ?? "SELECT document FROM orders WHERE rider_id = \(riderID) ORDER BY created_at_ms DESC LIMIT \(limit)")
+        try await documents(
+            status.map { status in
+                "SELECT document FROM orders WHERE rider_id = \(riderID) AND status = \(status.rawValue) ORDER BY created_at_ms DESC LIMIT \(limit)"
+            } ?? "SELECT document FROM orders WHERE rider_id = \(riderID) ORDER BY created_at_ms DESC LIMIT \(limit)")
     }
 
     public func orders(driverID: String, status: OrderStatus?, limit: Int) async throws -> [Order] {
-        try await documents("""
+        try await documents(
+            """
             SELECT document FROM orders
             WHERE (driver_id = \(driverID) OR id IN (SELECT order_id FROM offers WHERE driver_id = \(driverID))) AND (\(status == nil) OR status = \(status?.rawValue ?? ""))
             ORDER BY created_at_ms DESC LIMIT \(limit)
@@ -125,7 +137,8 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
 
     public func orders(status: OrderStatus, near center: GeoPoint, radius: Double, limit: Int) async throws -> [Order] {
         let box = BoundingBox(around: center, radius: radius)
-        let candidates = try await documents("""
+        let candidates = try await documents(
+            """
             SELECT document FROM orders WHERE status = \(status.rawValue) AND pickup_latitude BETWEEN \(box.south) AND \(box.north)
               AND pickup_longitude BETWEEN \(box.west) AND \(box.east) LIMIT 5000
             """)
@@ -136,8 +149,10 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
         guard !drivers.isEmpty else { return [] }
         let logger = logger
         return try await postgres.read { connection in
-            Set(try await connection.all("SELECT DISTINCT driver_id FROM orders WHERE driver_id = ANY(\(drivers)) AND \(unescaped: Self.open)",
-                                         as: String.self, logger: logger))
+            Set(
+                try await connection.all(
+                    "SELECT DISTINCT driver_id FROM orders WHERE driver_id = ANY(\(drivers)) AND \(unescaped: Self.open)",
+                    as: String.self, logger: logger))
         }
     }
 
@@ -158,10 +173,12 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
             let last = try await connection.first("SELECT COALESCE(MAX(number), 0) FROM messages WHERE order_id = \(orderID)", as: Int.self, logger: logger)
             let number = (last ?? 0) + 1
             let message = try make(order, number)
-            try await connection.run("INSERT INTO messages (order_id, number, document) VALUES (\(orderID), \(number), \(try JSONCoding.encodeText(message)))",
-                                     logger: logger)
-            try await PostgresOutbox.append(connection, topic: Events.orderMessage.topic + orderID, type: Events.orderMessage.type,
-                                            data: ChatMessageSent(message: message), time: now, logger: logger)
+            try await connection.run(
+                "INSERT INTO messages (order_id, number, document) VALUES (\(orderID), \(number), \(try JSONCoding.encodeText(message)))",
+                logger: logger)
+            try await PostgresOutbox.append(
+                connection, topic: Events.orderMessage.topic + orderID, type: Events.orderMessage.type,
+                data: ChatMessageSent(message: message), time: now, logger: logger)
             return message
         }
     }
@@ -169,9 +186,11 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
     public func messages(orderID: String, after: Int, limit: Int) async throws -> [ChatMessage] {
         let logger = logger
         return try await postgres.read { connection in
-            try await connection.all("SELECT document FROM messages WHERE order_id = \(orderID) AND number > \(after) ORDER BY number LIMIT \(limit)",
-                                     as: String.self, logger: logger)
-                .map { try JSONCoding.decode(ChatMessage.self, fromText: $0) }
+            try await connection.all(
+                "SELECT document FROM messages WHERE order_id = \(orderID) AND number > \(after) ORDER BY number LIMIT \(limit)",
+                as: String.self, logger: logger
+            )
+            .map { try JSONCoding.decode(ChatMessage.self, fromText: $0) }
         }
     }
 
@@ -179,7 +198,8 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
         let column = caller.role == .rider ? "rider_id" : "driver_id"
         let logger = logger
         let rows = try await postgres.read { connection in
-            try await connection.all("""
+            try await connection.all(
+                """
                 SELECT o.created_at_ms, o.id, o.document, p.document FROM orders o LEFT JOIN payments p ON p.order_id = o.id
                 WHERE o.\(unescaped: column) = \(caller.id) AND o.status IN ('COMPLETED', 'CANCELLED')
                   AND (\(before == nil) OR o.created_at_ms < \(before?.createdAtMs ?? 0) OR (o.created_at_ms = \(before?.createdAtMs ?? 0) AND o.id < \(before?.id ?? "")))
@@ -192,7 +212,8 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
     public func recordPayment(_ payment: Payment) async throws -> (payment: Payment, recorded: Bool) {
         let logger = logger
         return try await postgres.write { connection in
-            let inserted = try await connection.run("""
+            let inserted = try await connection.run(
+                """
                 INSERT INTO payments (order_id, driver_id, rider_id, day, amount_cents, earnings_cents, document)
                 VALUES (\(payment.orderID), \(payment.driverID), \(payment.riderID), \(UTCDay.string(payment.capturedAt)), \(payment.amountCents),
                         \(payment.driverEarningsCents), \(try JSONCoding.encodeText(payment)))
@@ -203,8 +224,9 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
                 let stored = try await connection.first("SELECT document FROM payments WHERE order_id = \(payment.orderID)", as: String.self, logger: logger)
                 return (try stored.map { try JSONCoding.decode(Payment.self, fromText: $0) } ?? payment, false)
             }
-            try await PostgresOutbox.append(connection, topic: Events.orderPaid.topic, type: Events.orderPaid.type, data: OrderPaid(payment: payment),
-                                            time: payment.capturedAt, logger: logger)
+            try await PostgresOutbox.append(
+                connection, topic: Events.orderPaid.topic, type: Events.orderPaid.type, data: OrderPaid(payment: payment),
+                time: payment.capturedAt, logger: logger)
             return (payment, true)
         }
     }
@@ -221,11 +243,13 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
         let logger = logger
         return try await postgres.read { connection in
             // SUM of BIGINT is NUMERIC in PostgreSQL: cast back.
-            try await connection.all("""
+            try await connection.all(
+                """
                 SELECT day, COUNT(*), SUM(amount_cents)::BIGINT, SUM(earnings_cents)::BIGINT FROM payments
                 WHERE driver_id = \(driverID) AND day >= \(firstDay) GROUP BY day ORDER BY day DESC
-                """, as: (String, Int, Int, Int).self, logger: logger)
-                .map { DriverEarnings.Day(day: $0.0, rides: $0.1, faresCents: $0.2, earningsCents: $0.3) }
+                """, as: (String, Int, Int, Int).self, logger: logger
+            )
+            .map { DriverEarnings.Day(day: $0.0, rides: $0.1, faresCents: $0.2, earningsCents: $0.3) }
         }
     }
 
@@ -233,7 +257,8 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
         let box = BoundingBox(around: center, radius: radius)
         let logger = logger
         let pickups = try await postgres.read { connection in
-            try await connection.all("""
+            try await connection.all(
+                """
                 SELECT pickup_latitude, pickup_longitude FROM orders
                 WHERE status = 'NEW' AND pickup_latitude BETWEEN \(box.south) AND \(box.north) AND pickup_longitude BETWEEN \(box.west) AND \(box.east) LIMIT 10000
                 """, as: (Double, Double).self, logger: logger)

@@ -66,19 +66,25 @@ public final class IngestPipeline: Sendable {
             counts.rejectedLocations += UInt64(rejectedLocations)
         }
         if !checked.rejected.isEmpty {
-            logger.info("locations refused", metadata: ["device": "\(deviceID)", "refused": "\(checked.rejected.count)",
-                                                        "first": "\(checked.rejected[0].field): \(checked.rejected[0].reason)"])
+            logger.info(
+                "locations refused",
+                metadata: [
+                    "device": "\(deviceID)", "refused": "\(checked.rejected.count)",
+                    "first": "\(checked.rejected[0].field): \(checked.rejected[0].reason)",
+                ])
         }
-        let ack = IngestAck(batchID: batch.batchID, accepted: checked.locations.count + checked.geotags.count,
-                            rejected: checked.rejected, device: change.record.intents)
+        let ack = IngestAck(
+            batchID: batch.batchID, accepted: checked.locations.count + checked.geotags.count,
+            rejected: checked.rejected, device: change.record.intents)
         let write = TrackingWrite(record: change.record, intentsChanged: change.intentsChanged, locations: checked.locations, geotags: checked.geotags)
-        writer.submit(StoreWriter.Job(writes: [write], events: change.events) { result in
-            switch result {
-            case .success: completion(.success(ack))
-            case .failure(let error):
-                completion(.failure(ServiceError(status: Status.unavailable, code: "store_unavailable", message: "the batch could not be stored (\(error)); send it again")))
-            }
-        })
+        writer.submit(
+            StoreWriter.Job(writes: [write], events: change.events) { result in
+                switch result {
+                case .success: completion(.success(ack))
+                case .failure(let error):
+                    completion(.failure(ServiceError(status: Status.unavailable, code: "store_unavailable", message: "the batch could not be stored (\(error)); send it again")))
+                }
+            })
     }
 
     private func refuse(_ error: ServiceError, _ completion: @Sendable (Result<IngestAck, ServiceError>) -> Void) {

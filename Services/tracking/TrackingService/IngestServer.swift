@@ -122,8 +122,9 @@ public final class IngestServer: Sendable {
         stats.withLock { $0.messages += 1 }
         let identity = frames[0]
         guard let deviceID = identity.utf8String, DeviceIdentity.problem(with: deviceID) == nil else {
-            reject(identity, code: "invalid_device_id",
-                   message: "the connection's routing id must be the device id (printable ASCII, at most 128 bytes); set ZMQ_ROUTING_ID before connecting")
+            reject(
+                identity, code: "invalid_device_id",
+                message: "the connection's routing id must be the device id (printable ASCII, at most 128 bytes); set ZMQ_ROUTING_ID before connecting")
             return
         }
         guard frames.count == 3, frames[1] == Frame(frame: IngestFrame.batch) else {

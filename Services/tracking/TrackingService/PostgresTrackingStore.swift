@@ -21,8 +21,9 @@ public final class PostgresTrackingStore: TrackingStore {
     private let logger: Logger
 
     public static func open(url: PostgresURL, schema: String = "tracking", logger: Logger) async throws -> PostgresTrackingStore {
-        PostgresTrackingStore(postgres: try await PostgresSchema.open(url: url, schema: schema, migrations: migrations, outbox: false, logger: logger),
-                              logger: logger)
+        PostgresTrackingStore(
+            postgres: try await PostgresSchema.open(url: url, schema: schema, migrations: migrations, outbox: false, logger: logger),
+            logger: logger)
     }
 
     init(postgres: PostgresSchema, logger: Logger) {
@@ -32,58 +33,67 @@ public final class PostgresTrackingStore: TrackingStore {
 
     /// The SQLite store's tables in PostgreSQL's words: booleans, and a geotag id the database
     /// numbers itself (SQLite's `INTEGER PRIMARY KEY` does that implicitly).
-    static let migrations: [PostgresSchema.Migration] = [("v1", """
-        CREATE TABLE devices (
-            id TEXT PRIMARY KEY NOT NULL,
-            name TEXT,
-            metadata TEXT NOT NULL,
-            available BOOLEAN NOT NULL,
-            tracking BOOLEAN NOT NULL,
-            intents_changed_at BIGINT NOT NULL,
-            activity TEXT NOT NULL,
-            last_seen BIGINT,
-            sequence BIGINT NOT NULL,
-            latest_latitude DOUBLE PRECISION,
-            latest_longitude DOUBLE PRECISION,
-            latest_recorded_at BIGINT,
-            latest_accuracy DOUBLE PRECISION,
-            latest_speed DOUBLE PRECISION,
-            latest_bearing DOUBLE PRECISION
-        );
-        CREATE TABLE locations (
-            device_id TEXT NOT NULL,
-            recorded_at BIGINT NOT NULL,
-            latitude DOUBLE PRECISION NOT NULL,
-            longitude DOUBLE PRECISION NOT NULL,
-            accuracy DOUBLE PRECISION,
-            speed DOUBLE PRECISION,
-            bearing DOUBLE PRECISION,
-            altitude DOUBLE PRECISION,
-            mocked BIGINT,
-            PRIMARY KEY (device_id, recorded_at)
-        );
-        CREATE TABLE geotags (
-            id BIGSERIAL PRIMARY KEY,
-            device_id TEXT NOT NULL,
-            recorded_at BIGINT NOT NULL,
-            latitude DOUBLE PRECISION NOT NULL,
-            longitude DOUBLE PRECISION NOT NULL,
-            accuracy DOUBLE PRECISION,
-            metadata TEXT NOT NULL,
-            UNIQUE (device_id, recorded_at, metadata)
-        );
-        CREATE INDEX geotags_by_device_time ON geotags (device_id, recorded_at);
-        """)]
+    static let migrations: [PostgresSchema.Migration] = [
+        (
+            "v1",
+            """
+            CREATE TABLE devices (
+                id TEXT PRIMARY KEY NOT NULL,
+                name TEXT,
+                metadata TEXT NOT NULL,
+                available BOOLEAN NOT NULL,
+                tracking BOOLEAN NOT NULL,
+                intents_changed_at BIGINT NOT NULL,
+                activity TEXT NOT NULL,
+                last_seen BIGINT,
+                sequence BIGINT NOT NULL,
+                latest_latitude DOUBLE PRECISION,
+                latest_longitude DOUBLE PRECISION,
+                latest_recorded_at BIGINT,
+                latest_accuracy DOUBLE PRECISION,
+                latest_speed DOUBLE PRECISION,
+                latest_bearing DOUBLE PRECISION
+            );
+            CREATE TABLE locations (
+                device_id TEXT NOT NULL,
+                recorded_at BIGINT NOT NULL,
+                latitude DOUBLE PRECISION NOT NULL,
+                longitude DOUBLE PRECISION NOT NULL,
+                accuracy DOUBLE PRECISION,
+                speed DOUBLE PRECISION,
+                bearing DOUBLE PRECISION,
+                altitude DOUBLE PRECISION,
+                mocked BIGINT,
+                PRIMARY KEY (device_id, recorded_at)
+            );
+            CREATE TABLE geotags (
+                id BIGSERIAL PRIMARY KEY,
+                device_id TEXT NOT NULL,
+                recorded_at BIGINT NOT NULL,
+                latitude DOUBLE PRECISION NOT NULL,
+                longitude DOUBLE PRECISION NOT NULL,
+                accuracy DOUBLE PRECISION,
+                metadata TEXT NOT NULL,
+                UNIQUE (device_id, recorded_at, metadata)
+            );
+            CREATE INDEX geotags_by_device_time ON geotags (device_id, recorded_at);
+            """
+        )
+    ]
 
     public func loadDevices() async throws -> [DeviceRecord] {
         let logger = logger
         return try await postgres.read { connection in
-            let rows = try await connection.all("""
+            let rows = try await connection.all(
+                """
                 SELECT id, name, metadata, available, tracking, intents_changed_at, activity, last_seen, sequence,
                        latest_latitude, latest_longitude, latest_recorded_at, latest_accuracy, latest_speed, latest_bearing
                 FROM devices
-                """, as: (String, String?, String, Bool, Bool, Int64, String, Int64?, Int64,
-                          Double?, Double?, Int64?, Double?, Double?, Double?).self, logger: logger)
+                """,
+                as: (
+                    String, String?, String, Bool, Bool, Int64, String, Int64?, Int64,
+                    Double?, Double?, Int64?, Double?, Double?, Double?
+                ).self, logger: logger)
             return rows.map { row in
                 var record = DeviceRecord(id: row.0)
                 record.name = row.1
@@ -95,8 +105,9 @@ public final class PostgresTrackingStore: TrackingStore {
                 record.lastSeen = row.7.map(SQLiteTrackingStore.date)
                 record.sequence = UInt64(max(0, row.8))
                 if let latitude = row.9, let longitude = row.10, let recordedAt = row.11 {
-                    record.latest = DeviceLocation(latitude: latitude, longitude: longitude, recordedAt: SQLiteTrackingStore.date(recordedAt),
-                                                   accuracy: row.12, speed: row.13, bearing: row.14)
+                    record.latest = DeviceLocation(
+                        latitude: latitude, longitude: longitude, recordedAt: SQLiteTrackingStore.date(recordedAt),
+                        accuracy: row.12, speed: row.13, bearing: row.14)
                 }
                 return record
             }
@@ -126,13 +137,15 @@ public final class PostgresTrackingStore: TrackingStore {
         let logger = logger
         try await postgres.write { connection in
             for write in writes {
-                let record = write.record, latest = write.record.latest
+                let record = write.record
+                let latest = write.record.latest
                 let (lastSeen, sequence) = (record.lastSeen.map(SQLiteTrackingStore.milliseconds), Int64(record.sequence))
                 let (latitude, longitude, recordedAt) = (latest?.latitude, latest?.longitude, latest.map { SQLiteTrackingStore.milliseconds($0.recordedAt) })
                 let (accuracy, speed, bearing) = (latest?.accuracy, latest?.speed, latest?.bearing)
                 if write.intentsChanged {
                     let metadata = String(decoding: JSONValue.object(record.metadata).jsonBytes, as: UTF8.self)
-                    try await connection.run("""
+                    try await connection.run(
+                        """
                         INSERT INTO devices (id, name, metadata, available, tracking, intents_changed_at, activity, last_seen, sequence,
                             latest_latitude, latest_longitude, latest_recorded_at, latest_accuracy, latest_speed, latest_bearing)
                         VALUES (\(record.id), \(record.name), \(metadata), \(record.available), \(record.tracking),
@@ -145,7 +158,8 @@ public final class PostgresTrackingStore: TrackingStore {
                             latest_accuracy = excluded.latest_accuracy, latest_speed = excluded.latest_speed, latest_bearing = excluded.latest_bearing
                         """, logger: logger)
                 } else {
-                    try await connection.run("""
+                    try await connection.run(
+                        """
                         UPDATE devices SET activity = \(record.activity.rawValue), last_seen = \(lastSeen), sequence = \(sequence),
                             latest_latitude = \(latitude), latest_longitude = \(longitude), latest_recorded_at = \(recordedAt),
                             latest_accuracy = \(accuracy), latest_speed = \(speed), latest_bearing = \(bearing)
@@ -154,7 +168,8 @@ public final class PostgresTrackingStore: TrackingStore {
                 }
                 for geotag in write.geotags {
                     let metadata = String(decoding: JSONValue.object(geotag.metadata).jsonBytes, as: UTF8.self)
-                    try await connection.run("""
+                    try await connection.run(
+                        """
                         INSERT INTO geotags (device_id, recorded_at, latitude, longitude, accuracy, metadata)
                         VALUES (\(record.id), \(SQLiteTrackingStore.milliseconds(geotag.location.recordedAt)), \(geotag.location.latitude),
                             \(geotag.location.longitude), \(geotag.location.accuracy), \(metadata))
@@ -164,7 +179,8 @@ public final class PostgresTrackingStore: TrackingStore {
             }
             let columns = LocationColumns(writes)
             guard !columns.devices.isEmpty else { return }
-            try await connection.run("""
+            try await connection.run(
+                """
                 INSERT INTO locations (device_id, recorded_at, latitude, longitude, accuracy, speed, bearing, altitude, mocked)
                 SELECT device, at, latitude, longitude, NULLIF(accuracy, 'NaN'), NULLIF(speed, 'NaN'), NULLIF(bearing, 'NaN'),
                        NULLIF(altitude, 'NaN'), NULLIF(mocked, -1)
@@ -182,19 +198,25 @@ public final class PostgresTrackingStore: TrackingStore {
         let upper = to.map(SQLiteTrackingStore.milliseconds) ?? Int64.max
         let logger = logger
         return try await postgres.read { connection in
-            let locations = try await connection.all("""
+            let locations = try await connection.all(
+                """
                 SELECT recorded_at, latitude, longitude, accuracy, speed, bearing, altitude, mocked FROM locations
                 WHERE device_id = \(deviceID) AND recorded_at BETWEEN \(lower) AND \(upper) ORDER BY recorded_at LIMIT \(Int64(limit))
-                """, as: (Int64, Double, Double, Double?, Double?, Double?, Double?, Int64?).self, logger: logger).map { row in
-                DeviceLocation(latitude: row.1, longitude: row.2, recordedAt: SQLiteTrackingStore.date(row.0), accuracy: row.3, speed: row.4,
-                               bearing: row.5, altitude: row.6, mocked: row.7.map { $0 != 0 })
+                """, as: (Int64, Double, Double, Double?, Double?, Double?, Double?, Int64?).self, logger: logger
+            ).map { row in
+                DeviceLocation(
+                    latitude: row.1, longitude: row.2, recordedAt: SQLiteTrackingStore.date(row.0), accuracy: row.3, speed: row.4,
+                    bearing: row.5, altitude: row.6, mocked: row.7.map { $0 != 0 })
             }
-            let geotags = try await connection.all("""
+            let geotags = try await connection.all(
+                """
                 SELECT recorded_at, latitude, longitude, accuracy, metadata FROM geotags
                 WHERE device_id = \(deviceID) AND recorded_at BETWEEN \(lower) AND \(upper) ORDER BY recorded_at
-                """, as: (Int64, Double, Double, Double?, String).self, logger: logger).map { row in
-                GeotagRecord(metadata: (try? JSONCoding.decode([String: JSONValue].self, from: Array(row.4.utf8))) ?? [:],
-                             location: DeviceLocation(latitude: row.1, longitude: row.2, recordedAt: SQLiteTrackingStore.date(row.0), accuracy: row.3))
+                """, as: (Int64, Double, Double, Double?, String).self, logger: logger
+            ).map { row in
+                GeotagRecord(
+                    metadata: (try? JSONCoding.decode([String: JSONValue].self, from: Array(row.4.utf8))) ?? [:],
+                    location: DeviceLocation(latitude: row.1, longitude: row.2, recordedAt: SQLiteTrackingStore.date(row.0), accuracy: row.3))
             }
             return LocationHistory(deviceID: deviceID, locations: locations, geotags: geotags)
         }

@@ -45,10 +45,12 @@ public final class ShardPeers: Sendable {
         } catch let error as MDPClientError {
             stats.withLock { $0.unansweredForwards += 1 }
             let service = BusContract.Service.trackingShard(owner)
-            throw ServiceError(status: Status.unavailable, code: "shard_unavailable", message: """
-                tracking shard \(owner)/\(shard.shards.count) (service \(service)), which keeps device '\(deviceID)', \
-                did not answer \(op) within \(Self.forwardTimeout.seconds) s (\(error)); try again shortly
-                """)
+            throw ServiceError(
+                status: Status.unavailable, code: "shard_unavailable",
+                message: """
+                    tracking shard \(owner)/\(shard.shards.count) (service \(service)), which keeps device '\(deviceID)', \
+                    did not answer \(op) within \(Self.forwardTimeout.seconds) s (\(error)); try again shortly
+                    """)
         }
     }
 
@@ -64,9 +66,11 @@ public final class ShardPeers: Sendable {
                         return try await client.call(service, "nearby", query, as: NearbyResult.self, timeout: Self.nearbyTimeout).devices
                     } catch {
                         self.stats.withLock { $0.missingNearbyShards += 1 }
-                        logger.warning("nearby: a shard did not answer; its devices are left out", metadata: [
-                            "shard": "\(index)/\(self.shard.shards.count)", "service": "\(service)", "error": "\(error)",
-                        ])
+                        logger.warning(
+                            "nearby: a shard did not answer; its devices are left out",
+                            metadata: [
+                                "shard": "\(index)/\(self.shard.shards.count)", "service": "\(service)", "error": "\(error)",
+                            ])
                         return nil
                     }
                 }

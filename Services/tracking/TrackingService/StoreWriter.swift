@@ -53,8 +53,10 @@ public final class StoreWriter: Sendable {
     ///     paced. Below it every commit starts at once, because callers that wait for their
     ///     acknowledgement before sending more (the `ingest` op: 8 at a time per worker) would
     ///     otherwise be held to `concurrency ÷ commitInterval` batches a second (400/s).
-    public init(store: any TrackingStore, publisher: EventPublisher, logger: Logger,
-                commitInterval: Duration = .milliseconds(20), pacedAboveRate: Int = 20_000) {
+    public init(
+        store: any TrackingStore, publisher: EventPublisher, logger: Logger,
+        commitInterval: Duration = .milliseconds(20), pacedAboveRate: Int = 20_000
+    ) {
         let shared = self.shared
         let interval = UInt64(commitInterval.milliseconds) * 1_000_000
         thread = OwnedThread(name: "tracking-writer", priority: .throughput) {

@@ -24,8 +24,9 @@ public struct DeviceRecord: Sendable, Equatable {
     public init(id: String) { self.id = id }
 
     public var info: DeviceInfo {
-        DeviceInfo(deviceID: id, name: name, metadata: metadata, available: available, tracking: tracking,
-                   status: activity, lastSeen: lastSeen, location: latest.map(LatestLocation.init))
+        DeviceInfo(
+            deviceID: id, name: name, metadata: metadata, available: available, tracking: tracking,
+            status: activity, lastSeen: lastSeen, location: latest.map(LatestLocation.init))
     }
 
     public var intents: DeviceIntents {
@@ -147,8 +148,10 @@ public struct TrackingCore: Sendable {
             record.latest = location
             moved = true
             record.sequence += 1
-            events.append(DeviceEvent(deviceID: deviceID, sequence: record.sequence, time: now,
-                                      payload: .location(DeviceLocationEvent(deviceID: deviceID, location: location))))
+            events.append(
+                DeviceEvent(
+                    deviceID: deviceID, sequence: record.sequence, time: now,
+                    payload: .location(DeviceLocationEvent(deviceID: deviceID, location: location))))
         }
         if !locations.isEmpty { record.lastSeen = now }
 
@@ -211,9 +214,10 @@ public struct TrackingCore: Sendable {
         }
         return found.map { hit in
             let record = records[hit.id]
-            return NearbyDevice(deviceID: record.id, name: record.name, distance: (hit.distance * 10).rounded() / 10,
-                                location: GeoJSONPoint(hit.point), available: record.available, tracking: record.tracking,
-                                lastSeen: record.lastSeen, metadata: record.metadata)
+            return NearbyDevice(
+                deviceID: record.id, name: record.name, distance: (hit.distance * 10).rounded() / 10,
+                location: GeoJSONPoint(hit.point), available: record.available, tracking: record.tracking,
+                lastSeen: record.lastSeen, metadata: record.metadata)
         }
     }
 
@@ -228,7 +232,8 @@ public struct TrackingCore: Sendable {
 
     private func statusEvent(_ record: inout DeviceRecord, now: Date, reason: String?) -> DeviceEvent {
         record.sequence += 1
-        return DeviceEvent(deviceID: record.id, sequence: record.sequence, time: now,
-                           payload: .status(DeviceStatusEvent(deviceID: record.id, value: record.activity, available: record.available, reason: reason)))
+        return DeviceEvent(
+            deviceID: record.id, sequence: record.sequence, time: now,
+            payload: .status(DeviceStatusEvent(deviceID: record.id, value: record.activity, available: record.available, reason: reason)))
     }
 }

@@ -117,7 +117,9 @@ enum TrackingOps {
     /// The refusal of another shard's device, by an op or on the ingest socket.
     static func wrongShard(_ deviceID: String, shard: DeviceShard) -> ServiceError {
         let owner = shard.shards.owner(of: deviceID)
-        return .conflict("wrong_shard", """
+        return .conflict(
+            "wrong_shard",
+            """
             device '\(deviceID)' is kept by tracking shard \(owner)/\(shard.shards.count) (service \
             \(BusContract.Service.trackingShard(owner))), not by this shard \(shard): ask the service \
             '\(BusContract.Service.tracking)', or send the device's batches to the ingest endpoint of shard \(owner) \

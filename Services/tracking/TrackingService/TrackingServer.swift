@@ -40,8 +40,9 @@ public struct TrackingServer: Sendable {
         let state = TrackingState(devices: devices)
         let publisher = try await EventPublisher(endpoint: settings.pub, source: BusContract.Service.tracking, logger: logger)
         let writer = StoreWriter(store: store, publisher: publisher, logger: logger)
-        let pipeline = IngestPipeline(state: state, writer: writer, rules: settings.rules, shard: settings.shard,
-                                      publishableKeys: settings.publishableKeys, logger: logger)
+        let pipeline = IngestPipeline(
+            state: state, writer: writer, rules: settings.rules, shard: settings.shard,
+            publishableKeys: settings.publishableKeys, logger: logger)
         let ingest = IngestServer(pipeline: pipeline, logger: logger)
         do {
             try await ingest.start(endpoints: settings.ingest)
@@ -49,8 +50,9 @@ public struct TrackingServer: Sendable {
             await writer.close()
             await publisher.close()
             let endpoint = (error as? ZMQError)?.operation.components(separatedBy: " to ").last ?? ""
-            throw exitWithError("cannot bind device ingest (--ingest) to \(endpoint): \((error as? ZMQError)?.message ?? "\(error)")",
-                                program: "ride-tracking", code: ExitCodes.unavailable)
+            throw exitWithError(
+                "cannot bind device ingest (--ingest) to \(endpoint): \((error as? ZMQError)?.message ?? "\(error)")",
+                program: "ride-tracking", code: ExitCodes.unavailable)
         }
         let instance = UUID().uuidString.lowercased()
         let startedAt = Date()
@@ -59,20 +61,28 @@ public struct TrackingServer: Sendable {
         let sweeper = InactivitySweeper(state: state, writer: writer, inactiveAfter: settings.inactiveAfter)
         TrackingMetrics(metrics: metrics, state: state, pipeline: pipeline, ingest: ingest, writer: writer, peers: peers).register()
         let settings = self.settings
-        let status = StatusServer.make(address: settings.http, serviceName: "ride-tracking", metrics: metrics, logger: logger, onRunning: { port in
-            logger.info("tracking ready", metadata: [
-                "shard": "\(settings.shard)", "ingest": "\(settings.ingest.joined(separator: ","))", "broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)",
-                "devices": "\(devices.count)", "database": "\(settings.database)",
-            ])
-        }) {
+        let status = StatusServer.make(
+            address: settings.http, serviceName: "ride-tracking", metrics: metrics, logger: logger,
+            onRunning: { port in
+                logger.info(
+                    "tracking ready",
+                    metadata: [
+                        "shard": "\(settings.shard)", "ingest": "\(settings.ingest.joined(separator: ","))", "broker": "\(settings.broker)",
+                        "http": "\(settings.http.host):\(port)",
+                        "devices": "\(devices.count)", "database": "\(settings.database)",
+                    ])
+            }
+        ) {
             let counts = state.counts
             let stats = pipeline.statistics
-            return HealthReport(status: .ok, service: "tracking", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt), details: [
-                "shard": .string(settings.shard.description), "devices": .number(Double(counts.devices)), "active": .number(Double(counts.active)),
-                "indexed": .number(Double(counts.indexed)), "ingest": .array(settings.ingest.map(JSONValue.string)),
-                "accepted_locations": .number(Double(stats.acceptedLocations)), "rejected_locations": .number(Double(stats.rejectedLocations)),
-                "refused_batches": .number(Double(stats.refusedBatches)),
-            ])
+            return HealthReport(
+                status: .ok, service: "tracking", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt),
+                details: [
+                    "shard": .string(settings.shard.description), "devices": .number(Double(counts.devices)), "active": .number(Double(counts.active)),
+                    "indexed": .number(Double(counts.indexed)), "ingest": .array(settings.ingest.map(JSONValue.string)),
+                    "accepted_locations": .number(Double(stats.acceptedLocations)), "rejected_locations": .number(Double(stats.rejectedLocations)),
+                    "refused_batches": .number(Double(stats.refusedBatches)),
+                ])
         }
         // Stopped in reverse: health first, then requests, sweeps, commands, ingest; the writer
         // stores what is queued and the publisher sends it before the process ends.
@@ -88,9 +98,10 @@ public struct TrackingServer: Sendable {
         }
         do {
             try await ServiceRunner.run([storage, ingestHook, commands, sweeper] + workers + [status], logger: logger)
-        } catch where isAddressInUse(error) {
-            throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use",
-                                program: "ride-tracking", code: ExitCodes.unavailable)
+        } catch  where isAddressInUse(error) {
+            throw exitWithError(
+                "cannot listen on HTTP address \(settings.http) (--http): Address already in use",
+                program: "ride-tracking", code: ExitCodes.unavailable)
         }
     }
 }
@@ -99,8 +110,10 @@ extension TrackingServer {
     /// The request side. Unsharded: `tracking`, answered from this process's devices. Sharded: the
     /// peer service `tracking.shard.K` (this shard's devices only) and the public `tracking`, which
     /// reaches the other shards through the broker.
-    static func workers(settings: TrackingSettings, pipeline: IngestPipeline, store: any TrackingStore, instance: String,
-                        logger: Logger) async throws -> (workers: [ServiceWorker], peers: ShardPeers?) {
+    static func workers(
+        settings: TrackingSettings, pipeline: IngestPipeline, store: any TrackingStore, instance: String,
+        logger: Logger
+    ) async throws -> (workers: [ServiceWorker], peers: ShardPeers?) {
         var options = MDPWorker.Options()
         options.concurrency = settings.concurrency
         let worker = { (router: OpRouter) in ServiceWorker(broker: settings.broker, router: router, options: options, logger: logger) }

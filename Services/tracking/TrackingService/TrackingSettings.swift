@@ -40,24 +40,33 @@ public struct RideTrackingCommand: ServiceCommand {
     @Option(name: .customLong("ingest"), help: helpWithEnv("Device ingest (ROUTER) endpoints to bind, comma-separated", env: "RIDE_TRACKING_INGEST_BIND", default: "tcp://*:5558"))
     var ingest: String?
 
-    @Option(name: .customLong("shard"), help: helpWithEnv("This process's shard K/N: it keeps the devices whose id hashes to K of N shards (0/1: unsharded)", env: "RIDE_TRACKING_SHARD", default: "0/1"))
+    @Option(
+        name: .customLong("shard"),
+        help: helpWithEnv("This process's shard K/N: it keeps the devices whose id hashes to K of N shards (0/1: unsharded)", env: "RIDE_TRACKING_SHARD", default: "0/1"))
     var shard: String?
 
-    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of tracking.sqlite (tracking-shard-K-of-N.sqlite when sharded; unless --database-url)", env: "RIDE_DATA_DIR", default: "./.data"))
+    @Option(
+        name: .customLong("data-dir"),
+        help: helpWithEnv("Directory of tracking.sqlite (tracking-shard-K-of-N.sqlite when sharded; unless --database-url)", env: "RIDE_DATA_DIR", default: "./.data"))
     var dataDirectory: String?
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(name: .customLong("publishable-keys"), help: helpWithEnv("Publishable keys devices may use, comma-separated", env: "RIDE_PUBLISHABLE_KEYS", default: "pk_dev_ridesharing"))
+    @Option(
+        name: .customLong("publishable-keys"), help: helpWithEnv("Publishable keys devices may use, comma-separated", env: "RIDE_PUBLISHABLE_KEYS", default: "pk_dev_ridesharing"))
     var publishableKeys: String?
 
     @Option(name: .customLong("inactive-after-s"), help: helpWithEnv("Seconds of silence after which a device is inactive", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: "60"))
     var inactiveAfterSeconds: Int?
 
-    @Option(name: .customLong("future-tolerance-s"), help: helpWithEnv("How far in the future a location's time may be, in seconds", env: "RIDE_TRACKING_FUTURE_TOLERANCE_S", default: "300"))
+    @Option(
+        name: .customLong("future-tolerance-s"),
+        help: helpWithEnv("How far in the future a location's time may be, in seconds", env: "RIDE_TRACKING_FUTURE_TOLERANCE_S", default: "300"))
     var futureToleranceSeconds: Int?
 
-    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
+    @Option(
+        name: .customLong("concurrency"),
+        help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
 
     @OptionGroup public var common: CommonOptions
@@ -74,7 +83,8 @@ public struct RideTrackingCommand: ServiceCommand {
     public func settings() throws -> TrackingSettings {
         let logging = try common.logging()
         var rules = LocationRules()
-        rules.futureTolerance = TimeInterval(try integerSetting(futureToleranceSeconds, flag: "future-tolerance-s", env: "RIDE_TRACKING_FUTURE_TOLERANCE_S", default: 300, range: 0...86_400))
+        rules.futureTolerance = TimeInterval(
+            try integerSetting(futureToleranceSeconds, flag: "future-tolerance-s", env: "RIDE_TRACKING_FUTURE_TOLERANCE_S", default: 300, range: 0...86_400))
         let keys = Setting.resolve(publishableKeys, flag: "publishable-keys", env: "RIDE_PUBLISHABLE_KEYS", default: "pk_dev_ridesharing")
         let keyList = keys.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard !keyList.isEmpty, !keyList.contains(where: \.isEmpty) else {
@@ -90,8 +100,9 @@ public struct RideTrackingCommand: ServiceCommand {
         let directory = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
         return TrackingSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
-            ingest: try EndpointSyntax.validateList(Setting.resolve(ingest, flag: "ingest", env: "RIDE_TRACKING_INGEST_BIND", default: "tcp://*:5558"),
-                                                    name: "device ingest", forBinding: true),
+            ingest: try EndpointSyntax.validateList(
+                Setting.resolve(ingest, flag: "ingest", env: "RIDE_TRACKING_INGEST_BIND", default: "tcp://*:5558"),
+                name: "device ingest", forBinding: true),
             shard: deviceShard,
             dataDirectory: directory,
             database: try database.location(sqlitePath: TrackingSettings.sqlitePath(directory: directory, shard: deviceShard)),

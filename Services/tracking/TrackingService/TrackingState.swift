@@ -52,7 +52,8 @@ enum DeviceEventEncoding {
         case .location(let location): data = location.jsonBytes
         case .status(let status): data = try JSONCoding.encode(status)
         }
-        return EnvelopeWriter.write(id: EventID.next(), source: Events.deviceSource(event.deviceID),
-                                    type: event.type, time: event.time, sequence: event.sequence, data: data)
+        return EnvelopeWriter.write(
+            id: EventID.next(), source: Events.deviceSource(event.deviceID),
+            type: event.type, time: event.time, sequence: event.sequence, data: data)
     }
 }

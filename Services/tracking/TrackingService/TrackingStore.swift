@@ -2,8 +2,8 @@ import Bus
 import Foundation
 import GRDB
 import GRDBSQLite
-import Storage
 import RideModels
+import Storage
 import Wire
 
 /// What one group commit stores for one device: its record, and the history it brought.
@@ -52,48 +52,53 @@ public final class SQLiteTrackingStore: TrackingStore {
     }
 
     /// The schema, one migration per version.
-    static let migrations: [ServiceDatabase.Migration] = [("v1", """
-                CREATE TABLE devices (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    name TEXT,
-                    metadata TEXT NOT NULL,
-                    available INTEGER NOT NULL,
-                    tracking INTEGER NOT NULL,
-                    intents_changed_at INTEGER NOT NULL,
-                    activity TEXT NOT NULL,
-                    last_seen INTEGER,
-                    sequence INTEGER NOT NULL,
-                    latest_latitude REAL,
-                    latest_longitude REAL,
-                    latest_recorded_at INTEGER,
-                    latest_accuracy REAL,
-                    latest_speed REAL,
-                    latest_bearing REAL
-                );
-                CREATE TABLE locations (
-                    device_id TEXT NOT NULL,
-                    recorded_at INTEGER NOT NULL,
-                    latitude REAL NOT NULL,
-                    longitude REAL NOT NULL,
-                    accuracy REAL,
-                    speed REAL,
-                    bearing REAL,
-                    altitude REAL,
-                    mocked INTEGER,
-                    PRIMARY KEY (device_id, recorded_at)
-                ) WITHOUT ROWID;
-                CREATE TABLE geotags (
-                    id INTEGER PRIMARY KEY,
-                    device_id TEXT NOT NULL,
-                    recorded_at INTEGER NOT NULL,
-                    latitude REAL NOT NULL,
-                    longitude REAL NOT NULL,
-                    accuracy REAL,
-                    metadata TEXT NOT NULL,
-                    UNIQUE (device_id, recorded_at, metadata)
-                );
-                CREATE INDEX geotags_by_device_time ON geotags (device_id, recorded_at);
-                """)]
+    static let migrations: [ServiceDatabase.Migration] = [
+        (
+            "v1",
+            """
+            CREATE TABLE devices (
+                id TEXT PRIMARY KEY NOT NULL,
+                name TEXT,
+                metadata TEXT NOT NULL,
+                available INTEGER NOT NULL,
+                tracking INTEGER NOT NULL,
+                intents_changed_at INTEGER NOT NULL,
+                activity TEXT NOT NULL,
+                last_seen INTEGER,
+                sequence INTEGER NOT NULL,
+                latest_latitude REAL,
+                latest_longitude REAL,
+                latest_recorded_at INTEGER,
+                latest_accuracy REAL,
+                latest_speed REAL,
+                latest_bearing REAL
+            );
+            CREATE TABLE locations (
+                device_id TEXT NOT NULL,
+                recorded_at INTEGER NOT NULL,
+                latitude REAL NOT NULL,
+                longitude REAL NOT NULL,
+                accuracy REAL,
+                speed REAL,
+                bearing REAL,
+                altitude REAL,
+                mocked INTEGER,
+                PRIMARY KEY (device_id, recorded_at)
+            ) WITHOUT ROWID;
+            CREATE TABLE geotags (
+                id INTEGER PRIMARY KEY,
+                device_id TEXT NOT NULL,
+                recorded_at INTEGER NOT NULL,
+                latitude REAL NOT NULL,
+                longitude REAL NOT NULL,
+                accuracy REAL,
+                metadata TEXT NOT NULL,
+                UNIQUE (device_id, recorded_at, metadata)
+            );
+            CREATE INDEX geotags_by_device_time ON geotags (device_id, recorded_at);
+            """
+        )
+    ]
 
     public func loadDevices() async throws -> [DeviceRecord] {
         try await pool.read { db in
@@ -108,9 +113,11 @@ public final class SQLiteTrackingStore: TrackingStore {
                 record.lastSeen = (row["last_seen"] as Int64?).map(Self.date)
                 record.sequence = UInt64(row["sequence"] as Int64)
                 if let latitude: Double = row["latest_latitude"], let longitude: Double = row["latest_longitude"],
-                   let recordedAt: Int64 = row["latest_recorded_at"] {
-                    record.latest = DeviceLocation(latitude: latitude, longitude: longitude, recordedAt: Self.date(recordedAt),
-                                                   accuracy: row["latest_accuracy"], speed: row["latest_speed"], bearing: row["latest_bearing"])
+                    let recordedAt: Int64 = row["latest_recorded_at"]
+                {
+                    record.latest = DeviceLocation(
+                        latitude: latitude, longitude: longitude, recordedAt: Self.date(recordedAt),
+                        accuracy: row["latest_accuracy"], speed: row["latest_speed"], bearing: row["latest_bearing"])
                 }
                 return record
             }
@@ -121,27 +128,35 @@ public final class SQLiteTrackingStore: TrackingStore {
     /// and binding through GRDB's generic arguments costs more than SQLite's own work here.
     public func commit(_ writes: [TrackingWrite]) throws {
         try pool.write { db in
-            let upsertDevice = try db.cachedStatement(sql: """
-                INSERT INTO devices (id, name, metadata, available, tracking, intents_changed_at, activity, last_seen, sequence,
-                    latest_latitude, latest_longitude, latest_recorded_at, latest_accuracy, latest_speed, latest_bearing)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET name = excluded.name, metadata = excluded.metadata, available = excluded.available,
-                    tracking = excluded.tracking, intents_changed_at = excluded.intents_changed_at, activity = excluded.activity,
-                    last_seen = excluded.last_seen, sequence = excluded.sequence, latest_latitude = excluded.latest_latitude,
-                    latest_longitude = excluded.latest_longitude, latest_recorded_at = excluded.latest_recorded_at,
-                    latest_accuracy = excluded.latest_accuracy, latest_speed = excluded.latest_speed, latest_bearing = excluded.latest_bearing
-                """).sqliteStatement
-            let updateDevice = try db.cachedStatement(sql: """
-                UPDATE devices SET activity = ?, last_seen = ?, sequence = ?, latest_latitude = ?, latest_longitude = ?,
-                    latest_recorded_at = ?, latest_accuracy = ?, latest_speed = ?, latest_bearing = ? WHERE id = ?
-                """).sqliteStatement
-            let insertLocation = try db.cachedStatement(sql: """
-                INSERT OR IGNORE INTO locations (device_id, recorded_at, latitude, longitude, accuracy, speed, bearing, altitude, mocked)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).sqliteStatement
-            let insertGeotag = try db.cachedStatement(sql: """
-                INSERT OR IGNORE INTO geotags (device_id, recorded_at, latitude, longitude, accuracy, metadata) VALUES (?, ?, ?, ?, ?, ?)
-                """).sqliteStatement
+            let upsertDevice = try db.cachedStatement(
+                sql: """
+                    INSERT INTO devices (id, name, metadata, available, tracking, intents_changed_at, activity, last_seen, sequence,
+                        latest_latitude, latest_longitude, latest_recorded_at, latest_accuracy, latest_speed, latest_bearing)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET name = excluded.name, metadata = excluded.metadata, available = excluded.available,
+                        tracking = excluded.tracking, intents_changed_at = excluded.intents_changed_at, activity = excluded.activity,
+                        last_seen = excluded.last_seen, sequence = excluded.sequence, latest_latitude = excluded.latest_latitude,
+                        latest_longitude = excluded.latest_longitude, latest_recorded_at = excluded.latest_recorded_at,
+                        latest_accuracy = excluded.latest_accuracy, latest_speed = excluded.latest_speed, latest_bearing = excluded.latest_bearing
+                    """
+            ).sqliteStatement
+            let updateDevice = try db.cachedStatement(
+                sql: """
+                    UPDATE devices SET activity = ?, last_seen = ?, sequence = ?, latest_latitude = ?, latest_longitude = ?,
+                        latest_recorded_at = ?, latest_accuracy = ?, latest_speed = ?, latest_bearing = ? WHERE id = ?
+                    """
+            ).sqliteStatement
+            let insertLocation = try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO locations (device_id, recorded_at, latitude, longitude, accuracy, speed, bearing, altitude, mocked)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).sqliteStatement
+            let insertGeotag = try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO geotags (device_id, recorded_at, latitude, longitude, accuracy, metadata) VALUES (?, ?, ?, ?, ?, ?)
+                    """
+            ).sqliteStatement
             let connection = db.sqliteConnection
             for write in writes {
                 let record = write.record
@@ -207,20 +222,28 @@ public final class SQLiteTrackingStore: TrackingStore {
         let lower = from.map(Self.milliseconds) ?? Int64.min
         let upper = to.map(Self.milliseconds) ?? Int64.max
         return try await pool.read { db in
-            let locations = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT * FROM locations WHERE device_id = ? AND recorded_at BETWEEN ? AND ? ORDER BY recorded_at LIMIT ?
-                """), arguments: [deviceID, lower, upper, limit]).map { row in
-                DeviceLocation(latitude: row["latitude"], longitude: row["longitude"], recordedAt: Self.date(row["recorded_at"]),
-                               accuracy: row["accuracy"], speed: row["speed"], bearing: row["bearing"], altitude: row["altitude"],
-                               mocked: row["mocked"])
+            let locations = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM locations WHERE device_id = ? AND recorded_at BETWEEN ? AND ? ORDER BY recorded_at LIMIT ?
+                        """), arguments: [deviceID, lower, upper, limit]
+            ).map { row in
+                DeviceLocation(
+                    latitude: row["latitude"], longitude: row["longitude"], recordedAt: Self.date(row["recorded_at"]),
+                    accuracy: row["accuracy"], speed: row["speed"], bearing: row["bearing"], altitude: row["altitude"],
+                    mocked: row["mocked"])
             }
-            let geotags = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT * FROM geotags WHERE device_id = ? AND recorded_at BETWEEN ? AND ? ORDER BY recorded_at
-                """), arguments: [deviceID, lower, upper]).map { row in
+            let geotags = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM geotags WHERE device_id = ? AND recorded_at BETWEEN ? AND ? ORDER BY recorded_at
+                        """), arguments: [deviceID, lower, upper]
+            ).map { row in
                 GeotagRecord(
                     metadata: (try? JSONCoding.decode([String: JSONValue].self, from: Array((row["metadata"] as String).utf8))) ?? [:],
-                    location: DeviceLocation(latitude: row["latitude"], longitude: row["longitude"], recordedAt: Self.date(row["recorded_at"]),
-                                             accuracy: row["accuracy"]))
+                    location: DeviceLocation(
+                        latitude: row["latitude"], longitude: row["longitude"], recordedAt: Self.date(row["recorded_at"]),
+                        accuracy: row["accuracy"]))
             }
             return LocationHistory(deviceID: deviceID, locations: locations, geotags: geotags)
         }

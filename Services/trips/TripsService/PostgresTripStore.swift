@@ -16,8 +16,9 @@ public final class PostgresTripStore: TripStorage {
     private let logger: Logger
 
     public static func open(url: PostgresURL, schema: String = "trips", logger: Logger) async throws -> PostgresTripStore {
-        PostgresTripStore(postgres: try await PostgresSchema.open(url: url, schema: schema, migrations: migrations, outbox: true, logger: logger),
-                          logger: logger)
+        PostgresTripStore(
+            postgres: try await PostgresSchema.open(url: url, schema: schema, migrations: migrations, outbox: true, logger: logger),
+            logger: logger)
     }
 
     init(postgres: PostgresSchema, logger: Logger) {
@@ -36,15 +37,18 @@ public final class PostgresTripStore: TripStorage {
         return try await postgres.write { connection in
             // Two instances given the same key at once: the second waits for the first's commit
             // here and inserts nothing. A trip without a key (NULL) never conflicts.
-            let inserted = try await connection.run("""
+            let inserted = try await connection.run(
+                """
                 INSERT INTO trips (id, share_id, device_id, status, idempotency_key, document, progress)
                 VALUES (\(live.trip.tripID), \(live.trip.shareID), \(live.trip.deviceID), \(live.trip.status.rawValue), \(idempotencyKey),
                         \(document), \(progress))
                 ON CONFLICT (idempotency_key) DO NOTHING RETURNING 1
                 """, logger: logger)
             guard inserted == 1 else {
-                guard let idempotencyKey, let existing = try await connection.first(
-                    "SELECT document FROM trips WHERE idempotency_key = \(idempotencyKey)", as: String.self, logger: logger) else {
+                guard let idempotencyKey,
+                    let existing = try await connection.first(
+                        "SELECT document FROM trips WHERE idempotency_key = \(idempotencyKey)", as: String.self, logger: logger)
+                else {
                     throw ServiceError(status: 500, code: "internal", message: "trip \(live.trip.tripID) was neither stored nor found by its idempotency key")
                 }
                 return (try JSONCoding.decode(Trip.self, fromText: existing), false)
@@ -74,11 +78,12 @@ public final class PostgresTripStore: TripStorage {
     public func activeTrips(id: String?) async throws -> [LiveTrip] {
         if let id, !TripStorageRules.isStorable(id) { return [] }
         let logger = logger
-        let query: PostgresQuery = if let id {
-            "SELECT document, progress FROM trips WHERE status = 'active' AND id = \(id)"
-        } else {
-            "SELECT document, progress FROM trips WHERE status = 'active'"
-        }
+        let query: PostgresQuery =
+            if let id {
+                "SELECT document, progress FROM trips WHERE status = 'active' AND id = \(id)"
+            } else {
+                "SELECT document, progress FROM trips WHERE status = 'active'"
+            }
         return try await postgres.read { connection in
             try await connection.all(query, as: (String, String).self, logger: logger).map { row in
                 LiveTrip(trip: try JSONCoding.decode(Trip.self, fromText: row.0), progress: try JSONCoding.decode(TripProgress.self, fromText: row.1))
@@ -102,8 +107,10 @@ public final class PostgresTripStore: TripStorage {
             // at once; the second reads the first's commit (or no row, once completed) and stops.
             // The document is decoded here, not read with a JSON operator: jsonb refuses a "\u0000"
             // that a trip's metadata may hold.
-            guard let stored = try await connection.first(
-                "SELECT document FROM trips WHERE id = \(live.trip.tripID) AND status = 'active' FOR UPDATE", as: String.self, logger: logger) else {
+            guard
+                let stored = try await connection.first(
+                    "SELECT document FROM trips WHERE id = \(live.trip.tripID) AND status = 'active' FOR UPDATE", as: String.self, logger: logger)
+            else {
                 return false
             }
             let arrived = try JSONCoding.decode(Trip.self, fromText: stored).destination.arrivedAt != nil
@@ -125,8 +132,9 @@ public final class PostgresTripStore: TripStorage {
             let stored = try JSONCoding.decode(Trip.self, fromText: document)
             guard stored.status == .active else { return stored }
             let trip = TripStorageRules.completed(stored, at: time, summary: summary)
-            try await connection.run("UPDATE trips SET status = \(trip.status.rawValue), document = \(try JSONCoding.encodeText(trip)) WHERE id = \(id)",
-                                     logger: logger)
+            try await connection.run(
+                "UPDATE trips SET status = \(trip.status.rawValue), document = \(try JSONCoding.encodeText(trip)) WHERE id = \(id)",
+                logger: logger)
             try await Self.appendEvent(connection, "completed", trip, logger: logger)
             return trip
         }

@@ -57,8 +57,11 @@ extension LiveTrip {
             trip.estimate = nil
             return "destination_arrival"
         case .eta(let estimate):
-            trip.estimate = Trip.Estimate(arriveAt: estimate.arriveAt, route: .init(distance: estimate.distance, duration: estimate.duration,
-                                                                                   remainingDuration: estimate.duration))
+            trip.estimate = Trip.Estimate(
+                arriveAt: estimate.arriveAt,
+                route: .init(
+                    distance: estimate.distance, duration: estimate.duration,
+                    remainingDuration: estimate.duration))
             return "eta"
         }
     }
@@ -101,8 +104,9 @@ enum TripStorageRules {
 
     /// The outbox entry of event `value` (`created`, `eta`, …) of `trip`.
     static func event(_ value: String, _ trip: Trip) -> (topic: String, event: TripEvent) {
-        let data = TripEvent.Data(value: value, tripID: trip.tripID, tripMetadata: trip.metadata, estimate: value == "eta" ? trip.estimate : nil,
-                                  summary: value == "completed" ? trip.summary : nil, arrivedAt: trip.destination.arrivedAt)
+        let data = TripEvent.Data(
+            value: value, tripID: trip.tripID, tripMetadata: trip.metadata, estimate: value == "eta" ? trip.estimate : nil,
+            summary: value == "completed" ? trip.summary : nil, arrivedAt: trip.destination.arrivedAt)
         return ("trip.\(value)", TripEvent(createdAt: Date(), deviceID: trip.deviceID, data: data))
     }
 }

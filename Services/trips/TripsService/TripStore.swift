@@ -20,28 +20,37 @@ public final class TripStore: TripStorage {
     public var eventLog: any EventLog { SQLiteEventLog(database: database) }
 
     /// The schema, one migration per version (the outbox table comes with the first).
-    static let migrations: [ServiceDatabase.Migration] = [("v1", """
-                CREATE TABLE trips (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    share_id TEXT NOT NULL UNIQUE,
-                    device_id TEXT NOT NULL,
-                    status TEXT NOT NULL,
-                    idempotency_key TEXT UNIQUE,
-                    document TEXT NOT NULL,
-                    progress TEXT NOT NULL
-                );
-                CREATE INDEX trips_active ON trips (status, device_id);
-                """)]
+    static let migrations: [ServiceDatabase.Migration] = [
+        (
+            "v1",
+            """
+            CREATE TABLE trips (
+                id TEXT PRIMARY KEY NOT NULL,
+                share_id TEXT NOT NULL UNIQUE,
+                device_id TEXT NOT NULL,
+                status TEXT NOT NULL,
+                idempotency_key TEXT UNIQUE,
+                document TEXT NOT NULL,
+                progress TEXT NOT NULL
+            );
+            CREATE INDEX trips_active ON trips (status, device_id);
+            """
+        )
+    ]
 
     public func create(_ live: LiveTrip, idempotencyKey: String?) async throws -> (trip: Trip, created: Bool) {
         try await writes.write { db in
             if let idempotencyKey,
-               let existing = try db.value(String.self, "SELECT document FROM trips WHERE idempotency_key = ?", [idempotencyKey]) {
+                let existing = try db.value(String.self, "SELECT document FROM trips WHERE idempotency_key = ?", [idempotencyKey])
+            {
                 return (try JSONCoding.decode(Trip.self, fromText: existing), false)
             }
-            try db.run("INSERT INTO trips (id, share_id, device_id, status, idempotency_key, document, progress) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       [live.trip.tripID, live.trip.shareID, live.trip.deviceID, live.trip.status.rawValue, idempotencyKey,
-                                       try JSONCoding.encodeText(live.trip), try JSONCoding.encodeText(live.progress)])
+            try db.run(
+                "INSERT INTO trips (id, share_id, device_id, status, idempotency_key, document, progress) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    live.trip.tripID, live.trip.shareID, live.trip.deviceID, live.trip.status.rawValue, idempotencyKey,
+                    try JSONCoding.encodeText(live.trip), try JSONCoding.encodeText(live.progress),
+                ])
             for event in TripStorageRules.creationEvents(live.trip) { try Self.appendEvent(db, event, live.trip) }
             return (live.trip, true)
         }
@@ -54,7 +63,9 @@ public final class TripStore: TripStorage {
 
     public func trip(shareID: String) async throws -> Trip? {
         guard TripStorageRules.isStorable(shareID) else { return nil }
-        return try await database.read { db in try db.value(String.self, "SELECT document FROM trips WHERE share_id = ?", [shareID]).map { try JSONCoding.decode(Trip.self, fromText: $0) } }
+        return try await database.read { db in
+            try db.value(String.self, "SELECT document FROM trips WHERE share_id = ?", [shareID]).map { try JSONCoding.decode(Trip.self, fromText: $0) }
+        }
     }
 
     public func activeTrips(id: String?) async throws -> [LiveTrip] {
@@ -74,14 +85,19 @@ public final class TripStore: TripStorage {
     public func update(_ live: LiveTrip, event: String?) async throws -> Bool {
         try await writes.write { db in
             // SQLite reads the one field instead of this process decoding the whole document.
-            guard let arrived = try db.value(Bool.self, """
-                SELECT json_extract(document, '$.destination.arrived_at') IS NOT NULL FROM trips WHERE id = ? AND status = 'active'
-                """, [live.trip.tripID]) else {
+            guard
+                let arrived = try db.value(
+                    Bool.self,
+                    """
+                    SELECT json_extract(document, '$.destination.arrived_at') IS NOT NULL FROM trips WHERE id = ? AND status = 'active'
+                    """, [live.trip.tripID])
+            else {
                 return false
             }
             if TripStorageRules.isStale(live, event: event, storedArrived: arrived) { return false }
-            try db.run("UPDATE trips SET document = ?, progress = ? WHERE id = ?",
-                       [try JSONCoding.encodeText(live.trip), try JSONCoding.encodeText(live.progress), live.trip.tripID])
+            try db.run(
+                "UPDATE trips SET document = ?, progress = ? WHERE id = ?",
+                [try JSONCoding.encodeText(live.trip), try JSONCoding.encodeText(live.progress), live.trip.tripID])
             if let event { try Self.appendEvent(db, event, live.trip) }
             return true
         }

@@ -14,9 +14,10 @@ public enum TripSummaryBuilder {
         var kept: [GeoPoint] = []
         for fix in ordered where odometer.add(fix) { kept.append(fix.point) }
         let route = Polyline(points: kept).simplified(tolerance: routeTolerance)
-        return TripSummary(locations: .init(coordinates: route.geoJSONCoordinates), distance: Int(odometer.distance.rounded()),
-                           duration: Int(max(0, completedAt.timeIntervalSince(startedAt)).rounded()), startedAt: startedAt,
-                           completedAt: completedAt, deviceID: deviceID, markers: arrival.map { [$0] } ?? [])
+        return TripSummary(
+            locations: .init(coordinates: route.geoJSONCoordinates), distance: Int(odometer.distance.rounded()),
+            duration: Int(max(0, completedAt.timeIntervalSince(startedAt)).rounded()), startedAt: startedAt,
+            completedAt: completedAt, deviceID: deviceID, markers: arrival.map { [$0] } ?? [])
     }
 }
 

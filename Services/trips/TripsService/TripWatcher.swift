@@ -156,8 +156,9 @@ struct TripWatcherService: Service {
             do {
                 _ = try await catchUp(deviceID: trip.trip.deviceID, from: trip.trip.startedAt)
             } catch {
-                logger.warning("cannot read a trip's locations recorded while trips was away; retried while the device stays quiet",
-                               metadata: ["trip_id": "\(trip.trip.tripID)", "error": "\(error)"])
+                logger.warning(
+                    "cannot read a trip's locations recorded while trips was away; retried while the device stays quiet",
+                    metadata: ["trip_id": "\(trip.trip.tripID)", "error": "\(error)"])
             }
         }
         let (watcher, trips) = (self.watcher, self.trips)
@@ -165,7 +166,8 @@ struct TripWatcherService: Service {
             await withDiscardingTaskGroup { group in
                 group.addTask { await watcher.run() }
                 // The events above are the fast path; this is the one that cannot be missed.
-                let store = self.store, logger = self.logger
+                let store = self.store
+                let logger = self.logger
                 group.addTask {
                     while !Task.isShuttingDownGracefully {
                         try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(5)) }
@@ -216,8 +218,9 @@ struct TripWatcherService: Service {
                 let (locations, arrivals) = try await catchUp(deviceID: deviceID, from: from)
                 if arrivals > 0 {
                     // Worth knowing: the bus lost a location that mattered (the arrival is stored now).
-                    logger.warning("an arrival found in tracking's history of a quiet device; the bus had not delivered it",
-                                   metadata: ["device_id": "\(deviceID)", "locations": "\(locations)", "arrivals": "\(arrivals)"])
+                    logger.warning(
+                        "an arrival found in tracking's history of a quiet device; the bus had not delivered it",
+                        metadata: ["device_id": "\(deviceID)", "locations": "\(locations)", "arrivals": "\(arrivals)"])
                 } else if locations > 1 {
                     // More than the last one seen (`from` is inclusive): the bus is not delivering this device.
                     logger.info("read locations of a quiet device the bus had not delivered", metadata: ["device_id": "\(deviceID)", "locations": "\(locations)"])

@@ -42,9 +42,10 @@ struct TripsOps {
         if let problem = Self.problem(with: params) { throw ServiceError.unprocessable("invalid_params", problem) }
         let radius = params.destination.radius ?? 30
         let now = Date()
-        let trip = Trip(tripID: UUID().uuidString.lowercased(), shareID: ShareID.make(), deviceID: params.deviceID, status: .active, startedAt: now,
-                        destination: .init(geometry: params.destination.geometry, radius: radius, address: params.destination.address),
-                        metadata: params.metadata)
+        let trip = Trip(
+            tripID: UUID().uuidString.lowercased(), shareID: ShareID.make(), deviceID: params.deviceID, status: .active, startedAt: now,
+            destination: .init(geometry: params.destination.geometry, radius: radius, address: params.destination.address),
+            metadata: params.metadata)
         var live = LiveTrip(starting: trip)
         if let fix = await startingFix(of: params.deviceID) {
             for signal in live.progress.record(fix, model: model, now: now) { _ = live.apply(signal) }

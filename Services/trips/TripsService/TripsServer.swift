@@ -1,6 +1,6 @@
-import Geo
 import Bus
 import Foundation
+import Geo
 import Logging
 import RideContract
 import RideModels
@@ -27,8 +27,9 @@ public struct TripsServer: Sendable {
         let model = RouteModel()
         let watcher = TripWatcher(store: store, relay: relay, subscriber: subscriber, model: model, logger: logger)
         // Other instances' trips: adopted when created, let go when completed.
-        let trips = try await EventSubscriber<TripEvent>(endpoint: settings.sub, prefixes: [Events.tripCreated.topic, Events.tripCompleted.topic],
-                                                         logger: logger)
+        let trips = try await EventSubscriber<TripEvent>(
+            endpoint: settings.sub, prefixes: [Events.tripCreated.topic, Events.tripCompleted.topic],
+            logger: logger)
         let watching = TripWatcherService(watcher: watcher, store: store, platform: platform, subscriber: subscriber, trips: trips, logger: logger)
         let instance = UUID().uuidString.lowercased()
         let startedAt = Date()
@@ -37,11 +38,15 @@ public struct TripsServer: Sendable {
         let ops = TripsOps(store: store, watcher: watcher, platform: platform, relay: relay, model: model, logger: logger)
         let worker = ServiceWorker(broker: settings.broker, router: ops.router(instance: instance), options: workerOptions, logger: logger)
         let settings = self.settings
-        let status = StatusServer.make(address: settings.http, serviceName: "ride-trips", metrics: metrics, logger: logger, onRunning: { port in
-            logger.info("trips ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.database)"])
-        }) {
-            HealthReport(status: .ok, service: "trips", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt),
-                         details: ["active_trips": .number(Double(await watcher.activeCount))])
+        let status = StatusServer.make(
+            address: settings.http, serviceName: "ride-trips", metrics: metrics, logger: logger,
+            onRunning: { port in
+                logger.info("trips ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.database)"])
+            }
+        ) {
+            HealthReport(
+                status: .ok, service: "trips", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt),
+                details: ["active_trips": .number(Double(await watcher.activeCount))])
         }
         let closing = ShutdownHook {
             await platform.close()
@@ -50,7 +55,7 @@ public struct TripsServer: Sendable {
         }
         do {
             try await ServiceRunner.run([closing, relay, watching, worker, status], logger: logger)
-        } catch where isAddressInUse(error) {
+        } catch  where isAddressInUse(error) {
             throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use", program: "ride-trips", code: ExitCodes.unavailable)
         }
     }

@@ -29,7 +29,9 @@ public struct RideTripsCommand: ServiceCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
+    @Option(
+        name: .customLong("concurrency"),
+        help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
 
     @OptionGroup public var common: CommonOptions

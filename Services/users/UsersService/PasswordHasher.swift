@@ -24,15 +24,16 @@ public struct PasswordHasher: Sendable {
     public func verify(_ password: String, against stored: String) -> Bool {
         let parts = stored.split(separator: "$")
         guard parts.count == 4, parts[0] == "pbkdf2-sha256", let rounds = Int(parts[1]), rounds > 0,
-              let salt = Data(base64Encoded: String(parts[2])), let expected = Data(base64Encoded: String(parts[3])),
-              let key = try? Self.derive(password, salt: [UInt8](salt), rounds: rounds)
+            let salt = Data(base64Encoded: String(parts[2])), let expected = Data(base64Encoded: String(parts[3])),
+            let key = try? Self.derive(password, salt: [UInt8](salt), rounds: rounds)
         else { return false }
         return Self.constantTimeEqual(key, [UInt8](expected))
     }
 
     static func derive(_ password: String, salt: [UInt8], rounds: Int) throws -> [UInt8] {
-        let key = try KDF.Insecure.PBKDF2.deriveKey(from: Array(password.utf8), salt: salt, using: .sha256,
-                                                      outputByteCount: 32, unsafeUncheckedRounds: rounds)
+        let key = try KDF.Insecure.PBKDF2.deriveKey(
+            from: Array(password.utf8), salt: salt, using: .sha256,
+            outputByteCount: 32, unsafeUncheckedRounds: rounds)
         return key.withUnsafeBytes { [UInt8]($0) }
     }
 

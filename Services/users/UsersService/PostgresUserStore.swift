@@ -60,15 +60,17 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
         let logger = logger
         let created = UserRow.milliseconds(user.createdAt)
         let sequence = try await postgres.write { connection in
-            let inserted = try await connection.run("""
+            let inserted = try await connection.run(
+                """
                 INSERT INTO users (id, role, name, phone_number, device_id, car_model, car_license_plate, password_hash, created_at_ms, updated_at_ms)
                 VALUES (\(user.id), \(user.role.rawValue), \(user.name), \(user.phoneNumber), \(user.deviceID), \(user.car?.model),
                         \(user.car?.licensePlate), \(passwordHash), \(created), \(created))
                 ON CONFLICT (phone_number) DO NOTHING RETURNING 1
                 """, logger: logger)
             guard inserted == 1 else { throw UserStoreFailure.phoneTaken }
-            return try await PostgresOutbox.append(connection, topic: Events.userRegistered.topic, type: Events.userRegistered.type,
-                                                   data: UserRegistered(user: user), time: user.createdAt, logger: logger)
+            return try await PostgresOutbox.append(
+                connection, topic: Events.userRegistered.topic, type: Events.userRegistered.type,
+                data: UserRegistered(user: user), time: user.createdAt, logger: logger)
         }
         counted.withLock { $0.count += 1 }
         return sequence
@@ -78,16 +80,20 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
     private typealias UserColumns = (String, String, String, String, String?, String?, String?, Int64, Int, Int)
 
     private static func user(_ row: UserColumns) -> User {
-        UserRow(id: row.0, role: row.1, name: row.2, phoneNumber: row.3, deviceID: row.4, carModel: row.5, carLicensePlate: row.6,
-                createdAtMS: row.7, ratingSum: row.8, ratingCount: row.9).user
+        UserRow(
+            id: row.0, role: row.1, name: row.2, phoneNumber: row.3, deviceID: row.4, carModel: row.5, carLicensePlate: row.6,
+            createdAtMS: row.7, ratingSum: row.8, ratingCount: row.9
+        ).user
     }
 
     public func credentials(phoneNumber: String) async throws -> (User, String)? {
         let logger = logger
         return try await postgres.read { connection in
-            try await connection.first("SELECT \(unescaped: Self.userColumns), password_hash FROM users WHERE phone_number = \(phoneNumber)",
-                                       as: (String, String, String, String, String?, String?, String?, Int64, Int, Int, String).self, logger: logger)
-                .map { row in (Self.user((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9)), row.10) }
+            try await connection.first(
+                "SELECT \(unescaped: Self.userColumns), password_hash FROM users WHERE phone_number = \(phoneNumber)",
+                as: (String, String, String, String, String?, String?, String?, Int64, Int, Int, String).self, logger: logger
+            )
+            .map { row in (Self.user((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9)), row.10) }
         }
     }
 
@@ -97,8 +103,10 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
     }
 
     private static func user(_ connection: PostgresConnection, id: String, lock: Bool, logger: Logger) async throws -> User? {
-        try await connection.first("SELECT \(unescaped: userColumns) FROM users WHERE id = \(id)\(unescaped: lock ? " FOR UPDATE" : "")",
-                                   as: UserColumns.self, logger: logger).map(user)
+        try await connection.first(
+            "SELECT \(unescaped: userColumns) FROM users WHERE id = \(id)\(unescaped: lock ? " FOR UPDATE" : "")",
+            as: UserColumns.self, logger: logger
+        ).map(user)
     }
 
     public func update(_ changes: UpdateUserParams, passwordHash: String?, now: Date) async throws -> User {
@@ -110,7 +118,8 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
                 if let name = changes.name { user.name = name }
                 if let deviceID = changes.deviceID { user.deviceID = deviceID }
                 if let car = changes.car { user.car = car }
-                try await connection.run("""
+                try await connection.run(
+                    """
                     UPDATE users SET name = \(user.name), phone_number = \(user.phoneNumber), device_id = \(user.deviceID),
                         car_model = \(user.car?.model), car_license_plate = \(user.car?.licensePlate),
                         password_hash = COALESCE(\(passwordHash), password_hash), updated_at_ms = \(UserRow.milliseconds(now))
@@ -126,13 +135,15 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
     public func record(_ rated: OrderRated) async throws -> Bool {
         let logger = logger
         return try await postgres.write { connection in
-            let inserted = try await connection.run("""
+            let inserted = try await connection.run(
+                """
                 INSERT INTO ratings (order_id, rater_role, ratee_id, stars) VALUES (\(rated.orderID), \(rated.raterRole.rawValue), \(rated.rateeID), \(rated.rating.stars))
                 ON CONFLICT DO NOTHING RETURNING 1
                 """, logger: logger)
             guard inserted == 1 else { return false }
-            try await connection.run("UPDATE users SET rating_sum = rating_sum + \(rated.rating.stars), rating_count = rating_count + 1 WHERE id = \(rated.rateeID)",
-                                     logger: logger)
+            try await connection.run(
+                "UPDATE users SET rating_sum = rating_sum + \(rated.rating.stars), rating_count = rating_count + 1 WHERE id = \(rated.rateeID)",
+                logger: logger)
             return true
         }
     }
@@ -143,15 +154,18 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
             // The user's row locked: two instances saving the same user's home queue here.
             guard try await Self.user(connection, id: place.userID, lock: true, logger: logger) != nil else { throw UserStoreFailure.unknownUser }
             var place = place
-            if place.label != .other, let existing = try await connection.first(
-                "SELECT id FROM saved_places WHERE user_id = \(place.userID) AND label = \(place.label.rawValue)", as: String.self, logger: logger) {
+            if place.label != .other,
+                let existing = try await connection.first(
+                    "SELECT id FROM saved_places WHERE user_id = \(place.userID) AND label = \(place.label.rawValue)", as: String.self, logger: logger)
+            {
                 place.id = existing
                 try await connection.run("UPDATE saved_places SET document = \(try JSONCoding.encodeText(place)) WHERE id = \(existing)", logger: logger)
                 return place
             }
             let count = try await connection.first("SELECT COUNT(*) FROM saved_places WHERE user_id = \(place.userID)", as: Int.self, logger: logger) ?? 0
             guard count < UserStorageRules.placesPerUser else { throw UserStoreFailure.tooManyPlaces(count) }
-            try await connection.run("""
+            try await connection.run(
+                """
                 INSERT INTO saved_places (id, user_id, label, document, created_at_ms)
                 VALUES (\(place.id), \(place.userID), \(place.label.rawValue), \(try JSONCoding.encodeText(place)), \(UserRow.milliseconds(place.createdAt)))
                 """, logger: logger)

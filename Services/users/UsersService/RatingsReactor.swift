@@ -23,15 +23,18 @@ enum RatingsReactor {
     }
 
     static func make(store: any UserStorage, platform: ServiceClient, subscriber: EventSubscriber<OrdersEvent>, logger: Logger) -> EventReactor<OrdersEvent> {
-        EventReactor(name: "ratings", sources: [BusContract.Service.orders], cursors: store, subscriber: subscriber, logger: logger, fetch: { source, after, limit in
-            try await platform.call(Ops.events(of: source), EventsQuery(after: after, limit: limit))
-        }, handle: { event in
-            guard case .rated(let rated) = event.data else { return }
-            // Retried until stored (the watermark waits for it): counting is idempotent, so a retry is safe.
-            var logger = logger
-            logger[metadataKey: "order_id"] = "\(rated.orderID)"
-            await retryingWithBackoff("ratings: recording a rating", logger: logger) { try await store.record(rated) }
-        })
+        EventReactor(
+            name: "ratings", sources: [BusContract.Service.orders], cursors: store, subscriber: subscriber, logger: logger,
+            fetch: { source, after, limit in
+                try await platform.call(Ops.events(of: source), EventsQuery(after: after, limit: limit))
+            },
+            handle: { event in
+                guard case .rated(let rated) = event.data else { return }
+                // Retried until stored (the watermark waits for it): counting is idempotent, so a retry is safe.
+                var logger = logger
+                logger[metadataKey: "order_id"] = "\(rated.orderID)"
+                await retryingWithBackoff("ratings: recording a rating", logger: logger) { try await store.record(rated) }
+            })
     }
 }
 

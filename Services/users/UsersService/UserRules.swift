@@ -15,7 +15,7 @@ public enum UserRules {
     public static func problem(phoneNumber: String) -> String? {
         let digits = phoneNumber.dropFirst()
         guard phoneNumber.hasPrefix("+"), (8...15).contains(digits.count), digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
-              digits.first != "0"
+            digits.first != "0"
         else { return "phone_number: must be in international form, a + and 8 to 15 digits (+380501234567), got \"\(phoneNumber.prefix(40))\"" }
         return nil
     }

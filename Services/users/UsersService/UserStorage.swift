@@ -56,9 +56,10 @@ struct UserRow {
     var ratingCount: Int
 
     var user: User {
-        var user = User(id: id, role: UserRole(rawValue: role) ?? .rider, name: name, phoneNumber: phoneNumber, deviceID: deviceID,
-                        car: carModel.flatMap { model in carLicensePlate.map { Car(model: model, licensePlate: $0) } },
-                        createdAt: Date(timeIntervalSince1970: Double(createdAtMS) / 1000))
+        var user = User(
+            id: id, role: UserRole(rawValue: role) ?? .rider, name: name, phoneNumber: phoneNumber, deviceID: deviceID,
+            car: carModel.flatMap { model in carLicensePlate.map { Car(model: model, licensePlate: $0) } },
+            createdAt: Date(timeIntervalSince1970: Double(createdAtMS) / 1000))
         if ratingCount > 0 {
             user.rating = UserRating(average: (Double(ratingSum) / Double(ratingCount) * 100).rounded() / 100, count: ratingCount)
         }

@@ -23,21 +23,27 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
     public var eventLog: any EventLog { SQLiteEventLog(database: database) }
 
     /// The schema, one migration per version (the outbox table comes with the first).
-    static let migrations: [ServiceDatabase.Migration] = [("v1", """
-                CREATE TABLE users (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    role TEXT NOT NULL,
-                    name TEXT NOT NULL,
-                    phone_number TEXT NOT NULL UNIQUE,
-                    device_id TEXT,
-                    car_model TEXT,
-                    car_license_plate TEXT,
-                    password_hash TEXT NOT NULL,
-                    created_at_ms INTEGER NOT NULL,
-                    updated_at_ms INTEGER NOT NULL
-                );
-                """),
-        ("v2", """
+    static let migrations: [ServiceDatabase.Migration] = [
+        (
+            "v1",
+            """
+            CREATE TABLE users (
+                id TEXT PRIMARY KEY NOT NULL,
+                role TEXT NOT NULL,
+                name TEXT NOT NULL,
+                phone_number TEXT NOT NULL UNIQUE,
+                device_id TEXT,
+                car_model TEXT,
+                car_license_plate TEXT,
+                password_hash TEXT NOT NULL,
+                created_at_ms INTEGER NOT NULL,
+                updated_at_ms INTEGER NOT NULL
+            );
+            """
+        ),
+        (
+            "v2",
+            """
             -- Ratings others gave each user (from orders' order.rated events): one per order and
             -- side, so a replayed event counts once; the sums keep the profile's average cheap.
             ALTER TABLE users ADD COLUMN rating_sum INTEGER NOT NULL DEFAULT 0;
@@ -57,15 +63,17 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
                 created_at_ms INTEGER NOT NULL
             );
             CREATE INDEX saved_places_by_user ON saved_places (user_id, created_at_ms);
-            """ + ReactorCursorTable.sql),
+            """ + ReactorCursorTable.sql
+        ),
     ]
 
     /// Counts a rating in the ratee's average, once per order and side; false when it was counted before.
     @discardableResult
     public func record(_ rated: OrderRated) async throws -> Bool {
         try await database.write { db in
-            try db.run("INSERT OR IGNORE INTO ratings (order_id, rater_role, ratee_id, stars) VALUES (?, ?, ?, ?)",
-                       [rated.orderID, rated.raterRole.rawValue, rated.rateeID, rated.rating.stars])
+            try db.run(
+                "INSERT OR IGNORE INTO ratings (order_id, rater_role, ratee_id, stars) VALUES (?, ?, ?, ?)",
+                [rated.orderID, rated.raterRole.rawValue, rated.rateeID, rated.rating.stars])
             guard db.changesCount == 1 else { return false }
             try db.run("UPDATE users SET rating_sum = rating_sum + ?, rating_count = rating_count + 1 WHERE id = ?", [rated.rating.stars, rated.rateeID])
             return true
@@ -77,17 +85,23 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
         try await database.write { db in
             guard try db.value(String.self, "SELECT id FROM users WHERE id = ?", [place.userID]) != nil else { throw UserStoreFailure.unknownUser }
             var place = place
-            if place.label != .other, let existing = try db.value(String.self, "SELECT id FROM saved_places WHERE user_id = ? AND label = ?",
-                                                                  [place.userID, place.label.rawValue]) {
+            if place.label != .other,
+                let existing = try db.value(
+                    String.self, "SELECT id FROM saved_places WHERE user_id = ? AND label = ?",
+                    [place.userID, place.label.rawValue])
+            {
                 place.id = existing
                 try db.run("UPDATE saved_places SET document = ? WHERE id = ?", [try JSONCoding.encodeText(place), existing])
                 return place
             }
             let count = try db.value(Int.self, "SELECT COUNT(*) FROM saved_places WHERE user_id = ?", [place.userID]) ?? 0
             guard count < UserStorageRules.placesPerUser else { throw UserStoreFailure.tooManyPlaces(count) }
-            try db.run("INSERT INTO saved_places (id, user_id, label, document, created_at_ms) VALUES (?, ?, ?, ?, ?)",
-                       [place.id, place.userID, place.label.rawValue, try JSONCoding.encodeText(place),
-                        UserRow.milliseconds(place.createdAt)])
+            try db.run(
+                "INSERT INTO saved_places (id, user_id, label, document, created_at_ms) VALUES (?, ?, ?, ?, ?)",
+                [
+                    place.id, place.userID, place.label.rawValue, try JSONCoding.encodeText(place),
+                    UserRow.milliseconds(place.createdAt),
+                ])
             return place
         }
     }
@@ -112,13 +126,18 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
     public func register(_ user: User, passwordHash: String) async throws -> UInt64 {
         let sequence = try await database.write { db in
             if try Self.idForPhone(db, user.phoneNumber) != nil { throw UserStoreFailure.phoneTaken }
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO users (id, role, name, phone_number, device_id, car_model, car_license_plate, password_hash, created_at_ms, updated_at_ms)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [user.id, user.role.rawValue, user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate,
-                                 passwordHash, UserRow.milliseconds(user.createdAt), UserRow.milliseconds(user.createdAt)])
-            return try Outbox.append(db, topic: Events.userRegistered.topic, type: Events.userRegistered.type,
-                                     data: UserRegistered(user: user), time: user.createdAt)
+                """,
+                [
+                    user.id, user.role.rawValue, user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate,
+                    passwordHash, UserRow.milliseconds(user.createdAt), UserRow.milliseconds(user.createdAt),
+                ])
+            return try Outbox.append(
+                db, topic: Events.userRegistered.topic, type: Events.userRegistered.type,
+                data: UserRegistered(user: user), time: user.createdAt)
         }
         storedCount.add(1, ordering: .relaxed)
         return sequence
@@ -147,11 +166,15 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
             if let name = changes.name { user.name = name }
             if let deviceID = changes.deviceID { user.deviceID = deviceID }
             if let car = changes.car { user.car = car }
-            try db.run("""
+            try db.run(
+                """
                 UPDATE users SET name = ?, phone_number = ?, device_id = ?, car_model = ?, car_license_plate = ?,
                     password_hash = COALESCE(?, password_hash), updated_at_ms = ? WHERE id = ?
-                """, [user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate, passwordHash,
-                                 UserRow.milliseconds(now), user.id])
+                """,
+                [
+                    user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate, passwordHash,
+                    UserRow.milliseconds(now), user.id,
+                ])
             return user
         }
     }
@@ -161,8 +184,10 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
     }
 
     private static func user(_ row: Row) -> User {
-        UserRow(id: row["id"], role: row["role"], name: row["name"], phoneNumber: row["phone_number"], deviceID: row["device_id"],
-                carModel: row["car_model"], carLicensePlate: row["car_license_plate"], createdAtMS: row["created_at_ms"],
-                ratingSum: row["rating_sum"], ratingCount: row["rating_count"]).user
+        UserRow(
+            id: row["id"], role: row["role"], name: row["name"], phoneNumber: row["phone_number"], deviceID: row["device_id"],
+            carModel: row["car_model"], carLicensePlate: row["car_license_plate"], createdAtMS: row["created_at_ms"],
+            ratingSum: row["rating_sum"], ratingCount: row["rating_count"]
+        ).user
     }
 }

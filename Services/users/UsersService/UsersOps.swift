@@ -26,8 +26,9 @@ enum UsersOps {
                 return Replied(status: Status.ok, body: try await earlier(params, stored))
             }
             let hash = try await slow.run { try hasher.hash(params.password) }
-            let user = User(id: UserID.make(params.role), role: params.role, name: params.name, phoneNumber: params.phoneNumber,
-                            deviceID: params.deviceID, car: params.car, createdAt: Date())
+            let user = User(
+                id: UserID.make(params.role), role: params.role, name: params.name, phoneNumber: params.phoneNumber,
+                deviceID: params.deviceID, car: params.car, createdAt: Date())
             do {
                 try await store.register(user, passwordHash: hash)
             } catch UserStoreFailure.phoneTaken {
@@ -88,8 +89,9 @@ enum UsersOps {
         // Saved places. The caller (the gateway) has authenticated the user and passes their id.
         router.on(Ops.Users.savePlace) { (params: SavePlaceParams, _) -> Replied<SavedPlace> in
             if let problem = UserRules.problem(with: params) { throw ServiceError.unprocessable("invalid_params", problem) }
-            let place = SavedPlace(id: "pl-" + String(format: "%012llx", UInt64.random(in: 0..<(1 << 48))), userID: params.userID, label: params.label,
-                                   name: params.name ?? params.label.rawValue, place: params.place, createdAt: Date())
+            let place = SavedPlace(
+                id: "pl-" + String(format: "%012llx", UInt64.random(in: 0..<(1 << 48))), userID: params.userID, label: params.label,
+                name: params.name ?? params.label.rawValue, place: params.place, createdAt: Date())
             do {
                 return Replied(status: Status.created, body: try await store.save(place))
             } catch UserStoreFailure.unknownUser {

@@ -29,8 +29,9 @@ public struct UsersServer: Sendable {
         let startedAt = Date()
         var workerOptions = MDPWorker.Options()
         workerOptions.concurrency = settings.concurrency
-        let router = UsersOps.router(store: store, hasher: PasswordHasher(rounds: settings.passwordRounds),
-                                     signer: TokenSigner(secret: secret, lifetime: settings.tokenLifetime), relay: relay, instance: instance)
+        let router = UsersOps.router(
+            store: store, hasher: PasswordHasher(rounds: settings.passwordRounds),
+            signer: TokenSigner(secret: secret, lifetime: settings.tokenLifetime), relay: relay, instance: instance)
         let worker = ServiceWorker(broker: settings.broker, router: router, options: workerOptions, logger: logger)
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)
         // Every topic of orders, so a sequence gap is a missed event, not one not subscribed to.
@@ -39,12 +40,17 @@ public struct UsersServer: Sendable {
         let users = metrics.gauge("ride_users_users", "Users registered.")
         metrics.onScrape { users.set(Double(store.count)) }
         let settings = self.settings
-        let status = StatusServer.make(address: settings.http, serviceName: "ride-users", metrics: metrics, logger: logger, onRunning: { port in
-            logger.info("users ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.database)"])
-        }) {
-            HealthReport(status: .ok, service: "users", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt), details: [
-                "users": .number(Double(store.count)),
-            ])
+        let status = StatusServer.make(
+            address: settings.http, serviceName: "ride-users", metrics: metrics, logger: logger,
+            onRunning: { port in
+                logger.info("users ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.database)"])
+            }
+        ) {
+            HealthReport(
+                status: .ok, service: "users", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt),
+                details: [
+                    "users": .number(Double(store.count))
+                ])
         }
         // Stopped in reverse: health, then requests; the relay sends what they appended; then the publisher.
         let publishing = ShutdownHook {
@@ -54,7 +60,7 @@ public struct UsersServer: Sendable {
         }
         do {
             try await ServiceRunner.run([publishing, relay, ratings, worker, status], logger: logger)
-        } catch where isAddressInUse(error) {
+        } catch  where isAddressInUse(error) {
             throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use", program: "ride-users", code: ExitCodes.unavailable)
         }
     }

@@ -31,7 +31,9 @@ public struct RideUsersCommand: ServiceCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(name: .customLong("token-secret-file"), help: helpWithEnv("File holding the token signing key (made, 32 random bytes, when missing)", env: "RIDE_TOKEN_SECRET_FILE", default: "<data-dir>/users-token.key"))
+    @Option(
+        name: .customLong("token-secret-file"),
+        help: helpWithEnv("File holding the token signing key (made, 32 random bytes, when missing)", env: "RIDE_TOKEN_SECRET_FILE", default: "<data-dir>/users-token.key"))
     var tokenSecretFile: String?
 
     @Option(name: .customLong("token-ttl-s"), help: helpWithEnv("How long a login token is valid, in seconds", env: "RIDE_TOKEN_TTL_S", default: "86400"))
@@ -40,7 +42,9 @@ public struct RideUsersCommand: ServiceCommand {
     @Option(name: .customLong("password-rounds"), help: helpWithEnv("PBKDF2-SHA256 rounds for new password hashes", env: "RIDE_PASSWORD_ROUNDS", default: "600000"))
     var passwordRounds: Int?
 
-    @Option(name: .customLong("concurrency"), help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
+    @Option(
+        name: .customLong("concurrency"),
+        help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
 
     @OptionGroup public var common: CommonOptions
@@ -56,8 +60,10 @@ public struct RideUsersCommand: ServiceCommand {
     func settings(environment: [String: String]) throws -> UsersSettings {
         let logging = try common.logging()
         let dataDirectory = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
-        let secretFile = Setting.resolve(tokenSecretFile, flag: "token-secret-file", env: "RIDE_TOKEN_SECRET_FILE",
-                                         default: URL(fileURLWithPath: dataDirectory).appendingPathComponent("users-token.key").path).value
+        let secretFile = Setting.resolve(
+            tokenSecretFile, flag: "token-secret-file", env: "RIDE_TOKEN_SECRET_FILE",
+            default: URL(fileURLWithPath: dataDirectory).appendingPathComponent("users-token.key").path
+        ).value
         var secret: [UInt8]?
         if let text = environment["RIDE_TOKEN_SECRET"], !text.isEmpty {
             guard text.utf8.count >= 32 else { throw ConfigurationError("RIDE_TOKEN_SECRET must be at least 32 characters (it signs every token)") }
@@ -69,7 +75,8 @@ public struct RideUsersCommand: ServiceCommand {
             database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("users.sqlite").path, environment: environment),
             tokenSecret: secret, tokenSecretFile: secretFile,
             tokenLifetime: TimeInterval(try integerSetting(tokenTTLSeconds, flag: "token-ttl-s", env: "RIDE_TOKEN_TTL_S", default: 86_400, range: 60...31_536_000)),
-            passwordRounds: try integerSetting(passwordRounds, flag: "password-rounds", env: "RIDE_PASSWORD_ROUNDS", default: PasswordHasher.defaultRounds, range: 1000...10_000_000),
+            passwordRounds: try integerSetting(
+                passwordRounds, flag: "password-rounds", env: "RIDE_PASSWORD_ROUNDS", default: PasswordHasher.defaultRounds, range: 1000...10_000_000),
             concurrency: try concurrencySetting(concurrency),
             http: try common.httpAddress(default: "0.0.0.0:9101"),
             logFormat: logging.format, logLevel: logging.level)

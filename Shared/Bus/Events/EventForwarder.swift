@@ -75,8 +75,9 @@ public final class EventForwarder: Sendable {
     public func join() async { await loop.withLock { $0 }?.join() }
 
     public var stats: Stats {
-        Stats(forwarded: forwarded.load(ordering: .relaxed), subscriptions: subscriptions.load(ordering: .relaxed),
-              rejected: rejected.load(ordering: .relaxed))
+        Stats(
+            forwarded: forwarded.load(ordering: .relaxed), subscriptions: subscriptions.load(ordering: .relaxed),
+            rejected: rejected.load(ordering: .relaxed))
     }
 
     private func forward(xsub: Socket, xpub: Socket) {

@@ -197,8 +197,10 @@ public struct BrokerCore {
             while let oldest = services[name]!.queue.first, now - oldest.queuedAt >= configuration.requestTimeToLive {
                 services[name]!.queue.removeFirst()
                 counters.rejected += 1
-                out.append(errorReply(to: oldest, status: 503, code: "no_worker",
-                                      message: "no worker of service '\(name)' answered within \(configuration.requestTimeToLive) ms"))
+                out.append(
+                    errorReply(
+                        to: oldest, status: 503, code: "no_worker",
+                        message: "no worker of service '\(name)' answered within \(configuration.requestTimeToLive) ms"))
             }
         }
     }
@@ -246,8 +248,10 @@ public struct BrokerCore {
         }(&services[service, default: ServiceState()])
         if let queued {
             counters.rejected += 1
-            out.append(errorReply(to: request, status: 503, code: "queue_full",
-                                  message: "service '\(service)' has \(queued) requests waiting; try again later"))
+            out.append(
+                errorReply(
+                    to: request, status: 503, code: "queue_full",
+                    message: "service '\(service)' has \(queued) requests waiting; try again later"))
             return
         }
         dispatch(service, into: &out)
@@ -296,8 +300,10 @@ public struct BrokerCore {
                 services[worker.service]!.queue.prepend(request)
             } else {
                 counters.rejected += 1
-                out.append(errorReply(to: request, status: 503, code: "worker_lost",
-                                      message: "the workers handling this request stopped responding"))
+                out.append(
+                    errorReply(
+                        to: request, status: 503, code: "worker_lost",
+                        message: "the workers handling this request stopped responding"))
             }
         }
         dispatch(worker.service, into: &out)

@@ -235,7 +235,8 @@ enum RequestID {
 
     static func parse(_ frame: Frame) -> UInt64? {
         guard frame.count >= 2, frame.count <= 21, frame[0] == UInt8(ascii: "r"),
-              frame.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+            frame.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 })
+        else { return nil }
         return UInt64(String(decoding: frame.dropFirst(), as: UTF8.self))
     }
 }
@@ -455,8 +456,9 @@ private struct ClientLoop {
                 for pending in affected { registry.outstanding[pending.id] = nil }
                 return affected
             }
-            logger.warning("a worker of this service does not echo request ids; using one request per connection",
-                           metadata: ["service": "\(service)", "resent": "\(affected.count)"])
+            logger.warning(
+                "a worker of this service does not echo request ids; using one request per connection",
+                metadata: ["service": "\(service)", "resent": "\(affected.count)"])
             for var pending in affected {
                 pending.attemptsLeft += 1
                 waiting.append(pending)

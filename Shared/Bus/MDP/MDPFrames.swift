@@ -11,7 +11,11 @@ public enum MDP {
     static let empty: Frame = []
 
     public enum Command: UInt8, Sendable, CustomStringConvertible {
-        case ready = 0x01, request = 0x02, reply = 0x03, heartbeat = 0x04, disconnect = 0x05
+        case ready = 0x01
+        case request = 0x02
+        case reply = 0x03
+        case heartbeat = 0x04
+        case disconnect = 0x05
 
         public var description: String {
             switch self {

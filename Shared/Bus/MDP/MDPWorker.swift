@@ -106,8 +106,10 @@ private struct WorkerLoop {
     let heartbeat: Int64
     let brokerSilenceLimit: Int64
 
-    init(endpoint: String, service: String, options: MDPWorker.Options, shared: MDPWorker.Shared, logger: Logger,
-         handler: @escaping MDPWorker.Handler) {
+    init(
+        endpoint: String, service: String, options: MDPWorker.Options, shared: MDPWorker.Shared, logger: Logger,
+        handler: @escaping MDPWorker.Handler
+    ) {
         self.endpoint = endpoint
         self.service = service
         self.options = options

@@ -200,8 +200,9 @@ public struct OpRouter: Sendable {
     }
 
     private func pingReply() -> ServiceReply {
-        let reply = PingReply(service: service, instance: instance, pid: ProcessInfo.processInfo.processIdentifier,
-                              uptimeSeconds: (Date().timeIntervalSince(startedAt) * 1000).rounded() / 1000, ops: ops)
+        let reply = PingReply(
+            service: service, instance: instance, pid: ProcessInfo.processInfo.processIdentifier,
+            uptimeSeconds: (Date().timeIntervalSince(startedAt) * 1000).rounded() / 1000, ops: ops)
         return ServiceReply(status: Status.ok, json: (try? JSONCoding.encode(reply)) ?? Array("{}".utf8))
     }
 }

@@ -44,8 +44,9 @@ public struct ServiceClient: Sendable {
 
     /// Calls `service.op` and returns the status and JSON as they came.
     public func callRaw(_ service: String, _ op: String, json: [UInt8], timeout: Duration? = nil, attempts: Int? = nil) async throws -> ServiceReply {
-        let body = try await mdp.request(service: service, body: ServiceRequest(op: op, json: json).frames, correlated: true,
-                                         timeout: timeout, attempts: attempts)
+        let body = try await mdp.request(
+            service: service, body: ServiceRequest(op: op, json: json).frames, correlated: true,
+            timeout: timeout, attempts: attempts)
         return try ServiceReply(frames: body)
     }
 

@@ -25,13 +25,16 @@ public enum PostgresOutbox {
 
     /// Appends an event inside the caller's transaction; returns its sequence.
     @discardableResult
-    public static func append(_ connection: PostgresConnection, topic: String, type: String, data: some Encodable, time: Date = Date(),
-                              logger: Logger) async throws -> UInt64 {
+    public static func append(
+        _ connection: PostgresConnection, topic: String, type: String, data: some Encodable, time: Date = Date(),
+        logger: Logger
+    ) async throws -> UInt64 {
         if let problem = Topic.problem(with: topic) { throw ServiceError(status: 500, code: "internal", message: "outbox topic: \(problem)") }
         let json = String(decoding: try JSONCoding.encode(data), as: UTF8.self)
         let timeMS = Int64((time.timeIntervalSince1970 * 1000).rounded())
         try await connection.query("SELECT pg_advisory_xact_lock(hashtext('ride.outbox.' || current_schema()))", logger: logger)
-        let sequence = try await connection.first("""
+        let sequence = try await connection.first(
+            """
             INSERT INTO outbox (sequence, id, topic, type, time_ms, data)
             SELECT COALESCE(MAX(sequence), 0) + 1, \(EventID.next()), \(topic), \(type), \(timeMS), \(json) FROM outbox
             RETURNING sequence
@@ -41,12 +44,14 @@ public enum PostgresOutbox {
 
     static func events(_ connection: PostgresConnection, after sequence: UInt64, limit: Int, unpublishedOnly: Bool, logger: Logger) async throws -> [StoredEvent] {
         let after = Int64(sequence)
-        let query: PostgresQuery = unpublishedOnly
+        let query: PostgresQuery =
+            unpublishedOnly
             ? "SELECT sequence, id, topic, type, time_ms, data FROM outbox WHERE published = FALSE ORDER BY sequence LIMIT \(limit)"
             : "SELECT sequence, id, topic, type, time_ms, data FROM outbox WHERE sequence > \(after) ORDER BY sequence LIMIT \(limit)"
         return try await connection.all(query, as: (Int64, String, String, String, Int64, String).self, logger: logger).map { row in
-            StoredEvent(sequence: UInt64(row.0), id: row.1, topic: row.2, type: row.3,
-                        time: Date(timeIntervalSince1970: Double(row.4) / 1000), data: Array(row.5.utf8))
+            StoredEvent(
+                sequence: UInt64(row.0), id: row.1, topic: row.2, type: row.3,
+                time: Date(timeIntervalSince1970: Double(row.4) / 1000), data: Array(row.5.utf8))
         }
     }
 
@@ -65,8 +70,9 @@ public struct PostgresEventLog: EventLog {
     public func relayBatch(limit: Int, send: @escaping @Sendable ([StoredEvent]) throws -> Void) async throws -> RelayBatch {
         let logger = database.logger
         return try await database.write { connection in
-            let locked = try await connection.first("SELECT pg_try_advisory_xact_lock(hashtext('ride.relay.' || current_schema()))",
-                                                    as: Bool.self, logger: logger)
+            let locked = try await connection.first(
+                "SELECT pg_try_advisory_xact_lock(hashtext('ride.relay.' || current_schema()))",
+                as: Bool.self, logger: logger)
             guard locked == true else { return .busy }
             let batch = try await PostgresOutbox.events(connection, after: 0, limit: limit, unpublishedOnly: true, logger: logger)
             guard let last = batch.last else { return .empty }
@@ -81,8 +87,9 @@ public struct PostgresEventLog: EventLog {
         let logger = database.logger
         return try await database.read { connection in
             let events = try await PostgresOutbox.events(connection, after: query.after, limit: limit, unpublishedOnly: false, logger: logger)
-            return EventsPage(events: events.map { $0.cloudEvent(source: source) },
-                              lastSequence: try await PostgresOutbox.lastSequence(connection, logger: logger))
+            return EventsPage(
+                events: events.map { $0.cloudEvent(source: source) },
+                lastSequence: try await PostgresOutbox.lastSequence(connection, logger: logger))
         }
     }
 }
@@ -104,7 +111,8 @@ extension PostgresReactorCursors {
     public func saveReactorCursor(source: String, sequence: UInt64) async throws {
         let logger = postgres.logger
         try await postgres.write { connection in
-            try await connection.run("""
+            try await connection.run(
+                """
                 INSERT INTO reactor_cursors (source, sequence) VALUES (\(source), \(Int64(sequence)))
                 ON CONFLICT (source) DO UPDATE SET sequence = excluded.sequence
                 """, logger: logger)

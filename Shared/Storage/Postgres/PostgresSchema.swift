@@ -34,8 +34,10 @@ public final class PostgresSchema: Sendable {
     /// Connects (waiting up to `connectTimeout` for the server: in compose it may start after us),
     /// then applies `migrations` — under a lock, so instances starting together apply each once.
     /// - Parameter outbox: create the outbox table with the first migration.
-    public static func open(url: PostgresURL, schema: String, migrations: [Migration], outbox: Bool, maximumConnections: Int = 10,
-                            connectTimeout: Duration = .seconds(30), callDeadline: Duration = .seconds(30), logger: Logger) async throws -> PostgresSchema {
+    public static func open(
+        url: PostgresURL, schema: String, migrations: [Migration], outbox: Bool, maximumConnections: Int = 10,
+        connectTimeout: Duration = .seconds(30), callDeadline: Duration = .seconds(30), logger: Logger
+    ) async throws -> PostgresSchema {
         let database = PostgresSchema(url: url, schema: schema, maximumConnections: maximumConnections, callDeadline: callDeadline, logger: logger)
         do {
             try await database.waitUntilReachable(timeout: connectTimeout)
@@ -82,8 +84,9 @@ public final class PostgresSchema: Sendable {
                     if outcome.answered {
                         logger.notice("database reachable again", metadata: ["database": "\(url)"])
                     } else {
-                        logger.error("database not reachable; requests that need it are refused (503 storage_unavailable) until it is",
-                                     metadata: ["database": "\(url)", "error": "\(outcome.failure ?? "")"])
+                        logger.error(
+                            "database not reachable; requests that need it are refused (503 storage_unavailable) until it is",
+                            metadata: ["database": "\(url)", "error": "\(outcome.failure ?? "")"])
                     }
                 }
             }
@@ -99,8 +102,10 @@ public final class PostgresSchema: Sendable {
     /// it was answered, and the connection for the next probe (nil once it failed: it is closed).
     /// The answer is given at the deadline even if the attempt ignores its cancellation (a connect
     /// or a query stuck on a dead socket): awaiting it instead would stop the probing for good.
-    static func probe(_ connection: PostgresConnection?, configuration: PostgresConnection.Configuration, within limit: Duration,
-                      logger: Logger) async -> (answered: Bool, connection: PostgresConnection?, failure: String?) {
+    static func probe(
+        _ connection: PostgresConnection?, configuration: PostgresConnection.Configuration, within limit: Duration,
+        logger: Logger
+    ) async -> (answered: Bool, connection: PostgresConnection?, failure: String?) {
         let decided = FirstClaim()
         return await withCheckedContinuation { continuation in
             Task {
@@ -135,13 +140,15 @@ public final class PostgresSchema: Sendable {
 
     /// The probe's connection: the pool's server and credentials, a short connect timeout.
     static func probeConfiguration(_ url: PostgresURL) throws -> PostgresConnection.Configuration {
-        let tls: PostgresConnection.Configuration.TLS = switch url.tls {
-        case .disable: .disable
-        case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        }
-        var configuration = PostgresConnection.Configuration(host: url.host, port: url.port, username: url.username, password: url.password,
-                                                             database: url.database, tls: tls)
+        let tls: PostgresConnection.Configuration.TLS =
+            switch url.tls {
+            case .disable: .disable
+            case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        var configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.username, password: url.password,
+            database: url.database, tls: tls)
         configuration.options.connectTimeout = .seconds(5)
         return configuration
     }
@@ -149,8 +156,9 @@ public final class PostgresSchema: Sendable {
     /// Whether the last probe was answered (for /health).
     public var isReachable: Bool { reachable.load(ordering: .relaxed) }
 
-    static let unavailable = ServiceError(status: Status.unavailable, code: "storage_unavailable",
-                                          message: "this service's database is not reachable; nothing was stored — try again later")
+    static let unavailable = ServiceError(
+        status: Status.unavailable, code: "storage_unavailable",
+        message: "this service's database is not reachable; nothing was stored — try again later")
 
     private static func tls(_ mode: PostgresURL.TLSMode) -> PostgresClient.Configuration.TLS {
         switch mode {
@@ -169,8 +177,10 @@ public final class PostgresSchema: Sendable {
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     /// The error thrown is the one that stopped the transaction (the body's, BEGIN's or COMMIT's),
     /// as on SQLite, not postgres-nio's wrapper of all of them.
-    public func write<Result: Sendable>(file: StaticString = #fileID, line: UInt = #line,
-                                        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+    public func write<Result: Sendable>(
+        file: StaticString = #fileID, line: UInt = #line,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
         let logger = logger
         do {
             return try await bounded(site: "\(file):\(line)") { connection in
@@ -182,8 +192,10 @@ public final class PostgresSchema: Sendable {
     }
 
     /// Runs `body` on one connection of the pool, outside a transaction (each statement sees the latest commits).
-    public func read<Result: Sendable>(file: StaticString = #fileID, line: UInt = #line,
-                                       _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+    public func read<Result: Sendable>(
+        file: StaticString = #fileID, line: UInt = #line,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
         try await bounded(site: "\(file):\(line)", body)
     }
 
@@ -202,10 +214,13 @@ public final class PostgresSchema: Sendable {
         let (client, calls, logger) = (self.client, self.calls, self.logger)
         let leased = Mutex<PostgresConnection?>(nil)
         let limit = callDeadline
-        return try await withStorageDeadline(limit, expired: {
-            logger.error("a database call had no answer within \(limit)", metadata: ["at": "\(site)"])
-            if let stuck = leased.withLock({ $0 }) { Task { try? await stuck.close() } }
-        }) {
+        return try await withStorageDeadline(
+            limit,
+            expired: {
+                logger.error("a database call had no answer within \(limit)", metadata: ["at": "\(site)"])
+                if let stuck = leased.withLock({ $0 }) { Task { try? await stuck.close() } }
+            }
+        ) {
             try await client.withConnection { connection in
                 try Self.ensureOpen(connection)
                 calls.leased(call)
@@ -293,7 +308,10 @@ public final class PostgresSchema: Sendable {
         var previous: Character = " "
         for character in sql {
             if comment {
-                if character == "\n" { comment = false; current.append(character) }
+                if character == "\n" {
+                    comment = false
+                    current.append(character)
+                }
                 continue
             }
             if !quoted, character == "-", previous == "-" {
@@ -319,8 +337,10 @@ public final class PostgresSchema: Sendable {
 /// `body` ignores its cancellation (a query stuck on a dead connection), so that a caller that must
 /// go on (a loop handling events one by one) is never held for good by one store call.
 /// `expired` runs when the deadline, not `body`, decided.
-public func withStorageDeadline<Result: Sendable>(_ limit: Duration, expired: @escaping @Sendable () -> Void = {},
-                                                  _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+public func withStorageDeadline<Result: Sendable>(
+    _ limit: Duration, expired: @escaping @Sendable () -> Void = {},
+    _ body: @escaping @Sendable () async throws -> Result
+) async throws -> Result {
     let decided = FirstClaim()
     return try await withCheckedThrowingContinuation { continuation in
         let work = Task {
@@ -345,7 +365,12 @@ public func withStorageDeadline<Result: Sendable>(_ limit: Duration, expired: @e
 /// True for the first caller only: which of two racers resumes a continuation.
 final class FirstClaim: Sendable {
     private let claimed = Mutex(false)
-    func claim() -> Bool { claimed.withLock { claimed in defer { claimed = true }; return !claimed } }
+    func claim() -> Bool {
+        claimed.withLock { claimed in
+            defer { claimed = true }
+            return !claimed
+        }
+    }
 }
 
 /// A migration PostgreSQL refused: which one, the statement, and the server's message.
@@ -407,8 +432,9 @@ extension PSQLError: ServiceErrorConvertible {
             // A NUL character in a text field: SQLite keeps it, PostgreSQL's text cannot. Bad input, not a failure.
             return ServiceError.unprocessable("invalid_params", "a text field holds a character that cannot be stored (NUL); nothing was stored")
         case "40001", "40P01", "55P03", "53300":
-            return ServiceError(status: Status.unavailable, code: "storage_busy",
-                                message: "this service's database is busy; nothing was stored — try again")
+            return ServiceError(
+                status: Status.unavailable, code: "storage_busy",
+                message: "this service's database is busy; nothing was stored — try again")
         default:
             return nil
         }

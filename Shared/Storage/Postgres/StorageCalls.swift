@@ -52,10 +52,12 @@ final class StorageCalls: Sendable {
         }
         guard due else { return }
         for group in slowCalls(now: now) {
-            logger.warning("database calls running long", metadata: [
-                "at": "\(group.site)", "calls": "\(group.count)", "oldest_s": "\(group.oldest.components.seconds)",
-                "waiting_for": "\(group.leased ? "the server's answer" : "a connection of the pool")",
-            ])
+            logger.warning(
+                "database calls running long",
+                metadata: [
+                    "at": "\(group.site)", "calls": "\(group.count)", "oldest_s": "\(group.oldest.components.seconds)",
+                    "waiting_for": "\(group.leased ? "the server's answer" : "a connection of the pool")",
+                ])
         }
     }
 }

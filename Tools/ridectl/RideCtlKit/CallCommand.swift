@@ -81,7 +81,8 @@ struct CallCommand: AsyncParsableCommand {
         let statusLine = "\(reply.status) \(Self.reason(reply.status))"
         Output.err((colored ? (reply.isSuccess ? ANSI.green(statusLine) : ANSI.red(statusLine)) : statusLine) + "\n")
         if let value = try? JSONCoding.decode(JSONValue.self, from: reply.json),
-           let pretty = try? JSONCoding.encoder(pretty: true).encode(value) {
+            let pretty = try? JSONCoding.encoder(pretty: true).encode(value)
+        {
             Output.out(String(decoding: pretty, as: UTF8.self) + "\n")
         } else {
             Output.out(String(decoding: reply.json, as: UTF8.self) + "\n")

@@ -31,37 +31,44 @@ enum Platform {
         return [
             PlatformProcess(
                 name: "bus", executable: "\(binDirectory)/ride-bus",
-                arguments: ["--pub", "tcp://*:\(port(5555))", "--sub", "tcp://*:\(port(5556))",
-                            "--broker", brokerBinds, "--http", "127.0.0.1:\(port(9100))"],
+                arguments: [
+                    "--pub", "tcp://*:\(port(5555))", "--sub", "tcp://*:\(port(5556))",
+                    "--broker", brokerBinds, "--http", "127.0.0.1:\(port(9100))",
+                ],
                 healthURL: "http://127.0.0.1:\(port(9100))/health"),
             PlatformProcess(
                 name: "users", executable: "\(binDirectory)/ride-users",
                 arguments: bus + ["--http", "127.0.0.1:\(port(9101))", "--data-dir", dataDirectory],
                 healthURL: "http://127.0.0.1:\(port(9101))/health"),
-        ] + (0..<trackingShards).map { shard in
-            var arguments = bus + ["--ingest", "tcp://*:\(port(trackingIngestPort(shard: shard)))", "--http", "127.0.0.1:\(port(9104 + 100 * shard))",
-                                   "--data-dir", dataDirectory]
-            if trackingShards > 1 { arguments += ["--shard", "\(shard)/\(trackingShards)"] }
-            return PlatformProcess(name: shard == 0 ? "tracking" : "tracking-\(shard)", executable: "\(binDirectory)/ride-tracking",
-                                   arguments: arguments, healthURL: "http://127.0.0.1:\(port(9104 + 100 * shard))/health")
-        } + [
-            PlatformProcess(
-                name: "trips", executable: "\(binDirectory)/ride-trips",
-                arguments: bus + ["--http", "127.0.0.1:\(port(9103))", "--data-dir", dataDirectory],
-                healthURL: "http://127.0.0.1:\(port(9103))/health"),
-            PlatformProcess(
-                name: "orders", executable: "\(binDirectory)/ride-orders",
-                arguments: bus + ["--http", "127.0.0.1:\(port(9102))", "--data-dir", dataDirectory],
-                healthURL: "http://127.0.0.1:\(port(9102))/health"),
-            PlatformProcess(
-                name: "notifications", executable: "\(binDirectory)/ride-notifications",
-                arguments: bus + ["--http", "127.0.0.1:\(port(9105))", "--data-dir", dataDirectory],
-                healthURL: "http://127.0.0.1:\(port(9105))/health"),
-            PlatformProcess(
-                name: "gateway", executable: "\(binDirectory)/ride-gateway",
-                arguments: bus + ["--listen", "0.0.0.0:\(port(8080))", "--http", "127.0.0.1:\(port(9106))"],
-                healthURL: "http://127.0.0.1:\(port(9106))/health"),
         ]
+            + (0..<trackingShards).map { shard in
+                var arguments =
+                    bus + [
+                        "--ingest", "tcp://*:\(port(trackingIngestPort(shard: shard)))", "--http", "127.0.0.1:\(port(9104 + 100 * shard))",
+                        "--data-dir", dataDirectory,
+                    ]
+                if trackingShards > 1 { arguments += ["--shard", "\(shard)/\(trackingShards)"] }
+                return PlatformProcess(
+                    name: shard == 0 ? "tracking" : "tracking-\(shard)", executable: "\(binDirectory)/ride-tracking",
+                    arguments: arguments, healthURL: "http://127.0.0.1:\(port(9104 + 100 * shard))/health")
+            } + [
+                PlatformProcess(
+                    name: "trips", executable: "\(binDirectory)/ride-trips",
+                    arguments: bus + ["--http", "127.0.0.1:\(port(9103))", "--data-dir", dataDirectory],
+                    healthURL: "http://127.0.0.1:\(port(9103))/health"),
+                PlatformProcess(
+                    name: "orders", executable: "\(binDirectory)/ride-orders",
+                    arguments: bus + ["--http", "127.0.0.1:\(port(9102))", "--data-dir", dataDirectory],
+                    healthURL: "http://127.0.0.1:\(port(9102))/health"),
+                PlatformProcess(
+                    name: "notifications", executable: "\(binDirectory)/ride-notifications",
+                    arguments: bus + ["--http", "127.0.0.1:\(port(9105))", "--data-dir", dataDirectory],
+                    healthURL: "http://127.0.0.1:\(port(9105))/health"),
+                PlatformProcess(
+                    name: "gateway", executable: "\(binDirectory)/ride-gateway",
+                    arguments: bus + ["--listen", "0.0.0.0:\(port(8080))", "--http", "127.0.0.1:\(port(9106))"],
+                    healthURL: "http://127.0.0.1:\(port(9106))/health"),
+            ]
     }
 
     /// The device ingest port of tracking's shard `shard`, before any offset.
@@ -83,15 +90,17 @@ enum Platform {
         processes.flatMap { process -> [PlatformProcess] in
             let count = replicas[process.name] ?? 1
             guard count > 1, let index = process.arguments.firstIndex(of: "--http"), index + 1 < process.arguments.count,
-                  let colon = process.arguments[index + 1].lastIndex(of: ":"), let port = Int(process.arguments[index + 1][colon...].dropFirst()) else { return [process] }
+                let colon = process.arguments[index + 1].lastIndex(of: ":"), let port = Int(process.arguments[index + 1][colon...].dropFirst())
+            else { return [process] }
             let host = process.arguments[index + 1][..<colon]
-            return [process] + (2...count).map { instance in
-                var replica = process
-                replica.name = "\(process.name)-\(instance)"
-                replica.arguments[index + 1] = "\(host):\(port + 100 * (instance - 1))"
-                replica.healthURL = "http://\(host):\(port + 100 * (instance - 1))/health"
-                return replica
-            }
+            return [process]
+                + (2...count).map { instance in
+                    var replica = process
+                    replica.name = "\(process.name)-\(instance)"
+                    replica.arguments[index + 1] = "\(host):\(port + 100 * (instance - 1))"
+                    replica.healthURL = "http://\(host):\(port + 100 * (instance - 1))/health"
+                    return replica
+                }
         }
     }
 

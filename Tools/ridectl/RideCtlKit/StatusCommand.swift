@@ -97,12 +97,15 @@ struct StatusCommand: AsyncParsableCommand {
         let uptime = report.health?["uptime_seconds"]?.numberValue ?? 0
         let events = details["events"]?["forwarded"]?.numberValue ?? 0
         let requests = details["requests"]?["received"]?.numberValue ?? 0
-        var text = "bus: \(colored ? ANSI.green(report.bus) : report.bus)  uptime \(Self.duration(uptime))  events forwarded \(Int(events))  requests \(Int(requests))  (\(report.busURL))\n\n"
+        var text =
+            "bus: \(colored ? ANSI.green(report.bus) : report.bus)  uptime \(Self.duration(uptime))  events forwarded \(Int(events))  requests \(Int(requests))  (\(report.busURL))\n\n"
         text += "SERVICE".padding(toLength: 16, withPad: " ", startingAt: 0) + "WORKERS  IDLE  QUEUED  REQUESTS  MMI\n"
         for row in report.services {
             func cell(_ value: Int?, _ width: Int) -> String { (value.map(String.init) ?? "-").padding(toLength: width, withPad: " ", startingAt: 0) }
             let mmi = row.mmi == "200" ? (colored ? ANSI.green("200 up") : "200 up") : (colored ? ANSI.dim("\(row.mmi) no workers") : "\(row.mmi) no workers")
-            text += row.service.padding(toLength: 16, withPad: " ", startingAt: 0) + cell(row.workers, 9) + cell(row.idle, 6) + cell(row.queued, 8) + cell(row.requests, 10) + mmi + "\n"
+            text +=
+                row.service.padding(toLength: 16, withPad: " ", startingAt: 0) + cell(row.workers, 9) + cell(row.idle, 6) + cell(row.queued, 8) + cell(row.requests, 10) + mmi
+                + "\n"
         }
         return text
     }

@@ -52,8 +52,9 @@ struct TailCommand: AsyncParsableCommand {
         let subscribed = prefixes.isEmpty ? [""] : prefixes
         try await bus.secure()
         let subscriber = try await EventSubscriber<JSONValue>(endpoint: endpoint, prefixes: subscribed, logger: CLILogging.logger)
-        let formatter = EventLineFormatter(colored: !noColor && Output.stdoutIsTerminal,
-                                           width: Output.stdoutIsTerminal ? Output.terminalWidth : .max)  // a pipe gets whole lines
+        let formatter = EventLineFormatter(
+            colored: !noColor && Output.stdoutIsTerminal,
+            width: Output.stdoutIsTerminal ? Output.terminalWidth : .max)  // a pipe gets whole lines
         let warnColor = !noColor && Output.stderrIsTerminal
         if let timeoutSeconds {
             Task {

@@ -2,8 +2,8 @@ import ArgumentParser
 import Bus
 import Foundation
 import PlatformLauncher
-import Synchronization
 import ServiceKit
+import Synchronization
 import UnixSignals
 
 struct UpCommand: AsyncParsableCommand {
@@ -26,16 +26,26 @@ struct UpCommand: AsyncParsableCommand {
     @Option(name: .customLong("port-offset"), help: "Add this to every port (bus 5555–5557, HTTP 9100…), to run a second platform beside the first.")
     var portOffset = 0
 
-    @Option(help: "Run several instances of services on the same data directory, e.g. orders=3,trips=2 (users, orders, trips, notifications; each extra instance's health port is the first's + 100).")
+    @Option(
+        help:
+            "Run several instances of services on the same data directory, e.g. orders=3,trips=2 (users, orders, trips, notifications; each extra instance's health port is the first's + 100)."
+    )
     var replicas = ""
 
-    @Option(name: .customLong("tracking-shards"), help: "Run tracking as this many shards (1–8), splitting the devices by id: shard K is tracking-K (shard 0: tracking), its device ingest on 5558 + 100 × K and health on 9104 + 100 × K. Keep the number for a data directory.")
+    @Option(
+        name: .customLong("tracking-shards"),
+        help:
+            "Run tracking as this many shards (1–8), splitting the devices by id: shard K is tracking-K (shard 0: tracking), its device ingest on 5558 + 100 × K and health on 9104 + 100 × K. Keep the number for a data directory."
+    )
     var trackingShards = 1
 
     @Flag(help: "Once the platform is up, run `ridectl simulate` in it (10 drivers, 10 riders, 5× speed) until Ctrl-C, then print its report.")
     var simulate = false
 
-    @Flag(help: "Encrypt and authenticate the bus and the device ingest with CURVE, with the keys in RIDE_CURVE_KEYS or else <data-dir>/keys (made there by `ridectl keys init` when missing).")
+    @Flag(
+        help:
+            "Encrypt and authenticate the bus and the device ingest with CURVE, with the keys in RIDE_CURVE_KEYS or else <data-dir>/keys (made there by `ridectl keys init` when missing)."
+    )
     var secure = false
 
     mutating func validate() throws {
@@ -55,14 +65,15 @@ struct UpCommand: AsyncParsableCommand {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let colored = Output.stdoutIsTerminal
         let supervisor = ProcessSupervisor(output: .prefixed(colored: colored))
-        let processes = Platform.withReplicas(Platform.processes(binDirectory: bin, dataDirectory: data, portOffset: portOffset, trackingShards: trackingShards),
-                                              try Platform.parseReplicas(replicas))
+        let processes = Platform.withReplicas(
+            Platform.processes(binDirectory: bin, dataDirectory: data, portOffset: portOffset, trackingShards: trackingShards),
+            try Platform.parseReplicas(replicas))
         var environment = ["RIDE_DATA_DIR": data, stopWithParentEnvironment: "1"]
         if let keys = try curveKeys(dataDirectory: data) {
             environment[CurveOptions.directoryEnvironment] = keys
             var ridectl = CurveOptions()
             ridectl.curveKeys = keys
-            try await ridectl.secureRidectl()   // the simulation runs in this process
+            try await ridectl.secureRidectl()  // the simulation runs in this process
             Output.out("ridectl up: the bus and the device ingest use CURVE, keys in \(keys) (export \(CurveOptions.directoryEnvironment)=\(keys) for ridectl tail/call)\n")
         }
 
@@ -83,8 +94,9 @@ struct UpCommand: AsyncParsableCommand {
             if interrupted.happened { break }
             for process in wave {
                 do {
-                    try supervisor.start(name: process.name, executable: process.executable, arguments: process.arguments,
-                                         environment: environment)
+                    try supervisor.start(
+                        name: process.name, executable: process.executable, arguments: process.arguments,
+                        environment: environment)
                 } catch {
                     Output.err("ridectl up: cannot start \(process.name): \(error)\n")
                     await supervisor.stopAll()
@@ -94,9 +106,11 @@ struct UpCommand: AsyncParsableCommand {
             let failures = await withTaskGroup(of: String?.self) { group in
                 for process in wave {
                     group.addTask {
-                        let problem = await healthProblem(process.healthURL, timeout: .seconds(30), stillRunning: {
-                            supervisor.isRunning(process.name) && !interrupted.happened
-                        })
+                        let problem = await healthProblem(
+                            process.healthURL, timeout: .seconds(30),
+                            stillRunning: {
+                                supervisor.isRunning(process.name) && !interrupted.happened
+                            })
                         guard let problem, !interrupted.happened else { return nil }
                         return supervisor.isRunning(process.name)
                             ? "\(process.name) did not become healthy at \(process.healthURL) within 30 s (last: \(problem))"

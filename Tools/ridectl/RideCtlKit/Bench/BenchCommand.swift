@@ -68,7 +68,10 @@ struct BenchBusCommand: AsyncParsableCommand {
             try await options.secureRidectl()
         }
         let secured = curve ? ", bus secured with CURVE" : ""
-        var table = BenchTable(title: "ridectl bench bus — \(ProcessInfo.processInfo.activeProcessorCount) cores, libzmq \(Context.libraryVersion), 200-byte events, \(seconds) s per run, best of \(rounds)\(secured)")
+        var table = BenchTable(
+            title:
+                "ridectl bench bus — \(ProcessInfo.processInfo.activeProcessorCount) cores, libzmq \(Context.libraryVersion), 200-byte events, \(seconds) s per run, best of \(rounds)\(secured)"
+        )
         let measureRaw = only != "requests" && !curve
         do {
             // 1. Raw events: the C proxy and ride-bus, alternating on the same ports.
@@ -96,15 +99,16 @@ struct BenchBusCommand: AsyncParsableCommand {
             if measureRaw {
                 let ratio = ours / baseline
                 table.add("raw events, libzmq zmq_proxy (C baseline)", BenchTable.rate(baseline, "msg/s"), "")
-                table.add("raw events, ride-bus", BenchTable.rate(ours, "msg/s"),
-                          "≥ 90% of baseline: \(String(format: "%.1f", ratio * 100))%", met: ratio >= 0.9)
+                table.add(
+                    "raw events, ride-bus", BenchTable.rate(ours, "msg/s"),
+                    "≥ 90% of baseline: \(String(format: "%.1f", ratio * 100))%", met: ratio >= 0.9)
             }
             if only != "requests" {
 
-            // 2. CloudEvents JSON, publisher to subscriber through ride-bus.
-            Output.err("CloudEvents end to end…\n")
-            let cloudEvents = try await CloudEventLoad.measure(ingress: ingress, egress: egress, seconds: seconds)
-            table.add("CloudEvents JSON end to end (encode → bus → decode)", BenchTable.rate(cloudEvents, "events/s"), "reported")
+                // 2. CloudEvents JSON, publisher to subscriber through ride-bus.
+                Output.err("CloudEvents end to end…\n")
+                let cloudEvents = try await CloudEventLoad.measure(ingress: ingress, egress: egress, seconds: seconds)
+                table.add("CloudEvents JSON end to end (encode → bus → decode)", BenchTable.rate(cloudEvents, "events/s"), "reported")
             }
             if only == "events" {
                 await supervisor.stopAll()
@@ -115,12 +119,14 @@ struct BenchBusCommand: AsyncParsableCommand {
 
             // 3. Requests through the broker to two echo workers, over TCP then over the Unix socket.
             let direct = try RequestLoad.directRoundTrip(requests: latencyRequests)
-            table.add("  (floor) direct REQ→REP over TCP, 2 hops, no broker, p50 / p99",
-                      "\(BenchTable.micros(direct.value(50))) / \(BenchTable.micros(direct.value(99)))", "reported")
+            table.add(
+                "  (floor) direct REQ→REP over TCP, 2 hops, no broker, p50 / p99",
+                "\(BenchTable.micros(direct.value(50))) / \(BenchTable.micros(direct.value(99)))", "reported")
             for (transport, endpoint) in [("tcp", brokerTCP), ("ipc", brokerIPC)] {
                 for index in 1...2 {
-                    try supervisor.start(name: "worker-\(transport)-\(index)", executable: me,
-                                         arguments: ["echo-worker", "--broker", endpoint, "--concurrency", "\(workerConcurrency)"], environment: environment)
+                    try supervisor.start(
+                        name: "worker-\(transport)-\(index)", executable: me,
+                        arguments: ["echo-worker", "--broker", endpoint, "--concurrency", "\(workerConcurrency)"], environment: environment)
                 }
                 try await RequestLoad.waitForWorkers(healthURL: "http://127.0.0.1:\(http)/health", service: "bench-echo", count: 2 * workerConcurrency)
                 Output.err("MDP over \(transport): latency (\(latencyRequests) sequential requests)…\n")
@@ -128,16 +134,19 @@ struct BenchBusCommand: AsyncParsableCommand {
                 table.add("MDP one client over \(transport), p50", BenchTable.micros(latency.value(50)), "≤ 250 µs", met: latency.value(50) <= 250)
                 table.add("MDP one client over \(transport), p99", BenchTable.micros(latency.value(99)), "≤ 1 ms", met: latency.value(99) <= 1000)
                 let bound = try await RequestLoad.latency(broker: endpoint, requests: latencyRequests, onClientThread: true)
-                table.add("MDP one client over \(transport), caller on the client's executor, p50 / p99",
-                          "\(BenchTable.micros(bound.value(50))) / \(BenchTable.micros(bound.value(99)))", "≤ 250 µs / ≤ 1 ms",
-                          met: bound.value(50) <= 250 && bound.value(99) <= 1000)
+                table.add(
+                    "MDP one client over \(transport), caller on the client's executor, p50 / p99",
+                    "\(BenchTable.micros(bound.value(50))) / \(BenchTable.micros(bound.value(99)))", "≤ 250 µs / ≤ 1 ms",
+                    met: bound.value(50) <= 250 && bound.value(99) <= 1000)
                 let raw = try RequestLoad.rawLatency(broker: endpoint, requests: latencyRequests)
-                table.add("  (diagnostic) blocking REQ client over \(transport), p50 / p99",
-                          "\(BenchTable.micros(raw.value(50))) / \(BenchTable.micros(raw.value(99)))", "reported")
+                table.add(
+                    "  (diagnostic) blocking REQ client over \(transport), p50 / p99",
+                    "\(BenchTable.micros(raw.value(50))) / \(BenchTable.micros(raw.value(99)))", "reported")
                 Output.err("MDP over \(transport): pipelined (\(requests) requests, \(inflight) in flight)…\n")
                 let throughput = try await RequestLoad.throughput(broker: endpoint, requests: requests, inflight: inflight)
-                table.add("MDP pipelined over \(transport), 2 workers × \(workerConcurrency) connections", BenchTable.rate(throughput, "req/s"),
-                          "≥ 50 000 req/s", met: throughput >= 50_000)
+                table.add(
+                    "MDP pipelined over \(transport), 2 workers × \(workerConcurrency) connections", BenchTable.rate(throughput, "req/s"),
+                    "≥ 50 000 req/s", met: throughput >= 50_000)
                 for index in 1...2 { await supervisor.stop("worker-\(transport)-\(index)") }
                 try await RequestLoad.waitForWorkers(healthURL: "http://127.0.0.1:\(http)/health", service: "bench-echo", count: 0, exactly: true)
             }

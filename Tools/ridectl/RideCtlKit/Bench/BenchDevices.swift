@@ -45,8 +45,9 @@ struct BenchDevicesCommand: ParsableCommand {
             try poller.add(socket, token: index)
             sockets.append(socket)
             let half = boxKilometres * 500
-            positions.append(origin.destination(bearing: 0, distance: Double.random(in: -half...half, using: &generator))
-                .destination(bearing: 90, distance: Double.random(in: -half...half, using: &generator)))
+            positions.append(
+                origin.destination(bearing: 0, distance: Double.random(in: -half...half, using: &generator))
+                    .destination(bearing: 90, distance: Double.random(in: -half...half, using: &generator)))
             headings.append(Double.random(in: 0..<360, using: &generator))
         }
         var batchIDs = [UInt64](repeating: 1, count: devices)

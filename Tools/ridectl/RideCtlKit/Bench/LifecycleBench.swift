@@ -1,20 +1,22 @@
-import PlatformLauncher
-import RideContract
-import Synchronization
 import ArgumentParser
 import Bus
 import Foundation
 import Geo
+import PlatformLauncher
+import RideContract
 import RideModels
 import ServiceKit
+import Synchronization
 
 extension BenchPlatform {
     /// Starts a service of the lifecycle (users, trips, orders) beside the bus and tracking.
     func startService(_ executable: String, _ extra: [String] = []) async throws {
         let http = try FreePort.next()
-        try supervisor.start(name: executable, executable: "\(bin)/\(executable)", arguments: [
-            "--pub", ingress, "--sub", egress, "--broker", broker, "--http", "127.0.0.1:\(http)", "--data-dir", "\(logs)/data", "--log-level", "warning",
-        ] + extra)
+        try supervisor.start(
+            name: executable, executable: "\(bin)/\(executable)",
+            arguments: [
+                "--pub", ingress, "--sub", egress, "--broker", broker, "--http", "127.0.0.1:\(http)", "--data-dir", "\(logs)/data", "--log-level", "warning",
+            ] + extra)
         guard await waitUntilHealthy("http://127.0.0.1:\(http)/health", timeout: .seconds(30)) else {
             throw ConfigurationError("\(executable) did not start; see \(logs)/\(executable).log")
         }
@@ -50,7 +52,9 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
 
     func run() async throws {
         let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-lifecycle")
-        try await platform.report(BenchTable(title: "ridectl bench lifecycle — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(concurrent) concurrent rides, \(Int(seconds)) s")) { table in
+        try await platform.report(
+            BenchTable(title: "ridectl bench lifecycle — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(concurrent) concurrent rides, \(Int(seconds)) s")
+        ) { table in
             try await platform.startService("ride-users", ["--password-rounds", "1000"])
             try await platform.startService("ride-trips")
             try await platform.startService("ride-orders", ["--offer-timeout-s", "3600", "--concurrency", "32"])
@@ -58,8 +62,9 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
             options.timeout = .seconds(30)
             let client = try await ServiceClient(broker: platform.broker, options: options, logger: CLILogging.logger)
             let lanes = try await LifecycleLanes.prepare(count: concurrent, client: client)
-            let subscriber = try await EventSubscriber<LifecycleEvent>(endpoint: platform.egress, prefixes: [Events.orderStatus.topic, Events.tripDestinationArrival.topic],
-                                                                 logger: CLILogging.logger)
+            let subscriber = try await EventSubscriber<LifecycleEvent>(
+                endpoint: platform.egress, prefixes: [Events.orderStatus.topic, Events.tripDestinationArrival.topic],
+                logger: CLILogging.logger)
             let watch = RideWatch()
             let consumer = Task {
                 for await batch in subscriber.deliveries {
@@ -81,8 +86,9 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
             // lanes book at once, so no ride completes for a while) and up to the deadline (after
             // it the lanes drain and fewer rides are in flight).
             let measuredFrom = started + .milliseconds(Int(seconds * 250))
-            let processes = Dictionary(uniqueKeysWithValues: ["ride-bus", "ride-tracking", "ride-users", "ride-trips", "ride-orders"]
-                .compactMap { name in platform.supervisor.pid(of: name).map { (name, $0) } } + [("ridectl (this benchmark)", getpid())])
+            let processes = Dictionary(
+                uniqueKeysWithValues: ["ride-bus", "ride-tracking", "ride-users", "ride-trips", "ride-orders"]
+                    .compactMap { name in platform.supervisor.pid(of: name).map { (name, $0) } } + [("ridectl (this benchmark)", getpid())])
             let window = Task { () -> (from: ContinuousClock.Instant, to: ContinuousClock.Instant, cpu: CPUTimes) in
                 try? await Task.sleep(until: measuredFrom)
                 let (from, before) = (ContinuousClock.now, CPUTimes.now(processes))
@@ -115,18 +121,22 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
             let steadyRate = Double(inWindow) / windowSeconds
             table.add("rides completed", "\(outcome.completedAt.count) in \(String(format: "%.1f", elapsed)) s", "reported")
             table.add("  per second, start to the last ride", BenchTable.rate(Double(outcome.completedAt.count) / elapsed, "rides/s"), "reported")
-            table.add(String(format: "completed rides per second, %.0f–%.0f s", Double((measured.from - started).milliseconds) / 1000, Double((measured.to - started).milliseconds) / 1000),
-                      BenchTable.rate(steadyRate, "rides/s"), "≥ 500 rides/s", met: steadyRate >= 500)
+            table.add(
+                String(
+                    format: "completed rides per second, %.0f–%.0f s", Double((measured.from - started).milliseconds) / 1000, Double((measured.to - started).milliseconds) / 1000),
+                BenchTable.rate(steadyRate, "rides/s"), "≥ 500 rides/s", met: steadyRate >= 500)
             let cpu = measured.cpu
             let cpuPerRide = { (seconds: Double) in inWindow > 0 ? String(format: "%.2f ms", seconds * 1000 / Double(inWindow)) : "–" }
-            table.add("CPU per ride in that window, all processes", cpuPerRide(cpu.processes.values.reduce(0, +)),
-                      String(format: "machine %.0f%% busy", cpu.machineTotal > 0 ? cpu.machineBusy / cpu.machineTotal * 100 : 0))
+            table.add(
+                "CPU per ride in that window, all processes", cpuPerRide(cpu.processes.values.reduce(0, +)),
+                String(format: "machine %.0f%% busy", cpu.machineTotal > 0 ? cpu.machineBusy / cpu.machineTotal * 100 : 0))
             for (name, seconds) in cpu.processes.sorted(by: { $0.value > $1.value }) {
                 table.add("  \(name)", cpuPerRide(seconds), String(format: "%.0f%% of a core", seconds / windowSeconds * 100))
             }
             table.add("rides stuck (a step not reached within 30 s)", "\(outcome.stuck)", "0", met: outcome.stuck == 0)
-            table.add("reaction latency, all reactions, p50 / p99", String(format: "%.1f ms / %.1f ms", all.value(50), all.value(99)), "p99 ≤ 5 ms",
-                      met: all.value(99) <= 5)
+            table.add(
+                "reaction latency, all reactions, p50 / p99", String(format: "%.1f ms / %.1f ms", all.value(50), all.value(99)), "p99 ≤ 5 ms",
+                met: all.value(99) <= 5)
             for (reaction, samples) in latencies.sorted(by: { $0.key < $1.key }) {
                 let p = Percentiles(samples)
                 table.add("  \(reaction), p50 / p99", String(format: "%.1f ms / %.1f ms", p.value(50), p.value(99)), "\(samples.count) samples")
@@ -155,9 +165,11 @@ struct LifecycleLane: Sendable {
         var rides = Rides()
         while ContinuousClock.now < deadline {
             do {
-                let order = try await client.call(Ops.Orders.create,
-                                                  CreateOrderParams(caller: .rider(rider), pickup: Place(latitude: pickup.latitude, longitude: pickup.longitude),
-                                                                    dropoff: Place(latitude: dropoff.latitude, longitude: dropoff.longitude)))
+                let order = try await client.call(
+                    Ops.Orders.create,
+                    CreateOrderParams(
+                        caller: .rider(rider), pickup: Place(latitude: pickup.latitude, longitude: pickup.longitude),
+                        dropoff: Place(latitude: dropoff.latitude, longitude: dropoff.longitude)))
                 let params = OrderParams(caller: .driver(driver), id: order.id)
                 _ = try await client.call(Ops.Orders.accept, params)
                 try await watch.wait(order.id, .pickingUp)
@@ -179,15 +191,21 @@ struct LifecycleLane: Sendable {
 
     func report(at point: GeoPoint, client: ServiceClient) async throws {
         let fix = DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: clock.next(), accuracy: 5, speed: 10)
-        _ = try await client.call(Ops.Tracking.ingest,
-                                  IngestBatch(publishableKey: "pk_dev_ridesharing", deviceID: device, batchID: 1, locations: [fix]))
+        _ = try await client.call(
+            Ops.Tracking.ingest,
+            IngestBatch(publishableKey: "pk_dev_ridesharing", deviceID: device, batchID: 1, locations: [fix]))
     }
 }
 
 /// A device's fix times: one second apart, starting an hour ago (tracking publishes only newer ones).
 final class FixTimes: Sendable {
     private let upcoming = Mutex(Date().addingTimeInterval(-3600))
-    func next() -> Date { upcoming.withLock { value in defer { value.addTimeInterval(1) }; return value } }
+    func next() -> Date {
+        upcoming.withLock { value in
+            defer { value.addTimeInterval(1) }
+            return value
+        }
+    }
 }
 
 enum LifecycleLanes {
@@ -206,19 +224,25 @@ enum LifecycleLanes {
                 group.addTask {
                     let phone = { (role: Int) in "+39\(role)\(String(format: "%05d%05d", run, index))" }
                     let device = "bench-\(run)-\(index)"
-                    let rider = try await client.call(Ops.Users.register,
-                                                      RegisterParams(role: .rider, name: "Rider \(index)", phoneNumber: phone(1), password: "bench-rider"))
-                    let driver = try await client.call(Ops.Users.register,
-                                                       RegisterParams(role: .driver, name: "Driver \(index)", phoneNumber: phone(2), password: "bench-driver",
-                                                                      deviceID: device, car: Car(model: "Bench", licensePlate: "B \(index)")))
+                    let rider = try await client.call(
+                        Ops.Users.register,
+                        RegisterParams(role: .rider, name: "Rider \(index)", phoneNumber: phone(1), password: "bench-rider"))
+                    let driver = try await client.call(
+                        Ops.Users.register,
+                        RegisterParams(
+                            role: .driver, name: "Driver \(index)", phoneNumber: phone(2), password: "bench-driver",
+                            deviceID: device, car: Car(model: "Bench", licensePlate: "B \(index)")))
                     let pickup = origin.destination(bearing: 90, distance: Double(index % side) * 5000).destination(bearing: 0, distance: Double(index / side) * 5000)
-                    let lane = LifecycleLane(rider: rider.id, driver: driver.id, device: device, pickup: pickup,
-                                             dropoff: pickup.destination(bearing: 0, distance: 1000), clock: FixTimes())
+                    let lane = LifecycleLane(
+                        rider: rider.id, driver: driver.id, device: device, pickup: pickup,
+                        dropoff: pickup.destination(bearing: 0, distance: 1000), clock: FixTimes())
                     let start = pickup.destination(bearing: 180, distance: 500)
-                    _ = try await client.call(Ops.Tracking.ingest, IngestBatch(
-                        publishableKey: "pk_dev_ridesharing", deviceID: device, batchID: 1,
-                        device: DeviceIntents(name: driver.name, metadata: ["user_id": .string(driver.id)], tracking: true, available: true, changedAt: Date()),
-                        locations: [DeviceLocation(latitude: start.latitude, longitude: start.longitude, recordedAt: lane.clock.next(), accuracy: 5)]))
+                    _ = try await client.call(
+                        Ops.Tracking.ingest,
+                        IngestBatch(
+                            publishableKey: "pk_dev_ridesharing", deviceID: device, batchID: 1,
+                            device: DeviceIntents(name: driver.name, metadata: ["user_id": .string(driver.id)], tracking: true, available: true, changedAt: Date()),
+                            locations: [DeviceLocation(latitude: start.latitude, longitude: start.longitude, recordedAt: lane.clock.next(), accuracy: 5)]))
                     return lane
                 }
             }

@@ -159,7 +159,8 @@ enum RequestLoad {
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
             if let response = try? await HTTPProbe.get(healthURL),
-               let health = try? JSONCoding.decode(JSONValue.self, from: Array(response.body)) {
+                let health = try? JSONCoding.decode(JSONValue.self, from: Array(response.body))
+            {
                 let workers = Int(health["details"]?["services"]?[service]?["workers"]?.numberValue ?? 0)
                 if exactly ? workers == count : workers >= count { return }
             }

@@ -25,21 +25,28 @@ struct BenchPlatform {
         let logs = FileManager.default.temporaryDirectory.appendingPathComponent("ridectl-\(name)-\(getpid())").path
         try FileManager.default.createDirectory(atPath: "\(logs)/data", withIntermediateDirectories: true)
         let supervisor = ProcessSupervisor(output: .files(directory: logs))
-        let (pub, sub, brokerPort, busHTTP, ingestPort, trackingHTTP) = (try FreePort.next(), try FreePort.next(), try FreePort.next(),
-                                                                          try FreePort.next(), try FreePort.next(), try FreePort.next())
+        let (pub, sub, brokerPort, busHTTP, ingestPort, trackingHTTP) = (
+            try FreePort.next(), try FreePort.next(), try FreePort.next(),
+            try FreePort.next(), try FreePort.next(), try FreePort.next()
+        )
         let brokerIPC = "ipc://\(logs)/broker.sock"
-        let platform = BenchPlatform(supervisor: supervisor, logs: logs, bin: bin, ingress: "tcp://127.0.0.1:\(pub)", egress: "tcp://127.0.0.1:\(sub)",
-                                     broker: brokerIPC, ingest: "tcp://127.0.0.1:\(ingestPort)", trackingHTTP: trackingHTTP)
+        let platform = BenchPlatform(
+            supervisor: supervisor, logs: logs, bin: bin, ingress: "tcp://127.0.0.1:\(pub)", egress: "tcp://127.0.0.1:\(sub)",
+            broker: brokerIPC, ingest: "tcp://127.0.0.1:\(ingestPort)", trackingHTTP: trackingHTTP)
         Output.err("ridectl bench: logs of the processes in \(logs)/\n")
-        try supervisor.start(name: "ride-bus", executable: "\(bin)/ride-bus", arguments: [
-            "--pub", platform.ingress, "--sub", platform.egress, "--broker", "tcp://127.0.0.1:\(brokerPort),\(brokerIPC)",
-            "--http", "127.0.0.1:\(busHTTP)", "--log-level", "warning",
-        ])
+        try supervisor.start(
+            name: "ride-bus", executable: "\(bin)/ride-bus",
+            arguments: [
+                "--pub", platform.ingress, "--sub", platform.egress, "--broker", "tcp://127.0.0.1:\(brokerPort),\(brokerIPC)",
+                "--http", "127.0.0.1:\(busHTTP)", "--log-level", "warning",
+            ])
         guard await waitUntilHealthy("http://127.0.0.1:\(busHTTP)/health", timeout: .seconds(20)) else { throw ConfigurationError("ride-bus did not start") }
-        try supervisor.start(name: "ride-tracking", executable: "\(bin)/ride-tracking", arguments: [
-            "--pub", platform.ingress, "--sub", platform.egress, "--broker", brokerIPC, "--ingest", platform.ingest,
-            "--http", "127.0.0.1:\(trackingHTTP)", "--data-dir", "\(logs)/data", "--inactive-after-s", "\(inactiveAfter)", "--log-level", "warning",
-        ])
+        try supervisor.start(
+            name: "ride-tracking", executable: "\(bin)/ride-tracking",
+            arguments: [
+                "--pub", platform.ingress, "--sub", platform.egress, "--broker", brokerIPC, "--ingest", platform.ingest,
+                "--http", "127.0.0.1:\(trackingHTTP)", "--data-dir", "\(logs)/data", "--inactive-after-s", "\(inactiveAfter)", "--log-level", "warning",
+            ])
         guard await waitUntilHealthy("http://127.0.0.1:\(trackingHTTP)/health", timeout: .seconds(30)) else {
             throw ConfigurationError("ride-tracking did not start; see \(logs)/ride-tracking.log")
         }
@@ -61,10 +68,12 @@ struct BenchPlatform {
     func startDevices(devices: Int, rate: Int, seconds: Double, processes: Int, first: Int = 0, nice: Int32 = 10) throws {
         for index in 0..<processes {
             let share = devices / processes
-            try supervisor.start(name: "devices-\(first)-\(index)", executable: "\(bin)/ridectl", arguments: [
-                "bench-devices", "--ingest", ingest, "--devices", "\(share)", "--first", "\(first + index * share)",
-                "--rate", "\(rate / processes)", "--seconds", "\(seconds)", "--nice", "\(nice)",
-            ])
+            try supervisor.start(
+                name: "devices-\(first)-\(index)", executable: "\(bin)/ridectl",
+                arguments: [
+                    "bench-devices", "--ingest", ingest, "--devices", "\(share)", "--first", "\(first + index * share)",
+                    "--rate", "\(rate / processes)", "--seconds", "\(seconds)", "--nice", "\(nice)",
+                ])
         }
     }
 
@@ -103,7 +112,9 @@ struct BenchIngestCommand: AsyncParsableCommand {
         let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-ingest")
         let delivered = EventCounter(endpoint: platform.egress, prefix: Events.deviceLocation.topic)
         defer { delivered.stop() }
-        try await platform.report(BenchTable(title: "ridectl bench ingest — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(devices) devices, \(rate) locations/s offered, \(seconds) s")) { table in
+        try await platform.report(
+            BenchTable(title: "ridectl bench ingest — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(devices) devices, \(rate) locations/s offered, \(seconds) s")
+        ) { table in
             let warmUp = 3.0
             try platform.startDevices(devices: devices, rate: rate, seconds: warmUp + seconds + 1, processes: processes)
             Output.err("warming up for \(warmUp) s…\n")
@@ -149,7 +160,12 @@ struct BenchNearbyCommand: AsyncParsableCommand {
         let phases = inflight.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard !phases.isEmpty, phases.allSatisfy({ $0 > 0 }) else { throw ValidationError("--inflight must be positive numbers, comma-separated (e.g. 1,32), not \"\(inflight)\"") }
         let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-nearby")
-        try await platform.report(BenchTable(title: "ridectl bench nearby — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(drivers) drivers, \(ingestRate) loc/s streaming, radius \(Int(radius)) m, limit 10, available only")) { table in
+        try await platform.report(
+            BenchTable(
+                title:
+                    "ridectl bench nearby — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(drivers) drivers, \(ingestRate) loc/s streaming, radius \(Int(radius)) m, limit 10, available only"
+            )
+        ) { table in
             Output.err("loading \(drivers) drivers…\n")
             let loading = ContinuousClock.now
             try await DriverLoad.load(drivers: drivers, broker: platform.broker)
@@ -167,8 +183,9 @@ struct BenchNearbyCommand: AsyncParsableCommand {
                 let after = try await platform.trackingMetrics()
                 let ingested = ((after["ride_tracking_locations_accepted_total"] ?? 0) - (before["ride_tracking_locations_accepted_total"] ?? 0)) / elapsed
                 let throughput = Double(count) / elapsed
-                table.add("\(phase) in flight: nearby p50 / p99", "\(BenchTable.micros(latency.value(50))) / \(BenchTable.micros(latency.value(99)))",
-                          "p99 ≤ 0.9 ms", met: latency.value(99) <= 900)
+                table.add(
+                    "\(phase) in flight: nearby p50 / p99", "\(BenchTable.micros(latency.value(50))) / \(BenchTable.micros(latency.value(99)))",
+                    "p99 ≤ 0.9 ms", met: latency.value(99) <= 900)
                 table.add("\(phase) in flight: queries answered", BenchTable.rate(throughput, "queries/s"), "≥ 10 000 queries/s", met: throughput >= 10_000)
                 table.add("\(phase) in flight: locations streaming meanwhile", BenchTable.rate(ingested, "loc/s"), "≈ \(ingestRate)")
             }
@@ -250,9 +267,10 @@ enum DriverLoad {
                 group.addTask {
                     var generator = SystemRandomNumberGenerator()
                     let point = origin.destination(bearing: Double.random(in: 0..<360, using: &generator), distance: Double.random(in: 0...10_000, using: &generator))
-                    let batch = IngestBatch(publishableKey: "pk_dev_ridesharing", deviceID: "driver-\(index)", batchID: 1,
-                                            device: DeviceIntents(name: "Driver \(index)", tracking: true, available: index % 5 != 0, changedAt: now),
-                                            locations: [DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: now, accuracy: 5)])
+                    let batch = IngestBatch(
+                        publishableKey: "pk_dev_ridesharing", deviceID: "driver-\(index)", batchID: 1,
+                        device: DeviceIntents(name: "Driver \(index)", tracking: true, available: index % 5 != 0, changedAt: now),
+                        locations: [DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: now, accuracy: 5)])
                     let reply = try await client.callRaw(Ops.Tracking.ingest, json: JSONCoding.encode(batch))
                     if reply.status != 200 { throw ConfigurationError("ingest failed: \(reply.status) \(String(decoding: reply.json, as: UTF8.self))") }
                 }

@@ -23,8 +23,9 @@ struct CityGrid: Sendable {
     /// A random street corner in the box.
     func randomCorner(using generator: inout some RandomNumberGenerator) -> GeoPoint {
         let blocks = Int(size / block / 2)
-        return point(east: Double(Int.random(in: -blocks...blocks, using: &generator)) * block,
-                     north: Double(Int.random(in: -blocks...blocks, using: &generator)) * block)
+        return point(
+            east: Double(Int.random(in: -blocks...blocks, using: &generator)) * block,
+            north: Double(Int.random(in: -blocks...blocks, using: &generator)) * block)
     }
 
     /// A route along the streets from `start` to `end`: first east–west or north–south (a coin),

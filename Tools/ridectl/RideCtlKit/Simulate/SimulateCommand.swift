@@ -1,11 +1,11 @@
-import RideContract
-import Synchronization
 import ArgumentParser
 import Bus
 import Foundation
 import Geo
+import RideContract
 import RideModels
 import ServiceKit
+import Synchronization
 
 /// `ridectl simulate`: drivers and riders against the running platform, with a live progress line
 /// and a final report.
@@ -34,7 +34,10 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait after that for open rides to finish.") var grace = 300.0
     @Option(help: "Centre of the city box, lat,lon.") var center = "47.8359,35.1146"
     @Option(name: .customLong("box-km"), help: "Side of the city box in km.") var boxKilometres = 3.0
-    @Option(name: .customLong("ingest"), help: helpWithEnv("ride-tracking's device ingest; with tracking in shards, every shard's, comma-separated in shard order", env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558"))
+    @Option(
+        name: .customLong("ingest"),
+        help: helpWithEnv(
+            "ride-tracking's device ingest; with tracking in shards, every shard's, comma-separated in shard order", env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558"))
     var ingest: String?
     @Option(name: .customLong("share-links"), help: "The gateway's address, to print the share links of the first three rides (empty: none).")
     var shareLinks = "http://localhost:8080"
@@ -80,8 +83,9 @@ struct SimulateCommand: AsyncParsableCommand {
         settings.shareLinks = shareLinks.isEmpty ? nil : shareLinks
         settings.publishableKey = Setting.resolve(publishableKey, flag: "publishable-key", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing").value
         try await bus.secure()
-        let report = try await SimulationRunner.run(settings: settings, broker: try bus.brokerEndpoint(), events: try bus.subscribeEndpoint(),
-                                                    duration: duration, grace: grace)
+        let report = try await SimulationRunner.run(
+            settings: settings, broker: try bus.brokerEndpoint(), events: try bus.subscribeEndpoint(),
+            duration: duration, grace: grace)
         Output.out(report.text)
         if report.stuck > 0 { throw ExitCode(1) }
     }
@@ -99,8 +103,9 @@ enum SimulationRunner {
         var options = MDPClient.Options()
         options.timeout = .seconds(10)
         let client = try await ServiceClient(broker: broker, options: options, logger: logger)
-        let subscriber = try await EventSubscriber<LifecycleEvent>(endpoint: events, prefixes: [Events.orderStatus.topic, Events.tripDestinationArrival.topic],
-                                                                  logger: logger)
+        let subscriber = try await EventSubscriber<LifecycleEvent>(
+            endpoint: events, prefixes: [Events.orderStatus.topic, Events.tripDestinationArrival.topic],
+            logger: logger)
         let simulation = Simulation(settings: settings, client: client, logger: logger)
         Output.err("registering \(settings.drivers) drivers and \(settings.riders) riders…\n")
         try await simulation.setUp()
@@ -154,7 +159,8 @@ enum SimulationRunner {
         let counts = await simulation.byStatus
         let stuck = await simulation.openRides
         let elapsed = await simulation.elapsed
-        var table = BenchTable(title: "ridectl simulate — \(simulation.settings.drivers) drivers, \(simulation.settings.riders) riders, speed-up \(simulation.settings.speedup)×, \(Int(elapsed)) s")
+        var table = BenchTable(
+            title: "ridectl simulate — \(simulation.settings.drivers) drivers, \(simulation.settings.riders) riders, speed-up \(simulation.settings.speedup)×, \(Int(elapsed)) s")
         table.add("rides completed", "\(counts[.completed] ?? 0)", "reported")
         table.add("rides cancelled", "\(counts[.cancelled] ?? 0)", "reported")
         table.add("rides stuck (open at the end)", "\(stuck)", "0", met: stuck == 0)
@@ -202,7 +208,10 @@ enum RideLedger {
     /// milliseconds; the last ones are given a moment).
     static func earnings(drivers: [String: String], client: ServiceClient) async -> (rides: Int, text: String) {
         try? await Task.sleep(for: .seconds(1))
-        var rides = 0, cents = 0, best = (name: "", cents: 0), currency = "USD"
+        var rides = 0
+        var cents = 0
+        var best = (name: "", cents: 0)
+        var currency = "USD"
         for (driver, name) in drivers {
             guard let earnings = try? await client.call(Ops.Orders.earnings, EarningsParams(caller: .driver(driver), days: 1)) else { continue }
             currency = earnings.currency

@@ -95,9 +95,10 @@ actor Simulation {
                 let (index, isDriver) = people[next]
                 next += 1
                 let phone = String(format: "+3809%06llu%02d", run, index % 100) + String(index / 100)
-                let params = RegisterParams(role: isDriver ? .driver : .rider, name: isDriver ? "Driver \(index + 1)" : "Rider \(index - settings.drivers + 1)",
-                                            phoneNumber: String(phone.prefix(16)), password: "simulated-ride",
-                                            deviceID: isDriver ? "sim-\(run)-\(index)" : nil, car: isDriver ? Car(model: "Prius", licensePlate: "SIM \(index)") : nil)
+                let params = RegisterParams(
+                    role: isDriver ? .driver : .rider, name: isDriver ? "Driver \(index + 1)" : "Rider \(index - settings.drivers + 1)",
+                    phoneNumber: String(phone.prefix(16)), password: "simulated-ride",
+                    deviceID: isDriver ? "sim-\(run)-\(index)" : nil, car: isDriver ? Car(model: "Prius", licensePlate: "SIM \(index)") : nil)
                 let client = self.client
                 group.addTask { (index, try await client.call(Ops.Users.register, params, timeout: .seconds(30))) }
             }
@@ -143,8 +144,9 @@ actor Simulation {
             let from = settings.city.randomCorner(using: &generator)
             var to = settings.city.randomCorner(using: &generator)
             while to.distance(to: from) < 500 { to = settings.city.randomCorner(using: &generator) }
-            let params = CreateOrderParams(caller: .rider(riderID), pickup: Place(latitude: from.latitude, longitude: from.longitude),
-                                           dropoff: Place(latitude: to.latitude, longitude: to.longitude))
+            let params = CreateOrderParams(
+                caller: .rider(riderID), pickup: Place(latitude: from.latitude, longitude: from.longitude),
+                dropoff: Place(latitude: to.latitude, longitude: to.longitude))
             do {
                 let order = try await client.call(Ops.Orders.create, params)
                 openOrderOf[riderID] = order.id
@@ -251,8 +253,9 @@ actor Simulation {
     private func declines(_ order: Order, driverID: String) async -> Bool {
         guard order.declinedBy.isEmpty, !declined.contains(order.id), Double.random(in: 0..<1, using: &generator) < settings.declineRate else { return false }
         declined.insert(order.id)
-        let reply = try? await client.callRaw(Ops.Orders.decline,
-                                              json: JSONCoding.encode(OrderParams(caller: .driver(driverID), id: order.id)))
+        let reply = try? await client.callRaw(
+            Ops.Orders.decline,
+            json: JSONCoding.encode(OrderParams(caller: .driver(driverID), id: order.id)))
         guard reply?.status == Status.ok else { return false }
         extras.declines += 1
         return true
@@ -305,8 +308,9 @@ actor Simulation {
     private func accept(_ orderID: String, driverID: String) async -> Bool {
         guard drivers[driverID] != nil, drivers[driverID]?.order == nil else { return false }
         drivers[driverID]?.order = orderID  // held while asking, so this driver takes one order at a time
-        let reply = try? await client.callRaw(Ops.Orders.accept,
-                                              json: JSONCoding.encode(OrderParams(caller: .driver(driverID), id: orderID)))
+        let reply = try? await client.callRaw(
+            Ops.Orders.accept,
+            json: JSONCoding.encode(OrderParams(caller: .driver(driverID), id: orderID)))
         if reply?.status == Status.ok {
             drivers[driverID]?.device.isAvailable = false
             return true
