@@ -93,6 +93,32 @@ import Wire
         await close()
     }
 
+    /// A path the gateway serves, asked with a method it does not answer, is 405 with `Allow`; a
+    /// WebSocket path asked without an upgrade wants a token first (401), like every /v1 route.
+    @Test func wrongMethodsAre405AndWebSocketPathsWantATokenFirst() async throws {
+        let (_, app, close) = try await Self.application()
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/v1/orders", method: .delete) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "GET, POST")
+                #expect(String(buffer: response.body).contains(#""code":"method_not_allowed""#))
+            }
+            try await client.execute(uri: "/v1/orders/o-1/accept", method: .get) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "POST")
+            }
+            for path in ["/v1/me/live", "/v1/orders/o-1/live"] {
+                try await client.execute(uri: path, method: .get) { response in
+                    #expect(response.status == .unauthorized, "\(path) without a token")
+                }
+                try await client.execute(uri: path, method: .post) { response in
+                    #expect(response.status == .methodNotAllowed, "\(path) is GET only")
+                }
+            }
+        }
+        await close()
+    }
+
     @Test func shareIDsAreSevenLettersOrDigits() {
         #expect(ShareRoutes.isShareID("nYAaQht"))
         #expect(!ShareRoutes.isShareID("dashboard"))

@@ -27,6 +27,9 @@ struct AppRoutes {
         }
         routes.on(.patch, "me") { request, context in
             var body = try await RequestJSON.object(request, context: context)
+            guard !body.isEmpty else {
+                throw GatewayError(.unprocessableContent, "invalid_params", "(body): nothing to change; give name, phone_number, device_id or car")
+            }
             let user = try context.requireUser()
             body["id"] = .string(user.id)
             defer { tokens.forget(userID: user.id) }

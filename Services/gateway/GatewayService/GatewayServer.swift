@@ -85,6 +85,19 @@ struct GatewayApplication: Sendable {
             prefix: "", registry: registry)
         HyperTrackRoutes(platform: platform, settings: settings).register(on: hyperTrack)
         DashboardRoutes(platform: platform).register(on: hyperTrack)
+        // The WebSocket routes asked without an upgrade: authenticated like the rest (401 without a
+        // token), then 426 saying how to connect.
+        let plain = router.group("v1").add(middleware: BearerAuthentication(platform: platform, cache: tokens))
+        for path in LiveRoute.paths {
+            plain.get(RouterPath(path)) { _, _ -> Response in
+                throw GatewayError(
+                    .upgradeRequired, "upgrade_required", "/v1/\(path) is a WebSocket: connect with Upgrade: websocket",
+                    headers: [.upgrade: "websocket"])
+            }
+        }
+        var methods = registry.methodsByPath
+        for path in LiveRoute.paths { methods["/v1/\(path)", default: []].insert("GET") }
+        router.refuseOtherMethods(of: methods)
         return router
     }
 

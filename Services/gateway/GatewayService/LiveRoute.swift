@@ -20,9 +20,14 @@ struct LiveRoute {
     let hub: LiveHub
     let authentication: BearerAuthentication
 
+    /// The WebSocket paths under /v1.
+    static let paths = [orderPath, notificationsPath]
+    static let orderPath = "orders/{id}/live"
+    static let notificationsPath = "me/live"
+
     func register(on routes: RecordedRoutes) {
-        routes.registry.record(.get, "\(routes.prefix)/orders/{id}/live")
-        routes.group.ws("orders/{id}/live") { inbound, outbound, ws in
+        routes.registry.record(.get, "\(routes.prefix)/\(Self.orderPath)")
+        routes.group.ws(RouterPath(Self.orderPath)) { inbound, outbound, ws in
             var context = ws.requestContext
             guard let orderID = context.parameters.get("id") else { return }
             do {
@@ -52,8 +57,8 @@ struct LiveRoute {
     /// `GET /v1/me/live` (WebSocket): the caller's notifications as they are made,
     /// `{"type":"notification","notification":{…}}`; missed ones are in `GET /v1/notifications`.
     func registerNotifications(on routes: RecordedRoutes) {
-        routes.registry.record(.get, "\(routes.prefix)/me/live")
-        routes.group.ws("me/live") { inbound, outbound, ws in
+        routes.registry.record(.get, "\(routes.prefix)/\(Self.notificationsPath)")
+        routes.group.ws(RouterPath(Self.notificationsPath)) { inbound, outbound, ws in
             let user: User
             do {
                 user = try await authentication.authenticate(ws.request)

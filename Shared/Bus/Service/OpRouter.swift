@@ -125,7 +125,12 @@ public struct OpRouter: Sendable {
             return try JSONCoding.decode(Params.self, from: json)
         } catch let error as DecodingError {
             if case .dataCorrupted(let c) = error, c.codingPath.isEmpty {
-                throw .badRequest("invalid_json", "the params frame of op '\(op)' is not valid JSON")
+                // JSON that parses but holds a value no Swift type here can (a number beyond Int's
+                // range) is the request's content, not its syntax.
+                guard (try? JSONCoding.decoder().decode(JSONValue.self, from: Data(json))) != nil else {
+                    throw .badRequest("invalid_json", "the params frame of op '\(op)' is not valid JSON")
+                }
+                throw .unprocessable("invalid_params", "a value is out of range: \(c.debugDescription)")
             }
             throw .unprocessable("invalid_params", JSONCoding.describe(error))
         } catch let error as ServiceError {
