@@ -16,10 +16,11 @@ public struct NotificationsServer: Sendable {
 
     public func run() async throws {
         let settings = self.settings
-        let logger = RideLogging.bootstrap(label: "ride-notifications", format: settings.logFormat, level: settings.logLevel)
-        let metrics = ServiceMetrics.bootstrap()
+        let host = ServiceHost(
+            program: "ride-notifications", service: BusContract.Service.notifications, http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
+        let logger = host.logger
         let storage = try await ServiceStorage<any NotificationStorage>.open(
-            program: "ride-notifications", source: BusContract.Service.notifications, location: settings.database, publishTo: settings.pub, logger: logger,
+            program: host.program, source: host.service, location: settings.database, publishTo: settings.pub, logger: logger,
             sqlite: { try NotificationStore(path: $0) }, postgres: { try await PostgresNotificationStore.open(url: $0, logger: logger) },
             eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
@@ -29,30 +30,14 @@ public struct NotificationsServer: Sendable {
         let events = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], logger: logger)
         let reactor = NotificationsReactor(store: store, relay: relay, sender: sender, push: FilePushProvider(path: settings.pushLogPath), logger: logger)
             .make(platform: platform, subscriber: events)
-        let instance = UUID().uuidString.lowercased()
-        let startedAt = Date()
-        var workerOptions = MDPWorker.Options()
-        workerOptions.concurrency = settings.concurrency
-        let worker = ServiceWorker(
-            broker: settings.broker, router: NotificationsOps(store: store, sender: sender).router(instance: instance),
-            options: workerOptions, logger: logger)
-        let status = StatusServer.make(
-            address: settings.http, serviceName: "ride-notifications", metrics: metrics, logger: logger,
-            onRunning: { port in
-                logger.info("notifications ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.database)"])
-            }
-        ) {
-            HealthReport(status: .ok, service: "notifications", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt), details: [:])
-        }
+        let worker = host.worker(broker: settings.broker, router: NotificationsOps(store: store, sender: sender).router(instance: host.instance), concurrency: settings.concurrency)
         let closing = ShutdownHook {
             await platform.close()
             await publisher.close()
             logger.info("notifications stopped")
         }
-        do {
-            try await ServiceRunner.run([closing, relay, sender, reactor, worker, status], logger: logger)
-        } catch  where isAddressInUse(error) {
-            throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use", program: "ride-notifications", code: ExitCodes.unavailable)
+        try await host.run([closing, relay, sender, reactor, worker], ready: ["broker": "\(settings.broker)", "database": "\(settings.database)"]) {
+            host.health([:])
         }
     }
 }

@@ -14,17 +14,13 @@ public struct OrdersServer: Sendable {
     public init(settings: OrdersSettings) { self.settings = settings }
 
     public func run() async throws {
-        let logger = RideLogging.bootstrap(label: "ride-orders", format: settings.logFormat, level: settings.logLevel)
-        let metrics = ServiceMetrics.bootstrap()
+        let host = ServiceHost(program: "ride-orders", service: BusContract.Service.orders, http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
+        let logger = host.logger
         let storage = try await ServiceStorage<any OrderStorage>.open(
-            program: "ride-orders", source: BusContract.Service.orders, location: settings.database, publishTo: settings.pub, logger: logger,
+            program: host.program, source: host.service, location: settings.database, publishTo: settings.pub, logger: logger,
             sqlite: { try OrderStore(path: $0) }, postgres: { try await PostgresOrderStore.open(url: $0, logger: logger) }, eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)
-        let instance = UUID().uuidString.lowercased()
-        let startedAt = Date()
-        var workerOptions = MDPWorker.Options()
-        workerOptions.concurrency = settings.concurrency
         let ledger: any PaymentProvider
         do {
             switch settings.database {
@@ -32,7 +28,7 @@ public struct OrdersServer: Sendable {
             case .postgres(let url): ledger = try await PostgresLedgerPaymentProvider.open(url: url, logger: logger)
             }
         } catch {
-            throw exitWithError("cannot open the payment ledger (\(settings.ledgerDescription)): \(error)", program: "ride-orders", code: ExitCodes.software)
+            throw exitWithError("cannot open the payment ledger (\(settings.ledgerDescription)): \(error)", program: host.program, code: ExitCodes.software)
         }
         let payments = PaymentCapture(store: store, provider: ledger, commissionPercent: settings.commissionPercent)
         let ops = OrdersOps(
@@ -45,26 +41,18 @@ public struct OrdersServer: Sendable {
         let reactor = OrdersReactor.make(
             reactions: OrderReactions(store: store, platform: platform, relay: relay, payments: payments, logger: logger),
             store: store, platform: platform, subscriber: statusEvents, logger: logger)
-        let worker = ServiceWorker(broker: settings.broker, router: ops.router(instance: instance), options: workerOptions, logger: logger)
+        let worker = host.worker(broker: settings.broker, router: ops.router(instance: host.instance), concurrency: settings.concurrency)
         let settings = self.settings
-        let status = StatusServer.make(
-            address: settings.http, serviceName: "ride-orders", metrics: metrics, logger: logger,
-            onRunning: { port in
-                logger.info("orders ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.database)"])
-            }
-        ) {
-            HealthReport(status: .ok, service: "orders", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt), details: [:])
-        }
         // Stopped in reverse: health, then requests; the relay sends what they appended; then the sockets.
         let closing = ShutdownHook {
             await platform.close()
             await publisher.close()
             logger.info("orders stopped")
         }
-        do {
-            try await ServiceRunner.run([closing, relay, reactor, DispatchRounds(ops: ops, logger: logger), worker, status], logger: logger)
-        } catch  where isAddressInUse(error) {
-            throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use", program: "ride-orders", code: ExitCodes.unavailable)
+        try await host.run(
+            [closing, relay, reactor, DispatchRounds(ops: ops, logger: logger), worker], ready: ["broker": "\(settings.broker)", "database": "\(settings.database)"]
+        ) {
+            host.health([:])
         }
     }
 }

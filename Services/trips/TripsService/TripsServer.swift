@@ -15,10 +15,10 @@ public struct TripsServer: Sendable {
     public init(settings: TripsSettings) { self.settings = settings }
 
     public func run() async throws {
-        let logger = RideLogging.bootstrap(label: "ride-trips", format: settings.logFormat, level: settings.logLevel)
-        let metrics = ServiceMetrics.bootstrap()
+        let host = ServiceHost(program: "ride-trips", service: BusContract.Service.trips, http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
+        let logger = host.logger
         let storage = try await ServiceStorage<any TripStorage>.open(
-            program: "ride-trips", source: BusContract.Service.trips, location: settings.database, publishTo: settings.pub, logger: logger,
+            program: host.program, source: host.service, location: settings.database, publishTo: settings.pub, logger: logger,
             sqlite: { try TripStore(path: $0) }, postgres: { try await PostgresTripStore.open(url: $0, logger: logger) }, eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)
@@ -31,32 +31,15 @@ public struct TripsServer: Sendable {
             endpoint: settings.sub, prefixes: [Events.tripCreated.topic, Events.tripCompleted.topic],
             logger: logger)
         let watching = TripWatcherService(watcher: watcher, store: store, platform: platform, subscriber: subscriber, trips: trips, logger: logger)
-        let instance = UUID().uuidString.lowercased()
-        let startedAt = Date()
-        var workerOptions = MDPWorker.Options()
-        workerOptions.concurrency = settings.concurrency
         let ops = TripsOps(store: store, watcher: watcher, platform: platform, relay: relay, model: model, logger: logger)
-        let worker = ServiceWorker(broker: settings.broker, router: ops.router(instance: instance), options: workerOptions, logger: logger)
-        let settings = self.settings
-        let status = StatusServer.make(
-            address: settings.http, serviceName: "ride-trips", metrics: metrics, logger: logger,
-            onRunning: { port in
-                logger.info("trips ready", metadata: ["broker": "\(settings.broker)", "http": "\(settings.http.host):\(port)", "database": "\(settings.database)"])
-            }
-        ) {
-            HealthReport(
-                status: .ok, service: "trips", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt),
-                details: ["active_trips": .number(Double(await watcher.activeCount))])
-        }
+        let worker = host.worker(broker: settings.broker, router: ops.router(instance: host.instance), concurrency: settings.concurrency)
         let closing = ShutdownHook {
             await platform.close()
             await publisher.close()
             logger.info("trips stopped")
         }
-        do {
-            try await ServiceRunner.run([closing, relay, watching, worker, status], logger: logger)
-        } catch  where isAddressInUse(error) {
-            throw exitWithError("cannot listen on HTTP address \(settings.http) (--http): Address already in use", program: "ride-trips", code: ExitCodes.unavailable)
+        try await host.run([closing, relay, watching, worker], ready: ["broker": "\(settings.broker)", "database": "\(settings.database)"]) {
+            host.health(["active_trips": .number(Double(await watcher.activeCount))])
         }
     }
 }

@@ -1,0 +1,60 @@
+import Bus
+import Foundation
+import Logging
+import ServiceLifecycle
+import Wire
+
+/// The start-up and shutdown every service shares: structured logs and metrics bootstrapped, an
+/// instance id, a worker on the broker, and a run of the service's parts beside the status server
+/// (/health, /metrics) until SIGINT or SIGTERM, stopping them in reverse. A service's server is
+/// then its ops, its reactors and its settings.
+public struct ServiceHost: Sendable {
+    /// The executable, e.g. `ride-trips`.
+    public let program: String
+    /// The service's name on the broker, e.g. `trips`.
+    public let service: String
+    public let logger: Logger
+    public let metrics: ServiceMetrics
+    public let instance = UUID().uuidString.lowercased()
+    public let startedAt = Date()
+    let http: HostPort
+
+    public init(program: String, service: String, http: HostPort, logFormat: LogFormat, logLevel: Logger.Level) {
+        self.program = program
+        self.service = service
+        self.http = http
+        logger = RideLogging.bootstrap(label: program, format: logFormat, level: logLevel)
+        metrics = ServiceMetrics.bootstrap()
+    }
+
+    /// A worker answering `router`'s ops, `concurrency` requests at a time.
+    public func worker(broker: String, router: OpRouter, concurrency: Int) -> ServiceWorker {
+        var options = MDPWorker.Options()
+        options.concurrency = concurrency
+        return ServiceWorker(broker: broker, router: router, options: options, logger: logger)
+    }
+
+    /// This instance's health: up, with `details`.
+    public func health(_ details: [String: JSONValue]) -> HealthReport {
+        HealthReport(status: .ok, service: service, instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt), details: .object(details))
+    }
+
+    /// Runs `parts` (in start order; stopped in reverse) and the status server until a signal
+    /// stops the process. `ready` is logged once the status server listens; a busy HTTP address
+    /// ends the process with exit 69 and a message naming `--http`.
+    public func run(_ parts: [any Service], ready: Logger.Metadata, health: @escaping @Sendable () async -> HealthReport) async throws {
+        let (logger, http, service) = (self.logger, self.http, self.service)
+        let status = StatusServer.make(
+            address: http, serviceName: program, metrics: metrics, logger: logger,
+            onRunning: { port in
+                var metadata = ready
+                metadata["http"] = "\(http.host):\(port)"
+                logger.info("\(service) ready", metadata: metadata)
+            }, health: health)
+        do {
+            try await ServiceRunner.run(parts + [status], logger: logger)
+        } catch  where isAddressInUse(error) {
+            throw exitWithError("cannot listen on HTTP address \(http) (--http): Address already in use", program: program, code: ExitCodes.unavailable)
+        }
+    }
+}
