@@ -137,6 +137,8 @@ public struct RideHistory: Codable, Sendable, Equatable {
 @WireModel
 public struct EarningsParams: Codable, Sendable, Equatable {
     public var caller: Caller
+    /// Days back from today, today included (default 7).
+    @WireField(minimum: 1, maximum: 366)
     public var days: Int?
 
     public init(caller: Caller, days: Int? = nil) {

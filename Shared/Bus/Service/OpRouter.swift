@@ -122,7 +122,16 @@ public struct OpRouter: Sendable {
     /// fuzzer (Fuzz/) decodes every op's params through this very function, without a service.
     public static func decodeParams<Params: Decodable>(_ type: Params.Type, op: String, from json: [UInt8]) throws(ServiceError) -> Params {
         do {
-            return try JSONCoding.decode(Params.self, from: json)
+            let params = try JSONCoding.decode(Params.self, from: json)
+            // The limits its type states with `@WireField` (and so the API document).
+            if let wire = params as? any WireValue {
+                do throws(WireViolation) {
+                    try wire.validate(at: "")
+                } catch {
+                    throw ServiceError.unprocessable("invalid_params", error.description)
+                }
+            }
+            return params
         } catch let error as DecodingError {
             if case .dataCorrupted(let c) = error, c.codingPath.isEmpty {
                 // JSON that parses but holds a value no Swift type here can (a number beyond Int's
