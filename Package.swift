@@ -208,7 +208,7 @@ let package = Package(
         .executableTarget(name: "driver-example", dependencies: ["TrackingSDK"], path: "Tools/driver-example", exclude: ["drive.gpx"]),
 
         // MARK: Fuzzing (Fuzz/README.md): libFuzzer's target over what arrives from sockets. Light on
-        // purpose (Bus and RideModels only), so its instrumented build fits in `make test`.
+        // purpose (the bus, the contract and the models only), so its instrumented build fits in `make test`.
         .target(name: "ProtocolFuzzing", dependencies: ["RideContract", "Bus", "RideModels", "Wire", "ZeroMQ"], path: "Fuzz/ProtocolFuzzing", swiftSettings: fuzzed),
         .executableTarget(
             name: "ride-fuzz", dependencies: ["ProtocolFuzzing"], path: "Fuzz/main", swiftSettings: fuzzed,

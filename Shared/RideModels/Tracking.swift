@@ -185,7 +185,7 @@ public enum IngestFrame {
     public static let command = "command"
 }
 
-/// `device.location.<device_id>` (DESIGN.md).
+/// `device.location.<device_id>` (docs/design.md).
 @WireModel
 public struct DeviceLocationEvent: Codable, Sendable, Equatable {
     public var deviceID: String
@@ -216,7 +216,7 @@ public enum DeviceActivity: String, Codable, Sendable {
     case active, inactive
 }
 
-/// `device.status.<device_id>` (DESIGN.md).
+/// `device.status.<device_id>` (docs/design.md).
 @WireModel
 public struct DeviceStatusEvent: Codable, Sendable, Equatable {
     public var deviceID: String

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 import Wire
 
-/// The transactional outbox of the reliability model (DESIGN.md): a service that changes state
+/// The transactional outbox of the reliability model (docs/design.md): a service that changes state
 /// appends the event that reports the change in the same transaction, so a change is never
 /// stored without its event nor published without its change. Sequences are the row numbers:
 /// gap-free per source, because SQLite serialises writers and rows are never deleted.

@@ -61,7 +61,7 @@ public enum OrderRefusal: Error, Sendable, Equatable {
     }
 }
 
-/// The order lifecycle of DESIGN.md as a pure function: given the facts, an actor and an action,
+/// The order lifecycle of docs/design.md as a pure function: given the facts, an actor and an action,
 /// the next status, or why not. Authorization is checked before legality, so an outsider learns
 /// nothing about an order's status.
 public enum OrderStateMachine {

@@ -4,7 +4,7 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// A service's tables in a shared PostgreSQL database: the scale-out store (DESIGN.md "Storage").
+/// A service's tables in a shared PostgreSQL database: the scale-out store (docs/design.md "Storage").
 /// Each service keeps its tables in its own schema (`users`, `orders`, …), so one database holds
 /// them all without clashing names and several instances of a service share the same tables.
 /// Every connection of the pool starts with `search_path` set to that schema, so the statements
