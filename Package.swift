@@ -221,7 +221,7 @@ let package = Package(
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit"], path: "Tests/ServiceKitTests"),
         .testTarget(name: "RideCtlTests", dependencies: ["Wire", "RideCtlKit", "Bus"], path: "Tests/RideCtlTests"),
         .testTarget(name: "DocsTests", dependencies: ["RideContract"], path: "Tests/DocsTests"),
-        .testTarget(name: "WireTests", dependencies: ["Wire", "Geo", "RideModels", "TripsService"], path: "Tests/WireTests"),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "Bus", "RideContract", "TripsService"], path: "Tests/WireTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
         .testTarget(name: "TrackingTests", dependencies: ["Wire", "TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ"], path: "Tests/TrackingTests"),
         .testTarget(name: "TripsTests", dependencies: ["Wire", "TripsService", "RideModels", "Geo", "Bus"], path: "Tests/TripsTests"),

@@ -1,110 +1,31 @@
-import Geo
-import RideModels
+import Bus
+import RideContract
 import TripsService
 import Wire
 
-/// Every wire type of the platform, for the property test.
+/// Every wire type of the platform, for the property test: the params, replies and event payloads
+/// the contract declares and every model they contain, found by walking their schemas — plus the
+/// documents a service stores that are not on the bus.
 enum WireCatalog {
-    static let cases: [WireCase] = [
-        .of(ErrorBody.self),
-        .of(ErrorBody.Detail.self),
-        .of(GeoPoint.self),
-        .of(Geofence.self),
-        .of(Polyline.self),
-        .of(TripEstimate.self),
-        .of(ChatMessage.self),
-        .of(ChatMessageSent.self),
-        .of(SendMessageParams.self),
-        .of(MessagesParams.self),
-        .of(ChatMessages.self),
-        .of(GeoJSONPoint.self),
-        .of(GeoJSONPoint.Members.self),
-        .of(InboxParams.self),
-        .of(PushTokenParams.self),
-        .of(WebhookParams.self),
-        .of(WebhookIDParams.self),
-        .of(DeliveryParams.self),
-        .of(DeadLettersParams.self),
-        .of(OrderStatus.self),
-        .of(Place.self),
-        .of(Caller.self),
-        .of(Order.self),
-        .of(Fare.self),
-        .of(OrderStatusChanged.self),
-        .of(CreateOrderParams.self),
-        .of(OrderParams.self),
-        .of(ListOrdersParams.self),
-        .of(ListOrdersParams.Near.self),
-        .of(OrderList.self),
-        .of(StatsParams.self),
-        .of(OrderStats.self),
-        .of(OrderStats.OpenOrder.self),
-        .of(Payment.self),
-        .of(OrderPaid.self),
-        .of(FareEstimate.self),
-        .of(HistoryParams.self),
-        .of(HistoryRide.self),
-        .of(RideHistory.self),
-        .of(EarningsParams.self),
-        .of(DriverEarnings.self),
-        .of(DriverEarnings.Day.self),
-        .of(OrderOffered.self),
-        .of(RatingGiven.self),
-        .of(UserRating.self),
-        .of(RateParams.self),
-        .of(OrderRated.self),
-        .of(SavedPlace.self),
-        .of(SavedPlace.Label.self),
-        .of(SavePlaceParams.self),
-        .of(PlacesParams.self),
-        .of(SavedPlaces.self),
-        .of(DeviceLocation.self),
-        .of(GeotagRecord.self),
-        .of(DeviceIntents.self),
-        .of(IngestBatch.self),
-        .of(RejectedItem.self),
-        .of(IngestAck.self),
-        .of(DeviceCommand.self),
-        .of(DeviceCommandEvent.self),
-        .of(DeviceLocationEvent.self),
-        .of(DeviceActivity.self),
-        .of(DeviceStatusEvent.self),
-        .of(NearbyQuery.self),
-        .of(NearbyDevice.self),
-        .of(NearbyResult.self),
-        .of(LatestLocation.self),
-        .of(DeviceInfo.self),
-        .of(DeviceParams.self),
-        .of(SetAvailabilityParams.self),
-        .of(LocationsParams.self),
-        .of(LocationHistory.self),
-        .of(Trip.self),
-        .of(Trip.Status.self),
-        .of(Trip.Destination.self),
-        .of(Trip.Views.self),
-        .of(Trip.Estimate.self),
-        .of(Trip.Estimate.Route.self),
-        .of(TripSummary.self),
-        .of(TripSummary.LineString.self),
-        .of(TripSummary.Marker.self),
-        .of(CreateTripParams.self),
-        .of(CreateTripParams.Destination.self),
-        .of(TripIDParams.self),
-        .of(ShareIDParams.self),
-        .of(TripEvent.self),
-        .of(TripEvent.Data.self),
-        .of(UserRole.self),
-        .of(Car.self),
-        .of(User.self),
-        .of(RegisterParams.self),
-        .of(LoginParams.self),
-        .of(Session.self),
-        .of(AuthenticateParams.self),
-        .of(UserIDParams.self),
-        .of(UpdateUserParams.self),
-        .of(UserRegistered.self),
-        .of(TrackPoint.self),
-        .of(TrackOdometer.self),
-        .of(TripProgress.self),
-    ]
+    static let stored: [any WireValue.Type] = [TripProgress.self]
+
+    static let cases: [WireCase] = {
+        let roots: [any Any.Type] = RideContract.ops.flatMap { [$0.paramsType, $0.replyType] } + RideContract.events.map(\.payloadType) + stored
+        var seen: Set<ObjectIdentifier> = []
+        var found: [any WireValue.Type] = []
+        func add(_ type: any WireValue.Type) {
+            guard seen.insert(ObjectIdentifier(type)).inserted else { return }
+            found.append(type)
+            if case .model(let model) = type.wireSchema { for property in model.properties { visit(property.schema) } }
+        }
+        func visit(_ schema: WireSchema) {
+            switch schema {
+            case .array(let element), .map(let element): visit(element)
+            case .model(let model): add(model.type)
+            default: break
+            }
+        }
+        for case let type as any WireValue.Type in roots { add(type) }
+        return found.map { WireCase.of($0) }
+    }()
 }
