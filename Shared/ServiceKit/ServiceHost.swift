@@ -40,21 +40,25 @@ public struct ServiceHost: Sendable {
     }
 
     /// Runs `parts` (in start order; stopped in reverse) and the status server until a signal
-    /// stops the process. `ready` is logged once the status server listens; a busy HTTP address
-    /// ends the process with exit 69 and a message naming `--http`.
-    public func run(_ parts: [any Service], ready: Logger.Metadata, health: @escaping @Sendable () async -> HealthReport) async throws {
+    /// stops the process. `ready` is logged once the status server listens (nil: a part says when
+    /// it is ready); a busy address ends the process with exit 69 and a message naming
+    /// `addresses` (by default `--http`'s).
+    public func run(
+        _ parts: [any Service], ready: Logger.Metadata?, addresses: String? = nil, health: @escaping @Sendable () async -> HealthReport
+    ) async throws {
         let (logger, http, service) = (self.logger, self.http, self.service)
         let status = StatusServer.make(
             address: http, serviceName: program, metrics: metrics, logger: logger,
             onRunning: { port in
-                var metadata = ready
+                guard var metadata = ready else { return }
                 metadata["http"] = "\(http.host):\(port)"
                 logger.info("\(service) ready", metadata: metadata)
             }, health: health)
         do {
             try await ServiceRunner.run(parts + [status], logger: logger)
         } catch  where isAddressInUse(error) {
-            throw exitWithError("cannot listen on HTTP address \(http) (--http): Address already in use", program: program, code: ExitCodes.unavailable)
+            let addresses = addresses ?? "HTTP address \(http) (--http)"
+            throw exitWithError("cannot listen on \(addresses): Address already in use", program: program, code: ExitCodes.unavailable)
         }
     }
 }

@@ -18,15 +18,13 @@ public struct GatewayServer: Sendable {
 
     public func run() async throws {
         let settings = self.settings
-        let logger = RideLogging.bootstrap(label: "ride-gateway", format: settings.logFormat, level: settings.logLevel)
-        let metrics = ServiceMetrics.bootstrap()
+        let host = ServiceHost(program: "ride-gateway", service: "gateway", http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
+        let logger = host.logger
         let client = try await ServiceClient(broker: settings.broker, logger: logger)
         let platform = PlatformCalls(client: client)
         let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripETA.topic], logger: logger)
         let hub = LiveHub(subscriber: subscriber, platform: platform, logger: logger)
         let gateway = GatewayApplication(settings: settings, platform: platform, hub: hub)
-        let instance = UUID().uuidString.lowercased()
-        let startedAt = Date()
         let app = Application(
             router: gateway.router(),
             server: .http1WebSocketUpgrade(webSocketRouter: gateway.webSocketRouter()),
@@ -40,21 +38,15 @@ public struct GatewayServer: Sendable {
                     ])
             },
             logger: logger)
-        let status = StatusServer.make(address: settings.http, serviceName: "ride-gateway", metrics: metrics, logger: logger) {
-            HealthReport(
-                status: .ok, service: "gateway", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt),
-                details: ["live_connections": .number(Double(await hub.connectionCount))])
-        }
         let closing = ShutdownHook {
             await client.close()
             logger.info("gateway stopped")
         }
-        do {
-            try await ServiceRunner.run([closing, LiveHubService(hub: hub, subscriber: subscriber), app, status], logger: logger)
-        } catch  where isAddressInUse(error) {
-            throw exitWithError(
-                "cannot listen on \(settings.listen) (--listen) or \(settings.http) (--http): Address already in use",
-                program: "ride-gateway", code: ExitCodes.unavailable)
+        try await host.run(
+            [closing, LiveHubService(hub: hub, subscriber: subscriber), app], ready: nil,
+            addresses: "\(settings.listen) (--listen) or \(settings.http) (--http)"
+        ) {
+            host.health(["live_connections": .number(Double(await hub.connectionCount))])
         }
     }
 }

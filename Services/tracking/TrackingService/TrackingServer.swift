@@ -18,8 +18,8 @@ public struct TrackingServer: Sendable {
     public init(settings: TrackingSettings) { self.settings = settings }
 
     public func run() async throws {
-        let logger = RideLogging.bootstrap(label: "ride-tracking", format: settings.logFormat, level: settings.logLevel)
-        let metrics = ServiceMetrics.bootstrap()
+        let host = ServiceHost(program: "ride-tracking", service: BusContract.Service.tracking, http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
+        let (logger, metrics) = (host.logger, host.metrics)
         let store: any TrackingStore
         let devices: [DeviceRecord]
         do {
@@ -35,7 +35,7 @@ public struct TrackingServer: Sendable {
             devices = try await store.loadDevices().filter { shard.owns($0.id) }
         } catch {
             let detail = (error as? PSQLError)?.summary ?? "\(error)"  // its description hides the server's message
-            throw exitWithError("cannot open the database (\(settings.database)): \(detail)", program: "ride-tracking", code: ExitCodes.software)
+            throw exitWithError("cannot open the database (\(settings.database)): \(detail)", program: host.program, code: ExitCodes.software)
         }
         let state = TrackingState(devices: devices)
         let publisher = try await EventPublisher(endpoint: settings.pub, source: BusContract.Service.tracking, logger: logger)
@@ -52,38 +52,13 @@ public struct TrackingServer: Sendable {
             let endpoint = (error as? ZMQError)?.operation.components(separatedBy: " to ").last ?? ""
             throw exitWithError(
                 "cannot bind device ingest (--ingest) to \(endpoint): \((error as? ZMQError)?.message ?? "\(error)")",
-                program: "ride-tracking", code: ExitCodes.unavailable)
+                program: host.program, code: ExitCodes.unavailable)
         }
-        let instance = UUID().uuidString.lowercased()
-        let startedAt = Date()
-        let (workers, peers) = try await Self.workers(settings: settings, pipeline: pipeline, store: store, instance: instance, logger: logger)
+        let (workers, peers) = try await Self.workers(settings: settings, pipeline: pipeline, store: store, instance: host.instance, logger: logger)
         let commands = DeviceCommandForwarder(endpoint: settings.sub, ingest: ingest, shard: settings.shard, logger: logger)
         let sweeper = InactivitySweeper(state: state, writer: writer, inactiveAfter: settings.inactiveAfter)
         TrackingMetrics(metrics: metrics, state: state, pipeline: pipeline, ingest: ingest, writer: writer, peers: peers).register()
         let settings = self.settings
-        let status = StatusServer.make(
-            address: settings.http, serviceName: "ride-tracking", metrics: metrics, logger: logger,
-            onRunning: { port in
-                logger.info(
-                    "tracking ready",
-                    metadata: [
-                        "shard": "\(settings.shard)", "ingest": "\(settings.ingest.joined(separator: ","))", "broker": "\(settings.broker)",
-                        "http": "\(settings.http.host):\(port)",
-                        "devices": "\(devices.count)", "database": "\(settings.database)",
-                    ])
-            }
-        ) {
-            let counts = state.counts
-            let stats = pipeline.statistics
-            return HealthReport(
-                status: .ok, service: "tracking", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt),
-                details: [
-                    "shard": .string(settings.shard.description), "devices": .number(Double(counts.devices)), "active": .number(Double(counts.active)),
-                    "indexed": .number(Double(counts.indexed)), "ingest": .array(settings.ingest.map(JSONValue.string)),
-                    "accepted_locations": .number(Double(stats.acceptedLocations)), "rejected_locations": .number(Double(stats.rejectedLocations)),
-                    "refused_batches": .number(Double(stats.refusedBatches)),
-                ])
-        }
         // Stopped in reverse: health first, then requests, sweeps, commands, ingest; the writer
         // stores what is queued and the publisher sends it before the process ends.
         let storage = ShutdownHook {
@@ -96,12 +71,19 @@ public struct TrackingServer: Sendable {
             ingest.stop()
             await ingest.join()
         }
-        do {
-            try await ServiceRunner.run([storage, ingestHook, commands, sweeper] + workers + [status], logger: logger)
-        } catch  where isAddressInUse(error) {
-            throw exitWithError(
-                "cannot listen on HTTP address \(settings.http) (--http): Address already in use",
-                program: "ride-tracking", code: ExitCodes.unavailable)
+        let ready: Logger.Metadata = [
+            "shard": "\(settings.shard)", "ingest": "\(settings.ingest.joined(separator: ","))", "broker": "\(settings.broker)",
+            "devices": "\(devices.count)", "database": "\(settings.database)",
+        ]
+        try await host.run([storage, ingestHook, commands, sweeper] + workers, ready: ready) {
+            let counts = state.counts
+            let stats = pipeline.statistics
+            return host.health([
+                "shard": .string(settings.shard.description), "devices": .number(Double(counts.devices)), "active": .number(Double(counts.active)),
+                "indexed": .number(Double(counts.indexed)), "ingest": .array(settings.ingest.map(JSONValue.string)),
+                "accepted_locations": .number(Double(stats.acceptedLocations)), "rejected_locations": .number(Double(stats.rejectedLocations)),
+                "refused_batches": .number(Double(stats.refusedBatches)),
+            ])
         }
     }
 }
