@@ -79,9 +79,8 @@ struct GatewayApplication: Sendable {
         DashboardRoutes(platform: platform).register(on: hyperTrack)
         // The WebSocket routes asked without an upgrade: authenticated like the rest (401 without a
         // token), then 426 saying how to connect.
-        let plain = router.group("v1").add(middleware: BearerAuthentication(platform: platform, cache: tokens))
         for path in LiveRoute.paths {
-            plain.get(RouterPath(path)) { _, _ -> Response in
+            authenticated.group.get(RouterPath(path)) { _, _ -> Response in
                 throw GatewayError(
                     .upgradeRequired, "upgrade_required", "/v1/\(path) is a WebSocket: connect with Upgrade: websocket",
                     headers: [.upgrade: "websocket"])

@@ -54,7 +54,7 @@ public struct TrackingServer: Sendable {
                 "cannot bind device ingest (--ingest) to \(endpoint): \((error as? ZMQError)?.message ?? "\(error)")",
                 program: host.program, code: ExitCodes.unavailable)
         }
-        let (workers, peers) = try await Self.workers(settings: settings, pipeline: pipeline, store: store, instance: host.instance, logger: logger)
+        let (workers, peers) = try await Self.workers(settings: settings, pipeline: pipeline, store: store, host: host)
         let commands = DeviceCommandForwarder(endpoint: settings.sub, ingest: ingest, shard: settings.shard, logger: logger)
         let sweeper = InactivitySweeper(state: state, writer: writer, inactiveAfter: settings.inactiveAfter)
         TrackingMetrics(metrics: metrics, state: state, pipeline: pipeline, ingest: ingest, writer: writer, peers: peers).register()
@@ -93,12 +93,10 @@ extension TrackingServer {
     /// peer service `tracking.shard.K` (this shard's devices only) and the public `tracking`, which
     /// reaches the other shards through the broker.
     static func workers(
-        settings: TrackingSettings, pipeline: IngestPipeline, store: any TrackingStore, instance: String,
-        logger: Logger
+        settings: TrackingSettings, pipeline: IngestPipeline, store: any TrackingStore, host: ServiceHost
     ) async throws -> (workers: [ServiceWorker], peers: ShardPeers?) {
-        var options = MDPWorker.Options()
-        options.concurrency = settings.concurrency
-        let worker = { (router: OpRouter) in ServiceWorker(broker: settings.broker, router: router, options: options, logger: logger) }
+        let (instance, logger) = (host.instance, host.logger)
+        let worker = { (router: OpRouter) in host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency) }
         guard settings.shard.isSharded else {
             return ([worker(TrackingOps.localRouter(service: BusContract.Service.tracking, pipeline: pipeline, store: store, instance: instance))], nil)
         }

@@ -136,7 +136,7 @@ public struct OpRouter: Sendable {
             if case .dataCorrupted(let c) = error, c.codingPath.isEmpty {
                 // JSON that parses but holds a value no Swift type here can (a number beyond Int's
                 // range) is the request's content, not its syntax.
-                guard (try? JSONCoding.decoder().decode(JSONValue.self, from: Data(json))) != nil else {
+                guard (try? JSONCoding.decode(JSONValue.self, from: json)) != nil else {
                     throw .badRequest("invalid_json", "the params frame of op '\(op)' is not valid JSON")
                 }
                 throw .unprocessable("invalid_params", "a value is out of range: \(c.debugDescription)")
