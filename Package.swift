@@ -199,7 +199,7 @@ let package = Package(
         .target(
             name: "RideCtlKit",
             dependencies: [
-                "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "ZeroMQ",
+                "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "ZeroMQ", "GatewayService",
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             path: "Tools/ridectl/RideCtlKit"
@@ -220,7 +220,7 @@ let package = Package(
         .testTarget(name: "BusTests", dependencies: ["Wire", "Bus"], path: "Tests/BusTests"),
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit"], path: "Tests/ServiceKitTests"),
         .testTarget(name: "RideCtlTests", dependencies: ["Wire", "RideCtlKit", "Bus"], path: "Tests/RideCtlTests"),
-        .testTarget(name: "DocsTests", dependencies: ["RideContract"], path: "Tests/DocsTests"),
+        .testTarget(name: "DocsTests", dependencies: ["RideContract", "RideCtlKit"], path: "Tests/DocsTests"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Bus", "RideContract", "TripsService"], path: "Tests/WireTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
         .testTarget(name: "TrackingTests", dependencies: ["Wire", "TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ"], path: "Tests/TrackingTests"),
@@ -231,7 +231,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Wire", "GatewayService", "Bus", .product(name: "Hummingbird", package: "hummingbird"),
+                "Wire", "GatewayService", "Bus", "ServiceKit", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ], path: "Tests/GatewayTests"),
         .testTarget(name: "NotificationsTests", dependencies: ["Wire", "NotificationsService", "RideModels", "Bus"], path: "Tests/NotificationsTests"),

@@ -49,6 +49,7 @@ public struct SendMessageParams: Codable, Sendable, Equatable {
     public var caller: Caller
     /// The order.
     public var id: String
+    @WireField(maxLength: 2000, pattern: TextPatterns.message, meaning: TextPatterns.messageMeaning)
     public var text: String
 
     public init(caller: Caller, id: String, text: String) {
@@ -63,7 +64,9 @@ public struct SendMessageParams: Codable, Sendable, Equatable {
 public struct MessagesParams: Codable, Sendable, Equatable {
     public var caller: Caller
     public var id: String
+    @WireField(minimum: 0)
     public var after: Int?
+    @WireField(minimum: 1, maximum: 500)
     public var limit: Int?
 
     public init(caller: Caller, id: String, after: Int? = nil, limit: Int? = nil) {

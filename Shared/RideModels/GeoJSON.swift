@@ -18,6 +18,7 @@ public struct GeoJSONPoint: Codable, Sendable, Hashable {
         @WireField(pattern: "^Point$")
         public var type: String
         /// `[longitude, latitude]`, within ±180 and ±90.
+        @WireField(minItems: 2, maxItems: 2)
         public var coordinates: [Double]
 
         enum CodingKeys: String, CodingKey { case type, coordinates }

@@ -8,6 +8,7 @@ import Wire
 @WireModel
 public struct InboxParams: Codable, Sendable, Equatable {
     public var userID: String
+    @WireField(minimum: 1, maximum: 500)
     public var limit: Int?
     public init(userID: String, limit: Int? = nil) {
         self.userID = userID
@@ -24,6 +25,7 @@ public struct InboxParams: Codable, Sendable, Equatable {
 @WireModel
 public struct PushTokenParams: Codable, Sendable, Equatable {
     public var userID: String
+    @WireField(minLength: 1, maxLength: 4096)
     public var token: String
     public init(userID: String, token: String) {
         self.userID = userID

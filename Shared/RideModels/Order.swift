@@ -28,8 +28,11 @@ public enum OrderStatus: String, Codable, Sendable, CaseIterable, Comparable {
 /// A place the rider picks: where to be picked up, where to be dropped off.
 @WireModel
 public struct Place: Codable, Sendable, Equatable {
+    @WireField(minimum: -90, maximum: 90)
     public var latitude: Double
+    @WireField(minimum: -180, maximum: 180)
     public var longitude: Double
+    @WireField(maxLength: 300)
     public var address: String?
 
     public init(latitude: Double, longitude: Double, address: String? = nil) {
@@ -216,12 +219,17 @@ public struct OrderParams: Codable, Sendable, Equatable {
 public struct ListOrdersParams: Codable, Sendable, Equatable {
     @WireModel
     public struct Near: Codable, Sendable, Equatable {
+        @WireField(minimum: -90, maximum: 90)
         public var latitude: Double
+        @WireField(minimum: -180, maximum: 180)
         public var longitude: Double
-        /// Metres.
-        public var radius: Double
+        /// Metres; 5000 when absent.
+        @WireField(maximum: 50_000, exclusiveMinimum: 0)
+        public var radius: Double?
 
-        public init(latitude: Double, longitude: Double, radius: Double) {
+        public static let defaultRadius = 5000.0
+
+        public init(latitude: Double, longitude: Double, radius: Double? = nil) {
             self.latitude = latitude
             self.longitude = longitude
             self.radius = radius
@@ -231,6 +239,7 @@ public struct ListOrdersParams: Codable, Sendable, Equatable {
     public var caller: Caller
     public var status: OrderStatus?
     public var near: Near?
+    @WireField(minimum: 1, maximum: 500)
     public var limit: Int?
 
     public init(caller: Caller, status: OrderStatus? = nil, near: Near? = nil, limit: Int? = nil) {

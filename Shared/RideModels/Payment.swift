@@ -94,7 +94,9 @@ public struct FareEstimate: Codable, Sendable, Equatable {
 @WireModel
 public struct HistoryParams: Codable, Sendable, Equatable {
     public var caller: Caller
+    @WireField(pattern: TextPatterns.historyCursor, meaning: TextPatterns.historyCursorMeaning)
     public var before: String?
+    @WireField(minimum: 1, maximum: 100)
     public var limit: Int?
 
     public init(caller: Caller, before: String? = nil, limit: Int? = nil) {

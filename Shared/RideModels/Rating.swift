@@ -37,7 +37,9 @@ public struct UserRating: Codable, Sendable, Equatable {
 public struct RateParams: Codable, Sendable, Equatable {
     public var caller: Caller
     public var id: String
+    @WireField(minimum: 1, maximum: 5)
     public var stars: Int
+    @WireField(maxLength: 500)
     public var comment: String?
 
     public init(caller: Caller, id: String, stars: Int, comment: String? = nil) {
@@ -45,13 +47,6 @@ public struct RateParams: Codable, Sendable, Equatable {
         self.id = id
         self.stars = stars
         self.comment = comment
-    }
-
-    /// The first thing wrong with the rating, naming the field, or nil.
-    public var problem: String? {
-        guard (1...5).contains(stars) else { return "stars: must be a whole number from 1 to 5, got \(stars)" }
-        if let comment, comment.count > 500 { return "comment: must be at most 500 characters" }
-        return nil
     }
 }
 

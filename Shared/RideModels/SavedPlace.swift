@@ -37,6 +37,7 @@ public struct SavePlaceParams: Codable, Sendable, Equatable {
     public var userID: String
     public var label: SavedPlace.Label
     /// Required for `other`; `home`/`work` are named after their label when absent.
+    @WireField(maxLength: 60, pattern: TextPatterns.line, meaning: TextPatterns.lineMeaning)
     public var name: String?
     public var place: Place
 

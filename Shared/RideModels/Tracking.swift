@@ -242,10 +242,13 @@ public struct DeviceStatusEvent: Codable, Sendable, Equatable {
 public struct NearbyQuery: Codable, Sendable, Equatable {
     public var location: GeoJSONPoint
     /// Metres.
+    @WireField(maximum: 20_037_509, exclusiveMinimum: 0)
     public var radius: Double
+    @WireField(minimum: 1, maximum: 1000)
     public var limit: Int?
     public var availableOnly: Bool?
     /// Hours since the device's last location, as HyperTrack's `last_updated_within`.
+    @WireField(exclusiveMinimum: 0)
     public var lastUpdatedWithin: Double?
     /// Devices whose metadata contains all of these keys and values.
     public var metadata: [String: JSONValue]?

@@ -175,6 +175,7 @@ public struct CreateTripParams: Codable, Sendable, Equatable {
     @WireModel
     public struct Destination: Codable, Sendable, Equatable {
         public var geometry: GeoJSONPoint
+        @WireField(minimum: 5, maximum: 5000)
         public var radius: Double?
         public var address: String?
 
@@ -185,10 +186,12 @@ public struct CreateTripParams: Codable, Sendable, Equatable {
         }
     }
 
+    @WireField(pattern: TextPatterns.deviceID, meaning: TextPatterns.deviceIDMeaning)
     public var deviceID: String
     public var destination: Destination
     public var metadata: [String: JSONValue]?
     /// A repeated create with the same key returns the first trip (orders use order id + leg).
+    @WireField(minLength: 1, maxLength: 200, pattern: #"^[^\x00]*$"#, meaning: "1 to 200 characters without NUL")
     public var idempotencyKey: String?
 
     public init(deviceID: String, destination: Destination, metadata: [String: JSONValue]? = nil, idempotencyKey: String? = nil) {

@@ -9,7 +9,9 @@ public enum UserRole: String, Codable, Sendable, CaseIterable {
 
 @WireModel
 public struct Car: Codable, Sendable, Equatable {
+    @WireField(maxLength: 100, pattern: TextPatterns.line, meaning: TextPatterns.lineMeaning)
     public var model: String
+    @WireField(maxLength: 20, pattern: TextPatterns.line, meaning: TextPatterns.lineMeaning)
     public var licensePlate: String
 
     public init(model: String, licensePlate: String) {
@@ -59,9 +61,13 @@ public struct User: Codable, Sendable, Equatable {
 @WireModel
 public struct RegisterParams: Codable, Sendable, Equatable {
     public var role: UserRole
+    @WireField(maxLength: 100, pattern: TextPatterns.line, meaning: TextPatterns.lineMeaning)
     public var name: String
+    @WireField(pattern: TextPatterns.phoneNumber, meaning: TextPatterns.phoneNumberMeaning)
     public var phoneNumber: String
+    @WireField(minLength: 8, maxLength: 1024)
     public var password: String
+    @WireField(pattern: TextPatterns.deviceID, meaning: TextPatterns.deviceIDMeaning)
     public var deviceID: String?
     public var car: Car?
 
@@ -136,9 +142,13 @@ public struct UserIDParams: Codable, Sendable, Equatable {
 @WireModel
 public struct UpdateUserParams: Codable, Sendable, Equatable {
     public var id: String
+    @WireField(maxLength: 100, pattern: TextPatterns.line, meaning: TextPatterns.lineMeaning)
     public var name: String?
+    @WireField(pattern: TextPatterns.phoneNumber, meaning: TextPatterns.phoneNumberMeaning)
     public var phoneNumber: String?
+    @WireField(minLength: 8, maxLength: 1024)
     public var password: String?
+    @WireField(pattern: TextPatterns.deviceID, meaning: TextPatterns.deviceIDMeaning)
     public var deviceID: String?
     public var car: Car?
 

@@ -17,6 +17,7 @@ extension Bool: WireValue {
 }
 
 extension Int: WireValue {
+    public func validate(at path: String) throws(WireViolation) { try WireRules.checkSafeInteger(Double(self), at: path) }
     @inlinable public func writeJSON(to out: inout [UInt8]) { out.append(contentsOf: String(self).utf8) }
     @inlinable public static func read(from reader: inout JSONFastReader) -> Int? { reader.integer() }
     public static var wireSchema: WireSchema { .integer }
@@ -24,6 +25,7 @@ extension Int: WireValue {
 }
 
 extension Int64: WireValue {
+    public func validate(at path: String) throws(WireViolation) { try WireRules.checkSafeInteger(Double(self), at: path) }
     @inlinable public func writeJSON(to out: inout [UInt8]) { out.append(contentsOf: String(self).utf8) }
     @inlinable public static func read(from reader: inout JSONFastReader) -> Int64? { reader.integer().map(Int64.init) }
     public static var wireSchema: WireSchema { .integer }
@@ -37,6 +39,7 @@ extension Int32: WireValue {
 }
 
 extension UInt64: WireValue {
+    public func validate(at path: String) throws(WireViolation) { try WireRules.checkSafeInteger(Double(self), at: path) }
     @inlinable public func writeJSON(to out: inout [UInt8]) { out.append(contentsOf: String(self).utf8) }
     @inlinable public static func read(from reader: inout JSONFastReader) -> UInt64? { reader.unsigned() }
     public static var wireSchema: WireSchema { .integer }
@@ -89,6 +92,7 @@ extension Array: WireValue where Element: WireValue {
     }
     @inlinable public static func read(from reader: inout JSONFastReader) -> [Element]? { reader.elements { Element.read(from: &$0) } }
     public static var wireSchema: WireSchema { .array(Element.wireSchema) }
+    public func check(_ rules: WireRules, at path: String) throws(WireViolation) { try rules.check(count: count, at: path) }
     public func validate(at path: String) throws(WireViolation) {
         for (index, element) in enumerated() { try element.validate(at: "\(path)[\(index)]") }
     }

@@ -75,17 +75,31 @@ public struct WireProperty: Sendable {
 /// What `@WireField` states of a property beyond its type.
 public struct WireRules: Sendable, Equatable {
     public var minimum: Double?
+    /// A number must be more than this.
+    public var exclusiveMinimum: Double?
     public var maximum: Double?
     public var minLength: Int?
     public var maxLength: Int?
     public var pattern: String?
+    /// What `pattern` asks for, in words: the error says "must be <meaning>".
+    public var meaning: String?
+    /// An array's bounds.
+    public var minItems: Int?
+    public var maxItems: Int?
 
-    public init(minimum: Double? = nil, maximum: Double? = nil, minLength: Int? = nil, maxLength: Int? = nil, pattern: String? = nil) {
+    public init(
+        minimum: Double? = nil, maximum: Double? = nil, minLength: Int? = nil, maxLength: Int? = nil, pattern: String? = nil, meaning: String? = nil,
+        minItems: Int? = nil, maxItems: Int? = nil, exclusiveMinimum: Double? = nil
+    ) {
         self.minimum = minimum
+        self.exclusiveMinimum = exclusiveMinimum
         self.maximum = maximum
         self.minLength = minLength
         self.maxLength = maxLength
         self.pattern = pattern
+        self.meaning = meaning
+        self.minItems = minItems
+        self.maxItems = maxItems
     }
 
     public var isEmpty: Bool { self == WireRules() }

@@ -21,8 +21,21 @@ extension WireRules {
         try value.validate(at: here)
     }
 
-    /// A number against `minimum` and `maximum`.
+    /// JSON's exact whole numbers, those a JavaScript client reads without loss: ±(2^53 − 1). The
+    /// API document states this range for every integer that has no narrower rule.
+    public static let safeInteger: Double = 9_007_199_254_740_991
+
+    public static func checkSafeInteger(_ number: Double, at path: String) throws(WireViolation) {
+        guard abs(number) > safeInteger else { return }
+        throw WireViolation(path: path, problem: "must be a whole number from -9007199254740991 to 9007199254740991, got \(text(number))")
+    }
+
+    /// A number against `minimum` (or `exclusiveMinimum`) and `maximum`.
     public func check(number: Double, at path: String) throws(WireViolation) {
+        if let exclusiveMinimum, number <= exclusiveMinimum {
+            let upTo = maximum.map { " and at most \(Self.text($0))" } ?? ""
+            throw WireViolation(path: path, problem: "must be more than \(Self.text(exclusiveMinimum))\(upTo), got \(Self.text(number))")
+        }
         let tooSmall = minimum.map { number < $0 } ?? false
         let tooLarge = maximum.map { number > $0 } ?? false
         guard tooSmall || tooLarge else { return }
@@ -42,8 +55,20 @@ extension WireRules {
         }
         if let maxLength, length > maxLength { throw WireViolation(path: path, problem: "must be at most \(maxLength) characters") }
         // As JSON Schema reads a pattern: found anywhere in the string (anchor it with ^…$ to mean all of it).
-        if let pattern, (try? Regex(pattern)).flatMap({ string.firstMatch(of: $0) }) == nil {
-            throw WireViolation(path: path, problem: "must match \(pattern)")
+        // Unicode scalar by scalar, as JSON Schema's (ECMA 262) regular expressions read text.
+        if let pattern, (try? Regex(pattern)).flatMap({ string.firstMatch(of: $0.matchingSemantics(.unicodeScalar)) }) == nil {
+            throw WireViolation(path: path, problem: meaning.map { "must be \($0)" } ?? "must match \(pattern)")
+        }
+    }
+
+    /// An array's length against `minItems` and `maxItems`.
+    public func check(count: Int, at path: String) throws(WireViolation) {
+        switch (minItems, maxItems) {
+        case (let low?, let high?) where !(low...high).contains(count):
+            throw WireViolation(path: path, problem: low == high ? "must have \(low) items, got \(count)" : "must have \(low) to \(high) items, got \(count)")
+        case (let low?, nil) where count < low: throw WireViolation(path: path, problem: "must have at least \(low) items, got \(count)")
+        case (nil, let high?) where count > high: throw WireViolation(path: path, problem: "must have at most \(high) items, got \(count)")
+        default: return
         }
     }
 

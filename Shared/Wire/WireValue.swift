@@ -27,7 +27,8 @@ public macro WireModel() = #externalMacro(module: "WireMacros", type: "WireModel
 /// It generates nothing itself: `@WireModel` reads it.
 @attached(peer)
 public macro WireField(
-    minimum: Double? = nil, maximum: Double? = nil, minLength: Int? = nil, maxLength: Int? = nil, pattern: String? = nil
+    minimum: Double? = nil, maximum: Double? = nil, minLength: Int? = nil, maxLength: Int? = nil, pattern: String? = nil, meaning: String? = nil,
+    minItems: Int? = nil, maxItems: Int? = nil, exclusiveMinimum: Double? = nil
 ) = #externalMacro(module: "WireMacros", type: "WireFieldMacro")
 
 /// A value whose JSON is that of another wire type, its `WireForm` (a GeoJSON point is
@@ -44,4 +45,16 @@ extension WireRepresented {
     @inlinable public func writeJSON(to out: inout [UInt8]) { wireForm.writeJSON(to: &out) }
     @inlinable public static func read(from reader: inout JSONFastReader) -> Self? { WireForm.read(from: &reader).flatMap(Self.init(wireForm:)) }
     public static var wireSchema: WireSchema { WireForm.wireSchema }
+}
+
+extension WireValue {
+    /// The first `@WireField` rule this value breaks, as "field: problem"; nil when it keeps them all.
+    public var ruleViolation: String? {
+        do throws(WireViolation) {
+            try validate(at: "")
+            return nil
+        } catch {
+            return error.description
+        }
+    }
 }

@@ -1,14 +1,15 @@
 import Foundation
 import RideContract
+import RideCtlKit
 import Testing
 
-/// The docs' tables of ops and events against the contract they describe.
+/// The docs' tables of ops, events and routes against the code that declares them.
 @Suite struct ContractDocsTests {
-    @Test func theDocsTablesAreTheContracts() throws {
-        for (path, tables) in ContractTables.pages {
+    @Test func theDocsTablesAreTheContracts() async throws {
+        for (path, tables) in try await DocsTables.pages() {
             let text = try String(contentsOf: Repository.root.appendingPathComponent(path), encoding: .utf8)
             let updated = try #require(ContractTables.updating(text, tables: tables), "\(path) lacks a table's markers")
-            #expect(updated == text, "\(path) differs from the contract: run `ridectl contract --write .`")
+            #expect(updated == text, "\(path) differs from the code: run `ridectl contract --write .`")
         }
     }
 }

@@ -76,7 +76,7 @@ import Wire
                 #expect(try await gateway.request("POST", "/v1/orders/\(id)/messages", token: token, #"{"text":"hi"}"#).status == status)
             }
             let blank = try await gateway.request("POST", "/v1/orders/\(id)/messages", token: rider, #"{"text":"   "}"#)
-            #expect(blank.status == 422 && blank.body["error"]?["message"] == "text: must not be empty")
+            #expect(blank.status == 422 && blank.body["error"]?["message"] == "text: must be more than spaces")
             let chat = try await gateway.request("GET", "/v1/orders/\(id)/messages", token: driver).body
             #expect(chat["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } == ["On my way, 2 minutes", "I'm by the fountain"])
             #expect(chat["open"] == true)

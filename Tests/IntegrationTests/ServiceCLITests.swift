@@ -48,6 +48,12 @@ import Testing
         }
     }
 
+    @Test(arguments: ["ride-bus", "ride-users", "ride-orders", "ride-trips", "ride-notifications", "ride-tracking", "ride-gateway", "ridectl"])
+    func everyExecutableSaysItsVersion(executable: String) async throws {
+        let (status, out, _) = try await runCommand("\(Binaries.directory)/\(executable)", ["--version"])
+        #expect(status == 0 && out == PlatformVersion.current + "\n", "\(executable) --version: \(out)")
+    }
+
     @Test(arguments: [
         ("ride-users", ["--password-rounds", "5"], [String: String](), "password-rounds (--password-rounds) 5 is out of range"),
         ("ride-users", [], ["RIDE_TOKEN_SECRET": "short"], "RIDE_TOKEN_SECRET must be at least 32 characters"),

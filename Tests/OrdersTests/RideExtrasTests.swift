@@ -33,9 +33,11 @@ import Testing
             #expect(ConversationRules.canRead(.rider("r1"), order))
             #expect(!ConversationRules.canRead(.driver("d2"), order) && !ConversationRules.canRead(.rider("r2"), order))
         }
-        #expect(ConversationRules.problem(withText: " \n ") == "text: must not be empty")
-        #expect(ConversationRules.problem(withText: String(repeating: "a", count: 2001))?.hasPrefix("text: must be at most 2000") == true)
-        #expect(ConversationRules.problem(withText: "On my way 🚗") == nil)
+        let message = { (text: String) in SendMessageParams(caller: .rider("r1"), id: "o1", text: text).ruleViolation }
+        #expect(message(" \n ") == "text: must be more than spaces")
+        #expect(message(String(repeating: "a", count: 2001)) == "text: must be at most 2000 characters")
+        #expect(message("On my way 🚗") == nil)
+        #expect(message("Here.\nBlue door.") == nil)
     }
 
     @Test func eachSideRatesTheOtherOnceAfterCompletion() {
@@ -47,10 +49,10 @@ import Testing
         #expect(ConversationRules.ratee(of: .rider("r1"), on: order).isNotNow, "once")
         #expect(ConversationRules.ratee(of: .driver("d1"), on: order) == .success("r1"), "the other side still may")
         #expect(ConversationRules.ratee(of: .rider("r1"), on: Self.order(.reachedDropoff)).isNotNow, "not before COMPLETED")
-        #expect(RateParams(caller: .rider("r1"), id: "o1", stars: 0).problem == "stars: must be a whole number from 1 to 5, got 0")
-        #expect(RateParams(caller: .rider("r1"), id: "o1", stars: 6).problem != nil)
-        #expect(RateParams(caller: .rider("r1"), id: "o1", stars: 3, comment: String(repeating: "x", count: 501)).problem == "comment: must be at most 500 characters")
-        #expect(RateParams(caller: .rider("r1"), id: "o1", stars: 1, comment: "late").problem == nil)
+        #expect(RateParams(caller: .rider("r1"), id: "o1", stars: 0).ruleViolation == "stars: must be from 1 to 5, got 0")
+        #expect(RateParams(caller: .rider("r1"), id: "o1", stars: 6).ruleViolation != nil)
+        #expect(RateParams(caller: .rider("r1"), id: "o1", stars: 3, comment: String(repeating: "x", count: 501)).ruleViolation == "comment: must be at most 500 characters")
+        #expect(RateParams(caller: .rider("r1"), id: "o1", stars: 1, comment: "late").ruleViolation == nil)
     }
 
     @Test func surgeRisesWithWaitingOrdersPerAvailableDriverUpToTheMaximum() {

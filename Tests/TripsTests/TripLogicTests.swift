@@ -170,13 +170,13 @@ private let streets = Polyline(points: [
     }
 
     /// A key means the same on SQLite and PostgreSQL: none with a NUL (PostgreSQL cannot store it).
-    @Test func idempotencyKeysAreOneTo200BytesWithoutNUL() {
-        #expect(TripsOps.problem(with: params(key: "o-1/pickup")) == nil)
-        #expect(TripsOps.problem(with: params(key: nil)) == nil)
-        #expect(TripsOps.problem(with: params(key: String(repeating: "k", count: 200))) == nil)
-        for bad in ["", String(repeating: "k", count: 201), "o-1\u{0}"] {
-            #expect(TripsOps.problem(with: params(key: bad)) == "idempotency_key: must be 1 to 200 bytes, without NUL")
-        }
+    @Test func idempotencyKeysAreOneTo200CharactersWithoutNUL() {
+        #expect(params(key: "o-1/pickup").ruleViolation == nil)
+        #expect(params(key: nil).ruleViolation == nil)
+        #expect(params(key: String(repeating: "k", count: 200)).ruleViolation == nil)
+        #expect(params(key: "").ruleViolation == "idempotency_key: must not be empty")
+        #expect(params(key: String(repeating: "k", count: 201)).ruleViolation == "idempotency_key: must be at most 200 characters")
+        #expect(params(key: "o-1\u{0}").ruleViolation == "idempotency_key: must be 1 to 200 characters without NUL")
     }
 }
 

@@ -15,7 +15,9 @@ public struct RideBusCommand: ServiceCommand {
 
             Exit codes: 0 after a clean shutdown (SIGINT/SIGTERM), 64 for a malformed flag or \
             variable, 69 when an address cannot be bound (e.g. already in use).
-            """)
+            """,
+        version: PlatformVersion.current
+    )
 
     @Option(
         name: .customLong("pub"),

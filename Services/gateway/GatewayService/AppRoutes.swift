@@ -15,27 +15,30 @@ struct AppRoutes {
     let settings: GatewaySettings
 
     func register(public open: RecordedRoutes, authenticated routes: RecordedRoutes) {
-        open.on(.post, "users") { request, context in
-            try await platform.forward(Ops.Users.register, .object(try await RequestJSON.object(request, context: context)))
-        }
-        open.on(.post, "sessions") { request, context in
-            try await platform.forward(Ops.Users.login, .object(try await RequestJSON.object(request, context: context)))
-        }
+        open.on(
+            .post, "users",
+            OpRoute(
+                Ops.Users.register, tag: .accounts, summary: "Sign up a rider or a driver", statuses: [201, 200], fill: [:], body: .rest, errors: [409],
+                fieldRules: "a driver needs a car and a device_id"), calling: platform)
+        open.on(
+            .post, "sessions", OpRoute(Ops.Users.login, tag: .accounts, summary: "Log in: a bearer token for the other routes", fill: [:], body: .rest, errors: [401]),
+            calling: platform)
 
-        routes.on(.get, "me") { _, context in
-            try await platform.forward(Ops.Users.get, ["id": .string(try context.requireUser().id)])
+        routes.on(.get, "me", OpRoute(Ops.Users.get, tag: .accounts, summary: "The caller's profile", fill: ["id": .userID]), calling: platform)
+        let update = OpRoute(
+            Ops.Users.update, tag: .accounts, summary: "Change the caller's profile (name, phone_number, password, device_id, car)", fill: ["id": .userID],
+            body: .rest, nonEmptyBody: true, errors: [409], fieldRules: "only drivers have a car")
+        routes.on(.patch, "me", update.routeDoc) { request, context in
+            let params = try await update.params(request, context)
+            defer { tokens.forget(userID: context.user?.id ?? "") }
+            return try await platform.forward(update.op, params)
         }
-        routes.on(.patch, "me") { request, context in
-            var body = try await RequestJSON.object(request, context: context)
-            guard !body.isEmpty else {
-                throw GatewayError(.unprocessableContent, "invalid_params", "(body): nothing to change; give name, phone_number, device_id or car")
-            }
-            let user = try context.requireUser()
-            body["id"] = .string(user.id)
-            defer { tokens.forget(userID: user.id) }
-            return try await platform.forward(Ops.Users.update, .object(body))
-        }
-        routes.on(.put, "me/availability") { request, context in
+        routes.on(
+            .put, "me/availability",
+            RouteDoc(
+                "A driver goes available or unavailable for offers", tag: .drivers, body: [WireProperty("available", .boolean, required: true)],
+                reply: IngestAck.self, "the acknowledgement of the device's new state", errors: [403, 409, 500], op: Ops.Tracking.ingest.fullName)
+        ) { request, context in
             let body = try await RequestJSON.object(request, context: context)
             guard case .bool(let available)? = body["available"] else {
                 throw GatewayError(.unprocessableContent, "invalid_params", "available: required, true or false")
@@ -51,7 +54,14 @@ struct AppRoutes {
                 "batch_id": .number(Double(Int(Date().timeIntervalSince1970 * 1000))), "device": intents, "locations": [],
             ])
         }
-        routes.on(.post, "devices/{device_id}/locations") { request, context in
+        routes.on(
+            .post, "devices/{device_id}/locations",
+            RouteDoc(
+                "A driver's phone posts a batch of fixes (forwarded to tracking)", tag: .drivers,
+                body: IngestBatch.wireSchema.members.filter { !["device_id", "publishable_key"].contains($0.key) },
+                path: ["device_id": "the driver's own device id"], reply: IngestAck.self, "the acknowledgement", errors: [403, 409, 500],
+                fieldRules: HyperTrackRoutes.coordinateRules, op: Ops.Tracking.ingest.fullName)
+        ) { request, context in
             let deviceID = try context.parameters.require("device_id")
             guard deviceID == (try driverDevice(context)) else {
                 throw GatewayError(.forbidden, "not_your_device", "device \(deviceID.prefix(64)) is not the device of this driver")
@@ -71,40 +81,36 @@ struct AppRoutes {
             return try await forwardBatch(.object(body))
         }
 
-        routes.on(.get, "notifications") { request, context in
-            var params: [String: JSONValue] = ["user_id": .string(try context.requireUser().id)]
-            if let limit = try RequestJSON.number(request, "limit") { params["limit"] = .number(limit) }
-            return try await platform.forward(Ops.Notifications.list, .object(params))
+        routes.on(
+            .get, "notifications",
+            OpRoute(Ops.Notifications.list, tag: .notifications, summary: "The caller's notifications, newest first", fill: ["user_id": .userID], query: ["limit"]),
+            calling: platform)
+        routes.on(
+            .post, "notifications/push_tokens",
+            OpRoute(Ops.Notifications.registerPushToken, tag: .notifications, summary: "Register this phone's push token", fill: ["user_id": .userID], body: .rest),
+            calling: platform)
+        routes.on(
+            .post, "orders",
+            OpRoute(Ops.Orders.create, tag: .orders, summary: "A rider books a ride", statuses: [201, 200], body: .rest, errors: [403, 404, 409], fieldRules: Self.placeRules),
+            calling: platform)
+        routes.on(
+            .get, "orders",
+            OpRoute(
+                Ops.Orders.list, tag: .orders, summary: "The caller's orders; for a driver with a point, the orders of a status near it",
+                query: ["status", "limit", "near.latitude", "near.longitude", "near.radius"], errors: [403],
+                fieldRules: "latitude and longitude come together, with status NEW (drivers only); radius only with them"), calling: platform)
+        routes.on(.get, "orders/{id}", OpRoute(Ops.Orders.get, tag: .orders, path: ["id": "id"], errors: [403]), calling: platform)
+        for (path, op) in [("accept", Ops.Orders.accept), ("decline", Ops.Orders.decline), ("start", Ops.Orders.startRide), ("end", Ops.Orders.endRide)] {
+            routes.on(.post, "orders/{id}/\(path)", OpRoute(op, tag: .orders, path: ["id": "id"], errors: [403, 409]), calling: platform)
         }
-        routes.on(.post, "notifications/push_tokens") { request, context in
-            let body = try await RequestJSON.object(request, context: context)
-            return try await platform.forward(
-                Ops.Notifications.registerPushToken,
-                ["user_id": .string(try context.requireUser().id), "token": body["token"] ?? .null])
-        }
-        routes.on(.post, "orders") { request, context in
-            var body = try await RequestJSON.object(request, context: context)
-            body["caller"] = try context.caller()
-            return try await platform.forward(Ops.Orders.create, .object(body))
-        }
-        routes.on(.get, "orders") { request, context in
-            try await platform.forward(Ops.Orders.list, try listParams(request, context))
-        }
-        routes.on(.get, "orders/{id}") { _, context in
-            try await platform.forward(Ops.Orders.get, .object(try context.orderParams()))
-        }
-        for (path, op) in [
-            ("accept", Ops.Orders.accept), ("decline", Ops.Orders.decline), ("start", Ops.Orders.startRide), ("end", Ops.Orders.endRide),
-            ("cancel", Ops.Orders.cancel),
-        ] {
-            routes.on(.post, "orders/{id}/\(path)") { request, context in
-                var params = try context.orderParams()
-                if op.name == Ops.Orders.cancel.name { params["reason"] = try await RequestJSON.object(request, context: context)["reason"] }
-                return try await platform.forward(op, .object(params))
-            }
-        }
+        routes.on(.post, "orders/{id}/cancel", OpRoute(Ops.Orders.cancel, tag: .orders, path: ["id": "id"], body: .only(["reason"]), errors: [403, 409]), calling: platform)
         registerRideExtras(routes)
-        routes.on(.get, "orders/{id}/share") { _, context in
+        routes.on(
+            .get, "orders/{id}/share",
+            RouteDoc(
+                "The order's share link, once a driver is on the way", tag: .shareLinks, path: ["id": "the order's id"], reply: ShareLink.self, "the link", errors: [403, 409],
+                op: "\(Ops.Orders.get.fullName), \(Ops.Trips.get.fullName)")
+        ) { _, context in
             let order = try await platform.call(Ops.Orders.get, .object(try context.orderParams()))
             guard let tripID = order.tripID else {
                 throw GatewayError(.conflict, "no_trip", "order \(order.id) has no trip yet (status \(order.status.rawValue)); a share link exists once a driver is on the way")
@@ -112,7 +118,12 @@ struct AppRoutes {
             let trip = try await platform.call(Ops.Trips.get, ["trip_id": .string(tripID)])
             return try JSONBody.response(ShareLink(shareID: trip.shareID, shareURL: "\(settings.publicURL)/\(trip.shareID)", tripID: trip.tripID))
         }
-        routes.on(.get, "orders/{id}/summary") { _, context in
+        routes.on(
+            .get, "orders/{id}/summary",
+            RouteDoc(
+                "A completed ride's summary and fare", tag: .rides, path: ["id": "the order's id"], reply: RideSummary.self, "the summary", errors: [403, 409],
+                op: Ops.Orders.get.fullName)
+        ) { _, context in
             let order = try await platform.call(Ops.Orders.get, .object(try context.orderParams()))
             guard order.status == .completed, let summary = order.summary else {
                 throw GatewayError(.conflict, "not_completed", "order \(order.id) is \(order.status.rawValue); its summary comes with COMPLETED")
@@ -123,57 +134,25 @@ struct AppRoutes {
 
     /// What a taxi app adds (AxRide): chat, ratings, payments, history, earnings, fare estimates, saved places.
     func registerRideExtras(_ routes: RecordedRoutes) {
-        routes.on(.get, "orders/{id}/messages") { request, context in
-            var params = try context.orderParams()
-            if let after = try RequestJSON.number(request, "after") { params["after"] = .number(after) }
-            if let limit = try RequestJSON.number(request, "limit") { params["limit"] = .number(limit) }
-            return try await platform.forward(Ops.Orders.messages, .object(params))
-        }
-        routes.on(.post, "orders/{id}/messages") { request, context in
-            var params = try context.orderParams()
-            params["text"] = try await RequestJSON.object(request, context: context)["text"] ?? .null
-            return try await platform.forward(Ops.Orders.sendMessage, .object(params))
-        }
-        routes.on(.post, "orders/{id}/rating") { request, context in
-            var params = try context.orderParams()
-            let body = try await RequestJSON.object(request, context: context)
-            params["stars"] = body["stars"] ?? .null
-            params["comment"] = body["comment"]
-            return try await platform.forward(Ops.Orders.rate, .object(params))
-        }
-        routes.on(.get, "orders/{id}/payment") { _, context in
-            try await platform.forward(Ops.Orders.payment, .object(try context.orderParams()))
-        }
-        routes.on(.post, "fares/estimate") { request, context in
-            var body = try await RequestJSON.object(request, context: context)
-            body["caller"] = try context.caller()
-            return try await platform.forward(Ops.Orders.estimate, .object(body))
-        }
-        routes.on(.get, "me/history") { request, context in
-            var params: [String: JSONValue] = ["caller": try context.caller()]
-            if let before = request.uri.queryParameters.get("before") { params["before"] = .string(before) }
-            if let limit = try RequestJSON.number(request, "limit") { params["limit"] = .number(limit) }
-            return try await platform.forward(Ops.Orders.history, .object(params))
-        }
-        routes.on(.get, "me/earnings") { request, context in
-            var params: [String: JSONValue] = ["caller": try context.caller()]
-            if let days = try RequestJSON.number(request, "days") { params["days"] = .number(days) }
-            return try await platform.forward(Ops.Orders.earnings, .object(params))
-        }
-        routes.on(.get, "me/places") { _, context in
-            try await platform.forward(Ops.Users.places, ["user_id": .string(try context.requireUser().id)])
-        }
-        routes.on(.post, "me/places") { request, context in
-            var body = try await RequestJSON.object(request, context: context)
-            body["user_id"] = .string(try context.requireUser().id)
-            return try await platform.forward(Ops.Users.savePlace, .object(body))
-        }
-        routes.on(.delete, "me/places/{place_id}") { _, context in
-            try await platform.forward(
-                Ops.Users.deletePlace,
-                ["user_id": .string(try context.requireUser().id), "id": .string(try context.parameters.require("place_id"))])
-        }
+        let order = ["id": "id"]
+        routes.on(.get, "orders/{id}/messages", OpRoute(Ops.Orders.messages, tag: .rides, path: order, query: ["after", "limit"], errors: [403]), calling: platform)
+        routes.on(.post, "orders/{id}/messages", OpRoute(Ops.Orders.sendMessage, tag: .rides, statuses: [201], path: order, body: .rest, errors: [403, 409]), calling: platform)
+        routes.on(.post, "orders/{id}/rating", OpRoute(Ops.Orders.rate, tag: .rides, path: order, body: .rest, errors: [403, 409]), calling: platform)
+        routes.on(.get, "orders/{id}/payment", OpRoute(Ops.Orders.payment, tag: .rides, path: order, errors: [403, 409]), calling: platform)
+        routes.on(.post, "fares/estimate", OpRoute(Ops.Orders.estimate, tag: .rides, body: .rest, errors: [404], fieldRules: Self.placeRules), calling: platform)
+        routes.on(.get, "me/history", OpRoute(Ops.Orders.history, tag: .rides, query: ["before", "limit"]), calling: platform)
+        routes.on(.get, "me/earnings", OpRoute(Ops.Orders.earnings, tag: .drivers, query: ["days"], errors: [403]), calling: platform)
+        let user: [String: OpRoute<PlacesParams, SavedPlaces>.Filled] = ["user_id": .userID]
+        routes.on(.get, "me/places", OpRoute(Ops.Users.places, tag: .accounts, fill: user), calling: platform)
+        routes.on(
+            .post, "me/places",
+            OpRoute(
+                Ops.Users.savePlace, tag: .accounts, statuses: [201], fill: ["user_id": .userID], body: .rest, errors: [409], fieldRules: "a place labelled other needs a name"),
+            calling: platform)
+        routes.on(.delete, "me/places/{place_id}", OpRoute(Ops.Users.deletePlace, tag: .accounts, fill: user, path: ["place_id": "id"]), calling: platform)
     }
+
+    static let placeRules = "a pickup (or pickup_place_id) and a dropoff (or dropoff_place_id), the dropoff at least 50 m from the pickup"
 
     /// A batch to `tracking.ingest`. Tracking refusing the gateway's own publishable key is the
     /// operator's mistake, not the app's: a 500 that says which setting, never the app's 401.
@@ -185,26 +164,6 @@ struct AppRoutes {
         return JSONBody.response(reply)
     }
 
-    /// `GET /v1/orders?status=NEW&latitude=…&longitude=…&radius=…&limit=…`: the caller's own
-    /// orders (a driver: accepted by or offered to them), or with a point, the orders of a status near it.
-    func listParams(_ request: Request, _ context: GatewayContext) throws -> JSONValue {
-        var params: [String: JSONValue] = ["caller": try context.caller()]
-        if let status = request.uri.queryParameters.get("status") { params["status"] = .string(status) }
-        if let limit = try RequestJSON.number(request, "limit") { params["limit"] = .number(limit) }
-        let latitude = try RequestJSON.number(request, "latitude")
-        let longitude = try RequestJSON.number(request, "longitude")
-        switch (latitude, longitude) {
-        case (let latitude?, let longitude?):
-            params["near"] = .object([
-                "latitude": .number(latitude), "longitude": .number(longitude),
-                "radius": .number(try RequestJSON.number(request, "radius") ?? 5000),
-            ])
-        case (nil, nil): break
-        default: throw GatewayError(.unprocessableContent, "invalid_params", "latitude and longitude: give both or neither")
-        }
-        return .object(params)
-    }
-
     func driverDevice(_ context: GatewayContext) throws -> String {
         let user = try context.requireUser()
         guard user.role == .driver else { throw GatewayError(.forbidden, "drivers_only", "only drivers report locations and availability") }
@@ -214,6 +173,7 @@ struct AppRoutes {
 }
 
 /// `GET /v1/orders/{id}/share`.
+@WireModel
 struct ShareLink: Codable, Sendable, Equatable {
     var shareID: String
     var shareURL: String
@@ -227,6 +187,7 @@ struct ShareLink: Codable, Sendable, Equatable {
 }
 
 /// `GET /v1/orders/{id}/summary`.
+@WireModel
 struct RideSummary: Codable, Sendable, Equatable {
     var orderID: String
     var summary: TripSummary

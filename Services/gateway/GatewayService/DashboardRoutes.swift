@@ -15,10 +15,20 @@ struct DashboardRoutes {
     static let services = [BusContract.Service.users, BusContract.Service.tracking, BusContract.Service.trips, BusContract.Service.orders, BusContract.Service.notifications]
 
     func register(on routes: RecordedRoutes) {
-        routes.on(.get, "dashboard") { _, _ in
+        routes.on(
+            .get, "dashboard",
+            RouteDoc(
+                "The operator's dashboard (HTML): devices on a map, open orders by status, service health", tag: .operators,
+                replies: [.init(status: 200, description: "an HTML page", content: .html)], callsServices: false)
+        ) { _, _ in
             Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: DashboardPage.html)))
         }
-        routes.on(.get, "dashboard/data") { _, _ in
+        routes.on(
+            .get, "dashboard/data",
+            RouteDoc(
+                "What the dashboard shows, as JSON", tag: .operators, reply: DashboardData.self, "services, devices and orders",
+                op: "\(Ops.Tracking.nearby.fullName), \(Ops.Orders.stats.fullName)")
+        ) { _, _ in
             try JSONBody.response(try await data())
         }
     }
@@ -42,7 +52,8 @@ struct DashboardRoutes {
 }
 
 /// `/dashboard/data`.
-struct DashboardData: Encodable, Sendable {
+@WireModel
+struct DashboardData: Codable, Sendable {
     /// Service name → whether it has a worker now.
     var services: [String: Bool]
     /// Tracking's Nearby entries: `device_id`, `name`, `location`, `available`, `last_seen`.

@@ -62,33 +62,36 @@ struct GatewayApplication: Sendable {
     func router() -> Router<GatewayContext> {
         let router = Router(context: GatewayContext.self)
         router.add(middleware: ErrorJSONMiddleware())
-        let open = RecordedRoutes(group: router.group("v1"), prefix: "/v1", registry: registry)
+        router.add(middleware: MethodNotAllowedMiddleware(registry: registry))
+        let open = RecordedRoutes(group: router.group("v1"), prefix: "/v1", security: .none, registry: registry)
         let authenticated = RecordedRoutes(
             group: router.group("v1").add(middleware: BearerAuthentication(platform: platform, cache: tokens)),
-            prefix: "/v1", registry: registry)
+            prefix: "/v1", security: .bearer, registry: registry)
         AppRoutes(platform: platform, tokens: tokens, settings: settings).register(public: open, authenticated: authenticated)
-        let root = RecordedRoutes(group: router.group(""), prefix: "", registry: registry)
-        root.on(.get, "openapi.json") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        let root = RecordedRoutes(group: router.group(""), prefix: "", security: .none, registry: registry)
+        let registry = self.registry
+        root.on(
+            .get, "openapi.json",
+            RouteDoc("This document", tag: .meta, replies: [.init(status: 200, description: "OpenAPI 3.1", content: .json(.map(.any)))], callsServices: false)
+        ) { _, _ in
+            JSONBody.response(status: .ok, bytes: try JSONCoding.encode(APIDocument.build(registry.all, version: PlatformVersion.current)))
         }
         ShareRoutes(platform: platform, settings: settings).register(data: open, pages: root)
         let hyperTrack = RecordedRoutes(
             group: router.group("").add(middleware: BasicAuthentication(accountID: settings.accountID, secretKey: settings.secretKey)),
-            prefix: "", registry: registry)
+            prefix: "", security: .basic, registry: registry)
         HyperTrackRoutes(platform: platform, settings: settings).register(on: hyperTrack)
         DashboardRoutes(platform: platform).register(on: hyperTrack)
         // The WebSocket routes asked without an upgrade: authenticated like the rest (401 without a
         // token), then 426 saying how to connect.
-        for path in LiveRoute.paths {
-            authenticated.group.get(RouterPath(path)) { _, _ -> Response in
+        for (path, doc) in LiveRoute.paths {
+            authenticated.on(.get, path, doc) { request, _ -> Response in
+                try doc.checkQuery(of: request)
                 throw GatewayError(
                     .upgradeRequired, "upgrade_required", "/v1/\(path) is a WebSocket: connect with Upgrade: websocket",
                     headers: [.upgrade: "websocket"])
             }
         }
-        var methods = registry.methodsByPath
-        for path in LiveRoute.paths { methods["/v1/\(path)", default: []].insert("GET") }
-        router.refuseOtherMethods(of: methods)
         return router
     }
 
@@ -96,7 +99,8 @@ struct GatewayApplication: Sendable {
         let router = Router(context: GatewayContext.self)
         router.add(middleware: ErrorJSONMiddleware())
         // Authenticated after the upgrade (see LiveRoute), so no middleware here.
-        let live = RecordedRoutes(group: router.group("v1"), prefix: "/v1", registry: registry)
+        // Recorded in the API document by `router()`, which answers their plain GETs.
+        let live = router.group("v1")
         let route = LiveRoute(platform: platform, hub: hub, authentication: BearerAuthentication(platform: platform, cache: tokens))
         route.register(on: live)
         route.registerNotifications(on: live)

@@ -18,7 +18,9 @@ public struct RideGatewayCommand: ServiceCommand {
             serves /health and /metrics.
 
             Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound.
-            """)
+            """,
+        version: PlatformVersion.current
+    )
 
     @OptionGroup var bus: BusClientOptions
 

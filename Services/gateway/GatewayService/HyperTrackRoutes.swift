@@ -13,20 +13,34 @@ struct HyperTrackRoutes {
     let settings: GatewaySettings
 
     func register(on routes: RecordedRoutes) {
-        routes.on(.post, "trips") { request, context in
+        routes.on(
+            .post, "trips",
+            RouteDoc(
+                "HyperTrack v3: create a trip", tag: .hyperTrack, body: CreateTripParams.wireSchema.members,
+                replies: [201, 200].map { .init(status: $0, description: $0 == 201 ? "the new trip" : "the trip of this idempotency key", content: .json(Trip.wireSchema)) },
+                fieldRules: Self.coordinateRules, op: Ops.Trips.create.fullName)
+        ) { request, context in
             try await trip(try await platform.reply(Ops.Trips.create, .object(try await RequestJSON.object(request, context: context))))
         }
-        for (method, path, op) in [(HTTPRequest.Method.get, "trips/{trip_id}", Ops.Trips.get), (.post, "trips/{trip_id}/complete", Ops.Trips.complete)] {
-            routes.on(method, path) { _, context in
+        for (method, path, op, summary) in [
+            (HTTPRequest.Method.get, "trips/{trip_id}", Ops.Trips.get, "HyperTrack v3: a trip"),
+            (.post, "trips/{trip_id}/complete", Ops.Trips.complete, "HyperTrack v3: complete a trip (adds its summary)"),
+        ] {
+            routes.on(method, path, RouteDoc(summary, tag: .hyperTrack, path: ["trip_id": "the trip's id"], reply: Trip.self, "the trip", op: op.fullName)) { _, context in
                 try await trip(try await platform.reply(op, ["trip_id": .string(try context.parameters.require("trip_id"))]))
             }
         }
-        routes.on(.post, "devices/nearby") { request, context in
-            try await platform.forward(Ops.Tracking.nearby, .object(try await RequestJSON.object(request, context: context)))
-        }
+        routes.on(
+            .post, "devices/nearby",
+            OpRoute(
+                Ops.Tracking.nearby, tag: .hyperTrack, summary: "HyperTrack v3: devices near a point, nearest first", fill: [:], body: .rest,
+                fieldRules: Self.coordinateRules), calling: platform)
     }
 
     /// A trips reply with its share URL made absolute, as HyperTrack's `views.share_url` is.
+    /// What GeoJSON's `coordinates` must be beyond two numbers.
+    static let coordinateRules = "coordinates are [longitude, latitude], the longitude within ±180 and the latitude within ±90"
+
     func trip(_ reply: ServiceReply) async throws -> Response {
         guard reply.isSuccess, case .object(var trip) = try JSONCoding.decode(JSONValue.self, from: reply.json),
             let relative = trip["views"]?["share_url"]?.stringValue

@@ -20,14 +20,34 @@ struct LiveRoute {
     let hub: LiveHub
     let authentication: BearerAuthentication
 
-    /// The WebSocket paths under /v1.
-    static let paths = [orderPath, notificationsPath]
+    /// The WebSocket paths under /v1, with what the API document says of them.
+    static let paths: [(path: String, doc: RouteDoc)] = [
+        (
+            orderPath,
+            doc(
+                "Live updates of an order over WebSocket (Upgrade: websocket)", tag: .orders,
+                description:
+                    "Text messages, one JSON object each, with `type`: `snapshot` {sequence, order} first (without `after`); `status` {sequence, order, previous_status} "
+                    + "for every status change, once each, in order; `location` {order_id, device_id, location, recorded_at, speed, accuracy, bearing}; "
+                    + "`eta` {order_id, trip_id, estimate}; `chat` {order_id, sequence, message} for every chat message (also replayed after `after`).",
+                query: [
+                    .init(
+                        name: "after", schema: .integer, rules: .init(minimum: 0), required: false,
+                        description: "the sequence of the last message received: what came since then comes first")
+                ])
+        ),
+        (
+            notificationsPath,
+            doc(
+                "The caller's notifications as they are made, over WebSocket (Upgrade: websocket)", tag: .notifications,
+                description: "Text messages {\"type\":\"notification\",\"notification\":{…}}; missed ones are in GET /v1/notifications.")
+        ),
+    ]
     static let orderPath = "orders/{id}/live"
     static let notificationsPath = "me/live"
 
-    func register(on routes: RecordedRoutes) {
-        routes.registry.record(.get, "\(routes.prefix)/\(Self.orderPath)")
-        routes.group.ws(RouterPath(Self.orderPath)) { inbound, outbound, ws in
+    func register(on routes: RouterGroup<GatewayContext>) {
+        routes.ws(RouterPath(Self.orderPath)) { inbound, outbound, ws in
             var context = ws.requestContext
             guard let orderID = context.parameters.get("id") else { return }
             do {
@@ -56,9 +76,8 @@ struct LiveRoute {
 
     /// `GET /v1/me/live` (WebSocket): the caller's notifications as they are made,
     /// `{"type":"notification","notification":{…}}`; missed ones are in `GET /v1/notifications`.
-    func registerNotifications(on routes: RecordedRoutes) {
-        routes.registry.record(.get, "\(routes.prefix)/\(Self.notificationsPath)")
-        routes.group.ws(RouterPath(Self.notificationsPath)) { inbound, outbound, ws in
+    func registerNotifications(on routes: RouterGroup<GatewayContext>) {
+        routes.ws(RouterPath(Self.notificationsPath)) { inbound, outbound, ws in
             let user: User
             do {
                 user = try await authentication.authenticate(ws.request)
@@ -74,6 +93,17 @@ struct LiveRoute {
             }
             await hub.stopUser(user.id, watcher)
         }
+    }
+
+    /// A WebSocket route in the API document: a plain GET is told to upgrade (426).
+    static func doc(_ summary: String, tag: RouteDoc.Tag, description: String, query: [RouteDoc.Parameter] = []) -> RouteDoc {
+        let token = RouteDoc.Parameter(
+            name: "access_token", schema: .string(), rules: .init(), required: false, description: "the bearer token, for clients that cannot set headers")
+        return RouteDoc(
+            summary, tag: tag,
+            description: description
+                + " Authorization is checked once the connection is open: a refused connection receives one message {\"type\":\"error\",\"status\":401|403|404|422,\"error\":{\"code\",\"message\"}} and is closed with code 4000 + status.",
+            query: query + [token], replies: [.init(status: 101, description: "switching protocols", content: .webSocket)], errors: [426])
     }
 
     func order(_ context: GatewayContext) async throws -> Order {

@@ -14,7 +14,14 @@ struct ShareRoutes {
     let settings: GatewaySettings
 
     func register(data: RecordedRoutes, pages: RecordedRoutes) {
-        data.on(.get, "shares/{share_id}") { _, context in
+        let shareID = ["share_id": "7 letters and digits, from the share link"]
+        data.on(
+            .get, "shares/{share_id}",
+            RouteDoc(
+                "What a share page shows: the trip, the driver's name and car, their position while active", tag: .shareLinks, path: shareID, reply: SharedTrip.self,
+                "the shared trip",
+                op: "\(Ops.Trips.getByShare.fullName), \(Ops.Tracking.device.fullName)")
+        ) { _, context in
             let shareID = try context.parameters.require("share_id")
             guard Self.isShareID(shareID) else { throw Self.unknown(shareID) }
             let trip = try await platform.call(Ops.Trips.getByShare, ["share_id": .string(shareID)])
@@ -24,7 +31,12 @@ struct ShareRoutes {
             }
             return try JSONBody.response(view)
         }
-        pages.on(.get, "{share_id}") { _, context in
+        pages.on(
+            .get, "{share_id}",
+            RouteDoc(
+                "The share page (HTML): the trip live, then its summary", tag: .shareLinks, path: shareID,
+                replies: [.init(status: 200, description: "an HTML page", content: .html)], callsServices: false)
+        ) { _, context in
             let shareID = try context.parameters.require("share_id")
             guard Self.isShareID(shareID) else { throw Self.unknown(shareID) }
             return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: SharePage.html)))
@@ -42,7 +54,8 @@ struct ShareRoutes {
 }
 
 /// `/v1/shares/<share id>`.
-struct SharedTrip: Encodable, Sendable {
+@WireModel
+struct SharedTrip: Codable, Sendable {
     var trip: Trip
     var driver: JSONValue?
     var shareURL: String

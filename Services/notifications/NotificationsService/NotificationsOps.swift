@@ -13,11 +13,10 @@ struct NotificationsOps {
         var router = OpRouter(service: BusContract.Service.notifications, instance: instance)
         router.on(Ops.Notifications.list) { (params: InboxParams, _) -> Inbox in
             try Self.check(id: params.userID, "user_id")
-            return Inbox(notifications: try await store.inbox(userID: params.userID, limit: try Self.limit(params.limit)))
+            return Inbox(notifications: try await store.inbox(userID: params.userID, limit: params.limit ?? 50))
         }
         router.on(Ops.Notifications.registerPushToken) { (params: PushTokenParams, _) -> Done in
             try Self.check(id: params.userID, "user_id")
-            guard (1...4096).contains(params.token.utf8.count) else { throw ServiceError.unprocessable("invalid_params", "token: must be 1 to 4096 bytes") }
             try await store.addPushToken(userID: params.userID, token: params.token)
             return Done()
         }
@@ -37,7 +36,7 @@ struct NotificationsOps {
             return Done()
         }
         router.on(Ops.Notifications.deadLetters) { (params: DeadLettersParams, _) -> DeadLetters in
-            DeadLetters(deliveries: try await store.deadLetters(limit: try Self.limit(params.limit)))
+            DeadLetters(deliveries: try await store.deadLetters(limit: params.limit ?? 50))
         }
         router.on(Ops.Notifications.replay) { (params: DeliveryParams, _) -> WebhookDelivery in
             guard try await store.replay(deliveryID: params.deliveryID) else {
@@ -56,11 +55,5 @@ struct NotificationsOps {
 
     static func check(id: String, _ field: String) throws {
         guard (1...128).contains(id.utf8.count) else { throw ServiceError.unprocessable("invalid_params", "\(field): must be 1 to 128 bytes") }
-    }
-
-    static func limit(_ value: Int?) throws -> Int {
-        let limit = value ?? 50
-        guard (1...500).contains(limit) else { throw ServiceError.unprocessable("invalid_params", "limit: must be from 1 to 500, got \(limit)") }
-        return limit
     }
 }

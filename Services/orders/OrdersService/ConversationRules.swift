@@ -50,11 +50,4 @@ public enum ConversationRules {
         if given != nil { return .failure(.notNow("you already rated order \(order.id)")) }
         return .success(other)
     }
-
-    /// A message's text: 1 to 2000 characters, not only spaces.
-    public static func problem(withText text: String) -> String? {
-        if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return "text: must not be empty" }
-        if text.count > 2000 { return "text: must be at most 2000 characters, got \(text.count)" }
-        return nil
-    }
 }

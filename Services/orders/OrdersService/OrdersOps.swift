@@ -59,16 +59,15 @@ struct OrdersOps {
             Replied(status: Status.created, body: try await sendMessage(params))
         }
         router.on(Ops.Orders.messages) { (params: MessagesParams, _) -> ChatMessages in
-            let limit = try Self.limit(params.limit, default: 100, maximum: 500)
+            let limit = params.limit ?? 100
             let after = params.after ?? 0
-            guard after >= 0 else { throw ServiceError.unprocessable("invalid_params", "after: must be 0 or a message number, got \(after)") }
             let order = try await existing(params.id)
             guard ConversationRules.canRead(params.caller, order) else { throw forbidden("only the rider and the driver of order \(order.id) read its chat") }
             return ChatMessages(orderID: order.id, open: order.status.hasDriver, messages: try await store.messages(orderID: order.id, after: after, limit: limit))
         }
         router.on(Ops.Orders.rate) { (params: RateParams, _) -> Order in try await rate(params) }
         router.on(Ops.Orders.history) { (params: HistoryParams, _) -> RideHistory in
-            let limit = try Self.limit(params.limit, default: 20, maximum: 100)
+            let limit = params.limit ?? 20
             var before: HistoryCursor?
             if let text = params.before {
                 guard let cursor = HistoryCursor(text) else {
@@ -142,19 +141,13 @@ struct OrdersOps {
     }
 
     func list(_ params: ListOrdersParams) async throws -> OrderList {
-        let limit = try Self.limit(params.limit, default: 50, maximum: 500)
+        let limit = params.limit ?? 50
         if let near = params.near {
             guard params.caller.role == .driver else { throw forbidden("only drivers look for orders near a point") }
             guard let status = params.status else { throw ServiceError.unprocessable("invalid_params", "status: required with near") }
             guard status == .new else { throw forbidden("drivers look only for NEW orders near them") }
-            if let problem = PlaceRules.problem(latitude: near.latitude, longitude: near.longitude, field: "near") {
-                throw ServiceError.unprocessable("invalid_params", problem)
-            }
-            guard near.radius.isFinite, near.radius > 0, near.radius <= 50_000 else {
-                throw ServiceError.unprocessable("invalid_params", "near.radius: must be from 0 (excluded) to 50000 metres, got \(near.radius)")
-            }
             let center = GeoPoint(latitude: near.latitude, longitude: near.longitude)
-            return OrderList(orders: try await store.orders(status: status, near: center, radius: near.radius, limit: limit))
+            return OrderList(orders: try await store.orders(status: status, near: center, radius: near.radius ?? ListOrdersParams.Near.defaultRadius, limit: limit))
         }
         switch params.caller.role {
         case .rider: return OrderList(orders: try await store.orders(riderID: params.caller.id, status: params.status, limit: limit))
@@ -243,7 +236,6 @@ struct OrdersOps {
     }
 
     func rate(_ params: RateParams) async throws -> Order {
-        if let problem = params.problem { throw ServiceError.unprocessable("invalid_params", problem) }
         let caller = params.caller
         do {
             let (order, _) = try await store.change(
@@ -271,7 +263,6 @@ struct OrdersOps {
     }
 
     func sendMessage(_ params: SendMessageParams) async throws -> ChatMessage {
-        if let problem = ConversationRules.problem(withText: params.text) { throw ServiceError.unprocessable("invalid_params", problem) }
         let caller = params.caller
         do {
             let message = try await store.appendMessage(orderID: params.id) { order, number in
@@ -350,12 +341,6 @@ struct OrdersOps {
             logger.warning("surge: demand or supply unknown; no surge", metadata: ["error": "\(error)"])
             return 1
         }
-    }
-
-    static func limit(_ value: Int?, default fallback: Int, maximum: Int) throws -> Int {
-        let limit = value ?? fallback
-        guard (1...maximum).contains(limit) else { throw ServiceError.unprocessable("invalid_params", "limit: must be from 1 to \(maximum), got \(limit)") }
-        return limit
     }
 
     /// Applies `action` by the caller in one transaction, after the state machine says yes.

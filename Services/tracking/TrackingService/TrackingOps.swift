@@ -23,8 +23,7 @@ enum TrackingOps {
         var router = OpRouter(service: service, instance: instance)
 
         router.on(Ops.Tracking.nearby) { (query: NearbyQuery, _) -> NearbyResult in
-            try validate(query)
-            return NearbyResult(devices: state.nearby(query, now: Date()))
+            NearbyResult(devices: state.nearby(query, now: Date()))
         }
 
         router.on(Ops.Tracking.device) { (params: DeviceParams, _) -> DeviceInfo in
@@ -79,7 +78,6 @@ enum TrackingOps {
         let shard = peers.shard
 
         router.on(Ops.Tracking.nearby) { (query: NearbyQuery, context) -> NearbyResult in
-            try validate(query)
             async let others = peers.nearby(query, logger: context.logger)
             let own = state.nearby(query, now: Date())
             return NearbyResult(devices: NearbyMerge.merge([own] + (await others), limit: query.limit ?? NearbyQuery.defaultLimit))
@@ -96,18 +94,6 @@ enum TrackingOps {
             }
         }
         return router
-    }
-
-    static func validate(_ query: NearbyQuery) throws {
-        guard query.radius.isFinite, query.radius > 0, query.radius <= 20_037_509 else {
-            throw ServiceError.unprocessable("invalid_params", "radius: must be from 0 (excluded) to 20037509 metres, got \(query.radius)")
-        }
-        if let limit = query.limit, !(1...1000).contains(limit) {
-            throw ServiceError.unprocessable("invalid_params", "limit: must be from 1 to 1000, got \(limit)")
-        }
-        if let hours = query.lastUpdatedWithin, !(hours.isFinite && hours > 0) {
-            throw ServiceError.unprocessable("invalid_params", "last_updated_within: must be a positive number of hours, got \(hours)")
-        }
     }
 
     static func checkKept(_ deviceID: String, by shard: DeviceShard) throws {

@@ -33,7 +33,9 @@ public struct RideTrackingCommand: ServiceCommand {
 
             With --database-url (RIDE_DATABASE_URL) devices and history are kept in PostgreSQL \
             instead (schema "tracking"), shared by every shard: each shard loads the devices it owns.
-            """)
+            """,
+        version: PlatformVersion.current
+    )
 
     @OptionGroup var bus: BusClientOptions
 

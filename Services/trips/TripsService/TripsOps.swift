@@ -39,7 +39,6 @@ struct TripsOps {
     }
 
     func create(_ params: CreateTripParams) async throws -> (Trip, Bool) {
-        if let problem = Self.problem(with: params) { throw ServiceError.unprocessable("invalid_params", problem) }
         let radius = params.destination.radius ?? 30
         let now = Date()
         let trip = Trip(
@@ -85,24 +84,6 @@ struct TripsOps {
         if let fix = await watcher.latestFix(of: deviceID) { return fix }
         let device = try? await platform.call(Ops.Tracking.device, DeviceParams(deviceID: deviceID), timeout: .seconds(2))
         return device?.location.map(TrackPoint.init)
-    }
-
-    static func problem(with params: CreateTripParams) -> String? {
-        if DeviceIdentity.problem(with: params.deviceID) != nil {
-            return "device_id: must be 1 to 128 printable ASCII characters without spaces"
-        }
-        let point = params.destination.geometry.point
-        guard point.latitude.isFinite, (-90...90).contains(point.latitude), point.longitude.isFinite, (-180...180).contains(point.longitude) else {
-            return "destination.geometry.coordinates: must be [longitude, latitude] within range"
-        }
-        if let radius = params.destination.radius, !(radius.isFinite && (5...5000).contains(radius)) {
-            return "destination.radius: must be from 5 to 5000 metres, got \(radius)"
-        }
-        // No NUL: PostgreSQL's text cannot hold one, and a key must mean the same on either database.
-        if let key = params.idempotencyKey, key.isEmpty || key.utf8.count > 200 || key.utf8.contains(0) {
-            return "idempotency_key: must be 1 to 200 bytes, without NUL"
-        }
-        return nil
     }
 
     func unknownTrip(_ id: String) -> ServiceError { ServiceError.notFound("unknown_trip", "no trip with id \(id)") }

@@ -20,7 +20,9 @@ public struct RideTripsCommand: ServiceCommand {
 
             Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
             when the database cannot be opened.
-            """)
+            """,
+        version: PlatformVersion.current
+    )
 
     @OptionGroup var bus: BusClientOptions
 

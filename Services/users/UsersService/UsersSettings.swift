@@ -22,7 +22,9 @@ public struct RideUsersCommand: ServiceCommand {
 
             Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
             when the database or the key cannot be opened.
-            """)
+            """,
+        version: PlatformVersion.current
+    )
 
     @OptionGroup var bus: BusClientOptions
 

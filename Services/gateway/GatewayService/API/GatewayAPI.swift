@@ -1,0 +1,42 @@
+import Bus
+import Logging
+import ServiceKit
+import Wire
+
+/// The gateway's API as data, without serving it: the OpenAPI document and the docs' route table
+/// (`ridectl contract`). Both come from the routes as the gateway registers them.
+public enum GatewayAPI {
+    /// `/openapi.json`.
+    public static func document() async throws -> JSONValue {
+        APIDocument.build(try await entries(), version: PlatformVersion.current)
+    }
+
+    /// The table of routes in docs/services/gateway.md.
+    public static func routeTable() async throws -> String {
+        var lines = ["| route | who | what | op |", "|---|---|---|---|"]
+        for entry in try await entries() {
+            let who =
+                switch entry.security {
+                case .none: "anyone"
+                case .bearer: "a user (bearer token)"
+                case .basic: "the operator (HTTP Basic)"
+                }
+            lines.append("| `\(entry.method.rawValue) \(entry.path)` | \(who) | \(entry.doc.summary) | \(entry.doc.op.map { "`\($0)`" } ?? "") |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The routes, registered on an application whose client is never used.
+    static func entries() async throws -> [RouteRegistry.Entry] {
+        let logger = Logger(label: "gateway-api")
+        let settings = try RideGatewayCommand.parse(["--broker", "tcp://127.0.0.1:1", "--sub", "tcp://127.0.0.1:1"]).settings()
+        let client = try await ServiceClient(broker: settings.broker, logger: logger)
+        let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [], logger: logger)
+        let platform = PlatformCalls(client: client)
+        let gateway = GatewayApplication(settings: settings, platform: platform, hub: LiveHub(subscriber: subscriber, platform: platform, logger: logger))
+        _ = gateway.router()
+        await subscriber.close()
+        await client.close()
+        return gateway.registry.all
+    }
+}

@@ -1,0 +1,158 @@
+import Bus
+import Foundation
+import Hummingbird
+import Wire
+
+/// A route that is one op and nothing more: its params are gathered from the path, the query, the
+/// body and who is asking, as declared here; the op's reply is the response. The same declaration
+/// gives the route's entry in the API document (its parameters and body are the op's params,
+/// with their types and limits, less what the gateway fills in).
+struct OpRoute<Params: Codable & Sendable, Reply: Sendable>: Sendable {
+    /// A param the gateway sets from the bearer token, whatever the request says.
+    enum Filled: Sendable {
+        /// `{"id", "role"}` of the caller.
+        case caller
+        /// The caller's user id.
+        case userID
+    }
+
+    /// Which params come from the body.
+    enum Body: Sendable {
+        case none
+        /// Every param not filled in or taken from the path or query.
+        case rest
+        case only([String])
+    }
+
+    let op: Op<Params, Reply>
+    var doc: RouteDoc.Tag
+    var summary: String
+    var statuses: [Int]
+    var fill: [String: Filled]
+    /// Path parameter → params key.
+    var path: [String: String]
+    /// Params keys read from the query string, by their last component (`near.radius` is `?radius=`).
+    var query: [String]
+    var body: Body
+    /// The body must change something (`PATCH`): 422 for `{}`.
+    var nonEmptyBody: Bool
+    var errors: Set<Int>
+    var description: String?
+    /// See `RouteDoc.fieldRules`.
+    var fieldRules: String?
+
+    init(
+        _ op: Op<Params, Reply>, tag: RouteDoc.Tag, summary: String? = nil, statuses: [Int] = [200], fill: [String: Filled] = ["caller": .caller],
+        path: [String: String] = [:], query: [String] = [], body: Body = .none, nonEmptyBody: Bool = false, errors: Set<Int> = [],
+        description: String? = nil, fieldRules: String? = nil
+    ) {
+        self.op = op
+        self.doc = tag
+        self.summary = summary ?? (op.summary.prefix(1).uppercased() + op.summary.dropFirst())
+        self.statuses = statuses
+        self.fill = fill
+        self.path = path
+        self.query = query
+        self.body = body
+        self.nonEmptyBody = nonEmptyBody
+        self.errors = errors
+        self.description = description
+        self.fieldRules = fieldRules
+    }
+
+    var paramsMembers: [WireProperty] { (Params.self as? any WireValue.Type)?.wireSchema.members ?? [] }
+
+    /// The params the body carries.
+    var bodyKeys: [String] {
+        switch body {
+        case .none: return []
+        case .only(let keys): return keys
+        case .rest:
+            let taken = Set(fill.keys).union(path.values).union(query.map { String($0.split(separator: ".")[0]) })
+            return paramsMembers.map(\.key).filter { !taken.contains($0) }
+        }
+    }
+
+    var routeDoc: RouteDoc {
+        let members = paramsMembers
+        let bodyKeys = bodyKeys
+        let replySchema = (Reply.self as? any WireValue.Type)?.wireSchema ?? .any
+        var doc = RouteDoc(
+            summary, tag: doc, description: description,
+            body: { if case .none = body { nil } else { members.filter { bodyKeys.contains($0.key) } } }(),
+            query: query.compactMap { Self.parameter($0, in: members) },
+            path: Dictionary(uniqueKeysWithValues: path.map { name, key in (name, members.first { $0.key == key }?.description ?? "the \(key)") }),
+            replies: statuses.map { .init(status: $0, description: $0 == 201 ? "created" : "the \(OpDescriptor.typeName(Reply.self))", content: .json(replySchema)) },
+            errors: errors)
+        doc.bodyNotEmpty = nonEmptyBody
+        doc.fieldRules = fieldRules
+        doc.op = op.fullName
+        return doc
+    }
+
+    /// The query parameter for `key` (dotted: a member's member).
+    static func parameter(_ key: String, in members: [WireProperty]) -> RouteDoc.Parameter? {
+        let parts = key.split(separator: ".").map(String.init)
+        var members = members
+        for part in parts.dropLast() {
+            guard let parent = members.first(where: { $0.key == part }) else { return nil }
+            members = parent.schema.members
+        }
+        guard let property = members.first(where: { $0.key == parts.last }) else { return nil }
+        return .init(name: parts.last ?? key, schema: property.schema, rules: property.rules, required: property.required && parts.count == 1, description: property.description)
+    }
+
+    /// The op's params from this request.
+    func params(_ request: Request, _ context: GatewayContext) async throws -> JSONValue {
+        var params: [String: JSONValue] = [:]
+        if case .none = body {
+        } else {
+            let sent = try await RequestJSON.object(request, context: context)
+            if nonEmptyBody, sent.isEmpty {
+                throw GatewayError(.unprocessableContent, "invalid_params", "(body): nothing to change; give \(bodyKeys.joined(separator: ", "))")
+            }
+            for key in bodyKeys { params[key] = sent[key] }
+            if case .rest = body {
+                // Members the op does not know are the service's to refuse or ignore, as before.
+                params.merge(sent.filter { !fill.keys.contains($0.key) && !path.values.contains($0.key) }) { mine, _ in mine }
+            }
+        }
+        let members = paramsMembers
+        for key in query {
+            let parts = key.split(separator: ".").map(String.init)
+            guard let name = parts.last, let text = request.uri.queryParameters.get(name), let parameter = Self.parameter(key, in: members) else { continue }
+            params.set(parts, to: try parameter.value(text))
+        }
+        for (name, key) in path { params[key] = .string(try context.parameters.require(name)) }
+        for (key, filled) in fill {
+            switch filled {
+            case .caller: params[key] = try context.caller()
+            case .userID: params[key] = .string(try context.requireUser().id)
+            }
+        }
+        return .object(params)
+    }
+}
+
+extension [String: JSONValue] {
+    /// Sets the member at a path of keys, making the objects on the way.
+    fileprivate mutating func set(_ path: [String], to value: JSONValue) {
+        guard let first = path.first else { return }
+        if path.count == 1 {
+            self[first] = value
+            return
+        }
+        var inner = self[first]?.objectValue ?? [:]
+        inner.set(Array(path.dropFirst()), to: value)
+        self[first] = .object(inner)
+    }
+}
+
+extension RecordedRoutes {
+    /// Registers a route that is one op (see `OpRoute`).
+    func on<Params, Reply>(_ method: HTTPRequest.Method, _ path: String, _ route: OpRoute<Params, Reply>, calling platform: PlatformCalls) {
+        on(method, path, route.routeDoc) { request, context in
+            try await platform.forward(route.op, try await route.params(request, context))
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Bus
+import Foundation
+import RideContract
+import Testing
+import Wire
+
+/// The gateway's `/openapi.json` against the gateway itself, by tools that are not ours: the
+/// document is valid OpenAPI 3.1 (openapi-spec-validator), and schemathesis, with every check it
+/// has and a rider's token, finds no response that differs from it — no 5xx, every status, content
+/// type and body as documented, schema-valid requests accepted and invalid ones refused with a 4xx,
+/// 405 for undeclared methods. Both tools come from PyPI (`make test-deps`).
+@Suite(.serialized) struct APIConformanceTests {
+    /// How many requests schemathesis makes per operation and phase: a run of a couple of minutes.
+    static let examples = ProcessInfo.processInfo.environment["RIDE_SCHEMATHESIS_EXAMPLES"] ?? "25"
+    /// A fixed seed keeps CI's runs alike; set RIDE_SCHEMATHESIS_SEED to explore others.
+    static let seed = ProcessInfo.processInfo.environment["RIDE_SCHEMATHESIS_SEED"] ?? "20261124"
+
+    @Test func theDocumentIsValidOpenAPIAndSchemathesisFindsNothing() async throws {
+        try await withTestBus("api-conformance") { bus in try await check(bus) }
+    }
+
+    func check(_ bus: TestBus) async throws {
+        _ = try await TestService.start(on: bus, service: BusContract.Service.notifications, executable: "ride-notifications")
+        let apps = try await GatewayIntegrationTests.Apps.start(bus)
+        let gateway = apps.gateway
+
+        let document = try await gateway.request("GET", "/openapi.json")
+        #expect(document.status == 200)
+        let documentPath = "\(bus.scratch)/openapi.json"
+        try JSONCoding.encode(document.body).write(to: documentPath)
+        let validation = try await pythonTool("openapi-spec-validator", [documentPath], timeout: .seconds(60))
+        #expect(validation.status == 0, "openapi-spec-validator:\n\(validation.output)")
+
+        let configuration = "\(bus.scratch)/schemathesis.toml"
+        try SchemathesisConfiguration.text(document: document.body, bearer: apps.rider.token, basic: ("ridesharing", "sk_dev_ridesharing"))
+            .write(toFile: configuration, atomically: true, encoding: .utf8)
+        let run = try await pythonTool(
+            "st",
+            [
+                "--config-file", configuration, "--no-color", "run", "\(gateway.base)/openapi.json", "--checks", "all", "--max-examples", Self.examples,
+                "--seed", Self.seed, "--workers", "2", "--request-timeout", "20", "--output-truncate", "true",
+            ], timeout: .seconds(600))
+        #expect(run.status == 0, "schemathesis (exit \(run.status)):\n\(run.output.suffix(20_000))")
+    }
+}
+
+/// What schemathesis is told beyond the document: the credentials, and which operations may refuse
+/// a request their schema allows — those with rules between fields (`x-field-rules`, 422) and the
+/// WebSocket routes (a plain GET is told to upgrade: 426). Derived from the document, so a route
+/// that gains such rules says so in one place.
+enum SchemathesisConfiguration {
+    static func text(document: JSONValue, bearer: String, basic: (user: String, password: String)) -> String {
+        var lines = [
+            "[auth.openapi.bearer]", "bearer = \"\(bearer)\"", "", "[auth.openapi.basic]", "username = \"\(basic.user)\"",
+            "password = \"\(basic.password)\"",
+        ]
+        let accepted = [#""2xx""#, #""3xx""#, #""401""#, #""403""#, #""404""#, #""409""#, #""429""#, #""5xx""#]
+        for (path, item) in (document["paths"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+            for (method, operation) in (item.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+                var also: [String] = []
+                if operation["x-field-rules"] != nil { also.append(#""422""#) }
+                if operation["responses"]?["101"] != nil { also.append(#""426""#) }
+                guard !also.isEmpty else { continue }
+                lines += [
+                    "", "[[operations]]", "include-name = \"\(method.uppercased()) \(path)\"",
+                    "checks.positive_data_acceptance.expected-statuses = [\((accepted + also).joined(separator: ", "))]",
+                ]
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// A tool from PyPI, found on the PATH; its status and its output (both streams).
+func pythonTool(_ name: String, _ arguments: [String], timeout: Duration) async throws -> (status: Int32, output: String) {
+    let run = try await runCommand("/usr/bin/env", [name] + arguments, timeout: timeout)
+    if run.status == 127 { throw TestFailure("\(name) is not installed (`make test-deps` installs it): \(run.stderr)") }
+    return (run.status, run.stdout + run.stderr)
+}
+
+extension [UInt8] {
+    fileprivate func write(to path: String) throws {
+        try Data(self).write(to: URL(fileURLWithPath: path))
+    }
+}
