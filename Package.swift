@@ -219,7 +219,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests"),
         .testTarget(name: "BusTests", dependencies: ["Wire", "Bus"], path: "Tests/BusTests"),
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit"], path: "Tests/ServiceKitTests"),
-        .testTarget(name: "RideCtlTests", dependencies: ["Wire", "RideCtlKit", "Bus"], path: "Tests/RideCtlTests"),
+        .testTarget(name: "RideCtlTests", dependencies: ["Wire", "RideCtlKit", "Bus", "PlatformLauncher"], path: "Tests/RideCtlTests"),
         .testTarget(name: "DocsTests", dependencies: ["RideContract", "RideCtlKit"], path: "Tests/DocsTests"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Bus", "RideContract", "TripsService"], path: "Tests/WireTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),

@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 
 /// The tracking SDK, with the interface of HyperTrack's SDK (`seeds/004`): a driver app calls
 /// `HyperTrack.startTracking()`, sets `HyperTrack.isAvailable`, reads `HyperTrack.location`, and
@@ -80,17 +81,9 @@ public enum HyperTrack {
 }
 
 extension HyperTrack {
-    /// The strictest JSON: a recursive enum. `JSON.Object` is what metadata and geotags take.
-    public enum JSON: Sendable, Hashable {
-        public typealias Object = [String: JSON]
-
-        indirect case object([String: JSON])
-        indirect case array([JSON])
-        case string(String)
-        case number(Double)
-        case bool(Bool)
-        case null
-    }
+    /// The strictest JSON: a recursive enum, the platform's own `JSONValue` (what goes on the
+    /// wire). `JSON.Object` is what metadata and geotags take.
+    public typealias JSON = JSONValue
 
     /// A position: latitude and longitude in degrees.
     public struct Location: Sendable, Hashable, CustomStringConvertible {

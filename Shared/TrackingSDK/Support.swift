@@ -8,29 +8,9 @@ final class CancelledFlag: Sendable {
     func set() -> Bool { !flag.exchange(true, ordering: .acquiringAndReleasing) }
 }
 
-extension HyperTrack.JSON {
-    /// The same value as the platform's `JSONValue` (what goes on the wire).
-    var jsonValue: JSONValue {
-        switch self {
-        case .object(let members): .object(members.mapValues(\.jsonValue))
-        case .array(let items): .array(items.map(\.jsonValue))
-        case .string(let text): .string(text)
-        case .number(let number): .number(number)
-        case .bool(let bool): .bool(bool)
-        case .null: .null
-        }
-    }
-
-    init(_ value: JSONValue) {
-        switch value {
-        case .object(let members): self = .object(members.mapValues(HyperTrack.JSON.init))
-        case .array(let items): self = .array(items.map(HyperTrack.JSON.init))
-        case .string(let text): self = .string(text)
-        case .number(let number): self = .number(number)
-        case .bool(let bool): self = .bool(bool)
-        case .null: self = .null
-        }
-    }
+extension JSONValue {
+    /// What metadata and geotags take (`HyperTrack.JSON.Object`).
+    public typealias Object = [String: JSONValue]
 }
 
 /// Subscribers of one value: each gets the current value at once, then only changes, in order, on a

@@ -139,7 +139,7 @@ public final class TrackingDevice: Sendable {
         let result = state.withLock { state -> Result<HyperTrack.Location, HyperTrack.LocationError> in
             let result = state.locationResult
             if case .success = result, let fix = state.latest {
-                state.pendingGeotags.append(GeotagRecord(metadata: metadata.mapValues(\.jsonValue), location: fix))
+                state.pendingGeotags.append(GeotagRecord(metadata: metadata, location: fix))
                 state.flushRequested = true
             }
             return result
@@ -350,7 +350,7 @@ struct DeviceState {
         pending.removeFirst(locations.count)
         let intents =
             intentsUnsent
-            ? DeviceIntents(name: name, metadata: metadata.mapValues(\.jsonValue), tracking: tracking, available: available, changedAt: intentsChangedAt)
+            ? DeviceIntents(name: name, metadata: metadata, tracking: tracking, available: available, changedAt: intentsChangedAt)
             : nil
         let batch = IngestBatch(
             publishableKey: configuration.publishableKey ?? "", batchID: nextBatchID, device: intents,
@@ -396,7 +396,7 @@ struct DeviceState {
             if let tracking = ack.device.tracking { setTracking(tracking, at: changedAt) }
             if let available = ack.device.available { self.available = available }
             if let name = ack.device.name { self.name = name }
-            if let metadata = ack.device.metadata { self.metadata = metadata.mapValues(HyperTrack.JSON.init) }
+            if let metadata = ack.device.metadata { self.metadata = metadata }
             intentsChangedAt = changedAt
         }
         if pending.count >= 1 { nextFlushAt = min(nextFlushAt, now) }

@@ -18,16 +18,11 @@ struct TestGateway: Sendable {
 
     static func start(on bus: TestBus) async throws -> TestGateway {
         let gateway = TestGateway(bus: bus, port: try FreePort.next(), statusPort: try FreePort.next())
-        try bus.supervisor.start(
-            name: "gateway", executable: "\(Binaries.directory)/ride-gateway",
-            arguments: [
-                "--pub", bus.ingress, "--sub", bus.egress, "--broker", bus.broker, "--listen", "127.0.0.1:\(gateway.port)",
-                "--http", "127.0.0.1:\(gateway.statusPort)", "--public-url", gateway.base, "--log-level", "debug",
-                "--publishable-key", TestTracking.publishableKey,
-            ])
-        guard await waitUntilHealthy("http://127.0.0.1:\(gateway.statusPort)/health", timeout: .seconds(30), stillRunning: { bus.supervisor.isRunning("gateway") }) else {
-            throw TestFailure("ride-gateway did not become healthy")
-        }
+        let process = PlatformCommands.gateway(
+            binDirectory: Binaries.directory, bus: bus.endpoints, http: "127.0.0.1:\(gateway.statusPort)", listen: "127.0.0.1:\(gateway.port)",
+            extra: ["--public-url", gateway.base, "--log-level", "debug", "--publishable-key", TestTracking.publishableKey])
+        let failures = try await bus.supervisor.launch([process])
+        guard failures.isEmpty else { throw TestFailure("ride-gateway: \(failures.joined(separator: "; "))") }
         return gateway
     }
 

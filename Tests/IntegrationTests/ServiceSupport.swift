@@ -52,15 +52,11 @@ struct TestService: Sendable {
     }
 
     func startProcess() async throws {
-        try bus.supervisor.start(
-            name: name, executable: "\(Binaries.directory)/\(executable)",
-            arguments: [
-                "--pub", bus.ingress, "--sub", bus.egress, "--broker", bus.broker, "--http", "127.0.0.1:\(httpPort)",
-                "--data-dir", dataDirectory, "--log-level", "debug",
-            ] + arguments, environment: environment)
-        if let problem = await healthProblem("http://127.0.0.1:\(httpPort)/health", timeout: .seconds(30), stillRunning: { bus.supervisor.isRunning(name) }) {
-            throw TestFailure("\(executable) did not become healthy (last: \(problem)); log:\n\(log)")
-        }
+        let process = PlatformCommands.service(
+            executable, name: name, binDirectory: Binaries.directory, bus: bus.endpoints, http: "127.0.0.1:\(httpPort)", dataDirectory: dataDirectory,
+            extra: ["--log-level", "debug"] + arguments)
+        let failures = try await bus.supervisor.launch([process], environment: environment)
+        guard failures.isEmpty else { throw TestFailure("\(failures.joined(separator: "; ")); log:\n\(log)") }
         try await bus.waitForWorkers(service)
     }
 

@@ -56,6 +56,9 @@ struct TestBus: Sendable {
     var healthURL: String { "http://127.0.0.1:\(httpPort)/health" }
     var metricsURL: String { "http://127.0.0.1:\(httpPort)/metrics" }
 
+    /// What a service started beside this bus is told of it.
+    var endpoints: BusEndpoints { BusEndpoints(ingress: ingress, egress: egress, broker: broker) }
+
     /// Flags that point a ridectl command at this bus.
     var ridectlFlags: [String] { ["--sub", egress, "--broker", broker, "--bus-http", "http://127.0.0.1:\(httpPort)"] }
 
@@ -73,15 +76,10 @@ struct TestBus: Sendable {
     }
 
     func startProcess(extraArguments: [String] = []) async throws {
-        try supervisor.start(
-            name: "bus", executable: Binaries.rideBus,
-            arguments: [
-                "--pub", "tcp://127.0.0.1:\(pubPort)", "--sub", "tcp://127.0.0.1:\(subPort)", "--broker", "tcp://127.0.0.1:\(brokerPort)",
-                "--http", "127.0.0.1:\(httpPort)", "--log-level", "debug",
-            ] + extraArguments)
-        if let problem = await healthProblem(healthURL, timeout: .seconds(30)) {
-            throw TestFailure("ride-bus did not become healthy (last: \(problem)); log:\n\(log)")
-        }
+        let process = PlatformCommands.bus(
+            binDirectory: Binaries.directory, pub: ingress, sub: egress, broker: broker, http: "127.0.0.1:\(httpPort)", extra: ["--log-level", "debug"] + extraArguments)
+        let failures = try await supervisor.launch([process])
+        guard failures.isEmpty else { throw TestFailure("ride-bus: \(failures.joined(separator: "; ")); log:\n\(log)") }
     }
 
     /// Starts `ridectl echo-worker` processes registered as `service`.

@@ -34,9 +34,8 @@ struct TestTracking: Sendable {
         let ingestPort = try FreePort.next()
         let process = TestService(
             bus: bus, name: name, service: BusContract.Service.tracking, executable: "ride-tracking",
-            arguments: [
-                "--ingest", "tcp://127.0.0.1:\(ingestPort)", "--publishable-keys", publishableKey, "--inactive-after-s", "\(inactiveAfterSeconds)",
-            ] + (shard.map { ["--shard", "\($0)"] } ?? []) + arguments, httpPort: try FreePort.next(), dataOwner: dataOwner)
+            arguments: PlatformCommands.trackingFlags(ingest: "tcp://127.0.0.1:\(ingestPort)", shard: shard.map { "\($0)" })
+                + ["--publishable-keys", publishableKey, "--inactive-after-s", "\(inactiveAfterSeconds)"] + arguments, httpPort: try FreePort.next(), dataOwner: dataOwner)
         let tracking = TestTracking(process: process, ingestPort: ingestPort, shard: shard)
         try await tracking.startProcess()
         return tracking

@@ -1,3 +1,4 @@
+import PlatformLauncher
 import Testing
 
 @testable import RideCtlKit

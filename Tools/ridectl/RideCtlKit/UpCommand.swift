@@ -92,36 +92,17 @@ struct UpCommand: AsyncParsableCommand {
         let waves = [Array(processes.prefix(1)), Array(processes.dropFirst())]
         for wave in waves {
             if interrupted.happened { break }
-            for process in wave {
-                do {
-                    try supervisor.start(
-                        name: process.name, executable: process.executable, arguments: process.arguments,
-                        environment: environment)
-                } catch {
-                    Output.err("ridectl up: cannot start \(process.name): \(error)\n")
-                    await supervisor.stopAll()
-                    throw ExitCode(1)
-                }
-            }
-            let failures = await withTaskGroup(of: String?.self) { group in
-                for process in wave {
-                    group.addTask {
-                        let problem = await healthProblem(
-                            process.healthURL, timeout: .seconds(30),
-                            stillRunning: {
-                                supervisor.isRunning(process.name) && !interrupted.happened
-                            })
-                        guard let problem, !interrupted.happened else { return nil }
-                        return supervisor.isRunning(process.name)
-                            ? "\(process.name) did not become healthy at \(process.healthURL) within 30 s (last: \(problem))"
-                            : "\(process.name) exited while starting (its log is above)"
-                    }
-                }
-                return await group.reduce(into: [String]()) { if let failure = $1 { $0.append(failure) } }
+            let failures: [String]
+            do {
+                failures = try await supervisor.launch(wave, environment: environment, keepWaiting: { !interrupted.happened })
+            } catch {
+                Output.err("ridectl up: cannot start: \(error)\n")
+                await supervisor.stopAll()
+                throw ExitCode(1)
             }
             if interrupted.happened { break }
             guard failures.isEmpty else {
-                Output.err("ridectl up: \(failures.sorted().joined(separator: "; ")); stopping the platform\n")
+                Output.err("ridectl up: \(failures.joined(separator: "; ")); stopping the platform\n")
                 await supervisor.stopAll()
                 throw ExitCode(1)
             }

@@ -55,7 +55,8 @@ struct BenchBusCommand: AsyncParsableCommand {
         let brokerTCP = "tcp://127.0.0.1:\(broker)"
         let brokerIPC = "ipc://\(logs)/broker.sock"
         let me = "\(bin)/ridectl"
-        let busArguments = ["--pub", ingress, "--sub", egress, "--broker", "\(brokerTCP),\(brokerIPC)", "--http", "127.0.0.1:\(http)", "--log-level", "warning"]
+        let bus = PlatformCommands.bus(
+            name: "ride-bus", binDirectory: bin, pub: ingress, sub: egress, broker: "\(brokerTCP),\(brokerIPC)", http: "127.0.0.1:\(http)", extra: ["--log-level", "warning"])
         Output.err("ridectl bench bus: logs of the processes in \(logs)/\n")
 
         var environment: [String: String] = [:]
@@ -78,10 +79,8 @@ struct BenchBusCommand: AsyncParsableCommand {
             var baseline = 0.0
             var ours = 0.0
             if !measureRaw {
-                try supervisor.start(name: "ride-bus", executable: "\(bin)/ride-bus", arguments: busArguments, environment: environment)
-                guard await waitUntilHealthy("http://127.0.0.1:\(http)/health", timeout: .seconds(20)) else {
-                    throw ConfigurationError("ride-bus did not become healthy; see \(logs)/ride-bus.log")
-                }
+                let failures = try await supervisor.launch([bus], environment: environment, timeout: .seconds(20))
+                guard failures.isEmpty else { throw ConfigurationError(failures.joined(separator: "; ")) }
             }
             for round in 1...rounds where measureRaw {
                 Output.err("round \(round)/\(rounds): zmq_proxy…\n")
@@ -89,10 +88,8 @@ struct BenchBusCommand: AsyncParsableCommand {
                 baseline = max(baseline, try RawEventLoad.measure(ingress: ingress, egress: egress, seconds: seconds))
                 await supervisor.stop("zmq_proxy")
                 Output.err("round \(round)/\(rounds): ride-bus…\n")
-                try supervisor.start(name: "ride-bus", executable: "\(bin)/ride-bus", arguments: busArguments)
-                guard await waitUntilHealthy("http://127.0.0.1:\(http)/health", timeout: .seconds(20)) else {
-                    throw ConfigurationError("ride-bus did not become healthy; see \(logs)/ride-bus.log")
-                }
+                let failures = try await supervisor.launch([bus], timeout: .seconds(20))
+                guard failures.isEmpty else { throw ConfigurationError(failures.joined(separator: "; ")) }
                 ours = max(ours, try RawEventLoad.measure(ingress: ingress, egress: egress, seconds: seconds))
                 if round < rounds { await supervisor.stop("ride-bus") }
             }

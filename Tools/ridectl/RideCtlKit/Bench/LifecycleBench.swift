@@ -11,15 +11,11 @@ import Synchronization
 extension BenchPlatform {
     /// Starts a service of the lifecycle (users, trips, orders) beside the bus and tracking.
     func startService(_ executable: String, _ extra: [String] = []) async throws {
-        let http = try FreePort.next()
-        try supervisor.start(
-            name: executable, executable: "\(bin)/\(executable)",
-            arguments: [
-                "--pub", ingress, "--sub", egress, "--broker", broker, "--http", "127.0.0.1:\(http)", "--data-dir", "\(logs)/data", "--log-level", "warning",
-            ] + extra)
-        guard await waitUntilHealthy("http://127.0.0.1:\(http)/health", timeout: .seconds(30)) else {
-            throw ConfigurationError("\(executable) did not start; see \(logs)/\(executable).log")
-        }
+        let process = PlatformCommands.service(
+            executable, name: executable, binDirectory: bin, bus: BusEndpoints(ingress: ingress, egress: egress, broker: broker),
+            http: "127.0.0.1:\(try FreePort.next())", dataDirectory: "\(logs)/data", extra: ["--log-level", "warning"] + extra)
+        let failures = try await supervisor.launch([process])
+        guard failures.isEmpty else { throw ConfigurationError(failures.joined(separator: "; ")) }
     }
 }
 

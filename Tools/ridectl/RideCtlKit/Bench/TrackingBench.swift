@@ -34,21 +34,22 @@ struct BenchPlatform {
             supervisor: supervisor, logs: logs, bin: bin, ingress: "tcp://127.0.0.1:\(pub)", egress: "tcp://127.0.0.1:\(sub)",
             broker: brokerIPC, ingest: "tcp://127.0.0.1:\(ingestPort)", trackingHTTP: trackingHTTP)
         Output.err("ridectl bench: logs of the processes in \(logs)/\n")
-        try supervisor.start(
-            name: "ride-bus", executable: "\(bin)/ride-bus",
-            arguments: [
-                "--pub", platform.ingress, "--sub", platform.egress, "--broker", "tcp://127.0.0.1:\(brokerPort),\(brokerIPC)",
-                "--http", "127.0.0.1:\(busHTTP)", "--log-level", "warning",
-            ])
-        guard await waitUntilHealthy("http://127.0.0.1:\(busHTTP)/health", timeout: .seconds(20)) else { throw ConfigurationError("ride-bus did not start") }
-        try supervisor.start(
-            name: "ride-tracking", executable: "\(bin)/ride-tracking",
-            arguments: [
-                "--pub", platform.ingress, "--sub", platform.egress, "--broker", brokerIPC, "--ingest", platform.ingest,
-                "--http", "127.0.0.1:\(trackingHTTP)", "--data-dir", "\(logs)/data", "--inactive-after-s", "\(inactiveAfter)", "--log-level", "warning",
-            ])
-        guard await waitUntilHealthy("http://127.0.0.1:\(trackingHTTP)/health", timeout: .seconds(30)) else {
-            throw ConfigurationError("ride-tracking did not start; see \(logs)/ride-tracking.log")
+        let bus = BusEndpoints(ingress: platform.ingress, egress: platform.egress, broker: brokerIPC)
+        let quiet = ["--log-level", "warning"]
+        for (process, timeout) in [
+            (
+                PlatformCommands.bus(
+                    name: "ride-bus", binDirectory: bin, pub: platform.ingress, sub: platform.egress, broker: "tcp://127.0.0.1:\(brokerPort),\(brokerIPC)",
+                    http: "127.0.0.1:\(busHTTP)", extra: quiet), Duration.seconds(20)
+            ),
+            (
+                PlatformCommands.tracking(
+                    name: "ride-tracking", binDirectory: bin, bus: bus, http: "127.0.0.1:\(trackingHTTP)", dataDirectory: "\(logs)/data", ingest: platform.ingest,
+                    extra: ["--inactive-after-s", "\(inactiveAfter)"] + quiet), .seconds(30)
+            ),
+        ] {
+            let failures = try await supervisor.launch([process], timeout: timeout)
+            guard failures.isEmpty else { throw ConfigurationError(failures.joined(separator: "; ")) }
         }
         return platform
     }
