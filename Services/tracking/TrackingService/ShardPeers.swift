@@ -1,5 +1,6 @@
 import Bus
 import Logging
+import RideContract
 import RideModels
 import Synchronization
 
@@ -63,7 +64,7 @@ public final class ShardPeers: Sendable {
                 group.addTask { [client] in
                     let service = BusContract.Service.trackingShard(index)
                     do {
-                        return try await client.call(service, "nearby", query, as: NearbyResult.self, timeout: Self.nearbyTimeout).devices
+                        return try await client.call(Ops.Tracking.nearby, on: service, query, timeout: Self.nearbyTimeout).devices
                     } catch {
                         self.stats.withLock { $0.missingNearbyShards += 1 }
                         logger.warning(

@@ -11,9 +11,6 @@ import Wire
 /// and the public `tracking`, which passes a device op on to the shard that keeps the device and
 /// asks every shard for `nearby` (callers — dispatch, the gateway, trips — see one service).
 enum TrackingOps {
-    /// The ops about one device (`device_id` in their params), answered by the shard that keeps it.
-    static let deviceOps = ["device", "set_availability", "locations", "ingest"]
-
     /// The ops answered from this process's own devices, as `service`. A device of another shard is
     /// refused with 409 `wrong_shard` naming its shard — never passed on, so a request cannot loop
     /// between shards.
@@ -83,7 +80,7 @@ enum TrackingOps {
             return NearbyResult(devices: NearbyMerge.merge([own] + (await others), limit: query.limit ?? NearbyQuery.defaultLimit))
         }
 
-        for op in deviceOps {
+        for op in Ops.Tracking.deviceOps {
             router.onRaw(op) { json, context in
                 // Params without a readable device id are the local router's to refuse, as unsharded.
                 if let deviceID = DeviceIDPeek.deviceID(in: json) {

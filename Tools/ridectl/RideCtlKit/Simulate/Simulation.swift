@@ -207,9 +207,9 @@ actor Simulation {
             await say("I'm at the corner, blue jacket.", on: order.id, as: .rider(order.rider.id))
         case .reachedPickup:
             await say("I'm here, \(order.driver?.car?.model ?? "car") \(order.driver?.car?.licensePlate ?? "").", on: order.id, as: caller)
-            await act("start_ride", order.id, as: caller)
+            await act(Ops.Orders.startRide, order.id, as: caller)
         case .droppingOff: drive(order.driver?.id, to: order.dropoff)
-        case .reachedDropoff: await act("end_ride", order.id, as: caller)
+        case .reachedDropoff: await act(Ops.Orders.endRide, order.id, as: caller)
         case .completed: break  // above
         case .cancelled: finish(order)
         case .accepted, .startedRide: break
@@ -330,11 +330,11 @@ actor Simulation {
         driver.car.drive(along: route, speed: settings.speed)
     }
 
-    private func act(_ op: String, _ orderID: String, as caller: Caller) async {
+    private func act(_ op: Op<OrderParams, Order>, _ orderID: String, as caller: Caller) async {
         do {
-            _ = try await client.call(BusContract.Service.orders, op, OrderParams(caller: caller, id: orderID), as: Order.self)
+            _ = try await client.call(op, OrderParams(caller: caller, id: orderID))
         } catch {
-            count("\(op) failed: \(error)")
+            count("\(op.name) failed: \(error)")
         }
     }
 
