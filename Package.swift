@@ -242,7 +242,7 @@ let package = Package(
             dependencies: [
                 "ServiceStorage", "Wire", "Storage", "TestPostgres", "UsersService", "OrdersService", "TripsService", "NotificationsService",
                 "TrackingService",
-                "Geo", "RideModels", "Bus",
+                "Geo", "RideModels", "Bus", "RideContract",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ], path: "Tests/StorageTests"),

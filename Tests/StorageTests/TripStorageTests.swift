@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import RideContract
 import RideModels
 import Storage
 import Testing
@@ -100,7 +101,7 @@ import Wire
             #expect(live == trip("t1"))
             live.trip.estimate = estimate(300)
             live.progress.etaInterval = 9
-            #expect(try await store.update(live, event: "eta"))
+            #expect(try await store.update(live, event: Events.tripETA))
             #expect(try await store.activeTrips(id: "t1").first == live, "document and progress saved")
             live.progress.etaInterval = 7
             #expect(try await store.update(live, event: nil), "progress alone")
@@ -109,9 +110,9 @@ import Wire
             let stale = live  // another instance's copy, from before the arrival
             live.trip.destination.arrivedAt = time.addingTimeInterval(60)
             live.trip.estimate = nil
-            #expect(try await store.update(live, event: "destination_arrival"))
-            #expect(!(try await store.update(live, event: "destination_arrival")), "arrival once")
-            #expect(!(try await store.update(stale, event: "eta")), "a copy that missed the arrival changes nothing")
+            #expect(try await store.update(live, event: Events.tripDestinationArrival))
+            #expect(!(try await store.update(live, event: Events.tripDestinationArrival)), "arrival once")
+            #expect(!(try await store.update(stale, event: Events.tripETA)), "a copy that missed the arrival changes nothing")
             #expect(try await store.update(live, event: nil), "the arrived copy still saves its progress")
             #expect(try await store.trip(id: "t1")?.destination.arrivedAt == time.addingTimeInterval(60))
 
@@ -167,7 +168,7 @@ import Wire
             var live = trip("t1", metadata: ["note": "a\u{0}b"])
             _ = try await store.create(live, idempotencyKey: nil)
             live.trip.destination.arrivedAt = time
-            #expect(try await store.update(live, event: "destination_arrival"))
+            #expect(try await store.update(live, event: Events.tripDestinationArrival))
             #expect(try await store.complete(id: "t1", at: time, summary: summary(live))?.metadata?["note"] == "a\u{0}b")
         }
     }
@@ -198,7 +199,7 @@ import Wire
             var arrived = live
             arrived.trip.destination.arrivedAt = time
             let updated = try await withThrowingTaskGroup(of: Bool.self) { group in
-                for _ in 0..<8 { group.addTask { [arrived] in try await store.update(arrived, event: "destination_arrival") } }
+                for _ in 0..<8 { group.addTask { [arrived] in try await store.update(arrived, event: Events.tripDestinationArrival) } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(updated.filter { $0 }.count == 1)

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Logging
 import PostgresNIO
+import RideContract
 import RideModels
 import Storage
 import Wire
@@ -99,7 +100,7 @@ public final class PostgresTripStore: TripStorage {
     }
 
     @discardableResult
-    public func update(_ live: LiveTrip, event: String?) async throws -> Bool {
+    public func update(_ live: LiveTrip, event: EventKind<TripEvent>?) async throws -> Bool {
         let logger = logger
         let (document, progress) = (try JSONCoding.encodeText(live.trip), try JSONCoding.encodeText(live.progress))
         return try await postgres.write { connection in
@@ -135,13 +136,13 @@ public final class PostgresTripStore: TripStorage {
             try await connection.run(
                 "UPDATE trips SET status = \(trip.status.rawValue), document = \(try JSONCoding.encodeText(trip)) WHERE id = \(id)",
                 logger: logger)
-            try await Self.appendEvent(connection, "completed", trip, logger: logger)
+            try await Self.appendEvent(connection, Events.tripCompleted, trip, logger: logger)
             return trip
         }
     }
 
-    private static func appendEvent(_ connection: PostgresConnection, _ value: String, _ trip: Trip, logger: Logger) async throws {
-        let (topic, event) = TripStorageRules.event(value, trip)
+    private static func appendEvent(_ connection: PostgresConnection, _ kind: EventKind<TripEvent>, _ trip: Trip, logger: Logger) async throws {
+        let (topic, event) = TripStorageRules.event(kind, trip)
         try await PostgresOutbox.append(connection, topic: topic, type: topic, data: event, logger: logger)
     }
 }

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Geo
+import RideContract
 import RideModels
 import Storage
 
@@ -27,7 +28,7 @@ public protocol TripStorage: Sendable {
     /// Arrival is recorded at most once: a second arrival for the same trip changes nothing.
     /// False when nothing was saved.
     @discardableResult
-    func update(_ live: LiveTrip, event: String?) async throws -> Bool
+    func update(_ live: LiveTrip, event: EventKind<TripEvent>?) async throws -> Bool
     /// Completes a trip with its summary and the `trip.completed` event; an already completed
     /// trip is returned as it is (no second event); nil for an unknown trip.
     func complete(id: String, at time: Date, summary: TripSummary) async throws -> Trip?
@@ -50,19 +51,19 @@ extension LiveTrip {
     }
 
     /// Writes what `signal` says into the trip's document; returns the `trip.*` event it makes.
-    mutating func apply(_ signal: TripSignal) -> String {
+    mutating func apply(_ signal: TripSignal) -> EventKind<TripEvent> {
         switch signal {
         case .arrived(let at, _):
             trip.destination.arrivedAt = at
             trip.estimate = nil
-            return "destination_arrival"
+            return Events.tripDestinationArrival
         case .eta(let estimate):
             trip.estimate = Trip.Estimate(
                 arriveAt: estimate.arriveAt,
                 route: .init(
                     distance: estimate.distance, duration: estimate.duration,
                     remainingDuration: estimate.duration))
-            return "eta"
+            return Events.tripETA
         }
     }
 }
@@ -75,21 +76,21 @@ enum TripStorageRules {
     static func isStorable(_ id: String) -> Bool { !id.utf8.contains(0) }
 
     /// The events a new trip is stored with, in order.
-    static func creationEvents(_ trip: Trip) -> [String] {
-        var events = ["created"]
+    static func creationEvents(_ trip: Trip) -> [EventKind<TripEvent>] {
+        var events = [Events.tripCreated]
         // The first estimate is news too: a rider's app shows an ETA as soon as the trip starts,
         // not one rate-limit interval later.
-        if trip.estimate != nil { events.append("eta") }
+        if trip.estimate != nil { events.append(Events.tripETA) }
         // Already there when the trip starts (a driver waiting at the pickup): the arrival is
         // an event like any other, or whoever waits for it would wait forever.
-        if trip.destination.arrivedAt != nil { events.append("destination_arrival") }
+        if trip.destination.arrivedAt != nil { events.append(Events.tripDestinationArrival) }
         return events
     }
 
     /// Whether an update of a trip whose stored document says `storedArrived` is stale: arrived
     /// already (seen by another instance watching the same trip), this copy is behind.
-    static func isStale(_ live: LiveTrip, event: String?, storedArrived: Bool) -> Bool {
-        storedArrived && (event == "destination_arrival" || live.trip.destination.arrivedAt == nil)
+    static func isStale(_ live: LiveTrip, event: EventKind<TripEvent>?, storedArrived: Bool) -> Bool {
+        storedArrived && (event?.type == Events.tripDestinationArrival.type || live.trip.destination.arrivedAt == nil)
     }
 
     /// The trip as completed at `time` with `summary`.
@@ -102,11 +103,13 @@ enum TripStorageRules {
         return trip
     }
 
-    /// The outbox entry of event `value` (`created`, `eta`, …) of `trip`.
-    static func event(_ value: String, _ trip: Trip) -> (topic: String, event: TripEvent) {
+    /// The outbox entry of event `kind` (`trip.created`, `trip.eta`, …) of `trip`; its `value` is
+    /// the kind's name after `trip.`, as HyperTrack's webhooks say it (`created`, `eta`, …).
+    static func event(_ kind: EventKind<TripEvent>, _ trip: Trip) -> (topic: String, event: TripEvent) {
         let data = TripEvent.Data(
-            value: value, tripID: trip.tripID, tripMetadata: trip.metadata, estimate: value == "eta" ? trip.estimate : nil,
-            summary: value == "completed" ? trip.summary : nil, arrivedAt: trip.destination.arrivedAt)
-        return ("trip.\(value)", TripEvent(createdAt: Date(), deviceID: trip.deviceID, data: data))
+            value: String(kind.type.dropFirst(Events.tripRoot.count)), tripID: trip.tripID, tripMetadata: trip.metadata,
+            estimate: kind.type == Events.tripETA.type ? trip.estimate : nil, summary: kind.type == Events.tripCompleted.type ? trip.summary : nil,
+            arrivedAt: trip.destination.arrivedAt)
+        return (kind.topic, TripEvent(createdAt: Date(), deviceID: trip.deviceID, data: data))
     }
 }

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import GRDB
+import RideContract
 import RideModels
 import Storage
 import Wire
@@ -82,7 +83,7 @@ public final class TripStore: TripStorage {
     }
 
     @discardableResult
-    public func update(_ live: LiveTrip, event: String?) async throws -> Bool {
+    public func update(_ live: LiveTrip, event: EventKind<TripEvent>?) async throws -> Bool {
         try await writes.write { db in
             // SQLite reads the one field instead of this process decoding the whole document.
             guard
@@ -111,13 +112,13 @@ public final class TripStore: TripStorage {
             guard stored.status == .active else { return stored }
             let trip = TripStorageRules.completed(stored, at: time, summary: summary)
             try db.run("UPDATE trips SET status = ?, document = ? WHERE id = ?", [trip.status.rawValue, try JSONCoding.encodeText(trip), id])
-            try Self.appendEvent(db, "completed", trip)
+            try Self.appendEvent(db, Events.tripCompleted, trip)
             return trip
         }
     }
 
-    static func appendEvent(_ db: Database, _ value: String, _ trip: Trip) throws {
-        let (topic, event) = TripStorageRules.event(value, trip)
+    static func appendEvent(_ db: Database, _ kind: EventKind<TripEvent>, _ trip: Trip) throws {
+        let (topic, event) = TripStorageRules.event(kind, trip)
         try Outbox.append(db, topic: topic, type: topic, data: event)
     }
 }

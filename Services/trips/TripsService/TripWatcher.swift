@@ -184,8 +184,8 @@ struct TripWatcherService: Service {
                     for await batch in trips.deliveries {
                         for case .event(let received) in batch {
                             let data = received.event.data.data
-                            if data.value == "created" { await watcher.adopt(tripID: data.tripID) }
-                            if data.value == "completed" { await watcher.stopWatching(tripID: data.tripID) }
+                            if received.event.type == Events.tripCreated.type { await watcher.adopt(tripID: data.tripID) }
+                            if received.event.type == Events.tripCompleted.type { await watcher.stopWatching(tripID: data.tripID) }
                         }
                     }
                 }
