@@ -110,6 +110,22 @@ import Wire
         }
     }
 
+    /// `ridectl contract`: the tables and the API document print; writing into a directory that is
+    /// not the repository's names what it cannot read and writes nothing.
+    @Test func contractPrintsTablesAndRefusesAPathWithoutTheDocs() async throws {
+        let tables = try await runCommand(Binaries.ridectl, ["contract"])
+        #expect(tables.status == 0 && tables.stdout.contains("<!-- routes -->") && tables.stdout.contains("| `accept` |"))
+        let document = try await runCommand(Binaries.ridectl, ["contract", "--openapi"])
+        #expect(document.status == 0)
+        #expect((try? JSONCoding.decode(JSONValue.self, from: Array(document.stdout.utf8)))?["openapi"] == "3.1.0")
+        let scratch = try makeScratchDirectory("contract")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let refused = try await runCommand(Binaries.ridectl, ["contract", "--write", scratch])
+        #expect(refused.status == 64, "\(refused.stderr)")
+        #expect(refused.stderr.contains("cannot read \(scratch)/docs/services/"), "\(refused.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch).isEmpty)
+    }
+
     @Test func publishSaysWhenNobodyListens() async throws {
         try await withTestBus("publish") { bus in
             let nobody = try await runCommand(Binaries.ridectl, ["publish", "empty.topic", "--wait-ms", "200", "--pub", bus.ingress])
