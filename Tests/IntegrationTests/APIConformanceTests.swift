@@ -38,7 +38,10 @@ import Wire
             "st",
             [
                 "--config-file", configuration, "--no-color", "run", "\(gateway.base)/openapi.json", "--checks", "all", "--max-examples", Self.examples,
-                "--seed", Self.seed, "--workers", "2", "--request-timeout", "20", "--output-truncate", "true",
+                "--seed", Self.seed,
+                // One worker: with two, Python 3.11.7's ast.parse races between threads ("AST
+                // constructor recursion depth mismatch", CPython gh-106905) and a run ends in a runtime error.
+                "--workers", "1", "--request-timeout", "20", "--output-truncate", "true",
             ], timeout: .seconds(600))
         #expect(run.status == 0, "schemathesis (exit \(run.status)):\n\(run.output.suffix(20_000))")
     }
