@@ -62,6 +62,9 @@ public struct Caller: Codable, Sendable, Equatable {
 /// An order: the document apps watch (`reference/models.md`), with copies of its rider and driver.
 @WireModel
 public struct Order: Codable, Sendable, Equatable {
+    /// The `cancel_reason` of an order no driver accepted in time (orders' `--driver-search-s`).
+    public static let noDriverFound = "no_driver_found"
+
     public var id: String
     public var status: OrderStatus
     public var rider: User
@@ -204,6 +207,7 @@ public struct OrderParams: Codable, Sendable, Equatable {
     public var caller: Caller
     public var id: String
     /// `cancel` only: why, shown to the other party.
+    @WireField(maxLength: 500)
     public var reason: String?
 
     public init(caller: Caller, id: String, reason: String? = nil) {
@@ -295,16 +299,24 @@ public struct OrderStats: Codable, Sendable, Equatable {
         }
     }
 
+    /// The stores' filter for orders that ended for want of a driver: the stored document as
+    /// `JSONCoding` writes it (sorted keys, no spaces).
+    public static let noDriverFoundPattern = #"%"cancel_reason":""# + Order.noDriverFound + #""%"#
+
     public var byStatus: [String: Int]
     public var open: [OpenOrder]
+    /// Of the cancelled orders, those no driver accepted in time (reason `no_driver_found`).
+    public var noDriverFound: Int?
 
-    public init(byStatus: [String: Int], open: [OpenOrder]) {
+    public init(byStatus: [String: Int], open: [OpenOrder], noDriverFound: Int? = nil) {
         self.byStatus = byStatus
         self.open = open
+        self.noDriverFound = noDriverFound
     }
 
     enum CodingKeys: String, CodingKey {
         case open
         case byStatus = "by_status"
+        case noDriverFound = "no_driver_found"
     }
 }

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Geo
+import RideContract
 import RideModels
 import ServiceKit
 import Testing
@@ -210,6 +211,32 @@ import Wire
     }
 
     /// The operator's dashboard in a real browser: services, the driver's device, the open order and its status count.
+    /// Going available or not changes availability only: the name and metadata the driver's app
+    /// set stay (the user id dispatch needs is merged in), and a batch without metadata keeps them.
+    @Test func availabilityKeepsTheDevicesNameAndMetadata() async throws {
+        try await withTestBus("gateway-availability") { bus in
+            let apps = try await Apps.start(bus)
+            let set = try await apps.gateway.request(
+                "POST", "/v1/devices/gw-dan-phone/locations", token: apps.driver.token,
+                #"{"batch_id":7,"device":{"name":"Dan's Pixel","metadata":{"car":"Prius","shift":"night","user_id":"someone-else"}},"locations":[]}"#)
+            #expect(set.status == 200, "\(set.body)")
+            let client = try await bus.client(timeout: .seconds(5))
+            func device() async throws -> DeviceInfo { try await client.call(Ops.Tracking.device, DeviceParams(deviceID: "gw-dan-phone")) }
+            let vouched: [String: JSONValue] = ["car": "Prius", "shift": "night", "user_id": .string(apps.driver.id)]
+            #expect(try await device().metadata == vouched, "the app's metadata, with the user id the gateway vouches for")
+            for available in [false, true] {
+                let reply = try await apps.gateway.request("PUT", "/v1/me/availability", token: apps.driver.token, #"{"available":\#(available)}"#)
+                #expect(reply.status == 200, "\(reply.body)")
+                let now = try await device()
+                #expect(now.available == available)
+                #expect(now.metadata == vouched && now.name == "Dan's Pixel", "availability changed nothing else: \(now)")
+            }
+            try await apps.drive(Polyline(points: [LifecycleIntegrationTests.driverStart, LifecycleIntegrationTests.driverStart]), batch: 8)
+            #expect(try await device().metadata == vouched, "a batch without metadata keeps the device's")
+            await client.close()
+        }
+    }
+
     @Test func theDashboardShowsDevicesOrdersAndServices() async throws {
         try await withTestBus("gateway-dashboard") { bus in
             let apps = try await Apps.start(bus)

@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import PlatformLauncher
 import RideModels
 import ServiceKit
 import Storage
@@ -101,6 +102,45 @@ final class FixClock: Sendable {
             #expect(order["offered_to"] == .array([.string(platform.driverIDs[1])]), "Eve again, who did not decline; not Dan, who did: \(order)")
             #expect(try await platform.call("list", as: platform.eve).body["orders"]?[0]?["id"] == .string(id), "Eve's app shows the offer")
             #expect(try await platform.call("accept", as: platform.eve, #""id":"\#(id)""#).status == 200)
+        }
+    }
+
+    /// A driver looking for orders near them sees exactly the orders they may accept: those
+    /// offered to them (dispatch offers the nearest first), not every NEW order around.
+    @Test func theOrdersNearADriverAreTheOnesOfferedToThem() async throws {
+        try await withTestBus("orders-near") { bus in
+            let platform = try await Platform.start(bus, orders: ["--dispatch-drivers", "1", "--offer-timeout-s", "60"])
+            let created = try await platform.call("create", as: platform.ann, Self.trip)
+            #expect(created.body["offered_to"] == .array([.string(platform.driverIDs[0])]), "Dan, the nearest: \(created.body)")
+            guard case .string(let id)? = created.body["id"] else { throw TestFailure("no id") }
+            let near = #""status":"NEW","near":{"latitude":47.836,"longitude":35.1146,"radius":1000}"#
+            #expect(try await platform.call("list", as: platform.dan, near).body["orders"]?.arrayValue?.compactMap { $0["id"] } == [.string(id)])
+            #expect(try await platform.call("list", as: platform.eve, near).body["orders"] == .array([]), "not offered to Eve")
+            let refused = try await platform.call("accept", as: platform.eve, #""id":"\#(id)""#)
+            #expect(refused.status == 403, "what the list does not show cannot be accepted: \(refused.body)")
+            #expect(try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body["status"] == "NEW", "and nothing changed")
+        }
+    }
+
+    /// An order nobody accepts does not wait forever: after `--driver-search-s` it ends CANCELLED,
+    /// reason `no_driver_found`, counted in /metrics and in `orders.stats` (what `ridectl status` shows).
+    @Test func anOrderNobodyAcceptsEndsWithNoDriverFound() async throws {
+        try await withTestBus("orders-no-driver") { bus in
+            let platform = try await Platform.start(bus, orders: ["--driver-search-s", "3", "--offer-timeout-s", "1"])
+            let created = try await platform.call("create", as: platform.ann, Self.trip)
+            guard created.status == 201, case .string(let id)? = created.body["id"] else { throw TestFailure("create: \(created)") }
+            try await eventually("the order ends", timeout: .seconds(15)) {
+                try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body["status"] == "CANCELLED"
+            }
+            let order = try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body
+            #expect(order["cancel_reason"] == .string(Order.noDriverFound) && order["offered_to"] == .array([]), "\(order)")
+            #expect(try await platform.call("accept", as: platform.dan, #""id":"\#(id)""#).status == 409, "too late to accept")
+            let stats = try await platform.call("stats", as: platform.ann, "").body
+            #expect(stats["no_driver_found"] == 1 && stats["by_status"]?["CANCELLED"] == 1, "\(stats)")
+            let metrics = try await HTTPProbe.get("http://127.0.0.1:\(platform.orders.httpPort)/metrics").text
+            #expect(metrics.contains("ride_orders_no_driver_found_total 1"), "\(metrics.split(separator: "\n").filter { $0.contains("no_driver") })")
+            // The rider books again: a new order, searched for anew.
+            #expect(try await platform.call("create", as: platform.ann, Self.trip).status == 201)
         }
     }
 

@@ -59,6 +59,16 @@ import Testing
             #expect(duplicate.status == 409)
             #expect(duplicate.body["error"]?["code"] == "phone_taken")
 
+            // A device belongs to one account: a second driver signing up with Dan's phone, or
+            // changing to it, is refused and nothing is stored.
+            let dan = try await users.call("register", Self.dan)
+            #expect(dan.status == 201)
+            let secondOnDevice = try await users.call("register", Self.dan.replacingOccurrences(of: "+380671234567", with: "+380671234599"))
+            #expect(secondOnDevice.status == 409 && secondOnDevice.body["error"]?["code"] == "device_in_use", "\(secondOnDevice.body)")
+            let annID = first.body["id"]?.stringValue ?? ""
+            let changing = try await users.call("update", #"{"id":"\#(annID)","device_id":"dan-phone"}"#)
+            #expect(changing.status == 409 && changing.body["error"]?["code"] == "device_in_use", "\(changing.body)")
+
             let bad: [(String, String)] = [
                 (#"{"role":"rider","name":"B","phone_number":"12345","password":"secret123"}"#, "phone_number:"),
                 (#"{"role":"rider","name":"B","phone_number":"+380501111111","password":"123"}"#, "password:"),
@@ -84,9 +94,9 @@ import Testing
             }
             #expect(try await users.call("get", #"{"id":"r-nobody"}"#).status == 404)
 
-            // Nothing of the refused requests was stored: one user, one event.
+            // Nothing of the refused requests was stored: two users (Ann, Dan), two events.
             let page = try await users.call("events", #"{"after":0}"#)
-            #expect(page.body["last_sequence"] == 1)
+            #expect(page.body["last_sequence"] == 2)
         }
     }
 

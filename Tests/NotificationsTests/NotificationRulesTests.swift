@@ -50,6 +50,16 @@ import Wire
         #expect(reactions(.cancelled, previous: .pickingUp) == (["ride_cancelled", "ride_cancelled"], ["r1", "d1"], ["stop_tracking dan-phone"]))
     }
 
+    /// An order no driver accepted in time: the rider is told so, in words, and may book again.
+    @Test func noDriverFoundTellsTheRider() throws {
+        var order = Self.order(.cancelled, driver: false)
+        order.cancelReason = Order.noDriverFound
+        let result = NotificationRules.reactions(to: OrderStatusChanged(order: order, previousStatus: .new), at: Self.time)
+        #expect(result.notifications.map(\.kind) == ["no_driver_found"] && result.notifications.map(\.userID) == ["r1"])
+        let text = try #require(result.notifications.first?.body)
+        #expect(text.contains("No driver accepted your ride from Main St 1") && text.contains("book again"), "\(text)")
+    }
+
     @Test func textsNameTheDriverCarPlaceAndFare() {
         var completed = Self.order(.completed)
         completed.fare = Fare(currency: "USD", totalCents: 1234, distanceMetres: 5400, durationSeconds: 900)

@@ -142,15 +142,17 @@ import Wire
                 order.createdAt = Self.time.addingTimeInterval(Double(n))
                 try await store.create(order)
             }
-            #expect(try await store.orders(status: .new, near: center, radius: 3000, limit: 10).map(\.id) == ["n0", "n1", "n2"], "nearest first, within 3 km")
-            #expect(try await store.orders(status: .new, near: center, radius: 3000, limit: 2).map(\.id) == ["n0", "n1"])
+            #expect(try await store.orders(status: .new, near: center, radius: 3000, offeredTo: nil, limit: 10).map(\.id) == ["n0", "n1", "n2"], "nearest first, within 3 km")
+            #expect(try await store.orders(status: .new, near: center, radius: 3000, offeredTo: nil, limit: 2).map(\.id) == ["n0", "n1"])
+            #expect(try await store.orders(status: .new, near: center, radius: 3000, offeredTo: "d1", limit: 10).map(\.id) == ["n0", "n1", "n2"])
+            #expect(try await store.orders(status: .new, near: center, radius: 3000, offeredTo: "d9", limit: 10).isEmpty, "offered to another driver")
             #expect(try await store.waitingOrders(near: center, radius: 1000) == 2)
             #expect(try await store.newOrders(limit: 10).map(\.id) == ["n0", "n1", "n2", "n3"], "oldest first")
             _ = try await store.change(id: "n1") {
                 $0.status = .accepted
                 $0.offeredTo = []
             }
-            #expect(try await store.orders(status: .accepted, near: center, radius: 3000, limit: 10).map(\.id) == ["n1"])
+            #expect(try await store.orders(status: .accepted, near: center, radius: 3000, offeredTo: nil, limit: 10).map(\.id) == ["n1"])
             #expect(try await store.orders(driverID: "d1", status: .new, limit: 10).map(\.id) == ["n3", "n2", "n0"], "offered, newest first")
             let stats = try await store.stats(openLimit: 2)
             #expect(stats.byStatus == ["NEW": 3, "ACCEPTED": 1])

@@ -53,6 +53,16 @@ import Testing
                 try await store.update(UpdateUserParams(id: "d1", phoneNumber: "+15550102"), passwordHash: nil, now: later)
             }
             #expect(try await store.user(id: "d1")?.phoneNumber == "+15550111", "the refused change left the user as it was")
+            // A device is one account's: at registration and on a change.
+            var third = driver("d3", phone: "+15550103")
+            third.deviceID = "dev-d2"
+            await #expect(throws: UserStoreFailure.deviceTaken) { try await store.register(third, passwordHash: "h") }
+            #expect(try await store.user(id: "d3") == nil)
+            await #expect(throws: UserStoreFailure.deviceTaken) {
+                try await store.update(UpdateUserParams(id: "d1", deviceID: "dev-d2"), passwordHash: nil, now: later)
+            }
+            #expect(try await store.user(id: "d1")?.deviceID == "dev-d1")
+            #expect(try await store.update(UpdateUserParams(id: "d1", deviceID: "dev-d1"), passwordHash: nil, now: later).deviceID == "dev-d1", "its own again")
             await #expect(throws: UserStoreFailure.unknownUser) {
                 try await store.update(UpdateUserParams(id: "nobody", name: "X"), passwordHash: nil, now: later)
             }

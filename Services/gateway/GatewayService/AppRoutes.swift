@@ -43,15 +43,21 @@ struct AppRoutes {
             guard case .bool(let available)? = body["available"] else {
                 throw GatewayError(.unprocessableContent, "invalid_params", "available: required, true or false")
             }
-            // As the driver SDK says it: device intents (with the user id dispatch looks for) in a batch without fixes.
+            // As the driver SDK says it: device intents in a batch without fixes. Availability only:
+            // the device's name and metadata stay as the app set them; the user id dispatch looks
+            // for is added to the metadata (merged, not replacing it) when it is not there yet.
             let user = try context.requireUser()
-            let intents: JSONValue = [
-                "available": .bool(available), "name": .string(user.name), "metadata": ["user_id": .string(user.id)],
-                "changed_at": .string(RFC3339.format(Date())),
-            ]
+            let deviceID = try driverDevice(context)
+            var intents: [String: JSONValue] = ["available": .bool(available), "changed_at": .string(RFC3339.format(Date()))]
+            let device = try await platform.reply(Ops.Tracking.device, ["device_id": .string(deviceID)])
+            let current = device.isSuccess ? try? JSONCoding.decode(DeviceInfo.self, from: device.json) : nil
+            if current?.metadata["user_id"] != .string(user.id) {
+                intents["metadata"] = .object((current?.metadata ?? [:]).merging(["user_id": .string(user.id)]) { _, vouched in vouched })
+            }
+            if current?.name == nil { intents["name"] = .string(user.name) }
             return try await forwardBatch([
-                "publishable_key": .string(settings.publishableKey), "device_id": .string(try driverDevice(context)),
-                "batch_id": .number(Double(Int(Date().timeIntervalSince1970 * 1000))), "device": intents, "locations": [],
+                "publishable_key": .string(settings.publishableKey), "device_id": .string(deviceID),
+                "batch_id": .number(Double(Int(Date().timeIntervalSince1970 * 1000))), "device": .object(intents), "locations": [],
             ])
         }
         routes.on(
@@ -69,15 +75,18 @@ struct AppRoutes {
             var body = try await RequestJSON.object(request, context: context)
             body["device_id"] = .string(deviceID)
             body["publishable_key"] = .string(settings.publishableKey)
-            // Dispatch finds drivers by their device's `user_id` metadata: the gateway vouches for it.
+            // Dispatch finds drivers by their device's `user_id` metadata: the gateway vouches for it
+            // in metadata the app sends (the app's metadata replaces the device's, as the SDK's does);
+            // without metadata the device's stays as it is.
             if let device = body["device"], device.objectValue == nil {
                 throw GatewayError(.unprocessableContent, "invalid_params", "device: expected an object")
             }
-            var intents = body["device"]?.objectValue ?? [:]
-            var metadata = intents["metadata"]?.objectValue ?? [:]
-            metadata["user_id"] = .string(try context.requireUser().id)
-            intents["metadata"] = .object(metadata)
-            body["device"] = .object(intents)
+            if var intents = body["device"]?.objectValue, let sent = intents["metadata"] {
+                guard var metadata = sent.objectValue else { throw GatewayError(.unprocessableContent, "invalid_params", "device.metadata: expected an object") }
+                metadata["user_id"] = .string(try context.requireUser().id)
+                intents["metadata"] = .object(metadata)
+                body["device"] = .object(intents)
+            }
             return try await forwardBatch(.object(body))
         }
 

@@ -63,6 +63,9 @@ public enum NotificationRules {
                 notifications.append(note(rider, "ride_cancelled", "Ride cancelled", "The ride was cancelled\(reason)."))
                 notifications.append(note(driver.id, "ride_cancelled", "Ride cancelled", "The ride from \(place(order.pickup)) was cancelled\(reason)."))
                 if let device = driver.deviceID { commands.append(DeviceCommand(deviceID: device, command: "stop_tracking", issuedAt: time)) }
+            } else if order.cancelReason == Order.noDriverFound {
+                notifications.append(
+                    note(rider, "no_driver_found", "No driver found", "No driver accepted your ride from \(place(order.pickup)) in time. Nothing was charged; please book again."))
             } else {
                 notifications.append(note(rider, "ride_cancelled", "Ride cancelled", "Your booking was cancelled\(reason)."))
             }

@@ -6,10 +6,13 @@ import ServiceLifecycle
 /// timeout — or that has nobody to offer it to (all declined, or nobody was near) for 2 s — gets a
 /// new round (see `OrdersOps.redispatch`).
 /// After the last round it is offered again at the widest radius every timeout, to drivers not yet
-/// asked; the rider may cancel at any time.
+/// asked; the rider may cancel at any time. An order nobody accepted within the search timeout of
+/// its booking ends `CANCELLED`, reason `no_driver_found` (counted in `expired`).
 struct DispatchRounds: Service {
     let ops: OrdersOps
     let logger: Logger
+    /// Counts an order ended for want of a driver (the metric).
+    let expired: @Sendable () -> Void
 
     func run() async throws {
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
@@ -17,6 +20,13 @@ struct DispatchRounds: Service {
             let now = Date()
             do {
                 for order in try await ops.store.newOrders(limit: 1000) {
+                    if now.timeIntervalSince(order.createdAt) >= ops.dispatch.searchTimeout {
+                        if try await ops.expire(order, now: now) {
+                            expired()
+                            logger.info("no driver found", metadata: ["order_id": "\(order.id)", "rounds": "\(order.dispatchRound ?? 1)"])
+                        }
+                        continue
+                    }
                     let age = now.timeIntervalSince(order.offeredAt ?? order.createdAt)
                     if age >= ops.dispatch.offerTimeout || (order.offeredTo.isEmpty && age >= 2) { try await ops.redispatch(order, now: now) }
                 }

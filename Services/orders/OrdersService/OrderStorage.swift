@@ -30,8 +30,9 @@ public protocol OrderStorage: ReactorCursors {
     func orders(driverID: String, status: OrderStatus?, limit: Int) async throws -> [Order]
     /// `NEW` orders, oldest first (for dispatch rounds).
     func newOrders(limit: Int) async throws -> [Order]
-    /// Orders of `status` whose pickup is within `radius` metres of `center`, nearest first.
-    func orders(status: OrderStatus, near center: GeoPoint, radius: Double, limit: Int) async throws -> [Order]
+    /// Orders of `status` whose pickup is within `radius` metres of `center`, nearest first; with
+    /// `offeredTo`, only those offered to that driver.
+    func orders(status: OrderStatus, near center: GeoPoint, radius: Double, offeredTo: String?, limit: Int) async throws -> [Order]
     /// Orders per status, and the open ones most recently changed (the operator's dashboard).
     func stats(openLimit: Int) async throws -> OrderStats
     /// Which of `drivers` have an open order (dispatch offers new orders to the others).
@@ -159,8 +160,9 @@ enum OrderRows {
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     /// The candidates (from a bounding-box query) within `radius` of `center`, nearest first.
-    static func nearest(_ candidates: [Order], to center: GeoPoint, radius: Double, limit: Int) -> [Order] {
+    static func nearest(_ candidates: [Order], to center: GeoPoint, radius: Double, offeredTo driverID: String?, limit: Int) -> [Order] {
         candidates
+            .filter { order in driverID.map { order.offeredTo.contains($0) } ?? true }
             .map { ($0, center.distance(to: GeoPoint(latitude: $0.pickup.latitude, longitude: $0.pickup.longitude))) }
             .filter { $0.1 <= radius }
             .sorted { $0.1 < $1.1 }

@@ -177,7 +177,7 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
         }
     }
 
-    public func orders(status: OrderStatus, near center: GeoPoint, radius: Double, limit: Int) async throws -> [Order] {
+    public func orders(status: OrderStatus, near center: GeoPoint, radius: Double, offeredTo: String?, limit: Int) async throws -> [Order] {
         let box = BoundingBox(around: center, radius: radius)
         let candidates = try await database.read { db in
             try Self.documents(
@@ -187,7 +187,7 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
                     LIMIT 5000
                     """, arguments: [status.rawValue, box.south, box.north, box.west, box.east])
         }
-        return OrderRows.nearest(candidates, to: center, radius: radius, limit: limit)
+        return OrderRows.nearest(candidates, to: center, radius: radius, offeredTo: offeredTo, limit: limit)
     }
 
     public func stats(openLimit: Int) async throws -> OrderStats {
@@ -201,7 +201,9 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
                 sql: """
                     SELECT document FROM orders WHERE \(OrderRows.openStatusSQL) ORDER BY created_at_ms DESC LIMIT ?
                     """, arguments: [openLimit])
-            return OrderStats(byStatus: byStatus, open: open.map(OrderStats.OpenOrder.init))
+            let noDriver = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM orders WHERE status = ? AND document LIKE ?", arguments: [OrderStatus.cancelled.rawValue, OrderStats.noDriverFoundPattern])
+            return OrderStats(byStatus: byStatus, open: open.map(OrderStats.OpenOrder.init), noDriverFound: noDriver ?? 0)
         }
     }
 

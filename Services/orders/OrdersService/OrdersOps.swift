@@ -14,6 +14,9 @@ public struct DispatchSettings: Sendable, Equatable {
     /// An offer nobody accepted within this many seconds expires; the next round looks 1.5 times
     /// farther (up to 5 rounds) at drivers not yet asked.
     public var offerTimeout: Double = 15
+    /// A `NEW` order nobody accepted within this many seconds of its booking ends `CANCELLED`
+    /// with reason `no_driver_found` (the rider is told, and may book again).
+    public var searchTimeout: Double = 180
     public var maxRounds = 5
     public init() {}
 
@@ -48,7 +51,6 @@ struct OrdersOps {
         router.on(Ops.Orders.startRide) { (params: OrderParams, _) -> Order in try await transition(.startRide, params) }
         router.on(Ops.Orders.endRide) { (params: OrderParams, _) -> Order in try await endRide(params) }
         router.on(Ops.Orders.cancel) { (params: OrderParams, _) -> Order in
-            if let reason = params.reason, reason.count > 500 { throw ServiceError.unprocessable("invalid_params", "reason: must be at most 500 characters") }
             return try await transition(.cancel, params) { order in
                 order.cancelReason = params.reason
                 order.offeredTo = []
@@ -147,7 +149,10 @@ struct OrdersOps {
             guard let status = params.status else { throw ServiceError.unprocessable("invalid_params", "status: required with near") }
             guard status == .new else { throw forbidden("drivers look only for NEW orders near them") }
             let center = GeoPoint(latitude: near.latitude, longitude: near.longitude)
-            return OrderList(orders: try await store.orders(status: status, near: center, radius: near.radius ?? ListOrdersParams.Near.defaultRadius, limit: limit))
+            // What a driver may accept: the orders offered to them (dispatch offers the nearest first).
+            return OrderList(
+                orders: try await store.orders(
+                    status: status, near: center, radius: near.radius ?? ListOrdersParams.Near.defaultRadius, offeredTo: params.caller.id, limit: limit))
         }
         switch params.caller.role {
         case .rider: return OrderList(orders: try await store.orders(riderID: params.caller.id, status: params.status, limit: limit))
@@ -409,6 +414,19 @@ struct OrdersOps {
     /// A dispatch round for a `NEW` order whose offers expired or were all declined: the nearest
     /// available drivers not yet asked, one radius step farther. Conditional on the version read,
     /// so a racing accept wins.
+    /// Ends `order`, still `NEW` and as read (`version`), with reason `no_driver_found`; whether it did.
+    func expire(_ order: Order, now: Date) async throws -> Bool {
+        let version = order.version
+        let (after, _) = try await store.change(id: order.id, now: now, sideEvents: { _, _ in [] }) { order in
+            guard order.status == .new, order.version == version else { return }
+            order.status = .cancelled
+            order.cancelReason = Order.noDriverFound
+            order.offeredTo = []
+        }
+        relay.notify()
+        return after.version != version && after.cancelReason == Order.noDriverFound
+    }
+
     func redispatch(_ order: Order, now: Date) async throws {
         let round = (order.dispatchRound ?? 1) + 1
         let radius = dispatch.radius(round: round)

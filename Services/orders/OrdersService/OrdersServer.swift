@@ -41,6 +41,8 @@ public struct OrdersServer: Sendable {
         let reactor = OrdersReactor.make(
             reactions: OrderReactions(store: store, platform: platform, relay: relay, payments: payments, logger: logger),
             store: store, platform: platform, subscriber: statusEvents, logger: logger)
+        let expired = host.metrics.counter(
+            "ride_orders_no_driver_found_total", "Orders cancelled because no driver accepted them within --driver-search-s (this instance's).")
         let worker = host.worker(broker: settings.broker, router: ops.router(instance: host.instance), concurrency: settings.concurrency)
         let settings = self.settings
         // Stopped in reverse: health, then requests; the relay sends what they appended; then the sockets.
@@ -50,7 +52,8 @@ public struct OrdersServer: Sendable {
             logger.info("orders stopped")
         }
         try await host.run(
-            [closing, relay, reactor, DispatchRounds(ops: ops, logger: logger), worker], ready: ["broker": "\(settings.broker)", "database": "\(settings.database)"]
+            [closing, relay, reactor, DispatchRounds(ops: ops, logger: logger, expired: { expired.increment() }), worker],
+            ready: ["broker": "\(settings.broker)", "database": "\(settings.database)"]
         ) {
             host.health([:])
         }

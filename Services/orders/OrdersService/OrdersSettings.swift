@@ -48,6 +48,12 @@ public struct RideOrdersCommand: ServiceCommand {
     var offerTimeout: Int?
 
     @Option(
+        name: .customLong("driver-search-s"),
+        help: helpWithEnv(
+            "Seconds a new order waits for a driver to accept it before it ends CANCELLED, reason no_driver_found", env: "RIDE_DRIVER_SEARCH_S", default: "180"))
+    var driverSearch: Int?
+
+    @Option(
         name: .customLong("fare"), help: helpWithEnv("Fare schedule: currency,base,per_km,per_minute,minimum (amounts in cents)", env: "RIDE_FARE", default: "USD,250,120,30,500"))
     var fare: String?
 
@@ -81,6 +87,7 @@ public struct RideOrdersCommand: ServiceCommand {
         dispatch.radius = Double(try integerSetting(dispatchRadius, flag: "dispatch-radius-m", env: "RIDE_DISPATCH_RADIUS_M", default: 3000, range: 100...100_000))
         dispatch.drivers = try integerSetting(dispatchDrivers, flag: "dispatch-drivers", env: "RIDE_DISPATCH_DRIVERS", default: 3, range: 1...50)
         dispatch.offerTimeout = Double(try integerSetting(offerTimeout, flag: "offer-timeout-s", env: "RIDE_OFFER_TIMEOUT_S", default: 15, range: 1...3600))
+        dispatch.searchTimeout = Double(try integerSetting(driverSearch, flag: "driver-search-s", env: "RIDE_DRIVER_SEARCH_S", default: 180, range: 1...86_400))
         let fareSetting = Setting.resolve(fare, flag: "fare", env: "RIDE_FARE", default: "USD,250,120,30,500")
         let parts = fareSetting.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard parts.count == 5, let base = Int(parts[1]), let perKm = Int(parts[2]), let perMinute = Int(parts[3]), let minimum = Int(parts[4]) else {
@@ -135,7 +142,7 @@ public struct OrdersSettings: ServiceSettings {
         ride-orders configuration OK
           bus                   pub \(pub), sub \(sub), broker \(broker)
           database              \(database)
-          dispatch              \(dispatch.drivers) nearest available drivers within \(Int(dispatch.radius)) m, widening after \(Int(dispatch.offerTimeout)) s
+          dispatch              \(dispatch.drivers) nearest available drivers within \(Int(dispatch.radius)) m, widening after \(Int(dispatch.offerTimeout)) s, no driver found after \(Int(dispatch.searchTimeout)) s
           fare                  \(fares.currency) base \(fares.baseCents), per km \(fares.perKilometreCents), per minute \(fares.perMinuteCents), minimum \(fares.minimumCents) (cents)
           surge                 \(surge.isOn ? "up to ×\(surge.maximum) within \(Int(surge.radius)) m, +\(surge.step) per waiting order per driver" : "off")
           payments              ledger \(ledgerDescription), commission \(commissionPercent)%

@@ -135,14 +135,14 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
         try await documents("SELECT document FROM orders WHERE status = 'NEW' ORDER BY created_at_ms LIMIT \(limit)")
     }
 
-    public func orders(status: OrderStatus, near center: GeoPoint, radius: Double, limit: Int) async throws -> [Order] {
+    public func orders(status: OrderStatus, near center: GeoPoint, radius: Double, offeredTo: String?, limit: Int) async throws -> [Order] {
         let box = BoundingBox(around: center, radius: radius)
         let candidates = try await documents(
             """
             SELECT document FROM orders WHERE status = \(status.rawValue) AND pickup_latitude BETWEEN \(box.south) AND \(box.north)
               AND pickup_longitude BETWEEN \(box.west) AND \(box.east) LIMIT 5000
             """)
-        return OrderRows.nearest(candidates, to: center, radius: radius, limit: limit)
+        return OrderRows.nearest(candidates, to: center, radius: radius, offeredTo: offeredTo, limit: limit)
     }
 
     public func driversWithOpenOrders(among drivers: [String]) async throws -> Set<String> {
@@ -162,7 +162,12 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
             try await connection.all("SELECT status, COUNT(*) FROM orders GROUP BY status", as: (String, Int).self, logger: logger)
         }
         let open = try await documents("SELECT document FROM orders WHERE \(unescaped: Self.open) ORDER BY created_at_ms DESC LIMIT \(openLimit)")
-        return OrderStats(byStatus: Dictionary(uniqueKeysWithValues: byStatus), open: open.map(OrderStats.OpenOrder.init))
+        let noDriver = try await postgres.read { connection in
+            try await connection.first(
+                "SELECT COUNT(*) FROM orders WHERE status = \(OrderStatus.cancelled.rawValue) AND document LIKE \(OrderStats.noDriverFoundPattern)", as: Int.self,
+                logger: logger)
+        }
+        return OrderStats(byStatus: Dictionary(uniqueKeysWithValues: byStatus), open: open.map(OrderStats.OpenOrder.init), noDriverFound: noDriver ?? 0)
     }
 
     public func appendMessage(orderID: String, now: Date, _ make: @escaping @Sendable (Order, Int) throws -> ChatMessage) async throws -> ChatMessage {

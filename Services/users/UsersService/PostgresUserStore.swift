@@ -59,18 +59,20 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
     public func register(_ user: User, passwordHash: String) async throws -> UInt64 {
         let logger = logger
         let created = UserRow.milliseconds(user.createdAt)
-        let sequence = try await postgres.write { connection in
-            let inserted = try await connection.run(
-                """
-                INSERT INTO users (id, role, name, phone_number, device_id, car_model, car_license_plate, password_hash, created_at_ms, updated_at_ms)
-                VALUES (\(user.id), \(user.role.rawValue), \(user.name), \(user.phoneNumber), \(user.deviceID), \(user.car?.model),
-                        \(user.car?.licensePlate), \(passwordHash), \(created), \(created))
-                ON CONFLICT (phone_number) DO NOTHING RETURNING 1
-                """, logger: logger)
-            guard inserted == 1 else { throw UserStoreFailure.phoneTaken }
-            return try await PostgresOutbox.append(
-                connection, topic: Events.userRegistered.topic, type: Events.userRegistered.type,
-                data: UserRegistered(user: user), time: user.createdAt, logger: logger)
+        let sequence = try await Self.deviceConflict {
+            try await postgres.write { connection in
+                let inserted = try await connection.run(
+                    """
+                    INSERT INTO users (id, role, name, phone_number, device_id, car_model, car_license_plate, password_hash, created_at_ms, updated_at_ms)
+                    VALUES (\(user.id), \(user.role.rawValue), \(user.name), \(user.phoneNumber), \(user.deviceID), \(user.car?.model),
+                            \(user.car?.licensePlate), \(passwordHash), \(created), \(created))
+                    ON CONFLICT (phone_number) DO NOTHING RETURNING 1
+                    """, logger: logger)
+                guard inserted == 1 else { throw UserStoreFailure.phoneTaken }
+                return try await PostgresOutbox.append(
+                    connection, topic: Events.userRegistered.topic, type: Events.userRegistered.type,
+                    data: UserRegistered(user: user), time: user.createdAt, logger: logger)
+            }
         }
         counted.withLock { $0.count += 1 }
         return sequence
@@ -128,7 +130,20 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
                 return user
             }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
-            throw UserStoreFailure.phoneTaken  // the new number is someone else's
+            // The new number, or the new device, is someone else's.
+            throw error.serverInfo?[.constraintName] == Self.deviceIndex ? UserStoreFailure.deviceTaken : UserStoreFailure.phoneTaken
+        }
+    }
+
+    /// The unique index that gives a device to one account (`UserStore.migrations`).
+    static let deviceIndex = "users_by_device"
+
+    /// `body`, with a unique-device conflict (two accounts racing for one device) as `deviceTaken`.
+    private static func deviceConflict<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" && error.serverInfo?[.constraintName] == deviceIndex {
+            throw UserStoreFailure.deviceTaken
         }
     }
 

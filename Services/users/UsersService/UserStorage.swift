@@ -32,6 +32,8 @@ public protocol UserStorage: ReactorCursors {
 
 public enum UserStoreFailure: Error, Equatable {
     case phoneTaken
+    /// The device id is another account's.
+    case deviceTaken
     case unknownUser
     case tooManyPlaces(Int)
     case unknownPlace

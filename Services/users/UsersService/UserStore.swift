@@ -65,6 +65,17 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
             CREATE INDEX saved_places_by_user ON saved_places (user_id, created_at_ms);
             """ + ReactorCursorTable.sql
         ),
+        (
+            "v3",
+            """
+            -- A device belongs to one account. Accounts that shared one before keep it with the
+            -- first to register it; the others lose it (their driver sets one again).
+            UPDATE users SET device_id = NULL WHERE device_id IS NOT NULL AND EXISTS (
+                SELECT 1 FROM users AS earlier WHERE earlier.device_id = users.device_id
+                    AND (earlier.created_at_ms < users.created_at_ms OR (earlier.created_at_ms = users.created_at_ms AND earlier.id < users.id)));
+            CREATE UNIQUE INDEX users_by_device ON users (device_id) WHERE device_id IS NOT NULL;
+            """
+        ),
     ]
 
     /// Counts a rating in the ratee's average, once per order and side; false when it was counted before.
@@ -126,6 +137,7 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
     public func register(_ user: User, passwordHash: String) async throws -> UInt64 {
         let sequence = try await database.write { db in
             if try Self.idForPhone(db, user.phoneNumber) != nil { throw UserStoreFailure.phoneTaken }
+            if let deviceID = user.deviceID, try Self.idForDevice(db, deviceID) != nil { throw UserStoreFailure.deviceTaken }
             try db.run(
                 """
                 INSERT INTO users (id, role, name, phone_number, device_id, car_model, car_license_plate, password_hash, created_at_ms, updated_at_ms)
@@ -164,7 +176,10 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
                 user.phoneNumber = phone
             }
             if let name = changes.name { user.name = name }
-            if let deviceID = changes.deviceID { user.deviceID = deviceID }
+            if let deviceID = changes.deviceID, deviceID != user.deviceID {
+                if try Self.idForDevice(db, deviceID) != nil { throw UserStoreFailure.deviceTaken }
+                user.deviceID = deviceID
+            }
             if let car = changes.car { user.car = car }
             try db.run(
                 """
@@ -181,6 +196,10 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
 
     private static func idForPhone(_ db: Database, _ phone: String) throws -> String? {
         try db.value(String.self, "SELECT id FROM users WHERE phone_number = ?", [phone])
+    }
+
+    private static func idForDevice(_ db: Database, _ deviceID: String) throws -> String? {
+        try db.value(String.self, "SELECT id FROM users WHERE device_id = ?", [deviceID])
     }
 
     private static func user(_ row: Row) -> User {

@@ -34,6 +34,8 @@ enum UsersOps {
             } catch UserStoreFailure.phoneTaken {
                 // Stored by another request meanwhile: read it now.
                 return Replied(status: Status.ok, body: try await earlier(params, try await store.credentials(phoneNumber: params.phoneNumber)))
+            } catch UserStoreFailure.deviceTaken {
+                throw deviceTaken(params.deviceID ?? "")
             }
             relay.notify()
             return Replied(status: Status.created, body: user)
@@ -81,6 +83,8 @@ enum UsersOps {
                 return try await store.update(params, passwordHash: hash, now: Date())
             } catch UserStoreFailure.phoneTaken {
                 throw phoneTaken(params.phoneNumber ?? "")
+            } catch UserStoreFailure.deviceTaken {
+                throw deviceTaken(params.deviceID ?? "")
             } catch UserStoreFailure.unknownUser {
                 throw unknownUser(params.id)
             }
@@ -121,6 +125,11 @@ enum UsersOps {
 
     static func phoneTaken(_ phone: String) -> ServiceError {
         ServiceError.conflict("phone_taken", "phone_number \(phone) is already registered")
+    }
+
+    /// A device belongs to one account: its phone's locations are that driver's.
+    static func deviceTaken(_ deviceID: String) -> ServiceError {
+        ServiceError.conflict("device_in_use", "device_id \(deviceID.prefix(128)) is another account's device")
     }
 
     static func unknownUser(_ id: String) -> ServiceError {

@@ -2,6 +2,8 @@ import ArgumentParser
 import Bus
 import Foundation
 import PlatformLauncher
+import RideContract
+import RideModels
 import ServiceKit
 import Wire
 
@@ -40,8 +42,10 @@ struct StatusCommand: AsyncParsableCommand {
         var busURL: String
         var health: JSONValue?
         var services: [Row]
+        /// Orders by status and those no driver accepted in time, when `orders` answers.
+        var orders: OrderStats?
         enum CodingKeys: String, CodingKey {
-            case bus, health, services
+            case bus, health, services, orders
             case busURL = "bus_url"
         }
     }
@@ -60,6 +64,7 @@ struct StatusCommand: AsyncParsableCommand {
             names += known.keys.filter { !names.contains($0) }.sorted()
         }
         var rows: [Row] = []
+        var orders: OrderStats?
         if busState != "down" {
             var options = MDPClient.Options()
             options.timeout = .milliseconds(1500)
@@ -77,9 +82,12 @@ struct StatusCommand: AsyncParsableCommand {
                 func int(_ key: String) -> Int? { counts?[key]?.numberValue.map { Int($0) } }
                 rows.append(Row(service: name, mmi: mmi, workers: int("workers") ?? 0, idle: int("idle"), queued: int("queued"), requests: int("requests")))
             }
+            if rows.contains(where: { $0.service == BusContract.Service.orders && $0.mmi == "200" }) {
+                orders = try? await client.call(Ops.Orders.stats, StatsParams(openLimit: 0))
+            }
             await client.close()
         }
-        let report = Report(bus: busState, busURL: healthURL, health: health, services: rows)
+        let report = Report(bus: busState, busURL: healthURL, health: health, services: rows, orders: orders)
         if json {
             Output.out(String(decoding: try JSONCoding.encoder(pretty: true).encode(report), as: UTF8.self) + "\n")
         } else {
@@ -106,6 +114,10 @@ struct StatusCommand: AsyncParsableCommand {
             text +=
                 row.service.padding(toLength: 16, withPad: " ", startingAt: 0) + cell(row.workers, 9) + cell(row.idle, 6) + cell(row.queued, 8) + cell(row.requests, 10) + mmi
                 + "\n"
+        }
+        if let orders = report.orders {
+            let counts = OrderStatus.allCases.compactMap { status in orders.byStatus[status.rawValue].map { "\(status.rawValue) \($0)" } }
+            text += "\norders: \(counts.isEmpty ? "none" : counts.joined(separator: "  "))  (no driver found: \(orders.noDriverFound ?? 0))\n"
         }
         return text
     }
