@@ -86,6 +86,10 @@ public struct Order: Codable, Sendable, Equatable {
     /// Grows by one with every change: reactions update only the version they saw.
     public var version: Int
     public var cancelReason: String?
+    /// Who cancelled (absent when the platform did: no driver found) and when. A cancelled order
+    /// keeps its driver, so the ride stays in both parties' histories and its chat readable.
+    public var cancelledBy: Caller?
+    public var cancelledAt: Date?
     /// The ride's summary (from the dropoff trip), once `COMPLETED`.
     public var summary: TripSummary?
     public var fare: Fare?
@@ -127,6 +131,8 @@ public struct Order: Codable, Sendable, Equatable {
         case dispatchRound = "dispatch_round"
         case offeredAt = "offered_at"
         case cancelReason = "cancel_reason"
+        case cancelledBy = "cancelled_by"
+        case cancelledAt = "cancelled_at"
         case summary, fare, surge
         case ratingByRider = "rating_by_rider"
         case ratingByDriver = "rating_by_driver"

@@ -123,9 +123,18 @@ import Wire
                 let id = try await Self.order(at: status, platform)
                 let cancelled = try await platform.call("cancel", as: canceller, #""id":"\#(id)""#)
                 #expect(cancelled.body["status"] == "CANCELLED", "at \(status)")
-                try await eventually("the reactor let go of the driver and trip") {
-                    let order = try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body
-                    return order["trip_id"] == nil && order["driver"] == nil
+                try await eventually("the reactor let go of the trip") {
+                    try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body["trip_id"] == nil
+                }
+                // The order keeps who drove it and who cancelled, when; both still read it, its
+                // chat, and find it in their history.
+                let order = try await platform.call("get", as: platform.dan, #""id":"\#(id)""#).body
+                #expect(order["driver"]?["id"] == .string(platform.driverIDs[0]), "at \(status): \(order)")
+                #expect(order["cancelled_by"]?["id"] == .string(canceller.1) && order["cancelled_at"]?.stringValue != nil, "at \(status): \(order)")
+                for party in [platform.ann, platform.dan] {
+                    #expect(try await platform.call("messages", as: party, #""id":"\#(id)""#).status == 200, "the chat, read-only, at \(status)")
+                    let history = try await platform.call("history", as: party).body["rides"]?.arrayValue ?? []
+                    #expect(history.contains { $0["order"]?["id"] == .string(id) }, "in \(party.0)'s history at \(status): \(history)")
                 }
                 // Back where the next ride starts.
                 try await Self.drive(platform, Polyline(points: [Self.dropoff, Self.driverStart]), batch: 4)

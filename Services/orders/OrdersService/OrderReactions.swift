@@ -102,14 +102,14 @@ struct OrderReactions: Sendable {
         if updated.status != previous { relay.notify() }
     }
 
-    /// A cancelled order's trip is completed, and the order lets go of its driver and trip.
+    /// A cancelled order's trip is completed, and the order lets go of the trip. It keeps its
+    /// driver: the ride stays in the driver's history and its chat readable to both parties.
     func cleanUpCancelled(orderID: String) async throws {
         guard let order = try await store.order(id: orderID), order.status == .cancelled else { return }
         if let tripID = order.tripID { try await completeTrip(tripID) }
         _ = try await store.change(id: orderID) { order in
             guard order.status == .cancelled else { return }
             order.tripID = nil
-            order.driver = nil
         }
     }
 

@@ -53,6 +53,8 @@ struct OrdersOps {
         router.on(Ops.Orders.cancel) { (params: OrderParams, _) -> Order in
             return try await transition(.cancel, params) { order in
                 order.cancelReason = params.reason
+                order.cancelledBy = params.caller
+                order.cancelledAt = Date()
                 order.offeredTo = []
             }
         }
@@ -421,6 +423,7 @@ struct OrdersOps {
             guard order.status == .new, order.version == version else { return }
             order.status = .cancelled
             order.cancelReason = Order.noDriverFound
+            order.cancelledAt = now
             order.offeredTo = []
         }
         relay.notify()
