@@ -90,6 +90,11 @@ public struct Order: Codable, Sendable, Equatable {
     /// keeps its driver, so the ride stays in both parties' histories and its chat readable.
     public var cancelledBy: Caller?
     public var cancelledAt: Date?
+    /// How many times a driver cancelled after accepting and the order went back to dispatch;
+    /// absent for none. Each time is a new round of the ride: new trips, new notifications.
+    public var redispatches: Int?
+    /// Since when dispatch looks for a driver: the booking, or the last driver's cancel.
+    public var searchingSince: Date?
     /// The ride's summary (from the dropoff trip), once `COMPLETED`.
     public var summary: TripSummary?
     public var fare: Fare?
@@ -133,6 +138,8 @@ public struct Order: Codable, Sendable, Equatable {
         case cancelReason = "cancel_reason"
         case cancelledBy = "cancelled_by"
         case cancelledAt = "cancelled_at"
+        case redispatches
+        case searchingSince = "searching_since"
         case summary, fare, surge
         case ratingByRider = "rating_by_rider"
         case ratingByDriver = "rating_by_driver"

@@ -144,6 +144,42 @@ final class FixClock: Sendable {
         }
     }
 
+    /// A driver's cancel before the ride does not end the rider's ride: the order goes back to
+    /// dispatch, offered to the other drivers and never again to the one who cancelled; the next
+    /// driver gets a trip of their own; the search for a driver starts over.
+    @Test func aDriversCancelSendsTheOrderBackToDispatch() async throws {
+        try await withTestBus("orders-driver-cancel") { bus in
+            let platform = try await Platform.start(bus)
+            let created = try await platform.call("create", as: platform.ann, Self.trip)
+            guard created.status == 201, case .string(let id)? = created.body["id"] else { throw TestFailure("create: \(created)") }
+            let order = #""id":"\#(id)""#
+            #expect(try await platform.call("accept", as: platform.dan, order).status == 200)
+            try await eventually("Dan's pickup trip is made", timeout: .seconds(15)) {
+                try await platform.call("get", as: platform.ann, order).body["status"] == "PICKING_UP"
+            }
+            let firstTrip = try await platform.call("get", as: platform.ann, order).body["trip_id"]
+            let cancelled = try await platform.call("cancel", as: platform.dan, order + #","reason":"flat tyre""#)
+            #expect(cancelled.status == 200, "\(cancelled.body)")
+            #expect(cancelled.body["status"] == "NEW" && cancelled.body["driver"] == nil, "\(cancelled.body)")
+            #expect(cancelled.body["offered_to"] == .array([.string(platform.driverIDs[1])]), "Eve, not Dan: \(cancelled.body)")
+            #expect(cancelled.body["redispatches"] == 1 && cancelled.body["declined_by"] == .array([.string(platform.driverIDs[0])]))
+            try await eventually("the first trip is let go", timeout: .seconds(15)) {
+                try await platform.call("get", as: platform.ann, order).body["trip_id"] == nil
+            }
+            let refused = try await platform.call("accept", as: platform.dan, order)
+            #expect(refused.status == 403, "never again to the driver who cancelled: \(refused.body)")
+            #expect(try await platform.call("accept", as: platform.eve, order).status == 200)
+            try await eventually("Eve's own pickup trip", timeout: .seconds(15)) {
+                let now = try await platform.call("get", as: platform.ann, order).body
+                return now["status"] == "PICKING_UP" && now["trip_id"] != nil && now["trip_id"] != firstTrip
+            }
+            let trips = LifecycleIntegrationTests.values(try await platform.trips.call("events", #"{"after":0}"#).body)
+            #expect(trips.filter { $0 == "created" }.count == 2 && trips.contains("completed"), "two trips, the first completed: \(trips)")
+            // The rider's cancel still ends the order.
+            #expect(try await platform.call("cancel", as: platform.ann, order).body["status"] == "CANCELLED")
+        }
+    }
+
     @Test func bookingOffersTheNearestDriversAndTheFirstAcceptWins() async throws {
         try await withTestBus("orders") { bus in
             var statuses: EventSubscriber<OrderStatusChanged>?

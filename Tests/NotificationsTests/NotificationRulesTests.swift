@@ -50,6 +50,18 @@ import Wire
         #expect(reactions(.cancelled, previous: .pickingUp) == (["ride_cancelled", "ride_cancelled"], ["r1", "d1"], ["stop_tracking dan-phone"]))
     }
 
+    /// A driver cancelled before the ride: the rider hears another driver is being found, and the
+    /// drivers of the new round get their offers — new notifications, not the first round's again.
+    @Test func aDriversCancelTellsTheRiderAndOffersAnew() {
+        var order = Self.order(.new, driver: false)
+        order.redispatches = 1
+        let result = NotificationRules.reactions(to: OrderStatusChanged(order: order, previousStatus: .pickingUp), at: Self.time)
+        #expect(result.notifications.map(\.kind) == ["finding_driver", "new_offer", "new_offer"])
+        #expect(result.notifications.map(\.id) == ["o1/finding_driver/r1/1", "o1/new_offer/d1/1", "o1/new_offer/d2/1"])
+        let first = NotificationRules.reactions(to: OrderStatusChanged(order: Self.order(.new, driver: false), previousStatus: nil), at: Self.time)
+        #expect(first.notifications.map(\.id) == ["o1/new_offer/d1", "o1/new_offer/d2"], "the first round's ids as before")
+    }
+
     /// An order no driver accepted in time: the rider is told so, in words, and may book again.
     @Test func noDriverFoundTellsTheRider() throws {
         var order = Self.order(.cancelled, driver: false)

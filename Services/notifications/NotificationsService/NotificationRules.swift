@@ -32,14 +32,20 @@ public enum NotificationRules {
     public static func reactions(to change: OrderStatusChanged, at time: Date) -> (notifications: [UserNotification], commands: [DeviceCommand]) {
         let order = change.order
         let driverName = order.driver?.name ?? "Your driver"
+        // One notification per order, kind and user — per round of the ride: after a driver's cancel
+        // the order is offered and accepted anew, and those are news again.
+        let round = order.redispatches.map { "/\($0)" } ?? ""
         func note(_ user: String, _ kind: String, _ title: String, _ body: String) -> UserNotification {
-            UserNotification(id: "\(order.id)/\(kind)/\(user)", userID: user, kind: kind, title: title, body: body, orderID: order.id, createdAt: time)
+            UserNotification(id: "\(order.id)/\(kind)/\(user)\(round)", userID: user, kind: kind, title: title, body: body, orderID: order.id, createdAt: time)
         }
         let rider = order.rider.id
         var notifications: [UserNotification] = []
         var commands: [DeviceCommand] = []
         switch order.status {
         case .new:
+            if let previous = change.previousStatus, previous != .new {
+                notifications.append(note(rider, "finding_driver", "Finding you another driver", "Your driver cancelled. We are finding you another one."))
+            }
             for driver in order.offeredTo {
                 notifications.append(note(driver, "new_offer", "New ride nearby", "Pickup at \(place(order.pickup)). Accept it before another driver does."))
             }

@@ -20,7 +20,7 @@ struct DispatchRounds: Service {
             let now = Date()
             do {
                 for order in try await ops.store.newOrders(limit: 1000) {
-                    if now.timeIntervalSince(order.createdAt) >= ops.dispatch.searchTimeout {
+                    if now.timeIntervalSince(order.searchingSince ?? order.createdAt) >= ops.dispatch.searchTimeout {
                         if try await ops.expire(order, now: now) {
                             expired()
                             logger.info("no driver found", metadata: ["order_id": "\(order.id)", "rounds": "\(order.dispatchRound ?? 1)"])

@@ -30,6 +30,7 @@ struct OrderReactions: Sendable {
         case .accepted: await retrying("pickup trip", order.id) { try await startLeg(.pickup, orderID: order.id) }
         case .startedRide: await retrying("dropoff trip", order.id) { try await startLeg(.dropoff, orderID: order.id) }
         case .cancelled: await retrying("cancellation cleanup", order.id) { try await cleanUpCancelled(orderID: order.id) }
+        case .new where order.tripID != nil: await retrying("the cancelled driver's trip", order.id) { try await releaseTrip(orderID: order.id) }
         case .completed:
             await retrying("payment", order.id) {
                 if try await payments.capture(order) != nil { relay.notify() }
@@ -63,14 +64,14 @@ struct OrderReactions: Sendable {
         // The pickup trip is completed while the dropoff trip is made (two calls to trips at once,
         // not one after the other), and both before the status moves on: a failure of either
         // leaves the order at STARTED_RIDE for the retry, which repeats both (each is idempotent).
-        async let pickupCompleted: Void = completePickupTrip(of: order, before: leg)
+        async let previousCompleted: Void = completePreviousTrip(of: order)
         let place = leg == .pickup ? order.pickup : order.dropoff
         let params = CreateTripParams(
             deviceID: deviceID,
             destination: .init(geometry: GeoJSONPoint(GeoPoint(latitude: place.latitude, longitude: place.longitude)), radius: arrivalRadius, address: place.address),
-            metadata: Self.tripMetadata(order, leg: leg), idempotencyKey: "\(orderID)/\(leg.rawValue)")
+            metadata: Self.tripMetadata(order, leg: leg), idempotencyKey: Self.tripKey(order, leg))
         let trip = try await platform.call(Ops.Trips.create, params)
-        try await pickupCompleted
+        try await previousCompleted
         let (updated, previous) = try await store.change(id: orderID) { order in
             guard order.status == from else { return }
             order.status = try OrdersOps.decide(action, order, by: .reactor)
@@ -81,9 +82,27 @@ struct OrderReactions: Sendable {
         if updated.status == .cancelled, updated.tripID != trip.tripID { try await completeTrip(trip.tripID) }
     }
 
-    /// Before the dropoff leg: the order's pickup trip ends (nothing before the pickup leg).
-    private func completePickupTrip(of order: Order, before leg: Leg) async throws {
-        if leg == .dropoff, let pickupTrip = order.tripID { try await completeTrip(pickupTrip) }
+    /// Before a leg, the order's previous trip ends: the pickup trip before the dropoff leg, and
+    /// before a pickup leg a trip left from a driver who cancelled (normally none).
+    private func completePreviousTrip(of order: Order) async throws {
+        if let previousTrip = order.tripID { try await completeTrip(previousTrip) }
+    }
+
+    /// A leg's trip is made once per round of the ride (`<order>/<leg>`, then `/<n>` after the
+    /// n-th redispatch): a retry finds the same trip, the next driver gets a new one.
+    static func tripKey(_ order: Order, _ leg: Leg) -> String {
+        "\(order.id)/\(leg.rawValue)" + (order.redispatches.map { "/\($0)" } ?? "")
+    }
+
+    /// An order back at dispatch lets go of the trip of the driver who cancelled.
+    func releaseTrip(orderID: String) async throws {
+        guard let order = try await store.order(id: orderID), order.status == .new, let tripID = order.tripID else { return }
+        try await completeTrip(tripID)
+        let (updated, _) = try await store.change(id: orderID) { order in
+            guard order.status == .new, order.tripID == tripID else { return }
+            order.tripID = nil
+        }
+        if updated.tripID == nil { relay.notify() }
     }
 
     /// The arrival came before the order took its trip (the trip arrived within milliseconds of

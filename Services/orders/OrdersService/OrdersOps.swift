@@ -51,6 +51,12 @@ struct OrdersOps {
         router.on(Ops.Orders.startRide) { (params: OrderParams, _) -> Order in try await transition(.startRide, params) }
         router.on(Ops.Orders.endRide) { (params: OrderParams, _) -> Order in try await endRide(params) }
         router.on(Ops.Orders.cancel) { (params: OrderParams, _) -> Order in
+            if params.caller.role == .driver {
+                let current = try await existing(params.id)
+                if current.driver?.id == params.caller.id, Self.redispatchedOnDriverCancel.contains(current.status) {
+                    return try await redispatchAfterDriverCancel(current, params)
+                }
+            }
             return try await transition(.cancel, params) { order in
                 order.cancelReason = params.reason
                 order.cancelledBy = params.caller
@@ -428,6 +434,34 @@ struct OrdersOps {
         }
         relay.notify()
         return after.version != version && after.cancelReason == Order.noDriverFound
+    }
+
+    /// The statuses in which a driver's cancel sends the order back to dispatch (before the ride
+    /// starts); from `STARTED_RIDE` on it ends the ride.
+    static let redispatchedOnDriverCancel: Set<OrderStatus> = [.accepted, .pickingUp, .reachedPickup]
+
+    /// A driver who accepted cancels before the ride: the order is `NEW` again, offered to the
+    /// nearest available drivers but never again to this one (`declined_by`); the search for a
+    /// driver starts over; the rider is told another driver is being found.
+    func redispatchAfterDriverCancel(_ current: Order, _ params: OrderParams) async throws -> Order {
+        let driverID = params.caller.id
+        let drivers = await nearestDrivers(to: current.pickup, radius: dispatch.radius(round: 1), excluding: current.declinedBy + [driverID])
+        let now = Date()
+        let (order, _) = try await store.change(id: current.id, now: now, sideEvents: { _, _ in [] }) { order in
+            // Checked again in the transaction: a racing change (the rider cancelled) wins.
+            guard order.driver?.id == driverID, Self.redispatchedOnDriverCancel.contains(order.status) else { return }
+            order.status = .new
+            order.driver = nil
+            order.declinedBy.append(driverID)
+            order.offeredTo = drivers.filter { !order.declinedBy.contains($0) }
+            order.offerHistory += order.offeredTo.filter { !order.offerHistory.contains($0) }
+            order.dispatchRound = 1
+            order.offeredAt = now
+            order.searchingSince = now
+            order.redispatches = (order.redispatches ?? 0) + 1
+        }
+        relay.notify()
+        return order
     }
 
     func redispatch(_ order: Order, now: Date) async throws {

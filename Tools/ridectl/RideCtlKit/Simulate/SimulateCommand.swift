@@ -35,6 +35,10 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Centre of the city box, lat,lon.") var center = "47.8359,35.1146"
     @Option(name: .customLong("box-km"), help: "Side of the city box in km.") var boxKilometres = 3.0
     @Option(
+        name: .customLong("driver-cancel-rate"),
+        help: "The share of accepted rides (0–1) whose driver cancels on the way to the pickup; the order goes back to dispatch and another driver takes it.")
+    var driverCancelRate = 0.0
+    @Option(
         name: .customLong("ingest"),
         help: helpWithEnv(
             "ride-tracking's device ingest; with tracking in shards, every shard's, comma-separated in shard order", env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558"))
@@ -50,6 +54,7 @@ struct SimulateCommand: AsyncParsableCommand {
         guard duration >= 0, grace >= 0 else { throw ValidationError("--duration and --grace must not be negative") }
         guard parsedCenter() != nil else { throw ValidationError("--center must be lat,lon (e.g. 47.8359,35.1146), got \(center)") }
         guard boxKilometres >= 1, boxKilometres <= 100 else { throw ValidationError("--box-km must be from 1 to 100") }
+        guard (0...1).contains(driverCancelRate) else { throw ValidationError("--driver-cancel-rate must be from 0 to 1, got \(driverCancelRate)") }
         _ = try ingestEndpoints()
     }
 
@@ -78,6 +83,7 @@ struct SimulateCommand: AsyncParsableCommand {
         settings.drivers = drivers
         settings.riders = riders
         settings.speedup = speedup
+        settings.driverCancelRate = driverCancelRate
         settings.city = CityGrid(center: parsedCenter()!, sizeKilometres: boxKilometres)
         settings.ingest = try ingestEndpoints()
         settings.shareLinks = shareLinks.isEmpty ? nil : shareLinks
@@ -171,6 +177,7 @@ enum SimulationRunner {
         }
         let extras = await simulation.extras
         table.add("offers declined (passed to the next driver)", "\(extras.declines)", "reported")
+        table.add("drivers who cancelled (order re-dispatched)", "\(extras.driverCancels)", "reported")
         table.add("chat messages sent", "\(extras.messages)", "reported")
         table.add("ratings given", "\(extras.ratings)", "reported")
         let finished = (counts[.completed] ?? 0) + (counts[.cancelled] ?? 0)

@@ -28,11 +28,15 @@ actor Simulation {
         /// The share of offers a driver declines (at most one decline per order, so every order
         /// still finds a driver): the offer passes to the next nearest driver.
         var declineRate = 0.2
+        /// The share of accepted rides whose driver cancels on the way to the pickup (once per
+        /// order): the order goes back to dispatch and another driver takes it.
+        var driverCancelRate = 0.0
     }
 
     /// What the riders and drivers did beyond the nine steps (the taxi-app features).
     struct Extras: Sendable {
         var declines = 0
+        var driverCancels = 0
         var messages = 0
         var ratings = 0
     }
@@ -75,6 +79,8 @@ actor Simulation {
     private var acting: Set<String> = []
     /// Orders a driver of this simulation has declined (or is declining).
     private var declined: Set<String> = []
+    /// Orders whose driver cancelled on the way (each at most once).
+    private var driverCancelled: Set<String> = []
 
     init(settings: Settings, client: ServiceClient, logger: Logger) {
         self.settings = settings
@@ -202,6 +208,7 @@ actor Simulation {
         switch order.status {
         case .new: await offer(order)
         case .pickingUp:
+            if await cancelsOnTheWay(order) { return }
             drive(order.driver?.id, to: order.pickup)
             announceShareLink(order)
             await say("I'm at the corner, blue jacket.", on: order.id, as: .rider(order.rider.id))
@@ -258,6 +265,22 @@ actor Simulation {
             json: JSONCoding.encode(OrderParams(caller: .driver(driverID), id: order.id)))
         guard reply?.status == Status.ok else { return false }
         extras.declines += 1
+        return true
+    }
+
+    /// Some drivers cancel on the way to the pickup (once per order): the order goes back to
+    /// dispatch, and this driver is free for other rides.
+    private func cancelsOnTheWay(_ order: Order) async -> Bool {
+        guard let driverID = order.driver?.id, drivers[driverID] != nil, !driverCancelled.contains(order.id),
+            Double.random(in: 0..<1, using: &generator) < settings.driverCancelRate
+        else { return false }
+        driverCancelled.insert(order.id)
+        let reply = try? await client.callRaw(
+            Ops.Orders.cancel, json: JSONCoding.encode(OrderParams(caller: .driver(driverID), id: order.id, reason: "stuck in traffic")))
+        guard reply?.status == Status.ok else { return false }
+        drivers[driverID]?.order = nil
+        drivers[driverID]?.device.isAvailable = true
+        extras.driverCancels += 1
         return true
     }
 
