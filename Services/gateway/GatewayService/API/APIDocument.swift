@@ -92,7 +92,6 @@ enum APIDocument {
         case .webSocket: return ["description": .string(reply.description)]
         case .html: (schema, type) = (["type": "string"], "text/html")
         case .json(let wire): (schema, type) = (schemas.schema(wire), "application/json")
-        case .object(let members): (schema, type) = (.object(schemas.object(members)), "application/json")
         }
         return ["description": .string(reply.description), "content": [.init(type): ["schema": schema]]]
     }

@@ -25,21 +25,26 @@ struct OpRoute<Params: Codable & Sendable, Reply: Sendable>: Sendable {
     }
 
     let op: Op<Params, Reply>
-    var doc: RouteDoc.Tag
-    var summary: String
-    var statuses: [Int]
-    var fill: [String: Filled]
+    let tag: RouteDoc.Tag
+    let summary: String
+    let statuses: [Int]
+    let fill: [String: Filled]
     /// Path parameter → params key.
-    var path: [String: String]
-    /// Params keys read from the query string, by their last component (`near.radius` is `?radius=`).
-    var query: [String]
-    var body: Body
+    let path: [String: String]
+    let body: Body
     /// The body must change something (`PATCH`): 422 for `{}`.
-    var nonEmptyBody: Bool
-    var errors: Set<Int>
-    var description: String?
+    let nonEmptyBody: Bool
+    let errors: Set<Int>
+    let description: String?
     /// See `RouteDoc.fieldRules`.
-    var fieldRules: String?
+    let fieldRules: String?
+    /// The params' members, read once from the params type's schema.
+    let members: [WireProperty]
+    /// The params the body carries.
+    let bodyKeys: [String]
+    /// The params read from the query string, by their last component (`near.radius` is
+    /// `?radius=`): each one's key path and parameter.
+    let query: [(keys: [String], parameter: RouteDoc.Parameter)]
 
     init(
         _ op: Op<Params, Reply>, tag: RouteDoc.Tag, summary: String? = nil, statuses: [Int] = [200], fill: [String: Filled] = ["caller": .caller],
@@ -47,40 +52,34 @@ struct OpRoute<Params: Codable & Sendable, Reply: Sendable>: Sendable {
         description: String? = nil, fieldRules: String? = nil
     ) {
         self.op = op
-        self.doc = tag
+        self.tag = tag
         self.summary = summary ?? (op.summary.prefix(1).uppercased() + op.summary.dropFirst())
         self.statuses = statuses
         self.fill = fill
         self.path = path
-        self.query = query
         self.body = body
         self.nonEmptyBody = nonEmptyBody
         self.errors = errors
         self.description = description
         self.fieldRules = fieldRules
-    }
-
-    var paramsMembers: [WireProperty] { (Params.self as? any WireValue.Type)?.wireSchema.members ?? [] }
-
-    /// The params the body carries.
-    var bodyKeys: [String] {
+        let members = (Params.self as? any WireValue.Type)?.wireSchema.members ?? []
+        self.members = members
+        self.query = query.compactMap { key in Self.parameter(key, in: members).map { (key.split(separator: ".").map(String.init), $0) } }
         switch body {
-        case .none: return []
-        case .only(let keys): return keys
+        case .none: bodyKeys = []
+        case .only(let keys): bodyKeys = keys
         case .rest:
             let taken = Set(fill.keys).union(path.values).union(query.map { String($0.split(separator: ".")[0]) })
-            return paramsMembers.map(\.key).filter { !taken.contains($0) }
+            bodyKeys = members.map(\.key).filter { !taken.contains($0) }
         }
     }
 
     var routeDoc: RouteDoc {
-        let members = paramsMembers
-        let bodyKeys = bodyKeys
         let replySchema = (Reply.self as? any WireValue.Type)?.wireSchema ?? .any
         var doc = RouteDoc(
-            summary, tag: doc, description: description,
+            summary, tag: tag, description: description,
             body: { if case .none = body { nil } else { members.filter { bodyKeys.contains($0.key) } } }(),
-            query: query.compactMap { Self.parameter($0, in: members) },
+            query: query.map(\.parameter),
             path: Dictionary(uniqueKeysWithValues: path.map { name, key in (name, members.first { $0.key == key }?.description ?? "the \(key)") }),
             replies: statuses.map { .init(status: $0, description: $0 == 201 ? "created" : "the \(OpDescriptor.typeName(Reply.self))", content: .json(replySchema)) },
             errors: errors)
@@ -111,17 +110,17 @@ struct OpRoute<Params: Codable & Sendable, Reply: Sendable>: Sendable {
             if nonEmptyBody, sent.isEmpty {
                 throw GatewayError(.unprocessableContent, "invalid_params", "(body): nothing to change; give \(bodyKeys.joined(separator: ", "))")
             }
-            for key in bodyKeys { params[key] = sent[key] }
             if case .rest = body {
-                // Members the op does not know are the service's to refuse or ignore, as before.
-                params.merge(sent.filter { !fill.keys.contains($0.key) && !path.values.contains($0.key) }) { mine, _ in mine }
+                // All of it, less what the gateway fills in: members the op does not know are the
+                // service's to refuse or ignore.
+                params = sent.filter { !fill.keys.contains($0.key) && !path.values.contains($0.key) }
+            } else {
+                for key in bodyKeys { params[key] = sent[key] }
             }
         }
-        let members = paramsMembers
-        for key in query {
-            let parts = key.split(separator: ".").map(String.init)
-            guard let name = parts.last, let text = request.uri.queryParameters.get(name), let parameter = Self.parameter(key, in: members) else { continue }
-            params.set(parts, to: try parameter.value(text))
+        for (keys, parameter) in query {
+            guard let text = request.uri.queryParameters.get(parameter.name) else { continue }
+            params.set(keys, to: try parameter.value(text))
         }
         for (name, key) in path { params[key] = .string(try context.parameters.require(name)) }
         for (key, filled) in fill {

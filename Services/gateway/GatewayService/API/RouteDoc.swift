@@ -23,8 +23,6 @@ struct RouteDoc: Sendable {
     /// A response body.
     enum Content: Sendable {
         case json(WireSchema)
-        /// A JSON object described inline (the dashboard's data, a share's view).
-        case object([WireProperty])
         case html
         /// A WebSocket after `101 Switching Protocols`.
         case webSocket
