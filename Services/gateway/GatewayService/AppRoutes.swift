@@ -50,7 +50,10 @@ struct AppRoutes {
             let deviceID = try driverDevice(context)
             var intents: [String: JSONValue] = ["available": .bool(available), "changed_at": .string(RFC3339.format(Date()))]
             let device = try await platform.reply(Ops.Tracking.device, ["device_id": .string(deviceID)])
-            let current = device.isSuccess ? try? JSONCoding.decode(DeviceInfo.self, from: device.json) : nil
+            // An unknown device is new (its metadata starts with the user id); any other failure
+            // is answered as it came, rather than taken for "no metadata" and the device's overwritten.
+            guard device.isSuccess || device.status == Status.notFound else { return JSONBody.response(device) }
+            let current = device.isSuccess ? try JSONCoding.decode(DeviceInfo.self, from: device.json) : nil
             if current?.metadata["user_id"] != .string(user.id) {
                 intents["metadata"] = .object((current?.metadata ?? [:]).merging(["user_id": .string(user.id)]) { _, vouched in vouched })
             }
