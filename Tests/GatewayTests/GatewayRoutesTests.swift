@@ -11,26 +11,14 @@ import Wire
 
 /// The gateway's routes without the platform behind them: what is answered before any service is asked.
 @Suite struct GatewayRoutesTests {
-    static let settings = try! RideGatewayCommand.parse(["--broker", "tcp://127.0.0.1:1", "--sub", "tcp://127.0.0.1:1"]).settings()
-
     /// The gateway's application on a bus nobody answers (every request here is settled before a call).
     static func application() async throws -> (GatewayApplication, Application<RouterResponder<GatewayContext>>, @Sendable () async -> Void) {
-        let logger = Logger(label: "test")
         var options = MDPClient.Options()
         options.timeout = .milliseconds(200)
         options.attempts = 1
-        let client = try await ServiceClient(broker: "tcp://127.0.0.1:1", options: options, logger: logger)
-        let subscriber = try await EventSubscriber<JSONValue>(endpoint: "tcp://127.0.0.1:1", prefixes: [], logger: logger)
-        let platform = PlatformCalls(client: client)
-        let gateway = GatewayApplication(settings: settings, platform: platform, hub: LiveHub(subscriber: subscriber, platform: platform, logger: logger))
-        let app = Application(router: gateway.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
-        return (
-            gateway, app,
-            {
-                await subscriber.close()
-                await client.close()
-            }
-        )
+        let (gateway, close) = try await GatewayAPI.offline(options)
+        let app = Application(router: gateway.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
+        return (gateway, app, close)
     }
 
     /// `/openapi.json` is built from the routes as registered: every one is there with its

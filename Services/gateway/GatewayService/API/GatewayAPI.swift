@@ -28,15 +28,28 @@ public enum GatewayAPI {
 
     /// The routes, registered on an application whose client is never used.
     static func entries() async throws -> [RouteRegistry.Entry] {
-        let logger = Logger(label: "gateway-api")
+        let (gateway, close) = try await offline(MDPClient.Options())
+        _ = gateway.router()
+        await close()
+        return gateway.registry.all
+    }
+
+    /// The gateway's application on a bus nobody answers (its routes registered once `router()`
+    /// runs), and how to close its sockets: for the document, and for tests of what is answered
+    /// before any service is asked.
+    static func offline(_ options: MDPClient.Options) async throws -> (GatewayApplication, close: @Sendable () async -> Void) {
+        let logger = Logger(label: "gateway-offline")
         let settings = try RideGatewayCommand.parse(["--broker", "tcp://127.0.0.1:1", "--sub", "tcp://127.0.0.1:1"]).settings()
-        let client = try await ServiceClient(broker: settings.broker, logger: logger)
+        let client = try await ServiceClient(broker: settings.broker, options: options, logger: logger)
         let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [], logger: logger)
         let platform = PlatformCalls(client: client)
         let gateway = GatewayApplication(settings: settings, platform: platform, hub: LiveHub(subscriber: subscriber, platform: platform, logger: logger))
-        _ = gateway.router()
-        await subscriber.close()
-        await client.close()
-        return gateway.registry.all
+        return (
+            gateway,
+            {
+                await subscriber.close()
+                await client.close()
+            }
+        )
     }
 }
