@@ -17,7 +17,7 @@ import Testing
             "ride-orders",
             [
                 "--database-url", "RIDE_DATABASE_URL", "--dispatch-radius-m", "RIDE_DISPATCH_RADIUS_M", "--dispatch-drivers", "RIDE_DISPATCH_DRIVERS", "--offer-timeout-s",
-                "RIDE_OFFER_TIMEOUT_S", "--fare", "RIDE_FARE",
+                "RIDE_OFFER_TIMEOUT_S", "--driver-search-s", "RIDE_DRIVER_SEARCH_S", "--fare", "RIDE_FARE",
             ]
         ),
         ("ride-trips", ["--data-dir", "RIDE_DATA_DIR", "--database-url", "RIDE_DATABASE_URL", "--concurrency", "RIDE_WORKER_CONCURRENCY"]),
@@ -63,6 +63,7 @@ import Testing
         ("ride-orders", [], ["RIDE_DATABASE_URL": "postgres://ride@db"], "RIDE_DATABASE_URL: no database name in postgres://ride@db"),
         ("ride-orders", [], ["RIDE_FARE": "usd,1,1,1,1"], "fare (RIDE_FARE): currency: must be a three-letter code"),
         ("ride-orders", ["--dispatch-drivers", "0"], [:], "dispatch-drivers (--dispatch-drivers) 0 is out of range"),
+        ("ride-orders", [], ["RIDE_DRIVER_SEARCH_S": "0"], "driver-search-s (RIDE_DRIVER_SEARCH_S) 0 is out of range"),
         ("ride-trips", ["--concurrency", "0"], [:], "concurrency (--concurrency) 0 is out of range"),
         ("ride-trips", [], ["RIDE_DATABASE_URL": "mysql://u@h/db"], "RIDE_DATABASE_URL: scheme \"mysql\" is not postgres://"),
         ("ride-gateway", ["--listen", "8080"], [:], "listen address"),
@@ -78,6 +79,7 @@ import Testing
         ("ride-gateway", [], ["RIDE_PUBLIC_URL": "ftp://x"], "public URL (RIDE_PUBLIC_URL) 'ftp://x' must be an http:// or https:// URL"),
         ("ride-gateway", ["--secret-key", "a:b"], [:], "secret key (--secret-key) must be non-empty and without ':'"),
         ("ridectl", ["simulate", "--speedup", "9"], [:], "--speedup must be from 1 to 6"),
+        ("ridectl", ["simulate", "--driver-cancel-rate", "2"], [:], "--driver-cancel-rate must be from 0 to 1, got 2.0"),
         ("ridectl", ["simulate", "--center", "north"], [:], "--center must be lat,lon"),
         ("ridectl", ["bench", "lifecycle", "--concurrent", "0"], [:], "--concurrent must be from 1 to 5000"),
         ("ride-orders", ["--curve-keys", "/nowhere"], [:], "CURVE: cannot read server public key from /nowhere/server.pub"),
