@@ -169,7 +169,8 @@ public struct JSONFastReader {
     /// exactly here (Clinger's fast path: an integer below 2^53 divided by an exact power of ten is
     /// correctly rounded); 16 to 40 digits — a computed coordinate written as its shortest
     /// round-trip form has 16 or 17 — go to the standard library's correctly rounded parser.
-    /// Exponents, and longer or odder numbers, go to JSONDecoder.
+    /// An exponent is read by the standard library's parser too; longer or odder numbers, and
+    /// numbers beyond `Double`'s range, go to JSONDecoder.
     public mutating func number() -> Double? {
         skipSpace()
         let numberStart = index
@@ -201,7 +202,17 @@ public struct JSONFastReader {
         guard digits > 0, !(inFraction && fraction == 0) else { return nil }
         // A leading zero is only allowed alone before the point ("0.5", not "05").
         if bytes[start] == 48, index - start > 1, bytes[start + 1] != UInt8(ascii: ".") { return nil }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") { return nil }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            // JSONEncoder writes small and large doubles with an exponent (7.8e-05): check JSON's
+            // grammar here, then let the standard library round the whole text.
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
+            let exponentStart = index
+            while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57, index - exponentStart < 3 { index += 1 }
+            guard index > exponentStart, index == bytes.count || bytes[index] < 48 || bytes[index] > 57 else { return nil }
+            // Only normal results: what overflows or underflows is JSONDecoder's to refuse.
+            return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[numberStart..<index]), as: UTF8.self)).flatMap { $0.isNormal ? $0 : nil }
+        }
         if digits > 15 { return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[numberStart..<index]), as: UTF8.self)) }
         let value = Double(mantissa) / Self.powersOfTen[fraction]
         return negative ? -value : value
