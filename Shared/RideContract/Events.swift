@@ -14,6 +14,9 @@ public enum Events {
         type: "order.offered", topic: "order.offered", source: BusContract.Service.orders, "an order was offered to drivers")
     public static let orderRated = EventKind<OrderRated>(
         type: "order.rated", topic: "order.rated", source: BusContract.Service.orders, "a rider or driver rated the other")
+    public static let orderDriverCancelled = EventKind<DriverCancelled>(
+        type: "order.driver_cancelled", topic: "order.driver_cancelled", source: BusContract.Service.orders,
+        "the driver cancelled before the ride; the order went back to dispatch")
     public static let orderPaid = EventKind<OrderPaid>(
         type: "order.paid", topic: "order.paid", source: BusContract.Service.orders, "a completed ride's fare was charged")
 

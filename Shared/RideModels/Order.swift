@@ -333,3 +333,28 @@ public struct OrderStats: Codable, Sendable, Equatable {
         case noDriverFound = "no_driver_found"
     }
 }
+
+/// `order.driver_cancelled` data: the order's driver cancelled before the ride and the order went
+/// back to dispatch (its `redispatches`-th time). Counted once per order and time on the driver's
+/// record (`User.cancellations`).
+@WireModel
+public struct DriverCancelled: Codable, Sendable, Equatable {
+    public var orderID: String
+    public var driverID: String
+    public var redispatch: Int
+    public var cancelledAt: Date
+
+    public init(orderID: String, driverID: String, redispatch: Int, cancelledAt: Date) {
+        self.orderID = orderID
+        self.driverID = driverID
+        self.redispatch = redispatch
+        self.cancelledAt = cancelledAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case redispatch
+        case orderID = "order_id"
+        case driverID = "driver_id"
+        case cancelledAt = "cancelled_at"
+    }
+}

@@ -38,6 +38,8 @@ public struct User: Codable, Sendable, Equatable {
     public var createdAt: Date
     /// The stars others gave them (absent until the first rating).
     public var rating: UserRating?
+    /// How many rides a driver accepted and then cancelled before the ride (absent for none).
+    public var cancellations: Int?
 
     public init(id: String, role: UserRole, name: String, phoneNumber: String, deviceID: String? = nil, car: Car? = nil, createdAt: Date) {
         self.id = id
@@ -50,7 +52,7 @@ public struct User: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, role, name, car, rating
+        case id, role, name, car, rating, cancellations
         case phoneNumber = "phone_number"
         case deviceID = "device_id"
         case createdAt = "created_at"

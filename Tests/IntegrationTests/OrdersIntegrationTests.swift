@@ -146,7 +146,8 @@ final class FixClock: Sendable {
 
     /// A driver's cancel before the ride does not end the rider's ride: the order goes back to
     /// dispatch, offered to the other drivers and never again to the one who cancelled; the next
-    /// driver gets a trip of their own; the search for a driver starts over.
+    /// driver gets a trip of their own; the search for a driver starts over; the cancel counts on
+    /// the driver's record.
     @Test func aDriversCancelSendsTheOrderBackToDispatch() async throws {
         try await withTestBus("orders-driver-cancel") { bus in
             let platform = try await Platform.start(bus)
@@ -175,6 +176,11 @@ final class FixClock: Sendable {
             }
             let trips = LifecycleIntegrationTests.values(try await platform.trips.call("events", #"{"after":0}"#).body)
             #expect(trips.filter { $0 == "created" }.count == 2 && trips.contains("completed"), "two trips, the first completed: \(trips)")
+            // The cancel is on Dan's record (users counts order.driver_cancelled), not on Eve's.
+            try await eventually("Dan's record counts the cancel", timeout: .seconds(15)) {
+                try await platform.users.call("get", #"{"id":"\#(platform.driverIDs[0])"}"#).body["cancellations"] == 1
+            }
+            #expect(try await platform.users.call("get", #"{"id":"\#(platform.driverIDs[1])"}"#).body["cancellations"] == nil)
             // The rider's cancel still ends the order.
             #expect(try await platform.call("cancel", as: platform.ann, order).body["status"] == "CANCELLED")
         }

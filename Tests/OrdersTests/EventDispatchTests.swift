@@ -125,8 +125,8 @@ import Wire
         #expect(reads > 100, "some mutations still read (a space, an unknown member): the comparison ran")
     }
 
-    /// ride-users follows every `orders` event for the ratings: the others, status changes above
-    /// all, are skipped in one pass; a rating goes to JSONDecoder.
+    /// ride-users follows every `orders` event for the ratings and drivers' cancels: the others,
+    /// status changes above all, are skipped in one pass; a rating or a cancel goes to JSONDecoder.
     @Test func usersSkipsOrdersEventsButRatingsInOnePass() throws {
         typealias UsersEvent = CloudEvent<RatingsReactor.OrdersEvent>
         let rated = OrderRated(orderID: "o1", raterID: "r1", raterRole: .rider, rateeID: "d1", rating: RatingGiven(stars: 5, createdAt: Self.time))
@@ -137,7 +137,11 @@ import Wire
         for bytes in orders where !String(decoding: bytes, as: UTF8.self).contains(#"\""#) {
             #expect(UsersEvent.readWhole(bytes)?.data == .other, "\(String(decoding: bytes, as: UTF8.self))")
         }
-        #expect(Self.mutationsAgree(orders + [rating], as: UsersEvent.self) > 100)
+        let cancelled = DriverCancelled(orderID: "o1", driverID: "d1", redispatch: 1, cancelledAt: Self.time)
+        let cancel = try CloudEvent(source: "orders", type: "order.driver_cancelled", sequence: 31, data: cancelled).encoded()
+        #expect(UsersEvent.readWhole(cancel) == nil)
+        #expect(try JSONCoding.decode(UsersEvent.self, from: cancel).data == .driverCancelled(cancelled))
+        #expect(Self.mutationsAgree(orders + [rating, cancel], as: UsersEvent.self) > 100)
     }
 
     /// Mutates each of `originals` many times (bytes removed, JSON pieces put in); wherever the

@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases)
-    func ratingsCountOnceAndPlacesReplaceByLabel(backend: Backend) async throws {
+    func ratingsAndCancelsCountOnceAndPlacesReplaceByLabel(backend: Backend) async throws {
         try await withStore(backend) { store in
             try await store.register(User(id: "d1", role: .driver, name: "Dan", phoneNumber: "+15550101", createdAt: time), passwordHash: "x")
             #expect(try await store.user(id: "d1")?.rating == nil, "no rating before the first")
@@ -82,6 +82,13 @@ import Testing
             #expect(try await store.record(rated("o2", 4)))
             #expect(try await store.record(rated("o3", 4)))
             #expect(try await store.user(id: "d1")?.rating == UserRating(average: 4.33, count: 3))
+
+            #expect(try await store.user(id: "d1")?.cancellations == nil, "no cancellations before the first")
+            let cancel = DriverCancelled(orderID: "o4", driverID: "d1", redispatch: 1, cancelledAt: time)
+            #expect(try await store.record(cancel))
+            #expect(!(try await store.record(cancel)), "replayed")
+            #expect(try await store.record(DriverCancelled(orderID: "o4", driverID: "d1", redispatch: 2, cancelledAt: time)), "the same order again, later")
+            #expect(try await store.user(id: "d1")?.cancellations == 2)
 
             let home = SavedPlace(id: "pl-1", userID: "d1", label: .home, name: "home", place: Place(latitude: 47, longitude: 35), createdAt: time)
             #expect(try await store.save(home).id == "pl-1")

@@ -447,7 +447,7 @@ struct OrdersOps {
         let driverID = params.caller.id
         let drivers = await nearestDrivers(to: current.pickup, radius: dispatch.radius(round: 1), excluding: current.declinedBy + [driverID])
         let now = Date()
-        let (order, _) = try await store.change(id: current.id, now: now, sideEvents: { _, _ in [] }) { order in
+        let (order, _) = try await store.change(id: current.id, now: now, sideEvents: Self.driverCancelledEvents) { order in
             // Checked again in the transaction: a racing change (the rider cancelled) wins.
             guard order.driver?.id == driverID, Self.redispatchedOnDriverCancel.contains(order.status) else { return }
             order.status = .new
@@ -462,6 +462,16 @@ struct OrdersOps {
         }
         relay.notify()
         return order
+    }
+
+    /// `order.driver_cancelled` when a change sent the order back to dispatch after its driver's cancel.
+    @Sendable static func driverCancelledEvents(before: Order, after: Order) -> [OrderSideEvent] {
+        guard let driver = before.driver, let count = after.redispatches, count > (before.redispatches ?? 0) else { return [] }
+        let kind = Events.orderDriverCancelled
+        return [
+            OrderSideEvent(
+                topic: kind.topic, type: kind.type, data: DriverCancelled(orderID: after.id, driverID: driver.id, redispatch: count, cancelledAt: after.updatedAt))
+        ]
     }
 
     func redispatch(_ order: Order, now: Date) async throws {

@@ -78,13 +78,13 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
         return sequence
     }
 
-    private static let userColumns = "id, role, name, phone_number, device_id, car_model, car_license_plate, created_at_ms, rating_sum, rating_count"
-    private typealias UserColumns = (String, String, String, String, String?, String?, String?, Int64, Int, Int)
+    private static let userColumns = "id, role, name, phone_number, device_id, car_model, car_license_plate, created_at_ms, rating_sum, rating_count, cancel_count"
+    private typealias UserColumns = (String, String, String, String, String?, String?, String?, Int64, Int, Int, Int)
 
     private static func user(_ row: UserColumns) -> User {
         UserRow(
             id: row.0, role: row.1, name: row.2, phoneNumber: row.3, deviceID: row.4, carModel: row.5, carLicensePlate: row.6,
-            createdAtMS: row.7, ratingSum: row.8, ratingCount: row.9
+            createdAtMS: row.7, ratingSum: row.8, ratingCount: row.9, cancelCount: row.10
         ).user
     }
 
@@ -93,9 +93,9 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
         return try await postgres.read { connection in
             try await connection.first(
                 "SELECT \(unescaped: Self.userColumns), password_hash FROM users WHERE phone_number = \(phoneNumber)",
-                as: (String, String, String, String, String?, String?, String?, Int64, Int, Int, String).self, logger: logger
+                as: (String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String).self, logger: logger
             )
-            .map { row in (Self.user((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9)), row.10) }
+            .map { row in (Self.user((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10)), row.11) }
         }
     }
 
@@ -159,6 +159,20 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
             try await connection.run(
                 "UPDATE users SET rating_sum = rating_sum + \(rated.rating.stars), rating_count = rating_count + 1 WHERE id = \(rated.rateeID)",
                 logger: logger)
+            return true
+        }
+    }
+
+    public func record(_ cancelled: DriverCancelled) async throws -> Bool {
+        let logger = logger
+        return try await postgres.write { connection in
+            let inserted = try await connection.run(
+                """
+                INSERT INTO driver_cancels (order_id, redispatch, driver_id) VALUES (\(cancelled.orderID), \(cancelled.redispatch), \(cancelled.driverID))
+                ON CONFLICT DO NOTHING RETURNING 1
+                """, logger: logger)
+            guard inserted == 1 else { return false }
+            try await connection.run("UPDATE users SET cancel_count = cancel_count + 1 WHERE id = \(cancelled.driverID)", logger: logger)
             return true
         }
     }

@@ -23,6 +23,9 @@ public protocol UserStorage: ReactorCursors {
     /// Counts a rating in the ratee's average, once per order and side; false when it was counted before.
     @discardableResult
     func record(_ rated: OrderRated) async throws -> Bool
+    /// Counts a driver's cancel on their record, once per order and time; false when it was counted before.
+    @discardableResult
+    func record(_ cancelled: DriverCancelled) async throws -> Bool
     /// Saves a place: `home` and `work` replace the user's previous one (keeping its id); `other` adds one.
     func save(_ place: SavedPlace) async throws -> SavedPlace
     /// A user's saved places, oldest first.
@@ -56,6 +59,7 @@ struct UserRow {
     var createdAtMS: Int64
     var ratingSum: Int
     var ratingCount: Int
+    var cancelCount: Int
 
     var user: User {
         var user = User(
@@ -65,6 +69,7 @@ struct UserRow {
         if ratingCount > 0 {
             user.rating = UserRating(average: (Double(ratingSum) / Double(ratingCount) * 100).rounded() / 100, count: ratingCount)
         }
+        if cancelCount > 0 { user.cancellations = cancelCount }
         return user
     }
 

@@ -76,6 +76,20 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
             CREATE UNIQUE INDEX users_by_device ON users (device_id) WHERE device_id IS NOT NULL;
             """
         ),
+        (
+            "v4",
+            """
+            -- Rides a driver accepted and then cancelled before the ride (orders'
+            -- order.driver_cancelled): one per order and time, so a replayed event counts once.
+            ALTER TABLE users ADD COLUMN cancel_count INTEGER NOT NULL DEFAULT 0;
+            CREATE TABLE driver_cancels (
+                order_id TEXT NOT NULL,
+                redispatch INTEGER NOT NULL,
+                driver_id TEXT NOT NULL,
+                PRIMARY KEY (order_id, redispatch)
+            ) WITHOUT ROWID;
+            """
+        ),
     ]
 
     /// Counts a rating in the ratee's average, once per order and side; false when it was counted before.
@@ -87,6 +101,19 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
                 [rated.orderID, rated.raterRole.rawValue, rated.rateeID, rated.rating.stars])
             guard db.changesCount == 1 else { return false }
             try db.run("UPDATE users SET rating_sum = rating_sum + ?, rating_count = rating_count + 1 WHERE id = ?", [rated.rating.stars, rated.rateeID])
+            return true
+        }
+    }
+
+    /// Counts a driver's cancel on their record, once per order and time; false when it was counted before.
+    @discardableResult
+    public func record(_ cancelled: DriverCancelled) async throws -> Bool {
+        try await database.write { db in
+            try db.run(
+                "INSERT OR IGNORE INTO driver_cancels (order_id, redispatch, driver_id) VALUES (?, ?, ?)",
+                [cancelled.orderID, cancelled.redispatch, cancelled.driverID])
+            guard db.changesCount == 1 else { return false }
+            try db.run("UPDATE users SET cancel_count = cancel_count + 1 WHERE id = ?", [cancelled.driverID])
             return true
         }
     }
@@ -206,7 +233,7 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
         UserRow(
             id: row["id"], role: row["role"], name: row["name"], phoneNumber: row["phone_number"], deviceID: row["device_id"],
             carModel: row["car_model"], carLicensePlate: row["car_license_plate"], createdAtMS: row["created_at_ms"],
-            ratingSum: row["rating_sum"], ratingCount: row["rating_count"]
+            ratingSum: row["rating_sum"], ratingCount: row["rating_count"], cancelCount: row["cancel_count"]
         ).user
     }
 }
