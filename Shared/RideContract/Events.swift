@@ -12,6 +12,9 @@ public enum Events {
         type: "order.message", topic: "order.message.", key: "order id", source: BusContract.Service.orders, "a chat message between rider and driver")
     public static let orderOffered = EventKind<OrderOffered>(
         type: "order.offered", topic: "order.offered", source: BusContract.Service.orders, "an order was offered to drivers")
+    public static let orderOfferWithdrawn = EventKind<OfferWithdrawn>(
+        type: "order.offer_withdrawn", topic: "order.offer_withdrawn", source: BusContract.Service.orders,
+        "an offer was withdrawn from a driver who accepted another ride or went offline")
     public static let orderRated = EventKind<OrderRated>(
         type: "order.rated", topic: "order.rated", source: BusContract.Service.orders, "a rider or driver rated the other")
     public static let orderDriverCancelled = EventKind<DriverCancelled>(

@@ -214,3 +214,36 @@ public struct OrderOffered: Codable, Sendable, Equatable {
         case orderID = "order_id"
     }
 }
+
+/// Why an offer was withdrawn from a driver.
+@WireModel
+public enum OfferWithdrawalReason: String, Codable, Sendable {
+    /// The driver accepted another order.
+    case acceptedOther = "accepted_other"
+    /// The driver went off duty, or their phone stopped reporting.
+    case unavailable
+}
+
+/// `order.offer_withdrawn` data: a `NEW` order is no longer offered to a driver, who accepted
+/// another ride or went offline; their app drops the offer.
+@WireModel
+public struct OfferWithdrawn: Codable, Sendable, Equatable {
+    public var orderID: String
+    public var driverID: String
+    public var reason: OfferWithdrawalReason
+    /// The order's version after the withdrawal: each withdrawal is news once.
+    public var version: Int
+
+    public init(orderID: String, driverID: String, reason: OfferWithdrawalReason, version: Int) {
+        self.orderID = orderID
+        self.driverID = driverID
+        self.reason = reason
+        self.version = version
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case reason, version
+        case orderID = "order_id"
+        case driverID = "driver_id"
+    }
+}

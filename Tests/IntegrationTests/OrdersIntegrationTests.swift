@@ -186,6 +186,74 @@ final class FixClock: Sendable {
         }
     }
 
+    /// The driver's inbox: the kinds of their notifications about `orderID`.
+    static func inbox(_ notifications: TestService, of userID: String, about orderID: String) async throws -> [String] {
+        let inbox = try await notifications.call("list", #"{"user_id":"\#(userID)"}"#).body["notifications"]?.arrayValue ?? []
+        return inbox.filter { $0["order_id"] == .string(orderID) }.compactMap { $0["kind"]?.stringValue }
+    }
+
+    /// Offers go stale (issue 22, item 4): Dan, offered orders A and B, accepts B; A drops him
+    /// (he stays in its history, not among those who declined), goes at once to Eve, the next
+    /// nearest, and Dan's app is told (`offer_withdrawn`), from the same outbox as A's change.
+    @Test func aDriverWhoAcceptsAnotherRideLosesTheirOtherOffers() async throws {
+        try await withTestBus("orders-withdraw-accepted") { bus in
+            let platform = try await Platform.start(bus, orders: ["--dispatch-drivers", "1", "--offer-timeout-s", "60"])
+            let notifications = try await TestService.start(on: bus, service: BusContract.Service.notifications, executable: "ride-notifications")
+            let bob = try await platform.register(#"{"role":"rider","name":"Bob","phone_number":"+380501234569","password":"secret123"}"#)
+            let (dan, eve) = (platform.driverIDs[0], platform.driverIDs[1])
+            let createdA = try await platform.call("create", as: platform.ann, Self.trip)
+            let createdB = try await platform.call("create", as: ("rider", bob), Self.trip)
+            guard case .string(let a)? = createdA.body["id"], case .string(let b)? = createdB.body["id"] else { throw TestFailure("create: \(createdA) \(createdB)") }
+            #expect(createdA.body["offered_to"] == .array([.string(dan)]) && createdB.body["offered_to"] == .array([.string(dan)]), "both to Dan, the nearest")
+            #expect(try await platform.call("accept", as: platform.dan, #""id":"\#(b)""#).status == 200)
+            try await eventually("A leaves Dan for Eve") {
+                try await platform.call("get", as: platform.ann, #""id":"\#(a)""#).body["offered_to"] == .array([.string(eve)])
+            }
+            let orderA = try await platform.call("get", as: platform.ann, #""id":"\#(a)""#).body
+            #expect(orderA["status"] == "NEW" && orderA["offer_history"] == .array([.string(dan), .string(eve)]) && orderA["declined_by"] == .array([]), "\(orderA)")
+            let dansOrders = try await platform.call("list", as: platform.dan).body["orders"]?.arrayValue?.compactMap { $0["id"] }
+            #expect(dansOrders == [.string(b)], "Dan's app lists only the ride he took")
+            let events = try await platform.orders.call("events", #"{"after":0}"#).body["events"]?.arrayValue ?? []
+            let withdrawn = events.filter { $0["type"] == "order.offer_withdrawn" }.compactMap { $0["data"] }
+            #expect(withdrawn.count == 1 && withdrawn.first?["driver_id"] == .string(dan) && withdrawn.first?["reason"] == "accepted_other", "\(withdrawn)")
+            try await eventually("Dan is told, Eve offered") {
+                let told = try await Self.inbox(notifications, of: dan, about: a).contains("offer_withdrawn")
+                let offered = try await Self.inbox(notifications, of: eve, about: a).contains("new_offer")
+                return told && offered
+            }
+            #expect(try await platform.call("accept", as: platform.dan, #""id":"\#(a)""#).status == 409, "Dan is on a ride")
+            #expect(try await platform.call("accept", as: platform.eve, #""id":"\#(a)""#).status == 200)
+        }
+    }
+
+    /// A driver who goes offline loses their offers, which go on to the next driver; a device that
+    /// merely claims to be a driver's (its metadata names Eve, but her account names another
+    /// phone) going offline withdraws nothing of hers.
+    @Test func aDriverWhoGoesOfflineLosesTheirOffer() async throws {
+        try await withTestBus("orders-withdraw-offline") { bus in
+            let platform = try await Platform.start(bus, orders: ["--dispatch-drivers", "1", "--offer-timeout-s", "60"])
+            let notifications = try await TestService.start(on: bus, service: BusContract.Service.notifications, executable: "ride-notifications")
+            let (dan, eve) = (platform.driverIDs[0], platform.driverIDs[1])
+            let created = try await platform.call("create", as: platform.ann, Self.trip)
+            guard case .string(let id)? = created.body["id"] else { throw TestFailure("create: \(created)") }
+            #expect(created.body["offered_to"] == .array([.string(dan)]))
+            _ = try await platform.tracking.call("set_availability", SetAvailabilityParams(deviceID: "dan-phone", available: false), as: DeviceInfo.self)
+            try await eventually("the order leaves Dan for Eve") {
+                try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body["offered_to"] == .array([.string(eve)])
+            }
+            try await eventually("Dan is told") { try await Self.inbox(notifications, of: dan, about: id).contains("offer_withdrawn") }
+
+            let impostor = IngestBatch(
+                publishableKey: TestTracking.publishableKey, deviceID: "not-eves-phone", batchID: 1,
+                device: DeviceIntents(name: "Eve?", metadata: ["user_id": .string(eve)], tracking: true, available: true, changedAt: Date()),
+                locations: [DeviceLocation(latitude: 47.9, longitude: 35.2, recordedAt: Date().addingTimeInterval(-60), accuracy: 5)])
+            _ = try await platform.tracking.call("ingest", impostor, as: IngestAck.self)
+            _ = try await platform.tracking.call("set_availability", SetAvailabilityParams(deviceID: "not-eves-phone", available: false), as: DeviceInfo.self)
+            try await Task.sleep(for: .seconds(1.5))
+            #expect(try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body["offered_to"] == .array([.string(eve)]), "still Eve's")
+        }
+    }
+
     @Test func bookingOffersTheNearestDriversAndTheFirstAcceptWins() async throws {
         try await withTestBus("orders") { bus in
             var statuses: EventSubscriber<OrderStatusChanged>?
@@ -264,13 +332,18 @@ final class FixClock: Sendable {
             #expect(again.body["driver"]?["id"] == .string(platform.driverIDs[0]))
             #expect(again.body["status"] == "ACCEPTED" || again.body["status"] == "PICKING_UP", "\(again.body)")
 
+            // Dan's offer of Bob's ride is withdrawn (he took Ann's); Eve's stays.
+            try await eventually("Bob's ride leaves Dan") {
+                try await platform.call("get", as: bob, #""id":"\#(bobsRide.id)""#).body["offered_to"] == .array([.string(platform.driverIDs[1])])
+            }
+            let withdrawn = try await platform.call("get", as: bob, #""id":"\#(bobsRide.id)""#).body["version"]
             let refused = try await platform.call("accept", as: platform.dan, #""id":"\#(bobsRide.id)""#)
             #expect(refused.status == 409)
             #expect(refused.body["error"]?["code"] == "driver_busy")
             #expect(refused.body["error"]?["message"]?.stringValue?.contains(annsRide.id) == true, "names the open order: \(refused.body)")
             let unchanged = try await platform.call("get", as: bob, #""id":"\#(bobsRide.id)""#).body
             #expect(unchanged["status"] == "NEW")
-            #expect(unchanged["version"] == 1, "the refusal stored nothing")
+            #expect(unchanged["version"] == withdrawn, "the refusal stored nothing")
             #expect(try await platform.call("accept", as: platform.eve, #""id":"\#(bobsRide.id)""#).status == 200)
 
             // Both drivers on rides, both phones still available: Cat's booking is offered to no one.

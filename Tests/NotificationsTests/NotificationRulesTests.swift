@@ -87,6 +87,15 @@ import Wire
         #expect(arrived.body == "Dan is waiting at Main St 1.")
     }
 
+    /// `order.offer_withdrawn`: the driver's app drops the offer; each withdrawal once (its id carries the order's version).
+    @Test func aWithdrawnOfferTellsItsDriverWhy() {
+        let accepted = NotificationRules.withdrawn(OfferWithdrawn(orderID: "o1", driverID: "d2", reason: .acceptedOther, version: 4), at: Self.time)
+        #expect(accepted.kind == "offer_withdrawn" && accepted.userID == "d2" && accepted.orderID == "o1")
+        #expect(accepted.id == "o1/offer_withdrawn/d2/4" && accepted.body == "You accepted another ride: this ride is no longer offered to you.")
+        let offline = NotificationRules.withdrawn(OfferWithdrawn(orderID: "o1", driverID: "d2", reason: .unavailable, version: 7), at: Self.time)
+        #expect(offline.id == "o1/offer_withdrawn/d2/7" && offline.body == "You went offline: this ride is no longer offered to you.")
+    }
+
     @Test func theSignatureIsHMACSHA256OfTheBody() {
         // RFC 4231 test case 2: key "Jefe", data "what do ya want for nothing?".
         #expect(

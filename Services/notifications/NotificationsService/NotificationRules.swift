@@ -108,6 +108,15 @@ public enum NotificationRules {
         }
     }
 
+    /// An offer withdrawn from a driver (they accepted another ride or went offline): their app
+    /// drops it. One per withdrawal (the id carries the order's version).
+    public static func withdrawn(_ withdrawal: OfferWithdrawn, at time: Date) -> UserNotification {
+        let why = withdrawal.reason == .acceptedOther ? "You accepted another ride" : "You went offline"
+        return UserNotification(
+            id: "\(withdrawal.orderID)/offer_withdrawn/\(withdrawal.driverID)/\(withdrawal.version)", userID: withdrawal.driverID, kind: "offer_withdrawn",
+            title: "Offer withdrawn", body: "\(why): this ride is no longer offered to you.", orderID: withdrawal.orderID, createdAt: time)
+    }
+
     /// A rating: the rated user hears how many stars.
     public static func rated(_ rated: OrderRated) -> UserNotification {
         let by = rated.raterRole == .rider ? "Your rider" : "Your driver"

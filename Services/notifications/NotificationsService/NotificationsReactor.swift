@@ -46,6 +46,7 @@ struct NotificationsReactor {
                 switch event.type {
                 case Events.orderMessage.type: notifications = [NotificationRules.message(try event.data.decode(ChatMessageSent.self).message)]
                 case Events.orderOffered.type: notifications = NotificationRules.offered(try event.data.decode(OrderOffered.self), at: event.time)
+                case Events.orderOfferWithdrawn.type: notifications = [NotificationRules.withdrawn(try event.data.decode(OfferWithdrawn.self), at: event.time)]
                 case Events.orderRated.type: notifications = [NotificationRules.rated(try event.data.decode(OrderRated.self))]
                 case Events.orderPaid.type: notifications = [NotificationRules.paid(try event.data.decode(OrderPaid.self).payment)]
                 default: break

@@ -225,11 +225,8 @@ struct OrdersOps {
             .decline, params,
             { order in
                 guard !order.declinedBy.contains(params.caller.id) else { return }  // a racing second decline changes nothing
-                order.offeredTo.removeAll { $0 == params.caller.id }
                 order.declinedBy.append(params.caller.id)
-                let fresh = next.filter { !order.offerHistory.contains($0) && !order.declinedBy.contains($0) }
-                order.offeredTo += fresh
-                order.offerHistory += fresh
+                OfferRules.passOn(&order, from: params.caller.id, to: next)
             }, sideEvents: Self.offeredEvents)
     }
 

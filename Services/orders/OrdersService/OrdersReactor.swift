@@ -6,14 +6,15 @@ import RideModels
 import Storage
 
 /// The orders reactor: subscribes to `order.status.` and `trip.` (acting on arrivals) the way
-/// Cloud Functions are triggered by Firestore changes, and runs `OrderReactions` for each event.
+/// Cloud Functions are triggered by Firestore changes, and runs `OrderReactions` for each event;
+/// after an acceptance, the driver's other offers are withdrawn (`OfferWithdrawal.swift`).
 /// Nothing depends on one event arriving: `EventReactor` catches up on a restart or a gap through
 /// the sources' `events` (its own outbox; `trips.events`).
 enum OrdersReactor {
     static let sources = [BusContract.Service.orders, BusContract.Service.trips]
 
     static func make(
-        reactions: OrderReactions, store: any OrderStorage, platform: ServiceClient, subscriber: EventSubscriber<LifecycleEvent>,
+        reactions: OrderReactions, ops: OrdersOps, store: any OrderStorage, platform: ServiceClient, subscriber: EventSubscriber<LifecycleEvent>,
         logger: Logger
     ) -> EventReactor<LifecycleEvent> {
         EventReactor(
@@ -26,7 +27,14 @@ enum OrdersReactor {
             },
             handle: { event in
                 switch event.data {
-                case .order(let change): await reactions.react(to: change.order)
+                case .order(let change):
+                    await reactions.react(to: change.order)
+                    // The driver who accepted can take no other order: their other offers go.
+                    if change.order.status == .accepted {
+                        await reactions.retrying("withdrawing the driver's other offers", change.order.id) {
+                            try await ops.withdrawOtherOffers(acceptedOrder: change.order.id)
+                        }
+                    }
                 case .arrival(let arrival): await reactions.react(to: arrival)
                 case .other: break
                 }

@@ -40,7 +40,8 @@ public struct OrdersServer: Sendable {
             endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], logger: logger)
         let reactor = OrdersReactor.make(
             reactions: OrderReactions(store: store, platform: platform, relay: relay, payments: payments, logger: logger),
-            store: store, platform: platform, subscriber: statusEvents, logger: logger)
+            ops: ops, store: store, platform: platform, subscriber: statusEvents, logger: logger)
+        let deviceStatuses = try await EventSubscriber<DeviceStatusEvent>(endpoint: settings.sub, prefixes: [Events.deviceStatus.topic], logger: logger)
         let expired = host.metrics.counter(
             "ride_orders_no_driver_found_total", "Orders cancelled because no driver accepted them within --driver-search-s (this instance's).")
         let worker = host.worker(broker: settings.broker, router: ops.router(instance: host.instance), concurrency: settings.concurrency)
@@ -52,7 +53,10 @@ public struct OrdersServer: Sendable {
             logger.info("orders stopped")
         }
         try await host.run(
-            [closing, relay, reactor, DispatchRounds(ops: ops, logger: logger, expired: { expired.increment() }), worker],
+            [
+                closing, relay, reactor, DispatchRounds(ops: ops, logger: logger, expired: { expired.increment() }),
+                DeviceStatusWatcher(ops: ops, subscriber: deviceStatuses, logger: logger), worker,
+            ],
             ready: ["broker": "\(settings.broker)", "database": "\(settings.database)"]
         ) {
             host.health([:])
