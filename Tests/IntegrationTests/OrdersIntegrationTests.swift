@@ -254,6 +254,30 @@ final class FixClock: Sendable {
         }
     }
 
+    /// A device belongs to the driver whose account names it: a batch that would give Dan's phone
+    /// to Eve (or to no account at all) is refused and changes nothing; Dan's own claim is accepted.
+    @Test func aDevicesOwnerIsTheDriverWhoseAccountNamesIt() async throws {
+        try await withTestBus("orders-device-owner") { bus in
+            let platform = try await Platform.start(bus)
+            func claim(_ userID: String) async throws -> ServiceReply {
+                let batch = IngestBatch(
+                    publishableKey: TestTracking.publishableKey, deviceID: "dan-phone", batchID: 2,
+                    device: DeviceIntents(name: "Eve's now", metadata: ["user_id": .string(userID)], changedAt: Date()),
+                    locations: [DeviceLocation(latitude: 47.9, longitude: 35.2, recordedAt: Date().addingTimeInterval(-300), accuracy: 5)])
+                return try await platform.tracking.callRaw("ingest", json: String(decoding: try JSONCoding.encode(batch), as: UTF8.self))
+            }
+            func dansPhone() async throws -> DeviceInfo { try await platform.tracking.call("device", DeviceParams(deviceID: "dan-phone")) }
+            let before = try await dansPhone()
+            let taken = try await claim(platform.driverIDs[1])
+            #expect(taken.status == 409 && String(decoding: taken.json, as: UTF8.self).contains("device_in_use"), "\(String(decoding: taken.json, as: UTF8.self))")
+            let nobody = try await claim("d-no-such-driver")
+            #expect(nobody.status == 422 && String(decoding: nobody.json, as: UTF8.self).contains("unknown_user"), "\(String(decoding: nobody.json, as: UTF8.self))")
+            let after = try await dansPhone()
+            #expect(after.metadata == before.metadata && after.name == before.name && after.location == before.location, "refused batches store nothing")
+            #expect(try await claim(platform.driverIDs[0]).status == 200, "Dan's own phone")
+        }
+    }
+
     @Test func bookingOffersTheNearestDriversAndTheFirstAcceptWins() async throws {
         try await withTestBus("orders") { bus in
             var statuses: EventSubscriber<OrderStatusChanged>?

@@ -29,7 +29,7 @@ import Testing
             "ride-tracking",
             [
                 "--shard", "RIDE_TRACKING_SHARD", "K/N", "tracking.shard.K", "--ingest", "RIDE_TRACKING_INGEST_BIND", "--data-dir", "RIDE_DATA_DIR",
-                "--database-url", "RIDE_DATABASE_URL",
+                "--database-url", "RIDE_DATABASE_URL", "--device-owners", "RIDE_TRACKING_DEVICE_OWNERS",
             ]
         ),
         (
@@ -71,6 +71,7 @@ import Testing
         ("ride-tracking", ["--shard", "0/65"], [:], "shard (--shard) '0/65': the shard count N must be from 1 to 64, got 65"),
         ("ride-tracking", [], ["RIDE_TRACKING_SHARD": "half"], "shard (RIDE_TRACKING_SHARD) 'half' must be K/N"),
         ("ride-tracking", ["--database-url", "postgres://ride@db"], [:], "--database-url: no database name in postgres://ride@db"),
+        ("ride-tracking", [], ["RIDE_TRACKING_DEVICE_OWNERS": "anyone"], "device owners (RIDE_TRACKING_DEVICE_OWNERS) 'anyone' must be users or open"),
         ("ridectl", ["simulate", "--ingest", "tcp://127.0.0.1:5558,,tcp://127.0.0.1:5658"], [:], "device ingest (--ingest)"),
         ("ridectl", ["up", "--tracking-shards", "9"], [:], "--tracking-shards must be from 1 to 8, got 9"),
         ("ride-notifications", ["--webhook-retries", "1,x"], [:], "webhook retries (--webhook-retries) '1,x' must be up to 20 comma-separated seconds"),

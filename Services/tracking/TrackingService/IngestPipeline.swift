@@ -21,15 +21,21 @@ public final class IngestPipeline: Sendable {
     /// The devices this process keeps; another shard's batch is refused, nothing stored.
     public let shard: DeviceShard
     private let keys: Set<String>
+    /// Checks a `user_id` a batch gives its device (`DeviceOwnership`); nil: believed as it comes.
+    private let owners: (any DeviceOwnerLookup)?
     private let counts = Mutex(Counts())
     private let logger: Logger
 
-    public init(state: TrackingState, writer: StoreWriter, rules: LocationRules, shard: DeviceShard = .unsharded, publishableKeys: Set<String>, logger: Logger) {
+    public init(
+        state: TrackingState, writer: StoreWriter, rules: LocationRules, shard: DeviceShard = .unsharded, publishableKeys: Set<String>,
+        owners: (any DeviceOwnerLookup)? = nil, logger: Logger
+    ) {
         self.state = state
         self.writer = writer
         self.rules = rules
         self.shard = shard
         self.keys = publishableKeys
+        self.owners = owners
         self.logger = logger
     }
 
@@ -57,6 +63,21 @@ public final class IngestPipeline: Sendable {
             refuse(.unprocessable("batch_too_large", problem), completion)
             return
         }
+        // A new owner named in the metadata is asked about first (rare: once per device and driver).
+        if let owners, let userID = DeviceOwnership.claim(batch.device, current: state.record(deviceID)) {
+            Task {
+                if let problem = await DeviceOwnership.problem(deviceID: deviceID, userID: userID, owners: owners) {
+                    self.refuse(problem, completion)
+                } else {
+                    self.apply(deviceID: deviceID, batch: batch, now: now, completion: completion)
+                }
+            }
+            return
+        }
+        apply(deviceID: deviceID, batch: batch, now: now, completion: completion)
+    }
+
+    private func apply(deviceID: String, batch: IngestBatch, now: Date, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void) {
         let checked = rules.check(batch, now: now)
         let change = state.apply(deviceID: deviceID, intents: batch.device, locations: checked.locations, now: now)
         let rejectedLocations = checked.rejected.filter { $0.kind == "location" }.count

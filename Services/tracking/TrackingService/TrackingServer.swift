@@ -40,9 +40,11 @@ public struct TrackingServer: Sendable {
         let state = TrackingState(devices: devices)
         let publisher = try await EventPublisher(endpoint: settings.pub, source: BusContract.Service.tracking, logger: logger)
         let writer = StoreWriter(store: store, publisher: publisher, logger: logger)
+        let ownersClient = settings.verifiesDeviceOwners ? try await ServiceClient(broker: settings.broker, logger: logger) : nil
+        let owners = ownersClient.map(UsersDeviceOwners.init(client:))
         let pipeline = IngestPipeline(
             state: state, writer: writer, rules: settings.rules, shard: settings.shard,
-            publishableKeys: settings.publishableKeys, logger: logger)
+            publishableKeys: settings.publishableKeys, owners: owners, logger: logger)
         let ingest = IngestServer(pipeline: pipeline, logger: logger)
         do {
             try await ingest.start(endpoints: settings.ingest)
@@ -63,6 +65,7 @@ public struct TrackingServer: Sendable {
         // stores what is queued and the publisher sends it before the process ends.
         let storage = ShutdownHook {
             await peers?.close()
+            await ownersClient?.close()
             await writer.close()
             await publisher.close()
             logger.info("tracking stopped")

@@ -58,6 +58,13 @@ public struct RideTrackingCommand: ServiceCommand {
         name: .customLong("publishable-keys"), help: helpWithEnv("Publishable keys devices may use, comma-separated", env: "RIDE_PUBLISHABLE_KEYS", default: "pk_dev_ridesharing"))
     var publishableKeys: String?
 
+    @Option(
+        name: .customLong("device-owners"),
+        help: helpWithEnv(
+            "Who says whose a device is: 'users' (a batch naming a new metadata.user_id is accepted only when that account names the device) or 'open' (believed as sent: tracking without users)",
+            env: "RIDE_TRACKING_DEVICE_OWNERS", default: "users"))
+    var deviceOwners: String?
+
     @Option(name: .customLong("inactive-after-s"), help: helpWithEnv("Seconds of silence after which a device is inactive", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: "60"))
     var inactiveAfterSeconds: Int?
 
@@ -99,6 +106,10 @@ public struct RideTrackingCommand: ServiceCommand {
         } catch {
             throw ConfigurationError("shard (\(shardSetting.origin)) \(error.description)")
         }
+        let owners = Setting.resolve(deviceOwners, flag: "device-owners", env: "RIDE_TRACKING_DEVICE_OWNERS", default: "users")
+        guard ["users", "open"].contains(owners.value) else {
+            throw ConfigurationError("device owners (\(owners.origin)) '\(owners.value)' must be users or open")
+        }
         let directory = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
         return TrackingSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
@@ -109,6 +120,7 @@ public struct RideTrackingCommand: ServiceCommand {
             dataDirectory: directory,
             database: try database.location(sqlitePath: TrackingSettings.sqlitePath(directory: directory, shard: deviceShard)),
             publishableKeys: Set(keyList),
+            verifiesDeviceOwners: owners.value == "users",
             inactiveAfter: TimeInterval(try integerSetting(inactiveAfterSeconds, flag: "inactive-after-s", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: 60, range: 1...86_400)),
             rules: rules,
             concurrency: try concurrencySetting(concurrency),
@@ -129,6 +141,8 @@ public struct TrackingSettings: ServiceSettings {
     /// The shard's SQLite file, or the shared PostgreSQL database.
     public var database: StorageLocation
     public var publishableKeys: Set<String>
+    /// Whether a new `metadata.user_id` is checked with users (`DeviceOwnership`).
+    public var verifiesDeviceOwners: Bool
     public var inactiveAfter: TimeInterval
     public var rules: LocationRules
     public var concurrency: Int
@@ -151,6 +165,7 @@ public struct TrackingSettings: ServiceSettings {
           device ingest         \(ingest.joined(separator: ", "))
           database              \(database)
           publishable keys      \(publishableKeys.count)
+          device owners         \(verifiesDeviceOwners ? "checked with users" : "open (metadata believed)")
           inactive after        \(Int(inactiveAfter)) s of silence
           future tolerance      \(Int(rules.futureTolerance)) s
           concurrency           \(concurrency)
