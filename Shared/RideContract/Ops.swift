@@ -38,6 +38,8 @@ public enum Ops {
         public static let messages = Op<MessagesParams, ChatMessages>(service, "messages", "an order's chat, oldest first")
         public static let rate = Op<RateParams, Order>(service, "rate", "the rider or driver rates the other after the ride")
         public static let history = Op<HistoryParams, RideHistory>(service, "history", "a user's finished rides, newest first")
+        public static let share = Op<OrderParams, RideShare>(service, "share", "the ride's share id (one link for the whole ride), made on the first ask")
+        public static let getByShare = Op<ShareIDParams, SharedRide>(service, "get_by_share", "what a ride's share link shows")
         public static let earnings = Op<EarningsParams, DriverEarnings>(service, "earnings", "a driver's earnings per day")
         public static let payment = Op<OrderParams, Payment>(service, "payment", "the payment of a completed order")
         public static let stats = Op<StatsParams, OrderStats>(service, "stats", "counts by status and the open orders (the dashboard)")

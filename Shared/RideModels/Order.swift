@@ -103,6 +103,8 @@ public struct Order: Codable, Sendable, Equatable {
     /// What each side said of the other after `COMPLETED` (`orders.rate`).
     public var ratingByRider: RatingGiven?
     public var ratingByDriver: RatingGiven?
+    /// The ride's share id (`orders.share`): one link that follows the whole ride.
+    public var shareID: String?
 
     public init(
         id: String, status: OrderStatus, rider: User, pickup: Place, dropoff: Place, createdAt: Date, updatedAt: Date,
@@ -143,6 +145,7 @@ public struct Order: Codable, Sendable, Equatable {
         case summary, fare, surge
         case ratingByRider = "rating_by_rider"
         case ratingByDriver = "rating_by_driver"
+        case shareID = "share_id"
     }
 }
 
@@ -356,5 +359,55 @@ public struct DriverCancelled: Codable, Sendable, Equatable {
         case orderID = "order_id"
         case driverID = "driver_id"
         case cancelledAt = "cancelled_at"
+    }
+}
+
+/// `orders.share`: the ride's share id, made on the first ask and the same after.
+@WireModel
+public struct RideShare: Codable, Sendable, Equatable {
+    public var orderID: String
+    public var shareID: String
+
+    public init(orderID: String, shareID: String) {
+        self.orderID = orderID
+        self.shareID = shareID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case orderID = "order_id"
+        case shareID = "share_id"
+    }
+}
+
+/// `orders.get_by_share`: what a ride's share link may show a friend of the rider — where the
+/// ride stands, the places, the driver's first name and car (no phone, no ids of people), the
+/// trip being driven now, and the summary and fare at the end.
+@WireModel
+public struct SharedRide: Codable, Sendable, Equatable {
+    public var status: OrderStatus
+    public var pickup: Place
+    public var dropoff: Place
+    public var driver: SharedDriver?
+    /// The trip being driven now (to the pickup, then to the drop-off); absent between them.
+    public var tripID: String?
+    public var summary: TripSummary?
+    public var fare: Fare?
+    public var updatedAt: Date
+
+    public init(_ order: Order) {
+        status = order.status
+        pickup = order.pickup
+        dropoff = order.dropoff
+        driver = order.driver.map { SharedDriver(name: $0.name, car: $0.car) }
+        tripID = order.status.hasDriver ? order.tripID : nil
+        summary = order.summary
+        fare = order.fare
+        updatedAt = order.updatedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case status, pickup, dropoff, driver, summary, fare
+        case tripID = "trip_id"
+        case updatedAt = "updated_at"
     }
 }

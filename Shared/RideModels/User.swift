@@ -26,6 +26,18 @@ public struct Car: Codable, Sendable, Equatable {
 }
 
 /// A user as every service sees one (never with a credential).
+/// A driver as a share link shows them: the name and the car.
+@WireModel
+public struct SharedDriver: Codable, Sendable, Equatable {
+    public var name: String
+    public var car: Car?
+
+    public init(name: String, car: Car?) {
+        self.name = name
+        self.car = car
+    }
+}
+
 @WireModel
 public struct User: Codable, Sendable, Equatable {
     public var id: String

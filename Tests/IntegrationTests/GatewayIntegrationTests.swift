@@ -145,46 +145,73 @@ import Wire
         }
     }
 
-    /// The share link in a real browser: the driver's marker moves between two loads, and the
-    /// completed trip shows its summary.
-    @Test func theSharePageShowsTheDriverMovingThenTheSummary() async throws {
+    /// The ride's share link in a real browser follows the whole ride: the driver's marker moves
+    /// on the way to the pickup, the same link then shows the ride to the drop-off, then the
+    /// summary. The pickup trip's own link (HyperTrack's per-trip page) shows that trip's summary.
+    @Test func theRideSharePageFollowsTheDriverThenTheRideThenTheSummary() async throws {
         try await withTestBus("gateway-share") { bus in
             let apps = try await Apps.start(bus)
             let gateway = apps.gateway
             let booked = try await gateway.request("POST", "/v1/orders", token: apps.rider.token, Self.booking)
             guard let id = booked.body["id"]?.stringValue else { throw TestFailure("booking: \(booked)") }
+            // Made at any point of the ride: here before a driver has it, the same link after.
+            let early = try await gateway.request("GET", "/v1/orders/\(id)/share", token: apps.rider.token)
+            guard let url = early.body["share_url"]?.stringValue, let shareID = early.body["share_id"]?.stringValue else { throw TestFailure("no share link: \(early)") }
+            #expect(url == "\(gateway.base)/ride/\(shareID)" && early.body["order_id"] == .string(id), "\(early.body)")
+            let page = try await gateway.request("GET", "/ride/\(shareID)")
+            #expect(page.status == 200, "the page: \(page)")
+            #expect(HeadlessBrowser.text(of: "status", in: try await HeadlessBrowser.dom(url)) == "Finding a driver")
             #expect(try await gateway.request("POST", "/v1/orders/\(id)/accept", token: apps.driver.token).status == 200)
             try await apps.status(of: id, is: "PICKING_UP")
-            guard let url = try await gateway.request("GET", "/v1/orders/\(id)/share", token: apps.rider.token).body["share_url"]?.stringValue else {
-                throw TestFailure("no share link")
-            }
+            #expect(try await gateway.request("GET", "/v1/orders/\(id)/share", token: apps.driver.token).body["share_url"] == .string(url), "one link, the driver's too")
             let start = LifecycleIntegrationTests.driverStart
             let halfway = start.destination(bearing: 0, distance: 200)
             try await apps.drive(Polyline(points: [start, start.destination(bearing: 0, distance: 100)]), now: true, batch: 2)
             let first = try await HeadlessBrowser.dom(url)
             #expect(HeadlessBrowser.text(of: "driver", in: first) == "Dan · Prius AB 1234", "\(first)")
-            #expect(HeadlessBrowser.text(of: "status", in: first) == "On the way")
+            #expect(HeadlessBrowser.text(of: "status", in: first) == "Your driver is on the way")
             let before = HeadlessBrowser.attribute("data-lat", of: "driver-marker", in: first).flatMap(Double.init)
             try await apps.drive(Polyline(points: [start.destination(bearing: 0, distance: 110), halfway]), now: true, batch: 3)
             let second = try await HeadlessBrowser.dom(url)
             let after = HeadlessBrowser.attribute("data-lat", of: "driver-marker", in: second).flatMap(Double.init)
             #expect(before != nil && after != nil && after! > before!, "the marker moved north: \(String(describing: before)) → \(String(describing: after))")
-            #expect(HeadlessBrowser.attribute("cy", of: "driver-marker", in: second) != HeadlessBrowser.attribute("cy", of: "driver-marker", in: first))
+            let shared = try await gateway.request("GET", "/v1/ride-shares/\(shareID)")
+            #expect(shared.body["ride"]?["status"] == "PICKING_UP" && shared.body["ride"]?["driver"]?["name"] == "Dan", "\(shared.body)")
+            #expect(shared.body["ride"]?["driver"]?["phone_number"] == nil && shared.body["ride"]?["rider"] == nil, "no one's phone, no rider")
+            guard let pickupTripPath = shared.body["trip"]?["views"]?["share_url"]?.stringValue else { throw TestFailure("no trip on the way: \(shared.body)") }
+            let pickupTrip = gateway.base + pickupTripPath
 
-            // Arriving and starting the ride completes the pickup trip: its page becomes the summary.
+            // Arriving and starting the ride: the same link now shows the ride to the drop-off;
+            // the pickup trip's own page becomes that trip's summary.
             try await apps.drive(Polyline(points: [halfway, Self.pickup]), now: true, batch: 4)
             try await apps.status(of: id, is: "REACHED_PICKUP")
             #expect(try await gateway.request("POST", "/v1/orders/\(id)/start", token: apps.driver.token).status == 200)
             try await apps.status(of: id, is: "DROPPING_OFF")
+            #expect(HeadlessBrowser.text(of: "status", in: try await HeadlessBrowser.dom(url)) == "On the way to the drop-off")
+            let ride = try await gateway.request("GET", "/v1/ride-shares/\(shareID)")
+            #expect(ride.body["trip"]?["views"]?["share_url"] != .string(pickupTripPath) && ride.body["trip"] != nil, "the drop-off trip: \(ride.body)")
+            let pickupDone = try await HeadlessBrowser.dom(pickupTrip)
+            #expect(HeadlessBrowser.text(of: "status", in: pickupDone) == "Trip completed")
+            #expect((HeadlessBrowser.attribute("points", of: "route", in: pickupDone) ?? "").split(separator: " ").count >= 2, "the route is drawn")
+
+            try await apps.drive(LifecycleIntegrationTests.ride, now: true, batch: 5)
+            try await apps.status(of: id, is: "REACHED_DROPOFF")
+            #expect(try await gateway.request("POST", "/v1/orders/\(id)/end", token: apps.driver.token).body["status"] == "COMPLETED")
             let done = try await HeadlessBrowser.dom(url)
-            #expect(HeadlessBrowser.text(of: "status", in: done) == "Trip completed")
+            #expect(HeadlessBrowser.text(of: "status", in: done) == "Ride completed")
             #expect(HeadlessBrowser.attribute("hidden", of: "summary", in: done) == nil, "the summary is shown")
             #expect(HeadlessBrowser.text(of: "distance", in: done)?.hasSuffix(" km") == true, "\(done)")
-            #expect((HeadlessBrowser.attribute("points", of: "route", in: done) ?? "").split(separator: " ").count >= 2, "the route is drawn")
+
+            // Bad input: an unknown or malformed share id is 404; a stranger may not share the ride.
+            #expect(try await gateway.request("GET", "/v1/ride-shares/zzzzzzz").status == 404)
+            #expect(try await gateway.request("GET", "/v1/ride-shares/not-a-share-id").status == 404)
+            #expect(try await gateway.request("GET", "/ride/x").status == 404)
+            let stranger = try await gateway.signUp(
+                #"{"role":"rider","name":"Sam","phone_number":"+380501110009","password":"secret123"}"#, phone: "+380501110009", password: "secret123")
+            #expect(try await gateway.request("GET", "/v1/orders/\(id)/share", token: stranger.token).status == 403)
         }
     }
 
-    /// Code written for HyperTrack's v3 endpoints (as the sample's Cloud Function) works against the gateway.
     @Test func hyperTrackCompatibleTripAndNearbyRoutes() async throws {
         try await withTestBus("gateway-hypertrack") { bus in
             let apps = try await Apps.start(bus)

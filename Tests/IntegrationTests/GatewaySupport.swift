@@ -105,7 +105,9 @@ enum HeadlessBrowser {
                 "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile)",
                 "--virtual-time-budget=\(budget.milliseconds)", "--dump-dom", url,
             ], timeout: .seconds(60))
-        guard status == 0, out.contains("</html>") else { throw TestFailure("chromium exited \(status): \(err.suffix(2000))") }
+        guard status == 0, out.contains("</html>") else {
+            throw TestFailure("chromium exited \(status) on \(url), the page \(out.isEmpty ? "empty" : "cut: \(out.suffix(300))"): \(err.suffix(1500))")
+        }
         return out
     }
 

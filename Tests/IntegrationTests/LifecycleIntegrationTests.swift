@@ -250,7 +250,7 @@ import Wire
             #expect((report.count("drivers who cancelled (order re-dispatched)") ?? 0) >= 1, "\(result.stdout)")
             #expect(report.met("rides in the riders' histories"), "every finished ride in a history: \(result.stdout)")
             #expect(report.met("rides paid (drivers' earnings today)"), "every completed ride paid: \(result.stdout)")
-            let links = result.stderr.matches(of: /live at http:\/\/gateway\.example\/([A-Za-z0-9]{7})\n/)
+            let links = result.stderr.matches(of: /live at http:\/\/gateway\.example\/ride\/([A-Za-z0-9]{7})\n/)
             #expect((1...3).contains(links.count), "the first rides' share links are printed: \(result.stderr)")
         }
     }

@@ -45,6 +45,21 @@ import Wire
         }
     }
 
+    /// A ride's share id is kept with the order and finds it; no event goes out for it.
+    @Test(arguments: Backend.allCases)
+    func anOrderIsFoundByItsShareID(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            try await store.create(Self.order())
+            #expect(try await store.order(shareID: "Abc2345") == nil)
+            _ = try await store.change(id: "o1") { $0.shareID = "Abc2345" }
+            let found = try await store.order(shareID: "Abc2345")
+            let byID = try await store.order(id: "o1")
+            #expect(found?.id == "o1" && found?.shareID == "Abc2345" && found == byID)
+            #expect(try await store.order(shareID: "abc2345") == nil, "case counts")
+            #expect(try await events(store).map(\.type) == ["order.status"], "sharing is no status change")
+        }
+    }
+
     /// Ten changes at once to one order: each applied on the one before (no lost update), each with its version.
     @Test(arguments: Backend.allCases)
     func concurrentChangesToOneOrderAreAppliedInTurn(backend: Backend) async throws {

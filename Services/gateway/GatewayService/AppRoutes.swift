@@ -120,15 +120,11 @@ struct AppRoutes {
         routes.on(
             .get, "orders/{id}/share",
             RouteDoc(
-                "The order's share link, once a driver is on the way", tag: .shareLinks, path: ["id": "the order's id"], reply: ShareLink.self, "the link", errors: [403, 409],
-                op: "\(Ops.Orders.get.fullName), \(Ops.Trips.get.fullName)")
+                "The ride's share link, for its rider or driver: one page that follows the driver to the pickup, the ride to the drop-off, then the summary",
+                tag: .shareLinks, path: ["id": "the order's id"], reply: ShareLink.self, "the link", errors: [403], op: Ops.Orders.share.fullName)
         ) { _, context in
-            let order = try await platform.call(Ops.Orders.get, .object(try context.orderParams()))
-            guard let tripID = order.tripID else {
-                throw GatewayError(.conflict, "no_trip", "order \(order.id) has no trip yet (status \(order.status.rawValue)); a share link exists once a driver is on the way")
-            }
-            let trip = try await platform.call(Ops.Trips.get, ["trip_id": .string(tripID)])
-            return try JSONBody.response(ShareLink(shareID: trip.shareID, shareURL: "\(settings.publicURL)/\(trip.shareID)", tripID: trip.tripID))
+            let share = try await platform.call(Ops.Orders.share, .object(try context.orderParams()))
+            return try JSONBody.response(ShareLink(shareID: share.shareID, shareURL: ShareRoutes.rideURL(share.shareID, settings: settings), orderID: share.orderID))
         }
         routes.on(
             .get, "orders/{id}/summary",
@@ -189,12 +185,12 @@ struct AppRoutes {
 struct ShareLink: Codable, Sendable, Equatable {
     var shareID: String
     var shareURL: String
-    var tripID: String
+    var orderID: String
 
     enum CodingKeys: String, CodingKey {
         case shareID = "share_id"
         case shareURL = "share_url"
-        case tripID = "trip_id"
+        case orderID = "order_id"
     }
 }
 

@@ -1,5 +1,7 @@
 /// The share page: one self-contained HTML file (no tiles, fonts or scripts from elsewhere, so it
-/// works with no internet access). It reads `/v1/shares/<id>` every second and draws the trip on
+/// works with no internet access). At `/<id>` it reads `/v1/shares/<id>` (a trip), at `/ride/<id>`
+/// `/v1/ride-shares/<id>` (a ride: where it stands, and the trip driven now, drawn as a trip's
+/// page draws it — a new leg starts a new trail). It reads every second and draws the trip on
 /// an SVG "map" — a metric grid around the destination — with the driver's marker and trail, the
 /// ETA, the driver's name and car; once completed, the summary's route, distance and duration.
 /// Elements the tests read: `#driver-marker` (`data-lat`, `data-lon`), `#status`, `#eta`,
@@ -54,7 +56,16 @@ enum SharePage {
         </main>
         <script>
         "use strict";
-        const shareID = location.pathname.split("/").filter(Boolean).pop();
+        const parts = location.pathname.split("/").filter(Boolean);
+        const shareID = parts.pop();
+        const endpoint = parts[0] === "ride" ? "/v1/ride-shares/" : "/v1/shares/";
+        const rideLabels = {
+          NEW: "Finding a driver", ACCEPTED: "Your driver is on the way", PICKING_UP: "Your driver is on the way",
+          REACHED_PICKUP: "Your driver is at the pickup", STARTED_RIDE: "On the way to the drop-off",
+          DROPPING_OFF: "On the way to the drop-off", REACHED_DROPOFF: "Arrived at the drop-off",
+          COMPLETED: "Ride completed", CANCELLED: "Ride cancelled"
+        };
+        let leg;                                                          // the trip the trail belongs to
         const trail = [];
         let extent = 250;                                                // metres shown from the centre
         const $ = (id) => document.getElementById(id);
@@ -130,14 +141,41 @@ enum SharePage {
           draw(view);
         }
 
+        // A ride: its status, then the trip driven now as a trip's page shows it; the summary at the end.
+        function showRide(view) {
+          const ride = view.ride;
+          if (view.trip && view.trip.trip_id !== leg) { leg = view.trip.trip_id; trail.length = 0; extent = 250; }
+          if (!view.driver && ride.driver) view.driver = ride.driver;
+          if (view.trip && ride.status !== "COMPLETED") {
+            show(view);
+          } else {
+            const driver = view.driver || {};
+            $("driver").textContent = ride.driver ? driver.name + (driver.car ? ` · ${driver.car.model} ${driver.car.license_plate}` : "") : "";
+            $("eta").textContent = "—";
+          }
+          if (ride.status === "COMPLETED" && ride.summary) {
+            $("live").hidden = true;
+            $("summary").hidden = false;
+            $("distance").textContent = ((ride.summary.distance || 0) / 1000).toFixed(2) + " km";
+            const seconds = Math.round(ride.summary.duration || 0);
+            $("duration").textContent = seconds < 60 ? seconds + " s" : Math.round(seconds / 60) + " min";
+          }
+          $("status").textContent = rideLabels[ride.status] || ride.status;
+        }
+
         async function refresh() {
           try {
-            const response = await fetch(`/v1/shares/${shareID}`, {cache: "no-store"});
+            const response = await fetch(endpoint + shareID, {cache: "no-store"});
             const body = await response.json();
             if (!response.ok) { $("error").textContent = body.error ? body.error.message : response.statusText; $("status").textContent = "not found"; return; }
             $("error").textContent = "";
-            show(body);
-            if (body.trip.status === "completed") return;             // a summary does not change
+            if (body.ride) {
+              showRide(body);
+              if (body.ride.status === "COMPLETED" || body.ride.status === "CANCELLED") return;   // the end does not change
+            } else {
+              show(body);
+              if (body.trip.status === "completed") return;           // a summary does not change
+            }
           } catch (e) {
             $("error").textContent = "offline; retrying…";
           }

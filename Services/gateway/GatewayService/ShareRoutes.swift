@@ -26,15 +26,58 @@ struct ShareRoutes {
             guard Self.isShareID(shareID) else { throw Self.unknown(shareID) }
             let trip = try await platform.call(Ops.Trips.getByShare, ["share_id": .string(shareID)])
             var view = SharedTrip(trip: trip, driver: trip.metadata?["driver"], shareURL: "\(settings.publicURL)/\(trip.shareID)")
-            if trip.status == .active {
-                view.location = try? await platform.call(Ops.Tracking.device, ["device_id": .string(trip.deviceID)]).location
-            }
+            view.location = await driverPosition(trip)
             return try JSONBody.response(view)
         }
         pages.on(
             .get, "{share_id}",
             RouteDoc(
                 "The share page (HTML): the trip live, then its summary", tag: .shareLinks, path: shareID,
+                replies: [.init(status: 200, description: "an HTML page", content: .html)], callsServices: false)
+        ) { _, context in
+            let shareID = try context.parameters.require("share_id")
+            guard Self.isShareID(shareID) else { throw Self.unknown(shareID) }
+            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: SharePage.html)))
+        }
+        registerRides(data: data, pages: pages)
+    }
+
+    /// Where the driver is, while the trip is active (nil if tracking cannot say: the page shows the rest).
+    func driverPosition(_ trip: Trip) async -> LatestLocation? {
+        guard trip.status == .active else { return nil }
+        return try? await platform.call(Ops.Tracking.device, ["device_id": .string(trip.deviceID)]).location
+    }
+
+    /// A ride's page: `/ride/<share id>` (a trip's is `/<share id>`).
+    static func rideURL(_ shareID: String, settings: GatewaySettings) -> String { "\(settings.publicURL)/ride/\(shareID)" }
+
+    /// A ride's share link (`orders.share`) follows the ride: `/ride/<share id>` is the same page
+    /// reading `/v1/ride-shares/<share id>`, which is where the ride stands and the trip driven now.
+    func registerRides(data: RecordedRoutes, pages: RecordedRoutes) {
+        let shareID = ["share_id": "7 letters and digits, from the ride's share link"]
+        data.on(
+            .get, "ride-shares/{share_id}",
+            RouteDoc(
+                "What a ride's share page shows: where the ride stands, the driver's name and car, the trip driven now and the driver's position; the summary at the end",
+                tag: .shareLinks, path: shareID, reply: SharedRideView.self, "the shared ride",
+                op: "\(Ops.Orders.getByShare.fullName), \(Ops.Trips.get.fullName), \(Ops.Tracking.device.fullName)")
+        ) { _, context in
+            let shareID = try context.parameters.require("share_id")
+            guard Self.isShareID(shareID) else { throw Self.unknown(shareID) }
+            let ride = try await platform.call(Ops.Orders.getByShare, ["share_id": .string(shareID)])
+            var view = SharedRideView(ride: ride, shareURL: Self.rideURL(shareID, settings: settings))
+            if let tripID = ride.tripID {
+                let trip = try await platform.call(Ops.Trips.get, ["trip_id": .string(tripID)])
+                view.trip = trip
+                view.driver = trip.metadata?["driver"]
+                view.location = await driverPosition(trip)
+            }
+            return try JSONBody.response(view)
+        }
+        pages.on(
+            .get, "ride/{share_id}",
+            RouteDoc(
+                "A ride's share page (HTML): the driver on the way, the ride, then its summary", tag: .shareLinks, path: shareID,
                 replies: [.init(status: 200, description: "an HTML page", content: .html)], callsServices: false)
         ) { _, context in
             let shareID = try context.parameters.require("share_id")
@@ -64,6 +107,22 @@ struct SharedTrip: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case trip, driver, location
+        case shareURL = "share_url"
+    }
+}
+
+/// `/v1/ride-shares/<share id>`: the ride, and while a driver drives a leg, that trip (as
+/// `SharedTrip` has it, so one page draws both) and the driver's position.
+@WireModel
+struct SharedRideView: Codable, Sendable {
+    var ride: SharedRide
+    var shareURL: String
+    var trip: Trip?
+    var driver: JSONValue?
+    var location: LatestLocation?
+
+    enum CodingKeys: String, CodingKey {
+        case ride, trip, driver, location
         case shareURL = "share_url"
     }
 }

@@ -16,6 +16,8 @@ public protocol OrderStorage: ReactorCursors {
     /// Stores a new order and its `order.status.NEW` event; `openOrderExists` when the rider has one.
     func create(_ order: Order) async throws
     func order(id: String) async throws -> Order?
+    /// The order shared as `shareID` (`orders.share`).
+    func order(shareID: String) async throws -> Order?
     /// Changes an order in one transaction: `body` sees the current order and changes it or
     /// throws (nothing is written). The version grows by one; a new status gets its event, and
     /// `sideEvents(before, after)` any others. A change that gives an open order a driver who

@@ -88,6 +88,14 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
             CREATE INDEX payments_by_driver_day ON payments (driver_id, day);
             """
         ),
+        (
+            "v4",
+            """
+            -- A ride's share link (orders.share): one id per order, found by it.
+            ALTER TABLE orders ADD COLUMN share_id TEXT;
+            CREATE UNIQUE INDEX orders_by_share ON orders (share_id) WHERE share_id IS NOT NULL;
+            """
+        ),
     ]
 
     public func create(_ order: Order) async throws {
@@ -122,6 +130,11 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
         return order
     }
 
+    public func order(shareID: String) async throws -> Order? {
+        guard let id = try await database.read({ db in try db.value(String.self, "SELECT id FROM orders WHERE share_id = ?", [shareID]) }) else { return nil }
+        return try await order(id: id)
+    }
+
     public func change(
         id: String, now: Date, sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent],
         _ body: @escaping @Sendable (inout Order) throws -> Void
@@ -136,9 +149,10 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
                 throw OrderStoreFailure.driverBusy(driver: driver, openOrder: open)
             }
             try db.run(
-                "UPDATE orders SET status = ?, driver_id = ?, version = ?, document = ? WHERE id = ? AND version = ?",
+                "UPDATE orders SET status = ?, driver_id = ?, share_id = ?, version = ?, document = ? WHERE id = ? AND version = ?",
                 [
-                    applied.order.status.rawValue, applied.order.driver?.id, applied.order.version, String(decoding: applied.document, as: UTF8.self),
+                    applied.order.status.rawValue, applied.order.driver?.id, applied.order.shareID, applied.order.version,
+                    String(decoding: applied.document, as: UTF8.self),
                     id, order.version,
                 ])
             if applied.offersChanged { try Self.replaceOffers(db, applied.order) }

@@ -64,6 +64,13 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
         return try await postgres.read { connection in try await Self.fetch(connection, id: id, lock: false, logger: logger) }
     }
 
+    public func order(shareID: String) async throws -> Order? {
+        let logger = logger
+        return try await postgres.read { connection in
+            try await connection.first("SELECT document FROM orders WHERE share_id = \(shareID)", as: String.self, logger: logger).map(OrderRows.decode)
+        }
+    }
+
     private static func fetch(_ connection: PostgresConnection, id: String, lock: Bool, logger: Logger) async throws -> Order? {
         try await connection.first("SELECT document FROM orders WHERE id = \(id)\(unescaped: lock ? " FOR UPDATE" : "")", as: String.self, logger: logger)
             .map(OrderRows.decode)
@@ -92,7 +99,8 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
             }
             try await connection.run(
                 """
-                UPDATE orders SET status = \(applied.order.status.rawValue), driver_id = \(applied.order.driver?.id), version = \(applied.order.version),
+                UPDATE orders SET status = \(applied.order.status.rawValue), driver_id = \(applied.order.driver?.id), share_id = \(applied.order.shareID),
+                    version = \(applied.order.version),
                     document = \(String(decoding: applied.document, as: UTF8.self)) WHERE id = \(id)
                 """, logger: logger)
             if applied.offersChanged { try await Self.replaceOffers(connection, applied.order, logger: logger) }

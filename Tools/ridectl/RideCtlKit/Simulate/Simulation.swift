@@ -225,13 +225,15 @@ actor Simulation {
 
     /// Prints where to watch one of the first rides live (what a rider would send a friend).
     private func announceShareLink(_ order: Order) {
-        guard let base = settings.shareLinks, announcedShareLinks < settings.shareLinkCount, let tripID = order.tripID else { return }
+        guard let base = settings.shareLinks, announcedShareLinks < settings.shareLinkCount else { return }
         announcedShareLinks += 1
         let client = self.client
         Task {
-            guard let trip = try? await client.call(Ops.Trips.get, TripIDParams(tripID: tripID)) else { return }
+            // The ride's link (as the rider would share it): it follows the whole ride.
+            guard let share = try? await client.call(Ops.Orders.share, OrderParams(caller: Caller(role: .rider, id: order.rider.id), id: order.id)) else { return }
             // On a terminal, clear the progress line first; it is drawn again on its next tick.
-            Output.err((Output.stderrIsTerminal ? "\r\u{1B}[2K" : "") + "ride \(order.id) (\(order.driver?.name ?? "driver") to the pickup), live at \(base)/\(trip.shareID)\n")
+            Output.err(
+                (Output.stderrIsTerminal ? "\r\u{1B}[2K" : "") + "ride \(order.id) (\(order.driver?.name ?? "driver") to the pickup), live at \(base)/ride/\(share.shareID)\n")
         }
     }
 
