@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Geo
+import PlatformLauncher
 import RideModels
 import Synchronization
 import Testing
@@ -169,6 +170,80 @@ import Wire
             #expect(errors.all.count == counts.2 && locations.all.count == counts.3)
             await publisher.close()
             await device.close()
+        }
+    }
+
+    /// `sync()` lets the platform decide (the seed's `syncDeviceSettings`): tracking's word is the
+    /// last tracking command published for the device — `start_tracking` when its driver's ride is
+    /// accepted, `stop_tracking` when it ends — kept across a restart of tracking.
+    @Test func syncLetsThePlatformDecideWhetherTheDeviceTracks() async throws {
+        try await withTestBus("sdk-sync") { bus in
+            let tracking = try await TestTracking.start(on: bus)
+            let device = try TrackingDevice(id: "sdk-sync", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.center), runtime: DeviceRuntime())
+            @Sendable func serverTracking() async throws -> Bool? { (try? await tracking.call("device", DeviceParams(deviceID: "sdk-sync"), as: DeviceInfo.self))?.tracking }
+            // The app in the foreground tracks; going to the background it syncs: no ride, so it stops.
+            device.startTracking()
+            try await eventually("the platform knows the device tracks") { try await serverTracking() == true }
+            device.sync()
+            try await eventually("no ride: the sync stopped tracking") { !device.isTracking }
+            try await eventually("and the device told the platform") { try await serverTracking() == false }
+
+            // A ride accepted: start_tracking. The app stops tracking by itself; a sync starts it again.
+            let publisher = try await EventPublisher(endpoint: bus.ingress, source: "notifications", logger: testLogger)
+            #expect(await publisher.waitForSubscriber(to: "device.command.sdk-sync"))
+            func command(_ command: DeviceCommand) throws {
+                try publisher.publish(topic: "device.command.sdk-sync", type: "device.command", data: DeviceCommandEvent(command: command, issuedAt: Date()))
+            }
+            try command(.startTracking)
+            try await eventually("the ride's command is obeyed") { device.isTracking }
+            device.stopTracking()
+            device.sync()
+            try await eventually("a ride: the sync started tracking again") { device.isTracking }
+
+            // Kept across a restart of tracking: the platform still says there is a ride.
+            bus.supervisor.signal(tracking.name, SIGKILL)
+            _ = await bus.supervisor.waitForExit(tracking.name, timeout: .seconds(5))
+            try await tracking.startProcess()
+            device.stopTracking()
+            device.sync()
+            try await eventually("after the restart the sync still finds the ride", timeout: .seconds(30)) { device.isTracking }
+
+            // The ride ends: stop_tracking. The app tracks in the foreground; the platform's `sync` command stops it.
+            try command(.stopTracking)
+            try await eventually("the ride's end is obeyed") { !device.isTracking }
+            device.startTracking()
+            try await eventually("the platform knows the device tracks again") { try await serverTracking() == true }
+            try command(.sync)
+            try await eventually("the platform's sync command asks, and no ride stops tracking") { !device.isTracking }
+            await publisher.close()
+            await device.close()
+        }
+    }
+
+    @Test func aSyncOnTheIngestSocketIsAnsweredAndBadSyncsAreRefused() async throws {
+        try await withTestBus("sdk-sync-wire") { bus in
+            let tracking = try await TestTracking.start(on: bus)
+            let synced = try IngestProbe.exchange(
+                endpoint: tracking.ingest, routingID: "wire-sync",
+                frames: ["batch", #"{"publishable_key":"pk_test","batch_id":1,"device":{"tracking":true},"locations":[],"sync":true}"#])
+            #expect(synced.first == "ack", "\(synced)")
+            let ack = try JSONCoding.decode(IngestAck.self, from: Array(synced.last!.utf8))
+            #expect(ack.platformTracking == false, "a device never given a ride: do not track")
+            let plain = try IngestProbe.exchange(
+                endpoint: tracking.ingest, routingID: "wire-sync", frames: ["batch", #"{"publishable_key":"pk_test","batch_id":2,"locations":[]}"#])
+            #expect(try JSONCoding.decode(IngestAck.self, from: Array(plain.last!.utf8)).platformTracking == nil, "only a sync is answered")
+            for bad in [#""yes""#, "{}"] {
+                let reply = try IngestProbe.exchange(
+                    endpoint: tracking.ingest, routingID: "wire-sync",
+                    frames: ["batch", #"{"publishable_key":"pk_test","batch_id":3,"locations":[],"sync":\#(bad)}"#])
+                #expect(reply.first == "error", "sync \(bad) → \(reply)")
+                let body = try JSONCoding.decode(JSONValue.self, from: Array(reply.last!.utf8))
+                #expect(body["error"]?["code"] == "invalid_batch", "\(reply)")
+                #expect(body["error"]?["message"]?.stringValue?.contains("sync") == true, "the error names the field: \(reply)")
+            }
+            let overBroker = try await tracking.callRaw("ingest", json: #"{"publishable_key":"pk_test","device_id":"wire-sync","batch_id":4,"locations":[],"sync":"yes"}"#)
+            #expect(overBroker.status == 400 || overBroker.status == 422, "\(overBroker.status) \(String(decoding: overBroker.json, as: UTF8.self))")
+            #expect(try await HTTPProbe.get(tracking.healthURL).status == 200, "the service goes on")
         }
     }
 }
