@@ -88,10 +88,13 @@ public struct IngestBatch: Codable, Sendable, Equatable {
     public var device: DeviceIntents?
     public var locations: [DeviceLocation]
     public var geotags: [GeotagRecord]?
+    /// The device's sync (`HyperTrack.sync()`, or a `sync` command): the ack then says whether the
+    /// platform wants the device tracked (`platform_tracking`), and the SDK obeys.
+    public var sync: Bool?
 
     public init(
         publishableKey: String, deviceID: String? = nil, batchID: UInt64, device: DeviceIntents? = nil,
-        locations: [DeviceLocation], geotags: [GeotagRecord]? = nil
+        locations: [DeviceLocation], geotags: [GeotagRecord]? = nil, sync: Bool? = nil
     ) {
         self.publishableKey = publishableKey
         self.deviceID = deviceID
@@ -99,10 +102,11 @@ public struct IngestBatch: Codable, Sendable, Equatable {
         self.device = device
         self.locations = locations
         self.geotags = geotags
+        self.sync = sync
     }
 
     enum CodingKeys: String, CodingKey {
-        case device, locations, geotags
+        case device, locations, geotags, sync
         case publishableKey = "publishable_key"
         case deviceID = "device_id"
         case batchID = "batch_id"
@@ -135,17 +139,22 @@ public struct IngestAck: Codable, Sendable, Equatable {
     public var rejected: [RejectedItem]
     /// The device's intents as the server has them now (a newer server-side change wins).
     public var device: DeviceIntents
+    /// Only on a sync's ack: whether the platform wants the device tracked — true while its
+    /// driver has a ride (the last tracking command published for it was `start_tracking`).
+    public var platformTracking: Bool?
 
-    public init(batchID: UInt64, accepted: Int, rejected: [RejectedItem], device: DeviceIntents) {
+    public init(batchID: UInt64, accepted: Int, rejected: [RejectedItem], device: DeviceIntents, platformTracking: Bool? = nil) {
         self.batchID = batchID
         self.accepted = accepted
         self.rejected = rejected
         self.device = device
+        self.platformTracking = platformTracking
     }
 
     enum CodingKeys: String, CodingKey {
         case accepted, rejected, device
         case batchID = "batch_id"
+        case platformTracking = "platform_tracking"
     }
 }
 

@@ -56,7 +56,9 @@ public enum HyperTrack {
     @discardableResult
     public static func addGeotag(_ metadata: JSON.Object) -> Result<Location, LocationError> { device.addGeotag(metadata) }
 
-    /// Synchronizes tracking and availability intents with the platform now.
+    /// Synchronizes tracking and availability intents with the platform now, and lets the platform
+    /// decide whether the device tracks: it stops when the driver has no ride, starts when they have
+    /// one (the seed's `syncDeviceSettings`; see docs/services/tracking.md).
     public static func sync() { device.sync() }
 
     /// The current location first, then each change. Stops when the handle is cancelled or released.

@@ -148,9 +148,12 @@ public final class TrackingDevice: Sendable {
         return result
     }
 
+    /// Sends the intents now and asks the platform whether the device should track: the platform
+    /// decides (it stops tracking when the driver has no ride — the seed's `syncDeviceSettings`).
     public func sync() {
         state.withLock { state in
             state.intentsUnsent = true
+            state.syncRequested = true
             state.flushRequested = true
         }
         runtime.wake()
@@ -272,6 +275,8 @@ struct DeviceState {
     var nextSampleAt = Date.distantPast
     var nextFlushAt = Date.distantPast
     var flushRequested = false
+    /// A sync asked for: the next batch carries `sync`, and its ack's `platform_tracking` is obeyed.
+    var syncRequested = false
     var stats = DeviceStatistics()
 
     init(name: String, now: Date) {
@@ -297,7 +302,7 @@ struct DeviceState {
             setTracking(command.command == .startTracking, at: command.issuedAt ?? now)
             intentsChangedAt = now
         case .sync:
-            break
+            syncRequested = true
         }
         intentsUnsent = true
         flushRequested = true
@@ -344,7 +349,6 @@ struct DeviceState {
             stats.resends += 1
             return inFlight.frames
         }
-        let hasData = !pending.isEmpty || !pendingGeotags.isEmpty || intentsUnsent
         guard hasData, flushRequested || now >= nextFlushAt || pending.count >= configuration.maximumBatch else { return nil }
         let locations = Array(pending.prefix(configuration.maximumBatch))
         pending.removeFirst(locations.count)
@@ -354,8 +358,9 @@ struct DeviceState {
             : nil
         let batch = IngestBatch(
             publishableKey: configuration.publishableKey ?? "", batchID: nextBatchID, device: intents,
-            locations: locations, geotags: pendingGeotags.isEmpty ? nil : pendingGeotags)
+            locations: locations, geotags: pendingGeotags.isEmpty ? nil : pendingGeotags, sync: syncRequested ? true : nil)
         pendingGeotags = []
+        syncRequested = false
         intentsUnsent = false
         flushRequested = false
         nextBatchID += 1
@@ -364,6 +369,9 @@ struct DeviceState {
         inFlight = InFlight(batch: batch, frames: frames, sentAt: now, attempts: 1)
         return frames
     }
+
+    /// Something waits to be sent.
+    var hasData: Bool { !pending.isEmpty || !pendingGeotags.isEmpty || intentsUnsent || syncRequested }
 
     /// Backoff: the acknowledgement timeout, doubling with each attempt, at most 30 s.
     func retryAt(_ inFlight: InFlight, configuration: SDKConfiguration) -> Date {
@@ -377,7 +385,7 @@ struct DeviceState {
         if collecting && hasProvider { deadline = min(deadline, nextSampleAt) }
         if let inFlight {
             deadline = min(deadline, retryAt(inFlight, configuration: configuration))
-        } else if !pending.isEmpty || !pendingGeotags.isEmpty || intentsUnsent {
+        } else if hasData {
             deadline = flushRequested ? .distantPast : min(deadline, nextFlushAt)
         }
         return deadline
@@ -398,6 +406,14 @@ struct DeviceState {
             if let name = ack.device.name { self.name = name }
             if let metadata = ack.device.metadata { self.metadata = metadata }
             intentsChangedAt = changedAt
+        }
+        // A sync's answer: the platform decides whether the device tracks; the device tells it back.
+        if inFlight.batch.sync == true, let wanted = ack.platformTracking, wanted != tracking {
+            logger.info("tracking set by the platform on sync", metadata: ["tracking": "\(wanted)"])
+            setTracking(wanted, at: now)
+            intentsChangedAt = now
+            intentsUnsent = true
+            flushRequested = true
         }
         if pending.count >= 1 { nextFlushAt = min(nextFlushAt, now) }
     }

@@ -145,6 +145,29 @@ import Wire
         }
     }
 
+    /// The driver's movement status on the rider's socket: Dan going off and on duty mid-ride
+    /// (tracking's `device.status.gw-dan-phone`) reaches Ann's live connection as `driver_status`.
+    @Test func theDriversStatusReachesTheRidersWebSocket() async throws {
+        try await withTestBus("gateway-driver-status") { bus in
+            let apps = try await Apps.start(bus)
+            let id = try await apps.bookAndAccept()
+            let riderLive = apps.live(id, token: apps.rider.token)
+            try await eventually("the snapshot arrived") { riderLive.statuses == ["PICKING_UP"] }
+            @Sendable func statuses() -> [JSONValue] { riderLive.received.filter { $0["type"] == "driver_status" } }
+            for available in [false, true] {
+                #expect(try await apps.gateway.request("PUT", "/v1/me/availability", token: apps.driver.token, #"{"available":\#(available)}"#).status == 200)
+                try await eventually("Ann heard Dan's availability \(available)", timeout: .seconds(10)) {
+                    statuses().contains { $0["available"] == .bool(available) }
+                }
+            }
+            // Off duty and not tracking, the phone is inactive (tracking_stopped); back on duty, available.
+            #expect(statuses().first?["value"] == "inactive" && statuses().first?["reason"] == "tracking_stopped", "\(statuses())")
+            #expect(statuses().last?["reason"] == "available", "\(statuses())")
+            #expect(statuses().allSatisfy { $0["device_id"] == "gw-dan-phone" && $0["order_id"] == .string(id) }, "\(statuses())")
+            riderLive.close()
+        }
+    }
+
     /// The ride's share link in a real browser follows the whole ride: the driver's marker moves
     /// on the way to the pickup, the same link then shows the ride to the drop-off, then the
     /// summary. The pickup trip's own link (HyperTrack's per-trip page) shows that trip's summary.

@@ -37,6 +37,8 @@ import Testing
             driver.lastSeen = Self.start.addingTimeInterval(2)
             driver.sequence = 7
             driver.latest = Self.location(2, full: true)
+            driver.platformTracking = true
+            driver.platformTrackingAt = Self.start.addingTimeInterval(1)
             let first = (0...2).map { Self.location($0, full: $0 % 2 == 0) }
             let geotag = GeotagRecord(metadata: ["order_id": "o-1"], location: Self.location(1, full: false))
             var rider = DeviceRecord(id: "rider-1")
@@ -60,6 +62,8 @@ import Testing
             #expect(loaded.intentsChangedAt == Self.start && loaded.lastSeen == Self.start.addingTimeInterval(2))
             #expect(loaded.latest?.recordedAt == Self.start.addingTimeInterval(3) && loaded.latest?.accuracy == nil)
             #expect(devices[1].latest == nil && devices[1].name == nil && !devices[1].available)
+            #expect(loaded.platformTracking && loaded.platformTrackingAt == Self.start.addingTimeInterval(1), "the platform's word on tracking")
+            #expect(!devices[1].platformTracking && devices[1].platformTrackingAt == nil)
 
             let history = try await store.history(deviceID: "driver-1", from: nil, to: nil, limit: 100)
             #expect(history.locations == first + [Self.location(3, full: false)], "each location once, oldest first, readings as sent")

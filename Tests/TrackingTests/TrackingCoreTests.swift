@@ -124,6 +124,20 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
         #expect(core.setAvailability(deviceID: "d", available: true, now: now)?.events.isEmpty == true)
     }
 
+    /// The platform's word on a device's tracking, which answers its sync: the newest command kept.
+    @Test func trackingCommandsAreKeptNewestFirst() {
+        var core = TrackingCore()
+        #expect(core.command(deviceID: "nobody", tracking: true, issuedAt: now) == nil)
+        _ = core.apply(deviceID: "d", intents: nil, locations: [fix(1, 1)], now: now)
+        #expect(core.record("d")?.platformTracking == false, "never commanded: no ride")
+        #expect(core.command(deviceID: "d", tracking: true, issuedAt: now)?.record.platformTracking == true)
+        #expect(core.command(deviceID: "d", tracking: false, issuedAt: now.addingTimeInterval(-5)) == nil, "the last ride's late stop")
+        #expect(core.record("d")?.platformTracking == true)
+        let stopped = core.command(deviceID: "d", tracking: false, issuedAt: now.addingTimeInterval(5))
+        #expect(stopped?.record.platformTracking == false && stopped?.events.isEmpty == true)
+        #expect(core.record("d")?.platformTrackingAt == now.addingTimeInterval(5))
+    }
+
     @Test func nearbyAppliesEveryFilter() {
         var core = TrackingCore()
         let center = GeoPoint(latitude: 47.8, longitude: 35.1)

@@ -96,6 +96,32 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         #expect(state.tracking && state.available)
     }
 
+    /// A sync's batch says so; its ack's `platform_tracking` decides, and the device reports it back.
+    /// Only a sync's ack is obeyed so; a `sync` command asks the same way.
+    @Test func aSyncAsksThePlatformAndObeysItsAnswer() throws {
+        var state = DeviceState(name: "d", now: start)
+        state.setTracking(true, at: start)
+        state.syncRequested = true
+        let sent = state.outbound(now: start, configuration: configuration(), deviceID: "d")
+        let frames = try #require(sent)
+        #expect(try JSONCoding.decode(IngestBatch.self, from: frames[1]).sync == true)
+        #expect(!state.syncRequested)
+        let ack = IngestAck(batchID: 1, accepted: 0, rejected: [], device: DeviceIntents(tracking: true, changedAt: start), platformTracking: false)
+        state.acknowledge(ack, now: start.addingTimeInterval(1), logger: logger)
+        #expect(!state.tracking, "no ride: tracking stops")
+        #expect(state.intentsUnsent, "and the platform is told")
+
+        state.setTracking(true, at: start.addingTimeInterval(2))
+        _ = state.outbound(now: start.addingTimeInterval(3), configuration: configuration(), deviceID: "d")
+        #expect(state.inFlight?.batch.sync == nil)
+        state.acknowledge(IngestAck(batchID: 2, accepted: 0, rejected: [], device: DeviceIntents(), platformTracking: false), now: start.addingTimeInterval(4), logger: logger)
+        #expect(state.tracking, "an answer to a batch that did not ask changes nothing")
+
+        let obeyed = state.obey(DeviceCommandEvent(command: .sync), now: start.addingTimeInterval(5))
+        #expect(obeyed)
+        #expect(state.syncRequested)
+    }
+
     /// The stop of a driver's last ride arriving after the start of the next (a reordering the
     /// notifications service cannot rule out) must not stop tracking mid-ride.
     @Test func aTrackingCommandOlderThanTheLastTrackingChangeIsIgnored() {

@@ -10,13 +10,15 @@ import Wire
 /// - `snapshot`: the order now, and the `sequence` to resume after (first message without `after`).
 /// - `status`: an `order.status.*` event (`sequence`, `order`, `previous_status`).
 /// - `location`: the driver's position (`device_id`, `location`, `recorded_at`, `speed`, `accuracy`, `bearing`).
+/// - `driver_status`: the driver's device became active or inactive, or went on or off duty
+///   (`device_id`, `value` active|inactive, `available`, `reason`): its `device.status` event.
 /// - `eta`: the current trip's estimate (`trip_id`, `estimate`).
 /// - `chat`: a message of the order's chat (`message`: id, number, sender, text, sent_at).
 typealias LiveMessage = [String: JSONValue]
 
 /// The gateway's one subscription to the bus, fanned out to the WebSocket connections watching
-/// orders: `order.` (statuses and chat) and `trip.eta` for everyone, `device.location.<id>` only for the
-/// drivers of watched orders (the bus filters the rest out). A sequence gap in the `orders`
+/// orders: `order.` (statuses and chat) and `trip.eta` for everyone, `device.location.<id>` and
+/// `device.status.<id>` only for the drivers of watched orders (the bus filters the rest out). A sequence gap in the `orders`
 /// source is filled through `orders.events` before going on, so no watched status is lost.
 actor LiveHub {
     private let subscriber: EventSubscriber<JSONValue>
@@ -78,15 +80,20 @@ actor LiveHub {
             ordersOfDevice[previous]?.remove(orderID)
             if ordersOfDevice[previous]?.isEmpty == true {
                 ordersOfDevice[previous] = nil
-                subscriber.unsubscribe(Events.deviceLocation.topic + previous)
+                for topic in Self.deviceTopics { subscriber.unsubscribe(topic + previous) }
             }
         }
         deviceOfOrder[orderID] = device
         if let device, watchers[orderID] != nil {
-            if ordersOfDevice[device, default: []].isEmpty { subscriber.subscribe(Events.deviceLocation.topic + device) }
+            if ordersOfDevice[device, default: []].isEmpty {
+                for topic in Self.deviceTopics { subscriber.subscribe(topic + device) }
+            }
             ordersOfDevice[device, default: []].insert(orderID)
         }
     }
+
+    /// What the hub follows of a watched order's driver's device.
+    static let deviceTopics = [Events.deviceLocation.topic, Events.deviceStatus.topic]
 
     /// Follows the driver of `order` while it is open and has one.
     func track(_ order: Order) {
@@ -112,13 +119,22 @@ actor LiveHub {
             message["trip_id"] = data["data"]?["trip_id"]
             message["estimate"] = data["data"]?["estimate"]
             send(message, to: orderID)
-        } else if let deviceID = data["device_id"]?.stringValue, data["location"] != nil {
+        } else if let deviceID = data["device_id"]?.stringValue, let type = Self.deviceMessageType(event.type) {
             for orderID in ordersOfDevice[deviceID] ?? [] {
                 var message = data.objectValue ?? [:]
-                message["type"] = "location"
+                message["type"] = .string(type)
                 message["order_id"] = .string(orderID)
                 send(message, to: orderID)
             }
+        }
+    }
+
+    /// The live message type of a driver device's event: `location` or `driver_status`.
+    static func deviceMessageType(_ eventType: String) -> String? {
+        switch eventType {
+        case Events.deviceLocation.type: "location"
+        case Events.deviceStatus.type: "driver_status"
+        default: nil
         }
     }
 

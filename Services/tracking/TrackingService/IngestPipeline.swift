@@ -96,7 +96,7 @@ public final class IngestPipeline: Sendable {
         }
         let ack = IngestAck(
             batchID: batch.batchID, accepted: checked.locations.count + checked.geotags.count,
-            rejected: checked.rejected, device: change.record.intents)
+            rejected: checked.rejected, device: change.record.intents, platformTracking: batch.sync == true ? change.record.platformTracking : nil)
         let write = TrackingWrite(record: change.record, intentsChanged: change.intentsChanged, locations: checked.locations, geotags: checked.geotags)
         writer.submit(
             StoreWriter.Job(writes: [write], events: change.events) { result in

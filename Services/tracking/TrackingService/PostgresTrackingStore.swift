@@ -78,7 +78,14 @@ public final class PostgresTrackingStore: TrackingStore {
             );
             CREATE INDEX geotags_by_device_time ON geotags (device_id, recorded_at);
             """
-        )
+        ),
+        (
+            "v2",
+            """
+            ALTER TABLE devices ADD COLUMN platform_tracking BOOLEAN NOT NULL DEFAULT FALSE;
+            ALTER TABLE devices ADD COLUMN platform_tracking_at BIGINT;
+            """
+        ),
     ]
 
     public func loadDevices() async throws -> [DeviceRecord] {
@@ -87,12 +94,13 @@ public final class PostgresTrackingStore: TrackingStore {
             let rows = try await connection.all(
                 """
                 SELECT id, name, metadata, available, tracking, intents_changed_at, activity, last_seen, sequence,
-                       latest_latitude, latest_longitude, latest_recorded_at, latest_accuracy, latest_speed, latest_bearing
+                       latest_latitude, latest_longitude, latest_recorded_at, latest_accuracy, latest_speed, latest_bearing,
+                       platform_tracking, platform_tracking_at
                 FROM devices
                 """,
                 as: (
                     String, String?, String, Bool, Bool, Int64, String, Int64?, Int64,
-                    Double?, Double?, Int64?, Double?, Double?, Double?
+                    Double?, Double?, Int64?, Double?, Double?, Double?, Bool, Int64?
                 ).self, logger: logger)
             return rows.map { row in
                 var record = DeviceRecord(id: row.0)
@@ -104,6 +112,8 @@ public final class PostgresTrackingStore: TrackingStore {
                 record.activity = DeviceActivity(rawValue: row.6) ?? .inactive
                 record.lastSeen = row.7.map(SQLiteTrackingStore.date)
                 record.sequence = UInt64(max(0, row.8))
+                record.platformTracking = row.15
+                record.platformTrackingAt = row.16.map(SQLiteTrackingStore.date)
                 if let latitude = row.9, let longitude = row.10, let recordedAt = row.11 {
                     record.latest = DeviceLocation(
                         latitude: latitude, longitude: longitude, recordedAt: SQLiteTrackingStore.date(recordedAt),
@@ -144,15 +154,19 @@ public final class PostgresTrackingStore: TrackingStore {
                 let (accuracy, speed, bearing) = (latest?.accuracy, latest?.speed, latest?.bearing)
                 if write.intentsChanged {
                     let metadata = String(decoding: JSONValue.object(record.metadata).jsonBytes, as: UTF8.self)
+                    let platformTrackingAt = record.platformTrackingAt.map(SQLiteTrackingStore.milliseconds)
                     try await connection.run(
                         """
                         INSERT INTO devices (id, name, metadata, available, tracking, intents_changed_at, activity, last_seen, sequence,
-                            latest_latitude, latest_longitude, latest_recorded_at, latest_accuracy, latest_speed, latest_bearing)
+                            latest_latitude, latest_longitude, latest_recorded_at, latest_accuracy, latest_speed, latest_bearing,
+                            platform_tracking, platform_tracking_at)
                         VALUES (\(record.id), \(record.name), \(metadata), \(record.available), \(record.tracking),
                             \(SQLiteTrackingStore.milliseconds(record.intentsChangedAt)), \(record.activity.rawValue), \(lastSeen), \(sequence),
-                            \(latitude), \(longitude), \(recordedAt), \(accuracy), \(speed), \(bearing))
+                            \(latitude), \(longitude), \(recordedAt), \(accuracy), \(speed), \(bearing),
+                            \(record.platformTracking), \(platformTrackingAt))
                         ON CONFLICT (id) DO UPDATE SET name = excluded.name, metadata = excluded.metadata, available = excluded.available,
                             tracking = excluded.tracking, intents_changed_at = excluded.intents_changed_at, activity = excluded.activity,
+                            platform_tracking = excluded.platform_tracking, platform_tracking_at = excluded.platform_tracking_at,
                             last_seen = excluded.last_seen, sequence = excluded.sequence, latest_latitude = excluded.latest_latitude,
                             latest_longitude = excluded.latest_longitude, latest_recorded_at = excluded.latest_recorded_at,
                             latest_accuracy = excluded.latest_accuracy, latest_speed = excluded.latest_speed, latest_bearing = excluded.latest_bearing

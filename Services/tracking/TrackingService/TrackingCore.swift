@@ -20,6 +20,11 @@ public struct DeviceRecord: Sendable, Equatable {
     public var activity: DeviceActivity = .inactive
     /// The last sequence of this device's event stream (source `tracking/devices/<id>`).
     public var sequence: UInt64 = 0
+    /// Whether the platform wants this device tracked: the last `start_tracking`/`stop_tracking`
+    /// command published for it (a ride accepted; a ride completed or cancelled), when it was
+    /// issued. A device's sync is answered with it; a device never commanded has no ride (false).
+    public var platformTracking = false
+    public var platformTrackingAt: Date?
 
     public init(id: String) { self.id = id }
 
@@ -180,6 +185,18 @@ public struct TrackingCore: Sendable {
         let event = statusEvent(&record, now: now, reason: available ? "available" : "unavailable")
         store(record)
         return DeviceChange(record: record, events: [event])
+    }
+
+    /// A tracking command published for a device (`device.command.<id>`), kept as the platform's
+    /// word on its tracking; nil for an unknown device or a command issued before the last one kept
+    /// (commands of different rides are not ordered on the bus).
+    public mutating func command(deviceID: String, tracking: Bool, issuedAt: Date) -> DeviceChange? {
+        guard var record = record(deviceID) else { return nil }
+        if let last = record.platformTrackingAt, issuedAt <= last { return nil }
+        record.platformTracking = tracking
+        record.platformTrackingAt = issuedAt
+        store(record)
+        return DeviceChange(record: record, events: [])
     }
 
     /// Devices silent for longer than `inactiveAfter` become inactive (and say so).

@@ -57,7 +57,8 @@ public struct TrackingServer: Sendable {
                 program: host.program, code: ExitCodes.unavailable)
         }
         let (workers, peers) = try await Self.workers(settings: settings, pipeline: pipeline, store: store, host: host)
-        let commands = DeviceCommandForwarder(endpoint: settings.sub, ingest: ingest, shard: settings.shard, logger: logger)
+        let commands = DeviceCommandForwarder(
+            endpoint: settings.sub, ingest: ingest, state: state, writer: writer, shard: settings.shard, logger: logger)
         let sweeper = InactivitySweeper(state: state, writer: writer, inactiveAfter: settings.inactiveAfter)
         TrackingMetrics(metrics: metrics, state: state, pipeline: pipeline, ingest: ingest, writer: writer, peers: peers).register()
         let settings = self.settings
@@ -113,10 +114,14 @@ extension TrackingServer {
 
 /// Forwards `device.command.<id>` from the bus to the device's ingest connection. Every shard hears
 /// every command (a device's topic says nothing of its shard); only the device's own shard, where
-/// it connects, passes it on — the others would only count it undeliverable.
+/// it connects, passes it on — the others would only count it undeliverable. That shard also keeps
+/// a tracking command as the platform's word on the device's tracking (`DeviceRecord.platformTracking`),
+/// which answers the device's sync.
 struct DeviceCommandForwarder: Service {
     let endpoint: String
     let ingest: IngestServer
+    let state: TrackingState
+    let writer: StoreWriter
     let shard: DeviceShard
     let logger: Logger
 
@@ -127,12 +132,34 @@ struct DeviceCommandForwarder: Service {
                 for case .event(let received) in batch {
                     let deviceID = String(received.topic.dropFirst(Events.deviceCommand.topic.count))
                     guard shard.owns(deviceID) else { continue }
-                    ingest.deliver(received.event.data, to: deviceID)
+                    let command = received.event.data
+                    let kept = keep(command, for: deviceID)
+                    ingest.deliver(command, to: deviceID)
+                    if let kept {
+                        do {
+                            try await writer.write([TrackingWrite(record: kept.record)], events: [])
+                        } catch {
+                            logger.warning("a tracking command could not be stored", metadata: ["device": "\(deviceID)", "error": "\(error)"])
+                        }
+                    }
                 }
             }
         } onGracefulShutdown: {
             Task { await subscriber.close() }
         }
+    }
+}
+
+extension DeviceCommandForwarder {
+    /// Keeps a start or stop command as the platform's word (before the device hears it, so a sync
+    /// that follows the command is answered with it); nil when nothing changed.
+    func keep(_ command: DeviceCommandEvent, for deviceID: String) -> DeviceChange? {
+        guard command.command != .sync else { return nil }
+        let change = state.command(deviceID: deviceID, tracking: command.command == .startTracking, issuedAt: command.issuedAt ?? Date())
+        if change == nil {
+            logger.info("a tracking command for an unknown device, or older than the last one; not kept", metadata: ["device": "\(deviceID)"])
+        }
+        return change
     }
 }
 

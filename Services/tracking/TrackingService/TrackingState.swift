@@ -20,6 +20,10 @@ public final class TrackingState: Sendable {
         core.withLock { $0.setAvailability(deviceID: deviceID, available: available, now: now) }
     }
 
+    public func command(deviceID: String, tracking: Bool, issuedAt: Date) -> DeviceChange? {
+        core.withLock { $0.command(deviceID: deviceID, tracking: tracking, issuedAt: issuedAt) }
+    }
+
     public func sweep(now: Date, inactiveAfter: TimeInterval) -> [DeviceChange] {
         core.withLock { $0.sweep(now: now, inactiveAfter: inactiveAfter) }
     }

@@ -97,7 +97,14 @@ public final class SQLiteTrackingStore: TrackingStore {
             );
             CREATE INDEX geotags_by_device_time ON geotags (device_id, recorded_at);
             """
-        )
+        ),
+        (
+            "v2",
+            """
+            ALTER TABLE devices ADD COLUMN platform_tracking INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE devices ADD COLUMN platform_tracking_at INTEGER;
+            """
+        ),
     ]
 
     public func loadDevices() async throws -> [DeviceRecord] {
@@ -112,6 +119,8 @@ public final class SQLiteTrackingStore: TrackingStore {
                 record.activity = DeviceActivity(rawValue: row["activity"]) ?? .inactive
                 record.lastSeen = (row["last_seen"] as Int64?).map(Self.date)
                 record.sequence = UInt64(row["sequence"] as Int64)
+                record.platformTracking = row["platform_tracking"]
+                record.platformTrackingAt = (row["platform_tracking_at"] as Int64?).map(Self.date)
                 if let latitude: Double = row["latest_latitude"], let longitude: Double = row["latest_longitude"],
                     let recordedAt: Int64 = row["latest_recorded_at"]
                 {
@@ -131,10 +140,12 @@ public final class SQLiteTrackingStore: TrackingStore {
             let upsertDevice = try db.cachedStatement(
                 sql: """
                     INSERT INTO devices (id, name, metadata, available, tracking, intents_changed_at, activity, last_seen, sequence,
-                        latest_latitude, latest_longitude, latest_recorded_at, latest_accuracy, latest_speed, latest_bearing)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        latest_latitude, latest_longitude, latest_recorded_at, latest_accuracy, latest_speed, latest_bearing,
+                        platform_tracking, platform_tracking_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (id) DO UPDATE SET name = excluded.name, metadata = excluded.metadata, available = excluded.available,
                         tracking = excluded.tracking, intents_changed_at = excluded.intents_changed_at, activity = excluded.activity,
+                        platform_tracking = excluded.platform_tracking, platform_tracking_at = excluded.platform_tracking_at,
                         last_seen = excluded.last_seen, sequence = excluded.sequence, latest_latitude = excluded.latest_latitude,
                         latest_longitude = excluded.latest_longitude, latest_recorded_at = excluded.latest_recorded_at,
                         latest_accuracy = excluded.latest_accuracy, latest_speed = excluded.latest_speed, latest_bearing = excluded.latest_bearing
@@ -173,6 +184,8 @@ public final class SQLiteTrackingStore: TrackingStore {
                     bind.integer(record.lastSeen.map(Self.milliseconds))
                     bind.integer(Int64(record.sequence))
                     bind.latest(latest)
+                    bind.bool(record.platformTracking)
+                    bind.integer(record.platformTrackingAt.map(Self.milliseconds))
                     try Self.step(upsertDevice, connection)
                 } else {
                     var bind = Binder(updateDevice)
