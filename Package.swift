@@ -237,7 +237,8 @@ let package = Package(
             path: "Tests/TrackingTests"),
         .testTarget(name: "TripsTests", dependencies: ["Wire", "TripsService", "RideModels", "Geo", "Bus"], path: "Tests/TripsTests"),
         .testTarget(
-            name: "OrdersTests", dependencies: ["Wire", "RideContract", "OrdersService", "UsersService", "RideModels", "Storage", "Bus", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "OrdersTests",
+            dependencies: ["Wire", "RideContract", "OrdersService", "UsersService", "RideModels", "Storage", "Bus", "Geo", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/OrdersTests"),
         .testTarget(
             name: "GatewayTests",

@@ -34,6 +34,8 @@ public enum Ops {
         public static let endRide = Op<OrderParams, Order>(service, "end_ride", "the driver ends the ride; the trip completes and the fare is charged")
         public static let cancel = Op<OrderParams, Order>(service, "cancel", "the rider or driver cancels before the ride starts")
         public static let estimate = Op<EstimateParams, FareEstimate>(service, "estimate", "the fare of a ride before booking it")
+        public static let nearbyCars = Op<NearbyCarsParams, NearbyCars>(
+            service, "nearby_cars", "the available cars near a point for a rider (positions only), the nearest's pickup ETA, and a quote with a dropoff")
         public static let sendMessage = Op<SendMessageParams, ChatMessage>(service, "send_message", "a chat message between an order's rider and driver (201)")
         public static let messages = Op<MessagesParams, ChatMessages>(service, "messages", "an order's chat, oldest first")
         public static let rate = Op<RateParams, Order>(service, "rate", "the rider or driver rates the other after the ride")

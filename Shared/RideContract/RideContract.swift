@@ -9,7 +9,7 @@ public enum RideContract {
         Ops.Users.update.descriptor, Ops.Users.savePlace.descriptor, Ops.Users.places.descriptor,
         Ops.Users.deletePlace.descriptor, Ops.Users.events.descriptor, Ops.Orders.create.descriptor, Ops.Orders.get.descriptor,
         Ops.Orders.list.descriptor, Ops.Orders.accept.descriptor, Ops.Orders.decline.descriptor, Ops.Orders.startRide.descriptor,
-        Ops.Orders.endRide.descriptor, Ops.Orders.cancel.descriptor, Ops.Orders.estimate.descriptor,
+        Ops.Orders.endRide.descriptor, Ops.Orders.cancel.descriptor, Ops.Orders.estimate.descriptor, Ops.Orders.nearbyCars.descriptor,
         Ops.Orders.sendMessage.descriptor, Ops.Orders.messages.descriptor, Ops.Orders.rate.descriptor,
         Ops.Orders.history.descriptor, Ops.Orders.share.descriptor, Ops.Orders.getByShare.descriptor, Ops.Orders.earnings.descriptor, Ops.Orders.payment.descriptor,
         Ops.Orders.stats.descriptor,

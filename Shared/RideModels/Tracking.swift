@@ -298,10 +298,12 @@ public struct NearbyDevice: Codable, Sendable, Equatable {
     public var tracking: Bool
     public var lastSeen: Date?
     public var metadata: [String: JSONValue]
+    /// Degrees clockwise from north, of the device's latest fix when it had one.
+    public var bearing: Double?
 
     public init(
         deviceID: String, name: String?, distance: Double, location: GeoJSONPoint, available: Bool, tracking: Bool,
-        lastSeen: Date?, metadata: [String: JSONValue]
+        lastSeen: Date?, metadata: [String: JSONValue], bearing: Double? = nil
     ) {
         self.deviceID = deviceID
         self.name = name
@@ -311,10 +313,11 @@ public struct NearbyDevice: Codable, Sendable, Equatable {
         self.tracking = tracking
         self.lastSeen = lastSeen
         self.metadata = metadata
+        self.bearing = bearing
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, distance, location, available, tracking, metadata
+        case name, distance, location, available, tracking, metadata, bearing
         case deviceID = "device_id"
         case lastSeen = "last_seen"
     }

@@ -148,6 +148,12 @@ struct AppRoutes {
         routes.on(.post, "orders/{id}/rating", OpRoute(Ops.Orders.rate, tag: .rides, path: order, body: .rest, errors: [403, 409]), calling: platform)
         routes.on(.get, "orders/{id}/payment", OpRoute(Ops.Orders.payment, tag: .rides, path: order, errors: [403, 409]), calling: platform)
         routes.on(.post, "fares/estimate", OpRoute(Ops.Orders.estimate, tag: .rides, body: .rest, errors: [404], fieldRules: Self.placeRules), calling: platform)
+        routes.on(
+            .get, "drivers/nearby",
+            OpRoute(
+                Ops.Orders.nearbyCars, tag: .rides, summary: "A rider sees the available cars near a point (positions only), the nearest's pickup ETA, and a quote with a dropoff",
+                query: ["latitude", "longitude", "radius", "dropoff_latitude", "dropoff_longitude"], errors: [403],
+                fieldRules: "dropoff_latitude and dropoff_longitude come together, the dropoff at least 50 m from the point"), calling: platform)
         routes.on(.get, "me/history", OpRoute(Ops.Orders.history, tag: .rides, query: ["before", "limit"]), calling: platform)
         routes.on(.get, "me/earnings", OpRoute(Ops.Orders.earnings, tag: .drivers, query: ["days"], errors: [403]), calling: platform)
         let user: [String: OpRoute<PlacesParams, SavedPlaces>.Filled] = ["user_id": .userID]

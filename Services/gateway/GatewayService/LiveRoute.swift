@@ -40,7 +40,10 @@ struct LiveRoute {
             notificationsPath,
             doc(
                 "The caller's notifications as they are made, over WebSocket (Upgrade: websocket)", tag: .notifications,
-                description: "Text messages {\"type\":\"notification\",\"notification\":{…}}; missed ones are in GET /v1/notifications.")
+                description:
+                    "Text messages {\"type\":\"notification\",\"notification\":{…}}; missed ones are in GET /v1/notifications. "
+                    + "A rider may send {\"watch_nearby\":{latitude, longitude, radius?, dropoff_latitude?, dropoff_longitude?}} (the query of GET /v1/drivers/nearby) "
+                    + "and receives {\"type\":\"nearby_cars\",\"nearby_cars\":{…}} now and every 5 s until {\"watch_nearby\":null} or a new watch.")
         ),
     ]
     static let orderPath = "orders/{id}/live"
@@ -86,8 +89,11 @@ struct LiveRoute {
                 return
             }
             let (watcher, stream) = await hub.watchUser(user.id)
+            let caller: JSONValue = ["role": .string(user.role.rawValue), "id": .string(user.id)]
             do {
-                try await Self.relay(stream, inbound: inbound, outbound: outbound, statuses: StatusesOnce())
+                try await Self.relay(stream, inbound: inbound, outbound: outbound, statuses: StatusesOnce()) { inbound in
+                    try await NearbyWatch.receive(inbound, outbound: outbound, caller: caller, platform: platform)
+                }
             } catch {
                 ws.requestContext.logger.debug("notification connection ended", metadata: ["user_id": "\(user.id)", "error": "\(error)"])
             }
@@ -113,10 +119,10 @@ struct LiveRoute {
     /// Sends the stream's messages until the client closes; `status` messages only once each.
     static func relay(
         _ stream: AsyncStream<LiveMessage>, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
-        statuses: StatusesOnce
+        statuses: StatusesOnce, receive: @escaping @Sendable (WebSocketInboundStream) async throws -> Void = { inbound in for try await _ in inbound {} }
     ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { for try await _ in inbound {} }  // until the client closes
+            group.addTask { try await receive(inbound) }  // until the client closes
             group.addTask {
                 var statuses = statuses
                 for await message in stream where statuses.admits(message) {
@@ -169,9 +175,13 @@ struct LiveRoute {
     static func refuse(_ error: any Error, outbound: WebSocketOutboundWriter, context: GatewayContext) async {
         let refusal = GatewayError(answering: error, path: "live connection", method: "GET", logger: context.logger)
         let (status, code, message) = (refusal.status.code, refusal.code, refusal.message)
-        let body: LiveMessage = ["type": "error", "status": .number(Double(status)), "error": ["code": .string(code), "message": .string(message)]]
-        try? await outbound.write(.text(text(body)))
+        try? await outbound.write(.text(text(Self.error(status: status, code: code, message: message))))
         try? await outbound.close(.unknown(UInt16(4000 + min(max(status, 400), 599))), reason: code)
+    }
+
+    /// `{"type":"error","status":…,"error":{"code","message"}}`.
+    static func error(status: Int, code: String, message: String) -> LiveMessage {
+        ["type": "error", "status": .number(Double(status)), "error": ["code": .string(code), "message": .string(message)]]
     }
 
     static func text(_ message: LiveMessage) -> String {

@@ -65,6 +65,7 @@ struct OrdersOps {
             }
         }
         router.on(Ops.Orders.estimate) { (params: EstimateParams, _) -> FareEstimate in try await estimate(params) }
+        router.on(Ops.Orders.nearbyCars) { (params: NearbyCarsParams, _) -> NearbyCars in try await nearbyCars(params) }
         router.on(Ops.Orders.sendMessage) { (params: SendMessageParams, _) -> Replied<ChatMessage> in
             Replied(status: Status.created, body: try await sendMessage(params))
         }
@@ -319,6 +320,22 @@ struct OrdersOps {
         return FareEstimate(
             currency: fares.currency, totalCents: fares.fareCents(metres: Double(route.distance), seconds: Double(route.duration), surge: multiplier),
             distanceMetres: route.distance, durationSeconds: route.duration, surge: multiplier, pickup: pickup, dropoff: dropoff)
+    }
+
+    /// The available cars near a point as a rider may see them (`NearbyCarsRules`), with the fare
+    /// of a trip from there when a dropoff is given (the estimate above, surge included).
+    func nearbyCars(_ params: NearbyCarsParams) async throws -> NearbyCars {
+        guard params.caller.role == .rider else { throw forbidden("nearby cars are for riders booking a ride") }
+        let pickup = Place(latitude: params.latitude, longitude: params.longitude)
+        var quote: FareEstimate?
+        if let dropoff = try NearbyCarsRules.dropoff(params) { quote = try await estimate(EstimateParams(caller: params.caller, pickup: pickup, dropoff: dropoff)) }
+        let point = GeoPoint(latitude: pickup.latitude, longitude: pickup.longitude)
+        let query = NearbyQuery(
+            location: GeoJSONPoint(point), radius: params.radius ?? NearbyCarsParams.defaultRadius, limit: NearbyCarsParams.maxCars * 2, availableOnly: true)
+        let devices = try await platform.call(Ops.Tracking.nearby, query, timeout: .seconds(2)).devices
+        var cars = NearbyCarsRules.cars(devices, to: point, model: routes, now: Date())
+        cars.quote = quote
+        return cars
     }
 
     /// Pickup and dropoff, each given as a place or as one of the rider's saved places, checked.

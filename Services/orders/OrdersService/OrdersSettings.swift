@@ -13,7 +13,7 @@ public struct RideOrdersCommand: ServiceCommand {
         abstract: "Orders: booking, dispatch to the nearest drivers, and the ride's lifecycle.",
         discussion: """
             Ops on the broker (service "orders"): create, get, list, accept, decline, start_ride, \
-            end_ride, cancel, send_message, messages, rate, history, estimate, earnings, payment, \
+            end_ride, cancel, send_message, messages, rate, history, estimate, nearby_cars, earnings, payment, \
             stats, events, ping. Every op names its caller ({"caller":{"role","id"}}); a \
             rider may touch only their own orders, a driver only orders offered to or accepted by \
             them. Events (source orders, from a transactional outbox): order.status.<STATUS>, \

@@ -234,7 +234,7 @@ public struct TrackingCore: Sendable {
             return NearbyDevice(
                 deviceID: record.id, name: record.name, distance: (hit.distance * 10).rounded() / 10,
                 location: GeoJSONPoint(hit.point), available: record.available, tracking: record.tracking,
-                lastSeen: record.lastSeen, metadata: record.metadata)
+                lastSeen: record.lastSeen, metadata: record.metadata, bearing: record.latest?.bearing)
         }
     }
 
