@@ -29,6 +29,8 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
 
     public var eventLog: any EventLog { SQLiteEventLog(database: database) }
 
+    public var requestLog: any RequestLog { SQLiteRequestLog(database: database) }
+
     /// The schema, one migration per version (the outbox table comes with the first).
     static let migrations: [ServiceDatabase.Migration] = [
         (
@@ -88,6 +90,8 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
             CREATE INDEX payments_by_driver_day ON payments (driver_id, day);
             """
         ),
+        // The keyed requests answered (idempotency keys), kept 24 hours.
+        ("v4", RequestTable.sql),
     ]
 
     public func create(_ order: Order) async throws {
