@@ -70,6 +70,7 @@ let package = Package(
             dependencies: [
                 "Wire",
                 "ZeroMQ",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -48,7 +48,8 @@ import Wire
 }
 
 /// What schemathesis is told beyond the document: the credentials, and which operations may refuse
-/// a request their schema allows — those with rules between fields (`x-field-rules`, 422) and the
+/// a request their schema allows — those with rules between fields (`x-field-rules`, 422), those
+/// taking an `Idempotency-Key` (a key reused with another request, 422), and the
 /// WebSocket routes (a plain GET is told to upgrade: 426). Derived from the document, so a route
 /// that gains such rules says so in one place.
 enum SchemathesisConfiguration {
@@ -61,7 +62,9 @@ enum SchemathesisConfiguration {
         for (path, item) in (document["paths"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
             for (method, operation) in (item.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
                 var also: [String] = []
-                if operation["x-field-rules"] != nil { also.append(#""422""#) }
+                // A key schemathesis happens to send again with another request is 422 idempotency_key_reused.
+                let keyed = operation["parameters"]?.arrayValue?.contains { $0["name"] == "Idempotency-Key" } == true
+                if operation["x-field-rules"] != nil || keyed { also.append(#""422""#) }
                 if operation["responses"]?["101"] != nil { also.append(#""426""#) }
                 guard !also.isEmpty else { continue }
                 lines += [

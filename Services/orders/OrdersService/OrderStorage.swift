@@ -12,6 +12,8 @@ import Wire
 public protocol OrderStorage: ReactorCursors {
     /// The outbox of `order.*` events, for the relay, the `events` op and the reactor's catch-up.
     var eventLog: any EventLog { get }
+    /// The keyed requests answered (`requests`), which make every op idempotent for a `request_id`.
+    var requestLog: any RequestLog { get }
 
     /// Stores a new order and its `order.status.NEW` event; `openOrderExists` when the rider has one.
     func create(_ order: Order) async throws

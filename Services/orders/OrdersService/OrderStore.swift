@@ -29,6 +29,8 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
 
     public var eventLog: any EventLog { SQLiteEventLog(database: database) }
 
+    public var requestLog: any RequestLog { SQLiteRequestLog(database: database) }
+
     /// The schema, one migration per version (the outbox table comes with the first).
     static let migrations: [ServiceDatabase.Migration] = [
         (
@@ -96,6 +98,8 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
             CREATE UNIQUE INDEX orders_by_share ON orders (share_id) WHERE share_id IS NOT NULL;
             """
         ),
+        // The keyed requests answered (idempotency keys), kept 24 hours.
+        ("v5", RequestTable.sql),
     ]
 
     public func create(_ order: Order) async throws {

@@ -44,7 +44,9 @@ public struct OrdersServer: Sendable {
         let deviceStatuses = try await EventSubscriber<DeviceStatusEvent>(endpoint: settings.sub, prefixes: [Events.deviceStatus.topic], logger: logger)
         let expired = host.metrics.counter(
             "ride_orders_no_driver_found_total", "Orders cancelled because no driver accepted them within --driver-search-s (this instance's).")
-        let worker = host.worker(broker: settings.broker, router: ops.router(instance: host.instance), concurrency: settings.concurrency)
+        var router = ops.router(instance: host.instance)
+        router.requests = store.requestLog
+        let worker = host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency)
         let settings = self.settings
         // Stopped in reverse: health, then requests; the relay sends what they appended; then the sockets.
         let closing = ShutdownHook {

@@ -32,6 +32,8 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
 
     public var eventLog: any EventLog { PostgresEventLog(database: postgres) }
 
+    public var requestLog: any RequestLog { PostgresRequestLog(postgres: postgres) }
+
     private static let open = OrderRows.openStatusSQL
 
     public func create(_ order: Order) async throws {

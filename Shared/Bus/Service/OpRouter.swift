@@ -79,6 +79,10 @@ public struct OpRouter: Sendable {
     public let instance: String
     private var handlers: [String: Handler] = [:]
     private let startedAt = Date()
+    /// Where keyed requests (`request_id` in their params) are remembered; nil: keys are ignored.
+    /// With it every op is idempotent: the same key and params answer the first reply, another
+    /// op or params 422 `idempotency_key_reused`, a repeat while the first runs 409 `request_in_progress`.
+    public var requests: (any RequestLog)?
 
     public init(service: String, instance: String = UUID().uuidString.lowercased()) {
         self.service = service
@@ -193,23 +197,62 @@ public struct OpRouter: Sendable {
         var opLogger = logger
         opLogger[metadataKey: "op"] = "\(request.op)"
         let context = OpContext(service: service, op: request.op, logger: opLogger)
+        guard let requests else { return await answer(request, context, handler) }
+        let key: RequestKey
+        let claim: RequestClaim
+        do {
+            guard let keyed = try RequestKey(op: request.op, json: request.json) else { return await answer(request, context, handler) }
+            key = keyed
+            claim = try await requests.claim(key, now: Date())
+        } catch {
+            return errorReply(error, op: request.op, logger: opLogger)
+        }
+        switch claim {
+        case .replay(let reply):
+            return reply
+        case .running:
+            return .error(.conflict("request_in_progress", "a request with this idempotency key is still being answered; retry later for its reply"))
+        case .reused:
+            return .error(.unprocessable("idempotency_key_reused", "this idempotency key was used with another request (other params or op); use a new key"))
+        case .first:
+            let reply = await answer(request, context, handler)
+            do {
+                // A refusal changed nothing: forgotten, so a retry runs again. A success is answered
+                // again to every retry. (Recorded after the op's transaction: see docs/design.md.)
+                if reply.isSuccess { try await requests.finish(key, reply: reply) } else { try await requests.release(key) }
+            } catch {
+                opLogger.warning("the reply of a keyed request was not recorded", metadata: ["error": "\(error)"])
+            }
+            return reply
+        }
+    }
+
+    private func answer(_ request: ServiceRequest, _ context: OpContext, _ handler: Handler) async -> ServiceReply {
         do {
             return try await handler(request.json, context)
-        } catch let error as ServiceError {
+        } catch {
+            return errorReply(error, op: request.op, logger: context.logger)
+        }
+    }
+
+    /// An op's failure as its reply (logged: 5xx as errors, refusals as info).
+    private func errorReply(_ error: any Error, op: String, logger opLogger: Logger) -> ServiceReply {
+        switch error {
+        case let error as ServiceError:
             if error.status >= 500 {
                 opLogger.error("op failed", metadata: ["status": "\(error.status)", "code": "\(error.code)", "message": "\(error.message)"])
             } else {
                 opLogger.info("op refused", metadata: ["status": "\(error.status)", "code": "\(error.code)", "message": "\(error.message)"])
             }
             return .error(error)
-        } catch let error as any ServiceErrorConvertible where error.serviceError != nil {
+        case let error as any ServiceErrorConvertible where error.serviceError != nil:
             let serviceError = error.serviceError!
             opLogger.error("op failed", metadata: ["status": "\(serviceError.status)", "code": "\(serviceError.code)", "error": "\(error)"])
             return .error(serviceError)
-        } catch {
+        default:
             let reference = UUID().uuidString.prefix(8).lowercased()
             opLogger.error("op threw", metadata: ["error": "\(error)", "reference": "\(reference)"])
-            return .error(status: Status.internalError, code: "internal", message: "internal error in '\(service).\(request.op)' (log reference \(reference))")
+            return .error(status: Status.internalError, code: "internal", message: "internal error in '\(service).\(op)' (log reference \(reference))")
         }
     }
 

@@ -60,6 +60,7 @@ enum APIDocument {
             object["description"] = parameter.description.map(JSONValue.string)
             parameters.append(.object(object))
         }
+        if doc.idempotent { parameters.append(IdempotencyKey.parameter) }
         if !parameters.isEmpty { operation["parameters"] = .array(parameters) }
         if let body = doc.body {
             var schema = schemas.object(body)
@@ -104,6 +105,7 @@ enum APIDocument {
         if entry.security != .none { statuses.insert(401) }
         if !pathParameters(of: entry.path).isEmpty { statuses.insert(404) }
         if entry.doc.callsServices { statuses.insert(503) }
+        if entry.doc.idempotent { statuses.formUnion([400, 409, 422]) }
         return statuses.sorted()
     }
 

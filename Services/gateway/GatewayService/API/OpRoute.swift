@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Wire
 
@@ -101,8 +102,8 @@ struct OpRoute<Params: Codable & Sendable, Reply: Sendable>: Sendable {
         return .init(name: parts.last ?? key, schema: property.schema, rules: property.rules, required: property.required && parts.count == 1, description: property.description)
     }
 
-    /// The op's params from this request.
-    func params(_ request: Request, _ context: GatewayContext) async throws -> JSONValue {
+    /// The op's params from this request; `requestID` (an `Idempotency-Key`) as `request_id`.
+    func params(_ request: Request, _ context: GatewayContext, requestID: String? = nil) async throws -> JSONValue {
         var params: [String: JSONValue] = [:]
         if case .none = body {
         } else {
@@ -129,6 +130,7 @@ struct OpRoute<Params: Codable & Sendable, Reply: Sendable>: Sendable {
             case .userID: params[key] = .string(try context.requireUser().id)
             }
         }
+        params[RequestKey.member] = requestID.map(JSONValue.string)
         return .object(params)
     }
 }
@@ -149,9 +151,44 @@ extension [String: JSONValue] {
 
 extension RecordedRoutes {
     /// Registers a route that is one op (see `OpRoute`).
+    /// A route that changes something for a caller takes an `Idempotency-Key` (see `IdempotencyKey`).
     func on<Params, Reply>(_ method: HTTPRequest.Method, _ path: String, _ route: OpRoute<Params, Reply>, calling platform: PlatformCalls) {
-        on(method, path, route.routeDoc) { request, context in
-            try await platform.forward(route.op, try await route.params(request, context))
+        var doc = route.routeDoc
+        doc.idempotent = IdempotencyKey.methods.contains(method) && !route.fill.isEmpty
+        let keyed = doc.idempotent
+        on(method, path, doc) { request, context in
+            let key = try keyed ? IdempotencyKey.from(request) : nil
+            return try await platform.forward(route.op, try await route.params(request, context, requestID: key))
         }
     }
+}
+
+/// The `Idempotency-Key` header: the same key with the same request answers the first reply
+/// (status and body), with another request 422 `idempotency_key_reused`; kept 24 hours. The
+/// gateway checks it and passes it as the op's `request_id`; the service remembers it with its
+/// own data, scoped by the caller (docs/design.md, "Reliability model").
+enum IdempotencyKey {
+    static let name = HTTPField.Name("Idempotency-Key")!
+    static let methods: Set<HTTPRequest.Method> = [.post, .put, .patch, .delete]
+
+    /// The request's key; nil without one; 400 `invalid_idempotency_key` when it is not 1 to 255 visible ASCII characters.
+    static func from(_ request: Request) throws -> String? {
+        guard let key = request.headers[name] else { return nil }
+        guard RequestKey.isValid(key) else {
+            throw GatewayError(
+                .badRequest, "invalid_idempotency_key",
+                "Idempotency-Key: must be 1 to 255 visible ASCII characters (no spaces), got \(key.utf8.count) bytes")
+        }
+        return key
+    }
+
+    /// The header in the API document.
+    static let parameter: JSONValue = [
+        "name": "Idempotency-Key", "in": "header", "required": false,
+        "schema": ["type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"],
+        "description": .string(
+            "Makes a retry safe: the same key with the same request answers the first reply (status and body) without doing it again; "
+                + "with another request 422 idempotency_key_reused; while the first is still answered 409 request_in_progress. "
+                + "Kept 24 hours, per caller."),
+    ]
 }

@@ -59,6 +59,8 @@ struct RouteDoc: Sendable {
     var fieldRules: String?
     /// The op the route is (`orders.accept`), when it is one.
     var op: String?
+    /// The route takes an `Idempotency-Key` header (400 malformed, 409 still running, 422 reused).
+    var idempotent = false
 
     init(
         _ summary: String, tag: Tag, description: String? = nil, body: [WireProperty]? = nil, query: [Parameter] = [],

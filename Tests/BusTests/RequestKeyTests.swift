@@ -1,0 +1,96 @@
+import Bus
+import Foundation
+import Logging
+import Synchronization
+import Testing
+import Wire
+
+/// Idempotency keys: which keys are valid, what a request's key is, and how the router answers a
+/// keyed request again.
+@Suite struct RequestKeyTests {
+    @Test func aKeyIsOneTo255VisibleASCIICharacters() {
+        for valid in ["a", "4f1c-9e2a", String(repeating: "k", count: 255), "!~"] { #expect(RequestKey.isValid(valid), "\(valid)") }
+        for invalid in ["", String(repeating: "k", count: 256), "two words", "tab\there", "café", "new\nline", "\u{7F}"] {
+            #expect(!RequestKey.isValid(invalid), "\(invalid)")
+        }
+    }
+
+    func key(_ json: String, op: String = "create") throws -> RequestKey? {
+        try RequestKey(op: op, json: Array(json.utf8))
+    }
+
+    @Test func theKeyIsScopedByTheCallerAndHashesTheRestOfTheParams() throws {
+        let first = try #require(try key(#"{"caller":{"role":"rider","id":"r-1"},"request_id":"k1","text":"hi","n":1}"#))
+        #expect(first.scope == "rider:r-1")
+        #expect(first.key == "k1")
+        #expect(first.hash.count == 64)
+        // The members' order does not count; the key itself is not hashed.
+        let reordered = try #require(try key(#"{"n":1,"text":"hi","request_id":"k2","caller":{"id":"r-1","role":"rider"}}"#))
+        #expect(reordered.hash == first.hash)
+        #expect(try key(#"{"caller":{"role":"rider","id":"r-1"},"request_id":"k1","text":"hello","n":1}"#)?.hash != first.hash)
+        #expect(try key(#"{"caller":{"role":"rider","id":"r-1"},"request_id":"k1","text":"hi","n":1}"#, op: "send_message")?.hash != first.hash, "another op")
+        #expect(try key(#"{"user_id":"d-2","request_id":"k"}"#)?.scope == "user:d-2")
+        #expect(try key(#"{"request_id":"k"}"#)?.scope == "")
+    }
+
+    @Test func paramsWithoutAKeyHaveNoneAndAMalformedKeyIsRefused() throws {
+        #expect(try key(#"{"text":"request_id"}"#) == nil)
+        #expect(try key("[1]") == nil)
+        #expect(try key("not json request_id") == nil)
+        #expect(throws: ServiceError.unprocessable("invalid_params", "request_id: must be a string of 1 to 255 visible ASCII characters")) {
+            _ = try key(#"{"request_id":"has space"}"#)
+        }
+        #expect(throws: ServiceError.self) { _ = try key(#"{"request_id":7}"#) }
+    }
+
+    /// An in-memory log, as a service's `requests` table behaves.
+    final class MemoryLog: RequestLog {
+        let rows = Mutex<[String: (hash: String, reply: ServiceReply?)]>([:])
+        func claim(_ key: RequestKey, now: Date) async throws -> RequestClaim {
+            rows.withLock { rows in
+                guard let row = rows[key.scope + "|" + key.key] else {
+                    rows[key.scope + "|" + key.key] = (key.hash, nil)
+                    return .first
+                }
+                guard row.hash == key.hash else { return .reused }
+                return row.reply.map { RequestClaim.replay($0) } ?? .running
+            }
+        }
+        func finish(_ key: RequestKey, reply: ServiceReply) async throws { rows.withLock { $0[key.scope + "|" + key.key]?.reply = reply } }
+        func release(_ key: RequestKey) async throws { _ = rows.withLock { $0.removeValue(forKey: key.scope + "|" + key.key) } }
+    }
+
+    struct Text: Codable, Sendable { var text: String }
+
+    final class Calls: Sendable {
+        let runs = Atomic<Int>(0)
+        let fails = Atomic<Bool>(true)
+    }
+
+    @Test func theRouterRunsAKeyedRequestOnceAndAnswersItsReplyAgain() async throws {
+        let calls = Calls()
+        var router = OpRouter(service: "test")
+        router.on("book") { (params: Text, _) -> Replied<String> in
+            Replied(status: Status.created, body: "\(params.text) #\(calls.runs.add(1, ordering: .relaxed).newValue)")
+        }
+        router.on("flaky") { (params: Text, _) -> String in
+            if calls.fails.exchange(false, ordering: .relaxed) { throw ServiceError.conflict("not_yet", "not yet") }
+            return params.text
+        }
+        router.requests = MemoryLog()
+        let logger = Logger(label: "request-key-tests")
+        func send(_ op: String, _ json: String) async -> ServiceReply {
+            await router.reply(to: ServiceRequest(op: op, json: Array(json.utf8)), logger: logger)
+        }
+        let first = await send("book", #"{"text":"a","request_id":"k"}"#)
+        #expect(first.status == 201)
+        #expect(await send("book", #"{"request_id":"k","text":"a"}"#) == first)
+        #expect(await send("book", #"{"text":"b","request_id":"k"}"#).serviceError?.code == "idempotency_key_reused")
+        #expect(await send("book", #"{"text":"a"}"#).json != first.json, "no key: runs again")
+        #expect(calls.runs.load(ordering: .relaxed) == 2)
+        // A refusal is not remembered: the retry runs the op again.
+        #expect(await send("flaky", #"{"text":"x","request_id":"f"}"#).status == 409)
+        #expect(await send("flaky", #"{"text":"x","request_id":"f"}"#).status == 200)
+        #expect(await send("book", #"{"text":"a","request_id":"bad key"}"#).status == 422)
+    }
+}
