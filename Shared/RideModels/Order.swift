@@ -344,12 +344,15 @@ public struct OrderStats: Codable, Sendable, Equatable {
 public struct DriverCancelled: Codable, Sendable, Equatable {
     public var orderID: String
     public var driverID: String
+    /// Their phone, which stops tracking (notifications' `stop_tracking`).
+    public var deviceID: String?
     public var redispatch: Int
     public var cancelledAt: Date
 
-    public init(orderID: String, driverID: String, redispatch: Int, cancelledAt: Date) {
+    public init(orderID: String, driverID: String, deviceID: String? = nil, redispatch: Int, cancelledAt: Date) {
         self.orderID = orderID
         self.driverID = driverID
+        self.deviceID = deviceID
         self.redispatch = redispatch
         self.cancelledAt = cancelledAt
     }
@@ -358,6 +361,7 @@ public struct DriverCancelled: Codable, Sendable, Equatable {
         case redispatch
         case orderID = "order_id"
         case driverID = "driver_id"
+        case deviceID = "device_id"
         case cancelledAt = "cancelled_at"
     }
 }

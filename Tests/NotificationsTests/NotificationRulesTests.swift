@@ -96,6 +96,12 @@ import Wire
         #expect(offline.id == "o1/offer_withdrawn/d2/7" && offline.body == "You went offline: this ride is no longer offered to you.")
     }
 
+    @Test func aDriverWhoCancelsStopsTracking() {
+        let cancelled = DriverCancelled(orderID: "o1", driverID: "d1", deviceID: "dan-phone", redispatch: 1, cancelledAt: Self.time)
+        #expect(NotificationRules.driverCancelled(cancelled) == [DeviceCommand(deviceID: "dan-phone", command: "stop_tracking", issuedAt: Self.time)])
+        #expect(NotificationRules.driverCancelled(DriverCancelled(orderID: "o1", driverID: "d1", redispatch: 1, cancelledAt: Self.time)).isEmpty, "no device: no command")
+    }
+
     @Test func theSignatureIsHMACSHA256OfTheBody() {
         // RFC 4231 test case 2: key "Jefe", data "what do ya want for nothing?".
         #expect(

@@ -117,6 +117,12 @@ public enum NotificationRules {
             title: "Offer withdrawn", body: "\(why): this ride is no longer offered to you.", orderID: withdrawal.orderID, createdAt: time)
     }
 
+    /// A driver who cancelled before the ride: their phone stops tracking (the order went back to
+    /// dispatch; their next ride starts it again).
+    public static func driverCancelled(_ cancelled: DriverCancelled) -> [DeviceCommand] {
+        cancelled.deviceID.map { [DeviceCommand(deviceID: $0, command: "stop_tracking", issuedAt: cancelled.cancelledAt)] } ?? []
+    }
+
     /// A rating: the rated user hears how many stars.
     public static func rated(_ rated: OrderRated) -> UserNotification {
         let by = rated.raterRole == .rider ? "Your rider" : "Your driver"

@@ -47,6 +47,7 @@ struct NotificationsReactor {
                 case Events.orderMessage.type: notifications = [NotificationRules.message(try event.data.decode(ChatMessageSent.self).message)]
                 case Events.orderOffered.type: notifications = NotificationRules.offered(try event.data.decode(OrderOffered.self), at: event.time)
                 case Events.orderOfferWithdrawn.type: notifications = [NotificationRules.withdrawn(try event.data.decode(OfferWithdrawn.self), at: event.time)]
+                case Events.orderDriverCancelled.type: commands = NotificationRules.driverCancelled(try event.data.decode(DriverCancelled.self))
                 case Events.orderRated.type: notifications = [NotificationRules.rated(try event.data.decode(OrderRated.self))]
                 case Events.orderPaid.type: notifications = [NotificationRules.paid(try event.data.decode(OrderPaid.self).payment)]
                 default: break

@@ -505,7 +505,8 @@ struct OrdersOps {
         let kind = Events.orderDriverCancelled
         return [
             OrderSideEvent(
-                topic: kind.topic, type: kind.type, data: DriverCancelled(orderID: after.id, driverID: driver.id, redispatch: count, cancelledAt: after.updatedAt))
+                topic: kind.topic, type: kind.type,
+                data: DriverCancelled(orderID: after.id, driverID: driver.id, deviceID: driver.deviceID, redispatch: count, cancelledAt: after.updatedAt))
         ]
     }
 
