@@ -247,8 +247,13 @@ final class FixClock: Sendable {
                 publishableKey: TestTracking.publishableKey, deviceID: "not-eves-phone", batchID: 1,
                 device: DeviceIntents(name: "Eve?", metadata: ["user_id": .string(eve)], tracking: true, available: true, changedAt: Date()),
                 locations: [DeviceLocation(latitude: 47.9, longitude: 35.2, recordedAt: Date().addingTimeInterval(-60), accuracy: 5)])
-            _ = try await platform.tracking.call("ingest", impostor, as: IngestAck.self)
-            _ = try await platform.tracking.call("set_availability", SetAvailabilityParams(deviceID: "not-eves-phone", available: false), as: DeviceInfo.self)
+            // A phone claiming to be Eve's is refused by tracking (her account names another device),
+            // so it cannot go off duty in her name and take her offer away.
+            let refused = try await platform.tracking.callRaw("ingest", json: String(decoding: try JSONCoding.encode(impostor), as: UTF8.self))
+            #expect(refused.status == 409 && String(decoding: refused.json, as: UTF8.self).contains("device_in_use"), "\(String(decoding: refused.json, as: UTF8.self))")
+            let unknown = try await platform.tracking.callRaw(
+                "set_availability", json: String(decoding: try JSONCoding.encode(SetAvailabilityParams(deviceID: "not-eves-phone", available: false)), as: UTF8.self))
+            #expect(unknown.status == 404, "the refused phone was never stored")
             try await Task.sleep(for: .seconds(1.5))
             #expect(try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body["offered_to"] == .array([.string(eve)]), "still Eve's")
         }
