@@ -81,4 +81,22 @@ import Wire
             #expect(order.body["rating_by_rider"]?["stars"] == 5, "\(order.body)")
         }
     }
+
+    /// The users service remembers keys too: saving a place twice with one key saves it once.
+    @Test func aRetriedSavedPlaceIsSavedOnce() async throws {
+        try await withTestBus("idempotency-places") { bus in
+            let apps = try await Apps.start(bus)
+            let place = #"{"label":"other","name":"Gym","place":{"latitude":47.84,"longitude":35.12}}"#
+            let saving = key("place")
+            let saved = try await apps.gateway.request("POST", "/v1/me/places", token: apps.rider.token, place, headers: saving)
+            #expect(saved.status == 201, "\(saved.body)")
+            let again = try await apps.gateway.request("POST", "/v1/me/places", token: apps.rider.token, place, headers: saving)
+            #expect(again.status == 201 && again.body == saved.body, "the first answer: \(again.body)")
+            let places = try await apps.gateway.request("GET", "/v1/me/places", token: apps.rider.token).body["places"]?.arrayValue ?? []
+            #expect(places.count == 1, "saved once: \(places)")
+            let other = try await apps.gateway.request(
+                "POST", "/v1/me/places", token: apps.rider.token, place.replacingOccurrences(of: "Gym", with: "Pool"), headers: saving)
+            #expect(other.status == 422 && other.body["error"]?["code"] == "idempotency_key_reused", "\(other.body)")
+        }
+    }
 }

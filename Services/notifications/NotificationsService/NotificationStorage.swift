@@ -9,6 +9,8 @@ import Storage
 public protocol NotificationStorage: ReactorCursors {
     /// The outbox of `notification.<user>` and `device.command.<device>` events, for the relay and the `events` op.
     var eventLog: any EventLog { get }
+    /// Where keyed requests are remembered (`OpRouter.requests`).
+    var requestLog: any RequestLog { get }
 
     /// Stores what one event makes, in one transaction: the notifications not stored before
     /// (each with its `notification.<user>` event), the device commands, and one delivery per

@@ -17,6 +17,7 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
     }
 
     public var eventLog: any EventLog { SQLiteEventLog(database: database) }
+    public var requestLog: any RequestLog { SQLiteRequestLog(database: database) }
 
     /// The schema, one migration per version (the outbox table comes with the first); PostgreSQL's is translated from it.
     static let migrations: [ServiceDatabase.Migration] = [
@@ -48,7 +49,9 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
             CREATE TABLE order_riders (order_id TEXT PRIMARY KEY NOT NULL, rider_id TEXT NOT NULL) WITHOUT ROWID;
             \(ReactorCursorTable.sql)
             """
-        )
+        ),
+        // The keyed requests answered (idempotency keys), kept 24 hours.
+        ("v2", RequestTable.sql),
     ]
 
     public func record(

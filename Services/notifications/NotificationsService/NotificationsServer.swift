@@ -30,7 +30,9 @@ public struct NotificationsServer: Sendable {
         let events = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], logger: logger)
         let reactor = NotificationsReactor(store: store, relay: relay, sender: sender, push: FilePushProvider(path: settings.pushLogPath), logger: logger)
             .make(platform: platform, subscriber: events)
-        let worker = host.worker(broker: settings.broker, router: NotificationsOps(store: store, sender: sender).router(instance: host.instance), concurrency: settings.concurrency)
+        var router = NotificationsOps(store: store, sender: sender).router(instance: host.instance)
+        router.requests = store.requestLog
+        let worker = host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency)
         let closing = ShutdownHook {
             await platform.close()
             await publisher.close()

@@ -34,6 +34,7 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresReact
         ]
 
     public var eventLog: any EventLog { PostgresEventLog(database: postgres) }
+    public var requestLog: any RequestLog { PostgresRequestLog(postgres: postgres) }
 
     public func record(
         eventID: String, notifications: [UserNotification], commands: [DeviceCommand], webhookBody: [UInt8]?,

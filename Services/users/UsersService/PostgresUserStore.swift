@@ -51,6 +51,7 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
     }
 
     public var eventLog: any EventLog { PostgresEventLog(database: postgres) }
+    public var requestLog: any RequestLog { PostgresRequestLog(postgres: postgres) }
 
     private func countUsers() async throws -> Int {
         try await postgres.read { [logger] in try await $0.first("SELECT COUNT(*) FROM users", as: Int.self, logger: logger) ?? 0 }

@@ -11,6 +11,8 @@ public protocol UserStorage: ReactorCursors {
     var count: Int { get }
     /// The outbox of `user.*` events, for the relay and the `events` op.
     var eventLog: any EventLog { get }
+    /// Where keyed requests are remembered (`OpRouter.requests`).
+    var requestLog: any RequestLog { get }
 
     /// Inserts the user and its `user.registered` event in one transaction; returns the event's sequence.
     @discardableResult

@@ -21,6 +21,7 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
     public var count: Int { storedCount.load(ordering: .relaxed) }
 
     public var eventLog: any EventLog { SQLiteEventLog(database: database) }
+    public var requestLog: any RequestLog { SQLiteRequestLog(database: database) }
 
     /// The schema, one migration per version (the outbox table comes with the first).
     static let migrations: [ServiceDatabase.Migration] = [
@@ -90,6 +91,8 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
             ) WITHOUT ROWID;
             """
         ),
+        // The keyed requests answered (idempotency keys), kept 24 hours.
+        ("v5", RequestTable.sql),
     ]
 
     /// Counts a rating in the ratee's average, once per order and side; false when it was counted before.

@@ -25,9 +25,10 @@ public struct UsersServer: Sendable {
         } catch {
             throw exitWithError("cannot read or make the token key \(settings.tokenSecretFile): \(error)", program: host.program, code: ExitCodes.software)
         }
-        let router = UsersOps.router(
+        var router = UsersOps.router(
             store: store, hasher: PasswordHasher(rounds: settings.passwordRounds),
             signer: TokenSigner(secret: secret, lifetime: settings.tokenLifetime), relay: relay, instance: host.instance)
+        router.requests = store.requestLog
         let worker = host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency)
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)
         // Every topic of orders, so a sequence gap is a missed event, not one not subscribed to.
