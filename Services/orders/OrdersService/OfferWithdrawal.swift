@@ -82,10 +82,13 @@ extension OrdersOps {
         if count > 0 { logger.info("offers withdrawn: the driver accepted another ride", metadata: ["driver_id": "\(driver)", "orders": "\(count)"]) }
     }
 
-    /// A device went off duty or stopped reporting: its driver's offers are withdrawn.
+    /// A device went off duty or stopped reporting: its driver's offers are withdrawn — if it is
+    /// still so now. Events reach the reactor late under load: a phone's "inactive" from before its
+    /// first fix, handled after the booking that offered it a ride, must not take that offer away.
     func withdrawOffers(after status: DeviceStatusEvent) async throws {
         guard OfferRules.isUnavailable(status) else { return }
         let device = try await platform.call(Ops.Tracking.device, DeviceParams(deviceID: status.deviceID), timeout: .seconds(2))
+        guard !device.available || device.status == .inactive else { return }
         guard let driver = try await OfferRules.driver(of: device, account: { id in try await user(id, role: .driver) }) else { return }
         let count = try await withdrawOffers(from: driver, reason: .unavailable)
         if count > 0 { logger.info("offers withdrawn: the driver went offline", metadata: ["driver_id": "\(driver)", "orders": "\(count)"]) }
