@@ -90,9 +90,11 @@ import Wire
         #expect(OrdersOps.offeredEvents(before: second, after: second).isEmpty, "the same drivers: nothing new")
     }
 
-    @Test func onlyOffDutyOrSilentDevicesLoseTheirOffers() {
+    /// Off duty loses offers; a phone only silent for a while keeps them (they expire with the offer timeout).
+    @Test func onlyOffDutyDevicesLoseTheirOffers() {
         #expect(OfferRules.isUnavailable(DeviceStatusEvent(deviceID: "p", value: .active, available: false)))
-        #expect(OfferRules.isUnavailable(DeviceStatusEvent(deviceID: "p", value: .inactive, available: true)))
+        #expect(OfferRules.isUnavailable(DeviceStatusEvent(deviceID: "p", value: .inactive, available: false)))
+        #expect(!OfferRules.isUnavailable(DeviceStatusEvent(deviceID: "p", value: .inactive, available: true)))
         #expect(!OfferRules.isUnavailable(DeviceStatusEvent(deviceID: "p", value: .active, available: true)))
     }
 

@@ -38,8 +38,10 @@ enum OfferRules {
         }
     }
 
-    /// Whether a device's status means its driver can take no offer now.
-    static func isUnavailable(_ status: DeviceStatusEvent) -> Bool { !status.available || status.value == .inactive }
+    /// Whether a device's status means its driver can take no offer now: they went off duty. A
+    /// phone merely silent (inactive: in a tunnel, the app in the background) keeps its offers,
+    /// which expire with `--offer-timeout-s` if it stays so.
+    static func isUnavailable(_ status: DeviceStatusEvent) -> Bool { !status.available }
 
     /// The driver behind a device: its `user_id` metadata, believed only when that user's account
     /// names this device (metadata comes from the phone; a device belongs to one account).
@@ -82,13 +84,12 @@ extension OrdersOps {
         if count > 0 { logger.info("offers withdrawn: the driver accepted another ride", metadata: ["driver_id": "\(driver)", "orders": "\(count)"]) }
     }
 
-    /// A device went off duty or stopped reporting: its driver's offers are withdrawn — if it is
-    /// still so now. Events reach the reactor late under load: a phone's "inactive" from before its
+    /// A device went off duty: its driver's offers are withdrawn — if it is still off duty now. Events reach the reactor late under load: a phone's "inactive" from before its
     /// first fix, handled after the booking that offered it a ride, must not take that offer away.
     func withdrawOffers(after status: DeviceStatusEvent) async throws {
         guard OfferRules.isUnavailable(status) else { return }
         let device = try await platform.call(Ops.Tracking.device, DeviceParams(deviceID: status.deviceID), timeout: .seconds(2))
-        guard !device.available || device.status == .inactive else { return }
+        guard !device.available else { return }
         guard let driver = try await OfferRules.driver(of: device, account: { id in try await user(id, role: .driver) }) else { return }
         let count = try await withdrawOffers(from: driver, reason: .unavailable)
         if count > 0 { logger.info("offers withdrawn: the driver went offline", metadata: ["driver_id": "\(driver)", "orders": "\(count)"]) }
