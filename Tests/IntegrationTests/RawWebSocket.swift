@@ -22,17 +22,8 @@ struct RawWebSocket {
     }
 
     private static func blockingOpen(port: Int, path: String, timeout: Duration) throws -> Opening {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
+        guard let fd = RawTCP.connect(port: port) else { throw TestFailure("connect to :\(port): errno \(errno)") }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw TestFailure("connect to :\(port): errno \(errno)") }
         var wait = timeval(tv_sec: 1, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         let request =

@@ -86,18 +86,27 @@ import ZeroMQ
 /// Raw TCP, for bytes that are not ZeroMQ at all.
 enum RawTCP {
     static func send(port: Int, bytes: [UInt8]) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return }
+        guard let fd = connect(port: port) else { return }
         defer { close(fd) }
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        usleep(20_000)
+    }
+
+    /// A socket connected to 127.0.0.1:`port` (the caller closes it), or nil.
+    static func connect(port: Int) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { return }
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        usleep(20_000)
+        guard connected == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
     }
 }
