@@ -33,6 +33,15 @@ import Wire
         #expect(try key(#"{"request_id":"k"}"#)?.scope == "")
     }
 
+    @Test func aStatedRequestHashStandsForTheParams() throws {
+        let first = try #require(try key(#"{"request_id":"k","request_hash":"PUT /me {a}","batch_id":1,"at":"10:00"}"#))
+        #expect(try key(#"{"request_id":"k","request_hash":"PUT /me {a}","batch_id":2,"at":"10:01"}"#)?.hash == first.hash, "values of the moment do not count")
+        #expect(try key(#"{"request_id":"k","request_hash":"PUT /me {b}","batch_id":1,"at":"10:00"}"#)?.hash != first.hash, "another request")
+        #expect(try key(#"{"request_id":"k","request_hash":"PUT /me {a}"}"#, op: "other")?.hash != first.hash, "another op")
+        #expect(throws: ServiceError.self) { _ = try key(#"{"request_id":"k","request_hash":7}"#) }
+        #expect(throws: ServiceError.self) { _ = try key(#"{"request_id":"k","request_hash":""}"#) }
+    }
+
     @Test func paramsWithoutAKeyHaveNoneAndAMalformedKeyIsRefused() throws {
         #expect(try key(#"{"text":"request_id"}"#) == nil)
         #expect(try key("[1]") == nil)

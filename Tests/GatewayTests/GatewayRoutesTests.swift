@@ -60,14 +60,16 @@ import Wire
         // Errors are documented per route by what it can answer.
         let accept = try #require(paths["/v1/orders/{id}/accept"]?["post"]?["responses"]?.objectValue)
         #expect(Set(accept.keys) == ["200", "400", "401", "403", "404", "409", "422", "503"], "with the Idempotency-Key's 400, 409 and 422")
-        // Every route that changes something for a caller takes an Idempotency-Key; reads and sign-ups do not.
+        // Every POST, PUT, PATCH and DELETE takes an Idempotency-Key; reads do not.
         func keyed(_ path: String, _ method: String) -> Bool {
             paths[path]?[method]?["parameters"]?.arrayValue?.contains { $0["name"] == "Idempotency-Key" && $0["in"] == "header" } == true
         }
-        for (path, method) in [("/v1/orders", "post"), ("/v1/orders/{id}/cancel", "post"), ("/v1/orders/{id}/messages", "post"), ("/v1/orders/{id}/rating", "post")] {
+        for (path, method) in [
+            ("/v1/orders", "post"), ("/v1/orders/{id}/cancel", "post"), ("/v1/users", "post"), ("/v1/me/availability", "put"), ("/trips", "post"),
+        ] {
             #expect(keyed(path, method), "\(method) \(path)")
         }
-        #expect(!keyed("/v1/orders", "get") && !keyed("/v1/users", "post"))
+        #expect(!keyed("/v1/orders", "get") && !keyed("/trips/{trip_id}", "get"))
         #expect(paths["/v1/orders"]?["post"]?["x-field-rules"] != nil, "rules between fields are stated")
     }
 

@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 import Testing
 import Wire
@@ -97,6 +98,84 @@ import Wire
             let other = try await apps.gateway.request(
                 "POST", "/v1/me/places", token: apps.rider.token, place.replacingOccurrences(of: "Gym", with: "Pool"), headers: saving)
             #expect(other.status == 422 && other.body["error"]?["code"] == "idempotency_key_reused", "\(other.body)")
+        }
+    }
+
+    /// A keyed request: sent twice, the second answer is the first (status and body); the same key
+    /// with `other` (another body) is 422 `idempotency_key_reused`.
+    func expectOnce(
+        _ gateway: TestGateway, _ method: String, _ path: String, token: String? = nil, _ body: String?, other: String?,
+        headers: [String: String] = [:], status: Int = 200
+    ) async throws -> JSONValue {
+        let keyed = headers.merging(key(path)) { $1 }
+        let first = try await gateway.request(method, path, token: token, body, headers: keyed)
+        #expect(first.status == status, "\(method) \(path): \(first.body)")
+        let again = try await gateway.request(method, path, token: token, body, headers: keyed)
+        #expect(again.status == first.status && again.body == first.body, "\(method) \(path) again: \(again.body), first \(first.body)")
+        if let other {
+            let reused = try await gateway.request(method, path, token: token, other, headers: keyed)
+            #expect(reused.status == 422 && reused.body["error"]?["code"] == "idempotency_key_reused", "\(method) \(path), another body: \(reused.body)")
+        }
+        return first.body
+    }
+
+    /// Every POST, PUT, PATCH and DELETE the API document lists takes the key, and each not tried
+    /// above answers a retry with its first reply: sign-up, log-in, the profile, availability, a
+    /// location batch, a push token, a deleted place and the HyperTrack trip routes.
+    @Test func everyChangingRouteAnswersARetryWithItsFirstReply() async throws {
+        try await withTestBus("idempotency-routes") { bus in
+            let apps = try await Apps.start(bus)
+            _ = try await TestService.start(on: bus, service: BusContract.Service.notifications, executable: "ride-notifications")
+            let gateway = apps.gateway
+            let document = try await gateway.request("GET", "/openapi.json").body
+            var changing: Set<String> = []
+            for (path, item) in document["paths"]?.objectValue ?? [:] {
+                for (method, operation) in item.objectValue ?? [:] where ["post", "put", "patch", "delete"].contains(method) {
+                    changing.insert("\(method.uppercased()) \(path)")
+                    let parameters = operation["parameters"]?.arrayValue ?? []
+                    #expect(parameters.contains { $0["name"] == "Idempotency-Key" && $0["in"] == "header" }, "\(method) \(path) documents the key")
+                }
+            }
+            let tried: Set<String> = [
+                "POST /v1/orders", "POST /v1/orders/{id}/messages", "POST /v1/orders/{id}/cancel", "POST /v1/orders/{id}/rating", "POST /v1/me/places",
+                "POST /v1/users", "POST /v1/sessions", "PATCH /v1/me", "PUT /v1/me/availability", "POST /v1/devices/{device_id}/locations",
+                "POST /v1/notifications/push_tokens", "DELETE /v1/me/places/{place_id}", "POST /trips", "POST /trips/{trip_id}/complete",
+                // Each one op, keyed as the routes above; answers that change nothing, or covered by the lifecycle tests.
+                "POST /v1/orders/{id}/accept", "POST /v1/orders/{id}/decline", "POST /v1/orders/{id}/start", "POST /v1/orders/{id}/end",
+                "POST /v1/fares/estimate", "POST /devices/nearby",
+            ]
+            #expect(changing.subtracting(tried).isEmpty, "changing routes no test retries: \(changing.subtracting(tried).sorted())")
+
+            let zoe = #"{"role":"rider","name":"Zoe","phone_number":"+380501110077","password":"secret123"}"#
+            let signedUp = try await expectOnce(gateway, "POST", "/v1/users", zoe, other: zoe.replacingOccurrences(of: "Zoe", with: "Zed"), status: 201)
+            let login = #"{"phone_number":"+380501110077","password":"secret123"}"#
+            let session = try await expectOnce(gateway, "POST", "/v1/sessions", login, other: nil)
+            guard let zoeToken = session["token"]?.stringValue, signedUp["id"] != nil else { throw TestFailure("sign-up \(signedUp), log-in \(session)") }
+            _ = try await expectOnce(gateway, "PATCH", "/v1/me", token: zoeToken, #"{"name":"Zoë"}"#, other: #"{"name":"Zoey"}"#)
+            _ = try await expectOnce(
+                gateway, "POST", "/v1/notifications/push_tokens", token: zoeToken, #"{"token":"fcm-zoe-1","platform":"android"}"#,
+                other: #"{"token":"fcm-zoe-2","platform":"android"}"#)
+            let place = try await gateway.request(
+                "POST", "/v1/me/places", token: zoeToken, #"{"label":"home","place":{"latitude":47.84,"longitude":35.12}}"#)
+            guard let placeID = place.body["id"]?.stringValue else { throw TestFailure("place: \(place)") }
+            _ = try await expectOnce(gateway, "DELETE", "/v1/me/places/\(placeID)", token: zoeToken, nil, other: nil)
+            #expect(try await gateway.request("DELETE", "/v1/me/places/\(placeID)", token: zoeToken).status == 404, "deleted once; without a key, as before")
+
+            let dan = apps.driver.token
+            let off = try await expectOnce(gateway, "PUT", "/v1/me/availability", token: dan, #"{"available":false}"#, other: #"{"available":true}"#)
+            #expect(off["device"]?["available"] == false, "\(off)")
+            let fix = #"{"latitude":47.83,"longitude":35.13,"recorded_at":"\#(RFC3339.format(Date()))","accuracy":5}"#
+            _ = try await expectOnce(
+                gateway, "POST", "/v1/devices/gw-dan-phone/locations", token: dan, #"{"batch_id":50,"locations":[\#(fix)]}"#,
+                other: #"{"batch_id":51,"locations":[]}"#)
+
+            let basic = ["Authorization": "Basic " + Data("ridesharing:sk_dev_ridesharing".utf8).base64EncodedString()]
+            let trip =
+                #"{"device_id":"gw-dan-phone","destination":{"radius":100,"geometry":{"type":"Point","coordinates":[\#(GatewayIntegrationTests.pickup.longitude),\#(GatewayIntegrationTests.pickup.latitude)]}}}"#
+            let created = try await expectOnce(
+                gateway, "POST", "/trips/", trip, other: trip.replacingOccurrences(of: "\"radius\":100", with: "\"radius\":150"), headers: basic, status: 201)
+            guard let tripID = created["trip_id"]?.stringValue else { throw TestFailure("trip: \(created)") }
+            _ = try await expectOnce(gateway, "POST", "/trips/\(tripID)/complete", nil, other: nil, headers: basic)
         }
     }
 }

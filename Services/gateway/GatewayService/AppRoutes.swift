@@ -29,7 +29,7 @@ struct AppRoutes {
             Ops.Users.update, tag: .accounts, summary: "Change the caller's profile (name, phone_number, password, device_id, car)", fill: ["id": .userID],
             body: .rest, nonEmptyBody: true, errors: [409], fieldRules: "only drivers have a car")
         routes.on(.patch, "me", update.routeDoc) { request, context in
-            let params = try await update.params(request, context)
+            let params = try await update.params(request, context, requestID: try IdempotencyKey.from(request))
             defer { tokens.forget(userID: context.user?.id ?? "") }
             return try await platform.forward(update.op, params)
         }
@@ -58,10 +58,12 @@ struct AppRoutes {
                 intents["metadata"] = .object((current?.metadata ?? [:]).merging(["user_id": .string(user.id)]) { _, vouched in vouched })
             }
             if current?.name == nil { intents["name"] = .string(user.name) }
-            return try await forwardBatch([
+            var batch: [String: JSONValue] = [
                 "publishable_key": .string(settings.publishableKey), "device_id": .string(deviceID),
                 "batch_id": .number(Double(Int(Date().timeIntervalSince1970 * 1000))), "device": .object(intents), "locations": [],
-            ])
+            ]
+            try IdempotencyKey.stamp(&batch, from: request, standingFor: ["available": .bool(available)])
+            return try await forwardBatch(.object(batch))
         }
         routes.on(
             .post, "devices/{device_id}/locations",
@@ -78,6 +80,7 @@ struct AppRoutes {
             var body = try await RequestJSON.object(request, context: context)
             body["device_id"] = .string(deviceID)
             body["publishable_key"] = .string(settings.publishableKey)
+            try IdempotencyKey.stamp(&body, from: request)
             // Dispatch finds drivers by their device's `user_id` metadata: the gateway vouches for it
             // in metadata the app sends (the app's metadata replaces the device's, as the SDK's does);
             // without metadata the device's stays as it is.

@@ -20,14 +20,18 @@ struct HyperTrackRoutes {
                 replies: [201, 200].map { .init(status: $0, description: $0 == 201 ? "the new trip" : "the trip of this idempotency key", content: .json(Trip.wireSchema)) },
                 fieldRules: Self.coordinateRules, op: Ops.Trips.create.fullName)
         ) { request, context in
-            try await trip(try await platform.reply(Ops.Trips.create, .object(try await RequestJSON.object(request, context: context))))
+            var params = try await RequestJSON.object(request, context: context)
+            try IdempotencyKey.stamp(&params, from: request)
+            return try await trip(try await platform.reply(Ops.Trips.create, .object(params)))
         }
         for (method, path, op, summary) in [
             (HTTPRequest.Method.get, "trips/{trip_id}", Ops.Trips.get, "HyperTrack v3: a trip"),
             (.post, "trips/{trip_id}/complete", Ops.Trips.complete, "HyperTrack v3: complete a trip (adds its summary)"),
         ] {
-            routes.on(method, path, RouteDoc(summary, tag: .hyperTrack, path: ["trip_id": "the trip's id"], reply: Trip.self, "the trip", op: op.fullName)) { _, context in
-                try await trip(try await platform.reply(op, ["trip_id": .string(try context.parameters.require("trip_id"))]))
+            routes.on(method, path, RouteDoc(summary, tag: .hyperTrack, path: ["trip_id": "the trip's id"], reply: Trip.self, "the trip", op: op.fullName)) { request, context in
+                var params: [String: JSONValue] = ["trip_id": .string(try context.parameters.require("trip_id"))]
+                if method == .post { try IdempotencyKey.stamp(&params, from: request) }
+                return try await trip(try await platform.reply(op, .object(params)))
             }
         }
         routes.on(

@@ -33,60 +33,63 @@ public final class PostgresTrackingStore: TrackingStore {
 
     /// The SQLite store's tables in PostgreSQL's words: booleans, and a geotag id the database
     /// numbers itself (SQLite's `INTEGER PRIMARY KEY` does that implicitly).
-    static let migrations: [PostgresSchema.Migration] = [
-        (
-            "v1",
-            """
-            CREATE TABLE devices (
-                id TEXT PRIMARY KEY NOT NULL,
-                name TEXT,
-                metadata TEXT NOT NULL,
-                available BOOLEAN NOT NULL,
-                tracking BOOLEAN NOT NULL,
-                intents_changed_at BIGINT NOT NULL,
-                activity TEXT NOT NULL,
-                last_seen BIGINT,
-                sequence BIGINT NOT NULL,
-                latest_latitude DOUBLE PRECISION,
-                latest_longitude DOUBLE PRECISION,
-                latest_recorded_at BIGINT,
-                latest_accuracy DOUBLE PRECISION,
-                latest_speed DOUBLE PRECISION,
-                latest_bearing DOUBLE PRECISION
-            );
-            CREATE TABLE locations (
-                device_id TEXT NOT NULL,
-                recorded_at BIGINT NOT NULL,
-                latitude DOUBLE PRECISION NOT NULL,
-                longitude DOUBLE PRECISION NOT NULL,
-                accuracy DOUBLE PRECISION,
-                speed DOUBLE PRECISION,
-                bearing DOUBLE PRECISION,
-                altitude DOUBLE PRECISION,
-                mocked BIGINT,
-                PRIMARY KEY (device_id, recorded_at)
-            );
-            CREATE TABLE geotags (
-                id BIGSERIAL PRIMARY KEY,
-                device_id TEXT NOT NULL,
-                recorded_at BIGINT NOT NULL,
-                latitude DOUBLE PRECISION NOT NULL,
-                longitude DOUBLE PRECISION NOT NULL,
-                accuracy DOUBLE PRECISION,
-                metadata TEXT NOT NULL,
-                UNIQUE (device_id, recorded_at, metadata)
-            );
-            CREATE INDEX geotags_by_device_time ON geotags (device_id, recorded_at);
-            """
-        ),
-        (
-            "v2",
-            """
-            ALTER TABLE devices ADD COLUMN platform_tracking BOOLEAN NOT NULL DEFAULT FALSE;
-            ALTER TABLE devices ADD COLUMN platform_tracking_at BIGINT;
-            """
-        ),
-    ]
+    static let migrations: [PostgresSchema.Migration] =
+        [
+            (
+                "v1",
+                """
+                CREATE TABLE devices (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT,
+                    metadata TEXT NOT NULL,
+                    available BOOLEAN NOT NULL,
+                    tracking BOOLEAN NOT NULL,
+                    intents_changed_at BIGINT NOT NULL,
+                    activity TEXT NOT NULL,
+                    last_seen BIGINT,
+                    sequence BIGINT NOT NULL,
+                    latest_latitude DOUBLE PRECISION,
+                    latest_longitude DOUBLE PRECISION,
+                    latest_recorded_at BIGINT,
+                    latest_accuracy DOUBLE PRECISION,
+                    latest_speed DOUBLE PRECISION,
+                    latest_bearing DOUBLE PRECISION
+                );
+                CREATE TABLE locations (
+                    device_id TEXT NOT NULL,
+                    recorded_at BIGINT NOT NULL,
+                    latitude DOUBLE PRECISION NOT NULL,
+                    longitude DOUBLE PRECISION NOT NULL,
+                    accuracy DOUBLE PRECISION,
+                    speed DOUBLE PRECISION,
+                    bearing DOUBLE PRECISION,
+                    altitude DOUBLE PRECISION,
+                    mocked BIGINT,
+                    PRIMARY KEY (device_id, recorded_at)
+                );
+                CREATE TABLE geotags (
+                    id BIGSERIAL PRIMARY KEY,
+                    device_id TEXT NOT NULL,
+                    recorded_at BIGINT NOT NULL,
+                    latitude DOUBLE PRECISION NOT NULL,
+                    longitude DOUBLE PRECISION NOT NULL,
+                    accuracy DOUBLE PRECISION,
+                    metadata TEXT NOT NULL,
+                    UNIQUE (device_id, recorded_at, metadata)
+                );
+                CREATE INDEX geotags_by_device_time ON geotags (device_id, recorded_at);
+                """
+            ),
+            (
+                "v2",
+                """
+                ALTER TABLE devices ADD COLUMN platform_tracking BOOLEAN NOT NULL DEFAULT FALSE;
+                ALTER TABLE devices ADD COLUMN platform_tracking_at BIGINT;
+                """
+            ),
+        ] + PostgresSchema.translated([("v3", RequestTable.sql)])
+
+    public var requestLog: any RequestLog { PostgresRequestLog(postgres: postgres) }
 
     public func loadDevices() async throws -> [DeviceRecord] {
         let logger = logger

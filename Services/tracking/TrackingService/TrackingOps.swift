@@ -18,6 +18,9 @@ enum TrackingOps {
         let state = pipeline.state
         let shard = pipeline.shard
         var router = OpRouter(service: service, instance: instance)
+        // Keyed requests are remembered where the device is kept: the public router of a sharded
+        // process passes them here (or to the owner's peer service) unclaimed.
+        router.requests = store.requestLog
 
         router.on(Ops.Tracking.nearby) { (query: NearbyQuery, _) -> NearbyResult in
             NearbyResult(devices: state.nearby(query, now: Date()))

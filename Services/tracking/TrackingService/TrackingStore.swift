@@ -33,6 +33,8 @@ public protocol TrackingStore: Sendable {
     func commit(_ writes: [TrackingWrite]) throws
     /// A device's locations and geotags in `[from, to]`, oldest first, at most `limit` locations.
     func history(deviceID: String, from: Date?, to: Date?, limit: Int) async throws -> LocationHistory
+    /// Where keyed requests are remembered (`OpRouter.requests`).
+    var requestLog: any RequestLog { get }
 }
 
 /// Tracking's tables in one SQLite file (WAL: history reads never wait for the writer).
@@ -105,7 +107,11 @@ public final class SQLiteTrackingStore: TrackingStore {
             ALTER TABLE devices ADD COLUMN platform_tracking_at INTEGER;
             """
         ),
+        // The keyed requests answered (idempotency keys), kept 24 hours.
+        ("v3", RequestTable.sql),
     ]
+
+    public var requestLog: any RequestLog { SQLiteRequestLog(database: pool) }
 
     public func loadDevices() async throws -> [DeviceRecord] {
         try await pool.read { db in

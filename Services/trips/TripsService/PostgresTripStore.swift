@@ -31,6 +31,7 @@ public final class PostgresTripStore: TripStorage {
     static let migrations = PostgresSchema.translated(TripStore.migrations)
 
     public var eventLog: any EventLog { PostgresEventLog(database: postgres) }
+    public var requestLog: any RequestLog { PostgresRequestLog(postgres: postgres) }
 
     public func create(_ live: LiveTrip, idempotencyKey: String?) async throws -> (trip: Trip, created: Bool) {
         let logger = logger

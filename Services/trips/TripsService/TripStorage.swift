@@ -11,6 +11,8 @@ import Storage
 public protocol TripStorage: Sendable {
     /// The outbox of `trip.*` events, for the relay and the `events` op.
     var eventLog: any EventLog { get }
+    /// Where keyed requests are remembered (`OpRouter.requests`).
+    var requestLog: any RequestLog { get }
 
     /// Stores a new trip and its `trip.created` event (with `trip.eta` and `trip.destination_arrival`
     /// when the trip starts with them); with an idempotency key already used, returns the trip

@@ -19,6 +19,7 @@ public final class TripStore: TripStorage {
     }
 
     public var eventLog: any EventLog { SQLiteEventLog(database: database) }
+    public var requestLog: any RequestLog { SQLiteRequestLog(database: database) }
 
     /// The schema, one migration per version (the outbox table comes with the first).
     static let migrations: [ServiceDatabase.Migration] = [
@@ -36,7 +37,9 @@ public final class TripStore: TripStorage {
             );
             CREATE INDEX trips_active ON trips (status, device_id);
             """
-        )
+        ),
+        // The keyed requests answered (idempotency keys), kept 24 hours.
+        ("v2", RequestTable.sql),
     ]
 
     public func create(_ live: LiveTrip, idempotencyKey: String?) async throws -> (trip: Trip, created: Bool) {

@@ -32,7 +32,9 @@ public struct TripsServer: Sendable {
             logger: logger)
         let watching = TripWatcherService(watcher: watcher, store: store, platform: platform, subscriber: subscriber, trips: trips, logger: logger)
         let ops = TripsOps(store: store, watcher: watcher, platform: platform, relay: relay, model: model, logger: logger)
-        let worker = host.worker(broker: settings.broker, router: ops.router(instance: host.instance), concurrency: settings.concurrency)
+        var router = ops.router(instance: host.instance)
+        router.requests = store.requestLog
+        let worker = host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency)
         let closing = ShutdownHook {
             await platform.close()
             await publisher.close()

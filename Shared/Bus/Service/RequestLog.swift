@@ -20,6 +20,10 @@ public struct RequestKey: Sendable, Equatable {
 
     /// The params member that carries the key.
     public static let member = "request_id"
+    /// The params member that, when present, stands for the request in place of the params'
+    /// hash: a caller whose params carry values of the moment (a time, a batch id) hashes what it
+    /// was asked (the gateway: the HTTP request), so a retry is the same request.
+    public static let hashMember = "request_hash"
     /// How long a key is remembered.
     public static let lifetime: TimeInterval = 24 * 3600
     /// How long a claim without a reply holds (the first attempt still running); after that the
@@ -43,6 +47,13 @@ public struct RequestKey: Sendable, Equatable {
         else { return nil }
         guard let key = value.stringValue, Self.isValid(key) else {
             throw .unprocessable("invalid_params", "\(Self.member): must be a string of 1 to 255 visible ASCII characters")
+        }
+        if let stated = params.removeValue(forKey: Self.hashMember) {
+            guard let hash = stated.stringValue, (1...128).contains(hash.utf8.count) else {
+                throw .unprocessable("invalid_params", "\(Self.hashMember): must be a string of 1 to 128 characters")
+            }
+            self.init(scope: Self.scope(params), key: key, hash: Self.hash(op: op, params: ["request": .string(hash)]))
+            return
         }
         self.init(scope: Self.scope(params), key: key, hash: Self.hash(op: op, params: params))
     }

@@ -131,6 +131,7 @@ struct OpRoute<Params: Codable & Sendable, Reply: Sendable>: Sendable {
             }
         }
         params[RequestKey.member] = requestID.map(JSONValue.string)
+        params[RequestKey.hashMember] = nil  // the gateway's to say, never a body's
         return .object(params)
     }
 }
@@ -151,12 +152,10 @@ extension [String: JSONValue] {
 
 extension RecordedRoutes {
     /// Registers a route that is one op (see `OpRoute`).
-    /// A route that changes something for a caller takes an `Idempotency-Key` (see `IdempotencyKey`).
+    /// Every POST, PUT, PATCH and DELETE takes an `Idempotency-Key` (see `IdempotencyKey`).
     func on<Params, Reply>(_ method: HTTPRequest.Method, _ path: String, _ route: OpRoute<Params, Reply>, calling platform: PlatformCalls) {
-        var doc = route.routeDoc
-        doc.idempotent = IdempotencyKey.methods.contains(method) && !route.fill.isEmpty
-        let keyed = doc.idempotent
-        on(method, path, doc) { request, context in
+        let keyed = IdempotencyKey.methods.contains(method)
+        on(method, path, route.routeDoc) { request, context in
             let key = try keyed ? IdempotencyKey.from(request) : nil
             return try await platform.forward(route.op, try await route.params(request, context, requestID: key))
         }
@@ -180,6 +179,16 @@ enum IdempotencyKey {
                 "Idempotency-Key: must be 1 to 255 visible ASCII characters (no spaces), got \(key.utf8.count) bytes")
         }
         return key
+    }
+
+    /// Gives `params` (an op's, made from a request's body) the request's key as `request_id`, or
+    /// none, and drops whatever `request_id` or `request_hash` the body carried. With `standingFor`,
+    /// the request is that (its method, path and body) rather than the params: for params the
+    /// gateway adds values of the moment to (a batch id, a time), which a retry would change.
+    static func stamp(_ params: inout [String: JSONValue], from request: Request, standingFor body: [String: JSONValue]? = nil) throws {
+        let key = try from(request)
+        params[RequestKey.member] = key.map(JSONValue.string)
+        params[RequestKey.hashMember] = key == nil ? nil : body.map { .string(RequestKey.hash(op: "\(request.method) \(request.uri.path)", params: $0)) }
     }
 
     /// The header in the API document.

@@ -80,7 +80,11 @@ struct RecordedRoutes {
     typealias Handler = @Sendable (Request, GatewayContext) async throws -> Response
 
     /// `path` is relative to the prefix ("" for the prefix itself); parameters as `{name}`.
+    /// Every POST, PUT, PATCH and DELETE takes an `Idempotency-Key`: its handler passes it on
+    /// (`IdempotencyKey.stamp`), which `IdempotencyIntegrationTests` holds every such route to.
     func on(_ method: HTTPRequest.Method, _ path: String, _ doc: RouteDoc, _ handler: @escaping Handler) {
+        var doc = doc
+        doc.idempotent = IdempotencyKey.methods.contains(method)
         record(method, path, doc)
         group.on(RouterPath(path), method: method, use: handler)
     }
