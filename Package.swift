@@ -99,6 +99,8 @@ let package = Package(
 
         .target(name: "Geo", dependencies: ["Wire"], path: "Shared/Geo", swiftSettings: fuzzed),
         .target(name: "RideModels", dependencies: ["Wire", "Geo"], path: "Shared/RideModels", swiftSettings: fuzzed),
+        // Roads: routes along a road network (`RouteProvider` and its implementations), above Geo.
+        .target(name: "Roads", dependencies: ["Geo", .product(name: "Logging", package: "swift-log")], path: "Shared/Roads"),
         // The contract: every op and event kind of the platform, declared once (docs/design.md).
         .target(name: "RideContract", dependencies: ["Bus", "RideModels", "Wire"], path: "Shared/RideContract"),
         .target(
