@@ -161,7 +161,7 @@ let package = Package(
         .target(
             name: "TripsService",
             dependencies: [
-                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "Roads", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -238,7 +238,7 @@ let package = Package(
         .testTarget(
             name: "TrackingTests", dependencies: ["Wire", "TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TrackingTests"),
-        .testTarget(name: "TripsTests", dependencies: ["Wire", "TripsService", "RideModels", "Geo", "Bus"], path: "Tests/TripsTests"),
+        .testTarget(name: "TripsTests", dependencies: ["Wire", "TripsService", "RideModels", "Geo", "Bus", "Roads", "RideContract", "ServiceKit"], path: "Tests/TripsTests"),
         .testTarget(
             name: "OrdersTests",
             dependencies: ["Wire", "RideContract", "OrdersService", "UsersService", "RideModels", "Storage", "Bus", "Geo", .product(name: "GRDB", package: "GRDB.swift")],

@@ -29,6 +29,12 @@ public enum Events {
         type: "trip.destination_arrival", topic: "trip.destination_arrival", source: BusContract.Service.trips, "the device reached the trip's destination")
     public static let tripETA = EventKind<TripEvent>(
         type: "trip.eta", topic: "trip.eta", source: BusContract.Service.trips, "a new estimate of the arrival")
+    public static let tripRerouted = EventKind<TripEvent>(
+        type: "trip.rerouted", topic: "trip.rerouted", source: BusContract.Service.trips,
+        "the device left the trip's route and a new route was planned from where it is (with the new estimate)")
+    public static let tripDelayed = EventKind<TripEvent>(
+        type: "trip.delayed", topic: "trip.delayed", source: BusContract.Service.trips,
+        "the estimate slipped past the first one by more than the delay threshold (once per slip; estimate.delay in seconds)")
     public static let tripCompleted = EventKind<TripEvent>(
         type: "trip.completed", topic: "trip.completed", source: BusContract.Service.trips, "a trip ended, with its summary")
 

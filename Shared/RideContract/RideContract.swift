@@ -25,7 +25,7 @@ public enum RideContract {
     public static let events: [EventDescriptor] = [
         Events.orderStatus.descriptor, Events.orderMessage.descriptor, Events.orderOffered.descriptor, Events.orderOfferWithdrawn.descriptor,
         Events.orderRated.descriptor, Events.orderDriverCancelled.descriptor, Events.orderPaid.descriptor, Events.tripCreated.descriptor,
-        Events.tripDestinationArrival.descriptor, Events.tripETA.descriptor,
+        Events.tripDestinationArrival.descriptor, Events.tripETA.descriptor, Events.tripRerouted.descriptor, Events.tripDelayed.descriptor,
         Events.tripCompleted.descriptor, Events.deviceLocation.descriptor, Events.deviceStatus.descriptor, Events.deviceCommand.descriptor,
         Events.userRegistered.descriptor, Events.notification.descriptor,
     ]

@@ -41,33 +41,46 @@ public struct Trip: Codable, Sendable, Equatable {
     public struct Estimate: Codable, Sendable, Equatable {
         @WireModel
         public struct Route: Codable, Sendable, Equatable {
+            /// Metres left.
             public var distance: Int
+            /// Seconds left.
             public var duration: Int
             public var remainingDuration: Int
+            /// The way left to drive, from the device's position on the route to the destination;
+            /// null for a straight-line estimate (no road data).
+            public var polyline: TripSummary.LineString?
 
-            public init(distance: Int, duration: Int, remainingDuration: Int) {
+            public init(distance: Int, duration: Int, remainingDuration: Int, polyline: TripSummary.LineString? = nil) {
                 self.distance = distance
                 self.duration = duration
                 self.remainingDuration = remainingDuration
+                self.polyline = polyline
             }
 
             enum CodingKeys: String, CodingKey {
-                case distance, duration
+                case distance, duration, polyline
                 case remainingDuration = "remaining_duration"
             }
         }
 
         public var arriveAt: Date
         public var route: Route
+        /// `road` (along a route from road data) or `straight_line` (the straight line × 1.3).
+        public var estimateKind: String?
+        /// Seconds later than the trip's first estimate (positive: late).
+        public var delay: Int?
 
-        public init(arriveAt: Date, route: Route) {
+        public init(arriveAt: Date, route: Route, estimateKind: String? = nil, delay: Int? = nil) {
             self.arriveAt = arriveAt
             self.route = route
+            self.estimateKind = estimateKind
+            self.delay = delay
         }
 
         enum CodingKeys: String, CodingKey {
-            case route
+            case route, delay
             case arriveAt = "arrive_at"
+            case estimateKind = "estimate_kind"
         }
     }
 
@@ -150,8 +163,17 @@ public struct TripSummary: Codable, Sendable, Equatable {
     public var completedAt: Date
     public var deviceID: String
     public var markers: [Marker]
+    /// Metres of the first route planned (the driven `distance` may differ: detours, re-routes).
+    public var plannedDistance: Int?
+    /// How many times the trip was re-routed (the device left the route).
+    public var reroutes: Int?
 
-    public init(locations: LineString, distance: Int, duration: Int, startedAt: Date, completedAt: Date, deviceID: String, markers: [Marker]) {
+    public init(
+        locations: LineString, distance: Int, duration: Int, startedAt: Date, completedAt: Date, deviceID: String, markers: [Marker],
+        plannedDistance: Int? = nil, reroutes: Int? = nil
+    ) {
+        self.plannedDistance = plannedDistance
+        self.reroutes = reroutes
         self.locations = locations
         self.distance = distance
         self.duration = duration
@@ -162,7 +184,8 @@ public struct TripSummary: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case locations, distance, duration, markers
+        case locations, distance, duration, markers, reroutes
+        case plannedDistance = "planned_distance"
         case startedAt = "started_at"
         case completedAt = "completed_at"
         case deviceID = "device_id"
@@ -229,7 +252,7 @@ public struct ShareIDParams: Codable, Sendable, Equatable {
 public struct TripEvent: Codable, Sendable, Equatable {
     @WireModel
     public struct Data: Codable, Sendable, Equatable {
-        /// `created`, `destination_arrival`, `eta`, `completed`.
+        /// `created`, `destination_arrival`, `eta`, `rerouted`, `delayed`, `completed`.
         public var value: String
         public var tripID: String
         public var tripMetadata: [String: JSONValue]?

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Geo
 import RideModels
+import Roads
 import Testing
 import Wire
 
@@ -118,6 +119,9 @@ private let streets = Polyline(points: [
 
     @Test func estimatesFollowTheModelAndAreRateLimited() {
         var progress = TripProgress(destination: Geofence(center: destinationPoint, radius: 50))
+        let first = TrackPoint(point: origin, recordedAt: start.addingTimeInterval(-10), accuracy: 5, speed: 10)
+        #expect(progress.record(first, model: model, now: start.addingTimeInterval(-10)) == [.needsRoute(from: origin)], "no route yet: one is planned")
+        _ = progress.follow(StraightLineRoutes().line(from: origin, to: destinationPoint), model: model, observedFrom: first, now: start.addingTimeInterval(-10))
         let fix = TrackPoint(point: origin, recordedAt: start, accuracy: 5, speed: 10)
         let signals = progress.record(fix, model: model, now: start)
         guard case .eta(let estimate)? = signals.first else {

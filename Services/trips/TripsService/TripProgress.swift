@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import Roads
 import Wire
 
 /// One location of the trip's device.
@@ -58,6 +59,12 @@ public enum TripSignal: Sendable, Equatable {
     case arrived(at: Date, point: GeoPoint)
     /// A new estimate (at most one per `etaInterval`).
     case eta(TripEstimate)
+    /// The trip has no route yet: one is to be planned from here (the watcher asks the provider).
+    case needsRoute(from: GeoPoint)
+    /// The device has left the route: a new one is to be planned from here.
+    case offRoute(at: GeoPoint)
+    /// The estimate slipped past the first one by another delay threshold: `delay` seconds late.
+    case delayed(TripEstimate, delay: Int)
 }
 
 /// A live trip's state, fed one location at a time: arrival, estimates, distance so far.
@@ -70,10 +77,14 @@ public struct TripProgress: Sendable, Equatable, Codable {
     public private(set) var observedSpeed: Double?
     public private(set) var lastETAAt: Date?
     public var etaInterval: TimeInterval = 5
+    /// The route followed, once one is planned (`follow(_:now:)`).
+    public private(set) var plan: RoutePlan?
+    /// Where on the route the device was last seen.
+    public private(set) var position: LinePosition?
 
     public init(destination: Geofence) { self.destination = destination }
 
-    public mutating func record(_ fix: TrackPoint, model: RouteModel, now: Date) -> [TripSignal] {
+    public mutating func record(_ fix: TrackPoint, model: RouteModel, rules: FollowRules = FollowRules(), now: Date) -> [TripSignal] {
         odometer.add(fix)
         if let speed = fix.speed, speed.isFinite, speed >= 1 {
             observedSpeed = observedSpeed.map { 0.7 * $0 + 0.3 * speed } ?? speed
@@ -83,8 +94,81 @@ public struct TripProgress: Sendable, Equatable, Codable {
             arrivedAt = fix.recordedAt
             return [.arrived(at: fix.recordedAt, point: fix.point)]
         }
+        guard var plan else { return [.needsRoute(from: fix.point)] }
+        defer { self.plan = plan }
+        let onRoad = plan.kind == RouteKind.road.rawValue
+        // A straight-line "route" is no road to keep to: only a road route can be left.
+        if onRoad, let position = plan.line.locate(fix.point) {
+            let tolerance = rules.offRouteMetres + min(50, max(0, fix.accuracy ?? 0))
+            plan.offRouteFixes = position.offset > tolerance ? plan.offRouteFixes + 1 : 0
+            if plan.offRouteFixes >= rules.offRouteFixes {
+                plan.offRouteFixes = 0
+                return [.offRoute(at: fix.point)]
+            }
+            if position.offset <= tolerance { self.position = position }
+        }
         if let lastETAAt, now.timeIntervalSince(lastETAAt) < etaInterval { return [] }
         lastETAAt = now
-        return [.eta(model.estimate(from: fix.point, to: destination.center, observedSpeed: observedSpeed, now: now))]
+        var estimate = estimate(plan, now: now)
+        if !onRoad {
+            // No road data: the straight line from here, at the speed the device shows.
+            let straight = model.estimate(from: fix.point, to: destination.center, observedSpeed: observedSpeed, now: now)
+            estimate = (straight, Int(straight.arriveAt.timeIntervalSince(plan.plannedArrival).rounded()))
+        }
+        let level = estimate.delay.map { max(0, Int(Double($0) / rules.delayThreshold(plan))) } ?? 0
+        guard level > plan.delayLevel else { return [.eta(estimate.estimate)] }
+        plan.delayLevel = level
+        return [.eta(estimate.estimate), .delayed(estimate.estimate, delay: estimate.delay ?? 0)]
+    }
+
+    /// Follows `route` from now on: the first plan sets the promise delays are measured against;
+    /// a later one is a re-route. Returns the estimate along it.
+    /// Without road data (a straight-line route) the estimate is the model's from `fix`, at the
+    /// speed the device shows, as every later one will be.
+    public mutating func follow(_ route: Route, model: RouteModel, observedFrom fix: TrackPoint?, now: Date) -> TripEstimate {
+        var next = plan ?? RoutePlan(route: route, now: now)
+        if plan != nil { next.reroute(route) }
+        position = LinePosition(along: 0, offset: 0, segment: 0)
+        lastETAAt = now
+        if route.kind == .straightLine, let start = fix?.point ?? route.line.points.first {
+            let straight = model.estimate(from: start, to: destination.center, observedSpeed: observedSpeed, now: now)
+            if plan == nil { (next.plannedArrival, next.plannedDuration) = (straight.arriveAt, Double(straight.duration)) }
+            plan = next
+            return straight
+        }
+        plan = next
+        return estimate(next, now: now).estimate
+    }
+
+    /// The estimate along the plan from the last position, and how late it runs.
+    func estimate(_ plan: RoutePlan, now: Date) -> (estimate: TripEstimate, delay: Int?) {
+        let left = plan.remaining(from: position ?? LinePosition(along: 0, offset: 0, segment: 0))
+        let arriveAt = now.addingTimeInterval(left.duration)
+        let estimate = TripEstimate(distance: Int(left.distance.rounded()), duration: Int(left.duration.rounded()), arriveAt: arriveAt)
+        return (estimate, Int(arriveAt.timeIntervalSince(plan.plannedArrival).rounded()))
+    }
+
+    /// What is left of the route to drive (nil before a plan).
+    public var remainingLine: Polyline? {
+        guard let plan else { return nil }
+        return plan.remainingLine(from: position ?? LinePosition(along: 0, offset: 0, segment: 0))
+    }
+}
+
+extension TripSignal {
+    /// Whether the signal is only news while it happens (skipped when catching up on history).
+    var isLive: Bool {
+        switch self {
+        case .eta, .delayed, .offRoute: true
+        case .arrived, .needsRoute: false
+        }
+    }
+
+    /// Where a route is to be planned from, for the signals that ask for one.
+    var routeStart: GeoPoint? {
+        switch self {
+        case .needsRoute(let from), .offRoute(let from): from
+        default: nil
+        }
     }
 }

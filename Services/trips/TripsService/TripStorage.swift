@@ -3,6 +3,7 @@ import Foundation
 import Geo
 import RideContract
 import RideModels
+import Roads
 import Storage
 
 /// What the trips service keeps: one protocol, a SQLite store (`TripStore`, the default) and a
@@ -52,21 +53,42 @@ extension LiveTrip {
         self.init(trip: trip, progress: TripProgress(destination: Geofence(center: trip.destination.geometry.point, radius: trip.destination.radius)))
     }
 
-    /// Writes what `signal` says into the trip's document; returns the `trip.*` event it makes.
-    mutating func apply(_ signal: TripSignal) -> EventKind<TripEvent> {
+    /// Writes what `signal` says into the trip's document; returns the `trip.*` event it makes
+    /// (nil for a signal the watcher answers by planning a route: `needsRoute`, `offRoute`).
+    mutating func apply(_ signal: TripSignal) -> EventKind<TripEvent>? {
         switch signal {
         case .arrived(let at, _):
             trip.destination.arrivedAt = at
             trip.estimate = nil
             return Events.tripDestinationArrival
         case .eta(let estimate):
-            trip.estimate = Trip.Estimate(
-                arriveAt: estimate.arriveAt,
-                route: .init(
-                    distance: estimate.distance, duration: estimate.duration,
-                    remainingDuration: estimate.duration))
+            setEstimate(estimate)
             return Events.tripETA
+        case .delayed(let estimate, let delay):
+            setEstimate(estimate, delay: delay)
+            return Events.tripDelayed
+        case .needsRoute, .offRoute:
+            return nil
         }
+    }
+
+    /// Follows `route` from now on (the first, or a re-route) and writes its estimate; returns
+    /// the event: the first estimate (`trip.eta`) or `trip.rerouted`.
+    mutating func follow(_ route: Route, model: RouteModel, observedFrom fix: TrackPoint?, now: Date) -> EventKind<TripEvent> {
+        let rerouted = progress.plan != nil
+        setEstimate(progress.follow(route, model: model, observedFrom: fix, now: now))
+        return rerouted ? Events.tripRerouted : Events.tripETA
+    }
+
+    /// The trip's estimate: `estimate`, with the way left to drive when it is along roads.
+    mutating func setEstimate(_ estimate: TripEstimate, delay: Int? = nil) {
+        let plan = progress.plan
+        let line = plan?.kind == RouteKind.road.rawValue ? progress.remainingLine.map { TripSummary.LineString(coordinates: $0.geoJSONCoordinates) } : nil
+        trip.estimate = Trip.Estimate(
+            arriveAt: estimate.arriveAt,
+            route: .init(distance: estimate.distance, duration: estimate.duration, remainingDuration: estimate.duration, polyline: line),
+            estimateKind: plan?.kind ?? RouteKind.straightLine.rawValue,
+            delay: delay ?? plan.map { Int(estimate.arriveAt.timeIntervalSince($0.plannedArrival).rounded()) })
     }
 }
 
@@ -110,7 +132,8 @@ enum TripStorageRules {
     static func event(_ kind: EventKind<TripEvent>, _ trip: Trip) -> (topic: String, event: TripEvent) {
         let data = TripEvent.Data(
             value: String(kind.type.dropFirst(Events.tripRoot.count)), tripID: trip.tripID, tripMetadata: trip.metadata,
-            estimate: kind.type == Events.tripETA.type ? trip.estimate : nil, summary: kind.type == Events.tripCompleted.type ? trip.summary : nil,
+            estimate: [Events.tripETA.type, Events.tripRerouted.type, Events.tripDelayed.type].contains(kind.type) ? trip.estimate : nil,
+            summary: kind.type == Events.tripCompleted.type ? trip.summary : nil,
             arrivedAt: trip.destination.arrivedAt)
         return (kind.topic, TripEvent(createdAt: Date(), deviceID: trip.deviceID, data: data))
     }

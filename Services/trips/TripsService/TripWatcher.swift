@@ -4,6 +4,7 @@ import Geo
 import Logging
 import RideContract
 import RideModels
+import Roads
 import ServiceLifecycle
 import Storage
 
@@ -20,13 +21,22 @@ public actor TripWatcher {
     private let relay: OutboxRelay
     private let subscriber: EventSubscriber<DeviceLocationEvent>
     private let model: RouteModel
+    let routes: any RouteProvider
+    let rules: FollowRules
+    /// Trips whose route is being planned: a location arriving meanwhile does not plan again.
+    private var planning: Set<String> = []
     private let logger: Logger
 
-    init(store: any TripStorage, relay: OutboxRelay, subscriber: EventSubscriber<DeviceLocationEvent>, model: RouteModel, logger: Logger) {
+    init(
+        store: any TripStorage, relay: OutboxRelay, subscriber: EventSubscriber<DeviceLocationEvent>, model: RouteModel,
+        routes: any RouteProvider = StraightLineRoutes(), rules: FollowRules = FollowRules(), logger: Logger
+    ) {
         self.store = store
         self.relay = relay
         self.subscriber = subscriber
         self.model = model
+        self.routes = routes
+        self.rules = rules
         self.logger = logger
     }
 
@@ -94,9 +104,24 @@ public actor TripWatcher {
             guard let before = live[tripID] else { continue }
             var trip = before
             var stored = true
-            for signal in trip.progress.record(fix, model: model, now: now) {
-                if catchingUp, case .eta = signal { continue }
-                let event = trip.apply(signal)
+            for signal in trip.progress.record(fix, model: model, rules: rules, now: now) {
+                if catchingUp, signal.isLive { continue }  // news of the past, or a detour already driven
+                let event: EventKind<TripEvent>?
+                if let from = signal.routeStart {
+                    guard !planning.contains(tripID) else { continue }
+                    planning.insert(tripID)
+                    let route = await plannedRoute(from: from, to: trip.progress.destination.center, tripID: tripID)
+                    planning.remove(tripID)
+                    guard let route else { continue }
+                    let followed = trip.follow(route, model: model, observedFrom: fix, now: now)
+                    event = catchingUp ? nil : followed  // from history: the route is kept, its estimate is old news
+                    if followed.type == Events.tripRerouted.type {
+                        logger.info("trip re-routed", metadata: ["trip_id": "\(tripID)", "from": "\(from.latitude),\(from.longitude)"])
+                    }
+                } else {
+                    guard let applied = trip.apply(signal) else { continue }
+                    event = applied
+                }
                 do {
                     // Bounded: this loop handles every watched device's locations one by one, so one
                     // store call that never returns would stop every arrival after it.
@@ -119,6 +144,17 @@ public actor TripWatcher {
             if stored, live[tripID] != nil { live[tripID] = trip }
         }
         return arrivals
+    }
+
+    /// A route from `start` to the destination (the provider falls back to the straight line
+    /// itself; an error here is one it could not even do that for: logged, the next fix retries).
+    func plannedRoute(from start: GeoPoint, to end: GeoPoint, tripID: String) async -> Route? {
+        do {
+            return try await routes.route(from: start, to: end)
+        } catch {
+            logger.warning("no route for a trip; the next location retries", metadata: ["trip_id": "\(tripID)", "error": "\(error)"])
+            return nil
+        }
     }
 
     /// How long one trip update may take before it counts as failed (the next location retries).

@@ -47,7 +47,16 @@ struct TripsOps {
             metadata: params.metadata)
         var live = LiveTrip(starting: trip)
         if let fix = await startingFix(of: params.deviceID) {
-            for signal in live.progress.record(fix, model: model, now: now) { _ = live.apply(signal) }
+            for signal in live.progress.record(fix, model: model, rules: watcher.rules, now: now) {
+                if let from = signal.routeStart {
+                    // The route before the trip is stored: its first estimate is the promise.
+                    if let route = await watcher.plannedRoute(from: from, to: live.progress.destination.center, tripID: trip.tripID) {
+                        _ = live.follow(route, model: model, observedFrom: fix, now: now)
+                    }
+                } else {
+                    _ = live.apply(signal)
+                }
+            }
         }
         let (stored, created) = try await store.create(live, idempotencyKey: params.idempotencyKey)
         if created {
@@ -70,7 +79,11 @@ struct TripsOps {
             track = []  // a device that never reported: an empty route
         }
         let arrival = trip.destination.arrivedAt.map { TripSummary.Marker(type: "arrival", recordedAt: $0, location: trip.destination.geometry) }
-        let summary = TripSummaryBuilder.summary(track: track, deviceID: trip.deviceID, startedAt: trip.startedAt, completedAt: now, arrival: arrival)
+        var summary = TripSummaryBuilder.summary(track: track, deviceID: trip.deviceID, startedAt: trip.startedAt, completedAt: now, arrival: arrival)
+        if let plan = try await store.activeTrips(id: id).first?.progress.plan {
+            summary.plannedDistance = Int(plan.plannedDistance.rounded())
+            summary.reroutes = plan.reroutes
+        }
         guard let completed = try await store.complete(id: id, at: now, summary: summary) else { throw unknownTrip(id) }
         relay.notify()
         await watcher.stopWatching(tripID: id)

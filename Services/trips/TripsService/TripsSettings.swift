@@ -14,7 +14,8 @@ public struct RideTripsCommand: ServiceCommand {
         discussion: """
             HyperTrack's Trips API v3 over the bus. Ops (service "trips"): create (idempotency_key \
             makes a repeat return the first trip), get, get_by_share, complete, events, ping. Events: \
-            trip.created, trip.eta (at most one per trip every 5 s), trip.destination_arrival (once), \
+            trip.created, trip.eta (at most one per trip every 5 s), trip.rerouted (the device left its route), \
+            trip.delayed (the estimate slipped past the first), trip.destination_arrival (once), \
             trip.completed (with the summary); source trips, from a transactional outbox. Watches \
             device.location.<id> only for devices with an active trip. --http defaults to 0.0.0.0:9103.
 
@@ -36,6 +37,18 @@ public struct RideTripsCommand: ServiceCommand {
         help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
 
+    @Option(
+        name: .customLong("off-route-m"),
+        help: helpWithEnv("Metres from its route (beyond the fix's accuracy) that put a device off it; 3 fixes off re-route the trip", env: "RIDE_OFF_ROUTE_M", default: "50"))
+    var offRoute: String?
+
+    @Option(
+        name: .customLong("delay-after"),
+        help: helpWithEnv(
+            "SECONDS,PERCENT: a trip is late (trip.delayed, the rider told) when its estimate slips past the first by more than both", env: "RIDE_DELAY_AFTER",
+            default: "180,30"))
+    var delayAfter: String?
+
     @OptionGroup public var common: CommonOptions
 
     public init() {}
@@ -54,7 +67,27 @@ public struct RideTripsCommand: ServiceCommand {
             dataDirectory: dataDirectory,
             database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("trips.sqlite").path, environment: environment),
             concurrency: try concurrencySetting(concurrency),
+            follow: try Self.followRules(offRoute: offRoute, delayAfter: delayAfter, environment: environment),
             http: try common.httpAddress(default: "0.0.0.0:9103"), logFormat: logging.format, logLevel: logging.level)
+    }
+}
+
+extension RideTripsCommand {
+    /// `--off-route-m` and `--delay-after`, checked (a bad value names its flag or variable).
+    static func followRules(offRoute: String?, delayAfter: String?, environment: [String: String]) throws -> FollowRules {
+        var rules = FollowRules()
+        let off = Setting.resolve(offRoute, flag: "off-route-m", env: "RIDE_OFF_ROUTE_M", default: "50", environment: environment)
+        guard let metres = Double(off.value), metres.isFinite, (5...5000).contains(metres) else {
+            throw ConfigurationError("off-route-m (\(off.origin)) '\(off.value.prefix(40))' must be metres from 5 to 5000")
+        }
+        rules.offRouteMetres = metres
+        let delay = Setting.resolve(delayAfter, flag: "delay-after", env: "RIDE_DELAY_AFTER", default: "180,30", environment: environment)
+        let parts = delay.value.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2, let seconds = parts[0], let percent = parts[1], (1...86_400).contains(seconds), (0...1000).contains(percent) else {
+            throw ConfigurationError("delay-after (\(delay.origin)) '\(delay.value.prefix(40))' must be SECONDS,PERCENT (1 to 86400, 0 to 1000), e.g. 180,30")
+        }
+        (rules.delaySeconds, rules.delayFraction) = (seconds, percent / 100)
+        return rules
     }
 }
 
@@ -66,6 +99,7 @@ public struct TripsSettings: ServiceSettings {
     public var dataDirectory: String
     public var database: StorageLocation
     public var concurrency: Int
+    public var follow: FollowRules
     public var http: HostPort
     public var logFormat: LogFormat
     public var logLevel: Logger.Level
@@ -76,6 +110,7 @@ public struct TripsSettings: ServiceSettings {
           bus                   pub \(pub), sub \(sub), broker \(broker)
           database              \(database)
           concurrency           \(concurrency)
+          routes                off route beyond \(Int(follow.offRouteMetres)) m; late past \(Int(follow.delaySeconds)) s and \(Int(follow.delayFraction * 100))%
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)
         """
