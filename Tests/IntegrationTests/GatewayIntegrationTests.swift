@@ -21,10 +21,10 @@ import Wire
         let clock = FixClock(start: Date().addingTimeInterval(-600))
 
         /// Ann (rider) and Dan (driver, available 400 m south of the pickup), signed up through the gateway.
-        static func start(_ bus: TestBus, orders arguments: [String] = []) async throws -> Apps {
+        static func start(_ bus: TestBus, orders arguments: [String] = [], trips: [String] = []) async throws -> Apps {
             _ = try await TestService.users(on: bus)
             _ = try await TestTracking.start(on: bus)
-            _ = try await TestService.trips(on: bus)
+            _ = try await TestService.trips(on: bus, arguments: trips)
             _ = try await TestService.start(on: bus, service: BusContract.Service.orders, executable: "ride-orders", arguments: arguments)
             return try await signUp(try await TestGateway.start(on: bus))
         }

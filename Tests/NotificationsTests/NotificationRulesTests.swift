@@ -96,6 +96,18 @@ import Wire
         #expect(offline.id == "o1/offer_withdrawn/d2/7" && offline.body == "You went offline: this ride is no longer offered to you.")
     }
 
+    @Test func aLateTripTellsTheRiderByHowMuchOncePerSlip() {
+        let estimate = Trip.Estimate(
+            arriveAt: Self.time.addingTimeInterval(600), route: .init(distance: 3000, duration: 600, remainingDuration: 600), estimateKind: "road", delay: 250)
+        let pickup = NotificationRules.delayed(orderID: "o1", rider: "r1", tripID: "t1", leg: "pickup", estimate: estimate, at: Self.time)
+        #expect(pickup.kind == "trip_delayed" && pickup.userID == "r1" && pickup.orderID == "o1" && pickup.id == "o1/trip_delayed/t1/4")
+        #expect(pickup.body == "Your driver is running about 4 min late; now arriving in about 10 min.")
+        var later = estimate
+        later.delay = 500
+        #expect(NotificationRules.delayed(orderID: "o1", rider: "r1", tripID: "t1", leg: "pickup", estimate: later, at: Self.time).id != pickup.id, "another slip")
+        #expect(NotificationRules.delayed(orderID: "o1", rider: "r1", tripID: "t2", leg: "dropoff", estimate: estimate, at: Self.time).body.hasPrefix("Your ride is"))
+    }
+
     @Test func aDriverWhoCancelsStopsTracking() {
         let cancelled = DriverCancelled(orderID: "o1", driverID: "d1", deviceID: "dan-phone", redispatch: 1, cancelledAt: Self.time)
         #expect(NotificationRules.driverCancelled(cancelled) == [DeviceCommand(deviceID: "dan-phone", command: "stop_tracking", issuedAt: Self.time)])

@@ -89,6 +89,17 @@ public enum NotificationRules {
             body: "Arriving in about \(minutes) min (\(estimate.route.distance) m away).", orderID: orderID, createdAt: time)
     }
 
+    /// A trip of the ride runs late (`trip.delayed`, HyperTrack's delay notification): the rider
+    /// is told by how much, once per slip (the id carries the trip and the minutes late).
+    public static func delayed(orderID: String, rider: String, tripID: String, leg: String?, estimate: Trip.Estimate, at time: Date) -> UserNotification {
+        let late = max(1, Int((Double(estimate.delay ?? 0) / 60).rounded()))
+        let minutes = max(1, Int((estimate.arriveAt.timeIntervalSince(time) / 60).rounded()))
+        let who = leg == "pickup" ? "Your driver is" : "Your ride is"
+        return UserNotification(
+            id: "\(orderID)/trip_delayed/\(tripID)/\(late)", userID: rider, kind: "trip_delayed", title: "Running late",
+            body: "\(who) running about \(late) min late; now arriving in about \(minutes) min.", orderID: orderID, createdAt: time)
+    }
+
     /// A chat message: its recipient hears of it (the sender knows).
     public static func message(_ message: ChatMessage) -> UserNotification {
         let from = message.senderRole == .driver ? "your driver" : "your rider"

@@ -72,6 +72,15 @@ struct NotificationsReactor {
                 {
                     notifications = [NotificationRules.arriving(orderID: orderID, rider: riderID, estimate: estimate, at: event.time)]
                 }
+                if event.type == Events.tripDelayed.type, case .string(let orderID)? = tripEvent.data.tripMetadata?["order_id"],
+                    let estimate = tripEvent.data.estimate, let riderID = try await store.rider(of: orderID)
+                {
+                    notifications = [
+                        NotificationRules.delayed(
+                            orderID: orderID, rider: riderID, tripID: tripEvent.data.tripID, leg: tripEvent.data.tripMetadata?["leg"]?.stringValue,
+                            estimate: estimate, at: event.time)
+                    ]
+                }
             }
         } catch {
             logger.error("an event does not decode; skipped", metadata: ["source": "\(event.source)", "sequence": "\(event.sequence)", "error": "\(error)"])
