@@ -60,7 +60,8 @@ public struct OrderPaid: Codable, Sendable, Equatable {
 /// (places or saved places' ids).
 public typealias EstimateParams = CreateOrderParams
 
-/// `orders.estimate`' reply: the route model's distance and duration, the surge now, the fare.
+/// `orders.estimate`' reply: the route's distance and duration (along roads when the platform has
+/// road data), the surge now, the fare, and the route to draw.
 @WireModel
 public struct FareEstimate: Codable, Sendable, Equatable {
     public var currency: String
@@ -70,8 +71,17 @@ public struct FareEstimate: Codable, Sendable, Equatable {
     public var surge: Double
     public var pickup: Place
     public var dropoff: Place
+    /// `road` or `straight_line` (no road data: the straight line × 1.3).
+    public var estimateKind: String?
+    /// The way from the pickup to the dropoff (GeoJSON `LineString`); null for a straight-line estimate.
+    public var route: TripSummary.LineString?
 
-    public init(currency: String, totalCents: Int, distanceMetres: Int, durationSeconds: Int, surge: Double, pickup: Place, dropoff: Place) {
+    public init(
+        currency: String, totalCents: Int, distanceMetres: Int, durationSeconds: Int, surge: Double, pickup: Place, dropoff: Place,
+        estimateKind: String? = nil, route: TripSummary.LineString? = nil
+    ) {
+        self.estimateKind = estimateKind
+        self.route = route
         self.currency = currency
         self.totalCents = totalCents
         self.distanceMetres = distanceMetres
@@ -82,7 +92,8 @@ public struct FareEstimate: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case currency, surge, pickup, dropoff
+        case currency, surge, pickup, dropoff, route
+        case estimateKind = "estimate_kind"
         case totalCents = "total_cents"
         case distanceMetres = "distance_m"
         case durationSeconds = "duration_s"

@@ -4,6 +4,7 @@ import Geo
 import Logging
 import RideContract
 import RideModels
+import Roads
 import Storage
 import Wire
 
@@ -36,6 +37,8 @@ struct OrdersOps {
     let payments: PaymentCapture
     let logger: Logger
     let routes = RouteModel()
+    /// Where quotes' routes come from (road data, or the straight line).
+    var roads: any RouteProvider = StraightLineRoutes()
 
     func router(instance: String) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.orders, instance: instance)
@@ -313,13 +316,20 @@ struct OrdersOps {
         let (pickup, dropoff) = try await places(
             of: params.caller, pickup: params.pickup, pickupID: params.pickupPlaceID,
             dropoff: params.dropoff, dropoffID: params.dropoffPlaceID)
-        let route = routes.estimate(
-            from: GeoPoint(latitude: pickup.latitude, longitude: pickup.longitude),
-            to: GeoPoint(latitude: dropoff.latitude, longitude: dropoff.longitude), observedSpeed: nil, now: Date())
+        let (from, to) = (GeoPoint(latitude: pickup.latitude, longitude: pickup.longitude), GeoPoint(latitude: dropoff.latitude, longitude: dropoff.longitude))
+        let route: Route
+        do {
+            route = try await roads.route(from: from, to: to)
+        } catch {
+            logger.warning("no route for a quote; the straight-line estimate instead", metadata: ["error": "\(error)"])
+            route = StraightLineRoutes(model: routes).line(from: from, to: to)
+        }
+        let (metres, seconds) = (Int(route.distance.rounded()), Int(route.duration.rounded()))
         let multiplier = await surgeMultiplier(at: pickup, counting: 1)
         return FareEstimate(
-            currency: fares.currency, totalCents: fares.fareCents(metres: Double(route.distance), seconds: Double(route.duration), surge: multiplier),
-            distanceMetres: route.distance, durationSeconds: route.duration, surge: multiplier, pickup: pickup, dropoff: dropoff)
+            currency: fares.currency, totalCents: fares.fareCents(metres: Double(metres), seconds: Double(seconds), surge: multiplier),
+            distanceMetres: metres, durationSeconds: seconds, surge: multiplier, pickup: pickup, dropoff: dropoff, estimateKind: route.kind.rawValue,
+            route: route.kind == .road ? TripSummary.LineString(coordinates: route.line.geoJSONCoordinates) : nil)
     }
 
     /// The available cars near a point as a rider may see them (`NearbyCarsRules`), with the fare
