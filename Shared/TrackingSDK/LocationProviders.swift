@@ -26,14 +26,19 @@ public struct FixedLocation: LocationProvider {
     }
 }
 
-/// A simulated car: it stands at a point until told to drive along a route at a speed, then follows
-/// the route and stops at its end. Routes can be given one after another (to the pickup, then to the
+/// A simulated car: it stands at a point until told to drive along a route — at one speed, or on a
+/// timetable (when it passes each point: the roads' speeds, a stop in traffic) — then follows the
+/// route and stops at its end. Routes can be given one after another (to the pickup, then to the
 /// drop-off). Time can run faster (`speedup`) for simulations. Every fix is marked mocked.
 public final class SimulatedDrive: LocationProvider {
     private struct Leg {
         var route: Polyline
         var speed: Double
         var startedAt: Date
+        /// Seconds from the start to each point of `route` (nil: at `speed` throughout).
+        var times: [Double]?
+        /// Metres from the start to each point, with `times`.
+        var distances: [Double] = []
     }
 
     private struct State {
@@ -59,10 +64,35 @@ public final class SimulatedDrive: LocationProvider {
         state.withLock { $0.leg = Leg(route: route, speed: speed, startedAt: time) }
     }
 
+    /// Starts driving along `route` on a timetable: `times[i]` seconds (before the speed-up) after
+    /// the start, the car is at point `i`. A point given twice with two times is a stop there.
+    /// Times that are not one per point or that go back are refused (the car stays where it is).
+    @discardableResult
+    public func drive(along route: Polyline, times: [Double], from time: Date = Date()) -> Bool {
+        guard times.count == route.points.count, route.points.count >= 2, zip(times, times.dropFirst()).allSatisfy({ $0 <= $1 }) else { return false }
+        var distances = [0.0]
+        for (a, b) in zip(route.points, route.points.dropFirst()) { distances.append((distances.last ?? 0) + a.distance(to: b)) }
+        state.withLock { $0.leg = Leg(route: route, speed: 0, startedAt: time, times: times, distances: distances) }
+        return true
+    }
+
     /// Where the car is at `time`, and whether it has arrived at the end of its current route.
     public func position(at time: Date) -> (point: GeoPoint, bearing: Double?, speed: Double, arrived: Bool) {
         state.withLock { state in
             guard let leg = state.leg, leg.route.points.count >= 2 else { return (state.position, nil, 0, true) }
+            if let times = leg.times {
+                let elapsed = max(0, time.timeIntervalSince(leg.startedAt)) * speedup
+                guard let last = times.last, elapsed < last, let next = times.firstIndex(where: { $0 > elapsed }) else {
+                    state.position = leg.route.points[leg.route.points.count - 1]
+                    state.leg = nil
+                    return (state.position, nil, 0, true)
+                }
+                guard next > 0 else { return (leg.route.points[0], nil, 0, false) }  // not set off yet
+                let (t0, t1, d0, d1) = (times[next - 1], times[next], leg.distances[next - 1], leg.distances[next])
+                let travelled = d0 + (d1 - d0) * (elapsed - t0) / (t1 - t0)
+                state.position = leg.route.point(atDistance: travelled)
+                return (state.position, d1 > d0 ? leg.route.bearing(atDistance: travelled) : nil, (d1 - d0) / (t1 - t0) * speedup, false)
+            }
             let travelled = max(0, time.timeIntervalSince(leg.startedAt)) * leg.speed * speedup
             if travelled >= leg.route.length {
                 state.position = leg.route.points.last!

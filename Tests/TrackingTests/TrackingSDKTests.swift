@@ -290,4 +290,25 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         let end = drive.position(at: start.addingTimeInterval(route.length / 10 + 1))
         #expect(end.arrived && end.point == route.points[1])
     }
+
+    @Test func aTimedDriveKeepsItsTimetableStopsInTrafficAndRefusesABadOne() {
+        let a = GeoPoint(latitude: 47, longitude: 35)
+        let b = a.destination(bearing: 0, distance: 1000)
+        let c = b.destination(bearing: 90, distance: 500)
+        // 1 000 m in 100 s, 60 s standing at b, then 500 m in 100 s.
+        let route = Polyline(points: [a, b, b, c])
+        let drive = SimulatedDrive(at: a, speedup: 2)
+        #expect(drive.drive(along: route, times: [0, 100, 160, 260], from: start))
+        let early = drive.position(at: start.addingTimeInterval(25))  // 50 s of the timetable
+        #expect(early.point.distance(to: a.destination(bearing: 0, distance: 500)) < 0.5 && abs(early.speed - 20) < 0.01)
+        let stopped = drive.position(at: start.addingTimeInterval(65))  // 130 s: in the jam
+        #expect(stopped.point.distance(to: b) < 0.5 && stopped.speed == 0 && !stopped.arrived)
+        let late = drive.position(at: start.addingTimeInterval(105))  // 210 s: half-way along b→c
+        #expect(late.point.distance(to: b.destination(bearing: 90, distance: 250)) < 0.5)
+        #expect(drive.position(at: start.addingTimeInterval(131)).arrived)
+        let other = SimulatedDrive(at: a)
+        #expect(!other.drive(along: route, times: [0, 100, 50, 260], from: start), "time going back")
+        #expect(!other.drive(along: route, times: [0, 100], from: start), "not one time per point")
+        #expect(other.position(at: start.addingTimeInterval(10)).point == a, "refused: the car stays")
+    }
 }

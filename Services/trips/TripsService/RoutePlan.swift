@@ -29,7 +29,7 @@ public struct RoutePlan: Sendable, Equatable, Codable {
 
     public init(route: Route, now: Date) {
         line = route.line
-        (distances, times) = Self.timeline(route)
+        (distances, times) = route.timeline
         kind = route.kind.rawValue
         plannedArrival = now.addingTimeInterval(route.duration)
         plannedDuration = route.duration
@@ -39,7 +39,7 @@ public struct RoutePlan: Sendable, Equatable, Codable {
     /// A new route from where the device is, keeping the first promise and the counts.
     public mutating func reroute(_ route: Route) {
         line = route.line
-        (distances, times) = Self.timeline(route)
+        (distances, times) = route.timeline
         kind = route.kind.rawValue
         offRouteFixes = 0
         reroutes += 1
@@ -63,30 +63,6 @@ public struct RoutePlan: Sendable, Equatable, Codable {
         let start = line.point(atDistance: position.along)
         let rest = line.points.dropFirst(min(line.points.count, position.segment + 1))
         return Polyline(points: [start] + rest)
-    }
-
-    /// Distances and times to each point, the steps' timing spread over their points by distance.
-    static func timeline(_ route: Route) -> (distances: [Double], times: [Double]) {
-        let points = route.line.points
-        var distances = [0.0]
-        for (a, b) in zip(points, points.dropFirst()) { distances.append((distances.last ?? 0) + a.distance(to: b)) }
-        // Each point's time: within its step, in proportion to the distance driven in it.
-        var times = [Double](repeating: 0, count: points.count)
-        let steps = route.steps.isEmpty ? [RouteStep(name: nil, distance: route.distance, duration: route.duration, startIndex: 0)] : route.steps
-        var elapsed = 0.0
-        for (index, step) in steps.enumerated() {
-            let first = min(max(0, step.startIndex), points.count - 1)
-            let last = index + 1 < steps.count ? min(max(first, steps[index + 1].startIndex), points.count - 1) : points.count - 1
-            let span = distances[last] - distances[first]
-            if last > first {
-                for point in (first + 1)...last {
-                    let share = span > 0 ? (distances[point] - distances[first]) / span : 1
-                    times[point] = elapsed + share * step.duration
-                }
-            }
-            elapsed += step.duration
-        }
-        return (distances, times)
     }
 }
 
