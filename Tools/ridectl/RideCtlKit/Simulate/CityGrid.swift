@@ -8,11 +8,14 @@ struct CityGrid: Sendable {
     /// Side of the box in metres.
     let size: Double
     let block: Double
+    /// Metres per second the cars drive (before the speed-up).
+    let speed: Double
 
-    init(center: GeoPoint, sizeKilometres: Double, block: Double = 200) {
+    init(center: GeoPoint, sizeKilometres: Double, block: Double = 200, speed: Double = 10) {
         self.center = center
         self.size = sizeKilometres * 1000
         self.block = block
+        self.speed = speed
     }
 
     /// The point `east` and `north` metres from the centre.

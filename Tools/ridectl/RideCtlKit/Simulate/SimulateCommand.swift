@@ -180,6 +180,8 @@ enum SimulationRunner {
         table.add("drivers who cancelled (order re-dispatched)", "\(extras.driverCancels)", "reported")
         table.add("chat messages sent", "\(extras.messages)", "reported")
         table.add("ratings given", "\(extras.ratings)", "reported")
+        table.add("wrong turns (trips re-routed)", "\(extras.wrongTurns)", "reported")
+        table.add("stops in traffic (trips late)", "\(extras.trafficStops)", "reported")
         let finished = (counts[.completed] ?? 0) + (counts[.cancelled] ?? 0)
         let history = await RideLedger.historyRides(riders: await simulation.riderIDs, client: client)
         table.add("rides in the riders' histories", "\(history)", "\(finished)", met: history == finished)

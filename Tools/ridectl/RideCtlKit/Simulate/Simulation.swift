@@ -16,9 +16,8 @@ actor Simulation {
         var drivers = 10
         var riders = 10
         var speedup = 5.0
-        /// Metres per second the cars drive (before the speed-up).
-        var speed = 10.0
-        var city = CityGrid(center: GeoPoint(latitude: 47.8359, longitude: 35.1146), sizeKilometres: 3)
+        /// Where the cars drive: a grid of streets, or the roads of real road data.
+        var city: any SimulatedCity = CityGrid(center: GeoPoint(latitude: 47.8359, longitude: 35.1146), sizeKilometres: 3)
         /// ride-tracking's ingest endpoints, one per shard in shard order.
         var ingest = ["tcp://127.0.0.1:5558"]
         var publishableKey = "pk_dev_ridesharing"
@@ -39,6 +38,9 @@ actor Simulation {
         var driverCancels = 0
         var messages = 0
         var ratings = 0
+        /// Drives with a wrong turn (the trip re-routed) and with a stop in traffic (the trip late).
+        var wrongTurns = 0
+        var trafficStops = 0
     }
 
     struct Driver {
@@ -123,7 +125,7 @@ actor Simulation {
                 riders[user.id] = Date().addingTimeInterval(Double.random(in: 0...2, using: &generator))
                 continue
             }
-            let car = SimulatedDrive(at: settings.city.randomCorner(using: &generator), speedup: settings.speedup)
+            let car = SimulatedDrive(at: settings.city.randomPlace(using: &generator), speedup: settings.speedup)
             let device = try TrackingDevice(id: user.deviceID!, configuration: configuration, provider: car)
             device.name = user.name
             device.metadata = ["user_id": .string(user.id)]
@@ -147,9 +149,9 @@ actor Simulation {
         guard booking else { return }
         for (riderID, due) in riders where due <= now && openOrderOf[riderID] == nil {
             riders[riderID] = .distantFuture
-            let from = settings.city.randomCorner(using: &generator)
-            var to = settings.city.randomCorner(using: &generator)
-            while to.distance(to: from) < 500 { to = settings.city.randomCorner(using: &generator) }
+            let from = settings.city.randomPlace(using: &generator)
+            var to = settings.city.randomPlace(using: &generator)
+            for _ in 0..<20 where to.distance(to: from) < 500 { to = settings.city.randomPlace(using: &generator) }
             let params = CreateOrderParams(
                 caller: .rider(riderID), pickup: Place(latitude: from.latitude, longitude: from.longitude),
                 dropoff: Place(latitude: to.latitude, longitude: to.longitude))
@@ -209,13 +211,13 @@ actor Simulation {
         case .new: await offer(order)
         case .pickingUp:
             if await cancelsOnTheWay(order) { return }
-            drive(order.driver?.id, to: order.pickup)
+            await drive(order.driver?.id, to: order.pickup)
             announceShareLink(order)
             await say("I'm at the corner, blue jacket.", on: order.id, as: .rider(order.rider.id))
         case .reachedPickup:
             await say("I'm here, \(order.driver?.car?.model ?? "car") \(order.driver?.car?.licensePlate ?? "").", on: order.id, as: caller)
             await act(Ops.Orders.startRide, order.id, as: caller)
-        case .droppingOff: drive(order.driver?.id, to: order.dropoff)
+        case .droppingOff: await drive(order.driver?.id, to: order.dropoff)
         case .reachedDropoff: await act(Ops.Orders.endRide, order.id, as: caller)
         case .completed: break  // above
         case .cancelled: finish(order)
@@ -344,15 +346,18 @@ actor Simulation {
         return false
     }
 
-    private func drive(_ driverID: String?, to place: Place) {
+    private func drive(_ driverID: String?, to place: Place) async {
         guard let driverID, let driver = drivers[driverID] else { return }
         // The app is in the foreground on a ride, and tracks (as the reference driver app does while
         // in the foreground), whether or not the platform's start_tracking reached the phone: a
         // command published while tracking or the phone was away is not delivered later.
         if !driver.device.isTracking { driver.device.startTracking() }
         let here = driver.car.position(at: Date()).point
-        let route = settings.city.route(from: here, to: GeoPoint(latitude: place.latitude, longitude: place.longitude), eastFirst: Bool.random(using: &generator))
-        driver.car.drive(along: route, speed: settings.speed)
+        var random = SystemRandomNumberGenerator()  // the actor's cannot be lent across an await
+        let leg = await settings.city.drive(from: here, to: GeoPoint(latitude: place.latitude, longitude: place.longitude), using: &random)
+        driver.car.drive(along: leg.line, times: leg.times)
+        if leg.wrongTurn { extras.wrongTurns += 1 }
+        if leg.trafficStop > 0 { extras.trafficStops += 1 }
     }
 
     private func act(_ op: Op<OrderParams, Order>, _ orderID: String, as caller: Caller) async {
