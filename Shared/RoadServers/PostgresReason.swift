@@ -1,0 +1,9 @@
+import PostgresNIO
+
+/// What went wrong with PostgreSQL, in one line: the server's own message when it sent one (a
+/// `PSQLError` prints only a generic text, so that queries' values never reach a log by accident).
+func postgresReason(_ error: any Error) -> String {
+    guard let error = error as? PSQLError else { return "\(error)" }
+    if let message = error.serverInfo?[.message] { return "PostgreSQL: \(message)" }
+    return "PostgreSQL: \(error.code)\(error.underlying.map { " (\($0))" } ?? "")"
+}
