@@ -66,7 +66,8 @@ public final class PgRoutingRoutes: RouteProvider {
         } catch let error as RouteError {
             return .failure(error)
         } catch {
-            return .failure(.unavailable("pgRouting: \(postgresReason(error))"))
+            let hint = isMissingRoadData(error) ? " (no road data in this database: run ridectl roads import-pg)" : ""
+            return .failure(.unavailable("pgRouting: \(postgresReason(error))\(hint)"))
         }
     }
 

@@ -7,3 +7,10 @@ func postgresReason(_ error: any Error) -> String {
     if let message = error.serverInfo?[.message] { return "PostgreSQL: \(message)" }
     return "PostgreSQL: \(error.code)\(error.underlying.map { " (\($0))" } ?? "")"
 }
+
+/// Whether PostgreSQL said a table or function is missing: a database without the import
+/// (`ways`) or without PostGIS and pgRouting.
+func isMissingRoadData(_ error: any Error) -> Bool {
+    guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
+    return state == "42P01" || state == "42883"
+}

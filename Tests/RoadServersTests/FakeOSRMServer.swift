@@ -1,6 +1,7 @@
 import Foundation
 import Geo
 import Hummingbird
+import Logging
 
 /// An HTTP server on a free port of 127.0.0.1 answering OSRM's route API in OSRM's documented JSON
 /// shape. Each path prefix behaves differently, so one server serves every case:
@@ -25,11 +26,12 @@ enum FakeOSRMServer {
         router.get("broken/route/v1/driving/:coordinates") { _, _ in json(503, "Service Unavailable") }
         router.get("partial/route/v1/driving/:coordinates") { _, _ in json(200, #"{"code":"Ok","waypoints":[]}"#) }
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+        // Quiet: stopping the server at the end of a test is otherwise logged as an error.
+        var logger = Logger(label: "fake-osrm")
+        logger.logLevel = .critical
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                portSink.yield(channel.localAddress?.port ?? 0)
-            })
+            onServerRunning: { channel in portSink.yield(channel.localAddress?.port ?? 0) }, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.run() }
             var iterator = ports.makeAsyncIterator()

@@ -7,7 +7,11 @@ import TestPostgres
 /// import-pg` does it, into a database of the throwaway PostgreSQL server.
 enum HelsinkiDatabase {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let logger = Logger(label: "road-servers-tests")
+    static let logger = {
+        var logger = Logger(label: "road-servers-tests")
+        logger.logLevel = .warning
+        return logger
+    }()
 
     /// The database's address and what the import reported.
     static func imported() async throws -> (address: DatabaseAddress, report: PgRoutingImport.Report) {

@@ -62,7 +62,7 @@ import Testing
     @Test func aDatabaseWithoutTheRoadsIsUnavailable() async throws {
         let empty = try await HelsinkiDatabase.newDatabase()
         let provider = PgRoutingRoutes(address: empty, logger: HelsinkiDatabase.logger)
-        await Self.expectUnavailable(provider, containing: "ways_vertices_pgr")
+        await Self.expectUnavailable(provider, containing: "no road data in this database: run ridectl roads import-pg")
     }
 
     @Test func aServerThatIsNotThereIsUnavailableWithinTheTimeout() async throws {
