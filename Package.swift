@@ -275,7 +275,7 @@ let package = Package(
             name: "RoadServersTests",
             dependencies: [
                 "RoadServers", "Roads", "Geo", "TestPostgres", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ], path: "Tests/RoadServersTests"),
         .testTarget(name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/UsersTests"),
         .testTarget(name: "FuzzTests", dependencies: ["Wire", "ProtocolFuzzing", "Bus", "RideModels"], path: "Fuzz/Tests"),

@@ -22,11 +22,13 @@ public struct PgRoutingImport: Sendable {
     /// What was imported.
     public struct Report: Sendable, CustomStringConvertible {
         public var edges: Int
-        public var vertices: Int
         public var oneWayEdges: Int
+        public var vertices: Int
+        /// Vertices in the largest strongly connected part, the ones routes start and end at.
+        public var routableVertices: Int
         public var seconds: Double
         public var description: String {
-            "\(edges) road edges (\(oneWayEdges) one-way) between \(vertices) vertices in \(String(format: "%.1f", seconds)) s"
+            "\(edges) road edges (\(oneWayEdges) one-way) between \(vertices) vertices (\(routableVertices) routable) in \(String(format: "%.1f", seconds)) s"
         }
     }
 
@@ -55,6 +57,7 @@ public struct PgRoutingImport: Sendable {
             osm2pgrouting,
             ["-f", xml, "-c", mapconfig, "-d", address.database, "-U", address.username, "-h", address.host, "-p", "\(address.port)", "--clean"],
             environment: environment, what: "osm2pgrouting importing into \(address)")
+        try await markRoutable(logger: logger)
         var report = try await count(logger: logger)
         report.seconds = (ContinuousClock.now - started) / .seconds(1)
         guard report.edges > 0 else { throw PgRoutingImportError("osm2pgrouting imported no roads from \(extract): is it an extract with car roads?") }
@@ -70,9 +73,9 @@ public struct PgRoutingImport: Sendable {
 
     /// Connects (failing fast and clearly when the server is not there) and enables the extensions.
     private func prepareDatabase(logger: Logger) async throws(PgRoutingImportError) {
-        try await withClient(logger: logger) { client in
+        try await withClient(logger: logger) { connection in
             for name in ["postgis", "pgrouting"] {
-                do { try await client.query("CREATE EXTENSION IF NOT EXISTS \(unescaped: name) CASCADE", logger: logger) } catch {
+                do { try await connection.query("CREATE EXTENSION IF NOT EXISTS \(unescaped: name) CASCADE", logger: logger) } catch {
                     throw PgRoutingImportError(
                         "cannot enable the \(name) extension in \(address): \(postgresReason(error)) (apt-get install postgresql-15-postgis-3 postgresql-15-pgrouting on the server)"
                     )
@@ -81,28 +84,55 @@ public struct PgRoutingImport: Sendable {
         }
     }
 
-    private func count(logger: Logger) async throws(PgRoutingImportError) -> Report {
-        try await withClient(logger: logger) { client in
-            let rows = try await client.query(
-                "SELECT (SELECT count(*) FROM ways), (SELECT count(*) FROM ways_vertices_pgr), (SELECT count(*) FROM ways WHERE reverse_cost_s < 0)",
-                logger: logger)
-            for try await (edges, vertices, oneWay) in rows.decode((Int, Int, Int).self) {
-                return Report(edges: edges, vertices: vertices, oneWayEdges: oneWay, seconds: 0)
-            }
-            return Report(edges: 0, vertices: 0, oneWayEdges: 0, seconds: 0)
+    /// Marks the vertices of the largest strongly connected part of the network `routable`: only
+    /// they are snapped to, so that a point beside a one-way trap or a closed-off courtyard snaps
+    /// to a street from which every other routable street can be reached, and back.
+    private func markRoutable(logger: Logger) async throws(PgRoutingImportError) {
+        try await withClient(logger: logger) { connection in
+            try await connection.query("ALTER TABLE ways_vertices_pgr ADD COLUMN IF NOT EXISTS routable boolean NOT NULL DEFAULT false", logger: logger)
+            try await connection.query(
+                """
+                WITH parts AS (
+                  SELECT component, node FROM pgr_strongComponents(
+                    'SELECT gid AS id, source, target, cost_s AS cost, reverse_cost_s AS reverse_cost FROM ways')),
+                largest AS (SELECT component FROM parts GROUP BY component ORDER BY count(*) DESC LIMIT 1)
+                UPDATE ways_vertices_pgr v SET routable = true FROM parts JOIN largest USING (component) WHERE v.id = parts.node
+                """, logger: logger)
         }
     }
 
-    /// Runs `body` with a client of its own, connected within 5 s or a clear error.
-    private func withClient<T: Sendable>(logger: Logger, _ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws(PgRoutingImportError) -> T {
-        let client = PostgresClient(configuration: address.clientConfiguration(connectTimeout: .seconds(5)), backgroundLogger: logger)
-        let running = Task { await client.run() }
-        defer { running.cancel() }
+    private func count(logger: Logger) async throws(PgRoutingImportError) -> Report {
+        try await withClient(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT (SELECT count(*) FROM ways), (SELECT count(*) FROM ways WHERE reverse_cost_s < 0),
+                  (SELECT count(*) FROM ways_vertices_pgr), (SELECT count(*) FROM ways_vertices_pgr WHERE routable)
+                """, logger: logger)
+            for try await (edges, oneWay, vertices, routable) in rows.decode((Int, Int, Int, Int).self) {
+                return Report(edges: edges, oneWayEdges: oneWay, vertices: vertices, routableVertices: routable, seconds: 0)
+            }
+            return Report(edges: 0, oneWayEdges: 0, vertices: 0, routableVertices: 0, seconds: 0)
+        }
+    }
+
+    /// Runs `body` on a connection of its own: one connection (not a pool, which would retry a
+    /// server that is not there) fails at once with the reason, and 30 s bound the whole.
+    private func withClient<T: Sendable>(logger: Logger, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(PgRoutingImportError) -> T {
+        var configuration = PostgresConnection.Configuration(
+            host: address.host, port: address.port, username: address.username, password: address.password, database: address.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(5)
         let answer: T?
         do {
-            answer = try await withDeadline(.seconds(30)) {
-                _ = try await client.query("SELECT 1", logger: logger)
-                return try await body(client)
+            answer = try await withDeadline(.seconds(30)) { [configuration] in
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+                do {
+                    let result = try await body(connection)
+                    try? await connection.close()
+                    return result
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
             }
         } catch let error as PgRoutingImportError {
             throw error

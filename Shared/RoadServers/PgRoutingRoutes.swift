@@ -5,7 +5,8 @@ import PostgresNIO
 import Roads
 
 /// Routes from PostgreSQL with PostGIS and pgRouting, over the tables `ridectl roads import-pg`
-/// makes with osm2pgrouting (`ways`, `ways_vertices_pgr`): each end snaps to the nearest vertex,
+/// makes with osm2pgrouting (`ways`, `ways_vertices_pgr`): each end snaps to the nearest vertex
+/// the import marked `routable` (the largest strongly connected part of the network),
 /// `pgr_dijkstra` finds the quickest way by `cost_s`/`reverse_cost_s` (a negative reverse cost is
 /// a one-way street), and the route is the edges' geometries in order.
 public final class PgRoutingRoutes: RouteProvider {
@@ -71,14 +72,14 @@ public final class PgRoutingRoutes: RouteProvider {
         }
     }
 
-    /// The vertex nearest `point`, if within `snapDistance` metres. The index orders by degrees,
+    /// The routable vertex (the import's mark) nearest `point`, if within `snapDistance` metres. The index orders by degrees,
     /// which at Helsinki's latitude stretch east–west twice; the few nearest are then measured.
     private func snap(_ point: GeoPoint) async throws -> (id: Int64, point: GeoPoint) {
         let rows = try await client.query(
             """
             SELECT v.id, ST_DistanceSphere(v.the_geom, p.g) AS metres, ST_Y(v.the_geom), ST_X(v.the_geom)
             FROM (SELECT ST_SetSRID(ST_MakePoint(\(point.longitude), \(point.latitude)), 4326) AS g) p
-            CROSS JOIN LATERAL (SELECT id, the_geom FROM ways_vertices_pgr ORDER BY the_geom <-> p.g LIMIT 8) v
+            CROSS JOIN LATERAL (SELECT id, the_geom FROM ways_vertices_pgr WHERE routable ORDER BY the_geom <-> p.g LIMIT 8) v
             ORDER BY metres LIMIT 1
             """, logger: logger)
         for try await (id, distance, latitude, longitude) in rows.decode((Int64, Double, Double, Double).self) where distance <= snapDistance {

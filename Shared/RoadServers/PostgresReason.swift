@@ -8,9 +8,9 @@ func postgresReason(_ error: any Error) -> String {
     return "PostgreSQL: \(error.code)\(error.underlying.map { " (\($0))" } ?? "")"
 }
 
-/// Whether PostgreSQL said a table or function is missing: a database without the import
-/// (`ways`) or without PostGIS and pgRouting.
+/// Whether PostgreSQL said a table, column or function is missing: a database without the
+/// import (`ways`, `routable`) or without PostGIS and pgRouting.
 func isMissingRoadData(_ error: any Error) -> Bool {
     guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
-    return state == "42P01" || state == "42883"
+    return ["42P01", "42703", "42883"].contains(state)
 }

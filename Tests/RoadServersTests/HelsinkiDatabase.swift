@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PostgresNIO
 import RoadServers
 import TestPostgres
 
@@ -26,6 +27,20 @@ enum HelsinkiDatabase {
         let address = try await newDatabase()
         let report = try await PgRoutingImport(extract: try extract(), address: address).run(logger: logger)
         return (address, report)
+    }
+
+    /// Runs one statement in the database at `address`.
+    static func execute(_ sql: String, in address: DatabaseAddress) async throws {
+        let configuration = PostgresConnection.Configuration(
+            host: address.host, port: address.port, username: address.username, password: address.password, database: address.database, tls: .disable)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        do {
+            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+            try await connection.close()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
     }
 
     /// A new empty database on the test server.
