@@ -52,8 +52,7 @@ public final class PgRoutingRoutes: RouteProvider {
     /// The route, or why there is none; database errors become `.unavailable`.
     private func find(from start: GeoPoint, to end: GeoPoint) async -> Result<Route, RouteError> {
         do {
-            let from = try await snap(start)
-            let to = try await snap(end)
+            let (from, to) = try await snap(start, end)
             if from.id == to.id {
                 // The same vertex: no edge to drive, a route of no length at that corner.
                 return .success(
@@ -72,20 +71,33 @@ public final class PgRoutingRoutes: RouteProvider {
         }
     }
 
-    /// The routable vertex (the import's mark) nearest `point`, if within `snapDistance` metres. The index orders by degrees,
-    /// which at Helsinki's latitude stretch east–west twice; the few nearest are then measured.
-    private func snap(_ point: GeoPoint) async throws -> (id: Int64, point: GeoPoint) {
+    /// The routable vertex (the import's mark) nearest each point, if within `snapDistance`
+    /// metres; both in one round trip. The index orders by degrees, which at Helsinki's latitude
+    /// stretch east–west twice; the few nearest are then measured.
+    private func snap(_ start: GeoPoint, _ end: GeoPoint) async throws -> (Snapped, Snapped) {
         let rows = try await client.query(
             """
-            SELECT v.id, ST_DistanceSphere(v.the_geom, p.g) AS metres, ST_Y(v.the_geom), ST_X(v.the_geom)
-            FROM (SELECT ST_SetSRID(ST_MakePoint(\(point.longitude), \(point.latitude)), 4326) AS g) p
-            CROSS JOIN LATERAL (SELECT id, the_geom FROM ways_vertices_pgr WHERE routable ORDER BY the_geom <-> p.g LIMIT 8) v
-            ORDER BY metres LIMIT 1
+            SELECT p.end_index, s.id, s.metres, ST_Y(s.the_geom), ST_X(s.the_geom)
+            FROM (VALUES (0, \(start.longitude)::float8, \(start.latitude)::float8), (1, \(end.longitude)::float8, \(end.latitude)::float8))
+              AS p(end_index, longitude, latitude)
+            CROSS JOIN LATERAL (
+              SELECT v.id, v.the_geom, ST_DistanceSphere(v.the_geom, ST_SetSRID(ST_MakePoint(p.longitude, p.latitude), 4326)) AS metres
+              FROM (SELECT id, the_geom FROM ways_vertices_pgr WHERE routable
+                    ORDER BY the_geom <-> ST_SetSRID(ST_MakePoint(p.longitude, p.latitude), 4326) LIMIT 8) v
+              ORDER BY metres LIMIT 1) s
             """, logger: logger)
-        for try await (id, distance, latitude, longitude) in rows.decode((Int64, Double, Double, Double).self) where distance <= snapDistance {
-            return (id, GeoPoint(latitude: latitude, longitude: longitude))
+        var snapped: [Int: Snapped] = [:]
+        for try await (index, id, distance, latitude, longitude) in rows.decode((Int, Int64, Double, Double, Double).self) where distance <= snapDistance {
+            snapped[index] = Snapped(id: id, point: GeoPoint(latitude: latitude, longitude: longitude))
         }
-        throw RouteError.outsideRoadData(point)
+        guard let from = snapped[0] else { throw RouteError.outsideRoadData(start) }
+        guard let to = snapped[1] else { throw RouteError.outsideRoadData(end) }
+        return (from, to)
+    }
+
+    struct Snapped {
+        var id: Int64
+        var point: GeoPoint
     }
 
     /// The edges of the quickest path, in order, each with its geometry in the direction driven.
