@@ -12,7 +12,7 @@ public struct RideCtl: AsyncParsableCommand {
         version: PlatformVersion.current,
         subcommands: [
             UpCommand.self, StatusCommand.self, TailCommand.self, CallCommand.self, PublishCommand.self, HealthCommand.self, SimulateCommand.self, KeysCommand.self,
-            ContractCommand.self, BenchCommand.self, BenchProxyCommand.self, EchoWorkerCommand.self, BenchDevicesCommand.self,
+            ContractCommand.self, RoadsCommand.self, BenchCommand.self, BenchProxyCommand.self, EchoWorkerCommand.self, BenchDevicesCommand.self,
         ])
 
     public init() {}

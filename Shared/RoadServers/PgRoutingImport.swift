@@ -1,0 +1,154 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Loads an OpenStreetMap extract into PostgreSQL for `PgRoutingRoutes`: enables PostGIS and
+/// pgRouting, converts the `.osm.pbf` to XML with osmium (osm2pgrouting reads only XML) and runs
+/// osm2pgrouting with the cars' mapconfig, replacing any earlier import (`--clean`).
+public struct PgRoutingImport: Sendable {
+    public var extract: String
+    public var address: DatabaseAddress
+    public var mapconfig: String
+    /// Where the programs are looked for: `PATH`'s folders.
+    public var searchPath: [String]
+
+    public init(
+        extract: String, address: DatabaseAddress, mapconfig: String = "/usr/share/osm2pgrouting/mapconfig_for_cars.xml",
+        searchPath: [String] = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
+    ) {
+        (self.extract, self.address, self.mapconfig, self.searchPath) = (extract, address, mapconfig, searchPath)
+    }
+
+    /// What was imported.
+    public struct Report: Sendable, CustomStringConvertible {
+        public var edges: Int
+        public var oneWayEdges: Int
+        public var vertices: Int
+        /// Vertices in the largest strongly connected part, the ones routes start and end at.
+        public var routableVertices: Int
+        public var seconds: Double
+        public var description: String {
+            "\(edges) road edges (\(oneWayEdges) one-way) between \(vertices) vertices (\(routableVertices) routable) in \(String(format: "%.1f", seconds)) s"
+        }
+    }
+
+    public func run(logger: Logger) async throws(PgRoutingImportError) -> Report {
+        let started = ContinuousClock.now
+        guard FileManager.default.isReadableFile(atPath: extract) else {
+            throw PgRoutingImportError("the extract \(extract) does not exist or cannot be read (Tools/roads/fetch-extract.sh fetches it)")
+        }
+        guard FileManager.default.isReadableFile(atPath: mapconfig) else {
+            throw PgRoutingImportError("osm2pgrouting's mapconfig \(mapconfig) is missing (apt-get install osm2pgrouting)")
+        }
+        let osmium = try tool("osmium", package: "osmium-tool")
+        let osm2pgrouting = try tool("osm2pgrouting", package: "osm2pgrouting")
+        try await prepareDatabase(logger: logger)
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ride-roads-\(UUID().uuidString.prefix(8))").path
+        do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
+            throw PgRoutingImportError("cannot make the work folder \(folder): \(error)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let xml = "\(folder)/extract.osm"
+        try await ToolRun.run(osmium, ["cat", extract, "-o", xml, "--overwrite"], what: "osmium converting \(extract) to XML")
+        var environment = ProcessInfo.processInfo.environment
+        if let password = address.password { environment["PGPASSWORD"] = password }
+        try await ToolRun.run(
+            osm2pgrouting,
+            ["-f", xml, "-c", mapconfig, "-d", address.database, "-U", address.username, "-h", address.host, "-p", "\(address.port)", "--clean"],
+            environment: environment, what: "osm2pgrouting importing into \(address)")
+        try await markRoutable(logger: logger)
+        var report = try await count(logger: logger)
+        report.seconds = (ContinuousClock.now - started) / .seconds(1)
+        guard report.edges > 0 else { throw PgRoutingImportError("osm2pgrouting imported no roads from \(extract): is it an extract with car roads?") }
+        return report
+    }
+
+    private func tool(_ name: String, package: String) throws(PgRoutingImportError) -> String {
+        guard let path = searchPath.map({ "\($0)/\(name)" }).first(where: FileManager.default.isExecutableFile(atPath:)) else {
+            throw PgRoutingImportError("\(name) is not installed (apt-get install \(package))")
+        }
+        return path
+    }
+
+    /// Connects (failing fast and clearly when the server is not there) and enables the extensions.
+    private func prepareDatabase(logger: Logger) async throws(PgRoutingImportError) {
+        try await withClient(logger: logger) { connection in
+            for name in ["postgis", "pgrouting"] {
+                do { try await connection.query("CREATE EXTENSION IF NOT EXISTS \(unescaped: name) CASCADE", logger: logger) } catch {
+                    throw PgRoutingImportError(
+                        "cannot enable the \(name) extension in \(address): \(postgresReason(error)) (apt-get install postgresql-15-postgis-3 postgresql-15-pgrouting on the server)"
+                    )
+                }
+            }
+        }
+    }
+
+    /// Marks the vertices of the largest strongly connected part of the network `routable`: only
+    /// they are snapped to, so that a point beside a one-way trap or a closed-off courtyard snaps
+    /// to a street from which every other routable street can be reached, and back.
+    private func markRoutable(logger: Logger) async throws(PgRoutingImportError) {
+        try await withClient(logger: logger) { connection in
+            try await connection.query("ALTER TABLE ways_vertices_pgr ADD COLUMN IF NOT EXISTS routable boolean NOT NULL DEFAULT false", logger: logger)
+            try await connection.query(
+                """
+                WITH parts AS (
+                  SELECT component, node FROM pgr_strongComponents(
+                    'SELECT gid AS id, source, target, cost_s AS cost, reverse_cost_s AS reverse_cost FROM ways')),
+                largest AS (SELECT component FROM parts GROUP BY component ORDER BY count(*) DESC LIMIT 1)
+                UPDATE ways_vertices_pgr v SET routable = true FROM parts JOIN largest USING (component) WHERE v.id = parts.node
+                """, logger: logger)
+        }
+    }
+
+    private func count(logger: Logger) async throws(PgRoutingImportError) -> Report {
+        try await withClient(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT (SELECT count(*) FROM ways), (SELECT count(*) FROM ways WHERE reverse_cost_s < 0),
+                  (SELECT count(*) FROM ways_vertices_pgr), (SELECT count(*) FROM ways_vertices_pgr WHERE routable)
+                """, logger: logger)
+            for try await (edges, oneWay, vertices, routable) in rows.decode((Int, Int, Int, Int).self) {
+                return Report(edges: edges, oneWayEdges: oneWay, vertices: vertices, routableVertices: routable, seconds: 0)
+            }
+            return Report(edges: 0, oneWayEdges: 0, vertices: 0, routableVertices: 0, seconds: 0)
+        }
+    }
+
+    /// Runs `body` on a connection of its own: one connection (not a pool, which would retry a
+    /// server that is not there) fails at once with the reason, and 30 s bound the whole.
+    private func withClient<T: Sendable>(logger: Logger, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(PgRoutingImportError) -> T {
+        var configuration = PostgresConnection.Configuration(
+            host: address.host, port: address.port, username: address.username, password: address.password, database: address.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(5)
+        let answer: T?
+        do {
+            answer = try await withDeadline(.seconds(30)) { [configuration] in
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+                do {
+                    let result = try await body(connection)
+                    try? await connection.close()
+                    return result
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+            }
+        } catch let error as PgRoutingImportError {
+            throw error
+        } catch let error as PSQLError where error.code == .server {
+            throw PgRoutingImportError("PostgreSQL at \(address) refused: \(postgresReason(error))")
+        } catch {
+            throw PgRoutingImportError("cannot reach PostgreSQL at \(address): \(postgresReason(error))")
+        }
+        guard let answer else { throw PgRoutingImportError("PostgreSQL at \(address) did not answer within 30 s") }
+        return answer
+    }
+}
+
+/// An import that cannot be done; the message names what is wrong.
+public struct PgRoutingImportError: Error, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Logging
+import PostgresNIO
+import RoadServers
+import TestPostgres
+
+/// The Helsinki extract imported once per test run, by `PgRoutingImport` as `ridectl roads
+/// import-pg` does it, into a database of the throwaway PostgreSQL server.
+enum HelsinkiDatabase {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let logger = {
+        var logger = Logger(label: "road-servers-tests")
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    /// The database's address and what the import reported.
+    static func imported() async throws -> (address: DatabaseAddress, report: PgRoutingImport.Report) {
+        try await Shared.task.value
+    }
+
+    private enum Shared {
+        static let task = Task { try await HelsinkiDatabase.importOnce() }
+    }
+
+    static func importOnce() async throws -> (address: DatabaseAddress, report: PgRoutingImport.Report) {
+        let address = try await newDatabase()
+        let report = try await PgRoutingImport(extract: try extract(), address: address).run(logger: logger)
+        return (address, report)
+    }
+
+    /// Runs one statement in the database at `address`.
+    static func execute(_ sql: String, in address: DatabaseAddress) async throws {
+        let configuration = PostgresConnection.Configuration(
+            host: address.host, port: address.port, username: address.username, password: address.password, database: address.database, tls: .disable)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        do {
+            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+            try await connection.close()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    /// A new empty database on the test server.
+    static func newDatabase() async throws -> DatabaseAddress {
+        let url = try await TestPostgresServer.newDatabase()
+        return DatabaseAddress(host: url.host, port: url.port, username: url.username, password: url.password, database: url.database)
+    }
+
+    /// `.build/roads/Helsinki.osm.pbf`, fetched by the project's script when it is not there yet.
+    static func extract() throws -> String {
+        let path = repository.appendingPathComponent(".build/roads/Helsinki.osm.pbf").path
+        if !FileManager.default.fileExists(atPath: path) {
+            let fetch = Process()
+            fetch.executableURL = repository.appendingPathComponent("Tools/roads/fetch-extract.sh")
+            try fetch.run()
+            fetch.waitUntilExit()
+        }
+        return path
+    }
+}
