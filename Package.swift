@@ -101,6 +101,10 @@ let package = Package(
         .target(name: "RideModels", dependencies: ["Wire", "Geo"], path: "Shared/RideModels", swiftSettings: fuzzed),
         // Roads: routes along a road network (`RouteProvider` and its implementations), above Geo.
         .target(name: "Roads", dependencies: ["Geo", .product(name: "Logging", package: "swift-log")], path: "Shared/Roads"),
+        // Places: search and reverse geocoding over streets, addresses and named places from OpenStreetMap (docs/places.md).
+        .target(
+            name: "Places", dependencies: ["Geo"], path: "Shared/Places", exclude: ["Data/ATTRIBUTION.md"],
+            resources: [.copy("Data/helsinki.places")]),
         // The contract: every op and event kind of the platform, declared once (docs/design.md).
         .target(name: "RideContract", dependencies: ["Bus", "RideModels", "Wire"], path: "Shared/RideContract"),
         .target(
@@ -184,7 +188,7 @@ let package = Package(
         .target(
             name: "GatewayService",
             dependencies: [
-                "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", .product(name: "Hummingbird", package: "hummingbird"),
+                "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Places", "Geo", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -235,6 +239,7 @@ let package = Package(
         .testTarget(name: "DocsTests", dependencies: ["RideContract", "RideCtlKit"], path: "Tests/DocsTests"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Bus", "RideContract", "TripsService"], path: "Tests/WireTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
+        .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo"], path: "Tests/PlacesTests"),
         .testTarget(
             name: "TrackingTests", dependencies: ["Wire", "TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TrackingTests"),

@@ -1,0 +1,124 @@
+import Foundation
+import Geo
+
+/// Streets, addresses and named places of one area, searchable by name and by position: what a
+/// taxi app gets from a geocoder (docs/places.md). Immutable once loaded, so one index serves
+/// every request concurrently.
+public struct PlaceIndex: Sendable {
+    /// At most this many results from a search.
+    public static let maxLimit = 50
+    /// The reverse look-up takes an address this close, else the nearest street this close.
+    public static let addressRadius = 100.0
+    public static let streetRadius = 500.0
+
+    public let area: String
+    public let entries: [PlaceEntry]
+    private let words: TokenIndex
+    private let addresses: SpatialGrid<Int>
+    private let streetPoints: SpatialGrid<Int>
+    private let streetOfPoint: [Int]
+
+    /// The places file from its bytes; a damaged or malformed file throws, saying what is wrong.
+    public init(bytes: [UInt8]) throws(PlaceFileError) {
+        let file = try PlaceFile(bytes: bytes)
+        area = file.area
+        entries = file.entries
+        words = TokenIndex(documents: file.entries.map { entry in PlaceText.tokens([entry.name, entry.alternateName ?? ""].joined(separator: " ")) })
+        var addresses = SpatialGrid<Int>(cellSizeDegrees: 0.002)
+        var streets: [String: Int] = [:]
+        for (index, entry) in file.entries.enumerated() {
+            if entry.kind == .address { addresses.update(index, to: entry.point) }
+            if entry.kind == .street { streets[entry.name] = index }
+        }
+        var streetPoints = SpatialGrid<Int>(cellSizeDegrees: 0.002)
+        var streetOfPoint: [Int] = []
+        for (point, street) in file.streetPoints {
+            guard let entry = streets[street] else { throw PlaceFileError("places file: a point along '\(street.prefix(60))', which has no street entry") }
+            streetPoints.update(streetOfPoint.count, to: point)
+            streetOfPoint.append(entry)
+        }
+        self.addresses = addresses
+        self.streetPoints = streetPoints
+        self.streetOfPoint = streetOfPoint
+    }
+
+    /// The file shipped with this module (`Data/helsinki.places`, central Helsinki).
+    public static func bundled() throws -> PlaceIndex {
+        try PlaceIndex(bytes: try bundledBytes())
+    }
+
+    static func bundledBytes() throws -> [UInt8] {
+        guard let url = Bundle.module.url(forResource: "helsinki", withExtension: "places") else {
+            throw PlaceFileError("places file: helsinki.places is not in the Places resource bundle")
+        }
+        return Array(try Data(contentsOf: url))
+    }
+
+    /// The entries whose words match every word of `query` (each exactly, as a prefix or with a
+    /// typo), best match first, then nearest `near` first; at most `limit` (1…50). A query with a
+    /// house number that no address has is searched again without the number.
+    public func search(_ query: String, near: GeoPoint? = nil, limit: Int = 10) -> [PlaceMatch] {
+        let limit = min(max(limit, 1), Self.maxLimit)
+        let tokens = PlaceText.tokens(query)
+        let found = ranked(tokens, near: near, limit: limit)
+        let words = tokens.filter { !PlaceText.isNumber($0) }
+        if found.isEmpty, !words.isEmpty, words.count < tokens.count { return ranked(words, near: near, limit: limit) }
+        return found
+    }
+
+    /// The nearest address within `addressRadius` of `point`, else the nearest street within
+    /// `streetRadius`; nil when there is neither (outside the area).
+    public func reverse(_ point: GeoPoint) -> ReverseMatch? {
+        guard point.isValid else { return nil }
+        if let address = addresses.nearest(to: point, within: Self.addressRadius, limit: 1).first {
+            return ReverseMatch(entry: entries[address.id], distance: address.distance)
+        }
+        if let street = streetPoints.nearest(to: point, within: Self.streetRadius, limit: 1).first {
+            return ReverseMatch(entry: entries[streetOfPoint[street.id]], distance: street.distance)
+        }
+        return nil
+    }
+
+    private func ranked(_ tokens: [String], near: GeoPoint?, limit: Int) -> [PlaceMatch] {
+        guard !tokens.isEmpty else { return [] }
+        // Per entry: its worst and its total match over the query's words; all words must match.
+        var scores: [Int32: (worst: TokenIndex.Match, total: Int)] = [:]
+        for (position, token) in tokens.enumerated() {
+            let matches = words.entries(matching: token, typing: position == tokens.count - 1)
+            if position == 0 {
+                scores = matches.mapValues { ($0, $0.rawValue) }
+            } else {
+                var both: [Int32: (worst: TokenIndex.Match, total: Int)] = [:]
+                for (entry, score) in scores {
+                    if let match = matches[entry] { both[entry] = (max(score.worst, match), score.total + match.rawValue) }
+                }
+                scores = both
+            }
+        }
+        let near = near.flatMap { $0.isValid ? $0 : nil }
+        let candidates = scores.map { index, score in
+            let entry = entries[Int(index)]
+            return (entry: entry, score: score, distance: near.map { entry.point.distance(to: $0) })
+        }
+        return
+            candidates
+            .sorted { a, b in
+                if a.score.worst != b.score.worst { return a.score.worst < b.score.worst }
+                if a.score.total != b.score.total { return a.score.total < b.score.total }
+                if let da = a.distance, let db = b.distance, da != db { return da < db }
+                if a.entry.kind != b.entry.kind { return Self.kindOrder(a.entry.kind) < Self.kindOrder(b.entry.kind) }
+                if a.entry.name.count != b.entry.name.count { return a.entry.name.count < b.entry.name.count }
+                return (a.entry.name, a.entry.point.latitude, a.entry.point.longitude) < (b.entry.name, b.entry.point.latitude, b.entry.point.longitude)
+            }
+            .prefix(limit)
+            .map { PlaceMatch(entry: $0.entry, distance: $0.distance) }
+    }
+
+    private static func kindOrder(_ kind: PlaceKind) -> Int {
+        switch kind {
+        case .street: 0
+        case .place: 1
+        case .address: 2
+        }
+    }
+}
