@@ -7,6 +7,8 @@ import Geo
 public struct PlaceIndex: Sendable {
     /// At most this many results from a search.
     public static let maxLimit = 50
+    /// Words of a query past this many are ignored: no name here has more, and each costs a look-up.
+    public static let maxWords = 8
     /// The reverse look-up takes an address this close, else the nearest street this close.
     public static let addressRadius = 100.0
     public static let streetRadius = 500.0
@@ -59,7 +61,7 @@ public struct PlaceIndex: Sendable {
     /// house number that no address has is searched again without the number.
     public func search(_ query: String, near: GeoPoint? = nil, limit: Int = 10) -> [PlaceMatch] {
         let limit = min(max(limit, 1), Self.maxLimit)
-        let tokens = PlaceText.tokens(query)
+        let tokens = Array(PlaceText.tokens(query).prefix(Self.maxWords))
         let found = ranked(tokens, near: near, limit: limit)
         let words = tokens.filter { !PlaceText.isNumber($0) }
         if found.isEmpty, !words.isEmpty, words.count < tokens.count { return ranked(words, near: near, limit: limit) }
@@ -94,6 +96,7 @@ public struct PlaceIndex: Sendable {
                 }
                 scores = both
             }
+            if scores.isEmpty { return [] }
         }
         let near = near.flatMap { $0.isValid ? $0 : nil }
         let candidates = scores.map { index, score in

@@ -6,6 +6,7 @@ import Foundation
 enum PlaceText {
     static func tokens(_ text: String) -> [String] {
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).lowercased()
+            .replacing(/[øæœßđłþ]/) { match in Self.letters[String(match.output)] ?? "" }
         var tokens: [String] = []
         var current = ""
         for character in folded {
@@ -19,6 +20,9 @@ enum PlaceText {
         if !current.isEmpty { tokens.append(current) }
         return joiningHouseLetters(tokens)
     }
+
+    /// Letters that are not a letter and a diacritic, so folding keeps them: as a Finn types them.
+    private static let letters: [String: String] = ["ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "đ": "d", "ł": "l", "þ": "th"]
 
     static func isNumber(_ token: String) -> Bool {
         token.first?.isNumber == true
@@ -37,37 +41,66 @@ enum PlaceText {
         return joined
     }
 
-    /// The edit distance between UTF-8 spellings (insertions, deletions, substitutions, transpositions of neighbours)
-    /// between `a` and `b`, or nil when it is above `limit`. Only a band of width 2·limit+1 is
-    /// computed, so a limit of 1 or 2 costs a few operations per character.
-    static func distance(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>, limit: Int) -> Int? {
-        guard abs(a.count - b.count) <= limit else { return nil }
-        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+    /// The edit distances (insertions, deletions, substitutions, transpositions of neighbours)
+    /// between UTF-8 spellings: from all of `a` to each prefix of `b`, as the last row of the
+    /// table (index j: `b`'s first j bytes; more than `limit` is `limit + 1`), or nil when every
+    /// one is above `limit`. Only a band of width 2·limit+1 is computed, in `rows`' buffers, so a
+    /// limit of 1 or 2 costs a few operations per byte and no allocation.
+    static func distances(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>, limit: Int, rows: inout EditRows) -> [Int]? {
         let big = limit + 1
-        var previous2 = [Int](repeating: big, count: b.count + 1)
-        var previous = Array(0...b.count).map { min($0, big) }
-        var current = [Int](repeating: big, count: b.count + 1)
+        rows.reset(count: b.count + 1, big: big)
+        for j in 0...b.count { rows.previous[j] = min(j, big) }
+        guard !a.isEmpty else { return rows.previous }
         for i in 1...a.count {
-            current[0] = min(i, big)
+            rows.current[0] = min(i, big)
             let low = max(1, i - limit)
             let high = min(b.count, i + limit)
-            if low > 1 { current[low - 1] = big }
-            var rowBest = current[0]
+            if low > 1 { rows.current[low - 1] = big }
+            var rowBest = rows.current[0]
             if low <= high {
                 for j in low...high {
-                    let cost = a[a.startIndex + i - 1] == b[b.startIndex + j - 1] ? 0 : 1
-                    var value = min(previous[j - 1] + cost, previous[j] + 1, current[j - 1] + 1)
-                    if i > 1, j > 1, a[a.startIndex + i - 1] == b[b.startIndex + j - 2], a[a.startIndex + i - 2] == b[b.startIndex + j - 1] {
-                        value = min(value, previous2[j - 2] + 1)
+                    let ai = a[a.startIndex + i - 1]
+                    let bj = b[b.startIndex + j - 1]
+                    var value = min(rows.previous[j - 1] + (ai == bj ? 0 : 1), rows.previous[j] + 1, rows.current[j - 1] + 1)
+                    if i > 1, j > 1, ai == b[b.startIndex + j - 2], a[a.startIndex + i - 2] == bj {
+                        value = min(value, rows.previous2[j - 2] + 1)
                     }
-                    current[j] = min(value, big)
-                    rowBest = min(rowBest, current[j])
+                    rows.current[j] = min(value, big)
+                    rowBest = min(rowBest, rows.current[j])
                 }
             }
-            if high < b.count { current[high + 1] = big }
+            if high < b.count { for j in (high + 1)...b.count { rows.current[j] = big } }
             guard rowBest <= limit else { return nil }
-            (previous2, previous, current) = (previous, current, previous2)
+            swap(&rows.previous2, &rows.previous)
+            swap(&rows.previous, &rows.current)
         }
-        return previous[b.count] <= limit ? previous[b.count] : nil
+        return rows.previous
+    }
+
+    /// The edit distance between `a` and `b`, or nil when it is above `limit`.
+    static func distance(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>, limit: Int) -> Int? {
+        guard abs(a.count - b.count) <= limit else { return nil }
+        var rows = EditRows()
+        return distances(a, b, limit: limit, rows: &rows).flatMap { $0[b.count] <= limit ? $0[b.count] : nil }
+    }
+}
+
+/// The three rows `PlaceText.distances` works in, kept between calls.
+struct EditRows {
+    var previous2: [Int] = []
+    var previous: [Int] = []
+    var current: [Int] = []
+
+    mutating func reset(count: Int, big: Int) {
+        if previous.count < count {
+            previous2 = [Int](repeating: big, count: max(count, 64))
+            previous = previous2
+            current = previous2
+        } else {
+            for j in 0..<count {
+                previous2[j] = big
+                current[j] = big
+            }
+        }
     }
 }

@@ -21,6 +21,9 @@ struct TokenIndex: Sendable {
     private let byWord: [[UInt8]: Int]
     /// Indices into `words` by word length, for the typo search.
     private let byLength: [Int: [Int]]
+    private let maxLength: Int
+    /// Per word, `letters` of each of its prefixes (index: length − 1).
+    private let letterMasks: [[UInt64]]
 
     init(documents: [[String]]) {
         var occurrences: [[UInt8]: Set<Int32>] = [:]
@@ -32,6 +35,8 @@ struct TokenIndex: Sendable {
         postings = words.map { occurrences[$0]!.sorted() }
         byWord = Dictionary(uniqueKeysWithValues: words.enumerated().map { ($1, $0) })
         byLength = Dictionary(grouping: words.indices) { words[$0].count }
+        maxLength = words.map(\.count).max() ?? 0
+        letterMasks = words.map { word in word.indices.map { Self.letters(word[...$0]) } }
     }
 
     /// The entries matching `token`, each with its best kind of match. `typing`: the query's last
@@ -50,29 +55,35 @@ struct TokenIndex: Sendable {
         }
         let limit = Self.typoLimit(query)
         guard limit > 0, !PlaceText.isNumber(token) else { return found }
-        let lengths = typing ? (query.count - limit)...(query.count + 40) : (query.count - limit)...(query.count + limit)
-        for length in lengths {
-            for word in byLength[length] ?? [] where isTypo(query, of: words[word], limit: limit, typing: typing) {
-                add(word, .typo)
+        // The word being typed may be the start of a longer word: only its first letters count.
+        let reach = query.count + limit
+        let queryLetters = Self.letters(query[...])
+        var rows = EditRows()
+        var last: (prefix: ArraySlice<UInt8>, row: [Int]?)? = nil
+        for length in (query.count - limit)...(typing ? max(maxLength, reach) : reach) {
+            for word in byLength[length] ?? [] {
+                let head = words[word].prefix(reach)
+                // A letter of the query that the word lacks takes an edit: most words lack more.
+                guard (queryLetters & ~letterMasks[word][head.count - 1]).nonzeroBitCount <= limit else { continue }
+                if last?.prefix != head { last = (head, PlaceText.distances(query[...], head, limit: limit, rows: &rows)) }
+                guard let row = last?.row else { continue }
+                let whole = words[word].count == head.count && row[head.count] <= limit
+                let start = typing ? max(1, query.count - limit) : head.count
+                if whole || (start <= head.count && row[start...head.count].contains { $0 <= limit }) { add(word, .typo) }
             }
         }
         return found
+    }
+
+    /// A bit per letter (the low 6 bits of its byte): enough to tell most words apart cheaply.
+    static func letters(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        bytes.reduce(0) { $0 | (1 << UInt64($1 & 63)) }
     }
 
     /// No typos in words of one or two letters (too many words are that close), one in words up
     /// to five letters, two in longer ones.
     static func typoLimit(_ query: [UInt8]) -> Int {
         query.count <= 2 ? 0 : query.count <= 5 ? 1 : 2
-    }
-
-    private func isTypo(_ query: [UInt8], of word: [UInt8], limit: Int, typing: Bool) -> Bool {
-        if PlaceText.distance(query[...], word[...], limit: limit) != nil { return true }
-        guard typing, word.count > query.count else { return false }
-        // The word being typed: a typo within the first letters of a longer word.
-        for length in max(1, query.count - limit)...min(word.count, query.count + limit) where PlaceText.distance(query[...], word[..<length], limit: limit) != nil {
-            return true
-        }
-        return false
     }
 
     private func lowerBound(_ query: [UInt8]) -> Int {

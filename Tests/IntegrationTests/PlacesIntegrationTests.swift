@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 import RideContract
 import Testing

@@ -34,7 +34,7 @@ struct PlaceFileTests {
         (file("A\t60.1\t24.9\t\t\tTestikatu\t\t\n"), "needs a street and a house number"),
         (file("T\t60.1\t24.9\tNowhere\t\t\t\t\n"), "has no street entry"),
         (Array("ride-places 1\ncount 1\n".utf8), "no header"),
-        (Array("ride-places 1\ncount 0\nfnv1a64 cbf29ce484222325\n\n".utf8), "has no count"),
+        (Array("ride-places 1\ncount many\nfnv1a64 cbf29ce484222325\n\n".utf8), "has no count"),
         ([0xFF, 0xFE, 0x0A, 0x0A], "not UTF-8"),
         ([], "no header"),
     ])
