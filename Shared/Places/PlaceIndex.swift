@@ -19,12 +19,15 @@ public struct PlaceIndex: Sendable {
     private let addresses: SpatialGrid<Int>
     private let streetPoints: SpatialGrid<Int>
     private let streetOfPoint: [Int]
+    /// Each entry's name in characters: shorter names rank first among equals.
+    private let nameLengths: [Int]
 
     /// The places file from its bytes; a damaged or malformed file throws, saying what is wrong.
     public init(bytes: [UInt8]) throws(PlaceFileError) {
         let file = try PlaceFile(bytes: bytes)
         area = file.area
         entries = file.entries
+        nameLengths = file.entries.map(\.name.count)
         words = TokenIndex(documents: file.entries.map { entry in PlaceText.tokens([entry.name, entry.alternateName ?? ""].joined(separator: " ")) })
         var addresses = SpatialGrid<Int>(cellSizeDegrees: 0.002)
         var streets: [String: Int] = [:]
@@ -86,7 +89,9 @@ public struct PlaceIndex: Sendable {
         // Per entry: its worst and its total match over the query's words; all words must match.
         var scores: [Int32: (worst: TokenIndex.Match, total: Int)] = [:]
         for (position, token) in tokens.enumerated() {
-            let matches = words.entries(matching: token, typing: position == tokens.count - 1)
+            // A single word with enough exact and prefix matches: typos would rank after them all.
+            var matches = words.entries(matching: token, typing: position == tokens.count - 1, typos: tokens.count > 1)
+            if tokens.count == 1, matches.count < limit { matches = words.entries(matching: token, typing: true) }
             if position == 0 {
                 scores = matches.mapValues { ($0, $0.rawValue) }
             } else {
@@ -99,22 +104,15 @@ public struct PlaceIndex: Sendable {
             if scores.isEmpty { return [] }
         }
         let near = near.flatMap { $0.isValid ? $0 : nil }
-        let candidates = scores.map { index, score in
+        // One key per candidate, compared as a tuple; the entry's place in the file breaks ties.
+        let keys = scores.map { index, score in
             let entry = entries[Int(index)]
-            return (entry: entry, score: score, distance: near.map { entry.point.distance(to: $0) })
+            let distance = near.map { entry.point.distance(to: $0) }
+            return (score.worst.rawValue, score.total, distance ?? 0, Self.kindOrder(entry.kind), nameLengths[Int(index)], index)
         }
-        return
-            candidates
-            .sorted { a, b in
-                if a.score.worst != b.score.worst { return a.score.worst < b.score.worst }
-                if a.score.total != b.score.total { return a.score.total < b.score.total }
-                if let da = a.distance, let db = b.distance, da != db { return da < db }
-                if a.entry.kind != b.entry.kind { return Self.kindOrder(a.entry.kind) < Self.kindOrder(b.entry.kind) }
-                if a.entry.name.count != b.entry.name.count { return a.entry.name.count < b.entry.name.count }
-                return (a.entry.name, a.entry.point.latitude, a.entry.point.longitude) < (b.entry.name, b.entry.point.latitude, b.entry.point.longitude)
-            }
-            .prefix(limit)
-            .map { PlaceMatch(entry: $0.entry, distance: $0.distance) }
+        return keys.sorted { $0 < $1 }.prefix(limit).map { key in
+            PlaceMatch(entry: entries[Int(key.5)], distance: near == nil ? nil : key.2)
+        }
     }
 
     private static func kindOrder(_ kind: PlaceKind) -> Int {

@@ -40,8 +40,9 @@ struct TokenIndex: Sendable {
     }
 
     /// The entries matching `token`, each with its best kind of match. `typing`: the query's last
-    /// word, which may be unfinished, so a typo may be in a prefix of the word.
-    func entries(matching token: String, typing: Bool) -> [Int32: Match] {
+    /// word, which may be unfinished, so a typo may be in a prefix of the word. `typos`: false to
+    /// skip the typo search, the costly part.
+    func entries(matching token: String, typing: Bool, typos: Bool = true) -> [Int32: Match] {
         let query = Array(token.utf8)
         var found: [Int32: Match] = [:]
         func add(_ word: Int, _ match: Match) {
@@ -54,7 +55,7 @@ struct TokenIndex: Sendable {
             index += 1
         }
         let limit = Self.typoLimit(query)
-        guard limit > 0, !PlaceText.isNumber(token) else { return found }
+        guard typos, limit > 0, !PlaceText.isNumber(token) else { return found }
         // The word being typed may be the start of a longer word: only its first letters count.
         let reach = query.count + limit
         let queryLetters = Self.letters(query[...])
