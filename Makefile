@@ -87,7 +87,7 @@ format:
 ## places: rebuild Shared/Places/Data/helsinki.places from the pinned OpenStreetMap extract (docs/places.md)
 places:
 	@command -v osmium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(APT_INSTALL) osmium-tool >/dev/null; }
-	python3 Tools/roads/build-places.py "$$(Tools/roads/fetch-extract.sh)" Shared/Places/Data/helsinki.places
+	extract=$$(Tools/roads/fetch-extract.sh) && python3 Tools/roads/build-places.py "$$extract" Shared/Places/Data/helsinki.places
 
 release: deps
 	$(SWIFT) build -c release

@@ -7,7 +7,7 @@ import Geo
 public struct PlaceIndex: Sendable {
     /// At most this many results from a search.
     public static let maxLimit = 50
-    /// Words of a query past this many are ignored: no name here has more, and each costs a look-up.
+    /// Words of a query past this many are ignored: each costs a look-up, and eight words name any place here.
     public static let maxWords = 8
     /// The reverse look-up takes an address this close, else the nearest street this close.
     public static let addressRadius = 100.0
