@@ -11,6 +11,8 @@ struct PlaceFile: Sendable {
     var entries: [PlaceEntry] = []
     /// Points along each street, for the reverse look-up away from any address.
     var streetPoints: [(point: GeoPoint, street: String)] = []
+    /// The places whose own tags give no address (indices into `entries`).
+    var placesWithoutAddress: [Int] = []
 
     init(bytes: [UInt8]) throws(PlaceFileError) {
         guard let split = bytes.indices.dropLast().first(where: { bytes[$0] == 0x0A && bytes[$0 + 1] == 0x0A }) else {
@@ -72,6 +74,7 @@ struct PlaceFile: Sendable {
             entries.append(PlaceEntry(kind: .address, name: address, alternateName: nil, category: nil, point: point, address: located(address)))
         case "P":
             guard !name.isEmpty, !category.isEmpty else { throw .line(number, "a place needs a name and a category") }
+            if street.isEmpty { placesWithoutAddress.append(entries.count) }
             let address = street.isEmpty ? located(name) : located("\(name), \(street) \(houseNumber)")
             entries.append(PlaceEntry(kind: .place, name: name, alternateName: alternateName, category: category, point: point, address: address))
         default:

@@ -12,6 +12,8 @@ public struct PlaceIndex: Sendable {
     /// The reverse look-up takes an address this close, else the nearest street this close.
     public static let addressRadius = 100.0
     public static let streetRadius = 500.0
+    /// A place without an address of its own takes the address this close (its building's).
+    public static let placeAddressRadius = 30.0
 
     public let area: String
     public let entries: [PlaceEntry]
@@ -26,7 +28,6 @@ public struct PlaceIndex: Sendable {
     public init(bytes: [UInt8]) throws(PlaceFileError) {
         let file = try PlaceFile(bytes: bytes)
         area = file.area
-        entries = file.entries
         nameLengths = file.entries.map(\.name.count)
         words = TokenIndex(documents: file.entries.map { entry in PlaceText.tokens([entry.name, entry.alternateName ?? ""].joined(separator: " ")) })
         var addresses = SpatialGrid<Int>(cellSizeDegrees: 0.002)
@@ -35,6 +36,15 @@ public struct PlaceIndex: Sendable {
             if entry.kind == .address { addresses.update(index, to: entry.point) }
             if entry.kind == .street { streets[entry.name] = index }
         }
+        var entries = file.entries
+        for index in file.placesWithoutAddress {
+            let place = entries[index]
+            guard let nearest = addresses.nearest(to: place.point, within: Self.placeAddressRadius, limit: 1).first else { continue }
+            entries[index] = PlaceEntry(
+                kind: .place, name: place.name, alternateName: place.alternateName, category: place.category, point: place.point,
+                address: "\(place.name), \(entries[nearest.id].address)")
+        }
+        self.entries = entries
         var streetPoints = SpatialGrid<Int>(cellSizeDegrees: 0.002)
         var streetOfPoint: [Int] = []
         for (point, street) in file.streetPoints {

@@ -40,3 +40,16 @@ struct PlaceReverseTests {
         #expect(index.reverse(GeoPoint(latitude: 91, longitude: 24.94)) == nil)
     }
 }
+
+extension PlaceReverseTests {
+    /// A place tagged without an address takes its building's: a booking names a street and number.
+    @Test func aPlaceWithoutItsOwnAddressTakesTheNearestWithin30m() throws {
+        let index = try index
+        let taproom = try #require(index.search("8-bit taproom").first)
+        let address = try #require(index.reverse(taproom.entry.point))
+        #expect(address.distance <= PlaceIndex.placeAddressRadius)
+        #expect(taproom.entry.address == "8-Bit Taproom, \(address.entry.address)")
+        let places = index.entries.filter { $0.kind == .place }
+        #expect(places.count { $0.address == "\($0.name), Helsinki" } < places.count / 4)
+    }
+}
