@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: run test build deps test-deps lint format release bench fuzz clean
+.PHONY: run test build deps test-deps lint format release bench fuzz clean places
 
 ## deps: the system libraries the build links: libzmq (the bus) and SQLite (the services' stores)
 deps:
@@ -22,7 +22,12 @@ deps:
 ## chromium, the headless browser that loads the share page in the gateway's tests;
 ## PostgreSQL's server, which the storage suite and the scale-out tests start on a port of their own;
 ## PostGIS, pgRouting, osm2pgrouting and osmium, with which the pgRouting route provider's tests import the roads
+## and PlacesTests rebuilds the places file
 test-deps: deps
+	@command -v osmium >/dev/null 2>&1 || { \
+		echo "make: installing osmium-tool (reads the OpenStreetMap extract)"; \
+		$(SUDO) apt-get update -qq && $(APT_INSTALL) osmium-tool >/dev/null; \
+	}
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v psql >/dev/null 2>&1 || { \
 		echo "make: installing postgresql (the tests start their own throwaway server)"; \
 		$(SUDO) apt-get update -qq && $(APT_INSTALL) postgresql >/dev/null; \
@@ -84,6 +89,11 @@ lint:
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel $(SOURCES)
+
+## places: rebuild Shared/Places/Data/helsinki.places from the pinned OpenStreetMap extract (docs/places.md)
+places:
+	@command -v osmium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(APT_INSTALL) osmium-tool >/dev/null; }
+	extract=$$(Tools/roads/fetch-extract.sh) && python3 Tools/roads/build-places.py "$$extract" Shared/Places/Data/helsinki.places
 
 release: deps
 	$(SWIFT) build -c release

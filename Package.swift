@@ -111,6 +111,10 @@ let package = Package(
             ],
             path: "Shared/RoadServers"
         ),
+        // Places: search and reverse geocoding over streets, addresses and named places from OpenStreetMap (docs/places.md).
+        .target(
+            name: "Places", dependencies: ["Geo"], path: "Shared/Places", exclude: ["Data/ATTRIBUTION.md"],
+            resources: [.copy("Data/helsinki.places")]),
         // The contract: every op and event kind of the platform, declared once (docs/design.md).
         .target(name: "RideContract", dependencies: ["Bus", "RideModels", "Wire"], path: "Shared/RideContract"),
         .target(
@@ -194,7 +198,7 @@ let package = Package(
         .target(
             name: "GatewayService",
             dependencies: [
-                "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", .product(name: "Hummingbird", package: "hummingbird"),
+                "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Places", "Geo", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -245,6 +249,7 @@ let package = Package(
         .testTarget(name: "DocsTests", dependencies: ["RideContract", "RideCtlKit"], path: "Tests/DocsTests"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Bus", "RideContract", "TripsService"], path: "Tests/WireTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
+        .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo"], path: "Tests/PlacesTests"),
         .testTarget(
             name: "TrackingTests", dependencies: ["Wire", "TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TrackingTests"),

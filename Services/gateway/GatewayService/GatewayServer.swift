@@ -20,6 +20,7 @@ public struct GatewayServer: Sendable {
         let settings = self.settings
         let host = ServiceHost(program: "ride-gateway", service: "gateway", http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
         let logger = host.logger
+        if case .failure(let error) = PlaceRoutes.index { logger.error("places unavailable (the /v1/places routes answer 503)", metadata: ["error": "\(error)"]) }
         let client = try await ServiceClient(broker: settings.broker, logger: logger)
         let platform = PlatformCalls(client: client)
         let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripETA.topic], logger: logger)
@@ -68,6 +69,7 @@ struct GatewayApplication: Sendable {
             group: router.group("v1").add(middleware: BearerAuthentication(platform: platform, cache: tokens)),
             prefix: "/v1", security: .bearer, registry: registry)
         AppRoutes(platform: platform, tokens: tokens, settings: settings).register(public: open, authenticated: authenticated)
+        PlaceRoutes().register(on: authenticated)
         let root = RecordedRoutes(group: router.group(""), prefix: "", security: .none, registry: registry)
         let registry = self.registry
         root.on(

@@ -7,7 +7,7 @@ import Wire
 struct RouteDoc: Sendable {
     /// The document's groups of routes.
     enum Tag: String, Sendable, CaseIterable {
-        case accounts, drivers, orders, rides, notifications
+        case accounts, drivers, orders, rides, notifications, places
         case shareLinks = "share links"
         case hyperTrack = "hypertrack"
         case operators, meta
