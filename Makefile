@@ -22,19 +22,15 @@ deps:
 ## chromium, the headless browser that loads the share page in the gateway's tests;
 ## PostgreSQL's server, which the storage suite and the scale-out tests start on a port of their own;
 ## PostGIS, pgRouting, osm2pgrouting and osmium, with which the pgRouting route provider's tests import the roads
-## and PlacesTests rebuilds the places file
+## (and the roads and places tests rebuild their data files from the OpenStreetMap extract)
 test-deps: deps
-	@command -v osmium >/dev/null 2>&1 || { \
-		echo "make: installing osmium-tool (reads the OpenStreetMap extract)"; \
-		$(SUDO) apt-get update -qq && $(APT_INSTALL) osmium-tool >/dev/null; \
-	}
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v psql >/dev/null 2>&1 || { \
 		echo "make: installing postgresql (the tests start their own throwaway server)"; \
 		$(SUDO) apt-get update -qq && $(APT_INSTALL) postgresql >/dev/null; \
 	}
 	@ls /usr/share/postgresql/*/extension/pgrouting.control /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1 \
 		&& command -v osm2pgrouting >/dev/null 2>&1 && command -v osmium >/dev/null 2>&1 || { \
-		echo "make: installing postgis, pgrouting, osm2pgrouting and osmium-tool (the pgRouting route provider's tests)"; \
+		echo "make: installing postgis, pgrouting, osm2pgrouting and osmium-tool (the road and place data, the pgRouting tests)"; \
 		$(SUDO) apt-get update -qq && $(APT_INSTALL) postgresql-15-postgis-3 postgresql-15-pgrouting osm2pgrouting osmium-tool >/dev/null; \
 	}
 	@command -v chromium >/dev/null 2>&1 || { \
