@@ -106,8 +106,9 @@ let package = Package(
         .target(
             name: "RoadServers",
             dependencies: [
-                "Roads", "Geo", .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
+                "Roads", "Geo", "ServiceKit", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Shared/RoadServers"
         ),
@@ -165,7 +166,8 @@ let package = Package(
         .target(
             name: "OrdersService",
             dependencies: [
-                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "Roads", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "Roads", "RoadServers", "ServiceKit", "Storage",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -175,7 +177,8 @@ let package = Package(
         .target(
             name: "TripsService",
             dependencies: [
-                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "Roads", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "Roads", "RoadServers", "ServiceKit", "Storage",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

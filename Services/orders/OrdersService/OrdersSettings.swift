@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import Logging
+import RoadServers
 import ServiceKit
 import ServiceStorage
 import Storage
@@ -73,6 +74,8 @@ public struct RideOrdersCommand: ServiceCommand {
         help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
 
+    @OptionGroup var routing: RoutingOptions
+
     @OptionGroup public var common: CommonOptions
 
     public init() {}
@@ -108,7 +111,8 @@ public struct RideOrdersCommand: ServiceCommand {
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             dataDirectory: dataDirectory,
             database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("orders.sqlite").path),
-            dispatch: dispatch, fares: fares, surge: surgePolicy, commissionPercent: commission, concurrency: try concurrencySetting(concurrency),
+            dispatch: dispatch, fares: fares, surge: surgePolicy, commissionPercent: commission, routes: try routing.source(),
+            concurrency: try concurrencySetting(concurrency),
             http: try common.httpAddress(default: "0.0.0.0:9102"), logFormat: logging.format, logLevel: logging.level)
     }
 }
@@ -124,6 +128,8 @@ public struct OrdersSettings: ServiceSettings {
     public var fares: FareSchedule
     public var surge: SurgePolicy
     public var commissionPercent: Int
+    /// Where quotes' routes come from.
+    public var routes: RouteSource
     public var concurrency: Int
     public var http: HostPort
     public var logFormat: LogFormat
@@ -146,6 +152,7 @@ public struct OrdersSettings: ServiceSettings {
           fare                  \(fares.currency) base \(fares.baseCents), per km \(fares.perKilometreCents), per minute \(fares.perMinuteCents), minimum \(fares.minimumCents) (cents)
           surge                 \(surge.isOn ? "up to ×\(surge.maximum) within \(Int(surge.radius)) m, +\(surge.step) per waiting order per driver" : "off")
           payments              ledger \(ledgerDescription), commission \(commissionPercent)%
+          routes                \(routes)
           concurrency           \(concurrency)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import Logging
+import RoadServers
 import ServiceKit
 import ServiceStorage
 import Storage
@@ -49,6 +50,8 @@ public struct RideTripsCommand: ServiceCommand {
             default: "180,30"))
     var delayAfter: String?
 
+    @OptionGroup var routing: RoutingOptions
+
     @OptionGroup public var common: CommonOptions
 
     public init() {}
@@ -67,6 +70,7 @@ public struct RideTripsCommand: ServiceCommand {
             dataDirectory: dataDirectory,
             database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("trips.sqlite").path, environment: environment),
             concurrency: try concurrencySetting(concurrency),
+            routes: try routing.source(environment: environment),
             follow: try Self.followRules(offRoute: offRoute, delayAfter: delayAfter, environment: environment),
             http: try common.httpAddress(default: "0.0.0.0:9103"), logFormat: logging.format, logLevel: logging.level)
     }
@@ -99,6 +103,8 @@ public struct TripsSettings: ServiceSettings {
     public var dataDirectory: String
     public var database: StorageLocation
     public var concurrency: Int
+    /// Where trips' routes come from.
+    public var routes: RouteSource
     public var follow: FollowRules
     public var http: HostPort
     public var logFormat: LogFormat
@@ -110,7 +116,7 @@ public struct TripsSettings: ServiceSettings {
           bus                   pub \(pub), sub \(sub), broker \(broker)
           database              \(database)
           concurrency           \(concurrency)
-          routes                off route beyond \(Int(follow.offRouteMetres)) m; late past \(Int(follow.delaySeconds)) s and \(Int(follow.delayFraction * 100))%
+          routes                \(routes); off route beyond \(Int(follow.offRouteMetres)) m; late past \(Int(follow.delaySeconds)) s and \(Int(follow.delayFraction * 100))%
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)
         """
