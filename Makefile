@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: run test build deps test-deps lint format release bench fuzz clean
+.PHONY: run test build deps test-deps lint format release bench fuzz roads clean
 
 ## deps: the system libraries the build links: libzmq (the bus) and SQLite (the services' stores)
 deps:
@@ -20,8 +20,13 @@ deps:
 ## test-deps: pyzmq, for the tests that check our 7/MDP peers against independent Python ones;
 ## schemathesis and openapi-spec-validator, which test the gateway against its /openapi.json;
 ## chromium, the headless browser that loads the share page in the gateway's tests;
-## PostgreSQL's server, which the storage suite and the scale-out tests start on a port of their own
+## PostgreSQL's server, which the storage suite and the scale-out tests start on a port of their own;
+## osmium-tool, which reads the OpenStreetMap extract when the road graph test rebuilds it (make roads)
 test-deps: deps
+	@command -v osmium >/dev/null 2>&1 || { \
+		echo "make: installing osmium-tool (reads the OpenStreetMap extract for the road graph)"; \
+		$(SUDO) apt-get update -qq && $(APT_INSTALL) osmium-tool >/dev/null; \
+	}
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v psql >/dev/null 2>&1 || { \
 		echo "make: installing postgresql (the tests start their own throwaway server)"; \
 		$(SUDO) apt-get update -qq && $(APT_INSTALL) postgresql >/dev/null; \
@@ -89,6 +94,16 @@ bench: release
 	-.build/release/ridectl bench nearby
 	-.build/release/ridectl bench memory
 	-.build/release/ridectl bench lifecycle
+	-.build/release/ridectl bench routes
+
+## roads: rebuild the built-in road graph (Shared/Roads/Data/helsinki.roads, docs/roads.md) from the
+## pinned OpenStreetMap extract; the result is byte for byte the committed file
+roads:
+	@command -v osmium >/dev/null 2>&1 || { \
+		echo "make: installing osmium-tool"; \
+		$(SUDO) apt-get update -qq && $(APT_INSTALL) osmium-tool >/dev/null; \
+	}
+	extract="$$(Tools/roads/fetch-extract.sh)" && Tools/roads/build-graph.py "$$extract" Shared/Roads/Data/helsinki.roads
 
 clean:
 	rm -rf .build .build-fuzz .data

@@ -100,7 +100,8 @@ let package = Package(
         .target(name: "Geo", dependencies: ["Wire"], path: "Shared/Geo", swiftSettings: fuzzed),
         .target(name: "RideModels", dependencies: ["Wire", "Geo"], path: "Shared/RideModels", swiftSettings: fuzzed),
         // Roads: routes along a road network (`RouteProvider` and its implementations), above Geo.
-        .target(name: "Roads", dependencies: ["Geo", .product(name: "Logging", package: "swift-log")], path: "Shared/Roads"),
+        // Data/ (the built-in road graph and its ODbL attribution, docs/roads.md) ships as its resource bundle.
+        .target(name: "Roads", dependencies: ["Geo", .product(name: "Logging", package: "swift-log")], path: "Shared/Roads", resources: [.copy("Data")]),
         // The contract: every op and event kind of the platform, declared once (docs/design.md).
         .target(name: "RideContract", dependencies: ["Bus", "RideModels", "Wire"], path: "Shared/RideContract"),
         .target(
@@ -210,7 +211,7 @@ let package = Package(
         .target(
             name: "RideCtlKit",
             dependencies: [
-                "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "ZeroMQ", "GatewayService",
+                "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "Roads", "ZeroMQ", "GatewayService",
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ],
@@ -235,6 +236,7 @@ let package = Package(
         .testTarget(name: "DocsTests", dependencies: ["RideContract", "RideCtlKit"], path: "Tests/DocsTests"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Bus", "RideContract", "TripsService"], path: "Tests/WireTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
+        .testTarget(name: "RoadsTests", dependencies: ["Roads", "Geo"], path: "Tests/RoadsTests"),
         .testTarget(
             name: "TrackingTests", dependencies: ["Wire", "TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TrackingTests"),
