@@ -1,6 +1,6 @@
 import Geo
 
-/// A* by travel time between two snapped points. The heuristic is the great-circle distance to
+/// A* by travel time between two snapped points. The heuristic is a lower bound of the distance to
 /// the destination at the graph's top speed, which never overestimates, so the first time the
 /// cheapest open entry costs at least the best arrival found, that arrival is optimal.
 struct ShortestPath {
@@ -22,7 +22,7 @@ struct ShortestPath {
         var seconds = [Double](repeating: .infinity, count: count)
         var via = [Int32](repeating: -1, count: count)
         var open = MinHeap()
-        let target = DistanceTarget(end.point, speed: graph.maxSpeed)
+        let target = DistanceTarget(graph: graph, point: end.point)
 
         // Leaving: the rest of the start's segment, in each direction the road allows.
         var leaves: [(node: Int, edge: Int, cost: Double)] = []
@@ -80,17 +80,12 @@ struct ShortestPath {
     }
 }
 
-/// The heuristic: seconds to `point` in a straight line at `speed` m/s.
+/// The heuristic: seconds to `point` at the graph's top speed, over a lower bound of the distance.
 private struct DistanceTarget {
+    let graph: RoadGraph
     let point: GeoPoint
-    let speed: Double
 
-    init(_ point: GeoPoint, speed: Double) {
-        self.point = point
-        self.speed = speed
-    }
-
-    func seconds(from other: GeoPoint) -> Double { other.distance(to: point) / speed }
+    func seconds(from other: GeoPoint) -> Double { graph.lowerBound(other, point) / graph.maxSpeed }
 }
 
 /// A binary min-heap of (priority, cost so far, node), kept minimal for the search's inner loop.
