@@ -90,13 +90,15 @@ struct EdgeIndex: Sendable {
         let clampedRow = min(max(cell(y), 0), rows - 1)
         var best: (a: Int, b: Int, fraction: Double, squared: Double)?
         // Rings of cells outwards, until a ring cannot hold anything nearer than the best so far.
-        let maxRing = Int(reach / cellSize) + 1
+        // Bounded by the grid too: past its size every cell has been seen (and `limit` may be huge).
+        let maxRing = min(Int(min(reach / cellSize, 1e9)), max(rows, columns)) + 1
         for ring in 0...maxRing {
             if let best, best.squared.squareRoot() <= Double(ring - 1) * cellSize { break }
-            for row in (clampedRow - ring)...(clampedRow + ring) where row >= 0 && row < rows {
+            for row in max(clampedRow - ring, 0)...min(clampedRow + ring, rows - 1) {
                 let onEdgeRow = row == clampedRow - ring || row == clampedRow + ring
-                let step = onEdgeRow ? 1 : max(2 * ring, 1)
-                for column in stride(from: clampedColumn - ring, through: clampedColumn + ring, by: step) where column >= 0 && column < columns {
+                let columnRange = max(clampedColumn - ring, 0)...min(clampedColumn + ring, columns - 1)
+                let step = onEdgeRow ? 1 : 2 * ring
+                for column in stride(from: clampedColumn - ring, through: clampedColumn + ring, by: step) where columnRange.contains(column) {
                     let cell = row * columns + column
                     for segment in segments[cellStart[cell]..<cellStart[cell + 1]] {
                         let (fraction, squared) = nearest(x, y, Int(segment.a), Int(segment.b))

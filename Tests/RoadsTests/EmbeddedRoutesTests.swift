@@ -169,3 +169,19 @@ struct Xorshift {
         range.lowerBound + Double(next() >> 11) / Double(1 << 53) * (range.upperBound - range.lowerBound)
     }
 }
+
+extension EmbeddedRoutesTests {
+    /// A snapping distance of any size is a bound, not a loop count: infinite reaches the nearest road.
+    @Test func anyDistanceSnapsOrRefusesQuickly() throws {
+        let graph = try RoadGraph.helsinki()
+        let far = GeoPoint(latitude: -33.86, longitude: 151.21)
+        let inside = Self.pairs[0].1
+        for distance in [.infinity, 1e300] {
+            #expect(try EmbeddedRoutes(graph: graph, snappingDistance: distance).shortestRoute(from: far, to: inside).kind == .road)
+        }
+        for distance in [-1, 0, .nan] {
+            let routes = EmbeddedRoutes(graph: graph, snappingDistance: distance)
+            #expect(throws: RouteError.self) { try routes.shortestRoute(from: GeoPoint(latitude: 60.19, longitude: 24.945), to: far) }
+        }
+    }
+}
