@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: run test build deps test-deps lint format release bench fuzz clean places
+.PHONY: run test build deps test-deps lint format release bench fuzz clean places roads
 
 ## deps: the system libraries the build links: libzmq (the bus) and SQLite (the services' stores)
 deps:
@@ -101,6 +101,16 @@ bench: release
 	-.build/release/ridectl bench nearby
 	-.build/release/ridectl bench memory
 	-.build/release/ridectl bench lifecycle
+	-.build/release/ridectl bench routes
+
+## roads: rebuild the built-in road graph (Shared/Roads/Data/helsinki.roads, docs/roads.md) from the
+## pinned OpenStreetMap extract; the result is byte for byte the committed file
+roads:
+	@command -v osmium >/dev/null 2>&1 || { \
+		echo "make: installing osmium-tool"; \
+		$(SUDO) apt-get update -qq && $(APT_INSTALL) osmium-tool >/dev/null; \
+	}
+	extract="$$(Tools/roads/fetch-extract.sh)" && Tools/roads/build-graph.py "$$extract" Shared/Roads/Data/helsinki.roads
 
 clean:
 	rm -rf .build .build-fuzz .data

@@ -101,7 +101,8 @@ let package = Package(
         .target(name: "Geo", dependencies: ["Wire"], path: "Shared/Geo", swiftSettings: fuzzed),
         .target(name: "RideModels", dependencies: ["Wire", "Geo"], path: "Shared/RideModels", swiftSettings: fuzzed),
         // Roads: routes along a road network (`RouteProvider` and its implementations), above Geo.
-        .target(name: "Roads", dependencies: ["Geo", .product(name: "Logging", package: "swift-log")], path: "Shared/Roads"),
+        // Data/ (the built-in road graph and its ODbL attribution, docs/roads.md) ships as its resource bundle.
+        .target(name: "Roads", dependencies: ["Geo", .product(name: "Logging", package: "swift-log")], path: "Shared/Roads", resources: [.copy("Data")]),
         // RoadServers: route providers that ask a server (PostgreSQL with pgRouting, OSRM) and the route-provider setting.
         .target(
             name: "RoadServers",
@@ -253,6 +254,7 @@ let package = Package(
         .testTarget(name: "WireTests", dependencies: ["Wire", "Bus", "RideContract", "TripsService"], path: "Tests/WireTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
         .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo"], path: "Tests/PlacesTests"),
+        .testTarget(name: "RoadsTests", dependencies: ["Roads", "Geo"], path: "Tests/RoadsTests"),
         .testTarget(
             name: "TrackingTests", dependencies: ["Wire", "TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TrackingTests"),

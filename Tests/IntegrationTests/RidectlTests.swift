@@ -334,3 +334,16 @@ import Wire
         #expect(row("CPU per ride in that window, all processes")?.contains("% busy") == true, "\(run.stdout)")
     }
 }
+
+/// `ridectl bench routes`, briefly: the built-in graph reaches the executable (its resource bundle
+/// beside it) and every random pair routes.
+@Suite(.timeLimit(.minutes(2))) struct BenchRoutesReportTests {
+    @Test func theRoutesBenchRoutesEveryPairOnTheBuiltInGraph() async throws {
+        let run = try await runCommand(Binaries.ridectl, ["bench", "routes", "--routes", "500"], timeout: .seconds(60))
+        // Exit 1 is "a target missed" (the targets are for release builds); anything else failed.
+        #expect(run.status == 0 || run.status == 1, "\(run.stdout)\n\(run.stderr.suffix(2000))")
+        let rows = run.stdout.split(separator: "\n").map(String.init)
+        #expect(rows.contains { $0.hasPrefix("pairs without a route") && $0.contains("  0  ") }, "\(run.stdout)")
+        #expect(rows.contains { $0.hasPrefix("time per route, p50 / p99") }, "\(run.stdout)")
+    }
+}

@@ -83,6 +83,7 @@ import Testing
         ("ridectl", ["simulate", "--driver-cancel-rate", "2"], [:], "--driver-cancel-rate must be from 0 to 1, got 2.0"),
         ("ridectl", ["simulate", "--center", "north"], [:], "--center must be lat,lon"),
         ("ridectl", ["bench", "lifecycle", "--concurrent", "0"], [:], "--concurrent must be from 1 to 5000"),
+        ("ridectl", ["bench", "routes", "--routes", "5"], [:], "--routes must be at least 100"),
         ("ride-orders", ["--curve-keys", "/nowhere"], [:], "CURVE: cannot read server public key from /nowhere/server.pub"),
         ("ride-bus", [], ["RIDE_CURVE_SERVER_KEY": "short"], "CURVE: RIDE_CURVE_SERVER_KEY: a CURVE key is 40 Z85 characters, got 5"),
         ("ridectl", ["tail", "--curve-keys", "/nowhere", "--timeout", "1"], [:], "CURVE: cannot read server public key from /nowhere/server.pub"),
