@@ -227,14 +227,15 @@ import Wire
     @Test func theSimulatorCompletesRidesWithNoneStuck() async throws {
         try await withTestBus("simulate") { bus in
             let platform = try await Platform.start(bus)
-            // Another city (Kyiv), so the test's own drivers are never offered these rides.
+            // On Helsinki's streets (the built-in road data), far from the test's own drivers, so they
+            // are never offered these rides; every drive takes a wrong turn, so trips re-route.
             let result = try await runCommand(
                 Binaries.ridectl,
                 [
-                    "simulate", "--drivers", "3", "--riders", "3", "--duration", "8", "--grace", "90", "--speedup", "6", "--box-km", "1",
-                    "--center", "50.4501,30.5234", "--ingest", platform.tracking.ingest, "--publishable-key", TestTracking.publishableKey,
+                    "simulate", "--drivers", "5", "--riders", "3", "--duration", "8", "--grace", "150", "--speedup", "5",
+                    "--wrong-turn-rate", "1", "--traffic-rate", "0", "--ingest", platform.tracking.ingest, "--publishable-key", TestTracking.publishableKey,
                     "--share-links", "http://gateway.example", "--driver-cancel-rate", "1",
-                ] + bus.ridectlFlags, timeout: .seconds(150))
+                ] + bus.ridectlFlags, timeout: .seconds(240))
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
             #expect(result.stdout.contains("rides stuck (open at the end)"), "\(result.stdout)")
             let report = SimulationReport(text: result.stdout)
@@ -250,6 +251,14 @@ import Wire
             #expect((report.count("drivers who cancelled (order re-dispatched)") ?? 0) >= 1, "\(result.stdout)")
             #expect(report.met("rides in the riders' histories"), "every finished ride in a history: \(result.stdout)")
             #expect(report.met("rides paid (drivers' earnings today)"), "every completed ride paid: \(result.stdout)")
+            #expect((report.count("wrong turns (trips re-routed)") ?? 0) >= completed, "\(result.stdout)")
+            // The trips followed road routes and were re-routed after the wrong turns.
+            let trips = try await platform.trips.call("events", #"{"after":0,"limit":1000}"#).body
+            let kinds = Self.values(trips)
+            #expect(kinds.contains("rerouted"), "\(Set(kinds))")
+            let roadEstimates = (trips["events"]?.arrayValue ?? []).filter { $0["data"]?["data"]?["estimate"]?["estimate_kind"] == "road" }
+            #expect(!roadEstimates.isEmpty, "estimates along the roads")
+            #expect(roadEstimates.allSatisfy { ($0["data"]?["data"]?["estimate"]?["route"]?["polyline"]?["coordinates"]?.arrayValue?.count ?? 0) >= 2 })
             let links = result.stderr.matches(of: /live at http:\/\/gateway\.example\/ride\/([A-Za-z0-9]{7})\n/)
             #expect((1...3).contains(links.count), "the first rides' share links are printed: \(result.stderr)")
         }

@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import RideContract
 import RideModels
+import RoadServers
+import Roads
 import ServiceKit
 import ServiceStorage
 import Storage
@@ -31,9 +33,10 @@ public struct OrdersServer: Sendable {
             throw exitWithError("cannot open the payment ledger (\(settings.ledgerDescription)): \(error)", program: host.program, code: ExitCodes.software)
         }
         let payments = PaymentCapture(store: store, provider: ledger, commissionPercent: settings.commissionPercent)
-        let ops = OrdersOps(
+        var ops = OrdersOps(
             store: store, platform: platform, relay: relay, dispatch: settings.dispatch, fares: settings.fares, surge: settings.surge,
             payments: payments, logger: logger)
+        ops.roads = try settings.routes.makeProvider(embedded: { try EmbeddedRoutes.helsinki() }, logger: logger)
         // Every topic of both sources (not just the arrivals of `trips`): only then is a sequence
         // gap a missed event rather than one not subscribed to.
         let statusEvents = try await EventSubscriber<LifecycleEvent>(

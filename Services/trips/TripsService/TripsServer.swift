@@ -4,6 +4,8 @@ import Geo
 import Logging
 import RideContract
 import RideModels
+import RoadServers
+import Roads
 import ServiceKit
 import ServiceStorage
 import Storage
@@ -25,7 +27,8 @@ public struct TripsServer: Sendable {
         // No prefix at first: the watcher subscribes per device as trips start.
         let subscriber = try await EventSubscriber<DeviceLocationEvent>(endpoint: settings.sub, prefixes: [], logger: logger)
         let model = RouteModel()
-        let watcher = TripWatcher(store: store, relay: relay, subscriber: subscriber, model: model, rules: settings.follow, logger: logger)
+        let routes = try settings.routes.makeProvider(embedded: { try EmbeddedRoutes.helsinki() }, logger: logger)
+        let watcher = TripWatcher(store: store, relay: relay, subscriber: subscriber, model: model, routes: routes, rules: settings.follow, logger: logger)
         // Other instances' trips: adopted when created, let go when completed.
         let trips = try await EventSubscriber<TripEvent>(
             endpoint: settings.sub, prefixes: [Events.tripCreated.topic, Events.tripCompleted.topic],

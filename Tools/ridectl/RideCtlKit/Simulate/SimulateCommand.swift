@@ -15,7 +15,10 @@ struct SimulateCommand: AsyncParsableCommand {
         abstract: "Drivers (TrackingSDK devices driving street routes) and riders booking rides, against the running platform.",
         discussion: """
             Registers the drivers and riders (new phone numbers each run), starts each driver's \
-            phone, and plays the apps: riders book rides between random corners of a city box; \
+            phone, and plays the apps: riders book rides between random places of the city — by \
+            default central Helsinki's streets from the built-in road data, where cars drive their \
+            routes at the roads' speeds and now and then take a wrong turn or stop in traffic \
+            (--city grid: a box of streets at --center); \
             offered drivers accept (about one in five declines first, and the offer passes to the \
             next driver), drive to the pickup, start, drive to the dropoff and end the ride; rider \
             and driver exchange chat messages on the way and rate each other afterwards. Prints a \
@@ -32,8 +35,17 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "How much faster than real time cars drive (1–6: faster cars would exceed what tracking accepts as a speed).") var speedup = 5.0
     @Option(help: "Seconds during which riders book rides (0: until Ctrl-C).") var duration = 60.0
     @Option(help: "Seconds to wait after that for open rides to finish.") var grace = 300.0
-    @Option(help: "Centre of the city box, lat,lon.") var center = "47.8359,35.1146"
-    @Option(name: .customLong("box-km"), help: "Side of the city box in km.") var boxKilometres = 3.0
+    @Option(
+        help:
+            "Where the cars drive: roads (the built-in road data of central Helsinki: routes at the roads' speeds, wrong turns, traffic) or grid (a box of streets at --center, --box-km)"
+    )
+    var city = "roads"
+    @Option(help: "Centre of the grid city, lat,lon.") var center = "47.8359,35.1146"
+    @Option(name: .customLong("box-km"), help: "Side of the grid city in km.") var boxKilometres = 3.0
+    @Option(name: .customLong("wrong-turn-rate"), help: "On roads: the share of drives (0–1) that take a wrong turn (the trip is re-routed).")
+    var wrongTurnRate = 0.1
+    @Option(name: .customLong("traffic-rate"), help: "On roads: the share of drives (0–1) that stop in traffic for 1–3 minutes (the trip runs late).")
+    var trafficRate = 0.1
     @Option(
         name: .customLong("driver-cancel-rate"),
         help: "The share of accepted rides (0–1) whose driver cancels on the way to the pickup; the order goes back to dispatch and another driver takes it.")
@@ -55,6 +67,10 @@ struct SimulateCommand: AsyncParsableCommand {
         guard parsedCenter() != nil else { throw ValidationError("--center must be lat,lon (e.g. 47.8359,35.1146), got \(center)") }
         guard boxKilometres >= 1, boxKilometres <= 100 else { throw ValidationError("--box-km must be from 1 to 100") }
         guard (0...1).contains(driverCancelRate) else { throw ValidationError("--driver-cancel-rate must be from 0 to 1, got \(driverCancelRate)") }
+        guard ["roads", "grid"].contains(city) else { throw ValidationError("--city must be roads or grid, got \(city.prefix(40))") }
+        guard (0...1).contains(wrongTurnRate), (0...1).contains(trafficRate) else {
+            throw ValidationError("--wrong-turn-rate and --traffic-rate must be from 0 to 1, got \(wrongTurnRate) and \(trafficRate)")
+        }
         _ = try ingestEndpoints()
     }
 
@@ -84,7 +100,13 @@ struct SimulateCommand: AsyncParsableCommand {
         settings.riders = riders
         settings.speedup = speedup
         settings.driverCancelRate = driverCancelRate
-        settings.city = CityGrid(center: parsedCenter()!, sizeKilometres: boxKilometres)
+        if city == "grid" {
+            settings.city = CityGrid(center: parsedCenter()!, sizeKilometres: boxKilometres)
+        } else {
+            guard var roads = RoadCity.helsinki() else { throw ValidationError("--city roads: the built-in road data cannot be read (docs/roads.md); try --city grid") }
+            (roads.wrongTurnRate, roads.trafficRate) = (wrongTurnRate, trafficRate)
+            settings.city = roads
+        }
         settings.ingest = try ingestEndpoints()
         settings.shareLinks = shareLinks.isEmpty ? nil : shareLinks
         settings.publishableKey = Setting.resolve(publishableKey, flag: "publishable-key", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing").value

@@ -66,6 +66,12 @@ struct RoadCity: SimulatedCity {
         return leg
     }
 
+    /// Central Helsinki from the built-in road data; nil (logged by the caller's fallback) when it cannot be read.
+    static func helsinki() -> RoadCity? {
+        guard let graph = try? RoadGraph.helsinki() else { return nil }
+        return RoadCity(routes: EmbeddedRoutes(graph: graph), places: graph.points)
+    }
+
     func route(from start: GeoPoint, to end: GeoPoint) async -> Route {
         do {
             return try await routes.route(from: start, to: end)

@@ -16,8 +16,8 @@ actor Simulation {
         var drivers = 10
         var riders = 10
         var speedup = 5.0
-        /// Where the cars drive: a grid of streets, or the roads of real road data.
-        var city: any SimulatedCity = CityGrid(center: GeoPoint(latitude: 47.8359, longitude: 35.1146), sizeKilometres: 3)
+        /// Where the cars drive: the roads of the built-in road data (central Helsinki), or a grid of streets.
+        var city: any SimulatedCity = RoadCity.helsinki() ?? CityGrid(center: GeoPoint(latitude: 47.8359, longitude: 35.1146), sizeKilometres: 3)
         /// ride-tracking's ingest endpoints, one per shard in shard order.
         var ingest = ["tcp://127.0.0.1:5558"]
         var publishableKey = "pk_dev_ridesharing"
@@ -48,6 +48,8 @@ actor Simulation {
         let device: TrackingDevice
         let car: SimulatedDrive
         var order: String?
+        /// Where the car is driving to now (nil: standing).
+        var heading: GeoPoint?
     }
 
     struct Ride {
@@ -352,9 +354,13 @@ actor Simulation {
         // in the foreground), whether or not the platform's start_tracking reached the phone: a
         // command published while tracking or the phone was away is not delivered later.
         if !driver.device.isTracking { driver.device.startTracking() }
-        let here = driver.car.position(at: Date()).point
+        let (here, _, _, arrived) = driver.car.position(at: Date())
+        let destination = GeoPoint(latitude: place.latitude, longitude: place.longitude)
+        // Already on the way there (a resync acting on the same status again): keep driving.
+        if driver.heading == destination, !arrived { return }
+        drivers[driverID]?.heading = destination
         var random = SystemRandomNumberGenerator()  // the actor's cannot be lent across an await
-        let leg = await settings.city.drive(from: here, to: GeoPoint(latitude: place.latitude, longitude: place.longitude), using: &random)
+        let leg = await settings.city.drive(from: here, to: destination, using: &random)
         driver.car.drive(along: leg.line, times: leg.times)
         if leg.wrongTurn { extras.wrongTurns += 1 }
         if leg.trafficStop > 0 { extras.trafficStops += 1 }
