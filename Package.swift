@@ -202,7 +202,7 @@ let package = Package(
         .target(
             name: "GatewayService",
             dependencies: [
-                "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Places", "Geo", .product(name: "Hummingbird", package: "hummingbird"),
+                "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Places", "Roads", "Geo", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

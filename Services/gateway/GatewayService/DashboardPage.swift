@@ -1,6 +1,7 @@
 /// The operator's dashboard: one self-contained HTML file (no tiles or scripts from elsewhere).
+/// The map draws the streets around the devices (`/v1/streets`, from the road data) under them.
 /// Elements the tests read: `#services` (`li[data-service][data-up]`), `#counts`
-/// (`[data-status]` cells), `#map` (`circle[data-device]`, `rect[data-order]`), `#orders` rows.
+/// (`[data-status]` cells), `#map` (`circle[data-device]`, `rect[data-order]`, `path.street`), `#orders` rows.
 enum DashboardPage {
     static let html = #"""
         <!doctype html>
@@ -21,6 +22,7 @@ enum DashboardPage {
           .up::before { content: "● "; color: #16a34a; } .down::before { content: "● "; color: #d93b3b; }
           table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: 3px 6px; border-bottom: 1px solid #eef0f3; }
           .muted { color: #667085; }
+          .street { stroke: #fff; stroke-width: 3; stroke-linecap: round; fill: none; }
         </style>
         </head>
         <body>
@@ -40,6 +42,16 @@ enum DashboardPage {
         "use strict";
         const $ = (id) => document.getElementById(id);
         const escape = (s) => String(s).replace(/[&<>"]/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
+        let streetsFor = "", streets = [];
+        // The streets around the map's centre, fetched again when the view moves or widens.
+        function fetchStreets(lat, lon, radius, redraw) {
+          const key = `${lat.toFixed(3)},${lon.toFixed(3)}/${radius}`;
+          if (key === streetsFor) return;
+          streetsFor = key;
+          fetch(location.origin + `/v1/streets?latitude=${lat}&longitude=${lon}&radius=${radius}`, {cache: "no-store"})
+            .then((r) => r.ok ? r.json() : {coordinates: []}).then((layout) => { streets = layout.coordinates || []; redraw(); })
+            .catch(() => { streetsFor = ""; });
+        }
         const statuses = ["NEW", "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF", "COMPLETED", "CANCELLED"];
 
         function drawMap(devices, orders) {
@@ -51,7 +63,10 @@ enum DashboardPage {
           const scale = Math.min(760 / spanX, 460 / spanY);
           const cx = (Math.min(...lons) + Math.max(...lons)) / 2, cy = midLat;
           const at = (lat, lon) => [400 + (lon - cx) * k * scale, 250 - (lat - cy) * scale];
-          let svg = "";
+          const radius = Math.min(5000, Math.max(200, Math.round(Math.max(spanX, spanY) * 111320 * 0.75)));
+          fetchStreets(cy, cx, radius, () => drawMap(devices, orders));
+          let svg = streets.map((l) => `<path class="street" d="M${l.map((c) => at(c[1], c[0]).map((v) => v.toFixed(1)).join(" ")).join(" L")}"/>`).join("");
+          if (streets.length) svg += '<text x="796" y="496" text-anchor="end" font-size="10" fill="#667085">© OpenStreetMap contributors</text>';
           for (const o of orders) {
             const [x, y] = at(o.pickup.latitude, o.pickup.longitude);
             svg += `<rect class="order" data-order="${escape(o.id)}" x="${x - 5}" y="${y - 5}" width="10" height="10"><title>${escape(o.id)} ${o.status}</title></rect>`;

@@ -70,6 +70,7 @@ struct GatewayApplication: Sendable {
             prefix: "/v1", security: .bearer, registry: registry)
         AppRoutes(platform: platform, tokens: tokens, settings: settings).register(public: open, authenticated: authenticated)
         PlaceRoutes().register(on: authenticated)
+        StreetRoutes().register(on: open)
         let root = RecordedRoutes(group: router.group(""), prefix: "", security: .none, registry: registry)
         let registry = self.registry
         root.on(

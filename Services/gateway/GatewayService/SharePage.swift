@@ -2,10 +2,11 @@
 /// works with no internet access). At `/<id>` it reads `/v1/shares/<id>` (a trip), at `/ride/<id>`
 /// `/v1/ride-shares/<id>` (a ride: where it stands, and the trip driven now, drawn as a trip's
 /// page draws it — a new leg starts a new trail). It reads every second and draws the trip on
-/// an SVG "map" — a metric grid around the destination — with the driver's marker and trail, the
-/// ETA, the driver's name and car; once completed, the summary's route, distance and duration.
-/// Elements the tests read: `#driver-marker` (`data-lat`, `data-lon`), `#status`, `#eta`,
-/// `#driver`, `#summary`, `#route`.
+/// an SVG map — the streets around the destination (`/v1/streets`, from the road data) over a
+/// metric grid — with the way the driver is to take (the estimate's route), the driver's marker and
+/// trail, the ETA, the driver's name and car; once completed, the summary's route, distance and
+/// duration. Elements the tests read: `#driver-marker` (`data-lat`, `data-lon`), `#status`, `#eta`,
+/// `#driver`, `#summary`, `#route`, `#planned`, `#streets` (`path.street`).
 enum SharePage {
     static let html = #"""
         <!doctype html>
@@ -22,6 +23,9 @@ enum SharePage {
           .card { background: #fff; border-radius: 8px; padding: 12px 16px; margin-bottom: 12px; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
           svg { width: 100%; height: auto; background: #e9eef3; border-radius: 8px; }
           .grid { stroke: #d3dae2; stroke-width: 1; }
+          .street { stroke: #fff; stroke-width: 5; stroke-linecap: round; fill: none; }
+          #planned { fill: none; stroke: #8fb0f5; stroke-width: 6; stroke-linejoin: round; stroke-linecap: round; }
+          #attribution { font-size: 10px; fill: #667085; }
           #route { fill: none; stroke: #2f6fed; stroke-width: 4; stroke-linejoin: round; stroke-linecap: round; }
           #trail { fill: none; stroke: #2f6fed; stroke-width: 3; stroke-dasharray: 6 5; }
           #dest-marker { fill: #d93b3b; stroke: #fff; stroke-width: 3; }
@@ -37,10 +41,13 @@ enum SharePage {
         <main>
           <svg id="map" viewBox="0 0 600 400" role="img" aria-label="map of the trip">
             <g id="grid"></g>
+            <g id="streets"></g>
+            <polyline id="planned" points=""></polyline>
             <polyline id="route" points=""></polyline>
             <polyline id="trail" points=""></polyline>
             <circle id="dest-marker" r="9" cx="-20" cy="-20"></circle>
             <circle id="driver-marker" r="10" cx="-20" cy="-20" data-lat="" data-lon=""></circle>
+            <text id="attribution" x="594" y="394" text-anchor="end"></text>
           </svg>
           <div class="card" id="live">
             <div id="driver" class="muted"></div>
@@ -68,7 +75,20 @@ enum SharePage {
         let leg;                                                          // the trip the trail belongs to
         const trail = [];
         let extent = 250;                                                // metres shown from the centre
+        let streetsFor = "", streets = [];                               // the street lines fetched, and for what
         const $ = (id) => document.getElementById(id);
+
+        // The streets around the destination, fetched again only when the map zooms out.
+        function fetchStreets(origin, view) {
+          const key = origin.join(",") + "/" + extent;
+          if (key === streetsFor) return;
+          streetsFor = key;
+          const radius = Math.min(5000, Math.round(extent * 1.7));
+          fetch(`/v1/streets?latitude=${origin[0]}&longitude=${origin[1]}&radius=${radius}`, {cache: "no-store"})
+            .then((r) => r.ok ? r.json() : {coordinates: []})
+            .then((layout) => { streets = layout.coordinates || []; draw(view); })
+            .catch(() => { streetsFor = ""; });
+        }
 
         // Metres east/north of the destination: a flat projection is exact enough for a city.
         function project(origin, lat, lon) {
@@ -81,7 +101,9 @@ enum SharePage {
           const dest = trip.destination.geometry.coordinates;           // [lon, lat]
           const origin = [dest[1], dest[0]];
           const route = trip.summary && trip.summary.locations ? trip.summary.locations.coordinates.map((c) => [c[1], c[0]]) : [];
-          const points = [origin, ...route, ...trail];
+          const line = trip.status === "active" && trip.estimate && trip.estimate.route && trip.estimate.route.polyline;
+          const planned = line ? line.coordinates.map((c) => [c[1], c[0]]) : [];
+          const points = [origin, ...route, ...planned, ...trail];
           const xy = points.map((p) => project(origin, p[0], p[1]));
           // The scale steps through round zooms and never zooms in: the car moves on a still map
           // (and two visitors at different moments see the same map).
@@ -99,6 +121,10 @@ enum SharePage {
             grid += `<line class="grid" x1="0" y1="${200 + m * scale}" x2="600" y2="${200 + m * scale}"/>`;
           }
           $("grid").innerHTML = grid;
+          fetchStreets(origin, view);
+          $("streets").innerHTML = streets.map((l) => `<path class="street" d="M${l.map((c) => place([c[1], c[0]]).map((v) => v.toFixed(1)).join(" ")).join(" L")}"/>`).join("");
+          $("attribution").textContent = streets.length ? "© OpenStreetMap contributors" : "";
+          $("planned").setAttribute("points", planned.map((p) => place(p).join(",")).join(" "));
 
           const [dx, dy] = place(origin);
           $("dest-marker").setAttribute("cx", dx); $("dest-marker").setAttribute("cy", dy);

@@ -1,0 +1,59 @@
+import Geo
+import Hummingbird
+import Roads
+import Wire
+
+/// `GET /v1/streets`: the streets around a point as lines (GeoJSON `MultiLineString`), from the
+/// built-in road data — what the share page and the dashboard draw their maps on, without tiles
+/// from elsewhere. Public (the share page has no token): it is OpenStreetMap's data.
+struct StreetRoutes {
+    /// Loaded once per process; outside the data (or when it cannot be read) the layout is empty.
+    static let graph = try? RoadGraph.helsinki()
+
+    static let latitude = RouteDoc.Parameter(name: "latitude", schema: .number, rules: .init(minimum: -90, maximum: 90), required: true, description: nil)
+    static let longitude = RouteDoc.Parameter(name: "longitude", schema: .number, rules: .init(minimum: -180, maximum: 180), required: true, description: nil)
+    static let radius = RouteDoc.Parameter(
+        name: "radius", schema: .number, rules: .init(minimum: 50, maximum: 5000), required: false, description: "metres around the point (1 000 by default)")
+
+    func register(on routes: RecordedRoutes) {
+        var doc = RouteDoc(
+            "The streets around a point, as lines to draw a map on", tag: .places,
+            description: "Each street segment of the built-in road data with an end within the radius, once (a two-way street is one line); "
+                + "empty outside the area the data covers (docs/roads.md).",
+            query: [Self.latitude, Self.longitude, Self.radius], reply: StreetLayout.self, "the streets")
+        doc.callsServices = false
+        routes.on(.get, "streets", doc) { request, _ in
+            guard let latitude = try Self.latitude.read(from: request)?.numberValue, let longitude = try Self.longitude.read(from: request)?.numberValue else {
+                throw GatewayError(.unprocessableContent, "invalid_params", "latitude and longitude: required")
+            }
+            let radius = try Self.radius.read(from: request)?.numberValue ?? 1000
+            let layout = Self.graph.map { Self.layout(of: $0, around: GeoPoint(latitude: latitude, longitude: longitude), radius: radius) }
+            return try JSONBody.response(layout ?? StreetLayout(coordinates: []))
+        }
+    }
+
+    /// The graph's segments with an end within `radius` of `center`, each street segment once.
+    static func layout(of graph: RoadGraph, around center: GeoPoint, radius: Double) -> StreetLayout {
+        var seen = Set<UInt64>()
+        var lines: [[[Double]]] = []
+        for edge in graph.edges {
+            let (a, b) = (Int(edge.from), Int(edge.to))
+            guard graph.points.indices.contains(a), graph.points.indices.contains(b) else { continue }
+            let key = UInt64(min(a, b)) << 32 | UInt64(max(a, b))
+            guard seen.insert(key).inserted else { continue }
+            let (p, q) = (graph.points[a], graph.points[b])
+            guard center.distance(to: p) <= radius || center.distance(to: q) <= radius else { continue }
+            lines.append([p.coordinates, q.coordinates])
+        }
+        return StreetLayout(coordinates: lines)
+    }
+}
+
+/// `GET /v1/streets`: GeoJSON `MultiLineString`, `[longitude, latitude]` positions.
+@WireModel
+struct StreetLayout: Codable, Sendable, Equatable {
+    var type: String = "MultiLineString"
+    var coordinates: [[[Double]]]
+
+    init(coordinates: [[[Double]]]) { self.coordinates = coordinates }
+}
