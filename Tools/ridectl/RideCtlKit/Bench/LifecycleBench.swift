@@ -5,6 +5,8 @@ import Geo
 import PlatformLauncher
 import RideContract
 import RideModels
+import RoadServers
+import Roads
 import ServiceKit
 import Synchronization
 
@@ -41,23 +43,38 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
     @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
 
+    @Option(
+        help:
+            "Where the lanes are: grid (each 5 km from the next: no road data, straight-line estimates) or helsinki (on the built-in road graph, at most 40 lanes: routes along the streets)"
+    )
+    var city = "grid"
+    @Option(help: "ride-trips' and ride-orders' --routes (embedded, straight, …): compare CPU per ride with and without routing on --city helsinki")
+    var routes = "embedded"
+
     func validate() throws {
         guard (1...5000).contains(concurrent) else { throw ValidationError("--concurrent must be from 1 to 5000") }
+        guard ["grid", "helsinki"].contains(city) else { throw ValidationError("--city must be grid or helsinki, got \(city.prefix(40))") }
+        guard city == "grid" || concurrent <= LifecycleLanes.helsinkiLanes else {
+            throw ValidationError("--city helsinki has room for \(LifecycleLanes.helsinkiLanes) lanes (--concurrent), got \(concurrent)")
+        }
+        do { _ = try RouteSource(parsing: routes) } catch { throw ValidationError("--routes: \(error.message)") }
         guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
     }
 
     func run() async throws {
         let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-lifecycle")
         try await platform.report(
-            BenchTable(title: "ridectl bench lifecycle — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(concurrent) concurrent rides, \(Int(seconds)) s")
+            BenchTable(
+                title:
+                    "ridectl bench lifecycle — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(concurrent) concurrent rides, \(Int(seconds)) s, \(city), routes \(routes)")
         ) { table in
             try await platform.startService("ride-users", ["--password-rounds", "1000"])
-            try await platform.startService("ride-trips")
-            try await platform.startService("ride-orders", ["--offer-timeout-s", "3600", "--concurrency", "32"])
+            try await platform.startService("ride-trips", ["--routes", routes])
+            try await platform.startService("ride-orders", ["--offer-timeout-s", "3600", "--concurrency", "32", "--routes", routes])
             var options = MDPClient.Options()
             options.timeout = .seconds(30)
             let client = try await ServiceClient(broker: platform.broker, options: options, logger: CLILogging.logger)
-            let lanes = try await LifecycleLanes.prepare(count: concurrent, client: client)
+            let lanes = try await LifecycleLanes.prepare(count: concurrent, client: client, places: city == "helsinki" ? LifecycleLanes.helsinkiPlaces() : nil)
             let subscriber = try await EventSubscriber<LifecycleEvent>(
                 endpoint: platform.egress, prefixes: [Events.orderStatus.topic, Events.tripDestinationArrival.topic],
                 logger: CLILogging.logger)
@@ -149,6 +166,9 @@ struct LifecycleLane: Sendable {
     let pickup: GeoPoint
     let dropoff: GeoPoint
     let clock: FixTimes
+    /// On the road graph, where the driver goes back to before each booking (lanes are close
+    /// together there: from another lane's dropoff the driver would not be the nearest).
+    var home: GeoPoint?
 
     /// What a lane did: when each of its rides completed, and whether one got stuck.
     struct Rides: Sendable {
@@ -161,6 +181,7 @@ struct LifecycleLane: Sendable {
         var rides = Rides()
         while ContinuousClock.now < deadline {
             do {
+                if let home { try await report(at: home, client: client) }
                 let order = try await client.call(
                     Ops.Orders.create,
                     CreateOrderParams(
@@ -205,8 +226,28 @@ final class FixTimes: Sendable {
 }
 
 enum LifecycleLanes {
-    /// Registers the riders and drivers and puts each driver in its lane, 5 km from the next.
-    static func prepare(count: Int, client: ServiceClient) async throws -> [LifecycleLane] {
+    /// Lanes on the Helsinki graph: pickups at least this far apart, so each is nearest its own driver.
+    static let helsinkiLanes = 40
+
+    /// (pickup, dropoff) pairs on the built-in road graph: pickups at nodes 120 m or more apart,
+    /// each dropoff the node nearest 800 m north-east or south-west of its pickup.
+    static func helsinkiPlaces() -> [(GeoPoint, GeoPoint)] {
+        guard let graph = try? RoadGraph.helsinki() else { return [] }
+        var pickups: [GeoPoint] = []
+        for point in graph.points.sorted(by: { ($0.latitude, $0.longitude) < ($1.latitude, $1.longitude) })
+        where pickups.allSatisfy({ $0.distance(to: point) >= 120 }) {
+            pickups.append(point)
+        }
+        return pickups.prefix(helsinkiLanes).enumerated().map { index, pickup in
+            let target = pickup.destination(bearing: index % 2 == 0 ? 45 : 225, distance: 800)
+            return (pickup, graph.points.min { $0.distance(to: target) < $1.distance(to: target) } ?? target)
+        }
+    }
+
+    /// Registers the riders and drivers and puts each driver in its lane, 5 km from the next (or,
+    /// with `places`, at its pickup on the road graph).
+    static func prepare(count: Int, client: ServiceClient, places: [(GeoPoint, GeoPoint)]? = nil) async throws -> [LifecycleLane] {
+        if let places, places.count < count { throw ConfigurationError("the road graph has room for \(places.count) lanes, \(count) asked") }
         Output.err("registering \(count) riders and \(count) drivers…\n")
         let run = Int.random(in: 0..<100_000)
         let origin = GeoPoint(latitude: 47.0, longitude: 30.0)
@@ -228,11 +269,12 @@ enum LifecycleLanes {
                         RegisterParams(
                             role: .driver, name: "Driver \(index)", phoneNumber: phone(2), password: "bench-driver",
                             deviceID: device, car: Car(model: "Bench", licensePlate: "B \(index)")))
-                    let pickup = origin.destination(bearing: 90, distance: Double(index % side) * 5000).destination(bearing: 0, distance: Double(index / side) * 5000)
+                    let onGrid = origin.destination(bearing: 90, distance: Double(index % side) * 5000).destination(bearing: 0, distance: Double(index / side) * 5000)
+                    let (pickup, dropoff) = places?[index] ?? (onGrid, onGrid.destination(bearing: 0, distance: 1000))
+                    // On the roads: 50 m away, outside the pickup's fence yet nearer than any other lane's driver.
+                    let start = pickup.destination(bearing: 180, distance: places == nil ? 500 : 50)
                     let lane = LifecycleLane(
-                        rider: rider.id, driver: driver.id, device: device, pickup: pickup,
-                        dropoff: pickup.destination(bearing: 0, distance: 1000), clock: FixTimes())
-                    let start = pickup.destination(bearing: 180, distance: 500)
+                        rider: rider.id, driver: driver.id, device: device, pickup: pickup, dropoff: dropoff, clock: FixTimes(), home: places == nil ? nil : start)
                     _ = try await client.call(
                         Ops.Tracking.ingest,
                         IngestBatch(
