@@ -298,6 +298,8 @@ public struct OrderStats: Codable, Sendable, Equatable {
         public var dropoff: Place
         public var driverName: String?
         public var updatedAt: Date
+        /// The trip being driven now (to the pickup, then to the drop-off).
+        public var tripID: String?
 
         public init(_ order: Order) {
             id = order.id
@@ -306,10 +308,12 @@ public struct OrderStats: Codable, Sendable, Equatable {
             dropoff = order.dropoff
             driverName = order.driver?.name
             updatedAt = order.updatedAt
+            tripID = order.tripID
         }
 
         enum CodingKeys: String, CodingKey {
             case id, status, pickup, dropoff
+            case tripID = "trip_id"
             case driverName = "driver_name"
             case updatedAt = "updated_at"
         }

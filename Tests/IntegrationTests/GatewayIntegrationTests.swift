@@ -291,15 +291,19 @@ import Wire
         try await withTestBus("gateway-dashboard") { bus in
             let apps = try await Apps.start(bus)
             let gateway = apps.gateway
-            let booked = try await gateway.request("POST", "/v1/orders", token: apps.rider.token, Self.booking)
-            guard let id = booked.body["id"]?.stringValue else { throw TestFailure("booking: \(booked)") }
+            let id = try await apps.bookAndAccept()
+            try await apps.drive(
+                Polyline(points: [LifecycleIntegrationTests.driverStart, LifecycleIntegrationTests.driverStart.destination(bearing: 0, distance: 60)]), now: true, batch: 2)
             let dom = try await HeadlessBrowser.dom("http://ridesharing:sk_dev_ridesharing@127.0.0.1:\(gateway.port)/dashboard")
             #expect(HeadlessBrowser.text(of: "updated", in: dom)?.hasPrefix("updated") == true, "the data loaded: \(dom.suffix(3000))")
             #expect(dom.contains(#"data-service="orders" data-up="true""#))
             #expect(dom.contains(#"data-service="notifications" data-up="false""#), "not started in this test")
             #expect(dom.contains(#"data-device="gw-dan-phone""#), "Dan's phone on the map")
             #expect(dom.contains(#"data-order="\#(id)""#), "the open order on the map and in the table")
-            #expect(dom.contains(#"data-status="NEW">1<"#))
+            #expect(dom.contains(#"data-status="PICKING_UP">1<"#))
+            // The ride being driven: its driver's trail since the pickup trip started.
+            let trail = dom.range(of: #"class="trail" data-ride="\#(id)" points="[^"]+""#, options: .regularExpression)
+            #expect(trail != nil, "the trail drawn: \(dom.suffix(3000))")
         }
     }
 

@@ -1,7 +1,8 @@
 /// The operator's dashboard: one self-contained HTML file (no tiles or scripts from elsewhere).
 /// The map draws the streets around the devices (`/v1/streets`, from the road data) under them.
 /// Elements the tests read: `#services` (`li[data-service][data-up]`), `#counts`
-/// (`[data-status]` cells), `#map` (`circle[data-device]`, `rect[data-order]`, `path.street`), `#orders` rows.
+/// (`[data-status]` cells), `#map` (`circle[data-device]`, `rect[data-order]`, `path.street`,
+/// `polyline.planned[data-ride]`, `polyline.trail[data-ride]`), `#orders` rows.
 enum DashboardPage {
     static let html = #"""
         <!doctype html>
@@ -23,6 +24,8 @@ enum DashboardPage {
           table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: 3px 6px; border-bottom: 1px solid #eef0f3; }
           .muted { color: #667085; }
           .street { stroke: #fff; stroke-width: 3; stroke-linecap: round; fill: none; }
+          .planned { stroke: #8fb0f5; stroke-width: 4; fill: none; stroke-linejoin: round; }
+          .trail { stroke: #2f6fed; stroke-width: 2; fill: none; stroke-dasharray: 4 3; }
         </style>
         </head>
         <body>
@@ -54,7 +57,7 @@ enum DashboardPage {
         }
         const statuses = ["NEW", "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF", "COMPLETED", "CANCELLED"];
 
-        function drawMap(devices, orders) {
+        function drawMap(devices, orders, rides) {
           const points = devices.map((d) => [d.location.coordinates[1], d.location.coordinates[0]]).concat(orders.map((o) => [o.pickup.latitude, o.pickup.longitude]));
           if (points.length === 0) { $("map").innerHTML = '<text x="400" y="250" text-anchor="middle" fill="#667085">no devices yet</text>'; return; }
           const lats = points.map((p) => p[0]), lons = points.map((p) => p[1]);
@@ -64,9 +67,14 @@ enum DashboardPage {
           const cx = (Math.min(...lons) + Math.max(...lons)) / 2, cy = midLat;
           const at = (lat, lon) => [400 + (lon - cx) * k * scale, 250 - (lat - cy) * scale];
           const radius = Math.min(5000, Math.max(200, Math.round(Math.max(spanX, spanY) * 111320 * 0.75)));
-          fetchStreets(cy, cx, radius, () => drawMap(devices, orders));
+          fetchStreets(cy, cx, radius, () => drawMap(devices, orders, rides));
           let svg = streets.map((l) => `<path class="street" d="M${l.map((c) => at(c[1], c[0]).map((v) => v.toFixed(1)).join(" ")).join(" L")}"/>`).join("");
           if (streets.length) svg += '<text x="796" y="496" text-anchor="end" font-size="10" fill="#667085">© OpenStreetMap contributors</text>';
+          const line = (positions) => positions.map((c) => at(c[1], c[0]).map((v) => v.toFixed(1)).join(",")).join(" ");
+          for (const r of rides) {
+            svg += `<polyline class="planned" data-ride="${escape(r.order_id)}" points="${line(r.planned)}"/>`;
+            svg += `<polyline class="trail" data-ride="${escape(r.order_id)}" points="${line(r.trail)}"/>`;
+          }
           for (const o of orders) {
             const [x, y] = at(o.pickup.latitude, o.pickup.longitude);
             svg += `<rect class="order" data-order="${escape(o.id)}" x="${x - 5}" y="${y - 5}" width="10" height="10"><title>${escape(o.id)} ${o.status}</title></rect>`;
@@ -88,7 +96,7 @@ enum DashboardPage {
           $("orders").innerHTML = "<tr><th>order</th><th>status</th><th>driver</th><th>updated</th></tr>" + orders.map((o) =>
             `<tr data-order="${escape(o.id)}"><td>${escape(o.id)}</td><td>${o.status}</td><td>${escape(o.driver_name || "—")}</td><td>${new Date(o.updated_at).toLocaleTimeString()}</td></tr>`).join("");
           $("device-count").textContent = devices.length;
-          drawMap(devices, orders);
+          drawMap(devices, orders, data.rides || []);
           $("updated").textContent = "updated " + new Date().toLocaleTimeString();
         }
 

@@ -27,7 +27,7 @@ struct DashboardRoutes {
             .get, "dashboard/data",
             RouteDoc(
                 "What the dashboard shows, as JSON", tag: .operators, reply: DashboardData.self, "services, devices and orders",
-                op: "\(Ops.Tracking.nearby.fullName), \(Ops.Orders.stats.fullName)")
+                op: "\(Ops.Tracking.nearby.fullName), \(Ops.Orders.stats.fullName), \(Ops.Trips.get.fullName), \(Ops.Tracking.locations.fullName)")
         ) { _, _ in
             try JSONBody.response(try await data())
         }
@@ -46,8 +46,47 @@ struct DashboardRoutes {
             [
                 "location": ["type": "Point", "coordinates": [0, 0]], "radius": 20_037_508, "limit": 1000,
             ])
-        async let orders = try? platform.call(Ops.Orders.stats, ["open_limit": 200])
-        return DashboardData(services: await workers, devices: (try? JSONValue(encoding: (await devices)?.devices ?? [])) ?? .array([]), orders: await orders)
+        let orders = try? await platform.call(Ops.Orders.stats, ["open_limit": 200])
+        async let rides = rides(orders?.open ?? [])
+        return DashboardData(
+            services: await workers, devices: (try? JSONValue(encoding: (await devices)?.devices ?? [])) ?? .array([]), orders: orders, rides: await rides)
+    }
+
+    /// The rides being driven now (at most `maxRides`): each trip's way left to drive and the
+    /// driver's trail since the trip started (its last `trailLength` fixes of the first 1 000).
+    func rides(_ open: [OrderStats.OpenOrder]) async -> [DashboardRide] {
+        await withTaskGroup(of: DashboardRide?.self) { group in
+            for order in open.prefix(Self.maxRides) {
+                guard let tripID = order.tripID else { continue }
+                group.addTask {
+                    guard let trip = try? await platform.call(Ops.Trips.get, ["trip_id": .string(tripID)]), trip.status == .active else { return nil }
+                    let history = try? await platform.call(
+                        Ops.Tracking.locations,
+                        ["device_id": .string(trip.deviceID), "from": .string(RFC3339.format(trip.startedAt)), "limit": 1000])
+                    let trail = (history?.locations ?? []).suffix(Self.trailLength).map { [$0.longitude, $0.latitude] }
+                    return DashboardRide(orderID: order.id, planned: trip.estimate?.route.polyline?.coordinates ?? [], trail: Array(trail))
+                }
+            }
+            return await group.reduce(into: [DashboardRide]()) { rides, ride in if let ride { rides.append(ride) } }.sorted { $0.orderID < $1.orderID }
+        }
+    }
+
+    static let maxRides = 50
+    static let trailLength = 300
+}
+
+/// A ride on the dashboard's map: `[longitude, latitude]` positions.
+@WireModel
+struct DashboardRide: Codable, Sendable {
+    var orderID: String
+    /// The way left to drive (empty for a straight-line estimate).
+    var planned: [[Double]]
+    /// The driver's fixes since the trip started, oldest first.
+    var trail: [[Double]]
+
+    enum CodingKeys: String, CodingKey {
+        case planned, trail
+        case orderID = "order_id"
     }
 }
 
@@ -60,4 +99,6 @@ struct DashboardData: Codable, Sendable {
     var devices: JSONValue
     /// Nil when `orders` did not answer.
     var orders: OrderStats?
+    /// The rides being driven now, with their routes and trails.
+    var rides: [DashboardRide]
 }
