@@ -14,7 +14,8 @@ import Testing
 
     @Test func theImportReportsTheRoadsOfTheExtract() async throws {
         let report = try await HelsinkiDatabase.imported().report
-        #expect(report.edges > 1000 && report.vertices > 1000, "\(report)")
+        // About 770 edges between 710 vertices: osm2pgrouting splits a way only where it meets another.
+        #expect(report.edges > 500 && report.vertices > 500, "\(report)")
         #expect(report.oneWayEdges > 0, "central Helsinki has one-way streets: \(report)")
         #expect(report.routableVertices > report.vertices * 3 / 4 && report.routableVertices < report.vertices, "\(report)")
     }
@@ -48,8 +49,8 @@ import Testing
     }
 
     @Test func aPointBesideAOneWayTrapSnapsToAStreetItCanLeave() async throws {
-        // Kiasma's corner of Postikuja: its nearest vertex has only one-way ways in; the import
-        // leaves it out of the routable part, so the point snaps to a street that leads out.
+        // Kiasma's corner of Postikuja: the streets nearest it lead only in; the import leaves
+        // them out of the routable part, so the point snaps to a street that leads out.
         let trap = GeoPoint(latitude: 60.1720, longitude: 24.9378)
         await RouteProviderConformance.check(try await Self.provider(), pairs: [(trap, HelsinkiPairs.senateSquare), (HelsinkiPairs.senateSquare, trap)])
     }
@@ -58,7 +59,7 @@ import Testing
         // An import of its own, with every edge at the vertex by the Senate Square closed (a
         // negative cost is no way, to pgRouting) after the import marked it routable.
         let address = try await HelsinkiDatabase.newDatabase()
-        _ = try await PgRoutingImport(extract: try HelsinkiDatabase.extract(), address: address).run(logger: HelsinkiDatabase.logger)
+        _ = try await PgRoutingImport(extract: try HelsinkiDatabase.extract(), address: address, graphScript: HelsinkiDatabase.graphScript).run(logger: HelsinkiDatabase.logger)
         try await HelsinkiDatabase.execute(
             """
             UPDATE ways SET cost_s = -1, reverse_cost_s = -1
