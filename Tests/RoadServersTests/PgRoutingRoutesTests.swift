@@ -14,8 +14,7 @@ import Testing
 
     @Test func theImportReportsTheRoadsOfTheExtract() async throws {
         let report = try await HelsinkiDatabase.imported().report
-        // About 770 edges between 710 vertices: osm2pgrouting splits a way only where it meets another.
-        #expect(report.edges > 500 && report.vertices > 500, "\(report)")
+        #expect(report.edges > 1000 && report.vertices > 1000, "\(report)")
         #expect(report.oneWayEdges > 0, "central Helsinki has one-way streets: \(report)")
         #expect(report.routableVertices > report.vertices * 3 / 4 && report.routableVertices < report.vertices, "\(report)")
     }
