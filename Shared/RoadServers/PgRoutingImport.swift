@@ -5,7 +5,7 @@ import PostgresNIO
 /// Loads an OpenStreetMap extract into PostgreSQL for `PgRoutingRoutes`, as the same road
 /// network the embedded graph is (docs/routing-servers.md): enables PostGIS and pgRouting,
 /// converts the `.osm.pbf` to XML with osmium (osm2pgrouting reads only XML; the nodes renumbered,
-/// since osm2pgrouting mistakes ids past 2³² for others), runs osm2pgrouting with a mapconfig of
+/// see `run`), runs osm2pgrouting with a mapconfig of
 /// the graph's road classes, replacing any earlier import (`--clean`), then keeps only the ways
 /// the graph keeps, with its directions and speeds — both from `Tools/roads/build-graph.py`.
 public struct PgRoutingImport: Sendable {
@@ -58,7 +58,10 @@ public struct PgRoutingImport: Sendable {
         let (xml, mapconfig, rules) = ("\(folder)/extract.osm", "\(folder)/mapconfig.xml", "\(folder)/ways.tsv")
         try await ToolRun.run(python, [graphScript, "--mapconfig", mapconfig], what: "\(graphScript) writing osm2pgrouting's mapconfig")
         try await ToolRun.run(python, [graphScript, "--ways", extract, rules], what: "\(graphScript) reading the roads of \(extract)")
-        // Ways keep their ids (the rules name them); only the nodes are renumbered.
+        // The extract is clipped: some ways name nodes it does not hold. With the nodes' own ids
+        // osm2pgrouting drew such ways as straight edges to unrelated nodes (up to 1.6 km across
+        // central Helsinki); with the nodes renumbered, each way is the length the graph gives it.
+        // Ways keep their ids (the rules name them).
         try await ToolRun.run(osmium, ["renumber", "-t", "node", extract, "-o", xml, "--overwrite"], what: "osmium converting \(extract) to XML")
         var environment = ProcessInfo.processInfo.environment
         if let password = address.password { environment["PGPASSWORD"] = password }
