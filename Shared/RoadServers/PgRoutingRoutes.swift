@@ -74,9 +74,14 @@ public final class PgRoutingRoutes: RouteProvider {
 
     /// The nearest point of the nearest routable edge (the import's mark: both its ends routable)
     /// to each point, if within `snapDistance` metres; both in one round trip. As the embedded
-    /// graph snaps: the few nearest edges by PostGIS's index (in degrees), then the nearest point
-    /// of each in a conformal projection (Web Mercator), measured on the sphere.
+    /// graph snaps: the edges in the box of `snapDistance` around the point by PostGIS's index
+    /// (not the index's nearest few: it orders by degrees, which at Helsinki's latitude stretch
+    /// east–west twice), then the nearest point of each in a conformal projection (Web
+    /// Mercator), measured on the sphere.
     private func snap(_ start: GeoPoint, _ end: GeoPoint) async throws -> (Snapped, Snapped) {
+        // The box `snapDistance` around each point (a degree of latitude is at least 110.5 km; one
+        // of longitude that times the cosine), a little more: every edge it can snap to.
+        let degrees = min(snapDistance, 1e7) / 110_000
         let rows = try await client.query(
             """
             SELECT p.end_index, s.gid, s.source, s.target, s.fraction, s.metres, ST_Y(s.closest), ST_X(s.closest)
@@ -86,7 +91,9 @@ public final class PgRoutingRoutes: RouteProvider {
               SELECT w.gid, w.source, w.target, ST_LineLocatePoint(w.the_geom, c.closest) AS fraction,
                 ST_DistanceSphere(q.point, c.closest) AS metres, c.closest
               FROM (SELECT ST_SetSRID(ST_MakePoint(p.longitude, p.latitude), 4326) AS point) q
-              CROSS JOIN LATERAL (SELECT gid, source, target, the_geom FROM ways WHERE routable ORDER BY the_geom <-> q.point LIMIT 16) w
+              CROSS JOIN LATERAL (
+                SELECT gid, source, target, the_geom FROM ways
+                WHERE routable AND the_geom && ST_Expand(q.point, \(degrees) / cos(radians(p.latitude)), \(degrees))) w
               CROSS JOIN LATERAL (
                 SELECT ST_Transform(ST_ClosestPoint(ST_Transform(w.the_geom, 3857), ST_Transform(q.point, 3857)), 4326) AS closest) c
               ORDER BY metres LIMIT 1) s
