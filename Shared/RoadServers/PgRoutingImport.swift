@@ -2,21 +2,26 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Loads an OpenStreetMap extract into PostgreSQL for `PgRoutingRoutes`: enables PostGIS and
-/// pgRouting, converts the `.osm.pbf` to XML with osmium (osm2pgrouting reads only XML) and runs
-/// osm2pgrouting with the cars' mapconfig, replacing any earlier import (`--clean`).
+/// Loads an OpenStreetMap extract into PostgreSQL for `PgRoutingRoutes`, as the same road
+/// network the embedded graph is (docs/routing-servers.md): enables PostGIS and pgRouting,
+/// converts the `.osm.pbf` to XML with osmium (osm2pgrouting reads only XML; the nodes renumbered,
+/// see `run`), runs osm2pgrouting with a mapconfig of
+/// the graph's road classes, replacing any earlier import (`--clean`), then keeps only the ways
+/// the graph keeps, with its directions and speeds — both from `Tools/roads/build-graph.py`.
 public struct PgRoutingImport: Sendable {
     public var extract: String
     public var address: DatabaseAddress
-    public var mapconfig: String
+    /// `Tools/roads/build-graph.py`: the one statement of which ways are roads, which way they
+    /// go and how fast (with `road-classes.tsv` beside it).
+    public var graphScript: String
     /// Where the programs are looked for: `PATH`'s folders.
     public var searchPath: [String]
 
     public init(
-        extract: String, address: DatabaseAddress, mapconfig: String = "/usr/share/osm2pgrouting/mapconfig_for_cars.xml",
+        extract: String, address: DatabaseAddress, graphScript: String = "Tools/roads/build-graph.py",
         searchPath: [String] = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
     ) {
-        (self.extract, self.address, self.mapconfig, self.searchPath) = (extract, address, mapconfig, searchPath)
+        (self.extract, self.address, self.graphScript, self.searchPath) = (extract, address, graphScript, searchPath)
     }
 
     /// What was imported.
@@ -37,9 +42,10 @@ public struct PgRoutingImport: Sendable {
         guard FileManager.default.isReadableFile(atPath: extract) else {
             throw PgRoutingImportError("the extract \(extract) does not exist or cannot be read (Tools/roads/fetch-extract.sh fetches it)")
         }
-        guard FileManager.default.isReadableFile(atPath: mapconfig) else {
-            throw PgRoutingImportError("osm2pgrouting's mapconfig \(mapconfig) is missing (apt-get install osm2pgrouting)")
+        guard FileManager.default.isReadableFile(atPath: graphScript) else {
+            throw PgRoutingImportError("the road rules \(graphScript) are missing (Tools/roads/build-graph.py in the repository)")
         }
+        let python = try tool("python3", package: "python3")
         let osmium = try tool("osmium", package: "osmium-tool")
         let osm2pgrouting = try tool("osm2pgrouting", package: "osm2pgrouting")
         try await prepareDatabase(logger: logger)
@@ -49,14 +55,21 @@ public struct PgRoutingImport: Sendable {
             throw PgRoutingImportError("cannot make the work folder \(folder): \(error)")
         }
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let xml = "\(folder)/extract.osm"
-        try await ToolRun.run(osmium, ["cat", extract, "-o", xml, "--overwrite"], what: "osmium converting \(extract) to XML")
+        let (xml, mapconfig, rules) = ("\(folder)/extract.osm", "\(folder)/mapconfig.xml", "\(folder)/ways.tsv")
+        try await ToolRun.run(python, [graphScript, "--mapconfig", mapconfig], what: "\(graphScript) writing osm2pgrouting's mapconfig")
+        try await ToolRun.run(python, [graphScript, "--ways", extract, rules], what: "\(graphScript) reading the roads of \(extract)")
+        // The extract is clipped: some ways name nodes it does not hold. With the nodes' own ids
+        // osm2pgrouting drew such ways as straight edges to unrelated nodes (up to 1.6 km across
+        // central Helsinki); with the nodes renumbered, each way is the length the graph gives it.
+        // Ways keep their ids (the rules name them).
+        try await ToolRun.run(osmium, ["renumber", "-t", "node", extract, "-o", xml, "--overwrite"], what: "osmium converting \(extract) to XML")
         var environment = ProcessInfo.processInfo.environment
         if let password = address.password { environment["PGPASSWORD"] = password }
         try await ToolRun.run(
             osm2pgrouting,
             ["-f", xml, "-c", mapconfig, "-d", address.database, "-U", address.username, "-h", address.host, "-p", "\(address.port)", "--clean"],
             environment: environment, what: "osm2pgrouting importing into \(address)")
+        try await applyRules(try readRules(rules), logger: logger)
         try await markRoutable(logger: logger)
         var report = try await count(logger: logger)
         report.seconds = (ContinuousClock.now - started) / .seconds(1)
@@ -84,6 +97,51 @@ public struct PgRoutingImport: Sendable {
         }
     }
 
+    /// (way id, km/h forwards or 0, km/h backwards or 0) of every way the graph drives.
+    private func readRules(_ path: String) throws(PgRoutingImportError) -> [(Int64, Int, Int)] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw PgRoutingImportError("cannot read the road rules \(path)") }
+        var rules: [(Int64, Int, Int)] = []
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: "\t")
+            guard fields.count == 3, let id = Int64(fields[0]), let forward = Int(fields[1]), let backward = Int(fields[2]) else {
+                throw PgRoutingImportError("a road rule that is not 'way id, km/h, km/h': \(line)")
+            }
+            rules.append((id, forward, backward))
+        }
+        return rules
+    }
+
+    /// Makes osm2pgrouting's edges the graph's roads: only the ways the graph keeps, their length
+    /// on the sphere (as the graph measures it), their direction and speed from the rules, and
+    /// the costs in seconds from those (osm2pgrouting's own read `maxspeed` and `oneway` otherwise).
+    private func applyRules(_ rules: [(Int64, Int, Int)], logger: Logger) async throws(PgRoutingImportError) {
+        try await withClient(logger: logger) { connection in
+            try await connection.query("DROP TABLE IF EXISTS road_rules", logger: logger)
+            try await connection.query("CREATE TABLE road_rules (osm_id bigint PRIMARY KEY, forward_kmh int NOT NULL, backward_kmh int NOT NULL)", logger: logger)
+            for start in stride(from: 0, to: rules.count, by: 1000) {
+                // Numbers only, parsed above: nothing to escape.
+                let values = rules[start..<min(start + 1000, rules.count)].map { "(\($0.0), \($0.1), \($0.2))" }.joined(separator: ", ")
+                try await connection.query(PostgresQuery(unsafeSQL: "INSERT INTO road_rules VALUES \(values)"), logger: logger)
+            }
+            try await connection.query("DELETE FROM ways w WHERE NOT EXISTS (SELECT 1 FROM road_rules r WHERE r.osm_id = w.osm_id)", logger: logger)
+            try await connection.query(
+                "DELETE FROM ways_vertices_pgr v WHERE NOT EXISTS (SELECT 1 FROM ways w WHERE w.source = v.id OR w.target = v.id)", logger: logger)
+            try await connection.query(
+                """
+                UPDATE ways w SET length_m = ST_Length(w.the_geom::geography, false),
+                  maxspeed_forward = r.forward_kmh, maxspeed_backward = r.backward_kmh,
+                  one_way = CASE WHEN r.backward_kmh = 0 THEN 1 WHEN r.forward_kmh = 0 THEN 2 ELSE 0 END
+                FROM road_rules r WHERE r.osm_id = w.osm_id
+                """, logger: logger)
+            try await connection.query(
+                """
+                UPDATE ways SET cost_s = CASE WHEN maxspeed_forward > 0 THEN length_m * 3.6 / maxspeed_forward ELSE -1 END,
+                  reverse_cost_s = CASE WHEN maxspeed_backward > 0 THEN length_m * 3.6 / maxspeed_backward ELSE -1 END
+                """, logger: logger)
+            try await connection.query("DROP TABLE road_rules", logger: logger)
+        }
+    }
+
     /// Marks the vertices of the largest strongly connected part of the network `routable`: only
     /// they are snapped to, so that a point beside a one-way trap or a closed-off courtyard snaps
     /// to a street from which every other routable street can be reached, and back.
@@ -97,6 +155,13 @@ public struct PgRoutingImport: Sendable {
                     'SELECT gid AS id, source, target, cost_s AS cost, reverse_cost_s AS reverse_cost FROM ways')),
                 largest AS (SELECT component FROM parts GROUP BY component ORDER BY count(*) DESC LIMIT 1)
                 UPDATE ways_vertices_pgr v SET routable = true FROM parts JOIN largest USING (component) WHERE v.id = parts.node
+                """, logger: logger)
+            // The edges between two of them are the ones a point snaps to.
+            try await connection.query("ALTER TABLE ways ADD COLUMN IF NOT EXISTS routable boolean NOT NULL DEFAULT false", logger: logger)
+            try await connection.query(
+                """
+                UPDATE ways w SET routable = true FROM ways_vertices_pgr a, ways_vertices_pgr b
+                WHERE a.id = w.source AND b.id = w.target AND a.routable AND b.routable
                 """, logger: logger)
         }
     }

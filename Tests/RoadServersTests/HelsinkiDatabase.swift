@@ -25,9 +25,12 @@ enum HelsinkiDatabase {
 
     static func importOnce() async throws -> (address: DatabaseAddress, report: PgRoutingImport.Report) {
         let address = try await newDatabase()
-        let report = try await PgRoutingImport(extract: try extract(), address: address).run(logger: logger)
+        let report = try await PgRoutingImport(extract: try extract(), address: address, graphScript: graphScript).run(logger: logger)
         return (address, report)
     }
+
+    /// `Tools/roads/build-graph.py`, the road rules the import applies.
+    static let graphScript = repository.appendingPathComponent("Tools/roads/build-graph.py").path
 
     /// Runs one statement in the database at `address`.
     static func execute(_ sql: String, in address: DatabaseAddress) async throws {

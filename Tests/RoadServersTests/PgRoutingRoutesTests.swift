@@ -48,8 +48,8 @@ import Testing
     }
 
     @Test func aPointBesideAOneWayTrapSnapsToAStreetItCanLeave() async throws {
-        // Kiasma's corner of Postikuja: its nearest vertex has only one-way ways in; the import
-        // leaves it out of the routable part, so the point snaps to a street that leads out.
+        // Kiasma's corner of Postikuja: the streets nearest it lead only in; the import leaves
+        // them out of the routable part, so the point snaps to a street that leads out.
         let trap = GeoPoint(latitude: 60.1720, longitude: 24.9378)
         await RouteProviderConformance.check(try await Self.provider(), pairs: [(trap, HelsinkiPairs.senateSquare), (HelsinkiPairs.senateSquare, trap)])
     }
@@ -58,7 +58,7 @@ import Testing
         // An import of its own, with every edge at the vertex by the Senate Square closed (a
         // negative cost is no way, to pgRouting) after the import marked it routable.
         let address = try await HelsinkiDatabase.newDatabase()
-        _ = try await PgRoutingImport(extract: try HelsinkiDatabase.extract(), address: address).run(logger: HelsinkiDatabase.logger)
+        _ = try await PgRoutingImport(extract: try HelsinkiDatabase.extract(), address: address, graphScript: HelsinkiDatabase.graphScript).run(logger: HelsinkiDatabase.logger)
         try await HelsinkiDatabase.execute(
             """
             UPDATE ways SET cost_s = -1, reverse_cost_s = -1

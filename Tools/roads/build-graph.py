@@ -2,11 +2,14 @@
 """Builds the embedded road graph (docs/roads.md) from an OpenStreetMap extract.
 
     Tools/roads/build-graph.py IN.osm.pbf OUT.roads
+    Tools/roads/build-graph.py --ways IN.osm.pbf OUT.tsv      # the rules per way, for the pgRouting import
+    Tools/roads/build-graph.py --mapconfig OUT.xml            # osm2pgrouting's mapconfig of the same classes
 
-Reads the extract with osmium-tool (tags-filter, then OPL on a pipe) and the standard library
+The drivable classes and their default speeds are Tools/roads/road-classes.tsv. Reads the extract with osmium-tool (tags-filter, then OPL on a pipe) and the standard library
 only. The output is byte-for-byte deterministic: ids sorted, no timestamps, integer coordinates.
 """
 import math
+import os
 import re
 import struct
 import subprocess
@@ -17,17 +20,22 @@ MAGIC = b"RIDEROAD"
 VERSION = 1
 EARTH_RADIUS = 6_371_008.8  # Earth.meanRadius in Shared/Geo
 
-# Car speed in km/h when a way has no usable maxspeed. Also the set of drivable highway types:
-# service roads (driveways, parking aisles) are left out, a pick-up snaps to the street.
-DEFAULT_SPEEDS = {
-    "motorway": 100, "motorway_link": 60,
-    "trunk": 80, "trunk_link": 50,
-    "primary": 60, "primary_link": 40,
-    "secondary": 50, "secondary_link": 40,
-    "tertiary": 40, "tertiary_link": 30,
-    "unclassified": 30, "residential": 30,
-    "living_street": 20,
-}
+CLASSES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "road-classes.tsv")
+
+
+def read_classes(path=CLASSES):
+    """{highway: km/h} from road-classes.tsv: the drivable highway types and the car's speed on
+    each when a way has no usable maxspeed (service roads are not among them)."""
+    speeds = {}
+    with open(path, encoding="utf-8") as table:
+        for line in table:
+            if line.strip() and not line.startswith("#"):
+                highway, kmh = line.split()
+                speeds[highway] = int(kmh)
+    return speeds
+
+
+DEFAULT_SPEEDS = read_classes()
 # Finnish (and a few common) implicit limits: maxspeed=FI:urban and the like.
 ZONE_SPEEDS = {"urban": 50, "rural": 80, "motorway": 120, "living_street": 20, "trunk": 100}
 BLOCKED_ACCESS = {"no", "private"}
@@ -203,9 +211,42 @@ def encode(nodes, edges):
     return bytes(header + body), len(ids), len(rows), len(names)
 
 
+def way_rules(ways):
+    """[(way id, km/h forwards or 0, km/h backwards or 0)] of the ways the graph drives: what the
+    pgRouting import applies to osm2pgrouting's edges, so that both networks are the same."""
+    rules = []
+    for way_id, tags, _ in ways:
+        way_direction = direction(tags)
+        if way_direction is None:
+            continue
+        kmh = speed(tags)
+        rules.append((way_id, kmh if way_direction >= 0 else 0, kmh if way_direction <= 0 else 0))
+    return rules
+
+
+def mapconfig():
+    """osm2pgrouting's mapconfig of the drivable classes, each at its default speed. Which ways are
+    kept and their speeds are then set from way_rules; this only makes osm2pgrouting read them."""
+    # No comment in it: osm2pgrouting's parser refuses one.
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', "<configuration>", '  <tag_name name="highway" id="1">']
+    for number, (highway, kmh) in enumerate(DEFAULT_SPEEDS.items(), start=101):
+        lines.append(f'    <tag_value name="{highway}" id="{number}" priority="1.0" maxspeed="{kmh}" />')
+    lines += ["  </tag_name>", "</configuration>", ""]
+    return "\n".join(lines)
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--mapconfig":
+        with open(sys.argv[2], "w", encoding="utf-8") as out:
+            out.write(mapconfig())
+        return
+    if len(sys.argv) == 4 and sys.argv[1] == "--ways":
+        _, ways = read(sys.argv[2])
+        with open(sys.argv[3], "w", encoding="utf-8") as out:
+            out.writelines(f"{way_id}\t{forward}\t{backward}\n" for way_id, forward, backward in way_rules(ways))
+        return
     if len(sys.argv) != 3:
-        sys.exit("usage: build-graph.py IN.osm.pbf OUT.roads")
+        sys.exit("usage: build-graph.py IN.osm.pbf OUT.roads | --ways IN.osm.pbf OUT.tsv | --mapconfig OUT.xml")
     nodes, ways = read(sys.argv[1])
     data, node_count, edge_count, name_count = encode(nodes, directed_edges(nodes, ways))
     with open(sys.argv[2], "wb") as out:
