@@ -85,7 +85,7 @@ import Testing
         let provider = PgRoutingRoutes(address: nobody, timeout: .milliseconds(500), logger: HelsinkiDatabase.logger)
         let started = ContinuousClock.now
         await Self.expectUnavailable(provider, containing: "")
-        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(ContinuousClock.now - started < .seconds(10), "the 500 ms deadline, with room for a busy machine (it once took 50 s)")
     }
 
     @Test func behindFallbackAFailureIsTheStraightLine() async throws {
