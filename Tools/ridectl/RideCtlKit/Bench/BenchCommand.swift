@@ -9,7 +9,10 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure the platform on this machine and print a table.",
-        subcommands: [BenchBusCommand.self, BenchIngestCommand.self, BenchNearbyCommand.self, BenchMemoryCommand.self, BenchLifecycleCommand.self, BenchRoutesCommand.self, BenchRoutesPgCommand.self])
+        subcommands: [
+            BenchBusCommand.self, BenchIngestCommand.self, BenchNearbyCommand.self, BenchMemoryCommand.self, BenchLifecycleCommand.self, BenchRoutesCommand.self,
+            BenchRoutesPgCommand.self,
+        ])
 }
 
 struct BenchBusCommand: AsyncParsableCommand {
