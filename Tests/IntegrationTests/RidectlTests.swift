@@ -139,7 +139,7 @@ import Wire
 
 /// `ridectl up` (what `make run` runs): starts the platform, stops it on SIGINT, and never restarts a
 /// process that died — it stops everything and says which one.
-@Suite(.timeLimit(.minutes(2)), .serialized) struct UpTests {
+@Suite(.timeLimit(.minutes(4)), .serialized) struct UpTests {
     /// Ports shifted into 15555–19106 (the gateway on 18080): clear of the defaults, of the free-port range tests use
     /// (20000–32767) and of Linux's ephemeral range (32768–60999), where outgoing connections live.
     static let offset = 10_000
@@ -219,7 +219,7 @@ import Wire
         #expect(try await platformProcesses().count == 7)
         supervisor.signal("up", SIGKILL)
         do {
-            try await eventually("every process of the platform stopped by itself", timeout: .seconds(30)) { try await platformProcesses().isEmpty }
+            try await eventually("every process of the platform stopped by itself", timeout: .seconds(60)) { try await platformProcesses().isEmpty }
         } catch {
             // Say which ones linger and what they wrote once orphaned, then clear them away so the
             // next test on these ports is not failed by this one.
@@ -243,14 +243,14 @@ import Wire
     /// Waits until `ridectl up` says the platform is up (it has finished starting everything).
     static func waitForBanner(_ supervisor: ProcessSupervisor) async throws {
         // Generous: seven debug binaries starting while the rest of the suite runs on two cores.
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(150)
         var log = ""
         while ContinuousClock.now < deadline {
             log = (try? String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)) ?? ""
             if log.contains("The platform is up") { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw TestFailure("ridectl up did not say the platform is up within 60 s; its log ends:\n\(log.suffix(3000))")
+        throw TestFailure("ridectl up did not say the platform is up within 150 s; its log ends:\n\(log.suffix(3000))")
     }
 
     @Test func aProcessThatDiesStopsThePlatformAndIsNamed() async throws {

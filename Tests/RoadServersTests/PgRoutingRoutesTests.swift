@@ -65,7 +65,8 @@ import Testing
             FROM (SELECT id FROM ways_vertices_pgr WHERE routable ORDER BY the_geom <-> ST_SetSRID(ST_MakePoint(24.9510, 60.1690), 4326) LIMIT 1) v
             WHERE ways.source = v.id OR ways.target = v.id
             """, in: address)
-        let provider = PgRoutingRoutes(address: address, logger: HelsinkiDatabase.logger)
+        // The default 2 s deadline is for riders; the whole suite running beside this on two cores is not.
+        let provider = PgRoutingRoutes(address: address, timeout: .seconds(30), logger: HelsinkiDatabase.logger)
         do throws(RouteError) {
             let route = try await provider.route(from: HelsinkiPairs.kluuvi, to: HelsinkiPairs.senateSquare)
             Issue.record("a route to the closed place: \(route.distance) m")
@@ -76,7 +77,7 @@ import Testing
 
     @Test func aDatabaseWithoutTheRoadsIsUnavailable() async throws {
         let empty = try await HelsinkiDatabase.newDatabase()
-        let provider = PgRoutingRoutes(address: empty, logger: HelsinkiDatabase.logger)
+        let provider = PgRoutingRoutes(address: empty, timeout: .seconds(30), logger: HelsinkiDatabase.logger)
         await Self.expectUnavailable(provider, containing: "no road data in this database: run ridectl roads import-pg")
     }
 
