@@ -235,7 +235,7 @@ let package = Package(
             path: "Tools/ridectl/RideCtlKit"
         ),
         .executableTarget(name: "ridectl", dependencies: ["RideCtlKit", "ServiceKit"], path: "Tools/ridectl/main"),
-        .executableTarget(name: "driver-example", dependencies: ["TrackingSDK"], path: "Tools/driver-example", exclude: ["drive.gpx"]),
+        .executableTarget(name: "driver-example", dependencies: ["TrackingSDK", "ServiceKit"], path: "Tools/driver-example", exclude: ["drive.gpx"]),
 
         // MARK: Fuzzing (Fuzz/README.md): libFuzzer's target over what arrives from sockets. Light on
         // purpose (the bus, the contract and the models only), so its instrumented build fits in `make test`.
@@ -249,7 +249,8 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests"),
         .testTarget(name: "BusTests", dependencies: ["Wire", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")], path: "Tests/BusTests"),
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "ZeroMQ", .product(name: "Logging", package: "swift-log")], path: "Tests/ServiceKitTests"),
-        .testTarget(name: "RideCtlTests", dependencies: ["Wire", "RideCtlKit", "Bus", "PlatformLauncher", "Geo", "RideModels", "Roads"], path: "Tests/RideCtlTests"),
+        .testTarget(
+            name: "RideCtlTests", dependencies: ["Wire", "RideCtlKit", "Bus", "PlatformLauncher", "Geo", "RideModels", "Roads", "RideContract"], path: "Tests/RideCtlTests"),
         .testTarget(name: "DocsTests", dependencies: ["RideContract", "RideCtlKit"], path: "Tests/DocsTests"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Bus", "RideContract", "TripsService"], path: "Tests/WireTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),

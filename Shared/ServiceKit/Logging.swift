@@ -10,8 +10,8 @@ public enum LogFormat: String, Sendable, CaseIterable {
 
 /// The platform's log handler: one line per record on standard error.
 ///
-/// text: `2026-11-21T09:30:00.123Z info  ride-bus: worker ready service=users worker=0080f3a1`
-/// json: `{"time":"…","level":"info","logger":"ride-bus","message":"worker ready","service":"users",…}`
+/// text: `2026-11-21T09:30:00.123Z info  ride-bus: users ready: 32 workers service=users workers=32`
+/// json: `{"time":"…","level":"info","logger":"ride-bus","message":"users ready: 32 workers","service":"users",…}`
 public struct RideLogHandler: LogHandler {
     public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]

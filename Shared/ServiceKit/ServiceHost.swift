@@ -17,6 +17,8 @@ public struct ServiceHost: Sendable {
     public let metrics: ServiceMetrics
     public let instance = UUID().uuidString.lowercased()
     public let startedAt = Date()
+    /// What `/readyz` checks; the host adds the broker registration of its workers, the server the rest.
+    public let readiness = Readiness()
     let http: HostPort
 
     public init(program: String, service: String, http: HostPort, logFormat: LogFormat, logLevel: Logger.Level) {
@@ -31,7 +33,14 @@ public struct ServiceHost: Sendable {
     public func worker(broker: String, router: OpRouter, concurrency: Int) -> ServiceWorker {
         var options = MDPWorker.Options()
         options.concurrency = concurrency
-        return ServiceWorker(broker: broker, router: router, options: options, logger: logger)
+        let worker = ServiceWorker(broker: broker, router: router, options: options, logger: logger)
+        readiness.add("broker") { worker.isRegistered ? nil : "not registered with the broker at \(broker) yet" }
+        return worker
+    }
+
+    /// `/readyz` waits for `subscribers` to reach the bus (a subscriber knows once the bus welcomes it).
+    public func needsBus(_ subscribers: [any BusSubscription], at endpoint: String) {
+        readiness.add("bus") { subscribers.allSatisfy(\.isConnected) ? nil : "not connected to the bus at \(endpoint) yet" }
     }
 
     /// This instance's health: up, with `details`.
@@ -48,7 +57,7 @@ public struct ServiceHost: Sendable {
     ) async throws {
         let (logger, http, service) = (self.logger, self.http, self.service)
         let status = StatusServer.make(
-            address: http, serviceName: program, metrics: metrics, logger: logger,
+            address: http, serviceName: program, metrics: metrics, logger: logger, readiness: readiness, service: service,
             onRunning: { port in
                 guard var metadata = ready else { return }
                 metadata["http"] = "\(http.host):\(port)"

@@ -35,22 +35,28 @@ public struct HealthReport: Codable, Sendable {
     }
 }
 
-/// Every executable's HTTP side door: `GET /health` (JSON, 200 or 503) and `GET /metrics`
-/// (Prometheus text). A Hummingbird application, run as a `Service` in the process's group.
+/// Every executable's HTTP side door: `GET /health` (JSON, 200 or 503), `GET /livez` (200 while
+/// the process runs), `GET /readyz` (200 once everything `readiness` checks is in place, else 503
+/// naming what is not) and `GET /metrics` (Prometheus text). A Hummingbird application, run as a
+/// `Service` in the process's group.
 public enum StatusServer {
     public static func make(
         address: HostPort, serviceName: String, metrics: ServiceMetrics, logger: Logger,
+        readiness: Readiness = Readiness(), service: String? = nil,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in },
         health: @escaping @Sendable () async -> HealthReport
     ) -> some Service {
         let router = Router()
         router.get("health") { _, _ -> Response in
             let report = await health()
-            let body = (try? JSONCoding.encoder(pretty: false).encode(report)) ?? Data("{}".utf8)
-            return Response(
-                status: report.status == .down ? .serviceUnavailable : .ok,
-                headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(bytes: body)))
+            return json(report, status: report.status == .down ? .serviceUnavailable : .ok)
+        }
+        router.get("livez") { _, _ -> Response in
+            json(["status": "live"], status: .ok)
+        }
+        router.get("readyz") { _, _ -> Response in
+            let report = await readiness.report(service: service ?? serviceName)
+            return json(report, status: report.isReady ? .ok : .serviceUnavailable)
         }
         router.get("metrics") { _, _ -> Response in
             Response(
@@ -65,5 +71,10 @@ public enum StatusServer {
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: serviceName),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? address.port) },
             logger: quiet)
+    }
+
+    private static func json(_ value: some Encodable, status: HTTPResponse.Status) -> Response {
+        let body = (try? JSONCoding.encoder(pretty: false).encode(value)) ?? Data("{}".utf8)
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

@@ -49,3 +49,10 @@ public struct ServiceStorage<Store: Sendable>: Sendable {
             sqlite: store, eventLog: eventLog)
     }
 }
+
+extension ServiceHost {
+    /// `/readyz` waits for the database, as the outbox relay last found it.
+    public func needsDatabase(_ relay: OutboxRelay) {
+        readiness.add("database") { relay.databaseProblem }
+    }
+}

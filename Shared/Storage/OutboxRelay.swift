@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Sends a service's outbox to the bus in sequence order and marks what was sent. Woken by
 /// `notify()` after each commit (so an event leaves within the commit's own latency), and every
@@ -12,6 +13,8 @@ public final class OutboxRelay: Service, Sendable {
     private let source: String
     private let logger: Logger
     private let loop = WakeupLoop()
+    /// The last pass's failure (nil: it read the outbox), and whether a pass ran at all.
+    private let lastFailure = Mutex<String?>("no read of the outbox yet")
     static let batchLimit = 500
 
     public init(log: any EventLog, publisher: EventPublisher, source: String, logger: Logger) {
@@ -24,6 +27,10 @@ public final class OutboxRelay: Service, Sendable {
     /// Something was appended: send it now.
     public func notify() { loop.notify() }
 
+    /// Why the database is not ready, or nil: the relay reads the outbox at least every second, so
+    /// its last read is a probe of the database that costs nothing extra (for `/readyz`).
+    public var databaseProblem: String? { lastFailure.withLock { $0 } }
+
     public func run() async throws {
         await loop.run(tick: .seconds(1)) { await drain() }
         await drain()  // what the last requests appended
@@ -35,12 +42,13 @@ public final class OutboxRelay: Service, Sendable {
         var busyWaits = 0
         while true {
             do {
-                switch try await log.relayBatch(
+                let outcome = try await log.relayBatch(
                     limit: Self.batchLimit,
                     send: { batch in
                         for event in batch { try publisher.publish(topic: event.topic, encodedEvent: event.envelope(source: source)) }
                     })
-                {
+                lastFailure.withLock { $0 = nil }
+                switch outcome {
                 case .sent(let count):
                     // A short batch took everything committed before it was read; what commits
                     // later notifies, which runs one more pass — so no read to find nothing.
@@ -57,6 +65,7 @@ public final class OutboxRelay: Service, Sendable {
             } catch is CancellationError {
                 return
             } catch {
+                lastFailure.withLock { $0 = "the outbox cannot be read or sent: \(String(describing: error).prefix(200))" }
                 logger.error("outbox relay: sending failed; will retry", metadata: ["error": "\(error)"])
                 return
             }

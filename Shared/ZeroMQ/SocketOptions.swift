@@ -22,6 +22,10 @@ extension Socket {
     /// PUB/XPUB: make `send` fail with EAGAIN (or block) at the high-water mark instead of silently dropping.
     public func setNoDrop(_ on: Bool) throws { try set(ZMQ_XPUB_NODROP, on ? 1 : 0, name: "ZMQ_XPUB_NODROP") }
 
+    /// XPUB: a one-frame message sent to every subscriber when it connects (and reconnects); it
+    /// reaches only subscribers that subscribed to a prefix of it before connecting.
+    public func setWelcomeMessage(_ message: String) throws { try set(ZMQ_XPUB_WELCOME_MSG, bytes: Frame(frame: message), name: "ZMQ_XPUB_WELCOME_MSG") }
+
     /// XPUB: pass every subscription message upstream, including duplicates.
     public func setVerbose(_ on: Bool) throws { try set(ZMQ_XPUB_VERBOSE, on ? 1 : 0, name: "ZMQ_XPUB_VERBOSE") }
 

@@ -68,7 +68,8 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
 
     @Test func dispatchesToAReadyWorkerAndRoutesTheReply() {
         var core = broker()
-        #expect(send(&core, from: w1, MDP.ready(service: "echo")).isEmpty)
+        // READY is answered with a heartbeat at once: the worker knows it is registered.
+        #expect(send(&core, from: w1, MDP.ready(service: "echo")) == [BrokerOutgoing(to: w1, frames: MDP.heartbeat)])
         let toWorker = send(&core, from: client, MDP.clientRequest(service: "echo", body: [f("hi")]))
         #expect(toWorker == [BrokerOutgoing(to: w1, frames: MDP.request(client: client, body: [f("hi")]))])
         let toClient = send(&core, from: w1, MDP.reply(client: client, body: [f("200"), f("{}")]))
@@ -81,8 +82,12 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
         #expect(send(&core, from: client, MDP.clientRequest(service: "echo", body: [f("1")])).isEmpty)
         #expect(send(&core, from: client, MDP.clientRequest(service: "echo", body: [f("2")])).isEmpty)
         #expect(core.stats.services["echo"]?.queued == 2)
-        #expect(send(&core, from: w1, MDP.ready(service: "echo")).map(\.to) == [w1])
-        #expect(send(&core, from: w2, MDP.ready(service: "echo")).map(\.to) == [w2])
+        // Each new worker gets its heartbeat, then a waiting request.
+        #expect(
+            send(&core, from: w1, MDP.ready(service: "echo")) == [
+                BrokerOutgoing(to: w1, frames: MDP.heartbeat), BrokerOutgoing(to: w1, frames: MDP.request(client: client, body: [f("1")])),
+            ])
+        #expect(send(&core, from: w2, MDP.ready(service: "echo")).map(\.to) == [w2, w2])
         #expect(core.stats.services["echo"]?.queued == 0)
     }
 

@@ -10,6 +10,11 @@ import Yams
 /// `docker-compose.yml` and `deploy/` stay true without a Docker engine: each service's command and
 /// environment are run through the real binary with `--check`, and every executable has a service.
 @Suite(.timeLimit(.minutes(2))) struct ComposeTests {
+    /// The port of a command's `--http` (its /health, /livez, /readyz and /metrics).
+    static func httpPort(_ arguments: [String]) -> String? {
+        arguments.firstIndex(of: "--http").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1].split(separator: ":").last.map(String.init) : nil }
+    }
+
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     struct ComposeService {
@@ -113,6 +118,10 @@ import Yams
                 #expect(FileManager.default.isExecutableFile(atPath: executable))
                 let help = try await runCommand(executable, [test[2], "--help"])
                 #expect(help.status == 0, "healthcheck of \(service.name) uses `\(test[1]) \(test[2])`, which exists")
+                // Healthy means ready (database, broker, bus subscriptions), on the service's own --http.
+                let url = URLComponents(string: test.last ?? "")
+                #expect(url?.path == "/readyz", "healthcheck of \(service.name) asks /readyz: \(test)")
+                #expect(url?.port.map(String.init) == Self.httpPort(Array(service.command.dropFirst())), "healthcheck of \(service.name) asks its own --http port: \(test)")
             }
         }
     }
@@ -194,11 +203,9 @@ import Yams
                 if let volume { text = text.replacingOccurrences(of: "/var/lib/ride", with: "\(testBus.scratch)/\(volume)") }
                 return text.replacing(/:(\d{4,5})\b/) { match in ":" + (ports[String(match.output.1)] ?? String(match.output.1)) }
             }
-            func httpPort(_ arguments: [String]) -> String? {
-                arguments.firstIndex(of: "--http").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1].split(separator: ":").last.map(String.init) : nil }
-            }
             // The bus first, the gateway last (depends_on), the rest between.
-            let ordered = services.sorted { ($0.name == "bus" ? 0 : $0.name == "gateway" ? 2 : 1, $0.name) < ($1.name == "bus" ? 0 : $1.name == "gateway" ? 2 : 1, $1.name) }
+            func rank(_ name: String) -> Int { name == "bus" ? 0 : name == "gateway" ? 2 : 1 }
+            let ordered = services.sorted { (rank($0.name), $0.name) < (rank($1.name), $1.name) }
             for service in ordered {
                 let volume = service.volumes.first.map { String($0.split(separator: ":")[0]) }
                 if let volume { try FileManager.default.createDirectory(atPath: "\(testBus.scratch)/\(volume)", withIntermediateDirectories: true) }
@@ -211,7 +218,9 @@ import Yams
                     if instance > 1, let index = arguments.firstIndex(of: "--http") { arguments[index + 1] = "127.0.0.1:\(try FreePort.next())" }
                     let name = instance == 1 ? "compose-\(service.name)" : "compose-\(service.name)-\(instance)"
                     try testBus.supervisor.start(name: name, executable: "\(Binaries.directory)/\(service.command[0])", arguments: arguments, environment: environment)
-                    let health = "http://127.0.0.1:\(httpPort(arguments) ?? "0")/health"
+                    // What compose waits for before starting what depends on it: its healthcheck's URL.
+                    let path = service.healthcheck.flatMap { URLComponents(string: $0.last ?? "")?.path } ?? "/health"
+                    let health = "http://127.0.0.1:\(ComposeTests.httpPort(arguments) ?? "0")\(path)"
                     guard await waitUntilHealthy(health, timeout: .seconds(30), stillRunning: { testBus.supervisor.isRunning(name) }) else {
                         throw TestFailure("\(name) did not become healthy at \(health)")
                     }

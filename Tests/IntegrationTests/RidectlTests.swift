@@ -144,15 +144,38 @@ import Wire
     /// (20000–32767) and of Linux's ephemeral range (32768–60999), where outgoing connections live.
     static let offset = 10_000
 
-    func startUp(_ scratch: String, binDirectory: String = Binaries.directory) throws -> ProcessSupervisor {
+    func startUp(_ scratch: String, binDirectory: String = Binaries.directory, simulate: Bool = false) throws -> ProcessSupervisor {
         let supervisor = ProcessSupervisor(output: .files(directory: scratch))
         try supervisor.start(
             name: "up", executable: Binaries.ridectl,
             arguments: [
                 "up", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data",
                 "--bin-dir", binDirectory,
-            ])
+            ] + (simulate ? ["--simulate"] : []))
         return supervisor
+    }
+
+    /// `make run`'s Ctrl-C mid-run: rides on their way are in flight, not stuck, and the histories
+    /// and payments count the rides finished before the stop — a healthy run misses nothing.
+    @Test func ctrlCMidSimulationReportsAHealthyRunAsHealthy() async throws {
+        let scratch = try makeScratchDirectory("up-simulate")
+        let supervisor = try startUp(scratch, simulate: true)
+        defer { supervisor.killAll() }
+        try await Self.waitForBanner(supervisor)
+        let logPath = supervisor.logPath(of: "up")!
+        // Stopped once some rides completed and others are surely under way.
+        try await eventually("a ride completed", timeout: .seconds(150)) {
+            let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+            return log.range(of: #"COMPLETED [1-9]"#, options: .regularExpression) != nil
+        }
+        supervisor.signal("up", SIGINT)
+        #expect(await supervisor.waitForExit("up", timeout: .seconds(60)) == 0)
+        let log = try String(contentsOfFile: logPath, encoding: .utf8)
+        let report = String(log[(log.range(of: "ridectl simulate —")?.lowerBound ?? log.endIndex)...])
+        #expect(report.contains("rides in flight at the stop (on time)"), "\(log.suffix(3000))")
+        #expect(report.contains("rides stuck (no progress for longer than expected)"), "\(report)")
+        #expect(!report.contains("MISSED"), "\(report)")
+        try? FileManager.default.removeItem(atPath: scratch)
     }
 
     @Test func upStartsTheBusAndStopsCleanlyOnSIGINT() async throws {
@@ -169,10 +192,16 @@ import Wire
             ])
         #expect(status.status == 0)
         #expect(status.stdout.contains("bus: ok"))
+        // One line per service's workers (once they have all arrived), not one per connection.
+        let logPath = supervisor.logPath(of: "up")!
+        try await eventually("the bus says how many workers orders has") {
+            ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").contains("ride-bus: orders ready: 32 workers")
+        }
         supervisor.signal("up", SIGINT)
         #expect(await supervisor.waitForExit("up", timeout: .seconds(20)) == 0)
         let log = try String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)
         #expect(log.contains("The platform is up: bus, users, tracking, trips, orders, notifications, gateway."))
+        #expect(!log.contains("worker ready"))
         #expect(log.contains("tracking     | ") && log.contains("tracking stopped"))
         #expect(log.contains("bus          | ") && log.contains("bus stopped"), "the bus's log lines are prefixed; it stopped gracefully")
         #expect(log.contains("ridectl up: stopped"))

@@ -48,10 +48,18 @@ import Testing
         }
     }
 
-    @Test(arguments: ["ride-bus", "ride-users", "ride-orders", "ride-trips", "ride-notifications", "ride-tracking", "ride-gateway", "ridectl"])
+    @Test(arguments: ["ride-bus", "ride-users", "ride-orders", "ride-trips", "ride-notifications", "ride-tracking", "ride-gateway", "ridectl", "driver-example"])
     func everyExecutableSaysItsVersion(executable: String) async throws {
         let (status, out, _) = try await runCommand("\(Binaries.directory)/\(executable)", ["--version"])
         #expect(status == 0 && out == PlatformVersion.current + "\n", "\(executable) --version: \(out)")
+    }
+
+    /// The example driver app without a publishable key says where to put one and exits 64: no crash.
+    @Test func theDriverExampleWithoutAKeySaysSo() async throws {
+        let (status, _, err) = try await runCommand(
+            "\(Binaries.directory)/driver-example", [], environment: ["HyperTrackPublishableKey": "", "HYPERTRACK_CONFIG": ""], inheritEnvironment: false)
+        #expect(status == 64, "\(err)")
+        #expect(err.contains("HyperTrackPublishableKey") && !err.contains("Fatal error"), "\(err)")
     }
 
     @Test(arguments: [

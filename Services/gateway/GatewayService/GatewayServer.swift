@@ -24,6 +24,7 @@ public struct GatewayServer: Sendable {
         let client = try await ServiceClient(broker: settings.broker, logger: logger)
         let platform = PlatformCalls(client: client)
         let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripETA.topic], logger: logger)
+        host.needsBus([subscriber], at: settings.sub)
         let hub = LiveHub(subscriber: subscriber, platform: platform, logger: logger)
         let gateway = GatewayApplication(settings: settings, platform: platform, hub: hub)
         let app = Application(

@@ -28,6 +28,8 @@ public struct NotificationsServer: Sendable {
         let sender = WebhookSender(store: store, timeout: settings.webhookTimeout, retryDelays: settings.webhookRetries, logger: logger)
         // Every topic of both sources, so a sequence gap is a missed event, not one not subscribed to.
         let events = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], logger: logger)
+        host.needsBus([events], at: settings.sub)
+        host.needsDatabase(relay)
         let reactor = NotificationsReactor(store: store, relay: relay, sender: sender, push: FilePushProvider(path: settings.pushLogPath), logger: logger)
             .make(platform: platform, subscriber: events)
         var router = NotificationsOps(store: store, sender: sender).router(instance: host.instance)

@@ -45,6 +45,8 @@ public struct OrdersServer: Sendable {
             reactions: OrderReactions(store: store, platform: platform, relay: relay, payments: payments, logger: logger),
             ops: ops, store: store, platform: platform, subscriber: statusEvents, logger: logger)
         let deviceStatuses = try await EventSubscriber<DeviceStatusEvent>(endpoint: settings.sub, prefixes: [Events.deviceStatus.topic], logger: logger)
+        host.needsBus([statusEvents, deviceStatuses], at: settings.sub)
+        host.needsDatabase(relay)
         let expired = host.metrics.counter(
             "ride_orders_no_driver_found_total", "Orders cancelled because no driver accepted them within --driver-search-s (this instance's).")
         var router = ops.router(instance: host.instance)

@@ -57,8 +57,10 @@ public struct TrackingServer: Sendable {
                 program: host.program, code: ExitCodes.unavailable)
         }
         let (workers, peers) = try await Self.workers(settings: settings, pipeline: pipeline, store: store, host: host)
+        let commandEvents = try await EventSubscriber<DeviceCommandEvent>(endpoint: settings.sub, prefixes: [Events.deviceCommand.topic], logger: logger)
+        host.needsBus([commandEvents], at: settings.sub)
         let commands = DeviceCommandForwarder(
-            endpoint: settings.sub, ingest: ingest, state: state, writer: writer, shard: settings.shard, logger: logger)
+            subscriber: commandEvents, ingest: ingest, state: state, writer: writer, shard: settings.shard, logger: logger)
         let sweeper = InactivitySweeper(state: state, writer: writer, inactiveAfter: settings.inactiveAfter)
         TrackingMetrics(metrics: metrics, state: state, pipeline: pipeline, ingest: ingest, writer: writer, peers: peers).register()
         let settings = self.settings
@@ -118,7 +120,7 @@ extension TrackingServer {
 /// a tracking command as the platform's word on the device's tracking (`DeviceRecord.platformTracking`),
 /// which answers the device's sync.
 struct DeviceCommandForwarder: Service {
-    let endpoint: String
+    let subscriber: EventSubscriber<DeviceCommandEvent>
     let ingest: IngestServer
     let state: TrackingState
     let writer: StoreWriter
@@ -126,7 +128,6 @@ struct DeviceCommandForwarder: Service {
     let logger: Logger
 
     func run() async throws {
-        let subscriber = try await EventSubscriber<DeviceCommandEvent>(endpoint: endpoint, prefixes: [Events.deviceCommand.topic], logger: logger)
         await withGracefulShutdownHandler {
             for await batch in subscriber.deliveries {
                 for case .event(let received) in batch {

@@ -34,6 +34,8 @@ public struct TripsServer: Sendable {
             endpoint: settings.sub, prefixes: [Events.tripCreated.topic, Events.tripCompleted.topic],
             logger: logger)
         let watching = TripWatcherService(watcher: watcher, store: store, platform: platform, subscriber: subscriber, trips: trips, logger: logger)
+        host.needsBus([subscriber, trips], at: settings.sub)
+        host.needsDatabase(relay)
         let ops = TripsOps(store: store, watcher: watcher, platform: platform, relay: relay, model: model, logger: logger)
         var router = ops.router(instance: host.instance)
         router.requests = store.requestLog

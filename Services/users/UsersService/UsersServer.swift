@@ -33,6 +33,8 @@ public struct UsersServer: Sendable {
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)
         // Every topic of orders, so a sequence gap is a missed event, not one not subscribed to.
         let ordersEvents = try await EventSubscriber<RatingsReactor.OrdersEvent>(endpoint: settings.sub, prefixes: [Events.orderRoot], logger: logger)
+        host.needsBus([ordersEvents], at: settings.sub)
+        host.needsDatabase(relay)
         let ratings = RatingsReactor.make(store: store, platform: platform, subscriber: ordersEvents, logger: logger)
         let users = host.metrics.gauge("ride_users_users", "Users registered.")
         host.metrics.onScrape { users.set(Double(store.count)) }

@@ -11,6 +11,11 @@ import ZeroMQ
 /// is counted and dropped. The egress is lossy for a subscriber that falls behind its high-water
 /// mark — one slow `ridectl tail` must never stall the platform; sequences reveal the gap.
 public final class EventForwarder: Sendable {
+    /// What the egress sends each subscriber as it connects (a one-frame message, no event): a
+    /// subscriber that receives it knows it is connected and its subscriptions are on their way.
+    /// No topic of the platform starts with `bus.`.
+    public static let welcome = "bus.welcome"
+
     public struct Stats: Sendable, Equatable {
         public var forwarded: UInt64
         public var subscriptions: UInt64
@@ -44,6 +49,7 @@ public final class EventForwarder: Sendable {
                 xpub = try Socket(.xpub)
                 try xsub.setReceiveHighWaterMark(highWaterMark)
                 try xpub.setSendHighWaterMark(highWaterMark)
+                try xpub.setWelcomeMessage(Self.welcome)
                 var boundIngress: [String] = []
                 var boundEgress: [String] = []
                 for endpoint in ingress {

@@ -50,6 +50,8 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
         let commands = Mailbox<Command>()
         let pending = Atomic<Int>(0)
         let stopRequested = Atomic<Bool>(false)
+        /// The bus welcomed this subscriber (`EventForwarder.welcome`).
+        let connected = Atomic<Bool>(false)
         let maxPending: Int
         init(maxPending: Int) { self.maxPending = maxPending }
 
@@ -79,6 +81,7 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
                 socket = try Socket(.sub)
                 try socket.setReceiveHighWaterMark(options.receiveHighWaterMark)
                 for prefix in prefixes { try socket.subscribe(prefix) }
+                try socket.subscribe(EventForwarder.welcome)  // before connecting, or it never comes
                 try socket.connect(endpoint)
                 ready(.success(()))
             } catch {
@@ -91,6 +94,9 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
             continuation.finish()
         }
     }
+
+    /// Whether the bus has welcomed this subscriber: connected, its subscriptions sent.
+    public var isConnected: Bool { shared.connected.load(ordering: .relaxed) }
 
     public func subscribe(_ prefix: String) { shared.commands.post(.subscribe(prefix)) }
 
@@ -146,6 +152,10 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
             if isPaused { continue }
             do {
                 while batch.count < options.batchSize, let frames = try socket.receive(dontWait: true) {
+                    if frames.count == 1, frames[0].elementsEqual(EventForwarder.welcome.utf8) {
+                        shared.connected.store(true, ordering: .relaxed)
+                        continue
+                    }
                     let delivery = decode(frames, tracker: &tracker)
                     if case .malformed(let problem) = delivery { warnings.warn(problem) }
                     batch.append(delivery)
@@ -224,3 +234,10 @@ struct RateLimitedWarning {
         }
     }
 }
+
+/// A subscription to the bus, of whatever payload, as readiness sees it.
+public protocol BusSubscription: Sendable {
+    var isConnected: Bool { get }
+}
+
+extension EventSubscriber: BusSubscription {}

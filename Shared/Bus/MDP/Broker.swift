@@ -72,6 +72,7 @@ public final class Broker: Sendable {
         poller.add(fileDescriptor: waker.fileDescriptor)
         var out: [BrokerOutgoing] = []
         var nextSnapshotAt: Int64 = 0
+        var arrivals = WorkerArrivals()
         while !stopRequested.load(ordering: .relaxed) {
             let timeout = max(0, core.nextDeadline - MonotonicClock.milliseconds())
             do {
@@ -94,7 +95,14 @@ public final class Broker: Sendable {
                 core.tick(now: now, into: &out)
                 flush(&out, core: &core, socket: socket, now: now)
             }
-            for notice in core.takeNotices() { log(notice) }
+            for notice in core.takeNotices() {
+                log(notice)
+                if case .workerRegistered(let service, _) = notice { arrivals.arrived(service: service, now: now) }
+            }
+            for service in arrivals.settled(now: now) {
+                let count = core.workerCount(service: service)
+                logger.info("\(service) ready: \(count) worker\(count == 1 ? "" : "s")", metadata: ["service": "\(service)", "workers": "\(count)"])
+            }
             if now >= nextSnapshotAt {
                 let stats = core.stats
                 snapshot.withLock { $0 = stats }
@@ -134,7 +142,7 @@ public final class Broker: Sendable {
     private func log(_ notice: BrokerNotice) {
         switch notice {
         case .workerRegistered(let service, let worker):
-            logger.info("worker ready", metadata: ["service": "\(service)", "worker": "\(hex(worker))"])
+            logger.debug("worker ready", metadata: ["service": "\(service)", "worker": "\(hex(worker))"])
         case .workerExpired(let service, let worker):
             logger.warning("worker expired (no heartbeat)", metadata: ["service": "\(service)", "worker": "\(hex(worker))"])
         case .workerDisconnected(let service, let worker):

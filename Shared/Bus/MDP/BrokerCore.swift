@@ -137,6 +137,9 @@ public struct BrokerCore {
                 workers[sender] = Worker(identity: sender, service: service, expiresAt: now + workerLifetime)
                 services[service, default: ServiceState()].workers.insert(sender)
                 notices.append(.workerRegistered(service: service, worker: sender))
+                // Answered at once, so the worker knows it is registered (its /readyz) without
+                // waiting for the next heartbeat round.
+                out.append(BrokerOutgoing(to: sender, frames: MDP.heartbeat))
                 becomeIdle(sender, service: service, into: &out)
             }
         case .reply(let client, let body):

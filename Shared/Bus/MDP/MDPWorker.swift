@@ -33,6 +33,8 @@ public final class MDPWorker: Sendable {
         let executor: LoopExecutor
         let stopRequested = StopFlag()
         let handled = Atomic<UInt64>(0)
+        /// When a connection last heard from the broker (MonotonicClock ms; 0: never).
+        let lastHeard = Atomic<Int64>(0)
         init() { executor = LoopExecutor(waker: commands.waker) }
     }
 
@@ -80,6 +82,13 @@ public final class MDPWorker: Sendable {
 
     /// Requests answered so far.
     public var handledCount: UInt64 { shared.handled.load(ordering: .relaxed) }
+
+    /// Whether the broker has registered this worker: it heard from the broker (which answers READY
+    /// with a heartbeat and then heartbeats every idle worker) within the heartbeat liveness.
+    public var isRegistered: Bool {
+        let heard = shared.lastHeard.load(ordering: .relaxed)
+        return heard > 0 && MonotonicClock.milliseconds() - heard < options.heartbeatInterval.milliseconds * options.heartbeatLiveness
+    }
 }
 
 /// The worker's thread.
@@ -242,6 +251,7 @@ private struct WorkerLoop {
             }
             let now = MonotonicClock.milliseconds()
             connections[index].brokerDeadline = now + brokerSilenceLimit
+            shared.lastHeard.store(now, ordering: .relaxed)
             do {
                 switch try MDP.parseBrokerToWorker(frames) {
                 case .request(let client, let body):

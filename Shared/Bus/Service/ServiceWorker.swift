@@ -14,6 +14,9 @@ public struct ServiceWorker: Service {
         self.logger = logger
     }
 
+    /// Whether the broker has answered this worker lately (`MDPWorker.isRegistered`).
+    public var isRegistered: Bool { worker.isRegistered }
+
     public func run() async throws {
         let (worker, router, logger) = (self.worker, self.router, self.logger)
         try await withGracefulShutdownHandler {

@@ -4,21 +4,27 @@ import ServiceKit
 import Wire
 
 /// One readable line per event for `ridectl tail`:
-/// `09:30:00.123 order.status.ACCEPTED orders#42 order.id=8f2c… order.status=ACCEPTED previous_status=NEW`
+/// `09:30:00.123 order.status.ACCEPTED orders#42 order=8f2c… status=ACCEPTED rider=41c0… driver=9d2e… v=2`
+/// — the event type's headline fields (`EventHeadlines`), or the fields asked for (`--fields`), or
+/// for a type without a headline its whole data flattened.
 public struct EventLineFormatter: Sendable {
     public var colored: Bool
     /// Lines are cut to this many characters (the terminal's width).
     public var width: Int
+    /// The fields to show of every event, whatever its type (nil: each type's headline).
+    public var fields: [EventHeadlines.Field]?
 
-    public init(colored: Bool, width: Int) {
+    public init(colored: Bool, width: Int, fields: [EventHeadlines.Field]? = nil) {
         self.colored = colored
         self.width = width
+        self.fields = fields
     }
 
     public func line(topic: String, event: CloudEvent<JSONValue>) -> String {
         let time = String(RFC3339.format(event.time).dropFirst(11).dropLast())
         let origin = "\(event.source)#\(event.sequence)"
-        let summary = Self.summary(event.data)
+        let summary =
+            if let chosen = fields ?? EventHeadlines.fields[event.type] { EventHeadlines.line(chosen, of: event.data) } else { Self.summary(event.data) }
         let plainLength = time.count + topic.count + origin.count + summary.count + 3
         var shownSummary = summary
         if plainLength > width {
@@ -72,7 +78,7 @@ public struct EventLineFormatter: Sendable {
         return members.keys.sorted { (rank($0), $0) < (rank($1), $1) }
     }
 
-    private static func scalar(_ value: JSONValue) -> String {
+    static func scalar(_ value: JSONValue) -> String {
         switch value {
         case .null: return "null"
         case .bool(let b): return b ? "true" : "false"

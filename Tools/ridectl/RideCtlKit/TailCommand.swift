@@ -10,7 +10,9 @@ struct TailCommand: AsyncParsableCommand {
         commandName: "tail",
         abstract: "Print events from the bus as they happen.",
         discussion: """
-            One line per event: time (UTC), topic, source#sequence, and a summary of its data. \
+            One line per event: time (UTC), topic, source#sequence, and the fields that matter for its \
+            type (an order: id, status, rider, driver, version; a location: device, position, speed; \
+            a trip: id, ETA). --fields picks others; --json prints the whole event. \
             PREFIX filters by topic prefix (order. — every order event; device.location.42 — one device); \
             none means everything. A warning goes to standard error when a source's sequence jumps \
             (events were lost) or a malformed message is skipped.
@@ -19,6 +21,7 @@ struct TailCommand: AsyncParsableCommand {
               ridectl tail order.
               ridectl tail --json trip. | jq .data
               ridectl tail device.location. --count 10
+              ridectl tail order.status. --fields order.id,order.pickup.address
             """)
 
     @Argument(help: "Topic prefixes to subscribe to (none: all topics).")
@@ -26,6 +29,9 @@ struct TailCommand: AsyncParsableCommand {
 
     @Flag(help: "Print each event's CloudEvents JSON exactly as received, one per line (for jq).")
     var json = false
+
+    @Option(help: "Show these fields of each event's data instead of its type's headline: comma-separated dotted paths (order.id,order.status).")
+    var fields: String?
 
     @Option(help: "Exit after this many events.")
     var count: Int?
@@ -43,6 +49,7 @@ struct TailCommand: AsyncParsableCommand {
             if let problem = Topic.problem(with: prefix) { throw ValidationError("prefix '\(prefix)': \(problem)") }
         }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        if let fields { _ = try Self.parse(fields: fields) }
         if let timeoutSeconds, timeoutSeconds <= 0 { throw ValidationError("--timeout must be positive") }
         _ = try withValidation { try bus.subscribeEndpoint() }
     }
@@ -54,7 +61,8 @@ struct TailCommand: AsyncParsableCommand {
         let subscriber = try await EventSubscriber<JSONValue>(endpoint: endpoint, prefixes: subscribed, logger: CLILogging.logger)
         let formatter = EventLineFormatter(
             colored: !noColor && Output.stdoutIsTerminal,
-            width: Output.stdoutIsTerminal ? Output.terminalWidth : .max)  // a pipe gets whole lines
+            width: Output.stdoutIsTerminal ? Output.terminalWidth : .max,  // a pipe gets whole lines
+            fields: try fields.map(Self.parse(fields:)))
         let warnColor = !noColor && Output.stderrIsTerminal
         if let timeoutSeconds {
             Task {
@@ -88,5 +96,15 @@ struct TailCommand: AsyncParsableCommand {
             if let count, printed >= count { break }
         }
         await subscriber.close()
+    }
+
+    /// `order.id,order.status` → fields labelled by their paths.
+    static func parse(fields text: String) throws -> [EventHeadlines.Field] {
+        let paths = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        for path in paths {
+            let wellFormed = !path.isEmpty && path.count <= 200 && path.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty }
+            guard wellFormed else { throw ValidationError("--fields: '\(path.prefix(60))' is not a dotted path such as order.status") }
+        }
+        return paths.map { EventHeadlines.Field($0, $0) }
     }
 }

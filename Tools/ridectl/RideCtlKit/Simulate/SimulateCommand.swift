@@ -167,7 +167,10 @@ enum SimulationRunner {
         progress.end()
         consumer.cancel()
         await subscriber.close()
-        let report = await report(simulation, client: client)
+        // Interrupted (Ctrl-C in `ridectl up --simulate`): the report still asks the platform —
+        // from a task of its own, which the cancellation of this one does not reach.
+        let interrupted = Task.isCancelled
+        let report = await Task { () -> Report in await Self.report(simulation, client: client, interrupted: interrupted) }.value
         await simulation.shutDown()
         await client.close()
         return report
@@ -183,15 +186,24 @@ enum SimulationRunner {
         return String(format: "%5.0f s  ", elapsed) + parts.joined(separator: "  ") + String(format: "  |  %.2f rides/s", Double(completed) / max(elapsed, 1))
     }
 
-    static func report(_ simulation: Simulation, client: ServiceClient) async -> Report {
+    /// `interrupted`: stopped mid-run, so open rides are in flight unless overdue (stuck); after a
+    /// run that ended by itself (its grace included), every ride still open is stuck.
+    static func report(_ simulation: Simulation, client: ServiceClient, interrupted: Bool = false) async -> Report {
         let counts = await simulation.byStatus
-        let stuck = await simulation.openRides
+        let open = await simulation.openRides
+        let stuck = interrupted ? await simulation.stuckRides() : open
+        let finishedIDs = await simulation.finishedRideIDs
         let elapsed = await simulation.elapsed
         var table = BenchTable(
             title: "ridectl simulate — \(simulation.settings.drivers) drivers, \(simulation.settings.riders) riders, speed-up \(simulation.settings.speedup)×, \(Int(elapsed)) s")
         table.add("rides completed", "\(counts[.completed] ?? 0)", "reported")
         table.add("rides cancelled", "\(counts[.cancelled] ?? 0)", "reported")
-        table.add("rides stuck (open at the end)", "\(stuck)", "0", met: stuck == 0)
+        if interrupted {
+            table.add("rides in flight at the stop (on time)", "\(open - stuck)", "reported")
+            table.add("rides stuck (no progress for longer than expected)", "\(stuck)", "0", met: stuck == 0)
+        } else {
+            table.add("rides stuck (open at the end)", "\(stuck)", "0", met: stuck == 0)
+        }
         table.add("completed rides per second", String(format: "%.2f", Double(counts[.completed] ?? 0) / max(elapsed, 1)), "reported")
         for (reaction, samples) in await simulation.reactionLatencies.sorted(by: { $0.key < $1.key }) {
             let percentiles = Percentiles(samples)
@@ -204,11 +216,13 @@ enum SimulationRunner {
         table.add("ratings given", "\(extras.ratings)", "reported")
         table.add("wrong turns (trips re-routed)", "\(extras.wrongTurns)", "reported")
         table.add("stops in traffic (trips late)", "\(extras.trafficStops)", "reported")
-        let finished = (counts[.completed] ?? 0) + (counts[.cancelled] ?? 0)
-        let history = await RideLedger.historyRides(riders: await simulation.riderIDs, client: client)
+        // Only rides finished before the report counts: one in flight may finish while it asks.
+        let finished = finishedIDs.count
+        let history = await RideLedger.historyRides(riders: await simulation.riderIDs, client: client, among: finishedIDs)
         table.add("rides in the riders' histories", "\(history)", "\(finished)", met: history == finished)
         let earnings = await RideLedger.earnings(drivers: await simulation.driverNames, client: client)
-        table.add("rides paid (drivers' earnings today)", "\(earnings.rides)", "\(counts[.completed] ?? 0)", met: earnings.rides == (counts[.completed] ?? 0))
+        let completed = counts[.completed] ?? 0
+        table.add("rides paid (drivers' earnings today)", "\(earnings.rides)", "\(completed)", met: earnings.rides == completed)
         table.add("drivers' earnings today", earnings.text, "reported")
         var text = table.render()
         let failures = await simulation.failures
@@ -221,14 +235,14 @@ enum SimulationRunner {
 
 /// What the report reads back from the platform: the riders' ride histories and the drivers' earnings.
 enum RideLedger {
-    /// Rides across the riders' histories (every page).
-    static func historyRides(riders: [String], client: ServiceClient) async -> Int {
+    /// Rides across the riders' histories (every page) that are among `rides`.
+    static func historyRides(riders: [String], client: ServiceClient, among rides: Set<String>) async -> Int {
         var total = 0
         for rider in riders {
             var before: String?
             repeat {
                 guard let page = try? await client.call(Ops.Orders.history, HistoryParams(caller: .rider(rider), before: before, limit: 100)) else { break }
-                total += page.rides.count
+                total += page.rides.filter { rides.contains($0.order.id) }.count
                 before = page.nextBefore
             } while before != nil
         }

@@ -59,6 +59,9 @@ actor Simulation {
         var seenAt = Date()
         /// The chat messages already sent on it (one per side).
         var said: Set<String> = []
+        /// When its status last changed, and by when the next change is due: a ride open past that
+        /// is stuck, one before it is in flight.
+        var progress = RideProgress(status: .new, at: Date())
     }
 
     let settings: Settings
@@ -202,6 +205,7 @@ actor Simulation {
         }
         rides[order.id, default: Ride(riderID: order.rider.id, status: order.status)].status = order.status
         rides[order.id]?.seenAt = Date()
+        rides[order.id]?.progress.saw(order.status, at: Date())
         // The event and a resync can bring the same status at once (this actor runs one while the
         // other awaits a call): the apps act on it once; a later resync may act again (a retry).
         let step = "\(order.id)/\(order.status.rawValue)"
@@ -362,6 +366,7 @@ actor Simulation {
         var random = SystemRandomNumberGenerator()  // the actor's cannot be lent across an await
         let leg = await settings.city.drive(from: here, to: destination, using: &random)
         driver.car.drive(along: leg.line, times: leg.times)
+        if let orderID = drivers[driverID]?.order { rides[orderID]?.progress.driving(seconds: (leg.times.last ?? 0) / settings.speedup, at: Date()) }
         if leg.wrongTurn { extras.wrongTurns += 1 }
         if leg.trafficStop > 0 { extras.trafficStops += 1 }
     }
@@ -396,6 +401,12 @@ actor Simulation {
     }
 
     var openRides: Int { rides.values.filter(\.status.isOpen).count }
+
+    /// Open rides that have had no progress for longer than their step's own expected time.
+    func stuckRides(at now: Date = Date()) -> Int { rides.values.filter { $0.status.isOpen && $0.progress.isOverdue(at: now) }.count }
+
+    /// The rides that completed or were cancelled (so far).
+    var finishedRideIDs: Set<String> { Set(rides.filter { !$0.value.status.isOpen }.keys) }
 
     /// Milliseconds from a status (or an arrival) to the reactor's next status, by reaction.
     var reactionLatencies: [String: [Double]] { clock.latencies }
