@@ -61,6 +61,7 @@ run: build
 test: test-deps lint
 	$(SWIFT) build --build-tests
 	@mkdir -p .build
+	@Tools/roads/fetch-extract.sh > /dev/null  # once, before the tests that read it run side by side
 	@bash -o pipefail -c '$(SWIFT) test --skip-build 2>&1 | tee .build/test-output.log' || { .ci/digest .build/test-output.log; exit 1; }
 	$(MAKE) fuzz FUZZ_SECONDS=30 FUZZ_FLAGS=-verbosity=0
 

@@ -254,8 +254,8 @@ let package = Package(
         .testTarget(name: "DocsTests", dependencies: ["RideContract", "RideCtlKit"], path: "Tests/DocsTests"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Bus", "RideContract", "TripsService"], path: "Tests/WireTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
-        .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo"], path: "Tests/PlacesTests"),
-        .testTarget(name: "RoadsTests", dependencies: ["Roads", "Geo"], path: "Tests/RoadsTests"),
+        .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo", "TestProcess"], path: "Tests/PlacesTests"),
+        .testTarget(name: "RoadsTests", dependencies: ["Roads", "Geo", "TestProcess"], path: "Tests/RoadsTests"),
         .testTarget(
             name: "TrackingTests", dependencies: ["Wire", "TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TrackingTests"),
@@ -271,7 +271,8 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
             ], path: "Tests/GatewayTests"),
         .testTarget(name: "NotificationsTests", dependencies: ["Wire", "NotificationsService", "RideModels", "Bus"], path: "Tests/NotificationsTests"),
-        .target(name: "TestPostgres", dependencies: ["PlatformLauncher", "ServiceKit", "Storage"], path: "Tests/TestPostgres"),
+        .target(name: "TestPostgres", dependencies: ["PlatformLauncher", "ServiceKit", "Storage", "TestProcess"], path: "Tests/TestPostgres"),
+        .target(name: "TestProcess", path: "Tests/TestProcess"),
         // The storage suite: every store's behaviour, on SQLite and on PostgreSQL.
         .testTarget(
             name: "StorageTests",
@@ -285,7 +286,7 @@ let package = Package(
         .testTarget(
             name: "RoadServersTests",
             dependencies: [
-                "RoadServers", "Roads", "Geo", "TestPostgres", .product(name: "Hummingbird", package: "hummingbird"),
+                "RoadServers", "Roads", "Geo", "TestPostgres", "TestProcess", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ], path: "Tests/RoadServersTests"),
         .testTarget(name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/UsersTests"),

@@ -77,7 +77,7 @@ import ZeroMQ
         let start = ContinuousClock.now
         waiting.cancel()
         await #expect(throws: MDPClientError.cancelled) { try await waiting.value }
-        #expect(ContinuousClock.now - start < .seconds(5), "a cancelled request ends at once, not at its 30-s timeout")
+        #expect(ContinuousClock.now - start < .seconds(15), "a cancelled request ends at once, not at its 30-s timeout (room for a loaded machine)")
         let alreadyCancelled = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await client.request(service: "nobody", body: [Frame(frame: "x")])

@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import RoadServers
 import TestPostgres
+import TestProcess
 
 /// The Helsinki extract imported once per test run, by `PgRoutingImport` as `ridectl roads
 /// import-pg` does it, into a database of the throwaway PostgreSQL server.
@@ -25,7 +26,7 @@ enum HelsinkiDatabase {
 
     static func importOnce() async throws -> (address: DatabaseAddress, report: PgRoutingImport.Report) {
         let address = try await newDatabase()
-        let report = try await PgRoutingImport(extract: try extract(), address: address, graphScript: graphScript).run(logger: logger)
+        let report = try await PgRoutingImport(extract: try await extract(), address: address, graphScript: graphScript).run(logger: logger)
         return (address, report)
     }
 
@@ -53,14 +54,8 @@ enum HelsinkiDatabase {
     }
 
     /// `.build/roads/Helsinki.osm.pbf`, fetched by the project's script when it is not there yet.
-    static func extract() throws -> String {
-        let path = repository.appendingPathComponent(".build/roads/Helsinki.osm.pbf").path
-        if !FileManager.default.fileExists(atPath: path) {
-            let fetch = Process()
-            fetch.executableURL = repository.appendingPathComponent("Tools/roads/fetch-extract.sh")
-            try fetch.run()
-            fetch.waitUntilExit()
-        }
-        return path
+    static func extract() async throws -> String {
+        let path = try await TestProcess.output(repository.appendingPathComponent("Tools/roads/fetch-extract.sh").path, [], in: repository)
+        return repository.appendingPathComponent(path.trimmingCharacters(in: .whitespacesAndNewlines)).path
     }
 }

@@ -58,7 +58,8 @@ import Testing
         // An import of its own, with every edge at the vertex by the Senate Square closed (a
         // negative cost is no way, to pgRouting) after the import marked it routable.
         let address = try await HelsinkiDatabase.newDatabase()
-        _ = try await PgRoutingImport(extract: try HelsinkiDatabase.extract(), address: address, graphScript: HelsinkiDatabase.graphScript).run(logger: HelsinkiDatabase.logger)
+        _ = try await PgRoutingImport(extract: try await HelsinkiDatabase.extract(), address: address, graphScript: HelsinkiDatabase.graphScript).run(
+            logger: HelsinkiDatabase.logger)
         try await HelsinkiDatabase.execute(
             """
             UPDATE ways SET cost_s = -1, reverse_cost_s = -1
@@ -86,7 +87,9 @@ import Testing
         let provider = PgRoutingRoutes(address: nobody, timeout: .milliseconds(500), logger: HelsinkiDatabase.logger)
         let started = ContinuousClock.now
         await Self.expectUnavailable(provider, containing: "")
-        #expect(ContinuousClock.now - started < .seconds(10), "the 500 ms deadline, with room for a busy machine (it once took 50 s)")
+        // The 500 ms deadline, with room for a test process whose two pool threads other tests keep
+        // busy (seen: 14 s); without the deadline it took 50 s and more.
+        #expect(ContinuousClock.now - started < .seconds(30), "\(ContinuousClock.now - started)")
     }
 
     @Test func behindFallbackAFailureIsTheStraightLine() async throws {

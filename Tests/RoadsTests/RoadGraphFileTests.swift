@@ -1,6 +1,7 @@
 import Foundation
 import Geo
 import Roads
+import TestProcess
 import Testing
 
 /// The graph file: what a damaged or foreign file gives (an error naming the problem, never a
@@ -96,37 +97,20 @@ import Testing
 
     /// `Tools/roads/fetch-extract.sh` and `build-graph.py` rebuild the committed file byte for byte
     /// (`make test-deps` installs osmium-tool; the first fetch needs PyPI).
-    @Test func theScriptReproducesTheCommittedFile() throws {
+    @Test func theScriptReproducesTheCommittedFile() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("roads-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let extract = try Self.run("Tools/roads/fetch-extract.sh").trimmingCharacters(in: .whitespacesAndNewlines)
+        let extract = try await Self.run("Tools/roads/fetch-extract.sh").trimmingCharacters(in: .whitespacesAndNewlines)
         let rebuilt = scratch.appendingPathComponent("helsinki.roads")
-        _ = try Self.run("Tools/roads/build-graph.py", extract, rebuilt.path)
+        _ = try await Self.run("Tools/roads/build-graph.py", extract, rebuilt.path)
         let (made, committed) = ([UInt8](try Data(contentsOf: rebuilt)), try Self.bytes())
         #expect(
             made == committed,
             "rebuilt \(made.count) bytes (CRC \(Self.zlibCRC32(made[...]))), committed \(committed.count) (CRC \(Self.zlibCRC32(committed[...]))): run `make roads`")
     }
 
-    static func run(_ script: String, _ arguments: String...) throws -> String {
-        let process = Process()
-        process.executableURL = root.appendingPathComponent(script)
-        process.arguments = arguments
-        process.currentDirectoryURL = root
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let messages = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ScriptFailed(description: "\(script) exited \(process.terminationStatus): \(messages)")
-        }
-        return String(decoding: data, as: UTF8.self)
+    static func run(_ script: String, _ arguments: String...) async throws -> String {
+        try await TestProcess.output(root.appendingPathComponent(script).path, arguments, in: root)
     }
-
-    struct ScriptFailed: Error, CustomStringConvertible { let description: String }
 }

@@ -3,6 +3,7 @@ import PlatformLauncher
 import ServiceKit
 import Storage
 import Synchronization
+import TestProcess
 
 /// A throwaway PostgreSQL server for tests, from Debian's `postgresql` package (`make test`
 /// installs it): its own cluster in a temporary folder, on a free port of 127.0.0.1, trusting
@@ -170,28 +171,12 @@ public final class TestPostgresServer: Sendable {
             environment: environment)
     }
 
-    /// Runs a program to its end without holding a thread of the cooperative pool; returns its
-    /// output. The output goes to a file, not a pipe: a server it starts inherits it and would hold a pipe open.
+    /// Runs a program to its end (off the cooperative pool); returns its output, or throws saying how it failed.
     @discardableResult
     static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("ride-pg-output-\(UUID().uuidString)").path
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        try? output.close()
-        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        guard status == 0 else { throw TestPostgresError("\(program) \(arguments.joined(separator: " ")) exited \(status): \(text)") }
+        let outcome = try await TestProcess.run(program, arguments, environment: environment)
+        let text = outcome.stdout + outcome.stderr
+        guard outcome.status == 0 else { throw TestPostgresError("\(program) \(arguments.joined(separator: " ")) exited \(outcome.status): \(text)") }
         return text
     }
 }
