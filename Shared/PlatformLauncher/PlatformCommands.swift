@@ -94,10 +94,16 @@ extension ProcessSupervisor {
                     guard let problem, keepWaiting() else { return nil }
                     return self.isRunning(process.name)
                         ? "\(process.name) did not become healthy at \(process.healthURL) within \(timeout) (last: \(problem))"
-                        : "\(process.name) exited while starting\(self.logPath(of: process.name).map { " (its log: \($0))" } ?? "")"
+                        : "\(process.name) exited while starting\(self.logPath(of: process.name).map { " (its log: \($0), ending: \(Self.lastLine(of: $0)))" } ?? "")"
                 }
             }
             return await group.reduce(into: [String]()) { if let failure = $1 { $0.append(failure) } }.sorted()
         }
+    }
+
+    /// A log's last line: where a process that stopped says why (for a one-line failure).
+    static func lastLine(of path: String) -> String {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        return String(text.split(separator: "\n").last(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty })?.prefix(300) ?? "nothing")
     }
 }

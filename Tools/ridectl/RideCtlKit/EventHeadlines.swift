@@ -13,11 +13,14 @@ public enum EventHeadlines {
         public let path: [String]
         /// A unit appended to the value (`eta=162s`).
         public let unit: String
+        /// Digits after the point a number is shown with (nil: as many as it has, up to six).
+        public let decimals: Int?
 
-        public init(_ label: String, _ path: String, unit: String = "") {
+        public init(_ label: String, _ path: String, unit: String = "", decimals: Int? = nil) {
             self.label = label
             self.path = path.split(separator: ".").map(String.init)
             self.unit = unit
+            self.decimals = decimals
         }
     }
 
@@ -46,7 +49,7 @@ public enum EventHeadlines {
             Field("trip", "data.trip_id"), Field("distance", "data.summary.distance", unit: "m"),
             Field("duration", "data.summary.duration", unit: "s"),
         ],
-        Events.deviceLocation.type: [Field("device", "device_id"), Field("at", "location.coordinates"), Field("speed", "speed", unit: "m/s")],
+        Events.deviceLocation.type: [Field("device", "device_id"), Field("at", "location.coordinates"), Field("speed", "speed", unit: "m/s", decimals: 1)],
         Events.deviceStatus.type: [Field("device", "device_id"), Field("status", "value"), Field("available", "available")],
         Events.deviceCommand.type: [Field("command", "command")],
         Events.userRegistered.type: [Field("user", "user.id"), Field("role", "user.role"), Field("name", "user.name")],
@@ -57,7 +60,9 @@ public enum EventHeadlines {
     public static func line(_ fields: [Field], of data: JSONValue) -> String {
         fields.compactMap { field in
             guard let value = value(at: field.path, in: data), value != .null else { return nil }
-            return "\(field.label)=\(EventLineFormatter.scalar(value))\(field.unit)"
+            let text =
+                if let decimals = field.decimals, let number = value.numberValue { String(format: "%.\(decimals)f", number) } else { EventLineFormatter.scalar(value) }
+            return "\(field.label)=\(text)\(field.unit)"
         }.joined(separator: " ")
     }
 

@@ -34,6 +34,7 @@ struct BenchBusCommand: AsyncParsableCommand {
     @Option(help: "Run only one part: events or requests.") var only: String?
     @Flag(help: "Secure the bus with CURVE (fresh keys) and measure through it; the raw comparison with zmq_proxy, which has no CURVE, is left out.")
     var curve = false
+    @OptionGroup var format: BenchFormat
 
     @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding ride-bus and ridectl", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
@@ -112,8 +113,7 @@ struct BenchBusCommand: AsyncParsableCommand {
             }
             if only == "events" {
                 await supervisor.stopAll()
-                Output.out(table.render())
-                if !table.allMet { throw ExitCode(1) }
+                try table.print(json: format.json)
                 return
             }
 
@@ -155,44 +155,6 @@ struct BenchBusCommand: AsyncParsableCommand {
             throw error
         }
         await supervisor.stopAll()
-        Output.out(table.render())
-        if !table.allMet { throw ExitCode(1) }
-    }
-}
-
-/// The benchmark's printed table.
-struct BenchTable {
-    let title: String
-    private var rows: [(String, String, String, Bool?)] = []
-
-    init(title: String) { self.title = title }
-
-    mutating func add(_ measure: String, _ result: String, _ target: String, met: Bool? = nil) {
-        rows.append((measure, result, target, met))
-    }
-
-    var allMet: Bool { rows.allSatisfy { $0.3 != false } }
-
-    func render() -> String {
-        let w0 = max(7, rows.map(\.0.count).max() ?? 0)
-        let w1 = max(6, rows.map(\.1.count).max() ?? 0)
-        var text = "\n\(title)\n\n"
-        text += "measure".padding(toLength: w0, withPad: " ", startingAt: 0) + "  " + "result".padding(toLength: w1, withPad: " ", startingAt: 0) + "  target\n"
-        text += String(repeating: "-", count: w0) + "  " + String(repeating: "-", count: w1) + "  " + String(repeating: "-", count: 30) + "\n"
-        for (measure, result, target, met) in rows {
-            let mark = met.map { $0 ? "  ✔" : "  ✘ MISSED" } ?? ""
-            text += measure.padding(toLength: w0, withPad: " ", startingAt: 0) + "  " + result.padding(toLength: w1, withPad: " ", startingAt: 0) + "  " + target + mark + "\n"
-        }
-        return text + "\n"
-    }
-
-    static func rate(_ value: Double, _ unit: String) -> String {
-        if value >= 1_000_000 { return String(format: "%.2f M %@", value / 1_000_000, unit) }
-        if value >= 1000 { return String(format: "%.1f k %@", value / 1000, unit) }
-        return String(format: "%.0f %@", value, unit)
-    }
-
-    static func micros(_ value: Double) -> String {
-        value >= 1000 ? String(format: "%.2f ms", value / 1000) : String(format: "%.0f µs", value)
+        try table.print(json: format.json)
     }
 }

@@ -51,6 +51,8 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
     @Option(help: "ride-trips' and ride-orders' --routes (embedded, straight, …): compare CPU per ride with and without routing on --city helsinki")
     var routes = "embedded"
 
+    @OptionGroup var format: BenchFormat
+
     func validate() throws {
         guard (1...5000).contains(concurrent) else { throw ValidationError("--concurrent must be from 1 to 5000") }
         guard ["grid", "helsinki"].contains(city) else { throw ValidationError("--city must be grid or helsinki, got \(city.prefix(40))") }
@@ -66,7 +68,8 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
         try await platform.report(
             BenchTable(
                 title:
-                    "ridectl bench lifecycle — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(concurrent) concurrent rides, \(Int(seconds)) s, \(city), routes \(routes)")
+                    "ridectl bench lifecycle — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(concurrent) concurrent rides, \(Int(seconds)) s, \(city), routes \(routes)"),
+            json: format.json
         ) { table in
             try await platform.startService("ride-users", ["--password-rounds", "1000"])
             try await platform.startService("ride-trips", ["--routes", routes])

@@ -22,6 +22,8 @@ struct BenchRoutesCommand: ParsableCommand {
     @Option(help: "Seed of the random pairs.") var seed: UInt64 = 23
     @Option(help: "A road graph file instead of the built-in Helsinki one.") var graph: String?
 
+    @OptionGroup var format: BenchFormat
+
     mutating func validate() throws {
         guard routes >= 100 else { throw ValidationError("--routes must be at least 100") }
     }
@@ -71,7 +73,6 @@ struct BenchRoutesCommand: ParsableCommand {
         table.add("  slowest route", BenchTable.micros(latency.value(100)), "reported")
         table.add("  mean route length", String(format: "%.0f m", metres / Double(max(routes - failed, 1))), "reported")
         table.add("pairs without a route", "\(failed)", "0", met: failed == 0)
-        Output.out(table.render())
-        if !table.allMet { throw ExitCode(1) }
+        try table.print(json: format.json)
     }
 }

@@ -16,6 +16,8 @@ struct BenchRoutesPgCommand: AsyncParsableCommand {
     @Option(help: "Routes in flight at once.") var inflight = 4
     @Option(help: "Distinct trips (fixed by seed).") var trips = 200
 
+    @OptionGroup var format: BenchFormat
+
     mutating func validate() throws {
         guard routes >= 1, inflight >= 1, trips >= 1 else { throw ValidationError("--routes, --inflight and --trips must be positive") }
     }
@@ -62,7 +64,7 @@ struct BenchRoutesPgCommand: AsyncParsableCommand {
         table.add("latency p50", String(format: "%.2f ms", percentiles.value(50)), "reported")
         table.add("latency p99", String(format: "%.2f ms", percentiles.value(99)), "reported")
         table.add("no route (unroutable or off the roads)", "\(failures) of \(routes)", "reported")
-        Output.out(table.render())
+        try table.print(json: format.json)
     }
 
     /// `count` trips from a fixed seed (a linear congruential generator: the same on every machine).

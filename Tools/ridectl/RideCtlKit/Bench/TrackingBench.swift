@@ -82,7 +82,7 @@ struct BenchPlatform {
 
     /// Fills `table` by measuring, stops the platform whatever happens, prints the table, and
     /// exits 1 when a target was missed.
-    func report(_ table: BenchTable, _ measure: (inout BenchTable) async throws -> Void) async throws {
+    func report(_ table: BenchTable, json: Bool, _ measure: (inout BenchTable) async throws -> Void) async throws {
         var table = table
         do {
             try await measure(&table)
@@ -91,8 +91,7 @@ struct BenchPlatform {
             throw error
         }
         await stop()
-        Output.out(table.render())
-        if !table.allMet { throw ExitCode(1) }
+        try table.print(json: json)
     }
 }
 
@@ -109,12 +108,15 @@ struct BenchIngestCommand: AsyncParsableCommand {
     @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
 
+    @OptionGroup var format: BenchFormat
+
     func run() async throws {
         let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-ingest")
         let delivered = EventCounter(endpoint: platform.egress, prefix: Events.deviceLocation.topic)
         defer { delivered.stop() }
         try await platform.report(
-            BenchTable(title: "ridectl bench ingest — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(devices) devices, \(rate) locations/s offered, \(seconds) s")
+            BenchTable(title: "ridectl bench ingest — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(devices) devices, \(rate) locations/s offered, \(seconds) s"),
+            json: format.json
         ) { table in
             let warmUp = 3.0
             try platform.startDevices(devices: devices, rate: rate, seconds: warmUp + seconds + 1, processes: processes)
@@ -157,6 +159,8 @@ struct BenchNearbyCommand: AsyncParsableCommand {
     @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
 
+    @OptionGroup var format: BenchFormat
+
     func run() async throws {
         let phases = inflight.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard !phases.isEmpty, phases.allSatisfy({ $0 > 0 }) else { throw ValidationError("--inflight must be positive numbers, comma-separated (e.g. 1,32), not \"\(inflight)\"") }
@@ -165,7 +169,7 @@ struct BenchNearbyCommand: AsyncParsableCommand {
             BenchTable(
                 title:
                     "ridectl bench nearby — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(drivers) drivers, \(ingestRate) loc/s streaming, radius \(Int(radius)) m, limit 10, available only"
-            )
+            ), json: format.json
         ) { table in
             Output.err("loading \(drivers) drivers…\n")
             let loading = ContinuousClock.now
@@ -202,11 +206,14 @@ struct BenchMemoryCommand: AsyncParsableCommand {
     @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
 
+    @OptionGroup var format: BenchFormat
+
     func run() async throws {
         let counts = steps.split(separator: ",").compactMap { Int($0) }
         guard !counts.isEmpty, counts == counts.sorted() else { throw ValidationError("--steps must be increasing numbers") }
         let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-memory")
-        try await platform.report(BenchTable(title: "ridectl bench memory — ride-tracking resident memory (devices with a location, indexed and stored)")) { table in
+        try await platform.report(BenchTable(title: "ridectl bench memory — ride-tracking resident memory (devices with a location, indexed and stored)"), json: format.json) {
+            table in
             let empty = try await platform.trackingMetrics()["process_resident_memory_bytes"] ?? 0
             table.add("0 devices", String(format: "%.0f MB", empty / 1_048_576), "reported")
             var loaded = 0
