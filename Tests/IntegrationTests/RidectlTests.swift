@@ -376,3 +376,26 @@ import Wire
         #expect(rows.contains { $0.hasPrefix("time per route, p50 / p99") }, "\(run.stdout)")
     }
 }
+
+/// `ridectl bench city`, a small city briefly, as JSON: every step's rows, rides that completed
+/// with the fixes streaming, the platform's CPU per ride, and the verdict.
+@Suite(.timeLimit(.minutes(3))) struct BenchCityReportTests {
+    @Test func theReportJudgesEachStepAndNamesTheLargestCity() async throws {
+        let run = try await runCommand(
+            Binaries.ridectl,
+            [
+                "bench", "city", "--drivers", "600", "--rides-per-hour", "3600", "--steps", "0.5,1", "--step-seconds", "6", "--speedup", "240",
+                "--json",
+            ], timeout: .seconds(150))
+        #expect(run.status == 0 || run.status == 1, "exit 1 is a missed target; anything else failed: \(run.stdout)\n\(run.stderr.suffix(2000))")
+        let report = try JSONCoding.decode(JSONValue.self, from: Array(run.stdout.utf8))
+        let rows = try #require(report["rows"]?.arrayValue, "\(run.stdout)")
+        func row(_ prefix: String) -> JSONValue? { rows.first { $0["measure"]?.stringValue?.hasPrefix(prefix) == true } }
+        #expect(row("50% — 300 drivers (75 fixes/s), 1800 rides/h") != nil && row("100% — 600 drivers (150 fixes/s), 3600 rides/h") != nil, "\(run.stdout)")
+        let rides = try #require(row("  rides booked / completed / stuck")?["result"]?.stringValue, "\(run.stdout)")
+        let counts = rides.split(separator: "/").map { Int($0.trimmingCharacters(in: .whitespaces)) ?? -1 }
+        #expect(counts.count == 3 && counts[1] > 0 && counts[2] == 0, "rides completed, none stuck: \(rides)")
+        #expect(row("  CPU per completed ride, the platform")?["unit"] == "ms", "\(run.stdout)")
+        #expect(row("largest city carried") != nil, "\(run.stdout)")
+    }
+}

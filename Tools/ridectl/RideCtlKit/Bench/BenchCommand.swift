@@ -10,7 +10,8 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Measure the platform on this machine and print a table.",
         subcommands: [
-            BenchBusCommand.self, BenchIngestCommand.self, BenchNearbyCommand.self, BenchMemoryCommand.self, BenchLifecycleCommand.self, BenchRoutesCommand.self,
+            BenchBusCommand.self, BenchIngestCommand.self, BenchNearbyCommand.self, BenchMemoryCommand.self, BenchLifecycleCommand.self, BenchCityCommand.self,
+            BenchRoutesCommand.self,
             BenchRoutesPgCommand.self,
         ])
 }

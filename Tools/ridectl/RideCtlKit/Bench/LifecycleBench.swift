@@ -183,30 +183,41 @@ struct LifecycleLane: Sendable {
     func ride(until deadline: ContinuousClock.Instant, client: ServiceClient, watch: RideWatch) async -> Rides {
         var rides = Rides()
         while ContinuousClock.now < deadline {
-            do {
-                if let home { try await report(at: home, client: client) }
-                let order = try await client.call(
-                    Ops.Orders.create,
-                    CreateOrderParams(
-                        caller: .rider(rider), pickup: Place(latitude: pickup.latitude, longitude: pickup.longitude),
-                        dropoff: Place(latitude: dropoff.latitude, longitude: dropoff.longitude)))
-                let params = OrderParams(caller: .driver(driver), id: order.id)
-                _ = try await client.call(Ops.Orders.accept, params)
-                try await watch.wait(order.id, .pickingUp)
-                try await report(at: pickup, client: client)
-                try await watch.wait(order.id, .reachedPickup)
-                _ = try await client.call(Ops.Orders.startRide, params)
-                try await watch.wait(order.id, .droppingOff)
-                try await report(at: dropoff, client: client)
-                try await watch.wait(order.id, .reachedDropoff)
-                _ = try await client.call(Ops.Orders.endRide, params)
-                rides.completedAt.append(ContinuousClock.now)
-            } catch {
+            guard await rideOnce(client: client, watch: watch) else {
                 rides.stuck = 1
                 return rides
             }
+            rides.completedAt.append(ContinuousClock.now)
         }
         return rides
+    }
+
+    /// One ride through every step, the driver taking `pickupSeconds` to the pickup and
+    /// `rideSeconds` to the drop-off (0: a fix there at once); false when a step was not reached (stuck).
+    func rideOnce(pickupSeconds: Double = 0, rideSeconds: Double = 0, client: ServiceClient, watch: RideWatch) async -> Bool {
+        do {
+            if let home { try await report(at: home, client: client) }
+            let order = try await client.call(
+                Ops.Orders.create,
+                CreateOrderParams(
+                    caller: .rider(rider), pickup: Place(latitude: pickup.latitude, longitude: pickup.longitude),
+                    dropoff: Place(latitude: dropoff.latitude, longitude: dropoff.longitude)))
+            let params = OrderParams(caller: .driver(driver), id: order.id)
+            _ = try await client.call(Ops.Orders.accept, params)
+            try await watch.wait(order.id, .pickingUp)
+            if pickupSeconds > 0 { try await Task.sleep(for: .milliseconds(Int(pickupSeconds * 1000))) }
+            try await report(at: pickup, client: client)
+            try await watch.wait(order.id, .reachedPickup)
+            _ = try await client.call(Ops.Orders.startRide, params)
+            try await watch.wait(order.id, .droppingOff)
+            if rideSeconds > 0 { try await Task.sleep(for: .milliseconds(Int(rideSeconds * 1000))) }
+            try await report(at: dropoff, client: client)
+            try await watch.wait(order.id, .reachedDropoff)
+            _ = try await client.call(Ops.Orders.endRide, params)
+            return true
+        } catch {
+            return false
+        }
     }
 
     func report(at point: GeoPoint, client: ServiceClient) async throws {
