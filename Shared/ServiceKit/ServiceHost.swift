@@ -34,7 +34,9 @@ public struct ServiceHost: Sendable {
         var options = MDPWorker.Options()
         options.concurrency = concurrency
         let worker = ServiceWorker(broker: broker, router: router, options: options, logger: logger)
-        readiness.add("broker") { worker.isRegistered ? nil : "not registered with the broker at \(broker) yet" }
+        // One check per service the process serves (a tracking shard serves two).
+        let name = router.service == service ? "broker" : "broker \(router.service)"
+        readiness.add(name) { worker.isRegistered ? nil : "\(router.service) not registered with the broker at \(broker) yet" }
         return worker
     }
 

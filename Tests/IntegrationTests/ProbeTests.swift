@@ -26,7 +26,7 @@ import Wire
         try await eventually("the database check passes") { try await Self.readiness(http).checks["database"] == "ok" }
         let waiting = try await Self.readiness(http)
         #expect(waiting.status == 503 && waiting.state == "not_ready", "\(waiting)")
-        #expect(waiting.checks["broker"]?.contains("not registered with the broker at tcp://127.0.0.1:\(broker)") == true, "\(waiting)")
+        #expect(waiting.checks["broker"]?.contains("orders not registered with the broker at tcp://127.0.0.1:\(broker)") == true, "\(waiting)")
         #expect(waiting.checks["bus"]?.contains("not connected to the bus at tcp://127.0.0.1:\(sub)") == true, "\(waiting)")
 
         let bus = PlatformCommands.bus(
