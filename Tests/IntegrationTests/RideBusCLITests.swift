@@ -64,8 +64,9 @@ import Wire
     @Test func sigtermShutsDownGracefully() async throws {
         let bus = try await TestBus.start("sigterm")
         bus.supervisor.signal("bus", SIGTERM)
-        let status = await bus.supervisor.waitForExit("bus", timeout: .seconds(5))
-        #expect(status == 0)
+        // Gracefully is promptly (under a second here), with room for a machine the suite keeps busy.
+        let status = await bus.supervisor.waitForExit("bus", timeout: .seconds(20))
+        #expect(status == 0, "\(bus.log.suffix(2000))")
         #expect(bus.log.contains("bus stopped"))
         await bus.stop()
     }
