@@ -27,10 +27,11 @@ public struct ServiceHost: Sendable {
         metrics = ServiceMetrics.bootstrap()
     }
 
-    /// A worker answering `router`'s ops, `concurrency` requests at a time.
+    /// A worker answering `router`'s ops, `concurrency` requests at a time, timing each (`ride_op_duration_seconds`).
     public func worker(broker: String, router: OpRouter, concurrency: Int) -> ServiceWorker {
         var options = MDPWorker.Options()
         options.concurrency = concurrency
+        let router = OpMetrics(service: router.service, metrics: metrics).timing(router)
         return ServiceWorker(broker: broker, router: router, options: options, logger: logger)
     }
 

@@ -34,7 +34,7 @@ public struct UsersServer: Sendable {
         // Every topic of orders, so a sequence gap is a missed event, not one not subscribed to.
         let ordersEvents = try await EventSubscriber<RatingsReactor.OrdersEvent>(endpoint: settings.sub, prefixes: [Events.orderRoot], logger: logger)
         let ratings = RatingsReactor.make(store: store, platform: platform, subscriber: ordersEvents, logger: logger)
-        let users = host.metrics.gauge("ride_users_users", "Users registered.")
+        let users = host.metrics.gauge(RideMetric.users)
         host.metrics.onScrape { users.set(Double(store.count)) }
         // Stopped in reverse: health, then requests; the relay sends what they appended; then the publisher.
         let publishing = ShutdownHook {
