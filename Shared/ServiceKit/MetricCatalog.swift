@@ -21,9 +21,9 @@ public struct MetricSpec: Sendable, Hashable {
         self.exporters = exporters
     }
 
-    /// The series names a query may use: a histogram's `_bucket`, `_count` and `_sum`.
+    /// The names a query or a document may use: the name, and a histogram's `_bucket`, `_count` and `_sum`.
     public var seriesNames: [String] {
-        kind == .histogram ? [name + "_bucket", name + "_count", name + "_sum"] : [name]
+        kind == .histogram ? [name, name + "_bucket", name + "_count", name + "_sum"] : [name]
     }
 }
 

@@ -4,14 +4,16 @@ import ServiceKit
 import Testing
 import Wire
 
+/// Where Prometheus' server is installed; nil: it is not.
+let prometheusServer: String? = ["/usr/bin/prometheus", "/usr/local/bin/prometheus"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
 /// Debian's real `prometheus` scraping a platform of real processes every second: every target
 /// is up (its /metrics parses), and after a ride the reaction p99 query answers a number; the
 /// gateway's route counter and the rides counters are there. Skipped only where prometheus is
 /// not installed (`make test-deps` installs it).
-@Suite(.serialized, .enabled(if: PrometheusIntegrationTests.prometheus != nil, "prometheus is not installed (make test-deps)"))
+@Suite(.serialized, .enabled(if: prometheusServer != nil, "prometheus is not installed (make test-deps)"))
 struct PrometheusIntegrationTests {
     typealias Platform = OrdersIntegrationTests.Platform
-    static let prometheus: String? = ["/usr/bin/prometheus", "/usr/local/bin/prometheus"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     static let reactionP99 = "histogram_quantile(0.99, sum by (le, transition) (rate(\(RideMetric.reactionLatency.name)_bucket[1m])))"
 
@@ -55,7 +57,7 @@ struct PrometheusIntegrationTests {
             ]
             try Self.config(targets).write(toFile: "\(directory)/prometheus.yml", atomically: true, encoding: .utf8)
             try bus.supervisor.start(
-                name: "prometheus", executable: Self.prometheus!,
+                name: "prometheus", executable: prometheusServer!,
                 arguments: [
                     "--config.file=\(directory)/prometheus.yml", "--storage.tsdb.path=\(directory)/data", "--web.listen-address=127.0.0.1:\(port)",
                 ])

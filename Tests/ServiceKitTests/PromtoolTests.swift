@@ -1,12 +1,14 @@
 import Foundation
 import Testing
 
+/// Where `promtool` is installed; nil: it is not.
+let promtool: String? = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
 /// The deploy files as Prometheus reads them: `promtool` (Debian's `prometheus` package, which
 /// `make test-deps` installs) checks the alert rules, the scrape configs and every query of the
 /// dashboard. Skipped only where promtool is not installed.
-@Suite(.enabled(if: PromtoolTests.promtool != nil, "promtool is not installed (make test-deps)"))
+@Suite(.enabled(if: promtool != nil, "promtool is not installed (make test-deps)"))
 struct PromtoolTests {
-    static let promtool: String? = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) }
     static var deploy: URL { MetricCatalogTests.root.appendingPathComponent("deploy") }
 
     /// Runs promtool with `arguments` in `directory`; its exit status and output.

@@ -28,8 +28,8 @@ struct OrderReactions: Sendable {
     @discardableResult
     func react(to order: Order) async -> OrderTransition? {
         switch order.status {
-        case .accepted: return await retrying("pickup trip", order.id, moving: { try await startLeg(.pickup, orderID: order.id) })
-        case .startedRide: return await retrying("dropoff trip", order.id, moving: { try await startLeg(.dropoff, orderID: order.id) })
+        case .accepted: return await retryingTransition("pickup trip", order.id, { try await startLeg(.pickup, orderID: order.id) })
+        case .startedRide: return await retryingTransition("dropoff trip", order.id, { try await startLeg(.dropoff, orderID: order.id) })
         case .cancelled: await retrying("cancellation cleanup", order.id) { try await cleanUpCancelled(orderID: order.id) }
         case .new where order.tripID != nil: await retrying("the cancelled driver's trip", order.id) { try await releaseTrip(orderID: order.id) }
         case .completed:
@@ -47,7 +47,7 @@ struct OrderReactions: Sendable {
         guard case .string(let orderID)? = arrival.data.tripMetadata?["order_id"],
             case .string(let legName)? = arrival.data.tripMetadata?["leg"], let leg = Leg(rawValue: legName)
         else { return nil }
-        return await retrying("arrival", orderID, moving: { try await arrived(leg, orderID: orderID, tripID: arrival.data.tripID) })
+        return await retryingTransition("arrival", orderID, { try await arrived(leg, orderID: orderID, tripID: arrival.data.tripID) })
     }
 
     /// What a trip carries about its ride: the order and leg, and the driver as the share page
@@ -148,18 +148,16 @@ struct OrderReactions: Sendable {
     /// Runs `reaction` until it succeeds (`retryingWithBackoff`); a 4xx is a bug or bad data
     /// (retrying would not change it): logged, not retried.
     func retrying(_ what: String, _ orderID: String, _ reaction: @Sendable () async throws -> Void) async {
-        await retrying(
-            what, orderID,
-            moving: {
-                try await reaction()
-                return nil
-            })
+        await retryingTransition(what, orderID) {
+            try await reaction()
+            return nil
+        }
     }
 
-    /// As `retrying(_:_:_:)`, for a reaction that says which status change it made: the change of
+    /// As `retrying`, for a reaction that says which status change it made: the change of
     /// the attempt that succeeded (nil: none, or no attempt succeeded).
     @discardableResult
-    func retrying(_ what: String, _ orderID: String, moving reaction: @Sendable () async throws -> OrderTransition?) async -> OrderTransition? {
+    func retryingTransition(_ what: String, _ orderID: String, _ reaction: @Sendable () async throws -> OrderTransition?) async -> OrderTransition? {
         var logger = logger
         logger[metadataKey: "reaction"] = "\(what)"
         logger[metadataKey: "order_id"] = "\(orderID)"
