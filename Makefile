@@ -22,8 +22,13 @@ deps:
 ## chromium, the headless browser that loads the share page in the gateway's tests;
 ## PostgreSQL's server, which the storage suite and the scale-out tests start on a port of their own;
 ## PostGIS, pgRouting, osm2pgrouting and osmium, with which the pgRouting route provider's tests import the roads
-## (and the roads and places tests rebuild their data files from the OpenStreetMap extract)
+## (and the roads and places tests rebuild their data files from the OpenStreetMap extract);
+## prometheus and promtool, which check deploy/prometheus/ and scrape a running platform (docs/metrics.md)
 test-deps: deps
+	@command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || { \
+		echo "make: installing prometheus (promtool checks the alert rules; a test scrapes the platform)"; \
+		$(SUDO) apt-get update -qq && $(APT_INSTALL) prometheus >/dev/null; \
+	}
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v psql >/dev/null 2>&1 || { \
 		echo "make: installing postgresql (the tests start their own throwaway server)"; \
 		$(SUDO) apt-get update -qq && $(APT_INSTALL) postgresql >/dev/null; \

@@ -248,7 +248,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests"),
         .testTarget(name: "BusTests", dependencies: ["Wire", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")], path: "Tests/BusTests"),
-        .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "ZeroMQ", .product(name: "Logging", package: "swift-log")], path: "Tests/ServiceKitTests"),
+        .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")], path: "Tests/ServiceKitTests"),
         .testTarget(
             name: "RideCtlTests", dependencies: ["Wire", "RideCtlKit", "Bus", "PlatformLauncher", "Geo", "RideModels", "Roads", "RideContract"], path: "Tests/RideCtlTests"),
         .testTarget(name: "DocsTests", dependencies: ["RideContract", "RideCtlKit"], path: "Tests/DocsTests"),
@@ -262,7 +262,9 @@ let package = Package(
         .testTarget(name: "TripsTests", dependencies: ["Wire", "TripsService", "RideModels", "Geo", "Bus", "Roads", "RideContract", "ServiceKit"], path: "Tests/TripsTests"),
         .testTarget(
             name: "OrdersTests",
-            dependencies: ["Wire", "RideContract", "OrdersService", "UsersService", "RideModels", "Storage", "Bus", "Geo", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Wire", "RideContract", "OrdersService", "UsersService", "RideModels", "Storage", "Bus", "Geo", "ServiceKit", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             path: "Tests/OrdersTests"),
         .testTarget(
             name: "GatewayTests",

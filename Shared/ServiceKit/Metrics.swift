@@ -9,10 +9,17 @@ import Synchronization
 /// with `DeltaCounter`, so the hot loops never touch a lock for metrics.
 public final class ServiceMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
+    /// swift-metrics over `registry`: a `Timer` is a histogram with `RideMetric.durationBuckets`;
+    /// libraries' names are made the ones `RideMetric` declares (`RideMetric.sanitize`).
+    public let factory: PrometheusMetricsFactory
     private let refreshers = Mutex<[@Sendable () -> Void]>([])
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = RideMetric.durationBuckets
+        factory.nameAndLabelSanitizer = RideMetric.sanitize
+        self.factory = factory
         addProcessMetrics()
     }
 
@@ -20,7 +27,7 @@ public final class ServiceMetrics: Sendable {
     /// Call once per process, from `main`.
     public static func bootstrap() -> ServiceMetrics {
         let metrics = ServiceMetrics()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
+        MetricsSystem.bootstrap(metrics.factory)
         return metrics
     }
 
@@ -35,25 +42,31 @@ public final class ServiceMetrics: Sendable {
         return registry.emitToBuffer()
     }
 
-    public func counter(_ name: String, _ help: String, labels: [(String, String)] = []) -> Prometheus.Counter {
-        registry.makeCounter(name: name, labels: labels, help: help)
+    public func counter(_ metric: MetricSpec, labels: [(String, String)] = []) -> Prometheus.Counter {
+        registry.makeCounter(name: metric.name, labels: labels, help: metric.help)
     }
 
-    public func gauge(_ name: String, _ help: String, labels: [(String, String)] = []) -> Prometheus.Gauge {
-        registry.makeGauge(name: name, labels: labels, help: help)
+    public func gauge(_ metric: MetricSpec, labels: [(String, String)] = []) -> Prometheus.Gauge {
+        registry.makeGauge(name: metric.name, labels: labels, help: metric.help)
     }
 
     /// A counter fed from a running total kept elsewhere.
-    public func deltaCounter(_ name: String, _ help: String, labels: [(String, String)] = []) -> DeltaCounter {
-        DeltaCounter(counter(name, help, labels: labels))
+    public func deltaCounter(_ metric: MetricSpec, labels: [(String, String)] = []) -> DeltaCounter {
+        DeltaCounter(counter(metric, labels: labels))
+    }
+
+    /// A swift-metrics timer of `metric`, a histogram with `RideMetric.durationBuckets`.
+    public func timer(_ metric: MetricSpec, labels: [(String, String)] = []) -> CoreMetrics.Timer {
+        // Made here rather than by the factory, which gives no help text.
+        let histogram = registry.makeDurationHistogram(name: metric.name, labels: labels, buckets: RideMetric.durationBuckets, help: metric.help)
+        return CoreMetrics.Timer(label: metric.name, dimensions: labels, handler: histogram, factory: factory)
     }
 
     private func addProcessMetrics() {
-        let rss = gauge("process_resident_memory_bytes", "Resident memory size in bytes.")
-        let cpu = deltaCounter("process_cpu_seconds_total", "Total user and system CPU time in seconds.")
-        let fds = gauge("process_open_fds", "Number of open file descriptors.")
-        gauge("process_start_time_seconds", "Start time of the process since the Unix epoch in seconds.")
-            .set(Date().timeIntervalSince1970)
+        let rss = gauge(RideMetric.processMemory)
+        let cpu = deltaCounter(RideMetric.processCPU)
+        let fds = gauge(RideMetric.processFDs)
+        gauge(RideMetric.processStart).set(Date().timeIntervalSince1970)
         onScrape {
             let usage = ProcessUsage.current()
             rss.set(Double(usage.residentBytes))
@@ -115,6 +128,16 @@ public struct ProcessUsage: Sendable {
         }
         usage.openFileDescriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
         return usage
+    }
+}
+
+extension CoreMetrics.Timer {
+    /// Records `duration` (negative as 0; beyond Int64's nanoseconds as their maximum).
+    public func record(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return recordNanoseconds(Int64(0)) }
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        recordNanoseconds(overflow ? Int64.max : whole.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue)
     }
 }
 

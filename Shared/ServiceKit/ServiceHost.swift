@@ -29,10 +29,11 @@ public struct ServiceHost: Sendable {
         metrics = ServiceMetrics.bootstrap()
     }
 
-    /// A worker answering `router`'s ops, `concurrency` requests at a time.
+    /// A worker answering `router`'s ops, `concurrency` requests at a time, timing each (`ride_op_duration_seconds`).
     public func worker(broker: String, router: OpRouter, concurrency: Int) -> ServiceWorker {
         var options = MDPWorker.Options()
         options.concurrency = concurrency
+        let router = OpMetrics(service: router.service, metrics: metrics).timing(router)
         let worker = ServiceWorker(broker: broker, router: router, options: options, logger: logger)
         // One check per service the process serves (a tracking shard serves two).
         let name = router.service == service ? "broker" : "broker \(router.service)"

@@ -107,15 +107,15 @@ struct BusMetrics: Sendable {
     let broker: Broker
 
     func register() {
-        let forwarded = metrics.deltaCounter("ride_bus_events_forwarded_total", "Events moved from ingress to egress.")
-        let subscriptions = metrics.deltaCounter("ride_bus_subscription_messages_total", "Subscribe/unsubscribe messages passed upstream.")
-        let rejectedEgress = metrics.deltaCounter("ride_bus_rejected_messages_total", "Messages dropped as malformed.", labels: [("socket", "egress")])
-        let rejectedBroker = metrics.deltaCounter("ride_bus_rejected_messages_total", "Messages dropped as malformed.", labels: [("socket", "broker")])
-        let requests = metrics.deltaCounter("ride_bus_requests_total", "Client requests received by the broker.")
-        let replies = metrics.deltaCounter("ride_bus_replies_total", "Replies sent to clients (worker replies and MMI).")
-        let refused = metrics.deltaCounter("ride_bus_refused_requests_total", "Requests answered 503 by the broker (no worker in time, queue full, worker lost).")
-        let expired = metrics.deltaCounter("ride_bus_expired_workers_total", "Workers dropped after missing heartbeats.")
-        let requeued = metrics.deltaCounter("ride_bus_requeued_requests_total", "Requests given to another worker after theirs was lost.")
+        let forwarded = metrics.deltaCounter(RideMetric.eventsForwarded)
+        let subscriptions = metrics.deltaCounter(RideMetric.subscriptionMessages)
+        let rejectedEgress = metrics.deltaCounter(RideMetric.rejectedMessages, labels: [("socket", "egress")])
+        let rejectedBroker = metrics.deltaCounter(RideMetric.rejectedMessages, labels: [("socket", "broker")])
+        let requests = metrics.deltaCounter(RideMetric.busRequests)
+        let replies = metrics.deltaCounter(RideMetric.busReplies)
+        let refused = metrics.deltaCounter(RideMetric.busRefused)
+        let expired = metrics.deltaCounter(RideMetric.expiredWorkers)
+        let requeued = metrics.deltaCounter(RideMetric.requeued)
         let perService = Mutex<[String: (requests: DeltaCounter, workers: PrometheusGauge, queued: PrometheusGauge)]>([:])
         let metrics = self.metrics
         let (forwarder, broker) = (self.forwarder, self.broker)
@@ -136,9 +136,9 @@ struct BusMetrics: Sendable {
                     if known[name] == nil {
                         let labels = [("service", name)]
                         known[name] = (
-                            metrics.deltaCounter("ride_bus_service_requests_total", "Requests per service.", labels: labels),
-                            metrics.gauge("ride_bus_workers", "Registered workers per service.", labels: labels),
-                            metrics.gauge("ride_bus_queued_requests", "Requests waiting for a worker per service.", labels: labels)
+                            metrics.deltaCounter(RideMetric.serviceRequests, labels: labels),
+                            metrics.gauge(RideMetric.workers, labels: labels),
+                            metrics.gauge(RideMetric.queued, labels: labels)
                         )
                     }
                     known[name]!.requests.update(to: service.requests)

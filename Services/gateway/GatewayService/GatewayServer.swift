@@ -63,6 +63,7 @@ struct GatewayApplication: Sendable {
 
     func router() -> Router<GatewayContext> {
         let router = Router(context: GatewayContext.self)
+        router.add(middleware: MetricsMiddleware())  // ride_gateway_http_* (RideMetric)
         router.add(middleware: ErrorJSONMiddleware())
         router.add(middleware: MethodNotAllowedMiddleware(registry: registry))
         let open = RecordedRoutes(group: router.group("v1"), prefix: "/v1", security: .none, registry: registry)

@@ -24,11 +24,12 @@ struct OrderReactions: Sendable {
     /// The destination radius of both legs' trips, in metres.
     var arrivalRadius = 30.0
 
-    /// The reaction to `order.status.<STATUS>`.
-    func react(to order: Order) async {
+    /// The reaction to `order.status.<STATUS>`; the status change it made, if any.
+    @discardableResult
+    func react(to order: Order) async -> OrderTransition? {
         switch order.status {
-        case .accepted: await retrying("pickup trip", order.id) { try await startLeg(.pickup, orderID: order.id) }
-        case .startedRide: await retrying("dropoff trip", order.id) { try await startLeg(.dropoff, orderID: order.id) }
+        case .accepted: return await retryingTransition("pickup trip", order.id, { try await startLeg(.pickup, orderID: order.id) })
+        case .startedRide: return await retryingTransition("dropoff trip", order.id, { try await startLeg(.dropoff, orderID: order.id) })
         case .cancelled: await retrying("cancellation cleanup", order.id) { try await cleanUpCancelled(orderID: order.id) }
         case .new where order.tripID != nil: await retrying("the cancelled driver's trip", order.id) { try await releaseTrip(orderID: order.id) }
         case .completed:
@@ -37,14 +38,16 @@ struct OrderReactions: Sendable {
             }
         default: break
         }
+        return nil
     }
 
-    /// The reaction to `trip.destination_arrival`.
-    func react(to arrival: TripEvent) async {
+    /// The reaction to `trip.destination_arrival`; the status change it made, if any.
+    @discardableResult
+    func react(to arrival: TripEvent) async -> OrderTransition? {
         guard case .string(let orderID)? = arrival.data.tripMetadata?["order_id"],
             case .string(let legName)? = arrival.data.tripMetadata?["leg"], let leg = Leg(rawValue: legName)
-        else { return }
-        await retrying("arrival", orderID) { try await arrived(leg, orderID: orderID, tripID: arrival.data.tripID) }
+        else { return nil }
+        return await retryingTransition("arrival", orderID, { try await arrived(leg, orderID: orderID, tripID: arrival.data.tripID) })
     }
 
     /// What a trip carries about its ride: the order and leg, and the driver as the share page
@@ -57,10 +60,11 @@ struct OrderReactions: Sendable {
     }
 
     /// `ACCEPTED → PICKING_UP` or `STARTED_RIDE → DROPPING_OFF`: a trip for the driver's device to
-    /// the leg's destination (completing the pickup trip at the same time).
-    func startLeg(_ leg: Leg, orderID: String) async throws {
+    /// the leg's destination (completing the pickup trip at the same time). The change, if it made it.
+    @discardableResult
+    func startLeg(_ leg: Leg, orderID: String) async throws -> OrderTransition? {
         let (from, action): (OrderStatus, OrderAction) = leg == .pickup ? (.accepted, .pickupTripCreated) : (.startedRide, .dropoffTripCreated)
-        guard let order = try await store.order(id: orderID), order.status == from, let deviceID = order.driver?.deviceID else { return }
+        guard let order = try await store.order(id: orderID), order.status == from, let deviceID = order.driver?.deviceID else { return nil }
         // The pickup trip is completed while the dropoff trip is made (two calls to trips at once,
         // not one after the other), and both before the status moves on: a failure of either
         // leaves the order at STARTED_RIDE for the retry, which repeats both (each is idempotent).
@@ -80,6 +84,7 @@ struct OrderReactions: Sendable {
         if updated.status != previous { relay.notify() }
         // Cancelled while the trip was being made: that trip must end too.
         if updated.status == .cancelled, updated.tripID != trip.tripID { try await completeTrip(trip.tripID) }
+        return OrderTransition(from: previous, to: updated.status)
     }
 
     /// Before a leg, the order's previous trip ends: the pickup trip before the dropoff leg, and
@@ -109,8 +114,10 @@ struct OrderReactions: Sendable {
     /// being created): retried until the order has moved on to the leg's status.
     struct ArrivalBeforeLeg: Error {}
 
-    /// `PICKING_UP → REACHED_PICKUP` or `DROPPING_OFF → REACHED_DROPOFF`, for the order's current trip only.
-    func arrived(_ leg: Leg, orderID: String, tripID: String) async throws {
+    /// `PICKING_UP → REACHED_PICKUP` or `DROPPING_OFF → REACHED_DROPOFF`, for the order's current
+    /// trip only. The change, if it made it.
+    @discardableResult
+    func arrived(_ leg: Leg, orderID: String, tripID: String) async throws -> OrderTransition? {
         let (from, action): (OrderStatus, OrderAction) = leg == .pickup ? (.pickingUp, .arrivedAtPickup) : (.droppingOff, .arrivedAtDropoff)
         let before: OrderStatus = leg == .pickup ? .accepted : .startedRide
         if let order = try await store.order(id: orderID), order.status == before { throw ArrivalBeforeLeg() }
@@ -119,6 +126,7 @@ struct OrderReactions: Sendable {
             order.status = try OrdersOps.decide(action, order, by: .reactor)
         }
         if updated.status != previous { relay.notify() }
+        return OrderTransition(from: previous, to: updated.status)
     }
 
     /// A cancelled order's trip is completed, and the order lets go of the trip. It keeps its
@@ -140,14 +148,26 @@ struct OrderReactions: Sendable {
     /// Runs `reaction` until it succeeds (`retryingWithBackoff`); a 4xx is a bug or bad data
     /// (retrying would not change it): logged, not retried.
     func retrying(_ what: String, _ orderID: String, _ reaction: @Sendable () async throws -> Void) async {
+        await retryingTransition(what, orderID) {
+            try await reaction()
+            return nil
+        }
+    }
+
+    /// As `retrying`, for a reaction that says which status change it made: the change of
+    /// the attempt that succeeded (nil: none, or no attempt succeeded).
+    @discardableResult
+    func retryingTransition(_ what: String, _ orderID: String, _ reaction: @Sendable () async throws -> OrderTransition?) async -> OrderTransition? {
         var logger = logger
         logger[metadataKey: "reaction"] = "\(what)"
         logger[metadataKey: "order_id"] = "\(orderID)"
+        var moved: OrderTransition?
         await retryingWithBackoff(
             "reaction", logger: logger,
             isPermanent: { error in
                 guard let error = error as? ServiceError else { return false }
                 return (400..<500).contains(error.status)
-            }, reaction)
+            }, { moved = try await reaction() })
+        return moved
     }
 }

@@ -39,6 +39,8 @@ struct OrdersOps {
     let routes = RouteModel()
     /// Where quotes' routes come from (road data, or the straight line).
     var roads: any RouteProvider = StraightLineRoutes()
+    /// Told of each order this instance ended, with its final status (`COMPLETED` or `CANCELLED`): the rides counters.
+    var ended: @Sendable (OrderStatus) -> Void = { _ in }
 
     func router(instance: String) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.orders, instance: instance)
@@ -395,7 +397,7 @@ struct OrdersOps {
     ) async throws -> Order {
         let caller = params.caller
         do {
-            let (order, _) = try await store.change(id: params.id, sideEvents: sideEvents) { order in
+            let (order, previous) = try await store.change(id: params.id, sideEvents: sideEvents) { order in
                 // A retried request whose first attempt was applied: the order as it is, nothing written.
                 if OrderStateMachine.isRepeat(action, of: order.facts, by: OrderActor(caller)) { return }
                 let next = try Self.decide(action, order, caller)
@@ -403,6 +405,7 @@ struct OrdersOps {
                 change(&order)
             }
             relay.notify()
+            if order.status != previous, !order.status.isOpen { ended(order.status) }
             return order
         } catch OrderStoreFailure.unknownOrder {
             throw unknownOrder(params.id)
@@ -465,7 +468,9 @@ struct OrdersOps {
             order.offeredTo = []
         }
         relay.notify()
-        return after.version != version && after.cancelReason == Order.noDriverFound
+        let expired = after.version != version && after.cancelReason == Order.noDriverFound
+        if expired { ended(.cancelled) }
+        return expired
     }
 
     /// The statuses in which a driver's cancel sends the order back to dispatch (before the ride

@@ -15,7 +15,7 @@ enum OrdersReactor {
 
     static func make(
         reactions: OrderReactions, ops: OrdersOps, store: any OrderStorage, platform: ServiceClient, subscriber: EventSubscriber<LifecycleEvent>,
-        logger: Logger
+        latency: ReactionLatency? = nil, logger: Logger
     ) -> EventReactor<LifecycleEvent> {
         EventReactor(
             name: "reactor", sources: sources, cursors: store, subscriber: subscriber, logger: logger,
@@ -28,14 +28,15 @@ enum OrdersReactor {
             handle: { event in
                 switch event.data {
                 case .order(let change):
-                    await reactions.react(to: change.order)
+                    if let moved = await reactions.react(to: change.order) { latency?.record(moved, triggeredAt: event.time) }
                     // The driver who accepted can take no other order: their other offers go.
                     if change.order.status == .accepted {
                         await reactions.retrying("withdrawing the driver's other offers", change.order.id) {
                             try await ops.withdrawOtherOffers(acceptedOrder: change.order.id)
                         }
                     }
-                case .arrival(let arrival): await reactions.react(to: arrival)
+                case .arrival(let arrival):
+                    if let moved = await reactions.react(to: arrival) { latency?.record(moved, triggeredAt: event.time) }
                 case .other: break
                 }
             })

@@ -36,6 +36,8 @@ public struct OrdersServer: Sendable {
         var ops = OrdersOps(
             store: store, platform: platform, relay: relay, dispatch: settings.dispatch, fares: settings.fares, surge: settings.surge,
             payments: payments, logger: logger)
+        let (completed, cancelled) = (host.metrics.counter(RideMetric.ridesCompleted), host.metrics.counter(RideMetric.ridesCancelled))
+        ops.ended = { status in status == .completed ? completed.increment() : cancelled.increment() }
         ops.roads = try settings.routes.makeProvider(embedded: { try EmbeddedRoutes.helsinki() }, logger: logger)
         // Every topic of both sources (not just the arrivals of `trips`): only then is a sequence
         // gap a missed event rather than one not subscribed to.
@@ -43,12 +45,11 @@ public struct OrdersServer: Sendable {
             endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], logger: logger)
         let reactor = OrdersReactor.make(
             reactions: OrderReactions(store: store, platform: platform, relay: relay, payments: payments, logger: logger),
-            ops: ops, store: store, platform: platform, subscriber: statusEvents, logger: logger)
+            ops: ops, store: store, platform: platform, subscriber: statusEvents, latency: ReactionLatency(metrics: host.metrics), logger: logger)
         let deviceStatuses = try await EventSubscriber<DeviceStatusEvent>(endpoint: settings.sub, prefixes: [Events.deviceStatus.topic], logger: logger)
         host.needsBus([statusEvents, deviceStatuses], at: settings.sub)
         host.needsDatabase(relay)
-        let expired = host.metrics.counter(
-            "ride_orders_no_driver_found_total", "Orders cancelled because no driver accepted them within --driver-search-s (this instance's).")
+        let expired = host.metrics.counter(RideMetric.noDriverFound)
         var router = ops.router(instance: host.instance)
         router.requests = store.requestLog
         let worker = host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency)

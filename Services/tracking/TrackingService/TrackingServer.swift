@@ -7,7 +7,6 @@ import RideContract
 import RideModels
 import ServiceKit
 import ServiceLifecycle
-import Synchronization
 import Wire
 import ZeroMQ
 
@@ -191,24 +190,22 @@ struct TrackingMetrics: Sendable {
     let peers: ShardPeers?
 
     func register() {
-        let accepted = metrics.deltaCounter("ride_tracking_locations_accepted_total", "Locations accepted (stored, indexed).")
-        let rejected = metrics.deltaCounter("ride_tracking_locations_rejected_total", "Locations refused by the rules.")
-        let batches = metrics.deltaCounter("ride_tracking_batches_total", "Batches accepted.")
-        let refused = metrics.deltaCounter("ride_tracking_refused_batches_total", "Batches or messages refused whole (bad key, malformed, too big).")
-        let written = metrics.deltaCounter("ride_tracking_history_written_total", "Locations written to the history.")
-        let published = metrics.deltaCounter("ride_tracking_events_published_total", "device.location and device.status events published.")
-        let commits = metrics.deltaCounter("ride_tracking_commits_total", "Group commits of the history (a commit carries every batch queued).")
-        let failedCommits = metrics.deltaCounter("ride_tracking_failed_commits_total", "Group commits that failed.")
-        let devices = metrics.gauge("ride_tracking_devices", "Devices known.")
-        let active = metrics.gauge("ride_tracking_active_devices", "Devices active (reporting).")
-        let indexed = metrics.gauge("ride_tracking_index_points", "Devices in the spatial index.")
-        let cells = metrics.gauge("ride_tracking_index_cells", "Occupied cells of the spatial index.")
-        let rate = metrics.gauge("ride_tracking_locations_per_second", "Locations accepted per second, over the last scrape interval.")
-        let forwarded = metrics.deltaCounter("ride_tracking_shard_forwards_total", "Device ops passed on to the shard that keeps the device.")
-        let unanswered = metrics.deltaCounter("ride_tracking_shard_forwards_unanswered_total", "Device ops whose shard did not answer (503 shard_unavailable).")
-        let missing = metrics.deltaCounter("ride_tracking_nearby_shards_missing_total", "Shards left out of a Nearby answer: no answer within the deadline.")
+        let accepted = metrics.deltaCounter(RideMetric.locationsAccepted)
+        let rejected = metrics.deltaCounter(RideMetric.locationsRejected)
+        let batches = metrics.deltaCounter(RideMetric.batches)
+        let refused = metrics.deltaCounter(RideMetric.refusedBatches)
+        let written = metrics.deltaCounter(RideMetric.historyWritten)
+        let published = metrics.deltaCounter(RideMetric.eventsPublished)
+        let commits = metrics.deltaCounter(RideMetric.commits)
+        let failedCommits = metrics.deltaCounter(RideMetric.failedCommits)
+        let devices = metrics.gauge(RideMetric.devices)
+        let active = metrics.gauge(RideMetric.activeDevices)
+        let indexed = metrics.gauge(RideMetric.indexPoints)
+        let cells = metrics.gauge(RideMetric.indexCells)
+        let forwarded = metrics.deltaCounter(RideMetric.shardForwards)
+        let unanswered = metrics.deltaCounter(RideMetric.shardForwardsUnanswered)
+        let missing = metrics.deltaCounter(RideMetric.nearbyShardsMissing)
         let (state, pipeline, writer, peers) = (self.state, self.pipeline, self.writer, self.peers)
-        let lastSample = RateSample()
         metrics.onScrape {
             let counts = pipeline.statistics
             accepted.update(to: counts.acceptedLocations)
@@ -225,25 +222,10 @@ struct TrackingMetrics: Sendable {
             active.set(Double(sizes.active))
             indexed.set(Double(sizes.indexed))
             cells.set(Double(sizes.cells))
-            rate.set(lastSample.rate(total: counts.acceptedLocations))
             let shards = peers?.statistics ?? ShardPeers.Stats()
             forwarded.update(to: shards.forwarded)
             unanswered.update(to: shards.unansweredForwards)
             missing.update(to: shards.missingNearbyShards)
-        }
-    }
-}
-
-/// A per-second rate from a running total, between two reads.
-final class RateSample: Sendable {
-    private let last = Mutex<(total: UInt64, at: UInt64)>((0, 0))
-
-    func rate(total: UInt64) -> Double {
-        let now = MonotonicClock.nanoseconds()
-        return last.withLock { last in
-            defer { last = (total, now) }
-            guard last.at > 0, now > last.at else { return 0 }
-            return Double(total - min(total, last.total)) / (Double(now - last.at) / 1e9)
         }
     }
 }

@@ -36,7 +36,7 @@ public struct UsersServer: Sendable {
         host.needsBus([ordersEvents], at: settings.sub)
         host.needsDatabase(relay)
         let ratings = RatingsReactor.make(store: store, platform: platform, subscriber: ordersEvents, logger: logger)
-        let users = host.metrics.gauge("ride_users_users", "Users registered.")
+        let users = host.metrics.gauge(RideMetric.users)
         host.metrics.onScrape { users.set(Double(store.count)) }
         // Stopped in reverse: health, then requests; the relay sends what they appended; then the publisher.
         let publishing = ShutdownHook {

@@ -83,6 +83,9 @@ public struct OpRouter: Sendable {
     /// With it every op is idempotent: the same key and params answer the first reply, another
     /// op or params 422 `idempotency_key_reused`, a repeat while the first runs 409 `request_in_progress`.
     public var requests: (any RequestLog)?
+    /// Told of every answer: the op (`_unknown` for one not registered), the reply's status and
+    /// how long it took. (ServiceKit's `OpMetrics` keeps them as a histogram.)
+    public var onAnswered: (@Sendable (_ op: String, _ status: Int, _ elapsed: Duration) -> Void)?
 
     public init(service: String, instance: String = UUID().uuidString.lowercased()) {
         self.service = service
@@ -187,6 +190,14 @@ public struct OpRouter: Sendable {
     /// Answers one decoded request, as a worker would (another router may hand it a request to
     /// answer in its place).
     public func reply(to request: ServiceRequest, logger: Logger) async -> ServiceReply {
+        guard let onAnswered else { return await dispatch(request, logger: logger) }
+        let start = ContinuousClock.now
+        let reply = await dispatch(request, logger: logger)
+        onAnswered(request.op == "ping" || handlers[request.op] != nil ? request.op : "_unknown", reply.status, .now - start)
+        return reply
+    }
+
+    private func dispatch(_ request: ServiceRequest, logger: Logger) async -> ServiceReply {
         if request.op == "ping" {
             return pingReply()
         }
