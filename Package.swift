@@ -231,6 +231,7 @@ let package = Package(
                 "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "Roads", "ZeroMQ", "GatewayService",
                 "RoadServers", .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Tools/ridectl/RideCtlKit"
         ),
@@ -249,7 +250,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests"),
         .testTarget(name: "BusTests", dependencies: ["Wire", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")], path: "Tests/BusTests"),
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "ZeroMQ", .product(name: "Logging", package: "swift-log")], path: "Tests/ServiceKitTests"),
-        .testTarget(name: "RideCtlTests", dependencies: ["Wire", "RideCtlKit", "Bus", "PlatformLauncher", "Geo", "RideModels", "Roads"], path: "Tests/RideCtlTests"),
+        .testTarget(name: "RideCtlTests", dependencies: ["Wire", "RideCtlKit", "Bus", "PlatformLauncher", "Geo", "RideModels", "Roads", "ServiceKit"], path: "Tests/RideCtlTests"),
         .testTarget(name: "DocsTests", dependencies: ["RideContract", "RideCtlKit"], path: "Tests/DocsTests"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Bus", "RideContract", "TripsService"], path: "Tests/WireTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
