@@ -231,7 +231,7 @@ let package = Package(
                 "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "Roads", "ZeroMQ", "GatewayService",
                 "RoadServers", .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tools/ridectl/RideCtlKit"
         ),

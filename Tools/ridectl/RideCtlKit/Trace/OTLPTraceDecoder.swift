@@ -30,7 +30,8 @@ public enum OTLPTraceDecoder {
         for (r, resourceSpans) in try array(resources, "resourceSpans").enumerated() {
             let path = "resourceSpans[\(r)]"
             let resourceObject = try objectOf(resourceSpans, path)
-            let resource = try field(resourceObject, "resource").map { try objectOf($0, path + ".resource") } ?? [:]
+            var resource: [String: JSONValue] = [:]
+            if let value = field(resourceObject, "resource") { resource = try objectOf(value, path + ".resource") }
             let resourceAttributes = try attributes(field(resource, "attributes"), path + ".resource.attributes")
             let service = resourceAttributes["service.name"] ?? "unknown_service"
             let instance = resourceAttributes["service.instance.id"]

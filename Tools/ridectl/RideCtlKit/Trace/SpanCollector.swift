@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceKit
+import Wire
 
 /// An OTLP/HTTP receiver for traces in JSON: `POST /v1/traces` with `application/json` appends
 /// the request's spans to a `SpanFile`. What `ridectl traces collect` and `ridectl up --traces` run.
@@ -32,7 +33,7 @@ public struct SpanCollector: Sendable {
 
         static func refused(_ status: Int, _ message: String) -> Reply {
             // OTLP's error body is a google.rpc.Status: code 3 is INVALID_ARGUMENT.
-            let text = (try? String(decoding: JSONEncoder().encode(message), as: UTF8.self)) ?? "\"\""
+            let text = (try? JSONCoding.encodeText(message)) ?? "\"\""
             return Reply(status: status, json: #"{"code":3,"message":\#(text)}"#, stored: 0)
         }
     }

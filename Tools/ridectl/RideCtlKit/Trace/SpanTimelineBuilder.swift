@@ -120,12 +120,13 @@ public struct SpanTimelineBuilder: Sendable {
         return hops
     }
 
-    /// The spans under `span` in its own process (calls to other processes are their own steps).
+    /// The spans under `span` in its own process, short of other handlers: a call to another
+    /// process, or a reaction to an event it published, is a step of its own.
     func descendants(of span: Span) -> [Span] {
         var result: [Span] = []
         var queue = children[span.spanID] ?? []
         while let next = queue.popLast(), result.count < 10_000 {
-            guard next.service == span.service else { continue }
+            guard next.service == span.service, !next.isHandler else { continue }
             result.append(next)
             queue += children[next.spanID] ?? []
         }

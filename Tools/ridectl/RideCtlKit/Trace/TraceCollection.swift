@@ -1,11 +1,13 @@
 import Foundation
 import ServiceKit
+import ServiceLifecycle
 
 /// The span collector `ridectl up --traces` runs in its own process, and the variables that point
 /// the platform's processes at it.
 struct TraceCollection: Sendable {
     let port: Int
     let path: String
+    private let group: ServiceGroup
     private let task: Task<Void, Never>
 
     /// The OTLP exporter's settings for the children: OTLP/HTTP with JSON to this collector.
@@ -20,9 +22,11 @@ struct TraceCollection: Sendable {
         let collector = SpanCollector(writer: writer, logger: CLILogging.logger)
         let (started, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
         let app = collector.application(listen: listen) { port in continuation.yield(.success(port)) }
+        // In a service group of its own, so that stopping it is a graceful shutdown, not a cancellation.
+        let group = ServiceGroup(services: [app], logger: CLILogging.logger)
         let task = Task {
             do {
-                try await app.run()
+                try await group.run()
             } catch {
                 continuation.yield(.failure(error))
             }
@@ -31,14 +35,14 @@ struct TraceCollection: Sendable {
         var iterator = started.makeAsyncIterator()
         guard let first = await iterator.next() else { throw SpanFileError("the span collector stopped before it listened on \(listen)") }
         do {
-            return TraceCollection(port: try first.get(), path: path, task: task)
+            return TraceCollection(port: try first.get(), path: path, group: group, task: task)
         } catch {
             throw SpanFileError("the span collector cannot listen on \(listen): \(error)")
         }
     }
 
     func stop() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         await task.value
     }
 }
