@@ -97,6 +97,7 @@ import Wire
                 last = try await runCommand(Binaries.ridectl, ["trace", id] + noSpans + bus.ridectlFlags)
             }
             #expect(last.status == 0, "\(last.stderr)")
+            #expect(last.stdout.contains("PICKING_UP") && last.stdout.contains("trip.created"), "\(last.stdout)")
             let labels = last.stdout.split(separator: "\n").dropFirst(2).compactMap {
                 $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first(where: { !$0.hasPrefix("+") })
             }

@@ -29,12 +29,19 @@ import Wire
         status(7, "COMPLETED", previous: "DROPPING_OFF", at: 200, trip: "t-1"),
         event("orders", 8, "order.paid", at: 200.5, ["payment": ["order_id": "o-1", "amount": 12.5]]),
     ]
+    /// Trips' events are shaped like HyperTrack's webhooks: the trip's fields under `data`.
+    static func trip(_ sequence: UInt64, _ value: String, at seconds: Double, _ data: JSONValue) -> CloudEvent<JSONValue> {
+        var fields = data.objectValue ?? [:]
+        fields["value"] = .string(value)
+        return event("trips", sequence, "trip.\(value)", at: seconds, ["type": "trip", "device_id": "dan-phone", "data": .object(fields)])
+    }
+
     let trips = [
-        event("trips", 1, "trip.created", at: 4.24, ["trip_id": "t-1", "value": "created"]),
-        event("trips", 2, "trip.eta", at: 10, ["trip_id": "t-1", "value": "eta"]),
-        event("trips", 3, "trip.eta", at: 20, ["trip_id": "t-1", "value": "eta"]),
-        event("trips", 4, "trip.eta", at: 21, ["trip_id": "t-9", "value": "eta"]),
-        event("trips", 5, "trip.completed", at: 199, ["trip_id": "t-9", "value": "completed", "trip_metadata": ["order_id": "o-1"]]),
+        trip(1, "created", at: 4.24, ["trip_id": "t-1"]),
+        trip(2, "eta", at: 10, ["trip_id": "t-1"]),
+        trip(3, "eta", at: 20, ["trip_id": "t-1"]),
+        trip(4, "eta", at: 21, ["trip_id": "t-9"]),
+        trip(5, "completed", at: 199, ["trip_id": "t-9", "trip_metadata": ["order_id": "o-1"]]),
     ]
 
     @Test func theOrdersEventsAndItsTripsInTimeOrderWithTheirGaps() throws {

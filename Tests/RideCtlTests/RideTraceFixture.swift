@@ -23,7 +23,8 @@ enum RideTraceFixture {
     ) -> Span {
         Span(
             traceID: trace, spanID: String(format: "%016x", id), parentSpanID: parent.map { String(format: "%016x", $0) }, name: name, kind: kind,
-            service: service, instance: "\(service)-1", start: base + UInt64((start * 1_000_000).rounded()), end: base + UInt64((end * 1_000_000).rounded()), attributes: attributes)
+            service: service, instance: "\(service)-1", start: base + UInt64((start * 1_000_000).rounded()), end: base + UInt64((end * 1_000_000).rounded()), attributes: attributes
+        )
     }
 
     static let order = [Span.Attribute.orderID: orderID]

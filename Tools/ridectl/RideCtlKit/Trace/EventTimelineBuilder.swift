@@ -13,8 +13,10 @@ public enum EventTimelineBuilder {
         let trips = tripIDs(of: mine)
         let tripSteps = tripEvents.filter { event in
             guard event.type.hasPrefix("trip.") else { return false }
-            if let trip = event.data["trip_id"]?.stringValue, trips.contains(trip) { return true }
-            return event.data["trip_metadata"]?["order_id"]?.stringValue == orderID
+            // HyperTrack's webhook shape: the trip's fields are under `data`.
+            let trip = event.data["data"] ?? event.data
+            if let id = trip["trip_id"]?.stringValue, trips.contains(id) { return true }
+            return trip["trip_metadata"]?["order_id"]?.stringValue == orderID
         }
         let steps = (mine + tripSteps).sorted { ($0.time, $0.source, $0.sequence) < ($1.time, $1.source, $1.sequence) }.map(step(for:))
         return RideTimeline(orderID: orderID, origin: .events, steps: TimelineSteps.collapsed(steps))
