@@ -10,7 +10,8 @@ struct TraceCommand: AsyncParsableCommand {
         abstract: "A ride's timeline across processes: each status, which process caused it, and where the time went.",
         discussion: """
             From the exported spans when there are some for the order (--spans; `ridectl up --traces` \
-            records them): per step the time, the status (or event), the process and the hops — BUS (event \
+            records them): per step the time (its database commit, else its event's publication), the status \
+            (or event), the process and the hops — BUS (event \
             published → reactor starts), QUEUE (request sent → handler starts, the broker's queue), HANDLER \
             (the handler's own time), COMMIT (database commits), OUTBOX (commit → the event's publication) and \
             TOTAL (call or event → publication). Otherwise from the events: orders' events of the order and \
@@ -97,6 +98,7 @@ struct TraceCommand: AsyncParsableCommand {
             Output.err("ridectl trace: no order \(orderID): \((tried + ["no order.* event of it from orders"]).joined(separator: "; "))\n")
             throw ExitCode(1)
         }
+        if !tried.isEmpty { Output.err("ridectl trace: \(tried.joined(separator: "; ")): the timeline is from the events\n") }
         show(timeline, origin: "the events of orders and trips")
     }
 
