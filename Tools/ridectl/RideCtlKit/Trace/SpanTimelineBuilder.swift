@@ -9,6 +9,7 @@ import Foundation
 /// measured between the spans around that handler (see `Hops`).
 public struct SpanTimelineBuilder: Sendable {
     let spans: [Span]
+    /// Spans by trace and span id: a span id is only unique within its trace.
     let byID: [String: Span]
     let children: [String: [Span]]
 
@@ -17,8 +18,8 @@ public struct SpanTimelineBuilder: Sendable {
         var byID: [String: Span] = [:]
         var children: [String: [Span]] = [:]
         for span in spans {
-            if byID[span.spanID] == nil { byID[span.spanID] = span }
-            if let parent = span.parentSpanID { children[parent, default: []].append(span) }
+            if byID[span.traceID + span.spanID] == nil { byID[span.traceID + span.spanID] = span }
+            if let parent = span.parentSpanID { children[span.traceID + parent, default: []].append(span) }
         }
         self.byID = byID
         self.children = children
@@ -64,6 +65,8 @@ public struct SpanTimelineBuilder: Sendable {
             traceID: marker.traceID, hops: handler.map { hops(handler: $0, marker: marker) })
     }
 
+    func parent(of span: Span) -> Span? { span.parentSpanID.flatMap { byID[span.traceID + $0] } }
+
     /// The nearest `op`/`react` span at or above `span`; failing that (a relay that starts a trace
     /// of its own), the last one of the same trace and process that began before it.
     func handler(of span: Span) -> Span? {
@@ -71,7 +74,7 @@ public struct SpanTimelineBuilder: Sendable {
         var seen = 0
         while let candidate = current, seen < 64 {
             if candidate.isHandler { return candidate }
-            current = candidate.parentSpanID.flatMap { byID[$0] }
+            current = parent(of: candidate)
             seen += 1
         }
         return spans.filter { $0.isHandler && $0.traceID == span.traceID && $0.service == span.service && $0.start <= span.start }.max { $0.start < $1.start }
@@ -79,10 +82,10 @@ public struct SpanTimelineBuilder: Sendable {
 
     /// `op orders.accept ← ride-gateway POST /v1/…` or `react orders order.status ← ride-orders`.
     func cause(of handler: Span) -> String {
-        guard let parent = handler.parentSpanID.flatMap({ byID[$0] }) else { return handler.name }
+        guard let parent = parent(of: handler) else { return handler.name }
         var origin = parent.service
         // A call's parent says what the caller was doing: a gateway request, another handler.
-        if parent.isCall, let caller = parent.parentSpanID.flatMap({ byID[$0] }) {
+        if parent.isCall, let caller = self.parent(of: parent) {
             origin += " " + caller.name
         } else if !handler.isHandler, !parent.isPublish {
             origin += " " + parent.name  // a step without a handler: what published it (`trip.watch`)
@@ -91,7 +94,7 @@ public struct SpanTimelineBuilder: Sendable {
     }
 
     func hops(handler: Span, marker: Span) -> Hops {
-        let parent = handler.parentSpanID.flatMap { byID[$0] }
+        let parent = parent(of: handler)
         var hops = Hops()
         var origin = handler.start
         if let parent, handler.isReaction, parent.isPublish {
@@ -101,7 +104,7 @@ public struct SpanTimelineBuilder: Sendable {
             hops.brokerQueue = milliseconds(from: parent.start, to: handler.start)
             origin = parent.start
         }
-        let direct = (children[handler.spanID] ?? []).filter { $0.traceID == handler.traceID }
+        let direct = children[handler.traceID + handler.spanID] ?? []
         let childTime = direct.reduce(UInt64(0)) { total, child in
             let start = max(child.start, handler.start)
             let end = min(child.end, handler.end)
@@ -124,11 +127,11 @@ public struct SpanTimelineBuilder: Sendable {
     /// process, or a reaction to an event it published, is a step of its own.
     func descendants(of span: Span) -> [Span] {
         var result: [Span] = []
-        var queue = children[span.spanID] ?? []
+        var queue = children[span.traceID + span.spanID] ?? []
         while let next = queue.popLast(), result.count < 10_000 {
             guard next.service == span.service, !next.isHandler else { continue }
             result.append(next)
-            queue += children[next.spanID] ?? []
+            queue += children[next.traceID + next.spanID] ?? []
         }
         return result
     }

@@ -65,7 +65,7 @@ struct TraceCommand: AsyncParsableCommand {
             if FileManager.default.fileExists(atPath: path) {
                 let contents: SpanFile.Contents
                 do {
-                    contents = try SpanFile.read(path: path)
+                    contents = try SpanFile.read(path: path, orderID: orderID)
                 } catch {
                     Output.err("ridectl trace: cannot read \(path): \(error.localizedDescription)\n")
                     throw ExitCode(2)
@@ -76,7 +76,7 @@ struct TraceCommand: AsyncParsableCommand {
                 if let timeline = SpanTimelineBuilder(spans: contents.spans).timeline(orderID: orderID) {
                     return show(timeline, origin: path)
                 }
-                tried.append("no span of it among the \(contents.spans.count) in \(path)")
+                tried.append("no span of it in \(path)")
             } else if explicit || from == .spans {
                 Output.err("ridectl trace: warning: no spans file at \(path) (`ridectl up --traces` or `ridectl traces collect` writes one)\n")
                 if from == .spans { throw ExitCode(2) }
