@@ -231,6 +231,7 @@ let package = Package(
                 "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "Roads", "ZeroMQ", "GatewayService",
                 "RoadServers", .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tools/ridectl/RideCtlKit"
         ),
@@ -250,7 +251,8 @@ let package = Package(
         .testTarget(name: "BusTests", dependencies: ["Wire", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")], path: "Tests/BusTests"),
         .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")], path: "Tests/ServiceKitTests"),
         .testTarget(
-            name: "RideCtlTests", dependencies: ["Wire", "RideCtlKit", "Bus", "PlatformLauncher", "Geo", "RideModels", "Roads", "RideContract"], path: "Tests/RideCtlTests"),
+            name: "RideCtlTests", dependencies: ["Wire", "RideCtlKit", "Bus", "PlatformLauncher", "Geo", "RideModels", "Roads", "RideContract", "ServiceKit"],
+            path: "Tests/RideCtlTests"),
         .testTarget(name: "DocsTests", dependencies: ["RideContract", "RideCtlKit"], path: "Tests/DocsTests"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Bus", "RideContract", "TripsService"], path: "Tests/WireTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),

@@ -8,10 +8,11 @@ import ServiceKit
 public struct RideCtl: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "ridectl",
-        abstract: "Operate the ridesharing platform: start it, watch its events, call its services, benchmark it.",
+        abstract: "Operate the ridesharing platform: start it, watch its events, trace a ride, call its services, benchmark it.",
         version: PlatformVersion.current,
         subcommands: [
-            UpCommand.self, StatusCommand.self, TailCommand.self, CallCommand.self, PublishCommand.self, HealthCommand.self, SimulateCommand.self, KeysCommand.self,
+            UpCommand.self, StatusCommand.self, TailCommand.self, TraceCommand.self, TracesCommand.self, CallCommand.self, PublishCommand.self, HealthCommand.self,
+            SimulateCommand.self, KeysCommand.self,
             ContractCommand.self, RoadsCommand.self, BenchCommand.self, BenchProxyCommand.self, EchoWorkerCommand.self, BenchDevicesCommand.self,
         ])
 

@@ -48,7 +48,19 @@ struct UpCommand: AsyncParsableCommand {
     )
     var secure = false
 
+    @Flag(
+        help:
+            "Collect every process's spans: run an OTLP/HTTP JSON collector in ridectl, point each process at it (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL=http/json) and append the spans to <data-dir>/spans.jsonl, for `ridectl trace ORDER_ID`."
+    )
+    var traces = false
+
+    @Option(
+        name: .customLong("traces-listen"),
+        help: helpWithEnv("Where the span collector of --traces listens (HOST:PORT; port 0: a free one)", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:0"))
+    var tracesListen: String?
+
     mutating func validate() throws {
+        _ = try tracesAddress()
         guard (0...50_000).contains(portOffset) else { throw ValidationError("--port-offset must be from 0 to 50000") }
         guard (1...8).contains(trackingShards) else { throw ValidationError("--tracking-shards must be from 1 to 8, got \(trackingShards)") }
         do {
@@ -76,6 +88,10 @@ struct UpCommand: AsyncParsableCommand {
             try await ridectl.secureRidectl()  // the simulation runs in this process
             Output.out("ridectl up: the bus and the device ingest use CURVE, keys in \(keys) (export \(CurveOptions.directoryEnvironment)=\(keys) for ridectl tail/call)\n")
         }
+
+        let collection = traces ? try await startTraceCollection(dataDirectory: data) : nil
+        if let collection { environment.merge(collection.environment) { _, collector in collector } }
+        defer { if let collection { Task { await collection.stop() } } }
 
         // Signals are heard from now on, also while the platform starts: Ctrl-C during start-up stops
         // what was started at once instead of after everything is up.
@@ -113,6 +129,7 @@ struct UpCommand: AsyncParsableCommand {
             Output.out("ridectl up: stopped\n")
             return
         }
+        let traceHint = collection.map { "\n  ridectl trace ORDER_ID    a ride's timeline, from the spans in \($0.path) (collector on port \($0.port))" } ?? ""
         let banner = """
 
             The platform is up: \(processes.map(\.name).joined(separator: ", ")).\(portOffset == 0 ? "" : " (ports shifted by \(portOffset): pass the same addresses to ridectl)")
@@ -120,7 +137,7 @@ struct UpCommand: AsyncParsableCommand {
               ridectl tail            every event on the bus (ridectl tail order. for orders)
               ridectl call SVC OP     one request through the broker
               http://localhost:\(8080 + portOffset)/dashboard    the operator dashboard; the apps' API is under /v1 (/openapi.json)
-              RIDE_TRACKING_INGEST=\(Platform.trackingIngestEndpoints(shards: trackingShards, portOffset: portOffset).joined(separator: ","))    for drivers (TrackingSDK, ridectl simulate)
+              RIDE_TRACKING_INGEST=\(Platform.trackingIngestEndpoints(shards: trackingShards, portOffset: portOffset).joined(separator: ","))    for drivers (TrackingSDK, ridectl simulate)\(traceHint)
             Ctrl-C stops everything.
 
 
@@ -147,6 +164,22 @@ struct UpCommand: AsyncParsableCommand {
         Output.out("ridectl up: stopping \(supervisor.runningNames.joined(separator: ", "))…\n")
         await supervisor.stopAll()
         Output.out("ridectl up: stopped\n")
+    }
+
+    func tracesAddress() throws -> HostPort {
+        try withValidation {
+            try HostPort.parse(Setting.resolve(tracesListen, flag: "traces-listen", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:0"), name: "--traces-listen")
+        }
+    }
+
+    /// `--traces`: the span collector, listening before any process starts.
+    func startTraceCollection(dataDirectory: String) async throws -> TraceCollection {
+        do {
+            return try await TraceCollection.start(listen: try tracesAddress(), path: SpanFile.defaultPath(dataDirectory: dataDirectory))
+        } catch {
+            Output.err("ridectl up: --traces: \(error)\n")
+            throw ExitCode(1)
+        }
     }
 
     /// The key directory when CURVE is asked for (`--secure`, or RIDE_CURVE_KEYS already set), as an

@@ -1,0 +1,48 @@
+import Foundation
+import ServiceKit
+import ServiceLifecycle
+
+/// The span collector `ridectl up --traces` runs in its own process, and the variables that point
+/// the platform's processes at it.
+struct TraceCollection: Sendable {
+    let port: Int
+    let path: String
+    private let group: ServiceGroup
+    private let task: Task<Void, Never>
+
+    /// The OTLP exporter's settings for the children: OTLP/HTTP with JSON to this collector.
+    var environment: [String: String] {
+        ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(port)", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"]
+    }
+
+    /// Starts the collector on `listen` (port 0: a free one) writing to `path`; returns once it
+    /// listens, or throws why it cannot.
+    static func start(listen: HostPort, path: String) async throws -> TraceCollection {
+        let writer = try SpanFileWriter(path: path)
+        let collector = SpanCollector(writer: writer, logger: CLILogging.logger)
+        let (started, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
+        let app = collector.application(listen: listen) { port in continuation.yield(.success(port)) }
+        // In a service group of its own, so that stopping it is a graceful shutdown, not a cancellation.
+        let group = ServiceGroup(services: [app], logger: CLILogging.logger)
+        let task = Task {
+            do {
+                try await group.run()
+            } catch {
+                continuation.yield(.failure(error))
+            }
+            continuation.finish()
+        }
+        var iterator = started.makeAsyncIterator()
+        guard let first = await iterator.next() else { throw SpanFileError("the span collector stopped before it listened on \(listen)") }
+        do {
+            return TraceCollection(port: try first.get(), path: path, group: group, task: task)
+        } catch {
+            throw SpanFileError("the span collector cannot listen on \(listen): \(error)")
+        }
+    }
+
+    func stop() async {
+        await group.triggerGracefulShutdown()
+        await task.value
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import ServiceKit
+
+/// `ridectl traces collect`: an OTLP/HTTP JSON receiver writing the spans it gets to a file.
+struct TracesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "traces",
+        abstract: "Collect the platform's exported spans (OTLP/HTTP JSON) for `ridectl trace`.",
+        subcommands: [Collect.self])
+
+    struct Collect: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "collect",
+            abstract: "Receive spans on POST /v1/traces (OTLP JSON) and append them to a file, one JSON line each, until Ctrl-C.",
+            discussion: """
+                Point the services at it with OTEL_EXPORTER_OTLP_ENDPOINT=http://HOST:PORT and \
+                OTEL_EXPORTER_OTLP_PROTOCOL=http/json (`ridectl up --traces` runs one itself and does that). \
+                A body that is not an OTLP JSON trace export is answered 400 naming what is wrong, and nothing of it is stored; \
+                a body over --max-body-bytes 413; protobuf or compressed bodies 415. /v1/metrics and /v1/logs are answered and dropped.
+
+                Example:
+                  ridectl traces collect --listen 127.0.0.1:4318 --out .data/spans.jsonl
+                  ridectl trace 8f2c1d…   # the timeline of one ride from them
+                """)
+
+        @Option(help: helpWithEnv("Address to listen on (HOST:PORT; port 0 picks a free one)", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:4318"))
+        var listen: String?
+
+        @Option(help: helpWithEnv("The file the spans are appended to", env: "RIDE_TRACES_FILE", default: "<data-dir>/spans.jsonl"))
+        var out: String?
+
+        @Option(name: .customLong("data-dir"), help: helpWithEnv("The platform's data directory (where the spans go by default)", env: "RIDE_DATA_DIR", default: "./.data"))
+        var dataDirectory: String?
+
+        @Option(name: .customLong("max-body-bytes"), help: "The largest request body taken; larger ones are answered 413.")
+        var maxBodyBytes = SpanCollector.defaultMaxBodyBytes
+
+        mutating func validate() throws {
+            _ = try address()
+            guard maxBodyBytes >= 1024 else { throw ValidationError("--max-body-bytes must be at least 1024, got \(maxBodyBytes)") }
+        }
+
+        func address() throws -> HostPort {
+            try withValidation { try HostPort.parse(Setting.resolve(listen, flag: "listen", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:4318"), name: "--listen") }
+        }
+
+        func run() async throws {
+            let data = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
+            let path = Setting.resolve(out, flag: "out", env: "RIDE_TRACES_FILE", default: SpanFile.defaultPath(dataDirectory: data)).value
+            let writer = try SpanFileWriter(path: path)
+            let collector = SpanCollector(writer: writer, maxBodyBytes: maxBodyBytes, logger: CLILogging.logger)
+            let listen = try address()
+            let app = collector.application(listen: listen) { port in
+                Output.out("ridectl traces collect: OTLP/HTTP JSON on http://\(listen.host):\(port)/v1/traces, spans appended to \(path)\n")
+            }
+            try await app.runService()
+        }
+    }
+}
