@@ -18,13 +18,18 @@ public struct ServiceHost: Sendable {
     public let instance = UUID().uuidString.lowercased()
     public let startedAt = Date()
     let http: HostPort
+    /// The span exporter, when tracing is on (docs/tracing.md): run first, stopped last.
+    let tracing: (any Service)?
 
     public init(program: String, service: String, http: HostPort, logFormat: LogFormat, logLevel: Logger.Level) {
         self.program = program
         self.service = service
         self.http = http
-        logger = RideLogging.bootstrap(label: program, format: logFormat, level: logLevel)
+        let traced = TracingBootstrap.isRequested()
+        logger = RideLogging.bootstrap(
+            label: program, format: logFormat, level: logLevel, metadataProvider: traced ? TracingBootstrap.logMetadataProvider() : nil)
         metrics = ServiceMetrics.bootstrap()
+        tracing = traced ? TracingBootstrap.bootstrap(program: program, instance: instance, logger: logger) : nil
     }
 
     /// A worker answering `router`'s ops, `concurrency` requests at a time.
@@ -55,7 +60,7 @@ public struct ServiceHost: Sendable {
                 logger.info("\(service) ready", metadata: metadata)
             }, health: health)
         do {
-            try await ServiceRunner.run(parts + [status], logger: logger)
+            try await ServiceRunner.run((tracing.map { [$0] } ?? []) + parts + [status], logger: logger)
         } catch  where isAddressInUse(error) {
             let addresses = addresses ?? "HTTP address \(http) (--http)"
             throw exitWithError("cannot listen on \(addresses): Address already in use", program: program, code: ExitCodes.unavailable)

@@ -62,6 +62,8 @@ struct GatewayApplication: Sendable {
 
     func router() -> Router<GatewayContext> {
         let router = Router(context: GatewayContext.self)
+        // Outside the error middleware, so error replies are inside the request's span too.
+        GatewayTracing.add(to: router)
         router.add(middleware: ErrorJSONMiddleware())
         router.add(middleware: MethodNotAllowedMiddleware(registry: registry))
         let open = RecordedRoutes(group: router.group("v1"), prefix: "/v1", security: .none, registry: registry)
