@@ -45,7 +45,9 @@ import Wire
             return Receiver(process: process, output: output, port: port)
         }
 
-        var spans: [ReceivedSpan] {
+        var spans: [ReceivedSpan] { Self.spans(in: output) }
+
+        static func spans(in output: String) -> [ReceivedSpan] {
             let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
             return text.split(separator: "\n").compactMap { try? JSONCoding.decode(ReceivedSpan.self, from: Array($0.utf8)) }
         }
@@ -102,19 +104,19 @@ import Wire
 
             // Spans arrive in batches from every process: wait until the booking's trace and the
             // accept's (order → reactor → trips → …) have crossed five processes with every parent present.
-            var report = ""
-            try await eventually("one trace crosses five processes, every parent link in place", timeout: .seconds(30)) {
-                let spans = receiver.spans
-                let traces = [bookedTrace.traceID, acceptedTrace.traceID].map { trace in spans.filter { $0.traceID == trace } }
-                let services = traces.map { Set($0.map(\.serviceName)) }
-                let orphans = traces.map { Self.orphans(in: $0) }
-                report = "services \(services.map { $0.sorted() }); orphans \(orphans.map { $0.map { "\($0.serviceName): \($0.name)" } }); \(spans.count) spans"
-                return services.contains { $0.count >= 5 } && orphans.allSatisfy(\.isEmpty)
+            let traceIDs = [String(bookedTrace.traceID), String(acceptedTrace.traceID)]
+            let output = receiver.output
+            do {
+                try await eventually("one trace crosses five processes, every parent link in place", timeout: .seconds(30)) {
+                    Self.summary(Receiver.spans(in: output), traces: traceIDs).done
+                }
+            } catch {
+                throw TestFailure("\(error): \(Self.summary(receiver.spans, traces: traceIDs).report)")
             }
             let spans = receiver.spans
             let booking = spans.filter { $0.traceID == bookedTrace.traceID }
             // The gateway's server span is the root of what we did, a child of the caller's span.
-            #expect(booking.contains { $0.serviceName == "ride-gateway" && $0.kind == "server" && $0.parentSpanID == Self.callerSpan }, "\(report)")
+            #expect(booking.contains { $0.serviceName == "ride-gateway" && $0.kind == "server" && $0.parentSpanID == Self.callerSpan }, "\(booking.map(\.name))")
             #expect(booking.contains { $0.spanID == bookedTrace.spanID }, "the reply's traceparent names a span of the trace")
             let names = Set(spans.filter { $0.traceID == acceptedTrace.traceID }.map(\.name))
             for expected in ["call orders.accept", "op orders.accept", "publish order.status", "react orders order.status", "call trips.create", "op trips.create"] {
@@ -123,6 +125,15 @@ import Wire
             #expect(spans.allSatisfy { !$0.instanceID.isEmpty }, "service.instance.id on every resource")
         }
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Whether one of `traces` crosses five processes and none has a span without its parent; what was seen.
+    static func summary(_ spans: [ReceivedSpan], traces ids: [String]) -> (done: Bool, report: String) {
+        let traces = ids.map { trace in spans.filter { $0.traceID == trace } }
+        let services = traces.map { Set($0.map(\.serviceName)) }
+        let orphans = traces.map { Self.orphans(in: $0) }
+        let report = "services \(services.map { $0.sorted() }); orphans \(orphans.map { $0.map { "\($0.serviceName): \($0.name)" } }); \(spans.count) spans"
+        return (services.contains { $0.count >= 5 } && orphans.allSatisfy(\.isEmpty), report)
     }
 
     /// Spans whose parent is not in the trace (besides the test's own caller span, which nobody exports).

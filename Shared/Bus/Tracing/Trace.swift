@@ -41,16 +41,16 @@ public enum Trace {
 
     /// Runs `body` in a span named `name`, a child of `parent` when given (the context a message
     /// from another process carried), else of the current task's span (a new trace when none).
-    /// With tracing off `body` gets nil and nothing else happens; set attributes through the
+    /// With tracing off `body` gets nil and nothing else happens (`parent` is not even read); set attributes through the
     /// optional span, so they are not even built then.
     public static func span<T>(
-        _ name: @autoclosure () -> String, kind: SpanKind, parent: TraceHeaders? = nil,
+        _ name: @autoclosure () -> String, kind: SpanKind, parent: @autoclosure () -> TraceHeaders? = nil,
         isolation: isolated (any Actor)? = #isolation,
         function: String = #function, file fileID: String = #fileID, line: UInt = #line,
         _ body: (_ span: (any Span)?) async throws -> T
     ) async rethrows -> T {
         guard isEnabled else { return try await body(nil) }
-        let context = parent.map(context(continuing:)) ?? ServiceContext.current ?? .topLevel
+        let context = parent().map(context(continuing:)) ?? ServiceContext.current ?? .topLevel
         return try await withSpan(name(), context: context, ofKind: kind, isolation: isolation, function: function, file: fileID, line: line) { span in
             try await body(span)
         }
@@ -60,12 +60,12 @@ public enum Trace {
 extension Trace {
     /// `span` for synchronous work (the outbox relay's sends run inside a database call).
     public static func syncSpan<T>(
-        _ name: @autoclosure () -> String, kind: SpanKind, parent: TraceHeaders? = nil,
+        _ name: @autoclosure () -> String, kind: SpanKind, parent: @autoclosure () -> TraceHeaders? = nil,
         function: String = #function, file fileID: String = #fileID, line: UInt = #line,
         _ body: (_ span: (any Span)?) throws -> T
     ) rethrows -> T {
         guard isEnabled else { return try body(nil) }
-        let context = parent.map(context(continuing:)) ?? ServiceContext.current ?? .topLevel
+        let context = parent().map(context(continuing:)) ?? ServiceContext.current ?? .topLevel
         return try withSpan(name(), context: context, ofKind: kind, function: function, file: fileID, line: line) { span in try body(span) }
     }
 }

@@ -55,11 +55,9 @@ def json_id(text):
     # OTLP/JSON says hex; accept base64 too (protobuf's own JSON mapping of bytes).
     if not text:
         return ""
-    try:
-        int(text, 16)
+    if len(text) in (16, 32) and all(c in "0123456789abcdefABCDEF" for c in text):
         return text.lower()
-    except ValueError:
-        return base64.b64decode(text).hex()
+    return base64.b64decode(text).hex()
 
 
 def from_json(body):
