@@ -52,8 +52,9 @@ import Wire
             return text.split(separator: "\n").compactMap { try? JSONCoding.decode(ReceivedSpan.self, from: Array($0.utf8)) }
         }
 
+        /// SIGKILL: started from the test process, Python did not end on SIGTERM (and `waitUntilExit` then spun).
         func stop() {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
     }
