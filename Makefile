@@ -18,6 +18,7 @@ deps:
 	fi
 
 ## test-deps: pyzmq, for the tests that check our 7/MDP peers against independent Python ones;
+## opentelemetry-proto, with which the tracing test's OTLP receiver decodes the spans;
 ## schemathesis and openapi-spec-validator, which test the gateway against its /openapi.json;
 ## chromium, the headless browser that loads the share page in the gateway's tests;
 ## PostgreSQL's server, which the storage suite and the scale-out tests start on a port of their own;
@@ -47,6 +48,11 @@ test-deps: deps
 		python3 -m pip install -q pyzmq 2>/dev/null \
 		|| python3 -m pip install -q --break-system-packages pyzmq 2>/dev/null \
 		|| { $(SUDO) apt-get update -qq && $(APT_INSTALL) python3-zmq >/dev/null; }; \
+	}
+	@python3 -c 'import opentelemetry.proto' 2>/dev/null || { \
+		echo "make: installing opentelemetry-proto (the tracing test's OTLP receiver)"; \
+		python3 -m pip install -q opentelemetry-proto 2>/dev/null \
+		|| python3 -m pip install -q --break-system-packages opentelemetry-proto; \
 	}
 	@command -v st >/dev/null 2>&1 && command -v openapi-spec-validator >/dev/null 2>&1 || { \
 		echo "make: installing schemathesis and openapi-spec-validator"; \

@@ -42,6 +42,11 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
+        // Tracing (docs/tracing.md): the API every layer records spans with, and the OTLP exporter
+        // ServiceKit bootstraps when OTEL_EXPORTER_OTLP_ENDPOINT is set. Only the HTTP exporter: the
+        // gRPC one would bring grpc-swift into every build.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // MARK: Shared libraries
@@ -75,6 +80,7 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Shared/Bus",
             swiftSettings: fuzzed
@@ -94,6 +100,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
             ],
             path: "Shared/ServiceKit"
         ),
@@ -124,6 +132,7 @@ let package = Package(
             dependencies: [
                 "Wire", "Bus", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Shared/Storage"
         ),
@@ -207,6 +216,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Services/gateway/GatewayService"
         ),

@@ -29,7 +29,7 @@ enum EnvelopeProperties {
             let again = try CloudEvent<JSONValue>.decode(first)
             let same =
                 again.id == event.id && again.source == event.source && again.type == event.type && again.sequence == event.sequence
-                && abs(again.time.timeIntervalSince(event.time)) <= 0.000_501 && again.data == event.data
+                && abs(again.time.timeIntervalSince(event.time)) <= 0.000_501 && again.data == event.data && again.trace == event.trace
             findings.expect(same, "the event changed on the way through encoding: \(bytes.shown) became \(first.shown)")
             let second = try again.encoded()
             findings.expect(first == second, "re-encoding is not stable: \(first.shown) then \(second.shown)")

@@ -93,7 +93,9 @@ enum MDPProperties {
     /// A worker answers a body it cannot read with 400 (`OpRouter`).
     static func checkRequestBody(_ body: [Frame], _ findings: inout Findings) {
         do throws(ServiceError) {
-            _ = try ServiceRequest(frames: body)
+            let request = try ServiceRequest(frames: body)
+            // Trace context in the id frame is read or ignored, never refused (docs/tracing.md).
+            if let trace = request.trace { findings.expect(TraceHeaders.isValid(traceparent: trace.traceparent), "an invalid traceparent read from \(body)") }
         } catch {
             findings.expect(error.status == Status.badRequest && !error.message.isEmpty, "a request body refused with \(error): \(body)")
         }

@@ -8,6 +8,10 @@ import Wire
 ///
 /// `sequence` is a decimal string (the CloudEvents sequence extension), gap-free per `source`:
 /// a subscriber that sees 41 then 43 knows it missed one and asks the source for it.
+///
+/// `traceparent` and `tracestate` (the CloudEvents distributed-tracing extension, optional) carry
+/// the W3C trace context of the span that published the event; a malformed one is ignored on
+/// decoding (the event is kept, its trace is not), never an error.
 public struct CloudEvent<Payload: Sendable>: Sendable {
     public static var specVersion: String { "1.0" }
     public static var contentType: String { "application/json" }
@@ -18,23 +22,28 @@ public struct CloudEvent<Payload: Sendable>: Sendable {
     public var time: Date
     public var sequence: UInt64
     public var data: Payload
+    /// The trace the event belongs to (docs/tracing.md); nil when none.
+    public var trace: TraceHeaders?
 
-    public init(id: String = EventID.next(), source: String, type: String, time: Date = Date(), sequence: UInt64, data: Payload) {
+    public init(
+        id: String = EventID.next(), source: String, type: String, time: Date = Date(), sequence: UInt64, data: Payload, trace: TraceHeaders? = nil
+    ) {
         self.id = id
         self.source = source
         self.type = type
         self.time = time
         self.sequence = sequence
         self.data = data
+        self.trace = trace
     }
 }
 
 extension CloudEvent: Equatable where Payload: Equatable {}
 
 extension CloudEvent {
-    /// The same event (id, source, type, time, sequence) carrying `data` — its data decoded anew.
+    /// The same event (id, source, type, time, sequence, trace) carrying `data` — its data decoded anew.
     public func withData<Other: Sendable>(_ data: Other) -> CloudEvent<Other> {
-        CloudEvent<Other>(id: id, source: source, type: type, time: time, sequence: sequence, data: data)
+        CloudEvent<Other>(id: id, source: source, type: type, time: time, sequence: sequence, data: data, trace: trace)
     }
 }
 
@@ -52,7 +61,7 @@ public struct EnvelopeError: Error, Equatable, CustomStringConvertible, Sendable
 }
 
 enum CloudEventKeys: String, CodingKey {
-    case specversion, id, source, type, time, sequence, datacontenttype, data
+    case specversion, id, source, type, time, sequence, datacontenttype, data, traceparent, tracestate
 }
 
 extension CloudEvent: Encodable where Payload: Encodable {
@@ -64,6 +73,8 @@ extension CloudEvent: Encodable where Payload: Encodable {
         try container.encode(type, forKey: .type)
         try container.encode(RFC3339.format(time), forKey: .time)
         try container.encode(String(sequence), forKey: .sequence)
+        try container.encodeIfPresent(trace?.traceparent, forKey: .traceparent)
+        try container.encodeIfPresent(trace?.tracestate, forKey: .tracestate)
         try container.encode(Self.contentType, forKey: .datacontenttype)
         try container.encode(data, forKey: .data)
     }
@@ -99,6 +110,10 @@ extension CloudEvent: Decodable where Payload: Decodable {
             throw EnvelopeError(field: "sequence", reason: "must be a decimal string of digits, got \"\(sequenceText)\"")
         }
         self.sequence = sequence
+        // Optional and never a reason to refuse the event: a malformed trace context is dropped.
+        trace = TraceHeaders(
+            traceparent: try? container.decodeIfPresent(String.self, forKey: .traceparent),
+            tracestate: try? container.decodeIfPresent(String.self, forKey: .tracestate))
         if container.contains(.datacontenttype) {
             let contentType = try? container.decode(String.self, forKey: .datacontenttype)
             guard contentType == Self.contentType else {
@@ -120,6 +135,7 @@ extension CloudEvent: JSONReadable where Payload: JSONReadable {
     /// that the payload's reader does not handle) goes to JSONDecoder, which says what is wrong.
     public static func read(from reader: inout JSONFastReader) -> CloudEvent? {
         var (id, source, type, time, sequence, data): (String?, String?, String?, Date?, UInt64?, Payload?) = (nil, nil, nil, nil, nil, nil)
+        var (traceparent, tracestate): (String?, String?) = (nil, nil)
         var seen = MemberSet()
         func nonEmpty(_ reader: inout JSONFastReader) -> String? { reader.string().flatMap { $0.isEmpty ? nil : $0 } }
         let read = reader.object { reader, key in
@@ -143,6 +159,13 @@ extension CloudEvent: JSONReadable where Payload: JSONReadable {
                 sequence = UInt64(text)
                 return sequence != nil
             case "datacontenttype": return reader.string() == contentType
+            // Not strings: left to JSONDecoder, which ignores them as `init(from:)` does.
+            case "traceparent":
+                traceparent = reader.string()
+                return traceparent != nil
+            case "tracestate":
+                tracestate = reader.string()
+                return tracestate != nil
             case "data":
                 data = Payload.read(from: &reader)
                 return data != nil
@@ -150,7 +173,9 @@ extension CloudEvent: JSONReadable where Payload: JSONReadable {
             }
         }
         guard read, seen.contains("specversion"), let id, let source, let type, let time, let sequence, let data else { return nil }
-        return CloudEvent(id: id, source: source, type: type, time: time, sequence: sequence, data: data)
+        return CloudEvent(
+            id: id, source: source, type: type, time: time, sequence: sequence, data: data,
+            trace: TraceHeaders(traceparent: traceparent, tracestate: tracestate))
     }
 }
 

@@ -24,7 +24,7 @@ public enum EventID {
 /// and lets the sequence be stamped at the last moment, in send order. The output decodes with
 /// `CloudEvent.decode` (tested).
 public enum EnvelopeWriter {
-    public static func write(id: String, source: String, type: String, time: Date, sequence: UInt64, data: [UInt8]) -> [UInt8] {
+    public static func write(id: String, source: String, type: String, time: Date, sequence: UInt64, data: [UInt8], trace: TraceHeaders? = nil) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(160 + id.utf8.count + source.utf8.count + type.utf8.count + data.count)
         out.append(contentsOf: #"{"specversion":"1.0","id":"#.utf8)
@@ -37,7 +37,16 @@ public enum EnvelopeWriter {
         RFC3339.append(time, to: &out)
         out.append(contentsOf: #"","sequence":""#.utf8)
         out.append(contentsOf: String(sequence).utf8)
-        out.append(contentsOf: #"","datacontenttype":"application/json","data":"#.utf8)
+        out.append(UInt8(ascii: "\""))
+        if let trace {
+            out.append(contentsOf: #","traceparent":"#.utf8)
+            JSONText.appendQuoted(trace.traceparent, to: &out)
+            if let tracestate = trace.tracestate {
+                out.append(contentsOf: #","tracestate":"#.utf8)
+                JSONText.appendQuoted(tracestate, to: &out)
+            }
+        }
+        out.append(contentsOf: #","datacontenttype":"application/json","data":"#.utf8)
         out.append(contentsOf: data)
         out.append(UInt8(ascii: "}"))
         return out

@@ -10,6 +10,8 @@ public enum HTTPProbe {
     public struct Response: Sendable {
         public var status: Int
         public var body: Data
+        /// The response's headers, names lowercased.
+        public var headers: [String: String] = [:]
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
@@ -48,7 +50,11 @@ public enum HTTPProbe {
         defer { session.finishTasksAndInvalidate() }
         do {
             let (data, response) = try await session.data(for: request)
-            return Response(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+            let http = response as? HTTPURLResponse
+            let headers = (http?.allHeaderFields ?? [:]).reduce(into: [String: String]()) { headers, field in
+                if let name = field.key as? String, let value = field.value as? String { headers[name.lowercased()] = value }
+            }
+            return Response(status: http?.statusCode ?? 0, body: data, headers: headers)
         } catch {
             throw ProbeError.unreachable(url, error.localizedDescription)
         }

@@ -73,11 +73,15 @@ public struct RideLogHandler: LogHandler {
 
 /// Sets up logging for a process, once, from the resolved settings.
 public enum RideLogging {
-    public static func bootstrap(label: String, format: LogFormat, level: Logger.Level) -> Logger {
+    /// - Parameter metadataProvider: metadata every line gains (the current trace's ids, docs/tracing.md).
+    public static func bootstrap(label: String, format: LogFormat, level: Logger.Level, metadataProvider: Logger.MetadataProvider? = nil) -> Logger {
         let colored = format == .text && ANSI.isTerminal(fileDescriptor: 2)
-        LoggingSystem.bootstrap { name in
-            RideLogHandler(label: name, format: format, level: level, colored: colored)
-        }
+        LoggingSystem.bootstrap(
+            { name, provider in
+                var handler = RideLogHandler(label: name, format: format, level: level, colored: colored)
+                handler.metadataProvider = provider
+                return handler
+            }, metadataProvider: metadataProvider)
         return Logger(label: label)
     }
 }

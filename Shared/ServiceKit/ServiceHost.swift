@@ -20,13 +20,18 @@ public struct ServiceHost: Sendable {
     /// What `/readyz` checks; the host adds the broker registration of its workers, the server the rest.
     public let readiness = Readiness()
     let http: HostPort
+    /// The span exporter, when tracing is on (docs/tracing.md): run first, stopped last.
+    let tracing: (any Service)?
 
     public init(program: String, service: String, http: HostPort, logFormat: LogFormat, logLevel: Logger.Level) {
         self.program = program
         self.service = service
         self.http = http
-        logger = RideLogging.bootstrap(label: program, format: logFormat, level: logLevel)
+        let traced = TracingBootstrap.isRequested()
+        logger = RideLogging.bootstrap(
+            label: program, format: logFormat, level: logLevel, metadataProvider: traced ? TracingBootstrap.logMetadataProvider() : nil)
         metrics = ServiceMetrics.bootstrap()
+        tracing = traced ? TracingBootstrap.bootstrap(program: program, instance: instance, logger: logger) : nil
     }
 
     /// A worker answering `router`'s ops, `concurrency` requests at a time, timing each (`ride_op_duration_seconds`).
@@ -67,7 +72,7 @@ public struct ServiceHost: Sendable {
                 logger.info("\(service) ready", metadata: metadata)
             }, health: health)
         do {
-            try await ServiceRunner.run(parts + [status], logger: logger)
+            try await ServiceRunner.run((tracing.map { [$0] } ?? []) + parts + [status], logger: logger)
         } catch  where isAddressInUse(error) {
             let addresses = addresses ?? "HTTP address \(http) (--http)"
             throw exitWithError("cannot listen on \(addresses): Address already in use", program: program, code: ExitCodes.unavailable)

@@ -4,6 +4,7 @@ import GRDB
 import Logging
 import ServiceLifecycle
 import Synchronization
+import Tracing
 import Wire
 
 /// Where a reactor keeps, per source, the sequence up to which every event has been handled.
@@ -66,8 +67,10 @@ public struct EventReactor<Payload: Decodable & Sendable>: Service {
     ///     topic not subscribed to looks like a gap.
     ///   - fetch: a source's `events` op (paged).
     ///   - orderingKey: events with the same key are handled in order (nil: no order kept).
+    ///   - service: the reacting service, for the handlers' spans (`react <service> <event type>`,
+    ///     continuing the event's trace); `name` when not given.
     public init(
-        name: String, sources: [String], cursors: any ReactorCursors, subscriber: EventSubscriber<Payload>, logger: Logger,
+        name: String, service: String? = nil, sources: [String], cursors: any ReactorCursors, subscriber: EventSubscriber<Payload>, logger: Logger,
         orderingKey: (@Sendable (CloudEvent<Payload>) -> String?)? = nil, fetch: @escaping Fetch, handle: @escaping Handle
     ) {
         self.orderingKey = orderingKey
@@ -76,7 +79,18 @@ public struct EventReactor<Payload: Decodable & Sendable>: Service {
         self.cursors = cursors
         self.subscriber = subscriber
         self.fetch = fetch
-        self.handle = handle
+        let service = service ?? name
+        self.handle = { event in
+            await Trace.span("react \(service) \(event.type)", kind: .consumer, parent: event.trace) { span in
+                if let span {
+                    span.set("ride.event_id", event.id)
+                    span.set("ride.event_type", event.type)
+                    span.set("ride.order_id", orderingKey?(event))
+                    span.describe(event.data)
+                }
+                await handle(event)
+            }
+        }
         self.logger = logger
     }
 

@@ -1,5 +1,7 @@
+import Bus
 import GRDB
 import Synchronization
+import Tracing
 
 /// Write transactions of concurrent callers committed together (a "group commit"): each
 /// caller's work runs in its own savepoint — one that throws is undone alone and gets its own
@@ -40,7 +42,17 @@ public final class GroupCommit: Sendable {
     public init(database: DatabasePool) { self.database = database }
 
     /// Runs `body` in the next group's transaction; returns its value once the group committed.
+    /// With tracing on, the wait and the commit are a `db.commit` span, and the caller's trace is
+    /// current inside `body` (so the outbox rows it appends carry it; see `tracedWrite`).
     public func write<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
+        guard Trace.isEnabled else { return try await groupWrite(body) }
+        return try await Trace.span("db.commit", kind: .internal) { _ in
+            let context = ServiceContext.current
+            return try await groupWrite { db in try ServiceContext.withValue(context) { try body(db) } }
+        }
+    }
+
+    private func groupWrite<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
             let outcome = Outcome<Value>()
             enqueue(

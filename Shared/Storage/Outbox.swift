@@ -28,14 +28,28 @@ public enum Outbox {
                 """)
     }
 
-    /// Appends an event inside the caller's write transaction; returns its sequence.
+    /// The migration every service with an outbox adds (a new one of its own, after its others):
+    /// the trace context of the span that appended each row, so the relay's `publish` span — even
+    /// after a restart — continues that trace (docs/tracing.md). Null when tracing is off.
+    public static let traceColumnsSQL = """
+        ALTER TABLE outbox ADD COLUMN traceparent TEXT;
+        ALTER TABLE outbox ADD COLUMN tracestate TEXT;
+        """
+
+    /// Appends an event inside the caller's write transaction; returns its sequence. `trace`: the
+    /// current span's (see `DatabaseWriter.tracedWrite`, which makes it current inside the transaction).
     @discardableResult
-    public static func append(_ db: Database, topic: String, type: String, data: some Encodable, time: Date = Date()) throws -> UInt64 {
+    public static func append(
+        _ db: Database, topic: String, type: String, data: some Encodable, time: Date = Date(), trace: TraceHeaders? = Trace.currentHeaders
+    ) throws -> UInt64 {
         if let problem = Topic.problem(with: topic) { throw ServiceError(status: 500, code: "internal", message: "outbox topic: \(problem)") }
         let sequence = try lastSequence(db) + 1
         try db.run(
-            "INSERT INTO outbox (sequence, id, topic, type, time_ms, data) VALUES (?, ?, ?, ?, ?, ?)",
-            [Int64(sequence), EventID.next(), topic, type, Int64((time.timeIntervalSince1970 * 1000).rounded()), Data(try JSONCoding.encode(data))])
+            "INSERT INTO outbox (sequence, id, topic, type, time_ms, data, traceparent, tracestate) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                Int64(sequence), EventID.next(), topic, type, Int64((time.timeIntervalSince1970 * 1000).rounded()), Data(try JSONCoding.encode(data)),
+                trace?.traceparent, trace?.tracestate,
+            ])
         return sequence
     }
 
@@ -68,17 +82,20 @@ public struct StoredEvent: Sendable, Equatable {
     public var time: Date
     /// The event's data, as JSON.
     public var data: [UInt8]
+    /// The trace context of the span that appended the row (nil: none, or tracing was off).
+    public var trace: TraceHeaders? = nil
 
-    /// The CloudEvent as sent on the bus.
-    public func envelope(source: String) -> [UInt8] {
-        EnvelopeWriter.write(id: id, source: source, type: type, time: time, sequence: sequence, data: data)
+    /// The CloudEvent as sent on the bus, carrying `trace` (the relay's publish span's).
+    public func envelope(source: String, trace: TraceHeaders? = nil) -> [UInt8] {
+        EnvelopeWriter.write(id: id, source: source, type: type, time: time, sequence: sequence, data: data, trace: trace)
     }
 
     static func fetch(_ db: Database, sql: String, arguments: StatementArguments) throws -> [StoredEvent] {
         try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
             StoredEvent(
                 sequence: UInt64(row["sequence"] as Int64), id: row["id"], topic: row["topic"], type: row["type"],
-                time: Date(timeIntervalSince1970: Double(row["time_ms"] as Int64) / 1000), data: [UInt8](row["data"] as Data))
+                time: Date(timeIntervalSince1970: Double(row["time_ms"] as Int64) / 1000), data: [UInt8](row["data"] as Data),
+                trace: TraceHeaders(traceparent: row["traceparent"], tracestate: row["tracestate"]))
         }
     }
 }
@@ -105,6 +122,6 @@ extension StoredEvent {
     public func cloudEvent(source: String) -> CloudEvent<JSONValue> {
         CloudEvent<JSONValue>(
             id: id, source: source, type: type, time: time, sequence: sequence,
-            data: (try? JSONCoding.decode(JSONValue.self, from: data)) ?? .null)
+            data: (try? JSONCoding.decode(JSONValue.self, from: data)) ?? .null, trace: trace)
     }
 }

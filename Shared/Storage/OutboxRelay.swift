@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
+import Tracing
 
 /// Sends a service's outbox to the bus in sequence order and marks what was sent. Woken by
 /// `notify()` after each commit (so an event leaves within the commit's own latency), and every
@@ -45,7 +46,16 @@ public final class OutboxRelay: Service, Sendable {
                 let outcome = try await log.relayBatch(
                     limit: Self.batchLimit,
                     send: { batch in
-                        for event in batch { try publisher.publish(topic: event.topic, encodedEvent: event.envelope(source: source)) }
+                        for event in batch {
+                            // The row's trace continues in a producer span, whose context the event carries.
+                            try Trace.syncSpan("publish \(event.type)", kind: .producer, parent: event.trace) { span in
+                                span?.set("ride.event_id", event.id)
+                                span?.set("ride.event_type", event.type)
+                                span?.set("messaging.destination.name", event.topic)
+                                let trace = span.flatMap { Trace.headers(of: $0.context) }
+                                try publisher.publish(topic: event.topic, encodedEvent: event.envelope(source: source, trace: trace))
+                            }
+                        }
                     })
                 lastFailure.withLock { $0 = nil }
                 switch outcome {

@@ -21,7 +21,7 @@ struct TestGateway: Sendable {
         let process = PlatformCommands.gateway(
             binDirectory: Binaries.directory, bus: bus.endpoints, http: "127.0.0.1:\(gateway.statusPort)", listen: "127.0.0.1:\(gateway.port)",
             extra: ["--public-url", gateway.base, "--log-level", "debug", "--publishable-key", TestTracking.publishableKey])
-        let failures = try await bus.supervisor.launch([process])
+        let failures = try await bus.supervisor.launch([process], environment: bus.environment)
         guard failures.isEmpty else { throw TestFailure("ride-gateway: \(failures.joined(separator: "; "))") }
         return gateway
     }

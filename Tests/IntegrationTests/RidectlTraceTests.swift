@@ -123,7 +123,7 @@ import Wire
     /// End to end with real exported spans: `ridectl up --traces --simulate` records the rides'
     /// spans, and `ridectl trace` shows a ride's hops from them. The processes export spans once the
     /// `tracing` branch (W3C trace context, swift-otel over OTLP/HTTP JSON) is merged: enable it then.
-    @Test(.disabled("the processes export no spans before the tracing branch is merged"), .timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(5)))
     func upWithTracesRecordsEachHopOfARide() async throws {
         let scratch = try makeScratchDirectory("up-traces")
         let offset = 12_000

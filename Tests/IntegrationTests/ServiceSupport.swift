@@ -55,7 +55,7 @@ struct TestService: Sendable {
         let process = PlatformCommands.service(
             executable, name: name, binDirectory: Binaries.directory, bus: bus.endpoints, http: "127.0.0.1:\(httpPort)", dataDirectory: dataDirectory,
             extra: ["--log-level", "debug"] + arguments)
-        let failures = try await bus.supervisor.launch([process], environment: environment)
+        let failures = try await bus.supervisor.launch([process], environment: bus.environment.merging(environment) { _, own in own })
         guard failures.isEmpty else { throw TestFailure("\(failures.joined(separator: "; ")); log:\n\(log)") }
         try await bus.waitForWorkers(service)
     }

@@ -49,6 +49,8 @@ struct TestBus: Sendable {
     let subPort: Int
     let brokerPort: Int
     let httpPort: Int
+    /// Variables every service and gateway started beside this bus gets (OTEL_* for the tracing test).
+    var environment: [String: String] = [:]
 
     var ingress: String { "tcp://127.0.0.1:\(pubPort)" }
     var egress: String { "tcp://127.0.0.1:\(subPort)" }
@@ -66,11 +68,12 @@ struct TestBus: Sendable {
     /// Where the services started beside this bus keep their data, one folder each.
     var dataRoot: String { "\(scratch)/data" }
 
-    static func start(_ name: String, extraArguments: [String] = []) async throws -> TestBus {
+    static func start(_ name: String, extraArguments: [String] = [], environment: [String: String] = [:]) async throws -> TestBus {
         let scratch = try makeScratchDirectory(name)
         let bus = TestBus(
             supervisor: ProcessSupervisor(output: .files(directory: scratch)), scratch: scratch,
-            pubPort: try FreePort.next(), subPort: try FreePort.next(), brokerPort: try FreePort.next(), httpPort: try FreePort.next())
+            pubPort: try FreePort.next(), subPort: try FreePort.next(), brokerPort: try FreePort.next(), httpPort: try FreePort.next(),
+            environment: environment)
         try await bus.startProcess(extraArguments: extraArguments)
         return bus
     }
@@ -149,8 +152,8 @@ func workerCount(_ service: String, busHealthURL: String) async throws -> Int {
 
 /// Runs `body` with a fresh bus; the bus and everything started beside it is stopped afterwards,
 /// and killed if the body failed.
-func withTestBus(_ name: String, extraArguments: [String] = [], _ body: (TestBus) async throws -> Void) async throws {
-    let bus = try await TestBus.start(name, extraArguments: extraArguments)
+func withTestBus(_ name: String, extraArguments: [String] = [], environment: [String: String] = [:], _ body: (TestBus) async throws -> Void) async throws {
+    let bus = try await TestBus.start(name, extraArguments: extraArguments, environment: environment)
     do {
         try await body(bus)
     } catch {

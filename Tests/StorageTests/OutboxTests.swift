@@ -16,6 +16,12 @@ protocol OutboxFixture: Sendable {
 
 struct Abort: Error {}
 
+/// The trace context the fixtures store with the event `{"n": 7}` (none with the others).
+enum OutboxTrace {
+    static let seven = TraceHeaders(traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", tracestate: "rojo=00f067aa0ba902b7")
+    static func of(_ n: Int) -> TraceHeaders? { n == 7 ? seven : nil }
+}
+
 extension OutboxFixture {
     func append(_ n: Int) async throws -> UInt64 { try await append([n], fail: false)[0] }
 }
@@ -23,11 +29,13 @@ extension OutboxFixture {
 struct SQLiteOutbox: OutboxFixture {
     let file = TemporaryFile()
     let pool: DatabasePool
-    init() throws { pool = try ServiceDatabase.open(path: file.path, migrations: [("v1", "CREATE TABLE t (x INTEGER);")], outbox: true) }
+    init() throws {
+        pool = try ServiceDatabase.open(path: file.path, migrations: [("v1", "CREATE TABLE t (x INTEGER);"), ("v2", Outbox.traceColumnsSQL)], outbox: true)
+    }
     var log: any EventLog { SQLiteEventLog(database: pool) }
     func append(_ values: [Int], fail: Bool) async throws -> [UInt64] {
         try await pool.write { db in
-            let sequences = try values.map { try Outbox.append(db, topic: "a.b", type: "a.b", data: ["n": $0]) }
+            let sequences = try values.map { try Outbox.append(db, topic: "a.b", type: "a.b", data: ["n": $0], trace: OutboxTrace.of($0)) }
             if fail { throw Abort() }
             return sequences
         }
@@ -41,13 +49,15 @@ struct PostgresOutboxFixture: OutboxFixture {
         PostgresOutboxFixture(
             schema: try await PostgresSchema.open(
                 url: try await freshPostgres(), schema: "outboxtest",
-                migrations: [("v1", "CREATE TABLE t (x INT);")], outbox: true, logger: testLogger))
+                migrations: [("v1", "CREATE TABLE t (x INT);"), ("v2", Outbox.traceColumnsSQL)], outbox: true, logger: testLogger))
     }
     var log: any EventLog { PostgresEventLog(database: schema) }
     func append(_ values: [Int], fail: Bool) async throws -> [UInt64] {
         try await schema.write { connection in
             var sequences: [UInt64] = []
-            for n in values { sequences.append(try await PostgresOutbox.append(connection, topic: "a.b", type: "a.b", data: ["n": n], logger: testLogger)) }
+            for n in values {
+                sequences.append(try await PostgresOutbox.append(connection, topic: "a.b", type: "a.b", data: ["n": n], trace: OutboxTrace.of(n), logger: testLogger))
+            }
             if fail { throw Abort() }
             return sequences
         }
@@ -63,6 +73,19 @@ func outbox(_ backend: Backend) async throws -> any OutboxFixture {
 }
 
 @Suite struct OutboxTests {
+    /// The trace context is stored with its row (docs/tracing.md): the relay and the `events` op get it back.
+    @Test(arguments: Backend.allCases)
+    func aRowKeepsTheTraceItWasAppendedWith(backend: Backend) async throws {
+        let fixture = try await outbox(backend)
+        defer { fixture.close() }
+        _ = try await fixture.append([7, 8], fail: false)
+        let sent = Mutex<[StoredEvent]>([])
+        _ = try await fixture.log.relayBatch(limit: 10) { batch in sent.withLock { $0 += batch } }
+        #expect(sent.withLock { $0.map(\.trace) } == [OutboxTrace.seven, nil])
+        let page = try await fixture.log.page(source: "s", query: EventsQuery(after: 0, limit: 10))
+        #expect(page.events.map(\.trace) == [OutboxTrace.seven, nil])
+    }
+
     @Test(arguments: Backend.allCases)
     func sequencesAreGapFreeAndPagesComeInOrder(backend: Backend) async throws {
         let fixture = try await outbox(backend)

@@ -64,6 +64,8 @@ struct GatewayApplication: Sendable {
     func router() -> Router<GatewayContext> {
         let router = Router(context: GatewayContext.self)
         router.add(middleware: MetricsMiddleware())  // ride_gateway_http_* (RideMetric)
+        // Outside the error middleware, so error replies are inside the request's span too.
+        GatewayTracing.add(to: router)
         router.add(middleware: ErrorJSONMiddleware())
         router.add(middleware: MethodNotAllowedMiddleware(registry: registry))
         let open = RecordedRoutes(group: router.group("v1"), prefix: "/v1", security: .none, registry: registry)

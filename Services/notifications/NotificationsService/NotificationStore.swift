@@ -52,13 +52,14 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
         ),
         // The keyed requests answered (idempotency keys), kept 24 hours.
         ("v2", RequestTable.sql),
+        ("v3", Outbox.traceColumnsSQL),
     ]
 
     public func record(
         eventID: String, notifications: [UserNotification], commands: [DeviceCommand], webhookBody: [UInt8]?,
         rider: (order: String, rider: String)?
     ) async throws -> [UserNotification] {
-        try await database.write { db in
+        try await database.tracedWrite { db in
             var added: [UserNotification] = []
             for notification in notifications {
                 try db.run(

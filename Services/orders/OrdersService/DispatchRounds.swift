@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -7,7 +8,9 @@ import ServiceLifecycle
 /// new round (see `OrdersOps.redispatch`).
 /// After the last round it is offered again at the widest radius every timeout, to drivers not yet
 /// asked; the rider may cancel at any time. An order nobody accepted within the search timeout of
-/// its booking ends `CANCELLED`, reason `no_driver_found` (counted in `expired`).
+/// its booking ends `CANCELLED`, reason `no_driver_found` (counted in `expired`). With tracing on,
+/// each order a round acts on is a `dispatch.round` span (a trace of its own: the ops it calls,
+/// the events it publishes); orders left waiting make none.
 struct DispatchRounds: Service {
     let ops: OrdersOps
     let logger: Logger
@@ -21,14 +24,23 @@ struct DispatchRounds: Service {
             do {
                 for order in try await ops.store.newOrders(limit: 1000) {
                     if now.timeIntervalSince(order.searchingSince ?? order.createdAt) >= ops.dispatch.searchTimeout {
-                        if try await ops.expire(order, now: now) {
-                            expired()
-                            logger.info("no driver found", metadata: ["order_id": "\(order.id)", "rounds": "\(order.dispatchRound ?? 1)"])
+                        try await Trace.span("dispatch.round", kind: .internal) { span in
+                            span?.set("ride.order_id", order.id)
+                            if try await ops.expire(order, now: now) {
+                                expired()
+                                span?.set("ride.order_status", "CANCELLED")
+                                logger.info("no driver found", metadata: ["order_id": "\(order.id)", "rounds": "\(order.dispatchRound ?? 1)"])
+                            }
                         }
                         continue
                     }
                     let age = now.timeIntervalSince(order.offeredAt ?? order.createdAt)
-                    if age >= ops.dispatch.offerTimeout || (order.offeredTo.isEmpty && age >= 2) { try await ops.redispatch(order, now: now) }
+                    if age >= ops.dispatch.offerTimeout || (order.offeredTo.isEmpty && age >= 2) {
+                        try await Trace.span("dispatch.round", kind: .internal) { span in
+                            span?.set("ride.order_id", order.id)
+                            try await ops.redispatch(order, now: now)
+                        }
+                    }
                 }
             } catch {
                 logger.warning("dispatch round failed; the next second retries", metadata: ["error": "\(error)"])

@@ -100,6 +100,7 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
         ),
         // The keyed requests answered (idempotency keys), kept 24 hours.
         ("v5", RequestTable.sql),
+        ("v6", Outbox.traceColumnsSQL),
     ]
 
     public func create(_ order: Order) async throws {

@@ -18,7 +18,7 @@ enum OrdersReactor {
         latency: ReactionLatency? = nil, logger: Logger
     ) -> EventReactor<LifecycleEvent> {
         EventReactor(
-            name: "reactor", sources: sources, cursors: store, subscriber: subscriber, logger: logger,
+            name: "reactor", service: "orders", sources: sources, cursors: store, subscriber: subscriber, logger: logger,
             fetch: { source, after, limit in
                 if source == BusContract.Service.orders {
                     return try await store.eventLog.page(source: source, query: EventsQuery(after: after, limit: limit))

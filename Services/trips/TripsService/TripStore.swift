@@ -40,6 +40,7 @@ public final class TripStore: TripStorage {
         ),
         // The keyed requests answered (idempotency keys), kept 24 hours.
         ("v2", RequestTable.sql),
+        ("v3", Outbox.traceColumnsSQL),
     ]
 
     public func create(_ live: LiveTrip, idempotencyKey: String?) async throws -> (trip: Trip, created: Bool) {

@@ -126,7 +126,15 @@ public actor TripWatcher {
                     // Bounded: this loop handles every watched device's locations one by one, so one
                     // store call that never returns would stop every arrival after it.
                     let (store, update) = (self.store, trip)
-                    if try await withStorageDeadline(Self.storeDeadline, { try await store.update(update, event: event) }) {
+                    // A stored change (an arrival, a new estimate) is a `trip.watch` span; plain fixes make none.
+                    let changed = try await Trace.span("trip.watch", kind: .internal) { span in
+                        if let span {
+                            span.describe(update.trip)
+                            span.set("ride.event_type", event?.type)
+                        }
+                        return try await withStorageDeadline(Self.storeDeadline, { try await store.update(update, event: event) })
+                    }
+                    if changed {
                         relay.notify()
                         if case .arrived = signal { arrivals += 1 }
                     }

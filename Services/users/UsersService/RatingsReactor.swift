@@ -37,7 +37,7 @@ enum RatingsReactor {
 
     static func make(store: any UserStorage, platform: ServiceClient, subscriber: EventSubscriber<OrdersEvent>, logger: Logger) -> EventReactor<OrdersEvent> {
         EventReactor(
-            name: "ratings", sources: [BusContract.Service.orders], cursors: store, subscriber: subscriber, logger: logger,
+            name: "ratings", service: "users", sources: [BusContract.Service.orders], cursors: store, subscriber: subscriber, logger: logger,
             fetch: { source, after, limit in
                 try await platform.call(Ops.events(of: source), EventsQuery(after: after, limit: limit))
             },

@@ -93,6 +93,7 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
         ),
         // The keyed requests answered (idempotency keys), kept 24 hours.
         ("v5", RequestTable.sql),
+        ("v6", Outbox.traceColumnsSQL),
     ]
 
     /// Counts a rating in the ratee's average, once per order and side; false when it was counted before.
@@ -165,7 +166,7 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
     /// Inserts the user and its `user.registered` event in one transaction.
     @discardableResult
     public func register(_ user: User, passwordHash: String) async throws -> UInt64 {
-        let sequence = try await database.write { db in
+        let sequence = try await database.tracedWrite { db in
             if try Self.idForPhone(db, user.phoneNumber) != nil { throw UserStoreFailure.phoneTaken }
             if let deviceID = user.deviceID, try Self.idForDevice(db, deviceID) != nil { throw UserStoreFailure.deviceTaken }
             try db.run(

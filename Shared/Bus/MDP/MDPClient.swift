@@ -169,8 +169,11 @@ public final class MDPClient: Sendable {
     /// With `correlated`, the client appends a request-id frame and expects the reply to end with
     /// it (stripping it before returning); services that echo it get requests multiplexed over one
     /// socket. Use it only with workers that follow our body convention (`OpRouter`); others still
-    /// work, on exclusive lanes, as long as an extra body frame does not bother them.
-    public func request(service: String, body: [Frame], correlated: Bool = false, timeout: Duration? = nil, attempts: Int? = nil) async throws -> [Frame] {
+    /// work, on exclusive lanes, as long as an extra body frame does not bother them. `trace` rides
+    /// in the request-id frame (see `RequestID`), so it needs `correlated`.
+    public func request(
+        service: String, body: [Frame], correlated: Bool = false, timeout: Duration? = nil, attempts: Int? = nil, trace: TraceHeaders? = nil
+    ) async throws -> [Frame] {
         let id = shared.nextID.add(1, ordering: .relaxed).oldValue
         let timeoutMs = (timeout ?? options.timeout).milliseconds
         let attempts = max(1, attempts ?? options.attempts)
@@ -183,7 +186,7 @@ public final class MDPClient: Sendable {
                     return
                 }
                 var pending = Pending(
-                    id: id, service: service, body: correlated ? body + [RequestID.frame(id)] : body, correlated: correlated,
+                    id: id, service: service, body: correlated ? body + [RequestID.frame(id, trace: trace)] : body, correlated: correlated,
                     timeout: timeoutMs, attemptsLeft: attempts, attempts: attempts, continuation: continuation)
                 let multiplexed = correlated && shared.echo.withLock({ $0[service] }) == .echoes
                 if multiplexed { pending.startAttempt() }
@@ -230,14 +233,35 @@ public final class MDPClient: Sendable {
 
 /// Request ids as frames: `r` and a decimal number, readable in a packet capture and never taken
 /// for a reply body (a JSON body is never a bare `r…`).
+/// The request-id frame: `r<decimal id>`, then, when the request is traced, `\n<traceparent>` and
+/// optionally `\n<tracestate>` (docs/design.md, 7/MDP). The frame is opaque to a worker and echoed
+/// whole, so a worker that knows nothing of tracing (ours before it, a foreign one) ignores the
+/// trace context; a newline cannot occur in either W3C value.
 enum RequestID {
-    static func frame(_ id: UInt64) -> Frame { Frame(frame: "r\(id)") }
+    static let separator = UInt8(ascii: "\n")
+
+    static func frame(_ id: UInt64, trace: TraceHeaders? = nil) -> Frame {
+        guard let trace else { return Frame(frame: "r\(id)") }
+        return Frame(frame: "r\(id)\n\(trace.traceparent)" + (trace.tracestate.map { "\n\($0)" } ?? ""))
+    }
 
     static func parse(_ frame: Frame) -> UInt64? {
-        guard frame.count >= 2, frame.count <= 21, frame[0] == UInt8(ascii: "r"),
-            frame.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 })
+        let id = frame.prefix { $0 != separator }
+        guard id.count >= 2, id.count <= 21, id.first == UInt8(ascii: "r"),
+            id.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 })
         else { return nil }
-        return UInt64(String(decoding: frame.dropFirst(), as: UTF8.self))
+        return UInt64(String(decoding: id.dropFirst(), as: UTF8.self))
+    }
+
+    /// The trace context a request-id frame carries; nil when none, or malformed (a new trace starts).
+    static func trace(in frame: Frame) -> TraceHeaders? {
+        // Longer than an id and both W3C values at their limits: not ours, not looked at.
+        guard frame.count <= 24 + TraceHeaders.maxTraceparentLength + TraceHeaders.maxTracestateLength else { return nil }
+        let parts = frame.split(separator: separator, maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2 else { return nil }
+        return TraceHeaders(
+            traceparent: String(decoding: parts[1], as: UTF8.self),
+            tracestate: parts.count == 3 ? String(decoding: parts[2], as: UTF8.self) : nil)
     }
 }
 

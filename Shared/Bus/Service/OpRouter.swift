@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Tracing
 import Wire
 import ZeroMQ
 
@@ -8,6 +9,9 @@ public struct OpContext: Sendable {
     public let service: String
     public let op: String
     public var logger: Logger
+    /// The op's span (`op <service>.<op>`), for the handler's attributes (`ride.order_id`, …);
+    /// nil when tracing is off.
+    public var span: (any Span)? = nil
 }
 
 /// An op result with a status other than 200 (e.g. `Replied(status: Status.created, body: order)`).
@@ -28,8 +32,14 @@ extension Replied: JSONWritable where Body: JSONWritable {
     public func writeJSON(to out: inout [UInt8]) { body.writeJSON(to: &out) }
 }
 
-protocol StatusCarrying { var replyStatus: Int { get } }
-extension Replied: StatusCarrying { var replyStatus: Int { status } }
+protocol StatusCarrying {
+    var replyStatus: Int { get }
+    var replyBody: Any { get }
+}
+extension Replied: StatusCarrying {
+    var replyStatus: Int { status }
+    var replyBody: Any { body }
+}
 
 /// Parameters of an op that takes none: accepts any JSON object — and only an object (the
 /// synthesized decoding of an empty struct looked at nothing, so `[1]` and `null` passed).
@@ -102,7 +112,9 @@ public struct OpRouter: Sendable {
     ) {
         handlers[op] = { json, context in
             let params = try Self.decodeParams(Params.self, op: op, from: json)
+            context.span?.describe(params)
             let result = try await handler(params, context)
+            if let span = context.span { span.describe((result as? any StatusCarrying)?.replyBody ?? result) }
             let status = (result as? any StatusCarrying)?.replyStatus ?? Status.ok
             return ServiceReply(status: status, json: try JSONCoding.encode(result))
         }
@@ -205,9 +217,19 @@ public struct OpRouter: Sendable {
             logger.warning("unknown op", metadata: ["op": "\(request.op)"])
             return .error(.notFound("unknown_op", "service '\(service)' has no op '\(request.op)'; ops: \(ops.joined(separator: ", "))"))
         }
+        // The caller's trace continues here; a request without one (or with a malformed one) starts its own.
+        return await Trace.span("op \(service).\(request.op)", kind: .server, parent: request.trace) { span in
+            span?.setRPC(service: service, method: request.op)
+            let reply = await reply(to: request, handler: handler, span: span, logger: logger)
+            if let span, reply.status >= 500 { span.setStatus(SpanStatus(code: .error, message: "\(reply.status)")) }
+            return reply
+        }
+    }
+
+    private func reply(to request: ServiceRequest, handler: Handler, span: (any Span)?, logger: Logger) async -> ServiceReply {
         var opLogger = logger
         opLogger[metadataKey: "op"] = "\(request.op)"
-        let context = OpContext(service: service, op: request.op, logger: opLogger)
+        let context = OpContext(service: service, op: request.op, logger: opLogger, span: span)
         guard let requests else { return await answer(request, context, handler) }
         let key: RequestKey
         let claim: RequestClaim

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Tracing
 import Wire
 import ZeroMQ
 
@@ -43,11 +44,17 @@ public struct ServiceClient: Sendable {
     }
 
     /// Calls `service.op` and returns the status and JSON as they came.
+    /// With tracing on, the call is a span (`call <service>.<op>`) whose context the request carries.
     public func callRaw(_ service: String, _ op: String, json: [UInt8], timeout: Duration? = nil, attempts: Int? = nil) async throws -> ServiceReply {
-        let body = try await mdp.request(
-            service: service, body: ServiceRequest(op: op, json: json).frames, correlated: true,
-            timeout: timeout, attempts: attempts)
-        return try ServiceReply(frames: body)
+        try await Trace.span("call \(service).\(op)", kind: .client) { span in
+            span?.setRPC(service: service, method: op)
+            let body = try await mdp.request(
+                service: service, body: ServiceRequest(op: op, json: json).frames, correlated: true,
+                timeout: timeout, attempts: attempts, trace: span == nil ? nil : Trace.currentHeaders)
+            let reply = try ServiceReply(frames: body)
+            if let span, reply.status >= 500 { span.setStatus(SpanStatus(code: .error, message: "\(reply.status)")) }
+            return reply
+        }
     }
 
     /// `mmi.service`: whether `service` has a worker (true: 200, false: 404).

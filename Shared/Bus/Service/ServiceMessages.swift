@@ -71,6 +71,10 @@ public struct ServiceRequest: Equatable, Sendable {
         self.op = op
         self.json = frames.count >= 2 && !frames[1].isEmpty ? frames[1] : Array("{}".utf8)
     }
+
+    /// The caller's trace context, carried in the request-id frame (`RequestID`); nil when none
+    /// or malformed — the op then starts a trace of its own.
+    public var trace: TraceHeaders? { requestID.flatMap(RequestID.trace(in:)) }
 }
 
 /// A reply body: `[status][JSON]`, status as ASCII decimal (`200`, `404`, ...); the request's id

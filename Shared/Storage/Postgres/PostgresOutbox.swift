@@ -27,7 +27,7 @@ public enum PostgresOutbox {
     @discardableResult
     public static func append(
         _ connection: PostgresConnection, topic: String, type: String, data: some Encodable, time: Date = Date(),
-        logger: Logger
+        trace: TraceHeaders? = Trace.currentHeaders, logger: Logger
     ) async throws -> UInt64 {
         if let problem = Topic.problem(with: topic) { throw ServiceError(status: 500, code: "internal", message: "outbox topic: \(problem)") }
         let json = String(decoding: try JSONCoding.encode(data), as: UTF8.self)
@@ -35,8 +35,8 @@ public enum PostgresOutbox {
         try await connection.query("SELECT pg_advisory_xact_lock(hashtext('ride.outbox.' || current_schema()))", logger: logger)
         let sequence = try await connection.first(
             """
-            INSERT INTO outbox (sequence, id, topic, type, time_ms, data)
-            SELECT COALESCE(MAX(sequence), 0) + 1, \(EventID.next()), \(topic), \(type), \(timeMS), \(json) FROM outbox
+            INSERT INTO outbox (sequence, id, topic, type, time_ms, data, traceparent, tracestate)
+            SELECT COALESCE(MAX(sequence), 0) + 1, \(EventID.next()), \(topic), \(type), \(timeMS), \(json), \(trace?.traceparent), \(trace?.tracestate) FROM outbox
             RETURNING sequence
             """, as: Int64.self, logger: logger)
         return UInt64(sequence ?? 0)
@@ -46,12 +46,13 @@ public enum PostgresOutbox {
         let after = Int64(sequence)
         let query: PostgresQuery =
             unpublishedOnly
-            ? "SELECT sequence, id, topic, type, time_ms, data FROM outbox WHERE published = FALSE ORDER BY sequence LIMIT \(limit)"
-            : "SELECT sequence, id, topic, type, time_ms, data FROM outbox WHERE sequence > \(after) ORDER BY sequence LIMIT \(limit)"
-        return try await connection.all(query, as: (Int64, String, String, String, Int64, String).self, logger: logger).map { row in
+            ? "SELECT sequence, id, topic, type, time_ms, data, traceparent, tracestate FROM outbox WHERE published = FALSE ORDER BY sequence LIMIT \(limit)"
+            : "SELECT sequence, id, topic, type, time_ms, data, traceparent, tracestate FROM outbox WHERE sequence > \(after) ORDER BY sequence LIMIT \(limit)"
+        return try await connection.all(query, as: (Int64, String, String, String, Int64, String, String?, String?).self, logger: logger).map { row in
             StoredEvent(
                 sequence: UInt64(row.0), id: row.1, topic: row.2, type: row.3,
-                time: Date(timeIntervalSince1970: Double(row.4) / 1000), data: Array(row.5.utf8))
+                time: Date(timeIntervalSince1970: Double(row.4) / 1000), data: Array(row.5.utf8),
+                trace: TraceHeaders(traceparent: row.6, tracestate: row.7))
         }
     }
 

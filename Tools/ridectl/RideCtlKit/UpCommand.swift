@@ -89,7 +89,8 @@ struct UpCommand: AsyncParsableCommand {
             Output.out("ridectl up: the bus and the device ingest use CURVE, keys in \(keys) (export \(CurveOptions.directoryEnvironment)=\(keys) for ridectl tail/call)\n")
         }
 
-        let collection = traces ? try await startTraceCollection(dataDirectory: data) : nil
+        var collection = traces ? try await startTraceCollection(dataDirectory: data) : nil
+        if simulate { collection?.traceThisProcess() }
         if let collection { environment.merge(collection.environment) { _, collector in collector } }
         defer { if let collection { Task { await collection.stop() } } }
 

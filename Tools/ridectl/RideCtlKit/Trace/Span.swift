@@ -57,6 +57,8 @@ public struct Span: Codable, Sendable, Equatable {
         public static let tripID = "ride.trip_id"
         public static let eventID = "ride.event_id"
         public static let eventType = "ride.event_type"
+        /// OpenTelemetry's messaging convention: the topic a `publish` span's event went to.
+        public static let destination = "messaging.destination.name"
     }
 
     public var duration: UInt64 { end >= start ? end - start : 0 }

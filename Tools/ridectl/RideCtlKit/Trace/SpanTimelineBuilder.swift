@@ -1,4 +1,5 @@
 import Foundation
+import RideContract
 
 /// Builds a ride's timeline from exported spans (pure: spans in, timeline out).
 ///
@@ -53,7 +54,13 @@ public struct SpanTimelineBuilder: Sendable {
     func step(for marker: Span) -> TimelineStep {
         let handler = handler(of: marker)
         let type = marker.isPublish ? marker.eventType : nil
-        let status = marker.attributes[Span.Attribute.orderStatus] ?? (type == "order.status" ? handler?.attributes[Span.Attribute.orderStatus] : nil)
+        // An order.status event's status is the last part of its topic (`order.status.PICKING_UP`);
+        // a reaction's own `ride.order_status` is the status it reacted to, not the one it made.
+        let topicStatus = marker.attributes[Span.Attribute.destination].flatMap { topic in
+            topic.hasPrefix(Events.orderStatus.topic) ? String(topic.dropFirst(Events.orderStatus.topic.count)) : nil
+        }
+        let opStatus = handler?.name.hasPrefix("op ") == true ? handler?.attributes[Span.Attribute.orderStatus] : nil
+        let status = marker.attributes[Span.Attribute.orderStatus] ?? (type == Events.orderStatus.type ? topicStatus ?? opStatus : nil)
         let worker = handler ?? marker
         // When it happened: its commit (the last one before its event went out), else the event's publication.
         let limit = marker.isPublish ? marker.start : marker.end

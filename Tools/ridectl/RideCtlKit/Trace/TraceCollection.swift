@@ -9,6 +9,8 @@ struct TraceCollection: Sendable {
     let path: String
     private let group: ServiceGroup
     private let task: Task<Void, Never>
+    /// This process's own exporter (the simulation's calls are the apps'), when it traces itself.
+    private var exporter: (group: ServiceGroup, task: Task<Void, Never>)?
 
     /// The OTLP exporter's settings for the children: OTLP/HTTP with JSON to this collector.
     var environment: [String: String] {
@@ -41,7 +43,22 @@ struct TraceCollection: Sendable {
         }
     }
 
+    /// Traces this process too, into the same collector: the simulation's calls are what the
+    /// apps would send, so each of its rides' requests starts a trace (`service.name` ridectl) and
+    /// the broker's queue before each op shows.
+    mutating func traceThisProcess() {
+        for (name, value) in environment { setenv(name, value, 1) }
+        guard let service = TracingBootstrap.bootstrap(program: "ridectl", instance: UUID().uuidString.lowercased(), logger: CLILogging.logger) else { return }
+        let group = ServiceGroup(services: [service], logger: CLILogging.logger)
+        exporter = (group, Task { try? await group.run() })
+    }
+
+    /// Stops this process's exporter (it sends what it holds), then the collector.
     func stop() async {
+        if let exporter {
+            await exporter.group.triggerGracefulShutdown()
+            await exporter.task.value
+        }
         await group.triggerGracefulShutdown()
         await task.value
     }
