@@ -44,8 +44,16 @@ public final class TestPostgresServer: Sendable {
         return try await shared().newDatabase()
     }
 
-    /// Starts a server of its own (a test that restarts or stops it uses one of these).
+    /// Starts a server of its own (a test that restarts or stops it uses one of these), on
+    /// another free port when the one picked was taken before the server could bind it.
     public static func start() async throws -> TestPostgresServer {
+        for _ in 1..<5 {
+            do { return try await startOnce() } catch is PortTaken { continue }
+        }
+        return try await startOnce()
+    }
+
+    private static func startOnce() async throws -> TestPostgresServer {
         guard let bin = binDirectory() else {
             throw TestPostgresError("PostgreSQL's server programs are not installed (apt-get install postgresql; `make test` does it)")
         }
@@ -107,14 +115,21 @@ public final class TestPostgresServer: Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         server.withLock { $0 = process }
+        // Asked on its own Unix socket, not on the TCP port: another server that took the port first
+        // (another process's free-port pick can race ours) would answer there, and this one exit.
         let deadline = ContinuousClock.now + .seconds(60)
-        while (try? await Self.run("\(bin)/pg_isready", ["-q", "-h", "127.0.0.1", "-p", "\(port)"])) == nil {
+        while (try? await Self.run("\(bin)/pg_isready", ["-q", "-h", directory, "-p", "\(port)"])) == nil {
             guard process.isRunning, ContinuousClock.now < deadline else {
+                let log = (try? String(contentsOfFile: "\(directory)/server.log", encoding: .utf8)) ?? ""
+                if log.contains("could not bind") || log.contains("Address already in use") { throw PortTaken() }
                 throw TestPostgresError("PostgreSQL did not start; see \(directory)/server.log")
             }
             try await Task.sleep(for: .milliseconds(100))
         }
     }
+
+    /// The server could not listen on its port: another process took it between the pick and the bind.
+    struct PortTaken: Error {}
 
     private func logFile() throws -> String {
         let path = "\(directory)/server.log"
