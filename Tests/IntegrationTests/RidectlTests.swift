@@ -151,7 +151,9 @@ import Wire
             arguments: [
                 "up", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data",
                 "--bin-dir", binDirectory,
-            ] + (simulate ? ["--simulate"] : []))
+            ] + (simulate ? ["--simulate"] : []),
+            // A password hash at production cost takes seconds in a debug build on a busy machine.
+            environment: ["RIDE_PASSWORD_ROUNDS": "2000"])
         return supervisor
     }
 

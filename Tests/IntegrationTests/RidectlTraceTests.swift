@@ -6,7 +6,7 @@ import Wire
 
 /// `ridectl traces collect` and `ridectl trace` as an operator runs them: spans POSTed over HTTP
 /// read back as a ride's timeline; without spans, the timeline from a real platform's events.
-@Suite(.timeLimit(.minutes(3))) struct RidectlTraceTests {
+@Suite(.timeLimit(.minutes(5))) struct RidectlTraceTests {
     /// A hand-made OTLP JSON export: orders takes a booking from the gateway and publishes NEW.
     static let export = #"""
         {"resourceSpans":[
@@ -130,7 +130,10 @@ import Wire
         let supervisor = ProcessSupervisor(output: .files(directory: scratch))
         try supervisor.start(
             name: "up", executable: Binaries.ridectl,
-            arguments: ["up", "--traces", "--simulate", "--port-offset", "\(offset)", "--data-dir", "\(scratch)/data", "--bin-dir", Binaries.directory])
+            arguments: ["up", "--traces", "--simulate", "--port-offset", "\(offset)", "--data-dir", "\(scratch)/data", "--bin-dir", Binaries.directory],
+            // The production cost of a password hash takes seconds per sign-up in a debug build on a
+            // busy machine; the simulation signs up twenty people before its first ride.
+            environment: ["RIDE_PASSWORD_ROUNDS": "2000"])
         defer { supervisor.killAll() }
         let log = { (try? String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)) ?? "" }
         // The simulation prints "ride o-… (Driver N to the pickup)" once a driver accepted.
