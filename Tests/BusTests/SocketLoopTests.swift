@@ -42,6 +42,10 @@ func withBrokerAndWorker(
     clientOptions.timeout = .seconds(2)
     clientOptions.attempts = 1
     let client = try await ServiceClient(broker: endpoint, options: clientOptions, logger: quietLogger)
+    // Registered before the first request: on a busy machine the worker's connection can take
+    // longer than a request's 2 s.
+    let registered = ContinuousClock.now + .seconds(20)
+    while !worker.isRegistered, ContinuousClock.now < registered { try await Task.sleep(for: .milliseconds(10)) }
     do {
         try await body(client, endpoint)
     } catch {

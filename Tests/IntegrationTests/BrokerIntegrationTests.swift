@@ -38,7 +38,7 @@ import Wire
             let client = try await ServiceClient(broker: "tcp://127.0.0.1:\(brokerPort)", options: options, logger: testLogger)
             let deadline = ContinuousClock.now + .seconds(20)
             while (try? await client.hasWorkers("echo")) != true {
-                #expect(ContinuousClock.now < deadline)
+                try #require(ContinuousClock.now < deadline, "the worker over the Unix socket never registered")
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(try await client.call("echo", "echo", Echo(text: "across transports"), as: Echo.self) == Echo(text: "across transports"))
@@ -113,20 +113,21 @@ import Wire
                     import zmq, time
                     s = zmq.Context().socket(zmq.DEALER); s.connect("\(bus.broker)")
                     s.send_multipart([b"", b"MDPW01", b"\\x01", b"echo"])
-                    s.recv_multipart()          # the request: never answered
-                    time.sleep(60)
+                    while s.recv_multipart()[2] != b"\\x02":  # heartbeats (the broker answers READY with one)
+                        pass
+                    time.sleep(60)              # the request: never answered
                     """,
                 ])
             try await bus.waitForWorkers("echo")
             let client = try await bus.client(timeout: .seconds(10))
             let pending = Task { try await client.call("echo", "echo", Echo(text: "requeued"), as: Echo.self) }
             // Wait until the stuck worker holds the request (it is no longer idle), then kill it.
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(30)
             while true {
                 let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(bus.healthURL).body))
                 let echo = health["details"]?["services"]?["echo"]
                 if echo?["workers"]?.numberValue == 1, echo?["idle"]?.numberValue == 0 { break }
-                #expect(ContinuousClock.now < deadline)
+                try #require(ContinuousClock.now < deadline, "the stuck worker never held the request: \(String(describing: echo))")
                 try await Task.sleep(for: .milliseconds(20))
             }
             try bus.startEchoWorker("worker-live", concurrency: 1)
