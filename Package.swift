@@ -259,7 +259,9 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests"),
         .testTarget(name: "BusTests", dependencies: ["Wire", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")], path: "Tests/BusTests"),
-        .testTarget(name: "ServiceKitTests", dependencies: ["ServiceKit", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")], path: "Tests/ServiceKitTests"),
+        .testTarget(
+            name: "ServiceKitTests", dependencies: ["ServiceKit", "Bus", "ZeroMQ", "TestProcess", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/ServiceKitTests"),
         .testTarget(
             name: "RideCtlTests", dependencies: ["Wire", "RideCtlKit", "Bus", "PlatformLauncher", "Geo", "RideModels", "Roads", "RideContract", "ServiceKit"],
             path: "Tests/RideCtlTests"),

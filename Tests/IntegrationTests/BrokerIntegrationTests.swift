@@ -113,9 +113,11 @@ import Wire
                     import zmq, time
                     s = zmq.Context().socket(zmq.DEALER); s.connect("\(bus.broker)")
                     s.send_multipart([b"", b"MDPW01", b"\\x01", b"echo"])
-                    while s.recv_multipart()[2] != b"\\x02":  # heartbeats (the broker answers READY with one)
-                        pass
-                    time.sleep(60)              # the request: never answered
+                    # Heartbeats both ways until the request comes, then only ours: alive, never answering.
+                    while not (s.poll(1000) and s.recv_multipart()[2] == b"\\x02"):
+                        s.send_multipart([b"", b"MDPW01", b"\\x04"])
+                    while True:
+                        time.sleep(1); s.send_multipart([b"", b"MDPW01", b"\\x04"])
                     """,
                 ])
             try await bus.waitForWorkers("echo")

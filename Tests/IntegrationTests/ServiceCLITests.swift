@@ -4,7 +4,7 @@ import Testing
 
 /// The lifecycle services and the simulator as an operator meets them: --help names every flag
 /// and its variable; a malformed flag or variable exits 64 with a message naming it.
-@Suite(.timeLimit(.minutes(2))) struct ServiceCLITests {
+@Suite(.timeLimit(.minutes(4))) struct ServiceCLITests {
     @Test(arguments: [
         (
             "ride-users",
@@ -100,7 +100,8 @@ import Testing
     func malformedSettingsExit64NamingTheSetting(executable: String, arguments: [String], environment: [String: String], message: String) async throws {
         let (status, _, err) = try await runCommand(
             "\(Binaries.directory)/\(executable)", arguments + (executable == "ridectl" ? [] : ["--check"]),
-            environment: environment)
+            // 33 debug binaries starting at once while the suite loads two cores (seen: over 60 s).
+            environment: environment, timeout: .seconds(180))
         #expect(status == 64, "\(executable) \(arguments): \(err)")
         #expect(err.contains(message), "\(err)")
     }
