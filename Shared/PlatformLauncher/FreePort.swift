@@ -7,9 +7,12 @@ import Synchronization
 /// Ports come from 20000–32767, below Linux's ephemeral range (32768–60999): a port the kernel
 /// hands out for `bind(0)` may be taken a moment later as the local end of some outgoing connection,
 /// and a test opens many. Each candidate is checked by binding it; a process-wide counter keeps
-/// concurrent tests from getting the same one.
+/// concurrent tests from getting the same one. Between processes nothing can: a port picked but
+/// not yet bound (a server still starting) looks free to another process. So `ridectl` (its
+/// benchmarks and `up`, which the tests run beside themselves) picks from 26000–32767 and every
+/// other process — the test process, which picks thousands — from 20000–25999.
 public enum FreePort {
-    private static let range = 20_000...32_767
+    private static let range = ProcessInfo.processInfo.processName.hasPrefix("ridectl") ? 26_000...32_767 : 20_000...25_999
     private static let cursor = Mutex<Int>(Int.random(in: range))
 
     public static func next() throws -> Int {

@@ -141,7 +141,7 @@ import Wire
 /// process that died — it stops everything and says which one.
 @Suite(.timeLimit(.minutes(4)), .serialized) struct UpTests {
     /// Ports shifted into 15555–19106 (the gateway on 18080): clear of the defaults, of the free-port range tests use
-    /// (20000–32767) and of Linux's ephemeral range (32768–60999), where outgoing connections live.
+    /// (20000–25999 for the tests, 26000–32767 for ridectl) and of Linux's ephemeral range (32768–60999), where outgoing connections live.
     static let offset = 10_000
 
     func startUp(_ scratch: String, binDirectory: String = Binaries.directory, simulate: Bool = false) throws -> ProcessSupervisor {
@@ -355,7 +355,7 @@ import Wire
         let rows = run.stdout.split(separator: "\n").map(String.init)
         func row(_ measure: String) -> String? { rows.first { $0.hasPrefix(measure) } }
         // "completed rides per second, 2–8 s": the window's bounds as measured (a busy machine may wake the sampler late).
-        let rate = try #require(row("completed rides per second, "), "\(run.stdout)")
+        let rate = try #require(row("completed rides per second, "), "\(run.stdout)\n\(run.stderr.suffix(2000))")
         #expect((Double(rate.split(separator: " ").dropFirst(6).first ?? "") ?? 0) > 0, "rides completed inside the window: \(rate)")
         #expect(row("rides stuck")?.contains("  0  ") == true, "\(run.stdout)")
         for process in ["ride-orders", "ride-trips", "ride-users", "ride-tracking", "ride-bus", "ridectl (this benchmark)"] {
