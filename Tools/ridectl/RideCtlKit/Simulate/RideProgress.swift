@@ -13,12 +13,10 @@ struct RideProgress: Sendable, Equatable {
     static let driverSearch: TimeInterval = 180
 
     private(set) var status: OrderStatus
-    private(set) var changedAt: Date
     private(set) var dueBy: Date
 
     init(status: OrderStatus, at now: Date) {
         self.status = status
-        changedAt = now
         dueBy = now.addingTimeInterval(Self.allowance(for: status))
     }
 
