@@ -17,6 +17,15 @@ import ZeroMQ
         return (worker, serving)
     }
 
+    /// A broker that keeps a request for a missing service far longer than any test waits: under
+    /// the suite's load, its usual 10-s `503 no_worker` once answered a request before the test's
+    /// cancellation reached it.
+    var patientBroker: BrokerConfiguration {
+        var configuration = BrokerConfiguration()
+        configuration.requestTimeToLive = 600_000
+        return configuration
+    }
+
     @Test func aProbeRetriedBecauseItsWorkerCameLateStillAnswersAndReleasesTheOthers() async throws {
         let broker = Broker(logger: quietLogger)
         let endpoint = try await broker.start(endpoint: "tcp://127.0.0.1:*")
@@ -38,7 +47,7 @@ import ZeroMQ
     }
 
     @Test func closingFailsEveryRequestInFlightAndRefusesNewOnes() async throws {
-        let broker = Broker(logger: quietLogger)
+        let broker = Broker(configuration: patientBroker, logger: quietLogger)
         let endpoint = try await broker.start(endpoint: "tcp://127.0.0.1:*")
         let (worker, serving) = echoWorker(endpoint)
         var options = MDPClient.Options()
@@ -66,7 +75,7 @@ import ZeroMQ
     }
 
     @Test func cancellingARequestEndsItPromptlyWhetherItIsWaitingOrAlreadyCancelled() async throws {
-        let broker = Broker(logger: quietLogger)
+        let broker = Broker(configuration: patientBroker, logger: quietLogger)
         let endpoint = try await broker.start(endpoint: "tcp://127.0.0.1:*")
         var options = MDPClient.Options()
         // Far longer than the bound below: ended by the cancellation, not by the timeout, whatever the load.
