@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Synchronization
 import ZeroMQ
@@ -10,6 +11,13 @@ public struct ReceivedEvent<Payload: Sendable>: Sendable {
     public var raw: [UInt8]
     /// What its sequence says about events before it from the same source.
     public var sequence: SequenceObservation
+    /// When this subscriber decoded it: the moment an outside observer saw it (a reaction's
+    /// latency as the apps feel it, to the microsecond; an event's own `time` has milliseconds).
+    public var receivedAt: Date
+
+    public init(topic: String, event: CloudEvent<Payload>, raw: [UInt8], sequence: SequenceObservation, receivedAt: Date = Date()) {
+        (self.topic, self.event, self.raw, self.sequence, self.receivedAt) = (topic, event, raw, sequence, receivedAt)
+    }
 }
 
 /// A message on the bus that is not a valid event: reported, skipped, never fatal.

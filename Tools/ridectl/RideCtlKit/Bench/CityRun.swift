@@ -21,8 +21,8 @@ struct CityRun: Sendable {
         let watch = RideWatch()
         let consumer = Task {
             for await batch in subscriber.deliveries {
-                var events: [CloudEvent<LifecycleEvent>] = []
-                for case .event(let received) in batch { events.append(received.event) }
+                var events: [ReceivedEvent<LifecycleEvent>] = []
+                for case .event(let received) in batch { events.append(received) }
                 await watch.saw(events)
             }
         }

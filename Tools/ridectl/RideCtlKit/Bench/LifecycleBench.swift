@@ -84,8 +84,8 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
             let watch = RideWatch()
             let consumer = Task {
                 for await batch in subscriber.deliveries {
-                    var events: [CloudEvent<LifecycleEvent>] = []
-                    for case .event(let received) in batch { events.append(received.event) }
+                    var events: [ReceivedEvent<LifecycleEvent>] = []
+                    for case .event(let received) in batch { events.append(received) }
                     await watch.saw(events)  // one hop onto the actor per batch
                 }
             }
@@ -325,12 +325,13 @@ actor RideWatch {
 
     var latencies: [String: [Double]] { clock.latencies }
 
-    func saw(_ events: [CloudEvent<LifecycleEvent>]) {
+    func saw(_ events: [ReceivedEvent<LifecycleEvent>]) {
         for event in events { saw(event) }
     }
 
-    private func saw(_ event: CloudEvent<LifecycleEvent>) {
-        clock.saw(event)
+    private func saw(_ received: ReceivedEvent<LifecycleEvent>) {
+        clock.saw(received)
+        let event = received.event
         guard case .order(let change) = event.data else { return }
         let (id, status) = (change.order.id, change.order.status)
         if status == .completed || status == .cancelled {

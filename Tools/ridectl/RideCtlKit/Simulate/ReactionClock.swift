@@ -2,9 +2,10 @@ import Bus
 import Foundation
 import RideModels
 
-/// The latency of each reaction of the orders service, from the events' own times: a status (or a
-/// trip's arrival) committed → the status the reactor makes of it published. The simulator and
-/// the lifecycle benchmark feed it every lifecycle event they see.
+/// The latency of each reaction of the orders service as an outside subscriber sees it: a status
+/// (or a trip's arrival) received → the status the reactor makes of it received, both timed when
+/// this process decoded them (events' own times have only milliseconds). The simulator and the
+/// benchmarks feed it every lifecycle event they see.
 struct ReactionClock: Sendable {
     /// When each open order reached each status.
     private var statusTimes: [String: [OrderStatus: Date]] = [:]
@@ -13,19 +14,20 @@ struct ReactionClock: Sendable {
     /// Milliseconds, by reaction.
     private(set) var latencies: [String: [Double]] = [:]
 
-    mutating func saw(_ event: CloudEvent<LifecycleEvent>) {
+    mutating func saw(_ received: ReceivedEvent<LifecycleEvent>) {
+        let (event, seen) = (received.event, received.receivedAt)
         switch event.data {
-        case .arrival(let arrival): arrivals[arrival.data.tripID] = event.time
+        case .arrival(let arrival): arrivals[arrival.data.tripID] = seen
         case .other: break
         case .order(let change):
             let order = change.order
-            statusTimes[order.id, default: [:]][order.status] = event.time
+            statusTimes[order.id, default: [:]][order.status] = seen
             let arrival = order.tripID.flatMap { arrivals[$0] }
             switch order.status {
-            case .pickingUp: record("ACCEPTED → PICKING_UP", from: statusTimes[order.id]?[.accepted], to: event.time)
-            case .droppingOff: record("STARTED_RIDE → DROPPING_OFF", from: statusTimes[order.id]?[.startedRide], to: event.time)
-            case .reachedPickup: record("arrival → REACHED_PICKUP", from: arrival, to: event.time)
-            case .reachedDropoff: record("arrival → REACHED_DROPOFF", from: arrival, to: event.time)
+            case .pickingUp: record("ACCEPTED → PICKING_UP", from: statusTimes[order.id]?[.accepted], to: seen)
+            case .droppingOff: record("STARTED_RIDE → DROPPING_OFF", from: statusTimes[order.id]?[.startedRide], to: seen)
+            case .reachedPickup: record("arrival → REACHED_PICKUP", from: arrival, to: seen)
+            case .reachedDropoff: record("arrival → REACHED_DROPOFF", from: arrival, to: seen)
             case .completed, .cancelled:
                 statusTimes[order.id] = nil
                 if let trip = order.tripID { arrivals[trip] = nil }

@@ -141,7 +141,7 @@ enum SimulationRunner {
             for await batch in subscriber.deliveries {
                 for case .event(let received) in batch {
                     if case .duplicate = received.sequence { continue }  // sent again (at least once): seen already
-                    await simulation.handle(received.event)
+                    await simulation.handle(received)
                 }
             }
         }

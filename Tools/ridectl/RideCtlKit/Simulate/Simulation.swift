@@ -173,17 +173,18 @@ actor Simulation {
 
     // MARK: Events
 
-    func handle(_ event: CloudEvent<LifecycleEvent>) async {
+    func handle(_ received: ReceivedEvent<LifecycleEvent>) async {
+        let event = received.event
         let order: Order
         switch event.data {
         case .order(let change): order = change.order
         case .arrival(let arrival):
-            if case .string(let orderID)? = arrival.data.tripMetadata?["order_id"], rides[orderID] != nil { clock.saw(event) }
+            if case .string(let orderID)? = arrival.data.tripMetadata?["order_id"], rides[orderID] != nil { clock.saw(received) }
             return
         case .other: return
         }
         guard drivers[order.driver?.id ?? ""] != nil || riders[order.rider.id] != nil else { return }  // another simulation's
-        clock.saw(event)
+        clock.saw(received)
         await act(on: order)
     }
 
