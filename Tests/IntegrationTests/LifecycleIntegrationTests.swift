@@ -95,6 +95,19 @@ import Wire
         }
     }
 
+    @Test func aDriverWhoAcceptsAtThePickupHasReachedItAtOnce() async throws {
+        try await withTestBus("lifecycle-at-pickup") { bus in
+            let platform = try await Platform.start(bus)
+            try await Self.drive(platform, Polyline(points: [Self.driverStart, Self.pickup]), now: true, batch: 1)
+            let created = try await platform.call("create", as: platform.ann, Self.booking)
+            guard case .string(let id)? = created.body["id"] else { throw TestFailure("create: \(created)") }
+            #expect(try await platform.call("accept", as: platform.dan, #""id":"\#(id)""#).status == 200)
+            // The pickup trip starts inside its destination: it arrives as it is made, before the
+            // order has taken it; the arrival still moves the order on.
+            try await Self.status(platform, id, is: "REACHED_PICKUP")
+        }
+    }
+
     /// An order taken to `status` (one where it waits for a person or a device).
     static func order(at status: String, _ platform: Platform) async throws -> String {
         if status == "PICKING_UP" {

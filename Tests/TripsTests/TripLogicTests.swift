@@ -208,7 +208,33 @@ private let streets = Polyline(points: [
         silence.watch("car", since: start.addingTimeInterval(4), now: start.addingTimeInterval(4))  // its second trip
         #expect(silence.due(now: start.addingTimeInterval(13)).map(\.from) == [start.addingTimeInterval(3)])
         silence.heard("other", fix: TrackPoint(point: origin, recordedAt: start), now: start)  // not watched: ignored
-        silence.forget("car")
+        silence.forget("car", now: start.addingTimeInterval(50))
         #expect(silence.due(now: start.addingTimeInterval(100)).isEmpty)
+    }
+
+    @Test func aDeviceLetGoIsStillHeardBrieflyForItsNextTrip() {
+        var silence = DeviceSilence(silence: 10, remembered: 120)
+        let fix = TrackPoint(point: origin, recordedAt: start.addingTimeInterval(3))
+        silence.watch("car", since: start, now: start)
+        silence.heard("car", fix: fix, now: start.addingTimeInterval(3))
+        silence.forget("car", now: start.addingTimeInterval(10))
+        #expect(silence.isHeard("car") && silence.latest(of: "car") == fix, "let go: its newest location is kept")
+        let moved = TrackPoint(point: origin, recordedAt: start.addingTimeInterval(40))
+        silence.heard("car", fix: moved, now: start.addingTimeInterval(40))
+        silence.heard("car", fix: fix, now: start.addingTimeInterval(41))  // late: the newer one stays
+        #expect(silence.latest(of: "car") == moved, "still heard: the location follows the car")
+        #expect(silence.due(now: start.addingTimeInterval(100)).isEmpty, "heard, not watched: never due")
+        #expect(silence.expired(now: start.addingTimeInterval(129)).isEmpty)
+        #expect(silence.expired(now: start.addingTimeInterval(130)) == ["car"], "120 s after its last trip: no longer heard")
+        #expect(!silence.isHeard("car") && silence.latest(of: "car") == nil)
+
+        silence.watch("van", since: start, now: start)
+        silence.heard("van", fix: fix, now: start)
+        silence.forget("van", now: start.addingTimeInterval(1))
+        silence.watch("van", since: start.addingTimeInterval(5), now: start.addingTimeInterval(5))  // its next trip
+        #expect(silence.latest(of: "van") == fix, "watched again from where it was heard last")
+        #expect(silence.expired(now: start.addingTimeInterval(500)).isEmpty, "watched: never expires")
+        silence.forget("bike", now: start)  // never watched: nothing to hear
+        #expect(!silence.isHeard("bike"))
     }
 }

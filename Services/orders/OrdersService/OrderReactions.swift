@@ -30,6 +30,9 @@ struct OrderReactions: Sendable {
         switch order.status {
         case .accepted: return await retryingTransition("pickup trip", order.id, { try await startLeg(.pickup, orderID: order.id) })
         case .startedRide: return await retryingTransition("dropoff trip", order.id, { try await startLeg(.dropoff, orderID: order.id) })
+        // The pickup trip ends at the pickup, not when the ride starts: the dropoff leg then only
+        // makes its trip (ending the pickup trip there as well doubled that reaction's time).
+        case .reachedPickup: await retrying("the pickup trip's end", order.id) { try await endPickupTrip(orderID: order.id) }
         case .cancelled: await retrying("cancellation cleanup", order.id) { try await cleanUpCancelled(orderID: order.id) }
         case .new where order.tripID != nil: await retrying("the cancelled driver's trip", order.id) { try await releaseTrip(orderID: order.id) }
         case .completed:
@@ -85,6 +88,13 @@ struct OrderReactions: Sendable {
         // Cancelled while the trip was being made: that trip must end too.
         if updated.status == .cancelled, updated.tripID != trip.tripID { try await completeTrip(trip.tripID) }
         return OrderTransition(from: previous, to: updated.status)
+    }
+
+    /// At the pickup, the pickup trip ends (the trip's track stops where its destination was
+    /// reached; a ride started meanwhile has ended it already — `complete` is idempotent).
+    func endPickupTrip(orderID: String) async throws {
+        guard let order = try await store.order(id: orderID), order.status == .reachedPickup, let tripID = order.tripID else { return }
+        try await completeTrip(tripID)
     }
 
     /// Before a leg, the order's previous trip ends: the pickup trip before the dropoff leg, and

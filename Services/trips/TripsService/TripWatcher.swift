@@ -9,8 +9,8 @@ import ServiceLifecycle
 import Storage
 
 /// Watches the devices of active trips — and only those: it subscribes to
-/// `device.location.<id>` when a trip starts and drops it when the device's last trip ends, so
-/// the bus filters out every other device. Each location moves the trip's progress; an arrival or
+/// `device.location.<id>` when a trip starts and drops it two minutes after the device's last trip
+/// ends (its next trip starts from where it is now), so the bus filters out every other device. Each location moves the trip's progress; an arrival or
 /// a new estimate is stored with its event (arrival at most once per trip).
 public actor TripWatcher {
     private var live: [String: LiveTrip] = [:]
@@ -45,7 +45,7 @@ public actor TripWatcher {
     func watch(_ trip: LiveTrip) {
         live[trip.trip.tripID] = trip
         let device = trip.trip.deviceID
-        if tripsByDevice[device, default: []].isEmpty { subscriber.subscribe(Events.deviceLocation.topic + device) }
+        if !silence.isHeard(device) { subscriber.subscribe(Events.deviceLocation.topic + device) }
         tripsByDevice[device, default: []].insert(trip.trip.tripID)
         silence.watch(device, since: trip.trip.startedAt, now: Date())
     }
@@ -79,17 +79,20 @@ public actor TripWatcher {
         tripsByDevice[device]?.remove(tripID)
         if tripsByDevice[device]?.isEmpty == true {
             tripsByDevice[device] = nil
-            silence.forget(device)
-            subscriber.unsubscribe(Events.deviceLocation.topic + device)
+            silence.forget(device, now: Date())  // still heard a while: `quietDevices` lets it go
         }
     }
 
     /// The watched devices no location came from for a while, and where to read their history
     /// from (see `DeviceSilence`).
-    func quietDevices(now: Date = Date()) -> [(deviceID: String, from: Date)] { silence.due(now: now) }
+    /// Also ends the subscriptions of devices let go `DeviceSilence.remembered` ago.
+    func quietDevices(now: Date = Date()) -> [(deviceID: String, from: Date)] {
+        for device in silence.expired(now: now) { subscriber.unsubscribe(Events.deviceLocation.topic + device) }
+        return silence.due(now: now)
+    }
 
-    /// The newest location seen of a watched device (nil when not watched, or none seen yet): a
-    /// new trip for a device already watched (the dropoff after the pickup) starts from it.
+    /// The newest location seen of a device watched now or still heard after its last trip (nil:
+    /// none seen): a new trip for it (the dropoff after the pickup) starts from it, no call needed.
     func latestFix(of deviceID: String) -> TrackPoint? { silence.latest(of: deviceID) }
 
     /// One location of a watched device (or of another whose id the subscribed prefix also
@@ -98,8 +101,8 @@ public actor TripWatcher {
     @discardableResult
     func handle(deviceID: String, fix: TrackPoint, now: Date = Date(), catchingUp: Bool = false) async -> Int {
         var arrivals = 0
-        guard let trips = tripsByDevice[deviceID] else { return 0 }
         silence.heard(deviceID, fix: fix, now: now)
+        guard let trips = tripsByDevice[deviceID] else { return 0 }
         for tripID in trips {
             guard let before = live[tripID] else { continue }
             var trip = before

@@ -91,8 +91,8 @@ struct TripsOps {
     }
 
     /// Where the device is, for a new trip's first estimate: as the watcher last saw it when it
-    /// watches the device already (the dropoff trip after the pickup trip: no call), else as
-    /// tracking knows it.
+    /// watches the device or let it go moments ago (the dropoff trip after the pickup trip: no
+    /// call), else as tracking knows it.
     func startingFix(of deviceID: String) async -> TrackPoint? {
         if let fix = await watcher.latestFix(of: deviceID) { return fix }
         let device = try? await platform.call(Ops.Tracking.device, DeviceParams(deviceID: deviceID), timeout: .seconds(2))
