@@ -18,8 +18,8 @@ struct BenchCityCommand: AsyncParsableCommand {
             (--steps of --drivers and --rides-per-hour, New York's peak by default): every driver \
             sends a fix every --fix-interval seconds (from separate load processes), riders book at \
             a Poisson rate, and each ride drives --pickup-minutes to the pickup and --ride-minutes \
-            to the drop-off, --speedup times faster. Reaction latency is measured between the \
-            events' own times, as in `bench lifecycle`. A step is met when reaction p99 ≤ 5 ms, no \
+            to the drop-off, --speedup times faster. Reaction latency is measured as the \
+            benchmark's subscriber sees it, as in `bench lifecycle`. A step is met when reaction p99 ≤ 5 ms, no \
             ride is stuck and every booking found a free rider; the report names the largest met.
             """)
 

@@ -32,8 +32,8 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
             Starts the bus, users, tracking, trips and orders; registers one rider and one driver \
             per lane, each lane in its own part of the map (so dispatch offers the lane's ride to \
             its driver); then every lane books, accepts, arrives, starts, arrives and ends rides \
-            in a loop. Reaction latency is measured between the events' own times: a status \
-            committed (or a trip's arrival) → the reactor's next status published. Rides per \
+            in a loop. Reaction latency is measured as an outside subscriber sees it: a status \
+            (or a trip's arrival) received → the reactor's next status received. Rides per \
             second and each process's CPU per ride (from /proc) are measured from a quarter of \
             the run to its end, past the start when every lane books at once.
             """)

@@ -10,7 +10,7 @@ import Wire
 /// Drivers and riders playing the apps' parts against a running platform: drivers are
 /// `TrackingSDK` devices that drive street routes; riders book rides between random corners;
 /// everyone reacts to `order.status.*` as the apps would. It counts rides by status and measures
-/// each reaction of the orders service from the events' own times.
+/// each reaction of the orders service as its subscriber sees it (`ReactionClock`).
 actor Simulation {
     struct Settings: Sendable {
         var drivers = 10
