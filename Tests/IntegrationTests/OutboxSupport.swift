@@ -52,6 +52,11 @@ struct SimulationReport {
 
     /// Whether the row's target is met.
     func met(_ label: String) -> Bool { row(label)?.contains("✔") == true }
+
+    /// The rows that contain `text`, their runs of spaces squeezed.
+    func lines(containing text: String) -> [String] {
+        self.text.split(separator: "\n").filter { $0.contains(text) }.map { $0.split(separator: " ").joined(separator: " ") }
+    }
 }
 
 extension OrdersIntegrationTests.Platform {
@@ -64,7 +69,8 @@ extension OrdersIntegrationTests.Platform {
                 "--box-km", "1", "--center", "50.4501,30.5234", "--ingest", tracking.ingest, "--publishable-key", TestTracking.publishableKey,
                 "--share-links", "",
             ] + bus.ridectlFlags
-        return Task { try await runCommand(Binaries.ridectl, arguments, timeout: timeout) }
+        let (executable, command) = bus.host(of: "simulator").command(Binaries.ridectl, arguments)
+        return Task { [environment = bus.environment] in try await runCommand(executable, command, environment: environment, timeout: timeout) }
     }
 
     /// Waits until some simulated ride has a driver on the way (the moment to start breaking things).

@@ -21,6 +21,8 @@ struct TestService: Sendable {
     var environment: [String: String] = [:]
 
     var dataDirectory: String { "\(bus.dataRoot)/\(dataOwner ?? name)" }
+    /// Where it runs (`TestBus.placement`, by the name of its first instance).
+    var host: TestHost { bus.host(of: dataOwner ?? name) }
     var log: String { (try? String(contentsOfFile: bus.supervisor.logPath(of: name)!, encoding: .utf8)) ?? "" }
 
     static func start(on bus: TestBus, service: String, executable: String, arguments: [String] = []) async throws -> TestService {
@@ -53,9 +55,9 @@ struct TestService: Sendable {
 
     func startProcess() async throws {
         let process = PlatformCommands.service(
-            executable, name: name, binDirectory: Binaries.directory, bus: bus.endpoints, http: "127.0.0.1:\(httpPort)", dataDirectory: dataDirectory,
+            executable, name: name, binDirectory: Binaries.directory, bus: bus.endpoints, http: "\(host.address):\(httpPort)", dataDirectory: dataDirectory,
             extra: ["--log-level", "debug"] + arguments)
-        let failures = try await bus.supervisor.launch([process], environment: bus.environment.merging(environment) { _, own in own })
+        let failures = try await bus.supervisor.launch([host.wrap(process)], environment: bus.environment.merging(environment) { _, own in own })
         guard failures.isEmpty else { throw TestFailure("\(failures.joined(separator: "; ")); log:\n\(log)") }
         try await bus.waitForWorkers(service)
     }

@@ -51,37 +51,46 @@ struct TestBus: Sendable {
     let httpPort: Int
     /// Variables every service and gateway started beside this bus gets (OTEL_* for the tracing test).
     var environment: [String: String] = [:]
+    /// The host each process runs on, by process name (`bus`, `users`, …); the loopback when absent.
+    var placement: [String: TestHost] = [:]
 
-    var ingress: String { "tcp://127.0.0.1:\(pubPort)" }
-    var egress: String { "tcp://127.0.0.1:\(subPort)" }
-    var broker: String { "tcp://127.0.0.1:\(brokerPort)" }
-    var healthURL: String { "http://127.0.0.1:\(httpPort)/health" }
-    var metricsURL: String { "http://127.0.0.1:\(httpPort)/metrics" }
+    func host(of process: String) -> TestHost { placement[process] ?? .loopback }
+    var address: String { host(of: "bus").address }
+
+    var ingress: String { "tcp://\(address):\(pubPort)" }
+    var egress: String { "tcp://\(address):\(subPort)" }
+    var broker: String { "tcp://\(address):\(brokerPort)" }
+    var healthURL: String { "http://\(address):\(httpPort)/health" }
+    var metricsURL: String { "http://\(address):\(httpPort)/metrics" }
 
     /// What a service started beside this bus is told of it.
     var endpoints: BusEndpoints { BusEndpoints(ingress: ingress, egress: egress, broker: broker) }
 
     /// Flags that point a ridectl command at this bus.
-    var ridectlFlags: [String] { ["--sub", egress, "--broker", broker, "--bus-http", "http://127.0.0.1:\(httpPort)"] }
+    var ridectlFlags: [String] { ["--sub", egress, "--broker", broker, "--bus-http", "http://\(address):\(httpPort)"] }
 
     var log: String { (try? String(contentsOfFile: supervisor.logPath(of: "bus")!, encoding: .utf8)) ?? "" }
     /// Where the services started beside this bus keep their data, one folder each.
     var dataRoot: String { "\(scratch)/data" }
 
-    static func start(_ name: String, extraArguments: [String] = [], environment: [String: String] = [:]) async throws -> TestBus {
+    static func start(
+        _ name: String, extraArguments: [String] = [], environment: [String: String] = [:], placement: [String: TestHost] = [:]
+    ) async throws -> TestBus {
         let scratch = try makeScratchDirectory(name)
         let bus = TestBus(
             supervisor: ProcessSupervisor(output: .files(directory: scratch)), scratch: scratch,
             pubPort: try FreePort.next(), subPort: try FreePort.next(), brokerPort: try FreePort.next(), httpPort: try FreePort.next(),
-            environment: environment)
+            environment: environment, placement: placement)
         try await bus.startProcess(extraArguments: extraArguments)
         return bus
     }
 
     func startProcess(extraArguments: [String] = []) async throws {
         let process = PlatformCommands.bus(
-            binDirectory: Binaries.directory, pub: ingress, sub: egress, broker: broker, http: "127.0.0.1:\(httpPort)", extra: ["--log-level", "debug"] + extraArguments)
-        let failures = try await supervisor.launch([process])
+            binDirectory: Binaries.directory, pub: ingress, sub: egress, broker: broker, http: "\(address):\(httpPort)", extra: ["--log-level", "debug"] + extraArguments)
+        // Of the variables the services get, the bus takes only its CURVE keys (not OTEL_*: the
+        // tracing tests count the services' spans).
+        let failures = try await supervisor.launch([host(of: "bus").wrap(process)], environment: environment.filter { $0.key.hasPrefix("RIDE_CURVE") })
         guard failures.isEmpty else { throw TestFailure("ride-bus: \(failures.joined(separator: "; ")); log:\n\(log)") }
     }
 
@@ -152,8 +161,11 @@ func workerCount(_ service: String, busHealthURL: String) async throws -> Int {
 
 /// Runs `body` with a fresh bus; the bus and everything started beside it is stopped afterwards,
 /// and killed if the body failed.
-func withTestBus(_ name: String, extraArguments: [String] = [], environment: [String: String] = [:], _ body: (TestBus) async throws -> Void) async throws {
-    let bus = try await TestBus.start(name, extraArguments: extraArguments, environment: environment)
+func withTestBus(
+    _ name: String, extraArguments: [String] = [], environment: [String: String] = [:], placement: [String: TestHost] = [:],
+    _ body: (TestBus) async throws -> Void
+) async throws {
+    let bus = try await TestBus.start(name, extraArguments: extraArguments, environment: environment, placement: placement)
     do {
         try await body(bus)
     } catch {

@@ -17,9 +17,9 @@ struct TestTracking: Sendable {
 
     var bus: TestBus { process.bus }
     var name: String { process.name }
-    var ingest: String { "tcp://127.0.0.1:\(ingestPort)" }
-    var healthURL: String { "http://127.0.0.1:\(process.httpPort)/health" }
-    var metricsURL: String { "http://127.0.0.1:\(process.httpPort)/metrics" }
+    var ingest: String { "tcp://\(process.host.address):\(ingestPort)" }
+    var healthURL: String { "http://\(process.host.address):\(process.httpPort)/health" }
+    var metricsURL: String { "http://\(process.host.address):\(process.httpPort)/metrics" }
     var log: String { process.log }
 
     static let publishableKey = "pk_test"
@@ -34,7 +34,7 @@ struct TestTracking: Sendable {
         let ingestPort = try FreePort.next()
         let process = TestService(
             bus: bus, name: name, service: BusContract.Service.tracking, executable: "ride-tracking",
-            arguments: PlatformCommands.trackingFlags(ingest: "tcp://127.0.0.1:\(ingestPort)", shard: shard.map { "\($0)" })
+            arguments: PlatformCommands.trackingFlags(ingest: "tcp://\(bus.host(of: dataOwner ?? name).address):\(ingestPort)", shard: shard.map { "\($0)" })
                 + ["--publishable-keys", publishableKey, "--inactive-after-s", "\(inactiveAfterSeconds)"] + arguments, httpPort: try FreePort.next(), dataOwner: dataOwner)
         let tracking = TestTracking(process: process, ingestPort: ingestPort, shard: shard)
         try await tracking.startProcess()
