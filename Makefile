@@ -20,6 +20,7 @@ deps:
 ## test-deps: pyzmq, for the tests that check our 7/MDP peers against independent Python ones;
 ## opentelemetry-proto, with which the tracing test's OTLP receiver decodes the spans;
 ## schemathesis and openapi-spec-validator, which test the gateway against its /openapi.json;
+## kubernetes-validate, which checks deploy/kubernetes/ against the Kubernetes schema;
 ## chromium, the headless browser that loads the share page in the gateway's tests;
 ## PostgreSQL's server, which the storage suite and the scale-out tests start on a port of their own;
 ## PostGIS, pgRouting, osm2pgrouting and osmium, with which the pgRouting route provider's tests import the roads
@@ -54,10 +55,10 @@ test-deps: deps
 		python3 -m pip install -q opentelemetry-proto 2>/dev/null \
 		|| python3 -m pip install -q --break-system-packages opentelemetry-proto; \
 	}
-	@command -v st >/dev/null 2>&1 && command -v openapi-spec-validator >/dev/null 2>&1 || { \
-		echo "make: installing schemathesis and openapi-spec-validator"; \
-		python3 -m pip install -q schemathesis openapi-spec-validator 2>/dev/null \
-		|| python3 -m pip install -q --break-system-packages schemathesis openapi-spec-validator; \
+	@command -v st >/dev/null 2>&1 && command -v openapi-spec-validator >/dev/null 2>&1 && command -v kubernetes-validate >/dev/null 2>&1 || { \
+		echo "make: installing schemathesis, openapi-spec-validator and kubernetes-validate"; \
+		python3 -m pip install -q schemathesis openapi-spec-validator kubernetes-validate 2>/dev/null \
+		|| python3 -m pip install -q --break-system-packages schemathesis openapi-spec-validator kubernetes-validate; \
 	}
 
 build: deps
