@@ -18,6 +18,24 @@ public struct Setting: Sendable, Equatable {
         if let envValue = environment[env], !envValue.isEmpty { return Setting(value: envValue, origin: env) }
         return Setting(value: defaultValue, origin: "default")
     }
+
+    /// As `resolve`, for a secret: after the flag and `env`, the file `<env>_FILE` names (Docker's
+    /// and Kubernetes' convention for secrets mounted as files; one trailing newline dropped). A
+    /// file that cannot be read, or is empty, is a `ConfigurationError` naming the variable.
+    public static func resolveSecret(
+        _ flagValue: String?, flag: String, env: String, default defaultValue: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> Setting {
+        let direct = resolve(flagValue, flag: flag, env: env, default: defaultValue, environment: environment)
+        guard direct.origin == "default", let path = environment[env + "_FILE"], !path.isEmpty else { return direct }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("\(env)_FILE: cannot read \(path) (a secret mounted as a file?)")
+        }
+        var text = String(decoding: data, as: UTF8.self)
+        if text.hasSuffix("\r\n") { text.removeLast(2) } else if text.hasSuffix("\n") { text.removeLast() }
+        guard !text.isEmpty else { throw ConfigurationError("\(env)_FILE: \(path) is empty") }
+        return Setting(value: text, origin: "\(env)_FILE")
+    }
 }
 
 /// Help text for an option that also reads an environment variable.

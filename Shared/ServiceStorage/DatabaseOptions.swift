@@ -8,7 +8,7 @@ public struct DatabaseOptions: ParsableArguments, Sendable {
     @Option(
         name: .customLong("database-url"),
         help: helpWithEnv(
-            "PostgreSQL to keep state in, shared by instances: postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=disable|prefer|require]; unset: a SQLite file in --data-dir",
+            "PostgreSQL to keep state in, shared by instances: postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=disable|prefer|require]; unset: a SQLite file in --data-dir. RIDE_DATABASE_URL_FILE names a file holding it (a mounted secret)",
             env: "RIDE_DATABASE_URL"))
     var databaseURL: String?
 
@@ -16,12 +16,12 @@ public struct DatabaseOptions: ParsableArguments, Sendable {
 
     /// PostgreSQL when a URL is given (a malformed one is a `ConfigurationError` naming the part), else `sqlitePath`.
     public func location(sqlitePath: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StorageLocation {
-        let setting = Setting.resolve(databaseURL, flag: "database-url", env: "RIDE_DATABASE_URL", default: "", environment: environment)
+        let setting = try Setting.resolveSecret(databaseURL, flag: "database-url", env: "RIDE_DATABASE_URL", default: "", environment: environment)
         guard !setting.value.isEmpty else { return .sqlite(path: sqlitePath) }
         do {
             return .postgres(try PostgresURL(parsing: setting.value))
         } catch {
-            throw ConfigurationError("\(setting.origin == "--database-url" ? "--database-url" : "RIDE_DATABASE_URL"): \(error.message)")
+            throw ConfigurationError("\(setting.origin): \(error.message)")
         }
     }
 }

@@ -27,6 +27,41 @@ import Yams
         var volumes: [String] = []
         /// The services it waits for (`depends_on`).
         var dependsOn: [String] = []
+        /// The secrets mounted into it (each at `/run/secrets/<name>`).
+        var secrets: [String] = []
+
+        /// Its environment with each mounted secret's path replaced by `path(secret)`.
+        func environment(secretPath path: (String) throws -> String) rethrows -> [String: String] {
+            var environment = environment
+            for secret in secrets {
+                let mounted = "/run/secrets/\(secret)"
+                for (key, value) in environment where value == mounted { environment[key] = try path(secret) }
+            }
+            return environment
+        }
+    }
+
+    /// The file of each secret the compose file declares (top-level `secrets`), as a full path.
+    static func secretFiles() throws -> [String: String] {
+        guard let secrets = try document()["secrets"] as? [String: Any] else { return [:] }
+        return try secrets.mapValues { entry in
+            guard let file = (entry as? [String: Any])?["file"] as? String else { throw TestFailure("a secret without a file: \(entry)") }
+            return root.appendingPathComponent(file).path
+        }
+    }
+
+    /// The PostgreSQL URL a service is given (in the secret its RIDE_DATABASE_URL_FILE names).
+    static func databaseURL(of service: ComposeService) throws -> String? {
+        guard let file = service.environment["RIDE_DATABASE_URL_FILE"] else { return nil }
+        guard file.hasPrefix("/run/secrets/") else { throw TestFailure("service \(service.name): RIDE_DATABASE_URL_FILE is not a secret: \(file)") }
+        return try secret(String(file.dropFirst("/run/secrets/".count)))
+    }
+
+    /// A secret's value as the file holds it (one trailing newline dropped, as the services do).
+    static func secret(_ name: String) throws -> String {
+        guard let path = try secretFiles()[name] else { throw TestFailure("docker-compose.yml declares no secret \(name)") }
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return text.hasSuffix("\n") ? String(text.dropLast()) : text
     }
 
     /// The compose file as YAML.
@@ -40,11 +75,12 @@ import Yams
     static func postgres() throws -> (user: String, password: String, database: String) {
         guard let services = try document()["services"] as? [String: Any], let postgres = services["postgres"] as? [String: Any],
             let environment = postgres["environment"] as? [String: Any], let user = environment["POSTGRES_USER"] as? String,
-            let password = environment["POSTGRES_PASSWORD"] as? String, let database = environment["POSTGRES_DB"] as? String
+            let passwordFile = environment["POSTGRES_PASSWORD_FILE"] as? String, passwordFile.hasPrefix("/run/secrets/"),
+            let database = environment["POSTGRES_DB"] as? String
         else {
-            throw TestFailure("docker-compose.yml has no postgres service with POSTGRES_USER, POSTGRES_PASSWORD and POSTGRES_DB")
+            throw TestFailure("docker-compose.yml has no postgres service with POSTGRES_USER, POSTGRES_PASSWORD_FILE (a secret) and POSTGRES_DB")
         }
-        return (user, password, database)
+        return (user, try secret(String(passwordFile.dropFirst("/run/secrets/".count))), database)
     }
 
     /// The platform's own services (the postgres service runs an upstream image).
@@ -70,9 +106,10 @@ import Yams
             let healthcheck = (service["healthcheck"] as? [String: Any])?["test"] as? [String]
             let volumes = (service["volumes"] as? [Any])?.map { "\($0)" } ?? []
             let dependsOn = (service["depends_on"] as? [String: Any]).map { Array($0.keys) } ?? []
+            let secrets = (service["secrets"] as? [Any])?.map { "\($0)" } ?? []
             return ComposeService(
                 name: name, command: command, environment: environment, ports: ports, healthcheck: healthcheck, volumes: volumes,
-                dependsOn: dependsOn)
+                dependsOn: dependsOn, secrets: secrets)
         }
     }
 
@@ -82,13 +119,35 @@ import Yams
         for service in services {
             let executable = "\(Binaries.directory)/\(service.command[0])"
             #expect(FileManager.default.isExecutableFile(atPath: executable), "service \(service.name) runs \(service.command[0]), which the package builds")
-            // Only the compose environment, as in a container: nothing inherited from this shell.
+            // Only the compose environment, as in a container: nothing inherited from this shell; the
+            // secrets' files where compose would mount them.
+            let files = try Self.secretFiles()
+            let environment = try service.environment { secret in
+                guard let file = files[secret] else { throw TestFailure("service \(service.name) mounts an undeclared secret \(secret)") }
+                return file
+            }
             let result = try await runCommand(
-                executable, Array(service.command.dropFirst()) + ["--check"],
-                environment: service.environment, inheritEnvironment: false)
+                executable, Array(service.command.dropFirst()) + ["--check"], environment: environment, inheritEnvironment: false)
             #expect(result.status == 0, "service \(service.name): \(result.stderr)")
             #expect(result.stdout.contains("configuration OK"), "service \(service.name): \(result.stdout)")
         }
+    }
+
+    @Test func secretsReachTheServicesAsFilesNeverAsPlainEnvironment() throws {
+        let files = try Self.secretFiles()
+        #expect(Set(files.keys) == ["database_url", "postgres_password", "token_secret", "gateway_secret_key"], "\(files.keys.sorted())")
+        for (name, path) in files { #expect(FileManager.default.fileExists(atPath: path), "secret \(name): \(path) exists") }
+        let plain = ["RIDE_DATABASE_URL", "RIDE_TOKEN_SECRET", "RIDE_SECRET_KEY", "POSTGRES_PASSWORD", "RIDE_CURVE_SECRET_KEY"]
+        for service in try Self.services() {
+            for variable in plain { #expect(service.environment[variable] == nil, "service \(service.name) sets \(variable) in plain environment") }
+            for (key, value) in service.environment where key.hasSuffix("_FILE") && value.hasPrefix("/run/secrets/") {
+                let secret = String(value.dropFirst("/run/secrets/".count))
+                #expect(service.secrets.contains(secret), "service \(service.name): \(key) names \(secret), which it does not mount")
+            }
+        }
+        let users = try #require(try Self.services().first { $0.name == "users" })
+        #expect(users.environment["RIDE_TOKEN_SECRET_FILE"] == "/run/secrets/token_secret")
+        #expect(try Self.secret("token_secret").utf8.count >= 32, "the token key file holds at least 32 bytes")
     }
 
     @Test func everyExecutableOfThePackageHasAComposeService() throws {
@@ -133,7 +192,7 @@ import Yams
         let postgres = try Self.postgres()
         for service in try Self.services() where ["users", "orders", "trips", "notifications"].contains(service.name) {
             #expect(service.ports.isEmpty, "service \(service.name) publishes \(service.ports): --scale would collide")
-            if let url = service.environment["RIDE_DATABASE_URL"] {
+            if let url = try Self.databaseURL(of: service) {
                 #expect(url == "postgres://\(postgres.user):\(postgres.password)@postgres:5432/\(postgres.database)", "service \(service.name): \(url)")
                 #expect(service.dependsOn.contains("postgres"), "service \(service.name) waits for the database")
                 #expect(service.volumes.isEmpty, "service \(service.name) keeps its state in PostgreSQL, not a volume: \(service.volumes)")
@@ -141,7 +200,7 @@ import Yams
                 #expect(service.volumes.count == 1 && service.volumes[0].hasSuffix(":/var/lib/ride"), "service \(service.name): \(service.volumes)")
             }
         }
-        #expect(try Self.services().first { $0.name == "users" }?.environment["RIDE_TOKEN_SECRET"] != nil, "every users replica signs with one key")
+        #expect(try Self.services().first { $0.name == "users" }?.environment["RIDE_TOKEN_SECRET_FILE"] != nil, "every users replica signs with one key")
     }
 
     /// Tracking's shards: every shard K of N exactly once, each with its own ingest port, so that no
@@ -154,11 +213,11 @@ import Yams
         #expect(counts == [shards.count], "every tracking service says the same shard count, the number of them: \(flags)")
         #expect(Set(flags) == Set((0..<shards.count).map { "\($0)/\(shards.count)" }), "\(flags)")
         for shard in shards {
-            if shard.environment["RIDE_DATABASE_URL"] != nil {
+            if try Self.databaseURL(of: shard) != nil {
                 #expect(shard.dependsOn.contains("postgres") && shard.volumes.isEmpty, "\(shard.name) waits for the database and needs no volume")
             }
         }
-        let onVolumes = shards.filter { $0.environment["RIDE_DATABASE_URL"] == nil }
+        let onVolumes = try shards.filter { try Self.databaseURL(of: $0) == nil }
         #expect(Set(onVolumes.map(\.volumes)).count == onVolumes.count, "a volume each: \(onVolumes.map(\.volumes))")
         let ingest = shards.map { service in service.command.firstIndex(of: "--ingest").map { service.command[$0 + 1] } ?? "" }
         #expect(Set(ingest).count == shards.count, "an ingest port each: \(ingest)")
@@ -169,6 +228,10 @@ import Yams
         #expect(dockerfile.contains("FROM swift:6.3"), "build stage on the Swift 6.3 image")
         #expect(dockerfile.contains("libzmq5"), "runtime stage has libzmq5")
         #expect(dockerfile.contains("-name 'ride-*' -o -name ridectl"), "every ride-* executable and ridectl are copied")
+        // The packages resolved in a cached layer: after the manifest is copied, before any source.
+        let steps = ["COPY Package.swift ./", "RUN swift package resolve", "COPY Shared Shared", "RUN swift build -c release"]
+        let positions = steps.map { dockerfile.range(of: $0)?.lowerBound }
+        #expect(positions.allSatisfy { $0 != nil } && positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(), "\(steps) in this order")
         let ignore = try String(contentsOf: Self.root.appendingPathComponent(".dockerignore"), encoding: .utf8)
         #expect(ignore.contains(".build/"))
     }
@@ -209,7 +272,12 @@ import Yams
             for service in ordered {
                 let volume = service.volumes.first.map { String($0.split(separator: ":")[0]) }
                 if let volume { try FileManager.default.createDirectory(atPath: "\(testBus.scratch)/\(volume)", withIntermediateDirectories: true) }
-                var environment = service.environment.mapValues { local($0, volume: volume) }
+                // Each secret's file, written here with its host names and ports rewritten too.
+                var environment = try service.environment { secret in
+                    let path = "\(testBus.scratch)/secret-\(secret)"
+                    try local(try ComposeTests.secret(secret), volume: volume).write(toFile: path, atomically: true, encoding: .utf8)
+                    return path
+                }.mapValues { local($0, volume: volume) }
                 // The production cost of a password hash (600 000 rounds) takes seconds per sign-up in a
                 // debug build on a loaded machine: longer than the gateway waits for users.
                 if service.name == "users" { environment["RIDE_PASSWORD_ROUNDS"] = "2000" }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Testing
 
@@ -10,6 +11,22 @@ import Testing
         #expect(Setting.resolve(nil, flag: "x", env: "RIDE_X", default: "d", environment: env) == Setting(value: "from-env", origin: "RIDE_X"))
         #expect(Setting.resolve(nil, flag: "x", env: "RIDE_X", default: "d", environment: [:]) == Setting(value: "d", origin: "default"))
         #expect(Setting.resolve(nil, flag: "x", env: "RIDE_X", default: "d", environment: ["RIDE_X": ""]).origin == "default", "an empty variable is unset")
+    }
+
+    @Test func aSecretMayComeFromTheFileItsFileVariableNames() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID().uuidString)").path
+        try "s3cret\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let file = ["RIDE_X_FILE": path]
+        #expect(try Setting.resolveSecret(nil, flag: "x", env: "RIDE_X", default: "d", environment: file) == Setting(value: "s3cret", origin: "RIDE_X_FILE"))
+        #expect(try Setting.resolveSecret(nil, flag: "x", env: "RIDE_X", default: "d", environment: file.merging(["RIDE_X": "env"]) { $1 }).value == "env")
+        #expect(try Setting.resolveSecret("flag", flag: "x", env: "RIDE_X", default: "d", environment: file).value == "flag")
+        #expect(try Setting.resolveSecret(nil, flag: "x", env: "RIDE_X", default: "d", environment: [:]).origin == "default")
+        #expect(throws: ConfigurationError("RIDE_X_FILE: cannot read /nonexistent/secret (a secret mounted as a file?)")) {
+            try Setting.resolveSecret(nil, flag: "x", env: "RIDE_X", default: "d", environment: ["RIDE_X_FILE": "/nonexistent/secret"])
+        }
+        try "\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: ConfigurationError("RIDE_X_FILE: \(path) is empty")) { try Setting.resolveSecret(nil, flag: "x", env: "RIDE_X", default: "d", environment: file) }
     }
 
     @Test(

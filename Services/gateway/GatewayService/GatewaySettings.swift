@@ -47,7 +47,7 @@ public struct RideGatewayCommand: ServiceCommand {
     @Option(
         name: .customLong("secret-key"),
         help: helpWithEnv(
-            "HTTP Basic password of the HyperTrack-compatible routes and the dashboard's API", env: "RIDE_SECRET_KEY",
+            "HTTP Basic password of the HyperTrack-compatible routes and the dashboard's API (or a file named by RIDE_SECRET_KEY_FILE)", env: "RIDE_SECRET_KEY",
             default: "sk_dev_ridesharing"))
     var secretKey: String?
 
@@ -68,7 +68,7 @@ public struct RideGatewayCommand: ServiceCommand {
         }
         let key = Setting.resolve(publishableKey, flag: "publishable-key", env: "RIDE_PUBLISHABLE_KEY", default: "pk_dev_ridesharing")
         let account = Setting.resolve(accountID, flag: "account-id", env: "RIDE_ACCOUNT_ID", default: "ridesharing")
-        let secret = Setting.resolve(secretKey, flag: "secret-key", env: "RIDE_SECRET_KEY", default: "sk_dev_ridesharing")
+        let secret = try Setting.resolveSecret(secretKey, flag: "secret-key", env: "RIDE_SECRET_KEY", default: "sk_dev_ridesharing")
         for (setting, name) in [(key, "publishable key"), (account, "account id"), (secret, "secret key")] where setting.value.isEmpty || setting.value.contains(":") {
             throw ConfigurationError("\(name) (\(setting.origin)) must be non-empty and without ':'")
         }
