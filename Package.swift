@@ -285,6 +285,7 @@ let package = Package(
             dependencies: [
                 "Wire", "GatewayService", "Bus", "ServiceKit", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ], path: "Tests/GatewayTests"),
         .testTarget(name: "NotificationsTests", dependencies: ["Wire", "NotificationsService", "RideModels", "Bus"], path: "Tests/NotificationsTests"),
         .target(name: "TestPostgres", dependencies: ["PlatformLauncher", "ServiceKit", "Storage", "TestProcess"], path: "Tests/TestPostgres"),

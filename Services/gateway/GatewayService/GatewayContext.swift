@@ -18,7 +18,8 @@ public struct GatewayContext: RequestContext, WebSocketRequestContext {
     }
 
     /// Location batches are the largest bodies apps send; 1 MiB holds thousands of fixes.
-    public var maxUploadSize: Int { 1 << 20 }
+    public var maxUploadSize: Int { Self.uploadLimit }
+    static let uploadLimit = 1 << 20
 
     /// The authenticated user; a route that needs one and has none answers 401.
     func requireUser() throws -> User {

@@ -63,6 +63,9 @@ extension GatewayError {
             let code = error.status == .notFound ? "not_found" : error.status == .contentTooLarge ? "too_large" : "bad_request"
             let message = error.status == .notFound ? "no route \(method) \(path)" : error.body ?? error.status.reasonPhrase
             self.init(error.status, code, message, headers: error.headers)
+        case let error as any HTTPResponseError where error.status == .contentTooLarge:
+            // NIO's NIOTooManyBytesError, from a body collected past the route's limit.
+            self.init(.contentTooLarge, "too_large", "the request body is larger than the gateway takes (\(GatewayContext.uploadLimit) bytes)")
         default:
             logger.error("request failed", metadata: ["path": "\(path)", "error": "\(error)"])
             self.init(.internalServerError, "internal", "the gateway failed to answer; see its log")

@@ -66,7 +66,10 @@ struct GatewayApplication: Sendable {
         router.add(middleware: MetricsMiddleware())  // ride_gateway_http_* (RideMetric)
         // Outside the error middleware, so error replies are inside the request's span too.
         GatewayTracing.add(to: router)
+        router.add(middleware: SecurityHeadersMiddleware())
+        router.add(middleware: CORSMiddleware(policy: settings.edge.corsOrigins))
         router.add(middleware: ErrorJSONMiddleware())
+        router.add(middleware: RequestTimeoutMiddleware(timeout: settings.edge.requestTimeout))
         router.add(middleware: MethodNotAllowedMiddleware(registry: registry))
         let open = RecordedRoutes(group: router.group("v1"), prefix: "/v1", security: .none, registry: registry)
         let authenticated = RecordedRoutes(

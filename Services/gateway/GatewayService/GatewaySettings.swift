@@ -51,6 +51,18 @@ public struct RideGatewayCommand: ServiceCommand {
             default: "sk_dev_ridesharing"))
     var secretKey: String?
 
+    @Option(
+        name: .customLong("cors-origins"),
+        help: helpWithEnv(
+            "Origins whose web pages may call the API and read the share data (comma-separated, e.g. https://app.example.com; * for any)",
+            env: "RIDE_CORS_ORIGINS", default: "none: same origin only"))
+    var corsOrigins: String?
+
+    @Option(
+        name: .customLong("request-timeout-s"),
+        help: helpWithEnv("Seconds a request may take before it is answered 504 request_timeout (not the WebSockets)", env: "RIDE_REQUEST_TIMEOUT_S", default: "30"))
+    var requestTimeoutSeconds: Int?
+
     @OptionGroup public var common: CommonOptions
 
     public init() {}
@@ -72,10 +84,13 @@ public struct RideGatewayCommand: ServiceCommand {
         for (setting, name) in [(key, "publishable key"), (account, "account id"), (secret, "secret key")] where setting.value.isEmpty || setting.value.contains(":") {
             throw ConfigurationError("\(name) (\(setting.origin)) must be non-empty and without ':'")
         }
+        let origins = Setting.resolve(corsOrigins, flag: "cors-origins", env: "RIDE_CORS_ORIGINS", default: "")
+        let timeout = try integerSetting(requestTimeoutSeconds, flag: "request-timeout-s", env: "RIDE_REQUEST_TIMEOUT_S", default: 30, range: 1...600)
         return GatewaySettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(), listen: listen,
             publicURL: urlSetting.value.hasSuffix("/") ? String(urlSetting.value.dropLast()) : urlSetting.value,
             publishableKey: key.value, accountID: account.value, secretKey: secret.value,
+            edge: EdgePolicy(corsOrigins: try CORSPolicy.parse(origins), requestTimeout: .seconds(timeout)),
             http: try common.httpAddress(default: "0.0.0.0:9106"), logFormat: logging.format, logLevel: logging.level)
     }
 }
@@ -91,6 +106,7 @@ public struct GatewaySettings: ServiceSettings {
     public var publishableKey: String
     public var accountID: String
     public var secretKey: String
+    public var edge = EdgePolicy()
     public var http: HostPort
     public var logFormat: LogFormat
     public var logLevel: Logger.Level
@@ -101,6 +117,7 @@ public struct GatewaySettings: ServiceSettings {
           bus                   pub \(pub), sub \(sub), broker \(broker)
           apps                  http://\(listen) (public \(publicURL))
           hypertrack routes     account \(accountID), secret \(String(repeating: "*", count: min(8, secretKey.count)))
+          edge                  CORS \(edge.corsOrigins.description), requests time out after \(edge.requestTimeout)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)
         """
