@@ -31,7 +31,7 @@ struct PrometheusIntegrationTests {
         var components = URLComponents(string: "http://127.0.0.1:\(port)/api/v1/query")!
         components.queryItems = [URLQueryItem(name: "query", value: promQL)]
         let encoded = components.percentEncodedQuery!.replacingOccurrences(of: "+", with: "%2B")
-        let response = try await HTTPProbe.get("http://127.0.0.1:\(port)/api/v1/query?\(encoded)", timeout: .seconds(5))
+        let response = try await HTTPProbe.get("http://127.0.0.1:\(port)/api/v1/query?\(encoded)", timeout: .seconds(30))
         let body = try JSONCoding.decode(JSONValue.self, from: Array(response.body))
         guard response.status == 200, body["status"] == "success", case .array(let result)? = body["data"]?["result"] else {
             throw TestFailure("query \(promQL): \(response.status) \(body)")

@@ -48,7 +48,7 @@ import Wire
         try await eventually("the collector listens", timeout: .seconds(30)) {
             (try? await HTTPProbe.send("POST", url, headers: json, body: Array(#"{"resourceSpans":[]}"#.utf8)))?.status == 200
         }
-        let stored = try await HTTPProbe.send("POST", url, headers: json, body: Array(Self.export.utf8), timeout: .seconds(5))
+        let stored = try await HTTPProbe.send("POST", url, headers: json, body: Array(Self.export.utf8), timeout: .seconds(30))
         #expect(stored.status == 200)
         #expect(stored.text == #"{"partialSuccess":{}}"#)
         let refused = try await HTTPProbe.send("POST", url, headers: json, body: Array(#"{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"x"}]}]}]}"#.utf8))

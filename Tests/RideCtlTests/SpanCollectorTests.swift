@@ -53,14 +53,14 @@ import Wire
         #expect(collection.environment == ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(collection.port)", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"])
         let url = "http://127.0.0.1:\(collection.port)/v1/traces"
         let json = ["Content-Type": "application/json"]
-        let ok = try await HTTPProbe.send("POST", url, headers: json, body: Array(RideTraceFixture.otlpJSON(RideTraceFixture.spans).utf8), timeout: .seconds(5))
+        let ok = try await HTTPProbe.send("POST", url, headers: json, body: Array(RideTraceFixture.otlpJSON(RideTraceFixture.spans).utf8), timeout: .seconds(30))
         #expect(ok.status == 200)
         #expect(ok.text == #"{"partialSuccess":{}}"#)
-        let bad = try await HTTPProbe.send("POST", url, headers: json, body: Array(#"{"resourceSpans":[{"scopeSpans":[{"spans":[{}]}]}]}"#.utf8), timeout: .seconds(5))
+        let bad = try await HTTPProbe.send("POST", url, headers: json, body: Array(#"{"resourceSpans":[{"scopeSpans":[{"spans":[{}]}]}]}"#.utf8), timeout: .seconds(30))
         #expect(bad.status == 400)
         #expect(bad.text.contains("resourceSpans[0].scopeSpans[0].spans[0].traceId: missing"))
         let huge = try await HTTPProbe.send(
-            "POST", url, headers: json, body: Array(repeating: UInt8(ascii: " "), count: SpanCollector.defaultMaxBodyBytes + 1), timeout: .seconds(5))
+            "POST", url, headers: json, body: Array(repeating: UInt8(ascii: " "), count: SpanCollector.defaultMaxBodyBytes + 1), timeout: .seconds(30))
         #expect(huge.status == 413)
         let metrics = try await HTTPProbe.send("POST", "http://127.0.0.1:\(collection.port)/v1/metrics", headers: json, body: Array("{}".utf8))
         #expect(metrics.status == 200)
