@@ -113,8 +113,8 @@ import Wire
     }
 
     @Test func aRequestSlowerThanTheTimeoutIsAnswered504() async throws {
-        // Calls to the services wait 30 s (nobody answers); the request may take 1 s.
-        let (app, close) = try await Self.application(["--request-timeout-s", "1"], callTimeout: .seconds(30))
+        // Calls to the services wait 300 s (nobody answers); the request may take 1 s.
+        let (app, close) = try await Self.application(["--request-timeout-s", "1"], callTimeout: .seconds(300))
         let started = ContinuousClock.now
         try await app.test(.router) { client in
             let body = #"{"role":"rider","name":"Ann","phone_number":"+380501234567","password":"secret123"}"#
@@ -124,7 +124,7 @@ import Wire
                 #expect(error["error"]?["code"] == "request_timeout", "\(error)")
             }
         }
-        #expect(ContinuousClock.now - started < .seconds(20), "the request timeout (1 s), not the call's 30 s (room for a loaded machine)")
+        #expect(ContinuousClock.now - started < .seconds(120), "the request timeout (1 s), not the call's 300 s (room for a loaded machine)")
         await close()
     }
 }

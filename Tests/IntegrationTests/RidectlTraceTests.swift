@@ -148,7 +148,8 @@ import Wire
         let flags = ["--data-dir", "\(scratch)/data", "--from", "spans", "--json"]
         var trace = try await runCommand(Binaries.ridectl, ["trace", id] + flags)
         let shown = ContinuousClock.now + .seconds(60)
-        while !trace.stdout.contains("PICKING_UP"), ContinuousClock.now < shown {  // the exporters send in batches
+        // Each process's exporter sends in batches, on its own schedule: wait for trips' too.
+        while !(trace.stdout.contains("PICKING_UP") && trace.stdout.contains("trip.created")), ContinuousClock.now < shown {
             try await Task.sleep(for: .seconds(2))
             trace = try await runCommand(Binaries.ridectl, ["trace", id] + flags)
         }

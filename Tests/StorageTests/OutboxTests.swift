@@ -118,7 +118,18 @@ func outbox(_ backend: Backend) async throws -> any OutboxFixture {
         defer { fixture.close() }
         let sequences = try await withThrowingTaskGroup(of: [UInt64].self) { group in
             for writer in 0..<8 {
-                group.addTask { try await fixture.append(Array(writer * 10..<writer * 10 + 5), fail: false) }
+                group.addTask {
+                    // A write refused 503 storage_unavailable stored nothing (the probe judged the
+                    // server unreachable: CI's load once did); like a real caller, write it again.
+                    for attempt in 1...5 {
+                        do {
+                            return try await fixture.append(Array(writer * 10..<writer * 10 + 5), fail: false)
+                        } catch let error as ServiceError where error.code == "storage_unavailable" && attempt < 5 {
+                            try await Task.sleep(for: .seconds(2))
+                        }
+                    }
+                    return []
+                }
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
