@@ -23,8 +23,6 @@ public struct DeviceSilence: Sendable, Equatable {
     }
 
     public var silence: TimeInterval
-    /// How long the newest location of a device no longer watched still starts its next trip
-    /// (the dropoff trip of a pickup trip that ended at the pickup: no call to tracking).
     /// How long a device whose last trip ended is still heard (the watcher stays subscribed), so
     /// that its next trip — the dropoff after a pickup trip that ended at the pickup — starts from
     /// a current location without a call to tracking.

@@ -96,21 +96,21 @@ final class NetworkHosts: Sendable {
     }
 
     private func build() async throws {
-        try await Self.run(Self.ip, ["link", "add", bridge, "type", "bridge"])
-        try await Self.run(Self.ip, ["addr", "add", "10.213.\(subnet).1/24", "dev", bridge])
-        try await Self.run(Self.ip, ["link", "set", bridge, "up"])
+        _ = try await TestProcess.output(Self.ip, ["link", "add", bridge, "type", "bridge"])
+        _ = try await TestProcess.output(Self.ip, ["addr", "add", "10.213.\(subnet).1/24", "dev", bridge])
+        _ = try await TestProcess.output(Self.ip, ["link", "set", bridge, "up"])
         for (index, host) in hosts.enumerated() {
             guard let namespace = host.namespace else { continue }
             let (root, inner) = (rootLink(index), "\(Self.prefix)\(id)i\(index)")
-            try await Self.run(Self.ip, ["netns", "add", namespace])
-            try await Self.run(Self.ip, ["link", "add", root, "type", "veth", "peer", "name", inner])
-            try await Self.run(Self.ip, ["link", "set", inner, "netns", namespace])
-            try await Self.run(Self.ip, ["link", "set", root, "master", bridge, "up"])
+            _ = try await TestProcess.output(Self.ip, ["netns", "add", namespace])
+            _ = try await TestProcess.output(Self.ip, ["link", "add", root, "type", "veth", "peer", "name", inner])
+            _ = try await TestProcess.output(Self.ip, ["link", "set", inner, "netns", namespace])
+            _ = try await TestProcess.output(Self.ip, ["link", "set", root, "master", bridge, "up"])
             for step in [
                 ["link", "set", inner, "name", "eth0"], ["addr", "add", "\(host.address)/24", "dev", "eth0"], ["link", "set", "eth0", "up"],
                 ["link", "set", "lo", "up"], ["route", "add", "default", "via", "10.213.\(subnet).1"],
             ] {
-                try await Self.run(Self.ip, ["netns", "exec", namespace, Self.ip] + step)
+                _ = try await TestProcess.output(Self.ip, ["netns", "exec", namespace, Self.ip] + step)
             }
         }
     }
@@ -128,7 +128,7 @@ final class NetworkHosts: Sendable {
 
     private func setLink(_ host: TestHost, _ state: String) async throws {
         guard let index = hosts.firstIndex(of: host) else { throw NetworkHostsError("no host \(host) here") }
-        try await Self.run(Self.ip, ["link", "set", rootLink(index), state])
+        _ = try await TestProcess.output(Self.ip, ["link", "set", rootLink(index), state])
     }
 
     /// Delay and loss between hosts: every packet a host sends waits `delay` and is lost with
@@ -151,9 +151,10 @@ final class NetworkHosts: Sendable {
         if netem { return "\(milliseconds) ms of delay and \(lossPercent)% loss on every host's packets (tc netem)" }
         guard FileManager.default.isExecutableFile(atPath: Self.nft) else { throw NetworkHostsError("no tc netem in this kernel and no nft for the loss") }
         let percent = Int(lossPercent.rounded())
-        try await Self.run(Self.nft, ["add", "table", "bridge", table])
-        try await Self.run(Self.nft, ["add", "chain", "bridge", table, "forward", "{ type filter hook forward priority 0; policy accept; }"])
-        try await Self.run(Self.nft, ["add", "rule", "bridge", table, "forward", "iifname", "\(Self.prefix)\(id)v*", "numgen", "random", "mod", "100", "<", "\(percent)", "drop"])
+        _ = try await TestProcess.output(Self.nft, ["add", "table", "bridge", table])
+        _ = try await TestProcess.output(Self.nft, ["add", "chain", "bridge", table, "forward", "{ type filter hook forward priority 0; policy accept; }"])
+        _ = try await TestProcess.output(
+            Self.nft, ["add", "rule", "bridge", table, "forward", "iifname", "\(Self.prefix)\(id)v*", "numgen", "random", "mod", "100", "<", "\(percent)", "drop"])
         return "\(percent)% loss between hosts (nftables; this kernel has no tc netem, so no added delay)"
     }
 
@@ -180,13 +181,6 @@ final class NetworkHosts: Sendable {
             _ = try? await TestProcess.run(ip, ["netns", "del", name])
             let id = name.split(separator: "-").dropFirst().first.map(String.init) ?? ""
             _ = try? await TestProcess.run(ip, ["link", "del", "\(prefix)b\(id)"])
-        }
-    }
-
-    private static func run(_ program: String, _ arguments: [String]) async throws {
-        let outcome = try await TestProcess.run(program, arguments)
-        guard outcome.status == 0 else {
-            throw NetworkHostsError("\(program) \(arguments.joined(separator: " ")) failed (\(outcome.status)): \(outcome.stderr.prefix(300))")
         }
     }
 }
