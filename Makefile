@@ -19,6 +19,7 @@ deps:
 
 ## test-deps: pyzmq, for the tests that check our 7/MDP peers against independent Python ones;
 ## opentelemetry-proto, with which the tracing test's OTLP receiver decodes the spans;
+## standardwebhooks, the reference verifier with which the webhook tests' receiver checks deliveries;
 ## schemathesis and openapi-spec-validator, which test the gateway against its /openapi.json;
 ## kubernetes-validate, which checks deploy/kubernetes/ against the Kubernetes schema;
 ## chromium, the headless browser that loads the share page in the gateway's tests;
@@ -55,6 +56,11 @@ test-deps: deps
 		python3 -m pip install -q opentelemetry-proto 2>/dev/null \
 		|| python3 -m pip install -q --break-system-packages opentelemetry-proto; \
 	}
+	@python3 -c 'import standardwebhooks' 2>/dev/null || { \
+		echo "make: installing standardwebhooks (the reference verifier of the webhook tests)"; \
+		python3 -m pip install -q standardwebhooks 2>/dev/null \
+		|| python3 -m pip install -q --break-system-packages standardwebhooks; \
+	}
 	@command -v st >/dev/null 2>&1 && command -v openapi-spec-validator >/dev/null 2>&1 && command -v kubernetes-validate >/dev/null 2>&1 || { \
 		echo "make: installing schemathesis, openapi-spec-validator and kubernetes-validate"; \
 		python3 -m pip install -q schemathesis openapi-spec-validator kubernetes-validate 2>/dev/null \
@@ -64,9 +70,11 @@ test-deps: deps
 build: deps
 	$(SWIFT) build
 
-## run: build, then start the whole platform as local processes (Ctrl-C stops it)
+## run: build, then start the whole platform as local processes (Ctrl-C stops it);
+##      `make run UP_FLAGS=--fake-stripe` charges the rides through a local Stripe-shaped provider
+UP_FLAGS ?=
 run: build
-	.build/debug/ridectl up --simulate
+	.build/debug/ridectl up --simulate $(UP_FLAGS)
 
 ## test: build everything, then run the unit, integration and interop tests, then fuzz for 30 s;
 ## a failed run ends with a digest of what failed (.ci/digest), the whole output in .build/test-output.log
@@ -127,6 +135,7 @@ bench: release
 	-.build/release/ridectl bench memory
 	-.build/release/ridectl bench lifecycle
 	-.build/release/ridectl bench routes
+	-.build/release/ridectl bench logins
 
 ## roads: rebuild the built-in road graph (Shared/Roads/Data/helsinki.roads, docs/roads.md) from the
 ## pinned OpenStreetMap extract; the result is byte for byte the committed file

@@ -37,7 +37,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        // 4 for jwt-kit (users' access tokens); 3 still allowed for the rest.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
@@ -87,7 +89,9 @@ let package = Package(
         ),
         // Starting the platform's processes on one machine and waiting for them: `ridectl up`, the
         // benchmarks and the integration tests share it.
-        .target(name: "PlatformLauncher", dependencies: ["ServiceKit"], path: "Shared/PlatformLauncher"),
+        .target(
+            name: "PlatformLauncher", dependencies: ["ServiceKit", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            path: "Shared/PlatformLauncher"),
         .target(
             name: "ServiceKit",
             dependencies: [
@@ -181,6 +185,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Services/orders/OrdersService"
         ),
@@ -203,6 +208,7 @@ let package = Package(
                 "ServiceStorage", "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ],
             path: "Services/users/UsersService"
@@ -217,6 +223,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "JWTKit", package: "jwt-kit"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Services/gateway/GatewayService"
         ),
@@ -226,7 +233,7 @@ let package = Package(
             dependencies: [
                 "ServiceStorage", "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -239,7 +246,8 @@ let package = Package(
             name: "RideCtlKit",
             dependencies: [
                 "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "Roads", "ZeroMQ", "GatewayService",
-                "RoadServers", .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                "UsersService", "RoadServers", "OrdersService", .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -278,6 +286,7 @@ let package = Package(
             name: "OrdersTests",
             dependencies: [
                 "Wire", "RideContract", "OrdersService", "UsersService", "RideModels", "Storage", "Bus", "Geo", "ServiceKit", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/OrdersTests"),
         .testTarget(
@@ -314,6 +323,9 @@ let package = Package(
                 "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", "Storage", "TestPostgres", "TestProcess", "Geo",
                 .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                // The local identity provider of the social sign-in tests.
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/IntegrationTests",
             exclude: ["interop"]

@@ -1,11 +1,10 @@
+import AsyncHTTPClient
 import Foundation
 import ServiceKit
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-/// A small HTTP client for `/health` and `/metrics` (ridectl) and the gateway's API (tests).
+/// A small HTTP client for `/health` and `/metrics` (ridectl, the image's health checks) and the
+/// gateway's API (tests). Requests go through async-http-client's process-wide pooled client, so a
+/// probe needs no libcurl (Foundation's URLSession on Linux does) and reuses its connections.
 public enum HTTPProbe {
     public struct Response: Sendable {
         public var status: Int
@@ -26,49 +25,45 @@ public enum HTTPProbe {
         }
     }
 
+    /// The most of an answer that is read (a Prometheus query's answer is the largest).
+    static let maximumBody = 64 * 1024 * 1024
+
     public static func get(_ url: String, timeout: Duration = .seconds(2)) async throws -> Response {
         try await send("GET", url, timeout: timeout)
     }
 
-    /// Any request: `method`, headers and an optional body.
+    /// Any request: `method`, headers and an optional body. `timeout` covers the whole exchange, the answer's body too.
     public static func send(
         _ method: String, _ url: String, headers: [String: String] = [:], body: [UInt8]? = nil,
         timeout: Duration = .seconds(2)
     ) async throws -> Response {
-        guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https" else { throw ProbeError.invalidURL(url) }
-        var request = URLRequest(url: parsed)
-        request.httpMethod = method
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        if let body { request.httpBody = Data(body) }
-        // At least a second: Foundation on Linux (6.3.1) failed every request given less, at once,
-        // with -1001 "timed out" (seen: 0.5 and 0.99 s failed in 2 ms, 1.0 s answered) — for 30 s
-        // every health wait of a test process failed so.
-        request.timeoutInterval = max(1, Double(timeout.milliseconds) / 1000)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = request.timeoutInterval
-        let session = URLSession(configuration: configuration, delegate: NoChallenges(), delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
+        guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https", parsed.host != nil else { throw ProbeError.invalidURL(url) }
+        var request = HTTPClientRequest(url: url)
+        request.method = .init(rawValue: method)
+        for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
+        if let body { request.body = .bytes(body) }
         do {
-            let (data, response) = try await session.data(for: request)
-            let http = response as? HTTPURLResponse
-            let headers = (http?.allHeaderFields ?? [:]).reduce(into: [String: String]()) { headers, field in
-                if let name = field.key as? String, let value = field.value as? String { headers[name.lowercased()] = value }
+            return try await withThrowingTaskGroup(of: Response.self) { group in
+                group.addTask { [request] in
+                    let response = try await HTTPClient.shared.execute(request, timeout: .nanoseconds(Int64(timeout / .nanoseconds(1))))
+                    let data = Data(try await response.body.collect(upTo: maximumBody).readableBytesView)
+                    let headers = response.headers.reduce(into: [String: String]()) { headers, field in
+                        headers[field.name.lowercased()] = headers[field.name.lowercased()].map { "\($0), \(field.value)" } ?? field.value
+                    }
+                    return Response(status: Int(response.status.code), body: data, headers: headers)
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw ProbeError.unreachable(url, "no whole answer within \(timeout)")
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next() else { throw ProbeError.unreachable(url, "no answer") }
+                return first
             }
-            return Response(status: http?.statusCode ?? 0, body: data, headers: headers)
+        } catch let error as ProbeError {
+            throw error
         } catch {
-            throw ProbeError.unreachable(url, error.localizedDescription)
+            throw ProbeError.unreachable(url, "\(error)")
         }
-    }
-}
-
-/// Declines every authentication challenge. Foundation on Linux, given a `401` with
-/// `WWW-Authenticate: Basic` and no delegate (or `.performDefaultHandling`), waited forever (seen
-/// with the gateway's HTTP Basic routes); declined, the request fails at once ("cancelled").
-private final class NoChallenges: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
-    ) {
-        completionHandler(.rejectProtectionSpace, nil)
     }
 }

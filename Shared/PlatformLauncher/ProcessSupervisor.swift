@@ -87,13 +87,21 @@ public final class ProcessSupervisor: Sendable {
             process.standardError = handle
         }
         process.terminationHandler = { [weak self] finished in
-            self?.record(name: name, status: finished.terminationStatus, signaled: finished.terminationReason == .uncaughtSignal)
+            self?.record(name: name, process: finished, status: finished.terminationStatus, signaled: finished.terminationReason == .uncaughtSignal)
         }
-        _ = state.withLock { $0.asked.remove(name) }
+        // Registered before it runs, so that even an exit at once finds it here (`record`).
+        state.withLock { state in
+            state.asked.remove(name)
+            state.children[name] = process
+        }
         // The child has its own copy; ours would keep the pipe open (no end of file) after it exits.
         defer { try? parentsWriteEnd?.close() }
-        try Self.spawning.withLock { _ in try process.run() }
-        state.withLock { $0.children[name] = process }
+        do {
+            try Self.spawning.withLock { _ in try process.run() }
+        } catch {
+            state.withLock { state in if state.children[name] === process { state.children[name] = nil } }
+            throw error
+        }
     }
 
     private static func forwardLines(of readEnd: FileHandle, prefix: String) {
@@ -119,11 +127,14 @@ public final class ProcessSupervisor: Sendable {
         }
     }
 
-    private func record(name: String, status: Int32, signaled: Bool) {
+    private func record(name: String, process: Process, status: Int32, signaled: Bool) {
         let (exit, waiters) = state.withLock { state -> (Exit, [CheckedContinuation<Exit, Never>]) in
-            state.children[name] = nil
+            // A killed process's exit may be seen only after the name was started again (a loaded
+            // machine reaps late): that exit must not take the new process's place.
+            let replaced = state.children[name] !== process
+            if !replaced { state.children[name] = nil }
             state.lastStatus[name] = status
-            let exit = Exit(name: name, status: status, signaled: signaled, expected: state.asked.contains(name))
+            let exit = Exit(name: name, status: status, signaled: signaled, expected: replaced || state.asked.contains(name))
             defer { state.waiters = [] }
             if state.waiters.isEmpty { state.exits.append(exit) }
             return (exit, state.waiters)
@@ -161,7 +172,8 @@ public final class ProcessSupervisor: Sendable {
             if signal == SIGKILL || signal == SIGTERM || signal == SIGINT { state.asked.insert(name) }
             return state.children[name]?.processIdentifier
         }
-        if let pid { kill(pid, signal) }
+        // 0 (a child not yet spawned) would signal our whole process group.
+        if let pid, pid > 0 { kill(pid, signal) }
     }
 
     /// Waits for `name` to exit, up to `timeout`; its exit status, or nil if it is still running.
@@ -200,7 +212,7 @@ public final class ProcessSupervisor: Sendable {
             state.asked.formUnion(state.children.keys)
             return state.children.values.map(\.processIdentifier)
         }
-        for pid in pids { kill(pid, SIGKILL) }
+        for pid in pids where pid > 0 { kill(pid, SIGKILL) }
     }
 }
 

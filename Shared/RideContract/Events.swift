@@ -22,6 +22,13 @@ public enum Events {
         "the driver cancelled before the ride; the order went back to dispatch")
     public static let orderPaid = EventKind<OrderPaid>(
         type: "order.paid", topic: "order.paid", source: BusContract.Service.orders, "a completed ride's fare was charged")
+    public static let orderPaymentFailed = EventKind<PaymentFailed>(
+        type: "order.payment_failed", topic: "order.payment_failed", source: BusContract.Service.orders,
+        "an order's charge (a ride's fare, a cancellation's fee) failed; its rider is asked to fix their card")
+    public static let orderRefunded = EventKind<OrderRefunded>(
+        type: "order.refunded", topic: "order.refunded", source: BusContract.Service.orders, "an operator refunded an order's charge (a ride's fare or a cancellation's fee)")
+    public static let orderReportAnswered = EventKind<ReportAnswered>(
+        type: "order.report_answered", topic: "order.report_answered", source: BusContract.Service.orders, "an operator answered a rider's or driver's ride report")
 
     public static let tripCreated = EventKind<TripEvent>(
         type: "trip.created", topic: "trip.created", source: BusContract.Service.trips, "a trip started tracking a device to a destination")

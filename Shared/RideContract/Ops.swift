@@ -13,13 +13,27 @@ public enum Ops {
     public enum Users {
         static let service = BusContract.Service.users
         public static let register = Op<RegisterParams, User>(service, "register", "registers a rider or driver (201; a repeat answers the same user)")
-        public static let login = Op<LoginParams, Session>(service, "login", "a session token for a phone number and password")
-        public static let authenticate = Op<AuthenticateParams, User>(service, "authenticate", "the user of a session token")
+        public static let login = Op<LoginParams, Session>(service, "login", "an access token and a refresh token for a phone number and password")
+        public static let authenticate = Op<AuthenticateParams, User>(service, "authenticate", "the user of an access token (401 token_expired, token_revoked or token_invalid)")
+        public static let refresh = Op<RefreshParams, Session>(service, "refresh", "a new access token and refresh token for a refresh token (each works once)")
+        public static let logout = Op<AuthenticateParams, SessionEnded>(service, "logout", "revokes the session of an access token (expired or not)")
         public static let get = Op<UserIDParams, User>(service, "get", "a user by id")
-        public static let update = Op<UpdateUserParams, User>(service, "update", "changes a user's name, phone number, device or car")
+        public static let update = Op<UpdateUserParams, User>(
+            service, "update", "changes a user's name, phone number, device, car or password (a new password revokes every session)")
         public static let savePlace = Op<SavePlaceParams, SavedPlace>(service, "save_place", "saves a home, work or other place (201)")
         public static let places = Op<PlacesParams, SavedPlaces>(service, "places", "a user's saved places")
         public static let deletePlace = Op<PlacesParams, SavedPlaces>(service, "delete_place", "deletes a saved place; the places left")
+        public static let issueDeviceCredential = Op<UserIDParams, DeviceCredential>(
+            service, "issue_device_credential", "a driver's device credential in a new session, without a password (operators' tools on the bus; no route)")
+        public static let verifyDeviceCredential = Op<VerifyDeviceCredentialParams, DeviceCredential>(
+            service, "verify_device_credential", "whether a credential lets a phone stream as a device (401 credential_invalid or credential_revoked)")
+        public static let loginWithIdentity = Op<IdentityLoginParams, Session>(
+            service, "login_with_identity", "a session for an identity the gateway verified (Apple, Google, Facebook); an unknown one makes an account")
+        public static let linkIdentity = Op<LinkIdentityParams, LinkedIdentity>(
+            service, "link_identity", "adds a verified identity to a user's account (201; 409 when it is another account's)")
+        public static let putPhoto = Op<PhotoUpload, User>(
+            service, "put_photo", "stores a JPEG or PNG (by content, at most 5 MiB) by its SHA-256 as the user's or their car's photo")
+        public static let photo = Op<PhotoQuery, Photo>(service, "photo", "a stored photo by its SHA-256")
         public static let events = Ops.events(of: service)
     }
 
@@ -44,7 +58,20 @@ public enum Ops {
         public static let getByShare = Op<ShareIDParams, SharedRide>(service, "get_by_share", "what a ride's share link shows")
         public static let earnings = Op<EarningsParams, DriverEarnings>(service, "earnings", "a driver's earnings per day")
         public static let payment = Op<OrderParams, Payment>(service, "payment", "the payment of a completed order")
+        public static let retryPayment = Op<OrderParams, Payment>(
+            service, "retry_payment", "the rider has a ride whose charge failed charged again, after fixing their card (a bounded number of times)")
+        public static let refund = Op<RefundParams, Payment>(
+            service, "refund", "an operator gives a paid order's charge back (a cancellation's fee, a ride's fare); the rider is notified")
         public static let stats = Op<StatsParams, OrderStats>(service, "stats", "counts by status and the open orders (the dashboard)")
+        public static let paymentSheet = Op<CardOwnerParams, PaymentSheet>(service, "payment_sheet", "a rider's customer at the card provider and an ephemeral key for their app")
+        public static let cards = Op<CardOwnerParams, SavedCards>(service, "cards", "a rider's saved cards at the card provider")
+        public static let payoutOnboarding = Op<CardOwnerParams, PayoutOnboarding>(
+            service, "payout_onboarding", "a driver's payout account at the card provider and its onboarding link")
+        public static let providerWebhook = Op<ProviderWebhookParams, ProviderWebhookReceipt>(
+            service, "provider_webhook", "an event the card provider posted, checked by its signature")
+        public static let report = Op<ReportParams, RideReport>(service, "report", "the rider or driver reports a problem with a ride (201); a lost item reopens its chat")
+        public static let reports = Op<ReportsQuery, RideReports>(service, "reports", "ride reports for operators, newest first, each with its ride's timeline")
+        public static let answerReport = Op<AnswerReportParams, RideReport>(service, "answer_report", "an operator answers a report; the reporter is notified")
         public static let events = Ops.events(of: service)
     }
 
@@ -75,6 +102,10 @@ public enum Ops {
         public static let registerWebhook = Op<WebhookParams, Webhook>(service, "register_webhook", "an operator's webhook for every order and trip event (201)")
         public static let listWebhooks = Op<NoParams, Webhooks>(service, "list_webhooks", "the registered webhooks")
         public static let deleteWebhook = Op<WebhookIDParams, Done>(service, "delete_webhook", "removes a webhook and its pending deliveries")
+        public static let rotateWebhookSecret = Op<RotateSecretParams, Webhook>(
+            service, "rotate_webhook_secret", "a new secret for a webhook; the previous one signs too until previous_secret_expires_at")
+        public static let dropPreviousSecret = Op<WebhookIDParams, Webhook>(
+            service, "drop_previous_secret", "ends a rotation: deliveries are signed with the current secret only")
         public static let deadLetters = Op<DeadLettersParams, DeadLetters>(service, "dead_letters", "deliveries that ran out of attempts")
         public static let replay = Op<DeliveryParams, WebhookDelivery>(service, "replay", "sends a dead letter again")
         public static let events = Ops.events(of: service)

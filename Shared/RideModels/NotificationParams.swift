@@ -38,7 +38,7 @@ public struct PushTokenParams: Codable, Sendable, Equatable {
     }
 }
 
-/// `notifications.register_webhook`: without a secret, the service makes one.
+/// `notifications.register_webhook`: without a secret, the service makes one (`whsec_`, Standard Webhooks).
 @WireModel
 public struct WebhookParams: Codable, Sendable, Equatable {
     public var url: String
@@ -49,11 +49,31 @@ public struct WebhookParams: Codable, Sendable, Equatable {
     }
 }
 
-/// `notifications.delete_webhook`.
+/// `notifications.delete_webhook`, `notifications.drop_previous_secret`.
 @WireModel
 public struct WebhookIDParams: Codable, Sendable, Equatable {
     public var id: String
     public init(id: String) { self.id = id }
+}
+
+/// `notifications.rotate_webhook_secret`: a new secret (made by the service when absent); the one
+/// it replaces keeps signing too for `keep_previous_s` seconds (a day when absent).
+@WireModel
+public struct RotateSecretParams: Codable, Sendable, Equatable {
+    public var id: String
+    public var secret: String?
+    /// Up to 30 days; 0 stops signing with it at once.
+    @WireField(minimum: 0, maximum: 2_592_000)
+    public var keepPreviousS: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case id, secret
+        case keepPreviousS = "keep_previous_s"
+    }
+
+    public init(id: String, secret: String? = nil, keepPreviousS: Int? = nil) {
+        (self.id, self.secret, self.keepPreviousS) = (id, secret, keepPreviousS)
+    }
 }
 
 /// `notifications.replay`: a dead letter sent again.

@@ -27,21 +27,25 @@ public struct UserNotification: Codable, Sendable, Equatable {
     }
 }
 
-/// An operator's webhook: every order and trip event, signed with its secret.
+/// An operator's webhook: every order and trip event, signed with its secret (and, during a
+/// rotation, with the previous one too).
 @WireModel
 public struct Webhook: Codable, Sendable, Equatable {
     public var id: String
     public var url: String
     public var secret: String
     public var createdAt: Date
+    /// Until when deliveries are also signed with the secret before the last rotation; nil when they are not.
+    public var previousSecretExpiresAt: Date?
 
     enum CodingKeys: String, CodingKey {
         case id, url, secret
         case createdAt = "created_at"
+        case previousSecretExpiresAt = "previous_secret_expires_at"
     }
 
-    public init(id: String, url: String, secret: String, createdAt: Date) {
-        (self.id, self.url, self.secret, self.createdAt) = (id, url, secret, createdAt)
+    public init(id: String, url: String, secret: String, createdAt: Date, previousSecretExpiresAt: Date? = nil) {
+        (self.id, self.url, self.secret, self.createdAt, self.previousSecretExpiresAt) = (id, url, secret, createdAt, previousSecretExpiresAt)
     }
 }
 
@@ -58,6 +62,8 @@ public struct WebhookDelivery: Codable, Sendable, Equatable {
     public var body: String
     /// The webhook's secret, to sign the body with; never on the wire.
     public var secret: String = ""
+    /// The secret before the last rotation, while it is still valid; never on the wire.
+    public var previousSecret: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case id, url, status, attempts, body
@@ -66,9 +72,12 @@ public struct WebhookDelivery: Codable, Sendable, Equatable {
         case lastError = "last_error"
     }
 
-    public init(id: Int64, webhookID: String, url: String, eventID: String, status: String, attempts: Int, lastError: String?, body: String, secret: String) {
-        (self.id, self.webhookID, self.url, self.eventID, self.status, self.attempts, self.lastError, self.body, self.secret) =
-            (id, webhookID, url, eventID, status, attempts, lastError, body, secret)
+    public init(
+        id: Int64, webhookID: String, url: String, eventID: String, status: String, attempts: Int, lastError: String?, body: String, secret: String,
+        previousSecret: String? = nil
+    ) {
+        (self.id, self.webhookID, self.url, self.eventID, self.status, self.attempts, self.lastError, self.body, self.secret, self.previousSecret) =
+            (id, webhookID, url, eventID, status, attempts, lastError, body, secret, previousSecret)
     }
 }
 

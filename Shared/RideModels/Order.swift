@@ -105,6 +105,19 @@ public struct Order: Codable, Sendable, Equatable {
     public var ratingByDriver: RatingGiven?
     /// The ride's share id (`orders.share`): one link that follows the whole ride.
     public var shareID: String?
+    /// When a lost-item report reopened the finished ride's chat (`orders.report`): rider and
+    /// driver may write to each other again.
+    public var chatReopenedAt: Date?
+    /// Whether the ride was charged: `paid`, or `failed` (the rider is asked to fix their card and
+    /// charge it again, `orders.retry_payment`); absent until the charge is decided.
+    public var payment: PaymentState?
+    /// Why the last charge failed, while `payment` is `failed`.
+    public var paymentError: String?
+    /// How many times the rider had it charged again after a failure; absent for none.
+    public var paymentRetries: Int?
+    /// What the rider is charged for cancelling after the driver reached the pickup (orders'
+    /// `--cancellation-fee`); absent when cancelling cost nothing.
+    public var cancellationFee: Fee?
 
     public init(
         id: String, status: OrderStatus, rider: User, pickup: Place, dropoff: Place, createdAt: Date, updatedAt: Date,
@@ -146,7 +159,38 @@ public struct Order: Codable, Sendable, Equatable {
         case ratingByRider = "rating_by_rider"
         case ratingByDriver = "rating_by_driver"
         case shareID = "share_id"
+        case chatReopenedAt = "chat_reopened_at"
+        case payment
+        case paymentError = "payment_error"
+        case paymentRetries = "payment_retries"
+        case cancellationFee = "cancellation_fee"
     }
+}
+
+/// An amount charged other than a ride's fare (a cancellation fee), in minor units.
+@WireModel
+public struct Fee: Codable, Sendable, Equatable {
+    public var currency: String
+    public var amountCents: Int
+
+    public init(currency: String, amountCents: Int) {
+        (self.currency, self.amountCents) = (currency, amountCents)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case currency
+        case amountCents = "amount_cents"
+    }
+}
+
+/// Whether a completed ride's fare was charged (`Order.payment`).
+@WireModel
+public enum PaymentState: String, Codable, Sendable, CaseIterable {
+    case paid
+    /// The provider refused or did not answer within the bounded attempts; the ride stays completed.
+    case failed
+    /// Paid, then given back by an operator (`orders.refund`).
+    case refunded
 }
 
 /// What a ride cost: the schedule's parts and the total, in minor units (cents).
@@ -297,6 +341,8 @@ public struct OrderStats: Codable, Sendable, Equatable {
         public var pickup: Place
         public var dropoff: Place
         public var driverName: String?
+        /// The driver's profile photo (the gateway's path of it).
+        public var driverPhotoURL: String?
         public var updatedAt: Date
         /// The trip being driven now (to the pickup, then to the drop-off).
         public var tripID: String?
@@ -307,6 +353,7 @@ public struct OrderStats: Codable, Sendable, Equatable {
             pickup = order.pickup
             dropoff = order.dropoff
             driverName = order.driver?.name
+            driverPhotoURL = order.driver?.photoURL
             updatedAt = order.updatedAt
             tripID = order.tripID
         }
@@ -315,6 +362,7 @@ public struct OrderStats: Codable, Sendable, Equatable {
             case id, status, pickup, dropoff
             case tripID = "trip_id"
             case driverName = "driver_name"
+            case driverPhotoURL = "driver_photo_url"
             case updatedAt = "updated_at"
         }
     }
@@ -327,17 +375,21 @@ public struct OrderStats: Codable, Sendable, Equatable {
     public var open: [OpenOrder]
     /// Of the cancelled orders, those no driver accepted in time (reason `no_driver_found`).
     public var noDriverFound: Int?
+    /// Completed rides the card provider could not charge (after the bounded retries); nil with the ledger.
+    public var paymentsFailed: Int?
 
-    public init(byStatus: [String: Int], open: [OpenOrder], noDriverFound: Int? = nil) {
+    public init(byStatus: [String: Int], open: [OpenOrder], noDriverFound: Int? = nil, paymentsFailed: Int? = nil) {
         self.byStatus = byStatus
         self.open = open
         self.noDriverFound = noDriverFound
+        self.paymentsFailed = paymentsFailed
     }
 
     enum CodingKeys: String, CodingKey {
         case open
         case byStatus = "by_status"
         case noDriverFound = "no_driver_found"
+        case paymentsFailed = "payments_failed"
     }
 }
 
@@ -406,7 +458,7 @@ public struct SharedRide: Codable, Sendable, Equatable {
         status = order.status
         pickup = order.pickup
         dropoff = order.dropoff
-        driver = order.driver.map { SharedDriver(name: $0.name, car: $0.car) }
+        driver = order.driver.map { SharedDriver(name: $0.name, car: $0.car, photoURL: $0.photoURL) }
         tripID = order.status.hasDriver ? order.tripID : nil
         summary = order.summary
         fare = order.fare

@@ -18,11 +18,18 @@ public struct Payment: Codable, Sendable, Equatable {
     public var driverEarningsCents: Int
     public var commissionCents: Int
     public var capturedAt: Date
+    /// What was charged: absent for a ride's fare, `cancellation_fee` for a cancellation's fee.
+    public var kind: String?
+    /// When an operator gave it back, and the provider's reference for that; the driver's
+    /// earnings no longer count it.
+    public var refundedAt: Date?
+    public var refundReference: String?
 
     public init(
         id: String, orderID: String, riderID: String, driverID: String, provider: String, providerReference: String, currency: String,
-        amountCents: Int, driverEarningsCents: Int, commissionCents: Int, capturedAt: Date
+        amountCents: Int, driverEarningsCents: Int, commissionCents: Int, capturedAt: Date, kind: String? = nil
     ) {
+        self.kind = kind
         self.id = id
         self.orderID = orderID
         self.riderID = riderID
@@ -46,7 +53,27 @@ public struct Payment: Codable, Sendable, Equatable {
         case driverEarningsCents = "driver_earnings_cents"
         case commissionCents = "commission_cents"
         case capturedAt = "captured_at"
+        case kind
+        case refundedAt = "refunded_at"
+        case refundReference = "refund_reference"
     }
+
+    /// `kind` of a cancellation's fee.
+    public static let cancellationFee = "cancellation_fee"
+}
+
+/// `order.refunded` data: the payment as it is now, with its refund.
+@WireModel
+public struct OrderRefunded: Codable, Sendable, Equatable {
+    public var payment: Payment
+    public init(payment: Payment) { self.payment = payment }
+}
+
+/// `orders.refund`: an operator gives a paid order's charge back, whole.
+@WireModel
+public struct RefundParams: Codable, Sendable, Equatable {
+    public var id: String
+    public init(id: String) { self.id = id }
 }
 
 /// `order.paid` data.
@@ -54,6 +81,33 @@ public struct Payment: Codable, Sendable, Equatable {
 public struct OrderPaid: Codable, Sendable, Equatable {
     public var payment: Payment
     public init(payment: Payment) { self.payment = payment }
+}
+
+/// `order.payment_failed` data: an order (a ride, a cancellation's fee) could not be charged; its rider is asked to fix
+/// their card and charge it again (`retries_left` more times).
+@WireModel
+public struct PaymentFailed: Codable, Sendable, Equatable {
+    public var orderID: String
+    public var riderID: String
+    public var currency: String
+    public var amountCents: Int
+    public var reason: String
+    /// Which charge of the ride failed: 0 the first, n the rider's n-th charge again.
+    public var attempt: Int
+    public var retriesLeft: Int
+
+    public init(orderID: String, riderID: String, currency: String, amountCents: Int, reason: String, attempt: Int, retriesLeft: Int) {
+        (self.orderID, self.riderID, self.currency, self.amountCents) = (orderID, riderID, currency, amountCents)
+        (self.reason, self.attempt, self.retriesLeft) = (reason, attempt, retriesLeft)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case currency, reason, attempt
+        case orderID = "order_id"
+        case riderID = "rider_id"
+        case amountCents = "amount_cents"
+        case retriesLeft = "retries_left"
+    }
 }
 
 /// `orders.estimate`: what a ride would cost, before booking — asked with the booking itself

@@ -81,6 +81,10 @@ public struct DeviceIntents: Codable, Sendable, Equatable {
 @WireModel
 public struct IngestBatch: Codable, Sendable, Equatable {
     public var publishableKey: String
+    /// The device's credential (`DeviceCredential`), from its driver's session: required on the
+    /// ingest socket unless tracking runs with `--device-credentials off`.
+    @WireField(maxLength: 256)
+    public var deviceCredential: String?
     /// Required on the `ingest` op; on the ingest socket the device is the connection's routing id.
     public var deviceID: String?
     /// Per device and increasing; a batch sent again keeps its id (locations are idempotent anyway).
@@ -93,10 +97,11 @@ public struct IngestBatch: Codable, Sendable, Equatable {
     public var sync: Bool?
 
     public init(
-        publishableKey: String, deviceID: String? = nil, batchID: UInt64, device: DeviceIntents? = nil,
+        publishableKey: String, deviceCredential: String? = nil, deviceID: String? = nil, batchID: UInt64, device: DeviceIntents? = nil,
         locations: [DeviceLocation], geotags: [GeotagRecord]? = nil, sync: Bool? = nil
     ) {
         self.publishableKey = publishableKey
+        self.deviceCredential = deviceCredential
         self.deviceID = deviceID
         self.batchID = batchID
         self.device = device
@@ -108,6 +113,7 @@ public struct IngestBatch: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case device, locations, geotags, sync
         case publishableKey = "publishable_key"
+        case deviceCredential = "device_credential"
         case deviceID = "device_id"
         case batchID = "batch_id"
     }

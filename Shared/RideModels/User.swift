@@ -13,15 +13,21 @@ public struct Car: Codable, Sendable, Equatable {
     public var model: String
     @WireField(maxLength: 20, pattern: TextPatterns.line, meaning: TextPatterns.lineMeaning)
     public var licensePlate: String
+    /// The car's photo (`PUT /v1/me/car/photo`); set by `users.put_photo` only, ignored in a
+    /// registration or update.
+    @WireField(pattern: PhotoRules.pathPattern, meaning: "the gateway's path of a stored photo")
+    public var photoURL: String?
 
-    public init(model: String, licensePlate: String) {
+    public init(model: String, licensePlate: String, photoURL: String? = nil) {
         self.model = model
         self.licensePlate = licensePlate
+        self.photoURL = photoURL
     }
 
     enum CodingKeys: String, CodingKey {
         case model
         case licensePlate = "license_plate"
+        case photoURL = "photo_url"
     }
 }
 
@@ -31,10 +37,18 @@ public struct Car: Codable, Sendable, Equatable {
 public struct SharedDriver: Codable, Sendable, Equatable {
     public var name: String
     public var car: Car?
+    /// The driver's profile photo (the gateway's path of it).
+    public var photoURL: String?
 
-    public init(name: String, car: Car?) {
+    public init(name: String, car: Car?, photoURL: String? = nil) {
         self.name = name
         self.car = car
+        self.photoURL = photoURL
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, car
+        case photoURL = "photo_url"
     }
 }
 
@@ -52,6 +66,8 @@ public struct User: Codable, Sendable, Equatable {
     public var rating: UserRating?
     /// How many rides a driver accepted and then cancelled before the ride (absent for none).
     public var cancellations: Int?
+    /// Their profile photo, the gateway's path of it (`PUT /v1/me/photo`); absent until one.
+    public var photoURL: String?
 
     public init(id: String, role: UserRole, name: String, phoneNumber: String, deviceID: String? = nil, car: Car? = nil, createdAt: Date) {
         self.id = id
@@ -66,6 +82,7 @@ public struct User: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, role, name, car, rating, cancellations
         case phoneNumber = "phone_number"
+        case photoURL = "photo_url"
         case deviceID = "device_id"
         case createdAt = "created_at"
     }
@@ -118,22 +135,33 @@ public struct LoginParams: Codable, Sendable, Equatable {
     }
 }
 
-/// The reply of `login`: a signed token to send as `Authorization: Bearer …`, until `expires_at`.
+/// The reply of `login` and `refresh`: an access token (a JWT) to send as `Authorization: Bearer …`
+/// until `expires_at`, and the refresh token that gets the next pair until `refresh_expires_at`.
 @WireModel
 public struct Session: Codable, Sendable, Equatable {
     public var token: String
     public var expiresAt: Date
+    public var refreshToken: String
+    public var refreshExpiresAt: Date
     public var user: User
+    /// A driver's: what their phone's tracking SDK sends to stream as their device (`DeviceCredential`).
+    public var deviceCredential: String?
 
-    public init(token: String, expiresAt: Date, user: User) {
+    public init(token: String, expiresAt: Date, refreshToken: String, refreshExpiresAt: Date, user: User, deviceCredential: String? = nil) {
         self.token = token
         self.expiresAt = expiresAt
+        self.refreshToken = refreshToken
+        self.refreshExpiresAt = refreshExpiresAt
         self.user = user
+        self.deviceCredential = deviceCredential
     }
 
     enum CodingKeys: String, CodingKey {
         case token, user
         case expiresAt = "expires_at"
+        case refreshToken = "refresh_token"
+        case refreshExpiresAt = "refresh_expires_at"
+        case deviceCredential = "device_credential"
     }
 }
 

@@ -79,6 +79,12 @@ public enum EndpointSyntax {
         return endpoints
     }
 
+    /// Checks a bus address a process connects to (`BusAddress`: one endpoint or several, separated
+    /// by commas); returns it with the spaces around commas removed.
+    public static func validateAddress(_ setting: Setting, name: String) throws -> String {
+        try validateList(setting, name: name, forBinding: false).joined(separator: ",")
+    }
+
     public static func problem(with endpoint: String, forBinding: Bool) -> String? {
         let expected =
             forBinding

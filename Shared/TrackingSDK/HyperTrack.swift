@@ -25,6 +25,13 @@ public enum HyperTrack {
         set { device.name = newValue }
     }
 
+    /// This platform's addition: the device credential from the driver's session (`device_credential`
+    /// in the sign-in's reply); the platform takes the device's locations only with it.
+    public static var deviceCredential: String? {
+        get { device.deviceCredential }
+        set { device.deviceCredential = newValue }
+    }
+
     /// Any JSON object; the driver app puts the driver's id, name, phone number and car here.
     public static var metadata: JSON.Object {
         get { device.metadata }
@@ -155,6 +162,9 @@ extension HyperTrack {
         public static let starting = HyperTrackError("starting")
         /// The platform does not know the publishable key.
         public static let invalidPublishableKey = HyperTrackError("invalidPublishableKey")
+        /// The platform refuses this device's locations: no device credential, or not its own, or
+        /// its driver's session ended (this platform's; set `deviceCredential` after signing in).
+        public static let invalidDeviceCredential = HyperTrackError("invalidDeviceCredential")
         /// The SDK was remotely blocked from running.
         public static let blockedFromRunning = HyperTrackError("blockedFromRunning")
     }

@@ -11,6 +11,7 @@ import RideModels
 /// | `HyperTrackLoggingEnabled` | debug logs on standard error | false |
 /// | `HyperTrackAutomaticallyRequestPermissions` | accepted for compatibility (Linux asks no permissions) | true |
 /// | `HyperTrackDeviceID` | the device id (else one is made once and kept under ~/.config) | — |
+/// | `HyperTrackDeviceCredential` | the device credential from the driver's session (`device_credential`); the platform refuses the device's locations without it | — |
 /// | `RIDE_TRACKING_INGEST` / `RideTrackingEndpoint` | where ride-tracking's ingest socket is; with tracking in N shards, the N shards' endpoints comma-separated in shard order (`tcp://a:5558,tcp://b:5558`): a device sends to the one of its shard (`DeviceShards`) | tcp://127.0.0.1:5558 |
 /// | `HyperTrackLocationGPX` | replay this GPX file as the location source | — |
 public struct SDKConfiguration: Sendable {
@@ -19,6 +20,8 @@ public struct SDKConfiguration: Sendable {
     public var loggingEnabled = false
     public var automaticallyRequestPermissions = true
     public var deviceID: String?
+    /// The device credential from the driver's session (this platform's; see `TrackingDevice.deviceCredential`).
+    public var deviceCredential: String?
     /// ride-tracking's ingest endpoints: one per shard, in shard order (one, unsharded).
     public var endpoints = ["tcp://127.0.0.1:5558"]
     public var gpxPath: String?
@@ -66,6 +69,7 @@ public struct SDKConfiguration: Sendable {
         configuration.loggingEnabled = try flag(values, "HyperTrackLoggingEnabled", default: false)
         configuration.automaticallyRequestPermissions = try flag(values, "HyperTrackAutomaticallyRequestPermissions", default: true)
         configuration.deviceID = values["HyperTrackDeviceID"].flatMap { $0.isEmpty ? nil : $0 }
+        configuration.deviceCredential = values["HyperTrackDeviceCredential"].flatMap { $0.isEmpty ? nil : $0 }
         if let endpoints = values["RIDE_TRACKING_INGEST"] ?? values["RideTrackingEndpoint"], !endpoints.isEmpty {
             configuration.endpoints = try parseEndpoints(endpoints)
         }

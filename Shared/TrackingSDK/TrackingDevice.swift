@@ -85,7 +85,7 @@ public final class TrackingDevice: Sendable {
         logger.logLevel = configuration.loggingEnabled ? .debug : .warning
         logger[metadataKey: "device"] = "\(id)"
         self.logger = logger
-        var initial = DeviceState(name: id, now: Date())
+        var initial = DeviceState(name: id, credential: configuration.deviceCredential, now: Date())
         if provider == nil { initial.blocking.insert(.locationServicesUnavailable) }
         state = Mutex(initial)
         let queue = DispatchQueue(label: "tracking-sdk.callbacks.\(id)")
@@ -109,6 +109,20 @@ public final class TrackingDevice: Sendable {
     public var metadata: HyperTrack.JSON.Object {
         get { state.withLock { $0.metadata } }
         set { changeIntents { $0.metadata = newValue } }
+    }
+
+    /// The device credential its driver's session gave (`device_credential` in the log-in's reply):
+    /// the platform takes this device's locations only with it. Set it after each sign-in.
+    public var deviceCredential: String? {
+        get { state.withLock { $0.credential } }
+        set {
+            let snapshot = state.withLock { state in
+                state.setCredential(newValue)
+                return state.observable
+            }
+            notify(snapshot)
+            runtime.wake()
+        }
     }
 
     public var isAvailable: Bool {
@@ -260,6 +274,8 @@ struct DeviceState {
 
     var name: String
     var metadata: HyperTrack.JSON.Object = [:]
+    /// The device credential from the driver's session, sent in every batch.
+    private(set) var credential: String?
     private(set) var tracking = false
     /// When tracking was last started or stopped, by the app or by a command (its issue time).
     private(set) var trackingChangedAt = Date.distantPast
@@ -279,9 +295,21 @@ struct DeviceState {
     var syncRequested = false
     var stats = DeviceStatistics()
 
-    init(name: String, now: Date) {
+    init(name: String, credential: String? = nil, now: Date) {
         self.name = name
+        self.credential = credential
         intentsChangedAt = now
+    }
+
+    /// A new credential (the driver signed in again): the batch waiting for an answer goes again with it, now.
+    mutating func setCredential(_ credential: String?) {
+        self.credential = credential
+        blocking.remove(.invalidDeviceCredential)
+        guard var inFlight else { return }
+        inFlight.batch.deviceCredential = credential
+        inFlight.frames = [Frame(frame: IngestFrame.batch), (try? JSONCoding.encode(inFlight.batch)) ?? []]
+        inFlight.sentAt = .distantPast
+        self.inFlight = inFlight
     }
 
     var collecting: Bool { tracking || available }
@@ -357,7 +385,7 @@ struct DeviceState {
             ? DeviceIntents(name: name, metadata: metadata, tracking: tracking, available: available, changedAt: intentsChangedAt)
             : nil
         let batch = IngestBatch(
-            publishableKey: configuration.publishableKey ?? "", batchID: nextBatchID, device: intents,
+            publishableKey: configuration.publishableKey ?? "", deviceCredential: credential, batchID: nextBatchID, device: intents,
             locations: locations, geotags: pendingGeotags.isEmpty ? nil : pendingGeotags, sync: syncRequested ? true : nil)
         pendingGeotags = []
         syncRequested = false
@@ -395,6 +423,7 @@ struct DeviceState {
         guard let inFlight, inFlight.batch.batchID == ack.batchID else { return }
         self.inFlight = nil
         blocking.remove(.invalidPublishableKey)
+        blocking.remove(.invalidDeviceCredential)
         let rejectedLocations = ack.rejected.filter { $0.kind == "location" }.count
         stats.acknowledged += UInt64(inFlight.batch.locations.count - rejectedLocations)
         stats.rejected += UInt64(rejectedLocations)
@@ -426,7 +455,10 @@ struct DeviceState {
         case "invalid_publishable_key":
             blocking.insert(.invalidPublishableKey)
         // Kept, and sent again on the backoff: the platform's keys may change.
-        case "store_unavailable":
+        case "credential_required", "credential_invalid", "credential_revoked":
+            blocking.insert(.invalidDeviceCredential)
+        // Kept, and sent again on the backoff or at once with a new credential (`deviceCredential`).
+        case "store_unavailable", "credential_unchecked":
             break  // sent again on the backoff
         default:
             // The batch itself is wrong (a bug, or a bad device id): sending it again cannot help.

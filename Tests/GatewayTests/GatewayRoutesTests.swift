@@ -59,7 +59,12 @@ import Wire
         #expect(password["properties"]?["license_plate"]?["maxLength"] == 20)
         // Errors are documented per route by what it can answer.
         let accept = try #require(paths["/v1/orders/{id}/accept"]?["post"]?["responses"]?.objectValue)
-        #expect(Set(accept.keys) == ["200", "400", "401", "403", "404", "409", "422", "503"], "with the Idempotency-Key's 400, 409 and 422")
+        #expect(Set(accept.keys) == ["200", "400", "401", "403", "404", "409", "422", "429", "503"], "with the Idempotency-Key's 400, 409 and 422, the token's 429")
+        // 429 wherever a limit counts: every bearer route, sign-up and log-in; not HyperTrack's.
+        for (path, method) in [("/v1/users", "post"), ("/v1/sessions", "post"), ("/v1/me", "get"), ("/v1/orders/{id}/live", "get")] {
+            #expect(paths[path]?[method]?["responses"]?["429"] != nil, "\(method) \(path)")
+        }
+        #expect(paths["/trips"]?["post"]?["responses"]?["429"] == nil)
         // Every POST, PUT, PATCH and DELETE takes an Idempotency-Key; reads do not.
         func keyed(_ path: String, _ method: String) -> Bool {
             paths[path]?[method]?["parameters"]?.arrayValue?.contains { $0["name"] == "Idempotency-Key" && $0["in"] == "header" } == true

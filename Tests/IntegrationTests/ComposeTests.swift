@@ -11,8 +11,11 @@ import Yams
 /// environment are run through the real binary with `--check`, and every executable has a service.
 @Suite(.timeLimit(.minutes(2))) struct ComposeTests {
     /// The port of a command's `--http` (its /health, /livez, /readyz and /metrics).
-    static func httpPort(_ arguments: [String]) -> String? {
-        arguments.firstIndex(of: "--http").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1].split(separator: ":").last.map(String.init) : nil }
+    static func httpPort(_ arguments: [String]) -> String? { port(of: "--http", in: arguments) }
+
+    /// The port of a command's `flag` (`--pub tcp://*:5555` → 5555).
+    static func port(of flag: String, in arguments: [String]) -> String? {
+        arguments.firstIndex(of: flag).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1].split(separator: ":").last.map(String.init) : nil }
     }
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -227,6 +230,7 @@ import Yams
         let dockerfile = try String(contentsOf: Self.root.appendingPathComponent("deploy/Dockerfile"), encoding: .utf8)
         #expect(dockerfile.contains("FROM swift:6.3"), "build stage on the Swift 6.3 image")
         #expect(dockerfile.contains("libzmq5"), "runtime stage has libzmq5")
+        #expect(!dockerfile.contains("libcurl4"), "no libcurl: nothing links FoundationNetworking (StandardWebhooksIntegrationTests checks the executables)")
         #expect(dockerfile.contains("-name 'ride-*' -o -name ridectl"), "every ride-* executable and ridectl are copied")
         // The packages resolved in a cached layer: after the manifest is copied, before any source.
         let steps = ["COPY Package.swift ./", "RUN swift package resolve", "COPY Shared Shared", "RUN swift build -c release"]
@@ -260,14 +264,20 @@ import Yams
                     }
                 }
             }
-            func local(_ text: String, volume: String?) -> String {
-                var text = text.replacingOccurrences(of: "tcp://bus:", with: "tcp://127.0.0.1:").replacingOccurrences(of: "0.0.0.0:", with: "127.0.0.1:")
+            // Each bus on a loopback address of its own (Linux routes all of 127/8 to lo): the same
+            // ports, as on two hosts; every other service on 127.0.0.1, listening there only (a
+            // wildcard would take the second bus's ports).
+            let buses = services.filter { $0.command[0] == "ride-bus" }.map(\.name)
+            let addresses = Dictionary(uniqueKeysWithValues: buses.enumerated().map { ($1, "127.0.0.\($0 + 1)") })
+            func local(_ text: String, volume: String?, address: String = "127.0.0.1") -> String {
+                var text = text.replacingOccurrences(of: "0.0.0.0:", with: "\(address):").replacingOccurrences(of: "tcp://*:", with: "tcp://\(address):")
                     .replacingOccurrences(of: "@postgres:", with: "@127.0.0.1:")
+                for (bus, busAddress) in addresses { text = text.replacingOccurrences(of: "tcp://\(bus):", with: "tcp://\(busAddress):") }
                 if let volume { text = text.replacingOccurrences(of: "/var/lib/ride", with: "\(testBus.scratch)/\(volume)") }
                 return text.replacing(/:(\d{4,5})\b/) { match in ":" + (ports[String(match.output.1)] ?? String(match.output.1)) }
             }
-            // The bus first, the gateway last (depends_on), the rest between.
-            func rank(_ name: String) -> Int { name == "bus" ? 0 : name == "gateway" ? 2 : 1 }
+            // The buses first, the gateway last (depends_on), the rest between.
+            func rank(_ name: String) -> Int { buses.contains(name) ? 0 : name == "gateway" ? 2 : 1 }
             let ordered = services.sorted { (rank($0.name), $0.name) < (rank($1.name), $1.name) }
             for service in ordered {
                 let volume = service.volumes.first.map { String($0.split(separator: ":")[0]) }
@@ -281,33 +291,31 @@ import Yams
                 // The production cost of a password hash (600 000 rounds) takes seconds per sign-up in a
                 // debug build on a loaded machine: longer than the gateway waits for users.
                 if service.name == "users" { environment["RIDE_PASSWORD_ROUNDS"] = "2000" }
+                let address = addresses[service.name] ?? "127.0.0.1"
                 for instance in 1...(replicas[service.name] ?? 1) {
-                    var arguments = service.command.dropFirst().map { local($0, volume: volume) }
+                    var arguments = service.command.dropFirst().map { local($0, volume: volume, address: address) }
                     if instance > 1, let index = arguments.firstIndex(of: "--http") { arguments[index + 1] = "127.0.0.1:\(try FreePort.next())" }
                     let name = instance == 1 ? "compose-\(service.name)" : "compose-\(service.name)-\(instance)"
                     try testBus.supervisor.start(name: name, executable: "\(Binaries.directory)/\(service.command[0])", arguments: arguments, environment: environment)
                     // What compose waits for before starting what depends on it: its healthcheck's URL.
                     let path = service.healthcheck.flatMap { URLComponents(string: $0.last ?? "")?.path } ?? "/health"
-                    let health = "http://127.0.0.1:\(ComposeTests.httpPort(arguments) ?? "0")\(path)"
+                    let health = "http://\(address):\(ComposeTests.httpPort(arguments) ?? "0")\(path)"
                     guard await waitUntilHealthy(health, timeout: .seconds(30), stillRunning: { testBus.supervisor.isRunning(name) }) else {
                         throw TestFailure("\(name) did not become healthy at \(health)")
                     }
                 }
             }
-            // Both replicas' workers are registered with the compose bus.
+            // Every service's workers are registered with both buses, both replicas' of the scaled ones.
             let scaled = ["users", "orders", "trips", "notifications"]
-            let busHealth = "http://127.0.0.1:\(ports["9100"] ?? "0")/health"
-            try await eventually("two instances' workers of \(scaled)") {
-                let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(busHealth).body))
-                return scaled.allSatisfy { (health["details"]?["services"]?[$0]?["workers"]?.numberValue ?? 0) >= 2 * Double(defaultWorkerConcurrency) }
-            }
             let trackingShards = services.filter { $0.command[0] == "ride-tracking" }.count
-            try await eventually("every tracking shard's peer service has workers") {
-                let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(busHealth).body))
-                return trackingShards == 1
-                    || (0..<trackingShards).allSatisfy {
-                        (health["details"]?["services"]?[BusContract.Service.trackingShard($0)]?["workers"]?.numberValue ?? 0) > 0
-                    }
+            let tracking = trackingShards == 1 ? ["tracking"] : ["tracking"] + (0..<trackingShards).map(BusContract.Service.trackingShard)
+            for bus in buses {
+                let busHealth = "http://\(addresses[bus] ?? ""):\(ports["9100"] ?? "0")/health"
+                try await eventually("\(bus): two instances' workers of \(scaled), and workers of \(tracking)") {
+                    let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(busHealth).body))
+                    func workers(_ service: String) -> Double { health["details"]?["services"]?[service]?["workers"]?.numberValue ?? 0 }
+                    return scaled.allSatisfy { workers($0) >= 2 * Double(defaultWorkerConcurrency) } && tracking.allSatisfy { workers($0) > 0 }
+                }
             }
             guard let gatewayPort = ports["8080"].flatMap(Int.init), let gatewayHealth = ports["9106"].flatMap(Int.init) else {
                 throw TestFailure("the gateway's ports are not in docker-compose.yml: \(ports)")

@@ -21,9 +21,10 @@ import Wire
         let clock = FixClock(start: Date().addingTimeInterval(-600))
 
         /// Ann (rider) and Dan (driver, available 400 m south of the pickup), signed up through the gateway.
-        static func start(_ bus: TestBus, orders arguments: [String] = [], trips: [String] = []) async throws -> Apps {
+        /// `inactiveAfterSeconds`: tracking's silence before a device is inactive.
+        static func start(_ bus: TestBus, orders arguments: [String] = [], trips: [String] = [], inactiveAfterSeconds: Int = 2) async throws -> Apps {
             _ = try await TestService.users(on: bus)
-            _ = try await TestTracking.start(on: bus)
+            _ = try await TestTracking.start(on: bus, inactiveAfterSeconds: inactiveAfterSeconds, deviceCredentials: true)
             _ = try await TestService.trips(on: bus, arguments: trips)
             _ = try await TestService.start(on: bus, service: BusContract.Service.orders, executable: "ride-orders", arguments: arguments)
             return try await signUp(try await TestGateway.start(on: bus))
@@ -149,7 +150,9 @@ import Wire
     /// (tracking's `device.status.gw-dan-phone`) reaches Ann's live connection as `driver_status`.
     @Test func theDriversStatusReachesTheRidersWebSocket() async throws {
         try await withTestBus("gateway-driver-status") { bus in
-            let apps = try await Apps.start(bus)
+            // Dan's phone goes inactive by going off duty, not by 2 s of silence on a loaded machine
+            // (which made the first status `unavailable` of an already inactive phone).
+            let apps = try await Apps.start(bus, inactiveAfterSeconds: 600)
             let id = try await apps.bookAndAccept()
             let riderLive = apps.live(id, token: apps.rider.token)
             try await eventually("the snapshot arrived") { riderLive.statuses == ["PICKING_UP"] }
@@ -323,7 +326,8 @@ import Wire
             let routes = [
                 ("GET", "/v1/orders/\(id)"), ("POST", "/v1/orders/\(id)/accept"), ("POST", "/v1/orders/\(id)/decline"),
                 ("POST", "/v1/orders/\(id)/start"), ("POST", "/v1/orders/\(id)/end"), ("POST", "/v1/orders/\(id)/cancel"),
-                ("GET", "/v1/orders/\(id)/share"), ("GET", "/v1/orders/\(id)/summary"),
+                ("GET", "/v1/orders/\(id)/share"), ("GET", "/v1/orders/\(id)/summary"), ("POST", "/v1/orders/\(id)/reports"),
+                ("GET", "/v1/orders/\(id)/payment"), ("POST", "/v1/orders/\(id)/payment"),
             ]
             // Bad input a client may send gets a 4xx naming it (found by schemathesis).
             #expect(try await gateway.request("PATCH", "/v1/me", token: zed.token).status == 422, "nothing to change")
@@ -332,23 +336,35 @@ import Wire
             let huge = try await gateway.request("GET", "/v1/me/earnings?days=-36786895743616612753939624005199724544", token: eve.token)
             #expect(huge.status == 422, "\(huge)")
             #expect(try await gateway.request("GET", "/v1/me/live", token: zed.token).status == 426, "a WebSocket, asked without an upgrade")
+            // A route whose body has required fields gets a valid one: refused for who asks, not for what.
+            let bodies = ["/v1/orders/\(id)/reports": #"{"category":"other","text":"Not my ride"}"#]
             for (method, path) in routes {
-                #expect(try await gateway.request(method, path).status == 401, "\(method) \(path) without a token")
-                #expect(try await gateway.request(method, path, token: "not-a-token").status == 401, "\(method) \(path) with a bad token")
-                let byRider = try await gateway.request(method, path, token: zed.token)
+                let body = bodies[path]
+                #expect(try await gateway.request(method, path, body).status == 401, "\(method) \(path) without a token")
+                #expect(try await gateway.request(method, path, token: "not-a-token", body).status == 401, "\(method) \(path) with a bad token")
+                let byRider = try await gateway.request(method, path, token: zed.token, body)
                 #expect(byRider.status == 403, "\(method) \(path) by another rider: \(byRider.body)")
-                let byDriver = try await gateway.request(method, path, token: eve.token)
+                let byDriver = try await gateway.request(method, path, token: eve.token, body)
                 #expect(byDriver.status == 403, "\(method) \(path) by a driver it was not offered to: \(byDriver.body)")
             }
             // The caller's own things: only a token decides whose; none or a bad one is 401.
             for (method, path) in [
                 ("GET", "/v1/me"), ("PATCH", "/v1/me"), ("PUT", "/v1/me/availability"), ("POST", "/v1/orders"), ("GET", "/v1/orders"),
                 ("POST", "/v1/devices/gw-dan-phone/locations"), ("GET", "/v1/notifications"), ("POST", "/v1/notifications/push_tokens"),
+                ("POST", "/v1/auth/logout"), ("POST", "/v1/me/identities/google"),
+                ("POST", "/v1/auth/logout"), ("PUT", "/v1/me/photo"), ("PUT", "/v1/me/car/photo"),
             ] {
                 let body = method == "GET" ? nil : #"{}"#
                 #expect(try await gateway.request(method, path, body).status == 401, "\(method) \(path) without a token")
                 #expect(try await gateway.request(method, path, token: "not-a-token", body).status == 401, "\(method) \(path) with a bad token")
             }
+            // Refreshing takes a refresh token, not a bearer: an access token is too long to be one (422), a made-up one is 401.
+            #expect(try await gateway.request("POST", "/v1/auth/refresh", #"{"refresh_token":"\#(zed.token)"}"#).status == 422)
+            for refresh in ["not-a-token", "s-000000000000000000000000." + String(repeating: "A", count: 43)] {
+                let reply = try await gateway.request("POST", "/v1/auth/refresh", token: zed.token, #"{"refresh_token":"\#(refresh)"}"#)
+                #expect(reply.status == 401 && reply.body["error"]?["code"] == "token_invalid", "refresh with \(refresh.prefix(20)): \(reply)")
+            }
+            #expect(try await gateway.request("GET", "/v1/me", token: zed.token).status == 200, "the refusals revoked nothing")
             // The WebSocket of someone else's order (or with no or a bad token): an error message with
             // the HTTP status, then a close with 4000 + status.
             let base = "ws://127.0.0.1:\(gateway.port)"

@@ -120,7 +120,7 @@ import Wire
     }
 
     /// Every POST, PUT, PATCH and DELETE the API document lists takes the key, and each not tried
-    /// above answers a retry with its first reply: sign-up, log-in, the profile, availability, a
+    /// above answers a retry with its first reply: sign-up, log-in, a refresh, the profile, availability, a
     /// location batch, a push token, a deleted place and the HyperTrack trip routes.
     @Test func everyChangingRouteAnswersARetryWithItsFirstReply() async throws {
         try await withTestBus("idempotency-routes") { bus in
@@ -142,7 +142,21 @@ import Wire
                 "POST /v1/notifications/push_tokens", "DELETE /v1/me/places/{place_id}", "POST /trips", "POST /trips/{trip_id}/complete",
                 // Each one op, keyed as the routes above; answers that change nothing, or covered by the lifecycle tests.
                 "POST /v1/orders/{id}/accept", "POST /v1/orders/{id}/decline", "POST /v1/orders/{id}/start", "POST /v1/orders/{id}/end",
-                "POST /v1/fares/estimate", "POST /devices/nearby",
+                "POST /v1/fares/estimate", "POST /devices/nearby", "POST /v1/auth/refresh",
+                // A second log-out is refused (401 token_revoked): the session it names is over.
+                "POST /v1/auth/logout",
+                // Card payments (PaymentsIntegrationTests): each ask is a new ephemeral key or onboarding link, the
+                // webhook's events are taken once by their id.
+                "POST /v1/me/payment-sheet", "POST /v1/me/payouts/onboarding", "POST /v1/providers/stripe/webhook",
+                // Paying again is keyed by its round at the provider: a retried ask is the same charge (PaymentsIntegrationTests).
+                "POST /v1/orders/{id}/payment",
+                // A refund asked again is the same refund (aLateCancellationIsChargedItsFeeAndAnOperatorRefundsIt).
+                "POST /dashboard/orders/{id}/refund",
+                // Retried in PhotoIntegrationTests and RideReportIntegrationTests.
+                "PUT /v1/me/photo", "PUT /v1/me/car/photo", "POST /v1/orders/{id}/reports", "POST /dashboard/reports/{report_id}/answer",
+                // Social sign-in (SocialSignInIntegrationTests): signing in again with an identity finds the account
+                // it made (a new session, as a second log-in); linking an identity already linked answers 200.
+                "POST /v1/auth/oidc/{provider}", "POST /v1/me/identities/{provider}",
             ]
             #expect(changing.subtracting(tried).isEmpty, "changing routes no test retries: \(changing.subtracting(tried).sorted())")
 
@@ -150,7 +164,13 @@ import Wire
             let signedUp = try await expectOnce(gateway, "POST", "/v1/users", zoe, other: zoe.replacingOccurrences(of: "Zoe", with: "Zed"), status: 201)
             let login = #"{"phone_number":"+380501110077","password":"secret123"}"#
             let session = try await expectOnce(gateway, "POST", "/v1/sessions", login, other: nil)
-            guard let zoeToken = session["token"]?.stringValue, signedUp["id"] != nil else { throw TestFailure("sign-up \(signedUp), log-in \(session)") }
+            guard let zoeToken = session["token"]?.stringValue, let refresh = session["refresh_token"]?.stringValue, signedUp["id"] != nil else {
+                throw TestFailure("sign-up \(signedUp), log-in \(session)")
+            }
+            // A refresh whose reply was lost, sent again with its key, gets the same pair, not a
+            // refusal as a reused refresh token (which would end the session).
+            let refreshed = try await expectOnce(gateway, "POST", "/v1/auth/refresh", #"{"refresh_token":"\#(refresh)"}"#, other: nil)
+            #expect(refreshed["refresh_token"] != nil && refreshed["refresh_token"]?.stringValue != refresh)
             _ = try await expectOnce(gateway, "PATCH", "/v1/me", token: zoeToken, #"{"name":"Zoë"}"#, other: #"{"name":"Zoey"}"#)
             _ = try await expectOnce(
                 gateway, "POST", "/v1/notifications/push_tokens", token: zoeToken, #"{"token":"fcm-zoe-1","platform":"android"}"#,

@@ -9,37 +9,6 @@ import Wire
 /// `ride-notifications` with the real services, gateway and bus: inboxes after a whole ride,
 /// device commands, and webhooks delivered to local receivers (signatures, retries, dead letters, replay).
 @Suite(.serialized) struct NotificationsIntegrationTests {
-    /// A Python receiver on a free port: 500 while `failing` exists, 200 after; its log has one JSON line per request.
-    struct Receiver {
-        let port: Int
-        let log: String
-        let failing: String
-        let process: Process
-
-        /// `failures`: how many requests fail first (nil: all, until `failing` is removed).
-        static func start(in directory: String, name: String, secret: String, failures: Int?) throws -> Receiver {
-            let port = try FreePort.next()
-            let log = "\(directory)/\(name).jsonl"
-            let flag = "\(directory)/\(name).failing"
-            FileManager.default.createFile(atPath: flag, contents: failures.map { Data(String($0).utf8) })
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = [
-                URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("interop/webhook_receiver.py").path,
-                String(port), log, secret, flag,
-            ]
-            try process.run()
-            return Receiver(port: port, log: log, failing: flag, process: process)
-        }
-
-        var requests: [JSONValue] {
-            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { try? JSONCoding.decode(JSONValue.self, from: Array($0.utf8)) }
-        }
-
-        /// SIGKILL: the test process's blocked signals are inherited, so SIGTERM would wait forever.
-        func stop() { kill(process.processIdentifier, SIGKILL) }
-    }
-
     /// On SQLite one instance; on PostgreSQL two on one database, which must between them notify,
     /// command and deliver each thing once, as one would.
     @Test(arguments: ["sqlite", "postgres"])
@@ -47,8 +16,8 @@ import Wire
         let databaseArguments = database == "postgres" ? ["--database-url", try await TestPostgresServer.newDatabase().urlString] : []
         try await withTestBus("notifications") { bus in
             let secret = "a-webhook-secret-of-some-length"
-            let good = try Receiver.start(in: bus.scratch, name: "good", secret: secret, failures: 2)
-            let bad = try Receiver.start(in: bus.scratch, name: "bad", secret: secret, failures: nil)
+            let good = try await WebhookReceiver.start(in: bus.scratch, name: "good", secrets: ["registered": secret], failures: 2)
+            let bad = try await WebhookReceiver.start(in: bus.scratch, name: "bad", secrets: ["registered": secret], failures: nil)
             defer {
                 good.stop()
                 bad.stop()
@@ -93,7 +62,7 @@ import Wire
             let commands = (page["events"]?.arrayValue ?? []).filter { $0["type"] == "device.command" }.compactMap { $0["data"]?["command"]?.stringValue }
             #expect(commands == ["start_tracking", "stop_tracking"])
 
-            // Every order status reached the good receiver, signed; the failed attempts were retried.
+            // Every order status reached the good receiver, signed; the failed attempts were retried (with the same webhook-id).
             try await eventually("the good receiver has every status, the failed ones retried", timeout: .seconds(20)) {
                 let requests = good.requests
                 let failed = requests.filter { $0["status"] == 500 }.compactMap { $0["delivery"] }
@@ -119,11 +88,11 @@ import Wire
             }
             let dead = try await notifications.call("dead_letters", "{}").body["deliveries"]?.arrayValue ?? []
             #expect(dead.allSatisfy { $0["attempts"] == 3 && $0["url"]?.stringValue?.contains("\(bad.port)") == true }, "\(dead.prefix(2))")
-            guard let replayed = dead.first?["id"]?.numberValue else { throw TestFailure("no dead letter") }
+            guard let replayed = dead.first?["id"]?.numberValue, let webhookID = dead.first?["webhook_id"]?.stringValue else { throw TestFailure("no dead letter") }
             try FileManager.default.removeItem(atPath: bad.failing)
             #expect(try await notifications.call("replay", #"{"delivery_id":\#(Int(replayed))}"#).status == 200)
-            try await eventually("the replayed delivery arrived") {
-                bad.requests.contains { $0["delivery"] == .string(String(Int(replayed))) && $0["status"] == 200 }
+            try await eventually("the replayed delivery arrived, under the webhook-id of its first attempts") {
+                bad.requests.contains { $0["delivery"] == .string("msg_\(webhookID)_\(Int(replayed))") && $0["status"] == 200 }
             }
             #expect(try await notifications.call("replay", #"{"delivery_id":\#(Int(replayed))}"#).status == 409, "no longer dead")
             riderLive.close()

@@ -46,7 +46,7 @@ final class FixClock: Sendable {
         ) async throws -> Platform {
             let onPostgres = database.map { ["--database-url", $0.urlString] } ?? []
             let users = try await TestService.users(on: bus, arguments: onPostgres)
-            let tracking = try await TestTracking.start(on: bus, arguments: onPostgres)
+            let tracking = try await TestTracking.start(on: bus, deviceCredentials: true, arguments: onPostgres)
             let trips = try await TestService.trips(on: bus, arguments: onPostgres)
             try await subscribeBefore?()
             var platform = Platform(

@@ -70,8 +70,10 @@ import Wire
             // Publish until both tails have subscribed (a publisher can ask the bus who listens).
             let publisher = try await EventPublisher(endpoint: bus.ingress, source: "demo", logger: testLogger)
             #expect(await publisher.waitForSubscriber(to: "demo.hello"))
-            let deadline = ContinuousClock.now + .seconds(10)
-            while try await bus.metric("ride_bus_subscription_messages_total") ?? 0 < 2 && ContinuousClock.now < deadline {
+            // The bus passes each distinct prefix upstream once: "demo.", "" and the welcome topic
+            // make 3 only when both tails have subscribed (either alone makes 2).
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try await bus.metric("ride_bus_subscription_messages_total") ?? 0 < 3 && ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }
             try publisher.publish(topic: "demo.hello", type: "demo", data: ["text": "hi there", "n": 1] as JSONValue)
@@ -333,7 +335,9 @@ import Wire
         #expect(report.met("rides stuck (open at the end)"), "\(simulation.stdout)")
         var devices = 0
         for (shard, port) in [(0, 9104), (1, 9204)] {
-            let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get("http://127.0.0.1:\(port + Self.offset)/health").body))
+            // 30 s: a shard busy with the simulation's last batches on CI's load answered its /health late.
+            let health = try JSONCoding.decode(
+                JSONValue.self, from: Array(try await HTTPProbe.get("http://127.0.0.1:\(port + Self.offset)/health", timeout: .seconds(30)).body))
             #expect(health["details"]?["shard"]?.stringValue == "\(shard)/2")
             devices += Int(health["details"]?["devices"]?.numberValue ?? 0)
         }
@@ -379,6 +383,18 @@ import Wire
     }
 }
 
+/// `ridectl bench logins`, briefly, as JSON: the password hash of `ride-users` runs and is counted.
+@Suite(.timeLimit(.minutes(2))) struct BenchLoginsReportTests {
+    @Test func theLoginsBenchCountsHashesPerSecond() async throws {
+        let run = try await runCommand(Binaries.ridectl, ["bench", "logins", "--seconds", "1", "--json"], timeout: .seconds(90))
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr.suffix(2000))")
+        let report = try JSONCoding.decode(JSONValue.self, from: Array(run.stdout.utf8))
+        let rows = report["rows"]?.arrayValue ?? []
+        #expect(rows.count == 4, "\(run.stdout)")
+        #expect(rows.first?["unit"] == "log-ins/s" && (rows.first?["value"]?.numberValue ?? 0) > 0, "\(run.stdout)")
+    }
+}
+
 /// `ridectl bench city`, a small city briefly, as JSON: every step's rows, rides that completed
 /// with the fixes streaming, the platform's CPU per ride, and the verdict.
 @Suite(.timeLimit(.minutes(3))) struct BenchCityReportTests {
@@ -394,10 +410,13 @@ import Wire
         let rows = try #require(report["rows"]?.arrayValue, "\(run.stdout)")
         func row(_ prefix: String) -> JSONValue? { rows.first { $0["measure"]?.stringValue?.hasPrefix(prefix) == true } }
         #expect(row("50% — 300 drivers (75 fixes/s), 1800 rides/h") != nil && row("100% — 600 drivers (150 fixes/s), 3600 rides/h") != nil, "\(run.stdout)")
-        let rides = try #require(row("  rides booked / completed / stuck")?["result"]?.stringValue, "\(run.stdout)")
-        let counts = rides.split(separator: "/").map { Int($0.trimmingCharacters(in: .whitespaces)) ?? -1 }
-        #expect(counts.count == 3 && counts[1] > 0 && counts[2] == 0, "rides completed, none stuck: \(rides)")
-        #expect(row("  CPU per completed ride, the platform")?["unit"] == "ms", "\(run.stdout)")
+        // Each step's rides; on a loaded machine the first short step may start before riders book.
+        let steps = rows.filter { $0["measure"]?.stringValue?.hasPrefix("  rides booked / completed / stuck") == true }.compactMap { $0["result"]?.stringValue }
+        let counts = steps.map { $0.split(separator: "/").map { Int($0.trimmingCharacters(in: .whitespaces)) ?? -1 } }
+        #expect(counts.count == 2 && counts.allSatisfy { $0.count == 3 && $0[2] == 0 }, "none stuck: \(steps)")
+        #expect(counts.contains { $0.count == 3 && $0[1] > 0 }, "rides completed: \(steps)")
+        let cpu = rows.filter { $0["measure"]?.stringValue?.hasPrefix("  CPU per completed ride, the platform") == true }
+        #expect(cpu.contains { $0["unit"] == "ms" }, "a step with rides has its CPU per ride: \(run.stdout)")
         #expect(row("largest city carried") != nil, "\(run.stdout)")
     }
 }

@@ -147,15 +147,19 @@ import Wire
         let id = try #require(orderID, "no ride started: \(log().suffix(3000))")
         let flags = ["--data-dir", "\(scratch)/data", "--from", "spans", "--json"]
         var trace = try await runCommand(Binaries.ridectl, ["trace", id] + flags)
-        let shown = ContinuousClock.now + .seconds(60)
-        // Each process's exporter sends in batches, on its own schedule: wait for trips' too.
-        while !(trace.stdout.contains("PICKING_UP") && trace.stdout.contains("trip.created")), ContinuousClock.now < shown {
+        func steps() -> [JSONValue] { (try? JSONCoding.decode(JSONValue.self, from: Array(trace.stdout.utf8)))?["steps"]?.arrayValue ?? [] }
+        func step(_ status: String) -> JSONValue? { steps().first { $0["status"] == .string(status) } }
+        let shown = ContinuousClock.now + .seconds(120)
+        // Each process's exporter sends in batches, on its own schedule: wait for the broker's span
+        // of the accept, the reactor's of PICKING_UP and trips' too.
+        while !(step("ACCEPTED")?["hops"]?["broker_queue_ms"] != nil && step("PICKING_UP")?["hops"]?["bus_ms"] != nil
+            && trace.stdout.contains("trip.created")), ContinuousClock.now < shown
+        {
             try await Task.sleep(for: .seconds(2))
             trace = try await runCommand(Binaries.ridectl, ["trace", id] + flags)
         }
         #expect(trace.status == 0, "\(trace.stderr)")
-        let steps = (try? JSONCoding.decode(JSONValue.self, from: Array(trace.stdout.utf8)))?["steps"]?.arrayValue ?? []
-        let step = { (status: String) in steps.first { $0["status"] == .string(status) } }
+        let steps = steps()
         #expect(step("NEW")?["service"] == "ride-orders", "\(trace.stdout)")
         #expect(step("ACCEPTED")?["hops"]?["broker_queue_ms"]?.numberValue != nil, "a driver's accept went through the broker: \(trace.stdout)")
         #expect(step("ACCEPTED")?["hops"]?["database_commit_ms"]?.numberValue != nil, "\(trace.stdout)")

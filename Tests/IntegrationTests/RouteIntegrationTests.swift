@@ -10,12 +10,11 @@ import Wire
 /// the trip late — one `trip.delayed`, the rider told, the webhook given it.
 @Suite(.serialized) struct RouteIntegrationTests {
     typealias Apps = GatewayIntegrationTests.Apps
-    typealias Receiver = NotificationsIntegrationTests.Receiver
 
     @Test func aStoppedDriverRaisesOneDelayAlertThatReachesTheRiderAndTheWebhook() async throws {
         try await withTestBus("route-delay") { bus in
             let secret = "a-webhook-secret-of-some-length"
-            let receiver = try Receiver.start(in: bus.scratch, name: "hook", secret: secret, failures: 0)
+            let receiver = try await WebhookReceiver.start(in: bus.scratch, name: "hook", secrets: ["registered": secret], failures: 0)
             defer { receiver.stop() }
             let notifications = try await TestService.start(on: bus, service: BusContract.Service.notifications, executable: "ride-notifications")
             let registered = try await notifications.call("register_webhook", #"{"url":"http://127.0.0.1:\#(receiver.port)/hook","secret":"\#(secret)"}"#)

@@ -9,7 +9,9 @@ import Testing
         (
             "ride-users",
             [
-                "--database-url", "RIDE_DATABASE_URL", "--token-secret-file", "RIDE_TOKEN_SECRET_FILE", "--token-ttl-s", "RIDE_TOKEN_TTL_S", "--password-rounds",
+                "--database-url", "RIDE_DATABASE_URL", "--token-secret-file", "RIDE_TOKEN_SECRET_FILE", "--token-previous-secret-file", "RIDE_TOKEN_PREVIOUS_SECRET_FILE",
+                "--token-ttl-s",
+                "RIDE_TOKEN_TTL_S", "--refresh-ttl-s", "RIDE_REFRESH_TTL_S", "--password-rounds",
                 "RIDE_PASSWORD_ROUNDS",
             ]
         ),
@@ -37,6 +39,8 @@ import Testing
             [
                 "--listen", "RIDE_GATEWAY_LISTEN", "--public-url", "RIDE_PUBLIC_URL", "--publishable-key", "RIDE_PUBLISHABLE_KEY",
                 "--account-id", "RIDE_ACCOUNT_ID", "--secret-key", "RIDE_SECRET_KEY",
+                "--apple-client-id", "RIDE_APPLE_CLIENT_ID", "--google-client-id", "RIDE_GOOGLE_CLIENT_ID", "--facebook-app-id", "RIDE_FACEBOOK_APP_ID",
+                "--facebook-app-secret", "RIDE_FACEBOOK_APP_SECRET",
             ]
         ),
     ])
@@ -72,6 +76,7 @@ import Testing
         ("ride-orders", [], ["RIDE_FARE": "usd,1,1,1,1"], "fare (RIDE_FARE): currency: must be a three-letter code"),
         ("ride-orders", ["--dispatch-drivers", "0"], [:], "dispatch-drivers (--dispatch-drivers) 0 is out of range"),
         ("ride-orders", [], ["RIDE_DRIVER_SEARCH_S": "0"], "driver-search-s (RIDE_DRIVER_SEARCH_S) 0 is out of range"),
+        ("ride-orders", ["--cancellation-fee", "100001"], [:], "cancellation-fee (--cancellation-fee) 100001 is out of range"),
         ("ride-trips", ["--concurrency", "0"], [:], "concurrency (--concurrency) 0 is out of range"),
         ("ride-trips", [], ["RIDE_DATABASE_URL": "mysql://u@h/db"], "RIDE_DATABASE_URL: scheme \"mysql\" is not postgres://"),
         ("ride-gateway", ["--listen", "8080"], [:], "listen address"),
@@ -80,6 +85,7 @@ import Testing
         ("ride-tracking", [], ["RIDE_TRACKING_SHARD": "half"], "shard (RIDE_TRACKING_SHARD) 'half' must be K/N"),
         ("ride-tracking", ["--database-url", "postgres://ride@db"], [:], "--database-url: no database name in postgres://ride@db"),
         ("ride-tracking", [], ["RIDE_TRACKING_DEVICE_OWNERS": "anyone"], "device owners (RIDE_TRACKING_DEVICE_OWNERS) 'anyone' must be users or open"),
+        ("ride-tracking", ["--device-credentials", "maybe"], [:], "device credentials (--device-credentials) 'maybe' must be required or off"),
         ("ridectl", ["simulate", "--ingest", "tcp://127.0.0.1:5558,,tcp://127.0.0.1:5658"], [:], "device ingest (--ingest)"),
         ("ridectl", ["up", "--tracking-shards", "9"], [:], "--tracking-shards must be from 1 to 8, got 9"),
         ("ride-notifications", ["--webhook-retries", "1,x"], [:], "webhook retries (--webhook-retries) '1,x' must be up to 20 comma-separated seconds"),
@@ -87,11 +93,15 @@ import Testing
         ("ride-notifications", [], ["RIDE_DATABASE_URL": "mysql://u@h/db"], "RIDE_DATABASE_URL: scheme \"mysql\" is not postgres://"),
         ("ride-gateway", [], ["RIDE_PUBLIC_URL": "ftp://x"], "public URL (RIDE_PUBLIC_URL) 'ftp://x' must be an http:// or https:// URL"),
         ("ride-gateway", ["--secret-key", "a:b"], [:], "secret key (--secret-key) must be non-empty and without ':'"),
+        ("ride-gateway", [], ["RIDE_ADDRESS_ATTEMPTS_PER_MIN": "none"], "address-attempts-per-min (RIDE_ADDRESS_ATTEMPTS_PER_MIN) 'none' is not a whole number"),
+        ("ride-gateway", [], ["RIDE_TOKEN_REQUESTS_PER_MIN": "0"], "token-requests-per-min (RIDE_TOKEN_REQUESTS_PER_MIN) 0 is out of range"),
+        ("ride-gateway", ["--forwarded-for-hops", "11"], [:], "forwarded-for-hops (--forwarded-for-hops) 11 is out of range"),
         ("ridectl", ["simulate", "--speedup", "9"], [:], "--speedup must be from 1 to 6"),
         ("ridectl", ["simulate", "--driver-cancel-rate", "2"], [:], "--driver-cancel-rate must be from 0 to 1, got 2.0"),
         ("ridectl", ["simulate", "--center", "north"], [:], "--center must be lat,lon"),
         ("ridectl", ["bench", "lifecycle", "--concurrent", "0"], [:], "--concurrent must be from 1 to 5000"),
         ("ridectl", ["bench", "routes", "--routes", "5"], [:], "--routes must be at least 100"),
+        ("ridectl", ["bench", "logins", "--threads", "0"], [:], "--seconds must be positive and --threads at least 1"),
         ("ride-orders", ["--curve-keys", "/nowhere"], [:], "CURVE: cannot read server public key from /nowhere/server.pub"),
         ("ride-bus", [], ["RIDE_CURVE_SERVER_KEY": "short"], "CURVE: RIDE_CURVE_SERVER_KEY: a CURVE key is 40 Z85 characters, got 5"),
         ("ridectl", ["tail", "--curve-keys", "/nowhere", "--timeout", "1"], [:], "CURVE: cannot read server public key from /nowhere/server.pub"),

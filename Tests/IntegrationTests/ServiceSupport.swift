@@ -57,14 +57,16 @@ struct TestService: Sendable {
         let process = PlatformCommands.service(
             executable, name: name, binDirectory: Binaries.directory, bus: bus.endpoints, http: "\(host.address):\(httpPort)", dataDirectory: dataDirectory,
             extra: ["--log-level", "debug"] + arguments)
-        let failures = try await bus.supervisor.launch([host.wrap(process)], environment: bus.environment.merging(environment) { _, own in own })
+        // Generous: a process started again mid-load on CI's two cores has taken over 30 s to answer /health.
+        let failures = try await bus.supervisor.launch(
+            [host.wrap(process)], environment: bus.environment.merging(environment) { _, own in own }, timeout: .seconds(90))
         guard failures.isEmpty else { throw TestFailure("\(failures.joined(separator: "; ")); log:\n\(log)") }
         try await bus.waitForWorkers(service)
     }
 
     /// One request; the reply's status and JSON.
-    func call(_ op: String, _ json: String) async throws -> (status: Int, body: JSONValue) {
-        let client = try await bus.client(timeout: .seconds(5))
+    func call(_ op: String, _ json: String, timeout: Duration = .seconds(5)) async throws -> (status: Int, body: JSONValue) {
+        let client = try await bus.client(timeout: timeout)
         defer { Task { await client.close() } }
         let reply = try await client.callRaw(service, op, json: Array(json.utf8))
         return (reply.status, (try? JSONCoding.decode(JSONValue.self, from: reply.json)) ?? .null)

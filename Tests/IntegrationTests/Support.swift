@@ -53,13 +53,19 @@ struct TestBus: Sendable {
     var environment: [String: String] = [:]
     /// The host each process runs on, by process name (`bus`, `users`, …); the loopback when absent.
     var placement: [String: TestHost] = [:]
+    /// The bus's instances, by process name: `bus`, and `bus-2` for a bus with no single point of
+    /// failure. Each on its own host (the same ports at another address).
+    var instances: [String] = ["bus"]
 
     func host(of process: String) -> TestHost { placement[process] ?? .loopback }
+    /// The first instance's address (its /health and /metrics are the ones tests read).
     var address: String { host(of: "bus").address }
 
-    var ingress: String { "tcp://\(address):\(pubPort)" }
-    var egress: String { "tcp://\(address):\(subPort)" }
-    var broker: String { "tcp://\(address):\(brokerPort)" }
+    /// The bus address (`BusAddress`) of every instance's `port`.
+    private func each(_ port: Int) -> String { instances.map { "tcp://\(host(of: $0).address):\(port)" }.joined(separator: ",") }
+    var ingress: String { each(pubPort) }
+    var egress: String { each(subPort) }
+    var broker: String { each(brokerPort) }
     var healthURL: String { "http://\(address):\(httpPort)/health" }
     var metricsURL: String { "http://\(address):\(httpPort)/metrics" }
 
@@ -74,24 +80,28 @@ struct TestBus: Sendable {
     var dataRoot: String { "\(scratch)/data" }
 
     static func start(
-        _ name: String, extraArguments: [String] = [], environment: [String: String] = [:], placement: [String: TestHost] = [:]
+        _ name: String, extraArguments: [String] = [], environment: [String: String] = [:], placement: [String: TestHost] = [:],
+        instances: [String] = ["bus"]
     ) async throws -> TestBus {
         let scratch = try makeScratchDirectory(name)
         let bus = TestBus(
             supervisor: ProcessSupervisor(output: .files(directory: scratch)), scratch: scratch,
             pubPort: try FreePort.next(), subPort: try FreePort.next(), brokerPort: try FreePort.next(), httpPort: try FreePort.next(),
-            environment: environment, placement: placement)
-        try await bus.startProcess(extraArguments: extraArguments)
+            environment: environment, placement: placement, instances: instances)
+        for instance in instances { try await bus.startProcess(instance, extraArguments: extraArguments) }
         return bus
     }
 
-    func startProcess(extraArguments: [String] = []) async throws {
+    /// Starts the instance `name` (`bus` unless the bus has several).
+    func startProcess(_ name: String = "bus", extraArguments: [String] = []) async throws {
+        let address = host(of: name).address
         let process = PlatformCommands.bus(
-            binDirectory: Binaries.directory, pub: ingress, sub: egress, broker: broker, http: "\(address):\(httpPort)", extra: ["--log-level", "debug"] + extraArguments)
+            name: name, binDirectory: Binaries.directory, pub: "tcp://\(address):\(pubPort)", sub: "tcp://\(address):\(subPort)",
+            broker: "tcp://\(address):\(brokerPort)", http: "\(address):\(httpPort)", extra: ["--log-level", "debug"] + extraArguments)
         // Of the variables the services get, the bus takes only its CURVE keys (not OTEL_*: the
         // tracing tests count the services' spans).
-        let failures = try await supervisor.launch([host(of: "bus").wrap(process)], environment: environment.filter { $0.key.hasPrefix("RIDE_CURVE") })
-        guard failures.isEmpty else { throw TestFailure("ride-bus: \(failures.joined(separator: "; ")); log:\n\(log)") }
+        let failures = try await supervisor.launch([host(of: name).wrap(process)], environment: environment.filter { $0.key.hasPrefix("RIDE_CURVE") })
+        guard failures.isEmpty else { throw TestFailure("\(name): \(failures.joined(separator: "; ")); log:\n\(log)") }
     }
 
     /// Starts `ridectl echo-worker` processes registered as `service`.
@@ -163,9 +173,9 @@ func workerCount(_ service: String, busHealthURL: String) async throws -> Int {
 /// and killed if the body failed.
 func withTestBus(
     _ name: String, extraArguments: [String] = [], environment: [String: String] = [:], placement: [String: TestHost] = [:],
-    _ body: (TestBus) async throws -> Void
+    instances: [String] = ["bus"], _ body: (TestBus) async throws -> Void
 ) async throws {
-    let bus = try await TestBus.start(name, extraArguments: extraArguments, environment: environment, placement: placement)
+    let bus = try await TestBus.start(name, extraArguments: extraArguments, environment: environment, placement: placement, instances: instances)
     do {
         try await body(bus)
     } catch {

@@ -27,15 +27,18 @@ struct TestTracking: Sendable {
     /// - Parameters:
     ///   - shard: `--shard K/N`; the process is ready once its peer service `tracking.shard.K` is too.
     ///   - dataOwner: share that process's data directory (shards of one platform do).
+    ///   - deviceCredentials: phones on the ingest socket need their driver's device credential (checked
+    ///     with users, which must run); off, the publishable key is enough (tests of tracking alone).
     static func start(
         on bus: TestBus, name: String = "tracking", inactiveAfterSeconds: Int = 2, shard: DeviceShard? = nil,
-        dataOwner: String? = nil, arguments: [String] = []
+        dataOwner: String? = nil, deviceCredentials: Bool = false, arguments: [String] = []
     ) async throws -> TestTracking {
         let ingestPort = try FreePort.next()
         let process = TestService(
             bus: bus, name: name, service: BusContract.Service.tracking, executable: "ride-tracking",
             arguments: PlatformCommands.trackingFlags(ingest: "tcp://\(bus.host(of: dataOwner ?? name).address):\(ingestPort)", shard: shard.map { "\($0)" })
-                + ["--publishable-keys", publishableKey, "--inactive-after-s", "\(inactiveAfterSeconds)"] + arguments, httpPort: try FreePort.next(), dataOwner: dataOwner)
+                + ["--publishable-keys", publishableKey, "--inactive-after-s", "\(inactiveAfterSeconds)", "--device-credentials", deviceCredentials ? "required" : "off"]
+                + arguments, httpPort: try FreePort.next(), dataOwner: dataOwner)
         let tracking = TestTracking(process: process, ingestPort: ingestPort, shard: shard)
         try await tracking.startProcess()
         return tracking

@@ -40,6 +40,20 @@ import Testing
         #expect(message("Here.\nBlue door.") == nil)
     }
 
+    @Test func aLostItemReportReopensAFinishedRidesChatForItsTwoPartiesOnly() {
+        for status in [OrderStatus.completed, .cancelled] {
+            var order = Self.order(status)
+            #expect(!ConversationRules.isOpen(order))
+            order.chatReopenedAt = Self.time
+            #expect(ConversationRules.isOpen(order))
+            #expect(ConversationRules.recipient(of: .rider("r1"), on: order) == .success("d1") && ConversationRules.recipient(of: .driver("d1"), on: order) == .success("r1"))
+            #expect(ConversationRules.recipient(of: .rider("r2"), on: order) == .failure(.notAParty))
+        }
+        var noDriver = Self.order(.cancelled, driver: nil)
+        noDriver.chatReopenedAt = Self.time
+        #expect(!ConversationRules.isOpen(noDriver), "no one to talk to")
+    }
+
     @Test func eachSideRatesTheOtherOnceAfterCompletion() {
         var order = Self.order(.completed)
         #expect(ConversationRules.ratee(of: .rider("r1"), on: order) == .success("d1"))

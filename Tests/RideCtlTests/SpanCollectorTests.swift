@@ -62,7 +62,7 @@ import Wire
         let huge = try await HTTPProbe.send(
             "POST", url, headers: json, body: Array(repeating: UInt8(ascii: " "), count: SpanCollector.defaultMaxBodyBytes + 1), timeout: .seconds(30))
         #expect(huge.status == 413)
-        let metrics = try await HTTPProbe.send("POST", "http://127.0.0.1:\(collection.port)/v1/metrics", headers: json, body: Array("{}".utf8))
+        let metrics = try await HTTPProbe.send("POST", "http://127.0.0.1:\(collection.port)/v1/metrics", headers: json, body: Array("{}".utf8), timeout: .seconds(30))
         #expect(metrics.status == 200)
         await collection.stop()
         #expect(try stored().sorted { $0.spanID < $1.spanID } == RideTraceFixture.spans.sorted { $0.spanID < $1.spanID })

@@ -15,7 +15,7 @@ import Testing
 
     @Test func embeddedAndPgRoutingAgreeWithinFivePercent() async throws {
         let address = try await HelsinkiDatabase.imported().address
-        let pgRouting = PgRoutingRoutes(address: address, timeout: .seconds(5), logger: HelsinkiDatabase.logger)
+        let pgRouting = PgRoutingRoutes(address: address, timeout: HelsinkiDatabase.queryDeadline, logger: HelsinkiDatabase.logger)
         try await RouteProviderConformance.checkAgree(pgRouting, try EmbeddedRoutes.helsinki(), pairs: HelsinkiPairs.pairs, tolerance: 0.05)
     }
 
@@ -24,7 +24,7 @@ import Testing
     /// trip either has a route from both, within 5%, or from neither, for the same reason.
     @Test func embeddedAndPgRoutingAgreeAcrossTheExtract() async throws {
         let address = try await HelsinkiDatabase.imported().address
-        let pgRouting = PgRoutingRoutes(address: address, timeout: .seconds(5), logger: HelsinkiDatabase.logger)
+        let pgRouting = PgRoutingRoutes(address: address, timeout: HelsinkiDatabase.queryDeadline, logger: HelsinkiDatabase.logger)
         let embedded = try EmbeddedRoutes.helsinki()
         var state: UInt64 = 0x2354_4865_6c73_696e
         func next(_ range: ClosedRange<Double>) -> Double {

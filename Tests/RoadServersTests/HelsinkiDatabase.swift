@@ -15,6 +15,10 @@ enum HelsinkiDatabase {
         return logger
     }()
 
+    /// How long a test waits for pgRouting's answer: riders get 2 s, but a cold database beside the
+    /// whole suite on two cores has taken more than 5 s for its first queries.
+    static let queryDeadline: Duration = .seconds(60)
+
     /// The database's address and what the import reported.
     static func imported() async throws -> (address: DatabaseAddress, report: PgRoutingImport.Report) {
         try await Shared.task.value

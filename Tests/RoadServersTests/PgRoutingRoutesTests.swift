@@ -8,7 +8,7 @@ import Testing
 /// `PgRoutingRoutes` against a real PostgreSQL with PostGIS and pgRouting, the Helsinki extract
 /// imported into it.
 @Suite struct PgRoutingRoutesTests {
-    static func provider(timeout: Duration = .seconds(5)) async throws -> PgRoutingRoutes {
+    static func provider(timeout: Duration = HelsinkiDatabase.queryDeadline) async throws -> PgRoutingRoutes {
         PgRoutingRoutes(address: try await HelsinkiDatabase.imported().address, timeout: timeout, logger: HelsinkiDatabase.logger)
     }
 
@@ -66,8 +66,7 @@ import Testing
             FROM (SELECT id FROM ways_vertices_pgr WHERE routable ORDER BY the_geom <-> ST_SetSRID(ST_MakePoint(24.9510, 60.1690), 4326) LIMIT 1) v
             WHERE ways.source = v.id OR ways.target = v.id
             """, in: address)
-        // The default 2 s deadline is for riders; the whole suite running beside this on two cores is not.
-        let provider = PgRoutingRoutes(address: address, timeout: .seconds(30), logger: HelsinkiDatabase.logger)
+        let provider = PgRoutingRoutes(address: address, timeout: HelsinkiDatabase.queryDeadline, logger: HelsinkiDatabase.logger)
         do throws(RouteError) {
             let route = try await provider.route(from: HelsinkiPairs.kluuvi, to: HelsinkiPairs.senateSquare)
             Issue.record("a route to the closed place: \(route.distance) m")
@@ -78,18 +77,17 @@ import Testing
 
     @Test func aDatabaseWithoutTheRoadsIsUnavailable() async throws {
         let empty = try await HelsinkiDatabase.newDatabase()
-        let provider = PgRoutingRoutes(address: empty, timeout: .seconds(30), logger: HelsinkiDatabase.logger)
+        let provider = PgRoutingRoutes(address: empty, timeout: HelsinkiDatabase.queryDeadline, logger: HelsinkiDatabase.logger)
         await Self.expectUnavailable(provider, containing: "no road data in this database: run ridectl roads import-pg")
     }
 
     @Test func aServerThatIsNotThereIsUnavailableWithinTheTimeout() async throws {
         let nobody = DatabaseAddress(host: "127.0.0.1", port: 1, username: "ride", database: "nothing")
         let provider = PgRoutingRoutes(address: nobody, timeout: .milliseconds(500), logger: HelsinkiDatabase.logger)
-        let started = ContinuousClock.now
-        await Self.expectUnavailable(provider, containing: "")
-        // The 500 ms deadline, with room for a test process whose two pool threads other tests keep
-        // busy (seen: 14 s); without the deadline it took 50 s and more.
-        #expect(ContinuousClock.now - started < .seconds(30), "\(ContinuousClock.now - started)")
+        // The pool retries a refused connection for a minute and more; it is the deadline that answers.
+        // How soon it answers depends on how busy this process's two threads are (seen 37 s in CI),
+        // so the test asserts who answered, not a wall-clock bound.
+        await Self.expectUnavailable(provider, containing: "no answer from PostgreSQL within")
     }
 
     @Test func behindFallbackAFailureIsTheStraightLine() async throws {

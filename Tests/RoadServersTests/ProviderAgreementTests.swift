@@ -10,14 +10,14 @@ import Testing
 @Suite struct ProviderAgreementTests {
     @Test func pgRoutingOverACallersPoolAgreesWithItsOwn() async throws {
         let address = try await HelsinkiDatabase.imported().address
-        let own = PgRoutingRoutes(address: address, timeout: .seconds(5), logger: HelsinkiDatabase.logger)
+        let own = PgRoutingRoutes(address: address, timeout: HelsinkiDatabase.queryDeadline, logger: HelsinkiDatabase.logger)
         let configuration = PostgresClient.Configuration(
             host: address.host, port: address.port, username: address.username, password: address.password, database: address.database, tls: .disable)
         let client = PostgresClient(configuration: configuration, backgroundLogger: HelsinkiDatabase.logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            let callers = PgRoutingRoutes(client: client, timeout: .seconds(5), logger: HelsinkiDatabase.logger)
+            let callers = PgRoutingRoutes(client: client, timeout: HelsinkiDatabase.queryDeadline, logger: HelsinkiDatabase.logger)
             try await RouteProviderConformance.checkAgree(own, callers, pairs: HelsinkiPairs.pairs, tolerance: 0.05)
         }
     }

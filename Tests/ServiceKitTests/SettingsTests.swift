@@ -67,6 +67,17 @@ import Testing
         }
     }
 
+    @Test func busAddressesNameEveryInstance() throws {
+        let setting = Setting(value: "tcp://bus:5557, tcp://bus-2:5557", origin: "RIDE_BROKER")
+        #expect(try EndpointSyntax.validateAddress(setting, name: "broker") == "tcp://bus:5557,tcp://bus-2:5557")
+        #expect(throws: ConfigurationError("broker (--broker) 'tcp://bus:5557,,tcp://bus-2:5557' must be one or more endpoints separated by commas")) {
+            try EndpointSyntax.validateAddress(Setting(value: "tcp://bus:5557,,tcp://bus-2:5557", origin: "--broker"), name: "broker")
+        }
+        #expect(throws: ConfigurationError("broker (--broker) 'tcp://*:5557' is not a ZeroMQ endpoint: cannot connect to host *")) {
+            try EndpointSyntax.validateAddress(Setting(value: "tcp://bus:5557,tcp://*:5557", origin: "--broker"), name: "broker")
+        }
+    }
+
     @Test func hostPorts() throws {
         #expect(try HostPort.parse(Setting(value: "0.0.0.0:9100", origin: "--http"), name: "HTTP address") == HostPort(host: "0.0.0.0", port: 9100))
         #expect(try HostPort.parse(Setting(value: ":9101", origin: "--http"), name: "HTTP address") == HostPort(host: "0.0.0.0", port: 9101))

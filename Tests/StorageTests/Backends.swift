@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 import Logging
 import Storage
@@ -43,4 +44,17 @@ func withBackend<Store>(
         defer { (store as? any PostgresBacked)?.postgres.close() }
         try await body(store)
     }
+}
+
+/// Runs a write again while it is refused `503 storage_unavailable` (it stored nothing: the probe
+/// judged the server unreachable, as CI's load sometimes makes it), as a real caller would; up to five tries.
+func writingAgainWhileUnavailable<T: Sendable>(_ write: () async throws -> T) async throws -> T {
+    for attempt in 1... {
+        do {
+            return try await write()
+        } catch let error as ServiceError where error.code == "storage_unavailable" && attempt < 5 {
+            try await Task.sleep(for: .seconds(2))
+        }
+    }
+    fatalError("unreachable")
 }

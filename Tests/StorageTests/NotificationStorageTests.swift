@@ -135,6 +135,33 @@ import Wire
     }
 
     @Test(arguments: Backend.allCases)
+    func aRotatedSecretKeepsThePreviousOneUntilItsTimeOrItsDrop(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            try await store.addWebhook(webhook("w1"))
+            _ = try await store.record(eventID: "e1", notifications: [], commands: [], webhookBody: Array("[]".utf8), rider: nil)
+            let until = Date().addingTimeInterval(3600)
+            let rotated = try await store.rotateSecret(webhookID: "w1", secret: "whsec_new", previousUntil: until)
+            #expect(rotated?.secret == "whsec_new")
+            #expect(abs((rotated?.previousSecretExpiresAt?.timeIntervalSince1970 ?? 0) - until.timeIntervalSince1970) < 0.01)
+            #expect(try await store.webhooks() == [rotated].compactMap { $0 }, "listed as rotated")
+            let (due, lease) = try await store.claimDueDeliveries(now: soon(), lease: .seconds(30), limit: 10)
+            #expect(due.map(\.secret) == ["whsec_new"])
+            #expect(due.map(\.previousSecret) == ["secret-of-w1-0123456789"], "the previous secret signs too, until its time")
+            try await store.finishAttempt(due[0].id, lease: lease, delivered: false, error: "HTTP 500", retryAt: Date())
+
+            let dropped = try await store.dropPreviousSecret(webhookID: "w1")
+            #expect(dropped?.secret == "whsec_new" && dropped?.previousSecretExpiresAt == nil)
+            #expect(try await store.claimDueDeliveries(now: soon(), lease: .seconds(30), limit: 10).deliveries.map(\.previousSecret) == [nil])
+
+            _ = try await store.rotateSecret(webhookID: "w1", secret: "whsec_newer", previousUntil: Date().addingTimeInterval(-1))
+            #expect(try await store.webhooks().first?.previousSecretExpiresAt == nil, "a time already over: not signing")
+            #expect(try await store.delivery(id: due[0].id)?.previousSecret == nil)
+            #expect(try await store.rotateSecret(webhookID: "nobody", secret: "whsec_x", previousUntil: until) == nil)
+            #expect(try await store.dropPreviousSecret(webhookID: "nobody") == nil)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
     func deliveriesAreClaimedLeasedFinishedAndReplayed(backend: Backend) async throws {
         try await withStore(backend) { store in
             try await store.addWebhook(webhook("w1"))
@@ -234,16 +261,21 @@ import Wire
                 for n in 1...eventCount {
                     for store in [first, second] {
                         group.addTask {
-                            try await store.record(
-                                eventID: "orders/\(n)", notifications: notifications(n),
-                                commands: [DeviceCommand(deviceID: "phone-\(n)", command: "start_tracking")],
-                                webhookBody: Array("[\(n)]".utf8), rider: (order: "o\(n)", rider: "r\(n)"))
+                            try await writingAgainWhileUnavailable {
+                                try await store.record(
+                                    eventID: "orders/\(n)", notifications: notifications(n),
+                                    commands: [DeviceCommand(deviceID: "phone-\(n)", command: "start_tracking")],
+                                    webhookBody: Array("[\(n)]".utf8), rider: (order: "o\(n)", rider: "r\(n)"))
+                            }
                         }
                     }
                 }
                 return try await group.reduce(into: []) { $0 += $1 }
             }
-            #expect(added.count == eventCount * 2 + 1, "each notification added once")
+            // A write refused 503 at its deadline may still have committed: its retry then adds
+            // nothing, so the replies can tell fewer than were added — never more. What was
+            // stored and published is checked exactly below.
+            #expect(added.count <= eventCount * 2 + 1 && added.count > 0, "each notification added once")
             #expect(Set(added.map(\.id)).count == added.count)
             let published = try await events(second)
             #expect(published.filter { $0.type == "notification" }.count == eventCount * 2 + 1)

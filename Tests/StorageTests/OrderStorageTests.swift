@@ -64,10 +64,18 @@ import Wire
     @Test(arguments: Backend.allCases)
     func concurrentChangesToOneOrderAreAppliedInTurn(backend: Backend) async throws {
         try await withStore(backend) { store in
-            try await store.create(Self.order())
+            try await writingAgainWhileUnavailable { try await store.create(Self.order()) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for n in 0..<10 {
-                    group.addTask { _ = try await store.change(id: "o1") { $0.offeredTo.append("x\(n)") } }
+                    // A 503 (a loaded machine's slow database) is written again, as a caller would; one
+                    // at the deadline may have committed, so the change is one that, done again, changes nothing.
+                    group.addTask {
+                        _ = try await writingAgainWhileUnavailable {
+                            try await store.change(id: "o1") { order in
+                                if !order.offeredTo.contains("x\(n)") { order.offeredTo.append("x\(n)") }
+                            }
+                        }
+                    }
                 }
                 try await group.waitForAll()
             }
@@ -280,6 +288,17 @@ import Wire
         #expect(try await ledger.balance("rider:r1") == -1725)
         #expect(try await ledger.balance("driver:d1") == 1380)
         #expect(try await ledger.balance("platform") == 345)
+        // A refund reverses the three entries once, however many ask; a charge not in the books is refused.
+        let refund = RefundRequest(idempotencyKey: "o1", chargeReference: receipts[0].reference, charge: request)
+        let refunds = try await withThrowingTaskGroup(of: ChargeReceipt.self) { group in
+            for _ in 0..<3 { group.addTask { try await ledger.refund(refund) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(refunds.map(\.reference)).count == 1 && refunds[0].reference.hasPrefix("re-"))
+        for account in ["rider:r1", "driver:d1", "platform"] { #expect(try await ledger.balance(account) == 0, "\(account)") }
+        var unknown = refund
+        unknown.idempotencyKey = "o2"
+        await #expect(throws: PaymentError.self) { try await ledger.refund(unknown) }
     }
 }
 

@@ -119,23 +119,16 @@ func outbox(_ backend: Backend) async throws -> any OutboxFixture {
         let sequences = try await withThrowingTaskGroup(of: [UInt64].self) { group in
             for writer in 0..<8 {
                 group.addTask {
-                    // A write refused 503 storage_unavailable stored nothing (the probe judged the
-                    // server unreachable: CI's load once did); like a real caller, write it again.
-                    for attempt in 1...5 {
-                        do {
-                            return try await fixture.append(Array(writer * 10..<writer * 10 + 5), fail: false)
-                        } catch let error as ServiceError where error.code == "storage_unavailable" && attempt < 5 {
-                            try await Task.sleep(for: .seconds(2))
-                        }
-                    }
-                    return []
+                    try await writingAgainWhileUnavailable { try await fixture.append(Array(writer * 10..<writer * 10 + 5), fail: false) }
                 }
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
-        #expect(sequences.sorted() == Array(1...40))
+        // A write answered 503 at its deadline may have committed, and its retry then appends its
+        // events again: at least 40 events, every sequence once, none missing, each writer's among them.
         let events = try await fixture.log.page(source: "s", query: EventsQuery(after: 0, limit: 100)).events
-        #expect(events.map(\.sequence) == Array(1...40))
+        #expect(events.count >= 40 && events.map(\.sequence) == Array(1...UInt64(events.count)))
+        #expect(sequences.count == 40 && Set(sequences).count == 40 && Set(sequences).isSubset(of: Set(events.map(\.sequence))))
     }
 
     @Test(arguments: Backend.allCases)

@@ -69,8 +69,10 @@ import Testing
                 url: try await server.newDatabase(), schema: "deadline", migrations: [], outbox: false,
                 callDeadline: .seconds(2), logger: testLogger)
             defer { schema.close() }
-            let one = try await schema.read { connection -> Int? in try await connection.first("SELECT 1", as: Int.self, logger: testLogger) }
-            #expect(one == 1)
+            // Answering first (a loaded machine may miss the 2-s deadline now and then).
+            try await eventually(within: .seconds(30)) {
+                (try? await schema.read { connection -> Int? in try await connection.first("SELECT 1", as: Int.self, logger: testLogger) }) == 1
+            }
 
             try await server.freeze(true)
             let start = ContinuousClock.now

@@ -15,6 +15,10 @@ import TestProcess
 public final class TestPostgresServer: Sendable {
     public let port: Int
     public let directory: String
+    /// The address it listens on and is reached at (127.0.0.1, or a test host's).
+    public let host: String
+    /// What the server is run through (empty, or `ip netns exec <host>` for a test host's network).
+    let launcher: [String]
     let bin: String
     let runAs: String?
     /// The running `postgres` process: our child, not a daemon (Foundation's Process never reaps a
@@ -46,14 +50,16 @@ public final class TestPostgresServer: Sendable {
 
     /// Starts a server of its own (a test that restarts or stops it uses one of these), on
     /// another free port when the one picked was taken before the server could bind it.
-    public static func start() async throws -> TestPostgresServer {
+    /// `host` and `launcher`: a server on a test host of its own network (`ip netns exec`), at
+    /// that host's address, trusting every address (the hosts' network is the test's own).
+    public static func start(host: String = "127.0.0.1", launcher: [String] = []) async throws -> TestPostgresServer {
         for _ in 1..<5 {
-            do { return try await startOnce() } catch is PortTaken { continue }
+            do { return try await startOnce(host: host, launcher: launcher) } catch is PortTaken { continue }
         }
-        return try await startOnce()
+        return try await startOnce(host: host, launcher: launcher)
     }
 
-    private static func startOnce() async throws -> TestPostgresServer {
+    private static func startOnce(host: String, launcher: [String]) async throws -> TestPostgresServer {
         guard let bin = binDirectory() else {
             throw TestPostgresError("PostgreSQL's server programs are not installed (apt-get install postgresql; `make test` does it)")
         }
@@ -63,20 +69,26 @@ public final class TestPostgresServer: Sendable {
         if let runAs {
             try await run("/bin/chown", ["-R", "\(runAs):\(runAs)", directory])
         }
-        let server = TestPostgresServer(port: try FreePort.next(), directory: directory, bin: bin, runAs: runAs)
+        let server = TestPostgresServer(port: try FreePort.next(), directory: directory, host: host, launcher: launcher, bin: bin, runAs: runAs)
         try await server.asServerUser("\(bin)/initdb", ["-D", "\(directory)/data", "-U", "ride", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"])
+        if host != "127.0.0.1" {
+            let rules = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(directory)/data/pg_hba.conf"))
+            try rules.seekToEnd()
+            try rules.write(contentsOf: Data("host all all 0.0.0.0/0 trust\n".utf8))
+            try rules.close()
+        }
         try await server.startServer()
         TestPostgresRegistry.started(server)
         return server
     }
 
-    init(port: Int, directory: String, bin: String, runAs: String?) {
-        (self.port, self.directory, self.bin, self.runAs) = (port, directory, bin, runAs)
+    init(port: Int, directory: String, host: String = "127.0.0.1", launcher: [String] = [], bin: String, runAs: String?) {
+        (self.port, self.directory, self.host, self.launcher, self.bin, self.runAs) = (port, directory, host, launcher, bin, runAs)
     }
 
-    /// `postgres://ride@127.0.0.1:PORT/NAME`.
+    /// `postgres://ride@HOST:PORT/NAME`.
     public func url(database: String = "postgres") -> PostgresURL {
-        PostgresURL(host: "127.0.0.1", port: port, username: "ride", database: database)
+        PostgresURL(host: host, port: port, username: "ride", database: database)
     }
 
     public func newDatabase() async throws -> PostgresURL {
@@ -86,9 +98,10 @@ public final class TestPostgresServer: Sendable {
     /// Creates database `name` (once: an existing one is kept).
     @discardableResult
     public func createDatabase(_ name: String) async throws -> PostgresURL {
-        let exists = (try? await Self.run("/usr/bin/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "ride", "-d", name, "-c", "SELECT 1", "-q"])) != nil
+        // On its own Unix socket: reachable from this process whatever network the server is on.
+        let exists = (try? await Self.run("/usr/bin/psql", ["-h", directory, "-p", "\(port)", "-U", "ride", "-d", name, "-c", "SELECT 1", "-q"])) != nil
         if !exists {
-            try await Self.runPSQL(host: "127.0.0.1", port: port, user: "ride", password: nil, database: "postgres", sql: "CREATE DATABASE \(name)")
+            try await Self.runPSQL(host: directory, port: port, user: "ride", password: nil, database: "postgres", sql: "CREATE DATABASE \(name)")
         }
         return url(database: name)
     }
@@ -97,17 +110,15 @@ public final class TestPostgresServer: Sendable {
     public func startServer() async throws {
         let process = Process()
         let arguments = [
-            "-D", "\(directory)/data", "-p", "\(port)", "-k", directory, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
+            "-D", "\(directory)/data", "-p", "\(port)", "-k", directory, "-c", "listen_addresses=\(host)", "-c", "fsync=off",
             "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=400",
         ]
-        if let runAs {
-            // setpriv execs postgres itself (no process in between), so signals reach the server.
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=\(runAs)", "--regid=\(runAs)", "--init-groups", "--", "\(bin)/postgres"] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "\(bin)/postgres")
-            process.arguments = arguments
-        }
+        // setpriv (and `ip netns exec`) exec the next program themselves (no process in between),
+        // so signals reach the server.
+        let command = (runAs.map { ["/usr/bin/setpriv", "--reuid=\($0)", "--regid=\($0)", "--init-groups", "--"] } ?? []) + ["\(bin)/postgres"] + arguments
+        let launched = launcher + command
+        process.executableURL = URL(fileURLWithPath: launched[0])
+        process.arguments = Array(launched.dropFirst())
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: try logFile()))
         try log.seekToEnd()
         process.standardOutput = log

@@ -154,6 +154,28 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         state.acknowledge(IngestAck(batchID: 1, accepted: 0, rejected: [], device: DeviceIntents()), now: start, logger: logger)
         #expect(state.blocking.isEmpty)
     }
+
+    @Test func aRefusedCredentialKeepsTheBatchUntilANewOneSendsItAtOnce() throws {
+        var state = DeviceState(name: "d", credential: "dc1.old", now: start)
+        let configuration = SDKConfiguration(publishableKey: "pk")
+        state.pending.append(DeviceLocation(latitude: 1, longitude: 2, recordedAt: start, accuracy: 5))
+        let sent = state.outbound(now: start, configuration: configuration, deviceID: "d")
+        let first = try #require(sent)
+        #expect(try JSONCoding.decode(IngestBatch.self, from: first[1]).deviceCredential == "dc1.old")
+        for code in ["credential_required", "credential_invalid", "credential_revoked"] {
+            state.refused(Array(#"{"error":{"code":"\#(code)","message":"no"}}"#.utf8), now: start, logger: logger)
+            #expect(state.blocking == [.invalidDeviceCredential], "\(code)")
+            #expect(state.inFlight != nil, "kept, to be sent again")
+        }
+        let early = state.outbound(now: start.addingTimeInterval(0.1), configuration: configuration, deviceID: "d")
+        #expect(early == nil, "not before the backoff")
+        state.setCredential("dc1.new")
+        #expect(state.blocking.isEmpty)
+        let resent = state.outbound(now: start.addingTimeInterval(0.2), configuration: configuration, deviceID: "d")
+        let again = try #require(resent, "at once with the new credential")
+        let batch = try JSONCoding.decode(IngestBatch.self, from: again[1])
+        #expect(batch.deviceCredential == "dc1.new" && batch.batchID == 1 && batch.locations.count == 1)
+    }
 }
 
 @Suite struct SubscriptionTests {

@@ -12,24 +12,52 @@ import Wire
 struct AppRoutes {
     let platform: PlatformCalls
     let tokens: TokenCache
+    let limits: RateLimits
     let settings: GatewaySettings
 
     func register(public open: RecordedRoutes, authenticated routes: RecordedRoutes) {
+        // Sign-ups and log-ins are attempts of the client's address on the phone number's account.
+        let limits = self.limits
+        let attempt: @Sendable (JSONValue, Request, GatewayContext) throws -> Void = { params, request, context in
+            try limits.admitAttempt(request, context, account: params["phone_number"]?.stringValue.map { "phone \($0.prefix(64))" })
+        }
         open.on(
             .post, "users",
             OpRoute(
-                Ops.Users.register, tag: .accounts, summary: "Sign up a rider or a driver", statuses: [201, 200], fill: [:], body: .rest, errors: [409],
-                fieldRules: "a driver needs a car and a device_id"), calling: platform)
+                Ops.Users.register, tag: .accounts, summary: "Sign up a rider or a driver", statuses: [201, 200], fill: [:], body: .rest, errors: [409, 429],
+                fieldRules: "a driver needs a car and a device_id"), calling: platform, admit: attempt)
         open.on(
-            .post, "sessions", OpRoute(Ops.Users.login, tag: .accounts, summary: "Log in: a bearer token for the other routes", fill: [:], body: .rest, errors: [401]),
+            .post, "sessions",
+            OpRoute(
+                Ops.Users.login, tag: .accounts, summary: "Log in: an access token (bearer, short-lived) for the other routes and a refresh token", fill: [:],
+                body: .rest, errors: [401, 429]),
+            calling: platform, admit: attempt)
+        open.on(
+            .post, "auth/refresh",
+            OpRoute(
+                Ops.Users.refresh, tag: .accounts, summary: "A new access token and refresh token for a refresh token (each works once)", fill: [:],
+                body: .rest, errors: [401]),
             calling: platform)
+        // The bearer token names the session; the middleware has checked it.
+        routes.on(
+            .post, "auth/logout",
+            RouteDoc(
+                "Log out: the bearer token's session is revoked (its access and refresh tokens stop working)", tag: .accounts,
+                reply: SessionEnded.self, "the session ended", errors: [401], op: Ops.Users.logout.fullName)
+        ) { request, context in
+            defer { tokens.forget(userID: context.user?.id ?? "") }
+            return try await platform.forward(Ops.Users.logout, ["token": .string(BearerAuthentication.token(in: request) ?? "")])
+        }
 
         routes.on(.get, "me", OpRoute(Ops.Users.get, tag: .accounts, summary: "The caller's profile", fill: ["id": .userID]), calling: platform)
         let update = OpRoute(
-            Ops.Users.update, tag: .accounts, summary: "Change the caller's profile (name, phone_number, password, device_id, car)", fill: ["id": .userID],
+            Ops.Users.update, tag: .accounts, summary: "Change the caller's profile (name, phone_number, password, device_id, car); a new password logs out every session",
+            fill: ["id": .userID],
             body: .rest, nonEmptyBody: true, errors: [409], fieldRules: "only drivers have a car")
         routes.on(.patch, "me", update.routeDoc) { request, context in
             let params = try await update.params(request, context, requestID: try IdempotencyKey.from(request))
+            // A new password is an attempt too (a stolen token's owner locked out of their account).
+            if params["password"] != nil { try limits.admitAttempt(request, context, account: "user \(try context.requireUser().id)") }
             defer { tokens.forget(userID: context.user?.id ?? "") }
             return try await platform.forward(update.op, params)
         }
@@ -120,6 +148,7 @@ struct AppRoutes {
         }
         routes.on(.post, "orders/{id}/cancel", OpRoute(Ops.Orders.cancel, tag: .orders, path: ["id": "id"], body: .only(["reason"]), errors: [403, 409]), calling: platform)
         registerRideExtras(routes)
+        PaymentRoutes(platform: platform).register(public: open, authenticated: routes)
         routes.on(
             .get, "orders/{id}/share",
             RouteDoc(
@@ -150,6 +179,11 @@ struct AppRoutes {
         routes.on(.post, "orders/{id}/messages", OpRoute(Ops.Orders.sendMessage, tag: .rides, statuses: [201], path: order, body: .rest, errors: [403, 409]), calling: platform)
         routes.on(.post, "orders/{id}/rating", OpRoute(Ops.Orders.rate, tag: .rides, path: order, body: .rest, errors: [403, 409]), calling: platform)
         routes.on(.get, "orders/{id}/payment", OpRoute(Ops.Orders.payment, tag: .rides, path: order, errors: [403, 409]), calling: platform)
+        routes.on(
+            .post, "orders/{id}/payment",
+            OpRoute(
+                Ops.Orders.retryPayment, tag: .rides, summary: "The rider pays again for a ride whose charge failed, after fixing their card", path: order, errors: [403, 409]),
+            calling: platform)
         routes.on(.post, "fares/estimate", OpRoute(Ops.Orders.estimate, tag: .rides, body: .rest, errors: [404], fieldRules: Self.placeRules), calling: platform)
         routes.on(
             .get, "drivers/nearby",
@@ -167,6 +201,9 @@ struct AppRoutes {
                 Ops.Users.savePlace, tag: .accounts, statuses: [201], fill: ["user_id": .userID], body: .rest, errors: [409], fieldRules: "a place labelled other needs a name"),
             calling: platform)
         routes.on(.delete, "me/places/{place_id}", OpRoute(Ops.Users.deletePlace, tag: .accounts, fill: user, path: ["place_id": "id"]), calling: platform)
+        routes.on(
+            .post, "orders/{id}/reports",
+            OpRoute(Ops.Orders.report, tag: .rides, statuses: [201], path: order, body: .rest, errors: [403]), calling: platform)
     }
 
     static let placeRules = "a pickup (or pickup_place_id) and a dropoff (or dropoff_place_id), the dropoff at least 50 m from the pickup"

@@ -3,38 +3,60 @@ import Foundation
 import Hummingbird
 import RideContract
 import RideModels
+import ServiceKit
 import Synchronization
 
 /// Turns `Authorization: Bearer <token>` (or `?access_token=` on a WebSocket upgrade, which
 /// browsers cannot give headers) into the user, through `users.authenticate`. Answers are kept
 /// for a short while so a busy app does not ask `users` on every request; a token that stops
-/// being valid (expired) is refused at most `cacheTTL` late, never past its own expiry check in
-/// `users` by more than that.
+/// being valid (expired, or its session revoked through another gateway) is refused at most the
+/// cache's `ttl` late; a log-out or profile change here forgets the user's tokens at once. Each
+/// request with a valid token takes one from the token's bucket (`--token-requests-per-min`): 429
+/// `too_many_requests` when it is empty.
 struct BearerAuthentication: RouterMiddleware {
     typealias Context = GatewayContext
     let platform: PlatformCalls
     let cache: TokenCache
+    let limits: RateLimits
+    let rejections: RejectionLog
 
     func handle(_ request: Request, context: GatewayContext, next: (Request, GatewayContext) async throws -> Response) async throws -> Response {
         var context = context
-        context.user = try await authenticate(request)
+        context.user = try await authenticate(request, context: context)
         return try await next(request, context)
     }
 
-    /// The user the request's token belongs to; a 401 `GatewayError` when there is none or it is not valid.
-    func authenticate(_ request: Request) async throws -> User {
+    /// The user the request's token belongs to; a 401 `GatewayError` when there is none or it is
+    /// not valid, its code the users service's reason (`token_expired`, `token_revoked`,
+    /// `token_invalid`), a 429 when the token has made too many requests. A refused token is
+    /// logged at most once per client address and interval; nothing else is kept of it.
+    func authenticate(_ request: Request, context: GatewayContext) async throws -> User {
+        let (user, token): (User, String)
+        do {
+            (user, token) = try await validate(request)
+        } catch let error as GatewayError where error.code != "unauthorized" {
+            let address = ClientAddress.of(request, peer: context.peer, hops: limits.forwardedForHops)
+            rejections.note(error.code, from: address, logger: context.logger)
+            throw error
+        }
+        try limits.admitRequest(token: token)
+        return user
+    }
+
+    private func validate(_ request: Request) async throws -> (User, String) {
         guard let token = Self.token(in: request) else {
             throw GatewayError(
                 .unauthorized, "unauthorized", "this route needs a bearer token (Authorization: Bearer <token> from POST /v1/sessions)",
                 headers: [.wwwAuthenticate: "Bearer"])
         }
-        if let user = cache.user(for: token) { return user }
+        if let user = cache.user(for: token) { return (user, token) }
         do {
             let user = try await platform.call(Ops.Users.authenticate, ["token": .string(token)])
             cache.keep(user, for: token)
-            return user
+            return (user, token)
         } catch let error as ServiceError where error.status == Status.unauthorized || error.status == Status.unprocessable || error.status == Status.notFound {
-            throw GatewayError(.unauthorized, "invalid_token", error.message, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
+            let code = error.status == Status.unauthorized && error.code.hasPrefix("token_") ? error.code : "token_invalid"
+            throw GatewayError(.unauthorized, code, error.message, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
         }
     }
 

@@ -2,7 +2,9 @@
 /// The map draws the streets around the devices (`/v1/streets`, from the road data) under them.
 /// Elements the tests read: `#services` (`li[data-service][data-up]`), `#counts`
 /// (`[data-status]` cells), `#map` (`circle[data-device]`, `rect[data-order]`, `path.street`,
-/// `polyline.planned[data-ride]`, `polyline.trail[data-ride]`), `#orders` rows.
+/// `polyline.planned[data-ride]`, `polyline.trail[data-ride]`), `#orders` rows, `#reports`
+/// (`.report[data-report][data-report-status]`, `li[data-stamp]`, `textarea#answer-<id>`,
+/// `.payment[data-payment]` with `button[data-refund]` for a paid ride).
 enum DashboardPage {
     static let html = #"""
         <!doctype html>
@@ -16,6 +18,7 @@ enum DashboardPage {
           header { padding: 10px 16px; background: #1d2430; color: #fff; display: flex; gap: 16px; align-items: baseline; }
           header h1 { margin: 0; font-size: 18px; }
           main { display: grid; grid-template-columns: 2fr 1fr; gap: 12px; padding: 12px; }
+          .photo { border-radius: 50%; object-fit: cover; vertical-align: middle; }
           .card { background: #fff; border-radius: 8px; padding: 10px 14px; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
           svg { width: 100%; height: auto; background: #e9eef3; border-radius: 6px; }
           .available { fill: #16a34a; color: #16a34a; } .unavailable { fill: #98a2b3; color: #98a2b3; } .order { fill: #f59e0b; color: #f59e0b; }
@@ -26,6 +29,8 @@ enum DashboardPage {
           .street { stroke: #fff; stroke-width: 3; stroke-linecap: round; fill: none; }
           .planned { stroke: #8fb0f5; stroke-width: 4; fill: none; stroke-linejoin: round; }
           .trail { stroke: #2f6fed; stroke-width: 2; fill: none; stroke-dasharray: 4 3; }
+          .report { border-bottom: 1px solid #eef0f3; padding: 6px 0; } .timeline { font-size: 12px; margin: 2px 0; } .timeline li { display: inline; margin-right: 8px; }
+          .report textarea { width: 60%; vertical-align: bottom; }
         </style>
         </head>
         <body>
@@ -40,6 +45,7 @@ enum DashboardPage {
             <div class="card"><h3>Orders by status</h3><table id="counts"></table></div>
           </div>
           <div class="card" style="grid-column: 1 / 3"><h3>Open orders</h3><table id="orders"></table></div>
+          <div class="card" style="grid-column: 1 / 3"><h3>Ride reports</h3><div id="reports" class="muted">none</div></div>
         </main>
         <script>
         "use strict";
@@ -86,6 +92,10 @@ enum DashboardPage {
           $("map").innerHTML = svg;
         }
 
+        // A driver's photo: only the gateway's own photo paths.
+        const photo = (url) => typeof url === "string" && /^\/v1\/photos\/[0-9a-f]{64}$/.test(url)
+          ? `<img class="photo" src="${url}" alt="" width="24" height="24"> ` : "";
+
         function show(data) {
           $("services").innerHTML = Object.keys(data.services).sort().map((s) =>
             `<li data-service="${escape(s)}" data-up="${data.services[s]}" class="${data.services[s] ? "up" : "down"}">${escape(s)} ${data.services[s] ? "up" : "no workers"}</li>`).join("");
@@ -94,11 +104,56 @@ enum DashboardPage {
           $("counts").innerHTML = data.orders ? statuses.map((s) => `<tr><td>${s}</td><td data-status="${s}">${counts[s] || 0}</td></tr>`).join("")
                                               : "<tr><td>orders is not answering</td></tr>";
           $("orders").innerHTML = "<tr><th>order</th><th>status</th><th>driver</th><th>updated</th></tr>" + orders.map((o) =>
-            `<tr data-order="${escape(o.id)}"><td>${escape(o.id)}</td><td>${o.status}</td><td>${escape(o.driver_name || "—")}</td><td>${new Date(o.updated_at).toLocaleTimeString()}</td></tr>`).join("");
+            `<tr data-order="${escape(o.id)}"><td>${escape(o.id)}</td><td>${o.status}</td><td>${photo(o.driver_photo_url)}${escape(o.driver_name || "—")}</td><td>${new Date(o.updated_at).toLocaleTimeString()}</td></tr>`).join("");
           $("device-count").textContent = devices.length;
           drawMap(devices, orders, data.rides || []);
           $("updated").textContent = "updated " + new Date().toLocaleTimeString();
         }
+
+        // Ride reports with their rides' timelines; an open one has a box for the operator's answer.
+        // Drawn again only when they changed, so an answer being typed is kept.
+        let reportsShown = "";
+        function showReports(list) {
+          const text = JSON.stringify(list);
+          if (text === reportsShown) return;
+          reportsShown = text;
+          $("reports").innerHTML = list.length === 0 ? "none" : list.map(({report: r, order, timeline}) => `
+            <div class="report" data-report="${escape(r.id)}" data-report-status="${escape(r.status)}">
+              <b>${escape(r.category)}</b> · ride ${escape(r.order_id)} · ${escape(r.reporter_role)} ${escape(r.reporter_id)} · ${new Date(r.created_at).toLocaleString()}
+              ${photo(r.photo_url)}<div class="report-text">${escape(r.text)}</div>
+              <ol class="timeline">${timeline.map((s) => `<li data-stamp="${escape(s.status)}">${escape(s.status)} ${new Date(s.at).toLocaleTimeString()}</li>`).join("")}</ol>
+              ${order && order.payment ? `<div class="payment" data-payment="${escape(order.payment)}">payment ${escape(order.payment)}${order.payment === "paid"
+                ? ` <button data-refund="${escape(order.id)}">Refund</button>` : ""}</div>` : ""}
+              ${r.status === "answered" ? `<div class="answer">Answered: ${escape(r.answer)}</div>`
+                : `<textarea id="answer-${escape(r.id)}" rows="2" maxlength="2000"></textarea> <button data-answer="${escape(r.id)}">Answer</button>`}
+            </div>`).join("");
+        }
+        // A paid ride's charge given back, whole (POST /dashboard/orders/{id}/refund); the rider is notified.
+        document.addEventListener("click", async (event) => {
+          const order = event.target.dataset && event.target.dataset.refund;
+          if (!order || !confirm(`Refund the whole charge of ride ${order}?`)) return;
+          const response = await fetch(location.origin + `/dashboard/orders/${encodeURIComponent(order)}/refund`, {
+            method: "POST", credentials: "same-origin", headers: {"Idempotency-Key": `refund-${order}`}});
+          if (!response.ok) { alert(`not refunded: ${response.status} ${await response.text()}`); return; }
+          refreshReports(false);
+        });
+        document.addEventListener("click", async (event) => {
+          const id = event.target.dataset && event.target.dataset.answer;
+          if (!id) return;
+          const answer = $("answer-" + id).value;
+          const response = await fetch(location.origin + `/dashboard/reports/${encodeURIComponent(id)}/answer`, {
+            method: "POST", credentials: "same-origin", headers: {"Content-Type": "application/json"}, body: JSON.stringify({answer})});
+          if (!response.ok) { alert(`not answered: ${response.status} ${await response.text()}`); return; }
+          refreshReports(false);
+        });
+        async function refreshReports(again = true) {
+          try {
+            const response = await fetch(location.origin + "/dashboard/reports?limit=20", {cache: "no-store", credentials: "same-origin"});
+            if (response.ok) showReports((await response.json()).reports);
+          } catch (e) {}
+          if (again) setTimeout(refreshReports, 10000);
+        }
+        refreshReports();
 
         async function refresh() {
           try {

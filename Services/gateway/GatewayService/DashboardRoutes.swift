@@ -31,6 +31,19 @@ struct DashboardRoutes {
         ) { _, _ in
             try JSONBody.response(try await data())
         }
+        // Ride reports: listed with each ride's timeline, answered (the reporter is notified).
+        routes.on(
+            .get, "dashboard/reports",
+            OpRoute(Ops.Orders.reports, tag: .operators, summary: "Ride reports, newest first, each with its ride and timeline", fill: [:], query: ["status", "limit"]),
+            calling: platform)
+        routes.on(
+            .post, "dashboard/reports/{report_id}/answer",
+            OpRoute(Ops.Orders.answerReport, tag: .operators, fill: [:], path: ["report_id": "id"], body: .rest, errors: [409]), calling: platform)
+        // A charge given back (a disputed cancellation fee, a fare reported wrong): the rider is notified.
+        routes.on(
+            .post, "dashboard/orders/{id}/refund",
+            OpRoute(Ops.Orders.refund, tag: .operators, summary: "Refunds an order's charge, whole", fill: [:], path: ["id": "id"], errors: [404, 409]),
+            calling: platform)
     }
 
     func data() async throws -> DashboardData {

@@ -5,16 +5,19 @@ import RideModels
 import Wire
 
 /// Each request's context: who is asking (set by `BearerAuthentication` on the routes that need
-/// it) and the WebSocket upgrade slot.
+/// it), the connection's peer address (for the limits) and the WebSocket upgrade slot.
 public struct GatewayContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let webSocket: WebSocketHandlerReference<Self>
     public var user: User?
+    /// The address the connection comes from; nil when there is none (tests without a socket).
+    public let peer: String?
 
     public init(source: Source) {
         coreContext = .init(source: source)
         webSocket = .init()
         user = nil
+        peer = source.channel.remoteAddress?.ipAddress
     }
 
     /// Location batches are the largest bodies apps send; 1 MiB holds thousands of fixes.

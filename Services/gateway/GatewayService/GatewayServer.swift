@@ -59,7 +59,19 @@ struct GatewayApplication: Sendable {
     let platform: PlatformCalls
     let hub: LiveHub
     let tokens = TokenCache()
+    let rejections = RejectionLog()
+    let photoRejections = RejectionLog()
     let registry = RouteRegistry()
+    let limits: RateLimits
+    let identity: IdentityVerifiers
+
+    init(settings: GatewaySettings, platform: PlatformCalls, hub: LiveHub) {
+        self.settings = settings
+        self.platform = platform
+        self.hub = hub
+        limits = RateLimits(policy: settings.edge.limits, forwardedForHops: settings.edge.forwardedForHops)
+        identity = IdentityVerifiers(settings.identity)
+    }
 
     func router() -> Router<GatewayContext> {
         let router = Router(context: GatewayContext.self)
@@ -73,11 +85,13 @@ struct GatewayApplication: Sendable {
         router.add(middleware: MethodNotAllowedMiddleware(registry: registry))
         let open = RecordedRoutes(group: router.group("v1"), prefix: "/v1", security: .none, registry: registry)
         let authenticated = RecordedRoutes(
-            group: router.group("v1").add(middleware: BearerAuthentication(platform: platform, cache: tokens)),
+            group: router.group("v1").add(middleware: BearerAuthentication(platform: platform, cache: tokens, limits: limits, rejections: rejections)),
             prefix: "/v1", security: .bearer, registry: registry)
-        AppRoutes(platform: platform, tokens: tokens, settings: settings).register(public: open, authenticated: authenticated)
+        AppRoutes(platform: platform, tokens: tokens, limits: limits, settings: settings).register(public: open, authenticated: authenticated)
         PlaceRoutes().register(on: authenticated)
+        PhotoRoutes(platform: platform, tokens: tokens, limits: limits, rejections: photoRejections).register(public: open, authenticated: authenticated)
         StreetRoutes().register(on: open)
+        IdentityRoutes(platform: platform, verifiers: identity, limits: limits, rejections: rejections).register(public: open, authenticated: authenticated)
         let root = RecordedRoutes(group: router.group(""), prefix: "", security: .none, registry: registry)
         let registry = self.registry
         root.on(
@@ -111,7 +125,7 @@ struct GatewayApplication: Sendable {
         // Authenticated after the upgrade (see LiveRoute), so no middleware here.
         // Recorded in the API document by `router()`, which answers their plain GETs.
         let live = router.group("v1")
-        let route = LiveRoute(platform: platform, hub: hub, authentication: BearerAuthentication(platform: platform, cache: tokens))
+        let route = LiveRoute(platform: platform, hub: hub, authentication: BearerAuthentication(platform: platform, cache: tokens, limits: limits, rejections: rejections))
         route.register(on: live)
         route.registerNotifications(on: live)
         return router

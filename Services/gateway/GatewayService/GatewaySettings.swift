@@ -63,6 +63,35 @@ public struct RideGatewayCommand: ServiceCommand {
         help: helpWithEnv("Seconds a request may take before it is answered 504 request_timeout (not the WebSockets)", env: "RIDE_REQUEST_TIMEOUT_S", default: "30"))
     var requestTimeoutSeconds: Int?
 
+    @Option(
+        name: .customLong("address-attempts-per-min"),
+        help: helpWithEnv(
+            "Sign-up, log-in and password attempts a client address may make per minute on this instance (see docs/services/gateway.md)",
+            env: "RIDE_ADDRESS_ATTEMPTS_PER_MIN", default: RateLimitPolicy().attemptsPerAddress.description))
+    var addressAttempts: Int?
+
+    @Option(
+        name: .customLong("account-attempts-per-min"),
+        help: helpWithEnv(
+            "Sign-up, log-in and password attempts on one account (a phone number, a user) per minute on this instance", env: "RIDE_ACCOUNT_ATTEMPTS_PER_MIN",
+            default: RateLimitPolicy().attemptsPerAccount.description))
+    var accountAttempts: Int?
+
+    @Option(
+        name: .customLong("token-requests-per-min"),
+        help: helpWithEnv(
+            "Requests one bearer token may make per minute on this instance", env: "RIDE_TOKEN_REQUESTS_PER_MIN", default: RateLimitPolicy().requestsPerToken.description))
+    var tokenRequests: Int?
+
+    @Option(
+        name: .customLong("forwarded-for-hops"),
+        help: helpWithEnv(
+            "Proxies in front of the gateway that append to X-Forwarded-For (0: the header is ignored and the connection's address counts)",
+            env: "RIDE_FORWARDED_FOR_HOPS", default: "0"))
+    var forwardedForHops: Int?
+
+    @OptionGroup var identity: IdentityProviderOptions
+
     @OptionGroup public var common: CommonOptions
 
     public init() {}
@@ -86,12 +115,23 @@ public struct RideGatewayCommand: ServiceCommand {
         }
         let origins = Setting.resolve(corsOrigins, flag: "cors-origins", env: "RIDE_CORS_ORIGINS", default: "")
         let timeout = try integerSetting(requestTimeoutSeconds, flag: "request-timeout-s", env: "RIDE_REQUEST_TIMEOUT_S", default: 30, range: 1...600)
+        var limits = RateLimitPolicy()
+        limits.attemptsPerAddress = RateLimit(
+            perMinute: try integerSetting(
+                addressAttempts, flag: "address-attempts-per-min", env: "RIDE_ADDRESS_ATTEMPTS_PER_MIN", default: limits.attemptsPerAddress.perMinute, range: 1...100_000))
+        limits.attemptsPerAccount = RateLimit(
+            perMinute: try integerSetting(
+                accountAttempts, flag: "account-attempts-per-min", env: "RIDE_ACCOUNT_ATTEMPTS_PER_MIN", default: limits.attemptsPerAccount.perMinute, range: 1...100_000))
+        limits.requestsPerToken = RateLimit(
+            perMinute: try integerSetting(
+                tokenRequests, flag: "token-requests-per-min", env: "RIDE_TOKEN_REQUESTS_PER_MIN", default: limits.requestsPerToken.perMinute, range: 1...1_000_000))
+        let hops = try integerSetting(forwardedForHops, flag: "forwarded-for-hops", env: "RIDE_FORWARDED_FOR_HOPS", default: 0, range: 0...10)
         return GatewaySettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(), listen: listen,
             publicURL: urlSetting.value.hasSuffix("/") ? String(urlSetting.value.dropLast()) : urlSetting.value,
             publishableKey: key.value, accountID: account.value, secretKey: secret.value,
-            edge: EdgePolicy(corsOrigins: try CORSPolicy.parse(origins), requestTimeout: .seconds(timeout)),
-            http: try common.httpAddress(default: "0.0.0.0:9106"), logFormat: logging.format, logLevel: logging.level)
+            edge: EdgePolicy(corsOrigins: try CORSPolicy.parse(origins), requestTimeout: .seconds(timeout), limits: limits, forwardedForHops: hops),
+            http: try common.httpAddress(default: "0.0.0.0:9106"), logFormat: logging.format, logLevel: logging.level, identity: try identity.settings())
     }
 }
 
@@ -110,6 +150,8 @@ public struct GatewaySettings: ServiceSettings {
     public var http: HostPort
     public var logFormat: LogFormat
     public var logLevel: Logger.Level
+    /// Social sign-in's providers (`IdentityProviderOptions`).
+    public var identity = IdentitySettings()
 
     public var summary: String {
         """
@@ -118,6 +160,8 @@ public struct GatewaySettings: ServiceSettings {
           apps                  http://\(listen) (public \(publicURL))
           hypertrack routes     account \(accountID), secret \(String(repeating: "*", count: min(8, secretKey.count)))
           edge                  CORS \(edge.corsOrigins.description), requests time out after \(edge.requestTimeout)
+          limits (per instance) attempts \(edge.limits.attemptsPerAddress) per address, \(edge.limits.attemptsPerAccount) per account; \(edge.limits.requestsPerToken) per token; X-Forwarded-For hops \(edge.forwardedForHops)
+          social sign-in        \(identity.summary)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)
         """

@@ -54,7 +54,7 @@ struct LiveRoute {
             var context = ws.requestContext
             guard let orderID = context.parameters.get("id") else { return }
             do {
-                context.user = try await authentication.authenticate(ws.request)
+                context.user = try await authentication.authenticate(ws.request, context: context)
                 if let after = ws.request.uri.queryParameters.get("after"), UInt64(after) == nil {
                     throw GatewayError(.unprocessableContent, "invalid_params", "after: expected the sequence of the last message received, got '\(after.prefix(40))'")
                 }
@@ -83,7 +83,7 @@ struct LiveRoute {
         routes.ws(RouterPath(Self.notificationsPath)) { inbound, outbound, ws in
             let user: User
             do {
-                user = try await authentication.authenticate(ws.request)
+                user = try await authentication.authenticate(ws.request, context: ws.requestContext)
             } catch {
                 await Self.refuse(error, outbound: outbound, context: ws.requestContext)
                 return

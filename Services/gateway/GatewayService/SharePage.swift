@@ -6,7 +6,7 @@
 /// metric grid — with the way the driver is to take (the estimate's route), the driver's marker and
 /// trail, the ETA, the driver's name and car; once completed, the summary's route, distance and
 /// duration. Elements the tests read: `#driver-marker` (`data-lat`, `data-lon`), `#status`, `#eta`,
-/// `#driver`, `#summary`, `#route`, `#planned`, `#streets` (`path.street`).
+/// `#driver`, `#driver-photo`, `#car-photo` (`src`: the photos' paths), `#summary`, `#route`, `#planned`, `#streets` (`path.street`).
 enum SharePage {
     static let html = #"""
         <!doctype html>
@@ -20,6 +20,7 @@ enum SharePage {
           header { padding: 12px 16px; background: #1d2430; color: #fff; }
           header h1 { margin: 0; font-size: 18px; }
           main { max-width: 720px; margin: 0 auto; padding: 12px; }
+          .photo { width: 56px; height: 56px; object-fit: cover; border-radius: 50%; margin-right: 8px; }
           .card { background: #fff; border-radius: 8px; padding: 12px 16px; margin-bottom: 12px; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
           svg { width: 100%; height: auto; background: #e9eef3; border-radius: 8px; }
           .grid { stroke: #d3dae2; stroke-width: 1; }
@@ -50,6 +51,7 @@ enum SharePage {
             <text id="attribution" x="594" y="394" text-anchor="end"></text>
           </svg>
           <div class="card" id="live">
+            <div><img id="driver-photo" class="photo" alt="the driver" hidden><img id="car-photo" class="photo" alt="the car" hidden></div>
             <div id="driver" class="muted"></div>
             <div>Arriving: <span id="eta">—</span></div>
           </div>
@@ -141,8 +143,18 @@ enum SharePage {
           }
         }
 
+        // The driver's and car's photos: only the gateway's own photo paths (the page's policy loads no others).
+        function photos(driver) {
+          for (const [id, url] of [["driver-photo", driver && driver.photo_url], ["car-photo", driver && driver.car && driver.car.photo_url]]) {
+            const ok = typeof url === "string" && /^\/v1\/photos\/[0-9a-f]{64}$/.test(url);
+            if (ok && $(id).getAttribute("src") !== url) $(id).src = url;
+            $(id).hidden = !ok;
+          }
+        }
+
         function show(view) {
           const trip = view.trip, driver = view.driver || {};
+          photos(view.driver);
           const car = driver.car ? ` · ${driver.car.model} ${driver.car.license_plate}` : "";
           $("driver").textContent = (driver.name || "Your driver") + car;
           if (view.location) {
@@ -176,6 +188,7 @@ enum SharePage {
             show(view);
           } else {
             const driver = view.driver || {};
+            photos(view.driver);
             $("driver").textContent = ride.driver ? driver.name + (driver.car ? ` · ${driver.car.model} ${driver.car.license_plate}` : "") : "";
             $("eta").textContent = "—";
           }

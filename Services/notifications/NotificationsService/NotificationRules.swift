@@ -142,11 +142,39 @@ public enum NotificationRules {
             body: "\(by) gave you \(rated.rating.stars) of 5 stars.", orderID: rated.orderID, createdAt: rated.rating.createdAt)
     }
 
-    /// A payment: the rider's receipt.
+    /// An operator's answer to a ride report: the reporter reads it.
+    public static func reportAnswered(_ report: RideReport) -> UserNotification {
+        let answer = report.answer ?? ""
+        return UserNotification(
+            id: "\(report.orderID)/report_answered-\(report.id)/\(report.reporterID)", userID: report.reporterID, kind: "report_answered",
+            title: "Your report was answered", body: answer.count > 300 ? String(answer.prefix(299)) + "…" : answer, orderID: report.orderID,
+            createdAt: report.answeredAt ?? report.createdAt)
+    }
+
+    /// A payment: the rider's receipt (a ride's fare, or a cancellation's fee).
     public static func paid(_ payment: Payment) -> UserNotification {
-        UserNotification(
+        let what = payment.kind == Payment.cancellationFee ? "as the fee for cancelling after your driver arrived" : "for your ride"
+        return UserNotification(
             id: "\(payment.orderID)/receipt/\(payment.riderID)", userID: payment.riderID, kind: "receipt", title: "Receipt",
-            body: "Charged \(money(payment.amountCents, payment.currency)) for your ride.", orderID: payment.orderID, createdAt: payment.capturedAt)
+            body: "Charged \(money(payment.amountCents, payment.currency)) \(what).", orderID: payment.orderID, createdAt: payment.capturedAt)
+    }
+
+    /// A refund: the rider hears the charge was given back.
+    public static func refunded(_ payment: Payment) -> UserNotification {
+        UserNotification(
+            id: "\(payment.orderID)/refund/\(payment.riderID)", userID: payment.riderID, kind: "refund", title: "Refund",
+            body: "Refunded \(money(payment.amountCents, payment.currency)) to your card.", orderID: payment.orderID,
+            createdAt: payment.refundedAt ?? payment.capturedAt)
+    }
+
+    /// A ride that could not be charged: the rider is asked to fix their card and pay again. One
+    /// per failed charge (the id carries which).
+    public static func paymentFailed(_ failed: PaymentFailed, at time: Date) -> UserNotification {
+        let next = failed.retriesLeft > 0 ? "Update your card in the app, then pay again." : "Please contact support."
+        return UserNotification(
+            id: "\(failed.orderID)/payment_failed-\(failed.attempt)/\(failed.riderID)", userID: failed.riderID, kind: "payment_failed",
+            title: "Payment failed", body: "We could not charge \(money(failed.amountCents, failed.currency)) for your ride. \(next)",
+            orderID: failed.orderID, createdAt: time)
     }
 
     static func place(_ place: Place) -> String {

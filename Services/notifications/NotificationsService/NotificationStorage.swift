@@ -33,6 +33,11 @@ public protocol NotificationStorage: ReactorCursors {
     func webhooks() async throws -> [Webhook]
     /// Removes a webhook and its pending deliveries; false when there was none.
     func deleteWebhook(id: String) async throws -> Bool
+    /// A webhook's new secret; the one it replaces signs too until `previousUntil` (a previous one
+    /// before it no longer does). Nil when there is no such webhook.
+    func rotateSecret(webhookID: String, secret: String, previousUntil: Date) async throws -> Webhook?
+    /// Ends a rotation: the previous secret no longer signs. Nil when there is no such webhook.
+    func dropPreviousSecret(webhookID: String) async throws -> Webhook?
 
     /// Pending deliveries whose time has come, oldest first — claimed for `lease`: their next
     /// attempt moves to the lease's end (returned) in the same transaction, so another instance
@@ -59,22 +64,32 @@ enum NotificationRows {
     }
 
     /// A delivery's columns, in the order of `DeliveryColumns`, with its webhook's (`d` the delivery, `w` the webhook).
-    static let deliveryColumns = "d.id, d.webhook_id, w.url, d.event_id, d.status, d.attempts, d.last_error, d.body, w.secret"
+    static let deliveryColumns =
+        "d.id, d.webhook_id, w.url, d.event_id, d.status, d.attempts, d.last_error, d.body, w.secret, w.previous_secret, w.previous_secret_until_ms"
     /// A delivery and its webhook.
     static let deliveriesWithWebhooks = "deliveries d JOIN webhooks w ON w.id = d.webhook_id"
-    /// id, webhook_id, url, event_id, status, attempts, last_error, body, secret.
-    typealias DeliveryColumns = (Int64, String, String, String, String, Int, String?, Data, String)
+    /// id, webhook_id, url, event_id, status, attempts, last_error, body, secret, previous_secret, previous_secret_until_ms.
+    typealias DeliveryColumns = (Int64, String, String, String, String, Int, String?, Data, String, String?, Int64?)
 
     static func delivery(_ row: DeliveryColumns) -> WebhookDelivery {
         WebhookDelivery(
             id: row.0, webhookID: row.1, url: row.2, eventID: row.3, status: row.4, attempts: row.5, lastError: row.6,
-            body: String(decoding: row.7, as: UTF8.self), secret: row.8)
+            body: String(decoding: row.7, as: UTF8.self), secret: row.8, previousSecret: previousUntil(row.9, row.10) == nil ? nil : row.9)
     }
 
-    static let webhookColumns = "id, url, secret, created_at_ms"
+    static let webhookColumns = "id, url, secret, created_at_ms, previous_secret, previous_secret_until_ms"
 
-    static func webhook(id: String, url: String, secret: String, createdAtMS: Int64) -> Webhook {
-        Webhook(id: id, url: url, secret: secret, createdAt: Date(timeIntervalSince1970: Double(createdAtMS) / 1000))
+    static func webhook(id: String, url: String, secret: String, createdAtMS: Int64, previousSecret: String?, previousUntilMS: Int64?) -> Webhook {
+        Webhook(
+            id: id, url: url, secret: secret, createdAt: Date(timeIntervalSince1970: Double(createdAtMS) / 1000),
+            previousSecretExpiresAt: previousUntil(previousSecret, previousUntilMS))
+    }
+
+    /// Until when a previous secret signs: nil when there is none or its time is over (an
+    /// expired one stays in its row until the next rotation or drop; it is only never used).
+    static func previousUntil(_ secret: String?, _ untilMS: Int64?, now: Date = Date()) -> Date? {
+        guard secret != nil, let untilMS, untilMS > milliseconds(now) else { return nil }
+        return Date(timeIntervalSince1970: Double(untilMS) / 1000)
     }
 
     /// A delivery's status after an attempt.

@@ -53,6 +53,14 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
         // The keyed requests answered (idempotency keys), kept 24 hours.
         ("v2", RequestTable.sql),
         ("v3", Outbox.traceColumnsSQL),
+        // Secret rotation: the secret before the last rotation, and until when it signs too.
+        (
+            "v4",
+            """
+            ALTER TABLE webhooks ADD COLUMN previous_secret TEXT;
+            ALTER TABLE webhooks ADD COLUMN previous_secret_until_ms INTEGER;
+            """
+        ),
     ]
 
     public func record(
@@ -121,10 +129,32 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
 
     public func webhooks() async throws -> [Webhook] {
         try await database.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT \(NotificationRows.webhookColumns) FROM webhooks ORDER BY created_at_ms")).map { row in
-                NotificationRows.webhook(id: row[0], url: row[1], secret: row[2], createdAtMS: row[3])
-            }
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT \(NotificationRows.webhookColumns) FROM webhooks ORDER BY created_at_ms")).map(Self.webhook)
         }
+    }
+
+    public func rotateSecret(webhookID: String, secret: String, previousUntil: Date) async throws -> Webhook? {
+        try await database.write { db in
+            try db.run(
+                "UPDATE webhooks SET previous_secret = secret, secret = ?, previous_secret_until_ms = ? WHERE id = ?",
+                [secret, NotificationRows.milliseconds(previousUntil), webhookID])
+            return try Self.webhook(db, id: webhookID)
+        }
+    }
+
+    public func dropPreviousSecret(webhookID: String) async throws -> Webhook? {
+        try await database.write { db in
+            try db.run("UPDATE webhooks SET previous_secret = NULL, previous_secret_until_ms = NULL WHERE id = ?", [webhookID])
+            return try Self.webhook(db, id: webhookID)
+        }
+    }
+
+    private static func webhook(_ db: Database, id: String) throws -> Webhook? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(NotificationRows.webhookColumns) FROM webhooks WHERE id = ?"), arguments: [id]).map(webhook)
+    }
+
+    private static func webhook(_ row: Row) -> Webhook {
+        NotificationRows.webhook(id: row[0], url: row[1], secret: row[2], createdAtMS: row[3], previousSecret: row[4], previousUntilMS: row[5])
     }
 
     public func deleteWebhook(id: String) async throws -> Bool {
@@ -192,7 +222,7 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
 
     private static func deliveries(_ db: Database, sql: String, arguments: StatementArguments) throws -> [WebhookDelivery] {
         try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
-            NotificationRows.delivery((row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8]))
+            NotificationRows.delivery((row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], row[10]))
         }
     }
 }

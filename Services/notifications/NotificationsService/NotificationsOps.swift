@@ -24,16 +24,25 @@ struct NotificationsOps {
             guard let url = URL(string: params.url), url.scheme == "http" || url.scheme == "https", url.host != nil, params.url.utf8.count <= 2000 else {
                 throw ServiceError.unprocessable("invalid_params", "url: must be an http:// or https:// URL")
             }
-            if let secret = params.secret, !(16...256).contains(secret.utf8.count) { throw ServiceError.unprocessable("invalid_params", "secret: must be 16 to 256 bytes") }
-            let secret = params.secret ?? (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+            let secret = try Self.secret(params.secret)
             let webhook = Webhook(id: "wh-" + UUID().uuidString.lowercased().prefix(12), url: params.url, secret: secret, createdAt: Date())
             try await store.addWebhook(webhook)
             return Replied(status: Status.created, body: webhook)
         }
         router.on(Ops.Notifications.listWebhooks) { (_: NoParams, _) -> Webhooks in Webhooks(webhooks: try await store.webhooks()) }
         router.on(Ops.Notifications.deleteWebhook) { (params: WebhookIDParams, _) -> Done in
-            guard try await store.deleteWebhook(id: params.id) else { throw ServiceError.notFound("unknown_webhook", "no webhook \(params.id.prefix(40))") }
+            guard try await store.deleteWebhook(id: params.id) else { throw Self.unknown(params.id) }
             return Done()
+        }
+        router.on(Ops.Notifications.rotateWebhookSecret) { (params: RotateSecretParams, _) -> Webhook in
+            let secret = try Self.secret(params.secret)
+            let until = Date().addingTimeInterval(Double(params.keepPreviousS ?? 86_400))
+            guard let webhook = try await store.rotateSecret(webhookID: params.id, secret: secret, previousUntil: until) else { throw Self.unknown(params.id) }
+            return webhook
+        }
+        router.on(Ops.Notifications.dropPreviousSecret) { (params: WebhookIDParams, _) -> Webhook in
+            guard let webhook = try await store.dropPreviousSecret(webhookID: params.id) else { throw Self.unknown(params.id) }
+            return webhook
         }
         router.on(Ops.Notifications.deadLetters) { (params: DeadLettersParams, _) -> DeadLetters in
             DeadLetters(deliveries: try await store.deadLetters(limit: params.limit ?? 50))
@@ -52,6 +61,15 @@ struct NotificationsOps {
         }
         return router
     }
+
+    /// A secret given (checked) or a new one.
+    static func secret(_ given: String?) throws -> String {
+        guard let given else { return StandardWebhook.newSecret() }
+        if let problem = StandardWebhook.problem(with: given) { throw ServiceError.unprocessable("invalid_params", problem) }
+        return given
+    }
+
+    static func unknown(_ webhookID: String) -> ServiceError { ServiceError.notFound("unknown_webhook", "no webhook \(webhookID.prefix(40))") }
 
     static func check(id: String, _ field: String) throws {
         guard (1...128).contains(id.utf8.count) else { throw ServiceError.unprocessable("invalid_params", "\(field): must be 1 to 128 bytes") }

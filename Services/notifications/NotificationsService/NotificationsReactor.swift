@@ -28,12 +28,13 @@ struct NotificationsReactor {
             }, handle: { event in await handle(event) })
     }
 
-    /// The order an event is about: an order's status, offer, message, rating or payment, or a
+    /// The order an event is about: an order's status, offer, message, rating, payment or report, or a
     /// trip of one (its metadata).
     @Sendable static func orderID(of event: CloudEvent<JSONValue>) -> String? {
         let data = event.data
         return data["order"]?["id"]?.stringValue ?? data["order_id"]?.stringValue ?? data["message"]?["order_id"]?.stringValue
-            ?? data["payment"]?["order_id"]?.stringValue ?? data["data"]?["trip_metadata"]?["order_id"]?.stringValue
+            ?? data["payment"]?["order_id"]?.stringValue ?? data["report"]?["order_id"]?.stringValue
+            ?? data["data"]?["trip_metadata"]?["order_id"]?.stringValue
     }
 
     func handle(_ event: CloudEvent<JSONValue>) async {
@@ -50,6 +51,9 @@ struct NotificationsReactor {
                 case Events.orderDriverCancelled.type: commands = NotificationRules.driverCancelled(try event.data.decode(DriverCancelled.self))
                 case Events.orderRated.type: notifications = [NotificationRules.rated(try event.data.decode(OrderRated.self))]
                 case Events.orderPaid.type: notifications = [NotificationRules.paid(try event.data.decode(OrderPaid.self).payment)]
+                case Events.orderRefunded.type: notifications = [NotificationRules.refunded(try event.data.decode(OrderRefunded.self).payment)]
+                case Events.orderPaymentFailed.type: notifications = [NotificationRules.paymentFailed(try event.data.decode(PaymentFailed.self), at: event.time)]
+                case Events.orderReportAnswered.type: notifications = [NotificationRules.reportAnswered(try event.data.decode(ReportAnswered.self).report)]
                 default: break
                 }
             } else if event.source == BusContract.Service.orders {

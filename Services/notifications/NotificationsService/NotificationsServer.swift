@@ -25,17 +25,22 @@ public struct NotificationsServer: Sendable {
             eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)
-        let sender = WebhookSender(store: store, timeout: settings.webhookTimeout, retryDelays: settings.webhookRetries, logger: logger)
         // Every topic of both sources, so a sequence gap is a missed event, not one not subscribed to.
         let events = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], logger: logger)
         host.needsBus([events], at: settings.sub)
         host.needsDatabase(relay)
+        // Made after the last step that can fail: a client must be shut down before it goes.
+        let webhookClient = WebhookSender.makeClient(timeout: settings.webhookTimeout)
+        let sender = WebhookSender(
+            store: store, client: webhookClient, timeout: settings.webhookTimeout, retryDelays: settings.webhookRetries, logger: logger)
         let reactor = NotificationsReactor(store: store, relay: relay, sender: sender, push: FilePushProvider(path: settings.pushLogPath), logger: logger)
             .make(platform: platform, subscriber: events)
         var router = NotificationsOps(store: store, sender: sender).router(instance: host.instance)
         router.requests = store.requestLog
         let worker = host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency)
+        // First in the group, so stopped last: after the sender, whose deliveries use the client.
         let closing = ShutdownHook {
+            try? await webhookClient.shutdown()
             await platform.close()
             await publisher.close()
             logger.info("notifications stopped")

@@ -17,10 +17,13 @@ public struct RideNotificationsCommand: ServiceCommand {
             (stored per user, published on notification.<user_id>, pushed through the push \
             provider — by default lines in <data-dir>/push.jsonl), device.command.<device_id> \
             start_tracking/stop_tracking for drivers' phones, and deliveries to the operator's \
-            webhooks: a JSON array of HyperTrack-style events, signed in X-Ride-Signature \
-            (sha256=HMAC-SHA256 of the body with the webhook's secret), retried, then dead letters. \
+            webhooks: a JSON array of HyperTrack-style events, signed by the Standard Webhooks \
+            convention (webhook-id, webhook-timestamp, webhook-signature: v1,HMAC-SHA256 of \
+            id.timestamp.body with the webhook's secret, and the previous one during a rotation), \
+            retried under the same webhook-id, then dead letters; one pooled HTTP client for them all. \
             Ops (service "notifications"): list, register_push_token, register_webhook, \
-            list_webhooks, delete_webhook, dead_letters, replay, events, ping. State is kept in \
+            list_webhooks, delete_webhook, rotate_webhook_secret, drop_previous_secret, dead_letters, \
+            replay, events, ping. State is kept in \
             <data-dir>/notifications.sqlite, or with --database-url in the notifications schema of \
             a PostgreSQL database that several instances share. --http defaults to 0.0.0.0:9105.
 

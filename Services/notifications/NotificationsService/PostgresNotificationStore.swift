@@ -134,10 +134,41 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresReact
         return try await postgres.read { connection in
             try await connection.all(
                 "SELECT \(unescaped: NotificationRows.webhookColumns) FROM webhooks ORDER BY created_at_ms",
-                as: (String, String, String, Int64).self, logger: logger
+                as: WebhookColumns.self, logger: logger
             )
-            .map { NotificationRows.webhook(id: $0.0, url: $0.1, secret: $0.2, createdAtMS: $0.3) }
+            .map(Self.webhook)
         }
+    }
+
+    public func rotateSecret(webhookID: String, secret: String, previousUntil: Date) async throws -> Webhook? {
+        let logger = logger
+        return try await postgres.write { connection in
+            try await connection.first(
+                """
+                UPDATE webhooks SET previous_secret = secret, secret = \(secret), previous_secret_until_ms = \(NotificationRows.milliseconds(previousUntil))
+                WHERE id = \(webhookID) RETURNING \(unescaped: NotificationRows.webhookColumns)
+                """, as: WebhookColumns.self, logger: logger
+            ).map(Self.webhook)
+        }
+    }
+
+    public func dropPreviousSecret(webhookID: String) async throws -> Webhook? {
+        let logger = logger
+        return try await postgres.write { connection in
+            try await connection.first(
+                """
+                UPDATE webhooks SET previous_secret = NULL, previous_secret_until_ms = NULL
+                WHERE id = \(webhookID) RETURNING \(unescaped: NotificationRows.webhookColumns)
+                """, as: WebhookColumns.self, logger: logger
+            ).map(Self.webhook)
+        }
+    }
+
+    /// id, url, secret, created_at_ms, previous_secret, previous_secret_until_ms.
+    private typealias WebhookColumns = (String, String, String, Int64, String?, Int64?)
+
+    private static func webhook(_ row: WebhookColumns) -> Webhook {
+        NotificationRows.webhook(id: row.0, url: row.1, secret: row.2, createdAtMS: row.3, previousSecret: row.4, previousUntilMS: row.5)
     }
 
     public func deleteWebhook(id: String) async throws -> Bool {

@@ -29,11 +29,14 @@ public enum ConversationRules {
     /// Whether `caller` may read the order's chat (during the ride and after it: read-only then).
     public static func canRead(_ caller: Caller, _ order: Order) -> Bool { isParty(caller, order) }
 
-    /// The recipient of a message `caller` sends now, or why not: the chat is open while a driver
-    /// is on the order (from `ACCEPTED` to `REACHED_DROPOFF`).
+    /// Whether the chat takes messages now: while a driver is on the order (from `ACCEPTED` to
+    /// `REACHED_DROPOFF`), and again after the ride once a lost item is reported.
+    public static func isOpen(_ order: Order) -> Bool { order.status.hasDriver || (order.chatReopenedAt != nil && order.driver != nil) }
+
+    /// The recipient of a message `caller` sends now, or why not (`isOpen`).
     public static func recipient(of caller: Caller, on order: Order) -> Result<String, Refusal> {
         guard isParty(caller, order) else { return .failure(.notAParty) }
-        guard order.status.hasDriver, let other = otherParty(of: caller, on: order) else {
+        guard isOpen(order), let other = otherParty(of: caller, on: order) else {
             let why = order.status == .new ? "opens when a driver accepts" : "is read-only after the ride"
             return .failure(.notNow("the chat of order \(order.id) \(why) (status \(order.status.rawValue))"))
         }

@@ -6,8 +6,14 @@ public struct FareSchedule: Sendable, Equatable, Codable {
     public var perKilometreCents: Int
     public var perMinuteCents: Int
     public var minimumCents: Int
+    /// What a rider pays for cancelling after the driver reached the pickup; 0 is no fee.
+    public var cancellationFeeCents: Int
 
-    public init(currency: String = "USD", baseCents: Int = 250, perKilometreCents: Int = 120, perMinuteCents: Int = 30, minimumCents: Int = 500) {
+    public init(
+        currency: String = "USD", baseCents: Int = 250, perKilometreCents: Int = 120, perMinuteCents: Int = 30, minimumCents: Int = 500,
+        cancellationFeeCents: Int = 0
+    ) {
+        self.cancellationFeeCents = cancellationFeeCents
         self.currency = currency
         self.baseCents = baseCents
         self.perKilometreCents = perKilometreCents
@@ -29,7 +35,9 @@ public struct FareSchedule: Sendable, Equatable, Codable {
     /// The first thing wrong with the schedule, naming the field, or nil.
     public var problem: String? {
         if currency.count != 3 || !currency.allSatisfy({ $0.isUppercase && $0.isASCII }) { return "currency: must be a three-letter code such as USD, got \"\(currency)\"" }
-        for (name, value) in [("base", baseCents), ("per_km", perKilometreCents), ("per_minute", perMinuteCents), ("minimum", minimumCents)] where value < 0 {
+        for (name, value) in [
+            ("base", baseCents), ("per_km", perKilometreCents), ("per_minute", perMinuteCents), ("minimum", minimumCents), ("cancellation_fee", cancellationFeeCents),
+        ] where value < 0 {
             return "\(name): must not be negative, got \(value)"
         }
         return nil

@@ -6,6 +6,7 @@ import RideContract
 import RideModels
 import ServiceKit
 import Storage
+import Synchronization
 import Wire
 
 /// What the orders service does when an order's status changes or a trip arrives — the sample's
@@ -33,15 +34,27 @@ struct OrderReactions: Sendable {
         // The pickup trip ends at the pickup, not when the ride starts: the dropoff leg then only
         // makes its trip (ending the pickup trip there as well doubled that reaction's time).
         case .reachedPickup: await retrying("the pickup trip's end", order.id) { try await endPickupTrip(orderID: order.id) }
-        case .cancelled: await retrying("cancellation cleanup", order.id) { try await cleanUpCancelled(orderID: order.id) }
+        case .cancelled:
+            await retrying("cancellation cleanup", order.id) { try await cleanUpCancelled(orderID: order.id) }
+            if order.cancellationFee != nil { await charge(order) }
         case .new where order.tripID != nil: await retrying("the cancelled driver's trip", order.id) { try await releaseTrip(orderID: order.id) }
-        case .completed:
-            await retrying("payment", order.id) {
-                if try await payments.capture(order) != nil { relay.notify() }
-            }
+        case .completed: await charge(order)
         default: break
         }
         return nil
+    }
+
+    /// Charges what `order` owes (a fare, a cancellation's fee) until it is charged or recorded as failed.
+    func charge(_ order: Order) async {
+        // Counted, so a card provider's retries are bounded (PaymentCapture.maxCardAttempts).
+        let attempts = Mutex(0)
+        await retrying("payment", order.id) {
+            let attempt = attempts.withLock { count in
+                count += 1
+                return count
+            }
+            if try await payments.capture(order, attempt: attempt) != nil { relay.notify() }
+        }
     }
 
     /// The reaction to `trip.destination_arrival`; the status change it made, if any.
@@ -54,11 +67,16 @@ struct OrderReactions: Sendable {
     }
 
     /// What a trip carries about its ride: the order and leg, and the driver as the share page
-    /// shows them (name and car; no phone number — a share link is public).
+    /// shows them (name, car and photos; no phone number — a share link is public).
     static func tripMetadata(_ order: Order, leg: Leg) -> [String: JSONValue] {
         var driver: [String: JSONValue] = [:]
         if let name = order.driver?.name { driver["name"] = .string(name) }
-        if let car = order.driver?.car { driver["car"] = ["model": .string(car.model), "license_plate": .string(car.licensePlate)] }
+        if let car = order.driver?.car {
+            var shown: [String: JSONValue] = ["model": .string(car.model), "license_plate": .string(car.licensePlate)]
+            shown["photo_url"] = car.photoURL.map(JSONValue.string)
+            driver["car"] = .object(shown)
+        }
+        driver["photo_url"] = order.driver?.photoURL.map(JSONValue.string)
         return ["order_id": .string(order.id), "leg": .string(leg.rawValue), "driver": .object(driver)]
     }
 

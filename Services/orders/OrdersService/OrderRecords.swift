@@ -73,6 +73,19 @@ extension OrderStore {
         }
     }
 
+    public func recordRefund(orderID: String, reference: String, at time: Date) async throws -> (payment: Payment, recorded: Bool)? {
+        try await writes.write { db in
+            guard let stored = try db.value(String.self, "SELECT document FROM payments WHERE order_id = ?", [orderID]) else { return nil }
+            var payment = try JSONCoding.decode(Payment.self, fromText: stored)
+            if payment.refundedAt != nil { return (payment, false) }
+            (payment.refundedAt, payment.refundReference) = (time, reference)
+            try db.run(
+                "UPDATE payments SET amount_cents = 0, earnings_cents = 0, document = ? WHERE order_id = ?", [try JSONCoding.encodeText(payment), orderID])
+            try Outbox.append(db, topic: Events.orderRefunded.topic, type: Events.orderRefunded.type, data: OrderRefunded(payment: payment), time: time)
+            return (payment, true)
+        }
+    }
+
     public func payment(orderID: String) async throws -> Payment? {
         try await database.read { db in
             try db.value(String.self, "SELECT document FROM payments WHERE order_id = ?", [orderID])

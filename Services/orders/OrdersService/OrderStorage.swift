@@ -9,7 +9,7 @@ import Wire
 /// What the orders service keeps: one protocol, a SQLite store (`OrderStore`, the default) and a
 /// PostgreSQL one (`PostgresOrderStore`, when `RIDE_DATABASE_URL` is set, shared by instances).
 /// Both pass the same storage test suite. Every change commits with its events (the outbox).
-public protocol OrderStorage: ReactorCursors {
+public protocol OrderStorage: ReactorCursors, ReportStorage {
     /// The outbox of `order.*` events, for the relay, the `events` op and the reactor's catch-up.
     var eventLog: any EventLog { get }
     /// The keyed requests answered (`requests`), which make every op idempotent for a `request_id`.
@@ -53,6 +53,10 @@ public protocol OrderStorage: ReactorCursors {
     /// the same order changes nothing and returns the first.
     func recordPayment(_ payment: Payment) async throws -> (payment: Payment, recorded: Bool)
     func payment(orderID: String) async throws -> Payment?
+    /// Records that an order's payment was refunded (`reference`, at `time`) with its
+    /// `order.refunded` event, once: the driver's earnings and the day's fares no longer count it.
+    /// Nil when the order has no payment; a second record changes nothing and returns the first.
+    func recordRefund(orderID: String, reference: String, at time: Date) async throws -> (payment: Payment, recorded: Bool)?
     /// A driver's rides, fares and earnings per UTC day from `firstDay` on, newest first.
     func earnings(driverID: String, from firstDay: String) async throws -> [DriverEarnings.Day]
     /// How many `NEW` orders wait within `radius` metres of `center` (surge pricing's demand).

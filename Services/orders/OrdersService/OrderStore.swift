@@ -101,6 +101,7 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
         // The keyed requests answered (idempotency keys), kept 24 hours.
         ("v5", RequestTable.sql),
         ("v6", Outbox.traceColumnsSQL),
+        ("v7", ReportRows.sql),
     ]
 
     public func create(_ order: Order) async throws {

@@ -62,7 +62,11 @@ struct OrdersOps {
                     return try await redispatchAfterDriverCancel(current, params)
                 }
             }
-            return try await transition(.cancel, params) { order in
+            return try await transition(.cancel, params) { order, before in
+                // The driver came to the pickup for nothing: the rider pays the fee, the driver most of it.
+                if params.caller.role == .rider, before == .reachedPickup, fares.cancellationFeeCents > 0 {
+                    order.cancellationFee = Fee(currency: fares.currency, amountCents: fares.cancellationFeeCents)
+                }
                 order.cancelReason = params.reason
                 order.cancelledBy = params.caller
                 order.cancelledAt = Date()
@@ -79,7 +83,7 @@ struct OrdersOps {
             let after = params.after ?? 0
             let order = try await existing(params.id)
             guard ConversationRules.canRead(params.caller, order) else { throw forbidden("only the rider and the driver of order \(order.id) read its chat") }
-            return ChatMessages(orderID: order.id, open: order.status.hasDriver, messages: try await store.messages(orderID: order.id, after: after, limit: limit))
+            return ChatMessages(orderID: order.id, open: ConversationRules.isOpen(order), messages: try await store.messages(orderID: order.id, after: after, limit: limit))
         }
         router.on(Ops.Orders.rate) { (params: RateParams, _) -> Order in try await rate(params) }
         router.on(Ops.Orders.history) { (params: HistoryParams, _) -> RideHistory in
@@ -104,9 +108,26 @@ struct OrdersOps {
             let order = try await existing(params.id)
             guard OrderStateMachine.canView(order.facts, by: OrderActor(params.caller)) else { throw forbidden("this order is not yours") }
             guard let payment = try await store.payment(orderID: order.id) else {
+                if order.payment == .failed {
+                    throw ServiceError.conflict(
+                        "payment_failed",
+                        "payment: failed — \(order.paymentError ?? "not charged"); the rider must add a working card (POST /v1/me/payment-sheet) and pay again (POST /v1/orders/\(order.id)/payment)"
+                    )
+                }
                 throw ServiceError.notFound("no_payment", "order \(order.id) has no payment yet (status \(order.status.rawValue)); it is charged once COMPLETED")
             }
             return payment
+        }
+        router.on(Ops.Orders.retryPayment) { (params: OrderParams, _) -> Payment in
+            let order = try await existing(params.id)
+            guard params.caller.role == .rider, order.rider.id == params.caller.id else { throw forbidden("only the order's rider pays for it") }
+            return try await payments.retry(order)
+        }
+        // For operators (the gateway's dashboard, HTTP Basic): no caller.
+        router.on(Ops.Orders.refund) { (params: RefundParams, _) -> Payment in
+            let refunded = try await payments.refund(try await existing(params.id))
+            relay.notify()
+            return refunded
         }
         router.on(Ops.Orders.share) { (params: OrderParams, _) -> RideShare in try await share(params) }
         // The share id is the capability (as HyperTrack's share URLs): no caller.
@@ -123,8 +144,12 @@ struct OrdersOps {
         router.on(Ops.Orders.stats) { (params: StatsParams, _) -> OrderStats in
             let limit = params.openLimit ?? 200
             guard (0...1000).contains(limit) else { throw ServiceError.unprocessable("invalid_params", "open_limit: must be from 0 to 1000, got \(limit)") }
-            return try await store.stats(openLimit: limit)
+            var stats = try await store.stats(openLimit: limit)
+            if let cards = payments.provider as? any CardPaymentProvider { stats.paymentsFailed = try await cards.failedCharges() }
+            return stats
         }
+        registerCardOps(&router)
+        ReportOps(orders: self).register(on: &router)
         return router
     }
 
@@ -203,7 +228,7 @@ struct OrdersOps {
                 totalCents: fares.fareCents(metres: Double(summary.distance), seconds: Double(summary.duration), surge: current.surge ?? 1),
                 distanceMetres: summary.distance, durationSeconds: summary.duration, surge: current.surge)
         }
-        return try await transition(.endRide, params) { order in
+        return try await transition(.endRide, params) { order, _ in
             order.summary = summary
             order.fare = fare
         }
@@ -216,7 +241,7 @@ struct OrdersOps {
         if try check(.accept, current, params.caller) == .repeated { return current }
         let driver = try await user(params.caller.id, role: .driver)
         do {
-            return try await transition(.accept, params) { order in
+            return try await transition(.accept, params) { order, _ in
                 order.driver = driver
                 order.offeredTo = []
             }
@@ -237,7 +262,7 @@ struct OrdersOps {
             excluding: current.offerHistory + [params.caller.id], count: 1)
         return try await transition(
             .decline, params,
-            { order in
+            { order, _ in
                 guard !order.declinedBy.contains(params.caller.id) else { return }  // a racing second decline changes nothing
                 order.declinedBy.append(params.caller.id)
                 OfferRules.passOn(&order, from: params.caller.id, to: next)
@@ -392,7 +417,7 @@ struct OrdersOps {
 
     /// Applies `action` by the caller in one transaction, after the state machine says yes.
     func transition(
-        _ action: OrderAction, _ params: OrderParams, _ change: @escaping @Sendable (inout Order) -> Void = { _ in },
+        _ action: OrderAction, _ params: OrderParams, _ change: @escaping @Sendable (inout Order, _ before: OrderStatus) -> Void = { _, _ in },
         sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent] = { _, _ in [] }
     ) async throws -> Order {
         let caller = params.caller
@@ -400,9 +425,9 @@ struct OrdersOps {
             let (order, previous) = try await store.change(id: params.id, sideEvents: sideEvents) { order in
                 // A retried request whose first attempt was applied: the order as it is, nothing written.
                 if OrderStateMachine.isRepeat(action, of: order.facts, by: OrderActor(caller)) { return }
-                let next = try Self.decide(action, order, caller)
+                let (before, next) = (order.status, try Self.decide(action, order, caller))
                 order.status = next
-                change(&order)
+                change(&order, before)
             }
             relay.notify()
             if order.status != previous, !order.status.isOpen { ended(order.status) }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Bus
 import Foundation
 import Logging
@@ -23,16 +24,8 @@ public struct OrdersServer: Sendable {
             sqlite: { try OrderStore(path: $0) }, postgres: { try await PostgresOrderStore.open(url: $0, logger: logger) }, eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)
-        let ledger: any PaymentProvider
-        do {
-            switch settings.database {
-            case .sqlite: ledger = try LedgerPaymentProvider(path: settings.ledgerPath)
-            case .postgres(let url): ledger = try await PostgresLedgerPaymentProvider.open(url: url, logger: logger)
-            }
-        } catch {
-            throw exitWithError("cannot open the payment ledger (\(settings.ledgerDescription)): \(error)", program: host.program, code: ExitCodes.software)
-        }
-        let payments = PaymentCapture(store: store, provider: ledger, commissionPercent: settings.commissionPercent)
+        let (provider, stripeHTTP) = try await Self.paymentProvider(settings, program: host.program, logger: logger)
+        let payments = PaymentCapture(store: store, provider: provider, commissionPercent: settings.commissionPercent, relay: relay)
         var ops = OrdersOps(
             store: store, platform: platform, relay: relay, dispatch: settings.dispatch, fares: settings.fares, surge: settings.surge,
             payments: payments, logger: logger)
@@ -58,6 +51,7 @@ public struct OrdersServer: Sendable {
         let closing = ShutdownHook {
             await platform.close()
             await publisher.close()
+            try? await stripeHTTP?.shutdown()
             logger.info("orders stopped")
         }
         try await host.run(
@@ -68,6 +62,28 @@ public struct OrdersServer: Sendable {
             ready: ["broker": "\(settings.broker)", "database": "\(settings.database)"]
         ) {
             host.health([:])
+        }
+    }
+
+    /// The configured provider, and the HTTP client to shut down when it is Stripe's.
+    static func paymentProvider(_ settings: OrdersSettings, program: String, logger: Logger) async throws -> (any PaymentProvider, HTTPClient?) {
+        do {
+            switch (settings.payments, settings.database) {
+            case (.stripe(let stripe), let database):
+                let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+                let client = StripeClient(base: stripe.apiBase, secretKey: stripe.secretKey, http: http)
+                let (secret, returnURL) = (stripe.webhookSecret, stripe.onboardingReturnURL)
+                switch database {
+                case .sqlite:
+                    return (try StripePaymentProvider(client: client, idsPath: settings.stripeIDsPath, webhookSecret: secret, onboardingReturnURL: returnURL, logger: logger), http)
+                case .postgres(let url):
+                    return (try await StripePaymentProvider.onPostgres(client: client, url: url, webhookSecret: secret, onboardingReturnURL: returnURL, logger: logger), http)
+                }
+            case (.ledger, .sqlite): return (try LedgerPaymentProvider(path: settings.ledgerPath), nil)
+            case (.ledger, .postgres(let url)): return (try await PostgresLedgerPaymentProvider.open(url: url, logger: logger), nil)
+            }
+        } catch {
+            throw exitWithError("cannot open the payment provider (\(settings.paymentsDescription)): \(error)", program: program, code: ExitCodes.software)
         }
     }
 }

@@ -59,6 +59,13 @@ public struct RideOrdersCommand: ServiceCommand {
     var fare: String?
 
     @Option(
+        name: .customLong("cancellation-fee"),
+        help: helpWithEnv(
+            "What a rider pays, in cents of the fare's currency, for cancelling after the driver reached the pickup (the driver earns their share); 0 is no fee",
+            env: "RIDE_CANCELLATION_FEE", default: "0"))
+    var cancellationFee: Int?
+
+    @Option(
         name: .customLong("surge"),
         help: helpWithEnv(
             "Surge pricing: maximum,radius_m,step — fares rise by step per waiting order per available driver near the pickup, up to maximum; maximum 1 is off", env: "RIDE_SURGE",
@@ -75,6 +82,8 @@ public struct RideOrdersCommand: ServiceCommand {
     var concurrency: Int?
 
     @OptionGroup var routing: RoutingOptions
+
+    @OptionGroup var payments: PaymentOptions
 
     @OptionGroup public var common: CommonOptions
 
@@ -96,7 +105,9 @@ public struct RideOrdersCommand: ServiceCommand {
         guard parts.count == 5, let base = Int(parts[1]), let perKm = Int(parts[2]), let perMinute = Int(parts[3]), let minimum = Int(parts[4]) else {
             throw ConfigurationError("fare (\(fareSetting.origin)) '\(fareSetting.value)' must be currency,base,per_km,per_minute,minimum (e.g. USD,250,120,30,500)")
         }
-        let fares = FareSchedule(currency: parts[0], baseCents: base, perKilometreCents: perKm, perMinuteCents: perMinute, minimumCents: minimum)
+        let fee = try integerSetting(cancellationFee, flag: "cancellation-fee", env: "RIDE_CANCELLATION_FEE", default: 0, range: 0...100_000)
+        let fares = FareSchedule(
+            currency: parts[0], baseCents: base, perKilometreCents: perKm, perMinuteCents: perMinute, minimumCents: minimum, cancellationFeeCents: fee)
         if let problem = fares.problem { throw ConfigurationError("fare (\(fareSetting.origin)): \(problem)") }
         let surgeSetting = Setting.resolve(surge, flag: "surge", env: "RIDE_SURGE", default: "1,2000,0.25")
         let surgeParts = surgeSetting.value.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
@@ -111,7 +122,7 @@ public struct RideOrdersCommand: ServiceCommand {
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             dataDirectory: dataDirectory,
             database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("orders.sqlite").path),
-            dispatch: dispatch, fares: fares, surge: surgePolicy, commissionPercent: commission, routes: try routing.source(),
+            dispatch: dispatch, fares: fares, surge: surgePolicy, commissionPercent: commission, payments: try payments.settings(), routes: try routing.source(),
             concurrency: try concurrencySetting(concurrency),
             http: try common.httpAddress(default: "0.0.0.0:9102"), logFormat: logging.format, logLevel: logging.level)
     }
@@ -128,6 +139,7 @@ public struct OrdersSettings: ServiceSettings {
     public var fares: FareSchedule
     public var surge: SurgePolicy
     public var commissionPercent: Int
+    public var payments: PaymentSettings
     /// Where quotes' routes come from.
     public var routes: RouteSource
     public var concurrency: Int
@@ -143,15 +155,23 @@ public struct OrdersSettings: ServiceSettings {
         return ledgerPath
     }
 
+    var paymentsDescription: String {
+        if case .stripe(let stripe) = payments { return stripe.summary }
+        return "ledger \(ledgerDescription)"
+    }
+
+    /// Stripe's ids of riders and drivers, beside the orders' data.
+    public var stripeIDsPath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("stripe.sqlite").path }
+
     public var summary: String {
         """
         ride-orders configuration OK
           bus                   pub \(pub), sub \(sub), broker \(broker)
           database              \(database)
           dispatch              \(dispatch.drivers) nearest available drivers within \(Int(dispatch.radius)) m, widening after \(Int(dispatch.offerTimeout)) s, no driver found after \(Int(dispatch.searchTimeout)) s
-          fare                  \(fares.currency) base \(fares.baseCents), per km \(fares.perKilometreCents), per minute \(fares.perMinuteCents), minimum \(fares.minimumCents) (cents)
+          fare                  \(fares.currency) base \(fares.baseCents), per km \(fares.perKilometreCents), per minute \(fares.perMinuteCents), minimum \(fares.minimumCents), cancellation fee \(fares.cancellationFeeCents) (cents)
           surge                 \(surge.isOn ? "up to ×\(surge.maximum) within \(Int(surge.radius)) m, +\(surge.step) per waiting order per driver" : "off")
-          payments              ledger \(ledgerDescription), commission \(commissionPercent)%
+          payments              \(paymentsDescription), commission \(commissionPercent)%
           routes                \(routes)
           concurrency           \(concurrency)
           health/metrics        http://\(http)/health

@@ -16,14 +16,29 @@ public struct ChargeRequest: Sendable, Equatable {
     public var currency: String
     public var amountCents: Int
     public var payeeShareCents: Int
+    /// Which charge of the order this is: 0 the first, n the rider's n-th charge again after a
+    /// failure (a card provider keys each round apart; the ledger never fails, so never sees one).
+    public var round: Int
 
-    public init(idempotencyKey: String, payerID: String, payeeID: String, currency: String, amountCents: Int, payeeShareCents: Int) {
+    public init(idempotencyKey: String, payerID: String, payeeID: String, currency: String, amountCents: Int, payeeShareCents: Int, round: Int = 0) {
         self.idempotencyKey = idempotencyKey
+        self.round = round
         self.payerID = payerID
         self.payeeID = payeeID
         self.currency = currency
         self.amountCents = amountCents
         self.payeeShareCents = payeeShareCents
+    }
+}
+
+/// A charge to give back, whole: the order's key and the provider's reference for the charge.
+public struct RefundRequest: Sendable, Equatable {
+    public var idempotencyKey: String
+    public var chargeReference: String
+    public var charge: ChargeRequest
+
+    public init(idempotencyKey: String, chargeReference: String, charge: ChargeRequest) {
+        (self.idempotencyKey, self.chargeReference, self.charge) = (idempotencyKey, chargeReference, charge)
     }
 }
 
@@ -42,15 +57,20 @@ public struct ChargeReceipt: Sendable, Equatable {
 public protocol PaymentProvider: Sendable {
     var name: String { get }
     func charge(_ request: ChargeRequest) async throws -> ChargeReceipt
+    /// Gives a charge back, whole (the driver's share and the commission too); idempotent by `idempotencyKey`.
+    func refund(_ request: RefundRequest) async throws -> ChargeReceipt
 }
 
 public enum PaymentError: Error, Equatable, CustomStringConvertible {
     /// The same key was charged before with different terms: never charge twice, never silently differ.
     case keyReused(String)
+    /// The provider refused the charge (a declined card, no card, a request it finds invalid): retrying cannot help.
+    case declined(String)
 
     public var description: String {
         switch self {
         case .keyReused(let key): "idempotency key \(key) was already charged with different terms"
+        case .declined(let why): "the payment provider refused: \(why)"
         }
     }
 }
@@ -95,7 +115,18 @@ public final class LedgerPaymentProvider: LedgerBooksProvider {
             );
             CREATE INDEX entries_by_account ON entries (account);
             """
-        )
+        ),
+        (
+            "v2",
+            """
+            CREATE TABLE refunds (
+                idempotency_key TEXT PRIMARY KEY NOT NULL,
+                reference TEXT NOT NULL UNIQUE,
+                charge_reference TEXT NOT NULL,
+                refunded_at_ms INTEGER NOT NULL
+            );
+            """
+        ),
     ]
 
     public func charge(_ request: ChargeRequest) async throws -> ChargeReceipt {
@@ -115,6 +146,25 @@ public final class LedgerPaymentProvider: LedgerBooksProvider {
         }
     }
 
+    public func refund(_ request: RefundRequest) async throws -> ChargeReceipt {
+        try await database.write { db in
+            if let row = try Row.fetchOne(db, sql: "SELECT reference, refunded_at_ms FROM refunds WHERE idempotency_key = ?", arguments: [request.idempotencyKey]) {
+                return LedgerBooks.receipt(row[0], row[1])
+            }
+            guard try db.value(String.self, "SELECT reference FROM charges WHERE idempotency_key = ?", [request.idempotencyKey]) == request.chargeReference else {
+                throw PaymentError.declined("no charge \(request.chargeReference) for \(request.idempotencyKey) in the books")
+            }
+            let (receipt, milliseconds) = LedgerBooks.newReceipt(prefix: "re-")
+            try db.run(
+                "INSERT INTO refunds (idempotency_key, reference, charge_reference, refunded_at_ms) VALUES (?, ?, ?, ?)",
+                [request.idempotencyKey, receipt.reference, request.chargeReference, milliseconds])
+            for (account, amount) in LedgerBooks.entries(of: request.charge) {
+                try db.run("INSERT INTO entries (reference, account, amount_cents) VALUES (?, ?, ?)", [receipt.reference, account, -amount])
+            }
+            return receipt
+        }
+    }
+
     public func balance(_ account: String) async throws -> Int {
         try await database.read { db in try db.value(Int.self, "SELECT COALESCE(SUM(amount_cents), 0) FROM entries WHERE account = ?", [account]) ?? 0 }
     }
@@ -127,12 +177,14 @@ public final class LedgerPaymentProvider: LedgerBooksProvider {
 /// The books' rules, the same in either database.
 enum LedgerBooks {
     /// A new receipt, its time in milliseconds as stored: a repeated charge returns exactly the first receipt.
-    static func newReceipt() -> (ChargeReceipt, Int64) {
+    static func newReceipt(prefix: String = "ch-") -> (ChargeReceipt, Int64) {
         let milliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded())
-        return (
-            ChargeReceipt(reference: "ch-" + UUID().uuidString.lowercased().prefix(18), capturedAt: Date(timeIntervalSince1970: Double(milliseconds) / 1000)),
-            milliseconds
-        )
+        return (receipt(prefix + UUID().uuidString.lowercased().prefix(18), milliseconds), milliseconds)
+    }
+
+    /// A receipt as stored: its reference and time in milliseconds.
+    static func receipt(_ reference: String, _ milliseconds: Int64) -> ChargeReceipt {
+        ChargeReceipt(reference: reference, capturedAt: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 
     /// The three entries of a charge; they sum to zero.
@@ -148,7 +200,7 @@ enum LedgerBooks {
         guard stored.amount == request.amountCents, stored.share == request.payeeShareCents, stored.currency == request.currency else {
             throw PaymentError.keyReused(request.idempotencyKey)
         }
-        return ChargeReceipt(reference: stored.reference, capturedAt: Date(timeIntervalSince1970: Double(stored.capturedAtMS) / 1000))
+        return receipt(stored.reference, stored.capturedAtMS)
     }
 }
 
@@ -197,6 +249,33 @@ public final class PostgresLedgerPaymentProvider: LedgerBooksProvider {
         }
     }
 
+    public func refund(_ request: RefundRequest) async throws -> ChargeReceipt {
+        let logger = logger
+        return try await postgres.write { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\("ledger." + request.idempotencyKey)))", logger: logger)
+            if let (reference, milliseconds) = try await connection.first(
+                "SELECT reference, refunded_at_ms FROM refunds WHERE idempotency_key = \(request.idempotencyKey)", as: (String, Int64).self, logger: logger)
+            {
+                return LedgerBooks.receipt(reference, milliseconds)
+            }
+            let charged = try await connection.first(
+                "SELECT reference FROM charges WHERE idempotency_key = \(request.idempotencyKey)", as: String.self, logger: logger)
+            guard charged == request.chargeReference else {
+                throw PaymentError.declined("no charge \(request.chargeReference) for \(request.idempotencyKey) in the books")
+            }
+            let (receipt, milliseconds) = LedgerBooks.newReceipt(prefix: "re-")
+            try await connection.run(
+                """
+                INSERT INTO refunds (idempotency_key, reference, charge_reference, refunded_at_ms)
+                VALUES (\(request.idempotencyKey), \(receipt.reference), \(request.chargeReference), \(milliseconds))
+                """, logger: logger)
+            for (account, amount) in LedgerBooks.entries(of: request.charge) {
+                try await connection.run("INSERT INTO entries (reference, account, amount_cents) VALUES (\(receipt.reference), \(account), \(-amount))", logger: logger)
+            }
+            return receipt
+        }
+    }
+
     public func balance(_ account: String) async throws -> Int {
         let logger = logger
         return try await postgres.read { connection in
@@ -207,48 +286,5 @@ public final class PostgresLedgerPaymentProvider: LedgerBooksProvider {
     public func chargeCount() async throws -> Int {
         let logger = logger
         return try await postgres.read { connection in try await connection.first("SELECT COUNT(*) FROM charges", as: Int.self, logger: logger) ?? 0 }
-    }
-}
-
-/// Charging a completed ride: the fare through the provider (keyed by the order id), then the
-/// payment recorded with `order.paid` — once, however often it runs (the reactor retries it until
-/// it succeeds; a crash between the charge and the record replays into the same receipt).
-public struct PaymentCapture: Sendable {
-    let store: any OrderStorage
-    let provider: any PaymentProvider
-    let commissionPercent: Int
-
-    public init(store: any OrderStorage, provider: any PaymentProvider, commissionPercent: Int) {
-        self.store = store
-        self.provider = provider
-        self.commissionPercent = commissionPercent
-    }
-
-    /// The driver's share of `amount` after the commission (the platform keeps the rounding).
-    public static func driverShare(of amount: Int, commissionPercent: Int) -> Int {
-        amount * (100 - commissionPercent) / 100
-    }
-
-    /// Charges `order` (COMPLETED, with a fare and a driver); nil when there is nothing to charge.
-    @discardableResult
-    public func capture(_ order: Order) async throws -> Payment? {
-        guard order.status == .completed, let fare = order.fare, let driver = order.driver else { return nil }
-        if let existing = try await store.payment(orderID: order.id) { return existing }
-        let share = Self.driverShare(of: fare.totalCents, commissionPercent: commissionPercent)
-        let receipt: ChargeReceipt
-        do {
-            receipt = try await provider.charge(
-                ChargeRequest(
-                    idempotencyKey: order.id, payerID: order.rider.id, payeeID: driver.id,
-                    currency: fare.currency, amountCents: fare.totalCents, payeeShareCents: share))
-        } catch let error as PaymentError {
-            // Permanent (e.g. instances configured with different commissions): retrying cannot help; an operator must look.
-            throw ServiceError.conflict("payment_refused", "order \(order.id): \(error)")
-        }
-        let payment = Payment(
-            id: "pay-" + order.id, orderID: order.id, riderID: order.rider.id, driverID: driver.id, provider: provider.name,
-            providerReference: receipt.reference, currency: fare.currency, amountCents: fare.totalCents,
-            driverEarningsCents: share, commissionCents: fare.totalCents - share, capturedAt: receipt.capturedAt)
-        return try await store.recordPayment(payment).payment
     }
 }

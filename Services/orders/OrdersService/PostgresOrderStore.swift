@@ -30,6 +30,9 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
         self.logger = logger
     }
 
+    /// For the store's extensions (reports).
+    var storeLogger: Logger { logger }
+
     public var eventLog: any EventLog { PostgresEventLog(database: postgres) }
 
     public var requestLog: any RequestLog { PostgresRequestLog(postgres: postgres) }
@@ -242,6 +245,23 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
             try await PostgresOutbox.append(
                 connection, topic: Events.orderPaid.topic, type: Events.orderPaid.type, data: OrderPaid(payment: payment),
                 time: payment.capturedAt, logger: logger)
+            return (payment, true)
+        }
+    }
+
+    public func recordRefund(orderID: String, reference: String, at time: Date) async throws -> (payment: Payment, recorded: Bool)? {
+        let logger = logger
+        return try await postgres.write { connection in
+            guard let stored = try await connection.first("SELECT document FROM payments WHERE order_id = \(orderID) FOR UPDATE", as: String.self, logger: logger) else {
+                return nil
+            }
+            var payment = try JSONCoding.decode(Payment.self, fromText: stored)
+            if payment.refundedAt != nil { return (payment, false) }
+            (payment.refundedAt, payment.refundReference) = (time, reference)
+            try await connection.run(
+                "UPDATE payments SET amount_cents = 0, earnings_cents = 0, document = \(try JSONCoding.encodeText(payment)) WHERE order_id = \(orderID)", logger: logger)
+            try await PostgresOutbox.append(
+                connection, topic: Events.orderRefunded.topic, type: Events.orderRefunded.type, data: OrderRefunded(payment: payment), time: time, logger: logger)
             return (payment, true)
         }
     }

@@ -23,12 +23,14 @@ public final class IngestPipeline: Sendable {
     private let keys: Set<String>
     /// Checks a `user_id` a batch gives its device (`DeviceOwnership`); nil: believed as it comes.
     private let owners: (any DeviceOwnerLookup)?
+    /// Checks the device credential of a batch from the ingest socket; nil: the publishable key is enough.
+    private let credentials: DeviceCredentialCheck?
     private let counts = Mutex(Counts())
     private let logger: Logger
 
     public init(
         state: TrackingState, writer: StoreWriter, rules: LocationRules, shard: DeviceShard = .unsharded, publishableKeys: Set<String>,
-        owners: (any DeviceOwnerLookup)? = nil, logger: Logger
+        owners: (any DeviceOwnerLookup)? = nil, credentials: DeviceCredentialCheck? = nil, logger: Logger
     ) {
         self.state = state
         self.writer = writer
@@ -36,6 +38,7 @@ public final class IngestPipeline: Sendable {
         self.shard = shard
         self.keys = publishableKeys
         self.owners = owners
+        self.credentials = credentials
         self.logger = logger
     }
 
@@ -45,8 +48,12 @@ public final class IngestPipeline: Sendable {
     public func countRefused() { counts.withLock { $0.refusedBatches += 1 } }
 
     /// Checks and applies `batch` from `deviceID`; `completion` gets the acknowledgement once the
-    /// batch is stored, or the refusal (nothing stored, nothing changed).
-    public func accept(deviceID: String, batch: IngestBatch, now: Date, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void) {
+    /// batch is stored, or the refusal (nothing stored, nothing changed). `vouched`: the batch came
+    /// through the bus, whose callers are trusted (the gateway has checked the driver's token and
+    /// that the device is theirs), so no device credential is asked for.
+    public func accept(
+        deviceID: String, batch: IngestBatch, now: Date, vouched: Bool = false, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void
+    ) {
         if let problem = DeviceIdentity.problem(with: deviceID) {
             refuse(.unprocessable("invalid_device_id", problem), completion)
             return
@@ -63,7 +70,26 @@ public final class IngestPipeline: Sendable {
             refuse(.unprocessable("batch_too_large", problem), completion)
             return
         }
-        // A new owner named in the metadata is asked about first (rare: once per device and driver).
+        if !vouched, let credentials {
+            switch credentials.recent(deviceID: deviceID, credential: batch.deviceCredential, now: now) {
+            case .success?: break
+            case .failure(let error)?: return refuse(error, completion, logged: false)
+            case nil:
+                // Once a minute per device at most: users is asked, then the batch goes on.
+                Task {
+                    switch await credentials.check(deviceID: deviceID, credential: batch.deviceCredential, now: now) {
+                    case .success: self.checkOwner(deviceID: deviceID, batch: batch, now: now, completion: completion)
+                    case .failure(let error): self.refuse(error, completion, logged: false)
+                    }
+                }
+                return
+            }
+        }
+        checkOwner(deviceID: deviceID, batch: batch, now: now, completion: completion)
+    }
+
+    /// A new owner named in the metadata is asked about first (rare: once per device and driver).
+    private func checkOwner(deviceID: String, batch: IngestBatch, now: Date, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void) {
         if let owners, let userID = DeviceOwnership.claim(batch.device, current: state.record(deviceID)) {
             Task {
                 if let problem = await DeviceOwnership.problem(deviceID: deviceID, userID: userID, owners: owners) {
@@ -108,9 +134,10 @@ public final class IngestPipeline: Sendable {
             })
     }
 
-    private func refuse(_ error: ServiceError, _ completion: @Sendable (Result<IngestAck, ServiceError>) -> Void) {
+    /// `logged: false`: the refusal was logged where it was decided (once per device and minute).
+    private func refuse(_ error: ServiceError, _ completion: @Sendable (Result<IngestAck, ServiceError>) -> Void, logged: Bool = true) {
         counts.withLock { $0.refusedBatches += 1 }
-        logger.warning("batch refused", metadata: ["code": "\(error.code)", "message": "\(error.message)"])
+        if logged { logger.warning("batch refused", metadata: ["code": "\(error.code)", "message": "\(error.message)"]) }
         completion(.failure(error))
     }
 }

@@ -62,7 +62,7 @@ enum TrackingOps {
             }
             // The pipeline refuses another shard's device itself (as it does on the ingest socket).
             return try await withCheckedThrowingContinuation { continuation in
-                pipeline.accept(deviceID: deviceID, batch: batch, now: Date()) { result in
+                pipeline.accept(deviceID: deviceID, batch: batch, now: Date(), vouched: true) { result in
                     continuation.resume(with: result.mapError { $0 as any Error })
                 }
             }

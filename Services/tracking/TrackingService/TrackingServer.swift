@@ -39,11 +39,16 @@ public struct TrackingServer: Sendable {
         let state = TrackingState(devices: devices)
         let publisher = try await EventPublisher(endpoint: settings.pub, source: BusContract.Service.tracking, logger: logger)
         let writer = StoreWriter(store: store, publisher: publisher, logger: logger)
-        let ownersClient = settings.verifiesDeviceOwners ? try await ServiceClient(broker: settings.broker, logger: logger) : nil
-        let owners = ownersClient.map(UsersDeviceOwners.init(client:))
+        let asksUsers = settings.verifiesDeviceOwners || settings.requiresDeviceCredentials
+        let ownersClient = asksUsers ? try await ServiceClient(broker: settings.broker, logger: logger) : nil
+        let owners = settings.verifiesDeviceOwners ? ownersClient.map(UsersDeviceOwners.init(client:)) : nil
+        let recheck = settings.deviceCredentialRecheck
+        let credentials =
+            settings.requiresDeviceCredentials
+            ? ownersClient.map { DeviceCredentialCheck(verifier: UsersDeviceCredentials(client: $0), recheckAfter: recheck, logger: logger) } : nil
         let pipeline = IngestPipeline(
             state: state, writer: writer, rules: settings.rules, shard: settings.shard,
-            publishableKeys: settings.publishableKeys, owners: owners, logger: logger)
+            publishableKeys: settings.publishableKeys, owners: owners, credentials: credentials, logger: logger)
         let ingest = IngestServer(pipeline: pipeline, logger: logger)
         do {
             try await ingest.start(endpoints: settings.ingest)

@@ -65,6 +65,20 @@ public struct RideTrackingCommand: ServiceCommand {
             env: "RIDE_TRACKING_DEVICE_OWNERS", default: "users"))
     var deviceOwners: String?
 
+    @Option(
+        name: .customLong("device-credentials"),
+        help: helpWithEnv(
+            "Who may stream as a device on the ingest socket: 'required' (a batch must carry the device's credential from its driver's session, checked with users) or 'off' (the publishable key is enough: tracking without users)",
+            env: "RIDE_TRACKING_DEVICE_CREDENTIALS", default: "required"))
+    var deviceCredentials: String?
+
+    @Option(
+        name: .customLong("device-credential-recheck-s"),
+        help: helpWithEnv(
+            "Seconds a device credential users accepted is believed before it is checked again (how soon a logged-out driver's phone is refused)",
+            env: "RIDE_TRACKING_DEVICE_CREDENTIAL_RECHECK_S", default: "60"))
+    var deviceCredentialRecheckSeconds: Int?
+
     @Option(name: .customLong("inactive-after-s"), help: helpWithEnv("Seconds of silence after which a device is inactive", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: "60"))
     var inactiveAfterSeconds: Int?
 
@@ -110,6 +124,10 @@ public struct RideTrackingCommand: ServiceCommand {
         guard ["users", "open"].contains(owners.value) else {
             throw ConfigurationError("device owners (\(owners.origin)) '\(owners.value)' must be users or open")
         }
+        let credentials = Setting.resolve(deviceCredentials, flag: "device-credentials", env: "RIDE_TRACKING_DEVICE_CREDENTIALS", default: "required")
+        guard ["required", "off"].contains(credentials.value) else {
+            throw ConfigurationError("device credentials (\(credentials.origin)) '\(credentials.value)' must be required or off")
+        }
         let directory = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
         return TrackingSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
@@ -121,6 +139,10 @@ public struct RideTrackingCommand: ServiceCommand {
             database: try database.location(sqlitePath: TrackingSettings.sqlitePath(directory: directory, shard: deviceShard)),
             publishableKeys: Set(keyList),
             verifiesDeviceOwners: owners.value == "users",
+            requiresDeviceCredentials: credentials.value == "required",
+            deviceCredentialRecheck: TimeInterval(
+                try integerSetting(
+                    deviceCredentialRecheckSeconds, flag: "device-credential-recheck-s", env: "RIDE_TRACKING_DEVICE_CREDENTIAL_RECHECK_S", default: 60, range: 1...3600)),
             inactiveAfter: TimeInterval(try integerSetting(inactiveAfterSeconds, flag: "inactive-after-s", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: 60, range: 1...86_400)),
             rules: rules,
             concurrency: try concurrencySetting(concurrency),
@@ -143,6 +165,10 @@ public struct TrackingSettings: ServiceSettings {
     public var publishableKeys: Set<String>
     /// Whether a new `metadata.user_id` is checked with users (`DeviceOwnership`).
     public var verifiesDeviceOwners: Bool
+    /// Whether a batch on the ingest socket must carry its device's credential (`DeviceCredentialCheck`).
+    public var requiresDeviceCredentials: Bool
+    /// How long a credential users accepted is believed before it is checked again.
+    public var deviceCredentialRecheck: TimeInterval
     public var inactiveAfter: TimeInterval
     public var rules: LocationRules
     public var concurrency: Int
@@ -166,6 +192,7 @@ public struct TrackingSettings: ServiceSettings {
           database              \(database)
           publishable keys      \(publishableKeys.count)
           device owners         \(verifiesDeviceOwners ? "checked with users" : "open (metadata believed)")
+          device credentials    \(requiresDeviceCredentials ? "required on the ingest socket, checked with users every \(Int(deviceCredentialRecheck)) s" : "off (the publishable key is enough)")
           inactive after        \(Int(inactiveAfter)) s of silence
           future tolerance      \(Int(rules.futureTolerance)) s
           concurrency           \(concurrency)

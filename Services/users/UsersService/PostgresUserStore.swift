@@ -14,7 +14,7 @@ import Wire
 /// a row lock on the user whose places change).
 public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
     public let postgres: PostgresSchema
-    private let logger: Logger
+    let logger: Logger
     private let counted = Mutex<(count: Int, at: ContinuousClock.Instant, refreshing: Bool)>((0, .now, false))
 
     public static func open(url: PostgresURL, schema: String = "users", logger: Logger) async throws -> PostgresUserStore {
@@ -50,6 +50,9 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
         return count
     }
 
+    /// Counts a user stored by another file's insert (`register(_:identity:)`).
+    func noteRegistered() { counted.withLock { $0.count += 1 } }
+
     public var eventLog: any EventLog { PostgresEventLog(database: postgres) }
     public var requestLog: any RequestLog { PostgresRequestLog(postgres: postgres) }
 
@@ -75,17 +78,18 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
                     data: UserRegistered(user: user), time: user.createdAt, logger: logger)
             }
         }
-        counted.withLock { $0.count += 1 }
+        noteRegistered()
         return sequence
     }
 
-    private static let userColumns = "id, role, name, phone_number, device_id, car_model, car_license_plate, created_at_ms, rating_sum, rating_count, cancel_count"
-    private typealias UserColumns = (String, String, String, String, String?, String?, String?, Int64, Int, Int, Int)
+    static let userColumns =
+        "id, role, name, phone_number, device_id, car_model, car_license_plate, created_at_ms, rating_sum, rating_count, cancel_count, photo_sha256, car_photo_sha256"
+    typealias UserColumns = (String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?)
 
-    private static func user(_ row: UserColumns) -> User {
+    static func user(_ row: UserColumns) -> User {
         UserRow(
             id: row.0, role: row.1, name: row.2, phoneNumber: row.3, deviceID: row.4, carModel: row.5, carLicensePlate: row.6,
-            createdAtMS: row.7, ratingSum: row.8, ratingCount: row.9, cancelCount: row.10
+            createdAtMS: row.7, ratingSum: row.8, ratingCount: row.9, cancelCount: row.10, photoSHA256: row.11, carPhotoSHA256: row.12
         ).user
     }
 
@@ -94,9 +98,9 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
         return try await postgres.read { connection in
             try await connection.first(
                 "SELECT \(unescaped: Self.userColumns), password_hash FROM users WHERE phone_number = \(phoneNumber)",
-                as: (String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String).self, logger: logger
+                as: (String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?, String).self, logger: logger
             )
-            .map { row in (Self.user((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10)), row.11) }
+            .map { row in (Self.user((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12)), row.13) }
         }
     }
 
@@ -120,14 +124,20 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
                 if let phone = changes.phoneNumber { user.phoneNumber = phone }
                 if let name = changes.name { user.name = name }
                 if let deviceID = changes.deviceID { user.deviceID = deviceID }
-                if let car = changes.car { user.car = car }
+                // The car's photo is put_photo's to change.
+                if let car = changes.car { user.car = Car(model: car.model, licensePlate: car.licensePlate, photoURL: user.car?.photoURL) }
                 try await connection.run(
                     """
-                    UPDATE users SET name = \(user.name), phone_number = \(user.phoneNumber), device_id = \(user.deviceID),
+                    UPDATE users SET name = \(user.name), phone_number = COALESCE(\(changes.phoneNumber), phone_number), device_id = \(user.deviceID),
                         car_model = \(user.car?.model), car_license_plate = \(user.car?.licensePlate),
                         password_hash = COALESCE(\(passwordHash), password_hash), updated_at_ms = \(UserRow.milliseconds(now))
                     WHERE id = \(user.id)
                     """, logger: logger)
+                // A new password ends every session: whoever had the old one is logged out.
+                if passwordHash != nil {
+                    try await connection.run(
+                        "UPDATE sessions SET revoked_at_ms = \(UserRow.milliseconds(now)) WHERE user_id = \(user.id) AND revoked_at_ms IS NULL", logger: logger)
+                }
                 return user
             }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
@@ -140,7 +150,7 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
     static let deviceIndex = "users_by_device"
 
     /// `body`, with a unique-device conflict (two accounts racing for one device) as `deviceTaken`.
-    private static func deviceConflict<T>(_ body: () async throws -> T) async throws -> T {
+    static func deviceConflict<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" && error.serverInfo?[.constraintName] == deviceIndex {
@@ -216,6 +226,33 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
         try await postgres.write { connection in
             let deleted = try await connection.run("DELETE FROM saved_places WHERE id = \(id) AND user_id = \(userID) RETURNING 1", logger: logger)
             if deleted == 0 { throw UserStoreFailure.unknownPlace }
+        }
+    }
+
+    public func setPhoto(_ photo: StoredPhoto, userID: String, kind: PhotoKind, now: Date) async throws -> User {
+        let logger = logger
+        return try await postgres.write { connection in
+            guard let user = try await Self.user(connection, id: userID, lock: true, logger: logger) else { throw UserStoreFailure.unknownUser }
+            if kind == .car, user.car == nil { throw UserStoreFailure.noCar }
+            let at = UserRow.milliseconds(now)
+            try await connection.run(
+                """
+                INSERT INTO photos (sha256, content_type, width, height, bytes, created_at_ms)
+                VALUES (\(photo.sha256), \(photo.contentType), \(photo.width), \(photo.height), \(photo.bytes), \(at)) ON CONFLICT DO NOTHING
+                """, logger: logger)
+            try await connection.run(
+                "UPDATE users SET \(unescaped: PhotoTable.column(kind)) = \(photo.sha256), updated_at_ms = \(at) WHERE id = \(userID)", logger: logger)
+            guard let updated = try await Self.user(connection, id: userID, lock: false, logger: logger) else { throw UserStoreFailure.unknownUser }
+            return updated
+        }
+    }
+
+    public func photo(sha256: String) async throws -> StoredPhoto? {
+        let logger = logger
+        return try await postgres.read { connection in
+            try await connection.first(
+                "SELECT sha256, content_type, width, height, bytes FROM photos WHERE sha256 = \(sha256)", as: (String, String, Int, Int, Data).self, logger: logger
+            ).map { StoredPhoto(sha256: $0.0, contentType: $0.1, width: $0.2, height: $0.3, bytes: $0.4) }
         }
     }
 }

@@ -1,76 +1,120 @@
-import Bus
 import Crypto
 import Foundation
+import JWTKit
 import RideModels
-import Wire
 
-/// Signed, expiring bearer tokens: `base64url(claims JSON).base64url(HMAC-SHA256(claims))`. Only
-/// `ride-users` holds the key, so other services turn a token into a user by asking it
-/// (`users.authenticate`) — a stolen database of another service yields no way to mint tokens.
+/// Access tokens: HS256 JWTs whose header names the signing key (`kid`). New tokens are signed
+/// with the current key; tokens of the previous key still verify, so a key rotates without logging
+/// anyone out. Only `ride-users` holds the keys, so other services turn a token into a user by
+/// asking it (`users.authenticate`) — a stolen database of another service mints no tokens.
 public struct TokenSigner: Sendable {
-    public struct Claims: Codable, Sendable, Equatable {
+    public struct Claims: JWTPayload, Equatable {
         /// The user id.
         public var sub: String
         public var role: UserRole
         /// Seconds since 1970.
         public var iat: Int64
         public var exp: Int64
+        /// The session (its refresh token and revocation), `SessionRecord.id`.
+        public var sid: String
+        public var iss: String
+
+        /// Expiry is checked by `TokenSigner.verify` against its clock, after the signature.
+        public func verify(using algorithm: some JWTAlgorithm) throws {}
     }
 
+    /// Why a token is refused; `code` is the 401's reason code.
     public enum Rejection: Error, Equatable, CustomStringConvertible {
-        case malformed, badSignature, expired
+        case malformed, badSignature, unknownKey, expired
+
+        public var code: String { self == .expired ? "token_expired" : "token_invalid" }
 
         public var description: String {
             switch self {
-            case .malformed: return "the token is not one of ours (expected two base64url parts joined by a dot)"
+            case .malformed: return "the token is not a JWT of ours"
             case .badSignature: return "the token's signature does not verify"
-            case .expired: return "the token has expired; log in again"
+            case .unknownKey: return "the token names a signing key (kid) this service does not hold"
+            case .expired: return "the token has expired; refresh it or log in again"
             }
         }
     }
 
-    /// The key's bytes (`SymmetricKey` is not `Sendable`; one is made per use, which costs nothing next to the HMAC).
-    private let secret: [UInt8]
+    public static let issuer = "ride-users"
+    /// Longer tokens are refused before parsing: ours are a few hundred bytes.
+    static let maximumLength = 4096
+
+    private let keys: JWTKeyCollection
+    /// The kids held: jwt-kit would check a token naming any other with its default (first) key.
+    private let known: Set<String>
+    /// The kid new tokens are signed with.
+    public let currentKey: String
     public let lifetime: TimeInterval
 
-    public init(secret: [UInt8], lifetime: TimeInterval) {
-        self.secret = secret
+    /// `previous`: the key being rotated out, still accepted.
+    public init(secret: [UInt8], previous: [UInt8]? = nil, lifetime: TimeInterval) async {
+        let keys = JWTKeyCollection()
+        currentKey = Self.keyID(secret)
+        await keys.add(hmac: HMACKey(key: SymmetricKey(data: secret)), digestAlgorithm: .sha256, kid: JWKIdentifier(string: currentKey))
+        var known: Set = [currentKey]
+        if let previous, Self.keyID(previous) != currentKey {
+            await keys.add(hmac: HMACKey(key: SymmetricKey(data: previous)), digestAlgorithm: .sha256, kid: JWKIdentifier(string: Self.keyID(previous)))
+            known.insert(Self.keyID(previous))
+        }
+        self.keys = keys
+        self.known = known
         self.lifetime = lifetime
     }
 
-    private var key: SymmetricKey { SymmetricKey(data: secret) }
+    /// A key's id: the first 8 bytes of its SHA-256, hex — the same on every instance, and naming no secret.
+    static func keyID(_ secret: [UInt8]) -> String {
+        SHA256.hash(data: secret).prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
 
-    public func issue(for user: User, now: Date = Date()) -> (token: String, expiresAt: Date) {
+    public func issue(for user: User, session: String, now: Date = Date()) async throws -> (token: String, expiresAt: Date) {
         let issued = Int64(now.timeIntervalSince1970)
-        let claims = Claims(sub: user.id, role: user.role, iat: issued, exp: issued + Int64(lifetime))
-        let payload = (try? JSONCoding.encode(claims)) ?? []
-        let signature = HMAC<SHA256>.authenticationCode(for: payload, using: key)
-        let token = Base64URL.encode(payload) + "." + Base64URL.encode([UInt8](signature))
+        let claims = Claims(sub: user.id, role: user.role, iat: issued, exp: issued + Int64(lifetime), sid: session, iss: Self.issuer)
+        let token = try await keys.sign(claims, kid: JWKIdentifier(string: currentKey))
         return (token, Date(timeIntervalSince1970: TimeInterval(claims.exp)))
     }
 
-    public func verify(_ token: String, now: Date = Date()) -> Result<Claims, Rejection> {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let payload = Base64URL.decode(parts[0]), let signature = Base64URL.decode(parts[1]) else {
+    /// The claims of a token signed by one of the keys and not expired at `now`.
+    public func verify(_ token: String, now: Date = Date()) async -> Result<Claims, Rejection> {
+        switch await verifiedClaims(token) {
+        case .failure(let rejection): return .failure(rejection)
+        case .success(let claims):
+            guard Double(claims.exp) > now.timeIntervalSince1970 else { return .failure(.expired) }
+            return .success(claims)
+        }
+    }
+
+    /// The claims of a token signed by one of the keys, expired or not (log out accepts an expired token).
+    public func verifiedClaims(_ token: String) async -> Result<Claims, Rejection> {
+        guard !token.isEmpty, token.utf8.count <= Self.maximumLength else { return .failure(.malformed) }
+        guard let header = Self.header(of: token) else { return .failure(.malformed) }
+        guard let kid = header.kid, known.contains(kid) else { return .failure(.unknownKey) }
+        do {
+            let claims = try await keys.verify(token, as: Claims.self)
+            guard claims.iss == Self.issuer else { return .failure(.badSignature) }
+            return .success(claims)
+        } catch let error as JWTError {
+            switch error.errorType {
+            case .signatureVerificationFailed: return .failure(.badSignature)
+            case .unknownKID, .missingKIDHeader, .noKeyProvided: return .failure(.unknownKey)
+            default: return .failure(.malformed)
+            }
+        } catch {
             return .failure(.malformed)
         }
-        guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: payload, using: key) else { return .failure(.badSignature) }
-        guard let claims = try? JSONCoding.decode(Claims.self, from: payload) else { return .failure(.malformed) }
-        guard Double(claims.exp) > now.timeIntervalSince1970 else { return .failure(.expired) }
-        return .success(claims)
-    }
-}
-
-enum Base64URL {
-    static func encode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 
-    static func decode(_ text: Substring) -> [UInt8]? {
-        guard !text.isEmpty, text.utf8.count <= 8192 else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.utf8.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64).map { [UInt8]($0) }
+    private struct Header: Decodable {
+        var kid: String?
+    }
+
+    /// The token's header (its first part, base64url JSON); nil when it is not one.
+    private static func header(of token: String) -> Header? {
+        guard let first = token.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first, !first.isEmpty else { return nil }
+        guard let data = Base64URL.decode(first) else { return nil }
+        return try? JSONDecoder().decode(Header.self, from: data)
     }
 }

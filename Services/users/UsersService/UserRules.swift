@@ -6,9 +6,14 @@ import RideModels
 public enum UserRules {
     /// Drivers need a car and a device id.
     public static func problem(with params: RegisterParams) -> String? {
-        if params.role == .driver {
-            if params.car == nil { return "car: a driver needs a car (model and license_plate)" }
-            if params.deviceID == nil { return "device_id: a driver needs the device id of their phone's tracking SDK" }
+        problem(role: params.role, car: params.car, deviceID: params.deviceID)
+    }
+
+    /// A new account's: a driver's needs a car and a device id.
+    public static func problem(role: UserRole, car: Car?, deviceID: String?) -> String? {
+        if role == .driver {
+            if car == nil { return "car: a driver needs a car (model and license_plate)" }
+            if deviceID == nil { return "device_id: a driver needs the device id of their phone's tracking SDK" }
         }
         return nil
     }

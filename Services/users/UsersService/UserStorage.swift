@@ -6,7 +6,7 @@ import Storage
 /// What the users service keeps: one protocol, a SQLite store (`UserStore`, the default) and a
 /// PostgreSQL one (`PostgresUserStore`, when `RIDE_DATABASE_URL` is set, shared by instances).
 /// Both pass the same storage test suite.
-public protocol UserStorage: ReactorCursors {
+public protocol UserStorage: ReactorCursors, PhotoStorage {
     /// Users stored (as last seen by this process: /health and /metrics never query the database).
     var count: Int { get }
     /// The outbox of `user.*` events, for the relay and the `events` op.
@@ -33,6 +33,49 @@ public protocol UserStorage: ReactorCursors {
     /// A user's saved places, oldest first.
     func places(userID: String) async throws -> [SavedPlace]
     func deletePlace(userID: String, id: String) async throws
+
+    /// Stores a new session (a login); drops the user's sessions whose refresh token expired.
+    func createSession(_ session: SessionRecord) async throws
+    /// Swaps a session's refresh token (`presentedHash`, current) for `nextHash`. A presented
+    /// token that is not the current one is a rotated one used again: the session is revoked.
+    func rotateSession(_ id: String, presentedHash: String, nextHash: String, now: Date, expiresAt: Date) async throws -> SessionRotation
+    /// Revokes one session (log out); false when it was unknown or revoked already.
+    @discardableResult
+    func revokeSession(_ id: String, now: Date) async throws -> Bool
+    /// False when the session was revoked or never existed: its access tokens are refused.
+    func sessionIsActive(_ id: String) async throws -> Bool
+    /// The user of a session neither revoked nor expired at `now`; nil otherwise.
+    func liveSessionUser(_ id: String, now: Date) async throws -> String?
+
+    /// The user an identity (provider and subject) logs in; nil when it is linked to none.
+    func user(identity provider: IdentityProvider, subject: String) async throws -> User?
+    /// Inserts a user made by a social sign-in (no phone number, no password), its identity and
+    /// its `user.registered` event in one transaction; `identityTaken` when the identity was linked meanwhile.
+    func register(_ user: User, identity: LinkedIdentity) async throws
+    /// Links an identity to its user; the link stored before when it is that user's already,
+    /// `identityTaken` when it is another's, `unknownUser` when the user is not there.
+    func link(_ identity: LinkedIdentity) async throws -> LinkedIdentity
+}
+
+/// A session: one login, its refresh token kept as a hash.
+public struct SessionRecord: Sendable, Equatable {
+    public var id: String
+    public var userID: String
+    public var refreshHash: String
+    public var createdAt: Date
+    /// When the refresh token stops working.
+    public var expiresAt: Date
+}
+
+/// What presenting a refresh token did.
+public enum SessionRotation: Sendable, Equatable {
+    /// The token was the session's current one and is replaced; the session's user.
+    case rotated(userID: String)
+    /// A replaced token came back (stolen, or a client's stale copy): the session is now revoked.
+    case reused
+    case revoked
+    case expired
+    case unknown
 }
 
 public enum UserStoreFailure: Error, Equatable {
@@ -42,6 +85,28 @@ public enum UserStoreFailure: Error, Equatable {
     case unknownUser
     case tooManyPlaces(Int)
     case unknownPlace
+    /// The identity logs in another account.
+    case identityTaken
+    /// A car photo for a user without a car.
+    case noCar
+}
+
+/// The sessions table (`UserStore.migrations` v7), in both stores.
+enum SessionTable {
+    static let sql = """
+        -- One row per login: the refresh token's SHA-256 (the token itself is never stored),
+        -- when it stops working, and when the session was revoked (log out, password change,
+        -- a rotated refresh token used again). Access tokens name their session (sid).
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY NOT NULL,
+            user_id TEXT NOT NULL,
+            refresh_hash TEXT NOT NULL,
+            created_at_ms INTEGER NOT NULL,
+            expires_at_ms INTEGER NOT NULL,
+            revoked_at_ms INTEGER
+        );
+        CREATE INDEX sessions_by_user ON sessions (user_id);
+        """
 }
 
 public enum UserStorageRules {
@@ -62,16 +127,22 @@ struct UserRow {
     var ratingSum: Int
     var ratingCount: Int
     var cancelCount: Int
+    var photoSHA256: String? = nil
+    var carPhotoSHA256: String? = nil
 
     var user: User {
         var user = User(
             id: id, role: UserRole(rawValue: role) ?? .rider, name: name, phoneNumber: phoneNumber, deviceID: deviceID,
-            car: carModel.flatMap { model in carLicensePlate.map { Car(model: model, licensePlate: $0) } },
+            car: carModel.flatMap { model in
+                carLicensePlate.map { Car(model: model, licensePlate: $0, photoURL: carPhotoSHA256.map { PhotoRules.path(sha256: $0) }) }
+            },
             createdAt: Date(timeIntervalSince1970: Double(createdAtMS) / 1000))
         if ratingCount > 0 {
             user.rating = UserRating(average: (Double(ratingSum) / Double(ratingCount) * 100).rounded() / 100, count: ratingCount)
         }
         if cancelCount > 0 { user.cancellations = cancelCount }
+        if IdentityTable.isPlaceholder(phoneNumber) { user.phoneNumber = "" }
+        user.photoURL = photoSHA256.map { PhotoRules.path(sha256: $0) }
         return user
     }
 

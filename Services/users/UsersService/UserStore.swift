@@ -20,6 +20,9 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
 
     public var count: Int { storedCount.load(ordering: .relaxed) }
 
+    /// Counts a user stored by another file's insert (`register(_:identity:)`).
+    func noteRegistered() { storedCount.add(1, ordering: .relaxed) }
+
     public var eventLog: any EventLog { SQLiteEventLog(database: database) }
     public var requestLog: any RequestLog { SQLiteRequestLog(database: database) }
 
@@ -94,6 +97,9 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
         // The keyed requests answered (idempotency keys), kept 24 hours.
         ("v5", RequestTable.sql),
         ("v6", Outbox.traceColumnsSQL),
+        ("v7", SessionTable.sql),
+        ("v8", IdentityTable.sql),
+        ("v9", PhotoTable.sql),
     ]
 
     /// Counts a rating in the ratee's average, once per order and side; false when it was counted before.
@@ -211,17 +217,43 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
                 if try Self.idForDevice(db, deviceID) != nil { throw UserStoreFailure.deviceTaken }
                 user.deviceID = deviceID
             }
-            if let car = changes.car { user.car = car }
+            // The car's photo is put_photo's to change.
+            if let car = changes.car { user.car = Car(model: car.model, licensePlate: car.licensePlate, photoURL: user.car?.photoURL) }
             try db.run(
                 """
-                UPDATE users SET name = ?, phone_number = ?, device_id = ?, car_model = ?, car_license_plate = ?,
+                UPDATE users SET name = ?, phone_number = COALESCE(?, phone_number), device_id = ?, car_model = ?, car_license_plate = ?,
                     password_hash = COALESCE(?, password_hash), updated_at_ms = ? WHERE id = ?
                 """,
                 [
-                    user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate, passwordHash,
+                    user.name, changes.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate, passwordHash,
                     UserRow.milliseconds(now), user.id,
                 ])
+            // A new password ends every session: whoever had the old one is logged out.
+            if passwordHash != nil {
+                try db.run("UPDATE sessions SET revoked_at_ms = ? WHERE user_id = ? AND revoked_at_ms IS NULL", [UserRow.milliseconds(now), user.id])
+            }
             return user
+        }
+    }
+
+    public func setPhoto(_ photo: StoredPhoto, userID: String, kind: PhotoKind, now: Date) async throws -> User {
+        try await database.write { db in
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [userID]) else { throw UserStoreFailure.unknownUser }
+            if kind == .car, Self.user(row).car == nil { throw UserStoreFailure.noCar }
+            try db.run(
+                "INSERT OR IGNORE INTO photos (sha256, content_type, width, height, bytes, created_at_ms) VALUES (?, ?, ?, ?, ?, ?)",
+                [photo.sha256, photo.contentType, photo.width, photo.height, photo.bytes, UserRow.milliseconds(now)])
+            try db.run("UPDATE users SET \(PhotoTable.column(kind)) = ?, updated_at_ms = ? WHERE id = ?", [photo.sha256, UserRow.milliseconds(now), userID])
+            guard let updated = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [userID]) else { throw UserStoreFailure.unknownUser }
+            return Self.user(updated)
+        }
+    }
+
+    public func photo(sha256: String) async throws -> StoredPhoto? {
+        try await database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE sha256 = ?", arguments: [sha256]).map {
+                StoredPhoto(sha256: $0["sha256"], contentType: $0["content_type"], width: $0["width"], height: $0["height"], bytes: $0["bytes"])
+            }
         }
     }
 
@@ -229,15 +261,16 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
         try db.value(String.self, "SELECT id FROM users WHERE phone_number = ?", [phone])
     }
 
-    private static func idForDevice(_ db: Database, _ deviceID: String) throws -> String? {
+    static func idForDevice(_ db: Database, _ deviceID: String) throws -> String? {
         try db.value(String.self, "SELECT id FROM users WHERE device_id = ?", [deviceID])
     }
 
-    private static func user(_ row: Row) -> User {
+    static func user(_ row: Row) -> User {
         UserRow(
             id: row["id"], role: row["role"], name: row["name"], phoneNumber: row["phone_number"], deviceID: row["device_id"],
             carModel: row["car_model"], carLicensePlate: row["car_license_plate"], createdAtMS: row["created_at_ms"],
-            ratingSum: row["rating_sum"], ratingCount: row["rating_count"], cancelCount: row["cancel_count"]
+            ratingSum: row["rating_sum"], ratingCount: row["rating_count"], cancelCount: row["cancel_count"],
+            photoSHA256: row["photo_sha256"], carPhotoSHA256: row["car_photo_sha256"]
         ).user
     }
 }

@@ -6,7 +6,7 @@ import Storage
 
 /// The `users` service's ops on the broker.
 enum UsersOps {
-    static func router(store: any UserStorage, hasher: PasswordHasher, signer: TokenSigner, relay: OutboxRelay, instance: String) -> OpRouter {
+    static func router(store: any UserStorage, hasher: PasswordHasher, sessions: SessionOps, relay: OutboxRelay, instance: String) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.users, instance: instance)
         let slow = SlowWork()
 
@@ -21,6 +21,12 @@ enum UsersOps {
         }
 
         router.on(Ops.Users.register) { (params: RegisterParams, _) -> Replied<User> in
+            // A car's photo comes from put_photo, never with a registration.
+            let params = { (params: RegisterParams) in
+                var params = params
+                params.car?.photoURL = nil
+                return params
+            }(params)
             if let problem = UserRules.problem(with: params) { throw ServiceError.unprocessable("invalid_params", problem) }
             if let stored = try await store.credentials(phoneNumber: params.phoneNumber) {
                 return Replied(status: Status.ok, body: try await earlier(params, stored))
@@ -54,21 +60,12 @@ enum UsersOps {
             guard matches, let (user, _) = found else {
                 throw ServiceError.unauthorized("invalid_credentials", "phone number or password is wrong")
             }
-            let (token, expiresAt) = signer.issue(for: user)
-            return Session(token: token, expiresAt: expiresAt, user: user)
+            return try await sessions.start(for: user)
         }
 
-        router.on(Ops.Users.authenticate) { (params: AuthenticateParams, _) -> User in
-            switch signer.verify(params.token) {
-            case .failure(let rejection):
-                throw ServiceError.unauthorized(rejection == .expired ? "token_expired" : "invalid_token", rejection.description)
-            case .success(let claims):
-                guard let user = try await store.user(id: claims.sub) else {
-                    throw ServiceError.unauthorized("invalid_token", "the token's user no longer exists")
-                }
-                return user
-            }
-        }
+        sessions.register(on: &router)
+        DeviceCredentialOps(store: store, sessions: sessions).register(on: &router)
+        IdentityOps(store: store, sessions: sessions, relay: relay).register(on: &router)
 
         router.on(Ops.Users.get) { (params: UserIDParams, _) -> User in
             guard let user = try await store.user(id: params.id) else { throw unknownUser(params.id) }
@@ -116,6 +113,8 @@ enum UsersOps {
             }
             return SavedPlaces(places: try await store.places(userID: params.userID))
         }
+
+        PhotoOps.register(on: &router, store: store)
 
         router.on(Ops.Users.events) { (query: EventsQuery, _) -> EventsPage in
             try await store.eventLog.page(source: BusContract.Service.users, query: query)

@@ -19,15 +19,18 @@ public struct UsersServer: Sendable {
             program: host.program, source: host.service, location: settings.database, publishTo: settings.pub, logger: logger,
             sqlite: { try UserStore(path: $0) }, postgres: { try await PostgresUserStore.open(url: $0, logger: logger) }, eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
-        let secret: [UInt8]
+        let (secret, previous): ([UInt8], [UInt8]?)
         do {
-            secret = try settings.loadSecret()
+            (secret, previous) = (try settings.loadSecret(), try settings.loadPreviousSecret())
         } catch {
             throw exitWithError("cannot read or make the token key \(settings.tokenSecretFile): \(error)", program: host.program, code: ExitCodes.software)
         }
+        let signer = await TokenSigner(secret: secret, previous: previous, lifetime: settings.tokenLifetime)
         var router = UsersOps.router(
             store: store, hasher: PasswordHasher(rounds: settings.passwordRounds),
-            signer: TokenSigner(secret: secret, lifetime: settings.tokenLifetime), relay: relay, instance: host.instance)
+            sessions: SessionOps(
+                store: store, signer: signer, deviceKeys: DeviceCredentialKeys(secret: secret, previous: previous), refreshLifetime: settings.refreshLifetime), relay: relay,
+            instance: host.instance)
         router.requests = store.requestLog
         let worker = host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency)
         let platform = try await ServiceClient(broker: settings.broker, logger: logger)

@@ -12,13 +12,15 @@ public struct RideUsersCommand: ServiceCommand {
         commandName: "ride-users",
         abstract: "Users: riders and drivers, their credentials, and the tokens that say who is asking.",
         discussion: """
-            Ops on the broker (service "users"): register, login, authenticate, get, update, \
-            save_place, places, delete_place, events, ping. Events: user.registered (source users, \
+            Ops on the broker (service "users"): register, login, refresh, logout, authenticate, get, \
+            update, save_place, places, delete_place, events, ping. Events: user.registered (source users, \
             from a transactional outbox); follows orders' order.rated to keep each user's rating \
             average. Passwords are \
-            kept only as salted PBKDF2-SHA256 hashes; tokens are HMAC-SHA256-signed and expire. \
+            kept only as salted PBKDF2-SHA256 hashes; access tokens are HS256 JWTs naming their key \
+            (kid) and session; refresh tokens are opaque, stored hashed, rotated on each use. \
             The signing key comes from RIDE_TOKEN_SECRET, else --token-secret-file, else \
-            <data-dir>/users-token.key (made once). --http defaults to 0.0.0.0:9101.
+            <data-dir>/users-token.key (made once); RIDE_TOKEN_PREVIOUS_SECRET or \
+            --token-previous-secret-file names the key being rotated out (its tokens still verify). --http defaults to 0.0.0.0:9101.
 
             Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
             when the database or the key cannot be opened.
@@ -38,8 +40,16 @@ public struct RideUsersCommand: ServiceCommand {
         help: helpWithEnv("File holding the token signing key (made, 32 random bytes, when missing)", env: "RIDE_TOKEN_SECRET_FILE", default: "<data-dir>/users-token.key"))
     var tokenSecretFile: String?
 
-    @Option(name: .customLong("token-ttl-s"), help: helpWithEnv("How long a login token is valid, in seconds", env: "RIDE_TOKEN_TTL_S", default: "86400"))
+    @Option(
+        name: .customLong("token-previous-secret-file"),
+        help: helpWithEnv("File holding the previous signing key, still accepted during a rotation", env: "RIDE_TOKEN_PREVIOUS_SECRET_FILE", default: "none"))
+    var tokenPreviousSecretFile: String?
+
+    @Option(name: .customLong("token-ttl-s"), help: helpWithEnv("How long an access token is valid, in seconds", env: "RIDE_TOKEN_TTL_S", default: "900"))
     var tokenTTLSeconds: Int?
+
+    @Option(name: .customLong("refresh-ttl-s"), help: helpWithEnv("How long a refresh token is valid, in seconds", env: "RIDE_REFRESH_TTL_S", default: "2592000"))
+    var refreshTTLSeconds: Int?
 
     @Option(name: .customLong("password-rounds"), help: helpWithEnv("PBKDF2-SHA256 rounds for new password hashes", env: "RIDE_PASSWORD_ROUNDS", default: "600000"))
     var passwordRounds: Int?
@@ -71,12 +81,23 @@ public struct RideUsersCommand: ServiceCommand {
             guard text.utf8.count >= 32 else { throw ConfigurationError("RIDE_TOKEN_SECRET must be at least 32 characters (it signs every token)") }
             secret = Array(text.utf8)
         }
+        var previous: [UInt8]?
+        if let text = environment["RIDE_TOKEN_PREVIOUS_SECRET"], !text.isEmpty {
+            guard text.utf8.count >= 32 else { throw ConfigurationError("RIDE_TOKEN_PREVIOUS_SECRET must be at least 32 characters") }
+            previous = Array(text.utf8)
+        }
+        let previousFile = Setting.resolve(
+            tokenPreviousSecretFile, flag: "token-previous-secret-file", env: "RIDE_TOKEN_PREVIOUS_SECRET_FILE", default: "", environment: environment
+        ).value
         return UsersSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             dataDirectory: dataDirectory,
             database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("users.sqlite").path, environment: environment),
             tokenSecret: secret, tokenSecretFile: secretFile,
-            tokenLifetime: TimeInterval(try integerSetting(tokenTTLSeconds, flag: "token-ttl-s", env: "RIDE_TOKEN_TTL_S", default: 86_400, range: 60...31_536_000)),
+            previousTokenSecret: previous, previousTokenSecretFile: previousFile.isEmpty ? nil : previousFile,
+            tokenLifetime: TimeInterval(try integerSetting(tokenTTLSeconds, flag: "token-ttl-s", env: "RIDE_TOKEN_TTL_S", default: 900, range: 60...86_400)),
+            refreshLifetime: TimeInterval(
+                try integerSetting(refreshTTLSeconds, flag: "refresh-ttl-s", env: "RIDE_REFRESH_TTL_S", default: 2_592_000, range: 300...31_536_000)),
             passwordRounds: try integerSetting(
                 passwordRounds, flag: "password-rounds", env: "RIDE_PASSWORD_ROUNDS", default: PasswordHasher.defaultRounds, range: 1000...10_000_000),
             concurrency: try concurrencySetting(concurrency),
@@ -95,7 +116,12 @@ public struct UsersSettings: ServiceSettings {
     /// From `RIDE_TOKEN_SECRET`; else the key file is used.
     public var tokenSecret: [UInt8]?
     public var tokenSecretFile: String
+    /// The key being rotated out (`RIDE_TOKEN_PREVIOUS_SECRET`, else its file), if any.
+    public var previousTokenSecret: [UInt8]?
+    public var previousTokenSecretFile: String?
+    /// Of an access token.
     public var tokenLifetime: TimeInterval
+    public var refreshLifetime: TimeInterval
     public var passwordRounds: Int
     public var concurrency: Int
     public var http: HostPort
@@ -108,12 +134,22 @@ public struct UsersSettings: ServiceSettings {
           bus                   pub \(pub), sub \(sub), broker \(broker)
           database              \(database)
           token key             \(tokenSecret != nil ? "RIDE_TOKEN_SECRET" : tokenSecretFile)
-          token lifetime        \(Int(tokenLifetime)) s
+          previous token key    \(previousTokenSecret != nil ? "RIDE_TOKEN_PREVIOUS_SECRET" : previousTokenSecretFile ?? "none")
+          token lifetime        access \(Int(tokenLifetime)) s, refresh \(Int(refreshLifetime)) s
           password hashing      PBKDF2-SHA256, \(passwordRounds) rounds
           concurrency           \(concurrency)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)
         """
+    }
+
+    /// The previous key, still accepted: the variable's, or the file's. A missing or empty file is
+    /// no previous key, so a deployment can name the file always and fill it only during a rotation.
+    func loadPreviousSecret() throws -> [UInt8]? {
+        if let previousTokenSecret { return previousTokenSecret }
+        guard let previousTokenSecretFile, let data = FileManager.default.contents(atPath: previousTokenSecretFile), !data.isEmpty else { return nil }
+        guard data.count >= 32 else { throw ConfigurationError("previous token key file \(previousTokenSecretFile) holds \(data.count) bytes; it needs at least 32") }
+        return [UInt8](data)
     }
 
     /// The signing key: the variable's, or the file's (made with 32 random bytes, mode 0600, when missing).

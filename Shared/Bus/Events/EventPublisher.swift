@@ -61,7 +61,8 @@ public final class EventPublisher: Sendable {
     private let thread: OwnedThread
     private let logger: Logger
 
-    /// Connects to `endpoint` (the bus's event ingress, `RIDE_BUS_PUB`). `nextSequence` continues a
+    /// Connects to `endpoint` (the bus's event ingress, `RIDE_BUS_PUB`; several, separated by commas,
+    /// for a bus of several instances: an XPUB sends each event to every one). `nextSequence` continues a
     /// durable sequence after a restart; a publisher without one starts at 1.
     public init(endpoint: String, source: String, nextSequence: UInt64 = 1, options: Options = .init(), logger: Logger) async throws {
         self.source = source
@@ -77,7 +78,7 @@ public final class EventPublisher: Sendable {
                 try socket.setNoDrop(true)
                 // A bounded wait per send, so a stalled bus cannot keep the thread from noticing close().
                 try socket.setSendTimeout(milliseconds: 100)
-                try socket.connect(endpoint)
+                try socket.connect(busAddress: endpoint)
                 ready(.success(()))
             } catch {
                 ready(.failure(error))

@@ -76,8 +76,8 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
     private let shared: Shared
     private let thread: OwnedThread
 
-    /// Connects to `endpoint` (the bus's event egress, `RIDE_BUS_SUB`) and subscribes to `prefixes`
-    /// ("" = everything).
+    /// Connects to `endpoint` (the bus's event egress, `RIDE_BUS_SUB`; several, separated by commas,
+    /// for a bus of several instances) and subscribes to `prefixes` ("" = everything).
     public init(endpoint: String, prefixes: [String], options: Options = .init(), logger: Logger) async throws {
         let shared = Shared(maxPending: options.maxPendingBatches)
         self.shared = shared
@@ -85,19 +85,21 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
         deliveries = Deliveries(stream: stream, shared: shared)
         (thread, _) = try await OwnedThread.start(name: "subscriber") { ready in
             let socket: Socket
+            let instances: Int
             do {
                 socket = try Socket(.sub)
                 try socket.setReceiveHighWaterMark(options.receiveHighWaterMark)
                 for prefix in prefixes { try socket.subscribe(prefix) }
                 try socket.subscribe(EventForwarder.welcome)  // before connecting, or it never comes
-                try socket.connect(endpoint)
+                instances = try socket.connect(busAddress: endpoint)
                 ready(.success(()))
             } catch {
                 ready(.failure(error))
                 continuation.finish()
                 return
             }
-            Self.receiveLoop(socket: socket, shared: shared, options: options, continuation: continuation, logger: logger)
+            Self.receiveLoop(
+                socket: socket, shared: shared, options: options, dropsDuplicates: instances > 1, continuation: continuation, logger: logger)
             socket.close()
             continuation.finish()
         }
@@ -120,11 +122,14 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
         await thread.join()
     }
 
+    /// `dropsDuplicates`: connected to several instances of the bus, each event comes once through
+    /// each; the copies after the first are dropped here (by source and sequence), not handed on.
     private static func receiveLoop(
-        socket: Socket, shared: Shared, options: Options,
+        socket: Socket, shared: Shared, options: Options, dropsDuplicates: Bool,
         continuation: AsyncStream<[Delivery<Payload>]>.Continuation, logger: Logger
     ) {
         var tracker = SequenceTracker()
+        var copies: CopyFilter? = dropsDuplicates ? CopyFilter() : nil
         var reading = Poller()
         reading.add(socket)
         reading.add(fileDescriptor: shared.commands.waker.fileDescriptor)
@@ -164,7 +169,8 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
                         shared.connected.store(true, ordering: .relaxed)
                         continue
                     }
-                    let delivery = decode(frames, tracker: &tracker)
+                    let delivery = decode(frames, tracker: &tracker, copies: &copies)
+                    if dropsDuplicates, case .event(let received) = delivery, case .duplicate = received.sequence { continue }
                     if case .malformed(let problem) = delivery { warnings.warn(problem) }
                     batch.append(delivery)
                 }
@@ -180,7 +186,7 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
         }
     }
 
-    static func decode(_ frames: [Frame], tracker: inout SequenceTracker) -> Delivery<Payload> {
+    static func decode(_ frames: [Frame], tracker: inout SequenceTracker, copies: inout CopyFilter?) -> Delivery<Payload> {
         guard frames.count == 2 else {
             let topic = frames.first?.utf8String
             return .malformed(MalformedMessage(topic: topic, reason: "expected 2 frames [topic][event], got \(frames.count)"))
@@ -190,7 +196,11 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
         }
         do {
             let event = try CloudEvent<Payload>.decode(frames[1])
+            if let last = copies?.lateCopy(of: event, tracker: tracker) {
+                return .event(ReceivedEvent(topic: topic, event: event, raw: frames[1], sequence: .duplicate(last: last)))
+            }
             let observation = tracker.observe(source: event.source, sequence: event.sequence)
+            copies?.noteFirst(of: event, observation)
             return .event(ReceivedEvent(topic: topic, event: event, raw: frames[1], sequence: observation))
         } catch {
             return .malformed(MalformedMessage(topic: topic, reason: "invalid event: \(error)"))
@@ -216,6 +226,26 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
 
         public func makeAsyncIterator() -> AsyncIterator {
             AsyncIterator(base: stream.makeAsyncIterator(), shared: shared)
+        }
+    }
+}
+
+/// What a subscriber of several bus instances needs beyond the sequence to tell a copy from a new
+/// event: a late copy of a source's sequence 1 looks like the source restarting (`.restarted`). It
+/// has the same event id as the sequence 1 already seen, which a restart's new event does not.
+struct CopyFilter {
+    private var firstIDs: [String: String] = [:]
+
+    /// The last sequence seen from the event's source when `event` is a copy of its first event; nil otherwise.
+    func lateCopy<Payload>(of event: CloudEvent<Payload>, tracker: SequenceTracker) -> UInt64? {
+        guard event.sequence == 1, firstIDs[event.source] == event.id, let last = tracker.lastSequence[event.source], last > 1 else { return nil }
+        return last
+    }
+
+    mutating func noteFirst<Payload>(of event: CloudEvent<Payload>, _ observation: SequenceObservation) {
+        switch observation {
+        case .first, .restarted: firstIDs[event.source] = event.id
+        default: break
         }
     }
 }

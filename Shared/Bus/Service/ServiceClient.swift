@@ -6,12 +6,34 @@ import ZeroMQ
 
 /// Calls ops of platform services through the broker: `[op][JSON]` out, `[status][JSON]` back.
 public struct ServiceClient: Sendable {
+    /// The client of the (first) broker.
     public let mdp: MDPClient
+    /// Set when the bus has several brokers: requests go through whichever answers.
+    public let failover: BrokerFailover?
 
-    public init(mdp: MDPClient) { self.mdp = mdp }
+    public init(mdp: MDPClient) {
+        self.mdp = mdp
+        failover = nil
+    }
 
+    /// `broker`: one endpoint, or several separated by commas (`BusAddress`).
     public init(broker: String, options: MDPClient.Options = .init(), logger: Logger) async throws {
-        mdp = try await MDPClient(endpoint: broker, options: options, logger: logger)
+        let endpoints = BusAddress.endpoints(broker)
+        if endpoints.count > 1 {
+            let failover = try await BrokerFailover(endpoints: endpoints, options: options, logger: logger)
+            (self.failover, mdp) = (failover, failover.clients[0])
+        } else {
+            (failover, mdp) = (nil, try await MDPClient(endpoint: broker, options: options, logger: logger))
+        }
+    }
+
+    private func request(service: String, body: [Frame], correlated: Bool = false, timeout: Duration?, attempts: Int? = nil, trace: TraceHeaders? = nil)
+        async throws -> [Frame]
+    {
+        if let failover {
+            return try await failover.request(service: service, body: body, correlated: correlated, timeout: timeout, attempts: attempts, trace: trace)
+        }
+        return try await mdp.request(service: service, body: body, correlated: correlated, timeout: timeout, attempts: attempts, trace: trace)
     }
 
     /// Calls `service.op` with `params` and decodes a successful reply as `Result`.
@@ -48,7 +70,7 @@ public struct ServiceClient: Sendable {
     public func callRaw(_ service: String, _ op: String, json: [UInt8], timeout: Duration? = nil, attempts: Int? = nil) async throws -> ServiceReply {
         try await Trace.span("call \(service).\(op)", kind: .client) { span in
             span?.setRPC(service: service, method: op)
-            let body = try await mdp.request(
+            let body = try await request(
                 service: service, body: ServiceRequest(op: op, json: json).frames, correlated: true,
                 timeout: timeout, attempts: attempts, trace: span == nil ? nil : Trace.currentHeaders)
             let reply = try ServiceReply(frames: body)
@@ -59,12 +81,14 @@ public struct ServiceClient: Sendable {
 
     /// `mmi.service`: whether `service` has a worker (true: 200, false: 404).
     public func hasWorkers(_ service: String, timeout: Duration? = nil) async throws -> Bool {
-        let body = try await mdp.request(service: "mmi.service", body: [Frame(frame: service)], timeout: timeout)
+        let body = try await request(service: "mmi.service", body: [Frame(frame: service)], timeout: timeout)
         return body.first?.utf8String == "200"
     }
 
     /// The client's thread as a task executor (see `MDPClient.executor`).
     public var executor: any TaskExecutor { mdp.executor }
 
-    public func close() async { await mdp.close() }
+    public func close() async {
+        if let failover { await failover.close() } else { await mdp.close() }
+    }
 }

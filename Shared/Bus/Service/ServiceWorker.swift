@@ -2,27 +2,40 @@ import Logging
 import ServiceLifecycle
 
 /// A service's request side as a `Service` for a `ServiceGroup`: an `MDPWorker` that answers with an
-/// `OpRouter`. On graceful shutdown it stops taking requests and finishes the ones in progress.
+/// `OpRouter` — one per broker when the bus has several instances (`BusAddress`), so that either
+/// broker reaches the service while the other is gone. On graceful shutdown it stops taking
+/// requests and finishes the ones in progress.
 public struct ServiceWorker: Service {
-    public let worker: MDPWorker
+    /// One per broker, in the order the bus address names them.
+    public let workers: [MDPWorker]
     public let router: OpRouter
     private let logger: Logger
 
+    /// `broker`: one endpoint, or several separated by commas.
     public init(broker: String, router: OpRouter, options: MDPWorker.Options = .init(), logger: Logger) {
-        self.worker = MDPWorker(endpoint: broker, service: router.service, options: options, logger: logger)
+        let endpoints = BusAddress.endpoints(broker)
+        self.workers = (endpoints.isEmpty ? [broker] : endpoints).map { MDPWorker(endpoint: $0, service: router.service, options: options, logger: logger) }
         self.router = router
         self.logger = logger
     }
 
-    /// Whether the broker has answered this worker lately (`MDPWorker.isRegistered`).
-    public var isRegistered: Bool { worker.isRegistered }
+    /// Whether a broker has answered this worker lately (`MDPWorker.isRegistered`): one is enough
+    /// to be reached.
+    public var isRegistered: Bool { workers.contains { $0.isRegistered } }
+
+    /// Requests answered so far, through every broker.
+    public var handledCount: UInt64 { workers.reduce(0) { $0 + $1.handledCount } }
 
     public func run() async throws {
-        let (worker, router, logger) = (self.worker, self.router, self.logger)
+        let (workers, router, logger) = (self.workers, self.router, self.logger)
         try await withGracefulShutdownHandler {
-            try await worker.run { body in await router.handle(body, logger: logger) }
+            try await withThrowingDiscardingTaskGroup { group in
+                for worker in workers {
+                    group.addTask { try await worker.run { body in await router.handle(body, logger: logger) } }
+                }
+            }
         } onGracefulShutdown: {
-            worker.stop()
+            for worker in workers { worker.stop() }
         }
     }
 }

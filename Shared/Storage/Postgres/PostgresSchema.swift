@@ -160,6 +160,12 @@ public final class PostgresSchema: Sendable {
         status: Status.unavailable, code: "storage_unavailable",
         message: "this service's database is not reachable; nothing was stored — try again later")
 
+    /// A call the database did not answer within the deadline: unlike a refusal before it began,
+    /// a change whose COMMIT was already on its way may have been stored.
+    static let unanswered = ServiceError(
+        status: Status.unavailable, code: "storage_unavailable",
+        message: "this service's database did not answer in time; a change may or may not have been stored — try again (with the same Idempotency-Key)")
+
     private static func tls(_ mode: PostgresURL.TLSMode) -> PostgresClient.Configuration.TLS {
         switch mode {
         case .disable: .disable
@@ -356,7 +362,7 @@ public func withStorageDeadline<Result: Sendable>(
             if decided.claim() {
                 work.cancel()
                 expired()
-                continuation.resume(throwing: PostgresSchema.unavailable)
+                continuation.resume(throwing: PostgresSchema.unanswered)
             }
         }
     }

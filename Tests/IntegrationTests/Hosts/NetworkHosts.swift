@@ -18,9 +18,12 @@ struct TestHost: Sendable, Equatable, CustomStringConvertible {
     /// The command line that runs `executable` on this host: `ip netns exec` switches the network
     /// namespace and then execs it, so the process's pid and signals stay its own.
     func command(_ executable: String, _ arguments: [String]) -> (executable: String, arguments: [String]) {
-        guard let namespace else { return (executable, arguments) }
-        return (NetworkHosts.ip, ["netns", "exec", namespace, executable] + arguments)
+        let line = launcher + [executable] + arguments
+        return (line[0], Array(line.dropFirst()))
     }
+
+    /// What a command line is prefixed with to run on this host.
+    var launcher: [String] { namespace.map { [NetworkHosts.ip, "netns", "exec", $0] } ?? [] }
 
     func wrap(_ process: PlatformProcess) -> PlatformProcess {
         let (executable, arguments) = command(process.executable, process.arguments)

@@ -40,6 +40,11 @@ public enum EventHeadlines {
         Events.orderRated.type: [Field("order", "order_id"), Field("by", "rater_role"), Field("stars", "rating.stars")],
         Events.orderDriverCancelled.type: [Field("order", "order_id"), Field("driver", "driver_id"), Field("redispatch", "redispatch")],
         Events.orderPaid.type: [Field("order", "payment.order_id"), Field("cents", "payment.amount_cents"), Field("currency", "payment.currency")],
+        Events.orderPaymentFailed.type: [Field("order", "order_id"), Field("rider", "rider_id"), Field("attempt", "attempt"), Field("reason", "reason")],
+        Events.orderRefunded.type: [Field("order", "payment.order_id"), Field("cents", "payment.amount_cents"), Field("kind", "payment.kind")],
+        Events.orderReportAnswered.type: [
+            Field("report", "report.id"), Field("order", "report.order_id"), Field("reporter", "report.reporter_id"), Field("category", "report.category"),
+        ],
         Events.tripCreated.type: trip,
         Events.tripDestinationArrival.type: [Field("trip", "data.trip_id"), Field("arrived", "data.arrived_at")],
         Events.tripETA.type: trip,

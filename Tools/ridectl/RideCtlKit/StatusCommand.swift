@@ -117,7 +117,8 @@ struct StatusCommand: AsyncParsableCommand {
         }
         if let orders = report.orders {
             let counts = OrderStatus.allCases.compactMap { status in orders.byStatus[status.rawValue].map { "\(status.rawValue) \($0)" } }
-            text += "\norders: \(counts.isEmpty ? "none" : counts.joined(separator: "  "))  (no driver found: \(orders.noDriverFound ?? 0))\n"
+            text +=
+                "\norders: \(counts.isEmpty ? "none" : counts.joined(separator: "  "))  (no driver found: \(orders.noDriverFound ?? 0)\(orders.paymentsFailed.map { ", payments failed: \($0)" } ?? ""))\n"
         }
         return text
     }

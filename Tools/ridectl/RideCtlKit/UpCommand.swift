@@ -54,6 +54,13 @@ struct UpCommand: AsyncParsableCommand {
     )
     var traces = false
 
+    @Flag(
+        name: .customLong("fake-stripe"),
+        help:
+            "Charge rides through a local fake of Stripe's API (in this process; every rider has a test card) instead of the ledger: ride-orders gets --payments stripe (docs/payments.md)."
+    )
+    var fakeStripe = false
+
     @Option(
         name: .customLong("traces-listen"),
         help: helpWithEnv("Where the span collector of --traces listens (HOST:PORT; port 0: a free one)", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:0"))
@@ -93,6 +100,12 @@ struct UpCommand: AsyncParsableCommand {
         if simulate { collection?.traceThisProcess() }
         if let collection { environment.merge(collection.environment) { _, collector in collector } }
         defer { if let collection { Task { await collection.stop() } } }
+        let stripe = fakeStripe ? try await FakeStripeRun.start(dataDirectory: data, gatewayPort: 8080 + portOffset) : nil
+        if let stripe {
+            environment.merge(stripe.environment) { _, fake in fake }
+            Output.out("ridectl up: rides are charged through a fake Stripe on http://127.0.0.1:\(stripe.port) (docs/payments.md)\n")
+        }
+        defer { if let stripe { Task { await stripe.stop() } } }
 
         // Signals are heard from now on, also while the platform starts: Ctrl-C during start-up stops
         // what was started at once instead of after everything is up.

@@ -8,7 +8,7 @@ enum APIDocument {
         + "HyperTrack v3-compatible trip routes and the operator's dashboard (HTTP Basic: account id and secret key). "
         + "Errors are {\"error\":{\"code\",\"message\"}}: 400 the body is not JSON, 401 no or bad credentials, 403 not yours, "
         + "404 unknown, 405 a method the path does not answer, 409 the wrong status for this (the message names the current one), "
-        + "422 a field is wrong (the message names it), 503 a service is down."
+        + "422 a field is wrong (the message names it), 429 too many requests (try again after Retry-After seconds), 503 a service is down."
 
     static func build(_ entries: [RouteRegistry.Entry], version: String) -> JSONValue {
         var schemas = JSONSchemaWriter()
@@ -70,6 +70,10 @@ enum APIDocument {
                 "content": ["application/json": ["schema": .object(schema)]],
             ]
         }
+        if doc.imageBody {
+            let image: JSONValue = ["schema": ["type": "string", "contentMediaType": "application/octet-stream"]]
+            operation["requestBody"] = ["required": true, "content": ["image/jpeg": image, "image/png": image]]
+        }
         var responses: [String: JSONValue] = [:]
         for reply in doc.replies {
             responses[String(reply.status)] = response(reply, schemas: &schemas)
@@ -90,7 +94,10 @@ enum APIDocument {
         let schema: JSONValue
         let type: String
         switch reply.content {
-        case .webSocket: return ["description": .string(reply.description)]
+        case .webSocket, .noBody: return ["description": .string(reply.description)]
+        case .image:
+            let image: JSONValue = ["schema": ["type": "string", "contentMediaType": "application/octet-stream"]]
+            return ["description": .string(reply.description), "content": ["image/jpeg": image, "image/png": image]]
         case .html: (schema, type) = (["type": "string"], "text/html")
         case .json(let wire): (schema, type) = (schemas.schema(wire), "application/json")
         }
@@ -101,8 +108,10 @@ enum APIDocument {
     static func errorStatuses(_ entry: RouteRegistry.Entry) -> [Int] {
         var statuses = entry.doc.errors
         if entry.doc.body != nil { statuses.formUnion([400, 422]) }
+        if entry.doc.imageBody { statuses.formUnion([413, 415, 422]) }
         if !entry.doc.query.isEmpty { statuses.insert(422) }
         if entry.security != .none { statuses.insert(401) }
+        if entry.security == .bearer { statuses.insert(429) }
         if !pathParameters(of: entry.path).isEmpty { statuses.insert(404) }
         if entry.doc.callsServices { statuses.insert(503) }
         if entry.doc.idempotent { statuses.formUnion([400, 409, 422]) }
@@ -117,7 +126,10 @@ enum APIDocument {
         case 404: "no such thing (or not the caller's to know of)"
         case 409: "not in this state: the message names the current one"
         case 422: "a parameter is wrong: the message names it"
+        case 413: "the body is larger than the route takes"
+        case 415: "the body is not of a type the route takes (judged by its bytes)"
         case 426: "a WebSocket: connect with Upgrade: websocket"
+        case 429: "too many requests or attempts: try again after Retry-After seconds"
         case 500: "the gateway is misconfigured: the message names the setting"
         case 503: "a service is down or busy; try again"
         default: "an error"

@@ -153,11 +153,17 @@ extension [String: JSONValue] {
 extension RecordedRoutes {
     /// Registers a route that is one op (see `OpRoute`).
     /// Every POST, PUT, PATCH and DELETE takes an `Idempotency-Key` (see `IdempotencyKey`).
-    func on<Params, Reply>(_ method: HTTPRequest.Method, _ path: String, _ route: OpRoute<Params, Reply>, calling platform: PlatformCalls) {
+    /// `admit` sees the params before the op is sent and may refuse them (a rate limit).
+    func on<Params, Reply>(
+        _ method: HTTPRequest.Method, _ path: String, _ route: OpRoute<Params, Reply>, calling platform: PlatformCalls,
+        admit: (@Sendable (JSONValue, Request, GatewayContext) throws -> Void)? = nil
+    ) {
         let keyed = IdempotencyKey.methods.contains(method)
         on(method, path, route.routeDoc) { request, context in
             let key = try keyed ? IdempotencyKey.from(request) : nil
-            return try await platform.forward(route.op, try await route.params(request, context, requestID: key))
+            let params = try await route.params(request, context, requestID: key)
+            try admit?(params, request, context)
+            return try await platform.forward(route.op, params)
         }
     }
 }

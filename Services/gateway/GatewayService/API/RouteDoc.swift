@@ -26,6 +26,10 @@ struct RouteDoc: Sendable {
         case html
         /// A WebSocket after `101 Switching Protocols`.
         case webSocket
+        /// A JPEG or PNG's bytes.
+        case image
+        /// No body (`304 Not Modified`).
+        case noBody
     }
 
     /// A query or path parameter.
@@ -42,6 +46,8 @@ struct RouteDoc: Sendable {
     var description: String?
     /// The request body's members; nil: the route reads no body.
     var body: [WireProperty]?
+    /// The request body is an image's bytes (JPEG or PNG), not JSON.
+    var imageBody = false
     /// The body must have one of its members (`minProperties`).
     var bodyNotEmpty = false
     var query: [Parameter] = []

@@ -101,8 +101,10 @@ actor Simulation {
     func setUp() async throws {
         let run = UInt64.random(in: 0..<1_000_000, using: &generator)
         let people = (0..<(settings.drivers + settings.riders)).map { index in (index, index < settings.drivers) }
-        let registered = try await withThrowingTaskGroup(of: (Int, User).self) { group in
-            var results: [(Int, User)] = []
+        // A driver's phone streams with its device credential; the simulator, an operator's tool on
+        // the bus, asks users for one rather than logging in (no password hashing for each driver).
+        let registered = try await withThrowingTaskGroup(of: (Int, User, String?).self) { group in
+            var results: [(Int, User, String?)] = []
             var next = 0
             func launch() {
                 let (index, isDriver) = people[next]
@@ -113,25 +115,31 @@ actor Simulation {
                     phoneNumber: String(phone.prefix(16)), password: "simulated-ride",
                     deviceID: isDriver ? "sim-\(run)-\(index)" : nil, car: isDriver ? Car(model: "Prius", licensePlate: "SIM \(index)") : nil)
                 let client = self.client
-                group.addTask { (index, try await client.call(Ops.Users.register, params, timeout: .seconds(30))) }
+                group.addTask {
+                    let user = try await client.call(Ops.Users.register, params, timeout: .seconds(30))
+                    guard isDriver else { return (index, user, nil) }
+                    return (index, user, try await client.call(Ops.Users.issueDeviceCredential, UserIDParams(id: user.id), timeout: .seconds(30)).credential)
+                }
             }
             for _ in 0..<min(8, people.count) { launch() }
             while let result = try await group.next() {
                 results.append(result)
                 if next < people.count { launch() }
             }
-            return results.sorted { $0.0 < $1.0 }.map(\.1)
+            return results.sorted { $0.0 < $1.0 }.map { ($0.1, $0.2) }
         }
         var configuration = SDKConfiguration(publishableKey: settings.publishableKey)
         configuration.endpoints = settings.ingest
         configuration.allowMockLocations = true
-        for user in registered {
+        for (user, credential) in registered {
             if user.role == .rider {
                 riders[user.id] = Date().addingTimeInterval(Double.random(in: 0...2, using: &generator))
                 continue
             }
             let car = SimulatedDrive(at: settings.city.randomPlace(using: &generator), speedup: settings.speedup)
-            let device = try TrackingDevice(id: user.deviceID!, configuration: configuration, provider: car)
+            var own = configuration
+            own.deviceCredential = credential
+            let device = try TrackingDevice(id: user.deviceID!, configuration: own, provider: car)
             device.name = user.name
             device.metadata = ["user_id": .string(user.id)]
             device.isAvailable = true
@@ -320,7 +328,12 @@ actor Simulation {
         // Marked before the call, not after: a second caller arriving while this one awaits skips.
         guard rides[orderID]?.said.insert(caller.id).inserted == true else { return }
         do {
-            _ = try await client.call(Ops.Orders.sendMessage, SendMessageParams(caller: caller, id: orderID, text: text))
+            // Keyed, as an app keys it (Idempotency-Key): a message sent again after its reply was
+            // lost (a broker or a service gone at that moment) is stored once.
+            let params = SendMessageParams(caller: caller, id: orderID, text: text)
+            guard case .object(var keyed) = try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(params)) else { return }
+            keyed[RequestKey.member] = .string("say-\(orderID)-\(caller.id)")
+            _ = try await client.call(Ops.Orders.sendMessage.service, Ops.Orders.sendMessage.name, JSONValue.object(keyed), as: JSONValue.self)
             extras.messages += 1
         } catch {
             rides[orderID]?.said.remove(caller.id)

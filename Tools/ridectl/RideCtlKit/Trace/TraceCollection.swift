@@ -7,8 +7,7 @@ import ServiceLifecycle
 struct TraceCollection: Sendable {
     let port: Int
     let path: String
-    private let group: ServiceGroup
-    private let task: Task<Void, Never>
+    private let running: ListeningApplication
     /// This process's own exporter (the simulation's calls are the apps'), when it traces itself.
     private var exporter: (group: ServiceGroup, task: Task<Void, Never>)?
 
@@ -22,25 +21,14 @@ struct TraceCollection: Sendable {
     static func start(listen: HostPort, path: String) async throws -> TraceCollection {
         let writer = try SpanFileWriter(path: path)
         let collector = SpanCollector(writer: writer, logger: CLILogging.logger)
-        let (started, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
-        let app = collector.application(listen: listen) { port in continuation.yield(.success(port)) }
-        // In a service group of its own, so that stopping it is a graceful shutdown, not a cancellation.
-        let group = ServiceGroup(services: [app], logger: CLILogging.logger)
-        let task = Task {
-            do {
-                try await group.run()
-            } catch {
-                continuation.yield(.failure(error))
-            }
-            continuation.finish()
-        }
-        var iterator = started.makeAsyncIterator()
-        guard let first = await iterator.next() else { throw SpanFileError("the span collector stopped before it listened on \(listen)") }
+        let running: ListeningApplication?
         do {
-            return TraceCollection(port: try first.get(), path: path, group: group, task: task)
+            running = try await ListeningApplication.start { collector.application(listen: listen, onRunning: $0) }
         } catch {
             throw SpanFileError("the span collector cannot listen on \(listen): \(error)")
         }
+        guard let running else { throw SpanFileError("the span collector stopped before it listened on \(listen)") }
+        return TraceCollection(port: running.port, path: path, running: running)
     }
 
     /// Traces this process too, into the same collector: the simulation's calls are what the
@@ -59,7 +47,6 @@ struct TraceCollection: Sendable {
             await exporter.group.triggerGracefulShutdown()
             await exporter.task.value
         }
-        await group.triggerGracefulShutdown()
-        await task.value
+        await running.stop()
     }
 }

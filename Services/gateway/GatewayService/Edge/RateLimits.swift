@@ -1,0 +1,82 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Synchronization
+
+/// How many sign-up, log-in and password attempts an address and an account may make, and how
+/// many requests a bearer token may, on one gateway instance (`--address-attempts-per-min`,
+/// `--account-attempts-per-min`, `--token-requests-per-min`).
+public struct RateLimitPolicy: Sendable, Equatable {
+    public var attemptsPerAddress = RateLimit(perMinute: 30)
+    public var attemptsPerAccount = RateLimit(perMinute: 10)
+    public var requestsPerToken = RateLimit(perMinute: 600)
+
+    public init() {}
+}
+
+/// The buckets of this instance's requests. Attempts (each costs `users` a 600 000-round PBKDF2)
+/// are counted before the op is sent, whatever its outcome, so a burst of them cannot pass while
+/// the first are still hashing; a refused attempt reaches no service and stores nothing.
+final class RateLimits: Sendable {
+    /// The error codes of the 429s.
+    enum Code {
+        static let tooManyAttempts = "too_many_attempts"
+        static let tooManyRequests = "too_many_requests"
+    }
+
+    let policy: RateLimitPolicy
+    let forwardedForHops: Int
+    private let attempts = Mutex(RateLimiter<String>())
+    private let requests = Mutex(RateLimiter<String>())
+    private let clock: @Sendable () -> ContinuousClock.Instant
+
+    init(policy: RateLimitPolicy, forwardedForHops: Int = 0, clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+        self.policy = policy
+        self.forwardedForHops = forwardedForHops
+        self.clock = clock
+    }
+
+    /// One sign-up, log-in or password attempt from the request's client address, on `account`
+    /// (a phone number, or a user id) when it names one; a 429 when either is out of attempts.
+    func admitAttempt(_ request: Request, _ context: GatewayContext, account: String?) throws {
+        var keys = [(key: "address " + ClientAddress.of(request, peer: context.peer, hops: forwardedForHops), limit: policy.attemptsPerAddress)]
+        if let account { keys.append((key: "account " + account, limit: policy.attemptsPerAccount)) }
+        let now = clock()
+        if let refusal = attempts.withLock({ $0.take(keys, at: now) }) {
+            throw Self.refusal(
+                Code.tooManyAttempts, refusal,
+                "too many sign-up, log-in or password attempts from this address or on this account; try again in \(refusal.retryAfterSeconds) s")
+        }
+    }
+
+    /// One request with `token` (already authenticated); a 429 when it is out of requests.
+    func admitRequest(token: String) throws {
+        let now = clock()
+        if let refusal = requests.withLock({ $0.take([(key: token, limit: policy.requestsPerToken)], at: now) }) {
+            throw Self.refusal(
+                Code.tooManyRequests, refusal, "this token made more than \(policy.requestsPerToken) requests; try again in \(refusal.retryAfterSeconds) s")
+        }
+    }
+
+    static func refusal(_ code: String, _ refusal: RateLimiter<String>.Refusal, _ message: String) -> GatewayError {
+        GatewayError(.tooManyRequests, code, message, headers: [.retryAfter: String(refusal.retryAfterSeconds)])
+    }
+}
+
+/// Who is asking, as the limits count them: the connection's peer address; with
+/// `--forwarded-for-hops N` (gateways reachable only through N proxies that each append to
+/// `X-Forwarded-For`), the address the outermost of those proxies saw. Entries a client wrote
+/// itself sit left of those and are never taken.
+enum ClientAddress {
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+
+    static func of(_ request: Request, peer: String?, hops: Int) -> String {
+        let unknown = peer ?? "unknown"
+        guard hops > 0 else { return unknown }
+        let entries = request.headers[values: forwardedFor].flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+        // Fewer entries than proxies: the request came round them, so its header is not theirs.
+        guard entries.count >= hops else { return unknown }
+        let entry = entries[entries.count - hops]
+        return entry.isEmpty ? unknown : String(entry.prefix(64))
+    }
+}

@@ -1,0 +1,83 @@
+import Bus
+import Foundation
+import Hummingbird
+import RideContract
+import RideModels
+import ServiceKit
+import Wire
+
+/// Social sign-in: the gateway verifies the provider's token (`IdentityVerifiers`), then `users`
+/// logs the identity's account in, making one the first time (`users.login_with_identity`), or
+/// links the identity to the caller's account (`users.link_identity`). A refused token is a 401
+/// naming the failed check, logged at most once per client address and interval, and reaches no service.
+struct IdentityRoutes {
+    let platform: PlatformCalls
+    let verifiers: IdentityVerifiers
+    let limits: RateLimits
+    let rejections: RejectionLog
+
+    static let providerPath = ["provider": "apple, google or facebook (as configured)"]
+
+    func register(public open: RecordedRoutes, authenticated routes: RecordedRoutes) {
+        let body = IdentityTokenBody.wireSchema.members
+        open.on(
+            .post, "auth/oidc/{provider}",
+            RouteDoc(
+                "Log in with Apple, Google (an ID token) or Facebook (an access token); the first log-in makes the account", tag: .accounts, body: body,
+                path: Self.providerPath, reply: Session.self, "the session, as POST /v1/sessions answers", errors: [401, 404, 429, 503],
+                fieldRules: "apple and google take id_token, facebook access_token; role is required (a driver's new account needs car and device_id)",
+                op: Ops.Users.loginWithIdentity.fullName)
+        ) { request, context in
+            let provider = try verifiers.provider(named: try context.parameters.require("provider"))
+            // An attempt of the client's address, as a password log-in is: each may cost a JWKS fetch or a Graph call.
+            try limits.admitAttempt(request, context, account: nil)
+            let (sent, identity) = try await verified(provider, request, context)
+            guard let role = sent.role else { throw GatewayError(.unprocessableContent, "invalid_params", "role: required, rider or driver") }
+            var params: [String: JSONValue] = [
+                "provider": .string(provider.rawValue), "subject": .string(identity.subject), "role": .string(role.rawValue),
+                "name": .string(Self.name(sent.name, identity, role: role)),
+            ]
+            params["device_id"] = sent.deviceID.map(JSONValue.string)
+            if let car = sent.car { params["car"] = try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(car)) }
+            // A retry with the same key gets the same session (the params hold no token, so a retry's fresh one matches).
+            try IdempotencyKey.stamp(&params, from: request)
+            return try await platform.forward(Ops.Users.loginWithIdentity, .object(params))
+        }
+        routes.on(
+            .post, "me/identities/{provider}",
+            RouteDoc(
+                "Link an Apple, Google or Facebook identity to the caller's account, so it logs in with it too", tag: .accounts,
+                body: body.filter { ["id_token", "access_token", "nonce"].contains($0.key) }, path: Self.providerPath, reply: LinkedIdentity.self,
+                status: 201, "the identity linked (200 when it was already)", errors: [401, 404, 409, 503],
+                fieldRules: "apple and google take id_token, facebook access_token", op: Ops.Users.linkIdentity.fullName)
+        ) { request, context in
+            let provider = try verifiers.provider(named: try context.parameters.require("provider"))
+            let (_, identity) = try await verified(provider, request, context)
+            var params: [String: JSONValue] = ["user_id": .string(try context.requireUser().id), "provider": .string(provider.rawValue), "subject": .string(identity.subject)]
+            try IdempotencyKey.stamp(&params, from: request)
+            return try await platform.forward(Ops.Users.linkIdentity, .object(params))
+        }
+    }
+
+    /// The body, and the identity its token vouches for (a refusal logged once per address and interval).
+    private func verified(_ provider: IdentityProvider, _ request: Request, _ context: GatewayContext) async throws -> (IdentityTokenBody, VerifiedIdentity) {
+        let json = try await RequestJSON.object(request, context: context)
+        let sent = try OpRouter.decodeParams(IdentityTokenBody.self, op: "auth/oidc", from: try JSONCoding.encode(JSONValue.object(json)))
+        do {
+            return (sent, try await verifiers.verify(provider, sent))
+        } catch let rejection as IdentityRejection {
+            let address = ClientAddress.of(request, peer: context.peer, hops: limits.forwardedForHops)
+            rejections.note("\(provider.rawValue) \(rejection.reason.rawValue)", from: address, logger: context.logger)
+            throw rejection.gatewayError
+        }
+    }
+
+    /// A new account's name: the one the app sent, else the provider's, else the role's.
+    static func name(_ sent: String?, _ identity: VerifiedIdentity, role: UserRole) -> String {
+        if let sent { return sent }
+        let fromProvider = (identity.name ?? identity.email?.split(separator: "@").first.map(String.init) ?? "")
+            .unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }
+        let name = String(String.UnicodeScalarView(fromProvider.prefix(100))).trimmingCharacters(in: .whitespaces)
+        return name.isEmpty ? (role == .rider ? "Rider" : "Driver") : name
+    }
+}

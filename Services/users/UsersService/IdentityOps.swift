@@ -1,0 +1,48 @@
+import Bus
+import Foundation
+import RideContract
+import RideModels
+import Storage
+
+/// Social sign-in's ops. The gateway has verified the provider's token (signature, issuer,
+/// audience, expiry): an identity here is a provider's word about who the person is, passed on the
+/// trusted bus like the caller of every other op.
+struct IdentityOps: Sendable {
+    let store: any UserStorage
+    let sessions: SessionOps
+    let relay: OutboxRelay
+
+    func register(on router: inout OpRouter) {
+        router.on(Ops.Users.loginWithIdentity) { (params: IdentityLoginParams, _) -> Session in
+            if let user = try await store.user(identity: params.provider, subject: params.subject) { return try await sessions.start(for: user) }
+            if let problem = UserRules.problem(role: params.role, car: params.car, deviceID: params.deviceID) {
+                throw ServiceError.unprocessable("invalid_params", problem)
+            }
+            let now = Date()
+            let user = User(id: UserID.make(params.role), role: params.role, name: params.name, phoneNumber: "", deviceID: params.deviceID, car: params.car, createdAt: now)
+            do {
+                try await store.register(user, identity: LinkedIdentity(provider: params.provider, subject: params.subject, userID: user.id, createdAt: now))
+            } catch UserStoreFailure.identityTaken {
+                // A sign-in of the same person a moment earlier made the account: log into that one.
+                guard let stored = try await store.user(identity: params.provider, subject: params.subject) else { throw UserStoreFailure.identityTaken }
+                return try await sessions.start(for: stored)
+            } catch UserStoreFailure.deviceTaken {
+                throw UsersOps.deviceTaken(params.deviceID ?? "")
+            }
+            relay.notify()
+            return try await sessions.start(for: user)
+        }
+
+        router.on(Ops.Users.linkIdentity) { (params: LinkIdentityParams, _) -> Replied<LinkedIdentity> in
+            let asked = LinkedIdentity(provider: params.provider, subject: params.subject, userID: params.userID, createdAt: Date())
+            do {
+                let linked = try await store.link(asked)
+                return Replied(status: linked == asked ? Status.created : Status.ok, body: linked)
+            } catch UserStoreFailure.identityTaken {
+                throw ServiceError.conflict("identity_taken", "this \(params.provider.rawValue) identity logs in another account")
+            } catch UserStoreFailure.unknownUser {
+                throw UsersOps.unknownUser(params.userID)
+            }
+        }
+    }
+}

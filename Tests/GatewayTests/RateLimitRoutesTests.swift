@@ -1,0 +1,113 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Synchronization
+import Testing
+import Wire
+
+@testable import GatewayService
+
+/// The limits as the routes apply them, before any service is asked (nobody answers on this bus:
+/// an admitted attempt is a 503, a refused one a 429), and their flags.
+@Suite struct RateLimitRoutesTests {
+    static func login(_ phone: String, from address: String? = nil) -> (HTTPFields, ByteBuffer) {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let address { headers[ClientAddress.forwardedFor] = "203.0.113.250, \(address)" }
+        return (headers, ByteBuffer(string: #"{"phone_number":"\#(phone)","password":"wrong-password"}"#))
+    }
+
+    /// The status, error code and Retry-After of a log-in.
+    static func attempt(_ client: some TestClientProtocol, _ phone: String, from address: String? = nil) async throws -> (Int, String?, String?) {
+        let (headers, body) = login(phone, from: address)
+        return try await client.execute(uri: "/v1/sessions", method: .post, headers: headers, body: body) { response in
+            let error = try? JSONCoding.decode(JSONValue.self, from: Array(response.body.readableBytesView))
+            return (response.status.code, error?["error"]?["code"]?.stringValue, response.headers[.retryAfter])
+        }
+    }
+
+    @Test func anAddressOutOfAttemptsIsAnswered429WithRetryAfter() async throws {
+        let (app, close) = try await EdgePolicyTests.application(["--address-attempts-per-min", "2", "--account-attempts-per-min", "100"])
+        try await app.test(.router) { client in
+            let start = ContinuousClock.now
+            for phone in ["+380500000001", "+380500000002"] {
+                let (status, _, _) = try await Self.attempt(client, phone)
+                #expect(status == 503, "admitted, and nobody answers")
+            }
+            // Timed from before the refused attempt to after the next one: at least the time between the
+            // two checks, however slowly a loaded machine answers either.
+            let refused = ContinuousClock.now
+            let (status, code, retryAfter) = try await Self.attempt(client, "+380500000003")
+            // Two a minute refill one every 30 s: a machine so loaded that two attempts took that long may admit a third.
+            if status != 429, ContinuousClock.now - start >= .seconds(30) { return }
+            #expect(status == 429 && code == RateLimits.Code.tooManyAttempts)
+            #expect(retryAfter.flatMap(Int.init).map { (1...30).contains($0) } == true, "Retry-After \(retryAfter ?? "none")")
+            // Without --forwarded-for-hops the header is the client's to write, and changes nothing: still
+            // refused — unless this machine was so slow that the wait really passed meanwhile. Retry-After
+            // is the wait rounded up to whole seconds (the bucket refills all the time, and each slow
+            // attempt before let it refill), so the wait was more than Retry-After less one second.
+            let forwarded = try await Self.attempt(client, "+380500000004", from: "198.51.100.7").0
+            let waited = ContinuousClock.now - refused
+            #expect(forwarded == 429 || waited >= .seconds((retryAfter.flatMap(Int.init) ?? 30) - 1), "\(forwarded) after \(waited)")
+        }
+        await close()
+    }
+
+    @Test func anAccountOutOfAttemptsIsRefusedFromAnyAddressAndOthersAreNot() async throws {
+        let (app, close) = try await EdgePolicyTests.application([
+            "--account-attempts-per-min", "2", "--address-attempts-per-min", "100", "--forwarded-for-hops", "1",
+        ])
+        try await app.test(.router) { client in
+            let start = ContinuousClock.now
+            #expect(try await Self.attempt(client, "+380500000001", from: "198.51.100.1").0 == 503)
+            #expect(try await Self.attempt(client, "+380500000001", from: "198.51.100.2").0 == 503)
+            let (status, code, _) = try await Self.attempt(client, "+380500000001", from: "198.51.100.3")
+            // Two a minute refill one every 30 s: a machine so loaded that two attempts took that long may admit a third.
+            if status != 429, ContinuousClock.now - start >= .seconds(30) { return }
+            #expect(status == 429 && code == RateLimits.Code.tooManyAttempts)
+            #expect(try await Self.attempt(client, "+380500000002", from: "198.51.100.3").0 == 503, "another account")
+        }
+        await close()
+    }
+
+    @Test func theProxysAddressCountsNotWhatTheClientWrote() {
+        let request = { (forwarded: [String]) -> Request in
+            var head = HTTPRequest(method: .get, scheme: "http", authority: "gateway", path: "/v1/me")
+            for value in forwarded { head.headerFields.append(HTTPField(name: ClientAddress.forwardedFor, value: value)) }
+            return Request(head: head, body: .init(buffer: ByteBuffer()))
+        }
+        let forged = request(["1.1.1.1, 2.2.2.2", "203.0.113.9"])
+        #expect(ClientAddress.of(forged, peer: "10.0.0.5", hops: 0) == "10.0.0.5")
+        #expect(ClientAddress.of(forged, peer: "10.0.0.5", hops: 1) == "203.0.113.9")
+        #expect(ClientAddress.of(forged, peer: "10.0.0.5", hops: 2) == "2.2.2.2")
+        #expect(ClientAddress.of(request([]), peer: "10.0.0.5", hops: 1) == "10.0.0.5", "no header: it came round the proxy")
+        #expect(ClientAddress.of(request([]), peer: nil, hops: 0) == "unknown")
+    }
+
+    @Test func aBusyTokenIs429AndABadTokenIsLoggedOncePerAddressAndMinute() throws {
+        let now = Mutex(ContinuousClock.now)
+        var policy = RateLimitPolicy()
+        policy.requestsPerToken = RateLimit(perMinute: 2)
+        let limits = RateLimits(policy: policy, clock: { now.withLock { $0 } })
+        try limits.admitRequest(token: "t1")
+        try limits.admitRequest(token: "t1")
+        let refusal = #expect(throws: GatewayError.self) { try limits.admitRequest(token: "t1") }
+        #expect(refusal?.status == .tooManyRequests && refusal?.code == RateLimits.Code.tooManyRequests && refusal?.headers[.retryAfter] == "30")
+        try limits.admitRequest(token: "t2")
+        now.withLock { $0 += .seconds(61) }
+        try limits.admitRequest(token: "t1")
+    }
+
+    @Test func malformedLimitsAreRefusedNamingTheFlag() throws {
+        for (flag, value) in [
+            ("--address-attempts-per-min", "0"), ("--account-attempts-per-min", "-1"), ("--token-requests-per-min", "0"), ("--forwarded-for-hops", "11"),
+            ("--forwarded-for-hops", "-1"),
+        ] {
+            let refusal = EdgePolicyTests.refusal(["\(flag)=\(value)"])
+            #expect(refusal.contains(flag) && refusal.contains("out of range"), "\(flag) \(value): \(refusal)")
+        }
+        let settings = try RideGatewayCommand.parse(["--token-requests-per-min", "5", "--forwarded-for-hops", "2"]).settings()
+        #expect(settings.edge.limits.requestsPerToken == RateLimit(perMinute: 5) && settings.edge.forwardedForHops == 2)
+        #expect(try RideGatewayCommand.parse([]).settings().edge.limits == RateLimitPolicy(), "the defaults")
+    }
+}
