@@ -123,7 +123,7 @@ public final class ProcessSupervisor: Sendable {
                 }
                 return text
             }
-            if !lines.isEmpty { FileHandle.standardOutput.write(Data(lines.utf8)) }
+            if !lines.isEmpty { StandardStream.output.write(lines) }
         }
     }
 

@@ -40,7 +40,7 @@ public struct RideLogHandler: LogHandler {
             format == .json
             ? Self.jsonLine(time: Date(), level: event.level, label: label, message: "\(event.message)", metadata: merged)
             : Self.textLine(time: Date(), level: event.level, label: label, message: "\(event.message)", metadata: merged, colored: colored)
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardStream.error.write(line + "\n")
     }
 
     static func textLine(time: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata, colored: Bool) -> String {

@@ -15,7 +15,7 @@ public enum ExitCodes {
 
 /// Prints `<program>: error: <message>` on standard error and ends with `code`.
 public func exitWithError(_ message: String, program: String, code: Int32) -> ExitCode {
-    FileHandle.standardError.write(Data("\(program): error: \(message)\n".utf8))
+    StandardStream.error.write("\(program): error: \(message)\n")
     return ExitCode(code)
 }
 

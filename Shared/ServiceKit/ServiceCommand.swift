@@ -45,6 +45,9 @@ extension ServiceCommand {
     }
 
     public func run() async throws {
+        // A service's log is a pipe whose reader may go (its supervisor killed, `| head`): that
+        // must cost log lines (StandardStream), never the process.
+        signal(SIGPIPE, SIG_IGN)
         let settings = try settings()
         let curve = try curveSecurity()
         if common.check {
@@ -101,16 +104,10 @@ func stopWithParentIfAsked(program: String, environment: [String: String] = Proc
                 close(file)
             }
         }
-        writeToStandardError("\(program): the parent process (pid \(parent)) is gone; stopping (pid \(getpid()))\n")
+        StandardStream.error.write("\(program): the parent process (pid \(parent)) is gone; stopping (pid \(getpid()))\n")
         kill(getpid(), SIGTERM)
         usleep(UInt32(orphanGrace.components.seconds * 1_000_000))
-        writeToStandardError("\(program): stopping gracefully took over \(orphanGrace); exiting now\n")
+        StandardStream.error.write("\(program): stopping gracefully took over \(orphanGrace); exiting now\n")
         _exit(ExitCodes.software)
     }
-}
-
-/// One write(2), no buffering and no lock a stuck thread could hold.
-private func writeToStandardError(_ text: String) {
-    var bytes = Array(text.utf8)
-    _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }

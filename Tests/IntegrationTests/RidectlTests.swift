@@ -261,6 +261,7 @@ import Wire
             let logs = (try? FileManager.default.contentsOfDirectory(atPath: "\(scratch)/data"))?.filter { $0.hasSuffix(".orphaned.log") } ?? []
             let written = logs.sorted().map { "\($0):\n" + ((try? String(contentsOfFile: "\(scratch)/data/\($0)", encoding: .utf8)) ?? "").suffix(2000) }
             for pid in lingering { if let pid = Int32(pid) { kill(pid, SIGKILL) } }
+            try? await eventually("the lingering processes are gone", timeout: .seconds(30)) { try await platformProcesses().isEmpty }
             Issue.record("\(error)\n\(table.stdout)\n\(written.joined(separator: "\n"))")
             return
         }

@@ -35,7 +35,7 @@ default:
         case .failure(let error): "\(error)"
         }
     if let problem {
-        FileHandle.standardError.write(Data("driver-example: \(problem)\n".utf8))
+        StandardStream.error.write("driver-example: \(problem)\n")
         exit(64)
     }
 }

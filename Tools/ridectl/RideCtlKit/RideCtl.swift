@@ -61,8 +61,14 @@ enum CLILogging {
 
 /// Writes without stdio buffering, so lines reach a pipe (`| jq`, `| grep`) as they happen.
 enum Output {
-    static func out(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
-    static func err(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+    /// Once the reader of standard output is gone (`ridectl tail | head`), ridectl ends as a filter
+    /// in a pipeline does, by SIGPIPE (which the runtime ignores, so it is raised here).
+    static func out(_ text: String) {
+        guard StandardStream.output.write(text) == .readerGone else { return }
+        signal(SIGPIPE, SIG_DFL)
+        raise(SIGPIPE)
+    }
+    static func err(_ text: String) { StandardStream.error.write(text) }
     static var stdoutIsTerminal: Bool { ANSI.isTerminal(fileDescriptor: 1) }
     static var stderrIsTerminal: Bool { ANSI.isTerminal(fileDescriptor: 2) }
     static var terminalWidth: Int {
