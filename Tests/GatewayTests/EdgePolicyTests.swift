@@ -13,13 +13,15 @@ import Wire
 /// The gateway's edge: security headers on every answer and a content security policy on the
 /// pages, CORS for the origins configured (and none by default), and the request timeout.
 @Suite struct EdgePolicyTests {
-    static func application(_ arguments: [String], callTimeout: Duration = .milliseconds(200)) async throws -> (
+    static func application(
+        _ arguments: [String], callTimeout: Duration = .milliseconds(200), clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) async throws -> (
         Application<RouterResponder<GatewayContext>>, @Sendable () async -> Void
     ) {
         var options = MDPClient.Options()
         options.timeout = callTimeout
         options.attempts = 1
-        let (gateway, close) = try await GatewayAPI.offline(options, arguments: arguments)
+        let (gateway, close) = try await GatewayAPI.offline(options, arguments: arguments, clock: clock)
         return (Application(router: gateway.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test")), close)
     }
 

@@ -65,11 +65,12 @@ struct GatewayApplication: Sendable {
     let limits: RateLimits
     let identity: IdentityVerifiers
 
-    init(settings: GatewaySettings, platform: PlatformCalls, hub: LiveHub) {
+    /// - Parameter clock: the rate limits' time (a test's own clock makes their refills exact).
+    init(settings: GatewaySettings, platform: PlatformCalls, hub: LiveHub, clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.settings = settings
         self.platform = platform
         self.hub = hub
-        limits = RateLimits(policy: settings.edge.limits, forwardedForHops: settings.edge.forwardedForHops)
+        limits = RateLimits(policy: settings.edge.limits, forwardedForHops: settings.edge.forwardedForHops, clock: clock)
         identity = IdentityVerifiers(settings.identity)
     }
 

@@ -37,13 +37,16 @@ public enum GatewayAPI {
     /// The gateway's application on a bus nobody answers (its routes registered once `router()`
     /// runs), and how to close its sockets: for the document, and for tests of what is answered
     /// before any service is asked.
-    static func offline(_ options: MDPClient.Options, arguments: [String] = []) async throws -> (GatewayApplication, close: @Sendable () async -> Void) {
+    static func offline(
+        _ options: MDPClient.Options, arguments: [String] = [], clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) async throws -> (GatewayApplication, close: @Sendable () async -> Void) {
         let logger = Logger(label: "gateway-offline")
         let settings = try RideGatewayCommand.parse(["--broker", "tcp://127.0.0.1:1", "--sub", "tcp://127.0.0.1:1"] + arguments).settings()
         let client = try await ServiceClient(broker: settings.broker, options: options, logger: logger)
         let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [], logger: logger)
         let platform = PlatformCalls(client: client)
-        let gateway = GatewayApplication(settings: settings, platform: platform, hub: LiveHub(subscriber: subscriber, platform: platform, logger: logger))
+        let gateway = GatewayApplication(
+            settings: settings, platform: platform, hub: LiveHub(subscriber: subscriber, platform: platform, logger: logger), clock: clock)
         return (
             gateway,
             {
