@@ -6,7 +6,7 @@ import Logging
 /// An HTTP server on a free port of 127.0.0.1 answering OSRM's route API in OSRM's documented JSON
 /// shape. Each path prefix behaves differently, so one server serves every case:
 /// `/ok` routes anything inside the Helsinki extract's box (an L-shaped route of two named steps;
-/// `NoSegment` for a point outside it), `/noroute` answers `NoRoute`, `/slow` takes 20 s,
+/// `NoSegment` for a point outside it), `/noroute` answers `NoRoute`, `/slow` takes 180 s,
 /// `/garbage` answers HTML, `/broken` HTTP 503, `/partial` JSON without routes.
 enum FakeOSRMServer {
     /// The extract's box; outside it a point has no road.
@@ -19,7 +19,7 @@ enum FakeOSRMServer {
         router.get("ok/route/v1/driving/:coordinates") { _, context in try answer(context.parameters.require("coordinates")) }
         router.get("noroute/route/v1/driving/:coordinates") { _, _ in json(400, #"{"code":"NoRoute","message":"Impossible route between points","routes":[]}"#) }
         router.get("slow/route/v1/driving/:coordinates") { _, context in
-            try await Task.sleep(for: .seconds(20))
+            try await Task.sleep(for: .seconds(180))
             return try answer(context.parameters.require("coordinates"))
         }
         router.get("garbage/route/v1/driving/:coordinates") { _, _ in json(200, "<html><body>502 Bad Gateway</body></html>") }
