@@ -53,7 +53,7 @@ import ZeroMQ
         var options = MDPClient.Options()
         // Far longer than the bound below: what is measured is closing, not a timeout, under any
         // load (CI once took 2.02 s beside the whole-platform tests with a 5-s timeout and a 2-s bound).
-        options.timeout = .seconds(30)
+        options.timeout = .seconds(300)
         let client = try await ServiceClient(broker: endpoint, options: options, logger: quietLogger)
         _ = try await client.call("echo", "echo", EchoParams(text: "learn"), as: String.self)
         // Requests to a service nobody serves: they wait, multiplexed or probing, until closed.
@@ -66,7 +66,7 @@ import ZeroMQ
         for call in calls {
             await #expect(throws: MDPClientError.closed) { try await call.value }
         }
-        #expect(ContinuousClock.now - closing < .seconds(10), "closing does not wait for the requests' 30-s timeouts")
+        #expect(ContinuousClock.now - closing < .seconds(120), "closing does not wait for the requests' 300-s timeouts (room for make test's first minute)")
         await #expect(throws: MDPClientError.closed) { try await client.callRaw("echo", "echo", json: Array("{}".utf8)) }
         worker.stop()
         try await serving.value
@@ -79,14 +79,14 @@ import ZeroMQ
         let endpoint = try await broker.start(endpoint: "tcp://127.0.0.1:*")
         var options = MDPClient.Options()
         // Far longer than the bound below: ended by the cancellation, not by the timeout, whatever the load.
-        options.timeout = .seconds(30)
+        options.timeout = .seconds(300)
         let client = try await MDPClient(endpoint: endpoint, options: options, logger: quietLogger)
         let waiting = Task { try await client.request(service: "nobody", body: [Frame(frame: "x")]) }
         try await Task.sleep(for: .milliseconds(50))
         let start = ContinuousClock.now
         waiting.cancel()
         await #expect(throws: MDPClientError.cancelled) { try await waiting.value }
-        #expect(ContinuousClock.now - start < .seconds(15), "a cancelled request ends at once, not at its 30-s timeout (room for a loaded machine)")
+        #expect(ContinuousClock.now - start < .seconds(120), "a cancelled request ends at once, not at its 300-s timeout (room for a loaded machine)")
         let alreadyCancelled = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await client.request(service: "nobody", body: [Frame(frame: "x")])
@@ -135,7 +135,7 @@ import ZeroMQ
         for _ in 0..<50_000 { try publisher.publish(topic: "x.y", type: "t", data: ["p": .string(payload)] as JSONValue) }
         let start = ContinuousClock.now
         await publisher.close()
-        #expect(ContinuousClock.now - start < .seconds(10), "close gave up at the flush deadline (300 ms), not never")
+        #expect(ContinuousClock.now - start < .seconds(120), "close gave up at the flush deadline (300 ms), not never (room for a loaded machine)")
         #expect(publisher.counts.dropped > 0, "what could not be sent is counted")
         stop.request()
         await stalled.join()

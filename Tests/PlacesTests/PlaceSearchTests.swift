@@ -91,7 +91,8 @@ struct PlaceSearchTests {
         let perSearch = elapsed / (5 * queries.count)
         print("PlacesTests: one search takes \(perSearch) on average (this build)")
         #expect(results > 0)
-        // About 1 ms in a debug build, 0.1 ms in release (docs/places.md); this catches a regression to a scan per entry.
-        #expect(perSearch < .milliseconds(10))
+        // About 1 ms in a debug build, 0.1 ms in release (docs/places.md); this catches a regression to a
+        // scan per entry, with room for a machine whose two cores run the whole suite.
+        #expect(perSearch < .milliseconds(50))
     }
 }
