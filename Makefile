@@ -77,7 +77,11 @@ run: build
 	.build/debug/ridectl up --simulate $(UP_FLAGS)
 
 ## test: build everything, then run the unit, integration and interop tests, then fuzz for 30 s;
-## a failed run ends with a digest of what failed (.ci/digest), the whole output in .build/test-output.log
+## a failed run ends with a digest of what failed (.ci/digest), the whole output in .build/test-output.log.
+## TEST_WIDTH tests run at once (Swift Testing's own default is all of them: on 2 cores the
+## platforms they start then wait behind each other, load 40, and a whole run is slower)
+TEST_WIDTH ?= 8
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH = $(TEST_WIDTH)
 test: test-deps lint
 	$(SWIFT) build --build-tests
 	@mkdir -p .build

@@ -54,13 +54,14 @@ import Wire
         let endpoint = "tcp://127.0.0.1:\(try FreePort.next())"
         try supervisor.start(name: "python-broker", executable: Self.python, arguments: ["python3", "-u", Binaries.interopScript, "broker", endpoint])
         try supervisor.start(name: "worker", executable: Binaries.ridectl, arguments: ["echo-worker", "--broker", endpoint, "--service", "echo", "--concurrency", "2"])
+        // Each call waits as long as the suite's load may keep a reply: this checks the protocol, not speed.
         var options = MDPClient.Options()
-        options.timeout = .seconds(1)
+        options.timeout = .seconds(60)
         options.attempts = 1
         let client = try await ServiceClient(broker: endpoint, options: options, logger: testLogger)
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(120)
         while (try? await client.hasWorkers("echo")) != true {
-            #expect(ContinuousClock.now < deadline, "our worker registered with the Python broker")
+            guard ContinuousClock.now < deadline else { throw TestFailure("our worker did not register with the Python broker in 120 s") }
             try await Task.sleep(for: .milliseconds(50))
         }
         struct Echo: Codable, Equatable { var text: String }
