@@ -43,11 +43,11 @@ public final class ServiceMetrics: Sendable {
     }
 
     public func counter(_ metric: MetricSpec, labels: [(String, String)] = []) -> Prometheus.Counter {
-        registry.makeCounter(name: metric.name, labels: labels, help: metric.help)
+        registry.makeCounter(descriptor: metric.descriptor, labels: labels)
     }
 
     public func gauge(_ metric: MetricSpec, labels: [(String, String)] = []) -> Prometheus.Gauge {
-        registry.makeGauge(name: metric.name, labels: labels, help: metric.help)
+        registry.makeGauge(descriptor: metric.descriptor, labels: labels)
     }
 
     /// A counter fed from a running total kept elsewhere.
@@ -58,7 +58,7 @@ public final class ServiceMetrics: Sendable {
     /// A swift-metrics timer of `metric`, a histogram with `RideMetric.durationBuckets`.
     public func timer(_ metric: MetricSpec, labels: [(String, String)] = []) -> CoreMetrics.Timer {
         // Made here rather than by the factory, which gives no help text.
-        let histogram = registry.makeDurationHistogram(name: metric.name, labels: labels, buckets: RideMetric.durationBuckets, help: metric.help)
+        let histogram = registry.makeDurationHistogram(descriptor: metric.descriptor, labels: labels, buckets: RideMetric.durationBuckets)
         return CoreMetrics.Timer(label: metric.name, dimensions: labels, handler: histogram, factory: factory)
     }
 
@@ -144,3 +144,8 @@ extension CoreMetrics.Timer {
 /// Prometheus' metric types under names that do not clash with swift-metrics'.
 public typealias PrometheusGauge = Prometheus.Gauge
 public typealias PrometheusCounter = Prometheus.Counter
+
+extension MetricSpec {
+    /// The catalog's name and help as swift-prometheus takes them: the whole name, no unit appended.
+    var descriptor: MetricNameDescriptor { MetricNameDescriptor(metricName: name, unitName: "", helpText: help) }
+}

@@ -186,38 +186,7 @@ extension HyperTrack {
     }
 }
 
-extension HyperTrack.JSON: Codable {
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let bool = try? container.decode(Bool.self) {
-            self = .bool(bool)
-        } else if let number = try? container.decode(Double.self) {
-            self = .number(number)
-        } else if let string = try? container.decode(String.self) {
-            self = .string(string)
-        } else if let array = try? container.decode([HyperTrack.JSON].self) {
-            self = .array(array)
-        } else {
-            self = .object(try container.decode([String: HyperTrack.JSON].self))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .object(let members): try container.encode(members)
-        case .array(let items): try container.encode(items)
-        case .string(let text): try container.encode(text)
-        case .number(let number): try container.encode(number)
-        case .bool(let bool): try container.encode(bool)
-        case .null: try container.encodeNil()
-        }
-    }
-
+extension HyperTrack.JSON {
     /// The JSON text of this value.
-    public var jsonString: String {
-        (try? String(decoding: JSONEncoder().encode(self), as: UTF8.self)) ?? "null"
-    }
+    public var jsonString: String { String(decoding: jsonBytes, as: UTF8.self) }
 }

@@ -23,7 +23,7 @@ struct WebhookReceiver {
         }
         let port = try FreePort.next()
         let flag = "\(directory)/\(name).failing"
-        FileManager.default.createFile(atPath: flag, contents: failures.map { Data(String($0).utf8) })
+        _ = FileManager.default.createFile(atPath: flag, contents: failures.map { Data(String($0).utf8) })
         let receiver = WebhookReceiver(
             port: port, log: "\(directory)/\(name).jsonl", failing: flag, secretsFile: "\(directory)/\(name).secrets.json", process: Process())
         try receiver.trust(secrets)

@@ -144,7 +144,7 @@ public final class TestPostgresServer: Sendable {
 
     private func logFile() throws -> String {
         let path = "\(directory)/server.log"
-        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         return path
     }
 

@@ -37,8 +37,8 @@ public enum TestProcess {
         if let environment { process.environment = environment }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ride-test-process-\(UUID().uuidString)")
         let (outPath, errPath) = (scratch.path + ".out", scratch.path + ".err")
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         defer { for path in [outPath, errPath] { try? FileManager.default.removeItem(atPath: path) } }
         let (out, err) = (try FileHandle(forWritingTo: URL(fileURLWithPath: outPath)), try FileHandle(forWritingTo: URL(fileURLWithPath: errPath)))
         process.standardOutput = out

@@ -18,7 +18,7 @@ public actor FilePushProvider: PushProvider {
         let members: [String: JSONValue] = ["tokens": .array(tokens.map(JSONValue.string)), "notification": try JSONValue(encoding: notification)]
         var line = members.jsonBytes
         line.append(0x0A)
-        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         defer { try? handle.close() }
         try handle.seekToEnd()

@@ -183,6 +183,7 @@ public final class PostgresSchema: Sendable {
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     /// The error thrown is the one that stopped the transaction (the body's, BEGIN's or COMMIT's),
     /// as on SQLite, not postgres-nio's wrapper of all of them.
+    @discardableResult
     public func write<Result: Sendable>(
         file: StaticString = #fileID, line: UInt = #line,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
@@ -387,14 +388,14 @@ public struct MigrationFailed: Error, CustomStringConvertible {
 
 extension PostgresConnection {
     /// Every row of `query`, decoded as `Row` (a tuple of column types, or one type).
-    public func all<each Column: PostgresDecodable>(_ query: PostgresQuery, as _: (repeat each Column).Type, logger: Logger) async throws -> [(repeat each Column)] {
+    public func all<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as _: (repeat each Column).Type, logger: Logger) async throws -> [(repeat each Column)] {
         var rows: [(repeat each Column)] = []
         for try await row in try await self.query(query, logger: logger).decode((repeat each Column).self) { rows.append(row) }
         return rows
     }
 
     /// The first row of `query`, or nil.
-    public func first<each Column: PostgresDecodable>(_ query: PostgresQuery, as _: (repeat each Column).Type, logger: Logger) async throws -> (repeat each Column)? {
+    public func first<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as _: (repeat each Column).Type, logger: Logger) async throws -> (repeat each Column)? {
         for try await row in try await self.query(query, logger: logger).decode((repeat each Column).self) { return row }
         return nil
     }
