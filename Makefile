@@ -90,13 +90,13 @@ test: test-deps lint
 	$(MAKE) fuzz FUZZ_SECONDS=30 FUZZ_FLAGS=-verbosity=0
 
 ## test-hosts: the platform on four hosts made as Linux network namespaces, its bus secured with
-## CURVE (root, iproute2 and nftables; a clear skip where namespaces cannot be made), 200 rides
+## CURVE (root, iproute2, nftables and iptables; a clear skip where namespaces cannot be made), 200 rides
 ## through each fault — a host cut off and healed, a host's processes killed, delay and loss between
 ## hosts (docs/operations.md#hosts). Apart from `make test`: it turns CURVE on for its whole test
 ## process. CI runs both.
 test-hosts: test-deps
-	@command -v ip >/dev/null 2>&1 && command -v tc >/dev/null 2>&1 && command -v nft >/dev/null 2>&1 \
-		|| { $(SUDO) apt-get update -qq && $(APT_INSTALL) iproute2 nftables >/dev/null; }
+	@command -v ip >/dev/null 2>&1 && command -v tc >/dev/null 2>&1 && command -v nft >/dev/null 2>&1 && command -v iptables-legacy >/dev/null 2>&1 \
+		|| { $(SUDO) apt-get update -qq && $(APT_INSTALL) iproute2 nftables iptables >/dev/null; }
 	$(SWIFT) build --build-tests
 	@mkdir -p .build
 	@bash -o pipefail -c 'RIDE_TEST_HOSTS=1 $(SWIFT) test --skip-build --filter HostsIntegrationTests 2>&1 | tee .build/test-hosts-output.log' || { .ci/digest .build/test-hosts-output.log; exit 1; }

@@ -32,6 +32,10 @@ enum Binaries {
     static var interopScript: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("interop/mdp.py").path
     }
+    /// The host harness's delay line, for kernels without tc netem.
+    static var delayLineScript: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Hosts/delayline.py").path
+    }
 }
 
 /// A temporary directory for one test's logs and data, removed afterwards unless the test failed.

@@ -17,6 +17,15 @@ import Testing
 
     static let start = Date(timeIntervalSince1970: 1_790_000_000)
 
+    /// `commit` blocks its thread until the transaction ends, as the writer's own thread may; here
+    /// it gets a thread of its own too (two PostgreSQL cases blocking both of the cooperative pool's
+    /// threads would leave the transaction no thread to run on).
+    static func commit(_ store: any TrackingStore, _ writes: [TrackingWrite]) async throws {
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            Thread.detachNewThread { done.resume(with: Result { try store.commit(writes) }) }
+        }
+    }
+
     static func location(_ second: Int, full: Bool) -> DeviceLocation {
         DeviceLocation(
             latitude: 50.45 + Double(second) / 10_000, longitude: 30.52, recordedAt: start.addingTimeInterval(Double(second)),
@@ -43,14 +52,14 @@ import Testing
             let geotag = GeotagRecord(metadata: ["order_id": "o-1"], location: Self.location(1, full: false))
             var rider = DeviceRecord(id: "rider-1")
             rider.intentsChangedAt = Self.start
-            try store.commit([TrackingWrite(record: driver, locations: first, geotags: [geotag]), TrackingWrite(record: rider)])
+            try await Self.commit(store, [TrackingWrite(record: driver, locations: first, geotags: [geotag]), TrackingWrite(record: rider)])
 
             // Sent again (a phone that did not hear the acknowledgement), plus one new location;
             // only the moving parts of the record change.
             driver.sequence = 8
             driver.latest = Self.location(3, full: false)
             driver.name = "not stored: intents unchanged"
-            try store.commit([TrackingWrite(record: driver, intentsChanged: false, locations: first + [Self.location(3, full: false)], geotags: [geotag])])
+            try await Self.commit(store, [TrackingWrite(record: driver, intentsChanged: false, locations: first + [Self.location(3, full: false)], geotags: [geotag])])
 
             let devices = try await store.loadDevices().sorted { $0.id < $1.id }
             #expect(devices.map(\.id) == ["driver-1", "rider-1"])
@@ -71,6 +80,41 @@ import Testing
             let window = try await store.history(deviceID: "driver-1", from: Self.start.addingTimeInterval(1), to: Self.start.addingTimeInterval(3), limit: 2)
             #expect(window.locations.map(\.recordedAt) == [1, 2].map { Self.start.addingTimeInterval($0) })
             #expect(try await store.history(deviceID: "nobody", from: nil, to: nil, limit: 10).locations.isEmpty)
+        }
+    }
+
+    /// A group commit often holds a device more than once (its phone sent two batches): the
+    /// device ends in its last state, and one created or renamed earlier in the group keeps that.
+    @Test(arguments: Backend.allCases)
+    func aDeviceWrittenSeveralTimesInOneCommitEndsInItsLastState(backend: Backend) async throws {
+        try await Self.store(backend) { store in
+            var car = DeviceRecord(id: "car")
+            car.name = "Car"
+            car.intentsChangedAt = Self.start
+            try await Self.commit(store, [TrackingWrite(record: car)])
+            var first = car
+            var second = car
+            (first.sequence, first.latest, first.lastSeen) = (1, Self.location(1, full: true), Self.start.addingTimeInterval(1))
+            (second.sequence, second.latest, second.lastSeen, second.activity) = (2, Self.location(2, full: false), Self.start.addingTimeInterval(2), .active)
+            var bike = DeviceRecord(id: "bike")
+            (bike.name, bike.available, bike.intentsChangedAt, bike.sequence, bike.latest) = ("Bike", true, Self.start, 1, Self.location(1, full: false))
+            var bikeLater = bike
+            (bikeLater.sequence, bikeLater.latest) = (2, Self.location(2, full: true))
+            try await Self.commit(
+                store,
+                [
+                    TrackingWrite(record: first, intentsChanged: false, locations: [Self.location(1, full: true)]), TrackingWrite(record: bike),
+                    TrackingWrite(record: second, intentsChanged: false, locations: [Self.location(2, full: false)]),
+                    TrackingWrite(record: bikeLater, intentsChanged: false, locations: [Self.location(2, full: true)]),
+                ])
+            let devices = Dictionary(uniqueKeysWithValues: try await store.loadDevices().map { ($0.id, $0) })
+            let (storedCar, storedBike) = (try #require(devices["car"]), try #require(devices["bike"]))
+            #expect(storedCar.sequence == 2 && storedCar.activity == .active && storedCar.name == "Car")
+            #expect(storedCar.lastSeen == Self.start.addingTimeInterval(2))
+            #expect(storedCar.latest?.recordedAt == Self.start.addingTimeInterval(2) && storedCar.latest?.accuracy == nil && storedCar.latest?.speed == nil)
+            #expect(storedBike.name == "Bike" && storedBike.available && storedBike.sequence == 2 && storedBike.lastSeen == nil)
+            #expect(storedBike.latest?.recordedAt == Self.start.addingTimeInterval(2) && storedBike.latest?.accuracy == 4.5 && storedBike.latest?.bearing == 90)
+            #expect(try await store.history(deviceID: "car", from: nil, to: nil, limit: 10).locations.count == 2)
         }
     }
 }

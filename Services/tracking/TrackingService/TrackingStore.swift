@@ -144,18 +144,7 @@ public final class SQLiteTrackingStore: TrackingStore {
     public func commit(_ writes: [TrackingWrite]) throws {
         try pool.write { db in
             let upsertDevice = try db.cachedStatement(
-                sql: """
-                    INSERT INTO devices (id, name, metadata, available, tracking, intents_changed_at, activity, last_seen, sequence,
-                        latest_latitude, latest_longitude, latest_recorded_at, latest_accuracy, latest_speed, latest_bearing,
-                        platform_tracking, platform_tracking_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET name = excluded.name, metadata = excluded.metadata, available = excluded.available,
-                        tracking = excluded.tracking, intents_changed_at = excluded.intents_changed_at, activity = excluded.activity,
-                        platform_tracking = excluded.platform_tracking, platform_tracking_at = excluded.platform_tracking_at,
-                        last_seen = excluded.last_seen, sequence = excluded.sequence, latest_latitude = excluded.latest_latitude,
-                        latest_longitude = excluded.latest_longitude, latest_recorded_at = excluded.latest_recorded_at,
-                        latest_accuracy = excluded.latest_accuracy, latest_speed = excluded.latest_speed, latest_bearing = excluded.latest_bearing
-                    """
+                sql: "INSERT INTO devices (\(DeviceUpsertSQL.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \(DeviceUpsertSQL.onConflict)"
             ).sqliteStatement
             let updateDevice = try db.cachedStatement(
                 sql: """
@@ -314,4 +303,21 @@ private struct Binder {
         real(location?.speed)
         real(location?.bearing)
     }
+}
+
+/// A device written whole, in both stores' SQL: its columns in the order their values are bound,
+/// and the update of an existing row.
+enum DeviceUpsertSQL {
+    static let columns = """
+        id, name, metadata, available, tracking, intents_changed_at, activity, last_seen, sequence, latest_latitude, latest_longitude,
+        latest_recorded_at, latest_accuracy, latest_speed, latest_bearing, platform_tracking, platform_tracking_at
+        """
+    static let onConflict = """
+        ON CONFLICT (id) DO UPDATE SET name = excluded.name, metadata = excluded.metadata, available = excluded.available,
+            tracking = excluded.tracking, intents_changed_at = excluded.intents_changed_at, activity = excluded.activity,
+            platform_tracking = excluded.platform_tracking, platform_tracking_at = excluded.platform_tracking_at,
+            last_seen = excluded.last_seen, sequence = excluded.sequence, latest_latitude = excluded.latest_latitude,
+            latest_longitude = excluded.latest_longitude, latest_recorded_at = excluded.latest_recorded_at,
+            latest_accuracy = excluded.latest_accuracy, latest_speed = excluded.latest_speed, latest_bearing = excluded.latest_bearing
+        """
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PlatformLauncher
+import Synchronization
 import TestProcess
 
 /// Where a test process runs: the loopback of this machine, or a host made by `NetworkHosts` —
@@ -35,12 +36,14 @@ struct TestHost: Sendable, Equatable, CustomStringConvertible {
 /// veth pair, with its own address in a /24 of 10.213.0.0/16 that this set picks (so sets made at
 /// once by parallel tests do not meet). The test process stays in the machine's namespace and
 /// reaches every host through the bridge. `cut` takes a host off the network and `heal` puts it
-/// back; `shape` adds delay and loss to every host's traffic (tc netem). `remove` deletes
+/// back; `shape` adds delay and loss between hosts. `remove` deletes
 /// everything; a set left by a killed run is removed by the next one (`sweepLeftovers`).
 final class NetworkHosts: Sendable {
     static let ip = "/usr/sbin/ip"
     static let tc = "/usr/sbin/tc"
     static let nft = "/usr/sbin/nft"
+    /// iptables' own kernel tables, for its NFQUEUE target (nftables' queue statement is not in every kernel).
+    static let iptables = "/usr/sbin/iptables-legacy"
     /// Every name this harness makes starts with it (interface names have at most 15 characters).
     static let prefix = "rh"
 
@@ -134,10 +137,14 @@ final class NetworkHosts: Sendable {
         _ = try await TestProcess.output(Self.ip, ["link", "set", rootLink(index), state])
     }
 
-    /// Delay and loss between hosts: every packet a host sends waits `delay` and is lost with
+    /// Delay and loss between hosts: every packet between two hosts waits `delay` and is lost with
     /// `lossPercent` (tc netem on each host's side). A kernel without netem (CONFIG_NET_SCH_NETEM,
-    /// as on some VMs) gets the loss alone, from nftables on the bridge: one draw per packet between
-    /// two hosts. Returns what was applied, for the test's report.
+    /// as on some VMs) gets the same from other parts: the loss from nftables on the bridge, one
+    /// draw per packet between two hosts, and the delay from a delay line in each host
+    /// (`delayline.py`, beside this file), to which an iptables rule hands every packet the host receives.
+    /// The delay is taken on arrival: held before the receiver, a packet no longer counts against
+    /// its sender's socket, whose small-queue limit would otherwise throttle it to a few packets
+    /// per delay. Returns what was applied, for the test's report.
     func shape(delay: Duration, lossPercent: Double) async throws -> String {
         let milliseconds = delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
         var netem = true
@@ -152,20 +159,51 @@ final class NetworkHosts: Sendable {
             guard outcome.status == 0 else { throw NetworkHostsError("tc netem on \(host): \(outcome.stderr.prefix(300))") }
         }
         if netem { return "\(milliseconds) ms of delay and \(lossPercent)% loss on every host's packets (tc netem)" }
-        guard FileManager.default.isExecutableFile(atPath: Self.nft) else { throw NetworkHostsError("no tc netem in this kernel and no nft for the loss") }
+        for tool in [Self.nft, Self.iptables] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw NetworkHostsError("no tc netem in this kernel, and no \(tool) to shape the traffic without it (`make test-hosts` installs it)")
+        }
         let percent = Int(lossPercent.rounded())
         _ = try await TestProcess.output(Self.nft, ["add", "table", "bridge", table])
         _ = try await TestProcess.output(Self.nft, ["add", "chain", "bridge", table, "forward", "{ type filter hook forward priority 0; policy accept; }"])
         _ = try await TestProcess.output(
             Self.nft, ["add", "rule", "bridge", table, "forward", "iifname", "\(Self.prefix)\(id)v*", "numgen", "random", "mod", "100", "<", "\(percent)", "drop"])
-        return "\(percent)% loss between hosts (nftables; this kernel has no tc netem, so no added delay)"
+        for host in hosts { try await startDelayLine(on: host, milliseconds: milliseconds) }
+        return "\(milliseconds) ms of delay (a delay line in each host: NFQUEUE) and \(percent)% loss (nftables) between hosts; this kernel has no tc netem"
     }
 
     /// The nftables table of `shape`'s loss.
     var table: String { "\(Self.prefix)\(id)" }
 
+    /// The delay lines `shape` started, stopped by `remove`.
+    private let delayLines = Mutex<[Process]>([])
+
+    private func startDelayLine(on host: TestHost, milliseconds: Int64) async throws {
+        guard let namespace = host.namespace else { return }
+        _ = try await TestProcess.output(
+            Self.ip, ["netns", "exec", namespace, Self.iptables, "-t", "mangle", "-A", "PREROUTING", "-i", "eth0", "-j", "NFQUEUE", "--queue-num", "0", "--queue-bypass"])
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("\(namespace)-delayline.log")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let line = Process()
+        line.executableURL = URL(fileURLWithPath: Self.ip)
+        line.arguments = ["netns", "exec", namespace, "python3", "-u", Binaries.delayLineScript, "0", "\(milliseconds)"]
+        line.standardOutput = try FileHandle(forWritingTo: output)
+        line.standardError = line.standardOutput
+        try line.run()
+        delayLines.withLock { $0.append(line) }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while true {
+            let said = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            if said.hasPrefix("ready") { return }
+            guard line.isRunning, ContinuousClock.now < deadline else {
+                throw NetworkHostsError("the delay line on \(host) did not start: \(said.suffix(500))")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     /// Deletes the namespaces (their ends of the veth pairs go with them) and the bridge.
     func remove() async {
+        for line in delayLines.withLock({ $0 }) where line.isRunning { line.terminate() }
         for host in hosts { if let namespace = host.namespace { _ = try? await TestProcess.run(Self.ip, ["netns", "del", namespace]) } }
         _ = try? await TestProcess.run(Self.ip, ["link", "del", bridge])
         if FileManager.default.isExecutableFile(atPath: Self.nft) { _ = try? await TestProcess.run(Self.nft, ["delete", "table", "bridge", table]) }
