@@ -90,6 +90,7 @@ struct HostsIntegrationTests {
                 hosts test — \(what); CURVE on; hosts: \(hosts.hosts.map(\.description).joined(separator: ", "))
                 \(tally.lines)
                   reactions: \(report.lines(containing: "reaction ").joined(separator: "; "))
+                  progress: \(SimulationReport(text: result.stderr).lines(containing: "rides/s").joined(separator: "; "))
                 """)
             await tally.printStoryOfOpenOrders(platform)
             tally.expectNothingLostOrDoubled()

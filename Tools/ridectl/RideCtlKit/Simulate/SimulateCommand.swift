@@ -137,11 +137,13 @@ enum SimulationRunner {
         let simulation = Simulation(settings: settings, client: client, logger: logger)
         Output.err("registering \(settings.drivers) drivers and \(settings.riders) riders…\n")
         try await simulation.setUp()
+        let lanes = RideLanes()
         let consumer = Task {
             for await batch in subscriber.deliveries {
                 for case .event(let received) in batch {
                     if case .duplicate = received.sequence { continue }  // sent again (at least once): seen already
-                    await simulation.handle(received)
+                    guard let ride = Simulation.rideID(of: received.event) else { continue }
+                    await lanes.enqueue(ride) { await simulation.handle(received) }
                 }
             }
         }

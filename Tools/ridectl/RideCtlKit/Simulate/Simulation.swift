@@ -4,6 +4,7 @@ import Geo
 import Logging
 import RideContract
 import RideModels
+import ServiceKit
 import TrackingSDK
 import Wire
 
@@ -157,29 +158,47 @@ actor Simulation {
 
     // MARK: Riders
 
-    /// Books a ride for every rider who is due and has no open order.
+    /// How many apps call at once when many act together (riders due to book, drivers looking
+    /// at their offers, rides read again).
+    static let appsAtOnce = 32
+
+    /// Books a ride for every rider who is due and has no open order, side by side.
     func bookDueRides(now: Date = Date()) async {
         guard booking else { return }
-        for (riderID, due) in riders where due <= now && openOrderOf[riderID] == nil {
-            riders[riderID] = .distantFuture
+        let due = riders.filter { $0.value <= now && openOrderOf[$0.key] == nil }.map(\.key)
+        for riderID in due { riders[riderID] = .distantFuture }
+        await forEach(due, atMost: Self.appsAtOnce) { riderID in await self.book(riderID, now: now) }
+    }
+
+    private func book(_ riderID: String, now: Date) async {
+        do {
             let from = settings.city.randomPlace(using: &generator)
             var to = settings.city.randomPlace(using: &generator)
             for _ in 0..<20 where to.distance(to: from) < 500 { to = settings.city.randomPlace(using: &generator) }
             let params = CreateOrderParams(
                 caller: .rider(riderID), pickup: Place(latitude: from.latitude, longitude: from.longitude),
                 dropoff: Place(latitude: to.latitude, longitude: to.longitude))
-            do {
-                let order = try await client.call(Ops.Orders.create, params)
-                openOrderOf[riderID] = order.id
-                if rides[order.id] == nil { rides[order.id] = Ride(riderID: riderID, status: .new) }
-            } catch {
-                count("create failed: \(error)")
-                riders[riderID] = now.addingTimeInterval(2)
-            }
+            let order = try await client.call(Ops.Orders.create, params)
+            openOrderOf[riderID] = order.id
+            if rides[order.id] == nil { rides[order.id] = Ride(riderID: riderID, status: .new) }
+        } catch {
+            count("create failed: \(error)")
+            riders[riderID] = now.addingTimeInterval(2)
         }
     }
 
     // MARK: Events
+
+    /// The ride an event is about (an order's status, or the arrival of one of its trips), or nil.
+    nonisolated static func rideID(of event: CloudEvent<LifecycleEvent>) -> String? {
+        switch event.data {
+        case .order(let change): return change.order.id
+        case .arrival(let arrival):
+            guard case .string(let orderID)? = arrival.data.tripMetadata?["order_id"] else { return nil }
+            return orderID
+        case .other: return nil
+        }
+    }
 
     func handle(_ received: ReceivedEvent<LifecycleEvent>) async {
         let event = received.event
@@ -256,12 +275,17 @@ actor Simulation {
 
     /// Idle drivers look at the orders offered to them (what a driver app shows) and accept one.
     func acceptOffers() async {
-        for (id, driver) in drivers where driver.order == nil {
-            guard let offers = try? await client.call(Ops.Orders.list, ListOrdersParams(caller: .driver(id), status: .new, limit: 5)) else { continue }
-            for order in offers.orders where order.offeredTo.contains(id) {
-                if await declines(order, driverID: id) { continue }
-                if await accept(order.id, driverID: id) { break }
-            }
+        let idle = drivers.filter { $0.value.order == nil }.map(\.key)
+        await forEach(idle, atMost: Self.appsAtOnce) { driverID in await self.lookAtOffers(driverID) }
+    }
+
+    private func lookAtOffers(_ driverID: String) async {
+        guard drivers[driverID]?.order == nil,
+            let offers = try? await client.call(Ops.Orders.list, ListOrdersParams(caller: .driver(driverID), status: .new, limit: 5))
+        else { return }
+        for order in offers.orders where order.offeredTo.contains(driverID) {
+            if await declines(order, driverID: driverID) { continue }
+            if await accept(order.id, driverID: driverID) { break }
         }
     }
 
@@ -315,12 +339,17 @@ actor Simulation {
     /// while a service was down, does not leave the ride waiting forever.
     func resync(after: Double = 8) async {
         let now = Date()
-        for (orderID, ride) in rides where ride.status.isOpen && now.timeIntervalSince(ride.seenAt) > after {
-            rides[orderID]?.seenAt = now
-            guard let order = try? await client.call(Ops.Orders.get, OrderParams(caller: .rider(ride.riderID), id: orderID)) else { continue }
-            resyncs += 1
-            await act(on: order)
+        let still = rides.filter { $0.value.status.isOpen && now.timeIntervalSince($0.value.seenAt) > after }
+        for orderID in still.keys { rides[orderID]?.seenAt = now }
+        await forEach(still.map { ($0.key, $0.value.riderID) }, atMost: Self.appsAtOnce) { orderID, riderID in
+            await self.readAgain(orderID, riderID: riderID)
         }
+    }
+
+    private func readAgain(_ orderID: String, riderID: String) async {
+        guard let order = try? await client.call(Ops.Orders.get, OrderParams(caller: .rider(riderID), id: orderID)) else { return }
+        resyncs += 1
+        await act(on: order)
     }
 
     /// A chat message from one party to the other, once per side and order.
