@@ -121,6 +121,21 @@ import Wire
         }
     }
 
+    /// The interleaving of concurrent asks that lost the paying round: one ask finds the payment
+    /// recorded and marks the order paid (not knowing the round) before the ask that charged does.
+    @Test(arguments: Backend.allCases)
+    func theRoundThatPaidIsKeptWhicheverAskMarksTheOrderPaidFirst(backend: Backend) async throws {
+        try await OrderStorageTests().withStore(backend) { store in
+            let capture = PaymentCapture(store: store, provider: ScriptedCards([PaymentError.declined("card declined")]), commissionPercent: 20)
+            await #expect(throws: ServiceError.self) { try await capture.capture(try await Self.completed(store)) }
+            try await capture.markPaid("o1")
+            try await capture.markPaid("o1", round: 2)
+            try await capture.markPaid("o1", round: 1)
+            let paid = try #require(try await store.order(id: "o1"))
+            #expect(paid.payment == .paid && paid.paymentError == nil && paid.paymentRetries == 2)
+        }
+    }
+
     /// A cancellation with a fee is charged as a ride is (kind `cancellation_fee`); a refund gives
     /// it back once, with one `order.refunded`, and the driver's earnings no longer count it.
     @Test(arguments: Backend.allCases)

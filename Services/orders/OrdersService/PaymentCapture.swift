@@ -162,13 +162,14 @@ public struct PaymentCapture: Sendable {
         return existing
     }
 
-    /// `payment: paid` on the order (once), with the round that paid.
+    /// `payment: paid` on the order (once), with the round that paid — also when a concurrent ask
+    /// found the payment recorded and marked the order paid first, not knowing the round.
     func markPaid(_ orderID: String, round: Int = 0) async throws {
         let (order, _) = try await store.change(id: orderID) { order in
-            guard order.payment == nil || order.payment == .failed else { return }
+            guard order.payment == nil || order.payment == .failed || order.payment == .paid else { return }
             order.payment = .paid
             order.paymentError = nil
-            if round > 0 { order.paymentRetries = round }
+            if round > (order.paymentRetries ?? 0) { order.paymentRetries = round }
         }
         if order.payment == .paid { relay?.notify() }
     }
