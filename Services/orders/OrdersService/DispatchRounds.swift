@@ -41,9 +41,14 @@ struct DispatchRounds: Service {
 
     /// Whether `order` is past its search timeout, or its offer past its own.
     func isDue(_ order: Order, now: Date) -> Bool {
-        if now.timeIntervalSince(order.searchingSince ?? order.createdAt) >= ops.dispatch.searchTimeout { return true }
+        if searchTimedOut(order, now: now) { return true }
         let age = now.timeIntervalSince(order.offeredAt ?? order.createdAt)
         return age >= ops.dispatch.offerTimeout || (order.offeredTo.isEmpty && age >= 2)
+    }
+
+    /// Whether `order` has searched for a driver as long as it may.
+    func searchTimedOut(_ order: Order, now: Date) -> Bool {
+        now.timeIntervalSince(order.searchingSince ?? order.createdAt) >= ops.dispatch.searchTimeout
     }
 
     /// Ends `order` for want of a driver, or offers it again wider; a failure waits for the next second.
@@ -51,7 +56,7 @@ struct DispatchRounds: Service {
         do {
             try await Trace.span("dispatch.round", kind: .internal) { span in
                 span?.set("ride.order_id", order.id)
-                guard now.timeIntervalSince(order.searchingSince ?? order.createdAt) >= ops.dispatch.searchTimeout else {
+                guard searchTimedOut(order, now: now) else {
                     try await ops.redispatch(order, now: now)
                     return
                 }

@@ -166,7 +166,7 @@ public struct PaymentCapture: Sendable {
     /// found the payment recorded and marked the order paid first, not knowing the round.
     func markPaid(_ orderID: String, round: Int = 0) async throws {
         let (order, _) = try await store.change(id: orderID) { order in
-            guard order.payment == nil || order.payment == .failed || order.payment == .paid else { return }
+            guard order.payment != .refunded else { return }
             order.payment = .paid
             order.paymentError = nil
             if round > (order.paymentRetries ?? 0) { order.paymentRetries = round }

@@ -2,6 +2,7 @@ import Foundation
 import PlatformLauncher
 import Synchronization
 import TestProcess
+import ZeroMQ
 
 /// Where a test process runs: the loopback of this machine, or a host made by `NetworkHosts` —
 /// a Linux network namespace with an address of its own on a bridge.
@@ -146,7 +147,7 @@ final class NetworkHosts: Sendable {
     /// its sender's socket, whose small-queue limit would otherwise throttle it to a few packets
     /// per delay. Returns what was applied, for the test's report.
     func shape(delay: Duration, lossPercent: Double) async throws -> String {
-        let milliseconds = delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = delay.milliseconds
         var netem = true
         for host in hosts {
             guard let namespace = host.namespace else { continue }
