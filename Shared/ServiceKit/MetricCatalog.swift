@@ -39,6 +39,15 @@ public enum RideMetric {
     public static let processFDs = MetricSpec("process_open_fds", .gauge, by: "all", "Number of open file descriptors.")
     public static let processStart = MetricSpec("process_start_time_seconds", .gauge, by: "all", "Start time of the process since the Unix epoch in seconds.")
 
+    // MARK: Every process with a bus of several instances (`BrokerFailover`, copied on scrape)
+
+    public static let brokerFailovers = MetricSpec(
+        "ride_broker_failovers_total", .counter, by: "all services",
+        "Times this process's requests moved to another broker because theirs fell silent (a bus of several instances only).")
+    public static let brokerUp = MetricSpec(
+        "ride_broker_up", .gauge, labels: ["broker"], by: "all services",
+        "Whether this process's last probe of the broker was answered (1) or not (0) (a bus of several instances only).")
+
     // MARK: Gateway (Hummingbird's MetricsMiddleware, renamed by `libraryNames`)
 
     public static let httpRequests = MetricSpec(
@@ -111,7 +120,7 @@ public enum RideMetric {
 
     /// Every metric, in the order docs/metrics.md lists them.
     public static let all: [MetricSpec] = [
-        opDuration, processMemory, processCPU, processFDs, processStart,
+        opDuration, processMemory, processCPU, processFDs, processStart, brokerFailovers, brokerUp,
         httpRequests, httpDuration, httpErrors, httpActive,
         reactionLatency, ridesCompleted, ridesCancelled, noDriverFound,
         users,

@@ -46,6 +46,14 @@ public struct ServiceHost: Sendable {
         return worker
     }
 
+    /// A client of the platform's services through `broker`; with a bus of several instances its
+    /// failovers and each broker's probe are in /metrics (`ride_broker_failovers_total`, `ride_broker_up`).
+    public func client(broker: String, options: MDPClient.Options = .init()) async throws -> ServiceClient {
+        let client = try await ServiceClient(broker: broker, options: options, logger: logger)
+        metrics.watch(client)
+        return client
+    }
+
     /// `/readyz` waits for `subscribers` to reach the bus (a subscriber knows once the bus welcomes it).
     public func needsBus(_ subscribers: [any BusSubscription], at endpoint: String) {
         readiness.add("bus") { subscribers.allSatisfy(\.isConnected) ? nil : "not connected to the bus at \(endpoint) yet" }

@@ -43,6 +43,8 @@ struct BusFailoverIntegrationTests {
             }
             print("bus failover (loopback): \(killed) killed; the first request answered through \(failover.activeEndpoint) \(failoverTime) after")
             #expect(failover.activeEndpoint != active)
+            #expect(failover.failovers == 1, "one move, counted (ride_broker_failovers_total)")
+            #expect(failover.brokers.map(\.answering) == bus.instances.map { $0 != killed }, "\(failover.brokers)")
             #expect(failoverTime < .seconds(10), "the probe finds a dead broker within a second; a request's own timeout is 5 s")
             await client.close()
         }

@@ -21,7 +21,7 @@ public struct GatewayServer: Sendable {
         let host = ServiceHost(program: "ride-gateway", service: "gateway", http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
         let logger = host.logger
         if case .failure(let error) = PlaceRoutes.index { logger.error("places unavailable (the /v1/places routes answer 503)", metadata: ["error": "\(error)"]) }
-        let client = try await ServiceClient(broker: settings.broker, logger: logger)
+        let client = try await host.client(broker: settings.broker)
         let platform = PlatformCalls(client: client)
         let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripETA.topic], logger: logger)
         host.needsBus([subscriber], at: settings.sub)

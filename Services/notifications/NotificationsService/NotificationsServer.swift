@@ -24,7 +24,7 @@ public struct NotificationsServer: Sendable {
             sqlite: { try NotificationStore(path: $0) }, postgres: { try await PostgresNotificationStore.open(url: $0, logger: logger) },
             eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
-        let platform = try await ServiceClient(broker: settings.broker, logger: logger)
+        let platform = try await host.client(broker: settings.broker)
         // Every topic of both sources, so a sequence gap is a missed event, not one not subscribed to.
         let events = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], logger: logger)
         host.needsBus([events], at: settings.sub)

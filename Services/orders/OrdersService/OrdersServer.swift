@@ -23,7 +23,7 @@ public struct OrdersServer: Sendable {
             program: host.program, source: host.service, location: settings.database, publishTo: settings.pub, logger: logger,
             sqlite: { try OrderStore(path: $0) }, postgres: { try await PostgresOrderStore.open(url: $0, logger: logger) }, eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
-        let platform = try await ServiceClient(broker: settings.broker, logger: logger)
+        let platform = try await host.client(broker: settings.broker)
         let (provider, stripeHTTP) = try await Self.paymentProvider(settings, program: host.program, logger: logger)
         let payments = PaymentCapture(store: store, provider: provider, commissionPercent: settings.commissionPercent, relay: relay)
         var ops = OrdersOps(

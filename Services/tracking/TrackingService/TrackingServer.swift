@@ -40,7 +40,7 @@ public struct TrackingServer: Sendable {
         let publisher = try await EventPublisher(endpoint: settings.pub, source: BusContract.Service.tracking, logger: logger)
         let writer = StoreWriter(store: store, publisher: publisher, logger: logger)
         let asksUsers = settings.verifiesDeviceOwners || settings.requiresDeviceCredentials
-        let ownersClient = asksUsers ? try await ServiceClient(broker: settings.broker, logger: logger) : nil
+        let ownersClient = asksUsers ? try await host.client(broker: settings.broker) : nil
         let owners = settings.verifiesDeviceOwners ? ownersClient.map(UsersDeviceOwners.init(client:)) : nil
         let recheck = settings.deviceCredentialRecheck
         let credentials =
@@ -112,7 +112,7 @@ extension TrackingServer {
         }
         var peerOptions = MDPClient.Options()
         peerOptions.attempts = 1
-        let peers = ShardPeers(shard: settings.shard, client: try await ServiceClient(broker: settings.broker, options: peerOptions, logger: logger))
+        let peers = ShardPeers(shard: settings.shard, client: try await host.client(broker: settings.broker, options: peerOptions))
         let local = TrackingOps.localRouter(service: BusContract.Service.trackingShard(settings.shard.index), pipeline: pipeline, store: store, instance: instance)
         return ([worker(local), worker(TrackingOps.publicRouter(local: local, state: pipeline.state, peers: peers, instance: instance))], peers)
     }

@@ -23,7 +23,7 @@ public struct TripsServer: Sendable {
             program: host.program, source: host.service, location: settings.database, publishTo: settings.pub, logger: logger,
             sqlite: { try TripStore(path: $0) }, postgres: { try await PostgresTripStore.open(url: $0, logger: logger) }, eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
-        let platform = try await ServiceClient(broker: settings.broker, logger: logger)
+        let platform = try await host.client(broker: settings.broker)
         // No prefix at first: the watcher subscribes per device as trips start.
         let subscriber = try await EventSubscriber<DeviceLocationEvent>(endpoint: settings.sub, prefixes: [], logger: logger)
         let model = RouteModel()

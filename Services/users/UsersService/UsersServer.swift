@@ -33,7 +33,7 @@ public struct UsersServer: Sendable {
             instance: host.instance)
         router.requests = store.requestLog
         let worker = host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency)
-        let platform = try await ServiceClient(broker: settings.broker, logger: logger)
+        let platform = try await host.client(broker: settings.broker)
         // Every topic of orders, so a sequence gap is a missed event, not one not subscribed to.
         let ordersEvents = try await EventSubscriber<RatingsReactor.OrdersEvent>(endpoint: settings.sub, prefixes: [Events.orderRoot], logger: logger)
         host.needsBus([ordersEvents], at: settings.sub)

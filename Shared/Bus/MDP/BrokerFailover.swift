@@ -41,6 +41,7 @@ public final class BrokerFailover: Sendable {
     public let clients: [MDPClient]
     private let state: Mutex<State>
     private let probing = Mutex<Task<Void, Never>?>(nil)
+    private let moves = Atomic<Int>(0)
     private let logger: Logger
 
     /// Connects to every broker of `endpoints` and starts probing them.
@@ -61,6 +62,15 @@ public final class BrokerFailover: Sendable {
 
     /// The broker requests go through now.
     public var activeEndpoint: String { clients[state.withLock { $0.active }].endpoint }
+
+    /// How many times requests moved to another broker because theirs fell silent.
+    public var failovers: Int { moves.load(ordering: .relaxed) }
+
+    /// Each broker, in the bus address's order, and whether its last probe was answered.
+    public var brokers: [(endpoint: String, answering: Bool)] {
+        let down = state.withLock { $0.down }
+        return zip(clients, down).map { ($0.endpoint, !$1) }
+    }
 
     /// Sends `body` to `service` through the active broker (see `MDPClient.request`), moving to
     /// another when that broker is found down. Throws `MDPClientError`.
@@ -156,6 +166,7 @@ public final class BrokerFailover: Sendable {
             return stranded.values.map(\.continuation)
         }
         if let moved {
+            moves.add(1, ordering: .relaxed)
             logger.warning(
                 "broker silent; requests go through another",
                 metadata: ["silent": "\(clients[moved.from].endpoint)", "now": "\(clients[moved.to].endpoint)", "resent": "\(abandoned.count)"])
