@@ -102,4 +102,36 @@ import Wire
         #expect(await send("flaky", #"{"text":"x","request_id":"f"}"#).status == 200)
         #expect(await send("book", #"{"text":"a","request_id":"bad key"}"#).status == 422)
     }
+    /// A keyed call sent again while the first still runs (a resend after a broker was lost) gets
+    /// the first's reply, not 409 `request_in_progress`, and the op runs once.
+    @Test func aKeyedCallWhoseFirstAttemptStillRunsWaitsForItsReply() async throws {
+        let calls = Calls()
+        var router = OpRouter(service: "keyed")
+        router.on("book") { (params: Text, _) -> String in
+            let run = calls.runs.add(1, ordering: .relaxed).newValue
+            try await Task.sleep(for: .milliseconds(600))
+            return "\(params.text) #\(run)"
+        }
+        router.requests = MemoryLog()
+        let logger = Logger(label: "request-key-tests")
+        let broker = Broker(logger: logger)
+        let endpoint = try await broker.start(endpoint: "tcp://127.0.0.1:*")
+        let worker = MDPWorker(endpoint: endpoint, service: "keyed", logger: logger)
+        let serving = Task { [router] in try await worker.run { await router.handle($0, logger: logger) } }
+        let client = try await ServiceClient(broker: endpoint, logger: logger)
+        // The client learns that the service echoes request ids: requests after this one go side by side.
+        _ = try await client.call("keyed", "ping", NoParams(), as: PingReply.self)
+        let book = Op<Text, String>("keyed", "book", "books once per key")
+        async let first = client.call(book, Text(text: "a"), key: "k1")
+        try await Task.sleep(for: .milliseconds(200))
+        let second = try await client.call(book, Text(text: "a"), key: "k1")
+        #expect(try await first == "a #1")
+        #expect(second == "a #1", "the second attempt is answered with the first's reply")
+        #expect(calls.runs.load(ordering: .relaxed) == 1)
+        await client.close()
+        worker.stop()
+        try await serving.value
+        broker.stop()
+        await broker.join()
+    }
 }

@@ -244,7 +244,7 @@ public struct OpRouter: Sendable {
         case .replay(let reply):
             return reply
         case .running:
-            return .error(.conflict("request_in_progress", "a request with this idempotency key is still being answered; retry later for its reply"))
+            return .error(.conflict(RequestKey.inProgress, "a request with this idempotency key is still being answered; retry later for its reply"))
         case .reused:
             return .error(.unprocessable("idempotency_key_reused", "this idempotency key was used with another request (other params or op); use a new key"))
         case .first:

@@ -24,6 +24,8 @@ public struct RequestKey: Sendable, Equatable {
     /// hash: a caller whose params carry values of the moment (a time, a batch id) hashes what it
     /// was asked (the gateway: the HTTP request), so a retry is the same request.
     public static let hashMember = "request_hash"
+    /// The code of the refusal of a keyed request whose first attempt has not answered yet (409).
+    public static let inProgress = "request_in_progress"
     /// How long a key is remembered.
     public static let lifetime: TimeInterval = 24 * 3600
     /// How long a claim without a reply holds (the first attempt still running); after that the

@@ -55,6 +55,32 @@ public struct ServiceClient: Sendable {
         try await call(op.service, op.name, params, as: Reply.self, timeout: timeout)
     }
 
+    /// Calls `op` with `params` keyed by `key` (their `request_id`, as the gateway passes an
+    /// `Idempotency-Key`): sent again after its reply was lost — a broker or a service gone at that
+    /// moment — it is done once and answered with the first reply (`RequestLog`). Sent again
+    /// while the first is still being answered (409 `request_in_progress`), it asks again every
+    /// `keyedRetryInterval`, `keyedRetries` times at most, for that reply.
+    public func call<Params, Reply: Decodable>(_ op: Op<Params, Reply>, _ params: Params, key: String, timeout: Duration? = nil) async throws -> Reply {
+        guard case .object(var keyed) = try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(params)) else {
+            throw ServiceError(
+                status: Status.badRequest, code: "invalid_params",
+                message: "params of \(op.service).\(op.name) are not a JSON object: no place for \(RequestKey.member)")
+        }
+        keyed[RequestKey.member] = .string(key)
+        var retries = 0
+        while true {
+            do {
+                return try await call(op.service, op.name, JSONValue.object(keyed), as: Reply.self, timeout: timeout)
+            } catch let error as ServiceError where error.code == RequestKey.inProgress && retries < Self.keyedRetries {
+                retries += 1
+                try await Task.sleep(for: Self.keyedRetryInterval)
+            }
+        }
+    }
+
+    static let keyedRetries = 20
+    static let keyedRetryInterval = Duration.milliseconds(250)
+
     /// Calls `op` on another service than its own (a tracking shard's peer service answers tracking's ops).
     public func call<Params, Reply: Decodable>(_ op: Op<Params, Reply>, on service: String, _ params: Params, timeout: Duration? = nil) async throws -> Reply {
         try await call(service, op.name, params, as: Reply.self, timeout: timeout)

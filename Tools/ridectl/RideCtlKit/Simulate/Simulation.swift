@@ -178,7 +178,8 @@ actor Simulation {
             let params = CreateOrderParams(
                 caller: .rider(riderID), pickup: Place(latitude: from.latitude, longitude: from.longitude),
                 dropoff: Place(latitude: to.latitude, longitude: to.longitude))
-            let order = try await client.call(Ops.Orders.create, params)
+            // Keyed, as an app keys it: a booking sent again after its reply was lost books one ride.
+            let order = try await client.call(Ops.Orders.create, params, key: "book-\(riderID)-\(UUID().uuidString.prefix(8))")
             openOrderOf[riderID] = order.id
             if rides[order.id] == nil { rides[order.id] = Ride(riderID: riderID, status: .new) }
         } catch {
@@ -359,10 +360,8 @@ actor Simulation {
         do {
             // Keyed, as an app keys it (Idempotency-Key): a message sent again after its reply was
             // lost (a broker or a service gone at that moment) is stored once.
-            let params = SendMessageParams(caller: caller, id: orderID, text: text)
-            guard case .object(var keyed) = try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(params)) else { return }
-            keyed[RequestKey.member] = .string("say-\(orderID)-\(caller.id)")
-            _ = try await client.call(Ops.Orders.sendMessage.service, Ops.Orders.sendMessage.name, JSONValue.object(keyed), as: JSONValue.self)
+            _ = try await client.call(
+                Ops.Orders.sendMessage, SendMessageParams(caller: caller, id: orderID, text: text), key: "say-\(orderID)-\(caller.id)")
             extras.messages += 1
         } catch {
             rides[orderID]?.said.remove(caller.id)
