@@ -58,6 +58,18 @@ struct BusFailoverIntegrationTests {
                 endpoint: "tcp://\(Self.second.address):\(bus.subPort)", prefixes: ["pair."], logger: testLogger)
             let publisher = try await EventPublisher(endpoint: bus.ingress, source: "pair", logger: testLogger)
             #expect(await publisher.waitForSubscriber(to: "pair.n"))
+            // Both instances subscribed before anything counts: the publisher hears of a subscription
+            // through either, and an event published before the other's arrives goes one way only.
+            let warmingUp = Task {
+                while !Task.isCancelled {
+                    try? publisher.publish(topic: "pair.warmup", type: "n", data: Numbered(n: 0))
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            _ = try await firstEvent(witness, timeout: .seconds(30)) { _ in true }
+            _ = try await firstEvent(subscriber, timeout: .seconds(30)) { _ in true }
+            warmingUp.cancel()
+            await warmingUp.value
             var received: [ReceivedEvent<Numbered>] = []
             var iterator = subscriber.deliveries.makeAsyncIterator()
             var n = 0
@@ -69,11 +81,11 @@ struct BusFailoverIntegrationTests {
                 let wanted = received.count + count
                 let deadline = ContinuousClock.now + .seconds(30)
                 while received.count < wanted, ContinuousClock.now < deadline, let batch = await iterator.next() {
-                    for case .event(let event) in batch { received.append(event) }
+                    for case .event(let event) in batch where event.topic == "pair.n" { received.append(event) }
                 }
             }
             try await publishAndReceive(100)
-            _ = try await collect(witness, count: 100)
+            _ = try await collect(witness, count: 100, topic: "pair.n")
             bus.supervisor.signal("bus", SIGKILL)
             try await publishAndReceive(100)
             #expect(received.map(\.event.data.n) == Array(1...200), "each event once, in order, through either instance")

@@ -241,13 +241,13 @@ func runCommand(
     return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
 }
 
-/// The first `count` events a subscriber receives, or a failure after `timeout`.
-func collect<P>(_ subscriber: EventSubscriber<P>, count: Int, timeout: Duration = .seconds(30)) async throws -> [ReceivedEvent<P>] {
+/// The first `count` events a subscriber receives (of `topic`, when given), or a failure after `timeout`.
+func collect<P>(_ subscriber: EventSubscriber<P>, count: Int, topic: String? = nil, timeout: Duration = .seconds(30)) async throws -> [ReceivedEvent<P>] {
     try await withThrowingTaskGroup(of: [ReceivedEvent<P>].self) { group in
         group.addTask {
             var events: [ReceivedEvent<P>] = []
             for await batch in subscriber.deliveries {
-                for case .event(let event) in batch { events.append(event) }
+                for case .event(let event) in batch where topic == nil || event.topic == topic { events.append(event) }
                 if events.count >= count { break }
             }
             return events
