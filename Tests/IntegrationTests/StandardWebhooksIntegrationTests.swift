@@ -11,6 +11,7 @@ import Wire
 /// with both secrets during a rotation and with the new one only after it; a replayed, forged,
 /// expired or malformed request refused by the receiver. The events come from a publisher standing
 /// in for `ride-trips` (no orders, trips or gateway needed).
+/// Deliveries are awaited 30 s: under `make test`'s load the Python receiver can take seconds to answer.
 @Suite(.serialized) struct StandardWebhooksIntegrationTests {
     @Test func deliveriesVerifyWithTheReferenceThroughARotation() async throws {
         try await withTestBus("standard-webhooks") { bus in
@@ -54,7 +55,7 @@ import Wire
             #expect(rotated.body["previous_secret_expires_at"]?.stringValue != nil)
             try receiver.trust(["first": first, "second": second])
             try publish("t2")
-            try await eventually("t2 delivered") { accepted("t2") != nil }
+            try await eventually("t2 delivered", timeout: .seconds(30)) { accepted("t2") != nil }
             #expect(accepted("t2")?["verified"] == ["first": true, "second": true], "signed with both: \(accepted("t2") ?? .null)")
             #expect(accepted("t2")?["signature"]?.stringValue?.split(separator: " ").count == 2)
 
@@ -89,7 +90,7 @@ import Wire
             let dropped = try await notifications.call("drop_previous_secret", #"{"id":"\#(id)"}"#)
             #expect(dropped.status == 200 && [nil, .null].contains(dropped.body["previous_secret_expires_at"]), "\(dropped.body)")
             try publish("t3")
-            try await eventually("t3 delivered") { accepted("t3") != nil }
+            try await eventually("t3 delivered", timeout: .seconds(30)) { accepted("t3") != nil }
             #expect(accepted("t3")?["verified"] == ["first": false, "second": true])
 
             // A graceful stop closes the pooled client with the rest.
