@@ -61,7 +61,7 @@ public struct ServiceClient: Sendable {
     /// while the first is still being answered (409 `request_in_progress`), it asks again every
     /// `keyedRetryInterval`, `keyedRetries` times at most, for that reply.
     public func call<Params, Reply: Decodable>(_ op: Op<Params, Reply>, _ params: Params, key: String, timeout: Duration? = nil) async throws -> Reply {
-        guard case .object(var keyed) = try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(params)) else {
+        guard case .object(var keyed) = try JSONValue(encoding: params) else {
             throw ServiceError(
                 status: Status.badRequest, code: "invalid_params",
                 message: "params of \(op.service).\(op.name) are not a JSON object: no place for \(RequestKey.member)")

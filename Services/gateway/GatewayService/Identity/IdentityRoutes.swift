@@ -38,7 +38,7 @@ struct IdentityRoutes {
                 "name": .string(Self.name(sent.name, identity, role: role)),
             ]
             params["device_id"] = sent.deviceID.map(JSONValue.string)
-            if let car = sent.car { params["car"] = try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(car)) }
+            if let car = sent.car { params["car"] = try JSONValue(encoding: car) }
             // A retry with the same key gets the same session (the params hold no token, so a retry's fresh one matches).
             try IdempotencyKey.stamp(&params, from: request)
             return try await platform.forward(Ops.Users.loginWithIdentity, .object(params))
