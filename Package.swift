@@ -162,7 +162,7 @@ let package = Package(
         .target(
             name: "BusService",
             dependencies: [
-                "Wire", "Bus", "ServiceKit", "ZeroMQ", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Wire", "Bus", "RideContract", "ServiceKit", "ZeroMQ", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ], path: "Services/bus/BusService"),
         .executableTarget(name: "ride-bus", dependencies: ["BusService", "ServiceKit"], path: "Services/bus/main"),

@@ -49,5 +49,7 @@ public enum BusContract {
         /// The peer service of tracking's shard `index` (`tracking.shard.1`): it answers for that
         /// shard's own devices only, and is how the shards reach one another.
         public static func trackingShard(_ index: Int) -> String { "\(tracking).shard.\(index)" }
+        /// Every shard's service, as a pattern of `BusPermissions`.
+        public static let trackingShards = "\(tracking).shard.*"
     }
 }

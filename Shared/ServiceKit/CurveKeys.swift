@@ -15,8 +15,9 @@ import ZeroMQ
 /// `server.key` and the `clients/*.pub` files.
 public struct CurveKeyDirectory: Sendable {
     public let path: String
-    /// The clients `init` makes keys for: every service and ridectl.
-    public static let standardClients = ["users", "orders", "trips", "tracking", "notifications", "gateway", "ridectl"]
+    /// The clients `init` makes keys for: one per role of `RideContract.Roles` (a test holds them
+    /// equal), each named after its role — every service, `operator` (ridectl), `bench`.
+    public static let standardClients = ["users", "orders", "trips", "tracking", "notifications", "gateway", "operator", "bench"]
 
     public init(path: String) { self.path = path }
 
@@ -114,6 +115,7 @@ public struct CurveOptions: ParsableArguments, Sendable {
     public static let secretKeyEnvironment = "RIDE_CURVE_SECRET_KEY"
     public static let serverSecretKeyEnvironment = "RIDE_CURVE_SERVER_SECRET_KEY"
     public static let allowedKeysEnvironment = "RIDE_CURVE_ALLOWED_KEYS"
+    public static let clientEnvironment = "RIDE_CURVE_CLIENT"
 
     @Option(
         name: .customLong("curve-keys"),
@@ -123,6 +125,13 @@ public struct CurveOptions: ParsableArguments, Sendable {
                 + "(this process's), RIDE_CURVE_SERVER_SECRET_KEY and RIDE_CURVE_ALLOWED_KEYS (NAME:KEY,… — the bus and "
                 + "tracking only); each variable wins over its file", env: directoryEnvironment, default: "off, plain TCP"))
     public var curveKeys: String?
+
+    @Option(
+        name: .customLong("curve-client"),
+        help: helpWithEnv(
+            "The name of this process's key in the key directory (clients/NAME.key); the name gives its role on the bus (docs/security.md#roles)",
+            env: clientEnvironment, default: "the program's own: orders for ride-orders, operator for ridectl"))
+    public var curveClient: String?
 
     public init() {}
 
@@ -136,6 +145,7 @@ public struct CurveOptions: ParsableArguments, Sendable {
     ) throws -> CurveSecurity? {
         let value = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         let directory = (curveKeys ?? value(Self.directoryEnvironment)).map(CurveKeyDirectory.init(path:))
+        let client = client.map { curveClient ?? value(Self.clientEnvironment) ?? $0 }
         guard directory != nil || value(Self.serverKeyEnvironment) != nil else { return nil }
 
         func key(_ variable: String, file: String?, what: String) throws -> String {

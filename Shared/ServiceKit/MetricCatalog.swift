@@ -86,6 +86,9 @@ public enum RideMetric {
     public static let busReplies = MetricSpec("ride_bus_replies_total", .counter, by: "bus", "Replies sent to clients (worker replies and MMI).")
     public static let busRefused = MetricSpec(
         "ride_bus_refused_requests_total", .counter, by: "bus", "Requests answered 503 by the broker (no worker in time, queue full, worker lost).")
+    public static let denied = MetricSpec(
+        "ride_bus_denied_total", .counter, labels: ["action", "role"], by: "bus",
+        "What a secured bus's policy refused, by `action` (`serve`, `call`, `publish`, `subscribe`) and the key's `role` (`none`: a key without one).")
     public static let expiredWorkers = MetricSpec("ride_bus_expired_workers_total", .counter, by: "bus", "Workers dropped after missing heartbeats.")
     public static let requeued = MetricSpec("ride_bus_requeued_requests_total", .counter, by: "bus", "Requests given to another worker after theirs was lost.")
     public static let serviceRequests = MetricSpec("ride_bus_service_requests_total", .counter, labels: ["service"], by: "bus", "Requests per service.")
@@ -124,7 +127,7 @@ public enum RideMetric {
         httpRequests, httpDuration, httpErrors, httpActive,
         reactionLatency, ridesCompleted, ridesCancelled, noDriverFound,
         users,
-        eventsForwarded, subscriptionMessages, rejectedMessages, busRequests, busReplies, busRefused, expiredWorkers, requeued, serviceRequests, workers,
+        eventsForwarded, subscriptionMessages, rejectedMessages, busRequests, busReplies, busRefused, denied, expiredWorkers, requeued, serviceRequests, workers,
         queued,
         locationsAccepted, locationsRejected, batches, refusedBatches, historyWritten, eventsPublished, commits, failedCommits, devices, activeDevices,
         indexPoints, indexCells, shardForwards, shardForwardsUnanswered, nearbyShardsMissing,

@@ -113,10 +113,10 @@ extension Socket {
     /// libzmq admits any valid key when no handler is bound (ZMQ_ZAP_ENFORCE_DOMAIN, which would
     /// refuse instead, is a draft option not in Debian's build): `Context.enableCurve` binds the
     /// handler before it returns, so no server socket of the context exists without one.
-    func becomeCurveServer(_ keys: CurveKeyPair) throws {
+    func becomeCurveServer(_ keys: CurveKeyPair, domain: String) throws {
         try set(ZMQ_CURVE_SERVER, 1, name: "ZMQ_CURVE_SERVER")
         try set(ZMQ_CURVE_SECRETKEY, bytes: Frame(frame: keys.secretKey), name: "ZMQ_CURVE_SECRETKEY")
-        try set(ZMQ_ZAP_DOMAIN, bytes: Frame(frame: ZAPHandler.domain), name: "ZMQ_ZAP_DOMAIN")
+        try setZAPDomain(domain)
     }
 
     /// Makes this socket a CURVE client proving `identity` to a server presenting `serverKey`.

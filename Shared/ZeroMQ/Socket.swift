@@ -44,12 +44,18 @@ public final class Socket {
 
     // MARK: Endpoints
 
+    /// With CURVE on, whether this socket admits any client key (set before `bind`): for an
+    /// endpoint that faces the internet, such as the device ingest, where phones bring keys of
+    /// their own and prove who they are inside the connection. Otherwise the context's
+    /// `CurveAuthorizer` decides.
+    public var admitsAnyCurveKey = false
+
     public func bind(_ endpoint: String) throws {
         if let curve = context.curve, Self.leavesProcess(endpoint) {
             guard let server = curve.server else {
                 throw ZMQError(code: EACCES, operation: "bind \(type) to \(endpoint): CURVE is on and this process has no server key, so it may not listen")
             }
-            try becomeCurveServer(server)
+            try becomeCurveServer(server, domain: admitsAnyCurveKey ? ZAPHandler.anyKeyDomain : ZAPHandler.domain)
         }
         guard zmq_bind(handle, endpoint) == 0 else { throw ZMQError.last("bind \(type) to \(endpoint)") }
     }
@@ -137,6 +143,37 @@ public final class Socket {
         }
     }
 
+    /// Receives one whole multipart message and the name its sender's CURVE key was admitted under
+    /// (the ZAP handler's user id, libzmq's `User-Id` property; nil on a connection without ZAP, such
+    /// as a plain TCP or `inproc://` one). Returns nil only when `dontWait` is set and nothing is waiting.
+    public func receiveWithSender(dontWait: Bool = false) throws -> (frames: [Frame], sender: String?)? {
+        guard !isClosed else { throw ZMQError(code: ENOTSOCK, operation: "receive on closed \(type)") }
+        var message = zmq_msg_t()
+        zmq_msg_init(&message)
+        defer { zmq_msg_close(&message) }
+        var frames: [Frame] = []
+        var sender: String?
+        var flags: Int32 = dontWait ? ZMQ_DONTWAIT : 0
+        while true {
+            if zmq_msg_recv(&message, handle, flags) < 0 {
+                let error = ZMQError.last("receive on \(type)")
+                if error.isInterrupted { continue }
+                if error.isAgain && frames.isEmpty && dontWait { return nil }
+                throw error
+            }
+            if frames.isEmpty { sender = Self.userID(of: &message).map { String(cString: $0) } }
+            frames.append(Frame(UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message))))
+            if zmq_msg_more(&message) == 0 { return (frames, sender) }
+            flags = 0
+        }
+    }
+
+    /// The `User-Id` of a received message: a C string owned by the connection's metadata, valid
+    /// while the message is.
+    static func userID(of message: inout zmq_msg_t) -> UnsafePointer<CChar>? {
+        zmq_msg_gets(&message, "User-Id")
+    }
+
     /// Moves one whole message from this socket to `destination` without copying its bodies
     /// (zmq_msg_recv → zmq_msg_send). Returns the number of frames moved, 0 if nothing was waiting.
     /// This is the forwarder's hot path: it runs at libzmq's own speed.
@@ -165,6 +202,40 @@ public final class Socket {
 }
 
 extension Socket {
+    /// As `forward(to:)`, asking `admit` about each message first, with its first frame and its
+    /// sender's `User-Id` (nil without ZAP): a message it refuses is read to its end and dropped.
+    /// Returns the frames moved (0 for a refused message) and whether a message was refused; nil
+    /// when nothing was waiting.
+    public func forward(
+        to destination: Socket, admit: (_ firstFrame: UnsafeRawBufferPointer, _ sender: UnsafePointer<CChar>?) -> Bool
+    ) throws -> (frames: Int, refused: Bool)? {
+        var message = zmq_msg_t()
+        zmq_msg_init(&message)
+        defer { zmq_msg_close(&message) }
+        var frames = 0
+        var admitted = true
+        while true {
+            if zmq_msg_recv(&message, handle, frames == 0 ? ZMQ_DONTWAIT : 0) < 0 {
+                let error = ZMQError.last("receive on \(type)")
+                if error.isInterrupted { continue }
+                if error.isAgain && frames == 0 { return nil }
+                throw error
+            }
+            if frames == 0 {
+                admitted = admit(UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message)), Self.userID(of: &message))
+            }
+            frames += 1
+            let more = zmq_msg_more(&message) != 0
+            if admitted {
+                while zmq_msg_send(&message, destination.handle, more ? ZMQ_SNDMORE : 0) < 0 {
+                    let error = ZMQError.last("send on \(destination.type)")
+                    if !error.isInterrupted { throw error }
+                }
+            }
+            if !more { return (admitted ? frames : 0, !admitted) }
+        }
+    }
+
     /// libzmq's own `zmq_proxy` between this socket and `backend`: blocks until the context ends.
     /// The benchmark's baseline — the plain C forwarder that `ride-bus` is measured against.
     public func runProxy(to backend: Socket) throws {

@@ -29,6 +29,29 @@ extension Socket {
     /// XPUB: pass every subscription message upstream, including duplicates.
     public func setVerbose(_ on: Bool) throws { try set(ZMQ_XPUB_VERBOSE, on ? 1 : 0, name: "ZMQ_XPUB_VERBOSE") }
 
+    /// XPUB: subscriptions are not applied on their own: each one is received as a message, and
+    /// takes effect for the subscriber that sent it only when `applySubscription` is called for it
+    /// (before the next receive). How the bus gives each subscriber only the topics it may hear.
+    public func setManualSubscriptions(_ on: Bool) throws { try set(ZMQ_XPUB_MANUAL, on ? 1 : 0, name: "ZMQ_XPUB_MANUAL") }
+
+    /// XPUB with manual subscriptions: applies a subscription (`\u{1}prefix`) or its end (`\u{0}prefix`)
+    /// to the subscriber whose message was received last.
+    public func applySubscription(_ message: Frame) throws {
+        guard let kind = message.first, kind <= 1 else { return }
+        try set(kind == 1 ? ZMQ_SUBSCRIBE : ZMQ_UNSUBSCRIBE, bytes: Array(message.dropFirst()), name: kind == 1 ? "ZMQ_SUBSCRIBE" : "ZMQ_UNSUBSCRIBE")
+    }
+
+    /// Messages larger than this many bytes make libzmq drop the connection that sent them
+    /// (`-1`: no limit), before any of it is read into a message.
+    public func setMaximumMessageSize(_ bytes: Int64) throws {
+        var value = bytes
+        guard zmq_setsockopt(handle, ZMQ_MAXMSGSIZE, &value, MemoryLayout<Int64>.size) == 0 else { throw ZMQError.last("setsockopt ZMQ_MAXMSGSIZE") }
+    }
+
+    /// The ZAP domain a CURVE server socket asks its context's handler about (RFC 27): the handler
+    /// may admit clients differently per domain (the bus's own keys; the device ingest's phones).
+    public func setZAPDomain(_ domain: String) throws { try set(ZMQ_ZAP_DOMAIN, bytes: Frame(frame: domain), name: "ZMQ_ZAP_DOMAIN") }
+
     /// ROUTER: fail with EHOSTUNREACH when sending to a peer that is not connected (instead of dropping).
     public func setRouterMandatory(_ on: Bool) throws { try set(ZMQ_ROUTER_MANDATORY, on ? 1 : 0, name: "ZMQ_ROUTER_MANDATORY") }
 

@@ -8,8 +8,11 @@ import Synchronization
 /// One thread owns its REP socket (as in the zguide's and CZMQ's `zauth`). A refused client never
 /// gets a connection: it cannot publish, subscribe, send a request or register as a worker.
 public final class ZAPHandler: Sendable {
-    /// The ZAP domain our server sockets set (`ZMQ_ZAP_DOMAIN`).
+    /// The ZAP domain our server sockets set (`ZMQ_ZAP_DOMAIN`): the authorizer decides.
     public static let domain = "ride"
+    /// The domain of sockets that admit any client key (`Socket.admitsAnyCurveKey`), named `anonymousName`.
+    public static let anyKeyDomain = "ride.any-key"
+    public static let anonymousName = "anonymous"
     static let endpoint = "inproc://zeromq.zap.01"
 
     /// One answer, for the caller's log.
@@ -76,12 +79,13 @@ public final class ZAPHandler: Sendable {
             return ([version, request.count > 1 ? request[1] : [], Frame(frame: "500"), Frame(frame: "malformed ZAP request"), [], []], nil)
         }
         let requestID = request[1]
+        let domain = request[2].utf8String ?? ""
         let address = request[3].utf8String ?? ""
         let mechanism = request[5].utf8String ?? ""
         var decision = Decision(address: address, clientKey: "", clientName: nil)
         if mechanism == "CURVE", request.count >= 7, request[6].count == 32, let key = Z85.encode(request[6]) {
             decision.clientKey = key
-            decision.clientName = authorizer.clientName(forPublicKey: key)
+            decision.clientName = domain == anyKeyDomain ? anonymousName : authorizer.clientName(forPublicKey: key)
         }
         guard let name = decision.clientName else {
             return ([version, requestID, Frame(frame: "400"), Frame(frame: "client key not allowed"), [], []], decision)

@@ -1,3 +1,4 @@
+import Bus
 import Logging
 import ServiceKit
 import Testing

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import Logging
+import RideContract
 import ServiceKit
 import Synchronization
 import Wire
@@ -17,8 +18,12 @@ public struct BusServer: Sendable {
     public func run() async throws {
         let logger = RideLogging.bootstrap(label: "ride-bus", format: settings.logFormat, level: settings.logLevel)
         let metrics = ServiceMetrics.bootstrap()
-        let forwarder = EventForwarder(logger: logger)
-        let broker = Broker(configuration: settings.brokerConfiguration, logger: logger)
+        // A secured bus knows each peer's key, so it holds each to its role; a plain one cannot.
+        let policy = Context.shared.curve == nil ? nil : Roles.policy
+        var brokerConfiguration = settings.brokerConfiguration
+        brokerConfiguration.policy = policy
+        let forwarder = EventForwarder(policy: policy, logger: logger)
+        let broker = Broker(configuration: brokerConfiguration, logger: logger)
         do {
             _ = try await forwarder.start(ingress: settings.ingress, egress: settings.egress, highWaterMark: settings.highWaterMark)
             _ = try await broker.start(endpoints: settings.broker)
@@ -38,6 +43,7 @@ public struct BusServer: Sendable {
                         "ingress": "\(settings.ingress.joined(separator: ","))", "egress": "\(settings.egress.joined(separator: ","))",
                         "broker": "\(settings.broker.joined(separator: ","))",
                         "http": "\(settings.http.host):\(port)", "libzmq": "\(Context.libraryVersion)",
+                        "roles": "\(policy.map { "enforced: \($0.roles.keys.sorted().joined(separator: ","))" } ?? "none (no CURVE: every peer may do everything)")",
                     ])
             }
         ) {
@@ -95,6 +101,10 @@ public struct BusServer: Sendable {
                 "malformed": .number(Double(requests.malformed)), "rejected": .number(Double(requests.rejected)),
                 "expired_workers": .number(Double(requests.expiredWorkers)), "requeued": .number(Double(requests.requeued)),
             ],
+            "denied": .object(
+                Dictionary(
+                    events.refused.merging(requests.refused, uniquingKeysWith: +).map { ("\($0.key.action) \($0.key.role)", JSONValue.number(Double($0.value))) },
+                    uniquingKeysWith: { first, _ in first })),
             "services": .object(services),
         ]
     }
@@ -117,6 +127,7 @@ struct BusMetrics: Sendable {
         let expired = metrics.deltaCounter(RideMetric.expiredWorkers)
         let requeued = metrics.deltaCounter(RideMetric.requeued)
         let perService = Mutex<[String: (requests: DeltaCounter, workers: PrometheusGauge, queued: PrometheusGauge)]>([:])
+        let denied = Mutex<[RefusalCount: DeltaCounter]>([:])
         let metrics = self.metrics
         let (forwarder, broker) = (self.forwarder, self.broker)
         metrics.onScrape {
@@ -131,6 +142,12 @@ struct BusMetrics: Sendable {
             refused.update(to: stats.rejected)
             expired.update(to: stats.expiredWorkers)
             requeued.update(to: stats.requeued)
+            denied.withLock { known in
+                for (key, count) in events.refused.merging(stats.refused, uniquingKeysWith: +) {
+                    if known[key] == nil { known[key] = metrics.deltaCounter(RideMetric.denied, labels: [("action", key.action), ("role", key.role)]) }
+                    known[key]!.update(to: count)
+                }
+            }
             perService.withLock { known in
                 for (name, service) in stats.services {
                     if known[name] == nil {

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Synchronization
 import ZeroMQ
@@ -10,6 +11,11 @@ import ZeroMQ
 /// subscribers only subscription messages (`\x01prefix` / `\x00prefix`) go upstream; anything else
 /// is counted and dropped. The egress is lossy for a subscriber that falls behind its high-water
 /// mark — one slow `ridectl tail` must never stall the platform; sequences reveal the gap.
+///
+/// With a `BusPolicy` (a secured bus), an event is forwarded only when its topic is one its
+/// publisher's role may publish, and a subscription takes effect only when the subscriber's role
+/// may hear it: the egress applies subscriptions by hand (`ZMQ_XPUB_MANUAL`), one subscriber at a
+/// time, and `SubscriptionLedger` keeps the refused ones from ever cancelling an allowed one upstream.
 public final class EventForwarder: Sendable {
     /// What the egress sends each subscriber as it connects (a one-frame message, no event): a
     /// subscriber that receives it knows it is connected and its subscriptions are on their way.
@@ -20,17 +26,26 @@ public final class EventForwarder: Sendable {
         public var forwarded: UInt64
         public var subscriptions: UInt64
         public var rejected: UInt64
+        /// Events and subscriptions the policy refused, per action (`publish`, `subscribe`) and role.
+        public var refused: [RefusalCount: UInt64] = [:]
     }
 
     private let forwarded = Atomic<UInt64>(0)
     private let subscriptions = Atomic<UInt64>(0)
     private let rejected = Atomic<UInt64>(0)
+    private let refused = Mutex<[RefusalCount: UInt64]>([:])
+    private let refusals = RejectionLog("bus refused a peer's message")
+    private let policy: BusPolicy?
     private let stopRequested = Atomic<Bool>(false)
     private let waker = Waker()
     private let loop = Mutex<OwnedThread?>(nil)
     private let logger: Logger
 
-    public init(logger: Logger) { self.logger = logger }
+    /// `policy`: who may publish and hear what (nil: everyone everything, a bus without CURVE).
+    public init(policy: BusPolicy? = nil, logger: Logger) {
+        self.policy = policy
+        self.logger = logger
+    }
 
     /// Binds both sockets and starts forwarding; returns the bound endpoints (wildcard ports resolved).
     /// Throws the first bind error (the message names the endpoint) without starting anything.
@@ -50,6 +65,7 @@ public final class EventForwarder: Sendable {
                 try xsub.setReceiveHighWaterMark(highWaterMark)
                 try xpub.setSendHighWaterMark(highWaterMark)
                 try xpub.setWelcomeMessage(Self.welcome)
+                try xpub.setManualSubscriptions(true)
                 var boundIngress: [String] = []
                 var boundEgress: [String] = []
                 for endpoint in ingress {
@@ -83,7 +99,7 @@ public final class EventForwarder: Sendable {
     public var stats: Stats {
         Stats(
             forwarded: forwarded.load(ordering: .relaxed), subscriptions: subscriptions.load(ordering: .relaxed),
-            rejected: rejected.load(ordering: .relaxed))
+            rejected: rejected.load(ordering: .relaxed), refused: refused.withLock { $0 })
     }
 
     private func forward(xsub: Socket, xpub: Socket) {
@@ -91,19 +107,27 @@ public final class EventForwarder: Sendable {
         poller.add(xsub)
         poller.add(xpub)
         poller.add(fileDescriptor: waker.fileDescriptor)
+        var ledger = SubscriptionLedger()
+        var gate = policy.map(PublishGate.init)
         while !stopRequested.load(ordering: .relaxed) {
             do {
                 try poller.poll(timeoutMilliseconds: 250)
                 if poller.isReadable(2) { waker.drain() }
                 // Events first, in bursts like zmq_proxy's, then any subscription changes.
                 var moved: UInt64 = 0
-                while moved < 1000, try xsub.forward(to: xpub) > 0 { moved += 1 }
+                if gate == nil {
+                    while moved < 1000, try xsub.forward(to: xpub) > 0 { moved += 1 }
+                } else {
+                    var read = 0
+                    while read < 1000, let result = try xsub.forward(to: xpub, admit: { gate!.admits(topic: $0, sender: $1) }) {
+                        read += 1
+                        if result.refused, let refusal = gate!.lastRefusal { count(refusal) } else { moved += 1 }
+                    }
+                }
                 if moved > 0 { forwarded.add(moved, ordering: .relaxed) }
-                while let frames = try xpub.receive(dontWait: true) {
+                while let (frames, sender) = try xpub.receiveWithSender(dontWait: true) {
                     if frames.count == 1, let kind = frames[0].first, kind == 0 || kind == 1 {
-                        try xsub.send(frames[0])
-                        subscriptions.add(1, ordering: .relaxed)
-                        logger.debug(kind == 1 ? "subscribe" : "unsubscribe", metadata: ["prefix": "\(String(decoding: frames[0].dropFirst(), as: UTF8.self))"])
+                        try subscriptionChanged(frames[0], sender: sender, xsub: xsub, xpub: xpub, ledger: &ledger)
                     } else {
                         rejected.add(1, ordering: .relaxed)
                     }
@@ -113,5 +137,66 @@ public final class EventForwarder: Sendable {
                 if let error = error as? ZMQError, error.isTerminated { return }
             }
         }
+    }
+
+    /// A subscription (`\u{1}prefix`) or its end (`\u{0}prefix`) from `sender`: applied to that
+    /// subscriber and passed upstream when the policy allows it.
+    private func subscriptionChanged(_ message: Frame, sender: String?, xsub: Socket, xpub: Socket, ledger: inout SubscriptionLedger) throws {
+        let prefixBytes = Array(message.dropFirst())
+        let prefix = String(decoding: prefixBytes, as: UTF8.self)
+        let refusal = policy?.refusal(of: .subscribe(prefix: prefix), by: sender)
+        if message[0] == 1 {
+            if let refusal {
+                _ = ledger.subscribed(prefixBytes, allowed: false)
+                count(refusal)
+                return
+            }
+            try xpub.applySubscription(message)
+            if ledger.subscribed(prefixBytes, allowed: true) { try xsub.send(message) }
+        } else {
+            try xpub.applySubscription(message)
+            // A subscriber's own unsubscription has its sender; one libzmq makes for a subscriber that left has none.
+            let wasAllowed: Bool? = sender == nil && policy != nil ? nil : refusal == nil
+            if ledger.unsubscribed(prefixBytes, wasAllowed: wasAllowed) { try xsub.send(message) }
+        }
+        subscriptions.add(1, ordering: .relaxed)
+        logger.debug(message[0] == 1 ? "subscribe" : "unsubscribe", metadata: ["prefix": "\(prefix)"])
+    }
+
+    private func count(_ refusal: BusRefusal) {
+        refused.withLock { $0[RefusalCount(refusal), default: 0] += 1 }
+        refusals.note(refusal.reason, from: "\(refusal.key ?? "-") \(refusal.action.kind)", logger: logger)
+    }
+}
+
+/// The forwarder's check of each event's publisher: the policy's answer for the last key seen is
+/// kept, so a run of events from one publisher costs a string comparison each, not a lookup.
+struct PublishGate {
+    let policy: BusPolicy
+    private var lastSender: [CChar] = []
+    private var lastPermissions: BusPermissions?
+    /// Why the last refused event was refused.
+    private(set) var lastRefusal: BusRefusal?
+
+    init(policy: BusPolicy) { self.policy = policy }
+
+    mutating func admits(topic: UnsafeRawBufferPointer, sender: UnsafePointer<CChar>?) -> Bool {
+        guard let sender else {
+            lastRefusal = policy.refusal(of: .publish(topic: Self.text(topic)), by: nil)
+            return false
+        }
+        if lastSender.isEmpty || strcmp(lastSender, sender) != 0 {
+            let name = String(cString: sender)
+            lastSender = Array(name.utf8CString)
+            lastPermissions = policy.permissions(ofKey: name)
+        }
+        if let permissions = lastPermissions, permissions.mayPublish(topic: topic) { return true }
+        let name = String(cString: sender)
+        lastRefusal = policy.refusal(of: .publish(topic: Self.text(topic)), by: name)
+        return lastRefusal == nil
+    }
+
+    static func text(_ topic: UnsafeRawBufferPointer) -> String {
+        String(decoding: topic.prefix(Topic.maximumLength), as: UTF8.self)
     }
 }

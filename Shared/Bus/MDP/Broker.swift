@@ -12,6 +12,8 @@ public final class Broker: Sendable {
     private let waker = Waker()
     private let snapshot = Mutex(BrokerStats())
     private let loop = Mutex<OwnedThread?>(nil)
+    /// Refusals by the policy, logged once per key and action a minute.
+    private let refusals = RejectionLog("bus refused a peer's message")
 
     public init(configuration: BrokerConfiguration = .init(), logger: Logger) {
         self.configuration = configuration
@@ -80,10 +82,10 @@ public final class Broker: Sendable {
                 if poller.isReadable(1) { waker.drain() }
                 // Drain a bounded burst, then look at timers again, so a flood cannot starve heartbeats.
                 var burst = 0
-                while burst < 4096, let frames = try socket.receive(dontWait: true) {
+                while burst < 4096, let (frames, key) = try receive(socket) {
                     burst += 1
                     let now = MonotonicClock.milliseconds()
-                    core.receive(from: frames[0], frames: frames[1...], now: now, into: &out)
+                    core.receive(from: frames[0], key: key, frames: frames[1...], now: now, into: &out)
                     flush(&out, core: &core, socket: socket, now: now)
                 }
             } catch {
@@ -110,6 +112,12 @@ public final class Broker: Sendable {
             }
         }
         snapshot.withLock { $0 = core.stats }
+    }
+
+    /// The next message and its sender's key name (asked of libzmq only when a policy needs it).
+    private func receive(_ socket: Socket) throws -> (frames: [Frame], key: String?)? {
+        if configuration.policy == nil { return try socket.receive(dontWait: true).map { ($0, nil) } }
+        return try socket.receiveWithSender(dontWait: true).map { ($0.frames, $0.sender) }
     }
 
     /// Sends everything in `out`. A worker that vanished (EHOSTUNREACH) is removed at once and its
@@ -151,6 +159,8 @@ public final class Broker: Sendable {
             logger.warning("request requeued after its worker was lost", metadata: ["service": "\(service)"])
         case .protocolError(let peer, let reason):
             logger.warning("rejected message", metadata: ["peer": "\(hex(peer))", "reason": "\(reason)"])
+        case .refused(let refusal):
+            refusals.note(refusal.reason, from: "\(refusal.key ?? "-") \(refusal.action.kind)", logger: logger)
         }
     }
 }

@@ -14,6 +14,8 @@ public struct BrokerConfiguration: Sendable {
     public var maxQueuedPerService = 100_000
     /// How often a request whose worker died is given to another worker before `503 worker_lost`.
     public var maxRequeues = 1
+    /// Who may serve and call what (a secured bus); nil: every peer may do everything.
+    public var policy: BusPolicy?
 
     public init() {}
 }
@@ -31,6 +33,8 @@ public enum BrokerNotice: Equatable, Sendable {
     case workerDisconnected(service: String, worker: Frame)
     case requestRequeued(service: String)
     case protocolError(peer: Frame, reason: String)
+    /// The policy refused a READY (the worker is told to disconnect) or a request (answered 403).
+    case refused(BusRefusal)
 }
 
 /// Counts and per-service state, for `/health`, `/metrics` and `ridectl status`.
@@ -49,6 +53,15 @@ public struct BrokerStats: Sendable, Equatable {
     public var requeued: UInt64 = 0
     public var rejected: UInt64 = 0
     public var undeliverable: UInt64 = 0
+    /// Refusals by the policy, per action kind (`serve`, `call`) and role.
+    public var refused: [RefusalCount: UInt64] = [:]
+}
+
+/// What a refusal is counted under (`ride_bus_refused_total{action, role}`).
+public struct RefusalCount: Sendable, Hashable {
+    public var action: String
+    public var role: String
+    public init(_ refusal: BusRefusal) { (action, role) = (refusal.action.kind, refusal.role) }
 }
 
 /// The Majordomo broker's bookkeeping, with no sockets in it: messages in, messages out, time as a
@@ -106,8 +119,9 @@ public struct BrokerCore {
 
     // MARK: Input
 
-    /// A message from `sender` (its routing id), with `frames` after the routing id.
-    public mutating func receive(from sender: Frame, frames: ArraySlice<Frame>, now: Int64, into out: inout [BrokerOutgoing]) {
+    /// A message from `sender` (its routing id), with `frames` after the routing id; `key` is the
+    /// name its CURVE key was admitted under (nil without CURVE), which the policy goes by.
+    public mutating func receive(from sender: Frame, key: String? = nil, frames: ArraySlice<Frame>, now: Int64, into out: inout [BrokerOutgoing]) {
         let message: MDP.ToBroker
         do {
             message = try MDP.parseToBroker(frames)
@@ -123,12 +137,27 @@ public struct BrokerCore {
         switch message {
         case .clientRequest(let service, let body):
             counters.requests += 1
+            if let policy = configuration.policy, !service.hasPrefix("mmi."),
+                let refusal = policy.refusal(of: .call(service: service, op: body.first?.utf8String ?? ""), by: key)
+            {
+                refuse(refusal)
+                out.append(
+                    errorReply(
+                        to: Request(client: sender, service: Frame(frame: service), body: body, queuedAt: now), status: 403, code: "forbidden",
+                        message: refusal.reason))
+                return
+            }
             if service.hasPrefix("mmi.") {
                 answerMMI(client: sender, service: service, body: body, into: &out)
             } else {
                 enqueue(Request(client: sender, service: Frame(frame: service), body: body, queuedAt: now), for: service, now: now, into: &out)
             }
         case .ready(let service):
+            if let policy = configuration.policy, workers[sender] == nil, let refusal = policy.refusal(of: .serve(service: service), by: key) {
+                refuse(refusal)
+                out.append(BrokerOutgoing(to: sender, frames: MDP.disconnect))
+                return
+            }
             if workers[sender] != nil || service.hasPrefix("mmi.") {
                 counters.malformed += 1
                 notices.append(.protocolError(peer: sender, reason: workers[sender] != nil ? "READY from a worker already registered" : "service names mmi.* are reserved"))
@@ -223,6 +252,11 @@ public struct BrokerCore {
     public func isWorker(_ identity: Frame) -> Bool { workers[identity] != nil }
 
     // MARK: Internals
+
+    private mutating func refuse(_ refusal: BusRefusal) {
+        counters.refused[RefusalCount(refusal), default: 0] += 1
+        notices.append(.refused(refusal))
+    }
 
     private mutating func answerMMI(client: Frame, service: String, body: [Frame], into out: inout [BrokerOutgoing]) {
         let code: String

@@ -41,13 +41,13 @@ struct BusAddresses: ParsableArguments {
 }
 
 extension CurveOptions {
-    /// ridectl's key in a key directory: `clients/ridectl.key`.
-    static let ridectlClientName = "ridectl"
+    /// ridectl's key in a key directory unless `--curve-client` names another: `clients/operator.key`.
+    static let ridectlClientName = "operator"
 
-    /// Turns CURVE on for ridectl's bus sockets when `--curve-keys` (or the variables) say so.
-    /// Call it before the first connection.
-    func secureRidectl() async throws {
-        try await BusSecurity.enable(try withValidation { try security(client: Self.ridectlClientName, serves: false) }, label: "ridectl")
+    /// Turns CURVE on for ridectl's bus sockets when `--curve-keys` (or the variables) say so, as
+    /// `client` (an operator's key, or the benchmarks' `bench`). Call it before the first connection.
+    func secureRidectl(as client: String = ridectlClientName) async throws {
+        try await BusSecurity.enable(try withValidation { try security(client: client, serves: false) }, label: "ridectl")
     }
 }
 

@@ -26,6 +26,9 @@ struct BenchBusCommand: AsyncParsableCommand {
             echo workers for the request measurements. Prints a table; exits 1 if a target is missed.
             """)
 
+    /// The key (and role) of the load and the echo workers on a secured bus.
+    static let benchClient = "bench"
+
     @Option(help: "Seconds per event-throughput measurement.") var seconds = 3.0
     @Option(help: "Rounds of baseline vs. ride-bus.") var rounds = 2
     @Option(name: .customLong("latency-requests"), help: "Sequential requests for the latency figures.") var latencyRequests = 10_000
@@ -69,9 +72,11 @@ struct BenchBusCommand: AsyncParsableCommand {
             let keys = "\(logs)/keys"
             try CurveKeyDirectory.create(at: keys)
             environment[CurveOptions.directoryEnvironment] = keys
+            // The load and its echo workers are the `bench` role: the bus holds them to it as to any key.
+            environment[CurveOptions.clientEnvironment] = Self.benchClient
             var options = CurveOptions()
             options.curveKeys = keys
-            try await options.secureRidectl()
+            try await options.secureRidectl(as: Self.benchClient)
         }
         let secured = curve ? ", bus secured with CURVE" : ""
         var table = BenchTable(
