@@ -23,6 +23,18 @@ public enum ContractTables {
         return lines.joined(separator: "\n")
     }
 
+    /// Every role on a secured bus: what it serves, calls, publishes and hears (`Roles`).
+    public static var roles: String {
+        let code = { (items: [String]) in items.isEmpty ? "—" : items.map { "`\($0.isEmpty ? "(every topic)" : $0)`" }.joined(separator: ", ") }
+        var lines = ["| role (key name) | what it is | serves | calls | publishes | subscribes to |", "|---|---|---|---|---|---|"]
+        for role in Roles.all {
+            let calls = code(role.callsServices.map { "\($0).*" } + role.calls.map(\.fullName))
+            let subscribes = code(role.subscribes)
+            lines.append("| `\(role.name)` | \(role.summary) | \(code(role.serves)) | \(calls) | \(code(role.publishes)) | \(subscribes) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// `text` with the table between `<!-- name -->` and `<!-- /closing -->` replaced by `table`,
     /// or nil when the markers are not there.
     public static func replacing(in text: String, open: String, close: String, with table: String) -> String? {
@@ -37,7 +49,10 @@ extension ContractTables {
     public static var pages: [(path: String, tables: [(open: String, close: String, table: String)])] {
         BusContract.Service.all.map { service in
             ("docs/services/\(service).md", [("<!-- ops: \(service) -->", "<!-- /ops -->", ops(of: service))])
-        } + [("docs/design.md", [("<!-- events -->", "<!-- /events -->", events)])]
+        } + [
+            ("docs/design.md", [("<!-- events -->", "<!-- /events -->", events)]),
+            ("docs/security.md", [("<!-- roles -->", "<!-- /roles -->", roles)]),
+        ]
     }
 
     /// `text` with every table of `tables` brought up to date; nil when a marker is missing.

@@ -135,6 +135,12 @@ public struct CurveOptions: ParsableArguments, Sendable {
 
     public init() {}
 
+    /// Options as a program sets them (not parsed): keys from `directory`, its own key named by the caller.
+    public init(directory: String?) {
+        curveKeys = directory
+        curveClient = nil
+    }
+
     /// This process's CURVE settings, nil when CURVE is off. `client` names its own key
     /// (`clients/<client>.key`; nil for the bus, which only serves); `serves` is true for the
     /// processes that bind endpoints.

@@ -161,7 +161,9 @@ public final class Socket {
                 if error.isAgain && frames.isEmpty && dontWait { return nil }
                 throw error
             }
-            if frames.isEmpty { sender = Self.userID(of: &message).map { String(cString: $0) } }
+            // A ROUTER's first frame is the routing id it made itself, which carries no metadata: the
+            // first frame that came from the peer does.
+            if sender == nil { sender = Self.userID(of: &message).map { String(cString: $0) } }
             frames.append(Frame(UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message))))
             if zmq_msg_more(&message) == 0 { return (frames, sender) }
             flags = 0

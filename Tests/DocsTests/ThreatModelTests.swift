@@ -7,7 +7,9 @@ struct ThreatModelTests {
     /// The names in the last column of the threats' table: `testName` in backticks, or a bare `SuiteName`.
     static func namedTests() throws -> [String] {
         let text = try String(contentsOf: Repository.root.appendingPathComponent("docs/security.md"), encoding: .utf8)
-        let rows = text.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| threat") && !$0.hasPrefix("|---") }
+        // The threats' table only: from its header to the first line that is not a row.
+        let rows = text.split(separator: "\n", omittingEmptySubsequences: false).drop { !$0.hasPrefix("| threat") }.dropFirst(2)
+            .prefix { $0.hasPrefix("| ") }
         return rows.compactMap { $0.split(separator: "|").last }
             .flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`")) }

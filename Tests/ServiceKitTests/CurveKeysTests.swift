@@ -11,11 +11,7 @@ import ZeroMQ
         return path
     }
 
-    func options(_ directory: String?) -> CurveOptions {
-        var options = CurveOptions()
-        options.curveKeys = directory
-        return options
-    }
+    func options(_ directory: String?) -> CurveOptions { CurveOptions(directory: directory) }
 
     @Test func curveIsOffUnlessAskedFor() throws {
         #expect(try options(nil).security(client: "orders", serves: false, environment: [:]) == nil)

@@ -90,8 +90,7 @@ struct UpCommand: AsyncParsableCommand {
         var environment = ["RIDE_DATA_DIR": data, stopWithParentEnvironment: "1"]
         if let keys = try curveKeys(dataDirectory: data) {
             environment[CurveOptions.directoryEnvironment] = keys
-            var ridectl = CurveOptions()
-            ridectl.curveKeys = keys
+            let ridectl = CurveOptions(directory: keys)
             try await ridectl.secureRidectl()  // the simulation runs in this process
             Output.out("ridectl up: the bus and the device ingest use CURVE, keys in \(keys) (export \(CurveOptions.directoryEnvironment)=\(keys) for ridectl tail/call)\n")
         }

@@ -1,0 +1,143 @@
+import Foundation
+import PlatformLauncher
+import ServiceKit
+import Testing
+import Wire
+
+/// The attack suite: an outsider on the platform's network — with no key, with a key the platform
+/// never heard of, with a key stolen from the gateway or from a service — tries each attack of
+/// docs/security.md against `ridectl up --secure` while a simulation's rides are in flight, using
+/// pyzmq and nothing of ours (interop/attacker.py). Each attempt must be refused with nothing
+/// stored, charged or suppressed, and every ride must still complete and be paid its own fare.
+@Suite(.timeLimit(.minutes(15)), .serialized) struct AttackTests {
+    /// Ports shifted into 12555–16106: clear of the other suites that run `up` (8 000–10 500) and of
+    /// the free-port range (20000–32767).
+    static let offset = 7_000
+    var ingress: String { "tcp://127.0.0.1:\(5555 + Self.offset)" }
+    var egress: String { "tcp://127.0.0.1:\(5556 + Self.offset)" }
+    var broker: String { "tcp://127.0.0.1:\(5557 + Self.offset)" }
+    var ingest: String { "tcp://127.0.0.1:\(5558 + Self.offset)" }
+    var busHealth: String { "http://127.0.0.1:\(9100 + Self.offset)/health" }
+
+    /// Runs one attack; its JSON answer.
+    func attack(_ arguments: [String], as thief: [String: String]) async throws -> JSONValue {
+        let script = URL(fileURLWithPath: Binaries.interopScript).deletingLastPathComponent().appendingPathComponent("attacker.py").path
+        let run = try await runCommand("/usr/bin/env", ["python3", "-u", script] + arguments, environment: thief, timeout: .seconds(120))
+        guard run.status == 0, let answer = try? JSONCoding.decode(JSONValue.self, from: Array(run.stdout.utf8)) else {
+            throw TestFailure("attacker.py \(arguments.joined(separator: " ")) failed (\(run.status)): \(run.stderr.suffix(1500))")
+        }
+        return answer
+    }
+
+    @Test func anOutsiderIsRefusedEveryAttackAndTheRidesInFlightCompleteAndArePaidTheirOwnFares() async throws {
+        let check = try await runCommand("/usr/bin/env", ["python3", "-c", "import zmq"], timeout: .seconds(180))
+        guard check.status == 0 else { throw TestFailure("pyzmq is missing: `make test` installs it") }
+        let scratch = try makeScratchDirectory("attacks")
+        let supervisor = ProcessSupervisor(output: .files(directory: scratch))
+        defer { supervisor.killAll() }
+        try supervisor.start(
+            name: "up", executable: Binaries.ridectl,
+            arguments: ["up", "--secure", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data", "--bin-dir", Binaries.directory])
+        try await UpTests.waitForBanner(supervisor)
+        let keys = "\(scratch)/data/keys"
+        let serverKey = try CurveKeyDirectory.readKey("\(keys)/server.pub", what: "server key")
+        let key = { (name: String) in try CurveKeyDirectory.readKey("\(keys)/clients/\(name).key", what: "\(name)'s key") }
+        let plain: [String: String] = [:]
+        let stranger = ["ATTACK_SERVER_KEY": serverKey]  // a fresh pair the platform never heard of
+        let gateway = ["ATTACK_SERVER_KEY": serverKey, "ATTACK_SECRET_KEY": try key("gateway")]
+        let operatorKeys = ["RIDE_CURVE_KEYS": keys]
+
+        // Rides in flight the whole time.
+        let simulation = Task {
+            try await runCommand(
+                Binaries.ridectl,
+                [
+                    "simulate", "--drivers", "4", "--riders", "4", "--duration", "50", "--grace", "200", "--speedup", "6", "--box-km", "1",
+                    "--ingest", ingest, "--share-links", "", "--broker", broker, "--sub", egress,
+                ], environment: operatorKeys, timeout: .seconds(320))
+        }
+        // One of them, as the operator sees it: the order, its rider, its driver's device.
+        let tail = try await runCommand(
+            Binaries.ridectl, ["tail", "order.status.PICKING_UP", "--json", "--count", "1", "--timeout", "120", "--sub", egress], environment: operatorKeys,
+            timeout: .seconds(150))
+        let event = try JSONCoding.decode(JSONValue.self, from: Array(tail.stdout.split(separator: "\n").first.map(String.init)?.utf8 ?? "".utf8))
+        let order = try #require(event["data"]?["order"])
+        let orderID = try #require(order["id"]?.stringValue)
+        let riderID = try #require(order["rider"]?["id"]?.stringValue)
+        let deviceID = try #require(order["driver"]?["device_id"]?.stringValue)
+        let usersWorkers = try await workerCount("users", busHealthURL: busHealth)
+
+        // Eavesdropping: no key, a stranger's key — never connected; the gateway's key — connected,
+        // but its subscription to everything is refused, so it hears nothing while rides flow.
+        for thief in [plain, stranger] {
+            let heard = try await attack(["eavesdrop", egress, "", "4"], as: thief)
+            #expect(heard["welcomed"] == false && heard["received"] == 0, "\(heard)")
+        }
+        let gatewayHears = try await attack(["eavesdrop", egress, "", "6"], as: gateway)
+        #expect(gatewayHears["welcomed"] == true && gatewayHears["received"] == 0, "\(gatewayHears)")
+        let usersTopics = try await attack(["eavesdrop", egress, "user.", "3"], as: gateway)
+        #expect(usersTopics["received"] == 0, "\(usersTopics)")
+
+        // Privileged ops: unanswered without a key the bus knows; 403 with the reason for the gateway's.
+        let privileged: [(String, String, String)] = [
+            ("users", "issue_device_credential", #"{"id":"\#(order["driver"]?["id"]?.stringValue ?? "")"}"#),
+            ("notifications", "register_webhook", #"{"url":"http://169.254.169.254/latest/meta-data"}"#),
+            ("notifications", "list_webhooks", "{}"),
+            ("users", "verify_device_credential", #"{"device_id":"\#(deviceID)","credential":"x"}"#),
+        ]
+        for (service, op, params) in privileged {
+            for thief in [plain, stranger] {
+                let answer = try await attack(["call", broker, service, op, params], as: thief)
+                #expect(answer["answered"] == false, "\(service).\(op): \(answer)")
+            }
+            let answer = try await attack(["call", broker, service, op, params], as: gateway)
+            #expect(answer["status"] == "403" && answer["body"]?.stringValue?.contains("may not call \(service).\(op)") == true, "\(service).\(op): \(answer)")
+        }
+
+        // A fake users worker (it would see log-ins with passwords): the gateway's key is told to
+        // disconnect and never gets a request; a stranger never connects.
+        let fakeWorker = try await attack(["serve", broker, "users", "4"], as: gateway)
+        #expect(fakeWorker["disconnected"] == true && fakeWorker["requests"] == 0, "\(fakeWorker)")
+        let strangerWorker = try await attack(["serve", broker, "users", "3"], as: stranger)
+        #expect(strangerWorker["commands"] == [], "\(strangerWorker)")
+        #expect(try await workerCount("users", busHealthURL: busHealth) == usersWorkers)
+
+        // Forged events with the gateway's key: the forwarder drops them, so nobody hears them and
+        // the order is not charged the forged amount.
+        let forgedData = #"{"previous_status":"DROPPING_OFF","order":{"id":"\#(orderID)","status":"COMPLETED","rider":{"id":"attacker"}}}"#
+        // The witness is the operator, who may hear every order event.
+        let witnessKeys = ["ATTACK_SERVER_KEY": serverKey, "ATTACK_SECRET_KEY": try key("operator")]
+        let witness = Task { try await attack(["eavesdrop", egress, "order.", "10"], as: witnessKeys) }
+        try await Task.sleep(for: .seconds(3))
+        let forged = try await attack(["publish", ingress, "order.status.COMPLETED", "orders", "999999", "order.status", forgedData], as: gateway)
+        let forgedMessage = try await attack(
+            ["publish", ingress, "order.message.\(orderID)", "orders", "999998", "order.message", #"{"order_id":"\#(orderID)","text":"pay me"}"#], as: gateway)
+        let heard = try await witness.value
+        #expect(heard["welcomed"] == true && (heard["received"]?.numberValue ?? 0) > 0, "the witness heard the rides' own events: \(heard)")
+        for id in [forged["id"], forgedMessage["id"]].compactMap({ $0 }) {
+            #expect(heard["ids"]?.arrayValue?.contains(id) == false, "a forged event reached a subscriber")
+        }
+
+        // The bus counted each kind of refusal.
+        let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(busHealth).text.utf8))
+        let denied = health["details"]?["denied"]
+        for action in ["call gateway", "serve gateway", "publish gateway", "subscribe gateway"] {
+            #expect((denied?[action]?.numberValue ?? 0) > 0, "\(action): \(String(describing: denied))")
+        }
+
+        // Every ride completes and is paid; the attacked one its own fare, by its own rider.
+        let report = try await simulation.value
+        #expect(report.status == 0, "\(report.stdout)\n\(report.stderr.suffix(2000))")
+        let summary = SimulationReport(text: report.stdout)
+        #expect(summary.met("rides stuck (open at the end)") && summary.met("rides paid (drivers' earnings today)"), "\(report.stdout)")
+        let payment = try await runCommand(
+            Binaries.ridectl, ["call", "orders", "payment", #"{"caller":{"role":"rider","id":"\#(riderID)"},"id":"\#(orderID)"}"#, "--broker", broker],
+            environment: operatorKeys)
+        let paid = try JSONCoding.decode(JSONValue.self, from: Array(payment.stdout.utf8))
+        #expect(paid["rider_id"]?.stringValue == riderID && paid["order_id"]?.stringValue == orderID, "\(payment.stdout) \(payment.stderr)")
+
+        supervisor.signal("up", SIGINT)
+        #expect(await supervisor.waitForExit("up", timeout: .seconds(20)) == 0)
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+}
