@@ -45,33 +45,22 @@ public enum Roles {
         subscribes: [Events.orderRoot, Events.tripRoot])
 
     /// The internet's door: the ops behind the apps' routes, the share pages, the HyperTrack routes
-    /// and the dashboard (each route authenticates its caller and names them in the params) — not
-    /// the operators' bus-only ops (`issue_device_credential`, the webhook ops) nor any worker.
+    /// and the dashboard (each route authenticates its caller and names them in the params; every
+    /// orders op is one) — not the operators' bus-only ops (device credentials, webhooks) nor any worker.
     public static let gateway = BusRole(
         "gateway", "the HTTP and WebSocket gateway: calls on behalf of the callers it authenticated",
-        calls: gatewayUsersOps + gatewayOrdersOps + gatewayOtherOps,
+        calls: gatewayUsersOps + RideContract.ops(of: BusContract.Service.orders)
+            + [Ops.Trips.create.descriptor, Ops.Trips.get.descriptor, Ops.Trips.getByShare.descriptor, Ops.Trips.complete.descriptor]
+            + [Ops.Tracking.nearby.descriptor, Ops.Tracking.device.descriptor, Ops.Tracking.locations.descriptor, Ops.Tracking.ingest.descriptor]
+            + [Ops.Notifications.list.descriptor, Ops.Notifications.registerPushToken.descriptor],
         subscribes: [Events.orderRoot, Events.tripRoot, Events.notification.topic, Events.deviceLocation.topic, Events.deviceStatus.topic])
 
+    /// Named one by one, so that a new users op (device credentials are users') is the operators' until granted here.
     private static let gatewayUsersOps: [OpDescriptor] = [
         Ops.Users.register.descriptor, Ops.Users.login.descriptor, Ops.Users.refresh.descriptor, Ops.Users.logout.descriptor,
         Ops.Users.authenticate.descriptor, Ops.Users.get.descriptor, Ops.Users.update.descriptor, Ops.Users.savePlace.descriptor,
-        Ops.Users.places.descriptor, Ops.Users.deletePlace.descriptor, Ops.Users.loginWithIdentity.descriptor, Ops.Users.linkIdentity.descriptor,
-        Ops.Users.putPhoto.descriptor, Ops.Users.photo.descriptor,
-    ]
-    private static let gatewayOrdersOps: [OpDescriptor] = [
-        Ops.Orders.create.descriptor, Ops.Orders.get.descriptor, Ops.Orders.list.descriptor, Ops.Orders.accept.descriptor,
-        Ops.Orders.decline.descriptor, Ops.Orders.startRide.descriptor, Ops.Orders.endRide.descriptor, Ops.Orders.cancel.descriptor,
-        Ops.Orders.sendMessage.descriptor, Ops.Orders.messages.descriptor, Ops.Orders.rate.descriptor, Ops.Orders.history.descriptor,
-        Ops.Orders.share.descriptor, Ops.Orders.getByShare.descriptor, Ops.Orders.earnings.descriptor, Ops.Orders.payment.descriptor,
-        Ops.Orders.retryPayment.descriptor, Ops.Orders.refund.descriptor, Ops.Orders.report.descriptor, Ops.Orders.reports.descriptor,
-        Ops.Orders.answerReport.descriptor, Ops.Orders.paymentSheet.descriptor, Ops.Orders.cards.descriptor,
-        Ops.Orders.payoutOnboarding.descriptor, Ops.Orders.estimate.descriptor, Ops.Orders.nearbyCars.descriptor,
-        Ops.Orders.stats.descriptor, Ops.Orders.providerWebhook.descriptor, Ops.Orders.events.descriptor,
-    ]
-    private static let gatewayOtherOps: [OpDescriptor] = [
-        Ops.Trips.create.descriptor, Ops.Trips.get.descriptor, Ops.Trips.getByShare.descriptor, Ops.Trips.complete.descriptor,
-        Ops.Tracking.nearby.descriptor, Ops.Tracking.device.descriptor, Ops.Tracking.locations.descriptor, Ops.Tracking.ingest.descriptor,
-        Ops.Notifications.list.descriptor, Ops.Notifications.registerPushToken.descriptor,
+        Ops.Users.places.descriptor, Ops.Users.deletePlace.descriptor, Ops.Users.loginWithIdentity.descriptor,
+        Ops.Users.linkIdentity.descriptor, Ops.Users.putPhoto.descriptor, Ops.Users.photo.descriptor,
     ]
 
     /// People running the platform with `ridectl` (`status`, `tail`, `call`, `simulate`): every op,

@@ -121,32 +121,17 @@ public final class Socket {
 
     /// Receives one whole multipart message. Returns nil only when `dontWait` is set and nothing is waiting.
     public func receive(dontWait: Bool = false) throws -> [Frame]? {
-        guard !isClosed else { throw ZMQError(code: ENOTSOCK, operation: "receive on closed \(type)") }
-        var message = zmq_msg_t()
-        zmq_msg_init(&message)
-        defer { zmq_msg_close(&message) }
-        var frames: [Frame] = []
-        var flags: Int32 = dontWait ? ZMQ_DONTWAIT : 0
-        while true {
-            if zmq_msg_recv(&message, handle, flags) < 0 {
-                let error = ZMQError.last("receive on \(type)")
-                if error.isInterrupted { continue }
-                if error.isAgain && frames.isEmpty && dontWait { return nil }
-                throw error
-            }
-            let size = zmq_msg_size(&message)
-            let frame = Frame(UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: size))
-            frames.append(frame)
-            if zmq_msg_more(&message) == 0 { return frames }
-            // The rest of a multipart message is already here: libzmq delivers messages atomically.
-            flags = 0
-        }
+        try receiveMessage(dontWait: dontWait, withSender: false)?.frames
     }
 
     /// Receives one whole multipart message and the name its sender's CURVE key was admitted under
     /// (the ZAP handler's user id, libzmq's `User-Id` property; nil on a connection without ZAP, such
     /// as a plain TCP or `inproc://` one). Returns nil only when `dontWait` is set and nothing is waiting.
     public func receiveWithSender(dontWait: Bool = false) throws -> (frames: [Frame], sender: String?)? {
+        try receiveMessage(dontWait: dontWait, withSender: true)
+    }
+
+    private func receiveMessage(dontWait: Bool, withSender: Bool) throws -> (frames: [Frame], sender: String?)? {
         guard !isClosed else { throw ZMQError(code: ENOTSOCK, operation: "receive on closed \(type)") }
         var message = zmq_msg_t()
         zmq_msg_init(&message)
@@ -163,9 +148,10 @@ public final class Socket {
             }
             // A ROUTER's first frame is the routing id it made itself, which carries no metadata: the
             // first frame that came from the peer does.
-            if sender == nil { sender = Self.userID(of: &message).map { String(cString: $0) } }
+            if withSender, sender == nil { sender = Self.userID(of: &message).map { String(cString: $0) } }
             frames.append(Frame(UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message))))
             if zmq_msg_more(&message) == 0 { return (frames, sender) }
+            // The rest of a multipart message is already here: libzmq delivers messages atomically.
             flags = 0
         }
     }
