@@ -32,9 +32,9 @@ import Testing
         let member = ["RIDE_CURVE_KEYS": keys]
         // A key pair the platform never heard of, presented to the right server.
         let strangerKeys = "\(scratch)/stranger"
-        try CurveKeyDirectory.create(at: strangerKeys, clients: ["ridectl"])
+        try CurveKeyDirectory.create(at: strangerKeys, clients: ["operator"])
         let serverKey = try CurveKeyDirectory.readKey("\(keys)/server.pub", what: "server public key")
-        let stranger = ["RIDE_CURVE_SERVER_KEY": serverKey, "RIDE_CURVE_SECRET_KEY": try CurveKeyDirectory.readKey("\(strangerKeys)/clients/ridectl.key", what: "stranger key")]
+        let stranger = ["RIDE_CURVE_SERVER_KEY": serverKey, "RIDE_CURVE_SECRET_KEY": try CurveKeyDirectory.readKey("\(strangerKeys)/clients/operator.key", what: "stranger key")]
         let call = ["call", "users", "ping", "--broker", broker, "--attempts", "1", "--timeout-ms", "1500"]
 
         // Requests: the member is answered; a plain client and a stranger are not, and the bus says why.
@@ -44,13 +44,17 @@ import Testing
         #expect(try await runCommand(Binaries.ridectl, call, environment: stranger).status == 2)
         try await eventually("the bus logs the refused key") { upLog().contains("CURVE client refused") }
 
-        // Workers: a stranger cannot register a service; a member can.
-        try supervisor.start(name: "intruder", executable: Binaries.ridectl, arguments: ["echo-worker", "--broker", broker, "--service", "intruder"], environment: stranger)
-        try supervisor.start(name: "helper", executable: Binaries.ridectl, arguments: ["echo-worker", "--broker", broker, "--service", "helper"], environment: member)
-        try await eventually("the member's worker registers") { try await workers("helper") > 0 }
+        // Workers: a stranger cannot register a service; a member whose role serves it can (the
+        // benchmarks' key serves `bench…`; docs/security.md#roles).
+        try supervisor.start(
+            name: "intruder", executable: Binaries.ridectl, arguments: ["echo-worker", "--broker", broker, "--service", "bench-intruder"], environment: stranger)
+        try supervisor.start(
+            name: "helper", executable: Binaries.ridectl, arguments: ["echo-worker", "--broker", broker, "--service", "bench-helper"],
+            environment: member.merging([CurveOptions.clientEnvironment: "bench"]) { $1 })
+        try await eventually("the member's worker registers") { try await workers("bench-helper") > 0 }
         try await Task.sleep(for: .seconds(2))  // two reconnect rounds of the intruder
-        #expect(try await workers("intruder") == 0, "a worker without an allowed key never registers")
-        let echo = try await runCommand(Binaries.ridectl, ["call", "helper", "echo", #"{"text":"hi"}"#, "--broker", broker], environment: member)
+        #expect(try await workers("bench-intruder") == 0, "a worker without an allowed key never registers")
+        let echo = try await runCommand(Binaries.ridectl, ["call", "bench-helper", "echo", #"{"text":"hi"}"#, "--broker", broker], environment: member)
         #expect(echo.status == 0 && echo.stdout.contains("hi"))
 
         // Events: a member's tail hears a member's event, not a stranger's; a stranger's tail hears nothing.
@@ -60,20 +64,20 @@ import Testing
         let memberTail = Task {
             defer { memberHeard.withLock { $0 = true } }
             return try await runCommand(
-                Binaries.ridectl, ["tail", "secure.", "--json", "--count", "1", "--timeout", "20", "--sub", egress], environment: member, timeout: .seconds(30))
+                Binaries.ridectl, ["tail", "ops.secure.", "--json", "--count", "1", "--timeout", "20", "--sub", egress], environment: member, timeout: .seconds(30))
         }
         let strangerTail = Task {
-            try await runCommand(Binaries.ridectl, ["tail", "secure.", "--json", "--timeout", "12", "--sub", egress], environment: stranger, timeout: .seconds(30))
+            try await runCommand(Binaries.ridectl, ["tail", "ops.secure.", "--json", "--timeout", "12", "--sub", egress], environment: stranger, timeout: .seconds(30))
         }
         let strangerPublish = try await runCommand(
-            Binaries.ridectl, ["publish", "secure.forged", #"{"from":"stranger"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: stranger)
+            Binaries.ridectl, ["publish", "ops.secure.forged", #"{"from":"stranger"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: stranger)
         #expect(strangerPublish.status == 1, "never connected, so it never hears a subscriber: \(strangerPublish.stderr)")
         // Published until the member's tail has heard it: `--wait-ms` waits for any subscriber, and
         // the platform's own are there before the tail's subscription (pub/sub's slow joiner: CI10
         // saw the one publish go out before the tail had subscribed).
         for _ in 0..<5 {
             let memberPublish = try await runCommand(
-                Binaries.ridectl, ["publish", "secure.hello", #"{"from":"member"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: member)
+                Binaries.ridectl, ["publish", "ops.secure.hello", #"{"from":"member"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: member)
             #expect(memberPublish.status == 0, "\(memberPublish.stderr)")
             try await Task.sleep(for: .seconds(1))
             if memberHeard.withLock({ $0 }) { break }
@@ -82,13 +86,13 @@ import Testing
         #expect(heard.contains(#""from":"member""#) && !heard.contains("stranger"), "\(heard)")
         #expect(try await strangerTail.value.stdout.isEmpty)
 
-        // A client added to the directory is admitted at its next connection, and shut out once its
-        // public key is deleted, without restarting anything.
-        let added = try await runCommand(Binaries.ridectl, ["keys", "add", keys, "newcomer"])
+        // A client added to the directory (an operator: its name gives its role) is admitted at its
+        // next connection, and shut out once its public key is deleted, without restarting anything.
+        let added = try await runCommand(Binaries.ridectl, ["keys", "add", keys, "operator-newcomer"])
         #expect(added.status == 0, "\(added.stderr)")
-        let newcomer = member.merging(["RIDE_CURVE_SECRET_KEY": try CurveKeyDirectory.readKey("\(keys)/clients/newcomer.key", what: "newcomer key")]) { $1 }
+        let newcomer = member.merging(["RIDE_CURVE_SECRET_KEY": try CurveKeyDirectory.readKey("\(keys)/clients/operator-newcomer.key", what: "newcomer key")]) { $1 }
         #expect(try await runCommand(Binaries.ridectl, call, environment: newcomer).status == 0)
-        try FileManager.default.removeItem(atPath: "\(keys)/clients/newcomer.pub")
+        try FileManager.default.removeItem(atPath: "\(keys)/clients/operator-newcomer.pub")
         #expect(try await runCommand(Binaries.ridectl, call, environment: newcomer).status == 2)
 
         // Rides run end to end over the secured bus and ingest (the simulator's phones connect with CURVE too).
