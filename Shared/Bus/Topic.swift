@@ -37,6 +37,13 @@ public enum BusContract {
     public static let brokerEndpoint = "tcp://127.0.0.1:5557"
     public static let brokerEnvironment = "RIDE_BROKER"
 
+    /// The largest request or reply the broker takes (a photo's base64 in `users.put_photo` is the
+    /// largest legitimate one, under 7 MiB): a peer that sends more is disconnected before any of it
+    /// is read into memory (`ZMQ_MAXMSGSIZE`).
+    public static let maximumRequestBytes: Int64 = 16 << 20
+    /// The largest event the forwarder takes (events carry an order or a trip, a few KiB).
+    public static let maximumEventBytes: Int64 = 1 << 20
+
     /// MDP service names of the platform.
     public enum Service {
         public static let users = "users"

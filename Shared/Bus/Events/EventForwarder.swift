@@ -66,6 +66,8 @@ public final class EventForwarder: Sendable {
                 try xpub.setSendHighWaterMark(highWaterMark)
                 try xpub.setWelcomeMessage(Self.welcome)
                 try xpub.setManualSubscriptions(true)
+                try xsub.setMaximumMessageSize(BusContract.maximumEventBytes)
+                try xpub.setMaximumMessageSize(4096)  // subscribers send nothing but subscriptions (a topic is at most 255 bytes)
                 var boundIngress: [String] = []
                 var boundEgress: [String] = []
                 for endpoint in ingress {

@@ -37,6 +37,7 @@ public final class Broker: Sendable {
                 try socket.setRouterMandatory(true)
                 try socket.setReceiveHighWaterMark(receiveHighWaterMark)
                 try socket.setSendHighWaterMark(receiveHighWaterMark)
+                try socket.setMaximumMessageSize(BusContract.maximumRequestBytes)
                 var bound: [String] = []
                 for endpoint in endpoints {
                     try socket.bind(endpoint)
