@@ -211,3 +211,16 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
         #expect(admits(&gate, "order.paid", "orders"), "the cached key's answer holds after a refusal")
     }
 }
+
+@Suite struct HeldRoleTests {
+    let trips = HeldRole(name: "trips", permissions: BusPermissions(calls: ["tracking": ["device"]], subscribes: ["device.location."]))
+
+    @Test func aCallOrSubscriptionTheRoleMayNotMakeIsRefusedWithTheReason() throws {
+        #expect(trips.refusal(toCall: "tracking", op: "device") == nil)
+        #expect(trips.refusal(toCall: "mmi.service", op: "") == nil)
+        let call = try #require(trips.refusal(toCall: "users", op: "issue_device_credential"))
+        #expect(call.reason == "this process (role trips) may not call users.issue_device_credential: see RideContract.Roles")
+        #expect(trips.refusal(toSubscribe: "device.location.d-1") == nil)
+        #expect(trips.refusal(toSubscribe: "order.")?.action == .subscribe(prefix: "order."))
+    }
+}

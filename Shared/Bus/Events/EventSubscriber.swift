@@ -75,12 +75,15 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
     public let deliveries: Deliveries
     private let shared: Shared
     private let thread: OwnedThread
+    private let logger: Logger
 
     /// Connects to `endpoint` (the bus's event egress, `RIDE_BUS_SUB`; several, separated by commas,
     /// for a bus of several instances) and subscribes to `prefixes` ("" = everything).
     public init(endpoint: String, prefixes: [String], options: Options = .init(), logger: Logger) async throws {
         let shared = Shared(maxPending: options.maxPendingBatches)
         self.shared = shared
+        self.logger = logger
+        let prefixes = prefixes.filter { Self.mayHear($0, logger: logger) }
         let (stream, continuation) = AsyncStream<[Delivery<Payload>]>.makeStream()
         deliveries = Deliveries(stream: stream, shared: shared)
         (thread, _) = try await OwnedThread.start(name: "subscriber") { ready in
@@ -108,7 +111,17 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
     /// Whether the bus has welcomed this subscriber: connected, its subscriptions sent.
     public var isConnected: Bool { shared.connected.load(ordering: .relaxed) }
 
-    public func subscribe(_ prefix: String) { shared.commands.post(.subscribe(prefix)) }
+    /// Adds `prefix`; one this process's role may not hear is refused here (logged), as the bus would refuse it.
+    public func subscribe(_ prefix: String) {
+        guard Self.mayHear(prefix, logger: logger) else { return }
+        shared.commands.post(.subscribe(prefix))
+    }
+
+    static func mayHear(_ prefix: String, logger: Logger) -> Bool {
+        guard let refusal = ProcessRole.held?.refusal(toSubscribe: prefix) else { return true }
+        logger.error("subscription refused", metadata: ["prefix": "\(prefix)", "reason": "\(refusal.reason)"])
+        return false
+    }
 
     public func unsubscribe(_ prefix: String) { shared.commands.post(.unsubscribe(prefix)) }
 

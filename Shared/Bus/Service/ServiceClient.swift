@@ -94,7 +94,8 @@ public struct ServiceClient: Sendable {
     /// Calls `service.op` and returns the status and JSON as they came.
     /// With tracing on, the call is a span (`call <service>.<op>`) whose context the request carries.
     public func callRaw(_ service: String, _ op: String, json: [UInt8], timeout: Duration? = nil, attempts: Int? = nil) async throws -> ServiceReply {
-        try await Trace.span("call \(service).\(op)", kind: .client) { span in
+        if let refusal = ProcessRole.held?.refusal(toCall: service, op: op) { throw ServiceError(status: 403, code: "forbidden", message: refusal.reason) }
+        return try await Trace.span("call \(service).\(op)", kind: .client) { span in
             span?.setRPC(service: service, method: op)
             let body = try await request(
                 service: service, body: ServiceRequest(op: op, json: json).frames, correlated: true,
