@@ -3,8 +3,8 @@ import Logging
 import Synchronization
 import ZeroMQ
 
-/// The one thread of the SDK: it owns every device's connection to the platform (a DEALER whose
-/// routing id is the device id), samples their location sources, sends their batches and applies
+/// The one thread of the SDK: it owns every device's connection to the platform (a DEALER with a
+/// random routing id, `ConnectionID`; batches name their device), samples their location sources, sends their batches and applies
 /// the answers. A process with one device (an app) or a thousand (a simulator) has one runtime.
 public final class DeviceRuntime: Sendable {
     enum Command: Sendable {
@@ -103,7 +103,7 @@ private struct RuntimeLoop {
         case .register(let device):
             do {
                 let socket = try Socket(.dealer)
-                try socket.setRoutingID(Frame(frame: device.id))
+                try socket.setRoutingID(ConnectionID.random())
                 try socket.setReconnectInterval(milliseconds: 200, maxMilliseconds: 5000)
                 try socket.connect(device.configuration.endpoint(for: device.id))
                 let token = nextToken
@@ -121,5 +121,18 @@ private struct RuntimeLoop {
             }
             continuation.resume()
         }
+    }
+}
+
+/// The routing id of a device's connection: 16 random bytes, the first non-zero (libzmq keeps ids
+/// starting with 0 for its own). Never the device id, which is public (share pages, orders): the
+/// ingest socket lets a reconnecting peer take over a connection by its id (ZMQ_ROUTER_HANDOVER),
+/// so the id must be one nobody else can guess. It proves nothing; the device credential does.
+enum ConnectionID {
+    static func random() -> Frame {
+        var generator = SystemRandomNumberGenerator()
+        var id = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        id[0] = UInt8.random(in: 1...255, using: &generator)
+        return id
     }
 }

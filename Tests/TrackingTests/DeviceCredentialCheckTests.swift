@@ -13,11 +13,12 @@ import Testing
         let down = Mutex(false)
         let asked = Mutex(0)
 
-        func driver(ofDevice deviceID: String, credential: String) async throws -> String {
+        func verdicts(_ pairs: [CredentialPair]) async throws -> [Result<String, ServiceError>] {
             asked.withLock { $0 += 1 }
             if down.withLock({ $0 }) { throw ServiceError(status: Status.unavailable, code: "unavailable", message: "users is away") }
-            guard let answer = answers.withLock({ $0[credential] }) else { throw ServiceError.unauthorized("credential_invalid", "not ours") }
-            return try answer.get()
+            return answers.withLock { answers in
+                pairs.map { answers[$0.credential] ?? .failure(.unauthorized("credential_invalid", "not ours")) }
+            }
         }
     }
 
