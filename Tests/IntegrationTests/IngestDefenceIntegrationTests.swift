@@ -108,7 +108,9 @@ import ZeroMQ
             try socket.setReceiveTimeout(milliseconds: 2000)
             try socket.connect(tracking.ingest)
             try socket.send(message: [Frame(frame: "batch"), Frame(repeating: UInt8(ascii: "x"), count: 1_300_000)])
-            #expect(try socket.receive() == nil, "a huge frame is not answered: it was never read")
+            // A receive that times out throws EAGAIN.
+            let answer = try? socket.receive()
+            #expect(answer == nil, "a huge frame is not answered: it was never read")
 
             // The service goes on; nothing was stored.
             let good = #"{"publishable_key":"pk_test","device_id":"after-huge","batch_id":1,"locations":[]}"#

@@ -16,11 +16,23 @@ enum IngestPeers {
         var seconds: Double
     }
 
+    /// Counts an answer in the report: by kind, and errors by code.
+    static let tally = """
+        import json, sys, time, zmq
+        def tally(report, frames):
+            kind = frames[0].decode()
+            if kind == "error":
+                code = json.loads(frames[1])["error"]["code"]
+                report["errors"][code] = report["errors"].get(code, 0) + 1
+            else:
+                report[kind] = report.get(kind, 0) + 1
+        \n
+        """
+
     /// Connects with `device` as its routing id (again every half second: ZMQ_ROUTER_HANDOVER hands
     /// an id to its newest connection) and sends batches naming the device, half with a forged
     /// credential, half with none, far from where the device is; for `seconds`.
-    static let hijacker = """
-        import json, sys, time, zmq
+    static let hijacker = tally + """
         endpoint, device, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
         context = zmq.Context()
         report = {"sent": 0, "ack": 0, "command": 0, "errors": {}, "seconds": seconds}
@@ -41,21 +53,14 @@ enum IngestPeers {
                     batch["device_credential"] = "dc1.0123456789abcdef.forged-session.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
                 s.send_multipart([b"batch", json.dumps(batch).encode()])
                 while s.poll(100):
-                    frames = s.recv_multipart()
-                    kind = frames[0].decode()
-                    if kind == "error":
-                        code = json.loads(frames[1])["error"]["code"]
-                        report["errors"][code] = report["errors"].get(code, 0) + 1
-                    else:
-                        report[kind] = report.get(kind, 0) + 1
+                    tally(report, s.recv_multipart())
             s.close()
         print(json.dumps(report))
         """
 
     /// `connections` connections (random routing ids) each send `perConnection` batches at once,
     /// every one naming a device never seen, with a forged credential; then collect the answers.
-    static let flooder = """
-        import json, sys, time, zmq
+    static let flooder = tally + """
         endpoint, connections, per = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
         context = zmq.Context()
         sockets = []
@@ -81,14 +86,8 @@ enum IngestPeers {
         while answered < report["sent"] and time.time() - start < 30:
             for s, _ in poller.poll(1000):
                 while s.poll(0):
-                    frames = s.recv_multipart()
+                    tally(report, s.recv_multipart())
                     answered += 1
-                    kind = frames[0].decode()
-                    if kind == "error":
-                        code = json.loads(frames[1])["error"]["code"]
-                        report["errors"][code] = report["errors"].get(code, 0) + 1
-                    else:
-                        report[kind] = report.get(kind, 0) + 1
         report["seconds"] = time.time() - start
         print(json.dumps(report))
         """
