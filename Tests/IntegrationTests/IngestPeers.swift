@@ -16,8 +16,8 @@ enum IngestPeers {
         var seconds: Double
     }
 
-    /// Counts an answer in the report: by kind, and errors by code.
-    static let tally = """
+    /// What every peer starts with: counting an answer in the report, by kind, and errors by code.
+    static let preamble = """
         import json, sys, time, zmq
         def tally(report, frames):
             kind = frames[0].decode()
@@ -32,7 +32,7 @@ enum IngestPeers {
     /// Connects with `device` as its routing id (again every half second: ZMQ_ROUTER_HANDOVER hands
     /// an id to its newest connection) and sends batches naming the device, half with a forged
     /// credential, half with none, far from where the device is; for `seconds`.
-    static let hijacker = tally + """
+    static let hijacker = """
         endpoint, device, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
         context = zmq.Context()
         report = {"sent": 0, "ack": 0, "command": 0, "errors": {}, "seconds": seconds}
@@ -60,7 +60,7 @@ enum IngestPeers {
 
     /// `connections` connections (random routing ids) each send `perConnection` batches at once,
     /// every one naming a device never seen, with a forged credential; then collect the answers.
-    static let flooder = tally + """
+    static let flooder = """
         endpoint, connections, per = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
         context = zmq.Context()
         sockets = []
@@ -92,9 +92,9 @@ enum IngestPeers {
         print(json.dumps(report))
         """
 
-    /// Runs `script` with `arguments`; its report.
+    /// Runs `script` (after the preamble) with `arguments`; its report.
     static func run(_ script: String, _ arguments: [String], timeout: Duration = .seconds(120)) async throws -> Report {
-        let result = try await runCommand(python, ["python3", "-c", script] + arguments, timeout: timeout)
+        let result = try await runCommand(python, ["python3", "-c", preamble + script] + arguments, timeout: timeout)
         guard result.status == 0, let line = result.stdout.split(separator: "\n").last else {
             throw TestFailure("python peer failed (\(result.status)): \(result.stderr)")
         }
