@@ -36,9 +36,13 @@ public struct UsersDeviceCredentials: DeviceCredentialVerifier {
         guard reply.verdicts.count == pairs.count else {
             throw ServiceError(status: Status.unavailable, code: "bad_reply", message: "users answered \(reply.verdicts.count) verdicts for \(pairs.count) pairs")
         }
-        return reply.verdicts.map { verdict in
+        return zip(pairs, reply.verdicts).map { pair, verdict in
             if let refusal = verdict.refusal { return .failure(.unauthorized(refusal.error.code, refusal.error.message)) }
-            return .success(verdict.userID ?? "")
+            // A verdict about another device, or without a driver, believes nothing (503: sent again).
+            guard verdict.deviceID == pair.deviceID, let driver = verdict.userID else {
+                return .failure(DeviceCredentialCheck.unchecked(pair.deviceID, why: "users answered about another device"))
+            }
+            return .success(driver)
         }
     }
 }
