@@ -27,6 +27,9 @@ public enum Ops {
             service, "issue_device_credential", "a driver's device credential in a new session, without a password (operators' tools on the bus; no route)")
         public static let verifyDeviceCredential = Op<VerifyDeviceCredentialParams, DeviceCredential>(
             service, "verify_device_credential", "whether a credential lets a phone stream as a device (401 credential_invalid or credential_revoked)")
+        public static let verifyDeviceCredentials = Op<VerifyDeviceCredentialsParams, DeviceCredentialVerdicts>(
+            service, "verify_device_credentials",
+            "verify_device_credential for up to \(VerifyDeviceCredentialsParams.maximumPairs) pairs at once: a verdict per pair, in order (tracking's ingest, once per interval)")
         public static let loginWithIdentity = Op<IdentityLoginParams, Session>(
             service, "login_with_identity", "a session for an identity the gateway verified (Apple, Google, Facebook); an unknown one makes an account")
         public static let linkIdentity = Op<LinkIdentityParams, LinkedIdentity>(

@@ -9,6 +9,7 @@ public enum RideContract {
         Ops.Users.authenticate.descriptor, Ops.Users.get.descriptor,
         Ops.Users.update.descriptor, Ops.Users.savePlace.descriptor, Ops.Users.places.descriptor,
         Ops.Users.deletePlace.descriptor, Ops.Users.issueDeviceCredential.descriptor, Ops.Users.verifyDeviceCredential.descriptor,
+        Ops.Users.verifyDeviceCredentials.descriptor,
         Ops.Users.loginWithIdentity.descriptor, Ops.Users.linkIdentity.descriptor, Ops.Users.putPhoto.descriptor, Ops.Users.photo.descriptor,
         Ops.Users.events.descriptor, Ops.Orders.create.descriptor,
         Ops.Orders.get.descriptor,

@@ -34,7 +34,7 @@ public enum Roles {
     public static let tracking = BusRole(
         BusContract.Service.tracking, "the tracking service and its shards: device ingest, positions, Nearby",
         serves: [BusContract.Service.tracking, BusContract.Service.trackingShards],
-        calls: [Ops.Users.get.descriptor, Ops.Users.verifyDeviceCredential.descriptor],
+        calls: [Ops.Users.get.descriptor, Ops.Users.verifyDeviceCredentials.descriptor],
         callsServices: [BusContract.Service.trackingShards],
         subscribes: [Events.deviceCommand.topic])
 

@@ -42,3 +42,46 @@ public struct VerifyDeviceCredentialParams: Codable, Sendable, Equatable {
         case deviceID = "device_id"
     }
 }
+
+/// `users.verify_device_credentials`: many `(device, credential)` pairs in one call, as tracking's
+/// ingest sends them once per interval for every device it has no recent verdict about.
+@WireModel
+public struct VerifyDeviceCredentialsParams: Codable, Sendable, Equatable {
+    /// At most `maximumPairs`: a bigger backlog waits for the next call.
+    @WireField(minItems: 1, maxItems: VerifyDeviceCredentialsParams.maximumPairs)
+    public var pairs: [VerifyDeviceCredentialParams]
+
+    /// The most pairs one call may carry: users checks each against its store, and the call must
+    /// be answered well within the caller's timeout.
+    public static let maximumPairs = 256
+
+    public init(pairs: [VerifyDeviceCredentialParams]) { self.pairs = pairs }
+}
+
+/// The answer about one pair: the device's driver when the credential holds, else why not (the
+/// 401 codes of `verify_device_credential`: `credential_invalid`, `credential_revoked`).
+@WireModel
+public struct DeviceCredentialVerdict: Codable, Sendable, Equatable {
+    public var deviceID: String
+    public var userID: String?
+    public var refusal: ErrorBody?
+
+    public init(deviceID: String, userID: String? = nil, refusal: ErrorBody? = nil) {
+        self.deviceID = deviceID
+        self.userID = userID
+        self.refusal = refusal
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case refusal
+        case deviceID = "device_id"
+        case userID = "user_id"
+    }
+}
+
+/// The verdicts of `users.verify_device_credentials`, one per pair asked about, in the same order.
+@WireModel
+public struct DeviceCredentialVerdicts: Codable, Sendable, Equatable {
+    public var verdicts: [DeviceCredentialVerdict]
+    public init(verdicts: [DeviceCredentialVerdict]) { self.verdicts = verdicts }
+}

@@ -80,12 +80,17 @@ public struct DeviceIntents: Codable, Sendable, Equatable {
 /// parameters of the `tracking.ingest` op (which also names the device).
 @WireModel
 public struct IngestBatch: Codable, Sendable, Equatable {
+    @WireField(maxLength: 256)
     public var publishableKey: String
     /// The device's credential (`DeviceCredential`), from its driver's session: required on the
     /// ingest socket unless tracking runs with `--device-credentials off`.
     @WireField(maxLength: 256)
     public var deviceCredential: String?
-    /// Required on the `ingest` op; on the ingest socket the device is the connection's routing id.
+    /// The device the batch speaks for: required on the `ingest` op and on the ingest socket. The
+    /// socket's routing id names a connection, never a device (anyone may present any id), so an
+    /// old client that leaves this out is refused rather than taken at its routing id: that id was
+    /// the public device id, which with `ZMQ_ROUTER_HANDOVER` lets a stranger take its connection.
+    @WireField(pattern: TextPatterns.deviceID, meaning: TextPatterns.deviceIDMeaning)
     public var deviceID: String?
     /// Per device and increasing; a batch sent again keeps its id (locations are idempotent anyway).
     public var batchID: UInt64

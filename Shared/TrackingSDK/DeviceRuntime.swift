@@ -3,8 +3,8 @@ import Logging
 import Synchronization
 import ZeroMQ
 
-/// The one thread of the SDK: it owns every device's connection to the platform (a DEALER whose
-/// routing id is the device id), samples their location sources, sends their batches and applies
+/// The one thread of the SDK: it owns every device's connection to the platform (a DEALER with a
+/// random routing id, `ConnectionID`; batches name their device), samples their location sources, sends their batches and applies
 /// the answers. A process with one device (an app) or a thousand (a simulator) has one runtime.
 public final class DeviceRuntime: Sendable {
     enum Command: Sendable {
@@ -17,17 +17,18 @@ public final class DeviceRuntime: Sendable {
     private let mailbox = Mailbox<Command>()
     private let thread = Mutex<OwnedThread?>(nil)
     private let logger = Logger(label: "TrackingSDK.runtime")
+    /// Where the devices' sockets are made: with the process's CURVE keys when it has them.
+    let context: Context
 
-    public init() {}
+    public init(context: Context = .shared) { self.context = context }
 
     func register(_ device: TrackingDevice) {
         mailbox.post(.register(device))
         thread.withLock { thread in
             guard thread == nil else { return }
-            let mailbox = self.mailbox
-            let logger = self.logger
+            let (mailbox, logger, context) = (self.mailbox, self.logger, self.context)
             thread = OwnedThread(name: "tracking-sdk") {
-                var loop = RuntimeLoop(mailbox: mailbox, logger: logger)
+                var loop = RuntimeLoop(mailbox: mailbox, logger: logger, context: context)
                 loop.run()
             }
         }
@@ -52,13 +53,27 @@ private struct RuntimeLoop {
 
     let mailbox: Mailbox<DeviceRuntime.Command>
     let logger: Logger
+    let context: Context
+    /// Contexts of our own for ingests that speak CURVE to a process without keys, by server key.
+    var curveContexts: [String: Context] = [:]
     var slots: [Int: Slot] = [:]
     var nextToken = 1
     let poller = ReadinessPoller()
 
-    init(mailbox: Mailbox<DeviceRuntime.Command>, logger: Logger) {
+    init(mailbox: Mailbox<DeviceRuntime.Command>, logger: Logger, context: Context) {
         self.mailbox = mailbox
         self.logger = logger
+        self.context = context
+    }
+
+    /// The context for a device's socket: the runtime's, unless that has no CURVE keys and the
+    /// device is given the ingest's server key; then one whose sockets use a pair made for the run.
+    mutating func context(for configuration: SDKConfiguration) throws -> Context {
+        guard context.curve == nil, let serverKey = configuration.ingestServerKey else { return context }
+        if let made = curveContexts[serverKey] { return made }
+        let made = try EphemeralCurve.context(serverKey: serverKey)
+        curveContexts[serverKey] = made
+        return made
     }
 
     mutating func run() {
@@ -102,8 +117,8 @@ private struct RuntimeLoop {
         switch command {
         case .register(let device):
             do {
-                let socket = try Socket(.dealer)
-                try socket.setRoutingID(Frame(frame: device.id))
+                let socket = try Socket(.dealer, context: context(for: device.configuration))
+                try socket.setRoutingID(ConnectionID.random())
                 try socket.setReconnectInterval(milliseconds: 200, maxMilliseconds: 5000)
                 try socket.connect(device.configuration.endpoint(for: device.id))
                 let token = nextToken
@@ -121,5 +136,43 @@ private struct RuntimeLoop {
             }
             continuation.resume()
         }
+    }
+}
+
+/// The routing id of a device's connection: 16 random bytes, the first non-zero (libzmq keeps ids
+/// starting with 0 for its own). Never the device id, which is public (share pages, orders): the
+/// ingest socket lets a reconnecting peer take over a connection by its id (ZMQ_ROUTER_HANDOVER),
+/// so the id must be one nobody else can guess. It proves nothing; the device credential does.
+enum ConnectionID {
+    static func random() -> Frame {
+        var generator = SystemRandomNumberGenerator()
+        var id = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        id[0] = UInt8.random(in: 1...255, using: &generator)
+        return id
+    }
+}
+
+/// A context whose sockets speak CURVE with a key pair made now, for a phone without keys of its
+/// own: the pair says nothing about who the phone is (the ingest admits any key), it only encrypts.
+enum EphemeralCurve {
+    static func context(serverKey: String) throws -> Context {
+        let context = try Context()
+        let security = CurveSecurity(identity: try CurveKeyPair.generate(), serverKey: serverKey)
+        // `enableCurve` is async only to start a ZAP handler, which a context that never binds has
+        // not: the runtime's own thread (no task's) waits the moment it takes.
+        let outcome = Mutex<Result<Void, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                try await context.enableCurve(security)
+                outcome.withLock { $0 = .success(()) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        try outcome.withLock { $0 }?.get()
+        return context
     }
 }

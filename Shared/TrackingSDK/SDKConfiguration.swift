@@ -1,5 +1,6 @@
 import Foundation
 import RideModels
+import ZeroMQ
 
 /// How the SDK is configured: the spec's Info.plist keys, read from the environment or from the
 /// JSON file named by `HYPERTRACK_CONFIG` (the environment wins), plus this platform's own keys.
@@ -14,6 +15,7 @@ import RideModels
 /// | `HyperTrackDeviceCredential` | the device credential from the driver's session (`device_credential`); the platform refuses the device's locations without it | — |
 /// | `RIDE_TRACKING_INGEST` / `RideTrackingEndpoint` | where ride-tracking's ingest socket is; with tracking in N shards, the N shards' endpoints comma-separated in shard order (`tcp://a:5558,tcp://b:5558`): a device sends to the one of its shard (`DeviceShards`) | tcp://127.0.0.1:5558 |
 /// | `HyperTrackLocationGPX` | replay this GPX file as the location source | — |
+/// | `RIDE_TRACKING_INGEST_SERVER_KEY` / `RideTrackingServerKey` | the ingest's CURVE public key (Z85), when it speaks CURVE: a process without CURVE keys of its own then connects with a key pair made for the run | — |
 public struct SDKConfiguration: Sendable {
     public var publishableKey: String?
     public var allowMockLocations = false
@@ -25,6 +27,10 @@ public struct SDKConfiguration: Sendable {
     /// ride-tracking's ingest endpoints: one per shard, in shard order (one, unsharded).
     public var endpoints = ["tcp://127.0.0.1:5558"]
     public var gpxPath: String?
+    /// The ingest's CURVE server key (Z85), when it speaks CURVE and the process has no CURVE keys
+    /// (the runtime's context has none): the runtime makes a key pair for the run. The ingest
+    /// admits any key; the device credential says who the phone is.
+    public var ingestServerKey: String?
     /// How often a location is taken while tracking or available.
     public var samplingInterval: Duration = .seconds(1)
     /// How often a batch is sent (sooner when `maximumBatch` locations wait).
@@ -61,7 +67,7 @@ public struct SDKConfiguration: Sendable {
             }
             for (key, value) in object { values[key] = "\(value)" }
         }
-        for (key, value) in environment where key.hasPrefix("HyperTrack") || key == "RIDE_TRACKING_INGEST" { values[key] = value }
+        for (key, value) in environment where key.hasPrefix("HyperTrack") || key.hasPrefix("RIDE_TRACKING_INGEST") { values[key] = value }
 
         var configuration = SDKConfiguration()
         configuration.publishableKey = values["HyperTrackPublishableKey"].flatMap { $0.isEmpty ? nil : $0 }
@@ -74,6 +80,14 @@ public struct SDKConfiguration: Sendable {
             configuration.endpoints = try parseEndpoints(endpoints)
         }
         configuration.gpxPath = values["HyperTrackLocationGPX"].flatMap { $0.isEmpty ? nil : $0 }
+        if let key = values["RIDE_TRACKING_INGEST_SERVER_KEY"] ?? values["RideTrackingServerKey"], !key.isEmpty {
+            do {
+                try Z85.validateKey(key)
+            } catch {
+                throw Problem(description: "RIDE_TRACKING_INGEST_SERVER_KEY must be the ingest's CURVE public key: \(error)")
+            }
+            configuration.ingestServerKey = key
+        }
         return configuration
     }
 

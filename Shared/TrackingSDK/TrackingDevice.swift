@@ -385,7 +385,7 @@ struct DeviceState {
             ? DeviceIntents(name: name, metadata: metadata, tracking: tracking, available: available, changedAt: intentsChangedAt)
             : nil
         let batch = IngestBatch(
-            publishableKey: configuration.publishableKey ?? "", deviceCredential: credential, batchID: nextBatchID, device: intents,
+            publishableKey: configuration.publishableKey ?? "", deviceCredential: credential, deviceID: deviceID, batchID: nextBatchID, device: intents,
             locations: locations, geotags: pendingGeotags.isEmpty ? nil : pendingGeotags, sync: syncRequested ? true : nil)
         pendingGeotags = []
         syncRequested = false
@@ -458,7 +458,7 @@ struct DeviceState {
         case "credential_required", "credential_invalid", "credential_revoked":
             blocking.insert(.invalidDeviceCredential)
         // Kept, and sent again on the backoff or at once with a new credential (`deviceCredential`).
-        case "store_unavailable", "credential_unchecked":
+        case "store_unavailable", "credential_unchecked", "owner_unavailable", "rate_limited":
             break  // sent again on the backoff
         default:
             // The batch itself is wrong (a bug, or a bad device id): sending it again cannot help.

@@ -108,6 +108,14 @@ import Wire
                 let reply = try await users.call("verify_device_credential", #"{"device_id":"\#(device)","credential":"\#(presented)"}"#)
                 #expect(reply.status == 401 && reply.body["error"]?["code"]?.stringValue == code, "\(device) \(presented): \(reply)")
             }
+            // Many pairs in one call: a verdict per pair, in order.
+            let batched = try await users.call(
+                "verify_device_credentials",
+                #"{"pairs":[{"device_id":"dc-eve","credential":"\#(credential)"},{"device_id":"dc-other","credential":"\#(credential)"}]}"#)
+            #expect(batched.status == 200, "\(batched)")
+            #expect(batched.body["verdicts"]?[0]?["user_id"]?.stringValue == id && batched.body["verdicts"]?[0]?["refusal"] == nil)
+            #expect(batched.body["verdicts"]?[1]?["device_id"] == "dc-other" && batched.body["verdicts"]?[1]?["refusal"]?["error"]?["code"] == "credential_invalid")
+            #expect(try await users.call("verify_device_credentials", #"{"pairs":[]}"#).status == 422, "at least one pair")
             // The account names another device: the old device's credential is revoked.
             #expect(try await users.call("update", #"{"id":"\#(id)","device_id":"dc-eve-new"}"#).status == 200)
             let moved = try await users.call("verify_device_credential", #"{"device_id":"dc-eve","credential":"\#(credential)"}"#)

@@ -117,8 +117,9 @@ import ZeroMQ
                 ("dev-1", ["hello", "{}"], "bad_frame"),
                 ("dev-1", ["batch", "{not json"], "invalid_batch"),
                 ("dev-1", ["batch", #"{"publishable_key":"pk_test","batch_id":"one","locations":[]}"#], "invalid_batch"),
-                ("dev-1", ["batch", #"{"publishable_key":"wrong","batch_id":1,"locations":[]}"#], "invalid_publishable_key"),
-                ("dev-1", ["batch", #"{"publishable_key":"pk_test","batch_id":1,"locations":[\#(manyLocations)]}"#], "batch_too_large"),
+                ("dev-1", ["batch", #"{"publishable_key":"wrong","device_id":"dev-1","batch_id":1,"locations":[]}"#], "invalid_publishable_key"),
+                ("dev-1", ["batch", #"{"publishable_key":"pk_test","device_id":"dev-1","batch_id":1,"locations":[\#(manyLocations)]}"#], "batch_too_large"),
+                ("dev-1", ["batch", #"{"publishable_key":"pk_test","device_id":"bad id","batch_id":1,"locations":[]}"#], "invalid_device_id"),
             ]
             for (routingID, frames, code) in cases {
                 let reply = try IngestProbe.exchange(endpoint: tracking.ingest, routingID: routingID, frames: frames)
@@ -130,7 +131,7 @@ import ZeroMQ
             let mixed = try IngestProbe.exchange(
                 endpoint: tracking.ingest, routingID: "dev-1",
                 frames: [
-                    "batch", #"{"publishable_key":"pk_test","batch_id":7,"device":{"tracking":true},"locations":[\#(good),\#(bad)]}"#,
+                    "batch", #"{"publishable_key":"pk_test","device_id":"dev-1","batch_id":7,"device":{"tracking":true},"locations":[\#(good),\#(bad)]}"#,
                 ])
             #expect(mixed.first == "ack")
             let ack = try JSONCoding.decode(IngestAck.self, from: Array(mixed.last!.utf8))

@@ -225,17 +225,17 @@ import Wire
             let tracking = try await TestTracking.start(on: bus)
             let synced = try IngestProbe.exchange(
                 endpoint: tracking.ingest, routingID: "wire-sync",
-                frames: ["batch", #"{"publishable_key":"pk_test","batch_id":1,"device":{"tracking":true},"locations":[],"sync":true}"#])
+                frames: ["batch", #"{"publishable_key":"pk_test","device_id":"wire-sync","batch_id":1,"device":{"tracking":true},"locations":[],"sync":true}"#])
             #expect(synced.first == "ack", "\(synced)")
             let ack = try JSONCoding.decode(IngestAck.self, from: Array(synced.last!.utf8))
             #expect(ack.platformTracking == false, "a device never given a ride: do not track")
             let plain = try IngestProbe.exchange(
-                endpoint: tracking.ingest, routingID: "wire-sync", frames: ["batch", #"{"publishable_key":"pk_test","batch_id":2,"locations":[]}"#])
+                endpoint: tracking.ingest, routingID: "wire-sync", frames: ["batch", #"{"publishable_key":"pk_test","device_id":"wire-sync","batch_id":2,"locations":[]}"#])
             #expect(try JSONCoding.decode(IngestAck.self, from: Array(plain.last!.utf8)).platformTracking == nil, "only a sync is answered")
             for bad in [#""yes""#, "{}"] {
                 let reply = try IngestProbe.exchange(
                     endpoint: tracking.ingest, routingID: "wire-sync",
-                    frames: ["batch", #"{"publishable_key":"pk_test","batch_id":3,"locations":[],"sync":\#(bad)}"#])
+                    frames: ["batch", #"{"publishable_key":"pk_test","device_id":"wire-sync","batch_id":3,"locations":[],"sync":\#(bad)}"#])
                 #expect(reply.first == "error", "sync \(bad) → \(reply)")
                 let body = try JSONCoding.decode(JSONValue.self, from: Array(reply.last!.utf8))
                 #expect(body["error"]?["code"] == "invalid_batch", "\(reply)")

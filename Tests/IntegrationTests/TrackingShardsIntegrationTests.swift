@@ -107,7 +107,7 @@ import Wire
 
             // Straight to the wrong shard's ingest socket: refused, naming the owner; nothing stored.
             let stranger = Self.ids("sock", shard: 1, count: 1)[0]
-            let batch = String(decoding: try JSONCoding.encode(Self.batch(nil, id: 9, at: Self.center)), as: UTF8.self)
+            let batch = String(decoding: try JSONCoding.encode(Self.batch(stranger, id: 9, at: Self.center)), as: UTF8.self)
             let reply = try IngestProbe.exchange(endpoint: tracking.shards[0].ingest, routingID: stranger, frames: ["batch", batch])
             #expect(reply.first == "error", "\(reply)")
             let body = try JSONCoding.decode(JSONValue.self, from: Array(reply.last!.utf8))

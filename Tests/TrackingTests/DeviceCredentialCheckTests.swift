@@ -13,11 +13,12 @@ import Testing
         let down = Mutex(false)
         let asked = Mutex(0)
 
-        func driver(ofDevice deviceID: String, credential: String) async throws -> String {
+        func verdicts(_ pairs: [CredentialPair]) async throws -> [Result<String, ServiceError>] {
             asked.withLock { $0 += 1 }
             if down.withLock({ $0 }) { throw ServiceError(status: Status.unavailable, code: "unavailable", message: "users is away") }
-            guard let answer = answers.withLock({ $0[credential] }) else { throw ServiceError.unauthorized("credential_invalid", "not ours") }
-            return try answer.get()
+            return answers.withLock { answers in
+                pairs.map { answers[$0.credential] ?? .failure(.unauthorized("credential_invalid", "not ours")) }
+            }
         }
     }
 
@@ -70,5 +71,27 @@ import Testing
         #expect(await check.check(deviceID: "p", credential: "good", now: start + 120) == .success("d-1"))
         #expect(code(await check.check(deviceID: "p", credential: "good", now: start + 601)) == "credential_unchecked")
         #expect(code(await check.check(deviceID: "q", credential: "good", now: start)) == "credential_unchecked")
+    }
+
+    @Test func aStrangersBadCredentialDoesNotUnsettleTheDevicesOwn() async {
+        let users = FakeUsers()
+        users.answers.withLock { $0["good"] = .success("d-1") }
+        let check = DeviceCredentialCheck(verifier: users, recheckAfter: 60, logger: logger)
+        _ = await check.check(deviceID: "p", credential: "good", now: start)
+        #expect(code(await check.check(deviceID: "p", credential: "forged", now: start + 1)) == "credential_invalid")
+        #expect(check.recent(deviceID: "p", credential: "good", now: start + 2) == .success("d-1"), "the device's own verdict stays")
+        #expect(code(check.recent(deviceID: "p", credential: "forged", now: start + 2)) == "credential_invalid")
+        #expect(users.asked.withLock { $0 } == 2)
+    }
+
+    @Test func aRevokedCredentialIsNotBelievedWhileUsersIsAway() async {
+        let users = FakeUsers()
+        users.answers.withLock { $0["good"] = .success("d-1") }
+        let check = DeviceCredentialCheck(verifier: users, recheckAfter: 60, trustedWhileUnchecked: 600, refusalKeptFor: 10, logger: logger)
+        _ = await check.check(deviceID: "p", credential: "good", now: start)
+        users.answers.withLock { $0["good"] = .failure(.unauthorized("credential_revoked", "logged out")) }
+        #expect(code(await check.check(deviceID: "p", credential: "good", now: start + 61)) == "credential_revoked")
+        users.down.withLock { $0 = true }
+        #expect(code(await check.check(deviceID: "p", credential: "good", now: start + 120)) == "credential_unchecked")
     }
 }

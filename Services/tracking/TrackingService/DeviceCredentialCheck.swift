@@ -6,21 +6,44 @@ import RideModels
 import ServiceKit
 import Synchronization
 
-/// Who says whether a device credential holds: users (`users.verify_device_credential`).
-public protocol DeviceCredentialVerifier: Sendable {
-    /// The device's driver. Throws a 401 `ServiceError` when the credential does not hold, anything
-    /// else when it cannot be checked now.
-    func driver(ofDevice deviceID: String, credential: String) async throws -> String
+/// A device credential as a batch presents it, the question asked of users.
+public struct CredentialPair: Hashable, Sendable {
+    public var deviceID: String
+    public var credential: String
+
+    public init(deviceID: String, credential: String) {
+        self.deviceID = deviceID
+        self.credential = credential
+    }
 }
 
-/// The verifier through the bus.
+/// Who says whether device credentials hold: users (`users.verify_device_credentials`).
+public protocol DeviceCredentialVerifier: Sendable {
+    /// A verdict per pair, in order: the device's driver, or the 401 `ServiceError` saying why the
+    /// credential does not hold. Throws when users cannot answer now.
+    func verdicts(_ pairs: [CredentialPair]) async throws -> [Result<String, ServiceError>]
+}
+
+/// The verifier through the bus: one call for all the pairs.
 public struct UsersDeviceCredentials: DeviceCredentialVerifier {
     let client: ServiceClient
 
     public init(client: ServiceClient) { self.client = client }
 
-    public func driver(ofDevice deviceID: String, credential: String) async throws -> String {
-        try await client.call(Ops.Users.verifyDeviceCredential, VerifyDeviceCredentialParams(deviceID: deviceID, credential: credential), timeout: .seconds(2)).userID
+    public func verdicts(_ pairs: [CredentialPair]) async throws -> [Result<String, ServiceError>] {
+        let params = VerifyDeviceCredentialsParams(pairs: pairs.map { VerifyDeviceCredentialParams(deviceID: $0.deviceID, credential: $0.credential) })
+        let reply = try await client.call(Ops.Users.verifyDeviceCredentials, params, timeout: .seconds(2))
+        guard reply.verdicts.count == pairs.count else {
+            throw ServiceError(status: Status.unavailable, code: "bad_reply", message: "users answered \(reply.verdicts.count) verdicts for \(pairs.count) pairs")
+        }
+        return zip(pairs, reply.verdicts).map { pair, verdict in
+            if let refusal = verdict.refusal { return .failure(.unauthorized(refusal.error.code, refusal.error.message)) }
+            // A verdict about another device, or without a driver, believes nothing (503: sent again).
+            guard verdict.deviceID == pair.deviceID, let driver = verdict.userID else {
+                return .failure(DeviceCredentialCheck.unchecked(pair.deviceID, why: "users answered about another device"))
+            }
+            return .success(driver)
+        }
     }
 }
 
@@ -37,8 +60,15 @@ public final class DeviceCredentialCheck: Sendable {
         var checkedAt: Date
     }
 
+    /// A device's last acceptance and last refusal, kept apart: a stranger's bad credential for a
+    /// device must not make the device's own good one be asked about again at each batch.
+    private struct DeviceVerdicts {
+        var accepted: Verdict?
+        var refused: Verdict?
+    }
+
     private let verifier: any DeviceCredentialVerifier
-    private let verdicts = Mutex<[String: Verdict]>([:])
+    private let verdicts = Mutex<[String: DeviceVerdicts]>([:])
     private let rejections = RejectionLog("device credential refused")
     private let logger: Logger
     public let recheckAfter: TimeInterval
@@ -70,56 +100,88 @@ public final class DeviceCredentialCheck: Sendable {
     private func known(deviceID: String, credential: String?, now: Date) -> Result<String, ServiceError>? {
         guard let credential else { return .failure(Self.missing) }
         return verdicts.withLock { verdicts in
-            guard let verdict = verdicts[deviceID], verdict.credential == credential else { return nil }
-            let age = now.timeIntervalSince(verdict.checkedAt)
-            switch verdict.outcome {
-            case .success: return age < recheckAfter ? verdict.outcome : nil
-            case .failure: return age < refusalKeptFor ? verdict.outcome : nil
+            let device = verdicts[deviceID]
+            if let accepted = device?.accepted, accepted.credential == credential, now.timeIntervalSince(accepted.checkedAt) < recheckAfter {
+                return accepted.outcome
             }
+            if let refused = device?.refused, refused.credential == credential, now.timeIntervalSince(refused.checkedAt) < refusalKeptFor {
+                return refused.outcome
+            }
+            return nil
         }
     }
 
     /// The device's driver, asking users when no recent verdict says; a refusal is logged once per device and minute.
     public func check(deviceID: String, credential: String?, now: Date) async -> Result<String, ServiceError> {
-        let outcome = await decide(deviceID: deviceID, credential: credential, now: now)
+        if let known = known(deviceID: deviceID, credential: credential, now: now) { return noted(known, deviceID) }
+        guard let credential else { return noted(.failure(Self.missing), deviceID) }
+        return await check([CredentialPair(deviceID: deviceID, credential: credential)], now: now)[0]
+    }
+
+    /// The verdicts about `pairs`, from ONE question to users (the pairs tracking had no recent
+    /// verdict about); refusals are logged once per device and minute.
+    public func check(_ pairs: [CredentialPair], now: Date) async -> [Result<String, ServiceError>] {
+        do {
+            let answers = try await verifier.verdicts(pairs)
+            return zip(pairs, answers).map { pair, answer in
+                switch answer {
+                case .success:
+                    remember(pair.deviceID, Verdict(credential: pair.credential, outcome: answer, checkedAt: now))
+                case .failure(let error) where error.status == Status.unauthorized:
+                    remember(pair.deviceID, Verdict(credential: pair.credential, outcome: answer, checkedAt: now))
+                case .failure:
+                    break
+                }
+                return noted(answer, pair.deviceID)
+            }
+        } catch {
+            return pairs.map { believed($0, now: now) }
+        }
+    }
+
+    /// While users cannot answer: a credential checked within `trustedWhileUnchecked` is believed.
+    private func believed(_ pair: CredentialPair, now: Date) -> Result<String, ServiceError> {
+        let driver = verdicts.withLock { verdicts -> String? in
+            guard let verdict = verdicts[pair.deviceID]?.accepted, verdict.credential == pair.credential, case .success(let driver) = verdict.outcome,
+                now.timeIntervalSince(verdict.checkedAt) < trustedWhileUnchecked
+            else { return nil }
+            return driver
+        }
+        if let driver { return .success(driver) }
+        return .failure(Self.unchecked(pair.deviceID, why: "users did not answer"))
+    }
+
+    private func noted(_ outcome: Result<String, ServiceError>, _ deviceID: String) -> Result<String, ServiceError> {
         if case .failure(let error) = outcome, error.status == Status.unauthorized {
             rejections.note(error.code, from: deviceID, logger: logger)
         }
         return outcome
     }
 
-    private func decide(deviceID: String, credential: String?, now: Date) async -> Result<String, ServiceError> {
-        if let known = known(deviceID: deviceID, credential: credential, now: now) { return known }
-        guard let credential else { return .failure(Self.missing) }
-        do {
-            let driver = try await verifier.driver(ofDevice: deviceID, credential: credential)
-            remember(deviceID, Verdict(credential: credential, outcome: .success(driver), checkedAt: now))
-            return .success(driver)
-        } catch let error as ServiceError where error.status == Status.unauthorized {
-            remember(deviceID, Verdict(credential: credential, outcome: .failure(error), checkedAt: now))
-            return .failure(error)
-        } catch {
-            let believed = verdicts.withLock { verdicts -> String? in
-                guard let verdict = verdicts[deviceID], verdict.credential == credential, case .success(let driver) = verdict.outcome,
-                    now.timeIntervalSince(verdict.checkedAt) < trustedWhileUnchecked
-                else { return nil }
-                return driver
-            }
-            if let believed { return .success(believed) }
-            return .failure(
-                ServiceError(
-                    status: Status.unavailable, code: "credential_unchecked",
-                    message: "device \(deviceID)'s credential cannot be checked now (users did not answer); send the batch again"))
-        }
+    /// 503: the SDK keeps the batch and sends it again on its backoff.
+    static func unchecked(_ deviceID: String, why: String) -> ServiceError {
+        ServiceError(
+            status: Status.unavailable, code: "credential_unchecked",
+            message: "device \(deviceID)'s credential cannot be checked now (\(why)); send the batch again")
     }
 
     private func remember(_ deviceID: String, _ verdict: Verdict) {
         verdicts.withLock { verdicts in
             if verdicts.count >= Self.capacity, verdicts[deviceID] == nil {
-                verdicts = verdicts.filter { if case .success = $0.value.outcome { true } else { false } }
+                verdicts = verdicts.compactMapValues { $0.accepted.map { DeviceVerdicts(accepted: $0) } }
                 if verdicts.count >= Self.capacity { verdicts.removeAll(keepingCapacity: true) }
             }
-            verdicts[deviceID] = verdict
+            var device = verdicts[deviceID] ?? DeviceVerdicts()
+            switch verdict.outcome {
+            case .success:
+                device.accepted = verdict
+                if device.refused?.credential == verdict.credential { device.refused = nil }
+            case .failure:
+                device.refused = verdict
+                // A revoked credential is no longer believed, not even while users is away.
+                if device.accepted?.credential == verdict.credential { device.accepted = nil }
+            }
+            verdicts[deviceID] = device
         }
     }
 

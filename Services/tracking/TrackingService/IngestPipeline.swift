@@ -23,14 +23,18 @@ public final class IngestPipeline: Sendable {
     private let keys: Set<String>
     /// Checks a `user_id` a batch gives its device (`DeviceOwnership`); nil: believed as it comes.
     private let owners: (any DeviceOwnerLookup)?
-    /// Checks the device credential of a batch from the ingest socket; nil: the publishable key is enough.
-    private let credentials: DeviceCredentialCheck?
+    /// Checks the device credential of a batch from the ingest socket, batched; nil: the publishable key is enough.
+    private let credentials: DeviceCredentialQueue?
+    /// Owner lookups running now: bounded, so a stream of claims cannot make unbounded tasks.
+    private let ownerChecks = Mutex(0)
+    static let maximumOwnerChecks = 16
     private let counts = Mutex(Counts())
+    private let refusals = RejectionLog("batch refused")
     private let logger: Logger
 
     public init(
         state: TrackingState, writer: StoreWriter, rules: LocationRules, shard: DeviceShard = .unsharded, publishableKeys: Set<String>,
-        owners: (any DeviceOwnerLookup)? = nil, credentials: DeviceCredentialCheck? = nil, logger: Logger
+        owners: (any DeviceOwnerLookup)? = nil, credentials: DeviceCredentialQueue? = nil, logger: Logger
     ) {
         self.state = state
         self.writer = writer
@@ -55,52 +59,73 @@ public final class IngestPipeline: Sendable {
         deviceID: String, batch: IngestBatch, now: Date, vouched: Bool = false, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void
     ) {
         if let problem = DeviceIdentity.problem(with: deviceID) {
-            refuse(.unprocessable("invalid_device_id", problem), completion)
+            refuse(.unprocessable("invalid_device_id", problem), completion, loggedAs: String(deviceID.prefix(DeviceIdentity.maximumLength)))
             return
         }
         guard keys.contains(batch.publishableKey) else {
-            refuse(.unauthorized("invalid_publishable_key", "publishable_key is not one this platform knows (see RIDE_PUBLISHABLE_KEYS)"), completion)
+            refuse(.unauthorized("invalid_publishable_key", "publishable_key is not one this platform knows (see RIDE_PUBLISHABLE_KEYS)"), completion, loggedAs: deviceID)
             return
         }
         guard shard.owns(deviceID) else {
-            refuse(TrackingOps.wrongShard(deviceID, shard: shard), completion)
+            refuse(TrackingOps.wrongShard(deviceID, shard: shard), completion, loggedAs: deviceID)
             return
         }
         if let problem = rules.problem(withSize: batch) {
-            refuse(.unprocessable("batch_too_large", problem), completion)
+            refuse(.unprocessable("batch_too_large", problem), completion, loggedAs: deviceID)
             return
         }
-        if !vouched, let credentials {
-            switch credentials.recent(deviceID: deviceID, credential: batch.deviceCredential, now: now) {
-            case .success?: break
-            case .failure(let error)?: return refuse(error, completion, logged: false)
-            case nil:
-                // Once a minute per device at most: users is asked, then the batch goes on.
-                Task {
-                    switch await credentials.check(deviceID: deviceID, credential: batch.deviceCredential, now: now) {
-                    case .success: self.checkOwner(deviceID: deviceID, batch: batch, now: now, completion: completion)
-                    case .failure(let error): self.refuse(error, completion, logged: false)
-                    }
+        guard !vouched, let credentials else {
+            checkOwner(deviceID: deviceID, batch: batch, driver: nil, now: now, completion: completion)
+            return
+        }
+        switch credentials.check.recent(deviceID: deviceID, credential: batch.deviceCredential, now: now) {
+        case .success(let driver)?: checkOwner(deviceID: deviceID, batch: batch, driver: driver, now: now, completion: completion)
+        case .failure(let error)?: refuse(error, completion)
+        case nil:
+            // No recent verdict: the batch waits for the next batched question to users (or is
+            // refused at once when too many wait). `recent` answered a batch without a credential.
+            let pair = CredentialPair(deviceID: deviceID, credential: batch.deviceCredential ?? "")
+            credentials.submit(pair) { outcome in
+                switch outcome {
+                case .success(let driver): self.checkOwner(deviceID: deviceID, batch: batch, driver: driver, now: now, completion: completion)
+                case .failure(let error): self.refuse(error, completion)
                 }
-                return
             }
         }
-        checkOwner(deviceID: deviceID, batch: batch, now: now, completion: completion)
     }
 
-    /// A new owner named in the metadata is asked about first (rare: once per device and driver).
-    private func checkOwner(deviceID: String, batch: IngestBatch, now: Date, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void) {
-        if let owners, let userID = DeviceOwnership.claim(batch.device, current: state.record(deviceID)) {
-            Task {
-                if let problem = await DeviceOwnership.problem(deviceID: deviceID, userID: userID, owners: owners) {
-                    self.refuse(problem, completion)
-                } else {
-                    self.apply(deviceID: deviceID, batch: batch, now: now, completion: completion)
-                }
-            }
+    /// A new owner named in the metadata is checked first (rare: once per device and driver). The
+    /// driver whose credential the batch carries needs no question: users checked that their
+    /// account names this device. Any other is asked about, a bounded number at a time.
+    private func checkOwner(
+        deviceID: String, batch: IngestBatch, driver: String?, now: Date, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void
+    ) {
+        guard let owners, let userID = DeviceOwnership.claim(batch.device, current: state.record(deviceID)), userID != driver else {
+            apply(deviceID: deviceID, batch: batch, now: now, completion: completion)
             return
         }
-        apply(deviceID: deviceID, batch: batch, now: now, completion: completion)
+        let started = ownerChecks.withLock { running in
+            guard running < Self.maximumOwnerChecks else { return false }
+            running += 1
+            return true
+        }
+        guard started else {
+            refuse(
+                ServiceError(
+                    status: Status.unavailable, code: "owner_unavailable",
+                    message: "who owns device \(deviceID) cannot be checked now (too many checks at once: busy); send the batch again"),
+                completion)
+            return
+        }
+        Task {
+            let problem = await DeviceOwnership.problem(deviceID: deviceID, userID: userID, owners: owners)
+            self.ownerChecks.withLock { $0 -= 1 }
+            if let problem {
+                self.refuse(problem, completion, loggedAs: deviceID)
+            } else {
+                self.apply(deviceID: deviceID, batch: batch, now: now, completion: completion)
+            }
+        }
     }
 
     private func apply(deviceID: String, batch: IngestBatch, now: Date, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void) {
@@ -134,10 +159,11 @@ public final class IngestPipeline: Sendable {
             })
     }
 
-    /// `logged: false`: the refusal was logged where it was decided (once per device and minute).
-    private func refuse(_ error: ServiceError, _ completion: @Sendable (Result<IngestAck, ServiceError>) -> Void, logged: Bool = true) {
+    /// `loggedAs`: the device to log the refusal under, once per device and minute (nil: it was
+    /// logged where it was decided, or by the ingest socket).
+    private func refuse(_ error: ServiceError, _ completion: @Sendable (Result<IngestAck, ServiceError>) -> Void, loggedAs deviceID: String? = nil) {
         counts.withLock { $0.refusedBatches += 1 }
-        if logged { logger.warning("batch refused", metadata: ["code": "\(error.code)", "message": "\(error.message)"]) }
+        if let deviceID { refusals.note("\(error.code): \(error.message)", from: deviceID, logger: logger) }
         completion(.failure(error))
     }
 }

@@ -6,41 +6,71 @@ import Synchronization
 import Wire
 import ZeroMQ
 
-/// The device ingest socket: a ROUTER that SDKs connect to with a DEALER whose routing id is their
-/// device id. A device sends `["batch"][IngestBatch]` and gets `["ack"][IngestAck]` once the batch
-/// is stored, or `["error"][{"error":{…},"batch_id":…}]`. Commands for a device
-/// (`device.command.<id>` on the bus) reach it here as `["command"][{"command":…}]` — the silent
-/// push of this platform.
+/// The device ingest socket: a ROUTER that SDKs connect to with a DEALER. A device sends
+/// `["batch"][IngestBatch]` naming itself in `device_id`, and gets `["ack"][IngestAck]` once the
+/// batch is stored, or `["error"][{"error":{…},"batch_id":…}]`, on the connection that sent it.
+/// Commands for a device (`device.command.<id>` on the bus) reach it as `["command"][{"command":…}]`
+/// — the silent push of this platform — on the one connection that last proved the device's
+/// credential (`IngestSlots`), never on one that merely names the device.
 ///
-/// One thread owns the socket. `ZMQ_ROUTER_HANDOVER` lets a reconnecting device take its id back at
-/// once; `ZMQ_ROUTER_MANDATORY` tells us when a device is not connected (its command is dropped).
+/// A routing id names a connection, not a device: the SDK picks a random 16 bytes, which only it
+/// and this socket know. `ZMQ_ROUTER_HANDOVER` stays on so that a device reconnecting with its id
+/// gets it back at once (rather than being refused until its half-open old connection times out);
+/// taking a connection over needs that id, which is never sent to anyone else nor logged (the logs
+/// name a connection by a hash), and a stranger presenting a device id as routing id gets that id's
+/// connection and nothing of the device's. `ZMQ_ROUTER_MANDATORY` tells us when a device is not
+/// connected (its command is dropped).
+///
+/// Before anything of a message is read: the connection's rate (`ConnectionRateLimiter`), the
+/// frame's size (`ZMQ_MAXMSGSIZE` drops far bigger ones unread, `batch_too_large` answers the rest).
+/// Every refusal names what is wrong, is counted, and is logged once per connection and minute.
+///
+/// One thread owns the socket.
 public final class IngestServer: Sendable {
     enum Command: Sendable {
-        case send(identity: Frame, frames: [Frame])
+        /// An answer to `connection`; `proven`: its batch showed `deviceID`'s credential, so the
+        /// connection now speaks for the device.
+        case answer(connection: Frame, frames: [Frame], proven: String?)
         case command(deviceID: String, DeviceCommandEvent)
     }
 
     public struct Stats: Sendable {
         public var messages: UInt64 = 0
         public var badMessages: UInt64 = 0
+        public var rateLimited: UInt64 = 0
         public var commandsDelivered: UInt64 = 0
         public var commandsUndeliverable: UInt64 = 0
+    }
+
+    /// How much one connection may send: `rate` batches a second, `burst` at once, for at most
+    /// `connections` connections tracked at a time.
+    public struct RateLimit: Sendable {
+        public var rate: Double = 20
+        public var burst: Double = 40
+        public var connections = 100_000
+        public init() {}
     }
 
     /// Above this many locations waiting to be written, the socket is not read (devices wait, and
     /// their SDKs keep their locations): memory stays bounded when the disk is slower than the load.
     public static let backlogLimit = 200_000
+    /// Devices whose slot is kept (more than a shard streams at once).
+    static let slotCapacity = 200_000
 
     private let pipeline: IngestPipeline
     private let mailbox = Mailbox<Command>()
     private let stopFlag = StopFlag()
     private let stats = Mutex(Stats())
     private let loop = Mutex<OwnedThread?>(nil)
+    private let slots = Mutex(IngestSlots(capacity: IngestServer.slotCapacity))
+    private let limiter: Mutex<ConnectionRateLimiter>
+    private let rejections = RejectionLog("ingest message refused")
     private let logger: Logger
 
-    public init(pipeline: IngestPipeline, logger: Logger) {
+    public init(pipeline: IngestPipeline, rateLimit: RateLimit = RateLimit(), logger: Logger) {
         self.pipeline = pipeline
         self.logger = logger
+        limiter = Mutex(ConnectionRateLimiter(rate: rateLimit.rate, burst: rateLimit.burst, capacity: rateLimit.connections))
     }
 
     public var statistics: Stats { stats.withLock { $0 } }
@@ -48,13 +78,18 @@ public final class IngestServer: Sendable {
     /// Binds every endpoint and starts serving; throws the bind error without starting.
     @discardableResult
     public func start(endpoints: [String]) async throws -> [String] {
+        let maximumMessage = Int64(pipeline.rules.maximumMessageBytes)
         let (thread, bound) = try await OwnedThread.start(name: "tracking-ingest") { [self] ready in
             let socket: Socket
             var bound: [String] = []
             do {
                 socket = try Socket(.router)
+                // With CURVE on, phones bring keys of their own: any key may connect, and the
+                // device credential inside says who it is.
+                socket.admitsAnyCurveKey = true
                 try socket.setRouterHandover(true)
                 try socket.setRouterMandatory(true)
+                try socket.setMaximumMessageSize(maximumMessage)
                 try socket.setListenBacklog(4096)
                 // Per connection: a device has one batch in flight; a few queued are plenty, and a
                 // flooding peer is held back by TCP instead of filling our memory.
@@ -76,7 +111,7 @@ public final class IngestServer: Sendable {
         return bound
     }
 
-    /// Sends `command` (with the time it was issued) to the device, if it is connected.
+    /// Sends `command` (with the time it was issued) to the connection that speaks for the device, if any.
     public func deliver(_ command: DeviceCommandEvent, to deviceID: String) {
         mailbox.post(.command(deviceID: deviceID, command))
     }
@@ -120,42 +155,63 @@ public final class IngestServer: Sendable {
 
     private func handle(_ frames: [Frame]) {
         stats.withLock { $0.messages += 1 }
-        let identity = frames[0]
-        guard let deviceID = identity.utf8String, DeviceIdentity.problem(with: deviceID) == nil else {
-            reject(
-                identity, code: "invalid_device_id",
-                message: "the connection's routing id must be the device id (printable ASCII, at most 128 bytes); set ZMQ_ROUTING_ID before connecting")
-            return
+        let connection = frames[0]
+        guard limiter.withLock({ $0.admit(connection, now: .now) }) else {
+            stats.withLock { $0.rateLimited += 1 }
+            let limit = limiter.withLock { ($0.rate, $0.burst) }
+            return reject(
+                connection, code: "rate_limited",
+                message: "this connection sends more than \(Int(limit.0)) batches a second (\(Int(limit.1)) at once); nothing of this one was read, send it again later")
         }
         guard frames.count == 3, frames[1] == Frame(frame: IngestFrame.batch) else {
-            reject(identity, code: "bad_frame", message: "a device sends [\"batch\"][JSON]; got \(frames.count - 1) frames")
-            return
+            return reject(connection, code: "bad_frame", message: "a device sends [\"batch\"][JSON]; got \(frames.count - 1) frames")
+        }
+        if let problem = pipeline.rules.problem(withBytes: frames[2].count) {
+            return reject(connection, code: "batch_too_large", message: "\(problem); nothing of it was read")
         }
         let batch: IngestBatch
         do {
             batch = try JSONCoding.decode(IngestBatch.self, from: frames[2])
         } catch {
-            reject(identity, code: "invalid_batch", message: JSONCoding.describe(error))
-            return
+            return reject(connection, code: "invalid_batch", message: JSONCoding.describe(error))
         }
-        let mailbox = self.mailbox
+        guard let deviceID = batch.deviceID, DeviceIdentity.problem(with: deviceID) == nil else {
+            let problem = batch.deviceID.flatMap(DeviceIdentity.problem(with:)) ?? "device_id: required field is missing"
+            return reject(
+                connection, code: "invalid_device_id", batchID: batch.batchID,
+                message: "\(problem): a batch names its device in device_id (the connection's routing id names no device)")
+        }
+        if let violation = batch.ruleViolation {
+            return reject(connection, code: "invalid_batch", batchID: batch.batchID, message: violation)
+        }
+        let (mailbox, rejections, logger) = (self.mailbox, self.rejections, self.logger)
         pipeline.accept(deviceID: deviceID, batch: batch, now: Date()) { result in
-            let frames: [Frame]
             switch result {
             case .success(let ack):
-                frames = [Frame(frame: IngestFrame.ack), (try? JSONCoding.encode(ack)) ?? Array("{}".utf8)]
+                let frames = [Frame(frame: IngestFrame.ack), (try? JSONCoding.encode(ack)) ?? Array("{}".utf8)]
+                mailbox.post(.answer(connection: connection, frames: frames, proven: deviceID))
             case .failure(let error):
-                frames = Self.errorFrames(code: error.code, message: error.message, batchID: batch.batchID)
+                // Shed load (busy) is logged here, once per connection and minute; the pipeline logs the rest.
+                if error.status == Status.unavailable { rejections.note(error.code, from: Self.tag(connection), logger: logger) }
+                let frames = Self.errorFrames(code: error.code, message: error.message, batchID: batch.batchID)
+                mailbox.post(.answer(connection: connection, frames: frames, proven: nil))
             }
-            mailbox.post(.send(identity: identity, frames: frames))
         }
     }
 
-    private func reject(_ identity: Frame, code: String, message: String) {
+    private func reject(_ connection: Frame, code: String, batchID: UInt64? = nil, message: String) {
         stats.withLock { $0.badMessages += 1 }
         pipeline.countRefused()
-        logger.warning("ingest message refused", metadata: ["code": "\(code)", "message": "\(message)"])
-        mailbox.post(.send(identity: identity, frames: Self.errorFrames(code: code, message: message, batchID: nil)))
+        rejections.note("\(code): \(message.prefix(200))", from: Self.tag(connection), logger: logger)
+        mailbox.post(.answer(connection: connection, frames: Self.errorFrames(code: code, message: message, batchID: batchID), proven: nil))
+    }
+
+    /// A connection as the logs name it: a hash of its routing id, which must stay secret (whoever
+    /// knows it may take the connection over).
+    static func tag(_ connection: Frame) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in connection { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return "connection-" + String(hash, radix: 16)
     }
 
     static func errorFrames(code: String, message: String, batchID: UInt64?) -> [Frame] {
@@ -165,18 +221,23 @@ public final class IngestServer: Sendable {
     }
 
     private func send(_ command: Command, on socket: Socket) {
-        let identity: Frame
+        let connection: Frame
         let frames: [Frame]
         switch command {
-        case .send(let to, let message):
-            identity = to
-            frames = message
+        case .answer(let to, let answer, let proven):
+            if let proven { slots.withLock { $0.proven(proven, by: to, at: .now) } }
+            connection = to
+            frames = answer
         case .command(let deviceID, let deviceCommand):
-            identity = Frame(frame: deviceID)
+            guard let slot = slots.withLock({ $0.connection(of: deviceID) }) else {
+                stats.withLock { $0.commandsUndeliverable += 1 }
+                return
+            }
+            connection = slot
             frames = [Frame(frame: IngestFrame.command), (try? JSONCoding.encode(deviceCommand)) ?? []]
         }
         do {
-            try socket.send(message: [identity] + frames, dontWait: true)
+            try socket.send(message: [connection] + frames, dontWait: true)
             if case .command = command { stats.withLock { $0.commandsDelivered += 1 } }
         } catch let error as ZMQError where error.isHostUnreachable || error.isAgain {
             // The device is not connected (or not reading): an ack is resent by the SDK's retry, a

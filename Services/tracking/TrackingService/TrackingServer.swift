@@ -45,7 +45,9 @@ public struct TrackingServer: Sendable {
         let recheck = settings.deviceCredentialRecheck
         let credentials =
             settings.requiresDeviceCredentials
-            ? ownersClient.map { DeviceCredentialCheck(verifier: UsersDeviceCredentials(client: $0), recheckAfter: recheck, logger: logger) } : nil
+            ? ownersClient.map {
+                DeviceCredentialQueue(check: DeviceCredentialCheck(verifier: UsersDeviceCredentials(client: $0), recheckAfter: recheck, logger: logger))
+            } : nil
         let pipeline = IngestPipeline(
             state: state, writer: writer, rules: settings.rules, shard: settings.shard,
             publishableKeys: settings.publishableKeys, owners: owners, credentials: credentials, logger: logger)
@@ -85,7 +87,8 @@ public struct TrackingServer: Sendable {
             "shard": "\(settings.shard)", "ingest": "\(settings.ingest.joined(separator: ","))", "broker": "\(settings.broker)",
             "devices": "\(devices.count)", "database": "\(settings.database)",
         ]
-        try await host.run([storage, ingestHook, commands, sweeper] + workers, ready: ready) {
+        let credentialChecks: [any Service] = credentials.map { [$0] } ?? []
+        try await host.run([storage, ingestHook, commands, sweeper] + credentialChecks + workers, ready: ready) {
             let counts = state.counts
             let stats = pipeline.statistics
             return host.health([

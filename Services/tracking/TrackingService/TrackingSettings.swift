@@ -13,8 +13,8 @@ public struct RideTrackingCommand: ServiceCommand {
         commandName: "ride-tracking",
         abstract: "Tracking: location ingest from driver devices, latest positions, Nearby search, device status, history.",
         discussion: """
-            Devices (the TrackingSDK) connect to the ingest socket with a DEALER whose routing id is \
-            their device id and send batches of locations; each batch is acknowledged once stored. \
+            Devices (the TrackingSDK) connect to the ingest socket with a DEALER (a random routing id) \
+            and send batches of locations naming their device; each batch is acknowledged once stored. \
             Ops on the broker (service "tracking"): nearby, device, set_availability, locations, \
             ingest, ping. Events: device.location.<id>, device.status.<id> (source \
             tracking/devices/<id>, sequenced per device). --http defaults to 0.0.0.0:9104.

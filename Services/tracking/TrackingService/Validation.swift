@@ -72,6 +72,21 @@ public struct LocationRules: Sendable {
         return CheckedBatch(locations: locations, geotags: geotags, rejected: rejected)
     }
 
+    /// Bytes of a batch's JSON at most, checked before anything is decoded: `maximumBatchSize`
+    /// items of up to 512 bytes each (a location with every field in full precision is about 250;
+    /// a geotag adds its metadata), and 64 KiB for the intents and the rest.
+    public var maximumBatchBytes: Int { maximumBatchSize * 512 + 64 * 1024 }
+
+    /// The ingest socket's `ZMQ_MAXMSGSIZE`: twice a batch's limit, so a batch a little too big is
+    /// answered `batch_too_large`, and only a far bigger frame makes libzmq drop the connection
+    /// before it is read into memory.
+    public var maximumMessageBytes: Int { 2 * maximumBatchBytes }
+
+    /// A problem with a batch's JSON of `count` bytes (too big to be decoded), or nil.
+    public func problem(withBytes count: Int) -> String? {
+        count > maximumBatchBytes ? "a batch's JSON is at most \(maximumBatchBytes) bytes (\(maximumBatchSize) locations and geotags), got \(count)" : nil
+    }
+
     /// A problem with the batch as a whole (too big), or nil.
     public func problem(withSize batch: IngestBatch) -> String? {
         let size = batch.locations.count + (batch.geotags?.count ?? 0)

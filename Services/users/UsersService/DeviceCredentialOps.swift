@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import RideContract
 import RideModels
+import Wire
 
 /// The ops about drivers' device credentials. A driver's session carries one (`SessionOps`);
 /// tracking asks `verify_device_credential` before it believes a phone streaming as a device;
@@ -14,6 +15,22 @@ struct DeviceCredentialOps: Sendable {
     func register(on router: inout OpRouter) {
         router.on(Ops.Users.verifyDeviceCredential) { (params: VerifyDeviceCredentialParams, _) -> DeviceCredential in
             try await verify(params, now: Date())
+        }
+
+        // Tracking's ingest asks about every device it has no recent verdict for in one call per
+        // interval. A refusal is that pair's verdict; a store that cannot answer fails the whole
+        // call (tracking then believes what it checked recently, and the phones send again).
+        router.on(Ops.Users.verifyDeviceCredentials) { (params: VerifyDeviceCredentialsParams, _) -> DeviceCredentialVerdicts in
+            var verdicts: [DeviceCredentialVerdict] = []
+            for pair in params.pairs {
+                do {
+                    let credential = try await verify(pair, now: Date())
+                    verdicts.append(DeviceCredentialVerdict(deviceID: pair.deviceID, userID: credential.userID))
+                } catch let error as ServiceError where error.status == Status.unauthorized {
+                    verdicts.append(DeviceCredentialVerdict(deviceID: pair.deviceID, refusal: ErrorBody(code: error.code, message: error.message)))
+                }
+            }
+            return DeviceCredentialVerdicts(verdicts: verdicts)
         }
 
         router.on(Ops.Users.issueDeviceCredential) { (params: UserIDParams, _) -> DeviceCredential in

@@ -8,7 +8,7 @@ import Wire
 import ZeroMQ
 
 /// `ridectl bench-devices`: many devices on the ingest socket, as a load for the tracking
-/// benchmarks. Each device has its own DEALER (routing id = its id), drives a random walk in a
+/// benchmarks. Each device has its own DEALER (a random routing id; batches name the device), drives a random walk in a
 /// city box and sends one batch a second with unique timestamps; acknowledgements are counted.
 /// The JSON is written by hand so that the generator costs little next to what it measures.
 /// Hidden: `ridectl bench ingest` and `bench nearby` start it (several, for the descriptor limit).
@@ -39,7 +39,8 @@ struct BenchDevicesCommand: ParsableCommand {
         let poller = ReadinessPoller()
         for index in 0..<devices {
             let socket = try Socket(.dealer)
-            try socket.setRoutingID(Frame(frame: "bench-\(first + index)"))
+            // A random routing id, as the SDK's: the batch names the device (`device_id`).
+            try socket.setRoutingID((0..<16).map { $0 == 0 ? UInt8.random(in: 1...255) : UInt8.random(in: 0...255) })
             try socket.setSendHighWaterMark(0)
             try socket.connect(ingest)
             try poller.add(socket, token: index)
@@ -67,7 +68,7 @@ struct BenchDevicesCommand: ParsableCommand {
                 let now = Date()
                 var json: [UInt8] = []
                 json.reserveCapacity(64 + perBatch * 130)
-                json += Array(#"{"publishable_key":"\#(key)","batch_id":\#(batchIDs[index]),"#.utf8)
+                json += Array(#"{"publishable_key":"\#(key)","device_id":"bench-\#(first + index)","batch_id":\#(batchIDs[index]),"#.utf8)
                 if batchIDs[index] == 1 { json += Array(#""device":{"tracking":true,"available":true},"#.utf8) }
                 json += Array(#""locations":["#.utf8)
                 // A straight segment per batch (one bit of trigonometry, not one per fix).
