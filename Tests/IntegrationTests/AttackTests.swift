@@ -118,6 +118,17 @@ import Wire
             #expect(heard["ids"]?.arrayValue?.contains(id) == false, "a forged event reached a subscriber")
         }
 
+        // The device ingest admits any key (phones bring their own), so the attacker reaches it —
+        // with the driver's device id as its routing id, batches for that device without its
+        // credential: refused, no ack, none of the device's commands; a flood of unknown devices
+        // and an oversized message are refused too; the driver streams on (its ride completes).
+        let hijack = try await attack(["hijack", ingest, deviceID, "4"], as: stranger)
+        #expect(hijack["ack"] == 0 && hijack["command"] == 0 && (hijack["error"]?.numberValue ?? 0) > 0, "\(hijack)")
+        let flood = try await attack(["flood", ingest, "300"], as: stranger)
+        #expect(flood["ack"] == 0 && (flood["error"]?.numberValue ?? 0) > 0, "\(flood)")
+        let oversize = try await attack(["oversize", ingest, "\(4 << 20)"], as: stranger)
+        #expect(oversize["ack"] == 0, "\(oversize)")
+
         // The bus counted each kind of refusal.
         let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(busHealth).text.utf8))
         let denied = health["details"]?["denied"]

@@ -15,6 +15,7 @@ With no ATTACK_SERVER_KEY the sockets speak plain ZMTP (no CURVE).
     attacker.py hijack ENDPOINT DEVICE_ID SECONDS      ingest: the device's id as routing id, a batch
                                                        for it without its credential; what comes back
     attacker.py flood ENDPOINT COUNT                   ingest: COUNT batches, each for a new device id
+                                                       with a made-up credential
     attacker.py oversize ENDPOINT BYTES                ingest: one message of BYTES bytes
 """
 import json
@@ -113,12 +114,15 @@ def publish(endpoint, topic, source, sequence, kind, data):
     return {"sent": sent, "id": event["id"]}
 
 
-def batch(device_id, batch_id):
+def batch(device_id, batch_id, credential=None):
     location = {"latitude": 60.1699, "longitude": 24.9384, "accuracy": 5, "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    return json.dumps({
+    body = {
         "publishable_key": "pk_dev_ridesharing", "batch_id": batch_id, "device_id": device_id,
         "locations": [location], "device": {"metadata": {"name": "attacker"}},
-    }).encode()
+    }
+    if credential:
+        body["device_credential"] = credential
+    return json.dumps(body).encode()
 
 
 def replies(sock, seconds):
@@ -145,7 +149,8 @@ def hijack(endpoint, device_id, seconds):
 def flood(endpoint, count):
     sock = socket(zmq.DEALER, endpoint)
     for batch_id in range(1, count + 1):
-        sock.send_multipart([b"batch", batch("flood-" + uuid.uuid4().hex, batch_id)], copy=False)
+        # A made-up credential each: the ingest must ask users about them, boundedly.
+        sock.send_multipart([b"batch", batch("flood-" + uuid.uuid4().hex, batch_id, "forged-" + uuid.uuid4().hex)], copy=False)
     return replies(sock, 10)
 
 
