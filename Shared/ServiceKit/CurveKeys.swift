@@ -135,6 +135,13 @@ public struct CurveOptions: ParsableArguments, Sendable {
 
     public init() {}
 
+    /// Options made in code rather than parsed: every option is given a value (one left unset by
+    /// `init()` cannot be read).
+    public init(curveKeys: String?, curveClient: String? = nil) {
+        self.curveKeys = curveKeys
+        self.curveClient = curveClient
+    }
+
     /// This process's CURVE settings, nil when CURVE is off. `client` names its own key
     /// (`clients/<client>.key`; nil for the bus, which only serves); `serves` is true for the
     /// processes that bind endpoints.

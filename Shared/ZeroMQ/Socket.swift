@@ -161,7 +161,9 @@ public final class Socket {
                 if error.isAgain && frames.isEmpty && dontWait { return nil }
                 throw error
             }
-            if frames.isEmpty { sender = Self.userID(of: &message).map { String(cString: $0) } }
+            // The first frame that has it: a ROUTER's routing-id frame is made by libzmq itself and
+            // carries no metadata in libzmq 4.3.4 (Debian's), the frames after it do.
+            if sender == nil { sender = Self.userID(of: &message).map { String(cString: $0) } }
             frames.append(Frame(UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message))))
             if zmq_msg_more(&message) == 0 { return (frames, sender) }
             flags = 0

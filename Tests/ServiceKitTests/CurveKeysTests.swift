@@ -12,9 +12,7 @@ import ZeroMQ
     }
 
     func options(_ directory: String?) -> CurveOptions {
-        var options = CurveOptions()
-        options.curveKeys = directory
-        return options
+        CurveOptions(curveKeys: directory)
     }
 
     @Test func curveIsOffUnlessAskedFor() throws {
