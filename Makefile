@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: run test test-hosts build deps test-deps lint format release bench fuzz clean places roads
+.PHONY: run test test-hosts build deps test-deps lint format release bench fuzz clean places roads compose-keys
 
 ## deps: the system libraries the build links: libzmq (the bus) and SQLite (the services' stores)
 deps:
@@ -75,6 +75,22 @@ build: deps
 UP_FLAGS ?=
 run: build
 	.build/debug/ridectl up --simulate $(UP_FLAGS)
+
+## compose-keys: the CURVE keys docker-compose.yml mounts, a pair per process, made once before the
+## first `docker compose up` in deploy/compose-secrets/curve (ignored by git; kept when there already).
+## Compose mounts a secret file with its owner and mode on the host, and the image runs as uid 1000:
+## so unless you are uid 1000, the secret keys are given to that user (as root) or made readable to
+## it (0644: development only — docs/operations.md says how to hold them for anything else).
+COMPOSE_KEYS = deploy/compose-secrets/curve
+compose-keys: deps
+	$(SWIFT) build --product ridectl
+	@if [ -f $(COMPOSE_KEYS)/server.pub ]; then echo "make: $(COMPOSE_KEYS) has keys already (remove it to make new ones)"; else \
+		.build/debug/ridectl keys init $(COMPOSE_KEYS) && case "$$(id -u)" in \
+			1000) ;; \
+			0) chown -R 1000:1000 $(COMPOSE_KEYS) ;; \
+			*) chmod 0644 $(COMPOSE_KEYS)/server.key $(COMPOSE_KEYS)/clients/*.key ;; \
+		esac; \
+	fi
 
 ## test: build everything, then run the unit, integration and interop tests, then fuzz for 30 s;
 ## a failed run ends with a digest of what failed (.ci/digest), the whole output in .build/test-output.log.

@@ -21,13 +21,16 @@ public enum Topic {
 
 /// The public contract of the bus: endpoints and service names (the ops and events are in RideContract).
 /// Each endpoint is a flag and an environment variable of the executables that use it.
+///
+/// `ride-bus` binds this machine's loopback unless told otherwise: a bus other machines reach needs
+/// CURVE (or `--insecure-bus`), so the default is one that needs neither (docs/operations.md).
 public enum BusContract {
     /// Where `ride-bus` binds event ingress (XSUB): publishers connect here.
-    public static let eventIngressBind = "tcp://*:5555"
+    public static let eventIngressBind = "tcp://127.0.0.1:5555"
     /// Where `ride-bus` binds event egress (XPUB): subscribers connect here.
-    public static let eventEgressBind = "tcp://*:5556"
+    public static let eventEgressBind = "tcp://127.0.0.1:5556"
     /// Where `ride-bus` binds the 7/MDP broker (ROUTER): clients and workers connect here.
-    public static let brokerBind = "tcp://*:5557"
+    public static let brokerBind = "tcp://127.0.0.1:5557"
 
     /// What clients connect to by default (a local bus), with the environment variables that change it.
     public static let publishEndpoint = "tcp://127.0.0.1:5555"

@@ -135,10 +135,11 @@ public struct CurveOptions: ParsableArguments, Sendable {
 
     public init() {}
 
-    /// Options as a program sets them (not parsed): keys from `directory`, its own key named by the caller.
-    public init(directory: String?) {
-        curveKeys = directory
-        curveClient = nil
+    /// Options made in code rather than parsed: every option is given a value (one left unset by
+    /// `init()` cannot be read).
+    public init(curveKeys: String?, curveClient: String? = nil) {
+        self.curveKeys = curveKeys
+        self.curveClient = curveClient
     }
 
     /// This process's CURVE settings, nil when CURVE is off. `client` names its own key

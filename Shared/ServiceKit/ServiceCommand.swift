@@ -5,6 +5,9 @@ import ZeroMQ
 /// A service's resolved configuration, printed by `--check`.
 public protocol ServiceSettings: Sendable {
     var summary: String { get }
+    /// Every bus endpoint it binds or connects to (the device ingest counts): one that other
+    /// machines reach needs CURVE or `--insecure-bus` (`BusExposure`).
+    var busEndpoints: [BusEndpointSetting] { get }
 }
 
 /// The command of a service executable: its flags resolve into settings (a bad flag or variable
@@ -35,10 +38,18 @@ extension ServiceCommand {
         try common.curve.security(client: Self.curveClientName, serves: Self.servesBusEndpoints)
     }
 
+    /// The settings and CURVE, checked together: a bus endpoint other machines reach without
+    /// CURVE is refused unless `--insecure-bus` says so.
+    func configuration() throws -> (settings: Settings, curve: CurveSecurity?) {
+        let settings = try settings()
+        let curve = try curveSecurity()
+        try BusExposure.check(settings.busEndpoints, curve: curve != nil, insecure: try common.insecureBusAllowed())
+        return (settings, curve)
+    }
+
     public mutating func validate() throws {
         do {
-            _ = try settings()
-            _ = try curveSecurity()
+            _ = try configuration()
         } catch let error as ConfigurationError {
             throw ValidationError(error.message)
         }
@@ -48,11 +59,10 @@ extension ServiceCommand {
         // A service's log is a pipe whose reader may go (its supervisor killed, `| head`): that
         // must cost log lines (StandardStream), never the process.
         signal(SIGPIPE, SIG_IGN)
-        let settings = try settings()
-        let curve = try curveSecurity()
+        let (settings, curve) = try configuration()
         if common.check {
             print(settings.summary)
-            print("  bus security          " + (curve.map { "CURVE, own public key \($0.identity.publicKey)" } ?? "none (plain TCP; --curve-keys turns CURVE on)"))
+            print("  bus security          " + BusExposure.summary(settings.busEndpoints, curve: curve))
             return
         }
         stopWithParentIfAsked(program: Self.configuration.commandName ?? "ride")

@@ -151,7 +151,19 @@ public struct CommonOptions: ParsableArguments, Sendable {
 
     @OptionGroup public var curve: CurveOptions
 
+    @Flag(
+        name: .customLong(BusExposure.insecureFlag),
+        help: helpWithEnv(
+            "Allow a plain-TCP bus (no CURVE) on addresses other machines reach: for a network that is private on purpose. "
+                + "Without it such a process refuses to start", env: BusExposure.insecureEnvironment, default: "off"))
+    public var insecureBus = false
+
     public init() {}
+
+    /// Whether `--insecure-bus` (or its variable) allows a plain bus on addresses other machines reach.
+    public func insecureBusAllowed(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Bool {
+        try flagSetting(insecureBus, flag: BusExposure.insecureFlag, env: BusExposure.insecureEnvironment, environment: environment)
+    }
 
     /// Resolved logging settings; throws a `ConfigurationError` naming a bad value.
     public func logging() throws -> (format: LogFormat, level: Logger.Level) {
@@ -169,6 +181,17 @@ public struct CommonOptions: ParsableArguments, Sendable {
     /// The resolved HTTP listener address, with this executable's default.
     public func httpAddress(default defaultValue: String) throws -> HostPort {
         try HostPort.parse(Setting.resolve(http, flag: "http", env: "RIDE_HTTP_ADDR", default: defaultValue), name: "HTTP address")
+    }
+}
+
+/// Reads an on/off setting: the flag, else its variable (1, true or yes; 0, false, no or empty).
+public func flagSetting(_ flagValue: Bool, flag: String, env: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Bool {
+    if flagValue { return true }
+    let value = environment[env] ?? ""
+    switch value.lowercased() {
+    case "1", "true", "yes": return true
+    case "", "0", "false", "no": return false
+    default: throw ConfigurationError("\(env) '\(value)' must be 1 or 0 (the variable of --\(flag))")
     }
 }
 

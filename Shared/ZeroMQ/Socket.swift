@@ -146,8 +146,8 @@ public final class Socket {
                 if error.isAgain && frames.isEmpty && dontWait { return nil }
                 throw error
             }
-            // A ROUTER's first frame is the routing id it made itself, which carries no metadata: the
-            // first frame that came from the peer does.
+            // The first frame that has it: a ROUTER's routing-id frame is made by libzmq itself and
+            // carries no metadata in libzmq 4.3.4 (Debian's), the frames after it do.
             if withSender, sender == nil { sender = Self.userID(of: &message).map { String(cString: $0) } }
             frames.append(Frame(UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message))))
             if zmq_msg_more(&message) == 0 { return (frames, sender) }

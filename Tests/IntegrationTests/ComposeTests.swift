@@ -22,6 +22,7 @@ import Yams
 
     struct ComposeService {
         var name: String
+        /// Its `entrypoint` and `command` together: the executable first.
         var command: [String]
         var environment: [String: String]
         var ports: [String]
@@ -30,34 +31,83 @@ import Yams
         var volumes: [String] = []
         /// The services it waits for (`depends_on`).
         var dependsOn: [String] = []
-        /// The secrets mounted into it (each at `/run/secrets/<name>`).
-        var secrets: [String] = []
+        /// The secrets mounted into it.
+        var secrets: [SecretMount] = []
+        /// Container ports open inside the compose network only.
+        var expose: [String] = []
+        /// Set for a tool that `docker compose up` does not start (`docker compose run` does).
+        var profiles: [String] = []
 
-        /// Its environment with each mounted secret's path replaced by `path(secret)`.
-        func environment(secretPath path: (String) throws -> String) rethrows -> [String: String] {
-            var environment = environment
+        /// Lays its secrets out under `root` as compose mounts them (each at `root` + its target,
+        /// holding `contents(secret)`); its environment with every path into them pointing there
+        /// (a mounted file, or a folder of mounts: RIDE_CURVE_KEYS).
+        func mountSecrets(at root: String, contents: (String) throws -> Data) throws -> [String: String] {
             for secret in secrets {
-                let mounted = "/run/secrets/\(secret)"
-                for (key, value) in environment where value == mounted { environment[key] = try path(secret) }
+                let url = URL(fileURLWithPath: root + secret.target)
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try contents(secret.source).write(to: url)
             }
-            return environment
+            return environment.mapValues { value in
+                secrets.contains { $0.target == value || $0.target.hasPrefix(value + "/") } ? root + value : value
+            }
+        }
+
+        /// The secrets mounted under `folder`, by their path there (`clients/orders.key`).
+        func mounts(under folder: String) -> [String: String] {
+            Dictionary(
+                secrets.filter { $0.target.hasPrefix(folder + "/") }.map { (String($0.target.dropFirst(folder.count + 1)), $0.source) },
+                uniquingKeysWith: { first, _ in first })
         }
     }
 
-    /// The file of each secret the compose file declares (top-level `secrets`), as a full path.
-    static func secretFiles() throws -> [String: String] {
+    /// A secret mounted into a service: `source` at `target` (`/run/secrets/<source>` unless named).
+    struct SecretMount: Equatable {
+        var source: String
+        var target: String
+
+        static func parse(_ entry: Any, service: String) throws -> SecretMount {
+            if let name = entry as? String { return SecretMount(source: name, target: "/run/secrets/\(name)") }
+            guard let map = entry as? [String: Any], let source = map["source"] as? String else { throw TestFailure("service \(service): secret \(entry)") }
+            return SecretMount(source: source, target: (map["target"] as? String) ?? "/run/secrets/\(source)")
+        }
+    }
+
+    /// Where the CURVE keys the compose file mounts live (`make compose-keys`; ignored by git): the
+    /// tests make their own with `ridectl keys init` and read them from there instead.
+    static let curveKeysFolder = "deploy/compose-secrets/curve"
+
+    /// The file of each secret the compose file declares (top-level `secrets`), as a full path; the
+    /// CURVE keys' in `curveKeys`, a key directory `ridectl keys init` made, when given.
+    static func secretFiles(curveKeys: String? = nil) throws -> [String: String] {
         guard let secrets = try document()["secrets"] as? [String: Any] else { return [:] }
         return try secrets.mapValues { entry in
             guard let file = (entry as? [String: Any])?["file"] as? String else { throw TestFailure("a secret without a file: \(entry)") }
+            if let curveKeys, file.hasPrefix(curveKeysFolder + "/") { return curveKeys + file.dropFirst(curveKeysFolder.count) }
             return root.appendingPathComponent(file).path
         }
+    }
+
+    /// Whether a secret is one of the CURVE keys.
+    static func isCurveKey(_ secret: String) throws -> Bool {
+        let file = ((try document()["secrets"] as? [String: Any])?[secret] as? [String: Any])?["file"] as? String
+        return file?.hasPrefix(curveKeysFolder + "/") ?? false
+    }
+
+    /// A key directory as `make compose-keys` makes it (`ridectl keys init`), in a scratch folder.
+    static func makeCurveKeys() async throws -> String {
+        let keys = try makeScratchDirectory("compose-keys") + "/curve"
+        let made = try await runCommand(Binaries.ridectl, ["keys", "init", keys])
+        guard made.status == 0 else { throw TestFailure("ridectl keys init: \(made.stderr)") }
+        return keys
     }
 
     /// The PostgreSQL URL a service is given (in the secret its RIDE_DATABASE_URL_FILE names).
     static func databaseURL(of service: ComposeService) throws -> String? {
         guard let file = service.environment["RIDE_DATABASE_URL_FILE"] else { return nil }
-        guard file.hasPrefix("/run/secrets/") else { throw TestFailure("service \(service.name): RIDE_DATABASE_URL_FILE is not a secret: \(file)") }
-        return try secret(String(file.dropFirst("/run/secrets/".count)))
+        guard let mount = service.secrets.first(where: { $0.target == file }) else {
+            throw TestFailure("service \(service.name): RIDE_DATABASE_URL_FILE is not a secret: \(file)")
+        }
+        return try secret(mount.source)
     }
 
     /// A secret's value as the file holds it (one trailing newline dropped, as the services do).
@@ -93,7 +143,8 @@ import Yams
         }
         return try services.keys.sorted().filter { $0 != "postgres" }.map { name in
             guard let service = services[name] as? [String: Any] else { throw TestFailure("service \(name) is not a mapping") }
-            guard let command = service["command"] as? [String], !command.isEmpty else {
+            let entrypoint = service["entrypoint"] as? [String] ?? []
+            guard let command = (service["command"] as? [String]).map({ entrypoint + $0 }), !command.isEmpty else {
                 throw TestFailure("service \(name): command must be a list (exec form)")
             }
             var environment: [String: String] = [:]
@@ -109,45 +160,68 @@ import Yams
             let healthcheck = (service["healthcheck"] as? [String: Any])?["test"] as? [String]
             let volumes = (service["volumes"] as? [Any])?.map { "\($0)" } ?? []
             let dependsOn = (service["depends_on"] as? [String: Any]).map { Array($0.keys) } ?? []
-            let secrets = (service["secrets"] as? [Any])?.map { "\($0)" } ?? []
+            let secrets = try ((service["secrets"] as? [Any]) ?? []).map { try SecretMount.parse($0, service: name) }
+            let expose = (service["expose"] as? [Any])?.map { "\($0)" } ?? []
+            let profiles = (service["profiles"] as? [Any])?.map { "\($0)" } ?? []
             return ComposeService(
                 name: name, command: command, environment: environment, ports: ports, healthcheck: healthcheck, volumes: volumes,
-                dependsOn: dependsOn, secrets: secrets)
+                dependsOn: dependsOn, secrets: secrets, expose: expose, profiles: profiles)
         }
     }
 
+    /// Each process's secrets, laid out under `scratch` as compose would mount them: its environment.
+    static func mountedEnvironment(of service: ComposeService, scratch: String, files: [String: String]) throws -> [String: String] {
+        try service.mountSecrets(at: "\(scratch)/\(service.name)") { secret in
+            guard let file = files[secret] else { throw TestFailure("service \(service.name) mounts an undeclared secret \(secret)") }
+            return try Data(contentsOf: URL(fileURLWithPath: file))
+        }
+    }
+
+    /// Every process runs with CURVE: `--check` says so, with nothing inherited from this shell.
     @Test func everyServiceCommandAndEnvironmentIsAcceptedByTheRealBinary() async throws {
         let services = try Self.services()
         #expect(!services.isEmpty)
+        let files = try Self.secretFiles(curveKeys: try await Self.makeCurveKeys())
+        let scratch = try makeScratchDirectory("compose-check")
         for service in services {
             let executable = "\(Binaries.directory)/\(service.command[0])"
             #expect(FileManager.default.isExecutableFile(atPath: executable), "service \(service.name) runs \(service.command[0]), which the package builds")
+            // A tool (`docker compose run`) has no --check: its subcommand exists, and the whole-file test runs it.
+            guard service.profiles.isEmpty else {
+                #expect(try await runCommand(executable, Array(service.command.dropFirst()) + ["--help"]).status == 0, "service \(service.name): \(service.command)")
+                continue
+            }
             // Only the compose environment, as in a container: nothing inherited from this shell; the
             // secrets' files where compose would mount them.
-            let files = try Self.secretFiles()
-            let environment = try service.environment { secret in
-                guard let file = files[secret] else { throw TestFailure("service \(service.name) mounts an undeclared secret \(secret)") }
-                return file
-            }
+            let environment = try Self.mountedEnvironment(of: service, scratch: scratch, files: files)
             let result = try await runCommand(
                 executable, Array(service.command.dropFirst()) + ["--check"], environment: environment, inheritEnvironment: false,
                 // A check takes a fraction of a second; in make test's first minute one took over 60 s to finish.
                 timeout: .seconds(180))
             #expect(result.status == 0, "service \(service.name): \(result.stderr)")
             #expect(result.stdout.contains("configuration OK"), "service \(service.name): \(result.stdout)")
+            #expect(result.stdout.contains("bus security          CURVE, own public key"), "service \(service.name) runs CURVE: \(result.stdout)")
         }
     }
 
     @Test func secretsReachTheServicesAsFilesNeverAsPlainEnvironment() throws {
         let files = try Self.secretFiles()
-        #expect(Set(files.keys) == ["database_url", "postgres_password", "token_secret", "gateway_secret_key"], "\(files.keys.sorted())")
-        for (name, path) in files { #expect(FileManager.default.fileExists(atPath: path), "secret \(name): \(path) exists") }
-        let plain = ["RIDE_DATABASE_URL", "RIDE_TOKEN_SECRET", "RIDE_SECRET_KEY", "POSTGRES_PASSWORD", "RIDE_CURVE_SECRET_KEY"]
+        let curve = try files.keys.filter(Self.isCurveKey)
+        #expect(Set(files.keys).subtracting(curve) == ["database_url", "postgres_password", "token_secret", "gateway_secret_key"], "\(files.keys.sorted())")
+        for (name, path) in files where !curve.contains(name) { #expect(FileManager.default.fileExists(atPath: path), "secret \(name): \(path) exists") }
+        // The CURVE keys are made on each machine (`make compose-keys`), never committed.
+        #expect(curve.count >= 2)
+        let ignored = try String(contentsOf: Self.root.appendingPathComponent(".gitignore"), encoding: .utf8)
+        #expect(ignored.split(separator: "\n").contains("/\(Self.curveKeysFolder)/"), ".gitignore keeps the generated keys out of git")
+        let makefile = try String(contentsOf: Self.root.appendingPathComponent("Makefile"), encoding: .utf8)
+        #expect(makefile.contains("compose-keys:") && makefile.contains("ridectl keys init $(COMPOSE_KEYS)") && makefile.contains("COMPOSE_KEYS = \(Self.curveKeysFolder)"))
+        let plain = [
+            "RIDE_DATABASE_URL", "RIDE_TOKEN_SECRET", "RIDE_SECRET_KEY", "POSTGRES_PASSWORD", "RIDE_CURVE_SECRET_KEY", "RIDE_CURVE_SERVER_SECRET_KEY",
+        ]
         for service in try Self.services() {
             for variable in plain { #expect(service.environment[variable] == nil, "service \(service.name) sets \(variable) in plain environment") }
             for (key, value) in service.environment where key.hasSuffix("_FILE") && value.hasPrefix("/run/secrets/") {
-                let secret = String(value.dropFirst("/run/secrets/".count))
-                #expect(service.secrets.contains(secret), "service \(service.name): \(key) names \(secret), which it does not mount")
+                #expect(service.secrets.contains { $0.target == value }, "service \(service.name): \(key) names \(value), which it does not mount")
             }
         }
         let users = try #require(try Self.services().first { $0.name == "users" })
@@ -251,7 +325,10 @@ import Yams
 @Suite(.serialized) struct ComposeAsProcessesTests {
     @Test func theComposeFileRunsAsLocalProcessesWithReplicasAndCarriesARide() async throws {
         try await withTestBus("compose-local") { testBus in
-            let services = try ComposeTests.services()
+            // What `docker compose up` starts; the tools (`docker compose run`) are run after the ride.
+            let services = try ComposeTests.services().filter(\.profiles.isEmpty)
+            let tools = try ComposeTests.services().filter { !$0.profiles.isEmpty }
+            let files = try ComposeTests.secretFiles(curveKeys: try await ComposeTests.makeCurveKeys())
             let replicas = ["users": 2, "orders": 2, "trips": 2, "notifications": 2]
             // The postgres service: a server of this test's own, with the file's database.
             let database = try ComposeTests.postgres()
@@ -259,7 +336,7 @@ import Yams
             try await postgres.createDatabase(database.database)
             // Every port the file names, mapped to a free one here (the database's to the server's).
             var ports: [String: String] = ["5432": String(postgres.port)]
-            for service in services {
+            for service in services + tools {
                 for text in service.command + Array(service.environment.values) {
                     for match in text.matches(of: /:(\d{4,5})\b/) where ports[String(match.output.1)] == nil {
                         ports[String(match.output.1)] = String(try FreePort.next())
@@ -274,9 +351,18 @@ import Yams
             func local(_ text: String, volume: String?, address: String = "127.0.0.1") -> String {
                 var text = text.replacingOccurrences(of: "0.0.0.0:", with: "\(address):").replacingOccurrences(of: "tcp://*:", with: "tcp://\(address):")
                     .replacingOccurrences(of: "@postgres:", with: "@127.0.0.1:")
-                for (bus, busAddress) in addresses { text = text.replacingOccurrences(of: "tcp://\(bus):", with: "tcp://\(busAddress):") }
+                for (bus, busAddress) in addresses { text = text.replacingOccurrences(of: "://\(bus):", with: "://\(busAddress):") }
                 if let volume { text = text.replacingOccurrences(of: "/var/lib/ride", with: "\(testBus.scratch)/\(volume)") }
                 return text.replacing(/:(\d{4,5})\b/) { match in ":" + (ports[String(match.output.1)] ?? String(match.output.1)) }
+            }
+            // Each secret's file where compose mounts it, with its host names and ports rewritten too
+            // (not a CURVE key's: Z85 text may hold what looks like a port); the environment pointing there.
+            func mountSecrets(of service: ComposeTests.ComposeService, volume: String?) throws -> [String: String] {
+                try service.mountSecrets(at: "\(testBus.scratch)/secrets-\(service.name)") { secret in
+                    guard let file = files[secret] else { throw TestFailure("service \(service.name) mounts an undeclared secret \(secret)") }
+                    let data = try Data(contentsOf: URL(fileURLWithPath: file))
+                    return try ComposeTests.isCurveKey(secret) ? data : Data(local(String(decoding: data, as: UTF8.self), volume: volume).utf8)
+                }.mapValues { local($0, volume: volume) }
             }
             // The buses first, the gateway last (depends_on), the rest between.
             func rank(_ name: String) -> Int { buses.contains(name) ? 0 : name == "gateway" ? 2 : 1 }
@@ -284,12 +370,7 @@ import Yams
             for service in ordered {
                 let volume = service.volumes.first.map { String($0.split(separator: ":")[0]) }
                 if let volume { try FileManager.default.createDirectory(atPath: "\(testBus.scratch)/\(volume)", withIntermediateDirectories: true) }
-                // Each secret's file, written here with its host names and ports rewritten too.
-                var environment = try service.environment { secret in
-                    let path = "\(testBus.scratch)/secret-\(secret)"
-                    try local(try ComposeTests.secret(secret), volume: volume).write(toFile: path, atomically: true, encoding: .utf8)
-                    return path
-                }.mapValues { local($0, volume: volume) }
+                var environment = try mountSecrets(of: service, volume: volume)
                 // The production cost of a password hash (600 000 rounds) takes seconds per sign-up in a
                 // debug build on a loaded machine: longer than the gateway waits for users.
                 if service.name == "users" { environment["RIDE_PASSWORD_ROUNDS"] = "2000" }
@@ -326,6 +407,33 @@ import Yams
             let id = try await apps.ride()
             let ride = try await apps.gateway.request("GET", "/v1/orders/\(id)", token: apps.rider.token).body
             #expect(ride["status"] == "COMPLETED" && ride["fare"]?["total_cents"] != nil, "\(ride)")
+
+            // The operators' tool as `docker compose run --rm ridectl status` runs it: through both
+            // buses, with the operator's key and nothing else.
+            for tool in tools {
+                let environment = try mountSecrets(of: tool, volume: nil)
+                let arguments = tool.command.dropFirst().map { local($0, volume: nil) }
+                let result = try await runCommand(
+                    "\(Binaries.directory)/\(tool.command[0])", arguments, environment: environment, inheritEnvironment: false, timeout: .seconds(120))
+                #expect(result.status == 0 && result.stdout.contains("bus: ok"), "\(tool.name) \(arguments): \(result.stderr)\(result.stdout)")
+                for service in BusContract.Service.all {
+                    let row = result.stdout.split(separator: "\n").first { $0.hasPrefix(service + " ") }
+                    #expect(row?.hasSuffix("200 up") == true, "\(tool.name) sees \(service)'s workers: \(row ?? "no row")")
+                }
+            }
+            // No plain-TCP path: a client without a key gets no answer from either bus, and a bus
+            // started without its keys refuses to listen on every interface.
+            for bus in buses {
+                let broker = "tcp://\(addresses[bus] ?? ""):\(ports["5557"] ?? "")"
+                let plain = try await runCommand(
+                    Binaries.ridectl, ["call", "users", "ping", "--broker", broker, "--attempts", "1", "--timeout-ms", "1500"], inheritEnvironment: false)
+                #expect(plain.status != 0, "\(bus): a client without a key was answered: \(plain.stdout)")
+            }
+            let bus = try #require(services.first { $0.command[0] == "ride-bus" })
+            let keyless = try await runCommand(
+                "\(Binaries.directory)/ride-bus", Array(bus.command.dropFirst()) + ["--check"],
+                environment: bus.environment.filter { !$0.key.hasPrefix("RIDE_CURVE") }, inheritEnvironment: false)
+            #expect(keyless.status == 64 && keyless.stderr.contains("can be reached from other machines"), "\(keyless.stderr)")
         }
     }
 }

@@ -16,6 +16,13 @@ struct KubernetesTests {
         return url
     }
 
+    /// Keys from a real `ridectl keys init` in `scratch`/keys, and prod's hand-made Secrets made of them.
+    static func standInSecrets(in scratch: URL) async throws -> (keys: URL, handMade: [String: [String: Data]]) {
+        let keys = scratch.appendingPathComponent("keys")
+        _ = try await TestProcess.output(Binaries.ridectl, ["keys", "init", keys.path])
+        return (keys, try K.handMadeSecrets(keys: keys))
+    }
+
     /// Like the other tools from PyPI (`pythonTool`), a missing kubernetes-validate fails the test.
     @Test(arguments: KubernetesManifests.overlays) func everyRenderedObjectIsValidAgainstTheKubernetesSchema(_ overlay: String) async throws {
         guard let validate = K.program("kubernetes-validate") else { throw TestFailure("kubernetes-validate is not installed (`make test-deps` installs it)") }
@@ -70,9 +77,7 @@ struct KubernetesTests {
     @Test(arguments: KubernetesManifests.overlays) func everyContainersCommandAndEnvironmentIsAcceptedByTheRealBinary(_ overlay: String) async throws {
         let objects = try await K.objects(overlay)
         let scratch = try Self.scratch()
-        let keys = scratch.appendingPathComponent("keys")
-        _ = try await TestProcess.output(Binaries.ridectl, ["keys", "init", keys.path])
-        let handMade = try K.handMadeSecrets(keys: keys)
+        let (_, handMade) = try await Self.standInSecrets(in: scratch)
         var help: [String: String] = [:]
         var configured: Set<String> = []
         for workload in K.workloads(objects) {

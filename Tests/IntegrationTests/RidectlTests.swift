@@ -293,7 +293,7 @@ import Wire
         defer { supervisor.killAll() }
         try await Self.waitForBanner(supervisor)
         try await eventually("tracking is up too") { (try? await HTTPProbe.get("http://127.0.0.1:\(9104 + Self.offset)/health"))?.status == 200 }
-        let bus = try await runCommand("/usr/bin/pgrep", ["-f", "ride-bus --pub tcp://\\*:\(5555 + Self.offset)"])
+        let bus = try await runCommand("/usr/bin/pgrep", ["-f", "ride-bus --pub tcp://127.0.0.1:\(5555 + Self.offset)"])
         let pid = try #require(Int32(bus.stdout.split(separator: "\n").first ?? ""))
         kill(pid, SIGKILL)
         #expect(await supervisor.waitForExit("up", timeout: .seconds(20)) == 1)

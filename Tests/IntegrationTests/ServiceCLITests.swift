@@ -47,7 +47,7 @@ import Testing
     func helpNamesEveryFlagAndItsVariable(executable: String, flags: [String]) async throws {
         let (status, out, _) = try await runCommand("\(Binaries.directory)/\(executable)", ["--help"])
         #expect(status == 0)
-        for text in flags + ["--broker", "RIDE_BROKER", "--http", "RIDE_HTTP_ADDR", "--check", "Exit codes"] {
+        for text in flags + ["--broker", "RIDE_BROKER", "--http", "RIDE_HTTP_ADDR", "--check", "Exit codes", "--insecure-bus", "RIDE_INSECURE_BUS"] {
             #expect(out.contains(text), "\(executable) --help mentions \(text)")
         }
     }
@@ -106,6 +106,9 @@ import Testing
         ("ride-bus", [], ["RIDE_CURVE_SERVER_KEY": "short"], "CURVE: RIDE_CURVE_SERVER_KEY: a CURVE key is 40 Z85 characters, got 5"),
         ("ridectl", ["tail", "--curve-keys", "/nowhere", "--timeout", "1"], [:], "CURVE: cannot read server public key from /nowhere/server.pub"),
         ("ridectl", ["keys", "add", "/nowhere", "fleet"], [:], "/nowhere is not a key directory (no server.pub)"),
+        ("ridectl", ["up", "--listen-all"], [:], "--listen-all opens the bus and the device ingest to other machines: add --secure"),
+        ("ridectl", ["up"], ["RIDE_LISTEN_ALL": "1"], "--listen-all opens the bus and the device ingest to other machines: add --secure"),
+        ("ride-gateway", [], ["RIDE_INSECURE_BUS": "sure"], "RIDE_INSECURE_BUS 'sure' must be 1 or 0"),
     ])
     func malformedSettingsExit64NamingTheSetting(executable: String, arguments: [String], environment: [String: String], message: String) async throws {
         let (status, _, err) = try await runCommand(

@@ -11,7 +11,9 @@ import ZeroMQ
         return path
     }
 
-    func options(_ directory: String?) -> CurveOptions { CurveOptions(directory: directory) }
+    func options(_ directory: String?) -> CurveOptions {
+        CurveOptions(curveKeys: directory)
+    }
 
     @Test func curveIsOffUnlessAskedFor() throws {
         #expect(try options(nil).security(client: "orders", serves: false, environment: [:]) == nil)

@@ -84,9 +84,11 @@ import Testing
         let member = try await client(allowed)
         try member.1.send(Frame(frame: "from a member"))
 
-        // The member's message arrives; the others' never do.
-        let first = try #require(try server.receive())
-        #expect(first.last == Frame(frame: "from a member"))
+        // The member's message arrives, with the name its key was admitted under (the broker holds
+        // the sender to that name's role); the others' never do.
+        let first = try #require(try server.receiveWithSender())
+        #expect(first.frames.last == Frame(frame: "from a member"))
+        #expect(first.sender == "allowed", "a ROUTER's message names its sender: \(first.sender ?? "nil")")
         #expect(throws: ZMQError.self) { try server.receive() }
         #expect(try server.receive(dontWait: true) == nil)
 

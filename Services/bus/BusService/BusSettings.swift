@@ -19,20 +19,27 @@ public struct RideBusCommand: ServiceCommand {
         version: PlatformVersion.current
     )
 
+    static let ingressEnvironment = "RIDE_BUS_PUB_BIND"
+    static let egressEnvironment = "RIDE_BUS_SUB_BIND"
+    static let brokerEnvironment = "RIDE_BROKER_BIND"
+
     @Option(
         name: .customLong("pub"),
-        help: helpWithEnv("Event ingress (XSUB) endpoints to bind, comma-separated; publishers connect here", env: "RIDE_BUS_PUB_BIND", default: BusContract.eventIngressBind))
+        help: helpWithEnv(
+            "Event ingress (XSUB) endpoints to bind, comma-separated; publishers connect here", env: RideBusCommand.ingressEnvironment, default: BusContract.eventIngressBind))
     var pub: String?
 
     @Option(
         name: .customLong("sub"),
-        help: helpWithEnv("Event egress (XPUB) endpoints to bind, comma-separated; subscribers connect here", env: "RIDE_BUS_SUB_BIND", default: BusContract.eventEgressBind))
+        help: helpWithEnv(
+            "Event egress (XPUB) endpoints to bind, comma-separated; subscribers connect here", env: RideBusCommand.egressEnvironment, default: BusContract.eventEgressBind))
     var sub: String?
 
     @Option(
         name: .customLong("broker"),
         help: helpWithEnv(
-            "7/MDP broker (ROUTER) endpoints to bind, comma-separated (e.g. tcp://*:5557,ipc:///run/ride/broker.sock); clients and workers connect here", env: "RIDE_BROKER_BIND",
+            "7/MDP broker (ROUTER) endpoints to bind, comma-separated (e.g. tcp://*:5557,ipc:///run/ride/broker.sock); clients and workers connect here",
+            env: RideBusCommand.brokerEnvironment,
             default: BusContract.brokerBind))
     var broker: String?
 
@@ -70,11 +77,11 @@ public struct RideBusCommand: ServiceCommand {
             try integerSetting(requestTTLMilliseconds, flag: "request-ttl-ms", env: "RIDE_REQUEST_TTL_MS", default: 10_000, range: 100...3_600_000))
         return BusSettings(
             ingress: try EndpointSyntax.validateList(
-                Setting.resolve(pub, flag: "pub", env: "RIDE_BUS_PUB_BIND", default: BusContract.eventIngressBind), name: "event ingress", forBinding: true),
+                Setting.resolve(pub, flag: "pub", env: RideBusCommand.ingressEnvironment, default: BusContract.eventIngressBind), name: "event ingress", forBinding: true),
             egress: try EndpointSyntax.validateList(
-                Setting.resolve(sub, flag: "sub", env: "RIDE_BUS_SUB_BIND", default: BusContract.eventEgressBind), name: "event egress", forBinding: true),
+                Setting.resolve(sub, flag: "sub", env: RideBusCommand.egressEnvironment, default: BusContract.eventEgressBind), name: "event egress", forBinding: true),
             broker: try EndpointSyntax.validateList(
-                Setting.resolve(broker, flag: "broker", env: "RIDE_BROKER_BIND", default: BusContract.brokerBind), name: "broker", forBinding: true),
+                Setting.resolve(broker, flag: "broker", env: RideBusCommand.brokerEnvironment, default: BusContract.brokerBind), name: "broker", forBinding: true),
             highWaterMark: Int32(try integerSetting(highWaterMark, flag: "hwm", env: "RIDE_BUS_HWM", default: 100_000, range: 0...100_000_000)),
             brokerConfiguration: brokerConfiguration,
             http: try common.httpAddress(default: "0.0.0.0:9100"),
@@ -93,6 +100,15 @@ public struct BusSettings: ServiceSettings {
     public var http: HostPort
     public var logFormat: LogFormat
     public var logLevel: Logger.Level
+
+    /// Every socket it binds: each is a bus endpoint.
+    public var busEndpoints: [BusEndpointSetting] {
+        [
+            BusEndpointSetting("event ingress (--pub, \(RideBusCommand.ingressEnvironment))", ingress),
+            BusEndpointSetting("event egress (--sub, \(RideBusCommand.egressEnvironment))", egress),
+            BusEndpointSetting("broker (--broker, \(RideBusCommand.brokerEnvironment))", broker),
+        ]
+    }
 
     public var summary: String {
         """

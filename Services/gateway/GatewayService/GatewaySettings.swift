@@ -136,7 +136,7 @@ public struct RideGatewayCommand: ServiceCommand {
 }
 
 /// `ride-gateway`'s resolved configuration.
-public struct GatewaySettings: ServiceSettings {
+public struct GatewaySettings: BusClientSettings {
     public var pub: String
     public var sub: String
     public var broker: String

@@ -83,7 +83,7 @@ public struct RideNotificationsCommand: ServiceCommand {
 }
 
 /// `ride-notifications`' resolved configuration.
-public struct NotificationsSettings: ServiceSettings {
+public struct NotificationsSettings: BusClientSettings {
     public var pub: String
     public var sub: String
     public var broker: String

@@ -129,7 +129,7 @@ public struct RideOrdersCommand: ServiceCommand {
 }
 
 /// `ride-orders`' resolved configuration.
-public struct OrdersSettings: ServiceSettings {
+public struct OrdersSettings: BusClientSettings {
     public var pub: String
     public var sub: String
     public var broker: String

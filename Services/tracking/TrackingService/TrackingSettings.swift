@@ -39,7 +39,14 @@ public struct RideTrackingCommand: ServiceCommand {
 
     @OptionGroup var bus: BusClientOptions
 
-    @Option(name: .customLong("ingest"), help: helpWithEnv("Device ingest (ROUTER) endpoints to bind, comma-separated", env: "RIDE_TRACKING_INGEST_BIND", default: "tcp://*:5558"))
+    /// Where the device ingest binds unless told: this machine only, as the bus does
+    /// (`BusContract`); phones elsewhere need `--ingest tcp://*:5558` with CURVE.
+    public static let defaultIngest = "tcp://127.0.0.1:5558"
+    static let ingestEnvironment = "RIDE_TRACKING_INGEST_BIND"
+
+    @Option(
+        name: .customLong("ingest"),
+        help: helpWithEnv("Device ingest (ROUTER) endpoints to bind, comma-separated", env: RideTrackingCommand.ingestEnvironment, default: RideTrackingCommand.defaultIngest))
     var ingest: String?
 
     @Option(
@@ -132,7 +139,7 @@ public struct RideTrackingCommand: ServiceCommand {
         return TrackingSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             ingest: try EndpointSyntax.validateList(
-                Setting.resolve(ingest, flag: "ingest", env: "RIDE_TRACKING_INGEST_BIND", default: "tcp://*:5558"),
+                Setting.resolve(ingest, flag: "ingest", env: Self.ingestEnvironment, default: Self.defaultIngest),
                 name: "device ingest", forBinding: true),
             shard: deviceShard,
             dataDirectory: directory,
@@ -152,7 +159,7 @@ public struct RideTrackingCommand: ServiceCommand {
 }
 
 /// `ride-tracking`'s resolved configuration.
-public struct TrackingSettings: ServiceSettings {
+public struct TrackingSettings: BusClientSettings {
     public var pub: String
     public var sub: String
     public var broker: String
@@ -175,6 +182,11 @@ public struct TrackingSettings: ServiceSettings {
     public var http: HostPort
     public var logFormat: LogFormat
     public var logLevel: Logger.Level
+
+    /// The bus's addresses and the device ingest it binds (phones connect there).
+    public var busEndpoints: [BusEndpointSetting] {
+        busClientEndpoints + [BusEndpointSetting("device ingest (--ingest, \(RideTrackingCommand.ingestEnvironment))", ingest)]
+    }
 
     /// Unsharded, today's `tracking.sqlite`. Sharded, a file per shard and shard count, so a shard
     /// never opens another's history and a changed N starts afresh instead of mixing devices.

@@ -96,7 +96,7 @@ extension RideTripsCommand {
 }
 
 /// `ride-trips`' resolved configuration.
-public struct TripsSettings: ServiceSettings {
+public struct TripsSettings: BusClientSettings {
     public var pub: String
     public var sub: String
     public var broker: String

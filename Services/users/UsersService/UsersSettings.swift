@@ -107,7 +107,7 @@ public struct RideUsersCommand: ServiceCommand {
 }
 
 /// `ride-users`' resolved configuration.
-public struct UsersSettings: ServiceSettings {
+public struct UsersSettings: BusClientSettings {
     public var pub: String
     public var sub: String
     public var broker: String

@@ -1,4 +1,5 @@
 import Foundation
+import RideContract
 import ServiceKit
 import TestPostgres
 import Testing
@@ -10,8 +11,8 @@ import ZeroMQ
 /// PostgreSQL on `core` too); the simulator (riders' and drivers' apps) on `apps`. Each test drives 200 concurrent rides and
 /// breaks the network or a host on the way; afterwards every ride has completed or was cleanly
 /// cancelled, none is stuck, no trip or payment is doubled, no acknowledged chat message is lost,
-/// and the counts are printed. The bus is secured with CURVE, and this test process is one of its
-/// clients (`ridectl`'s key): CURVE is on for every socket of the process, so the suite runs on its
+/// and the counts are printed. The bus is secured with CURVE, every process with the key of its own
+/// role, and this test process is one of its clients (the operator's key, as `ridectl`): CURVE is on for every socket of the process, so the suite runs on its
 /// own, with `RIDE_TEST_HOSTS=1` — `make test-hosts`, which CI runs after `make test`.
 @Suite(.serialized, .enabled(if: HostsGate.runs, Comment(rawValue: HostsGate.skipped)), .timeLimit(.minutes(10)))
 struct HostsIntegrationTests {
@@ -25,10 +26,11 @@ struct HostsIntegrationTests {
         return path
     }
 
-    /// CURVE on for this process's sockets, as the client `ridectl`; the keys' directory.
+    /// CURVE on for this process's sockets, as an operator (what `ridectl`'s key is named after, and
+    /// the role that may call every op); the keys' directory.
     static func secure() async throws -> String {
         let keys = try keys.get()
-        guard let security = try CurveOptions.parse([]).security(client: "ridectl", serves: false, environment: [CurveOptions.directoryEnvironment: keys]) else {
+        guard let security = try CurveOptions.parse([]).security(client: Roles.`operator`.name, serves: false, environment: [CurveOptions.directoryEnvironment: keys]) else {
             throw TestFailure("no CURVE settings from \(keys)")
         }
         _ = try await Context.shared.enableCurve(security)

@@ -9,14 +9,19 @@ struct KeysCommand: ParsableCommand {
         abstract: "Make the CURVE keys that encrypt and authenticate the bus (--curve-keys, RIDE_CURVE_KEYS).",
         discussion: """
             A key directory holds server.key/server.pub (the bus and tracking's device ingest serve \
-            with it) and clients/NAME.key/NAME.pub, one pair per client. The servers admit exactly \
-            the keys in clients/*.pub, read again when that folder changes: `keys add` admits a new \
-            client, deleting its .pub file shuts it out from its next connection.
+            with it) and clients/NAME.key/NAME.pub, a pair per process. A key's name is its role on \
+            the bus: `orders`, or the part before the first '-' (`operator-ana` is an operator), so \
+            every process has a key of its own. The bus admits exactly the keys in clients/*.pub, read \
+            again when that folder changes: `keys add` admits a new client, deleting its .pub file \
+            shuts it out from its next connection. Give each process only server.pub and its own \
+            clients/NAME.key; the bus also server.key and clients/*.pub; tracking also server.key \
+            (docs/operations.md, Securing the bus).
 
             Examples:
-              ridectl keys init ./keys          server + users, orders, trips, tracking, notifications, gateway, ridectl
-              ridectl keys add ./keys fleet-7   one more client (e.g. a fleet of devices)
-              ridectl up --secure               makes <data-dir>/keys when missing and uses it
+              ridectl keys init ./keys              server + \(CurveKeyDirectory.standardClients.joined(separator: ", "))
+              ridectl keys add ./keys operator-ana  one more operator, with a key of her own
+              ridectl up --secure                   makes <data-dir>/keys when missing and uses it
+              make compose-keys                     the keys docker-compose.yml mounts, in deploy/compose-secrets/curve
             """,
         subcommands: [Init.self, Add.self])
 
@@ -26,7 +31,7 @@ struct KeysCommand: ParsableCommand {
         @Argument(help: "The directory to create (or fill).")
         var directory: String
 
-        @Option(name: .customLong("client"), help: "A client to make a key for (repeatable). Default: every service and ridectl.")
+        @Option(name: .customLong("client"), help: "A client to make a key for (repeatable). Default: one per role, named after it (every service, operator, bench).")
         var clients: [String] = []
 
         func run() throws {

@@ -14,10 +14,15 @@ enum Platform {
     /// `trackingShards` tracking processes split the devices (`--shard K/N`): shard 0 is `tracking`,
     /// shard K `tracking-K`, each with its own ingest and health port (the first's + 100 × K: shard 1
     /// on 5658 and 9204 — tracking has no replicas, so the replicas' +100 ports never take these).
-    static func processes(binDirectory: String, dataDirectory: String, portOffset: Int = 0, trackingShards: Int = 1) -> [PlatformProcess] {
+    /// The bus's sockets and tracking's ingest listen as `listen` says (`BusListening`): this machine's
+    /// loopback unless told otherwise; the gateway, the apps' door, on every interface.
+    static func processes(
+        binDirectory: String, dataDirectory: String, portOffset: Int = 0, trackingShards: Int = 1, listen: BusListening = .loopback
+    ) -> [PlatformProcess] {
         let port = { (base: Int) in base + portOffset }
         let http = { (base: Int) in "127.0.0.1:\(port(base))" }
-        var brokerBinds = "tcp://*:\(port(5557))"
+        let bind = { (base: Int) in "tcp://\(listen.host):\(port(base))" }
+        var brokerBinds = bind(5557)
         var broker = "tcp://127.0.0.1:\(port(5557))"
         if let socket = localBrokerSocket(dataDirectory: dataDirectory) {
             brokerBinds += ",ipc://\(socket)"
@@ -28,13 +33,13 @@ enum Platform {
             PlatformCommands.service("ride-\(name)", name: name, binDirectory: binDirectory, bus: bus, http: http(base), dataDirectory: dataDirectory)
         }
         return [
-            PlatformCommands.bus(binDirectory: binDirectory, pub: "tcp://*:\(port(5555))", sub: "tcp://*:\(port(5556))", broker: brokerBinds, http: http(9100)),
+            PlatformCommands.bus(binDirectory: binDirectory, pub: bind(5555), sub: bind(5556), broker: brokerBinds, http: http(9100)),
             service("users", 9101),
         ]
             + (0..<trackingShards).map { shard in
                 PlatformCommands.tracking(
                     name: shard == 0 ? "tracking" : "tracking-\(shard)", binDirectory: binDirectory, bus: bus, http: http(9104 + 100 * shard),
-                    dataDirectory: dataDirectory, ingest: "tcp://*:\(port(trackingIngestPort(shard: shard)))",
+                    dataDirectory: dataDirectory, ingest: bind(trackingIngestPort(shard: shard)),
                     shard: trackingShards > 1 ? "\(shard)/\(trackingShards)" : nil)
             } + [
                 service("trips", 9103), service("orders", 9102), service("notifications", 9105),

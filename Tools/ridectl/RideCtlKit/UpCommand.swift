@@ -48,6 +48,8 @@ struct UpCommand: AsyncParsableCommand {
     )
     var secure = false
 
+    @OptionGroup var listeningOptions: BusListeningOptions
+
     @Flag(
         help:
             "Collect every process's spans: run an OTLP/HTTP JSON collector in ridectl, point each process at it (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL=http/json) and append the spans to <data-dir>/spans.jsonl, for `ridectl trace ORDER_ID`."
@@ -68,6 +70,7 @@ struct UpCommand: AsyncParsableCommand {
 
     mutating func validate() throws {
         _ = try tracesAddress()
+        _ = try listening()
         guard (0...50_000).contains(portOffset) else { throw ValidationError("--port-offset must be from 0 to 50000") }
         guard (1...8).contains(trackingShards) else { throw ValidationError("--tracking-shards must be from 1 to 8, got \(trackingShards)") }
         do {
@@ -84,14 +87,16 @@ struct UpCommand: AsyncParsableCommand {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let colored = Output.stdoutIsTerminal
         let supervisor = ProcessSupervisor(output: .prefixed(colored: colored))
+        let listening = try listening()
         let processes = Platform.withReplicas(
-            Platform.processes(binDirectory: bin, dataDirectory: data, portOffset: portOffset, trackingShards: trackingShards),
+            Platform.processes(binDirectory: bin, dataDirectory: data, portOffset: portOffset, trackingShards: trackingShards, listen: listening),
             try Platform.parseReplicas(replicas))
         var environment = ["RIDE_DATA_DIR": data, stopWithParentEnvironment: "1"]
-        if let keys = try curveKeys(dataDirectory: data) {
+        if try withValidation({ try listeningOptions.insecure() }) { environment[BusExposure.insecureEnvironment] = "1" }
+        let keys = try curveKeys(dataDirectory: data)
+        if let keys {
             environment[CurveOptions.directoryEnvironment] = keys
-            let ridectl = CurveOptions(directory: keys)
-            try await ridectl.secureRidectl()  // the simulation runs in this process
+            try await CurveOptions(curveKeys: keys).secureRidectl()  // the simulation runs in this process
             Output.out("ridectl up: the bus and the device ingest use CURVE, keys in \(keys) (export \(CurveOptions.directoryEnvironment)=\(keys) for ridectl tail/call)\n")
         }
 
@@ -151,6 +156,7 @@ struct UpCommand: AsyncParsableCommand {
               ridectl call SVC OP     one request through the broker
               http://localhost:\(8080 + portOffset)/dashboard    the operator dashboard; the apps' API is under /v1 (/openapi.json)
               RIDE_TRACKING_INGEST=\(Platform.trackingIngestEndpoints(shards: trackingShards, portOffset: portOffset).joined(separator: ","))    for drivers (TrackingSDK, ridectl simulate)\(traceHint)
+            \(listening.banner(keys: keys))
             Ctrl-C stops everything.
 
 
@@ -183,6 +189,13 @@ struct UpCommand: AsyncParsableCommand {
         try withValidation {
             try HostPort.parse(Setting.resolve(tracesListen, flag: "traces-listen", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:0"), name: "--traces-listen")
         }
+    }
+
+    /// Whether the bus and the ingest listen on this machine only or everywhere, checked against
+    /// CURVE: asked for by `--secure` or a key directory in RIDE_CURVE_KEYS (`curveKeys`).
+    func listening() throws -> BusListening {
+        let keysInEnvironment = !(ProcessInfo.processInfo.environment[CurveOptions.directoryEnvironment] ?? "").isEmpty
+        return try withValidation { try listeningOptions.listening(secure: secure || keysInEnvironment) }
     }
 
     /// `--traces`: the span collector, listening before any process starts.

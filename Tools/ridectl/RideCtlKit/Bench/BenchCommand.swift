@@ -74,8 +74,7 @@ struct BenchBusCommand: AsyncParsableCommand {
             environment[CurveOptions.directoryEnvironment] = keys
             // The load and its echo workers are the `bench` role: the bus holds them to it as to any key.
             environment[CurveOptions.clientEnvironment] = Self.benchClient
-            let options = CurveOptions(directory: keys)
-            try await options.secureRidectl(as: Self.benchClient)
+            try await CurveOptions(curveKeys: keys).secureRidectl(as: Self.benchClient)
         }
         let secured = curve ? ", bus secured with CURVE" : ""
         var table = BenchTable(
