@@ -107,6 +107,9 @@ public struct BusRole: Sendable {
         (self.subscribes, self.publishesExtra) = (subscribes, publishesExtra)
     }
 
+    /// The role as a process holds it (`ServiceCommand.busRole`).
+    public var held: HeldRole { HeldRole(name: name, permissions: permissions) }
+
     /// The topic prefixes of the event kinds it is the source of, and its extras.
     public var publishes: [String] {
         RideContract.events.filter { $0.source == name }.map(\.topic) + publishesExtra

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Bus
 import Foundation
 import ZeroMQ
 
@@ -23,10 +24,14 @@ public protocol ServiceCommand: AsyncParsableCommand {
     static var servesBusEndpoints: Bool { get }
     /// The name of its CURVE client key (`clients/NAME.key`); nil when it never connects (the bus).
     static var curveClientName: String? { get }
+    /// The role it holds on the bus (`RideContract.Roles`): its calls and subscriptions are held to
+    /// it in the process too (`ProcessRole`), plain bus or not; nil for the bus itself.
+    static var busRole: HeldRole? { get }
 }
 
 extension ServiceCommand {
     public static var servesBusEndpoints: Bool { false }
+    public static var busRole: HeldRole? { nil }
 
     /// `ride-orders` → `orders` (`clients/orders.key`).
     public static var curveClientName: String? {
@@ -66,6 +71,7 @@ extension ServiceCommand {
             return
         }
         stopWithParentIfAsked(program: Self.configuration.commandName ?? "ride")
+        if let role = Self.busRole { ProcessRole.adopt(role) }
         do {
             try await BusSecurity.enable(curve, label: Self.configuration.commandName ?? "ride")
         } catch {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import Logging
+import RideContract
 import ServiceKit
 
 /// `ride-gateway`'s flags. Each has an environment variable; a flag wins over its variable.
@@ -21,6 +22,8 @@ public struct RideGatewayCommand: ServiceCommand {
             """,
         version: PlatformVersion.current
     )
+
+    public static let busRole: HeldRole? = Roles.gateway.held
 
     @OptionGroup var bus: BusClientOptions
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import Logging
+import RideContract
 import ServiceKit
 import ServiceStorage
 import Storage
@@ -32,6 +33,8 @@ public struct RideNotificationsCommand: ServiceCommand {
             """,
         version: PlatformVersion.current
     )
+
+    public static let busRole: HeldRole? = Roles.notifications.held
 
     @OptionGroup var bus: BusClientOptions
 

@@ -3,6 +3,7 @@ import Bus
 import Foundation
 import Logging
 import RoadServers
+import RideContract
 import ServiceKit
 import ServiceStorage
 import Storage
@@ -26,6 +27,8 @@ public struct RideOrdersCommand: ServiceCommand {
             """,
         version: PlatformVersion.current
     )
+
+    public static let busRole: HeldRole? = Roles.orders.held
 
     @OptionGroup var bus: BusClientOptions
 

@@ -3,6 +3,7 @@ import Bus
 import Foundation
 import Logging
 import RideModels
+import RideContract
 import ServiceKit
 import ServiceStorage
 import Storage
@@ -36,6 +37,8 @@ public struct RideTrackingCommand: ServiceCommand {
             """,
         version: PlatformVersion.current
     )
+
+    public static let busRole: HeldRole? = Roles.tracking.held
 
     @OptionGroup var bus: BusClientOptions
 

@@ -3,6 +3,7 @@ import Bus
 import Foundation
 import Logging
 import RoadServers
+import RideContract
 import ServiceKit
 import ServiceStorage
 import Storage
@@ -25,6 +26,8 @@ public struct RideTripsCommand: ServiceCommand {
             """,
         version: PlatformVersion.current
     )
+
+    public static let busRole: HeldRole? = Roles.trips.held
 
     @OptionGroup var bus: BusClientOptions
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import Logging
+import RideContract
 import ServiceKit
 import ServiceStorage
 import Storage
@@ -27,6 +28,8 @@ public struct RideUsersCommand: ServiceCommand {
             """,
         version: PlatformVersion.current
     )
+
+    public static let busRole: HeldRole? = Roles.users.held
 
     @OptionGroup var bus: BusClientOptions
 
