@@ -2,8 +2,8 @@ import ArgumentParser
 import Bus
 import Foundation
 import Logging
-import RideModels
 import RideContract
+import RideModels
 import ServiceKit
 import ServiceStorage
 import Storage

@@ -2,8 +2,8 @@ import ArgumentParser
 import Bus
 import Foundation
 import Logging
-import RoadServers
 import RideContract
+import RoadServers
 import ServiceKit
 import ServiceStorage
 import Storage
