@@ -27,39 +27,28 @@ import Wire
             let byID = Mutex<[String: Trip]>([:])
         }
         let trips = Trips()
-        let broker = Broker(logger: testLogger)
         let reactions: OrderReactions
-        private let worker: ServiceWorker
-        private let running: Task<Void, any Error>
-        private let client: ServiceClient
+        private let bus: InProcessBus
         private let publisher: EventPublisher
 
         init(store: any OrderStorage) async throws {
             self.store = store
-            let endpoint = try await broker.start(endpoint: "tcp://127.0.0.1:*")
             var router = OpRouter(service: BusContract.Service.trips)
             router.on(Ops.Trips.get) { [trips] params, _ in
                 guard let trip = trips.byID.withLock({ $0[params.tripID] }) else { throw ServiceError.notFound("trip_not_found", "no trip \(params.tripID)") }
                 return trip
             }
-            let worker = ServiceWorker(broker: endpoint, router: router, logger: testLogger)
-            (self.worker, running) = (worker, Task { try await worker.run() })
-            client = try await ServiceClient(broker: endpoint, logger: testLogger)
+            bus = try await InProcessBus.start([router])
             // The relay is only woken here, never run: its publisher goes nowhere.
             publisher = try await EventPublisher(endpoint: "tcp://127.0.0.1:9", source: "orders", logger: testLogger)
             let relay = OutboxRelay(log: store.eventLog, publisher: publisher, source: "orders", logger: testLogger)
             reactions = OrderReactions(
-                store: store, platform: client, relay: relay, payments: PaymentCapture(store: store, provider: cards, commissionPercent: 20), logger: testLogger)
-            #expect(await eventually { worker.isRegistered })
+                store: store, platform: bus.client, relay: relay, payments: PaymentCapture(store: store, provider: cards, commissionPercent: 20), logger: testLogger)
         }
 
         func close() async {
-            for worker in worker.workers { worker.stop() }
-            _ = await running.result
-            await client.close()
+            await bus.close()
             await publisher.close()
-            broker.stop()
-            await broker.join()
         }
 
         /// The reactor's handling of `order.status` carrying `order` as the event says it is.

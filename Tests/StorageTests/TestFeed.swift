@@ -18,10 +18,13 @@ final class TestFeed<Payload: Decodable & Sendable>: EventFeed {
         send(frames: [Array((topic ?? event.type + ".").utf8), try event.encoded()])
     }
 
-    /// Sends an event nobody's log has: `source`'s, at `sequence`, about order `orderID`.
-    func forge(source: String = "orders", sequence: UInt64, orderID: String = "forged", id: String = EventID.next()) {
-        let data = Array(#"{"order":{"id":"\#(orderID)"}}"#.utf8)
-        send(frames: [Array("order.status.COMPLETED".utf8), EnvelopeWriter.write(id: id, source: source, type: "order.status", time: Date(), sequence: sequence, data: data)])
+    /// Sends an event nobody's log has: `source`'s, at `sequence`, about order `orderID` (or carrying `data`).
+    func forge(
+        source: String = "orders", sequence: UInt64, orderID: String = "forged", type: String = "order.status", data: [UInt8]? = nil,
+        id: String = EventID.next()
+    ) {
+        let data = data ?? Array(#"{"order":{"id":"\#(orderID)"}}"#.utf8)
+        send(frames: [Array("\(type).".utf8), EnvelopeWriter.write(id: id, source: source, type: type, time: Date(), sequence: sequence, data: data)])
     }
 
     func send(frames: [[UInt8]]) {
