@@ -152,6 +152,24 @@ import Wire
         }
     }
 
+    /// Forged events taken as the next ones, beyond what the log has: once the genuine event shows
+    /// the log is behind them, the reactor goes back, and its stored cursor never covers them.
+    @Test(arguments: Backend.allCases)
+    func forgedEventsTakenBeyondTheLogNeverReachTheStoredCursor(backend: Backend) async throws {
+        try await Self.withHarness(backend) { harness in
+            try await harness.create("o1")
+            try await harness.start()
+            harness.feed.forge(sequence: 2)
+            harness.feed.forge(sequence: 3)
+            #expect(await eventually { harness.seen.filter { $0.orderID == "forged" }.count == 2 })
+            try harness.feed.send(try await harness.create("o2")[0])
+            #expect(await eventually { harness.handledCount(2) == 1 })
+            try await harness.stop()
+            #expect(try await harness.store.reactorCursor(source: "orders") == 2, "not 3: sequence 3 of the log is still to come")
+            #expect(harness.feed.last(of: "orders") == 2)
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func aGapIsFilledFromTheLogAndCopiesAreHandledOnce(backend: Backend) async throws {
         try await Self.withHarness(backend) { harness in

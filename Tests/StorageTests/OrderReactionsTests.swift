@@ -160,4 +160,23 @@ import Wire
             #expect(try await harness.store.order(id: "o1")?.status == .reachedPickup)
         }
     }
+
+    /// An arrival that comes before its order took the trip is retried until the order has (the
+    /// trip arrived within milliseconds of being made); one whose trip has not arrived is not: it
+    /// is nothing to wait for.
+    @Test func anArrivalWhoseTripHasNotArrivedIsNotWaitedFor() async throws {
+        try await Self.withHarness(.sqlite) { harness in
+            _ = try await Self.order(harness.store, .accepted)
+            harness.trip("t1", arrived: false)
+            let handled = Task { await harness.arrival("t1") }
+            let waited = Task {
+                try? await Task.sleep(for: .seconds(10))
+                handled.cancel()
+            }
+            await handled.value
+            #expect(!handled.isCancelled, "still retrying after 10 s")
+            waited.cancel()
+            #expect(try await harness.store.order(id: "o1")?.status == .accepted)
+        }
+    }
 }
