@@ -39,6 +39,11 @@ public enum RideMetric {
     public static let processFDs = MetricSpec("process_open_fds", .gauge, by: "all", "Number of open file descriptors.")
     public static let processStart = MetricSpec("process_start_time_seconds", .gauge, by: "all", "Start time of the process since the Unix epoch in seconds.")
 
+    public static let eventsRefused = MetricSpec(
+        "ride_events_refused_total", .counter, labels: ["reason"], by: "all services",
+        "Events this process refused, by `reason`: `malformed`, `source` (not its topic's publisher), `far_ahead` (a sequence beyond its publisher's log), `conflict` (not the event the log has at its sequence), `restart` (a claim that its source started over while its log goes on)."
+    )
+
     // MARK: Every process with a bus of several instances (`BrokerFailover`, copied on scrape)
 
     public static let brokerFailovers = MetricSpec(
@@ -123,7 +128,7 @@ public enum RideMetric {
 
     /// Every metric, in the order docs/metrics.md lists them.
     public static let all: [MetricSpec] = [
-        opDuration, processMemory, processCPU, processFDs, processStart, brokerFailovers, brokerUp,
+        opDuration, processMemory, processCPU, processFDs, processStart, eventsRefused, brokerFailovers, brokerUp,
         httpRequests, httpDuration, httpErrors, httpActive,
         reactionLatency, ridesCompleted, ridesCancelled, noDriverFound,
         users,

@@ -31,6 +31,7 @@ public struct ServiceHost: Sendable {
         logger = RideLogging.bootstrap(
             label: program, format: logFormat, level: logLevel, metadataProvider: traced ? TracingBootstrap.logMetadataProvider() : nil)
         metrics = ServiceMetrics.bootstrap()
+        metrics.watch(RefusedEvents.shared)
         tracing = traced ? TracingBootstrap.bootstrap(program: program, instance: instance, logger: logger) : nil
     }
 

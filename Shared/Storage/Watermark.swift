@@ -16,4 +16,10 @@ public struct Watermark: Sendable, Equatable {
         while finishedAbove.remove(done + 1) != nil { done += 1 }
         return done != before
     }
+
+    /// Forgets what finished above `sequence` and goes back to it if beyond: those events are to be handled again.
+    public mutating func setBack(to sequence: UInt64) {
+        done = min(done, sequence)
+        finishedAbove = finishedAbove.filter { $0 <= sequence }
+    }
 }

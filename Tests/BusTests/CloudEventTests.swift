@@ -131,26 +131,6 @@ struct OrderData: Codable, Equatable, Sendable {
     }
 }
 
-@Suite struct SequenceTrackerTests {
-    @Test func reportsFirstNextGapDuplicateAndRestart() {
-        var tracker = SequenceTracker()
-        #expect(tracker.observe(source: "orders", sequence: 5) == .first)
-        #expect(tracker.observe(source: "orders", sequence: 6) == .next)
-        #expect(tracker.observe(source: "orders", sequence: 9) == .gap(SequenceGap(source: "orders", expected: 7, received: 9)))
-        #expect(tracker.observe(source: "orders", sequence: 8) == .duplicate(last: 9))
-        #expect(tracker.observe(source: "trips", sequence: 1) == .first)
-        #expect(tracker.observe(source: "orders", sequence: 1) == .restarted(last: 9))
-        #expect(tracker.observe(source: "orders", sequence: 2) == .next)
-    }
-
-    @Test func seededTrackerSeesWhatWasMissedWhileDown() {
-        var tracker = SequenceTracker()
-        tracker.expect(source: "orders", after: 100)
-        #expect(tracker.observe(source: "orders", sequence: 104) == .gap(SequenceGap(source: "orders", expected: 101, received: 104)))
-        #expect(SequenceGap(source: "orders", expected: 101, received: 104).missing == 3)
-    }
-}
-
 @Suite struct TopicTests {
     @Test func validatesTopics() {
         #expect(Topic.problem(with: "order.status.NEW") == nil)

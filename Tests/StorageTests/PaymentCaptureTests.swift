@@ -68,12 +68,12 @@ import Wire
             let cards = ScriptedCards(Array(repeating: PaymentError.declined("card declined"), count: 1 + PaymentCapture.maxRetries))
             let capture = PaymentCapture(store: store, provider: cards, commissionPercent: 20)
             let order = try await Self.completed(store)
-            await #expect(throws: ServiceError.self) { try await capture.capture(order) }
+            await #expect(throws: ServiceError.self) { try await capture.capture(orderID: order.id) }
             var stored = try #require(try await store.order(id: "o1"))
             #expect(stored.status == .completed && stored.payment == .failed && stored.paymentError?.contains("card declined") == true)
             #expect(try await cards.failedCharges() == 1)
             // The reactor's replay of the completion charges nothing more and tells nobody again.
-            #expect(try await capture.capture(order) == nil)
+            #expect(try await capture.capture(orderID: order.id) == nil)
             #expect(cards.keys == ["o1#0"])
             #expect(try await failures(store).map(\.attempt) == [0])
 
@@ -98,7 +98,7 @@ import Wire
         try await OrderStorageTests().withStore(backend) { store in
             let cards = ScriptedCards([PaymentError.declined("card declined")])
             let capture = PaymentCapture(store: store, provider: cards, commissionPercent: 20)
-            await #expect(throws: ServiceError.self) { try await capture.capture(try await Self.completed(store)) }
+            await #expect(throws: ServiceError.self) { try await capture.capture(orderID: try await Self.completed(store).id) }
             let failed = try #require(try await store.order(id: "o1"))
             let payments = try await withThrowingTaskGroup(of: Payment.self) { group in
                 for _ in 0..<3 { group.addTask { try await capture.retry(failed) } }
@@ -113,7 +113,7 @@ import Wire
             // Asked again once paid: the payment stands; a ride never failed cannot be made again.
             #expect(try await capture.retry(paid) == payments.first)
             let other = try await Self.completed(store, id: "o2")
-            #expect(try await capture.capture(other)?.providerReference == "ch-o2#0")
+            #expect(try await capture.capture(orderID: other.id)?.providerReference == "ch-o2#0")
             #expect(try await store.order(id: "o2")?.payment == .paid)
             let uncharged = try await Self.completed(store, id: "o3")
             let refused = await #expect(throws: ServiceError.self) { try await capture.retry(uncharged) }
@@ -127,7 +127,7 @@ import Wire
     func theRoundThatPaidIsKeptWhicheverAskMarksTheOrderPaidFirst(backend: Backend) async throws {
         try await OrderStorageTests().withStore(backend) { store in
             let capture = PaymentCapture(store: store, provider: ScriptedCards([PaymentError.declined("card declined")]), commissionPercent: 20)
-            await #expect(throws: ServiceError.self) { try await capture.capture(try await Self.completed(store)) }
+            await #expect(throws: ServiceError.self) { try await capture.capture(orderID: try await Self.completed(store).id) }
             try await capture.markPaid("o1")
             try await capture.markPaid("o1", round: 2)
             try await capture.markPaid("o1", round: 1)
@@ -150,7 +150,7 @@ import Wire
                 order.driver = User(id: "d1", role: .driver, name: "Dan", phoneNumber: "+15550101", createdAt: OrderStorageTests.time)
                 order.cancellationFee = Fee(currency: "EUR", amountCents: 500)
             }.order
-            let fee = try #require(try await capture.capture(cancelled))
+            let fee = try #require(try await capture.capture(orderID: cancelled.id))
             #expect(fee.kind == Payment.cancellationFee && fee.amountCents == 500 && fee.driverEarningsCents == 400)
             #expect(try await store.earnings(driverID: "d1", from: "2000-01-01").first?.earningsCents == 400)
             let refunds = try await withThrowingTaskGroup(of: Payment.self) { group in
@@ -164,7 +164,7 @@ import Wire
             #expect(events.filter { $0.type == "order.refunded" }.count == 1)
             // Nothing owed: an open order, or a cancellation without a fee.
             try await store.create(OrderStorageTests.order(id: "o2", rider: "r2"))
-            #expect(try await capture.capture(try #require(try await store.order(id: "o2"))) == nil)
+            #expect(try await capture.capture(orderID: "o2") == nil)
         }
     }
 }

@@ -8,7 +8,10 @@ import Wire
 
 /// Turns order and trip events into notifications, device commands and webhook deliveries — every
 /// event of both sources, none missed (`EventReactor`), none doubled (notification ids come from
-/// what they are about; deliveries are unique per webhook and event).
+/// what they are about; deliveries are unique per webhook and event). What it sends is the event
+/// itself (a chat message, a status, a trip's webhook), so every event is handled as its
+/// publisher's log has it (`verifies`), never as the bus carried it: a forged `order.message`
+/// reaches nobody.
 struct NotificationsReactor {
     static let sources = [BusContract.Service.orders, BusContract.Service.trips]
 
@@ -18,11 +21,12 @@ struct NotificationsReactor {
     let push: any PushProvider
     let logger: Logger
 
-    func make(platform: ServiceClient, subscriber: EventSubscriber<JSONValue>) -> EventReactor<JSONValue> {
+    func make(platform: ServiceClient, subscriber: any EventFeed<JSONValue>) -> EventReactor<JSONValue> {
         // In order per order: its pushes follow its statuses, and a pickup trip's estimate is handled
         // after the order events that told who its rider is.
         EventReactor(
             name: "notifications", sources: Self.sources, cursors: store, subscriber: subscriber, logger: logger, orderingKey: Self.orderID,
+            verifies: { _ in true },
             fetch: { source, after, limit in
                 try await platform.call(Ops.events(of: source), EventsQuery(after: after, limit: limit))
             }, handle: { event in await handle(event) })

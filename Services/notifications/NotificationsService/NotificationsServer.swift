@@ -26,7 +26,7 @@ public struct NotificationsServer: Sendable {
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await host.client(broker: settings.broker)
         // Every topic of both sources, so a sequence gap is a missed event, not one not subscribed to.
-        let events = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], logger: logger)
+        let events = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], options: .platform, logger: logger)
         host.needsBus([events], at: settings.sub)
         host.needsDatabase(relay)
         // Made after the last step that can fail: a client must be shut down before it goes.

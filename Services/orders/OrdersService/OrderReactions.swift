@@ -10,10 +10,13 @@ import Synchronization
 import Wire
 
 /// What the orders service does when an order's status changes or a trip arrives — the sample's
-/// Cloud Functions, without their defects: every reaction reads the order again and changes it
-/// only from the status it expects (a replayed or late event changes nothing), trip creation
-/// carries an idempotency key (order id + leg: a retry never makes a second trip), and a failed
-/// call is retried with backoff until it succeeds or no longer applies.
+/// Cloud Functions, without their defects: an event says only which order (and which trip) to look
+/// at, never what is true of it. Every reaction reads the order from orders' own store and changes
+/// it only from the status it expects (a replayed, late or forged event changes nothing); a charge
+/// is made from the stored order alone; an arrival is believed once trips says the trip arrived
+/// and is that order's leg on its driver's device. Trip creation carries an idempotency key (order
+/// id + leg: a retry never makes a second trip), and a failed call is retried with backoff until it
+/// succeeds or no longer applies.
 struct OrderReactions: Sendable {
     enum Leg: String, Sendable { case pickup, dropoff }
 
@@ -25,45 +28,49 @@ struct OrderReactions: Sendable {
     /// The destination radius of both legs' trips, in metres.
     var arrivalRadius = 30.0
 
-    /// The reaction to `order.status.<STATUS>`; the status change it made, if any.
+    /// The reaction to `order.status.<status>` of order `orderID` (all it takes from the event); the
+    /// status change it made, if any.
     @discardableResult
-    func react(to order: Order) async -> OrderTransition? {
-        switch order.status {
-        case .accepted: return await retryingTransition("pickup trip", order.id, { try await startLeg(.pickup, orderID: order.id) })
-        case .startedRide: return await retryingTransition("dropoff trip", order.id, { try await startLeg(.dropoff, orderID: order.id) })
+    func react(to status: OrderStatus, orderID: String) async -> OrderTransition? {
+        switch status {
+        case .accepted: return await retryingTransition("pickup trip", orderID, { try await startLeg(.pickup, orderID: orderID) })
+        case .startedRide: return await retryingTransition("dropoff trip", orderID, { try await startLeg(.dropoff, orderID: orderID) })
         // The pickup trip ends at the pickup, not when the ride starts: the dropoff leg then only
         // makes its trip (ending the pickup trip there as well doubled that reaction's time).
-        case .reachedPickup: await retrying("the pickup trip's end", order.id) { try await endPickupTrip(orderID: order.id) }
+        case .reachedPickup: await retrying("the pickup trip's end", orderID) { try await endPickupTrip(orderID: orderID) }
         case .cancelled:
-            await retrying("cancellation cleanup", order.id) { try await cleanUpCancelled(orderID: order.id) }
-            if order.cancellationFee != nil { await charge(order) }
-        case .new where order.tripID != nil: await retrying("the cancelled driver's trip", order.id) { try await releaseTrip(orderID: order.id) }
-        case .completed: await charge(order)
+            await retrying("cancellation cleanup", orderID) { try await cleanUpCancelled(orderID: orderID) }
+            await charge(orderID: orderID)
+        case .new: await retrying("the cancelled driver's trip", orderID) { try await releaseTrip(orderID: orderID) }
+        case .completed: await charge(orderID: orderID)
         default: break
         }
         return nil
     }
 
-    /// Charges what `order` owes (a fare, a cancellation's fee) until it is charged or recorded as failed.
-    func charge(_ order: Order) async {
+    /// Charges what the stored order owes (a fare, a cancellation's fee) until it is charged or
+    /// recorded as failed; nothing when it owes nothing.
+    func charge(orderID: String) async {
         // Counted, so a card provider's retries are bounded (PaymentCapture.maxCardAttempts).
         let attempts = Mutex(0)
-        await retrying("payment", order.id) {
+        await retrying("payment", orderID) {
             let attempt = attempts.withLock { count in
                 count += 1
                 return count
             }
-            if try await payments.capture(order, attempt: attempt) != nil { relay.notify() }
+            if try await payments.capture(orderID: orderID, attempt: attempt) != nil { relay.notify() }
         }
     }
 
-    /// The reaction to `trip.destination_arrival`; the status change it made, if any.
+    /// The reaction to `trip.destination_arrival` of trip `tripID` (all it takes from the event): the
+    /// trip as trips has it says which order and leg; the status change it made, if any.
     @discardableResult
-    func react(to arrival: TripEvent) async -> OrderTransition? {
-        guard case .string(let orderID)? = arrival.data.tripMetadata?["order_id"],
-            case .string(let legName)? = arrival.data.tripMetadata?["leg"], let leg = Leg(rawValue: legName)
-        else { return nil }
-        return await retryingTransition("arrival", orderID, { try await arrived(leg, orderID: orderID, tripID: arrival.data.tripID) })
+    func react(toArrivalOf tripID: String) async -> OrderTransition? {
+        await retryingTransition("arrival", "trip \(tripID)") {
+            let trip = try await platform.call(Ops.Trips.get, TripIDParams(tripID: tripID))
+            guard let (orderID, leg) = ArrivalCheck.orderAndLeg(of: trip) else { return nil }
+            return try await arrived(leg, orderID: orderID, trip: trip)
+        }
     }
 
     /// What a trip carries about its ride: the order and leg, and the driver as the share page
@@ -143,14 +150,15 @@ struct OrderReactions: Sendable {
     struct ArrivalBeforeLeg: Error {}
 
     /// `PICKING_UP → REACHED_PICKUP` or `DROPPING_OFF → REACHED_DROPOFF`, for the order's current
-    /// trip only. The change, if it made it.
+    /// trip only, once `trip` (as trips has it) arrived on the order's driver's device. The change, if it made it.
     @discardableResult
-    func arrived(_ leg: Leg, orderID: String, tripID: String) async throws -> OrderTransition? {
+    func arrived(_ leg: Leg, orderID: String, trip: Trip) async throws -> OrderTransition? {
         let (from, action): (OrderStatus, OrderAction) = leg == .pickup ? (.pickingUp, .arrivedAtPickup) : (.droppingOff, .arrivedAtDropoff)
         let before: OrderStatus = leg == .pickup ? .accepted : .startedRide
-        if let order = try await store.order(id: orderID), order.status == before { throw ArrivalBeforeLeg() }
+        guard let order = try await store.order(id: orderID), ArrivalCheck.matches(trip, order) else { return nil }
+        if order.status == before { throw ArrivalBeforeLeg() }
         let (updated, previous) = try await store.change(id: orderID) { order in
-            guard order.status == from, order.tripID == tripID else { return }
+            guard order.status == from, order.tripID == trip.tripID, ArrivalCheck.matches(trip, order) else { return }
             order.status = try OrdersOps.decide(action, order, by: .reactor)
         }
         if updated.status != previous { relay.notify() }

@@ -9,12 +9,14 @@ import Storage
 /// Cloud Functions are triggered by Firestore changes, and runs `OrderReactions` for each event;
 /// after an acceptance, the driver's other offers are withdrawn (`OfferWithdrawal.swift`).
 /// Nothing depends on one event arriving: `EventReactor` catches up on a restart or a gap through
-/// the sources' `events` (its own outbox; `trips.events`).
+/// the sources' `events` (its own outbox; `trips.events`). Nothing depends on an event's payload
+/// either: a reaction takes the order's id (an arrival, the trip's) and reads the rest from its
+/// owner, so an event that is not the publisher's can at most make a reaction look and do nothing.
 enum OrdersReactor {
     static let sources = [BusContract.Service.orders, BusContract.Service.trips]
 
     static func make(
-        reactions: OrderReactions, ops: OrdersOps, store: any OrderStorage, platform: ServiceClient, subscriber: EventSubscriber<LifecycleEvent>,
+        reactions: OrderReactions, ops: OrdersOps, store: any OrderStorage, platform: ServiceClient, subscriber: any EventFeed<LifecycleEvent>,
         latency: ReactionLatency? = nil, logger: Logger
     ) -> EventReactor<LifecycleEvent> {
         EventReactor(
@@ -26,19 +28,27 @@ enum OrdersReactor {
                 return try await platform.call(Ops.events(of: source), EventsQuery(after: after, limit: limit))
             },
             handle: { event in
-                switch event.data {
-                case .order(let change):
-                    if let moved = await reactions.react(to: change.order) { latency?.record(moved, triggeredAt: event.time) }
-                    // The driver who accepted can take no other order: their other offers go.
-                    if change.order.status == .accepted {
-                        await reactions.retrying("withdrawing the driver's other offers", change.order.id) {
-                            try await ops.withdrawOtherOffers(acceptedOrder: change.order.id)
-                        }
-                    }
-                case .arrival(let arrival):
-                    if let moved = await reactions.react(to: arrival) { latency?.record(moved, triggeredAt: event.time) }
-                case .other: break
-                }
+                await handle(event, reactions: reactions, latency: latency) { orderID in try await ops.withdrawOtherOffers(acceptedOrder: orderID) }
             })
+    }
+
+    /// One event: what it is about (an order's id and new status, an arrival's trip) is all it is
+    /// asked; `withdrawOtherOffers` is given an accepted order's id.
+    static func handle(
+        _ event: CloudEvent<LifecycleEvent>, reactions: OrderReactions, latency: ReactionLatency?,
+        withdrawOtherOffers: @escaping @Sendable (_ orderID: String) async throws -> Void
+    ) async {
+        switch event.data {
+        case .order(let change) where event.source == BusContract.Service.orders:
+            let (status, orderID) = (change.order.status, change.order.id)
+            if let moved = await reactions.react(to: status, orderID: orderID) { latency?.record(moved, triggeredAt: event.time) }
+            // The driver who accepted can take no other order: their other offers go (the stored order's driver).
+            if status == .accepted {
+                await reactions.retrying("withdrawing the driver's other offers", orderID) { try await withdrawOtherOffers(orderID) }
+            }
+        case .arrival(let arrival) where event.source == BusContract.Service.trips:
+            if let moved = await reactions.react(toArrivalOf: arrival.data.tripID) { latency?.record(moved, triggeredAt: event.time) }
+        case .order, .arrival, .other: break
+        }
     }
 }

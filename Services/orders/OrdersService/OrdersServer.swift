@@ -35,11 +35,11 @@ public struct OrdersServer: Sendable {
         // Every topic of both sources (not just the arrivals of `trips`): only then is a sequence
         // gap a missed event rather than one not subscribed to.
         let statusEvents = try await EventSubscriber<LifecycleEvent>(
-            endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], logger: logger)
+            endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], options: .platform, logger: logger)
         let reactor = OrdersReactor.make(
             reactions: OrderReactions(store: store, platform: platform, relay: relay, payments: payments, logger: logger),
             ops: ops, store: store, platform: platform, subscriber: statusEvents, latency: ReactionLatency(metrics: host.metrics), logger: logger)
-        let deviceStatuses = try await EventSubscriber<DeviceStatusEvent>(endpoint: settings.sub, prefixes: [Events.deviceStatus.topic], logger: logger)
+        let deviceStatuses = try await EventSubscriber<DeviceStatusEvent>(endpoint: settings.sub, prefixes: [Events.deviceStatus.topic], options: .platform, logger: logger)
         host.needsBus([statusEvents, deviceStatuses], at: settings.sub)
         host.needsDatabase(relay)
         let expired = host.metrics.counter(RideMetric.noDriverFound)

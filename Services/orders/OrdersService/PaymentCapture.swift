@@ -5,7 +5,8 @@ import RideModels
 import Storage
 
 /// Charging an order: a completed ride's fare, or the fee of a cancellation after the driver
-/// reached the pickup, through the provider (keyed by the order id); then the payment recorded
+/// reached the pickup, as orders' store has the order (never an event's copy of it), through the
+/// provider (keyed by the order id); then the payment recorded
 /// with `order.paid` and the order marked `payment: paid` — once, however often it runs (the
 /// reactor retries it until it succeeds; a crash between the charge and the record replays into the
 /// same receipt). A charge that fails marks the order `payment: failed` with `order.payment_failed`
@@ -46,15 +47,16 @@ public struct PaymentCapture: Sendable {
         }
     }
 
-    /// Charges `order` for the reactor; nil when there is nothing to charge — nothing due, or
-    /// charged or failed before (after a failure it is the rider who has it charged again).
-    /// `attempt` counts the reactor's tries: a card provider's failure on the last one, or a
-    /// refusal on any, is recorded (`payment: failed`) and not retried.
+    /// Charges the order `orderID` for the reactor, as orders' store has it — its status, fare or
+    /// fee, rider and driver; never what an event said of it. Nil when there is nothing to charge —
+    /// no such order, nothing due, or charged or failed before (after a failure it is the rider who
+    /// has it charged again). `attempt` counts the reactor's tries: a card provider's failure on the
+    /// last one, or a refusal on any, is recorded (`payment: failed`) and not retried.
     @discardableResult
-    public func capture(_ order: Order, attempt: Int = 1) async throws -> Payment? {
-        guard Self.due(order) != nil else { return nil }
+    public func capture(orderID: String, attempt: Int = 1) async throws -> Payment? {
+        guard let order = try await store.order(id: orderID), Self.due(order) != nil else { return nil }
         if let existing = try await recordedPayment(order.id) { return existing }
-        if attempt == 1, try await store.order(id: order.id)?.payment == .failed { return nil }
+        if attempt == 1, order.payment == .failed { return nil }
         return try await charge(order, round: 0, attempt: attempt, lastAttempt: attempt >= Self.maxCardAttempts)
     }
 

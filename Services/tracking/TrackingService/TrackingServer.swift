@@ -63,7 +63,7 @@ public struct TrackingServer: Sendable {
                 program: host.program, code: ExitCodes.unavailable)
         }
         let (workers, peers) = try await Self.workers(settings: settings, pipeline: pipeline, store: store, host: host)
-        let commandEvents = try await EventSubscriber<DeviceCommandEvent>(endpoint: settings.sub, prefixes: [Events.deviceCommand.topic], logger: logger)
+        let commandEvents = try await EventSubscriber<DeviceCommandEvent>(endpoint: settings.sub, prefixes: [Events.deviceCommand.topic], options: .platform, logger: logger)
         host.needsBus([commandEvents], at: settings.sub)
         let commands = DeviceCommandForwarder(
             subscriber: commandEvents, ingest: ingest, state: state, writer: writer, shard: settings.shard, logger: logger)

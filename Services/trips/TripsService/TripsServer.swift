@@ -25,14 +25,14 @@ public struct TripsServer: Sendable {
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await host.client(broker: settings.broker)
         // No prefix at first: the watcher subscribes per device as trips start.
-        let subscriber = try await EventSubscriber<DeviceLocationEvent>(endpoint: settings.sub, prefixes: [], logger: logger)
+        let subscriber = try await EventSubscriber<DeviceLocationEvent>(endpoint: settings.sub, prefixes: [], options: .platform, logger: logger)
         let model = RouteModel()
         let routes = try settings.routes.makeProvider(embedded: { try EmbeddedRoutes.helsinki() }, logger: logger)
         let watcher = TripWatcher(store: store, relay: relay, subscriber: subscriber, model: model, routes: routes, rules: settings.follow, logger: logger)
         // Other instances' trips: adopted when created, let go when completed.
         let trips = try await EventSubscriber<TripEvent>(
             endpoint: settings.sub, prefixes: [Events.tripCreated.topic, Events.tripCompleted.topic],
-            logger: logger)
+            options: .platform, logger: logger)
         let watching = TripWatcherService(watcher: watcher, store: store, platform: platform, subscriber: subscriber, trips: trips, logger: logger)
         host.needsBus([subscriber, trips], at: settings.sub)
         host.needsDatabase(relay)

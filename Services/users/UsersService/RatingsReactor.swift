@@ -10,7 +10,9 @@ import Wire
 /// Keeps each user's record of rides: counts every `order.rated` of `orders` in the ratee's
 /// average and every `order.driver_cancelled` in the driver's cancellations, none missed
 /// (`EventReactor` catches up through `orders.events`), none twice (one per order and side, or
-/// per order and time).
+/// per order and time). Both change someone's record from what the event says, so they are
+/// counted as orders' log has them (`verifies`: the event read back by its sequence), never as the
+/// bus carried them: a forged rating counts for nothing.
 enum RatingsReactor {
     /// An `orders` event as the reactor needs it: a rating, a driver's cancel, or anything else (skipped).
     enum OrdersEvent: Decodable, Sendable, Equatable {
@@ -35,9 +37,10 @@ enum RatingsReactor {
         }
     }
 
-    static func make(store: any UserStorage, platform: ServiceClient, subscriber: EventSubscriber<OrdersEvent>, logger: Logger) -> EventReactor<OrdersEvent> {
+    static func make(store: any UserStorage, platform: ServiceClient, subscriber: any EventFeed<OrdersEvent>, logger: Logger) -> EventReactor<OrdersEvent> {
         EventReactor(
             name: "ratings", service: "users", sources: [BusContract.Service.orders], cursors: store, subscriber: subscriber, logger: logger,
+            verifies: { event in event.data != .other },
             fetch: { source, after, limit in
                 try await platform.call(Ops.events(of: source), EventsQuery(after: after, limit: limit))
             },

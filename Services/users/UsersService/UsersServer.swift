@@ -35,7 +35,7 @@ public struct UsersServer: Sendable {
         let worker = host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency)
         let platform = try await host.client(broker: settings.broker)
         // Every topic of orders, so a sequence gap is a missed event, not one not subscribed to.
-        let ordersEvents = try await EventSubscriber<RatingsReactor.OrdersEvent>(endpoint: settings.sub, prefixes: [Events.orderRoot], logger: logger)
+        let ordersEvents = try await EventSubscriber<RatingsReactor.OrdersEvent>(endpoint: settings.sub, prefixes: [Events.orderRoot], options: .platform, logger: logger)
         host.needsBus([ordersEvents], at: settings.sub)
         host.needsDatabase(relay)
         let ratings = RatingsReactor.make(store: store, platform: platform, subscriber: ordersEvents, logger: logger)

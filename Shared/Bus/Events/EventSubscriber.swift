@@ -24,6 +24,8 @@ public struct ReceivedEvent<Payload: Sendable>: Sendable {
 public struct MalformedMessage: Sendable, Equatable, CustomStringConvertible {
     public var topic: String?
     public var reason: String
+    /// A valid event from a source that does not publish its topic (`EventSourceRule`).
+    public var isForeignSource = false
     public var description: String { "\(topic.map { "topic \($0): " } ?? "")\(reason)" }
 }
 
@@ -35,7 +37,8 @@ public enum Delivery<Payload: Sendable>: Sendable {
 /// Receives CloudEvents from the bus's event egress for a set of topic prefixes.
 ///
 /// One thread owns the SUB socket; it decodes each event strictly (`CloudEvent.decode`), checks its
-/// sequence against the last one from the same source, and hands events to async code in batches
+/// source against its topic's publisher (`Options.sourceRule`) and its sequence and id against what
+/// came before from the same source (`SequenceTracker`), and hands events to async code in batches
 /// (one `AsyncStream` element per poll, up to `batchSize` events). When the consumer falls
 /// `maxPendingBatches` behind, the thread stops reading: libzmq's high-water mark then drops at the
 /// bus, and the next event's sequence tells the consumer what it missed.
@@ -44,6 +47,12 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
         public var receiveHighWaterMark: Int32 = 100_000
         public var batchSize = 256
         public var maxPendingBatches = 64
+        /// Who may publish which topics; an event from another source is refused as malformed.
+        /// The platform's processes use the contract's (`Options.platform`, in RideContract).
+        public var sourceRule: EventSourceRule?
+        public var sequenceLimits = SequenceTracker.Limits()
+        /// Where refused events are counted.
+        public var refusals = RefusedEvents.shared
         public init() {}
     }
 
@@ -125,7 +134,9 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
 
     public func unsubscribe(_ prefix: String) { shared.commands.post(.unsubscribe(prefix)) }
 
-    /// Tells the gap detector the last sequence already applied from `source` (after a restart).
+    /// Tells the gap detector the last sequence already applied from `source` (after a restart), or
+    /// sets it back there after a consumer refused what lay beyond; the source is followed from then
+    /// on (`SequenceTracker.expect`).
     public func expect(source: String, after sequence: UInt64) { shared.commands.post(.expect(source: source, after: sequence)) }
 
     /// Stops receiving; `deliveries` ends after what was already handed over.
@@ -136,13 +147,13 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
     }
 
     /// `dropsDuplicates`: connected to several instances of the bus, each event comes once through
-    /// each; the copies after the first are dropped here (by source and sequence), not handed on.
+    /// each; the copies after the first are dropped here (the same id at a sequence seen), not
+    /// handed on. A conflict (another id there) is handed on for the consumer to judge.
     private static func receiveLoop(
         socket: Socket, shared: Shared, options: Options, dropsDuplicates: Bool,
         continuation: AsyncStream<[Delivery<Payload>]>.Continuation, logger: Logger
     ) {
-        var tracker = SequenceTracker()
-        var copies: CopyFilter? = dropsDuplicates ? CopyFilter() : nil
+        var tracker = SequenceTracker(limits: options.sequenceLimits)
         var reading = Poller()
         reading.add(socket)
         reading.add(fileDescriptor: shared.commands.waker.fileDescriptor)
@@ -182,9 +193,12 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
                         shared.connected.store(true, ordering: .relaxed)
                         continue
                     }
-                    let delivery = decode(frames, tracker: &tracker, copies: &copies)
+                    let delivery = decode(frames, tracker: &tracker, sourceRule: options.sourceRule)
                     if dropsDuplicates, case .event(let received) = delivery, case .duplicate = received.sequence { continue }
-                    if case .malformed(let problem) = delivery { warnings.warn(problem) }
+                    if case .malformed(let problem) = delivery {
+                        warnings.warn(problem)
+                        options.refusals.count(problem.isForeignSource ? .source : .malformed)
+                    }
                     batch.append(delivery)
                 }
             } catch {
@@ -199,7 +213,7 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
         }
     }
 
-    static func decode(_ frames: [Frame], tracker: inout SequenceTracker, copies: inout CopyFilter?) -> Delivery<Payload> {
+    static func decode(_ frames: [Frame], tracker: inout SequenceTracker, sourceRule: EventSourceRule?) -> Delivery<Payload> {
         guard frames.count == 2 else {
             let topic = frames.first?.utf8String
             return .malformed(MalformedMessage(topic: topic, reason: "expected 2 frames [topic][event], got \(frames.count)"))
@@ -209,11 +223,11 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
         }
         do {
             let event = try CloudEvent<Payload>.decode(frames[1])
-            if let last = copies?.lateCopy(of: event, tracker: tracker) {
-                return .event(ReceivedEvent(topic: topic, event: event, raw: frames[1], sequence: .duplicate(last: last)))
+            // Before the tracker sees it: a foreign source's sequences must not touch the publisher's.
+            if let problem = sourceRule?.problem(topic: topic, source: event.source) {
+                return .malformed(MalformedMessage(topic: topic, reason: problem, isForeignSource: true))
             }
-            let observation = tracker.observe(source: event.source, sequence: event.sequence)
-            copies?.noteFirst(of: event, observation)
+            let observation = tracker.observe(source: event.source, sequence: event.sequence, id: event.id)
             return .event(ReceivedEvent(topic: topic, event: event, raw: frames[1], sequence: observation))
         } catch {
             return .malformed(MalformedMessage(topic: topic, reason: "invalid event: \(error)"))
@@ -239,26 +253,6 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
 
         public func makeAsyncIterator() -> AsyncIterator {
             AsyncIterator(base: stream.makeAsyncIterator(), shared: shared)
-        }
-    }
-}
-
-/// What a subscriber of several bus instances needs beyond the sequence to tell a copy from a new
-/// event: a late copy of a source's sequence 1 looks like the source restarting (`.restarted`). It
-/// has the same event id as the sequence 1 already seen, which a restart's new event does not.
-struct CopyFilter {
-    private var firstIDs: [String: String] = [:]
-
-    /// The last sequence seen from the event's source when `event` is a copy of its first event; nil otherwise.
-    func lateCopy<Payload>(of event: CloudEvent<Payload>, tracker: SequenceTracker) -> UInt64? {
-        guard event.sequence == 1, firstIDs[event.source] == event.id, let last = tracker.lastSequence[event.source], last > 1 else { return nil }
-        return last
-    }
-
-    mutating func noteFirst<Payload>(of event: CloudEvent<Payload>, _ observation: SequenceObservation) {
-        switch observation {
-        case .first, .restarted: firstIDs[event.source] = event.id
-        default: break
         }
     }
 }

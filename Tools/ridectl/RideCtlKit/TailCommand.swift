@@ -58,7 +58,7 @@ struct TailCommand: AsyncParsableCommand {
         let endpoint = try bus.subscribeEndpoint()
         let subscribed = prefixes.isEmpty ? [""] : prefixes
         try await bus.secure()
-        let subscriber = try await EventSubscriber<JSONValue>(endpoint: endpoint, prefixes: subscribed, logger: CLILogging.logger)
+        let subscriber = try await EventSubscriber<JSONValue>(endpoint: endpoint, prefixes: subscribed, options: .platform, logger: CLILogging.logger)
         let formatter = EventLineFormatter(
             colored: !noColor && Output.stdoutIsTerminal,
             width: Output.stdoutIsTerminal ? Output.terminalWidth : .max,  // a pipe gets whole lines
@@ -80,6 +80,10 @@ struct TailCommand: AsyncParsableCommand {
                 case .event(let received):
                     if case .gap(let gap) = received.sequence, Events.prefixes(subscribed, cover: received.event.source) {
                         let text = "warning: sequence gap: \(gap)\n"
+                        err += warnColor ? ANSI.yellow(text) : text
+                    }
+                    if case .conflict = received.sequence {
+                        let text = "warning: sequence conflict: source \(received.event.source), sequence \(received.event.sequence) seen before with another event id\n"
                         err += warnColor ? ANSI.yellow(text) : text
                     }
                     out += json ? String(decoding: received.raw, as: UTF8.self) : formatter.line(topic: received.topic, event: received.event)

@@ -43,7 +43,7 @@ public enum GatewayAPI {
         let logger = Logger(label: "gateway-offline")
         let settings = try RideGatewayCommand.parse(["--broker", "tcp://127.0.0.1:1", "--sub", "tcp://127.0.0.1:1"] + arguments).settings()
         let client = try await ServiceClient(broker: settings.broker, options: options, logger: logger)
-        let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [], logger: logger)
+        let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [], options: .platform, logger: logger)
         let platform = PlatformCalls(client: client)
         let gateway = GatewayApplication(
             settings: settings, platform: platform, hub: LiveHub(subscriber: subscriber, platform: platform, logger: logger), clock: clock)
