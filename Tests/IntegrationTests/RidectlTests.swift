@@ -407,7 +407,8 @@ import Wire
                 "--json",
             ], timeout: .seconds(150))
         #expect(run.status == 0 || run.status == 1, "exit 1 is a missed target; anything else failed: \(run.stdout)\n\(run.stderr.suffix(2000))")
-        let report = try #require(try? JSONCoding.decode(JSONValue.self, from: Array(run.stdout.utf8)), "not a JSON report (exit \(run.status)): \(run.stdout)\n\(run.stderr.suffix(2000))")
+        let report = try #require(
+            try? JSONCoding.decode(JSONValue.self, from: Array(run.stdout.utf8)), "not a JSON report (exit \(run.status)): \(run.stdout)\n\(run.stderr.suffix(2000))")
         let rows = try #require(report["rows"]?.arrayValue, "\(run.stdout)")
         func row(_ prefix: String) -> JSONValue? { rows.first { $0["measure"]?.stringValue?.hasPrefix(prefix) == true } }
         #expect(row("50% — 300 drivers (75 fixes/s), 1800 rides/h") != nil && row("100% — 600 drivers (150 fixes/s), 3600 rides/h") != nil, "\(run.stdout)")
