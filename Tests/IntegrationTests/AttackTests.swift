@@ -8,7 +8,8 @@ import Wire
 /// never heard of, with a key stolen from the gateway or from a service — tries each attack of
 /// docs/security.md against `ridectl up --secure` while a simulation's rides are in flight, using
 /// pyzmq and nothing of ours (interop/attacker.py). Each attempt must be refused with nothing
-/// stored, charged or suppressed, and every ride must still complete and be paid its own fare.
+/// stored, charged or suppressed, and every ride must still complete and be paid its own fare — a
+/// forged far-ahead sequence, for one, would otherwise have stopped every reactor.
 @Suite(.timeLimit(.minutes(15)), .serialized) struct AttackTests {
     /// Ports shifted into 12555–16106: clear of the other suites that run `up` (8 000–10 500) and of
     /// the free-port range (20000–32767).
@@ -104,10 +105,16 @@ import Wire
 
         // Forged events with the gateway's key: the forwarder drops them, so nobody hears them and
         // the order is not charged the forged amount.
-        let forgedData = #"{"previous_status":"DROPPING_OFF","order":{"id":"\#(orderID)","status":"COMPLETED","rider":{"id":"attacker"}}}"#
-        // The witness is the operator, who may hear every order event.
+        // The real order, completed, with another rider and a fare of 10 000 EUR: a payload any subscriber decodes.
+        guard case .object(var forgedOrder) = order, case .object(var rider)? = order["rider"] else { throw TestFailure("the order is not an object: \(order)") }
+        rider["id"] = "attacker"
+        forgedOrder["rider"] = .object(rider)
+        forgedOrder["status"] = "COMPLETED"
+        forgedOrder["fare"] = ["currency": "EUR", "total_cents": 1_000_000, "distance_m": 1000, "duration_s": 60]
+        let forgedData = String(decoding: try JSONCoding.encode(JSONValue.object(["previous_status": "DROPPING_OFF", "order": .object(forgedOrder)])), as: UTF8.self)
+        // The witness is the operator, who may hear every event (the drivers' positions keep coming).
         let witnessKeys = ["ATTACK_SERVER_KEY": serverKey, "ATTACK_SECRET_KEY": try key("operator")]
-        let witness = Task { try await attack(["eavesdrop", egress, "order.", "10"], as: witnessKeys) }
+        let witness = Task { try await attack(["eavesdrop", egress, "", "10"], as: witnessKeys) }
         try await Task.sleep(for: .seconds(3))
         let forged = try await attack(["publish", ingress, "order.status.COMPLETED", "orders", "999999", "order.status", forgedData], as: gateway)
         let forgedMessage = try await attack(
@@ -116,6 +123,25 @@ import Wire
         #expect(heard["welcomed"] == true && (heard["received"]?.numberValue ?? 0) > 0, "the witness heard the rides' own events: \(heard)")
         for id in [forged["id"], forgedMessage["id"]].compactMap({ $0 }) {
             #expect(heard["ids"]?.arrayValue?.contains(id) == false, "a forged event reached a subscriber")
+        }
+
+        // With the orders key itself stolen, the forwarder lets order events through; the subscribers
+        // then refuse what the publisher's own log does not have: a sequence far ahead of it (which
+        // would stall every reactor), a forged sequence 1 (which would make them read the whole log
+        // again), and an order event claiming another source. Orders charges nothing from a payload.
+        let ordersKey = ["ATTACK_SERVER_KEY": serverKey, "ATTACK_SECRET_KEY": try key("orders")]
+        for (sequence, source) in [("\(UInt64(1) << 62)", "orders"), ("1", "orders"), ("5", "trips")] {
+            _ = try await attack(["publish", ingress, "order.status.COMPLETED", source, sequence, "order.status", forgedData], as: ordersKey)
+        }
+        var refusedByOrders: [Substring] = []
+        for _ in 0..<30 {
+            let metrics = try await HTTPProbe.get("http://127.0.0.1:\(9102 + Self.offset)/metrics").text
+            refusedByOrders = metrics.split(separator: "\n").filter { $0.hasPrefix("ride_events_refused_total{") && !$0.hasSuffix(" 0") }
+            if ["far_ahead", "restart", "source"].allSatisfy({ reason in refusedByOrders.contains { $0.contains("\"\(reason)\"") } }) { break }
+            try await Task.sleep(for: .seconds(1))
+        }
+        for reason in ["far_ahead", "restart", "source"] {
+            #expect(refusedByOrders.contains { $0.contains("\"\(reason)\"") }, "orders refused \(reason): \(refusedByOrders)")
         }
 
         // The device ingest admits any key (phones bring their own), so the attacker reaches it —
@@ -146,6 +172,7 @@ import Wire
             environment: operatorKeys)
         let paid = try JSONCoding.decode(JSONValue.self, from: Array(payment.stdout.utf8))
         #expect(paid["rider_id"]?.stringValue == riderID && paid["order_id"]?.stringValue == orderID, "\(payment.stdout) \(payment.stderr)")
+        #expect(paid["amount_cents"] != nil && paid["amount_cents"] != 1_000_000, "the forged fare was not charged: \(payment.stdout)")
 
         supervisor.signal("up", SIGINT)
         #expect(await supervisor.waitForExit("up", timeout: .seconds(20)) == 0)

@@ -101,8 +101,8 @@ def serve(endpoint, service, seconds):
 def publish(endpoint, topic, source, sequence, kind, data):
     sock = socket(zmq.PUB, endpoint)
     event = {
-        "specversion": "1.0", "id": str(uuid.uuid4()), "source": source, "type": kind, "sequence": int(sequence),
-        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "datacontenttype": "application/json", "data": json.loads(data),
+        "specversion": "1.0", "id": str(uuid.uuid4()), "source": source, "type": kind, "sequence": str(int(sequence)),
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()), "datacontenttype": "application/json", "data": json.loads(data),
     }
     body = json.dumps(event).encode()
     sent = 0
