@@ -273,7 +273,7 @@ let package = Package(
         .testTarget(
             name: "RideCtlTests", dependencies: ["Wire", "RideCtlKit", "Bus", "PlatformLauncher", "Geo", "RideModels", "Roads", "RideContract", "ServiceKit"],
             path: "Tests/RideCtlTests"),
-        .testTarget(name: "DocsTests", dependencies: ["RideContract", "RideCtlKit"], path: "Tests/DocsTests"),
+        .testTarget(name: "DocsTests", dependencies: ["Bus", "RideContract", "RideCtlKit", "ServiceKit"], path: "Tests/DocsTests"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Bus", "RideContract", "TripsService"], path: "Tests/WireTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
         .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo", "TestProcess"], path: "Tests/PlacesTests"),
