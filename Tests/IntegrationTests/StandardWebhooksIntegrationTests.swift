@@ -9,8 +9,8 @@ import Wire
 /// Real deliveries of `ride-notifications` checked by the reference Standard Webhooks verifier
 /// (`standardwebhooks` on PyPI) in a Python receiver: signed, retried under one webhook-id, signed
 /// with both secrets during a rotation and with the new one only after it; a replayed, forged,
-/// expired or malformed request refused by the receiver. The events come from a publisher standing
-/// in for `ride-trips` (no orders, trips or gateway needed).
+/// expired or malformed request refused by the receiver. The events are trips' own: notifications
+/// delivers an event only as its publisher's log has it, so a stand-in publisher would not do.
 /// Deliveries are awaited 30 s: under `make test`'s load the Python receiver can take seconds to answer.
 @Suite(.serialized) struct StandardWebhooksIntegrationTests {
     @Test func deliveriesVerifyWithTheReferenceThroughARotation() async throws {
@@ -25,27 +25,25 @@ import Wire
             #expect(first.hasPrefix("whsec_"), "a new secret follows the convention")
             try receiver.trust(["first": first])
 
-            let trips = try await EventPublisher(endpoint: bus.ingress, source: BusContract.Service.trips, logger: testLogger)
-            defer { Task { await trips.close() } }
-            #expect(await trips.waitForSubscriber(to: "trip.created"))
-            func publish(_ trip: String) throws {
-                let event: JSONValue = [
-                    "type": "trip", "version": "2.0.0", "created_at": .string(RFC3339.format(Date())), "device_id": "phone-1",
-                    "data": ["value": "created", "trip_id": .string(trip)],
-                ]
-                _ = try trips.publish(topic: "trip.created", type: "trip.created", data: event)
+            _ = try await TestTracking.start(on: bus)  // trips asks it where the device is
+            let trips = try await TestService.trips(on: bus)
+            /// A trip made by trips, whose `trip.created` notifications delivers; its id.
+            func publish() async throws -> String {
+                let made = try await trips.call("create", #"{"device_id":"phone-1","destination":{"geometry":{"type":"Point","coordinates":[24.94,60.17]}}}"#)
+                guard made.status == 201, let trip = made.body["trip_id"]?.stringValue else { throw TestFailure("trips.create: \(made.status) \(made.body)") }
+                return trip
             }
             @Sendable func accepted(_ trip: String) -> JSONValue? {
                 receiver.requests.first { $0["status"] == 200 && $0["body"]?[0]?["data"]?["trip_id"] == .string(trip) }
             }
 
             // One secret: the first attempt fails (500), the retry verifies, under the same webhook-id.
-            try publish("t1")
-            try await eventually("t1 delivered", timeout: .seconds(30)) { accepted("t1") != nil }
-            let t1 = receiver.requests.filter { $0["body"]?[0]?["data"]?["trip_id"] == "t1" }
-            #expect(t1.compactMap { $0["status"]?.numberValue } == [500, 200], "\(t1)")
-            #expect(Set(t1.compactMap { $0["delivery"]?.stringValue }).count == 1, "one webhook-id for both attempts: \(t1)")
-            #expect(t1.allSatisfy { $0["verified"] == ["first": true] })
+            let t1 = try await publish()
+            try await eventually("t1 delivered", timeout: .seconds(30)) { accepted(t1) != nil }
+            let t1Requests = receiver.requests.filter { $0["body"]?[0]?["data"]?["trip_id"] == .string(t1) }
+            #expect(t1Requests.compactMap { $0["status"]?.numberValue } == [500, 200], "\(t1Requests)")
+            #expect(Set(t1Requests.compactMap { $0["delivery"]?.stringValue }).count == 1, "one webhook-id for both attempts: \(t1Requests)")
+            #expect(t1Requests.allSatisfy { $0["verified"] == ["first": true] })
 
             // A rotation: every delivery verifies with the old secret and with the new one.
             let rotated = try await notifications.call("rotate_webhook_secret", #"{"id":"\#(id)","keep_previous_s":3600}"#)
@@ -54,18 +52,18 @@ import Wire
             #expect(second != first && second.hasPrefix("whsec_"))
             #expect(rotated.body["previous_secret_expires_at"]?.stringValue != nil)
             try receiver.trust(["first": first, "second": second])
-            try publish("t2")
-            try await eventually("t2 delivered", timeout: .seconds(30)) { accepted("t2") != nil }
-            #expect(accepted("t2")?["verified"] == ["first": true, "second": true], "signed with both: \(accepted("t2") ?? .null)")
-            #expect(accepted("t2")?["signature"]?.stringValue?.split(separator: " ").count == 2)
+            let t2 = try await publish()
+            try await eventually("t2 delivered", timeout: .seconds(30)) { accepted(t2) != nil }
+            #expect(accepted(t2)?["verified"] == ["first": true, "second": true], "signed with both: \(accepted(t2) ?? .null)")
+            #expect(accepted(t2)?["signature"]?.stringValue?.split(separator: " ").count == 2)
 
             // What a receiver refuses, and keeps nothing of: the same delivery again, a forged body,
             // an old timestamp, a signature that is not one.
-            guard let t2 = accepted("t2"), let raw = t2["raw"]?.stringValue else { throw TestFailure("no t2") }
-            let (delivery, timestamp, signature) = (t2["delivery"]?.stringValue, t2["timestamp"]?.stringValue, t2["signature"]?.stringValue)
+            guard let t2Request = accepted(t2), let raw = t2Request["raw"]?.stringValue else { throw TestFailure("no t2") }
+            let (delivery, timestamp, signature) = (t2Request["delivery"]?.stringValue, t2Request["timestamp"]?.stringValue, t2Request["signature"]?.stringValue)
             let refusals: [(String, HTTPProbe.Response)] = [
                 ("replayed", try await receiver.post(body: raw, id: delivery, timestamp: timestamp, signature: signature)),
-                ("invalid_signature", try await receiver.post(body: raw.replacingOccurrences(of: "t2", with: "t9"), id: delivery, timestamp: timestamp, signature: signature)),
+                ("invalid_signature", try await receiver.post(body: raw.replacingOccurrences(of: t2, with: "t9"), id: delivery, timestamp: timestamp, signature: signature)),
                 ("expired", try await receiver.post(body: raw, id: delivery, timestamp: String(Int(Date().timeIntervalSince1970) - 600), signature: signature)),
                 ("malformed", try await receiver.post(body: raw, id: "msg_x", timestamp: timestamp, signature: "v1")),
                 ("missing_headers", try await receiver.post(body: raw, id: nil, timestamp: nil, signature: nil)),
@@ -89,9 +87,9 @@ import Wire
             // The rotation ends: the new secret only.
             let dropped = try await notifications.call("drop_previous_secret", #"{"id":"\#(id)"}"#)
             #expect(dropped.status == 200 && [nil, .null].contains(dropped.body["previous_secret_expires_at"]), "\(dropped.body)")
-            try publish("t3")
-            try await eventually("t3 delivered", timeout: .seconds(30)) { accepted("t3") != nil }
-            #expect(accepted("t3")?["verified"] == ["first": false, "second": true])
+            let t3 = try await publish()
+            try await eventually("t3 delivered", timeout: .seconds(30)) { accepted(t3) != nil }
+            #expect(accepted(t3)?["verified"] == ["first": false, "second": true])
 
             // A graceful stop closes the pooled client with the rest.
             #expect(await bus.supervisor.stop(notifications.name, grace: .seconds(10)) == 0, "\(notifications.log.suffix(2000))")
