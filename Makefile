@@ -150,6 +150,7 @@ release: deps
 ## bench: every benchmark, in a release build (prints tables; a missed target does not stop the rest)
 bench: release
 	-.build/release/ridectl bench bus
+	-.build/release/ridectl bench bus-security
 	-.build/release/ridectl bench ingest
 	-.build/release/ridectl bench nearby
 	-.build/release/ridectl bench memory

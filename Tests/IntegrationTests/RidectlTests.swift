@@ -396,6 +396,27 @@ import Wire
     }
 }
 
+/// `ridectl bench bus-security`, one short round, as JSON: `bench bus` runs plain and then on a
+/// CURVE bus whose load and echo workers are held to the `bench` role, and each compared figure
+/// has both sides and the cost that the target reads.
+@Suite(.timeLimit(.minutes(3))) struct BenchBusSecurityReportTests {
+    @Test func theSecuredBusIsMeasuredBesideThePlainOne() async throws {
+        let run = try await runCommand(
+            Binaries.ridectl,
+            ["bench", "bus-security", "--rounds", "1", "--seconds", "0.5", "--latency-requests", "100", "--requests", "2000", "--json"],
+            timeout: .seconds(150))
+        #expect(run.status == 0 || run.status == 1, "\(run.stdout)\n\(run.stderr.suffix(2000))")
+        let report = try JSONCoding.decode(JSONValue.self, from: Array(run.stdout.utf8))
+        let rows = report["rows"]?.arrayValue ?? []
+        #expect(rows.count == 5, "\(run.stdout)")
+        for row in rows {
+            let result = row["result"]?.stringValue ?? ""
+            #expect(result.contains(" → ") && row["target"]?.stringValue?.hasPrefix("cost ≤ 15%: ") == true, "\(row)")
+            #expect(row["met"] != nil, "\(row)")
+        }
+    }
+}
+
 /// `ridectl bench city`, a small city briefly, as JSON: every step's rows, rides that completed
 /// with the fixes streaming, the platform's CPU per ride, and the verdict.
 @Suite(.timeLimit(.minutes(3))) struct BenchCityReportTests {

@@ -12,7 +12,7 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [
             BenchBusCommand.self, BenchIngestCommand.self, BenchNearbyCommand.self, BenchMemoryCommand.self, BenchLifecycleCommand.self, BenchCityCommand.self,
             BenchRoutesCommand.self,
-            BenchRoutesPgCommand.self, BenchLoginsCommand.self,
+            BenchRoutesPgCommand.self, BenchLoginsCommand.self, BenchBusSecurityCommand.self,
         ])
 }
 
@@ -29,6 +29,14 @@ struct BenchBusCommand: AsyncParsableCommand {
     /// The key (and role) of the load and the echo workers on a secured bus.
     static let benchClient = "bench"
 
+    /// Names of the rows that `bench bus-security` reads back.
+    enum Measure {
+        static let cloudEvents = "CloudEvents JSON end to end (encode → bus → decode)"
+        static func latencyP50(over transport: String) -> String { "MDP one client over \(transport), p50" }
+        /// The start of the pipelined row's name (the rest says how many workers).
+        static func pipelined(over transport: String) -> String { "MDP pipelined over \(transport)" }
+    }
+
     @Option(help: "Seconds per event-throughput measurement.") var seconds = 3.0
     @Option(help: "Rounds of baseline vs. ride-bus.") var rounds = 2
     @Option(name: .customLong("latency-requests"), help: "Sequential requests for the latency figures.") var latencyRequests = 10_000
@@ -36,7 +44,10 @@ struct BenchBusCommand: AsyncParsableCommand {
     @Option(help: "Requests in flight at once when pipelining.") var inflight = 256
     @Option(name: .customLong("worker-concurrency"), help: "MDP connections per echo worker process.") var workerConcurrency = 32
     @Option(help: "Run only one part: events or requests.") var only: String?
-    @Flag(help: "Secure the bus with CURVE (fresh keys) and measure through it; the raw comparison with zmq_proxy, which has no CURVE, is left out.")
+    @Flag(
+        help:
+            "Secure the bus with CURVE (fresh keys; the load and the echo workers under the bench role) and measure through it; the raw comparison with zmq_proxy, which has no CURVE, is left out."
+    )
     var curve = false
     @OptionGroup var format: BenchFormat
 
@@ -113,7 +124,7 @@ struct BenchBusCommand: AsyncParsableCommand {
                 // 2. CloudEvents JSON, publisher to subscriber through ride-bus.
                 Output.err("CloudEvents end to end…\n")
                 let cloudEvents = try await CloudEventLoad.measure(ingress: ingress, egress: egress, seconds: seconds)
-                table.add("CloudEvents JSON end to end (encode → bus → decode)", BenchTable.rate(cloudEvents, "events/s"), "reported")
+                table.add(Measure.cloudEvents, BenchTable.rate(cloudEvents, "events/s"), "reported")
             }
             if only == "events" {
                 await supervisor.stopAll()
@@ -135,7 +146,7 @@ struct BenchBusCommand: AsyncParsableCommand {
                 try await RequestLoad.waitForWorkers(healthURL: "http://127.0.0.1:\(http)/health", service: "bench-echo", count: 2 * workerConcurrency)
                 Output.err("MDP over \(transport): latency (\(latencyRequests) sequential requests)…\n")
                 let latency = try await RequestLoad.latency(broker: endpoint, requests: latencyRequests)
-                table.add("MDP one client over \(transport), p50", BenchTable.micros(latency.value(50)), "≤ 250 µs", met: latency.value(50) <= 250)
+                table.add(Measure.latencyP50(over: transport), BenchTable.micros(latency.value(50)), "≤ 250 µs", met: latency.value(50) <= 250)
                 table.add("MDP one client over \(transport), p99", BenchTable.micros(latency.value(99)), "≤ 1 ms", met: latency.value(99) <= 1000)
                 let bound = try await RequestLoad.latency(broker: endpoint, requests: latencyRequests, onClientThread: true)
                 table.add(
@@ -149,7 +160,7 @@ struct BenchBusCommand: AsyncParsableCommand {
                 Output.err("MDP over \(transport): pipelined (\(requests) requests, \(inflight) in flight)…\n")
                 let throughput = try await RequestLoad.throughput(broker: endpoint, requests: requests, inflight: inflight)
                 table.add(
-                    "MDP pipelined over \(transport), 2 workers × \(workerConcurrency) connections", BenchTable.rate(throughput, "req/s"),
+                    "\(Measure.pipelined(over: transport)), 2 workers × \(workerConcurrency) connections", BenchTable.rate(throughput, "req/s"),
                     "≥ 50 000 req/s", met: throughput >= 50_000)
                 for index in 1...2 { await supervisor.stop("worker-\(transport)-\(index)") }
                 try await RequestLoad.waitForWorkers(healthURL: "http://127.0.0.1:\(http)/health", service: "bench-echo", count: 0, exactly: true)
