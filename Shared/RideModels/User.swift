@@ -180,7 +180,9 @@ public struct UserIDParams: Codable, Sendable, Equatable {
 }
 
 /// `users.update`: the fields to change; absent fields stay. The caller (the gateway) has
-/// authenticated the user and passes their id.
+/// authenticated the user and passes their id, and the session it asks in. A new password or phone
+/// number also needs the account's current password, or a session that logged in moments ago: a
+/// stolen access token alone must not take the account over.
 @WireModel
 public struct UpdateUserParams: Codable, Sendable, Equatable {
     public var id: String
@@ -193,20 +195,40 @@ public struct UpdateUserParams: Codable, Sendable, Equatable {
     @WireField(pattern: TextPatterns.deviceID, meaning: TextPatterns.deviceIDMeaning)
     public var deviceID: String?
     public var car: Car?
+    /// The account's password as it is now: required with `password` or `phone_number`, unless
+    /// the session logged in moments ago.
+    @WireField(maxLength: 1024)
+    public var currentPassword: String?
+    /// The caller's session (the gateway's to fill, from the bearer token).
+    @WireField(maxLength: 64)
+    public var sessionID: String?
 
-    public init(id: String, name: String? = nil, phoneNumber: String? = nil, password: String? = nil, deviceID: String? = nil, car: Car? = nil) {
+    public init(
+        id: String, name: String? = nil, phoneNumber: String? = nil, password: String? = nil, deviceID: String? = nil, car: Car? = nil,
+        currentPassword: String? = nil, sessionID: String? = nil
+    ) {
         self.id = id
         self.name = name
         self.phoneNumber = phoneNumber
         self.password = password
         self.deviceID = deviceID
         self.car = car
+        self.currentPassword = currentPassword
+        self.sessionID = sessionID
+    }
+
+    /// Whether these changes need the current password: a new password, or a new phone number (the
+    /// log-in's other half).
+    public func needsCurrentPassword(of user: User) -> Bool {
+        password != nil || (phoneNumber.map { $0 != user.phoneNumber } ?? false)
     }
 
     enum CodingKeys: String, CodingKey {
         case id, name, password, car
         case phoneNumber = "phone_number"
         case deviceID = "device_id"
+        case currentPassword = "current_password"
+        case sessionID = "session_id"
     }
 }
 

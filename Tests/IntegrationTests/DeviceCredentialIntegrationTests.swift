@@ -84,7 +84,7 @@ import Wire
                 let seen = try await lastSeen(tracking, "dc-dan-phone").seen ?? .distantPast
                 return !bare.errors.contains(.invalidDeviceCredential) && seen > (stopped ?? .distantPast)
             }
-            #expect(try await gateway.request("PATCH", "/v1/me", token: second.token, #"{"password":"another-secret"}"#).status == 200)
+            #expect(try await gateway.request("PATCH", "/v1/me", token: second.token, #"{"password":"another-secret","current_password":"driving9"}"#).status == 200)
             try await eventually("the phone is refused after a new password") { bare.errors.contains(.invalidDeviceCredential) }
             await bare.close()
         }

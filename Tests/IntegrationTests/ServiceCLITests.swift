@@ -12,7 +12,7 @@ import Testing
                 "--database-url", "RIDE_DATABASE_URL", "--token-secret-file", "RIDE_TOKEN_SECRET_FILE", "--token-previous-secret-file", "RIDE_TOKEN_PREVIOUS_SECRET_FILE",
                 "--token-ttl-s",
                 "RIDE_TOKEN_TTL_S", "--refresh-ttl-s", "RIDE_REFRESH_TTL_S", "--password-rounds",
-                "RIDE_PASSWORD_ROUNDS",
+                "RIDE_PASSWORD_ROUNDS", "--reauthentication-window-s", "RIDE_REAUTHENTICATION_WINDOW_S",
             ]
         ),
         (

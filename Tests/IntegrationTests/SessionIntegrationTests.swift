@@ -4,8 +4,8 @@ import Testing
 import Wire
 
 /// Sessions through the real processes (`ride-users` and `ride-gateway` on a bus): log in, refresh,
-/// log out; a new password ends every session; forged, replayed and malformed tokens are 401 with
-/// a reason code, never a 5xx.
+/// log out; a new password ends every session and needs the current one; forged, replayed and
+/// malformed tokens are 401 with a reason code, never a 5xx.
 @Suite(.serialized) struct SessionIntegrationTests {
     static let phone = "+380501110077"
 
@@ -62,7 +62,7 @@ import Wire
             let phone = try await logIn(gateway)
             let laptop = try await logIn(gateway)
             #expect(try await gateway.request("GET", "/v1/me", token: laptop.access).status == 200)
-            #expect(try await gateway.request("PATCH", "/v1/me", token: phone.access, #"{"password":"another-secret"}"#).status == 200)
+            #expect(try await gateway.request("PATCH", "/v1/me", token: phone.access, #"{"password":"another-secret","current_password":"secret123"}"#).status == 200)
             for tokens in [phone, laptop] {
                 let me = try await gateway.request("GET", "/v1/me", token: tokens.access)
                 #expect(me.status == 401 && code(me) == "token_revoked", "\(me)")
@@ -96,6 +96,57 @@ import Wire
     }
 
     /// The key rotated as docs/operations.md says, `ride-users` restarted at each step: nobody logs in again.
+    /// Issue 38's account takeover, as an attacker holding a stolen access token sends it: a new
+    /// password or phone number without the current password (the session's log-in no longer
+    /// recent), a `session_id` of its own choosing, or guesses of the password, is refused (403),
+    /// the owner's sessions and log-in stay as they were, and the guesses meet the account's
+    /// attempt limit (429) as log-ins do. A fresh log-in may change the password.
+    @Test func aStolenAccessTokenCannotTakeTheAccountOver() async throws {
+        try await withTestBus("sessions-takeover") { bus in
+            _ = try await TestService.users(on: bus, arguments: ["--reauthentication-window-s", "3"])
+            let gateway = try await TestGateway.start(on: bus)
+            let created = try await gateway.request("POST", "/v1/users", #"{"role":"rider","name":"Ann","phone_number":"\#(Self.phone)","password":"secret123"}"#)
+            #expect(created.status == 201)
+            let owner = try await logIn(gateway)
+            let stolen = try await logIn(gateway)
+            try await Task.sleep(for: .seconds(4))  // both log-ins older than the window
+            let fresh = try await logIn(gateway)
+            let freshSession = try #require(fresh.refresh.split(separator: ".").first.map(String.init))
+
+            let attacks = [
+                (#"{"password":"mine-now-123"}"#, "reauthentication_required"),
+                (#"{"phone_number":"+380509990000"}"#, "reauthentication_required"),
+                (#"{"password":"mine-now-123","session_id":"\#(freshSession)"}"#, "reauthentication_required"),
+                (#"{"password":"mine-now-123","phone_number":"+380509990000","current_password":"guess-one"}"#, "current_password_wrong"),
+                (#"{"password":"mine-now-123","current_password":""}"#, "reauthentication_required"),
+            ]
+            for (body, expected) in attacks {
+                let reply = try await gateway.request("PATCH", "/v1/me", token: stolen.access, body)
+                #expect(reply.status == 403 && code(reply) == expected, "\(body): \(reply)")
+            }
+            // Nothing changed: the owner's session works, the phone number and password are theirs.
+            let me = try await gateway.request("GET", "/v1/me", token: owner.access)
+            #expect(me.status == 200 && me.body["phone_number"]?.stringValue == Self.phone, "\(me)")
+            #expect(try await gateway.request("POST", "/v1/sessions", #"{"phone_number":"\#(Self.phone)","password":"mine-now-123"}"#).status == 401)
+            _ = try await logIn(gateway)
+
+            // Guessing the current password is throttled per account like log-ins (10 a minute).
+            var statuses: [Int] = []
+            for guess in 0..<12 {
+                statuses.append(try await gateway.request("PATCH", "/v1/me", token: stolen.access, #"{"password":"mine-now-123","current_password":"guess-\#(guess)"}"#).status)
+            }
+            #expect(statuses.contains(429) && !statuses.contains(200), "\(statuses)")
+            #expect(try await gateway.request("GET", "/v1/me", token: owner.access).status == 200)
+
+            // The owner, just logged in, changes the password without the old one.
+            try await Task.sleep(for: .seconds(7))  // the account's attempts refill by one
+            let again = try await logIn(gateway)
+            let changed = try await gateway.request("PATCH", "/v1/me", token: again.access, #"{"password":"owners-new-1"}"#)
+            #expect(changed.status == 200, "\(changed)")
+            _ = try await logIn(gateway, password: "owners-new-1")
+        }
+    }
+
     @Test func aKeyRotatesWithoutLoggingAnyoneOut() async throws {
         try await withTestBus("sessions-rotation") { bus in
             let (current, previous) = ("\(bus.scratch)/token-current", "\(bus.scratch)/token-previous")

@@ -107,10 +107,16 @@ import Testing
             _ = try await users.call("register", Self.dan)
             guard case .string(let id)? = ann.body["id"] else { throw TestFailure("no id") }
 
-            let renamed = try await users.call("update", #"{"id":"\#(id)","name":"Ann Smith","password":"newsecret1"}"#)
+            // A new password or phone number needs the current password; without it, or with a
+            // wrong one, nothing changes.
+            #expect(try await users.call("update", #"{"id":"\#(id)","name":"Ann S","password":"newsecret1"}"#).status == 403)
+            #expect(try await users.call("update", #"{"id":"\#(id)","password":"newsecret1","current_password":"wrong-one"}"#).status == 403)
+            #expect(try await users.call("update", #"{"id":"\#(id)","phone_number":"+380509999999"}"#).status == 403)
+            #expect(try await users.call("get", #"{"id":"\#(id)"}"#).body["name"] == "Ann")
+            let renamed = try await users.call("update", #"{"id":"\#(id)","name":"Ann Smith","password":"newsecret1","current_password":"secret123"}"#)
             #expect(renamed.status == 200)
             #expect(renamed.body["name"] == "Ann Smith")
-            #expect(try await users.call("update", #"{"id":"\#(id)","phone_number":"+380671234567"}"#).status == 409, "Dan's number")
+            #expect(try await users.call("update", #"{"id":"\#(id)","phone_number":"+380671234567","current_password":"newsecret1"}"#).status == 409, "Dan's number")
             #expect(try await users.call("update", #"{"id":"\#(id)","car":{"model":"X","license_plate":"Y"}}"#).status == 422)
             #expect(try await users.call("login", #"{"phone_number":"+380501234567","password":"secret123"}"#).status == 401)
             let session = try await users.call("login", #"{"phone_number":"+380501234567","password":"newsecret1"}"#)

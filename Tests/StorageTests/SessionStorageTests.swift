@@ -25,8 +25,13 @@ import Testing
             let later = time.addingTimeInterval(60)
             let expiry = later.addingTimeInterval(3600)
             #expect(try await store.rotateSession("s1", presentedHash: "h1", nextHash: "h2", now: later, expiresAt: expiry) == .rotated(userID: "r1"))
+            // The log-in's time, which re-authentication reads, stays the log-in's through refreshes;
+            // another user's session id tells nothing.
+            #expect(try await store.loggedIn(session: "s1", user: "r1") == time)
+            #expect(try await store.loggedIn(session: "s1", user: "r2") == nil)
             #expect(try await store.rotateSession("s1", presentedHash: "h1", nextHash: "h3", now: later, expiresAt: expiry) == .reused)
             #expect(try await !store.sessionIsActive("s1"), "a rotated token used again revokes the session")
+            #expect(try await store.loggedIn(session: "s1", user: "r1") == nil, "a revoked session proves nothing")
             #expect(try await store.rotateSession("s1", presentedHash: "h2", nextHash: "h4", now: later, expiresAt: expiry) == .revoked)
             #expect(try await store.rotateSession("s9", presentedHash: "h1", nextHash: "h2", now: later, expiresAt: expiry) == .unknown)
             let tooLate = time.addingTimeInterval(7200)

@@ -71,4 +71,13 @@ import Testing
         #expect(problem(with: UpdateUserParams(id: "r-1", car: Car(model: "X", licensePlate: "Y")), role: .rider) == "car: only drivers have a car")
         #expect(problem(with: UpdateUserParams(id: "r-1", password: "1234"), role: .rider)?.hasPrefix("password:") == true)
     }
+
+    /// What a stolen token could take the account with needs re-authentication; the rest does not.
+    @Test func aNewPasswordOrPhoneNumberNeedsTheCurrentPassword() {
+        let ann = User(id: "r-1", role: .rider, name: "Ann", phoneNumber: "+380501234567", createdAt: Date())
+        #expect(UpdateUserParams(id: "r-1", password: "new-secret").needsCurrentPassword(of: ann))
+        #expect(UpdateUserParams(id: "r-1", phoneNumber: "+380509999999").needsCurrentPassword(of: ann))
+        #expect(!UpdateUserParams(id: "r-1", phoneNumber: ann.phoneNumber).needsCurrentPassword(of: ann), "the same number is no change")
+        #expect(!UpdateUserParams(id: "r-1", name: "Ann S", deviceID: "ann-phone").needsCurrentPassword(of: ann))
+    }
 }

@@ -52,12 +52,18 @@ struct AppRoutes {
         routes.on(.get, "me", OpRoute(Ops.Users.get, tag: .accounts, summary: "The caller's profile", fill: ["id": .userID]), calling: platform)
         let update = OpRoute(
             Ops.Users.update, tag: .accounts, summary: "Change the caller's profile (name, phone_number, password, device_id, car); a new password logs out every session",
-            fill: ["id": .userID],
-            body: .rest, nonEmptyBody: true, errors: [409], fieldRules: "only drivers have a car")
+            fill: ["id": .userID, "session_id": .sessionID],
+            body: .rest, nonEmptyBody: true, errors: [403, 409],
+            fieldRules:
+                "only drivers have a car; a new password or phone_number needs current_password, or a session that logged in within the last minutes (else 403 reauthentication_required)"
+        )
         routes.on(.patch, "me", update.routeDoc) { request, context in
             let params = try await update.params(request, context, requestID: try IdempotencyKey.from(request))
-            // A new password is an attempt too (a stolen token's owner locked out of their account).
-            if params["password"] != nil { try limits.admitAttempt(request, context, account: "user \(try context.requireUser().id)") }
+            // Each try of a current password is a log-in attempt of the account: a stolen token
+            // cannot guess its way to the password faster than a log-in could.
+            if ["password", "phone_number", "current_password"].contains(where: { params[$0] != nil }) {
+                try limits.admitAttempt(request, context, account: "user \(try context.requireUser().id)")
+            }
             defer { tokens.forget(userID: context.user?.id ?? "") }
             return try await platform.forward(update.op, params)
         }

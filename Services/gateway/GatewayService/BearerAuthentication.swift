@@ -60,6 +60,13 @@ struct BearerAuthentication: RouterMiddleware {
         }
     }
 
+    /// The session (`sid`) the request's token names. Read without checking the token: the
+    /// middleware has authenticated it before any route runs.
+    static func sessionID(in request: Request) -> String? {
+        struct Claims: Decodable { var sid: String }
+        return token(in: request).flatMap { CompactJWT.part(1, of: $0) }.flatMap { try? JSONDecoder().decode(Claims.self, from: $0).sid }
+    }
+
     static func token(in request: Request) -> String? {
         if let header = request.headers[.authorization] {
             let parts = header.split(separator: " ", maxSplits: 1)

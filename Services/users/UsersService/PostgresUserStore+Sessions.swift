@@ -54,6 +54,15 @@ extension PostgresUserStore {
         }
     }
 
+    public func loggedIn(session id: String, user: String) async throws -> Date? {
+        let logger = logger
+        return try await postgres.read { connection in
+            try await connection.first(
+                "SELECT created_at_ms FROM sessions WHERE id = \(id) AND user_id = \(user) AND revoked_at_ms IS NULL", as: Int64.self, logger: logger
+            ).map(UserRow.date)
+        }
+    }
+
     public func liveSessionUser(_ id: String, now: Date) async throws -> String? {
         let logger = logger
         return try await postgres.read { connection in

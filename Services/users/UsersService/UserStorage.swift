@@ -44,6 +44,8 @@ public protocol UserStorage: ReactorCursors, PhotoStorage {
     func revokeSession(_ id: String, now: Date) async throws -> Bool
     /// False when the session was revoked or never existed: its access tokens are refused.
     func sessionIsActive(_ id: String) async throws -> Bool
+    /// When an active session of `user` logged in; nil for another's, a revoked or an unknown one.
+    func loggedIn(session id: String, user: String) async throws -> Date?
     /// The user of a session neither revoked nor expired at `now`; nil otherwise.
     func liveSessionUser(_ id: String, now: Date) async throws -> String?
 
@@ -147,4 +149,5 @@ struct UserRow {
     }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 }

@@ -44,6 +44,14 @@ extension UserStore {
         }
     }
 
+    public func loggedIn(session id: String, user: String) async throws -> Date? {
+        try await database.read { db in
+            try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT created_at_ms FROM sessions WHERE id = ? AND user_id = ? AND revoked_at_ms IS NULL"), arguments: [id, user]
+            ).map(UserRow.date)
+        }
+    }
+
     public func liveSessionUser(_ id: String, now: Date) async throws -> String? {
         try await database.read { db in
             try String.fetchOne(

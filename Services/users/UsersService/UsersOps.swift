@@ -6,7 +6,10 @@ import Storage
 
 /// The `users` service's ops on the broker.
 enum UsersOps {
-    static func router(store: any UserStorage, hasher: PasswordHasher, sessions: SessionOps, relay: OutboxRelay, instance: String) -> OpRouter {
+    static func router(
+        store: any UserStorage, hasher: PasswordHasher, sessions: SessionOps, relay: OutboxRelay, instance: String,
+        reauthentication: Reauthentication = Reauthentication(window: Reauthentication.defaultWindow)
+    ) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.users, instance: instance)
         let slow = SlowWork()
 
@@ -75,6 +78,13 @@ enum UsersOps {
         router.on(Ops.Users.update) { (params: UpdateUserParams, _) -> User in
             guard let current = try await store.user(id: params.id) else { throw unknownUser(params.id) }
             if let problem = UserRules.problem(with: params, role: current.role) { throw ServiceError.unprocessable("invalid_params", problem) }
+            if params.needsCurrentPassword(of: current) {
+                // The stored hash is read by the account's own phone number; an account without a
+                // password (social sign-in only) has none.
+                let stored = current.phoneNumber.isEmpty ? nil : try await store.credentials(phoneNumber: current.phoneNumber)
+                let hash = stored.flatMap { $0.0.id == current.id && $0.1 != IdentityTable.noPassword ? $0.1 : nil }
+                try await reauthentication.check(params, of: current, hash: hash, store: store, hasher: hasher, slow: slow)
+            }
             let hash = try await params.password.asyncMap { password in try await slow.run { try hasher.hash(password) } }
             do {
                 return try await store.update(params, passwordHash: hash, now: Date())

@@ -30,7 +30,7 @@ public struct UsersServer: Sendable {
             store: store, hasher: PasswordHasher(rounds: settings.passwordRounds),
             sessions: SessionOps(
                 store: store, signer: signer, deviceKeys: DeviceCredentialKeys(secret: secret, previous: previous), refreshLifetime: settings.refreshLifetime), relay: relay,
-            instance: host.instance)
+            instance: host.instance, reauthentication: Reauthentication(window: settings.reauthenticationWindow))
         router.requests = store.requestLog
         let worker = host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency)
         let platform = try await host.client(broker: settings.broker)

@@ -58,6 +58,13 @@ public struct RideUsersCommand: ServiceCommand {
     var passwordRounds: Int?
 
     @Option(
+        name: .customLong("reauthentication-window-s"),
+        help: helpWithEnv(
+            "Seconds after a log-in in which its session may change the password or phone number without current_password (0: never)",
+            env: "RIDE_REAUTHENTICATION_WINDOW_S", default: "300"))
+    var reauthenticationWindowSeconds: Int?
+
+    @Option(
         name: .customLong("concurrency"),
         help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
@@ -103,6 +110,10 @@ public struct RideUsersCommand: ServiceCommand {
                 try integerSetting(refreshTTLSeconds, flag: "refresh-ttl-s", env: "RIDE_REFRESH_TTL_S", default: 2_592_000, range: 300...31_536_000)),
             passwordRounds: try integerSetting(
                 passwordRounds, flag: "password-rounds", env: "RIDE_PASSWORD_ROUNDS", default: PasswordHasher.defaultRounds, range: 1000...10_000_000),
+            reauthenticationWindow: TimeInterval(
+                try integerSetting(
+                    reauthenticationWindowSeconds, flag: "reauthentication-window-s", env: "RIDE_REAUTHENTICATION_WINDOW_S",
+                    default: Int(Reauthentication.defaultWindow), range: 0...3600)),
             concurrency: try concurrencySetting(concurrency),
             http: try common.httpAddress(default: "0.0.0.0:9101"),
             logFormat: logging.format, logLevel: logging.level)
@@ -126,6 +137,8 @@ public struct UsersSettings: BusClientSettings {
     public var tokenLifetime: TimeInterval
     public var refreshLifetime: TimeInterval
     public var passwordRounds: Int
+    /// How long after its log-in a session may change the password or phone number without the current password.
+    public var reauthenticationWindow: TimeInterval
     public var concurrency: Int
     public var http: HostPort
     public var logFormat: LogFormat
@@ -140,6 +153,7 @@ public struct UsersSettings: BusClientSettings {
           previous token key    \(previousTokenSecret != nil ? "RIDE_TOKEN_PREVIOUS_SECRET" : previousTokenSecretFile ?? "none")
           token lifetime        access \(Int(tokenLifetime)) s, refresh \(Int(refreshLifetime)) s
           password hashing      PBKDF2-SHA256, \(passwordRounds) rounds
+          re-authentication     current password, or a log-in of the last \(Int(reauthenticationWindow)) s
           concurrency           \(concurrency)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)

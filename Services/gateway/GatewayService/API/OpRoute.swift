@@ -15,6 +15,8 @@ struct OpRoute<Params: Codable & Sendable, Reply: Sendable>: Sendable {
         case caller
         /// The caller's user id.
         case userID
+        /// The session the caller's token names (an op that asks how recent its log-in was).
+        case sessionID
     }
 
     /// Which params come from the body.
@@ -128,6 +130,7 @@ struct OpRoute<Params: Codable & Sendable, Reply: Sendable>: Sendable {
             switch filled {
             case .caller: params[key] = try context.caller()
             case .userID: params[key] = .string(try context.requireUser().id)
+            case .sessionID: params[key] = BearerAuthentication.sessionID(in: request).map(JSONValue.string)
             }
         }
         params[RequestKey.member] = requestID.map(JSONValue.string)

@@ -136,11 +136,6 @@ actor OIDCVerifier {
 
     /// The token's header (its first part, base64url JSON); nil when it is not one of three parts.
     private static func header(of token: String) -> Header? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let first = parts.first, !first.isEmpty else { return nil }
-        var base64 = first.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.utf8.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64) else { return nil }
-        return try? JSONDecoder().decode(Header.self, from: data)
+        CompactJWT.part(0, of: token).flatMap { try? JSONDecoder().decode(Header.self, from: $0) }
     }
 }
