@@ -130,3 +130,29 @@ import Wire
         await close()
     }
 }
+
+/// What `CrossSiteRequestGuard` takes for another site's request: what a browser says, read strictly.
+@Suite struct CrossSiteRequestGuardTests {
+    func reason(_ fields: [(String, String)], authority: String? = "gw.example:8080") -> String? {
+        var headers = HTTPFields()
+        for (name, value) in fields { headers[HTTPField.Name(name)!] = value }
+        return CrossSiteRequestGuard<GatewayContext>.crossSite(headers, authority: authority)
+    }
+
+    @Test func theGatewaysOwnPagesAndProgramsPass() {
+        #expect(reason([]) == nil, "a program sends neither header")
+        #expect(reason([("Origin", "http://gw.example:8080")]) == nil)
+        #expect(reason([("Origin", "https://GW.example:8080"), ("Sec-Fetch-Site", "same-origin")]) == nil, "the scheme is the proxy's; hosts ignore case")
+        #expect(reason([("Sec-Fetch-Site", "none")]) == nil, "typed into the address bar")
+    }
+
+    @Test func anotherSitesRequestsAreNamed() {
+        #expect(reason([("Origin", "http://evil.example")])?.contains("another site") == true)
+        #expect(reason([("Origin", "null")]) != nil)
+        #expect(reason([("Origin", "http://gw.example:8081")]) != nil, "another port is another origin")
+        #expect(reason([("Origin", "http://gw.example:8080.evil.example")]) != nil)
+        #expect(reason([("Origin", "http://gw.example:8080")], authority: nil) != nil, "no Host to match")
+        #expect(reason([("Sec-Fetch-Site", "cross-site")])?.hasPrefix("Sec-Fetch-Site") == true)
+        #expect(reason([("Sec-Fetch-Site", "same-site"), ("Origin", "http://gw.example:8080")]) != nil, "a sibling subdomain is another site's page")
+    }
+}

@@ -112,6 +112,8 @@ enum APIDocument {
         if !entry.doc.query.isEmpty { statuses.insert(422) }
         if entry.security != .none { statuses.insert(401) }
         if entry.security == .bearer { statuses.insert(429) }
+        // `CrossSiteRequestGuard`: an operator route's change sent by another site's page.
+        if entry.security == .basic, !CrossSiteRequestGuard<GatewayContext>.safeMethods.contains(entry.method) { statuses.insert(403) }
         if !pathParameters(of: entry.path).isEmpty { statuses.insert(404) }
         if entry.doc.callsServices { statuses.insert(503) }
         if entry.doc.idempotent { statuses.formUnion([400, 409, 422]) }
