@@ -22,12 +22,14 @@ import Wire
 
         /// Ann (rider) and Dan (driver, available 400 m south of the pickup), signed up through the gateway.
         /// `inactiveAfterSeconds`: tracking's silence before a device is inactive.
-        static func start(_ bus: TestBus, orders arguments: [String] = [], trips: [String] = [], inactiveAfterSeconds: Int = 2) async throws -> Apps {
+        static func start(
+            _ bus: TestBus, orders arguments: [String] = [], trips: [String] = [], gateway: [String] = [], inactiveAfterSeconds: Int = 2
+        ) async throws -> Apps {
             _ = try await TestService.users(on: bus)
             _ = try await TestTracking.start(on: bus, inactiveAfterSeconds: inactiveAfterSeconds, deviceCredentials: true)
             _ = try await TestService.trips(on: bus, arguments: trips)
             _ = try await TestService.start(on: bus, service: BusContract.Service.orders, executable: "ride-orders", arguments: arguments)
-            return try await signUp(try await TestGateway.start(on: bus))
+            return try await signUp(try await TestGateway.start(on: bus, arguments: gateway))
         }
 
         /// Ann and Dan sign up through `gateway`; Dan goes online 400 m south of the pickup.

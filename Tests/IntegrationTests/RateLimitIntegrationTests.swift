@@ -5,11 +5,14 @@ import Wire
 
 /// The gateway's limits through real processes (`ride-users` and `ride-gateway` on a test bus):
 /// wrong passwords run an account and an address out of attempts (429 with Retry-After) while
-/// other accounts and addresses go on, a token out of requests is refused, and a refused request
-/// stores nothing. Addresses are `X-Forwarded-For` entries (`--forwarded-for-hops 1`). The limits
+/// other accounts and addresses go on, a token out of requests is refused, refused tokens run an
+/// address out of attempts too, and a refused request stores nothing. Addresses are `X-Forwarded-For` entries (`--forwarded-for-hops 1`). The limits
 /// refill over a minute: each check allows for refills on a slow machine, never for less.
 @Suite(.serialized) struct RateLimitIntegrationTests {
-    static let limits = ["--account-attempts-per-min", "4", "--address-attempts-per-min", "8", "--token-requests-per-min", "5", "--forwarded-for-hops", "1"]
+    static let limits = [
+        "--account-attempts-per-min", "4", "--address-attempts-per-min", "8", "--token-requests-per-min", "5", "--address-invalid-tokens-per-min", "8",
+        "--forwarded-for-hops", "1",
+    ]
 
     @Test func wrongPasswordsAndBusyTokensAre429AndOthersGoOn() async throws {
         try await withTestBus("rate-limits") { bus in
@@ -106,5 +109,15 @@ struct LimitedGateway {
         let zed = try await logIn(zedPhone, "secret123", from: "192.0.2.46")
         let zedToken = try #require(zed.body["token"]?.stringValue, "\(zed.body)")
         #expect(try await send("GET", "/v1/me", from: "192.0.2.47", token: zedToken).status == 200)
+
+        // Garbage bearer tokens (issue 38): each one users refuses as not its own counts against the
+        // address (8 a minute here), so a flood from one address is refused 429 before users is
+        // asked again; a token the gateway knows goes on from there, and another address's bad
+        // token is still told 401.
+        let garbage = try await untilRefused(bound: 20) { try await send("GET", "/v1/me", from: "198.51.100.200", token: "garbage.\(UUID().uuidString).x") }
+        #expect(garbage.before.allSatisfy { $0.status == 401 } && (8...16).contains(garbage.before.count), "\(garbage.before.count) refused tokens before the 429")
+        #expect(garbage.refusal?.code == "too_many_attempts" && (1...60).contains(garbage.refusal?.retryAfter ?? 0), "\(String(describing: garbage.refusal?.body))")
+        #expect(try await send("GET", "/v1/me", from: "198.51.100.200", token: zedToken).status == 200, "a known token")
+        #expect(try await send("GET", "/v1/me", from: "198.51.100.201", token: "garbage.token.x").status == 401)
     }
 }

@@ -12,7 +12,9 @@ import Synchronization
 /// being valid (expired, or its session revoked through another gateway) is refused at most the
 /// cache's `ttl` late; a log-out or profile change here forgets the user's tokens at once. Each
 /// request with a valid token takes one from the token's bucket (`--token-requests-per-min`): 429
-/// `too_many_requests` when it is empty.
+/// `too_many_requests` when it is empty. A token `users` refuses as not its own counts against the
+/// client address (`--address-invalid-tokens-per-min`); an address out of that allowance gets 429
+/// `too_many_attempts` before `users` is asked about another token.
 struct BearerAuthentication: RouterMiddleware {
     typealias Context = GatewayContext
     let platform: PlatformCalls
@@ -33,7 +35,7 @@ struct BearerAuthentication: RouterMiddleware {
     func authenticate(_ request: Request, context: GatewayContext) async throws -> User {
         let (user, token): (User, String)
         do {
-            (user, token) = try await validate(request)
+            (user, token) = try await validate(request, context: context)
         } catch let error as GatewayError where error.code != "unauthorized" {
             let address = ClientAddress.of(request, peer: context.peer, hops: limits.forwardedForHops)
             rejections.note(error.code, from: address, logger: context.logger)
@@ -43,19 +45,21 @@ struct BearerAuthentication: RouterMiddleware {
         return user
     }
 
-    private func validate(_ request: Request) async throws -> (User, String) {
+    private func validate(_ request: Request, context: GatewayContext) async throws -> (User, String) {
         guard let token = Self.token(in: request) else {
             throw GatewayError(
                 .unauthorized, "unauthorized", "this route needs a bearer token (Authorization: Bearer <token> from POST /v1/sessions)",
                 headers: [.wwwAuthenticate: "Bearer"])
         }
         if let user = cache.user(for: token) { return (user, token) }
+        try limits.admitTokenCheck(request, context)
         do {
             let user = try await platform.call(Ops.Users.authenticate, ["token": .string(token)])
             cache.keep(user, for: token)
             return (user, token)
         } catch let error as ServiceError where error.status == Status.unauthorized || error.status == Status.unprocessable || error.status == Status.notFound {
             let code = error.status == Status.unauthorized && error.code.hasPrefix("token_") ? error.code : "token_invalid"
+            if code == "token_invalid" { limits.noteInvalidToken(request, context) }
             throw GatewayError(.unauthorized, code, error.message, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
         }
     }

@@ -74,6 +74,13 @@ public struct RideGatewayCommand: ServiceCommand {
     var addressAttempts: Int?
 
     @Option(
+        name: .customLong("address-invalid-tokens-per-min"),
+        help: helpWithEnv(
+            "Bearer tokens that are not the platform's (garbage, forged) a client address may send per minute on this instance before 429",
+            env: "RIDE_ADDRESS_INVALID_TOKENS_PER_MIN", default: RateLimitPolicy().invalidTokensPerAddress.description))
+    var addressInvalidTokens: Int?
+
+    @Option(
         name: .customLong("account-attempts-per-min"),
         help: helpWithEnv(
             "Sign-up, log-in and password attempts on one account (a phone number, a user) per minute on this instance", env: "RIDE_ACCOUNT_ATTEMPTS_PER_MIN",
@@ -125,6 +132,10 @@ public struct RideGatewayCommand: ServiceCommand {
         limits.attemptsPerAccount = RateLimit(
             perMinute: try integerSetting(
                 accountAttempts, flag: "account-attempts-per-min", env: "RIDE_ACCOUNT_ATTEMPTS_PER_MIN", default: limits.attemptsPerAccount.perMinute, range: 1...100_000))
+        limits.invalidTokensPerAddress = RateLimit(
+            perMinute: try integerSetting(
+                addressInvalidTokens, flag: "address-invalid-tokens-per-min", env: "RIDE_ADDRESS_INVALID_TOKENS_PER_MIN",
+                default: limits.invalidTokensPerAddress.perMinute, range: 1...1_000_000))
         limits.requestsPerToken = RateLimit(
             perMinute: try integerSetting(
                 tokenRequests, flag: "token-requests-per-min", env: "RIDE_TOKEN_REQUESTS_PER_MIN", default: limits.requestsPerToken.perMinute, range: 1...1_000_000))

@@ -43,6 +43,17 @@ struct RateLimiter<Key: Hashable & Sendable>: Sendable {
 
     /// Takes a token from each key's bucket (nil), or refuses without taking any.
     mutating func take(_ keys: [(key: Key, limit: RateLimit)], at now: ContinuousClock.Instant) -> Refusal? {
+        if let refusal = refusal(keys, at: now) { return refusal }
+        for (key, limit) in keys {
+            let tokens = buckets[key]?.refilled(at: now) ?? Double(limit.perMinute)
+            if buckets[key] == nil { makeRoom(at: now) }
+            buckets[key] = Bucket(tokens: tokens - 1, updated: now, limit: limit)
+        }
+        return nil
+    }
+
+    /// Why a request naming `keys` would be refused now; nil when it would pass. Takes nothing.
+    func refusal(_ keys: [(key: Key, limit: RateLimit)], at now: ContinuousClock.Instant) -> Refusal? {
         var wait = Duration.zero
         for (key, limit) in keys {
             let tokens = buckets[key]?.refilled(at: now) ?? Double(limit.perMinute)
@@ -52,11 +63,6 @@ struct RateLimiter<Key: Hashable & Sendable>: Sendable {
             // Whole seconds, rounded up: a client waiting that long is let through.
             let seconds = Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up))
             return Refusal(retryAfterSeconds: max(1, seconds))
-        }
-        for (key, limit) in keys {
-            let tokens = buckets[key]?.refilled(at: now) ?? Double(limit.perMinute)
-            if buckets[key] == nil { makeRoom(at: now) }
-            buckets[key] = Bucket(tokens: tokens - 1, updated: now, limit: limit)
         }
         return nil
     }

@@ -10,6 +10,9 @@ public struct RateLimitPolicy: Sendable, Equatable {
     public var attemptsPerAddress = RateLimit(perMinute: 30)
     public var attemptsPerAccount = RateLimit(perMinute: 10)
     public var requestsPerToken = RateLimit(perMinute: 600)
+    /// Bearer tokens `users` refuses as not its own (`token_invalid`: garbage, forged), per client
+    /// address; expired and revoked ones are an app's normal traffic and do not count.
+    public var invalidTokensPerAddress = RateLimit(perMinute: 60)
 
     public init() {}
 }
@@ -39,7 +42,7 @@ final class RateLimits: Sendable {
     /// One sign-up, log-in or password attempt from the request's client address, on `account`
     /// (a phone number, or a user id) when it names one; a 429 when either is out of attempts.
     func admitAttempt(_ request: Request, _ context: GatewayContext, account: String?) throws {
-        var keys = [(key: "address " + ClientAddress.of(request, peer: context.peer, hops: forwardedForHops), limit: policy.attemptsPerAddress)]
+        var keys = [(key: addressKey(request, context), limit: policy.attemptsPerAddress)]
         if let account { keys.append((key: "account " + account, limit: policy.attemptsPerAccount)) }
         let now = clock()
         if let refusal = attempts.withLock({ $0.take(keys, at: now) }) {
@@ -47,6 +50,30 @@ final class RateLimits: Sendable {
                 Code.tooManyAttempts, refusal,
                 "too many sign-up, log-in or password attempts from this address or on this account; try again in \(refusal.retryAfterSeconds) s")
         }
+    }
+
+    /// Before `users` is asked about a token this gateway does not know: a 429 when the client
+    /// address has sent too many invalid ones (`noteInvalidToken`), so garbage tokens cannot make
+    /// `users` work without end.
+    func admitTokenCheck(_ request: Request, _ context: GatewayContext) throws {
+        let now = clock()
+        if let refusal = attempts.withLock({ $0.refusal(invalidTokensKey(request, context), at: now) }) {
+            throw Self.refusal(Code.tooManyAttempts, refusal, "too many invalid tokens from this address; try again in \(refusal.retryAfterSeconds) s")
+        }
+    }
+
+    /// A token `users` refused as not its own: one of the client address's allowance.
+    func noteInvalidToken(_ request: Request, _ context: GatewayContext) {
+        let now = clock()
+        _ = attempts.withLock { $0.take(invalidTokensKey(request, context), at: now) }
+    }
+
+    private func invalidTokensKey(_ request: Request, _ context: GatewayContext) -> [(key: String, limit: RateLimit)] {
+        [(key: "invalid tokens " + addressKey(request, context), limit: policy.invalidTokensPerAddress)]
+    }
+
+    private func addressKey(_ request: Request, _ context: GatewayContext) -> String {
+        "address " + ClientAddress.of(request, peer: context.peer, hops: forwardedForHops)
     }
 
     /// One request with `token` (already authenticated); a 429 when it is out of requests.
