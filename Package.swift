@@ -315,7 +315,9 @@ let package = Package(
                 "RoadServers", "Roads", "Geo", "TestPostgres", "TestProcess", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ], path: "Tests/RoadServersTests"),
-        .testTarget(name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", .product(name: "GRDB", package: "GRDB.swift")], path: "Tests/UsersTests"),
+        .testTarget(
+            name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", "TestProcess", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/UsersTests"),
         .testTarget(name: "FuzzTests", dependencies: ["Wire", "ProtocolFuzzing", "Bus", "RideModels"], path: "Fuzz/Tests"),
         .testTarget(
             name: "IntegrationTests",

@@ -1,5 +1,6 @@
 import Foundation
 import PlatformLauncher
+import TestProcess
 import Testing
 import Wire
 
@@ -9,10 +10,10 @@ import Wire
 @Suite(.serialized) struct PhotoIntegrationTests {
     /// A real 4×3 PNG.
     static let png = [UInt8](Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAQAAAADCAIAAAA7ljmRAAAAEElEQVR4nGP4z8AARww4OQD1MQv1NXv7ggAAAABJRU5ErkJggg==")!)
-    /// A JPEG's header (SOI, JFIF APP0, a 32×24 baseline frame) and its end.
-    static let jpeg: [UInt8] =
-        [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]
-        + [0xFF, 0xC0, 0x00, 0x11, 0x08, 0x00, 0x18, 0x00, 0x20, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01, 0xFF, 0xD9]
+    /// A real 32×24 baseline JPEG.
+    static let jpeg = [UInt8](Data(base64Encoded: PhotoFixtures.baselineJPEG)!)
+    /// 8 KB of HTML with a script.
+    static let page = Array(("<html><script>fetch('/v1/me')</script>" + String(repeating: "<p>lorem ipsum</p>", count: 460) + "</html>").utf8)
 
     static func put(
         _ gateway: TestGateway, _ path: String, token: String, _ body: [UInt8], type: String = "image/png", headers: [String: String] = [:]
@@ -63,6 +64,10 @@ import Wire
                 (Array(fake.utf8), "/v1/me/photo", 415, "unsupported_image"),
                 (Array("GIF89a\u{01}\u{00}\u{01}\u{00}".utf8), "/v1/me/photo", 415, "unsupported_image"),
                 (Array(Self.png.prefix(20)), "/v1/me/photo", 422, "invalid_image"),
+                // Issue 38: a page behind an image's header, or behind a whole image, is no photo.
+                (Array(Self.png.prefix(33)) + Self.page, "/v1/me/photo", 422, "invalid_image"),
+                (Self.png + Self.page, "/v1/me/photo", 422, "invalid_image"),
+                (Self.jpeg + Self.page, "/v1/me/car/photo", 422, "invalid_image"),
                 ([], "/v1/me/photo", 422, "invalid_image"),
                 (Self.png + [UInt8](repeating: 0, count: 5 * 1024 * 1024), "/v1/me/car/photo", 413, "too_large"),
             ]

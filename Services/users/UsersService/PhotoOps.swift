@@ -36,8 +36,14 @@ enum PhotoOps {
         case .failure(let refusal):
             throw ServiceError(status: refusal.code == "unsupported_image" ? 415 : Status.unprocessable, code: refusal.code, message: refusal.message)
         case .success(let image):
-            let hash = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-            return StoredPhoto(sha256: hash, contentType: image.contentType, width: image.width, height: image.height, bytes: bytes)
+            // What is stored (and hashed, and served) is the rebuilt file, metadata left out.
+            let cleaned: [UInt8]
+            switch ImageCleaner.clean([UInt8](bytes), contentType: image.contentType) {
+            case .failure(let refusal): throw ServiceError(status: Status.unprocessable, code: refusal.code, message: refusal.message)
+            case .success(let stored): cleaned = stored
+            }
+            let hash = SHA256.hash(data: cleaned).map { String(format: "%02x", $0) }.joined()
+            return StoredPhoto(sha256: hash, contentType: image.contentType, width: image.width, height: image.height, bytes: Data(cleaned))
         }
     }
 }
