@@ -38,6 +38,12 @@ import Wire
 
             // Log in, then refresh: a new pair; the old refresh token used again revokes the session.
             let first = try await logIn(gateway)
+            // Issue 38: the session id is in every access token (sid); a refresh token made up
+            // around it is refused and revokes nothing.
+            let sid = try #require(first.refresh.split(separator: ".").first.map(String.init))
+            let madeUp = try await refresh(gateway, sid + "." + String(repeating: "A", count: 43))
+            #expect(madeUp.status == 401 && code(madeUp) == "token_invalid", "\(madeUp)")
+            #expect(try await gateway.request("GET", "/v1/me", token: first.access).status == 200, "the session goes on")
             #expect(try await gateway.request("GET", "/v1/me", token: first.access).status == 200)
             let refreshed = try await refresh(gateway, first.refresh)
             #expect(refreshed.status == 200, "\(refreshed)")

@@ -29,6 +29,10 @@ import Testing
             // another user's session id tells nothing.
             #expect(try await store.loggedIn(session: "s1", user: "r1") == time)
             #expect(try await store.loggedIn(session: "s1", user: "r2") == nil)
+            // A token the session never gave (its id read from an access token, a made-up secret)
+            // is refused and the session goes on; only the token the rotation replaced is a reuse.
+            #expect(try await store.rotateSession("s1", presentedHash: "made-up", nextHash: "h9", now: later, expiresAt: expiry) == .forged)
+            #expect(try await store.sessionIsActive("s1"))
             #expect(try await store.rotateSession("s1", presentedHash: "h1", nextHash: "h3", now: later, expiresAt: expiry) == .reused)
             #expect(try await !store.sessionIsActive("s1"), "a rotated token used again revokes the session")
             #expect(try await store.loggedIn(session: "s1", user: "r1") == nil, "a revoked session proves nothing")

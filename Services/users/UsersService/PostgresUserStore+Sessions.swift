@@ -22,18 +22,20 @@ extension PostgresUserStore {
         return try await postgres.write { connection in
             // Locked: two instances given the same token at once rotate it once; the other sees reuse.
             guard
-                let (userID, hash, expires, revoked) = try await connection.first(
-                    "SELECT user_id, refresh_hash, expires_at_ms, revoked_at_ms FROM sessions WHERE id = \(id) FOR UPDATE",
-                    as: (String, String, Int64, Int64?).self, logger: logger)
+                let (userID, hash, previous, expires, revoked) = try await connection.first(
+                    "SELECT user_id, refresh_hash, previous_refresh_hash, expires_at_ms, revoked_at_ms FROM sessions WHERE id = \(id) FOR UPDATE",
+                    as: (String, String, String?, Int64, Int64?).self, logger: logger)
             else { return .unknown }
             if revoked != nil { return .revoked }
             guard hash == presentedHash else {
+                guard previous == presentedHash else { return .forged }
                 try await connection.run("UPDATE sessions SET revoked_at_ms = \(UserRow.milliseconds(now)) WHERE id = \(id)", logger: logger)
                 return .reused
             }
             guard expires > UserRow.milliseconds(now) else { return .expired }
             try await connection.run(
-                "UPDATE sessions SET refresh_hash = \(nextHash), expires_at_ms = \(UserRow.milliseconds(expiresAt)) WHERE id = \(id)", logger: logger)
+                "UPDATE sessions SET refresh_hash = \(nextHash), previous_refresh_hash = \(presentedHash), expires_at_ms = \(UserRow.milliseconds(expiresAt)) WHERE id = \(id)",
+                logger: logger)
             return .rotated(userID: userID)
         }
     }

@@ -31,7 +31,7 @@ struct SessionOps: Sendable {
             case .reused: throw Self.refused("token_reused", "this refresh token was used before; the session is revoked, log in again")
             case .revoked: throw Self.refused("token_revoked", "the session was logged out or its password changed; log in again")
             case .expired: throw Self.refused("token_expired", "the refresh token has expired; log in again")
-            case .unknown: throw Self.refused("token_invalid", "the refresh token is not one of ours")
+            case .unknown, .forged: throw Self.refused("token_invalid", "the refresh token is not one of ours")
             }
         }
 

@@ -73,8 +73,12 @@ public struct SessionRecord: Sendable, Equatable {
 public enum SessionRotation: Sendable, Equatable {
     /// The token was the session's current one and is replaced; the session's user.
     case rotated(userID: String)
-    /// A replaced token came back (stolen, or a client's stale copy): the session is now revoked.
+    /// The token this session's last rotation replaced came back (stolen, or a client's stale
+    /// copy): the session is now revoked.
     case reused
+    /// A token of this session's id that it never gave (made up by someone who read the id in an
+    /// access token): refused, the session untouched.
+    case forged
     case revoked
     case expired
     case unknown

@@ -15,17 +15,23 @@ extension UserStore {
 
     public func rotateSession(_ id: String, presentedHash: String, nextHash: String, now: Date, expiresAt: Date) async throws -> SessionRotation {
         try await database.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT user_id, refresh_hash, expires_at_ms, revoked_at_ms FROM sessions WHERE id = ?", arguments: [id]) else {
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT user_id, refresh_hash, previous_refresh_hash, expires_at_ms, revoked_at_ms FROM sessions WHERE id = ?", arguments: [id])
+            else {
                 return .unknown
             }
             let revokedAt: Int64? = row["revoked_at_ms"]
             if revokedAt != nil { return .revoked }
             guard row["refresh_hash"] as String == presentedHash else {
+                guard row["previous_refresh_hash"] as String? == presentedHash else { return .forged }
                 try db.run("UPDATE sessions SET revoked_at_ms = ? WHERE id = ?", [UserRow.milliseconds(now), id])
                 return .reused
             }
             guard row["expires_at_ms"] as Int64 > UserRow.milliseconds(now) else { return .expired }
-            try db.run("UPDATE sessions SET refresh_hash = ?, expires_at_ms = ? WHERE id = ?", [nextHash, UserRow.milliseconds(expiresAt), id])
+            try db.run(
+                "UPDATE sessions SET refresh_hash = ?, previous_refresh_hash = ?, expires_at_ms = ? WHERE id = ?",
+                [nextHash, presentedHash, UserRow.milliseconds(expiresAt), id])
             return .rotated(userID: row["user_id"])
         }
     }

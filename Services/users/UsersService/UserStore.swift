@@ -100,6 +100,8 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
         ("v7", SessionTable.sql),
         ("v8", IdentityTable.sql),
         ("v9", PhotoTable.sql),
+        // The refresh token a rotation replaced: only it coming back is a reuse (`rotateSession`).
+        ("v10", "ALTER TABLE sessions ADD COLUMN previous_refresh_hash TEXT;"),
     ]
 
     /// Counts a rating in the ratee's average, once per order and side; false when it was counted before.
