@@ -153,6 +153,34 @@ import Wire
         }
     }
 
+    /// Issue 38: a WebSocket was authorised only at its upgrade, so a log-out never closed it.
+    /// Through ride-users and ride-gateway (`--socket-recheck-s 1`): the log-out closes the
+    /// session's sockets within seconds (an error message, then 4401), while another session's
+    /// socket stays open.
+    @Test func aLogOutClosesTheSessionsOpenSockets() async throws {
+        try await withTestBus("sessions-sockets") { bus in
+            _ = try await TestService.users(on: bus)
+            let gateway = try await TestGateway.start(on: bus, arguments: ["--socket-recheck-s", "1"])
+            #expect(
+                try await gateway.request("POST", "/v1/users", #"{"role":"rider","name":"Ann","phone_number":"\#(Self.phone)","password":"secret123"}"#).status
+                    == 201)
+            let (leaving, staying) = (try await logIn(gateway), try await logIn(gateway))
+            let live = LiveClient(url: "ws://127.0.0.1:\(gateway.port)/v1/me/live?access_token=\(leaving.access)")
+            let other = LiveClient(url: "ws://127.0.0.1:\(gateway.port)/v1/me/live?access_token=\(staying.access)")
+            defer { (live.close(), other.close()) }
+            try await Task.sleep(for: .seconds(2))
+            #expect(live.ending == "open" && other.ending == "open", "\(live.ending); \(other.ending)")
+
+            #expect(try await gateway.request("POST", "/v1/auth/logout", token: leaving.access).status == 200)
+            try await eventually("the logged-out session's socket is closed", timeout: .seconds(10)) { live.ending != "open" }
+            let refusal = live.received.last
+            #expect(refusal?["type"] == "error" && refusal?["status"] == 401 && refusal?["error"]?["code"] == "token_revoked", "\(live.received)")
+            #expect(live.ending.contains("4401"), "\(live.ending)")
+            try await Task.sleep(for: .seconds(2))
+            #expect(other.ending == "open", "another session's socket stays: \(other.ending)")
+        }
+    }
+
     @Test func aKeyRotatesWithoutLoggingAnyoneOut() async throws {
         try await withTestBus("sessions-rotation") { bus in
             let (current, previous) = ("\(bus.scratch)/token-current", "\(bus.scratch)/token-previous")

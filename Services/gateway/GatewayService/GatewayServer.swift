@@ -126,7 +126,9 @@ struct GatewayApplication: Sendable {
         // Authenticated after the upgrade (see LiveRoute), so no middleware here.
         // Recorded in the API document by `router()`, which answers their plain GETs.
         let live = router.group("v1")
-        let route = LiveRoute(platform: platform, hub: hub, authentication: BearerAuthentication(platform: platform, cache: tokens, limits: limits, rejections: rejections))
+        let route = LiveRoute(
+            platform: platform, hub: hub, authentication: BearerAuthentication(platform: platform, cache: tokens, limits: limits, rejections: rejections),
+            recheck: settings.edge.socketRecheck)
         route.register(on: live)
         route.registerNotifications(on: live)
         return router

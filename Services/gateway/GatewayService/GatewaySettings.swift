@@ -62,6 +62,13 @@ public struct RideGatewayCommand: ServiceCommand {
     var corsOrigins: String?
 
     @Option(
+        name: .customLong("socket-recheck-s"),
+        help: helpWithEnv(
+            "Seconds between checks of an open WebSocket's token: a logged-out, changed-password or expired one closes the socket (4401)",
+            env: "RIDE_SOCKET_RECHECK_S", default: "10"))
+    var socketRecheckSeconds: Int?
+
+    @Option(
         name: .customLong("request-timeout-s"),
         help: helpWithEnv("Seconds a request may take before it is answered 504 request_timeout (not the WebSockets)", env: "RIDE_REQUEST_TIMEOUT_S", default: "30"))
     var requestTimeoutSeconds: Int?
@@ -125,6 +132,7 @@ public struct RideGatewayCommand: ServiceCommand {
         }
         let origins = Setting.resolve(corsOrigins, flag: "cors-origins", env: "RIDE_CORS_ORIGINS", default: "")
         let timeout = try integerSetting(requestTimeoutSeconds, flag: "request-timeout-s", env: "RIDE_REQUEST_TIMEOUT_S", default: 30, range: 1...600)
+        let recheck = try integerSetting(socketRecheckSeconds, flag: "socket-recheck-s", env: "RIDE_SOCKET_RECHECK_S", default: 10, range: 1...3600)
         var limits = RateLimitPolicy()
         limits.attemptsPerAddress = RateLimit(
             perMinute: try integerSetting(
@@ -144,7 +152,9 @@ public struct RideGatewayCommand: ServiceCommand {
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(), listen: listen,
             publicURL: urlSetting.value.hasSuffix("/") ? String(urlSetting.value.dropLast()) : urlSetting.value,
             publishableKey: key.value, accountID: account.value, secretKey: secret.value,
-            edge: EdgePolicy(corsOrigins: try CORSPolicy.parse(origins), requestTimeout: .seconds(timeout), limits: limits, forwardedForHops: hops),
+            edge: EdgePolicy(
+                corsOrigins: try CORSPolicy.parse(origins), requestTimeout: .seconds(timeout), limits: limits, forwardedForHops: hops,
+                socketRecheck: .seconds(recheck)),
             http: try common.httpAddress(default: "0.0.0.0:9106"), logFormat: logging.format, logLevel: logging.level, identity: try identity.settings())
     }
 }
@@ -173,7 +183,7 @@ public struct GatewaySettings: BusClientSettings {
           bus                   pub \(pub), sub \(sub), broker \(broker)
           apps                  http://\(listen) (public \(publicURL))
           hypertrack routes     account \(accountID), secret \(String(repeating: "*", count: min(8, secretKey.count)))
-          edge                  CORS \(edge.corsOrigins.description), requests time out after \(edge.requestTimeout)
+          edge                  CORS \(edge.corsOrigins.description), requests time out after \(edge.requestTimeout), sockets' tokens checked every \(edge.socketRecheck)
           limits (per instance) attempts \(edge.limits.attemptsPerAddress) per address, \(edge.limits.attemptsPerAccount) per account; \(edge.limits.requestsPerToken) per token; X-Forwarded-For hops \(edge.forwardedForHops)
           social sign-in        \(identity.summary)
           health/metrics        http://\(http)/health

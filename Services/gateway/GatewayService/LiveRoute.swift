@@ -19,6 +19,8 @@ struct LiveRoute {
     let platform: PlatformCalls
     let hub: LiveHub
     let authentication: BearerAuthentication
+    /// How often an open socket's token is checked again (`EdgePolicy.socketRecheck`).
+    let recheck: Duration
 
     /// The WebSocket paths under /v1, with what the API document says of them.
     static let paths: [(path: String, doc: RouteDoc)] = [
@@ -69,7 +71,8 @@ struct LiveRoute {
                 let viewer = try context.requireUser().id
                 try await Self.relay(
                     stream, inbound: inbound, outbound: outbound,
-                    statuses: StatusesOnce(lastSequence: sent.0, lastVersion: sent.1, viewer: viewer, lastChatSequence: sent.0))
+                    statuses: StatusesOnce(lastSequence: sent.0, lastVersion: sent.1, viewer: viewer, lastChatSequence: sent.0),
+                    tokenCheck: tokenCheck(ws.request, context))
             } catch {
                 context.logger.debug("live connection ended", metadata: ["order_id": "\(orderID)", "error": "\(error)"])
             }
@@ -91,7 +94,8 @@ struct LiveRoute {
             let (watcher, stream) = await hub.watchUser(user.id)
             let caller: JSONValue = ["role": .string(user.role.rawValue), "id": .string(user.id)]
             do {
-                try await Self.relay(stream, inbound: inbound, outbound: outbound, statuses: StatusesOnce()) { inbound in
+                try await Self.relay(stream, inbound: inbound, outbound: outbound, statuses: StatusesOnce(), tokenCheck: tokenCheck(ws.request, ws.requestContext)) {
+                    inbound in
                     try await NearbyWatch.receive(inbound, outbound: outbound, caller: caller, platform: platform)
                 }
             } catch {
@@ -116,13 +120,48 @@ struct LiveRoute {
         try await platform.call(Ops.Orders.get, .object(try context.orderParams()))
     }
 
-    /// Sends the stream's messages until the client closes; `status` messages only once each.
+    /// What checks an open socket's token again, every `recheck`: it ends (after telling the app
+    /// and closing, as at the opening) once the token is refused; other failures (users briefly
+    /// unreachable) leave the socket open until the next check.
+    struct TokenCheck: Sendable {
+        let interval: Duration
+        let context: GatewayContext
+        let check: @Sendable () async throws -> Void
+
+        func run(closing outbound: WebSocketOutboundWriter) async throws {
+            while true {
+                try await Task.sleep(for: interval)
+                do {
+                    try await check()
+                } catch let error as GatewayError where error.status == .unauthorized {
+                    await LiveRoute.refuse(error, outbound: outbound, context: context)
+                    return
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    context.logger.debug("socket token check failed; kept open", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    func tokenCheck(_ request: Request, _ context: GatewayContext) -> TokenCheck {
+        let authentication = authentication
+        return TokenCheck(interval: recheck, context: context) { _ = try await authentication.authenticate(request, context: context) }
+    }
+
+    /// Sends the stream's messages until the client closes, or `tokenCheck` finds the token no
+    /// longer good; `status` messages only once each.
     static func relay(
         _ stream: AsyncStream<LiveMessage>, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
-        statuses: StatusesOnce, receive: @escaping @Sendable (WebSocketInboundStream) async throws -> Void = { inbound in for try await _ in inbound {} }
+        statuses: StatusesOnce, tokenCheck: TokenCheck? = nil,
+        receive: @escaping @Sendable (WebSocketInboundStream) async throws -> Void = { inbound in for try await _ in inbound {} }
     ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await receive(inbound) }  // until the client closes
+            if let tokenCheck {
+                group.addTask { try await tokenCheck.run(closing: outbound) }
+            }
             group.addTask {
                 var statuses = statuses
                 for await message in stream where statuses.admits(message) {
