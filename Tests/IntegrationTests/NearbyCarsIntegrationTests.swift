@@ -83,6 +83,27 @@ import Wire
             try await eventually("a nearby_cars message with both cars", timeout: .seconds(10)) {
                 received.messages.withLock { $0.contains { $0["type"] == "nearby_cars" && $0["nearby_cars"]?["count"] == .number(2) } }
             }
+
+            // Issue 38: one socket cannot make orders work without end — watches sent in a loop
+            // meet the connection's message limit (30 at once): an error (429), then close 4429.
+            let flood = LiveClient.Log()
+            let flooding = Task {
+                let close = try? await WebSocketClient.connect(
+                    url: "ws://127.0.0.1:\(gateway.port)/v1/me/live?access_token=\(rider)", logger: Logger(label: "flood-client")
+                ) { inbound, outbound, _ in
+                    for _ in 0..<100 { try await outbound.write(.text(watch)) }
+                    for try await message in inbound.messages(maxSize: 1 << 20) {
+                        guard case .text(let text) = message, let value = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8)) else { continue }
+                        flood.messages.withLock { $0.append(value) }
+                    }
+                }
+                flood.ending.withLock { $0 = "closed: \(String(describing: close))" }
+            }
+            defer { flooding.cancel() }
+            try await eventually("the flooding connection is closed", timeout: .seconds(10)) { flood.ending.withLock { $0 != nil } }
+            let refusal = flood.messages.withLock { $0.last }
+            #expect(refusal?["status"] == 429 && refusal?["error"]?["code"] == "too_many_messages", "\(flood.messages.withLock { $0 })")
+            #expect(flood.ending.withLock { $0 ?? "" }.contains("4429"), "\(flood.ending.withLock { $0 ?? "" })")
         }
     }
 }

@@ -15,6 +15,9 @@ enum NearbyWatch {
     static let interval: Duration = .seconds(5)
     /// The largest client message read (a watch is a few numbers).
     static let maxMessage = 4096
+    /// Client messages a connection may send (each watch asks orders at once): 30 at once, then
+    /// one every 2 s. More is an error message (429) and the connection closed with 4429.
+    static let messages = RateLimit(perMinute: 30)
 
     /// What a client message asks.
     enum Ask: Equatable {
@@ -42,7 +45,14 @@ enum NearbyWatch {
     static func receive(_ inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, caller: JSONValue, platform: PlatformCalls) async throws {
         var watching: Task<Void, Never>?
         defer { watching?.cancel() }
+        var budget = RateLimiter<Int>(capacity: 1)
         for try await message in inbound.messages(maxSize: maxMessage) {
+            if let refusal = budget.take([(key: 0, limit: messages)], at: .now) {
+                let why = "more than \(messages) messages on this connection; connect again in \(refusal.retryAfterSeconds) s"
+                try await outbound.write(.text(LiveRoute.text(LiveRoute.error(status: 429, code: "too_many_messages", message: why))))
+                try await outbound.close(.unknown(4429), reason: "too_many_messages")
+                return
+            }
             guard case .text(let text) = message else { continue }
             switch ask(text, caller: caller) {
             case .other: continue
