@@ -23,7 +23,7 @@ enum ImageCleaner {
         var index = 8
         var sawData = false
         while bytes.count - index >= 12 {
-            let length = Int(bigEndian(bytes, index, 4))
+            let length = ImageSniffer.bigEndian(bytes, index, 4)
             guard length <= bytes.count - index - 12 else { return .failure(Problem(reason: "a chunk runs past the end of the file")) }
             let type = Array(bytes[index + 4..<index + 8])
             guard type.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
@@ -31,7 +31,7 @@ enum ImageCleaner {
             }
             let name = String(decoding: type, as: UTF8.self)
             let end = index + 12 + length
-            guard CRC32.checksum(bytes[index + 4..<end - 4]) == bigEndian(bytes, end - 4, 4) else {
+            guard Int(CRC32.checksum(bytes[index + 4..<end - 4])) == ImageSniffer.bigEndian(bytes, end - 4, 4) else {
                 return .failure(Problem(reason: "chunk \(name)'s CRC does not match its bytes"))
             }
             guard index > 8 || name == "IHDR" else { return .failure(Problem(reason: "the first chunk is \(name), not IHDR")) }
@@ -78,7 +78,7 @@ enum ImageCleaner {
             default: break
             }
             guard index + 4 <= bytes.count else { return .failure(Problem(reason: "it is cut short in a segment's length")) }
-            let length = Int(bigEndian(bytes, index + 2, 2))
+            let length = ImageSniffer.bigEndian(bytes, index + 2, 2)
             guard length >= 2, index + 2 + length <= bytes.count else { return .failure(Problem(reason: "a segment runs past the end of the file")) }
             if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) { sawFrame = true }
             if !dropsSegment(marker) { cleaned += bytes[index..<index + 2 + length] }
@@ -102,10 +102,6 @@ enum ImageCleaner {
             cleaned += bytes[start..<index]
         }
         return .failure(Problem(reason: "it is cut short (no EOI)"))
-    }
-
-    private static func bigEndian(_ bytes: [UInt8], _ start: Int, _ count: Int) -> UInt32 {
-        bytes[start..<start + count].reduce(0) { $0 << 8 | UInt32($1) }
     }
 }
 

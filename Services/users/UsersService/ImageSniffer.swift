@@ -71,7 +71,8 @@ enum ImageSniffer {
         return nil
     }
 
-    private static func bigEndian(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int {
+    /// The unsigned big-endian number in `count` bytes from `start` (the caller has checked the bounds).
+    static func bigEndian(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int {
         bytes[start..<start + count].reduce(0) { $0 << 8 | Int($1) }
     }
 }

@@ -61,7 +61,7 @@ extension PostgresUserStore {
             "SELECT user_id, created_at_ms FROM identities WHERE provider = \(identity.provider.rawValue) AND subject = \(identity.subject)",
             as: (String, Int64).self, logger: logger
         ).map { userID, createdAt in
-            LinkedIdentity(provider: identity.provider, subject: identity.subject, userID: userID, createdAt: Date(timeIntervalSince1970: Double(createdAt) / 1000))
+            LinkedIdentity(provider: identity.provider, subject: identity.subject, userID: userID, createdAt: UserRow.date(createdAt))
         }
     }
 

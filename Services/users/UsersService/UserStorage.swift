@@ -142,7 +142,7 @@ struct UserRow {
             car: carModel.flatMap { model in
                 carLicensePlate.map { Car(model: model, licensePlate: $0, photoURL: carPhotoSHA256.map { PhotoRules.path(sha256: $0) }) }
             },
-            createdAt: Date(timeIntervalSince1970: Double(createdAtMS) / 1000))
+            createdAt: UserRow.date(createdAtMS))
         if ratingCount > 0 {
             user.rating = UserRating(average: (Double(ratingSum) / Double(ratingCount) * 100).rounded() / 100, count: ratingCount)
         }

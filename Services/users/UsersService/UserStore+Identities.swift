@@ -54,7 +54,7 @@ extension UserStore {
         ).map { row in
             LinkedIdentity(
                 provider: identity.provider, subject: identity.subject, userID: row["user_id"],
-                createdAt: Date(timeIntervalSince1970: Double(row["created_at_ms"] as Int64) / 1000))
+                createdAt: UserRow.date(row["created_at_ms"]))
         }
     }
 
