@@ -184,7 +184,7 @@ public struct GatewaySettings: BusClientSettings {
           apps                  http://\(listen) (public \(publicURL))
           hypertrack routes     account \(accountID), secret \(String(repeating: "*", count: min(8, secretKey.count)))
           edge                  CORS \(edge.corsOrigins.description), requests time out after \(edge.requestTimeout), sockets' tokens checked every \(edge.socketRecheck)
-          limits (per instance) attempts \(edge.limits.attemptsPerAddress) per address, \(edge.limits.attemptsPerAccount) per account; \(edge.limits.requestsPerToken) per token; X-Forwarded-For hops \(edge.forwardedForHops)
+          limits (per instance) attempts \(edge.limits.attemptsPerAddress) per address, \(edge.limits.attemptsPerAccount) per account; \(edge.limits.requestsPerToken) per token; invalid tokens \(edge.limits.invalidTokensPerAddress) per address; X-Forwarded-For hops \(edge.forwardedForHops)
           social sign-in        \(identity.summary)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)
