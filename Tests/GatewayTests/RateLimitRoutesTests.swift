@@ -94,13 +94,15 @@ import Wire
     @Test func malformedLimitsAreRefusedNamingTheFlag() throws {
         for (flag, value) in [
             ("--address-attempts-per-min", "0"), ("--account-attempts-per-min", "-1"), ("--token-requests-per-min", "0"), ("--forwarded-for-hops", "11"),
-            ("--forwarded-for-hops", "-1"),
+            ("--forwarded-for-hops", "-1"), ("--address-invalid-tokens-per-min", "0"), ("--socket-recheck-s", "0"), ("--socket-recheck-s", "3601"),
         ] {
             let refusal = EdgePolicyTests.refusal(["\(flag)=\(value)"])
             #expect(refusal.contains(flag) && refusal.contains("out of range"), "\(flag) \(value): \(refusal)")
         }
         let settings = try RideGatewayCommand.parse(["--token-requests-per-min", "5", "--forwarded-for-hops", "2"]).settings()
         #expect(settings.edge.limits.requestsPerToken == RateLimit(perMinute: 5) && settings.edge.forwardedForHops == 2)
+        let sockets = try RideGatewayCommand.parse(["--address-invalid-tokens-per-min", "7", "--socket-recheck-s", "3"]).settings().edge
+        #expect(sockets.limits.invalidTokensPerAddress == RateLimit(perMinute: 7) && sockets.socketRecheck == .seconds(3))
         #expect(try RideGatewayCommand.parse([]).settings().edge.limits == RateLimitPolicy(), "the defaults")
     }
 }

@@ -68,6 +68,10 @@ import Testing
 
     @Test(arguments: [
         ("ride-users", ["--password-rounds", "5"], [String: String](), "password-rounds (--password-rounds) 5 is out of range"),
+        (
+            "ride-users", ["--reauthentication-window-s", "3601"], [String: String](),
+            "reauthentication-window-s (--reauthentication-window-s) 3601 is out of range"
+        ),
         ("ride-users", [], ["RIDE_TOKEN_SECRET": "short"], "RIDE_TOKEN_SECRET must be at least 32 characters"),
         ("ride-users", [], ["RIDE_DATABASE_URL": "mysql://u@h/db"], "RIDE_DATABASE_URL: scheme \"mysql\" is not postgres://"),
         ("ride-users", ["--database-url", "postgres://u:secret@h:99999/db"], [:], "--database-url: port 99999 is not from 1 to 65535"),
