@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: run test test-hosts build deps test-deps lint format release bench fuzz clean places roads compose-keys
+.PHONY: run test test-hosts build deps test-deps lint format release bench fuzz clean places roads compose-secrets
 
 ## deps: the system libraries the build links: libzmq (the bus) and SQLite (the services' stores)
 deps:
@@ -76,21 +76,23 @@ UP_FLAGS ?=
 run: build
 	.build/debug/ridectl up --simulate $(UP_FLAGS)
 
-## compose-keys: the CURVE keys docker-compose.yml mounts, a pair per process, made once before the
-## first `docker compose up` in deploy/compose-secrets/curve (ignored by git; kept when there already).
+## compose-secrets: every secret docker-compose.yml mounts, made once before the first
+## `docker compose up` in deploy/compose-secrets (ignored by git; what is there is kept): the CURVE
+## keys, a pair per process, and random values for the token key, the gateway's secret key and the
+## database's password and URL (compose runs in production mode, which refuses shipped secrets).
 ## Compose mounts a secret file with its owner and mode on the host, and the image runs as uid 1000:
-## so unless you are uid 1000, the secret keys are given to that user (as root) or made readable to
-## it (0644: development only — docs/operations.md says how to hold them for anything else).
-COMPOSE_KEYS = deploy/compose-secrets/curve
-compose-keys: deps
+## so unless you are uid 1000, the files are given to that user (as root) or made readable to it
+## (development only — docs/operations.md says how to hold them for anything else). PostgreSQL's
+## image reads its password as its own user: that file is readable to all.
+COMPOSE_SECRETS = deploy/compose-secrets
+compose-secrets: deps
 	$(SWIFT) build --product ridectl
-	@if [ -f $(COMPOSE_KEYS)/server.pub ]; then echo "make: $(COMPOSE_KEYS) has keys already (remove it to make new ones)"; else \
-		.build/debug/ridectl keys init $(COMPOSE_KEYS) && case "$$(id -u)" in \
-			1000) ;; \
-			0) chown -R 1000:1000 $(COMPOSE_KEYS) ;; \
-			*) chmod 0644 $(COMPOSE_KEYS)/server.key $(COMPOSE_KEYS)/clients/*.key ;; \
-		esac; \
-	fi
+	.build/debug/ridectl keys compose $(COMPOSE_SECRETS)
+	@case "$$(id -u)" in \
+		1000) ;; \
+		0) chown -R 1000:1000 $(COMPOSE_SECRETS) ;; \
+		*) chmod -R a+rX $(COMPOSE_SECRETS) ;; \
+	esac; chmod 0644 $(COMPOSE_SECRETS)/postgres-password
 
 ## test: build everything, then run the unit, integration and interop tests, then fuzz for 30 s;
 ## a failed run ends with a digest of what failed (.ci/digest), the whole output in .build/test-output.log.

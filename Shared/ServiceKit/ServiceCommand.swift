@@ -9,6 +9,12 @@ public protocol ServiceSettings: Sendable {
     /// Every bus endpoint it binds or connects to (the device ingest counts): one that other
     /// machines reach needs CURVE or `--insecure-bus` (`BusExposure`).
     var busEndpoints: [BusEndpointSetting] { get }
+    /// Its secrets, held to `--mode` (`SecretPolicy`).
+    var secrets: [SecretSetting] { get }
+}
+
+extension ServiceSettings {
+    public var secrets: [SecretSetting] { [] }
 }
 
 /// The command of a service executable: its flags resolve into settings (a bad flag or variable
@@ -44,12 +50,20 @@ extension ServiceCommand {
     }
 
     /// The settings and CURVE, checked together: a bus endpoint other machines reach without
-    /// CURVE is refused unless `--insecure-bus` says so.
-    func configuration() throws -> (settings: Settings, curve: CurveSecurity?) {
+    /// CURVE is refused unless `--insecure-bus` says so; the secrets, CURVE's keys among them, are
+    /// held to `--mode` (development's warnings are returned, for the log).
+    func configuration() throws -> (settings: Settings, curve: CurveSecurity?, mode: RunMode, warnings: [String]) {
         let settings = try settings()
         let curve = try curveSecurity()
         try BusExposure.check(settings.busEndpoints, curve: curve != nil, insecure: try common.insecureBusAllowed())
-        return (settings, curve)
+        let mode = try common.runMode()
+        var secrets = settings.secrets
+        if let curve {
+            // The keys' public halves: a shipped secret key has a shipped public key.
+            secrets.append(SecretSetting(name: "CURVE key of this process", origin: "--curve-keys", value: Array(curve.identity.publicKey.utf8), minimumLength: 0))
+            secrets.append(SecretSetting(name: "CURVE server key", origin: "--curve-keys", value: Array(curve.serverKey.utf8), minimumLength: 0))
+        }
+        return (settings, curve, mode, try SecretPolicy.check(secrets, mode: mode))
     }
 
     public mutating func validate() throws {
@@ -64,12 +78,16 @@ extension ServiceCommand {
         // A service's log is a pipe whose reader may go (its supervisor killed, `| head`): that
         // must cost log lines (StandardStream), never the process.
         signal(SIGPIPE, SIG_IGN)
-        let (settings, curve) = try configuration()
+        let (settings, curve, mode, warnings) = try configuration()
         if common.check {
             print(settings.summary)
             print("  bus security          " + BusExposure.summary(settings.busEndpoints, curve: curve))
+            print(
+                "  mode                  \(mode.rawValue)"
+                    + (mode == .production ? " (secrets checked)" : warnings.isEmpty ? "" : " (\(warnings.count) shipped secret\(warnings.count == 1 ? "" : "s") in use)"))
             return
         }
+        StartupWarnings.add(warnings)
         stopWithParentIfAsked(program: Self.configuration.commandName ?? "ride")
         if let role = Self.busRole { ProcessRole.adopt(role) }
         do {

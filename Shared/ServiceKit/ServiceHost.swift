@@ -33,6 +33,7 @@ public struct ServiceHost: Sendable {
         metrics = ServiceMetrics.bootstrap()
         metrics.watch(RefusedEvents.shared)
         tracing = traced ? TracingBootstrap.bootstrap(program: program, instance: instance, logger: logger) : nil
+        for warning in StartupWarnings.take() { logger.warning("\(warning)") }
     }
 
     /// A worker answering `router`'s ops, `concurrency` requests at a time, timing each (`ride_op_duration_seconds`).

@@ -158,7 +158,23 @@ public struct CommonOptions: ParsableArguments, Sendable {
                 + "Without it such a process refuses to start", env: BusExposure.insecureEnvironment, default: "off"))
     public var insecureBus = false
 
+    @Option(
+        name: .customLong(RunMode.flag),
+        help: helpWithEnv(
+            "development (shipped secrets allowed, with a warning) or production (a shipped or weak secret stops the start, named)",
+            env: RunMode.environment, default: "development"))
+    public var mode: String?
+
     public init() {}
+
+    /// `--mode` resolved; anything but development or production is a `ConfigurationError`.
+    public func runMode(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> RunMode {
+        let setting = Setting.resolve(mode, flag: RunMode.flag, env: RunMode.environment, default: RunMode.development.rawValue, environment: environment)
+        guard let mode = RunMode(rawValue: setting.value) else {
+            throw ConfigurationError("mode (\(setting.origin)) '\(setting.value)' must be development or production")
+        }
+        return mode
+    }
 
     /// Whether `--insecure-bus` (or its variable) allows a plain bus on addresses other machines reach.
     public func insecureBusAllowed(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Bool {

@@ -25,3 +25,14 @@ public struct DatabaseOptions: ParsableArguments, Sendable {
         }
     }
 }
+
+extension StorageLocation {
+    /// The database password, held to `--mode` like every secret (none for SQLite, or a URL without one).
+    public var secrets: [SecretSetting] {
+        guard case .postgres(let url) = self, let password = url.password else { return [] }
+        return [
+            SecretSetting(
+                name: "database password", origin: "in --database-url, RIDE_DATABASE_URL or its _FILE", value: Array(password.utf8), minimumLength: 16)
+        ]
+    }
+}

@@ -72,17 +72,18 @@ import Yams
         }
     }
 
-    /// Where the CURVE keys the compose file mounts live (`make compose-keys`; ignored by git): the
-    /// tests make their own with `ridectl keys init` and read them from there instead.
-    static let curveKeysFolder = "deploy/compose-secrets/curve"
+    /// Where the secrets the compose file mounts live (`make compose-secrets`; ignored by git): the
+    /// tests make their own with `ridectl keys compose` and read them from there instead.
+    static let secretsFolder = "deploy/compose-secrets"
+    static let curveKeysFolder = secretsFolder + "/curve"
 
-    /// The file of each secret the compose file declares (top-level `secrets`), as a full path; the
-    /// CURVE keys' in `curveKeys`, a key directory `ridectl keys init` made, when given.
-    static func secretFiles(curveKeys: String? = nil) throws -> [String: String] {
+    /// The file of each secret the compose file declares (top-level `secrets`), as a full path: in
+    /// `folder`, made by `ridectl keys compose`, when given.
+    static func secretFiles(in folder: String? = nil) throws -> [String: String] {
         guard let secrets = try document()["secrets"] as? [String: Any] else { return [:] }
         return try secrets.mapValues { entry in
             guard let file = (entry as? [String: Any])?["file"] as? String else { throw TestFailure("a secret without a file: \(entry)") }
-            if let curveKeys, file.hasPrefix(curveKeysFolder + "/") { return curveKeys + file.dropFirst(curveKeysFolder.count) }
+            if let folder, file.hasPrefix(secretsFolder + "/") { return folder + file.dropFirst(secretsFolder.count) }
             return root.appendingPathComponent(file).path
         }
     }
@@ -93,26 +94,26 @@ import Yams
         return file?.hasPrefix(curveKeysFolder + "/") ?? false
     }
 
-    /// A key directory as `make compose-keys` makes it (`ridectl keys init`), in a scratch folder.
-    static func makeCurveKeys() async throws -> String {
-        let keys = try makeScratchDirectory("compose-keys") + "/curve"
-        let made = try await runCommand(Binaries.ridectl, ["keys", "init", keys])
-        guard made.status == 0 else { throw TestFailure("ridectl keys init: \(made.stderr)") }
-        return keys
+    /// The secrets as `make compose-secrets` makes them (`ridectl keys compose`), once, in a scratch folder.
+    static let madeSecrets = Task<String, any Error> {
+        let folder = try makeScratchDirectory("compose-secrets") + "/secrets"
+        let made = try await runCommand(Binaries.ridectl, ["keys", "compose", folder])
+        guard made.status == 0 else { throw TestFailure("ridectl keys compose: \(made.stderr)") }
+        return folder
     }
 
     /// The PostgreSQL URL a service is given (in the secret its RIDE_DATABASE_URL_FILE names).
-    static func databaseURL(of service: ComposeService) throws -> String? {
+    static func databaseURL(of service: ComposeService, secrets folder: String) throws -> String? {
         guard let file = service.environment["RIDE_DATABASE_URL_FILE"] else { return nil }
         guard let mount = service.secrets.first(where: { $0.target == file }) else {
             throw TestFailure("service \(service.name): RIDE_DATABASE_URL_FILE is not a secret: \(file)")
         }
-        return try secret(mount.source)
+        return try secret(mount.source, in: folder)
     }
 
-    /// A secret's value as the file holds it (one trailing newline dropped, as the services do).
-    static func secret(_ name: String) throws -> String {
-        guard let path = try secretFiles()[name] else { throw TestFailure("docker-compose.yml declares no secret \(name)") }
+    /// A secret's value as the file in `folder` holds it (one trailing newline dropped, as the services do).
+    static func secret(_ name: String, in folder: String) throws -> String {
+        guard let path = try secretFiles(in: folder)[name] else { throw TestFailure("docker-compose.yml declares no secret \(name)") }
         let text = try String(contentsOfFile: path, encoding: .utf8)
         return text.hasSuffix("\n") ? String(text.dropLast()) : text
     }
@@ -125,7 +126,7 @@ import Yams
     }
 
     /// The database service (an upstream image, not ours): its user, password and database.
-    static func postgres() throws -> (user: String, password: String, database: String) {
+    static func postgres(secrets folder: String) throws -> (user: String, password: String, database: String) {
         guard let services = try document()["services"] as? [String: Any], let postgres = services["postgres"] as? [String: Any],
             let environment = postgres["environment"] as? [String: Any], let user = environment["POSTGRES_USER"] as? String,
             let passwordFile = environment["POSTGRES_PASSWORD_FILE"] as? String, passwordFile.hasPrefix("/run/secrets/"),
@@ -133,7 +134,7 @@ import Yams
         else {
             throw TestFailure("docker-compose.yml has no postgres service with POSTGRES_USER, POSTGRES_PASSWORD_FILE (a secret) and POSTGRES_DB")
         }
-        return (user, try secret(String(passwordFile.dropFirst("/run/secrets/".count))), database)
+        return (user, try secret(String(passwordFile.dropFirst("/run/secrets/".count)), in: folder), database)
     }
 
     /// The platform's own services (the postgres service runs an upstream image).
@@ -181,7 +182,7 @@ import Yams
     @Test func everyServiceCommandAndEnvironmentIsAcceptedByTheRealBinary() async throws {
         let services = try Self.services()
         #expect(!services.isEmpty)
-        let files = try Self.secretFiles(curveKeys: try await Self.makeCurveKeys())
+        let files = try Self.secretFiles(in: try await Self.madeSecrets.value)
         let scratch = try makeScratchDirectory("compose-check")
         for service in services {
             let executable = "\(Binaries.directory)/\(service.command[0])"
@@ -201,20 +202,26 @@ import Yams
             #expect(result.status == 0, "service \(service.name): \(result.stderr)")
             #expect(result.stdout.contains("configuration OK"), "service \(service.name): \(result.stdout)")
             #expect(result.stdout.contains("bus security          CURVE, own public key"), "service \(service.name) runs CURVE: \(result.stdout)")
+            #expect(result.stdout.contains("mode                  production (secrets checked)"), "service \(service.name) runs in production mode: \(result.stdout)")
         }
     }
 
-    @Test func secretsReachTheServicesAsFilesNeverAsPlainEnvironment() throws {
-        let files = try Self.secretFiles()
+    @Test func secretsReachTheServicesAsFilesNeverAsPlainEnvironment() async throws {
+        let folder = try await Self.madeSecrets.value
+        let files = try Self.secretFiles(in: folder)
         let curve = try files.keys.filter(Self.isCurveKey)
         #expect(Set(files.keys).subtracting(curve) == ["database_url", "postgres_password", "token_secret", "gateway_secret_key"], "\(files.keys.sorted())")
-        for (name, path) in files where !curve.contains(name) { #expect(FileManager.default.fileExists(atPath: path), "secret \(name): \(path) exists") }
-        // The CURVE keys are made on each machine (`make compose-keys`), never committed.
+        for (name, path) in files { #expect(FileManager.default.fileExists(atPath: path), "secret \(name): `ridectl keys compose` made \(path)") }
+        // Every secret is made on each machine (`make compose-secrets`), never committed.
         #expect(curve.count >= 2)
         let ignored = try String(contentsOf: Self.root.appendingPathComponent(".gitignore"), encoding: .utf8)
-        #expect(ignored.split(separator: "\n").contains("/\(Self.curveKeysFolder)/"), ".gitignore keeps the generated keys out of git")
+        #expect(ignored.split(separator: "\n").contains("/\(Self.secretsFolder)/"), ".gitignore keeps the generated secrets out of git")
+        let tracked = try await runCommand("/usr/bin/git", ["-C", Self.root.path, "ls-files", Self.secretsFolder])
+        #expect(tracked.status == 0 && tracked.stdout.isEmpty, "no secret of the compose file is committed: \(tracked.stdout)")
         let makefile = try String(contentsOf: Self.root.appendingPathComponent("Makefile"), encoding: .utf8)
-        #expect(makefile.contains("compose-keys:") && makefile.contains("ridectl keys init $(COMPOSE_KEYS)") && makefile.contains("COMPOSE_KEYS = \(Self.curveKeysFolder)"))
+        #expect(
+            makefile.contains("compose-secrets:") && makefile.contains("ridectl keys compose $(COMPOSE_SECRETS)")
+                && makefile.contains("COMPOSE_SECRETS = \(Self.secretsFolder)"))
         let plain = [
             "RIDE_DATABASE_URL", "RIDE_TOKEN_SECRET", "RIDE_SECRET_KEY", "POSTGRES_PASSWORD", "RIDE_CURVE_SECRET_KEY", "RIDE_CURVE_SERVER_SECRET_KEY",
         ]
@@ -226,7 +233,10 @@ import Yams
         }
         let users = try #require(try Self.services().first { $0.name == "users" })
         #expect(users.environment["RIDE_TOKEN_SECRET_FILE"] == "/run/secrets/token_secret")
-        #expect(try Self.secret("token_secret").utf8.count >= 32, "the token key file holds at least 32 bytes")
+        for name in ["token_secret", "gateway_secret_key", "postgres_password"] {
+            let value = try Self.secret(name, in: folder)
+            #expect(SecretPolicy.weakness(of: Array(value.utf8), minimumLength: 32) == nil, "\(name) is random and long: \(value.count) characters")
+        }
     }
 
     @Test func everyExecutableOfThePackageHasAComposeService() throws {
@@ -267,11 +277,12 @@ import Yams
     /// `docker compose up --scale orders=3` works by design: the services that scale publish no
     /// fixed host port (a second replica would collide) and keep their state in the database (waiting
     /// for it to be healthy) or in their volume.
-    @Test func theServicesThatScalePublishNoHostPortAndShareTheirState() throws {
-        let postgres = try Self.postgres()
+    @Test func theServicesThatScalePublishNoHostPortAndShareTheirState() async throws {
+        let folder = try await Self.madeSecrets.value
+        let postgres = try Self.postgres(secrets: folder)
         for service in try Self.services() where ["users", "orders", "trips", "notifications"].contains(service.name) {
             #expect(service.ports.isEmpty, "service \(service.name) publishes \(service.ports): --scale would collide")
-            if let url = try Self.databaseURL(of: service) {
+            if let url = try Self.databaseURL(of: service, secrets: folder) {
                 #expect(url == "postgres://\(postgres.user):\(postgres.password)@postgres:5432/\(postgres.database)", "service \(service.name): \(url)")
                 #expect(service.dependsOn.contains("postgres"), "service \(service.name) waits for the database")
                 #expect(service.volumes.isEmpty, "service \(service.name) keeps its state in PostgreSQL, not a volume: \(service.volumes)")
@@ -292,11 +303,11 @@ import Yams
         #expect(counts == [shards.count], "every tracking service says the same shard count, the number of them: \(flags)")
         #expect(Set(flags) == Set((0..<shards.count).map { "\($0)/\(shards.count)" }), "\(flags)")
         for shard in shards {
-            if try Self.databaseURL(of: shard) != nil {
+            if shard.environment["RIDE_DATABASE_URL_FILE"] != nil {
                 #expect(shard.dependsOn.contains("postgres") && shard.volumes.isEmpty, "\(shard.name) waits for the database and needs no volume")
             }
         }
-        let onVolumes = try shards.filter { try Self.databaseURL(of: $0) == nil }
+        let onVolumes = shards.filter { $0.environment["RIDE_DATABASE_URL_FILE"] == nil }
         #expect(Set(onVolumes.map(\.volumes)).count == onVolumes.count, "a volume each: \(onVolumes.map(\.volumes))")
         let ingest = shards.map { service in service.command.firstIndex(of: "--ingest").map { service.command[$0 + 1] } ?? "" }
         #expect(Set(ingest).count == shards.count, "an ingest port each: \(ingest)")
@@ -328,10 +339,11 @@ import Yams
             // What `docker compose up` starts; the tools (`docker compose run`) are run after the ride.
             let services = try ComposeTests.services().filter(\.profiles.isEmpty)
             let tools = try ComposeTests.services().filter { !$0.profiles.isEmpty }
-            let files = try ComposeTests.secretFiles(curveKeys: try await ComposeTests.makeCurveKeys())
+            let secrets = try await ComposeTests.madeSecrets.value
+            let files = try ComposeTests.secretFiles(in: secrets)
             let replicas = ["users": 2, "orders": 2, "trips": 2, "notifications": 2]
             // The postgres service: a server of this test's own, with the file's database.
-            let database = try ComposeTests.postgres()
+            let database = try ComposeTests.postgres(secrets: secrets)
             let postgres = try await TestPostgresServer.shared()
             try await postgres.createDatabase(database.database)
             // Every port the file names, mapped to a free one here (the database's to the server's).

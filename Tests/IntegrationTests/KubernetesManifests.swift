@@ -83,10 +83,12 @@ enum KubernetesManifests {
         }
         let server = try ["server.key", "server.pub"].map { ($0, try Data(contentsOf: keys.appendingPathComponent($0))) }
         let (secretKeys, publicKeys) = (try files(".key"), try files(".pub"))
+        // Random, as production mode (the base's) needs them.
+        func random() -> String { String((0..<40).map { _ in "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789".randomElement()! }) }
         return [
-            "ride-database": ["url": Data("postgres://ride:stand-in@db.internal:5432/ridesharing?sslmode=require".utf8)],
-            "ride-token": ["token-secret": Data((0..<48).map { _ in UInt8.random(in: 33...126) })],
-            "ride-gateway": ["secret-key": Data("sk_stand_in".utf8)],
+            "ride-database": ["url": Data("postgres://ride:\(random())@db.internal:5432/ridesharing?sslmode=require".utf8)],
+            "ride-token": ["token-secret": Data(random().utf8)],
+            "ride-gateway": ["secret-key": Data(random().utf8)],
             "ride-curve-server": Dictionary(uniqueKeysWithValues: server), "ride-curve-clients": secretKeys, "ride-curve-allowed": publicKeys,
         ]
     }

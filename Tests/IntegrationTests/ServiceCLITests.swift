@@ -47,7 +47,7 @@ import Testing
     func helpNamesEveryFlagAndItsVariable(executable: String, flags: [String]) async throws {
         let (status, out, _) = try await runCommand("\(Binaries.directory)/\(executable)", ["--help"])
         #expect(status == 0)
-        for text in flags + ["--broker", "RIDE_BROKER", "--http", "RIDE_HTTP_ADDR", "--check", "Exit codes", "--insecure-bus", "RIDE_INSECURE_BUS"] {
+        for text in flags + ["--broker", "RIDE_BROKER", "--http", "RIDE_HTTP_ADDR", "--check", "Exit codes", "--insecure-bus", "RIDE_INSECURE_BUS", "--mode", "RIDE_MODE"] {
             #expect(out.contains(text), "\(executable) --help mentions \(text)")
         }
     }

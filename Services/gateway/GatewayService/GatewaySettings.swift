@@ -155,7 +155,8 @@ public struct RideGatewayCommand: ServiceCommand {
             edge: EdgePolicy(
                 corsOrigins: try CORSPolicy.parse(origins), requestTimeout: .seconds(timeout), limits: limits, forwardedForHops: hops,
                 socketRecheck: .seconds(recheck)),
-            http: try common.httpAddress(default: "0.0.0.0:9106"), logFormat: logging.format, logLevel: logging.level, identity: try identity.settings())
+            http: try common.httpAddress(default: "0.0.0.0:9106"), logFormat: logging.format, logLevel: logging.level, identity: try identity.settings(),
+            secretKeyOrigin: secret.origin)
     }
 }
 
@@ -176,6 +177,12 @@ public struct GatewaySettings: BusClientSettings {
     public var logLevel: Logger.Level
     /// Social sign-in's providers (`IdentityProviderOptions`).
     public var identity = IdentitySettings()
+    /// Where the secret key came from, for the production check.
+    public var secretKeyOrigin = "default"
+
+    public var secrets: [SecretSetting] {
+        [SecretSetting(name: "secret key", origin: secretKeyOrigin, value: Array(secretKey.utf8), minimumLength: 16)]
+    }
 
     public var summary: String {
         """

@@ -92,6 +92,7 @@ public struct NotificationsSettings: BusClientSettings {
     public var broker: String
     public var dataDirectory: String
     public var database: StorageLocation
+    public var secrets: [SecretSetting] { database.secrets }
     public var webhookTimeout: Duration
     public var webhookRetries: [Duration]
     public var concurrency: Int

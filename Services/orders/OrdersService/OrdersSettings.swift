@@ -138,6 +138,7 @@ public struct OrdersSettings: BusClientSettings {
     public var broker: String
     public var dataDirectory: String
     public var database: StorageLocation
+    public var secrets: [SecretSetting] { database.secrets }
     public var dispatch: DispatchSettings
     public var fares: FareSchedule
     public var surge: SurgePolicy

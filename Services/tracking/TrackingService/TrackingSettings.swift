@@ -172,6 +172,7 @@ public struct TrackingSettings: BusClientSettings {
     public var dataDirectory: String
     /// The shard's SQLite file, or the shared PostgreSQL database.
     public var database: StorageLocation
+    public var secrets: [SecretSetting] { database.secrets }
     public var publishableKeys: Set<String>
     /// Whether a new `metadata.user_id` is checked with users (`DeviceOwnership`).
     public var verifiesDeviceOwners: Bool

@@ -105,6 +105,7 @@ public struct TripsSettings: BusClientSettings {
     public var broker: String
     public var dataDirectory: String
     public var database: StorageLocation
+    public var secrets: [SecretSetting] { database.secrets }
     public var concurrency: Int
     /// Where trips' routes come from.
     public var routes: RouteSource

@@ -144,6 +144,20 @@ public struct UsersSettings: BusClientSettings {
     public var logFormat: LogFormat
     public var logLevel: Logger.Level
 
+    /// The database's password and the token keys given (a key file the service will make is random).
+    public var secrets: [SecretSetting] {
+        func key(_ name: String, variable: String, value: [UInt8]?, file: String?) -> SecretSetting? {
+            if let value { return SecretSetting(name: name, origin: variable, value: value, minimumLength: 32) }
+            guard let file, let data = FileManager.default.contents(atPath: file), !data.isEmpty else { return nil }
+            return SecretSetting(name: name, origin: file, value: [UInt8](data), minimumLength: 32)
+        }
+        return database.secrets
+            + [
+                key("token signing key", variable: "RIDE_TOKEN_SECRET", value: tokenSecret, file: tokenSecretFile),
+                key("previous token signing key", variable: "RIDE_TOKEN_PREVIOUS_SECRET", value: previousTokenSecret, file: previousTokenSecretFile),
+            ].compactMap { $0 }
+    }
+
     public var summary: String {
         """
         ride-users configuration OK

@@ -21,9 +21,33 @@ struct KeysCommand: ParsableCommand {
               ridectl keys init ./keys              server + \(CurveKeyDirectory.standardClients.joined(separator: ", "))
               ridectl keys add ./keys operator-ana  one more operator, with a key of her own
               ridectl up --secure                   makes <data-dir>/keys when missing and uses it
-              make compose-keys                     the keys docker-compose.yml mounts, in deploy/compose-secrets/curve
+              ridectl keys compose deploy/compose-secrets   every secret docker-compose.yml mounts (make compose-secrets)
             """,
-        subcommands: [Init.self, Add.self])
+        subcommands: [Init.self, Add.self, Compose.self])
+
+    struct Compose: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make every secret docker-compose.yml mounts, each random, in one folder; what is there already is kept.",
+            discussion: """
+                The folder gets curve/ (a key directory, as `keys init`), token-secret, \
+                gateway-secret-key (the dashboard's and the HyperTrack routes' password), \
+                postgres-password and database-url (its URL with that password). The compose file \
+                runs in production mode, which refuses the development values this repository ships.
+                """)
+
+        @Argument(help: "The folder docker-compose.yml reads its secrets from (deploy/compose-secrets).")
+        var folder: String
+
+        func run() throws {
+            let made: [String]
+            do {
+                made = try ComposeSecrets(folder: folder).make()
+            } catch let error as ConfigurationError {
+                throw ValidationError(error.message)
+            }
+            print(made.isEmpty ? "\(folder) has every secret already (remove one to make it again)" : "made in \(folder): \(made.joined(separator: ", "))")
+        }
+    }
 
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a key directory: the server pair and one pair per client.")
