@@ -75,6 +75,12 @@ import Wire
         #expect(ClientAddress.of(forged, peer: "10.0.0.5", hops: 2) == "2.2.2.2")
         #expect(ClientAddress.of(request([]), peer: "10.0.0.5", hops: 1) == "10.0.0.5", "no header: it came round the proxy")
         #expect(ClientAddress.of(request([]), peer: nil, hops: 0) == "unknown")
+        // IPv6: a subscriber's /64 is one client, whichever of its addresses it uses.
+        #expect(ClientAddress.of(request([]), peer: "2001:db8:1:2:aaaa::1", hops: 0) == "2001:db8:1:2::/64")
+        #expect(ClientAddress.of(request(["2001:db8:1:2:ffff:ffff:ffff:ffff"]), peer: "10.0.0.5", hops: 1) == "2001:db8:1:2::/64")
+        #expect(ClientAddress.of(request(["[2001:db8:1:3::9]"]), peer: "10.0.0.5", hops: 1) == "2001:db8:1:3::/64")
+        #expect(ClientAddress.of(request([]), peer: "::ffff:198.51.100.7", hops: 0) == "198.51.100.7")
+        #expect(ClientAddress.network("203.0.113.9") == "203.0.113.9" && ClientAddress.network("not:an:address") == "not:an:address")
     }
 
     @Test func aBusyTokenIs429AndABadTokenIsLoggedOncePerAddressAndMinute() throws {
@@ -82,13 +88,13 @@ import Wire
         var policy = RateLimitPolicy()
         policy.requestsPerToken = RateLimit(perMinute: 2)
         let limits = RateLimits(policy: policy, clock: { now.withLock { $0 } })
-        try limits.admitRequest(token: "t1")
-        try limits.admitRequest(token: "t1")
-        let refusal = #expect(throws: GatewayError.self) { try limits.admitRequest(token: "t1") }
+        try limits.admitRequest(userID: "u1")
+        try limits.admitRequest(userID: "u1")
+        let refusal = #expect(throws: GatewayError.self) { try limits.admitRequest(userID: "u1") }
         #expect(refusal?.status == .tooManyRequests && refusal?.code == RateLimits.Code.tooManyRequests && refusal?.headers[.retryAfter] == "30")
-        try limits.admitRequest(token: "t2")
+        try limits.admitRequest(userID: "u2")
         now.withLock { $0 += .seconds(61) }
-        try limits.admitRequest(token: "t1")
+        try limits.admitRequest(userID: "u1")
     }
 
     @Test func malformedLimitsAreRefusedNamingTheFlag() throws {

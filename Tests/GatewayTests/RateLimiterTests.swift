@@ -61,8 +61,20 @@ import Testing
         #expect(limiter.count == 3)
         #expect(limiter.take([(2, three)], at: at(70)) == nil, "one token back after 20 s")
         #expect(limiter.take([(2, three)], at: at(70)) != nil, "2 kept its count")
-        // Nothing refilled: everything goes rather than growing.
+        // Nothing refilled: the fullest half goes (3, with most of its burst left), never the
+        // key being held back (2, empty): a flood of new keys cannot flush a count.
         #expect(limiter.take([(5, three)], at: at(70)) == nil)
-        #expect(limiter.count == 1)
+        #expect(limiter.count == 3)
+        #expect(limiter.take([(2, three)], at: at(70)) != nil, "2 is still held back")
+        #expect(limiter.take([(3, three)], at: at(70)) == nil)
+    }
+
+    @Test func aFloodOfNewKeysCannotFlushAKeyThatIsHeldBack() {
+        var limiter = RateLimiter<Int>(capacity: 1000)
+        for _ in 0..<3 { _ = limiter.take([(0, three)], at: at(0)) }
+        #expect(limiter.take([(0, three)], at: at(0)) != nil)
+        for key in 1...50_000 { _ = limiter.take([(key, three)], at: at(1)) }
+        #expect(limiter.count <= 1000)
+        #expect(limiter.take([(0, three)], at: at(1)) != nil, "key 0 is still out of tokens after 50 000 others")
     }
 }

@@ -198,6 +198,28 @@ struct KubernetesTests {
         #expect(exposed == expected && expected.values.allSatisfy { $0.count == 1 }, "\(overlay): \(exposed)")
     }
 
+    /// Prod's edge (issue 38): TLS ends at an Ingress in front of the gateway, whose limits key on
+    /// the address the controller appends (one hop); the ingest load balancers keep the phones'
+    /// addresses; the gateway itself is never a load balancer of its own (plain HTTP to the world).
+    @Test func theProductionEdgeEndsTLSAndKeepsTheClientsAddress() async throws {
+        let objects = try await K.objects("prod")
+        let ingress = try #require(K.named(objects, kind: "Ingress").first { K.name($0) == "gateway" }, "prod has an Ingress for the gateway")
+        let spec = K.map(ingress["spec"])
+        let tls = K.list(spec["tls"])
+        #expect(tls.count == 1 && tls[0]["secretName"] as? String == "ride-gateway-tls", "\(tls)")
+        let backends = K.list(spec["rules"]).flatMap { K.list(K.map($0["http"])["paths"]) }.map { K.map(K.map(K.map($0["backend"])["service"])) }
+        #expect(backends.map { $0["name"] as? String } == ["gateway"], "\(backends)")
+        let settings = try #require(K.named(objects, kind: "ConfigMap").first { K.name($0).hasPrefix("ride-settings") })
+        #expect(K.map(settings["data"])["RIDE_FORWARDED_FOR_HOPS"] as? String == "1")
+        for service in K.named(objects, kind: "Service") {
+            let serviceSpec = K.map(service["spec"])
+            if K.name(service) == "gateway" { #expect(serviceSpec["type"] == nil, "the gateway is reached through the Ingress only") }
+            if K.name(service).hasPrefix("tracking-ingest-") {
+                #expect(serviceSpec["type"] as? String == "LoadBalancer" && serviceSpec["externalTrafficPolicy"] as? String == "Local", "\(K.name(service))")
+            }
+        }
+    }
+
     /// PostgreSQL by URL from a Secret: a StatefulSet in dev, an external database in prod (its Secret
     /// made by hand); users' token key is a mounted file, never a variable.
     @Test(arguments: KubernetesManifests.overlays) func theDatabaseIsAStatefulSetInDevAndExternalInProd(_ overlay: String) async throws {

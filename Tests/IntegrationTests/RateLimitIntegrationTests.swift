@@ -105,7 +105,31 @@ struct LimitedGateway {
         let busy = try await untilRefused(bound: 20) { try await send("GET", "/v1/me", from: "192.0.2.47", token: token) }
         #expect(busy.before.allSatisfy { $0.status == 200 } && (5...12).contains(busy.before.count), "\(busy.before.count) requests before the 429")
         #expect(busy.refusal?.code == "too_many_requests" && (1...60).contains(busy.refusal?.retryAfter ?? 0), "\(String(describing: busy.refusal?.body))")
-        // Another token goes on.
+        // Refreshing gets Bob a new token, not more requests (issue 38): every token of a user
+        // shares one bucket (a fresh one would pass 5).
+        let bobRefresh = try #require(bob.body["refresh_token"]?.stringValue)
+        let refreshed = try await send("POST", "/v1/auth/refresh", from: "192.0.2.47", #"{"refresh_token":"\#(bobRefresh)"}"#)
+        let newToken = try #require(refreshed.body["token"]?.stringValue, "\(refreshed.body)")
+        let afterRefresh = try await untilRefused(bound: 6) { try await send("GET", "/v1/me", from: "192.0.2.47", token: newToken) }
+        #expect(afterRefresh.refusal?.code == "too_many_requests" && afterRefresh.before.count <= 2, "\(afterRefresh.before.count) requests with the new token")
+        // A session refreshes 4 times a minute here (the account's attempts), then 429: a chain of
+        // refreshes mints no endless tokens.
+        var chained = try #require(refreshed.body["refresh_token"]?.stringValue)
+        let chain = try await untilRefused(bound: 12) {
+            let answer = try await send("POST", "/v1/auth/refresh", from: "192.0.2.48", #"{"refresh_token":"\#(chained)"}"#)
+            chained = answer.body["refresh_token"]?.stringValue ?? chained
+            return answer
+        }
+        #expect(chain.before.allSatisfy { $0.status == 200 } && (3...8).contains(chain.before.count), "\(chain.before.count) refreshes before the 429")
+        #expect(chain.refusal?.code == "too_many_attempts", "\(String(describing: chain.refusal?.body))")
+        // Made-up refresh tokens count against the address like garbage bearer tokens.
+        let madeUp = try await untilRefused(bound: 20) {
+            try await send("POST", "/v1/auth/refresh", from: "198.51.100.210", #"{"refresh_token":"s-\#(UUID().uuidString.prefix(8)).short"}"#)
+        }
+        #expect(madeUp.before.allSatisfy { $0.status == 401 } && (8...16).contains(madeUp.before.count), "\(madeUp.before.count) made-up refreshes before the 429")
+        #expect(madeUp.refusal?.code == "too_many_attempts")
+
+        // Another account goes on.
         let zed = try await logIn(zedPhone, "secret123", from: "192.0.2.46")
         let zedToken = try #require(zed.body["token"]?.stringValue, "\(zed.body)")
         #expect(try await send("GET", "/v1/me", from: "192.0.2.47", token: zedToken).status == 200)

@@ -32,12 +32,20 @@ struct AppRoutes {
                 Ops.Users.login, tag: .accounts, summary: "Log in: an access token (bearer, short-lived) for the other routes and a refresh token", fill: [:],
                 body: .rest, errors: [401, 429]),
             calling: platform, admit: attempt)
-        open.on(
-            .post, "auth/refresh",
-            OpRoute(
-                Ops.Users.refresh, tag: .accounts, summary: "A new access token and refresh token for a refresh token (each works once)", fill: [:],
-                body: .rest, errors: [401]),
-            calling: platform)
+        // A refresh is counted per session it names; one users refuses counts against the
+        // address like a refused bearer token.
+        let refresh = OpRoute(
+            Ops.Users.refresh, tag: .accounts, summary: "A new access token and refresh token for a refresh token (each works once)", fill: [:],
+            body: .rest, errors: [401, 429])
+        open.on(.post, "auth/refresh", refresh.routeDoc) { request, context in
+            let params = try await refresh.params(request, context, requestID: try IdempotencyKey.from(request))
+            try limits.admitRefresh(request, context, refreshToken: params["refresh_token"]?.stringValue)
+            let reply = try await platform.reply(refresh.op, params)
+            if reply.status == Status.unauthorized, (try? JSONCoding.decode(ErrorBody.self, from: reply.json))?.error.code == "token_invalid" {
+                limits.noteInvalidToken(request, context)
+            }
+            return JSONBody.response(reply)
+        }
         // The bearer token names the session; the middleware has checked it.
         routes.on(
             .post, "auth/logout",

@@ -11,8 +11,8 @@ import Synchronization
 /// for a short while so a busy app does not ask `users` on every request; a token that stops
 /// being valid (expired, or its session revoked through another gateway) is refused at most the
 /// cache's `ttl` late; a log-out or profile change here forgets the user's tokens at once. Each
-/// request with a valid token takes one from the token's bucket (`--token-requests-per-min`): 429
-/// `too_many_requests` when it is empty. A token `users` refuses as not its own counts against the
+/// request with a valid token takes one from its user's bucket (`--token-requests-per-min`, shared
+/// by all the user's tokens): 429 `too_many_requests` when it is empty. A token `users` refuses as not its own counts against the
 /// client address (`--address-invalid-tokens-per-min`); an address out of that allowance gets 429
 /// `too_many_attempts` before `users` is asked about another token.
 struct BearerAuthentication: RouterMiddleware {
@@ -33,30 +33,30 @@ struct BearerAuthentication: RouterMiddleware {
     /// `token_invalid`), a 429 when the token has made too many requests. A refused token is
     /// logged at most once per client address and interval; nothing else is kept of it.
     func authenticate(_ request: Request, context: GatewayContext) async throws -> User {
-        let (user, token): (User, String)
+        let user: User
         do {
-            (user, token) = try await validate(request, context: context)
+            user = try await validate(request, context: context)
         } catch let error as GatewayError where error.code != "unauthorized" {
             let address = ClientAddress.of(request, peer: context.peer, hops: limits.forwardedForHops)
             rejections.note(error.code, from: address, logger: context.logger)
             throw error
         }
-        try limits.admitRequest(token: token)
+        try limits.admitRequest(userID: user.id)
         return user
     }
 
-    private func validate(_ request: Request, context: GatewayContext) async throws -> (User, String) {
+    private func validate(_ request: Request, context: GatewayContext) async throws -> User {
         guard let token = Self.token(in: request) else {
             throw GatewayError(
                 .unauthorized, "unauthorized", "this route needs a bearer token (Authorization: Bearer <token> from POST /v1/sessions)",
                 headers: [.wwwAuthenticate: "Bearer"])
         }
-        if let user = cache.user(for: token) { return (user, token) }
+        if let user = cache.user(for: token) { return user }
         try limits.admitTokenCheck(request, context)
         do {
             let user = try await platform.call(Ops.Users.authenticate, ["token": .string(token)])
             cache.keep(user, for: token)
-            return (user, token)
+            return user
         } catch let error as ServiceError where error.status == Status.unauthorized || error.status == Status.unprocessable || error.status == Status.notFound {
             let code = error.status == Status.unauthorized && error.code.hasPrefix("token_") ? error.code : "token_invalid"
             if code == "token_invalid" { limits.noteInvalidToken(request, context) }

@@ -97,7 +97,8 @@ public struct RideGatewayCommand: ServiceCommand {
     @Option(
         name: .customLong("token-requests-per-min"),
         help: helpWithEnv(
-            "Requests one bearer token may make per minute on this instance", env: "RIDE_TOKEN_REQUESTS_PER_MIN", default: RateLimitPolicy().requestsPerToken.description))
+            "Requests one user may make per minute on this instance, all their tokens together", env: "RIDE_TOKEN_REQUESTS_PER_MIN",
+            default: RateLimitPolicy().requestsPerToken.description))
     var tokenRequests: Int?
 
     @Option(
@@ -191,7 +192,7 @@ public struct GatewaySettings: BusClientSettings {
           apps                  http://\(listen) (public \(publicURL))
           hypertrack routes     account \(accountID), secret \(String(repeating: "*", count: min(8, secretKey.count)))
           edge                  CORS \(edge.corsOrigins.description), requests time out after \(edge.requestTimeout), sockets' tokens checked every \(edge.socketRecheck)
-          limits (per instance) attempts \(edge.limits.attemptsPerAddress) per address, \(edge.limits.attemptsPerAccount) per account; \(edge.limits.requestsPerToken) per token; invalid tokens \(edge.limits.invalidTokensPerAddress) per address; X-Forwarded-For hops \(edge.forwardedForHops)
+          limits (per instance) attempts \(edge.limits.attemptsPerAddress) per address, \(edge.limits.attemptsPerAccount) per account; \(edge.limits.requestsPerToken) per user; invalid tokens \(edge.limits.invalidTokensPerAddress) per address; X-Forwarded-For hops \(edge.forwardedForHops)
           social sign-in        \(identity.summary)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)

@@ -15,8 +15,9 @@ public struct RateLimit: Sendable, Equatable, CustomStringConvertible {
 /// given, so tests step its clock. A request passes only when every key it names has a token left,
 /// and then takes one from each; a refused request takes none, so a refused flood does not
 /// postpone its own end. Memory is bounded: at `capacity` keys the refilled buckets (equal to
-/// absent ones) are dropped, and if none are, all are — a flood of that many distinct keys within
-/// a refill time resets the counts rather than growing without end.
+/// absent ones) are dropped, and if that frees too little, the fullest half: a flood of distinct
+/// keys (each of which has spent one token) evicts its own, and a key that is being held back,
+/// near empty, keeps its count — the limits cannot be flushed by filling the table.
 struct RateLimiter<Key: Hashable & Sendable>: Sendable {
     /// Why a request was refused: the seconds until every key it named has a token again.
     struct Refusal: Equatable {
@@ -70,6 +71,9 @@ struct RateLimiter<Key: Hashable & Sendable>: Sendable {
     private mutating func makeRoom(at now: ContinuousClock.Instant) {
         guard buckets.count >= capacity else { return }
         buckets = buckets.filter { $0.value.refilled(at: now) < Double($0.value.limit.perMinute) }
-        if buckets.count >= capacity { buckets.removeAll(keepingCapacity: true) }
+        guard buckets.count >= capacity else { return }
+        // The fullest half goes (by the share of its burst left): once per capacity / 2 new keys.
+        let byFullness = buckets.map { (key: $0.key, share: $0.value.refilled(at: now) / Double($0.value.limit.perMinute)) }.sorted { $0.share > $1.share }
+        for entry in byFullness.prefix(max(1, buckets.count / 2)) { buckets[entry.key] = nil }
     }
 }

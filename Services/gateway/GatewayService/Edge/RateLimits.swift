@@ -4,7 +4,7 @@ import Hummingbird
 import Synchronization
 
 /// How many sign-up, log-in and password attempts an address and an account may make, and how
-/// many requests a bearer token may, on one gateway instance (`--address-attempts-per-min`,
+/// many requests a user's bearer tokens may, on one gateway instance (`--address-attempts-per-min`,
 /// `--account-attempts-per-min`, `--token-requests-per-min`).
 public struct RateLimitPolicy: Sendable, Equatable {
     public var attemptsPerAddress = RateLimit(perMinute: 30)
@@ -76,12 +76,26 @@ final class RateLimits: Sendable {
         "address " + ClientAddress.of(request, peer: context.peer, hops: forwardedForHops)
     }
 
-    /// One request with `token` (already authenticated); a 429 when it is out of requests.
-    func admitRequest(token: String) throws {
+    /// One request of `userID` (its token already authenticated); a 429 when the user is out of
+    /// requests. Every token and session of a user shares one bucket: refreshing, or logging in
+    /// again, gets a new token but no more requests.
+    func admitRequest(userID: String) throws {
         let now = clock()
-        if let refusal = requests.withLock({ $0.take([(key: token, limit: policy.requestsPerToken)], at: now) }) {
+        if let refusal = requests.withLock({ $0.take([(key: "user " + userID, limit: policy.requestsPerToken)], at: now) }) {
             throw Self.refusal(
-                Code.tooManyRequests, refusal, "this token made more than \(policy.requestsPerToken) requests; try again in \(refusal.retryAfterSeconds) s")
+                Code.tooManyRequests, refusal, "this account made more than \(policy.requestsPerToken) requests; try again in \(refusal.retryAfterSeconds) s")
+        }
+    }
+
+    /// One refresh: refused 429 when the client address has sent too many tokens `users` refused
+    /// (`noteInvalidToken`), or the session the refresh token names has refreshed
+    /// `--account-attempts-per-min` times this minute (a refresh mints a token pair).
+    func admitRefresh(_ request: Request, _ context: GatewayContext, refreshToken: String?) throws {
+        try admitTokenCheck(request, context)
+        let session = refreshToken.map { String($0.prefix { $0 != "." }.prefix(64)) } ?? ""
+        let now = clock()
+        if let refusal = attempts.withLock({ $0.take([(key: "refresh " + session, limit: policy.attemptsPerAccount)], at: now) }) {
+            throw Self.refusal(Code.tooManyAttempts, refusal, "too many refreshes of this session; try again in \(refusal.retryAfterSeconds) s")
         }
     }
 
@@ -93,17 +107,31 @@ final class RateLimits: Sendable {
 /// Who is asking, as the limits count them: the connection's peer address; with
 /// `--forwarded-for-hops N` (gateways reachable only through N proxies that each append to
 /// `X-Forwarded-For`), the address the outermost of those proxies saw. Entries a client wrote
-/// itself sit left of those and are never taken.
+/// itself sit left of those and are never taken. An IPv6 address counts as its /64 (one
+/// subscriber's network: its hosts pick any of 2^64 addresses), an IPv4-mapped one as the IPv4.
 enum ClientAddress {
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
 
     static func of(_ request: Request, peer: String?, hops: Int) -> String {
-        let unknown = peer ?? "unknown"
+        let unknown = peer.map(network) ?? "unknown"
         guard hops > 0 else { return unknown }
         let entries = request.headers[values: forwardedFor].flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
         // Fewer entries than proxies: the request came round them, so its header is not theirs.
         guard entries.count >= hops else { return unknown }
         let entry = entries[entries.count - hops]
-        return entry.isEmpty ? unknown : String(entry.prefix(64))
+        return entry.isEmpty ? unknown : network(String(entry.prefix(64)))
+    }
+
+    /// The network an address counts as: an IPv6 address's /64, written `2001:db8:1:2::/64`;
+    /// anything else as it is.
+    static func network(_ address: String) -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let text = address.hasPrefix("[") && address.hasSuffix("]") ? String(address.dropFirst().dropLast()) : address
+        guard text.contains(":"), inet_pton(AF_INET6, text, &bytes) == 1 else { return address }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+            return bytes[12...].map(String.init).joined(separator: ".")
+        }
+        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        return groups.joined(separator: ":") + "::/64"
     }
 }
