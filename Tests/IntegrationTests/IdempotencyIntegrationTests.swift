@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import PlatformLauncher
 import Testing
 import Wire
 
@@ -63,6 +64,36 @@ import Wire
             #expect(recancelled.status == 200, "the first answer, not 409: \(recancelled.body)")
             #expect(recancelled.body == cancelled.body)
             #expect(try await gateway.request("POST", "/v1/orders/\(id)/cancel", token: ann, #"{"reason":"plans changed"}"#).status == 409, "without a key, as before")
+        }
+    }
+
+    /// A request without an `Idempotency-Key` is sent to its service once (issue 38): a sign-up
+    /// slower than the MDP client's attempt (2.5 s; 10 million PBKDF2 rounds here) used to be sent
+    /// three times, each one hashing; now the app is told the reply did not come, and the op ran once.
+    @Test func aChangingRequestWithoutAKeyRunsOnceWhenItsReplyIsLate() async throws {
+        try await withTestBus("unkeyed-once") { bus in
+            let users = try await TestService.start(on: bus, service: "users", executable: "ride-users", arguments: ["--password-rounds", "10000000"])
+            let gateway = try await TestGateway.start(on: bus)
+            func registrations() async throws -> Double {
+                let text = try await HTTPProbe.get("http://\(users.host.address):\(users.httpPort)/metrics").text
+                return text.split(separator: "\n").filter { $0.hasPrefix("ride_op_duration_seconds_count{") && $0.contains("op=\"register\"") }
+                    .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
+            }
+            let signUp = #"{"role":"rider","name":"Slow","phone_number":"+380501239999","password":"secret123"}"#
+            let started = ContinuousClock.now
+            let late = try await gateway.request("POST", "/v1/users", signUp)
+            #expect([503, 504].contains(late.status), "the reply came after the client's one attempt: \(late.status) \(late.body)")
+            #expect(ContinuousClock.now - started < .seconds(5), "no second attempt was waited for")
+            // The op finishes in users meanwhile; three attempts would have run it three times by
+            // the broker's 10 s (each attempt 2.5 s apart).
+            var ran = 0.0
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ran < 1, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                ran = try await registrations()
+            }
+            try await Task.sleep(for: .seconds(8))
+            #expect(try await registrations() == 1, "users registered once")
         }
     }
 

@@ -83,6 +83,7 @@ struct GatewayApplication: Sendable {
         router.add(middleware: CORSMiddleware(policy: settings.edge.corsOrigins))
         router.add(middleware: ErrorJSONMiddleware())
         router.add(middleware: RequestTimeoutMiddleware(timeout: settings.edge.requestTimeout))
+        router.add(middleware: CallRetriesMiddleware())
         router.add(middleware: MethodNotAllowedMiddleware(registry: registry))
         let open = RecordedRoutes(group: router.group("v1"), prefix: "/v1", security: .none, registry: registry)
         let authenticated = RecordedRoutes(

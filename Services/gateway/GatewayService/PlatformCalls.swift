@@ -10,9 +10,10 @@ import Wire
 struct PlatformCalls: Sendable {
     let client: ServiceClient
 
-    /// Calls `op` with `params` as the app sent them (the service checks them); the reply as it came.
+    /// Calls `op` with `params` as the app sent them (the service checks them); the reply as it
+    /// came. Sent again when no reply comes only if the request allows it (`CallRetries`).
     func reply<Params, Reply>(_ op: Op<Params, Reply>, _ params: JSONValue) async throws -> ServiceReply {
-        try await client.callRaw(op, json: JSONCoding.encode(params))
+        try await client.callRaw(op, json: JSONCoding.encode(params), attempts: CallRetries.attempts)
     }
 
     /// Calls `op` with `params` and answers with its reply as it came.
@@ -20,7 +21,9 @@ struct PlatformCalls: Sendable {
         JSONBody.response(try await reply(op, params))
     }
 
-    /// Calls `op` and decodes a success; an error reply is thrown as it came.
+    /// Calls `op` and decodes a success; an error reply is thrown as it came. For the gateway's own
+    /// reads (a token's user, a share's trip) and asks that answer the same when repeated (a
+    /// ride's share id): sent again when no reply comes, whatever the request.
     func call<Params, Reply: Decodable>(_ op: Op<Params, Reply>, _ params: JSONValue) async throws -> Reply {
         try await client.call(op.service, op.name, params, as: Reply.self)
     }
