@@ -57,8 +57,10 @@ public enum Ops {
         public static let messages = Op<MessagesParams, ChatMessages>(service, "messages", "an order's chat, oldest first")
         public static let rate = Op<RateParams, Order>(service, "rate", "the rider or driver rates the other after the ride")
         public static let history = Op<HistoryParams, RideHistory>(service, "history", "a user's finished rides, newest first")
-        public static let share = Op<OrderParams, RideShare>(service, "share", "the ride's share id (one link for the whole ride), made on the first ask")
-        public static let getByShare = Op<ShareIDParams, SharedRide>(service, "get_by_share", "what a ride's share link shows")
+        public static let share = Op<OrderParams, RideShare>(service, "share", "the ride's share id (one link for the whole ride), made on its rider's first ask")
+        public static let revokeShare = Op<OrderParams, Order>(service, "revoke_share", "ends the ride's share link at once (its rider); a new ask makes a new one")
+        public static let getByShare = Op<ShareIDParams, SharedRide>(
+            service, "get_by_share", "what a ride's share link shows, until an hour (orders' --share-lifetime-s) after the ride (410 share_expired)")
         public static let earnings = Op<EarningsParams, DriverEarnings>(service, "earnings", "a driver's earnings per day")
         public static let payment = Op<OrderParams, Payment>(service, "payment", "the payment of a completed order")
         public static let retryPayment = Op<OrderParams, Payment>(

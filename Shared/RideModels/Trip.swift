@@ -31,9 +31,10 @@ public struct Trip: Codable, Sendable, Equatable {
 
     @WireModel
     public struct Views: Codable, Sendable, Equatable {
-        /// `/<share id>` on the gateway: the live trip, then its summary.
-        public var shareURL: String
-        public init(shareURL: String) { self.shareURL = shareURL }
+        /// `/<share id>` on the gateway: the live trip, then its summary; absent for a trip made
+        /// without a link (`CreateTripParams.shared`: a ride's legs).
+        public var shareURL: String?
+        public init(shareURL: String?) { self.shareURL = shareURL }
         enum CodingKeys: String, CodingKey { case shareURL = "share_url" }
     }
 
@@ -106,7 +107,7 @@ public struct Trip: Codable, Sendable, Equatable {
         self.status = status
         self.startedAt = startedAt
         self.completedAt = completedAt
-        self.views = Views(shareURL: "/\(shareID)")
+        self.views = Views(shareURL: ShareID.isValid(shareID) ? "/\(shareID)" : nil)
         self.destination = destination
         self.estimate = estimate
         self.summary = summary
@@ -216,16 +217,21 @@ public struct CreateTripParams: Codable, Sendable, Equatable {
     /// A repeated create with the same key returns the first trip (orders use order id + leg).
     @WireField(minLength: 1, maxLength: 200, pattern: #"^[^\x00]*$"#, meaning: "1 to 200 characters without NUL")
     public var idempotencyKey: String?
+    /// False: no share link (a ride's legs, which the ride's own link shares); absent or true: one.
+    public var shared: Bool?
 
-    public init(deviceID: String, destination: Destination, metadata: [String: JSONValue]? = nil, idempotencyKey: String? = nil) {
+    public init(
+        deviceID: String, destination: Destination, metadata: [String: JSONValue]? = nil, idempotencyKey: String? = nil, shared: Bool? = nil
+    ) {
         self.deviceID = deviceID
         self.destination = destination
         self.metadata = metadata
         self.idempotencyKey = idempotencyKey
+        self.shared = shared
     }
 
     enum CodingKeys: String, CodingKey {
-        case destination, metadata
+        case destination, metadata, shared
         case deviceID = "device_id"
         case idempotencyKey = "idempotency_key"
     }

@@ -175,7 +175,7 @@ import Wire
 
     /// The ride's share link in a real browser follows the whole ride: the driver's marker moves
     /// on the way to the pickup, the same link then shows the ride to the drop-off, then the
-    /// summary. The pickup trip's own link (HyperTrack's per-trip page) shows that trip's summary.
+    /// route driven, drawn on the map, and the summary. The legs' trips have no links of their own.
     @Test func theRideSharePageFollowsTheDriverThenTheRideThenTheSummary() async throws {
         try await withTestBus("gateway-share") { bus in
             let apps = try await Apps.start(bus)
@@ -191,7 +191,8 @@ import Wire
             #expect(HeadlessBrowser.text(of: "status", in: try await HeadlessBrowser.dom(url)) == "Finding a driver")
             #expect(try await gateway.request("POST", "/v1/orders/\(id)/accept", token: apps.driver.token).status == 200)
             try await apps.status(of: id, is: "PICKING_UP")
-            #expect(try await gateway.request("GET", "/v1/orders/\(id)/share", token: apps.driver.token).body["share_url"] == .string(url), "one link, the driver's too")
+            #expect(shareID.count == 20, "a ride's share id is beyond guessing: \(shareID)")
+            #expect(try await gateway.request("GET", "/v1/orders/\(id)/share", token: apps.rider.token).body["share_url"] == .string(url), "one link")
             let start = LifecycleIntegrationTests.driverStart
             let halfway = start.destination(bearing: 0, distance: 200)
             try await apps.drive(Polyline(points: [start, start.destination(bearing: 0, distance: 100)]), now: true, batch: 2)
@@ -205,22 +206,23 @@ import Wire
             #expect(before != nil && after != nil && after! > before!, "the marker moved north: \(String(describing: before)) → \(String(describing: after))")
             let shared = try await gateway.request("GET", "/v1/ride-shares/\(shareID)")
             #expect(shared.body["ride"]?["status"] == "PICKING_UP" && shared.body["ride"]?["driver"]?["name"] == "Dan", "\(shared.body)")
-            #expect(shared.body["ride"]?["driver"]?["phone_number"] == nil && shared.body["ride"]?["rider"] == nil, "no one's phone, no rider")
-            guard let pickupTripPath = shared.body["trip"]?["views"]?["share_url"]?.stringValue else { throw TestFailure("no trip on the way: \(shared.body)") }
-            let pickupTrip = gateway.base + pickupTripPath
+            #expect(shared.body["trip"]?["leg"] == "pickup" && shared.body["trip"]?["estimate"] != nil, "the leg on the way: \(shared.body)")
+            // The leg's own trip has no link: the ride's is the only one, and the rider's to give.
+            let legTrip = try #require(try await gateway.request("GET", "/v1/orders/\(id)", token: apps.rider.token).body["trip_id"]?.stringValue)
+            let basic = ["Authorization": "Basic " + Data("ridesharing:sk_dev_ridesharing".utf8).base64EncodedString()]
+            let asOperator = try await gateway.request("GET", "/trips/\(legTrip)", headers: basic)
+            #expect(asOperator.status == 200 && asOperator.body["views"]?["share_url"] == nil, "\(asOperator.body)")
+            #expect(Self.keysShownToAnyone(in: shared.body).isEmpty, "no ids, phones or metadata: \(Self.keysShownToAnyone(in: shared.body))")
 
-            // Arriving and starting the ride: the same link now shows the ride to the drop-off;
-            // the pickup trip's own page becomes that trip's summary.
+            // Arriving and starting the ride: the same link now shows the ride to the drop-off.
             try await apps.drive(Polyline(points: [halfway, Self.pickup]), now: true, batch: 4)
             try await apps.status(of: id, is: "REACHED_PICKUP")
             #expect(try await gateway.request("POST", "/v1/orders/\(id)/start", token: apps.driver.token).status == 200)
             try await apps.status(of: id, is: "DROPPING_OFF")
             #expect(HeadlessBrowser.text(of: "status", in: try await HeadlessBrowser.dom(url)) == "On the way to the drop-off")
             let ride = try await gateway.request("GET", "/v1/ride-shares/\(shareID)")
-            #expect(ride.body["trip"]?["views"]?["share_url"] != .string(pickupTripPath) && ride.body["trip"] != nil, "the drop-off trip: \(ride.body)")
-            let pickupDone = try await HeadlessBrowser.dom(pickupTrip)
-            #expect(HeadlessBrowser.text(of: "status", in: pickupDone) == "Trip completed")
-            #expect((HeadlessBrowser.attribute("points", of: "route", in: pickupDone) ?? "").split(separator: " ").count >= 2, "the route is drawn")
+            #expect(ride.body["trip"]?["leg"] == "dropoff", "the drop-off leg: \(ride.body)")
+            #expect(Self.keysShownToAnyone(in: ride.body).isEmpty, "\(Self.keysShownToAnyone(in: ride.body))")
 
             try await apps.drive(LifecycleIntegrationTests.ride, now: true, batch: 5)
             try await apps.status(of: id, is: "REACHED_DROPOFF")
@@ -229,6 +231,16 @@ import Wire
             #expect(HeadlessBrowser.text(of: "status", in: done) == "Ride completed")
             #expect(HeadlessBrowser.attribute("hidden", of: "summary", in: done) == nil, "the summary is shown")
             #expect(HeadlessBrowser.text(of: "distance", in: done)?.hasSuffix(" km") == true, "\(done)")
+            // The finished ride's map: the route driven (an L: east, then north), drawn point by
+            // point — the page draws what the share data says, nothing else.
+            let finished = try await gateway.request("GET", "/v1/ride-shares/\(shareID)")
+            let driven = finished.body["trip"]?["summary"]?["locations"]?["coordinates"]?.arrayValue ?? []
+            #expect(driven.count >= 3 && finished.body["trip"]?["status"] == "completed", "the ride's route: \(finished.body)")
+            #expect(finished.body["ride"]?["expires_at"] != nil, "a finished ride's link expires")
+            let drawn = (HeadlessBrowser.attribute("points", of: "route", in: done) ?? "").split(separator: " ").map { $0.split(separator: ",").compactMap { Double($0) } }
+            #expect(drawn.count == driven.count && drawn.allSatisfy { $0.count == 2 && (0...600).contains($0[0]) && (0...400).contains($0[1]) }, "drawn: \(drawn)")
+            #expect(Set(drawn.map { "\(Int($0[0])),\(Int($0[1]))" }).count >= 3, "a route, not a dot: \(drawn)")
+            #expect(HeadlessBrowser.attribute("cx", of: "dest-marker", in: done) != nil)
 
             // Bad input: an unknown or malformed share id is 404; a stranger may not share the ride.
             #expect(try await gateway.request("GET", "/v1/ride-shares/zzzzzzz").status == 404)
@@ -237,6 +249,20 @@ import Wire
             let stranger = try await gateway.signUp(
                 #"{"role":"rider","name":"Sam","phone_number":"+380501110009","password":"secret123"}"#, phone: "+380501110009", password: "secret123")
             #expect(try await gateway.request("GET", "/v1/orders/\(id)/share", token: stranger.token).status == 403)
+        }
+    }
+
+    /// What a ride's share data must never carry: ids of people, devices, orders or trips, phone
+    /// numbers, metadata. The keys found, with their paths.
+    static func keysShownToAnyone(in value: JSONValue, at path: String = "") -> [String] {
+        let forbidden: Set<String> = ["id", "user_id", "device_id", "order_id", "trip_id", "share_id", "phone_number", "metadata", "views", "rider", "markers"]
+        switch value {
+        case .object(let members):
+            return members.flatMap { key, member in (forbidden.contains(key) ? ["\(path)/\(key)"] : []) + keysShownToAnyone(in: member, at: "\(path)/\(key)") }
+        case .array(let items):
+            return items.flatMap { keysShownToAnyone(in: $0, at: path + "[]") }
+        default:
+            return []
         }
     }
 

@@ -272,7 +272,7 @@ import Wire
             let roadEstimates = (trips["events"]?.arrayValue ?? []).filter { $0["data"]?["data"]?["estimate"]?["estimate_kind"] == "road" }
             #expect(!roadEstimates.isEmpty, "estimates along the roads")
             #expect(roadEstimates.allSatisfy { ($0["data"]?["data"]?["estimate"]?["route"]?["polyline"]?["coordinates"]?.arrayValue?.count ?? 0) >= 2 })
-            let links = result.stderr.matches(of: /live at http:\/\/gateway\.example\/ride\/([A-Za-z0-9]{7})\n/)
+            let links = result.stderr.matches(of: /live at http:\/\/gateway\.example\/ride\/([A-Za-z0-9]{20})\n/)
             #expect((1...3).contains(links.count), "the first rides' share links are printed: \(result.stderr)")
         }
     }

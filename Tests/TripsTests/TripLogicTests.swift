@@ -160,11 +160,22 @@ private let streets = Polyline(points: [
         #expect(summary.markers == [marker])
     }
 
-    @Test func shareIDsAreSevenUnambiguousCharacters() {
+    @Test func shareIDsAreSevenUnambiguousCharactersAndARidesTwenty() {
         let ids = (0..<1000).map { _ in ShareID.make() }
-        #expect(ids.allSatisfy(ShareID.isValid))
+        #expect(ids.allSatisfy { ShareID.isValid($0) })
         #expect(Set(ids).count == 1000)
         #expect(!ShareID.isValid("abc0efg") && !ShareID.isValid("abcdef") && !ShareID.isValid("abcdefgh"))
+        let rides = (0..<1000).map { _ in ShareID.make(length: ShareID.rideLength) }
+        #expect(rides.allSatisfy { $0.count == 20 && ShareID.isValid($0, length: ShareID.rideLength) && !ShareID.isValid($0) })
+    }
+
+    /// A trip made without a link (a ride's leg) has no share URL and a share id no link is shaped like.
+    @Test func aTripWithoutALinkHasNoShareURL() {
+        let destination = Trip.Destination(geometry: GeoJSONPoint(GeoPoint(latitude: 60, longitude: 25)), radius: 30)
+        let unshared = Trip(tripID: "t", shareID: "-t", deviceID: "d", status: .active, startedAt: Date(), destination: destination)
+        #expect(unshared.views.shareURL == nil && !ShareID.isValid(unshared.shareID))
+        let shared = Trip(tripID: "t", shareID: "abcdefg", deviceID: "d", status: .active, startedAt: Date(), destination: destination)
+        #expect(shared.views.shareURL == "/abcdefg")
     }
 }
 

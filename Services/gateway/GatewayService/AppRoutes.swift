@@ -166,12 +166,18 @@ struct AppRoutes {
         routes.on(
             .get, "orders/{id}/share",
             RouteDoc(
-                "The ride's share link, for its rider or driver: one page that follows the driver to the pickup, the ride to the drop-off, then the summary",
+                "The ride's share link, made when its rider asks: one page that follows the driver to the pickup, the ride to the drop-off, then the route driven, until an hour after the ride",
                 tag: .shareLinks, path: ["id": "the order's id"], reply: ShareLink.self, "the link", errors: [403], op: Ops.Orders.share.fullName)
         ) { _, context in
             let share = try await platform.call(Ops.Orders.share, .object(try context.orderParams()))
             return try JSONBody.response(ShareLink(shareID: share.shareID, shareURL: ShareRoutes.rideURL(share.shareID, settings: settings), orderID: share.orderID))
         }
+        routes.on(
+            .delete, "orders/{id}/share",
+            OpRoute(
+                Ops.Orders.revokeShare, tag: .shareLinks, summary: "The rider ends the ride's share link at once; asking again makes a new one",
+                path: ["id": "id"], errors: [403]),
+            calling: platform)
         routes.on(
             .get, "orders/{id}/summary",
             RouteDoc(

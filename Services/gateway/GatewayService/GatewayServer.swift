@@ -102,7 +102,7 @@ struct GatewayApplication: Sendable {
         ) { _, _ in
             JSONBody.response(status: .ok, bytes: try JSONCoding.encode(APIDocument.build(registry.all, version: PlatformVersion.current)))
         }
-        ShareRoutes(platform: platform, settings: settings).register(data: open, pages: root)
+        ShareRoutes(platform: platform, settings: settings, limits: limits).register(data: open, pages: root)
         let hyperTrack = RecordedRoutes(
             group: router.group("").add(middleware: CrossSiteRequestGuard()).add(middleware: BasicAuthentication(accountID: settings.accountID, secretKey: settings.secretKey)),
             prefix: "", security: .basic, registry: registry)

@@ -88,6 +88,13 @@ public struct RideGatewayCommand: ServiceCommand {
     var addressInvalidTokens: Int?
 
     @Option(
+        name: .customLong("address-share-reads-per-min"),
+        help: helpWithEnv(
+            "Reads of share data (/v1/shares/…, /v1/ride-shares/…) a client address may make per minute on this instance (a share page reads once a second)",
+            env: "RIDE_ADDRESS_SHARE_READS_PER_MIN", default: RateLimitPolicy().shareReadsPerAddress.description))
+    var addressShareReads: Int?
+
+    @Option(
         name: .customLong("account-attempts-per-min"),
         help: helpWithEnv(
             "Sign-up, log-in and password attempts on one account (a phone number, a user) per minute on this instance", env: "RIDE_ACCOUNT_ATTEMPTS_PER_MIN",
@@ -145,6 +152,10 @@ public struct RideGatewayCommand: ServiceCommand {
             perMinute: try integerSetting(
                 addressInvalidTokens, flag: "address-invalid-tokens-per-min", env: "RIDE_ADDRESS_INVALID_TOKENS_PER_MIN",
                 default: limits.invalidTokensPerAddress.perMinute, range: 1...1_000_000))
+        limits.shareReadsPerAddress = RateLimit(
+            perMinute: try integerSetting(
+                addressShareReads, flag: "address-share-reads-per-min", env: "RIDE_ADDRESS_SHARE_READS_PER_MIN",
+                default: limits.shareReadsPerAddress.perMinute, range: 1...1_000_000))
         limits.requestsPerToken = RateLimit(
             perMinute: try integerSetting(
                 tokenRequests, flag: "token-requests-per-min", env: "RIDE_TOKEN_REQUESTS_PER_MIN", default: limits.requestsPerToken.perMinute, range: 1...1_000_000))
@@ -192,7 +203,7 @@ public struct GatewaySettings: BusClientSettings {
           apps                  http://\(listen) (public \(publicURL))
           hypertrack routes     account \(accountID), secret \(String(repeating: "*", count: min(8, secretKey.count)))
           edge                  CORS \(edge.corsOrigins.description), requests time out after \(edge.requestTimeout), sockets' tokens checked every \(edge.socketRecheck)
-          limits (per instance) attempts \(edge.limits.attemptsPerAddress) per address, \(edge.limits.attemptsPerAccount) per account; \(edge.limits.requestsPerToken) per user; invalid tokens \(edge.limits.invalidTokensPerAddress) per address; X-Forwarded-For hops \(edge.forwardedForHops)
+          limits (per instance) attempts \(edge.limits.attemptsPerAddress) per address, \(edge.limits.attemptsPerAccount) per account; \(edge.limits.requestsPerToken) per user; invalid tokens \(edge.limits.invalidTokensPerAddress) per address; share reads \(edge.limits.shareReadsPerAddress) per address; X-Forwarded-For hops \(edge.forwardedForHops)
           social sign-in        \(identity.summary)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)

@@ -41,10 +41,11 @@ struct HyperTrackRoutes {
                 fieldRules: Self.coordinateRules), calling: platform)
     }
 
-    /// A trips reply with its share URL made absolute, as HyperTrack's `views.share_url` is.
     /// What GeoJSON's `coordinates` must be beyond two numbers.
     static let coordinateRules = "coordinates are [longitude, latitude], the longitude within ±180 and the latitude within ±90"
 
+    /// A trips reply with its share URL made absolute, as HyperTrack's `views.share_url` is (a
+    /// trip made without a link has none).
     func trip(_ reply: ServiceReply) async throws -> Response {
         guard reply.isSuccess, case .object(var trip) = try JSONCoding.decode(JSONValue.self, from: reply.json),
             let relative = trip["views"]?["share_url"]?.stringValue

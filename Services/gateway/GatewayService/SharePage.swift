@@ -179,12 +179,13 @@ enum SharePage {
           draw(view);
         }
 
-        // A ride: its status, then the trip driven now as a trip's page shows it; the summary at the end.
+        // A ride: its status, then the leg driven now as a trip's page shows it; at the end the
+        // route driven, drawn on the streets, and the summary.
         function showRide(view) {
           const ride = view.ride;
-          if (view.trip && view.trip.trip_id !== leg) { leg = view.trip.trip_id; trail.length = 0; extent = 250; }
+          if (view.trip && view.trip.leg !== leg) { leg = view.trip.leg; trail.length = 0; extent = 250; }
           if (!view.driver && ride.driver) view.driver = ride.driver;
-          if (view.trip && ride.status !== "COMPLETED") {
+          if (view.trip) {
             show(view);
           } else {
             const driver = view.driver || {};

@@ -12,6 +12,7 @@ import Wire
 struct ShareRoutes {
     let platform: PlatformCalls
     let settings: GatewaySettings
+    let limits: RateLimits
 
     func register(data: RecordedRoutes, pages: RecordedRoutes) {
         let shareID = ["share_id": "7 letters and digits, from the share link"]
@@ -19,13 +20,14 @@ struct ShareRoutes {
             .get, "shares/{share_id}",
             RouteDoc(
                 "What a share page shows: the trip, the driver's name and car, their position while active", tag: .shareLinks, path: shareID, reply: SharedTrip.self,
-                "the shared trip",
+                "the shared trip", errors: [429],
                 op: "\(Ops.Trips.getByShare.fullName), \(Ops.Tracking.device.fullName)")
-        ) { _, context in
+        ) { request, context in
+            try limits.admitShareRead(request, context)
             let shareID = try context.parameters.require("share_id")
             guard Self.isShareID(shareID) else { throw Self.unknown(shareID) }
             let trip = try await platform.call(Ops.Trips.getByShare, ["share_id": .string(shareID)])
-            var view = SharedTrip(trip: trip, driver: trip.metadata?["driver"], shareURL: "\(settings.publicURL)/\(trip.shareID)")
+            var view = SharedTrip(trip: trip, driver: trip.metadata?["driver"], shareURL: "\(settings.publicURL)/\(shareID)")
             view.location = await driverPosition(trip)
             return try JSONBody.response(view)
         }
@@ -58,71 +60,43 @@ struct ShareRoutes {
         data.on(
             .get, "ride-shares/{share_id}",
             RouteDoc(
-                "What a ride's share page shows: where the ride stands, the driver's name and car, the trip driven now and the driver's position; the summary at the end",
-                tag: .shareLinks, path: shareID, reply: SharedRideView.self, "the shared ride",
+                "What a ride's share page shows: where the ride stands, the driver's name and car, the leg driven now and the driver's position; the route driven at the end",
+                tag: .shareLinks, path: shareID, reply: RideShareView.self, "the shared ride", errors: [410, 429],
                 op: "\(Ops.Orders.getByShare.fullName), \(Ops.Trips.get.fullName), \(Ops.Tracking.device.fullName)")
-        ) { _, context in
+        ) { request, context in
+            try limits.admitShareRead(request, context)
             let shareID = try context.parameters.require("share_id")
-            guard Self.isShareID(shareID) else { throw Self.unknown(shareID) }
+            guard Self.isRideShareID(shareID) else { throw Self.unknown(shareID) }
             let ride = try await platform.call(Ops.Orders.getByShare, ["share_id": .string(shareID)])
-            var view = SharedRideView(ride: ride, shareURL: Self.rideURL(shareID, settings: settings))
-            if let tripID = ride.tripID {
+            var view = RideShareView(ride: .init(ride), shareURL: Self.rideURL(shareID, settings: settings), driver: ride.driver)
+            if let tripID = ride.tripID, let leg = ride.leg {
                 let trip = try await platform.call(Ops.Trips.get, ["trip_id": .string(tripID)])
-                view.trip = trip
-                view.driver = trip.metadata?["driver"]
-                view.location = await driverPosition(trip)
+                view.trip = .init(leg, trip: trip)
+                view.location = await driverPosition(trip).map(RideShareView.Position.init)
+            } else if ride.status == .completed, let summary = ride.summary {
+                view.trip = .init(finished: ride, summary: summary)
             }
             return try JSONBody.response(view)
         }
         pages.on(
             .get, "ride/{share_id}",
             RouteDoc(
-                "A ride's share page (HTML): the driver on the way, the ride, then its summary", tag: .shareLinks, path: shareID,
+                "A ride's share page (HTML): the driver on the way, the ride, then its route and summary", tag: .shareLinks, path: shareID,
                 replies: [.init(status: 200, description: "an HTML page", content: .html)], callsServices: false)
         ) { _, context in
             let shareID = try context.parameters.require("share_id")
-            guard Self.isShareID(shareID) else { throw Self.unknown(shareID) }
+            guard Self.isRideShareID(shareID) else { throw Self.unknown(shareID) }
             return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: SharePage.html)))
         }
     }
 
-    /// Seven letters and digits (ShareID's alphabet), so `/dashboard` or a typo is never a share.
-    static func isShareID(_ text: String) -> Bool {
-        text.utf8.count == 7 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
-    }
+    /// A trip's share id (7 of ShareID's letters), so `/dashboard` or a typo is never a share.
+    static func isShareID(_ text: String) -> Bool { ShareID.isValid(text) }
+
+    /// A ride's share id: 20 letters (7 for a link made before rides had longer ones).
+    static func isRideShareID(_ text: String) -> Bool { ShareID.isValid(text, length: ShareID.rideLength) || ShareID.isValid(text) }
 
     static func unknown(_ shareID: String) -> GatewayError {
         GatewayError(.notFound, "unknown_share", "no trip is shared as \(shareID.prefix(20))")
-    }
-}
-
-/// `/v1/shares/<share id>`.
-@WireModel
-struct SharedTrip: Codable, Sendable {
-    var trip: Trip
-    var driver: JSONValue?
-    var shareURL: String
-    /// The driver's latest position, while the trip is active.
-    var location: LatestLocation?
-
-    enum CodingKeys: String, CodingKey {
-        case trip, driver, location
-        case shareURL = "share_url"
-    }
-}
-
-/// `/v1/ride-shares/<share id>`: the ride, and while a driver drives a leg, that trip (as
-/// `SharedTrip` has it, so one page draws both) and the driver's position.
-@WireModel
-struct SharedRideView: Codable, Sendable {
-    var ride: SharedRide
-    var shareURL: String
-    var trip: Trip?
-    var driver: JSONValue?
-    var location: LatestLocation?
-
-    enum CodingKeys: String, CodingKey {
-        case ride, trip, driver, location
-        case shareURL = "share_url"
     }
 }

@@ -101,7 +101,7 @@ struct OrderReactions: Sendable {
         let params = CreateTripParams(
             deviceID: deviceID,
             destination: .init(geometry: GeoJSONPoint(GeoPoint(latitude: place.latitude, longitude: place.longitude)), radius: arrivalRadius, address: place.address),
-            metadata: Self.tripMetadata(order, leg: leg), idempotencyKey: Self.tripKey(order, leg))
+            metadata: Self.tripMetadata(order, leg: leg), idempotencyKey: Self.tripKey(order, leg), shared: false)
         let trip = try await platform.call(Ops.Trips.create, params)
         try await previousCompleted
         let (updated, previous) = try await store.change(id: orderID) { order in

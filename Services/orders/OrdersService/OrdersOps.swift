@@ -41,6 +41,8 @@ struct OrdersOps {
     var roads: any RouteProvider = StraightLineRoutes()
     /// Told of each order this instance ended, with its final status (`COMPLETED` or `CANCELLED`): the rides counters.
     var ended: @Sendable (OrderStatus) -> Void = { _ in }
+    /// How long a ride's share link works after the ride ended (`--share-lifetime-s`).
+    var shareLifetime = ShareRules.lifetimeAfterRide
 
     func router(instance: String) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.orders, instance: instance)
@@ -129,14 +131,7 @@ struct OrdersOps {
             relay.notify()
             return refunded
         }
-        router.on(Ops.Orders.share) { (params: OrderParams, _) -> RideShare in try await share(params) }
-        // The share id is the capability (as HyperTrack's share URLs): no caller.
-        router.on(Ops.Orders.getByShare) { (params: ShareIDParams, _) -> SharedRide in
-            guard ShareID.isValid(params.shareID), let order = try await store.order(shareID: params.shareID) else {
-                throw ServiceError.notFound("unknown_share", "no ride is shared as \(params.shareID.prefix(20))")
-            }
-            return SharedRide(order)
-        }
+        registerShares(on: &router)
         router.on(Ops.Orders.events) { (query: EventsQuery, _) -> EventsPage in
             try await store.eventLog.page(source: BusContract.Service.orders, query: query)
         }
@@ -524,19 +519,6 @@ struct OrdersOps {
         }
         relay.notify()
         return order
-    }
-
-    /// The ride's share id for its rider or driver: made on the first ask (a racing second ask
-    /// keeps the first's), the same for the rest of the ride and after it.
-    func share(_ params: OrderParams) async throws -> RideShare {
-        let current = try await existing(params.id)
-        guard ConversationRules.isParty(params.caller, current) else { throw forbidden("only the rider and the driver of order \(current.id) share it") }
-        if let shareID = current.shareID { return RideShare(orderID: current.id, shareID: shareID) }
-        let made = ShareID.make()
-        let (order, _) = try await store.change(id: current.id) { order in
-            if order.shareID == nil { order.shareID = made }
-        }
-        return RideShare(orderID: order.id, shareID: order.shareID ?? made)
     }
 
     /// `order.driver_cancelled` when a change sent the order back to dispatch after its driver's cancel.

@@ -31,6 +31,7 @@ public struct OrdersServer: Sendable {
             payments: payments, logger: logger)
         let (completed, cancelled) = (host.metrics.counter(RideMetric.ridesCompleted), host.metrics.counter(RideMetric.ridesCancelled))
         ops.ended = { status in status == .completed ? completed.increment() : cancelled.increment() }
+        ops.shareLifetime = settings.shareLifetime
         ops.roads = try settings.routes.makeProvider(embedded: { try EmbeddedRoutes.helsinki() }, logger: logger)
         // Every topic of both sources (not just the arrivals of `trips`): only then is a sequence
         // gap a missed event rather than one not subscribed to.

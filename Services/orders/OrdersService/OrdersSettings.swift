@@ -3,6 +3,7 @@ import Bus
 import Foundation
 import Logging
 import RideContract
+import RideModels
 import RoadServers
 import ServiceKit
 import ServiceStorage
@@ -80,6 +81,13 @@ public struct RideOrdersCommand: ServiceCommand {
     var commissionPercent: Int?
 
     @Option(
+        name: .customLong("share-lifetime-s"),
+        help: helpWithEnv(
+            "Seconds a ride's share link keeps working after the ride ended (then 410 share_expired)", env: "RIDE_SHARE_LIFETIME_S",
+            default: "\(Int(ShareRules.lifetimeAfterRide))"))
+    var shareLifetime: Int?
+
+    @Option(
         name: .customLong("concurrency"),
         help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
@@ -126,6 +134,9 @@ public struct RideOrdersCommand: ServiceCommand {
             dataDirectory: dataDirectory,
             database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("orders.sqlite").path),
             dispatch: dispatch, fares: fares, surge: surgePolicy, commissionPercent: commission, payments: try payments.settings(), routes: try routing.source(),
+            shareLifetime: TimeInterval(
+                try integerSetting(
+                    shareLifetime, flag: "share-lifetime-s", env: "RIDE_SHARE_LIFETIME_S", default: Int(ShareRules.lifetimeAfterRide), range: 0...2_592_000)),
             concurrency: try concurrencySetting(concurrency),
             http: try common.httpAddress(default: "0.0.0.0:9102"), logFormat: logging.format, logLevel: logging.level)
     }
@@ -146,6 +157,8 @@ public struct OrdersSettings: BusClientSettings {
     public var payments: PaymentSettings
     /// Where quotes' routes come from.
     public var routes: RouteSource
+    /// How long a ride's share link works after the ride.
+    public var shareLifetime: TimeInterval
     public var concurrency: Int
     public var http: HostPort
     public var logFormat: LogFormat
@@ -172,6 +185,7 @@ public struct OrdersSettings: BusClientSettings {
         ride-orders configuration OK
           bus                   pub \(pub), sub \(sub), broker \(broker)
           database              \(database)
+          share links           work until \(Int(shareLifetime)) s after the ride
           dispatch              \(dispatch.drivers) nearest available drivers within \(Int(dispatch.radius)) m, widening after \(Int(dispatch.offerTimeout)) s, no driver found after \(Int(dispatch.searchTimeout)) s
           fare                  \(fares.currency) base \(fares.baseCents), per km \(fares.perKilometreCents), per minute \(fares.perMinuteCents), minimum \(fares.minimumCents), cancellation fee \(fares.cancellationFeeCents) (cents)
           surge                 \(surge.isOn ? "up to ×\(surge.maximum) within \(Int(surge.radius)) m, +\(surge.step) per waiting order per driver" : "off")

@@ -41,8 +41,10 @@ struct TripsOps {
     func create(_ params: CreateTripParams) async throws -> (Trip, Bool) {
         let radius = params.destination.radius ?? 30
         let now = Date()
+        let tripID = UUID().uuidString.lowercased()
         let trip = Trip(
-            tripID: UUID().uuidString.lowercased(), shareID: ShareID.make(), deviceID: params.deviceID, status: .active, startedAt: now,
+            // A trip without a link still has a unique share_id, one no share id is shaped like.
+            tripID: tripID, shareID: params.shared == false ? "-" + tripID : ShareID.make(), deviceID: params.deviceID, status: .active, startedAt: now,
             destination: .init(geometry: params.destination.geometry, radius: radius, address: params.destination.address),
             metadata: params.metadata)
         var live = LiveTrip(starting: trip)

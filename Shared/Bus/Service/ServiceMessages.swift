@@ -10,6 +10,7 @@ public enum Status {
     public static let forbidden = 403
     public static let notFound = 404
     public static let conflict = 409
+    public static let gone = 410
     public static let unprocessable = 422
     public static let internalError = 500
     public static let unavailable = 503

@@ -13,6 +13,9 @@ public struct RateLimitPolicy: Sendable, Equatable {
     /// Bearer tokens `users` refuses as not its own (`token_invalid`: garbage, forged), per client
     /// address; expired and revoked ones are an app's normal traffic and do not count.
     public var invalidTokensPerAddress = RateLimit(perMinute: 60)
+    /// Reads of share data (`/v1/shares/…`, `/v1/ride-shares/…`) per client address: a page reads
+    /// once a second, so four viewers behind one address; a guesser of share ids gets no further.
+    public var shareReadsPerAddress = RateLimit(perMinute: 240)
 
     public init() {}
 }
@@ -74,6 +77,15 @@ final class RateLimits: Sendable {
 
     private func addressKey(_ request: Request, _ context: GatewayContext) -> String {
         "address " + ClientAddress.of(request, peer: context.peer, hops: forwardedForHops)
+    }
+
+    /// One read of share data from the request's client address; a 429 when it is out of reads.
+    func admitShareRead(_ request: Request, _ context: GatewayContext) throws {
+        let now = clock()
+        let keys = [(key: "share reads " + addressKey(request, context), limit: policy.shareReadsPerAddress)]
+        if let refusal = requests.withLock({ $0.take(keys, at: now) }) {
+            throw Self.refusal(Code.tooManyRequests, refusal, "too many share reads from this address; try again in \(refusal.retryAfterSeconds) s")
+        }
     }
 
     /// One request of `userID` (its token already authenticated); a 429 when the user is out of
