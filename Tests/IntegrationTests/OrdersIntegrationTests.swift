@@ -159,6 +159,10 @@ final class FixClock: Sendable {
                 try await platform.call("get", as: platform.ann, order).body["status"] == "PICKING_UP"
             }
             let firstTrip = try await platform.call("get", as: platform.ann, order).body["trip_id"]
+            // Ann and Dan talk; Dan sees Ann's number while he drives to her.
+            #expect(try await platform.call("send_message", as: platform.ann, order + #","text":"I am at the gate""#).status == 201)
+            #expect(try await platform.call("send_message", as: platform.dan, order + #","text":"2 minutes""#).status == 201)
+            #expect(try await platform.call("get", as: platform.dan, order).body["rider"]?["phone_number"]?.stringValue?.isEmpty == false)
             let cancelled = try await platform.call("cancel", as: platform.dan, order + #","reason":"flat tyre""#)
             #expect(cancelled.status == 200, "\(cancelled.body)")
             #expect(cancelled.body["status"] == "NEW" && cancelled.body["driver"] == nil, "\(cancelled.body)")
@@ -169,7 +173,15 @@ final class FixClock: Sendable {
             }
             let refused = try await platform.call("accept", as: platform.dan, order)
             #expect(refused.status == 403, "never again to the driver who cancelled: \(refused.body)")
+            // Eve, merely offered the order, sees neither Ann's number nor the addresses (issue 38).
+            let offered = try await platform.call("get", as: platform.eve, order).body
+            #expect(offered["rider"]?["phone_number"] == "" && offered["pickup"]?["address"] == nil && offered["dropoff"]?["address"] == nil, "\(offered)")
             #expect(try await platform.call("accept", as: platform.eve, order).status == 200)
+            // Eve reads none of the chat Ann had with Dan; Ann reads all of hers.
+            let evesChat = try await platform.call("messages", as: platform.eve, order).body["messages"]?.arrayValue ?? []
+            #expect(evesChat.isEmpty, "the next driver does not read the last one's chat: \(evesChat)")
+            #expect(try await platform.call("messages", as: platform.ann, order).body["messages"]?.arrayValue?.count == 2)
+            #expect(try await platform.call("get", as: platform.eve, order).body["rider"]?["phone_number"]?.stringValue?.isEmpty == false, "Eve, assigned, may call Ann")
             try await eventually("Eve's own pickup trip", timeout: .seconds(15)) {
                 let now = try await platform.call("get", as: platform.ann, order).body
                 return now["status"] == "PICKING_UP" && now["trip_id"] != nil && now["trip_id"] != firstTrip
@@ -181,8 +193,11 @@ final class FixClock: Sendable {
                 try await platform.users.call("get", #"{"id":"\#(platform.driverIDs[0])"}"#).body["cancellations"] == 1
             }
             #expect(try await platform.users.call("get", #"{"id":"\#(platform.driverIDs[1])"}"#).body["cancellations"] == nil)
-            // The rider's cancel still ends the order.
+            // The rider's cancel still ends the order; after it, neither reads the other's number.
             #expect(try await platform.call("cancel", as: platform.ann, order).body["status"] == "CANCELLED")
+            #expect(try await platform.call("get", as: platform.eve, order).body["rider"]?["phone_number"] == "")
+            let ended = try await platform.call("get", as: platform.ann, order).body
+            #expect(ended["driver"]?["phone_number"] == "" && ended["driver"]?["device_id"] == nil && ended["driver"]?["name"] != nil, "\(ended)")
         }
     }
 

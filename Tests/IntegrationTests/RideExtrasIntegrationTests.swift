@@ -191,6 +191,15 @@ import Wire
             #expect(refusal?["status"] == 403, "once Eve took it, Dan's connection was closed as refused: \(dansLive.received.map { $0["type"] ?? .null })")
             #expect(!dansLive.received.contains { $0["type"] == "status" && $0["order"]?["status"] == "PICKING_UP" }, "and saw no status after that")
             #expect(try await gateway.request("GET", "/v1/orders/\(id)/messages", token: apps.driver.token).status == 403)
+            // What Dan's app was shown of the offer: Ann's name, not her number or addresses (issue 38).
+            let offer = try #require(dansLive.received.first { $0["type"] == "snapshot" }?["order"])
+            #expect(offer["rider"]?["name"] == "Ann" && offer["rider"]?["phone_number"] == "" && offer["pickup"]?["address"] == nil, "\(offer)")
+            // The rider cancels: the live status (the bus carries the whole order) shows Eve's name,
+            // no longer her number or device.
+            #expect(try await gateway.request("POST", "/v1/orders/\(id)/cancel", token: apps.rider.token).body["status"] == "CANCELLED")
+            try await eventually("the rider's app heard of the cancel") { ridersLive.statuses.contains("CANCELLED") }
+            let cancelled = try #require(ridersLive.received.last { $0["type"] == "status" && $0["order"]?["status"] == "CANCELLED" }?["order"])
+            #expect(cancelled["driver"]?["name"] == "Eve" && cancelled["driver"]?["phone_number"] == "" && cancelled["driver"]?["device_id"] == nil, "\(cancelled)")
             dansLive.close()
             ridersLive.close()
 

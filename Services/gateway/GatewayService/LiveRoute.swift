@@ -68,11 +68,11 @@ struct LiveRoute {
             let (watcher, stream) = await hub.watch(orderID)
             do {
                 let sent = try await opening(orderID: orderID, request: ws.request, context: context, outbound: outbound)
-                let viewer = try context.requireUser().id
+                let viewer = try context.requireUser()
                 try await Self.relay(
                     stream, inbound: inbound, outbound: outbound,
-                    statuses: StatusesOnce(lastSequence: sent.0, lastVersion: sent.1, viewer: viewer, lastChatSequence: sent.0),
-                    tokenCheck: tokenCheck(ws.request, context))
+                    statuses: StatusesOnce(lastSequence: sent.0, lastVersion: sent.1, viewer: viewer.id, lastChatSequence: sent.0),
+                    tokenCheck: tokenCheck(ws.request, context), shownTo: Caller(role: viewer.role, id: viewer.id))
             } catch {
                 context.logger.debug("live connection ended", metadata: ["order_id": "\(orderID)", "error": "\(error)"])
             }
@@ -154,7 +154,7 @@ struct LiveRoute {
     /// longer good; `status` messages only once each.
     static func relay(
         _ stream: AsyncStream<LiveMessage>, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
-        statuses: StatusesOnce, tokenCheck: TokenCheck? = nil,
+        statuses: StatusesOnce, tokenCheck: TokenCheck? = nil, shownTo viewer: Caller? = nil,
         receive: @escaping @Sendable (WebSocketInboundStream) async throws -> Void = { inbound in for try await _ in inbound {} }
     ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -176,7 +176,7 @@ struct LiveRoute {
                         try await outbound.close(.unknown(4403), reason: "forbidden")
                         return
                     }
-                    try await outbound.write(.text(text(message)))
+                    try await outbound.write(.text(text(shown(message, to: viewer))))
                 }
             }
             try await group.next()
@@ -191,10 +191,10 @@ struct LiveRoute {
             let missed = try await OrderEvents.fetch(platform, after: after)
         {
             var version = 0
-            let viewer = try context.requireUser().id
+            let user = try context.requireUser()
             for event in missed {
-                guard let (about, message) = LiveHub.orderMessage(event), about == orderID, StatusesOnce.isParty(viewer, to: message) else { continue }
-                try await outbound.write(.text(Self.text(message)))
+                guard let (about, message) = LiveHub.orderMessage(event), about == orderID, StatusesOnce.isParty(user.id, to: message) else { continue }
+                try await outbound.write(.text(Self.text(Self.shown(message, to: Caller(role: user.role, id: user.id)))))
                 version = message["order"]?["version"]?.numberValue.map(Int.init) ?? version
             }
             await hub.track(try await order(context))
@@ -208,6 +208,15 @@ struct LiveRoute {
         let snapshot: LiveMessage = ["type": "snapshot", "sequence": .number(Double(sequence)), "order": try JSONValue(encoding: current)]
         try await outbound.write(.text(Self.text(snapshot)))
         return (sequence, current.version)
+    }
+
+    /// A status message with its order as `viewer` may see it (`OrderPrivacy`: the bus carries the
+    /// whole order); an order that does not decode is left out rather than sent whole.
+    static func shown(_ message: LiveMessage, to viewer: Caller?) -> LiveMessage {
+        guard let viewer, message["type"] == "status", let order = message["order"] else { return message }
+        var message = message
+        message["order"] = (try? order.decode(Order.self)).flatMap { try? JSONValue(encoding: OrderPrivacy.shown($0, to: viewer)) }
+        return message
     }
 
     /// Sends `{"type":"error","status":…,"error":{"code","message"}}`, then closes with 4000 + status.

@@ -46,48 +46,30 @@ struct OrdersOps {
 
     func router(instance: String) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.orders, instance: instance)
-        router.on(Ops.Orders.create) { (params: CreateOrderParams, _) -> Replied<Order> in try await create(params) }
+        // Every order a caller gets is shown as its role may see it (`OrderPrivacy`).
+        router.on(Ops.Orders.create) { (params: CreateOrderParams, _) -> Replied<Order> in
+            let replied = try await create(params)
+            return Replied(status: replied.status, body: OrderPrivacy.shown(replied.body, to: params.caller))
+        }
         router.on(Ops.Orders.get) { (params: OrderParams, _) -> Order in
             let order = try await existing(params.id)
             guard OrderStateMachine.canView(order.facts, by: OrderActor(params.caller)) else { throw forbidden("this order is not yours") }
-            return order
+            return OrderPrivacy.shown(order, to: params.caller)
         }
-        router.on(Ops.Orders.list) { (params: ListOrdersParams, _) -> OrderList in try await list(params) }
-        router.on(Ops.Orders.accept) { (params: OrderParams, _) -> Order in try await accept(params) }
-        router.on(Ops.Orders.decline) { (params: OrderParams, _) -> Order in try await decline(params) }
-        router.on(Ops.Orders.startRide) { (params: OrderParams, _) -> Order in try await transition(.startRide, params) }
-        router.on(Ops.Orders.endRide) { (params: OrderParams, _) -> Order in try await endRide(params) }
-        router.on(Ops.Orders.cancel) { (params: OrderParams, _) -> Order in
-            if params.caller.role == .driver {
-                let current = try await existing(params.id)
-                if current.driver?.id == params.caller.id, Self.redispatchedOnDriverCancel.contains(current.status) {
-                    return try await redispatchAfterDriverCancel(current, params)
-                }
-            }
-            return try await transition(.cancel, params) { order, before in
-                // The driver came to the pickup for nothing: the rider pays the fee, the driver most of it.
-                if params.caller.role == .rider, before == .reachedPickup, fares.cancellationFeeCents > 0 {
-                    order.cancellationFee = Fee(currency: fares.currency, amountCents: fares.cancellationFeeCents)
-                }
-                order.cancelReason = params.reason
-                order.cancelledBy = params.caller
-                order.cancelledAt = Date()
-                order.offeredTo = []
-            }
+        router.on(Ops.Orders.list) { (params: ListOrdersParams, _) -> OrderList in
+            var list = try await list(params)
+            list.orders = OrderPrivacy.shown(list.orders, to: params.caller)
+            return list
         }
+        router.on(Ops.Orders.accept) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await accept(params), to: params.caller) }
+        router.on(Ops.Orders.decline) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await decline(params), to: params.caller) }
+        router.on(Ops.Orders.startRide) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await transition(.startRide, params), to: params.caller) }
+        router.on(Ops.Orders.endRide) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await endRide(params), to: params.caller) }
+        router.on(Ops.Orders.cancel) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await cancel(params), to: params.caller) }
+        registerChat(on: &router)
         router.on(Ops.Orders.estimate) { (params: EstimateParams, _) -> FareEstimate in try await estimate(params) }
         router.on(Ops.Orders.nearbyCars) { (params: NearbyCarsParams, _) -> NearbyCars in try await nearbyCars(params) }
-        router.on(Ops.Orders.sendMessage) { (params: SendMessageParams, _) -> Replied<ChatMessage> in
-            Replied(status: Status.created, body: try await sendMessage(params))
-        }
-        router.on(Ops.Orders.messages) { (params: MessagesParams, _) -> ChatMessages in
-            let limit = params.limit ?? 100
-            let after = params.after ?? 0
-            let order = try await existing(params.id)
-            guard ConversationRules.canRead(params.caller, order) else { throw forbidden("only the rider and the driver of order \(order.id) read its chat") }
-            return ChatMessages(orderID: order.id, open: ConversationRules.isOpen(order), messages: try await store.messages(orderID: order.id, after: after, limit: limit))
-        }
-        router.on(Ops.Orders.rate) { (params: RateParams, _) -> Order in try await rate(params) }
+        router.on(Ops.Orders.rate) { (params: RateParams, _) -> Order in OrderPrivacy.shown(try await rate(params), to: params.caller) }
         router.on(Ops.Orders.history) { (params: HistoryParams, _) -> RideHistory in
             let limit = params.limit ?? 20
             var before: HistoryCursor?
@@ -97,7 +79,9 @@ struct OrdersOps {
                 }
                 before = cursor
             }
-            return try await store.history(of: params.caller, before: before, limit: limit)
+            var history = try await store.history(of: params.caller, before: before, limit: limit)
+            for index in history.rides.indices { history.rides[index].order = OrderPrivacy.shown(history.rides[index].order, to: params.caller) }
+            return history
         }
         router.on(Ops.Orders.earnings) { (params: EarningsParams, _) -> DriverEarnings in
             guard params.caller.role == .driver else { throw forbidden("earnings are a driver's") }
@@ -519,6 +503,26 @@ struct OrdersOps {
         }
         relay.notify()
         return order
+    }
+
+    /// The rider's cancel ends the order; the driver's before the ride sends it back to dispatch.
+    func cancel(_ params: OrderParams) async throws -> Order {
+        if params.caller.role == .driver {
+            let current = try await existing(params.id)
+            if current.driver?.id == params.caller.id, Self.redispatchedOnDriverCancel.contains(current.status) {
+                return try await redispatchAfterDriverCancel(current, params)
+            }
+        }
+        return try await transition(.cancel, params) { order, before in
+            // The driver came to the pickup for nothing: the rider pays the fee, the driver most of it.
+            if params.caller.role == .rider, before == .reachedPickup, fares.cancellationFeeCents > 0 {
+                order.cancellationFee = Fee(currency: fares.currency, amountCents: fares.cancellationFeeCents)
+            }
+            order.cancelReason = params.reason
+            order.cancelledBy = params.caller
+            order.cancelledAt = Date()
+            order.offeredTo = []
+        }
     }
 
     /// `order.driver_cancelled` when a change sent the order back to dispatch after its driver's cancel.
