@@ -31,6 +31,8 @@ import Wire
             let revoked = try await gateway.request("DELETE", "/v1/orders/\(id)/share", token: rider)
             #expect(revoked.status == 200 && revoked.body["share_id"] == nil, "\(revoked.body)")
             #expect(["ACCEPTED", "PICKING_UP"].contains(revoked.body["status"]?.stringValue ?? ""), "\(revoked.body)")
+            let revokedAgain = try await gateway.request("DELETE", "/v1/orders/\(id)/share", token: rider)
+            #expect(revokedAgain.status == 200 && revokedAgain.body["share_id"] == nil, "revoking again changes nothing: \(revokedAgain.body)")
             let dead = try await gateway.request("GET", "/v1/ride-shares/\(shareID)")
             #expect(dead.status == 404 && dead.body["error"]?["code"] == "unknown_share", "\(dead.body)")
             #expect(HeadlessBrowser.text(of: "status", in: try await HeadlessBrowser.dom(url)) == "not found")

@@ -92,7 +92,7 @@ struct GatewayApplication: Sendable {
         AppRoutes(platform: platform, tokens: tokens, limits: limits, settings: settings).register(public: open, authenticated: authenticated)
         PlaceRoutes().register(on: authenticated)
         PhotoRoutes(platform: platform, tokens: tokens, limits: limits, rejections: photoRejections).register(public: open, authenticated: authenticated)
-        StreetRoutes().register(on: open)
+        StreetRoutes(limits: limits).register(on: open)
         IdentityRoutes(platform: platform, verifiers: identity, limits: limits, rejections: rejections).register(public: open, authenticated: authenticated)
         let root = RecordedRoutes(group: router.group(""), prefix: "", security: .none, registry: registry)
         let registry = self.registry
@@ -129,7 +129,7 @@ struct GatewayApplication: Sendable {
         let live = router.group("v1")
         let route = LiveRoute(
             platform: platform, hub: hub, authentication: BearerAuthentication(platform: platform, cache: tokens, limits: limits, rejections: rejections),
-            recheck: settings.edge.socketRecheck)
+            recheck: settings.edge.socketRecheck, sockets: SocketAllowance(perUser: settings.edge.socketsPerUser), idle: settings.edge.socketIdle)
         route.register(on: live)
         route.registerNotifications(on: live)
         return router

@@ -69,6 +69,18 @@ public struct RideGatewayCommand: ServiceCommand {
     var socketRecheckSeconds: Int?
 
     @Option(
+        name: .customLong("sockets-per-user"),
+        help: helpWithEnv(
+            "WebSockets one user may hold open on this instance; one more is refused (4429)", env: "RIDE_SOCKETS_PER_USER", default: "10"))
+    var socketsPerUser: Int?
+
+    @Option(
+        name: .customLong("socket-idle-s"),
+        help: helpWithEnv(
+            "Seconds a WebSocket may send nothing before it is closed (4408; apps connect again)", env: "RIDE_SOCKET_IDLE_S", default: "900"))
+    var socketIdleSeconds: Int?
+
+    @Option(
         name: .customLong("request-timeout-s"),
         help: helpWithEnv("Seconds a request may take before it is answered 504 request_timeout (not the WebSockets)", env: "RIDE_REQUEST_TIMEOUT_S", default: "30"))
     var requestTimeoutSeconds: Int?
@@ -141,6 +153,8 @@ public struct RideGatewayCommand: ServiceCommand {
         let origins = Setting.resolve(corsOrigins, flag: "cors-origins", env: "RIDE_CORS_ORIGINS", default: "")
         let timeout = try integerSetting(requestTimeoutSeconds, flag: "request-timeout-s", env: "RIDE_REQUEST_TIMEOUT_S", default: 30, range: 1...600)
         let recheck = try integerSetting(socketRecheckSeconds, flag: "socket-recheck-s", env: "RIDE_SOCKET_RECHECK_S", default: 10, range: 1...3600)
+        let sockets = try integerSetting(socketsPerUser, flag: "sockets-per-user", env: "RIDE_SOCKETS_PER_USER", default: 10, range: 1...1000)
+        let idle = try integerSetting(socketIdleSeconds, flag: "socket-idle-s", env: "RIDE_SOCKET_IDLE_S", default: 900, range: 5...86_400)
         var limits = RateLimitPolicy()
         limits.attemptsPerAddress = RateLimit(
             perMinute: try integerSetting(
@@ -166,7 +180,7 @@ public struct RideGatewayCommand: ServiceCommand {
             publishableKey: key.value, accountID: account.value, secretKey: secret.value,
             edge: EdgePolicy(
                 corsOrigins: try CORSPolicy.parse(origins), requestTimeout: .seconds(timeout), limits: limits, forwardedForHops: hops,
-                socketRecheck: .seconds(recheck)),
+                socketRecheck: .seconds(recheck), socketsPerUser: sockets, socketIdle: .seconds(idle)),
             http: try common.httpAddress(default: "0.0.0.0:9106"), logFormat: logging.format, logLevel: logging.level, identity: try identity.settings(),
             secretKeyOrigin: secret.origin)
     }
@@ -202,7 +216,7 @@ public struct GatewaySettings: BusClientSettings {
           bus                   pub \(pub), sub \(sub), broker \(broker)
           apps                  http://\(listen) (public \(publicURL))
           hypertrack routes     account \(accountID), secret \(String(repeating: "*", count: min(8, secretKey.count)))
-          edge                  CORS \(edge.corsOrigins.description), requests time out after \(edge.requestTimeout), sockets' tokens checked every \(edge.socketRecheck)
+          edge                  CORS \(edge.corsOrigins.description), requests time out after \(edge.requestTimeout), sockets' tokens checked every \(edge.socketRecheck), \(edge.socketsPerUser) per user, closed after \(edge.socketIdle) quiet
           limits (per instance) attempts \(edge.limits.attemptsPerAddress) per address, \(edge.limits.attemptsPerAccount) per account; \(edge.limits.requestsPerToken) per user; invalid tokens \(edge.limits.invalidTokensPerAddress) per address; share reads \(edge.limits.shareReadsPerAddress) per address; X-Forwarded-For hops \(edge.forwardedForHops)
           social sign-in        \(identity.summary)
           health/metrics        http://\(http)/health

@@ -21,6 +21,10 @@ struct LiveRoute {
     let authentication: BearerAuthentication
     /// How often an open socket's token is checked again (`EdgePolicy.socketRecheck`).
     let recheck: Duration
+    /// The sockets each user holds (`EdgePolicy.socketsPerUser`).
+    let sockets: SocketAllowance
+    /// How long a socket may send nothing (`EdgePolicy.socketIdle`).
+    let idle: Duration
 
     /// The WebSocket paths under /v1, with what the API document says of them.
     static let paths: [(path: String, doc: RouteDoc)] = [
@@ -61,10 +65,12 @@ struct LiveRoute {
                     throw GatewayError(.unprocessableContent, "invalid_params", "after: expected the sequence of the last message received, got '\(after.prefix(40))'")
                 }
                 _ = try await order(context)  // orders decides who may see the order
+                guard sockets.take(try context.requireUser().id) else { throw sockets.refusal }
             } catch {
                 await Self.refuse(error, outbound: outbound, context: context)
                 return
             }
+            defer { sockets.give(context.user?.id ?? "") }
             let (watcher, stream) = await hub.watch(orderID)
             do {
                 let sent = try await opening(orderID: orderID, request: ws.request, context: context, outbound: outbound)
@@ -72,7 +78,7 @@ struct LiveRoute {
                 try await Self.relay(
                     stream, inbound: inbound, outbound: outbound,
                     statuses: StatusesOnce(lastSequence: sent.0, lastVersion: sent.1, viewer: viewer.id, lastChatSequence: sent.0),
-                    tokenCheck: tokenCheck(ws.request, context), shownTo: Caller(role: viewer.role, id: viewer.id))
+                    tokenCheck: tokenCheck(ws.request, context), idle: idle, shownTo: Caller(role: viewer.role, id: viewer.id))
             } catch {
                 context.logger.debug("live connection ended", metadata: ["order_id": "\(orderID)", "error": "\(error)"])
             }
@@ -87,14 +93,18 @@ struct LiveRoute {
             let user: User
             do {
                 user = try await authentication.authenticate(ws.request, context: ws.requestContext)
+                guard sockets.take(user.id) else { throw sockets.refusal }
             } catch {
                 await Self.refuse(error, outbound: outbound, context: ws.requestContext)
                 return
             }
+            defer { sockets.give(user.id) }
             let (watcher, stream) = await hub.watchUser(user.id)
             let caller: JSONValue = ["role": .string(user.role.rawValue), "id": .string(user.id)]
             do {
-                try await Self.relay(stream, inbound: inbound, outbound: outbound, statuses: StatusesOnce(), tokenCheck: tokenCheck(ws.request, ws.requestContext)) {
+                try await Self.relay(
+                    stream, inbound: inbound, outbound: outbound, statuses: StatusesOnce(), tokenCheck: tokenCheck(ws.request, ws.requestContext), idle: idle
+                ) {
                     inbound in
                     try await NearbyWatch.receive(inbound, outbound: outbound, caller: caller, platform: platform)
                 }
@@ -154,13 +164,21 @@ struct LiveRoute {
     /// longer good; `status` messages only once each.
     static func relay(
         _ stream: AsyncStream<LiveMessage>, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
-        statuses: StatusesOnce, tokenCheck: TokenCheck? = nil, shownTo viewer: Caller? = nil,
+        statuses: StatusesOnce, tokenCheck: TokenCheck? = nil, idle: Duration? = nil, shownTo viewer: Caller? = nil,
         receive: @escaping @Sendable (WebSocketInboundStream) async throws -> Void = { inbound in for try await _ in inbound {} }
     ) async throws {
+        let activity = SocketActivity()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await receive(inbound) }  // until the client closes
             if let tokenCheck {
                 group.addTask { try await tokenCheck.run(closing: outbound) }
+            }
+            if let idle {
+                group.addTask {
+                    try await activity.waitUntilIdle(idle)
+                    try await outbound.write(.text(text(error(status: 408, code: "idle", message: "nothing was sent for \(idle); connect again"))))
+                    try await outbound.close(.unknown(4408), reason: "idle")
+                }
             }
             group.addTask {
                 var statuses = statuses
@@ -177,6 +195,7 @@ struct LiveRoute {
                         return
                     }
                     try await outbound.write(.text(text(shown(message, to: viewer))))
+                    activity.touch()
                 }
             }
             try await group.next()
@@ -188,7 +207,8 @@ struct LiveRoute {
     /// version the client now has.
     func opening(orderID: String, request: Request, context: GatewayContext, outbound: WebSocketOutboundWriter) async throws -> (UInt64, Int) {
         if let after = request.uri.queryParameters.get("after").flatMap(UInt64.init),
-            let missed = try await OrderEvents.fetch(platform, after: after)
+            try await OrderEvents.lastSequence(platform) <= after + UInt64(EdgePolicy.replayLimit),
+            let missed = try await OrderEvents.fetch(platform, after: after, limit: EdgePolicy.replayLimit)
         {
             var version = 0
             let user = try context.requireUser()

@@ -5,10 +5,13 @@ import Wire
 
 /// `GET /v1/streets`: the streets around a point as lines (GeoJSON `MultiLineString`), from the
 /// built-in road data — what the share page and the dashboard draw their maps on, without tiles
-/// from elsewhere. Public (the share page has no token): it is OpenStreetMap's data.
+/// from elsewhere. Public (the share page has no token): it is OpenStreetMap's data; the streets
+/// are found by grid cell (`StreetGrid`), not by reading the whole graph, and each address's
+/// reads count as share reads (`--address-share-reads-per-min`).
 struct StreetRoutes {
     /// Loaded once per process; outside the data (or when it cannot be read) the layout is empty.
-    static let graph = try? RoadGraph.helsinki()
+    static let streets = (try? RoadGraph.helsinki()).map(StreetGrid.init)
+    let limits: RateLimits
 
     static let latitude = RouteDoc.Parameter(name: "latitude", schema: .number, rules: .init(minimum: -90, maximum: 90), required: true, description: nil)
     static let longitude = RouteDoc.Parameter(name: "longitude", schema: .number, rules: .init(minimum: -180, maximum: 180), required: true, description: nil)
@@ -20,32 +23,18 @@ struct StreetRoutes {
             "The streets around a point, as lines to draw a map on", tag: .places,
             description: "Each street segment of the built-in road data with an end within the radius, once (a two-way street is one line); "
                 + "empty outside the area the data covers (docs/roads.md).",
-            query: [Self.latitude, Self.longitude, Self.radius], reply: StreetLayout.self, "the streets")
+            query: [Self.latitude, Self.longitude, Self.radius], reply: StreetLayout.self, "the streets", errors: [429])
         doc.callsServices = false
-        routes.on(.get, "streets", doc) { request, _ in
+        let limits = self.limits
+        routes.on(.get, "streets", doc) { request, context in
+            try limits.admitShareRead(request, context)
             guard let latitude = try Self.latitude.read(from: request)?.numberValue, let longitude = try Self.longitude.read(from: request)?.numberValue else {
                 throw GatewayError(.unprocessableContent, "invalid_params", "latitude and longitude: required")
             }
             let radius = try Self.radius.read(from: request)?.numberValue ?? 1000
-            let layout = Self.graph.map { Self.layout(of: $0, around: GeoPoint(latitude: latitude, longitude: longitude), radius: radius) }
-            return try JSONBody.response(layout ?? StreetLayout(coordinates: []))
+            let lines = Self.streets?.segments(around: GeoPoint(latitude: latitude, longitude: longitude), radius: radius) ?? []
+            return try JSONBody.response(StreetLayout(coordinates: lines.map { [$0.0.coordinates, $0.1.coordinates] }))
         }
-    }
-
-    /// The graph's segments with an end within `radius` of `center`, each street segment once.
-    static func layout(of graph: RoadGraph, around center: GeoPoint, radius: Double) -> StreetLayout {
-        var seen = Set<UInt64>()
-        var lines: [[[Double]]] = []
-        for edge in graph.edges {
-            let (a, b) = (Int(edge.from), Int(edge.to))
-            guard graph.points.indices.contains(a), graph.points.indices.contains(b) else { continue }
-            let key = UInt64(min(a, b)) << 32 | UInt64(max(a, b))
-            guard seen.insert(key).inserted else { continue }
-            let (p, q) = (graph.points[a], graph.points[b])
-            guard center.distance(to: p) <= radius || center.distance(to: q) <= radius else { continue }
-            lines.append([p.coordinates, q.coordinates])
-        }
-        return StreetLayout(coordinates: lines)
     }
 }
 
