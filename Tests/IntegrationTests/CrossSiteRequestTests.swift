@@ -33,4 +33,31 @@ import Wire
             #expect(try await gateway.request("GET", "/dashboard/reports", headers: basic.merging(["Sec-Fetch-Site": "cross-site"]) { $1 }).status == 200)
         }
     }
+
+    /// Guessing the operator's secret key (issue 38): wrong HTTP Basic credentials count against
+    /// the address's attempts (5 a minute here); out of them, even the right key is refused 429
+    /// from that address until the refill, while another address signs in.
+    @Test func theOperatorsKeyCannotBeGuessedFasterThanAPassword() async throws {
+        try await withTestBus("operator-guessing") { bus in
+            let gateway = try await TestGateway.start(on: bus, arguments: ["--address-attempts-per-min", "5", "--forwarded-for-hops", "1"])
+            func dashboard(_ password: String, from address: String) async throws -> (status: Int, body: JSONValue) {
+                let basic = "Basic " + Data("ridesharing:\(password)".utf8).base64EncodedString()
+                return try await gateway.request("GET", "/dashboard", headers: ["Authorization": basic, "X-Forwarded-For": address])
+            }
+            var wrong: [Int] = []
+            var refusal: JSONValue?
+            for guess in 0..<20 {
+                let answer = try await dashboard("guess-\(guess)", from: "203.0.113.80")
+                if answer.status == 429 {
+                    refusal = answer.body
+                    break
+                }
+                wrong.append(answer.status)
+            }
+            #expect(wrong.allSatisfy { $0 == 401 } && (5...8).contains(wrong.count), "\(wrong.count) guesses before the 429")
+            #expect(refusal?["error"]?["code"] == "too_many_attempts", "\(String(describing: refusal))")
+            #expect(try await dashboard("sk_dev_ridesharing", from: "203.0.113.80").status == 429, "the right key too, from the guessing address")
+            #expect(try await dashboard("sk_dev_ridesharing", from: "203.0.113.81").status == 200, "another address")
+        }
+    }
 }

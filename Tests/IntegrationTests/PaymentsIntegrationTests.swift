@@ -69,6 +69,19 @@ import Wire
             let customer = try await Self.addCard("pm_card_visa", apps: apps, fake: fake)
             #expect(sheet.body["customer_id"] == .string(customer), "one customer per rider")
             #expect(try await gateway.request("POST", "/v1/me/payment-sheet", token: driver).status == 403)
+            // Each sheet makes the provider mint a key: a rider asking in a loop is refused 429
+            // after 10 a minute (issue 38), before the provider hears of it.
+            var asked = 2
+            var refusal: (status: Int, body: JSONValue)?
+            while asked < 16 {
+                let answer = try await gateway.request("POST", "/v1/me/payment-sheet", token: rider)
+                if answer.status == 429 {
+                    refusal = answer
+                    break
+                }
+                asked += 1
+            }
+            #expect(refusal?.body["error"]?["code"] == "too_many_requests" && (10...13).contains(asked), "\(asked) sheets before: \(String(describing: refusal))")
             let cards = try await gateway.request("GET", "/v1/me/cards", token: rider)
             #expect(cards.body["cards"]?[0]?["last4"] == "4242" && cards.body["cards"]?[0]?["brand"] == "visa", "\(cards.body)")
 

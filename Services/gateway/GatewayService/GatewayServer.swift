@@ -104,7 +104,8 @@ struct GatewayApplication: Sendable {
         }
         ShareRoutes(platform: platform, settings: settings, limits: limits).register(data: open, pages: root)
         let hyperTrack = RecordedRoutes(
-            group: router.group("").add(middleware: CrossSiteRequestGuard()).add(middleware: BasicAuthentication(accountID: settings.accountID, secretKey: settings.secretKey)),
+            group: router.group("").add(middleware: CrossSiteRequestGuard()).add(
+                middleware: BasicAuthentication(accountID: settings.accountID, secretKey: settings.secretKey, limits: limits)),
             prefix: "", security: .basic, registry: registry)
         HyperTrackRoutes(platform: platform, settings: settings).register(on: hyperTrack)
         DashboardRoutes(platform: platform).register(on: hyperTrack)

@@ -57,22 +57,32 @@ struct HyperTrackRoutes {
     }
 }
 
-/// HTTP Basic with the account id and secret key: the HyperTrack routes and the operator's dashboard data.
-struct BasicAuthentication<Context: RequestContext>: RouterMiddleware {
+/// HTTP Basic with the account id and secret key: the HyperTrack routes and the operator's
+/// dashboard data. Wrong credentials count against the client address's attempts
+/// (`RateLimits.admitOperatorSignIn`): guessing the key is as slow as guessing a password.
+struct BasicAuthentication: RouterMiddleware {
+    typealias Context = GatewayContext
     let accountID: String
     let secretKey: String
+    let limits: RateLimits
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("basic "),
-            let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)).map({ String(decoding: $0, as: UTF8.self) }),
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("basic ") else {
+            throw Self.challenge
+        }
+        try limits.admitOperatorSignIn(request, peer: context.peer)
+        guard let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)).map({ String(decoding: $0, as: UTF8.self) }),
             Self.constantTimeEqual(decoded, "\(accountID):\(secretKey)")
         else {
-            throw GatewayError(
-                .unauthorized, "unauthorized", "this route needs HTTP Basic auth with the account id and secret key (--account-id, --secret-key)",
-                headers: [.wwwAuthenticate: "Basic realm=\"ridesharing\""])
+            limits.noteWrongOperatorCredentials(request, peer: context.peer)
+            throw Self.challenge
         }
         return try await next(request, context)
     }
+
+    static let challenge = GatewayError(
+        .unauthorized, "unauthorized", "this route needs HTTP Basic auth with the account id and secret key (--account-id, --secret-key)",
+        headers: [.wwwAuthenticate: "Basic realm=\"ridesharing\""])
 
     static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
         let (x, y) = (Array(a.utf8), Array(b.utf8))

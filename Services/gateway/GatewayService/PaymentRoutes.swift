@@ -12,23 +12,29 @@ import Wire
 /// provider's proof, checked by orders against the endpoint secret.
 struct PaymentRoutes {
     let platform: PlatformCalls
+    let limits: RateLimits
 
     /// Stripe's events are a few kilobytes; the op takes up to 256 KiB.
     static let webhookBodyLimit = 262_144
 
     func register(public open: RecordedRoutes, authenticated routes: RecordedRoutes) {
+        // Each ask makes the provider mint something: a few a minute per user.
+        let limits = self.limits
+        let providerCall: @Sendable (JSONValue, Request, GatewayContext) throws -> Void = { _, _, context in
+            try limits.admitProviderCall(userID: try context.requireUser().id)
+        }
         routes.on(
             .post, "me/payment-sheet",
             OpRoute(
                 Ops.Orders.paymentSheet, tag: .rides,
-                summary: "A rider's customer at the card provider and a new ephemeral key, for the provider's payment sheet in the app", errors: [403, 409]),
-            calling: platform)
+                summary: "A rider's customer at the card provider and a new ephemeral key, for the provider's payment sheet in the app", errors: [403, 409, 429]),
+            calling: platform, admit: providerCall)
         routes.on(.get, "me/cards", OpRoute(Ops.Orders.cards, tag: .rides, summary: "A rider's saved cards (the first is charged)", errors: [403, 409]), calling: platform)
         routes.on(
             .post, "me/payouts/onboarding",
             OpRoute(
                 Ops.Orders.payoutOnboarding, tag: .drivers, summary: "A driver's payout account at the card provider and a link to finish its onboarding",
-                errors: [403, 409]), calling: platform)
+                errors: [403, 409, 429]), calling: platform, admit: providerCall)
         open.on(
             .post, "providers/stripe/webhook",
             RouteDoc(

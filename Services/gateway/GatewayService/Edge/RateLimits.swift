@@ -16,6 +16,9 @@ public struct RateLimitPolicy: Sendable, Equatable {
     /// Reads of share data (`/v1/shares/…`, `/v1/ride-shares/…`) per client address: a page reads
     /// once a second, so four viewers behind one address; a guesser of share ids gets no further.
     public var shareReadsPerAddress = RateLimit(perMinute: 240)
+    /// Asks that make the card provider do something for a user (a payment sheet's ephemeral key,
+    /// a payout onboarding link): each costs a call to the provider, so a user gets a few a minute.
+    public var providerCallsPerUser = RateLimit(perMinute: 10)
 
     public init() {}
 }
@@ -86,6 +89,35 @@ final class RateLimits: Sendable {
         if let refusal = requests.withLock({ $0.take(keys, at: now) }) {
             throw Self.refusal(Code.tooManyRequests, refusal, "too many share reads from this address; try again in \(refusal.retryAfterSeconds) s")
         }
+    }
+
+    /// One ask of `userID` that calls the card provider; a 429 when the user is out of them.
+    func admitProviderCall(userID: String) throws {
+        let now = clock()
+        if let refusal = requests.withLock({ $0.take([(key: "provider " + userID, limit: policy.providerCallsPerUser)], at: now) }) {
+            throw Self.refusal(
+                Code.tooManyRequests, refusal, "at most \(policy.providerCallsPerUser) payment sheets or onboarding links a minute; try again in \(refusal.retryAfterSeconds) s")
+        }
+    }
+
+    /// Before an operator's HTTP Basic credentials are checked: a 429 when the client address has
+    /// sent wrong ones `--address-attempts-per-min` times this minute (`noteWrongOperatorCredentials`),
+    /// so the secret key cannot be guessed faster than that — the right one included, until the refill.
+    func admitOperatorSignIn(_ request: Request, peer: String?) throws {
+        let now = clock()
+        if let refusal = attempts.withLock({ $0.refusal(operatorKeys(request, peer: peer), at: now) }) {
+            throw Self.refusal(Code.tooManyAttempts, refusal, "too many wrong operator credentials from this address; try again in \(refusal.retryAfterSeconds) s")
+        }
+    }
+
+    /// Wrong operator credentials: one of the client address's attempts.
+    func noteWrongOperatorCredentials(_ request: Request, peer: String?) {
+        let now = clock()
+        _ = attempts.withLock { $0.take(operatorKeys(request, peer: peer), at: now) }
+    }
+
+    private func operatorKeys(_ request: Request, peer: String?) -> [(key: String, limit: RateLimit)] {
+        [(key: "operator sign-in " + ClientAddress.of(request, peer: peer, hops: forwardedForHops), limit: policy.attemptsPerAddress)]
     }
 
     /// One request of `userID` (its token already authenticated); a 429 when the user is out of
