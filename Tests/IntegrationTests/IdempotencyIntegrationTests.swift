@@ -204,6 +204,16 @@ import Wire
             // refusal as a reused refresh token (which would end the session).
             let refreshed = try await expectOnce(gateway, "POST", "/v1/auth/refresh", #"{"refresh_token":"\#(refresh)"}"#, other: nil)
             #expect(refreshed["refresh_token"] != nil && refreshed["refresh_token"]?.stringValue != refresh)
+            // No secret at rest (issue 38): users' requests table keeps those replies sealed, so its
+            // files hold neither pair (an access token is stored nowhere; refresh tokens only hashed).
+            let files = try FileManager.default.contentsOfDirectory(atPath: "\(bus.dataRoot)/users").filter { $0.hasPrefix("users.sqlite") }
+            #expect(!files.isEmpty)
+            for file in files {
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: "\(bus.dataRoot)/users/\(file)"))
+                for secret in [zoeToken, refresh, refreshed["token"]?.stringValue ?? "-", refreshed["refresh_token"]?.stringValue ?? "-"] {
+                    #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file) holds a token in plain text")
+                }
+            }
             _ = try await expectOnce(gateway, "PATCH", "/v1/me", token: zoeToken, #"{"name":"Zoë"}"#, other: #"{"name":"Zoey"}"#)
             _ = try await expectOnce(
                 gateway, "POST", "/v1/notifications/push_tokens", token: zoeToken, #"{"token":"fcm-zoe-1","platform":"android"}"#,

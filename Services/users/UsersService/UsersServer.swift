@@ -32,6 +32,9 @@ public struct UsersServer: Sendable {
                 store: store, signer: signer, deviceKeys: DeviceCredentialKeys(secret: secret, previous: previous), refreshLifetime: settings.refreshLifetime), relay: relay,
             instance: host.instance, reauthentication: Reauthentication(window: settings.reauthenticationWindow))
         router.requests = store.requestLog
+        // Log-ins, refreshes and new passwords are keyed requests: their hashes and replies (tokens,
+        // device credentials) are sealed under a key of the token key's, never kept readable.
+        router.sealing = RequestSealing(secret: secret)
         let worker = host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency)
         let platform = try await host.client(broker: settings.broker)
         // Every topic of orders, so a sequence gap is a missed event, not one not subscribed to.

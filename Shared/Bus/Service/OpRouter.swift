@@ -93,6 +93,9 @@ public struct OpRouter: Sendable {
     /// With it every op is idempotent: the same key and params answer the first reply, another
     /// op or params 422 `idempotency_key_reused`, a repeat while the first runs 409 `request_in_progress`.
     public var requests: (any RequestLog)?
+    /// When set, what `requests` keeps of each keyed request is sealed (`RequestSealing`): its
+    /// hash keyed, its reply readable only by a retry of the same request.
+    public var sealing: RequestSealing?
     /// Told of every answer: the op (`_unknown` for one not registered), the reply's status and
     /// how long it took. (ServiceKit's `OpMetrics` keeps them as a histogram.)
     public var onAnswered: (@Sendable (_ op: String, _ status: Int, _ elapsed: Duration) -> Void)?
@@ -234,15 +237,16 @@ public struct OpRouter: Sendable {
         let key: RequestKey
         let claim: RequestClaim
         do {
-            guard let keyed = try RequestKey(op: request.op, json: request.json) else { return await answer(request, context, handler) }
+            guard let keyed = try RequestKey(op: request.op, json: request.json, sealing: sealing) else { return await answer(request, context, handler) }
             key = keyed
             claim = try await requests.claim(key, now: Date())
         } catch {
             return errorReply(error, op: request.op, logger: opLogger)
         }
         switch claim {
-        case .replay(let reply):
-            return reply
+        case .replay(let stored):
+            // A reply kept before sealing was on is answered as it was kept.
+            return sealing.flatMap { $0.open(stored, for: key) } ?? stored
         case .running:
             return .error(.conflict(RequestKey.inProgress, "a request with this idempotency key is still being answered; retry later for its reply"))
         case .reused:
@@ -252,7 +256,11 @@ public struct OpRouter: Sendable {
             do {
                 // A refusal changed nothing: forgotten, so a retry runs again. A success is answered
                 // again to every retry. (Recorded after the op's transaction: see docs/design.md.)
-                if reply.isSuccess { try await requests.finish(key, reply: reply) } else { try await requests.release(key) }
+                if reply.isSuccess {
+                    try await requests.finish(key, reply: try sealing.map { try $0.seal(reply, for: key) } ?? reply)
+                } else {
+                    try await requests.release(key)
+                }
             } catch {
                 opLogger.warning("the reply of a keyed request was not recorded", metadata: ["error": "\(error)"])
             }

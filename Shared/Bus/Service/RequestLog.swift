@@ -9,13 +9,18 @@ public struct RequestKey: Sendable, Equatable {
     /// Who the key belongs to: `<role>:<id>` of the params' `caller`, `user:<id>` of a `user_id`, or "" (a caller on the bus itself).
     public var scope: String
     public var key: String
-    /// SHA-256 (hex) of the op's name and its params without `request_id`, as sorted-key JSON.
+    /// SHA-256 (hex) of the op's name and its params without `request_id`, as sorted-key JSON —
+    /// an HMAC under the service's secret when its router seals (`RequestSealing`).
     public var hash: String
+    /// What the hash is of (the op and the params): with `RequestSealing`, the reply's key comes
+    /// from it, so only a retry, which sends the params again, opens the reply. Never stored.
+    public var material: [UInt8] = []
 
-    public init(scope: String, key: String, hash: String) {
+    public init(scope: String, key: String, hash: String, material: [UInt8] = []) {
         self.scope = scope
         self.key = key
         self.hash = hash
+        self.material = material
     }
 
     /// The params member that carries the key.
@@ -41,7 +46,7 @@ public struct RequestKey: Sendable, Equatable {
     /// The key of a request whose params carry `request_id`; nil when they carry none. 422
     /// `invalid_params` for a `request_id` that is not a valid key; the params' own errors are
     /// left to the op (nil when they are not a JSON object).
-    public init?(op: String, json: [UInt8]) throws(ServiceError) {
+    public init?(op: String, json: [UInt8], sealing: RequestSealing? = nil) throws(ServiceError) {
         // Most requests carry no key: no parse for them.
         guard json.firstRange(of: Array(Self.member.utf8)) != nil,
             case .object(var params)? = try? JSONCoding.decode(JSONValue.self, from: json),
@@ -54,10 +59,10 @@ public struct RequestKey: Sendable, Equatable {
             guard let hash = stated.stringValue, (1...128).contains(hash.utf8.count) else {
                 throw .unprocessable("invalid_params", "\(Self.hashMember): must be a string of 1 to 128 characters")
             }
-            self.init(scope: Self.scope(params), key: key, hash: Self.hash(op: op, params: ["request": .string(hash)]))
-            return
+            params = ["request": .string(hash)]
         }
-        self.init(scope: Self.scope(params), key: key, hash: Self.hash(op: op, params: params))
+        let material = Self.material(op: op, params: params)
+        self.init(scope: Self.scope(params), key: key, hash: sealing?.hash(material) ?? Self.hex(SHA256.hash(data: material)), material: material)
     }
 
     static func scope(_ params: [String: JSONValue]) -> String {
@@ -70,10 +75,15 @@ public struct RequestKey: Sendable, Equatable {
 
     /// The hash of `op` with `params` (keys sorted, so the order an app wrote them in does not count).
     public static func hash(op: String, params: [String: JSONValue]) -> String {
-        let bytes = (try? JSONCoding.encode(JSONValue.object(params))) ?? []
-        let digest = SHA256.hash(data: Array(op.utf8) + [0x0A] + bytes)
-        return digest.map { String(format: "%02x", $0) }.joined()
+        hex(SHA256.hash(data: material(op: op, params: params)))
     }
+
+    /// The op's name and its params as sorted-key JSON: what a request is.
+    static func material(op: String, params: [String: JSONValue]) -> [UInt8] {
+        Array(op.utf8) + [0x0A] + ((try? JSONCoding.encode(JSONValue.object(params))) ?? [])
+    }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 }
 
 /// What a service's store says of a keyed request when it arrives.
