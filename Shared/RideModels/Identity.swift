@@ -45,16 +45,25 @@ public struct LinkIdentityParams: Codable, Sendable, Equatable {
     public var provider: IdentityProvider
     @WireField(minLength: 1, maxLength: 255)
     public var subject: String
+    /// The proof beyond the access token a link needs (as a new password does): the account's
+    /// password, or the session (filled by the gateway from the token) having logged in lately.
+    @WireField(maxLength: 1024)
+    public var currentPassword: String?
+    public var sessionID: String?
 
-    public init(userID: String, provider: IdentityProvider, subject: String) {
+    public init(userID: String, provider: IdentityProvider, subject: String, currentPassword: String? = nil, sessionID: String? = nil) {
         self.userID = userID
         self.provider = provider
         self.subject = subject
+        self.currentPassword = currentPassword
+        self.sessionID = sessionID
     }
 
     enum CodingKeys: String, CodingKey {
         case provider, subject
         case userID = "user_id"
+        case currentPassword = "current_password"
+        case sessionID = "session_id"
     }
 }
 
@@ -97,6 +106,9 @@ public struct IdentityTokenBody: Codable, Sendable, Equatable {
     @WireField(pattern: TextPatterns.deviceID, meaning: TextPatterns.deviceIDMeaning)
     public var deviceID: String?
     public var car: Car?
+    /// Linking to a signed-in account: its password, when the session did not log in lately.
+    @WireField(maxLength: 1024)
+    public var currentPassword: String?
 
     public init(idToken: String? = nil, accessToken: String? = nil, nonce: String? = nil, role: UserRole? = nil, name: String? = nil) {
         self.idToken = idToken
@@ -110,6 +122,7 @@ public struct IdentityTokenBody: Codable, Sendable, Equatable {
         case nonce, role, name, car
         case idToken = "id_token"
         case accessToken = "access_token"
+        case currentPassword = "current_password"
         case deviceID = "device_id"
     }
 }

@@ -113,6 +113,33 @@ import Wire
         }
     }
 
+    /// A stolen access token cannot add the thief's identity to the account (issue 38): a link is a
+    /// way to log in as it, so it needs the proof a new password needs — a recent log-in of the
+    /// session (2 s here), or the current password. Refused, nothing is linked.
+    @Test func aStolenTokenCannotLinkTheThiefsIdentity() async throws {
+        let idp = try await FakeIdentityProvider.start()
+        defer { idp.stop() }
+        try await withTestBus("social-link-stolen") { bus in
+            _ = try await TestService.users(on: bus, arguments: ["--reauthentication-window-s", "2"])
+            let gateway = try await TestGateway.start(on: bus, arguments: idp.gatewayArguments + ["--address-attempts-per-min", "1000"])
+            let (ann, token) = try await gateway.signUp(
+                #"{"role":"rider","name":"Ann","phone_number":"+380501110087","password":"secret123"}"#, phone: "+380501110087", password: "secret123")
+            try await Task.sleep(for: .seconds(3))
+            let stolen = try await gateway.request("POST", "/v1/me/identities/google", token: token, #"{"id_token":"\#(try await idp.idToken("g-thief"))"}"#)
+            #expect(stolen.status == 403 && code(stolen) == "reauthentication_required", "\(stolen)")
+            let guessed = try await gateway.request(
+                "POST", "/v1/me/identities/google", token: token, #"{"id_token":"\#(try await idp.idToken("g-thief"))","current_password":"guess-1"}"#)
+            #expect(guessed.status == 403 && code(guessed) == "current_password_wrong", "\(guessed)")
+            // Nothing was linked: the thief's identity signs into an account of its own, not Ann's.
+            let thief = try await signIn(gateway, "google", ["id_token": .string(try await idp.idToken("g-thief")), "role": "rider"])
+            #expect(thief.status == 200 && thief.body["user"]?["id"]?.stringValue != ann, "\(thief)")
+            // The owner, with the password, links her own.
+            let owner = try await gateway.request(
+                "POST", "/v1/me/identities/google", token: token, #"{"id_token":"\#(try await idp.idToken("g-ann-2"))","current_password":"secret123"}"#)
+            #expect(owner.status == 201 && owner.body["user_id"]?.stringValue == ann, "\(owner)")
+        }
+    }
+
     @Test func anIdentityLinksToALoggedInAccountAndRotatedKeysAreFetched() async throws {
         let idp = try await FakeIdentityProvider.start()
         defer { idp.stop() }

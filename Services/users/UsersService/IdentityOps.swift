@@ -11,6 +11,9 @@ struct IdentityOps: Sendable {
     let store: any UserStorage
     let sessions: SessionOps
     let relay: OutboxRelay
+    let reauthentication: Reauthentication
+    let hasher: PasswordHasher
+    let slow: SlowWork
 
     func register(on router: inout OpRouter) {
         router.on(Ops.Users.loginWithIdentity) { (params: IdentityLoginParams, _) -> Session in
@@ -33,7 +36,15 @@ struct IdentityOps: Sendable {
             return try await sessions.start(for: user)
         }
 
+        // A linked identity logs in as the account: as much a takeover as a new password, so it
+        // needs the same proof (a stolen access token cannot add the thief's Google account).
         router.on(Ops.Users.linkIdentity) { (params: LinkIdentityParams, _) -> Replied<LinkedIdentity> in
+            guard let user = try await store.user(id: params.userID) else { throw UsersOps.unknownUser(params.userID) }
+            if try await store.user(identity: params.provider, subject: params.subject)?.id != user.id {
+                try await reauthentication.check(
+                    currentPassword: params.currentPassword, sessionID: params.sessionID, of: user, hash: try await UsersOps.passwordHash(of: user, in: store),
+                    store: store, hasher: hasher, slow: slow, for: "linking an identity")
+            }
             let asked = LinkedIdentity(provider: params.provider, subject: params.subject, userID: params.userID, createdAt: Date())
             do {
                 let linked = try await store.link(asked)

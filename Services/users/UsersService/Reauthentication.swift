@@ -20,19 +20,30 @@ struct Reauthentication: Sendable {
         _ changes: UpdateUserParams, of user: User, hash: String?, store: any UserStorage, hasher: PasswordHasher, slow: SlowWork, now: Date = Date()
     ) async throws {
         guard changes.needsCurrentPassword(of: user) else { return }
-        if let presented = changes.currentPassword, !presented.isEmpty {
+        try await check(
+            currentPassword: changes.currentPassword, sessionID: changes.sessionID, of: user, hash: hash, store: store, hasher: hasher, slow: slow, now: now,
+            for: "a new password or phone number")
+    }
+
+    /// Checks the proof for a change `what` (a new password, a linked identity) of `user`'s account:
+    /// `currentPassword` against `hash`, else a log-in of `sessionID` within the window.
+    func check(
+        currentPassword: String?, sessionID: String?, of user: User, hash: String?, store: any UserStorage, hasher: PasswordHasher, slow: SlowWork,
+        now: Date = Date(), for what: String
+    ) async throws {
+        if let presented = currentPassword, !presented.isEmpty {
             guard let hash, try await slow.run({ hasher.verify(presented, against: hash) }) else {
                 throw ServiceError.forbidden("current_password_wrong", "current_password is not this account's password")
             }
             return
         }
-        if window > 0, let session = changes.sessionID, let loggedIn = try await store.loggedIn(session: session, user: user.id),
+        if window > 0, let session = sessionID, let loggedIn = try await store.loggedIn(session: session, user: user.id),
             now.timeIntervalSince(loggedIn) <= window
         {
             return
         }
         let logIn = hash == nil ? "sign in again with Apple, Google or Facebook" : "give current_password, or log in again"
         let proof = window > 0 ? "\(logIn) and change it within \(Int(window)) s" : "give current_password"
-        throw ServiceError.forbidden("reauthentication_required", "a new password or phone number needs proof beyond the access token: \(proof)")
+        throw ServiceError.forbidden("reauthentication_required", "\(what) needs proof beyond the access token: \(proof)")
     }
 }

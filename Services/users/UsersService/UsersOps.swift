@@ -68,7 +68,7 @@ enum UsersOps {
 
         sessions.register(on: &router)
         DeviceCredentialOps(store: store, sessions: sessions).register(on: &router)
-        IdentityOps(store: store, sessions: sessions, relay: relay).register(on: &router)
+        IdentityOps(store: store, sessions: sessions, relay: relay, reauthentication: reauthentication, hasher: hasher, slow: slow).register(on: &router)
 
         router.on(Ops.Users.get) { (params: UserIDParams, _) -> User in
             guard let user = try await store.user(id: params.id) else { throw unknownUser(params.id) }
@@ -79,11 +79,7 @@ enum UsersOps {
             guard let current = try await store.user(id: params.id) else { throw unknownUser(params.id) }
             if let problem = UserRules.problem(with: params, role: current.role) { throw ServiceError.unprocessable("invalid_params", problem) }
             if params.needsCurrentPassword(of: current) {
-                // The stored hash is read by the account's own phone number; an account without a
-                // password (social sign-in only) has none.
-                let stored = current.phoneNumber.isEmpty ? nil : try await store.credentials(phoneNumber: current.phoneNumber)
-                let hash = stored.flatMap { $0.0.id == current.id && $0.1 != IdentityTable.noPassword ? $0.1 : nil }
-                try await reauthentication.check(params, of: current, hash: hash, store: store, hasher: hasher, slow: slow)
+                try await reauthentication.check(params, of: current, hash: try await passwordHash(of: current, in: store), store: store, hasher: hasher, slow: slow)
             }
             let hash = try await params.password.asyncMap { password in try await slow.run { try hasher.hash(password) } }
             do {
@@ -139,6 +135,13 @@ enum UsersOps {
     /// A device belongs to one account: its phone's locations are that driver's.
     static func deviceTaken(_ deviceID: String) -> ServiceError {
         ServiceError.conflict("device_in_use", "device_id \(deviceID.prefix(128)) is another account's device")
+    }
+
+    /// The account's stored password hash, read by its own phone number; nil for an account
+    /// without a password (social sign-in only).
+    static func passwordHash(of user: User, in store: any UserStorage) async throws -> String? {
+        let stored = user.phoneNumber.isEmpty ? nil : try await store.credentials(phoneNumber: user.phoneNumber)
+        return stored.flatMap { $0.0.id == user.id && $0.1 != IdentityTable.noPassword ? $0.1 : nil }
     }
 
     static func unknownUser(_ id: String) -> ServiceError {

@@ -47,13 +47,22 @@ struct IdentityRoutes {
             .post, "me/identities/{provider}",
             RouteDoc(
                 "Link an Apple, Google or Facebook identity to the caller's account, so it logs in with it too", tag: .accounts,
-                body: body.filter { ["id_token", "access_token", "nonce"].contains($0.key) }, path: Self.providerPath, reply: LinkedIdentity.self,
-                status: 201, "the identity linked (200 when it was already)", errors: [401, 404, 409, 503],
-                fieldRules: "apple and google take id_token, facebook access_token", op: Ops.Users.linkIdentity.fullName)
+                body: body.filter { ["id_token", "access_token", "nonce", "current_password"].contains($0.key) }, path: Self.providerPath, reply: LinkedIdentity.self,
+                status: 201, "the identity linked (200 when it was already)", errors: [401, 403, 404, 409, 429, 503],
+                fieldRules:
+                    "apple and google take id_token, facebook access_token; a new link needs current_password, or a session that logged in within the last minutes (else 403 reauthentication_required)",
+                op: Ops.Users.linkIdentity.fullName)
         ) { request, context in
             let provider = try verifiers.provider(named: try context.parameters.require("provider"))
-            let (_, identity) = try await verified(provider, request, context)
-            var params: [String: JSONValue] = ["user_id": .string(try context.requireUser().id), "provider": .string(provider.rawValue), "subject": .string(identity.subject)]
+            let user = try context.requireUser()
+            let (sent, identity) = try await verified(provider, request, context)
+            var params: [String: JSONValue] = ["user_id": .string(user.id), "provider": .string(provider.rawValue), "subject": .string(identity.subject)]
+            params["session_id"] = BearerAuthentication.sessionID(in: request).map(JSONValue.string)
+            if let password = sent.currentPassword {
+                // Each try of a password is a log-in attempt of the account, as on PATCH /v1/me.
+                try limits.admitAttempt(request, context, account: "user \(user.id)")
+                params["current_password"] = .string(password)
+            }
             try IdempotencyKey.stamp(&params, from: request)
             return try await platform.forward(Ops.Users.linkIdentity, .object(params))
         }
