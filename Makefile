@@ -159,6 +159,7 @@ bench: release
 	-.build/release/ridectl bench lifecycle
 	-.build/release/ridectl bench routes
 	-.build/release/ridectl bench logins
+	-.build/release/ridectl bench gateway
 
 ## roads: rebuild the built-in road graph (Shared/Roads/Data/helsinki.roads, docs/roads.md) from the
 ## pinned OpenStreetMap extract; the result is byte for byte the committed file

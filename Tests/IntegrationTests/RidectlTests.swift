@@ -396,6 +396,18 @@ import Wire
     }
 }
 
+/// `ridectl bench gateway`, briefly, as JSON: both routes answered through a real gateway, none failed.
+@Suite(.timeLimit(.minutes(3))) struct BenchGatewayReportTests {
+    @Test func theGatewayBenchAnswersBothRoutes() async throws {
+        let run = try await runCommand(Binaries.ridectl, ["bench", "gateway", "--seconds", "1", "--connections", "2", "--json"], timeout: .seconds(150))
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr.suffix(2000))")
+        let report = try JSONCoding.decode(JSONValue.self, from: Array(run.stdout.utf8))
+        let rows = report["rows"]?.arrayValue ?? []
+        #expect(rows.count == 8, "two routes, four rows each, no failures: \(run.stdout)")
+        for row in rows where row["unit"] == "req/s" { #expect((row["value"]?.numberValue ?? 0) > 0, "\(row)") }
+    }
+}
+
 /// `ridectl bench bus-security`, one short round, as JSON: `bench bus` runs plain and then on a
 /// CURVE bus whose load and echo workers are held to the `bench` role, and each compared figure
 /// has both sides and the cost that the target reads.

@@ -12,7 +12,7 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [
             BenchBusCommand.self, BenchIngestCommand.self, BenchNearbyCommand.self, BenchMemoryCommand.self, BenchLifecycleCommand.self, BenchCityCommand.self,
             BenchRoutesCommand.self,
-            BenchRoutesPgCommand.self, BenchLoginsCommand.self, BenchBusSecurityCommand.self,
+            BenchRoutesPgCommand.self, BenchLoginsCommand.self, BenchBusSecurityCommand.self, BenchGatewayCommand.self,
         ])
 }
 
