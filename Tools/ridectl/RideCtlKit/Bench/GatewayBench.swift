@@ -1,7 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
-import NIOCore
 import PlatformLauncher
 import ServiceKit
 import Synchronization
@@ -131,7 +130,7 @@ struct GatewayLoad: Sendable {
         request.method = .init(rawValue: method)
         request.headers.add(name: "Content-Type", value: "application/json")
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        request.body = .bytes(ByteBuffer(string: body))
+        request.body = .bytes(Array(body.utf8))
         let response = try await client.execute(request, timeout: .seconds(30))
         let bytes = Array((try await response.body.collect(upTo: 1 << 20)).readableBytesView)
         guard (200..<300).contains(Int(response.status.code)) else {
