@@ -70,11 +70,11 @@ struct BasicAuthentication: RouterMiddleware {
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("basic ") else {
             throw Self.challenge
         }
-        try limits.admitOperatorSignIn(request, peer: context.peer)
+        try limits.admitOperatorSignIn(request, context)
         guard let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)).map({ String(decoding: $0, as: UTF8.self) }),
             Self.constantTimeEqual(decoded, "\(accountID):\(secretKey)")
         else {
-            limits.noteWrongOperatorCredentials(request, peer: context.peer)
+            limits.noteWrongOperatorCredentials(request, context)
             throw Self.challenge
         }
         return try await next(request, context)

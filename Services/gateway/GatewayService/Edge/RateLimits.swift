@@ -50,29 +50,18 @@ final class RateLimits: Sendable {
     func admitAttempt(_ request: Request, _ context: GatewayContext, account: String?) throws {
         var keys = [(key: addressKey(request, context), limit: policy.attemptsPerAddress)]
         if let account { keys.append((key: "account " + account, limit: policy.attemptsPerAccount)) }
-        let now = clock()
-        if let refusal = attempts.withLock({ $0.take(keys, at: now) }) {
-            throw Self.refusal(
-                Code.tooManyAttempts, refusal,
-                "too many sign-up, log-in or password attempts from this address or on this account; try again in \(refusal.retryAfterSeconds) s")
-        }
+        try take(attempts, keys, Code.tooManyAttempts) { "too many sign-up, log-in or password attempts from this address or on this account; try again in \($0) s" }
     }
 
     /// Before `users` is asked about a token this gateway does not know: a 429 when the client
     /// address has sent too many invalid ones (`noteInvalidToken`), so garbage tokens cannot make
     /// `users` work without end.
     func admitTokenCheck(_ request: Request, _ context: GatewayContext) throws {
-        let now = clock()
-        if let refusal = attempts.withLock({ $0.refusal(invalidTokensKey(request, context), at: now) }) {
-            throw Self.refusal(Code.tooManyAttempts, refusal, "too many invalid tokens from this address; try again in \(refusal.retryAfterSeconds) s")
-        }
+        try check(invalidTokensKey(request, context)) { "too many invalid tokens from this address; try again in \($0) s" }
     }
 
     /// A token `users` refused as not its own: one of the client address's allowance.
-    func noteInvalidToken(_ request: Request, _ context: GatewayContext) {
-        let now = clock()
-        _ = attempts.withLock { $0.take(invalidTokensKey(request, context), at: now) }
-    }
+    func noteInvalidToken(_ request: Request, _ context: GatewayContext) { note(invalidTokensKey(request, context)) }
 
     private func invalidTokensKey(_ request: Request, _ context: GatewayContext) -> [(key: String, limit: RateLimit)] {
         [(key: "invalid tokens " + addressKey(request, context), limit: policy.invalidTokensPerAddress)]
@@ -84,50 +73,38 @@ final class RateLimits: Sendable {
 
     /// One read of share data from the request's client address; a 429 when it is out of reads.
     func admitShareRead(_ request: Request, _ context: GatewayContext) throws {
-        let now = clock()
-        let keys = [(key: "share reads " + addressKey(request, context), limit: policy.shareReadsPerAddress)]
-        if let refusal = requests.withLock({ $0.take(keys, at: now) }) {
-            throw Self.refusal(Code.tooManyRequests, refusal, "too many share reads from this address; try again in \(refusal.retryAfterSeconds) s")
+        try take(requests, [(key: "share reads " + addressKey(request, context), limit: policy.shareReadsPerAddress)], Code.tooManyRequests) {
+            "too many share reads from this address; try again in \($0) s"
         }
     }
 
     /// One ask of `userID` that calls the card provider; a 429 when the user is out of them.
     func admitProviderCall(userID: String) throws {
-        let now = clock()
-        if let refusal = requests.withLock({ $0.take([(key: "provider " + userID, limit: policy.providerCallsPerUser)], at: now) }) {
-            throw Self.refusal(
-                Code.tooManyRequests, refusal, "at most \(policy.providerCallsPerUser) payment sheets or onboarding links a minute; try again in \(refusal.retryAfterSeconds) s")
+        try take(requests, [(key: "provider " + userID, limit: policy.providerCallsPerUser)], Code.tooManyRequests) {
+            "at most \(self.policy.providerCallsPerUser) payment sheets or onboarding links a minute; try again in \($0) s"
         }
     }
 
     /// Before an operator's HTTP Basic credentials are checked: a 429 when the client address has
     /// sent wrong ones `--address-attempts-per-min` times this minute (`noteWrongOperatorCredentials`),
     /// so the secret key cannot be guessed faster than that — the right one included, until the refill.
-    func admitOperatorSignIn(_ request: Request, peer: String?) throws {
-        let now = clock()
-        if let refusal = attempts.withLock({ $0.refusal(operatorKeys(request, peer: peer), at: now) }) {
-            throw Self.refusal(Code.tooManyAttempts, refusal, "too many wrong operator credentials from this address; try again in \(refusal.retryAfterSeconds) s")
-        }
+    func admitOperatorSignIn(_ request: Request, _ context: GatewayContext) throws {
+        try check(operatorKeys(request, context)) { "too many wrong operator credentials from this address; try again in \($0) s" }
     }
 
     /// Wrong operator credentials: one of the client address's attempts.
-    func noteWrongOperatorCredentials(_ request: Request, peer: String?) {
-        let now = clock()
-        _ = attempts.withLock { $0.take(operatorKeys(request, peer: peer), at: now) }
-    }
+    func noteWrongOperatorCredentials(_ request: Request, _ context: GatewayContext) { note(operatorKeys(request, context)) }
 
-    private func operatorKeys(_ request: Request, peer: String?) -> [(key: String, limit: RateLimit)] {
-        [(key: "operator sign-in " + ClientAddress.of(request, peer: peer, hops: forwardedForHops), limit: policy.attemptsPerAddress)]
+    private func operatorKeys(_ request: Request, _ context: GatewayContext) -> [(key: String, limit: RateLimit)] {
+        [(key: "operator sign-in " + addressKey(request, context), limit: policy.attemptsPerAddress)]
     }
 
     /// One request of `userID` (its token already authenticated); a 429 when the user is out of
     /// requests. Every token and session of a user shares one bucket: refreshing, or logging in
     /// again, gets a new token but no more requests.
     func admitRequest(userID: String) throws {
-        let now = clock()
-        if let refusal = requests.withLock({ $0.take([(key: "user " + userID, limit: policy.requestsPerToken)], at: now) }) {
-            throw Self.refusal(
-                Code.tooManyRequests, refusal, "this account made more than \(policy.requestsPerToken) requests; try again in \(refusal.retryAfterSeconds) s")
+        try take(requests, [(key: "user " + userID, limit: policy.requestsPerToken)], Code.tooManyRequests) {
+            "this account made more than \(self.policy.requestsPerToken) requests; try again in \($0) s"
         }
     }
 
@@ -137,10 +114,32 @@ final class RateLimits: Sendable {
     func admitRefresh(_ request: Request, _ context: GatewayContext, refreshToken: String?) throws {
         try admitTokenCheck(request, context)
         let session = refreshToken.map { String($0.prefix { $0 != "." }.prefix(64)) } ?? ""
-        let now = clock()
-        if let refusal = attempts.withLock({ $0.take([(key: "refresh " + session, limit: policy.attemptsPerAccount)], at: now) }) {
-            throw Self.refusal(Code.tooManyAttempts, refusal, "too many refreshes of this session; try again in \(refusal.retryAfterSeconds) s")
+        try take(attempts, [(key: "refresh " + session, limit: policy.attemptsPerAccount)], Code.tooManyAttempts) {
+            "too many refreshes of this session; try again in \($0) s"
         }
+    }
+
+    /// Takes a token from each of `keys` in `table`, or throws the 429 `code` whose message
+    /// `message` makes of the seconds to wait.
+    private func take(
+        _ table: borrowing Mutex<RateLimiter<String>>, _ keys: [(key: String, limit: RateLimit)], _ code: String, _ message: (Int) -> String
+    ) throws {
+        let now = clock()
+        if let refusal = table.withLock({ $0.take(keys, at: now) }) { throw Self.refusal(code, refusal, message(refusal.retryAfterSeconds)) }
+    }
+
+    /// A 429 `too_many_attempts` when `keys` are out of attempts; takes nothing (`note` does).
+    private func check(_ keys: [(key: String, limit: RateLimit)], _ message: (Int) -> String) throws {
+        let now = clock()
+        if let refusal = attempts.withLock({ $0.refusal(keys, at: now) }) {
+            throw Self.refusal(Code.tooManyAttempts, refusal, message(refusal.retryAfterSeconds))
+        }
+    }
+
+    /// One failure against `keys`' attempts.
+    private func note(_ keys: [(key: String, limit: RateLimit)]) {
+        let now = clock()
+        _ = attempts.withLock { $0.take(keys, at: now) }
     }
 
     static func refusal(_ code: String, _ refusal: RateLimiter<String>.Refusal, _ message: String) -> GatewayError {
