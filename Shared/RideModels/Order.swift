@@ -55,6 +55,9 @@ public struct Caller: Codable, Sendable, Equatable {
         self.id = id
     }
 
+    /// The caller `user` is.
+    public init(_ user: User) { self.init(role: user.role, id: user.id) }
+
     public static func rider(_ id: String) -> Caller { Caller(role: .rider, id: id) }
     public static func driver(_ id: String) -> Caller { Caller(role: .driver, id: id) }
 }

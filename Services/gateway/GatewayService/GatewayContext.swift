@@ -37,7 +37,6 @@ public struct GatewayContext: RequestContext, WebSocketRequestContext {
 
     /// The caller as the services' ops take it.
     func caller() throws -> JSONValue {
-        let user = try requireUser()
-        return .object(["role": .string(user.role.rawValue), "id": .string(user.id)])
+        try JSONValue(encoding: Caller(try requireUser()))
     }
 }

@@ -78,7 +78,7 @@ struct LiveRoute {
                 try await Self.relay(
                     stream, inbound: inbound, outbound: outbound,
                     statuses: StatusesOnce(lastSequence: sent.0, lastVersion: sent.1, viewer: viewer.id, lastChatSequence: sent.0),
-                    tokenCheck: tokenCheck(ws.request, context), idle: idle, shownTo: Caller(role: viewer.role, id: viewer.id))
+                    tokenCheck: tokenCheck(ws.request, context), idle: idle, shownTo: Caller(viewer))
             } catch {
                 context.logger.debug("live connection ended", metadata: ["order_id": "\(orderID)", "error": "\(error)"])
             }
@@ -100,7 +100,7 @@ struct LiveRoute {
             }
             defer { sockets.give(user.id) }
             let (watcher, stream) = await hub.watchUser(user.id)
-            let caller: JSONValue = ["role": .string(user.role.rawValue), "id": .string(user.id)]
+            let caller = try JSONValue(encoding: Caller(user))
             do {
                 try await Self.relay(
                     stream, inbound: inbound, outbound: outbound, statuses: StatusesOnce(), tokenCheck: tokenCheck(ws.request, ws.requestContext), idle: idle
@@ -214,7 +214,7 @@ struct LiveRoute {
             let user = try context.requireUser()
             for event in missed {
                 guard let (about, message) = LiveHub.orderMessage(event), about == orderID, StatusesOnce.isParty(user.id, to: message) else { continue }
-                try await outbound.write(.text(Self.text(Self.shown(message, to: Caller(role: user.role, id: user.id)))))
+                try await outbound.write(.text(Self.text(Self.shown(message, to: Caller(user)))))
                 version = message["order"]?["version"]?.numberValue.map(Int.init) ?? version
             }
             await hub.track(try await order(context))
