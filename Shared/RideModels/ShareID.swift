@@ -14,4 +14,7 @@ public enum ShareID {
     public static func isValid(_ text: String, length: Int = tripLength) -> Bool {
         text.count == length && text.allSatisfy { alphabet.contains($0) }
     }
+
+    /// A ride's share id: 20 letters, or 7 for a link made before rides had longer ones.
+    public static func isValidRide(_ text: String) -> Bool { isValid(text, length: rideLength) || isValid(text) }
 }

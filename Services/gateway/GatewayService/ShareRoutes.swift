@@ -93,8 +93,8 @@ struct ShareRoutes {
     /// A trip's share id (7 of ShareID's letters), so `/dashboard` or a typo is never a share.
     static func isShareID(_ text: String) -> Bool { ShareID.isValid(text) }
 
-    /// A ride's share id: 20 letters (7 for a link made before rides had longer ones).
-    static func isRideShareID(_ text: String) -> Bool { ShareID.isValid(text, length: ShareID.rideLength) || ShareID.isValid(text) }
+    /// A ride's share id (`ShareID.isValidRide`).
+    static func isRideShareID(_ text: String) -> Bool { ShareID.isValidRide(text) }
 
     static func unknown(_ shareID: String) -> GatewayError {
         GatewayError(.notFound, "unknown_share", "no trip is shared as \(shareID.prefix(20))")

@@ -38,7 +38,7 @@ extension OrdersOps {
     /// What the link shows, while it works: 404 `unknown_share` for an id no ride has (revoked
     /// ones included), 410 `share_expired` once the ride ended `shareLifetime` ago.
     func sharedRide(_ shareID: String) async throws -> SharedRide {
-        guard ShareID.isValid(shareID, length: ShareID.rideLength) || ShareID.isValid(shareID), let order = try await store.order(shareID: shareID) else {
+        guard ShareID.isValidRide(shareID), let order = try await store.order(shareID: shareID) else {
             throw ServiceError.notFound("unknown_share", "no ride is shared as \(shareID.prefix(20))")
         }
         let ride = SharedRide(order, lifetimeAfterRide: shareLifetime)
