@@ -9,7 +9,7 @@ import Wire
 extension OrdersOps {
     func registerShares(on router: inout OpRouter) {
         router.on(Ops.Orders.share) { (params: OrderParams, _) -> RideShare in try await share(params) }
-        router.on(Ops.Orders.revokeShare) { (params: OrderParams, _) -> Order in try await revokeShare(params) }
+        router.on(Ops.Orders.revokeShare) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await revokeShare(params), to: params.caller) }
         // The share id is the capability (as HyperTrack's share URLs): no caller.
         router.on(Ops.Orders.getByShare) { (params: ShareIDParams, _) -> SharedRide in try await sharedRide(params.shareID) }
     }
