@@ -109,4 +109,35 @@ import Wire
             }
         }
     }
+
+    /// Issue 38: a replaced photo no one else uses is deleted once its time is up (here at once);
+    /// one another user still shows is kept.
+    @Test func aReplacedPhotoIsDeletedUnlessSomeoneStillShowsIt() async throws {
+        try await withTestBus("photos-replaced") { bus in
+            _ = try await TestService.users(on: bus, arguments: ["--replaced-photo-retention-s", "0"])
+            let gateway = try await TestGateway.start(on: bus)
+            let ann = try await gateway.signUp(
+                #"{"role":"rider","name":"Ann","phone_number":"+380501110071","password":"secret123"}"#, phone: "+380501110071", password: "secret123")
+            let bob = try await gateway.signUp(
+                #"{"role":"rider","name":"Bob","phone_number":"+380501110072","password":"secret456"}"#, phone: "+380501110072", password: "secret456")
+            func photo(of reply: (status: Int, body: JSONValue)) throws -> String {
+                guard reply.status == 200, let url = reply.body["photo_url"]?.stringValue else { throw TestFailure("upload: \(reply)") }
+                return url
+            }
+            func served(_ url: String) async throws -> Int { try await HTTPProbe.send("GET", gateway.base + url, timeout: .seconds(30)).status }
+            let png = try photo(of: try await Self.put(gateway, "/v1/me/photo", token: ann.token, Self.png))
+            #expect(try await photo(of: try await Self.put(gateway, "/v1/me/photo", token: bob.token, Self.png)) == png, "one row, both point at it")
+            // Ann replaces hers: Bob still shows it, so it stays.
+            let jpeg = try photo(of: try await Self.put(gateway, "/v1/me/photo", token: ann.token, Self.jpeg))
+            #expect(try await served(png) == 200, "Bob's photo is still served")
+            // Bob replaces his too: no one shows it any more, and it is gone.
+            #expect(try await photo(of: try await Self.put(gateway, "/v1/me/photo", token: bob.token, Self.jpeg)) == jpeg)
+            #expect(try await served(png) == 404, "the replaced photo no one shows is deleted")
+            #expect(try await served(jpeg) == 200)
+            // Back to a deleted one: stored again, served again.
+            #expect(try await photo(of: try await Self.put(gateway, "/v1/me/photo", token: ann.token, Self.png)) == png)
+            let (pngServed, jpegServed) = (try await served(png), try await served(jpeg))
+            #expect(pngServed == 200 && jpegServed == 200, "Bob still shows the JPEG")
+        }
+    }
 }

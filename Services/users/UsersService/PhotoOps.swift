@@ -6,11 +6,15 @@ import RideModels
 
 /// `users.put_photo` and `users.photo`: photos checked by their bytes and kept by their SHA-256.
 enum PhotoOps {
-    static func register(on router: inout OpRouter, store: any UserStorage) {
+    /// How long a replaced photo no one points at is kept (`--replaced-photo-retention-s`): a report
+    /// made with it shows it until then.
+    static let defaultKeepReplaced: TimeInterval = 30 * 86_400
+
+    static func register(on router: inout OpRouter, store: any UserStorage, keepReplaced: TimeInterval) {
         router.on(Ops.Users.putPhoto) { (params: PhotoUpload, _) -> User in
             let photo = try checked(params)
             do {
-                return try await store.setPhoto(photo, userID: params.userID, kind: params.kind, now: Date())
+                return try await store.setPhoto(photo, userID: params.userID, kind: params.kind, now: Date(), keepReplaced: keepReplaced)
             } catch UserStoreFailure.unknownUser {
                 throw UsersOps.unknownUser(params.userID)
             } catch UserStoreFailure.noCar {

@@ -229,19 +229,34 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
         }
     }
 
-    public func setPhoto(_ photo: StoredPhoto, userID: String, kind: PhotoKind, now: Date) async throws -> User {
+    public func setPhoto(_ photo: StoredPhoto, userID: String, kind: PhotoKind, now: Date, keepReplaced: TimeInterval) async throws -> User {
         let logger = logger
         return try await postgres.write { connection in
             guard let user = try await Self.user(connection, id: userID, lock: true, logger: logger) else { throw UserStoreFailure.unknownUser }
             if kind == .car, user.car == nil { throw UserStoreFailure.noCar }
             let at = UserRow.milliseconds(now)
+            let replaced =
+                try await connection.first(
+                    "SELECT \(unescaped: PhotoTable.column(kind)) FROM users WHERE id = \(userID)", as: String?.self, logger: logger) ?? nil
+            // DO UPDATE, not DO NOTHING: it locks the row, so a sweep deleting it waits for this
+            // transaction and then sees it pointed at again.
             try await connection.run(
                 """
                 INSERT INTO photos (sha256, content_type, width, height, bytes, created_at_ms)
-                VALUES (\(photo.sha256), \(photo.contentType), \(photo.width), \(photo.height), \(photo.bytes), \(at)) ON CONFLICT DO NOTHING
+                VALUES (\(photo.sha256), \(photo.contentType), \(photo.width), \(photo.height), \(photo.bytes), \(at))
+                ON CONFLICT (sha256) DO UPDATE SET replaced_at_ms = NULL
                 """, logger: logger)
             try await connection.run(
                 "UPDATE users SET \(unescaped: PhotoTable.column(kind)) = \(photo.sha256), updated_at_ms = \(at) WHERE id = \(userID)", logger: logger)
+            if let replaced, replaced != photo.sha256 {
+                try await connection.run(
+                    "UPDATE photos SET replaced_at_ms = \(at) WHERE sha256 = \(replaced) AND \(unescaped: PhotoTable.unreferenced)", logger: logger)
+            }
+            try await connection.run(
+                """
+                DELETE FROM photos WHERE replaced_at_ms IS NOT NULL AND replaced_at_ms <= \(at - Int64(keepReplaced * 1000))
+                AND \(unescaped: PhotoTable.unreferenced)
+                """, logger: logger)
             guard let updated = try await Self.user(connection, id: userID, lock: false, logger: logger) else { throw UserStoreFailure.unknownUser }
             return updated
         }

@@ -102,6 +102,7 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
         ("v9", PhotoTable.sql),
         // The refresh token a rotation replaced: only it coming back is a reuse (`rotateSession`).
         ("v10", "ALTER TABLE sessions ADD COLUMN previous_refresh_hash TEXT;"),
+        ("v11", PhotoTable.replacedSQL),
     ]
 
     /// Counts a rating in the ratee's average, once per order and side; false when it was counted before.
@@ -238,14 +239,24 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
         }
     }
 
-    public func setPhoto(_ photo: StoredPhoto, userID: String, kind: PhotoKind, now: Date) async throws -> User {
+    public func setPhoto(_ photo: StoredPhoto, userID: String, kind: PhotoKind, now: Date, keepReplaced: TimeInterval) async throws -> User {
         try await database.write { db in
             guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [userID]) else { throw UserStoreFailure.unknownUser }
             if kind == .car, Self.user(row).car == nil { throw UserStoreFailure.noCar }
+            let (at, replaced): (Int64, String?) = (UserRow.milliseconds(now), row[PhotoTable.column(kind)])
             try db.run(
-                "INSERT OR IGNORE INTO photos (sha256, content_type, width, height, bytes, created_at_ms) VALUES (?, ?, ?, ?, ?, ?)",
-                [photo.sha256, photo.contentType, photo.width, photo.height, photo.bytes, UserRow.milliseconds(now)])
-            try db.run("UPDATE users SET \(PhotoTable.column(kind)) = ?, updated_at_ms = ? WHERE id = ?", [photo.sha256, UserRow.milliseconds(now), userID])
+                """
+                INSERT INTO photos (sha256, content_type, width, height, bytes, created_at_ms) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (sha256) DO UPDATE SET replaced_at_ms = NULL
+                """,
+                [photo.sha256, photo.contentType, photo.width, photo.height, photo.bytes, at])
+            try db.run("UPDATE users SET \(PhotoTable.column(kind)) = ?, updated_at_ms = ? WHERE id = ?", [photo.sha256, at, userID])
+            if let replaced, replaced != photo.sha256 {
+                try db.run("UPDATE photos SET replaced_at_ms = ? WHERE sha256 = ? AND \(PhotoTable.unreferenced)", [at, replaced])
+            }
+            try db.run(
+                "DELETE FROM photos WHERE replaced_at_ms IS NOT NULL AND replaced_at_ms <= ? AND \(PhotoTable.unreferenced)",
+                [at - Int64(keepReplaced * 1000)])
             guard let updated = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [userID]) else { throw UserStoreFailure.unknownUser }
             return Self.user(updated)
         }

@@ -8,7 +8,8 @@ import Storage
 enum UsersOps {
     static func router(
         store: any UserStorage, hasher: PasswordHasher, sessions: SessionOps, relay: OutboxRelay, instance: String,
-        reauthentication: Reauthentication = Reauthentication(window: Reauthentication.defaultWindow)
+        reauthentication: Reauthentication = Reauthentication(window: Reauthentication.defaultWindow),
+        keepReplacedPhotos: TimeInterval = PhotoOps.defaultKeepReplaced
     ) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.users, instance: instance)
         let slow = SlowWork()
@@ -120,7 +121,7 @@ enum UsersOps {
             return SavedPlaces(places: try await store.places(userID: params.userID))
         }
 
-        PhotoOps.register(on: &router, store: store)
+        PhotoOps.register(on: &router, store: store, keepReplaced: keepReplacedPhotos)
 
         router.on(Ops.Users.events) { (query: EventsQuery, _) -> EventsPage in
             try await store.eventLog.page(source: BusContract.Service.users, query: query)

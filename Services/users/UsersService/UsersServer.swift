@@ -30,7 +30,8 @@ public struct UsersServer: Sendable {
             store: store, hasher: PasswordHasher(rounds: settings.passwordRounds),
             sessions: SessionOps(
                 store: store, signer: signer, deviceKeys: DeviceCredentialKeys(secret: secret, previous: previous), refreshLifetime: settings.refreshLifetime), relay: relay,
-            instance: host.instance, reauthentication: Reauthentication(window: settings.reauthenticationWindow))
+            instance: host.instance, reauthentication: Reauthentication(window: settings.reauthenticationWindow),
+            keepReplacedPhotos: settings.replacedPhotoRetention)
         router.requests = store.requestLog
         // Log-ins, refreshes and new passwords are keyed requests: their hashes and replies (tokens,
         // device credentials) are sealed under a key of the token key's, never kept readable.

@@ -65,6 +65,13 @@ public struct RideUsersCommand: ServiceCommand {
     var reauthenticationWindowSeconds: Int?
 
     @Option(
+        name: .customLong("replaced-photo-retention-s"),
+        help: helpWithEnv(
+            "Seconds a replaced photo no one else uses is kept (a report may show it) before it is deleted",
+            env: "RIDE_REPLACED_PHOTO_RETENTION_S", default: "2592000"))
+    var replacedPhotoRetentionSeconds: Int?
+
+    @Option(
         name: .customLong("concurrency"),
         help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
@@ -114,6 +121,10 @@ public struct RideUsersCommand: ServiceCommand {
                 try integerSetting(
                     reauthenticationWindowSeconds, flag: "reauthentication-window-s", env: "RIDE_REAUTHENTICATION_WINDOW_S",
                     default: Int(Reauthentication.defaultWindow), range: 0...3600)),
+            replacedPhotoRetention: TimeInterval(
+                try integerSetting(
+                    replacedPhotoRetentionSeconds, flag: "replaced-photo-retention-s", env: "RIDE_REPLACED_PHOTO_RETENTION_S",
+                    default: Int(PhotoOps.defaultKeepReplaced), range: 0...31_536_000)),
             concurrency: try concurrencySetting(concurrency),
             http: try common.httpAddress(default: "0.0.0.0:9101"),
             logFormat: logging.format, logLevel: logging.level)
@@ -139,6 +150,8 @@ public struct UsersSettings: BusClientSettings {
     public var passwordRounds: Int
     /// How long after its log-in a session may change the password or phone number without the current password.
     public var reauthenticationWindow: TimeInterval
+    /// How long a replaced photo no user points at is kept before it is deleted.
+    public var replacedPhotoRetention: TimeInterval
     public var concurrency: Int
     public var http: HostPort
     public var logFormat: LogFormat
@@ -168,6 +181,7 @@ public struct UsersSettings: BusClientSettings {
           token lifetime        access \(Int(tokenLifetime)) s, refresh \(Int(refreshLifetime)) s
           password hashing      PBKDF2-SHA256, \(passwordRounds) rounds
           re-authentication     current password, or a log-in of the last \(Int(reauthenticationWindow)) s
+          replaced photos       deleted \(Int(replacedPhotoRetention)) s after no one uses them
           concurrency           \(concurrency)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)
