@@ -29,9 +29,12 @@ public enum RequestTable {
         return .replay(ServiceReply(status: Int(status), json: Array((body ?? "{}").utf8)))
     }
 
-    /// (expired before, abandoned claim before) at `now`.
-    static func cutoffs(_ now: Date) -> (expired: Int64, abandoned: Int64) {
-        (milliseconds(now.addingTimeInterval(-RequestKey.lifetime)), milliseconds(now.addingTimeInterval(-RequestKey.lease)))
+    /// (expired before, this key forgotten before, abandoned claim before) at `now`.
+    static func cutoffs(_ now: Date, _ key: RequestKey) -> (expired: Int64, forgotten: Int64, abandoned: Int64) {
+        (
+            milliseconds(now.addingTimeInterval(-RequestKey.lifetime)), milliseconds(now.addingTimeInterval(-min(key.kept, RequestKey.lifetime))),
+            milliseconds(now.addingTimeInterval(-RequestKey.lease))
+        )
     }
 }
 
@@ -43,9 +46,11 @@ public struct SQLiteRequestLog: RequestLog {
 
     public func claim(_ key: RequestKey, now: Date) async throws -> RequestClaim {
         try await database.write { db in
-            let (expired, abandoned) = RequestTable.cutoffs(now)
+            let (expired, forgotten, abandoned) = RequestTable.cutoffs(now, key)
             try db.run("DELETE FROM requests WHERE created_at_ms < ?", [expired])
-            try db.run("DELETE FROM requests WHERE scope = ? AND key = ? AND status IS NULL AND created_at_ms < ?", [key.scope, key.key, abandoned])
+            try db.run(
+                "DELETE FROM requests WHERE scope = ? AND key = ? AND ((status IS NOT NULL AND created_at_ms < ?) OR (status IS NULL AND created_at_ms < ?))",
+                [key.scope, key.key, forgotten, abandoned])
             try db.run(
                 "INSERT INTO requests (scope, key, hash, created_at_ms) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 [key.scope, key.key, key.hash, RequestTable.milliseconds(now)])
@@ -81,10 +86,13 @@ public struct PostgresRequestLog: RequestLog {
     public func claim(_ key: RequestKey, now: Date) async throws -> RequestClaim {
         let logger = postgres.logger
         return try await postgres.write { connection in
-            let (expired, abandoned) = RequestTable.cutoffs(now)
+            let (expired, forgotten, abandoned) = RequestTable.cutoffs(now, key)
             try await connection.run("DELETE FROM requests WHERE created_at_ms < \(expired)", logger: logger)
             try await connection.run(
-                "DELETE FROM requests WHERE scope = \(key.scope) AND key = \(key.key) AND status IS NULL AND created_at_ms < \(abandoned)", logger: logger)
+                """
+                DELETE FROM requests WHERE scope = \(key.scope) AND key = \(key.key)
+                AND ((status IS NOT NULL AND created_at_ms < \(forgotten)) OR (status IS NULL AND created_at_ms < \(abandoned)))
+                """, logger: logger)
             let inserted = try await connection.run(
                 """
                 INSERT INTO requests (scope, key, hash, created_at_ms) VALUES (\(key.scope), \(key.key), \(key.hash), \(RequestTable.milliseconds(now)))

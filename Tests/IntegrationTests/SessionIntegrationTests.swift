@@ -29,6 +29,15 @@ import Wire
 
     func code(_ reply: (status: Int, body: JSONValue)) -> String? { reply.body["error"]?["code"]?.stringValue }
 
+    /// Users (with `arguments`) and a gateway on `bus`, through which Ann signs up.
+    func annSignsUp(_ bus: TestBus, users arguments: [String]) async throws -> TestGateway {
+        _ = try await TestService.users(on: bus, arguments: arguments)
+        let gateway = try await TestGateway.start(on: bus)
+        let created = try await gateway.request("POST", "/v1/users", #"{"role":"rider","name":"Ann","phone_number":"\#(Self.phone)","password":"secret123"}"#)
+        #expect(created.status == 201)
+        return gateway
+    }
+
     @Test func logInRefreshLogOutAndANewPasswordEndsEverySession() async throws {
         try await withTestBus("sessions") { bus in
             _ = try await TestService.users(on: bus)
@@ -107,12 +116,32 @@ import Wire
     /// recent), a `session_id` of its own choosing, or guesses of the password, is refused (403),
     /// the owner's sessions and log-in stay as they were, and the guesses meet the account's
     /// attempt limit (429) as log-ins do. A fresh log-in may change the password.
+    /// Issue 38: a refresh's reply is answered again to its Idempotency-Key only long enough for
+    /// a lost reply's retry (`--credential-replay-s`, here 1 s): the old refresh token and its key,
+    /// sent later, get no pair and leave the session going.
+    @Test func aRefreshReplayedWithItsKeyLaterGetsNoTokens() async throws {
+        try await withTestBus("sessions-replay") { bus in
+            let gateway = try await annSignsUp(bus, users: ["--credential-replay-s", "1"])
+            let first = try await logIn(gateway)
+            let key = ["Idempotency-Key": "refresh-\(UUID().uuidString)"]
+            let body = #"{"refresh_token":"\#(first.refresh)"}"#
+            let refreshed = try await gateway.request("POST", "/v1/auth/refresh", body, headers: key)
+            let retried = try await gateway.request("POST", "/v1/auth/refresh", body, headers: key)
+            #expect(refreshed.status == 200 && retried.body == refreshed.body, "a retry at once gets the same pair: \(retried)")
+            let second = try #require(refreshed.body["refresh_token"]?.stringValue)
+            let third = try await refresh(gateway, second)
+            let access = try #require(third.body["token"]?.stringValue)
+            try await Task.sleep(for: .milliseconds(1500))
+            let replayed = try await gateway.request("POST", "/v1/auth/refresh", body, headers: key)
+            #expect(replayed.status == 401 && replayed.body["token"] == nil && replayed.body["refresh_token"] == nil, "\(replayed)")
+            #expect(try await gateway.request("GET", "/v1/me", token: access).status == 200, "the session goes on")
+            #expect(try await refresh(gateway, try #require(third.body["refresh_token"]?.stringValue)).status == 200)
+        }
+    }
+
     @Test func aStolenAccessTokenCannotTakeTheAccountOver() async throws {
         try await withTestBus("sessions-takeover") { bus in
-            _ = try await TestService.users(on: bus, arguments: ["--reauthentication-window-s", "3"])
-            let gateway = try await TestGateway.start(on: bus)
-            let created = try await gateway.request("POST", "/v1/users", #"{"role":"rider","name":"Ann","phone_number":"\#(Self.phone)","password":"secret123"}"#)
-            #expect(created.status == 201)
+            let gateway = try await annSignsUp(bus, users: ["--reauthentication-window-s", "3"])
             let owner = try await logIn(gateway)
             let stolen = try await logIn(gateway)
             try await Task.sleep(for: .seconds(4))  // both log-ins older than the window

@@ -39,6 +39,26 @@ import Testing
         }
     }
 
+    /// A credential's reply (`OpRouter.replayWindows`) is answered again only within its window;
+    /// after it the key runs again. A claim still running holds for its lease all the same.
+    @Test(arguments: Backend.allCases)
+    func aKeyKeptForLessIsForgottenAfterItsWindow(backend: Backend) async throws {
+        try await withLog(backend) { log in
+            var short = key
+            short.kept = 10
+            #expect(try await log.claim(short, now: Self.now) == .first)
+            #expect(try await log.claim(short, now: Self.now.addingTimeInterval(30)) == .running, "its lease holds a running claim")
+            try await log.finish(short, reply: reply)
+            #expect(try await log.claim(short, now: Self.now.addingTimeInterval(5)) == .replay(reply))
+            #expect(try await log.claim(short, now: Self.now.addingTimeInterval(11)) == .first, "forgotten after its window")
+            var long = key
+            long.scope = "rider:r-3"
+            try #require(try await log.claim(long, now: Self.now) == .first)
+            try await log.finish(long, reply: reply)
+            #expect(try await log.claim(long, now: Self.now.addingTimeInterval(11)) == .replay(reply), "others keep theirs for a day")
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func aReleasedOrAbandonedClaimRunsAgain(backend: Backend) async throws {
         try await withLog(backend) { log in

@@ -6,6 +6,11 @@ import Storage
 
 /// The `users` service's ops on the broker.
 enum UsersOps {
+    /// The ops whose replies are credentials (tokens, a device's key): a keyed one is answered
+    /// again only within `--credential-replay-s`.
+    static let credentialOps = [Ops.Users.login.name, Ops.Users.refresh.name, Ops.Users.loginWithIdentity.name, Ops.Users.issueDeviceCredential.name]
+    static let defaultCredentialReplay: TimeInterval = 60
+
     static func router(
         store: any UserStorage, hasher: PasswordHasher, sessions: SessionOps, relay: OutboxRelay, instance: String,
         reauthentication: Reauthentication = Reauthentication(window: Reauthentication.defaultWindow),

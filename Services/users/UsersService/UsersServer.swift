@@ -36,6 +36,9 @@ public struct UsersServer: Sendable {
         // Log-ins, refreshes and new passwords are keyed requests: their hashes and replies (tokens,
         // device credentials) are sealed under a key of the token key's, never kept readable.
         router.sealing = RequestSealing(secret: secret)
+        // And replayed only long enough for a lost reply's retry: a refresh's key sent again later
+        // runs again, as a reuse of the rotated token, and never hands over the session's pair.
+        router.replayWindows = Dictionary(uniqueKeysWithValues: UsersOps.credentialOps.map { ($0, settings.credentialReplay) })
         let worker = host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency)
         let platform = try await host.client(broker: settings.broker)
         // Every topic of orders, so a sequence gap is a missed event, not one not subscribed to.

@@ -72,6 +72,13 @@ public struct RideUsersCommand: ServiceCommand {
     var replacedPhotoRetentionSeconds: Int?
 
     @Option(
+        name: .customLong("credential-replay-s"),
+        help: helpWithEnv(
+            "Seconds a keyed log-in's or refresh's reply (tokens, a device credential) is answered again to a retry with its Idempotency-Key",
+            env: "RIDE_CREDENTIAL_REPLAY_S", default: "60"))
+    var credentialReplaySeconds: Int?
+
+    @Option(
         name: .customLong("concurrency"),
         help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
@@ -125,6 +132,10 @@ public struct RideUsersCommand: ServiceCommand {
                 try integerSetting(
                     replacedPhotoRetentionSeconds, flag: "replaced-photo-retention-s", env: "RIDE_REPLACED_PHOTO_RETENTION_S",
                     default: Int(PhotoOps.defaultKeepReplaced), range: 0...31_536_000)),
+            credentialReplay: TimeInterval(
+                try integerSetting(
+                    credentialReplaySeconds, flag: "credential-replay-s", env: "RIDE_CREDENTIAL_REPLAY_S",
+                    default: Int(UsersOps.defaultCredentialReplay), range: 1...3600)),
             concurrency: try concurrencySetting(concurrency),
             http: try common.httpAddress(default: "0.0.0.0:9101"),
             logFormat: logging.format, logLevel: logging.level)
@@ -152,6 +163,8 @@ public struct UsersSettings: BusClientSettings {
     public var reauthenticationWindow: TimeInterval
     /// How long a replaced photo no user points at is kept before it is deleted.
     public var replacedPhotoRetention: TimeInterval
+    /// How long a keyed credential reply (`UsersOps.credentialOps`) is answered again.
+    public var credentialReplay: TimeInterval
     public var concurrency: Int
     public var http: HostPort
     public var logFormat: LogFormat
@@ -182,6 +195,7 @@ public struct UsersSettings: BusClientSettings {
           password hashing      PBKDF2-SHA256, \(passwordRounds) rounds
           re-authentication     current password, or a log-in of the last \(Int(reauthenticationWindow)) s
           replaced photos       deleted \(Int(replacedPhotoRetention)) s after no one uses them
+          credential replies    answered again to a retry for \(Int(credentialReplay)) s
           concurrency           \(concurrency)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)

@@ -96,6 +96,9 @@ public struct OpRouter: Sendable {
     /// When set, what `requests` keeps of each keyed request is sealed (`RequestSealing`): its
     /// hash keyed, its reply readable only by a retry of the same request.
     public var sealing: RequestSealing?
+    /// Ops whose keyed replies are answered again for less than `RequestKey.lifetime`, by name:
+    /// credentials (a log-in's tokens) replay only long enough for a lost reply's retry.
+    public var replayWindows: [String: TimeInterval] = [:]
     /// Told of every answer: the op (`_unknown` for one not registered), the reply's status and
     /// how long it took. (ServiceKit's `OpMetrics` keeps them as a histogram.)
     public var onAnswered: (@Sendable (_ op: String, _ status: Int, _ elapsed: Duration) -> Void)?
@@ -237,7 +240,8 @@ public struct OpRouter: Sendable {
         let key: RequestKey
         let claim: RequestClaim
         do {
-            guard let keyed = try RequestKey(op: request.op, json: request.json, sealing: sealing) else { return await answer(request, context, handler) }
+            guard var keyed = try RequestKey(op: request.op, json: request.json, sealing: sealing) else { return await answer(request, context, handler) }
+            keyed.kept = replayWindows[request.op] ?? RequestKey.lifetime
             key = keyed
             claim = try await requests.claim(key, now: Date())
         } catch {

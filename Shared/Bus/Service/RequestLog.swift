@@ -15,6 +15,9 @@ public struct RequestKey: Sendable, Equatable {
     /// What the hash is of (the op and the params): with `RequestSealing`, the reply's key comes
     /// from it, so only a retry, which sends the params again, opens the reply. Never stored.
     public var material: [UInt8] = []
+    /// How long this key's reply is answered again (`OpRouter.replayWindows`; at most `lifetime`):
+    /// after that the key is forgotten and the request runs again.
+    public var kept: TimeInterval = RequestKey.lifetime
 
     public init(scope: String, key: String, hash: String, material: [UInt8] = []) {
         self.scope = scope
@@ -102,8 +105,9 @@ public enum RequestClaim: Sendable, Equatable {
 /// database, so every instance sees them). Set as `OpRouter.requests`, it makes every op idempotent
 /// for callers that send a `request_id`.
 public protocol RequestLog: Sendable {
-    /// Claims `key` at `now` — forgetting keys older than `RequestKey.lifetime` and claims older
-    /// than `RequestKey.lease` that never got a reply — or says how it was answered.
+    /// Claims `key` at `now` — forgetting keys older than `RequestKey.lifetime`, this key when older
+    /// than its `kept`, and claims older than `RequestKey.lease` that never got a reply — or says
+    /// how it was answered.
     func claim(_ key: RequestKey, now: Date) async throws -> RequestClaim
     /// Records the reply of a claimed request.
     func finish(_ key: RequestKey, reply: ServiceReply) async throws
