@@ -21,9 +21,11 @@ import Wire
 
     func check(_ bus: TestBus) async throws {
         _ = try await TestService.start(on: bus, service: BusContract.Service.notifications, executable: "ride-notifications")
-        // Schemathesis sends made-up tokens to every route to see them refused: more than any
-        // address's allowance of invalid tokens (RateLimitIntegrationTests checks that one).
-        let apps = try await GatewayIntegrationTests.Apps.start(bus, gateway: ["--address-invalid-tokens-per-min", "1000000"])
+        // Schemathesis sends made-up tokens to every route to see them refused, and made-up keys to
+        // the dashboard's sign-in: more than any address's allowance of invalid tokens or wrong
+        // operator keys (RateLimitIntegrationTests and DashboardSessionTests check those).
+        let apps = try await GatewayIntegrationTests.Apps.start(
+            bus, gateway: ["--address-invalid-tokens-per-min", "1000000", "--address-attempts-per-min", "100000"])
         let gateway = apps.gateway
 
         let document = try await gateway.request("GET", "/openapi.json")

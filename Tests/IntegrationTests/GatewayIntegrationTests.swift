@@ -325,7 +325,7 @@ import Wire
             let id = try await apps.bookAndAccept()
             try await apps.drive(
                 Polyline(points: [LifecycleIntegrationTests.driverStart, LifecycleIntegrationTests.driverStart.destination(bearing: 0, distance: 60)]), now: true, batch: 2)
-            let dom = try await HeadlessBrowser.dom("http://ridesharing:sk_dev_ridesharing@127.0.0.1:\(gateway.port)/dashboard")
+            let dom = try await HeadlessBrowser.dom("http://ridesharing:sk_dev_ridesharing@127.0.0.1:\(gateway.port)/dashboard?auth=basic")
             #expect(HeadlessBrowser.text(of: "updated", in: dom)?.hasPrefix("updated") == true, "the data loaded: \(dom.suffix(3000))")
             #expect(dom.contains(#"data-service="orders" data-up="true""#))
             #expect(dom.contains(#"data-service="notifications" data-up="false""#), "not started in this test")

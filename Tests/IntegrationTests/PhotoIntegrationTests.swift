@@ -104,7 +104,7 @@ import Wire
                 return HeadlessBrowser.attribute("src", of: "driver-photo", in: dom) == faceURL && HeadlessBrowser.attribute("src", of: "car-photo", in: dom) == carURL
             }
             try await eventually("the dashboard shows the driver's photo", timeout: .seconds(60)) {
-                let dom = try await HeadlessBrowser.dom("http://ridesharing:sk_dev_ridesharing@127.0.0.1:\(gateway.port)/dashboard")
+                let dom = try await HeadlessBrowser.dom("http://ridesharing:sk_dev_ridesharing@127.0.0.1:\(gateway.port)/dashboard?auth=basic")
                 return dom.contains(#"data-order="\#(id)""#) && dom.contains(#"src="\#(faceURL)""#)
             }
         }

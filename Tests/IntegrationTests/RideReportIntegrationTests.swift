@@ -49,7 +49,7 @@ import Wire
             try await eventually("the ride is paid", timeout: .seconds(30)) {
                 try await gateway.request("GET", "/v1/orders/\(id)", token: apps.rider.token).body["payment"] == "paid"
             }
-            let dom = try await HeadlessBrowser.dom("http://ridesharing:sk_dev_ridesharing@127.0.0.1:\(gateway.port)/dashboard")
+            let dom = try await HeadlessBrowser.dom("http://ridesharing:sk_dev_ridesharing@127.0.0.1:\(gateway.port)/dashboard?auth=basic")
             #expect(dom.contains(#"data-report="\#(fareID)" data-report-status="open""#) && dom.contains(#"data-stamp="COMPLETED""#), "\(dom.suffix(3000))")
             #expect(dom.contains(#"data-payment="paid""#) && dom.contains(#"data-refund="\#(id)""#), "a paid ride's refund button: \(dom.suffix(3000))")
 

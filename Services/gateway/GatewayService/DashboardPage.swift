@@ -34,7 +34,7 @@ enum DashboardPage {
         </style>
         </head>
         <body>
-        <header><h1>Ridesharing</h1><span id="updated" class="muted">loading…</span></header>
+        <header><h1>Ridesharing</h1><span id="updated" class="muted">loading…</span><button id="sign-out" type="button">Sign out</button></header>
         <main>
           <div class="card">
             <svg id="map" viewBox="0 0 800 500" role="img" aria-label="devices and open orders"></svg>
@@ -128,12 +128,27 @@ enum DashboardPage {
                 : `<textarea id="answer-${escape(r.id)}" rows="2" maxlength="2000"></textarea> <button data-answer="${escape(r.id)}">Answer</button>`}
             </div>`).join("");
         }
+        // A change made with a dashboard session carries its CSRF token (a cookie this page may read
+        // and another site's may not); with HTTP Basic there is none, and none is needed.
+        function csrf() {
+          const found = document.cookie.split("; ").find((c) => c.startsWith("ride_operator_csrf="));
+          return found ? found.slice("ride_operator_csrf=".length) : "";
+        }
+        // A session that ended: back to the sign-in form.
+        function signedOut(response) {
+          if (response.status === 401) { location.assign("/dashboard/login"); return true; }
+          return false;
+        }
+        $("sign-out").addEventListener("click", async () => {
+          await fetch(location.origin + "/dashboard/session", {method: "DELETE", credentials: "same-origin"});
+          location.assign("/dashboard/login");
+        });
         // A paid ride's charge given back, whole (POST /dashboard/orders/{id}/refund); the rider is notified.
         document.addEventListener("click", async (event) => {
           const order = event.target.dataset && event.target.dataset.refund;
           if (!order || !confirm(`Refund the whole charge of ride ${order}?`)) return;
           const response = await fetch(location.origin + `/dashboard/orders/${encodeURIComponent(order)}/refund`, {
-            method: "POST", credentials: "same-origin", headers: {"Idempotency-Key": `refund-${order}`}});
+            method: "POST", credentials: "same-origin", headers: {"Idempotency-Key": `refund-${order}`, "X-CSRF-Token": csrf()}});
           if (!response.ok) { alert(`not refunded: ${response.status} ${await response.text()}`); return; }
           refreshReports(false);
         });
@@ -142,7 +157,7 @@ enum DashboardPage {
           if (!id) return;
           const answer = $("answer-" + id).value;
           const response = await fetch(location.origin + `/dashboard/reports/${encodeURIComponent(id)}/answer`, {
-            method: "POST", credentials: "same-origin", headers: {"Content-Type": "application/json"}, body: JSON.stringify({answer})});
+            method: "POST", credentials: "same-origin", headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf()}, body: JSON.stringify({answer})});
           if (!response.ok) { alert(`not answered: ${response.status} ${await response.text()}`); return; }
           refreshReports(false);
         });
@@ -160,7 +175,7 @@ enum DashboardPage {
             // From the origin: a page opened as http://user:secret@host/dashboard has those credentials in its
             // URL, and fetch() refuses a URL built on it; the browser sends the remembered Basic credentials.
             const response = await fetch(location.origin + "/dashboard/data", {cache: "no-store", credentials: "same-origin"});
-            if (response.ok) show(await response.json()); else $("updated").textContent = `error ${response.status}`;
+            if (response.ok) show(await response.json()); else if (!signedOut(response)) $("updated").textContent = `error ${response.status}`;
           } catch (e) {
             $("updated").textContent = "offline; retrying…";
           }

@@ -19,9 +19,10 @@ struct DashboardRoutes {
             .get, "dashboard",
             RouteDoc(
                 "The operator's dashboard (HTML): devices on a map, open orders by status, service health", tag: .operators,
-                replies: [.init(status: 200, description: "an HTML page", content: .html)], callsServices: false)
-        ) { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: DashboardPage.html)))
+                query: [OperatorAuthentication.askBasic], replies: [.init(status: 200, description: "an HTML page", content: .html)], callsServices: false)
+        ) { request, _ in
+            _ = try OperatorAuthentication.askBasic.read(from: request)
+            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: DashboardPage.html)))
         }
         routes.on(
             .get, "dashboard/data",

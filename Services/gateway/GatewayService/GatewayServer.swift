@@ -103,12 +103,17 @@ struct GatewayApplication: Sendable {
             JSONBody.response(status: .ok, bytes: try JSONCoding.encode(APIDocument.build(registry.all, version: PlatformVersion.current)))
         }
         ShareRoutes(platform: platform, settings: settings, limits: limits).register(data: open, pages: root)
+        let basic = BasicAuthentication(accountID: settings.accountID, secretKey: settings.secretKey, limits: limits)
         let hyperTrack = RecordedRoutes(
-            group: router.group("").add(middleware: CrossSiteRequestGuard()).add(
-                middleware: BasicAuthentication(accountID: settings.accountID, secretKey: settings.secretKey, limits: limits)),
-            prefix: "", security: .basic, registry: registry)
+            group: router.group("").add(middleware: CrossSiteRequestGuard()).add(middleware: basic), prefix: "", security: .basic, registry: registry)
         HyperTrackRoutes(platform: platform, settings: settings).register(on: hyperTrack)
-        DashboardRoutes(platform: platform).register(on: hyperTrack)
+        let sessions = OperatorSessions(secretKey: settings.secretKey)
+        DashboardSignIn(accountID: settings.accountID, secretKey: settings.secretKey, sessions: sessions, limits: limits).register(
+            on: RecordedRoutes(group: router.group("").add(middleware: CrossSiteRequestGuard()), prefix: "", security: .none, registry: registry))
+        let dashboard = RecordedRoutes(
+            group: router.group("").add(middleware: CrossSiteRequestGuard()).add(middleware: OperatorAuthentication(basic: basic, sessions: sessions)),
+            prefix: "", security: .operator, registry: registry)
+        DashboardRoutes(platform: platform).register(on: dashboard)
         // The WebSocket routes asked without an upgrade: authenticated like the rest (401 without a
         // token), then 426 saying how to connect.
         for (path, doc) in LiveRoute.paths {

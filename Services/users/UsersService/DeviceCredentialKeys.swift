@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Wire
 
 /// Makes and checks device credentials: `dc1.<kid>.<session id>.<mac>`, the mac an HMAC-SHA256
 /// (base64url) over the session id and the device id, under a key derived from the token key named
@@ -51,19 +52,5 @@ struct DeviceCredentialKeys: Sendable {
     func isGenuine(_ presented: Presented, deviceID: String) -> Bool {
         guard let key = keys[presented.kid] else { return false }
         return HMAC<SHA256>.isValidAuthenticationCode(presented.mac, authenticating: Self.message(session: presented.session, deviceID: deviceID), using: key)
-    }
-}
-
-/// Base64url without padding (RFC 4648 §5), as tokens spell their bytes.
-enum Base64URL {
-    static func encode(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decode(_ text: Substring) -> Data? {
-        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
     }
 }

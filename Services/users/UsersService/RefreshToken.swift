@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Wire
 
 /// An opaque refresh token, `<session id>.<32 random bytes, base64url>`. The session id in front
 /// finds the session; only the token's SHA-256 is stored, so a copy of the database refreshes nothing.

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import JWTKit
 import RideModels
+import Wire
 
 /// Access tokens: HS256 JWTs whose header names the signing key (`kid`). New tokens are signed
 /// with the current key; tokens of the previous key still verify, so a key rotates without logging

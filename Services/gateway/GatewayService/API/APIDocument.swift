@@ -30,6 +30,10 @@ enum APIDocument {
                 "securitySchemes": [
                     "bearer": ["type": "http", "scheme": "bearer", "description": "the token of POST /v1/sessions"],
                     "basic": ["type": "http", "scheme": "basic", "description": "the account id and secret key (--account-id, --secret-key)"],
+                    "operatorSession": [
+                        "type": "apiKey", "in": "cookie", "name": .string(OperatorSessions.cookie),
+                        "description": "the dashboard's session (POST /dashboard/session); a change also sends its X-CSRF-Token",
+                    ],
                 ],
             ],
         ]
@@ -86,6 +90,7 @@ enum APIDocument {
         case .none: operation["security"] = []
         case .bearer: operation["security"] = [["bearer": []]]
         case .basic: operation["security"] = [["basic": []]]
+        case .operator: operation["security"] = [["basic": []], ["operatorSession": []]]
         }
         return operation
     }

@@ -20,6 +20,7 @@ public enum GatewayAPI {
                 case .none: "anyone"
                 case .bearer: "a user (bearer token)"
                 case .basic: "the operator (HTTP Basic)"
+                case .operator: "the operator (HTTP Basic or a dashboard session)"
                 }
             lines.append("| `\(entry.method.rawValue) \(entry.path)` | \(who) | \(entry.doc.summary) | \(entry.doc.op.map { "`\($0)`" } ?? "") |")
         }

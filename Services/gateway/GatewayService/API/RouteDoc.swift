@@ -129,9 +129,12 @@ extension RouteDoc.Parameter {
         guard let text = request.uri.queryParameters.get(name) else { return nil }
         let value = try value(text)
         do throws(WireViolation) {
-            if case .number(let number) = value {
+            switch value {
+            case .number(let number):
                 try rules.check(number: number, at: name)
                 if case .integer = schema { try WireRules.checkSafeInteger(number, at: name) }
+            case .string(let string): try rules.check(string: string, at: name)
+            default: break
             }
         } catch {
             throw GatewayError(.unprocessableContent, "invalid_params", error.description)

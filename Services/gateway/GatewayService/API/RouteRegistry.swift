@@ -50,6 +50,8 @@ enum RouteSecurity: String, Sendable {
     case bearer
     /// HTTP Basic with the account id and secret key.
     case basic
+    /// HTTP Basic, or the dashboard's session cookie (`POST /dashboard/session`) with its CSRF token.
+    case `operator`
 }
 
 /// A path the gateway serves asked with a method it does not answer — any method, even one HTTP
