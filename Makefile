@@ -78,7 +78,7 @@ run: build
 
 ## compose-secrets: every secret docker-compose.yml mounts, made once before the first
 ## `docker compose up` in deploy/compose-secrets (ignored by git; what is there is kept): the CURVE
-## keys, a pair per process, and random values for the token key, the gateway's secret key and the
+## keys, a pair per process, and random values for the token key, the notifications key, the gateway's secret key and the
 ## database's password and URL (compose runs in production mode, which refuses shipped secrets).
 ## Compose mounts a secret file with its owner and mode on the host, and the image runs as uid 1000:
 ## so unless you are uid 1000, the files are given to that user (as root) or made readable to it

@@ -43,6 +43,7 @@ public enum SecretPolicy {
     public static let shipped: Set<String> = [
         "sk_dev_ridesharing",
         "dev-only-token-secret-change-me-0123456789",
+        "dev-only-notifications-key-change-me-012345",
         "ride",
         // deploy/kubernetes/overlays/dev/curve-keys: server.pub, then clients/*.pub.
         "5MR18Ptima{16gIEIN}i7(qb?B)EuN9r[DqgJG42",

@@ -88,6 +88,7 @@ enum KubernetesManifests {
         return [
             "ride-database": ["url": Data("postgres://ride:\(random())@db.internal:5432/ridesharing?sslmode=require".utf8)],
             "ride-token": ["token-secret": Data(random().utf8)],
+            "ride-notifications": ["secret-key": Data(random().utf8)],
             "ride-gateway": ["secret-key": Data(random().utf8)],
             "ride-curve-server": Dictionary(uniqueKeysWithValues: server), "ride-curve-clients": secretKeys, "ride-curve-allowed": publicKeys,
         ]

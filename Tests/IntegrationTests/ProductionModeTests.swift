@@ -84,7 +84,7 @@ import Yams
                 values.append(URLComponents(string: value)?.password ?? value)
             }
         }
-        #expect(values.count == 4, "\(values)")
+        #expect(values.count == 5, "\(values)")
         let keys = root.appendingPathComponent(Self.shippedPublicKey).path
         let publicKeys = try FileManager.default.subpathsOfDirectory(atPath: keys).filter { $0.hasSuffix(".pub") }
         #expect(publicKeys.count == 8, "\(publicKeys)")

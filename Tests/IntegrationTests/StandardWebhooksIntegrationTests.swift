@@ -57,6 +57,23 @@ import Wire
             #expect(accepted(t2)?["verified"] == ["first": true, "second": true], "signed with both: \(accepted(t2) ?? .null)")
             #expect(accepted(t2)?["signature"]?.stringValue?.split(separator: " ").count == 2)
 
+            // No secret at rest (issue 38): the webhooks table keeps them sealed, and so does the
+            // requests table a keyed registration's reply; the ops still answer them open.
+            let keyed = #"{"url":"\#(receiver.url)","request_id":"register-keyed-1"}"#
+            let third = try await notifications.call("register_webhook", keyed)
+            let thirdAgain = try await notifications.call("register_webhook", keyed)
+            let thirdSecret = try #require(third.body["secret"]?.stringValue, "\(third.body)")
+            #expect(thirdAgain.body == third.body, "a retry opens the sealed reply")
+            let listed = try await notifications.call("list_webhooks", "{}")
+            #expect(listed.body["webhooks"]?.arrayValue?.first { $0["id"] == .string(id) }?["secret"] == .string(second), "\(listed.body)")
+            #expect(try await notifications.call("delete_webhook", #"{"id":"\#(third.body["id"]?.stringValue ?? "")"}"#).status == 200)
+            let files = try FileManager.default.contentsOfDirectory(atPath: "\(bus.dataRoot)/notifications").filter { $0.hasPrefix("notifications.sqlite") }
+            #expect(!files.isEmpty)
+            for file in files {
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: "\(bus.dataRoot)/notifications/\(file)"))
+                for secret in [first, second, thirdSecret] { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file) holds a webhook secret in plain text") }
+            }
+
             // What a receiver refuses, and keeps nothing of: the same delivery again, a forged body,
             // an old timestamp, a signature that is not one.
             guard let t2Request = accepted(t2), let raw = t2Request["raw"]?.stringValue else { throw TestFailure("no t2") }

@@ -31,7 +31,8 @@ import Wire
             let bus = try await InProcessBus.start([orders.router, trips.router])
             let publisher = try await EventPublisher(endpoint: "tcp://127.0.0.1:9", source: "notifications", logger: testLogger)
             let client = WebhookSender.makeClient(timeout: .seconds(1))
-            let sender = WebhookSender(store: store, client: client, timeout: .seconds(1), retryDelays: [], logger: testLogger)
+            let sender = WebhookSender(
+                store: store, client: client, timeout: .seconds(1), retryDelays: [], secrets: WebhookSecretSealing(secret: Array(repeating: 7, count: 32)), logger: testLogger)
             let relay = OutboxRelay(log: store.eventLog, publisher: publisher, source: "notifications", logger: testLogger)
             let feed = TestFeed<JSONValue>()
             let reactor = NotificationsReactor(store: store, relay: relay, sender: sender, push: NoPush(), logger: testLogger)

@@ -8,6 +8,8 @@ import Storage
 struct NotificationsOps {
     let store: any NotificationStorage
     let sender: WebhookSender
+    /// Secrets are stored sealed; a reply carries them open (the caller's own webhooks).
+    let secrets: WebhookSecretSealing
 
     func router(instance: String) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.notifications, instance: instance)
@@ -25,11 +27,12 @@ struct NotificationsOps {
                 throw ServiceError.unprocessable("invalid_params", "url: must be an http:// or https:// URL")
             }
             let secret = try Self.secret(params.secret)
-            let webhook = Webhook(id: "wh-" + UUID().uuidString.lowercased().prefix(12), url: params.url, secret: secret, createdAt: Date())
+            var webhook = Webhook(id: "wh-" + UUID().uuidString.lowercased().prefix(12), url: params.url, secret: try secrets.seal(secret), createdAt: Date())
             try await store.addWebhook(webhook)
+            webhook.secret = secret
             return Replied(status: Status.created, body: webhook)
         }
-        router.on(Ops.Notifications.listWebhooks) { (_: NoParams, _) -> Webhooks in Webhooks(webhooks: try await store.webhooks()) }
+        router.on(Ops.Notifications.listWebhooks) { (_: NoParams, _) -> Webhooks in Webhooks(webhooks: try await store.webhooks().map { try secrets.open($0) }) }
         router.on(Ops.Notifications.deleteWebhook) { (params: WebhookIDParams, _) -> Done in
             guard try await store.deleteWebhook(id: params.id) else { throw Self.unknown(params.id) }
             return Done()
@@ -37,12 +40,14 @@ struct NotificationsOps {
         router.on(Ops.Notifications.rotateWebhookSecret) { (params: RotateSecretParams, _) -> Webhook in
             let secret = try Self.secret(params.secret)
             let until = Date().addingTimeInterval(Double(params.keepPreviousS ?? 86_400))
-            guard let webhook = try await store.rotateSecret(webhookID: params.id, secret: secret, previousUntil: until) else { throw Self.unknown(params.id) }
-            return webhook
+            guard let webhook = try await store.rotateSecret(webhookID: params.id, secret: try secrets.seal(secret), previousUntil: until) else {
+                throw Self.unknown(params.id)
+            }
+            return try secrets.open(webhook)
         }
         router.on(Ops.Notifications.dropPreviousSecret) { (params: WebhookIDParams, _) -> Webhook in
             guard let webhook = try await store.dropPreviousSecret(webhookID: params.id) else { throw Self.unknown(params.id) }
-            return webhook
+            return try secrets.open(webhook)
         }
         router.on(Ops.Notifications.deadLetters) { (params: DeadLettersParams, _) -> DeadLetters in
             DeadLetters(deliveries: try await store.deadLetters(limit: params.limit ?? 50))

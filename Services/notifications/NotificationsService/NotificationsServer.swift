@@ -30,13 +30,22 @@ public struct NotificationsServer: Sendable {
         host.needsBus([events], at: settings.sub)
         host.needsDatabase(relay)
         // Made after the last step that can fail: a client must be shut down before it goes.
+        let key: [UInt8]
+        do {
+            key = try KeyFile.loadOrCreate(settings.secretFile, what: "notifications key")
+        } catch {
+            throw exitWithError("cannot read or make the notifications key \(settings.secretFile): \(error)", program: host.program, code: ExitCodes.software)
+        }
+        let secrets = WebhookSecretSealing(secret: key)
         let webhookClient = WebhookSender.makeClient(timeout: settings.webhookTimeout)
         let sender = WebhookSender(
-            store: store, client: webhookClient, timeout: settings.webhookTimeout, retryDelays: settings.webhookRetries, logger: logger)
+            store: store, client: webhookClient, timeout: settings.webhookTimeout, retryDelays: settings.webhookRetries, secrets: secrets, logger: logger)
         let reactor = NotificationsReactor(store: store, relay: relay, sender: sender, push: FilePushProvider(path: settings.pushLogPath), logger: logger)
             .make(platform: platform, subscriber: events)
-        var router = NotificationsOps(store: store, sender: sender).router(instance: host.instance)
+        var router = NotificationsOps(store: store, sender: sender, secrets: secrets).router(instance: host.instance)
         router.requests = store.requestLog
+        // A keyed register_webhook's or rotation's reply holds the secret: sealed in the requests table too.
+        router.sealing = RequestSealing(secret: key)
         let worker = host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency)
         // First in the group, so stopped last: after the sender, whose deliveries use the client.
         let closing = ShutdownHook {

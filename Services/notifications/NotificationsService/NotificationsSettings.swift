@@ -43,6 +43,13 @@ public struct RideNotificationsCommand: ServiceCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @Option(
+        name: .customLong("secret-file"),
+        help: helpWithEnv(
+            "File holding the key that seals webhook secrets and keyed replies at rest (made, 32 random bytes, when missing; replicas share it)",
+            env: "RIDE_NOTIFICATIONS_SECRET_FILE", default: "<data-dir>/notifications.key"))
+    var secretFile: String?
+
     @Option(name: .customLong("webhook-timeout-s"), help: helpWithEnv("Seconds a webhook receiver has to answer 2xx", env: "RIDE_WEBHOOK_TIMEOUT_S", default: "10"))
     var webhookTimeout: Int?
 
@@ -78,6 +85,10 @@ public struct RideNotificationsCommand: ServiceCommand {
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             dataDirectory: dataDirectory,
             database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("notifications.sqlite").path),
+            secretFile: Setting.resolve(
+                secretFile, flag: "secret-file", env: "RIDE_NOTIFICATIONS_SECRET_FILE",
+                default: URL(fileURLWithPath: dataDirectory).appendingPathComponent("notifications.key").path
+            ).value,
             webhookTimeout: .seconds(try integerSetting(webhookTimeout, flag: "webhook-timeout-s", env: "RIDE_WEBHOOK_TIMEOUT_S", default: 10, range: 1...120)),
             webhookRetries: delays.map { .milliseconds(Int(($0 ?? 0) * 1000)) },
             concurrency: try concurrencySetting(concurrency),
@@ -92,7 +103,9 @@ public struct NotificationsSettings: BusClientSettings {
     public var broker: String
     public var dataDirectory: String
     public var database: StorageLocation
-    public var secrets: [SecretSetting] { database.secrets }
+    /// The key that seals webhook secrets and keyed replies.
+    public var secretFile: String
+    public var secrets: [SecretSetting] { database.secrets + [KeyFile.given(secretFile, name: "notifications key")].compactMap { $0 } }
     public var webhookTimeout: Duration
     public var webhookRetries: [Duration]
     public var concurrency: Int
@@ -108,6 +121,7 @@ public struct NotificationsSettings: BusClientSettings {
           bus                   pub \(pub), sub \(sub), broker \(broker)
           database              \(database)
           push                  \(pushLogPath)
+          key                   \(secretFile)
           webhooks              timeout \(webhookTimeout), retries after \(webhookRetries.map { "\($0)" }.joined(separator: ", "))
           concurrency           \(concurrency)
           health/metrics        http://\(http)/health

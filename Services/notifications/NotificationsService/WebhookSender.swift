@@ -15,13 +15,18 @@ public struct WebhookSender: Service {
     let timeout: Duration
     let retryDelays: [Duration]
     let logger: Logger
+    /// Opens the secrets the deliveries carry as the table keeps them.
+    let secrets: WebhookSecretSealing
     let loop = WakeupLoop()
 
     /// What is read of a receiver's answer: its status matters, not its body.
     static let answerLimit = 64 * 1024
 
-    public init(store: any NotificationStorage, client: HTTPClient, timeout: Duration, retryDelays: [Duration], logger: Logger) {
+    public init(
+        store: any NotificationStorage, client: HTTPClient, timeout: Duration, retryDelays: [Duration], secrets: WebhookSecretSealing, logger: Logger
+    ) {
         self.store = store
+        self.secrets = secrets
         self.client = client
         self.timeout = timeout
         self.retryDelays = retryDelays
@@ -77,7 +82,12 @@ public struct WebhookSender: Service {
         var request = HTTPClientRequest(url: delivery.url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
-        let secrets = [delivery.secret] + (delivery.previousSecret.map { [$0] } ?? [])
+        let secrets: [String]
+        do {
+            secrets = try ([delivery.secret] + (delivery.previousSecret.map { [$0] } ?? [])).map(self.secrets.open)
+        } catch {
+            return "\(error)"
+        }
         for header in StandardWebhook.headers(id: Self.messageID(delivery), timestamp: Int64(now.timeIntervalSince1970), body: body, secrets: secrets) {
             request.headers.add(name: header.name, value: header.value)
         }

@@ -174,8 +174,7 @@ public struct UsersSettings: BusClientSettings {
     public var secrets: [SecretSetting] {
         func key(_ name: String, variable: String, value: [UInt8]?, file: String?) -> SecretSetting? {
             if let value { return SecretSetting(name: name, origin: variable, value: value, minimumLength: 32) }
-            guard let file, let data = FileManager.default.contents(atPath: file), !data.isEmpty else { return nil }
-            return SecretSetting(name: name, origin: file, value: [UInt8](data), minimumLength: 32)
+            return KeyFile.given(file, name: name)
         }
         return database.secrets
             + [
@@ -214,17 +213,6 @@ public struct UsersSettings: BusClientSettings {
     /// The signing key: the variable's, or the file's (made with 32 random bytes, mode 0600, when missing).
     func loadSecret() throws -> [UInt8] {
         if let tokenSecret { return tokenSecret }
-        if let data = FileManager.default.contents(atPath: tokenSecretFile) {
-            guard data.count >= 32 else { throw ConfigurationError("token key file \(tokenSecretFile) holds \(data.count) bytes; it needs at least 32") }
-            return [UInt8](data)
-        }
-        // On PostgreSQL nothing else makes the data directory.
-        try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: tokenSecretFile).deletingLastPathComponent().path, withIntermediateDirectories: true)
-        var generator = SystemRandomNumberGenerator()
-        let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        guard FileManager.default.createFile(atPath: tokenSecretFile, contents: Data(key), attributes: [.posixPermissions: 0o600]) else {
-            throw ConfigurationError("cannot create the token key file \(tokenSecretFile)")
-        }
-        return key
+        return try KeyFile.loadOrCreate(tokenSecretFile, what: "token key")
     }
 }

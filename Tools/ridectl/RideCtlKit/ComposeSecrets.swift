@@ -13,6 +13,7 @@ struct ComposeSecrets {
     }
 
     static let tokenSecret = "token-secret"
+    static let notificationsKey = "notifications-key"
     static let gatewaySecretKey = "gateway-secret-key"
     static let postgresPassword = "postgres-password"
     static let databaseURL = "database-url"
@@ -28,7 +29,7 @@ struct ComposeSecrets {
             try CurveKeyDirectory.create(at: path(Self.curveKeys))
             made.append(Self.curveKeys + "/")
         }
-        for name in [Self.tokenSecret, Self.gatewaySecretKey] where !exists(name) {
+        for name in [Self.tokenSecret, Self.notificationsKey, Self.gatewaySecretKey] where !exists(name) {
             try write(Self.randomValue(), to: name)
             made.append(name)
         }
