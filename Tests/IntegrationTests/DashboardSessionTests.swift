@@ -26,8 +26,8 @@ import Wire
             #expect(page.status == 200 && String(decoding: page.body, as: UTF8.self).contains("Operator sign-in"), "\(page.status)")
             // Guessing the key through the form is throttled as through HTTP Basic.
             var statuses: [Int] = []
-            for guess in 0..<12 { statuses.append(try await signIn("guess-\(guess)", from: "203.0.113.90").status) }
-            #expect(statuses.prefix(5).allSatisfy { $0 == 401 } && statuses.last == 429, "\(statuses)")
+            for guess in 0..<20 where statuses.last != 429 { statuses.append(try await signIn("guess-\(guess)", from: "203.0.113.90").status) }
+            #expect(statuses.dropLast().allSatisfy { $0 == 401 } && (5...8).contains(statuses.count - 1) && statuses.last == 429, "\(statuses)")
             #expect(try await signIn("sk_dev_ridesharing", from: "203.0.113.90").status == 429, "the right key too, from the guessing address")
             let signed = try await signIn("sk_dev_ridesharing", from: "203.0.113.91")
             let setCookie = signed.headers["set-cookie"]
