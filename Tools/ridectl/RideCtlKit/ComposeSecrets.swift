@@ -1,5 +1,6 @@
 import Foundation
 import ServiceKit
+import Wire
 
 /// The secrets docker-compose.yml mounts from one folder: the CURVE keys (`curve/`, a key
 /// directory) and a random value per file below, each made once and kept after. The compose file
@@ -47,8 +48,7 @@ struct ComposeSecrets {
     static func randomValue() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Base64URL.encode(Data(bytes))
     }
 
     private func path(_ name: String) -> String { "\(folder)/\(name)" }
