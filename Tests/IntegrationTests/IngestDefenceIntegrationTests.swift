@@ -51,9 +51,15 @@ import ZeroMQ
             try await Task.sleep(for: .seconds(1))
             let acknowledgedBefore = device.statistics.acknowledged
             // The platform's commands reach the phone while the stranger holds "dan-phone" as routing id.
+            // A command is fire-and-forget (PUB/SUB): under load one can be lost on its way, so each is
+            // sent again until the phone obeys (a repeated command changes nothing).
             for command in [DeviceCommand.stopTracking, .startTracking, .stopTracking, .startTracking] {
-                try publisher.publish(topic: "device.command.dan-phone", type: "device.command", data: DeviceCommandEvent(command: command, issuedAt: Date()))
-                try await eventually("the phone obeys \(command.rawValue)") { device.isTracking == (command == .startTracking) }
+                let obeyed: @Sendable () -> Bool = { device.isTracking == (command == .startTracking) }
+                for _ in 0..<5 where !obeyed() {
+                    try publisher.publish(topic: "device.command.dan-phone", type: "device.command", data: DeviceCommandEvent(command: command, issuedAt: Date()))
+                    try? await eventually("the phone obeys \(command.rawValue)", timeout: .seconds(4)) { obeyed() }
+                }
+                #expect(obeyed(), "the phone obeys \(command.rawValue)")
             }
             let report = try await attack.value
             #expect(report.sent >= 20, "\(report)")
