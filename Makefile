@@ -119,13 +119,19 @@ test-hosts: test-deps
 	@mkdir -p .build
 	@bash -o pipefail -c 'RIDE_TEST_HOSTS=1 $(SWIFT) test --skip-build --filter HostsIntegrationTests 2>&1 | tee .build/test-hosts-output.log' || { .ci/digest .build/test-hosts-output.log; exit 1; }
 
-## test-containers: deploy/Dockerfile built by a real container engine and the image run
-## (deploy/containers/README.md): podman made ready (root; apt), base images and a postgres:15
-## stand-in made where no registry answers (kept in podman's store), ridesharing:dev built, then
-## `ride-bus --version`, uid 1000, the HEALTHCHECK of a started bus, a missing secret in production
-## mode. A one-line skip where containers cannot run. Not in CI yet: a cold image build is ~20 min on 2 cores.
-test-containers:
-	deploy/containers/test
+## test-containers: deploy/Dockerfile built by a real container engine, then docker-compose.yml run
+## by it (deploy/containers/README.md): podman made ready (root; apt), base images and the postgres:15
+## and haproxy:2.6 stand-ins made where no registry answers (kept in podman's store), ridesharing:dev
+## built and checked (deploy/containers/test); then the compose secrets, and `docker-compose up` with
+## rides flowing through scaling, a crash of every service and each bus, and a PostgreSQL restart
+## (Tests/IntegrationTests/Containers). A one-line skip where containers cannot run. Not in CI yet:
+## a cold image build is ~20 min on 2 cores.
+test-containers: test-deps
+	@deploy/containers/test; rc=$$?; [ $$rc = 0 ] || exit $$rc; \
+		if ! podman image exists ridesharing:dev 2>/dev/null; then echo "test-containers: no image, so no compose run (see above)"; exit 0; fi
+	$(MAKE) compose-secrets
+	$(SWIFT) build --build-tests
+	@bash -o pipefail -c 'RIDE_TEST_CONTAINERS=1 $(SWIFT) test --skip-build --filter ComposeContainersTests 2>&1 | tee .build/test-containers-output.log' || { .ci/digest .build/test-containers-output.log; exit 1; }
 
 ## fuzz: libFuzzer on what arrives from sockets — the event envelope, 7/MDP framing and the broker,
 ## every op's params (Fuzz/README.md) — for FUZZ_SECONDS; a broken property or a crash fails it,

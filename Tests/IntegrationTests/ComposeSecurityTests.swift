@@ -17,18 +17,20 @@ extension ComposeTests {
     /// The folder RIDE_CURVE_KEYS names inside every container.
     static let curveMount = "/run/secrets/curve"
 
-    @Test func onlyTheGatewayAndTheDeviceIngestArePublishedOnTheHost() throws {
+    @Test func onlyTheEdgeAndTheDeviceIngestArePublishedOnTheHost() throws {
         var published: [String: [String]] = [:]
         for service in try Self.services() where !service.ports.isEmpty {
             published[service.name] = service.ports.map { String($0.split(separator: ":").last ?? "") }
         }
+        let edge = try #require(try Self.upstreamServices()["edge"], "an edge in front of the gateways")
+        published["edge"] = (edge["ports"] as? [Any])?.map { String("\($0)".split(separator: ":").last ?? "") }
         let services = try Self.services()
         let listen = try #require(services.first { $0.name == "gateway" }.flatMap { Self.port(of: "--listen", in: $0.command) })
-        var expected = ["gateway": [listen]]
+        var expected = ["edge": [listen]]
         for shard in services where shard.command[0] == "ride-tracking" {
             expected[shard.name] = [try #require(Self.port(of: "--ingest", in: shard.command))]
         }
-        #expect(expected.count == 3, "the gateway and two tracking shards: \(expected)")
+        #expect(expected.count == 3, "the edge and two tracking shards: \(expected)")
         #expect(published == expected, "published on the host: \(published)")
         // Health and metrics stay inside the network, where the healthchecks ask them.
         for service in services where service.profiles.isEmpty {

@@ -137,12 +137,22 @@ import Yams
         return (user, try secret(String(passwordFile.dropFirst("/run/secrets/".count)), in: folder), database)
     }
 
-    /// The platform's own services (the postgres service runs an upstream image).
+    /// The image every platform service runs (deploy/Dockerfile).
+    static let platformImage = "ridesharing:dev"
+
+    /// The services that run an upstream image (the database, the edge), as the file has them.
+    static func upstreamServices() throws -> [String: [String: Any]] {
+        guard let services = try document()["services"] as? [String: Any] else { throw TestFailure("docker-compose.yml has no services") }
+        return services.compactMapValues { $0 as? [String: Any] }.filter { ($0.value["image"] as? String) != platformImage }
+    }
+
+    /// The platform's own services (those on `platformImage`).
     static func services() throws -> [ComposeService] {
         guard let services = try document()["services"] as? [String: Any] else {
             throw TestFailure("docker-compose.yml has no services")
         }
-        return try services.keys.sorted().filter { $0 != "postgres" }.map { name in
+        let upstream = try upstreamServices()
+        return try services.keys.sorted().filter { upstream[$0] == nil }.map { name in
             guard let service = services[name] as? [String: Any] else { throw TestFailure("service \(name) is not a mapping") }
             let entrypoint = service["entrypoint"] as? [String] ?? []
             guard let command = (service["command"] as? [String]).map({ entrypoint + $0 }), !command.isEmpty else {
@@ -274,18 +284,21 @@ import Yams
         }
     }
 
-    /// `docker compose up --scale orders=3` works by design: the services that scale publish no
-    /// fixed host port (a second replica would collide) and keep their state in the database (waiting
-    /// for it to be healthy) or in their volume.
+    /// `docker compose up --scale orders=3 --scale gateway=2` works by design: the services that
+    /// scale publish no fixed host port (a second replica would collide; the edge publishes the
+    /// gateways') and keep their state in the database (waiting for it to be healthy), in their
+    /// volume, or — the gateway — none.
     @Test func theServicesThatScalePublishNoHostPortAndShareTheirState() async throws {
         let folder = try await Self.madeSecrets.value
         let postgres = try Self.postgres(secrets: folder)
-        for service in try Self.services() where ["users", "orders", "trips", "notifications"].contains(service.name) {
+        for service in try Self.services() where ["users", "orders", "trips", "notifications", "gateway"].contains(service.name) {
             #expect(service.ports.isEmpty, "service \(service.name) publishes \(service.ports): --scale would collide")
             if let url = try Self.databaseURL(of: service, secrets: folder) {
                 #expect(url == "postgres://\(postgres.user):\(postgres.password)@postgres:5432/\(postgres.database)", "service \(service.name): \(url)")
                 #expect(service.dependsOn.contains("postgres"), "service \(service.name) waits for the database")
                 #expect(service.volumes.isEmpty, "service \(service.name) keeps its state in PostgreSQL, not a volume: \(service.volumes)")
+            } else if service.name == "gateway" {
+                #expect(service.volumes.isEmpty, "the gateway keeps no state: \(service.volumes)")
             } else {
                 #expect(service.volumes.count == 1 && service.volumes[0].hasSuffix(":/var/lib/ride"), "service \(service.name): \(service.volumes)")
             }
@@ -415,7 +428,7 @@ import Yams
             guard let gatewayPort = ports["8080"].flatMap(Int.init), let gatewayHealth = ports["9106"].flatMap(Int.init) else {
                 throw TestFailure("the gateway's ports are not in docker-compose.yml: \(ports)")
             }
-            let apps = try await GatewayIntegrationTests.Apps.signUp(TestGateway(bus: testBus, port: gatewayPort, statusPort: gatewayHealth))
+            let apps = try await GatewayIntegrationTests.Apps.signUp(TestGateway(port: gatewayPort, statusPort: gatewayHealth))
             let id = try await apps.ride()
             let ride = try await apps.gateway.request("GET", "/v1/orders/\(id)", token: apps.rider.token).body
             #expect(ride["status"] == "COMPLETED" && ride["fare"]?["total_cents"] != nil, "\(ride)")

@@ -18,6 +18,7 @@ import Wire
         let gateway: TestGateway
         let rider: (id: String, token: String)
         let driver: (id: String, token: String)
+        var deviceID = "gw-dan-phone"
         let clock = FixClock(start: Date().addingTimeInterval(-600))
 
         /// Ann (rider) and Dan (driver, available 400 m south of the pickup), signed up through the gateway.
@@ -33,14 +34,16 @@ import Wire
         }
 
         /// Ann and Dan sign up through `gateway`; Dan goes online 400 m south of the pickup.
-        static func signUp(_ gateway: TestGateway) async throws -> Apps {
+        /// `pair`: another number gives another rider and driver (their phones and the device id end with it).
+        static func signUp(_ gateway: TestGateway, pair: Int = 1) async throws -> Apps {
+            let (riderPhone, driverPhone, deviceID) = ("+38050111000\(pair)", "+38067111000\(pair)", pair == 1 ? "gw-dan-phone" : "gw-dan-phone-\(pair)")
             let rider = try await gateway.signUp(
-                #"{"role":"rider","name":"Ann","phone_number":"+380501110001","password":"secret123"}"#,
-                phone: "+380501110001", password: "secret123")
+                #"{"role":"rider","name":"Ann","phone_number":"\#(riderPhone)","password":"secret123"}"#,
+                phone: riderPhone, password: "secret123")
             let driver = try await gateway.signUp(
-                #"{"role":"driver","name":"Dan","phone_number":"+380671110001","password":"driving9","device_id":"gw-dan-phone","car":{"model":"Prius","license_plate":"AB 1234"}}"#,
-                phone: "+380671110001", password: "driving9")
-            let apps = Apps(gateway: gateway, rider: rider, driver: driver)
+                #"{"role":"driver","name":"Dan","phone_number":"\#(driverPhone)","password":"driving9","device_id":"\#(deviceID)","car":{"model":"Prius","license_plate":"AB 1234"}}"#,
+                phone: driverPhone, password: "driving9")
+            let apps = Apps(gateway: gateway, rider: rider, driver: driver, deviceID: deviceID)
             #expect(try await gateway.request("PUT", "/v1/me/availability", token: driver.token, #"{"available":true}"#).status == 200)
             try await apps.drive(Polyline(points: [LifecycleIntegrationTests.driverStart, LifecycleIntegrationTests.driverStart]), batch: 1)
             return apps
@@ -55,7 +58,7 @@ import Wire
                 return #"{"latitude":\#(point.latitude),"longitude":\#(point.longitude),"recorded_at":"\#(RFC3339.format(time))","accuracy":5,"speed":10}"#
             }
             let reply = try await gateway.request(
-                "POST", "/v1/devices/gw-dan-phone/locations", token: driver.token,
+                "POST", "/v1/devices/\(deviceID)/locations", token: driver.token,
                 #"{"batch_id":\#(batch),"locations":[\#(fixes.joined(separator: ","))]}"#)
             #expect(reply.status == 200, "\(reply.body)")
         }

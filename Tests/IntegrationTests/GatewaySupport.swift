@@ -10,15 +10,17 @@ import Wire
 
 /// `ride-gateway` beside a `TestBus`, on free ports; ready when /health answers.
 struct TestGateway: Sendable {
-    let bus: TestBus
     let port: Int
     let statusPort: Int
+    /// Sends a request again after `503 storage_unavailable` (which stored nothing), as an app does:
+    /// for a platform whose database may be unreachable for a moment (the containers' network).
+    var retriesUnavailable = false
 
     var base: String { "http://127.0.0.1:\(port)" }
 
     /// `arguments`: more flags (the limits'); `name`: the process's, for a second gateway on the bus.
     static func start(on bus: TestBus, arguments: [String] = [], name: String = "gateway") async throws -> TestGateway {
-        let gateway = TestGateway(bus: bus, port: try FreePort.next(), statusPort: try FreePort.next())
+        let gateway = TestGateway(port: try FreePort.next(), statusPort: try FreePort.next())
         let process = PlatformCommands.gateway(
             name: name, binDirectory: Binaries.directory, bus: bus.endpoints, http: "127.0.0.1:\(gateway.statusPort)", listen: "127.0.0.1:\(gateway.port)",
             extra: ["--public-url", gateway.base, "--log-level", "debug", "--publishable-key", TestTracking.publishableKey] + arguments)
@@ -35,8 +37,13 @@ struct TestGateway: Sendable {
         var headers = headers
         if let token { headers["Authorization"] = "Bearer \(token)" }
         if json != nil { headers["Content-Type"] = "application/json" }
-        let response = try await HTTPProbe.send(method, base + path, headers: headers, body: json.map { Array($0.utf8) }, timeout: .seconds(10))
-        return (response.status, (try? JSONCoding.decode(JSONValue.self, from: Array(response.body))) ?? .null)
+        for attempt in 1... {
+            let response = try await HTTPProbe.send(method, base + path, headers: headers, body: json.map { Array($0.utf8) }, timeout: .seconds(10))
+            let body = (try? JSONCoding.decode(JSONValue.self, from: Array(response.body))) ?? .null
+            guard retriesUnavailable, response.status == 503, body["error"]?["code"] == "storage_unavailable", attempt < 20 else { return (response.status, body) }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        fatalError("unreachable")
     }
 
     /// Signs up and logs in; returns the user's id and token.
