@@ -150,22 +150,31 @@ public struct IngestAck: Codable, Sendable, Equatable {
     public var rejected: [RejectedItem]
     /// The device's intents as the server has them now (a newer server-side change wins).
     public var device: DeviceIntents
-    /// Only on a sync's ack: whether the platform wants the device tracked — true while its
-    /// driver has a ride (the last tracking command published for it was `start_tracking`).
+    /// Whether the platform wants the device tracked — true while its driver has a ride (the last
+    /// tracking command published for it was `start_tracking`): on a sync's ack always, on every
+    /// other ack once a command was published for the device (with `platformTrackingAt`).
     public var platformTracking: Bool?
+    /// When that command was issued. A device that missed the command (lost on its way, or sent
+    /// while no connection spoke for it) obeys it from the ack when it is newer than the device's
+    /// last tracking change — the rule a command is obeyed by.
+    public var platformTrackingAt: Date?
 
-    public init(batchID: UInt64, accepted: Int, rejected: [RejectedItem], device: DeviceIntents, platformTracking: Bool? = nil) {
+    public init(
+        batchID: UInt64, accepted: Int, rejected: [RejectedItem], device: DeviceIntents, platformTracking: Bool? = nil, platformTrackingAt: Date? = nil
+    ) {
         self.batchID = batchID
         self.accepted = accepted
         self.rejected = rejected
         self.device = device
         self.platformTracking = platformTracking
+        self.platformTrackingAt = platformTrackingAt
     }
 
     enum CodingKeys: String, CodingKey {
         case accepted, rejected, device
         case batchID = "batch_id"
         case platformTracking = "platform_tracking"
+        case platformTrackingAt = "platform_tracking_at"
     }
 }
 

@@ -437,12 +437,22 @@ struct DeviceState {
             intentsChangedAt = changedAt
         }
         // A sync's answer: the platform decides whether the device tracks; the device tells it back.
-        if inFlight.batch.sync == true, let wanted = ack.platformTracking, wanted != tracking {
-            logger.info("tracking set by the platform on sync", metadata: ["tracking": "\(wanted)"])
-            setTracking(wanted, at: now)
-            intentsChangedAt = now
-            intentsUnsent = true
-            flushRequested = true
+        if inFlight.batch.sync == true {
+            if let wanted = ack.platformTracking, wanted != tracking {
+                logger.info("tracking set by the platform on sync", metadata: ["tracking": "\(wanted)"])
+                setTracking(wanted, at: now)
+                intentsChangedAt = now
+                intentsUnsent = true
+                flushRequested = true
+            }
+        } else if let wanted = ack.platformTracking, let given = ack.platformTrackingAt, given > trackingChangedAt {
+            // A tracking command newer than the device's last tracking change that it never heard.
+            if wanted == tracking {
+                setTracking(wanted, at: given)
+            } else {
+                logger.info("a tracking command missed; obeyed from an ack", metadata: ["tracking": "\(wanted)", "issued_at": "\(RFC3339.format(given))"])
+                _ = obey(DeviceCommandEvent(command: wanted ? .startTracking : .stopTracking, issuedAt: given), now: now)
+            }
         }
         if pending.count >= 1 { nextFlushAt = min(nextFlushAt, now) }
     }

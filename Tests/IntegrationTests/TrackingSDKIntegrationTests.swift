@@ -226,6 +226,37 @@ import Wire
         }
     }
 
+    /// A command published while no connection speaks for the device (its phone between
+    /// connections; or lost on the bus) reaches it with the ack of its next batch.
+    @Test func aCommandTheDeviceMissedComesWithTheAckOfItsNextBatch() async throws {
+        try await withTestBus("sdk-missed-command") { bus in
+            let tracking = try await TestTracking.start(on: bus)
+            @Sendable func batch(_ id: Int) throws -> IngestAck {
+                let reply = try IngestProbe.exchange(
+                    endpoint: tracking.ingest, routingID: nil,
+                    frames: ["batch", #"{"publishable_key":"pk_test","device_id":"missed","batch_id":\#(id),"locations":[]}"#])
+                guard reply.first == "ack" else { throw TestFailure("\(reply)") }
+                return try JSONCoding.decode(IngestAck.self, from: Array(reply.last!.utf8))
+            }
+            #expect(try batch(1).platformTrackingAt == nil)
+            // Each probe's connection is gone when the command is published: nobody hears it.
+            let publisher = try await EventPublisher(endpoint: bus.ingress, source: "notifications", logger: testLogger)
+            #expect(await publisher.waitForSubscriber(to: "device.command.missed"))
+            let issued = Date()
+            try publisher.publish(topic: "device.command.missed", type: "device.command", data: DeviceCommandEvent(command: .startTracking, issuedAt: issued))
+            let next = Mutex(1)
+            try await eventually("the next batch's ack carries the command") {
+                let ack = try batch(
+                    next.withLock {
+                        $0 += 1
+                        return $0
+                    })
+                return ack.platformTracking == true && ack.platformTrackingAt.map { abs($0.timeIntervalSince(issued)) < 0.002 } == true
+            }
+            await publisher.close()
+        }
+    }
+
     @Test func aSyncOnTheIngestSocketIsAnsweredAndBadSyncsAreRefused() async throws {
         try await withTestBus("sdk-sync-wire") { bus in
             let tracking = try await TestTracking.start(on: bus)
@@ -237,7 +268,7 @@ import Wire
             #expect(ack.platformTracking == false, "a device never given a ride: do not track")
             let plain = try IngestProbe.exchange(
                 endpoint: tracking.ingest, routingID: "wire-sync", frames: ["batch", #"{"publishable_key":"pk_test","device_id":"wire-sync","batch_id":2,"locations":[]}"#])
-            #expect(try JSONCoding.decode(IngestAck.self, from: Array(plain.last!.utf8)).platformTracking == nil, "only a sync is answered")
+            #expect(try JSONCoding.decode(IngestAck.self, from: Array(plain.last!.utf8)).platformTracking == nil, "no command yet: only a sync is answered")
             for bad in [#""yes""#, "{}"] {
                 let reply = try IngestProbe.exchange(
                     endpoint: tracking.ingest, routingID: "wire-sync",

@@ -122,6 +122,29 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         #expect(state.syncRequested)
     }
 
+    /// A tracking command the device never heard (lost on the bus, or sent while it was between
+    /// connections) comes with the next ack, with its issue time, and is obeyed by a command's rule.
+    @Test func aMissedTrackingCommandIsObeyedFromTheNextAck() {
+        var state = DeviceState(name: "d", now: start)
+        state.setTracking(true, at: start)
+        let first = state.outbound(now: start.addingTimeInterval(1), configuration: configuration(), deviceID: "d")
+        #expect(first != nil)
+        let stop = (tracking: false, at: start.addingTimeInterval(2))
+        func ack(_ batch: UInt64) -> IngestAck {
+            IngestAck(batchID: batch, accepted: 0, rejected: [], device: DeviceIntents(), platformTracking: stop.tracking, platformTrackingAt: stop.at)
+        }
+        state.acknowledge(ack(1), now: start.addingTimeInterval(3), logger: logger)
+        #expect(!state.tracking, "the ride's stop, missed, is obeyed")
+        #expect(state.intentsUnsent, "and the platform is told")
+
+        // The app starts tracking after it: the same word, older than that, changes nothing.
+        state.setTracking(true, at: start.addingTimeInterval(10))
+        let second = state.outbound(now: start.addingTimeInterval(11), configuration: configuration(), deviceID: "d")
+        #expect(second?.isEmpty == false, "the app's change is sent")
+        state.acknowledge(ack(2), now: start.addingTimeInterval(12), logger: logger)
+        #expect(state.tracking, "a word older than the app's own change is not obeyed")
+    }
+
     /// The stop of a driver's last ride arriving after the start of the next (a reordering the
     /// notifications service cannot rule out) must not stop tracking mid-ride.
     @Test func aTrackingCommandOlderThanTheLastTrackingChangeIsIgnored() {

@@ -148,9 +148,13 @@ public final class IngestPipeline: Sendable {
                     "first": "\(checked.rejected[0].field): \(checked.rejected[0].reason)",
                 ])
         }
+        // The platform's word on tracking: asked by a sync; on every ack once there is one, so that
+        // a device that missed the command hears it with its next batch.
+        let word = change.record.platformTrackingAt
         let ack = IngestAck(
-            batchID: batch.batchID, accepted: checked.locations.count + checked.geotags.count,
-            rejected: checked.rejected, device: change.record.intents, platformTracking: batch.sync == true ? change.record.platformTracking : nil)
+            batchID: batch.batchID, accepted: checked.locations.count + checked.geotags.count, rejected: checked.rejected,
+            device: change.record.intents, platformTracking: batch.sync == true || word != nil ? change.record.platformTracking : nil,
+            platformTrackingAt: word)
         let write = TrackingWrite(record: change.record, intentsChanged: change.intentsChanged, locations: checked.locations, geotags: checked.geotags)
         writer.submit(
             StoreWriter.Job(writes: [write], events: change.events) { result in
