@@ -8,11 +8,15 @@ import Wire
 enum Outboxes {
     /// Every event of a service's outbox, through its `events` op (the broker picks the instance).
     static func events(_ service: TestService) async throws -> [JSONValue] {
+        try await events { params in try await service.call("events", params).body }
+    }
+
+    /// Every event of an outbox, page by page: `page` answers the `events` op for its params.
+    static func events(page: (String) async throws -> JSONValue) async throws -> [JSONValue] {
         var events: [JSONValue] = []
         var after = 0.0
         while true {
-            let page = try await service.call("events", #"{"after":\#(Int(after)),"limit":1000}"#).body
-            let batch = page["events"]?.arrayValue ?? []
+            let batch = try await page(#"{"after":\#(Int(after)),"limit":1000}"#)["events"]?.arrayValue ?? []
             events += batch
             guard let last = batch.last?["sequence"]?.numberValue ?? batch.last?["sequence"]?.stringValue.flatMap(Double.init), last > after else { return events }
             after = last
@@ -97,11 +101,17 @@ struct RideTally {
     var messages: Int { orderEvents.filter { $0["type"] == "order.message" }.count }
 
     static func read(_ platform: OrdersIntegrationTests.Platform, report: SimulationReport) async throws -> RideTally {
-        let orderEvents = try await Outboxes.events(platform.orders)
-        let tripEvents = try await Outboxes.events(platform.trips)
-        return RideTally(
-            report: report, orderEvents: orderEvents, tripEvents: tripEvents, statuses: Outboxes.statuses(orderEvents), legs: Outboxes.legs(tripEvents),
-            payments: Outboxes.payments(orderEvents))
+        RideTally(report: report, orderEvents: try await Outboxes.events(platform.orders), tripEvents: try await Outboxes.events(platform.trips))
+    }
+
+    /// The tally of these outboxes' events.
+    init(report: SimulationReport, orderEvents: [JSONValue], tripEvents: [JSONValue]) {
+        self.report = report
+        self.orderEvents = orderEvents
+        self.tripEvents = tripEvents
+        statuses = Outboxes.statuses(orderEvents)
+        legs = Outboxes.legs(tripEvents)
+        payments = Outboxes.payments(orderEvents)
     }
 
     /// The orders whose last status is not final, with their statuses in order (what to look at when a ride sticks).

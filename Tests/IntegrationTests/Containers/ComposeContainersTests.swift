@@ -81,10 +81,7 @@ struct ComposeContainersTests {
             let exit = try await ComposeProject.podman(["wait", simulator], timeout: .seconds(600))
             let report = SimulationReport(text: try await ComposeProject.podman(["logs", simulator]))
             #expect(exit == "0", "the simulator exited \(exit):\n\(report.text.suffix(3000))")
-            let tally = RideTally(
-                report: report, orderEvents: try await events("orders"), tripEvents: try await events("trips"),
-                statuses: [], legs: [], payments: []
-            ).counted
+            let tally = RideTally(report: report, orderEvents: try await events("orders"), tripEvents: try await events("trips"))
             print("compose run — docker-compose.yml in containers (podman \(try await ComposeProject.podman(["--version"])))\n\(tally.lines)")
             tally.expectNothingLostOrDoubled()
             _ = try? await ComposeProject.podman(["rm", "-f", simulator])
@@ -108,14 +105,8 @@ struct ComposeContainersTests {
 
     /// Every event of a service's outbox, read as an operator does: `docker compose run ridectl call`.
     func events(_ service: String) async throws -> [JSONValue] {
-        var events: [JSONValue] = []
-        var after = 0
-        while true {
-            let page = try await Self.project.compose(["run", "--rm", "-T", "ridectl", "call", service, "events", #"{"after":\#(after),"limit":1000}"#])
-            let batch = try JSONCoding.decode(JSONValue.self, from: Array(page.utf8))["events"]?.arrayValue ?? []
-            events += batch
-            guard let last = batch.last?["sequence"]?.numberValue.map(Int.init), last > after else { return events }
-            after = last
+        try await Outboxes.events { params in
+            try JSONCoding.decode(JSONValue.self, from: Array(try await Self.project.compose(["run", "--rm", "-T", "ridectl", "call", service, "events", params]).utf8))
         }
     }
 
@@ -159,14 +150,5 @@ struct ComposeContainersTests {
         try socket.connect("tcp://\(address):5557")
         try socket.send(message: [Frame(), Frame(frame: "MDPC01"), Frame(frame: "users"), Frame(frame: "ping"), Frame(frame: "{}")])
         #expect((try? socket.receive()) == nil, "a plain peer at \(address):5557 is not answered")
-    }
-}
-
-extension RideTally {
-    /// The tally with its statuses, legs and payments counted from the events.
-    var counted: RideTally {
-        RideTally(
-            report: report, orderEvents: orderEvents, tripEvents: tripEvents, statuses: Outboxes.statuses(orderEvents), legs: Outboxes.legs(tripEvents),
-            payments: Outboxes.payments(orderEvents))
     }
 }

@@ -58,9 +58,8 @@ struct ComposeProject: Sendable {
         return pid
     }
 
-    /// Waits until each container runs and, where it has a healthcheck, is healthy; the seconds it took.
-    @discardableResult
-    func waitUntilHealthy(_ containers: [String], timeout: Duration = .seconds(120)) async throws -> Double {
+    /// Waits until each container runs and, where it has a healthcheck, is healthy.
+    func waitUntilHealthy(_ containers: [String], timeout: Duration = .seconds(120)) async throws {
         let started = ContinuousClock.now
         while ContinuousClock.now - started < timeout {
             var ready = true
@@ -71,12 +70,14 @@ struct ComposeProject: Sendable {
                     break
                 }
             }
-            if ready { return (ContinuousClock.now - started).seconds }
+            if ready { return }
             try await Task.sleep(for: .milliseconds(500))
         }
         var report: [String] = []
-        for container in containers where await Self.health(of: container) != "healthy" {
-            report.append("\(container): \(await Self.health(of: container)); its last lines:\n\(await Self.lastLines(of: container))")
+        for container in containers {
+            let health = await Self.health(of: container)
+            guard health != "healthy" else { continue }
+            report.append("\(container): \(health); its last lines:\n\(await Self.lastLines(of: container))")
         }
         throw TestFailure("not healthy within \(timeout):\n\(report.joined(separator: "\n"))")
     }
