@@ -29,8 +29,8 @@ struct ComposeContainersTests {
         let secrets = "\(ComposeProject.root)/\(ComposeTests.curveKeysFolder)/server.pub"
         guard FileManager.default.fileExists(atPath: secrets) else { throw TestFailure("no \(secrets): `make compose-secrets` first (make test-containers does)") }
         _ = try? await project.compose(["down", "-v", "--remove-orphans"], timeout: .seconds(120))
-        let healthchecks = try project.runHealthchecks()
-        defer { healthchecks.terminate() }
+        let companion = try project.runCompanion()
+        defer { companion.terminate() }
         var figures: [(String, String)] = []
         do {
             // Up, as a user types it (the image is built already: --no-build).
@@ -71,6 +71,7 @@ struct ComposeContainersTests {
                 figures.append(("\(service): killed to healthy again", String(format: "%.1f s", (ContinuousClock.now - killedAt).seconds)))
                 try await Task.sleep(for: .seconds(3))
             }
+            try await noServiceLostItsDatabase()
             let restartedAt = ContinuousClock.now
             try await project.compose(["restart", "postgres"])
             try await project.waitUntilHealthy(try await project.containers(of: "postgres"))
@@ -131,6 +132,16 @@ struct ComposeContainersTests {
         try await eventually("the phone's batches are acknowledged through the published ingest", timeout: .seconds(30)) { device.statistics.acknowledged >= 3 }
         #expect(!device.errors.contains(.invalidDeviceCredential))
         await device.close()
+    }
+
+    /// Until PostgreSQL itself restarts, no service found it unreachable: scaling and crashes move
+    /// nothing under the others (a bridge whose MAC moved did: deploy/containers/companion).
+    func noServiceLostItsDatabase() async throws {
+        for container in try await Self.project.containers() {
+            let logs = try await runCommand(ContainerGate.podman, ["logs", container])
+            let lost = (logs.stdout + logs.stderr).split(separator: "\n").filter { $0.contains("database not reachable;") }
+            #expect(lost.isEmpty, "\(container) lost its database:\n\(lost.prefix(3).joined(separator: "\n"))")
+        }
     }
 
     /// From this host, outside the compose network: no bus port is published, and a peer that

@@ -96,13 +96,13 @@ struct ComposeProject: Sendable {
         return pid
     }
 
-    /// deploy/containers/healthchecks for this project, in the background until terminated: podman
-    /// 4.3 runs healthchecks from systemd timers, and this machine has no systemd; `depends_on:
-    /// service_healthy` and the waits above read what it records. One process, started once: this
-    /// test process starts no others beside its own commands.
-    func runHealthchecks() throws -> Process {
+    /// deploy/containers/companion for this project, in the background until terminated: what a
+    /// Docker engine does by itself and podman 4.3 here does not — the healthchecks (`depends_on:
+    /// service_healthy` and the waits above read what it records) and a bridge whose MAC stays put.
+    /// One process, started once: this test process starts no others beside its own commands.
+    func runCompanion() throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "\(Self.root)/deploy/containers/healthchecks")
+        process.executableURL = URL(fileURLWithPath: "\(Self.root)/deploy/containers/companion")
         process.arguments = [name]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
