@@ -44,7 +44,8 @@ import Wire
                 #"{"role":"driver","name":"Dan","phone_number":"\#(driverPhone)","password":"driving9","device_id":"\#(deviceID)","car":{"model":"Prius","license_plate":"AB 1234"}}"#,
                 phone: driverPhone, password: "driving9")
             let apps = Apps(gateway: gateway, rider: rider, driver: driver, deviceID: deviceID)
-            #expect(try await gateway.request("PUT", "/v1/me/availability", token: driver.token, #"{"available":true}"#).status == 200)
+            let available = try await gateway.request("PUT", "/v1/me/availability", token: driver.token, #"{"available":true}"#)
+            #expect(available.status == 200, "\(available.body)")
             try await apps.drive(Polyline(points: [LifecycleIntegrationTests.driverStart, LifecycleIntegrationTests.driverStart]), batch: 1)
             return apps
         }

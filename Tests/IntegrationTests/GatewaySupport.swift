@@ -12,8 +12,9 @@ import Wire
 struct TestGateway: Sendable {
     let port: Int
     let statusPort: Int
-    /// Sends a request again after `503 storage_unavailable` (which stored nothing), as an app does:
-    /// for a platform whose database may be unreachable for a moment (the containers' network).
+    /// Sends a request again after `503 storage_unavailable` or, from the ingest, `503
+    /// store_unavailable` (each stored nothing), as an app does: for a platform whose database may
+    /// be unreachable for a moment (just after PostgreSQL restarted).
     var retriesUnavailable = false
 
     var base: String { "http://127.0.0.1:\(port)" }
@@ -40,7 +41,8 @@ struct TestGateway: Sendable {
         for attempt in 1... {
             let response = try await HTTPProbe.send(method, base + path, headers: headers, body: json.map { Array($0.utf8) }, timeout: .seconds(10))
             let body = (try? JSONCoding.decode(JSONValue.self, from: Array(response.body))) ?? .null
-            guard retriesUnavailable, response.status == 503, body["error"]?["code"] == "storage_unavailable", attempt < 20 else { return (response.status, body) }
+            let storedNothing = body["error"]?["code"] == "storage_unavailable" || body["error"]?["code"] == "store_unavailable"
+            guard retriesUnavailable, response.status == 503, storedNothing, attempt < 20 else { return (response.status, body) }
             try await Task.sleep(for: .milliseconds(500))
         }
         fatalError("unreachable")
