@@ -42,3 +42,13 @@ toolchain_root() {
     swift="$(readlink -f "$(command -v swift)" 2>/dev/null)" || return 1
     [ -n "$swift" ] && dirname "$(dirname "$(dirname "$swift")")"
 }
+
+# What a build of $IMAGE left behind, removed: the image it replaced ($1, its id before the build)
+# and the build stages nothing uses now (each holds a whole release build; the layers the build
+# reused stay for the next one).
+drop_leftovers() {
+    local previous="$1" current
+    current="$(podman image inspect --format '{{.Id}}' "$IMAGE")"
+    if [ -n "$previous" ] && [ "$previous" != "$current" ]; then podman rmi "$previous" >/dev/null 2>&1 || true; fi
+    podman image prune -f --filter label=org.ridesharing.stage=build >/dev/null 2>&1 || true
+}

@@ -84,8 +84,13 @@ struct ComposeProject: Sendable {
 
     /// A container's last log lines: what a failure shows of a service that would not start.
     static func lastLines(of container: String, count: Int = 15) async -> String {
-        let result = try? await runCommand(ContainerGate.podman, ["logs", "--tail", "\(count)", container])
-        return ((result?.stdout ?? "") + (result?.stderr ?? "")).split(separator: "\n").map { "    \($0.prefix(300))" }.joined(separator: "\n")
+        ((try? await logLines(of: container, tail: count)) ?? []).map { "    \($0.prefix(300))" }.joined(separator: "\n")
+    }
+
+    /// A container's log lines, its processes' standard output and error together (the last `tail`, or all).
+    static func logLines(of container: String, tail: Int? = nil) async throws -> [Substring] {
+        let result = try await runCommand(ContainerGate.podman, ["logs"] + (tail.map { ["--tail", "\($0)"] } ?? []) + [container])
+        return (result.stdout + result.stderr).split(separator: "\n")
     }
 
     /// The container's process killed with SIGKILL from the host, as a crash or the OOM killer
