@@ -71,7 +71,7 @@ struct ComposeContainersTests {
                 figures.append(("\(service): killed to healthy again", String(format: "%.1f s", (ContinuousClock.now - killedAt).seconds)))
                 try await Task.sleep(for: .seconds(3))
             }
-            figures.append(("services that lost their database before its restart", try await servicesThatLostTheirDatabase()))
+            figures.append(("services that lost the database before restart", try await servicesThatLostTheirDatabase()))
             let restartedAt = ContinuousClock.now
             try await project.compose(["restart", "postgres"])
             try await project.waitUntilHealthy(try await project.containers(of: "postgres"))
