@@ -251,6 +251,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
             path: "Tools/ridectl/RideCtlKit"
         ),
@@ -272,7 +273,12 @@ let package = Package(
             name: "ServiceKitTests", dependencies: ["ServiceKit", "Bus", "ZeroMQ", "TestProcess", .product(name: "Logging", package: "swift-log")],
             path: "Tests/ServiceKitTests"),
         .testTarget(
-            name: "RideCtlTests", dependencies: ["Wire", "RideCtlKit", "Bus", "PlatformLauncher", "Geo", "RideModels", "Roads", "RideContract", "ServiceKit"],
+            name: "RideCtlTests",
+            dependencies: [
+                "Wire", "RideCtlKit", "Bus", "PlatformLauncher", "Geo", "RideModels", "Roads", "RideContract", "ServiceKit",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/RideCtlTests"),
         .testTarget(name: "DocsTests", dependencies: ["Bus", "RideContract", "RideCtlKit", "ServiceKit"], path: "Tests/DocsTests"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Bus", "RideContract", "TripsService"], path: "Tests/WireTests"),

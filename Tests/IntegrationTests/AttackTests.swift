@@ -48,14 +48,16 @@ import Wire
         let gateway = ["ATTACK_SERVER_KEY": serverKey, "ATTACK_SECRET_KEY": try key("gateway")]
         let operatorKeys = ["RIDE_CURVE_KEYS": keys]
 
-        // Rides in flight the whole time.
+        // Rides in flight the whole time, from outside too: apps through the gateway and phones on
+        // the device ingest, holding no key of the bus (`simulate --gateway`).
         let simulation = Task {
             try await runCommand(
                 Binaries.ridectl,
                 [
                     "simulate", "--drivers", "4", "--riders", "4", "--duration", "50", "--grace", "200", "--speedup", "6", "--box-km", "1",
-                    "--ingest", ingest, "--share-links", "", "--broker", broker, "--sub", egress,
-                ], environment: operatorKeys, timeout: .seconds(320))
+                    "--ingest", ingest, "--share-links", "", "--gateway", "http://127.0.0.1:\(8080 + Self.offset)",
+                    "--ingest-server-key-file", "\(keys)/server.pub",
+                ], environment: plain, timeout: .seconds(320))
         }
         // One of them, as the operator sees it: the order, its rider, its driver's device.
         let tail = try await runCommand(

@@ -13,8 +13,9 @@ struct TestGateway: Sendable {
     let port: Int
     let statusPort: Int
     /// Sends a request again after `503 storage_unavailable` or, from the ingest, `503
-    /// store_unavailable` (each stored nothing), as an app does: for a platform whose database may
-    /// be unreachable for a moment (just after PostgreSQL restarted).
+    /// store_unavailable`, and after a `429` once its `Retry-After` has passed (each stored
+    /// nothing), as an app does: for a platform whose database may be unreachable for a moment
+    /// (just after PostgreSQL restarted), shared with other apps from the same address.
     var retriesUnavailable = false
 
     var base: String { "http://127.0.0.1:\(port)" }
@@ -42,8 +43,10 @@ struct TestGateway: Sendable {
             let response = try await HTTPProbe.send(method, base + path, headers: headers, body: json.map { Array($0.utf8) }, timeout: .seconds(10))
             let body = (try? JSONCoding.decode(JSONValue.self, from: Array(response.body))) ?? .null
             let storedNothing = body["error"]?["code"] == "storage_unavailable" || body["error"]?["code"] == "store_unavailable"
-            guard retriesUnavailable, response.status == 503, storedNothing, attempt < 20 else { return (response.status, body) }
-            try await Task.sleep(for: .milliseconds(500))
+            let limited = response.status == 429
+            guard retriesUnavailable, (response.status == 503 && storedNothing) || limited, attempt < 20 else { return (response.status, body) }
+            let wait = limited ? min(response.headers["retry-after"].flatMap { Int($0) } ?? 1, 30) * 1000 + Int.random(in: 0..<1000) : 500
+            try await Task.sleep(for: .milliseconds(wait))
         }
         fatalError("unreachable")
     }

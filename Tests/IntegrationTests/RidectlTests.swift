@@ -128,6 +128,22 @@ import Wire
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch).isEmpty)
     }
 
+    /// `simulate --gateway` and its ingest key: what is wrong is named before anything is sent.
+    @Test func simulateRefusesAGatewayOrAKeyFileItCannotUse() async throws {
+        let cases: [([String], String)] = [
+            (["--gateway", "ftp://example.com"], "the gateway (--gateway) must be an http or https URL"),
+            (["--gateway", "http://"], "must be an http or https URL"),
+            (["--gateway", "localhost:8080"], "must be an http or https URL"),
+            (["--gateway", "http://127.0.0.1:1", "--ingest-server-key-file", "/nonexistent/server.pub"], "cannot read the device ingest's public key"),
+        ]
+        for (flags, message) in cases {
+            let refused = try await runCommand(Binaries.ridectl, ["simulate"] + flags, timeout: .seconds(30))
+            #expect(refused.status == 64 && refused.stderr.contains(message), "\(flags): \(refused.status) \(refused.stderr)")
+        }
+        let fromEnvironment = try await runCommand(Binaries.ridectl, ["simulate"], environment: ["RIDE_GATEWAY_URL": "gopher://x"], timeout: .seconds(30))
+        #expect(fromEnvironment.status == 64 && fromEnvironment.stderr.contains("RIDE_GATEWAY_URL"), "\(fromEnvironment.stderr)")
+    }
+
     @Test func publishSaysWhenNobodyListens() async throws {
         try await withTestBus("publish") { bus in
             let nobody = try await runCommand(Binaries.ridectl, ["publish", "empty.topic", "--wait-ms", "200", "--pub", bus.ingress])

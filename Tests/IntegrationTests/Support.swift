@@ -234,7 +234,12 @@ func runCommand(
             kill(process.processIdentifier, SIGKILL)
             throw TestFailure("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
         }
-        try await Task.sleep(for: .milliseconds(10))
+        do {
+            try await Task.sleep(for: .milliseconds(10))
+        } catch {
+            kill(process.processIdentifier, SIGKILL)  // cancelled: the command goes with the task
+            throw error
+        }
     }
     for reader in readers { await reader.join() }
     let (stdout, stderr) = (stdoutData.withLock { $0 }, stderrData.withLock { $0 })

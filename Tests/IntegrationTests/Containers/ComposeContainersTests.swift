@@ -8,8 +8,8 @@ import ZeroMQ
 
 /// `docker compose up`, for real: the repository's docker-compose.yml brought up by docker-compose
 /// against podman, from the image `deploy/containers/test` built (`make test-containers`). Rides
-/// flow all along — the simulator from a container on the compose network, and a rider and a
-/// driver from this host through the published edge and device ingest only — while the services
+/// flow all along — the simulator's riders and drivers, and a rider and a driver of the test's,
+/// all from this host through the published edge and device ingest only — while the services
 /// scale, one container of every service and each bus is killed in turn, and PostgreSQL restarts.
 /// Afterwards no ride is stuck, lost or doubled (the host harness's checks, read through the
 /// operator's `ridectl` container), and the buses cannot be reached from outside the network.
@@ -26,8 +26,8 @@ struct ComposeContainersTests {
 
     @Test func ridesFlowThroughScalingKillsAndADatabaseRestartWithNoneStuckLostOrDoubled() async throws {
         let project = Self.project
-        let secrets = "\(ComposeProject.root)/\(ComposeTests.curveKeysFolder)/server.pub"
-        guard FileManager.default.fileExists(atPath: secrets) else { throw TestFailure("no \(secrets): `make compose-secrets` first (make test-containers does)") }
+        let serverKey = "\(ComposeProject.root)/\(ComposeTests.curveKeysFolder)/server.pub"
+        guard FileManager.default.fileExists(atPath: serverKey) else { throw TestFailure("no \(serverKey): `make compose-secrets` first (make test-containers does)") }
         _ = try? await project.compose(["down", "-v", "--remove-orphans"], timeout: .seconds(120))
         let companion = try project.runCompanion()
         defer { companion.terminate() }
@@ -39,13 +39,18 @@ struct ComposeContainersTests {
             try await project.waitUntilHealthy(try await project.containers(), timeout: .seconds(180))
             figures.append(("docker-compose up to every container healthy", String(format: "%.1f s", (ContinuousClock.now - started).seconds)))
 
-            // The simulator in a container of the network (the operator's ridectl), under way all along.
-            let simulator = "\(project.name)-simulator"
-            try await project.compose(
-                [
-                    "run", "-d", "--name", simulator, "ridectl", "simulate", "--drivers", "8", "--riders", "8", "--duration", "150", "--grace", "240",
-                    "--ingest", "tcp://tracking:5558,tcp://tracking-1:5658", "--share-links", "",
-                ])
+            // The simulator from this host, as apps: the published edge and ingest only, no key of
+            // the bus (`simulate --gateway`), under way all along.
+            let simulator = Task {
+                try await runCommand(
+                    Binaries.ridectl,
+                    [
+                        "simulate", "--drivers", "8", "--riders", "8", "--duration", "150", "--grace", "240", "--gateway", Self.edge.base,
+                        "--ingest", Self.ingest.joined(separator: ","), "--ingest-server-key-file", serverKey, "--publishable-key", try Self.publishableKey(),
+                        "--share-links", "",
+                    ], environment: [:], timeout: .seconds(600))
+            }
+            defer { simulator.cancel() }  // a failure below stops it
 
             // A rider and a driver from this host, through the published edge and ingest only.
             // A new rider and driver for each ride (one pair's fixes follow one clock, and each ride
@@ -79,13 +84,12 @@ struct ComposeContainersTests {
             _ = try await GatewayIntegrationTests.Apps.signUp(Self.edge, pair: 3).ride()
 
             // The simulation ends; nothing stuck, lost or doubled.
-            let exit = try await ComposeProject.podman(["wait", simulator], timeout: .seconds(600))
-            let report = SimulationReport(text: try await ComposeProject.podman(["logs", simulator]))
-            #expect(exit == "0", "the simulator exited \(exit):\n\(report.text.suffix(3000))")
+            let simulation = try await simulator.value
+            let report = SimulationReport(text: simulation.stdout)
+            #expect(simulation.status == 0, "the simulator exited \(simulation.status):\n\(simulation.stdout)\n\(simulation.stderr.suffix(3000))")
             let tally = RideTally(report: report, orderEvents: try await events("orders"), tripEvents: try await events("trips"))
             print("compose run — docker-compose.yml in containers (podman \(try await ComposeProject.podman(["--version"])))\n\(tally.lines)")
             tally.expectNothingLostOrDoubled()
-            _ = try? await ComposeProject.podman(["rm", "-f", simulator])
 
             try await theBusesCannotBeReachedFromOutside()
             for (what, figure) in figures { print("  \(what.padding(toLength: 48, withPad: " ", startingAt: 0)) \(figure)") }
@@ -121,8 +125,7 @@ struct ComposeContainersTests {
             phone: phone, password: "driving9")
         let session = try await Self.edge.request("POST", "/v1/sessions", #"{"phone_number":"\#(phone)","password":"driving9"}"#)
         var configuration = TestTracking.sdkConfiguration(endpoints: Self.ingest)
-        let tracking = try #require(try ComposeTests.services().first { $0.name == "tracking" })
-        configuration.publishableKey = try #require(tracking.environment["RIDE_PUBLISHABLE_KEYS"]?.split(separator: ",").first.map(String.init))
+        configuration.publishableKey = try Self.publishableKey()
         configuration.deviceCredential = try #require(session.body["device_credential"]?.stringValue, "\(session.body)")
         configuration.ingestServerKey = try CurveKeyDirectory.readKey(
             "\(ComposeProject.root)/\(ComposeTests.curveKeysFolder)/server.pub", what: "the ingest's public key")
@@ -132,6 +135,12 @@ struct ComposeContainersTests {
         try await eventually("the phone's batches are acknowledged through the published ingest", timeout: .seconds(30)) { device.statistics.acknowledged >= 3 }
         #expect(!device.errors.contains(.invalidDeviceCredential))
         await device.close()
+    }
+
+    /// The drivers' SDKs' publishable key: the first the compose file gives tracking.
+    static func publishableKey() throws -> String {
+        let tracking = try #require(try ComposeTests.services().first { $0.name == "tracking" })
+        return try #require(tracking.environment["RIDE_PUBLISHABLE_KEYS"]?.split(separator: ",").first.map(String.init))
     }
 
     /// The services that found PostgreSQL unreachable before it restarted, with their first such

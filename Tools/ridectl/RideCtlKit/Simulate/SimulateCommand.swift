@@ -26,6 +26,13 @@ struct SimulateCommand: AsyncParsableCommand {
             ends: 0 expected), the latency of each reaction of the orders service (from the event \
             that triggers it to the status it produces), declines, chat messages, ratings, the \
             rides in the riders' histories and the drivers' earnings. Exits 1 when a ride is stuck.
+
+            On the bus (the default), it is an operator's tool: each call names its caller, and \
+            the bus admits the operator's key to do so. With --gateway, the phones are real apps: \
+            each person signs up and logs in at the gateway, every call is theirs over HTTP with \
+            their own token, each ride is followed on its WebSocket, and the drivers' phones \
+            stream to the device ingest (--ingest-server-key-file when it speaks CURVE); nothing \
+            reaches the bus.
             """)
 
     @OptionGroup var bus: BusAddresses
@@ -55,8 +62,19 @@ struct SimulateCommand: AsyncParsableCommand {
         help: helpWithEnv(
             "ride-tracking's device ingest; with tracking in shards, every shard's, comma-separated in shard order", env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558"))
     var ingest: String?
-    @Option(name: .customLong("share-links"), help: "The gateway's address, to print the share links of the first three rides (empty: none).")
+    @Option(name: .customLong("share-links"), help: "The gateway's address, to print the share links of the first three rides (empty: none; with --gateway, the links it gives).")
     var shareLinks = "http://localhost:8080"
+    @Option(
+        name: .customLong("gateway"),
+        help: helpWithEnv("Play the apps through this gateway only (HTTP and its WebSockets, each person's own token; no bus), e.g. http://localhost:8080", env: "RIDE_GATEWAY_URL")
+    )
+    var gateway: String?
+    @Option(
+        name: .customLong("ingest-server-key-file"),
+        help: helpWithEnv(
+            "The device ingest's CURVE public key (a .pub file of ridectl keys, e.g. curve/server.pub), for phones that are not on a secured bus",
+            env: "RIDE_TRACKING_INGEST_SERVER_KEY_FILE"))
+    var ingestServerKeyFile: String?
     @Option(name: .customLong("publishable-key"), help: helpWithEnv("Publishable key of the drivers' SDKs", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing"))
     var publishableKey: String?
 
@@ -72,6 +90,29 @@ struct SimulateCommand: AsyncParsableCommand {
             throw ValidationError("--wrong-turn-rate and --traffic-rate must be from 0 to 1, got \(wrongTurnRate) and \(trafficRate)")
         }
         _ = try ingestEndpoints()
+        _ = try gatewayURL()
+        _ = try ingestServerKey()
+    }
+
+    /// The gateway to play the apps through (nil: the bus).
+    func gatewayURL() throws -> String? {
+        let setting = Setting.resolve(gateway, flag: "gateway", env: "RIDE_GATEWAY_URL", default: "")
+        guard !setting.value.isEmpty else { return nil }
+        guard let url = URL(string: setting.value), ["http", "https"].contains(url.scheme ?? ""), url.host?.isEmpty == false, url.query == nil else {
+            throw ValidationError("the gateway (\(setting.origin)) must be an http or https URL such as http://localhost:8080, got '\(setting.value.prefix(80))'")
+        }
+        return setting.value
+    }
+
+    /// The device ingest's CURVE public key, when a file names it.
+    func ingestServerKey() throws -> String? {
+        let setting = Setting.resolve(ingestServerKeyFile, flag: "ingest-server-key-file", env: "RIDE_TRACKING_INGEST_SERVER_KEY_FILE", default: "")
+        guard !setting.value.isEmpty else { return nil }
+        do {
+            return try CurveKeyDirectory.readKey(setting.value, what: "the device ingest's public key (\(setting.origin))")
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.message)
+        }
     }
 
     /// The tracking shards' ingest endpoints, in shard order.
@@ -110,10 +151,15 @@ struct SimulateCommand: AsyncParsableCommand {
         settings.ingest = try ingestEndpoints()
         settings.shareLinks = shareLinks.isEmpty ? nil : shareLinks
         settings.publishableKey = Setting.resolve(publishableKey, flag: "publishable-key", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing").value
-        try await bus.secure()
-        let report = try await SimulationRunner.run(
-            settings: settings, broker: try bus.brokerEndpoint(), events: try bus.subscribeEndpoint(),
-            duration: duration, grace: grace)
+        settings.ingestServerKey = try ingestServerKey()
+        let apps: any RideApps
+        if let gateway = try gatewayURL() {
+            apps = GatewayApps(base: gateway, logger: CLILogging.logger)
+        } else {
+            try await bus.secure()
+            apps = try await BusApps(broker: try bus.brokerEndpoint(), events: try bus.subscribeEndpoint(), logger: CLILogging.logger)
+        }
+        let report = try await SimulationRunner.run(settings: settings, apps: apps, duration: duration, grace: grace)
         Output.out(report.text)
         if report.stuck > 0 { throw ExitCode(1) }
     }
@@ -126,25 +172,25 @@ enum SimulationRunner {
         var stuck: Int
     }
 
+    /// On the bus at `broker` and `events`, as an operator's tool.
     static func run(settings: Settings, broker: String, events: String, duration: Double, grace: Double) async throws -> Report {
-        let logger = CLILogging.logger
-        var options = MDPClient.Options()
-        options.timeout = .seconds(10)
-        let client = try await ServiceClient(broker: broker, options: options, logger: logger)
-        let subscriber = try await EventSubscriber<LifecycleEvent>(
-            endpoint: events, prefixes: [Events.orderStatus.topic, Events.tripDestinationArrival.topic],
-            logger: logger)
-        let simulation = Simulation(settings: settings, client: client, logger: logger)
+        let apps = try await BusApps(broker: broker, events: events, logger: CLILogging.logger)
+        return try await run(settings: settings, apps: apps, duration: duration, grace: grace)
+    }
+
+    static func run(settings: Settings, apps: any RideApps, duration: Double, grace: Double) async throws -> Report {
+        let simulation = Simulation(settings: settings, apps: apps, logger: CLILogging.logger)
         Output.err("registering \(settings.drivers) drivers and \(settings.riders) riders…\n")
-        try await simulation.setUp()
+        do {
+            try await simulation.setUp()
+        } catch {
+            await apps.close()
+            throw error
+        }
         let lanes = RideLanes()
         let consumer = Task {
-            for await batch in subscriber.deliveries {
-                for case .event(let received) in batch {
-                    if case .duplicate = received.sequence { continue }  // sent again (at least once): seen already
-                    guard let ride = Simulation.rideID(of: received.event) else { continue }
-                    await lanes.enqueue(ride) { await simulation.handle(received) }
-                }
+            for await update in apps.updates {
+                await lanes.enqueue(update.rideID) { await simulation.handle(update) }
             }
         }
         let progress = ProgressLine()
@@ -168,13 +214,12 @@ enum SimulationRunner {
         }
         progress.end()
         consumer.cancel()
-        await subscriber.close()
         // Interrupted (Ctrl-C in `ridectl up --simulate`): the report still asks the platform —
         // from a task of its own, which the cancellation of this one does not reach.
         let interrupted = Task.isCancelled
-        let report = await Task { () -> Report in await Self.report(simulation, client: client, interrupted: interrupted) }.value
+        let report = await Task { () -> Report in await Self.report(simulation, apps: apps, interrupted: interrupted) }.value
         await simulation.shutDown()
-        await client.close()
+        await apps.close()
         return report
     }
 
@@ -190,7 +235,7 @@ enum SimulationRunner {
 
     /// `interrupted`: stopped mid-run, so open rides are in flight unless overdue (stuck); after a
     /// run that ended by itself (its grace included), every ride still open is stuck.
-    static func report(_ simulation: Simulation, client: ServiceClient, interrupted: Bool = false) async -> Report {
+    static func report(_ simulation: Simulation, apps: any RideApps, interrupted: Bool = false) async -> Report {
         let counts = await simulation.byStatus
         let open = await simulation.openRides
         let stuck = interrupted ? await simulation.stuckRides() : open
@@ -220,9 +265,9 @@ enum SimulationRunner {
         table.add("stops in traffic (trips late)", "\(extras.trafficStops)", "reported")
         // Only rides finished before the report counts: one in flight may finish while it asks.
         let finished = finishedIDs.count
-        let history = await RideLedger.historyRides(riders: await simulation.riderIDs, client: client, among: finishedIDs)
+        let history = await RideLedger.historyRides(riders: await simulation.riderIDs, apps: apps, among: finishedIDs)
         table.add("rides in the riders' histories", "\(history)", "\(finished)", met: history == finished)
-        let earnings = await RideLedger.earnings(drivers: await simulation.driverNames, client: client)
+        let earnings = await RideLedger.earnings(drivers: await simulation.driverNames, apps: apps)
         let completed = counts[.completed] ?? 0
         // Stopped mid-run, a ride whose end_ride was cancelled by the stop may have been paid all the same.
         let paid = interrupted ? completed...(completed + open) : completed...completed
@@ -242,12 +287,12 @@ enum SimulationRunner {
 /// What the report reads back from the platform: the riders' ride histories and the drivers' earnings.
 enum RideLedger {
     /// Rides across the riders' histories (every page) that are among `rides`.
-    static func historyRides(riders: [String], client: ServiceClient, among rides: Set<String>) async -> Int {
+    static func historyRides(riders: [String], apps: any RideApps, among rides: Set<String>) async -> Int {
         var total = 0
         for rider in riders {
             var before: String?
             repeat {
-                guard let page = try? await client.call(Ops.Orders.history, HistoryParams(caller: .rider(rider), before: before, limit: 100)) else { break }
+                guard let page = try? await apps.history(of: rider, before: before) else { break }
                 total += page.rides.filter { rides.contains($0.order.id) }.count
                 before = page.nextBefore
             } while before != nil
@@ -257,14 +302,14 @@ enum RideLedger {
 
     /// Today's paid rides and earnings across the drivers (payments follow COMPLETED within
     /// milliseconds; the last ones are given a moment).
-    static func earnings(drivers: [String: String], client: ServiceClient) async -> (rides: Int, text: String) {
+    static func earnings(drivers: [String: String], apps: any RideApps) async -> (rides: Int, text: String) {
         try? await Task.sleep(for: .seconds(1))
         var rides = 0
         var cents = 0
         var best = (name: "", cents: 0)
         var currency = "USD"
         for (driver, name) in drivers {
-            guard let earnings = try? await client.call(Ops.Orders.earnings, EarningsParams(caller: .driver(driver), days: 1)) else { continue }
+            guard let earnings = try? await apps.earnings(of: driver) else { continue }
             currency = earnings.currency
             rides += earnings.days.reduce(0) { $0 + $1.rides }
             cents += earnings.totalCents

@@ -10,8 +10,9 @@ import Wire
 
 /// Drivers and riders playing the apps' parts against a running platform: drivers are
 /// `TrackingSDK` devices that drive street routes; riders book rides between random corners;
-/// everyone reacts to `order.status.*` as the apps would. It counts rides by status and measures
-/// each reaction of the orders service as its subscriber sees it (`ReactionClock`).
+/// everyone reacts to their rides' statuses as the apps would. It reaches the platform through
+/// `RideApps` (the bus, or the published gateway only), counts rides by status and measures each
+/// reaction of the orders service as the apps see it (`ReactionClock`).
 actor Simulation {
     struct Settings: Sendable {
         var drivers = 10
@@ -22,7 +23,10 @@ actor Simulation {
         /// ride-tracking's ingest endpoints, one per shard in shard order.
         var ingest = ["tcp://127.0.0.1:5558"]
         var publishableKey = "pk_dev_ridesharing"
-        /// The gateway's address, to print the share links of the first rides (nil: none).
+        /// The ingest's CURVE public key, for phones off a secured bus (nil: the process's own keys, or plain).
+        var ingestServerKey: String?
+        /// The gateway's address, to print the share links of the first rides (nil: none; through
+        /// the gateway, the links it gives are printed).
         var shareLinks: String? = "http://localhost:8080"
         var shareLinkCount = 3
         /// The share of offers a driver declines (at most one decline per order, so every order
@@ -66,7 +70,7 @@ actor Simulation {
     }
 
     let settings: Settings
-    private let client: ServiceClient
+    private let apps: any RideApps
     private let logger: Logger
     private var drivers: [String: Driver] = [:]
     private var riders: [String: Date] = [:]  // rider id → when they book next
@@ -90,9 +94,9 @@ actor Simulation {
     /// Orders whose driver cancelled on the way (each at most once).
     private var driverCancelled: Set<String> = []
 
-    init(settings: Settings, client: ServiceClient, logger: Logger) {
+    init(settings: Settings, apps: any RideApps, logger: Logger) {
         self.settings = settings
-        self.client = client
+        self.apps = apps
         self.logger = logger
     }
 
@@ -102,8 +106,7 @@ actor Simulation {
     func setUp() async throws {
         let run = UInt64.random(in: 0..<1_000_000, using: &generator)
         let people = (0..<(settings.drivers + settings.riders)).map { index in (index, index < settings.drivers) }
-        // A driver's phone streams with its device credential; the simulator, an operator's tool on
-        // the bus, asks users for one rather than logging in (no password hashing for each driver).
+        // A driver's phone streams with the device credential its registration gives.
         let registered = try await withThrowingTaskGroup(of: (Int, User, String?).self) { group in
             var results: [(Int, User, String?)] = []
             var next = 0
@@ -115,11 +118,10 @@ actor Simulation {
                     role: isDriver ? .driver : .rider, name: isDriver ? "Driver \(index + 1)" : "Rider \(index - settings.drivers + 1)",
                     phoneNumber: String(phone.prefix(16)), password: "simulated-ride",
                     deviceID: isDriver ? "sim-\(run)-\(index)" : nil, car: isDriver ? Car(model: "Prius", licensePlate: "SIM \(index)") : nil)
-                let client = self.client
+                let apps = self.apps
                 group.addTask {
-                    let user = try await client.call(Ops.Users.register, params, timeout: .seconds(30))
-                    guard isDriver else { return (index, user, nil) }
-                    return (index, user, try await client.call(Ops.Users.issueDeviceCredential, UserIDParams(id: user.id), timeout: .seconds(30)).credential)
+                    let (user, credential) = try await apps.register(params)
+                    return (index, user, credential)
                 }
             }
             for _ in 0..<min(8, people.count) { launch() }
@@ -132,6 +134,7 @@ actor Simulation {
         var configuration = SDKConfiguration(publishableKey: settings.publishableKey)
         configuration.endpoints = settings.ingest
         configuration.allowMockLocations = true
+        configuration.ingestServerKey = settings.ingestServerKey
         for (user, credential) in registered {
             if user.role == .rider {
                 riders[user.id] = Date().addingTimeInterval(Double.random(in: 0...2, using: &generator))
@@ -175,13 +178,13 @@ actor Simulation {
             let from = settings.city.randomPlace(using: &generator)
             var to = settings.city.randomPlace(using: &generator)
             for _ in 0..<20 where to.distance(to: from) < 500 { to = settings.city.randomPlace(using: &generator) }
-            let params = CreateOrderParams(
-                caller: .rider(riderID), pickup: Place(latitude: from.latitude, longitude: from.longitude),
-                dropoff: Place(latitude: to.latitude, longitude: to.longitude))
             // Keyed, as an app keys it: a booking sent again after its reply was lost books one ride.
-            let order = try await client.call(Ops.Orders.create, params, key: "book-\(riderID)-\(UUID().uuidString.prefix(8))")
+            let order = try await apps.book(
+                from: Place(latitude: from.latitude, longitude: from.longitude), to: Place(latitude: to.latitude, longitude: to.longitude), as: riderID,
+                key: "book-\(riderID)-\(UUID().uuidString.prefix(8))")
             openOrderOf[riderID] = order.id
             if rides[order.id] == nil { rides[order.id] = Ride(riderID: riderID, status: .new) }
+            await apps.follow(order.id, as: riderID)
         } catch {
             count("create failed: \(error)")
             riders[riderID] = now.addingTimeInterval(2)
@@ -190,30 +193,15 @@ actor Simulation {
 
     // MARK: Events
 
-    /// The ride an event is about (an order's status, or the arrival of one of its trips), or nil.
-    nonisolated static func rideID(of event: CloudEvent<LifecycleEvent>) -> String? {
-        switch event.data {
-        case .order(let change): return change.order.id
-        case .arrival(let arrival):
-            guard case .string(let orderID)? = arrival.data.tripMetadata?["order_id"] else { return nil }
-            return orderID
-        case .other: return nil
+    func handle(_ update: RideUpdate) async {
+        switch update.change {
+        case .arrival(let tripID):
+            if rides[update.rideID] != nil { clock.sawArrival(of: tripID, at: update.seenAt) }
+        case .status(let order):
+            guard drivers[order.driver?.id ?? ""] != nil || riders[order.rider.id] != nil else { return }  // another simulation's
+            clock.saw(order, at: update.seenAt)
+            await act(on: order)
         }
-    }
-
-    func handle(_ received: ReceivedEvent<LifecycleEvent>) async {
-        let event = received.event
-        let order: Order
-        switch event.data {
-        case .order(let change): order = change.order
-        case .arrival(let arrival):
-            if case .string(let orderID)? = arrival.data.tripMetadata?["order_id"], rides[orderID] != nil { clock.saw(received) }
-            return
-        case .other: return
-        }
-        guard drivers[order.driver?.id ?? ""] != nil || riders[order.rider.id] != nil else { return }  // another simulation's
-        clock.saw(received)
-        await act(on: order)
     }
 
     /// What the apps do when they see `order` at its status (from an event, or from a resync).
@@ -225,7 +213,7 @@ actor Simulation {
             guard !rating.contains(order.id) else { return }
             rating.insert(order.id)
             rides[order.id, default: Ride(riderID: order.rider.id, status: .reachedDropoff)].seenAt = Date()
-            finish(order)
+            await finish(order)
             await rate(order.id, as: .rider(order.rider.id))
             await rate(order.id, as: .driver(order.driver?.id ?? ""))
             rides[order.id]?.status = .completed
@@ -251,11 +239,11 @@ actor Simulation {
             await say("I'm at the corner, blue jacket.", on: order.id, as: .rider(order.rider.id))
         case .reachedPickup:
             await say("I'm here, \(order.driver?.car?.model ?? "car") \(order.driver?.car?.licensePlate ?? "").", on: order.id, as: caller)
-            await act(Ops.Orders.startRide, order.id, as: caller)
+            await act(.start, order.id, as: caller)
         case .droppingOff: await drive(order.driver?.id, to: order.dropoff)
-        case .reachedDropoff: await act(Ops.Orders.endRide, order.id, as: caller)
+        case .reachedDropoff: await act(.end, order.id, as: caller)
         case .completed: break  // above
-        case .cancelled: finish(order)
+        case .cancelled: await finish(order)
         case .accepted, .startedRide: break
         }
     }
@@ -264,13 +252,14 @@ actor Simulation {
     private func announceShareLink(_ order: Order) {
         guard let base = settings.shareLinks, announcedShareLinks < settings.shareLinkCount else { return }
         announcedShareLinks += 1
-        let client = self.client
+        let apps = self.apps
         Task {
             // The ride's link (as the rider would share it): it follows the whole ride.
-            guard let share = try? await client.call(Ops.Orders.share, OrderParams(caller: Caller(role: .rider, id: order.rider.id), id: order.id)) else { return }
+            guard let share = try? await apps.share(order.id, as: order.rider.id) else { return }
             // On a terminal, clear the progress line first; it is drawn again on its next tick.
             Output.err(
-                (Output.stderrIsTerminal ? "\r\u{1B}[2K" : "") + "ride \(order.id) (\(order.driver?.name ?? "driver") to the pickup), live at \(base)/ride/\(share.shareID)\n")
+                (Output.stderrIsTerminal ? "\r\u{1B}[2K" : "")
+                    + "ride \(order.id) (\(order.driver?.name ?? "driver") to the pickup), live at \(share.url ?? "\(base)/ride/\(share.shareID)")\n")
         }
     }
 
@@ -282,9 +271,9 @@ actor Simulation {
 
     private func lookAtOffers(_ driverID: String) async {
         guard drivers[driverID]?.order == nil,
-            let offers = try? await client.call(Ops.Orders.list, ListOrdersParams(caller: .driver(driverID), status: .new, limit: 5))
+            let offers = try? await apps.offers(for: driverID)
         else { return }
-        for order in offers.orders where order.offeredTo.contains(driverID) {
+        for order in offers where order.offeredTo.contains(driverID) {
             if await declines(order, driverID: driverID) { continue }
             if await accept(order.id, driverID: driverID) { break }
         }
@@ -304,10 +293,7 @@ actor Simulation {
     private func declines(_ order: Order, driverID: String) async -> Bool {
         guard order.declinedBy.isEmpty, !declined.contains(order.id), Double.random(in: 0..<1, using: &generator) < settings.declineRate else { return false }
         declined.insert(order.id)
-        let reply = try? await client.callRaw(
-            Ops.Orders.decline,
-            json: JSONCoding.encode(OrderParams(caller: .driver(driverID), id: order.id)))
-        guard reply?.status == Status.ok else { return false }
+        guard (try? await apps.act(.decline, on: order.id, as: .driver(driverID), reason: nil)) != nil else { return false }
         extras.declines += 1
         return true
     }
@@ -319,9 +305,7 @@ actor Simulation {
             Double.random(in: 0..<1, using: &generator) < settings.driverCancelRate
         else { return false }
         driverCancelled.insert(order.id)
-        let reply = try? await client.callRaw(
-            Ops.Orders.cancel, json: JSONCoding.encode(OrderParams(caller: .driver(driverID), id: order.id, reason: "stuck in traffic")))
-        guard reply?.status == Status.ok else { return false }
+        guard (try? await apps.act(.cancel, on: order.id, as: .driver(driverID), reason: "stuck in traffic")) != nil else { return false }
         drivers[driverID]?.order = nil
         drivers[driverID]?.device.isAvailable = true
         extras.driverCancels += 1
@@ -348,7 +332,7 @@ actor Simulation {
     }
 
     private func readAgain(_ orderID: String, riderID: String) async {
-        guard let order = try? await client.call(Ops.Orders.get, OrderParams(caller: .rider(riderID), id: orderID)) else { return }
+        guard let order = try? await apps.order(orderID, as: .rider(riderID)) else { return }
         resyncs += 1
         await act(on: order)
     }
@@ -360,8 +344,7 @@ actor Simulation {
         do {
             // Keyed, as an app keys it (Idempotency-Key): a message sent again after its reply was
             // lost (a broker or a service gone at that moment) is stored once.
-            _ = try await client.call(
-                Ops.Orders.sendMessage, SendMessageParams(caller: caller, id: orderID, text: text), key: "say-\(orderID)-\(caller.id)")
+            try await apps.say(text, on: orderID, as: caller, key: "say-\(orderID)-\(caller.id)")
             extras.messages += 1
         } catch {
             rides[orderID]?.said.remove(caller.id)
@@ -373,7 +356,7 @@ actor Simulation {
     private func rate(_ orderID: String, as caller: Caller) async {
         let stars = Int.random(in: 3...5, using: &generator)
         do {
-            _ = try await client.call(Ops.Orders.rate, RateParams(caller: caller, id: orderID, stars: stars))
+            try await apps.rate(orderID, as: caller, stars: stars)
             extras.ratings += 1
         } catch {
             count("rate failed: \(error)")
@@ -383,10 +366,7 @@ actor Simulation {
     private func accept(_ orderID: String, driverID: String) async -> Bool {
         guard drivers[driverID] != nil, drivers[driverID]?.order == nil else { return false }
         drivers[driverID]?.order = orderID  // held while asking, so this driver takes one order at a time
-        let reply = try? await client.callRaw(
-            Ops.Orders.accept,
-            json: JSONCoding.encode(OrderParams(caller: .driver(driverID), id: orderID)))
-        if reply?.status == Status.ok {
+        if (try? await apps.act(.accept, on: orderID, as: .driver(driverID), reason: nil)) != nil {
             drivers[driverID]?.device.isAvailable = false
             return true
         }
@@ -413,15 +393,16 @@ actor Simulation {
         if leg.trafficStop > 0 { extras.trafficStops += 1 }
     }
 
-    private func act(_ op: Op<OrderParams, Order>, _ orderID: String, as caller: Caller) async {
+    private func act(_ action: RideAction, _ orderID: String, as caller: Caller) async {
         do {
-            _ = try await client.call(op, OrderParams(caller: caller, id: orderID))
+            try await apps.act(action, on: orderID, as: caller, reason: nil)
         } catch {
-            count("\(op.name) failed: \(error)")
+            count("\(action.rawValue) failed: \(error)")
         }
     }
 
-    private func finish(_ order: Order) {
+    private func finish(_ order: Order) async {
+        await apps.unfollow(order.id)
         for (id, driver) in drivers where driver.order == order.id {
             drivers[id]?.order = nil
             driver.device.isAvailable = true
