@@ -50,6 +50,10 @@ public enum Ops {
         public static let startRide = Op<OrderParams, Order>(service, "start_ride", "the driver starts the ride at the pickup")
         public static let endRide = Op<OrderParams, Order>(service, "end_ride", "the driver ends the ride; the trip completes and the fare is charged")
         public static let cancel = Op<OrderParams, Order>(service, "cancel", "the rider or driver cancels before the ride starts")
+        public static let arrive = Op<OrderParams, Order>(
+            service, "arrive", "the driver reports reaching the pickup or the drop-off where the geofence has not fired (their phone's last position near it)")
+        public static let noShow = Op<OrderParams, Order>(
+            service, "no_show", "the driver ends a ride whose rider never came, after the wait at the pickup; the rider pays the cancellation fee")
         public static let estimate = Op<EstimateParams, FareEstimate>(service, "estimate", "the fare of a ride before booking it")
         public static let nearbyCars = Op<NearbyCarsParams, NearbyCars>(
             service, "nearby_cars", "the available cars near a point for a rider (positions only), the nearest's pickup ETA, and a quote with a dropoff")

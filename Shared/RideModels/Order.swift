@@ -67,6 +67,8 @@ public struct Caller: Codable, Sendable, Equatable {
 public struct Order: Codable, Sendable, Equatable {
     /// The `cancel_reason` of an order no driver accepted in time (orders' `--driver-search-s`).
     public static let noDriverFound = "no_driver_found"
+    /// The `cancel_reason` of a ride its driver ended because the rider never came to the pickup (`orders.no_show`).
+    public static let noShow = "no_show"
 
     public var id: String
     public var status: OrderStatus
@@ -121,6 +123,12 @@ public struct Order: Codable, Sendable, Equatable {
     /// What the rider is charged for cancelling after the driver reached the pickup (orders'
     /// `--cancellation-fee`); absent when cancelling cost nothing.
     public var cancellationFee: Fee?
+    /// When the driver reached the pickup (the geofence, or the driver's word: `arrivalsReported`);
+    /// a no-show may be called only a wait after it.
+    public var reachedPickupAt: Date?
+    /// The legs (`pickup`, `dropoff`) whose arrival the driver reported where the geofence had not
+    /// fired (`orders.arrive`); absent when every arrival was detected.
+    public var arrivalsReported: [String]?
 
     public init(
         id: String, status: OrderStatus, rider: User, pickup: Place, dropoff: Place, createdAt: Date, updatedAt: Date,
@@ -167,6 +175,8 @@ public struct Order: Codable, Sendable, Equatable {
         case paymentError = "payment_error"
         case paymentRetries = "payment_retries"
         case cancellationFee = "cancellation_fee"
+        case reachedPickupAt = "reached_pickup_at"
+        case arrivalsReported = "arrivals_reported"
     }
 }
 

@@ -17,7 +17,7 @@ import Testing
     /// The one actor entitled to each action on an order of facts(…).
     func entitled(_ action: OrderAction) -> OrderActor {
         switch action {
-        case .accept, .decline, .startRide, .endRide: return driver
+        case .accept, .decline, .startRide, .endRide, .noShow: return driver
         case .cancel: return rider
         case .pickupTripCreated, .arrivedAtPickup, .dropoffTripCreated, .arrivedAtDropoff: return .reactor
         }
@@ -42,7 +42,7 @@ import Testing
         let legal: [OrderAction: Set<OrderStatus>] = [
             .accept: [.new], .decline: [.new], .pickupTripCreated: [.accepted], .arrivedAtPickup: [.pickingUp],
             .startRide: [.reachedPickup], .dropoffTripCreated: [.startedRide], .arrivedAtDropoff: [.droppingOff],
-            .endRide: [.reachedDropoff],
+            .endRide: [.reachedDropoff], .noShow: [.reachedPickup],
             .cancel: [.new, .accepted, .pickingUp, .reachedPickup, .startedRide, .droppingOff, .reachedDropoff],
         ]
         for action in OrderAction.allCases {
@@ -58,11 +58,20 @@ import Testing
     }
 
     @Test func whoMayDoWhat() {
-        // People cannot perform the reactor's steps.
+        // People cannot perform the reactor's steps; of its arrivals, the order's driver may report
+        // one where the geofence has not fired (orders.arrive), nobody else.
         for action in [OrderAction.pickupTripCreated, .arrivedAtPickup, .dropoffTripCreated, .arrivedAtDropoff] {
-            for actor in [rider, driver] {
+            for actor in [rider, otherDriver] {
                 #expect(isForbidden(OrderStateMachine.apply(action, to: facts(.accepted), by: actor)))
             }
+        }
+        #expect(isForbidden(OrderStateMachine.apply(.pickupTripCreated, to: facts(.accepted), by: driver)))
+        #expect(OrderStateMachine.apply(.arrivedAtPickup, to: facts(.pickingUp), by: driver) == .success(.reachedPickup))
+        #expect(OrderStateMachine.apply(.arrivedAtDropoff, to: facts(.droppingOff), by: driver) == .success(.reachedDropoff))
+        // A no-show: the order's driver, at the pickup; not the rider, not another driver, not the reactor.
+        #expect(OrderStateMachine.apply(.noShow, to: facts(.reachedPickup), by: driver) == .success(.cancelled))
+        for actor in [rider, otherDriver, OrderActor.reactor] {
+            #expect(isForbidden(OrderStateMachine.apply(.noShow, to: facts(.reachedPickup), by: actor)))
         }
         // Riders cannot drive; drivers only their own or offered orders.
         for action in [OrderAction.accept, .decline, .startRide, .endRide] {
@@ -100,7 +109,7 @@ import Testing
         let repeatedFrom: [OrderAction: Set<OrderStatus>] = [
             .accept: [.accepted, .pickingUp, .reachedPickup, .startedRide, .droppingOff, .reachedDropoff, .completed],
             .startRide: [.startedRide, .droppingOff, .reachedDropoff, .completed],
-            .endRide: [.completed],
+            .endRide: [.completed], .arrivedAtPickup: [.reachedPickup], .arrivedAtDropoff: [.reachedDropoff],
         ]
         for action in OrderAction.allCases {
             for status in OrderStatus.allCases {

@@ -157,7 +157,10 @@ struct AppRoutes {
                 query: ["status", "limit", "near.latitude", "near.longitude", "near.radius"], errors: [403],
                 fieldRules: "latitude and longitude come together, with status NEW (drivers only); radius only with them"), calling: platform)
         routes.on(.get, "orders/{id}", OpRoute(Ops.Orders.get, tag: .orders, path: ["id": "id"], errors: [403]), calling: platform)
-        for (path, op) in [("accept", Ops.Orders.accept), ("decline", Ops.Orders.decline), ("start", Ops.Orders.startRide), ("end", Ops.Orders.endRide)] {
+        for (path, op) in [
+            ("accept", Ops.Orders.accept), ("decline", Ops.Orders.decline), ("start", Ops.Orders.startRide), ("end", Ops.Orders.endRide),
+            ("arrive", Ops.Orders.arrive), ("no-show", Ops.Orders.noShow),
+        ] {
             routes.on(.post, "orders/{id}/\(path)", OpRoute(op, tag: .orders, path: ["id": "id"], errors: [403, 409]), calling: platform)
         }
         routes.on(.post, "orders/{id}/cancel", OpRoute(Ops.Orders.cancel, tag: .orders, path: ["id": "id"], body: .only(["reason"]), errors: [403, 409]), calling: platform)

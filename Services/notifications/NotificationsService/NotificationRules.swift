@@ -65,7 +65,12 @@ public enum NotificationRules {
         case .cancelled:
             let reason = order.cancelReason.map { ": \($0)" } ?? ""
             // The one who cancelled knows; the other party is told. With no driver yet, only offers end.
-            if let driver = change.previousStatus.flatMap({ $0 == .new ? nil : order.driver }) ?? nil {
+            if order.cancelReason == Order.noShow, let driver = order.driver {
+                let fee = order.cancellationFee.map { " The no-show fee is \(money($0.amountCents, $0.currency))." } ?? ""
+                notifications.append(
+                    note(rider, "no_show", "You missed your ride", "\(driver.name) waited at \(place(order.pickup)) and ended the ride as a no-show.\(fee)"))
+                if let device = driver.deviceID { commands.append(DeviceCommand(deviceID: device, command: "stop_tracking", issuedAt: time)) }
+            } else if let driver = change.previousStatus.flatMap({ $0 == .new ? nil : order.driver }) ?? nil {
                 notifications.append(note(rider, "ride_cancelled", "Ride cancelled", "The ride was cancelled\(reason)."))
                 notifications.append(note(driver.id, "ride_cancelled", "Ride cancelled", "The ride from \(place(order.pickup)) was cancelled\(reason)."))
                 if let device = driver.deviceID { commands.append(DeviceCommand(deviceID: device, command: "stop_tracking", issuedAt: time)) }
@@ -153,7 +158,7 @@ public enum NotificationRules {
 
     /// A payment: the rider's receipt (a ride's fare, or a cancellation's fee).
     public static func paid(_ payment: Payment) -> UserNotification {
-        let what = payment.kind == Payment.cancellationFee ? "as the fee for cancelling after your driver arrived" : "for your ride"
+        let what = payment.kind == Payment.cancellationFee ? "as the fee for a ride cancelled after your driver arrived" : "for your ride"
         return UserNotification(
             id: "\(payment.orderID)/receipt/\(payment.riderID)", userID: payment.riderID, kind: "receipt", title: "Receipt",
             body: "Charged \(money(payment.amountCents, payment.currency)) \(what).", orderID: payment.orderID, createdAt: payment.capturedAt)

@@ -160,6 +160,7 @@ struct OrderReactions: Sendable {
         let (updated, previous) = try await store.change(id: orderID) { order in
             guard order.status == from, order.tripID == trip.tripID, ArrivalCheck.matches(trip, order) else { return }
             order.status = try OrdersOps.decide(action, order, by: .reactor)
+            if order.status == .reachedPickup { order.reachedPickupAt = Date() }
         }
         if updated.status != previous { relay.notify() }
         return OrderTransition(from: previous, to: updated.status)

@@ -15,8 +15,11 @@ public enum OrderAction: String, Sendable, CaseIterable {
     case startRide = "start_ride"
     case endRide = "end_ride"
     case cancel
+    /// The driver ends a ride whose rider never came, after the wait at the pickup.
+    case noShow = "no_show"
     // Done by the reactor (the Cloud Functions of the sample).
     case pickupTripCreated = "pickup_trip_created"
+    /// Also the driver's, where the geofence has not fired (`orders.arrive`).
     case arrivedAtPickup = "arrived_at_pickup"
     case dropoffTripCreated = "dropoff_trip_created"
     case arrivedAtDropoff = "arrived_at_dropoff"
@@ -77,6 +80,7 @@ public enum OrderStateMachine {
         case .arrivedAtDropoff: return ([.droppingOff], .reachedDropoff)
         case .endRide: return ([.reachedDropoff], .completed)
         case .cancel: return (Set(OrderStatus.allCases.filter(\.isOpen)), .cancelled)
+        case .noShow: return ([.reachedPickup], .cancelled)
         }
     }
 
@@ -107,6 +111,8 @@ public enum OrderStateMachine {
         case .accept: return facts.status != .new && facts.status != .cancelled
         case .startRide: return [.startedRide, .droppingOff, .reachedDropoff, .completed].contains(facts.status)
         case .endRide: return facts.status == .completed
+        case .arrivedAtPickup: return facts.status == .reachedPickup
+        case .arrivedAtDropoff: return facts.status == .reachedDropoff
         default: return false
         }
     }
@@ -116,6 +122,13 @@ public enum OrderStateMachine {
         case (.pickupTripCreated, .reactor), (.arrivedAtPickup, .reactor), (.dropoffTripCreated, .reactor), (.arrivedAtDropoff, .reactor),
             (.cancel, .reactor):
             return nil
+        case (.arrivedAtPickup, .driver(let id)), (.arrivedAtDropoff, .driver(let id)):
+            return id == facts.driverID ? nil : .forbidden("only the order's driver may report arriving")
+        case (.noShow, .driver(let id)):
+            // As for start and end: an offered driver is told the status (409), a stranger is not (403).
+            return id == facts.driverID || facts.offeredTo.contains(id) ? nil : .forbidden("only the order's driver may end it as a no-show")
+        case (.noShow, _):
+            return .forbidden("only the order's driver may end it as a no-show")
         case (.pickupTripCreated, _), (.arrivedAtPickup, _), (.dropoffTripCreated, _), (.arrivedAtDropoff, _):
             return .forbidden("only the orders service moves an order to its next leg")
         case (.cancel, .rider(let id)):

@@ -43,6 +43,8 @@ struct OrdersOps {
     var ended: @Sendable (OrderStatus) -> Void = { _ in }
     /// How long a ride's share link works after the ride ended (`--share-lifetime-s`).
     var shareLifetime = ShareRules.lifetimeAfterRide
+    /// When a ride may leave the script: a reported arrival, a no-show (`--arrival-radius-m`, `--no-show-wait-s`).
+    var offScript = OffScriptRules()
 
     func router(instance: String) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.orders, instance: instance)
@@ -66,6 +68,8 @@ struct OrdersOps {
         router.on(Ops.Orders.startRide) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await transition(.startRide, params), to: params.caller) }
         router.on(Ops.Orders.endRide) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await endRide(params), to: params.caller) }
         router.on(Ops.Orders.cancel) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await cancel(params), to: params.caller) }
+        router.on(Ops.Orders.arrive) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await arrive(params), to: params.caller) }
+        router.on(Ops.Orders.noShow) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await noShow(params), to: params.caller) }
         registerChat(on: &router)
         router.on(Ops.Orders.estimate) { (params: EstimateParams, _) -> FareEstimate in try await estimate(params) }
         router.on(Ops.Orders.nearbyCars) { (params: NearbyCarsParams, _) -> NearbyCars in try await nearbyCars(params) }

@@ -32,6 +32,7 @@ public struct OrdersServer: Sendable {
         let (completed, cancelled) = (host.metrics.counter(RideMetric.ridesCompleted), host.metrics.counter(RideMetric.ridesCancelled))
         ops.ended = { status in status == .completed ? completed.increment() : cancelled.increment() }
         ops.shareLifetime = settings.shareLifetime
+        ops.offScript = settings.offScript
         ops.roads = try settings.routes.makeProvider(embedded: { try EmbeddedRoutes.helsinki() }, logger: logger)
         // Every topic of both sources (not just the arrivals of `trips`): only then is a sequence
         // gap a missed event rather than one not subscribed to.

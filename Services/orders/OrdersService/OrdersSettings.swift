@@ -70,6 +70,20 @@ public struct RideOrdersCommand: ServiceCommand {
     var cancellationFee: Int?
 
     @Option(
+        name: .customLong("no-show-wait-s"),
+        help: helpWithEnv(
+            "Seconds a driver waits at the pickup before they may end the ride as a no-show (the rider pays the cancellation fee)", env: "RIDE_NO_SHOW_WAIT_S",
+            default: "\(OffScriptRules.defaultNoShowWait)"))
+    var noShowWait: Int?
+
+    @Option(
+        name: .customLong("arrival-radius-m"),
+        help: helpWithEnv(
+            "Metres from the pickup or drop-off within which a driver may report arriving where the geofence has not fired", env: "RIDE_ARRIVAL_RADIUS_M",
+            default: "\(OffScriptRules.defaultArrivalRadius)"))
+    var arrivalRadius: Int?
+
+    @Option(
         name: .customLong("surge"),
         help: helpWithEnv(
             "Surge pricing: maximum,radius_m,step — fares rise by step per waiting order per available driver near the pickup, up to maximum; maximum 1 is off", env: "RIDE_SURGE",
@@ -137,6 +151,11 @@ public struct RideOrdersCommand: ServiceCommand {
             shareLifetime: TimeInterval(
                 try integerSetting(
                     shareLifetime, flag: "share-lifetime-s", env: "RIDE_SHARE_LIFETIME_S", default: Int(ShareRules.lifetimeAfterRide), range: 0...2_592_000)),
+            offScript: OffScriptRules(
+                noShowWait: TimeInterval(
+                    try integerSetting(noShowWait, flag: "no-show-wait-s", env: "RIDE_NO_SHOW_WAIT_S", default: OffScriptRules.defaultNoShowWait, range: 0...3600)),
+                arrivalRadius: Double(
+                    try integerSetting(arrivalRadius, flag: "arrival-radius-m", env: "RIDE_ARRIVAL_RADIUS_M", default: OffScriptRules.defaultArrivalRadius, range: 20...5000))),
             concurrency: try concurrencySetting(concurrency),
             http: try common.httpAddress(default: "0.0.0.0:9102"), logFormat: logging.format, logLevel: logging.level)
     }
@@ -159,6 +178,7 @@ public struct OrdersSettings: BusClientSettings {
     public var routes: RouteSource
     /// How long a ride's share link works after the ride.
     public var shareLifetime: TimeInterval
+    public var offScript: OffScriptRules
     public var concurrency: Int
     public var http: HostPort
     public var logFormat: LogFormat
@@ -186,6 +206,7 @@ public struct OrdersSettings: BusClientSettings {
           bus                   pub \(pub), sub \(sub), broker \(broker)
           database              \(database)
           share links           work until \(Int(shareLifetime)) s after the ride
+          off-script            no-show after \(Int(offScript.noShowWait)) s at the pickup; arrival reported within \(Int(offScript.arrivalRadius)) m
           dispatch              \(dispatch.drivers) nearest available drivers within \(Int(dispatch.radius)) m, widening after \(Int(dispatch.offerTimeout)) s, no driver found after \(Int(dispatch.searchTimeout)) s
           fare                  \(fares.currency) base \(fares.baseCents), per km \(fares.perKilometreCents), per minute \(fares.perMinuteCents), minimum \(fares.minimumCents), cancellation fee \(fares.cancellationFeeCents) (cents)
           surge                 \(surge.isOn ? "up to ×\(surge.maximum) within \(Int(surge.radius)) m, +\(surge.step) per waiting order per driver" : "off")
