@@ -13,19 +13,31 @@ public struct Car: Codable, Sendable, Equatable {
     public var model: String
     @WireField(maxLength: 20, pattern: TextPatterns.line, meaning: TextPatterns.lineMeaning)
     public var licensePlate: String
+    /// Who made it ("Toyota") and its colour ("white"), as the rider looks for it at the pickup.
+    @WireField(maxLength: 40, pattern: TextPatterns.line, meaning: TextPatterns.lineMeaning)
+    public var make: String?
+    @WireField(maxLength: 40, pattern: TextPatterns.line, meaning: TextPatterns.lineMeaning)
+    public var color: String?
     /// The car's photo (`PUT /v1/me/car/photo`); set by `users.put_photo` only, ignored in a
     /// registration or update.
     @WireField(pattern: PhotoRules.pathPattern, meaning: "the gateway's path of a stored photo")
     public var photoURL: String?
 
-    public init(model: String, licensePlate: String, photoURL: String? = nil) {
+    public init(model: String, licensePlate: String, make: String? = nil, color: String? = nil, photoURL: String? = nil) {
         self.model = model
         self.licensePlate = licensePlate
+        self.make = make
+        self.color = color
         self.photoURL = photoURL
     }
 
+    /// How a rider finds it: "white Toyota Prius (AB 1234)".
+    public var description: String {
+        ([color, make, model].compactMap { $0 }.joined(separator: " ")) + " (\(licensePlate))"
+    }
+
     enum CodingKeys: String, CodingKey {
-        case model
+        case model, make, color
         case licensePlate = "license_plate"
         case photoURL = "photo_url"
     }

@@ -3,6 +3,7 @@ import Foundation
 import RideContract
 import RideModels
 import ServiceKit
+import TestPostgres
 import Testing
 
 @Suite(.serialized) struct UsersIntegrationTests {
@@ -40,6 +41,29 @@ import Testing
             let page = try await users.call("events", #"{"after":1}"#)
             #expect(page.body["last_sequence"] == 2)
             #expect(page.body["events"]?[0]?["data"]?["user"]?["name"] == "Dan")
+        }
+    }
+
+    /// Seed 000's car{model, make, color}: kept at sign-up, in every copy of the driver, changed by
+    /// an update; a colour too long is refused with nothing changed. On SQLite and PostgreSQL.
+    @Test(arguments: ["sqlite", "postgres"])
+    func aCarsMakeAndColourAreKeptAndChanged(database: String) async throws {
+        let databaseArguments = database == "postgres" ? ["--database-url", try await TestPostgresServer.newDatabase().urlString] : []
+        try await withTestBus("users-car-\(database)") { bus in
+            let users = try await TestService.users(on: bus, arguments: databaseArguments)
+            let dan = Self.dan.replacingOccurrences(of: #""license_plate":"AB 1234"}"#, with: #""license_plate":"AB 1234","make":"Toyota","color":"white"}"#)
+            let registered = try await users.call("register", dan)
+            #expect(registered.status == 201 && registered.body["car"]?["make"] == "Toyota" && registered.body["car"]?["color"] == "white", "\(registered.body)")
+            let id = try #require(registered.body["id"]?.stringValue)
+            let session = try await users.call("login", #"{"phone_number":"+380671234567","password":"driving9"}"#)
+            #expect(session.body["user"]?["car"]?["color"] == "white", "\(session.body)")
+            let repainted = try await users.call("update", #"{"id":"\#(id)","car":{"model":"Prius","license_plate":"AB 1234","make":"Toyota","color":"black"}}"#)
+            #expect(repainted.status == 200 && repainted.body["car"]?["color"] == "black", "\(repainted.body)")
+            let tooLong = String(repeating: "very ", count: 10)
+            let refused = try await users.call("update", #"{"id":"\#(id)","car":{"model":"Prius","license_plate":"AB 1234","color":"\#(tooLong)"}}"#)
+            #expect(refused.status == 422 && refused.body["error"]?["message"]?.stringValue?.contains("car.color") == true, "\(refused.body)")
+            let stored = try await users.call("get", #"{"id":"\#(id)"}"#)
+            #expect(stored.body["car"]?["color"] == "black" && stored.body["car"]?["make"] == "Toyota", "\(stored.body)")
         }
     }
 

@@ -108,6 +108,10 @@ import Wire
         #expect(done.id == "o1/ride_completed/r1", "the same event always makes the same id")
         let assigned = NotificationRules.reactions(to: OrderStatusChanged(order: Self.order(.accepted), previousStatus: .new), at: Self.time).notifications[0]
         #expect(assigned.body == "Dan is coming in a Prius (AB 1234).")
+        var withColour = Self.order(.accepted)
+        withColour.driver?.car = Car(model: "Prius", licensePlate: "AB 1234", make: "Toyota", color: "white")
+        let colour = NotificationRules.reactions(to: OrderStatusChanged(order: withColour, previousStatus: .new), at: Self.time).notifications[0]
+        #expect(colour.body == "Dan is coming in a white Toyota Prius (AB 1234).", "what the rider looks for at the pickup")
         let arrived = NotificationRules.reactions(to: OrderStatusChanged(order: Self.order(.reachedPickup), previousStatus: .pickingUp), at: Self.time).notifications[0]
         #expect(arrived.body == "Dan is waiting at Main St 1.")
     }

@@ -50,7 +50,7 @@ public enum NotificationRules {
                 notifications.append(note(driver, "new_offer", "New ride nearby", "Pickup at \(place(order.pickup)). Accept it before another driver does."))
             }
         case .accepted:
-            let car = order.driver?.car.map { " in a \($0.model) (\($0.licensePlate))" } ?? ""
+            let car = order.driver?.car.map { " in a \($0.description)" } ?? ""
             notifications.append(note(rider, "driver_assigned", "Driver assigned", "\(driverName) is coming\(car)."))
             if let device = order.driver?.deviceID { commands.append(DeviceCommand(deviceID: device, command: "start_tracking", issuedAt: time)) }
         case .reachedPickup:

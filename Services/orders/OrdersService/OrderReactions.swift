@@ -80,6 +80,8 @@ struct OrderReactions: Sendable {
         if let name = order.driver?.name { driver["name"] = .string(name) }
         if let car = order.driver?.car {
             var shown: [String: JSONValue] = ["model": .string(car.model), "license_plate": .string(car.licensePlate)]
+            shown["make"] = car.make.map(JSONValue.string)
+            shown["color"] = car.color.map(JSONValue.string)
             shown["photo_url"] = car.photoURL.map(JSONValue.string)
             driver["car"] = .object(shown)
         }

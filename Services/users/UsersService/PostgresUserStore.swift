@@ -67,9 +67,9 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
             try await postgres.write { connection in
                 let inserted = try await connection.run(
                     """
-                    INSERT INTO users (id, role, name, phone_number, device_id, car_model, car_license_plate, password_hash, created_at_ms, updated_at_ms)
+                    INSERT INTO users (id, role, name, phone_number, device_id, car_model, car_license_plate, car_make, car_color, password_hash, created_at_ms, updated_at_ms)
                     VALUES (\(user.id), \(user.role.rawValue), \(user.name), \(user.phoneNumber), \(user.deviceID), \(user.car?.model),
-                            \(user.car?.licensePlate), \(passwordHash), \(created), \(created))
+                            \(user.car?.licensePlate), \(user.car?.make), \(user.car?.color), \(passwordHash), \(created), \(created))
                     ON CONFLICT (phone_number) DO NOTHING RETURNING 1
                     """, logger: logger)
                 guard inserted == 1 else { throw UserStoreFailure.phoneTaken }
@@ -83,13 +83,14 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
     }
 
     static let userColumns =
-        "id, role, name, phone_number, device_id, car_model, car_license_plate, created_at_ms, rating_sum, rating_count, cancel_count, photo_sha256, car_photo_sha256"
-    typealias UserColumns = (String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?)
+        "id, role, name, phone_number, device_id, car_model, car_license_plate, created_at_ms, rating_sum, rating_count, cancel_count, photo_sha256, car_photo_sha256, car_make, car_color"
+    typealias UserColumns = (String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?, String?, String?)
 
     static func user(_ row: UserColumns) -> User {
         UserRow(
             id: row.0, role: row.1, name: row.2, phoneNumber: row.3, deviceID: row.4, carModel: row.5, carLicensePlate: row.6,
-            createdAtMS: row.7, ratingSum: row.8, ratingCount: row.9, cancelCount: row.10, photoSHA256: row.11, carPhotoSHA256: row.12
+            carMake: row.13, carColor: row.14, createdAtMS: row.7, ratingSum: row.8, ratingCount: row.9, cancelCount: row.10, photoSHA256: row.11,
+            carPhotoSHA256: row.12
         ).user
     }
 
@@ -98,9 +99,9 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
         return try await postgres.read { connection in
             try await connection.first(
                 "SELECT \(unescaped: Self.userColumns), password_hash FROM users WHERE phone_number = \(phoneNumber)",
-                as: (String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?, String).self, logger: logger
+                as: (String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?, String?, String?, String).self, logger: logger
             )
-            .map { row in (Self.user((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12)), row.13) }
+            .map { row in (Self.user((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12, row.13, row.14)), row.15) }
         }
     }
 
@@ -125,11 +126,14 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
                 if let name = changes.name { user.name = name }
                 if let deviceID = changes.deviceID { user.deviceID = deviceID }
                 // The car's photo is put_photo's to change.
-                if let car = changes.car { user.car = Car(model: car.model, licensePlate: car.licensePlate, photoURL: user.car?.photoURL) }
+                if var car = changes.car {
+                    car.photoURL = user.car?.photoURL
+                    user.car = car
+                }
                 try await connection.run(
                     """
                     UPDATE users SET name = \(user.name), phone_number = COALESCE(\(changes.phoneNumber), phone_number), device_id = \(user.deviceID),
-                        car_model = \(user.car?.model), car_license_plate = \(user.car?.licensePlate),
+                        car_model = \(user.car?.model), car_license_plate = \(user.car?.licensePlate), car_make = \(user.car?.make), car_color = \(user.car?.color),
                         password_hash = COALESCE(\(passwordHash), password_hash), updated_at_ms = \(UserRow.milliseconds(now))
                     WHERE id = \(user.id)
                     """, logger: logger)

@@ -129,6 +129,8 @@ struct UserRow {
     var deviceID: String?
     var carModel: String?
     var carLicensePlate: String?
+    var carMake: String?
+    var carColor: String?
     var createdAtMS: Int64
     var ratingSum: Int
     var ratingCount: Int
@@ -140,7 +142,9 @@ struct UserRow {
         var user = User(
             id: id, role: UserRole(rawValue: role) ?? .rider, name: name, phoneNumber: phoneNumber, deviceID: deviceID,
             car: carModel.flatMap { model in
-                carLicensePlate.map { Car(model: model, licensePlate: $0, photoURL: carPhotoSHA256.map { PhotoRules.path(sha256: $0) }) }
+                carLicensePlate.map {
+                    Car(model: model, licensePlate: $0, make: carMake, color: carColor, photoURL: carPhotoSHA256.map { PhotoRules.path(sha256: $0) })
+                }
             },
             createdAt: UserRow.date(createdAtMS))
         if ratingCount > 0 {

@@ -103,6 +103,8 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
         // The refresh token a rotation replaced: only it coming back is a reuse (`rotateSession`).
         ("v10", "ALTER TABLE sessions ADD COLUMN previous_refresh_hash TEXT;"),
         ("v11", PhotoTable.replacedSQL),
+        // The car's make and colour (seed 000's car{model, make, color}).
+        ("v12", "ALTER TABLE users ADD COLUMN car_make TEXT; ALTER TABLE users ADD COLUMN car_color TEXT;"),
     ]
 
     /// Counts a rating in the ratee's average, once per order and side; false when it was counted before.
@@ -180,12 +182,12 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
             if let deviceID = user.deviceID, try Self.idForDevice(db, deviceID) != nil { throw UserStoreFailure.deviceTaken }
             try db.run(
                 """
-                INSERT INTO users (id, role, name, phone_number, device_id, car_model, car_license_plate, password_hash, created_at_ms, updated_at_ms)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO users (id, role, name, phone_number, device_id, car_model, car_license_plate, car_make, car_color, password_hash, created_at_ms, updated_at_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
-                    user.id, user.role.rawValue, user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate,
-                    passwordHash, UserRow.milliseconds(user.createdAt), UserRow.milliseconds(user.createdAt),
+                    user.id, user.role.rawValue, user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate, user.car?.make,
+                    user.car?.color, passwordHash, UserRow.milliseconds(user.createdAt), UserRow.milliseconds(user.createdAt),
                 ])
             return try Outbox.append(
                 db, topic: Events.userRegistered.topic, type: Events.userRegistered.type,
@@ -221,14 +223,17 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
                 user.deviceID = deviceID
             }
             // The car's photo is put_photo's to change.
-            if let car = changes.car { user.car = Car(model: car.model, licensePlate: car.licensePlate, photoURL: user.car?.photoURL) }
+            if var car = changes.car {
+                car.photoURL = user.car?.photoURL
+                user.car = car
+            }
             try db.run(
                 """
                 UPDATE users SET name = ?, phone_number = COALESCE(?, phone_number), device_id = ?, car_model = ?, car_license_plate = ?,
-                    password_hash = COALESCE(?, password_hash), updated_at_ms = ? WHERE id = ?
+                    car_make = ?, car_color = ?, password_hash = COALESCE(?, password_hash), updated_at_ms = ? WHERE id = ?
                 """,
                 [
-                    user.name, changes.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate, passwordHash,
+                    user.name, changes.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate, user.car?.make, user.car?.color, passwordHash,
                     UserRow.milliseconds(now), user.id,
                 ])
             // A new password ends every session: whoever had the old one is logged out.
@@ -281,7 +286,7 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
     static func user(_ row: Row) -> User {
         UserRow(
             id: row["id"], role: row["role"], name: row["name"], phoneNumber: row["phone_number"], deviceID: row["device_id"],
-            carModel: row["car_model"], carLicensePlate: row["car_license_plate"], createdAtMS: row["created_at_ms"],
+            carModel: row["car_model"], carLicensePlate: row["car_license_plate"], carMake: row["car_make"], carColor: row["car_color"], createdAtMS: row["created_at_ms"],
             ratingSum: row["rating_sum"], ratingCount: row["rating_count"], cancelCount: row["cancel_count"],
             photoSHA256: row["photo_sha256"], carPhotoSHA256: row["car_photo_sha256"]
         ).user

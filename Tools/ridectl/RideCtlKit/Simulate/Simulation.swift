@@ -117,7 +117,8 @@ actor Simulation {
                 let params = RegisterParams(
                     role: isDriver ? .driver : .rider, name: isDriver ? "Driver \(index + 1)" : "Rider \(index - settings.drivers + 1)",
                     phoneNumber: String(phone.prefix(16)), password: "simulated-ride",
-                    deviceID: isDriver ? "sim-\(run)-\(index)" : nil, car: isDriver ? Car(model: "Prius", licensePlate: "SIM \(index)") : nil)
+                    deviceID: isDriver ? "sim-\(run)-\(index)" : nil,
+                    car: isDriver ? Car(model: "Prius", licensePlate: "SIM \(index)", make: "Toyota", color: ["white", "black", "silver", "blue"][index % 4]) : nil)
                 let apps = self.apps
                 group.addTask {
                     let (user, credential) = try await apps.register(params)
@@ -238,7 +239,7 @@ actor Simulation {
             announceShareLink(order)
             await say("I'm at the corner, blue jacket.", on: order.id, as: .rider(order.rider.id))
         case .reachedPickup:
-            await say("I'm here, \(order.driver?.car?.model ?? "car") \(order.driver?.car?.licensePlate ?? "").", on: order.id, as: caller)
+            await say("I'm here, \(order.driver?.car?.description ?? "car").", on: order.id, as: caller)
             await act(.start, order.id, as: caller)
         case .droppingOff: await drive(order.driver?.id, to: order.dropoff)
         case .reachedDropoff: await act(.end, order.id, as: caller)
