@@ -37,6 +37,9 @@ public enum Ops {
         public static let putPhoto = Op<PhotoUpload, User>(
             service, "put_photo", "stores a JPEG or PNG (by content, at most 5 MiB) by its SHA-256 as the user's or their car's photo")
         public static let photo = Op<PhotoQuery, Photo>(service, "photo", "a stored photo by its SHA-256")
+        public static let suspend = Op<SuspendParams, User>(
+            service, "suspend", "an operator suspends an account: every session, token and device credential of it ends, and it cannot log in until reinstated")
+        public static let reinstate = Op<UserIDParams, User>(service, "reinstate", "an operator lifts a suspension: the person may log in again")
         public static let events = Ops.events(of: service)
     }
 

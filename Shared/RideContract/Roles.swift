@@ -61,6 +61,8 @@ public enum Roles {
         Ops.Users.authenticate.descriptor, Ops.Users.get.descriptor, Ops.Users.update.descriptor, Ops.Users.savePlace.descriptor,
         Ops.Users.places.descriptor, Ops.Users.deletePlace.descriptor, Ops.Users.loginWithIdentity.descriptor,
         Ops.Users.linkIdentity.descriptor, Ops.Users.putPhoto.descriptor, Ops.Users.photo.descriptor,
+        // The operators' dashboard, which the gateway serves behind the operator's credentials.
+        Ops.Users.suspend.descriptor, Ops.Users.reinstate.descriptor,
     ]
 
     /// People running the platform with `ridectl` (`status`, `tail`, `call`, `simulate`): every op,

@@ -80,6 +80,9 @@ public struct User: Codable, Sendable, Equatable {
     public var cancellations: Int?
     /// Their profile photo, the gateway's path of it (`PUT /v1/me/photo`); absent until one.
     public var photoURL: String?
+    /// When an operator suspended the account (`users.suspend`), and why; absent unless suspended.
+    public var suspendedAt: Date?
+    public var suspensionReason: String?
 
     public init(id: String, role: UserRole, name: String, phoneNumber: String, deviceID: String? = nil, car: Car? = nil, createdAt: Date) {
         self.id = id
@@ -97,6 +100,21 @@ public struct User: Codable, Sendable, Equatable {
         case photoURL = "photo_url"
         case deviceID = "device_id"
         case createdAt = "created_at"
+        case suspendedAt = "suspended_at"
+        case suspensionReason = "suspension_reason"
+    }
+}
+
+/// `users.suspend`: an operator suspends an account, saying why.
+@WireModel
+public struct SuspendParams: Codable, Sendable, Equatable {
+    public var id: String
+    @WireField(minLength: 1, maxLength: 500, pattern: TextPatterns.line, meaning: TextPatterns.lineMeaning)
+    public var reason: String
+
+    public init(id: String, reason: String) {
+        self.id = id
+        self.reason = reason
     }
 }
 

@@ -51,6 +51,10 @@ import Wire
             let noShow = try await gateway.request("POST", "/v1/orders/\(id)/no-show", token: apps.driver.token)
             #expect(noShow.status == 200 && noShow.body["status"] == "CANCELLED" && noShow.body["cancel_reason"] == "no_show", "\(noShow.body)")
             #expect(noShow.body["cancellation_fee"]?["amount_cents"] == 500, "\(noShow.body)")
+            let repeated = try await gateway.request("POST", "/v1/orders/\(id)/no-show", token: apps.driver.token)
+            // The order as it is now (its trip let go since): the same cancellation, not a second one.
+            #expect(repeated.status == 200 && repeated.body["cancelled_at"] == noShow.body["cancelled_at"], "a retry is the order as it is: \(repeated.body)")
+            #expect(repeated.body["cancel_reason"] == "no_show" && repeated.body["cancellation_fee"] == noShow.body["cancellation_fee"])
 
             // The rider pays the fee and is told why.
             try await eventually("the no-show fee is charged", timeout: .seconds(20)) {

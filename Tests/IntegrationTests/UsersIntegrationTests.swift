@@ -67,6 +67,26 @@ import Testing
         }
     }
 
+    /// `suspend` revokes every session in the same transaction and keeps the account out until
+    /// `reinstate`; on SQLite and PostgreSQL (SuspensionIntegrationTests: through the gateway).
+    @Test(arguments: ["sqlite", "postgres"])
+    func aSuspensionEndsTheSessionsAndKeepsTheAccountOutUntilReinstated(database: String) async throws {
+        let databaseArguments = database == "postgres" ? ["--database-url", try await TestPostgresServer.newDatabase().urlString] : []
+        try await withTestBus("users-suspend-\(database)") { bus in
+            let users = try await TestService.users(on: bus, arguments: databaseArguments)
+            let id = try #require(try await users.call("register", Self.dan).body["id"]?.stringValue)
+            let logIn = #"{"phone_number":"+380671234567","password":"driving9"}"#
+            let token = try #require(try await users.call("login", logIn).body["token"]?.stringValue)
+            let suspended = try await users.call("suspend", #"{"id":"\#(id)","reason":"documents expired"}"#)
+            #expect(suspended.status == 200 && suspended.body["suspension_reason"] == "documents expired", "\(suspended.body)")
+            #expect(try await users.call("authenticate", #"{"token":"\#(token)"}"#).body["error"]?["code"] == "token_revoked")
+            #expect(try await users.call("login", logIn).body["error"]?["code"] == "account_suspended")
+            #expect(try await users.call("get", #"{"id":"\#(id)"}"#).body["suspended_at"]?.stringValue != nil)
+            #expect(try await users.call("reinstate", #"{"id":"\#(id)"}"#).body["suspended_at"] == nil)
+            #expect(try await users.call("login", logIn).status == 200)
+        }
+    }
+
     @Test func wrongCredentialsDuplicatesAndBadFieldsAreRefusedAndChangeNothing() async throws {
         try await withTestBus("users-bad") { bus in
             let users = try await TestService.users(on: bus)

@@ -10,6 +10,8 @@ import Wire
 /// every two seconds.
 struct DashboardRoutes {
     let platform: PlatformCalls
+    /// The tokens this gateway remembers: a suspended account's are forgotten at once.
+    let tokens: TokenCache
 
     /// The services a healthy platform has workers for.
     static let services = [BusContract.Service.users, BusContract.Service.tracking, BusContract.Service.trips, BusContract.Service.orders, BusContract.Service.notifications]
@@ -44,6 +46,21 @@ struct DashboardRoutes {
         routes.on(
             .post, "dashboard/orders/{id}/refund",
             OpRoute(Ops.Orders.refund, tag: .operators, summary: "Refunds an order's charge, whole", fill: [:], path: ["id": "id"], errors: [404, 409]),
+            calling: platform)
+        // People: an account suspended (its sessions, sockets and device credential end) and reinstated.
+        let suspend = OpRoute(
+            Ops.Users.suspend, tag: .operators, summary: "Suspends an account: every session, token and device credential of it ends; it cannot log in until reinstated",
+            fill: [:], path: ["id": "id"], body: .only(["reason"]), errors: [404])
+        routes.on(.post, "dashboard/users/{id}/suspend", suspend.routeDoc) { request, context in
+            let params = try await suspend.params(request, context, requestID: try IdempotencyKey.from(request))
+            let reply = try await platform.reply(suspend.op, params)
+            // This gateway stops taking the account's tokens now, not when its cache lets them go.
+            if reply.status == Status.ok { tokens.forget(userID: params["id"]?.stringValue ?? "") }
+            return JSONBody.response(reply)
+        }
+        routes.on(
+            .post, "dashboard/users/{id}/reinstate",
+            OpRoute(Ops.Users.reinstate, tag: .operators, summary: "Lifts an account's suspension: the person may log in again", fill: [:], path: ["id": "id"], errors: [404]),
             calling: platform)
     }
 

@@ -83,14 +83,14 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
     }
 
     static let userColumns =
-        "id, role, name, phone_number, device_id, car_model, car_license_plate, created_at_ms, rating_sum, rating_count, cancel_count, photo_sha256, car_photo_sha256, car_make, car_color"
-    typealias UserColumns = (String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?, String?, String?)
+        "id, role, name, phone_number, device_id, car_model, car_license_plate, created_at_ms, rating_sum, rating_count, cancel_count, photo_sha256, car_photo_sha256, car_make, car_color, suspended_at_ms, suspension_reason"
+    typealias UserColumns = (String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?, String?, String?, Int64?, String?)
 
     static func user(_ row: UserColumns) -> User {
         UserRow(
             id: row.0, role: row.1, name: row.2, phoneNumber: row.3, deviceID: row.4, carModel: row.5, carLicensePlate: row.6,
             carMake: row.13, carColor: row.14, createdAtMS: row.7, ratingSum: row.8, ratingCount: row.9, cancelCount: row.10, photoSHA256: row.11,
-            carPhotoSHA256: row.12
+            carPhotoSHA256: row.12, suspendedAtMS: row.15, suspensionReason: row.16
         ).user
     }
 
@@ -99,9 +99,12 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
         return try await postgres.read { connection in
             try await connection.first(
                 "SELECT \(unescaped: Self.userColumns), password_hash FROM users WHERE phone_number = \(phoneNumber)",
-                as: (String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?, String?, String?, String).self, logger: logger
+                as: (String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?, String?, String?, Int64?, String?, String).self,
+                logger: logger
             )
-            .map { row in (Self.user((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12, row.13, row.14)), row.15) }
+            .map { row in
+                (Self.user((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12, row.13, row.14, row.15, row.16)), row.17)
+            }
         }
     }
 
@@ -115,6 +118,25 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
             "SELECT \(unescaped: userColumns) FROM users WHERE id = \(id)\(unescaped: lock ? " FOR UPDATE" : "")",
             as: UserColumns.self, logger: logger
         ).map(user)
+    }
+
+    public func setSuspension(userID: String, reason: String?, now: Date) async throws -> User? {
+        let logger = logger
+        return try await postgres.write { connection in
+            guard try await Self.user(connection, id: userID, lock: true, logger: logger) != nil else { return nil }
+            // Suspended again (a retry): since the first time.
+            let at: Int64? = reason == nil ? nil : UserRow.milliseconds(now)
+            try await connection.run(
+                """
+                UPDATE users SET suspended_at_ms = CASE WHEN \(at)::BIGINT IS NULL THEN NULL ELSE COALESCE(suspended_at_ms, \(at)) END,
+                    suspension_reason = \(reason) WHERE id = \(userID)
+                """, logger: logger)
+            if reason != nil {
+                try await connection.run(
+                    "UPDATE sessions SET revoked_at_ms = \(UserRow.milliseconds(now)) WHERE user_id = \(userID) AND revoked_at_ms IS NULL", logger: logger)
+            }
+            return try await Self.user(connection, id: userID, lock: false, logger: logger)
+        }
     }
 
     public func update(_ changes: UpdateUserParams, passwordHash: String?, now: Date) async throws -> User {

@@ -54,6 +54,8 @@ struct SessionOps: Sendable {
                     throw Self.refused("token_revoked", "the session was logged out or its password changed; log in again")
                 }
                 guard let user = try await store.user(id: claims.sub) else { throw Self.refused("token_invalid", "the token's user no longer exists") }
+                // Its sessions were revoked with the suspension; said plainly all the same.
+                if user.suspendedAt != nil { throw Self.refused("account_suspended", "this account is suspended; contact support") }
                 return user
             }
         }
@@ -61,6 +63,7 @@ struct SessionOps: Sendable {
 
     /// A new session of `user`: stored, with its first tokens.
     func start(for user: User, now: Date = Date()) async throws -> Session {
+        if let refusal = SuspensionOps.refusal(user) { throw refusal }
         let id = SessionID.make()
         let refresh = RefreshToken(session: id)
         let refreshExpiresAt = now + refreshLifetime

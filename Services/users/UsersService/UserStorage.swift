@@ -42,6 +42,10 @@ public protocol UserStorage: ReactorCursors, PhotoStorage {
     /// Revokes one session (log out); false when it was unknown or revoked already.
     @discardableResult
     func revokeSession(_ id: String, now: Date) async throws -> Bool
+    /// Suspends the account (`reason`) and revokes every session of it in one transaction, or
+    /// (`reason` nil) lifts the suspension; the user as stored, or nil for an unknown id. An
+    /// account suspended again keeps the time of its first suspension (a retry changes nothing).
+    func setSuspension(userID: String, reason: String?, now: Date) async throws -> User?
     /// False when the session was revoked or never existed: its access tokens are refused.
     func sessionIsActive(_ id: String) async throws -> Bool
     /// When an active session of `user` logged in; nil for another's, a revoked or an unknown one.
@@ -137,6 +141,8 @@ struct UserRow {
     var cancelCount: Int
     var photoSHA256: String? = nil
     var carPhotoSHA256: String? = nil
+    var suspendedAtMS: Int64? = nil
+    var suspensionReason: String? = nil
 
     var user: User {
         var user = User(
@@ -151,6 +157,8 @@ struct UserRow {
             user.rating = UserRating(average: (Double(ratingSum) / Double(ratingCount) * 100).rounded() / 100, count: ratingCount)
         }
         if cancelCount > 0 { user.cancellations = cancelCount }
+        user.suspendedAt = suspendedAtMS.map(UserRow.date)
+        user.suspensionReason = suspensionReason
         if IdentityTable.isPlaceholder(phoneNumber) { user.phoneNumber = "" }
         user.photoURL = photoSHA256.map { PhotoRules.path(sha256: $0) }
         return user

@@ -105,6 +105,8 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
         ("v11", PhotoTable.replacedSQL),
         // The car's make and colour (seed 000's car{model, make, color}).
         ("v12", "ALTER TABLE users ADD COLUMN car_make TEXT; ALTER TABLE users ADD COLUMN car_color TEXT;"),
+        // An operator's suspension (`users.suspend`).
+        ("v13", "ALTER TABLE users ADD COLUMN suspended_at_ms INTEGER; ALTER TABLE users ADD COLUMN suspension_reason TEXT;"),
     ]
 
     /// Counts a rating in the ratee's average, once per order and side; false when it was counted before.
@@ -279,6 +281,21 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
         try db.value(String.self, "SELECT id FROM users WHERE phone_number = ?", [phone])
     }
 
+    public func setSuspension(userID: String, reason: String?, now: Date) async throws -> User? {
+        try await database.write { db in
+            guard try Row.fetchOne(db.cachedStatement(sql: "SELECT id FROM users WHERE id = ?"), arguments: [userID]) != nil else { return nil }
+            // Suspended again (a retry): since the first time.
+            let at = reason == nil ? nil : UserRow.milliseconds(now)
+            try db.run(
+                "UPDATE users SET suspended_at_ms = CASE WHEN ? IS NULL THEN NULL ELSE COALESCE(suspended_at_ms, ?) END, suspension_reason = ? WHERE id = ?",
+                [at, at, reason, userID])
+            if reason != nil {
+                try db.run("UPDATE sessions SET revoked_at_ms = ? WHERE user_id = ? AND revoked_at_ms IS NULL", [UserRow.milliseconds(now), userID])
+            }
+            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [userID]).map(Self.user)
+        }
+    }
+
     static func idForDevice(_ db: Database, _ deviceID: String) throws -> String? {
         try db.value(String.self, "SELECT id FROM users WHERE device_id = ?", [deviceID])
     }
@@ -288,7 +305,8 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
             id: row["id"], role: row["role"], name: row["name"], phoneNumber: row["phone_number"], deviceID: row["device_id"],
             carModel: row["car_model"], carLicensePlate: row["car_license_plate"], carMake: row["car_make"], carColor: row["car_color"], createdAtMS: row["created_at_ms"],
             ratingSum: row["rating_sum"], ratingCount: row["rating_count"], cancelCount: row["cancel_count"],
-            photoSHA256: row["photo_sha256"], carPhotoSHA256: row["car_photo_sha256"]
+            photoSHA256: row["photo_sha256"], carPhotoSHA256: row["car_photo_sha256"], suspendedAtMS: row["suspended_at_ms"],
+            suspensionReason: row["suspension_reason"]
         ).user
     }
 }
