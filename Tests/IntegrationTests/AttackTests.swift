@@ -38,7 +38,8 @@ import Wire
         defer { supervisor.killAll() }
         try supervisor.start(
             name: "up", executable: Binaries.ridectl,
-            arguments: ["up", "--secure", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data", "--bin-dir", Binaries.directory])
+            arguments: ["up", "--secure", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data", "--bin-dir", Binaries.directory],
+            environment: ["RIDE_PASSWORD_ROUNDS": "2000"])  // the simulation signs its people up and in at the gateway
         try await UpTests.waitForBanner(supervisor)
         let keys = "\(scratch)/data/keys"
         let serverKey = try CurveKeyDirectory.readKey("\(keys)/server.pub", what: "server key")

@@ -45,7 +45,10 @@ final class GatewayApps: RideApps {
         // Keyed: a sign-up sent again after a lost reply gets the account it made.
         _ = try await requests.send("POST", "/v1/users", body: try JSONCoding.encode(params), key: "sign-up-\(params.phoneNumber)")
         let credentials: JSONValue = ["phone_number": .string(params.phoneNumber), "password": .string(params.password)]
-        let session = try JSONCoding.decode(Session.self, from: try await requests.send("POST", "/v1/sessions", body: try JSONCoding.encode(credentials)))
+        // Keyed too: a log-in whose reply was late (a loaded users hashing passwords) is asked again
+        // and answered the same session, not refused as a second attempt.
+        let logIn = try await requests.send("POST", "/v1/sessions", body: try JSONCoding.encode(credentials), key: "log-in-\(params.phoneNumber)-\(UUID().uuidString.prefix(8))")
+        let session = try JSONCoding.decode(Session.self, from: logIn)
         await sessions.keep(session)
         return (session.user, session.deviceCredential)
     }
