@@ -106,10 +106,13 @@ import Wire
             encoding: Order(
                 id: "o-1", status: .pickingUp, rider: rider, pickup: Place(latitude: 0, longitude: 0), dropoff: Place(latitude: 0, longitude: 1),
                 createdAt: Date(timeIntervalSince1970: 0), updatedAt: Date(timeIntervalSince1970: 0)))
-        #expect(LiveRides.update(["type": "status", "sequence": 7, "order": order], orderID: "o-1") != nil)
-        #expect(LiveRides.update(["type": "snapshot", "sequence": 7, "order": order], orderID: "o-1") != nil)
-        #expect(LiveRides.update(["type": "status", "sequence": 7, "order": order], orderID: "o-2") == nil, "another order's")
-        #expect(LiveRides.update(["type": "location", "order_id": "o-1"], orderID: "o-1") == nil)
-        #expect(LiveRides.update(["type": "status", "order": ["id": "o-1"]], orderID: "o-1") == nil, "not an order")
+        func update(_ message: JSONValue, _ orderID: String) throws -> (RideUpdate, sequence: UInt64)? {
+            LiveRides.update(try JSONCoding.encodeText(message), orderID: orderID)
+        }
+        #expect(try update(["type": "status", "sequence": 7, "order": order], "o-1")?.sequence == 7)
+        #expect(try update(["type": "snapshot", "sequence": 7, "order": order], "o-1") != nil)
+        #expect(try update(["type": "status", "sequence": 7, "order": order], "o-2") == nil, "another order's")
+        #expect(try update(["type": "location", "order_id": "o-1"], "o-1") == nil)
+        #expect(try update(["type": "status", "order": ["id": "o-1"]], "o-1") == nil, "not an order")
     }
 }

@@ -10,6 +10,7 @@ import Wire
 final class GatewayApps: RideApps {
     let base: String
     private let http: HTTPClient
+    private let requests: GatewayRequests
     private let sessions: SessionBook
     private let live: LiveRides
 
@@ -20,25 +21,23 @@ final class GatewayApps: RideApps {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(5), read: .seconds(30))
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let requests = GatewayRequests(http: http, base: self.base)
+        requests = GatewayRequests(http: http, base: self.base)
         sessions = SessionBook(requests: requests)
         live = LiveRides(base: self.base, sessions: sessions, logger: logger)
     }
 
-    private var requests: GatewayRequests { GatewayRequests(http: http, base: base) }
+    /// A request as `userID`'s phone sends it, with their bearer token; the reply's body.
+    @discardableResult
+    private func send(_ method: String, _ path: String, as userID: String, body: JSONValue? = nil, key: String? = nil) async throws -> [UInt8] {
+        let token = try await sessions.token(for: userID)
+        return try await requests.send(method, path, token: token, body: body.map { try JSONCoding.encode($0) }, key: key)
+    }
 
-    /// A request as `caller`'s phone sends it: their bearer token; the reply decoded as `T`.
+    /// The same, its reply decoded as `T`.
     private func send<T: Decodable>(
         _ method: String, _ path: String, as userID: String, body: JSONValue? = nil, key: String? = nil, as type: T.Type = T.self
     ) async throws -> T {
-        let token = try await sessions.token(for: userID)
-        let reply = try await requests.send(method, path, token: token, body: body.map { try JSONCoding.encode($0) }, key: key)
-        return try JSONCoding.decode(T.self, from: reply)
-    }
-
-    private func send(_ method: String, _ path: String, as userID: String, body: JSONValue? = nil, key: String? = nil) async throws {
-        let token = try await sessions.token(for: userID)
-        _ = try await requests.send(method, path, token: token, body: body.map { try JSONCoding.encode($0) }, key: key)
+        try JSONCoding.decode(T.self, from: try await send(method, path, as: userID, body: body, key: key))
     }
 
     func register(_ params: RegisterParams) async throws -> (user: User, deviceCredential: String?) {

@@ -33,9 +33,9 @@ final class LiveRides: Sendable {
                     let url = "\(base)/v1/orders/\(orderID)/live?access_token=\(token)" + (after.withLock { $0 }.map { "&after=\($0)" } ?? "")
                     _ = try await WebSocketClient.connect(url: url, logger: logger) { inbound, _, _ in
                         for try await message in inbound.messages(maxSize: 1 << 20) {
-                            guard case .text(let text) = message, let value = try? JSONCoding.decode(JSONValue.self, fromText: text) else { continue }
-                            if let update = Self.update(value, orderID: orderID) { continuation.yield(update) }
-                            if value["type"] == "status" || value["type"] == "snapshot", let sequence = value["sequence"]?.numberValue { after.withLock { $0 = UInt64(sequence) } }
+                            guard case .text(let text) = message, let (update, sequence) = Self.update(text, orderID: orderID) else { continue }
+                            continuation.yield(update)
+                            after.withLock { $0 = sequence }
                         }
                     }
                 } catch {
@@ -56,11 +56,18 @@ final class LiveRides: Sendable {
         continuation.finish()
     }
 
-    /// A status (or the snapshot's) as an update of the ride; nil for the rest (positions, ETAs, chat).
-    static func update(_ message: JSONValue, orderID: String) -> RideUpdate? {
-        guard message["type"] == "status" || message["type"] == "snapshot", let order = message["order"],
-            let decoded = try? JSONCoding.decode(Order.self, from: JSONCoding.encode(order)), decoded.id == orderID
+    /// What the apps read of a message: a status, or the snapshot's.
+    private struct StatusMessage: Decodable {
+        let type: String
+        let sequence: UInt64
+        let order: Order
+    }
+
+    /// A status (or the snapshot's) of the followed order as an update of the ride, with its
+    /// sequence (where a new connection resumes); nil for the rest (positions, ETAs, chat).
+    static func update(_ text: String, orderID: String) -> (RideUpdate, sequence: UInt64)? {
+        guard let message = try? JSONCoding.decode(StatusMessage.self, fromText: text), ["status", "snapshot"].contains(message.type), message.order.id == orderID
         else { return nil }
-        return RideUpdate(rideID: orderID, change: .status(decoded), seenAt: Date())
+        return (RideUpdate(rideID: orderID, change: .status(message.order), seenAt: Date()), message.sequence)
     }
 }
