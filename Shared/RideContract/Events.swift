@@ -27,6 +27,9 @@ public enum Events {
         "an order's charge (a ride's fare, a cancellation's fee) failed; its rider is asked to fix their card")
     public static let orderRefunded = EventKind<OrderRefunded>(
         type: "order.refunded", topic: "order.refunded", source: BusContract.Service.orders, "an operator refunded an order's charge (a ride's fare or a cancellation's fee)")
+    public static let orderDestinationChanged = EventKind<DestinationChanged>(
+        type: "order.destination_changed", topic: "order.destination_changed", source: BusContract.Service.orders,
+        "the rider changed the drop-off; the order now, the drop-off before and the new fare quote")
     public static let orderReportAnswered = EventKind<ReportAnswered>(
         type: "order.report_answered", topic: "order.report_answered", source: BusContract.Service.orders, "an operator answered a rider's or driver's ride report")
 
@@ -42,6 +45,9 @@ public enum Events {
     public static let tripDelayed = EventKind<TripEvent>(
         type: "trip.delayed", topic: "trip.delayed", source: BusContract.Service.trips,
         "the estimate slipped past the first one by more than the delay threshold (once per slip; estimate.delay in seconds)")
+    public static let tripDestinationChanged = EventKind<TripEvent>(
+        type: "trip.destination_changed", topic: "trip.destination_changed", source: BusContract.Service.trips,
+        "the trip's destination changed (data.destination), with the estimate to it")
     public static let tripCompleted = EventKind<TripEvent>(
         type: "trip.completed", topic: "trip.completed", source: BusContract.Service.trips, "a trip ended, with its summary")
 

@@ -57,6 +57,9 @@ public enum Ops {
             service, "arrive", "the driver reports reaching the pickup or the drop-off where the geofence has not fired (their phone's last position near it)")
         public static let noShow = Op<OrderParams, Order>(
             service, "no_show", "the driver ends a ride whose rider never came, after the wait at the pickup; the rider pays the cancellation fee")
+        public static let changeDestination = Op<ChangeDestinationParams, Order>(
+            service, "change_destination",
+            "the rider changes the drop-off before the driver reaches it: a new route, estimate and fare quote; the driver is told")
         public static let estimate = Op<EstimateParams, FareEstimate>(service, "estimate", "the fare of a ride before booking it")
         public static let nearbyCars = Op<NearbyCarsParams, NearbyCars>(
             service, "nearby_cars", "the available cars near a point for a rider (positions only), the nearest's pickup ETA, and a quote with a dropoff")
@@ -93,6 +96,8 @@ public enum Ops {
         public static let get = Op<TripIDParams, Trip>(service, "get", "a trip by id")
         public static let getByShare = Op<ShareIDParams, Trip>(service, "get_by_share", "a trip by its share link's id")
         public static let complete = Op<TripIDParams, Trip>(service, "complete", "ends a trip with its summary")
+        public static let changeDestination = Op<ChangeTripDestinationParams, Trip>(
+            service, "change_destination", "an active trip heads somewhere else: a new route and estimate from where the device is")
         public static let events = Ops.events(of: service)
     }
 

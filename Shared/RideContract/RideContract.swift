@@ -15,7 +15,8 @@ public enum RideContract {
         Ops.Users.events.descriptor, Ops.Orders.create.descriptor,
         Ops.Orders.get.descriptor,
         Ops.Orders.list.descriptor, Ops.Orders.accept.descriptor, Ops.Orders.decline.descriptor, Ops.Orders.startRide.descriptor,
-        Ops.Orders.endRide.descriptor, Ops.Orders.cancel.descriptor, Ops.Orders.arrive.descriptor, Ops.Orders.noShow.descriptor, Ops.Orders.estimate.descriptor,
+        Ops.Orders.endRide.descriptor, Ops.Orders.cancel.descriptor, Ops.Orders.arrive.descriptor, Ops.Orders.noShow.descriptor, Ops.Orders.changeDestination.descriptor,
+        Ops.Orders.estimate.descriptor,
         Ops.Orders.nearbyCars.descriptor,
         Ops.Orders.sendMessage.descriptor, Ops.Orders.messages.descriptor, Ops.Orders.rate.descriptor,
         Ops.Orders.history.descriptor, Ops.Orders.share.descriptor, Ops.Orders.revokeShare.descriptor, Ops.Orders.getByShare.descriptor, Ops.Orders.earnings.descriptor,
@@ -24,7 +25,7 @@ public enum RideContract {
         Ops.Orders.stats.descriptor, Ops.Orders.paymentSheet.descriptor, Ops.Orders.cards.descriptor, Ops.Orders.payoutOnboarding.descriptor,
         Ops.Orders.providerWebhook.descriptor, Ops.Orders.report.descriptor, Ops.Orders.reports.descriptor, Ops.Orders.answerReport.descriptor,
         Ops.Orders.events.descriptor, Ops.Trips.create.descriptor, Ops.Trips.get.descriptor, Ops.Trips.getByShare.descriptor,
-        Ops.Trips.complete.descriptor, Ops.Trips.events.descriptor, Ops.Tracking.nearby.descriptor,
+        Ops.Trips.complete.descriptor, Ops.Trips.changeDestination.descriptor, Ops.Trips.events.descriptor, Ops.Tracking.nearby.descriptor,
         Ops.Tracking.device.descriptor, Ops.Tracking.setAvailability.descriptor, Ops.Tracking.locations.descriptor,
         Ops.Tracking.ingest.descriptor, Ops.Notifications.list.descriptor, Ops.Notifications.registerPushToken.descriptor,
         Ops.Notifications.registerWebhook.descriptor, Ops.Notifications.listWebhooks.descriptor,
@@ -39,7 +40,7 @@ public enum RideContract {
         Events.tripDestinationArrival.descriptor, Events.tripETA.descriptor, Events.tripRerouted.descriptor, Events.tripDelayed.descriptor,
         Events.tripCompleted.descriptor, Events.deviceLocation.descriptor, Events.deviceStatus.descriptor, Events.deviceCommand.descriptor,
         Events.userRegistered.descriptor, Events.notification.descriptor, Events.orderReportAnswered.descriptor, Events.orderPaymentFailed.descriptor,
-        Events.orderRefunded.descriptor,
+        Events.orderRefunded.descriptor, Events.orderDestinationChanged.descriptor, Events.tripDestinationChanged.descriptor,
     ]
 
     /// The ops of `service`, in declaration order.

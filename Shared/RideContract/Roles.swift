@@ -20,7 +20,8 @@ public enum Roles {
         serves: [BusContract.Service.orders],
         calls: [
             Ops.Users.get.descriptor, Ops.Users.places.descriptor, Ops.Tracking.nearby.descriptor, Ops.Tracking.device.descriptor,
-            Ops.Trips.create.descriptor, Ops.Trips.get.descriptor, Ops.Trips.complete.descriptor, Ops.Trips.events.descriptor,
+            Ops.Trips.create.descriptor, Ops.Trips.get.descriptor, Ops.Trips.complete.descriptor, Ops.Trips.changeDestination.descriptor,
+            Ops.Trips.events.descriptor,
         ],
         subscribes: [Events.orderRoot, Events.tripRoot, Events.deviceStatus.topic])
 

@@ -1,4 +1,5 @@
 import Foundation
+import Geo
 import Wire
 
 /// An order's status, in the order of the seed's nine steps (`reference/models.md`).
@@ -40,6 +41,9 @@ public struct Place: Codable, Sendable, Equatable {
         self.longitude = longitude
         self.address = address
     }
+
+    /// Where it is, as a point.
+    public var point: GeoPoint { GeoPoint(latitude: latitude, longitude: longitude) }
 }
 
 /// Who is asking, as the caller (the gateway, after `users.authenticate`) vouches. Every orders op
@@ -129,6 +133,11 @@ public struct Order: Codable, Sendable, Equatable {
     /// The legs (`pickup`, `dropoff`) whose arrival the driver reported where the geofence had not
     /// fired (`orders.arrive`); absent when every arrival was detected.
     public var arrivalsReported: [String]?
+    /// The fare quoted when the rider last changed the drop-off (`orders.change_destination`):
+    /// from the pickup (by the driver's position, once riding) to the new drop-off, at the ride's
+    /// surge; absent while the destination is the booked one. The fare charged still comes from
+    /// the ride as driven.
+    public var fareQuote: FareEstimate?
 
     public init(
         id: String, status: OrderStatus, rider: User, pickup: Place, dropoff: Place, createdAt: Date, updatedAt: Date,
@@ -177,6 +186,7 @@ public struct Order: Codable, Sendable, Equatable {
         case cancellationFee = "cancellation_fee"
         case reachedPickupAt = "reached_pickup_at"
         case arrivalsReported = "arrivals_reported"
+        case fareQuote = "fare_quote"
     }
 }
 

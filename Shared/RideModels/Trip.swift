@@ -258,17 +258,19 @@ public struct ShareIDParams: Codable, Sendable, Equatable {
 public struct TripEvent: Codable, Sendable, Equatable {
     @WireModel
     public struct Data: Codable, Sendable, Equatable {
-        /// `created`, `destination_arrival`, `eta`, `rerouted`, `delayed`, `completed`.
+        /// `created`, `destination_arrival`, `eta`, `rerouted`, `delayed`, `destination_changed`, `completed`.
         public var value: String
         public var tripID: String
         public var tripMetadata: [String: JSONValue]?
         public var estimate: Trip.Estimate?
         public var summary: TripSummary?
         public var arrivedAt: Date?
+        /// `destination_changed` only: the trip's new destination.
+        public var destination: Trip.Destination?
 
         public init(
             value: String, tripID: String, tripMetadata: [String: JSONValue]?, estimate: Trip.Estimate? = nil,
-            summary: TripSummary? = nil, arrivedAt: Date? = nil
+            summary: TripSummary? = nil, arrivedAt: Date? = nil, destination: Trip.Destination? = nil
         ) {
             self.value = value
             self.tripID = tripID
@@ -276,10 +278,11 @@ public struct TripEvent: Codable, Sendable, Equatable {
             self.estimate = estimate
             self.summary = summary
             self.arrivedAt = arrivedAt
+            self.destination = destination
         }
 
         enum CodingKeys: String, CodingKey {
-            case value, estimate, summary
+            case value, estimate, summary, destination
             case tripID = "trip_id"
             case tripMetadata = "trip_metadata"
             case arrivedAt = "arrived_at"

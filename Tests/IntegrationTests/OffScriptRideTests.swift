@@ -67,3 +67,73 @@ import Wire
         }
     }
 }
+
+extension OffScriptRideTests {
+    /// The rider changes the drop-off twice, through the gateway against the real services: on the
+    /// way to the pickup (the order only), then on the ride (the dropoff trip heads there: the old
+    /// drop-off passes without an arrival). Each time a fare quote, both told, both sockets hear it.
+    @Test func theRiderChangesTheDestinationBeforeAndDuringTheRide() async throws {
+        try await withTestBus("destination-change") { bus in
+            _ = try await TestService.start(on: bus, service: BusContract.Service.notifications, executable: "ride-notifications")
+            let apps = try await GatewayIntegrationTests.Apps.start(bus)
+            let gateway = apps.gateway
+            let id = try await apps.bookAndAccept()
+            let (riderLive, driverLive) = (apps.live(id, token: apps.rider.token), apps.live(id, token: apps.driver.token))
+            try await eventually("both sockets are open") { riderLive.statuses == ["PICKING_UP"] && driverLive.statuses == ["PICKING_UP"] }
+            let ride = LifecycleIntegrationTests.ride.points
+            let (corner, booked) = (ride[1], ride[2])
+            func body(_ point: GeoPoint, _ address: String) -> String {
+                #"{"dropoff":{"latitude":\#(point.latitude),"longitude":\#(point.longitude),"address":"\#(address)"}}"#
+            }
+
+            // Only the rider may, and only with one new drop-off.
+            let byDriver = try await gateway.request("POST", "/v1/orders/\(id)/destination", token: apps.driver.token, body(corner, "Corner 1"))
+            #expect(byDriver.status == 403, "\(byDriver.body)")
+            for bad in [#"{}"#, #"{"dropoff":{"latitude":91,"longitude":0},"dropoff_place_id":"p"}"#, #"{"dropoff":{"latitude":"north","longitude":0}}"#] {
+                let reply = try await gateway.request("POST", "/v1/orders/\(id)/destination", token: apps.rider.token, bad)
+                #expect(reply.status == 422, "\(bad): \(reply.body)")
+            }
+            #expect(try await gateway.request("GET", "/v1/orders/\(id)", token: apps.rider.token).body["fare_quote"] == nil, "nothing changed")
+
+            // On the way to the pickup: the order's drop-off is the corner now.
+            let first = try await gateway.request("POST", "/v1/orders/\(id)/destination", token: apps.rider.token, body(corner, "Corner 1"))
+            #expect(first.status == 200 && first.body["dropoff"]?["address"] == "Corner 1" && first.body["status"] == "PICKING_UP", "\(first.body)")
+            let quoted = first.body["fare_quote"]?["distance_m"]?.numberValue ?? 0
+            #expect(quoted >= 600 && first.body["fare_quote"]?["total_cents"]?.numberValue ?? 0 > 0, "\(first.body["fare_quote"] ?? .null)")
+            let again = try await gateway.request("POST", "/v1/orders/\(id)/destination", token: apps.rider.token, body(corner, "Corner 1"))
+            #expect(again.status == 200 && again.body["version"] == first.body["version"], "a repeat changes nothing: \(again.body)")
+
+            // On the ride: back to the booked drop-off, 500 m past the corner.
+            try await apps.drive(Polyline(points: [LifecycleIntegrationTests.driverStart, GatewayIntegrationTests.pickup]), now: true, batch: 2)
+            try await apps.status(of: id, is: "REACHED_PICKUP")
+            #expect(try await gateway.request("POST", "/v1/orders/\(id)/start", token: apps.driver.token).status == 200)
+            try await apps.status(of: id, is: "DROPPING_OFF")
+            let second = try await gateway.request("POST", "/v1/orders/\(id)/destination", token: apps.rider.token, body(booked, "Far End 5"))
+            #expect(second.status == 200 && second.body["dropoff"]?["address"] == "Far End 5", "\(second.body)")
+            #expect(second.body["fare_quote"]?["distance_m"]?.numberValue ?? 0 > quoted, "farther: \(second.body["fare_quote"] ?? .null)")
+            try await apps.drive(Polyline(points: Array(ride[0...1])), now: true, batch: 3)
+            try await Task.sleep(for: .seconds(2))
+            #expect(try await gateway.request("GET", "/v1/orders/\(id)", token: apps.rider.token).body["status"] == "DROPPING_OFF", "the corner is no longer the drop-off")
+            try await apps.drive(Polyline(points: Array(ride[1...2])), now: true, batch: 4)
+            try await apps.status(of: id, is: "REACHED_DROPOFF")
+            let late = try await gateway.request("POST", "/v1/orders/\(id)/destination", token: apps.rider.token, body(corner, "Corner 1"))
+            #expect(late.status == 409, "at the drop-off: \(late.body)")
+
+            // Both heard each change on their sockets and in their inboxes.
+            for (who, live) in [("rider", riderLive), ("driver", driverLive)] {
+                try await eventually("the \(who)'s socket heard both changes") {
+                    live.received.filter { $0["type"] == "destination_changed" }.compactMap { $0["order"]?["dropoff"]?["address"]?.stringValue } == ["Corner 1", "Far End 5"]
+                }
+            }
+            #expect(riderLive.received.contains { $0["type"] == "destination_changed" && $0["fare_quote"]?["total_cents"] != nil })
+            for (who, token) in [("rider", apps.rider.token), ("driver", apps.driver.token)] {
+                try await eventually("the \(who) is told twice", timeout: .seconds(20)) {
+                    let inbox = try await gateway.request("GET", "/v1/notifications", token: token).body
+                    return inbox["notifications"]?.arrayValue?.filter { $0["kind"] == "destination_changed" }.count == 2
+                }
+            }
+            riderLive.close()
+            driverLive.close()
+        }
+    }
+}

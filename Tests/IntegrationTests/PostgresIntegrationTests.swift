@@ -77,6 +77,29 @@ import Wire
         }
     }
 
+    /// `count` `ride-trips` on one database (`trips-1`, `trips-2`, …).
+    static func tripsInstances(_ count: Int, on bus: TestBus, database: PostgresURL) async throws -> [TestService] {
+        var instances: [TestService] = []
+        for n in 1...count {
+            let instance = TestService(
+                bus: bus, name: "trips-\(n)", service: BusContract.Service.trips, executable: "ride-trips",
+                arguments: ["--database-url", "\(database.urlString)"], httpPort: try FreePort.next())
+            try await instance.startProcess()
+            instances.append(instance)
+        }
+        return instances
+    }
+
+    /// Waits until each instance watches the one active trip (its `/health` says so).
+    static func eachWatchesOneTrip(_ instances: [TestService]) async throws {
+        for instance in instances {
+            try await eventually("\(instance.name) watches the trip") {
+                let health = try await HTTPProbe.get("http://127.0.0.1:\(instance.httpPort)/health")
+                return try JSONCoding.decode(JSONValue.self, from: Array(health.body))["details"]?["active_trips"] == 1
+            }
+        }
+    }
+
     /// Two `ride-trips` on one database, each watching every trip: a create repeated through both
     /// makes one trip; both see the device arrive, one arrival is stored; completes through both
     /// store one completion — one outbox, sequences without a gap.
@@ -84,14 +107,7 @@ import Wire
         let database = try await TestPostgresServer.newDatabase()
         try await withTestBus("pg-trips") { bus in
             let tracking = try await TestTracking.start(on: bus)
-            var instances: [TestService] = []
-            for n in 1...2 {
-                let instance = TestService(
-                    bus: bus, name: "trips-\(n)", service: BusContract.Service.trips, executable: "ride-trips",
-                    arguments: ["--database-url", "\(database.urlString)"], httpPort: try FreePort.next())
-                try await instance.startProcess()
-                instances.append(instance)
-            }
+            let instances = try await Self.tripsInstances(2, on: bus, database: database)
             let trips = instances[0]
             let start = Date()
             try await TripsIntegrationTests.drive(tracking, device: "car-1", from: 0, count: 1, start: start, batch: 1)
@@ -105,12 +121,7 @@ import Wire
             guard case .string(let tripID)? = created.first?.body["trip_id"] else { throw TestFailure("no trip: \(created)") }
 
             // Both instances watch the trip (the one that made it, and the other from trip.created).
-            for instance in instances {
-                try await eventually("\(instance.name) watches the trip") {
-                    let health = try await HTTPProbe.get("http://127.0.0.1:\(instance.httpPort)/health")
-                    return try JSONCoding.decode(JSONValue.self, from: Array(health.body))["details"]?["active_trips"] == 1
-                }
-            }
+            try await Self.eachWatchesOneTrip(instances)
             try await TripsIntegrationTests.drive(tracking, device: "car-1", from: 1, count: 101, start: start, batch: 2)
             try await eventually("the arrival is stored") {
                 try await trips.call("get", #"{"trip_id":"\#(tripID)"}"#).body["destination"]?["arrived_at"]?.stringValue != nil
@@ -131,6 +142,50 @@ import Wire
             #expect(values.filter { $0 == "destination_arrival" }.count == 1, "\(values)")
             #expect(values.filter { $0 == "completed" }.count == 1, "\(values)")
             #expect(values.last == "completed", "\(values)")
+        }
+    }
+}
+
+extension PostgresIntegrationTests {
+    /// A destination changed through one `ride-trips` while another watches the same trip: the
+    /// other follows the new destination (the event, or its stale update refused), so with the
+    /// first gone it passes the old destination without arriving and arrives at the new one, once.
+    @Test func aDestinationChangedThroughOneTripsInstanceIsFollowedByTheOther() async throws {
+        let database = try await TestPostgresServer.newDatabase()
+        try await withTestBus("pg-trips-destination") { bus in
+            let tracking = try await TestTracking.start(on: bus)
+            let instances = try await Self.tripsInstances(2, on: bus, database: database)
+            let start = Date()
+            try await TripsIntegrationTests.drive(tracking, device: "car-1", from: 0, count: 1, start: start, batch: 1)
+            let created = try await TripsIntegrationTests.create(instances[0], device: "car-1", key: "o-1/dropoff")
+            guard case .string(let tripID)? = created.body["trip_id"] else { throw TestFailure("no trip: \(created)") }
+            try await Self.eachWatchesOneTrip(instances)
+            // 500 m farther north than the trip's destination, through the second instance.
+            let farther = TripsIntegrationTests.origin.destination(bearing: 0, distance: 1500)
+            let change =
+                #"{"trip_id":"\#(tripID)","destination":{"geometry":{"type":"Point","coordinates":[\#(farther.longitude),\#(farther.latitude)]},"address":"Farther 1"}}"#
+            let changed = try await instances[1].call("change_destination", change)
+            #expect(changed.status == 200 && changed.body["destination"]?["address"] == "Farther 1", "\(changed.body)")
+            #expect(changed.body["destination"]?["radius"] == 30, "the radius stays: \(changed.body)")
+            #expect(changed.body["estimate"]?["route"]?["distance"]?.numberValue ?? 0 > 1300, "a new estimate from the car: \(changed.body)")
+            #expect(try await instances[1].call("change_destination", change).body == changed.body, "the same change again answers the trip as it is")
+
+            bus.supervisor.signal(instances[1].name, SIGKILL)
+            let trips = instances[0]
+            try await TripsIntegrationTests.drive(tracking, device: "car-1", from: 1, count: 110, start: start, batch: 2)  // past the old destination
+            try await Task.sleep(for: .seconds(2))
+            #expect(try await trips.call("get", #"{"trip_id":"\#(tripID)"}"#).body["destination"]?["arrived_at"] == nil, "no arrival at the old destination")
+            try await TripsIntegrationTests.drive(tracking, device: "car-1", from: 111, count: 45, start: start, batch: 3)
+            try await eventually("the arrival at the new destination is stored", timeout: .seconds(20)) {
+                try await trips.call("get", #"{"trip_id":"\#(tripID)"}"#).body["destination"]?["arrived_at"]?.stringValue != nil
+            }
+            let late = try await trips.call("change_destination", change.replacingOccurrences(of: "Farther 1", with: "Back again"))
+            #expect(late.status == 409 && late.body["error"]?["code"] == "arrived", "\(late.body)")
+
+            let values = try await Outboxes.events(trips).compactMap { $0["data"]?["data"]?["value"]?.stringValue }
+            #expect(values.filter { $0 == "destination_changed" }.count == 1, "\(values)")
+            #expect(values.filter { $0 == "destination_arrival" }.count == 1, "\(values)")
+            #expect(values.last == "destination_arrival", "\(values)")
         }
     }
 }

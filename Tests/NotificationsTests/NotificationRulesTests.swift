@@ -24,6 +24,23 @@ import Wire
         return (result.notifications.map(\.kind), result.notifications.map(\.userID), result.commands.map { "\($0.command) \($0.deviceID)" })
     }
 
+    /// A new drop-off: the rider hears the quote, the driver (once there is one) where to go; each
+    /// change is its own notification.
+    @Test func aNewDropoffTellsTheRiderTheQuoteAndTheDriverWhereTo() {
+        var order = Self.order(.droppingOff)
+        order.dropoff.address = "Far End 5"
+        order.version = 9
+        let quote = FareEstimate(currency: "USD", totalCents: 1234, distanceMetres: 4000, durationSeconds: 600, surge: 1, pickup: order.pickup, dropoff: order.dropoff)
+        let notes = NotificationRules.destinationChanged(DestinationChanged(order: order, previousDropoff: Self.order(.new).dropoff, fareQuote: quote), at: Self.time)
+        #expect(notes.map(\.userID) == ["r1", "d1"] && notes.allSatisfy { $0.kind == "destination_changed" })
+        #expect(notes[0].body == "Now heading to Far End 5. The fare is now about USD 12.34.")
+        #expect(notes[1].body == "Your rider changed the drop-off to Far End 5.")
+        order.version = 10
+        #expect(NotificationRules.destinationChanged(DestinationChanged(order: order, previousDropoff: order.dropoff, fareQuote: quote), at: Self.time)[0].id != notes[0].id)
+        let searching = Self.order(.new, driver: false)
+        #expect(NotificationRules.destinationChanged(DestinationChanged(order: searching, previousDropoff: order.dropoff, fareQuote: quote), at: Self.time).map(\.userID) == ["r1"])
+    }
+
     @Test func anAnsweredReportTellsItsReporterOnce() {
         var report = RideReport(id: "rp-1", orderID: "o1", reporterID: "d1", reporterRole: .driver, category: .safety, text: "Rider was rude", createdAt: Self.time)
         report.status = .answered

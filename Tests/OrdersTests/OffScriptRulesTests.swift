@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 import Geo
 import RideModels
@@ -15,6 +16,17 @@ import Testing
         let far = rules.arrivalProblem(at: center.destination(bearing: 90, distance: 1200), place: pickup, leg: "pickup")
         #expect(far == "the driver's phone was last 1200 m from the pickup; arriving is reported within 300 m of it", "\(String(describing: far))")
         #expect(rules.arrivalProblem(at: nil, place: pickup, leg: "dropoff")?.contains("no position of the driver's phone yet") == true)
+    }
+
+    /// The destination changes until the driver reaches the drop-off, but not while the ride's
+    /// trip to it is being made.
+    @Test func theDestinationChangesUntilTheDropoff() throws {
+        for status in [OrderStatus.new, .accepted, .pickingUp, .reachedPickup, .droppingOff] { try OrdersOps.checkDestinationChange(status) }
+        for (status, code) in [
+            (OrderStatus.startedRide, "not_now"), (.reachedDropoff, "illegal_transition"), (.completed, "illegal_transition"), (.cancelled, "illegal_transition"),
+        ] {
+            #expect(performing: { try OrdersOps.checkDestinationChange(status) }, throws: { ($0 as? ServiceError)?.code == code && ($0 as? ServiceError)?.status == 409 })
+        }
     }
 
     @Test func aNoShowComesAfterTheWait() {

@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import Geo
 import RideContract
 import RideModels
 import Storage
@@ -122,6 +123,47 @@ import Wire
             #expect(try await store.activeTripIDs() == ["t2"])
             #expect(try await store.activeTrips(id: "t1").isEmpty)
             #expect(try await storedEvents(store).map(\.type) == ["trip.created", "trip.created", "trip.eta", "trip.destination_arrival", "trip.completed"])
+        }
+    }
+
+    /// A destination change is saved only over the destination it was read from, not arrived at;
+    /// every copy still heading for the old one is stale from then on.
+    @Test(arguments: Backend.allCases)
+    func aDestinationChangeMakesOlderCopiesStaleAndIsSavedOnce(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let original = trip("t1", eta: 60)
+            _ = try await store.create(original, idempotencyKey: nil)
+            var changed = original
+            changed.trip.destination = .init(geometry: GeoJSONPoint(latitude: 47.85, longitude: 35.12), radius: 30, address: "Elsewhere 1")
+            changed.trip.estimate = estimate(200)
+            changed.progress.changeDestination(to: Geofence(center: changed.trip.destination.geometry.point, radius: 30))
+            #expect(try await store.changeDestination(changed, from: original.trip.destination, events: [Events.tripDestinationChanged]))
+            #expect(try await store.activeTrips(id: "t1").first == changed, "document and progress saved")
+
+            var other = changed
+            other.trip.destination.address = "A third place"
+            #expect(
+                !(try await store.changeDestination(other, from: original.trip.destination, events: [Events.tripDestinationChanged])),
+                "a second change read from the old destination is refused")
+            var stale = original  // another instance's copy, heading for the old destination
+            stale.trip.estimate = estimate(30)
+            #expect(!(try await store.update(stale, event: Events.tripETA)), "a copy heading for the old destination changes nothing")
+            stale.trip.destination.arrivedAt = time
+            #expect(!(try await store.update(stale, event: Events.tripDestinationArrival)), "nor does its arrival at the old one")
+            #expect(try await store.trip(id: "t1")?.destination.address == "Elsewhere 1")
+
+            var arrived = changed
+            arrived.trip.destination.arrivedAt = time.addingTimeInterval(60)
+            #expect(try await store.update(arrived, event: Events.tripDestinationArrival), "the new destination's arrival")
+            var late = arrived
+            late.trip.destination = original.trip.destination
+            #expect(!(try await store.changeDestination(late, from: changed.trip.destination, events: [Events.tripDestinationChanged])), "arrived: no change")
+
+            let events = try await storedEvents(store)
+            #expect(events.map(\.type) == ["trip.created", "trip.eta", "trip.destination_changed", "trip.destination_arrival"])
+            #expect(events[2].data["data"]?["destination"]?["address"] == "Elsewhere 1")
+            #expect(events[2].data["data"]?["estimate"]?["route"]?["duration"] == 200, "the change carries the new estimate")
+            #expect(events[2].data["data"]?["value"] == "destination_changed")
         }
     }
 

@@ -163,6 +163,12 @@ struct AppRoutes {
         ] {
             routes.on(.post, "orders/{id}/\(path)", OpRoute(op, tag: .orders, path: ["id": "id"], errors: [403, 409]), calling: platform)
         }
+        routes.on(
+            .post, "orders/{id}/destination",
+            OpRoute(
+                Ops.Orders.changeDestination, tag: .orders, path: ["id": "id"], body: .rest, errors: [403, 409],
+                fieldRules: "dropoff or dropoff_place_id, one of them"),
+            calling: platform)
         routes.on(.post, "orders/{id}/cancel", OpRoute(Ops.Orders.cancel, tag: .orders, path: ["id": "id"], body: .only(["reason"]), errors: [403, 409]), calling: platform)
         registerRideExtras(routes)
         PaymentRoutes(platform: platform, limits: limits).register(public: open, authenticated: routes)

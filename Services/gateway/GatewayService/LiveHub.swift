@@ -12,7 +12,8 @@ import Wire
 /// - `location`: the driver's position (`device_id`, `location`, `recorded_at`, `speed`, `accuracy`, `bearing`).
 /// - `driver_status`: the driver's device became active or inactive, or went on or off duty
 ///   (`device_id`, `value` active|inactive, `available`, `reason`): its `device.status` event.
-/// - `eta`: the current trip's estimate (`trip_id`, `estimate`).
+/// - `eta`: the current trip's estimate (`trip_id`, `estimate`), also when its destination changed.
+/// - `destination_changed`: the rider changed the drop-off (`sequence`, `order`, `previous_dropoff`, `fare_quote`).
 /// - `chat`: a message of the order's chat (`message`: id, number, sender, text, sent_at).
 typealias LiveMessage = [String: JSONValue]
 
@@ -114,7 +115,7 @@ actor LiveHub {
             guard watchers[orderID] != nil else { return }
             if message["type"] == "status", let decoded = try? data["order"]?.decode(Order.self) { track(decoded) }
             send(message, to: orderID)
-        } else if event.type == Events.tripETA.type, let orderID = data["data"]?["trip_metadata"]?["order_id"]?.stringValue, watchers[orderID] != nil {
+        } else if Self.estimateEvents.contains(event.type), let orderID = data["data"]?["trip_metadata"]?["order_id"]?.stringValue, watchers[orderID] != nil {
             var message: LiveMessage = ["type": "eta", "order_id": .string(orderID)]
             message["trip_id"] = data["data"]?["trip_id"]
             message["estimate"] = data["data"]?["estimate"]
@@ -128,6 +129,9 @@ actor LiveHub {
             }
         }
     }
+
+    /// The trip events whose estimate is relayed as `eta`.
+    static let estimateEvents: Set<String> = [Events.tripETA.type, Events.tripDestinationChanged.type]
 
     /// The live message type of a driver device's event: `location` or `driver_status`.
     static func deviceMessageType(_ eventType: String) -> String? {
@@ -143,6 +147,12 @@ actor LiveHub {
         guard event.source == BusContract.Service.orders else { return nil }
         let data = event.data
         if event.type == Events.orderStatus.type, let orderID = data["order"]?["id"]?.stringValue { return (orderID, status(sequence: event.sequence, data)) }
+        if event.type == Events.orderDestinationChanged.type, let orderID = data["order"]?["id"]?.stringValue {
+            var message = data.objectValue ?? [:]
+            message["type"] = "destination_changed"
+            message["sequence"] = .number(Double(event.sequence))
+            return (orderID, message)
+        }
         if event.type == Events.orderMessage.type, let orderID = data["message"]?["order_id"]?.stringValue {
             return (orderID, ["type": "chat", "order_id": .string(orderID), "sequence": .number(Double(event.sequence)), "message": data["message"] ?? .null])
         }

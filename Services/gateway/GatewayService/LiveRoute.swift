@@ -35,7 +35,7 @@ struct LiveRoute {
                 description:
                     "Text messages, one JSON object each, with `type`: `snapshot` {sequence, order} first (without `after`); `status` {sequence, order, previous_status} "
                     + "for every status change, once each, in order; `location` {order_id, device_id, location, recorded_at, speed, accuracy, bearing}; "
-                    + "`eta` {order_id, trip_id, estimate}; `chat` {order_id, sequence, message} for every chat message (also replayed after `after`).",
+                    + "`eta` {order_id, trip_id, estimate}; `destination_changed` {sequence, order, previous_dropoff, fare_quote} when the rider changes the drop-off; `chat` {order_id, sequence, message} for every chat message (also replayed after `after`).",
                 query: [
                     .init(
                         name: "after", schema: .integer, rules: .init(minimum: 0), required: false,
@@ -233,7 +233,7 @@ struct LiveRoute {
     /// A status message with its order as `viewer` may see it (`OrderPrivacy`: the bus carries the
     /// whole order); an order that does not decode is left out rather than sent whole.
     static func shown(_ message: LiveMessage, to viewer: Caller?) -> LiveMessage {
-        guard let viewer, message["type"] == "status", let order = message["order"] else { return message }
+        guard let viewer, StatusesOnce.isOrderChange(message), let order = message["order"] else { return message }
         var message = message
         message["order"] = (try? order.decode(Order.self)).flatMap { try? JSONValue(encoding: OrderPrivacy.shown($0, to: viewer)) }
         return message
@@ -277,12 +277,16 @@ struct StatusesOnce {
         return message["message"]?["sender_id"]?.stringValue == viewer || message["message"]?["recipient_id"]?.stringValue == viewer
     }
 
+    /// Whether the message carries the order as it changed (a status, a new drop-off): sent once
+    /// each, in order, and only while the viewer is one of its parties.
+    static func isOrderChange(_ message: LiveMessage) -> Bool { message["type"] == "status" || message["type"] == "destination_changed" }
+
     /// Set by a status that shows the viewer is no longer the order's rider, its driver or one of
     /// the drivers it is offered to; `admits` then says yes once more, for the relay to refuse.
     private(set) var revoked = false
 
     mutating func admits(_ message: LiveMessage) -> Bool {
-        if message["type"] == "status", let viewer, let order = message["order"] {
+        if Self.isOrderChange(message), let viewer, let order = message["order"] {
             let parties =
                 [order["rider"]?["id"], order["driver"]?["id"]].compactMap { $0?.stringValue }
                 + (order["offered_to"]?.arrayValue ?? []).compactMap(\.stringValue)
@@ -296,7 +300,7 @@ struct StatusesOnce {
             lastChatSequence = sequence
             return true
         }
-        guard message["type"] == "status" else { return true }
+        guard Self.isOrderChange(message) else { return true }
         guard let sequence = message["sequence"]?.numberValue.map(UInt64.init), sequence > lastSequence,
             let version = message["order"]?["version"]?.numberValue.map(Int.init), version > lastVersion
         else { return false }

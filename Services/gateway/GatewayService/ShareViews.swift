@@ -73,7 +73,7 @@ struct RideShareView: Codable, Sendable {
             leg = .dropoff
             status = .completed
             destination = Trip.Destination(
-                geometry: GeoJSONPoint(GeoPoint(latitude: ride.dropoff.latitude, longitude: ride.dropoff.longitude)), radius: 0, address: ride.dropoff.address)
+                geometry: GeoJSONPoint(ride.dropoff.point), radius: 0, address: ride.dropoff.address)
             estimate = nil
             self.summary = summary
         }

@@ -182,6 +182,26 @@ public enum NotificationRules {
             orderID: failed.orderID, createdAt: time)
     }
 
+    /// The rider changed the drop-off: they see the new fare quote, the driver (once there is
+    /// one) where to go now. One per change (the id carries the order's version).
+    public static func destinationChanged(_ change: DestinationChanged, at time: Date) -> [UserNotification] {
+        let order = change.order
+        let to = place(order.dropoff)
+        let quote = money(change.fareQuote.totalCents, change.fareQuote.currency)
+        var notifications = [
+            UserNotification(
+                id: "\(order.id)/destination_changed/\(order.rider.id)/\(order.version)", userID: order.rider.id, kind: "destination_changed",
+                title: "Destination changed", body: "Now heading to \(to). The fare is now about \(quote).", orderID: order.id, createdAt: time)
+        ]
+        if order.status.hasDriver, let driver = order.driver {
+            notifications.append(
+                UserNotification(
+                    id: "\(order.id)/destination_changed/\(driver.id)/\(order.version)", userID: driver.id, kind: "destination_changed",
+                    title: "New destination", body: "Your rider changed the drop-off to \(to).", orderID: order.id, createdAt: time))
+        }
+        return notifications
+    }
+
     static func place(_ place: Place) -> String {
         place.address ?? String(format: "%.5f, %.5f", place.latitude, place.longitude)
     }

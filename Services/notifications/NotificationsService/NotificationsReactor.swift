@@ -57,6 +57,8 @@ struct NotificationsReactor {
                 case Events.orderPaid.type: notifications = [NotificationRules.paid(try event.data.decode(OrderPaid.self).payment)]
                 case Events.orderRefunded.type: notifications = [NotificationRules.refunded(try event.data.decode(OrderRefunded.self).payment)]
                 case Events.orderPaymentFailed.type: notifications = [NotificationRules.paymentFailed(try event.data.decode(PaymentFailed.self), at: event.time)]
+                case Events.orderDestinationChanged.type:
+                    notifications = NotificationRules.destinationChanged(try event.data.decode(DestinationChanged.self), at: event.time)
                 case Events.orderReportAnswered.type: notifications = [NotificationRules.reportAnswered(try event.data.decode(ReportAnswered.self).report)]
                 default: break
                 }

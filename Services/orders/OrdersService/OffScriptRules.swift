@@ -22,7 +22,7 @@ public struct OffScriptRules: Sendable, Equatable {
     /// Why the driver, last seen at `position`, may not report arriving at `place`; nil when they may.
     func arrivalProblem(at position: GeoPoint?, place: Place, leg: String) -> String? {
         guard let position else { return "no position of the driver's phone yet: arriving at the \(leg) is reported from near it" }
-        let distance = position.distance(to: GeoPoint(latitude: place.latitude, longitude: place.longitude))
+        let distance = position.distance(to: place.point)
         guard distance <= arrivalRadius else {
             return "the driver's phone was last \(Int(distance.rounded())) m from the \(leg); arriving is reported within \(Int(arrivalRadius)) m of it"
         }

@@ -102,7 +102,7 @@ struct OrderReactions: Sendable {
         let place = leg == .pickup ? order.pickup : order.dropoff
         let params = CreateTripParams(
             deviceID: deviceID,
-            destination: .init(geometry: GeoJSONPoint(GeoPoint(latitude: place.latitude, longitude: place.longitude)), radius: arrivalRadius, address: place.address),
+            destination: .init(geometry: GeoJSONPoint(place.point), radius: arrivalRadius, address: place.address),
             metadata: Self.tripMetadata(order, leg: leg), idempotencyKey: Self.tripKey(order, leg), shared: false)
         let trip = try await platform.call(Ops.Trips.create, params)
         try await previousCompleted

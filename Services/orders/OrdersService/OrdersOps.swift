@@ -70,6 +70,9 @@ struct OrdersOps {
         router.on(Ops.Orders.cancel) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await cancel(params), to: params.caller) }
         router.on(Ops.Orders.arrive) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await arrive(params), to: params.caller) }
         router.on(Ops.Orders.noShow) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await noShow(params), to: params.caller) }
+        router.on(Ops.Orders.changeDestination) { (params: ChangeDestinationParams, _) -> Order in
+            OrderPrivacy.shown(try await changeDestination(params), to: params.caller)
+        }
         registerChat(on: &router)
         router.on(Ops.Orders.estimate) { (params: EstimateParams, _) -> FareEstimate in try await estimate(params) }
         router.on(Ops.Orders.nearbyCars) { (params: NearbyCarsParams, _) -> NearbyCars in try await nearbyCars(params) }
@@ -326,14 +329,8 @@ struct OrdersOps {
         let (pickup, dropoff) = try await places(
             of: params.caller, pickup: params.pickup, pickupID: params.pickupPlaceID,
             dropoff: params.dropoff, dropoffID: params.dropoffPlaceID)
-        let (from, to) = (GeoPoint(latitude: pickup.latitude, longitude: pickup.longitude), GeoPoint(latitude: dropoff.latitude, longitude: dropoff.longitude))
-        let route: Route
-        do {
-            route = try await roads.route(from: from, to: to)
-        } catch {
-            logger.warning("no route for a quote; the straight-line estimate instead", metadata: ["error": "\(error)"])
-            route = StraightLineRoutes(model: routes).line(from: from, to: to)
-        }
+        let (from, to) = (pickup.point, dropoff.point)
+        let route = await route(from: from, to: to)
         let (metres, seconds) = (Int(route.distance.rounded()), Int(route.duration.rounded()))
         let multiplier = await surgeMultiplier(at: pickup, counting: 1)
         return FareEstimate(
@@ -349,7 +346,7 @@ struct OrdersOps {
         let pickup = Place(latitude: params.latitude, longitude: params.longitude)
         var quote: FareEstimate?
         if let dropoff = try NearbyCarsRules.dropoff(params) { quote = try await estimate(EstimateParams(caller: params.caller, pickup: pickup, dropoff: dropoff)) }
-        let point = GeoPoint(latitude: pickup.latitude, longitude: pickup.longitude)
+        let point = pickup.point
         let query = NearbyQuery(
             location: GeoJSONPoint(point), radius: params.radius ?? NearbyCarsParams.defaultRadius, limit: NearbyCarsParams.maxCars * 2, availableOnly: true)
         let devices = try await platform.call(Ops.Tracking.nearby, query, timeout: .seconds(2)).devices
@@ -386,7 +383,7 @@ struct OrdersOps {
     /// the available drivers there. 1 when surge is off or tracking cannot say.
     func surgeMultiplier(at place: Place, counting extra: Int) async -> Double {
         guard surge.isOn else { return 1 }
-        let center = GeoPoint(latitude: place.latitude, longitude: place.longitude)
+        let center = place.point
         let query = NearbyQuery(location: GeoJSONPoint(center), radius: surge.radius, limit: 100, availableOnly: true)
         do {
             async let drivers = platform.call(Ops.Tracking.nearby, query, timeout: .seconds(2)).devices.count
@@ -568,7 +565,7 @@ struct OrdersOps {
     func nearestDrivers(to place: Place, radius: Double, excluding declined: [String], count: Int? = nil) async -> [String] {
         let count = count ?? dispatch.drivers
         let query = NearbyQuery(
-            location: GeoJSONPoint(GeoPoint(latitude: place.latitude, longitude: place.longitude)),
+            location: GeoJSONPoint(place.point),
             radius: radius, limit: max(10, (count + declined.count) * 2), availableOnly: true)
         let result: NearbyResult
         do {

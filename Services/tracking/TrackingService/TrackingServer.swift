@@ -108,7 +108,7 @@ extension TrackingServer {
     static func workers(
         settings: TrackingSettings, pipeline: IngestPipeline, store: any TrackingStore, host: ServiceHost
     ) async throws -> (workers: [ServiceWorker], peers: ShardPeers?) {
-        let (instance, logger) = (host.instance, host.logger)
+        let instance = host.instance
         let worker = { (router: OpRouter) in host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency) }
         guard settings.shard.isSharded else {
             return ([worker(TrackingOps.localRouter(service: BusContract.Service.tracking, pipeline: pipeline, store: store, instance: instance))], nil)

@@ -102,6 +102,15 @@ public final class PostgresTripStore: TripStorage {
 
     @discardableResult
     public func update(_ live: LiveTrip, event: EventKind<TripEvent>?) async throws -> Bool {
+        try await save(live, events: event.map { [$0] } ?? []) { stored in !TripStorageRules.isStale(live, event: event, stored: stored) }
+    }
+
+    public func changeDestination(_ live: LiveTrip, from previous: Trip.Destination, events: [EventKind<TripEvent>]) async throws -> Bool {
+        try await save(live, events: events) { stored in TripStorageRules.mayChangeDestination(stored: stored, expected: previous) }
+    }
+
+    /// Writes `live` and `events` when the active trip's stored destination passes `accepts`.
+    private func save(_ live: LiveTrip, events: [EventKind<TripEvent>], accepts: @escaping @Sendable (Trip.Destination) -> Bool) async throws -> Bool {
         let logger = logger
         let (document, progress) = (try JSONCoding.encodeText(live.trip), try JSONCoding.encodeText(live.progress))
         return try await postgres.write { connection in
@@ -115,10 +124,9 @@ public final class PostgresTripStore: TripStorage {
             else {
                 return false
             }
-            let arrived = try JSONCoding.decode(Trip.self, fromText: stored).destination.arrivedAt != nil
-            if TripStorageRules.isStale(live, event: event, storedArrived: arrived) { return false }
+            guard accepts(try JSONCoding.decode(Trip.self, fromText: stored).destination) else { return false }
             try await connection.run("UPDATE trips SET document = \(document), progress = \(progress) WHERE id = \(live.trip.tripID)", logger: logger)
-            if let event { try await Self.appendEvent(connection, event, live.trip, logger: logger) }
+            for event in events { try await Self.appendEvent(connection, event, live.trip, logger: logger) }
             return true
         }
     }

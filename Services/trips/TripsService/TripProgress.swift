@@ -140,6 +140,15 @@ public struct TripProgress: Sendable, Equatable, Codable {
         return estimate(next, now: now).estimate
     }
 
+    /// Heads for `fence` instead: the route, the position on it and the promise start over (the
+    /// next location plans a route and makes a new first estimate); the distance so far stays.
+    public mutating func changeDestination(to fence: Geofence) {
+        destination = fence
+        plan = nil
+        position = nil
+        lastETAAt = nil
+    }
+
     /// The estimate along the plan from the last position, and how late it runs.
     func estimate(_ plan: RoutePlan, now: Date) -> (estimate: TripEstimate, delay: Int?) {
         let left = plan.remaining(from: position ?? LinePosition(along: 0, offset: 0, segment: 0))

@@ -30,8 +30,14 @@ public protocol TripStorage: Sendable {
     /// while the trip is still active (a late location after completion changes nothing).
     /// Arrival is recorded at most once: a second arrival for the same trip changes nothing.
     /// False when nothing was saved.
+    /// An update is stale — nothing saved — when the stored destination is another (changed since
+    /// this copy was read) or was arrived at already.
     @discardableResult
     func update(_ live: LiveTrip, event: EventKind<TripEvent>?) async throws -> Bool
+    /// Saves an active trip with a new destination (`live`) and `events`, only while the stored
+    /// destination is still `previous` and not arrived at (two changes at once: the second is
+    /// refused). False when nothing was saved.
+    func changeDestination(_ live: LiveTrip, from previous: Trip.Destination, events: [EventKind<TripEvent>]) async throws -> Bool
     /// Completes a trip with its summary and the `trip.completed` event; an already completed
     /// trip is returned as it is (no second event); nil for an unknown trip.
     func complete(id: String, at time: Date, summary: TripSummary) async throws -> Trip?
@@ -111,10 +117,22 @@ enum TripStorageRules {
         return events
     }
 
-    /// Whether an update of a trip whose stored document says `storedArrived` is stale: arrived
-    /// already (seen by another instance watching the same trip), this copy is behind.
-    static func isStale(_ live: LiveTrip, event: EventKind<TripEvent>?, storedArrived: Bool) -> Bool {
-        storedArrived && (event?.type == Events.tripDestinationArrival.type || live.trip.destination.arrivedAt == nil)
+    /// Whether an update of a trip whose stored destination is `stored` is stale: the destination
+    /// changed (this copy heads for the old one) or was arrived at already (seen by another
+    /// instance watching the same trip), so this copy is behind.
+    static func isStale(_ live: LiveTrip, event: EventKind<TripEvent>?, stored: Trip.Destination) -> Bool {
+        guard isSamePlace(stored, live.trip.destination) else { return true }
+        return stored.arrivedAt != nil && (event?.type == Events.tripDestinationArrival.type || live.trip.destination.arrivedAt == nil)
+    }
+
+    /// Whether a destination change read from `expected` may be saved over `stored`.
+    static func mayChangeDestination(stored: Trip.Destination, expected: Trip.Destination) -> Bool {
+        stored.arrivedAt == nil && isSamePlace(stored, expected)
+    }
+
+    /// The same place to go: where, how near, the address (arrival aside).
+    static func isSamePlace(_ a: Trip.Destination, _ b: Trip.Destination) -> Bool {
+        a.geometry == b.geometry && a.radius == b.radius && a.address == b.address
     }
 
     /// The trip as completed at `time` with `summary`.
@@ -127,14 +145,20 @@ enum TripStorageRules {
         return trip
     }
 
+    /// The events that carry the trip's estimate.
+    static let estimating: Set<String> = [
+        Events.tripETA.type, Events.tripRerouted.type, Events.tripDelayed.type, Events.tripDestinationChanged.type,
+    ]
+
     /// The outbox entry of event `kind` (`trip.created`, `trip.eta`, …) of `trip`; its `value` is
     /// the kind's name after `trip.`, as HyperTrack's webhooks say it (`created`, `eta`, …).
     static func event(_ kind: EventKind<TripEvent>, _ trip: Trip) -> (topic: String, event: TripEvent) {
         let data = TripEvent.Data(
             value: String(kind.type.dropFirst(Events.tripRoot.count)), tripID: trip.tripID, tripMetadata: trip.metadata,
-            estimate: [Events.tripETA.type, Events.tripRerouted.type, Events.tripDelayed.type].contains(kind.type) ? trip.estimate : nil,
+            estimate: estimating.contains(kind.type) ? trip.estimate : nil,
             summary: kind.type == Events.tripCompleted.type ? trip.summary : nil,
-            arrivedAt: trip.destination.arrivedAt)
+            arrivedAt: trip.destination.arrivedAt,
+            destination: kind.type == Events.tripDestinationChanged.type ? trip.destination : nil)
         return (kind.topic, TripEvent(createdAt: Date(), deviceID: trip.deviceID, data: data))
     }
 }

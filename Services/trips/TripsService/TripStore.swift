@@ -88,22 +88,28 @@ public final class TripStore: TripStorage {
 
     @discardableResult
     public func update(_ live: LiveTrip, event: EventKind<TripEvent>?) async throws -> Bool {
+        try await save(live, events: event.map { [$0] } ?? []) { stored in !TripStorageRules.isStale(live, event: event, stored: stored) }
+    }
+
+    public func changeDestination(_ live: LiveTrip, from previous: Trip.Destination, events: [EventKind<TripEvent>]) async throws -> Bool {
+        try await save(live, events: events) { stored in TripStorageRules.mayChangeDestination(stored: stored, expected: previous) }
+    }
+
+    /// Writes `live` and `events` when the active trip's stored destination passes `accepts`.
+    private func save(_ live: LiveTrip, events: [EventKind<TripEvent>], accepts: @escaping @Sendable (Trip.Destination) -> Bool) async throws -> Bool {
         try await writes.write { db in
             // SQLite reads the one field instead of this process decoding the whole document.
             guard
-                let arrived = try db.value(
-                    Bool.self,
-                    """
-                    SELECT json_extract(document, '$.destination.arrived_at') IS NOT NULL FROM trips WHERE id = ? AND status = 'active'
-                    """, [live.trip.tripID])
+                let destination = try db.value(
+                    String.self, "SELECT json_extract(document, '$.destination') FROM trips WHERE id = ? AND status = 'active'", [live.trip.tripID])
             else {
                 return false
             }
-            if TripStorageRules.isStale(live, event: event, storedArrived: arrived) { return false }
+            guard accepts(try JSONCoding.decode(Trip.Destination.self, fromText: destination)) else { return false }
             try db.run(
                 "UPDATE trips SET document = ?, progress = ? WHERE id = ?",
                 [try JSONCoding.encodeText(live.trip), try JSONCoding.encodeText(live.progress), live.trip.tripID])
-            if let event { try Self.appendEvent(db, event, live.trip) }
+            for event in events { try Self.appendEvent(db, event, live.trip) }
             return true
         }
     }

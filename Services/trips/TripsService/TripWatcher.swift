@@ -61,6 +61,24 @@ public actor TripWatcher {
         }
     }
 
+    /// Goes on with `trip` as stored now (its destination changed here), if it is watched.
+    func replace(_ trip: LiveTrip) {
+        guard live[trip.trip.tripID] != nil else { return watch(trip) }
+        live[trip.trip.tripID] = trip
+    }
+
+    /// Reads a watched trip again: its destination changed elsewhere (`trip.destination_changed`),
+    /// or the store refused this copy's update as stale. Let go once no longer active.
+    func reload(tripID: String) async {
+        guard live[tripID] != nil else { return }
+        do {
+            guard let trip = try await store.activeTrips(id: tripID).first else { return stopWatching(tripID: tripID) }
+            if live[tripID] != nil { live[tripID] = trip }
+        } catch {
+            logger.warning("cannot read a watched trip again; the next refused update retries", metadata: ["trip_id": "\(tripID)", "error": "\(error)"])
+        }
+    }
+
     /// Watches exactly the trips `ids` (the store's active trips): adopts the ones missing — a
     /// `trip.created` this instance did not receive — and lets go of the ones no longer active.
     /// A trip is let go only when two rounds in a row did not list it: one created while the
@@ -107,6 +125,7 @@ public actor TripWatcher {
             guard let before = live[tripID] else { continue }
             var trip = before
             var stored = true
+            var stale = false
             for signal in trip.progress.record(fix, model: model, rules: rules, now: now) {
                 if catchingUp, signal.isLive { continue }  // news of the past, or a detour already driven
                 let event: EventKind<TripEvent>?
@@ -137,10 +156,12 @@ public actor TripWatcher {
                         }
                         return try await withStorageDeadline(Self.storeDeadline, { try await store.update(update, event: event) })
                     }
-                    if changed {
-                        relay.notify()
-                        if case .arrived = signal { arrivals += 1 }
+                    guard changed else {
+                        stale = true  // another instance arrived, or the destination changed: this copy is behind
+                        break
                     }
+                    relay.notify()
+                    if case .arrived = signal { arrivals += 1 }
                 } catch {
                     logger.error("trip update failed; the next location retries", metadata: ["trip_id": "\(tripID)", "error": "\(error)"])
                     stored = false
@@ -152,7 +173,11 @@ public actor TripWatcher {
             // And only while still watched: the trip may have been let go during the write, and
             // put back it would sit in `live` without its device's subscription, so never be
             // watched again (reconcile adopts only trips missing from `live`).
-            if stored, live[tripID] != nil { live[tripID] = trip }
+            if stale {
+                await reload(tripID: tripID)
+            } else if stored, live[tripID] != nil {
+                live[tripID] = trip
+            }
         }
         return arrivals
     }
@@ -233,6 +258,7 @@ struct TripWatcherService: Service {
                             let data = received.event.data.data
                             if received.event.type == Events.tripCreated.type { await watcher.adopt(tripID: data.tripID) }
                             if received.event.type == Events.tripCompleted.type { await watcher.stopWatching(tripID: data.tripID) }
+                            if received.event.type == Events.tripDestinationChanged.type { await watcher.reload(tripID: data.tripID) }
                         }
                     }
                 }

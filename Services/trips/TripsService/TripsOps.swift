@@ -32,6 +32,7 @@ struct TripsOps {
             return trip
         }
         router.on(Ops.Trips.complete) { (params: TripIDParams, _) -> Trip in try await complete(params.tripID) }
+        router.on(Ops.Trips.changeDestination) { (params: ChangeTripDestinationParams, _) -> Trip in try await changeDestination(params) }
         router.on(Ops.Trips.events) { (query: EventsQuery, _) -> EventsPage in
             try await store.eventLog.page(source: BusContract.Service.trips, query: query)
         }
@@ -48,18 +49,7 @@ struct TripsOps {
             destination: .init(geometry: params.destination.geometry, radius: radius, address: params.destination.address),
             metadata: params.metadata)
         var live = LiveTrip(starting: trip)
-        if let fix = await startingFix(of: params.deviceID) {
-            for signal in live.progress.record(fix, model: model, rules: watcher.rules, now: now) {
-                if let from = signal.routeStart {
-                    // The route before the trip is stored: its first estimate is the promise.
-                    if let route = await watcher.plannedRoute(from: from, to: live.progress.destination.center, tripID: trip.tripID) {
-                        _ = live.follow(route, model: model, observedFrom: fix, now: now)
-                    }
-                } else {
-                    _ = live.apply(signal)
-                }
-            }
-        }
+        await estimateFromWhereTheDeviceIs(&live, now: now)
         let (stored, created) = try await store.create(live, idempotencyKey: params.idempotencyKey)
         if created {
             relay.notify()
@@ -90,6 +80,52 @@ struct TripsOps {
         relay.notify()
         await watcher.stopWatching(tripID: id)
         return completed
+    }
+
+    /// The trip's first estimate (or its arrival, when the device is there already), from the
+    /// device's last position, before the trip is stored: that estimate is the promise.
+    func estimateFromWhereTheDeviceIs(_ live: inout LiveTrip, now: Date) async {
+        guard let fix = await startingFix(of: live.trip.deviceID) else { return }
+        for signal in live.progress.record(fix, model: model, rules: watcher.rules, now: now) {
+            if let from = signal.routeStart {
+                if let route = await watcher.plannedRoute(from: from, to: live.progress.destination.center, tripID: live.trip.tripID) {
+                    _ = live.follow(route, model: model, observedFrom: fix, now: now)
+                }
+            } else {
+                _ = live.apply(signal)
+            }
+        }
+    }
+
+    /// A new destination for an active trip: a new route and estimate from where the device is,
+    /// stored with `trip.destination_changed` (and the arrival, when the device is there already);
+    /// every instance watching the trip loads it again. The same destination again answers the
+    /// trip as it is; an arrived or completed trip keeps its destination (409).
+    func changeDestination(_ params: ChangeTripDestinationParams) async throws -> Trip {
+        guard var live = try await store.activeTrips(id: params.tripID).first else {
+            guard let trip = try await store.trip(id: params.tripID) else { throw unknownTrip(params.tripID) }
+            throw ServiceError.conflict("trip_completed", "trip \(trip.tripID) is completed: its destination no longer changes")
+        }
+        let previous = live.trip.destination
+        let destination = Trip.Destination(
+            geometry: params.destination.geometry, radius: params.destination.radius ?? previous.radius, address: params.destination.address)
+        if TripStorageRules.isSamePlace(destination, previous) { return live.trip }  // a retry
+        guard previous.arrivedAt == nil else {
+            throw ServiceError.conflict("arrived", "trip \(live.trip.tripID) has reached its destination: a new one is a new trip")
+        }
+        live.trip.destination = destination
+        live.trip.estimate = nil
+        live.progress.changeDestination(to: Geofence(center: destination.geometry.point, radius: destination.radius))
+        await estimateFromWhereTheDeviceIs(&live, now: Date())
+        var events = [Events.tripDestinationChanged]
+        if live.trip.destination.arrivedAt != nil { events.append(Events.tripDestinationArrival) }
+        guard try await store.changeDestination(live, from: previous, events: events) else {
+            throw ServiceError.conflict(
+                "changed_meanwhile", "trip \(live.trip.tripID) changed while its destination was being changed (arrived, completed, or another change); read it and ask again")
+        }
+        relay.notify()
+        await watcher.replace(live)
+        return live.trip
     }
 
     /// Where the device is, for a new trip's first estimate: as the watcher last saw it when it

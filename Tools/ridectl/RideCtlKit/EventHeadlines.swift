@@ -42,6 +42,9 @@ public enum EventHeadlines {
         Events.orderPaid.type: [Field("order", "payment.order_id"), Field("cents", "payment.amount_cents"), Field("currency", "payment.currency")],
         Events.orderPaymentFailed.type: [Field("order", "order_id"), Field("rider", "rider_id"), Field("attempt", "attempt"), Field("reason", "reason")],
         Events.orderRefunded.type: [Field("order", "payment.order_id"), Field("cents", "payment.amount_cents"), Field("kind", "payment.kind")],
+        Events.orderDestinationChanged.type: [
+            Field("order", "order.id"), Field("to", "order.dropoff.address"), Field("cents", "fare_quote.total_cents"), Field("v", "order.version"),
+        ],
         Events.orderReportAnswered.type: [
             Field("report", "report.id"), Field("order", "report.order_id"), Field("reporter", "report.reporter_id"), Field("category", "report.category"),
         ],
@@ -50,6 +53,7 @@ public enum EventHeadlines {
         Events.tripETA.type: trip,
         Events.tripRerouted.type: trip,
         Events.tripDelayed.type: trip,
+        Events.tripDestinationChanged.type: trip,
         Events.tripCompleted.type: [
             Field("trip", "data.trip_id"), Field("distance", "data.summary.distance", unit: "m"),
             Field("duration", "data.summary.duration", unit: "s"),

@@ -382,7 +382,7 @@ actor Simulation {
         // command published while tracking or the phone was away is not delivered later.
         if !driver.device.isTracking { driver.device.startTracking() }
         let (here, _, _, arrived) = driver.car.position(at: Date())
-        let destination = GeoPoint(latitude: place.latitude, longitude: place.longitude)
+        let destination = place.point
         // Already on the way there (a resync acting on the same status again): keep driving.
         if driver.heading == destination, !arrived { return }
         drivers[driverID]?.heading = destination
