@@ -61,6 +61,9 @@ public enum Events {
 
     public static let userRegistered = EventKind<UserRegistered>(
         type: "user.registered", topic: "user.registered", source: BusContract.Service.users, "a rider or driver registered")
+    public static let userSuspended = EventKind<UserSuspended>(
+        type: "user.suspended", topic: "user.suspended", source: BusContract.Service.users,
+        "an operator suspended an account: gateways drop its tokens and sockets, tracking its device's credential and availability")
     public static let notification = EventKind<UserNotification>(
         type: "notification", topic: "notification.", key: "user id", source: BusContract.Service.notifications, "a message for one user (the apps' live feed)")
 

@@ -37,7 +37,7 @@ public enum Roles {
         serves: [BusContract.Service.tracking, BusContract.Service.trackingShards],
         calls: [Ops.Users.get.descriptor, Ops.Users.verifyDeviceCredentials.descriptor],
         callsServices: [BusContract.Service.trackingShards],
-        subscribes: [Events.deviceCommand.topic])
+        subscribes: [Events.deviceCommand.topic, Events.userSuspended.topic])
 
     public static let notifications = BusRole(
         BusContract.Service.notifications, "the notifications service: inboxes, pushes, device commands, signed webhooks",
@@ -54,7 +54,9 @@ public enum Roles {
             + [Ops.Trips.create.descriptor, Ops.Trips.get.descriptor, Ops.Trips.getByShare.descriptor, Ops.Trips.complete.descriptor]
             + [Ops.Tracking.nearby.descriptor, Ops.Tracking.device.descriptor, Ops.Tracking.locations.descriptor, Ops.Tracking.ingest.descriptor]
             + [Ops.Notifications.list.descriptor, Ops.Notifications.registerPushToken.descriptor],
-        subscribes: [Events.orderRoot, Events.tripRoot, Events.notification.topic, Events.deviceLocation.topic, Events.deviceStatus.topic])
+        subscribes: [
+            Events.orderRoot, Events.tripRoot, Events.notification.topic, Events.deviceLocation.topic, Events.deviceStatus.topic, Events.userSuspended.topic,
+        ])
 
     /// Named one by one, so that a new users op (device credentials are users') is the operators' until granted here.
     private static let gatewayUsersOps: [OpDescriptor] = [

@@ -262,6 +262,38 @@ public struct UpdateUserParams: Codable, Sendable, Equatable {
     }
 }
 
+/// `user.suspended` data: who, their phone (a driver's device), why and since when — what the
+/// gateways (tokens, sockets) and tracking (the device's credential, availability) end at once.
+@WireModel
+public struct UserSuspended: Codable, Sendable, Equatable {
+    public var userID: String
+    public var role: UserRole
+    public var deviceID: String?
+    public var reason: String
+    public var suspendedAt: Date
+
+    public init(userID: String, role: UserRole, deviceID: String?, reason: String, suspendedAt: Date) {
+        self.userID = userID
+        self.role = role
+        self.deviceID = deviceID
+        self.reason = reason
+        self.suspendedAt = suspendedAt
+    }
+
+    /// The event of `user`'s suspension, once stored.
+    public init?(_ user: User) {
+        guard let at = user.suspendedAt else { return nil }
+        self.init(userID: user.id, role: user.role, deviceID: user.deviceID, reason: user.suspensionReason ?? "", suspendedAt: at)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case role, reason
+        case userID = "user_id"
+        case deviceID = "device_id"
+        case suspendedAt = "suspended_at"
+    }
+}
+
 /// `user.registered` data.
 @WireModel
 public struct UserRegistered: Codable, Sendable, Equatable {

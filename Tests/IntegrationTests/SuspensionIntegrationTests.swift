@@ -1,5 +1,7 @@
 import Foundation
+import RideModels
 import Testing
+import TrackingSDK
 import Wire
 
 /// An operator suspends a driver from the dashboard, through the gateway against the real services:
@@ -62,6 +64,60 @@ import Wire
             #expect(again.status == 200, "\(again.body)")
             #expect(try await gateway.request("GET", "/v1/me", token: apps.driver.token).status == 401, "the old token stays revoked")
             #expect(try await gateway.request("GET", "/v1/me", token: again.body["token"]?.stringValue).status == 200)
+        }
+    }
+}
+
+extension SuspensionIntegrationTests {
+    /// The suspension reaches what others keep at once (`user.suspended`): another gateway replica
+    /// that took the driver's token a moment ago (its cache keeps tokens 30 s) refuses it, his
+    /// sockets there close (their token check is 600 s away here), tracking takes his device off
+    /// duty and refuses his phone's next batch (its credential check is a minute away). The
+    /// rider's socket on the same ride stays open.
+    @Test func aSuspensionReachesEveryGatewayTrackingAndSocketsAtOnce() async throws {
+        try await withTestBus("suspension-event") { bus in
+            _ = try await TestService.users(on: bus)
+            let tracking = try await TestTracking.start(on: bus, deviceCredentials: true)
+            _ = try await TestService.trips(on: bus)
+            _ = try await TestService.orders(on: bus)
+            let recheck = ["--socket-recheck-s", "600"]
+            let gateway = try await TestGateway.start(on: bus, arguments: recheck)
+            let other = try await TestGateway.start(on: bus, arguments: recheck, name: "gateway-2")
+            let apps = try await GatewayIntegrationTests.Apps.signUp(gateway)
+            let id = try await apps.bookAndAccept()
+            let session = try await gateway.request("POST", "/v1/sessions", Self.danLogIn)
+            var configuration = tracking.sdkConfiguration()
+            configuration.deviceCredential = try #require(session.body["device_credential"]?.stringValue, "\(session.body)")
+            let phone = try TrackingDevice(
+                id: apps.deviceID, configuration: configuration, provider: FixedLocation(LifecycleIntegrationTests.driverStart), runtime: DeviceRuntime())
+            phone.isAvailable = true
+            phone.startTracking()
+            try await eventually("Dan's phone streams") { phone.statistics.acknowledged >= 2 }
+
+            #expect(try await other.request("GET", "/v1/me", token: apps.driver.token).status == 200)
+            let live = { (path: String, token: String) in LiveClient(url: "ws://127.0.0.1:\(other.port)\(path)?access_token=\(token)") }
+            let (dansRide, annsRide) = (live("/v1/orders/\(id)/live", apps.driver.token), live("/v1/orders/\(id)/live", apps.rider.token))
+            let dansInbox = live("/v1/me/live", apps.driver.token)
+            try await eventually("the sockets are open") { dansRide.statuses == ["PICKING_UP"] && annsRide.statuses == ["PICKING_UP"] && dansInbox.ending == "open" }
+            #expect(try await tracking.call("device", DeviceParams(deviceID: apps.deviceID), as: DeviceInfo.self).available)
+
+            let suspended = try await gateway.request("POST", "/dashboard/users/\(apps.driver.id)/suspend", #"{"reason":"documents expired"}"#, headers: Self.basic)
+            #expect(suspended.status == 200, "\(suspended.body)")
+            try await eventually("the other gateway refuses his token", timeout: .seconds(5)) {
+                try await other.request("GET", "/v1/me", token: apps.driver.token).status == 401
+            }
+            try await eventually("his sockets there close", timeout: .seconds(5)) { dansRide.ending != "open" && dansInbox.ending != "open" }
+            for socket in [dansRide, dansInbox] {
+                #expect(socket.received.last?["error"]?["code"] == "account_suspended", "\(socket.received.last ?? .null) \(socket.ending)")
+            }
+            try await eventually("his device is off duty", timeout: .seconds(5)) {
+                !(try await tracking.call("device", DeviceParams(deviceID: apps.deviceID), as: DeviceInfo.self).available)
+            }
+            try await eventually("his phone is refused", timeout: .seconds(10)) { phone.errors.contains(.invalidDeviceCredential) }
+            #expect(annsRide.ending == "open", "the rider's socket stays open")
+            #expect(!annsRide.received.contains { $0["type"] == "account_suspended" || $0["user_id"] != nil }, "nothing of it reaches the rider")
+            for socket in [dansRide, annsRide, dansInbox] { socket.close() }
+            await phone.close()
         }
     }
 }

@@ -79,6 +79,10 @@ import Testing
             let token = try #require(try await users.call("login", logIn).body["token"]?.stringValue)
             let suspended = try await users.call("suspend", #"{"id":"\#(id)","reason":"documents expired"}"#)
             #expect(suspended.status == 200 && suspended.body["suspension_reason"] == "documents expired", "\(suspended.body)")
+            #expect(try await users.call("suspend", #"{"id":"\#(id)","reason":"documents expired"}"#).body == suspended.body, "a retry")
+            let events = try await Outboxes.events(users).filter { $0["type"] == "user.suspended" }
+            #expect(events.count == 1, "one event however often it is asked: \(events)")
+            #expect(events.first?["data"]?["user_id"] == .string(id) && events.first?["data"]?["device_id"] == "dan-phone", "\(events)")
             #expect(try await users.call("authenticate", #"{"token":"\#(token)"}"#).body["error"]?["code"] == "token_revoked")
             #expect(try await users.call("login", logIn).body["error"]?["code"] == "account_suspended")
             #expect(try await users.call("get", #"{"id":"\#(id)"}"#).body["suspended_at"]?.stringValue != nil)

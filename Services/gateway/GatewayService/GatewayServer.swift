@@ -23,7 +23,7 @@ public struct GatewayServer: Sendable {
         if case .failure(let error) = PlaceRoutes.index { logger.error("places unavailable (the /v1/places routes answer 503)", metadata: ["error": "\(error)"]) }
         let client = try await host.client(broker: settings.broker)
         let platform = PlatformCalls(client: client)
-        let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripETA.topic], options: .platform, logger: logger)
+        let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: LiveHub.prefixes, options: .platform, logger: logger)
         host.needsBus([subscriber], at: settings.sub)
         let hub = LiveHub(subscriber: subscriber, platform: platform, logger: logger)
         let gateway = GatewayApplication(settings: settings, platform: platform, hub: hub)
@@ -58,7 +58,7 @@ struct GatewayApplication: Sendable {
     let settings: GatewaySettings
     let platform: PlatformCalls
     let hub: LiveHub
-    let tokens = TokenCache()
+    var tokens: TokenCache { hub.tokens }
     let rejections = RejectionLog()
     let photoRejections = RejectionLog()
     let registry = RouteRegistry()

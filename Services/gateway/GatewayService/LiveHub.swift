@@ -15,13 +15,22 @@ import Wire
 /// - `eta`: the current trip's estimate (`trip_id`, `estimate`), also when its destination changed.
 /// - `destination_changed`: the rider changed the drop-off (`sequence`, `order`, `previous_dropoff`, `fare_quote`).
 /// - `chat`: a message of the order's chat (`message`: id, number, sender, text, sent_at).
+///
+/// Within the gateway only, `account_suspended` (`user_id`) tells each connection that an account
+/// was suspended: the relay closes the suspended person's connections and passes it to no one.
 typealias LiveMessage = [String: JSONValue]
 
 /// The gateway's one subscription to the bus, fanned out to the WebSocket connections watching
 /// orders: `order.` (statuses and chat) and `trip.eta` for everyone, `device.location.<id>` and
 /// `device.status.<id>` only for the drivers of watched orders (the bus filters the rest out). A sequence gap in the `orders`
 /// source is filled through `orders.events` before going on, so no watched status is lost.
+/// `user.suspended` makes this gateway forget the account's tokens and close its sockets at once.
 actor LiveHub {
+    /// The tokens this gateway has authenticated lately (its routes' cache).
+    nonisolated let tokens = TokenCache()
+    /// The topics the gateway's subscriber follows from the start.
+    static let prefixes = [Events.orderRoot, Events.tripETA.topic, Events.tripDestinationChanged.topic, Events.userSuspended.topic]
+
     private let subscriber: EventSubscriber<JSONValue>
     private let platform: PlatformCalls
     private let logger: Logger
@@ -108,7 +117,9 @@ actor LiveHub {
     /// Routes one event to the connections that watch what it is about.
     func route(_ event: CloudEvent<JSONValue>) {
         let data = event.data
-        if event.type == Events.notification.type, let userID = data["user_id"]?.stringValue {
+        if event.type == Events.userSuspended.type, let userID = data["user_id"]?.stringValue {
+            suspended(userID)
+        } else if event.type == Events.notification.type, let userID = data["user_id"]?.stringValue {
             let message: LiveMessage = ["type": "notification", "notification": data]
             for continuation in userWatchers[userID]?.values ?? [:].values { continuation.yield(message) }
         } else if let (orderID, message) = Self.orderMessage(event) {
@@ -129,6 +140,17 @@ actor LiveHub {
             }
         }
     }
+
+    /// An account suspended: its tokens are no longer taken here, and every connection hears of it
+    /// (the relay closes the person's own and passes the message to no one).
+    func suspended(_ userID: String) {
+        tokens.forget(userID: userID)
+        let message: LiveMessage = ["type": .string(Self.accountSuspended), "user_id": .string(userID)]
+        for continuation in watchers.values.flatMap(\.values) + (userWatchers[userID]?.values.map { $0 } ?? []) { continuation.yield(message) }
+    }
+
+    /// The in-gateway message type of a suspension.
+    static let accountSuspended = "account_suspended"
 
     /// The trip events whose estimate is relayed as `eta`.
     static let estimateEvents: Set<String> = [Events.tripETA.type, Events.tripDestinationChanged.type]

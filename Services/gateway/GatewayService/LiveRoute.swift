@@ -183,6 +183,15 @@ struct LiveRoute {
             group.addTask {
                 var statuses = statuses
                 for await message in stream where statuses.admits(message) {
+                    if message["type"] == .string(LiveHub.accountSuspended) {
+                        // The hub tells every connection; only the suspended person's closes (a
+                        // connection without a viewer is that person's own: /v1/me/live).
+                        guard viewer == nil || message["user_id"] == .string(viewer?.id ?? "") else { continue }
+                        let body = error(status: 403, code: "account_suspended", message: "this account was suspended; contact support")
+                        try await outbound.write(.text(text(body)))
+                        try await outbound.close(.unknown(4403), reason: "account_suspended")
+                        return
+                    }
                     if statuses.revoked {
                         // Authorization was checked at the opening; the order has since moved away
                         // from this viewer (another driver took it): tell the app and close, as a refusal.

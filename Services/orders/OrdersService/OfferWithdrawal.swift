@@ -106,21 +106,14 @@ struct DeviceStatusWatcher: Service {
     let logger: Logger
 
     func run() async throws {
-        let subscriber = self.subscriber
-        await withGracefulShutdownHandler {
-            for await batch in subscriber.deliveries {
-                for case .event(let received) in batch {
-                    do {
-                        try await ops.withdrawOffers(after: received.event.data)
-                    } catch {
-                        logger.warning(
-                            "cannot withdraw the offers of a device gone offline; they expire instead",
-                            metadata: ["device_id": "\(received.event.data.deviceID)", "error": "\(error)"])
-                    }
-                }
+        await subscriber.eachEvent { received in
+            do {
+                try await ops.withdrawOffers(after: received.event.data)
+            } catch {
+                logger.warning(
+                    "cannot withdraw the offers of a device gone offline; they expire instead",
+                    metadata: ["device_id": "\(received.event.data.deviceID)", "error": "\(error)"])
             }
-        } onGracefulShutdown: {
-            Task { await subscriber.close() }
         }
     }
 }

@@ -89,6 +89,14 @@ public final class DeviceCredentialCheck: Sendable {
         self.logger = logger
     }
 
+    /// Forgets every acceptance of `userID`'s credentials (their account was suspended): the
+    /// device's next batch asks users, who refuse it.
+    public func forget(userID: String) {
+        verdicts.withLock { verdicts in
+            for (device, kept) in verdicts where (try? kept.accepted?.outcome.get()) == userID { verdicts[device]?.accepted = nil }
+        }
+    }
+
     /// The answer without asking users, when a recent verdict about this credential gives one; a
     /// refusal is logged once per device and minute.
     public func recent(deviceID: String, credential: String?, now: Date) -> Result<String, ServiceError>? {

@@ -67,6 +67,10 @@ public struct TrackingServer: Sendable {
         host.needsBus([commandEvents], at: settings.sub)
         let commands = DeviceCommandForwarder(
             subscriber: commandEvents, ingest: ingest, state: state, writer: writer, shard: settings.shard, logger: logger)
+        let suspensionEvents = try await EventSubscriber<UserSuspended>(endpoint: settings.sub, prefixes: [Events.userSuspended.topic], options: .platform, logger: logger)
+        host.needsBus([suspensionEvents], at: settings.sub)
+        let suspensions = SuspensionListener(
+            subscriber: suspensionEvents, credentials: credentials?.check, state: state, writer: writer, shard: settings.shard, logger: logger)
         let sweeper = InactivitySweeper(state: state, writer: writer, inactiveAfter: settings.inactiveAfter)
         TrackingMetrics(metrics: metrics, state: state, pipeline: pipeline, ingest: ingest, writer: writer, peers: peers).register()
         let settings = self.settings
@@ -88,7 +92,7 @@ public struct TrackingServer: Sendable {
             "devices": "\(devices.count)", "database": "\(settings.database)",
         ]
         let credentialChecks: [any Service] = credentials.map { [$0] } ?? []
-        try await host.run([storage, ingestHook, commands, sweeper] + credentialChecks + workers, ready: ready) {
+        try await host.run([storage, ingestHook, commands, suspensions, sweeper] + credentialChecks + workers, ready: ready) {
             let counts = state.counts
             let stats = pipeline.statistics
             return host.health([
@@ -135,25 +139,18 @@ struct DeviceCommandForwarder: Service {
     let logger: Logger
 
     func run() async throws {
-        await withGracefulShutdownHandler {
-            for await batch in subscriber.deliveries {
-                for case .event(let received) in batch {
-                    let deviceID = String(received.topic.dropFirst(Events.deviceCommand.topic.count))
-                    guard shard.owns(deviceID) else { continue }
-                    let command = received.event.data
-                    let kept = keep(command, for: deviceID)
-                    ingest.deliver(command, to: deviceID)
-                    if let kept {
-                        do {
-                            try await writer.write([TrackingWrite(record: kept.record)], events: [])
-                        } catch {
-                            logger.warning("a tracking command could not be stored", metadata: ["device": "\(deviceID)", "error": "\(error)"])
-                        }
-                    }
-                }
+        await subscriber.eachEvent { received in
+            let deviceID = String(received.topic.dropFirst(Events.deviceCommand.topic.count))
+            guard shard.owns(deviceID) else { return }
+            let command = received.event.data
+            let kept = keep(command, for: deviceID)
+            ingest.deliver(command, to: deviceID)
+            guard let kept else { return }
+            do {
+                try await writer.write([TrackingWrite(record: kept.record)], events: [])
+            } catch {
+                logger.warning("a tracking command could not be stored", metadata: ["device": "\(deviceID)", "error": "\(error)"])
             }
-        } onGracefulShutdown: {
-            Task { await subscriber.close() }
         }
     }
 }

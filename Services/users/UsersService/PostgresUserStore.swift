@@ -123,7 +123,7 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
     public func setSuspension(userID: String, reason: String?, now: Date) async throws -> User? {
         let logger = logger
         return try await postgres.write { connection in
-            guard try await Self.user(connection, id: userID, lock: true, logger: logger) != nil else { return nil }
+            guard let before = try await Self.user(connection, id: userID, lock: true, logger: logger) else { return nil }
             // Suspended again (a retry): since the first time.
             let at: Int64? = reason == nil ? nil : UserRow.milliseconds(now)
             try await connection.run(
@@ -135,7 +135,12 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
                 try await connection.run(
                     "UPDATE sessions SET revoked_at_ms = \(UserRow.milliseconds(now)) WHERE user_id = \(userID) AND revoked_at_ms IS NULL", logger: logger)
             }
-            return try await Self.user(connection, id: userID, lock: false, logger: logger)
+            let user = try await Self.user(connection, id: userID, lock: false, logger: logger)
+            if before.suspendedAt == nil, let suspended = user.flatMap(UserSuspended.init) {
+                _ = try await PostgresOutbox.append(
+                    connection, topic: Events.userSuspended.topic, type: Events.userSuspended.type, data: suspended, time: now, logger: logger)
+            }
+            return user
         }
     }
 

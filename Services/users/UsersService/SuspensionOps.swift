@@ -3,18 +3,22 @@ import Foundation
 import Logging
 import RideContract
 import RideModels
+import Storage
 
 /// An operator suspends an account and lifts the suspension. Suspending revokes every session in
 /// the same transaction, so the account's access and refresh tokens and its driver's device
 /// credential stop at once (`authenticate`, `verify_device_credential` read the sessions), and no
-/// new session starts (`SessionOps.start`) until it is reinstated.
+/// new session starts (`SessionOps.start`) until it is reinstated. The first suspension's
+/// `user.suspended` (same transaction) tells the gateways and tracking to drop what they keep.
 struct SuspensionOps: Sendable {
     let store: any UserStorage
+    let relay: OutboxRelay
     var logger = Logger(label: "ride-users")
 
     func register(on router: inout OpRouter) {
         router.on(Ops.Users.suspend) { (params: SuspendParams, _) -> User in
             guard let user = try await store.setSuspension(userID: params.id, reason: params.reason, now: Date()) else { throw UsersOps.unknownUser(params.id) }
+            relay.notify()
             logger.notice("account suspended", metadata: ["user_id": "\(user.id)", "reason": "\(params.reason)"])
             return user
         }

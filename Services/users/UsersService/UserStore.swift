@@ -283,7 +283,8 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
 
     public func setSuspension(userID: String, reason: String?, now: Date) async throws -> User? {
         try await database.write { db in
-            guard try Row.fetchOne(db.cachedStatement(sql: "SELECT id FROM users WHERE id = ?"), arguments: [userID]) != nil else { return nil }
+            guard let before = try Row.fetchOne(db.cachedStatement(sql: "SELECT suspended_at_ms FROM users WHERE id = ?"), arguments: [userID]) else { return nil }
+            let wasSuspended = (before["suspended_at_ms"] as Int64?) != nil
             // Suspended again (a retry): since the first time.
             let at = reason == nil ? nil : UserRow.milliseconds(now)
             try db.run(
@@ -292,7 +293,11 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
             if reason != nil {
                 try db.run("UPDATE sessions SET revoked_at_ms = ? WHERE user_id = ? AND revoked_at_ms IS NULL", [UserRow.milliseconds(now), userID])
             }
-            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [userID]).map(Self.user)
+            let user = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [userID]).map(Self.user)
+            if !wasSuspended, let suspended = user.flatMap(UserSuspended.init) {
+                _ = try Outbox.append(db, topic: Events.userSuspended.topic, type: Events.userSuspended.type, data: suspended, time: now)
+            }
+            return user
         }
     }
 

@@ -74,7 +74,7 @@ enum UsersOps {
 
         sessions.register(on: &router)
         DeviceCredentialOps(store: store, sessions: sessions).register(on: &router)
-        SuspensionOps(store: store).register(on: &router)
+        SuspensionOps(store: store, relay: relay).register(on: &router)
         IdentityOps(store: store, sessions: sessions, relay: relay, reauthentication: reauthentication, hasher: hasher, slow: slow).register(on: &router)
 
         router.on(Ops.Users.get) { (params: UserIDParams, _) -> User in
