@@ -40,6 +40,8 @@ public enum Ops {
         public static let suspend = Op<SuspendParams, User>(
             service, "suspend", "an operator suspends an account: every session, token and device credential of it ends, and it cannot log in until reinstated")
         public static let reinstate = Op<UserIDParams, User>(service, "reinstate", "an operator lifts a suspension: the person may log in again")
+        public static let search = Op<SearchUsersParams, People>(
+            service, "search", "riders and drivers for an operator, newest first: by a part of the name or phone number, or the id; by role; suspended or not")
         public static let events = Ops.events(of: service)
     }
 

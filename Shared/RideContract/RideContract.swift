@@ -12,7 +12,7 @@ public enum RideContract {
         Ops.Users.verifyDeviceCredentials.descriptor,
         Ops.Users.loginWithIdentity.descriptor, Ops.Users.linkIdentity.descriptor, Ops.Users.putPhoto.descriptor, Ops.Users.photo.descriptor,
         Ops.Users.suspend.descriptor, Ops.Users.reinstate.descriptor,
-        Ops.Users.events.descriptor, Ops.Orders.create.descriptor,
+        Ops.Users.search.descriptor, Ops.Users.events.descriptor, Ops.Orders.create.descriptor,
         Ops.Orders.get.descriptor,
         Ops.Orders.list.descriptor, Ops.Orders.accept.descriptor, Ops.Orders.decline.descriptor, Ops.Orders.startRide.descriptor,
         Ops.Orders.endRide.descriptor, Ops.Orders.cancel.descriptor, Ops.Orders.arrive.descriptor, Ops.Orders.noShow.descriptor, Ops.Orders.changeDestination.descriptor,

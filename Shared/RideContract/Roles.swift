@@ -65,7 +65,7 @@ public enum Roles {
         Ops.Users.places.descriptor, Ops.Users.deletePlace.descriptor, Ops.Users.loginWithIdentity.descriptor,
         Ops.Users.linkIdentity.descriptor, Ops.Users.putPhoto.descriptor, Ops.Users.photo.descriptor,
         // The operators' dashboard, which the gateway serves behind the operator's credentials.
-        Ops.Users.suspend.descriptor, Ops.Users.reinstate.descriptor,
+        Ops.Users.suspend.descriptor, Ops.Users.reinstate.descriptor, Ops.Users.search.descriptor,
     ]
 
     /// People running the platform with `ridectl` (`status`, `tail`, `call`, `simulate`): every op,

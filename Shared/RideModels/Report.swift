@@ -86,10 +86,18 @@ public struct ReportsQuery: Codable, Sendable, Equatable {
     public var status: ReportStatus?
     @WireField(minimum: 1, maximum: 100)
     public var limit: Int?
+    /// Only the reports on this person's rides (as rider or driver): what they filed and what was filed about them.
+    public var userID: String?
 
-    public init(status: ReportStatus? = nil, limit: Int? = nil) {
+    public init(status: ReportStatus? = nil, limit: Int? = nil, userID: String? = nil) {
         self.status = status
         self.limit = limit
+        self.userID = userID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case status, limit
+        case userID = "user_id"
     }
 }
 

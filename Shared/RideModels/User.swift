@@ -118,6 +118,33 @@ public struct SuspendParams: Codable, Sendable, Equatable {
     }
 }
 
+/// `users.search`: an operator looks for riders and drivers — by a part of the name or phone
+/// number, or the whole id — newest first.
+@WireModel
+public struct SearchUsersParams: Codable, Sendable, Equatable {
+    @WireField(minLength: 1, maxLength: 100, pattern: TextPatterns.line, meaning: TextPatterns.lineMeaning)
+    public var query: String?
+    public var role: UserRole?
+    /// Only suspended accounts (true), only others (false), or both (absent).
+    public var suspended: Bool?
+    @WireField(minimum: 1, maximum: 100)
+    public var limit: Int?
+
+    public init(query: String? = nil, role: UserRole? = nil, suspended: Bool? = nil, limit: Int? = nil) {
+        self.query = query
+        self.role = role
+        self.suspended = suspended
+        self.limit = limit
+    }
+}
+
+/// `users.search`'s answer.
+@WireModel
+public struct People: Codable, Sendable, Equatable {
+    public var users: [User]
+    public init(users: [User]) { self.users = users }
+}
+
 /// `users.register`.
 @WireModel
 public struct RegisterParams: Codable, Sendable, Equatable {

@@ -24,13 +24,15 @@ import Wire
             second.photoURL = PhotoRules.path(sha256: String(repeating: "a", count: 64))
             try await store.fileReport(first)
             try await store.fileReport(second)
-            #expect(try await store.reports(status: nil, limit: 10) == [second, first])
-            #expect(try await store.reports(status: .open, limit: 1) == [second])
+            #expect(try await store.reports(status: nil, userID: nil, limit: 10) == [second, first])
+            #expect(try await store.reports(status: .open, userID: nil, limit: 1) == [second])
+            #expect(try await store.reports(status: nil, userID: "r2", limit: 10) == [second], "the reports on r2's rides")
+            #expect(try await store.reports(status: nil, userID: "r", limit: 10).isEmpty, "an id's prefix finds nothing")
 
             let answered = try await store.answerReport(id: "rp-1", answer: "Refunded", now: time.addingTimeInterval(9))
             #expect(answered.status == .answered && answered.answer == "Refunded" && answered.answeredAt == time.addingTimeInterval(9))
             #expect(try await store.report(id: "rp-1") == answered)
-            #expect(try await store.reports(status: .answered, limit: 10) == [answered])
+            #expect(try await store.reports(status: .answered, userID: nil, limit: 10) == [answered])
             await #expect(throws: ReportStoreFailure.alreadyAnswered(answered)) { try await store.answerReport(id: "rp-1", answer: "again", now: time) }
             await #expect(throws: ReportStoreFailure.unknownReport) { try await store.answerReport(id: "rp-9", answer: "x", now: time) }
             let events = try await store.eventLog.page(source: "orders", query: EventsQuery(after: 0, limit: 100)).events

@@ -19,6 +19,32 @@ import Testing
         User(id: id, role: .driver, name: "Dan", phoneNumber: phone, deviceID: "dev-\(id)", car: Car(model: "Skoda", licensePlate: "AA1234BB"), createdAt: time)
     }
 
+    /// An operator's search: a part of the name (any case) or the phone number, or the whole id;
+    /// by role and suspension; newest first; `%` and `_` are only characters.
+    @Test(arguments: Backend.allCases)
+    func peopleAreFoundByNamePhoneOrIDRoleAndSuspension(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            var ann = User(id: "r1", role: .rider, name: "Ann 100% Smith", phoneNumber: "+15550201", createdAt: time)
+            ann.createdAt = time.addingTimeInterval(60)
+            try await store.register(ann, passwordHash: "h")
+            try await store.register(driver("d1", phone: "+15550101"), passwordHash: "h")
+            try await store.register(User(id: "d2", role: .driver, name: "Danielle", phoneNumber: "+15550102", createdAt: time.addingTimeInterval(30)), passwordHash: "h")
+            func ids(_ params: SearchUsersParams) async throws -> [String] { try await store.users(matching: PeopleSearch(params)).map(\.id) }
+            #expect(try await ids(SearchUsersParams()) == ["r1", "d2", "d1"], "newest first")
+            #expect(try await ids(SearchUsersParams(query: "dan")) == ["d2", "d1"], "any case")
+            #expect(try await ids(SearchUsersParams(query: "5550102")) == ["d2"])
+            #expect(try await ids(SearchUsersParams(query: "r1")) == ["r1"], "the whole id")
+            #expect(try await ids(SearchUsersParams(query: "100%")) == ["r1"])
+            #expect(try await ids(SearchUsersParams(query: "%")) == ["r1"], "a % is a character, not everyone")
+            #expect(try await ids(SearchUsersParams(query: "_")).isEmpty)
+            #expect(try await ids(SearchUsersParams(role: .rider)) == ["r1"])
+            #expect(try await ids(SearchUsersParams(limit: 1)) == ["r1"])
+            _ = try await store.setSuspension(userID: "d1", reason: "documents", now: time)
+            #expect(try await ids(SearchUsersParams(suspended: true)) == ["d1"])
+            #expect(try await ids(SearchUsersParams(query: "dan", suspended: false)) == ["d2"])
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func registrationStoresTheUserAndItsEventOnce(backend: Backend) async throws {
         try await withStore(backend) { store in

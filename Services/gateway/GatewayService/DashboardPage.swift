@@ -4,7 +4,9 @@
 /// (`[data-status]` cells), `#map` (`circle[data-device]`, `rect[data-order]`, `path.street`,
 /// `polyline.planned[data-ride]`, `polyline.trail[data-ride]`), `#orders` rows, `#reports`
 /// (`.report[data-report][data-report-status]`, `li[data-stamp]`, `textarea#answer-<id>`,
-/// `.payment[data-payment]` with `button[data-refund]` for a paid ride).
+/// `.payment[data-payment]` with `button[data-refund]` for a paid ride), `#people`
+/// (`tr[data-person][data-suspended]`), `#person` (`[data-person-view]`, `tr.ride[data-ride]`,
+/// `li.person-report[data-report]`).
 enum DashboardPage {
     static let html = #"""
         <!doctype html>
@@ -46,6 +48,7 @@ enum DashboardPage {
           </div>
           <div class="card" style="grid-column: 1 / 3"><h3>Open orders</h3><table id="orders"></table></div>
           <div class="card" style="grid-column: 1 / 3"><h3>Ride reports</h3><div id="reports" class="muted">none</div></div>
+        \#(DashboardPeople.card)
         </main>
         <script>
         "use strict";
@@ -169,6 +172,7 @@ enum DashboardPage {
           if (again) setTimeout(refreshReports, 10000);
         }
         refreshReports();
+        \#(DashboardPeople.script)
 
         async function refresh() {
           try {

@@ -62,6 +62,7 @@ struct DashboardRoutes {
             .post, "dashboard/users/{id}/reinstate",
             OpRoute(Ops.Users.reinstate, tag: .operators, summary: "Lifts an account's suspension: the person may log in again", fill: [:], path: ["id": "id"], errors: [404]),
             calling: platform)
+        DashboardPeople(platform: platform).register(on: routes)
     }
 
     func data() async throws -> DashboardData {

@@ -14,11 +14,16 @@ extension OrderStore {
         }
     }
 
-    public func reports(status: ReportStatus?, limit: Int) async throws -> [RideReport] {
+    public func reports(status: ReportStatus?, userID: String?, limit: Int) async throws -> [RideReport] {
         try await database.read { db in
             try String.fetchAll(
-                db, sql: "SELECT document FROM reports WHERE (? IS NULL OR status = ?) ORDER BY created_at_ms DESC, id DESC LIMIT ?",
-                arguments: [status?.rawValue, status?.rawValue, limit]
+                db,
+                sql: """
+                    SELECT document FROM reports WHERE (? IS NULL OR status = ?)
+                      AND (? IS NULL OR order_id IN (SELECT id FROM orders WHERE rider_id = ? OR driver_id = ?))
+                    ORDER BY created_at_ms DESC, id DESC LIMIT ?
+                    """,
+                arguments: [status?.rawValue, status?.rawValue, userID, userID, userID, limit]
             ).map { try JSONCoding.decode(RideReport.self, fromText: $0) }
         }
     }

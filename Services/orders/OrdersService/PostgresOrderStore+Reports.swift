@@ -18,11 +18,15 @@ extension PostgresOrderStore {
         }
     }
 
-    public func reports(status: ReportStatus?, limit: Int) async throws -> [RideReport] {
+    public func reports(status: ReportStatus?, userID: String?, limit: Int) async throws -> [RideReport] {
         let logger = storeLogger
         return try await postgres.read { connection in
             try await connection.all(
-                "SELECT document FROM reports WHERE (\(status?.rawValue)::TEXT IS NULL OR status = \(status?.rawValue)) ORDER BY created_at_ms DESC, id DESC LIMIT \(limit)",
+                """
+                SELECT document FROM reports WHERE (\(status?.rawValue)::TEXT IS NULL OR status = \(status?.rawValue))
+                  AND (\(userID)::TEXT IS NULL OR order_id IN (SELECT id FROM orders WHERE rider_id = \(userID) OR driver_id = \(userID)))
+                ORDER BY created_at_ms DESC, id DESC LIMIT \(limit)
+                """,
                 as: String.self, logger: logger
             ).map { try JSONCoding.decode(RideReport.self, fromText: $0) }
         }

@@ -20,7 +20,7 @@ struct ReportOps {
         }
         // For operators (the dashboard, ridectl), like `stats`: no caller.
         router.on(Ops.Orders.reports) { (query: ReportsQuery, _) -> RideReports in
-            let reports = try await store.reports(status: query.status, limit: query.limit ?? 50)
+            let reports = try await store.reports(status: query.status, userID: query.userID, limit: query.limit ?? 50)
             var rides: [ReportedRide] = []
             for report in reports {
                 rides.append(ReportedRide(report: report, order: try await store.order(id: report.orderID), timeline: try await store.timeline(orderID: report.orderID)))

@@ -7,7 +7,8 @@ import Storage
 public protocol ReportStorage: Sendable {
     func fileReport(_ report: RideReport) async throws
     /// Reports newest first, of one status or all.
-    func reports(status: ReportStatus?, limit: Int) async throws -> [RideReport]
+    /// Newest first; with `userID`, only those on that person's rides (as rider or driver).
+    func reports(status: ReportStatus?, userID: String?, limit: Int) async throws -> [RideReport]
     func report(id: String) async throws -> RideReport?
     /// Answers an open report and appends its `order.report_answered` event, in one transaction.
     func answerReport(id: String, answer: String, now: Date) async throws -> RideReport

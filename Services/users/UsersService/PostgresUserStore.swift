@@ -144,6 +144,25 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
         }
     }
 
+    public func users(matching search: PeopleSearch) async throws -> [User] {
+        let a = search.arguments
+        var bindings = PostgresBindings()
+        for value in [a.pattern, a.pattern, a.pattern, a.id, a.role, a.role] { bindings.append(value) }
+        for _ in 0..<2 { bindings.append(a.suspended) }
+        bindings.append(a.limit)
+        // SQLite's `?` placeholders, numbered as PostgreSQL's.
+        var number = 0
+        let sql = PeopleSearch.sql(columns: Self.userColumns).map { character -> String in
+            guard character == "?" else { return String(character) }
+            number += 1
+            return "$\(number)"
+        }.joined()
+        let (logger, query) = (logger, PostgresQuery(unsafeSQL: sql, binds: bindings))
+        return try await postgres.read { connection in
+            try await connection.all(query, as: UserColumns.self, logger: logger).map(Self.user)
+        }
+    }
+
     public func update(_ changes: UpdateUserParams, passwordHash: String?, now: Date) async throws -> User {
         let logger = logger
         do {

@@ -22,6 +22,7 @@ struct SuspensionOps: Sendable {
             logger.notice("account suspended", metadata: ["user_id": "\(user.id)", "reason": "\(params.reason)"])
             return user
         }
+        router.on(Ops.Users.search) { (params: SearchUsersParams, _) -> People in People(users: try await store.users(matching: PeopleSearch(params))) }
         router.on(Ops.Users.reinstate) { (params: UserIDParams, _) -> User in
             guard let user = try await store.setSuspension(userID: params.id, reason: nil, now: Date()) else { throw UsersOps.unknownUser(params.id) }
             logger.notice("account reinstated", metadata: ["user_id": "\(user.id)"])

@@ -46,6 +46,8 @@ public protocol UserStorage: ReactorCursors, PhotoStorage {
     /// (`reason` nil) lifts the suspension; the user as stored, or nil for an unknown id. An
     /// account suspended again keeps the time of its first suspension (a retry changes nothing).
     func setSuspension(userID: String, reason: String?, now: Date) async throws -> User?
+    /// The users `search` matches, newest first, at most its limit.
+    func users(matching search: PeopleSearch) async throws -> [User]
     /// False when the session was revoked or never existed: its access tokens are refused.
     func sessionIsActive(_ id: String) async throws -> Bool
     /// When an active session of `user` logged in; nil for another's, a revoked or an unknown one.

@@ -301,6 +301,16 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
         }
     }
 
+    public func users(matching search: PeopleSearch) async throws -> [User] {
+        let a = search.arguments
+        return try await database.read { db in
+            try Row.fetchAll(
+                db.cachedStatement(sql: PeopleSearch.sql(columns: "*")),
+                arguments: [a.pattern, a.pattern, a.pattern, a.id, a.role, a.role, a.suspended, a.suspended, a.limit]
+            ).map(Self.user)
+        }
+    }
+
     static func idForDevice(_ db: Database, _ deviceID: String) throws -> String? {
         try db.value(String.self, "SELECT id FROM users WHERE device_id = ?", [deviceID])
     }
