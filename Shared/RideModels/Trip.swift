@@ -29,6 +29,22 @@ public struct Trip: Codable, Sendable, Equatable {
         }
     }
 
+    /// One stretch of the way left: what the driver does where it begins (`depart`, `straight`,
+    /// `slight_left`, `left`, `sharp_left`, `slight_right`, `right`, `sharp_right`, `u_turn`,
+    /// `arrive`), onto which street, and how many metres of it are left to drive.
+    @WireModel
+    public struct Step: Codable, Sendable, Equatable {
+        public var name: String?
+        public var manoeuvre: String
+        public var distance: Int
+
+        public init(name: String?, manoeuvre: String, distance: Int) {
+            self.name = name
+            self.manoeuvre = manoeuvre
+            self.distance = distance
+        }
+    }
+
     @WireModel
     public struct Views: Codable, Sendable, Equatable {
         /// `/<share id>` on the gateway: the live trip, then its summary; absent for a trip made
@@ -50,16 +66,20 @@ public struct Trip: Codable, Sendable, Equatable {
             /// The way left to drive, from the device's position on the route to the destination;
             /// null for a straight-line estimate (no road data).
             public var polyline: TripSummary.LineString?
+            /// Turn by turn, what is left: the stretch being driven, each after it, then `arrive`;
+            /// null for a straight-line estimate.
+            public var steps: [Trip.Step]?
 
-            public init(distance: Int, duration: Int, remainingDuration: Int, polyline: TripSummary.LineString? = nil) {
+            public init(distance: Int, duration: Int, remainingDuration: Int, polyline: TripSummary.LineString? = nil, steps: [Trip.Step]? = nil) {
                 self.distance = distance
                 self.duration = duration
                 self.remainingDuration = remainingDuration
                 self.polyline = polyline
+                self.steps = steps
             }
 
             enum CodingKeys: String, CodingKey {
-                case distance, duration, polyline
+                case distance, duration, polyline, steps
                 case remainingDuration = "remaining_duration"
             }
         }

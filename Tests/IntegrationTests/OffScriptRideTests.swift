@@ -94,6 +94,8 @@ extension OffScriptRideTests {
                 #expect(reply.status == 422, "\(bad): \(reply.body)")
             }
             #expect(try await gateway.request("GET", "/v1/orders/\(id)", token: apps.rider.token).body["fare_quote"] == nil, "nothing changed")
+            let pickupRoute = try await gateway.request("GET", "/v1/orders/\(id)/route", token: apps.driver.token)
+            #expect(pickupRoute.status == 200 && pickupRoute.body["trip_id"] != nil, "on the way to the pickup: \(pickupRoute.body)")
 
             // On the way to the pickup: the order's drop-off is the corner now.
             let first = try await gateway.request("POST", "/v1/orders/\(id)/destination", token: apps.rider.token, body(corner, "Corner 1"))
@@ -111,6 +113,10 @@ extension OffScriptRideTests {
             let second = try await gateway.request("POST", "/v1/orders/\(id)/destination", token: apps.rider.token, body(booked, "Far End 5"))
             #expect(second.status == 200 && second.body["dropoff"]?["address"] == "Far End 5", "\(second.body)")
             #expect(second.body["fare_quote"]?["distance_m"]?.numberValue ?? 0 > quoted, "farther: \(second.body["fare_quote"] ?? .null)")
+            // The driver's navigation heads for the new drop-off at once.
+            let navigation = try await gateway.request("GET", "/v1/orders/\(id)/route", token: apps.driver.token)
+            #expect(navigation.status == 200 && navigation.body["destination"]?["address"] == "Far End 5", "\(navigation.body)")
+            #expect(navigation.body["estimate"]?["route"]?["distance"]?.numberValue ?? 0 > 600, "from the car to the far end: \(navigation.body)")
             try await apps.drive(Polyline(points: Array(ride[0...1])), now: true, batch: 3)
             try await Task.sleep(for: .seconds(2))
             #expect(try await gateway.request("GET", "/v1/orders/\(id)", token: apps.rider.token).body["status"] == "DROPPING_OFF", "the corner is no longer the drop-off")

@@ -75,6 +75,16 @@ import Wire
             #expect(estimate?["estimate_kind"] == "road", "\(created.body)")
             let line = estimate?["route"]?["polyline"]?["coordinates"]?.arrayValue ?? []
             #expect(line.count >= 3, "a route along streets, with turns: \(line.count) points")
+            // Turn by turn: named streets, each entered by a manoeuvre, then the arrival.
+            let steps = estimate?["route"]?["steps"]?.arrayValue ?? []
+            #expect(steps.count >= 3 && steps.first?["manoeuvre"] == "depart" && steps.last?["manoeuvre"] == "arrive", "\(steps)")
+            #expect(steps.dropLast().allSatisfy { $0["name"]?.stringValue?.isEmpty == false }, "each stretch's street: \(steps)")
+            #expect(
+                steps.dropFirst().dropLast().contains {
+                    ["left", "right", "slight_left", "slight_right", "sharp_left", "sharp_right"].contains($0["manoeuvre"]?.stringValue ?? "")
+                }, "\(steps)")
+            let stepMetres = steps.compactMap { $0["distance"]?.numberValue }.reduce(0, +)
+            #expect(abs(stepMetres - (estimate?["route"]?["distance"]?.numberValue ?? 0)) <= Double(steps.count), "the steps add up to the way left: \(stepMetres)")
             #expect((estimate?["route"]?["distance"]?.numberValue ?? 0) > Self.railwaySquare.distance(to: Self.senateSquare), "longer than the crow flies")
             guard let tripID = created.body["trip_id"]?.stringValue, let shareID = created.body["share_id"]?.stringValue else { throw TestFailure("\(created)") }
 

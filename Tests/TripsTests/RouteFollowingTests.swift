@@ -25,6 +25,31 @@ import Testing
             kind: .road)
     }
 
+    /// The driver's turn by turn: the stretch being driven (what is left of it), each after it
+    /// with the turn into it, then the arrival; none for a straight line.
+    @Test func theEstimateCarriesTheStepsLeftTurnByTurn() {
+        var live = LiveTrip(
+            starting: Trip(
+                tripID: "t1", shareID: "s1", deviceID: "car", status: .active, startedAt: start,
+                destination: .init(geometry: GeoJSONPoint(route.line.points.last!), radius: 30)))
+        _ = live.follow(route, model: model, observedFrom: fix(origin, at: 0), now: start)
+        let steps = live.trip.estimate?.route.steps
+        #expect(
+            steps == [
+                Trip.Step(name: "North St", manoeuvre: "depart", distance: 1000), Trip.Step(name: "East St", manoeuvre: "right", distance: 1000),
+                Trip.Step(name: nil, manoeuvre: "arrive", distance: 0),
+            ])
+        // 1.3 km along: on East St, 700 m of it left.
+        let along = route.line.point(atDistance: 1300)
+        for signal in live.progress.record(fix(along, at: 130), model: model, now: start.addingTimeInterval(130)) { _ = live.apply(signal) }
+        #expect(live.trip.estimate?.route.steps?.map(\.distance) == [700, 0], "\(String(describing: live.trip.estimate?.route.steps))")
+        #expect(live.trip.estimate?.route.steps?.first?.name == "East St")
+
+        var straight = LiveTrip(starting: live.trip)
+        _ = straight.follow(StraightLineRoutes(model: model).line(from: origin, to: route.line.points.last!), model: model, observedFrom: fix(origin, at: 0), now: start)
+        #expect(straight.trip.estimate?.route.steps == nil, "no streets on a straight line")
+    }
+
     func fix(_ point: GeoPoint, at seconds: Double) -> TrackPoint {
         TrackPoint(point: point, recordedAt: start.addingTimeInterval(seconds), accuracy: 5, speed: 10)
     }

@@ -171,6 +171,7 @@ struct AppRoutes {
             calling: platform)
         routes.on(.post, "orders/{id}/cancel", OpRoute(Ops.Orders.cancel, tag: .orders, path: ["id": "id"], body: .only(["reason"]), errors: [403, 409]), calling: platform)
         registerRideExtras(routes)
+        registerNavigation(routes)
         PaymentRoutes(platform: platform, limits: limits).register(public: open, authenticated: routes)
         routes.on(
             .get, "orders/{id}/share",

@@ -26,10 +26,14 @@ public struct RoutePlan: Sendable, Equatable, Codable {
     /// How many delay thresholds the trip has slipped past (each alerted once).
     public var delayLevel: Int = 0
     public var reroutes: Int = 0
+    /// The route's stretches with what the driver does where each begins (road routes only;
+    /// absent in plans stored before steps were kept).
+    public var steps: [PlannedStep]?
 
     public init(route: Route, now: Date) {
         line = route.line
         (distances, times) = route.timeline
+        steps = PlannedStep.steps(of: route, distances: distances)
         kind = route.kind.rawValue
         plannedArrival = now.addingTimeInterval(route.duration)
         plannedDuration = route.duration
@@ -40,6 +44,7 @@ public struct RoutePlan: Sendable, Equatable, Codable {
     public mutating func reroute(_ route: Route) {
         line = route.line
         (distances, times) = route.timeline
+        steps = PlannedStep.steps(of: route, distances: distances)
         kind = route.kind.rawValue
         offRouteFixes = 0
         reroutes += 1
@@ -58,11 +63,45 @@ public struct RoutePlan: Sendable, Equatable, Codable {
         return (max(0, distance - position.along), max(0, duration - elapsed))
     }
 
+    /// The stretches left from `position`: the one being driven (what is left of it), each after
+    /// it, and the arrival; nil without steps.
+    public func remainingSteps(from position: LinePosition) -> [Trip.Step]? {
+        guard let steps, !steps.isEmpty else { return nil }
+        let total = distance
+        var left: [Trip.Step] = []
+        for (index, step) in steps.enumerated() {
+            let end = index + 1 < steps.count ? steps[index + 1].start : total
+            guard end > position.along else { continue }
+            let metres = end - max(step.start, position.along)
+            left.append(Trip.Step(name: step.name, manoeuvre: step.manoeuvre, distance: Int(metres.rounded())))
+        }
+        return left + [Trip.Step(name: nil, manoeuvre: Manoeuvre.arrive.rawValue, distance: 0)]
+    }
+
     /// The line from `position` to the end: what is left to drive.
     public func remainingLine(from position: LinePosition) -> Polyline {
         let start = line.point(atDistance: position.along)
         let rest = line.points.dropFirst(min(line.points.count, position.segment + 1))
         return Polyline(points: [start] + rest)
+    }
+}
+
+/// One stretch of a planned route: its street, what the driver does where it begins, and where
+/// along the line it begins (metres).
+@WireModel
+public struct PlannedStep: Sendable, Equatable, Codable {
+    public var name: String?
+    /// A `Manoeuvre`'s raw value.
+    public var manoeuvre: String
+    public var start: Double
+
+    /// The stretches of a road route (nil for a straight line: no streets to name or turn into).
+    static func steps(of route: Route, distances: [Double]) -> [PlannedStep]? {
+        guard route.kind == .road, !distances.isEmpty else { return nil }
+        return route.steps.map { step in
+            let index = min(max(0, step.startIndex), distances.count - 1)
+            return PlannedStep(name: step.name, manoeuvre: Manoeuvre.at(index, of: route.line, distances: distances).rawValue, start: distances[index])
+        }
     }
 }
 

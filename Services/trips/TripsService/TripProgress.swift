@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import RideModels
 import Roads
 import Wire
 
@@ -155,6 +156,11 @@ public struct TripProgress: Sendable, Equatable, Codable {
         let arriveAt = now.addingTimeInterval(left.duration)
         let estimate = TripEstimate(distance: Int(left.distance.rounded()), duration: Int(left.duration.rounded()), arriveAt: arriveAt)
         return (estimate, Int(arriveAt.timeIntervalSince(plan.plannedArrival).rounded()))
+    }
+
+    /// The stretches left to drive, turn by turn (nil before a road plan).
+    public var remainingSteps: [Trip.Step]? {
+        plan?.remainingSteps(from: position ?? LinePosition(along: 0, offset: 0, segment: 0))
     }
 
     /// What is left of the route to drive (nil before a plan).

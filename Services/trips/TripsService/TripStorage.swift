@@ -90,9 +90,10 @@ extension LiveTrip {
     mutating func setEstimate(_ estimate: TripEstimate, delay: Int? = nil) {
         let plan = progress.plan
         let line = plan?.kind == RouteKind.road.rawValue ? progress.remainingLine.map { TripSummary.LineString(coordinates: $0.geoJSONCoordinates) } : nil
+        let steps = plan?.kind == RouteKind.road.rawValue ? progress.remainingSteps : nil
         trip.estimate = Trip.Estimate(
             arriveAt: estimate.arriveAt,
-            route: .init(distance: estimate.distance, duration: estimate.duration, remainingDuration: estimate.duration, polyline: line),
+            route: .init(distance: estimate.distance, duration: estimate.duration, remainingDuration: estimate.duration, polyline: line, steps: steps),
             estimateKind: plan?.kind ?? RouteKind.straightLine.rawValue,
             delay: delay ?? plan.map { Int(estimate.arriveAt.timeIntervalSince($0.plannedArrival).rounded()) })
     }
