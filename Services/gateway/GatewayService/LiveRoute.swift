@@ -103,7 +103,8 @@ struct LiveRoute {
             let caller = try JSONValue(encoding: Caller(user))
             do {
                 try await Self.relay(
-                    stream, inbound: inbound, outbound: outbound, statuses: StatusesOnce(), tokenCheck: tokenCheck(ws.request, ws.requestContext), idle: idle
+                    stream, inbound: inbound, outbound: outbound, statuses: StatusesOnce(), tokenCheck: tokenCheck(ws.request, ws.requestContext), idle: idle,
+                    shownTo: Caller(user)
                 ) {
                     inbound in
                     try await NearbyWatch.receive(inbound, outbound: outbound, caller: caller, platform: platform)
@@ -184,9 +185,8 @@ struct LiveRoute {
                 var statuses = statuses
                 for await message in stream where statuses.admits(message) {
                     if message["type"] == .string(LiveHub.accountSuspended) {
-                        // The hub tells every connection; only the suspended person's closes (a
-                        // connection without a viewer is that person's own: /v1/me/live).
-                        guard viewer == nil || message["user_id"] == .string(viewer?.id ?? "") else { continue }
+                        // The hub tells every connection; only the suspended person's closes.
+                        guard let viewer, message["user_id"] == .string(viewer.id) else { continue }
                         let body = error(status: 403, code: "account_suspended", message: "this account was suspended; contact support")
                         try await outbound.write(.text(text(body)))
                         try await outbound.close(.unknown(4403), reason: "account_suspended")
