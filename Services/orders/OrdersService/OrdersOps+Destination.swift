@@ -63,12 +63,16 @@ extension OrdersOps {
         let stops = [order.pickup.point] + (position.map { [$0] } ?? []) + [dropoff.point]
         var legs: [Route] = []
         for (from, to) in zip(stops, stops.dropFirst()) { legs.append(await route(from: from, to: to)) }
+        return fareEstimate(along: legs, surge: order.surge ?? 1, pickup: order.pickup, dropoff: dropoff)
+    }
+
+    /// The fare of driving `legs` in turn at `surge`: along the roads' line when every leg has roads.
+    func fareEstimate(along legs: [Route], surge: Double, pickup: Place, dropoff: Place) -> FareEstimate {
         let (metres, seconds) = (Int(legs.map(\.distance).reduce(0, +).rounded()), Int(legs.map(\.duration).reduce(0, +).rounded()))
-        let surge = order.surge ?? 1
         let onRoads = legs.allSatisfy { $0.kind == .road }
         return FareEstimate(
             currency: fares.currency, totalCents: fares.fareCents(metres: Double(metres), seconds: Double(seconds), surge: surge),
-            distanceMetres: metres, durationSeconds: seconds, surge: surge, pickup: order.pickup, dropoff: dropoff,
+            distanceMetres: metres, durationSeconds: seconds, surge: surge, pickup: pickup, dropoff: dropoff,
             estimateKind: (onRoads ? RouteKind.road : RouteKind.straightLine).rawValue,
             route: onRoads ? TripSummary.LineString(coordinates: legs.flatMap(\.line.geoJSONCoordinates)) : nil)
     }

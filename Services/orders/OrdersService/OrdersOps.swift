@@ -331,12 +331,7 @@ struct OrdersOps {
             dropoff: params.dropoff, dropoffID: params.dropoffPlaceID)
         let (from, to) = (pickup.point, dropoff.point)
         let route = await route(from: from, to: to)
-        let (metres, seconds) = (Int(route.distance.rounded()), Int(route.duration.rounded()))
-        let multiplier = await surgeMultiplier(at: pickup, counting: 1)
-        return FareEstimate(
-            currency: fares.currency, totalCents: fares.fareCents(metres: Double(metres), seconds: Double(seconds), surge: multiplier),
-            distanceMetres: metres, durationSeconds: seconds, surge: multiplier, pickup: pickup, dropoff: dropoff, estimateKind: route.kind.rawValue,
-            route: route.kind == .road ? TripSummary.LineString(coordinates: route.line.geoJSONCoordinates) : nil)
+        return fareEstimate(along: [route], surge: await surgeMultiplier(at: pickup, counting: 1), pickup: pickup, dropoff: dropoff)
     }
 
     /// The available cars near a point as a rider may see them (`NearbyCarsRules`), with the fare
