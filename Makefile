@@ -26,8 +26,13 @@ deps:
 ## PostgreSQL's server, which the storage suite and the scale-out tests start on a port of their own;
 ## PostGIS, pgRouting, osm2pgrouting and osmium, with which the pgRouting route provider's tests import the roads
 ## (and the roads and places tests rebuild their data files from the OpenStreetMap extract);
-## prometheus and promtool, which check deploy/prometheus/ and scrape a running platform (docs/metrics.md)
+## prometheus and promtool, which check deploy/prometheus/ and scrape a running platform (docs/metrics.md);
+## openssl, with which the push tests make the stand-in services' certificate and the APNs and FCM keys
 test-deps: deps
+	@command -v openssl >/dev/null 2>&1 || { \
+		echo "make: installing openssl (the push tests' certificate and keys)"; \
+		$(SUDO) apt-get update -qq && $(APT_INSTALL) openssl >/dev/null; \
+	}
 	@command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || { \
 		echo "make: installing prometheus (promtool checks the alert rules; a test scrapes the platform)"; \
 		$(SUDO) apt-get update -qq && $(APT_INSTALL) prometheus >/dev/null; \

@@ -44,6 +44,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
+        // TLS settings of the push services' client (notifications), and the local stand-in of APNs (HTTP/2 over TLS).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
         // Tracing (docs/tracing.md): the API every layer records spans with, and the OTLP exporter
         // ServiceKit bootstraps when OTEL_EXPORTER_OTLP_ENDPOINT is set. Only the HTTP exporter: the
         // gRPC one would bring grpc-swift into every build.
@@ -234,9 +236,10 @@ let package = Package(
             dependencies: [
                 "ServiceStorage", "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "Services/notifications/NotificationsService"
         ),
@@ -251,7 +254,9 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"), "NotificationsService",
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tools/ridectl/RideCtlKit"
         ),
@@ -303,7 +308,12 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ], path: "Tests/GatewayTests"),
-        .testTarget(name: "NotificationsTests", dependencies: ["Wire", "NotificationsService", "RideModels", "Bus"], path: "Tests/NotificationsTests"),
+        .testTarget(
+            name: "NotificationsTests",
+            dependencies: [
+                "Wire", "NotificationsService", "RideModels", "Bus", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ], path: "Tests/NotificationsTests"),
         .target(name: "TestPostgres", dependencies: ["PlatformLauncher", "ServiceKit", "Storage", "TestProcess"], path: "Tests/TestPostgres"),
         .target(name: "TestProcess", path: "Tests/TestProcess"),
         // The storage suite: every store's behaviour, on SQLite and on PostgreSQL.
@@ -335,6 +345,8 @@ let package = Package(
                 // The local identity provider of the social sign-in tests.
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                // The push tests reach the stand-in APNs and FCM over TLS with their own certificate.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Tests/IntegrationTests",
             exclude: ["interop", "Hosts/delayline.py"]

@@ -21,19 +21,29 @@ public struct InboxParams: Codable, Sendable, Equatable {
     }
 }
 
-/// `notifications.register_push_token`.
+/// Which push service a phone's token belongs to: Apple's (APNs, an iPhone app's device token, hex)
+/// or Firebase Cloud Messaging (an Android or iOS app's registration token).
+@WireModel
+public enum PushPlatform: String, Codable, Sendable, CaseIterable {
+    case apns, fcm
+}
+
+/// `notifications.register_push_token`: a phone's token for one of the push services (FCM when
+/// `platform` is absent: FCM addresses Android and iOS apps alike).
 @WireModel
 public struct PushTokenParams: Codable, Sendable, Equatable {
     public var userID: String
     @WireField(minLength: 1, maxLength: 4096)
     public var token: String
-    public init(userID: String, token: String) {
+    public var platform: PushPlatform?
+    public init(userID: String, token: String, platform: PushPlatform? = nil) {
         self.userID = userID
         self.token = token
+        self.platform = platform
     }
 
     enum CodingKeys: String, CodingKey {
-        case token
+        case token, platform
         case userID = "user_id"
     }
 }

@@ -80,6 +80,12 @@ public enum RideMetric {
 
     public static let users = MetricSpec("ride_users_users", .gauge, by: "users", "Users registered.")
 
+    // MARK: Notifications
+
+    public static let pushes = MetricSpec(
+        "ride_notifications_pushes_total", .counter, labels: ["platform", "outcome"], by: "notifications",
+        "Push attempts, by `platform` (`apns`, `fcm`, `file`) and `outcome` (`sent`, `retry`, `dead_token`: the token removed, `failed`: given up).")
+
     // MARK: Bus (copied from the forwarder's and the broker's own counters on scrape)
 
     public static let eventsForwarded = MetricSpec("ride_bus_events_forwarded_total", .counter, by: "bus", "Events moved from ingress to egress.")
@@ -131,7 +137,7 @@ public enum RideMetric {
         opDuration, processMemory, processCPU, processFDs, processStart, eventsRefused, brokerFailovers, brokerUp,
         httpRequests, httpDuration, httpErrors, httpActive,
         reactionLatency, ridesCompleted, ridesCancelled, noDriverFound,
-        users,
+        users, pushes,
         eventsForwarded, subscriptionMessages, rejectedMessages, busRequests, busReplies, busRefused, denied, expiredWorkers, requeued, serviceRequests, workers,
         queued,
         locationsAccepted, locationsRejected, batches, refusedBatches, historyWritten, eventsPublished, commits, failedCommits, devices, activeDevices,

@@ -25,7 +25,12 @@ import Testing
         ("ride-trips", ["--data-dir", "RIDE_DATA_DIR", "--database-url", "RIDE_DATABASE_URL", "--concurrency", "RIDE_WORKER_CONCURRENCY"]),
         (
             "ride-notifications",
-            ["--data-dir", "RIDE_DATA_DIR", "--database-url", "RIDE_DATABASE_URL", "--webhook-timeout-s", "RIDE_WEBHOOK_TIMEOUT_S", "--webhook-retries", "RIDE_WEBHOOK_RETRIES"]
+            [
+                "--data-dir", "RIDE_DATA_DIR", "--database-url", "RIDE_DATABASE_URL", "--webhook-timeout-s", "RIDE_WEBHOOK_TIMEOUT_S", "--webhook-retries", "RIDE_WEBHOOK_RETRIES",
+                "--apns-key-file", "RIDE_APNS_KEY_FILE", "--apns-key-id", "RIDE_APNS_KEY_ID", "--apns-team-id", "RIDE_APNS_TEAM_ID", "--apns-topic", "RIDE_APNS_TOPIC",
+                "--apns-url", "RIDE_APNS_URL", "--fcm-service-account-file", "RIDE_FCM_SERVICE_ACCOUNT_FILE", "--fcm-url", "RIDE_FCM_URL",
+                "--push-ca-file", "RIDE_PUSH_CA_FILE", "--push-retries", "RIDE_PUSH_RETRIES",
+            ]
         ),
         (
             "ride-tracking",
@@ -93,6 +98,17 @@ import Testing
         ("ridectl", ["simulate", "--ingest", "tcp://127.0.0.1:5558,,tcp://127.0.0.1:5658"], [:], "device ingest (--ingest)"),
         ("ridectl", ["up", "--tracking-shards", "9"], [:], "--tracking-shards must be from 1 to 8, got 9"),
         ("ride-notifications", ["--webhook-retries", "1,x"], [:], "webhook retries (--webhook-retries) '1,x' must be up to 20 comma-separated seconds"),
+        ("ride-notifications", ["--push-retries", "5,,5"], [:], "push retries (--push-retries) '5,,5' must be up to 20 comma-separated seconds"),
+        ("ride-notifications", ["--apns-key-id", "KEY1234567"], [:], "--apns-key-file is required with the other APNs settings"),
+        (
+            "ride-notifications", ["--apns-key-file", "/etc/hostname", "--apns-key-id", "K", "--apns-team-id", "T", "--apns-topic", "com.example"], [:],
+            "--apns-key-file (--apns-key-file): /etc/hostname is not an APNs key (a P-256 private key in PEM, the .p8 file)"
+        ),
+        (
+            "ride-notifications", [], ["RIDE_FCM_SERVICE_ACCOUNT_FILE": "/etc/hostname"],
+            "--fcm-service-account-file (RIDE_FCM_SERVICE_ACCOUNT_FILE): /etc/hostname is not a service account's JSON key file"
+        ),
+        ("ride-notifications", [], ["RIDE_PUSH_CA_FILE": "/etc/hostname"], "--push-ca-file (RIDE_PUSH_CA_FILE): /etc/hostname is not a readable file of PEM certificates"),
         ("ride-notifications", [], ["RIDE_WEBHOOK_TIMEOUT_S": "0"], "webhook-timeout-s (RIDE_WEBHOOK_TIMEOUT_S) 0 is out of range"),
         ("ride-notifications", [], ["RIDE_DATABASE_URL": "mysql://u@h/db"], "RIDE_DATABASE_URL: scheme \"mysql\" is not postgres://"),
         ("ride-gateway", [], ["RIDE_PUBLIC_URL": "ftp://x"], "public URL (RIDE_PUBLIC_URL) 'ftp://x' must be an http:// or https:// URL"),

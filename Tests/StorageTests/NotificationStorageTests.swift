@@ -106,15 +106,48 @@ import Wire
     }
 
     @Test(arguments: Backend.allCases)
-    func pushTokensAreKeptOnceEach(backend: Backend) async throws {
+    func pushTokensAreKeptOnceEachAndMoveWithThePhone(backend: Backend) async throws {
         try await withStore(backend) { store in
-            try await store.addPushToken(userID: "u1", token: "t1")
-            try await store.addPushToken(userID: "u1", token: "t1")
-            try await store.addPushToken(userID: "u1", token: "t2")
-            try await store.addPushToken(userID: "u2", token: "t1")
+            try await store.addPushToken(userID: "u1", token: "t1", platform: .fcm)
+            try await store.addPushToken(userID: "u1", token: "t1", platform: .apns)
+            try await store.addPushToken(userID: "u1", token: "t2", platform: .fcm)
+            try await store.addPushToken(userID: "u2", token: "t3", platform: .fcm)
             #expect(try await store.pushTokens(userID: "u1").sorted() == ["t1", "t2"])
-            #expect(try await store.pushTokens(userID: "u2") == ["t1"])
+            // The phone of t2 is signed in as u2 now: its pushes are u2's.
+            try await store.addPushToken(userID: "u2", token: "t2", platform: .fcm)
+            #expect(try await store.pushTokens(userID: "u1") == ["t1"])
+            #expect(try await store.pushTokens(userID: "u2").sorted() == ["t2", "t3"])
             #expect(try await store.pushTokens(userID: "u3").isEmpty)
+        }
+    }
+
+    /// The push outbox: one push per new notification and token, in `record`'s transaction; claimed
+    /// once until its lease ends; retried when due; a removed token's pending pushes die with it.
+    @Test(arguments: Backend.allCases)
+    func pushesWaitInTheOutboxUntilSentRetriedOrTheirTokenGoes(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            try await store.addPushToken(userID: "u1", token: "phone", platform: .apns)
+            try await store.addPushToken(userID: "u1", token: "tablet", platform: .fcm)
+            _ = try await store.record(eventID: "e1", notifications: [note("n1", user: "u1"), note("m1", user: "u2")], commands: [], webhookBody: nil, rider: nil)
+            _ = try await store.record(eventID: "e1", notifications: [note("n1", user: "u1")], commands: [], webhookBody: nil, rider: nil)
+            let now = Date()
+            let (claimed, lease) = try await store.claimDuePushes(now: now, lease: .seconds(30), limit: 10)
+            #expect(claimed.map(\.token).sorted() == ["phone", "tablet"], "one per token of the user, none for a user without one, none for a replay")
+            #expect(Set(claimed.map(\.platform)) == [.apns, .fcm] && claimed.allSatisfy { $0.notification.id == "n1" && $0.status == "pending" })
+            #expect(try await store.claimDuePushes(now: now, lease: .seconds(30), limit: 10).pushes.isEmpty, "claimed until the lease ends")
+            let phone = try #require(claimed.first { $0.token == "phone" })
+            let tablet = try #require(claimed.first { $0.token == "tablet" })
+            try await store.finishPush(phone.id, lease: lease, sent: true, error: nil, retryAt: nil)
+            try await store.finishPush(tablet.id, lease: lease, sent: false, error: "fcm 429 QUOTA_EXCEEDED", retryAt: now.addingTimeInterval(1))
+            try await store.finishPush(tablet.id, lease: lease, sent: true, error: nil, retryAt: nil)  // a stale lease: changes nothing
+            let again = try await store.claimDuePushes(now: now.addingTimeInterval(2), lease: .seconds(30), limit: 10)
+            #expect(again.pushes.map(\.id) == [tablet.id] && again.pushes.first?.attempts == 1 && again.pushes.first?.lastError == "fcm 429 QUOTA_EXCEEDED")
+            try await store.removePushToken("tablet", reason: "fcm 404 UNREGISTERED")
+            #expect(try await store.pushTokens(userID: "u1") == ["phone"])
+            let pushes = try await store.pushes(userID: "u1", limit: 10)
+            #expect(pushes.map(\.status).sorted() == ["dead", "sent"] && pushes.first { $0.token == "tablet" }?.lastError == "fcm 404 UNREGISTERED")
+            _ = try await store.record(eventID: "e2", notifications: [note("n2", user: "u1")], commands: [], webhookBody: nil, rider: nil)
+            #expect(try await store.claimDuePushes(now: now.addingTimeInterval(60), lease: .seconds(30), limit: 10).pushes.map(\.token) == ["phone"])
         }
     }
 

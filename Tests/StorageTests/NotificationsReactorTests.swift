@@ -13,10 +13,6 @@ import Wire
 @Suite(.timeLimit(.minutes(2))) struct NotificationsReactorTests {
     static let time = Date(timeIntervalSince1970: 1_790_000_000)
 
-    struct NoPush: PushProvider {
-        func push(_ notification: UserNotification, to tokens: [String]) async throws {}
-    }
-
     static func message(_ number: Int, to recipient: String, _ text: String) -> ChatMessageSent {
         ChatMessageSent(
             message: ChatMessage(
@@ -35,7 +31,9 @@ import Wire
                 store: store, client: client, timeout: .seconds(1), retryDelays: [], secrets: WebhookSecretSealing(secret: Array(repeating: 7, count: 32)), logger: testLogger)
             let relay = OutboxRelay(log: store.eventLog, publisher: publisher, source: "notifications", logger: testLogger)
             let feed = TestFeed<JSONValue>()
-            let reactor = NotificationsReactor(store: store, relay: relay, sender: sender, push: NoPush(), logger: testLogger)
+            let pushes = PushSender(
+                store: store, providers: PushProviders(file: FilePushProvider(path: "/dev/null")), retryDelays: [], lease: .seconds(5), logger: testLogger)
+            let reactor = NotificationsReactor(store: store, relay: relay, sender: sender, pushes: pushes, logger: testLogger)
                 .make(platform: bus.client, subscriber: feed)
             let running = Task { try await reactor.run() }
             #expect(await eventually { try await store.inbox(userID: "r1", limit: 10).count == 1 })

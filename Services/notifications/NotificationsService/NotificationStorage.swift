@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import RideModels
 import Storage
+import Wire
 
 /// What the notifications service keeps: one protocol, a SQLite store (`NotificationStore`, the
 /// default) and a PostgreSQL one (`PostgresNotificationStore`, when `RIDE_DATABASE_URL` is set,
@@ -24,9 +25,22 @@ public protocol NotificationStorage: ReactorCursors {
     func rider(of orderID: String) async throws -> String?
     /// A user's inbox, newest first.
     func inbox(userID: String, limit: Int) async throws -> [UserNotification]
-    /// Keeps a push token; one already kept is kept once.
-    func addPushToken(userID: String, token: String) async throws
+    /// Keeps a phone's push token and its platform for `userID`; a token kept before is kept once,
+    /// with the platform given last, and a token another user had moves to this one (the phone is
+    /// signed in as them now).
+    func addPushToken(userID: String, token: String, platform: PushPlatform) async throws
     func pushTokens(userID: String) async throws -> [String]
+
+    /// The outbox of pushes (one per new notification and token of its user, added by `record` in
+    /// its transaction): those due, claimed for `lease` as deliveries are.
+    func claimDuePushes(now: Date, lease: Duration, limit: Int) async throws -> (pushes: [PendingPush], leaseEnd: Int64)
+    /// Records a push's attempt: sent, retried at `retryAt`, or dead when `retryAt` is nil — only
+    /// while the claim is still this attempt's (as `finishAttempt`).
+    func finishPush(_ id: Int64, lease: Int64?, sent: Bool, error: String?, retryAt: Date?) async throws
+    /// Forgets a token its push service no longer knows, whoever had it; its pending pushes die with `reason`.
+    func removePushToken(_ token: String, reason: String) async throws
+    /// The pushes of a user's notifications, newest first (the operator's view of what was sent).
+    func pushes(userID: String, limit: Int) async throws -> [PendingPush]
 
     func addWebhook(_ webhook: Webhook) async throws
     /// Every webhook, oldest first.
@@ -54,6 +68,18 @@ public protocol NotificationStorage: ReactorCursors {
     /// A dead delivery goes back to pending, attempts from zero; false when it is not dead.
     func replay(deliveryID: Int64) async throws -> Bool
     func delivery(id: Int64) async throws -> WebhookDelivery?
+}
+
+/// One push in the outbox: a notification on its way to one phone.
+public struct PendingPush: Sendable, Equatable {
+    public var id: Int64
+    public var notification: UserNotification
+    public var token: String
+    public var platform: PushPlatform
+    /// `pending`, `sent` or `dead`.
+    public var status: String
+    public var attempts: Int
+    public var lastError: String?
 }
 
 /// What both stores share of their tables: the rules a row follows, and how a row reads back.
@@ -91,6 +117,41 @@ enum NotificationRows {
         guard secret != nil, let untilMS, untilMS > milliseconds(now) else { return nil }
         return Date(timeIntervalSince1970: Double(untilMS) / 1000)
     }
+
+    /// The schema of the push outbox (v5): the platform of each token, and one row per push.
+    static let pushesSQL = """
+        ALTER TABLE push_tokens ADD COLUMN platform TEXT NOT NULL DEFAULT 'fcm';
+        CREATE INDEX push_tokens_by_token ON push_tokens (token);
+        CREATE TABLE pushes (
+            id INTEGER PRIMARY KEY,
+            notification_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            token TEXT NOT NULL,
+            platform TEXT NOT NULL,
+            document TEXT NOT NULL,
+            status TEXT NOT NULL,          -- pending, sent, dead
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_ms INTEGER NOT NULL,
+            last_error TEXT,
+            created_at_ms INTEGER NOT NULL,
+            UNIQUE (notification_id, token)
+        );
+        CREATE INDEX pushes_due ON pushes (status, next_attempt_ms);
+        CREATE INDEX pushes_by_user ON pushes (user_id, id);
+        """
+
+    static let pushColumns = "id, document, token, platform, status, attempts, last_error"
+    /// id, document, token, platform, status, attempts, last_error.
+    typealias PushColumns = (Int64, String, String, String, String, Int, String?)
+
+    static func push(_ row: PushColumns) throws -> PendingPush {
+        PendingPush(
+            id: row.0, notification: try JSONCoding.decode(UserNotification.self, fromText: row.1), token: row.2,
+            platform: PushPlatform(rawValue: row.3) ?? .fcm, status: row.4, attempts: row.5, lastError: row.6)
+    }
+
+    /// A push's status after an attempt.
+    static func pushStatus(sent: Bool, retryAt: Date?) -> String { sent ? "sent" : retryAt == nil ? "dead" : "pending" }
 
     /// A delivery's status after an attempt.
     static func status(delivered: Bool, retryAt: Date?) -> String { delivered ? "delivered" : retryAt == nil ? "dead" : "pending" }

@@ -61,6 +61,7 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
             ALTER TABLE webhooks ADD COLUMN previous_secret_until_ms INTEGER;
             """
         ),
+        ("v5", NotificationRows.pushesSQL),
     ]
 
     public func record(
@@ -78,6 +79,12 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
                     ])
                 guard db.changesCount > 0 else { continue }
                 try Outbox.append(db, topic: Events.notification.topic + notification.userID, type: Events.notification.type, data: notification)
+                let now = NotificationRows.milliseconds(Date())
+                try db.run(
+                    """
+                    INSERT OR IGNORE INTO pushes (notification_id, user_id, token, platform, document, status, next_attempt_ms, created_at_ms)
+                    SELECT ?, user_id, token, platform, ?, 'pending', ?, ? FROM push_tokens WHERE user_id = ?
+                    """, [notification.id, try JSONCoding.encodeText(notification), now, now, notification.userID])
                 added.append(notification)
             }
             for command in NotificationRows.commands(commands, forNotifications: notifications, added: added) {
@@ -109,8 +116,13 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
         }
     }
 
-    public func addPushToken(userID: String, token: String) async throws {
-        try await database.write { db in try db.run("INSERT OR IGNORE INTO push_tokens (user_id, token) VALUES (?, ?)", [userID, token]) }
+    public func addPushToken(userID: String, token: String, platform: PushPlatform) async throws {
+        try await database.write { db in
+            try db.run("DELETE FROM push_tokens WHERE token = ? AND user_id <> ?", [token, userID])
+            try db.run(
+                "INSERT INTO push_tokens (user_id, token, platform) VALUES (?, ?, ?) ON CONFLICT (user_id, token) DO UPDATE SET platform = excluded.platform",
+                [userID, token, platform.rawValue])
+        }
     }
 
     public func pushTokens(userID: String) async throws -> [String] {
@@ -182,10 +194,14 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
     }
 
     public func finishAttempt(_ id: Int64, lease: Int64?, delivered: Bool, error: String?, retryAt: Date?) async throws {
+        try await finishLeased("deliveries", id, lease: lease, status: NotificationRows.status(delivered: delivered, retryAt: retryAt), error: error, retryAt: retryAt)
+    }
+
+    /// An attempt of a leased row (a delivery, a push) recorded while the lease is still this attempt's.
+    func finishLeased(_ table: String, _ id: Int64, lease: Int64?, status: String, error: String?, retryAt: Date?) async throws {
         try await database.write { db in
-            let status = NotificationRows.status(delivered: delivered, retryAt: retryAt)
             try db.run(
-                "UPDATE deliveries SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_ms = ? "
+                "UPDATE \(table) SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_ms = ? "
                     + "WHERE id = ? AND (? IS NULL OR (status = 'pending' AND next_attempt_ms = ?))",
                 [status, error, retryAt.map(NotificationRows.milliseconds) ?? 0, id, lease, lease])
         }

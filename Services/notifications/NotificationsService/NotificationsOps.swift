@@ -19,7 +19,9 @@ struct NotificationsOps {
         }
         router.on(Ops.Notifications.registerPushToken) { (params: PushTokenParams, _) -> Done in
             try Self.check(id: params.userID, "user_id")
-            try await store.addPushToken(userID: params.userID, token: params.token)
+            let platform = params.platform ?? .fcm
+            if let problem = PushTokenRules.problem(with: params.token, platform: platform) { throw ServiceError.unprocessable("invalid_params", problem) }
+            try await store.addPushToken(userID: params.userID, token: params.token, platform: platform)
             return Done()
         }
         router.on(Ops.Notifications.registerWebhook) { (params: WebhookParams, _) -> Replied<Webhook> in

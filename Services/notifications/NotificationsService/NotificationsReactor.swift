@@ -18,7 +18,7 @@ struct NotificationsReactor {
     let store: any NotificationStorage
     let relay: OutboxRelay
     let sender: WebhookSender
-    let push: any PushProvider
+    let pushes: PushSender
     let logger: Logger
 
     func make(platform: ServiceClient, subscriber: any EventFeed<JSONValue>) -> EventReactor<JSONValue> {
@@ -99,18 +99,12 @@ struct NotificationsReactor {
         var body: [UInt8]?
         if let webhookItem { body = try? JSONCoding.encode(JSONValue.array([webhookItem])) }
         do {
-            let added = try await store.record(
+            _ = try await store.record(
                 eventID: "\(event.source)/\(event.sequence)", notifications: notifications, commands: commands,
                 webhookBody: body, rider: rider)
             relay.notify()
             sender.notify()
-            for notification in added {
-                let tokens = (try? await store.pushTokens(userID: notification.userID)) ?? []
-                guard !tokens.isEmpty else { continue }
-                do { try await push.push(notification, to: tokens) } catch {
-                    logger.warning("push failed", metadata: ["user_id": "\(notification.userID)", "error": "\(error)"])
-                }
-            }
+            pushes.notify()
         } catch {
             logger.error("cannot store an event's notifications; a restart replays it", metadata: ["sequence": "\(event.sequence)", "error": "\(error)"])
         }

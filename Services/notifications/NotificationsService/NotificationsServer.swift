@@ -40,21 +40,27 @@ public struct NotificationsServer: Sendable {
         let webhookClient = WebhookSender.makeClient(timeout: settings.webhookTimeout)
         let sender = WebhookSender(
             store: store, client: webhookClient, timeout: settings.webhookTimeout, retryDelays: settings.webhookRetries, secrets: secrets, logger: logger)
-        let reactor = NotificationsReactor(store: store, relay: relay, sender: sender, push: FilePushProvider(path: settings.pushLogPath), logger: logger)
+        let pushClient = try PushClient.make(settings.push)
+        let counters = PushCounters(metrics: host.metrics)
+        let pushes = PushSender(
+            store: store, providers: PushClient.providers(settings.push, client: pushClient, file: FilePushProvider(path: settings.pushLogPath)),
+            retryDelays: settings.push.retries, lease: settings.push.timeout * 2 + .seconds(5), logger: logger, count: counters.count)
+        let reactor = NotificationsReactor(store: store, relay: relay, sender: sender, pushes: pushes, logger: logger)
             .make(platform: platform, subscriber: events)
         var router = NotificationsOps(store: store, sender: sender, secrets: secrets).router(instance: host.instance)
         router.requests = store.requestLog
         // A keyed register_webhook's or rotation's reply holds the secret: sealed in the requests table too.
         router.sealing = RequestSealing(secret: key)
         let worker = host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency)
-        // First in the group, so stopped last: after the sender, whose deliveries use the client.
+        // First in the group, so stopped last: after the senders, whose deliveries use the clients.
         let closing = ShutdownHook {
             try? await webhookClient.shutdown()
+            try? await pushClient.shutdown()
             await platform.close()
             await publisher.close()
             logger.info("notifications stopped")
         }
-        try await host.run([closing, relay, sender, reactor, worker], ready: ["broker": "\(settings.broker)", "database": "\(settings.database)"]) {
+        try await host.run([closing, relay, sender, pushes, reactor, worker], ready: ["broker": "\(settings.broker)", "database": "\(settings.database)"]) {
             host.health([:])
         }
     }

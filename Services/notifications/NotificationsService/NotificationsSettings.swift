@@ -15,8 +15,9 @@ public struct RideNotificationsCommand: ServiceCommand {
         discussion: """
             Follows every order.status.* and trip.* event (catching up through the sources' events op \
             after a restart or a gap) and turns them into notifications for riders and drivers \
-            (stored per user, published on notification.<user_id>, pushed through the push \
-            provider — by default lines in <data-dir>/push.jsonl), device.command.<device_id> \
+            (stored per user, published on notification.<user_id>, pushed from an outbox with retries \
+            to APNs and FCM when their credentials are given, otherwise as lines in <data-dir>/push.jsonl; \
+            a token the service no longer knows is removed), device.command.<device_id> \
             start_tracking/stop_tracking for drivers' phones, and deliveries to the operator's \
             webhooks: a JSON array of HyperTrack-style events, signed by the Standard Webhooks \
             convention (webhook-id, webhook-timestamp, webhook-signature: v1,HMAC-SHA256 of \
@@ -60,6 +61,8 @@ public struct RideNotificationsCommand: ServiceCommand {
             env: "RIDE_WEBHOOK_RETRIES", default: "1,5,20"))
     var webhookRetries: String?
 
+    @OptionGroup var push: PushOptions
+
     @Option(
         name: .customLong("concurrency"),
         help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
@@ -76,10 +79,6 @@ public struct RideNotificationsCommand: ServiceCommand {
     public func settings() throws -> NotificationsSettings {
         let logging = try common.logging()
         let retries = Setting.resolve(webhookRetries, flag: "webhook-retries", env: "RIDE_WEBHOOK_RETRIES", default: "1,5,20")
-        let delays = retries.value.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard !delays.isEmpty, delays.count <= 20, delays.allSatisfy({ $0.map { $0 >= 0 && $0 <= 86_400 } ?? false }) else {
-            throw ConfigurationError("webhook retries (\(retries.origin)) '\(retries.value)' must be up to 20 comma-separated seconds from 0 to 86400")
-        }
         let dataDirectory = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
         return NotificationsSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
@@ -90,7 +89,8 @@ public struct RideNotificationsCommand: ServiceCommand {
                 default: URL(fileURLWithPath: dataDirectory).appendingPathComponent("notifications.key").path
             ).value,
             webhookTimeout: .seconds(try integerSetting(webhookTimeout, flag: "webhook-timeout-s", env: "RIDE_WEBHOOK_TIMEOUT_S", default: 10, range: 1...120)),
-            webhookRetries: delays.map { .milliseconds(Int(($0 ?? 0) * 1000)) },
+            webhookRetries: try DelayList.parse((retries.value, retries.origin), what: "webhook retries"),
+            push: try push.settings(),
             concurrency: try concurrencySetting(concurrency),
             http: try common.httpAddress(default: "0.0.0.0:9105"), logFormat: logging.format, logLevel: logging.level)
     }
@@ -108,6 +108,7 @@ public struct NotificationsSettings: BusClientSettings {
     public var secrets: [SecretSetting] { database.secrets + [KeyFile.given(secretFile, name: "notifications key")].compactMap { $0 } }
     public var webhookTimeout: Duration
     public var webhookRetries: [Duration]
+    public var push: PushSettings
     public var concurrency: Int
     public var http: HostPort
     public var logFormat: LogFormat
@@ -120,7 +121,7 @@ public struct NotificationsSettings: BusClientSettings {
         ride-notifications configuration OK
           bus                   pub \(pub), sub \(sub), broker \(broker)
           database              \(database)
-          push                  \(pushLogPath)
+          push                  \(push.summary); the rest to \(pushLogPath)
           key                   \(secretFile)
           webhooks              timeout \(webhookTimeout), retries after \(webhookRetries.map { "\($0)" }.joined(separator: ", "))
           concurrency           \(concurrency)

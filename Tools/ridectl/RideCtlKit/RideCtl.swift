@@ -14,7 +14,7 @@ public struct RideCtl: AsyncParsableCommand {
             UpCommand.self, StatusCommand.self, TailCommand.self, TraceCommand.self, TracesCommand.self, CallCommand.self, PublishCommand.self, HealthCommand.self,
             SimulateCommand.self, KeysCommand.self,
             ContractCommand.self, RoadsCommand.self, BenchCommand.self, BenchProxyCommand.self, EchoWorkerCommand.self, BenchDevicesCommand.self,
-            FakeStripeCommand.self,
+            FakeStripeCommand.self, FakePushCommand.self,
         ])
 
     public init() {}

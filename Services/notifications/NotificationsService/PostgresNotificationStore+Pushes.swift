@@ -1,0 +1,47 @@
+import Foundation
+import PostgresNIO
+import Storage
+
+/// The push outbox on PostgreSQL: claimed with `SKIP LOCKED`, as webhook deliveries are.
+extension PostgresNotificationStore {
+    public func claimDuePushes(now: Date, lease: Duration, limit: Int) async throws -> (pushes: [PendingPush], leaseEnd: Int64) {
+        let logger = logger
+        let nowMS = NotificationRows.milliseconds(now)
+        let until = nowMS + Int64(lease.milliseconds)
+        let due = try await postgres.write { connection in
+            try await connection.all(
+                """
+                WITH due AS (
+                    SELECT id, next_attempt_ms AS due_ms FROM pushes WHERE status = 'pending' AND next_attempt_ms <= \(nowMS)
+                    ORDER BY next_attempt_ms, id LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                ), claimed AS (
+                    UPDATE pushes SET next_attempt_ms = \(until) FROM due WHERE pushes.id = due.id RETURNING pushes.*, due.due_ms
+                )
+                SELECT \(unescaped: NotificationRows.pushColumns) FROM claimed ORDER BY due_ms, id
+                """, as: NotificationRows.PushColumns.self, logger: logger)
+        }
+        return (try due.map(NotificationRows.push), until)
+    }
+
+    public func finishPush(_ id: Int64, lease: Int64?, sent: Bool, error: String?, retryAt: Date?) async throws {
+        try await finishLeased("pushes", id, lease: lease, status: NotificationRows.pushStatus(sent: sent, retryAt: retryAt), error: error, retryAt: retryAt)
+    }
+
+    public func removePushToken(_ token: String, reason: String) async throws {
+        let logger = logger
+        try await postgres.write { connection in
+            _ = try await connection.run("DELETE FROM push_tokens WHERE token = \(token)", logger: logger)
+            _ = try await connection.run("UPDATE pushes SET status = 'dead', last_error = \(reason) WHERE token = \(token) AND status = 'pending'", logger: logger)
+        }
+    }
+
+    public func pushes(userID: String, limit: Int) async throws -> [PendingPush] {
+        let logger = logger
+        return try await postgres.read { connection in
+            try await connection.all(
+                "SELECT \(unescaped: NotificationRows.pushColumns) FROM pushes WHERE user_id = \(userID) ORDER BY id DESC LIMIT \(limit)",
+                as: NotificationRows.PushColumns.self, logger: logger
+            ).map(NotificationRows.push)
+        }
+    }
+}
