@@ -94,6 +94,7 @@ import Wire
             let apps = try await GatewayIntegrationTests.Apps.start(bus)
             let (iphone, gone) = (String(repeating: "a1", count: 32), String(repeating: "de", count: 32))
             let android = "fcm-token:" + String(repeating: "AbC_9-", count: 25)
+            let stale = "fcm-token:" + String(repeating: "XyZ-0_", count: 25)
 
             // A token its service would refuse is refused here, naming why; nothing is kept.
             for (body, why) in [
@@ -105,13 +106,14 @@ import Wire
             }
             for (token, body) in [
                 (apps.rider.token, #"{"token":"\#(iphone)","platform":"apns"}"#), (apps.rider.token, #"{"token":"\#(gone)","platform":"apns"}"#),
-                (apps.driver.token, #"{"token":"\#(android)"}"#),
+                (apps.driver.token, #"{"token":"\#(android)"}"#), (apps.driver.token, #"{"token":"\#(stale)","platform":"fcm"}"#),
             ] {
                 let reply = try await apps.gateway.request("POST", "/v1/notifications/push_tokens", token: token, body)
                 #expect(reply.status == 200, "\(body): \(reply)")
             }
             try await fake.answer(gone, "unregistered")
             try await fake.answer(android, "throttled", times: 1)
+            try await fake.answer(stale, "bad_token")
 
             let id = try await apps.ride()
             @Sendable func inbox(_ token: String) async throws -> [JSONValue] {
@@ -145,6 +147,9 @@ import Wire
                 return !kept.isEmpty && kept.allSatisfy { pushed.contains($0["id"]?.stringValue ?? "") }
             }
             let toAndroid = try await fake.pushes().filter { $0["token"] == .string(android) }
+            // The FCM token FCM called invalid (400 INVALID_ARGUMENT): tried once, removed.
+            let toStale = try await fake.pushes().filter { $0["token"] == .string(stale) }
+            #expect(toStale.count == 1 && toStale.first?["status"] == 400 && toStale.first?["reason"] == "INVALID_ARGUMENT", "\(toStale)")
             #expect(toAndroid.first?["status"] == 429 && toAndroid.first?["reason"] == "QUOTA_EXCEEDED", "\(toAndroid.first ?? .null)")
             #expect(toAndroid.dropFirst().first.map(notificationID) == toAndroid.first.map(notificationID), "the throttled push was the next one sent")
             #expect(try await sent("fcm", to: android).allSatisfy { $0["payload"]?["notification"]?["title"]?.stringValue?.isEmpty == false })
