@@ -304,6 +304,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
+                "RideModels",
                 "Wire", "GatewayService", "Bus", "ServiceKit", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -347,6 +348,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 // The push tests reach the stand-in APNs and FCM over TLS with their own certificate.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // HyperTrack's webhook signatures, as the tests' HyperTrack makes them.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/IntegrationTests",
             exclude: ["interop", "Hosts/delayline.py"]

@@ -45,7 +45,7 @@ import Testing
                 "--listen", "RIDE_GATEWAY_LISTEN", "--public-url", "RIDE_PUBLIC_URL", "--publishable-key", "RIDE_PUBLISHABLE_KEY",
                 "--account-id", "RIDE_ACCOUNT_ID", "--secret-key", "RIDE_SECRET_KEY",
                 "--apple-client-id", "RIDE_APPLE_CLIENT_ID", "--google-client-id", "RIDE_GOOGLE_CLIENT_ID", "--facebook-app-id", "RIDE_FACEBOOK_APP_ID",
-                "--facebook-app-secret", "RIDE_FACEBOOK_APP_SECRET",
+                "--facebook-app-secret", "RIDE_FACEBOOK_APP_SECRET", "--hypertrack-webhook-secret", "RIDE_HYPERTRACK_WEBHOOK_SECRET",
             ]
         ),
     ])
@@ -113,6 +113,7 @@ import Testing
         ("ride-notifications", [], ["RIDE_DATABASE_URL": "mysql://u@h/db"], "RIDE_DATABASE_URL: scheme \"mysql\" is not postgres://"),
         ("ride-gateway", [], ["RIDE_PUBLIC_URL": "ftp://x"], "public URL (RIDE_PUBLIC_URL) 'ftp://x' must be an http:// or https:// URL"),
         ("ride-gateway", ["--secret-key", "a:b"], [:], "secret key (--secret-key) must be non-empty and without ':'"),
+        ("ride-gateway", [], ["RIDE_HYPERTRACK_WEBHOOK_SECRET_FILE": "/nonexistent/hypertrack"], "RIDE_HYPERTRACK_WEBHOOK_SECRET_FILE: cannot read /nonexistent/hypertrack"),
         ("ride-gateway", [], ["RIDE_ADDRESS_ATTEMPTS_PER_MIN": "none"], "address-attempts-per-min (RIDE_ADDRESS_ATTEMPTS_PER_MIN) 'none' is not a whole number"),
         ("ride-gateway", [], ["RIDE_TOKEN_REQUESTS_PER_MIN": "0"], "token-requests-per-min (RIDE_TOKEN_REQUESTS_PER_MIN) 0 is out of range"),
         ("ride-gateway", ["--forwarded-for-hops", "11"], [:], "forwarded-for-hops (--forwarded-for-hops) 11 is out of range"),

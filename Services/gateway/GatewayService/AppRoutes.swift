@@ -173,6 +173,7 @@ struct AppRoutes {
         registerRideExtras(routes)
         registerNavigation(routes)
         PaymentRoutes(platform: platform, limits: limits).register(public: open, authenticated: routes)
+        HyperTrackWebhookRoute(platform: platform, settings: settings).register(on: open)
         routes.on(
             .get, "orders/{id}/share",
             RouteDoc(

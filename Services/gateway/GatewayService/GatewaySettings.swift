@@ -127,6 +127,13 @@ public struct RideGatewayCommand: ServiceCommand {
             env: "RIDE_FORWARDED_FOR_HOPS", default: "0"))
     var forwardedForHops: Int?
 
+    @Option(
+        name: .customLong("hypertrack-webhook-secret"),
+        help: helpWithEnv(
+            "Secret that signs HyperTrack's webhooks (x-hypertrack-signature) to POST /v1/providers/hypertrack/webhook (or a file named by RIDE_HYPERTRACK_WEBHOOK_SECRET_FILE); unset: the endpoint is off",
+            env: "RIDE_HYPERTRACK_WEBHOOK_SECRET"))
+    var hyperTrackWebhookSecret: String?
+
     @OptionGroup var identity: IdentityProviderOptions
 
     @OptionGroup public var common: CommonOptions
@@ -173,6 +180,7 @@ public struct RideGatewayCommand: ServiceCommand {
         limits.requestsPerToken = RateLimit(
             perMinute: try integerSetting(
                 tokenRequests, flag: "token-requests-per-min", env: "RIDE_TOKEN_REQUESTS_PER_MIN", default: limits.requestsPerToken.perMinute, range: 1...1_000_000))
+        let webhookSecret = try Setting.resolveSecret(hyperTrackWebhookSecret, flag: "hypertrack-webhook-secret", env: "RIDE_HYPERTRACK_WEBHOOK_SECRET", default: "")
         let hops = try integerSetting(forwardedForHops, flag: "forwarded-for-hops", env: "RIDE_FORWARDED_FOR_HOPS", default: 0, range: 0...10)
         return GatewaySettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(), listen: listen,
@@ -182,7 +190,8 @@ public struct RideGatewayCommand: ServiceCommand {
                 corsOrigins: try CORSPolicy.parse(origins), requestTimeout: .seconds(timeout), limits: limits, forwardedForHops: hops,
                 socketRecheck: .seconds(recheck), socketsPerUser: sockets, socketIdle: .seconds(idle)),
             http: try common.httpAddress(default: "0.0.0.0:9106"), logFormat: logging.format, logLevel: logging.level, identity: try identity.settings(),
-            secretKeyOrigin: secret.origin)
+            secretKeyOrigin: secret.origin,
+            hyperTrackWebhookSecret: webhookSecret.value.isEmpty ? nil : webhookSecret.value, hyperTrackWebhookSecretOrigin: webhookSecret.origin)
     }
 }
 
@@ -205,9 +214,15 @@ public struct GatewaySettings: BusClientSettings {
     public var identity = IdentitySettings()
     /// Where the secret key came from, for the production check.
     public var secretKeyOrigin = "default"
+    /// Signs HyperTrack's webhooks; nil: the endpoint is off.
+    public var hyperTrackWebhookSecret: String?
+    public var hyperTrackWebhookSecretOrigin = "default"
 
     public var secrets: [SecretSetting] {
         [SecretSetting(name: "secret key", origin: secretKeyOrigin, value: Array(secretKey.utf8), minimumLength: 16)]
+            + (hyperTrackWebhookSecret.map {
+                [SecretSetting(name: "HyperTrack webhook secret", origin: hyperTrackWebhookSecretOrigin, value: Array($0.utf8), minimumLength: 16)]
+            } ?? [])
     }
 
     public var summary: String {
@@ -215,7 +230,7 @@ public struct GatewaySettings: BusClientSettings {
         ride-gateway configuration OK
           bus                   pub \(pub), sub \(sub), broker \(broker)
           apps                  http://\(listen) (public \(publicURL))
-          hypertrack routes     account \(accountID), secret \(String(repeating: "*", count: min(8, secretKey.count)))
+          hypertrack routes     account \(accountID), secret \(String(repeating: "*", count: min(8, secretKey.count))); webhooks \(hyperTrackWebhookSecret == nil ? "off" : "on (POST /v1/providers/hypertrack/webhook)")
           edge                  CORS \(edge.corsOrigins.description), requests time out after \(edge.requestTimeout), sockets' tokens checked every \(edge.socketRecheck), \(edge.socketsPerUser) per user, closed after \(edge.socketIdle) quiet
           limits (per instance) attempts \(edge.limits.attemptsPerAddress) per address, \(edge.limits.attemptsPerAccount) per account; \(edge.limits.requestsPerToken) per user; invalid tokens \(edge.limits.invalidTokensPerAddress) per address; share reads \(edge.limits.shareReadsPerAddress) per address; X-Forwarded-For hops \(edge.forwardedForHops)
           social sign-in        \(identity.summary)
