@@ -64,6 +64,9 @@ public enum Events {
     public static let userSuspended = EventKind<UserSuspended>(
         type: "user.suspended", topic: "user.suspended", source: BusContract.Service.users,
         "an operator suspended an account: gateways drop its tokens and sockets, tracking its device's credential and availability")
+    public static let userApprovalLapsed = EventKind<DriverApprovalLapsed>(
+        type: "user.approval_lapsed", topic: "user.approval_lapsed", source: BusContract.Service.users,
+        "a driver's approval ended (a document expired, or an operator withdrew it): tracking takes their device off duty")
     public static let notification = EventKind<UserNotification>(
         type: "notification", topic: "notification.", key: "user id", source: BusContract.Service.notifications, "a message for one user (the apps' live feed)")
 

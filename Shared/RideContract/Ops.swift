@@ -42,6 +42,13 @@ public enum Ops {
         public static let reinstate = Op<UserIDParams, User>(service, "reinstate", "an operator lifts a suspension: the person may log in again")
         public static let search = Op<SearchUsersParams, People>(
             service, "search", "riders and drivers for an operator, newest first: by a part of the name or phone number, or the id; by role; suspended or not")
+        public static let putDocument = Op<DocumentUpload, User>(
+            service, "put_document", "a driver's photo of their licence or insurance (a JPEG or PNG, at most 5 MiB) and the last day it is valid")
+        public static let document = Op<DocumentQuery, Photo>(service, "document", "a driver's document photo, for an operator")
+        public static let approveDriver = Op<UserIDParams, User>(
+            service, "approve_driver", "an operator approves a driver for shifts once their licence and insurance are there and valid")
+        public static let withdrawApproval = Op<SuspendParams, User>(
+            service, "withdraw_approval", "an operator withdraws a driver's approval: their device goes off duty until approved again")
         public static let events = Ops.events(of: service)
     }
 

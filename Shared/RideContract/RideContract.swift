@@ -41,7 +41,7 @@ public enum RideContract {
         Events.tripCompleted.descriptor, Events.deviceLocation.descriptor, Events.deviceStatus.descriptor, Events.deviceCommand.descriptor,
         Events.userRegistered.descriptor, Events.notification.descriptor, Events.orderReportAnswered.descriptor, Events.orderPaymentFailed.descriptor,
         Events.orderRefunded.descriptor, Events.orderDestinationChanged.descriptor, Events.tripDestinationChanged.descriptor,
-        Events.userSuspended.descriptor,
+        Events.userSuspended.descriptor, Events.userApprovalLapsed.descriptor,
     ]
 
     /// The ops of `service`, in declaration order.

@@ -37,7 +37,7 @@ public enum Roles {
         serves: [BusContract.Service.tracking, BusContract.Service.trackingShards],
         calls: [Ops.Users.get.descriptor, Ops.Users.verifyDeviceCredentials.descriptor],
         callsServices: [BusContract.Service.trackingShards],
-        subscribes: [Events.deviceCommand.topic, Events.userSuspended.topic])
+        subscribes: [Events.deviceCommand.topic, Events.userSuspended.topic, Events.userApprovalLapsed.topic])
 
     public static let notifications = BusRole(
         BusContract.Service.notifications, "the notifications service: inboxes, pushes, device commands, signed webhooks",
@@ -66,6 +66,8 @@ public enum Roles {
         Ops.Users.linkIdentity.descriptor, Ops.Users.putPhoto.descriptor, Ops.Users.photo.descriptor,
         // The operators' dashboard, which the gateway serves behind the operator's credentials.
         Ops.Users.suspend.descriptor, Ops.Users.reinstate.descriptor, Ops.Users.search.descriptor,
+        // Drivers' documents: uploaded by the driver, looked at, approved and withdrawn by the operator.
+        Ops.Users.putDocument.descriptor, Ops.Users.document.descriptor, Ops.Users.approveDriver.descriptor, Ops.Users.withdrawApproval.descriptor,
     ]
 
     /// People running the platform with `ridectl` (`status`, `tail`, `call`, `simulate`): every op,

@@ -83,6 +83,12 @@ public struct User: Codable, Sendable, Equatable {
     /// When an operator suspended the account (`users.suspend`), and why; absent unless suspended.
     public var suspendedAt: Date?
     public var suspensionReason: String?
+    /// A driver's documents the operator vets (their own and operators' eyes: what a ride shows of
+    /// a driver is `OrderParty`, never this); absent until the first upload.
+    public var documents: [DriverDocument]?
+    /// When the driver was approved for shifts (by an operator, or at sign-up where approval is
+    /// automatic); absent while not approved — before it, or after a document expired.
+    public var approvedAt: Date?
 
     public init(id: String, role: UserRole, name: String, phoneNumber: String, deviceID: String? = nil, car: Car? = nil, createdAt: Date) {
         self.id = id
@@ -102,6 +108,133 @@ public struct User: Codable, Sendable, Equatable {
         case createdAt = "created_at"
         case suspendedAt = "suspended_at"
         case suspensionReason = "suspension_reason"
+        case documents
+        case approvedAt = "approved_at"
+    }
+}
+
+/// What an operator vets of a driver: their driving licence and their insurance.
+@WireModel
+public enum DocumentKind: String, Codable, Sendable, CaseIterable {
+    case licence, insurance
+}
+
+/// A driver's document: its photo (shown to operators) and the last day it is valid.
+@WireModel
+public struct DriverDocument: Codable, Sendable, Equatable {
+    public var kind: DocumentKind
+    /// The last day the document is valid, `YYYY-MM-DD` (UTC).
+    @WireField(pattern: DriverApproval.dayPattern, meaning: DriverApproval.dayMeaning)
+    public var expiresOn: String
+    public var uploadedAt: Date
+    /// Its photo's path on the gateway, for operators (`GET /dashboard/users/{id}/documents/{kind}`).
+    public var photoURL: String
+
+    public init(kind: DocumentKind, expiresOn: String, uploadedAt: Date, photoURL: String) {
+        (self.kind, self.expiresOn, self.uploadedAt, self.photoURL) = (kind, expiresOn, uploadedAt, photoURL)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case kind
+        case expiresOn = "expires_on"
+        case uploadedAt = "uploaded_at"
+        case photoURL = "photo_url"
+    }
+}
+
+/// `users.put_document`: a driver's photo of a document (base64 of a JPEG or PNG, as a profile
+/// photo) and the last day it is valid.
+@WireModel
+public struct DocumentUpload: Codable, Sendable, Equatable {
+    public var userID: String
+    public var kind: DocumentKind
+    @WireField(pattern: DriverApproval.dayPattern, meaning: DriverApproval.dayMeaning)
+    public var expiresOn: String
+    @WireField(maxLength: PhotoRules.maxBase64Length)
+    public var data: String
+
+    public init(userID: String, kind: DocumentKind, expiresOn: String, data: String) {
+        (self.userID, self.kind, self.expiresOn, self.data) = (userID, kind, expiresOn, data)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case kind, data
+        case userID = "user_id"
+        case expiresOn = "expires_on"
+    }
+}
+
+/// `users.document`: a driver's document photo, for an operator.
+@WireModel
+public struct DocumentQuery: Codable, Sendable, Equatable {
+    public var userID: String
+    public var kind: DocumentKind
+
+    public init(userID: String, kind: DocumentKind) { (self.userID, self.kind) = (userID, kind) }
+
+    enum CodingKeys: String, CodingKey {
+        case kind
+        case userID = "user_id"
+    }
+}
+
+/// `user.approval_lapsed`: a driver's approval ended (a document expired, or an operator withdrew
+/// it); tracking takes their device off duty, and they go online again only once approved again.
+@WireModel
+public struct DriverApprovalLapsed: Codable, Sendable, Equatable {
+    public var userID: String
+    public var deviceID: String?
+    public var reason: String
+
+    public init(userID: String, deviceID: String?, reason: String) { (self.userID, self.deviceID, self.reason) = (userID, deviceID, reason) }
+
+    enum CodingKeys: String, CodingKey {
+        case reason
+        case userID = "user_id"
+        case deviceID = "device_id"
+    }
+}
+
+/// When a driver may take a shift: approved, with no document expired.
+public enum DriverApproval {
+    public static let dayPattern = #"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"#
+    public static let dayMeaning = "a day, YYYY-MM-DD"
+    /// The documents an operator approves a driver on.
+    public static let required = DocumentKind.allCases
+
+    /// `YYYY-MM-DD` of `date` in UTC: the days documents are compared by (as strings, in order).
+    public static func day(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+    }
+
+    /// Whether `text` is a real day (not 2027-02-30).
+    public static func isDay(_ text: String) -> Bool {
+        guard text.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}/) != nil else { return false }
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        guard parts.count == 3, let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else { return false }
+        return day(date) == text
+    }
+
+    /// The documents of `user` expired before `today`.
+    public static func expired(_ user: User, today: String) -> [DriverDocument] { (user.documents ?? []).filter { $0.expiresOn < today } }
+
+    /// Why `user` may not go online `today`, for the driver to read; nil when they may.
+    public static func problem(_ user: User, today: String) -> String? {
+        guard user.role == .driver else { return nil }
+        if let expired = expired(user, today: today).first {
+            return "your \(expired.kind.rawValue) expired on \(expired.expiresOn): upload the new one (PUT /v1/me/documents/\(expired.kind.rawValue))"
+        }
+        guard user.approvedAt == nil else { return nil }
+        let missing = required.filter { kind in !(user.documents ?? []).contains { $0.kind == kind } }
+        if !missing.isEmpty {
+            return "upload your \(missing.map(\.rawValue).joined(separator: " and ")) (PUT /v1/me/documents/{kind}); an operator then approves you"
+        }
+        return "an operator has not approved your documents yet"
     }
 }
 

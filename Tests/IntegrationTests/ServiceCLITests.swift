@@ -12,7 +12,8 @@ import Testing
                 "--database-url", "RIDE_DATABASE_URL", "--token-secret-file", "RIDE_TOKEN_SECRET_FILE", "--token-previous-secret-file", "RIDE_TOKEN_PREVIOUS_SECRET_FILE",
                 "--token-ttl-s",
                 "RIDE_TOKEN_TTL_S", "--refresh-ttl-s", "RIDE_REFRESH_TTL_S", "--password-rounds",
-                "RIDE_PASSWORD_ROUNDS", "--reauthentication-window-s", "RIDE_REAUTHENTICATION_WINDOW_S",
+                "RIDE_PASSWORD_ROUNDS", "--reauthentication-window-s", "RIDE_REAUTHENTICATION_WINDOW_S", "--driver-approval", "RIDE_DRIVER_APPROVAL",
+                "--document-check-s", "RIDE_DOCUMENT_CHECK_S",
             ]
         ),
         (
@@ -82,6 +83,8 @@ import Testing
         ("ride-users", ["--database-url", "postgres://u:secret@h:99999/db"], [:], "--database-url: port 99999 is not from 1 to 65535"),
         ("ride-orders", ["--fare", "cheap"], [:], "fare (--fare) 'cheap' must be currency,base,per_km,per_minute,minimum"),
         ("ride-orders", [], ["RIDE_DATABASE_URL": "postgres://ride@db"], "RIDE_DATABASE_URL: no database name in postgres://ride@db"),
+        ("ride-users", ["--driver-approval", "later"], [:], "driver approval (--driver-approval) 'later' must be automatic or required"),
+        ("ride-users", [], ["RIDE_DOCUMENT_CHECK_S": "0"], "document-check-s (RIDE_DOCUMENT_CHECK_S) 0 is out of range"),
         ("ride-orders", [], ["RIDE_FARE": "usd,1,1,1,1"], "fare (RIDE_FARE): currency: must be a three-letter code"),
         ("ride-orders", ["--dispatch-drivers", "0"], [:], "dispatch-drivers (--dispatch-drivers) 0 is out of range"),
         ("ride-orders", [], ["RIDE_DRIVER_SEARCH_S": "0"], "driver-search-s (RIDE_DRIVER_SEARCH_S) 0 is out of range"),

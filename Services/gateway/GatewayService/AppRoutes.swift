@@ -90,6 +90,7 @@ struct AppRoutes {
             // for is added to the metadata (merged, not replacing it) when it is not there yet.
             let user = try context.requireUser()
             let deviceID = try driverDevice(context)
+            if available { try await requireApproval(user.id) }
             var intents: [String: JSONValue] = ["available": .bool(available), "changed_at": .string(RFC3339.format(Date()))]
             let device = try await platform.reply(Ops.Tracking.device, ["device_id": .string(deviceID)])
             // An unknown device is new (its metadata starts with the user id); any other failure
@@ -129,6 +130,7 @@ struct AppRoutes {
             if let device = body["device"], device.objectValue == nil {
                 throw GatewayError(.unprocessableContent, "invalid_params", "device: expected an object")
             }
+            if body["device"]?["available"] == .bool(true) { try await requireApproval(try context.requireUser().id) }
             if var intents = body["device"]?.objectValue, let sent = intents["metadata"] {
                 guard var metadata = sent.objectValue else { throw GatewayError(.unprocessableContent, "invalid_params", "device.metadata: expected an object") }
                 metadata["user_id"] = .string(try context.requireUser().id)

@@ -6,7 +6,8 @@
 /// (`.report[data-report][data-report-status]`, `li[data-stamp]`, `textarea#answer-<id>`,
 /// `.payment[data-payment]` with `button[data-refund]` for a paid ride), `#people`
 /// (`tr[data-person][data-suspended]`), `#person` (`[data-person-view]`, `tr.ride[data-ride]`,
-/// `li.person-report[data-report]`).
+/// `li.person-report[data-report]`, a driver's `[data-approval]` with `li[data-document][data-expires]`
+/// and `button[data-approve]` or `button[data-withdraw]`).
 enum DashboardPage {
     static let html = #"""
         <!doctype html>

@@ -79,10 +79,26 @@ struct DashboardPeople {
           const car = u.car ? ` · ${escape([u.car.color, u.car.make, u.car.model].filter(Boolean).join(" "))} (${escape(u.car.license_plate)})` : "";
           $("person").innerHTML = `<div data-person-view="${escape(u.id)}"><h4>${photo(u.photo_url)}${escape(u.name)} · ${escape(u.role)}${car}</h4>
             <div>rating ${stars(u.rating)} · cancellations ${u.cancellations || 0} · ${u.suspended_at ? `suspended since ${new Date(u.suspended_at).toLocaleString()}: ${escape(u.suspension_reason || "")}` : "active"}</div>
+            ${u.role === "driver" ? driverApproval(u) : ""}
             <table>${rides.map(({order: o, payment: p}) => `<tr class="ride" data-ride="${escape(o.id)}" data-ride-status="${escape(o.status)}"><td>${escape(o.id)}</td>
               <td>${escape(o.status)}</td><td>${new Date(o.created_at).toLocaleString()}</td><td>${p ? `${(p.amount_cents / 100).toFixed(2)} ${escape(p.currency)}` : ""}</td></tr>`).join("")
               || "<tr><td>no rides</td></tr>"}</table>
             <ul>${reports.map(({report: r}) => `<li class="person-report" data-report="${escape(r.id)}">${escape(r.category)} · ${escape(r.status)} · ${escape(r.text)}</li>`).join("")}</ul></div>`;
+        }
+        // A driver's documents (each photo opens from the dashboard only) and approval for shifts.
+        const driverApproval = (u) => `<div data-approval="${u.approved_at ? "approved" : "pending"}">
+            ${u.approved_at ? `approved since ${new Date(u.approved_at).toLocaleString()} <button data-withdraw="${escape(u.id)}">Withdraw approval</button>`
+              : `not approved <button data-approve="${escape(u.id)}">Approve</button>`}
+            <ul>${(u.documents || []).map((d) => `<li data-document="${escape(d.kind)}" data-expires="${escape(d.expires_on)}">${escape(d.kind)}, valid through
+              ${escape(d.expires_on)} · <a href="${escape(d.photo_url)}" target="_blank" rel="noopener">photo</a></li>`).join("") || "<li>no documents uploaded</li>"}</ul></div>`;
+        async function setApproval(id, approve) {
+          const reason = approve ? "" : prompt("Why is this driver's approval withdrawn?");
+          if (!approve && !reason) return;
+          const response = await fetch(location.origin + `/dashboard/users/${encodeURIComponent(id)}/${approve ? "approve" : "withdraw-approval"}`, {
+            method: "POST", credentials: "same-origin", body: approve ? undefined : JSON.stringify({reason}),
+            headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf(), "Idempotency-Key": `${approve ? "approve" : "withdraw"}-${id}-${Date.now()}`}});
+          if (!response.ok) { alert(`not done: ${response.status} ${await response.text()}`); return; }
+          openPerson(id);
         }
         async function setSuspension(id, suspend) {
           const reason = suspend ? prompt("Why is this account suspended?") : "";
@@ -100,6 +116,8 @@ struct DashboardPeople {
           if (data.open) openPerson(data.open);
           if (data.suspend) setSuspension(data.suspend, true);
           if (data.reinstate) setSuspension(data.reinstate, false);
+          if (data.approve) setApproval(data.approve, true);
+          if (data.withdraw) setApproval(data.withdraw, false);
         });
         {
           const [key, value] = decodeURIComponent(location.hash.slice(1)).split("=");

@@ -114,6 +114,7 @@ struct GatewayApplication: Sendable {
             group: router.group("").add(middleware: CrossSiteRequestGuard()).add(middleware: OperatorAuthentication(basic: basic, sessions: sessions)),
             prefix: "", security: .operator, registry: registry)
         DashboardRoutes(platform: platform, tokens: tokens).register(on: dashboard)
+        DocumentRoutes(platform: platform, tokens: tokens).register(authenticated: authenticated, dashboard: dashboard)
         // The WebSocket routes asked without an upgrade: authenticated like the rest (401 without a
         // token), then 426 saying how to connect.
         for (path, doc) in LiveRoute.paths {

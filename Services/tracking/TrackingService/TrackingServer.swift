@@ -68,9 +68,11 @@ public struct TrackingServer: Sendable {
         let commands = DeviceCommandForwarder(
             subscriber: commandEvents, ingest: ingest, state: state, writer: writer, shard: settings.shard, logger: logger)
         let suspensionEvents = try await EventSubscriber<UserSuspended>(endpoint: settings.sub, prefixes: [Events.userSuspended.topic], options: .platform, logger: logger)
-        host.needsBus([suspensionEvents], at: settings.sub)
+        let lapseEvents = try await EventSubscriber<DriverApprovalLapsed>(
+            endpoint: settings.sub, prefixes: [Events.userApprovalLapsed.topic], options: .platform, logger: logger)
+        host.needsBus([suspensionEvents, lapseEvents], at: settings.sub)
         let suspensions = SuspensionListener(
-            subscriber: suspensionEvents, credentials: credentials?.check, state: state, writer: writer, shard: settings.shard, logger: logger)
+            subscriber: suspensionEvents, lapses: lapseEvents, credentials: credentials?.check, state: state, writer: writer, shard: settings.shard, logger: logger)
         let sweeper = InactivitySweeper(state: state, writer: writer, inactiveAfter: settings.inactiveAfter)
         TrackingMetrics(metrics: metrics, state: state, pipeline: pipeline, ingest: ingest, writer: writer, peers: peers).register()
         let settings = self.settings

@@ -14,6 +14,8 @@ struct IdentityOps: Sendable {
     let reauthentication: Reauthentication
     let hasher: PasswordHasher
     let slow: SlowWork
+    /// Approves a new driver where approval is automatic.
+    let documents: DocumentOps
 
     func register(on router: inout OpRouter) {
         router.on(Ops.Users.loginWithIdentity) { (params: IdentityLoginParams, _) -> Session in
@@ -33,7 +35,7 @@ struct IdentityOps: Sendable {
                 throw UsersOps.deviceTaken(params.deviceID ?? "")
             }
             relay.notify()
-            return try await sessions.start(for: user)
+            return try await sessions.start(for: try await documents.registered(user))
         }
 
         // A linked identity logs in as the account: as much a takeover as a new password, so it

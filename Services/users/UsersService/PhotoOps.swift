@@ -30,8 +30,11 @@ enum PhotoOps {
     }
 
     /// The upload as a photo to store, or a 4xx naming what is wrong with it.
-    static func checked(_ params: PhotoUpload) throws -> StoredPhoto {
-        guard let bytes = Data(base64Encoded: params.data) else { throw ServiceError.unprocessable("invalid_params", "data: not base64") }
+    static func checked(_ params: PhotoUpload) throws -> StoredPhoto { try checked(data: params.data) }
+
+    /// The base64 of an image (a photo, a document's) as a photo to store, or a 4xx naming what is wrong with it.
+    static func checked(data: String) throws -> StoredPhoto {
+        guard let bytes = Data(base64Encoded: data) else { throw ServiceError.unprocessable("invalid_params", "data: not base64") }
         guard !bytes.isEmpty else { throw ServiceError.unprocessable("invalid_image", "data: the image is empty") }
         guard bytes.count <= PhotoRules.maxBytes else {
             throw ServiceError(status: 413, code: "too_large", message: "the image is \(bytes.count) bytes; at most \(PhotoRules.maxBytes)")

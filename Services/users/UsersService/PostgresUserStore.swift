@@ -83,14 +83,18 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
     }
 
     static let userColumns =
-        "id, role, name, phone_number, device_id, car_model, car_license_plate, created_at_ms, rating_sum, rating_count, cancel_count, photo_sha256, car_photo_sha256, car_make, car_color, suspended_at_ms, suspension_reason"
-    typealias UserColumns = (String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?, String?, String?, Int64?, String?)
+        "id, role, name, phone_number, device_id, car_model, car_license_plate, created_at_ms, rating_sum, rating_count, cancel_count, photo_sha256, car_photo_sha256, car_make, car_color, suspended_at_ms, suspension_reason, licence_expires_on, licence_uploaded_at_ms, insurance_expires_on, insurance_uploaded_at_ms, approved_at_ms"
+    typealias UserColumns = (
+        String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?, String?, String?, Int64?, String?,
+        String?, Int64?, String?, Int64?, Int64?
+    )
 
     static func user(_ row: UserColumns) -> User {
         UserRow(
             id: row.0, role: row.1, name: row.2, phoneNumber: row.3, deviceID: row.4, carModel: row.5, carLicensePlate: row.6,
             carMake: row.13, carColor: row.14, createdAtMS: row.7, ratingSum: row.8, ratingCount: row.9, cancelCount: row.10, photoSHA256: row.11,
-            carPhotoSHA256: row.12, suspendedAtMS: row.15, suspensionReason: row.16
+            carPhotoSHA256: row.12, suspendedAtMS: row.15, suspensionReason: row.16, licenceExpiresOn: row.17, licenceUploadedAtMS: row.18,
+            insuranceExpiresOn: row.19, insuranceUploadedAtMS: row.20, approvedAtMS: row.21
         ).user
     }
 
@@ -99,11 +103,20 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
         return try await postgres.read { connection in
             try await connection.first(
                 "SELECT \(unescaped: Self.userColumns), password_hash FROM users WHERE phone_number = \(phoneNumber)",
-                as: (String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?, String?, String?, Int64?, String?, String).self,
+                as: (
+                    String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?, String?, String?, Int64?, String?,
+                    String?, Int64?, String?, Int64?, Int64?, String
+                ).self,
                 logger: logger
             )
             .map { row in
-                (Self.user((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12, row.13, row.14, row.15, row.16)), row.17)
+                (
+                    Self.user(
+                        (
+                            row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12, row.13, row.14, row.15, row.16,
+                            row.17, row.18, row.19, row.20, row.21
+                        )), row.22
+                )
             }
         }
     }
@@ -113,7 +126,7 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
         return try await postgres.read { connection in try await Self.user(connection, id: id, lock: false, logger: logger) }
     }
 
-    private static func user(_ connection: PostgresConnection, id: String, lock: Bool, logger: Logger) async throws -> User? {
+    static func user(_ connection: PostgresConnection, id: String, lock: Bool, logger: Logger) async throws -> User? {
         try await connection.first(
             "SELECT \(unescaped: userColumns) FROM users WHERE id = \(id)\(unescaped: lock ? " FOR UPDATE" : "")",
             as: UserColumns.self, logger: logger

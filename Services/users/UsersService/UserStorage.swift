@@ -6,7 +6,7 @@ import Storage
 /// What the users service keeps: one protocol, a SQLite store (`UserStore`, the default) and a
 /// PostgreSQL one (`PostgresUserStore`, when `RIDE_DATABASE_URL` is set, shared by instances).
 /// Both pass the same storage test suite.
-public protocol UserStorage: ReactorCursors, PhotoStorage {
+public protocol UserStorage: ReactorCursors, PhotoStorage, DocumentStorage {
     /// Users stored (as last seen by this process: /health and /metrics never query the database).
     var count: Int { get }
     /// The outbox of `user.*` events, for the relay and the `events` op.
@@ -101,6 +101,12 @@ public enum UserStoreFailure: Error, Equatable {
     case identityTaken
     /// A car photo for a user without a car.
     case noCar
+    /// A document or an approval for a rider.
+    case notADriver
+    /// An approval before these documents are there.
+    case documentsMissing([DocumentKind])
+    /// An approval with this document expired.
+    case documentExpired(DriverDocument)
 }
 
 /// The sessions table (`UserStore.migrations` v7), in both stores.
@@ -145,6 +151,11 @@ struct UserRow {
     var carPhotoSHA256: String? = nil
     var suspendedAtMS: Int64? = nil
     var suspensionReason: String? = nil
+    var licenceExpiresOn: String? = nil
+    var licenceUploadedAtMS: Int64? = nil
+    var insuranceExpiresOn: String? = nil
+    var insuranceUploadedAtMS: Int64? = nil
+    var approvedAtMS: Int64? = nil
 
     var user: User {
         var user = User(
@@ -163,6 +174,14 @@ struct UserRow {
         user.suspensionReason = suspensionReason
         if IdentityTable.isPlaceholder(phoneNumber) { user.phoneNumber = "" }
         user.photoURL = photoSHA256.map { PhotoRules.path(sha256: $0) }
+        let documents = [(DocumentKind.licence, licenceExpiresOn, licenceUploadedAtMS), (.insurance, insuranceExpiresOn, insuranceUploadedAtMS)]
+            .compactMap { kind, expiresOn, uploadedAt in
+                expiresOn.flatMap { day in
+                    uploadedAt.map { DriverDocument(kind: kind, expiresOn: day, uploadedAt: UserRow.date($0), photoURL: DocumentTable.path(userID: id, kind: kind)) }
+                }
+            }
+        user.documents = documents.isEmpty ? nil : documents
+        user.approvedAt = approvedAtMS.map(UserRow.date)
         return user
     }
 

@@ -107,6 +107,8 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
         ("v12", "ALTER TABLE users ADD COLUMN car_make TEXT; ALTER TABLE users ADD COLUMN car_color TEXT;"),
         // An operator's suspension (`users.suspend`).
         ("v13", "ALTER TABLE users ADD COLUMN suspended_at_ms INTEGER; ALTER TABLE users ADD COLUMN suspension_reason TEXT;"),
+        // Drivers' documents and approval (`DocumentOps`).
+        ("v14", DocumentTable.sql),
     ]
 
     /// Counts a rating in the ratee's average, once per order and side; false when it was counted before.
@@ -321,7 +323,8 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
             carModel: row["car_model"], carLicensePlate: row["car_license_plate"], carMake: row["car_make"], carColor: row["car_color"], createdAtMS: row["created_at_ms"],
             ratingSum: row["rating_sum"], ratingCount: row["rating_count"], cancelCount: row["cancel_count"],
             photoSHA256: row["photo_sha256"], carPhotoSHA256: row["car_photo_sha256"], suspendedAtMS: row["suspended_at_ms"],
-            suspensionReason: row["suspension_reason"]
+            suspensionReason: row["suspension_reason"], licenceExpiresOn: row["licence_expires_on"], licenceUploadedAtMS: row["licence_uploaded_at_ms"],
+            insuranceExpiresOn: row["insurance_expires_on"], insuranceUploadedAtMS: row["insurance_uploaded_at_ms"], approvedAtMS: row["approved_at_ms"]
         ).user
     }
 }

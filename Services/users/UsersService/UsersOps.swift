@@ -14,10 +14,11 @@ enum UsersOps {
     static func router(
         store: any UserStorage, hasher: PasswordHasher, sessions: SessionOps, relay: OutboxRelay, instance: String,
         reauthentication: Reauthentication = Reauthentication(window: Reauthentication.defaultWindow),
-        keepReplacedPhotos: TimeInterval = PhotoOps.defaultKeepReplaced
+        keepReplacedPhotos: TimeInterval = PhotoOps.defaultKeepReplaced, approval: DriverApprovalMode = .automatic
     ) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.users, instance: instance)
         let slow = SlowWork()
+        let documents = DocumentOps(store: store, relay: relay, mode: approval)
 
         // Idempotent: the same registration again (a client's retry, or the gateway's call retried
         // on another replica after the first stored it but answered too late) answers 200 with the
@@ -53,7 +54,7 @@ enum UsersOps {
                 throw deviceTaken(params.deviceID ?? "")
             }
             relay.notify()
-            return Replied(status: Status.created, body: user)
+            return Replied(status: Status.created, body: try await documents.registered(user))
         }
 
         router.on(Ops.Users.login) { (params: LoginParams, _) -> Session in
@@ -75,7 +76,9 @@ enum UsersOps {
         sessions.register(on: &router)
         DeviceCredentialOps(store: store, sessions: sessions).register(on: &router)
         SuspensionOps(store: store, relay: relay).register(on: &router)
-        IdentityOps(store: store, sessions: sessions, relay: relay, reauthentication: reauthentication, hasher: hasher, slow: slow).register(on: &router)
+        documents.register(on: &router)
+        IdentityOps(store: store, sessions: sessions, relay: relay, reauthentication: reauthentication, hasher: hasher, slow: slow, documents: documents)
+            .register(on: &router)
 
         router.on(Ops.Users.get) { (params: UserIDParams, _) -> User in
             guard let user = try await store.user(id: params.id) else { throw unknownUser(params.id) }

@@ -31,7 +31,7 @@ public struct UsersServer: Sendable {
             sessions: SessionOps(
                 store: store, signer: signer, deviceKeys: DeviceCredentialKeys(secret: secret, previous: previous), refreshLifetime: settings.refreshLifetime), relay: relay,
             instance: host.instance, reauthentication: Reauthentication(window: settings.reauthenticationWindow),
-            keepReplacedPhotos: settings.replacedPhotoRetention)
+            keepReplacedPhotos: settings.replacedPhotoRetention, approval: settings.driverApproval)
         router.requests = store.requestLog
         // Log-ins, refreshes and new passwords are keyed requests: their hashes and replies (tokens,
         // device credentials) are sealed under a key of the token key's, never kept readable.
@@ -54,7 +54,8 @@ public struct UsersServer: Sendable {
             await publisher.close()
             logger.info("users stopped")
         }
-        try await host.run([publishing, relay, ratings, worker], ready: ["broker": "\(settings.broker)", "database": "\(settings.database)"]) {
+        let sweep = ApprovalSweep(store: store, relay: relay, interval: settings.documentCheck, logger: logger)
+        try await host.run([publishing, relay, ratings, sweep, worker], ready: ["broker": "\(settings.broker)", "database": "\(settings.database)"]) {
             host.health(["users": .number(Double(store.count))])
         }
     }

@@ -79,6 +79,18 @@ public struct RideUsersCommand: ServiceCommand {
     var credentialReplaySeconds: Int?
 
     @Option(
+        name: .customLong("driver-approval"),
+        help: helpWithEnv(
+            "automatic: drivers may go online once signed up; required: only once an operator approved their licence and insurance",
+            env: "RIDE_DRIVER_APPROVAL", default: "automatic"))
+    var driverApproval: String?
+
+    @Option(
+        name: .customLong("document-check-s"),
+        help: helpWithEnv("Seconds between checks for drivers' expired documents (each ends that driver's approval)", env: "RIDE_DOCUMENT_CHECK_S", default: "60"))
+    var documentCheckSeconds: Int?
+
+    @Option(
         name: .customLong("concurrency"),
         help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
@@ -136,9 +148,22 @@ public struct RideUsersCommand: ServiceCommand {
                 try integerSetting(
                     credentialReplaySeconds, flag: "credential-replay-s", env: "RIDE_CREDENTIAL_REPLAY_S",
                     default: Int(UsersOps.defaultCredentialReplay), range: 1...3600)),
+            driverApproval: try Self.approval(driverApproval, environment: environment),
+            documentCheck: .seconds(
+                try integerSetting(documentCheckSeconds, flag: "document-check-s", env: "RIDE_DOCUMENT_CHECK_S", default: 60, range: 1...86_400)),
             concurrency: try concurrencySetting(concurrency),
             http: try common.httpAddress(default: "0.0.0.0:9101"),
             logFormat: logging.format, logLevel: logging.level)
+    }
+}
+
+extension RideUsersCommand {
+    static func approval(_ given: String?, environment: [String: String]) throws -> DriverApprovalMode {
+        let setting = Setting.resolve(given, flag: "driver-approval", env: "RIDE_DRIVER_APPROVAL", default: "automatic", environment: environment)
+        guard let mode = DriverApprovalMode(rawValue: setting.value) else {
+            throw ConfigurationError("driver approval (\(setting.origin)) '\(setting.value.prefix(40))' must be automatic or required")
+        }
+        return mode
     }
 }
 
@@ -165,6 +190,8 @@ public struct UsersSettings: BusClientSettings {
     public var replacedPhotoRetention: TimeInterval
     /// How long a keyed credential reply (`UsersOps.credentialOps`) is answered again.
     public var credentialReplay: TimeInterval
+    public var driverApproval: DriverApprovalMode
+    public var documentCheck: Duration
     public var concurrency: Int
     public var http: HostPort
     public var logFormat: LogFormat
@@ -195,6 +222,7 @@ public struct UsersSettings: BusClientSettings {
           re-authentication     current password, or a log-in of the last \(Int(reauthenticationWindow)) s
           replaced photos       deleted \(Int(replacedPhotoRetention)) s after no one uses them
           credential replies    answered again to a retry for \(Int(credentialReplay)) s
+          drivers               approval \(driverApproval.rawValue); documents checked for expiry every \(documentCheck)
           concurrency           \(concurrency)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)
