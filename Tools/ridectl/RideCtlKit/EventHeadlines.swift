@@ -63,6 +63,7 @@ public enum EventHeadlines {
         Events.deviceCommand.type: [Field("command", "command")],
         Events.userRegistered.type: [Field("user", "user.id"), Field("role", "user.role"), Field("name", "user.name")],
         Events.userSuspended.type: [Field("user", "user_id"), Field("role", "role"), Field("device", "device_id"), Field("reason", "reason")],
+        Events.userApprovalLapsed.type: [Field("user", "user_id"), Field("device", "device_id"), Field("reason", "reason")],
         Events.notification.type: [Field("user", "user_id"), Field("kind", "kind"), Field("order", "order_id")],
     ]
 
