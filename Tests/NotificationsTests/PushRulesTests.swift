@@ -82,9 +82,5 @@ import _CryptoExtras
         #expect(!parts.joined().contains("=") && !parts.joined().contains("+") && !parts.joined().contains("/"), "base64url without padding")
     }
 
-    static func unbase64URL(_ text: String) -> Data {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while !base64.count.isMultiple(of: 4) { base64 += "=" }
-        return Data(base64Encoded: base64) ?? Data()
-    }
+    static func unbase64URL(_ text: String) -> Data { Base64URL.decode(Substring(text)) ?? Data() }
 }

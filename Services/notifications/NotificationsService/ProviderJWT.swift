@@ -10,19 +10,15 @@ enum ProviderJWT {
     static func es256(header: [String: JSONValue], claims: [String: JSONValue], key: P256.Signing.PrivateKey) throws -> String {
         let input = signingInput(header: ["alg": "ES256"].merging(header) { $1 }, claims: claims)
         // JWS's ES256 signature is r ‖ s, 64 bytes: the raw representation, not DER.
-        return input + "." + base64URL(try key.signature(for: Data(input.utf8)).rawRepresentation)
+        return input + "." + Base64URL.encode(try key.signature(for: Data(input.utf8)).rawRepresentation)
     }
 
     static func rs256(header: [String: JSONValue], claims: [String: JSONValue], key: _RSA.Signing.PrivateKey) throws -> String {
         let input = signingInput(header: ["alg": "RS256", "typ": "JWT"].merging(header) { $1 }, claims: claims)
-        return input + "." + base64URL(try key.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5).rawRepresentation)
+        return input + "." + Base64URL.encode(try key.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5).rawRepresentation)
     }
 
     static func signingInput(header: [String: JSONValue], claims: [String: JSONValue]) -> String {
-        base64URL(Data(header.jsonBytes)) + "." + base64URL(Data(claims.jsonBytes))
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(Data(header.jsonBytes)) + "." + Base64URL.encode(Data(claims.jsonBytes))
     }
 }

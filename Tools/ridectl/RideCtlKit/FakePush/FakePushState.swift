@@ -48,17 +48,11 @@ struct FakeJWS {
 
     init?(_ token: String) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let header = Self.decode(parts[0]), let claims = Self.decode(parts[1]), let signature = Self.bytes(parts[2]) else { return nil }
+        guard parts.count == 3, let header = Self.decode(parts[0]), let claims = Self.decode(parts[1]), let signature = Base64URL.decode(parts[2]) else { return nil }
         (self.header, self.claims, self.signingInput, self.signature) = (header, claims, parts[0] + "." + parts[1], signature)
     }
 
     static func decode(_ part: Substring) -> JSONValue? {
-        bytes(part).flatMap { try? JSONCoding.decode(JSONValue.self, from: Array($0)) }
-    }
-
-    static func bytes(_ part: Substring) -> Data? {
-        var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while !text.count.isMultiple(of: 4) { text += "=" }
-        return Data(base64Encoded: text)
+        Base64URL.decode(part).flatMap { try? JSONCoding.decode(JSONValue.self, from: Array($0)) }
     }
 }
