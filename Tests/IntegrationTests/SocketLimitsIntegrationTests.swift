@@ -14,14 +14,16 @@ import Wire
         try await withTestBus("socket-limits") { bus in
             let apps = try await Apps.start(bus, gateway: ["--sockets-per-user", "2", "--socket-idle-s", "6"])
             let url = "ws://127.0.0.1:\(apps.gateway.port)/v1/me/live?access_token=\(apps.rider.token)"
-            let (first, second) = (LiveClient(url: url), LiveClient(url: url))
-            defer { (first.close(), second.close()) }
-            try await Task.sleep(for: .seconds(1))
-            let third = LiveClient(url: url)
-            defer { third.close() }
-            try await eventually("the third socket is refused", timeout: .seconds(10)) { third.ending != "open" }
-            #expect(third.received.last?["error"]?["code"] == "too_many_sockets" && third.ending.contains("4429"), "\(third.received); \(third.ending)")
-            #expect(first.ending == "open" && second.ending == "open", "\(first.ending); \(second.ending)")
+            // Three at once: whichever upgrade comes last (under load, not always the third opened) is refused.
+            let sockets = (0..<3).map { _ in LiveClient(url: url) }
+            defer { sockets.forEach { $0.close() } }
+            try await eventually("one of three sockets is refused", timeout: .seconds(20)) { sockets.contains { $0.ending != "open" } }
+            let refused = sockets.filter { $0.ending != "open" }
+            #expect(refused.count == 1, "\(sockets.map(\.ending))")
+            #expect(refused.first?.received.last?["error"]?["code"] == "too_many_sockets" && refused.first?.ending.contains("4429") == true, "\(refused.map(\.received))")
+            let held = sockets.filter { $0.ending == "open" }
+            try #require(held.count == 2, "\(sockets.map(\.ending))")
+            let (first, second) = (held[0], held[1])
             // Another user is not counted with the rider.
             let drivers = LiveClient(url: "ws://127.0.0.1:\(apps.gateway.port)/v1/me/live?access_token=\(apps.driver.token)")
             defer { drivers.close() }

@@ -24,18 +24,37 @@ import _CryptoExtras
     }
 
     @Test func fcmAnswersBecomeOutcomes() {
-        func error(_ status: Int, _ grpc: String, _ code: String?) -> [UInt8] {
-            let details = code.map { #","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"\#($0)"}]"# } ?? ""
+        func error(_ status: Int, _ grpc: String, _ code: String?, field: String? = nil) -> [UInt8] {
+            let violation = field.map { #",{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"\#($0)","description":"d"}]}"# } ?? ""
+            let details = code.map { #","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"\#($0)"}\#(violation)]"# } ?? ""
             return Self.json(#"{"error":{"code":\#(status),"message":"m","status":"\#(grpc)"\#(details)}}"#)
         }
         #expect(FCMPushProvider.outcome(status: 200, body: Self.json(#"{"name":"projects/p/messages/1"}"#), retryAfter: nil) == .sent)
         #expect(FCMPushProvider.outcome(status: 404, body: error(404, "NOT_FOUND", "UNREGISTERED"), retryAfter: nil) == .deadToken("fcm 404 UNREGISTERED"))
-        #expect(FCMPushProvider.outcome(status: 400, body: error(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT"), retryAfter: nil) == .deadToken("fcm 400 INVALID_ARGUMENT"))
+        // Invalid argument ends the token only when the field FCM names is the token.
+        #expect(
+            FCMPushProvider.outcome(status: 400, body: error(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", field: "message.token"), retryAfter: nil)
+                == .deadToken("fcm 400 INVALID_ARGUMENT message.token"))
+        #expect(
+            FCMPushProvider.outcome(status: 400, body: error(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", field: "message"), retryAfter: nil)
+                == .failed("fcm 400 INVALID_ARGUMENT message"))
         #expect(
             FCMPushProvider.outcome(status: 429, body: error(429, "RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED"), retryAfter: "7") == .retry("fcm 429 QUOTA_EXCEEDED", after: .seconds(7)))
         #expect(FCMPushProvider.outcome(status: 401, body: error(401, "UNAUTHENTICATED", nil), retryAfter: nil) == .retry("fcm 401 UNAUTHENTICATED"))
         #expect(FCMPushProvider.outcome(status: 502, body: [], retryAfter: nil) == .retry("fcm 502 HTTP 502"))
         #expect(FCMPushProvider.outcome(status: 403, body: error(403, "PERMISSION_DENIED", nil), retryAfter: nil) == .failed("fcm 403 PERMISSION_DENIED"))
+    }
+
+    @Test func aLongTextIsCutToItsShareOfTheMessageByItsEscapedBytes() {
+        func escaped(_ text: String) -> Int { JSONValue.string(text).jsonBytes.count - 2 }
+        #expect(PushText.body("Your driver is here.") == "Your driver is here.")
+        let emoji = String(repeating: "🚕", count: 1000)  // 1 000 characters, 4 000 bytes
+        let cut = PushText.body(emoji)
+        #expect(cut.hasSuffix("…") && escaped(cut) <= 2000 && escaped(cut) > 1990 && emoji.hasPrefix(cut.dropLast()), "\(escaped(cut))")
+        let controls = String(repeating: "\u{1}", count: 600)  // 6 bytes each escaped
+        #expect(escaped(PushText.title(controls)) <= 250 && escaped(PushText.body(controls)) <= 2000)
+        let family = String(repeating: "👨‍👩‍👧", count: 100)  // one character of 18 bytes: never split
+        #expect(PushText.title(family).dropLast().allSatisfy { $0 == "👨‍👩‍👧" })
     }
 
     @Test func aPushIsSentRetriedBoundedlyOrEndsItsToken() {

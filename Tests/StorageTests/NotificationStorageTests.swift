@@ -151,6 +151,37 @@ import Wire
         }
     }
 
+    /// A phone's pushes go one at a time, oldest first (a retried one holds the later back), and
+    /// what was queued for a phone's last user dies when the phone signs in as someone else.
+    @Test(arguments: Backend.allCases)
+    func aPhonesPushesGoOneAtATimeInOrderAndStayWithTheirUser(backend: Backend) async throws {
+        try await withStore(backend) { store in
+            try await store.addPushToken(userID: "u1", token: "phone", platform: .fcm)
+            try await store.addPushToken(userID: "u1", token: "tablet", platform: .fcm)
+            for id in ["n1", "n2", "n3"] {
+                _ = try await store.record(eventID: id, notifications: [note(id, user: "u1")], commands: [], webhookBody: nil, rider: nil)
+            }
+            let now = Date()
+            let first = try await store.claimDuePushes(now: now, lease: .seconds(30), limit: 10)
+            #expect(first.pushes.map(\.notification.id) == ["n1", "n1"] && Set(first.pushes.map(\.token)) == ["phone", "tablet"], "each phone's oldest only")
+            #expect(try await store.claimDuePushes(now: now, lease: .seconds(30), limit: 10).pushes.isEmpty, "the later ones wait for the first")
+            let phone = try #require(first.pushes.first { $0.token == "phone" })
+            try await store.finishPush(phone.id, lease: first.leaseEnd, sent: false, error: "fcm 503 UNAVAILABLE", retryAt: now.addingTimeInterval(5))
+            #expect(try await store.claimDuePushes(now: now.addingTimeInterval(1), lease: .seconds(30), limit: 10).pushes.isEmpty, "n2 does not overtake n1's retry")
+            let retried = try await store.claimDuePushes(now: now.addingTimeInterval(6), lease: .seconds(30), limit: 10)
+            #expect(retried.pushes.map(\.id) == [phone.id])
+            try await store.finishPush(phone.id, lease: retried.leaseEnd, sent: true, error: nil, retryAt: nil)
+            let next = try await store.claimDuePushes(now: now.addingTimeInterval(7), lease: .seconds(30), limit: 10)
+            #expect(next.pushes.map(\.notification.id) == ["n2"] && next.pushes.first?.token == "phone")
+            // The tablet signs in as u2: u1's n2 and n3, still queued for it, are not sent to u2's tablet.
+            try await store.addPushToken(userID: "u2", token: "tablet", platform: .fcm)
+            let tablets = try await store.pushes(userID: "u1", limit: 10).filter { $0.token == "tablet" }
+            #expect(tablets.count == 3 && tablets.allSatisfy { $0.status == "dead" && $0.lastError == "token moved" }, "\(tablets)")
+            let later = try await store.claimDuePushes(now: now.addingTimeInterval(60), lease: .seconds(30), limit: 10)
+            #expect(later.pushes.map(\.token) == ["phone"], "n2's lease ended; nothing for the tablet")
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func webhooksAreAddedListedAndDeletedWithTheirPendingDeliveries(backend: Backend) async throws {
         try await withStore(backend) { store in

@@ -61,7 +61,7 @@ public actor APNsPushProvider: PushProvider {
     /// The alert as APNs shows it, and what the app needs to open the right screen.
     static func payload(_ notification: UserNotification) -> [UInt8] {
         var aps: [String: JSONValue] = [
-            "alert": ["title": .string(notification.title), "body": .string(PushText.body(notification.body))], "sound": "default",
+            "alert": ["title": .string(PushText.title(notification.title)), "body": .string(PushText.body(notification.body))], "sound": "default",
         ]
         if let order = notification.orderID { aps["thread-id"] = .string(order) }
         var payload: [String: JSONValue] = ["aps": .object(aps), "notification_id": .string(notification.id), "kind": .string(notification.kind)]
@@ -100,8 +100,25 @@ public struct APNsConfiguration: Sendable {
 
 /// What both push services share of a message.
 enum PushText {
-    /// Both services cap a message at 4 KB: a long chat message is cut, the whole of it is in the inbox.
-    static func body(_ text: String) -> String { text.count <= 1000 ? text : String(text.prefix(999)) + "…" }
+    /// Both services cap a message at 4 KB of JSON: the title and the body are cut to their share
+    /// of it, measured as the bytes they take escaped in JSON (an emoji is 4, a control character
+    /// 6), at a character boundary; the whole message is in the inbox.
+    static func title(_ text: String) -> String { cut(text, toJSONBytes: 250) }
+    static func body(_ text: String) -> String { cut(text, toJSONBytes: 2000) }
+
+    static func cut(_ text: String, toJSONBytes limit: Int) -> String {
+        func escaped(_ part: String) -> Int { JSONValue.string(part).jsonBytes.count - 2 }
+        guard escaped(text) > limit else { return text }
+        var kept = ""
+        var used = escaped("…")
+        for character in text {
+            let size = escaped(String(character))
+            guard used + size <= limit else { break }
+            kept.append(character)
+            used += size
+        }
+        return kept + "…"
+    }
 
     /// `Retry-After` in seconds (the HTTP-date form is not used by either service).
     static func retryAfter(_ header: String?) -> Duration? {

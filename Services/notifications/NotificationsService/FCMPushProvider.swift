@@ -77,24 +77,28 @@ public actor FCMPushProvider: PushProvider {
         var data: [String: JSONValue] = ["notification_id": .string(notification.id), "kind": .string(notification.kind)]
         if let order = notification.orderID { data["order_id"] = .string(order) }
         let message: [String: JSONValue] = [
-            "token": .string(token), "notification": ["title": .string(notification.title), "body": .string(PushText.body(notification.body))],
-            "data": .object(data), "android": ["priority": "high", "collapse_key": .string(String(notification.id.prefix(64)))],
+            "token": .string(token), "notification": ["title": .string(PushText.title(notification.title)), "body": .string(PushText.body(notification.body))],
+            // No collapse key: FCM keeps four per phone, and each notification stands alone.
+            "data": .object(data), "android": ["priority": "high"],
         ]
         return (["message": .object(message)] as [String: JSONValue]).jsonBytes
     }
 
     /// FCM's answer as an outcome, by the error's `FcmError` code (or its status when it has none):
-    /// `UNREGISTERED`, `INVALID_ARGUMENT` (the token is the only part of our message a phone gives)
-    /// and `SENDER_ID_MISMATCH` end the token; `QUOTA_EXCEEDED`, `UNAVAILABLE`, `INTERNAL` and a
-    /// refused access token are tried again.
+    /// `UNREGISTERED`, `SENDER_ID_MISMATCH` and an `INVALID_ARGUMENT` whose field violation names
+    /// `message.token` end the token (any other invalid argument is the message's fault, not the
+    /// phone's: it fails alone); `QUOTA_EXCEEDED`, `UNAVAILABLE`, `INTERNAL` and a refused access
+    /// token are tried again.
     static func outcome(status: Int, body: [UInt8], retryAfter: String?) -> PushOutcome {
         if status == 200 { return .sent }
         let error = (try? JSONCoding.decode(JSONValue.self, from: body))?["error"]
         let details = error?["details"]?.arrayValue ?? []
         let code = details.lazy.compactMap { $0["errorCode"]?.stringValue }.first ?? error?["status"]?.stringValue ?? "HTTP \(status)"
         let reason = "fcm \(status) \(code)"
+        let fields = details.flatMap { $0["fieldViolations"]?.arrayValue ?? [] }.compactMap { $0["field"]?.stringValue }
         switch code {
-        case "UNREGISTERED", "INVALID_ARGUMENT", "SENDER_ID_MISMATCH": return .deadToken(reason)
+        case "INVALID_ARGUMENT": return fields.contains("message.token") ? .deadToken("\(reason) message.token") : .failed("\(reason) \(fields.joined(separator: ","))")
+        case "UNREGISTERED", "SENDER_ID_MISMATCH": return .deadToken(reason)
         case "QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL", "UNAUTHENTICATED", "THIRD_PARTY_AUTH_ERROR": return .retry(reason, after: PushText.retryAfter(retryAfter))
         default: return status == 429 || status >= 500 ? .retry(reason, after: PushText.retryAfter(retryAfter)) : .failed(reason)
         }

@@ -141,6 +141,10 @@ enum NotificationRows {
         """
 
     static let pushColumns = "id, document, token, platform, status, attempts, last_error"
+    /// A push is claimed only when it is its phone's oldest pending one: a phone's pushes arrive in
+    /// order (one waiting for a retry holds the later ones back), and no two instances, nor two
+    /// claims of one, send to the same phone at once, so one send fits in the lease.
+    static let firstOfItsToken = "NOT EXISTS (SELECT 1 FROM pushes AS earlier WHERE earlier.token = pushes.token AND earlier.status = 'pending' AND earlier.id < pushes.id)"
     /// id, document, token, platform, status, attempts, last_error.
     typealias PushColumns = (Int64, String, String, String, String, Int, String?)
 

@@ -7,7 +7,9 @@ extension NotificationStore {
     public func claimDuePushes(now: Date, lease: Duration, limit: Int) async throws -> (pushes: [PendingPush], leaseEnd: Int64) {
         try await database.write { db in
             let due = try Self.pushes(
-                db, sql: "SELECT \(NotificationRows.pushColumns) FROM pushes WHERE status = 'pending' AND next_attempt_ms <= ? ORDER BY next_attempt_ms, id LIMIT ?",
+                db,
+                sql:
+                    "SELECT \(NotificationRows.pushColumns) FROM pushes WHERE status = 'pending' AND next_attempt_ms <= ? AND \(NotificationRows.firstOfItsToken) ORDER BY next_attempt_ms, id LIMIT ?",
                 arguments: [NotificationRows.milliseconds(now), limit])
             let until = NotificationRows.milliseconds(now) + Int64(lease.milliseconds)
             for push in due { try db.run("UPDATE pushes SET next_attempt_ms = ? WHERE id = ?", [until, push.id]) }

@@ -62,6 +62,8 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
             """
         ),
         ("v5", NotificationRows.pushesSQL),
+        // A phone's pushes go one at a time, oldest first: its first pending one is found by token.
+        ("v6", "CREATE INDEX pushes_by_token ON pushes (token, status, id);"),
     ]
 
     public func record(
@@ -119,6 +121,8 @@ public final class NotificationStore: NotificationStorage, DatabaseReactorCursor
     public func addPushToken(userID: String, token: String, platform: PushPlatform) async throws {
         try await database.write { db in
             try db.run("DELETE FROM push_tokens WHERE token = ? AND user_id <> ?", [token, userID])
+            // The phone is someone else's now: what was queued for its last user is not sent to it.
+            try db.run("UPDATE pushes SET status = 'dead', last_error = 'token moved' WHERE token = ? AND user_id <> ? AND status = 'pending'", [token, userID])
             try db.run(
                 "INSERT INTO push_tokens (user_id, token, platform) VALUES (?, ?, ?) ON CONFLICT (user_id, token) DO UPDATE SET platform = excluded.platform",
                 [userID, token, platform.rawValue])

@@ -12,7 +12,7 @@ extension PostgresNotificationStore {
             try await connection.all(
                 """
                 WITH due AS (
-                    SELECT id, next_attempt_ms AS due_ms FROM pushes WHERE status = 'pending' AND next_attempt_ms <= \(nowMS)
+                    SELECT id, next_attempt_ms AS due_ms FROM pushes WHERE status = 'pending' AND next_attempt_ms <= \(nowMS) AND \(unescaped: NotificationRows.firstOfItsToken)
                     ORDER BY next_attempt_ms, id LIMIT \(limit) FOR UPDATE SKIP LOCKED
                 ), claimed AS (
                     UPDATE pushes SET next_attempt_ms = \(until) FROM due WHERE pushes.id = due.id RETURNING pushes.*, due.due_ms

@@ -115,6 +115,9 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresReact
         let logger = logger
         try await postgres.write { connection in
             _ = try await connection.run("DELETE FROM push_tokens WHERE token = \(token) AND user_id <> \(userID)", logger: logger)
+            // The phone is someone else's now: what was queued for its last user is not sent to it.
+            _ = try await connection.run(
+                "UPDATE pushes SET status = 'dead', last_error = 'token moved' WHERE token = \(token) AND user_id <> \(userID) AND status = 'pending'", logger: logger)
             _ = try await connection.run(
                 """
                 INSERT INTO push_tokens (user_id, token, platform) VALUES (\(userID), \(token), \(platform.rawValue))

@@ -33,17 +33,13 @@ public struct PushSender: Service {
         await loop.run(tick: .milliseconds(500)) { await sendDue() }
     }
 
-    /// Every due push: the phones at once, each phone's pushes one after another in their order (a
-    /// ride's alerts arrive as they happened, and once a token is found dead the rest are not tried).
+    /// Every due push, the phones at once: a claim holds each phone's oldest pending push only
+    /// (its pushes arrive in order, one at a time), so the next claim follows as soon as a round
+    /// is done, until nothing is due.
     func sendDue() async {
-        guard let (due, leaseEnd) = try? await store.claimDuePushes(now: Date(), lease: lease, limit: 100), !due.isEmpty else { return }
-        var byToken: [String: [PendingPush]] = [:]
-        for push in due { byToken[push.token, default: []].append(push) }
-        await withTaskGroup(of: Void.self) { group in
-            for pushes in byToken.values {
-                group.addTask {
-                    for push in pushes where await send(push, lease: leaseEnd) == false { break }
-                }
+        while !Task.isShuttingDownGracefully, let (due, leaseEnd) = try? await store.claimDuePushes(now: Date(), lease: lease, limit: 100), !due.isEmpty {
+            await withTaskGroup(of: Void.self) { group in
+                for push in due { group.addTask { await send(push, lease: leaseEnd) } }
             }
         }
     }

@@ -46,7 +46,7 @@ struct FakeFCM: Sendable {
 
     func send(project: String, authorization: String?, body: [UInt8]) async -> Answer {
         let message = (try? JSONCoding.decode(JSONValue.self, from: body))?["message"]
-        let answer = await answer(project: project, authorization: authorization, message: message)
+        let answer = await answer(project: project, authorization: authorization, message: message, size: body.count)
         await state.record([
             "service": "fcm", "token": message?["token"] ?? .null, "status": .number(Double(answer.status)), "payload": message ?? .null,
             "reason": answer.body["error"]?["details"]?[0]?["errorCode"] ?? answer.body["error"]?["status"] ?? .null,
@@ -54,26 +54,37 @@ struct FakeFCM: Sendable {
         return answer
     }
 
-    private func answer(project: String, authorization: String?, message: JSONValue?) async -> Answer {
+    private func answer(project: String, authorization: String?, message: JSONValue?, size: Int) async -> Answer {
         guard let authorization, authorization.hasPrefix("Bearer "), await state.accessTokenIsValid(String(authorization.dropFirst(7))) else {
             return Self.error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.", code: nil)
         }
         guard project == projectID else { return Self.error(403, "PERMISSION_DENIED", "Permission denied on project \(project).", code: "SENDER_ID_MISMATCH") }
         guard let message, let token = message["token"]?.stringValue, message["notification"]?["title"]?.stringValue != nil else {
-            return Self.error(400, "INVALID_ARGUMENT", "Request contains an invalid argument.", code: "INVALID_ARGUMENT")
+            return Self.error(400, "INVALID_ARGUMENT", "Request contains an invalid argument.", code: "INVALID_ARGUMENT", field: "message")
+        }
+        guard size <= 4096 else {
+            return Self.error(400, "INVALID_ARGUMENT", "Message is too big. Max allowed payload size is 4096 bytes.", code: "INVALID_ARGUMENT", field: "message")
         }
         switch await state.takeAnswer(for: token) {
         case "unregistered": return Self.error(404, "NOT_FOUND", "Requested entity was not found.", code: "UNREGISTERED")
-        case "bad_token": return Self.error(400, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token", code: "INVALID_ARGUMENT")
+        case "bad_token":
+            return Self.error(400, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token", code: "INVALID_ARGUMENT", field: "message.token")
         case "throttled": return Self.error(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Send requests'.", code: "QUOTA_EXCEEDED")
         case "unavailable": return Self.error(503, "UNAVAILABLE", "The service is currently unavailable.", code: "UNAVAILABLE")
         default: return Answer(status: 200, body: ["name": .string("projects/\(projectID)/messages/0:\(UInt64.random(in: 1...UInt64.max))")])
         }
     }
 
-    static func error(_ status: Int, _ grpcStatus: String, _ message: String, code: String?) -> Answer {
+    /// FCM's error body: a google.rpc.Status whose details carry the FcmError code and, for a bad
+    /// argument, the google.rpc.BadRequest naming the field.
+    static func error(_ status: Int, _ grpcStatus: String, _ message: String, code: String?, field: String? = nil) -> Answer {
         var error: [String: JSONValue] = ["code": .number(Double(status)), "message": .string(message), "status": .string(grpcStatus)]
-        if let code { error["details"] = [["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": .string(code)]] }
+        var details: [JSONValue] = []
+        if let code { details.append(["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": .string(code)]) }
+        if let field {
+            details.append(["@type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": [["field": .string(field), "description": .string(message)]]])
+        }
+        if !details.isEmpty { error["details"] = .array(details) }
         return Answer(status: status, body: ["error": .object(error)])
     }
 }
