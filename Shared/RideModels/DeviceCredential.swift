@@ -59,23 +59,29 @@ public struct VerifyDeviceCredentialsParams: Codable, Sendable, Equatable {
 }
 
 /// The answer about one pair: the device's driver when the credential holds, else why not (the
-/// 401 codes of `verify_device_credential`: `credential_invalid`, `credential_revoked`).
+/// 401 codes of `verify_device_credential`: `credential_invalid`, `credential_revoked`), and
+/// whether the driver may go online (`DriverApproval.problem`), which the ingest socket holds a
+/// batch that asks for it to.
 @WireModel
 public struct DeviceCredentialVerdict: Codable, Sendable, Equatable {
     public var deviceID: String
     public var userID: String?
     public var refusal: ErrorBody?
+    /// Why the driver may not go online now; absent when they may.
+    public var approvalProblem: String?
 
-    public init(deviceID: String, userID: String? = nil, refusal: ErrorBody? = nil) {
+    public init(deviceID: String, userID: String? = nil, refusal: ErrorBody? = nil, approvalProblem: String? = nil) {
         self.deviceID = deviceID
         self.userID = userID
         self.refusal = refusal
+        self.approvalProblem = approvalProblem
     }
 
     enum CodingKeys: String, CodingKey {
         case refusal
         case deviceID = "device_id"
         case userID = "user_id"
+        case approvalProblem = "approval_problem"
     }
 }
 

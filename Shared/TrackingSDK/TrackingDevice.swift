@@ -470,6 +470,19 @@ struct DeviceState {
         // Kept, and sent again on the backoff or at once with a new credential (`deviceCredential`).
         case "store_unavailable", "credential_unchecked", "owner_unavailable", "rate_limited":
             break  // sent again on the backoff
+        case "not_approved":
+            // The driver may not go online (not approved, or a document expired): the device stays
+            // unavailable (the app hears it, and asks the platform why), and what the batch carried
+            // goes again without the request.
+            guard let inFlight else { return }
+            self.inFlight = nil
+            pending.insert(contentsOf: inFlight.batch.locations, at: 0)
+            pendingGeotags = (inFlight.batch.geotags ?? []) + pendingGeotags
+            syncRequested = syncRequested || inFlight.batch.sync == true
+            available = false
+            intentsChangedAt = now
+            intentsUnsent = true
+            flushRequested = true
         default:
             // The batch itself is wrong (a bug, or a bad device id): sending it again cannot help.
             if let inFlight { stats.rejected += UInt64(inFlight.batch.locations.count) }

@@ -1,13 +1,17 @@
 import Foundation
+import Geo
 import PlatformLauncher
 import Testing
+import TrackingSDK
 import Wire
 
 /// Driver onboarding where approval is required (`ride-users --driver-approval required`), through
 /// the gateway against the real users and tracking: a new driver cannot go online; uploads a photo
 /// of their licence and insurance with the last day each is valid; an operator looks at them and
 /// approves; the driver goes online. A document that expires ends the approval (the users sweep)
-/// and takes the device off duty at once; so does an operator withdrawing the approval.
+/// and takes the device off duty at once; so does an operator withdrawing the approval. The driver
+/// SDK streaming on the ingest socket is held to the same: its request to go online is refused
+/// (its locations stored all the same) until users says the driver is approved.
 @Suite(.serialized) struct DriverApprovalIntegrationTests {
     static let basic = SuspensionIntegrationTests.basic
     static let png = PhotoIntegrationTests.png
@@ -17,7 +21,7 @@ import Wire
     func aDriverGoesOnlineOnlyApprovedAndAnExpiredDocumentTakesThemOffline() async throws {
         try await withTestBus("driver-approval") { bus in
             let users = try await TestService.users(on: bus, arguments: ["--driver-approval", "required", "--document-check-s", "1"])
-            _ = try await TestTracking.start(on: bus, inactiveAfterSeconds: 60, deviceCredentials: true)
+            let ingest = try await TestTracking.start(on: bus, inactiveAfterSeconds: 60, deviceCredentials: true)
             let gateway = try await TestGateway.start(on: bus)
             let dan = try await gateway.signUp(
                 #"{"role":"driver","name":"Dan","phone_number":"+380671110001","password":"driving9","device_id":"approval-dan","car":{"model":"Prius","license_plate":"AB 1234"}}"#,
@@ -38,6 +42,19 @@ import Wire
             #expect(refusal(first, says: "upload your licence and insurance"), "\(first)")
             let batch = #"{"batch_id":1,"device":{"available":true},"locations":[]}"#
             #expect(refusal(try await gateway.request("POST", "/v1/devices/approval-dan/locations", token: dan.token, batch), says: "licence"))
+
+            // Nor by the SDK on the ingest socket, with the device credential of Dan's session: the
+            // request to go online is refused and the phone stays unavailable; its locations are stored.
+            let session = try await gateway.request("POST", "/v1/sessions", #"{"phone_number":"+380671110001","password":"driving9"}"#)
+            var configuration = ingest.sdkConfiguration()
+            configuration.deviceCredential = try #require(session.body["device_credential"]?.stringValue, "\(session)")
+            let phone = try TrackingDevice(id: "approval-dan", configuration: configuration, provider: SimulatedDrive(at: GeoPoint(latitude: 60.1699, longitude: 24.9384)))
+            defer { Task { await phone.close() } }
+            phone.startTracking()
+            phone.isAvailable = true
+            try await eventually("the phone's request to go online is refused, its locations stored") { !phone.isAvailable && phone.statistics.acknowledged >= 2 }
+            #expect(try await !onDuty())
+            #expect(ingest.log.contains("not_approved"), "the refusal is logged")
 
             // Uploads refused, each naming why, nothing kept.
             func upload(_ kind: String, _ body: [UInt8], expires: String?, token: String? = nil) async throws -> (status: Int, body: JSONValue) {
@@ -74,6 +91,12 @@ import Wire
             #expect(try await gateway.request("POST", "/dashboard/users/\(ann.id)/approve", headers: Self.basic).status == 409, "a rider")
             #expect(try await online().status == 200)
             #expect(try await onDuty())
+            // The phone asks again, off duty first: now it may (users is asked again, not the refusal remembered).
+            #expect(try await gateway.request("PUT", "/v1/me/availability", token: dan.token, #"{"available":false}"#).status == 200)
+            try await eventually("the phone hears it is off duty") { !phone.isAvailable }
+            phone.isAvailable = true
+            try await eventually("the approved phone goes online by itself") { try await onDuty() }
+            #expect(phone.isAvailable)
 
             // Time passes: the insurance's last day is behind (as stored). The sweep ends the approval;
             // tracking takes the device off duty; going online again is refused, saying why.
@@ -97,6 +120,11 @@ import Wire
             #expect(withdrawn.status == 200 && withdrawn.body["approved_at"] == nil, "\(withdrawn.body)")
             try await eventually("the withdrawal takes Dan off duty", timeout: .seconds(20)) { try await !onDuty() }
             #expect(refusal(try await online(), says: "an operator has not approved"))
+            // The phone that heard it is off duty cannot put itself back.
+            try await eventually("the phone hears the withdrawal") { !phone.isAvailable }
+            phone.isAvailable = true
+            try await eventually("the phone's request is refused again") { !phone.isAvailable }
+            #expect(try await !onDuty())
         }
     }
 }

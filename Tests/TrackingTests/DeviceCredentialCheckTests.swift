@@ -9,11 +9,11 @@ import Testing
 @Suite struct DeviceCredentialCheckTests {
     /// Users as the check sees it: an answer per credential, and how often it was asked.
     final class FakeUsers: DeviceCredentialVerifier {
-        let answers = Mutex<[String: Result<String, ServiceError>]>([:])
+        let answers = Mutex<[String: Result<CredentialHolder, ServiceError>]>([:])
         let down = Mutex(false)
         let asked = Mutex(0)
 
-        func verdicts(_ pairs: [CredentialPair]) async throws -> [Result<String, ServiceError>] {
+        func verdicts(_ pairs: [CredentialPair]) async throws -> [Result<CredentialHolder, ServiceError>] {
             asked.withLock { $0 += 1 }
             if down.withLock({ $0 }) { throw ServiceError(status: Status.unavailable, code: "unavailable", message: "users is away") }
             return answers.withLock { answers in
@@ -24,7 +24,7 @@ import Testing
 
     let logger = Logger(label: "credential-check-test")
 
-    func code(_ outcome: Result<String, ServiceError>?) -> String? {
+    func code(_ outcome: Result<CredentialHolder, ServiceError>?) -> String? {
         if case .failure(let error)? = outcome { return error.code }
         return nil
     }
@@ -32,11 +32,11 @@ import Testing
 
     @Test func aVerdictIsKeptForTheRecheckIntervalThenAskedAgain() async {
         let users = FakeUsers()
-        users.answers.withLock { $0["good"] = .success("d-1") }
+        users.answers.withLock { $0["good"] = .success(CredentialHolder(driver: "d-1")) }
         let check = DeviceCredentialCheck(verifier: users, recheckAfter: 60, logger: logger)
         #expect(check.recent(deviceID: "p", credential: "good", now: start) == nil)
-        #expect(await check.check(deviceID: "p", credential: "good", now: start) == .success("d-1"))
-        #expect(check.recent(deviceID: "p", credential: "good", now: start + 59) == .success("d-1"))
+        #expect(await check.check(deviceID: "p", credential: "good", now: start) == .success(CredentialHolder(driver: "d-1")))
+        #expect(check.recent(deviceID: "p", credential: "good", now: start + 59) == .success(CredentialHolder(driver: "d-1")))
         // Another credential for the device is asked about, not taken for the known one.
         #expect(check.recent(deviceID: "p", credential: "other", now: start + 1) == nil)
         #expect(check.recent(deviceID: "p", credential: "good", now: start + 61) == nil)
@@ -64,29 +64,29 @@ import Testing
 
     @Test func whileUsersIsAwayARecentlyCheckedCredentialIsBelievedAndANewOneWaits() async {
         let users = FakeUsers()
-        users.answers.withLock { $0["good"] = .success("d-1") }
+        users.answers.withLock { $0["good"] = .success(CredentialHolder(driver: "d-1")) }
         let check = DeviceCredentialCheck(verifier: users, recheckAfter: 60, trustedWhileUnchecked: 600, logger: logger)
         _ = await check.check(deviceID: "p", credential: "good", now: start)
         users.down.withLock { $0 = true }
-        #expect(await check.check(deviceID: "p", credential: "good", now: start + 120) == .success("d-1"))
+        #expect(await check.check(deviceID: "p", credential: "good", now: start + 120) == .success(CredentialHolder(driver: "d-1")))
         #expect(code(await check.check(deviceID: "p", credential: "good", now: start + 601)) == "credential_unchecked")
         #expect(code(await check.check(deviceID: "q", credential: "good", now: start)) == "credential_unchecked")
     }
 
     @Test func aStrangersBadCredentialDoesNotUnsettleTheDevicesOwn() async {
         let users = FakeUsers()
-        users.answers.withLock { $0["good"] = .success("d-1") }
+        users.answers.withLock { $0["good"] = .success(CredentialHolder(driver: "d-1")) }
         let check = DeviceCredentialCheck(verifier: users, recheckAfter: 60, logger: logger)
         _ = await check.check(deviceID: "p", credential: "good", now: start)
         #expect(code(await check.check(deviceID: "p", credential: "forged", now: start + 1)) == "credential_invalid")
-        #expect(check.recent(deviceID: "p", credential: "good", now: start + 2) == .success("d-1"), "the device's own verdict stays")
+        #expect(check.recent(deviceID: "p", credential: "good", now: start + 2) == .success(CredentialHolder(driver: "d-1")), "the device's own verdict stays")
         #expect(code(check.recent(deviceID: "p", credential: "forged", now: start + 2)) == "credential_invalid")
         #expect(users.asked.withLock { $0 } == 2)
     }
 
     @Test func aRevokedCredentialIsNotBelievedWhileUsersIsAway() async {
         let users = FakeUsers()
-        users.answers.withLock { $0["good"] = .success("d-1") }
+        users.answers.withLock { $0["good"] = .success(CredentialHolder(driver: "d-1")) }
         let check = DeviceCredentialCheck(verifier: users, recheckAfter: 60, trustedWhileUnchecked: 600, refusalKeptFor: 10, logger: logger)
         _ = await check.check(deviceID: "p", credential: "good", now: start)
         users.answers.withLock { $0["good"] = .failure(.unauthorized("credential_revoked", "logged out")) }

@@ -14,15 +14,17 @@ import Testing
     final class CountingUsers: DeviceCredentialVerifier {
         let calls = Mutex<[Int]>([])
 
-        func verdicts(_ pairs: [CredentialPair]) async throws -> [Result<String, ServiceError>] {
+        func verdicts(_ pairs: [CredentialPair]) async throws -> [Result<CredentialHolder, ServiceError>] {
             calls.withLock { $0.append(pairs.count) }
-            return pairs.map { $0.credential.hasPrefix("good-") ? .success("driver-of-\($0.deviceID)") : .failure(.unauthorized("credential_invalid", "not ours")) }
+            return pairs.map {
+                $0.credential.hasPrefix("good-") ? .success(CredentialHolder(driver: "driver-of-\($0.deviceID)")) : .failure(.unauthorized("credential_invalid", "not ours"))
+            }
         }
     }
 
     /// What the waiting batches were told, by device.
     final class Answers: Sendable {
-        let outcomes = Mutex<[String: [Result<String, ServiceError>]]>([:])
+        let outcomes = Mutex<[String: [Result<CredentialHolder, ServiceError>]]>([:])
         func completion(for deviceID: String) -> DeviceCredentialQueue.Completion {
             { outcome in self.outcomes.withLock { $0[deviceID, default: []].append(outcome) } }
         }
@@ -49,10 +51,10 @@ import Testing
         await queue.flush(now: now)
         #expect(users.calls.withLock { $0 } == [100], "one call for 100 devices")
         #expect(answers.count == 101)
-        #expect(answers.outcomes.withLock { $0["d-1"] } == [.success("driver-of-d-1"), .success("driver-of-d-1")])
+        #expect(answers.outcomes.withLock { $0["d-1"] } == [.success(CredentialHolder(driver: "driver-of-d-1")), .success(CredentialHolder(driver: "driver-of-d-1"))])
         #expect(answers.outcomes.withLock { $0["d-7"] }?.first.map { if case .failure(let error) = $0 { error.code } else { "" } } == "credential_invalid")
         // The verdicts are kept: the same devices cost users nothing for the recheck interval.
-        #expect(queue.check.recent(deviceID: "d-3", credential: "good-3", now: now + 1) == .success("driver-of-d-3"))
+        #expect(queue.check.recent(deviceID: "d-3", credential: "good-3", now: now + 1) == .success(CredentialHolder(driver: "driver-of-d-3")))
     }
 
     @Test func aBacklogBeyondOneCallWaitsForTheNextInterval() async {

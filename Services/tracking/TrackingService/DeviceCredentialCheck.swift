@@ -17,11 +17,22 @@ public struct CredentialPair: Hashable, Sendable {
     }
 }
 
+/// Whose credential a batch carries: the driver, and why they may not go online now (nil: they may).
+public struct CredentialHolder: Sendable, Equatable {
+    public var driver: String
+    public var approvalProblem: String?
+
+    public init(driver: String, approvalProblem: String? = nil) {
+        self.driver = driver
+        self.approvalProblem = approvalProblem
+    }
+}
+
 /// Who says whether device credentials hold: users (`users.verify_device_credentials`).
 public protocol DeviceCredentialVerifier: Sendable {
     /// A verdict per pair, in order: the device's driver, or the 401 `ServiceError` saying why the
     /// credential does not hold. Throws when users cannot answer now.
-    func verdicts(_ pairs: [CredentialPair]) async throws -> [Result<String, ServiceError>]
+    func verdicts(_ pairs: [CredentialPair]) async throws -> [Result<CredentialHolder, ServiceError>]
 }
 
 /// The verifier through the bus: one call for all the pairs.
@@ -30,7 +41,7 @@ public struct UsersDeviceCredentials: DeviceCredentialVerifier {
 
     public init(client: ServiceClient) { self.client = client }
 
-    public func verdicts(_ pairs: [CredentialPair]) async throws -> [Result<String, ServiceError>] {
+    public func verdicts(_ pairs: [CredentialPair]) async throws -> [Result<CredentialHolder, ServiceError>] {
         let params = VerifyDeviceCredentialsParams(pairs: pairs.map { VerifyDeviceCredentialParams(deviceID: $0.deviceID, credential: $0.credential) })
         let reply = try await client.call(Ops.Users.verifyDeviceCredentials, params, timeout: .seconds(2))
         guard reply.verdicts.count == pairs.count else {
@@ -42,7 +53,7 @@ public struct UsersDeviceCredentials: DeviceCredentialVerifier {
             guard verdict.deviceID == pair.deviceID, let driver = verdict.userID else {
                 return .failure(DeviceCredentialCheck.unchecked(pair.deviceID, why: "users answered about another device"))
             }
-            return .success(driver)
+            return .success(CredentialHolder(driver: driver, approvalProblem: verdict.approvalProblem))
         }
     }
 }
@@ -56,7 +67,7 @@ public final class DeviceCredentialCheck: Sendable {
     private struct Verdict {
         var credential: String
         /// The driver, or the refusal.
-        var outcome: Result<String, ServiceError>
+        var outcome: Result<CredentialHolder, ServiceError>
         var checkedAt: Date
     }
 
@@ -93,19 +104,19 @@ public final class DeviceCredentialCheck: Sendable {
     /// device's next batch asks users, who refuse it.
     public func forget(userID: String) {
         verdicts.withLock { verdicts in
-            for (device, kept) in verdicts where (try? kept.accepted?.outcome.get()) == userID { verdicts[device]?.accepted = nil }
+            for (device, kept) in verdicts where (try? kept.accepted?.outcome.get())?.driver == userID { verdicts[device]?.accepted = nil }
         }
     }
 
     /// The answer without asking users, when a recent verdict about this credential gives one; a
     /// refusal is logged once per device and minute.
-    public func recent(deviceID: String, credential: String?, now: Date) -> Result<String, ServiceError>? {
+    public func recent(deviceID: String, credential: String?, now: Date) -> Result<CredentialHolder, ServiceError>? {
         let outcome = known(deviceID: deviceID, credential: credential, now: now)
         if case .failure(let error)? = outcome { rejections.note(error.code, from: deviceID, logger: logger) }
         return outcome
     }
 
-    private func known(deviceID: String, credential: String?, now: Date) -> Result<String, ServiceError>? {
+    private func known(deviceID: String, credential: String?, now: Date) -> Result<CredentialHolder, ServiceError>? {
         guard let credential else { return .failure(Self.missing) }
         return verdicts.withLock { verdicts in
             let device = verdicts[deviceID]
@@ -120,7 +131,7 @@ public final class DeviceCredentialCheck: Sendable {
     }
 
     /// The device's driver, asking users when no recent verdict says; a refusal is logged once per device and minute.
-    public func check(deviceID: String, credential: String?, now: Date) async -> Result<String, ServiceError> {
+    public func check(deviceID: String, credential: String?, now: Date) async -> Result<CredentialHolder, ServiceError> {
         if let known = known(deviceID: deviceID, credential: credential, now: now) { return noted(known, deviceID) }
         guard let credential else { return noted(.failure(Self.missing), deviceID) }
         return await check([CredentialPair(deviceID: deviceID, credential: credential)], now: now)[0]
@@ -128,7 +139,7 @@ public final class DeviceCredentialCheck: Sendable {
 
     /// The verdicts about `pairs`, from ONE question to users (the pairs tracking had no recent
     /// verdict about); refusals are logged once per device and minute.
-    public func check(_ pairs: [CredentialPair], now: Date) async -> [Result<String, ServiceError>] {
+    public func check(_ pairs: [CredentialPair], now: Date) async -> [Result<CredentialHolder, ServiceError>] {
         do {
             let answers = try await verifier.verdicts(pairs)
             return zip(pairs, answers).map { pair, answer in
@@ -148,18 +159,18 @@ public final class DeviceCredentialCheck: Sendable {
     }
 
     /// While users cannot answer: a credential checked within `trustedWhileUnchecked` is believed.
-    private func believed(_ pair: CredentialPair, now: Date) -> Result<String, ServiceError> {
-        let driver = verdicts.withLock { verdicts -> String? in
+    private func believed(_ pair: CredentialPair, now: Date) -> Result<CredentialHolder, ServiceError> {
+        let holder = verdicts.withLock { verdicts -> CredentialHolder? in
             guard let verdict = verdicts[pair.deviceID]?.accepted, verdict.credential == pair.credential, case .success(let driver) = verdict.outcome,
                 now.timeIntervalSince(verdict.checkedAt) < trustedWhileUnchecked
             else { return nil }
             return driver
         }
-        if let driver { return .success(driver) }
+        if let holder { return .success(holder) }
         return .failure(Self.unchecked(pair.deviceID, why: "users did not answer"))
     }
 
-    private func noted(_ outcome: Result<String, ServiceError>, _ deviceID: String) -> Result<String, ServiceError> {
+    private func noted(_ outcome: Result<CredentialHolder, ServiceError>, _ deviceID: String) -> Result<CredentialHolder, ServiceError> {
         if case .failure(let error) = outcome, error.status == Status.unauthorized {
             rejections.note(error.code, from: deviceID, logger: logger)
         }

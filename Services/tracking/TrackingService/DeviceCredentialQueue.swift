@@ -11,7 +11,7 @@ import Synchronization
 /// made per batch, and past `capacity` waiting batches a new one is refused at once (503
 /// `credential_unchecked`; the SDK sends it again on its backoff).
 public final class DeviceCredentialQueue: Service, Sendable {
-    public typealias Completion = @Sendable (Result<String, ServiceError>) -> Void
+    public typealias Completion = @Sendable (Result<CredentialHolder, ServiceError>) -> Void
 
     public let check: DeviceCredentialCheck
     public let interval: Duration

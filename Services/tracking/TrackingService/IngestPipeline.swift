@@ -81,16 +81,26 @@ public final class IngestPipeline: Sendable {
             checkOwner(deviceID: deviceID, batch: batch, driver: nil, now: now, completion: completion)
             return
         }
+        let goesOnline = batch.device?.available == true
         switch credentials.check.recent(deviceID: deviceID, credential: batch.deviceCredential, now: now) {
-        case .success(let driver)?: checkOwner(deviceID: deviceID, batch: batch, driver: driver, now: now, completion: completion)
+        case .success(let holder)? where holder.approvalProblem == nil || !goesOnline:
+            checkOwner(deviceID: deviceID, batch: batch, driver: holder.driver, now: now, completion: completion)
         case .failure(let error)?: refuse(error, completion)
-        case nil:
-            // No recent verdict: the batch waits for the next batched question to users (or is
-            // refused at once when too many wait). `recent` answered a batch without a credential.
+        case .success?, nil:
+            // No recent verdict, or one saying the driver may not go online for a batch that asks
+            // to (an operator may have approved them since): the batch waits for the next batched
+            // question to users (or is refused at once when too many wait). `recent` answered a
+            // batch without a credential.
             let pair = CredentialPair(deviceID: deviceID, credential: batch.deviceCredential ?? "")
             credentials.submit(pair) { outcome in
                 switch outcome {
-                case .success(let driver): self.checkOwner(deviceID: deviceID, batch: batch, driver: driver, now: now, completion: completion)
+                case .success(let holder):
+                    if goesOnline, let problem = holder.approvalProblem {
+                        // As the gateway's availability route: users, the approval's owner, says.
+                        self.refuse(.forbidden("not_approved", "not approved for shifts: \(problem)"), completion, loggedAs: deviceID)
+                    } else {
+                        self.checkOwner(deviceID: deviceID, batch: batch, driver: holder.driver, now: now, completion: completion)
+                    }
                 case .failure(let error): self.refuse(error, completion)
                 }
             }

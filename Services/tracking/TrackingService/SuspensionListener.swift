@@ -9,7 +9,9 @@ import ServiceLifecycle
 /// credential check: the driver's device goes off duty (out of Nearby and dispatch) and the
 /// credential's acceptance is forgotten, so the phone's next batch is refused. A driver whose
 /// approval lapsed (`user.approval_lapsed`: a document expired, or an operator withdrew it) has
-/// their device taken off duty too; their credential stays, as they may still log in.
+/// their device taken off duty too, and the acceptance forgotten as well: the credential still
+/// holds (they may log in and stream), but a batch asking to go online is asked about again, and
+/// users says why it may not.
 struct SuspensionListener: Service {
     let subscriber: EventSubscriber<UserSuspended>
     let lapses: EventSubscriber<DriverApprovalLapsed>
@@ -24,6 +26,7 @@ struct SuspensionListener: Service {
             group.addTask { await subscriber.eachEvent { received in await suspended(received.event.data) } }
             group.addTask {
                 await lapses.eachEvent { received in
+                    credentials?.forget(userID: received.event.data.userID)
                     await offDuty(received.event.data.deviceID, userID: received.event.data.userID, because: "approval lapsed: \(received.event.data.reason)")
                 }
             }

@@ -24,8 +24,11 @@ struct DeviceCredentialOps: Sendable {
             var verdicts: [DeviceCredentialVerdict] = []
             for pair in params.pairs {
                 do {
-                    let credential = try await verify(pair, now: Date())
-                    verdicts.append(DeviceCredentialVerdict(deviceID: pair.deviceID, userID: credential.userID))
+                    let now = Date()
+                    let (credential, user) = try await verified(pair, now: now)
+                    verdicts.append(
+                        DeviceCredentialVerdict(
+                            deviceID: pair.deviceID, userID: credential.userID, approvalProblem: DriverApproval.problem(user, today: DriverApproval.day(now))))
                 } catch let error as ServiceError where error.status == Status.unauthorized {
                     verdicts.append(DeviceCredentialVerdict(deviceID: pair.deviceID, refusal: ErrorBody(code: error.code, message: error.message)))
                 }
@@ -45,6 +48,11 @@ struct DeviceCredentialOps: Sendable {
 
     /// The device's driver when `params.credential` is genuine, for this device, and its session and account still hold.
     func verify(_ params: VerifyDeviceCredentialParams, now: Date) async throws -> DeviceCredential {
+        try await verified(params, now: now).credential
+    }
+
+    /// The credential and its driver's account as it is now.
+    func verified(_ params: VerifyDeviceCredentialParams, now: Date) async throws -> (credential: DeviceCredential, user: User) {
         guard let presented = DeviceCredentialKeys.parse(params.credential) else {
             throw Self.refused("credential_invalid", "the device credential is not one of ours")
         }
@@ -57,7 +65,7 @@ struct DeviceCredentialOps: Sendable {
         guard let user = try await store.user(id: userID), user.role == .driver, user.deviceID == params.deviceID else {
             throw Self.refused("credential_revoked", "the driver's account no longer names device \(params.deviceID): sign in again")
         }
-        return DeviceCredential(deviceID: params.deviceID, userID: userID, credential: params.credential)
+        return (DeviceCredential(deviceID: params.deviceID, userID: userID, credential: params.credential), user)
     }
 
     static func refused(_ code: String, _ message: String) -> ServiceError { ServiceError.unauthorized(code, message) }
