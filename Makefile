@@ -108,7 +108,7 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH = $(TEST_WIDTH)
 test: test-deps lint
 	$(SWIFT) build --build-tests
 	@mkdir -p .build
-	@Tools/roads/fetch-extract.sh > /dev/null  # once, before the tests that read it run side by side
+	@Tools/roads/fetch-extract.sh > /dev/null && Tools/roads/fetch-extract.sh karhula > /dev/null  # once, before the tests that read them run side by side
 	@bash -o pipefail -c '$(SWIFT) test --skip-build 2>&1 | tee .build/test-output.log' || { .ci/digest .build/test-output.log; exit 1; }
 	$(MAKE) fuzz FUZZ_SECONDS=30 FUZZ_FLAGS=-verbosity=0
 

@@ -127,6 +127,12 @@ let package = Package(
             ],
             path: "Shared/RoadServers"
         ),
+        // Cities: one city's roads, street map and places, built in (Helsinki) or a bundle (`--city`, docs/cities.md).
+        .target(
+            name: "Cities",
+            dependencies: ["Roads", "Places", "Geo", "ServiceKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Shared/Cities"
+        ),
         // Places: search and reverse geocoding over streets, addresses and named places from OpenStreetMap (docs/places.md).
         .target(
             name: "Places", dependencies: ["Geo"], path: "Shared/Places", exclude: ["Data/ATTRIBUTION.md"],
@@ -182,7 +188,7 @@ let package = Package(
         .target(
             name: "OrdersService",
             dependencies: [
-                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "Roads", "RoadServers", "ServiceKit", "Storage",
+                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "Roads", "RoadServers", "Cities", "ServiceKit", "Storage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
@@ -194,7 +200,7 @@ let package = Package(
         .target(
             name: "TripsService",
             dependencies: [
-                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "Roads", "RoadServers", "ServiceKit", "Storage",
+                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "Roads", "RoadServers", "Cities", "ServiceKit", "Storage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
@@ -220,7 +226,7 @@ let package = Package(
         .target(
             name: "GatewayService",
             dependencies: [
-                "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Places", "Roads", "Geo", .product(name: "Hummingbird", package: "hummingbird"),
+                "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Places", "Roads", "Cities", "Geo", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -250,6 +256,7 @@ let package = Package(
         .target(
             name: "RideCtlKit",
             dependencies: [
+                "Cities",
                 "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "Roads", "ZeroMQ", "GatewayService",
                 "UsersService", "RoadServers", "OrdersService", .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -289,6 +296,7 @@ let package = Package(
         .testTarget(name: "DocsTests", dependencies: ["Bus", "RideContract", "RideCtlKit", "ServiceKit"], path: "Tests/DocsTests"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Bus", "RideContract", "TripsService"], path: "Tests/WireTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
+        .testTarget(name: "CitiesTests", dependencies: ["Cities", "Roads", "Geo"], path: "Tests/CitiesTests"),
         .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo", "TestProcess"], path: "Tests/PlacesTests"),
         .testTarget(name: "RoadsTests", dependencies: ["Roads", "Geo", "TestProcess"], path: "Tests/RoadsTests"),
         .testTarget(

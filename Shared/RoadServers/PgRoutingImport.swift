@@ -56,16 +56,16 @@ public struct PgRoutingImport: Sendable {
         }
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (xml, mapconfig, rules) = ("\(folder)/extract.osm", "\(folder)/mapconfig.xml", "\(folder)/ways.tsv")
-        try await ToolRun.run(python, [graphScript, "--mapconfig", mapconfig], what: "\(graphScript) writing osm2pgrouting's mapconfig")
-        try await ToolRun.run(python, [graphScript, "--ways", extract, rules], what: "\(graphScript) reading the roads of \(extract)")
+        try await Self.run(python, [graphScript, "--mapconfig", mapconfig], what: "\(graphScript) writing osm2pgrouting's mapconfig")
+        try await Self.run(python, [graphScript, "--ways", extract, rules], what: "\(graphScript) reading the roads of \(extract)")
         // The extract is clipped: some ways name nodes it does not hold. With the nodes' own ids
         // osm2pgrouting drew such ways as straight edges to unrelated nodes (up to 1.6 km across
         // central Helsinki); with the nodes renumbered, each way is the length the graph gives it.
         // Ways keep their ids (the rules name them).
-        try await ToolRun.run(osmium, ["renumber", "-t", "node", extract, "-o", xml, "--overwrite"], what: "osmium converting \(extract) to XML")
+        try await Self.run(osmium, ["renumber", "-t", "node", extract, "-o", xml, "--overwrite"], what: "osmium converting \(extract) to XML")
         var environment = ProcessInfo.processInfo.environment
         if let password = address.password { environment["PGPASSWORD"] = password }
-        try await ToolRun.run(
+        try await Self.run(
             osm2pgrouting,
             ["-f", xml, "-c", mapconfig, "-d", address.database, "-U", address.username, "-h", address.host, "-p", "\(address.port)", "--clean"],
             environment: environment, what: "osm2pgrouting importing into \(address)")
@@ -78,10 +78,11 @@ public struct PgRoutingImport: Sendable {
     }
 
     private func tool(_ name: String, package: String) throws(PgRoutingImportError) -> String {
-        guard let path = searchPath.map({ "\($0)/\(name)" }).first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            throw PgRoutingImportError("\(name) is not installed (apt-get install \(package))")
-        }
-        return path
+        do { return try ToolRun.find(name, package: package, searchPath: searchPath) } catch { throw PgRoutingImportError(error.description) }
+    }
+
+    private static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil, what: String) async throws(PgRoutingImportError) {
+        do { try await ToolRun.run(program, arguments, environment: environment, what: what) } catch { throw PgRoutingImportError(error.description) }
     }
 
     /// Connects (failing fast and clearly when the server is not there) and enables the extensions.

@@ -1,18 +1,22 @@
 import Geo
 
 /// Routes on a road graph held in memory (docs/roads.md): each end snaps to the nearest point of
-/// the nearest road within `snappingDistance`, then A* by travel time finds the quickest way,
-/// one-way streets respected. No I/O and no shared mutable state: any number of tasks may route at once.
+/// the nearest road within `snappingDistance`, then the quickest way is found by travel time, one-way
+/// streets respected: on the graph's contraction hierarchy when given one (a metropolitan graph),
+/// else by A*. No I/O and no shared mutable state: any number of tasks may route at once.
 public struct EmbeddedRoutes: RouteProvider {
     public let graph: RoadGraph
     /// Metres: a point farther than this from every road is `.outsideRoadData`.
     public let snappingDistance: Double
+    /// Nil: A* alone, quick enough on a town's graph.
+    public let hierarchy: ContractionHierarchy?
     private let index: EdgeIndex
 
     public var name: String { "embedded" }
 
-    public init(graph: RoadGraph, snappingDistance: Double = 300) {
+    public init(graph: RoadGraph, hierarchy: ContractionHierarchy? = nil, snappingDistance: Double = 300) {
         self.graph = graph
+        self.hierarchy = hierarchy
         self.snappingDistance = snappingDistance
         index = EdgeIndex(graph: graph)
     }
@@ -30,7 +34,7 @@ public struct EmbeddedRoutes: RouteProvider {
     public func shortestRoute(from start: GeoPoint, to end: GeoPoint) throws(RouteError) -> Route {
         guard let origin = index.snap(start, within: snappingDistance) else { throw .outsideRoadData(start) }
         guard let destination = index.snap(end, within: snappingDistance) else { throw .outsideRoadData(end) }
-        guard let path = ShortestPath(graph: graph).search(from: origin, to: destination) else {
+        guard let path = ShortestPath(graph: graph, hierarchy: hierarchy).search(from: origin, to: destination) else {
             throw .unroutable(from: start, to: end)
         }
         return assemble(path, from: origin, to: destination)

@@ -1,7 +1,8 @@
 import Geo
 
-/// A* by travel time between two snapped points. The heuristic is a lower bound of the distance to
-/// the destination at the graph's top speed, which never overestimates, so the first time the
+/// The quickest way between two snapped points: on the graph's contraction hierarchy when it has
+/// one (`HierarchySearch`), else A* by travel time. A*'s heuristic is a lower bound of the distance
+/// to the destination at the graph's top speed, which never overestimates, so the first time the
 /// cheapest open entry costs at least the best arrival found, that arrival is optimal.
 struct ShortestPath {
     /// The edges between the two partial edges, and which of the start's and end's edges they join.
@@ -16,12 +17,13 @@ struct ShortestPath {
     }
 
     let graph: RoadGraph
+    var hierarchy: ContractionHierarchy? = nil
 
     func search(from start: Snap, to end: Snap) -> Result? {
         let count = graph.points.count
         var seconds = [Double](repeating: .infinity, count: count)
         var via = [Int32](repeating: -1, count: count)
-        var open = MinHeap()
+        var open = MinHeap<(cost: Double, node: Int32)>()
         let target = DistanceTarget(graph: graph, point: end.point)
 
         // Leaving: the rest of the start's segment, in each direction the road allows.
@@ -30,7 +32,7 @@ struct ShortestPath {
         if let backward = start.backward { leaves.append((start.a, backward, start.fraction * graph.durations[backward])) }
         for leave in leaves where leave.cost < seconds[leave.node] {
             seconds[leave.node] = leave.cost
-            open.push(leave.cost + target.seconds(from: graph.points[leave.node]), leave.cost, Int32(leave.node))
+            open.push(leave.cost + target.seconds(from: graph.points[leave.node]), (leave.cost, Int32(leave.node)))
         }
         // Arriving: from a node of the end's segment along the part of it the road allows.
         var arrivals: [(node: Int, edge: Int, cost: Double)] = []
@@ -45,8 +47,19 @@ struct ShortestPath {
                 best.seconds = (start.fraction - end.fraction) * graph.durations[backward]
             }
         }
+        if let hierarchy {
+            let search = HierarchySearch(hierarchy: hierarchy)
+            guard let meeting = search.search(starts: leaves.map { ($0.node, $0.cost) }, ends: arrivals.map { ($0.node, $0.cost) }, within: best.seconds) else {
+                return best.seconds.isFinite ? best : nil  // the stretch along one segment, or no way at all
+            }
+            best.seconds = meeting.seconds
+            best.edges = meeting.edges
+            best.leave = leaves.filter { $0.node == meeting.start }.min { $0.cost < $1.cost }?.edge
+            best.arrive = arrivals.filter { $0.node == meeting.end }.min { $0.cost < $1.cost }?.edge
+            return best
+        }
         var bestArrival: (node: Int, edge: Int)?
-        while let (estimate, here, node32) = open.pop() {
+        while let (estimate, (here, node32)) = open.pop() {
             if estimate >= best.seconds { break }
             let node = Int(node32)
             // A stale entry: the node was reached more cheaply after this one was pushed.
@@ -61,7 +74,7 @@ struct ShortestPath {
                 if cost < seconds[next] {
                     seconds[next] = cost
                     via[next] = Int32(edge)
-                    open.push(cost + target.seconds(from: graph.points[next]), cost, Int32(next))
+                    open.push(cost + target.seconds(from: graph.points[next]), (cost, Int32(next)))
                 }
             }
         }
@@ -83,41 +96,8 @@ struct ShortestPath {
 /// The heuristic: seconds to `point` at the graph's top speed, over a lower bound of the distance.
 private struct DistanceTarget {
     let graph: RoadGraph
+    var hierarchy: ContractionHierarchy? = nil
     let point: GeoPoint
 
     func seconds(from other: GeoPoint) -> Double { graph.lowerBound(other, point) / graph.maxSpeed }
-}
-
-/// A binary min-heap of (priority, cost so far, node), kept minimal for the search's inner loop.
-private struct MinHeap {
-    private var items: [(Double, Double, Int32)] = []
-
-    mutating func push(_ priority: Double, _ cost: Double, _ node: Int32) {
-        items.append((priority, cost, node))
-        var child = items.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard items[child].0 < items[parent].0 else { break }
-            items.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    mutating func pop() -> (Double, Double, Int32)? {
-        guard let last = items.popLast() else { return nil }
-        guard !items.isEmpty else { return last }
-        let top = items[0]
-        items[0] = last
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            guard left < items.count else { break }
-            let right = left + 1
-            let child = right < items.count && items[right].0 < items[left].0 ? right : left
-            guard items[child].0 < items[parent].0 else { break }
-            items.swapAt(child, parent)
-            parent = child
-        }
-        return top
-    }
 }

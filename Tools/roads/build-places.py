@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds Shared/Places/Data/helsinki.places from the OpenStreetMap extract (docs/places.md).
 
-    Tools/roads/build-places.py [EXTRACT.osm.pbf] [OUT]
+    Tools/roads/build-places.py [EXTRACT.osm.pbf] [OUT] [AREA]
 
 Reads the extract with osmium-tool (`osmium export`, one GeoJSON feature per line) and writes
 named streets, addresses and named places as sorted tab-separated lines under a header that
@@ -180,9 +180,10 @@ def main():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     extract = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, ".build/roads/Helsinki.osm.pbf")
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(root, "Shared/Places/Data/helsinki.places")
+    area = sys.argv[3] if len(sys.argv) > 3 else AREA
     body = build(extract).encode("utf-8")
     count = body.count(b"\n")
-    header = "%s\narea %s\ncount %d\nfnv1a64 %s\n\n" % (FORMAT, AREA, count, fnv1a64(body))
+    header = "%s\narea %s\ncount %d\nfnv1a64 %s\n\n" % (FORMAT, area, count, fnv1a64(body))
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "wb") as f:
         f.write(header.encode("utf-8") + body)

@@ -1,4 +1,5 @@
 import Bus
+import Cities
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
@@ -20,13 +21,15 @@ public struct GatewayServer: Sendable {
         let settings = self.settings
         let host = ServiceHost(program: "ride-gateway", service: "gateway", http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
         let logger = host.logger
-        if case .failure(let error) = PlaceRoutes.index { logger.error("places unavailable (the /v1/places routes answer 503)", metadata: ["error": "\(error)"]) }
+        let city = try settings.city.load()
+        if city.places == nil { logger.warning("the city has no places: the /v1/places routes answer 503", metadata: ["city": "\(city.manifest.name)"]) }
+        logger.info("city loaded", metadata: ["city": "\(city.summary)", "from": "\(city.origin)"])
         let client = try await host.client(broker: settings.broker)
         let platform = PlatformCalls(client: client)
         let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: LiveHub.prefixes, options: .platform, logger: logger)
         host.needsBus([subscriber], at: settings.sub)
         let hub = LiveHub(subscriber: subscriber, platform: platform, logger: logger)
-        let gateway = GatewayApplication(settings: settings, platform: platform, hub: hub)
+        let gateway = GatewayApplication(settings: settings, city: city, platform: platform, hub: hub)
         let app = Application(
             router: gateway.router(),
             server: .http1WebSocketUpgrade(webSocketRouter: gateway.webSocketRouter()),
@@ -64,10 +67,15 @@ struct GatewayApplication: Sendable {
     let registry = RouteRegistry()
     let limits: RateLimits
     let identity: IdentityVerifiers
+    /// The street map and places served (`--city`).
+    let city: CityBundle
 
     /// - Parameter clock: the rate limits' time (a test's own clock makes their refills exact).
-    init(settings: GatewaySettings, platform: PlatformCalls, hub: LiveHub, clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+    init(
+        settings: GatewaySettings, city: CityBundle, platform: PlatformCalls, hub: LiveHub, clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
         self.settings = settings
+        self.city = city
         self.platform = platform
         self.hub = hub
         limits = RateLimits(policy: settings.edge.limits, forwardedForHops: settings.edge.forwardedForHops, clock: clock)
@@ -90,9 +98,9 @@ struct GatewayApplication: Sendable {
             group: router.group("v1").add(middleware: BearerAuthentication(platform: platform, cache: tokens, limits: limits, rejections: rejections)),
             prefix: "/v1", security: .bearer, registry: registry)
         AppRoutes(platform: platform, tokens: tokens, limits: limits, settings: settings).register(public: open, authenticated: authenticated)
-        PlaceRoutes().register(on: authenticated)
+        PlaceRoutes(index: city.places).register(on: authenticated)
         PhotoRoutes(platform: platform, tokens: tokens, limits: limits, rejections: photoRejections).register(public: open, authenticated: authenticated)
-        StreetRoutes(limits: limits).register(on: open)
+        StreetRoutes(streets: city.streets, limits: limits).register(on: open)
         IdentityRoutes(platform: platform, verifiers: identity, limits: limits, rejections: rejections).register(public: open, authenticated: authenticated)
         let root = RecordedRoutes(group: router.group(""), prefix: "", security: .none, registry: registry)
         let registry = self.registry

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Bus
+import Cities
 import Foundation
 import Logging
 import RideContract
@@ -136,6 +137,8 @@ public struct RideGatewayCommand: ServiceCommand {
 
     @OptionGroup var identity: IdentityProviderOptions
 
+    @OptionGroup var city: CityOptions
+
     @OptionGroup public var common: CommonOptions
 
     public init() {}
@@ -190,7 +193,7 @@ public struct RideGatewayCommand: ServiceCommand {
                 corsOrigins: try CORSPolicy.parse(origins), requestTimeout: .seconds(timeout), limits: limits, forwardedForHops: hops,
                 socketRecheck: .seconds(recheck), socketsPerUser: sockets, socketIdle: .seconds(idle)),
             http: try common.httpAddress(default: "0.0.0.0:9106"), logFormat: logging.format, logLevel: logging.level, identity: try identity.settings(),
-            secretKeyOrigin: secret.origin,
+            secretKeyOrigin: secret.origin, city: try city.setting(),
             hyperTrackWebhookSecret: webhookSecret.value.isEmpty ? nil : webhookSecret.value, hyperTrackWebhookSecretOrigin: webhookSecret.origin)
     }
 }
@@ -214,6 +217,8 @@ public struct GatewaySettings: BusClientSettings {
     public var identity = IdentitySettings()
     /// Where the secret key came from, for the production check.
     public var secretKeyOrigin = "default"
+    /// The city whose street map and places the gateway serves.
+    public var city = CitySetting(path: nil)
     /// Signs HyperTrack's webhooks; nil: the endpoint is off.
     public var hyperTrackWebhookSecret: String?
     public var hyperTrackWebhookSecretOrigin = "default"
@@ -234,6 +239,7 @@ public struct GatewaySettings: BusClientSettings {
           edge                  CORS \(edge.corsOrigins.description), requests time out after \(edge.requestTimeout), sockets' tokens checked every \(edge.socketRecheck), \(edge.socketsPerUser) per user, closed after \(edge.socketIdle) quiet
           limits (per instance) attempts \(edge.limits.attemptsPerAddress) per address, \(edge.limits.attemptsPerAccount) per account; \(edge.limits.requestsPerToken) per user; invalid tokens \(edge.limits.invalidTokensPerAddress) per address; share reads \(edge.limits.shareReadsPerAddress) per address; X-Forwarded-For hops \(edge.forwardedForHops)
           social sign-in        \(identity.summary)
+          city                  \(city) (street map, places)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)
         """

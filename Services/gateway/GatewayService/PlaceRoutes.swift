@@ -10,9 +10,8 @@ import Wire
 /// the bus: the data is read-only, a few hundred kilobytes, loaded once, and a search takes well
 /// under a millisecond — a hop through the broker would cost more than the search.
 struct PlaceRoutes {
-    /// Loaded once per process, on first use (`GatewayServer` touches it at start-up to log a
-    /// damaged file); the routes answer 503 when it could not be read.
-    static let index = Result { try PlaceIndex.bundled() }
+    /// The city's (`--city`); nil for a city without places, when the routes answer 503.
+    let index: PlaceIndex?
 
     static let latitude = RouteDoc.Parameter(
         name: "latitude", schema: .number, rules: .init(minimum: -90, maximum: 90), required: false, description: "with longitude: rank the nearest first")
@@ -33,8 +32,8 @@ struct PlaceRoutes {
                     + "A result's latitude, longitude and address are what a booking's pickup or dropoff takes. No match: an empty list.",
                 query: [Self.query, Self.latitude, Self.longitude, Self.limit], reply: PlaceSearchReply.self, "the matches",
                 fieldRules: "latitude and longitude come together")
-        ) { request, _ in
-            let index = try Self.loadedIndex()
+        ) { [index] request, _ in
+            let index = try Self.loaded(index)
             let text = try Self.string(Self.query, in: request)
             let near = try Self.point(in: request, required: false)
             let limit = try Self.limit.read(from: request)?.numberValue.map { Int($0) } ?? 10
@@ -49,8 +48,8 @@ struct PlaceRoutes {
                     + "404 no_address farther from the data (outside the area the places cover).",
                 query: [Self.required(Self.latitude), Self.required(Self.longitude)], reply: PlaceResult.self, "the nearest address or street",
                 errors: [404])
-        ) { request, _ in
-            let index = try Self.loadedIndex()
+        ) { [index] request, _ in
+            let index = try Self.loaded(index)
             guard let point = try Self.point(in: request, required: true), let found = index.reverse(point) else {
                 throw GatewayError(.notFound, "no_address", "no address or street within \(Int(PlaceIndex.streetRadius)) m of that point (places cover \(index.area))")
             }
@@ -58,11 +57,9 @@ struct PlaceRoutes {
         }
     }
 
-    static func loadedIndex() throws -> PlaceIndex {
-        switch index {
-        case .success(let index): return index
-        case .failure(let error): throw GatewayError(.serviceUnavailable, "places_unavailable", "the places index could not be loaded: \(error)")
-        }
+    static func loaded(_ index: PlaceIndex?) throws -> PlaceIndex {
+        guard let index else { throw GatewayError(.serviceUnavailable, "places_unavailable", "this city has no places (its bundle was built without them)") }
+        return index
     }
 
     private static func required(_ parameter: RouteDoc.Parameter) -> RouteDoc.Parameter {

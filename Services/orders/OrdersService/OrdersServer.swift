@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Bus
+import Cities
 import Foundation
 import Logging
 import RideContract
@@ -33,7 +34,7 @@ public struct OrdersServer: Sendable {
         ops.ended = { status in status == .completed ? completed.increment() : cancelled.increment() }
         ops.shareLifetime = settings.shareLifetime
         ops.offScript = settings.offScript
-        ops.roads = try settings.routes.makeProvider(embedded: { try EmbeddedRoutes.helsinki() }, logger: logger)
+        ops.roads = try settings.routes.makeProvider(embedded: { [city = settings.city] in try city.load().routes }, logger: logger)
         // Every topic of both sources (not just the arrivals of `trips`): only then is a sequence
         // gap a missed event rather than one not subscribed to.
         let statusEvents = try await EventSubscriber<LifecycleEvent>(

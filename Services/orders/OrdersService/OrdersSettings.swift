@@ -1,5 +1,6 @@
 import ArgumentParser
 import Bus
+import Cities
 import Foundation
 import Logging
 import RideContract
@@ -108,6 +109,8 @@ public struct RideOrdersCommand: ServiceCommand {
 
     @OptionGroup var routing: RoutingOptions
 
+    @OptionGroup var city: CityOptions
+
     @OptionGroup var payments: PaymentOptions
 
     @OptionGroup public var common: CommonOptions
@@ -148,6 +151,7 @@ public struct RideOrdersCommand: ServiceCommand {
             dataDirectory: dataDirectory,
             database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("orders.sqlite").path),
             dispatch: dispatch, fares: fares, surge: surgePolicy, commissionPercent: commission, payments: try payments.settings(), routes: try routing.source(),
+            city: try city.setting(),
             shareLifetime: TimeInterval(
                 try integerSetting(
                     shareLifetime, flag: "share-lifetime-s", env: "RIDE_SHARE_LIFETIME_S", default: Int(ShareRules.lifetimeAfterRide), range: 0...2_592_000)),
@@ -176,6 +180,8 @@ public struct OrdersSettings: BusClientSettings {
     public var payments: PaymentSettings
     /// Where quotes' routes come from.
     public var routes: RouteSource
+    /// The city whose roads `--routes embedded` quotes on.
+    public var city: CitySetting
     /// How long a ride's share link works after the ride.
     public var shareLifetime: TimeInterval
     public var offScript: OffScriptRules
@@ -211,7 +217,7 @@ public struct OrdersSettings: BusClientSettings {
           fare                  \(fares.currency) base \(fares.baseCents), per km \(fares.perKilometreCents), per minute \(fares.perMinuteCents), minimum \(fares.minimumCents), cancellation fee \(fares.cancellationFeeCents) (cents)
           surge                 \(surge.isOn ? "up to ×\(surge.maximum) within \(Int(surge.radius)) m, +\(surge.step) per waiting order per driver" : "off")
           payments              \(paymentsDescription), commission \(commissionPercent)%
-          routes                \(routes)
+          routes                \(routes) in \(city)
           concurrency           \(concurrency)
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)

@@ -1,4 +1,5 @@
 import Bus
+import Cities
 import Foundation
 import Geo
 import Logging
@@ -27,7 +28,7 @@ public struct TripsServer: Sendable {
         // No prefix at first: the watcher subscribes per device as trips start.
         let subscriber = try await EventSubscriber<DeviceLocationEvent>(endpoint: settings.sub, prefixes: [], options: .platform, logger: logger)
         let model = RouteModel()
-        let routes = try settings.routes.makeProvider(embedded: { try EmbeddedRoutes.helsinki() }, logger: logger)
+        let routes = try settings.routes.makeProvider(embedded: { try settings.city.load().routes }, logger: logger)
         let watcher = TripWatcher(store: store, relay: relay, subscriber: subscriber, model: model, routes: routes, rules: settings.follow, logger: logger)
         // Other instances' trips: adopted when created, let go when completed.
         let trips = try await EventSubscriber<TripEvent>(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Bus
+import Cities
 import Foundation
 import Logging
 import RideContract
@@ -55,6 +56,8 @@ public struct RideTripsCommand: ServiceCommand {
 
     @OptionGroup var routing: RoutingOptions
 
+    @OptionGroup var city: CityOptions
+
     @OptionGroup public var common: CommonOptions
 
     public init() {}
@@ -73,7 +76,7 @@ public struct RideTripsCommand: ServiceCommand {
             dataDirectory: dataDirectory,
             database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("trips.sqlite").path, environment: environment),
             concurrency: try concurrencySetting(concurrency),
-            routes: try routing.source(environment: environment),
+            routes: try routing.source(environment: environment), city: try city.setting(environment: environment),
             follow: try Self.followRules(offRoute: offRoute, delayAfter: delayAfter, environment: environment),
             http: try common.httpAddress(default: "0.0.0.0:9103"), logFormat: logging.format, logLevel: logging.level)
     }
@@ -109,6 +112,8 @@ public struct TripsSettings: BusClientSettings {
     public var concurrency: Int
     /// Where trips' routes come from.
     public var routes: RouteSource
+    /// The city whose roads `--routes embedded` routes on.
+    public var city: CitySetting
     public var follow: FollowRules
     public var http: HostPort
     public var logFormat: LogFormat
@@ -120,7 +125,7 @@ public struct TripsSettings: BusClientSettings {
           bus                   pub \(pub), sub \(sub), broker \(broker)
           database              \(database)
           concurrency           \(concurrency)
-          routes                \(routes); off route beyond \(Int(follow.offRouteMetres)) m; late past \(Int(follow.delaySeconds)) s and \(Int(follow.delayFraction * 100))%
+          routes                \(routes) in \(city); off route beyond \(Int(follow.offRouteMetres)) m; late past \(Int(follow.delaySeconds)) s and \(Int(follow.delayFraction * 100))%
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)
         """

@@ -13,7 +13,7 @@ public struct RideCtl: AsyncParsableCommand {
         subcommands: [
             UpCommand.self, StatusCommand.self, TailCommand.self, TraceCommand.self, TracesCommand.self, CallCommand.self, PublishCommand.self, HealthCommand.self,
             SimulateCommand.self, KeysCommand.self,
-            ContractCommand.self, RoadsCommand.self, BenchCommand.self, BenchProxyCommand.self, EchoWorkerCommand.self, BenchDevicesCommand.self,
+            ContractCommand.self, RoadsCommand.self, CityCommand.self, BenchCommand.self, BenchProxyCommand.self, EchoWorkerCommand.self, BenchDevicesCommand.self,
             FakeStripeCommand.self, FakePushCommand.self,
         ])
 

@@ -1,4 +1,5 @@
 import Bus
+import Cities
 import Logging
 import ServiceKit
 import Wire
@@ -47,7 +48,7 @@ public enum GatewayAPI {
         let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [], options: .platform, logger: logger)
         let platform = PlatformCalls(client: client)
         let gateway = GatewayApplication(
-            settings: settings, platform: platform, hub: LiveHub(subscriber: subscriber, platform: platform, logger: logger), clock: clock)
+            settings: settings, city: try settings.city.load(), platform: platform, hub: LiveHub(subscriber: subscriber, platform: platform, logger: logger), clock: clock)
         return (
             gateway,
             {

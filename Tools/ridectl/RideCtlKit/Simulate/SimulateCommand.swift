@@ -1,5 +1,6 @@
 import ArgumentParser
 import Bus
+import Cities
 import Foundation
 import Geo
 import RideContract
@@ -44,7 +45,9 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait after that for open rides to finish.") var grace = 300.0
     @Option(
         help:
-            "Where the cars drive: roads (the built-in road data of central Helsinki: routes at the roads' speeds, wrong turns, traffic) or grid (a box of streets at --center, --box-km)"
+            ArgumentHelp(
+                "Where the cars drive: roads (the city's roads — the bundle RIDE_CITY names, else built-in central Helsinki: routes at the roads' speeds, wrong turns, traffic), "
+                    + "a city bundle directory (ridectl city build), or grid (a box of streets at --center, --box-km)")
     )
     var city = "roads"
     @Option(help: "Centre of the grid city, lat,lon.") var center = "47.8359,35.1146"
@@ -144,7 +147,11 @@ struct SimulateCommand: AsyncParsableCommand {
         if city == "grid" {
             settings.city = CityGrid(center: parsedCenter()!, sizeKilometres: boxKilometres)
         } else {
-            guard var roads = RoadCity.helsinki() else { throw ValidationError("--city roads: the built-in road data cannot be read (docs/roads.md); try --city grid") }
+            let environment = ProcessInfo.processInfo.environment["RIDE_CITY"].flatMap { $0.isEmpty ? nil : $0 }
+            let setting = city == "roads" ? CitySetting(path: environment, origin: "RIDE_CITY") : CitySetting(path: city, origin: "--city")
+            let bundle: CityBundle
+            do { bundle = try setting.load() } catch { throw ValidationError("\(error); try --city grid") }
+            var roads = RoadCity(routes: bundle.routes, places: bundle.roads.points)
             (roads.wrongTurnRate, roads.trafficRate) = (wrongTurnRate, trafficRate)
             settings.city = roads
         }

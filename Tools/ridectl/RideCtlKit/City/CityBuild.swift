@@ -1,0 +1,116 @@
+import Cities
+import Crypto
+import Foundation
+import RoadServers
+import Roads
+
+/// Makes a city bundle (docs/cities.md) in a work directory beside `out`, checks it loads, and only
+/// then puts it in place: a failed build leaves the earlier bundle as it was, and no half-written one.
+struct CityBuild {
+    /// What the bundle holds, for the report.
+    struct Report: CustomStringConvertible {
+        var bundle: CityBundle
+        var seconds: Double
+        var description: String { "\(bundle.summary) in \(String(format: "%.1f", seconds)) s" }
+    }
+
+    var out: String
+
+    /// From an OpenStreetMap extract, with the repository's scripts (osmium reads the extract).
+    func build(extract: String, name: String, scripts: String) async throws -> Report {
+        let started = ContinuousClock.now
+        let bytes: Data
+        do {
+            bytes = try Data(contentsOf: URL(fileURLWithPath: extract))
+        } catch {
+            throw CityBuildError("\(extract): cannot be read (\(error.localizedDescription))")
+        }
+        guard Self.isPBF(bytes) else {
+            throw CityBuildError("\(extract): not an OpenStreetMap PBF extract (it does not start with an OSMHeader block); download one ending in .osm.pbf")
+        }
+        let (graphScript, placesScript) = ("\(scripts)/build-graph.py", "\(scripts)/build-places.py")
+        for script in [graphScript, placesScript] where !FileManager.default.isReadableFile(atPath: script) {
+            throw CityBuildError("\(script) is missing: --scripts names the repository's Tools/roads")
+        }
+        let python = try ToolRun.find("python3", package: "python3")
+        _ = try ToolRun.find("osmium", package: "osmium-tool")
+        let digest = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        let manifest = CityManifest(
+            name: name, source: URL(fileURLWithPath: extract).lastPathComponent, sourceSHA256: digest, roads: CityManifest.roadsFile, places: CityManifest.placesFile)
+        let bundle = try await assemble(manifest) { work in
+            try await ToolRun.run(python, [graphScript, extract, "\(work)/\(CityManifest.roadsFile)"], what: "\(graphScript) reading the roads of \(extract)")
+            try await ToolRun.run(python, [placesScript, extract, "\(work)/\(CityManifest.placesFile)", name], what: "\(placesScript) reading the places of \(extract)")
+        }
+        return Report(bundle: bundle, seconds: (ContinuousClock.now - started) / .seconds(1))
+    }
+
+    /// A synthetic city (`RoadGraph.syntheticCity`): roads only, no places.
+    func synthetic(edges: Int, seed: UInt64, name: String) async throws -> Report {
+        let started = ContinuousClock.now
+        let graph = try RoadGraph.syntheticCity(edges: edges, seed: seed)
+        let manifest = CityManifest(name: name, source: "synthetic: ridectl city synthetic --edges \(edges) --seed \(seed)", roads: CityManifest.roadsFile, places: nil)
+        let bundle = try await assemble(manifest) { work in
+            try Data(graph.encoded()).write(to: URL(fileURLWithPath: "\(work)/\(CityManifest.roadsFile)"))
+        }
+        return Report(bundle: bundle, seconds: (ContinuousClock.now - started) / .seconds(1))
+    }
+
+    /// Writes the manifest and the attribution, `files` the rest, loads the result, then replaces `out`.
+    private func assemble(_ manifest: CityManifest, files: (String) async throws -> Void) async throws -> CityBundle {
+        let target = URL(fileURLWithPath: out).standardizedFileURL
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        if manager.fileExists(atPath: target.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue, manager.fileExists(atPath: target.appendingPathComponent(CityManifest.fileName).path) else {
+                throw CityBuildError("\(out) exists and is not a city bundle: choose another --out (nothing there is replaced)")
+            }
+        }
+        let work = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).building-\(UUID().uuidString.prefix(8))")
+        do {
+            try manager.createDirectory(at: work, withIntermediateDirectories: true)
+        } catch {
+            throw CityBuildError("cannot make \(work.path): \(error.localizedDescription)")
+        }
+        defer { try? manager.removeItem(at: work) }
+        try await files(work.path)
+        try manifest.encoded().write(to: work.appendingPathComponent(CityManifest.fileName))
+        try Data(Self.attribution(manifest).utf8).write(to: work.appendingPathComponent("ATTRIBUTION.md"))
+        let bundle = try CityBundle.load(directory: work.path)
+        if manager.fileExists(atPath: target.path) { try manager.removeItem(at: target) }
+        try manager.moveItem(at: work, to: target)
+        return bundle
+    }
+
+    /// An extract's first block is a BlobHeader (a 4-byte big-endian length, then protobuf) of type "OSMHeader".
+    static func isPBF(_ bytes: Data) -> Bool {
+        guard bytes.count > 16 else { return false }
+        let length = bytes.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        guard (8...64 * 1024).contains(length), bytes.count >= 4 + length else { return false }
+        return bytes[4..<(4 + length)].range(of: Data("OSMHeader".utf8)) != nil
+    }
+
+    static func attribution(_ manifest: CityManifest) -> String {
+        if manifest.places == nil && manifest.sourceSHA256 == nil {
+            return "# \(manifest.name)\n\nA synthetic city (\(manifest.source)): made-up streets, no map data.\n"
+        }
+        return """
+            # \(manifest.name) — attribution and licence
+
+            Map data © OpenStreetMap contributors, available under the
+            [Open Database License (ODbL) 1.0](https://opendatacommons.org/licenses/odbl/1-0/)
+            (see also https://www.openstreetmap.org/copyright).
+
+            This bundle is a derived database: the drivable road network (`\(manifest.roads)`) and the
+            streets, addresses and named places (`\(manifest.places ?? "")`) of the OpenStreetMap extract
+            `\(manifest.source)` (SHA-256 \(manifest.sourceSHA256 ?? "unknown")), made with
+            `ridectl city build` (docs/cities.md). It is under the same licence.
+
+            """
+    }
+}
+
+/// A bundle that could not be made; the message names the file or tool and what went wrong.
+struct CityBuildError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
