@@ -17,15 +17,16 @@ public final class CityBundle: Sendable {
     /// Where it was read from ("built-in" for Helsinki).
     public let origin: String
 
-    /// Graphs with more edges than this are routed on a contraction hierarchy, built at load.
+    /// Graphs with more edges than this are routed on a contraction hierarchy: the bundle's, or
+    /// built at load when it has none.
     public static let hierarchyThreshold = 20_000
 
-    public init(manifest: CityManifest, roads: RoadGraph, places: PlaceIndex?, origin: String) {
+    public init(manifest: CityManifest, roads: RoadGraph, places: PlaceIndex?, hierarchy: ContractionHierarchy? = nil, origin: String) {
         self.manifest = manifest
         self.roads = roads
         self.places = places
         self.origin = origin
-        let hierarchy = roads.edges.count > Self.hierarchyThreshold ? ContractionHierarchy(graph: roads) : nil
+        let hierarchy = hierarchy ?? (roads.edges.count > Self.hierarchyThreshold ? ContractionHierarchy(graph: roads) : nil)
         routes = EmbeddedRoutes(graph: roads, hierarchy: hierarchy)
         streets = StreetGrid(graph: roads)
     }
@@ -57,8 +58,9 @@ public final class CityBundle: Sendable {
         }
         let manifest = try CityManifest.read(base.appendingPathComponent(CityManifest.fileName).path)
         let roads: RoadGraph
+        let roadBytes = try read(base, manifest.roads, directory)
         do {
-            roads = try RoadGraph(contentsOf: base.appendingPathComponent(manifest.roads).path)
+            roads = try RoadGraph(decoding: roadBytes)
         } catch {
             throw CityBundleError("\(directory)/\(manifest.roads): \(error)")
         }
@@ -71,7 +73,25 @@ public final class CityBundle: Sendable {
                 throw CityBundleError("\(directory)/\(file): \(error)")
             }
         }
-        return CityBundle(manifest: manifest, roads: roads, places: places, origin: directory)
+        var hierarchy: ContractionHierarchy?
+        if let file = manifest.hierarchy {
+            do {
+                hierarchy = try ContractionHierarchy(decoding: try read(base, file, directory), for: roads, graphChecksum: RoadGraph.checksum(ofFile: roadBytes) ?? 0)
+            } catch let error as CityBundleError {
+                throw error
+            } catch {
+                throw CityBundleError("\(directory)/\(file): \(error)")
+            }
+        }
+        return CityBundle(manifest: manifest, roads: roads, places: places, hierarchy: hierarchy, origin: directory)
+    }
+
+    private static func read(_ base: URL, _ file: String, _ directory: String) throws(CityBundleError) -> [UInt8] {
+        do {
+            return Array(try Data(contentsOf: base.appendingPathComponent(file)))
+        } catch {
+            throw CityBundleError("\(directory)/\(file): cannot be read (\(error.localizedDescription))")
+        }
     }
 
     /// What it holds, as logs and `ridectl city` print it.

@@ -7,6 +7,7 @@ public struct CityManifest: Codable, Sendable, Equatable {
     public static let currentFormat = "ride-city 1"
     public static let roadsFile = "roads.graph"
     public static let placesFile = "places.tsv"
+    public static let hierarchyFile = "hierarchy.bin"
 
     public var format = Self.currentFormat
     public var name: String
@@ -15,17 +16,20 @@ public struct CityManifest: Codable, Sendable, Equatable {
     public var sourceSHA256: String?
     public var roads: String
     public var places: String?
+    /// The road graph's contraction hierarchy, made with the bundle (a metropolitan graph's).
+    public var hierarchy: String?
 
-    public init(name: String, source: String, sourceSHA256: String? = nil, roads: String, places: String?) {
+    public init(name: String, source: String, sourceSHA256: String? = nil, roads: String, places: String?, hierarchy: String? = nil) {
         self.name = name
         self.source = source
         self.sourceSHA256 = sourceSHA256
         self.roads = roads
         self.places = places
+        self.hierarchy = hierarchy
     }
 
     enum CodingKeys: String, CodingKey {
-        case format, name, source, roads, places
+        case format, name, source, roads, places, hierarchy
         case sourceSHA256 = "source_sha256"
     }
 
@@ -46,7 +50,7 @@ public struct CityManifest: Codable, Sendable, Equatable {
             throw CityBundleError("\(path): format '\(manifest.format.prefix(40))', this build reads '\(currentFormat)'")
         }
         guard (1...100).contains(manifest.name.count) else { throw CityBundleError("\(path): name must be 1 to 100 characters") }
-        for file in [manifest.roads] + (manifest.places.map { [$0] } ?? []) where !isPlainFileName(file) {
+        for file in [manifest.roads] + [manifest.places, manifest.hierarchy].compactMap({ $0 }) where !isPlainFileName(file) {
             throw CityBundleError("\(path): '\(file.prefix(80))' is not a file name inside the bundle")
         }
         return manifest

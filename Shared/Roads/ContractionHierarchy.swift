@@ -40,11 +40,19 @@ public struct ContractionHierarchy: Sendable {
     }
 
     init(originalEdges: Int, firstHalf: [Int32], secondHalf: [Int32], up: [[Arc]], down: [[Arc]]) {
+        let (upFirst, upArcs) = Self.compressed(up)
+        let (downFirst, downArcs) = Self.compressed(down)
+        self.init(originalEdges: originalEdges, firstHalf: firstHalf, secondHalf: secondHalf, upFirst: upFirst, upArcs: upArcs, downFirst: downFirst, downArcs: downArcs)
+    }
+
+    init(originalEdges: Int, firstHalf: [Int32], secondHalf: [Int32], upFirst: [Int32], upArcs: [Arc], downFirst: [Int32], downArcs: [Arc]) {
         self.originalEdges = originalEdges
         self.firstHalf = firstHalf
         self.secondHalf = secondHalf
-        (upFirst, upArcs) = Self.compressed(up)
-        (downFirst, downArcs) = Self.compressed(down)
+        self.upFirst = upFirst
+        self.upArcs = upArcs
+        self.downFirst = downFirst
+        self.downArcs = downArcs
     }
 
     private static func compressed(_ lists: [[Arc]]) -> ([Int32], [Arc]) {

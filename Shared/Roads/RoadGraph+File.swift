@@ -31,6 +31,13 @@ extension RoadGraph {
         return Bundle.module.url(forResource: "helsinki", withExtension: "roads", subdirectory: "Data")?.path
     }
 
+    /// The CRC-32 a graph file's header gives its body (what a hierarchy file names its graph by);
+    /// nil for a file too short to have a header.
+    public static func checksum(ofFile bytes: [UInt8]) -> UInt32? {
+        guard bytes.count >= headerSize else { return nil }
+        return bytes[28..<32].reversed().reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
     /// Decodes a whole graph file.
     public init(decoding bytes: [UInt8]) throws(RoadGraphError) {
         var header = ByteReader(bytes[...])

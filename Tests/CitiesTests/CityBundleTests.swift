@@ -58,6 +58,38 @@ import Testing
         #expect(route.kind == .road && route.distance > 0)
     }
 
+    @Test func aBundlesHierarchyIsReadNotMadeAgainAndOneForAnotherGraphOrDamagedIsRefused() throws {
+        let directory = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // As a bundle holds it: positions and lengths rounded as the file keeps them.
+        let graph = try RoadGraph(decoding: RoadGraph.syntheticCity(edges: 6_000, seed: 5).encoded())
+        let bytes = graph.encoded()
+        try Data(bytes).write(to: URL(fileURLWithPath: "\(directory)/roads.graph"))
+        let hierarchy = ContractionHierarchy(graph: graph)
+        let file = hierarchy.encoded(graphChecksum: RoadGraph.checksum(ofFile: bytes) ?? 0)
+        try Data(file).write(to: URL(fileURLWithPath: "\(directory)/hierarchy.bin"))
+        try Self.write(#"{"format":"ride-city 1","name":"Test","source":"unit test","roads":"roads.graph","hierarchy":"hierarchy.bin"}"#, to: "\(directory)/city.json")
+        let city = try CityBundle.load(directory: directory)
+        #expect(city.routes.hierarchy?.shortcutCount == hierarchy.shortcutCount, "the bundle's own, though the graph is under the threshold")
+        let aStar = EmbeddedRoutes(graph: graph)
+        for (start, end) in [(graph.points[0], graph.points[graph.points.count - 1]), (graph.points[17], graph.points[901])] {
+            #expect(abs(try city.routes.shortestRoute(from: start, to: end).duration - aStar.shortestRoute(from: start, to: end).duration) < 1e-6)
+        }
+        // Damaged: the checksum says so.
+        var damaged = file
+        damaged[damaged.count - 3] ^= 0x40
+        try Data(damaged).write(to: URL(fileURLWithPath: "\(directory)/hierarchy.bin"))
+        #expect(problem(directory).contains("hierarchy.bin") && problem(directory).contains("checksum"), "\(problem(directory))")
+        // Made for another graph.
+        let other = try RoadGraph.syntheticCity(edges: 6_000, seed: 6)
+        try Data(ContractionHierarchy(graph: other).encoded(graphChecksum: RoadGraph.checksum(ofFile: other.encoded()) ?? 0)).write(
+            to: URL(fileURLWithPath: "\(directory)/hierarchy.bin"))
+        #expect(problem(directory).contains("made for another graph"), "\(problem(directory))")
+        // Not a hierarchy at all.
+        try Data(bytes).write(to: URL(fileURLWithPath: "\(directory)/hierarchy.bin"))
+        #expect(problem(directory).contains("hierarchy.bin"), "\(problem(directory))")
+    }
+
     @Test func aBrokenBundleIsRefusedNamingTheFileAndTheProblem() throws {
         let directory = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -73,6 +73,15 @@ struct CityBuild {
         }
         defer { try? manager.removeItem(at: work) }
         try await files(work.path)
+        var manifest = manifest
+        // A metropolitan graph's hierarchy is made once, here, so its services start at once.
+        let roadBytes = Array(try Data(contentsOf: work.appendingPathComponent(manifest.roads)))
+        let roads = try RoadGraph(decoding: roadBytes)
+        if roads.edges.count > CityBundle.hierarchyThreshold {
+            let hierarchy = ContractionHierarchy(graph: roads)
+            try Data(hierarchy.encoded(graphChecksum: RoadGraph.checksum(ofFile: roadBytes) ?? 0)).write(to: work.appendingPathComponent(CityManifest.hierarchyFile))
+            manifest.hierarchy = CityManifest.hierarchyFile
+        }
         try manifest.encoded().write(to: work.appendingPathComponent(CityManifest.fileName))
         try Data(Self.attribution(manifest).utf8).write(to: work.appendingPathComponent("ATTRIBUTION.md"))
         let bundle = try CityBundle.load(directory: work.path)

@@ -1,3 +1,4 @@
+import Cities
 import Foundation
 import Geo
 import Roads
@@ -66,10 +67,12 @@ struct RoadCity: SimulatedCity {
         return leg
     }
 
-    /// Central Helsinki from the built-in road data; nil (logged by the caller's fallback) when it cannot be read.
-    static func helsinki() -> RoadCity? {
-        guard let graph = try? RoadGraph.helsinki() else { return nil }
-        return RoadCity(routes: EmbeddedRoutes(graph: graph), places: graph.points)
+    /// The platform's city: the bundle `RIDE_CITY` names (the services' too), else built-in central
+    /// Helsinki; nil (logged by the caller's fallback) when it cannot be read.
+    static func current() -> RoadCity? {
+        let path = ProcessInfo.processInfo.environment["RIDE_CITY"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let bundle = try? CitySetting(path: path, origin: "RIDE_CITY").load() else { return nil }
+        return RoadCity(routes: bundle.routes, places: bundle.roads.points)
     }
 
     func route(from start: GeoPoint, to end: GeoPoint) async -> Route {

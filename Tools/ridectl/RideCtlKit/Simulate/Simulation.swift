@@ -18,8 +18,8 @@ actor Simulation {
         var drivers = 10
         var riders = 10
         var speedup = 5.0
-        /// Where the cars drive: the roads of the built-in road data (central Helsinki), or a grid of streets.
-        var city: any SimulatedCity = RoadCity.helsinki() ?? CityGrid(center: GeoPoint(latitude: 47.8359, longitude: 35.1146), sizeKilometres: 3)
+        /// Where the cars drive: the city's roads (`RIDE_CITY`, else built-in central Helsinki), or a grid of streets.
+        var city: any SimulatedCity = RoadCity.current() ?? CityGrid(center: GeoPoint(latitude: 47.8359, longitude: 35.1146), sizeKilometres: 3)
         /// ride-tracking's ingest endpoints, one per shard in shard order.
         var ingest = ["tcp://127.0.0.1:5558"]
         var publishableKey = "pk_dev_ridesharing"
