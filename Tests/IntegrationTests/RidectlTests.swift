@@ -400,6 +400,24 @@ import Wire
     }
 }
 
+/// `ridectl city synthetic` then `ridectl bench routes --city`, briefly: a metropolitan bundle (over
+/// the hierarchy threshold) is routed on the hierarchy the bundle carries, against the 5 ms target.
+@Suite(.timeLimit(.minutes(3))) struct BenchRoutesCityTests {
+    @Test func aSyntheticCityIsRoutedOnItsHierarchy() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-city-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let made = try await runCommand(Binaries.ridectl, ["city", "synthetic", "--edges", "25000", "--out", folder], timeout: .seconds(120))
+        #expect(made.status == 0 && made.stdout.contains("shortcuts"), "\(made.stdout) \(made.stderr)")
+        #expect(FileManager.default.fileExists(atPath: "\(folder)/hierarchy.bin"))
+        let run = try await runCommand(Binaries.ridectl, ["bench", "routes", "--city", folder, "--routes", "300"], timeout: .seconds(120))
+        #expect(run.status == 0 || run.status == 1, "\(run.stdout)\n\(run.stderr.suffix(2000))")
+        let rows = run.stdout.split(separator: "\n").map(String.init)
+        #expect(run.stdout.contains("contraction hierarchy") && run.stdout.contains("Synthetic"), "\(run.stdout)")
+        #expect(rows.contains { $0.hasPrefix("pairs without a route") && $0.contains("  0  ") }, "\(run.stdout)")
+        #expect(rows.contains { $0.hasPrefix("time per route, p50 / p99") && $0.contains("p99 ≤ 5.00 ms") }, "\(run.stdout)")
+    }
+}
+
 /// `ridectl bench logins`, briefly, as JSON: the password hash of `ride-users` runs and is counted.
 @Suite(.timeLimit(.minutes(2))) struct BenchLoginsReportTests {
     @Test func theLoginsBenchCountsHashesPerSecond() async throws {

@@ -32,6 +32,7 @@ struct BenchRoutesCommand: AsyncParsableCommand {
     @Option(help: "Another route source to ask the first --beside-routes pairs (pgrouting:postgres://…, osrm:http://…); repeatable.")
     var beside: [String] = []
     @Option(name: .customLong("beside-routes"), help: "Pairs each --beside provider is asked.") var besideRoutes = 1000
+    @Flag(name: .customLong("a-star"), help: "Route by A* alone, without the city's contraction hierarchy (to compare).") var aStarOnly = false
 
     @OptionGroup var format: BenchFormat
 
@@ -48,7 +49,7 @@ struct BenchRoutesCommand: AsyncParsableCommand {
         let bundle = try CitySetting(path: city, origin: "--city").load()
         let loadSeconds = (clock.now - loading) / .seconds(1)
         let roads = bundle.roads
-        let router = bundle.routes
+        let router = aStarOnly ? EmbeddedRoutes(graph: roads) : bundle.routes
         let pairs = Self.pairs(on: roads, count: routes, seed: seed)
         Output.err("warming up…\n")
         for (start, end) in pairs.prefix(1000) { _ = try? router.shortestRoute(from: start, to: end) }
@@ -68,7 +69,7 @@ struct BenchRoutesCommand: AsyncParsableCommand {
         }
         let rate = Double(routes) / ((clock.now - started) / .seconds(1))
         let latency = Percentiles(micros)
-        let metropolitan = router.hierarchy != nil
+        let metropolitan = roads.edges.count > CityBundle.hierarchyThreshold
         let search = router.hierarchy.map { "contraction hierarchy, \($0.shortcutCount) shortcuts" } ?? "A*"
         var table = BenchTable(
             title:
