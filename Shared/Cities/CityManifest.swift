@@ -8,6 +8,8 @@ public struct CityManifest: Codable, Sendable, Equatable {
     public static let roadsFile = "roads.graph"
     public static let placesFile = "places.tsv"
     public static let hierarchyFile = "hierarchy.bin"
+    /// Every file a bundle may hold: what `ridectl city build` may replace.
+    public static let bundleFiles: Set<String> = [fileName, roadsFile, placesFile, hierarchyFile, "ATTRIBUTION.md"]
 
     public var format = Self.currentFormat
     public var name: String
@@ -33,7 +35,8 @@ public struct CityManifest: Codable, Sendable, Equatable {
         case sourceSHA256 = "source_sha256"
     }
 
-    static func read(_ path: String) throws(CityBundleError) -> CityManifest {
+    /// The manifest at `path`, checked: format, name, plain file names.
+    public static func read(_ path: String) throws(CityBundleError) -> CityManifest {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))

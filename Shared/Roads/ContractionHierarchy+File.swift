@@ -56,9 +56,42 @@ extension ContractionHierarchy {
         let actual = CRC32.checksum(bytes[Self.headerSize...])
         guard actual == checksum else { throw .checksumMismatch(expected: checksum, actual: actual) }
         let values = try Self.read(bytes, nodes: nodes, edges: edges, shortcuts: shortcuts, ups: ups, downs: downs)
+        try Self.checkAgainst(graph, first: values.first, second: values.second, upFirst: values.upFirst, up: values.up, downFirst: values.downFirst, down: values.down)
         self.init(
             originalEdges: edges, firstHalf: values.first, secondHalf: values.second, upFirst: values.upFirst, upArcs: values.up, downFirst: values.downFirst, downArcs: values.down
         )
+    }
+
+    /// Each shortcut joins its halves end to start and stands for at most as many edges as the
+    /// graph has nodes (a quickest path visits a node once: unpacking stays small); each arc runs
+    /// between the nodes, and takes the seconds, of the edge its id names.
+    private static func checkAgainst(
+        _ graph: RoadGraph, first: [Int32], second: [Int32], upFirst: [Int32], up: [Arc], downFirst: [Int32], down: [Arc]
+    ) throws(RoadGraphError) {
+        var (from, to, seconds, length) = ([Int32](), [Int32](), [Double](), [Int]())
+        for edge in graph.edges.indices {
+            (from.append(graph.edges[edge].from), to.append(graph.edges[edge].to), seconds.append(graph.durations[edge]), length.append(1))
+        }
+        for index in first.indices {
+            let (a, b) = (Int(first[index]), Int(second[index]))
+            guard to[a] == from[b] else { throw .invalid("shortcut \(index): its halves do not meet (\(to[a]) then \(from[b]))") }
+            guard length[a] + length[b] <= graph.points.count else { throw .invalid("shortcut \(index) stands for more edges than the graph has nodes") }
+            (from.append(from[a]), to.append(to[b]), seconds.append(seconds[a] + seconds[b]), length.append(length[a] + length[b]))
+        }
+        func check(_ offsets: [Int32], _ arcs: [Arc], _ side: String, upwards: Bool) throws(RoadGraphError) {
+            for node in 0..<(offsets.count - 1) {
+                for index in Int(offsets[node])..<Int(offsets[node + 1]) {
+                    let arc = arcs[index]
+                    let id = Int(arc.id)
+                    let (start, end) = upwards ? (Int32(node), arc.node) : (arc.node, Int32(node))
+                    guard from[id] == start, to[id] == end, abs(seconds[id] - arc.seconds) <= 1e-9 * max(1, seconds[id]) else {
+                        throw .invalid("\(side) arc \(index) says \(start) → \(end) in \(arc.seconds) s, its edge \(id) is \(from[id]) → \(to[id]) in \(seconds[id]) s")
+                    }
+                }
+            }
+        }
+        try check(upFirst, up, "up", upwards: true)
+        try check(downFirst, down, "down", upwards: false)
     }
 
     private static func read(_ bytes: [UInt8], nodes: Int, edges: Int, shortcuts: Int, ups: Int, downs: Int) throws(RoadGraphError) -> (

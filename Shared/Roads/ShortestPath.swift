@@ -20,20 +20,10 @@ struct ShortestPath {
     var hierarchy: ContractionHierarchy? = nil
 
     func search(from start: Snap, to end: Snap) -> Result? {
-        let count = graph.points.count
-        var seconds = [Double](repeating: .infinity, count: count)
-        var via = [Int32](repeating: -1, count: count)
-        var open = MinHeap<(cost: Double, node: Int32)>()
-        let target = DistanceTarget(graph: graph, point: end.point)
-
         // Leaving: the rest of the start's segment, in each direction the road allows.
         var leaves: [(node: Int, edge: Int, cost: Double)] = []
         if let forward = start.forward { leaves.append((start.b, forward, (1 - start.fraction) * graph.durations[forward])) }
         if let backward = start.backward { leaves.append((start.a, backward, start.fraction * graph.durations[backward])) }
-        for leave in leaves where leave.cost < seconds[leave.node] {
-            seconds[leave.node] = leave.cost
-            open.push(leave.cost + target.seconds(from: graph.points[leave.node]), (leave.cost, Int32(leave.node)))
-        }
         // Arriving: from a node of the end's segment along the part of it the road allows.
         var arrivals: [(node: Int, edge: Int, cost: Double)] = []
         if let forward = end.forward { arrivals.append((end.a, forward, end.fraction * graph.durations[forward])) }
@@ -57,6 +47,16 @@ struct ShortestPath {
             best.leave = leaves.filter { $0.node == meeting.start }.min { $0.cost < $1.cost }?.edge
             best.arrive = arrivals.filter { $0.node == meeting.end }.min { $0.cost < $1.cost }?.edge
             return best
+        }
+        // A*: its state is as large as the graph (a town's, where that costs nothing).
+        let count = graph.points.count
+        var seconds = [Double](repeating: .infinity, count: count)
+        var via = [Int32](repeating: -1, count: count)
+        var open = MinHeap<(cost: Double, node: Int32)>()
+        let target = DistanceTarget(graph: graph, point: end.point)
+        for leave in leaves where leave.cost < seconds[leave.node] {
+            seconds[leave.node] = leave.cost
+            open.push(leave.cost + target.seconds(from: graph.points[leave.node]), (leave.cost, Int32(leave.node)))
         }
         var bestArrival: (node: Int, edge: Int)?
         while let (estimate, (here, node32)) = open.pop() {
@@ -96,7 +96,6 @@ struct ShortestPath {
 /// The heuristic: seconds to `point` at the graph's top speed, over a lower bound of the distance.
 private struct DistanceTarget {
     let graph: RoadGraph
-    var hierarchy: ContractionHierarchy? = nil
     let point: GeoPoint
 
     func seconds(from other: GeoPoint) -> Double { graph.lowerBound(other, point) / graph.maxSpeed }

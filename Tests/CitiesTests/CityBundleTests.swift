@@ -1,8 +1,9 @@
 import Cities
 import Foundation
 import Geo
-import Roads
 import Testing
+
+@testable import Roads
 
 /// City bundles as the services load them: the built-in city, a bundle written to a directory, and
 /// every way a bundle can be wrong, each refused naming the file and the problem.
@@ -88,6 +89,38 @@ import Testing
         // Not a hierarchy at all.
         try Data(bytes).write(to: URL(fileURLWithPath: "\(directory)/hierarchy.bin"))
         #expect(problem(directory).contains("hierarchy.bin"), "\(problem(directory))")
+    }
+
+    /// A hierarchy file whose checksum is right but whose content lies: a chain of shortcuts each
+    /// twice the last (unpacking one would take 2^40 edges), or an arc between nodes its edge does
+    /// not join. Refused before any search runs.
+    @Test func aCraftedHierarchyIsRefusedBeforeItIsSearched() throws {
+        let graph = try RoadGraph(decoding: RoadGraph.syntheticCity(edges: 2_000, seed: 8).encoded())
+        let checksum = RoadGraph.checksum(ofFile: graph.encoded()) ?? 0
+        let edges = graph.edges.count
+        let there = graph.edges[0]
+        let back = try #require(graph.edges.firstIndex { $0.from == there.to && $0.to == there.from })
+        let empty = [[ContractionHierarchy.Arc]](repeating: [], count: graph.points.count)
+        func refusal(_ hierarchy: ContractionHierarchy) -> String {
+            do {
+                _ = try ContractionHierarchy(decoding: hierarchy.encoded(graphChecksum: checksum), for: graph, graphChecksum: checksum)
+                return "accepted"
+            } catch {
+                return "\(error)"
+            }
+        }
+        // There and back (a loop), then that loop twice, four times, … 2^40 times.
+        let first = [Int32(0)] + (0..<40).map { Int32(edges + $0) }
+        let second = [Int32(back)] + (0..<40).map { Int32(edges + $0) }
+        let doubling = ContractionHierarchy(originalEdges: edges, firstHalf: first, secondHalf: second, up: empty, down: empty)
+        #expect(refusal(doubling).contains("more edges than the graph has nodes"), "\(refusal(doubling))")
+        let apart = ContractionHierarchy(originalEdges: edges, firstHalf: [0], secondHalf: [0], up: empty, down: empty)
+        #expect(refusal(apart).contains("halves do not meet"), "\(refusal(apart))")
+        var up = empty
+        up[Int(there.to)] = [ContractionHierarchy.Arc(node: there.from, seconds: 1, id: 0)]
+        let lying = ContractionHierarchy(originalEdges: edges, firstHalf: [], secondHalf: [], up: up, down: empty)
+        #expect(refusal(lying).contains("up arc 0 says"), "\(refusal(lying))")
+        #expect(refusal(ContractionHierarchy(graph: graph)) == "accepted")
     }
 
     @Test func aBrokenBundleIsRefusedNamingTheFileAndTheProblem() throws {

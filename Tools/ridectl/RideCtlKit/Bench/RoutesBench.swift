@@ -15,8 +15,8 @@ struct BenchRoutesCommand: AsyncParsableCommand {
         discussion: """
             Routes between random points on the graph's roads (a fixed seed, so every run asks the \
             same pairs), one after the other on one thread, after a warm-up. A metropolitan city \
-            (`ridectl city synthetic --edges 1000000`) is routed on its contraction hierarchy, built \
-            as the bundle loads (timed). `--beside pgrouting:…` or `osrm:…` asks those providers \
+            (`ridectl city synthetic --edges 1000000`) is routed on the contraction hierarchy the \
+            bundle carries (loading it is timed). `--beside pgrouting:…` or `osrm:…` asks those providers \
             some of the same pairs. Prints a table; exits 1 if a target is missed.
             """)
 

@@ -61,7 +61,11 @@ struct CityBuild {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         if manager.fileExists(atPath: target.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue, manager.fileExists(atPath: target.appendingPathComponent(CityManifest.fileName).path) else {
+            // Only a bundle is replaced: a readable manifest, and nothing a bundle does not hold.
+            let held = Set((try? manager.contentsOfDirectory(atPath: target.path)) ?? [])
+            guard isDirectory.boolValue, (try? CityManifest.read(target.appendingPathComponent(CityManifest.fileName).path)) != nil,
+                held.isSubset(of: CityManifest.bundleFiles)
+            else {
                 throw CityBuildError("\(out) exists and is not a city bundle: choose another --out (nothing there is replaced)")
             }
         }
@@ -85,8 +89,18 @@ struct CityBuild {
         try manifest.encoded().write(to: work.appendingPathComponent(CityManifest.fileName))
         try Data(Self.attribution(manifest).utf8).write(to: work.appendingPathComponent("ATTRIBUTION.md"))
         let bundle = try CityBundle.load(directory: work.path)
-        if manager.fileExists(atPath: target.path) { try manager.removeItem(at: target) }
-        try manager.moveItem(at: work, to: target)
+        // The earlier bundle steps aside, the new one moves in, and only then is the earlier one
+        // deleted: a failed move puts it back.
+        let previous = work.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).previous-\(UUID().uuidString.prefix(8))")
+        let replacing = manager.fileExists(atPath: target.path)
+        if replacing { try manager.moveItem(at: target, to: previous) }
+        do {
+            try manager.moveItem(at: work, to: target)
+        } catch {
+            if replacing { try? manager.moveItem(at: previous, to: target) }
+            throw CityBuildError("cannot put the bundle in \(out) (\(error.localizedDescription)); the earlier one stays")
+        }
+        if replacing { try? manager.removeItem(at: previous) }
         return bundle
     }
 

@@ -59,6 +59,7 @@ struct CitySyntheticCommand: AsyncParsableCommand {
 
     mutating func validate() throws {
         guard (100...20_000_000).contains(edges) else { throw ValidationError("--edges must be 100 to 20000000") }
+        guard (1...100).contains(name.count), !name.contains("\n") else { throw ValidationError("--name: 1 to 100 characters on one line") }
     }
 
     func run() async throws {

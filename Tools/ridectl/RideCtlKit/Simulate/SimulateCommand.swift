@@ -88,7 +88,9 @@ struct SimulateCommand: AsyncParsableCommand {
         guard parsedCenter() != nil else { throw ValidationError("--center must be lat,lon (e.g. 47.8359,35.1146), got \(center)") }
         guard boxKilometres >= 1, boxKilometres <= 100 else { throw ValidationError("--box-km must be from 1 to 100") }
         guard (0...1).contains(driverCancelRate) else { throw ValidationError("--driver-cancel-rate must be from 0 to 1, got \(driverCancelRate)") }
-        guard ["roads", "grid"].contains(city) else { throw ValidationError("--city must be roads or grid, got \(city.prefix(40))") }
+        guard ["roads", "grid"].contains(city) || FileManager.default.fileExists(atPath: city) else {
+            throw ValidationError("--city must be roads, grid or a city bundle directory, got \(city.prefix(80))")
+        }
         guard (0...1).contains(wrongTurnRate), (0...1).contains(trafficRate) else {
             throw ValidationError("--wrong-turn-rate and --traffic-rate must be from 0 to 1, got \(wrongTurnRate) and \(trafficRate)")
         }
