@@ -67,8 +67,9 @@ public final class CityBundle: Sendable {
         guard !roads.edges.isEmpty else { throw CityBundleError("\(directory)/\(manifest.roads): the graph has no roads") }
         var places: PlaceIndex?
         if let file = manifest.places {
+            let bytes = try read(base, file, directory)
             do {
-                places = try PlaceIndex(bytes: Array(try Data(contentsOf: base.appendingPathComponent(file))))
+                places = try PlaceIndex(bytes: bytes)
             } catch {
                 throw CityBundleError("\(directory)/\(file): \(error)")
             }

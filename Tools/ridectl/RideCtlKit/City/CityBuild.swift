@@ -1,3 +1,4 @@
+import ArgumentParser
 import Cities
 import Crypto
 import Foundation
@@ -102,6 +103,21 @@ struct CityBuild {
         }
         if replacing { try? manager.removeItem(at: previous) }
         return bundle
+    }
+
+    /// Runs `work`, printing the bundle it made, or the error (exit 1) under `ridectl city <command>`.
+    func reporting(_ command: String, _ work: (CityBuild) async throws -> Report) async throws {
+        do {
+            Output.out("\(out): \(try await work(self))\n")
+        } catch {
+            Output.err("ridectl city \(command): \(error)\n")
+            throw ExitCode(1)
+        }
+    }
+
+    /// A city's name as the manifest takes it (`CityManifest.read` checks the same length).
+    static func check(name: String) throws {
+        guard (1...100).contains(name.count), !name.contains("\n") else { throw ValidationError("--name: 1 to 100 characters on one line") }
     }
 
     /// An extract's first block is a BlobHeader (a 4-byte big-endian length, then protobuf) of type "OSMHeader".

@@ -34,15 +34,9 @@ struct CityBuildCommand: AsyncParsableCommand {
 
     func run() async throws {
         let cityName = name ?? URL(fileURLWithPath: extract).lastPathComponent.replacingOccurrences(of: ".osm.pbf", with: "")
-        guard (1...100).contains(cityName.count), !cityName.contains("\n") else { throw ValidationError("--name: 1 to 100 characters on one line") }
+        try CityBuild.check(name: cityName)
         Output.err("ridectl city build: \(extract) → \(out)…\n")
-        do {
-            let report = try await CityBuild(out: out).build(extract: extract, name: cityName, scripts: scripts)
-            Output.out("\(out): \(report)\n")
-        } catch {
-            Output.err("ridectl city build: \(error)\n")
-            throw ExitCode(1)
-        }
+        try await CityBuild(out: out).reporting("build") { try await $0.build(extract: extract, name: cityName, scripts: scripts) }
     }
 }
 
@@ -59,17 +53,11 @@ struct CitySyntheticCommand: AsyncParsableCommand {
 
     mutating func validate() throws {
         guard (100...20_000_000).contains(edges) else { throw ValidationError("--edges must be 100 to 20000000") }
-        guard (1...100).contains(name.count), !name.contains("\n") else { throw ValidationError("--name: 1 to 100 characters on one line") }
+        try CityBuild.check(name: name)
     }
 
     func run() async throws {
-        do {
-            let report = try await CityBuild(out: out).synthetic(edges: edges, seed: seed, name: name)
-            Output.out("\(out): \(report)\n")
-        } catch {
-            Output.err("ridectl city synthetic: \(error)\n")
-            throw ExitCode(1)
-        }
+        try await CityBuild(out: out).reporting("synthetic") { try await $0.synthetic(edges: edges, seed: seed, name: name) }
     }
 }
 
