@@ -111,6 +111,7 @@ struct GatewayApplication: Sendable {
             JSONBody.response(status: .ok, bytes: try JSONCoding.encode(APIDocument.build(registry.all, version: PlatformVersion.current)))
         }
         ShareRoutes(platform: platform, settings: settings, limits: limits).register(data: open, pages: root)
+        WebAppRoutes(centre: WebAppRoutes.centre(of: city.roads)).register(on: root)
         let basic = BasicAuthentication(accountID: settings.accountID, secretKey: settings.secretKey, limits: limits)
         let hyperTrack = RecordedRoutes(
             group: router.group("").add(middleware: CrossSiteRequestGuard()).add(middleware: basic), prefix: "", security: .basic, registry: registry)

@@ -63,6 +63,11 @@ struct UpCommand: AsyncParsableCommand {
     )
     var fakeStripe = false
 
+    @Flag(
+        name: .customLong("demo-accounts"), inversion: .prefixedNo,
+        help: "Sign up a demo rider and a demo driver for the web apps (/app/rider, /app/driver) and print their phone numbers and passwords.")
+    var demoAccounts = true
+
     @Option(
         name: .customLong("traces-listen"),
         help: helpWithEnv("Where the span collector of --traces listens (HOST:PORT; port 0: a free one)", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:0"))
@@ -147,6 +152,15 @@ struct UpCommand: AsyncParsableCommand {
             Output.out("ridectl up: stopped\n")
             return
         }
+        let gateway = "http://localhost:\(8080 + portOffset)"
+        var apps = ""
+        if demoAccounts {
+            if let problem = await DemoAccounts.signUp(gateway: gateway) {
+                Output.err("ridectl up: \(problem) (the platform runs on)\n")
+            } else {
+                apps = DemoAccounts.banner(gateway: gateway) + "\n"
+            }
+        }
         let traceHint = collection.map { "\n  ridectl trace ORDER_ID    a ride's timeline, from the spans in \($0.path) (collector on port \($0.port))" } ?? ""
         let banner = """
 
@@ -154,7 +168,7 @@ struct UpCommand: AsyncParsableCommand {
               ridectl status          which services have workers
               ridectl tail            every event on the bus (ridectl tail order. for orders)
               ridectl call SVC OP     one request through the broker
-              http://localhost:\(8080 + portOffset)/dashboard    the operator dashboard; the apps' API is under /v1 (/openapi.json)
+            \(apps)  \(gateway)/dashboard    the operator dashboard; the apps' API is under /v1 (/openapi.json)
               RIDE_TRACKING_INGEST=\(Platform.trackingIngestEndpoints(shards: trackingShards, portOffset: portOffset).joined(separator: ","))    for drivers (TrackingSDK, ridectl simulate)\(traceHint)
             \(listening.banner(keys: keys))
             Ctrl-C stops everything.

@@ -11,6 +11,7 @@ struct RouteDoc: Sendable {
         case shareLinks = "share links"
         case hyperTrack = "hypertrack"
         case operators, meta
+        case apps = "web apps"
     }
 
     /// A success the route answers with: its status and what its body is.
@@ -24,6 +25,8 @@ struct RouteDoc: Sendable {
     enum Content: Sendable {
         case json(WireSchema)
         case html
+        /// A text file of this media type (the web apps' scripts and stylesheet).
+        case text(String)
         /// A WebSocket after `101 Switching Protocols`.
         case webSocket
         /// A JPEG or PNG's bytes.

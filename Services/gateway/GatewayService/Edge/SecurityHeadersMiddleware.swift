@@ -19,7 +19,8 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[Self.referrerPolicy] = "no-referrer"
         if response.headers[.contentType]?.hasPrefix("text/html") == true {
-            response.headers[.contentSecurityPolicy] = Self.pagePolicy
+            // A page with a stricter policy of its own (the web apps') keeps it.
+            if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = Self.pagePolicy }
             response.headers[Self.frameOptions] = "DENY"
         }
         return response
