@@ -40,6 +40,22 @@ import Wire
                 #expect(response.headers[.xContentTypeOptions] == "nosniff")
                 #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer")
             }
+            // Every page's policy allows its own inline script and style by their hashes, and
+            // nothing else inline (no 'unsafe-inline'); the web apps load theirs from the gateway.
+            for page in ["/dashboard/login", "/abcdefg", "/ride/abcdefghijkmnpqrstuv", "/app/rider", "/app/driver"] {
+                try await client.execute(uri: page, method: .get) { response in
+                    #expect(response.status == .ok, "\(page)")
+                    let policy = response.headers[.contentSecurityPolicy] ?? ""
+                    let html = String(buffer: response.body)
+                    #expect(!policy.contains("unsafe-inline") && policy.contains("frame-ancestors 'none'"), "\(page): \(policy)")
+                    for tag in ["script", "style"] {
+                        for hash in HTMLPage.hashes(of: tag, in: html) { #expect(policy.contains("\(tag)-src") && policy.contains(hash), "\(page): \(tag) \(hash)") }
+                    }
+                    #expect(page.hasPrefix("/app/") ? policy.contains("script-src 'self'") : policy.contains("'sha256-"), "\(page): \(policy)")
+                }
+            }
+            #expect(HTMLPage.hashes(of: "script", in: "<script>a</script><script src=x></script><script>b</script>").count == 2)
+            #expect(HTMLPage("<p>no script</p>").policy.contains("script-src 'none'"))
             try await client.execute(uri: "/v1/nothing", method: .get) { response in
                 #expect(response.status == .notFound)
                 #expect(response.headers[.xContentTypeOptions] == "nosniff", "errors too")

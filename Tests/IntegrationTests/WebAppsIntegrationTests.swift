@@ -54,7 +54,7 @@ import Wire
         let signedIn = #"!document.getElementById("app").hidden"#
         // The driver signs up with their car, starts 550 m south of the city's centre (the
         // browser's geolocation) and goes online.
-        try await driver.waitFor("the driver app loads", #"document.getElementById("sign-in")"#)
+        try await driver.waitFor("the driver app's scripts run", #"typeof state === "object" && typeof App === "object""#)
         let centre = try await driver.evaluate("App.centre()").arrayValue?.compactMap(\.numberValue) ?? []
         try await driver.send("Browser.grantPermissions", ["permissions": ["geolocation"], "origin": .string(origin)])
         try await driver.send("Emulation.setGeolocationOverride", ["latitude": .number(centre[0] - 0.005), "longitude": .number(centre[1]), "accuracy": 5])
@@ -70,7 +70,7 @@ import Wire
         try await driver.waitFor("the driver is online", #"document.getElementById("notice").textContent.includes("online")"#)
 
         // The rider signs up, logs out, and logs in again with the keyboard only.
-        try await rider.waitFor("the rider app loads", #"document.getElementById("sign-in")"#)
+        try await rider.waitFor("the rider app's scripts run", #"typeof state === "object" && typeof App === "object""#)
         for (field, value) in [("#phone", "+358401230002"), ("#password", "riding999"), ("#name", "Riina")] { try await rider.type(field, value) }
         try await rider.click("#sign-up")
         try await rider.waitFor("the rider is signed in", signedIn)

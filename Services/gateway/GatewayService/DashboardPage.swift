@@ -9,6 +9,9 @@
 /// `li.person-report[data-report]`, a driver's `[data-approval]` with `li[data-document][data-expires]`
 /// and `button[data-approve]` or `button[data-withdraw]`).
 enum DashboardPage {
+    /// The page with its policy (its inline script and style allowed by their hashes).
+    static let page = HTMLPage(html)
+
     static let html = #"""
         <!doctype html>
         <html lang="en">
@@ -20,6 +23,7 @@ enum DashboardPage {
           body { margin: 0; font: 14px/1.4 system-ui, sans-serif; background: #f4f5f7; color: #1d2430; }
           header { padding: 10px 16px; background: #1d2430; color: #fff; display: flex; gap: 16px; align-items: baseline; }
           header h1 { margin: 0; font-size: 18px; }
+          .wide { grid-column: 1 / 3; }
           main { display: grid; grid-template-columns: 2fr 1fr; gap: 12px; padding: 12px; }
           .photo { border-radius: 50%; object-fit: cover; vertical-align: middle; }
           .card { background: #fff; border-radius: 8px; padding: 10px 14px; box-shadow: 0 1px 3px rgba(0,0,0,.12); }
@@ -47,8 +51,8 @@ enum DashboardPage {
             <div class="card"><h3>Services</h3><ul id="services"></ul></div>
             <div class="card"><h3>Orders by status</h3><table id="counts"></table></div>
           </div>
-          <div class="card" style="grid-column: 1 / 3"><h3>Open orders</h3><table id="orders"></table></div>
-          <div class="card" style="grid-column: 1 / 3"><h3>Ride reports</h3><div id="reports" class="muted">none</div></div>
+          <div class="card wide"><h3>Open orders</h3><table id="orders"></table></div>
+          <div class="card wide"><h3>Ride reports</h3><div id="reports" class="muted">none</div></div>
         \#(DashboardPeople.card)
         </main>
         <script>

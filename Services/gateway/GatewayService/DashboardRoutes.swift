@@ -24,7 +24,7 @@ struct DashboardRoutes {
                 query: [OperatorAuthentication.askBasic], replies: [.init(status: 200, description: "an HTML page", content: .html)], callsServices: false)
         ) { request, _ in
             _ = try OperatorAuthentication.askBasic.read(from: request)
-            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: DashboardPage.html)))
+            return DashboardPage.page.response()
         }
         routes.on(
             .get, "dashboard/data",

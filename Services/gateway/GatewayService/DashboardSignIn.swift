@@ -20,7 +20,7 @@ struct DashboardSignIn {
                 "The dashboard's sign-in form (HTML)", tag: .operators, replies: [.init(status: 200, description: "an HTML page", content: .html)],
                 callsServices: false)
         ) { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: DashboardSignInPage.html)))
+            DashboardSignInPage.page.response()
         }
         routes.on(
             .post, "dashboard/session",

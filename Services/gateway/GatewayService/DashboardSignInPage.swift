@@ -2,6 +2,9 @@
 /// `/dashboard/session`, which sets the session's cookies; then on to `/dashboard`.
 /// Elements the tests read: `#account`, `#secret`, `#sign-in`, `#error`.
 enum DashboardSignInPage {
+    /// The page with its policy (its inline script and style allowed by their hashes).
+    static let page = HTMLPage(html)
+
     static let html = HTMLDocument.page(
         title: "Ridesharing — operator sign-in",
         style: """

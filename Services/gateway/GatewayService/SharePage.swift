@@ -8,6 +8,9 @@
 /// duration. Elements the tests read: `#driver-marker` (`data-lat`, `data-lon`), `#status`, `#eta`,
 /// `#driver`, `#driver-photo`, `#car-photo` (`src`: the photos' paths), `#summary`, `#route`, `#planned`, `#streets` (`path.street`).
 enum SharePage {
+    /// The page with its policy (its inline script and style allowed by their hashes).
+    static let page = HTMLPage(html)
+
     static let html = #"""
         <!doctype html>
         <html lang="en">

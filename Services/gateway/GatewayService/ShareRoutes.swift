@@ -39,7 +39,7 @@ struct ShareRoutes {
         ) { _, context in
             let shareID = try context.parameters.require("share_id")
             guard Self.isShareID(shareID) else { throw Self.unknown(shareID) }
-            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: SharePage.html)))
+            return SharePage.page.response()
         }
         registerRides(data: data, pages: pages)
     }
@@ -86,7 +86,7 @@ struct ShareRoutes {
         ) { _, context in
             let shareID = try context.parameters.require("share_id")
             guard Self.isRideShareID(shareID) else { throw Self.unknown(shareID) }
-            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: SharePage.html)))
+            return SharePage.page.response()
         }
     }
 

@@ -22,7 +22,9 @@ enum DemoAccounts {
     /// Signs both up (an account already there is fine); the problem, if any, in words.
     static func signUp(gateway: String) async -> String? {
         for account in [rider, driver] {
-            var body: [String: JSONValue] = ["role": .string(account.role), "name": .string(account.name), "phone_number": .string(account.phone), "password": .string(account.password)]
+            var body: [String: JSONValue] = [
+                "role": .string(account.role), "name": .string(account.name), "phone_number": .string(account.phone), "password": .string(account.password),
+            ]
             body.merge(account.extra.objectValue ?? [:]) { _, extra in extra }
             do {
                 let reply = try await HTTPProbe.send(

@@ -11,10 +11,6 @@ struct WebAppRoutes {
     /// Where the map opens: the city's centre.
     let centre: GeoPoint
 
-    static let policy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-        + "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-
     /// Each file the pages load: its name under `/app/`, its media type and its text.
     static let files: [(name: String, mediaType: String, what: String, text: String)] = [
         ("app.js", "text/javascript", "The apps' shared script: session, calls, live sockets, the map", WebAppCommonScript.source),
@@ -25,16 +21,11 @@ struct WebAppRoutes {
 
     func register(on routes: RecordedRoutes) {
         for app in WebAppPage.App.allCases {
-            let page = ByteBuffer(string: WebAppPage.html(app, centre: centre))
+            let page = HTMLPage(WebAppPage.html(app, centre: centre), sources: "'self'")
             let doc = RouteDoc(
                 "The \(app.rawValue) app (HTML): \(app == .rider ? "book, follow, chat, pay and rate a ride" : "go online, take offers, drive, chat, see earnings")",
                 tag: .apps, replies: [.init(status: 200, description: "an HTML page", content: .html)], callsServices: false)
-            routes.on(.get, "app/\(app.rawValue)", doc) { _, _ in
-                Response(
-                    status: .ok,
-                    headers: [.contentType: "text/html; charset=utf-8", .contentSecurityPolicy: Self.policy, .cacheControl: "no-cache"],
-                    body: .init(byteBuffer: page))
-            }
+            routes.on(.get, "app/\(app.rawValue)", doc) { _, _ in page.response() }
         }
         for file in Self.files {
             let body = ByteBuffer(string: file.text)
