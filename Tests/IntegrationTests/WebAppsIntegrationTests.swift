@@ -12,11 +12,7 @@ import Wire
 @Suite(.serialized, .timeLimit(.minutes(8))) struct WebAppsIntegrationTests {
     @Test func aRideIsTakenByClickingThroughTheRiderAndTheDriverApp() async throws {
         try await withTestBus("web-apps") { bus in
-            _ = try await TestService.users(on: bus)
-            _ = try await TestTracking.start(on: bus, inactiveAfterSeconds: 60, deviceCredentials: true)
-            _ = try await TestService.trips(on: bus)
-            _ = try await TestService.start(on: bus, service: BusContract.Service.orders, executable: "ride-orders")
-            let gateway = try await TestGateway.start(on: bus)
+            let gateway = try await Self.platform(bus)
             let base = "http://127.0.0.1:\(gateway.port)"
 
             // The pages' policy: scripts and styles from the gateway only, nothing inline.
@@ -40,14 +36,98 @@ import Wire
                 throw TestFailure("\(error) — the tabs' screenshots: \(kept)/rider.png, \(kept)/driver.png")
             }
             for (name, tab) in [("rider", rider), ("driver", driver)] {
-                // Refused calls the apps handle (a route asked before its trip exists, the icon) are not problems.
-                let problems = tab.problems.filter { !$0.contains("Failed to load resource") }
-                #expect(problems.isEmpty, "the \(name) app logged: \(problems)")
+                #expect(Self.problems(of: tab).isEmpty, "the \(name) app logged: \(Self.problems(of: tab))")
                 #expect(try await tab.evaluate(Self.accessibility) == [], "the \(name) app's accessibility")
                 tab.close()
             }
             await browser.close()
         }
+    }
+
+    /// What goes wrong is said in words, and the apps go on: the browser's location refused, the
+    /// connection lost while booking, an offer gone by the time it is accepted, a session ended
+    /// elsewhere (a new password).
+    @Test func whatGoesWrongIsSaidInWordsAndTheAppsRecover() async throws {
+        try await withTestBus("web-apps-wrong") { bus in
+            let gateway = try await Self.platform(bus)
+            let base = "http://127.0.0.1:\(gateway.port)"
+            let browser = try await DevToolsBrowser.launch(name: "web-apps-wrong")
+            let driver = try await browser.open(base + "/app/driver")
+            let rider = try await browser.open(base + "/app/rider")
+            defer {
+                rider.close()
+                driver.close()
+            }
+            do {
+                try await goWrong(rider: rider, driver: driver, gateway: gateway, origin: base)
+            } catch {
+                let kept = try makeScratchDirectory("web-apps-wrong-failed")
+                try? await rider.screenshot(to: "\(kept)/rider.png")
+                try? await driver.screenshot(to: "\(kept)/driver.png")
+                await browser.close()
+                throw TestFailure("\(error) — the tabs' screenshots: \(kept)/rider.png, \(kept)/driver.png")
+            }
+            #expect(Self.problems(of: rider).isEmpty && Self.problems(of: driver).isEmpty, "\(Self.problems(of: rider)) \(Self.problems(of: driver))")
+            await browser.close()
+        }
+    }
+
+    func goWrong(rider: DevToolsPage, driver: DevToolsPage, gateway: TestGateway, origin: String) async throws {
+        let notice = { (text: String) in #"document.getElementById("notice").textContent.includes(\#(DevToolsPage.quoted(text)))"# }
+        try await driver.waitFor("the driver app's scripts run", #"typeof state === "object" && typeof App === "object""#)
+        try await driver.send("Browser.setPermission", ["permission": ["name": "geolocation"], "setting": "denied", "origin": .string(origin)])
+        for (field, value) in [("#phone", "+358401230011"), ("#password", "driving99"), ("#name", "Dora")] { try await driver.type(field, value) }
+        try await driver.click("#sign-up")
+        try await driver.waitFor("the driver is signed in", #"!document.getElementById("app").hidden"#)
+        try await driver.click("#gps")
+        try await driver.waitFor("a refused location is said", notice("Location refused"))
+        try await driver.click("#online")
+        try await driver.waitFor("the driver is online", notice("online"))
+
+        try await rider.waitFor("the rider app's scripts run", #"typeof state === "object" && typeof App === "object""#)
+        for (field, value) in [("#phone", "+358401230012"), ("#password", "riding999"), ("#name", "Rita")] { try await rider.type(field, value) }
+        try await rider.click("#sign-up")
+        try await rider.waitFor("the driver's car shows nearby", #"document.getElementById("cars").textContent.includes("1 car nearby")"#)
+        try await rider.evaluate(#"(() => { setDropoff({latitude: state.pickup[0] + 0.004, longitude: state.pickup[1] + 0.004}); return 1; })()"#)
+        // The connection drops while booking: said, nothing booked; once back, the booking goes through.
+        try await rider.send("Network.enable")
+        try await rider.send("Network.emulateNetworkConditions", ["offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1])
+        try await rider.click("#book")
+        try await rider.waitFor("a lost connection is said", notice("cannot be reached"))
+        try await rider.send("Network.emulateNetworkConditions", ["offline": false, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1])
+        try await rider.click("#book")
+        try await rider.waitFor("the ride is booked once back online", #"document.getElementById("status").textContent.includes("Finding a driver")"#)
+
+        // The offer shown, then cancelled by the rider before the driver accepts it.
+        try await driver.waitFor("the offer", #"document.querySelector(".offer button.accept")"#)
+        try await driver.evaluate(#"(() => { window.staleAccept = document.querySelector(".offer button.accept"); return 1; })()"#)
+        try await rider.click("#cancel")
+        try await rider.waitFor("the ride is cancelled", #"document.getElementById("status").textContent === "Ride cancelled""#)
+        try await driver.evaluate("window.staleAccept.click()")
+        try await driver.waitFor("an offer gone is said", notice("taken by another driver or cancelled"))
+        #expect(try await driver.evaluate("state.order") == .null, "the driver took nothing")
+
+        // A new password elsewhere ends this session: the app says so and asks to log in again.
+        let token = try #require(try await driver.evaluate("App.session.token").stringValue)
+        let changed = try await gateway.request("PATCH", "/v1/me", token: token, #"{"password":"another-pass9","current_password":"driving99"}"#)
+        #expect(changed.status == 200, "\(changed.body)")
+        try await driver.waitFor("the ended session is said", notice("session ended"), timeout: .seconds(40))
+        #expect(try await driver.evaluate(#"!document.getElementById("sign-in").hidden"#) == true)
+    }
+
+    /// Every process a rider's and a driver's app reach, and the gateway.
+    static func platform(_ bus: TestBus) async throws -> TestGateway {
+        _ = try await TestService.users(on: bus)
+        _ = try await TestTracking.start(on: bus, inactiveAfterSeconds: 60, deviceCredentials: true)
+        _ = try await TestService.trips(on: bus)
+        _ = try await TestService.start(on: bus, service: BusContract.Service.orders, executable: "ride-orders")
+        return try await TestGateway.start(on: bus)
+    }
+
+    /// What a page logged, but for refusals the apps handle and say in words (a route asked before
+    /// its trip exists, a lost connection, the missing icon).
+    static func problems(of page: DevToolsPage) -> [String] {
+        page.problems.filter { !$0.contains("Failed to load resource") && !$0.contains("ERR_INTERNET_DISCONNECTED") }
     }
 
     func takeARide(rider: DevToolsPage, driver: DevToolsPage, origin: String, screenshots: String?) async throws {

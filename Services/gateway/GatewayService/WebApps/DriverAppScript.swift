@@ -32,7 +32,7 @@ enum DriverAppScript {
           sessionStorage.setItem("ride.position", JSON.stringify(state.position));
           const body = {batch_id: ++state.batch, locations: [{latitude, longitude, recorded_at: new Date().toISOString(), accuracy: 5}]};
           try { await App.api("POST", `/devices/${encodeURIComponent(App.session.user.device_id)}/locations`, Object.assign(body, extra || {})); }
-          catch (e) { App.say("Your position did not reach the platform: " + e.message, "error"); }
+          catch (e) { if (App.session) App.say("Your position did not reach the platform: " + e.message, "error"); }   // signed out: that is said
         }
 
         $("online").addEventListener("change", async () => {

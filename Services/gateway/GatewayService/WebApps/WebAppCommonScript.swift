@@ -45,7 +45,8 @@ enum WebAppCommonScript {
           try { json = text ? JSON.parse(text) : null; } catch (e) { json = null; }
           if (response.status === 401 && App.session && !retried && path !== "/auth/refresh") {
             if (await App.refresh()) return App.api(method, path, body, true);
-            App.signOut("Your session ended: log in again.");
+            const error = (json && json.error) || {};
+            App.signOut("Your session ended" + (error.message ? ` (${error.message})` : "") + ": log in again.");
           }
           if (!response.ok) {
             const error = (json && json.error) || {};
