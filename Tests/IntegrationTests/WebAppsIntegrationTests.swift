@@ -20,20 +20,9 @@ import Wire
             let policy = page.headers["content-security-policy"] ?? ""
             #expect(policy.contains("script-src 'self'") && !policy.contains("unsafe-inline"), "\(policy)")
 
-            let browser = try await DevToolsBrowser.launch(name: "web-apps")
-            let driver = try await browser.open(base + "/app/driver")
-            let rider = try await browser.open(base + "/app/rider")
             let screenshots = ProcessInfo.processInfo.environment["RIDE_SCREENSHOTS"]
-            do {
+            let (browser, rider, driver) = try await Self.twoApps(base, name: "web-apps") { rider, driver in
                 try await takeARide(rider: rider, driver: driver, origin: base, screenshots: screenshots)
-            } catch {
-                let kept = try makeScratchDirectory("web-apps-failed")
-                try? await rider.screenshot(to: "\(kept)/rider.png")
-                try? await driver.screenshot(to: "\(kept)/driver.png")
-                rider.close()
-                driver.close()
-                await browser.close()
-                throw TestFailure("\(error) — the tabs' screenshots: \(kept)/rider.png, \(kept)/driver.png")
             }
             for (name, tab) in [("rider", rider), ("driver", driver)] {
                 #expect(Self.problems(of: tab).isEmpty, "the \(name) app logged: \(Self.problems(of: tab))")
@@ -51,21 +40,12 @@ import Wire
         try await withTestBus("web-apps-wrong") { bus in
             let gateway = try await Self.platform(bus)
             let base = "http://127.0.0.1:\(gateway.port)"
-            let browser = try await DevToolsBrowser.launch(name: "web-apps-wrong")
-            let driver = try await browser.open(base + "/app/driver")
-            let rider = try await browser.open(base + "/app/rider")
+            let (browser, rider, driver) = try await Self.twoApps(base, name: "web-apps-wrong") { rider, driver in
+                try await goWrong(rider: rider, driver: driver, gateway: gateway, origin: base)
+            }
             defer {
                 rider.close()
                 driver.close()
-            }
-            do {
-                try await goWrong(rider: rider, driver: driver, gateway: gateway, origin: base)
-            } catch {
-                let kept = try makeScratchDirectory("web-apps-wrong-failed")
-                try? await rider.screenshot(to: "\(kept)/rider.png")
-                try? await driver.screenshot(to: "\(kept)/driver.png")
-                await browser.close()
-                throw TestFailure("\(error) — the tabs' screenshots: \(kept)/rider.png, \(kept)/driver.png")
             }
             #expect(Self.problems(of: rider).isEmpty && Self.problems(of: driver).isEmpty, "\(Self.problems(of: rider)) \(Self.problems(of: driver))")
             await browser.close()
@@ -113,6 +93,28 @@ import Wire
         #expect(changed.status == 200, "\(changed.body)")
         try await driver.waitFor("the ended session is said", notice("session ended"), timeout: .seconds(40))
         #expect(try await driver.evaluate(#"!document.getElementById("sign-in").hidden"#) == true)
+    }
+
+    /// Chromium with the driver app and the rider app in two tabs, going through `steps`; when a
+    /// step fails, both tabs' screenshots are kept and the failure names them.
+    static func twoApps(
+        _ base: String, name: String, _ steps: (_ rider: DevToolsPage, _ driver: DevToolsPage) async throws -> Void
+    ) async throws -> (DevToolsBrowser, rider: DevToolsPage, driver: DevToolsPage) {
+        let browser = try await DevToolsBrowser.launch(name: name)
+        let driver = try await browser.open(base + "/app/driver")
+        let rider = try await browser.open(base + "/app/rider")
+        do {
+            try await steps(rider, driver)
+        } catch {
+            let kept = try makeScratchDirectory("\(name)-failed")
+            try? await rider.screenshot(to: "\(kept)/rider.png")
+            try? await driver.screenshot(to: "\(kept)/driver.png")
+            rider.close()
+            driver.close()
+            await browser.close()
+            throw TestFailure("\(error) — the tabs' screenshots: \(kept)/rider.png, \(kept)/driver.png")
+        }
+        return (browser, rider, driver)
     }
 
     /// Every process a rider's and a driver's app reach, and the gateway.
