@@ -115,6 +115,7 @@ enum RiderAppScript {
         // A ride, followed on its live socket until it ends.
         function follow(order) {
           state.order = order; state.route = []; state.driverAt = null;
+          if (state.notes) state.notes.send({watch_nearby: null});   // the cars nearby matter again after the ride
           $("booking").hidden = true; $("ride").hidden = false; $("summary").hidden = true; $("share-link").textContent = "";
           $("messages").replaceChildren();
           App.api("GET", `/orders/${order.id}/messages`).then((reply) => (reply.messages || []).forEach(showMessage)).catch(() => {});
@@ -228,7 +229,7 @@ enum RiderAppScript {
           if (!signedIn) return;
           $("who").textContent = App.session.user.name;
           state.notes = App.live("/me/live", onNotification);
-          setTimeout(watchNearby, 300);
+          watchNearby();
           loadPlaces(); loadHistory();
           try {
             const mine = await App.api("GET", "/orders?limit=5");

@@ -97,14 +97,15 @@ enum WebAppCommonScript {
 
         // A live socket (`/v1/orders/{id}/live`, `/v1/me/live`): JSON messages to `handle`; it
         // connects again after a drop, with the last sequence seen, and a fresh token after 4401.
+        // What the app sends (a `watch_nearby`) is kept and sent again on each connection.
         App.sockets = new Set();
         App.live = (path, handle) => {
-          let socket, closed = false, after = null, delay = 500;
+          let socket, closed = false, after = null, delay = 500, standing = null;
           const open = () => {
             if (closed || !App.session) return;
             const query = `?access_token=${encodeURIComponent(App.session.token)}` + (after !== null ? `&after=${after}` : "");
             socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/v1${path}${query}`);
-            socket.onopen = () => { delay = 500; };
+            socket.onopen = () => { delay = 500; if (standing) socket.send(standing); };
             socket.onmessage = (event) => {
               const message = JSON.parse(event.data);
               if (typeof message.sequence === "number") after = Math.max(after || 0, message.sequence);
@@ -118,7 +119,7 @@ enum WebAppCommonScript {
               delay = Math.min(delay * 2, 8000);
             };
           };
-          const handleSocket = {close: () => { closed = true; App.sockets.delete(handleSocket); if (socket) socket.close(); }, send: (m) => socket && socket.readyState === 1 && socket.send(JSON.stringify(m))};
+          const handleSocket = {close: () => { closed = true; App.sockets.delete(handleSocket); if (socket) socket.close(); }, send: (m) => { standing = JSON.stringify(m); if (socket && socket.readyState === 1) socket.send(standing); }};
           App.sockets.add(handleSocket);
           open();
           return handleSocket;
