@@ -103,7 +103,6 @@ enum APIDocument {
         case .image:
             let image: JSONValue = ["schema": ["type": "string", "contentMediaType": "application/octet-stream"]]
             return ["description": .string(reply.description), "content": ["image/jpeg": image, "image/png": image]]
-        case .html: (schema, type) = (["type": "string"], "text/html")
         case .text(let mediaType): (schema, type) = (["type": "string"], mediaType)
         case .json(let wire): (schema, type) = (schemas.schema(wire), "application/json")
         }

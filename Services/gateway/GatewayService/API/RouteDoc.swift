@@ -24,8 +24,7 @@ struct RouteDoc: Sendable {
     /// A response body.
     enum Content: Sendable {
         case json(WireSchema)
-        case html
-        /// A text file of this media type (the web apps' scripts and stylesheet).
+        /// A text file of this media type (a page, the web apps' scripts and stylesheet).
         case text(String)
         /// A WebSocket after `101 Switching Protocols`.
         case webSocket
@@ -33,6 +32,8 @@ struct RouteDoc: Sendable {
         case image
         /// No body (`304 Not Modified`).
         case noBody
+
+        static var html: Content { .text("text/html") }
     }
 
     /// A query or path parameter.

@@ -17,7 +17,7 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[Self.referrerPolicy] = "no-referrer"
         if response.headers[.contentType]?.hasPrefix("text/html") == true {
-            // A page with a stricter policy of its own (the web apps') keeps it.
+            // A page keeps the policy made for it (`HTMLPage`).
             if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = Self.pagePolicy }
             response.headers[Self.frameOptions] = "DENY"
         }
