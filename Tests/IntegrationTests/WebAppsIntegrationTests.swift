@@ -193,10 +193,15 @@ import Wire
         try await chat(driver, "Two minutes", to: rider)
         try await rider.click("#share")
         try await rider.waitFor("a share link", #"document.getElementById("share-link").textContent.includes("/ride/")"#)
+        // From here every fix goes over the live socket under the device credential: count the posted ones.
+        try await driver.evaluate(
+            #"(() => { window.posted = 0; const api = App.api; App.api = (m, path, ...rest) => { if (path.endsWith("/locations")) window.posted++; return api(m, path, ...rest); }; return 1; })()"#
+        )
         try await drive(driver, until: "REACHED_PICKUP")
         try await driver.click("#start")
         try await driver.waitFor("the way to the drop-off", ##"state.order.status === "DROPPING_OFF" && document.querySelectorAll("#steps li").length > 0"##, timeout: .seconds(60))
         try await drive(driver, until: "REACHED_DROPOFF")
+        #expect(try await driver.evaluate("window.posted") == 0, "the drive's fixes went over the socket, none posted")
         try await driver.click("#end")
 
         // The rider's summary, payment and rating; the ride in their history, the driver's earnings.

@@ -15,6 +15,8 @@ struct AppRoutes {
     let limits: RateLimits
     let settings: GatewaySettings
 
+    var batches: DeviceBatches { DeviceBatches(platform: platform, publishableKey: settings.publishableKey) }
+
     func register(public open: RecordedRoutes, authenticated routes: RecordedRoutes) {
         // Sign-ups and log-ins are attempts of the client's address on the phone number's account.
         let limits = self.limits
@@ -89,8 +91,8 @@ struct AppRoutes {
             // the device's name and metadata stay as the app set them; the user id dispatch looks
             // for is added to the metadata (merged, not replacing it) when it is not there yet.
             let user = try context.requireUser()
-            let deviceID = try driverDevice(context)
-            if available { try await requireApproval(user.id) }
+            let deviceID = try DeviceBatches.device(of: user)
+            if available { try await batches.requireApproval(user.id) }
             var intents: [String: JSONValue] = ["available": .bool(available), "changed_at": .string(RFC3339.format(Date()))]
             let device = try await platform.reply(Ops.Tracking.device, ["device_id": .string(deviceID)])
             // An unknown device is new (its metadata starts with the user id); any other failure
@@ -102,11 +104,11 @@ struct AppRoutes {
             }
             if current?.name == nil { intents["name"] = .string(user.name) }
             var batch: [String: JSONValue] = [
-                "publishable_key": .string(settings.publishableKey), "device_id": .string(deviceID),
+                "publishable_key": .string(batches.publishableKey), "device_id": .string(deviceID),
                 "batch_id": .number(Double(Int(Date().timeIntervalSince1970 * 1000))), "device": .object(intents), "locations": [],
             ]
             try IdempotencyKey.stamp(&batch, from: request, standingFor: ["available": .bool(available)])
-            return try await forwardBatch(.object(batch))
+            return JSONBody.response(try await batches.forward(batch))
         }
         routes.on(
             .post, "devices/{device_id}/locations",
@@ -117,27 +119,13 @@ struct AppRoutes {
                 fieldRules: HyperTrackRoutes.coordinateRules, op: Ops.Tracking.ingest.fullName)
         ) { request, context in
             let deviceID = try context.parameters.require("device_id")
-            guard deviceID == (try driverDevice(context)) else {
+            let user = try context.requireUser()
+            guard deviceID == (try DeviceBatches.device(of: user)) else {
                 throw GatewayError(.forbidden, "not_your_device", "device \(deviceID.prefix(64)) is not the device of this driver")
             }
             var body = try await RequestJSON.object(request, context: context)
-            body["device_id"] = .string(deviceID)
-            body["publishable_key"] = .string(settings.publishableKey)
             try IdempotencyKey.stamp(&body, from: request)
-            // Dispatch finds drivers by their device's `user_id` metadata: the gateway vouches for it
-            // in metadata the app sends (the app's metadata replaces the device's, as the SDK's does);
-            // without metadata the device's stays as it is.
-            if let device = body["device"], device.objectValue == nil {
-                throw GatewayError(.unprocessableContent, "invalid_params", "device: expected an object")
-            }
-            if body["device"]?["available"] == .bool(true) { try await requireApproval(try context.requireUser().id) }
-            if var intents = body["device"]?.objectValue, let sent = intents["metadata"] {
-                guard var metadata = sent.objectValue else { throw GatewayError(.unprocessableContent, "invalid_params", "device.metadata: expected an object") }
-                metadata["user_id"] = .string(try context.requireUser().id)
-                intents["metadata"] = .object(metadata)
-                body["device"] = .object(intents)
-            }
-            return try await forwardBatch(.object(body))
+            return JSONBody.response(try await batches.forward(try await batches.batch(body, from: user)))
         }
 
         routes.on(
@@ -240,23 +228,6 @@ struct AppRoutes {
     }
 
     static let placeRules = "a pickup (or pickup_place_id) and a dropoff (or dropoff_place_id), the dropoff at least 50 m from the pickup"
-
-    /// A batch to `tracking.ingest`. Tracking refusing the gateway's own publishable key is the
-    /// operator's mistake, not the app's: a 500 that says which setting, never the app's 401.
-    func forwardBatch(_ batch: JSONValue) async throws -> Response {
-        let reply = try await platform.reply(Ops.Tracking.ingest, batch)
-        if reply.status == Status.unauthorized {
-            throw GatewayError(.internalServerError, "misconfigured", "tracking refuses the gateway's publishable key (--publishable-key, RIDE_PUBLISHABLE_KEY)")
-        }
-        return JSONBody.response(reply)
-    }
-
-    func driverDevice(_ context: GatewayContext) throws -> String {
-        let user = try context.requireUser()
-        guard user.role == .driver else { throw GatewayError(.forbidden, "drivers_only", "only drivers report locations and availability") }
-        guard let deviceID = user.deviceID else { throw GatewayError(.conflict, "no_device", "this driver has no device_id; set one with PATCH /v1/me") }
-        return deviceID
-    }
 }
 
 /// `GET /v1/orders/{id}/share`.

@@ -145,7 +145,8 @@ struct GatewayApplication: Sendable {
         let live = router.group("v1")
         let route = LiveRoute(
             platform: platform, hub: hub, authentication: BearerAuthentication(platform: platform, cache: tokens, limits: limits, rejections: rejections),
-            recheck: settings.edge.socketRecheck, sockets: SocketAllowance(perUser: settings.edge.socketsPerUser), idle: settings.edge.socketIdle)
+            recheck: settings.edge.socketRecheck, sockets: SocketAllowance(perUser: settings.edge.socketsPerUser), idle: settings.edge.socketIdle,
+            devices: DeviceBatches(platform: platform, publishableKey: settings.publishableKey))
         route.register(on: live)
         route.registerNotifications(on: live)
         return router

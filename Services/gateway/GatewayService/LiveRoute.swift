@@ -25,6 +25,8 @@ struct LiveRoute {
     let sockets: SocketAllowance
     /// How long a socket may send nothing (`EdgePolicy.socketIdle`).
     let idle: Duration
+    /// Where a driver's batches sent on `/v1/me/live` go.
+    let devices: DeviceBatches
 
     /// The WebSocket paths under /v1, with what the API document says of them.
     static let paths: [(path: String, doc: RouteDoc)] = [
@@ -49,7 +51,11 @@ struct LiveRoute {
                 description:
                     "Text messages {\"type\":\"notification\",\"notification\":{…}}; missed ones are in GET /v1/notifications. "
                     + "A rider may send {\"watch_nearby\":{latitude, longitude, radius?, dropoff_latitude?, dropoff_longitude?}} (the query of GET /v1/drivers/nearby) "
-                    + "and receives {\"type\":\"nearby_cars\",\"nearby_cars\":{…}} now and every 5 s until {\"watch_nearby\":null} or a new watch.")
+                    + "and receives {\"type\":\"nearby_cars\",\"nearby_cars\":{…}} now and every 5 s until {\"watch_nearby\":null} or a new watch. "
+                    + "A driver may send {\"batch\":{batch_id, locations, device?, device_credential}} (the body of POST /v1/devices/{device_id}/locations with the session's device_credential, "
+                    + "which tracking checks as its ingest socket does) and receives {\"type\":\"ack\",\"batch_id\",\"ack\":{…}} or {\"type\":\"error\",\"batch_id\",\"status\",\"error\"}, in order. "
+                    + "Per connection, watches \(LiveClientMessages.watches) and batches \(LiveClientMessages.batches) (a minute's worth at once); more is an error (429) and close 4429."
+            )
         ),
     ]
     static let orderPath = "orders/{id}/live"
@@ -100,14 +106,13 @@ struct LiveRoute {
             }
             defer { sockets.give(user.id) }
             let (watcher, stream) = await hub.watchUser(user.id)
-            let caller = try JSONValue(encoding: Caller(user))
             do {
                 try await Self.relay(
                     stream, inbound: inbound, outbound: outbound, statuses: StatusesOnce(), tokenCheck: tokenCheck(ws.request, ws.requestContext), idle: idle,
                     shownTo: Caller(user)
                 ) {
                     inbound in
-                    try await NearbyWatch.receive(inbound, outbound: outbound, caller: caller, platform: platform)
+                    try await LiveClientMessages.receive(inbound, outbound: outbound, user: user, platform: platform, devices: devices)
                 }
             } catch {
                 ws.requestContext.logger.debug("notification connection ended", metadata: ["user_id": "\(user.id)", "error": "\(error)"])

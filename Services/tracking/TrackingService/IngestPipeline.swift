@@ -56,8 +56,8 @@ public final class IngestPipeline: Sendable {
 
     /// Checks and applies `batch` from `deviceID`; `completion` gets the acknowledgement once the
     /// batch is stored, or the refusal (nothing stored, nothing changed). `vouched`: the batch came
-    /// through the bus, whose callers are trusted (the gateway has checked the driver's token and
-    /// that the device is theirs), so no device credential is asked for.
+    /// through the bus without a credential, from a caller trusted with the op (the gateway has
+    /// checked the driver's token and that the device is theirs), so no device credential is asked for.
     public func accept(
         deviceID: String, batch: IngestBatch, now: Date, vouched: Bool = false, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void
     ) {

@@ -61,8 +61,10 @@ enum TrackingOps {
                 throw ServiceError.unprocessable("invalid_params", "device_id: required field is missing")
             }
             // The pipeline refuses another shard's device itself (as it does on the ingest socket).
+            // A batch that carries a device credential (a phone's, relayed by the gateway's live
+            // socket) is held to it as on the ingest socket; without one the caller vouches.
             return try await withCheckedThrowingContinuation { continuation in
-                pipeline.accept(deviceID: deviceID, batch: batch, now: Date(), vouched: true) { result in
+                pipeline.accept(deviceID: deviceID, batch: batch, now: Date(), vouched: batch.deviceCredential == nil) { result in
                     continuation.resume(with: result.mapError { $0 as any Error })
                 }
             }

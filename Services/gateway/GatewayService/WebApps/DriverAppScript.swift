@@ -1,7 +1,8 @@
 /// `/app/driver.js`: the driver app — on and off duty, offers to accept or decline, the way to the
 /// pickup and then the drop-off turn by turn, arrive, start, end, chat and earnings. Its position
 /// is the browser's (geolocation) or, in the simulator's city, a drive along the route; each fix
-/// goes to `POST /v1/devices/{id}/locations` under the driver's session.
+/// goes over `/v1/me/live` with the session's device credential (posted to
+/// `/v1/devices/{id}/locations` while the socket is down).
 enum DriverAppScript {
     static let source = #"""
         "use strict";
@@ -11,7 +12,7 @@ enum DriverAppScript {
           COMPLETED: "Ride completed", CANCELLED: "Ride cancelled"
         };
         const saved = JSON.parse(sessionStorage.getItem("ride.position") || "null");
-        const state = {position: saved || App.centre(), online: false, order: null, route: [], offers: [], socket: null, gps: null, driving: null, batch: Date.now()};
+        const state = {position: saved || App.centre(), online: false, order: null, route: [], offers: [], socket: null, live: null, gps: null, driving: null, batch: Date.now()};
         const map = new App.StreetMap($("map"), App.centre());
 
         function draw() {
@@ -26,12 +27,14 @@ enum DriverAppScript {
           return [place.latitude, place.longitude];
         }
 
-        // One fix to the platform; availability rides along when it changes.
-        async function report(extra) {
+        // One fix to the platform: over the live socket under the device credential while it is
+        // open (tracking answers each batch on it), else posted.
+        async function report() {
           const [latitude, longitude] = state.position;
           sessionStorage.setItem("ride.position", JSON.stringify(state.position));
           const body = {batch_id: ++state.batch, locations: [{latitude, longitude, recorded_at: new Date().toISOString(), accuracy: 5}]};
-          try { await App.api("POST", `/devices/${encodeURIComponent(App.session.user.device_id)}/locations`, Object.assign(body, extra || {})); }
+          if (state.live && state.live.post({batch: Object.assign({device_credential: App.session.device_credential}, body)})) return;
+          try { await App.api("POST", `/devices/${encodeURIComponent(App.session.user.device_id)}/locations`, body); }
           catch (e) { if (App.session) App.say("Your position did not reach the platform: " + e.message, "error"); }   // signed out: that is said
         }
 
@@ -189,6 +192,7 @@ enum DriverAppScript {
         }
 
         function onNotification(message) {
+          if (message.type === "error" && message.batch_id !== undefined) App.say("Your position did not reach the platform: " + message.error.message, "error");
           if (message.type !== "notification") return;
           const n = message.notification;
           if (n.kind === "new_offer") loadOffers();
@@ -201,7 +205,7 @@ enum DriverAppScript {
           $("sign-in").hidden = signedIn; $("log-out").hidden = !signedIn; $("app").hidden = !signedIn;
           if (!signedIn) return;
           $("who").textContent = App.session.user.name;
-          App.live("/me/live", onNotification);
+          state.live = App.live("/me/live", onNotification);
           loadEarnings();
           try {
             const mine = await App.api("GET", "/orders?limit=5");

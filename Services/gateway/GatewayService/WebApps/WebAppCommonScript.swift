@@ -119,7 +119,13 @@ enum WebAppCommonScript {
               delay = Math.min(delay * 2, 8000);
             };
           };
-          const handleSocket = {close: () => { closed = true; App.sockets.delete(handleSocket); if (socket) socket.close(); }, send: (m) => { standing = JSON.stringify(m); if (socket && socket.readyState === 1) socket.send(standing); }};
+          // send: what the socket asks to watch, sent again on each connection; post: one message
+          // now, false when the socket is not open (the caller sends it another way).
+          const handleSocket = {
+            close: () => { closed = true; App.sockets.delete(handleSocket); if (socket) socket.close(); },
+            send: (m) => { standing = JSON.stringify(m); if (socket && socket.readyState === 1) socket.send(standing); },
+            post: (m) => { if (!socket || socket.readyState !== 1) return false; socket.send(JSON.stringify(m)); return true; }
+          };
           App.sockets.add(handleSocket);
           open();
           return handleSocket;
