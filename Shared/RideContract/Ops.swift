@@ -89,6 +89,8 @@ public enum Ops {
         public static let stats = Op<StatsParams, OrderStats>(service, "stats", "counts by status and the open orders (the dashboard)")
         public static let paymentSheet = Op<CardOwnerParams, PaymentSheet>(service, "payment_sheet", "a rider's customer at the card provider and an ephemeral key for their app")
         public static let cards = Op<CardOwnerParams, SavedCards>(service, "cards", "a rider's saved cards at the card provider")
+        public static let cardSetup = Op<CardSetupParams, CardSetup>(
+            service, "card_setup", "the card provider's page where a rider adds a card, sending them back to success_url or cancel_url")
         public static let payoutOnboarding = Op<CardOwnerParams, PayoutOnboarding>(
             service, "payout_onboarding", "a driver's payout account at the card provider and its onboarding link")
         public static let providerWebhook = Op<ProviderWebhookParams, ProviderWebhookReceipt>(

@@ -23,7 +23,7 @@ public enum RideContract {
         Ops.Orders.history.descriptor, Ops.Orders.share.descriptor, Ops.Orders.revokeShare.descriptor, Ops.Orders.getByShare.descriptor, Ops.Orders.earnings.descriptor,
         Ops.Orders.payment.descriptor,
         Ops.Orders.retryPayment.descriptor, Ops.Orders.refund.descriptor,
-        Ops.Orders.stats.descriptor, Ops.Orders.paymentSheet.descriptor, Ops.Orders.cards.descriptor, Ops.Orders.payoutOnboarding.descriptor,
+        Ops.Orders.stats.descriptor, Ops.Orders.paymentSheet.descriptor, Ops.Orders.cards.descriptor, Ops.Orders.cardSetup.descriptor, Ops.Orders.payoutOnboarding.descriptor,
         Ops.Orders.providerWebhook.descriptor, Ops.Orders.report.descriptor, Ops.Orders.reports.descriptor, Ops.Orders.answerReport.descriptor,
         Ops.Orders.events.descriptor, Ops.Trips.create.descriptor, Ops.Trips.get.descriptor, Ops.Trips.getByShare.descriptor,
         Ops.Trips.complete.descriptor, Ops.Trips.changeDestination.descriptor, Ops.Trips.events.descriptor, Ops.Tracking.nearby.descriptor,

@@ -66,6 +66,50 @@ public struct SavedCards: Codable, Sendable, Equatable {
     public init(cards: [SavedCard]) { self.cards = cards }
 }
 
+/// `orders.card_setup`: the rider and where the provider's page sends them back — `success_url`
+/// once a card is saved, `cancel_url` when they leave without one (the gateway fills both with
+/// its web app's address).
+@WireModel
+public struct CardSetupParams: Codable, Sendable, Equatable {
+    public var caller: Caller
+    @WireField(maxLength: 2048)
+    public var successURL: String
+    @WireField(maxLength: 2048)
+    public var cancelURL: String
+
+    public init(caller: Caller, successURL: String, cancelURL: String) {
+        self.caller = caller
+        self.successURL = successURL
+        self.cancelURL = cancelURL
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case caller
+        case successURL = "success_url"
+        case cancelURL = "cancel_url"
+    }
+}
+
+/// `orders.card_setup`' reply: the provider's own page where the rider types a card (a Stripe
+/// Checkout Session in setup mode), so no card number passes through the platform.
+@WireModel
+public struct CardSetup: Codable, Sendable, Equatable {
+    public var provider: String
+    public var url: String
+    public var expiresAt: Date
+
+    public init(provider: String, url: String, expiresAt: Date) {
+        self.provider = provider
+        self.url = url
+        self.expiresAt = expiresAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case provider, url
+        case expiresAt = "expires_at"
+    }
+}
+
 /// `orders.payout_onboarding`' reply: the driver's payout account at the provider and the page
 /// where they finish it (AxRide's `/connectStripe`).
 @WireModel

@@ -179,6 +179,8 @@ import Wire
                 // Card payments (PaymentsIntegrationTests): each ask is a new ephemeral key or onboarding link, the
                 // webhook's events are taken once by their id.
                 "POST /v1/me/payment-sheet", "POST /v1/me/payouts/onboarding", "POST /v1/providers/stripe/webhook",
+                // Each ask a new page at the provider (a Checkout Session); a session saves one card (FakeStripeCheckoutTests).
+                "POST /v1/me/cards/setup",
                 // Paying again is keyed by its round at the provider: a retried ask is the same charge (PaymentsIntegrationTests).
                 "POST /v1/orders/{id}/payment",
                 // A refund asked again is the same refund (aLateCancellationIsChargedItsFeeAndAnOperatorRefundsIt).

@@ -25,26 +25,32 @@ import Wire
 
     /// The apps with orders on `--payments stripe`, and the fake provider (its base URL) posting events to the gateway.
     static func start(_ bus: TestBus, orders: [String] = []) async throws -> (apps: Apps, fake: String) {
-        let keyFile = "\(bus.scratch)/stripe.key"
-        let webhookFile = "\(bus.scratch)/stripe-webhook.key"
+        let provider = try stripeOrders(bus)
+        let apps = try await Apps.start(bus, orders: provider.orders + orders)
+        try await startFake(bus, at: provider.fake, gateway: apps.gateway.base)
+        return (apps, provider.fake)
+    }
+
+    /// Where the fake provider will listen and the arguments that point `ride-orders` at it.
+    static func stripeOrders(_ bus: TestBus) throws -> (fake: String, orders: [String]) {
+        let (keyFile, webhookFile) = ("\(bus.scratch)/stripe.key", "\(bus.scratch)/stripe-webhook.key")
         try secretKey.write(toFile: keyFile, atomically: true, encoding: .utf8)
         try (webhookSecret + "\n").write(toFile: webhookFile, atomically: true, encoding: .utf8)
         let fake = "http://127.0.0.1:\(try FreePort.next())"
-        let apps = try await Apps.start(
-            bus,
-            orders: [
-                "--payments", "stripe", "--stripe-api-base", fake, "--stripe-secret-key-file", keyFile, "--stripe-webhook-secret-file", webhookFile,
-            ] + orders)
+        return (fake, ["--payments", "stripe", "--stripe-api-base", fake, "--stripe-secret-key-file", keyFile, "--stripe-webhook-secret-file", webhookFile])
+    }
+
+    /// `ridectl fake-stripe` at `fake` (made by `stripeOrders`), posting its events to `gateway`.
+    static func startFake(_ bus: TestBus, at fake: String, gateway: String) async throws {
         try bus.supervisor.start(
             name: "fake-stripe", executable: Binaries.ridectl,
             arguments: [
-                "fake-stripe", "--listen", String(fake.dropFirst("http://".count)), "--secret-key-file", keyFile,
-                "--webhook-url", apps.gateway.base + "/v1/providers/stripe/webhook", "--webhook-secret-file", webhookFile,
+                "fake-stripe", "--listen", String(fake.dropFirst("http://".count)), "--secret-key-file", "\(bus.scratch)/stripe.key",
+                "--webhook-url", gateway + "/v1/providers/stripe/webhook", "--webhook-secret-file", "\(bus.scratch)/stripe-webhook.key",
             ])
         try await eventually("the fake provider answers", timeout: .seconds(30)) {
             (try? await HTTPProbe.send("GET", fake + "/v1/customers/none", timeout: .seconds(2)))?.status == 401
         }
-        return (apps, fake)
     }
 
     /// The rider's payment sheet, then the provider's SDK in their app adds `card` (a Stripe test token) with its ephemeral key; the customer id.
@@ -163,8 +169,22 @@ import Wire
             #expect(try await gateway.request("GET", "/v1/orders/\(id)", token: rider).body["payment_retries"] == 1)
             try await eventually("a second notice", timeout: .seconds(30)) { try await notices().count == 2 }
 
-            // A new card (the newest is charged): paid once, with the driver's share; the order says so.
-            _ = try await Self.addCard("pm_card_visa", apps: apps, fake: fake)
+            // A new card (the newest is charged), added as the web app does: on the provider's own
+            // page (a Checkout Session in setup mode), which sends the browser back to the app.
+            // Only a rider has one; the card is typed at the provider, never sent to the platform.
+            #expect(try await gateway.request("POST", "/v1/me/cards/setup", token: apps.driver.token).status == 403)
+            let setup = try await gateway.request("POST", "/v1/me/cards/setup", token: rider)
+            let page = try #require(setup.body["url"]?.stringValue, "\(setup.body)")
+            #expect(setup.status == 200 && page.hasPrefix(fake + "/checkout/") && setup.body["expires_at"] != nil, "\(setup.body)")
+            #expect(try await HTTPProbe.send("GET", page, timeout: .seconds(10)).status == 200)
+            let typed = try await HTTPProbe.send(
+                "POST", page, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array("number=4242+4242+4242+4242&expiry=12+%2F+34&cvc=123".utf8),
+                timeout: .seconds(10))
+            // The provider's 303 is followed, as a browser does, to the rider web app at the gateway.
+            let riderApp = String(decoding: typed.body, as: UTF8.self).contains("rider.js")
+            #expect(typed.status == 200 && typed.headers["server"] == "ride-gateway" && riderApp, "\(typed.status) \(typed.headers)")
+            let listed = try await gateway.request("GET", "/v1/me/cards", token: rider).body["cards"]?.arrayValue ?? []
+            #expect(listed.first?["last4"] == "4242" && listed.first?["exp_year"] == 2034 && listed.count == 2, "\(listed)")
             let paid = try await gateway.request("POST", "/v1/orders/\(id)/payment", token: rider)
             #expect(paid.status == 200 && paid.body["provider"] == "stripe", "\(paid.body)")
             #expect(try await gateway.request("POST", "/v1/orders/\(id)/payment", token: rider).body["provider_reference"] == paid.body["provider_reference"])

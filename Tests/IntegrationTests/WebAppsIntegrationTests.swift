@@ -12,7 +12,7 @@ import Wire
 @Suite(.serialized, .timeLimit(.minutes(8))) struct WebAppsIntegrationTests {
     @Test func aRideIsTakenByClickingThroughTheRiderAndTheDriverApp() async throws {
         try await withTestBus("web-apps") { bus in
-            let gateway = try await Self.platform(bus)
+            let gateway = try await Self.platform(bus, cards: true)
             let base = "http://127.0.0.1:\(gateway.port)"
 
             // The pages' policy: scripts and styles from the gateway only, nothing inline.
@@ -117,13 +117,37 @@ import Wire
         return (browser, rider, driver)
     }
 
-    /// Every process a rider's and a driver's app reach, and the gateway.
-    static func platform(_ bus: TestBus) async throws -> TestGateway {
+    /// Every process a rider's and a driver's app reach, and the gateway; with `cards`, orders
+    /// charges through the fake Stripe (`ridectl fake-stripe`, whose card page the rider opens).
+    static func platform(_ bus: TestBus, cards: Bool = false) async throws -> TestGateway {
+        let provider = cards ? try PaymentsIntegrationTests.stripeOrders(bus) : nil
         _ = try await TestService.users(on: bus)
         _ = try await TestTracking.start(on: bus, inactiveAfterSeconds: 60, deviceCredentials: true)
         _ = try await TestService.trips(on: bus)
-        _ = try await TestService.start(on: bus, service: BusContract.Service.orders, executable: "ride-orders")
-        return try await TestGateway.start(on: bus)
+        _ = try await TestService.start(on: bus, service: BusContract.Service.orders, executable: "ride-orders", arguments: provider?.orders ?? [])
+        let gateway = try await TestGateway.start(on: bus)
+        if let provider { try await PaymentsIntegrationTests.startFake(bus, at: provider.fake, gateway: gateway.base) }
+        return gateway
+    }
+
+    /// The rider adds a card on the provider's page (leaving the app, typing the card there) and
+    /// is back in the app with the card listed.
+    func addCard(_ rider: DevToolsPage, number: String, listed last4: String) async throws {
+        try await rider.click("#add-card")
+        try await rider.waitFor("the provider's card page", #"location.pathname.startsWith("/checkout/") && document.getElementById("number")"#)
+        try await rider.type("#number", "4242 4242 4242 4241")
+        try await rider.type("#expiry", "12 / 34")
+        try await rider.type("#cvc", "123")
+        try await rider.click("#save")
+        try await rider.waitFor(
+            "a wrong number is said on the provider's page", #"document.querySelector("[role=alert]") && document.querySelector("[role=alert]").textContent.includes("invalid")"#)
+        try await rider.type("#number", number)
+        try await rider.type("#expiry", "12 / 34")
+        try await rider.type("#cvc", "123")
+        try await rider.click("#save")
+        let listed = #"document.getElementById("cards").textContent.includes("·\#(last4)")"#
+        try await rider.waitFor("back in the app with the card listed", #"location.pathname === "/app/rider" && typeof App === "object" && "# + listed)
+        try await rider.waitFor("the card is said to be saved", #"document.getElementById("notice").textContent.includes("card is saved")"#)
     }
 
     /// What a page logged, but for refusals the apps handle and say in words (a route asked before
@@ -167,6 +191,9 @@ import Wire
         try await key(rider, "Enter")
         try await rider.waitFor("the rider logs in by keyboard", signedIn)
 
+        // A card on the provider's page: one that is saved but declined when charged.
+        try await addCard(rider, number: "4000 0000 0000 0002", listed: "0002")
+
         // Cars nearby, a place search, then the drop-off tapped on the map: a quote; book.
         try await rider.waitFor("the driver's car shows nearby", #"document.getElementById("cars").textContent.includes("1 car nearby")"#)
         try await rider.type("#search", "Mannerheimintie")
@@ -207,7 +234,16 @@ import Wire
         // The rider's summary, payment and rating; the ride in their history, the driver's earnings.
         try await rider.waitFor("the ride is completed", #"document.getElementById("status").textContent === "Ride completed""#)
         try await rider.waitFor("the summary", #"document.getElementById("summary-text").textContent.includes("km")"#)
+        // The card is refused: said, and paid again with another card added on the provider's page.
+        try await rider.waitFor("the refused card is said", #"!document.getElementById("pay-again").hidden"#, timeout: .seconds(40))
+        let refusal = try await rider.text("#payment")
+        #expect(refusal.contains("declined"), "\(refusal)")
+        try await addCard(rider, number: "4242 4242 4242 4242", listed: "4242")
+        try await rider.waitFor(
+            "the unpaid ride is shown again", #"!document.getElementById("pay-again").hidden && document.getElementById("summary-text").textContent.includes("km")"#)
+        try await rider.click("#pay-again")
         try await rider.waitFor("the payment", #"document.getElementById("payment").textContent.startsWith("Paid")"#)
+        #expect(try await rider.text("#payment").contains("by card"))
         try await rider.click(#"[data-stars="5"]"#)
         try await rider.waitFor("the rating is saved", #"document.getElementById("notice").textContent.includes("5 stars")"#)
         try await rider.click("#done")

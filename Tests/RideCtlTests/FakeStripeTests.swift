@@ -78,3 +78,50 @@ import Wire
         #expect(await call(api, "GET", "/v1/nothing").json["error"]?["type"] == "invalid_request_error")
     }
 }
+
+/// The fake's hosted Checkout page in setup mode: a session made with the secret key, the card
+/// typed on its page attached to the customer, what is wrong said on the page, once only.
+@Suite struct FakeStripeCheckoutTests {
+    let api = FakeStripeAPI(secretKey: FakeStripeTests.key, publicURL: "http://fake")
+
+    func page(_ method: String, _ path: String, _ body: String = "") async -> FakeStripeAPI.Answer {
+        await api.handle(method: method, path: path, query: "", body: body, authorization: nil, idempotencyKey: nil)
+    }
+
+    @Test func aCardTypedOnTheProvidersPageIsTheCustomersAndTheBrowserGoesBack() async throws {
+        let stripe = FakeStripeTests()
+        let customer = await stripe.call(api, "POST", "/v1/customers").json["id"]?.stringValue ?? ""
+        let form = "mode=setup&customer=\(customer)&payment_method_types[0]=card&success_url=http%3A%2F%2Fapp%2Fapp%2Frider%23card-added&cancel_url=http%3A%2F%2Fapp%2Fback"
+        let ephemeral = await stripe.call(api, "POST", "/v1/ephemeral_keys", "customer=\(customer)").json["secret"]?.stringValue ?? ""
+        #expect(await stripe.call(api, "POST", "/v1/checkout/sessions", form, bearer: ephemeral).status == 401, "an app's ephemeral key makes no session")
+        #expect(await stripe.call(api, "POST", "/v1/checkout/sessions", "mode=payment&customer=\(customer)").status == 400)
+        #expect(await stripe.call(api, "POST", "/v1/checkout/sessions", "mode=setup&customer=cus_none&success_url=http://a&cancel_url=http://a").status == 404)
+        let session = await stripe.call(api, "POST", "/v1/checkout/sessions", form).json
+        let url = try #require(session["url"]?.stringValue, "\(session)")
+        #expect(session["status"] == "open" && url.hasPrefix("http://fake/checkout/cs_test_"), "\(session)")
+        let path = String(url.dropFirst("http://fake".count))
+
+        let shown = await page("GET", path)
+        #expect(shown.status == 200 && shown.contentType.hasPrefix("text/html") && shown.body.contains(#"<label for="number">"#) && shown.body.contains("http://app/back"))
+        for (fields, said) in [
+            ("number=4242+4242+4242+4241&expiry=12+%2F+34&cvc=123", "card number is invalid"),
+            ("number=4111+1111+1111+1111&expiry=12+%2F+34&cvc=123", "non test card"),
+            ("number=4242424242424242&expiry=13+%2F+34&cvc=123", "expiration date is incomplete"),
+            ("number=4242424242424242&expiry=01+%2F+20&cvc=123", "in the past"),
+            ("number=4242424242424242&expiry=12%2F34&cvc=1", "security code"),
+        ] {
+            let refused = await page("POST", path, fields)
+            #expect(refused.status == 400 && refused.location == nil && refused.body.contains(said), "\(fields): \(refused.body.prefix(300))")
+        }
+        #expect(await stripe.call(api, "GET", "/v1/payment_methods", query: "customer=\(customer)").json["data"]?.arrayValue?.isEmpty == true, "nothing refused was kept")
+
+        let saved = await page("POST", path, "number=4000+0000+0000+0002&expiry=11+%2F+33&cvc=123")
+        #expect(saved.status == 303 && saved.location == "http://app/app/rider#card-added", "\(saved.status) \(saved.body.prefix(200))")
+        let cards = await stripe.call(api, "GET", "/v1/payment_methods", query: "customer=\(customer)").json["data"]?.arrayValue ?? []
+        #expect(cards.count == 1 && cards.first?["card"]?["last4"] == "0002" && cards.first?["card"]?["exp_year"] == 2033, "\(cards)")
+        let done = await stripe.call(api, "GET", "/v1/checkout/sessions/\(session["id"]?.stringValue ?? "")").json
+        #expect(done["status"] == "complete" && done["setup_intent"]?.stringValue?.hasPrefix("seti_") == true, "\(done)")
+        #expect(await page("POST", path, "number=4242424242424242&expiry=12%2F34&cvc=123").status == 404, "a session saves one card")
+        #expect(await page("GET", "/checkout/cs_test_none").status == 404)
+    }
+}

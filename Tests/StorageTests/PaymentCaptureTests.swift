@@ -40,6 +40,7 @@ import Wire
         }
         func paymentSheet(riderID: String) async throws -> PaymentSheet { throw PaymentError.declined("not here") }
         func cards(riderID: String) async throws -> SavedCards { SavedCards(cards: []) }
+        func cardSetup(riderID: String, successURL: String, cancelURL: String) async throws -> CardSetup { throw PaymentError.declined("not here") }
         func payoutOnboarding(driverID: String) async throws -> PayoutOnboarding { throw PaymentError.declined("not here") }
         func webhook(_ params: ProviderWebhookParams) async throws -> ProviderWebhookReceipt { throw PaymentError.declined("not here") }
         func recordFailure(orderID: String, reason: String, attempts: Int) async throws { state.withLock { $0.failures[orderID] = reason } }

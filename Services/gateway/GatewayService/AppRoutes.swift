@@ -162,7 +162,7 @@ struct AppRoutes {
         routes.on(.post, "orders/{id}/cancel", OpRoute(Ops.Orders.cancel, tag: .orders, path: ["id": "id"], body: .only(["reason"]), errors: [403, 409]), calling: platform)
         registerRideExtras(routes)
         registerNavigation(routes)
-        PaymentRoutes(platform: platform, limits: limits).register(public: open, authenticated: routes)
+        PaymentRoutes(platform: platform, limits: limits, publicURL: settings.publicURL).register(public: open, authenticated: routes)
         HyperTrackWebhookRoute(platform: platform, settings: settings).register(on: open)
         routes.on(
             .get, "orders/{id}/share",

@@ -7,12 +7,15 @@ import RideModels
 import Wire
 
 /// The card provider's routes (`ride-orders --payments stripe`; with the ledger they answer 409):
-/// AxRide's `/api/ephemeral_keys`, saved cards and `/connectStripe` for the apps, and the
+/// AxRide's `/api/ephemeral_keys`, saved cards, the provider's page that adds one (the web app's
+/// way) and `/connectStripe` for the apps, and the
 /// provider's webhook endpoint, which has no bearer token — the `Stripe-Signature` header is the
 /// provider's proof, checked by orders against the endpoint secret.
 struct PaymentRoutes {
     let platform: PlatformCalls
     let limits: RateLimits
+    /// The gateway's public address: the provider's card page sends the rider back to the web app there.
+    let publicURL: String
 
     /// Stripe's events are a few kilobytes; the op takes up to 256 KiB.
     static let webhookBodyLimit = 262_144
@@ -30,6 +33,20 @@ struct PaymentRoutes {
                 summary: "A rider's customer at the card provider and a new ephemeral key, for the provider's payment sheet in the app", errors: [403, 409, 429]),
             calling: platform, admit: providerCall)
         routes.on(.get, "me/cards", OpRoute(Ops.Orders.cards, tag: .rides, summary: "A rider's saved cards (the first is charged)", errors: [403, 409]), calling: platform)
+        let app = "\(publicURL)/app/\(WebAppPage.App.rider.rawValue)"
+        routes.on(
+            .post, "me/cards/setup",
+            RouteDoc(
+                "The card provider's page where a rider adds a card (a Checkout Session in setup mode); it sends them back to the rider web app", tag: .rides,
+                description:
+                    "Open `url` in the browser: the card is typed on the provider's page, never sent to the platform; "
+                    + "back at `/app/rider#card-added`, or `#card-cancelled`.",
+                reply: CardSetup.self, "the page's address and when it expires", errors: [403, 409, 429], op: Ops.Orders.cardSetup.fullName)
+        ) { request, context in
+            try limits.admitProviderCall(userID: try context.requireUser().id)
+            let params: JSONValue = ["caller": try context.caller(), "success_url": .string(app + "#card-added"), "cancel_url": .string(app + "#card-cancelled")]
+            return try await platform.forward(Ops.Orders.cardSetup, params)
+        }
         routes.on(
             .post, "me/payouts/onboarding",
             OpRoute(

@@ -1,9 +1,11 @@
 import Bus
+import Foundation
 import RideContract
 import RideModels
 
-/// The ops of a card provider (`--payments stripe`): the rider's payment sheet and cards, the
-/// driver's payout onboarding, the provider's webhooks. With the ledger they answer 409.
+/// The ops of a card provider (`--payments stripe`): the rider's payment sheet, cards and the
+/// provider's page that adds one, the driver's payout onboarding, the provider's webhooks. With
+/// the ledger they answer 409.
 extension OrdersOps {
     func registerCardOps(_ router: inout OpRouter) {
         router.on(Ops.Orders.paymentSheet) { (params: CardOwnerParams, _) -> PaymentSheet in
@@ -13,6 +15,15 @@ extension OrdersOps {
         router.on(Ops.Orders.cards) { (params: CardOwnerParams, _) -> SavedCards in
             guard params.caller.role == .rider else { throw forbidden("saved cards are a rider's") }
             return try await cardProvider { try await $0.cards(riderID: params.caller.id) }
+        }
+        router.on(Ops.Orders.cardSetup) { (params: CardSetupParams, _) -> CardSetup in
+            guard params.caller.role == .rider else { throw forbidden("cards are a rider's") }
+            for (field, url) in [("success_url", params.successURL), ("cancel_url", params.cancelURL)] {
+                guard let parts = URLComponents(string: url), ["http", "https"].contains(parts.scheme ?? ""), parts.host?.isEmpty == false else {
+                    throw ServiceError.unprocessable("invalid_params", "\(field): expected an http(s) URL, got '\(url.prefix(100))'")
+                }
+            }
+            return try await cardProvider { try await $0.cardSetup(riderID: params.caller.id, successURL: params.successURL, cancelURL: params.cancelURL) }
         }
         router.on(Ops.Orders.payoutOnboarding) { (params: CardOwnerParams, _) -> PayoutOnboarding in
             guard params.caller.role == .driver else { throw forbidden("payout accounts are a driver's") }

@@ -198,6 +198,7 @@ enum DriverAppScript {
           if (n.kind === "new_offer") loadOffers();
           if (n.kind === "offer_withdrawn") { App.say("An offer was withdrawn: another driver took it."); loadOffers(); }
           if (n.kind === "destination_changed" || n.kind === "rated") App.say(`${n.title}: ${n.body}`);
+          if (n.kind === "rated") loadEarnings();   // a ride paid late (the rider's card refused at first) counts from then
         }
 
         App.onSession = async () => {
@@ -216,6 +217,7 @@ enum DriverAppScript {
         };
         setInterval(() => { if (App.session && state.online && !state.driving && state.gps === null) report(); }, 4000);
         setInterval(loadOffers, 3000);
+        setInterval(() => { if (App.session) loadEarnings(); }, 30000);
 
         App.signIn("driver", () => ({device_id: "web-" + App.key().slice(0, 16), car: {model: $("car-model").value.trim() || "Car", license_plate: $("car-plate").value.trim() || "WEB-1"}}));
         App.onSession();

@@ -181,8 +181,13 @@ enum RiderAppScript {
             const p = await App.api("GET", `/orders/${order.id}/payment`);
             $("payment").textContent = `Paid ${App.money(p.amount_cents, p.currency)}` + (p.provider === "stripe" ? " by card" : "");
             $("pay-again").hidden = true;
+            sessionStorage.removeItem("ride.unpaid");
           } catch (e) {
-            if (e.code === "payment_failed") { $("payment").textContent = e.message; $("pay-again").hidden = false; }
+            if (e.code === "payment_failed") {
+              $("payment").textContent = e.message + " Add a card below if this one does not pay, then pay again.";
+              $("pay-again").hidden = false;
+              sessionStorage.setItem("ride.unpaid", order.id);   // shown again after the card page
+            }
             else if (tries < 10) { $("payment").textContent = "Charging your card…"; setTimeout(() => showPayment(order, tries + 1), 1000); }
             else $("payment").textContent = "The payment is not recorded yet: see the history later.";
           }
@@ -217,10 +222,30 @@ enum RiderAppScript {
             const cards = await App.api("GET", "/me/cards");
             $("cards").replaceChildren(...(cards.cards || []).map((c) => App.text("li", `${c.brand} ·${c.last4} (${c.exp_month}/${c.exp_year})`)));
             if (!(cards.cards || []).length) $("cards").replaceChildren(App.text("li", "No saved card yet."));
+            $("add-card").hidden = false;
           } catch (e) {
             // 409: the platform charges rides through its ledger, which keeps no cards.
             $("cards").replaceChildren(App.text("li", e.status === 409 ? "No cards here: this platform records rides' fares in its own ledger." : e.message));
           }
+        }
+
+        // A card is typed on the provider's own page (never here); it sends the browser back to
+        // #card-added or #card-cancelled.
+        $("add-card").addEventListener("click", async () => {
+          try { location.assign((await App.api("POST", "/me/cards/setup")).url); }
+          catch (e) { App.say("Cannot add a card now: " + e.message, "error"); }
+        });
+
+        // Back from the card page: say how it went, and show again a ride still to pay.
+        async function backFromCardPage() {
+          const back = location.hash;
+          if (back !== "#card-added" && back !== "#card-cancelled") return false;
+          history.replaceState(null, "", location.pathname);
+          const unpaid = sessionStorage.getItem("ride.unpaid");
+          App.say(back === "#card-added" ? "Your card is saved: it pays your next charge" + (unpaid ? " — pay your last ride again below." : ".") : "No card was added.");
+          if (!unpaid) return false;
+          try { follow(await App.api("GET", `/orders/${encodeURIComponent(unpaid)}`)); return true; }
+          catch (e) { sessionStorage.removeItem("ride.unpaid"); return false; }
         }
 
         App.onSession = async () => {
@@ -231,6 +256,7 @@ enum RiderAppScript {
           state.notes = App.live("/me/live", onNotification);
           watchNearby();
           loadPlaces(); loadHistory();
+          if (await backFromCardPage()) { draw(); return; }
           try {
             const mine = await App.api("GET", "/orders?limit=5");
             const open = (mine.orders || []).find((o) => !["COMPLETED", "CANCELLED"].includes(o.status));

@@ -76,7 +76,8 @@ enum WebAppPage {
           </section>
         \(chat)
         </section>
-        <section class="card"><h3>Your rides</h3><ol id="history"></ol><h3>Cards</h3><ul id="cards"></ul></section>
+        <section class="card"><h3>Your rides</h3><ol id="history"></ol><h3>Cards</h3><ul id="cards"></ul>
+          <button id="add-card" type="button" class="secondary" hidden>Add a card</button></section>
         """
 
     static let driverPart = """

@@ -9,6 +9,8 @@ import Wire
 public protocol CardPaymentProvider: PaymentProvider {
     func paymentSheet(riderID: String) async throws -> PaymentSheet
     func cards(riderID: String) async throws -> SavedCards
+    /// The provider's page where the rider adds a card, back to `successURL` or `cancelURL`.
+    func cardSetup(riderID: String, successURL: String, cancelURL: String) async throws -> CardSetup
     func payoutOnboarding(driverID: String) async throws -> PayoutOnboarding
     /// An event the provider posted to its webhook endpoint; a `ServiceError` 400 when it is refused.
     func webhook(_ params: ProviderWebhookParams) async throws -> ProviderWebhookReceipt
@@ -126,6 +128,24 @@ public final class StripePaymentProvider: CardPaymentProvider {
                         id: id, brand: card["brand"]?.stringValue ?? "unknown", last4: card["last4"]?.stringValue ?? "",
                         expMonth: Int(card["exp_month"]?.numberValue ?? 0), expYear: Int(card["exp_year"]?.numberValue ?? 0))
                 })
+        }
+    }
+
+    /// A Checkout Session in setup mode: Stripe's hosted page takes the card and attaches it to
+    /// the rider's customer (newest first, so it is the one charged next).
+    public func cardSetup(riderID: String, successURL: String, cancelURL: String) async throws -> CardSetup {
+        try await refusingPermanent {
+            let customer = try await customer(riderID: riderID)
+            let session = try await client.post(
+                "/v1/checkout/sessions",
+                [
+                    ("mode", "setup"), ("customer", customer), ("payment_method_types[0]", "card"), ("success_url", successURL), ("cancel_url", cancelURL),
+                    ("metadata[rider_id]", riderID),
+                ], idempotencyKey: "checkout_session-\(riderID)-\(UUID().uuidString)")
+            guard let url = session["url"]?.stringValue, let expires = session["expires_at"]?.numberValue else {
+                throw StripeError(status: 200, type: "api_error", message: "a checkout session without url or expires_at")
+            }
+            return CardSetup(provider: name, url: url, expiresAt: Date(timeIntervalSince1970: expires))
         }
     }
 

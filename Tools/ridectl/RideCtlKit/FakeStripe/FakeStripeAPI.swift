@@ -11,6 +11,9 @@ actor FakeStripeAPI {
         var replayed = false
         /// Events to post to the webhook endpoint.
         var events: [JSONValue] = []
+        var contentType = "application/json"
+        /// Where a hosted page sends the browser (303).
+        var location: String? = nil
     }
 
     let state: FakeStripeState
@@ -30,6 +33,15 @@ actor FakeStripeAPI {
                 let account = try state.completeOnboarding(parts[2])
                 return (["object": "onboarding", "account": account["id"] ?? .null, "completed": true], [state.event("account.updated", account)])
             }
+        }
+        // Stripe's hosted Checkout page: the rider's browser, no key.
+        if parts.count == 2, parts[0] == "checkout" {
+            if method == "GET" {
+                let page = state.checkoutPage(parts[1])
+                return Answer(status: page.status, body: page.html, contentType: "text/html; charset=utf-8")
+            }
+            let done = state.completeCheckout(parts[1], FakeStripeForm(body: body))
+            return Answer(status: done.status, body: done.html, contentType: "text/html; charset=utf-8", location: done.location)
         }
         guard let bearer = authorization.flatMap({ $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }) else {
             return answer(.unauthorized("You did not provide an API key. Provide it in the Authorization header (Authorization: Bearer YOUR_SECRET_KEY)."))
@@ -72,6 +84,8 @@ actor FakeStripeAPI {
                 let customer = try form.required("customer")
                 return (state.list("payment_method", limit: limit, startingAfter: after) { $0["customer"] == .string(customer) }, [])
             }
+        case ("POST", "checkout", 3) where parts[2] == "sessions": return run { () throws(FakeStripeError) in (try state.createCheckoutSession(form), []) }
+        case ("GET", "checkout", 4) where parts[2] == "sessions": return run { () throws(FakeStripeError) in (try state.object(parts[3], type: "checkout.session"), []) }
         case ("POST", "accounts", 2): return run { () throws(FakeStripeError) in (try state.createAccount(form), []) }
         case ("GET", "accounts", 3): return run { () throws(FakeStripeError) in (try state.object(parts[2], type: "account"), []) }
         case ("POST", "account_links", 2): return run { () throws(FakeStripeError) in (try state.createAccountLink(form), []) }

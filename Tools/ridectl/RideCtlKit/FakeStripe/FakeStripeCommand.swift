@@ -6,13 +6,15 @@ import ServiceKit
 struct FakeStripeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fake-stripe",
-        abstract: "A local stand-in for Stripe's API (customers, cards, Connect accounts, PaymentIntents, refunds) with signed webhooks.",
+        abstract: "A local stand-in for Stripe's API (customers, cards, card pages, Connect accounts, PaymentIntents, refunds) with signed webhooks.",
         discussion: """
             Speaks Stripe's wire format: form-encoded POST bodies, Authorization: Bearer <secret key>, \
             Idempotency-Key (the same key and request answer the first reply; another request with the key \
             is 400 idempotency_error), error objects, lists paged by starting_after. Cards are attached from \
-            Stripe's test tokens (pm_card_visa, pm_card_mastercard, pm_card_chargeDeclined). GET \
-            /connect/onboarding/<account> finishes a driver's onboarding. Events (payment_intent.succeeded, \
+            Stripe's test tokens (pm_card_visa, pm_card_mastercard, pm_card_chargeDeclined), or typed on the \
+            page of a Checkout Session in setup mode (GET /checkout/<id>; 4242 4242 4242 4242 pays, \
+            4000 0000 0000 0002 is declined when charged). GET /connect/onboarding/<account> finishes a \
+            driver's onboarding. Events (payment_intent.succeeded, \
             payment_intent.payment_failed, account.updated) are posted to --webhook-url with a Stripe-Signature. \
             Objects live in memory until it stops.
 

@@ -34,7 +34,8 @@ public struct FakeStripeServer: Sendable {
                     method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "", body: String(decoding: body.readableBytesView, as: UTF8.self),
                     authorization: request.headers[.authorization], idempotencyKey: request.headers[HTTPField.Name("Idempotency-Key")!])
                 for event in answer.events { send(event) }
-                var headers: HTTPFields = [.contentType: "application/json"]
+                var headers: HTTPFields = [.contentType: answer.contentType]
+                if let location = answer.location { headers[.location] = location }
                 if answer.replayed { headers[HTTPField.Name("Idempotent-Replayed")!] = "true" }
                 return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: answer.body)))
             }

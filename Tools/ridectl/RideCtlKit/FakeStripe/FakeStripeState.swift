@@ -77,7 +77,7 @@ final class FakeStripeState {
 
     func customer(ofEphemeralKey secret: String) -> String? { ephemeralKeys[secret] }
 
-    func attach(_ token: String, _ form: FakeStripeForm) throws(FakeStripeError) -> JSONValue {
+    func attach(_ token: String, _ form: FakeStripeForm, expires: (month: Int, year: Int) = (12, 2034)) throws(FakeStripeError) -> JSONValue {
         let customer = try form.required("customer")
         _ = try object(customer, type: "customer")
         guard let card = Self.testCards[token] else { throw .missing("No such PaymentMethod: '\(token.prefix(80))'") }
@@ -85,7 +85,7 @@ final class FakeStripeState {
             "payment_method",
             [
                 "id": .string(newID("pm")), "object": "payment_method", "type": "card", "customer": .string(customer), "created": .number(now),
-                "card": ["brand": .string(card.brand), "last4": .string(card.last4), "exp_month": 12, "exp_year": 2034],
+                "card": ["brand": .string(card.brand), "last4": .string(card.last4), "exp_month": .number(Double(expires.month)), "exp_year": .number(Double(expires.year))],
                 "metadata": ["test_token": .string(token)],
             ])
     }
