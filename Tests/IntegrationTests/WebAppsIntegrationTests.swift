@@ -63,6 +63,11 @@ import Wire
         try await driver.waitFor("a refused location is said", notice("Location refused"))
         try await driver.click("#online")
         try await driver.waitFor("the driver is online", notice("online"))
+        // A reload keeps the session and shows the driver online, as tracking has it.
+        try await driver.evaluate("window.beforeReload = 1")
+        try await driver.send("Page.reload", [:])
+        try await driver.waitFor("the driver app is back", #"typeof window.beforeReload === "undefined" && typeof state === "object" && !document.getElementById("app").hidden"#)
+        try await driver.waitFor("still online after the reload", #"document.getElementById("online").checked && state.online"#)
 
         try await rider.waitFor("the rider app's scripts run", #"typeof state === "object" && typeof App === "object""#)
         for (field, value) in [("#phone", "+358401230012"), ("#password", "riding999"), ("#name", "Rita")] { try await rider.type(field, value) }

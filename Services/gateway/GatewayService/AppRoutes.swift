@@ -78,6 +78,14 @@ struct AppRoutes {
             return try await platform.forward(update.op, params)
         }
         routes.on(
+            .get, "me/device",
+            RouteDoc(
+                "A driver's own device as tracking knows it: available for offers or not, active or not, its last position", tag: .drivers,
+                reply: DeviceInfo.self, "the device", errors: [403, 404, 409], op: Ops.Tracking.device.fullName)
+        ) { _, context in
+            try await platform.forward(Ops.Tracking.device, ["device_id": .string(try DeviceBatches.device(of: try context.requireUser()))])
+        }
+        routes.on(
             .put, "me/availability",
             RouteDoc(
                 "A driver goes available or unavailable for offers", tag: .drivers, body: [WireProperty("available", .boolean, required: true)],

@@ -209,6 +209,13 @@ enum DriverAppScript {
           state.live = App.live("/me/live", onNotification);
           loadEarnings();
           try {
+            // After a reload: online as tracking has it, from the last position it knows.
+            const device = await App.api("GET", "/me/device");
+            state.online = device.available; $("online").checked = device.available;
+            const at = device.location && device.location.geometry.coordinates;
+            if (at && !saved) state.position = [at[1], at[0]];
+          } catch (e) { /* a device tracking has not heard from yet: offline */ }
+          try {
             const mine = await App.api("GET", "/orders?limit=5");
             const open = (mine.orders || []).find((o) => o.driver && o.driver.id === App.session.user.id && !["COMPLETED", "CANCELLED"].includes(o.status));
             if (open) follow(open);

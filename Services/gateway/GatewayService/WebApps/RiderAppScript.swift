@@ -128,6 +128,7 @@ enum RiderAppScript {
           // A reply can arrive after the live socket's newer status: the newest version wins.
           if (state.order && state.order.id === order.id && order.version < state.order.version) return;
           state.order = order;
+          if (order.status !== "NEW" && $("notice").textContent.startsWith("Booked")) App.say("");   // the status says it now
           $("status").textContent = labels[order.status] || order.status;
           const driver = order.driver;
           $("driver").textContent = driver ? `${driver.name}` + (driver.car ? ` · ${[driver.car.color, driver.car.make, driver.car.model].filter(Boolean).join(" ")} · ${driver.car.license_plate}` : "") : "";
