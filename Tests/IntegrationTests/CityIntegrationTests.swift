@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import PlatformLauncher
 import Testing
 import Wire
 
@@ -34,6 +35,18 @@ import Wire
         // Not an extract, and a directory that is not a bundle: refused, nothing written or replaced.
         let notAnExtract = try await runCommand(Binaries.ridectl, ["city", "build", Self.root.appendingPathComponent("Package.swift").path, "--out", bundle, "--scripts", scripts])
         #expect(notAnExtract.status == 1 && notAnExtract.stderr.contains("not an OpenStreetMap PBF extract"), "\(notAnExtract.stderr)")
+        // A damaged (cut short) extract, and one with no roads (only Karhula's amenities): osmium's
+        // or the builder's own words, and the earlier bundle stays.
+        let source = try Data(contentsOf: URL(fileURLWithPath: try await Self.extract()))
+        let truncated = "\(folder)/truncated.osm.pbf"
+        try source.prefix(source.count / 2).write(to: URL(fileURLWithPath: truncated))
+        let cut = try await runCommand(Binaries.ridectl, ["city", "build", truncated, "--out", bundle, "--scripts", scripts], timeout: .seconds(60))
+        #expect(cut.status == 1 && cut.stderr.contains("osmium could not read") && !cut.stderr.contains("Traceback"), "\(cut.stderr)")
+        let roadless = "\(folder)/amenities.osm.pbf"
+        let filtered = try await runCommand("/usr/bin/osmium", ["tags-filter", "--no-progress", "-O", "-o", roadless, try await Self.extract(), "n/amenity"])
+        #expect(filtered.status == 0, "\(filtered.stderr)")
+        let noRoads = try await runCommand(Binaries.ridectl, ["city", "build", roadless, "--out", bundle, "--scripts", scripts], timeout: .seconds(60))
+        #expect(noRoads.status == 1 && noRoads.stderr.contains("amenities.osm.pbf: no drivable roads"), "\(noRoads.stderr)")
         #expect(FileManager.default.fileExists(atPath: "\(bundle)/roads.graph"), "the earlier bundle stays")
         let notABundle = try await runCommand(
             Binaries.ridectl, ["city", "build", try await Self.extract(), "--out", Self.root.appendingPathComponent("docs").path, "--scripts", scripts])
@@ -43,6 +56,8 @@ import Wire
 
         try await withTestBus("city") { bus in
             _ = try await TestService.users(on: bus)
+            _ = try await TestTracking.start(on: bus, inactiveAfterSeconds: 60, deviceCredentials: true)
+            _ = try await TestService.trips(on: bus, arguments: ["--city", bundle])
             let orders = try await TestService.orders(on: bus, arguments: ["--city", bundle])
             let gateway = try await TestGateway.start(on: bus, arguments: ["--city", bundle])
             // The map: Karhula's streets; none around Helsinki's centre, which this city is not.
@@ -65,7 +80,67 @@ import Wire
                 #"{"caller":{"role":"rider","id":"\#(rider.id)"},"pickup":{"latitude":\#(Self.from.latitude),"longitude":\#(Self.from.longitude)},"dropoff":{"latitude":\#(Self.to.latitude),"longitude":\#(Self.to.longitude)}}"#
             )
             #expect(estimate.status == 200 && estimate.body["estimate_kind"] == "road", "\(estimate.body)")
+
+            // A ride in Karhula: the driver's way to the pickup comes turn by turn, along its named streets.
+            let driver = try await gateway.signUp(
+                #"{"role":"driver","name":"Dan","phone_number":"+380671119902","password":"driving9","device_id":"karhula-car","car":{"model":"Prius","license_plate":"KA 1"}}"#,
+                phone: "+380671119902", password: "driving9")
+            #expect(try await gateway.request("PUT", "/v1/me/availability", token: driver.token, #"{"available":true}"#).status == 200)
+            let fix = #"{"latitude":\#(Self.to.latitude),"longitude":\#(Self.to.longitude),"recorded_at":"\#(RFC3339.format(Date()))","accuracy":5}"#
+            #expect(try await gateway.request("POST", "/v1/devices/karhula-car/locations", token: driver.token, #"{"batch_id":1,"locations":[\#(fix)]}"#).status == 200)
+            let booking =
+                #"{"pickup":{"latitude":\#(Self.from.latitude),"longitude":\#(Self.from.longitude)},"dropoff":{"latitude":\#(Self.to.latitude),"longitude":\#(Self.to.longitude)}}"#
+            let booked = try await gateway.request("POST", "/v1/orders", token: rider.token, booking)
+            let id = try #require(booked.body["id"]?.stringValue, "\(booked.body)")
+            try await eventually("the driver accepts the offer") {
+                try await gateway.request("POST", "/v1/orders/\(id)/accept", token: driver.token).status == 200
+            }
+            try await eventually("the way to the pickup", timeout: .seconds(30)) {
+                try await gateway.request("GET", "/v1/orders/\(id)/route", token: driver.token).body["estimate"]?["route"]?["steps"] != nil
+            }
+            let route = try await gateway.request("GET", "/v1/orders/\(id)/route", token: driver.token).body
+            let steps = route["estimate"]?["route"]?["steps"]?.arrayValue ?? []
+            #expect(steps.count >= 3 && steps.last?["manoeuvre"] == "arrive", "\(route)")
+            let names = Set(steps.dropLast().compactMap { $0["name"]?.stringValue }.filter { !$0.isEmpty })
+            #expect(!names.isEmpty, "Karhula's street names on the way: \(steps)")
         }
+    }
+
+    /// `RIDE_CITY=<bundle> make run` (`ridectl up --simulate`, whose services inherit the
+    /// setting): the map draws that city's streets and the simulated drivers drive its roads.
+    @Test func makeRunPointedAtABundleRunsThePlatformInThatCity() async throws {
+        let offset = 6_500  // bus 12055–, gateway 14580, HTTP 15600–: clear of the other suites that run `up`
+        let scratch = try makeScratchDirectory("up-city")
+        let bundle = "\(scratch)/karhula"
+        let built = try await runCommand(
+            Binaries.ridectl, ["city", "build", try await Self.extract(), "--out", bundle, "--name", "Karhula", "--scripts", Self.root.appendingPathComponent("Tools/roads").path],
+            timeout: .seconds(120))
+        #expect(built.status == 0, "\(built.stderr)")
+        let supervisor = ProcessSupervisor(output: .files(directory: scratch))
+        try supervisor.start(
+            name: "up", executable: Binaries.ridectl,
+            arguments: ["up", "--simulate", "--port-offset", "\(offset)", "--data-dir", "\(scratch)/data", "--bin-dir", Binaries.directory],
+            environment: ["RIDE_CITY": bundle, "RIDE_PASSWORD_ROUNDS": "2000"])
+        defer { supervisor.killAll() }
+        let log = { (try? String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)) ?? "" }
+        let streets = "http://127.0.0.1:\(8080 + offset)/v1/streets?latitude=\(Self.karhula.latitude)&longitude=\(Self.karhula.longitude)&radius=500"
+        try await eventually("the map draws Karhula's streets", timeout: .seconds(90)) {
+            guard let answer = try? await HTTPProbe.send("GET", streets, timeout: .seconds(5)), answer.status == 200 else { return false }
+            return ((try? JSONCoding.decode(JSONValue.self, from: Array(answer.body)))?["coordinates"]?.arrayValue?.count ?? 0) > 20
+        }
+        let nearby = #"{"location":{"type":"Point","coordinates":[\#(Self.karhula.longitude),\#(Self.karhula.latitude)]},"radius":5000}"#
+        let broker = "tcp://127.0.0.1:\(5557 + offset)"
+        do {
+            try await eventually("the simulated drivers drive in Karhula", timeout: .seconds(90)) {
+                let found = try await runCommand(Binaries.ridectl, ["call", "tracking", "nearby", nearby, "--broker", broker])
+                return ((try? JSONCoding.decode(JSONValue.self, from: Array(found.stdout.utf8)))?["devices"]?.arrayValue?.count ?? 0) > 0
+            }
+        } catch {
+            Issue.record("\(error): \(log().suffix(3000))")
+        }
+        supervisor.signal("up", SIGINT)
+        #expect(await supervisor.waitForExit("up", timeout: .seconds(30)) == 0)
+        try? FileManager.default.removeItem(atPath: scratch)
     }
 
     @Test func aServiceGivenABrokenBundleRefusesToStartNamingTheFile() async throws {

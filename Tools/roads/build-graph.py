@@ -109,15 +109,20 @@ def distance(a, b):
     return 2 * EARTH_RADIUS * math.asin(min(1.0, math.sqrt(h)))
 
 
+def osmium(extract, args, data=None):
+    """osmium's output; a damaged extract ends the script with osmium's own words, not a traceback."""
+    run = subprocess.run(["osmium", *args], input=data, capture_output=True)
+    if run.returncode != 0:
+        said = run.stderr.decode("utf-8", "replace").strip() or f"exit {run.returncode}"
+        sys.exit(f"osmium could not read {extract}: {said} (a damaged or truncated extract?)")
+    return run.stdout
+
+
 def read(extract):
     """(nodes {id: (lat, lon)}, ways [(id, tags, [node ids])]) of the drivable ways."""
     highways = ",".join(sorted(DEFAULT_SPEEDS))
-    filtered = subprocess.run(
-        ["osmium", "tags-filter", "--no-progress", "-F", "pbf", "-f", "pbf", "-o", "-", extract, f"w/highway={highways}"],
-        check=True, capture_output=True).stdout
-    opl = subprocess.run(
-        ["osmium", "cat", "--no-progress", "-F", "pbf", "-f", "opl,add_metadata=false", "-o", "-"],
-        input=filtered, check=True, capture_output=True).stdout.decode("utf-8")
+    filtered = osmium(extract, ["tags-filter", "--no-progress", "-F", "pbf", "-f", "pbf", "-o", "-", extract, f"w/highway={highways}"])
+    opl = osmium(extract, ["cat", "--no-progress", "-F", "pbf", "-f", "opl,add_metadata=false", "-o", "-"], filtered).decode("utf-8")
     nodes, ways = {}, []
     for line in opl.splitlines():
         fields = {f[0]: f[1:] for f in line.split(" ")[1:] if f}

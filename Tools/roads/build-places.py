@@ -95,8 +95,11 @@ def fmt(point):
 def features(extract):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "features.geojsonseq")
-        subprocess.run(["osmium", "export", "--no-progress", "-f", "geojsonseq", "--add-unique-id=type_id",
-                        "-o", out, "-O", extract], check=True)
+        run = subprocess.run(["osmium", "export", "--no-progress", "-f", "geojsonseq", "--add-unique-id=type_id",
+                              "-o", out, "-O", extract], capture_output=True)
+        if run.returncode != 0:
+            said = run.stderr.decode("utf-8", "replace").strip() or f"exit {run.returncode}"
+            sys.exit(f"osmium could not read {extract}: {said} (a damaged or truncated extract?)")
         with open(out, encoding="utf-8") as f:
             for line in f:
                 line = line.strip().lstrip("\x1e")

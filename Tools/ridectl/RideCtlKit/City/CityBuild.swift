@@ -82,6 +82,9 @@ struct CityBuild {
         // A metropolitan graph's hierarchy is made once, here, so its services start at once.
         let roadBytes = Array(try Data(contentsOf: work.appendingPathComponent(manifest.roads)))
         let roads = try RoadGraph(decoding: roadBytes)
+        guard !roads.edges.isEmpty else {
+            throw CityBuildError("\(manifest.source): no drivable roads in it (ways tagged highway=…): is it the extract of a city? Nothing was replaced")
+        }
         if roads.edges.count > CityBundle.hierarchyThreshold {
             let hierarchy = ContractionHierarchy(graph: roads)
             try Data(hierarchy.encoded(graphChecksum: RoadGraph.checksum(ofFile: roadBytes) ?? 0)).write(to: work.appendingPathComponent(CityManifest.hierarchyFile))
