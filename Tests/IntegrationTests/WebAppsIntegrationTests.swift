@@ -169,7 +169,8 @@ import Wire
         let centre = try await driver.evaluate("App.centre()").arrayValue?.compactMap(\.numberValue) ?? []
         try await driver.send("Browser.grantPermissions", ["permissions": ["geolocation"], "origin": .string(origin)])
         try await driver.send("Emulation.setGeolocationOverride", ["latitude": .number(centre[0] - 0.005), "longitude": .number(centre[1]), "accuracy": 5])
-        for (field, value) in [("#phone", "+358401230001"), ("#password", "driving99"), ("#name", "Dana"), ("#car-model", "Prius"), ("#car-plate", "WEB-123")] {
+        let signUp = [("#phone", "+358401230001"), ("#password", "driving99"), ("#name", "Dana")]
+        for (field, value) in signUp + [("#car-make", "Toyota"), ("#car-model", "Prius"), ("#car-color", "white"), ("#car-plate", "WEB-123")] {
             try await driver.type(field, value)
         }
         try await driver.click("#sign-up")
@@ -217,6 +218,8 @@ import Wire
         try await driver.click(".offer button.accept")
         try await driver.waitFor("the way to the pickup, turn by turn", ##"document.querySelectorAll("#steps li").length > 0"##, timeout: .seconds(60))
         try await rider.waitFor("the rider sees the driver coming", #"document.getElementById("driver").textContent.includes("Dana") && document.getElementById("driver-marker")"#)
+        let shownDriver = try await rider.text("#driver")
+        #expect(shownDriver == "Dana · white Toyota Prius · WEB-123", "the car the rider looks for, make, model, colour and plate: \(shownDriver)")
         if let screenshots {
             try await rider.screenshot(to: "\(screenshots)/rider-app.png")
             try await driver.screenshot(to: "\(screenshots)/driver-app.png")

@@ -226,7 +226,11 @@ enum DriverAppScript {
         setInterval(loadOffers, 3000);
         setInterval(() => { if (App.session) loadEarnings(); }, 30000);
 
-        App.signIn("driver", () => ({device_id: "web-" + App.key().slice(0, 16), car: {model: $("car-model").value.trim() || "Car", license_plate: $("car-plate").value.trim() || "WEB-1"}}));
+        App.signIn("driver", () => {
+          const car = {model: $("car-model").value.trim() || "Car", license_plate: $("car-plate").value.trim() || "WEB-1"};
+          for (const [field, id] of [["make", "car-make"], ["color", "car-color"]]) if ($(id).value.trim()) car[field] = $(id).value.trim();
+          return {device_id: "web-" + App.key().slice(0, 16), car};
+        });
         App.onSession();
         """#
 }

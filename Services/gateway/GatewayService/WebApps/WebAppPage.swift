@@ -32,7 +32,9 @@ enum WebAppPage {
           <label for="password">Password</label><input id="password" type="password" autocomplete="current-password" minlength="8" required>
           <label for="name">Your name (to sign up)</label><input id="name" autocomplete="name">
         \(app == .driver ? """
+          <label for="car-make">Car make (to sign up)</label><input id="car-make">
           <label for="car-model">Car model (to sign up)</label><input id="car-model">
+          <label for="car-color">Car colour (to sign up)</label><input id="car-color">
           <label for="car-plate">Licence plate (to sign up)</label><input id="car-plate">
         """ : "")
           <div class="actions"><button id="log-in" type="submit">Log in</button><button id="sign-up" type="submit" class="secondary">Sign up</button></div>
