@@ -132,6 +132,13 @@ extension OffScriptRideTests {
                 }
             }
             #expect(riderLive.received.contains { $0["type"] == "destination_changed" && $0["fare_quote"]?["total_cents"] != nil })
+            // With the change comes a new ETA, from the car (at the pickup) to the far end (trips tells
+            // it as the trip turns, just before orders tells the change itself).
+            let farEnd = GatewayIntegrationTests.pickup.distance(to: booked) * RouteModel().roadFactor
+            for (who, live) in [("rider", riderLive), ("driver", driverLive)] {
+                let distances = live.received.filter { $0["type"] == "eta" }.compactMap { $0["estimate"]?["route"]?["distance"]?.numberValue }
+                #expect(distances.contains { abs($0 - farEnd) < 20 }, "the \(who)'s ETA for the new drop-off, \(Int(farEnd)) m: \(distances)")
+            }
             for (who, token) in [("rider", apps.rider.token), ("driver", apps.driver.token)] {
                 try await eventually("the \(who) is told twice", timeout: .seconds(20)) {
                     let inbox = try await gateway.request("GET", "/v1/notifications", token: token).body

@@ -113,6 +113,7 @@ import Wire
             }
             try await fake.answer(gone, "unregistered")
             try await fake.answer(android, "throttled", times: 1)
+            try await fake.answer(iphone, "throttled", times: 1)
             try await fake.answer(stale, "bad_token")
 
             let id = try await apps.ride()
@@ -137,6 +138,10 @@ import Wire
                 #expect(push["topic"] == .string(Credentials.topic) && push["push_type"] == "alert", "\(push)")
                 #expect(push["payload"]?["aps"]?["alert"]?["title"] == kept?["title"] && push["payload"]?["aps"]?["thread-id"] == .string(id), "\(push)")
             }
+            // The iPhone's first push throttled by APNs (429 TooManyRequests) and sent again next.
+            let iPhoneTries = try await fake.pushes().filter { $0["token"] == .string(iphone) }
+            #expect(iPhoneTries.first?["status"] == 429 && iPhoneTries.first?["reason"] == "TooManyRequests", "\(iPhoneTries.first ?? .null)")
+            #expect(iPhoneTries.dropFirst().first.map(notificationID) == iPhoneTries.first.map(notificationID), "the throttled push was the next one sent")
             // The unregistered token was tried once, refused 410, and removed: no later notification went to it.
             let toGone = try await fake.pushes().filter { $0["token"] == .string(gone) }
             #expect(toGone.count == 1 && toGone.first?["status"] == 410 && toGone.first?["reason"] == "Unregistered", "\(toGone)")
