@@ -14,6 +14,16 @@ import Testing
         #expect(short == PostgresURL(host: "localhost", port: 5432, username: "ride", database: "rides", tls: .disable))
     }
 
+    /// A primary and its standbys, as libpq lists them: tried in order, the one taking writes used.
+    @Test func aListOfHostsIsAPrimaryAndItsStandbys() throws {
+        let listed = try PostgresURL(parsing: "postgres://ride:s3cret@db-a:5433,db-b,10.0.0.7:6000/rides?target_session_attrs=read-write")
+        #expect(listed.hosts == [.init("db-a", port: 5433), .init("db-b"), .init("10.0.0.7", port: 6000)])
+        #expect(listed.host == "db-a" && listed.port == 5433 && listed.password == "s3cret" && listed.database == "rides" && listed.targetSessionAttrs == .readWrite)
+        #expect(listed.description == "postgres://ride:***@db-a:5433,db-b:5432,10.0.0.7:6000/rides?sslmode=disable&target_session_attrs=read-write")
+        #expect(try PostgresURL(parsing: "postgres://u@a,b/db?target_session_attrs=primary").targetSessionAttrs == .readWrite, "libpq's other spelling")
+        #expect(try PostgresURL(parsing: "postgres://u@a/db").targetSessionAttrs == .any)
+    }
+
     @Test(arguments: [
         ("", "is not a URL"),
         ("mysql://ride@db/rides", "scheme \"mysql\" is not postgres://"),
@@ -24,6 +34,10 @@ import Testing
         ("postgres://ride@db:70000/rides", "port 70000 is not from 1 to 65535"),
         ("postgres://ride@db/rides?sslmode=always", "sslmode \"always\" is not one of disable, prefer, require"),
         ("postgres://ride@db/rides?timeout=3", "unknown parameter \"timeout\""),
+        ("postgres://ride@a,,b/rides", "host \"\" in the list"),
+        ("postgres://ride@a,b:x/rides", "port \"x\" of b is not from 1 to 65535"),
+        ("postgres://ride:pw@a,b:1:2/rides", "host \"b:1:2\" in the list of postgres://ride:***@a,b:1:2/rides"),
+        ("postgres://ride@a,b/rides?target_session_attrs=standby", "target_session_attrs \"standby\" is not one of any, read-write, primary"),
     ])
     func badURLsAreNamed(text: String, expected: String) {
         #expect { try PostgresURL(parsing: text) } throws: { error in

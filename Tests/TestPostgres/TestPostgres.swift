@@ -21,6 +21,8 @@ public final class TestPostgresServer: Sendable {
     let launcher: [String]
     let bin: String
     let runAs: String?
+    /// More `-c` settings of the server (a primary's synchronous replication).
+    let settings: [String]
     /// The running `postgres` process: our child, not a daemon (Foundation's Process never reaps a
     /// pg_ctl whose daemon inherited its descriptors, so the test waited forever).
     private let server = Mutex<Process?>(nil)
@@ -52,24 +54,21 @@ public final class TestPostgresServer: Sendable {
     /// another free port when the one picked was taken before the server could bind it.
     /// `host` and `launcher`: a server on a test host of its own network (`ip netns exec`), at
     /// that host's address, trusting every address (the hosts' network is the test's own).
-    public static func start(host: String = "127.0.0.1", launcher: [String] = []) async throws -> TestPostgresServer {
+    /// `settings`: more `-c NAME=VALUE` for the server.
+    public static func start(host: String = "127.0.0.1", launcher: [String] = [], settings: [String] = []) async throws -> TestPostgresServer {
         for _ in 1..<5 {
-            do { return try await startOnce(host: host, launcher: launcher) } catch is PortTaken { continue }
+            do { return try await startOnce(host: host, launcher: launcher, settings: settings) } catch is PortTaken { continue }
         }
-        return try await startOnce(host: host, launcher: launcher)
+        return try await startOnce(host: host, launcher: launcher, settings: settings)
     }
 
-    private static func startOnce(host: String, launcher: [String]) async throws -> TestPostgresServer {
+    private static func startOnce(host: String, launcher: [String], settings: [String]) async throws -> TestPostgresServer {
         guard let bin = binDirectory() else {
             throw TestPostgresError("PostgreSQL's server programs are not installed (apt-get install postgresql; `make test` does it)")
         }
-        let runAs = getuid() == 0 ? "postgres" : nil
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ride-pg-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        if let runAs {
-            try await run("/bin/chown", ["-R", "\(runAs):\(runAs)", directory])
-        }
-        let server = TestPostgresServer(port: try FreePort.next(), directory: directory, host: host, launcher: launcher, bin: bin, runAs: runAs)
+        let (directory, runAs) = try await newDirectory()
+        let server = TestPostgresServer(
+            port: try FreePort.next(), directory: directory, host: host, launcher: launcher, bin: bin, runAs: runAs, settings: settings)
         try await server.asServerUser("\(bin)/initdb", ["-D", "\(directory)/data", "-U", "ride", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"])
         if host != "127.0.0.1" {
             let rules = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(directory)/data/pg_hba.conf"))
@@ -82,8 +81,35 @@ public final class TestPostgresServer: Sendable {
         return server
     }
 
-    init(port: Int, directory: String, host: String = "127.0.0.1", launcher: [String] = [], bin: String, runAs: String?) {
+    init(port: Int, directory: String, host: String = "127.0.0.1", launcher: [String] = [], bin: String, runAs: String?, settings: [String] = []) {
         (self.port, self.directory, self.host, self.launcher, self.bin, self.runAs) = (port, directory, host, launcher, bin, runAs)
+        self.settings = settings
+    }
+
+    /// A folder for a cluster, owned by the server's user.
+    private static func newDirectory() async throws -> (directory: String, runAs: String?) {
+        let runAs = getuid() == 0 ? "postgres" : nil
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ride-pg-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if let runAs { try await run("/bin/chown", ["-R", "\(runAs):\(runAs)", directory]) }
+        return (directory, runAs)
+    }
+
+    /// A streaming standby of this server (`pg_basebackup -R`), started on a port of its own: it
+    /// follows every commit and takes no writes until `promote()`.
+    public func standby() async throws -> TestPostgresServer {
+        let (directory, runAs) = try await Self.newDirectory()
+        let standby = TestPostgresServer(port: try FreePort.next(), directory: directory, host: host, launcher: launcher, bin: bin, runAs: runAs)
+        try await standby.asServerUser(
+            "\(bin)/pg_basebackup", ["-h", self.directory, "-p", "\(port)", "-U", "ride", "-D", "\(directory)/data", "-R", "-X", "stream", "--no-sync"])
+        try await standby.startServer()
+        TestPostgresRegistry.started(standby)
+        return standby
+    }
+
+    /// A standby becomes a primary (`pg_ctl promote`, waiting until it takes writes).
+    public func promote() async throws {
+        try await asServerUser("\(bin)/pg_ctl", ["promote", "-w", "-D", "\(directory)/data"])
     }
 
     /// `postgres://ride@HOST:PORT/NAME`.
@@ -109,10 +135,11 @@ public final class TestPostgresServer: Sendable {
     /// Starts the server (again, after `stop`) and waits until it accepts connections.
     public func startServer() async throws {
         let process = Process()
-        let arguments = [
-            "-D", "\(directory)/data", "-p", "\(port)", "-k", directory, "-c", "listen_addresses=\(host)", "-c", "fsync=off",
-            "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=400",
-        ]
+        let arguments =
+            [
+                "-D", "\(directory)/data", "-p", "\(port)", "-k", directory, "-c", "listen_addresses=\(host)", "-c", "fsync=off",
+                "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=400",
+            ] + settings.flatMap { ["-c", $0] }
         // setpriv (and `ip netns exec`) exec the next program themselves (no process in between),
         // so signals reach the server.
         let command = (runAs.map { ["/usr/bin/setpriv", "--reuid=\($0)", "--regid=\($0)", "--init-groups", "--"] } ?? []) + ["\(bin)/postgres"] + arguments

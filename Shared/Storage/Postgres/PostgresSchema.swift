@@ -11,13 +11,24 @@ import Synchronization
 /// name tables exactly as on SQLite.
 ///
 /// The pool's connections are driven by a task this object owns (`PostgresClient.run()`), started
-/// on open and cancelled by `close()`.
+/// on open and cancelled by `close()`. With several hosts (a primary and its standbys) the pool is
+/// of the one in use, and is replaced by another's when that one is promoted (`+Failover`).
 public final class PostgresSchema: Sendable {
-    public let client: PostgresClient
+    /// The pool of the server in use.
+    public var client: PostgresClient { pool.withLock { $0.client } }
     public let schema: String
     public let url: PostgresURL
     let logger: Logger
-    private let running: Task<Void, Never>
+    let maximumConnections: Int
+    /// The server in use (an index into `url.hosts`), its pool and the task driving it.
+    struct Pool {
+        var client: PostgresClient
+        var running: Task<Void, Never>
+        var host: Int
+        /// The calls under way on this pool, answered at once when it is replaced.
+        let calls = AbandonedCalls()
+    }
+    let pool: Mutex<Pool>
     /// Whether the server answered the last probe. While it does not, reads and writes fail at
     /// once with 503 `storage_unavailable` instead of waiting for a connection: the pool would
     /// queue them for up to a minute (its circuit breaker), holding the caller and a worker.
@@ -40,9 +51,10 @@ public final class PostgresSchema: Sendable {
     ) async throws -> PostgresSchema {
         let database = PostgresSchema(url: url, schema: schema, maximumConnections: maximumConnections, callDeadline: callDeadline, logger: logger)
         do {
+            if url.hosts.count > 1 || url.targetSessionAttrs == .readWrite { try await database.useWritableHost(within: connectTimeout) }
             try await database.waitUntilReachable(timeout: connectTimeout)
             try await database.migrate(migrations, outbox: outbox)
-            database.startProbing(try Self.probeConfiguration(url))
+            database.startProbing(try url.hosts.indices.map { try Self.probeConfiguration(url, host: $0) })
         } catch {
             database.close()
             throw error
@@ -52,19 +64,24 @@ public final class PostgresSchema: Sendable {
 
     init(url: PostgresURL, schema: String, maximumConnections: Int, callDeadline: Duration = .seconds(30), logger: Logger) {
         precondition(schema.allSatisfy { $0.isLowercase || $0 == "_" }, "schema names are lowercase words")
+        let client = Self.client(url: url, host: 0, schema: schema, maximumConnections: maximumConnections, logger: logger)
+        pool = Mutex(Pool(client: client, running: Task { await client.run() }, host: 0))
+        self.schema = schema
+        self.url = url
+        self.maximumConnections = maximumConnections
+        self.callDeadline = callDeadline
+        self.logger = logger
+    }
+
+    /// A pool of `url.hosts[host]`, every connection in `schema`.
+    static func client(url: PostgresURL, host: Int, schema: String, maximumConnections: Int, logger: Logger) -> PostgresClient {
         var configuration = PostgresClient.Configuration(
-            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
+            host: url.hosts[host].name, port: url.hosts[host].port, username: url.username, password: url.password, database: url.database,
             tls: Self.tls(url.tls))
         configuration.options.additionalStartupParameters = [("search_path", schema), ("application_name", "ride-\(schema)")]
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(5)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        self.client = client
-        self.schema = schema
-        self.url = url
-        self.callDeadline = callDeadline
-        self.logger = logger
-        running = Task { await client.run() }
+        return PostgresClient(configuration: configuration, backgroundLogger: logger)
     }
 
     /// Probes the server every second on a connection of its own (not one of the pool's, which may
@@ -72,14 +89,29 @@ public final class PostgresSchema: Sendable {
     /// fails — refused, reset, closed — or has no answer for `probeDeadline`; a probe that is merely
     /// slow (a loaded machine, a busy server) changes nothing: flipping to "unreachable" on a slow
     /// answer refused every request of a service whose database was up.
-    private func startProbing(_ configuration: PostgresConnection.Configuration) {
+    /// With several hosts, a server in use that is lost or no longer takes writes (a standby now)
+    /// makes the probe look for the one that does, and the pool moves there.
+    private func startProbing(_ configurations: [PostgresConnection.Configuration]) {
         let task = Task { [url, logger] in
             var connection: PostgresConnection?
+            var probed = pool.withLock { $0.host }
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
                 calls.reportSlow(logger: logger)
-                let outcome = await Self.probe(connection, configuration: configuration, within: Self.probeDeadline, logger: logger)
+                let host = pool.withLock { $0.host }
+                if host != probed {
+                    try? await connection?.close()
+                    (connection, probed) = (nil, host)
+                }
+                var outcome = await Self.probe(connection, configuration: configurations[host], within: Self.probeDeadline, logger: logger)
                 connection = outcome.connection
+                if outcome.answered, !outcome.writable, url.targetSessionAttrs == .readWrite {
+                    outcome = (false, false, connection, "\(url.hosts[host].name):\(url.hosts[host].port) takes no writes (a standby)")
+                }
+                if !outcome.answered, url.hosts.count > 1, let other = await writableHost(configurations, excluding: host) {
+                    use(host: other, because: outcome.failure ?? "")
+                    outcome.answered = true
+                }
                 if reachable.exchange(outcome.answered, ordering: .relaxed) != outcome.answered {
                     if outcome.answered {
                         logger.notice("database reachable again", metadata: ["database": "\(url)"])
@@ -98,14 +130,15 @@ public final class PostgresSchema: Sendable {
     /// How long a probe may go unanswered before the server counts as unreachable.
     static let probeDeadline = Duration.seconds(10)
 
-    /// One probe: `SELECT 1` on `connection`, connecting first when there is none. Returns whether
-    /// it was answered, and the connection for the next probe (nil once it failed: it is closed).
+    /// One probe: `SELECT pg_is_in_recovery()` on `connection`, connecting first when there is none.
+    /// Returns whether it was answered, whether the server takes writes (not a standby), and the
+    /// connection for the next probe (nil once it failed: it is closed).
     /// The answer is given at the deadline even if the attempt ignores its cancellation (a connect
     /// or a query stuck on a dead socket): awaiting it instead would stop the probing for good.
     static func probe(
         _ connection: PostgresConnection?, configuration: PostgresConnection.Configuration, within limit: Duration,
         logger: Logger
-    ) async -> (answered: Bool, connection: PostgresConnection?, failure: String?) {
+    ) async -> (answered: Bool, writable: Bool, connection: PostgresConnection?, failure: String?) {
         let decided = FirstClaim()
         return await withCheckedContinuation { continuation in
             Task {
@@ -116,30 +149,31 @@ public final class PostgresSchema: Sendable {
                     if current == nil {
                         current = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
                     }
-                    try await current!.query("SELECT 1", logger: logger)
+                    var standby = false
+                    for try await inRecovery in try await current!.query("SELECT pg_is_in_recovery()", logger: logger).decode(Bool.self) { standby = inRecovery }
                     if decided.claim() {
-                        continuation.resume(returning: (true, current, nil))
+                        continuation.resume(returning: (true, !standby, current, nil))
                     } else {
                         try? await current?.close()
                     }
                 } catch {
                     try? await current?.close()
                     let failure = (error as? PSQLError)?.summary ?? "\(error)"
-                    if decided.claim() { continuation.resume(returning: (false, nil, failure)) }
+                    if decided.claim() { continuation.resume(returning: (false, false, nil, failure)) }
                 }
             }
             Task {
                 try? await Task.sleep(for: limit)
                 if decided.claim() {
                     try? await connection?.close()
-                    continuation.resume(returning: (false, nil, "no answer within \(limit)"))
+                    continuation.resume(returning: (false, false, nil, "no answer within \(limit)"))
                 }
             }
         }
     }
 
-    /// The probe's connection: the pool's server and credentials, a short connect timeout.
-    static func probeConfiguration(_ url: PostgresURL) throws -> PostgresConnection.Configuration {
+    /// The probe's connection to `url.hosts[host]`: its credentials, a short connect timeout.
+    static func probeConfiguration(_ url: PostgresURL, host: Int = 0) throws -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS =
             switch url.tls {
             case .disable: .disable
@@ -147,7 +181,7 @@ public final class PostgresSchema: Sendable {
             case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
             }
         var configuration = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.username, password: url.password,
+            host: url.hosts[host].name, port: url.hosts[host].port, username: url.username, password: url.password,
             database: url.database, tls: tls)
         configuration.options.connectTimeout = .seconds(5)
         return configuration
@@ -177,7 +211,7 @@ public final class PostgresSchema: Sendable {
     /// Stops the pool's connections.
     public func close() {
         probing.withLock { $0?.cancel() }
-        running.cancel()
+        pool.withLock { $0.running.cancel() }
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
@@ -218,11 +252,13 @@ public final class PostgresSchema: Sendable {
         guard isReachable else { throw Self.unavailable }
         let call = calls.begin(site: site)
         defer { calls.end(call) }
-        let (client, calls, logger) = (self.client, self.calls, self.logger)
+        // Only a list of hosts replaces its pool: one host's calls skip the bookkeeping.
+        let (client, abandoned) = pool.withLock { ($0.client, url.hosts.count > 1 ? $0.calls : nil) }
+        let (calls, logger) = (self.calls, self.logger)
         let leased = Mutex<PostgresConnection?>(nil)
         let limit = callDeadline
         return try await withStorageDeadline(
-            limit,
+            limit, abandoned: abandoned,
             expired: {
                 logger.error("a database call had no answer within \(limit)", metadata: ["at": "\(site)"])
                 if let stuck = leased.withLock({ $0 }) { Task { try? await stuck.close() } }
@@ -345,23 +381,34 @@ public final class PostgresSchema: Sendable {
 /// go on (a loop handling events one by one) is never held for good by one store call.
 /// `expired` runs when the deadline, not `body`, decided.
 public func withStorageDeadline<Result: Sendable>(
-    _ limit: Duration, expired: @escaping @Sendable () -> Void = {},
+    _ limit: Duration, abandoned: AbandonedCalls? = nil, expired: @escaping @Sendable () -> Void = {},
     _ body: @escaping @Sendable () async throws -> Result
 ) async throws -> Result {
     let decided = FirstClaim()
     return try await withCheckedThrowingContinuation { continuation in
-        let work = Task {
-            do {
-                let result = try await body()
-                if decided.claim() { continuation.resume(returning: result) }
-            } catch {
-                if decided.claim() { continuation.resume(throwing: error) }
+        let work = Mutex<Task<Void, Never>?>(nil)
+        // The pool replaced (another host promoted): answered now, as at the deadline.
+        let registration = abandoned?.register {
+            if decided.claim() {
+                work.withLock { $0?.cancel() }
+                continuation.resume(throwing: PostgresSchema.unanswered)
+            }
+        }
+        work.withLock {
+            $0 = Task {
+                defer { if let registration { abandoned?.forget(registration) } }
+                do {
+                    let result = try await body()
+                    if decided.claim() { continuation.resume(returning: result) }
+                } catch {
+                    if decided.claim() { continuation.resume(throwing: error) }
+                }
             }
         }
         Task {
             try? await Task.sleep(for: limit)
             if decided.claim() {
-                work.cancel()
+                work.withLock { $0?.cancel() }
                 expired()
                 continuation.resume(throwing: PostgresSchema.unanswered)
             }
