@@ -103,6 +103,35 @@ import Wire
     /// Two `ride-trips` on one database, each watching every trip: a create repeated through both
     /// makes one trip; both see the device arrive, one arrival is stored; completes through both
     /// store one completion — one outbox, sequences without a gap.
+    /// A service given a primary and its synchronous standby (a host list, read-write): the
+    /// primary's host lost and the standby promoted, the service finds it on its own — the accounts
+    /// made before are there, new ones are made, without a restart.
+    @Test func aServiceFindsThePromotedStandbyOnItsOwn() async throws {
+        let primary = try await TestPostgresServer.start(settings: ["synchronous_commit=on", "synchronous_standby_names=*"])
+        let standby = try await primary.standby()
+        var database = try await primary.newDatabase()
+        database.hosts.append(.init(standby.host, port: standby.port))
+        database.targetSessionAttrs = .readWrite
+        try await withTestBus("pg-failover") { bus in
+            let users = TestService(
+                bus: bus, name: "users", service: BusContract.Service.users, executable: "ride-users",
+                arguments: ["--password-rounds", "2000", "--database-url", database.urlString], httpPort: try FreePort.next(),
+                environment: ["RIDE_TOKEN_SECRET": String(repeating: "k", count: 32)])
+            try await users.startProcess()
+            @Sendable func register(_ n: Int, name: String = "Ann") async throws -> Int {
+                try await users.call("register", #"{"role":"rider","name":"\#(name)","phone_number":"+38050777\#(String(format: "%04d", n))","password":"secret123"}"#).status
+            }
+            for n in 0..<10 { #expect(try await register(n) == 201) }
+
+            try await primary.stop(immediate: true)
+            try await standby.promote()
+            try await eventually("a new account on the promoted standby", timeout: .seconds(30)) { (try? await register(10)) == 201 }
+            let login = try await users.call("login", #"{"phone_number":"+380507770003","password":"secret123"}"#)
+            #expect(login.status == 200, "an account made on the old primary logs in: \(login.body)")
+            #expect(try await register(3, name: "Bob") == 409, "and its number is still taken")
+        }
+    }
+
     @Test func twoTripsInstancesShareOneDatabase() async throws {
         let database = try await TestPostgresServer.newDatabase()
         try await withTestBus("pg-trips") { bus in
@@ -264,5 +293,9 @@ extension FailureIntegrationTests {
 
 extension PostgresURL {
     /// The URL with its password, as a flag or variable takes it.
-    var urlString: String { "postgres://\(username)\(password.map { ":\($0)" } ?? "")@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)" }
+    var urlString: String {
+        let hosts = hosts.map { "\($0.name):\($0.port)" }.joined(separator: ",")
+        let attrs = targetSessionAttrs == .any ? "" : "&target_session_attrs=\(targetSessionAttrs.rawValue)"
+        return "postgres://\(username)\(password.map { ":\($0)" } ?? "")@\(hosts)/\(database)?sslmode=\(tls.rawValue)\(attrs)"
+    }
 }
