@@ -2,7 +2,7 @@ import Foundation
 import Geo
 import Wire
 
-/// An order's status, in the order of the seed's nine steps (`reference/models.md`).
+/// An order's status, in the order of the seed's nine steps (docs/services/orders.md).
 @WireModel
 public enum OrderStatus: String, Codable, Sendable, CaseIterable, Comparable {
     case new = "NEW"
@@ -66,7 +66,7 @@ public struct Caller: Codable, Sendable, Equatable {
     public static func driver(_ id: String) -> Caller { Caller(role: .driver, id: id) }
 }
 
-/// An order: the document apps watch (`reference/models.md`), with copies of its rider and driver.
+/// An order: the document apps watch (docs/services/orders.md), with copies of its rider and driver.
 @WireModel
 public struct Order: Codable, Sendable, Equatable {
     /// The `cancel_reason` of an order no driver accepted in time (orders' `--driver-search-s`).

@@ -2,7 +2,7 @@ import Foundation
 import Geo
 import Wire
 
-/// A trip to a destination, in the shape of HyperTrack's Trips API v3 (`reference/hypertrack-api.md`).
+/// A trip to a destination, in the shape of HyperTrack's Trips API v3 (docs/services/trips.md).
 @WireModel
 public struct Trip: Codable, Sendable, Equatable {
     @WireModel

@@ -1,7 +1,7 @@
 import Foundation
 import Wire
 
-/// Riders book rides; drivers drive them (`reference/models.md`).
+/// Riders book rides; drivers drive them (docs/services/users.md).
 @WireModel
 public enum UserRole: String, Codable, Sendable, CaseIterable {
     case rider, driver

@@ -43,4 +43,24 @@ import Testing
         }
         #expect(checked > 10, "the docs name the repository's paths")
     }
+
+    /// The code's comments cite the project's own docs (`docs/…md`), which exist, and never the
+    /// seed documents (`reference/…`), which are not in the repository.
+    @Test func everyDocTheCodeCitesExists() throws {
+        let cited = try Regex(#"(?:^|[\s(`])((?:docs|reference)/[A-Za-z0-9_./-]+\.md)"#)
+        var checked = 0
+        for folder in ["Shared", "Services", "Tools", "Tests", "Fuzz"] {
+            let files = FileManager.default.enumerator(at: Repository.root.appendingPathComponent(folder), includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? []
+            for file in files where file.pathExtension == "swift" {
+                let text = try String(contentsOf: file, encoding: .utf8)
+                for match in text.matches(of: cited) {
+                    let path = String(match.output[1].substring!)
+                    checked += 1
+                    #expect(!path.hasPrefix("reference/"), "\(file.lastPathComponent) cites \(path), a seed document outside the repository: cite the docs")
+                    #expect(path.hasPrefix("reference/") || Self.exists(Repository.root.appendingPathComponent(path)), "\(file.lastPathComponent) cites \(path), which does not exist")
+                }
+            }
+        }
+        #expect(checked > 10, "the code cites the docs")
+    }
 }

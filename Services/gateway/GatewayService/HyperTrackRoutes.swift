@@ -6,7 +6,7 @@ import RideContract
 import RideModels
 import Wire
 
-/// HyperTrack's v3 routes as the sample's Cloud Function calls them (`reference/hypertrack-api.md`),
+/// HyperTrack's v3 routes as the sample's Cloud Function calls them (docs/services/gateway.md, HyperTrack-compatible routes),
 /// with HTTP Basic auth (account id, secret key): code written for those endpoints points here.
 struct HyperTrackRoutes {
     let platform: PlatformCalls

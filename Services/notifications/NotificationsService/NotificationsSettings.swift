@@ -23,9 +23,7 @@ public struct RideNotificationsCommand: ServiceCommand {
             convention (webhook-id, webhook-timestamp, webhook-signature: v1,HMAC-SHA256 of \
             id.timestamp.body with the webhook's secret, and the previous one during a rotation), \
             retried under the same webhook-id, then dead letters; one pooled HTTP client for them all. \
-            Ops (service "notifications"): list, register_push_token, register_webhook, \
-            list_webhooks, delete_webhook, rotate_webhook_secret, drop_previous_secret, dead_letters, \
-            replay, events, ping. State is kept in \
+            \(RideContract.helpSummary(of: BusContract.Service.notifications)) State is kept in \
             <data-dir>/notifications.sqlite, or with --database-url in the notifications schema of \
             a PostgreSQL database that several instances share. --http defaults to 0.0.0.0:9105.
 

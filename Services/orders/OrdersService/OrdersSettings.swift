@@ -16,12 +16,10 @@ public struct RideOrdersCommand: ServiceCommand {
         commandName: "ride-orders",
         abstract: "Orders: booking, dispatch to the nearest drivers, and the ride's lifecycle.",
         discussion: """
-            Ops on the broker (service "orders"): create, get, list, accept, decline, start_ride, \
-            end_ride, cancel, send_message, messages, rate, history, estimate, nearby_cars, earnings, payment, \
-            stats, events, ping. Every op names its caller ({"caller":{"role","id"}}); a \
+            \(RideContract.helpSummary(of: BusContract.Service.orders)) Events come from a transactional \
+            outbox. Every op of the apps names its caller ({"caller":{"role","id"}}); a \
             rider may touch only their own orders, a driver only orders offered to or accepted by \
-            them. Events (source orders, from a transactional outbox): order.status.<STATUS>, \
-            order.message.<order_id>, order.rated, order.offered, order.paid. \
+            them. \
             --http defaults to 0.0.0.0:9102.
 
             Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \

@@ -16,9 +16,8 @@ public struct RideTrackingCommand: ServiceCommand {
         discussion: """
             Devices (the TrackingSDK) connect to the ingest socket with a DEALER (a random routing id) \
             and send batches of locations naming their device; each batch is acknowledged once stored. \
-            Ops on the broker (service "tracking"): nearby, device, set_availability, locations, \
-            ingest, ping. Events: device.location.<id>, device.status.<id> (source \
-            tracking/devices/<id>, sequenced per device). --http defaults to 0.0.0.0:9104.
+            \(RideContract.helpSummary(of: BusContract.Service.tracking)) Each device's events are \
+            sequenced on their own (source tracking/devices/<id>). --http defaults to 0.0.0.0:9104.
 
             Sharding (--shard K/N): N processes split the devices by a stable hash of the device id \
             (see DeviceShards); each keeps only its own devices, in memory and in its own SQLite file \

@@ -15,11 +15,9 @@ public struct RideTripsCommand: ServiceCommand {
         commandName: "ride-trips",
         abstract: "Trips: a device's way to a destination — estimates, arrival, completion with a summary, share ids.",
         discussion: """
-            HyperTrack's Trips API v3 over the bus. Ops (service "trips"): create (idempotency_key \
-            makes a repeat return the first trip), get, get_by_share, complete, events, ping. Events: \
-            trip.created, trip.eta (at most one per trip every 5 s), trip.rerouted (the device left its route), \
-            trip.delayed (the estimate slipped past the first), trip.destination_arrival (once), \
-            trip.completed (with the summary); source trips, from a transactional outbox. Watches \
+            HyperTrack's Trips API v3 over the bus. \(RideContract.helpSummary(of: BusContract.Service.trips)) \
+            A create's idempotency_key makes a repeat return the first trip; trip.eta comes at most once per \
+            trip every 5 s, trip.destination_arrival once; events come from a transactional outbox. Watches \
             device.location.<id> only for devices with an active trip. --http defaults to 0.0.0.0:9103.
 
             Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \

@@ -13,10 +13,8 @@ public struct RideUsersCommand: ServiceCommand {
         commandName: "ride-users",
         abstract: "Users: riders and drivers, their credentials, and the tokens that say who is asking.",
         discussion: """
-            Ops on the broker (service "users"): register, login, refresh, logout, authenticate, get, \
-            update, save_place, places, delete_place, events, ping. Events: user.registered (source users, \
-            from a transactional outbox); follows orders' order.rated to keep each user's rating \
-            average. Passwords are \
+            \(RideContract.helpSummary(of: BusContract.Service.users)) Events come from a transactional \
+            outbox. Follows orders' order.rated to keep each user's rating average. Passwords are \
             kept only as salted PBKDF2-SHA256 hashes; access tokens are HS256 JWTs naming their key \
             (kid) and session; refresh tokens are opaque, stored hashed, rotated on each use. \
             The signing key comes from RIDE_TOKEN_SECRET, else --token-secret-file, else \
