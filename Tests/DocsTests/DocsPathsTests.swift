@@ -57,7 +57,8 @@ import Testing
                     let path = String(match.output[1].substring!)
                     checked += 1
                     #expect(!path.hasPrefix("reference/"), "\(file.lastPathComponent) cites \(path), a seed document outside the repository: cite the docs")
-                    #expect(path.hasPrefix("reference/") || Self.exists(Repository.root.appendingPathComponent(path)), "\(file.lastPathComponent) cites \(path), which does not exist")
+                    let found = path.hasPrefix("reference/") || Self.exists(Repository.root.appendingPathComponent(path))
+                    #expect(found, "\(file.lastPathComponent) cites \(path), which does not exist")
                 }
             }
         }
