@@ -8,7 +8,7 @@ public struct DatabaseOptions: ParsableArguments, Sendable {
     @Option(
         name: .customLong("database-url"),
         help: helpWithEnv(
-            "PostgreSQL to keep state in, shared by instances: postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=disable|prefer|require]; unset: a SQLite file in --data-dir. RIDE_DATABASE_URL_FILE names a file holding it (a mounted secret)",
+            "PostgreSQL to keep state in, shared by instances: postgres://USER:PASSWORD@HOST:PORT[,STANDBY:PORT…]/DATABASE[?sslmode=disable|prefer|require&target_session_attrs=read-write]; unset: a SQLite file in --data-dir. RIDE_DATABASE_URL_FILE names a file holding it (a mounted secret)",
             env: "RIDE_DATABASE_URL"))
     var databaseURL: String?
 
