@@ -50,26 +50,10 @@ test-deps: deps
 		echo "make: installing chromium (headless browser for the share-page tests)"; \
 		$(SUDO) apt-get update -qq && $(APT_INSTALL) chromium >/dev/null; \
 	}
-	@python3 -c 'import zmq' 2>/dev/null || { \
-		echo "make: installing pyzmq"; \
-		python3 -m pip install -q pyzmq 2>/dev/null \
-		|| python3 -m pip install -q --break-system-packages pyzmq 2>/dev/null \
-		|| { $(SUDO) apt-get update -qq && $(APT_INSTALL) python3-zmq >/dev/null; }; \
-	}
-	@python3 -c 'import opentelemetry.proto' 2>/dev/null || { \
-		echo "make: installing opentelemetry-proto (the tracing test's OTLP receiver)"; \
-		python3 -m pip install -q opentelemetry-proto 2>/dev/null \
-		|| python3 -m pip install -q --break-system-packages opentelemetry-proto; \
-	}
-	@python3 -c 'import standardwebhooks' 2>/dev/null || { \
-		echo "make: installing standardwebhooks (the reference verifier of the webhook tests)"; \
-		python3 -m pip install -q standardwebhooks 2>/dev/null \
-		|| python3 -m pip install -q --break-system-packages standardwebhooks; \
-	}
-	@command -v st >/dev/null 2>&1 && command -v openapi-spec-validator >/dev/null 2>&1 && command -v kubernetes-validate >/dev/null 2>&1 || { \
-		echo "make: installing schemathesis, openapi-spec-validator and kubernetes-validate"; \
-		python3 -m pip install -q schemathesis openapi-spec-validator kubernetes-validate 2>/dev/null \
-		|| python3 -m pip install -q --break-system-packages schemathesis openapi-spec-validator kubernetes-validate; \
+	@python3 Tools/python-requirements-check.py 2>/dev/null || { \
+		echo "make: installing the Python tools the tests use, at the versions tested (Tools/python-requirements.txt)"; \
+		python3 -m pip install -q -r Tools/python-requirements.txt 2>/dev/null \
+		|| python3 -m pip install -q --break-system-packages -r Tools/python-requirements.txt; \
 	}
 
 build: deps
