@@ -27,9 +27,8 @@ enum LiveClientMessages {
     }
 
     static func kind(of text: String, caller: JSONValue) -> Kind {
-        guard let message = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8)), let batch = message["batch"] else {
-            return .nearby(NearbyWatch.ask(text, caller: caller))
-        }
+        let message = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8))
+        guard let batch = message?["batch"] else { return .nearby(NearbyWatch.ask(message, caller: caller)) }
         guard let members = batch.objectValue else { return .invalidBatch("batch: expected an object {batch_id, locations, device?, device_credential}") }
         return .batch(members)
     }

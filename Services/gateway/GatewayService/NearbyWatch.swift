@@ -25,7 +25,12 @@ enum NearbyWatch {
     }
 
     static func ask(_ text: String, caller: JSONValue) -> Ask {
-        guard let message = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8)), let watch = message["watch_nearby"] else { return .other }
+        ask(try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8)), caller: caller)
+    }
+
+    /// What a client message, already decoded (nil: not JSON), asks.
+    static func ask(_ message: JSONValue?, caller: JSONValue) -> Ask {
+        guard let watch = message?["watch_nearby"] else { return .other }
         switch watch {
         case .null: return .stop
         case .object(var params):

@@ -10,8 +10,7 @@ import Synchronization
 extension PostgresSchema {
     /// At start: the first host that answers and, with `read-write`, takes writes; waits up to
     /// `timeout` for one (in compose, the servers may start after us).
-    func useWritableHost(within timeout: Duration) async throws {
-        let configurations = try url.hosts.indices.map { try Self.probeConfiguration(url, host: $0) }
+    func useWritableHost(_ configurations: [PostgresConnection.Configuration], within timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout
         var announced = false
         while true {

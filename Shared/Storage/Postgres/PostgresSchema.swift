@@ -51,10 +51,11 @@ public final class PostgresSchema: Sendable {
     ) async throws -> PostgresSchema {
         let database = PostgresSchema(url: url, schema: schema, maximumConnections: maximumConnections, callDeadline: callDeadline, logger: logger)
         do {
-            if url.hosts.count > 1 || url.targetSessionAttrs == .readWrite { try await database.useWritableHost(within: connectTimeout) }
+            let probes = try url.hosts.indices.map { try Self.probeConfiguration(url, host: $0) }
+            if url.hosts.count > 1 || url.targetSessionAttrs == .readWrite { try await database.useWritableHost(probes, within: connectTimeout) }
             try await database.waitUntilReachable(timeout: connectTimeout)
             try await database.migrate(migrations, outbox: outbox)
-            database.startProbing(try url.hosts.indices.map { try Self.probeConfiguration(url, host: $0) })
+            database.startProbing(probes)
         } catch {
             database.close()
             throw error
