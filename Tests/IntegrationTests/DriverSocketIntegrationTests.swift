@@ -65,6 +65,12 @@ import Wire
             #expect(try await answer(to: 13, on: driver)["type"] == "ack", "the socket stays open after refusals")
             #expect(try await nearestCar()?["latitude"]?.numberValue.map { abs($0 - south.latitude) < 1e-3 } != true, "no refused fix was stored")
 
+            // The driver's own device as tracking has it (the app after a reload); a rider has none.
+            let device = try await gateway.request("GET", "/v1/me/device", token: token)
+            #expect(device.status == 200 && device.body["available"] == true && device.body["device_id"] == "gw-dan-phone", "\(device.body)")
+            let ridersDevice = try await gateway.request("GET", "/v1/me/device", token: apps.rider.token)
+            #expect(ridersDevice.status == 403 && ridersDevice.body["error"]?["code"] == "drivers_only", "\(ridersDevice.body)")
+
             // A rider's batch is refused at the gateway.
             let rider = TwoWaySocket(url: "ws://127.0.0.1:\(gateway.port)/v1/me/live?access_token=\(apps.rider.token)")
             defer { rider.close() }

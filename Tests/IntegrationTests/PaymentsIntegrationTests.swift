@@ -173,6 +173,12 @@ import Wire
             // page (a Checkout Session in setup mode), which sends the browser back to the app.
             // Only a rider has one; the card is typed at the provider, never sent to the platform.
             #expect(try await gateway.request("POST", "/v1/me/cards/setup", token: apps.driver.token).status == 403)
+            // On the bus, where the gateway does not fill them in: an address that is not http(s) is named, nothing made.
+            let caller = #"{"role":"rider","id":"\#(apps.rider.id)"}"#
+            let badReturn = try await runCommand(
+                Binaries.ridectl, ["call", "orders", "card_setup", #"{"caller":\#(caller),"success_url":"javascript:alert(1)","cancel_url":"http://a/b"}"#] + bus.ridectlFlags)
+            #expect(badReturn.stdout.contains("422") || badReturn.stderr.contains("422"), "\(badReturn.stdout) \(badReturn.stderr)")
+            #expect((badReturn.stdout + badReturn.stderr).contains("success_url: expected an http(s) URL"), "\(badReturn.stdout) \(badReturn.stderr)")
             let setup = try await gateway.request("POST", "/v1/me/cards/setup", token: rider)
             let page = try #require(setup.body["url"]?.stringValue, "\(setup.body)")
             #expect(setup.status == 200 && page.hasPrefix(fake + "/checkout/") && setup.body["expires_at"] != nil, "\(setup.body)")
