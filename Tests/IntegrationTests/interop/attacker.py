@@ -72,7 +72,7 @@ def eavesdrop(endpoint, prefix, seconds):
                     ids.append(json.loads(frames[1]).get("id"))
                 except (ValueError, IndexError, AttributeError):
                     pass
-    return {"welcomed": welcomed, "received": len(topics), "topics": sorted(set(topics))[:20], "ids": ids}
+    return {"welcomed": welcomed, "received": len(topics), "topics": sorted(set(topics))[:500], "ids": ids}
 
 
 def call(endpoint, service, op, params):
