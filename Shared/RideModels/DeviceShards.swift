@@ -25,6 +25,29 @@ public struct DeviceShards: Sendable, Equatable {
         count == 1 ? 0 : Int(Self.fmix64(Self.fnv1a64(deviceID)) % UInt64(count))
     }
 
+    /// Where `deviceID` goes, in order: its home shard (`owner(of:)`) first, then every other
+    /// shard by rendezvous hashing (highest `fmix64(hash ^ salt(shard))` first). The device is
+    /// served by the first live shard of its ranking: while its home is down its devices spread
+    /// over the others, and a shard that starts takes back its own without moving anyone else's.
+    /// The SDK walks the same ranking when a shard does not answer.
+    public func ranking(of deviceID: String) -> [Int] {
+        let home = owner(of: deviceID)
+        guard count > 1 else { return [home] }
+        let hash = Self.fnv1a64(deviceID)
+        let others = (0..<count).filter { $0 != home }.map { shard in
+            (shard: shard, score: Self.fmix64(hash ^ Self.fmix64(UInt64(shard) &+ 0x9e37_79b9_7f4a_7c15)))
+        }
+        return [home] + others.sorted { ($0.score, $0.shard) > ($1.score, $1.shard) }.map(\.shard)
+    }
+
+    /// The shard that serves `deviceID` while the shards in `live` are up: the first of its
+    /// ranking that is live (its home when no shard is: a device always names a shard).
+    public func owner(of deviceID: String, live: Set<Int>) -> Int {
+        let home = owner(of: deviceID)
+        if live.contains(home) || live.isEmpty { return home }
+        return ranking(of: deviceID).first(where: live.contains) ?? home
+    }
+
     /// MurmurHash3's 64-bit finalizer (its `fmix64`).
     public static func fmix64(_ value: UInt64) -> UInt64 {
         var hash = value

@@ -49,6 +49,8 @@ private struct RuntimeLoop {
     struct Slot {
         let device: TrackingDevice
         let socket: Socket
+        /// The ingest endpoint the socket is connected to.
+        var endpoint: String
     }
 
     let mailbox: Mailbox<DeviceRuntime.Command>
@@ -97,8 +99,10 @@ private struct RuntimeLoop {
                 }
             }
             var next = Date.distantFuture
-            for (token, slot) in slots {
+            for (token, var slot) in slots {
                 if let frames = slot.device.tick(now: now) {
+                    follow(&slot)
+                    slots[token] = slot
                     do {
                         try slot.socket.send(message: frames, dontWait: true)
                     } catch {
@@ -113,6 +117,20 @@ private struct RuntimeLoop {
         }
     }
 
+    /// Moves the slot's connection to the shard its device sends to now, if that changed.
+    func follow(_ slot: inout Slot) {
+        let wanted = slot.device.endpoint
+        guard wanted != slot.endpoint else { return }
+        do {
+            try? slot.socket.disconnect(slot.endpoint)
+            try slot.socket.connect(wanted)
+            slot.device.logger.info("sending to another tracking shard", metadata: ["from": "\(slot.endpoint)", "to": "\(wanted)"])
+            slot.endpoint = wanted
+        } catch {
+            slot.device.logger.error("cannot connect to another tracking shard", metadata: ["endpoint": "\(wanted)", "error": "\(error)"])
+        }
+    }
+
     mutating func handle(_ command: DeviceRuntime.Command) {
         switch command {
         case .register(let device):
@@ -120,11 +138,12 @@ private struct RuntimeLoop {
                 let socket = try Socket(.dealer, context: context(for: device.configuration))
                 try socket.setRoutingID(ConnectionID.random())
                 try socket.setReconnectInterval(milliseconds: 200, maxMilliseconds: 5000)
-                try socket.connect(device.configuration.endpoint(for: device.id))
+                let endpoint = device.endpoint
+                try socket.connect(endpoint)
                 let token = nextToken
                 nextToken += 1
                 try poller.add(socket, token: token)
-                slots[token] = Slot(device: device, socket: socket)
+                slots[token] = Slot(device: device, socket: socket, endpoint: endpoint)
             } catch {
                 device.logger.error("cannot connect to the platform", metadata: ["endpoints": "\(device.configuration.endpoints.joined(separator: ","))", "error": "\(error)"])
             }

@@ -91,10 +91,16 @@ public struct SDKConfiguration: Sendable {
         return configuration
     }
 
-    /// The ingest endpoint of `deviceID`'s shard.
+    /// The ingest endpoint of `deviceID`'s home shard.
     public func endpoint(for deviceID: String) throws -> String {
+        try endpoints[shardRanking(for: deviceID)[0]]
+    }
+
+    /// The shards `deviceID` tries, in order (`DeviceShards.ranking(of:)`): its home shard, then
+    /// the one that serves it while its home is down, and so on.
+    public func shardRanking(for deviceID: String) throws -> [Int] {
         if let problem = Self.problem(withEndpointCount: endpoints.count) { throw Problem(description: problem) }
-        return endpoints[DeviceShards(count: endpoints.count).owner(of: deviceID)]
+        return DeviceShards(count: endpoints.count).ranking(of: deviceID)
     }
 
     /// Parses `RIDE_TRACKING_INGEST`: endpoints separated by commas, one per tracking shard.

@@ -20,6 +20,8 @@ public struct DeviceStatistics: Sendable, Equatable {
     public var resends: UInt64 = 0
     /// Locations waiting (queued or in the batch in flight).
     public var unsent = 0
+    /// Times the device moved to another shard's ingest (its shard did not answer, or named another).
+    public var shardSwitches: UInt64 = 0
 }
 
 /// One tracked device: what `HyperTrack`'s static interface drives, and what a simulator makes many
@@ -76,7 +78,7 @@ public final class TrackingDevice: Sendable {
         guard DeviceIdentity.problem(with: id) == nil else {
             throw SDKConfiguration.Problem(description: "device id '\(id)' must be printable ASCII without spaces, at most 128 bytes")
         }
-        _ = try configuration.endpoint(for: id)  // a list of endpoints the device cannot pick from is refused here
+        let ranking = try configuration.shardRanking(for: id)  // a list of endpoints the device cannot pick from is refused here
         self.id = id
         self.configuration = configuration
         self.provider = provider
@@ -86,6 +88,7 @@ public final class TrackingDevice: Sendable {
         logger[metadataKey: "device"] = "\(id)"
         self.logger = logger
         var initial = DeviceState(name: id, credential: configuration.deviceCredential, now: Date())
+        initial.shardRanking = ranking
         if provider == nil { initial.blocking.insert(.locationServicesUnavailable) }
         state = Mutex(initial)
         let queue = DispatchQueue(label: "tracking-sdk.callbacks.\(id)")
@@ -221,6 +224,10 @@ public final class TrackingDevice: Sendable {
         return frames
     }
 
+    /// The ingest endpoint the device sends to now: its home shard's, or while that does not answer,
+    /// the next of its ranking; the one a `wrong_shard` refusal names.
+    var endpoint: String { configuration.endpoints[state.withLock { $0.shard }] }
+
     /// When `tick` next has something to do.
     func nextDeadline(after now: Date) -> Date {
         state.withLock { $0.nextDeadline(configuration: configuration, hasProvider: provider != nil) }
@@ -287,6 +294,10 @@ struct DeviceState {
     var pending = Deque<DeviceLocation>()
     var pendingGeotags: [GeotagRecord] = []
     var inFlight: InFlight?
+    /// The shards to send to, in order (`SDKConfiguration.shardRanking`), and which of them now.
+    var shardRanking = [0]
+    var shardPosition = 0
+    var shard: Int { shardRanking[shardPosition] }
     var nextBatchID: UInt64 = 1
     var nextSampleAt = Date.distantPast
     var nextFlushAt = Date.distantPast
@@ -371,6 +382,14 @@ struct DeviceState {
     mutating func outbound(now: Date, configuration: SDKConfiguration, deviceID: String) -> [Frame]? {
         if var inFlight {
             guard now >= retryAt(inFlight, configuration: configuration) else { return nil }
+            // (`sentAt` is distant past when the batch is sent again at once, not for want of an answer.)
+            if shardRanking.count > 1 && inFlight.sentAt != .distantPast {
+                // No answer from this shard: it may be down, and the next of the ranking serve the
+                // device (a shard that does not answers `wrong_shard`, naming the one that does).
+                // The backoff goes on growing: with the whole platform away, the device waits as unsharded.
+                shardPosition = (shardPosition + 1) % shardRanking.count
+                stats.shardSwitches += 1
+            }
             inFlight.attempts += 1
             inFlight.sentAt = now
             self.inFlight = inFlight
@@ -458,10 +477,20 @@ struct DeviceState {
     }
 
     mutating func refused(_ body: Frame, now: Date, logger: Logger) {
-        let error = (try? JSONCoding.decode(ErrorBody.self, from: body))?.error
+        let refusal = try? JSONCoding.decode(IngestRefusal.self, from: body)
+        let error = refusal?.error
         let code = error?.code ?? "unknown"
+        let serving = refusal?.shard.flatMap(shardRanking.firstIndex(of:))
         logger.warning("the platform refused a batch", metadata: ["code": "\(code)", "message": "\(error?.message ?? "")"])
         switch code {
+        case "wrong_shard" where serving != nil:
+            // Another shard serves the device now: the batch goes there at once.
+            shardPosition = serving ?? shardPosition
+            stats.shardSwitches += 1
+            if var inFlight {
+                inFlight.sentAt = .distantPast
+                self.inFlight = inFlight
+            }
         case "invalid_publishable_key":
             blocking.insert(.invalidPublishableKey)
         // Kept, and sent again on the backoff: the platform's keys may change.
@@ -489,4 +518,10 @@ struct DeviceState {
             inFlight = nil
         }
     }
+}
+
+/// An ingest error frame: the error, and for `wrong_shard` the shard that serves the device now.
+struct IngestRefusal: Decodable {
+    var error: ErrorBody.Detail
+    var shard: Int?
 }

@@ -4,6 +4,7 @@ import Geo
 import PlatformLauncher
 import RideModels
 import ServiceKit
+import TestPostgres
 import Testing
 import TrackingSDK
 import Wire
@@ -191,6 +192,91 @@ import Wire
         }
     }
 
+    /// On PostgreSQL the shards hand over: a killed shard's devices are served by the other within
+    /// seconds (at their stored positions at once, then from their phones, which follow the ingest
+    /// error to the serving shard), and given back when it returns. Every fix the SDKs saw
+    /// acknowledged is stored once.
+    @Test func onPostgreSQLAKilledShardsDevicesAreServedByTheOtherAndGivenBack() async throws {
+        let database = try await TestPostgresServer.newDatabase()
+        try await withTestBus("shards-handover") { bus in
+            let tracking = try await TrackingShardsFixture.start(on: bus, arguments: ["--database-url", database.urlString])
+            let ids = [Self.ids("h", shard: 0, count: 2), Self.ids("h", shard: 1, count: 2)]
+            let runtime = DeviceRuntime()
+            var devices: [TrackingDevice] = []
+            for (index, id) in (ids[0] + ids[1]).enumerated() {
+                let device = try TrackingDevice(
+                    id: id, configuration: TestTracking.sdkConfiguration(endpoints: tracking.endpoints),
+                    provider: FixedLocation(Self.center.destination(bearing: 90, distance: Double(index + 1) * 100)), runtime: runtime)
+                device.isAvailable = true
+                device.startTracking()
+                devices.append(device)
+            }
+            let query = NearbyQuery(location: GeoJSONPoint(Self.center), radius: 2000)
+            let everyone = Set(ids[0] + ids[1])
+            try await eventually("all four devices are found") {
+                Set(try await tracking.anyShard.call("nearby", query, as: NearbyResult.self).devices.map(\.deviceID)) == everyone
+            }
+            #expect(try await tracking.shards[1].health()["details"]?["devices"] == 2)
+
+            let killed = Date()
+            let clock = ContinuousClock.now
+            bus.supervisor.signal(tracking.shards[1].name, SIGKILL)
+            _ = await bus.supervisor.waitForExit(tracking.shards[1].name, timeout: .seconds(5))
+            // Shard 0 takes shard 1's devices over once it has not answered for 3 s: Nearby finds
+            // all four (the caller's retry covers a request the broker hands to the dead workers).
+            let caller = try await bus.client(timeout: .seconds(3))
+            try await eventually("shard 0 serves shard 1's devices", timeout: .seconds(20)) {
+                let found = try? await caller.call(BusContract.Service.tracking, "nearby", query, as: NearbyResult.self)
+                return found.map { Set($0.devices.map(\.deviceID)) } == everyone
+            }
+            let visibleAgain = ContinuousClock.now - clock
+            print("handover: shard 1's devices in Nearby again \(visibleAgain) after its kill")
+            #expect(visibleAgain < .seconds(10), "within the stated 10 s")
+            let health = try await tracking.shards[0].health()
+            #expect(health["details"]?["devices"] == 4 && health["details"]?["live_shards"] == [0], "\(health)")
+            #expect(tracking.shards[0].log.contains("tracking shards up: 0"))
+            // Their phones follow: shard 0 stores their new fixes.
+            for id in ids[1] {
+                try await eventually("\(id) reports to shard 0", timeout: .seconds(30)) {
+                    let info = try? await caller.call(BusContract.Service.tracking, "device", DeviceParams(deviceID: id), as: DeviceInfo.self)
+                    return (info?.lastSeen ?? .distantPast) > killed.addingTimeInterval(1)
+                }
+            }
+            #expect(devices.filter { ids[1].contains($0.id) }.allSatisfy { $0.statistics.shardSwitches >= 1 })
+
+            // Shard 1 returns and takes its devices back; nothing is served twice.
+            try await tracking.shards[1].startProcess()
+            try await eventually("shard 1 serves its devices again", timeout: .seconds(30)) {
+                let (first, second) = (try await tracking.shards[0].health(), try await tracking.shards[1].health())
+                return first["details"]?["devices"] == 2 && second["details"]?["devices"] == 2
+            }
+            for id in ids[1] {
+                try await eventually("\(id) reports to shard 1 again", timeout: .seconds(30)) {
+                    let info = try? await caller.call(BusContract.Service.trackingShard(1), "device", DeviceParams(deviceID: id), as: DeviceInfo.self)
+                    return (info?.lastSeen ?? .distantPast) > Date().addingTimeInterval(-2)
+                }
+            }
+            #expect(Set(try await caller.call(BusContract.Service.tracking, "nearby", query, as: NearbyResult.self).devices.map(\.deviceID)) == everyone)
+
+            // Every fix acknowledged is stored, once: the history holds exactly what the SDK saw acknowledged.
+            for device in devices {
+                device.isAvailable = false
+                device.stopTracking()
+            }
+            let stopped = devices
+            try await eventually("every fix is acknowledged", timeout: .seconds(30)) { stopped.allSatisfy { $0.statistics.unsent == 0 } }
+            for device in devices {
+                let stats = device.statistics
+                let history = try await caller.call(
+                    BusContract.Service.tracking, "locations", LocationsParams(deviceID: device.id, limit: 10_000), as: LocationHistory.self)
+                #expect(stats.dropped == 0 && stats.rejected == 0, "\(device.id): \(stats)")
+                #expect(history.locations.count == Int(stats.acknowledged), "\(device.id): stored \(history.locations.count), acknowledged \(stats.acknowledged)")
+            }
+            await caller.close()
+            for device in devices { await device.close() }
+        }
+    }
+
     /// `count` ids `prefix-n` that hash to `shard` of 2.
     static func ids(_ prefix: String, shard: Int, count: Int) -> [String] {
         Array((0...).lazy.map { "\(prefix)-\($0)" }.filter { shards.owner(of: $0) == shard }.prefix(count))
@@ -212,13 +298,13 @@ struct TrackingShardsFixture {
     /// What the SDK is given: the shards' ingest endpoints in shard order.
     var endpoints: [String] { shards.map(\.ingest) }
 
-    static func start(on bus: TestBus) async throws -> TrackingShardsFixture {
+    static func start(on bus: TestBus, arguments: [String] = []) async throws -> TrackingShardsFixture {
         let first = try await TestTracking.start(
             on: bus, name: "tracking-0", shard: DeviceShard(index: 0, of: DeviceShards(count: 2)),
-            arguments: ["--concurrency", "2"])
+            arguments: ["--concurrency", "2"] + arguments)
         let second = try await TestTracking.start(
             on: bus, name: "tracking-1", shard: DeviceShard(index: 1, of: DeviceShards(count: 2)),
-            dataOwner: first.name, arguments: ["--concurrency", "2"])
+            dataOwner: first.name, arguments: ["--concurrency", "2"] + arguments)
         return TrackingShardsFixture(shards: [first, second])
     }
 }

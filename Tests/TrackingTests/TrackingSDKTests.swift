@@ -357,3 +357,48 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         #expect(other.position(at: start.addingTimeInterval(10)).point == a, "refused: the car stays")
     }
 }
+
+/// A device of a sharded platform: sent to its home shard's ingest, on to the next of its ranking
+/// when no acknowledgement comes, and to the shard a `wrong_shard` refusal names.
+@Suite struct DeviceShardFollowingTests {
+    let logger = Logger(label: "test")
+
+    @Test func aDeviceMovesOnWhenItsShardIsSilentAndGoesWhereARefusalPointsIt() throws {
+        var config = configuration()
+        config.endpoints = ["tcp://a:1", "tcp://b:2", "tcp://c:3"]
+        let ranking = try config.shardRanking(for: "d")
+        let home = try config.endpoint(for: "d")
+        #expect(ranking.count == 3 && config.endpoints[ranking[0]] == home)
+        var state = DeviceState(name: "d", now: start)
+        state.shardRanking = ranking
+        state.setTracking(true, at: start)
+        state.sample(now: start, provider: FixedLocation(GeoPoint(latitude: 47.8, longitude: 35.1)), configuration: config)
+        let sent = state.outbound(now: start, configuration: config, deviceID: "d")
+        let first = try #require(sent)
+        #expect(state.shard == ranking[0])
+        // No acknowledgement within 3 s: the same batch goes to the next shard of the ranking.
+        let resent = state.outbound(now: start.addingTimeInterval(3), configuration: config, deviceID: "d")
+        #expect(resent == first)
+        #expect(state.shard == ranking[1] && state.stats.shardSwitches == 1)
+        // That shard names the one serving the device: the batch goes there at once.
+        let refusal = #"{"error":{"code":"wrong_shard","message":"served by another"},"batch_id":1,"shard":\#(ranking[2])}"#
+        state.refused(Array(refusal.utf8), now: start.addingTimeInterval(3.1), logger: logger)
+        #expect(state.shard == ranking[2] && state.inFlight != nil, "kept, not given up")
+        let redirected = state.outbound(now: start.addingTimeInterval(3.2), configuration: config, deviceID: "d")
+        #expect(redirected == first)
+        // A refusal naming no shard it knows does not move it (and drops a batch it cannot fix).
+        state.refused(Array(#"{"error":{"code":"wrong_shard","message":"?"},"shard":7}"#.utf8), now: start.addingTimeInterval(4), logger: logger)
+        #expect(state.shard == ranking[2])
+    }
+
+    @Test func anUnshardedDeviceStaysOnItsOneEndpoint() throws {
+        let config = configuration()
+        var state = DeviceState(name: "d", now: start)
+        state.shardRanking = try config.shardRanking(for: "d")
+        state.setTracking(true, at: start)
+        state.sample(now: start, provider: FixedLocation(GeoPoint(latitude: 47.8, longitude: 35.1)), configuration: config)
+        _ = state.outbound(now: start, configuration: config, deviceID: "d")
+        _ = state.outbound(now: start.addingTimeInterval(3), configuration: config, deviceID: "d")
+        #expect(state.shard == 0 && state.stats.shardSwitches == 0)
+    }
+}

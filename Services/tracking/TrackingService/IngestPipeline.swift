@@ -18,8 +18,12 @@ public final class IngestPipeline: Sendable {
     public let state: TrackingState
     public let writer: StoreWriter
     public let rules: LocationRules
-    /// The devices this process keeps; another shard's batch is refused, nothing stored.
-    public let shard: DeviceShard
+    /// The devices this process serves now; another shard's batch is refused, nothing stored.
+    public let ownership: ShardOwnership
+    /// Where a device another shard served is read from before its batch is applied (`refresh`).
+    private let store: (any TrackingStore)?
+    /// Device reads running now, bounded as the owner checks are.
+    private let refreshes = TaskBudget(limit: IngestPipeline.maximumOwnerChecks)
     private let keys: Set<String>
     /// Checks a `user_id` a batch gives its device (`DeviceOwnership`); nil: believed as it comes.
     private let owners: (any DeviceOwnerLookup)?
@@ -29,20 +33,21 @@ public final class IngestPipeline: Sendable {
     /// a device whose credential held, or a trusted caller of the `ingest` op, gets this far, so the
     /// bound is about memory, not trust: a fleet signing in at once (`ridectl bench city` registers
     /// its drivers together) must not be turned away.
-    private let ownerChecks = Mutex(0)
+    private let ownerChecks = TaskBudget(limit: IngestPipeline.maximumOwnerChecks)
     static let maximumOwnerChecks = 256
     private let counts = Mutex(Counts())
     private let refusals = RejectionLog("batch refused")
     private let logger: Logger
 
     public init(
-        state: TrackingState, writer: StoreWriter, rules: LocationRules, shard: DeviceShard = .unsharded, publishableKeys: Set<String>,
-        owners: (any DeviceOwnerLookup)? = nil, credentials: DeviceCredentialQueue? = nil, logger: Logger
+        state: TrackingState, writer: StoreWriter, rules: LocationRules, ownership: ShardOwnership = .unsharded, store: (any TrackingStore)? = nil,
+        publishableKeys: Set<String>, owners: (any DeviceOwnerLookup)? = nil, credentials: DeviceCredentialQueue? = nil, logger: Logger
     ) {
         self.state = state
         self.writer = writer
         self.rules = rules
-        self.shard = shard
+        self.ownership = ownership
+        self.store = store
         self.keys = publishableKeys
         self.owners = owners
         self.credentials = credentials
@@ -69,8 +74,8 @@ public final class IngestPipeline: Sendable {
             refuse(.unauthorized("invalid_publishable_key", "publishable_key is not one this platform knows (see RIDE_PUBLISHABLE_KEYS)"), completion, loggedAs: deviceID)
             return
         }
-        guard shard.owns(deviceID) else {
-            refuse(TrackingOps.wrongShard(deviceID, shard: shard), completion, loggedAs: deviceID)
+        guard ownership.owns(deviceID) else {
+            refuse(TrackingOps.wrongShard(deviceID, ownership: ownership), completion, loggedAs: deviceID)
             return
         }
         if let problem = rules.problem(withSize: batch) {
@@ -117,23 +122,9 @@ public final class IngestPipeline: Sendable {
             apply(deviceID: deviceID, batch: batch, now: now, completion: completion)
             return
         }
-        let started = ownerChecks.withLock { running in
-            guard running < Self.maximumOwnerChecks else { return false }
-            running += 1
-            return true
-        }
-        guard started else {
-            refuse(
-                ServiceError(
-                    status: Status.unavailable, code: "owner_unavailable",
-                    message: "who owns device \(deviceID) cannot be checked now (too many checks at once: busy); send the batch again"),
-                completion)
-            return
-        }
-        Task {
-            let problem = await DeviceOwnership.problem(deviceID: deviceID, userID: userID, owners: owners)
-            self.ownerChecks.withLock { $0 -= 1 }
-            if let problem {
+        let busy = ServiceError.busy("owner_unavailable", "who owns device \(deviceID) cannot be checked now (too many checks at once: busy)")
+        inTask(within: ownerChecks, orRefuse: busy, completion) {
+            if let problem = await DeviceOwnership.problem(deviceID: deviceID, userID: userID, owners: owners) {
                 self.refuse(problem, completion, loggedAs: deviceID)
             } else {
                 self.apply(deviceID: deviceID, batch: batch, now: now, completion: completion)
@@ -141,7 +132,56 @@ public final class IngestPipeline: Sendable {
         }
     }
 
+    /// A device another shard may have served since its record here was read is read again first,
+    /// so that its history and its events' sequence go on from where that shard left them.
     private func apply(deviceID: String, batch: IngestBatch, now: Date, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void) {
+        guard needsRefresh(deviceID) else {
+            applyNow(deviceID: deviceID, batch: batch, now: now, completion: completion)
+            return
+        }
+        let busy = ServiceError.busy("store_unavailable", "device \(deviceID) cannot be read from the store now (too many reads at once: busy)")
+        inTask(within: refreshes, orRefuse: busy, completion) {
+            do throws(ServiceError) {
+                try await self.refreshIfNeeded(deviceID)
+                self.applyNow(deviceID: deviceID, batch: batch, now: now, completion: completion)
+            } catch {
+                self.refuse(error, completion, loggedAs: deviceID)
+            }
+        }
+    }
+
+    /// Runs `work` in a task when `budget` has room; else refuses the batch with `busy`.
+    private func inTask(
+        within budget: TaskBudget, orRefuse busy: ServiceError, _ completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void,
+        _ work: @escaping @Sendable () async -> Void
+    ) {
+        guard budget.start() else {
+            refuse(busy, completion)
+            return
+        }
+        Task {
+            await work()
+            budget.end()
+        }
+    }
+
+    private func needsRefresh(_ deviceID: String) -> Bool {
+        store != nil && state.needsRefresh(deviceID, sharded: ownership.shard.isSharded)
+    }
+
+    /// Reads `deviceID` from the store when another shard may have served it since this process
+    /// read it (a handover); the device ops call it too, so they answer what that shard stored.
+    public func refreshIfNeeded(_ deviceID: String) async throws(ServiceError) {
+        guard let store, needsRefresh(deviceID) else { return }
+        do {
+            state.refresh(deviceID, stored: try await store.loadDevices(ids: [deviceID]).first)
+        } catch {
+            throw ServiceError(
+                status: Status.unavailable, code: "store_unavailable", message: "device \(deviceID) could not be read from the store (\(error)); try again")
+        }
+    }
+
+    private func applyNow(deviceID: String, batch: IngestBatch, now: Date, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void) {
         let checked = rules.check(batch, now: now)
         let change = state.apply(deviceID: deviceID, intents: batch.device, locations: checked.locations, now: now)
         let rejectedLocations = checked.rejected.filter { $0.kind == "location" }.count
@@ -182,5 +222,31 @@ public final class IngestPipeline: Sendable {
         counts.withLock { $0.refusedBatches += 1 }
         if let deviceID { refusals.note("\(error.code): \(error.message)", from: deviceID, logger: logger) }
         completion(.failure(error))
+    }
+}
+
+/// At most `limit` tasks of one kind at a time: what the pipeline starts per batch is bounded.
+final class TaskBudget: Sendable {
+    private let running = Mutex(0)
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Whether one more may start (then `end` must follow).
+    func start() -> Bool {
+        running.withLock { running in
+            guard running < limit else { return false }
+            running += 1
+            return true
+        }
+    }
+
+    func end() { running.withLock { $0 -= 1 } }
+}
+
+extension ServiceError {
+    /// 503: the batch was not looked at for want of room; the SDK sends it again on its backoff.
+    static func busy(_ code: String, _ what: String) -> ServiceError {
+        ServiceError(status: Status.unavailable, code: code, message: "\(what); send the batch again")
     }
 }

@@ -184,7 +184,7 @@ public final class IngestServer: Sendable {
         if let violation = batch.ruleViolation {
             return reject(connection, code: "invalid_batch", batchID: batch.batchID, message: violation)
         }
-        let (mailbox, rejections, logger) = (self.mailbox, self.rejections, self.logger)
+        let (mailbox, rejections, logger, ownership) = (self.mailbox, self.rejections, self.logger, pipeline.ownership)
         pipeline.accept(deviceID: deviceID, batch: batch, now: Date()) { result in
             switch result {
             case .success(let ack):
@@ -193,7 +193,9 @@ public final class IngestServer: Sendable {
             case .failure(let error):
                 // Shed load (busy) is logged here, once per connection and minute; the pipeline logs the rest.
                 if error.status == Status.unavailable { rejections.note(error.code, from: Self.tag(connection), logger: logger) }
-                let frames = Self.errorFrames(code: error.code, message: error.message, batchID: batch.batchID)
+                // Another shard's device: the SDK follows `shard` to the ingest endpoint of the one serving it.
+                let owner = error.code == "wrong_shard" ? ownership.owner(of: deviceID) : nil
+                let frames = Self.errorFrames(code: error.code, message: error.message, batchID: batch.batchID, shard: owner)
                 mailbox.post(.answer(connection: connection, frames: frames, proven: nil))
             }
         }
@@ -214,9 +216,10 @@ public final class IngestServer: Sendable {
         return "connection-" + String(hash, radix: 16)
     }
 
-    static func errorFrames(code: String, message: String, batchID: UInt64?) -> [Frame] {
+    static func errorFrames(code: String, message: String, batchID: UInt64?, shard: Int? = nil) -> [Frame] {
         var body: [String: JSONValue] = ["error": ["code": .string(code), "message": .string(message)]]
         if let batchID { body["batch_id"] = .number(Double(batchID)) }
+        if let shard { body["shard"] = .number(Double(shard)) }
         return [Frame(frame: IngestFrame.error), (try? JSONCoding.encode(JSONValue.object(body))) ?? []]
     }
 

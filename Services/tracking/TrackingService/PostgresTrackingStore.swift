@@ -91,16 +91,23 @@ public final class PostgresTrackingStore: TrackingStore {
 
     public var requestLog: any RequestLog { PostgresRequestLog(postgres: postgres) }
 
-    public func loadDevices() async throws -> [DeviceRecord] {
+    public func loadDevices() async throws -> [DeviceRecord] { try await load(ids: nil) }
+
+    public func loadDevices(ids: [String]) async throws -> [DeviceRecord] { try await load(ids: ids) }
+
+    /// nil: every device.
+    private func load(ids: [String]?) async throws -> [DeviceRecord] {
         let logger = logger
+        let columns = """
+            SELECT id, name, metadata, available, tracking, intents_changed_at, activity, last_seen, sequence,
+                   latest_latitude, latest_longitude, latest_recorded_at, latest_accuracy, latest_speed, latest_bearing,
+                   platform_tracking, platform_tracking_at
+            FROM devices
+            """
+        let query: PostgresQuery = ids.map { "\(unescaped: columns) WHERE id = ANY(\($0))" } ?? PostgresQuery(unsafeSQL: columns)
         return try await postgres.read { connection in
             let rows = try await connection.all(
-                """
-                SELECT id, name, metadata, available, tracking, intents_changed_at, activity, last_seen, sequence,
-                       latest_latitude, latest_longitude, latest_recorded_at, latest_accuracy, latest_speed, latest_bearing,
-                       platform_tracking, platform_tracking_at
-                FROM devices
-                """,
+                query,
                 as: (
                     String, String?, String, Bool, Bool, Int64, String, Int64?, Int64,
                     Double?, Double?, Int64?, Double?, Double?, Double?, Bool, Int64?

@@ -22,14 +22,15 @@ public final class ShardPeers: Sendable {
     /// How long Nearby waits for the other shards (dispatch is waiting for it).
     public static let nearbyTimeout: Duration = .seconds(1)
 
-    public let shard: DeviceShard
+    public let ownership: ShardOwnership
+    public var shard: DeviceShard { ownership.shard }
     private let client: ServiceClient
     private let stats = Mutex(Stats())
 
     /// - Parameter client: a client whose requests are tried once (a retry would only add to the
     ///   caller's wait past the deadline).
-    public init(shard: DeviceShard, client: ServiceClient) {
-        self.shard = shard
+    public init(ownership: ShardOwnership, client: ServiceClient) {
+        self.ownership = ownership
         self.client = client
     }
 
@@ -55,10 +56,15 @@ public final class ShardPeers: Sendable {
         }
     }
 
-    /// Every other shard's Nearby answer, asked at once; a shard that does not answer within
-    /// `nearbyTimeout` (or fails) is left out, logged and counted.
+    /// Whether shard `index` answers a `ping` within `timeout`.
+    func answers(_ index: Int, timeout: Duration) async -> Bool {
+        (try? await client.callRaw(BusContract.Service.trackingShard(index), "ping", json: Array("{}".utf8), timeout: timeout, attempts: 1)) != nil
+    }
+
+    /// Every other live shard's Nearby answer, asked at once (a shard down serves no device); a
+    /// shard that does not answer within `nearbyTimeout` (or fails) is left out, logged and counted.
     func nearby(_ query: NearbyQuery, logger: Logger) async -> [[NearbyDevice]] {
-        let others = (0..<shard.shards.count).filter { $0 != shard.index }
+        let others = ownership.liveShards.subtracting([shard.index]).sorted()
         return await withTaskGroup(of: [NearbyDevice]?.self) { group in
             for index in others {
                 group.addTask { [client] in

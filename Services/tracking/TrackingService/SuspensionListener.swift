@@ -18,7 +18,7 @@ struct SuspensionListener: Service {
     let credentials: DeviceCredentialCheck?
     let state: TrackingState
     let writer: StoreWriter
-    let shard: DeviceShard
+    let ownership: ShardOwnership
     let logger: Logger
 
     func run() async throws {
@@ -39,7 +39,7 @@ struct SuspensionListener: Service {
     }
 
     func offDuty(_ deviceID: String?, userID: String, because why: String) async {
-        guard let deviceID, shard.owns(deviceID), let change = state.setAvailability(deviceID: deviceID, available: false, now: Date()) else { return }
+        guard let deviceID, ownership.owns(deviceID), let change = state.setAvailability(deviceID: deviceID, available: false, now: Date()) else { return }
         do {
             if !change.events.isEmpty { try await writer.write([TrackingWrite(record: change.record)], events: change.events) }
             logger.notice("a driver's device is off duty", metadata: ["device_id": "\(deviceID)", "user_id": "\(userID)", "why": "\(why)"])

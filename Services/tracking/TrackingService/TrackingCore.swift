@@ -94,17 +94,74 @@ public struct TrackingCore: Sendable {
     /// 3.7 µs with 0.0025°); 1 000 drivers there, 3 µs (2.4 and 4.0). Smaller cells pay off in
     /// dense cities, bigger ones in sparse areas; this is the middle.
     private var grid = SpatialGrid<Int>(cellSizeDegrees: 0.005)
+    /// Slots of devices handed to another shard (`release`): out of the index, inactive, not
+    /// counted; their slot is theirs again when they come back (`adopt`).
+    private var released = Set<Int>()
+    /// Devices whose record may be older than the store's (another shard served them since it was
+    /// read): read again before their next batch is applied (`needsRefresh`).
+    private var stale = Set<String>()
 
-    public init(devices: [DeviceRecord] = []) {
+    /// `stale`: the records may be older than the store's (a sharded process at start-up: another
+    /// shard may have served its devices while it was down).
+    public init(devices: [DeviceRecord] = [], stale: Bool = false) {
+        adopt(devices, stale: stale)
+    }
+
+    /// The record of a device this process serves.
+    public func record(_ id: String) -> DeviceRecord? {
+        guard let slot = slots[id], !released.contains(slot) else { return nil }
+        return records[slot]
+    }
+
+    public var deviceCount: Int { records.count - released.count }
+
+    /// Whether a batch of `id` must wait for its record to be read from the store: it was handed
+    /// over, or came from another shard's store rows, or was never seen here (`sharded` only: an
+    /// unsharded process has every device it stored).
+    public func needsRefresh(_ id: String, sharded: Bool) -> Bool {
+        guard sharded else { return false }
+        guard let slot = slots[id] else { return true }
+        return released.contains(slot) || stale.contains(id)
+    }
+
+    /// Takes devices over with their stored records: indexed at their stored positions at once
+    /// (Nearby sees them before their phones send again); `stale` when another shard may still
+    /// write them.
+    public mutating func adopt(_ devices: [DeviceRecord], stale: Bool) {
         for record in devices {
-            store(record)
-            if let latest = record.latest { grid.update(slots[record.id]!, to: latest.point) }
+            let slot = store(record)
+            released.remove(slot)
+            if let latest = record.latest { grid.update(slot, to: latest.point) } else { grid.remove(slot) }
+            if stale { self.stale.insert(record.id) }
         }
     }
 
-    public func record(_ id: String) -> DeviceRecord? { slots[id].map { records[$0] } }
+    /// The store's record of a device whose batch waits (`needsRefresh`); nil when the store has
+    /// none (a new device). Kept only while it is still needed.
+    public mutating func refresh(_ id: String, stored: DeviceRecord?) {
+        guard needsRefresh(id, sharded: true) else { return }
+        stale.remove(id)
+        if let stored {
+            adopt([stored], stale: false)
+        } else if let slot = slots[id] {
+            released.remove(slot)
+        }
+    }
 
-    public var deviceCount: Int { records.count }
+    /// Hands devices to another shard: out of the index and the counts, until adopted again.
+    public mutating func release(_ ids: [String]) {
+        for id in ids {
+            guard let slot = slots[id], released.insert(slot).inserted else { continue }
+            if records[slot].activity == .active { activeCount -= 1 }
+            records[slot].activity = .inactive
+            availableBySlot[slot] = false
+            grid.remove(slot)
+            stale.remove(id)
+        }
+    }
+
+    /// The ids of the devices this process serves.
+    public var heldIDs: [String] { slots.compactMap { released.contains($0.value) ? nil : $0.key } }
 
     /// Devices with a position in the spatial index.
     public var indexedCount: Int { grid.count }
@@ -172,6 +229,7 @@ public struct TrackingCore: Sendable {
             events.append(statusEvent(&record, now: now, reason: record.available ? "available" : "unavailable"))
         }
         let slot = store(record)
+        released.remove(slot)
         if moved, let latest = record.latest { grid.update(slot, to: latest.point) }
         return DeviceChange(record: record, events: events, intentsChanged: intentsChanged)
     }

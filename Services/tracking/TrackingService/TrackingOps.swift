@@ -16,7 +16,7 @@ enum TrackingOps {
     /// between shards.
     static func localRouter(service: String, pipeline: IngestPipeline, store: any TrackingStore, instance: String) -> OpRouter {
         let state = pipeline.state
-        let shard = pipeline.shard
+        let ownership = pipeline.ownership
         var router = OpRouter(service: service, instance: instance)
         // Keyed requests are remembered where the device is kept: the public router of a sharded
         // process passes them here (or to the owner's peer service) unclaimed.
@@ -27,13 +27,15 @@ enum TrackingOps {
         }
 
         router.on(Ops.Tracking.device) { (params: DeviceParams, _) -> DeviceInfo in
-            try checkKept(params.deviceID, by: shard)
+            try checkKept(params.deviceID, by: ownership)
+            try await pipeline.refreshIfNeeded(params.deviceID)
             guard let record = state.record(params.deviceID) else { throw unknownDevice(params.deviceID) }
             return record.info
         }
 
         router.on(Ops.Tracking.setAvailability) { (params: SetAvailabilityParams, _) -> DeviceInfo in
-            try checkKept(params.deviceID, by: shard)
+            try checkKept(params.deviceID, by: ownership)
+            try await pipeline.refreshIfNeeded(params.deviceID)
             guard let change = state.setAvailability(deviceID: params.deviceID, available: params.available, now: Date()) else {
                 throw unknownDevice(params.deviceID)
             }
@@ -44,7 +46,8 @@ enum TrackingOps {
         }
 
         router.on(Ops.Tracking.locations) { (params: LocationsParams, _) -> LocationHistory in
-            try checkKept(params.deviceID, by: shard)
+            try checkKept(params.deviceID, by: ownership)
+            try await pipeline.refreshIfNeeded(params.deviceID)
             guard state.record(params.deviceID) != nil else { throw unknownDevice(params.deviceID) }
             let limit = params.limit ?? 1000
             guard (1...10_000).contains(limit) else {
@@ -77,7 +80,7 @@ enum TrackingOps {
     /// merges this shard's answer with every other shard's.
     static func publicRouter(local: OpRouter, state: TrackingState, peers: ShardPeers, instance: String) -> OpRouter {
         var router = OpRouter(service: BusContract.Service.tracking, instance: instance)
-        let shard = peers.shard
+        let ownership = peers.ownership
 
         router.on(Ops.Tracking.nearby) { (query: NearbyQuery, context) -> NearbyResult in
             async let others = peers.nearby(query, logger: context.logger)
@@ -89,8 +92,8 @@ enum TrackingOps {
             router.onRaw(op) { json, context in
                 // Params without a readable device id are the local router's to refuse, as unsharded.
                 if let deviceID = DeviceIDPeek.deviceID(in: json) {
-                    let owner = shard.shards.owner(of: deviceID)
-                    if owner != shard.index { return try await peers.forward(op, json: json, deviceID: deviceID, to: owner) }
+                    let owner = ownership.owner(of: deviceID)
+                    if owner != ownership.shard.index { return try await peers.forward(op, json: json, deviceID: deviceID, to: owner) }
                 }
                 return await local.reply(to: ServiceRequest(op: op, json: json), logger: context.logger)
             }
@@ -98,19 +101,23 @@ enum TrackingOps {
         return router
     }
 
-    static func checkKept(_ deviceID: String, by shard: DeviceShard) throws {
-        if !shard.owns(deviceID) { throw wrongShard(deviceID, shard: shard) }
+    static func checkKept(_ deviceID: String, by ownership: ShardOwnership) throws {
+        if !ownership.owns(deviceID) { throw wrongShard(deviceID, ownership: ownership) }
     }
 
-    /// The refusal of another shard's device, by an op or on the ingest socket.
-    static func wrongShard(_ deviceID: String, shard: DeviceShard) -> ServiceError {
-        let owner = shard.shards.owner(of: deviceID)
+    /// The refusal of another shard's device, by an op or on the ingest socket (whose error frame
+    /// names the owner in `shard` too, for the SDK to follow).
+    static func wrongShard(_ deviceID: String, ownership: ShardOwnership) -> ServiceError {
+        let shard = ownership.shard
+        let owner = ownership.owner(of: deviceID)
+        let home = shard.shards.owner(of: deviceID)
+        let serving =
+            owner == home ? "kept by tracking shard \(owner)/\(shard.shards.count)" : "served by tracking shard \(owner)/\(shard.shards.count) while its shard \(home) is down"
         return .conflict(
             "wrong_shard",
             """
-            device '\(deviceID)' is kept by tracking shard \(owner)/\(shard.shards.count) (service \
-            \(BusContract.Service.trackingShard(owner))), not by this shard \(shard): ask the service \
-            '\(BusContract.Service.tracking)', or send the device's batches to the ingest endpoint of shard \(owner) \
+            device '\(deviceID)' is \(serving) (service \(BusContract.Service.trackingShard(owner))), not by this shard \(shard): \
+            ask the service '\(BusContract.Service.tracking)', or send the device's batches to the ingest endpoint of shard \(owner) \
             (entry \(owner), counted from 0, of the SDK's RIDE_TRACKING_INGEST list)
             """)
     }

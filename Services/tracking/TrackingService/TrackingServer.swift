@@ -29,14 +29,17 @@ public struct TrackingServer: Sendable {
             case .postgres(let url):
                 store = try await PostgresTrackingStore.open(url: url, logger: logger)
             }
-            // A shard keeps only its own devices (in PostgreSQL every shard's devices share one table).
+            // A shard starts with its own devices (in PostgreSQL every shard's devices share one table).
             let shard = self.settings.shard
             devices = try await store.loadDevices().filter { shard.owns($0.id) }
         } catch {
             let detail = (error as? PSQLError)?.summary ?? "\(error)"  // its description hides the server's message
             throw exitWithError("cannot open the database (\(settings.database)): \(detail)", program: host.program, code: ExitCodes.software)
         }
-        let state = TrackingState(devices: devices)
+        // Handing over, another shard may have served these devices while this one was down: each
+        // is read again before its next batch (`IngestPipeline.refreshIfNeeded`).
+        let state = TrackingState(devices: devices, stale: settings.handsOver)
+        let ownership = ShardOwnership(shard: settings.shard)
         let publisher = try await EventPublisher(endpoint: settings.pub, source: BusContract.Service.tracking, logger: logger)
         let writer = StoreWriter(store: store, publisher: publisher, logger: logger)
         let asksUsers = settings.verifiesDeviceOwners || settings.requiresDeviceCredentials
@@ -49,7 +52,7 @@ public struct TrackingServer: Sendable {
                 DeviceCredentialQueue(check: DeviceCredentialCheck(verifier: UsersDeviceCredentials(client: $0), recheckAfter: recheck, logger: logger))
             } : nil
         let pipeline = IngestPipeline(
-            state: state, writer: writer, rules: settings.rules, shard: settings.shard,
+            state: state, writer: writer, rules: settings.rules, ownership: ownership, store: settings.handsOver ? store : nil,
             publishableKeys: settings.publishableKeys, owners: owners, credentials: credentials, logger: logger)
         let ingest = IngestServer(pipeline: pipeline, logger: logger)
         do {
@@ -66,13 +69,13 @@ public struct TrackingServer: Sendable {
         let commandEvents = try await EventSubscriber<DeviceCommandEvent>(endpoint: settings.sub, prefixes: [Events.deviceCommand.topic], options: .platform, logger: logger)
         host.needsBus([commandEvents], at: settings.sub)
         let commands = DeviceCommandForwarder(
-            subscriber: commandEvents, ingest: ingest, state: state, writer: writer, shard: settings.shard, logger: logger)
+            subscriber: commandEvents, ingest: ingest, state: state, writer: writer, ownership: ownership, logger: logger)
         let suspensionEvents = try await EventSubscriber<UserSuspended>(endpoint: settings.sub, prefixes: [Events.userSuspended.topic], options: .platform, logger: logger)
         let lapseEvents = try await EventSubscriber<DriverApprovalLapsed>(
             endpoint: settings.sub, prefixes: [Events.userApprovalLapsed.topic], options: .platform, logger: logger)
         host.needsBus([suspensionEvents, lapseEvents], at: settings.sub)
         let suspensions = SuspensionListener(
-            subscriber: suspensionEvents, lapses: lapseEvents, credentials: credentials?.check, state: state, writer: writer, shard: settings.shard, logger: logger)
+            subscriber: suspensionEvents, lapses: lapseEvents, credentials: credentials?.check, state: state, writer: writer, ownership: ownership, logger: logger)
         let sweeper = InactivitySweeper(state: state, writer: writer, inactiveAfter: settings.inactiveAfter)
         TrackingMetrics(metrics: metrics, state: state, pipeline: pipeline, ingest: ingest, writer: writer, peers: peers).register()
         let settings = self.settings
@@ -98,7 +101,8 @@ public struct TrackingServer: Sendable {
             let counts = state.counts
             let stats = pipeline.statistics
             return host.health([
-                "shard": .string(settings.shard.description), "devices": .number(Double(counts.devices)), "active": .number(Double(counts.active)),
+                "shard": .string(settings.shard.description), "live_shards": .array(ownership.liveShards.sorted().map { .number(Double($0)) }),
+                "devices": .number(Double(counts.devices)), "active": .number(Double(counts.active)),
                 "indexed": .number(Double(counts.indexed)), "ingest": .array(settings.ingest.map(JSONValue.string)),
                 "accepted_locations": .number(Double(stats.acceptedLocations)), "rejected_locations": .number(Double(stats.rejectedLocations)),
                 "refused_batches": .number(Double(stats.refusedBatches)),
@@ -113,7 +117,7 @@ extension TrackingServer {
     /// reaches the other shards through the broker.
     static func workers(
         settings: TrackingSettings, pipeline: IngestPipeline, store: any TrackingStore, host: ServiceHost
-    ) async throws -> (workers: [ServiceWorker], peers: ShardPeers?) {
+    ) async throws -> (workers: [any Service], peers: ShardPeers?) {
         let instance = host.instance
         let worker = { (router: OpRouter) in host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency) }
         guard settings.shard.isSharded else {
@@ -121,9 +125,10 @@ extension TrackingServer {
         }
         var peerOptions = MDPClient.Options()
         peerOptions.attempts = 1
-        let peers = ShardPeers(shard: settings.shard, client: try await host.client(broker: settings.broker, options: peerOptions))
+        let peers = ShardPeers(ownership: pipeline.ownership, client: try await host.client(broker: settings.broker, options: peerOptions))
+        let liveness: [any Service] = settings.handsOver ? [ShardLiveness(peers: peers, state: pipeline.state, store: store, logger: host.logger)] : []
         let local = TrackingOps.localRouter(service: BusContract.Service.trackingShard(settings.shard.index), pipeline: pipeline, store: store, instance: instance)
-        return ([worker(local), worker(TrackingOps.publicRouter(local: local, state: pipeline.state, peers: peers, instance: instance))], peers)
+        return ([worker(local), worker(TrackingOps.publicRouter(local: local, state: pipeline.state, peers: peers, instance: instance))] + liveness, peers)
     }
 }
 
@@ -137,13 +142,13 @@ struct DeviceCommandForwarder: Service {
     let ingest: IngestServer
     let state: TrackingState
     let writer: StoreWriter
-    let shard: DeviceShard
+    let ownership: ShardOwnership
     let logger: Logger
 
     func run() async throws {
         await subscriber.eachEvent { received in
             let deviceID = String(received.topic.dropFirst(Events.deviceCommand.topic.count))
-            guard shard.owns(deviceID) else { return }
+            guard ownership.owns(deviceID) else { return }
             let command = received.event.data
             let kept = keep(command, for: deviceID)
             ingest.deliver(command, to: deviceID)

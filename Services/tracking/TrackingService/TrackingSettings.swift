@@ -32,7 +32,9 @@ public struct RideTrackingCommand: ServiceCommand {
             when the database cannot be opened.
 
             With --database-url (RIDE_DATABASE_URL) devices and history are kept in PostgreSQL \
-            instead (schema "tracking"), shared by every shard: each shard loads the devices it owns.
+            instead (schema "tracking"), shared by every shard: each shard loads the devices it owns, \
+            and while a shard does not answer the others (3 s) they serve its devices, read from the \
+            store, until it is back (docs/operations.md, Tracking shards).
             """,
         version: PlatformVersion.current
     )
@@ -191,6 +193,14 @@ public struct TrackingSettings: BusClientSettings {
         busClientEndpoints + [BusEndpointSetting("device ingest (--ingest, \(RideTrackingCommand.ingestEnvironment))", ingest)]
     }
 
+    /// Whether shards hand devices over while one is down: sharded on PostgreSQL, where every
+    /// shard reads what the others stored. On SQLite each shard's history is in its own file, which
+    /// no other shard can read, so a shard's devices wait for it (503 `shard_unavailable`).
+    public var handsOver: Bool {
+        guard shard.isSharded, case .postgres = database else { return false }
+        return true
+    }
+
     /// Unsharded, today's `tracking.sqlite`. Sharded, a file per shard and shard count, so a shard
     /// never opens another's history and a changed N starts afresh instead of mixing devices.
     static func sqlitePath(directory: String, shard: DeviceShard) -> String {
@@ -202,7 +212,7 @@ public struct TrackingSettings: BusClientSettings {
         """
         ride-tracking configuration OK
           bus                   pub \(pub), sub \(sub), broker \(broker)
-          shard                 \(shard)\(shard.isSharded ? " (MDP services tracking and tracking.shard.\(shard.index))" : " (unsharded)")
+          shard                 \(shard)\(shard.isSharded ? " (MDP services tracking and tracking.shard.\(shard.index))" : " (unsharded)")\(shard.isSharded ? (handsOver ? ", hands devices over while a shard is down" : ", no handover (SQLite: a file per shard)") : "")
           device ingest         \(ingest.joined(separator: ", "))
           database              \(database)
           publishable keys      \(publishableKeys.count)

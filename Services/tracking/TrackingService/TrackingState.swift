@@ -10,7 +10,30 @@ import Wire
 public final class TrackingState: Sendable {
     private let core: Mutex<TrackingCore>
 
-    public init(devices: [DeviceRecord]) { core = Mutex(TrackingCore(devices: devices)) }
+    public init(devices: [DeviceRecord], stale: Bool = false) { core = Mutex(TrackingCore(devices: devices, stale: stale)) }
+
+    public func needsRefresh(_ id: String, sharded: Bool) -> Bool { core.withLock { $0.needsRefresh(id, sharded: sharded) } }
+
+    public func refresh(_ id: String, stored: DeviceRecord?) { core.withLock { $0.refresh(id, stored: stored) } }
+
+    /// Adopts the devices of `stored` that `owns` says this process now serves and does not hold;
+    /// how many.
+    public func adopt(stored: [DeviceRecord], owns: (String) -> Bool) -> Int {
+        core.withLock { core in
+            let arriving = stored.filter { owns($0.id) && core.record($0.id) == nil }
+            core.adopt(arriving, stale: true)
+            return arriving.count
+        }
+    }
+
+    /// Releases the devices held that this process no longer serves (before the store is read).
+    public func release(unless owns: (String) -> Bool) -> Int {
+        core.withLock { core in
+            let leaving = core.heldIDs.filter { !owns($0) }
+            core.release(leaving)
+            return leaving.count
+        }
+    }
 
     public func apply(deviceID: String, intents: DeviceIntents?, locations: [DeviceLocation], now: Date) -> DeviceChange {
         core.withLock { $0.apply(deviceID: deviceID, intents: intents, locations: locations, now: now) }

@@ -28,6 +28,8 @@ public struct TrackingWrite: Sendable {
 public protocol TrackingStore: Sendable {
     /// Every device, to rebuild the in-memory state at start-up.
     func loadDevices() async throws -> [DeviceRecord]
+    /// These devices, those the store has (a shard reads a device another shard served).
+    func loadDevices(ids: [String]) async throws -> [DeviceRecord]
     /// Stores a group of writes in one transaction. History is idempotent: a location already
     /// stored (same device, same `recorded_at`) is not stored twice.
     func commit(_ writes: [TrackingWrite]) throws
@@ -114,29 +116,36 @@ public final class SQLiteTrackingStore: TrackingStore {
     public var requestLog: any RequestLog { SQLiteRequestLog(database: pool) }
 
     public func loadDevices() async throws -> [DeviceRecord] {
-        try await pool.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM devices")).map { row in
-                var record = DeviceRecord(id: row["id"])
-                record.name = row["name"]
-                record.metadata = (try? JSONCoding.decode([String: JSONValue].self, from: Array((row["metadata"] as String).utf8))) ?? [:]
-                record.available = row["available"]
-                record.tracking = row["tracking"]
-                record.intentsChangedAt = Self.date(row["intents_changed_at"])
-                record.activity = DeviceActivity(rawValue: row["activity"]) ?? .inactive
-                record.lastSeen = (row["last_seen"] as Int64?).map(Self.date)
-                record.sequence = UInt64(row["sequence"] as Int64)
-                record.platformTracking = row["platform_tracking"]
-                record.platformTrackingAt = (row["platform_tracking_at"] as Int64?).map(Self.date)
-                if let latitude: Double = row["latest_latitude"], let longitude: Double = row["latest_longitude"],
-                    let recordedAt: Int64 = row["latest_recorded_at"]
-                {
-                    record.latest = DeviceLocation(
-                        latitude: latitude, longitude: longitude, recordedAt: Self.date(recordedAt),
-                        accuracy: row["latest_accuracy"], speed: row["latest_speed"], bearing: row["latest_bearing"])
-                }
-                return record
-            }
+        try await pool.read { db in try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM devices")).map(Self.record) }
+    }
+
+    public func loadDevices(ids: [String]) async throws -> [DeviceRecord] {
+        let list = String(decoding: try JSONCoding.encode(ids), as: UTF8.self)
+        return try await pool.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM devices WHERE id IN (SELECT value FROM json_each(?))"), arguments: [list]).map(Self.record)
         }
+    }
+
+    private static func record(_ row: Row) -> DeviceRecord {
+        var record = DeviceRecord(id: row["id"])
+        record.name = row["name"]
+        record.metadata = (try? JSONCoding.decode([String: JSONValue].self, from: Array((row["metadata"] as String).utf8))) ?? [:]
+        record.available = row["available"]
+        record.tracking = row["tracking"]
+        record.intentsChangedAt = Self.date(row["intents_changed_at"])
+        record.activity = DeviceActivity(rawValue: row["activity"]) ?? .inactive
+        record.lastSeen = (row["last_seen"] as Int64?).map(Self.date)
+        record.sequence = UInt64(row["sequence"] as Int64)
+        record.platformTracking = row["platform_tracking"]
+        record.platformTrackingAt = (row["platform_tracking_at"] as Int64?).map(Self.date)
+        if let latitude: Double = row["latest_latitude"], let longitude: Double = row["latest_longitude"],
+            let recordedAt: Int64 = row["latest_recorded_at"]
+        {
+            record.latest = DeviceLocation(
+                latitude: latitude, longitude: longitude, recordedAt: Self.date(recordedAt),
+                accuracy: row["latest_accuracy"], speed: row["latest_speed"], bearing: row["latest_bearing"])
+        }
+        return record
     }
 
     /// Statements are bound through SQLite's C interface: a group commit runs thousands of inserts,
