@@ -99,7 +99,8 @@ test: test-deps lint
 ## test-hosts: the platform on four hosts made as Linux network namespaces, its bus secured with
 ## CURVE (root, iproute2, nftables and iptables; a clear skip where namespaces cannot be made), 200 rides
 ## through each fault — a host cut off and healed, a host's processes killed, delay and loss between
-## hosts (docs/operations.md#hosts). Apart from `make test`: it turns CURVE on for its whole test
+## hosts, the active bus killed, a zone lost with the database's primary and a tracking shard
+## (docs/operations.md#hosts). Apart from `make test`: it turns CURVE on for its whole test
 ## process. CI runs both.
 test-hosts: test-deps
 	@command -v ip >/dev/null 2>&1 && command -v tc >/dev/null 2>&1 && command -v nft >/dev/null 2>&1 && command -v iptables-legacy >/dev/null 2>&1 \

@@ -22,6 +22,8 @@ public struct DeviceStatistics: Sendable, Equatable {
     public var unsent = 0
     /// Times the device moved to another shard's ingest (its shard did not answer, or named another).
     public var shardSwitches: UInt64 = 0
+
+    public init() {}
 }
 
 /// One tracked device: what `HyperTrack`'s static interface drives, and what a simulator makes many

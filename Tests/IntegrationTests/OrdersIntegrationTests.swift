@@ -30,6 +30,8 @@ final class FixClock: Sendable {
         let bus: TestBus
         let users: TestService
         let tracking: TestTracking
+        /// Tracking's other shards (`trackingShards`), `tracking-1` on.
+        var trackingShards: [TestTracking] = []
         let trips: TestService
         let orders: TestService
         var riderID = ""
@@ -40,17 +42,27 @@ final class FixClock: Sendable {
 
         /// Ann (a rider) and two drivers, Dan and Eve, whose phones report as available near the pickup.
         /// - Parameter database: a PostgreSQL URL for the services to keep their state in (else SQLite files).
+        /// - Parameter trackingShards: tracking as this many shards, `tracking` (shard 0) and `tracking-K`.
         static func start(
-            _ bus: TestBus, database: PostgresURL? = nil, orders ordersArguments: [String] = [],
+            _ bus: TestBus, database: PostgresURL? = nil, orders ordersArguments: [String] = [], trackingShards: Int = 1,
             subscribeBefore: (() async throws -> Void)? = nil
         ) async throws -> Platform {
             let onPostgres = database.map { ["--database-url", $0.urlString] } ?? []
             let users = try await TestService.users(on: bus, arguments: onPostgres)
-            let tracking = try await TestTracking.start(on: bus, deviceCredentials: true, arguments: onPostgres)
+            let split = trackingShards > 1 ? DeviceShards(count: trackingShards) : nil
+            let tracking = try await TestTracking.start(
+                on: bus, shard: split.map { DeviceShard(index: 0, of: $0) }, deviceCredentials: true, arguments: onPostgres)
+            var shards: [TestTracking] = []
+            for index in 1..<max(1, trackingShards) {
+                shards.append(
+                    try await TestTracking.start(
+                        on: bus, name: "tracking-\(index)", shard: split.map { DeviceShard(index: index, of: $0) }, deviceCredentials: true, arguments: onPostgres))
+            }
             let trips = try await TestService.trips(on: bus, arguments: onPostgres)
             try await subscribeBefore?()
             var platform = Platform(
-                bus: bus, users: users, tracking: tracking, trips: trips, orders: try await TestService.orders(on: bus, arguments: onPostgres + ordersArguments))
+                bus: bus, users: users, tracking: tracking, trackingShards: shards, trips: trips,
+                orders: try await TestService.orders(on: bus, arguments: onPostgres + ordersArguments))
             platform.riderID = try await platform.register(#"{"role":"rider","name":"Ann","phone_number":"+380501234567","password":"secret123"}"#)
             for (name, phone, offset) in [("Dan", "+380671234567", 0.002), ("Eve", "+380671234568", 0.004)] {
                 let device = "\(name.lowercased())-phone"

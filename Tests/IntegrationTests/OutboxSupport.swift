@@ -70,7 +70,8 @@ extension OrdersIntegrationTests.Platform {
         let arguments =
             [
                 "simulate", "--drivers", "\(drivers)", "--riders", "\(riders)", "--duration", "\(duration)", "--grace", "\(grace)", "--speedup", "6",
-                "--box-km", "1", "--center", "50.4501,30.5234", "--ingest", tracking.ingest, "--publishable-key", TestTracking.publishableKey,
+                "--box-km", "1", "--center", "50.4501,30.5234", "--ingest", ([tracking] + trackingShards).map(\.ingest).joined(separator: ","), "--publishable-key",
+                TestTracking.publishableKey,
                 "--share-links", "",
             ] + bus.ridectlFlags
         let (executable, command) = bus.host(of: "simulator").command(Binaries.ridectl, arguments)

@@ -73,7 +73,7 @@ public final class TestPostgresServer: Sendable {
         if host != "127.0.0.1" {
             let rules = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(directory)/data/pg_hba.conf"))
             try rules.seekToEnd()
-            try rules.write(contentsOf: Data("host all all 0.0.0.0/0 trust\n".utf8))
+            try rules.write(contentsOf: Data("host all all 0.0.0.0/0 trust\nhost replication all 0.0.0.0/0 trust\n".utf8))
             try rules.close()
         }
         try await server.startServer()
@@ -96,12 +96,18 @@ public final class TestPostgresServer: Sendable {
     }
 
     /// A streaming standby of this server (`pg_basebackup -R`), started on a port of its own: it
-    /// follows every commit and takes no writes until `promote()`.
-    public func standby() async throws -> TestPostgresServer {
+    /// follows every commit and takes no writes until `promote()`. On another host (`host`,
+    /// `launcher`) it streams over TCP from this server's address, as across machines.
+    public func standby(host: String? = nil, launcher: [String]? = nil) async throws -> TestPostgresServer {
         let (directory, runAs) = try await Self.newDirectory()
-        let standby = TestPostgresServer(port: try FreePort.next(), directory: directory, host: host, launcher: launcher, bin: bin, runAs: runAs)
+        let host = host ?? self.host
+        // Not the primary's settings: promoted, a server told to wait for a synchronous standby it
+        // does not have would hold every commit (docs/operations.md, "A primary and its standby").
+        let standby = TestPostgresServer(port: try FreePort.next(), directory: directory, host: host, launcher: launcher ?? self.launcher, bin: bin, runAs: runAs)
+        // From another host, over TCP (the conninfo `-R` writes is the one used here); else the Unix socket.
+        let source = host == self.host ? self.directory : self.host
         try await standby.asServerUser(
-            "\(bin)/pg_basebackup", ["-h", self.directory, "-p", "\(port)", "-U", "ride", "-D", "\(directory)/data", "-R", "-X", "stream", "--no-sync"])
+            "\(bin)/pg_basebackup", ["-h", source, "-p", "\(port)", "-U", "ride", "-D", "\(directory)/data", "-R", "-X", "stream", "--no-sync"])
         try await standby.startServer()
         TestPostgresRegistry.started(standby)
         return standby
@@ -115,6 +121,12 @@ public final class TestPostgresServer: Sendable {
     /// `postgres://ride@HOST:PORT/NAME`.
     public func url(database: String = "postgres") -> PostgresURL {
         PostgresURL(host: host, port: port, username: "ride", database: database)
+    }
+
+    /// The first column of the first row `sql` answers in database `name` (asked on the Unix socket).
+    public func value(_ sql: String, database name: String) async throws -> String {
+        try await Self.run("/usr/bin/psql", ["-h", directory, "-p", "\(port)", "-U", "ride", "-d", name, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     public func newDatabase() async throws -> PostgresURL {

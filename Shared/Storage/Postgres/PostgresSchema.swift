@@ -79,7 +79,12 @@ public final class PostgresSchema: Sendable {
         var configuration = PostgresClient.Configuration(
             host: url.hosts[host].name, port: url.hosts[host].port, username: url.username, password: url.password, database: url.database,
             tls: Self.tls(url.tls))
-        configuration.options.additionalStartupParameters = [("search_path", schema), ("application_name", "ride-\(schema)")]
+        // A process lost mid-transaction with its host (no FIN or RST reaches the server) would hold
+        // its row locks until TCP gives up, hours later; the server ends such a session after 5 s
+        // idle in its transaction (ours last milliseconds), so whoever takes its work over can write.
+        configuration.options.additionalStartupParameters = [
+            ("search_path", schema), ("application_name", "ride-\(schema)"), ("idle_in_transaction_session_timeout", "5s"),
+        ]
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(5)
         return PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -95,6 +100,7 @@ public final class PostgresSchema: Sendable {
     private func startProbing(_ configurations: [PostgresConnection.Configuration]) {
         let task = Task { [url, logger] in
             var connection: PostgresConnection?
+            var silentSince: ContinuousClock.Instant?
             var probed = pool.withLock { $0.host }
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
@@ -104,14 +110,26 @@ public final class PostgresSchema: Sendable {
                     try? await connection?.close()
                     (connection, probed) = (nil, host)
                 }
-                var outcome = await Self.probe(connection, configuration: configurations[host], within: Self.probeDeadline, logger: logger)
+                // With standbys, a host silent for `failoverProbeDeadline` is looked past (a lost host —
+                // no reset, its packets dropped — would hold the move for the whole deadline); while no
+                // other takes writes, it counts as lost only once silent for `probeDeadline`, as alone.
+                let several = url.hosts.count > 1
+                var outcome = await Self.probe(
+                    connection, configuration: configurations[host], within: several ? Self.failoverProbeDeadline : Self.probeDeadline, logger: logger)
                 connection = outcome.connection
                 if outcome.answered, !outcome.writable, url.targetSessionAttrs == .readWrite {
                     outcome = (false, false, connection, "\(url.hosts[host].name):\(url.hosts[host].port) takes no writes (a standby)")
                 }
-                if !outcome.answered, url.hosts.count > 1, let other = await writableHost(configurations, excluding: host) {
+                if !outcome.answered, several, let other = await writableHost(configurations, excluding: host) {
                     use(host: other, because: outcome.failure ?? "")
                     outcome.answered = true
+                }
+                if several, !outcome.answered, outcome.failure?.hasPrefix(Self.noAnswer) == true {
+                    let since = silentSince ?? .now
+                    silentSince = since
+                    if .now - since < Self.probeDeadline { outcome.answered = true }  // slow, not lost yet
+                } else {
+                    silentSince = nil
                 }
                 if reachable.exchange(outcome.answered, ordering: .relaxed) != outcome.answered {
                     if outcome.answered {
@@ -130,6 +148,9 @@ public final class PostgresSchema: Sendable {
 
     /// How long a probe may go unanswered before the server counts as unreachable.
     static let probeDeadline = Duration.seconds(10)
+    /// With standbys listed, how long before the others are asked whether one takes writes now.
+    static let failoverProbeDeadline = Duration.seconds(2)
+    static let noAnswer = "no answer within"
 
     /// One probe: `SELECT pg_is_in_recovery()` on `connection`, connecting first when there is none.
     /// Returns whether it was answered, whether the server takes writes (not a standby), and the
@@ -167,7 +188,7 @@ public final class PostgresSchema: Sendable {
                 try? await Task.sleep(for: limit)
                 if decided.claim() {
                     try? await connection?.close()
-                    continuation.resume(returning: (false, false, nil, "no answer within \(limit)"))
+                    continuation.resume(returning: (false, false, nil, "\(noAnswer) \(limit)"))
                 }
             }
         }

@@ -14,8 +14,8 @@ extension HostsIntegrationTests {
     /// the kill, says how long. The host is then healed, its bus started again, and every worker
     /// registered with it again before the next kill, which therefore alternates between the two.
     @Test func theActiveBusHostKilledTenTimesLosesNoRide() async throws {
-        try await ridesSurvive("the active bus's host cut off and its bus killed, ten times", seconds: 150, buses: ["bus", "bus-2"]) { hosts, platform, _, _ in
-            let bus = platform.bus
+        try await ridesSurvive("the active bus's host cut off and its bus killed, ten times", seconds: 150, layout: Layout(buses: ["bus", "bus-2"])) { run in
+            let (hosts, bus) = (run.hosts, run.platform.bus)
             let client = try await bus.client(timeout: .seconds(5), attempts: 3)
             guard let failover = client.failover else { throw TestFailure("no failover client for the bus address \(bus.broker)") }
             func healthURL(_ instance: String) -> String { "http://\(bus.host(of: instance).address):\(bus.httpPort)/health" }

@@ -37,60 +37,96 @@ struct HostsIntegrationTests {
         return keys
     }
 
+    /// What runs where beyond the four hosts: the bus's instances (each on a host of its name;
+    /// `bus-2` is a fifth), PostgreSQL with a synchronous standby (`db` and `db-2` instead of
+    /// PostgreSQL on `core`), tracking as shards (`tracking-K` on `edge-K+1`, on PostgreSQL).
+    struct Layout {
+        var buses = ["bus"]
+        var standby = false
+        var trackingShards = 1
+
+        var extraHosts: [String] {
+            buses.filter { !HostsIntegrationTests.hostNames.contains($0) } + (standby ? ["db", "db-2"] : [])
+                + (1..<trackingShards).map { "edge-\($0 + 1)" }
+        }
+    }
+
+    /// What a fault is given: the hosts, the platform on them, and its PostgreSQL servers.
+    struct Run {
+        let hosts: NetworkHosts
+        let platform: OrdersIntegrationTests.Platform
+        let notifications: TestService
+        let postgres: TestPostgresServer
+        /// The primary's synchronous standby (`Layout.standby`).
+        let standby: TestPostgresServer?
+    }
+
     /// Where each process runs; each instance of the bus on the host of its name.
-    static func placement(_ hosts: NetworkHosts, buses: [String]) -> [String: TestHost] {
+    static func placement(_ hosts: NetworkHosts, layout: Layout) -> [String: TestHost] {
         var placement = [
             "users": hosts["core"], "orders": hosts["core"], "trips": hosts["core"], "tracking": hosts["edge"],
             "notifications": hosts["edge"], "simulator": hosts["apps"],
         ]
-        for instance in buses { placement[instance] = hosts[instance] }
+        for instance in layout.buses { placement[instance] = hosts[instance] }
+        for shard in 1..<layout.trackingShards { placement["tracking-\(shard)"] = hosts["edge-\(shard + 1)"] }
         return placement
     }
 
     /// Starts the platform on the hosts, runs a 200-ride simulation for `seconds`, calls `breaking`
-    /// once rides are under way, and checks and prints what the rides left behind. `buses`: the
-    /// bus's instances, each on a host of its own (`bus-2` is a fifth host).
-    func ridesSurvive(
-        _ what: String, seconds: Int = 40, buses: [String] = ["bus"],
-        _ breaking: @escaping (NetworkHosts, OrdersIntegrationTests.Platform, TestService, TestPostgresServer) async throws -> Void
-    ) async throws {
+    /// once rides are under way, and checks and prints what the rides left behind.
+    func ridesSurvive(_ what: String, seconds: Int = 40, layout: Layout = Layout(), _ breaking: @escaping (Run) async throws -> Void) async throws {
         let keys = try await Self.secure()
-        try await withNetworkHosts(Self.hostNames + buses.filter { !Self.hostNames.contains($0) }) { hosts in
-            let core = hosts["core"]
+        try await withNetworkHosts(Self.hostNames + layout.extraHosts) { hosts in
+            let home = hosts[layout.standby ? "db" : "core"]
             // Stopped before the hosts go (a process left in a namespace keeps it alive).
-            let postgres = try await TestPostgresServer.start(host: core.address, launcher: core.launcher)
+            let synchronous = layout.standby ? ["synchronous_commit=on", "synchronous_standby_names=*"] : []
+            let postgres = try await TestPostgresServer.start(host: home.address, launcher: home.launcher, settings: synchronous)
+            var standby: TestPostgresServer?
             do {
-                try await ridesSurvive(what, seconds: seconds, buses: buses, keys: keys, hosts: hosts, postgres: postgres, breaking)
+                if layout.standby { standby = try await postgres.standby(host: hosts["db-2"].address, launcher: hosts["db-2"].launcher) }
+                try await ridesSurvive(what, seconds: seconds, layout: layout, keys: keys, hosts: hosts, postgres: postgres, standby: standby, breaking)
             } catch {
+                try? await standby?.stop(immediate: true)
                 try? await postgres.stop(immediate: true)
                 throw error
             }
+            try await standby?.stop()
             try await postgres.stop()
         }
     }
 
     private func ridesSurvive(
-        _ what: String, seconds: Int, buses: [String], keys: String, hosts: NetworkHosts, postgres: TestPostgresServer,
-        _ breaking: @escaping (NetworkHosts, OrdersIntegrationTests.Platform, TestService, TestPostgresServer) async throws -> Void
+        _ what: String, seconds: Int, layout: Layout, keys: String, hosts: NetworkHosts, postgres: TestPostgresServer, standby: TestPostgresServer?,
+        _ breaking: @escaping (Run) async throws -> Void
     ) async throws {
-        let database = try await postgres.newDatabase()
+        var database = try await postgres.newDatabase()
+        if let standby {
+            database.hosts.append(.init(standby.host, port: standby.port))
+            database.targetSessionAttrs = .readWrite
+        }
         try await withTestBus(
-            "hosts", environment: [CurveOptions.directoryEnvironment: keys], placement: Self.placement(hosts, buses: buses), instances: buses
+            "hosts", environment: [CurveOptions.directoryEnvironment: keys], placement: Self.placement(hosts, layout: layout), instances: layout.buses
         ) { bus in
-            let platform = try await OrdersIntegrationTests.Platform.start(bus, database: database)
+            let platform = try await OrdersIntegrationTests.Platform.start(bus, database: database, trackingShards: layout.trackingShards)
             let notifications = try await TestService.start(
                 on: bus, service: "notifications", executable: "ride-notifications", arguments: ["--database-url", database.urlString])
             let simulation = platform.simulate(drivers: FailureLoad.rides, riders: FailureLoad.rides, duration: seconds, timeout: .seconds(420))
             try await platform.waitUntilRidesAreUnderWay()
-            try await breaking(hosts, platform, notifications, postgres)
+            try await breaking(Run(hosts: hosts, platform: platform, notifications: notifications, postgres: postgres, standby: standby))
             let result = try await simulation.value
             #expect(result.status == 0, "no ride stuck: \(result.stdout)\n\(result.stderr.suffix(3000))")
             let report = SimulationReport(text: result.stdout)
             let tally = try await RideTally.read(platform, report: report)
+            // Every driver's fix the SDK saw acknowledged is stored (asked where writes go now).
+            let writable = try await standby?.value("SELECT NOT pg_is_in_recovery()", database: database.database) == "t" ? standby! : postgres
+            let stored = Int(try await writable.value("SELECT count(*) FROM tracking.locations", database: database.database)) ?? -1
+            let acknowledged = report.count("driver fixes acknowledged (stored)") ?? -1
+            #expect(acknowledged > 0 && stored >= acknowledged, "every acknowledged fix stored: \(stored) stored, \(acknowledged) acknowledged")
             print(
                 """
                 hosts test — \(what); CURVE on; hosts: \(hosts.hosts.map(\.description).joined(separator: ", "))
                 \(tally.lines)
+                  driver fixes: \(acknowledged) acknowledged, \(stored) stored
                   reactions: \(report.lines(containing: "reaction ").joined(separator: "; "))
                   progress: \(SimulationReport(text: result.stderr).lines(containing: "rides/s").joined(separator: "; "))
                 """)
@@ -99,12 +135,9 @@ struct HostsIntegrationTests {
         }
     }
 
-    @Test func ridesRunAcrossFourHosts() async throws {
-        try await ridesSurvive("no fault") { _, _, _, _ in }
-    }
-
     @Test func aHostCutOffForTenSecondsAndHealedLosesNoRide() async throws {
-        try await ridesSurvive("edge (tracking, notifications) cut off the network for 10 s, then healed") { hosts, _, _, _ in
+        try await ridesSurvive("edge (tracking, notifications) cut off the network for 10 s, then healed") { run in
+            let hosts = run.hosts
             try await hosts.cut(hosts["edge"])
             try await Task.sleep(for: .seconds(10))
             try await hosts.heal(hosts["edge"])
@@ -112,7 +145,8 @@ struct HostsIntegrationTests {
     }
 
     @Test func everyProcessOfAHostKilledAndStartedAgainLosesNoRide() async throws {
-        try await ridesSurvive("every process of core (PostgreSQL, users, orders, trips) killed, started again 3 s later") { _, platform, _, postgres in
+        try await ridesSurvive("every process of core (PostgreSQL, users, orders, trips) killed, started again 3 s later") { run in
+            let (platform, postgres) = (run.platform, run.postgres)
             for service in [platform.users, platform.orders, platform.trips] { platform.bus.supervisor.signal(service.name, SIGKILL) }
             try await postgres.stop(immediate: true)  // SIGQUIT: no shutdown checkpoint, crash recovery at the start
             try await Task.sleep(for: .seconds(3))
@@ -122,8 +156,8 @@ struct HostsIntegrationTests {
     }
 
     @Test func delayAndLossBetweenHostsLoseNoRide() async throws {
-        try await ridesSurvive("delay and loss between hosts") { hosts, _, _, _ in
-            print("hosts test — shaping: \(try await hosts.shape(delay: .milliseconds(20), lossPercent: 1))")
+        try await ridesSurvive("delay and loss between hosts") { run in
+            print("hosts test — shaping: \(try await run.hosts.shape(delay: .milliseconds(20), lossPercent: 1))")
         }
     }
 }

@@ -271,6 +271,10 @@ enum SimulationRunner {
         table.add("chat messages sent", "\(extras.messages)", "reported")
         table.add("ratings given", "\(extras.ratings)", "reported")
         table.add("wrong turns (trips re-routed)", "\(extras.wrongTurns)", "reported")
+        let fixes = await simulation.fixes
+        table.add("driver fixes acknowledged (stored)", "\(fixes.acknowledged)", "reported")
+        table.add("driver fixes waiting or dropped", "\(fixes.unsent) waiting, \(fixes.dropped) dropped", "reported")
+        table.add("phones moved to another tracking shard", "\(fixes.shardSwitches)", "reported")
         table.add("stops in traffic (trips late)", "\(extras.trafficStops)", "reported")
         // Only rides finished before the report counts: one in flight may finish while it asks.
         let finished = finishedIDs.count

@@ -440,4 +440,16 @@ actor Simulation {
     var riderIDs: [String] { Array(riders.keys) }
     /// Each driver's name, by id.
     var driverNames: [String: String] { drivers.mapValues { $0.device.name } }
+
+    /// The drivers' phones' fixes so far: acknowledged (stored by tracking), dropped over the SDK's
+    /// limit, waiting, and how often a phone moved to another tracking shard.
+    var fixes: DeviceStatistics {
+        drivers.values.reduce(into: DeviceStatistics()) { total, driver in
+            let stats = driver.device.statistics
+            total.acknowledged += stats.acknowledged
+            total.dropped += stats.dropped
+            total.unsent += stats.unsent
+            total.shardSwitches += stats.shardSwitches
+        }
+    }
 }
