@@ -279,6 +279,42 @@ import Wire
         }
     }
 
+    /// Adding a shard: of two planned shards one runs and serves every device; the second, started
+    /// later, takes its own devices over (their stored state and history with them) without the
+    /// first being restarted.
+    @Test func onPostgreSQLAShardStartedLaterTakesItsDevicesFromTheRunningOne() async throws {
+        let database = try await TestPostgresServer.newDatabase()
+        try await withTestBus("shards-added") { bus in
+            let arguments = ["--concurrency", "2", "--database-url", database.urlString]
+            let first = try await TestTracking.start(on: bus, name: "tracking-0", shard: DeviceShard(index: 0, of: Self.shards), arguments: arguments)
+            let (mine, its) = (Self.ids("a", shard: 0, count: 1)[0], Self.ids("a", shard: 1, count: 1)[0])
+            // Shard 1 has never answered: after 3 s shard 0 serves its devices too.
+            try await eventually("shard 0 counts shard 1 down") { try await first.health()["details"]?["live_shards"] == [0] }
+            for (index, id) in [mine, its].enumerated() {
+                let ack = try await first.call("ingest", Self.batch(id, id: 1, at: Self.center.destination(bearing: 0, distance: Double(index + 1) * 100)), as: IngestAck.self)
+                #expect(ack.accepted == 1)
+            }
+            #expect(try await first.health()["details"]?["devices"] == 2)
+
+            let second = try await TestTracking.start(on: bus, name: "tracking-1", shard: DeviceShard(index: 1, of: Self.shards), arguments: arguments)
+            try await eventually("shard 1 serves its device, shard 0 its own") {
+                let (own, given) = (try await second.health(), try await first.health())
+                return own["details"]?["devices"] == 1 && given["details"]?["devices"] == 1
+            }
+            let client = try await bus.client(timeout: .seconds(3))
+            let served = try await client.call(BusContract.Service.trackingShard(1), "device", DeviceParams(deviceID: its), as: DeviceInfo.self)
+            #expect(served.location != nil, "with the position shard 0 stored")
+            let history = try await client.call(BusContract.Service.tracking, "locations", LocationsParams(deviceID: its), as: LocationHistory.self)
+            #expect(history.locations.count == 1)
+            let refused = try await client.callRaw(BusContract.Service.trackingShard(0), "device", json: Array(#"{"device_id":"\#(its)"}"#.utf8))
+            #expect(refused.serviceError?.code == "wrong_shard", "shard 0 gave it back: \(refused)")
+            #expect(
+                try await client.call(BusContract.Service.tracking, "nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 1000), as: NearbyResult.self).devices.count
+                    == 2)
+            await client.close()
+        }
+    }
+
     /// `count` ids `prefix-n` that hash to `shard` of 2.
     static func ids(_ prefix: String, shard: Int, count: Int) -> [String] {
         Array((0...).lazy.map { "\(prefix)-\($0)" }.filter { shards.owner(of: $0) == shard }.prefix(count))
