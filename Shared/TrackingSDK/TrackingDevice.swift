@@ -272,6 +272,11 @@ struct DeviceState {
         var frames: [Frame]
         var sentAt: Date
         var attempts: Int
+        /// Its shard answered it (a refusal the batch waits out, `store_unavailable` say): no
+        /// reason to look for another shard when the backoff ends.
+        var answered = false
+        /// Sent again at once to the shard a `wrong_shard` named: not an attempt of the backoff.
+        var redirected = false
     }
 
     struct Observable: Sendable {
@@ -385,14 +390,15 @@ struct DeviceState {
         if var inFlight {
             guard now >= retryAt(inFlight, configuration: configuration) else { return nil }
             // (`sentAt` is distant past when the batch is sent again at once, not for want of an answer.)
-            if shardRanking.count > 1 && inFlight.sentAt != .distantPast {
+            if shardRanking.count > 1 && inFlight.sentAt != .distantPast && !inFlight.answered {
                 // No answer from this shard: it may be down, and the next of the ranking serve the
                 // device (a shard that does not answers `wrong_shard`, naming the one that does).
                 // The backoff goes on growing: with the whole platform away, the device waits as unsharded.
                 shardPosition = (shardPosition + 1) % shardRanking.count
                 stats.shardSwitches += 1
             }
-            inFlight.attempts += 1
+            if !inFlight.redirected { inFlight.attempts += 1 }
+            (inFlight.answered, inFlight.redirected) = (false, false)
             inFlight.sentAt = now
             self.inFlight = inFlight
             stats.resends += 1
@@ -483,6 +489,7 @@ struct DeviceState {
         let error = refusal?.error
         let code = error?.code ?? "unknown"
         let serving = refusal?.shard.flatMap(shardRanking.firstIndex(of:))
+        inFlight?.answered = true
         logger.warning("the platform refused a batch", metadata: ["code": "\(code)", "message": "\(error?.message ?? "")"])
         switch code {
         case "wrong_shard" where serving != nil:
@@ -490,7 +497,7 @@ struct DeviceState {
             shardPosition = serving ?? shardPosition
             stats.shardSwitches += 1
             if var inFlight {
-                inFlight.sentAt = .distantPast
+                (inFlight.sentAt, inFlight.redirected, inFlight.answered) = (.distantPast, true, false)
                 self.inFlight = inFlight
             }
         case "invalid_publishable_key":

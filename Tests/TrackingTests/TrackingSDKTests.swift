@@ -391,6 +391,26 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         #expect(state.shard == ranking[2])
     }
 
+    @Test func aBatchItsShardAnsweredWaitsThereAndARedirectIsNoAttempt() throws {
+        var config = configuration()
+        config.endpoints = ["tcp://a:1", "tcp://b:2", "tcp://c:3"]
+        var state = DeviceState(name: "d", now: start)
+        state.shardRanking = try config.shardRanking(for: "d")
+        state.setTracking(true, at: start)
+        state.sample(now: start, provider: FixedLocation(GeoPoint(latitude: 47.8, longitude: 35.1)), configuration: config)
+        _ = state.outbound(now: start, configuration: config, deviceID: "d")
+        // Busy, not gone: the batch is sent to the same shard when the backoff ends.
+        state.refused(Array(#"{"error":{"code":"store_unavailable","message":"busy"},"batch_id":1}"#.utf8), now: start.addingTimeInterval(0.1), logger: logger)
+        _ = state.outbound(now: start.addingTimeInterval(3), configuration: config, deviceID: "d")
+        #expect(state.shard == state.shardRanking[0] && state.stats.shardSwitches == 0)
+        #expect(state.inFlight?.attempts == 2)
+        // A redirect sends it at once, and the backoff does not grow for it.
+        let refusal = #"{"error":{"code":"wrong_shard","message":"elsewhere"},"batch_id":1,"shard":\#(state.shardRanking[1])}"#
+        state.refused(Array(refusal.utf8), now: start.addingTimeInterval(3.1), logger: logger)
+        _ = state.outbound(now: start.addingTimeInterval(3.2), configuration: config, deviceID: "d")
+        #expect(state.shard == state.shardRanking[1] && state.inFlight?.attempts == 2)
+    }
+
     @Test func anUnshardedDeviceStaysOnItsOneEndpoint() throws {
         let config = configuration()
         var state = DeviceState(name: "d", now: start)

@@ -174,7 +174,7 @@ public final class IngestPipeline: Sendable {
     public func refreshIfNeeded(_ deviceID: String) async throws(ServiceError) {
         guard let store, needsRefresh(deviceID) else { return }
         do {
-            state.refresh(deviceID, stored: try await store.loadDevices(ids: [deviceID]).first)
+            state.refresh(deviceID, stored: try await store.loadDevices(ids: [deviceID]).first, owns: ownership.owns)
         } catch {
             throw ServiceError(
                 status: Status.unavailable, code: "store_unavailable", message: "device \(deviceID) could not be read from the store (\(error)); try again")
@@ -183,7 +183,10 @@ public final class IngestPipeline: Sendable {
 
     private func applyNow(deviceID: String, batch: IngestBatch, now: Date, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void) {
         let checked = rules.check(batch, now: now)
-        let change = state.apply(deviceID: deviceID, intents: batch.device, locations: checked.locations, now: now)
+        guard let change = state.apply(deviceID: deviceID, intents: batch.device, locations: checked.locations, now: now, owns: ownership.owns) else {
+            refuse(TrackingOps.wrongShard(deviceID, ownership: ownership), completion, loggedAs: deviceID)
+            return
+        }
         let rejectedLocations = checked.rejected.filter { $0.kind == "location" }.count
         counts.withLock { counts in
             counts.batches += 1

@@ -191,7 +191,7 @@ public final class PostgresTrackingStore: TrackingStore {
                                 \(devices.latitudes)::float8[], \(devices.longitudes)::float8[], \(devices.recordedAt)::bigint[],
                                 \(devices.accuracies)::float8[], \(devices.speeds)::float8[], \(devices.bearings)::float8[])
                          AS batch(id, activity, last_seen, sequence, latitude, longitude, recorded_at, accuracy, speed, bearing)
-                    WHERE devices.id = batch.id
+                    WHERE devices.id = batch.id AND devices.sequence <= batch.sequence
                     """, logger: logger)
             }
             for write in writes {

@@ -14,7 +14,13 @@ public final class TrackingState: Sendable {
 
     public func needsRefresh(_ id: String, sharded: Bool) -> Bool { core.withLock { $0.needsRefresh(id, sharded: sharded) } }
 
-    public func refresh(_ id: String, stored: DeviceRecord?) { core.withLock { $0.refresh(id, stored: stored) } }
+    /// `owns`: asked under the lock, so a device released meanwhile (a handover) is not taken back.
+    public func refresh(_ id: String, stored: DeviceRecord?, owns: (String) -> Bool = { _ in true }) {
+        core.withLock { core in
+            guard owns(id) else { return }
+            core.refresh(id, stored: stored)
+        }
+    }
 
     /// Adopts the devices of `stored` that `owns` says this process now serves and does not hold;
     /// how many.
@@ -37,6 +43,15 @@ public final class TrackingState: Sendable {
 
     public func apply(deviceID: String, intents: DeviceIntents?, locations: [DeviceLocation], now: Date) -> DeviceChange {
         core.withLock { $0.apply(deviceID: deviceID, intents: intents, locations: locations, now: now) }
+    }
+
+    /// As `apply`, for a device this process serves when the lock is taken; nil when it does not
+    /// (released by a handover while its batch was checked).
+    public func apply(deviceID: String, intents: DeviceIntents?, locations: [DeviceLocation], now: Date, owns: (String) -> Bool) -> DeviceChange? {
+        core.withLock { core in
+            guard owns(deviceID) else { return nil }
+            return core.apply(deviceID: deviceID, intents: intents, locations: locations, now: now)
+        }
     }
 
     public func setAvailability(deviceID: String, available: Bool, now: Date) -> DeviceChange? {

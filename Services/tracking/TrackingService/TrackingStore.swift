@@ -328,5 +328,6 @@ enum DeviceUpsertSQL {
             last_seen = excluded.last_seen, sequence = excluded.sequence, latest_latitude = excluded.latest_latitude,
             latest_longitude = excluded.latest_longitude, latest_recorded_at = excluded.latest_recorded_at,
             latest_accuracy = excluded.latest_accuracy, latest_speed = excluded.latest_speed, latest_bearing = excluded.latest_bearing
+        WHERE devices.sequence <= excluded.sequence
         """
 }

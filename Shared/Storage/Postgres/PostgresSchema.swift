@@ -100,7 +100,8 @@ public final class PostgresSchema: Sendable {
     private func startProbing(_ configurations: [PostgresConnection.Configuration]) {
         let task = Task { [url, logger] in
             var connection: PostgresConnection?
-            var silentSince: ContinuousClock.Instant?
+            // When the host in use last answered; nil once it refused (silence after that is no slowness).
+            var lastAnswered: ContinuousClock.Instant? = .now
             var probed = pool.withLock { $0.host }
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
@@ -124,12 +125,12 @@ public final class PostgresSchema: Sendable {
                     use(host: other, because: outcome.failure ?? "")
                     outcome.answered = true
                 }
-                if several, !outcome.answered, outcome.failure?.hasPrefix(Self.noAnswer) == true {
-                    let since = silentSince ?? .now
-                    silentSince = since
-                    if .now - since < Self.probeDeadline { outcome.answered = true }  // slow, not lost yet
-                } else {
-                    silentSince = nil
+                if outcome.answered {
+                    lastAnswered = .now
+                } else if outcome.failure?.hasPrefix(Self.noAnswer) != true {
+                    lastAnswered = nil
+                } else if several, let lastAnswered, .now - lastAnswered < Self.probeDeadline {
+                    outcome.answered = true  // slow, not lost yet
                 }
                 if reachable.exchange(outcome.answered, ordering: .relaxed) != outcome.answered {
                     if outcome.answered {

@@ -271,6 +271,8 @@ enum SimulationRunner {
         table.add("chat messages sent", "\(extras.messages)", "reported")
         table.add("ratings given", "\(extras.ratings)", "reported")
         table.add("wrong turns (trips re-routed)", "\(extras.wrongTurns)", "reported")
+        // After a whole run the phones first send what they hold, so that every fix is counted.
+        if !interrupted { await simulation.flushFixes(timeout: .seconds(20)) }
         let fixes = await simulation.fixes
         table.add("driver fixes acknowledged (stored)", "\(fixes.acknowledged)", "reported")
         table.add("driver fixes waiting or dropped", "\(fixes.unsent) waiting, \(fixes.dropped) dropped", "reported")

@@ -156,6 +156,19 @@ actor Simulation {
 
     func stopBooking() { booking = false }
 
+    /// Takes every driver off duty and waits, at most `timeout`, until their phones have nothing
+    /// unsent: what the report then counts as acknowledged is all they sent.
+    func flushFixes(timeout: Duration) async {
+        for driver in drivers.values {
+            driver.device.isAvailable = false
+            driver.device.stopTracking()
+        }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline, drivers.values.contains(where: { $0.device.statistics.unsent > 0 }) {
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
     func shutDown() async {
         for driver in drivers.values { await driver.device.close() }
     }
