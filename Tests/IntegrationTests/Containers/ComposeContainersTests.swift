@@ -30,7 +30,9 @@ struct ComposeContainersTests {
         guard FileManager.default.fileExists(atPath: serverKey) else { throw TestFailure("no \(serverKey): `make compose-secrets` first (make test-containers does)") }
         _ = try? await project.compose(["down", "-v", "--remove-orphans"], timeout: .seconds(120))
         let companion = try project.runCompanion()
-        defer { companion.terminate() }
+        // SIGKILL: after `terminate()` (SIGTERM) a companion was found still running once CI had
+        // ended — a signal ignored when a shell starts stays ignored, whatever the script says.
+        defer { kill(companion.processIdentifier, SIGKILL) }
         var figures: [(String, String)] = []
         do {
             // Up, as a user types it (the image is built already: --no-build).
