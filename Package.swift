@@ -345,7 +345,7 @@ let package = Package(
         .testTarget(
             name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", "TestProcess", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/UsersTests"),
-        .testTarget(name: "FuzzTests", dependencies: ["Wire", "ProtocolFuzzing", "Bus", "RideModels"], path: "Fuzz/Tests"),
+        .testTarget(name: "FuzzTests", dependencies: ["Wire", "ProtocolFuzzing", "Bus", "RideContract", "RideModels"], path: "Fuzz/Tests"),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

@@ -1,4 +1,5 @@
 import Bus
+import RideContract
 import RideModels
 import Wire
 

@@ -1,4 +1,5 @@
 import Foundation
+import RideContract
 import RideModels
 import Testing
 import Wire

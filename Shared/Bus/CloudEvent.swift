@@ -122,7 +122,11 @@ extension CloudEvent: Decodable where Payload: Decodable {
         }
         guard container.contains(.data) else { throw EnvelopeError(field: "data", reason: "required attribute is missing") }
         do {
-            data = try container.decode(Payload.self, forKey: .data)
+            if let dispatched = Payload.self as? any EventTypeDispatched.Type {
+                data = try Self.payload(dispatched.init(type: type, from: container.superDecoder(forKey: .data)))
+            } else {
+                data = try container.decode(Payload.self, forKey: .data)
+            }
         } catch let error as DecodingError {
             let detail = JSONCoding.describe(error)
             throw EnvelopeError(field: "data", reason: detail.hasPrefix("data") ? detail : "does not fit the event type: \(detail)")
@@ -137,6 +141,7 @@ extension CloudEvent: JSONReadable where Payload: JSONReadable {
         var (id, source, type, time, sequence, data): (String?, String?, String?, Date?, UInt64?, Payload?) = (nil, nil, nil, nil, nil, nil)
         var (traceparent, tracestate): (String?, String?) = (nil, nil)
         var seen = MemberSet()
+        var pendingData: JSONFastReader?
         func nonEmpty(_ reader: inout JSONFastReader) -> String? { reader.string().flatMap { $0.isEmpty ? nil : $0 } }
         let read = reader.object { reader, key in
             guard seen.first(key) else { return false }
@@ -167,15 +172,45 @@ extension CloudEvent: JSONReadable where Payload: JSONReadable {
                 tracestate = reader.string()
                 return tracestate != nil
             case "data":
-                data = Payload.read(from: &reader)
+                guard let dispatched = Payload.self as? any EventTypeDispatched.Type else {
+                    data = Payload.read(from: &reader)
+                    return data != nil
+                }
+                // The type decides how data is read: data before type (sorted keys) is read once the type is known.
+                guard let type else {
+                    pendingData = reader
+                    return reader.skipValue()
+                }
+                data = dispatched.read(type: type, from: &reader) as? Payload
                 return data != nil
             default: return reader.skipValue()
             }
+        }
+        if read, data == nil, var pending = pendingData, let type, let dispatched = Payload.self as? any EventTypeDispatched.Type {
+            data = dispatched.read(type: type, from: &pending) as? Payload
         }
         guard read, seen.contains("specversion"), let id, let source, let type, let time, let sequence, let data else { return nil }
         return CloudEvent(
             id: id, source: source, type: type, time: time, sequence: sequence, data: data,
             trace: TraceHeaders(traceparent: traceparent, tracestate: tracestate))
+    }
+}
+
+extension CloudEvent {
+    /// `value` as the payload type it was made as (an `EventTypeDispatched` payload is `Payload` itself).
+    static func payload(_ value: Any) throws -> Payload {
+        guard let payload = value as? Payload else {
+            throw DecodingError.typeMismatch(Payload.self, .init(codingPath: [CloudEventKeys.data], debugDescription: "not a \(Payload.self)"))
+        }
+        return payload
+    }
+}
+
+extension CloudEvent where Payload: Encodable {
+    /// The same event with its data decoded anew as `Other` (by the event's type when `Other` is
+    /// `EventTypeDispatched`): the whole event written and read back.
+    public func retyped<Other: Decodable>(as: Other.Type) throws -> CloudEvent<Other> {
+        try JSONCoding.decode(CloudEvent<Other>.self, from: JSONCoding.encode(self))
     }
 }
 

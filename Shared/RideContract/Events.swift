@@ -6,69 +6,69 @@ import RideModels
 /// so a jump in the source's sequence is a lost event, not one it did not ask for.
 public enum Events {
     public static let orderStatus = EventKind<OrderStatusChanged>(
-        type: "order.status", topic: "order.status.", key: "the new status", source: BusContract.Service.orders,
+        type: "order.status", key: "the new status", source: BusContract.Service.orders,
         "an order changed status; the order as it is now and the status before")
     public static let orderMessage = EventKind<ChatMessageSent>(
-        type: "order.message", topic: "order.message.", key: "order id", source: BusContract.Service.orders, "a chat message between rider and driver")
+        type: "order.message", key: "order id", source: BusContract.Service.orders, "a chat message between rider and driver")
     public static let orderOffered = EventKind<OrderOffered>(
-        type: "order.offered", topic: "order.offered", source: BusContract.Service.orders, "an order was offered to drivers")
+        type: "order.offered", source: BusContract.Service.orders, "an order was offered to drivers")
     public static let orderOfferWithdrawn = EventKind<OfferWithdrawn>(
-        type: "order.offer_withdrawn", topic: "order.offer_withdrawn", source: BusContract.Service.orders,
+        type: "order.offer_withdrawn", source: BusContract.Service.orders,
         "an offer was withdrawn from a driver who accepted another ride or went offline")
     public static let orderRated = EventKind<OrderRated>(
-        type: "order.rated", topic: "order.rated", source: BusContract.Service.orders, "a rider or driver rated the other")
+        type: "order.rated", source: BusContract.Service.orders, "a rider or driver rated the other")
     public static let orderDriverCancelled = EventKind<DriverCancelled>(
-        type: "order.driver_cancelled", topic: "order.driver_cancelled", source: BusContract.Service.orders,
+        type: "order.driver_cancelled", source: BusContract.Service.orders,
         "the driver cancelled before the ride; the order went back to dispatch")
     public static let orderPaid = EventKind<OrderPaid>(
-        type: "order.paid", topic: "order.paid", source: BusContract.Service.orders, "a completed ride's fare was charged")
+        type: "order.paid", source: BusContract.Service.orders, "a completed ride's fare was charged")
     public static let orderPaymentFailed = EventKind<PaymentFailed>(
-        type: "order.payment_failed", topic: "order.payment_failed", source: BusContract.Service.orders,
+        type: "order.payment_failed", source: BusContract.Service.orders,
         "an order's charge (a ride's fare, a cancellation's fee) failed; its rider is asked to fix their card")
     public static let orderRefunded = EventKind<OrderRefunded>(
-        type: "order.refunded", topic: "order.refunded", source: BusContract.Service.orders, "an operator refunded an order's charge (a ride's fare or a cancellation's fee)")
+        type: "order.refunded", source: BusContract.Service.orders, "an operator refunded an order's charge (a ride's fare or a cancellation's fee)")
     public static let orderDestinationChanged = EventKind<DestinationChanged>(
-        type: "order.destination_changed", topic: "order.destination_changed", source: BusContract.Service.orders,
+        type: "order.destination_changed", source: BusContract.Service.orders,
         "the rider changed the drop-off; the order now, the drop-off before and the new fare quote")
     public static let orderReportAnswered = EventKind<ReportAnswered>(
-        type: "order.report_answered", topic: "order.report_answered", source: BusContract.Service.orders, "an operator answered a rider's or driver's ride report")
+        type: "order.report_answered", source: BusContract.Service.orders, "an operator answered a rider's or driver's ride report")
 
     public static let tripCreated = EventKind<TripEvent>(
-        type: "trip.created", topic: "trip.created", source: BusContract.Service.trips, "a trip started tracking a device to a destination")
+        type: "trip.created", source: BusContract.Service.trips, "a trip started tracking a device to a destination")
     public static let tripDestinationArrival = EventKind<TripEvent>(
-        type: "trip.destination_arrival", topic: "trip.destination_arrival", source: BusContract.Service.trips, "the device reached the trip's destination")
+        type: "trip.destination_arrival", source: BusContract.Service.trips, "the device reached the trip's destination")
     public static let tripETA = EventKind<TripEvent>(
-        type: "trip.eta", topic: "trip.eta", source: BusContract.Service.trips, "a new estimate of the arrival")
+        type: "trip.eta", source: BusContract.Service.trips, "a new estimate of the arrival")
     public static let tripRerouted = EventKind<TripEvent>(
-        type: "trip.rerouted", topic: "trip.rerouted", source: BusContract.Service.trips,
+        type: "trip.rerouted", source: BusContract.Service.trips,
         "the device left the trip's route and a new route was planned from where it is (with the new estimate)")
     public static let tripDelayed = EventKind<TripEvent>(
-        type: "trip.delayed", topic: "trip.delayed", source: BusContract.Service.trips,
+        type: "trip.delayed", source: BusContract.Service.trips,
         "the estimate slipped past the first one by more than the delay threshold (once per slip; estimate.delay in seconds)")
     public static let tripDestinationChanged = EventKind<TripEvent>(
-        type: "trip.destination_changed", topic: "trip.destination_changed", source: BusContract.Service.trips,
+        type: "trip.destination_changed", source: BusContract.Service.trips,
         "the trip's destination changed (data.destination), with the estimate to it")
     public static let tripCompleted = EventKind<TripEvent>(
-        type: "trip.completed", topic: "trip.completed", source: BusContract.Service.trips, "a trip ended, with its summary")
+        type: "trip.completed", source: BusContract.Service.trips, "a trip ended, with its summary")
 
     public static let deviceLocation = EventKind<DeviceLocationEvent>(
-        type: "device.location", topic: "device.location.", key: "device id", source: BusContract.Service.tracking, "a device's new location")
+        type: "device.location", key: "device id", source: BusContract.Service.tracking, "a device's new location")
     public static let deviceStatus = EventKind<DeviceStatusEvent>(
-        type: "device.status", topic: "device.status.", key: "device id", source: BusContract.Service.tracking, "a device went on or off duty, or stopped reporting")
+        type: "device.status", key: "device id", source: BusContract.Service.tracking, "a device went on or off duty, or stopped reporting")
     public static let deviceCommand = EventKind<DeviceCommandEvent>(
-        type: "device.command", topic: "device.command.", key: "device id", source: BusContract.Service.notifications,
+        type: "device.command", key: "device id", source: BusContract.Service.notifications,
         "a silent command to a driver's phone (start or stop tracking)")
 
     public static let userRegistered = EventKind<UserRegistered>(
-        type: "user.registered", topic: "user.registered", source: BusContract.Service.users, "a rider or driver registered")
+        type: "user.registered", source: BusContract.Service.users, "a rider or driver registered")
     public static let userSuspended = EventKind<UserSuspended>(
-        type: "user.suspended", topic: "user.suspended", source: BusContract.Service.users,
+        type: "user.suspended", source: BusContract.Service.users,
         "an operator suspended an account: gateways drop its tokens and sockets, tracking its device's credential and availability")
     public static let userApprovalLapsed = EventKind<DriverApprovalLapsed>(
-        type: "user.approval_lapsed", topic: "user.approval_lapsed", source: BusContract.Service.users,
+        type: "user.approval_lapsed", source: BusContract.Service.users,
         "a driver's approval ended (a document expired, or an operator withdrew it): tracking takes their device off duty")
     public static let notification = EventKind<UserNotification>(
-        type: "notification", topic: "notification.", key: "user id", source: BusContract.Service.notifications, "a message for one user (the apps' live feed)")
+        type: "notification", key: "user id", source: BusContract.Service.notifications, "a message for one user (the apps' live feed)")
 
     /// Topic roots: subscribe to one to get everything a source publishes under it.
     public static let orderRoot = "order."

@@ -191,7 +191,7 @@ public struct EventReactor<Payload: Decodable & Sendable>: Service {
     /// Handles an event as its publisher's log has it.
     func dispatchLogged(_ event: CloudEvent<JSONValue>, epoch: Int, into group: inout DiscardingTaskGroup, progress: ReactorProgress) {
         do {
-            let typed = try (event as? CloudEvent<Payload>) ?? event.withData(JSONCoding.decode(Payload.self, from: JSONCoding.encode(event.data)))
+            let typed = try (event as? CloudEvent<Payload>) ?? event.retyped(as: Payload.self)
             dispatch(typed, epoch: epoch, into: &group, progress: progress)
         } catch {
             logger.error("\(name): event data does not decode; skipped", metadata: ["source": "\(event.source)", "sequence": "\(event.sequence)", "error": "\(error)"])

@@ -13,9 +13,10 @@ public struct EventKind<Payload: Sendable>: Sendable {
     /// One line for the docs' topic table.
     public let summary: String
 
-    public init(type: String, topic: String, key: String? = nil, source: String, _ summary: String) {
+    /// The topic is the type, or the type and a dot when a key follows (`order.status.` + status).
+    public init(type: String, key: String? = nil, source: String, _ summary: String) {
         self.type = type
-        self.topic = topic
+        self.topic = key == nil ? type : type + "."
         self.key = key
         self.source = source
         self.summary = summary

@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import RideContract
 import RideModels
 
 /// The latency of each reaction of the orders service as an outside subscriber sees it: a status
