@@ -35,9 +35,4 @@ public struct TripEstimate: Sendable, Equatable, Codable {
         self.duration = duration
         self.arriveAt = arriveAt
     }
-
-    enum CodingKeys: String, CodingKey {
-        case distance, duration
-        case arriveAt = "arrive_at"
-    }
 }

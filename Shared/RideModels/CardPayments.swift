@@ -25,13 +25,6 @@ public struct PaymentSheet: Codable, Sendable, Equatable {
         self.ephemeralKey = ephemeralKey
         self.expiresAt = expiresAt
     }
-
-    enum CodingKeys: String, CodingKey {
-        case provider
-        case customerID = "customer_id"
-        case ephemeralKey = "ephemeral_key"
-        case expiresAt = "expires_at"
-    }
 }
 
 /// A rider's saved card, as the provider describes it (never the number).
@@ -49,12 +42,6 @@ public struct SavedCard: Codable, Sendable, Equatable {
         self.last4 = last4
         self.expMonth = expMonth
         self.expYear = expYear
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, brand, last4
-        case expMonth = "exp_month"
-        case expYear = "exp_year"
     }
 }
 
@@ -82,12 +69,6 @@ public struct CardSetupParams: Codable, Sendable, Equatable {
         self.successURL = successURL
         self.cancelURL = cancelURL
     }
-
-    enum CodingKeys: String, CodingKey {
-        case caller
-        case successURL = "success_url"
-        case cancelURL = "cancel_url"
-    }
 }
 
 /// `orders.card_setup`' reply: the provider's own page where the rider types a card (a Stripe
@@ -102,11 +83,6 @@ public struct CardSetup: Codable, Sendable, Equatable {
         self.provider = provider
         self.url = url
         self.expiresAt = expiresAt
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case provider, url
-        case expiresAt = "expires_at"
     }
 }
 
@@ -125,12 +101,6 @@ public struct PayoutOnboarding: Codable, Sendable, Equatable {
         self.accountID = accountID
         self.url = url
         self.payoutsEnabled = payoutsEnabled
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case provider, url
-        case accountID = "account_id"
-        case payoutsEnabled = "payouts_enabled"
     }
 }
 
@@ -160,10 +130,5 @@ public struct ProviderWebhookReceipt: Codable, Sendable, Equatable {
         self.eventID = eventID
         self.type = type
         self.duplicate = duplicate
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case type, duplicate
-        case eventID = "event_id"
     }
 }

@@ -25,15 +25,6 @@ public struct ChatMessage: Codable, Sendable, Equatable {
         self.text = text
         self.sentAt = sentAt
     }
-
-    enum CodingKeys: String, CodingKey {
-        case id, number, text
-        case orderID = "order_id"
-        case senderID = "sender_id"
-        case senderRole = "sender_role"
-        case recipientID = "recipient_id"
-        case sentAt = "sent_at"
-    }
 }
 
 /// `order.message.<order_id>` data.
@@ -88,10 +79,5 @@ public struct ChatMessages: Codable, Sendable, Equatable {
         self.orderID = orderID
         self.open = open
         self.messages = messages
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case open, messages
-        case orderID = "order_id"
     }
 }

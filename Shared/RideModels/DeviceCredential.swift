@@ -16,12 +16,6 @@ public struct DeviceCredential: Codable, Sendable, Equatable {
         self.userID = userID
         self.credential = credential
     }
-
-    enum CodingKeys: String, CodingKey {
-        case credential
-        case deviceID = "device_id"
-        case userID = "user_id"
-    }
 }
 
 /// `users.verify_device_credential`: does `credential` let a connection stream as `device_id`?
@@ -35,11 +29,6 @@ public struct VerifyDeviceCredentialParams: Codable, Sendable, Equatable {
     public init(deviceID: String, credential: String) {
         self.deviceID = deviceID
         self.credential = credential
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case credential
-        case deviceID = "device_id"
     }
 }
 
@@ -75,13 +64,6 @@ public struct DeviceCredentialVerdict: Codable, Sendable, Equatable {
         self.userID = userID
         self.refusal = refusal
         self.approvalProblem = approvalProblem
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case refusal
-        case deviceID = "device_id"
-        case userID = "user_id"
-        case approvalProblem = "approval_problem"
     }
 }
 

@@ -20,8 +20,6 @@ public struct GeoJSONPoint: Codable, Sendable, Hashable {
         /// `[longitude, latitude]`, within ±180 and ±90.
         @WireField(minItems: 2, maxItems: 2)
         public var coordinates: [Double]
-
-        enum CodingKeys: String, CodingKey { case type, coordinates }
     }
 
     public init(from decoder: any Decoder) throws {

@@ -31,11 +31,6 @@ public struct IdentityLoginParams: Codable, Sendable, Equatable {
         self.deviceID = deviceID
         self.car = car
     }
-
-    enum CodingKeys: String, CodingKey {
-        case provider, subject, role, name, car
-        case deviceID = "device_id"
-    }
 }
 
 /// `users.link_identity`: a verified identity added to the logged-in user's account.
@@ -58,13 +53,6 @@ public struct LinkIdentityParams: Codable, Sendable, Equatable {
         self.currentPassword = currentPassword
         self.sessionID = sessionID
     }
-
-    enum CodingKeys: String, CodingKey {
-        case provider, subject
-        case userID = "user_id"
-        case currentPassword = "current_password"
-        case sessionID = "session_id"
-    }
 }
 
 /// An identity of a provider that logs a user in.
@@ -80,12 +68,6 @@ public struct LinkedIdentity: Codable, Sendable, Equatable {
         self.subject = subject
         self.userID = userID
         self.createdAt = createdAt
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case provider, subject
-        case userID = "user_id"
-        case createdAt = "created_at"
     }
 }
 
@@ -116,13 +98,5 @@ public struct IdentityTokenBody: Codable, Sendable, Equatable {
         self.nonce = nonce
         self.role = role
         self.name = name
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case nonce, role, name, car
-        case idToken = "id_token"
-        case accessToken = "access_token"
-        case currentPassword = "current_password"
-        case deviceID = "device_id"
     }
 }

@@ -34,12 +34,6 @@ public struct NearbyCarsParams: Codable, Sendable, Equatable {
         self.dropoffLatitude = dropoffLatitude
         self.dropoffLongitude = dropoffLongitude
     }
-
-    enum CodingKeys: String, CodingKey {
-        case caller, latitude, longitude, radius
-        case dropoffLatitude = "dropoff_latitude"
-        case dropoffLongitude = "dropoff_longitude"
-    }
 }
 
 /// A car as a rider sees it before booking: where it is and which way it faces, nothing about

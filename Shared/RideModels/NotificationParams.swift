@@ -14,11 +14,6 @@ public struct InboxParams: Codable, Sendable, Equatable {
         self.userID = userID
         self.limit = limit
     }
-
-    enum CodingKeys: String, CodingKey {
-        case limit
-        case userID = "user_id"
-    }
 }
 
 /// Which push service a phone's token belongs to: Apple's (APNs, an iPhone app's device token, hex)
@@ -40,11 +35,6 @@ public struct PushTokenParams: Codable, Sendable, Equatable {
         self.userID = userID
         self.token = token
         self.platform = platform
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case token, platform
-        case userID = "user_id"
     }
 }
 
@@ -76,11 +66,6 @@ public struct RotateSecretParams: Codable, Sendable, Equatable {
     @WireField(minimum: 0, maximum: 2_592_000)
     public var keepPreviousS: Int?
 
-    enum CodingKeys: String, CodingKey {
-        case id, secret
-        case keepPreviousS = "keep_previous_s"
-    }
-
     public init(id: String, secret: String? = nil, keepPreviousS: Int? = nil) {
         (self.id, self.secret, self.keepPreviousS) = (id, secret, keepPreviousS)
     }
@@ -91,8 +76,6 @@ public struct RotateSecretParams: Codable, Sendable, Equatable {
 public struct DeliveryParams: Codable, Sendable, Equatable {
     public var deliveryID: Int64
     public init(deliveryID: Int64) { self.deliveryID = deliveryID }
-
-    enum CodingKeys: String, CodingKey { case deliveryID = "delivery_id" }
 }
 
 /// `notifications.dead_letters`.

@@ -15,13 +15,6 @@ public struct UserNotification: Codable, Sendable, Equatable {
     public var orderID: String?
     public var createdAt: Date
 
-    enum CodingKeys: String, CodingKey {
-        case id, kind, title, body
-        case userID = "user_id"
-        case orderID = "order_id"
-        case createdAt = "created_at"
-    }
-
     public init(id: String, userID: String, kind: String, title: String, body: String, orderID: String? = nil, createdAt: Date) {
         (self.id, self.userID, self.kind, self.title, self.body, self.orderID, self.createdAt) = (id, userID, kind, title, body, orderID, createdAt)
     }
@@ -37,12 +30,6 @@ public struct Webhook: Codable, Sendable, Equatable {
     public var createdAt: Date
     /// Until when deliveries are also signed with the secret before the last rotation; nil when they are not.
     public var previousSecretExpiresAt: Date?
-
-    enum CodingKeys: String, CodingKey {
-        case id, url, secret
-        case createdAt = "created_at"
-        case previousSecretExpiresAt = "previous_secret_expires_at"
-    }
 
     public init(id: String, url: String, secret: String, createdAt: Date, previousSecretExpiresAt: Date? = nil) {
         (self.id, self.url, self.secret, self.createdAt, self.previousSecretExpiresAt) = (id, url, secret, createdAt, previousSecretExpiresAt)

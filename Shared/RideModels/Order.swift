@@ -159,35 +159,6 @@ public struct Order: Codable, Sendable, Equatable {
         self.version = version
         self.cancelReason = cancelReason
     }
-
-    enum CodingKeys: String, CodingKey {
-        case id, status, rider, pickup, dropoff, driver, version
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
-        case tripID = "trip_id"
-        case offeredTo = "offered_to"
-        case declinedBy = "declined_by"
-        case offerHistory = "offer_history"
-        case dispatchRound = "dispatch_round"
-        case offeredAt = "offered_at"
-        case cancelReason = "cancel_reason"
-        case cancelledBy = "cancelled_by"
-        case cancelledAt = "cancelled_at"
-        case redispatches
-        case searchingSince = "searching_since"
-        case summary, fare, surge
-        case ratingByRider = "rating_by_rider"
-        case ratingByDriver = "rating_by_driver"
-        case shareID = "share_id"
-        case chatReopenedAt = "chat_reopened_at"
-        case payment
-        case paymentError = "payment_error"
-        case paymentRetries = "payment_retries"
-        case cancellationFee = "cancellation_fee"
-        case reachedPickupAt = "reached_pickup_at"
-        case arrivalsReported = "arrivals_reported"
-        case fareQuote = "fare_quote"
-    }
 }
 
 /// An amount charged other than a ride's fare (a cancellation fee), in minor units.
@@ -198,11 +169,6 @@ public struct Fee: Codable, Sendable, Equatable {
 
     public init(currency: String, amountCents: Int) {
         (self.currency, self.amountCents) = (currency, amountCents)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case currency
-        case amountCents = "amount_cents"
     }
 }
 
@@ -252,11 +218,6 @@ public struct OrderStatusChanged: Codable, Sendable, Equatable {
         self.order = order
         self.previousStatus = previousStatus
     }
-
-    enum CodingKeys: String, CodingKey {
-        case order
-        case previousStatus = "previous_status"
-    }
 }
 
 /// `orders.create`. Each place is given as a `Place` or as the id of one of the rider's saved
@@ -275,12 +236,6 @@ public struct CreateOrderParams: Codable, Sendable, Equatable {
         self.dropoff = dropoff
         self.pickupPlaceID = pickupPlaceID
         self.dropoffPlaceID = dropoffPlaceID
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case caller, pickup, dropoff
-        case pickupPlaceID = "pickup_place_id"
-        case dropoffPlaceID = "dropoff_place_id"
     }
 }
 
@@ -350,8 +305,6 @@ public struct StatsParams: Codable, Sendable, Equatable {
     public var openLimit: Int?
 
     public init(openLimit: Int? = nil) { self.openLimit = openLimit }
-
-    enum CodingKeys: String, CodingKey { case openLimit = "open_limit" }
 }
 
 /// `orders.stats`' reply: orders per status (all time), and the newest open orders.
@@ -380,14 +333,6 @@ public struct OrderStats: Codable, Sendable, Equatable {
             updatedAt = order.updatedAt
             tripID = order.tripID
         }
-
-        enum CodingKeys: String, CodingKey {
-            case id, status, pickup, dropoff
-            case tripID = "trip_id"
-            case driverName = "driver_name"
-            case driverPhotoURL = "driver_photo_url"
-            case updatedAt = "updated_at"
-        }
     }
 
     /// The stores' filter for orders that ended for want of a driver: the stored document as
@@ -406,13 +351,6 @@ public struct OrderStats: Codable, Sendable, Equatable {
         self.open = open
         self.noDriverFound = noDriverFound
         self.paymentsFailed = paymentsFailed
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case open
-        case byStatus = "by_status"
-        case noDriverFound = "no_driver_found"
-        case paymentsFailed = "payments_failed"
     }
 }
 
@@ -435,14 +373,6 @@ public struct DriverCancelled: Codable, Sendable, Equatable {
         self.redispatch = redispatch
         self.cancelledAt = cancelledAt
     }
-
-    enum CodingKeys: String, CodingKey {
-        case redispatch
-        case orderID = "order_id"
-        case driverID = "driver_id"
-        case deviceID = "device_id"
-        case cancelledAt = "cancelled_at"
-    }
 }
 
 // MARK: A new drop-off (kept in this file: a new file in RideModels made Swift 6.3's clean build lose
@@ -463,11 +393,6 @@ public struct ChangeDestinationParams: Codable, Sendable, Equatable {
         self.dropoff = dropoff
         self.dropoffPlaceID = dropoffPlaceID
     }
-
-    enum CodingKeys: String, CodingKey {
-        case caller, id, dropoff
-        case dropoffPlaceID = "dropoff_place_id"
-    }
 }
 
 /// `order.destination_changed`: the order with its new drop-off, the one before, and the fare
@@ -483,12 +408,6 @@ public struct DestinationChanged: Codable, Sendable, Equatable {
         self.previousDropoff = previousDropoff
         self.fareQuote = fareQuote
     }
-
-    enum CodingKeys: String, CodingKey {
-        case order
-        case previousDropoff = "previous_dropoff"
-        case fareQuote = "fare_quote"
-    }
 }
 
 /// `trips.change_destination`: an active trip's new destination (the radius stays when absent).
@@ -500,10 +419,5 @@ public struct ChangeTripDestinationParams: Codable, Sendable, Equatable {
     public init(tripID: String, destination: CreateTripParams.Destination) {
         self.tripID = tripID
         self.destination = destination
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case destination
-        case tripID = "trip_id"
     }
 }

@@ -43,21 +43,6 @@ public struct Payment: Codable, Sendable, Equatable {
         self.capturedAt = capturedAt
     }
 
-    enum CodingKeys: String, CodingKey {
-        case id, provider, currency
-        case orderID = "order_id"
-        case riderID = "rider_id"
-        case driverID = "driver_id"
-        case providerReference = "provider_reference"
-        case amountCents = "amount_cents"
-        case driverEarningsCents = "driver_earnings_cents"
-        case commissionCents = "commission_cents"
-        case capturedAt = "captured_at"
-        case kind
-        case refundedAt = "refunded_at"
-        case refundReference = "refund_reference"
-    }
-
     /// `kind` of a cancellation's fee.
     public static let cancellationFee = "cancellation_fee"
 }
@@ -99,14 +84,6 @@ public struct PaymentFailed: Codable, Sendable, Equatable {
     public init(orderID: String, riderID: String, currency: String, amountCents: Int, reason: String, attempt: Int, retriesLeft: Int) {
         (self.orderID, self.riderID, self.currency, self.amountCents) = (orderID, riderID, currency, amountCents)
         (self.reason, self.attempt, self.retriesLeft) = (reason, attempt, retriesLeft)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case currency, reason, attempt
-        case orderID = "order_id"
-        case riderID = "rider_id"
-        case amountCents = "amount_cents"
-        case retriesLeft = "retries_left"
     }
 }
 
@@ -193,11 +170,6 @@ public struct RideHistory: Codable, Sendable, Equatable {
         self.rides = rides
         self.nextBefore = nextBefore
     }
-
-    enum CodingKeys: String, CodingKey {
-        case rides
-        case nextBefore = "next_before"
-    }
 }
 
 /// `orders.earnings`: a driver's earnings per day (UTC) over the last `days` days (7 when absent).
@@ -230,12 +202,6 @@ public struct DriverEarnings: Codable, Sendable, Equatable {
             self.faresCents = faresCents
             self.earningsCents = earningsCents
         }
-
-        enum CodingKeys: String, CodingKey {
-            case day, rides
-            case faresCents = "fares_cents"
-            case earningsCents = "earnings_cents"
-        }
     }
 
     public var driverID: String
@@ -249,12 +215,6 @@ public struct DriverEarnings: Codable, Sendable, Equatable {
         self.currency = currency
         self.days = days
         self.totalCents = totalCents
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case currency, days
-        case driverID = "driver_id"
-        case totalCents = "total_cents"
     }
 }
 
@@ -272,11 +232,6 @@ public struct OrderOffered: Codable, Sendable, Equatable {
         self.drivers = drivers
         self.pickup = pickup
         self.round = round
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case drivers, pickup, round
-        case orderID = "order_id"
     }
 }
 
@@ -304,11 +259,5 @@ public struct OfferWithdrawn: Codable, Sendable, Equatable {
         self.driverID = driverID
         self.reason = reason
         self.version = version
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case reason, version
-        case orderID = "order_id"
-        case driverID = "driver_id"
     }
 }

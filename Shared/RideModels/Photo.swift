@@ -23,11 +23,6 @@ public struct PhotoUpload: Codable, Sendable, Equatable {
         self.kind = kind
         self.data = data
     }
-
-    enum CodingKeys: String, CodingKey {
-        case kind, data
-        case userID = "user_id"
-    }
 }
 
 /// `users.photo`: a stored photo by its SHA-256.
@@ -55,11 +50,6 @@ public struct Photo: Codable, Sendable, Equatable {
         self.width = width
         self.height = height
         self.data = data
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case sha256, width, height, data
-        case contentType = "content_type"
     }
 }
 

@@ -13,11 +13,6 @@ public struct RatingGiven: Codable, Sendable, Equatable {
         self.comment = comment
         self.createdAt = createdAt
     }
-
-    enum CodingKeys: String, CodingKey {
-        case stars, comment
-        case createdAt = "created_at"
-    }
 }
 
 /// A user's standing: the average of the stars they received and how many ratings.
@@ -65,13 +60,5 @@ public struct OrderRated: Codable, Sendable, Equatable {
         self.raterRole = raterRole
         self.rateeID = rateeID
         self.rating = rating
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case rating
-        case orderID = "order_id"
-        case raterID = "rater_id"
-        case raterRole = "rater_role"
-        case rateeID = "ratee_id"
     }
 }

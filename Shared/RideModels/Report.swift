@@ -43,16 +43,6 @@ public struct RideReport: Codable, Sendable, Equatable {
         self.status = status
         self.createdAt = createdAt
     }
-
-    enum CodingKeys: String, CodingKey {
-        case id, category, text, status, answer
-        case orderID = "order_id"
-        case reporterID = "reporter_id"
-        case reporterRole = "reporter_role"
-        case photoURL = "photo_url"
-        case answeredAt = "answered_at"
-        case createdAt = "created_at"
-    }
 }
 
 /// `orders.report`: the rider or driver of order `id` reports a problem with it.
@@ -73,11 +63,6 @@ public struct ReportParams: Codable, Sendable, Equatable {
         self.text = text
         self.photoURL = photoURL
     }
-
-    enum CodingKeys: String, CodingKey {
-        case caller, id, category, text
-        case photoURL = "photo_url"
-    }
 }
 
 /// `orders.reports`: the operator's list, newest first.
@@ -93,11 +78,6 @@ public struct ReportsQuery: Codable, Sendable, Equatable {
         self.status = status
         self.limit = limit
         self.userID = userID
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case status, limit
-        case userID = "user_id"
     }
 }
 

@@ -12,11 +12,6 @@ public struct RideShare: Codable, Sendable, Equatable {
         self.orderID = orderID
         self.shareID = shareID
     }
-
-    enum CodingKeys: String, CodingKey {
-        case orderID = "order_id"
-        case shareID = "share_id"
-    }
 }
 
 /// Which trip of a ride is being driven: to the pickup, then to the drop-off.
@@ -51,11 +46,6 @@ public struct SharedSummary: Codable, Sendable, Equatable {
         duration = summary.duration
         completedAt = summary.completedAt
     }
-
-    enum CodingKeys: String, CodingKey {
-        case locations, distance, duration
-        case completedAt = "completed_at"
-    }
 }
 
 /// `orders.get_by_share`: what a ride's share link may show a friend of the rider — where the
@@ -87,13 +77,6 @@ public struct SharedRide: Codable, Sendable, Equatable {
         fare = order.fare
         updatedAt = order.updatedAt
         expiresAt = ShareRules.endOfRide(order).map { $0 + lifetimeAfterRide }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case status, pickup, dropoff, driver, leg, summary, fare
-        case tripID = "trip_id"
-        case updatedAt = "updated_at"
-        case expiresAt = "expires_at"
     }
 }
 

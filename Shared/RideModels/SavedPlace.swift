@@ -23,12 +23,6 @@ public struct SavedPlace: Codable, Sendable, Equatable {
         self.place = place
         self.createdAt = createdAt
     }
-
-    enum CodingKeys: String, CodingKey {
-        case id, label, name, place
-        case userID = "user_id"
-        case createdAt = "created_at"
-    }
 }
 
 /// `users.save_place`.
@@ -47,11 +41,6 @@ public struct SavePlaceParams: Codable, Sendable, Equatable {
         self.name = name
         self.place = place
     }
-
-    enum CodingKeys: String, CodingKey {
-        case label, name, place
-        case userID = "user_id"
-    }
 }
 
 /// `users.places` (a user's places) and `users.delete_place` (with `id`).
@@ -63,11 +52,6 @@ public struct PlacesParams: Codable, Sendable, Equatable {
     public init(userID: String, id: String? = nil) {
         self.userID = userID
         self.id = id
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id
-        case userID = "user_id"
     }
 }
 

@@ -8,10 +8,6 @@ public struct RefreshParams: Codable, Sendable, Equatable {
     public var refreshToken: String
 
     public init(refreshToken: String) { self.refreshToken = refreshToken }
-
-    enum CodingKeys: String, CodingKey {
-        case refreshToken = "refresh_token"
-    }
 }
 
 /// The reply of `users.logout`: the session its token named, now revoked.
@@ -23,10 +19,5 @@ public struct SessionEnded: Codable, Sendable, Equatable {
     public init(sessionID: String, userID: String) {
         self.sessionID = sessionID
         self.userID = userID
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case sessionID = "session_id"
-        case userID = "user_id"
     }
 }

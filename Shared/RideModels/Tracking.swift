@@ -33,11 +33,6 @@ public struct DeviceLocation: Codable, Sendable, Equatable {
     }
 
     public var point: GeoPoint { GeoPoint(latitude: latitude, longitude: longitude) }
-
-    enum CodingKeys: String, CodingKey {
-        case latitude, longitude, accuracy, speed, bearing, altitude, mocked
-        case recordedAt = "recorded_at"
-    }
 }
 
 /// A geotag: metadata pinned to where the device was.
@@ -68,11 +63,6 @@ public struct DeviceIntents: Codable, Sendable, Equatable {
         self.tracking = tracking
         self.available = available
         self.changedAt = changedAt
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case name, metadata, tracking, available
-        case changedAt = "changed_at"
     }
 }
 
@@ -113,14 +103,6 @@ public struct IngestBatch: Codable, Sendable, Equatable {
         self.locations = locations
         self.geotags = geotags
         self.sync = sync
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case device, locations, geotags, sync
-        case publishableKey = "publishable_key"
-        case deviceCredential = "device_credential"
-        case deviceID = "device_id"
-        case batchID = "batch_id"
     }
 }
 
@@ -169,13 +151,6 @@ public struct IngestAck: Codable, Sendable, Equatable {
         self.platformTracking = platformTracking
         self.platformTrackingAt = platformTrackingAt
     }
-
-    enum CodingKeys: String, CodingKey {
-        case accepted, rejected, device
-        case batchID = "batch_id"
-        case platformTracking = "platform_tracking"
-        case platformTrackingAt = "platform_tracking_at"
-    }
 }
 
 /// Silent-push commands to a driver's SDK (`device.command.<device_id>`).
@@ -197,11 +172,6 @@ public struct DeviceCommandEvent: Codable, Sendable, Equatable {
     public init(command: DeviceCommand, issuedAt: Date? = nil) {
         self.command = command
         self.issuedAt = issuedAt
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case command
-        case issuedAt = "issued_at"
     }
 }
 
@@ -232,12 +202,6 @@ public struct DeviceLocationEvent: Codable, Sendable, Equatable {
         self.bearing = location.bearing
         self.recordedAt = location.recordedAt
     }
-
-    enum CodingKeys: String, CodingKey {
-        case location, speed, accuracy, bearing
-        case deviceID = "device_id"
-        case recordedAt = "recorded_at"
-    }
 }
 
 @WireModel
@@ -258,11 +222,6 @@ public struct DeviceStatusEvent: Codable, Sendable, Equatable {
         self.value = value
         self.available = available
         self.reason = reason
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case value, available, reason
-        case deviceID = "device_id"
     }
 }
 
@@ -299,12 +258,6 @@ public struct NearbyQuery: Codable, Sendable, Equatable {
         self.metadata = metadata
         self.devices = devices
     }
-
-    enum CodingKeys: String, CodingKey {
-        case location, radius, limit, metadata, devices
-        case availableOnly = "available_only"
-        case lastUpdatedWithin = "last_updated_within"
-    }
 }
 
 @WireModel
@@ -335,12 +288,6 @@ public struct NearbyDevice: Codable, Sendable, Equatable {
         self.metadata = metadata
         self.bearing = bearing
     }
-
-    enum CodingKeys: String, CodingKey {
-        case name, distance, location, available, tracking, metadata, bearing
-        case deviceID = "device_id"
-        case lastSeen = "last_seen"
-    }
 }
 
 @WireModel
@@ -364,11 +311,6 @@ public struct LatestLocation: Codable, Sendable, Equatable {
         speed = location.speed
         bearing = location.bearing
         recordedAt = location.recordedAt
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case geometry, accuracy, speed, bearing
-        case recordedAt = "recorded_at"
     }
 }
 
@@ -397,19 +339,12 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
         self.lastSeen = lastSeen
         self.location = location
     }
-
-    enum CodingKeys: String, CodingKey {
-        case name, metadata, available, tracking, status, location
-        case deviceID = "device_id"
-        case lastSeen = "last_seen"
-    }
 }
 
 @WireModel
 public struct DeviceParams: Codable, Sendable, Equatable {
     public var deviceID: String
     public init(deviceID: String) { self.deviceID = deviceID }
-    enum CodingKeys: String, CodingKey { case deviceID = "device_id" }
 }
 
 @WireModel
@@ -419,10 +354,6 @@ public struct SetAvailabilityParams: Codable, Sendable, Equatable {
     public init(deviceID: String, available: Bool) {
         self.deviceID = deviceID
         self.available = available
-    }
-    enum CodingKeys: String, CodingKey {
-        case available
-        case deviceID = "device_id"
     }
 }
 
@@ -440,11 +371,6 @@ public struct LocationsParams: Codable, Sendable, Equatable {
         self.to = to
         self.limit = limit
     }
-
-    enum CodingKeys: String, CodingKey {
-        case from, to, limit
-        case deviceID = "device_id"
-    }
 }
 
 @WireModel
@@ -457,10 +383,5 @@ public struct LocationHistory: Codable, Sendable, Equatable {
         self.deviceID = deviceID
         self.locations = locations
         self.geotags = geotags
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case locations, geotags
-        case deviceID = "device_id"
     }
 }

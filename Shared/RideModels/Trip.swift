@@ -22,11 +22,6 @@ public struct Trip: Codable, Sendable, Equatable {
             self.address = address
             self.arrivedAt = arrivedAt
         }
-
-        enum CodingKeys: String, CodingKey {
-            case geometry, radius, address
-            case arrivedAt = "arrived_at"
-        }
     }
 
     /// One stretch of the way left: what the driver does where it begins (`depart`, `straight`,
@@ -51,7 +46,6 @@ public struct Trip: Codable, Sendable, Equatable {
         /// without a link (`CreateTripParams.shared`: a ride's legs).
         public var shareURL: String?
         public init(shareURL: String?) { self.shareURL = shareURL }
-        enum CodingKeys: String, CodingKey { case shareURL = "share_url" }
     }
 
     @WireModel
@@ -77,11 +71,6 @@ public struct Trip: Codable, Sendable, Equatable {
                 self.polyline = polyline
                 self.steps = steps
             }
-
-            enum CodingKeys: String, CodingKey {
-                case distance, duration, polyline, steps
-                case remainingDuration = "remaining_duration"
-            }
         }
 
         public var arriveAt: Date
@@ -96,12 +85,6 @@ public struct Trip: Codable, Sendable, Equatable {
             self.route = route
             self.estimateKind = estimateKind
             self.delay = delay
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case route, delay
-            case arriveAt = "arrive_at"
-            case estimateKind = "estimate_kind"
         }
     }
 
@@ -133,15 +116,6 @@ public struct Trip: Codable, Sendable, Equatable {
         self.summary = summary
         self.metadata = metadata
     }
-
-    enum CodingKeys: String, CodingKey {
-        case status, views, destination, estimate, summary, metadata
-        case tripID = "trip_id"
-        case shareID = "share_id"
-        case deviceID = "device_id"
-        case startedAt = "started_at"
-        case completedAt = "completed_at"
-    }
 }
 
 /// What a completed trip was: the route driven (simplified), its length with GPS jitter left out,
@@ -167,11 +141,6 @@ public struct TripSummary: Codable, Sendable, Equatable {
             self.type = type
             self.recordedAt = recordedAt
             self.location = location
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case type, location
-            case recordedAt = "recorded_at"
         }
     }
 
@@ -202,14 +171,6 @@ public struct TripSummary: Codable, Sendable, Equatable {
         self.completedAt = completedAt
         self.deviceID = deviceID
         self.markers = markers
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case locations, distance, duration, markers, reroutes
-        case plannedDistance = "planned_distance"
-        case startedAt = "started_at"
-        case completedAt = "completed_at"
-        case deviceID = "device_id"
     }
 }
 
@@ -249,12 +210,6 @@ public struct CreateTripParams: Codable, Sendable, Equatable {
         self.idempotencyKey = idempotencyKey
         self.shared = shared
     }
-
-    enum CodingKeys: String, CodingKey {
-        case destination, metadata, shared
-        case deviceID = "device_id"
-        case idempotencyKey = "idempotency_key"
-    }
 }
 
 /// `trips.get`, `trips.complete`.
@@ -262,7 +217,6 @@ public struct CreateTripParams: Codable, Sendable, Equatable {
 public struct TripIDParams: Codable, Sendable, Equatable {
     public var tripID: String
     public init(tripID: String) { self.tripID = tripID }
-    enum CodingKeys: String, CodingKey { case tripID = "trip_id" }
 }
 
 /// `trips.get_by_share`.
@@ -270,7 +224,6 @@ public struct TripIDParams: Codable, Sendable, Equatable {
 public struct ShareIDParams: Codable, Sendable, Equatable {
     public var shareID: String
     public init(shareID: String) { self.shareID = shareID }
-    enum CodingKeys: String, CodingKey { case shareID = "share_id" }
 }
 
 /// `trip.*` event data, shaped like HyperTrack's trip webhook.
@@ -300,13 +253,6 @@ public struct TripEvent: Codable, Sendable, Equatable {
             self.arrivedAt = arrivedAt
             self.destination = destination
         }
-
-        enum CodingKeys: String, CodingKey {
-            case value, estimate, summary, destination
-            case tripID = "trip_id"
-            case tripMetadata = "trip_metadata"
-            case arrivedAt = "arrived_at"
-        }
     }
 
     public var type: String = "trip"
@@ -319,11 +265,5 @@ public struct TripEvent: Codable, Sendable, Equatable {
         self.createdAt = createdAt
         self.deviceID = deviceID
         self.data = data
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case type, version, data
-        case createdAt = "created_at"
-        case deviceID = "device_id"
     }
 }

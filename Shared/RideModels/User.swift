@@ -35,12 +35,6 @@ public struct Car: Codable, Sendable, Equatable {
     public var description: String {
         ([color, make, model].compactMap { $0 }.joined(separator: " ")) + " (\(licensePlate))"
     }
-
-    enum CodingKeys: String, CodingKey {
-        case model, make, color
-        case licensePlate = "license_plate"
-        case photoURL = "photo_url"
-    }
 }
 
 /// A user as every service sees one (never with a credential).
@@ -56,11 +50,6 @@ public struct SharedDriver: Codable, Sendable, Equatable {
         self.name = name
         self.car = car
         self.photoURL = photoURL
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case name, car
-        case photoURL = "photo_url"
     }
 }
 
@@ -99,18 +88,6 @@ public struct User: Codable, Sendable, Equatable {
         self.car = car
         self.createdAt = createdAt
     }
-
-    enum CodingKeys: String, CodingKey {
-        case id, role, name, car, rating, cancellations
-        case phoneNumber = "phone_number"
-        case photoURL = "photo_url"
-        case deviceID = "device_id"
-        case createdAt = "created_at"
-        case suspendedAt = "suspended_at"
-        case suspensionReason = "suspension_reason"
-        case documents
-        case approvedAt = "approved_at"
-    }
 }
 
 /// What an operator vets of a driver: their driving licence and their insurance.
@@ -133,13 +110,6 @@ public struct DriverDocument: Codable, Sendable, Equatable {
     public init(kind: DocumentKind, expiresOn: String, uploadedAt: Date, photoURL: String) {
         (self.kind, self.expiresOn, self.uploadedAt, self.photoURL) = (kind, expiresOn, uploadedAt, photoURL)
     }
-
-    enum CodingKeys: String, CodingKey {
-        case kind
-        case expiresOn = "expires_on"
-        case uploadedAt = "uploaded_at"
-        case photoURL = "photo_url"
-    }
 }
 
 /// `users.put_document`: a driver's photo of a document (base64 of a JPEG or PNG, as a profile
@@ -156,12 +126,6 @@ public struct DocumentUpload: Codable, Sendable, Equatable {
     public init(userID: String, kind: DocumentKind, expiresOn: String, data: String) {
         (self.userID, self.kind, self.expiresOn, self.data) = (userID, kind, expiresOn, data)
     }
-
-    enum CodingKeys: String, CodingKey {
-        case kind, data
-        case userID = "user_id"
-        case expiresOn = "expires_on"
-    }
 }
 
 /// `users.document`: a driver's document photo, for an operator.
@@ -171,11 +135,6 @@ public struct DocumentQuery: Codable, Sendable, Equatable {
     public var kind: DocumentKind
 
     public init(userID: String, kind: DocumentKind) { (self.userID, self.kind) = (userID, kind) }
-
-    enum CodingKeys: String, CodingKey {
-        case kind
-        case userID = "user_id"
-    }
 }
 
 /// `user.approval_lapsed`: a driver's approval ended (a document expired, or an operator withdrew
@@ -187,12 +146,6 @@ public struct DriverApprovalLapsed: Codable, Sendable, Equatable {
     public var reason: String
 
     public init(userID: String, deviceID: String?, reason: String) { (self.userID, self.deviceID, self.reason) = (userID, deviceID, reason) }
-
-    enum CodingKeys: String, CodingKey {
-        case reason
-        case userID = "user_id"
-        case deviceID = "device_id"
-    }
 }
 
 /// When a driver may take a shift: approved, with no document expired.
@@ -300,12 +253,6 @@ public struct RegisterParams: Codable, Sendable, Equatable {
         self.deviceID = deviceID
         self.car = car
     }
-
-    enum CodingKeys: String, CodingKey {
-        case role, name, password, car
-        case phoneNumber = "phone_number"
-        case deviceID = "device_id"
-    }
 }
 
 /// `users.login`.
@@ -317,11 +264,6 @@ public struct LoginParams: Codable, Sendable, Equatable {
     public init(phoneNumber: String, password: String) {
         self.phoneNumber = phoneNumber
         self.password = password
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case password
-        case phoneNumber = "phone_number"
     }
 }
 
@@ -344,14 +286,6 @@ public struct Session: Codable, Sendable, Equatable {
         self.refreshExpiresAt = refreshExpiresAt
         self.user = user
         self.deviceCredential = deviceCredential
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case token, user
-        case expiresAt = "expires_at"
-        case refreshToken = "refresh_token"
-        case refreshExpiresAt = "refresh_expires_at"
-        case deviceCredential = "device_credential"
     }
 }
 
@@ -412,14 +346,6 @@ public struct UpdateUserParams: Codable, Sendable, Equatable {
     public func needsCurrentPassword(of user: User) -> Bool {
         password != nil || (phoneNumber.map { $0 != user.phoneNumber } ?? false)
     }
-
-    enum CodingKeys: String, CodingKey {
-        case id, name, password, car
-        case phoneNumber = "phone_number"
-        case deviceID = "device_id"
-        case currentPassword = "current_password"
-        case sessionID = "session_id"
-    }
 }
 
 /// `user.suspended` data: who, their phone (a driver's device), why and since when — what the
@@ -444,13 +370,6 @@ public struct UserSuspended: Codable, Sendable, Equatable {
     public init?(_ user: User) {
         guard let at = user.suspendedAt else { return nil }
         self.init(userID: user.id, role: user.role, deviceID: user.deviceID, reason: user.suspensionReason ?? "", suspendedAt: at)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case role, reason
-        case userID = "user_id"
-        case deviceID = "device_id"
-        case suspendedAt = "suspended_at"
     }
 }
 

@@ -18,7 +18,10 @@ extension WireValue {
 }
 
 /// Derives `WireValue` for a struct (from its stored properties and `CodingKeys`) or for an enum
-/// with `String` raw values. Doc comments become the schema's descriptions.
+/// with `String` raw values. Doc comments become the schema's descriptions. A struct without
+/// `CodingKeys` gets them derived: each stored property's name in snake_case (`userID`: user_id);
+/// one that declares keys it would derive is refused (one spelling of each key).
+@attached(member, names: named(CodingKeys))
 @attached(extension, conformances: WireValue, names: named(writeJSON), named(read), named(wireSchema), named(init), named(validate))
 public macro WireModel() = #externalMacro(module: "WireMacros", type: "WireModelMacro")
 

@@ -7,7 +7,20 @@ import SwiftSyntaxMacros
 /// What it generates is what Foundation's synthesized `Codable` does with the same declaration:
 /// keys sorted by UTF-8 bytes (`JSONEncoder`'s `sortedKeys`), absent optionals left out, `null`
 /// read as absent; the reader gives up (nil) on a repeated key.
-public struct WireModelMacro: ExtensionMacro {
+public struct WireModelMacro: ExtensionMacro, MemberMacro {
+    /// A struct's `CodingKeys` when it declares none: each stored property's name in snake_case.
+    public static func expansion(
+        of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax, conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let structDecl = declaration.as(StructDeclSyntax.self) else { return [] }
+        let description = try WireStructDescription(structDecl)
+        if description.declaresDerivableKeys {
+            throw WireMacroError("\(structDecl.name.text)'s CodingKeys are what @WireModel derives (each name in snake_case): remove them")
+        }
+        return description.derivedCodingKeys.map { ["\(raw: $0)"] } ?? []
+    }
+
     public static func expansion(
         of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax, providingExtensionsOf type: some TypeSyntaxProtocol,
         conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext

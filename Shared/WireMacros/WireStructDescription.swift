@@ -17,6 +17,11 @@ struct WireStructDescription {
 
     let properties: [Property]
     let documentation: String?
+    /// The struct's own `enum CodingKeys` (name → key), nil when it declares none and `@WireModel`
+    /// derives it: each stored property's name in snake_case.
+    let declaredKeys: [String: String]?
+    /// Every stored property synthesized `Codable` could code, whether `CodingKeys` names it or not.
+    let storedNames: [String]
 
     init(_ decl: StructDeclSyntax) throws {
         guard decl.genericParameterClause == nil else {
@@ -24,6 +29,8 @@ struct WireStructDescription {
         }
         documentation = WireMacros.documentation(in: decl.leadingTrivia)
         let keys = Self.codingKeys(of: decl)
+        declaredKeys = keys
+        var stored: [String] = []
         var properties: [Property] = []
         for member in decl.memberBlock.members {
             guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
@@ -36,12 +43,13 @@ struct WireStructDescription {
                 let name = pattern.identifier.text.replacingBackticks()
                 // Synthesized decoding skips a `let` with a value (and says so in a warning).
                 if isLet, binding.initializer != nil { continue }
+                stored.append(name)
                 let key: String
                 if let keys {
                     guard let coded = keys[name] else { continue }
                     key = coded
                 } else {
-                    key = name
+                    key = Self.snakeCase(name)
                 }
                 guard let written = binding.typeAnnotation?.type else {
                     throw WireMacroError("@WireModel needs the type of '\(name)' written out")
@@ -53,9 +61,40 @@ struct WireStructDescription {
                         documentation: WireMacros.documentation(in: variable.leadingTrivia), rules: rules))
             }
         }
+        storedNames = stored
         guard properties.count <= 64 else { throw WireMacroError("@WireModel reads at most 64 members; \(decl.name.text) has \(properties.count)") }
         // JSONEncoder's sortedKeys order: by UTF-8 bytes.
         self.properties = properties.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }
+
+    /// `CodingKeys` as `@WireModel` derives them: nil when the struct declares its own.
+    var derivedCodingKeys: String? {
+        guard declaredKeys == nil else { return nil }
+        let cases = properties.map { $0.key == $0.name ? "    case \($0.name)" : "    case \($0.name) = \(literal($0.key))" }
+        return "enum CodingKeys: String, CodingKey {\n\(cases.joined(separator: "\n"))\n}"
+    }
+
+    /// The struct declares `CodingKeys` that say no more than `@WireModel` would derive.
+    var declaresDerivableKeys: Bool {
+        guard let declaredKeys else { return false }
+        return declaredKeys.count == storedNames.count && storedNames.allSatisfy { declaredKeys[$0] == Self.snakeCase($0) }
+    }
+
+    /// A Swift name as a wire key: words split where a lowercase letter or digit meets an
+    /// uppercase one, or where an acronym ends (`URLString`: url_string; `deviceIDs`: device_ids).
+    static func snakeCase(_ name: String) -> String {
+        let characters = Array(name)
+        var out = ""
+        for (index, character) in characters.enumerated() {
+            if character.isUppercase, index > 0 {
+                let previous = characters[index - 1]
+                let next = index + 1 < characters.count ? characters[index + 1] : nil
+                let pluralAcronym = next == "s" && index + 2 == characters.count
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && next?.isLowercase == true && !pluralAcronym) { out += "_" }
+            }
+            out += character.lowercased()
+        }
+        return out
     }
 
     /// Property name → key, from a nested `enum CodingKeys`; nil when there is none.

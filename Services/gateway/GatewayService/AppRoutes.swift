@@ -244,12 +244,6 @@ struct ShareLink: Codable, Sendable, Equatable {
     var shareID: String
     var shareURL: String
     var orderID: String
-
-    enum CodingKeys: String, CodingKey {
-        case shareID = "share_id"
-        case shareURL = "share_url"
-        case orderID = "order_id"
-    }
 }
 
 /// `GET /v1/orders/{id}/summary`.
@@ -258,9 +252,4 @@ struct RideSummary: Codable, Sendable, Equatable {
     var orderID: String
     var summary: TripSummary
     var fare: Fare?
-
-    enum CodingKeys: String, CodingKey {
-        case orderID = "order_id"
-        case summary, fare
-    }
 }

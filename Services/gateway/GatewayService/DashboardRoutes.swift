@@ -115,11 +115,6 @@ struct DashboardRide: Codable, Sendable {
     var planned: [[Double]]
     /// The driver's fixes since the trip started, oldest first.
     var trail: [[Double]]
-
-    enum CodingKeys: String, CodingKey {
-        case planned, trail
-        case orderID = "order_id"
-    }
 }
 
 /// `/dashboard/data`.

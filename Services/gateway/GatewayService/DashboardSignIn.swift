@@ -114,11 +114,6 @@ struct OperatorSignIn: Codable, Sendable {
     var accountID: String
     @WireField(maxLength: 256)
     var secretKey: String
-
-    enum CodingKeys: String, CodingKey {
-        case accountID = "account_id"
-        case secretKey = "secret_key"
-    }
 }
 
 /// `POST /dashboard/session`'s reply.
@@ -128,9 +123,4 @@ struct OperatorSession: Codable, Sendable {
     var expiresAt: String
     /// What changes send in `X-CSRF-Token`.
     var csrfToken: String
-
-    enum CodingKeys: String, CodingKey {
-        case expiresAt = "expires_at"
-        case csrfToken = "csrf_token"
-    }
 }

@@ -35,10 +35,4 @@ struct RideRoute: Codable, Sendable, Equatable {
     var destination: Trip.Destination
     /// Absent until the trip has an estimate (the car's first position), and once arrived.
     var estimate: Trip.Estimate?
-
-    enum CodingKeys: String, CodingKey {
-        case destination, estimate
-        case orderID = "order_id"
-        case tripID = "trip_id"
-    }
 }

@@ -11,11 +11,6 @@ struct SharedTrip: Codable, Sendable {
     var shareURL: String
     /// The driver's latest position, while the trip is active.
     var location: LatestLocation?
-
-    enum CodingKeys: String, CodingKey {
-        case trip, driver, location
-        case shareURL = "share_url"
-    }
 }
 
 /// `/v1/ride-shares/<share id>`: what a ride's page draws and says, and nothing more — no ids of
@@ -40,12 +35,6 @@ struct RideShareView: Codable, Sendable {
             (status, pickup, dropoff, driver, summary, fare, updatedAt, expiresAt) = (
                 ride.status, ride.pickup, ride.dropoff, ride.driver, ride.summary, ride.fare, ride.updatedAt, ride.expiresAt
             )
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case status, pickup, dropoff, driver, summary, fare
-            case updatedAt = "updated_at"
-            case expiresAt = "expires_at"
         }
     }
 
@@ -91,11 +80,6 @@ struct RideShareView: Codable, Sendable {
             bearing = location.bearing
             recordedAt = location.recordedAt
         }
-
-        enum CodingKeys: String, CodingKey {
-            case geometry, bearing
-            case recordedAt = "recorded_at"
-        }
     }
 
     var ride: Ride
@@ -103,9 +87,4 @@ struct RideShareView: Codable, Sendable {
     var trip: Leg?
     var driver: SharedDriver?
     var location: Position?
-
-    enum CodingKeys: String, CodingKey {
-        case ride, trip, driver, location
-        case shareURL = "share_url"
-    }
 }

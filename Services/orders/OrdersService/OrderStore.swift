@@ -284,11 +284,6 @@ struct EncodedStatusChange: Codable {
         order = PreEncoded(json: document)
         self.previousStatus = previousStatus
     }
-
-    enum CodingKeys: String, CodingKey {
-        case order
-        case previousStatus = "previous_status"
-    }
 }
 
 /// The latitude/longitude box around a circle (a pre-filter for an index range; the exact

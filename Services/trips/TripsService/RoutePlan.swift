@@ -30,6 +30,11 @@ public struct RoutePlan: Sendable, Equatable, Codable {
     /// absent in plans stored before steps were kept).
     public var steps: [PlannedStep]?
 
+    /// Stored with the trip as it is, keys as the Swift names (rows written before keep decoding).
+    enum CodingKeys: String, CodingKey {
+        case line, distances, times, kind, plannedArrival, plannedDuration, plannedDistance, offRouteFixes, delayLevel, reroutes, steps
+    }
+
     public init(route: Route, now: Date) {
         line = route.line
         (distances, times) = route.timeline

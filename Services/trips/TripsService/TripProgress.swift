@@ -14,6 +14,11 @@ public struct TrackPoint: Sendable, Equatable, Codable {
     /// Metres per second, as the device reports it.
     public var speed: Double?
 
+    /// Stored with the trip as it is, keys as the Swift names (rows written before keep decoding).
+    enum CodingKeys: String, CodingKey {
+        case point, recordedAt, accuracy, speed
+    }
+
     public init(point: GeoPoint, recordedAt: Date, accuracy: Double? = nil, speed: Double? = nil) {
         self.point = point
         self.recordedAt = recordedAt
@@ -82,6 +87,11 @@ public struct TripProgress: Sendable, Equatable, Codable {
     public private(set) var plan: RoutePlan?
     /// Where on the route the device was last seen.
     public private(set) var position: LinePosition?
+
+    /// Stored with the trip as it is, keys as the Swift names (rows written before keep decoding).
+    enum CodingKeys: String, CodingKey {
+        case destination, arrivedAt, odometer, observedSpeed, lastETAAt, etaInterval, plan, position
+    }
 
     public init(destination: Geofence) { self.destination = destination }
 

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+import Wire
+
+/// `@WireModel` derives `CodingKeys` for a struct that declares none: each stored property's name
+/// in snake_case, the same for Foundation's `Codable`, the one-pass codec and the schema.
+@Suite struct DerivedCodingKeysTests {
+    @WireModel
+    struct Sample: Codable, Equatable {
+        var userID: String
+        var deviceIDs: [String]
+        var homepageURLString: String?
+        var etaSeconds: Int
+        var http2Port: Int
+        var plain: Bool
+        /// A `let` with a value is not coded (as synthesized `Codable` does).
+        let version = 1
+    }
+
+    static let sample = Sample(userID: "u1", deviceIDs: ["d1"], homepageURLString: "https://x", etaSeconds: 60, http2Port: 8443, plain: true)
+
+    @Test func eachNameIsItsKeyInSnakeCase() throws {
+        let text = try JSONCoding.encodeText(Self.sample)
+        #expect(text == #"{"device_ids":["d1"],"eta_seconds":60,"homepage_url_string":"https://x","http2_port":8443,"plain":true,"user_id":"u1"}"#)
+        #expect(try JSONCoding.decode(Sample.self, from: Array(text.utf8)) == Self.sample)
+    }
+
+    @Test func theOnePassCodecAndTheSchemaUseTheSameKeys() throws {
+        var fast: [UInt8] = []
+        Self.sample.writeJSON(to: &fast)
+        #expect(fast == Array(try JSONCoding.encodeText(Self.sample).utf8))
+        #expect(Sample.readWhole(fast) == Self.sample)
+        guard case .model(let model) = Sample.wireSchema else {
+            Issue.record("not a model schema")
+            return
+        }
+        #expect(model.properties.map(\.key) == ["device_ids", "eta_seconds", "homepage_url_string", "http2_port", "plain", "user_id"])
+    }
+}
