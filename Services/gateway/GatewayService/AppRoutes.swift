@@ -42,7 +42,7 @@ struct AppRoutes {
         open.on(.post, "auth/refresh", refresh.routeDoc) { request, context in
             let params = try await refresh.params(request, context, requestID: try IdempotencyKey.from(request))
             try limits.admitRefresh(request, context, refreshToken: params["refresh_token"]?.stringValue)
-            let reply = try await platform.reply(refresh.op, params)
+            let reply = try await platform.reply(refresh.op, body: params)
             if reply.status == Status.unauthorized, (try? JSONCoding.decode(ErrorBody.self, from: reply.json))?.error.code == "token_invalid" {
                 limits.noteInvalidToken(request, context)
             }
@@ -56,7 +56,7 @@ struct AppRoutes {
                 reply: SessionEnded.self, "the session ended", errors: [401], op: Ops.Users.logout.fullName)
         ) { request, context in
             defer { tokens.forget(userID: context.user?.id ?? "") }
-            return try await platform.forward(Ops.Users.logout, ["token": .string(BearerAuthentication.token(in: request) ?? "")])
+            return try await platform.forward(Ops.Users.logout, AuthenticateParams(token: BearerAuthentication.token(in: request) ?? ""))
         }
 
         routes.on(.get, "me", OpRoute(Ops.Users.get, tag: .accounts, summary: "The caller's profile", fill: ["id": .userID]), calling: platform)
@@ -75,7 +75,7 @@ struct AppRoutes {
                 try limits.admitAttempt(request, context, account: "user \(try context.requireUser().id)")
             }
             defer { tokens.forget(userID: context.user?.id ?? "") }
-            return try await platform.forward(update.op, params)
+            return try await platform.forward(update.op, body: params)
         }
         routes.on(
             .get, "me/device",
@@ -83,7 +83,7 @@ struct AppRoutes {
                 "A driver's own device as tracking knows it: available for offers or not, active or not, its last position", tag: .drivers,
                 reply: DeviceInfo.self, "the device", errors: [403, 404, 409], op: Ops.Tracking.device.fullName)
         ) { _, context in
-            try await platform.forward(Ops.Tracking.device, ["device_id": .string(try DeviceBatches.device(of: try context.requireUser()))])
+            try await platform.forward(Ops.Tracking.device, DeviceParams(deviceID: try DeviceBatches.device(of: try context.requireUser())))
         }
         routes.on(
             .put, "me/availability",
@@ -102,7 +102,7 @@ struct AppRoutes {
             let deviceID = try DeviceBatches.device(of: user)
             if available { try await batches.requireApproval(user.id) }
             var intents: [String: JSONValue] = ["available": .bool(available), "changed_at": .string(RFC3339.format(Date()))]
-            let device = try await platform.reply(Ops.Tracking.device, ["device_id": .string(deviceID)])
+            let device = try await platform.reply(Ops.Tracking.device, DeviceParams(deviceID: deviceID))
             // An unknown device is new (its metadata starts with the user id); any other failure
             // is answered as it came, rather than taken for "no metadata" and the device's overwritten.
             guard device.isSuccess || device.status == Status.notFound else { return JSONBody.response(device) }
@@ -178,7 +178,7 @@ struct AppRoutes {
                 "The ride's share link, made when its rider asks: one page that follows the driver to the pickup, the ride to the drop-off, then the route driven, until an hour after the ride",
                 tag: .shareLinks, path: ["id": "the order's id"], reply: ShareLink.self, "the link", errors: [403], op: Ops.Orders.share.fullName)
         ) { _, context in
-            let share = try await platform.call(Ops.Orders.share, .object(try context.orderParams()))
+            let share = try await platform.call(Ops.Orders.share, try context.orderParams())
             return try JSONBody.response(ShareLink(shareID: share.shareID, shareURL: ShareRoutes.rideURL(share.shareID, settings: settings), orderID: share.orderID))
         }
         routes.on(
@@ -193,7 +193,7 @@ struct AppRoutes {
                 "A completed ride's summary and fare", tag: .rides, path: ["id": "the order's id"], reply: RideSummary.self, "the summary", errors: [403, 409],
                 op: Ops.Orders.get.fullName)
         ) { _, context in
-            let order = try await platform.call(Ops.Orders.get, .object(try context.orderParams()))
+            let order = try await platform.call(Ops.Orders.get, try context.orderParams())
             guard order.status == .completed, let summary = order.summary else {
                 throw GatewayError(.conflict, "not_completed", "order \(order.id) is \(order.status.rawValue); its summary comes with COMPLETED")
             }

@@ -54,7 +54,7 @@ struct BearerAuthentication: RouterMiddleware {
         if let user = cache.user(for: token) { return user }
         try limits.admitTokenCheck(request, context)
         do {
-            let user = try await platform.call(Ops.Users.authenticate, ["token": .string(token)])
+            let user = try await platform.call(Ops.Users.authenticate, AuthenticateParams(token: token))
             cache.keep(user, for: token)
             return user
         } catch let error as ServiceError where error.status == Status.unauthorized || error.status == Status.unprocessable || error.status == Status.notFound {

@@ -31,10 +31,9 @@ struct DashboardPeople {
 
     /// The person, their last `rideLimit` rides (as their history shows them) and the reports on their rides.
     func person(_ id: String) async throws -> PersonView {
-        let user = try await platform.call(Ops.Users.get, ["id": .string(id)])
-        let caller: JSONValue = ["role": .string(user.role.rawValue), "id": .string(user.id)]
-        async let rides = platform.call(Ops.Orders.history, ["caller": caller, "limit": .number(Double(Self.rideLimit))])
-        async let reports = platform.call(Ops.Orders.reports, ["user_id": .string(user.id), "limit": .number(Double(Self.rideLimit))])
+        let user = try await platform.call(Ops.Users.get, UserIDParams(id: id))
+        async let rides = platform.call(Ops.Orders.history, HistoryParams(caller: Caller(user), limit: Self.rideLimit))
+        async let reports = platform.call(Ops.Orders.reports, ReportsQuery(limit: Self.rideLimit, userID: user.id))
         return PersonView(user: user, rides: try await rides.rides, reports: try await reports.reports)
     }
 

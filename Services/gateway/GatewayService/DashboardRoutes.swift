@@ -53,7 +53,7 @@ struct DashboardRoutes {
             fill: [:], path: ["id": "id"], body: .only(["reason"]), errors: [404])
         routes.on(.post, "dashboard/users/{id}/suspend", suspend.routeDoc) { request, context in
             let params = try await suspend.params(request, context, requestID: try IdempotencyKey.from(request))
-            let reply = try await platform.reply(suspend.op, params)
+            let reply = try await platform.reply(suspend.op, body: params)
             // This gateway stops taking the account's tokens now, not when its cache lets them go.
             if reply.status == Status.ok { tokens.forget(userID: params["id"]?.stringValue ?? "") }
             return JSONBody.response(reply)
@@ -73,12 +73,8 @@ struct DashboardRoutes {
             return await group.reduce(into: [String: Bool]()) { $0[$1.0] = $1.1 }
         }
         // Every device the platform knows a position of: "near" the whole Earth.
-        async let devices = try? platform.call(
-            Ops.Tracking.nearby,
-            [
-                "location": ["type": "Point", "coordinates": [0, 0]], "radius": 20_037_508, "limit": 1000,
-            ])
-        let orders = try? await platform.call(Ops.Orders.stats, ["open_limit": 200])
+        async let devices = try? platform.call(Ops.Tracking.nearby, NearbyQuery(location: GeoJSONPoint(latitude: 0, longitude: 0), radius: 20_037_508, limit: 1000))
+        let orders = try? await platform.call(Ops.Orders.stats, StatsParams(openLimit: 200))
         async let rides = rides(orders?.open ?? [])
         return DashboardData(
             services: await workers, devices: (try? JSONValue(encoding: (await devices)?.devices ?? [])) ?? .array([]), orders: orders, rides: await rides)
@@ -91,10 +87,8 @@ struct DashboardRoutes {
             for order in open.prefix(Self.maxRides) {
                 guard let tripID = order.tripID else { continue }
                 group.addTask {
-                    guard let trip = try? await platform.call(Ops.Trips.get, ["trip_id": .string(tripID)]), trip.status == .active else { return nil }
-                    let history = try? await platform.call(
-                        Ops.Tracking.locations,
-                        ["device_id": .string(trip.deviceID), "from": .string(RFC3339.format(trip.startedAt)), "limit": 1000])
+                    guard let trip = try? await platform.call(Ops.Trips.get, TripIDParams(tripID: tripID)), trip.status == .active else { return nil }
+                    let history = try? await platform.call(Ops.Tracking.locations, LocationsParams(deviceID: trip.deviceID, from: trip.startedAt, limit: 1000))
                     let trail = (history?.locations ?? []).suffix(Self.trailLength).map { [$0.longitude, $0.latitude] }
                     return DashboardRide(orderID: order.id, planned: trip.estimate?.route.polyline?.coordinates ?? [], trail: Array(trail))
                 }

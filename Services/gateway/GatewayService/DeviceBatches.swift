@@ -44,7 +44,7 @@ struct DeviceBatches: Sendable {
 
     /// Tracking's answer to `batch`; a refused publishable key is the gateway's misconfiguration.
     func forward(_ batch: [String: JSONValue]) async throws -> ServiceReply {
-        let reply = try await platform.reply(Ops.Tracking.ingest, .object(batch))
+        let reply = try await platform.reply(Ops.Tracking.ingest, body: .object(batch))
         if reply.status == Status.unauthorized, (try? JSONCoding.decode(JSONValue.self, from: reply.json))?["error"]?["code"] == "invalid_publishable_key" {
             throw GatewayError(.internalServerError, "misconfigured", "tracking refuses the gateway's publishable key (--publishable-key, RIDE_PUBLISHABLE_KEY)")
         }
@@ -55,7 +55,7 @@ struct DeviceBatches: Sendable {
     /// approval's owner, at the moment of asking (not from the token cache): `403 not_approved`
     /// saying what is missing.
     func requireApproval(_ userID: String) async throws {
-        let user = try await platform.call(Ops.Users.get, ["id": .string(userID)]) as User
+        let user = try await platform.call(Ops.Users.get, UserIDParams(id: userID))
         if let problem = DriverApproval.problem(user, today: DriverApproval.day(Date())) {
             throw GatewayError(.forbidden, "not_approved", "not approved for shifts: \(problem)")
         }

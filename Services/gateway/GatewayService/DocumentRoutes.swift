@@ -36,12 +36,8 @@ struct DocumentRoutes {
             } catch let error as HTTPError where error.status == .contentTooLarge {
                 throw GatewayError(.contentTooLarge, "too_large", "a document's photo is at most \(PhotoRules.maxBytes) bytes (5 MiB)")
             }
-            var params: [String: JSONValue] = [
-                "user_id": .string(user.id), "kind": .string(kind.rawValue), "expires_on": .string(expiresOn),
-                "data": .string(Data(bytes.readableBytesView).base64EncodedString()),
-            ]
-            try IdempotencyKey.stamp(&params, from: request)
-            let reply = try await platform.reply(Ops.Users.putDocument, .object(params))
+            let params = DocumentUpload(userID: user.id, kind: kind, expiresOn: expiresOn, data: Data(bytes.readableBytesView).base64EncodedString())
+            let reply = try await platform.reply(Ops.Users.putDocument, params, keyedBy: request)
             if reply.isSuccess { tokens.forget(userID: user.id) }
             return JSONBody.response(reply)
         }
@@ -52,7 +48,7 @@ struct DocumentRoutes {
                 replies: [.init(status: 200, description: "the image", content: .image)], errors: [404], op: Ops.Users.document.fullName)
         ) { _, context in
             let params: JSONValue = ["user_id": .string(try context.parameters.require("id")), "kind": .string(try Self.kind(context).rawValue)]
-            let reply = try await platform.reply(Ops.Users.document, params)
+            let reply = try await platform.reply(Ops.Users.document, body: params)
             guard reply.isSuccess else { return JSONBody.response(reply) }
             let photo = try JSONCoding.decode(Photo.self, from: reply.json)
             guard let bytes = Data(base64Encoded: photo.data) else { throw GatewayError(.internalServerError, "internal_error", "the stored document did not decode") }

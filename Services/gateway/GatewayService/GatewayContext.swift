@@ -31,8 +31,8 @@ public struct GatewayContext: RequestContext, WebSocketRequestContext {
     }
 
     /// `{"caller", "id"}` of the order in the route's `{id}`: what the orders ops take.
-    func orderParams() throws -> [String: JSONValue] {
-        ["caller": try caller(), "id": .string(try parameters.require("id"))]
+    func orderParams() throws -> OrderParams {
+        OrderParams(caller: Caller(try requireUser()), id: try parameters.require("id"))
     }
 
     /// The caller as the services' ops take it.

@@ -22,16 +22,15 @@ struct HyperTrackRoutes {
         ) { request, context in
             var params = try await RequestJSON.object(request, context: context)
             try IdempotencyKey.stamp(&params, from: request)
-            return try await trip(try await platform.reply(Ops.Trips.create, .object(params)))
+            return try await trip(try await platform.reply(Ops.Trips.create, body: .object(params)))
         }
         for (method, path, op, summary) in [
             (HTTPRequest.Method.get, "trips/{trip_id}", Ops.Trips.get, "HyperTrack v3: a trip"),
             (.post, "trips/{trip_id}/complete", Ops.Trips.complete, "HyperTrack v3: complete a trip (adds its summary)"),
         ] {
             routes.on(method, path, RouteDoc(summary, tag: .hyperTrack, path: ["trip_id": "the trip's id"], reply: Trip.self, "the trip", op: op.fullName)) { request, context in
-                var params: [String: JSONValue] = ["trip_id": .string(try context.parameters.require("trip_id"))]
-                if method == .post { try IdempotencyKey.stamp(&params, from: request) }
-                return try await trip(try await platform.reply(op, .object(params)))
+                let params = TripIDParams(tripID: try context.parameters.require("trip_id"))
+                return try await trip(try await platform.reply(op, params, keyedBy: method == .post ? request : nil))
             }
         }
         routes.on(

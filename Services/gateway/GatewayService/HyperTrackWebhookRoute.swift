@@ -65,20 +65,20 @@ struct HyperTrackWebhookRoute {
             let batch = IngestBatch(
                 publishableKey: settings.publishableKey, deviceID: deviceID, batchID: UInt64(max(0, (locations.last?.recordedAt.timeIntervalSince1970 ?? 0) * 1000)),
                 locations: locations)
-            if let refusal = await refusal(of: try? await platform.reply(Ops.Tracking.ingest, try JSONValue(encoding: batch))) {
+            if let refusal = await refusal(of: try? await platform.reply(Ops.Tracking.ingest, batch)) {
                 receipt.ignored += indexes.map { .init(index: $0, type: "location", reason: "tracking refused the device's locations: \(refusal)") }
             } else {
                 receipt.taken += indexes.count
             }
         }
         for arrival in delivery.arrivals {
-            let device = try? await platform.call(Ops.Tracking.device, JSONValue(encoding: DeviceParams(deviceID: arrival.deviceID)))
+            let device = try? await platform.call(Ops.Tracking.device, DeviceParams(deviceID: arrival.deviceID))
             guard let driver = device?.metadata["user_id"]?.stringValue else {
                 receipt.ignored.append(.init(index: arrival.index, type: "trip", reason: "device \(arrival.deviceID.prefix(64)) has no driver here"))
                 continue
             }
             let params = OrderParams(caller: Caller(role: .driver, id: driver), id: arrival.orderID)
-            if let refusal = await refusal(of: try? await platform.reply(Ops.Orders.arrive, try JSONValue(encoding: params))) {
+            if let refusal = await refusal(of: try? await platform.reply(Ops.Orders.arrive, params)) {
                 receipt.ignored.append(.init(index: arrival.index, type: "trip", reason: "the arrival was not taken: \(refusal)"))
             } else {
                 receipt.taken += 1

@@ -210,7 +210,7 @@ enum OrderEvents {
         var events: [CloudEvent<JSONValue>] = []
         var cursor = after
         while true {
-            let page = try await platform.call(Ops.Orders.events, ["after": .number(Double(cursor)), "limit": 1000])
+            let page = try await platform.call(Ops.Orders.events, EventsQuery(after: cursor, limit: 1000))
             for event in page.events where through.map({ event.sequence <= $0 }) ?? true { events.append(event) }
             guard let last = page.events.last?.sequence else { return events }
             cursor = last
@@ -222,7 +222,7 @@ enum OrderEvents {
 
     /// The last sequence `orders` has published (or is about to).
     static func lastSequence(_ platform: PlatformCalls) async throws -> UInt64 {
-        try await platform.call(Ops.Orders.events, ["after": .number(Double(UInt32.max)), "limit": 1]).lastSequence
+        try await platform.call(Ops.Orders.events, EventsQuery(after: UInt64(UInt32.max), limit: 1)).lastSequence
     }
 }
 

@@ -133,7 +133,7 @@ struct LiveRoute {
     }
 
     func order(_ context: GatewayContext) async throws -> Order {
-        try await platform.call(Ops.Orders.get, .object(try context.orderParams()))
+        try await platform.call(Ops.Orders.get, try context.orderParams())
     }
 
     /// What checks an open socket's token again, every `recheck`: it ends (after telling the app

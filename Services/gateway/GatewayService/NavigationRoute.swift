@@ -17,11 +17,11 @@ extension AppRoutes {
                 reply: RideRoute.self, "the trip's destination and estimate: route.polyline and route.steps", errors: [403, 409],
                 op: "\(Ops.Orders.get.fullName), \(Ops.Trips.get.fullName)")
         ) { _, context in
-            let order = try await platform.call(Ops.Orders.get, .object(try context.orderParams()))
+            let order = try await platform.call(Ops.Orders.get, try context.orderParams())
             guard order.status.hasDriver, let tripID = order.tripID else {
                 throw GatewayError(.conflict, "no_trip", "order \(order.id) is \(order.status.rawValue): a route comes with the trip to the pickup or the drop-off")
             }
-            let trip = try await platform.call(Ops.Trips.get, ["trip_id": .string(tripID)])
+            let trip = try await platform.call(Ops.Trips.get, TripIDParams(tripID: tripID))
             return try JSONBody.response(RideRoute(orderID: order.id, tripID: trip.tripID, destination: trip.destination, estimate: trip.estimate))
         }
     }

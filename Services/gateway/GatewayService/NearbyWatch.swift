@@ -44,7 +44,7 @@ enum NearbyWatch {
     static func watch(_ params: JSONValue, outbound: WebSocketOutboundWriter, platform: PlatformCalls) async {
         while !Task.isCancelled {
             do {
-                let reply = try await platform.reply(Ops.Orders.nearbyCars, params)
+                let reply = try await platform.reply(Ops.Orders.nearbyCars, body: params)
                 let body = try JSONCoding.decode(JSONValue.self, from: reply.json)
                 guard reply.isSuccess else {
                     let refusal = body["error"] ?? ["code": "error", "message": "nearby cars unavailable"]

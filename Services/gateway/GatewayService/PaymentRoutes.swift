@@ -44,7 +44,7 @@ struct PaymentRoutes {
                 reply: CardSetup.self, "the page's address and when it expires", errors: [403, 409, 429], op: Ops.Orders.cardSetup.fullName)
         ) { request, context in
             try limits.admitProviderCall(userID: try context.requireUser().id)
-            let params: JSONValue = ["caller": try context.caller(), "success_url": .string(app + "#card-added"), "cancel_url": .string(app + "#card-cancelled")]
+            let params = CardSetupParams(caller: Caller(try context.requireUser()), successURL: app + "#card-added", cancelURL: app + "#card-cancelled")
             return try await platform.forward(Ops.Orders.cardSetup, params)
         }
         routes.on(
@@ -66,9 +66,7 @@ struct PaymentRoutes {
             guard let payload = String(validating: buffer.readableBytesView, as: UTF8.self) else {
                 throw GatewayError(.badRequest, "invalid_event", "the body is not UTF-8 text")
             }
-            var params: [String: JSONValue] = ["payload": .string(payload), "signature": .string(signature)]
-            try IdempotencyKey.stamp(&params, from: request)
-            return try await platform.forward(Ops.Orders.providerWebhook, .object(params))
+            return try await platform.forward(Ops.Orders.providerWebhook, ProviderWebhookParams(payload: payload, signature: signature), keyedBy: request)
         }
     }
 }

@@ -48,12 +48,9 @@ struct PhotoRoutes {
             } catch let error as HTTPError where error.status == .contentTooLarge {
                 throw GatewayError(.contentTooLarge, "too_large", "a photo is at most \(PhotoRules.maxBytes) bytes (5 MiB)")
             }
-            var params: [String: JSONValue] = [
-                "user_id": .string(user.id), "kind": .string(kind.rawValue), "data": .string(Data(bytes.readableBytesView).base64EncodedString()),
-            ]
             // A retry's body is the same image: the key stands for the request, not the base64.
-            try IdempotencyKey.stamp(&params, from: request)
-            let reply = try await platform.reply(Ops.Users.putPhoto, .object(params))
+            let params = PhotoUpload(userID: user.id, kind: kind, data: Data(bytes.readableBytesView).base64EncodedString())
+            let reply = try await platform.reply(Ops.Users.putPhoto, params, keyedBy: request)
             if reply.status >= 400, reply.status < 500 {
                 let code = (try? JSONCoding.decode(JSONValue.self, from: reply.json))?["error"]?["code"]?.stringValue ?? "refused"
                 note(code, request, context)
@@ -79,7 +76,7 @@ struct PhotoRoutes {
         }) {
             return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: Self.cacheControl])
         }
-        let reply = try await platform.reply(Ops.Users.photo, ["sha256": .string(sha256)])
+        let reply = try await platform.reply(Ops.Users.photo, PhotoQuery(sha256: sha256))
         guard reply.isSuccess else { return JSONBody.response(reply) }
         let photo = try JSONCoding.decode(Photo.self, from: reply.json)
         guard let bytes = Data(base64Encoded: photo.data) else {

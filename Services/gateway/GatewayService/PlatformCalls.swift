@@ -10,22 +10,36 @@ import Wire
 struct PlatformCalls: Sendable {
     let client: ServiceClient
 
-    /// Calls `op` with `params` as the app sent them (the service checks them); the reply as it
-    /// came. Sent again when no reply comes only if the request allows it (`CallRetries`).
-    func reply<Params, Reply>(_ op: Op<Params, Reply>, _ params: JSONValue) async throws -> ServiceReply {
-        try await client.callRaw(op, json: JSONCoding.encode(params), attempts: CallRetries.attempts)
+    /// Calls `op` with `body` as the app sent it (the service checks it); the reply as it came.
+    /// Sent again when no reply comes only if the request allows it (`CallRetries`).
+    func reply<Params, Reply>(_ op: Op<Params, Reply>, body: JSONValue) async throws -> ServiceReply {
+        try await client.callRaw(op, json: JSONCoding.encode(body), attempts: CallRetries.attempts)
     }
 
-    /// Calls `op` with `params` and answers with its reply as it came.
-    func forward<Params, Reply>(_ op: Op<Params, Reply>, _ params: JSONValue) async throws -> Response {
-        JSONBody.response(try await reply(op, params))
+    /// Calls `op` with `body` as the app sent it and answers with its reply as it came.
+    func forward<Params, Reply>(_ op: Op<Params, Reply>, body: JSONValue) async throws -> Response {
+        JSONBody.response(try await reply(op, body: body))
+    }
+
+    /// Calls `op` with the params the gateway made, under `request`'s idempotency key when it
+    /// sent one (`IdempotencyKey`); the reply as it came.
+    func reply<Params, Reply>(_ op: Op<Params, Reply>, _ params: Params, keyedBy request: Request? = nil) async throws -> ServiceReply {
+        guard let request else { return try await reply(op, body: JSONValue(encoding: params)) }
+        guard case .object(var members) = try JSONValue(encoding: params) else { return try await reply(op, body: JSONValue(encoding: params)) }
+        try IdempotencyKey.stamp(&members, from: request)
+        return try await reply(op, body: .object(members))
+    }
+
+    /// Calls `op` with the params the gateway made and answers with its reply as it came.
+    func forward<Params, Reply>(_ op: Op<Params, Reply>, _ params: Params, keyedBy request: Request? = nil) async throws -> Response {
+        JSONBody.response(try await reply(op, params, keyedBy: request))
     }
 
     /// Calls `op` and decodes a success; an error reply is thrown as it came. For the gateway's own
     /// reads (a token's user, a share's trip) and asks that answer the same when repeated (a
     /// ride's share id): sent again when no reply comes, whatever the request.
-    func call<Params, Reply: Decodable>(_ op: Op<Params, Reply>, _ params: JSONValue) async throws -> Reply {
-        try await client.call(op.service, op.name, params, as: Reply.self)
+    func call<Params, Reply: Decodable>(_ op: Op<Params, Reply>, _ params: Params) async throws -> Reply {
+        try await client.call(op, params)
     }
 }
 

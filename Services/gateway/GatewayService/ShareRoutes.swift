@@ -26,7 +26,7 @@ struct ShareRoutes {
             try limits.admitShareRead(request, context)
             let shareID = try context.parameters.require("share_id")
             guard Self.isShareID(shareID) else { throw Self.unknown(shareID) }
-            let trip = try await platform.call(Ops.Trips.getByShare, ["share_id": .string(shareID)])
+            let trip = try await platform.call(Ops.Trips.getByShare, ShareIDParams(shareID: shareID))
             var view = SharedTrip(trip: trip, driver: trip.metadata?["driver"], shareURL: "\(settings.publicURL)/\(shareID)")
             view.location = await driverPosition(trip)
             return try JSONBody.response(view)
@@ -47,7 +47,7 @@ struct ShareRoutes {
     /// Where the driver is, while the trip is active (nil if tracking cannot say: the page shows the rest).
     func driverPosition(_ trip: Trip) async -> LatestLocation? {
         guard trip.status == .active else { return nil }
-        return try? await platform.call(Ops.Tracking.device, ["device_id": .string(trip.deviceID)]).location
+        return try? await platform.call(Ops.Tracking.device, DeviceParams(deviceID: trip.deviceID)).location
     }
 
     /// A ride's page: `/ride/<share id>` (a trip's is `/<share id>`).
@@ -67,10 +67,10 @@ struct ShareRoutes {
             try limits.admitShareRead(request, context)
             let shareID = try context.parameters.require("share_id")
             guard Self.isRideShareID(shareID) else { throw Self.unknown(shareID) }
-            let ride = try await platform.call(Ops.Orders.getByShare, ["share_id": .string(shareID)])
+            let ride = try await platform.call(Ops.Orders.getByShare, ShareIDParams(shareID: shareID))
             var view = RideShareView(ride: .init(ride), shareURL: Self.rideURL(shareID, settings: settings), driver: ride.driver)
             if let tripID = ride.tripID, let leg = ride.leg {
-                let trip = try await platform.call(Ops.Trips.get, ["trip_id": .string(tripID)])
+                let trip = try await platform.call(Ops.Trips.get, TripIDParams(tripID: tripID))
                 view.trip = .init(leg, trip: trip)
                 view.location = await driverPosition(trip).map(RideShareView.Position.init)
             } else if ride.status == .completed, let summary = ride.summary {

@@ -166,7 +166,7 @@ extension RecordedRoutes {
             let key = try keyed ? IdempotencyKey.from(request) : nil
             let params = try await route.params(request, context, requestID: key)
             try admit?(params, request, context)
-            return try await platform.forward(route.op, params)
+            return try await platform.forward(route.op, body: params)
         }
     }
 }

@@ -33,15 +33,10 @@ struct IdentityRoutes {
             try limits.admitAttempt(request, context, account: nil)
             let (sent, identity) = try await verified(provider, request, context)
             guard let role = sent.role else { throw GatewayError(.unprocessableContent, "invalid_params", "role: required, rider or driver") }
-            var params: [String: JSONValue] = [
-                "provider": .string(provider.rawValue), "subject": .string(identity.subject), "role": .string(role.rawValue),
-                "name": .string(Self.name(sent.name, identity, role: role)),
-            ]
-            params["device_id"] = sent.deviceID.map(JSONValue.string)
-            if let car = sent.car { params["car"] = try JSONValue(encoding: car) }
+            let params = IdentityLoginParams(
+                provider: provider, subject: identity.subject, role: role, name: Self.name(sent.name, identity, role: role), deviceID: sent.deviceID, car: sent.car)
             // A retry with the same key gets the same session (the params hold no token, so a retry's fresh one matches).
-            try IdempotencyKey.stamp(&params, from: request)
-            return try await platform.forward(Ops.Users.loginWithIdentity, .object(params))
+            return try await platform.forward(Ops.Users.loginWithIdentity, params, keyedBy: request)
         }
         routes.on(
             .post, "me/identities/{provider}",
@@ -56,15 +51,14 @@ struct IdentityRoutes {
             let provider = try verifiers.provider(named: try context.parameters.require("provider"))
             let user = try context.requireUser()
             let (sent, identity) = try await verified(provider, request, context)
-            var params: [String: JSONValue] = ["user_id": .string(user.id), "provider": .string(provider.rawValue), "subject": .string(identity.subject)]
-            params["session_id"] = BearerAuthentication.sessionID(in: request).map(JSONValue.string)
-            if let password = sent.currentPassword {
+            if sent.currentPassword != nil {
                 // Each try of a password is a log-in attempt of the account, as on PATCH /v1/me.
                 try limits.admitAttempt(request, context, account: "user \(user.id)")
-                params["current_password"] = .string(password)
             }
-            try IdempotencyKey.stamp(&params, from: request)
-            return try await platform.forward(Ops.Users.linkIdentity, .object(params))
+            let params = LinkIdentityParams(
+                userID: user.id, provider: provider, subject: identity.subject, currentPassword: sent.currentPassword,
+                sessionID: BearerAuthentication.sessionID(in: request))
+            return try await platform.forward(Ops.Users.linkIdentity, params, keyedBy: request)
         }
     }
 
