@@ -13,8 +13,7 @@ public struct RideBusCommand: ServiceCommand {
             workers connect to the broker (7/MDP 0.1 with 8/MMI mmi.service). /health and /metrics \
             are served on --http.
 
-            Exit codes: 0 after a clean shutdown (SIGINT/SIGTERM), 64 for a malformed flag or \
-            variable, 69 when an address cannot be bound (e.g. already in use).
+            \(ExitCodes.help())
             """,
         version: PlatformVersion.current
     )

@@ -19,7 +19,7 @@ public struct RideGatewayCommand: ServiceCommand {
             Stores nothing: every request becomes ops on the bus. --http (default 0.0.0.0:9106) \
             serves /health and /metrics.
 
-            Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound.
+            \(ExitCodes.help())
             """,
         version: PlatformVersion.current
     )

@@ -9,6 +9,11 @@ import Storage
 
 /// `ride-notifications`' flags. Each has an environment variable; a flag wins over its variable.
 public struct RideNotificationsCommand: ServiceCommand {
+    /// What `--data-dir` holds.
+    public enum Files: DataFiles {
+        public static let description = "notifications.sqlite (unless --database-url) and push.jsonl"
+    }
+
     public static let configuration = CommandConfiguration(
         commandName: "ride-notifications",
         abstract: "Notifications: inboxes, push, device commands and signed webhooks from order and trip events.",
@@ -27,8 +32,7 @@ public struct RideNotificationsCommand: ServiceCommand {
             <data-dir>/notifications.sqlite, or with --database-url in the notifications schema of \
             a PostgreSQL database that several instances share. --http defaults to 0.0.0.0:9105.
 
-            Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
-            when the database cannot be opened.
+            \(ExitCodes.help(opening: "the database"))
             """,
         version: PlatformVersion.current
     )
@@ -37,8 +41,7 @@ public struct RideNotificationsCommand: ServiceCommand {
 
     @OptionGroup var bus: BusClientOptions
 
-    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of notifications.sqlite (unless --database-url) and push.jsonl", env: "RIDE_DATA_DIR", default: "./.data"))
-    var dataDirectory: String?
+    @OptionGroup var dataDirectory: DataDirectoryOptions<Files>
 
     @OptionGroup var database: DatabaseOptions
 
@@ -61,10 +64,7 @@ public struct RideNotificationsCommand: ServiceCommand {
 
     @OptionGroup var push: PushOptions
 
-    @Option(
-        name: .customLong("concurrency"),
-        help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
-    var concurrency: Int?
+    @OptionGroup var workers: WorkerOptions
 
     @OptionGroup public var common: CommonOptions
 
@@ -77,7 +77,7 @@ public struct RideNotificationsCommand: ServiceCommand {
     public func settings() throws -> NotificationsSettings {
         let logging = try common.logging()
         let retries = Setting.resolve(webhookRetries, flag: "webhook-retries", env: "RIDE_WEBHOOK_RETRIES", default: "1,5,20")
-        let dataDirectory = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
+        let dataDirectory = dataDirectory.resolved()
         return NotificationsSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             dataDirectory: dataDirectory,
@@ -89,7 +89,7 @@ public struct RideNotificationsCommand: ServiceCommand {
             webhookTimeout: .seconds(try integerSetting(webhookTimeout, flag: "webhook-timeout-s", env: "RIDE_WEBHOOK_TIMEOUT_S", default: 10, range: 1...120)),
             webhookRetries: try DelayList.parse((retries.value, retries.origin), what: "webhook retries"),
             push: try push.settings(),
-            concurrency: try concurrencySetting(concurrency),
+            concurrency: try workers.resolved(),
             http: try common.httpAddress(default: "0.0.0.0:9105"), logFormat: logging.format, logLevel: logging.level)
     }
 }

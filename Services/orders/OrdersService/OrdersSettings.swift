@@ -12,6 +12,11 @@ import Storage
 
 /// `ride-orders`' flags. Each has an environment variable; a flag wins over its variable.
 public struct RideOrdersCommand: ServiceCommand {
+    /// What `--data-dir` holds.
+    public enum Files: DataFiles {
+        public static let description = "orders.sqlite and ledger.sqlite (unless --database-url)"
+    }
+
     public static let configuration = CommandConfiguration(
         commandName: "ride-orders",
         abstract: "Orders: booking, dispatch to the nearest drivers, and the ride's lifecycle.",
@@ -22,8 +27,7 @@ public struct RideOrdersCommand: ServiceCommand {
             them. \
             --http defaults to 0.0.0.0:9102.
 
-            Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
-            when the database cannot be opened.
+            \(ExitCodes.help(opening: "the database"))
             """,
         version: PlatformVersion.current
     )
@@ -32,8 +36,7 @@ public struct RideOrdersCommand: ServiceCommand {
 
     @OptionGroup var bus: BusClientOptions
 
-    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of orders.sqlite and ledger.sqlite (unless --database-url)", env: "RIDE_DATA_DIR", default: "./.data"))
-    var dataDirectory: String?
+    @OptionGroup var dataDirectory: DataDirectoryOptions<Files>
 
     @OptionGroup var database: DatabaseOptions
 
@@ -100,10 +103,7 @@ public struct RideOrdersCommand: ServiceCommand {
             default: "\(Int(ShareRules.lifetimeAfterRide))"))
     var shareLifetime: Int?
 
-    @Option(
-        name: .customLong("concurrency"),
-        help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
-    var concurrency: Int?
+    @OptionGroup var workers: WorkerOptions
 
     @OptionGroup var routing: RoutingOptions
 
@@ -143,7 +143,7 @@ public struct RideOrdersCommand: ServiceCommand {
         let surgePolicy = SurgePolicy(maximum: maximum, radius: radius, step: step)
         if let problem = surgePolicy.problem { throw ConfigurationError("surge (\(surgeSetting.origin)): \(problem)") }
         let commission = try integerSetting(commissionPercent, flag: "commission-percent", env: "RIDE_COMMISSION_PERCENT", default: 20, range: 0...100)
-        let dataDirectory = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
+        let dataDirectory = dataDirectory.resolved()
         return OrdersSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             dataDirectory: dataDirectory,
@@ -158,7 +158,7 @@ public struct RideOrdersCommand: ServiceCommand {
                     try integerSetting(noShowWait, flag: "no-show-wait-s", env: "RIDE_NO_SHOW_WAIT_S", default: OffScriptRules.defaultNoShowWait, range: 0...3600)),
                 arrivalRadius: Double(
                     try integerSetting(arrivalRadius, flag: "arrival-radius-m", env: "RIDE_ARRIVAL_RADIUS_M", default: OffScriptRules.defaultArrivalRadius, range: 20...5000))),
-            concurrency: try concurrencySetting(concurrency),
+            concurrency: try workers.resolved(),
             http: try common.httpAddress(default: "0.0.0.0:9102"), logFormat: logging.format, logLevel: logging.level)
     }
 }

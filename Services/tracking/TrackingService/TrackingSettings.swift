@@ -10,6 +10,11 @@ import Storage
 
 /// `ride-tracking`'s flags. Each has an environment variable; a flag wins over its variable.
 public struct RideTrackingCommand: ServiceCommand {
+    /// What `--data-dir` holds.
+    public enum Files: DataFiles {
+        public static let description = "tracking.sqlite (tracking-shard-K-of-N.sqlite when sharded; unless --database-url)"
+    }
+
     public static let configuration = CommandConfiguration(
         commandName: "ride-tracking",
         abstract: "Tracking: location ingest from driver devices, latest positions, Nearby search, device status, history.",
@@ -28,8 +33,7 @@ public struct RideTrackingCommand: ServiceCommand {
             order (RIDE_TRACKING_INGEST=tcp://a:5558,tcp://b:5558). Keep N fixed for a data directory: \
             another N moves devices to other shards, whose files do not have their history.
 
-            Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
-            when the database cannot be opened.
+            \(ExitCodes.help(opening: "the database"))
 
             With --database-url (RIDE_DATABASE_URL) devices and history are kept in PostgreSQL \
             instead (schema "tracking"), shared by every shard: each shard loads the devices it owns, \
@@ -58,10 +62,7 @@ public struct RideTrackingCommand: ServiceCommand {
         help: helpWithEnv("This process's shard K/N: it keeps the devices whose id hashes to K of N shards (0/1: unsharded)", env: "RIDE_TRACKING_SHARD", default: "0/1"))
     var shard: String?
 
-    @Option(
-        name: .customLong("data-dir"),
-        help: helpWithEnv("Directory of tracking.sqlite (tracking-shard-K-of-N.sqlite when sharded; unless --database-url)", env: "RIDE_DATA_DIR", default: "./.data"))
-    var dataDirectory: String?
+    @OptionGroup var dataDirectory: DataDirectoryOptions<Files>
 
     @OptionGroup var database: DatabaseOptions
 
@@ -98,10 +99,7 @@ public struct RideTrackingCommand: ServiceCommand {
         help: helpWithEnv("How far in the future a location's time may be, in seconds", env: "RIDE_TRACKING_FUTURE_TOLERANCE_S", default: "300"))
     var futureToleranceSeconds: Int?
 
-    @Option(
-        name: .customLong("concurrency"),
-        help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
-    var concurrency: Int?
+    @OptionGroup var workers: WorkerOptions
 
     @OptionGroup public var common: CommonOptions
 
@@ -139,7 +137,7 @@ public struct RideTrackingCommand: ServiceCommand {
         guard ["required", "off"].contains(credentials.value) else {
             throw ConfigurationError("device credentials (\(credentials.origin)) '\(credentials.value)' must be required or off")
         }
-        let directory = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
+        let directory = dataDirectory.resolved()
         return TrackingSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             ingest: try EndpointSyntax.validateList(
@@ -156,7 +154,7 @@ public struct RideTrackingCommand: ServiceCommand {
                     deviceCredentialRecheckSeconds, flag: "device-credential-recheck-s", env: "RIDE_TRACKING_DEVICE_CREDENTIAL_RECHECK_S", default: 60, range: 1...3600)),
             inactiveAfter: TimeInterval(try integerSetting(inactiveAfterSeconds, flag: "inactive-after-s", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: 60, range: 1...86_400)),
             rules: rules,
-            concurrency: try concurrencySetting(concurrency),
+            concurrency: try workers.resolved(),
             http: try common.httpAddress(default: "0.0.0.0:9104"),
             logFormat: logging.format, logLevel: logging.level)
     }

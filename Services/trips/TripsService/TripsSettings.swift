@@ -11,6 +11,11 @@ import Storage
 
 /// `ride-trips`' flags. Each has an environment variable; a flag wins over its variable.
 public struct RideTripsCommand: ServiceCommand {
+    /// What `--data-dir` holds.
+    public enum Files: DataFiles {
+        public static let description = "trips.sqlite (unless --database-url)"
+    }
+
     public static let configuration = CommandConfiguration(
         commandName: "ride-trips",
         abstract: "Trips: a device's way to a destination — estimates, arrival, completion with a summary, share ids.",
@@ -20,8 +25,7 @@ public struct RideTripsCommand: ServiceCommand {
             trip every 5 s, trip.destination_arrival once; events come from a transactional outbox. Watches \
             device.location.<id> only for devices with an active trip. --http defaults to 0.0.0.0:9103.
 
-            Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
-            when the database cannot be opened.
+            \(ExitCodes.help(opening: "the database"))
             """,
         version: PlatformVersion.current
     )
@@ -30,15 +34,11 @@ public struct RideTripsCommand: ServiceCommand {
 
     @OptionGroup var bus: BusClientOptions
 
-    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of trips.sqlite (unless --database-url)", env: "RIDE_DATA_DIR", default: "./.data"))
-    var dataDirectory: String?
+    @OptionGroup var dataDirectory: DataDirectoryOptions<Files>
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(
-        name: .customLong("concurrency"),
-        help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
-    var concurrency: Int?
+    @OptionGroup var workers: WorkerOptions
 
     @Option(
         name: .customLong("off-route-m"),
@@ -68,12 +68,12 @@ public struct RideTripsCommand: ServiceCommand {
 
     func settings(environment: [String: String]) throws -> TripsSettings {
         let logging = try common.logging()
-        let dataDirectory = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
+        let dataDirectory = dataDirectory.resolved()
         return TripsSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             dataDirectory: dataDirectory,
             database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("trips.sqlite").path, environment: environment),
-            concurrency: try concurrencySetting(concurrency),
+            concurrency: try workers.resolved(),
             routes: try routing.source(environment: environment), city: try city.setting(environment: environment),
             follow: try Self.followRules(offRoute: offRoute, delayAfter: delayAfter, environment: environment),
             http: try common.httpAddress(default: "0.0.0.0:9103"), logFormat: logging.format, logLevel: logging.level)

@@ -9,6 +9,11 @@ import Storage
 
 /// `ride-users`' flags. Each has an environment variable; a flag wins over its variable.
 public struct RideUsersCommand: ServiceCommand {
+    /// What `--data-dir` holds.
+    public enum Files: DataFiles {
+        public static let description = "users.sqlite (unless --database-url) and the token key"
+    }
+
     public static let configuration = CommandConfiguration(
         commandName: "ride-users",
         abstract: "Users: riders and drivers, their credentials, and the tokens that say who is asking.",
@@ -21,8 +26,7 @@ public struct RideUsersCommand: ServiceCommand {
             <data-dir>/users-token.key (made once); RIDE_TOKEN_PREVIOUS_SECRET or \
             --token-previous-secret-file names the key being rotated out (its tokens still verify). --http defaults to 0.0.0.0:9101.
 
-            Exit codes: 64 for a malformed flag or variable, 69 when an address cannot be bound, 70 \
-            when the database or the key cannot be opened.
+            \(ExitCodes.help(opening: "the database or the key"))
             """,
         version: PlatformVersion.current
     )
@@ -31,8 +35,7 @@ public struct RideUsersCommand: ServiceCommand {
 
     @OptionGroup var bus: BusClientOptions
 
-    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of users.sqlite (unless --database-url) and the token key", env: "RIDE_DATA_DIR", default: "./.data"))
-    var dataDirectory: String?
+    @OptionGroup var dataDirectory: DataDirectoryOptions<Files>
 
     @OptionGroup var database: DatabaseOptions
 
@@ -88,10 +91,7 @@ public struct RideUsersCommand: ServiceCommand {
         help: helpWithEnv("Seconds between checks for drivers' expired documents (each ends that driver's approval)", env: "RIDE_DOCUMENT_CHECK_S", default: "60"))
     var documentCheckSeconds: Int?
 
-    @Option(
-        name: .customLong("concurrency"),
-        help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
-    var concurrency: Int?
+    @OptionGroup var workers: WorkerOptions
 
     @OptionGroup public var common: CommonOptions
 
@@ -105,7 +105,7 @@ public struct RideUsersCommand: ServiceCommand {
 
     func settings(environment: [String: String]) throws -> UsersSettings {
         let logging = try common.logging()
-        let dataDirectory = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
+        let dataDirectory = dataDirectory.resolved()
         let secretFile = Setting.resolve(
             tokenSecretFile, flag: "token-secret-file", env: "RIDE_TOKEN_SECRET_FILE",
             default: URL(fileURLWithPath: dataDirectory).appendingPathComponent("users-token.key").path
@@ -149,7 +149,7 @@ public struct RideUsersCommand: ServiceCommand {
             driverApproval: try Self.approval(driverApproval, environment: environment),
             documentCheck: .seconds(
                 try integerSetting(documentCheckSeconds, flag: "document-check-s", env: "RIDE_DOCUMENT_CHECK_S", default: 60, range: 1...86_400)),
-            concurrency: try concurrencySetting(concurrency),
+            concurrency: try workers.resolved(),
             http: try common.httpAddress(default: "0.0.0.0:9101"),
             logFormat: logging.format, logLevel: logging.level)
     }
