@@ -8,23 +8,6 @@ import Roads
 import Storage
 import Wire
 
-/// Where new orders are offered: to the `drivers` nearest available drivers within `radius` metres.
-public struct DispatchSettings: Sendable, Equatable {
-    public var radius: Double = 3000
-    public var drivers: Int = 3
-    /// An offer nobody accepted within this many seconds expires; the next round looks 1.5 times
-    /// farther (up to 5 rounds) at drivers not yet asked.
-    public var offerTimeout: Double = 15
-    /// A `NEW` order nobody accepted within this many seconds of its booking ends `CANCELLED`
-    /// with reason `no_driver_found` (the rider is told, and may book again).
-    public var searchTimeout: Double = 180
-    public var maxRounds = 5
-    public init() {}
-
-    /// The search radius of round `round` (1 for the first offer).
-    public func radius(round: Int) -> Double { radius * pow(1.5, Double(max(0, min(round, maxRounds) - 1))) }
-}
-
 /// The `orders` service's ops on the broker. Every op names its caller; the state machine decides
 /// who may do what (403) and what is legal now (409 with the current status).
 struct OrdersOps {
@@ -53,11 +36,7 @@ struct OrdersOps {
             let replied = try await create(params)
             return Replied(status: replied.status, body: OrderPrivacy.shown(replied.body, to: params.caller))
         }
-        router.on(Ops.Orders.get) { (params: OrderParams, _) -> Order in
-            let order = try await existing(params.id)
-            guard OrderStateMachine.canView(order.facts, by: OrderActor(params.caller)) else { throw forbidden("this order is not yours") }
-            return OrderPrivacy.shown(order, to: params.caller)
-        }
+        router.on(Ops.Orders.get) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await viewed(params), to: params.caller) }
         router.on(Ops.Orders.list) { (params: ListOrdersParams, _) -> OrderList in
             var list = try await list(params)
             list.orders = OrderPrivacy.shown(list.orders, to: params.caller)
@@ -77,45 +56,10 @@ struct OrdersOps {
         router.on(Ops.Orders.estimate) { (params: EstimateParams, _) -> FareEstimate in try await estimate(params) }
         router.on(Ops.Orders.nearbyCars) { (params: NearbyCarsParams, _) -> NearbyCars in try await nearbyCars(params) }
         router.on(Ops.Orders.rate) { (params: RateParams, _) -> Order in OrderPrivacy.shown(try await rate(params), to: params.caller) }
-        router.on(Ops.Orders.history) { (params: HistoryParams, _) -> RideHistory in
-            let limit = params.limit ?? 20
-            var before: HistoryCursor?
-            if let text = params.before {
-                guard let cursor = HistoryCursor(text) else {
-                    throw ServiceError.unprocessable("invalid_params", "before: must be a next_before value from a previous page")
-                }
-                before = cursor
-            }
-            var history = try await store.history(of: params.caller, before: before, limit: limit)
-            for index in history.rides.indices { history.rides[index].order = OrderPrivacy.shown(history.rides[index].order, to: params.caller) }
-            return history
-        }
-        router.on(Ops.Orders.earnings) { (params: EarningsParams, _) -> DriverEarnings in
-            guard params.caller.role == .driver else { throw forbidden("earnings are a driver's") }
-            let days = params.days ?? 7  // 1...366: EarningsParams states it, the router checks it
-            let first = UTCDay.string(Date().addingTimeInterval(-Double(days - 1) * 86_400))
-            let perDay = try await store.earnings(driverID: params.caller.id, from: first)
-            return DriverEarnings(driverID: params.caller.id, currency: fares.currency, days: perDay, totalCents: perDay.reduce(0) { $0 + $1.earningsCents })
-        }
-        router.on(Ops.Orders.payment) { (params: OrderParams, _) -> Payment in
-            let order = try await existing(params.id)
-            guard OrderStateMachine.canView(order.facts, by: OrderActor(params.caller)) else { throw forbidden("this order is not yours") }
-            guard let payment = try await store.payment(orderID: order.id) else {
-                if order.payment == .failed {
-                    throw ServiceError.conflict(
-                        "payment_failed",
-                        "payment: failed — \(order.paymentError ?? "not charged"); the rider must add a working card (POST /v1/me/payment-sheet) and pay again (POST /v1/orders/\(order.id)/payment)"
-                    )
-                }
-                throw ServiceError.notFound("no_payment", "order \(order.id) has no payment yet (status \(order.status.rawValue)); it is charged once COMPLETED")
-            }
-            return payment
-        }
-        router.on(Ops.Orders.retryPayment) { (params: OrderParams, _) -> Payment in
-            let order = try await existing(params.id)
-            guard params.caller.role == .rider, order.rider.id == params.caller.id else { throw forbidden("only the order's rider pays for it") }
-            return try await payments.retry(order)
-        }
+        router.on(Ops.Orders.history) { (params: HistoryParams, _) -> RideHistory in try await history(params) }
+        router.on(Ops.Orders.earnings) { (params: EarningsParams, _) -> DriverEarnings in try await earnings(params) }
+        router.on(Ops.Orders.payment) { (params: OrderParams, _) -> Payment in try await payment(params) }
+        router.on(Ops.Orders.retryPayment) { (params: OrderParams, _) -> Payment in try await retryPayment(params) }
         // For operators (the gateway's dashboard, HTTP Basic): no caller.
         router.on(Ops.Orders.refund) { (params: RefundParams, _) -> Payment in
             let refunded = try await payments.refund(try await existing(params.id))
@@ -127,13 +71,7 @@ struct OrdersOps {
             try await store.eventLog.page(source: BusContract.Service.orders, query: query)
         }
         // For operators (the gateway's dashboard), like `events`: no caller, nothing personal beyond names.
-        router.on(Ops.Orders.stats) { (params: StatsParams, _) -> OrderStats in
-            let limit = params.openLimit ?? 200
-            guard (0...1000).contains(limit) else { throw ServiceError.unprocessable("invalid_params", "open_limit: must be from 0 to 1000, got \(limit)") }
-            var stats = try await store.stats(openLimit: limit)
-            if let cards = payments.provider as? any CardPaymentProvider { stats.paymentsFailed = try await cards.failedCharges() }
-            return stats
-        }
+        router.on(Ops.Orders.stats) { (params: StatsParams, _) -> OrderStats in try await stats(params) }
         registerCardOps(&router)
         ReportOps(orders: self).register(on: &router)
         return router
@@ -452,137 +390,6 @@ struct OrdersOps {
         let user = try JSONCoding.decode(User.self, from: reply.json)
         guard user.role == role else { throw ServiceError.forbidden("forbidden", "user \(id) is a \(user.role.rawValue), not a \(role.rawValue)") }
         return user
-    }
-
-    /// A dispatch round for a `NEW` order whose offers expired or were all declined: the nearest
-    /// available drivers not yet asked, one radius step farther. Conditional on the version read,
-    /// so a racing accept wins.
-    /// Ends `order`, still `NEW` and as read (`version`), with reason `no_driver_found`; whether it did.
-    func expire(_ order: Order, now: Date) async throws -> Bool {
-        let version = order.version
-        let (after, _) = try await store.change(id: order.id, now: now, sideEvents: { _, _ in [] }) { order in
-            guard order.status == .new, order.version == version else { return }
-            order.status = .cancelled
-            order.cancelReason = Order.noDriverFound
-            order.cancelledAt = now
-            order.offeredTo = []
-        }
-        relay.notify()
-        let expired = after.version != version && after.cancelReason == Order.noDriverFound
-        if expired { ended(.cancelled) }
-        return expired
-    }
-
-    /// The statuses in which a driver's cancel sends the order back to dispatch (before the ride
-    /// starts); from `STARTED_RIDE` on it ends the ride.
-    static let redispatchedOnDriverCancel: Set<OrderStatus> = [.accepted, .pickingUp, .reachedPickup]
-
-    /// A driver who accepted cancels before the ride: the order is `NEW` again, offered to the
-    /// nearest available drivers but never again to this one (`declined_by`); the search for a
-    /// driver starts over; the rider is told another driver is being found.
-    func redispatchAfterDriverCancel(_ current: Order, _ params: OrderParams) async throws -> Order {
-        let driverID = params.caller.id
-        let drivers = await nearestDrivers(to: current.pickup, radius: dispatch.radius(round: 1), excluding: current.declinedBy + [driverID])
-        let now = Date()
-        let (order, _) = try await store.change(id: current.id, now: now, sideEvents: Self.driverCancelledEvents) { order in
-            // Checked again in the transaction: a racing change (the rider cancelled) wins.
-            guard order.driver?.id == driverID, Self.redispatchedOnDriverCancel.contains(order.status) else { return }
-            order.status = .new
-            order.driver = nil
-            order.declinedBy.append(driverID)
-            order.offeredTo = drivers.filter { !order.declinedBy.contains($0) }
-            order.offerHistory += order.offeredTo.filter { !order.offerHistory.contains($0) }
-            order.dispatchRound = 1
-            order.offeredAt = now
-            order.searchingSince = now
-            order.redispatches = (order.redispatches ?? 0) + 1
-        }
-        relay.notify()
-        return order
-    }
-
-    /// The rider's cancel ends the order; the driver's before the ride sends it back to dispatch.
-    func cancel(_ params: OrderParams) async throws -> Order {
-        if params.caller.role == .driver {
-            let current = try await existing(params.id)
-            if current.driver?.id == params.caller.id, Self.redispatchedOnDriverCancel.contains(current.status) {
-                return try await redispatchAfterDriverCancel(current, params)
-            }
-        }
-        return try await transition(.cancel, params) { order, before in
-            // The driver came to the pickup for nothing: the rider pays the fee, the driver most of it.
-            if params.caller.role == .rider, before == .reachedPickup, fares.cancellationFeeCents > 0 {
-                order.cancellationFee = Fee(currency: fares.currency, amountCents: fares.cancellationFeeCents)
-            }
-            order.cancelReason = params.reason
-            order.cancelledBy = params.caller
-            order.cancelledAt = Date()
-            order.offeredTo = []
-        }
-    }
-
-    /// `order.driver_cancelled` when a change sent the order back to dispatch after its driver's cancel.
-    @Sendable static func driverCancelledEvents(before: Order, after: Order) -> [OrderSideEvent] {
-        guard let driver = before.driver, let count = after.redispatches, count > (before.redispatches ?? 0) else { return [] }
-        let kind = Events.orderDriverCancelled
-        return [
-            OrderSideEvent(
-                topic: kind.topic, type: kind.type,
-                data: DriverCancelled(orderID: after.id, driverID: driver.id, deviceID: driver.deviceID, redispatch: count, cancelledAt: after.updatedAt))
-        ]
-    }
-
-    func redispatch(_ order: Order, now: Date) async throws {
-        let round = (order.dispatchRound ?? 1) + 1
-        let radius = dispatch.radius(round: round)
-        let notYetAsked = await nearestDrivers(to: order.pickup, radius: radius, excluding: order.offerHistory)
-        // Every available driver near has been asked: ask again the nearest who did not decline.
-        // A driver busy (or away from the phone) at their offer may be free now; without this an
-        // order in a town of three drivers would wait forever once each had let one offer expire.
-        let drivers =
-            notYetAsked.isEmpty && !order.offerHistory.isEmpty
-            ? await nearestDrivers(to: order.pickup, radius: radius, excluding: order.declinedBy) : notYetAsked
-        let version = order.version
-        _ = try await store.change(id: order.id, now: now, sideEvents: Self.offeredEvents) { order in
-            guard order.status == .new, order.version == version else { return }
-            order.offeredTo = drivers
-            order.offerHistory += drivers.filter { !order.offerHistory.contains($0) }
-            order.dispatchRound = round
-            order.offeredAt = now
-        }
-        relay.notify()
-    }
-
-    /// The nearest available drivers (their devices' `user_id` metadata) without an open order,
-    /// nearest first: a driver whose app still says available while on a ride cannot accept
-    /// another, so is not offered one. Tracking being away leaves the order unoffered rather than
-    /// failing the booking.
-    func nearestDrivers(to place: Place, radius: Double, excluding declined: [String], count: Int? = nil) async -> [String] {
-        let count = count ?? dispatch.drivers
-        let query = NearbyQuery(
-            location: GeoJSONPoint(place.point),
-            radius: radius, limit: max(10, (count + declined.count) * 2), availableOnly: true)
-        let result: NearbyResult
-        do {
-            result = try await platform.call(Ops.Tracking.nearby, query, timeout: .seconds(2))
-        } catch {
-            logger.warning("dispatch: tracking.nearby failed; the order waits unoffered", metadata: ["error": "\(error)"])
-            return []
-        }
-        var candidates: [String] = []
-        for device in result.devices {
-            guard case .string(let userID)? = device.metadata["user_id"], !declined.contains(userID), !candidates.contains(userID) else { continue }
-            candidates.append(userID)
-        }
-        let busy: Set<String>
-        do {
-            busy = try await store.driversWithOpenOrders(among: candidates)
-        } catch {
-            // Offered anyway: a busy driver's accept is refused (driver_busy), so this only costs an offer.
-            logger.warning("dispatch: cannot read which drivers are on a ride; offering without that", metadata: ["error": "\(error)"])
-            busy = []
-        }
-        return Array(candidates.lazy.filter { !busy.contains($0) }.prefix(count))
     }
 
     func forbidden(_ message: String) -> ServiceError { ServiceError.forbidden("forbidden", message) }
