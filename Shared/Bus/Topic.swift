@@ -26,18 +26,18 @@ public enum Topic {
 /// CURVE (or `--insecure-bus`), so the default is one that needs neither (docs/operations.md).
 public enum BusContract {
     /// Where `ride-bus` binds event ingress (XSUB): publishers connect here.
-    public static let eventIngressBind = "tcp://127.0.0.1:5555"
+    public static let eventIngressBind = "tcp://127.0.0.1:\(PlatformPorts.eventIngress)"
     /// Where `ride-bus` binds event egress (XPUB): subscribers connect here.
-    public static let eventEgressBind = "tcp://127.0.0.1:5556"
+    public static let eventEgressBind = "tcp://127.0.0.1:\(PlatformPorts.eventEgress)"
     /// Where `ride-bus` binds the 7/MDP broker (ROUTER): clients and workers connect here.
-    public static let brokerBind = "tcp://127.0.0.1:5557"
+    public static let brokerBind = "tcp://127.0.0.1:\(PlatformPorts.broker)"
 
     /// What clients connect to by default (a local bus), with the environment variables that change it.
-    public static let publishEndpoint = "tcp://127.0.0.1:5555"
+    public static let publishEndpoint = "tcp://127.0.0.1:\(PlatformPorts.eventIngress)"
     public static let publishEnvironment = "RIDE_BUS_PUB"
-    public static let subscribeEndpoint = "tcp://127.0.0.1:5556"
+    public static let subscribeEndpoint = "tcp://127.0.0.1:\(PlatformPorts.eventEgress)"
     public static let subscribeEnvironment = "RIDE_BUS_SUB"
-    public static let brokerEndpoint = "tcp://127.0.0.1:5557"
+    public static let brokerEndpoint = "tcp://127.0.0.1:\(PlatformPorts.broker)"
     public static let brokerEnvironment = "RIDE_BROKER"
 
     /// The largest request or reply the broker takes (a photo's base64 in `users.put_photo` is the

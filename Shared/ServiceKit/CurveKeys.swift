@@ -1,4 +1,5 @@
 import ArgumentParser
+import Bus
 import Foundation
 import Logging
 import Synchronization
@@ -16,8 +17,9 @@ import ZeroMQ
 public struct CurveKeyDirectory: Sendable {
     public let path: String
     /// The clients `init` makes keys for: one per role of `RideContract.Roles` (a test holds them
-    /// equal), each named after its role — every service, `operator` (ridectl), `bench`.
-    public static let standardClients = ["users", "orders", "trips", "tracking", "notifications", "gateway", "operator", "bench"]
+    /// equal), each named after its role — every process but the bus (the server), `operator`
+    /// (ridectl), `bench`.
+    public static let standardClients = RideProcess.allCases.filter { $0 != .bus }.map(\.rawValue) + ["operator", "bench"]
 
     public init(path: String) { self.path = path }
 

@@ -83,7 +83,7 @@ public struct RideBusCommand: ServiceCommand {
                 Setting.resolve(broker, flag: "broker", env: RideBusCommand.brokerEnvironment, default: BusContract.brokerBind), name: "broker", forBinding: true),
             highWaterMark: Int32(try integerSetting(highWaterMark, flag: "hwm", env: "RIDE_BUS_HWM", default: 100_000, range: 0...100_000_000)),
             brokerConfiguration: brokerConfiguration,
-            http: try common.httpAddress(default: "0.0.0.0:9100"),
+            http: try common.httpAddress(default: RideProcess.bus.httpDefault),
             logFormat: logging.format,
             logLevel: logging.level)
     }

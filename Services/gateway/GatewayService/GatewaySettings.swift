@@ -12,11 +12,11 @@ public struct RideGatewayCommand: ServiceCommand {
         commandName: "ride-gateway",
         abstract: "The apps' door: the REST API under /v1, live order updates over WebSocket, HyperTrack-compatible trip routes, share pages and the dashboard.",
         discussion: """
-            Serves HTTP on --listen (default 0.0.0.0:8080): the REST API for rider and driver apps \
+            Serves HTTP on --listen (default 0.0.0.0:\(PlatformPorts.gateway)): the REST API for rider and driver apps \
             under /v1 (bearer tokens from ride-users), the WebSocket /v1/orders/{id}/live, the \
             OpenAPI document at /openapi.json, HyperTrack v3 routes (/trips/, /devices/nearby) with \
             HTTP Basic auth, share pages at /<share id> and the operator dashboard at /dashboard. \
-            Stores nothing: every request becomes ops on the bus. --http (default 0.0.0.0:9106) \
+            Stores nothing: every request becomes ops on the bus. --http (default \(RideProcess.gateway.httpDefault)) \
             serves /health and /metrics.
 
             \(ExitCodes.help())
@@ -28,7 +28,8 @@ public struct RideGatewayCommand: ServiceCommand {
 
     @OptionGroup var bus: BusClientOptions
 
-    @Option(name: .customLong("listen"), help: helpWithEnv("Address of the apps' HTTP listener (HOST:PORT)", env: "RIDE_GATEWAY_LISTEN", default: "0.0.0.0:8080"))
+    @Option(
+        name: .customLong("listen"), help: helpWithEnv("Address of the apps' HTTP listener (HOST:PORT)", env: "RIDE_GATEWAY_LISTEN", default: "0.0.0.0:\(PlatformPorts.gateway)"))
     var listen: String?
 
     @Option(
@@ -149,7 +150,7 @@ public struct RideGatewayCommand: ServiceCommand {
 
     public func settings() throws -> GatewaySettings {
         let logging = try common.logging()
-        let listen = try HostPort.parse(Setting.resolve(listen, flag: "listen", env: "RIDE_GATEWAY_LISTEN", default: "0.0.0.0:8080"), name: "listen address")
+        let listen = try HostPort.parse(Setting.resolve(listen, flag: "listen", env: "RIDE_GATEWAY_LISTEN", default: "0.0.0.0:\(PlatformPorts.gateway)"), name: "listen address")
         let urlSetting = Setting.resolve(publicURL, flag: "public-url", env: "RIDE_PUBLIC_URL", default: "http://localhost:\(listen.port)")
         guard let url = URL(string: urlSetting.value), url.scheme == "http" || url.scheme == "https", url.host != nil else {
             throw ConfigurationError("public URL (\(urlSetting.origin)) '\(urlSetting.value)' must be an http:// or https:// URL")
@@ -192,7 +193,7 @@ public struct RideGatewayCommand: ServiceCommand {
             edge: EdgePolicy(
                 corsOrigins: try CORSPolicy.parse(origins), requestTimeout: .seconds(timeout), limits: limits, forwardedForHops: hops,
                 socketRecheck: .seconds(recheck), socketsPerUser: sockets, socketIdle: .seconds(idle)),
-            http: try common.httpAddress(default: "0.0.0.0:9106"), logFormat: logging.format, logLevel: logging.level, identity: try identity.settings(),
+            http: try common.httpAddress(default: RideProcess.gateway.httpDefault), logFormat: logging.format, logLevel: logging.level, identity: try identity.settings(),
             secretKeyOrigin: secret.origin, city: try city.setting(),
             hyperTrackWebhookSecret: webhookSecret.value.isEmpty ? nil : webhookSecret.value, hyperTrackWebhookSecretOrigin: webhookSecret.origin)
     }

@@ -30,7 +30,7 @@ public struct RideNotificationsCommand: ServiceCommand {
             retried under the same webhook-id, then dead letters; one pooled HTTP client for them all. \
             \(RideContract.helpSummary(of: BusContract.Service.notifications)) State is kept in \
             <data-dir>/notifications.sqlite, or with --database-url in the notifications schema of \
-            a PostgreSQL database that several instances share. --http defaults to 0.0.0.0:9105.
+            a PostgreSQL database that several instances share. --http defaults to \(RideProcess.notifications.httpDefault).
 
             \(ExitCodes.help(opening: "the database"))
             """,
@@ -90,7 +90,7 @@ public struct RideNotificationsCommand: ServiceCommand {
             webhookRetries: try DelayList.parse((retries.value, retries.origin), what: "webhook retries"),
             push: try push.settings(),
             concurrency: try workers.resolved(),
-            http: try common.httpAddress(default: "0.0.0.0:9105"), logFormat: logging.format, logLevel: logging.level)
+            http: try common.httpAddress(default: RideProcess.notifications.httpDefault), logFormat: logging.format, logLevel: logging.level)
     }
 }
 

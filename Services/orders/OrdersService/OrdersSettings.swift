@@ -25,7 +25,7 @@ public struct RideOrdersCommand: ServiceCommand {
             outbox. Every op of the apps names its caller ({"caller":{"role","id"}}); a \
             rider may touch only their own orders, a driver only orders offered to or accepted by \
             them. \
-            --http defaults to 0.0.0.0:9102.
+            --http defaults to \(RideProcess.orders.httpDefault).
 
             \(ExitCodes.help(opening: "the database"))
             """,
@@ -159,7 +159,7 @@ public struct RideOrdersCommand: ServiceCommand {
                 arrivalRadius: Double(
                     try integerSetting(arrivalRadius, flag: "arrival-radius-m", env: "RIDE_ARRIVAL_RADIUS_M", default: OffScriptRules.defaultArrivalRadius, range: 20...5000))),
             concurrency: try workers.resolved(),
-            http: try common.httpAddress(default: "0.0.0.0:9102"), logFormat: logging.format, logLevel: logging.level)
+            http: try common.httpAddress(default: RideProcess.orders.httpDefault), logFormat: logging.format, logLevel: logging.level)
     }
 }
 

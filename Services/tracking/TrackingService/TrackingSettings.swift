@@ -22,7 +22,7 @@ public struct RideTrackingCommand: ServiceCommand {
             Devices (the TrackingSDK) connect to the ingest socket with a DEALER (a random routing id) \
             and send batches of locations naming their device; each batch is acknowledged once stored. \
             \(RideContract.helpSummary(of: BusContract.Service.tracking)) Each device's events are \
-            sequenced on their own (source tracking/devices/<id>). --http defaults to 0.0.0.0:9104.
+            sequenced on their own (source tracking/devices/<id>). --http defaults to \(RideProcess.tracking.httpDefault).
 
             Sharding (--shard K/N): N processes split the devices by a stable hash of the device id \
             (see DeviceShards); each keeps only its own devices, in memory and in its own SQLite file \
@@ -49,7 +49,7 @@ public struct RideTrackingCommand: ServiceCommand {
 
     /// Where the device ingest binds unless told: this machine only, as the bus does
     /// (`BusContract`); phones elsewhere need `--ingest tcp://*:5558` with CURVE.
-    public static let defaultIngest = "tcp://127.0.0.1:5558"
+    public static let defaultIngest = "tcp://127.0.0.1:\(PlatformPorts.trackingIngest)"
     static let ingestEnvironment = "RIDE_TRACKING_INGEST_BIND"
 
     @Option(
@@ -155,7 +155,7 @@ public struct RideTrackingCommand: ServiceCommand {
             inactiveAfter: TimeInterval(try integerSetting(inactiveAfterSeconds, flag: "inactive-after-s", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: 60, range: 1...86_400)),
             rules: rules,
             concurrency: try workers.resolved(),
-            http: try common.httpAddress(default: "0.0.0.0:9104"),
+            http: try common.httpAddress(default: RideProcess.tracking.httpDefault),
             logFormat: logging.format, logLevel: logging.level)
     }
 }

@@ -23,7 +23,7 @@ public struct RideTripsCommand: ServiceCommand {
             HyperTrack's Trips API v3 over the bus. \(RideContract.helpSummary(of: BusContract.Service.trips)) \
             A create's idempotency_key makes a repeat return the first trip; trip.eta comes at most once per \
             trip every 5 s, trip.destination_arrival once; events come from a transactional outbox. Watches \
-            device.location.<id> only for devices with an active trip. --http defaults to 0.0.0.0:9103.
+            device.location.<id> only for devices with an active trip. --http defaults to \(RideProcess.trips.httpDefault).
 
             \(ExitCodes.help(opening: "the database"))
             """,
@@ -76,7 +76,7 @@ public struct RideTripsCommand: ServiceCommand {
             concurrency: try workers.resolved(),
             routes: try routing.source(environment: environment), city: try city.setting(environment: environment),
             follow: try Self.followRules(offRoute: offRoute, delayAfter: delayAfter, environment: environment),
-            http: try common.httpAddress(default: "0.0.0.0:9103"), logFormat: logging.format, logLevel: logging.level)
+            http: try common.httpAddress(default: RideProcess.trips.httpDefault), logFormat: logging.format, logLevel: logging.level)
     }
 }
 

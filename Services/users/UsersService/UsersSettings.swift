@@ -24,7 +24,7 @@ public struct RideUsersCommand: ServiceCommand {
             (kid) and session; refresh tokens are opaque, stored hashed, rotated on each use. \
             The signing key comes from RIDE_TOKEN_SECRET, else --token-secret-file, else \
             <data-dir>/users-token.key (made once); RIDE_TOKEN_PREVIOUS_SECRET or \
-            --token-previous-secret-file names the key being rotated out (its tokens still verify). --http defaults to 0.0.0.0:9101.
+            --token-previous-secret-file names the key being rotated out (its tokens still verify). --http defaults to \(RideProcess.users.httpDefault).
 
             \(ExitCodes.help(opening: "the database or the key"))
             """,
@@ -150,7 +150,7 @@ public struct RideUsersCommand: ServiceCommand {
             documentCheck: .seconds(
                 try integerSetting(documentCheckSeconds, flag: "document-check-s", env: "RIDE_DOCUMENT_CHECK_S", default: 60, range: 1...86_400)),
             concurrency: try workers.resolved(),
-            http: try common.httpAddress(default: "0.0.0.0:9101"),
+            http: try common.httpAddress(default: RideProcess.users.httpDefault),
             logFormat: logging.format, logLevel: logging.level)
     }
 }

@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 import PlatformLauncher
 
@@ -22,33 +23,35 @@ enum Platform {
         let port = { (base: Int) in base + portOffset }
         let http = { (base: Int) in "127.0.0.1:\(port(base))" }
         let bind = { (base: Int) in "tcp://\(listen.host):\(port(base))" }
-        var brokerBinds = bind(5557)
-        var broker = "tcp://127.0.0.1:\(port(5557))"
+        var brokerBinds = bind(PlatformPorts.broker)
+        var broker = "tcp://127.0.0.1:\(port(PlatformPorts.broker))"
         if let socket = localBrokerSocket(dataDirectory: dataDirectory) {
             brokerBinds += ",ipc://\(socket)"
             broker = "ipc://\(socket)"
         }
-        let bus = BusEndpoints(ingress: "tcp://127.0.0.1:\(port(5555))", egress: "tcp://127.0.0.1:\(port(5556))", broker: broker)
-        let service = { (name: String, base: Int) in
-            PlatformCommands.service("ride-\(name)", name: name, binDirectory: binDirectory, bus: bus, http: http(base), dataDirectory: dataDirectory)
+        let bus = BusEndpoints(ingress: "tcp://127.0.0.1:\(port(PlatformPorts.eventIngress))", egress: "tcp://127.0.0.1:\(port(PlatformPorts.eventEgress))", broker: broker)
+        let service = { (process: RideProcess) in
+            PlatformCommands.service(process.executable, name: process.rawValue, binDirectory: binDirectory, bus: bus, http: http(process.httpPort), dataDirectory: dataDirectory)
         }
         return [
-            PlatformCommands.bus(binDirectory: binDirectory, pub: bind(5555), sub: bind(5556), broker: brokerBinds, http: http(9100)),
-            service("users", 9101),
+            PlatformCommands.bus(
+                binDirectory: binDirectory, pub: bind(PlatformPorts.eventIngress), sub: bind(PlatformPorts.eventEgress), broker: brokerBinds, http: http(RideProcess.bus.httpPort)),
+            service(.users),
         ]
             + (0..<trackingShards).map { shard in
                 PlatformCommands.tracking(
-                    name: shard == 0 ? "tracking" : "tracking-\(shard)", binDirectory: binDirectory, bus: bus, http: http(9104 + 100 * shard),
+                    name: shard == 0 ? "tracking" : "tracking-\(shard)", binDirectory: binDirectory, bus: bus,
+                    http: http(RideProcess.tracking.httpPort + PlatformPorts.shardStride * shard),
                     dataDirectory: dataDirectory, ingest: bind(trackingIngestPort(shard: shard)),
                     shard: trackingShards > 1 ? "\(shard)/\(trackingShards)" : nil)
             } + [
-                service("trips", 9103), service("orders", 9102), service("notifications", 9105),
-                PlatformCommands.gateway(binDirectory: binDirectory, bus: bus, http: http(9106), listen: "0.0.0.0:\(port(8080))"),
+                service(.trips), service(.orders), service(.notifications),
+                PlatformCommands.gateway(binDirectory: binDirectory, bus: bus, http: http(RideProcess.gateway.httpPort), listen: "0.0.0.0:\(port(PlatformPorts.gateway))"),
             ]
     }
 
     /// The device ingest port of tracking's shard `shard`, before any offset.
-    static func trackingIngestPort(shard: Int) -> Int { 5558 + 100 * shard }
+    static func trackingIngestPort(shard: Int) -> Int { PlatformPorts.trackingIngest + PlatformPorts.shardStride * shard }
 
     /// What the TrackingSDK is given (RIDE_TRACKING_INGEST): every shard's ingest, in shard order.
     static func trackingIngestEndpoints(shards: Int, portOffset: Int = 0) -> [String] {

@@ -24,7 +24,7 @@ public struct RideCtl: AsyncParsableCommand {
 struct BusAddresses: ParsableArguments {
     @OptionGroup var endpoints: BusClientOptions
 
-    @Option(name: .customLong("bus-http"), help: helpWithEnv("The bus's health/metrics URL", env: "RIDE_BUS_HTTP", default: "http://127.0.0.1:9100"))
+    @Option(name: .customLong("bus-http"), help: helpWithEnv("The bus's health/metrics URL", env: "RIDE_BUS_HTTP", default: "http://127.0.0.1:\(RideProcess.bus.httpPort)"))
     var busHTTP: String?
 
     @OptionGroup var curve: CurveOptions
@@ -36,7 +36,7 @@ struct BusAddresses: ParsableArguments {
     func publishEndpoint() throws -> String { try endpoints.publishEndpoint() }
 
     func busHealthURL() -> String {
-        Setting.resolve(busHTTP, flag: "bus-http", env: "RIDE_BUS_HTTP", default: "http://127.0.0.1:9100").value
+        Setting.resolve(busHTTP, flag: "bus-http", env: "RIDE_BUS_HTTP", default: "http://127.0.0.1:\(RideProcess.bus.httpPort)").value
     }
 }
 
