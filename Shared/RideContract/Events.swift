@@ -1,9 +1,11 @@
 import Bus
 import RideModels
+import Wire
 
 /// Every kind of event the platform publishes, declared once with its topic and payload type.
 /// A subscriber that wants all of a source's events subscribes to its root (`Events.orderRoot`),
 /// so a jump in the source's sequence is a lost event, not one it did not ask for.
+@Catalog("EventKind")
 public enum Events {
     public static let orderStatus = EventKind<OrderStatusChanged>(
         type: "order.status", key: "the new status", source: BusContract.Service.orders,

@@ -1,5 +1,6 @@
 import Bus
 import RideModels
+import Wire
 
 /// Every op of every service, declared once: its service, its name, its params and its reply.
 /// Servers register their handlers through these values, clients call through them, and the docs'
@@ -10,6 +11,7 @@ public enum Ops {
         Op(service, "events", "events after a sequence number, oldest first (how a reactor catches up)")
     }
 
+    @Catalog("Op", "Ops.events")
     public enum Users {
         static let service = BusContract.Service.users
         public static let register = Op<RegisterParams, User>(service, "register", "registers a rider or driver (201; a repeat answers the same user)")
@@ -52,6 +54,7 @@ public enum Ops {
         public static let events = Ops.events(of: service)
     }
 
+    @Catalog("Op", "Ops.events")
     public enum Orders {
         static let service = BusContract.Service.orders
         public static let create = Op<CreateOrderParams, Order>(service, "create", "books a ride (201; a repeated booking answers the same order)")
@@ -101,6 +104,7 @@ public enum Ops {
         public static let events = Ops.events(of: service)
     }
 
+    @Catalog("Op", "Ops.events")
     public enum Trips {
         static let service = BusContract.Service.trips
         public static let create = Op<CreateTripParams, Trip>(service, "create", "starts tracking a device to a destination (201; an idempotency key makes one trip)")
@@ -112,6 +116,7 @@ public enum Ops {
         public static let events = Ops.events(of: service)
     }
 
+    @Catalog("Op", "Ops.events")
     public enum Tracking {
         static let service = BusContract.Service.tracking
         public static let nearby = Op<NearbyQuery, NearbyResult>(service, "nearby", "the nearest devices to a point, available drivers first")
@@ -123,6 +128,7 @@ public enum Ops {
         public static let deviceOps = [device.name, setAvailability.name, locations.name, ingest.name]
     }
 
+    @Catalog("Op", "Ops.events")
     public enum Notifications {
         static let service = BusContract.Service.notifications
         public static let list = Op<InboxParams, Inbox>(service, "list", "a user's inbox, newest first")

@@ -61,3 +61,9 @@ extension WireValue {
         }
     }
 }
+
+/// Adds `public static let catalog` to an enum: the `descriptor` of each of its static constants
+/// made by a call of one of `callees` (a type such as `Op`, or a function such as `Ops.events`),
+/// in declaration order. The contract's lists of ops and events are these, never written by hand.
+@attached(member, names: named(catalog))
+public macro Catalog(_ callees: String...) = #externalMacro(module: "WireMacros", type: "CatalogMacro")
