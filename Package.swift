@@ -92,12 +92,15 @@ let package = Package(
         // Starting the platform's processes on one machine and waiting for them: `ridectl up`, the
         // benchmarks and the integration tests share it.
         .target(
-            name: "PlatformLauncher", dependencies: ["ServiceKit", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            name: "PlatformLauncher", dependencies: ["SettingsKit", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             path: "Shared/PlatformLauncher"),
+        // SettingsKit: a setting from a flag, its variable or a default, with the errors that name it;
+        // HOST:PORT; standard streams that never trap. What a command line needs, and no server.
+        .target(name: "SettingsKit", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Shared/SettingsKit"),
         .target(
             name: "ServiceKit",
             dependencies: [
-                "Wire", "Bus",
+                "Wire", "Bus", "SettingsKit",
                 "ZeroMQ",
                 "CZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -121,7 +124,8 @@ let package = Package(
         .target(
             name: "RoadServers",
             dependencies: [
-                "Roads", "Geo", "ServiceKit", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "SettingsKit",
+                "Roads", "Geo", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -130,7 +134,7 @@ let package = Package(
         // Cities: one city's roads, street map and places, built in (Helsinki) or a bundle (`--city`, docs/cities.md).
         .target(
             name: "Cities",
-            dependencies: ["Roads", "Places", "Geo", "ServiceKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["SettingsKit", "Roads", "Places", "Geo", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Shared/Cities"
         ),
         // Places: search and reverse geocoding over streets, addresses and named places from OpenStreetMap (docs/places.md).
@@ -152,6 +156,7 @@ let package = Package(
         .target(
             name: "ServiceStorage",
             dependencies: [
+                "SettingsKit",
                 "Bus", "ServiceKit", "Storage", .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -170,6 +175,7 @@ let package = Package(
         .target(
             name: "BusService",
             dependencies: [
+                "SettingsKit",
                 "Wire", "Bus", "RideContract", "ServiceKit", "ZeroMQ", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ], path: "Services/bus/BusService"),
@@ -177,6 +183,7 @@ let package = Package(
         .target(
             name: "TrackingService",
             dependencies: [
+                "SettingsKit",
                 "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", "ZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
@@ -188,6 +195,7 @@ let package = Package(
         .target(
             name: "OrdersService",
             dependencies: [
+                "SettingsKit",
                 "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "Roads", "RoadServers", "Cities", "ServiceKit", "Storage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -200,6 +208,7 @@ let package = Package(
         .target(
             name: "TripsService",
             dependencies: [
+                "SettingsKit",
                 "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "Roads", "RoadServers", "Cities", "ServiceKit", "Storage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -213,6 +222,7 @@ let package = Package(
         .target(
             name: "UsersService",
             dependencies: [
+                "SettingsKit",
                 "ServiceStorage", "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -226,6 +236,7 @@ let package = Package(
         .target(
             name: "GatewayService",
             dependencies: [
+                "SettingsKit",
                 "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Places", "Roads", "Cities", "Geo", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
@@ -241,6 +252,7 @@ let package = Package(
         .target(
             name: "NotificationsService",
             dependencies: [
+                "SettingsKit",
                 "ServiceStorage", "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -256,6 +268,7 @@ let package = Package(
         .target(
             name: "RideCtlKit",
             dependencies: [
+                "SettingsKit",
                 "Cities",
                 "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "Roads", "ZeroMQ", "GatewayService",
                 "UsersService", "RoadServers", "OrdersService", .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -269,7 +282,7 @@ let package = Package(
             path: "Tools/ridectl/RideCtlKit"
         ),
         .executableTarget(name: "ridectl", dependencies: ["RideCtlKit", "ServiceKit"], path: "Tools/ridectl/main"),
-        .executableTarget(name: "driver-example", dependencies: ["TrackingSDK", "ServiceKit"], path: "Tools/driver-example", exclude: ["drive.gpx"]),
+        .executableTarget(name: "driver-example", dependencies: ["SettingsKit", "TrackingSDK", "ServiceKit"], path: "Tools/driver-example", exclude: ["drive.gpx"]),
 
         // MARK: Fuzzing (Fuzz/README.md): libFuzzer's target over what arrives from sockets. Light on
         // purpose (the bus, the contract and the models only), so its instrumented build fits in `make test`.
@@ -283,11 +296,12 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests"),
         .testTarget(name: "BusTests", dependencies: ["Wire", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")], path: "Tests/BusTests"),
         .testTarget(
-            name: "ServiceKitTests", dependencies: ["ServiceKit", "Bus", "ZeroMQ", "TestProcess", .product(name: "Logging", package: "swift-log")],
+            name: "ServiceKitTests", dependencies: ["SettingsKit", "ServiceKit", "Bus", "ZeroMQ", "TestProcess", .product(name: "Logging", package: "swift-log")],
             path: "Tests/ServiceKitTests"),
         .testTarget(
             name: "RideCtlTests",
             dependencies: [
+                "SettingsKit",
                 "Wire", "RideCtlKit", "Bus", "PlatformLauncher", "Geo", "RideModels", "Roads", "RideContract", "ServiceKit",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -302,7 +316,8 @@ let package = Package(
         .testTarget(
             name: "TrackingTests", dependencies: ["Wire", "TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TrackingTests"),
-        .testTarget(name: "TripsTests", dependencies: ["Wire", "TripsService", "RideModels", "Geo", "Bus", "Roads", "RideContract", "ServiceKit"], path: "Tests/TripsTests"),
+        .testTarget(
+            name: "TripsTests", dependencies: ["SettingsKit", "Wire", "TripsService", "RideModels", "Geo", "Bus", "Roads", "RideContract", "ServiceKit"], path: "Tests/TripsTests"),
         .testTarget(
             name: "OrdersTests",
             dependencies: [

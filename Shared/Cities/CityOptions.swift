@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ServiceKit
+import SettingsKit
 import Synchronization
 
 /// `--city` / `RIDE_CITY`: the city a process routes, draws and searches in — declared once here,

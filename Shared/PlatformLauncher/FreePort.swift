@@ -1,5 +1,5 @@
 import Foundation
-import ServiceKit
+import SettingsKit
 import Synchronization
 
 /// Free TCP ports on 127.0.0.1, for tests and benchmarks that start real processes side by side.

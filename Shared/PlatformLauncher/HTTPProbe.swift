@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-import ServiceKit
 
 /// A small HTTP client for `/health` and `/metrics` (ridectl, the image's health checks) and the
 /// gateway's API (tests). Requests go through async-http-client's process-wide pooled client, so a

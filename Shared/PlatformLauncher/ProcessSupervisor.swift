@@ -1,5 +1,5 @@
 import Foundation
-import ServiceKit
+import SettingsKit
 import Synchronization
 
 /// Starts platform executables as child processes, routes their output, signals and stops them.

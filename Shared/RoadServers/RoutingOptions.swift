@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ServiceKit
+import SettingsKit
 
 /// `--routes` / `RIDE_ROUTES`: where a service's routes come from (`RouteSource`), for the
 /// services that estimate along roads (trips, orders) — declared once here.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Bus
+import SettingsKit
 
 /// Where a process finds the bus: the event ingress it publishes to, the egress it subscribes to,
 /// the broker it sends requests through. Flags win over the variables, which win over the local defaults.

@@ -1,4 +1,5 @@
 import Bus
+import SettingsKit
 import ZeroMQ
 
 /// One setting that names bus endpoints a process binds or connects to: the bus's sockets, a

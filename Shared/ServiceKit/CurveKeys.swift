@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import Logging
+import SettingsKit
 import Synchronization
 import ZeroMQ
 

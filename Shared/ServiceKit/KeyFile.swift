@@ -1,4 +1,5 @@
 import Foundation
+import SettingsKit
 
 /// A service's own key in a file: read when there, made once (32 random bytes, mode 0600) when
 /// missing — users' token key, notifications' sealing key. Replicas sharing a database must be

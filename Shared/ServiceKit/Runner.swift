@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import SettingsKit
 
 /// Exit codes of every executable (sysexits(3)).
 public enum ExitCodes {

@@ -1,4 +1,5 @@
 import Foundation
+import SettingsKit
 import Synchronization
 
 /// How a process treats its secrets (`--mode`, `RIDE_MODE`). Development (`make run`) starts with

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Bus
 import Foundation
+import SettingsKit
 import ZeroMQ
 
 /// A service's resolved configuration, printed by `--check`.

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Logging
 import ServiceLifecycle
+import SettingsKit
 import Wire
 
 /// The start-up and shutdown every service shares: structured logs and metrics bootstrapped, an

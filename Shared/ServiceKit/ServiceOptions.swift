@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SettingsKit
 
 /// `--concurrency` of a service that serves ops.
 public struct WorkerOptions: ParsableArguments {

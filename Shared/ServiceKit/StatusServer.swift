@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import SettingsKit
 import Wire
 
 /// `ok`: serving. `degraded`: serving, but something it needs is missing (reported in `details`).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ServiceKit
+import SettingsKit
 import Storage
 
 /// `--database-url` / `RIDE_DATABASE_URL`, for the services that can keep their state in PostgreSQL.

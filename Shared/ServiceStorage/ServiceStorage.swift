@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceKit
+import SettingsKit
 import Storage
 
 /// A stateful service's store and its way to the bus, set up the same way by every service: the

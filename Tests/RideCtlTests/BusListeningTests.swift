@@ -1,5 +1,6 @@
 import PlatformLauncher
 import ServiceKit
+import SettingsKit
 import Testing
 
 @testable import RideCtlKit

@@ -1,6 +1,7 @@
 import Foundation
 import PlatformLauncher
 import ServiceKit
+import SettingsKit
 import Testing
 import Wire
 

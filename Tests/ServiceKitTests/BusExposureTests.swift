@@ -1,3 +1,4 @@
+import SettingsKit
 import Testing
 
 @testable import ServiceKit

@@ -1,4 +1,5 @@
 import Foundation
+import SettingsKit
 import Testing
 import ZeroMQ
 

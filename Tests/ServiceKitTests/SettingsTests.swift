@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SettingsKit
 import Testing
 
 @testable import ServiceKit

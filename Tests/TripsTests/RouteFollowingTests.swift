@@ -4,6 +4,7 @@ import RideContract
 import RideModels
 import Roads
 import ServiceKit
+import SettingsKit
 import Testing
 
 @testable import TripsService

@@ -1,5 +1,6 @@
 import Foundation
 import ServiceKit
+import SettingsKit
 import TrackingSDK
 
 // A driver app in ten lines, using only TrackingSDK. Configuration comes from the environment:

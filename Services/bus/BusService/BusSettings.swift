@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Logging
 import ServiceKit
+import SettingsKit
 
 /// `ride-bus`'s flags. Each has an environment variable; a flag wins over its variable.
 public struct RideBusCommand: ServiceCommand {

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import RideContract
 import ServiceKit
+import SettingsKit
 
 /// `ride-gateway`'s flags. Each has an environment variable; a flag wins over its variable.
 public struct RideGatewayCommand: ServiceCommand {

@@ -3,6 +3,7 @@ import Foundation
 import NIOSSL
 import Prometheus
 import ServiceKit
+import SettingsKit
 
 /// The one pooled HTTP client both push services are reached through (HTTP/2 where the service
 /// offers it, as APNs requires), and the providers made of the settings.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ServiceKit
+import SettingsKit
 
 /// `ride-notifications`' push flags: APNs, FCM, and what both share. Unset, pushes are lines in
 /// `<data-dir>/push.jsonl`.

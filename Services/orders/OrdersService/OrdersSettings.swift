@@ -8,6 +8,7 @@ import RideModels
 import RoadServers
 import ServiceKit
 import ServiceStorage
+import SettingsKit
 import Storage
 
 /// `ride-orders`' flags. Each has an environment variable; a flag wins over its variable.

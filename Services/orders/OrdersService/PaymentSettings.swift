@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ServiceKit
+import SettingsKit
 
 /// `ride-orders`' payment flags: the ledger stand-in (default) or a provider speaking Stripe's API.
 public struct PaymentOptions: ParsableArguments {

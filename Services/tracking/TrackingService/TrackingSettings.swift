@@ -6,6 +6,7 @@ import RideContract
 import RideModels
 import ServiceKit
 import ServiceStorage
+import SettingsKit
 import Storage
 
 /// `ride-tracking`'s flags. Each has an environment variable; a flag wins over its variable.

@@ -7,6 +7,7 @@ import RideContract
 import RoadServers
 import ServiceKit
 import ServiceStorage
+import SettingsKit
 import Storage
 
 /// `ride-trips`' flags. Each has an environment variable; a flag wins over its variable.

@@ -5,6 +5,7 @@ import Logging
 import RideContract
 import ServiceKit
 import ServiceStorage
+import SettingsKit
 import Storage
 
 /// `ride-users`' flags. Each has an environment variable; a flag wins over its variable.

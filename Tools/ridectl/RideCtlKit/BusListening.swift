@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ServiceKit
+import SettingsKit
 
 /// Who reaches the bus and the device ingest of `ridectl up`: processes on this machine (the
 /// default), or every machine that reaches this one (`--listen-all`: phones, a second host), which

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import ServiceKit
+import SettingsKit
 import Wire
 
 struct CallCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import ServiceKit
+import SettingsKit
 import Wire
 
 /// The secrets docker-compose.yml mounts from one folder: the CURVE keys (`curve/`, a key

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import ServiceKit
+import SettingsKit
 import Wire
 
 /// One readable line per event for `ridectl tail`:

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ServiceKit
+import SettingsKit
 
 /// `ridectl keys`: the CURVE keys that secure the bus and the device ingest.
 struct KeysCommand: ParsableCommand {

@@ -3,6 +3,7 @@ import Bus
 import Foundation
 import Logging
 import ServiceKit
+import SettingsKit
 
 /// `ridectl`: the operator's and developer's command line.
 public struct RideCtl: AsyncParsableCommand {

@@ -5,6 +5,7 @@ import PlatformLauncher
 import RideContract
 import RideModels
 import ServiceKit
+import SettingsKit
 import Wire
 
 struct StatusCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Bus
 import Foundation
 import RideContract
 import ServiceKit
+import SettingsKit
 import Wire
 
 struct TailCommand: AsyncParsableCommand {

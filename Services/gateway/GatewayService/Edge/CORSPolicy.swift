@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import ServiceKit
+import SettingsKit
 
 /// Which web origins may read the gateway's answers from their pages (the Fetch standard's CORS).
 /// Same origin only by default: the share pages and the dashboard are served by the gateway itself.

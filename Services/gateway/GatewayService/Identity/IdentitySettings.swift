@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RideModels
 import ServiceKit
+import SettingsKit
 
 /// The social sign-in providers the gateway accepts (`POST /v1/auth/oidc/{provider}`); a provider
 /// without a client id (app id) is off, and its route answers 404 `provider_not_configured`.

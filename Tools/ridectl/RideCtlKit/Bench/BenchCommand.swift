@@ -3,6 +3,7 @@ import Bus
 import Foundation
 import PlatformLauncher
 import ServiceKit
+import SettingsKit
 import ZeroMQ
 
 struct BenchCommand: AsyncParsableCommand {

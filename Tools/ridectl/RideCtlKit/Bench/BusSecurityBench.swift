@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PlatformLauncher
 import ServiceKit
+import SettingsKit
 import Wire
 
 /// `ridectl bench bus-security`: what CURVE and the roles cost the bus. It runs `ridectl bench bus`

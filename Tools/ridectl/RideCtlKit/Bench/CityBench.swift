@@ -5,6 +5,7 @@ import PlatformLauncher
 import RideContract
 import RideModels
 import ServiceKit
+import SettingsKit
 
 /// `ridectl bench city`: the largest city this machine carries — an open load shaped like a city,
 /// raised step by step, each step judged by what riders feel (reaction p99 ≤ 5 ms, nothing stuck)

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import PlatformLauncher
 import ServiceKit
+import SettingsKit
 import Synchronization
 import Wire
 

@@ -8,6 +8,7 @@ import RideModels
 import RoadServers
 import Roads
 import ServiceKit
+import SettingsKit
 import Synchronization
 
 extension BenchPlatform {

@@ -3,6 +3,7 @@ import Foundation
 import PlatformLauncher
 import RideContract
 import ServiceKit
+import SettingsKit
 import Synchronization
 import Wire
 import ZeroMQ

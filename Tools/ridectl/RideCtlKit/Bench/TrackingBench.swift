@@ -6,6 +6,7 @@ import PlatformLauncher
 import RideContract
 import RideModels
 import ServiceKit
+import SettingsKit
 import Synchronization
 import Wire
 import ZeroMQ

@@ -3,6 +3,7 @@ import Foundation
 import NIOSSL
 import NotificationsService
 import ServiceKit
+import SettingsKit
 
 /// `ridectl fake-push`: a local stand-in for APNs and FCM, for tests and runs without phones.
 struct FakePushCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ServiceKit
+import SettingsKit
 
 /// `ridectl fake-stripe`: a local server speaking Stripe's API, for tests and `make run`.
 struct FakeStripeCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import Foundation
 import PlatformLauncher
 import ServiceKit
 import ServiceLifecycle
+import SettingsKit
 
 /// `ridectl up --fake-stripe`: the fake provider in ridectl's own process, every rider given a
 /// test card (`--auto-card`: the simulation's riders have no app to add one), and the variables

@@ -6,6 +6,7 @@ import Geo
 import RideContract
 import RideModels
 import ServiceKit
+import SettingsKit
 import Synchronization
 
 /// `ridectl simulate`: drivers and riders against the running platform, with a live progress line

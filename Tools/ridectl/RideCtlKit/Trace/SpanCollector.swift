@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceKit
+import SettingsKit
 import Wire
 
 /// An OTLP/HTTP receiver for traces in JSON: `POST /v1/traces` with `application/json` appends

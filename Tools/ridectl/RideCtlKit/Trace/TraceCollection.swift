@@ -1,6 +1,7 @@
 import Foundation
 import ServiceKit
 import ServiceLifecycle
+import SettingsKit
 
 /// The span collector `ridectl up --traces` runs in its own process, and the variables that point
 /// the platform's processes at it.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import ServiceKit
+import SettingsKit
 
 /// `ridectl trace ORDER_ID`: one ride's timeline across the processes.
 struct TraceCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ServiceKit
+import SettingsKit
 
 /// `ridectl traces collect`: an OTLP/HTTP JSON receiver writing the spans it gets to a file.
 struct TracesCommand: AsyncParsableCommand {
