@@ -24,10 +24,12 @@ struct PlatformCalls: Sendable {
     /// Calls `op` with the params the gateway made, under `request`'s idempotency key when it
     /// sent one (`IdempotencyKey`); the reply as it came.
     func reply<Params, Reply>(_ op: Op<Params, Reply>, _ params: Params, keyedBy request: Request? = nil) async throws -> ServiceReply {
-        guard let request else { return try await reply(op, body: JSONValue(encoding: params)) }
-        guard case .object(var members) = try JSONValue(encoding: params) else { return try await reply(op, body: JSONValue(encoding: params)) }
-        try IdempotencyKey.stamp(&members, from: request)
-        return try await reply(op, body: .object(members))
+        var body = try JSONValue(encoding: params)
+        if let request, case .object(var members) = body {
+            try IdempotencyKey.stamp(&members, from: request)
+            body = .object(members)
+        }
+        return try await reply(op, body: body)
     }
 
     /// Calls `op` with the params the gateway made and answers with its reply as it came.
