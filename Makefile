@@ -43,8 +43,9 @@ test-deps: deps
 	}
 	@ls /usr/share/postgresql/*/extension/pgrouting.control /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1 \
 		&& command -v osm2pgrouting >/dev/null 2>&1 && command -v osmium >/dev/null 2>&1 || { \
-		echo "make: installing postgis, pgrouting, osm2pgrouting and osmium-tool (the road and place data, the pgRouting tests)"; \
-		$(SUDO) apt-get update -qq && $(APT_INSTALL) postgresql-15-postgis-3 postgresql-15-pgrouting osm2pgrouting osmium-tool >/dev/null; \
+		pg=$$(ls /usr/lib/postgresql | sort -n | tail -n 1); \
+		echo "make: installing postgis, pgrouting (for PostgreSQL $$pg), osm2pgrouting and osmium-tool (the road and place data, the pgRouting tests)"; \
+		$(SUDO) apt-get update -qq && $(APT_INSTALL) postgresql-$$pg-postgis-3 postgresql-$$pg-pgrouting osm2pgrouting osmium-tool >/dev/null; \
 	}
 	@command -v chromium >/dev/null 2>&1 || { \
 		echo "make: installing chromium (headless browser for the share-page tests)"; \

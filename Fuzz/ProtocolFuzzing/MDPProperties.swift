@@ -12,9 +12,12 @@ enum MDPProperties {
         var unreachable: Bool
     }
 
-    /// Lines are frames; a line `--` starts the next message, whose first line is its sender.
+    /// Lines are frames; a line `--` starts the next message, whose first line is its sender. A
+    /// unit separator (0x1F) in a line is a newline inside the frame: a body's `<op>\n<JSON>`.
     static func messages(_ payload: [UInt8]) -> [Message] {
-        let lines = payload.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+        let lines = payload.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
+            line.map { $0 == 0x1F ? UInt8(ascii: "\n") : $0 }
+        }
         return lines.split(whereSeparator: { $0 == Array("--".utf8) }).compactMap { section in
             guard var sender = section.first else { return nil }
             let unreachable = sender.first == UInt8(ascii: "!")

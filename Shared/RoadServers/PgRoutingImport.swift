@@ -91,7 +91,7 @@ public struct PgRoutingImport: Sendable {
             for name in ["postgis", "pgrouting"] {
                 do { try await connection.query("CREATE EXTENSION IF NOT EXISTS \(unescaped: name) CASCADE", logger: logger) } catch {
                     throw PgRoutingImportError(
-                        "cannot enable the \(name) extension in \(address): \(postgresReason(error)) (apt-get install postgresql-15-postgis-3 postgresql-15-pgrouting on the server)"
+                        "cannot enable the \(name) extension in \(address): \(postgresReason(error)) (on a Debian server: apt-get install postgresql-<major>-postgis-3 postgresql-<major>-pgrouting, <major> its PostgreSQL's)"
                     )
                 }
             }

@@ -163,21 +163,23 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
     @Test func aRequestItsKeyMayNotMakeIsAnswered403WithTheReasonAndReachesNoWorker() throws {
         var core = core()
         _ = send(&core, from: worker, key: "users", MDP.ready(service: "users"))
-        let id = f("7")
-        let refused = send(&core, from: client, key: "gateway", MDP.clientRequest(service: "users", body: [f("issue_device_credential"), f("{}"), id]))
+        let refused = send(&core, from: client, key: "gateway", MDP.clientRequest(service: "users", body: [f("r7\nissue_device_credential\n{}")]))
         #expect(refused.count == 1 && refused[0].to == client)
-        let (service, body) = try MDP.parseClientReply(refused[0].frames)
-        #expect(service == "users" && body.first == f("403") && body.last == id)
-        #expect(body[1].utf8String?.contains("may not call users.issue_device_credential") == true)
+        let (service, echoed) = try MDP.parseClientReply(refused[0].frames)
+        let (id, body) = try #require(RequestID.split(echoed))
+        #expect(service == "users" && id == 7)
+        let reply = try ServiceReply(frames: body)
+        #expect(reply.status == 403)
+        #expect(reply.serviceError?.message.contains("may not call users.issue_device_credential") == true)
 
-        let allowed = send(&core, from: client, key: "gateway", MDP.clientRequest(service: "users", body: [f("login"), f("{}"), id]))
-        #expect(allowed == [BrokerOutgoing(to: worker, frames: MDP.request(client: client, body: [f("login"), f("{}"), id]))])
+        let allowed = send(&core, from: client, key: "gateway", MDP.clientRequest(service: "users", body: [f("r7\nlogin\n{}")]))
+        #expect(allowed == [BrokerOutgoing(to: worker, frames: MDP.request(client: client, body: [f("r7\nlogin\n{}")]))])
     }
 
     @Test func aConnectionWithoutAKeyNameIsRefusedButAnyoneMayAskTheBrokerItself() {
         var core = core()
-        let refused = send(&core, from: client, key: nil, MDP.clientRequest(service: "users", body: [f("login"), f("{}")]))
-        #expect(refused.count == 1 && (try? MDP.parseClientReply(refused[0].frames).body.first) == f("403"))
+        let refused = send(&core, from: client, key: nil, MDP.clientRequest(service: "users", body: [f("login\n{}")]))
+        #expect(refused.count == 1 && (try? MDP.parseClientReply(refused[0].frames).body).flatMap { try? ServiceReply(frames: $0).status } == 403)
         let mmi = send(&core, from: client, key: nil, MDP.clientRequest(service: "mmi.service", body: [f("users")]))
         #expect((try? MDP.parseClientReply(mmi[0].frames).body) == [f("404")])
     }

@@ -99,10 +99,11 @@ import ZeroMQ
     }
 
     @Test func requestIDsAreNeverTakenForAReplyBody() {
-        #expect(RequestID.parse(RequestID.frame(42)) == 42)
-        #expect(RequestID.parse(Frame(frame: "42")) == nil, "a bare number is a JSON body, not an id")
-        #expect(RequestID.parse(Frame(frame: "r")) == nil)
-        #expect(RequestID.parse(Frame(frame: "r4x")) == nil)
+        #expect(RequestID.split([RequestID.line(42) + Array("200\n{}".utf8)])?.id == 42)
+        #expect(RequestID.split([Frame(frame: "42\n{}")]) == nil, "a status and a body, not an id")
+        #expect(RequestID.split([Frame(frame: "200\nr42\n")]) == nil, "a line inside the body is the body's")
+        #expect(RequestID.parse(Frame(frame: "r")[...]) == nil)
+        #expect(RequestID.parse(Frame(frame: "r4x")[...]) == nil)
     }
 
     @Test func thePublisherClosesInTimeEvenWhenTheBusStopsReading() async throws {

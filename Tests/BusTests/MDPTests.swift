@@ -199,15 +199,16 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
     @Test func theBrokersOwnErrorRepliesEchoTheRequestID() throws {
         var core = broker()
         _ = send(&core, from: w1, MDP.ready(service: "echo"))
-        _ = send(&core, from: client, MDP.clientRequest(service: "echo", body: [f("op"), f("{}"), f("r7")]))
+        _ = send(&core, from: client, MDP.clientRequest(service: "echo", body: [f("r7\nop\n{}")]))
         var out: [BrokerOutgoing] = []
         core.peerUnreachable(w1, now: 1, into: &out)
         out = send(&core, from: w2, MDP.ready(service: "echo"))
         core.peerUnreachable(w2, now: 2, into: &out)
         let reply = try MDP.parseClientReply(try #require(out.last).frames)
-        #expect(reply.body.count == 3)
-        #expect(reply.body.last == f("r7"), "a multiplexing client can match the 503 to its request")
-        #expect(try ServiceReply(frames: Array(reply.body.dropLast())).serviceError?.code == "worker_lost")
+        #expect(reply.body.count == 1)
+        let (id, body) = try #require(RequestID.split(reply.body), "a multiplexing client can match the 503 to its request")
+        #expect(id == 7)
+        #expect(try ServiceReply(frames: body).serviceError?.code == "worker_lost")
     }
 
     @Test func requestsThatWaitTooLongAreAnswered503() throws {
@@ -250,22 +251,36 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
 
 @Suite struct ServiceMessageTests {
     @Test func requestFrames() throws {
-        #expect(try ServiceRequest(frames: [f("get"), f(#"{"id":1}"#)]) == ServiceRequest(op: "get", json: Array(#"{"id":1}"#.utf8)))
+        #expect(try ServiceRequest(frames: [f(#"get\#n{"id":1}"#)]) == ServiceRequest(op: "get", json: Array(#"{"id":1}"#.utf8)))
         #expect(try ServiceRequest(frames: [f("ping")]).json == Array("{}".utf8))
+        #expect(try ServiceRequest(frames: [f("ping\n")]).json == Array("{}".utf8))
+        #expect(try ServiceRequest(frames: [f("get\n{\n}")]).json == Array("{\n}".utf8), "a newline inside the JSON is the JSON's")
         #expect(throws: ServiceError.self) { try ServiceRequest(frames: []) }
-        #expect(try ServiceRequest(frames: [f("get"), f("{}"), f("42")]).requestID == f("42"), "an optional request id frame")
-        #expect(try ServiceRequest(frames: [f("get"), f("{}"), f("42")]).frames == [f("get"), f("{}"), f("42")])
-        #expect(throws: ServiceError.self) { try ServiceRequest(frames: [f("a"), f("b"), f("c"), f("d")]) }
+        let correlated = try ServiceRequest(frames: [f("r42\nget\n{}")])
+        #expect(correlated == ServiceRequest(op: "get", json: Array("{}".utf8), requestID: f("r42")), "a correlation line ahead")
+        #expect(correlated.frames == [f("r42\nget\n{}")])
+        #expect(ServiceRequest.op(in: [f("r42 00-trace\nget\n{}")]) == "get")
+        #expect(ServiceRequest.op(in: [f("get\n{}")]) == "get")
+        #expect(ServiceRequest.op(in: [f("get"), f("{}")]) == "", "two frames are no request")
+        #expect(try ServiceRequest(frames: [f("r2d2\n{}")]).op == "r2d2", "an op is no correlation line")
+        #expect(throws: ServiceError.self) { try ServiceRequest(frames: [f("get"), f("{}")]) }
         #expect(throws: ServiceError.self) { try ServiceRequest(frames: [[]]) }
+        #expect(throws: ServiceError.self) { try ServiceRequest(frames: [f("r42\n")]) }
+        #expect(throws: ServiceError.self) { try ServiceRequest(frames: [[0xFF, 0x0A]]) }
     }
 
     @Test func replyFrames() throws {
         let reply = ServiceReply.error(status: 409, code: "taken", message: "phone number taken")
-        #expect(reply.frames[0] == f("409"))
+        #expect(reply.frames.count == 1)
+        #expect(reply.frames[0].starts(with: Array("409\n".utf8)))
         #expect(String(decoding: reply.json, as: UTF8.self) == #"{"error":{"code":"taken","message":"phone number taken"}}"#)
         let back = try ServiceReply(frames: reply.frames)
         #expect(back.serviceError == ServiceError(status: 409, code: "taken", message: "phone number taken"))
-        #expect(throws: ServiceError.self) { try ServiceReply(frames: [f("20"), f("{}")]) }
-        #expect(throws: ServiceError.self) { try ServiceReply(frames: [f("200")]) }
+        #expect(reply.frames(answering: [f("r9 00-x\nop\n{}")])[0].starts(with: Array("r9 00-x\n409\n".utf8)), "the line written back")
+        #expect(reply.frames(answering: [f("op\n{}")]) == reply.frames)
+        #expect(try ServiceReply(frames: [f("200")]) == ServiceReply(status: 200, json: []))
+        #expect(throws: ServiceError.self) { try ServiceReply(frames: [f("20\n{}")]) }
+        #expect(throws: ServiceError.self) { try ServiceReply(frames: [f("2000\n{}")]) }
+        #expect(throws: ServiceError.self) { try ServiceReply(frames: [f("200"), f("{}")]) }
     }
 }

@@ -83,35 +83,37 @@ import ZeroMQ
 
     // MARK: 7/MDP requests
 
-    @Test func theRequestIDFrameCarriesTheTraceAndStillParses() throws {
-        let frame = RequestID.frame(42, trace: Self.trace)
-        #expect(RequestID.parse(frame) == 42)
-        #expect(RequestID.trace(in: frame) == Self.trace)
-        let request = try ServiceRequest(frames: [Frame(frame: "get"), Array("{}".utf8), frame])
+    /// The correlation line a request starts with, without its newline.
+    private func line(_ id: UInt64, trace: TraceHeaders? = nil) -> ArraySlice<UInt8> { RequestID.line(id, trace: trace).dropLast() }
+
+    @Test func theCorrelationLineCarriesTheTraceAndStillParses() throws {
+        #expect(RequestID.parse(line(42, trace: Self.trace)) == 42)
+        #expect(RequestID.trace(in: line(42, trace: Self.trace)) == Self.trace)
+        let request = try ServiceRequest(frames: RequestID.prefixed([Frame(frame: "get\n{}")], id: 42, trace: Self.trace))
         #expect(request.trace == Self.trace)
-        let parentOnly = RequestID.frame(7, trace: TraceHeaders(traceparent: Self.parent))
+        #expect(request.op == "get")
+        let parentOnly = line(7, trace: TraceHeaders(traceparent: Self.parent))
         #expect(RequestID.parse(parentOnly) == 7)
         #expect(RequestID.trace(in: parentOnly) == TraceHeaders(traceparent: Self.parent))
     }
 
     @Test func aRequestWithoutTraceOrWithAMalformedOneHasNone() throws {
-        #expect(RequestID.trace(in: RequestID.frame(42)) == nil)
-        #expect(try ServiceRequest(frames: [Frame(frame: "get"), Array("{}".utf8)]).trace == nil)
-        for bad in ["r1\nnonsense", "r1\n\n", "r1\n" + String(repeating: "f", count: 2000), "x\n" + Self.parent + "\n\u{1}"] {
-            #expect(RequestID.trace(in: Frame(frame: bad)) == nil || bad.hasPrefix("x"), "\(bad.prefix(20))")
+        #expect(RequestID.trace(in: line(42)) == nil)
+        #expect(try ServiceRequest(frames: [Frame(frame: "get\n{}")]).trace == nil)
+        for bad in ["r1 nonsense", "r1  ", "r1 " + String(repeating: "f", count: 2000), "x " + Self.parent + " \u{1}"] {
+            #expect(RequestID.trace(in: Frame(frame: bad)[...]) == nil || bad.hasPrefix("x"), "\(bad.prefix(20))")
         }
         // A foreign or malformed id with a valid trace after it: the trace is read, the id is not ours.
-        #expect(RequestID.parse(Frame(frame: "x\n" + Self.parent)) == nil)
+        #expect(RequestID.parse(Frame(frame: "x " + Self.parent)[...]) == nil)
+        #expect(RequestID.line(in: Frame(frame: "x " + Self.parent + "\nget\n{}")) == nil)
     }
 
-    @Test func aWorkerAnswersATracedRequestAndEchoesItsIDFrameWhole() async throws {
+    @Test func aWorkerAnswersATracedRequestAndEchoesItsLineWhole() async throws {
         var router = OpRouter(service: "echo")
         router.on("say", params: JSONValue.self) { params, _ in params }
-        for idFrame in [RequestID.frame(9, trace: Self.trace), Frame(frame: "r9\nnot-a-traceparent"), RequestID.frame(9)] {
-            let reply = await router.handle([Frame(frame: "say"), Array(#"{"x":1}"#.utf8), idFrame], logger: .init(label: "test"))
-            #expect(reply.count == 3)
-            #expect(reply[0] == Frame(frame: "200"))
-            #expect(reply[2] == idFrame)
+        for idLine in [RequestID.line(9, trace: Self.trace), Array("r9 not-a-traceparent\n".utf8), RequestID.line(9)] {
+            let reply = await router.handle([idLine + Array(#"say\#n{"x":1}"#.utf8)], logger: .init(label: "test"))
+            #expect(reply == [idLine + Array(#"200\#n{"x":1}"#.utf8)])
         }
     }
 

@@ -23,10 +23,10 @@ import Wire
         try await withTestBus("py-client") { bus in
             try bus.startEchoWorker("worker")
             try await bus.waitForWorkers("echo")
-            let reply = try await runCommand(Self.python, ["python3", Binaries.interopScript, "client", bus.broker, "echo", "echo", #"{"text":"from python"}"#])
+            let reply = try await runCommand(Self.python, ["python3", Binaries.interopScript, "client", bus.broker, "echo", "echo\n" + #"{"text":"from python"}"#])
             #expect(reply.status == 0, "\(reply.stderr)")
             let frames = try JSONCoding.decode([String].self, from: Array(reply.stdout.utf8))
-            #expect(frames == ["200", #"{"text":"from python"}"#])
+            #expect(frames == ["200\n" + #"{"text":"from python"}"#])
             let mmi = try await runCommand(Self.python, ["python3", Binaries.interopScript, "client", bus.broker, "mmi.service", "echo"])
             #expect(try JSONCoding.decode([String].self, from: Array(mmi.stdout.utf8)) == ["200"])
             let missing = try await runCommand(Self.python, ["python3", Binaries.interopScript, "client", bus.broker, "mmi.service", "nobody"])

@@ -41,10 +41,10 @@ import ZeroMQ
         var random = FuzzGenerator(state: seed)
         let valid: [[Frame]] = [
             MDP.ready(service: "orders"), MDP.heartbeat, MDP.disconnect,
-            MDP.reply(client: [0xC1, 0x02], body: [Array("200".utf8), Array("{}".utf8)]),
-            MDP.request(client: [0xC1], body: [Array("get".utf8), Array("{\"id\":1}".utf8)]),
-            MDP.clientRequest(service: "orders", body: [Array("get".utf8), Array("{}".utf8)]),
-            MDP.clientReply(service: Array("orders".utf8), body: [Array("200".utf8)]),
+            MDP.reply(client: [0xC1, 0x02], body: [Array("r3\n200\n{}".utf8)]),
+            MDP.request(client: [0xC1], body: [Array("r3\nget\n{\"id\":1}".utf8)]),
+            MDP.clientRequest(service: "orders", body: [Array("get\n{}".utf8)]),
+            MDP.clientReply(service: Array("orders".utf8), body: [Array("200\n{}".utf8)]),
         ]
         for round in 0..<5000 {
             var frames = valid.randomElement(using: &random)!

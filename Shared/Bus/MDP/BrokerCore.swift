@@ -138,7 +138,7 @@ public struct BrokerCore {
         case .clientRequest(let service, let body):
             counters.requests += 1
             if let policy = configuration.policy, !service.hasPrefix("mmi."),
-                let refusal = policy.refusal(of: .call(service: service, op: body.first?.utf8String ?? ""), by: key)
+                let refusal = policy.refusal(of: .call(service: service, op: ServiceRequest.op(in: body)), by: key)
             {
                 refuse(refusal)
                 out.append(
@@ -346,11 +346,10 @@ public struct BrokerCore {
         dispatch(worker.service, into: &out)
     }
 
-    /// A 503 the broker writes itself, in the body convention. Like a worker, it echoes the
-    /// request's id frame (`[op][JSON][id]`), so a multiplexing client can match it.
+    /// A 503 the broker writes itself, in the body convention. Like a worker, it writes the
+    /// request's correlation line back ahead, so a multiplexing client can match it.
     private func errorReply(to request: Request, status: Int, code: String, message: String) -> BrokerOutgoing {
-        var body = ServiceReply.error(status: status, code: code, message: message).frames
-        if request.body.count == 3 { body.append(request.body[2]) }
+        let body = ServiceReply.error(status: status, code: code, message: message).frames(answering: request.body)
         return BrokerOutgoing(to: request.client, frames: MDP.clientReply(service: request.service, body: body))
     }
 }

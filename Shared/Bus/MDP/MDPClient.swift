@@ -28,9 +28,9 @@ public enum MDPClientError: Error, Equatable, Sendable, CustomStringConvertible 
 /// MDP/0.1 has no request ids, so a reply can only be matched to its request by the socket it
 /// comes back on. The client therefore has two ways to send, chosen per service:
 ///
-/// - **Multiplexed**, for services that echo a correlation frame: a request made with
-///   `correlated: true` carries a last body frame with a request id (our body convention's optional
-///   `[op][JSON][rid]`), and our workers echo it as the reply's last frame. Such requests share one
+/// - **Multiplexed**, for services that echo a correlation line: a request made with
+///   `correlated: true` starts with a line holding its id (`RequestID`: `r<id>\n<op>\n<JSON>` in
+///   our body convention), and our workers write it back ahead of their reply. Such requests share one
 ///   socket, any number in flight — one TCP connection, batched writes and reads. The calling task
 ///   sends them itself, under the socket's lock; the client's thread only receives.
 /// - **Exclusive**, for everything else (MMI, foreign workers, a service seen for the first time):
@@ -39,7 +39,7 @@ public enum MDPClientError: Error, Equatable, Sendable, CustomStringConvertible 
 ///
 /// Whether a service echoes is learned from its first reply, never assumed: while it is unknown,
 /// one request probes on a lane and the others wait for its answer. If a reply without the
-/// frame ever arrives on the shared socket (a foreign worker joined the service), it cannot be
+/// line ever arrives on the shared socket (a foreign worker joined the service), it cannot be
 /// attributed: the requests of that service in flight there are resent on exclusive lanes and the
 /// service is no longer multiplexed.
 ///
@@ -75,7 +75,7 @@ public final class MDPClient: Sendable {
         }
     }
 
-    /// What the client knows about a service: whether its workers echo the request-id frame.
+    /// What the client knows about a service: whether its workers echo the correlation line.
     enum Echo: Sendable { case unknown, echoes, doesNot }
 
     enum Command: Sendable {
@@ -166,11 +166,11 @@ public final class MDPClient: Sendable {
 
     /// Sends `body` to `service` and returns the reply body. Throws `MDPClientError`.
     ///
-    /// With `correlated`, the client appends a request-id frame and expects the reply to end with
-    /// it (stripping it before returning); services that echo it get requests multiplexed over one
-    /// socket. Use it only with workers that follow our body convention (`OpRouter`); others still
-    /// work, on exclusive lanes, as long as an extra body frame does not bother them. `trace` rides
-    /// in the request-id frame (see `RequestID`), so it needs `correlated`.
+    /// With `correlated`, the client writes a correlation line ahead of the body's first frame and
+    /// expects the reply to start with it (taking it off before returning); services that echo it
+    /// get requests multiplexed over one socket. Use it only with workers that follow our body
+    /// convention (`OpRouter`); others still work, on exclusive lanes, if they skip the line.
+    /// `trace` rides in the line (see `RequestID`), so it needs `correlated`.
     public func request(
         service: String, body: [Frame], correlated: Bool = false, timeout: Duration? = nil, attempts: Int? = nil, trace: TraceHeaders? = nil
     ) async throws -> [Frame] {
@@ -186,7 +186,7 @@ public final class MDPClient: Sendable {
                     return
                 }
                 var pending = Pending(
-                    id: id, service: service, body: correlated ? body + [RequestID.frame(id, trace: trace)] : body, correlated: correlated,
+                    id: id, service: service, body: correlated ? RequestID.prefixed(body, id: id, trace: trace) : body, correlated: correlated,
                     timeout: timeoutMs, attemptsLeft: attempts, attempts: attempts, continuation: continuation)
                 let multiplexed = correlated && shared.echo.withLock({ $0[service] }) == .echoes
                 if multiplexed { pending.startAttempt() }
@@ -228,40 +228,6 @@ public final class MDPClient: Sendable {
         shared.stopRequested.request()
         shared.commands.waker.wake()
         await thread.join()
-    }
-}
-
-/// Request ids as frames: `r` and a decimal number, readable in a packet capture and never taken
-/// for a reply body (a JSON body is never a bare `r…`).
-/// The request-id frame: `r<decimal id>`, then, when the request is traced, `\n<traceparent>` and
-/// optionally `\n<tracestate>` (docs/design.md, 7/MDP). The frame is opaque to a worker and echoed
-/// whole, so a worker that knows nothing of tracing (ours before it, a foreign one) ignores the
-/// trace context; a newline cannot occur in either W3C value.
-enum RequestID {
-    static let separator = UInt8(ascii: "\n")
-
-    static func frame(_ id: UInt64, trace: TraceHeaders? = nil) -> Frame {
-        guard let trace else { return Frame(frame: "r\(id)") }
-        return Frame(frame: "r\(id)\n\(trace.traceparent)" + (trace.tracestate.map { "\n\($0)" } ?? ""))
-    }
-
-    static func parse(_ frame: Frame) -> UInt64? {
-        let id = frame.prefix { $0 != separator }
-        guard id.count >= 2, id.count <= 21, id.first == UInt8(ascii: "r"),
-            id.dropFirst().allSatisfy({ $0 >= 48 && $0 <= 57 })
-        else { return nil }
-        return UInt64(String(decoding: id.dropFirst(), as: UTF8.self))
-    }
-
-    /// The trace context a request-id frame carries; nil when none, or malformed (a new trace starts).
-    static func trace(in frame: Frame) -> TraceHeaders? {
-        // Longer than an id and both W3C values at their limits: not ours, not looked at.
-        guard frame.count <= 24 + TraceHeaders.maxTraceparentLength + TraceHeaders.maxTracestateLength else { return nil }
-        let parts = frame.split(separator: separator, maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2 else { return nil }
-        return TraceHeaders(
-            traceparent: String(decoding: parts[1], as: UTF8.self),
-            tracestate: parts.count == 3 ? String(decoding: parts[2], as: UTF8.self) : nil)
     }
 }
 
@@ -471,7 +437,7 @@ private struct ClientLoop {
             logger.warning("invalid reply on the shared socket dropped")
             return
         }
-        guard let id = body.last.flatMap(RequestID.parse) else {
+        guard let (id, reply) = RequestID.split(body) else {
             // A worker of this service does not echo request ids: whatever is in flight for it
             // here cannot be told apart. Send those again, one per lane, from now on.
             shared.echo.withLock { $0[service] = .doesNot }
@@ -491,7 +457,7 @@ private struct ClientLoop {
         }
         // An id nobody waits for is a late reply to a request already answered or given up.
         guard let pending = shared.registry.withLock({ $0.outstanding.removeValue(forKey: id) }) else { return }
-        pending.continuation.resume(returning: Array(body.dropLast()))
+        pending.continuation.resume(returning: reply)
     }
 
     mutating func receiveReplies(onLane index: Int) {
@@ -519,9 +485,9 @@ private struct ClientLoop {
                 }
                 endProbe(pending)
                 // Learn from the reply whether this service echoes request ids.
-                if let last = body.last, RequestID.parse(last) == pending.id {
+                if let (id, reply) = RequestID.split(body), id == pending.id {
                     shared.echo.withLock { if $0[service] != .doesNot { $0[service] = .echoes } }
-                    pending.continuation.resume(returning: Array(body.dropLast()))
+                    pending.continuation.resume(returning: reply)
                 } else {
                     shared.echo.withLock { $0[service] = .doesNot }
                     pending.continuation.resume(returning: body)

@@ -77,8 +77,8 @@ public struct PingReply: Codable, Sendable, Equatable {
 }
 
 /// The typed layer over the body convention: a service registers an async handler per op, with
-/// Codable parameters and result; the router decodes `[op][JSON]`, calls the handler and encodes
-/// `[status][JSON]`. Every failure becomes a clear error reply, never a crash:
+/// Codable parameters and result; the router decodes `<op>\n<JSON>`, calls the handler and encodes
+/// `<status>\n<JSON>`. Every failure becomes a clear error reply, never a crash:
 /// unknown op → 404 `unknown_op`; JSON that does not parse → 400 `invalid_json`; JSON of the wrong
 /// shape → 422 `invalid_params` naming the field; a thrown `ServiceError` → its status; anything
 /// else → 500 `internal` (logged with details).
@@ -187,11 +187,9 @@ public struct OpRouter: Sendable {
         handlers[op] = handler
     }
 
-    /// Answers one request body; a request id frame, if the request had one, is echoed last.
+    /// Answers one request body; its correlation line, if it had one, is written back ahead.
     public func handle(_ body: [Frame], logger: Logger) async -> [Frame] {
-        let frames = await reply(to: body, logger: logger).frames
-        guard body.count == 3 else { return frames }
-        return frames + [body[2]]
+        await reply(to: body, logger: logger).frames(answering: body)
     }
 
     func reply(to body: [Frame], logger: Logger) async -> ServiceReply {

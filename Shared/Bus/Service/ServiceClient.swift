@@ -4,7 +4,7 @@ import Tracing
 import Wire
 import ZeroMQ
 
-/// Calls ops of platform services through the broker: `[op][JSON]` out, `[status][JSON]` back.
+/// Calls ops of platform services through the broker: `<op>\n<JSON>` out, `<status>\n<JSON>` back.
 public struct ServiceClient: Sendable {
     /// The client of the (first) broker.
     public let mdp: MDPClient

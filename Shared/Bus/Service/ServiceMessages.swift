@@ -45,12 +45,15 @@ public protocol ServiceErrorConvertible: Error {
     var serviceError: ServiceError? { get }
 }
 
-/// A request body: `[op][JSON params]`, optionally `[op][JSON params][request id]`. A missing
-/// JSON frame means `{}`. The request id is opaque to the service; it is echoed as the reply's last
-/// frame, so a client can have many requests in flight on one connection (see `MDPClient`).
+/// A request body: one frame, `<op>\n<JSON params>`; `<op>` alone means `{}`. A multiplexing
+/// client writes its correlation line ahead (`RequestID`: `r<id>[ <traceparent>…]\n`); it is opaque
+/// to the service and written back ahead of the reply, so a client can have many requests in
+/// flight on one connection (see `MDPClient`). One frame, because a secured bus seals each frame
+/// on its own.
 public struct ServiceRequest: Equatable, Sendable {
     public var op: String
     public var json: [UInt8]
+    /// The correlation line the request came with, without its newline.
     public var requestID: Frame?
 
     public init(op: String, json: [UInt8], requestID: Frame? = nil) {
@@ -59,27 +62,49 @@ public struct ServiceRequest: Equatable, Sendable {
         self.requestID = requestID
     }
 
-    public var frames: [Frame] { [Frame(frame: op), json] + (requestID.map { [$0] } ?? []) }
-
-    public init(frames: [Frame]) throws(ServiceError) {
-        guard (1...3).contains(frames.count) else {
-            throw .badRequest("bad_request", "a request body is [op][JSON params] (and an optional request id); got \(frames.count) frames")
+    public var frames: [Frame] {
+        var frame: Frame = []
+        frame.reserveCapacity((requestID?.count ?? -1) + 1 + op.utf8.count + 1 + json.count)
+        if let requestID {
+            frame += requestID
+            frame.append(RequestID.lineEnd)
         }
-        requestID = frames.count == 3 ? frames[2] : nil
-        guard let op = frames[0].utf8String, !op.isEmpty else {
-            throw .badRequest("bad_request", "the op frame is empty or not UTF-8")
-        }
-        self.op = op
-        self.json = frames.count >= 2 && !frames[1].isEmpty ? frames[1] : Array("{}".utf8)
+        frame += op.utf8
+        frame.append(RequestID.lineEnd)
+        frame += json
+        return [frame]
     }
 
-    /// The caller's trace context, carried in the request-id frame (`RequestID`); nil when none
+    public init(frames: [Frame]) throws(ServiceError) {
+        guard frames.count == 1, let frame = frames.first else {
+            throw .badRequest("bad_request", "a request body is one frame, <op>\\n<JSON params>; got \(frames.count) frames")
+        }
+        let line = RequestID.line(in: frame)
+        requestID = line.map { Array($0) }
+        let rest = line.map { frame[($0.endIndex + 1)...] } ?? frame[...]
+        let opEnd = rest.firstIndex(of: RequestID.lineEnd) ?? rest.endIndex
+        guard let op = String(validating: rest[..<opEnd], as: UTF8.self), !op.isEmpty else {
+            throw .badRequest("bad_request", "the op is empty or not UTF-8")
+        }
+        self.op = op
+        self.json = opEnd + 1 < rest.endIndex ? Array(rest[(opEnd + 1)...]) : Array("{}".utf8)
+    }
+
+    /// The op a request body names, read without copying its params (the broker's role check);
+    /// empty when the body is not a request.
+    public static func op(in body: [Frame]) -> String {
+        guard body.count == 1, let frame = body.first else { return "" }
+        let rest = RequestID.line(in: frame).map { frame[($0.endIndex + 1)...] } ?? frame[...]
+        return String(validating: rest.prefix { $0 != RequestID.lineEnd }, as: UTF8.self) ?? ""
+    }
+
+    /// The caller's trace context, carried in the correlation line (`RequestID`); nil when none
     /// or malformed — the op then starts a trace of its own.
-    public var trace: TraceHeaders? { requestID.flatMap(RequestID.trace(in:)) }
+    public var trace: TraceHeaders? { requestID.flatMap { RequestID.trace(in: $0[...]) } }
 }
 
-/// A reply body: `[status][JSON]`, status as ASCII decimal (`200`, `404`, ...); the request's id
-/// frame, when it had one, follows (the client strips it).
+/// A reply body: one frame, `<status>\n<JSON>`, status as three ASCII digits (`200`, `404`, ...);
+/// the request's correlation line, when it had one, is written ahead (the client takes it off).
 public struct ServiceReply: Equatable, Sendable {
     public var status: Int
     public var json: [UInt8]
@@ -91,7 +116,25 @@ public struct ServiceReply: Equatable, Sendable {
 
     public var isSuccess: Bool { (200..<300).contains(status) }
 
-    public var frames: [Frame] { [Frame(frame: String(status)), json] }
+    public var frames: [Frame] { [frame(echoing: nil)] }
+
+    /// The reply to `request` (a request body): its correlation line, if it had one, written ahead.
+    public func frames(answering request: [Frame]) -> [Frame] {
+        [frame(echoing: request.count == 1 ? request.first.flatMap(RequestID.line(in:)) : nil)]
+    }
+
+    private func frame(echoing line: ArraySlice<UInt8>?) -> Frame {
+        var frame: Frame = []
+        frame.reserveCapacity((line?.count ?? -1) + 1 + 4 + json.count)
+        if let line {
+            frame += line
+            frame.append(RequestID.lineEnd)
+        }
+        frame += String(status).utf8
+        frame.append(RequestID.lineEnd)
+        frame += json
+        return frame
+    }
 
     public static func error(status: Int, code: String, message: String) -> ServiceReply {
         // Encoding two strings cannot fail; fall back to a fixed text rather than trap if it ever did.
@@ -104,15 +147,16 @@ public struct ServiceReply: Equatable, Sendable {
     }
 
     public init(frames: [Frame]) throws(ServiceError) {
-        guard frames.count == 2 else {
-            throw ServiceError(status: Status.internalError, code: "bad_reply", message: "a reply body is [status][JSON]; got \(frames.count) frames")
+        // (a correlation line, if any, was taken off by the client)
+        guard frames.count == 1, let frame = frames.first else {
+            throw ServiceError(status: Status.internalError, code: "bad_reply", message: "a reply body is one frame, <status>\\n<JSON>; got \(frames.count) frames")
         }
-        // (a request id, if any, was stripped by the client)
-        guard let text = frames[0].utf8String, text.count == 3, let status = Int(text) else {
-            throw ServiceError(status: Status.internalError, code: "bad_reply", message: "the status frame is not a 3-digit code")
+        let digits = frame.prefix(3)
+        guard digits.count == 3, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }), frame.count == 3 || frame[3] == RequestID.lineEnd else {
+            throw ServiceError(status: Status.internalError, code: "bad_reply", message: "the reply does not start with a 3-digit status and a newline")
         }
-        self.status = status
-        self.json = frames[1]
+        self.status = digits.reduce(0) { $0 * 10 + Int($1 - 48) }
+        self.json = frame.count > 4 ? Array(frame[4...]) : []
     }
 
     /// The error this reply carries, when it is not a success.

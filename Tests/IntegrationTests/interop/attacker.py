@@ -77,11 +77,12 @@ def eavesdrop(endpoint, prefix, seconds):
 
 def call(endpoint, service, op, params):
     sock = socket(zmq.REQ, endpoint)
-    sock.send_multipart([b"MDPC01", service.encode(), op.encode(), params.encode()])
+    sock.send_multipart([b"MDPC01", service.encode(), op.encode() + b"\n" + params.encode()])
     if not sock.poll(5000, zmq.POLLIN):
         return {"answered": False}
     frames = sock.recv_multipart()
-    return {"answered": True, "status": frames[2].decode(), "body": frames[3].decode(errors="replace") if len(frames) > 3 else ""}
+    status, _, body = frames[2].partition(b"\n")  # the body convention: <status>\n<JSON>
+    return {"answered": True, "status": status.decode(), "body": body.decode(errors="replace")}
 
 
 def serve(endpoint, service, seconds):

@@ -10,6 +10,7 @@ The client uses a REQ socket (the RFC's REQ-compatible framing: REQ adds the emp
 the worker a DEALER; the broker a ROUTER. Heartbeat: 2500 ms, liveness 3, as the RFC suggests.
 """
 import json
+import re
 import sys
 import time
 
@@ -42,7 +43,8 @@ def client(endpoint, service, body):
 
 
 def worker(endpoint, service):
-    """Answers [op][json] with ["200", {"from":"python","op":op,"params":json}]."""
+    """Answers <op>\\n<json> with 200\\n{"from":"python","op":op,"params":json}, our body convention
+    (docs/design.md); it skips a client's correlation line (r<id>...) and does not echo it."""
     ctx = zmq.Context.instance()
 
     def connect():
@@ -65,10 +67,13 @@ def worker(endpoint, service):
             if command == REQUEST:
                 client_address, empty, body = frames[3], frames[4], frames[5:]
                 assert empty == b""
-                op = body[0].decode() if body else ""
-                params = json.loads(body[1]) if len(body) > 1 else {}
+                first, _, rest = (body[0] if body else b"").partition(b"\n")
+                if re.fullmatch(rb"r[0-9]+( .*)?", first):
+                    first, _, rest = rest.partition(b"\n")
+                op = first.decode()
+                params = json.loads(rest) if rest else {}
                 reply = json.dumps({"from": "python", "op": op, "params": params}).encode()
-                sock.send_multipart([b"", W_WORKER, REPLY, client_address, b"", b"200", reply])
+                sock.send_multipart([b"", W_WORKER, REPLY, client_address, b"", b"200\n" + reply])
             elif command == DISCONNECT:
                 sock.close()
                 sock = connect()
