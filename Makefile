@@ -7,6 +7,11 @@ APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq
 
 .PHONY: run test test-hosts test-containers build deps test-deps lint format release bench fuzz clean places roads compose-secrets
 
+# The Python tools the tests use live in a virtual environment of this checkout, first on the PATH
+# of everything make starts (the tests find `python3`, `st`, `kubernetes-validate` there).
+PYTHON_VENV := .build/python
+export PATH := $(CURDIR)/$(PYTHON_VENV)/bin:$(PATH)
+
 ## deps: the system libraries the build links: libzmq (the bus) and SQLite (the services' stores)
 deps:
 	@missing=""; \
@@ -51,10 +56,17 @@ test-deps: deps
 		echo "make: installing chromium (headless browser for the share-page tests)"; \
 		$(SUDO) apt-get update -qq && $(APT_INSTALL) chromium >/dev/null; \
 	}
-	@python3 Tools/python-requirements-check.py 2>/dev/null || { \
-		echo "make: installing the Python tools the tests use, at the versions tested (Tools/python-requirements.txt)"; \
-		python3 -m pip install -q -r Tools/python-requirements.txt 2>/dev/null \
-		|| python3 -m pip install -q --break-system-packages -r Tools/python-requirements.txt; \
+	@[ -x $(PYTHON_VENV)/bin/pip ] || { \
+		rm -rf $(PYTHON_VENV); \
+		python3 -m venv $(PYTHON_VENV) 2>/dev/null || { \
+			echo "make: installing python3-venv (the Python tools' virtual environment, $(PYTHON_VENV))"; \
+			rm -rf $(PYTHON_VENV); \
+			$(SUDO) apt-get update -qq && $(APT_INSTALL) python3-venv >/dev/null && python3 -m venv $(PYTHON_VENV); \
+		}; \
+	}
+	@$(PYTHON_VENV)/bin/python3 Tools/python-requirements-check.py 2>/dev/null || { \
+		echo "make: installing the Python tools the tests use, at the versions tested (Tools/python-requirements.txt), in $(PYTHON_VENV)"; \
+		$(PYTHON_VENV)/bin/pip install -q --disable-pip-version-check -r Tools/python-requirements.txt; \
 	}
 
 build: deps

@@ -105,7 +105,7 @@ enum SchemathesisConfiguration {
 /// A tool from PyPI, found on the PATH; its status and its output (both streams).
 func pythonTool(_ name: String, _ arguments: [String], timeout: Duration) async throws -> (status: Int32, output: String) {
     let run = try await runCommand("/usr/bin/env", [name] + arguments, timeout: timeout)
-    if run.status == 127 { throw TestFailure("\(name) is not installed (`make test-deps` installs it): \(run.stderr)") }
+    if run.status == 127 { throw TestFailure("\(name) is not installed (`make test-deps` installs it in .build/python, which make puts first on PATH): \(run.stderr)") }
     return (run.status, run.stdout + run.stderr)
 }
 

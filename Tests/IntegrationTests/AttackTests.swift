@@ -32,7 +32,7 @@ import Wire
 
     @Test func anOutsiderIsRefusedEveryAttackAndTheRidesInFlightCompleteAndArePaidTheirOwnFares() async throws {
         let check = try await runCommand("/usr/bin/env", ["python3", "-c", "import zmq"], timeout: .seconds(180))
-        guard check.status == 0 else { throw TestFailure("pyzmq is missing: `make test` installs it") }
+        guard check.status == 0 else { throw TestFailure("pyzmq is missing: `make test-deps` installs it in .build/python, which make puts first on PATH (docs/contributing.md)") }
         let scratch = try makeScratchDirectory("attacks")
         let supervisor = ProcessSupervisor(output: .files(directory: scratch))
         defer { supervisor.killAll() }

@@ -14,7 +14,7 @@ import Wire
         // Python starting on CI's loaded two cores has taken over a minute.
         let check = try await runCommand(Self.python, ["python3", "-c", "import zmq"], timeout: .seconds(180))
         guard check.status == 0 else {
-            throw TestFailure("pyzmq is missing: `make test` installs it (python3 -m pip install pyzmq)")
+            throw TestFailure("pyzmq is missing: `make test-deps` installs it in .build/python, which make puts first on PATH (docs/contributing.md)")
         }
     }
 

@@ -25,7 +25,9 @@ struct KubernetesTests {
 
     /// Like the other tools from PyPI (`pythonTool`), a missing kubernetes-validate fails the test.
     @Test(arguments: KubernetesManifests.overlays) func everyRenderedObjectIsValidAgainstTheKubernetesSchema(_ overlay: String) async throws {
-        guard let validate = K.program("kubernetes-validate") else { throw TestFailure("kubernetes-validate is not installed (`make test-deps` installs it)") }
+        guard let validate = K.program("kubernetes-validate") else {
+            throw TestFailure("kubernetes-validate is not installed (`make test-deps` installs it in .build/python, which make puts first on PATH)")
+        }
         let scratch = try Self.scratch()
         let rendered = scratch.appendingPathComponent("\(overlay).yaml")
         try await K.render(overlay).write(to: rendered, atomically: true, encoding: .utf8)

@@ -19,7 +19,7 @@ struct WebhookReceiver {
     /// `failures`: how many requests fail first (nil: all, until `failing` is removed); `secrets`: label → secret.
     static func start(in directory: String, name: String, secrets: [String: String], failures: Int?) async throws -> WebhookReceiver {
         guard try await TestProcess.run("/usr/bin/env", ["python3", "-c", "import standardwebhooks"]).status == 0 else {
-            throw TestFailure("the reference verifier is missing: `make test-deps` installs it (python3 -m pip install standardwebhooks)")
+            throw TestFailure("the reference verifier is missing: `make test-deps` installs it in .build/python, which make puts first on PATH (docs/contributing.md)")
         }
         let port = try FreePort.next()
         let flag = "\(directory)/\(name).failing"
