@@ -14,7 +14,7 @@ import ZeroMQ
 /// and the counts are printed. The bus is secured with CURVE, every process with the key of its own
 /// role, and this test process is one of its clients (the operator's key, as `ridectl`): CURVE is on for every socket of the process, so the suite runs on its
 /// own, with `RIDE_TEST_HOSTS=1` — `make test-hosts`, which CI runs after `make test`.
-@Suite(.serialized, .enabled(if: HostsGate.runs, Comment(rawValue: HostsGate.skipped)), .timeLimit(.minutes(10)))
+@Suite(.serialized, .enabled(if: HostsGate.runs, Comment(rawValue: HostsGate.skipped)), .timeLimit(.minutes(12)))
 struct HostsIntegrationTests {
     static let hostNames = ["bus", "core", "edge", "apps"]
 
@@ -110,7 +110,7 @@ struct HostsIntegrationTests {
             let platform = try await OrdersIntegrationTests.Platform.start(bus, database: database, trackingShards: layout.trackingShards)
             let notifications = try await TestService.start(
                 on: bus, service: "notifications", executable: "ride-notifications", arguments: ["--database-url", database.urlString])
-            let simulation = platform.simulate(drivers: FailureLoad.rides, riders: FailureLoad.rides, duration: seconds, timeout: .seconds(420))
+            let simulation = platform.simulate(drivers: FailureLoad.rides, riders: FailureLoad.rides, duration: seconds, timeout: .seconds(540))
             try await platform.waitUntilRidesAreUnderWay()
             try await breaking(Run(hosts: hosts, platform: platform, notifications: notifications, postgres: postgres, standby: standby))
             let result = try await simulation.value
