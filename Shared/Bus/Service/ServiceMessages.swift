@@ -62,40 +62,26 @@ public struct ServiceRequest: Equatable, Sendable {
         self.requestID = requestID
     }
 
-    public var frames: [Frame] {
-        var frame: Frame = []
-        frame.reserveCapacity((requestID?.count ?? -1) + 1 + op.utf8.count + 1 + json.count)
-        if let requestID {
-            frame += requestID
-            frame.append(RequestID.lineEnd)
-        }
-        frame += op.utf8
-        frame.append(RequestID.lineEnd)
-        frame += json
-        return [frame]
-    }
+    public var frames: [Frame] { [BodyFrame.write(line: requestID?[...], head: op, rest: json)] }
 
     public init(frames: [Frame]) throws(ServiceError) {
         guard frames.count == 1, let frame = frames.first else {
             throw .badRequest("bad_request", "a request body is one frame, <op>\\n<JSON params>; got \(frames.count) frames")
         }
-        let line = RequestID.line(in: frame)
-        requestID = line.map { Array($0) }
-        let rest = line.map { frame[($0.endIndex + 1)...] } ?? frame[...]
-        let opEnd = rest.firstIndex(of: RequestID.lineEnd) ?? rest.endIndex
-        guard let op = String(validating: rest[..<opEnd], as: UTF8.self), !op.isEmpty else {
+        let parts = BodyFrame.read(frame)
+        requestID = parts.line.map { Array($0) }
+        guard let op = String(validating: parts.head, as: UTF8.self), !op.isEmpty else {
             throw .badRequest("bad_request", "the op is empty or not UTF-8")
         }
         self.op = op
-        self.json = opEnd + 1 < rest.endIndex ? Array(rest[(opEnd + 1)...]) : Array("{}".utf8)
+        self.json = parts.rest.isEmpty ? Array("{}".utf8) : Array(parts.rest)
     }
 
     /// The op a request body names, read without copying its params (the broker's role check);
     /// empty when the body is not a request.
     public static func op(in body: [Frame]) -> String {
         guard body.count == 1, let frame = body.first else { return "" }
-        let rest = RequestID.line(in: frame).map { frame[($0.endIndex + 1)...] } ?? frame[...]
-        return String(validating: rest.prefix { $0 != RequestID.lineEnd }, as: UTF8.self) ?? ""
+        return String(validating: BodyFrame.read(frame).head, as: UTF8.self) ?? ""
     }
 
     /// The caller's trace context, carried in the correlation line (`RequestID`); nil when none
@@ -116,24 +102,12 @@ public struct ServiceReply: Equatable, Sendable {
 
     public var isSuccess: Bool { (200..<300).contains(status) }
 
-    public var frames: [Frame] { [frame(echoing: nil)] }
+    public var frames: [Frame] { [BodyFrame.write(line: nil, head: String(status), rest: json)] }
 
     /// The reply to `request` (a request body): its correlation line, if it had one, written ahead.
     public func frames(answering request: [Frame]) -> [Frame] {
-        [frame(echoing: request.count == 1 ? request.first.flatMap(RequestID.line(in:)) : nil)]
-    }
-
-    private func frame(echoing line: ArraySlice<UInt8>?) -> Frame {
-        var frame: Frame = []
-        frame.reserveCapacity((line?.count ?? -1) + 1 + 4 + json.count)
-        if let line {
-            frame += line
-            frame.append(RequestID.lineEnd)
-        }
-        frame += String(status).utf8
-        frame.append(RequestID.lineEnd)
-        frame += json
-        return frame
+        let line = request.count == 1 ? request.first.flatMap(RequestID.line(in:)) : nil
+        return [BodyFrame.write(line: line, head: String(status), rest: json)]
     }
 
     public static func error(status: Int, code: String, message: String) -> ServiceReply {
@@ -166,5 +140,31 @@ public struct ServiceReply: Equatable, Sendable {
             return ServiceError(status: status, code: body.error.code, message: body.error.message)
         }
         return ServiceError(status: status, code: "error", message: String(decoding: json, as: UTF8.self))
+    }
+}
+
+/// The one frame requests and replies share: `[<correlation line>\n]<head>\n<rest>`, the head an op
+/// or a status, the rest JSON (it may hold newlines of its own).
+private enum BodyFrame {
+    static func write(line: ArraySlice<UInt8>?, head: String, rest: [UInt8]) -> Frame {
+        var frame: Frame = []
+        frame.reserveCapacity((line?.count ?? -1) + 1 + head.utf8.count + 1 + rest.count)
+        if let line {
+            frame += line
+            frame.append(RequestID.lineEnd)
+        }
+        frame += head.utf8
+        frame.append(RequestID.lineEnd)
+        frame += rest
+        return frame
+    }
+
+    /// The parts of `frame`; `rest` is empty when nothing follows the head.
+    static func read(_ frame: Frame) -> (line: ArraySlice<UInt8>?, head: ArraySlice<UInt8>, rest: ArraySlice<UInt8>) {
+        let line = RequestID.line(in: frame)
+        let afterLine = line.map { frame[($0.endIndex + 1)...] } ?? frame[...]
+        let headEnd = afterLine.firstIndex(of: RequestID.lineEnd) ?? afterLine.endIndex
+        let rest = headEnd < afterLine.endIndex ? afterLine[(headEnd + 1)...] : afterLine[afterLine.endIndex...]
+        return (line, afterLine[..<headEnd], rest)
     }
 }
