@@ -139,13 +139,14 @@ test-containers: test-deps
 ## fuzz: libFuzzer on what arrives from sockets — the event envelope, 7/MDP framing and the broker,
 ## every op's params (Fuzz/README.md) — for FUZZ_SECONDS; a broken property or a crash fails it,
 ## its input saved as .build-fuzz/crash-*. Its own build (.build-fuzz): RIDE_FUZZ=1 makes Package.swift
-## instrument the fuzzed targets for libFuzzer and AddressSanitizer (and not the macro plugin, a host
-## tool). Swift's backtracer is off: AddressSanitizer takes its reading of the stack for a bug of
+## instrument the fuzzed targets for libFuzzer and AddressSanitizer; the macro plugin (a host tool) is
+## the one the main build made (RIDE_WIRE_MACROS), not built again with swift-syntax. Swift's backtracer is off: AddressSanitizer takes its reading of the stack for a bug of
 ## its own; libFuzzer prints the trace.
 FUZZ_SECONDS ?= 300
 FUZZ_FLAGS ?=
 fuzz: deps
-	@bash -o pipefail -c 'RIDE_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product ride-fuzz 2>&1 | grep -v "Cannot export local symbol"'
+	$(SWIFT) build --target Wire
+	@bash -o pipefail -c 'RIDE_FUZZ=1 RIDE_WIRE_MACROS="$$($(SWIFT) build --show-bin-path)/WireMacros-tool" $(SWIFT) build --scratch-path .build-fuzz --product ride-fuzz 2>&1 | grep -v "Cannot export local symbol"'
 	@mkdir -p .build-fuzz/corpus
 	SWIFT_BACKTRACE=enable=no .build-fuzz/debug/ride-fuzz .build-fuzz/corpus Fuzz/corpus -dict=Fuzz/fuzz.dict -max_total_time=$(FUZZ_SECONDS) \
 		-timeout=10 -artifact_prefix=.build-fuzz/ -print_final_stats=1 $(FUZZ_FLAGS)

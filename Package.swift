@@ -9,8 +9,12 @@ import PackageDescription
 // `make fuzz` builds with RIDE_FUZZ=1: libFuzzer's and AddressSanitizer's instrumentation on the
 // targets the fuzzer exercises, set here per target rather than by `--sanitize` on the command line,
 // which would also instrument the macro plugin (a host tool) and link libFuzzer's `main` into it.
+// RIDE_WIRE_MACROS (with RIDE_FUZZ=1): the `@WireModel` macro plugin already built by the main build
+// (`make fuzz` builds it there), which the fuzz build loads instead of building swift-syntax again.
 let fuzzing = ProcessInfo.processInfo.environment["RIDE_FUZZ"] == "1"
-let fuzzed: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"]), .define("FUZZING")] : []
+let builtMacros = fuzzing ? ProcessInfo.processInfo.environment["RIDE_WIRE_MACROS"].flatMap { $0.isEmpty ? nil : $0 } : nil
+let loadsBuiltMacros: [SwiftSetting] = builtMacros.map { [.unsafeFlags(["-load-plugin-executable", "\($0)#WireMacros"])] } ?? []
+let fuzzed: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"]), .define("FUZZING")] + loadsBuiltMacros : []
 
 let package = Package(
     name: "Ridesharing",
@@ -74,7 +78,7 @@ let package = Package(
             ],
             path: "Shared/WireMacros"
         ),
-        .target(name: "Wire", dependencies: ["WireMacros"], path: "Shared/Wire", swiftSettings: fuzzed),
+        .target(name: "Wire", dependencies: builtMacros == nil ? ["WireMacros"] : [], path: "Shared/Wire", swiftSettings: fuzzed),
         .target(
             name: "Bus",
             dependencies: [
@@ -142,7 +146,7 @@ let package = Package(
             name: "Places", dependencies: ["Geo"], path: "Shared/Places", exclude: ["Data/ATTRIBUTION.md"],
             resources: [.copy("Data/helsinki.places")]),
         // The contract: every op and event kind of the platform, declared once (docs/design.md).
-        .target(name: "RideContract", dependencies: ["Bus", "RideModels", "Wire"], path: "Shared/RideContract"),
+        .target(name: "RideContract", dependencies: ["Bus", "RideModels", "Wire"], path: "Shared/RideContract", swiftSettings: loadsBuiltMacros),
         .target(
             name: "Storage",
             dependencies: [
