@@ -51,6 +51,9 @@ private struct RuntimeLoop {
         let socket: Socket
         /// The ingest endpoint the socket is connected to.
         var endpoint: String
+        /// When the device next has something to do (`nextDeadline` after its last tick): a
+        /// wake-up ticks only the devices due, those the platform answered, and all after a `wake()`.
+        var deadline = Date.distantPast
     }
 
     let mailbox: Mailbox<DeviceRuntime.Command>
@@ -88,8 +91,9 @@ private struct RuntimeLoop {
         }
         var timeout = 0
         while true {
-            let ready = poller.wait(timeoutMilliseconds: timeout)
-            if ready.contains(0) { mailbox.waker.drain() }
+            let ready = Set(poller.wait(timeoutMilliseconds: timeout))
+            let woken = ready.contains(0)
+            if woken { mailbox.waker.drain() }
             for command in mailbox.take() { handle(command) }
             let now = Date()
             for token in ready where token > 0 {
@@ -100,17 +104,20 @@ private struct RuntimeLoop {
             }
             var next = Date.distantFuture
             for (token, var slot) in slots {
-                if let frames = slot.device.tick(now: now) {
-                    follow(&slot)
-                    slots[token] = slot
-                    do {
-                        try slot.socket.send(message: frames, dontWait: true)
-                    } catch {
-                        slot.device.logger.debug("send failed; the batch is sent again later", metadata: ["error": "\(error)"])
+                if woken || slot.deadline <= now || ready.contains(token) {
+                    if let frames = slot.device.tick(now: now) {
+                        follow(&slot)
+                        do {
+                            try slot.socket.send(message: frames, dontWait: true)
+                        } catch {
+                            slot.device.logger.debug("send failed; the batch is sent again later", metadata: ["error": "\(error)"])
+                        }
+                        if (try? slot.socket.canReceive) == true { poller.markReady(token) }
                     }
-                    if (try? slot.socket.canReceive) == true { poller.markReady(token) }
+                    slot.deadline = slot.device.nextDeadline(after: now)
+                    slots[token] = slot
                 }
-                next = min(next, slot.device.nextDeadline(after: now))
+                next = min(next, slot.deadline)
             }
             let wait = next.timeIntervalSince(Date())
             timeout = wait <= 0 ? 0 : Int(min(1000, (wait * 1000).rounded(.up)))
