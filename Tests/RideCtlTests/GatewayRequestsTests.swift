@@ -100,6 +100,21 @@ import Wire
         #expect(script.hits("start") == 3 && script.hits("orders") == 2 && script.hits("cancel") == 1)
     }
 
+    @Test func aKeyedRequestStillBeingAnsweredIsAskedAgainForItsReply() async throws {
+        let inProgress = #"{"error":{"code":"request_in_progress","message":"still being answered"}}"#
+        let script = Script([
+            "users": [(504, "", [:]), (409, inProgress, [:]), (409, inProgress, [:]), (201, #"{"id":"r-1"}"#, [:])],
+            "plain": [(409, inProgress, [:]), (200, "{}", [:])],
+        ])
+        try await withServer(script) { requests in
+            let reply = try await requests.send("POST", "/users", body: Array("{}".utf8), key: "sign-up-1")
+            #expect(String(decoding: reply, as: UTF8.self) == #"{"id":"r-1"}"#)
+            await #expect(throws: GatewayRequests.Failure.self) { try await requests.send("POST", "/plain") }
+        }
+        #expect(script.hits("users") == 4, "the 409s do not count as attempts: the first try is still under way")
+        #expect(script.hits("plain") == 1, "without a key a 409 is an answer")
+    }
+
     @Test func aRideUpdateIsAStatusOfTheFollowedOrderOnly() throws {
         let rider = User(id: "r-1", role: .rider, name: "Ann", phoneNumber: "+380501234567", createdAt: Date(timeIntervalSince1970: 0))
         let order = try JSONValue(

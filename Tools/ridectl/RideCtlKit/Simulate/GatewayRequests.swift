@@ -5,7 +5,8 @@ import Wire
 /// One app's request to the gateway, sent again when the gateway says nothing was stored: a
 /// `429` after its `Retry-After` (for up to `patience` in all: many people signing up from one
 /// address wait their turn), a `503` that says so (storage away for a moment; a proxy in front
-/// with no gateway to send it to) after a second; a
+/// with no gateway to send it to) after a second, a `409 request_in_progress` (a try that timed out
+/// is still being answered: its reply comes to the same key) after a second; a
 /// connection that fails is tried again only for what cannot happen twice (a read, or a request
 /// with an `Idempotency-Key`), and so is one a proxy in front answers 502 or 504.
 struct GatewayRequests: Sendable {
@@ -58,6 +59,10 @@ struct GatewayRequests: Sendable {
                 attempt -= 1
                 try await Task.sleep(for: wait)
             case 503 where !last && (repeatable || Self.storedNothing(bytes)): try await Task.sleep(for: .seconds(1))
+            case 409 where key != nil && waited < patience && Self.errorCode(bytes) == "request_in_progress":
+                waited += .seconds(1)
+                attempt -= 1
+                try await Task.sleep(for: .seconds(1))
             // A proxy in front lost the gateway mid-request: it may have been served, so only what cannot happen twice goes again.
             case 502 where repeatable && !last, 504 where repeatable && !last: try await Task.sleep(for: .seconds(1))
             default: throw Failure("\(method) \(path.split(separator: "?")[0]): \(status) \(text)")
@@ -69,7 +74,13 @@ struct GatewayRequests: Sendable {
     /// `store_unavailable`), or not the gateway's answer at all (a proxy's page: no gateway took it).
     /// The gateway's `unavailable` — a service did not answer — may have been served.
     static func storedNothing(_ body: [UInt8]) -> Bool {
-        guard let reply = try? JSONCoding.decode(JSONValue.self, from: body) else { return true }
-        return ["storage_unavailable", "store_unavailable"].contains(reply["error"]?["code"]?.stringValue ?? "")
+        guard let code = errorCode(body) else { return true }
+        return ["storage_unavailable", "store_unavailable"].contains(code)
+    }
+
+    /// The `error.code` of a JSON error reply; nil for a body that is not one.
+    static func errorCode(_ body: [UInt8]) -> String? {
+        guard let reply = try? JSONCoding.decode(JSONValue.self, from: body) else { return nil }
+        return reply["error"]?["code"]?.stringValue ?? ""
     }
 }
