@@ -125,10 +125,10 @@ test-hosts: test-deps
 ## test-containers: deploy/Dockerfile built by a real container engine, then docker-compose.yml run
 ## by it (deploy/containers/README.md): podman made ready (root; apt), base images and the postgres:15
 ## and haproxy:2.6 stand-ins made where no registry answers (kept in podman's store), ridesharing:dev
-## built and checked (deploy/containers/test); then the compose secrets, and `docker-compose up` with
+## built on the executables this checkout built (where they fit the image; else its build stage
+## compiles them) and checked (deploy/containers/test); then the compose secrets, and `docker-compose up` with
 ## rides flowing through scaling, a crash of every service and each bus, and a PostgreSQL restart
-## (Tests/IntegrationTests/Containers). A one-line skip where containers cannot run. CI runs it
-## after test-hosts: on 2 cores the image builds in ~20 min on a machine that never built it, ~5 after.
+## (Tests/IntegrationTests/Containers). A one-line skip where containers cannot run. CI runs it after test-hosts.
 test-containers: test-deps
 	@deploy/containers/test; rc=$$?; [ $$rc = 0 ] || exit $$rc; \
 		if ! podman image exists ridesharing:dev 2>/dev/null; then echo "test-containers: no image, so no compose run (see above)"; exit 0; fi

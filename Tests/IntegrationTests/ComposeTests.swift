@@ -331,13 +331,26 @@ import Yams
         #expect(dockerfile.contains("FROM swift:6.3"), "build stage on the Swift 6.3 image")
         #expect(dockerfile.contains("libzmq5"), "runtime stage has libzmq5")
         #expect(!dockerfile.contains("libcurl4"), "no libcurl: nothing links FoundationNetworking (StandardWebhooksIntegrationTests checks the executables)")
-        #expect(dockerfile.contains("-name 'ride-*' -o -name ridectl"), "every ride-* executable and ridectl are copied")
+        let collect = try String(contentsOf: Self.root.appendingPathComponent("deploy/collect-executables"), encoding: .utf8)
+        #expect(collect.contains("ride-fuzz) return 1 ;; ride-* | ridectl) return 0"), "every ride-* executable and ridectl are copied, not the fuzzer")
+        #expect(dockerfile.contains("deploy/collect-executables \"$(swift build"), "the build stage collects them")
+        #expect(dockerfile.contains("ARG CONFIGURATION=release"), "a release build unless asked for another")
         // The packages resolved in a cached layer: after the manifest is copied, before any source.
-        let steps = ["COPY Package.swift ./", "RUN swift package resolve", "COPY Shared Shared", "RUN swift build -c release"]
+        let steps = ["COPY Package.swift ./", "RUN swift package resolve", "COPY Shared Shared", "RUN swift build -c \"$CONFIGURATION\""]
         let positions = steps.map { dockerfile.range(of: $0)?.lowerBound }
         #expect(positions.allSatisfy { $0 != nil } && positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(), "\(steps) in this order")
         let ignore = try String(contentsOf: Self.root.appendingPathComponent(".dockerignore"), encoding: .utf8)
         #expect(ignore.contains(".build/"))
+        // What `make test-containers` does not compile (it gives the runtime stage this checkout's
+        // executables): the build stage has every folder a target lives in, and every system
+        // library's headers the manifest asks apt for.
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let folders = Set(manifest.matches(of: /path: "([^"\/]+)\//).map { String($0.output.1) })
+        #expect(folders.count >= 5 && folders.allSatisfy { dockerfile.contains("COPY \($0) \($0)") }, "every target's folder copied: \(folders.sorted())")
+        let packages = manifest.matches(of: /\.apt\(\[([^\]]*)\]\)/).flatMap { $0.output.1.matches(of: /"([^"]+)"/).map { String($0.output.1) } }
+        let buildStage = try #require(dockerfile.components(separatedBy: "AS runtime").first)
+        #expect(!packages.isEmpty && packages.allSatisfy { buildStage.contains("install -y --no-install-recommends \($0)") || buildStage.contains(" \($0) ") }, "\(packages)")
+        #expect(dockerfile.hasSuffix("FROM runtime\nCOPY --from=build /out/ /usr/local/bin/\n"), "the image: the runtime stage and the build stage's executables")
     }
 }
 

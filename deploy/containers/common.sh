@@ -12,6 +12,27 @@ SWIFT_VERSION="$(swift --version 2>/dev/null | sed -n 's/.*Swift version \([0-9]
 SWIFT_BUILD_IMAGE="${SWIFT_BUILD_IMAGE:-localhost/ride-swift-build:${SWIFT_VERSION:-6.3}-bookworm}"
 RUNTIME_BASE_IMAGE="${RUNTIME_BASE_IMAGE:-localhost/ride-debian:bookworm-slim}"
 IMAGE="${IMAGE:-ridesharing:dev}"
+# deploy/Dockerfile's runtime stage alone, which build-image's IMAGE_EXECUTABLES=here adds this checkout's executables to.
+RUNTIME_STAGE_IMAGE="localhost/ride-runtime-stage:dev"
+
+# Whether this machine's own build can give the image its executables (else it prints why not and
+# fails): they must link against the runtime image's Debian release, and come from the toolchain
+# the build image runs.
+executables_here_fit() {
+    local release toolchain
+    release="${RUNTIME_BASE_IMAGE##*:}"
+    release="${release%-slim}"
+    # shellcheck disable=SC1091
+    [ -r /etc/os-release ] && . /etc/os-release
+    if [ "${ID:-}" != debian ] || [ "${VERSION_CODENAME:-}" != "$release" ]; then
+        echo "this machine runs ${PRETTY_NAME:-an unknown system}, the image Debian $release"; return 1
+    fi
+    if podman image exists "$SWIFT_BUILD_IMAGE"; then
+        toolchain="$(podman image inspect --format '{{index .Labels "org.ride.toolchain"}}' "$SWIFT_BUILD_IMAGE")"
+        if [ "$toolchain" != "$(toolchain_root)" ]; then echo "the build image runs the toolchain at $toolchain, this machine $(toolchain_root)"; return 1; fi
+    fi
+    return 0
+}
 
 say() { echo "containers: $*" >&2; }
 skip() { echo "containers: skipped: $*" >&2; exit "$SKIP"; }
