@@ -4,6 +4,7 @@ import Logging
 import PlatformLauncher
 import ServiceKit
 import Synchronization
+import TestProcess
 import Testing
 import Wire
 import ZeroMQ
@@ -194,56 +195,19 @@ struct TestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Runs a command to completion; returns its exit status, standard output and standard error.
+/// Runs a command to completion; returns its exit status, standard output and standard error
+/// (`TestProcess`: the end learnt from the kernel, output through files, no thread held).
 func runCommand(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:], inheritEnvironment: Bool = true,
     stdin: String? = nil, timeout: Duration = .seconds(60)
 ) async throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
     let base = inheritEnvironment ? ProcessInfo.processInfo.environment : ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
-    process.environment = base.merging(environment) { _, new in new }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    let input = Pipe()
-    process.standardInput = input
-    try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try? input.fileHandleForWriting.close()
-    // Blocking reads run on threads of their own: on the cooperative pool (two threads here) two of
-    // them would stall every task of the test process until the child exits.
-    let stdoutData = Mutex(Data())
-    let stderrData = Mutex(Data())
-    let readers = [
-        OwnedThread(name: "stdout-reader") {
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            stdoutData.withLock { $0 = data }
-        },
-        OwnedThread(name: "stderr-reader") {
-            let data = err.fileHandleForReading.readDataToEndOfFile()
-            stderrData.withLock { $0 = data }
-        },
-    ]
-    let deadline = ContinuousClock.now + timeout
-    while process.isRunning {
-        if ContinuousClock.now > deadline {
-            process.interrupt()
-            kill(process.processIdentifier, SIGKILL)
-            throw TestFailure("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
-        }
-        do {
-            try await Task.sleep(for: .milliseconds(10))
-        } catch {
-            kill(process.processIdentifier, SIGKILL)  // cancelled: the command goes with the task
-            throw error
-        }
+    do {
+        let outcome = try await TestProcess.run(executable, arguments, environment: base.merging(environment) { _, new in new }, stdin: stdin, timeout: timeout)
+        return (outcome.status, outcome.stdout, outcome.stderr)
+    } catch let timedOut as TestProcess.TimedOut {
+        throw TestFailure(timedOut.description)
     }
-    for reader in readers { await reader.join() }
-    let (stdout, stderr) = (stdoutData.withLock { $0 }, stderrData.withLock { $0 })
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
 }
 
 /// The first `count` events a subscriber receives (of `topic`, when given), or a failure after `timeout`.
