@@ -65,7 +65,10 @@ let package = Package(
             // warning on every build); the header and library are on the default paths.
             providers: [.apt(["libzmq3-dev"]), .brew(["zeromq"])]
         ),
-        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ", swiftSettings: fuzzed),
+        // What the platform asks of the operating system that Swift cannot call directly (thread
+        // names and priorities, the allocator's slack): a header, nothing to link.
+        .systemLibrary(name: "CLinux", path: "Shared/CLinux"),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ", "CLinux"], path: "Shared/ZeroMQ", swiftSettings: fuzzed),
         // Wire: JSON as the platform writes and reads it, and `@WireModel`, which derives a type's
         // fast codec and schema from its declaration. Below everything else.
         .macro(
@@ -106,7 +109,7 @@ let package = Package(
             dependencies: [
                 "Wire", "Bus", "SettingsKit",
                 "ZeroMQ",
-                "CZeroMQ",
+                "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -145,6 +148,16 @@ let package = Package(
         .target(
             name: "Places", dependencies: ["Geo"], path: "Shared/Places", exclude: ["Data/ATTRIBUTION.md"],
             resources: [.copy("Data/helsinki.places")]),
+        // Providers: the wire formats and credentials of the services outside this machine that the
+        // platform and its stand-ins (ridectl fake-push, fake-stripe) both speak — APNs and FCM keys and
+        // push options, Stripe's form encoding and signatures.
+        .target(
+            name: "Providers",
+            dependencies: [
+                "SettingsKit", "Wire", "RideModels", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Shared/Providers"),
         // The contract: every op and event kind of the platform, declared once (docs/design.md).
         .target(name: "RideContract", dependencies: ["Bus", "RideModels", "Wire"], path: "Shared/RideContract", swiftSettings: loadsBuiltMacros),
         .target(
@@ -199,13 +212,13 @@ let package = Package(
         .target(
             name: "OrdersService",
             dependencies: [
-                "SettingsKit",
+                "SettingsKit", "Providers",
                 "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "Roads", "RoadServers", "Cities", "ServiceKit", "Storage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Services/orders/OrdersService"
         ),
@@ -256,7 +269,7 @@ let package = Package(
         .target(
             name: "NotificationsService",
             dependencies: [
-                "SettingsKit",
+                "SettingsKit", "Providers",
                 "ServiceStorage", "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -274,12 +287,12 @@ let package = Package(
             dependencies: [
                 "SettingsKit",
                 "Cities",
-                "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "Roads", "ZeroMQ", "GatewayService",
-                "UsersService", "RoadServers", "OrdersService", .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "RideModels", "TrackingSDK", "Geo", "Roads", "ZeroMQ",
+                "RoadServers", "Providers", .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"), "NotificationsService",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -311,7 +324,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/RideCtlTests"),
-        .testTarget(name: "DocsTests", dependencies: ["Bus", "RideContract", "RideCtlKit", "ServiceKit"], path: "Tests/DocsTests"),
+        .testTarget(name: "DocsTests", dependencies: ["Bus", "RideContract", "RideCtlKit", "ServiceKit", "GatewayService", "TestProcess"], path: "Tests/DocsTests"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Bus", "RideContract", "TripsService"], path: "Tests/WireTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
         .testTarget(name: "CitiesTests", dependencies: ["Cities", "Roads", "Geo"], path: "Tests/CitiesTests"),
@@ -325,7 +338,8 @@ let package = Package(
         .testTarget(
             name: "OrdersTests",
             dependencies: [
-                "Wire", "RideContract", "OrdersService", "UsersService", "RideModels", "Storage", "Bus", "Geo", "ServiceKit", .product(name: "GRDB", package: "GRDB.swift"),
+                "Wire", "RideContract", "OrdersService", "UsersService", "RideModels", "Storage", "Bus", "Geo", "ServiceKit", "Providers",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/OrdersTests"),
@@ -340,7 +354,7 @@ let package = Package(
         .testTarget(
             name: "NotificationsTests",
             dependencies: [
-                "Wire", "NotificationsService", "RideModels", "Bus", .product(name: "Crypto", package: "swift-crypto"),
+                "Wire", "NotificationsService", "Providers", "RideModels", "Bus", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ], path: "Tests/NotificationsTests"),
         .target(name: "TestPostgres", dependencies: ["PlatformLauncher", "ServiceKit", "Storage", "TestProcess"], path: "Tests/TestPostgres"),

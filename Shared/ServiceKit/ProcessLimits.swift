@@ -1,4 +1,4 @@
-import CZeroMQ
+import CLinux
 import Foundation
 
 /// Process limits a server wants raised at start-up.

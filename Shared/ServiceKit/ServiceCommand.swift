@@ -75,7 +75,11 @@ extension ServiceCommand {
         }
     }
 
-    public func run() async throws {
+    public func run() async throws { try await runService() }
+
+    /// Resolves the settings, turns CURVE on and serves (what `run` does unless a command gives
+    /// `run` a job of its own first).
+    public func runService() async throws {
         // A service's log is a pipe whose reader may go (its supervisor killed, `| head`): that
         // must cost log lines (StandardStream), never the process.
         signal(SIGPIPE, SIG_IGN)

@@ -1,3 +1,4 @@
+import CLinux
 import CZeroMQ
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import TestProcess
 import Testing
 
 /// Package.swift declares what each target imports and nothing more: a module imported without
@@ -27,20 +28,13 @@ import Testing
     }
     struct Manifest: Decodable { let targets: [Target] }
 
-    static func manifest() throws -> Manifest {
+    static func manifest() async throws -> Manifest {
         // A scratch path of its own: `swift test` holds the lock on .build.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "package", "--package-path", Repository.root.path, "--scratch-path", scratch.path, "dump-package"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return try JSONDecoder().decode(Manifest.self, from: data)
+        let output = try await TestProcess.output(
+            "/usr/bin/env", ["swift", "package", "--package-path", Repository.root.path, "--scratch-path", scratch.path, "dump-package"])
+        return try JSONDecoder().decode(Manifest.self, from: Data(output.utf8))
     }
 
     static func imports(under path: String) throws -> Set<String> {
@@ -56,8 +50,8 @@ import Testing
         return modules
     }
 
-    @Test func everyTargetDeclaresWhatItImportsAndNothingMore() throws {
-        let manifest = try Self.manifest()
+    @Test func everyTargetDeclaresWhatItImportsAndNothingMore() async throws {
+        let manifest = try await Self.manifest()
         let macros = Set(manifest.targets.filter { $0.type == "macro" }.map(\.name))
         #expect(manifest.targets.count > 30, "the manifest was read")
         for target in manifest.targets where target.type != "system" {
@@ -73,11 +67,62 @@ import Testing
         }
     }
 
+    /// The layers point one way (docs/design.md): what each target may not reach, directly or
+    /// through another target of the package.
+    static let unreachable: [(from: [String], not: [String])] = [
+        // The bottom: JSON, geometry, the libzmq binding and the OS shims.
+        (["Wire", "Geo", "ZeroMQ"], ["Bus", "RideModels", "ServiceKit", "Storage", "RideContract"]),
+        // The bus and the models know nothing of services, stores or the HTTP server.
+        (["Bus", "RideModels", "RideContract"], ["ServiceKit", "Storage", "ServiceStorage"]),
+        (["RideModels"], ["Bus"]),
+        // What a command line needs, without a server: the launcher, the road servers, the cities.
+        (["SettingsKit", "PlatformLauncher", "RoadServers", "Cities"], ["ServiceKit", "Bus"]),
+    ]
+
+    @Test func theLayersPointOneWay() async throws {
+        let manifest = try await Self.manifest()
+        let local = Dictionary(manifest.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        func reached(from name: String) -> Set<String> {
+            var seen: Set<String> = []
+            var next = [name]
+            while let current = next.popLast() {
+                for dependency in local[current]?.dependencies.compactMap(\.name) ?? [] where local[dependency] != nil && seen.insert(dependency).inserted {
+                    next.append(dependency)
+                }
+            }
+            return seen
+        }
+        for rule in Self.unreachable {
+            for from in rule.from {
+                #expect(local[from] != nil, "\(from) is a target")
+                let wrong = reached(from: from).intersection(rule.not)
+                #expect(wrong.isEmpty, "\(from) reaches \(wrong.sorted())")
+            }
+        }
+        // No shared library reaches a service's or a tool's, no service another's, and no tool a
+        // service's: ridectl uses the platform through its processes (the bus, HTTP, their output).
+        let services = manifest.targets.filter { $0.path?.hasPrefix("Services/") == true && $0.type == "regular" }.map(\.name)
+        let tools = manifest.targets.filter { $0.path?.hasPrefix("Tools/") == true }.map(\.name)
+        #expect(services.count >= 7 && !tools.isEmpty)
+        for target in manifest.targets where target.path?.hasPrefix("Shared/") == true {
+            let wrong = reached(from: target.name).intersection(services + tools)
+            #expect(wrong.isEmpty, "\(target.name) reaches \(wrong.sorted())")
+        }
+        for service in services {
+            let wrong = reached(from: service).intersection(services.filter { $0 != service })
+            #expect(wrong.isEmpty, "\(service) reaches \(wrong.sorted())")
+        }
+        for tool in tools {
+            let wrong = reached(from: tool).intersection(services)
+            #expect(wrong.isEmpty, "\(tool) reaches \(wrong.sorted())")
+        }
+    }
+
     /// README's table of processes has a row for every executable the platform runs.
-    @Test func theReadmeListsEveryProcess() throws {
+    @Test func theReadmeListsEveryProcess() async throws {
         let readme = try String(contentsOf: Repository.root.appendingPathComponent("README.md"), encoding: .utf8)
         let rows = Set(readme.split(separator: "\n").filter { $0.hasPrefix("| `") }.compactMap { $0.split(separator: "`").dropFirst().first.map(String.init) })
-        let processes = try Self.manifest().targets.filter { $0.type == "executable" && ($0.name.hasPrefix("ride-") || $0.name == "ridectl") && $0.name != "ride-fuzz" }
+        let processes = try await Self.manifest().targets.filter { $0.type == "executable" && ($0.name.hasPrefix("ride-") || $0.name == "ridectl") && $0.name != "ride-fuzz" }
         #expect(processes.count >= 8)
         for process in processes { #expect(rows.contains(process.name), "README's table of processes lacks \(process.name)") }
     }

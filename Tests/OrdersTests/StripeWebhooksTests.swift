@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Logging
+import Providers
 import RideModels
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import Providers
 import Testing
 
 @testable import OrdersService

@@ -6,6 +6,7 @@ import Logging
 import RideContract
 import ServiceKit
 import SettingsKit
+import Wire
 
 /// `ride-gateway`'s flags. Each has an environment variable; a flag wins over its variable.
 public struct RideGatewayCommand: ServiceCommand {
@@ -143,7 +144,20 @@ public struct RideGatewayCommand: ServiceCommand {
 
     @OptionGroup public var common: CommonOptions
 
+    @Option(
+        name: .customLong("print"),
+        help: "Print the gateway's API instead of serving it, and exit: openapi (the document /openapi.json serves) or routes (the table of routes in docs/services/gateway.md).")
+    var printed: GatewayDocument?
+
     public init() {}
+
+    public func run() async throws {
+        switch printed {
+        case .openapi: print(String(decoding: try JSONCoding.encode(try await GatewayAPI.document()), as: UTF8.self))
+        case .routes: print(try await GatewayAPI.routeTable())
+        case nil: try await runService()
+        }
+    }
 
     public static func serve(_ settings: GatewaySettings) async throws {
         try await GatewayServer(settings: settings).run()
@@ -246,4 +260,9 @@ public struct GatewaySettings: BusClientSettings {
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)
         """
     }
+}
+
+/// What `ride-gateway --print` prints: the API as data, for `ridectl contract` and the docs.
+public enum GatewayDocument: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case openapi, routes
 }

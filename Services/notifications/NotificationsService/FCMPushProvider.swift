@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Providers
 import RideModels
 import Wire
 
@@ -103,8 +104,4 @@ public actor FCMPushProvider: PushProvider {
         default: return status == 429 || status >= 500 ? .retry(reason, after: PushText.retryAfter(retryAfter)) : .failed(reason)
         }
     }
-}
-
-struct PushCredentialError: Error, CustomStringConvertible {
-    let description: String
 }

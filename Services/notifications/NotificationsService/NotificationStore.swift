@@ -9,15 +9,12 @@ import Wire
 /// Notifications in one SQLite file: each user's inbox, push tokens, the operator's webhooks and
 /// their deliveries (pending, delivered, dead), the riders of open orders, the reactor's cursors,
 /// and the outbox of `notification.<user>` and `device.command.<device>` events.
-public final class NotificationStore: NotificationStorage, DatabaseReactorCursors {
+public final class NotificationStore: NotificationStorage, SQLiteServiceStore, DatabaseReactorCursors {
     public let database: DatabasePool
 
     public init(path: String) throws {
         database = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: true)
     }
-
-    public var eventLog: any EventLog { SQLiteEventLog(database: database) }
-    public var requestLog: any RequestLog { SQLiteRequestLog(database: database) }
 
     /// The schema, one migration per version (the outbox table comes with the first); PostgreSQL's is translated from it.
     static let migrations: [ServiceDatabase.Migration] = [

@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import Providers
 import RideContract
 import RideModels
 import Storage

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bus
 import Foundation
 import Logging
+import Providers
 import RideContract
 import ServiceKit
 import ServiceStorage

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOSSL
 import Prometheus
+import Providers
 import ServiceKit
 import SettingsKit
 

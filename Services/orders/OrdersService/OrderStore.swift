@@ -11,7 +11,7 @@ import Wire
 /// Orders in one SQLite file: each order's document as JSON with the columns queries need, the
 /// current offers, and the outbox of `order.status.*` events — every change and its event in one
 /// transaction.
-public final class OrderStore: OrderStorage, DatabaseReactorCursors {
+public final class OrderStore: OrderStorage, SQLiteServiceStore, DatabaseReactorCursors {
     public let database: DatabasePool
     /// The hot writes (each with its outbox event) are committed in groups.
     let writes: GroupCommit
@@ -26,10 +26,6 @@ public final class OrderStore: OrderStorage, DatabaseReactorCursors {
         database = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: true)
         writes = GroupCommit(database: database)
     }
-
-    public var eventLog: any EventLog { SQLiteEventLog(database: database) }
-
-    public var requestLog: any RequestLog { SQLiteRequestLog(database: database) }
 
     /// The schema, one migration per version (the outbox table comes with the first).
     static let migrations: [ServiceDatabase.Migration] = [

@@ -14,7 +14,7 @@ import Wire
 /// order's row (`SELECT … FOR UPDATE`) for the transaction, so two instances changing one order
 /// queue there and the second sees the first's result; uniqueness (one open order per rider, one
 /// payment per order) is the database's constraints.
-public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
+public final class PostgresOrderStore: OrderStorage, PostgresServiceStore, PostgresReactorCursors {
     public let postgres: PostgresSchema
     private let logger: Logger
 
@@ -32,10 +32,6 @@ public final class PostgresOrderStore: OrderStorage, PostgresReactorCursors {
 
     /// For the store's extensions (reports).
     var storeLogger: Logger { logger }
-
-    public var eventLog: any EventLog { PostgresEventLog(database: postgres) }
-
-    public var requestLog: any RequestLog { PostgresRequestLog(postgres: postgres) }
 
     private static let open = OrderRows.openStatusSQL
 

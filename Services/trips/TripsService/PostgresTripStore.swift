@@ -12,7 +12,7 @@ import Wire
 /// a check-then-write safe, this store lets the database decide (a conflict on the idempotency
 /// key, a row lock on the trip that changes), so every instance watching a trip may report its
 /// arrival or complete it and the event is still stored once.
-public final class PostgresTripStore: TripStorage {
+public final class PostgresTripStore: TripStorage, PostgresServiceStore {
     public let postgres: PostgresSchema
     private let logger: Logger
 
@@ -29,9 +29,6 @@ public final class PostgresTripStore: TripStorage {
 
     /// The SQLite store's schema, translated.
     static let migrations = PostgresSchema.translated(TripStore.migrations)
-
-    public var eventLog: any EventLog { PostgresEventLog(database: postgres) }
-    public var requestLog: any RequestLog { PostgresRequestLog(postgres: postgres) }
 
     public func create(_ live: LiveTrip, idempotencyKey: String?) async throws -> (trip: Trip, created: Bool) {
         let logger = logger

@@ -8,7 +8,7 @@ import Wire
 
 /// Trips in one SQLite file: each trip's document, its live progress (so a restart resumes it),
 /// and the outbox of `trip.*` events.
-public final class TripStore: TripStorage {
+public final class TripStore: TripStorage, SQLiteServiceStore {
     public let database: DatabasePool
     /// The hot writes (each with its outbox event) are committed in groups.
     let writes: GroupCommit
@@ -17,9 +17,6 @@ public final class TripStore: TripStorage {
         database = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: true)
         writes = GroupCommit(database: database)
     }
-
-    public var eventLog: any EventLog { SQLiteEventLog(database: database) }
-    public var requestLog: any RequestLog { SQLiteRequestLog(database: database) }
 
     /// The schema, one migration per version (the outbox table comes with the first).
     static let migrations: [ServiceDatabase.Migration] = [

@@ -12,7 +12,7 @@ import Wire
 /// instances use together. Same tables and rules as `UserStore`; where SQLite's single writer made
 /// a check-then-write safe, this store lets the database decide (a unique phone number conflict,
 /// a row lock on the user whose places change).
-public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
+public final class PostgresUserStore: UserStorage, PostgresServiceStore, PostgresReactorCursors {
     public let postgres: PostgresSchema
     let logger: Logger
     private let counted = Mutex<(count: Int, at: ContinuousClock.Instant, refreshing: Bool)>((0, .now, false))
@@ -52,9 +52,6 @@ public final class PostgresUserStore: UserStorage, PostgresReactorCursors {
 
     /// Counts a user stored by another file's insert (`register(_:identity:)`).
     func noteRegistered() { counted.withLock { $0.count += 1 } }
-
-    public var eventLog: any EventLog { PostgresEventLog(database: postgres) }
-    public var requestLog: any RequestLog { PostgresRequestLog(postgres: postgres) }
 
     private func countUsers() async throws -> Int {
         try await postgres.read { [logger] in try await $0.first("SELECT COUNT(*) FROM users", as: Int.self, logger: logger) ?? 0 }

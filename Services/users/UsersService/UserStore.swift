@@ -8,7 +8,7 @@ import Synchronization
 import Wire
 
 /// Users in one SQLite file, with the outbox of `user.*` events in the same database.
-public final class UserStore: UserStorage, DatabaseReactorCursors {
+public final class UserStore: UserStorage, SQLiteServiceStore, DatabaseReactorCursors {
     public let database: DatabasePool
     /// Users stored, kept in memory so /health and /metrics never query the database.
     private let storedCount = Atomic<Int>(0)
@@ -22,9 +22,6 @@ public final class UserStore: UserStorage, DatabaseReactorCursors {
 
     /// Counts a user stored by another file's insert (`register(_:identity:)`).
     func noteRegistered() { storedCount.add(1, ordering: .relaxed) }
-
-    public var eventLog: any EventLog { SQLiteEventLog(database: database) }
-    public var requestLog: any RequestLog { SQLiteRequestLog(database: database) }
 
     /// The schema, one migration per version (the outbox table comes with the first).
     static let migrations: [ServiceDatabase.Migration] = [

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-import GatewayService
+import PlatformLauncher
 import RideContract
+import SettingsKit
 import Wire
 
 /// `ridectl contract`: the contract's tables of ops and events and the gateway's table of routes,
@@ -23,12 +24,15 @@ struct ContractCommand: AsyncParsableCommand {
     @Flag(help: "Print the gateway's OpenAPI document (what it serves at /openapi.json) instead.")
     var openapi = false
 
+    @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding ride-gateway, which prints its API", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    var binDirectory: String?
+
     func run() async throws {
         if openapi {
-            print(String(decoding: try JSONCoding.encode(try await GatewayAPI.document()), as: UTF8.self))
+            print(try gateway(printing: .openapi), terminator: "")
             return
         }
-        let pages = try await DocsTables.pages()
+        let pages = DocsTables.pages(gatewayRoutes: try gateway(printing: .routes).trimmingCharacters(in: .newlines))
         guard let root = write else {
             for (path, tables) in pages {
                 for table in tables { print("\(path) \(table.open)\n\(table.table)\n") }
@@ -47,11 +51,34 @@ struct ContractCommand: AsyncParsableCommand {
             }
         }
     }
+
+    /// What `ride-gateway --print` says: the gateway's API comes from its routes, which only the
+    /// gateway holds (ridectl links no service's library).
+    enum GatewayDocument: String { case openapi, routes }
+
+    func gateway(printing document: GatewayDocument) throws -> String {
+        let executable = "\(binaryDirectory(binDirectory))/ride-gateway"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--print", document.rawValue]
+        let output = Pipe()
+        process.standardOutput = output
+        do {
+            try process.run()
+        } catch {
+            throw ValidationError("cannot run \(executable) (build it, or pass --bin-dir): \(error)")
+        }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ValidationError("\(executable) --print \(document.rawValue) exited \(process.terminationStatus)") }
+        return text
+    }
 }
 
-/// Every table the docs carry between markers: the contract's (ops, events) and the gateway's routes.
+/// Every table the docs carry between markers: the contract's (ops, events) and the gateway's
+/// routes (`ride-gateway --print routes`).
 public enum DocsTables {
-    public static func pages() async throws -> [(path: String, tables: [(open: String, close: String, table: String)])] {
-        ContractTables.pages + [("docs/services/gateway.md", [("<!-- routes -->", "<!-- /routes -->", try await GatewayAPI.routeTable())])]
+    public static func pages(gatewayRoutes: String) -> [(path: String, tables: [(open: String, close: String, table: String)])] {
+        ContractTables.pages + [("docs/services/gateway.md", [("<!-- routes -->", "<!-- /routes -->", gatewayRoutes)])]
     }
 }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Providers
 import Wire
 
 /// An error object of Stripe's API (`{"error":{"type","code","message"}}`) with the HTTP status.

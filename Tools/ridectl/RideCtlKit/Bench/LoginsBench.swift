@@ -1,58 +1,88 @@
 import ArgumentParser
+import Bus
 import Foundation
-import GatewayService
-import Synchronization
-import UsersService
+import PlatformLauncher
+import RideContract
+import RideModels
+import ServiceKit
+import SettingsKit
 
 /// `ridectl bench logins`: what one log-in costs `ride-users` — checking a password against its
-/// stored PBKDF2-SHA256 hash (600 000 rounds), the whole of a log-in's CPU next to which the bus
-/// and the database are noise — on one core and on all of them, and what share of that the
-/// gateway's default attempt limits let one address or one account take.
-struct BenchLoginsCommand: ParsableCommand {
+/// stored PBKDF2-SHA256 hash (600 000 rounds, the service's default), the whole of a log-in's CPU
+/// next to which the bus and the database are noise — through the real process: `users.login`
+/// with a wrong password, one at a time and then several at once.
+struct BenchLoginsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "logins", abstract: "Log-ins per second ride-users can check (PBKDF2-SHA256, 600 000 rounds) on one core and on all.")
+        commandName: "logins", abstract: "Log-ins per second ride-users checks (PBKDF2-SHA256, 600 000 rounds), one at a time and several at once.")
 
     @Option(help: "Seconds per measurement.") var seconds = 5.0
-    @Option(help: "Threads for the all-cores figure.") var threads = ProcessInfo.processInfo.activeProcessorCount
+    @Option(help: "Log-ins in flight for the all-cores figure.") var inflight = ProcessInfo.processInfo.activeProcessorCount * 2
+    @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    var binDirectory: String?
     @OptionGroup var format: BenchFormat
 
     mutating func validate() throws {
-        guard seconds > 0, threads >= 1 else { throw ValidationError("--seconds must be positive and --threads at least 1") }
+        guard seconds > 0, inflight >= 1 else { throw ValidationError("--seconds must be positive and --inflight at least 1") }
     }
 
-    func run() throws {
-        let hasher = PasswordHasher()
-        let stored = try hasher.hash("the right password")
-        let one = Self.rate(threads: 1, seconds: seconds) { _ = hasher.verify("a wrong password", against: stored) }
-        let all = Self.rate(threads: threads, seconds: seconds) { _ = hasher.verify("a wrong password", against: stored) }
-        let limits = RateLimitPolicy()
-        var table = BenchTable(title: "ridectl bench logins — \(ProcessInfo.processInfo.activeProcessorCount) cores, PBKDF2-SHA256 \(hasher.rounds) rounds, \(seconds) s per run")
-        table.add("log-ins checked, one core", Self.perSecond(one), String(format: "reported (%.0f ms each)", 1000 / one))
-        table.add("log-ins checked, \(threads) threads", Self.perSecond(all), "reported")
-        for (who, limit) in [("one address", limits.attemptsPerAddress), ("one account", limits.attemptsPerAccount)] {
-            let share = Double(limit.perMinute) / 60 / one
-            table.add("\(who) at its default limit (\(limit))", String(format: "%.0f%% of a core", share * 100), "reported")
+    func run() async throws {
+        let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-logins")
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        try await platform.report(
+            BenchTable(title: "ridectl bench logins — \(cores) cores, ride-users' PBKDF2-SHA256 (its default rounds), \(seconds) s per run"), json: format.json
+        ) { table in
+            try await platform.startService("ride-users")
+            var options = MDPClient.Options()
+            options.timeout = .seconds(60)
+            options.attempts = 1
+            let client = try await ServiceClient(broker: platform.broker, options: options, logger: CLILogging.logger)
+            let phone = "+3584000\(Int.random(in: 10000...99999))"
+            _ = try await client.call(Ops.Users.register, RegisterParams(role: .rider, name: "Bench Rider", phoneNumber: phone, password: "the right password"))
+            let users = try requireProcess(platform.supervisor.pid(of: "ride-users"))
+            for (measure, atOnce) in [("one at a time", 1), ("\(inflight) at once", inflight)] {
+                let before = CPUTimes.now(["users": users])
+                let (count, elapsed) = try await Self.logins(client, phone: phone, inflight: atOnce, seconds: seconds)
+                let used = CPUTimes.now(["users": users]).since(before).processes["users"] ?? 0
+                let rate = Double(count) / elapsed
+                table.add("log-ins checked, \(measure)", Self.perSecond(rate), String(format: "reported (%.0f ms each)", 1000 / max(rate, 0.001)))
+                table.add("  ride-users CPU, \(measure)", String(format: "%.0f ms per log-in", used / max(Double(count), 1) * 1000), "reported")
+            }
+            await client.close()
         }
-        try table.print(json: format.json)
+    }
+
+    /// Wrong-password log-ins, `inflight` at a time for `seconds`: how many were refused (401) and in how long.
+    static func logins(_ client: ServiceClient, phone: String, inflight: Int, seconds: Double) async throws -> (Int, Double) {
+        let start = ContinuousClock.now
+        let deadline = start + .milliseconds(Int(seconds * 1000))
+        let count = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<inflight {
+                group.addTask {
+                    var done = 0
+                    while ContinuousClock.now < deadline {
+                        do {
+                            _ = try await client.call(Ops.Users.login, LoginParams(phoneNumber: phone, password: "a wrong password"))
+                            throw ConfigurationError("users.login took a wrong password")
+                        } catch let error as ServiceError where error.status == 401 {
+                            done += 1
+                        }
+                    }
+                    return done
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        return (count, Double((ContinuousClock.now - start).milliseconds) / 1000)
     }
 
     /// A few per second: one decimal tells 2.6 from 3.4.
     static func perSecond(_ value: Double) -> BenchResult {
         BenchResult(text: String(format: "%.1f log-ins/s", value), value: value, unit: "log-ins/s")
     }
+}
 
-    /// Calls of `work` per second over `threads` threads running for `seconds`.
-    static func rate(threads: Int, seconds: Double, _ work: @escaping @Sendable () -> Void) -> Double {
-        let done = Atomic<Int>(0)
-        let start = ContinuousClock.now
-        let deadline = start + .seconds(seconds)
-        DispatchQueue.concurrentPerform(iterations: threads) { _ in
-            while ContinuousClock.now < deadline {
-                work()
-                done.add(1, ordering: .relaxed)
-            }
-        }
-        let elapsed = ContinuousClock.now - start
-        return Double(done.load(ordering: .relaxed)) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-    }
+/// The value, or an error saying the benchmark's process is gone.
+private func requireProcess(_ pid: Int32?) throws -> Int32 {
+    guard let pid else { throw ConfigurationError("ride-users is not running") }
+    return pid
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import NIOSSL
-import NotificationsService
+import Providers
 import ServiceKit
 import SettingsKit
 

@@ -5,7 +5,6 @@ import Hummingbird
 import HummingbirdHTTP2
 import Logging
 import NIOSSL
-import NotificationsService
 import Wire
 
 /// APNs and FCM (with Google's token endpoint) on one local HTTPS server that speaks HTTP/2 as

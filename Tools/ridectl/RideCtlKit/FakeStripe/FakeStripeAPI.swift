@@ -1,4 +1,5 @@
 import Foundation
+import Providers
 import Wire
 
 /// The fake's API: authentication (the secret key, or a rider's ephemeral key for their own

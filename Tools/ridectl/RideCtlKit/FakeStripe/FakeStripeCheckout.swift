@@ -1,4 +1,5 @@
 import Foundation
+import Providers
 import Wire
 
 /// Checkout Sessions in setup mode, as Stripe hosts them: the platform makes one for a customer

@@ -1,4 +1,4 @@
-import OrdersService
+import Providers
 import Wire
 
 /// A request's form fields as the fake reads them, and the errors it answers in Stripe's shape.

@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import OrdersService
+import Providers
 import Wire
 
 /// A local server speaking Stripe's API wire format (form bodies in, JSON objects and error

@@ -1,4 +1,5 @@
 import Foundation
+import Providers
 import Wire
 
 /// What the fake Stripe holds, in memory: customers, cards, Connect accounts, PaymentIntents with

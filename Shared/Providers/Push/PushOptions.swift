@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import ServiceKit
 import SettingsKit
 
 /// `ride-notifications`' push flags: APNs, FCM, and what both share. Unset, pushes are lines in
@@ -119,8 +118,8 @@ public struct PushSettings: Sendable {
 }
 
 /// Seconds between tries, comma-separated, as `--webhook-retries` and `--push-retries` take them.
-enum DelayList {
-    static func parse(_ setting: (value: String, origin: String), what: String) throws -> [Duration] {
+public enum DelayList {
+    public static func parse(_ setting: (value: String, origin: String), what: String) throws -> [Duration] {
         let delays = setting.value.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard !delays.isEmpty, delays.count <= 20, delays.allSatisfy({ $0.map { $0 >= 0 && $0 <= 86_400 } ?? false }) else {
             throw ConfigurationError("\(what) (\(setting.origin)) '\(setting.value)' must be up to 20 comma-separated seconds from 0 to 86400")

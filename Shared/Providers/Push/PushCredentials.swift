@@ -79,3 +79,9 @@ public enum PushTokenRules {
     static let hexDigits = Set(Array("0123456789abcdefABCDEF".utf8))
     static let fcmCharacters = Set(Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_:.".utf8))
 }
+
+/// A push credential that cannot be used, and why.
+public struct PushCredentialError: Error, CustomStringConvertible {
+    public let description: String
+    public init(description: String) { self.description = description }
+}
