@@ -167,8 +167,13 @@ places:
 release: deps
 	$(SWIFT) build -c release
 
-## bench: every benchmark, in a release build (prints tables; a missed target does not stop the rest)
+## bench: every benchmark, in a release build (prints tables; a missed target does not stop the rest);
+## redis-server, the peer that bench ingest and bench nearby measure beside the platform, from apt
 bench: release
+	@command -v redis-server >/dev/null 2>&1 || { \
+		echo "make: installing redis-server (the peer of bench ingest and bench nearby)"; \
+		$(SUDO) apt-get update -qq && $(APT_INSTALL) redis-server >/dev/null; \
+	}
 	-.build/release/ridectl bench bus
 	-.build/release/ridectl bench bus-security
 	-.build/release/ridectl bench ingest

@@ -11,6 +11,8 @@ import ZeroMQ
 /// benchmarks. Each device has its own DEALER (a random routing id; batches name the device), drives a random walk in a
 /// city box and sends one batch a second with unique timestamps; acknowledgements are counted.
 /// The JSON is written by hand so that the generator costs little next to what it measures.
+/// With `--redis`, the same fixes go to Redis instead, as the peer's load: one `GEOADD drivers`
+/// per batch (a longitude, latitude and member per fix), pipelined on a few connections.
 /// Hidden: `ridectl bench ingest` and `bench nearby` start it (several, for the descriptor limit).
 struct BenchDevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,6 +27,8 @@ struct BenchDevicesCommand: ParsableCommand {
     @Option(help: "Centre of the city box, lat,lon.") var center = "47.8359,35.1146"
     @Option(help: "Size of the city box in km.") var boxKilometres = 20.0
     @Option(help: "Nice value for this process (the simulated phones are not on the measured machine in real life).") var nice: Int32 = 0
+    @Option(help: "HOST:PORT of a Redis to send the same fixes to as GEOADDs, instead of the ingest.") var redis: String?
+    @Option(help: "Connections to Redis (--redis), the devices spread over them.") var redisConnections = 4
 
     func run() throws {
         if nice != 0 { Self.renice(nice) }
@@ -37,14 +41,17 @@ struct BenchDevicesCommand: ParsableCommand {
         var positions: [GeoPoint] = []
         var headings: [Double] = []
         let poller = ReadinessPoller()
+        let peer = try redis.map { try RedisLoad(address: $0, connections: redisConnections) }
         for index in 0..<devices {
-            let socket = try Socket(.dealer)
-            // A random routing id, as the SDK's: the batch names the device (`device_id`).
-            try socket.setRoutingID((0..<16).map { $0 == 0 ? UInt8.random(in: 1...255) : UInt8.random(in: 0...255) })
-            try socket.setSendHighWaterMark(0)
-            try socket.connect(ingest)
-            try poller.add(socket, token: index)
-            sockets.append(socket)
+            if peer == nil {
+                let socket = try Socket(.dealer)
+                // A random routing id, as the SDK's: the batch names the device (`device_id`).
+                try socket.setRoutingID((0..<16).map { $0 == 0 ? UInt8.random(in: 1...255) : UInt8.random(in: 0...255) })
+                try socket.setSendHighWaterMark(0)
+                try socket.connect(ingest)
+                try poller.add(socket, token: index)
+                sockets.append(socket)
+            }
             let half = boxKilometres * 500
             positions.append(
                 origin.destination(bearing: 0, distance: Double.random(in: -half...half, using: &generator))
@@ -66,15 +73,25 @@ struct BenchDevicesCommand: ParsableCommand {
                 let index = nextSecond % devices
                 nextSecond += 1
                 let now = Date()
+                // A straight segment per batch (one bit of trigonometry, not one per fix).
+                let step = positions[index].destination(bearing: headings[index], distance: 10.0 / Double(perBatch))
+                let (dLat, dLon) = (step.latitude - positions[index].latitude, step.longitude - positions[index].longitude)
+                if Int.random(in: 0..<10, using: &generator) == 0 { headings[index] = Double.random(in: 0..<360, using: &generator) }
+                if let peer {
+                    var fixes: [GeoPoint] = []
+                    for _ in 0..<perBatch {
+                        positions[index] = GeoPoint(latitude: positions[index].latitude + dLat, longitude: positions[index].longitude + dLon)
+                        fixes.append(positions[index])
+                    }
+                    peer.add(device: first + index, fixes: fixes)
+                    sent += UInt64(perBatch)
+                    continue
+                }
                 var json: [UInt8] = []
                 json.reserveCapacity(64 + perBatch * 130)
                 json += Array(#"{"publishable_key":"\#(key)","device_id":"bench-\#(first + index)","batch_id":\#(batchIDs[index]),"#.utf8)
                 if batchIDs[index] == 1 { json += Array(#""device":{"tracking":true,"available":true},"#.utf8) }
                 json += Array(#""locations":["#.utf8)
-                // A straight segment per batch (one bit of trigonometry, not one per fix).
-                let step = positions[index].destination(bearing: headings[index], distance: 10.0 / Double(perBatch))
-                let (dLat, dLon) = (step.latitude - positions[index].latitude, step.longitude - positions[index].longitude)
-                if Int.random(in: 0..<10, using: &generator) == 0 { headings[index] = Double.random(in: 0..<360, using: &generator) }
                 for j in 0..<perBatch {
                     positions[index] = GeoPoint(latitude: positions[index].latitude + dLat, longitude: positions[index].longitude + dLon)
                     let time = now.addingTimeInterval(-Double(perBatch - 1 - j) / Double(perBatch))
@@ -95,11 +112,19 @@ struct BenchDevicesCommand: ParsableCommand {
                     sent += UInt64(perBatch)
                 }
             }
+            if let peer {
+                acked += try peer.exchange()
+                continue
+            }
             for token in poller.wait(timeoutMilliseconds: 2) {
                 while let reply = try? sockets[token].receive(dontWait: true) {
                     if reply.first == Frame(frame: IngestFrame.ack) { acked += 1 } else { errors += 1 }
                 }
             }
+        }
+        if let peer {
+            acked += try peer.drain()
+            errors = UInt64(peer.errors)
         }
         print(#"{"sent":\#(sent),"acked_batches":\#(acked),"errors":\#(errors)}"#)
         for socket in sockets { socket.close() }

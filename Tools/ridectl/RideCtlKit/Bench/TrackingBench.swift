@@ -68,16 +68,17 @@ struct BenchPlatform {
         return values
     }
 
-    /// Starts `processes` load generators sharing `devices` devices and `rate` locations per second.
-    func startDevices(devices: Int, rate: Int, seconds: Double, processes: Int, first: Int = 0, nice: Int32 = 10) throws {
+    /// Starts `processes` load generators sharing `devices` devices and `rate` locations per second,
+    /// sending to the ingest, or the same fixes to the Redis at `redis` (HOST:PORT).
+    func startDevices(devices: Int, rate: Int, seconds: Double, processes: Int, first: Int = 0, nice: Int32 = 10, redis: String? = nil) throws {
         for index in 0..<processes {
             let share = devices / processes
             try supervisor.start(
-                name: "devices-\(first)-\(index)", executable: "\(bin)/ridectl",
+                name: "devices-\(redis == nil ? "" : "redis-")\(first)-\(index)", executable: "\(bin)/ridectl",
                 arguments: [
                     "bench-devices", "--ingest", ingest, "--devices", "\(share)", "--first", "\(first + index * share)",
                     "--rate", "\(rate / processes)", "--seconds", "\(seconds)", "--nice", "\(nice)",
-                ])
+                ] + (redis.map { ["--redis", $0] } ?? []))
         }
     }
 
@@ -143,6 +144,34 @@ struct BenchIngestCommand: AsyncParsableCommand {
             let cpu = perSecond("process_cpu_seconds_total")
             table.add("ride-tracking CPU", String(format: "%.0f%% of a core, %.1f µs per location", cpu * 100, cpu / max(accepted, 1) * 1e6), "reported")
             table.add("devices known", String(Int(after["ride_tracking_devices"] ?? 0)), "= \(devices)", met: Int(after["ride_tracking_devices"] ?? 0) == devices)
+
+            // The peer, on the same machine, the same load and the same fixes, once the platform is stopped.
+            await platform.stop()
+            guard let redis = try await RedisPeer.start(logs: platform.logs) else {
+                table.add("Redis GEOADD of the same fixes", RedisPeer.missing, "reported")
+                return
+            }
+            do {
+                Output.err("the same load into Redis \(redis.version) (pipelined GEOADDs), warming up for \(warmUp) s…\n")
+                try platform.startDevices(devices: devices, rate: rate, seconds: warmUp + seconds + 1, processes: processes, redis: redis.address)
+                try await Task.sleep(for: .milliseconds(Int(warmUp * 1000)))
+                let peerBefore = try redis.counters()
+                let peerStarted = ContinuousClock.now
+                try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+                let peerAfter = try redis.counters()
+                let peerElapsed = Double((ContinuousClock.now - peerStarted).milliseconds) / 1000
+                let perBatch = Double(max(1, rate / devices))
+                let peerRate = (peerAfter.geoadds - peerBefore.geoadds) * perBatch / peerElapsed
+                let peerCPU = (peerAfter.cpuSeconds - peerBefore.cpuSeconds) / peerElapsed
+                table.add("Redis \(redis.version): the same fixes, GEOADD pipelined", BenchTable.rate(peerRate, "loc/s"), "the peer, this run")
+                table.add("Redis CPU", String(format: "%.0f%% of a core, %.1f µs per location", peerCPU * 100, peerCPU / max(peerRate, 1) * 1e6), "reported")
+                table.add(
+                    "accepted ÷ Redis (ours indexed, stored and published)", String(format: "%.2f×", accepted / max(peerRate, 1)), "reported (≥ 1× for the index alone)")
+            } catch {
+                await redis.stop()
+                throw error
+            }
+            await redis.stop()
         }
     }
 }
@@ -184,6 +213,7 @@ struct BenchNearbyCommand: AsyncParsableCommand {
 
             try platform.startDevices(devices: movingDevices, rate: ingestRate, seconds: Double(phases.count) * (seconds + 1) + 5, processes: 2)
             try await Task.sleep(for: .seconds(2))
+            var ours: [Int: (p99: Double, throughput: Double)] = [:]
             for phase in phases {
                 let before = try await platform.trackingMetrics()
                 Output.err("querying for \(seconds) s with \(phase) in flight…\n")
@@ -196,7 +226,40 @@ struct BenchNearbyCommand: AsyncParsableCommand {
                     "p99 ≤ 0.9 ms", met: latency.value(99) <= 900)
                 table.add("\(phase) in flight: queries answered", BenchTable.rate(throughput, "queries/s"), "≥ 10 000 queries/s", met: throughput >= 10_000)
                 table.add("\(phase) in flight: locations streaming meanwhile", BenchTable.rate(ingested, "loc/s"), "≈ \(ingestRate)")
+                ours[phase] = (latency.value(99), throughput)
             }
+
+            // The peer on the same load: the drivers, the streaming fixes and the queries, once the platform is stopped.
+            await platform.stop()
+            guard let redis = try await RedisPeer.start(logs: platform.logs) else {
+                table.add("Redis GEOSEARCH on the same load", RedisPeer.missing, "reported")
+                return
+            }
+            do {
+                let origin = GeoPoint(latitude: 47.8359, longitude: 35.1146)
+                Output.err("the same load on Redis \(redis.version): \(drivers) drivers, \(ingestRate) loc/s, GEOSEARCH…\n")
+                try RedisNearbyLoad.load(drivers: drivers, address: redis.address, origin: origin)
+                try platform.startDevices(
+                    devices: movingDevices, rate: ingestRate, seconds: Double(phases.count) * (seconds + 1) + 5, processes: 2, redis: redis.address)
+                try await Task.sleep(for: .seconds(2))
+                for phase in phases {
+                    let (latency, count, elapsed) = try RedisNearbyLoad.run(address: redis.address, seconds: seconds, inflight: phase, radius: radius, origin: origin)
+                    let throughput = Double(count) / elapsed
+                    table.add(
+                        "Redis \(redis.version), \(phase) in flight: GEOSEARCH p50 / p99",
+                        "\(BenchTable.micros(latency.value(50))) / \(BenchTable.micros(latency.value(99)))", "the peer, this run")
+                    table.add("Redis, \(phase) in flight: queries answered", BenchTable.rate(throughput, "queries/s"), "the peer, this run")
+                    if let mine = ours[phase] {
+                        table.add(
+                            "\(phase) in flight: ours ÷ Redis, queries / p99",
+                            String(format: "%.2f× / %.2f×", mine.throughput / max(throughput, 1), mine.p99 / max(latency.value(99), 1)), "reported")
+                    }
+                }
+            } catch {
+                await redis.stop()
+                throw error
+            }
+            await redis.stop()
         }
     }
 }
