@@ -103,7 +103,9 @@ let package = Package(
             path: "Shared/PlatformLauncher"),
         // SettingsKit: a setting from a flag, its variable or a default, with the errors that name it;
         // HOST:PORT; standard streams that never trap. What a command line needs, and no server.
-        .target(name: "SettingsKit", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Shared/SettingsKit"),
+        .target(
+            name: "SettingsKit", dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Shared/SettingsKit"),
         .target(
             name: "ServiceKit",
             dependencies: [
@@ -126,7 +128,9 @@ let package = Package(
         .target(name: "RideModels", dependencies: ["Wire", "Geo"], path: "Shared/RideModels", swiftSettings: fuzzed),
         // Roads: routes along a road network (`RouteProvider` and its implementations), above Geo.
         // Data/ (the built-in road graph and its ODbL attribution, docs/roads.md) ships as its resource bundle.
-        .target(name: "Roads", dependencies: ["Geo", .product(name: "Logging", package: "swift-log")], path: "Shared/Roads", resources: [.copy("Data")]),
+        .target(
+            name: "Roads", dependencies: ["Geo", .product(name: "Logging", package: "swift-log")], path: "Shared/Roads",
+            resources: [.copy("Data")]),
         // RoadServers: route providers that ask a server (PostgreSQL with pgRouting, OSRM) and the route-provider setting.
         .target(
             name: "RoadServers",
@@ -154,17 +158,20 @@ let package = Package(
         .target(
             name: "Providers",
             dependencies: [
-                "SettingsKit", "Wire", "RideModels", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+                "SettingsKit", "Wire", "RideModels", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Shared/Providers"),
         // The contract: every op and event kind of the platform, declared once (docs/design.md).
-        .target(name: "RideContract", dependencies: ["Bus", "RideModels", "Wire"], path: "Shared/RideContract", swiftSettings: loadsBuiltMacros),
+        .target(
+            name: "RideContract", dependencies: ["Bus", "RideModels", "Wire"], path: "Shared/RideContract", swiftSettings: loadsBuiltMacros),
         .target(
             name: "Storage",
             dependencies: [
                 "Wire", "Bus", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Shared/Storage"
@@ -201,7 +208,8 @@ let package = Package(
             name: "TrackingService",
             dependencies: [
                 "SettingsKit",
-                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", "ZeroMQ", .product(name: "GRDB", package: "GRDB.swift"),
+                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "ServiceKit", "Storage", "ZeroMQ",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -213,7 +221,8 @@ let package = Package(
             name: "OrdersService",
             dependencies: [
                 "SettingsKit", "Providers",
-                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "Roads", "RoadServers", "Cities", "ServiceKit", "Storage",
+                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "Roads", "RoadServers", "Cities", "ServiceKit",
+                "Storage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
@@ -226,7 +235,8 @@ let package = Package(
             name: "TripsService",
             dependencies: [
                 "SettingsKit",
-                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "Roads", "RoadServers", "Cities", "ServiceKit", "Storage",
+                "ServiceStorage", "RideContract", "Wire", "Bus", "Geo", "RideModels", "Roads", "RoadServers", "Cities", "ServiceKit",
+                "Storage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
@@ -240,7 +250,8 @@ let package = Package(
             name: "UsersService",
             dependencies: [
                 "SettingsKit",
-                "ServiceStorage", "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                "ServiceStorage", "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -254,7 +265,8 @@ let package = Package(
             name: "GatewayService",
             dependencies: [
                 "SettingsKit",
-                "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Places", "Roads", "Cities", "Geo", .product(name: "Hummingbird", package: "hummingbird"),
+                "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Places", "Roads", "Cities", "Geo",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -270,16 +282,19 @@ let package = Package(
             name: "NotificationsService",
             dependencies: [
                 "SettingsKit", "Providers",
-                "ServiceStorage", "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage", .product(name: "GRDB", package: "GRDB.swift"),
+                "ServiceStorage", "RideContract", "Wire", "Bus", "RideModels", "ServiceKit", "Storage",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "Services/notifications/NotificationsService"
         ),
-        .executableTarget(name: "ride-notifications", dependencies: ["NotificationsService", "ServiceKit"], path: "Services/notifications/main"),
+        .executableTarget(
+            name: "ride-notifications", dependencies: ["NotificationsService", "ServiceKit"], path: "Services/notifications/main"),
 
         // MARK: Tools
         .target(
@@ -291,7 +306,8 @@ let package = Package(
                 "RoadServers", "Providers", .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -299,11 +315,15 @@ let package = Package(
             path: "Tools/ridectl/RideCtlKit"
         ),
         .executableTarget(name: "ridectl", dependencies: ["RideCtlKit", "ServiceKit"], path: "Tools/ridectl/main"),
-        .executableTarget(name: "driver-example", dependencies: ["SettingsKit", "TrackingSDK", "ServiceKit"], path: "Tools/driver-example", exclude: ["drive.gpx"]),
+        .executableTarget(
+            name: "driver-example", dependencies: ["SettingsKit", "TrackingSDK", "ServiceKit"], path: "Tools/driver-example",
+            exclude: ["drive.gpx"]),
 
         // MARK: Fuzzing (Fuzz/README.md): libFuzzer's target over what arrives from sockets. Light on
         // purpose (the bus, the contract and the models only), so its instrumented build fits in `make test`.
-        .target(name: "ProtocolFuzzing", dependencies: ["RideContract", "Bus", "RideModels", "Wire", "ZeroMQ"], path: "Fuzz/ProtocolFuzzing", swiftSettings: fuzzed),
+        .target(
+            name: "ProtocolFuzzing", dependencies: ["RideContract", "Bus", "RideModels", "Wire", "ZeroMQ"], path: "Fuzz/ProtocolFuzzing",
+            swiftSettings: fuzzed),
         .executableTarget(
             name: "ride-fuzz", dependencies: ["ProtocolFuzzing"], path: "Fuzz/main", swiftSettings: fuzzed,
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
@@ -311,9 +331,12 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"], path: "Tests/ZeroMQTests"),
-        .testTarget(name: "BusTests", dependencies: ["Wire", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")], path: "Tests/BusTests"),
         .testTarget(
-            name: "ServiceKitTests", dependencies: ["SettingsKit", "ServiceKit", "Bus", "ZeroMQ", "TestProcess", .product(name: "Logging", package: "swift-log")],
+            name: "BusTests", dependencies: ["Wire", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/BusTests"),
+        .testTarget(
+            name: "ServiceKitTests",
+            dependencies: ["SettingsKit", "ServiceKit", "Bus", "ZeroMQ", "TestProcess", .product(name: "Logging", package: "swift-log")],
             path: "Tests/ServiceKitTests"),
         .testTarget(
             name: "RideCtlTests",
@@ -324,17 +347,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/RideCtlTests"),
-        .testTarget(name: "DocsTests", dependencies: ["Bus", "RideContract", "RideCtlKit", "ServiceKit", "GatewayService", "TestProcess"], path: "Tests/DocsTests"),
+        .testTarget(
+            name: "DocsTests", dependencies: ["Bus", "RideContract", "RideCtlKit", "ServiceKit", "GatewayService", "TestProcess"],
+            path: "Tests/DocsTests"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Bus", "RideContract", "TripsService"], path: "Tests/WireTests"),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], path: "Tests/GeoTests"),
         .testTarget(name: "CitiesTests", dependencies: ["Cities", "Roads", "Geo"], path: "Tests/CitiesTests"),
         .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo", "TestProcess"], path: "Tests/PlacesTests"),
         .testTarget(name: "RoadsTests", dependencies: ["Roads", "Geo", "TestProcess"], path: "Tests/RoadsTests"),
         .testTarget(
-            name: "TrackingTests", dependencies: ["Wire", "TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ", .product(name: "Logging", package: "swift-log")],
+            name: "TrackingTests",
+            dependencies: [
+                "Wire", "TrackingService", "TrackingSDK", "RideModels", "Geo", "Bus", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/TrackingTests"),
         .testTarget(
-            name: "TripsTests", dependencies: ["SettingsKit", "Wire", "TripsService", "RideModels", "Geo", "Bus", "Roads", "RideContract", "ServiceKit"], path: "Tests/TripsTests"),
+            name: "TripsTests",
+            dependencies: ["SettingsKit", "Wire", "TripsService", "RideModels", "Geo", "Bus", "Roads", "RideContract", "ServiceKit"],
+            path: "Tests/TripsTests"),
         .testTarget(
             name: "OrdersTests",
             dependencies: [
@@ -357,13 +388,15 @@ let package = Package(
                 "Wire", "NotificationsService", "Providers", "RideModels", "Bus", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ], path: "Tests/NotificationsTests"),
-        .target(name: "TestPostgres", dependencies: ["PlatformLauncher", "ServiceKit", "Storage", "TestProcess"], path: "Tests/TestPostgres"),
+        .target(
+            name: "TestPostgres", dependencies: ["PlatformLauncher", "ServiceKit", "Storage", "TestProcess"], path: "Tests/TestPostgres"),
         .target(name: "TestProcess", path: "Tests/TestProcess"),
         // The storage suite: every store's behaviour, on SQLite and on PostgreSQL.
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "ServiceStorage", "Wire", "Storage", "TestPostgres", "UsersService", "OrdersService", "TripsService", "NotificationsService",
+                "ServiceStorage", "Wire", "Storage", "TestPostgres", "UsersService", "OrdersService", "TripsService",
+                "NotificationsService",
                 "TrackingService",
                 "Geo", "RideModels", "Bus", "RideContract",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -376,13 +409,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ], path: "Tests/RoadServersTests"),
         .testTarget(
-            name: "UsersTests", dependencies: ["UsersService", "Storage", "RideModels", "Bus", "TestProcess", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "UsersTests",
+            dependencies: ["UsersService", "Storage", "RideModels", "Bus", "TestProcess", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/UsersTests"),
         .testTarget(name: "FuzzTests", dependencies: ["Wire", "ProtocolFuzzing", "Bus", "RideContract", "RideModels"], path: "Fuzz/Tests"),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", "Storage", "TestPostgres", "TestProcess", "Geo",
+                "PlatformLauncher", "RideContract", "Wire", "Bus", "ServiceKit", "ZeroMQ", "RideModels", "TrackingSDK", "Storage",
+                "TestPostgres", "TestProcess", "Geo",
                 .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 // The local identity provider of the social sign-in tests.

@@ -9,7 +9,9 @@ enum EnvelopeProperties {
     static func check(_ bytes: [UInt8], _ findings: inout Findings) {
         do throws(EnvelopeError) {
             let event = try CloudEvent<JSONValue>.decode(bytes)
-            findings.expect(!event.id.isEmpty && !event.source.isEmpty && !event.type.isEmpty, "decoded an event without id, source or type: \(bytes.shown)")
+            findings.expect(
+                !event.id.isEmpty && !event.source.isEmpty && !event.type.isEmpty,
+                "decoded an event without id, source or type: \(bytes.shown)")
             checkRoundTrip(event, bytes, &findings)
         } catch {
             expectNamed(error, bytes, &findings)

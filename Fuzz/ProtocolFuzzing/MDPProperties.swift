@@ -98,7 +98,9 @@ enum MDPProperties {
         do throws(ServiceError) {
             let request = try ServiceRequest(frames: body)
             // Trace context in the id frame is read or ignored, never refused (docs/tracing.md).
-            if let trace = request.trace { findings.expect(TraceHeaders.isValid(traceparent: trace.traceparent), "an invalid traceparent read from \(body)") }
+            if let trace = request.trace {
+                findings.expect(TraceHeaders.isValid(traceparent: trace.traceparent), "an invalid traceparent read from \(body)")
+            }
         } catch {
             findings.expect(error.status == Status.badRequest && !error.message.isEmpty, "a request body refused with \(error): \(body)")
         }
@@ -138,6 +140,7 @@ enum MDPProperties {
         out.removeAll()
         core.receive(from: worker, frames: MDP.reply(client: replyTo, body: [Array("200".utf8)])[...], now: now, into: &out)
         let reply = out.first { $0.to == client }.flatMap { try? MDP.parseClientReply($0.frames) }
-        findings.expect(reply?.service == service && reply?.body == [Array("200".utf8)], "after this input the reply did not reach the client: \(out)")
+        findings.expect(
+            reply?.service == service && reply?.body == [Array("200".utf8)], "after this input the reply did not reach the client: \(out)")
     }
 }

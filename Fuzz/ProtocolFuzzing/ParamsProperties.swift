@@ -23,6 +23,7 @@ enum ParamsProperties {
         // Giving up (nil) is allowed: the caller then decodes with Foundation, which names the error.
         guard let fast = IngestBatch.readWhole(json) else { return }
         let reference = try? JSONCoding.decoder().decode(IngestBatch.self, from: Data(json))
-        findings.expect(fast == reference, "the one-pass reader gives \(fast), JSONDecoder \(reference.map { "\($0)" } ?? "an error"): \(json.shown)")
+        findings.expect(
+            fast == reference, "the one-pass reader gives \(fast), JSONDecoder \(reference.map { "\($0)" } ?? "an error"): \(json.shown)")
     }
 }

@@ -10,7 +10,8 @@ import Wire
 /// The checked-in seed corpus (Fuzz/corpus), replayed without libFuzzer: every seed keeps every
 /// property, and each op has a seed its params decode, so fuzzing starts from inputs that go deep.
 @Suite struct SeedCorpusTests {
-    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("corpus")
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+        "corpus")
 
     static func seeds() throws -> [(name: String, bytes: [UInt8])] {
         try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted().map { name in

@@ -26,7 +26,8 @@ public struct CloudEvent<Payload: Sendable>: Sendable {
     public var trace: TraceHeaders?
 
     public init(
-        id: String = EventID.next(), source: String, type: String, time: Date = Date(), sequence: UInt64, data: Payload, trace: TraceHeaders? = nil
+        id: String = EventID.next(), source: String, type: String, time: Date = Date(), sequence: UInt64, data: Payload,
+        trace: TraceHeaders? = nil
     ) {
         self.id = id
         self.source = source
@@ -200,7 +201,8 @@ extension CloudEvent {
     /// `value` as the payload type it was made as (an `EventTypeDispatched` payload is `Payload` itself).
     static func payload(_ value: Any) throws -> Payload {
         guard let payload = value as? Payload else {
-            throw DecodingError.typeMismatch(Payload.self, .init(codingPath: [CloudEventKeys.data], debugDescription: "not a \(Payload.self)"))
+            throw DecodingError.typeMismatch(
+                Payload.self, .init(codingPath: [CloudEventKeys.data], debugDescription: "not a \(Payload.self)"))
         }
         return payload
     }

@@ -37,7 +37,9 @@ public enum EventID {
 /// and lets the sequence be stamped at the last moment, in send order. The output decodes with
 /// `CloudEvent.decode` (tested).
 public enum EnvelopeWriter {
-    public static func write(id: String, source: String, type: String, time: Date, sequence: UInt64, data: [UInt8], trace: TraceHeaders? = nil) -> [UInt8] {
+    public static func write(
+        id: String, source: String, type: String, time: Date, sequence: UInt64, data: [UInt8], trace: TraceHeaders? = nil
+    ) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(160 + id.utf8.count + source.utf8.count + type.utf8.count + data.count)
         out.append(contentsOf: #"{"specversion":"1.0","id":"#.utf8)

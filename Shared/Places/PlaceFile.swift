@@ -28,11 +28,14 @@ struct PlaceFile: Sendable {
         guard let checksum = fields["fnv1a64"] else { throw PlaceFileError("places file: the header has no fnv1a64 checksum") }
         let actual = Self.fnv1a64(body)
         guard checksum == actual else {
-            throw PlaceFileError("places file: checksum mismatch (header fnv1a64 \(checksum.prefix(20)), body \(actual)): the file is damaged")
+            throw PlaceFileError(
+                "places file: checksum mismatch (header fnv1a64 \(checksum.prefix(20)), body \(actual)): the file is damaged")
         }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         if lines.last == "" { lines.removeLast() }
-        guard lines.count == count else { throw PlaceFileError("places file: the header counts \(count) entries, the body has \(lines.count)") }
+        guard lines.count == count else {
+            throw PlaceFileError("places file: the header counts \(count) entries, the body has \(lines.count)")
+        }
         let firstLine = header.split(separator: "\n").count + 2
         for (offset, line) in lines.enumerated() {
             try read(line, number: firstLine + offset)
@@ -56,7 +59,9 @@ struct PlaceFile: Sendable {
     private mutating func read(_ line: Substring, number: Int) throws(PlaceFileError) {
         let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         guard fields.count == 8 else { throw .line(number, "\(fields.count) fields, expected 8") }
-        guard let latitude = Double(fields[1]), let longitude = Double(fields[2]) else { throw .line(number, "latitude and longitude must be numbers") }
+        guard let latitude = Double(fields[1]), let longitude = Double(fields[2]) else {
+            throw .line(number, "latitude and longitude must be numbers")
+        }
         let point = GeoPoint(latitude: latitude, longitude: longitude)
         guard point.isValid else { throw .line(number, "\(latitude), \(longitude) is not a position") }
         let (name, alternate, street, houseNumber, category) = (fields[3], fields[4], fields[5], fields[6], fields[7])
@@ -64,19 +69,22 @@ struct PlaceFile: Sendable {
         switch fields[0] {
         case "S":
             guard !name.isEmpty else { throw .line(number, "a street without a name") }
-            entries.append(PlaceEntry(kind: .street, name: name, alternateName: alternateName, category: nil, point: point, address: located(name)))
+            entries.append(
+                PlaceEntry(kind: .street, name: name, alternateName: alternateName, category: nil, point: point, address: located(name)))
         case "T":
             guard !name.isEmpty else { throw .line(number, "a street point without a street") }
             streetPoints.append((point, name))
         case "A":
             guard !street.isEmpty, !houseNumber.isEmpty else { throw .line(number, "an address needs a street and a house number") }
             let address = "\(street) \(houseNumber)"
-            entries.append(PlaceEntry(kind: .address, name: address, alternateName: nil, category: nil, point: point, address: located(address)))
+            entries.append(
+                PlaceEntry(kind: .address, name: address, alternateName: nil, category: nil, point: point, address: located(address)))
         case "P":
             guard !name.isEmpty, !category.isEmpty else { throw .line(number, "a place needs a name and a category") }
             if street.isEmpty { placesWithoutAddress.append(entries.count) }
             let address = street.isEmpty ? located(name) : located("\(name), \(street) \(houseNumber)")
-            entries.append(PlaceEntry(kind: .place, name: name, alternateName: alternateName, category: category, point: point, address: address))
+            entries.append(
+                PlaceEntry(kind: .place, name: name, alternateName: alternateName, category: category, point: point, address: address))
         default:
             throw .line(number, "unknown kind '\(fields[0].prefix(8))' (S, T, A or P)")
         }

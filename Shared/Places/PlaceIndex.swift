@@ -29,7 +29,8 @@ public struct PlaceIndex: Sendable {
         let file = try PlaceFile(bytes: bytes)
         area = file.area
         nameLengths = file.entries.map(\.name.count)
-        words = TokenIndex(documents: file.entries.map { entry in PlaceText.tokens([entry.name, entry.alternateName ?? ""].joined(separator: " ")) })
+        words = TokenIndex(
+            documents: file.entries.map { entry in PlaceText.tokens([entry.name, entry.alternateName ?? ""].joined(separator: " ")) })
         var addresses = SpatialGrid<Int>(cellSizeDegrees: 0.002)
         var streets: [String: Int] = [:]
         for (index, entry) in file.entries.enumerated() {
@@ -48,7 +49,9 @@ public struct PlaceIndex: Sendable {
         var streetPoints = SpatialGrid<Int>(cellSizeDegrees: 0.002)
         var streetOfPoint: [Int] = []
         for (point, street) in file.streetPoints {
-            guard let entry = streets[street] else { throw PlaceFileError("places file: a point along '\(street.prefix(60))', which has no street entry") }
+            guard let entry = streets[street] else {
+                throw PlaceFileError("places file: a point along '\(street.prefix(60))', which has no street entry")
+            }
             streetPoints.update(streetOfPoint.count, to: point)
             streetOfPoint.append(entry)
         }

@@ -36,7 +36,9 @@ public enum HTTPProbe {
         _ method: String, _ url: String, headers: [String: String] = [:], body: [UInt8]? = nil,
         timeout: Duration = .seconds(2)
     ) async throws -> Response {
-        guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https", parsed.host != nil else { throw ProbeError.invalidURL(url) }
+        guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https", parsed.host != nil else {
+            throw ProbeError.invalidURL(url)
+        }
         var request = HTTPClientRequest(url: url)
         request.method = .init(rawValue: method)
         for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }

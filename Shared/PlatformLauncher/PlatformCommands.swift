@@ -46,18 +46,21 @@ public enum PlatformCommands {
 
     /// `ride-users`, `ride-orders`, `ride-trips` or `ride-notifications`, its SQLite files in `dataDirectory`.
     public static func service(
-        _ executable: String, name: String, binDirectory: String, bus: BusEndpoints, http: String, dataDirectory: String, extra: [String] = []
+        _ executable: String, name: String, binDirectory: String, bus: BusEndpoints, http: String, dataDirectory: String,
+        extra: [String] = []
     ) -> PlatformProcess {
         process(name, "\(binDirectory)/\(executable)", bus.flags + ["--http", http, "--data-dir", dataDirectory] + extra, http: http)
     }
 
     /// `ride-tracking`, its device ingest bound on `ingest`; `shard` is `K/N` when it is one of N.
     public static func tracking(
-        name: String = "tracking", binDirectory: String, bus: BusEndpoints, http: String, dataDirectory: String, ingest: String, shard: String? = nil,
+        name: String = "tracking", binDirectory: String, bus: BusEndpoints, http: String, dataDirectory: String, ingest: String,
+        shard: String? = nil,
         extra: [String] = []
     ) -> PlatformProcess {
         service(
-            "ride-tracking", name: name, binDirectory: binDirectory, bus: bus, http: http, dataDirectory: dataDirectory, extra: trackingFlags(ingest: ingest, shard: shard) + extra)
+            "ride-tracking", name: name, binDirectory: binDirectory, bus: bus, http: http, dataDirectory: dataDirectory,
+            extra: trackingFlags(ingest: ingest, shard: shard) + extra)
     }
 
     /// What tracking takes beyond a service's flags.
@@ -66,7 +69,9 @@ public enum PlatformCommands {
     }
 
     /// `ride-gateway`, serving the apps on `listen`.
-    public static func gateway(name: String = "gateway", binDirectory: String, bus: BusEndpoints, http: String, listen: String, extra: [String] = []) -> PlatformProcess {
+    public static func gateway(
+        name: String = "gateway", binDirectory: String, bus: BusEndpoints, http: String, listen: String, extra: [String] = []
+    ) -> PlatformProcess {
         process(name, "\(binDirectory)/ride-gateway", bus.flags + ["--listen", listen, "--http", http] + extra, http: http)
     }
 
@@ -90,7 +95,8 @@ extension ProcessSupervisor {
         return await withTaskGroup(of: String?.self) { group in
             for process in processes {
                 group.addTask {
-                    let problem = await healthProblem(process.healthURL, timeout: timeout, stillRunning: { self.isRunning(process.name) && keepWaiting() })
+                    let problem = await healthProblem(
+                        process.healthURL, timeout: timeout, stillRunning: { self.isRunning(process.name) && keepWaiting() })
                     guard let problem, keepWaiting() else { return nil }
                     return self.isRunning(process.name)
                         ? "\(process.name) did not become healthy at \(process.healthURL) within \(timeout) (last: \(problem))"
@@ -104,6 +110,7 @@ extension ProcessSupervisor {
     /// A log's last line: where a process that stopped says why (for a one-line failure).
     static func lastLine(of path: String) -> String {
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        return String(text.split(separator: "\n").last(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty })?.prefix(300) ?? "nothing")
+        return String(
+            text.split(separator: "\n").last(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty })?.prefix(300) ?? "nothing")
     }
 }

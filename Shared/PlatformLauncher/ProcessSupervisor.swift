@@ -25,7 +25,8 @@ public final class ProcessSupervisor: Sendable {
         public var expected: Bool
 
         public var description: String {
-            signaled ? "\(name) was killed by signal \(status)\(status == SIGKILL ? " (SIGKILL)" : "")" : "\(name) exited with status \(status)"
+            signaled
+                ? "\(name) was killed by signal \(status)\(status == SIGKILL ? " (SIGKILL)" : "")" : "\(name) exited with status \(status)"
         }
     }
 
@@ -69,7 +70,11 @@ public final class ProcessSupervisor: Sendable {
             // (pipe2 is not in Swift's Glibc; `spawning` keeps our own spawns out of the gap
             // between pipe and fcntl.)
             var ends: [Int32] = [-1, -1]
-            guard Self.spawning.withLock({ _ in pipe(&ends) == 0 && fcntl(ends[0], F_SETFD, FD_CLOEXEC) == 0 && fcntl(ends[1], F_SETFD, FD_CLOEXEC) == 0 }) else {
+            guard
+                Self.spawning.withLock({ _ in
+                    pipe(&ends) == 0 && fcntl(ends[0], F_SETFD, FD_CLOEXEC) == 0 && fcntl(ends[1], F_SETFD, FD_CLOEXEC) == 0
+                })
+            else {
                 throw ConfigurationError("cannot make a pipe for \(name)'s output: \(String(cString: strerror(errno)))")
             }
             let writeEnd = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
@@ -77,7 +82,8 @@ public final class ProcessSupervisor: Sendable {
             process.standardError = writeEnd
             parentsWriteEnd = writeEnd
             let prefix = name.padding(toLength: max(13, name.count + 1), withPad: " ", startingAt: 0) + "| "
-            Self.forwardLines(of: FileHandle(fileDescriptor: ends[0], closeOnDealloc: true), prefix: colored ? ANSI.colorFor(name, prefix) : prefix)
+            Self.forwardLines(
+                of: FileHandle(fileDescriptor: ends[0], closeOnDealloc: true), prefix: colored ? ANSI.colorFor(name, prefix) : prefix)
         case .files(let directory):
             let path = "\(directory)/\(name).log"
             if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
@@ -87,7 +93,8 @@ public final class ProcessSupervisor: Sendable {
             process.standardError = handle
         }
         process.terminationHandler = { [weak self] finished in
-            self?.record(name: name, process: finished, status: finished.terminationStatus, signaled: finished.terminationReason == .uncaughtSignal)
+            self?.record(
+                name: name, process: finished, status: finished.terminationStatus, signaled: finished.terminationReason == .uncaughtSignal)
         }
         // Registered before it runs, so that even an exit at once finds it here (`record`).
         state.withLock { state in
@@ -248,7 +255,8 @@ public func binaryDirectory(_ flag: String?) -> String {
     if let env = ProcessInfo.processInfo.environment["RIDE_BIN_DIR"], !env.isEmpty { return env }
     let arg0 = CommandLine.arguments[0]
     if arg0.contains("/") { return URL(fileURLWithPath: arg0).resolvingSymlinksInPath().deletingLastPathComponent().path }
-    for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(dir)/\(arg0)") {
+    for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+    where FileManager.default.isExecutableFile(atPath: "\(dir)/\(arg0)") {
         return String(dir)
     }
     return "."

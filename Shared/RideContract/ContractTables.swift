@@ -8,7 +8,8 @@ public enum ContractTables {
     public static func ops(of service: String) -> String {
         var lines = ["| op | params | reply | what it does |", "|---|---|---|---|"]
         for op in RideContract.ops(of: service) {
-            lines.append("| `\(op.name)` | `\(OpDescriptor.typeName(op.paramsType))` | `\(OpDescriptor.typeName(op.replyType))` | \(op.summary) |")
+            lines.append(
+                "| `\(op.name)` | `\(OpDescriptor.typeName(op.paramsType))` | `\(OpDescriptor.typeName(op.replyType))` | \(op.summary) |")
         }
         return lines.joined(separator: "\n")
     }
@@ -18,14 +19,17 @@ public enum ContractTables {
         var lines = ["| topic | type | payload | source | what happened |", "|---|---|---|---|---|"]
         for event in RideContract.events {
             let topic = event.key.map { "\(event.topic)<\($0)>" } ?? event.topic
-            lines.append("| `\(topic)` | `\(event.type)` | `\(OpDescriptor.typeName(event.payloadType))` | \(event.source) | \(event.summary) |")
+            lines.append(
+                "| `\(topic)` | `\(event.type)` | `\(OpDescriptor.typeName(event.payloadType))` | \(event.source) | \(event.summary) |")
         }
         return lines.joined(separator: "\n")
     }
 
     /// Every role on a secured bus: what it serves, calls, publishes and hears (`Roles`).
     public static var roles: String {
-        let code = { (items: [String]) in items.isEmpty ? "—" : items.map { "`\($0.isEmpty ? "(every topic)" : $0)`" }.joined(separator: ", ") }
+        let code = { (items: [String]) in
+            items.isEmpty ? "—" : items.map { "`\($0.isEmpty ? "(every topic)" : $0)`" }.joined(separator: ", ")
+        }
         var lines = ["| role (key name) | what it is | serves | calls | publishes | subscribes to |", "|---|---|---|---|---|---|"]
         for role in Roles.all {
             let calls = code(role.callsServices.map { "\($0).*" } + role.calls.map(\.fullName))

@@ -28,7 +28,8 @@ public enum Events {
         type: "order.payment_failed", source: BusContract.Service.orders,
         "an order's charge (a ride's fare, a cancellation's fee) failed; its rider is asked to fix their card")
     public static let orderRefunded = EventKind<OrderRefunded>(
-        type: "order.refunded", source: BusContract.Service.orders, "an operator refunded an order's charge (a ride's fare or a cancellation's fee)")
+        type: "order.refunded", source: BusContract.Service.orders,
+        "an operator refunded an order's charge (a ride's fare or a cancellation's fee)")
     public static let orderDestinationChanged = EventKind<DestinationChanged>(
         type: "order.destination_changed", source: BusContract.Service.orders,
         "the rider changed the drop-off; the order now, the drop-off before and the new fare quote")

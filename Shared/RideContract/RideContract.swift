@@ -5,7 +5,8 @@ import Wire
 /// them — the docs' tables, the fuzzer's catalog, the API document, the property tests.
 public enum RideContract {
     /// Every op, service by service, each in declaration order.
-    public static let ops: [OpDescriptor] = Ops.Users.catalog + Ops.Orders.catalog + Ops.Trips.catalog + Ops.Tracking.catalog + Ops.Notifications.catalog
+    public static let ops: [OpDescriptor] =
+        Ops.Users.catalog + Ops.Orders.catalog + Ops.Trips.catalog + Ops.Tracking.catalog + Ops.Notifications.catalog
 
     /// Every event kind, in declaration order.
     public static let events: [EventDescriptor] = Events.catalog

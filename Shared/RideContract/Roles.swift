@@ -52,10 +52,14 @@ public enum Roles {
         "gateway", "the HTTP and WebSocket gateway: calls on behalf of the callers it authenticated",
         calls: gatewayUsersOps + RideContract.ops(of: BusContract.Service.orders)
             + [Ops.Trips.create.descriptor, Ops.Trips.get.descriptor, Ops.Trips.getByShare.descriptor, Ops.Trips.complete.descriptor]
-            + [Ops.Tracking.nearby.descriptor, Ops.Tracking.device.descriptor, Ops.Tracking.locations.descriptor, Ops.Tracking.ingest.descriptor]
+            + [
+                Ops.Tracking.nearby.descriptor, Ops.Tracking.device.descriptor, Ops.Tracking.locations.descriptor,
+                Ops.Tracking.ingest.descriptor,
+            ]
             + [Ops.Notifications.list.descriptor, Ops.Notifications.registerPushToken.descriptor],
         subscribes: [
-            Events.orderRoot, Events.tripRoot, Events.notification.topic, Events.deviceLocation.topic, Events.deviceStatus.topic, Events.userSuspended.topic,
+            Events.orderRoot, Events.tripRoot, Events.notification.topic, Events.deviceLocation.topic, Events.deviceStatus.topic,
+            Events.userSuspended.topic,
         ])
 
     /// Named one by one, so that a new users op (device credentials are users') is the operators' until granted here.
@@ -67,7 +71,8 @@ public enum Roles {
         // The operators' dashboard, which the gateway serves behind the operator's credentials.
         Ops.Users.suspend.descriptor, Ops.Users.reinstate.descriptor, Ops.Users.search.descriptor,
         // Drivers' documents: uploaded by the driver, looked at, approved and withdrawn by the operator.
-        Ops.Users.putDocument.descriptor, Ops.Users.document.descriptor, Ops.Users.approveDriver.descriptor, Ops.Users.withdrawApproval.descriptor,
+        Ops.Users.putDocument.descriptor, Ops.Users.document.descriptor, Ops.Users.approveDriver.descriptor,
+        Ops.Users.withdrawApproval.descriptor,
     ]
 
     /// People running the platform with `ridectl` (`status`, `tail`, `call`, `simulate`): every op,

@@ -15,7 +15,9 @@ public struct ChatMessage: Codable, Sendable, Equatable {
     public var text: String
     public var sentAt: Date
 
-    public init(id: String, orderID: String, number: Int, senderID: String, senderRole: UserRole, recipientID: String, text: String, sentAt: Date) {
+    public init(
+        id: String, orderID: String, number: Int, senderID: String, senderRole: UserRole, recipientID: String, text: String, sentAt: Date
+    ) {
         self.id = id
         self.orderID = orderID
         self.number = number

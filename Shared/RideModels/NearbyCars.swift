@@ -25,7 +25,8 @@ public struct NearbyCarsParams: Codable, Sendable, Equatable {
     public static let maxCars = 20
 
     public init(
-        caller: Caller, latitude: Double, longitude: Double, radius: Double? = nil, dropoffLatitude: Double? = nil, dropoffLongitude: Double? = nil
+        caller: Caller, latitude: Double, longitude: Double, radius: Double? = nil, dropoffLatitude: Double? = nil,
+        dropoffLongitude: Double? = nil
     ) {
         self.caller = caller
         self.latitude = latitude

@@ -16,7 +16,9 @@ public struct UserNotification: Codable, Sendable, Equatable {
     public var createdAt: Date
 
     public init(id: String, userID: String, kind: String, title: String, body: String, orderID: String? = nil, createdAt: Date) {
-        (self.id, self.userID, self.kind, self.title, self.body, self.orderID, self.createdAt) = (id, userID, kind, title, body, orderID, createdAt)
+        (self.id, self.userID, self.kind, self.title, self.body, self.orderID, self.createdAt) = (
+            id, userID, kind, title, body, orderID, createdAt
+        )
     }
 }
 
@@ -32,7 +34,9 @@ public struct Webhook: Codable, Sendable, Equatable {
     public var previousSecretExpiresAt: Date?
 
     public init(id: String, url: String, secret: String, createdAt: Date, previousSecretExpiresAt: Date? = nil) {
-        (self.id, self.url, self.secret, self.createdAt, self.previousSecretExpiresAt) = (id, url, secret, createdAt, previousSecretExpiresAt)
+        (self.id, self.url, self.secret, self.createdAt, self.previousSecretExpiresAt) = (
+            id, url, secret, createdAt, previousSecretExpiresAt
+        )
     }
 }
 
@@ -60,10 +64,14 @@ public struct WebhookDelivery: Codable, Sendable, Equatable {
     }
 
     public init(
-        id: Int64, webhookID: String, url: String, eventID: String, status: String, attempts: Int, lastError: String?, body: String, secret: String,
+        id: Int64, webhookID: String, url: String, eventID: String, status: String, attempts: Int, lastError: String?, body: String,
+        secret: String,
         previousSecret: String? = nil
     ) {
-        (self.id, self.webhookID, self.url, self.eventID, self.status, self.attempts, self.lastError, self.body, self.secret, self.previousSecret) =
+        (
+            self.id, self.webhookID, self.url, self.eventID, self.status, self.attempts, self.lastError, self.body, self.secret,
+            self.previousSecret
+        ) =
             (id, webhookID, url, eventID, status, attempts, lastError, body, secret, previousSecret)
     }
 }

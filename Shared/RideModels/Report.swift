@@ -30,7 +30,8 @@ public struct RideReport: Codable, Sendable, Equatable {
     public var createdAt: Date
 
     public init(
-        id: String, orderID: String, reporterID: String, reporterRole: UserRole, category: ReportCategory, text: String, photoURL: String? = nil,
+        id: String, orderID: String, reporterID: String, reporterRole: UserRole, category: ReportCategory, text: String,
+        photoURL: String? = nil,
         status: ReportStatus = .open, createdAt: Date
     ) {
         self.id = id

@@ -57,7 +57,9 @@ public struct DeviceIntents: Codable, Sendable, Equatable {
     public var available: Bool?
     public var changedAt: Date?
 
-    public init(name: String? = nil, metadata: [String: JSONValue]? = nil, tracking: Bool? = nil, available: Bool? = nil, changedAt: Date? = nil) {
+    public init(
+        name: String? = nil, metadata: [String: JSONValue]? = nil, tracking: Bool? = nil, available: Bool? = nil, changedAt: Date? = nil
+    ) {
         self.name = name
         self.metadata = metadata
         self.tracking = tracking
@@ -142,7 +144,8 @@ public struct IngestAck: Codable, Sendable, Equatable {
     public var platformTrackingAt: Date?
 
     public init(
-        batchID: UInt64, accepted: Int, rejected: [RejectedItem], device: DeviceIntents, platformTracking: Bool? = nil, platformTrackingAt: Date? = nil
+        batchID: UInt64, accepted: Int, rejected: [RejectedItem], device: DeviceIntents, platformTracking: Bool? = nil,
+        platformTrackingAt: Date? = nil
     ) {
         self.batchID = batchID
         self.accepted = accepted

@@ -64,7 +64,9 @@ public struct Trip: Codable, Sendable, Equatable {
             /// null for a straight-line estimate.
             public var steps: [Trip.Step]?
 
-            public init(distance: Int, duration: Int, remainingDuration: Int, polyline: TripSummary.LineString? = nil, steps: [Trip.Step]? = nil) {
+            public init(
+                distance: Int, duration: Int, remainingDuration: Int, polyline: TripSummary.LineString? = nil, steps: [Trip.Step]? = nil
+            ) {
                 self.distance = distance
                 self.duration = duration
                 self.remainingDuration = remainingDuration

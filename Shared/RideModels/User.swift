@@ -145,7 +145,9 @@ public struct DriverApprovalLapsed: Codable, Sendable, Equatable {
     public var deviceID: String?
     public var reason: String
 
-    public init(userID: String, deviceID: String?, reason: String) { (self.userID, self.deviceID, self.reason) = (userID, deviceID, reason) }
+    public init(userID: String, deviceID: String?, reason: String) {
+        (self.userID, self.deviceID, self.reason) = (userID, deviceID, reason)
+    }
 }
 
 /// When a driver may take a shift: approved, with no document expired.
@@ -169,7 +171,9 @@ public enum DriverApproval {
         let parts = text.split(separator: "-").compactMap { Int($0) }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        guard parts.count == 3, let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else { return false }
+        guard parts.count == 3, let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else {
+            return false
+        }
         return day(date) == text
     }
 
@@ -180,12 +184,14 @@ public enum DriverApproval {
     public static func problem(_ user: User, today: String) -> String? {
         guard user.role == .driver else { return nil }
         if let expired = expired(user, today: today).first {
-            return "your \(expired.kind.rawValue) expired on \(expired.expiresOn): upload the new one (PUT /v1/me/documents/\(expired.kind.rawValue))"
+            return
+                "your \(expired.kind.rawValue) expired on \(expired.expiresOn): upload the new one (PUT /v1/me/documents/\(expired.kind.rawValue))"
         }
         guard user.approvedAt == nil else { return nil }
         let missing = required.filter { kind in !(user.documents ?? []).contains { $0.kind == kind } }
         if !missing.isEmpty {
-            return "upload your \(missing.map(\.rawValue).joined(separator: " and ")) (PUT /v1/me/documents/{kind}); an operator then approves you"
+            return
+                "upload your \(missing.map(\.rawValue).joined(separator: " and ")) (PUT /v1/me/documents/{kind}); an operator then approves you"
         }
         return "an operator has not approved your documents yet"
     }

@@ -17,13 +17,16 @@ public struct DatabaseAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// Reads a URL; the error names the part that is missing or wrong.
     public init(parsing text: String) throws(RouteSettingError) {
-        guard let components = URLComponents(string: text), let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme) else {
+        guard let components = URLComponents(string: text), let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme)
+        else {
             throw RouteSettingError("\(Self.redacted(text)) is not a postgres://user@host:port/database URL")
         }
         guard let host = components.host, !host.isEmpty else { throw RouteSettingError("\(Self.redacted(text)) names no host") }
         guard let username = components.user, !username.isEmpty else { throw RouteSettingError("\(Self.redacted(text)) names no user") }
         let database = String(components.path.drop { $0 == "/" })
-        guard !database.isEmpty, !database.contains("/") else { throw RouteSettingError("\(Self.redacted(text)) names no database (…/database)") }
+        guard !database.isEmpty, !database.contains("/") else {
+            throw RouteSettingError("\(Self.redacted(text)) names no database (…/database)")
+        }
         let port = components.port ?? 5432
         guard (1...65535).contains(port) else { throw RouteSettingError("\(Self.redacted(text)) has port \(port), outside 1...65535") }
         self.init(host: host, port: port, username: username, password: components.password, database: database)
@@ -34,7 +37,8 @@ public struct DatabaseAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// The client's configuration: `timeout` bounds the connection attempt.
     func clientConfiguration(connectTimeout: Duration) -> PostgresClient.Configuration {
-        var configuration = PostgresClient.Configuration(host: host, port: port, username: username, password: password, database: database, tls: .disable)
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: .disable)
         configuration.options.connectTimeout = connectTimeout
         return configuration
     }

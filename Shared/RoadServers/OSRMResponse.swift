@@ -36,10 +36,12 @@ struct OSRMResponse: Decodable {
         default: throw RouteError.unavailable("OSRM answered \(code)\(message.map { ": \($0)" } ?? "")")
         }
         guard let first = routes?.first else { throw RouteError.unavailable("OSRM answered Ok without a route") }
-        guard let line = Polyline(geoJSONCoordinates: first.geometry.coordinates), line.points.count >= 2, line.points.allSatisfy(\.isValid),
+        guard let line = Polyline(geoJSONCoordinates: first.geometry.coordinates), line.points.count >= 2,
+            line.points.allSatisfy(\.isValid),
             first.distance.isFinite, first.distance >= 0, first.duration.isFinite, first.duration >= 0
         else { throw RouteError.unavailable("OSRM answered a route with a malformed geometry, distance or duration") }
-        return Roads.Route(line: line, distance: first.distance, duration: first.duration, steps: steps(of: first, points: line.points.count), kind: .road)
+        return Roads.Route(
+            line: line, distance: first.distance, duration: first.duration, steps: steps(of: first, points: line.points.count), kind: .road)
     }
 
     /// One step per OSRM step, its start found by counting the steps' own points (each step's
@@ -50,7 +52,9 @@ struct OSRMResponse: Decodable {
         var index = 0
         return osrmSteps.map { step in
             defer { index += max((step.geometry?.coordinates.count ?? 1) - 1, 0) }
-            return RouteStep(name: step.name.flatMap { $0.isEmpty ? nil : $0 }, distance: step.distance, duration: step.duration, startIndex: min(index, points - 1))
+            return RouteStep(
+                name: step.name.flatMap { $0.isEmpty ? nil : $0 }, distance: step.distance, duration: step.duration,
+                startIndex: min(index, points - 1))
         }
     }
 }

@@ -31,7 +31,8 @@ public struct OSRMRoutes: RouteProvider {
         do {
             // The deadline covers the body too: a server may send its headers and then stall.
             fetched = try await withDeadline(timeout) { [client, timeout] in
-                let response = try await client.execute(HTTPClientRequest(url: url), timeout: .nanoseconds(Int64(timeout / .nanoseconds(1))))
+                let response = try await client.execute(
+                    HTTPClientRequest(url: url), timeout: .nanoseconds(Int64(timeout / .nanoseconds(1))))
                 return (response.status.code, Data(try await response.body.collect(upTo: Self.maximumBody).readableBytesView))
             }
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
@@ -39,7 +40,9 @@ public struct OSRMRoutes: RouteProvider {
         } catch {
             throw RouteError.unavailable("OSRM at \(base.absoluteString): \(error)")
         }
-        guard let (status, body) = fetched else { throw RouteError.unavailable("OSRM at \(base.absoluteString) did not answer within \(timeout)") }
+        guard let (status, body) = fetched else {
+            throw RouteError.unavailable("OSRM at \(base.absoluteString) did not answer within \(timeout)")
+        }
         guard let answer = try? JSONDecoder().decode(OSRMResponse.self, from: body) else {
             let what = status == 200 ? "an answer that is not OSRM's route JSON" : "HTTP \(status)"
             throw RouteError.unavailable("OSRM at \(base.absoluteString) answered \(what)")

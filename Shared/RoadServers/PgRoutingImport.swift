@@ -62,27 +62,39 @@ public struct PgRoutingImport: Sendable {
         // osm2pgrouting drew such ways as straight edges to unrelated nodes (up to 1.6 km across
         // central Helsinki); with the nodes renumbered, each way is the length the graph gives it.
         // Ways keep their ids (the rules name them).
-        try await Self.run(osmium, ["renumber", "-t", "node", extract, "-o", xml, "--overwrite"], what: "osmium converting \(extract) to XML")
+        try await Self.run(
+            osmium, ["renumber", "-t", "node", extract, "-o", xml, "--overwrite"], what: "osmium converting \(extract) to XML")
         var environment = ProcessInfo.processInfo.environment
         if let password = address.password { environment["PGPASSWORD"] = password }
         try await Self.run(
             osm2pgrouting,
-            ["-f", xml, "-c", mapconfig, "-d", address.database, "-U", address.username, "-h", address.host, "-p", "\(address.port)", "--clean"],
+            [
+                "-f", xml, "-c", mapconfig, "-d", address.database, "-U", address.username, "-h", address.host, "-p", "\(address.port)",
+                "--clean",
+            ],
             environment: environment, what: "osm2pgrouting importing into \(address)")
         try await applyRules(try readRules(rules), logger: logger)
         try await markRoutable(logger: logger)
         var report = try await count(logger: logger)
         report.seconds = (ContinuousClock.now - started) / .seconds(1)
-        guard report.edges > 0 else { throw PgRoutingImportError("osm2pgrouting imported no roads from \(extract): is it an extract with car roads?") }
+        guard report.edges > 0 else {
+            throw PgRoutingImportError("osm2pgrouting imported no roads from \(extract): is it an extract with car roads?")
+        }
         return report
     }
 
     private func tool(_ name: String, package: String) throws(PgRoutingImportError) -> String {
-        do { return try ToolRun.find(name, package: package, searchPath: searchPath) } catch { throw PgRoutingImportError(error.description) }
+        do { return try ToolRun.find(name, package: package, searchPath: searchPath) } catch {
+            throw PgRoutingImportError(error.description)
+        }
     }
 
-    private static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil, what: String) async throws(PgRoutingImportError) {
-        do { try await ToolRun.run(program, arguments, environment: environment, what: what) } catch { throw PgRoutingImportError(error.description) }
+    private static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil, what: String)
+        async throws(PgRoutingImportError)
+    {
+        do { try await ToolRun.run(program, arguments, environment: environment, what: what) } catch {
+            throw PgRoutingImportError(error.description)
+        }
     }
 
     /// Connects (failing fast and clearly when the server is not there) and enables the extensions.
@@ -100,7 +112,9 @@ public struct PgRoutingImport: Sendable {
 
     /// (way id, km/h forwards or 0, km/h backwards or 0) of every way the graph drives.
     private func readRules(_ path: String) throws(PgRoutingImportError) -> [(Int64, Int, Int)] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw PgRoutingImportError("cannot read the road rules \(path)") }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw PgRoutingImportError("cannot read the road rules \(path)")
+        }
         var rules: [(Int64, Int, Int)] = []
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: "\t")
@@ -118,15 +132,18 @@ public struct PgRoutingImport: Sendable {
     private func applyRules(_ rules: [(Int64, Int, Int)], logger: Logger) async throws(PgRoutingImportError) {
         try await withClient(logger: logger) { connection in
             try await connection.query("DROP TABLE IF EXISTS road_rules", logger: logger)
-            try await connection.query("CREATE TABLE road_rules (osm_id bigint PRIMARY KEY, forward_kmh int NOT NULL, backward_kmh int NOT NULL)", logger: logger)
+            try await connection.query(
+                "CREATE TABLE road_rules (osm_id bigint PRIMARY KEY, forward_kmh int NOT NULL, backward_kmh int NOT NULL)", logger: logger)
             for start in stride(from: 0, to: rules.count, by: 1000) {
                 // Numbers only, parsed above: nothing to escape.
                 let values = rules[start..<min(start + 1000, rules.count)].map { "(\($0.0), \($0.1), \($0.2))" }.joined(separator: ", ")
                 try await connection.query(PostgresQuery(unsafeSQL: "INSERT INTO road_rules VALUES \(values)"), logger: logger)
             }
-            try await connection.query("DELETE FROM ways w WHERE NOT EXISTS (SELECT 1 FROM road_rules r WHERE r.osm_id = w.osm_id)", logger: logger)
             try await connection.query(
-                "DELETE FROM ways_vertices_pgr v WHERE NOT EXISTS (SELECT 1 FROM ways w WHERE w.source = v.id OR w.target = v.id)", logger: logger)
+                "DELETE FROM ways w WHERE NOT EXISTS (SELECT 1 FROM road_rules r WHERE r.osm_id = w.osm_id)", logger: logger)
+            try await connection.query(
+                "DELETE FROM ways_vertices_pgr v WHERE NOT EXISTS (SELECT 1 FROM ways w WHERE w.source = v.id OR w.target = v.id)",
+                logger: logger)
             try await connection.query(
                 """
                 UPDATE ways w SET length_m = ST_Length(w.the_geom::geography, false),
@@ -148,7 +165,8 @@ public struct PgRoutingImport: Sendable {
     /// to a street from which every other routable street can be reached, and back.
     private func markRoutable(logger: Logger) async throws(PgRoutingImportError) {
         try await withClient(logger: logger) { connection in
-            try await connection.query("ALTER TABLE ways_vertices_pgr ADD COLUMN IF NOT EXISTS routable boolean NOT NULL DEFAULT false", logger: logger)
+            try await connection.query(
+                "ALTER TABLE ways_vertices_pgr ADD COLUMN IF NOT EXISTS routable boolean NOT NULL DEFAULT false", logger: logger)
             try await connection.query(
                 """
                 WITH parts AS (
@@ -183,9 +201,12 @@ public struct PgRoutingImport: Sendable {
 
     /// Runs `body` on a connection of its own: one connection (not a pool, which would retry a
     /// server that is not there) fails at once with the reason, and 30 s bound the whole.
-    private func withClient<T: Sendable>(logger: Logger, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(PgRoutingImportError) -> T {
+    private func withClient<T: Sendable>(logger: Logger, _ body: @escaping @Sendable (PostgresConnection) async throws -> T)
+        async throws(PgRoutingImportError) -> T
+    {
         var configuration = PostgresConnection.Configuration(
-            host: address.host, port: address.port, username: address.username, password: address.password, database: address.database, tls: .disable)
+            host: address.host, port: address.port, username: address.username, password: address.password, database: address.database,
+            tls: .disable)
         configuration.options.connectTimeout = .seconds(5)
         let answer: T?
         do {

@@ -29,7 +29,8 @@ enum PgRoutingPath {
         }
         if points.count == 1 { points.append(points[0]) }
         return Route(
-            line: Polyline(points: points), distance: steps.reduce(0) { $0 + $1.distance }, duration: steps.reduce(0) { $0 + $1.duration }, steps: steps,
+            line: Polyline(points: points), distance: steps.reduce(0) { $0 + $1.distance }, duration: steps.reduce(0) { $0 + $1.duration },
+            steps: steps,
             kind: .road)
     }
 }

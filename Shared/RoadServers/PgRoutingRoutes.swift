@@ -102,7 +102,8 @@ public final class PgRoutingRoutes: RouteProvider {
         for try await (index, edge, source, target, fraction, distance, latitude, longitude) in rows.decode(
             (Int, Int64, Int64, Int64, Double, Double, Double, Double).self)
         where distance <= snapDistance {
-            snapped[index] = Snapped(edge: edge, source: source, target: target, fraction: fraction, point: GeoPoint(latitude: latitude, longitude: longitude))
+            snapped[index] = Snapped(
+                edge: edge, source: source, target: target, fraction: fraction, point: GeoPoint(latitude: latitude, longitude: longitude))
         }
         guard let from = snapped[0] else { throw RouteError.outsideRoadData(start) }
         guard let to = snapped[1] else { throw RouteError.outsideRoadData(end) }
@@ -154,7 +155,10 @@ public final class PgRoutingRoutes: RouteProvider {
             """, logger: logger)
         var edges: [PgRoutingPath.Edge] = []
         for try await (cost, length, name, latitudes, longitudes) in rows.decode((Double, Double, String?, [Double], [Double]).self) {
-            edges.append(.init(name: name, distance: length, duration: cost, points: zip(latitudes, longitudes).map { GeoPoint(latitude: $0, longitude: $1) }))
+            edges.append(
+                .init(
+                    name: name, distance: length, duration: cost,
+                    points: zip(latitudes, longitudes).map { GeoPoint(latitude: $0, longitude: $1) }))
         }
         return edges
     }

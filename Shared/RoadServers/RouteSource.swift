@@ -23,13 +23,17 @@ public enum RouteSource: Sendable, Equatable {
             self = .pgRouting(try DatabaseAddress(parsing: String(value.dropFirst("pgrouting:".count))))
         case _ where value.hasPrefix("osrm:"):
             let base = String(value.dropFirst("osrm:".count))
-            guard let url = URL(string: base), let scheme = url.scheme, ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty else {
-                throw RouteSettingError("osrm:\(base): the OSRM server must be an http:// or https:// URL with a host, as in osrm:http://host:5000")
+            guard let url = URL(string: base), let scheme = url.scheme, ["http", "https"].contains(scheme), let host = url.host,
+                !host.isEmpty
+            else {
+                throw RouteSettingError(
+                    "osrm:\(base): the OSRM server must be an http:// or https:// URL with a host, as in osrm:http://host:5000")
             }
             self = .osrm(url)
         default:
             throw RouteSettingError(
-                "route provider \"\(DatabaseAddress.redacted(value))\" is none of embedded, straight, pgrouting:postgres://user@host:port/db, osrm:http://host:5000")
+                "route provider \"\(DatabaseAddress.redacted(value))\" is none of embedded, straight, pgrouting:postgres://user@host:port/db, osrm:http://host:5000"
+            )
         }
     }
 

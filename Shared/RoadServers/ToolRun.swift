@@ -3,7 +3,9 @@ import Foundation
 /// Runs an external program to its end without holding a thread of the cooperative pool. Its
 /// output goes to a file (not a pipe, which a full buffer would block) and is quoted on failure.
 public enum ToolRun {
-    public static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil, what: String) async throws(ToolRunError) {
+    public static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil, what: String)
+        async throws(ToolRunError)
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments

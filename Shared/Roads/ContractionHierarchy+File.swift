@@ -31,7 +31,8 @@ extension ContractionHierarchy {
         }
         var file = Self.magic
         let header: [UInt32] = [
-            Self.formatVersion, UInt32(upFirst.count - 1), UInt32(originalEdges), graphChecksum, UInt32(firstHalf.count), UInt32(upArcs.count), UInt32(downArcs.count),
+            Self.formatVersion, UInt32(upFirst.count - 1), UInt32(originalEdges), graphChecksum, UInt32(firstHalf.count),
+            UInt32(upArcs.count), UInt32(downArcs.count),
             UInt32(body.count), CRC32.checksum(body[...]),
         ]
         for value in header { withUnsafeBytes(of: value.littleEndian) { file.append(contentsOf: $0) } }
@@ -40,7 +41,9 @@ extension ContractionHierarchy {
 
     /// Reads a hierarchy file made for `graph`, whose file body had CRC-32 `graphChecksum`.
     public init(decoding bytes: [UInt8], for graph: RoadGraph, graphChecksum: UInt32) throws(RoadGraphError) {
-        guard bytes.count >= Self.headerSize else { throw .truncated("\(bytes.count) bytes, the hierarchy's header alone is \(Self.headerSize)") }
+        guard bytes.count >= Self.headerSize else {
+            throw .truncated("\(bytes.count) bytes, the hierarchy's header alone is \(Self.headerSize)")
+        }
         guard Array(bytes[0..<8]) == Self.magic else { throw .badMagic }
         func u32(_ offset: Int) -> UInt32 { bytes[offset..<offset + 4].reversed().reduce(0) { $0 << 8 | UInt32($1) } }
         guard u32(8) == Self.formatVersion else { throw .unsupportedVersion(u32(8)) }
@@ -49,16 +52,21 @@ extension ContractionHierarchy {
         guard nodes == graph.points.count, edges == graph.edges.count, belongsTo == graphChecksum else {
             throw .invalid("the hierarchy was made for another graph (\(nodes) nodes, \(edges) edges); make the bundle again")
         }
-        guard bytes.count - Self.headerSize == length else { throw .truncated("the body should be \(length) bytes, the file has \(bytes.count - Self.headerSize)") }
+        guard bytes.count - Self.headerSize == length else {
+            throw .truncated("the body should be \(length) bytes, the file has \(bytes.count - Self.headerSize)")
+        }
         guard shortcuts * 8 + (nodes + 1) * 8 + (ups + downs) * 16 == length else {
             throw .invalid("\(shortcuts) shortcuts, \(ups) up and \(downs) down arcs do not make \(length) bytes")
         }
         let actual = CRC32.checksum(bytes[Self.headerSize...])
         guard actual == checksum else { throw .checksumMismatch(expected: checksum, actual: actual) }
         let values = try Self.read(bytes, nodes: nodes, edges: edges, shortcuts: shortcuts, ups: ups, downs: downs)
-        try Self.checkAgainst(graph, first: values.first, second: values.second, upFirst: values.upFirst, up: values.up, downFirst: values.downFirst, down: values.down)
+        try Self.checkAgainst(
+            graph, first: values.first, second: values.second, upFirst: values.upFirst, up: values.up, downFirst: values.downFirst,
+            down: values.down)
         self.init(
-            originalEdges: edges, firstHalf: values.first, secondHalf: values.second, upFirst: values.upFirst, upArcs: values.up, downFirst: values.downFirst, downArcs: values.down
+            originalEdges: edges, firstHalf: values.first, secondHalf: values.second, upFirst: values.upFirst, upArcs: values.up,
+            downFirst: values.downFirst, downArcs: values.down
         )
     }
 
@@ -75,7 +83,9 @@ extension ContractionHierarchy {
         for index in first.indices {
             let (a, b) = (Int(first[index]), Int(second[index]))
             guard to[a] == from[b] else { throw .invalid("shortcut \(index): its halves do not meet (\(to[a]) then \(from[b]))") }
-            guard length[a] + length[b] <= graph.points.count else { throw .invalid("shortcut \(index) stands for more edges than the graph has nodes") }
+            guard length[a] + length[b] <= graph.points.count else {
+                throw .invalid("shortcut \(index) stands for more edges than the graph has nodes")
+            }
             (from.append(from[a]), to.append(to[b]), seconds.append(seconds[a] + seconds[b]), length.append(length[a] + length[b]))
         }
         func check(_ offsets: [Int32], _ arcs: [Arc], _ side: String, upwards: Bool) throws(RoadGraphError) {
@@ -85,7 +95,9 @@ extension ContractionHierarchy {
                     let id = Int(arc.id)
                     let (start, end) = upwards ? (Int32(node), arc.node) : (arc.node, Int32(node))
                     guard from[id] == start, to[id] == end, abs(seconds[id] - arc.seconds) <= 1e-9 * max(1, seconds[id]) else {
-                        throw .invalid("\(side) arc \(index) says \(start) → \(end) in \(arc.seconds) s, its edge \(id) is \(from[id]) → \(to[id]) in \(seconds[id]) s")
+                        throw .invalid(
+                            "\(side) arc \(index) says \(start) → \(end) in \(arc.seconds) s, its edge \(id) is \(from[id]) → \(to[id]) in \(seconds[id]) s"
+                        )
                     }
                 }
             }
@@ -112,7 +124,9 @@ extension ContractionHierarchy {
         for index in 0..<shortcuts {
             let (a, b) = (int32(), int32())
             // A shortcut is made of edges that existed before it: unpacking always ends.
-            guard a >= 0, b >= 0, Int(a) < edges + index, Int(b) < edges + index else { throw .indexOutOfRange("shortcut \(index) is made of \(a) and \(b)") }
+            guard a >= 0, b >= 0, Int(a) < edges + index, Int(b) < edges + index else {
+                throw .indexOutOfRange("shortcut \(index) is made of \(a) and \(b)")
+            }
             (first.append(a), second.append(b))
         }
         func arcs(_ count: Int, _ side: String) throws(RoadGraphError) -> ([Int32], [Arc]) {
@@ -120,7 +134,9 @@ extension ContractionHierarchy {
             offsets.reserveCapacity(nodes + 1)
             for node in 0...nodes {
                 let value = int32()
-                guard value >= (offsets.last ?? 0), Int(value) <= count, node > 0 || value == 0 else { throw .invalid("\(side) offset \(node) is \(value)") }
+                guard value >= (offsets.last ?? 0), Int(value) <= count, node > 0 || value == 0 else {
+                    throw .invalid("\(side) offset \(node) is \(value)")
+                }
                 offsets.append(value)
             }
             guard Int(offsets[nodes]) == count else { throw .invalid("\(side) offsets end at \(offsets[nodes]), there are \(count) arcs") }
@@ -128,7 +144,9 @@ extension ContractionHierarchy {
             list.reserveCapacity(count)
             for index in 0..<count {
                 let arc = Arc(node: int32(), seconds: float64(), id: int32())
-                guard arc.node >= 0, Int(arc.node) < nodes, arc.id >= 0, Int(arc.id) < edges + shortcuts, arc.seconds.isFinite, arc.seconds >= 0 else {
+                guard arc.node >= 0, Int(arc.node) < nodes, arc.id >= 0, Int(arc.id) < edges + shortcuts, arc.seconds.isFinite,
+                    arc.seconds >= 0
+                else {
                     throw .invalid("\(side) arc \(index) (node \(arc.node), edge \(arc.id), \(arc.seconds) s)")
                 }
                 list.append(arc)

@@ -42,10 +42,13 @@ public struct ContractionHierarchy: Sendable {
     init(originalEdges: Int, firstHalf: [Int32], secondHalf: [Int32], up: [[Arc]], down: [[Arc]]) {
         let (upFirst, upArcs) = Self.compressed(up)
         let (downFirst, downArcs) = Self.compressed(down)
-        self.init(originalEdges: originalEdges, firstHalf: firstHalf, secondHalf: secondHalf, upFirst: upFirst, upArcs: upArcs, downFirst: downFirst, downArcs: downArcs)
+        self.init(
+            originalEdges: originalEdges, firstHalf: firstHalf, secondHalf: secondHalf, upFirst: upFirst, upArcs: upArcs,
+            downFirst: downFirst, downArcs: downArcs)
     }
 
-    init(originalEdges: Int, firstHalf: [Int32], secondHalf: [Int32], upFirst: [Int32], upArcs: [Arc], downFirst: [Int32], downArcs: [Arc]) {
+    init(originalEdges: Int, firstHalf: [Int32], secondHalf: [Int32], upFirst: [Int32], upArcs: [Arc], downFirst: [Int32], downArcs: [Arc])
+    {
         self.originalEdges = originalEdges
         self.firstHalf = firstHalf
         self.secondHalf = secondHalf

@@ -51,7 +51,9 @@ struct EdgeIndex: Sendable {
         metresPerDegreeLatitude = Earth.meanRadius * .pi / 180
         let middle = ((latitudes.min() ?? 0) + (latitudes.max() ?? 0)) / 2
         metresPerDegreeLongitude = metresPerDegreeLatitude * cos(middle * .pi / 180)
-        let (originLatitude, originLongitude, ky, kx) = (origin.latitude, origin.longitude, metresPerDegreeLatitude, metresPerDegreeLongitude)
+        let (originLatitude, originLongitude, ky, kx) = (
+            origin.latitude, origin.longitude, metresPerDegreeLatitude, metresPerDegreeLongitude
+        )
         xs = longitudes.map { ($0 - originLongitude) * kx }
         ys = latitudes.map { ($0 - originLatitude) * ky }
         let (width, height) = (xs.max() ?? 0, ys.max() ?? 0)
@@ -98,7 +100,8 @@ struct EdgeIndex: Sendable {
                 let onEdgeRow = row == clampedRow - ring || row == clampedRow + ring
                 let columnRange = max(clampedColumn - ring, 0)...min(clampedColumn + ring, columns - 1)
                 let step = onEdgeRow ? 1 : 2 * ring
-                for column in stride(from: clampedColumn - ring, through: clampedColumn + ring, by: step) where columnRange.contains(column) {
+                for column in stride(from: clampedColumn - ring, through: clampedColumn + ring, by: step) where columnRange.contains(column)
+                {
                     let cell = row * columns + column
                     for segment in segments[cellStart[cell]..<cellStart[cell + 1]] {
                         let (fraction, squared) = nearest(x, y, Int(segment.a), Int(segment.b))

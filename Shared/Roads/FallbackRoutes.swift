@@ -22,7 +22,8 @@ public struct FallbackRoutes: RouteProvider {
         do {
             return try await primary.route(from: start, to: end)
         } catch {
-            logger.warning("no road route; the straight-line estimate instead", metadata: ["provider": "\(primary.name)", "error": "\(error)"])
+            logger.warning(
+                "no road route; the straight-line estimate instead", metadata: ["provider": "\(primary.name)", "error": "\(error)"])
             return fallback.line(from: start, to: end)
         }
     }

@@ -138,7 +138,8 @@ struct WitnessSearch {
     /// The quickest time found to `node` by the last run (infinity: none within its bounds).
     func seconds(to node: Int) -> Double { seconds[node] }
 
-    mutating func run(from start: Int, avoiding avoided: Int, within bound: Double, settling limit: Int, outs: [[ContractionHierarchy.Arc]]) {
+    mutating func run(from start: Int, avoiding avoided: Int, within bound: Double, settling limit: Int, outs: [[ContractionHierarchy.Arc]])
+    {
         for node in touched { seconds[Int(node)] = .infinity }
         touched.removeAll(keepingCapacity: true)
         open.removeAll()

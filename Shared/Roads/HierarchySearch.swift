@@ -21,7 +21,8 @@ struct HierarchySearch {
 
     let hierarchy: ContractionHierarchy
 
-    func search(starts: [(node: Int, seconds: Double)], ends: [(node: Int, seconds: Double)], within limit: Double = .infinity) -> Meeting? {
+    func search(starts: [(node: Int, seconds: Double)], ends: [(node: Int, seconds: Double)], within limit: Double = .infinity) -> Meeting?
+    {
         var forward: [Int32: Reached] = [:]
         var backward: [Int32: Reached] = [:]
         forward.reserveCapacity(512)
@@ -39,7 +40,10 @@ struct HierarchySearch {
         var best = limit
         var meeting: Int32 = -1
         /// Settles the cheapest open node of one side: a meeting with the other side, then its arcs.
-        func step(_ open: inout MinHeap<Int32>, _ reached: inout [Int32: Reached], other: [Int32: Reached], first: [Int32], arcs: [ContractionHierarchy.Arc]) {
+        func step(
+            _ open: inout MinHeap<Int32>, _ reached: inout [Int32: Reached], other: [Int32: Reached], first: [Int32],
+            arcs: [ContractionHierarchy.Arc]
+        ) {
             guard let (cost, node) = open.pop(), cost <= reached[node]?.seconds ?? .infinity else { return }
             if let there = other[node], cost + there.seconds < best { (best, meeting) = (cost + there.seconds, node) }
             for index in first[Int(node)]..<first[Int(node) + 1] {

@@ -27,7 +27,10 @@ extension RoadGraph {
             body.append(contentsOf: bytes)
         }
         var file = Self.magic
-        for value in [Self.formatVersion, UInt32(points.count), UInt32(edges.count), UInt32(names.count), UInt32(body.count), CRC32.checksum(body[...])] {
+        for value in [
+            Self.formatVersion, UInt32(points.count), UInt32(edges.count), UInt32(names.count), UInt32(body.count),
+            CRC32.checksum(body[...]),
+        ] {
             withUnsafeBytes(of: value.littleEndian) { file.append(contentsOf: $0) }
         }
         return file + body

@@ -18,7 +18,8 @@ extension RoadGraph {
 
     private static let builtIn: Result<RoadGraph, RoadGraphError> = Result { () throws(RoadGraphError) in
         guard let path = builtInPath() else {
-            throw .unreadable("Data/helsinki.roads is not installed (the Ridesharing_Roads.resources bundle belongs next to the executable)")
+            throw .unreadable(
+                "Data/helsinki.roads is not installed (the Ridesharing_Roads.resources bundle belongs next to the executable)")
         }
         return try RoadGraph(contentsOf: path)
     }
@@ -45,7 +46,9 @@ extension RoadGraph {
         guard Array(try header.take(8, "magic")) == Self.magic else { throw .badMagic }
         let version = try header.u32("version")
         guard version == Self.formatVersion else { throw .unsupportedVersion(version) }
-        let (nodeCount, edgeCount, nameCount) = (Int(try header.u32("node count")), Int(try header.u32("edge count")), Int(try header.u32("name count")))
+        let (nodeCount, edgeCount, nameCount) = (
+            Int(try header.u32("node count")), Int(try header.u32("edge count")), Int(try header.u32("name count"))
+        )
         let bodyLength = Int(try header.u32("body length"))
         let expected = try header.u32("checksum")
         let available = bytes.count - Self.headerSize
@@ -73,14 +76,23 @@ extension RoadGraph {
             let centimetres = try reader.u32("edge \(edge)")
             let name = try reader.u16("edge \(edge)")
             let speed = try reader.take(2, "edge \(edge)").first ?? 0
-            guard from < nodeCount, to < nodeCount else { throw .indexOutOfRange("edge \(edge) joins nodes \(from) → \(to), the file has \(nodeCount)") }
-            guard Int(name) <= nameCount else { throw .indexOutOfRange("edge \(edge) names street \(name), the file has \(nameCount) names") }
-            edges.append(Edge(from: Int32(from), to: Int32(to), length: Double(centimetres) / 100, speed: Double(speed), name: name == 0 ? nil : Int32(name) - 1))
+            guard from < nodeCount, to < nodeCount else {
+                throw .indexOutOfRange("edge \(edge) joins nodes \(from) → \(to), the file has \(nodeCount)")
+            }
+            guard Int(name) <= nameCount else {
+                throw .indexOutOfRange("edge \(edge) names street \(name), the file has \(nameCount) names")
+            }
+            edges.append(
+                Edge(
+                    from: Int32(from), to: Int32(to), length: Double(centimetres) / 100, speed: Double(speed),
+                    name: name == 0 ? nil : Int32(name) - 1))
         }
         var names: [String] = []
         for index in 0..<nameCount {
             let length = Int(try reader.u16("name \(index)"))
-            guard let name = String(validating: try reader.take(length, "name \(index)"), as: UTF8.self) else { throw .invalid("name \(index) is not UTF-8") }
+            guard let name = String(validating: try reader.take(length, "name \(index)"), as: UTF8.self) else {
+                throw .invalid("name \(index) is not UTF-8")
+            }
             names.append(name)
         }
         guard reader.isAtEnd else { throw .invalid("bytes after the last name") }

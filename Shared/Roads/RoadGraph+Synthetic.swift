@@ -6,7 +6,9 @@ extension RoadGraph {
     /// graph: a square grid of streets 120 m apart around `center`, nodes nudged up to 15 m off the
     /// grid (so no two routes tie), an avenue every 8th street (60 km/h, both ways), and of the other
     /// streets (30 km/h) every 4th one way, alternating direction. Deterministic for a `seed`.
-    public static func syntheticCity(edges wanted: Int, center: GeoPoint = GeoPoint(latitude: 60.1699, longitude: 24.9384), seed: UInt64 = 1) throws(RoadGraphError)
+    public static func syntheticCity(
+        edges wanted: Int, center: GeoPoint = GeoPoint(latitude: 60.1699, longitude: 24.9384), seed: UInt64 = 1
+    ) throws(RoadGraphError)
         -> RoadGraph
     {
         var side = 2

@@ -39,7 +39,10 @@ struct ShortestPath {
         }
         if let hierarchy {
             let search = HierarchySearch(hierarchy: hierarchy)
-            guard let meeting = search.search(starts: leaves.map { ($0.node, $0.cost) }, ends: arrivals.map { ($0.node, $0.cost) }, within: best.seconds) else {
+            guard
+                let meeting = search.search(
+                    starts: leaves.map { ($0.node, $0.cost) }, ends: arrivals.map { ($0.node, $0.cost) }, within: best.seconds)
+            else {
                 return best.seconds.isFinite ? best : nil  // the stretch along one segment, or no way at all
             }
             best.seconds = meeting.seconds

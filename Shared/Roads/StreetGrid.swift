@@ -52,7 +52,9 @@ public struct StreetGrid: Sendable {
             for column in west...east {
                 for index in cells[Self.key(row, column)] ?? [] {
                     let (a, b) = segments[Int(index)]
-                    if center.distance(to: points[Int(a)]) <= radius || center.distance(to: points[Int(b)]) <= radius { found.insert(index) }
+                    if center.distance(to: points[Int(a)]) <= radius || center.distance(to: points[Int(b)]) <= radius {
+                        found.insert(index)
+                    }
                 }
             }
         }

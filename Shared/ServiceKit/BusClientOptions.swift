@@ -9,20 +9,24 @@ import SettingsKit
 public struct BusClientOptions: ParsableArguments, Sendable {
     @Option(
         name: .customLong("pub"),
-        help: helpWithEnv("Bus event ingress to publish to (comma-separated: every instance of the bus)", env: BusContract.publishEnvironment, default: BusContract.publishEndpoint)
+        help: helpWithEnv(
+            "Bus event ingress to publish to (comma-separated: every instance of the bus)", env: BusContract.publishEnvironment,
+            default: BusContract.publishEndpoint)
     )
     public var pub: String?
 
     @Option(
         name: .customLong("sub"),
         help: helpWithEnv(
-            "Bus event egress to subscribe to (comma-separated: every instance of the bus)", env: BusContract.subscribeEnvironment, default: BusContract.subscribeEndpoint))
+            "Bus event egress to subscribe to (comma-separated: every instance of the bus)", env: BusContract.subscribeEnvironment,
+            default: BusContract.subscribeEndpoint))
     public var sub: String?
 
     @Option(
         name: .customLong("broker"),
         help: helpWithEnv(
-            "7/MDP broker to send requests through and serve ops on (comma-separated: every broker, first preferred)", env: BusContract.brokerEnvironment,
+            "7/MDP broker to send requests through and serve ops on (comma-separated: every broker, first preferred)",
+            env: BusContract.brokerEnvironment,
             default: BusContract.brokerEndpoint))
     public var broker: String?
 

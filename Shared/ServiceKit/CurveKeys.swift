@@ -59,7 +59,8 @@ public struct CurveKeyDirectory: Sendable {
         guard FileManager.default.createFile(atPath: secretPath, contents: nil, attributes: [.posixPermissions: 0o600]) else {
             throw ConfigurationError("cannot create \(secretPath)")
         }
-        try "# CURVE secret key: \(whose). Keep it private.\n\(pair.secretKey)\n".write(toFile: secretPath, atomically: false, encoding: .utf8)
+        try "# CURVE secret key: \(whose). Keep it private.\n\(pair.secretKey)\n".write(
+            toFile: secretPath, atomically: false, encoding: .utf8)
         try "# CURVE public key: \(whose).\n\(pair.publicKey)\n".write(toFile: publicPath, atomically: true, encoding: .utf8)
     }
 
@@ -184,14 +185,16 @@ public struct CurveOptions: ParsableArguments, Sendable {
         guard server.publicKey == serverKey else {
             throw ConfigurationError("CURVE: the server secret key does not belong to the server public key \(serverKey)")
         }
-        let identity = try client.map { try pair(Self.secretKeyEnvironment, file: "clients/\($0).key", what: "secret key of '\($0)'") } ?? server
+        let identity =
+            try client.map { try pair(Self.secretKeyEnvironment, file: "clients/\($0).key", what: "secret key of '\($0)'") } ?? server
         var security = CurveSecurity(identity: identity, serverKey: serverKey, server: server)
         if let allowed = value(Self.allowedKeysEnvironment) {
             security.authorizer = try Self.parseAllowedKeys(allowed)
         } else if let directory {
             security.authorizer = DirectoryAuthorizer(folder: directory.clientsPath)
         } else {
-            throw ConfigurationError("CURVE: no allowed client keys: set \(Self.allowedKeysEnvironment) or --curve-keys (\(Self.directoryEnvironment))")
+            throw ConfigurationError(
+                "CURVE: no allowed client keys: set \(Self.allowedKeysEnvironment) or --curve-keys (\(Self.directoryEnvironment))")
         }
         return security
     }
@@ -231,7 +234,10 @@ public enum BusSecurity {
                 warned[decision.clientKey] = now
                 return true
             }
-            if due { logger.warning("CURVE client refused: its key is not allowed (repeats of this key are not logged for a minute)", metadata: metadata) }
+            if due {
+                logger.warning(
+                    "CURVE client refused: its key is not allowed (repeats of this key are not logged for a minute)", metadata: metadata)
+            }
         }
     }
 }

@@ -44,7 +44,9 @@ public struct RideLogHandler: LogHandler {
         StandardStream.error.write(line + "\n")
     }
 
-    static func textLine(time: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata, colored: Bool) -> String {
+    static func textLine(time: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata, colored: Bool)
+        -> String
+    {
         let levelText = level.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
         var line = "\(RFC3339.format(time)) \(colored ? ANSI.level(level, levelText) : levelText) \(label): \(message)"
         for key in metadata.keys.sorted() {
@@ -75,7 +77,9 @@ public struct RideLogHandler: LogHandler {
 /// Sets up logging for a process, once, from the resolved settings.
 public enum RideLogging {
     /// - Parameter metadataProvider: metadata every line gains (the current trace's ids, docs/tracing.md).
-    public static func bootstrap(label: String, format: LogFormat, level: Logger.Level, metadataProvider: Logger.MetadataProvider? = nil) -> Logger {
+    public static func bootstrap(label: String, format: LogFormat, level: Logger.Level, metadataProvider: Logger.MetadataProvider? = nil)
+        -> Logger
+    {
         let colored = format == .text && ANSI.isTerminal(fileDescriptor: 2)
         LoggingSystem.bootstrap(
             { name, provider in

@@ -35,9 +35,11 @@ public enum RideMetric {
         "ride_op_duration_seconds", .histogram, labels: ["service", "op", "outcome"], by: "all services",
         "Time to answer one op on the bus, by service, op and outcome (`ok`: 2xx, `refused`: 4xx, `error`: 5xx).")
     public static let processMemory = MetricSpec("process_resident_memory_bytes", .gauge, by: "all", "Resident memory size in bytes.")
-    public static let processCPU = MetricSpec("process_cpu_seconds_total", .counter, by: "all", "Total user and system CPU time in seconds.")
+    public static let processCPU = MetricSpec(
+        "process_cpu_seconds_total", .counter, by: "all", "Total user and system CPU time in seconds.")
     public static let processFDs = MetricSpec("process_open_fds", .gauge, by: "all", "Number of open file descriptors.")
-    public static let processStart = MetricSpec("process_start_time_seconds", .gauge, by: "all", "Start time of the process since the Unix epoch in seconds.")
+    public static let processStart = MetricSpec(
+        "process_start_time_seconds", .gauge, by: "all", "Start time of the process since the Unix epoch in seconds.")
 
     public static let eventsRefused = MetricSpec(
         "ride_events_refused_total", .counter, labels: ["reason"], by: "all services",
@@ -56,12 +58,14 @@ public enum RideMetric {
     // MARK: Gateway (Hummingbird's MetricsMiddleware, renamed by `libraryNames`)
 
     public static let httpRequests = MetricSpec(
-        "ride_gateway_http_requests_total", .counter, labels: ["route", "method", "status"], by: "gateway", "HTTP requests answered, by route, method and status.")
+        "ride_gateway_http_requests_total", .counter, labels: ["route", "method", "status"], by: "gateway",
+        "HTTP requests answered, by route, method and status.")
     public static let httpDuration = MetricSpec(
         "ride_gateway_http_request_duration_seconds", .histogram, labels: ["route", "method", "status"], by: "gateway",
         "Time to answer an HTTP request (until its body is written), by route, method and status.")
     public static let httpErrors = MetricSpec(
-        "ride_gateway_http_request_errors_total", .counter, labels: ["route", "method", "status"], by: "gateway", "HTTP requests answered with an error thrown by a handler.")
+        "ride_gateway_http_request_errors_total", .counter, labels: ["route", "method", "status"], by: "gateway",
+        "HTTP requests answered with an error thrown by a handler.")
     public static let httpActive = MetricSpec(
         "ride_gateway_http_active_requests", .gauge, labels: ["method"], by: "gateway", "HTTP requests being answered.")
 
@@ -69,12 +73,15 @@ public enum RideMetric {
 
     public static let reactionLatency = MetricSpec(
         "ride_orders_reaction_latency_seconds", .histogram, labels: ["transition"], by: "orders",
-        "From the event that triggers a reaction (its CloudEvent `time`) to the status change the reaction committed, by transition `FROM->TO`.")
+        "From the event that triggers a reaction (its CloudEvent `time`) to the status change the reaction committed, by transition `FROM->TO`."
+    )
     public static let ridesCompleted = MetricSpec("ride_orders_rides_completed_total", .counter, by: "orders", "Rides ended (`COMPLETED`).")
     public static let ridesCancelled = MetricSpec(
-        "ride_orders_rides_cancelled_total", .counter, by: "orders", "Orders cancelled (`CANCELLED`, by the rider, the driver or for want of a driver).")
+        "ride_orders_rides_cancelled_total", .counter, by: "orders",
+        "Orders cancelled (`CANCELLED`, by the rider, the driver or for want of a driver).")
     public static let noDriverFound = MetricSpec(
-        "ride_orders_no_driver_found_total", .counter, by: "orders", "Orders cancelled because no driver accepted them within --driver-search-s.")
+        "ride_orders_no_driver_found_total", .counter, by: "orders",
+        "Orders cancelled because no driver accepted them within --driver-search-s.")
 
     // MARK: Users
 
@@ -84,43 +91,57 @@ public enum RideMetric {
 
     public static let pushes = MetricSpec(
         "ride_notifications_pushes_total", .counter, labels: ["platform", "outcome"], by: "notifications",
-        "Push attempts, by `platform` (`apns`, `fcm`, `file`) and `outcome` (`sent`, `retry`, `dead_token`: the token removed, `failed`: given up).")
+        "Push attempts, by `platform` (`apns`, `fcm`, `file`) and `outcome` (`sent`, `retry`, `dead_token`: the token removed, `failed`: given up)."
+    )
 
     // MARK: Bus (copied from the forwarder's and the broker's own counters on scrape)
 
-    public static let eventsForwarded = MetricSpec("ride_bus_events_forwarded_total", .counter, by: "bus", "Events moved from ingress to egress.")
+    public static let eventsForwarded = MetricSpec(
+        "ride_bus_events_forwarded_total", .counter, by: "bus", "Events moved from ingress to egress.")
     public static let subscriptionMessages = MetricSpec(
         "ride_bus_subscription_messages_total", .counter, by: "bus", "Subscribe/unsubscribe messages passed upstream.")
     public static let rejectedMessages = MetricSpec(
-        "ride_bus_rejected_messages_total", .counter, labels: ["socket"], by: "bus", "Messages dropped as malformed (`socket`: `egress` or `broker`).")
+        "ride_bus_rejected_messages_total", .counter, labels: ["socket"], by: "bus",
+        "Messages dropped as malformed (`socket`: `egress` or `broker`).")
     public static let busRequests = MetricSpec("ride_bus_requests_total", .counter, by: "bus", "Client requests received by the broker.")
-    public static let busReplies = MetricSpec("ride_bus_replies_total", .counter, by: "bus", "Replies sent to clients (worker replies and MMI).")
+    public static let busReplies = MetricSpec(
+        "ride_bus_replies_total", .counter, by: "bus", "Replies sent to clients (worker replies and MMI).")
     public static let busRefused = MetricSpec(
-        "ride_bus_refused_requests_total", .counter, by: "bus", "Requests answered 503 by the broker (no worker in time, queue full, worker lost).")
+        "ride_bus_refused_requests_total", .counter, by: "bus",
+        "Requests answered 503 by the broker (no worker in time, queue full, worker lost).")
     public static let denied = MetricSpec(
         "ride_bus_denied_total", .counter, labels: ["action", "role"], by: "bus",
-        "What a secured bus's policy refused, by `action` (`serve`, `call`, `publish`, `subscribe`) and the key's `role` (`none`: a key without one).")
-    public static let expiredWorkers = MetricSpec("ride_bus_expired_workers_total", .counter, by: "bus", "Workers dropped after missing heartbeats.")
-    public static let requeued = MetricSpec("ride_bus_requeued_requests_total", .counter, by: "bus", "Requests given to another worker after theirs was lost.")
-    public static let serviceRequests = MetricSpec("ride_bus_service_requests_total", .counter, labels: ["service"], by: "bus", "Requests per service.")
+        "What a secured bus's policy refused, by `action` (`serve`, `call`, `publish`, `subscribe`) and the key's `role` (`none`: a key without one)."
+    )
+    public static let expiredWorkers = MetricSpec(
+        "ride_bus_expired_workers_total", .counter, by: "bus", "Workers dropped after missing heartbeats.")
+    public static let requeued = MetricSpec(
+        "ride_bus_requeued_requests_total", .counter, by: "bus", "Requests given to another worker after theirs was lost.")
+    public static let serviceRequests = MetricSpec(
+        "ride_bus_service_requests_total", .counter, labels: ["service"], by: "bus", "Requests per service.")
     public static let workers = MetricSpec("ride_bus_workers", .gauge, labels: ["service"], by: "bus", "Registered workers per service.")
     public static let queued = MetricSpec(
-        "ride_bus_queued_requests", .gauge, labels: ["service"], by: "bus", "Requests waiting for a worker per service (the broker's queue depth).")
+        "ride_bus_queued_requests", .gauge, labels: ["service"], by: "bus",
+        "Requests waiting for a worker per service (the broker's queue depth).")
 
     // MARK: Tracking (copied from the ingest pipeline's own counters on scrape)
 
     public static let locationsAccepted = MetricSpec(
-        "ride_tracking_locations_accepted_total", .counter, by: "tracking", "Locations accepted (stored, indexed): the ingest rate is its `rate()`.")
-    public static let locationsRejected = MetricSpec("ride_tracking_locations_rejected_total", .counter, by: "tracking", "Locations refused by the rules.")
+        "ride_tracking_locations_accepted_total", .counter, by: "tracking",
+        "Locations accepted (stored, indexed): the ingest rate is its `rate()`.")
+    public static let locationsRejected = MetricSpec(
+        "ride_tracking_locations_rejected_total", .counter, by: "tracking", "Locations refused by the rules.")
     public static let batches = MetricSpec("ride_tracking_batches_total", .counter, by: "tracking", "Batches accepted.")
     public static let refusedBatches = MetricSpec(
         "ride_tracking_refused_batches_total", .counter, by: "tracking", "Batches or messages refused whole (bad key, malformed, too big).")
-    public static let historyWritten = MetricSpec("ride_tracking_history_written_total", .counter, by: "tracking", "Locations written to the history.")
+    public static let historyWritten = MetricSpec(
+        "ride_tracking_history_written_total", .counter, by: "tracking", "Locations written to the history.")
     public static let eventsPublished = MetricSpec(
         "ride_tracking_events_published_total", .counter, by: "tracking", "device.location and device.status events published.")
     public static let commits = MetricSpec(
         "ride_tracking_commits_total", .counter, by: "tracking", "Group commits of the history (a commit carries every batch queued).")
-    public static let failedCommits = MetricSpec("ride_tracking_failed_commits_total", .counter, by: "tracking", "Group commits that failed.")
+    public static let failedCommits = MetricSpec(
+        "ride_tracking_failed_commits_total", .counter, by: "tracking", "Group commits that failed.")
     public static let devices = MetricSpec("ride_tracking_devices", .gauge, by: "tracking", "Devices known.")
     public static let activeDevices = MetricSpec("ride_tracking_active_devices", .gauge, by: "tracking", "Devices active (reporting).")
     public static let indexPoints = MetricSpec("ride_tracking_index_points", .gauge, by: "tracking", "Devices in the spatial index.")
@@ -128,9 +149,11 @@ public enum RideMetric {
     public static let shardForwards = MetricSpec(
         "ride_tracking_shard_forwards_total", .counter, by: "tracking", "Device ops passed on to the shard that keeps the device.")
     public static let shardForwardsUnanswered = MetricSpec(
-        "ride_tracking_shard_forwards_unanswered_total", .counter, by: "tracking", "Device ops whose shard did not answer (503 shard_unavailable).")
+        "ride_tracking_shard_forwards_unanswered_total", .counter, by: "tracking",
+        "Device ops whose shard did not answer (503 shard_unavailable).")
     public static let nearbyShardsMissing = MetricSpec(
-        "ride_tracking_nearby_shards_missing_total", .counter, by: "tracking", "Shards left out of a Nearby answer: no answer within the deadline.")
+        "ride_tracking_nearby_shards_missing_total", .counter, by: "tracking",
+        "Shards left out of a Nearby answer: no answer within the deadline.")
 
     /// Every metric, in the order docs/metrics.md lists them.
     public static let all: [MetricSpec] = [
@@ -138,9 +161,11 @@ public enum RideMetric {
         httpRequests, httpDuration, httpErrors, httpActive,
         reactionLatency, ridesCompleted, ridesCancelled, noDriverFound,
         users, pushes,
-        eventsForwarded, subscriptionMessages, rejectedMessages, busRequests, busReplies, busRefused, denied, expiredWorkers, requeued, serviceRequests, workers,
+        eventsForwarded, subscriptionMessages, rejectedMessages, busRequests, busReplies, busRefused, denied, expiredWorkers, requeued,
+        serviceRequests, workers,
         queued,
-        locationsAccepted, locationsRejected, batches, refusedBatches, historyWritten, eventsPublished, commits, failedCommits, devices, activeDevices,
+        locationsAccepted, locationsRejected, batches, refusedBatches, historyWritten, eventsPublished, commits, failedCommits, devices,
+        activeDevices,
         indexPoints, indexCells, shardForwards, shardForwardsUnanswered, nearbyShardsMissing,
     ]
 
@@ -152,7 +177,8 @@ public enum RideMetric {
     /// The buckets of every duration histogram: ops answer in tenths of a millisecond to a few
     /// milliseconds, reactions and HTTP requests in milliseconds to seconds.
     public static let durationBuckets: [Duration] = [
-        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10),
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .microseconds(2500), .milliseconds(5),
+        .milliseconds(10),
         .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500),
         .seconds(5), .seconds(10), .seconds(30),
     ]
@@ -174,6 +200,9 @@ public enum RideMetric {
     }
 
     static func prometheusName(_ name: String) -> String {
-        String(name.unicodeScalars.map { scalar in (scalar.properties.isAlphabetic && scalar.isASCII) || ("0"..."9").contains(scalar) ? Character(scalar) : "_" })
+        String(
+            name.unicodeScalars.map { scalar in
+                (scalar.properties.isAlphabetic && scalar.isASCII) || ("0"..."9").contains(scalar) ? Character(scalar) : "_"
+            })
     }
 }

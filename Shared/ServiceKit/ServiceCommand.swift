@@ -61,8 +61,12 @@ extension ServiceCommand {
         var secrets = settings.secrets
         if let curve {
             // The keys' public halves: a shipped secret key has a shipped public key.
-            secrets.append(SecretSetting(name: "CURVE key of this process", origin: "--curve-keys", value: Array(curve.identity.publicKey.utf8), minimumLength: 0))
-            secrets.append(SecretSetting(name: "CURVE server key", origin: "--curve-keys", value: Array(curve.serverKey.utf8), minimumLength: 0))
+            secrets.append(
+                SecretSetting(
+                    name: "CURVE key of this process", origin: "--curve-keys", value: Array(curve.identity.publicKey.utf8), minimumLength: 0
+                ))
+            secrets.append(
+                SecretSetting(name: "CURVE server key", origin: "--curve-keys", value: Array(curve.serverKey.utf8), minimumLength: 0))
         }
         return (settings, curve, mode, try SecretPolicy.check(secrets, mode: mode))
     }
@@ -89,7 +93,9 @@ extension ServiceCommand {
             print("  bus security          " + BusExposure.summary(settings.busEndpoints, curve: curve))
             print(
                 "  mode                  \(mode.rawValue)"
-                    + (mode == .production ? " (secrets checked)" : warnings.isEmpty ? "" : " (\(warnings.count) shipped secret\(warnings.count == 1 ? "" : "s") in use)"))
+                    + (mode == .production
+                        ? " (secrets checked)"
+                        : warnings.isEmpty ? "" : " (\(warnings.count) shipped secret\(warnings.count == 1 ? "" : "s") in use)"))
             return
         }
         StartupWarnings.add(warnings)
@@ -98,7 +104,8 @@ extension ServiceCommand {
         do {
             try await BusSecurity.enable(curve, label: Self.configuration.commandName ?? "ride")
         } catch {
-            throw exitWithError("cannot turn CURVE on: \(error)", program: Self.configuration.commandName ?? "ride", code: ExitCodes.unavailable)
+            throw exitWithError(
+                "cannot turn CURVE on: \(error)", program: Self.configuration.commandName ?? "ride", code: ExitCodes.unavailable)
         }
         try await Self.serve(settings)
     }

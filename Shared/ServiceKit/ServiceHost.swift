@@ -64,7 +64,9 @@ public struct ServiceHost: Sendable {
 
     /// This instance's health: up, with `details`.
     public func health(_ details: [String: JSONValue]) -> HealthReport {
-        HealthReport(status: .ok, service: service, instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt), details: .object(details))
+        HealthReport(
+            status: .ok, service: service, instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt), details: .object(details)
+        )
     }
 
     /// Runs `parts` (in start order; stopped in reverse) and the status server until a signal

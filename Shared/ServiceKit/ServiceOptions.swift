@@ -6,7 +6,8 @@ import SettingsKit
 public struct WorkerOptions: ParsableArguments {
     @Option(
         name: .customLong("concurrency"),
-        help: helpWithEnv("Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
+        help: helpWithEnv(
+            "Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
     var concurrency: Int?
 
     public init() {}

@@ -16,7 +16,9 @@ public enum EndpointSyntax {
 
     /// Checks a comma-separated list of endpoints (a socket may bind several: `tcp://*:5557,ipc:///run/ride/broker.sock`).
     public static func validateList(_ setting: Setting, name: String, forBinding: Bool) throws -> [String] {
-        let endpoints = setting.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let endpoints = setting.value.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
         guard !endpoints.isEmpty, !endpoints.contains(where: \.isEmpty) else {
             throw ConfigurationError("\(name) (\(setting.origin)) '\(setting.value)' must be one or more endpoints separated by commas")
         }
@@ -67,13 +69,18 @@ public enum EndpointSyntax {
 
 /// Options every service executable has: its health/metrics listener, logging, `--check`.
 public struct CommonOptions: ParsableArguments, Sendable {
-    @Option(name: .customLong("http"), help: helpWithEnv("Address of the /health and /metrics HTTP listener (HOST:PORT)", env: "RIDE_HTTP_ADDR"))
+    @Option(
+        name: .customLong("http"), help: helpWithEnv("Address of the /health and /metrics HTTP listener (HOST:PORT)", env: "RIDE_HTTP_ADDR")
+    )
     public var http: String?
 
     @Option(name: .customLong("log-format"), help: helpWithEnv("Log line format: text or json", env: "RIDE_LOG_FORMAT", default: "text"))
     public var logFormat: String?
 
-    @Option(name: .customLong("log-level"), help: helpWithEnv("Lowest level logged: trace, debug, info, notice, warning, error, critical", env: "RIDE_LOG_LEVEL", default: "info"))
+    @Option(
+        name: .customLong("log-level"),
+        help: helpWithEnv(
+            "Lowest level logged: trace, debug, info, notice, warning, error, critical", env: "RIDE_LOG_LEVEL", default: "info"))
     public var logLevel: String?
 
     @Flag(name: .customLong("check"), help: "Check the configuration (flags and environment), print it, and exit without starting.")
@@ -99,7 +106,8 @@ public struct CommonOptions: ParsableArguments, Sendable {
 
     /// `--mode` resolved; anything but development or production is a `ConfigurationError`.
     public func runMode(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> RunMode {
-        let setting = Setting.resolve(mode, flag: RunMode.flag, env: RunMode.environment, default: RunMode.development.rawValue, environment: environment)
+        let setting = Setting.resolve(
+            mode, flag: RunMode.flag, env: RunMode.environment, default: RunMode.development.rawValue, environment: environment)
         guard let mode = RunMode(rawValue: setting.value) else {
             throw ConfigurationError("mode (\(setting.origin)) '\(setting.value)' must be development or production")
         }
@@ -119,7 +127,9 @@ public struct CommonOptions: ParsableArguments, Sendable {
         }
         let levelSetting = Setting.resolve(logLevel, flag: "log-level", env: "RIDE_LOG_LEVEL", default: "info")
         guard let level = Logger.Level(rawValue: levelSetting.value) else {
-            throw ConfigurationError("log level (\(levelSetting.origin)) '\(levelSetting.value)' must be one of trace, debug, info, notice, warning, error, critical")
+            throw ConfigurationError(
+                "log level (\(levelSetting.origin)) '\(levelSetting.value)' must be one of trace, debug, info, notice, warning, error, critical"
+            )
         }
         return (format, level)
     }

@@ -16,8 +16,10 @@ public struct DatabaseOptions: ParsableArguments, Sendable {
     public init() {}
 
     /// PostgreSQL when a URL is given (a malformed one is a `ConfigurationError` naming the part), else `sqlitePath`.
-    public func location(sqlitePath: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StorageLocation {
-        let setting = try Setting.resolveSecret(databaseURL, flag: "database-url", env: "RIDE_DATABASE_URL", default: "", environment: environment)
+    public func location(sqlitePath: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StorageLocation
+    {
+        let setting = try Setting.resolveSecret(
+            databaseURL, flag: "database-url", env: "RIDE_DATABASE_URL", default: "", environment: environment)
         guard !setting.value.isEmpty else { return .sqlite(path: sqlitePath) }
         do {
             return .postgres(try PostgresURL(parsing: setting.value))
@@ -33,7 +35,8 @@ extension StorageLocation {
         guard case .postgres(let url) = self, let password = url.password else { return [] }
         return [
             SecretSetting(
-                name: "database password", origin: "in --database-url, RIDE_DATABASE_URL or its _FILE", value: Array(password.utf8), minimumLength: 16)
+                name: "database password", origin: "in --database-url, RIDE_DATABASE_URL or its _FILE", value: Array(password.utf8),
+                minimumLength: 16)
         ]
     }
 }

@@ -26,7 +26,8 @@ public struct ServiceStorage<Store: Sendable>: Sendable {
         do {
             switch location {
             case .sqlite(let path):
-                try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
                 store = try sqlite(path)
             case .postgres(let url):
                 guard let postgres else { throw ConfigurationError("\(program) keeps its state in SQLite only") }
@@ -37,7 +38,9 @@ public struct ServiceStorage<Store: Sendable>: Sendable {
             throw exitWithError("cannot open the database (\(location)): \(detail)", program: program, code: ExitCodes.software)
         }
         let publisher = try await EventPublisher(endpoint: endpoint, source: source, logger: logger)
-        return ServiceStorage(store: store, publisher: publisher, relay: OutboxRelay(log: eventLog(store), publisher: publisher, source: source, logger: logger))
+        return ServiceStorage(
+            store: store, publisher: publisher,
+            relay: OutboxRelay(log: eventLog(store), publisher: publisher, source: source, logger: logger))
     }
 
     /// A service that keeps its state in one SQLite file.

@@ -56,7 +56,9 @@ public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
 }
 
 /// Reads an on/off setting: the flag, else its variable (1, true or yes; 0, false, no or empty).
-public func flagSetting(_ flagValue: Bool, flag: String, env: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Bool {
+public func flagSetting(_ flagValue: Bool, flag: String, env: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+    throws -> Bool
+{
     if flagValue { return true }
     let value = environment[env] ?? ""
     switch value.lowercased() {

@@ -23,7 +23,8 @@ extension EventReactor {
 
     /// Handles the source's events after `after` (up to `through`, when given) as its log has them.
     func readLog(
-        _ source: String, after: UInt64, through: UInt64? = nil, epoch: Int, into group: inout DiscardingTaskGroup, progress: ReactorProgress
+        _ source: String, after: UInt64, through: UInt64? = nil, epoch: Int, into group: inout DiscardingTaskGroup,
+        progress: ReactorProgress
     ) async -> LogRead {
         var read = LogRead(reached: after)
         while true {
@@ -31,7 +32,9 @@ extension EventReactor {
             do {
                 page = try await fetch(source, read.reached, through.map { Int(min(500, max(1, $0 - read.reached))) } ?? 500)
             } catch {
-                logger.error("\(name): cannot read a source's log; the next event of it tries again", metadata: ["source": "\(source)", "error": "\(error)"])
+                logger.error(
+                    "\(name): cannot read a source's log; the next event of it tries again",
+                    metadata: ["source": "\(source)", "error": "\(error)"])
                 read.failed = true
                 return read
             }
@@ -62,7 +65,9 @@ extension EventReactor {
                 if cursor == before { break }
             }
         } catch {
-            logger.error("\(name): cannot read a source's log to check events; the next event of it tries again", metadata: ["source": "\(source)", "error": "\(error)"])
+            logger.error(
+                "\(name): cannot read a source's log to check events; the next event of it tries again",
+                metadata: ["source": "\(source)", "error": "\(error)"])
             slice.newest = nil
         }
         return slice
@@ -70,33 +75,44 @@ extension EventReactor {
 
     /// The log's event at `sequence`, to tell later whether the log started over (nil when it cannot be read).
     func logMark(_ source: String, at sequence: UInt64) async -> ReactorPositions.LogMark? {
-        guard sequence > 0, let event = try? await fetch(source, sequence - 1, 1).events.first, event.sequence == sequence else { return nil }
+        guard sequence > 0, let event = try? await fetch(source, sequence - 1, 1).events.first, event.sequence == sequence else {
+            return nil
+        }
         return .init(sequence: event.sequence, id: event.id)
     }
 
     /// A jump from `after` to `event`: the events between, and the event itself, handled as the log has them.
     /// Beyond the log's newest it is refused and the subscriber set back: never adopted.
-    func fill(_ event: CloudEvent<Payload>, after: UInt64, positions: inout ReactorPositions, into group: inout DiscardingTaskGroup, progress: ReactorProgress)
+    func fill(
+        _ event: CloudEvent<Payload>, after: UInt64, positions: inout ReactorPositions, into group: inout DiscardingTaskGroup,
+        progress: ReactorProgress
+    )
         async
     {
         let source = event.source
-        let read = await readLog(source, after: after, through: event.sequence, epoch: positions[source]?.epoch ?? 0, into: &group, progress: progress)
+        let read = await readLog(
+            source, after: after, through: event.sequence, epoch: positions[source]?.epoch ?? 0, into: &group, progress: progress)
         positions.read(source, after: after, through: read.reached, last: read.last)
         if read.failed { return }  // known stays where the read got to: the next event reads on
         guard read.reached == event.sequence else {
-            refusals.note(.farAhead, source: source, "sequence \(event.sequence) is beyond the newest in its log (\(read.newest ?? 0))", logger: logger)
+            refusals.note(
+                .farAhead, source: source, "sequence \(event.sequence) is beyond the newest in its log (\(read.newest ?? 0))",
+                logger: logger)
             subscriber.expect(source: source, after: read.reached)
             return
         }
         logger.warning(
-            "\(name): sequence gap; read the missed events from the source's log", metadata: ["source": "\(source)", "after": "\(after)", "received": "\(event.sequence)"])
+            "\(name): sequence gap; read the missed events from the source's log",
+            metadata: ["source": "\(source)", "after": "\(after)", "received": "\(event.sequence)"])
         if read.last?.id != event.id { noteConflict(event) }
     }
 
     /// An event at or below the position, not a copy of what was taken there: the log's event at
     /// that sequence is handled (again: idempotent). If the log's newest is below the position,
     /// what was taken beyond it was not the publisher's: the position goes back there.
-    func checkConflict(_ event: CloudEvent<Payload>, positions: inout ReactorPositions, into group: inout DiscardingTaskGroup, progress: ReactorProgress) async {
+    func checkConflict(
+        _ event: CloudEvent<Payload>, positions: inout ReactorPositions, into group: inout DiscardingTaskGroup, progress: ReactorProgress
+    ) async {
         let source = event.source
         guard event.sequence > 0 else { return }
         let page: EventsPage
@@ -111,13 +127,17 @@ extension EventReactor {
         if let logged = page.events.first, logged.sequence == event.sequence {
             if logged.id != event.id { noteConflict(event) }
             dispatchLogged(logged, epoch: positions[source]?.epoch ?? 0, into: &group, progress: progress)
-            positions.read(source, after: event.sequence - 1, through: event.sequence, last: .init(sequence: logged.sequence, id: logged.id))
+            positions.read(
+                source, after: event.sequence - 1, through: event.sequence, last: .init(sequence: logged.sequence, id: logged.id))
         } else {
-            refusals.note(.farAhead, source: source, "sequence \(event.sequence) is beyond the newest in its log (\(page.lastSequence))", logger: logger)
+            refusals.note(
+                .farAhead, source: source, "sequence \(event.sequence) is beyond the newest in its log (\(page.lastSequence))",
+                logger: logger)
         }
         if let known = positions[source]?.known, known > page.lastSequence {
             logger.warning(
-                "\(name): events beyond the newest in a source's log were taken; set back", metadata: ["source": "\(source)", "newest": "\(page.lastSequence)"])
+                "\(name): events beyond the newest in a source's log were taken; set back",
+                metadata: ["source": "\(source)", "newest": "\(page.lastSequence)"])
             await setBack(source, to: page.lastSequence, positions: &positions, progress: progress, subscriber: true)
         }
     }
@@ -125,7 +145,9 @@ extension EventReactor {
     /// Sequence 1 with a new id: believed only when the log no longer has the last event read from
     /// it (or, with none read, when the log's first event is this one and its newest is below the
     /// position); then the source is read again from its start. Otherwise refused.
-    func checkRestart(_ event: CloudEvent<Payload>, positions: inout ReactorPositions, into group: inout DiscardingTaskGroup, progress: ReactorProgress) async {
+    func checkRestart(
+        _ event: CloudEvent<Payload>, positions: inout ReactorPositions, into group: inout DiscardingTaskGroup, progress: ReactorProgress
+    ) async {
         let source = event.source
         guard let position = positions[source] else { return }
         let startsOver: Bool
@@ -138,11 +160,15 @@ extension EventReactor {
                 startsOver = page.events.first?.id == event.id && page.lastSequence < position.known
             }
         } catch {
-            logger.error("\(name): cannot read a source's log to check a restart; not believed", metadata: ["source": "\(source)", "error": "\(error)"])
+            logger.error(
+                "\(name): cannot read a source's log to check a restart; not believed",
+                metadata: ["source": "\(source)", "error": "\(error)"])
             startsOver = false
         }
         guard startsOver else {
-            refusals.note(.restart, source: source, "sequence 1 (event \(event.id.prefix(100))) while its log goes on past \(position.known)", logger: logger)
+            refusals.note(
+                .restart, source: source, "sequence 1 (event \(event.id.prefix(100))) while its log goes on past \(position.known)",
+                logger: logger)
             subscriber.expect(source: source, after: position.known)
             return
         }

@@ -49,7 +49,8 @@ public struct EventReactor<Payload: Decodable & Sendable>: Service {
     ///   - service: the reacting service, for the handlers' spans (`react <service> <event type>`,
     ///     continuing the event's trace); `name` when not given.
     public init(
-        name: String, service: String? = nil, sources: [String], cursors: any ReactorCursors, subscriber: any EventFeed<Payload>, logger: Logger,
+        name: String, service: String? = nil, sources: [String], cursors: any ReactorCursors, subscriber: any EventFeed<Payload>,
+        logger: Logger,
         orderingKey: (@Sendable (CloudEvent<Payload>) -> String?)? = nil, verifies: (@Sendable (CloudEvent<Payload>) -> Bool)? = nil,
         refusals: RefusedEvents = .shared, fetch: @escaping Fetch, handle: @escaping Handle
     ) {
@@ -109,7 +110,9 @@ public struct EventReactor<Payload: Decodable & Sendable>: Service {
         var verified: Bool
     }
 
-    func react(to batch: [Delivery<Payload>], positions: inout ReactorPositions, into group: inout DiscardingTaskGroup, progress: ReactorProgress) async {
+    func react(
+        to batch: [Delivery<Payload>], positions: inout ReactorPositions, into group: inout DiscardingTaskGroup, progress: ReactorProgress
+    ) async {
         var taken: [Taken] = []
         for case .event(let received) in batch {
             let event = received.event
@@ -137,7 +140,9 @@ public struct EventReactor<Payload: Decodable & Sendable>: Service {
 
     /// Handles what was taken, in order: as the bus carried it, or, for kinds it verifies, as the
     /// log has it (one read per source). One the log has not is refused, and the source set back.
-    func settle(_ taken: inout [Taken], positions: inout ReactorPositions, into group: inout DiscardingTaskGroup, progress: ReactorProgress) async {
+    func settle(_ taken: inout [Taken], positions: inout ReactorPositions, into group: inout DiscardingTaskGroup, progress: ReactorProgress)
+        async
+    {
         guard !taken.isEmpty else { return }
         defer { taken.removeAll(keepingCapacity: true) }
         var logs: [String: LogSlice] = [:]
@@ -157,13 +162,15 @@ public struct EventReactor<Payload: Decodable & Sendable>: Service {
             if let logged = log.events[event.sequence] {
                 if logged.id != event.id { noteConflict(event) }
                 dispatchLogged(logged, epoch: epoch, into: &group, progress: progress)
-                positions.read(source, after: event.sequence - 1, through: event.sequence, last: .init(sequence: logged.sequence, id: logged.id))
+                positions.read(
+                    source, after: event.sequence - 1, through: event.sequence, last: .init(sequence: logged.sequence, id: logged.id))
                 continue
             }
             // Not read, or not in the log: nothing of the source from here on is taken.
             stopped.insert(source)
             if let newest = log.newest {
-                refusals.note(.farAhead, source: source, "sequence \(event.sequence) is beyond the newest in its log (\(newest))", logger: logger)
+                refusals.note(
+                    .farAhead, source: source, "sequence \(event.sequence) is beyond the newest in its log (\(newest))", logger: logger)
                 await setBack(source, to: min(newest, event.sequence - 1), positions: &positions, progress: progress, subscriber: true)
             } else {
                 await setBack(source, to: event.sequence - 1, positions: &positions, progress: progress, subscriber: false)
@@ -194,20 +201,25 @@ public struct EventReactor<Payload: Decodable & Sendable>: Service {
             let typed = try (event as? CloudEvent<Payload>) ?? event.retyped(as: Payload.self)
             dispatch(typed, epoch: epoch, into: &group, progress: progress)
         } catch {
-            logger.error("\(name): event data does not decode; skipped", metadata: ["source": "\(event.source)", "sequence": "\(event.sequence)", "error": "\(error)"])
+            logger.error(
+                "\(name): event data does not decode; skipped",
+                metadata: ["source": "\(event.source)", "sequence": "\(event.sequence)", "error": "\(error)"])
             Task { await progress.finish(source: event.source, sequence: event.sequence, epoch: epoch) }
         }
     }
 
     /// `known` back to `sequence` (and the watermark; the subscriber's tracker when `subscriber`).
-    func setBack(_ source: String, to sequence: UInt64, positions: inout ReactorPositions, progress: ReactorProgress, subscriber tell: Bool) async {
+    func setBack(_ source: String, to sequence: UInt64, positions: inout ReactorPositions, progress: ReactorProgress, subscriber tell: Bool)
+        async
+    {
         if let epoch = positions.setBack(source, to: sequence) { await progress.setBack(source: source, to: sequence, epoch: epoch) }
         if tell { subscriber.expect(source: source, after: sequence) }
     }
 
     func noteConflict(_ event: CloudEvent<Payload>) {
         refusals.note(
-            .conflict, source: event.source, "event \(event.id.prefix(100)) is not the one its log has at sequence \(event.sequence); the log's was handled",
+            .conflict, source: event.source,
+            "event \(event.id.prefix(100)) is not the one its log has at sequence \(event.sequence); the log's was handled",
             logger: logger)
     }
 }

@@ -42,12 +42,15 @@ public enum Outbox {
     public static func append(
         _ db: Database, topic: String, type: String, data: some Encodable, time: Date = Date(), trace: TraceHeaders? = Trace.currentHeaders
     ) throws -> UInt64 {
-        if let problem = Topic.problem(with: topic) { throw ServiceError(status: 500, code: "internal", message: "outbox topic: \(problem)") }
+        if let problem = Topic.problem(with: topic) {
+            throw ServiceError(status: 500, code: "internal", message: "outbox topic: \(problem)")
+        }
         let sequence = try lastSequence(db) + 1
         try db.run(
             "INSERT INTO outbox (sequence, id, topic, type, time_ms, data, traceparent, tracestate) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                Int64(sequence), EventID.next(), topic, type, Int64((time.timeIntervalSince1970 * 1000).rounded()), Data(try JSONCoding.encode(data)),
+                Int64(sequence), EventID.next(), topic, type, Int64((time.timeIntervalSince1970 * 1000).rounded()),
+                Data(try JSONCoding.encode(data)),
                 trace?.traceparent, trace?.tracestate,
             ])
         return sequence
@@ -64,7 +67,8 @@ public enum Outbox {
 
     /// Events after `sequence`, oldest first: what the `events` op returns.
     public static func events(_ db: Database, after sequence: UInt64, limit: Int) throws -> [StoredEvent] {
-        try StoredEvent.fetch(db, sql: "SELECT * FROM outbox WHERE sequence > ? ORDER BY sequence LIMIT ?", arguments: [Int64(sequence), limit])
+        try StoredEvent.fetch(
+            db, sql: "SELECT * FROM outbox WHERE sequence > ? ORDER BY sequence LIMIT ?", arguments: [Int64(sequence), limit])
     }
 
     /// The last sequence appended (0 when none).
@@ -112,7 +116,9 @@ extension EventsQuery {
     /// The page size asked for (500 when not given); 422 outside 1...5000.
     public func checkedLimit() throws -> Int {
         let limit = self.limit ?? 500
-        guard (1...5000).contains(limit) else { throw ServiceError.unprocessable("invalid_params", "limit: must be from 1 to 5000, got \(limit)") }
+        guard (1...5000).contains(limit) else {
+            throw ServiceError.unprocessable("invalid_params", "limit: must be from 1 to 5000, got \(limit)")
+        }
         return limit
     }
 }

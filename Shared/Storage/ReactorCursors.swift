@@ -14,7 +14,9 @@ public protocol DatabaseReactorCursors: ReactorCursors {
 
 extension DatabaseReactorCursors {
     public func reactorCursor(source: String) async throws -> UInt64 { try await ReactorCursorTable.cursor(database, source: source) }
-    public func saveReactorCursor(source: String, sequence: UInt64) async throws { try await ReactorCursorTable.save(database, source: source, sequence: sequence) }
+    public func saveReactorCursor(source: String, sequence: UInt64) async throws {
+        try await ReactorCursorTable.save(database, source: source, sequence: sequence)
+    }
 }
 
 /// The `reactor_cursors` table a service's migration creates with `ReactorCursorTable.sql`.
@@ -22,7 +24,9 @@ public enum ReactorCursorTable {
     public static let sql = "CREATE TABLE reactor_cursors (source TEXT PRIMARY KEY NOT NULL, sequence INTEGER NOT NULL);"
 
     public static func cursor(_ database: some DatabaseReader, source: String) async throws -> UInt64 {
-        try await database.read { db in UInt64(try db.value(Int64.self, "SELECT sequence FROM reactor_cursors WHERE source = ?", [source]) ?? 0) }
+        try await database.read { db in
+            UInt64(try db.value(Int64.self, "SELECT sequence FROM reactor_cursors WHERE source = ?", [source]) ?? 0)
+        }
     }
 
     public static func save(_ database: some DatabaseWriter, source: String, sequence: UInt64) async throws {

@@ -32,7 +32,8 @@ public enum RequestTable {
     /// (expired before, this key forgotten before, abandoned claim before) at `now`.
     static func cutoffs(_ now: Date, _ key: RequestKey) -> (expired: Int64, forgotten: Int64, abandoned: Int64) {
         (
-            milliseconds(now.addingTimeInterval(-RequestKey.lifetime)), milliseconds(now.addingTimeInterval(-min(key.kept, RequestKey.lifetime))),
+            milliseconds(now.addingTimeInterval(-RequestKey.lifetime)),
+            milliseconds(now.addingTimeInterval(-min(key.kept, RequestKey.lifetime))),
             milliseconds(now.addingTimeInterval(-RequestKey.lease))
         )
     }
@@ -55,7 +56,8 @@ public struct SQLiteRequestLog: RequestLog {
                 "INSERT INTO requests (scope, key, hash, created_at_ms) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 [key.scope, key.key, key.hash, RequestTable.milliseconds(now)])
             if db.changesCount == 1 { return .first }
-            let row = try Row.fetchOne(db, sql: "SELECT hash, status, body FROM requests WHERE scope = ? AND key = ?", arguments: [key.scope, key.key])
+            let row = try Row.fetchOne(
+                db, sql: "SELECT hash, status, body FROM requests WHERE scope = ? AND key = ?", arguments: [key.scope, key.key])
             guard let row else { return .first }
             return RequestTable.claim(of: key, hash: row["hash"], status: row["status"], body: row["body"])
         }
@@ -100,7 +102,8 @@ public struct PostgresRequestLog: RequestLog {
                 """, logger: logger)
             if inserted == 1 { return .first }
             let row = try await connection.first(
-                "SELECT hash, status, body FROM requests WHERE scope = \(key.scope) AND key = \(key.key)", as: (String, Int64?, String?).self, logger: logger)
+                "SELECT hash, status, body FROM requests WHERE scope = \(key.scope) AND key = \(key.key)",
+                as: (String, Int64?, String?).self, logger: logger)
             guard let row else { return .first }
             return RequestTable.claim(of: key, hash: row.0, status: row.1, body: row.2)
         }
@@ -110,14 +113,16 @@ public struct PostgresRequestLog: RequestLog {
         let logger = postgres.logger
         let (status, body) = (Int64(reply.status), String(decoding: reply.json, as: UTF8.self))
         try await postgres.write { connection in
-            try await connection.run("UPDATE requests SET status = \(status), body = \(body) WHERE scope = \(key.scope) AND key = \(key.key)", logger: logger)
+            try await connection.run(
+                "UPDATE requests SET status = \(status), body = \(body) WHERE scope = \(key.scope) AND key = \(key.key)", logger: logger)
         }
     }
 
     public func release(_ key: RequestKey) async throws {
         let logger = postgres.logger
         try await postgres.write { connection in
-            try await connection.run("DELETE FROM requests WHERE scope = \(key.scope) AND key = \(key.key) AND status IS NULL", logger: logger)
+            try await connection.run(
+                "DELETE FROM requests WHERE scope = \(key.scope) AND key = \(key.key) AND status IS NULL", logger: logger)
         }
     }
 }

@@ -152,7 +152,9 @@ private struct RuntimeLoop {
                 try poller.add(socket, token: token)
                 slots[token] = Slot(device: device, socket: socket, endpoint: endpoint)
             } catch {
-                device.logger.error("cannot connect to the platform", metadata: ["endpoints": "\(device.configuration.endpoints.joined(separator: ","))", "error": "\(error)"])
+                device.logger.error(
+                    "cannot connect to the platform",
+                    metadata: ["endpoints": "\(device.configuration.endpoints.joined(separator: ","))", "error": "\(error)"])
             }
         case .unregister(let id, let continuation):
             for (token, slot) in slots where slot.device.id == id {

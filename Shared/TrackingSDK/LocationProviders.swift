@@ -69,7 +69,9 @@ public final class SimulatedDrive: LocationProvider {
     /// Times that are not one per point or that go back are refused (the car stays where it is).
     @discardableResult
     public func drive(along route: Polyline, times: [Double], from time: Date = Date()) -> Bool {
-        guard times.count == route.points.count, route.points.count >= 2, zip(times, times.dropFirst()).allSatisfy({ $0 <= $1 }) else { return false }
+        guard times.count == route.points.count, route.points.count >= 2, zip(times, times.dropFirst()).allSatisfy({ $0 <= $1 }) else {
+            return false
+        }
         var distances = [0.0]
         for (a, b) in zip(route.points, route.points.dropFirst()) { distances.append((distances.last ?? 0) + a.distance(to: b)) }
         state.withLock { $0.leg = Leg(route: route, speed: 0, startedAt: time, times: times, distances: distances) }

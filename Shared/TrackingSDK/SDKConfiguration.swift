@@ -107,9 +107,14 @@ public struct SDKConfiguration: Sendable {
     public static func parseEndpoints(_ text: String) throws -> [String] {
         let endpoints = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard !endpoints.contains(where: \.isEmpty) else {
-            throw Problem(description: "RIDE_TRACKING_INGEST '\(text)' must be ride-tracking's ingest endpoints separated by commas, one per shard in shard order; one is empty")
+            throw Problem(
+                description:
+                    "RIDE_TRACKING_INGEST '\(text)' must be ride-tracking's ingest endpoints separated by commas, one per shard in shard order; one is empty"
+            )
         }
-        if let problem = problem(withEndpointCount: endpoints.count) { throw Problem(description: "RIDE_TRACKING_INGEST '\(text)': \(problem)") }
+        if let problem = problem(withEndpointCount: endpoints.count) {
+            throw Problem(description: "RIDE_TRACKING_INGEST '\(text)': \(problem)")
+        }
         return endpoints
     }
 

@@ -67,7 +67,8 @@ public final class TrackingDevice: Sendable {
             }
         }
         do {
-            return try TrackingDevice(id: configuration.deviceID ?? SDKConfiguration.persistentDeviceID(), configuration: configuration, provider: provider)
+            return try TrackingDevice(
+                id: configuration.deviceID ?? SDKConfiguration.persistentDeviceID(), configuration: configuration, provider: provider)
         } catch {
             fatalError("TrackingSDK: \(error)")
         }
@@ -178,7 +179,9 @@ public final class TrackingDevice: Sendable {
         runtime.wake()
     }
 
-    public func subscribeToLocation(_ callback: @escaping @Sendable (Result<HyperTrack.Location, HyperTrack.LocationError>) -> Void) -> HyperTrack.Cancellable {
+    public func subscribeToLocation(_ callback: @escaping @Sendable (Result<HyperTrack.Location, HyperTrack.LocationError>) -> Void)
+        -> HyperTrack.Cancellable
+    {
         locationSubscribers.add(current: location, callback)
     }
 
@@ -253,7 +256,9 @@ public final class TrackingDevice: Sendable {
                     if !state.obey(command, now: now) {
                         logger.info(
                             "a tracking command older than the device's last tracking change; ignored",
-                            metadata: ["command": "\(command.command.rawValue)", "issued_at": "\(command.issuedAt.map(RFC3339.format) ?? "")"])
+                            metadata: [
+                                "command": "\(command.command.rawValue)", "issued_at": "\(command.issuedAt.map(RFC3339.format) ?? "")",
+                            ])
                     }
                 }
             default:
@@ -412,7 +417,8 @@ struct DeviceState {
             ? DeviceIntents(name: name, metadata: metadata, tracking: tracking, available: available, changedAt: intentsChangedAt)
             : nil
         let batch = IngestBatch(
-            publishableKey: configuration.publishableKey ?? "", deviceCredential: credential, deviceID: deviceID, batchID: nextBatchID, device: intents,
+            publishableKey: configuration.publishableKey ?? "", deviceCredential: credential, deviceID: deviceID, batchID: nextBatchID,
+            device: intents,
             locations: locations, geotags: pendingGeotags.isEmpty ? nil : pendingGeotags, sync: syncRequested ? true : nil)
         pendingGeotags = []
         syncRequested = false
@@ -454,7 +460,9 @@ struct DeviceState {
         let rejectedLocations = ack.rejected.filter { $0.kind == "location" }.count
         stats.acknowledged += UInt64(inFlight.batch.locations.count - rejectedLocations)
         stats.rejected += UInt64(rejectedLocations)
-        for item in ack.rejected { logger.warning("the platform refused a \(item.kind)", metadata: ["field": "\(item.field)", "reason": "\(item.reason)"]) }
+        for item in ack.rejected {
+            logger.warning("the platform refused a \(item.kind)", metadata: ["field": "\(item.field)", "reason": "\(item.reason)"])
+        }
         // The platform's intents win when they are newer (set_availability, a command, another app).
         if !intentsUnsent, let changedAt = ack.device.changedAt, changedAt > intentsChangedAt {
             if let tracking = ack.device.tracking { setTracking(tracking, at: changedAt) }
@@ -477,7 +485,9 @@ struct DeviceState {
             if wanted == tracking {
                 setTracking(wanted, at: given)
             } else {
-                logger.info("a tracking command missed; obeyed from an ack", metadata: ["tracking": "\(wanted)", "issued_at": "\(RFC3339.format(given))"])
+                logger.info(
+                    "a tracking command missed; obeyed from an ack",
+                    metadata: ["tracking": "\(wanted)", "issued_at": "\(RFC3339.format(given))"])
                 _ = obey(DeviceCommandEvent(command: wanted ? .startTracking : .stopTracking, issuedAt: given), now: now)
             }
         }

@@ -3,7 +3,8 @@ import Foundation
 /// Base64url without padding (RFC 4648 §5), as tokens spell their bytes.
 public enum Base64URL {
     public static func encode(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+            of: "=", with: "")
     }
 
     public static func decode(_ text: Substring) -> Data? {

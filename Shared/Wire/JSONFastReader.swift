@@ -211,7 +211,9 @@ public struct JSONFastReader {
             while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57, index - exponentStart < 3 { index += 1 }
             guard index > exponentStart, index == bytes.count || bytes[index] < 48 || bytes[index] > 57 else { return nil }
             // Only normal results: what overflows or underflows is JSONDecoder's to refuse.
-            return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[numberStart..<index]), as: UTF8.self)).flatMap { $0.isNormal ? $0 : nil }
+            return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[numberStart..<index]), as: UTF8.self)).flatMap {
+                $0.isNormal ? $0 : nil
+            }
         }
         if digits > 15 { return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[numberStart..<index]), as: UTF8.self)) }
         let value = Double(mantissa) / Self.powersOfTen[fraction]

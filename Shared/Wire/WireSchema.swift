@@ -88,7 +88,8 @@ public struct WireRules: Sendable, Equatable {
     public var maxItems: Int?
 
     public init(
-        minimum: Double? = nil, maximum: Double? = nil, minLength: Int? = nil, maxLength: Int? = nil, pattern: String? = nil, meaning: String? = nil,
+        minimum: Double? = nil, maximum: Double? = nil, minLength: Int? = nil, maxLength: Int? = nil, pattern: String? = nil,
+        meaning: String? = nil,
         minItems: Int? = nil, maxItems: Int? = nil, exclusiveMinimum: Double? = nil
     ) {
         self.minimum = minimum

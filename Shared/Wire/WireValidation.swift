@@ -41,7 +41,8 @@ extension WireRules {
         guard tooSmall || tooLarge else { return }
         let got = Self.text(number)
         switch (minimum, maximum) {
-        case (let minimum?, let maximum?): throw WireViolation(path: path, problem: "must be from \(Self.text(minimum)) to \(Self.text(maximum)), got \(got)")
+        case (let minimum?, let maximum?):
+            throw WireViolation(path: path, problem: "must be from \(Self.text(minimum)) to \(Self.text(maximum)), got \(got)")
         case (let minimum?, nil): throw WireViolation(path: path, problem: "must be at least \(Self.text(minimum)), got \(got)")
         default: throw WireViolation(path: path, problem: "must be at most \(Self.text(maximum ?? 0)), got \(got)")
         }
@@ -65,7 +66,9 @@ extension WireRules {
     public func check(count: Int, at path: String) throws(WireViolation) {
         switch (minItems, maxItems) {
         case (let low?, let high?) where !(low...high).contains(count):
-            throw WireViolation(path: path, problem: low == high ? "must have \(low) items, got \(count)" : "must have \(low) to \(high) items, got \(count)")
+            throw WireViolation(
+                path: path,
+                problem: low == high ? "must have \(low) items, got \(count)" : "must have \(low) to \(high) items, got \(count)")
         case (let low?, nil) where count < low: throw WireViolation(path: path, problem: "must have at least \(low) items, got \(count)")
         case (nil, let high?) where count > high: throw WireViolation(path: path, problem: "must have at most \(high) items, got \(count)")
         default: return

@@ -30,7 +30,8 @@ public macro WireModel() = #externalMacro(module: "WireMacros", type: "WireModel
 /// It generates nothing itself: `@WireModel` reads it.
 @attached(peer)
 public macro WireField(
-    minimum: Double? = nil, maximum: Double? = nil, minLength: Int? = nil, maxLength: Int? = nil, pattern: String? = nil, meaning: String? = nil,
+    minimum: Double? = nil, maximum: Double? = nil, minLength: Int? = nil, maxLength: Int? = nil, pattern: String? = nil,
+    meaning: String? = nil,
     minItems: Int? = nil, maxItems: Int? = nil, exclusiveMinimum: Double? = nil
 ) = #externalMacro(module: "WireMacros", type: "WireFieldMacro")
 
@@ -46,7 +47,9 @@ public protocol WireRepresented: WireValue {
 
 extension WireRepresented {
     @inlinable public func writeJSON(to out: inout [UInt8]) { wireForm.writeJSON(to: &out) }
-    @inlinable public static func read(from reader: inout JSONFastReader) -> Self? { WireForm.read(from: &reader).flatMap(Self.init(wireForm:)) }
+    @inlinable public static func read(from reader: inout JSONFastReader) -> Self? {
+        WireForm.read(from: &reader).flatMap(Self.init(wireForm:))
+    }
     public static var wireSchema: WireSchema { WireForm.wireSchema }
 }
 

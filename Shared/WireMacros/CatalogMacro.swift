@@ -9,12 +9,18 @@ public struct CatalogMacro: MemberMacro {
         of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax, conformingTo protocols: [TypeSyntax],
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        guard case .argumentList(let arguments) = node.arguments else { throw WireMacroError("@Catalog names the types or functions whose values it lists") }
+        guard case .argumentList(let arguments) = node.arguments else {
+            throw WireMacroError("@Catalog names the types or functions whose values it lists")
+        }
         let callees = Set(
-            arguments.compactMap { $0.expression.as(StringLiteralExprSyntax.self)?.segments.compactMap { $0.as(StringSegmentSyntax.self)?.content.text }.joined() })
+            arguments.compactMap {
+                $0.expression.as(StringLiteralExprSyntax.self)?.segments.compactMap { $0.as(StringSegmentSyntax.self)?.content.text }
+                    .joined()
+            })
         var names: [String] = []
         for member in declaration.memberBlock.members {
-            guard let variable = member.decl.as(VariableDeclSyntax.self), variable.modifiers.contains(where: { $0.name.text == "static" }) else { continue }
+            guard let variable = member.decl.as(VariableDeclSyntax.self), variable.modifiers.contains(where: { $0.name.text == "static" })
+            else { continue }
             for binding in variable.bindings {
                 guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
                     let call = binding.initializer?.value.as(FunctionCallExprSyntax.self),
@@ -24,7 +30,9 @@ public struct CatalogMacro: MemberMacro {
                 names.append(name)
             }
         }
-        guard !names.isEmpty else { throw WireMacroError("@Catalog found no static constant made by \(callees.sorted().joined(separator: " or "))") }
+        guard !names.isEmpty else {
+            throw WireMacroError("@Catalog found no static constant made by \(callees.sorted().joined(separator: " or "))")
+        }
         return ["public static let catalog = [\(raw: names.map { "\($0).descriptor" }.joined(separator: ", "))]"]
     }
 }

@@ -16,7 +16,8 @@ struct WireEnumDescription {
             guard let cases = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
             for element in cases.elements {
                 guard element.parameterClause == nil else {
-                    throw WireMacroError("@WireModel derives an enum only without associated values (\(decl.name.text).\(element.name.text))")
+                    throw WireMacroError(
+                        "@WireModel derives an enum only without associated values (\(decl.name.text).\(element.name.text))")
                 }
                 if let raw = element.rawValue?.value.as(StringLiteralExprSyntax.self) {
                     values.append(raw.segments.compactMap { $0.as(StringSegmentSyntax.self)?.content.text }.joined())

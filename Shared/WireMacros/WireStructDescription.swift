@@ -62,7 +62,9 @@ struct WireStructDescription {
             }
         }
         storedNames = stored
-        guard properties.count <= 64 else { throw WireMacroError("@WireModel reads at most 64 members; \(decl.name.text) has \(properties.count)") }
+        guard properties.count <= 64 else {
+            throw WireMacroError("@WireModel reads at most 64 members; \(decl.name.text) has \(properties.count)")
+        }
         // JSONEncoder's sortedKeys order: by UTF-8 bytes.
         self.properties = properties.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }
@@ -90,7 +92,9 @@ struct WireStructDescription {
                 let previous = characters[index - 1]
                 let next = index + 1 < characters.count ? characters[index + 1] : nil
                 let pluralAcronym = next == "s" && index + 2 == characters.count
-                if previous.isLowercase || previous.isNumber || (previous.isUppercase && next?.isLowercase == true && !pluralAcronym) { out += "_" }
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && next?.isLowercase == true && !pluralAcronym) {
+                    out += "_"
+                }
             }
             out += character.lowercased()
         }
@@ -138,7 +142,9 @@ struct WireStructDescription {
 
     static func rules(of variable: VariableDeclSyntax) -> String? {
         for element in variable.attributes {
-            guard let attribute = element.as(AttributeSyntax.self), attribute.attributeName.trimmedDescription == "WireField" else { continue }
+            guard let attribute = element.as(AttributeSyntax.self), attribute.attributeName.trimmedDescription == "WireField" else {
+                continue
+            }
             if case .argumentList(let arguments) = attribute.arguments { return arguments.trimmedDescription }
             return ""
         }
@@ -174,7 +180,8 @@ struct WireStructDescription {
         let locals = properties.map { "        var _\($0.name): \($0.type)? = nil" }
         let cases = properties.enumerated().map { index, property in
             let read = property.optional ? "optionalMember" : "member"
-            return "            case \(literal(property.key)): return reader.\(read)(&_\(property.name), \(UInt64(1) << UInt64(index)), &_wireSeen)"
+            return
+                "            case \(literal(property.key)): return reader.\(read)(&_\(property.name), \(UInt64(1) << UInt64(index)), &_wireSeen)"
         }
         let required = properties.filter { !$0.optional }.map { "let _\($0.name)" }
         let arguments = properties.map { "_\($0.name)" }.joined(separator: ", ")
@@ -210,7 +217,8 @@ struct WireStructDescription {
     private func schema(access: String) -> String {
         let members = properties.map { property in
             let rules = property.rules.map { ", rules: WireRules(\($0))" } ?? ""
-            return "            WireProperty(\(literal(property.key)), WireSchema.of(\(property.type).self), required: \(!property.optional), "
+            return
+                "            WireProperty(\(literal(property.key)), WireSchema.of(\(property.type).self), required: \(!property.optional), "
                 + "description: \(optionalLiteral(property.documentation))\(rules)),"
         }
         return """

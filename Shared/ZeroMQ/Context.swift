@@ -41,7 +41,9 @@ public final class Context: @unchecked Sendable {
     /// clients is running when this returns. Call it once, before the first socket connects.
     /// `onDecision` hears each admission and refusal (to log them).
     @discardableResult
-    public func enableCurve(_ security: CurveSecurity, onDecision: @escaping @Sendable (ZAPHandler.Decision) -> Void = { _ in }) async throws -> ZAPHandler? {
+    public func enableCurve(_ security: CurveSecurity, onDecision: @escaping @Sendable (ZAPHandler.Decision) -> Void = { _ in })
+        async throws -> ZAPHandler?
+    {
         guard zmq_has("curve") != 0 else {
             throw ZMQError(code: ENOTSUP, operation: "CURVE: this libzmq (\(Self.libraryVersion)) was built without it")
         }

@@ -86,7 +86,9 @@ public struct CurveSecurity: Sendable {
     /// Decides, per connecting client's public key (Z85), whether it may connect.
     public var authorizer: any CurveAuthorizer
 
-    public init(identity: CurveKeyPair, serverKey: String, server: CurveKeyPair? = nil, authorizer: any CurveAuthorizer = AllowedCurveKeys([:])) {
+    public init(
+        identity: CurveKeyPair, serverKey: String, server: CurveKeyPair? = nil, authorizer: any CurveAuthorizer = AllowedCurveKeys([:])
+    ) {
         self.identity = identity
         self.serverKey = serverKey
         self.server = server

@@ -53,7 +53,9 @@ public final class Socket {
     public func bind(_ endpoint: String) throws {
         if let curve = context.curve, Self.leavesProcess(endpoint) {
             guard let server = curve.server else {
-                throw ZMQError(code: EACCES, operation: "bind \(type) to \(endpoint): CURVE is on and this process has no server key, so it may not listen")
+                throw ZMQError(
+                    code: EACCES,
+                    operation: "bind \(type) to \(endpoint): CURVE is on and this process has no server key, so it may not listen")
             }
             try becomeCurveServer(server, domain: admitsAnyCurveKey ? ZAPHandler.anyKeyDomain : ZAPHandler.domain)
         }
@@ -210,7 +212,8 @@ extension Socket {
                 throw error
             }
             if frames == 0 {
-                admitted = admit(UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message)), Self.userID(of: &message))
+                admitted = admit(
+                    UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message)), Self.userID(of: &message))
             }
             frames += 1
             let more = zmq_msg_more(&message) != 0

@@ -24,7 +24,9 @@ extension Socket {
 
     /// XPUB: a one-frame message sent to every subscriber when it connects (and reconnects); it
     /// reaches only subscribers that subscribed to a prefix of it before connecting.
-    public func setWelcomeMessage(_ message: String) throws { try set(ZMQ_XPUB_WELCOME_MSG, bytes: Frame(frame: message), name: "ZMQ_XPUB_WELCOME_MSG") }
+    public func setWelcomeMessage(_ message: String) throws {
+        try set(ZMQ_XPUB_WELCOME_MSG, bytes: Frame(frame: message), name: "ZMQ_XPUB_WELCOME_MSG")
+    }
 
     /// XPUB: pass every subscription message upstream, including duplicates.
     public func setVerbose(_ on: Bool) throws { try set(ZMQ_XPUB_VERBOSE, on ? 1 : 0, name: "ZMQ_XPUB_VERBOSE") }
@@ -38,14 +40,18 @@ extension Socket {
     /// to the subscriber whose message was received last.
     public func applySubscription(_ message: Frame) throws {
         guard let kind = message.first, kind <= 1 else { return }
-        try set(kind == 1 ? ZMQ_SUBSCRIBE : ZMQ_UNSUBSCRIBE, bytes: Array(message.dropFirst()), name: kind == 1 ? "ZMQ_SUBSCRIBE" : "ZMQ_UNSUBSCRIBE")
+        try set(
+            kind == 1 ? ZMQ_SUBSCRIBE : ZMQ_UNSUBSCRIBE, bytes: Array(message.dropFirst()),
+            name: kind == 1 ? "ZMQ_SUBSCRIBE" : "ZMQ_UNSUBSCRIBE")
     }
 
     /// Messages larger than this many bytes make libzmq drop the connection that sent them
     /// (`-1`: no limit), before any of it is read into a message.
     public func setMaximumMessageSize(_ bytes: Int64) throws {
         var value = bytes
-        guard zmq_setsockopt(handle, ZMQ_MAXMSGSIZE, &value, MemoryLayout<Int64>.size) == 0 else { throw ZMQError.last("setsockopt ZMQ_MAXMSGSIZE") }
+        guard zmq_setsockopt(handle, ZMQ_MAXMSGSIZE, &value, MemoryLayout<Int64>.size) == 0 else {
+            throw ZMQError.last("setsockopt ZMQ_MAXMSGSIZE")
+        }
     }
 
     /// The ZAP domain a CURVE server socket asks its context's handler about (RFC 27): the handler

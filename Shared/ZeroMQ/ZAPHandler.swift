@@ -76,7 +76,9 @@ public final class ZAPHandler: Sendable {
     static func answer(_ request: [Frame], authorizer: any CurveAuthorizer) -> (reply: [Frame], decision: Decision?) {
         let version = Frame(frame: "1.0")
         guard request.count >= 6, request[0] == version else {
-            return ([version, request.count > 1 ? request[1] : [], Frame(frame: "500"), Frame(frame: "malformed ZAP request"), [], []], nil)
+            return (
+                [version, request.count > 1 ? request[1] : [], Frame(frame: "500"), Frame(frame: "malformed ZAP request"), [], []], nil
+            )
         }
         let requestID = request[1]
         let domain = request[2].utf8String ?? ""

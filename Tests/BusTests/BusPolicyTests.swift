@@ -7,7 +7,8 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
 
 @Suite struct BusPermissionsTests {
     let tracking = BusPermissions(
-        serves: ["tracking", "tracking.shard.*"], calls: ["users": ["get"], "tracking.shard.*": []], publishes: ["device.location.", "device.status."],
+        serves: ["tracking", "tracking.shard.*"], calls: ["users": ["get"], "tracking.shard.*": []],
+        publishes: ["device.location.", "device.status."],
         subscribes: ["device.command."])
 
     @Test func servesItsOwnServicesAndPatternsOnly() {
@@ -69,7 +70,9 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
 
         let anonymous = try #require(policy.refusal(of: .subscribe(prefix: ""), by: nil))
         #expect(anonymous.role == "none" && anonymous.reason.contains("no CURVE key name"))
-        #expect(policy.refusal(of: .subscribe(prefix: ""), by: "orders")?.reason == "key 'orders' (role orders) may not subscribe to every topic")
+        #expect(
+            policy.refusal(of: .subscribe(prefix: ""), by: "orders")?.reason
+                == "key 'orders' (role orders) may not subscribe to every topic")
     }
 }
 
@@ -146,7 +149,8 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
 
     @Test func aKeyThatMayNotServeIsToldToDisconnectAndNeverRegisters() {
         var core = core()
-        #expect(send(&core, from: worker, key: "gateway", MDP.ready(service: "users")) == [BrokerOutgoing(to: worker, frames: MDP.disconnect)])
+        #expect(
+            send(&core, from: worker, key: "gateway", MDP.ready(service: "users")) == [BrokerOutgoing(to: worker, frames: MDP.disconnect)])
         #expect(core.workerCount(service: "users") == 0 && !core.isWorker(worker))
         #expect(core.stats.refused == [RefusalCount(BusRefusal(action: .serve(service: "users"), key: "gateway", reason: "")): 1])
         let notices = core.takeNotices()
@@ -163,7 +167,8 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
     @Test func aRequestItsKeyMayNotMakeIsAnswered403WithTheReasonAndReachesNoWorker() throws {
         var core = core()
         _ = send(&core, from: worker, key: "users", MDP.ready(service: "users"))
-        let refused = send(&core, from: client, key: "gateway", MDP.clientRequest(service: "users", body: [f("r7\nissue_device_credential\n{}")]))
+        let refused = send(
+            &core, from: client, key: "gateway", MDP.clientRequest(service: "users", body: [f("r7\nissue_device_credential\n{}")]))
         #expect(refused.count == 1 && refused[0].to == client)
         let (service, echoed) = try MDP.parseClientReply(refused[0].frames)
         let (id, body) = try #require(RequestID.split(echoed))
@@ -179,7 +184,9 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
     @Test func aConnectionWithoutAKeyNameIsRefusedButAnyoneMayAskTheBrokerItself() {
         var core = core()
         let refused = send(&core, from: client, key: nil, MDP.clientRequest(service: "users", body: [f("login\n{}")]))
-        #expect(refused.count == 1 && (try? MDP.parseClientReply(refused[0].frames).body).flatMap { try? ServiceReply(frames: $0).status } == 403)
+        #expect(
+            refused.count == 1
+                && (try? MDP.parseClientReply(refused[0].frames).body).flatMap { try? ServiceReply(frames: $0).status } == 403)
         let mmi = send(&core, from: client, key: nil, MDP.clientRequest(service: "mmi.service", body: [f("users")]))
         #expect((try? MDP.parseClientReply(mmi[0].frames).body) == [f("404")])
     }

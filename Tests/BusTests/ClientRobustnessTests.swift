@@ -66,7 +66,9 @@ import ZeroMQ
         for call in calls {
             await #expect(throws: MDPClientError.closed) { try await call.value }
         }
-        #expect(ContinuousClock.now - closing < .seconds(120), "closing does not wait for the requests' 300-s timeouts (room for make test's first minute)")
+        #expect(
+            ContinuousClock.now - closing < .seconds(120),
+            "closing does not wait for the requests' 300-s timeouts (room for make test's first minute)")
         await #expect(throws: MDPClientError.closed) { try await client.callRaw("echo", "echo", json: Array("{}".utf8)) }
         worker.stop()
         try await serving.value
@@ -86,7 +88,9 @@ import ZeroMQ
         let start = ContinuousClock.now
         waiting.cancel()
         await #expect(throws: MDPClientError.cancelled) { try await waiting.value }
-        #expect(ContinuousClock.now - start < .seconds(120), "a cancelled request ends at once, not at its 300-s timeout (room for a loaded machine)")
+        #expect(
+            ContinuousClock.now - start < .seconds(120),
+            "a cancelled request ends at once, not at its 300-s timeout (room for a loaded machine)")
         let alreadyCancelled = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await client.request(service: "nobody", body: [Frame(frame: "x")])
@@ -109,7 +113,8 @@ import ZeroMQ
     @Test func thePublisherClosesInTimeEvenWhenTheBusStopsReading() async throws {
         // A raw XSUB that subscribes to everything and then never reads: the publisher's sends stall.
         let stop = StopFlag()
-        let (stalled, endpoint) = try await OwnedThread.start(name: "stalled-bus") { (ready: @escaping @Sendable (Result<String, any Error>) -> Void) in
+        let (stalled, endpoint) = try await OwnedThread.start(name: "stalled-bus") {
+            (ready: @escaping @Sendable (Result<String, any Error>) -> Void) in
             do {
                 let xsub = try Socket(.xsub)
                 try xsub.setReceiveHighWaterMark(10)
@@ -136,7 +141,9 @@ import ZeroMQ
         for _ in 0..<50_000 { try publisher.publish(topic: "x.y", type: "t", data: ["p": .string(payload)] as JSONValue) }
         let start = ContinuousClock.now
         await publisher.close()
-        #expect(ContinuousClock.now - start < .seconds(120), "close gave up at the flush deadline (300 ms), not never (room for a loaded machine)")
+        #expect(
+            ContinuousClock.now - start < .seconds(120),
+            "close gave up at the flush deadline (300 ms), not never (room for a loaded machine)")
         #expect(publisher.counts.dropped > 0, "what could not be sent is counted")
         stop.request()
         await stalled.join()

@@ -52,10 +52,19 @@ struct OrderData: Codable, Equatable, Sendable {
         (#"{"specversion":"1.0","id":"e","source":"s","type":"t","time":"yesterday","sequence":"1","data":{}}"#, "time"),
         (#"{"specversion":"1.0","id":"e","source":"s","type":"t","time":"2026-11-21T09:30:00Z","sequence":12,"data":{}}"#, "sequence"),
         (#"{"specversion":"1.0","id":"e","source":"s","type":"t","time":"2026-11-21T09:30:00Z","sequence":"-1","data":{}}"#, "sequence"),
-        (#"{"specversion":"1.0","id":"e","source":"s","type":"t","time":"2026-11-21T09:30:00Z","sequence":"99999999999999999999999","data":{}}"#, "sequence"),
-        (#"{"specversion":"1.0","id":"e","source":"s","type":"t","time":"2026-11-21T09:30:00Z","sequence":"1","datacontenttype":"text/xml","data":{}}"#, "datacontenttype"),
+        (
+            #"{"specversion":"1.0","id":"e","source":"s","type":"t","time":"2026-11-21T09:30:00Z","sequence":"99999999999999999999999","data":{}}"#,
+            "sequence"
+        ),
+        (
+            #"{"specversion":"1.0","id":"e","source":"s","type":"t","time":"2026-11-21T09:30:00Z","sequence":"1","datacontenttype":"text/xml","data":{}}"#,
+            "datacontenttype"
+        ),
         (#"{"specversion":"1.0","id":"e","source":"s","type":"t","time":"2026-11-21T09:30:00Z","sequence":"1"}"#, "data"),
-        (#"{"specversion":"1.0","id":"e","source":"s","type":"t","time":"2026-11-21T09:30:00Z","sequence":"1","data":{"order_id":3,"status":"NEW"}}"#, "data"),
+        (
+            #"{"specversion":"1.0","id":"e","source":"s","type":"t","time":"2026-11-21T09:30:00Z","sequence":"1","data":{"order_id":3,"status":"NEW"}}"#,
+            "data"
+        ),
         (#"[1,2,3]"#, "(event)"),
         (#"{"specversion":"1.0","#, "(event)"),
         ("\u{FF}\u{FE}garbage", "(event)"),
@@ -70,7 +79,8 @@ struct OrderData: Codable, Equatable, Sendable {
     }
 
     @Test func dataErrorsNameTheField() {
-        let json = #"{"specversion":"1.0","id":"e","source":"s","type":"t","time":"2026-11-21T09:30:00Z","sequence":"1","data":{"order_id":"o","status":7}}"#
+        let json =
+            #"{"specversion":"1.0","id":"e","source":"s","type":"t","time":"2026-11-21T09:30:00Z","sequence":"1","data":{"order_id":"o","status":7}}"#
         do {
             _ = try CloudEvent<OrderData>.decode(Array(json.utf8))
             Issue.record("decoded a bad event")

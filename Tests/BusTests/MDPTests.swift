@@ -17,9 +17,13 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
     }
 
     @Test func decodesWhatItEncodes() throws {
-        #expect(try MDP.parseToBroker(MDP.clientRequest(service: "echo", body: [f("a"), f("b")])[...]) == .clientRequest(service: "echo", body: [f("a"), f("b")]))
+        #expect(
+            try MDP.parseToBroker(MDP.clientRequest(service: "echo", body: [f("a"), f("b")])[...])
+                == .clientRequest(service: "echo", body: [f("a"), f("b")]))
         #expect(try MDP.parseToBroker(MDP.ready(service: "users")[...]) == .ready(service: "users"))
-        #expect(try MDP.parseToBroker(MDP.reply(client: [1, 2], body: [f("200"), f("{}")])[...]) == .reply(client: [1, 2], body: [f("200"), f("{}")]))
+        #expect(
+            try MDP.parseToBroker(MDP.reply(client: [1, 2], body: [f("200"), f("{}")])[...])
+                == .reply(client: [1, 2], body: [f("200"), f("{}")]))
         #expect(try MDP.parseToBroker(MDP.heartbeat[...]) == .heartbeat)
         #expect(try MDP.parseToBroker(MDP.disconnect[...]) == .disconnect)
         #expect(try MDP.parseBrokerToWorker(MDP.request(client: [7], body: [f("ping")])) == .request(client: [7], body: [f("ping")]))

@@ -28,15 +28,20 @@ import Wire
         let reordered = try #require(try key(#"{"n":1,"text":"hi","request_id":"k2","caller":{"id":"r-1","role":"rider"}}"#))
         #expect(reordered.hash == first.hash)
         #expect(try key(#"{"caller":{"role":"rider","id":"r-1"},"request_id":"k1","text":"hello","n":1}"#)?.hash != first.hash)
-        #expect(try key(#"{"caller":{"role":"rider","id":"r-1"},"request_id":"k1","text":"hi","n":1}"#, op: "send_message")?.hash != first.hash, "another op")
+        #expect(
+            try key(#"{"caller":{"role":"rider","id":"r-1"},"request_id":"k1","text":"hi","n":1}"#, op: "send_message")?.hash != first.hash,
+            "another op")
         #expect(try key(#"{"user_id":"d-2","request_id":"k"}"#)?.scope == "user:d-2")
         #expect(try key(#"{"request_id":"k"}"#)?.scope == "")
     }
 
     @Test func aStatedRequestHashStandsForTheParams() throws {
         let first = try #require(try key(#"{"request_id":"k","request_hash":"PUT /me {a}","batch_id":1,"at":"10:00"}"#))
-        #expect(try key(#"{"request_id":"k","request_hash":"PUT /me {a}","batch_id":2,"at":"10:01"}"#)?.hash == first.hash, "values of the moment do not count")
-        #expect(try key(#"{"request_id":"k","request_hash":"PUT /me {b}","batch_id":1,"at":"10:00"}"#)?.hash != first.hash, "another request")
+        #expect(
+            try key(#"{"request_id":"k","request_hash":"PUT /me {a}","batch_id":2,"at":"10:01"}"#)?.hash == first.hash,
+            "values of the moment do not count")
+        #expect(
+            try key(#"{"request_id":"k","request_hash":"PUT /me {b}","batch_id":1,"at":"10:00"}"#)?.hash != first.hash, "another request")
         #expect(try key(#"{"request_id":"k","request_hash":"PUT /me {a}"}"#, op: "other")?.hash != first.hash, "another op")
         #expect(throws: ServiceError.self) { _ = try key(#"{"request_id":"k","request_hash":7}"#) }
         #expect(throws: ServiceError.self) { _ = try key(#"{"request_id":"k","request_hash":""}"#) }

@@ -15,11 +15,15 @@ import Wire
         let login = #"{"phone_number":"+380501110001","password":"secret123","request_id":"k1"}"#
         let reply = ServiceReply(status: 200, json: Array(#"{"token":"eyJhbGciOiJIUzI1NiJ9.payload.sig","refresh_token":"s-1.abc"}"#.utf8))
         let stored = try sealing.seal(reply, for: try key(login, sealing: sealing))
-        #expect(stored.status == 200 && !String(decoding: stored.json, as: UTF8.self).contains("eyJ"), "\(String(decoding: stored.json, as: UTF8.self))")
+        #expect(
+            stored.status == 200 && !String(decoding: stored.json, as: UTF8.self).contains("eyJ"),
+            "\(String(decoding: stored.json, as: UTF8.self))")
         #expect(sealing.open(stored, for: try key(login, sealing: sealing)) == reply, "a retry opens it")
         let otherPassword = login.replacingOccurrences(of: "secret123", with: "secret124")
         #expect(sealing.open(stored, for: try key(otherPassword, sealing: sealing)) == nil, "another request does not")
-        #expect(RequestSealing(secret: Array(repeating: 8, count: 32)).open(stored, for: try key(login, sealing: sealing)) == nil, "nor another secret")
+        #expect(
+            RequestSealing(secret: Array(repeating: 8, count: 32)).open(stored, for: try key(login, sealing: sealing)) == nil,
+            "nor another secret")
         #expect(sealing.open(reply, for: try key(login, sealing: sealing)) == nil, "a reply kept before sealing is not a sealed one")
     }
 

@@ -9,7 +9,9 @@ import ZeroMQ
 /// and that a forged event cannot steer it for long.
 @Suite struct SequenceTrackerTests {
     /// Observations of `events` (sequence, id) from one source.
-    static func observations(_ events: [(UInt64, String)], source: String = "orders", tracker: inout SequenceTracker) -> [SequenceObservation] {
+    static func observations(_ events: [(UInt64, String)], source: String = "orders", tracker: inout SequenceTracker)
+        -> [SequenceObservation]
+    {
         events.map { tracker.observe(source: source, sequence: $0.0, id: $0.1) }
     }
 
@@ -35,7 +37,8 @@ import ZeroMQ
     @Test func seededTrackerSeesWhatWasMissedWhileDown() {
         var tracker = SequenceTracker()
         tracker.expect(source: "orders", after: 100)
-        #expect(tracker.observe(source: "orders", sequence: 104, id: "a") == .gap(SequenceGap(source: "orders", expected: 101, received: 104)))
+        #expect(
+            tracker.observe(source: "orders", sequence: 104, id: "a") == .gap(SequenceGap(source: "orders", expected: 101, received: 104)))
         #expect(SequenceGap(source: "orders", expected: 101, received: 104).missing == 3)
     }
 
@@ -45,22 +48,30 @@ import ZeroMQ
     @Test func anotherIDAtASequenceSeenIsAConflictNotADuplicate() {
         #expect(Self.observations(Self.run(1...3) + [(3, "e3"), (3, "forged")]).suffix(2) == [.duplicate(last: 3), .conflict(last: 3)])
         // Forged first, genuine after: the genuine one is not taken for a copy.
-        #expect(Self.observations(Self.run(1...3) + [(4, "forged"), (4, "e4"), (5, "e5")]).suffix(3) == [.next, .conflict(last: 4), .next])
+        #expect(
+            Self.observations(Self.run(1...3) + [(4, "forged"), (4, "e4"), (5, "e5")]).suffix(3) == [.next, .conflict(last: 4), .next])
         // A forged run ahead of the genuine one: each genuine event of it is a conflict still.
         let forgedRun: [(UInt64, String)] = [(4, "f4"), (5, "f5"), (6, "f6")]
-        #expect(Self.observations(Self.run(1...3) + forgedRun + Self.run(4...6)).suffix(3) == Array(repeating: .conflict(last: 6), count: 3))
+        #expect(
+            Self.observations(Self.run(1...3) + forgedRun + Self.run(4...6)).suffix(3) == Array(repeating: .conflict(last: 6), count: 3))
     }
 
     /// Through two bus instances each event comes twice: the late copy of the first event is a
     /// duplicate, not a restart; a source that really starts again still shows as one.
     @Test func aLateCopyOfTheFirstEventIsADuplicateAndARestartStillShows() {
-        #expect(Self.observations([(1, "a"), (2, "b"), (3, "c"), (1, "a"), (2, "b")]) == [.first, .next, .next, .duplicate(last: 3), .duplicate(last: 3)])
+        #expect(
+            Self.observations([(1, "a"), (2, "b"), (3, "c"), (1, "a"), (2, "b")]) == [
+                .first, .next, .next, .duplicate(last: 3), .duplicate(last: 3),
+            ])
         var limits = SequenceTracker.Limits()
         limits.recentIDs = 2
         var tracker = SequenceTracker(limits: limits)
         let far = Self.observations(Self.run(1...50) + [(1, "e1")], tracker: &tracker)
         #expect(far.last == .duplicate(last: 50), "the first event's id is kept beyond the window")
-        #expect(Self.observations([(1, "a"), (2, "b"), (1, "x"), (1, "x"), (2, "y")]) == [.first, .next, .restarted(last: 2), .duplicate(last: 1), .next])
+        #expect(
+            Self.observations([(1, "a"), (2, "b"), (1, "x"), (1, "x"), (2, "y")]) == [
+                .first, .next, .restarted(last: 2), .duplicate(last: 1), .next,
+            ])
     }
 
     /// A plain subscriber cannot ask the publisher: a jump stays unconfirmed, and the next event of
@@ -82,7 +93,8 @@ import ZeroMQ
         let twoPaths: [(UInt64, String)] = [(1, "e1"), (4, "e4"), (1, "e1"), (2, "e2"), (3, "e3"), (4, "e4"), (5, "e5")]
         #expect(
             Self.observations(twoPaths) == [
-                .first, .gap(SequenceGap(source: "orders", expected: 2, received: 4)), .duplicate(last: 4), .next, .next, .duplicate(last: 4), .next,
+                .first, .gap(SequenceGap(source: "orders", expected: 2, received: 4)), .duplicate(last: 4), .next, .next,
+                .duplicate(last: 4), .next,
             ])
     }
 
@@ -112,7 +124,9 @@ import ZeroMQ
         var tracker = SequenceTracker(limits: limits)
         tracker.expect(source: "orders", after: 7)
         for device in 0..<1000 {
-            for sequence in UInt64(1)...3 { _ = tracker.observe(source: "tracking/devices/\(device)", sequence: sequence, id: "\(device)-\(sequence)") }
+            for sequence in UInt64(1)...3 {
+                _ = tracker.observe(source: "tracking/devices/\(device)", sequence: sequence, id: "\(device)-\(sequence)")
+            }
         }
         #expect(tracker.sourceCount <= 100)
         #expect(tracker.lastSequence(of: "orders") == 7, "followed: kept")
@@ -129,15 +143,21 @@ import ZeroMQ
 /// `EventSubscriber` refuses an event whose source is not its topic's publisher before its
 /// sequence is looked at.
 @Suite struct SourceRuleTests {
-    static let rule = EventSourceRule(publishers: [(topicPrefix: "order.", source: "orders"), (topicPrefix: "device.location.", source: "tracking")])
+    static let rule = EventSourceRule(publishers: [
+        (topicPrefix: "order.", source: "orders"), (topicPrefix: "device.location.", source: "tracking"),
+    ])
 
     static func frames(topic: String, source: String, sequence: UInt64) -> [Frame] {
-        [Frame(frame: topic), EnvelopeWriter.write(id: EventID.next(), source: source, type: "t", time: Date(), sequence: sequence, data: Array("{}".utf8))]
+        [
+            Frame(frame: topic),
+            EnvelopeWriter.write(id: EventID.next(), source: source, type: "t", time: Date(), sequence: sequence, data: Array("{}".utf8)),
+        ]
     }
 
     @Test func anEventFromAnotherSourceIsMalformedAndTouchesNoSequence() {
         var tracker = SequenceTracker()
-        let forged = EventSubscriber<JSONValue>.decode(Self.frames(topic: "order.status.COMPLETED", source: "evil", sequence: 1 << 62), tracker: &tracker, sourceRule: Self.rule)
+        let forged = EventSubscriber<JSONValue>.decode(
+            Self.frames(topic: "order.status.COMPLETED", source: "evil", sequence: 1 << 62), tracker: &tracker, sourceRule: Self.rule)
         guard case .malformed(let problem) = forged else {
             Issue.record("a foreign source's event was delivered")
             return
@@ -145,20 +165,29 @@ import ZeroMQ
         #expect(problem.isForeignSource && problem.topic == "order.status.COMPLETED" && problem.reason.contains("evil"))
         #expect(tracker.sourceCount == 0, "its sequence never reached the tracker")
         for (topic, source) in [("order.status.NEW", "orders"), ("device.location.d1", "tracking/devices/d1"), ("ops.note", "anyone")] {
-            guard case .event = EventSubscriber<JSONValue>.decode(Self.frames(topic: topic, source: source, sequence: 1), tracker: &tracker, sourceRule: Self.rule) else {
+            guard
+                case .event = EventSubscriber<JSONValue>.decode(
+                    Self.frames(topic: topic, source: source, sequence: 1), tracker: &tracker, sourceRule: Self.rule)
+            else {
                 Issue.record("\(source) on \(topic) was refused")
                 continue
             }
         }
-        for (topic, source) in [("order.status.NEW", "ordersX"), ("order.status.NEW", "orders-evil/x"), ("device.location.d1", "trackingX/devices/d1")] {
-            let delivery = EventSubscriber<JSONValue>.decode(Self.frames(topic: topic, source: source, sequence: 1), tracker: &tracker, sourceRule: Self.rule)
+        for (topic, source) in [
+            ("order.status.NEW", "ordersX"), ("order.status.NEW", "orders-evil/x"), ("device.location.d1", "trackingX/devices/d1"),
+        ] {
+            let delivery = EventSubscriber<JSONValue>.decode(
+                Self.frames(topic: topic, source: source, sequence: 1), tracker: &tracker, sourceRule: Self.rule)
             guard case .malformed = delivery else {
                 Issue.record("\(source) on \(topic) was delivered")
                 continue
             }
         }
         // Without a rule (a plain tool's subscriber), anything goes.
-        guard case .event = EventSubscriber<JSONValue>.decode(Self.frames(topic: "order.x", source: "evil", sequence: 1), tracker: &tracker, sourceRule: nil) else {
+        guard
+            case .event = EventSubscriber<JSONValue>.decode(
+                Self.frames(topic: "order.x", source: "evil", sequence: 1), tracker: &tracker, sourceRule: nil)
+        else {
             Issue.record("refused without a rule")
             return
         }

@@ -201,7 +201,8 @@ func withBrokerAndWorker(
         _ = await probing.result
         let start = publisher.nextSequence
         for i in 0..<1000 {
-            try publisher.publish(topic: i % 2 == 0 ? "order.status.NEW" : "trip.created", type: "t", data: ["i": .number(Double(i))] as JSONValue)
+            try publisher.publish(
+                topic: i % 2 == 0 ? "order.status.NEW" : "trip.created", type: "t", data: ["i": .number(Double(i))] as JSONValue)
         }
         try publisher.publish(topic: "order.done", type: "done", data: JSONValue.null)
         var received: [ReceivedEvent<JSONValue>] = []

@@ -44,7 +44,8 @@ import ZeroMQ
     static let time = RFC3339.parse("2026-11-21T09:30:00.123Z")!
 
     static func envelope(trace: TraceHeaders?) -> [UInt8] {
-        EnvelopeWriter.write(id: "e1", source: "orders", type: "order.status", time: time, sequence: 42, data: Array(#"{"a":1}"#.utf8), trace: trace)
+        EnvelopeWriter.write(
+            id: "e1", source: "orders", type: "order.status", time: time, sequence: 42, data: Array(#"{"a":1}"#.utf8), trace: trace)
     }
 
     @Test func anEventCarriesItsTraceThroughBothDecodersAndTheEncoder() throws {
@@ -73,7 +74,8 @@ import ZeroMQ
         #""traceparent":"\#(String(repeating: "0", count: 5000))""#,
     ])
     func anEventWithAMalformedTraceIsKeptWithoutIt(_ attribute: String) throws {
-        let json = #"{"specversion":"1.0","id":"e1","source":"orders","type":"t","time":"2026-11-21T09:30:00.123Z","sequence":"1",\#(attribute),"data":{}}"#
+        let json =
+            #"{"specversion":"1.0","id":"e1","source":"orders","type":"t","time":"2026-11-21T09:30:00.123Z","sequence":"1",\#(attribute),"data":{}}"#
         let event = try CloudEvent<JSONValue>.decode(Array(json.utf8))
         #expect(event.trace == nil)
         #expect(event.sequence == 1)

@@ -17,7 +17,8 @@ import Testing
     static func write(_ text: String, to path: String) throws { try Data(text.utf8).write(to: URL(fileURLWithPath: path)) }
 
     static func manifest(roads: String = "roads.graph", places: String? = nil, format: String = "ride-city 1") -> String {
-        #"{"format":"\#(format)","name":"Test","source":"unit test","roads":"\#(roads)""# + (places.map { #","places":"\#($0)""# } ?? "") + "}"
+        #"{"format":"\#(format)","name":"Test","source":"unit test","roads":"\#(roads)""# + (places.map { #","places":"\#($0)""# } ?? "")
+            + "}"
     }
 
     func problem(_ directory: String) -> String {
@@ -69,12 +70,17 @@ import Testing
         let hierarchy = ContractionHierarchy(graph: graph)
         let file = hierarchy.encoded(graphChecksum: RoadGraph.checksum(ofFile: bytes) ?? 0)
         try Data(file).write(to: URL(fileURLWithPath: "\(directory)/hierarchy.bin"))
-        try Self.write(#"{"format":"ride-city 1","name":"Test","source":"unit test","roads":"roads.graph","hierarchy":"hierarchy.bin"}"#, to: "\(directory)/city.json")
+        try Self.write(
+            #"{"format":"ride-city 1","name":"Test","source":"unit test","roads":"roads.graph","hierarchy":"hierarchy.bin"}"#,
+            to: "\(directory)/city.json")
         let city = try CityBundle.load(directory: directory)
-        #expect(city.routes.hierarchy?.shortcutCount == hierarchy.shortcutCount, "the bundle's own, though the graph is under the threshold")
+        #expect(
+            city.routes.hierarchy?.shortcutCount == hierarchy.shortcutCount, "the bundle's own, though the graph is under the threshold")
         let aStar = EmbeddedRoutes(graph: graph)
         for (start, end) in [(graph.points[0], graph.points[graph.points.count - 1]), (graph.points[17], graph.points[901])] {
-            #expect(abs(try city.routes.shortestRoute(from: start, to: end).duration - aStar.shortestRoute(from: start, to: end).duration) < 1e-6)
+            #expect(
+                abs(try city.routes.shortestRoute(from: start, to: end).duration - aStar.shortestRoute(from: start, to: end).duration)
+                    < 1e-6)
         }
         // Damaged: the checksum says so.
         var damaged = file

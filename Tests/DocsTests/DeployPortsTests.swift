@@ -7,11 +7,14 @@ import Testing
 /// against that one declaration, so a port changed there and not here fails.
 @Suite struct DeployPortsTests {
     static let files = [
-        "docker-compose.yml", "deploy/monitoring.compose.yml", "deploy/healthcheck.sh", "deploy/prometheus/prometheus.yml", "deploy/prometheus/local.yml",
+        "docker-compose.yml", "deploy/monitoring.compose.yml", "deploy/healthcheck.sh", "deploy/prometheus/prometheus.yml",
+        "deploy/prometheus/local.yml",
         "deploy/prometheus/kubernetes.yml",
     ]
 
-    static func text(_ path: String) throws -> String { try String(contentsOf: Repository.root.appendingPathComponent(path), encoding: .utf8) }
+    static func text(_ path: String) throws -> String {
+        try String(contentsOf: Repository.root.appendingPathComponent(path), encoding: .utf8)
+    }
 
     static var kubernetesFiles: [String] {
         let base = Repository.root.appendingPathComponent("deploy/kubernetes/base")
@@ -33,12 +36,16 @@ import Testing
                 let name = String(match.output[1].substring!)
                 guard let process = RideProcess(rawValue: name) else { continue }
                 let arguments = String(match.output[2].substring!).matches(of: argument).map { String($0.output[1].substring!) }
-                func value(_ flag: String) -> String? { arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
+                func value(_ flag: String) -> String? {
+                    arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+                }
                 func port(_ flag: String) -> Int? { value(flag).flatMap { $0.split(separator: ":").last.flatMap { Int($0) } } }
                 let shard = value("--shard").flatMap { $0.split(separator: "/").first.flatMap { Int($0) } } ?? 0
                 let expected: [(String, Int)] = [
-                    ("--http", Self.declared(process.httpPort, shard: shard)), ("--ingest", Self.declared(PlatformPorts.trackingIngest, shard: shard)),
-                    ("--pub", PlatformPorts.eventIngress), ("--sub", PlatformPorts.eventEgress), ("--broker", PlatformPorts.broker), ("--listen", PlatformPorts.gateway),
+                    ("--http", Self.declared(process.httpPort, shard: shard)),
+                    ("--ingest", Self.declared(PlatformPorts.trackingIngest, shard: shard)),
+                    ("--pub", PlatformPorts.eventIngress), ("--sub", PlatformPorts.eventEgress), ("--broker", PlatformPorts.broker),
+                    ("--listen", PlatformPorts.gateway),
                 ]
                 for (flag, declared) in expected {
                     guard let found = port(flag) else { continue }
@@ -64,7 +71,9 @@ import Testing
         let local = try Regex(#"targets: \[([^\]]*)\], labels: \{ service: ([a-z]+) \}"#)
         for match in try Self.text("deploy/prometheus/local.yml").matches(of: local) {
             guard let process = RideProcess(rawValue: String(match.output[2].substring!)) else { continue }
-            let ports = String(match.output[1].substring!).split(separator: ",").compactMap { $0.split(separator: ":").last.flatMap { Int($0.filter(\.isNumber)) } }
+            let ports = String(match.output[1].substring!).split(separator: ",").compactMap {
+                $0.split(separator: ":").last.flatMap { Int($0.filter(\.isNumber)) }
+            }
             for (shard, port) in ports.enumerated() {
                 checked += 1
                 #expect(port == Self.declared(process.httpPort, shard: shard), "local.yml: \(match.output[0])")

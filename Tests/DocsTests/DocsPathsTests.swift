@@ -16,7 +16,9 @@ import Testing
             let text = try String(contentsOf: document, encoding: .utf8)
             for match in text.matches(of: link) {
                 let target = String(match.output[1].substring!)
-                if target.hasPrefix("http:") || target.hasPrefix("https:") || target.hasPrefix("mailto:") || target.hasPrefix("#") { continue }
+                if target.hasPrefix("http:") || target.hasPrefix("https:") || target.hasPrefix("mailto:") || target.hasPrefix("#") {
+                    continue
+                }
                 let path = String(target.split(separator: "#", maxSplits: 1).first ?? "")
                 checked += 1
                 #expect(
@@ -38,7 +40,9 @@ import Testing
                     !token.contains(where: { " <>*{}$:…|()".contains($0) }), !token.contains("...")
                 else { continue }
                 checked += 1
-                #expect(Self.exists(Repository.root.appendingPathComponent(token)), "\(document.lastPathComponent) names \(token), which does not exist")
+                #expect(
+                    Self.exists(Repository.root.appendingPathComponent(token)),
+                    "\(document.lastPathComponent) names \(token), which does not exist")
             }
         }
         #expect(checked > 10, "the docs name the repository's paths")
@@ -50,13 +54,17 @@ import Testing
         let cited = try Regex(#"(?:^|[\s(`])((?:docs|reference)/[A-Za-z0-9_./-]+\.md)"#)
         var checked = 0
         for folder in ["Shared", "Services", "Tools", "Tests", "Fuzz"] {
-            let files = FileManager.default.enumerator(at: Repository.root.appendingPathComponent(folder), includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? []
+            let files =
+                FileManager.default.enumerator(at: Repository.root.appendingPathComponent(folder), includingPropertiesForKeys: nil)?
+                .allObjects as? [URL] ?? []
             for file in files where file.pathExtension == "swift" {
                 let text = try String(contentsOf: file, encoding: .utf8)
                 for match in text.matches(of: cited) {
                     let path = String(match.output[1].substring!)
                     checked += 1
-                    #expect(!path.hasPrefix("reference/"), "\(file.lastPathComponent) cites \(path), a seed document outside the repository: cite the docs")
+                    #expect(
+                        !path.hasPrefix("reference/"),
+                        "\(file.lastPathComponent) cites \(path), a seed document outside the repository: cite the docs")
                     let found = path.hasPrefix("reference/") || Self.exists(Repository.root.appendingPathComponent(path))
                     #expect(found, "\(file.lastPathComponent) cites \(path), which does not exist")
                 }

@@ -29,26 +29,39 @@ struct KubernetesServiceManifest {
 
     static let all = [
         KubernetesServiceManifest(
-            process: .users, about: "Users: accounts and tokens; replicas share PostgreSQL and the token key (docs/operations.md, Running at scale).",
+            process: .users,
+            about: "Users: accounts and tokens; replicas share PostgreSQL and the token key (docs/operations.md, Running at scale).",
             cpuRequest: "100m", cpuLimit: "\"1\"",
             secretFiles: SecretFiles(
                 about: [],
                 variables: [
-                    ("RIDE_TOKEN_SECRET_FILE", "The token signing key, a file of the Secret ride-token: every replica signs with the same key.", "token-secret"),
-                    ("RIDE_TOKEN_PREVIOUS_SECRET_FILE", "The key being rotated in or out (docs/operations.md, Rotate keys); absent outside a rotation.", "previous-token-secret"),
+                    (
+                        "RIDE_TOKEN_SECRET_FILE",
+                        "The token signing key, a file of the Secret ride-token: every replica signs with the same key.", "token-secret"
+                    ),
+                    (
+                        "RIDE_TOKEN_PREVIOUS_SECRET_FILE",
+                        "The key being rotated in or out (docs/operations.md, Rotate keys); absent outside a rotation.",
+                        "previous-token-secret"
+                    ),
                 ],
                 volume: "token", secret: "ride-token", mountPath: "/etc/ride/token",
                 volumeAbout: "Every key of ride-token as a file: token-secret, and previous-token-secret during a rotation.")),
         KubernetesServiceManifest(
             process: .orders,
-            about: "Orders: dispatch, fares, payments; any number of replicas on PostgreSQL (the HorizontalPodAutoscaler in autoscaling.yaml sets how many).",
+            about:
+                "Orders: dispatch, fares, payments; any number of replicas on PostgreSQL (the HorizontalPodAutoscaler in autoscaling.yaml sets how many).",
             cpuRequest: "200m", cpuLimit: "\"2\""),
         KubernetesServiceManifest(
             process: .trips, about: "Trips: routes, progress, arrivals; replicas share PostgreSQL.", cpuRequest: "100m", cpuLimit: "\"1\""),
         KubernetesServiceManifest(
-            process: .notifications, about: "Notifications: inboxes, push, webhooks; replicas share PostgreSQL.", cpuRequest: "100m", cpuLimit: "\"1\"",
+            process: .notifications, about: "Notifications: inboxes, push, webhooks; replicas share PostgreSQL.", cpuRequest: "100m",
+            cpuLimit: "\"1\"",
             secretFiles: SecretFiles(
-                about: ["The key that seals webhook secrets at rest, a file of the Secret ride-notifications:", "every replica opens what another sealed."],
+                about: [
+                    "The key that seals webhook secrets at rest, a file of the Secret ride-notifications:",
+                    "every replica opens what another sealed.",
+                ],
                 variables: [("RIDE_NOTIFICATIONS_SECRET_FILE", nil, "secret-key")],
                 volume: "key", secret: "ride-notifications", mountPath: "/etc/ride/notifications")),
     ]
@@ -220,11 +233,18 @@ struct KubernetesServiceManifest {
 }
 
 @Suite struct KubernetesServiceManifestTests {
-    @Test(arguments: KubernetesServiceManifest.all.map(\.process)) func theManifestIsTheTemplatesForItsProcess(_ process: RideProcess) throws {
+    @Test(arguments: KubernetesServiceManifest.all.map(\.process)) func theManifestIsTheTemplatesForItsProcess(_ process: RideProcess)
+        throws
+    {
         let manifest = try #require(KubernetesServiceManifest.all.first { $0.process == process })
         let file = Repository.root.appendingPathComponent(manifest.path)
-        if ProcessInfo.processInfo.environment["RIDE_WRITE_DOCS"] != nil { try manifest.text.write(to: file, atomically: true, encoding: .utf8) }
+        if ProcessInfo.processInfo.environment["RIDE_WRITE_DOCS"] != nil {
+            try manifest.text.write(to: file, atomically: true, encoding: .utf8)
+        }
         let written = try String(contentsOf: file, encoding: .utf8)
-        #expect(written == manifest.text, "\(manifest.path) is not what KubernetesServiceManifest makes: RIDE_WRITE_DOCS=1 swift test --filter KubernetesServiceManifestTests")
+        #expect(
+            written == manifest.text,
+            "\(manifest.path) is not what KubernetesServiceManifest makes: RIDE_WRITE_DOCS=1 swift test --filter KubernetesServiceManifestTests"
+        )
     }
 }

@@ -42,10 +42,13 @@ import Testing
         let files = (FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? []).filter {
             $0.pathExtension == "swift"
         }
-        let line = try Regex(#"(?m)^(?:@\w+\s+)*(?:public\s+|package\s+|internal\s+)?import\s+(?:(?:struct|class|enum|func|protocol|typealias)\s+)?(\w+)"#)
+        let line = try Regex(
+            #"(?m)^(?:@\w+\s+)*(?:public\s+|package\s+|internal\s+)?import\s+(?:(?:struct|class|enum|func|protocol|typealias)\s+)?(\w+)"#)
         var modules: Set<String> = []
         for file in files {
-            for match in try String(contentsOf: file, encoding: .utf8).matches(of: line) { modules.insert(String(match.output[1].substring!)) }
+            for match in try String(contentsOf: file, encoding: .utf8).matches(of: line) {
+                modules.insert(String(match.output[1].substring!))
+            }
         }
         return modules
     }
@@ -86,7 +89,8 @@ import Testing
             var seen: Set<String> = []
             var next = [name]
             while let current = next.popLast() {
-                for dependency in local[current]?.dependencies.compactMap(\.name) ?? [] where local[dependency] != nil && seen.insert(dependency).inserted {
+                for dependency in local[current]?.dependencies.compactMap(\.name) ?? []
+                where local[dependency] != nil && seen.insert(dependency).inserted {
                     next.append(dependency)
                 }
             }
@@ -121,8 +125,13 @@ import Testing
     /// README's table of processes has a row for every executable the platform runs.
     @Test func theReadmeListsEveryProcess() async throws {
         let readme = try String(contentsOf: Repository.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let rows = Set(readme.split(separator: "\n").filter { $0.hasPrefix("| `") }.compactMap { $0.split(separator: "`").dropFirst().first.map(String.init) })
-        let processes = try await Self.manifest().targets.filter { $0.type == "executable" && ($0.name.hasPrefix("ride-") || $0.name == "ridectl") && $0.name != "ride-fuzz" }
+        let rows = Set(
+            readme.split(separator: "\n").filter { $0.hasPrefix("| `") }.compactMap {
+                $0.split(separator: "`").dropFirst().first.map(String.init)
+            })
+        let processes = try await Self.manifest().targets.filter {
+            $0.type == "executable" && ($0.name.hasPrefix("ride-") || $0.name == "ridectl") && $0.name != "ride-fuzz"
+        }
         #expect(processes.count >= 8)
         for process in processes { #expect(rows.contains(process.name), "README's table of processes lacks \(process.name)") }
     }

@@ -6,7 +6,9 @@ enum Repository {
     /// README.md and every Markdown file under docs/.
     static func documents() -> [URL] {
         let docs = root.appendingPathComponent("docs")
-        let files = (FileManager.default.enumerator(at: docs, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? []).filter { $0.pathExtension == "md" }
+        let files = (FileManager.default.enumerator(at: docs, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? []).filter {
+            $0.pathExtension == "md"
+        }
         return [root.appendingPathComponent("README.md")] + files.sorted { $0.path < $1.path }
     }
 }

@@ -21,14 +21,17 @@ struct RolesTests {
         for service in BusContract.Service.all {
             #expect(Roles.all.filter { $0.permissions.mayServe(service) }.map(\.name) == [service])
         }
-        #expect(Roles.all.filter { $0.permissions.mayServe(BusContract.Service.trackingShard(3)) }.map(\.name) == [BusContract.Service.tracking])
+        #expect(
+            Roles.all.filter { $0.permissions.mayServe(BusContract.Service.trackingShard(3)) }.map(\.name) == [BusContract.Service.tracking]
+        )
     }
 
     /// The gateway faces the internet: none of the operators' bus-only ops, no worker, no event.
     @Test func theGatewayMayNotDoWhatOnlyOperatorsDo() {
         let gateway = Roles.gateway.permissions
         let operatorOnly: [OpDescriptor] = [
-            Ops.Users.issueDeviceCredential.descriptor, Ops.Users.verifyDeviceCredential.descriptor, Ops.Notifications.registerWebhook.descriptor,
+            Ops.Users.issueDeviceCredential.descriptor, Ops.Users.verifyDeviceCredential.descriptor,
+            Ops.Notifications.registerWebhook.descriptor,
             Ops.Notifications.listWebhooks.descriptor, Ops.Notifications.replay.descriptor,
         ]
         for op in operatorOnly {
@@ -36,7 +39,9 @@ struct RolesTests {
             #expect(Roles.operator.permissions.mayCall(op.service, op: op.name))
         }
         #expect(gateway.serves.isEmpty && Roles.gateway.publishes.isEmpty)
-        #expect(!Roles.operator.permissions.mayPublish(topic: "order.status.COMPLETED") && Roles.operator.permissions.mayPublish(topic: "ops.note"))
+        #expect(
+            !Roles.operator.permissions.mayPublish(topic: "order.status.COMPLETED")
+                && Roles.operator.permissions.mayPublish(topic: "ops.note"))
     }
 
     @Test func everyRoleMayPingAnyServiceAndHearTheBusWelcome() {

@@ -19,7 +19,9 @@ struct ThreatModelTests {
     /// Every Swift source under Tests/, as one text.
     static func testSources() throws -> String {
         let tests = Repository.root.appendingPathComponent("Tests")
-        let files = (FileManager.default.enumerator(at: tests, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? []).filter { $0.pathExtension == "swift" }
+        let files = (FileManager.default.enumerator(at: tests, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? []).filter {
+            $0.pathExtension == "swift"
+        }
         return try files.map { try String(contentsOf: $0, encoding: .utf8) }.joined(separator: "\n")
     }
 
@@ -28,7 +30,8 @@ struct ThreatModelTests {
         #expect(names.count >= 10, "the table's test column was read: \(names)")
         let sources = try Self.testSources()
         for name in names {
-            #expect(sources.contains("func \(name)(") || sources.contains("struct \(name)"), "docs/security.md names \(name), which is no test")
+            #expect(
+                sources.contains("func \(name)(") || sources.contains("struct \(name)"), "docs/security.md names \(name), which is no test")
         }
     }
 }

@@ -14,7 +14,8 @@ import Wire
 /// pages, CORS for the origins configured (and none by default), and the request timeout.
 @Suite struct EdgePolicyTests {
     static func application(
-        _ arguments: [String], callTimeout: Duration = .milliseconds(200), clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+        _ arguments: [String], callTimeout: Duration = .milliseconds(200),
+        clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) async throws -> (
         Application<RouterResponder<GatewayContext>>, @Sendable () async -> Void
     ) {
@@ -22,7 +23,11 @@ import Wire
         options.timeout = callTimeout
         options.attempts = 1
         let (gateway, close) = try await GatewayAPI.offline(options, arguments: arguments, clock: clock)
-        return (Application(router: gateway.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test")), close)
+        return (
+            Application(
+                router: gateway.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test")),
+            close
+        )
     }
 
     static let operatorAuth = "Basic " + Data("ridesharing:sk_dev_ridesharing".utf8).base64EncodedString()
@@ -49,9 +54,12 @@ import Wire
                     let html = String(buffer: response.body)
                     #expect(!policy.contains("unsafe-inline") && policy.contains("frame-ancestors 'none'"), "\(page): \(policy)")
                     for tag in ["script", "style"] {
-                        for hash in HTMLPage.hashes(of: tag, in: html) { #expect(policy.contains("\(tag)-src") && policy.contains(hash), "\(page): \(tag) \(hash)") }
+                        for hash in HTMLPage.hashes(of: tag, in: html) {
+                            #expect(policy.contains("\(tag)-src") && policy.contains(hash), "\(page): \(tag) \(hash)")
+                        }
                     }
-                    #expect(page.hasPrefix("/app/") ? policy.contains("script-src 'self'") : policy.contains("'sha256-"), "\(page): \(policy)")
+                    #expect(
+                        page.hasPrefix("/app/") ? policy.contains("script-src 'self'") : policy.contains("'sha256-"), "\(page): \(policy)")
                 }
             }
             #expect(HTMLPage.hashes(of: "script", in: "<script>a</script><script src=x></script><script>b</script>").count == 2)
@@ -80,7 +88,10 @@ import Wire
         try await app.test(.router) { client in
             try await client.execute(
                 uri: "/v1/orders", method: .options,
-                headers: [.origin: "https://app.example.com", .accessControlRequestMethod: "POST", .accessControlRequestHeaders: "authorization, content-type"]
+                headers: [
+                    .origin: "https://app.example.com", .accessControlRequestMethod: "POST",
+                    .accessControlRequestHeaders: "authorization, content-type",
+                ]
             ) { response in
                 #expect(response.status == .noContent)
                 #expect(response.headers[.accessControlAllowOrigin] == "https://app.example.com")
@@ -110,7 +121,9 @@ import Wire
     }
 
     @Test func malformedOriginsAndTimeoutsAreRefusedNamingTheSetting() throws {
-        #expect(Self.refusal(["--cors-origins", "app.example.com"]).contains("CORS origins (--cors-origins): 'app.example.com' is not an origin"))
+        #expect(
+            Self.refusal(["--cors-origins", "app.example.com"]).contains(
+                "CORS origins (--cors-origins): 'app.example.com' is not an origin"))
         #expect(Self.refusal(["--cors-origins", "https://a.example/path"]).contains("'https://a.example/path' is not an origin"))
         #expect(Self.refusal(["--request-timeout-s", "0"]).contains("--request-timeout-s"))
         #expect(Self.refusal(["--cors-origins", "*"]).isEmpty)
@@ -136,13 +149,16 @@ import Wire
         let started = ContinuousClock.now
         try await app.test(.router) { client in
             let body = #"{"role":"rider","name":"Ann","phone_number":"+380501234567","password":"secret123"}"#
-            try await client.execute(uri: "/v1/users", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: body)) { response in
+            try await client.execute(
+                uri: "/v1/users", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: body)
+            ) { response in
                 #expect(response.status == .gatewayTimeout)
                 let error = try JSONCoding.decode(JSONValue.self, from: Array(response.body.readableBytesView))
                 #expect(error["error"]?["code"] == "request_timeout", "\(error)")
             }
         }
-        #expect(ContinuousClock.now - started < .seconds(120), "the request timeout (1 s), not the call's 300 s (room for a loaded machine)")
+        #expect(
+            ContinuousClock.now - started < .seconds(120), "the request timeout (1 s), not the call's 300 s (room for a loaded machine)")
         await close()
     }
 }
@@ -158,7 +174,9 @@ import Wire
     @Test func theGatewaysOwnPagesAndProgramsPass() {
         #expect(reason([]) == nil, "a program sends neither header")
         #expect(reason([("Origin", "http://gw.example:8080")]) == nil)
-        #expect(reason([("Origin", "https://GW.example:8080"), ("Sec-Fetch-Site", "same-origin")]) == nil, "the scheme is the proxy's; hosts ignore case")
+        #expect(
+            reason([("Origin", "https://GW.example:8080"), ("Sec-Fetch-Site", "same-origin")]) == nil,
+            "the scheme is the proxy's; hosts ignore case")
         #expect(reason([("Sec-Fetch-Site", "none")]) == nil, "typed into the address bar")
     }
 
@@ -169,6 +187,8 @@ import Wire
         #expect(reason([("Origin", "http://gw.example:8080.evil.example")]) != nil)
         #expect(reason([("Origin", "http://gw.example:8080")], authority: nil) != nil, "no Host to match")
         #expect(reason([("Sec-Fetch-Site", "cross-site")])?.hasPrefix("Sec-Fetch-Site") == true)
-        #expect(reason([("Sec-Fetch-Site", "same-site"), ("Origin", "http://gw.example:8080")]) != nil, "a sibling subdomain is another site's page")
+        #expect(
+            reason([("Sec-Fetch-Site", "same-site"), ("Origin", "http://gw.example:8080")]) != nil,
+            "a sibling subdomain is another site's page")
     }
 }

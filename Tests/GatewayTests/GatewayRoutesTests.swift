@@ -12,12 +12,14 @@ import Wire
 /// The gateway's routes without the platform behind them: what is answered before any service is asked.
 @Suite struct GatewayRoutesTests {
     /// The gateway's application on a bus nobody answers (every request here is settled before a call).
-    static func application() async throws -> (GatewayApplication, Application<RouterResponder<GatewayContext>>, @Sendable () async -> Void) {
+    static func application() async throws -> (GatewayApplication, Application<RouterResponder<GatewayContext>>, @Sendable () async -> Void)
+    {
         var options = MDPClient.Options()
         options.timeout = .milliseconds(200)
         options.attempts = 1
         let (gateway, close) = try await GatewayAPI.offline(options)
-        let app = Application(router: gateway.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
+        let app = Application(
+            router: gateway.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
         return (gateway, app, close)
     }
 
@@ -44,11 +46,16 @@ import Wire
         let paths = try #require(served["paths"])
         // Order's schema is Order's members, all of them (a hand-written copy once lacked these).
         let order = try #require(served["components"]?["schemas"]?["Order"]?["properties"]?.objectValue)
-        for key in ["declined_by", "offer_history", "dispatch_round", "offered_at", "status", "fare"] { #expect(order[key] != nil, "Order.\(key)") }
+        for key in ["declined_by", "offer_history", "dispatch_round", "offered_at", "status", "fare"] {
+            #expect(order[key] != nil, "Order.\(key)")
+        }
         // A booking's body is the op's params less what the gateway fills in (the caller).
-        let booking = try #require(paths["/v1/orders"]?["post"]?["requestBody"]?["content"]?["application/json"]?["schema"]?["properties"]?.objectValue)
+        let booking = try #require(
+            paths["/v1/orders"]?["post"]?["requestBody"]?["content"]?["application/json"]?["schema"]?["properties"]?.objectValue)
         #expect(Set(booking.keys) == ["pickup", "dropoff", "pickup_place_id", "dropoff_place_id"])
-        #expect(paths["/v1/orders"]?["post"]?["responses"]?["201"]?["content"]?["application/json"]?["schema"]?["$ref"] == "#/components/schemas/Order")
+        #expect(
+            paths["/v1/orders"]?["post"]?["responses"]?["201"]?["content"]?["application/json"]?["schema"]?["$ref"]
+                == "#/components/schemas/Order")
         #expect(paths["/v1/orders"]?["post"]?["security"] == [["bearer": []]])
         #expect(paths["/v1/users"]?["post"]?["security"] == [])
         #expect(paths["/trips"]?["post"]?["security"] == [["basic": []]])
@@ -59,7 +66,9 @@ import Wire
         #expect(password["properties"]?["license_plate"]?["maxLength"] == 20)
         // Errors are documented per route by what it can answer.
         let accept = try #require(paths["/v1/orders/{id}/accept"]?["post"]?["responses"]?.objectValue)
-        #expect(Set(accept.keys) == ["200", "400", "401", "403", "404", "409", "422", "429", "503"], "with the Idempotency-Key's 400, 409 and 422, the token's 429")
+        #expect(
+            Set(accept.keys) == ["200", "400", "401", "403", "404", "409", "422", "429", "503"],
+            "with the Idempotency-Key's 400, 409 and 422, the token's 429")
         // 429 wherever a limit counts: every bearer route, sign-up and log-in; not HyperTrack's.
         for (path, method) in [("/v1/users", "post"), ("/v1/sessions", "post"), ("/v1/me", "get"), ("/v1/orders/{id}/live", "get")] {
             #expect(paths[path]?[method]?["responses"]?["429"] != nil, "\(method) \(path)")
@@ -70,7 +79,8 @@ import Wire
             paths[path]?[method]?["parameters"]?.arrayValue?.contains { $0["name"] == "Idempotency-Key" && $0["in"] == "header" } == true
         }
         for (path, method) in [
-            ("/v1/orders", "post"), ("/v1/orders/{id}/cancel", "post"), ("/v1/users", "post"), ("/v1/me/availability", "put"), ("/trips", "post"),
+            ("/v1/orders", "post"), ("/v1/orders/{id}/cancel", "post"), ("/v1/users", "post"), ("/v1/me/availability", "put"),
+            ("/trips", "post"),
         ] {
             #expect(keyed(path, method), "\(method) \(path)")
         }
@@ -106,7 +116,9 @@ import Wire
             try await client.execute(uri: "/v1/orders", method: .get, headers: [.authorization: "Basic eDp5"]) { response in
                 #expect(response.status == .unauthorized, "a bearer route does not take Basic")
             }
-            try await client.execute(uri: "/trips/abc", method: .get, headers: [.authorization: "Basic " + Data("ridesharing:wrong".utf8).base64EncodedString()]) { response in
+            try await client.execute(
+                uri: "/trips/abc", method: .get, headers: [.authorization: "Basic " + Data("ridesharing:wrong".utf8).base64EncodedString()]
+            ) { response in
                 #expect(response.status == .unauthorized)
                 #expect(response.headers[.wwwAuthenticate] == "Basic realm=\"ridesharing\"")
             }
@@ -143,7 +155,9 @@ import Wire
                 #expect(response.headers[.allow] == "POST")
             }
             // Any method, even one HTTP does not name; the most specific path decides (`/trips`, not `/{share_id}`).
-            for (uri, method, allowed) in [("/v1/orders", HTTPRequest.Method("QUERY")!, "GET, POST"), ("/trips", .options, "POST"), ("/dashboard", .trace, "GET")] {
+            for (uri, method, allowed) in [
+                ("/v1/orders", HTTPRequest.Method("QUERY")!, "GET, POST"), ("/trips", .options, "POST"), ("/dashboard", .trace, "GET"),
+            ] {
                 try await client.execute(uri: uri, method: method) { response in
                     #expect(response.status == .methodNotAllowed, "\(method) \(uri)")
                     #expect(response.headers[.allow] == allowed, "\(method) \(uri)")

@@ -32,8 +32,10 @@ import Wire
     }
 
     @Test func locationsAreEachDevicesFixesInTimeOrderAndTheRestIsSorted() throws {
-        let arrival = #"{"type":"trip","device_id":"d1","created_at":"\#(Self.created)","data":{"value":"destination_arrival","trip_id":"t","trip_metadata":{"order_id":"o-1"}}}"#
-        let foreign = #"{"type":"trip","device_id":"d1","created_at":"\#(Self.created)","data":{"value":"destination_arrival","trip_id":"t"}}"#
+        let arrival =
+            #"{"type":"trip","device_id":"d1","created_at":"\#(Self.created)","data":{"value":"destination_arrival","trip_id":"t","trip_metadata":{"order_id":"o-1"}}}"#
+        let foreign =
+            #"{"type":"trip","device_id":"d1","created_at":"\#(Self.created)","data":{"value":"destination_arrival","trip_id":"t"}}"#
         let completed = #"{"type":"trip","device_id":"d1","created_at":"\#(Self.created)","data":{"value":"completed","trip_id":"t"}}"#
         let delivery = try Self.read([Self.location("d1", 5), Self.location("d2", 1), Self.location("d1", 2), arrival, foreign, completed])
         #expect(delivery.count == 6)
@@ -49,9 +51,15 @@ import Wire
             ([], .malformed("a delivery holds 1 to 1000 events, not 0")),
             ([#"{"device_id":"d1"}"#], .malformed("events[0].type: required, a string")),
             ([#"{"type":"location"}"#], .malformed("events[0].created_at: required, an RFC 3339 time")),
-            ([Self.location("d1", 0, latitude: 91)], .malformed("events[0].data.geometry.coordinates: [longitude, latitude] within ±180 and ±90")),
+            (
+                [Self.location("d1", 0, latitude: 91)],
+                .malformed("events[0].data.geometry.coordinates: [longitude, latitude] within ±180 and ±90")
+            ),
             ([Self.location("has space", 0)], .malformed("events[0].device_id: required, \(TextPatterns.deviceIDMeaning)")),
-            ([Self.location("d1", 0).replacingOccurrences(of: #""speed":3.5"#, with: #""speed":-1"#)], .malformed("events[0].data.speed: a number from 0.0 to 200.0")),
+            (
+                [Self.location("d1", 0).replacingOccurrences(of: #""speed":3.5"#, with: #""speed":-1"#)],
+                .malformed("events[0].data.speed: a number from 0.0 to 200.0")
+            ),
         ]
         for (events, problem) in cases {
             #expect(throws: problem, "\(events)") { try Self.read(events) }
@@ -60,6 +68,8 @@ import Wire
         #expect(throws: HyperTrackWebhookProblem.self) { try Self.read([Self.location("d1", 1), old]) }
         let ahead = Self.location("d1", 0).replacingOccurrences(of: Self.created, with: RFC3339.format(Self.now.addingTimeInterval(600)))
         #expect(throws: HyperTrackWebhookProblem.self) { try Self.read([ahead]) }
-        #expect(throws: HyperTrackWebhookProblem.malformed("the body is not a JSON array of events")) { try HyperTrackDelivery(body: Array("{}".utf8), now: Self.now) }
+        #expect(throws: HyperTrackWebhookProblem.malformed("the body is not a JSON array of events")) {
+            try HyperTrackDelivery(body: Array("{}".utf8), now: Self.now)
+        }
     }
 }

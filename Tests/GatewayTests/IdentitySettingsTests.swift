@@ -18,7 +18,8 @@ import Testing
 
     @Test func aBadProviderSettingStopsTheGatewayNamingIt() {
         for (arguments, named) in [
-            (["--facebook-app-id", "42"], "facebook app secret"), (["--google-client-id", "g1", "--google-issuer", "accounts.google.com"], "--google-issuer"),
+            (["--facebook-app-id", "42"], "facebook app secret"),
+            (["--google-client-id", "g1", "--google-issuer", "accounts.google.com"], "--google-issuer"),
             (["--apple-client-id", " , "], "--apple-client-id"),
         ] {
             #expect(throws: (any Error).self, "\(arguments)") { _ = try RideGatewayCommand.parse(arguments).settings() }
@@ -35,6 +36,7 @@ import Testing
         #expect(IdentityRoutes.name(nil, VerifiedIdentity(subject: "1", name: " Bo\u{7} "), role: .rider) == "Bo")
         #expect(IdentityRoutes.name(nil, VerifiedIdentity(subject: "1", email: "cy@example.com"), role: .rider) == "cy")
         #expect(IdentityRoutes.name(nil, VerifiedIdentity(subject: "1"), role: .driver) == "Driver")
-        #expect(IdentityRoutes.name(nil, VerifiedIdentity(subject: "1", name: String(repeating: "é", count: 300)), role: .rider).count == 100)
+        #expect(
+            IdentityRoutes.name(nil, VerifiedIdentity(subject: "1", name: String(repeating: "é", count: 300)), role: .rider).count == 100)
     }
 }

@@ -9,8 +9,10 @@ import Wire
 
     @Test func aWatchIsTheQueryWithTheCallerFilledIn() {
         #expect(
-            NearbyWatch.ask(#"{"watch_nearby":{"latitude":47.8,"longitude":35.1,"caller":{"role":"driver","id":"d1"}}}"#, caller: Self.caller)
-                == .watch(["latitude": 47.8, "longitude": 35.1, "caller": Self.caller]), "the caller is the connection's, whatever the message says")
+            NearbyWatch.ask(
+                #"{"watch_nearby":{"latitude":47.8,"longitude":35.1,"caller":{"role":"driver","id":"d1"}}}"#, caller: Self.caller)
+                == .watch(["latitude": 47.8, "longitude": 35.1, "caller": Self.caller]),
+            "the caller is the connection's, whatever the message says")
         #expect(NearbyWatch.ask(#"{"watch_nearby":null}"#, caller: Self.caller) == .stop)
         #expect(NearbyWatch.ask(#"{"ping":1}"#, caller: Self.caller) == .other)
         #expect(NearbyWatch.ask("not json", caller: Self.caller) == .other)

@@ -24,7 +24,8 @@ import Testing
         let parts = issued.cookie.split(separator: ".").map(String.init)
         let other = OperatorSessions(secretKey: "sk_test_another_key_9876543210").issue(now: now)
         for forged in [
-            "\(Int(parts[0])! + 3600).\(parts[1]).\(parts[2])", "\(parts[0]).AAAAAAAAAAAAAAAAAAAAAA.\(parts[2])", other.cookie, "", "a.b", "x.y.z",
+            "\(Int(parts[0])! + 3600).\(parts[1]).\(parts[2])", "\(parts[0]).AAAAAAAAAAAAAAAAAAAAAA.\(parts[2])", other.cookie, "", "a.b",
+            "x.y.z",
             issued.cookie + ".", parts[0] + "." + parts[1],
         ] {
             #expect(sessions.verify(forged, now: now) == nil, "\(forged)")

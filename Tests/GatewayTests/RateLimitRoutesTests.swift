@@ -18,7 +18,9 @@ import Wire
     }
 
     /// The status, error code and Retry-After of a log-in.
-    static func attempt(_ client: some TestClientProtocol, _ phone: String, from address: String? = nil) async throws -> (Int, String?, String?) {
+    static func attempt(_ client: some TestClientProtocol, _ phone: String, from address: String? = nil) async throws -> (
+        Int, String?, String?
+    ) {
         let (headers, body) = login(phone, from: address)
         return try await client.execute(uri: "/v1/sessions", method: .post, headers: headers, body: body) { response in
             let error = try? JSONCoding.decode(JSONValue.self, from: Array(response.body.readableBytesView))
@@ -52,7 +54,8 @@ import Wire
     @Test func anAccountOutOfAttemptsIsRefusedFromAnyAddressAndOthersAreNot() async throws {
         let now = Mutex(ContinuousClock.now)
         let (app, close) = try await EdgePolicyTests.application(
-            ["--account-attempts-per-min", "2", "--address-attempts-per-min", "100", "--forwarded-for-hops", "1"], clock: { now.withLock { $0 } })
+            ["--account-attempts-per-min", "2", "--address-attempts-per-min", "100", "--forwarded-for-hops", "1"],
+            clock: { now.withLock { $0 } })
         try await app.test(.router) { client in
             #expect(try await Self.attempt(client, "+380500000001", from: "198.51.100.1").0 == 503)
             #expect(try await Self.attempt(client, "+380500000001", from: "198.51.100.2").0 == 503)
@@ -91,7 +94,9 @@ import Wire
         try limits.admitRequest(userID: "u1")
         try limits.admitRequest(userID: "u1")
         let refusal = #expect(throws: GatewayError.self) { try limits.admitRequest(userID: "u1") }
-        #expect(refusal?.status == .tooManyRequests && refusal?.code == RateLimits.Code.tooManyRequests && refusal?.headers[.retryAfter] == "30")
+        #expect(
+            refusal?.status == .tooManyRequests && refusal?.code == RateLimits.Code.tooManyRequests && refusal?.headers[.retryAfter] == "30"
+        )
         try limits.admitRequest(userID: "u2")
         now.withLock { $0 += .seconds(61) }
         try limits.admitRequest(userID: "u1")
@@ -99,8 +104,10 @@ import Wire
 
     @Test func malformedLimitsAreRefusedNamingTheFlag() throws {
         for (flag, value) in [
-            ("--address-attempts-per-min", "0"), ("--account-attempts-per-min", "-1"), ("--token-requests-per-min", "0"), ("--forwarded-for-hops", "11"),
-            ("--forwarded-for-hops", "-1"), ("--address-invalid-tokens-per-min", "0"), ("--socket-recheck-s", "0"), ("--socket-recheck-s", "3601"),
+            ("--address-attempts-per-min", "0"), ("--account-attempts-per-min", "-1"), ("--token-requests-per-min", "0"),
+            ("--forwarded-for-hops", "11"),
+            ("--forwarded-for-hops", "-1"), ("--address-invalid-tokens-per-min", "0"), ("--socket-recheck-s", "0"),
+            ("--socket-recheck-s", "3601"),
         ] {
             let refusal = EdgePolicyTests.refusal(["\(flag)=\(value)"])
             #expect(refusal.contains(flag) && refusal.contains("out of range"), "\(flag) \(value): \(refusal)")

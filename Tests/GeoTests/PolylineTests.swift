@@ -120,7 +120,8 @@ struct PolylineTests {
 
     @Test func simplificationWorksAcrossTheAntimeridian() {
         let line = Polyline(points: [
-            GeoPoint(latitude: 0, longitude: 179.99), GeoPoint(latitude: 0.00001, longitude: 180), GeoPoint(latitude: 0, longitude: -179.99),
+            GeoPoint(latitude: 0, longitude: 179.99), GeoPoint(latitude: 0.00001, longitude: 180),
+            GeoPoint(latitude: 0, longitude: -179.99),
         ])
         #expect(line.simplified(tolerance: 5).points.count == 2)
         #expect(line.simplified(tolerance: 0.5).points.count == 3)

@@ -87,7 +87,9 @@ extension SpatialGrid {
         }
         if entriesSeen != handles.count { problems.append("\(entriesSeen) entries but \(handles.count) ids") }
         let occupiedColumnCount = index.occupiedColumnsByRow.values.reduce(0) { $0 + $1.count }
-        if occupiedColumnCount != index.cells.count { problems.append("\(occupiedColumnCount) occupied columns for \(index.cells.count) cells") }
+        if occupiedColumnCount != index.cells.count {
+            problems.append("\(occupiedColumnCount) occupied columns for \(index.cells.count) cells")
+        }
         if index.occupiedColumnsByRow.values.contains(where: \.isEmpty) { problems.append("empty row set kept") }
         return problems
     }

@@ -150,7 +150,8 @@ struct SpatialGridBruteForceTests {
         let anyLongitude = Double.random(in: -180...180, using: &random)
         switch Int.random(in: 0..<20, using: &random) {
         case 0: return GeoPoint(latitude: [89.9, -89.9, 89.99, -89.99].randomElement(using: &random)!, longitude: anyLongitude)
-        case 1: return GeoPoint(latitude: anyLatitude, longitude: [179.99, -179.99, 179.999_999, -179.999_999].randomElement(using: &random)!)
+        case 1:
+            return GeoPoint(latitude: anyLatitude, longitude: [179.99, -179.99, 179.999_999, -179.999_999].randomElement(using: &random)!)
         case 2: return GeoPoint(latitude: [90, -90].randomElement(using: &random)!, longitude: anyLongitude)
         case 3: return GeoPoint(latitude: anyLatitude, longitude: [180, -180].randomElement(using: &random)!)
         default: return GeoPoint(latitude: anyLatitude, longitude: anyLongitude)

@@ -58,7 +58,8 @@ import Wire
         let run = try await pythonTool(
             "st",
             [
-                "--config-file", configuration, "--no-color", "run", "\(gateway.base)/openapi.json", "--checks", "all", "--max-examples", Self.examples,
+                "--config-file", configuration, "--no-color", "run", "\(gateway.base)/openapi.json", "--checks", "all", "--max-examples",
+                Self.examples,
                 "--seed", Self.seed,
                 // One worker: with two, Python 3.11.7's ast.parse races between threads ("AST
                 // constructor recursion depth mismatch", CPython gh-106905) and a run ends in a runtime error.
@@ -105,7 +106,10 @@ enum SchemathesisConfiguration {
 /// A tool from PyPI, found on the PATH; its status and its output (both streams).
 func pythonTool(_ name: String, _ arguments: [String], timeout: Duration) async throws -> (status: Int32, output: String) {
     let run = try await runCommand("/usr/bin/env", [name] + arguments, timeout: timeout)
-    if run.status == 127 { throw TestFailure("\(name) is not installed (`make test-deps` installs it in .build/python, which make puts first on PATH): \(run.stderr)") }
+    if run.status == 127 {
+        throw TestFailure(
+            "\(name) is not installed (`make test-deps` installs it in .build/python, which make puts first on PATH): \(run.stderr)")
+    }
     return (run.status, run.stdout + run.stderr)
 }
 

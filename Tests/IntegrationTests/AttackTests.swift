@@ -32,13 +32,18 @@ import Wire
 
     @Test func anOutsiderIsRefusedEveryAttackAndTheRidesInFlightCompleteAndArePaidTheirOwnFares() async throws {
         let check = try await runCommand("/usr/bin/env", ["python3", "-c", "import zmq"], timeout: .seconds(180))
-        guard check.status == 0 else { throw TestFailure("pyzmq is missing: `make test-deps` installs it in .build/python, which make puts first on PATH (docs/contributing.md)") }
+        guard check.status == 0 else {
+            throw TestFailure(
+                "pyzmq is missing: `make test-deps` installs it in .build/python, which make puts first on PATH (docs/contributing.md)")
+        }
         let scratch = try makeScratchDirectory("attacks")
         let supervisor = ProcessSupervisor(output: .files(directory: scratch))
         defer { supervisor.killAll() }
         try supervisor.start(
             name: "up", executable: Binaries.ridectl,
-            arguments: ["up", "--secure", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data", "--bin-dir", Binaries.directory],
+            arguments: [
+                "up", "--secure", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data", "--bin-dir", Binaries.directory,
+            ],
             environment: ["RIDE_PASSWORD_ROUNDS": "2000"])  // the simulation signs its people up and in at the gateway
         try await UpTests.waitForBanner(supervisor)
         let keys = "\(scratch)/data/keys"
@@ -62,9 +67,11 @@ import Wire
         }
         // One of them, as the operator sees it: the order, its rider, its driver's device.
         let tail = try await runCommand(
-            Binaries.ridectl, ["tail", "order.status.PICKING_UP", "--json", "--count", "1", "--timeout", "120", "--sub", egress], environment: operatorKeys,
+            Binaries.ridectl, ["tail", "order.status.PICKING_UP", "--json", "--count", "1", "--timeout", "120", "--sub", egress],
+            environment: operatorKeys,
             timeout: .seconds(150))
-        let event = try JSONCoding.decode(JSONValue.self, from: Array(tail.stdout.split(separator: "\n").first.map(String.init)?.utf8 ?? "".utf8))
+        let event = try JSONCoding.decode(
+            JSONValue.self, from: Array(tail.stdout.split(separator: "\n").first.map(String.init)?.utf8 ?? "".utf8))
         let order = try #require(event["data"]?["order"])
         let orderID = try #require(order["id"]?.stringValue)
         let riderID = try #require(order["rider"]?["id"]?.stringValue)
@@ -95,7 +102,9 @@ import Wire
                 #expect(answer["answered"] == false, "\(service).\(op): \(answer)")
             }
             let answer = try await attack(["call", broker, service, op, params], as: gateway)
-            #expect(answer["status"] == "403" && answer["body"]?.stringValue?.contains("may not call \(service).\(op)") == true, "\(service).\(op): \(answer)")
+            #expect(
+                answer["status"] == "403" && answer["body"]?.stringValue?.contains("may not call \(service).\(op)") == true,
+                "\(service).\(op): \(answer)")
         }
 
         // A fake users worker (it would see log-ins with passwords): the gateway's key is told to
@@ -109,12 +118,16 @@ import Wire
         // Forged events with the gateway's key: the forwarder drops them, so nobody hears them and
         // the order is not charged the forged amount.
         // The real order, completed, with another rider and a fare of 10 000 EUR: a payload any subscriber decodes.
-        guard case .object(var forgedOrder) = order, case .object(var rider)? = order["rider"] else { throw TestFailure("the order is not an object: \(order)") }
+        guard case .object(var forgedOrder) = order, case .object(var rider)? = order["rider"] else {
+            throw TestFailure("the order is not an object: \(order)")
+        }
         rider["id"] = "attacker"
         forgedOrder["rider"] = .object(rider)
         forgedOrder["status"] = "COMPLETED"
         forgedOrder["fare"] = ["currency": "EUR", "total_cents": 1_000_000, "distance_m": 1000, "duration_s": 60]
-        let forgedData = String(decoding: try JSONCoding.encode(JSONValue.object(["previous_status": "DROPPING_OFF", "order": .object(forgedOrder)])), as: UTF8.self)
+        let forgedData = String(
+            decoding: try JSONCoding.encode(JSONValue.object(["previous_status": "DROPPING_OFF", "order": .object(forgedOrder)])),
+            as: UTF8.self)
         // The witness is the operator, who may hear every event. What it surely hears is a rider
         // signing up while it listens (the simulation's rides may all have ended by now).
         let witnessKeys = ["ATTACK_SERVER_KEY": serverKey, "ATTACK_SECRET_KEY": try key("operator")]
@@ -122,12 +135,19 @@ import Wire
         try await Task.sleep(for: .seconds(3))
         let apps = TestGateway(port: 8080 + Self.offset, statusPort: 0, retriesUnavailable: true)
         _ = try await apps.signUp(
-            #"{"role":"rider","name":"Witnessed","phone_number":"+380501117777","password":"secret123"}"#, phone: "+380501117777", password: "secret123")
-        let forged = try await attack(["publish", ingress, "order.status.COMPLETED", "orders", "999999", "order.status", forgedData], as: gateway)
+            #"{"role":"rider","name":"Witnessed","phone_number":"+380501117777","password":"secret123"}"#, phone: "+380501117777",
+            password: "secret123")
+        let forged = try await attack(
+            ["publish", ingress, "order.status.COMPLETED", "orders", "999999", "order.status", forgedData], as: gateway)
         let forgedMessage = try await attack(
-            ["publish", ingress, "order.message.\(orderID)", "orders", "999998", "order.message", #"{"order_id":"\#(orderID)","text":"pay me"}"#], as: gateway)
+            [
+                "publish", ingress, "order.message.\(orderID)", "orders", "999998", "order.message",
+                #"{"order_id":"\#(orderID)","text":"pay me"}"#,
+            ], as: gateway)
         let heard = try await witness.value
-        #expect(heard["welcomed"] == true && heard["topics"]?.arrayValue?.contains("user.registered") == true, "the witness heard the real sign-up: \(heard)")
+        #expect(
+            heard["welcomed"] == true && heard["topics"]?.arrayValue?.contains("user.registered") == true,
+            "the witness heard the real sign-up: \(heard)")
         for id in [forged["id"], forgedMessage["id"]].compactMap({ $0 }) {
             #expect(heard["ids"]?.arrayValue?.contains(id) == false, "a forged event reached a subscriber")
         }
@@ -138,13 +158,16 @@ import Wire
         // again), and an order event claiming another source. Orders charges nothing from a payload.
         let ordersKey = ["ATTACK_SERVER_KEY": serverKey, "ATTACK_SECRET_KEY": try key("orders")]
         for (sequence, source) in [("\(UInt64(1) << 62)", "orders"), ("1", "orders"), ("5", "trips")] {
-            _ = try await attack(["publish", ingress, "order.status.COMPLETED", source, sequence, "order.status", forgedData], as: ordersKey)
+            _ = try await attack(
+                ["publish", ingress, "order.status.COMPLETED", source, sequence, "order.status", forgedData], as: ordersKey)
         }
         var refusedByOrders: [Substring] = []
         for _ in 0..<30 {
             let metrics = try await HTTPProbe.get("http://127.0.0.1:\(9102 + Self.offset)/metrics").text
             refusedByOrders = metrics.split(separator: "\n").filter { $0.hasPrefix("ride_events_refused_total{") && !$0.hasSuffix(" 0") }
-            if ["far_ahead", "restart", "source"].allSatisfy({ reason in refusedByOrders.contains { $0.contains("\"\(reason)\"") } }) { break }
+            if ["far_ahead", "restart", "source"].allSatisfy({ reason in refusedByOrders.contains { $0.contains("\"\(reason)\"") } }) {
+                break
+            }
             try await Task.sleep(for: .seconds(1))
         }
         for reason in ["far_ahead", "restart", "source"] {
@@ -179,7 +202,8 @@ import Wire
         var paid = JSONValue.null
         for _ in 0..<10 where paid == .null {
             payment = try await runCommand(
-                Binaries.ridectl, ["call", "orders", "payment", #"{"caller":{"role":"rider","id":"\#(riderID)"},"id":"\#(orderID)"}"#, "--broker", broker],
+                Binaries.ridectl,
+                ["call", "orders", "payment", #"{"caller":{"role":"rider","id":"\#(riderID)"},"id":"\#(orderID)"}"#, "--broker", broker],
                 environment: operatorKeys)
             paid = (try? JSONCoding.decode(JSONValue.self, from: Array(payment.stdout.utf8))) ?? .null
             if paid == .null { try await Task.sleep(for: .seconds(2)) }

@@ -31,7 +31,8 @@ import Testing
                 let ops = try await ops(of: service)
                 #expect(ops.count >= 5, "\(service.name): \(ops)")
                 for op in ops {
-                    for body in Self.bodies where !(Self.takesEmptyObject.contains("\(service.name).\(op)") && body.hasPrefix("{") && body != "{nope") {
+                    for body in Self.bodies
+                    where !(Self.takesEmptyObject.contains("\(service.name).\(op)") && body.hasPrefix("{") && body != "{nope") {
                         let reply = try await service.call(op, body)
                         let message = reply.body["error"]?["message"]?.stringValue ?? ""
                         #expect((400..<500).contains(reply.status), "\(service.name).\(op) \(body) → \(reply.status) \(reply.body)")
@@ -41,7 +42,9 @@ import Testing
                     }
                 }
                 let wrongType = try await service.call("events", #"{"after":"x"}"#)
-                #expect(wrongType.status == 422 && wrongType.body["error"]?["message"]?.stringValue?.hasPrefix("after:") == true, "\(wrongType.body)")
+                #expect(
+                    wrongType.status == 422 && wrongType.body["error"]?["message"]?.stringValue?.hasPrefix("after:") == true,
+                    "\(wrongType.body)")
                 let after = try await service.call("events", #"{"after":0}"#).body["last_sequence"]
                 #expect(after == before, "\(service.name) stored an event for bad input")
             }

@@ -41,7 +41,8 @@ import Wire
                 try #require(ContinuousClock.now < deadline, "the worker over the Unix socket never registered")
                 try await Task.sleep(for: .milliseconds(20))
             }
-            #expect(try await client.call("echo", "echo", Echo(text: "across transports"), as: Echo.self) == Echo(text: "across transports"))
+            #expect(
+                try await client.call("echo", "echo", Echo(text: "across transports"), as: Echo.self) == Echo(text: "across transports"))
             await client.close()
         }
         try? FileManager.default.removeItem(atPath: socketPath)

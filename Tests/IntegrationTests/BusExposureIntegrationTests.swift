@@ -21,9 +21,12 @@ import Testing
     /// Not only `--check`: the process itself refuses to start, before it binds or connects anything.
     @Test func everyProcessRefusesToStartOnANonLocalBusWithoutCurveAndSaysWhy() async throws {
         for (executable, arguments, environment, setting) in Self.exposed {
-            let result = try await runCommand("\(Binaries.directory)/\(executable)", arguments, environment: environment, timeout: .seconds(120))
+            let result = try await runCommand(
+                "\(Binaries.directory)/\(executable)", arguments, environment: environment, timeout: .seconds(120))
             #expect(result.status == 64, "\(executable) \(arguments) \(environment): \(result.stderr)")
-            #expect(result.stderr.contains("the \(setting) can be reached from other machines, and the bus is not secured"), "\(executable): \(result.stderr)")
+            #expect(
+                result.stderr.contains("the \(setting) can be reached from other machines, and the bus is not secured"),
+                "\(executable): \(result.stderr)")
             for advice in ["--curve-keys", "ridectl keys init", "--insecure-bus"] {
                 #expect(result.stderr.contains(advice), "\(executable) says \(advice): \(result.stderr)")
             }
@@ -35,11 +38,18 @@ import Testing
         _ = try CurveKeyDirectory.create(at: keys)
         for (executable, arguments, environment, _) in Self.exposed {
             let path = "\(Binaries.directory)/\(executable)"
-            let secured = try await runCommand(path, arguments + ["--check"], environment: environment.merging(["RIDE_CURVE_KEYS": keys]) { $1 }, timeout: .seconds(120))
-            #expect(secured.status == 0 && secured.stdout.contains("bus security          CURVE"), "\(executable): \(secured.stderr)\(secured.stdout)")
-            let insecure = try await runCommand(path, arguments + ["--check", "--insecure-bus"], environment: environment, timeout: .seconds(120))
-            #expect(insecure.status == 0 && insecure.stdout.contains("NONE: plain TCP reachable from other machines"), "\(executable): \(insecure.stderr)")
-            let variable = try await runCommand(path, arguments + ["--check"], environment: environment.merging(["RIDE_INSECURE_BUS": "1"]) { $1 }, timeout: .seconds(120))
+            let secured = try await runCommand(
+                path, arguments + ["--check"], environment: environment.merging(["RIDE_CURVE_KEYS": keys]) { $1 }, timeout: .seconds(120))
+            #expect(
+                secured.status == 0 && secured.stdout.contains("bus security          CURVE"),
+                "\(executable): \(secured.stderr)\(secured.stdout)")
+            let insecure = try await runCommand(
+                path, arguments + ["--check", "--insecure-bus"], environment: environment, timeout: .seconds(120))
+            #expect(
+                insecure.status == 0 && insecure.stdout.contains("NONE: plain TCP reachable from other machines"),
+                "\(executable): \(insecure.stderr)")
+            let variable = try await runCommand(
+                path, arguments + ["--check"], environment: environment.merging(["RIDE_INSECURE_BUS": "1"]) { $1 }, timeout: .seconds(120))
             #expect(variable.status == 0, "\(executable) with RIDE_INSECURE_BUS=1: \(variable.stderr)")
         }
     }
@@ -48,7 +58,8 @@ import Testing
     /// services connect to it, and none needs keys or `--insecure-bus`.
     @Test(arguments: ["ride-bus", "ride-users", "ride-orders", "ride-trips", "ride-notifications", "ride-tracking", "ride-gateway"])
     func theDefaultsAreLocalAndNeedNeither(executable: String) async throws {
-        let result = try await runCommand("\(Binaries.directory)/\(executable)", ["--check"], environment: ["RIDE_INSECURE_BUS": ""], timeout: .seconds(120))
+        let result = try await runCommand(
+            "\(Binaries.directory)/\(executable)", ["--check"], environment: ["RIDE_INSECURE_BUS": ""], timeout: .seconds(120))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("bus security          none: plain TCP on local addresses only"), "\(result.stdout)")
     }

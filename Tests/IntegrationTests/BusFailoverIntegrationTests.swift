@@ -41,7 +41,9 @@ struct BusFailoverIntegrationTests {
             for n in 1...20 {
                 #expect(try await client.call("echo", "echo", Echo(text: "after \(n)"), as: Echo.self) == Echo(text: "after \(n)"))
             }
-            print("bus failover (loopback): \(killed) killed; the first request answered through \(failover.activeEndpoint) \(failoverTime) after")
+            print(
+                "bus failover (loopback): \(killed) killed; the first request answered through \(failover.activeEndpoint) \(failoverTime) after"
+            )
             #expect(failover.activeEndpoint != active)
             #expect(failover.failovers == 1, "one move, counted (ride_broker_failovers_total)")
             #expect(failover.brokers.map(\.answering) == bus.instances.map { $0 != killed }, "\(failover.brokers)")

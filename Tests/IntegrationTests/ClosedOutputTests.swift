@@ -41,7 +41,9 @@ import Wire
         }
         kill(bus.processIdentifier, SIGTERM)  // it logs that it stops: more writes that fail
         #expect(await Self.waitForExit(bus, timeout: .seconds(30)), "the bus stopped within 30 s")
-        #expect(bus.terminationReason == .exit && bus.terminationStatus == 0, "a clean exit, not a crash: \(bus.terminationReason) \(bus.terminationStatus)")
+        #expect(
+            bus.terminationReason == .exit && bus.terminationStatus == 0,
+            "a clean exit, not a crash: \(bus.terminationReason) \(bus.terminationStatus)")
     }
 
     @Test func ridectlTailEndsOnceNothingReadsItsOutput() async throws {
@@ -64,7 +66,9 @@ import Wire
                 try await Task.sleep(for: .milliseconds(100))
             }
             #expect(!tail.isRunning, "ridectl tail ended")
-            #expect(tail.terminationReason == .uncaughtSignal && tail.terminationStatus == SIGPIPE, "ended by SIGPIPE: \(tail.terminationReason) \(tail.terminationStatus)")
+            #expect(
+                tail.terminationReason == .uncaughtSignal && tail.terminationStatus == SIGPIPE,
+                "ended by SIGPIPE: \(tail.terminationReason) \(tail.terminationStatus)")
         }
     }
 }

@@ -16,9 +16,12 @@ extension ComposeTests {
             for (variable, flag) in [("RIDE_BUS_PUB", "--pub"), ("RIDE_BUS_SUB", "--sub"), ("RIDE_BROKER", "--broker")] {
                 let port = Self.port(of: flag, in: bus.command) ?? ""
                 let endpoints = BusAddress.endpoints(service.environment[variable] ?? "")
-                #expect(endpoints == buses.map { "tcp://\($0.name):\(port)" }, "service \(service.name): \(variable) names every bus's \(flag)")
+                #expect(
+                    endpoints == buses.map { "tcp://\($0.name):\(port)" }, "service \(service.name): \(variable) names every bus's \(flag)")
             }
-            #expect(Set(buses.map(\.name)).isSubset(of: service.dependsOn), "service \(service.name) waits for both buses: \(service.dependsOn)")
+            #expect(
+                Set(buses.map(\.name)).isSubset(of: service.dependsOn), "service \(service.name) waits for both buses: \(service.dependsOn)"
+            )
         }
     }
 }

@@ -49,7 +49,9 @@ extension ComposeTests {
             let mounts = service.mounts(under: Self.curveMount)
             // Each file mounted where its name says: clients/orders.key is the orders key's file.
             for (path, secret) in mounts {
-                #expect(files[secret]?.hasSuffix("/\(Self.curveKeysFolder)/\(path)") == true, "\(service.name): \(path) mounts \(files[secret] ?? secret)")
+                #expect(
+                    files[secret]?.hasSuffix("/\(Self.curveKeysFolder)/\(path)") == true,
+                    "\(service.name): \(path) mounts \(files[secret] ?? secret)")
             }
             let ownKey = Self.role(of: service).map { ["clients/\($0).key"] } ?? []
             let serves = ["ride-bus", "ride-tracking"].contains(service.command[0])

@@ -15,7 +15,9 @@ import Yams
 
     /// The port of a command's `flag` (`--pub tcp://*:5555` → 5555).
     static func port(of flag: String, in arguments: [String]) -> String? {
-        arguments.firstIndex(of: flag).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1].split(separator: ":").last.map(String.init) : nil }
+        arguments.firstIndex(of: flag).flatMap {
+            arguments.indices.contains($0 + 1) ? arguments[$0 + 1].split(separator: ":").last.map(String.init) : nil
+        }
     }
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -67,7 +69,9 @@ import Yams
 
         static func parse(_ entry: Any, service: String) throws -> SecretMount {
             if let name = entry as? String { return SecretMount(source: name, target: "/run/secrets/\(name)") }
-            guard let map = entry as? [String: Any], let source = map["source"] as? String else { throw TestFailure("service \(service): secret \(entry)") }
+            guard let map = entry as? [String: Any], let source = map["source"] as? String else {
+                throw TestFailure("service \(service): secret \(entry)")
+            }
             return SecretMount(source: source, target: (map["target"] as? String) ?? "/run/secrets/\(source)")
         }
     }
@@ -132,7 +136,8 @@ import Yams
             let passwordFile = environment["POSTGRES_PASSWORD_FILE"] as? String, passwordFile.hasPrefix("/run/secrets/"),
             let database = environment["POSTGRES_DB"] as? String
         else {
-            throw TestFailure("docker-compose.yml has no postgres service with POSTGRES_USER, POSTGRES_PASSWORD_FILE (a secret) and POSTGRES_DB")
+            throw TestFailure(
+                "docker-compose.yml has no postgres service with POSTGRES_USER, POSTGRES_PASSWORD_FILE (a secret) and POSTGRES_DB")
         }
         return (user, try secret(String(passwordFile.dropFirst("/run/secrets/".count)), in: folder), database)
     }
@@ -196,10 +201,14 @@ import Yams
         let scratch = try makeScratchDirectory("compose-check")
         for service in services {
             let executable = "\(Binaries.directory)/\(service.command[0])"
-            #expect(FileManager.default.isExecutableFile(atPath: executable), "service \(service.name) runs \(service.command[0]), which the package builds")
+            #expect(
+                FileManager.default.isExecutableFile(atPath: executable),
+                "service \(service.name) runs \(service.command[0]), which the package builds")
             // A tool (`docker compose run`) has no --check: its subcommand exists, and the whole-file test runs it.
             guard service.profiles.isEmpty else {
-                #expect(try await runCommand(executable, Array(service.command.dropFirst()) + ["--help"]).status == 0, "service \(service.name): \(service.command)")
+                #expect(
+                    try await runCommand(executable, Array(service.command.dropFirst()) + ["--help"]).status == 0,
+                    "service \(service.name): \(service.command)")
                 continue
             }
             // Only the compose environment, as in a container: nothing inherited from this shell; the
@@ -211,8 +220,12 @@ import Yams
                 timeout: .seconds(180))
             #expect(result.status == 0, "service \(service.name): \(result.stderr)")
             #expect(result.stdout.contains("configuration OK"), "service \(service.name): \(result.stdout)")
-            #expect(result.stdout.contains("bus security          CURVE, own public key"), "service \(service.name) runs CURVE: \(result.stdout)")
-            #expect(result.stdout.contains("mode                  production (secrets checked)"), "service \(service.name) runs in production mode: \(result.stdout)")
+            #expect(
+                result.stdout.contains("bus security          CURVE, own public key"),
+                "service \(service.name) runs CURVE: \(result.stdout)")
+            #expect(
+                result.stdout.contains("mode                  production (secrets checked)"),
+                "service \(service.name) runs in production mode: \(result.stdout)")
         }
     }
 
@@ -220,32 +233,46 @@ import Yams
         let folder = try await Self.madeSecrets.value
         let files = try Self.secretFiles(in: folder)
         let curve = try files.keys.filter(Self.isCurveKey)
-        #expect(Set(files.keys).subtracting(curve) == ["database_url", "postgres_password", "token_secret", "notifications_key", "gateway_secret_key"], "\(files.keys.sorted())")
-        for (name, path) in files { #expect(FileManager.default.fileExists(atPath: path), "secret \(name): `ridectl keys compose` made \(path)") }
+        #expect(
+            Set(files.keys).subtracting(curve) == [
+                "database_url", "postgres_password", "token_secret", "notifications_key", "gateway_secret_key",
+            ], "\(files.keys.sorted())")
+        for (name, path) in files {
+            #expect(FileManager.default.fileExists(atPath: path), "secret \(name): `ridectl keys compose` made \(path)")
+        }
         // Every secret is made on each machine (`make compose-secrets`), never committed.
         #expect(curve.count >= 2)
         let ignored = try String(contentsOf: Self.root.appendingPathComponent(".gitignore"), encoding: .utf8)
         #expect(ignored.split(separator: "\n").contains("/\(Self.secretsFolder)/*"), ".gitignore keeps the generated secrets out of git")
         let tracked = try await runCommand("/usr/bin/git", ["-C", Self.root.path, "ls-files", Self.secretsFolder])
-        #expect(tracked.status == 0 && tracked.stdout == "\(Self.secretsFolder)/README.md\n", "no secret of the compose file is committed: \(tracked.stdout)")
+        #expect(
+            tracked.status == 0 && tracked.stdout == "\(Self.secretsFolder)/README.md\n",
+            "no secret of the compose file is committed: \(tracked.stdout)")
         let makefile = try String(contentsOf: Self.root.appendingPathComponent("Makefile"), encoding: .utf8)
         #expect(
             makefile.contains("compose-secrets:") && makefile.contains("ridectl keys compose $(COMPOSE_SECRETS)")
                 && makefile.contains("COMPOSE_SECRETS = \(Self.secretsFolder)"))
         let plain = [
-            "RIDE_DATABASE_URL", "RIDE_TOKEN_SECRET", "RIDE_SECRET_KEY", "POSTGRES_PASSWORD", "RIDE_CURVE_SECRET_KEY", "RIDE_CURVE_SERVER_SECRET_KEY",
+            "RIDE_DATABASE_URL", "RIDE_TOKEN_SECRET", "RIDE_SECRET_KEY", "POSTGRES_PASSWORD", "RIDE_CURVE_SECRET_KEY",
+            "RIDE_CURVE_SERVER_SECRET_KEY",
         ]
         for service in try Self.services() {
-            for variable in plain { #expect(service.environment[variable] == nil, "service \(service.name) sets \(variable) in plain environment") }
+            for variable in plain {
+                #expect(service.environment[variable] == nil, "service \(service.name) sets \(variable) in plain environment")
+            }
             for (key, value) in service.environment where key.hasSuffix("_FILE") && value.hasPrefix("/run/secrets/") {
-                #expect(service.secrets.contains { $0.target == value }, "service \(service.name): \(key) names \(value), which it does not mount")
+                #expect(
+                    service.secrets.contains { $0.target == value },
+                    "service \(service.name): \(key) names \(value), which it does not mount")
             }
         }
         let users = try #require(try Self.services().first { $0.name == "users" })
         #expect(users.environment["RIDE_TOKEN_SECRET_FILE"] == "/run/secrets/token_secret")
         for name in ["token_secret", "gateway_secret_key", "postgres_password"] {
             let value = try Self.secret(name, in: folder)
-            #expect(SecretPolicy.weakness(of: Array(value.utf8), minimumLength: 32) == nil, "\(name) is random and long: \(value.count) characters")
+            #expect(
+                SecretPolicy.weakness(of: Array(value.utf8), minimumLength: 32) == nil,
+                "\(name) is random and long: \(value.count) characters")
         }
     }
 
@@ -263,12 +290,15 @@ import Yams
         for service in try Self.services() {
             let flagPorts = Set(
                 service.command.compactMap { argument -> String? in
-                    guard argument.hasPrefix("tcp://") || argument.contains(":"), let port = argument.split(separator: ":").last else { return nil }
+                    guard argument.hasPrefix("tcp://") || argument.contains(":"), let port = argument.split(separator: ":").last else {
+                        return nil
+                    }
                     return Int(port) != nil ? String(port) : nil
                 })
             for mapping in service.ports {
                 let containerPort = String(mapping.split(separator: ":").last!.split(separator: "/").first!)
-                #expect(flagPorts.contains(containerPort), "service \(service.name) publishes \(containerPort), which its command listens on")
+                #expect(
+                    flagPorts.contains(containerPort), "service \(service.name) publishes \(containerPort), which its command listens on")
             }
             if let test = service.healthcheck {
                 #expect(test.first == "CMD")
@@ -279,7 +309,9 @@ import Yams
                 // Healthy means ready (database, broker, bus subscriptions), on the service's own --http.
                 let url = URLComponents(string: test.last ?? "")
                 #expect(url?.path == "/readyz", "healthcheck of \(service.name) asks /readyz: \(test)")
-                #expect(url?.port.map(String.init) == Self.httpPort(Array(service.command.dropFirst())), "healthcheck of \(service.name) asks its own --http port: \(test)")
+                #expect(
+                    url?.port.map(String.init) == Self.httpPort(Array(service.command.dropFirst())),
+                    "healthcheck of \(service.name) asks its own --http port: \(test)")
             }
         }
     }
@@ -294,16 +326,22 @@ import Yams
         for service in try Self.services() where ["users", "orders", "trips", "notifications", "gateway"].contains(service.name) {
             #expect(service.ports.isEmpty, "service \(service.name) publishes \(service.ports): --scale would collide")
             if let url = try Self.databaseURL(of: service, secrets: folder) {
-                #expect(url == "postgres://\(postgres.user):\(postgres.password)@postgres:5432/\(postgres.database)", "service \(service.name): \(url)")
+                #expect(
+                    url == "postgres://\(postgres.user):\(postgres.password)@postgres:5432/\(postgres.database)",
+                    "service \(service.name): \(url)")
                 #expect(service.dependsOn.contains("postgres"), "service \(service.name) waits for the database")
                 #expect(service.volumes.isEmpty, "service \(service.name) keeps its state in PostgreSQL, not a volume: \(service.volumes)")
             } else if service.name == "gateway" {
                 #expect(service.volumes.isEmpty, "the gateway keeps no state: \(service.volumes)")
             } else {
-                #expect(service.volumes.count == 1 && service.volumes[0].hasSuffix(":/var/lib/ride"), "service \(service.name): \(service.volumes)")
+                #expect(
+                    service.volumes.count == 1 && service.volumes[0].hasSuffix(":/var/lib/ride"),
+                    "service \(service.name): \(service.volumes)")
             }
         }
-        #expect(try Self.services().first { $0.name == "users" }?.environment["RIDE_TOKEN_SECRET_FILE"] != nil, "every users replica signs with one key")
+        #expect(
+            try Self.services().first { $0.name == "users" }?.environment["RIDE_TOKEN_SECRET_FILE"] != nil,
+            "every users replica signs with one key")
     }
 
     /// Tracking's shards: every shard K of N exactly once, each with its own ingest port, so that no
@@ -317,7 +355,9 @@ import Yams
         #expect(Set(flags) == Set((0..<shards.count).map { "\($0)/\(shards.count)" }), "\(flags)")
         for shard in shards {
             if shard.environment["RIDE_DATABASE_URL_FILE"] != nil {
-                #expect(shard.dependsOn.contains("postgres") && shard.volumes.isEmpty, "\(shard.name) waits for the database and needs no volume")
+                #expect(
+                    shard.dependsOn.contains("postgres") && shard.volumes.isEmpty,
+                    "\(shard.name) waits for the database and needs no volume")
             }
         }
         let onVolumes = shards.filter { $0.environment["RIDE_DATABASE_URL_FILE"] == nil }
@@ -330,15 +370,21 @@ import Yams
         let dockerfile = try String(contentsOf: Self.root.appendingPathComponent("deploy/Dockerfile"), encoding: .utf8)
         #expect(dockerfile.contains("FROM swift:6.3"), "build stage on the Swift 6.3 image")
         #expect(dockerfile.contains("libzmq5"), "runtime stage has libzmq5")
-        #expect(!dockerfile.contains("libcurl4"), "no libcurl: nothing links FoundationNetworking (StandardWebhooksIntegrationTests checks the executables)")
+        #expect(
+            !dockerfile.contains("libcurl4"),
+            "no libcurl: nothing links FoundationNetworking (StandardWebhooksIntegrationTests checks the executables)")
         let collect = try String(contentsOf: Self.root.appendingPathComponent("deploy/collect-executables"), encoding: .utf8)
-        #expect(collect.contains("ride-fuzz) return 1 ;; ride-* | ridectl) return 0"), "every ride-* executable and ridectl are copied, not the fuzzer")
+        #expect(
+            collect.contains("ride-fuzz) return 1 ;; ride-* | ridectl) return 0"),
+            "every ride-* executable and ridectl are copied, not the fuzzer")
         #expect(dockerfile.contains("deploy/collect-executables \"$(swift build"), "the build stage collects them")
         #expect(dockerfile.contains("ARG CONFIGURATION=release"), "a release build unless asked for another")
         // The packages resolved in a cached layer: after the manifest is copied, before any source.
         let steps = ["COPY Package.swift ./", "RUN swift package resolve", "COPY Shared Shared", "RUN swift build -c \"$CONFIGURATION\""]
         let positions = steps.map { dockerfile.range(of: $0)?.lowerBound }
-        #expect(positions.allSatisfy { $0 != nil } && positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(), "\(steps) in this order")
+        #expect(
+            positions.allSatisfy { $0 != nil } && positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(),
+            "\(steps) in this order")
         let ignore = try String(contentsOf: Self.root.appendingPathComponent(".dockerignore"), encoding: .utf8)
         #expect(ignore.contains(".build/"))
         // What `make test-containers` does not compile (it gives the runtime stage this checkout's
@@ -346,11 +392,20 @@ import Yams
         // library's headers the manifest asks apt for.
         let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
         let folders = Set(manifest.matches(of: /path: "([^"\/]+)\//).map { String($0.output.1) })
-        #expect(folders.count >= 5 && folders.allSatisfy { dockerfile.contains("COPY \($0) \($0)") }, "every target's folder copied: \(folders.sorted())")
-        let packages = manifest.matches(of: /\.apt\(\[([^\]]*)\]\)/).flatMap { $0.output.1.matches(of: /"([^"]+)"/).map { String($0.output.1) } }
+        #expect(
+            folders.count >= 5 && folders.allSatisfy { dockerfile.contains("COPY \($0) \($0)") },
+            "every target's folder copied: \(folders.sorted())")
+        let packages = manifest.matches(of: /\.apt\(\[([^\]]*)\]\)/).flatMap {
+            $0.output.1.matches(of: /"([^"]+)"/).map { String($0.output.1) }
+        }
         let buildStage = try #require(dockerfile.components(separatedBy: "AS runtime").first)
-        #expect(!packages.isEmpty && packages.allSatisfy { buildStage.contains("install -y --no-install-recommends \($0)") || buildStage.contains(" \($0) ") }, "\(packages)")
-        #expect(dockerfile.hasSuffix("FROM runtime\nCOPY --from=build /out/ /usr/local/bin/\n"), "the image: the runtime stage and the build stage's executables")
+        #expect(
+            !packages.isEmpty
+                && packages.allSatisfy { buildStage.contains("install -y --no-install-recommends \($0)") || buildStage.contains(" \($0) ") },
+            "\(packages)")
+        #expect(
+            dockerfile.hasSuffix("FROM runtime\nCOPY --from=build /out/ /usr/local/bin/\n"),
+            "the image: the runtime stage and the build stage's executables")
     }
 }
 
@@ -387,8 +442,10 @@ import Yams
             let buses = services.filter { $0.command[0] == "ride-bus" }.map(\.name)
             let addresses = Dictionary(uniqueKeysWithValues: buses.enumerated().map { ($1, "127.0.0.\($0 + 1)") })
             func local(_ text: String, volume: String?, address: String = "127.0.0.1") -> String {
-                var text = text.replacingOccurrences(of: "0.0.0.0:", with: "\(address):").replacingOccurrences(of: "tcp://*:", with: "tcp://\(address):")
-                    .replacingOccurrences(of: "@postgres:", with: "@127.0.0.1:")
+                var text = text.replacingOccurrences(of: "0.0.0.0:", with: "\(address):").replacingOccurrences(
+                    of: "tcp://*:", with: "tcp://\(address):"
+                )
+                .replacingOccurrences(of: "@postgres:", with: "@127.0.0.1:")
                 for (bus, busAddress) in addresses { text = text.replacingOccurrences(of: "://\(bus):", with: "://\(busAddress):") }
                 if let volume { text = text.replacingOccurrences(of: "/var/lib/ride", with: "\(testBus.scratch)/\(volume)") }
                 return text.replacing(/:(\d{4,5})\b/) { match in ":" + (ports[String(match.output.1)] ?? String(match.output.1)) }
@@ -397,9 +454,12 @@ import Yams
             // (not a CURVE key's: Z85 text may hold what looks like a port); the environment pointing there.
             func mountSecrets(of service: ComposeTests.ComposeService, volume: String?) throws -> [String: String] {
                 try service.mountSecrets(at: "\(testBus.scratch)/secrets-\(service.name)") { secret in
-                    guard let file = files[secret] else { throw TestFailure("service \(service.name) mounts an undeclared secret \(secret)") }
+                    guard let file = files[secret] else {
+                        throw TestFailure("service \(service.name) mounts an undeclared secret \(secret)")
+                    }
                     let data = try Data(contentsOf: URL(fileURLWithPath: file))
-                    return try ComposeTests.isCurveKey(secret) ? data : Data(local(String(decoding: data, as: UTF8.self), volume: volume).utf8)
+                    return try ComposeTests.isCurveKey(secret)
+                        ? data : Data(local(String(decoding: data, as: UTF8.self), volume: volume).utf8)
                 }.mapValues { local($0, volume: volume) }
             }
             // The buses first, the gateway last (depends_on), the rest between.
@@ -407,7 +467,9 @@ import Yams
             let ordered = services.sorted { (rank($0.name), $0.name) < (rank($1.name), $1.name) }
             for service in ordered {
                 let volume = service.volumes.first.map { String($0.split(separator: ":")[0]) }
-                if let volume { try FileManager.default.createDirectory(atPath: "\(testBus.scratch)/\(volume)", withIntermediateDirectories: true) }
+                if let volume {
+                    try FileManager.default.createDirectory(atPath: "\(testBus.scratch)/\(volume)", withIntermediateDirectories: true)
+                }
                 var environment = try mountSecrets(of: service, volume: volume)
                 // The production cost of a password hash (600 000 rounds) takes seconds per sign-up in a
                 // debug build on a loaded machine: longer than the gateway waits for users.
@@ -415,9 +477,13 @@ import Yams
                 let address = addresses[service.name] ?? "127.0.0.1"
                 for instance in 1...(replicas[service.name] ?? 1) {
                     var arguments = service.command.dropFirst().map { local($0, volume: volume, address: address) }
-                    if instance > 1, let index = arguments.firstIndex(of: "--http") { arguments[index + 1] = "127.0.0.1:\(try FreePort.next())" }
+                    if instance > 1, let index = arguments.firstIndex(of: "--http") {
+                        arguments[index + 1] = "127.0.0.1:\(try FreePort.next())"
+                    }
                     let name = instance == 1 ? "compose-\(service.name)" : "compose-\(service.name)-\(instance)"
-                    try testBus.supervisor.start(name: name, executable: "\(Binaries.directory)/\(service.command[0])", arguments: arguments, environment: environment)
+                    try testBus.supervisor.start(
+                        name: name, executable: "\(Binaries.directory)/\(service.command[0])", arguments: arguments,
+                        environment: environment)
                     // What compose waits for before starting what depends on it: its healthcheck's URL.
                     let path = service.healthcheck.flatMap { URLComponents(string: $0.last ?? "")?.path } ?? "/health"
                     let health = "http://\(address):\(ComposeTests.httpPort(arguments) ?? "0")\(path)"
@@ -435,7 +501,8 @@ import Yams
                 try await eventually("\(bus): two instances' workers of \(scaled), and workers of \(tracking)") {
                     let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(busHealth).body))
                     func workers(_ service: String) -> Double { health["details"]?["services"]?[service]?["workers"]?.numberValue ?? 0 }
-                    return scaled.allSatisfy { workers($0) >= 2 * Double(defaultWorkerConcurrency) } && tracking.allSatisfy { workers($0) > 0 }
+                    return scaled.allSatisfy { workers($0) >= 2 * Double(defaultWorkerConcurrency) }
+                        && tracking.allSatisfy { workers($0) > 0 }
                 }
             }
             guard let gatewayPort = ports["8080"].flatMap(Int.init), let gatewayHealth = ports["9106"].flatMap(Int.init) else {
@@ -452,8 +519,10 @@ import Yams
                 let environment = try mountSecrets(of: tool, volume: nil)
                 let arguments = tool.command.dropFirst().map { local($0, volume: nil) }
                 let result = try await runCommand(
-                    "\(Binaries.directory)/\(tool.command[0])", arguments, environment: environment, inheritEnvironment: false, timeout: .seconds(120))
-                #expect(result.status == 0 && result.stdout.contains("bus: ok"), "\(tool.name) \(arguments): \(result.stderr)\(result.stdout)")
+                    "\(Binaries.directory)/\(tool.command[0])", arguments, environment: environment, inheritEnvironment: false,
+                    timeout: .seconds(120))
+                #expect(
+                    result.status == 0 && result.stdout.contains("bus: ok"), "\(tool.name) \(arguments): \(result.stderr)\(result.stdout)")
                 for service in BusContract.Service.all {
                     let row = result.stdout.split(separator: "\n").first { $0.hasPrefix(service + " ") }
                     #expect(row?.hasSuffix("200 up") == true, "\(tool.name) sees \(service)'s workers: \(row ?? "no row")")
@@ -464,7 +533,8 @@ import Yams
             for bus in buses {
                 let broker = "tcp://\(addresses[bus] ?? ""):\(ports["5557"] ?? "")"
                 let plain = try await runCommand(
-                    Binaries.ridectl, ["call", "users", "ping", "--broker", broker, "--attempts", "1", "--timeout-ms", "1500"], inheritEnvironment: false)
+                    Binaries.ridectl, ["call", "users", "ping", "--broker", broker, "--attempts", "1", "--timeout-ms", "1500"],
+                    inheritEnvironment: false)
                 #expect(plain.status != 0, "\(bus): a client without a key was answered: \(plain.stdout)")
             }
             let bus = try #require(services.first { $0.command[0] == "ride-bus" })

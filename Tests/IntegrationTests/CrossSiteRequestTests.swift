@@ -21,7 +21,8 @@ import Wire
             for headers in forged {
                 let reply = try await gateway.request("POST", path, headers: basic.merging(headers) { $1 })
                 #expect(reply.status == 403 && reply.body["error"]?["code"] == "cross_site_request", "\(headers): \(reply)")
-                let answer = try await gateway.request("POST", "/dashboard/reports/rp-0000000000000000/answer", #"{"answer":"x"}"#, headers: basic.merging(headers) { $1 })
+                let answer = try await gateway.request(
+                    "POST", "/dashboard/reports/rp-0000000000000000/answer", #"{"answer":"x"}"#, headers: basic.merging(headers) { $1 })
                 #expect(answer.status == 403, "\(headers): \(answer)")
             }
             // The dashboard's own page (same origin), and a program that sends no Origin, reach orders: an unknown order.
@@ -30,7 +31,9 @@ import Wire
                 #expect(reply.status == 404, "\(headers): \(reply)")
             }
             // Reading stays open to the operator's page wherever it was opened from.
-            #expect(try await gateway.request("GET", "/dashboard/reports", headers: basic.merging(["Sec-Fetch-Site": "cross-site"]) { $1 }).status == 200)
+            #expect(
+                try await gateway.request("GET", "/dashboard/reports", headers: basic.merging(["Sec-Fetch-Site": "cross-site"]) { $1 })
+                    .status == 200)
         }
     }
 
@@ -56,7 +59,9 @@ import Wire
             }
             #expect(wrong.allSatisfy { $0 == 401 } && (5...8).contains(wrong.count), "\(wrong.count) guesses before the 429")
             #expect(refusal?["error"]?["code"] == "too_many_attempts", "\(String(describing: refusal))")
-            #expect(try await dashboard("sk_dev_ridesharing", from: "203.0.113.80").status == 429, "the right key too, from the guessing address")
+            #expect(
+                try await dashboard("sk_dev_ridesharing", from: "203.0.113.80").status == 429,
+                "the right key too, from the guessing address")
             #expect(try await dashboard("sk_dev_ridesharing", from: "203.0.113.81").status == 200, "another address")
         }
     }

@@ -26,14 +26,20 @@ import Wire
             #expect(page.status == 200 && String(decoding: page.body, as: UTF8.self).contains("Operator sign-in"), "\(page.status)")
             // Guessing the key through the form is throttled as through HTTP Basic.
             var statuses: [Int] = []
-            for guess in 0..<20 where statuses.last != 429 { statuses.append(try await signIn("guess-\(guess)", from: "203.0.113.90").status) }
-            #expect(statuses.dropLast().allSatisfy { $0 == 401 } && (5...8).contains(statuses.count - 1) && statuses.last == 429, "\(statuses)")
-            #expect(try await signIn("sk_dev_ridesharing", from: "203.0.113.90").status == 429, "the right key too, from the guessing address")
+            for guess in 0..<20 where statuses.last != 429 {
+                statuses.append(try await signIn("guess-\(guess)", from: "203.0.113.90").status)
+            }
+            #expect(
+                statuses.dropLast().allSatisfy { $0 == 401 } && (5...8).contains(statuses.count - 1) && statuses.last == 429, "\(statuses)")
+            #expect(
+                try await signIn("sk_dev_ridesharing", from: "203.0.113.90").status == 429, "the right key too, from the guessing address")
             let signed = try await signIn("sk_dev_ridesharing", from: "203.0.113.91")
             let setCookie = signed.headers["set-cookie"]
             let session = try #require(Self.cookie("ride_operator", in: setCookie), "\(signed.headers)")
             let csrf = try #require(Self.cookie("ride_operator_csrf", in: setCookie))
-            #expect(setCookie?.contains("HttpOnly") == true && setCookie?.contains("SameSite=Strict") == true && setCookie?.contains("Path=/dashboard") == true)
+            #expect(
+                setCookie?.contains("HttpOnly") == true && setCookie?.contains("SameSite=Strict") == true
+                    && setCookie?.contains("Path=/dashboard") == true)
             let body = try JSONCoding.decode(JSONValue.self, from: Array(signed.body))
             #expect(body["csrf_token"] == .string(csrf) && body["expires_at"] != nil, "\(body)")
 

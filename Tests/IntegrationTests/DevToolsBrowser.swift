@@ -15,19 +15,25 @@ final class DevToolsBrowser: Sendable {
     private let profile: String
 
     static func launch(name: String) async throws -> DevToolsBrowser {
-        guard let executable = HeadlessBrowser.executable else { throw TestFailure("chromium is not installed (make test installs it: apt-get install chromium)") }
+        guard let executable = HeadlessBrowser.executable else {
+            throw TestFailure("chromium is not installed (make test installs it: apt-get install chromium)")
+        }
         let profile = try makeScratchDirectory("chromium-\(name)")
         let supervisor = ProcessSupervisor(output: .files(directory: profile))
         try supervisor.start(
             name: "chromium", executable: executable,
             arguments: [
-                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage", "--user-data-dir=\(profile)/data",
+                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage",
+                "--user-data-dir=\(profile)/data",
                 "--remote-debugging-port=0", "--remote-allow-origins=*",
                 // Both apps run at once, in two tabs: neither is throttled as a background tab.
-                "--disable-background-timer-throttling", "--disable-renderer-backgrounding", "--disable-backgrounding-occluded-windows", "--window-size=900,1400", "about:blank",
+                "--disable-background-timer-throttling", "--disable-renderer-backgrounding", "--disable-backgrounding-occluded-windows",
+                "--window-size=900,1400", "about:blank",
             ])
         let portFile = "\(profile)/data/DevToolsActivePort"
-        let readPort = { @Sendable in (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap { Int($0.split(separator: "\n").first ?? "") } }
+        let readPort = { @Sendable in
+            (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap { Int($0.split(separator: "\n").first ?? "") }
+        }
         try await eventually("chromium writes its DevTools port", timeout: .seconds(60)) { readPort() != nil }
         guard let port = readPort() else { throw TestFailure("chromium wrote no DevTools port") }
         return DevToolsBrowser(supervisor: supervisor, port: port, profile: profile)
@@ -82,11 +88,13 @@ final class DevToolsPage: Sendable {
             configuration.maxFrameSize = 1 << 24
             let ending: String
             do {
-                _ = try await WebSocketClient.connect(url: socket, configuration: configuration, logger: Logger(label: "devtools")) { inbound, outbound, _ in
+                _ = try await WebSocketClient.connect(url: socket, configuration: configuration, logger: Logger(label: "devtools")) {
+                    inbound, outbound, _ in
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask { for await text in stream { try await outbound.write(.text(text)) } }
                         for try await message in inbound.messages(maxSize: 1 << 26) {
-                            guard case .text(let text) = message, let value = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8)) else { continue }
+                            guard case .text(let text) = message, let value = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8))
+                            else { continue }
                             Self.received(value, inbox: inbox)
                         }
                         group.cancelAll()
@@ -113,7 +121,8 @@ final class DevToolsPage: Sendable {
         }
         let line: String? =
             switch value["method"]?.stringValue {
-            case "Runtime.exceptionThrown": "exception: \(value["params"]?["exceptionDetails"]?["exception"]?["description"]?.stringValue ?? "\(value)")"
+            case "Runtime.exceptionThrown":
+                "exception: \(value["params"]?["exceptionDetails"]?["exception"]?["description"]?.stringValue ?? "\(value)")"
             case "Runtime.consoleAPICalled" where value["params"]?["type"] == "error":
                 "console.error: \(value["params"]?["args"]?.arrayValue?.compactMap { $0["value"]?.stringValue ?? $0["description"]?.stringValue }.joined(separator: " ") ?? "")"
             case "Log.entryAdded":
@@ -134,7 +143,9 @@ final class DevToolsPage: Sendable {
                 state.next += 1
                 state.waiting[state.next] = continuation
                 return Result {
-                    String(decoding: try JSONCoding.encode(["id": .number(Double(state.next)), "method": .string(method), "params": params] as JSONValue), as: UTF8.self)
+                    String(
+                        decoding: try JSONCoding.encode(
+                            ["id": .number(Double(state.next)), "method": .string(method), "params": params] as JSONValue), as: UTF8.self)
                 }
             }
             switch message {
@@ -150,7 +161,9 @@ final class DevToolsPage: Sendable {
     @discardableResult
     func evaluate(_ expression: String) async throws -> JSONValue {
         let result = try await send("Runtime.evaluate", ["expression": .string(expression), "awaitPromise": true, "returnByValue": true])
-        if let exception = result["exceptionDetails"] { throw TestFailure("\(expression.prefix(200)): \(exception["exception"]?["description"] ?? exception)") }
+        if let exception = result["exceptionDetails"] {
+            throw TestFailure("\(expression.prefix(200)): \(exception["exception"]?["description"] ?? exception)")
+        }
         return result["result"]?["value"] ?? .null
     }
 
@@ -161,19 +174,25 @@ final class DevToolsPage: Sendable {
             if let value = try? await evaluate("!!(\(expression))"), value == .bool(true) { return }
             try await Task.sleep(for: .milliseconds(200))
         }
-        let notice = (try? await evaluate(#"document.getElementById("notice") ? document.getElementById("notice").textContent : """#))?.stringValue ?? ""
+        let notice =
+            (try? await evaluate(#"document.getElementById("notice") ? document.getElementById("notice").textContent : """#))?.stringValue
+            ?? ""
         throw TestFailure("\(what): not within \(timeout) (the page's notice: \"\(notice)\"; its problems: \(problems))")
     }
 
     /// Clicks the element as a mouse would (at its centre, after scrolling it into view).
     func click(_ selector: String) async throws {
-        try await waitFor("\(selector) is shown", "(() => { const e = document.querySelector(\(Self.quoted(selector))); return e && e.offsetParent !== null && !e.disabled; })()")
+        try await waitFor(
+            "\(selector) is shown",
+            "(() => { const e = document.querySelector(\(Self.quoted(selector))); return e && e.offsetParent !== null && !e.disabled; })()")
         let box = try await evaluate(
             "(() => { const e = document.querySelector(\(Self.quoted(selector))); e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()"
         )
         guard let xy = box.arrayValue?.compactMap(\.numberValue), xy.count == 2 else { throw TestFailure("\(selector): no box") }
         for type in ["mousePressed", "mouseReleased"] {
-            try await send("Input.dispatchMouseEvent", ["type": .string(type), "x": .number(xy[0]), "y": .number(xy[1]), "button": "left", "clickCount": 1])
+            try await send(
+                "Input.dispatchMouseEvent",
+                ["type": .string(type), "x": .number(xy[0]), "y": .number(xy[1]), "button": "left", "clickCount": 1])
         }
     }
 
@@ -184,7 +203,8 @@ final class DevToolsPage: Sendable {
     }
 
     func text(_ selector: String) async throws -> String {
-        try await evaluate("(() => { const e = document.querySelector(\(Self.quoted(selector))); return e ? e.textContent : ''; })()").stringValue ?? ""
+        try await evaluate("(() => { const e = document.querySelector(\(Self.quoted(selector))); return e ? e.textContent : ''; })()")
+            .stringValue ?? ""
     }
 
     func screenshot(to path: String) async throws {

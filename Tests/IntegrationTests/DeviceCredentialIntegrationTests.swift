@@ -39,7 +39,8 @@ import Wire
     @Test func onlyThePhoneHoldingItsDriversCredentialStreamsAndLoggingOutOrANewPasswordStopsIt() async throws {
         try await withTestBus("device-credentials") { bus in
             _ = try await TestService.users(on: bus)
-            let tracking = try await TestTracking.start(on: bus, deviceCredentials: true, arguments: ["--device-credential-recheck-s", "1"])
+            let tracking = try await TestTracking.start(
+                on: bus, deviceCredentials: true, arguments: ["--device-credential-recheck-s", "1"])
             let gateway = try await TestGateway.start(on: bus)
             let signUp = try await gateway.request(
                 "POST", "/v1/users",
@@ -54,15 +55,20 @@ import Wire
             // refused, nothing stored for either device.
             let bare = try phone("dc-dan-phone", tracking, runtime: runtime, credential: nil)
             let impostor = try phone("dc-eve-phone", tracking, runtime: runtime, credential: first.credential)
-            let forged = try phone("dc-mallory-phone", tracking, runtime: runtime, credential: String(first.credential.dropLast(4)) + "AAAA")
+            let forged = try phone(
+                "dc-mallory-phone", tracking, runtime: runtime, credential: String(first.credential.dropLast(4)) + "AAAA")
             try await eventually("three phones refused") {
                 [bare, impostor, forged].allSatisfy { $0.errors.contains(.invalidDeviceCredential) } && impostor.statistics.resends >= 1
             }
-            for id in ["dc-dan-phone", "dc-eve-phone", "dc-mallory-phone"] { #expect(try await lastSeen(tracking, id).status == 404, "\(id)") }
+            for id in ["dc-dan-phone", "dc-eve-phone", "dc-mallory-phone"] {
+                #expect(try await lastSeen(tracking, id).status == 404, "\(id)")
+            }
             await impostor.close()
             await forged.close()
             // Logged once per device and minute, however often the phone sends again.
-            let refusals = tracking.log.components(separatedBy: "\n").filter { $0.contains("device credential refused") && $0.contains("dc-eve-phone") }
+            let refusals = tracking.log.components(separatedBy: "\n").filter {
+                $0.contains("device credential refused") && $0.contains("dc-eve-phone")
+            }
             #expect(refusals.count == 1, "\(refusals)")
 
             // The credential given at log-in: the waiting batch goes at once, and the phone streams.
@@ -84,7 +90,10 @@ import Wire
                 let seen = try await lastSeen(tracking, "dc-dan-phone").seen ?? .distantPast
                 return !bare.errors.contains(.invalidDeviceCredential) && seen > (stopped ?? .distantPast)
             }
-            #expect(try await gateway.request("PATCH", "/v1/me", token: second.token, #"{"password":"another-secret","current_password":"driving9"}"#).status == 200)
+            #expect(
+                try await gateway.request(
+                    "PATCH", "/v1/me", token: second.token, #"{"password":"another-secret","current_password":"driving9"}"#
+                ).status == 200)
             try await eventually("the phone is refused after a new password") { bare.errors.contains(.invalidDeviceCredential) }
             await bare.close()
         }
@@ -95,7 +104,8 @@ import Wire
             let users = try await TestService.users(on: bus)
             let registered = try await users.call(
                 "register",
-                #"{"role":"driver","name":"Eve","phone_number":"+380671110098","password":"driving9","device_id":"dc-eve","car":{"model":"Prius","license_plate":"AB 1235"}}"#)
+                #"{"role":"driver","name":"Eve","phone_number":"+380671110098","password":"driving9","device_id":"dc-eve","car":{"model":"Prius","license_plate":"AB 1235"}}"#
+            )
             let id = try #require(registered.body["id"]?.stringValue)
             let issued = try await users.call("issue_device_credential", #"{"id":"\#(id)"}"#)
             let credential = try #require(issued.body["credential"]?.stringValue)
@@ -103,7 +113,8 @@ import Wire
             let good = try await users.call("verify_device_credential", #"{"device_id":"dc-eve","credential":"\#(credential)"}"#)
             #expect(good.status == 200 && good.body["user_id"]?.stringValue == id)
             for (device, presented, code) in [
-                ("dc-other", credential, "credential_invalid"), ("dc-eve", "dc1.nonsense", "credential_invalid"), ("dc-eve", "", "credential_invalid"),
+                ("dc-other", credential, "credential_invalid"), ("dc-eve", "dc1.nonsense", "credential_invalid"),
+                ("dc-eve", "", "credential_invalid"),
             ] {
                 let reply = try await users.call("verify_device_credential", #"{"device_id":"\#(device)","credential":"\#(presented)"}"#)
                 #expect(reply.status == 401 && reply.body["error"]?["code"]?.stringValue == code, "\(device) \(presented): \(reply)")
@@ -114,13 +125,16 @@ import Wire
                 #"{"pairs":[{"device_id":"dc-eve","credential":"\#(credential)"},{"device_id":"dc-other","credential":"\#(credential)"}]}"#)
             #expect(batched.status == 200, "\(batched)")
             #expect(batched.body["verdicts"]?[0]?["user_id"]?.stringValue == id && batched.body["verdicts"]?[0]?["refusal"] == nil)
-            #expect(batched.body["verdicts"]?[1]?["device_id"] == "dc-other" && batched.body["verdicts"]?[1]?["refusal"]?["error"]?["code"] == "credential_invalid")
+            #expect(
+                batched.body["verdicts"]?[1]?["device_id"] == "dc-other"
+                    && batched.body["verdicts"]?[1]?["refusal"]?["error"]?["code"] == "credential_invalid")
             #expect(try await users.call("verify_device_credentials", #"{"pairs":[]}"#).status == 422, "at least one pair")
             // The account names another device: the old device's credential is revoked.
             #expect(try await users.call("update", #"{"id":"\#(id)","device_id":"dc-eve-new"}"#).status == 200)
             let moved = try await users.call("verify_device_credential", #"{"device_id":"dc-eve","credential":"\#(credential)"}"#)
             #expect(moved.status == 401 && moved.body["error"]?["code"]?.stringValue == "credential_revoked")
-            let rider = try await users.call("register", #"{"role":"rider","name":"Ann","phone_number":"+380501110098","password":"secret123"}"#)
+            let rider = try await users.call(
+                "register", #"{"role":"rider","name":"Ann","phone_number":"+380501110098","password":"secret123"}"#)
             let riderID = try #require(rider.body["id"]?.stringValue)
             #expect(try await users.call("issue_device_credential", #"{"id":"\#(riderID)"}"#).status == 409)
         }

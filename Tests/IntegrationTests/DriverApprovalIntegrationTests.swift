@@ -27,38 +27,51 @@ import Wire
                 #"{"role":"driver","name":"Dan","phone_number":"+380671110001","password":"driving9","device_id":"approval-dan","car":{"model":"Prius","license_plate":"AB 1234"}}"#,
                 phone: "+380671110001", password: "driving9")
             let ann = try await gateway.signUp(
-                #"{"role":"rider","name":"Ann","phone_number":"+380501110001","password":"secret123"}"#, phone: "+380501110001", password: "secret123")
-            let tracking = TestService(bus: bus, name: "tracking-calls", service: "tracking", executable: "ride-tracking", arguments: [], httpPort: 0)
+                #"{"role":"rider","name":"Ann","phone_number":"+380501110001","password":"secret123"}"#, phone: "+380501110001",
+                password: "secret123")
+            let tracking = TestService(
+                bus: bus, name: "tracking-calls", service: "tracking", executable: "ride-tracking", arguments: [], httpPort: 0)
             func online() async throws -> (status: Int, body: JSONValue) {
                 try await gateway.request("PUT", "/v1/me/availability", token: dan.token, #"{"available":true}"#)
             }
-            @Sendable func onDuty() async throws -> Bool { try await tracking.call("device", #"{"device_id":"approval-dan"}"#).body["available"] == true }
+            @Sendable func onDuty() async throws -> Bool {
+                try await tracking.call("device", #"{"device_id":"approval-dan"}"#).body["available"] == true
+            }
             func refusal(_ reply: (status: Int, body: JSONValue), says text: String) -> Bool {
-                reply.status == 403 && reply.body["error"]?["code"] == "not_approved" && reply.body["error"]?["message"]?.stringValue?.contains(text) == true
+                reply.status == 403 && reply.body["error"]?["code"] == "not_approved"
+                    && reply.body["error"]?["message"]?.stringValue?.contains(text) == true
             }
 
             // Signed up, not approved: no shift, by the app's route or the SDK's batch.
             let first = try await online()
             #expect(refusal(first, says: "upload your licence and insurance"), "\(first)")
             let batch = #"{"batch_id":1,"device":{"available":true},"locations":[]}"#
-            #expect(refusal(try await gateway.request("POST", "/v1/devices/approval-dan/locations", token: dan.token, batch), says: "licence"))
+            #expect(
+                refusal(try await gateway.request("POST", "/v1/devices/approval-dan/locations", token: dan.token, batch), says: "licence"))
 
             // Nor by the SDK on the ingest socket, with the device credential of Dan's session: the
             // request to go online is refused and the phone stays unavailable; its locations are stored.
             let session = try await gateway.request("POST", "/v1/sessions", #"{"phone_number":"+380671110001","password":"driving9"}"#)
             var configuration = ingest.sdkConfiguration()
             configuration.deviceCredential = try #require(session.body["device_credential"]?.stringValue, "\(session)")
-            let phone = try TrackingDevice(id: "approval-dan", configuration: configuration, provider: SimulatedDrive(at: GeoPoint(latitude: 60.1699, longitude: 24.9384)))
+            let phone = try TrackingDevice(
+                id: "approval-dan", configuration: configuration,
+                provider: SimulatedDrive(at: GeoPoint(latitude: 60.1699, longitude: 24.9384)))
             defer { Task { await phone.close() } }
             phone.startTracking()
             phone.isAvailable = true
-            try await eventually("the phone's request to go online is refused, its locations stored") { !phone.isAvailable && phone.statistics.acknowledged >= 2 }
+            try await eventually("the phone's request to go online is refused, its locations stored") {
+                !phone.isAvailable && phone.statistics.acknowledged >= 2
+            }
             #expect(try await !onDuty())
             #expect(ingest.log.contains("not_approved"), "the refusal is logged")
 
             // Uploads refused, each naming why, nothing kept.
-            func upload(_ kind: String, _ body: [UInt8], expires: String?, token: String? = nil) async throws -> (status: Int, body: JSONValue) {
-                try await PhotoIntegrationTests.put(gateway, "/v1/me/documents/\(kind)" + (expires.map { "?expires_on=\($0)" } ?? ""), token: token ?? dan.token, body)
+            func upload(_ kind: String, _ body: [UInt8], expires: String?, token: String? = nil) async throws -> (
+                status: Int, body: JSONValue
+            ) {
+                try await PhotoIntegrationTests.put(
+                    gateway, "/v1/me/documents/\(kind)" + (expires.map { "?expires_on=\($0)" } ?? ""), token: token ?? dan.token, body)
             }
             let nextYear = DriverDay.offset(days: 365)
             for (reply, status, text) in [
@@ -83,9 +96,16 @@ import Wire
             // The operator sees the photos (only the operator: no public photo of a document) and approves.
             let photoPath = try #require(insured.body["documents"]?[1]?["photo_url"]?.stringValue)
             let photo = try await HTTPProbe.send("GET", gateway.base + photoPath, headers: Self.basic, timeout: .seconds(10))
-            #expect(photo.status == 200 && photo.headers["content-type"] == "image/png" && photo.headers["cache-control"] == "private, no-store")
-            #expect(try await HTTPProbe.send("GET", gateway.base + photoPath, headers: ["Authorization": "Bearer \(dan.token)"], timeout: .seconds(10)).status == 401)
-            #expect(try await gateway.request("POST", "/dashboard/users/\(dan.id)/approve", token: dan.token).status == 401, "not the driver's to do")
+            #expect(
+                photo.status == 200 && photo.headers["content-type"] == "image/png" && photo.headers["cache-control"] == "private, no-store"
+            )
+            #expect(
+                try await HTTPProbe.send(
+                    "GET", gateway.base + photoPath, headers: ["Authorization": "Bearer \(dan.token)"], timeout: .seconds(10)
+                ).status == 401)
+            #expect(
+                try await gateway.request("POST", "/dashboard/users/\(dan.id)/approve", token: dan.token).status == 401,
+                "not the driver's to do")
             let approved = try await gateway.request("POST", "/dashboard/users/\(dan.id)/approve", headers: Self.basic)
             #expect(approved.status == 200 && approved.body["approved_at"]?.stringValue != nil, "\(approved.body)")
             #expect(try await gateway.request("POST", "/dashboard/users/\(ann.id)/approve", headers: Self.basic).status == 409, "a rider")
@@ -109,14 +129,17 @@ import Wire
             try await eventually("the expired insurance takes Dan off duty", timeout: .seconds(20)) { try await !onDuty() }
             #expect(try await gateway.request("GET", "/v1/me", token: dan.token).body["approved_at"] == nil)
             #expect(refusal(try await online(), says: "insurance expired on 2020-01-01"))
-            #expect(try await gateway.request("POST", "/dashboard/users/\(dan.id)/approve", headers: Self.basic).status == 409, "not with an expired document")
+            #expect(
+                try await gateway.request("POST", "/dashboard/users/\(dan.id)/approve", headers: Self.basic).status == 409,
+                "not with an expired document")
 
             // A new insurance, approved again; then the operator withdraws the approval: off duty again.
             #expect(try await upload("insurance", Self.png, expires: nextYear).status == 200)
             #expect(try await gateway.request("POST", "/dashboard/users/\(dan.id)/approve", headers: Self.basic).status == 200)
             #expect(try await online().status == 200)
             try await eventually("Dan is on duty again") { try await onDuty() }
-            let withdrawn = try await gateway.request("POST", "/dashboard/users/\(dan.id)/withdraw-approval", #"{"reason":"complaints"}"#, headers: Self.basic)
+            let withdrawn = try await gateway.request(
+                "POST", "/dashboard/users/\(dan.id)/withdraw-approval", #"{"reason":"complaints"}"#, headers: Self.basic)
             #expect(withdrawn.status == 200 && withdrawn.body["approved_at"] == nil, "\(withdrawn.body)")
             try await eventually("the withdrawal takes Dan off duty", timeout: .seconds(20)) { try await !onDuty() }
             #expect(refusal(try await online(), says: "an operator has not approved"))

@@ -19,24 +19,29 @@ import Wire
             let gateway = apps.gateway
             let session = try await gateway.request("POST", "/v1/sessions", #"{"phone_number":"+380671110001","password":"driving9"}"#)
             let token = try #require(session.body["token"]?.stringValue, "\(session.body)")
-            let credential = try #require(session.body["device_credential"]?.stringValue, "a driver's session carries the device credential")
+            let credential = try #require(
+                session.body["device_credential"]?.stringValue, "a driver's session carries the device credential")
 
             let driver = TwoWaySocket(url: "ws://127.0.0.1:\(gateway.port)/v1/me/live?access_token=\(token)")
             defer { driver.close() }
             let north = Self.pickup.destination(bearing: 0, distance: 1000)
             let south = Self.pickup.destination(bearing: 180, distance: 2000)
             func batch(_ id: Int, at point: GeoPoint, credential: String?) -> String {
-                let fix = #"{"latitude":\#(point.latitude),"longitude":\#(point.longitude),"recorded_at":"\#(RFC3339.format(Date()))","accuracy":5}"#
+                let fix =
+                    #"{"latitude":\#(point.latitude),"longitude":\#(point.longitude),"recorded_at":"\#(RFC3339.format(Date()))","accuracy":5}"#
                 let proof = credential.map { #","device_credential":"\#($0)""# } ?? ""
                 return #"{"batch":{"batch_id":\#(id),"locations":[\#(fix)]\#(proof)}}"#
             }
             func answer(to id: Int, on socket: TwoWaySocket) async throws -> JSONValue {
-                try await eventually("the answer to batch \(id)", timeout: .seconds(15)) { socket.received.contains { $0["batch_id"] == .number(Double(id)) } }
+                try await eventually("the answer to batch \(id)", timeout: .seconds(15)) {
+                    socket.received.contains { $0["batch_id"] == .number(Double(id)) }
+                }
                 return try #require(socket.received.first { $0["batch_id"] == .number(Double(id)) })
             }
             @Sendable func nearestCar() async throws -> JSONValue? {
                 let seen = try await gateway.request(
-                    "GET", "/v1/drivers/nearby?latitude=\(Self.pickup.latitude)&longitude=\(Self.pickup.longitude)&radius=5000", token: apps.rider.token)
+                    "GET", "/v1/drivers/nearby?latitude=\(Self.pickup.latitude)&longitude=\(Self.pickup.longitude)&radius=5000",
+                    token: apps.rider.token)
                 return seen.body["cars"]?.arrayValue?.first
             }
 
@@ -56,18 +61,22 @@ import Wire
             forged[forged.count - 2] = forged[forged.count - 2] == "A" ? "B" : "A"
             driver.send(batch(12, at: south, credential: String(forged)))
             let refused = try await answer(to: 12, on: driver)
-            #expect(refused["type"] == "error" && refused["status"] == 401 && refused["error"]?["code"] == "credential_invalid", "\(refused)")
+            #expect(
+                refused["type"] == "error" && refused["status"] == 401 && refused["error"]?["code"] == "credential_invalid", "\(refused)")
             driver.send(#"{"batch":[1,2]}"#)
             try await eventually("a batch that is not an object is a 422") {
                 driver.received.contains { $0["status"] == 422 && $0["error"]?["message"]?.stringValue?.hasPrefix("batch:") == true }
             }
             driver.send(batch(13, at: north.destination(bearing: 90, distance: 20), credential: credential))
             #expect(try await answer(to: 13, on: driver)["type"] == "ack", "the socket stays open after refusals")
-            #expect(try await nearestCar()?["latitude"]?.numberValue.map { abs($0 - south.latitude) < 1e-3 } != true, "no refused fix was stored")
+            #expect(
+                try await nearestCar()?["latitude"]?.numberValue.map { abs($0 - south.latitude) < 1e-3 } != true,
+                "no refused fix was stored")
 
             // The driver's own device as tracking has it (the app after a reload); a rider has none.
             let device = try await gateway.request("GET", "/v1/me/device", token: token)
-            #expect(device.status == 200 && device.body["available"] == true && device.body["device_id"] == "gw-dan-phone", "\(device.body)")
+            #expect(
+                device.status == 200 && device.body["available"] == true && device.body["device_id"] == "gw-dan-phone", "\(device.body)")
             let ridersDevice = try await gateway.request("GET", "/v1/me/device", token: apps.rider.token)
             #expect(ridersDevice.status == 403 && ridersDevice.body["error"]?["code"] == "drivers_only", "\(ridersDevice.body)")
 
@@ -82,7 +91,9 @@ import Wire
             // A flood of batches meets the connection's budget: an error (429), then close 4429.
             for _ in 0..<300 { driver.send(#"{"batch":{}}"#) }
             try await eventually("the flooding connection is closed", timeout: .seconds(20)) { driver.ending != nil }
-            #expect(driver.received.last?["status"] == 429 && driver.received.last?["error"]?["code"] == "too_many_messages", "\(driver.received.suffix(2))")
+            #expect(
+                driver.received.last?["status"] == 429 && driver.received.last?["error"]?["code"] == "too_many_messages",
+                "\(driver.received.suffix(2))")
             #expect(driver.ending?.contains("4429") == true, "\(driver.ending ?? "")")
         }
     }
@@ -109,7 +120,9 @@ final class TwoWaySocket: Sendable {
                         group.addTask { for await text in stream { try await outbound.write(.text(text)) } }
                         group.addTask {
                             for try await message in inbound.messages(maxSize: 1 << 20) {
-                                guard case .text(let text) = message, let value = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8)) else { continue }
+                                guard case .text(let text) = message,
+                                    let value = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8))
+                                else { continue }
                                 log.messages.withLock { $0.append(value) }
                             }
                         }

@@ -90,20 +90,28 @@ import Wire
         var otherFailures: [String] = []
         for attempt in 0..<200 where refused == nil {
             let phone = "+38050\(String(format: "%07d", 7_000_000 + attempt))"
-            let reply = try await platform.users.call("register", #"{"role":"rider","name":"Full","phone_number":"\#(phone)","password":"secret123"}"#)
-            if reply.status == 503 { refused = (phone, reply.body) } else if reply.status != 201 { otherFailures.append("\(reply.status) \(reply.body)") }
+            let reply = try await platform.users.call(
+                "register", #"{"role":"rider","name":"Full","phone_number":"\#(phone)","password":"secret123"}"#)
+            if reply.status == 503 {
+                refused = (phone, reply.body)
+            } else if reply.status != 201 {
+                otherFailures.append("\(reply.status) \(reply.body)")
+            }
         }
         let (phone, body) = try #require(refused, "no registration was refused on a full disk")
         #expect(body["error"]?["code"] == "storage_full", "\(body)")
         #expect(otherFailures.isEmpty, "every write either stored or refused as storage_full: \(otherFailures)")
         try await Task.sleep(for: .seconds(10))
-        let running = [platform.users.name, platform.tracking.process.name, platform.trips.name, platform.orders.name, notifications.name, "bus"]
+        let running = [
+            platform.users.name, platform.tracking.process.name, platform.trips.name, platform.orders.name, notifications.name, "bus",
+        ]
         for name in running { #expect(bus.supervisor.isRunning(name), "\(name) still runs on a full disk") }
         let log = platform.tracking.process.log + platform.orders.log
         #expect(log.contains("database or disk is full"), "the disk really was full for the services")
 
         try disk.free()
-        let again = try await platform.users.call("register", #"{"role":"rider","name":"Full","phone_number":"\#(phone)","password":"secret123"}"#)
+        let again = try await platform.users.call(
+            "register", #"{"role":"rider","name":"Full","phone_number":"\#(phone)","password":"secret123"}"#)
         #expect(again.status == 201, "the refused registration left nothing behind: \(again)")
 
         let result = try await simulation.value

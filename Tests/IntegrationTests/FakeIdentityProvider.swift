@@ -55,10 +55,16 @@ final class FakeIdentityProvider: Sendable {
         router.get("debug_token") { request, _ -> Response in
             let query = request.uri.queryParameters
             guard query.get("access_token") == "\(facebookAppID)|\(facebookAppSecret)" else {
-                return try Self.json(["error": ["message": "Invalid OAuth access token.", "type": "OAuthException", "code": 190]], status: .badRequest)
+                return try Self.json(
+                    ["error": ["message": "Invalid OAuth access token.", "type": "OAuthException", "code": 190]], status: .badRequest)
             }
             guard let token = query.get("input_token"), let data = provider.facebookTokens.withLock({ $0[token] }) else {
-                return try Self.json(["error": ["message": "Invalid OAuth access token - Cannot parse access token", "type": "OAuthException", "code": 190]], status: .badRequest)
+                return try Self.json(
+                    [
+                        "error": [
+                            "message": "Invalid OAuth access token - Cannot parse access token", "type": "OAuthException", "code": 190,
+                        ]
+                    ], status: .badRequest)
             }
             return try Self.json(["data": data])
         }
@@ -83,7 +89,12 @@ final class FakeIdentityProvider: Sendable {
         await signing.add(rsa: key, digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
         let (modulus, exponent) = try key.publicKey.getKeyPrimitives()
         if publish {
-            publishKey(kid, ["kty": "RSA", "alg": "RS256", "use": "sig", "kid": .string(kid), "n": .string(Self.base64URL(modulus)), "e": .string(Self.base64URL(exponent))])
+            publishKey(
+                kid,
+                [
+                    "kty": "RSA", "alg": "RS256", "use": "sig", "kid": .string(kid), "n": .string(Self.base64URL(modulus)),
+                    "e": .string(Self.base64URL(exponent)),
+                ])
         }
     }
 
@@ -98,9 +109,13 @@ final class FakeIdentityProvider: Sendable {
     private func publishKey(_ kid: String, _ jwk: [String: JSONValue]) { published.withLock { $0[kid] = .object(jwk) } }
 
     /// An ID token of `subject` signed with `kid`; `change` alters the claims first.
-    func idToken(_ subject: String, kid: String = "rsa-1", nonce: String? = nil, name: String? = nil, _ change: (inout Claims) -> Void = { _ in }) async throws -> String {
+    func idToken(
+        _ subject: String, kid: String = "rsa-1", nonce: String? = nil, name: String? = nil, _ change: (inout Claims) -> Void = { _ in }
+    ) async throws -> String {
         let now = Int(Date().timeIntervalSince1970)
-        var claims = Claims(iss: issuer, sub: subject, aud: Self.clientID, exp: now + 600, iat: now, nonce: nonce, name: name, email: "\(subject)@example.com")
+        var claims = Claims(
+            iss: issuer, sub: subject, aud: Self.clientID, exp: now + 600, iat: now, nonce: nonce, name: name,
+            email: "\(subject)@example.com")
         change(&claims)
         return try await signing.sign(claims, kid: JWKIdentifier(string: kid))
     }
@@ -108,9 +123,12 @@ final class FakeIdentityProvider: Sendable {
     /// A token whose header names `kid` but which another key signed (a forgery).
     func forgedToken(_ subject: String, kid: String = "rsa-1") async throws -> String {
         let forger = JWTKeyCollection()
-        await forger.add(rsa: try Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048)), digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
+        await forger.add(
+            rsa: try Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048)), digestAlgorithm: .sha256,
+            kid: JWKIdentifier(string: kid))
         let now = Int(Date().timeIntervalSince1970)
-        return try await forger.sign(Claims(iss: issuer, sub: subject, aud: Self.clientID, exp: now + 600, iat: now), kid: JWKIdentifier(string: kid))
+        return try await forger.sign(
+            Claims(iss: issuer, sub: subject, aud: Self.clientID, exp: now + 600, iat: now), kid: JWKIdentifier(string: kid))
     }
 
     /// A Facebook user access token `debug_token` answers for with `data` (its defaults: valid, for our app, for an hour).
@@ -128,16 +146,20 @@ final class FakeIdentityProvider: Sendable {
     /// The gateway's flags for this provider as Apple, Google and Facebook.
     var gatewayArguments: [String] {
         [
-            "--apple-client-id", Self.clientID, "--apple-issuer", issuer, "--google-client-id", "web-client,\(Self.clientID)", "--google-issuer", issuer,
+            "--apple-client-id", Self.clientID, "--apple-issuer", issuer, "--google-client-id", "web-client,\(Self.clientID)",
+            "--google-issuer", issuer,
             "--facebook-app-id", Self.facebookAppID, "--facebook-app-secret", Self.facebookAppSecret, "--facebook-graph-url", issuer,
         ]
     }
 
     private static func json(_ value: [String: JSONValue], status: HTTPResponse.Status = .ok) throws -> Response {
-        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: try JSONCoding.encode(JSONValue.object(value)))))
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try JSONCoding.encode(JSONValue.object(value)))))
     }
 
     private static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+            of: "=", with: "")
     }
 }

@@ -36,7 +36,9 @@ import Wire
         /// Ann and Dan sign up through `gateway`; Dan goes online 400 m south of the pickup.
         /// `pair`: another number gives another rider and driver (their phones and the device id end with it).
         static func signUp(_ gateway: TestGateway, pair: Int = 1) async throws -> Apps {
-            let (riderPhone, driverPhone, deviceID) = ("+38050111000\(pair)", "+38067111000\(pair)", pair == 1 ? "gw-dan-phone" : "gw-dan-phone-\(pair)")
+            let (riderPhone, driverPhone, deviceID) = (
+                "+38050111000\(pair)", "+38067111000\(pair)", pair == 1 ? "gw-dan-phone" : "gw-dan-phone-\(pair)"
+            )
             let rider = try await gateway.signUp(
                 #"{"role":"rider","name":"Ann","phone_number":"\#(riderPhone)","password":"secret123"}"#,
                 phone: riderPhone, password: "secret123")
@@ -46,7 +48,8 @@ import Wire
             let apps = Apps(gateway: gateway, rider: rider, driver: driver, deviceID: deviceID)
             let available = try await gateway.request("PUT", "/v1/me/availability", token: driver.token, #"{"available":true}"#)
             #expect(available.status == 200, "\(available.body)")
-            try await apps.drive(Polyline(points: [LifecycleIntegrationTests.driverStart, LifecycleIntegrationTests.driverStart]), batch: 1)
+            try await apps.drive(
+                Polyline(points: [LifecycleIntegrationTests.driverStart, LifecycleIntegrationTests.driverStart]), batch: 1)
             return apps
         }
 
@@ -56,7 +59,8 @@ import Wire
             let times = clock.stamps(distances.count, notBefore: now ? Date() : nil)
             let fixes = zip(distances, times).map { distance, time in
                 let point = path.point(atDistance: min(distance, path.length))
-                return #"{"latitude":\#(point.latitude),"longitude":\#(point.longitude),"recorded_at":"\#(RFC3339.format(time))","accuracy":5,"speed":10}"#
+                return
+                    #"{"latitude":\#(point.latitude),"longitude":\#(point.longitude),"recorded_at":"\#(RFC3339.format(time))","accuracy":5,"speed":10}"#
             }
             let reply = try await gateway.request(
                 "POST", "/v1/devices/\(deviceID)/locations", token: driver.token,
@@ -98,11 +102,14 @@ import Wire
         }
 
         func live(_ order: String, token: String, after: UInt64? = nil) -> LiveClient {
-            LiveClient(url: "ws://127.0.0.1:\(gateway.port)/v1/orders/\(order)/live?access_token=\(token)\(after.map { "&after=\($0)" } ?? "")")
+            LiveClient(
+                url: "ws://127.0.0.1:\(gateway.port)/v1/orders/\(order)/live?access_token=\(token)\(after.map { "&after=\($0)" } ?? "")")
         }
     }
 
-    static let allStatuses = ["NEW", "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF", "COMPLETED"]
+    static let allStatuses = [
+        "NEW", "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF", "COMPLETED",
+    ]
 
     @Test func aWholeRideThroughTheGatewayWithEveryStatusOnTheWebSocket() async throws {
         try await withTestBus("gateway-ride") { bus in
@@ -164,7 +171,9 @@ import Wire
             try await eventually("the snapshot arrived") { riderLive.statuses == ["PICKING_UP"] }
             @Sendable func statuses() -> [JSONValue] { riderLive.received.filter { $0["type"] == "driver_status" } }
             for available in [false, true] {
-                #expect(try await apps.gateway.request("PUT", "/v1/me/availability", token: apps.driver.token, #"{"available":\#(available)}"#).status == 200)
+                #expect(
+                    try await apps.gateway.request("PUT", "/v1/me/availability", token: apps.driver.token, #"{"available":\#(available)}"#)
+                        .status == 200)
                 try await eventually("Ann heard Dan's availability \(available)", timeout: .seconds(10)) {
                     statuses().contains { $0["available"] == .bool(available) }
                 }
@@ -188,7 +197,9 @@ import Wire
             guard let id = booked.body["id"]?.stringValue else { throw TestFailure("booking: \(booked)") }
             // Made at any point of the ride: here before a driver has it, the same link after.
             let early = try await gateway.request("GET", "/v1/orders/\(id)/share", token: apps.rider.token)
-            guard let url = early.body["share_url"]?.stringValue, let shareID = early.body["share_id"]?.stringValue else { throw TestFailure("no share link: \(early)") }
+            guard let url = early.body["share_url"]?.stringValue, let shareID = early.body["share_id"]?.stringValue else {
+                throw TestFailure("no share link: \(early)")
+            }
             #expect(url == "\(gateway.base)/ride/\(shareID)" && early.body["order_id"] == .string(id), "\(early.body)")
             let page = try await gateway.request("GET", "/ride/\(shareID)")
             #expect(page.status == 200, "the page: \(page)")
@@ -196,7 +207,9 @@ import Wire
             #expect(try await gateway.request("POST", "/v1/orders/\(id)/accept", token: apps.driver.token).status == 200)
             try await apps.status(of: id, is: "PICKING_UP")
             #expect(shareID.count == 20, "a ride's share id is beyond guessing: \(shareID)")
-            #expect(try await gateway.request("GET", "/v1/orders/\(id)/share", token: apps.rider.token).body["share_url"] == .string(url), "one link")
+            #expect(
+                try await gateway.request("GET", "/v1/orders/\(id)/share", token: apps.rider.token).body["share_url"] == .string(url),
+                "one link")
             let start = LifecycleIntegrationTests.driverStart
             let halfway = start.destination(bearing: 0, distance: 200)
             try await apps.drive(Polyline(points: [start, start.destination(bearing: 0, distance: 100)]), now: true, batch: 2)
@@ -207,16 +220,21 @@ import Wire
             try await apps.drive(Polyline(points: [start.destination(bearing: 0, distance: 110), halfway]), now: true, batch: 3)
             let second = try await HeadlessBrowser.dom(url)
             let after = HeadlessBrowser.attribute("data-lat", of: "driver-marker", in: second).flatMap(Double.init)
-            #expect(before != nil && after != nil && after! > before!, "the marker moved north: \(String(describing: before)) → \(String(describing: after))")
+            #expect(
+                before != nil && after != nil && after! > before!,
+                "the marker moved north: \(String(describing: before)) → \(String(describing: after))")
             let shared = try await gateway.request("GET", "/v1/ride-shares/\(shareID)")
             #expect(shared.body["ride"]?["status"] == "PICKING_UP" && shared.body["ride"]?["driver"]?["name"] == "Dan", "\(shared.body)")
-            #expect(shared.body["trip"]?["leg"] == "pickup" && shared.body["trip"]?["estimate"] != nil, "the leg on the way: \(shared.body)")
+            #expect(
+                shared.body["trip"]?["leg"] == "pickup" && shared.body["trip"]?["estimate"] != nil, "the leg on the way: \(shared.body)")
             // The leg's own trip has no link: the ride's is the only one, and the rider's to give.
-            let legTrip = try #require(try await gateway.request("GET", "/v1/orders/\(id)", token: apps.rider.token).body["trip_id"]?.stringValue)
+            let legTrip = try #require(
+                try await gateway.request("GET", "/v1/orders/\(id)", token: apps.rider.token).body["trip_id"]?.stringValue)
             let basic = ["Authorization": "Basic " + Data("ridesharing:sk_dev_ridesharing".utf8).base64EncodedString()]
             let asOperator = try await gateway.request("GET", "/trips/\(legTrip)", headers: basic)
             #expect(asOperator.status == 200 && asOperator.body["views"]?["share_url"] == nil, "\(asOperator.body)")
-            #expect(Self.keysShownToAnyone(in: shared.body).isEmpty, "no ids, phones or metadata: \(Self.keysShownToAnyone(in: shared.body))")
+            #expect(
+                Self.keysShownToAnyone(in: shared.body).isEmpty, "no ids, phones or metadata: \(Self.keysShownToAnyone(in: shared.body))")
 
             // Arriving and starting the ride: the same link now shows the ride to the drop-off.
             try await apps.drive(Polyline(points: [halfway, Self.pickup]), now: true, batch: 4)
@@ -241,8 +259,12 @@ import Wire
             let driven = finished.body["trip"]?["summary"]?["locations"]?["coordinates"]?.arrayValue ?? []
             #expect(driven.count >= 3 && finished.body["trip"]?["status"] == "completed", "the ride's route: \(finished.body)")
             #expect(finished.body["ride"]?["expires_at"] != nil, "a finished ride's link expires")
-            let drawn = (HeadlessBrowser.attribute("points", of: "route", in: done) ?? "").split(separator: " ").map { $0.split(separator: ",").compactMap { Double($0) } }
-            #expect(drawn.count == driven.count && drawn.allSatisfy { $0.count == 2 && (0...600).contains($0[0]) && (0...400).contains($0[1]) }, "drawn: \(drawn)")
+            let drawn = (HeadlessBrowser.attribute("points", of: "route", in: done) ?? "").split(separator: " ").map {
+                $0.split(separator: ",").compactMap { Double($0) }
+            }
+            #expect(
+                drawn.count == driven.count && drawn.allSatisfy { $0.count == 2 && (0...600).contains($0[0]) && (0...400).contains($0[1]) },
+                "drawn: \(drawn)")
             #expect(Set(drawn.map { "\(Int($0[0])),\(Int($0[1]))" }).count >= 3, "a route, not a dot: \(drawn)")
             #expect(HeadlessBrowser.attribute("cx", of: "dest-marker", in: done) != nil)
 
@@ -251,7 +273,8 @@ import Wire
             #expect(try await gateway.request("GET", "/v1/ride-shares/not-a-share-id").status == 404)
             #expect(try await gateway.request("GET", "/ride/x").status == 404)
             let stranger = try await gateway.signUp(
-                #"{"role":"rider","name":"Sam","phone_number":"+380501110009","password":"secret123"}"#, phone: "+380501110009", password: "secret123")
+                #"{"role":"rider","name":"Sam","phone_number":"+380501110009","password":"secret123"}"#, phone: "+380501110009",
+                password: "secret123")
             #expect(try await gateway.request("GET", "/v1/orders/\(id)/share", token: stranger.token).status == 403)
         }
     }
@@ -259,10 +282,14 @@ import Wire
     /// What a ride's share data must never carry: ids of people, devices, orders or trips, phone
     /// numbers, metadata. The keys found, with their paths.
     static func keysShownToAnyone(in value: JSONValue, at path: String = "") -> [String] {
-        let forbidden: Set<String> = ["id", "user_id", "device_id", "order_id", "trip_id", "share_id", "phone_number", "metadata", "views", "rider", "markers"]
+        let forbidden: Set<String> = [
+            "id", "user_id", "device_id", "order_id", "trip_id", "share_id", "phone_number", "metadata", "views", "rider", "markers",
+        ]
         switch value {
         case .object(let members):
-            return members.flatMap { key, member in (forbidden.contains(key) ? ["\(path)/\(key)"] : []) + keysShownToAnyone(in: member, at: "\(path)/\(key)") }
+            return members.flatMap { key, member in
+                (forbidden.contains(key) ? ["\(path)/\(key)"] : []) + keysShownToAnyone(in: member, at: "\(path)/\(key)")
+            }
         case .array(let items):
             return items.flatMap { keysShownToAnyone(in: $0, at: path + "[]") }
         default:
@@ -286,7 +313,8 @@ import Wire
             #expect(try await gateway.request("GET", "/trips/\(tripID)", headers: basic).body["status"] == "active")
             let nearby = try await gateway.request(
                 "POST", "/devices/nearby",
-                #"{"location":{"type":"Point","coordinates":[\#(Self.pickup.longitude),\#(Self.pickup.latitude)]},"radius":1000}"#, headers: basic)
+                #"{"location":{"type":"Point","coordinates":[\#(Self.pickup.longitude),\#(Self.pickup.latitude)]},"radius":1000}"#,
+                headers: basic)
             #expect(nearby.body["devices"]?[0]?["device_id"] == "gw-dan-phone", "\(nearby.body)")
             let completed = try await gateway.request("POST", "/trips/\(tripID)/complete", headers: basic)
             #expect(completed.body["status"] == "completed")
@@ -303,20 +331,23 @@ import Wire
             let apps = try await Apps.start(bus)
             let set = try await apps.gateway.request(
                 "POST", "/v1/devices/gw-dan-phone/locations", token: apps.driver.token,
-                #"{"batch_id":7,"device":{"name":"Dan's Pixel","metadata":{"car":"Prius","shift":"night","user_id":"someone-else"}},"locations":[]}"#)
+                #"{"batch_id":7,"device":{"name":"Dan's Pixel","metadata":{"car":"Prius","shift":"night","user_id":"someone-else"}},"locations":[]}"#
+            )
             #expect(set.status == 200, "\(set.body)")
             let client = try await bus.client(timeout: .seconds(5))
             func device() async throws -> DeviceInfo { try await client.call(Ops.Tracking.device, DeviceParams(deviceID: "gw-dan-phone")) }
             let vouched: [String: JSONValue] = ["car": "Prius", "shift": "night", "user_id": .string(apps.driver.id)]
             #expect(try await device().metadata == vouched, "the app's metadata, with the user id the gateway vouches for")
             for available in [false, true] {
-                let reply = try await apps.gateway.request("PUT", "/v1/me/availability", token: apps.driver.token, #"{"available":\#(available)}"#)
+                let reply = try await apps.gateway.request(
+                    "PUT", "/v1/me/availability", token: apps.driver.token, #"{"available":\#(available)}"#)
                 #expect(reply.status == 200, "\(reply.body)")
                 let now = try await device()
                 #expect(now.available == available)
                 #expect(now.metadata == vouched && now.name == "Dan's Pixel", "availability changed nothing else: \(now)")
             }
-            try await apps.drive(Polyline(points: [LifecycleIntegrationTests.driverStart, LifecycleIntegrationTests.driverStart]), batch: 8)
+            try await apps.drive(
+                Polyline(points: [LifecycleIntegrationTests.driverStart, LifecycleIntegrationTests.driverStart]), batch: 8)
             #expect(try await device().metadata == vouched, "a batch without metadata keeps the device's")
             await client.close()
         }
@@ -328,7 +359,9 @@ import Wire
             let gateway = apps.gateway
             let id = try await apps.bookAndAccept()
             try await apps.drive(
-                Polyline(points: [LifecycleIntegrationTests.driverStart, LifecycleIntegrationTests.driverStart.destination(bearing: 0, distance: 60)]), now: true, batch: 2)
+                Polyline(points: [
+                    LifecycleIntegrationTests.driverStart, LifecycleIntegrationTests.driverStart.destination(bearing: 0, distance: 60),
+                ]), now: true, batch: 2)
             let dom = try await HeadlessBrowser.dom("http://ridesharing:sk_dev_ridesharing@127.0.0.1:\(gateway.port)/dashboard?auth=basic")
             #expect(HeadlessBrowser.text(of: "updated", in: dom)?.hasPrefix("updated") == true, "the data loaded: \(dom.suffix(3000))")
             #expect(dom.contains(#"data-service="orders" data-up="true""#))
@@ -367,13 +400,15 @@ import Wire
             #expect(try await gateway.request("GET", "/v1/me", token: zed.token).body["name"] == "Zed", "and nothing changed")
             let huge = try await gateway.request("GET", "/v1/me/earnings?days=-36786895743616612753939624005199724544", token: eve.token)
             #expect(huge.status == 422, "\(huge)")
-            #expect(try await gateway.request("GET", "/v1/me/live", token: zed.token).status == 426, "a WebSocket, asked without an upgrade")
+            #expect(
+                try await gateway.request("GET", "/v1/me/live", token: zed.token).status == 426, "a WebSocket, asked without an upgrade")
             // A route whose body has required fields gets a valid one: refused for who asks, not for what.
             let bodies = ["/v1/orders/\(id)/reports": #"{"category":"other","text":"Not my ride"}"#]
             for (method, path) in routes {
                 let body = bodies[path]
                 #expect(try await gateway.request(method, path, body).status == 401, "\(method) \(path) without a token")
-                #expect(try await gateway.request(method, path, token: "not-a-token", body).status == 401, "\(method) \(path) with a bad token")
+                #expect(
+                    try await gateway.request(method, path, token: "not-a-token", body).status == 401, "\(method) \(path) with a bad token")
                 let byRider = try await gateway.request(method, path, token: zed.token, body)
                 #expect(byRider.status == 403, "\(method) \(path) by another rider: \(byRider.body)")
                 let byDriver = try await gateway.request(method, path, token: eve.token, body)
@@ -388,13 +423,15 @@ import Wire
             ] {
                 let body = method == "GET" ? nil : #"{}"#
                 #expect(try await gateway.request(method, path, body).status == 401, "\(method) \(path) without a token")
-                #expect(try await gateway.request(method, path, token: "not-a-token", body).status == 401, "\(method) \(path) with a bad token")
+                #expect(
+                    try await gateway.request(method, path, token: "not-a-token", body).status == 401, "\(method) \(path) with a bad token")
             }
             // Refreshing takes a refresh token, not a bearer: an access token is too long to be one (422), a made-up one is 401.
             #expect(try await gateway.request("POST", "/v1/auth/refresh", #"{"refresh_token":"\#(zed.token)"}"#).status == 422)
             for refresh in ["not-a-token", "s-000000000000000000000000." + String(repeating: "A", count: 43)] {
                 let reply = try await gateway.request("POST", "/v1/auth/refresh", token: zed.token, #"{"refresh_token":"\#(refresh)"}"#)
-                #expect(reply.status == 401 && reply.body["error"]?["code"] == "token_invalid", "refresh with \(refresh.prefix(20)): \(reply)")
+                #expect(
+                    reply.status == 401 && reply.body["error"]?["code"] == "token_invalid", "refresh with \(refresh.prefix(20)): \(reply)")
             }
             #expect(try await gateway.request("GET", "/v1/me", token: zed.token).status == 200, "the refusals revoked nothing")
             // The WebSocket of someone else's order (or with no or a bad token): an error message with
@@ -421,9 +458,12 @@ import Wire
             try await eventually("the rider's own order is live") { own.statuses == ["NEW"] }
             own.close()
             #expect(
-                try await gateway.request("POST", "/v1/devices/gw-dan-phone/locations", token: eve.token, #"{"batch_id":1,"locations":[]}"#).status == 403,
+                try await gateway.request("POST", "/v1/devices/gw-dan-phone/locations", token: eve.token, #"{"batch_id":1,"locations":[]}"#)
+                    .status == 403,
                 "a driver posts only for their own device")
-            #expect(try await gateway.request("PUT", "/v1/me/availability", token: zed.token, #"{"available":true}"#).status == 403, "riders have no availability")
+            #expect(
+                try await gateway.request("PUT", "/v1/me/availability", token: zed.token, #"{"available":true}"#).status == 403,
+                "riders have no availability")
             let order = try await gateway.request("GET", "/v1/orders/\(id)", token: apps.rider.token)
             #expect(order.body["status"] == "NEW")
             #expect(order.body["version"] == 1, "nothing refused changed the order")

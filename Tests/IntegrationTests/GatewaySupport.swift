@@ -24,7 +24,8 @@ struct TestGateway: Sendable {
     static func start(on bus: TestBus, arguments: [String] = [], name: String = "gateway") async throws -> TestGateway {
         let gateway = TestGateway(port: try FreePort.next(), statusPort: try FreePort.next())
         let process = PlatformCommands.gateway(
-            name: name, binDirectory: Binaries.directory, bus: bus.endpoints, http: "127.0.0.1:\(gateway.statusPort)", listen: "127.0.0.1:\(gateway.port)",
+            name: name, binDirectory: Binaries.directory, bus: bus.endpoints, http: "127.0.0.1:\(gateway.statusPort)",
+            listen: "127.0.0.1:\(gateway.port)",
             extra: ["--public-url", gateway.base, "--log-level", "debug", "--publishable-key", TestTracking.publishableKey] + arguments)
         let failures = try await bus.supervisor.launch([process], environment: bus.environment)
         guard failures.isEmpty else { throw TestFailure("ride-gateway: \(failures.joined(separator: "; "))") }
@@ -40,11 +41,14 @@ struct TestGateway: Sendable {
         if let token { headers["Authorization"] = "Bearer \(token)" }
         if json != nil { headers["Content-Type"] = "application/json" }
         for attempt in 1... {
-            let response = try await HTTPProbe.send(method, base + path, headers: headers, body: json.map { Array($0.utf8) }, timeout: .seconds(10))
+            let response = try await HTTPProbe.send(
+                method, base + path, headers: headers, body: json.map { Array($0.utf8) }, timeout: .seconds(10))
             let body = (try? JSONCoding.decode(JSONValue.self, from: Array(response.body))) ?? .null
             let storedNothing = body["error"]?["code"] == "storage_unavailable" || body["error"]?["code"] == "store_unavailable"
             let limited = response.status == 429
-            guard retriesUnavailable, (response.status == 503 && storedNothing) || limited, attempt < 20 else { return (response.status, body) }
+            guard retriesUnavailable, (response.status == 503 && storedNothing) || limited, attempt < 20 else {
+                return (response.status, body)
+            }
             let wait = limited ? min(response.headers["retry-after"].flatMap { Int($0) } ?? 1, 30) * 1000 + Int.random(in: 0..<1000) : 500
             try await Task.sleep(for: .milliseconds(wait))
         }
@@ -56,7 +60,9 @@ struct TestGateway: Sendable {
         let created = try await request("POST", "/v1/users", json)
         // 200: the gateway's call was sent again after a slow first answer, and users answered the
         // repeat of the same registration with the account it made (what a retried sign-up gets).
-        guard created.status == 201 || created.status == 200, let id = created.body["id"]?.stringValue else { throw TestFailure("sign-up: \(created)") }
+        guard created.status == 201 || created.status == 200, let id = created.body["id"]?.stringValue else {
+            throw TestFailure("sign-up: \(created)")
+        }
         let session = try await request("POST", "/v1/sessions", #"{"phone_number":"\#(phone)","password":"\#(password)"}"#)
         guard let token = session.body["token"]?.stringValue else { throw TestFailure("log-in: \(session)") }
         return (id, token)
@@ -79,7 +85,8 @@ final class LiveClient: Sendable {
             do {
                 let close = try await WebSocketClient.connect(url: url, logger: Logger(label: "live-client")) { inbound, _, _ in
                     for try await message in inbound.messages(maxSize: 1 << 20) {
-                        guard case .text(let text) = message, let value = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8)) else { continue }
+                        guard case .text(let text) = message, let value = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8))
+                        else { continue }
                         log.messages.withLock { $0.append(value) }
                     }
                 }
@@ -121,7 +128,8 @@ enum HeadlessBrowser {
                 "--virtual-time-budget=\(budget.milliseconds)", "--dump-dom", url,
             ], timeout: .seconds(60))
         guard status == 0, out.contains("</html>") else {
-            throw TestFailure("chromium exited \(status) on \(url), the page \(out.isEmpty ? "empty" : "cut: \(out.suffix(300))"): \(err.suffix(1500))")
+            throw TestFailure(
+                "chromium exited \(status) on \(url), the page \(out.isEmpty ? "empty" : "cut: \(out.suffix(300))"): \(err.suffix(1500))")
         }
         return out
     }

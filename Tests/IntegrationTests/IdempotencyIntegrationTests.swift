@@ -34,20 +34,24 @@ import Wire
             #expect(reused.body["error"]?["code"] == "idempotency_key_reused")
             #expect(try await orders().count == 1, "booked once")
 
-            let malformed = try await gateway.request("POST", "/v1/orders", token: ann, Self.booking, headers: ["Idempotency-Key": "two words"])
+            let malformed = try await gateway.request(
+                "POST", "/v1/orders", token: ann, Self.booking, headers: ["Idempotency-Key": "two words"])
             #expect(malformed.status == 400)
             #expect(malformed.body["error"]?["code"] == "invalid_idempotency_key")
             #expect(malformed.body["error"]?["message"]?.stringValue?.contains("Idempotency-Key") == true)
             let tooLong = try await gateway.request(
-                "POST", "/v1/orders/\(id)/messages", token: ann, #"{"text":"hi"}"#, headers: ["Idempotency-Key": String(repeating: "k", count: 256)])
+                "POST", "/v1/orders/\(id)/messages", token: ann, #"{"text":"hi"}"#,
+                headers: ["Idempotency-Key": String(repeating: "k", count: 256)])
             #expect(tooLong.status == 400)
 
             #expect(try await gateway.request("POST", "/v1/orders/\(id)/accept", token: dan).status == 200)
             try await apps.status(of: id, is: "PICKING_UP")
             let chat = key("chat")
-            let sent = try await gateway.request("POST", "/v1/orders/\(id)/messages", token: ann, #"{"text":"I am at the door"}"#, headers: chat)
+            let sent = try await gateway.request(
+                "POST", "/v1/orders/\(id)/messages", token: ann, #"{"text":"I am at the door"}"#, headers: chat)
             #expect(sent.status == 201, "\(sent.body)")
-            let resent = try await gateway.request("POST", "/v1/orders/\(id)/messages", token: ann, #"{"text":"I am at the door"}"#, headers: chat)
+            let resent = try await gateway.request(
+                "POST", "/v1/orders/\(id)/messages", token: ann, #"{"text":"I am at the door"}"#, headers: chat)
             #expect(resent.status == 201)
             #expect(resent.body == sent.body)
             // Dan's key of the same name is his own.
@@ -57,13 +61,17 @@ import Wire
             #expect(messages.map { $0["text"] } == ["I am at the door", "On my way"], "stored once each; nothing for the refused 400")
 
             let cancel = key("cancel")
-            let cancelled = try await gateway.request("POST", "/v1/orders/\(id)/cancel", token: ann, #"{"reason":"plans changed"}"#, headers: cancel)
+            let cancelled = try await gateway.request(
+                "POST", "/v1/orders/\(id)/cancel", token: ann, #"{"reason":"plans changed"}"#, headers: cancel)
             #expect(cancelled.status == 200, "\(cancelled.body)")
             #expect(cancelled.body["status"] == "CANCELLED")
-            let recancelled = try await gateway.request("POST", "/v1/orders/\(id)/cancel", token: ann, #"{"reason":"plans changed"}"#, headers: cancel)
+            let recancelled = try await gateway.request(
+                "POST", "/v1/orders/\(id)/cancel", token: ann, #"{"reason":"plans changed"}"#, headers: cancel)
             #expect(recancelled.status == 200, "the first answer, not 409: \(recancelled.body)")
             #expect(recancelled.body == cancelled.body)
-            #expect(try await gateway.request("POST", "/v1/orders/\(id)/cancel", token: ann, #"{"reason":"plans changed"}"#).status == 409, "without a key, as before")
+            #expect(
+                try await gateway.request("POST", "/v1/orders/\(id)/cancel", token: ann, #"{"reason":"plans changed"}"#).status == 409,
+                "without a key, as before")
         }
     }
 
@@ -72,12 +80,15 @@ import Wire
     /// three times, each one hashing; now the app is told the reply did not come, and the op ran once.
     @Test func aChangingRequestWithoutAKeyRunsOnceWhenItsReplyIsLate() async throws {
         try await withTestBus("unkeyed-once") { bus in
-            let users = try await TestService.start(on: bus, service: "users", executable: "ride-users", arguments: ["--password-rounds", "10000000"])
+            let users = try await TestService.start(
+                on: bus, service: "users", executable: "ride-users", arguments: ["--password-rounds", "10000000"])
             let gateway = try await TestGateway.start(on: bus)
             func registrations() async throws -> Double {
                 let text = try await HTTPProbe.get("http://\(users.host.address):\(users.httpPort)/metrics").text
-                return text.split(separator: "\n").filter { $0.hasPrefix("ride_op_duration_seconds_count{") && $0.contains("op=\"register\"") }
-                    .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
+                return text.split(separator: "\n").filter {
+                    $0.hasPrefix("ride_op_duration_seconds_count{") && $0.contains("op=\"register\"")
+                }
+                .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
             }
             let signUp = #"{"role":"rider","name":"Slow","phone_number":"+380501239999","password":"secret123"}"#
             let started = ContinuousClock.now
@@ -102,12 +113,15 @@ import Wire
             let apps = try await Apps.start(bus)
             let id = try await apps.ride()
             let rating = key("rate")
-            let rated = try await apps.gateway.request("POST", "/v1/orders/\(id)/rating", token: apps.rider.token, #"{"stars":5}"#, headers: rating)
+            let rated = try await apps.gateway.request(
+                "POST", "/v1/orders/\(id)/rating", token: apps.rider.token, #"{"stars":5}"#, headers: rating)
             #expect(rated.status == 200, "\(rated.body)")
-            let again = try await apps.gateway.request("POST", "/v1/orders/\(id)/rating", token: apps.rider.token, #"{"stars":5}"#, headers: rating)
+            let again = try await apps.gateway.request(
+                "POST", "/v1/orders/\(id)/rating", token: apps.rider.token, #"{"stars":5}"#, headers: rating)
             #expect(again.status == 200, "the first answer, not 409: \(again.body)")
             #expect(again.body == rated.body)
-            let changed = try await apps.gateway.request("POST", "/v1/orders/\(id)/rating", token: apps.rider.token, #"{"stars":1}"#, headers: rating)
+            let changed = try await apps.gateway.request(
+                "POST", "/v1/orders/\(id)/rating", token: apps.rider.token, #"{"stars":1}"#, headers: rating)
             #expect(changed.status == 422)
             let order = try await apps.gateway.request("GET", "/v1/orders/\(id)", token: apps.rider.token)
             #expect(order.body["rating_by_rider"]?["stars"] == 5, "\(order.body)")
@@ -145,7 +159,9 @@ import Wire
         #expect(again.status == first.status && again.body == first.body, "\(method) \(path) again: \(again.body), first \(first.body)")
         if let other {
             let reused = try await gateway.request(method, path, token: token, other, headers: keyed)
-            #expect(reused.status == 422 && reused.body["error"]?["code"] == "idempotency_key_reused", "\(method) \(path), another body: \(reused.body)")
+            #expect(
+                reused.status == 422 && reused.body["error"]?["code"] == "idempotency_key_reused",
+                "\(method) \(path), another body: \(reused.body)")
         }
         return first.body
     }
@@ -164,11 +180,14 @@ import Wire
                 for (method, operation) in item.objectValue ?? [:] where ["post", "put", "patch", "delete"].contains(method) {
                     changing.insert("\(method.uppercased()) \(path)")
                     let parameters = operation["parameters"]?.arrayValue ?? []
-                    #expect(parameters.contains { $0["name"] == "Idempotency-Key" && $0["in"] == "header" }, "\(method) \(path) documents the key")
+                    #expect(
+                        parameters.contains { $0["name"] == "Idempotency-Key" && $0["in"] == "header" },
+                        "\(method) \(path) documents the key")
                 }
             }
             let tried: Set<String> = [
-                "POST /v1/orders", "POST /v1/orders/{id}/messages", "POST /v1/orders/{id}/cancel", "POST /v1/orders/{id}/rating", "POST /v1/me/places",
+                "POST /v1/orders", "POST /v1/orders/{id}/messages", "POST /v1/orders/{id}/cancel", "POST /v1/orders/{id}/rating",
+                "POST /v1/me/places",
                 "POST /v1/users", "POST /v1/sessions", "PATCH /v1/me", "PUT /v1/me/availability", "POST /v1/devices/{device_id}/locations",
                 "POST /v1/notifications/push_tokens", "DELETE /v1/me/places/{place_id}", "POST /trips", "POST /trips/{trip_id}/complete",
                 // Each one op, keyed as the routes above; answers that change nothing, or covered by the lifecycle tests.
@@ -197,7 +216,8 @@ import Wire
                 "POST /dashboard/session", "DELETE /dashboard/session",
                 // A driver's arrival or no-show said again is the order as it is (OffScriptRideTests); an
                 // account suspended or reinstated again stays as the first time left it (SuspensionIntegrationTests).
-                "POST /v1/orders/{id}/arrive", "POST /v1/orders/{id}/no-show", "POST /dashboard/users/{id}/suspend", "POST /dashboard/users/{id}/reinstate",
+                "POST /v1/orders/{id}/arrive", "POST /v1/orders/{id}/no-show", "POST /dashboard/users/{id}/suspend",
+                "POST /dashboard/users/{id}/reinstate",
                 // The same new drop-off again is the order as it is, one event (OffScriptRideTests).
                 "POST /v1/orders/{id}/destination",
                 // HyperTrack's delivery sent again is refused as a replay, nothing done twice (HyperTrackWebhookIntegrationTests).
@@ -209,10 +229,12 @@ import Wire
             #expect(changing.subtracting(tried).isEmpty, "changing routes no test retries: \(changing.subtracting(tried).sorted())")
 
             let zoe = #"{"role":"rider","name":"Zoe","phone_number":"+380501110077","password":"secret123"}"#
-            let signedUp = try await expectOnce(gateway, "POST", "/v1/users", zoe, other: zoe.replacingOccurrences(of: "Zoe", with: "Zed"), status: 201)
+            let signedUp = try await expectOnce(
+                gateway, "POST", "/v1/users", zoe, other: zoe.replacingOccurrences(of: "Zoe", with: "Zed"), status: 201)
             let login = #"{"phone_number":"+380501110077","password":"secret123"}"#
             let session = try await expectOnce(gateway, "POST", "/v1/sessions", login, other: nil)
-            guard let zoeToken = session["token"]?.stringValue, let refresh = session["refresh_token"]?.stringValue, signedUp["id"] != nil else {
+            guard let zoeToken = session["token"]?.stringValue, let refresh = session["refresh_token"]?.stringValue, signedUp["id"] != nil
+            else {
                 throw TestFailure("sign-up \(signedUp), log-in \(session)")
             }
             // A refresh whose reply was lost, sent again with its key, gets the same pair, not a
@@ -231,16 +253,20 @@ import Wire
             }
             _ = try await expectOnce(gateway, "PATCH", "/v1/me", token: zoeToken, #"{"name":"Zoë"}"#, other: #"{"name":"Zoey"}"#)
             _ = try await expectOnce(
-                gateway, "POST", "/v1/notifications/push_tokens", token: zoeToken, #"{"token":"fcm-zoe-1:APA91bHun4MxP5egoKMwt2KZFBaF","platform":"fcm"}"#,
+                gateway, "POST", "/v1/notifications/push_tokens", token: zoeToken,
+                #"{"token":"fcm-zoe-1:APA91bHun4MxP5egoKMwt2KZFBaF","platform":"fcm"}"#,
                 other: #"{"token":"fcm-zoe-2:APA91bHun4MxP5egoKMwt2KZFBaF","platform":"fcm"}"#)
             let place = try await gateway.request(
                 "POST", "/v1/me/places", token: zoeToken, #"{"label":"home","place":{"latitude":47.84,"longitude":35.12}}"#)
             guard let placeID = place.body["id"]?.stringValue else { throw TestFailure("place: \(place)") }
             _ = try await expectOnce(gateway, "DELETE", "/v1/me/places/\(placeID)", token: zoeToken, nil, other: nil)
-            #expect(try await gateway.request("DELETE", "/v1/me/places/\(placeID)", token: zoeToken).status == 404, "deleted once; without a key, as before")
+            #expect(
+                try await gateway.request("DELETE", "/v1/me/places/\(placeID)", token: zoeToken).status == 404,
+                "deleted once; without a key, as before")
 
             let dan = apps.driver.token
-            let off = try await expectOnce(gateway, "PUT", "/v1/me/availability", token: dan, #"{"available":false}"#, other: #"{"available":true}"#)
+            let off = try await expectOnce(
+                gateway, "PUT", "/v1/me/availability", token: dan, #"{"available":false}"#, other: #"{"available":true}"#)
             #expect(off["device"]?["available"] == false, "\(off)")
             let fix = #"{"latitude":47.83,"longitude":35.13,"recorded_at":"\#(RFC3339.format(Date()))","accuracy":5}"#
             _ = try await expectOnce(
@@ -251,7 +277,8 @@ import Wire
             let trip =
                 #"{"device_id":"gw-dan-phone","destination":{"radius":100,"geometry":{"type":"Point","coordinates":[\#(GatewayIntegrationTests.pickup.longitude),\#(GatewayIntegrationTests.pickup.latitude)]}}}"#
             let created = try await expectOnce(
-                gateway, "POST", "/trips/", trip, other: trip.replacingOccurrences(of: "\"radius\":100", with: "\"radius\":150"), headers: basic, status: 201)
+                gateway, "POST", "/trips/", trip, other: trip.replacingOccurrences(of: "\"radius\":100", with: "\"radius\":150"),
+                headers: basic, status: 201)
             guard let tripID = created["trip_id"]?.stringValue else { throw TestFailure("trip: \(created)") }
             _ = try await expectOnce(gateway, "POST", "/trips/\(tripID)/complete", nil, other: nil, headers: basic)
         }

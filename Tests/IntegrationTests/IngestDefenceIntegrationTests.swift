@@ -19,7 +19,8 @@ import ZeroMQ
     func driver(_ users: TestService, deviceID: String, phone: String) async throws -> String {
         let registered = try await users.call(
             "register",
-            #"{"role":"driver","name":"Dan","phone_number":"\#(phone)","password":"driving9","device_id":"\#(deviceID)","car":{"model":"Prius","license_plate":"AB 1234"}}"#)
+            #"{"role":"driver","name":"Dan","phone_number":"\#(phone)","password":"driving9","device_id":"\#(deviceID)","car":{"model":"Prius","license_plate":"AB 1234"}}"#
+        )
         let id = try #require(registered.body["id"]?.stringValue, "\(registered)")
         let issued = try await users.call("issue_device_credential", #"{"id":"\#(id)"}"#)
         return try #require(issued.body["credential"]?.stringValue, "\(issued)")
@@ -40,7 +41,8 @@ import ZeroMQ
             let tracking = try await TestTracking.start(on: bus, deviceCredentials: true)
             var configuration = tracking.sdkConfiguration()
             configuration.deviceCredential = try await driver(users, deviceID: "dan-phone", phone: "+380671110201")
-            let device = try TrackingDevice(id: "dan-phone", configuration: configuration, provider: FixedLocation(Self.center), runtime: DeviceRuntime())
+            let device = try TrackingDevice(
+                id: "dan-phone", configuration: configuration, provider: FixedLocation(Self.center), runtime: DeviceRuntime())
             device.isAvailable = true
             device.startTracking()
             try await eventually("the driver's phone streams") { device.statistics.acknowledged >= 3 }
@@ -56,7 +58,9 @@ import ZeroMQ
             for command in [DeviceCommand.stopTracking, .startTracking, .stopTracking, .startTracking] {
                 let obeyed: @Sendable () -> Bool = { device.isTracking == (command == .startTracking) }
                 for _ in 0..<5 where !obeyed() {
-                    try publisher.publish(topic: "device.command.dan-phone", type: "device.command", data: DeviceCommandEvent(command: command, issuedAt: Date()))
+                    try publisher.publish(
+                        topic: "device.command.dan-phone", type: "device.command",
+                        data: DeviceCommandEvent(command: command, issuedAt: Date()))
                     try? await eventually("the phone obeys \(command.rawValue)", timeout: .seconds(4)) { obeyed() }
                 }
                 #expect(obeyed(), "the phone obeys \(command.rawValue)")
@@ -70,9 +74,12 @@ import ZeroMQ
             #expect(!device.errors.contains(.invalidDeviceCredential))
 
             // Nothing of the stranger's stored: every location is the phone's.
-            let history = try await tracking.call("locations", LocationsParams(deviceID: "dan-phone", limit: 10_000), as: LocationHistory.self)
+            let history = try await tracking.call(
+                "locations", LocationsParams(deviceID: "dan-phone", limit: 10_000), as: LocationHistory.self)
             #expect(!history.locations.isEmpty && history.locations.allSatisfy { abs($0.latitude - Self.center.latitude) < 0.01 })
-            #expect(try await tracking.call("device", DeviceParams(deviceID: "dan-phone"), as: DeviceInfo.self).available, "the stranger's intents were not taken")
+            #expect(
+                try await tracking.call("device", DeviceParams(deviceID: "dan-phone"), as: DeviceInfo.self).available,
+                "the stranger's intents were not taken")
             await publisher.close()
             await device.close()
         }
@@ -137,7 +144,8 @@ import ZeroMQ
             let start = Date()
             for id in 1...300 {
                 let at = RFC3339.format(start.addingTimeInterval(Double(id) / 1000 - 1))
-                let batch = #"{"publishable_key":"pk_test","device_id":"fast-phone","batch_id":\#(id),"locations":[{"latitude":47.8,"longitude":35.1,"recorded_at":"\#(at)"}]}"#
+                let batch =
+                    #"{"publishable_key":"pk_test","device_id":"fast-phone","batch_id":\#(id),"locations":[{"latitude":47.8,"longitude":35.1,"recorded_at":"\#(at)"}]}"#
                 try socket.send(message: [Frame(frame: "batch"), Frame(frame: batch)])
             }
             var acks = 0
@@ -156,13 +164,16 @@ import ZeroMQ
             // 40 at once, 20 a second after: far fewer than 300.
             #expect(acks >= 40 && Double(acks) <= 40 + 20 * seconds + 5, "\(acks) acked in \(seconds) s")
             #expect(limited == 300 - acks && limited >= 100)
-            let history = try await tracking.call("locations", LocationsParams(deviceID: "fast-phone", limit: 10_000), as: LocationHistory.self)
+            let history = try await tracking.call(
+                "locations", LocationsParams(deviceID: "fast-phone", limit: 10_000), as: LocationHistory.self)
             #expect(history.locations.count == acks, "only the acked batches stored")
             #expect(try await tracking.metric("ride_tracking_refused_batches_total") >= Double(limited))
             // Another connection has its own allowance.
             let other = #"{"publishable_key":"pk_test","device_id":"calm-phone","batch_id":1,"locations":[]}"#
             #expect(try IngestProbe.exchange(endpoint: tracking.ingest, routingID: nil, frames: ["batch", other]).first == "ack")
-            #expect(tracking.log.components(separatedBy: "\n").filter { $0.contains("rate_limited") }.count <= 2, "logged once per connection and minute")
+            #expect(
+                tracking.log.components(separatedBy: "\n").filter { $0.contains("rate_limited") }.count <= 2,
+                "logged once per connection and minute")
         }
     }
 }

@@ -104,6 +104,9 @@ enum IngestPeers {
     /// Fails the test, saying so, when pyzmq is not installed (`make test` installs it).
     static func requirePyzmq() async throws {
         let check = try await runCommand(python, ["python3", "-c", "import zmq"], timeout: .seconds(180))
-        guard check.status == 0 else { throw TestFailure("pyzmq is missing: `make test-deps` installs it in .build/python, which make puts first on PATH (docs/contributing.md)") }
+        guard check.status == 0 else {
+            throw TestFailure(
+                "pyzmq is missing: `make test-deps` installs it in .build/python, which make puts first on PATH (docs/contributing.md)")
+        }
     }
 }

@@ -14,7 +14,8 @@ import Wire
         // Python starting on CI's loaded two cores has taken over a minute.
         let check = try await runCommand(Self.python, ["python3", "-c", "import zmq"], timeout: .seconds(180))
         guard check.status == 0 else {
-            throw TestFailure("pyzmq is missing: `make test-deps` installs it in .build/python, which make puts first on PATH (docs/contributing.md)")
+            throw TestFailure(
+                "pyzmq is missing: `make test-deps` installs it in .build/python, which make puts first on PATH (docs/contributing.md)")
         }
     }
 
@@ -23,13 +24,15 @@ import Wire
         try await withTestBus("py-client") { bus in
             try bus.startEchoWorker("worker")
             try await bus.waitForWorkers("echo")
-            let reply = try await runCommand(Self.python, ["python3", Binaries.interopScript, "client", bus.broker, "echo", "echo\n" + #"{"text":"from python"}"#])
+            let reply = try await runCommand(
+                Self.python, ["python3", Binaries.interopScript, "client", bus.broker, "echo", "echo\n" + #"{"text":"from python"}"#])
             #expect(reply.status == 0, "\(reply.stderr)")
             let frames = try JSONCoding.decode([String].self, from: Array(reply.stdout.utf8))
             #expect(frames == ["200\n" + #"{"text":"from python"}"#])
             let mmi = try await runCommand(Self.python, ["python3", Binaries.interopScript, "client", bus.broker, "mmi.service", "echo"])
             #expect(try JSONCoding.decode([String].self, from: Array(mmi.stdout.utf8)) == ["200"])
-            let missing = try await runCommand(Self.python, ["python3", Binaries.interopScript, "client", bus.broker, "mmi.service", "nobody"])
+            let missing = try await runCommand(
+                Self.python, ["python3", Binaries.interopScript, "client", bus.broker, "mmi.service", "nobody"])
             #expect(try JSONCoding.decode([String].self, from: Array(missing.stdout.utf8)) == ["404"])
         }
     }
@@ -37,7 +40,9 @@ import Wire
     @Test func ourClientTalksToAPythonWorkerThroughRideBus() async throws {
         try await requirePyzmq()
         try await withTestBus("py-worker") { bus in
-            try bus.supervisor.start(name: "python-worker", executable: Self.python, arguments: ["python3", "-u", Binaries.interopScript, "worker", bus.broker, "py"])
+            try bus.supervisor.start(
+                name: "python-worker", executable: Self.python,
+                arguments: ["python3", "-u", Binaries.interopScript, "worker", bus.broker, "py"])
             try await bus.waitForWorkers("py")
             let client = try await bus.client()
             let reply = try await client.call("py", "lookup", ["id": "42"] as JSONValue, as: JSONValue.self)
@@ -52,8 +57,11 @@ import Wire
         let supervisor = ProcessSupervisor(output: .files(directory: scratch))
         defer { supervisor.killAll() }
         let endpoint = "tcp://127.0.0.1:\(try FreePort.next())"
-        try supervisor.start(name: "python-broker", executable: Self.python, arguments: ["python3", "-u", Binaries.interopScript, "broker", endpoint])
-        try supervisor.start(name: "worker", executable: Binaries.ridectl, arguments: ["echo-worker", "--broker", endpoint, "--service", "echo", "--concurrency", "2"])
+        try supervisor.start(
+            name: "python-broker", executable: Self.python, arguments: ["python3", "-u", Binaries.interopScript, "broker", endpoint])
+        try supervisor.start(
+            name: "worker", executable: Binaries.ridectl,
+            arguments: ["echo-worker", "--broker", endpoint, "--service", "echo", "--concurrency", "2"])
         // Each call waits as long as the suite's load may keep a reply: this checks the protocol, not speed.
         var options = MDPClient.Options()
         options.timeout = .seconds(60)

@@ -27,7 +27,9 @@ enum KubernetesManifests {
         let yaml = try await render(overlay)
         let objects = try Yams.load_all(yaml: yaml).compactMap { $0 as? Object }
         // load_all stops quietly at a document it cannot parse.
-        guard objects.count == yaml.components(separatedBy: "\n---\n").count else { throw TestFailure("\(overlay): not every object parsed") }
+        guard objects.count == yaml.components(separatedBy: "\n---\n").count else {
+            throw TestFailure("\(overlay): not every object parsed")
+        }
         return objects
     }
 
@@ -59,7 +61,9 @@ enum KubernetesManifests {
     static func map(_ value: Any?) -> Object { value as? Object ?? [:] }
     static func list(_ value: Any?) -> [Object] { value as? [Object] ?? [] }
     static func name(_ object: Object) -> String { map(object["metadata"])["name"] as? String ?? "" }
-    static func command(_ container: Object) -> [String] { ((container["command"] as? [Any]) ?? []).map { "\($0)" } + ((container["args"] as? [Any]) ?? []).map { "\($0)" } }
+    static func command(_ container: Object) -> [String] {
+        ((container["command"] as? [Any]) ?? []).map { "\($0)" } + ((container["args"] as? [Any]) ?? []).map { "\($0)" }
+    }
     static func named(_ objects: [Object], kind: String) -> [Object] { objects.filter { $0["kind"] as? String == kind } }
 
     /// The container port a probe's or Service's `port` names (a number, or a port's name).
@@ -70,7 +74,9 @@ enum KubernetesManifests {
 
     /// The value of a command's flag (`--http 0.0.0.0:9106` → its port).
     static func flagPort(_ arguments: [String], _ flag: String) -> Int? {
-        arguments.firstIndex(of: flag).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1].split(separator: ":").last.flatMap { Int($0) } : nil }
+        arguments.firstIndex(of: flag).flatMap {
+            arguments.indices.contains($0 + 1) ? arguments[$0 + 1].split(separator: ":").last.flatMap { Int($0) } : nil
+        }
     }
 
     /// The Secrets prod's kustomization says to make by hand (rendered nowhere): stand-ins of the same
@@ -79,18 +85,23 @@ enum KubernetesManifests {
         let clients = try FileManager.default.contentsOfDirectory(atPath: keys.appendingPathComponent("clients").path)
         func files(_ suffix: String) throws -> [String: Data] {
             Dictionary(
-                uniqueKeysWithValues: try clients.filter { $0.hasSuffix(suffix) }.map { ($0, try Data(contentsOf: keys.appendingPathComponent("clients/\($0)"))) })
+                uniqueKeysWithValues: try clients.filter { $0.hasSuffix(suffix) }.map {
+                    ($0, try Data(contentsOf: keys.appendingPathComponent("clients/\($0)")))
+                })
         }
         let server = try ["server.key", "server.pub"].map { ($0, try Data(contentsOf: keys.appendingPathComponent($0))) }
         let (secretKeys, publicKeys) = (try files(".key"), try files(".pub"))
         // Random, as production mode (the base's) needs them.
-        func random() -> String { String((0..<40).map { _ in "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789".randomElement()! }) }
+        func random() -> String {
+            String((0..<40).map { _ in "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789".randomElement()! })
+        }
         return [
             "ride-database": ["url": Data("postgres://ride:\(random())@db.internal:5432/ridesharing?sslmode=require".utf8)],
             "ride-token": ["token-secret": Data(random().utf8)],
             "ride-notifications": ["secret-key": Data(random().utf8)],
             "ride-gateway": ["secret-key": Data(random().utf8)],
-            "ride-curve-server": Dictionary(uniqueKeysWithValues: server), "ride-curve-clients": secretKeys, "ride-curve-allowed": publicKeys,
+            "ride-curve-server": Dictionary(uniqueKeysWithValues: server), "ride-curve-clients": secretKeys,
+            "ride-curve-allowed": publicKeys,
         ]
     }
 
@@ -101,22 +112,32 @@ enum KubernetesManifests {
         var environment: [String: String]
     }
 
-    static func launch(_ container: Object, of workload: Workload, ordinal: Int, in objects: [Object], handMade: [String: [String: Data]], root: URL) throws -> Launch {
+    static func launch(
+        _ container: Object, of workload: Workload, ordinal: Int, in objects: [Object], handMade: [String: [String: Data]], root: URL
+    ) throws -> Launch {
         func secret(_ name: String) throws -> [String: Data] {
             if let object = named(objects, kind: "Secret").first(where: { Self.name($0) == name }) {
-                return map(object["data"]).compactMapValues { ($0 as? String).flatMap { Data(base64Encoded: $0, options: .ignoreUnknownCharacters) } }
-                    .merging(map(object["stringData"]).compactMapValues { ($0 as? String).map { Data($0.utf8) } }) { $1 }
+                return map(object["data"]).compactMapValues {
+                    ($0 as? String).flatMap { Data(base64Encoded: $0, options: .ignoreUnknownCharacters) }
+                }
+                .merging(map(object["stringData"]).compactMapValues { ($0 as? String).map { Data($0.utf8) } }) { $1 }
             }
-            guard let data = handMade[name] else { throw TestFailure("\(workload.name) uses the Secret \(name), which is neither rendered nor made by hand") }
+            guard let data = handMade[name] else {
+                throw TestFailure("\(workload.name) uses the Secret \(name), which is neither rendered nor made by hand")
+            }
             return data
         }
         func configMap(_ name: String) throws -> [String: String] {
-            guard let object = named(objects, kind: "ConfigMap").first(where: { Self.name($0) == name }) else { throw TestFailure("no ConfigMap \(name)") }
+            guard let object = named(objects, kind: "ConfigMap").first(where: { Self.name($0) == name }) else {
+                throw TestFailure("no ConfigMap \(name)")
+            }
             return map(object["data"]).mapValues { "\($0)" }
         }
         var environment: [String: String] = [:]
         for source in list(container["envFrom"]) {
-            guard let name = map(source["configMapRef"])["name"] as? String else { throw TestFailure("\(workload.name): envFrom \(source)") }
+            guard let name = map(source["configMapRef"])["name"] as? String else {
+                throw TestFailure("\(workload.name): envFrom \(source)")
+            }
             environment.merge(try configMap(name)) { $1 }
         }
         for variable in list(container["env"]) {
@@ -127,9 +148,13 @@ enum KubernetesManifests {
                 let defined = environment
                 environment[name] = value.replacing(/\$\((\w+)\)/) { match in defined[String(match.output.1)] ?? String(match.output.0) }
             } else if let key = map(from["secretKeyRef"])["key"] as? String, let secretName = map(from["secretKeyRef"])["name"] as? String {
-                guard let data = try secret(secretName)[key] else { throw TestFailure("\(workload.name): Secret \(secretName) has no \(key)") }
+                guard let data = try secret(secretName)[key] else {
+                    throw TestFailure("\(workload.name): Secret \(secretName) has no \(key)")
+                }
                 environment[name] = String(decoding: data, as: UTF8.self)
-            } else if let key = map(from["configMapKeyRef"])["key"] as? String, let mapName = map(from["configMapKeyRef"])["name"] as? String {
+            } else if let key = map(from["configMapKeyRef"])["key"] as? String,
+                let mapName = map(from["configMapKeyRef"])["name"] as? String
+            {
                 environment[name] = try configMap(mapName)[key]
             } else if let field = map(from["fieldRef"])["fieldPath"] as? String {
                 switch field {
@@ -149,16 +174,21 @@ enum KubernetesManifests {
             let target = root.appendingPathComponent(path)
             mounts.append(path)
             var sources = [map(volume["secret"])].filter { !$0.isEmpty }.map { ($0["secretName"] as? String ?? "", $0["items"]) }
-            sources += list(map(volume["projected"])["sources"]).map { map($0["secret"]) }.map { ($0["name"] as? String ?? "", $0["items"]) }
+            sources += list(map(volume["projected"])["sources"]).map { map($0["secret"]) }.map {
+                ($0["name"] as? String ?? "", $0["items"])
+            }
             guard !sources.isEmpty else {
-                guard volume["emptyDir"] != nil else { throw TestFailure("\(workload.name): volume \(mount) is neither a Secret nor an emptyDir") }
+                guard volume["emptyDir"] != nil else {
+                    throw TestFailure("\(workload.name): volume \(mount) is neither a Secret nor an emptyDir")
+                }
                 try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
                 continue
             }
             var files: [String: Data] = [:]
             for (name, items) in sources {
                 let data = try secret(name)
-                let wanted = (items as? [Object])?.map { ($0["key"] as? String ?? "", $0["path"] as? String ?? "") } ?? data.keys.map { ($0, $0) }
+                let wanted =
+                    (items as? [Object])?.map { ($0["key"] as? String ?? "", $0["path"] as? String ?? "") } ?? data.keys.map { ($0, $0) }
                 for (key, file) in wanted {
                     guard let value = data[key] else { throw TestFailure("\(workload.name): Secret \(name) has no \(key)") }
                     files[file] = value
@@ -175,7 +205,9 @@ enum KubernetesManifests {
             }
         }
         // A path into a mount, or a folder that holds mounts (RIDE_CURVE_KEYS of the bus: server.key, clients/).
-        func local(_ value: String) -> String { mounts.contains { value.hasPrefix($0) || $0.hasPrefix(value + "/") } ? root.path + value : value }
+        func local(_ value: String) -> String {
+            mounts.contains { value.hasPrefix($0) || $0.hasPrefix(value + "/") } ? root.path + value : value
+        }
         return Launch(arguments: command(container).dropFirst().map(local), environment: environment.mapValues(local))
     }
 }

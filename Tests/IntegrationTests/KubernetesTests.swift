@@ -24,9 +24,11 @@ struct KubernetesTests {
     }
 
     /// Like the other tools from PyPI (`pythonTool`), a missing kubernetes-validate fails the test.
-    @Test(arguments: KubernetesManifests.overlays) func everyRenderedObjectIsValidAgainstTheKubernetesSchema(_ overlay: String) async throws {
+    @Test(arguments: KubernetesManifests.overlays) func everyRenderedObjectIsValidAgainstTheKubernetesSchema(_ overlay: String) async throws
+    {
         guard let validate = K.program("kubernetes-validate") else {
-            throw TestFailure("kubernetes-validate is not installed (`make test-deps` installs it in .build/python, which make puts first on PATH)")
+            throw TestFailure(
+                "kubernetes-validate is not installed (`make test-deps` installs it in .build/python, which make puts first on PATH)")
         }
         let scratch = try Self.scratch()
         let rendered = scratch.appendingPathComponent("\(overlay).yaml")
@@ -51,21 +53,28 @@ struct KubernetesTests {
         #expect(executables.count >= 7 && Set(executables) == commands, "\(overlay): \(commands) run, the package builds \(executables)")
         let composeImage = try #require(try ComposeTests.document()["x-ride-image"] as? [String: Any])["image"] as? String ?? ""
         let imageName = composeImage.split(separator: ":").first.map(String.init) ?? ""
-        let budgets = K.named(objects, kind: "PodDisruptionBudget").map { K.map(K.map(K.map($0["spec"])["selector"])["matchLabels"]).compactMapValues { $0 as? String } }
+        let budgets = K.named(objects, kind: "PodDisruptionBudget").map {
+            K.map(K.map(K.map($0["spec"])["selector"])["matchLabels"]).compactMapValues { $0 as? String }
+        }
         for workload in workloads {
             for container in K.platformContainers(workload) {
                 let command = K.command(container)
                 let image = container["image"] as? String ?? ""
-                #expect(image.split(separator: "/").last?.split(separator: ":").first.map(String.init) == imageName, "\(workload.name): \(image)")
+                #expect(
+                    image.split(separator: "/").last?.split(separator: ":").first.map(String.init) == imageName,
+                    "\(workload.name): \(image)")
                 let http = try #require(K.flagPort(command, "--http"), "\(workload.name) sets --http")
                 for (probe, path) in [("livenessProbe", "/livez"), ("readinessProbe", "/readyz")] {
                     let get = K.map(K.map(container[probe])["httpGet"])
                     #expect(get["path"] as? String == path, "\(workload.name): \(probe) asks \(path)")
-                    #expect(K.containerPort(get["port"], of: container) == http, "\(workload.name): \(probe) asks its own --http port \(http)")
+                    #expect(
+                        K.containerPort(get["port"], of: container) == http, "\(workload.name): \(probe) asks its own --http port \(http)")
                 }
                 let resources = K.map(container["resources"])
                 for part in ["requests", "limits"] {
-                    #expect(K.map(resources[part])["cpu"] != nil && K.map(resources[part])["memory"] != nil, "\(workload.name): \(part) of cpu and memory")
+                    #expect(
+                        K.map(resources[part])["cpu"] != nil && K.map(resources[part])["memory"] != nil,
+                        "\(workload.name): \(part) of cpu and memory")
                 }
             }
             let budgeted = budgets.contains { !$0.isEmpty && $0.allSatisfy { workload.labels[$0.key] == $0.value } }
@@ -76,7 +85,9 @@ struct KubernetesTests {
     /// The binaries themselves accept each container's command and environment, with the Secrets'
     /// files where the pod would have them (prod's hand-made Secrets as stand-ins of the same keys),
     /// and every RIDE_* variable a container is given is one its binary's --help names.
-    @Test(arguments: KubernetesManifests.overlays) func everyContainersCommandAndEnvironmentIsAcceptedByTheRealBinary(_ overlay: String) async throws {
+    @Test(arguments: KubernetesManifests.overlays) func everyContainersCommandAndEnvironmentIsAcceptedByTheRealBinary(_ overlay: String)
+        async throws
+    {
         let objects = try await K.objects(overlay)
         let scratch = try Self.scratch()
         let (_, handMade) = try await Self.standInSecrets(in: scratch)
@@ -99,9 +110,12 @@ struct KubernetesTests {
                     #expect(result.stdout.contains("configuration OK"), "\(overlay) \(workload.name): \(result.stdout)")
                     // --check does not read the token key: the file it names must be there.
                     if let file = launch.environment["RIDE_TOKEN_SECRET_FILE"] {
-                        #expect((FileManager.default.contents(atPath: file)?.count ?? 0) >= 32, "\(workload.name): the token key \(file) is mounted")
+                        #expect(
+                            (FileManager.default.contents(atPath: file)?.count ?? 0) >= 32,
+                            "\(workload.name): the token key \(file) is mounted")
                     }
-                    let named = (help[executable] ?? "").split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init)
+                    let named = (help[executable] ?? "").split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(
+                        String.init)
                     for variable in K.list(container["env"]).compactMap({ $0["name"] as? String }) where variable.hasPrefix("RIDE_") {
                         #expect(named.contains(variable), "\(workload.name) sets \(variable), which \(executable) does not name")
                     }
@@ -120,7 +134,8 @@ struct KubernetesTests {
     /// Service of its own (a device's SDK lists them in shard order).
     @Test(arguments: KubernetesManifests.overlays) func theTrackingShardsAreTheStatefulSetsOrdinals(_ overlay: String) async throws {
         let objects = try await K.objects(overlay)
-        let tracking = try #require(K.workloads(objects).first { K.platformContainers($0).contains { K.command($0).first == "ride-tracking" } })
+        let tracking = try #require(
+            K.workloads(objects).first { K.platformContainers($0).contains { K.command($0).first == "ride-tracking" } })
         #expect(tracking.kind == "StatefulSet" && tracking.replicas >= 2, "\(overlay): tracking runs as a StatefulSet of shards")
         let container = try #require(K.platformContainers(tracking).first)
         let ingest = try #require(K.flagPort(K.command(container), "--ingest"))
@@ -128,8 +143,11 @@ struct KubernetesTests {
         _ = try await TestProcess.output(Binaries.ridectl, ["keys", "init", keys.path])
         let handMade = try K.handMadeSecrets(keys: keys)
         for ordinal in 0..<tracking.replicas {
-            let launch = try K.launch(container, of: tracking, ordinal: ordinal, in: objects, handMade: handMade, root: keys.appendingPathComponent("pod-\(ordinal)"))
-            let shard = launch.environment["RIDE_TRACKING_SHARD"] ?? launch.arguments.firstIndex(of: "--shard").map { launch.arguments[$0 + 1] }
+            let launch = try K.launch(
+                container, of: tracking, ordinal: ordinal, in: objects, handMade: handMade,
+                root: keys.appendingPathComponent("pod-\(ordinal)"))
+            let shard =
+                launch.environment["RIDE_TRACKING_SHARD"] ?? launch.arguments.firstIndex(of: "--shard").map { launch.arguments[$0 + 1] }
             #expect(shard == "\(ordinal)/\(tracking.replicas)", "\(overlay): pod \(tracking.name)-\(ordinal) is shard \(shard ?? "0/1")")
             let services = K.named(objects, kind: "Service").filter {
                 K.map(K.map($0["spec"])["selector"])["statefulset.kubernetes.io/pod-name"] as? String == "\(tracking.name)-\(ordinal)"
@@ -162,12 +180,15 @@ struct KubernetesTests {
 
     /// By default no ingress; the platform's pods reach each other; from anywhere else only the
     /// gateway's --listen port and tracking's --ingest port.
-    @Test(arguments: KubernetesManifests.overlays) func theNetworkPolicyExposesOnlyTheGatewayAndTheDeviceIngest(_ overlay: String) async throws {
+    @Test(arguments: KubernetesManifests.overlays) func theNetworkPolicyExposesOnlyTheGatewayAndTheDeviceIngest(_ overlay: String)
+        async throws
+    {
         let objects = try await K.objects(overlay)
         let workloads = K.workloads(objects)
         let policies = K.named(objects, kind: "NetworkPolicy").map { K.map($0["spec"]) }
         let denyAll = policies.contains { policy in
-            K.map(policy["podSelector"]).isEmpty && (policy["policyTypes"] as? [String] ?? []).contains("Ingress") && K.list(policy["ingress"]).isEmpty
+            K.map(policy["podSelector"]).isEmpty && (policy["policyTypes"] as? [String] ?? []).contains("Ingress")
+                && K.list(policy["ingress"]).isEmpty
         }
         #expect(denyAll, "\(overlay): a policy shuts every pod by default")
         var exposed: [String: Set<Int>] = [:]
@@ -185,14 +206,18 @@ struct KubernetesTests {
                 } else {
                     #expect(from.allSatisfy { $0.keys.sorted() == ["podSelector"] }, "\(overlay): only pods of the namespace: \(from)")
                     let sources = from.map { K.map(K.map($0["podSelector"])["matchLabels"]).compactMapValues { $0 as? String } }
-                    if sources.contains(where: { labels in workloads.allSatisfy { workload in labels.allSatisfy { workload.labels[$0.key] == $0.value } } }) {
+                    if sources.contains(where: { labels in
+                        workloads.allSatisfy { workload in labels.allSatisfy { workload.labels[$0.key] == $0.value } }
+                    }) {
                         reached.formUnion(selected.map(\.name))
                     }
                 }
             }
         }
         #expect(reached == Set(workloads.map(\.name)), "\(overlay): every platform pod may be reached from the others: \(reached)")
-        let command = { (name: String) in workloads.first { $0.name == name }.flatMap { K.platformContainers($0).first }.map(K.command) ?? [] }
+        let command = { (name: String) in
+            workloads.first { $0.name == name }.flatMap { K.platformContainers($0).first }.map(K.command) ?? []
+        }
         let expected = [
             "gateway": Set([K.flagPort(command("gateway"), "--listen")].compactMap { $0 }),
             "tracking": Set([K.flagPort(command("tracking"), "--ingest")].compactMap { $0 }),
@@ -205,11 +230,14 @@ struct KubernetesTests {
     /// addresses; the gateway itself is never a load balancer of its own (plain HTTP to the world).
     @Test func theProductionEdgeEndsTLSAndKeepsTheClientsAddress() async throws {
         let objects = try await K.objects("prod")
-        let ingress = try #require(K.named(objects, kind: "Ingress").first { K.name($0) == "gateway" }, "prod has an Ingress for the gateway")
+        let ingress = try #require(
+            K.named(objects, kind: "Ingress").first { K.name($0) == "gateway" }, "prod has an Ingress for the gateway")
         let spec = K.map(ingress["spec"])
         let tls = K.list(spec["tls"])
         #expect(tls.count == 1 && tls[0]["secretName"] as? String == "ride-gateway-tls", "\(tls)")
-        let backends = K.list(spec["rules"]).flatMap { K.list(K.map($0["http"])["paths"]) }.map { K.map(K.map(K.map($0["backend"])["service"])) }
+        let backends = K.list(spec["rules"]).flatMap { K.list(K.map($0["http"])["paths"]) }.map {
+            K.map(K.map(K.map($0["backend"])["service"]))
+        }
         #expect(backends.map { $0["name"] as? String } == ["gateway"], "\(backends)")
         let settings = try #require(K.named(objects, kind: "ConfigMap").first { K.name($0).hasPrefix("ride-settings") })
         #expect(K.map(settings["data"])["RIDE_FORWARDED_FOR_HOPS"] as? String == "1")
@@ -217,7 +245,9 @@ struct KubernetesTests {
             let serviceSpec = K.map(service["spec"])
             if K.name(service) == "gateway" { #expect(serviceSpec["type"] == nil, "the gateway is reached through the Ingress only") }
             if K.name(service).hasPrefix("tracking-ingest-") {
-                #expect(serviceSpec["type"] as? String == "LoadBalancer" && serviceSpec["externalTrafficPolicy"] as? String == "Local", "\(K.name(service))")
+                #expect(
+                    serviceSpec["type"] as? String == "LoadBalancer" && serviceSpec["externalTrafficPolicy"] as? String == "Local",
+                    "\(K.name(service))")
             }
         }
     }
@@ -234,7 +264,9 @@ struct KubernetesTests {
             for container in K.platformContainers(workload) {
                 let env = K.list(container["env"])
                 if let url = env.first(where: { $0["name"] as? String == "RIDE_DATABASE_URL" }) {
-                    #expect(K.map(K.map(url["valueFrom"])["secretKeyRef"])["key"] as? String == "url", "\(workload.name): the URL from a Secret")
+                    #expect(
+                        K.map(K.map(url["valueFrom"])["secretKeyRef"])["key"] as? String == "url", "\(workload.name): the URL from a Secret"
+                    )
                 }
                 #expect(!env.contains { $0["name"] as? String == "RIDE_TOKEN_SECRET" }, "\(workload.name): the token key is a file")
                 if K.command(container).first == "ride-users" {

@@ -34,7 +34,8 @@ import Wire
             return DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: time, accuracy: 5, speed: 10)
         }
         for (index, chunk) in stride(from: 0, to: fixes.count, by: 50).map({ Array(fixes[$0..<min($0 + 50, fixes.count)]) }).enumerated() {
-            let batch = IngestBatch(publishableKey: TestTracking.publishableKey, deviceID: "dan-phone", batchID: batch * 1000 + UInt64(index), locations: chunk)
+            let batch = IngestBatch(
+                publishableKey: TestTracking.publishableKey, deviceID: "dan-phone", batchID: batch * 1000 + UInt64(index), locations: chunk)
             _ = try await platform.tracking.call("ingest", batch, as: IngestAck.self)
         }
     }
@@ -61,7 +62,8 @@ import Wire
         try await withTestBus("lifecycle") { bus in
             var statuses: EventSubscriber<OrderStatusChanged>?
             let platform = try await Platform.start(bus) {
-                statuses = try await EventSubscriber<OrderStatusChanged>(endpoint: bus.egress, prefixes: ["order.status."], logger: testLogger)
+                statuses = try await EventSubscriber<OrderStatusChanged>(
+                    endpoint: bus.egress, prefixes: ["order.status."], logger: testLogger)
             }
             let id = try await Self.toPickup(platform)
             let order = #""id":"\#(id)""#
@@ -134,7 +136,10 @@ import Wire
             // statuses where an order waits are these (and NEW, below).
             // The rider's cancel ends the order at any open status; the driver's only once the ride
             // started (before, it goes back to dispatch: OrdersIntegrationTests).
-            for (canceller, status) in [(platform.ann, "PICKING_UP"), (platform.ann, "REACHED_PICKUP"), (platform.dan, "DROPPING_OFF"), (platform.ann, "REACHED_DROPOFF")] {
+            for (canceller, status) in [
+                (platform.ann, "PICKING_UP"), (platform.ann, "REACHED_PICKUP"), (platform.dan, "DROPPING_OFF"),
+                (platform.ann, "REACHED_DROPOFF"),
+            ] {
                 let id = try await Self.order(at: status, platform)
                 let cancelled = try await platform.call("cancel", as: canceller, #""id":"\#(id)""#)
                 #expect(cancelled.body["status"] == "CANCELLED", "at \(status)")
@@ -145,9 +150,13 @@ import Wire
                 // chat, and find it in their history.
                 let order = try await platform.call("get", as: platform.dan, #""id":"\#(id)""#).body
                 #expect(order["driver"]?["id"] == .string(platform.driverIDs[0]), "at \(status): \(order)")
-                #expect(order["cancelled_by"]?["id"] == .string(canceller.1) && order["cancelled_at"]?.stringValue != nil, "at \(status): \(order)")
+                #expect(
+                    order["cancelled_by"]?["id"] == .string(canceller.1) && order["cancelled_at"]?.stringValue != nil,
+                    "at \(status): \(order)")
                 for party in [platform.ann, platform.dan] {
-                    #expect(try await platform.call("messages", as: party, #""id":"\#(id)""#).status == 200, "the chat, read-only, at \(status)")
+                    #expect(
+                        try await platform.call("messages", as: party, #""id":"\#(id)""#).status == 200, "the chat, read-only, at \(status)"
+                    )
                     let history = try await platform.call("history", as: party).body["rides"]?.arrayValue ?? []
                     #expect(history.contains { $0["order"]?["id"] == .string(id) }, "in \(party.0)'s history at \(status): \(history)")
                 }
@@ -174,13 +183,16 @@ import Wire
             _ = await bus.supervisor.waitForExit(platform.trips.name, timeout: .seconds(5))
 
             #expect(try await platform.call("start_ride", as: platform.dan, #""id":"\#(started)""#).body["status"] == "STARTED_RIDE")
-            #expect(try await platform.call("cancel", as: platform.dan, #""id":"\#(started)""#).body["status"] == "CANCELLED", "at STARTED_RIDE")
+            #expect(
+                try await platform.call("cancel", as: platform.dan, #""id":"\#(started)""#).body["status"] == "CANCELLED", "at STARTED_RIDE"
+            )
 
             let created = try await platform.call("create", as: platform.ann, Self.booking)
             guard case .string(let accepted)? = created.body["id"] else { throw TestFailure("create: \(created)") }
             #expect(try await platform.call("accept", as: platform.dan, #""id":"\#(accepted)""#).status == 200)
             #expect(try await platform.call("get", as: platform.ann, #""id":"\#(accepted)""#).body["status"] == "ACCEPTED")
-            #expect(try await platform.call("cancel", as: platform.ann, #""id":"\#(accepted)""#).body["status"] == "CANCELLED", "at ACCEPTED")
+            #expect(
+                try await platform.call("cancel", as: platform.ann, #""id":"\#(accepted)""#).body["status"] == "CANCELLED", "at ACCEPTED")
 
             try await platform.trips.startProcess()
             // Once trips is back, every trip that was made ends, and both orders let go of their trips.
@@ -217,7 +229,10 @@ import Wire
 
             let page = try await platform.orders.call("events", #"{"after":0}"#)
             let statuses = Self.values(page.body, path: ["data", "order", "status"])
-            #expect(statuses == ["NEW", "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF", "COMPLETED"], "\(statuses)")
+            #expect(
+                statuses == [
+                    "NEW", "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF", "COMPLETED",
+                ], "\(statuses)")
             let values = Self.values(try await platform.trips.call("events", #"{"after":0}"#).body)
             #expect(values.filter { $0 == "created" }.count == 2, "no duplicate trips: \(values)")
         }
@@ -246,7 +261,8 @@ import Wire
                 Binaries.ridectl,
                 [
                     "simulate", "--drivers", "5", "--riders", "3", "--duration", "8", "--grace", "150", "--speedup", "5",
-                    "--wrong-turn-rate", "1", "--traffic-rate", "0", "--ingest", platform.tracking.ingest, "--publishable-key", TestTracking.publishableKey,
+                    "--wrong-turn-rate", "1", "--traffic-rate", "0", "--ingest", platform.tracking.ingest, "--publishable-key",
+                    TestTracking.publishableKey,
                     "--share-links", "http://gateway.example", "--driver-cancel-rate", "1",
                 ] + bus.ridectlFlags, timeout: .seconds(240))
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
@@ -271,7 +287,10 @@ import Wire
             #expect(kinds.contains("rerouted"), "\(Set(kinds))")
             let roadEstimates = (trips["events"]?.arrayValue ?? []).filter { $0["data"]?["data"]?["estimate"]?["estimate_kind"] == "road" }
             #expect(!roadEstimates.isEmpty, "estimates along the roads")
-            #expect(roadEstimates.allSatisfy { ($0["data"]?["data"]?["estimate"]?["route"]?["polyline"]?["coordinates"]?.arrayValue?.count ?? 0) >= 2 })
+            #expect(
+                roadEstimates.allSatisfy {
+                    ($0["data"]?["data"]?["estimate"]?["route"]?["polyline"]?["coordinates"]?.arrayValue?.count ?? 0) >= 2
+                })
             let links = result.stderr.matches(of: /live at http:\/\/gateway\.example\/ride\/([A-Za-z0-9]{20})\n/)
             #expect((1...3).contains(links.count), "the first rides' share links are printed: \(result.stderr)")
         }

@@ -21,8 +21,10 @@ import Wire
                 phone: "+380671110002", password: "driving9")
             #expect(try await gateway.request("PUT", "/v1/me/availability", token: eve.token, #"{"available":true}"#).status == 200)
             let north = Self.pickup.destination(bearing: 0, distance: 1000)
-            let fix = #"{"latitude":\#(north.latitude),"longitude":\#(north.longitude),"recorded_at":"\#(RFC3339.format(Date()))","accuracy":5,"bearing":180}"#
-            let posted = try await gateway.request("POST", "/v1/devices/gw-eve-phone/locations", token: eve.token, #"{"batch_id":1,"locations":[\#(fix)]}"#)
+            let fix =
+                #"{"latitude":\#(north.latitude),"longitude":\#(north.longitude),"recorded_at":"\#(RFC3339.format(Date()))","accuracy":5,"bearing":180}"#
+            let posted = try await gateway.request(
+                "POST", "/v1/devices/gw-eve-phone/locations", token: eve.token, #"{"batch_id":1,"locations":[\#(fix)]}"#)
             #expect(posted.status == 200, "\(posted.body)")
 
             let rider = apps.rider.token
@@ -33,7 +35,9 @@ import Wire
             #expect(seen.status == 200)
             let cars = seen.body["cars"]?.arrayValue ?? []
             #expect(cars.count == 2, "\(seen.body)")
-            #expect(cars.last?["bearing"] == .number(180) && cars.last?["latitude"]?.numberValue.map { abs($0 - north.latitude) < 1e-6 } == true, "Eve's car, farther")
+            #expect(
+                cars.last?["bearing"] == .number(180)
+                    && cars.last?["latitude"]?.numberValue.map { abs($0 - north.latitude) < 1e-6 } == true, "Eve's car, farther")
             let text = String(decoding: try JSONCoding.encode(seen.body), as: UTF8.self)
             for identity in ["gw-dan-phone", "gw-eve-phone", "Dan", "Eve", apps.driver.id, eve.id, "device_id", "user_id", "name"] {
                 #expect(!text.contains(identity), "\(identity) in \(text)")
@@ -46,13 +50,17 @@ import Wire
             // With a dropoff: the quote is orders.estimate's for a trip from the point.
             let dropoff = GatewayIntegrationTests.dropoff
             let quoted = try await gateway.request(
-                "GET", "/v1/drivers/nearby?\(Self.point)&radius=5000&dropoff_latitude=\(dropoff.latitude)&dropoff_longitude=\(dropoff.longitude)", token: rider)
+                "GET",
+                "/v1/drivers/nearby?\(Self.point)&radius=5000&dropoff_latitude=\(dropoff.latitude)&dropoff_longitude=\(dropoff.longitude)",
+                token: rider)
             let estimate = try await gateway.request(
                 "POST", "/v1/fares/estimate", token: rider,
                 #"{"pickup":{"latitude":\#(Self.pickup.latitude),"longitude":\#(Self.pickup.longitude)},"dropoff":{"latitude":\#(dropoff.latitude),"longitude":\#(dropoff.longitude)}}"#
             )
             #expect(quoted.status == 200 && quoted.body["count"] == .number(2), "\(quoted.body)")
-            #expect(quoted.body["quote"]?["total_cents"] != nil && quoted.body["quote"]?["total_cents"] == estimate.body["total_cents"], "\(quoted.body) \(estimate.body)")
+            #expect(
+                quoted.body["quote"]?["total_cents"] != nil && quoted.body["quote"]?["total_cents"] == estimate.body["total_cents"],
+                "\(quoted.body) \(estimate.body)")
 
             // Only riders; bad input is a 422 naming the parameter.
             let driver = try await gateway.request("GET", "/v1/drivers/nearby?\(Self.point)", token: apps.driver.token)
@@ -70,11 +78,14 @@ import Wire
             let received = LiveClient.Log()
             let watch = #"{"watch_nearby":{"latitude":\#(Self.pickup.latitude),"longitude":\#(Self.pickup.longitude)}}"#
             let client = Task {
-                try? await WebSocketClient.connect(url: "ws://127.0.0.1:\(gateway.port)/v1/me/live?access_token=\(rider)", logger: Logger(label: "nearby-client")) {
+                try? await WebSocketClient.connect(
+                    url: "ws://127.0.0.1:\(gateway.port)/v1/me/live?access_token=\(rider)", logger: Logger(label: "nearby-client")
+                ) {
                     inbound, outbound, _ in
                     try await outbound.write(.text(watch))
                     for try await message in inbound.messages(maxSize: 1 << 20) {
-                        guard case .text(let text) = message, let value = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8)) else { continue }
+                        guard case .text(let text) = message, let value = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8))
+                        else { continue }
                         received.messages.withLock { $0.append(value) }
                     }
                 }
@@ -93,7 +104,8 @@ import Wire
                 ) { inbound, outbound, _ in
                     for _ in 0..<100 { try await outbound.write(.text(watch)) }
                     for try await message in inbound.messages(maxSize: 1 << 20) {
-                        guard case .text(let text) = message, let value = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8)) else { continue }
+                        guard case .text(let text) = message, let value = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8))
+                        else { continue }
                         flood.messages.withLock { $0.append(value) }
                     }
                 }

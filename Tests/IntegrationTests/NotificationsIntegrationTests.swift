@@ -28,7 +28,8 @@ import Wire
                 arguments: ["--webhook-retries", "0.3,0.3", "--webhook-timeout-s", "2"] + databaseArguments)
             if !databaseArguments.isEmpty { _ = try await notifications.replica(2) }
             for receiver in [good, bad] {
-                let registered = try await notifications.call("register_webhook", #"{"url":"http://127.0.0.1:\#(receiver.port)/hook","secret":"\#(secret)"}"#)
+                let registered = try await notifications.call(
+                    "register_webhook", #"{"url":"http://127.0.0.1:\#(receiver.port)/hook","secret":"\#(secret)"}"#)
                 #expect(registered.status == 201, "\(registered.body)")
             }
             let apps = try await GatewayIntegrationTests.Apps.start(bus)
@@ -39,7 +40,9 @@ import Wire
 
             // Inboxes, through the gateway.
             try await eventually("the rider's inbox has the completed ride and its receipt") {
-                let inbox = try await apps.gateway.request("GET", "/v1/notifications", token: apps.rider.token).body["notifications"]?.arrayValue ?? []
+                let inbox =
+                    try await apps.gateway.request("GET", "/v1/notifications", token: apps.rider.token).body["notifications"]?.arrayValue
+                    ?? []
                 return inbox.contains { $0["kind"] == "ride_completed" } && inbox.contains { $0["kind"] == "receipt" }
             }
             let riderInbox = try await apps.gateway.request("GET", "/v1/notifications", token: apps.rider.token).body["notifications"]
@@ -59,7 +62,9 @@ import Wire
 
             // The phone was told to start and stop tracking.
             let page = try await notifications.call("events", #"{"after":0}"#).body
-            let commands = (page["events"]?.arrayValue ?? []).filter { $0["type"] == "device.command" }.compactMap { $0["data"]?["command"]?.stringValue }
+            let commands = (page["events"]?.arrayValue ?? []).filter { $0["type"] == "device.command" }.compactMap {
+                $0["data"]?["command"]?.stringValue
+            }
             #expect(commands == ["start_tracking", "stop_tracking"])
 
             // Every order status reached the good receiver, signed; the failed attempts were retried (with the same webhook-id).
@@ -80,7 +85,8 @@ import Wire
             #expect(delivered.contains { $0["body"]?[0]?["type"] == "trip" && $0["body"]?[0]?["data"]?["value"] == "destination_arrival" })
             let failedFirst = good.requests.filter { $0["status"] == 500 }.compactMap { $0["delivery"]?.stringValue }
             #expect(!failedFirst.isEmpty, "the first attempts failed")
-            #expect(failedFirst.allSatisfy { id in delivered.contains { $0["delivery"] == .string(id) } }, "and were retried until delivered")
+            #expect(
+                failedFirst.allSatisfy { id in delivered.contains { $0["delivery"] == .string(id) } }, "and were retried until delivered")
 
             // The bad receiver: three attempts each, then dead letters; replayed once it is back, delivered.
             try await eventually("dead letters", timeout: .seconds(20)) {
@@ -88,7 +94,9 @@ import Wire
             }
             let dead = try await notifications.call("dead_letters", "{}").body["deliveries"]?.arrayValue ?? []
             #expect(dead.allSatisfy { $0["attempts"] == 3 && $0["url"]?.stringValue?.contains("\(bad.port)") == true }, "\(dead.prefix(2))")
-            guard let replayed = dead.first?["id"]?.numberValue, let webhookID = dead.first?["webhook_id"]?.stringValue else { throw TestFailure("no dead letter") }
+            guard let replayed = dead.first?["id"]?.numberValue, let webhookID = dead.first?["webhook_id"]?.stringValue else {
+                throw TestFailure("no dead letter")
+            }
             try FileManager.default.removeItem(atPath: bad.failing)
             #expect(try await notifications.call("replay", #"{"delivery_id":\#(Int(replayed))}"#).status == 200)
             try await eventually("the replayed delivery arrived, under the webhook-id of its first attempts") {

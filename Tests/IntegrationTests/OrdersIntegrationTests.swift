@@ -56,14 +56,16 @@ final class FixClock: Sendable {
             for index in 1..<max(1, trackingShards) {
                 shards.append(
                     try await TestTracking.start(
-                        on: bus, name: "tracking-\(index)", shard: split.map { DeviceShard(index: index, of: $0) }, deviceCredentials: true, arguments: onPostgres))
+                        on: bus, name: "tracking-\(index)", shard: split.map { DeviceShard(index: index, of: $0) }, deviceCredentials: true,
+                        arguments: onPostgres))
             }
             let trips = try await TestService.trips(on: bus, arguments: onPostgres)
             try await subscribeBefore?()
             var platform = Platform(
                 bus: bus, users: users, tracking: tracking, trackingShards: shards, trips: trips,
                 orders: try await TestService.orders(on: bus, arguments: onPostgres + ordersArguments))
-            platform.riderID = try await platform.register(#"{"role":"rider","name":"Ann","phone_number":"+380501234567","password":"secret123"}"#)
+            platform.riderID = try await platform.register(
+                #"{"role":"rider","name":"Ann","phone_number":"+380501234567","password":"secret123"}"#)
             for (name, phone, offset) in [("Dan", "+380671234567", 0.002), ("Eve", "+380671234568", 0.004)] {
                 let device = "\(name.lowercased())-phone"
                 let id = try await platform.register(
@@ -72,10 +74,14 @@ final class FixClock: Sendable {
                 platform.driverIDs.append(id)
                 let batch = IngestBatch(
                     publishableKey: TestTracking.publishableKey, deviceID: device, batchID: 1,
-                    device: DeviceIntents(name: name, metadata: ["user_id": .string(id)], tracking: true, available: true, changedAt: Date()),
+                    device: DeviceIntents(
+                        name: name, metadata: ["user_id": .string(id)], tracking: true, available: true, changedAt: Date()),
                     // Stamped 10 minutes ago: later test drives may be stamped in the recent past and
                     // still be newer (tracking publishes only a device's newer locations).
-                    locations: [DeviceLocation(latitude: 47.8359 + offset, longitude: 35.1146, recordedAt: Date().addingTimeInterval(-600), accuracy: 5)])
+                    locations: [
+                        DeviceLocation(
+                            latitude: 47.8359 + offset, longitude: 35.1146, recordedAt: Date().addingTimeInterval(-600), accuracy: 5)
+                    ])
                 _ = try await tracking.call("ingest", batch, as: IngestAck.self)
             }
             return platform
@@ -96,7 +102,8 @@ final class FixClock: Sendable {
         var eve: (String, String) { ("driver", driverIDs[1]) }
     }
 
-    static let trip = #""pickup":{"latitude":47.8359,"longitude":35.1146,"address":"Sobornyi Ave 1"},"dropoff":{"latitude":47.8501,"longitude":35.1302}"#
+    static let trip =
+        #""pickup":{"latitude":47.8359,"longitude":35.1146,"address":"Sobornyi Ave 1"},"dropoff":{"latitude":47.8501,"longitude":35.1302}"#
 
     /// An offer nobody took expires; once every available driver near has been asked, the order is
     /// offered again to the ones who did not decline — not left offered to no one.
@@ -111,7 +118,9 @@ final class FixClock: Sendable {
                 (try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body["dispatch_round"]?.numberValue ?? 0) >= 4
             }
             let order = try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body
-            #expect(order["offered_to"] == .array([.string(platform.driverIDs[1])]), "Eve again, who did not decline; not Dan, who did: \(order)")
+            #expect(
+                order["offered_to"] == .array([.string(platform.driverIDs[1])]),
+                "Eve again, who did not decline; not Dan, who did: \(order)")
             #expect(try await platform.call("list", as: platform.eve).body["orders"]?[0]?["id"] == .string(id), "Eve's app shows the offer")
             #expect(try await platform.call("accept", as: platform.eve, #""id":"\#(id)""#).status == 200)
         }
@@ -126,7 +135,9 @@ final class FixClock: Sendable {
             #expect(created.body["offered_to"] == .array([.string(platform.driverIDs[0])]), "Dan, the nearest: \(created.body)")
             guard case .string(let id)? = created.body["id"] else { throw TestFailure("no id") }
             let near = #""status":"NEW","near":{"latitude":47.836,"longitude":35.1146,"radius":1000}"#
-            #expect(try await platform.call("list", as: platform.dan, near).body["orders"]?.arrayValue?.compactMap { $0["id"] } == [.string(id)])
+            #expect(
+                try await platform.call("list", as: platform.dan, near).body["orders"]?.arrayValue?.compactMap { $0["id"] } == [.string(id)]
+            )
             #expect(try await platform.call("list", as: platform.eve, near).body["orders"] == .array([]), "not offered to Eve")
             let refused = try await platform.call("accept", as: platform.eve, #""id":"\#(id)""#)
             #expect(refused.status == 403, "what the list does not show cannot be accepted: \(refused.body)")
@@ -150,7 +161,9 @@ final class FixClock: Sendable {
             let stats = try await platform.call("stats", as: platform.ann, "").body
             #expect(stats["no_driver_found"] == 1 && stats["by_status"]?["CANCELLED"] == 1, "\(stats)")
             let metrics = try await HTTPProbe.get("http://127.0.0.1:\(platform.orders.httpPort)/metrics").text
-            #expect(metrics.contains("ride_orders_no_driver_found_total 1"), "\(metrics.split(separator: "\n").filter { $0.contains("no_driver") })")
+            #expect(
+                metrics.contains("ride_orders_no_driver_found_total 1"),
+                "\(metrics.split(separator: "\n").filter { $0.contains("no_driver") })")
             // The rider books again: a new order, searched for anew.
             #expect(try await platform.call("create", as: platform.ann, Self.trip).status == 201)
         }
@@ -187,13 +200,17 @@ final class FixClock: Sendable {
             #expect(refused.status == 403, "never again to the driver who cancelled: \(refused.body)")
             // Eve, merely offered the order, sees neither Ann's number nor the addresses (issue 38).
             let offered = try await platform.call("get", as: platform.eve, order).body
-            #expect(offered["rider"]?["phone_number"] == "" && offered["pickup"]?["address"] == nil && offered["dropoff"]?["address"] == nil, "\(offered)")
+            #expect(
+                offered["rider"]?["phone_number"] == "" && offered["pickup"]?["address"] == nil && offered["dropoff"]?["address"] == nil,
+                "\(offered)")
             #expect(try await platform.call("accept", as: platform.eve, order).status == 200)
             // Eve reads none of the chat Ann had with Dan; Ann reads all of hers.
             let evesChat = try await platform.call("messages", as: platform.eve, order).body["messages"]?.arrayValue ?? []
             #expect(evesChat.isEmpty, "the next driver does not read the last one's chat: \(evesChat)")
             #expect(try await platform.call("messages", as: platform.ann, order).body["messages"]?.arrayValue?.count == 2)
-            #expect(try await platform.call("get", as: platform.eve, order).body["rider"]?["phone_number"]?.stringValue?.isEmpty == false, "Eve, assigned, may call Ann")
+            #expect(
+                try await platform.call("get", as: platform.eve, order).body["rider"]?["phone_number"]?.stringValue?.isEmpty == false,
+                "Eve, assigned, may call Ann")
             try await eventually("Eve's own pickup trip", timeout: .seconds(15)) {
                 let now = try await platform.call("get", as: platform.ann, order).body
                 return now["status"] == "PICKING_UP" && now["trip_id"] != nil && now["trip_id"] != firstTrip
@@ -209,7 +226,9 @@ final class FixClock: Sendable {
             #expect(try await platform.call("cancel", as: platform.ann, order).body["status"] == "CANCELLED")
             #expect(try await platform.call("get", as: platform.eve, order).body["rider"]?["phone_number"] == "")
             let ended = try await platform.call("get", as: platform.ann, order).body
-            #expect(ended["driver"]?["phone_number"] == "" && ended["driver"]?["device_id"] == nil && ended["driver"]?["name"] != nil, "\(ended)")
+            #expect(
+                ended["driver"]?["phone_number"] == "" && ended["driver"]?["device_id"] == nil && ended["driver"]?["name"] != nil,
+                "\(ended)")
         }
     }
 
@@ -225,24 +244,33 @@ final class FixClock: Sendable {
     @Test func aDriverWhoAcceptsAnotherRideLosesTheirOtherOffers() async throws {
         try await withTestBus("orders-withdraw-accepted") { bus in
             let platform = try await Platform.start(bus, orders: ["--dispatch-drivers", "1", "--offer-timeout-s", "60"])
-            let notifications = try await TestService.start(on: bus, service: BusContract.Service.notifications, executable: "ride-notifications")
+            let notifications = try await TestService.start(
+                on: bus, service: BusContract.Service.notifications, executable: "ride-notifications")
             let bob = try await platform.register(#"{"role":"rider","name":"Bob","phone_number":"+380501234569","password":"secret123"}"#)
             let (dan, eve) = (platform.driverIDs[0], platform.driverIDs[1])
             let createdA = try await platform.call("create", as: platform.ann, Self.trip)
             let createdB = try await platform.call("create", as: ("rider", bob), Self.trip)
-            guard case .string(let a)? = createdA.body["id"], case .string(let b)? = createdB.body["id"] else { throw TestFailure("create: \(createdA) \(createdB)") }
-            #expect(createdA.body["offered_to"] == .array([.string(dan)]) && createdB.body["offered_to"] == .array([.string(dan)]), "both to Dan, the nearest")
+            guard case .string(let a)? = createdA.body["id"], case .string(let b)? = createdB.body["id"] else {
+                throw TestFailure("create: \(createdA) \(createdB)")
+            }
+            #expect(
+                createdA.body["offered_to"] == .array([.string(dan)]) && createdB.body["offered_to"] == .array([.string(dan)]),
+                "both to Dan, the nearest")
             #expect(try await platform.call("accept", as: platform.dan, #""id":"\#(b)""#).status == 200)
             try await eventually("A leaves Dan for Eve") {
                 try await platform.call("get", as: platform.ann, #""id":"\#(a)""#).body["offered_to"] == .array([.string(eve)])
             }
             let orderA = try await platform.call("get", as: platform.ann, #""id":"\#(a)""#).body
-            #expect(orderA["status"] == "NEW" && orderA["offer_history"] == .array([.string(dan), .string(eve)]) && orderA["declined_by"] == .array([]), "\(orderA)")
+            #expect(
+                orderA["status"] == "NEW" && orderA["offer_history"] == .array([.string(dan), .string(eve)])
+                    && orderA["declined_by"] == .array([]), "\(orderA)")
             let dansOrders = try await platform.call("list", as: platform.dan).body["orders"]?.arrayValue?.compactMap { $0["id"] }
             #expect(dansOrders == [.string(b)], "Dan's app lists only the ride he took")
             let events = try await platform.orders.call("events", #"{"after":0}"#).body["events"]?.arrayValue ?? []
             let withdrawn = events.filter { $0["type"] == "order.offer_withdrawn" }.compactMap { $0["data"] }
-            #expect(withdrawn.count == 1 && withdrawn.first?["driver_id"] == .string(dan) && withdrawn.first?["reason"] == "accepted_other", "\(withdrawn)")
+            #expect(
+                withdrawn.count == 1 && withdrawn.first?["driver_id"] == .string(dan) && withdrawn.first?["reason"] == "accepted_other",
+                "\(withdrawn)")
             try await eventually("Dan is told, Eve offered") {
                 let told = try await Self.inbox(notifications, of: dan, about: a).contains("offer_withdrawn")
                 let offered = try await Self.inbox(notifications, of: eve, about: a).contains("new_offer")
@@ -259,12 +287,14 @@ final class FixClock: Sendable {
     @Test func aDriverWhoGoesOfflineLosesTheirOffer() async throws {
         try await withTestBus("orders-withdraw-offline") { bus in
             let platform = try await Platform.start(bus, orders: ["--dispatch-drivers", "1", "--offer-timeout-s", "60"])
-            let notifications = try await TestService.start(on: bus, service: BusContract.Service.notifications, executable: "ride-notifications")
+            let notifications = try await TestService.start(
+                on: bus, service: BusContract.Service.notifications, executable: "ride-notifications")
             let (dan, eve) = (platform.driverIDs[0], platform.driverIDs[1])
             let created = try await platform.call("create", as: platform.ann, Self.trip)
             guard case .string(let id)? = created.body["id"] else { throw TestFailure("create: \(created)") }
             #expect(created.body["offered_to"] == .array([.string(dan)]))
-            _ = try await platform.tracking.call("set_availability", SetAvailabilityParams(deviceID: "dan-phone", available: false), as: DeviceInfo.self)
+            _ = try await platform.tracking.call(
+                "set_availability", SetAvailabilityParams(deviceID: "dan-phone", available: false), as: DeviceInfo.self)
             try await eventually("the order leaves Dan for Eve") {
                 try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body["offered_to"] == .array([.string(eve)])
             }
@@ -272,17 +302,25 @@ final class FixClock: Sendable {
 
             let impostor = IngestBatch(
                 publishableKey: TestTracking.publishableKey, deviceID: "not-eves-phone", batchID: 1,
-                device: DeviceIntents(name: "Eve?", metadata: ["user_id": .string(eve)], tracking: true, available: true, changedAt: Date()),
+                device: DeviceIntents(
+                    name: "Eve?", metadata: ["user_id": .string(eve)], tracking: true, available: true, changedAt: Date()),
                 locations: [DeviceLocation(latitude: 47.9, longitude: 35.2, recordedAt: Date().addingTimeInterval(-60), accuracy: 5)])
             // A phone claiming to be Eve's is refused by tracking (her account names another device),
             // so it cannot go off duty in her name and take her offer away.
-            let refused = try await platform.tracking.callRaw("ingest", json: String(decoding: try JSONCoding.encode(impostor), as: UTF8.self))
-            #expect(refused.status == 409 && String(decoding: refused.json, as: UTF8.self).contains("device_in_use"), "\(String(decoding: refused.json, as: UTF8.self))")
+            let refused = try await platform.tracking.callRaw(
+                "ingest", json: String(decoding: try JSONCoding.encode(impostor), as: UTF8.self))
+            #expect(
+                refused.status == 409 && String(decoding: refused.json, as: UTF8.self).contains("device_in_use"),
+                "\(String(decoding: refused.json, as: UTF8.self))")
             let unknown = try await platform.tracking.callRaw(
-                "set_availability", json: String(decoding: try JSONCoding.encode(SetAvailabilityParams(deviceID: "not-eves-phone", available: false)), as: UTF8.self))
+                "set_availability",
+                json: String(
+                    decoding: try JSONCoding.encode(SetAvailabilityParams(deviceID: "not-eves-phone", available: false)), as: UTF8.self))
             #expect(unknown.status == 404, "the refused phone was never stored")
             try await Task.sleep(for: .seconds(1.5))
-            #expect(try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body["offered_to"] == .array([.string(eve)]), "still Eve's")
+            #expect(
+                try await platform.call("get", as: platform.ann, #""id":"\#(id)""#).body["offered_to"] == .array([.string(eve)]),
+                "still Eve's")
         }
     }
 
@@ -301,11 +339,17 @@ final class FixClock: Sendable {
             func dansPhone() async throws -> DeviceInfo { try await platform.tracking.call("device", DeviceParams(deviceID: "dan-phone")) }
             let before = try await dansPhone()
             let taken = try await claim(platform.driverIDs[1])
-            #expect(taken.status == 409 && String(decoding: taken.json, as: UTF8.self).contains("device_in_use"), "\(String(decoding: taken.json, as: UTF8.self))")
+            #expect(
+                taken.status == 409 && String(decoding: taken.json, as: UTF8.self).contains("device_in_use"),
+                "\(String(decoding: taken.json, as: UTF8.self))")
             let nobody = try await claim("d-no-such-driver")
-            #expect(nobody.status == 422 && String(decoding: nobody.json, as: UTF8.self).contains("unknown_user"), "\(String(decoding: nobody.json, as: UTF8.self))")
+            #expect(
+                nobody.status == 422 && String(decoding: nobody.json, as: UTF8.self).contains("unknown_user"),
+                "\(String(decoding: nobody.json, as: UTF8.self))")
             let after = try await dansPhone()
-            #expect(after.metadata == before.metadata && after.name == before.name && after.location == before.location, "refused batches store nothing")
+            #expect(
+                after.metadata == before.metadata && after.name == before.name && after.location == before.location,
+                "refused batches store nothing")
             #expect(try await claim(platform.driverIDs[0]).status == 200, "Dan's own phone")
         }
     }
@@ -314,7 +358,8 @@ final class FixClock: Sendable {
         try await withTestBus("orders") { bus in
             var statuses: EventSubscriber<OrderStatusChanged>?
             let platform = try await Platform.start(bus) {
-                statuses = try await EventSubscriber<OrderStatusChanged>(endpoint: bus.egress, prefixes: ["order.status."], logger: testLogger)
+                statuses = try await EventSubscriber<OrderStatusChanged>(
+                    endpoint: bus.egress, prefixes: ["order.status."], logger: testLogger)
             }
             let created = try await platform.call("create", as: platform.ann, Self.trip)
             #expect(created.status == 201, "\(created.body)")
@@ -327,7 +372,8 @@ final class FixClock: Sendable {
             // Offered drivers see it in their list; the rider in hers.
             #expect(try await platform.call("list", as: platform.dan).body["orders"]?[0]?["id"] == .string(id))
             #expect(try await platform.call("list", as: platform.ann).body["orders"]?[0]?["id"] == .string(id))
-            let near = try await platform.call("list", as: platform.eve, #""status":"NEW","near":{"latitude":47.836,"longitude":35.1146,"radius":1000}"#)
+            let near = try await platform.call(
+                "list", as: platform.eve, #""status":"NEW","near":{"latitude":47.836,"longitude":35.1146,"radius":1000}"#)
             #expect(near.body["orders"]?[0]?["id"] == .string(id))
 
             // Both drivers accept at once: exactly one wins, the other is told the status.
@@ -369,8 +415,14 @@ final class FixClock: Sendable {
     @Test func aDriverOnARideIsNotOfferedAnotherOrderAndCannotAcceptOne() async throws {
         try await withTestBus("orders-busy") { bus in
             let platform = try await Platform.start(bus)
-            let bob = ("rider", try await platform.register(#"{"role":"rider","name":"Bob","phone_number":"+380501234569","password":"secret123"}"#))
-            let cat = ("rider", try await platform.register(#"{"role":"rider","name":"Cat","phone_number":"+380501234570","password":"secret123"}"#))
+            let bob = (
+                "rider",
+                try await platform.register(#"{"role":"rider","name":"Bob","phone_number":"+380501234569","password":"secret123"}"#)
+            )
+            let cat = (
+                "rider",
+                try await platform.register(#"{"role":"rider","name":"Cat","phone_number":"+380501234570","password":"secret123"}"#)
+            )
             func book(_ rider: (String, String)) async throws -> (id: String, offeredTo: JSONValue?) {
                 let created = try await platform.call("create", as: rider, Self.trip)
                 guard created.status == 201, case .string(let id)? = created.body["id"] else { throw TestFailure("create: \(created)") }
@@ -390,7 +442,8 @@ final class FixClock: Sendable {
 
             // Dan's offer of Bob's ride is withdrawn (he took Ann's); Eve's stays.
             try await eventually("Bob's ride leaves Dan") {
-                try await platform.call("get", as: bob, #""id":"\#(bobsRide.id)""#).body["offered_to"] == .array([.string(platform.driverIDs[1])])
+                try await platform.call("get", as: bob, #""id":"\#(bobsRide.id)""#).body["offered_to"]
+                    == .array([.string(platform.driverIDs[1])])
             }
             let withdrawn = try await platform.call("get", as: bob, #""id":"\#(bobsRide.id)""#).body["version"]
             let refused = try await platform.call("accept", as: platform.dan, #""id":"\#(bobsRide.id)""#)
@@ -420,7 +473,8 @@ final class FixClock: Sendable {
             let created = try await platform.call("create", as: platform.ann, Self.trip)
             guard case .string(let id)? = created.body["id"] else { throw TestFailure("no id: \(created)") }
             let order = #""id":"\#(id)""#
-            let stranger = try await platform.register(#"{"role":"rider","name":"Zed","phone_number":"+380509999999","password":"secret123"}"#)
+            let stranger = try await platform.register(
+                #"{"role":"rider","name":"Zed","phone_number":"+380509999999","password":"secret123"}"#)
 
             // The same booking again (a retry after a late reply, a double tap): the ride it made; another: 409.
             let again = try await platform.call("create", as: platform.ann, Self.trip)
@@ -446,7 +500,10 @@ final class FixClock: Sendable {
             #expect(try await platform.call("cancel", as: ("rider", stranger), order).status == 403)
             #expect(try await platform.call("accept", as: platform.ann, order).status == 403)
             #expect(try await platform.call("get", as: platform.ann, #""id":"o-nope""#).status == 404)
-            #expect(try await platform.call("list", as: platform.ann, #""status":"NEW","near":{"latitude":47.8,"longitude":35.1,"radius":1000}"#).status == 403)
+            #expect(
+                try await platform.call(
+                    "list", as: platform.ann, #""status":"NEW","near":{"latitude":47.8,"longitude":35.1,"radius":1000}"#
+                ).status == 403)
 
             // A decline takes the driver off the order for good.
             let declined = try await platform.call("decline", as: platform.dan, order)

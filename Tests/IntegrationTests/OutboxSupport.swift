@@ -18,7 +18,8 @@ enum Outboxes {
         while true {
             let batch = try await page(#"{"after":\#(Int(after)),"limit":1000}"#)["events"]?.arrayValue ?? []
             events += batch
-            guard let last = batch.last?["sequence"]?.numberValue ?? batch.last?["sequence"]?.stringValue.flatMap(Double.init), last > after else { return events }
+            guard let last = batch.last?["sequence"]?.numberValue ?? batch.last?["sequence"]?.stringValue.flatMap(Double.init), last > after
+            else { return events }
             after = last
         }
     }
@@ -26,7 +27,8 @@ enum Outboxes {
     /// `<order>/<STATUS>` of each `order.status` event.
     static func statuses(_ orderEvents: [JSONValue]) -> [String] {
         orderEvents.filter { $0["type"] == "order.status" }.compactMap { event in
-            guard let order = event["data"]?["order"]?["id"]?.stringValue, let status = event["data"]?["order"]?["status"]?.stringValue else { return nil }
+            guard let order = event["data"]?["order"]?["id"]?.stringValue, let status = event["data"]?["order"]?["status"]?.stringValue
+            else { return nil }
             return "\(order)/\(status)"
         }
     }
@@ -66,23 +68,31 @@ struct SimulationReport {
 extension OrdersIntegrationTests.Platform {
     /// `ridectl simulate` against this platform in the background, its riders and drivers in Kyiv
     /// (away from the platform's own test drivers, who are never offered these rides).
-    func simulate(drivers: Int, riders: Int, duration: Int, grace: Int = 150, timeout: Duration) -> Task<(status: Int32, stdout: String, stderr: String), any Error> {
+    func simulate(drivers: Int, riders: Int, duration: Int, grace: Int = 150, timeout: Duration) -> Task<
+        (status: Int32, stdout: String, stderr: String), any Error
+    > {
         let arguments =
             [
-                "simulate", "--drivers", "\(drivers)", "--riders", "\(riders)", "--duration", "\(duration)", "--grace", "\(grace)", "--speedup", "6",
-                "--box-km", "1", "--center", "50.4501,30.5234", "--ingest", ([tracking] + trackingShards).map(\.ingest).joined(separator: ","), "--publishable-key",
+                "simulate", "--drivers", "\(drivers)", "--riders", "\(riders)", "--duration", "\(duration)", "--grace", "\(grace)",
+                "--speedup", "6",
+                "--box-km", "1", "--center", "50.4501,30.5234", "--ingest",
+                ([tracking] + trackingShards).map(\.ingest).joined(separator: ","), "--publishable-key",
                 TestTracking.publishableKey,
                 "--share-links", "",
             ] + bus.ridectlFlags
         let (executable, command) = bus.host(of: "simulator").command(Binaries.ridectl, arguments)
-        return Task { [environment = bus.environment] in try await runCommand(executable, command, environment: environment, timeout: timeout) }
+        return Task { [environment = bus.environment] in
+            try await runCommand(executable, command, environment: environment, timeout: timeout)
+        }
     }
 
     /// Waits until some simulated ride has a driver on the way (the moment to start breaking things).
     func waitUntilRidesAreUnderWay() async throws {
         try await eventually("rides are under way", timeout: .seconds(30)) {
             let page = try await orders.call("events", #"{"after":0,"limit":1000}"#).body
-            return (page["events"]?.arrayValue ?? []).contains { $0["type"] == "order.status" && $0["data"]?["order"]?["status"] == "PICKING_UP" }
+            return (page["events"]?.arrayValue ?? []).contains {
+                $0["type"] == "order.status" && $0["data"]?["order"]?["status"] == "PICKING_UP"
+            }
         }
     }
 }
@@ -102,7 +112,8 @@ struct RideTally {
     var messages: Int { orderEvents.filter { $0["type"] == "order.message" }.count }
 
     static func read(_ platform: OrdersIntegrationTests.Platform, report: SimulationReport) async throws -> RideTally {
-        RideTally(report: report, orderEvents: try await Outboxes.events(platform.orders), tripEvents: try await Outboxes.events(platform.trips))
+        RideTally(
+            report: report, orderEvents: try await Outboxes.events(platform.orders), tripEvents: try await Outboxes.events(platform.trips))
     }
 
     /// The tally of these outboxes' events.
@@ -138,8 +149,11 @@ struct RideTally {
             let tripIDs = Set(trips.compactMap { $0["data"]?["data"]?["trip_id"]?.stringValue })
             let events = trips.map { "\($0["type"]?.stringValue ?? "?") \($0["data"]?["data"]?["trip_id"]?.stringValue ?? "")" }
             let logs = services.map { service in
-                let lines = service.log.split(separator: "\n").filter { line in line.contains(orderID) || tripIDs.contains { line.contains($0) } }
-                return "  \(service.name): \(lines.count) lines\n" + lines.suffix(15).map { "    \($0.prefix(400))" }.joined(separator: "\n")
+                let lines = service.log.split(separator: "\n").filter { line in
+                    line.contains(orderID) || tripIDs.contains { line.contains($0) }
+                }
+                return "  \(service.name): \(lines.count) lines\n"
+                    + lines.suffix(15).map { "    \($0.prefix(400))" }.joined(separator: "\n")
             }
             return "open order \(orderID): \(openOrders[orderID] ?? []); trip events \(events)\n" + logs.joined(separator: "\n")
         }.joined(separator: "\n")
@@ -171,8 +185,13 @@ struct RideTally {
             guard let tripID = created.last?["data"]?["data"]?["trip_id"]?.stringValue else { continue }
             let trip = (try? await platform.trips.call("get", #"{"trip_id":"\#(tripID)"}"#))?.body ?? .null
             let deviceID = trip["device_id"]?.stringValue ?? "?"
-            let device = (try? await platform.tracking.callRaw("device", json: #"{"device_id":"\#(deviceID)"}"#)).map { String(decoding: $0.json, as: UTF8.self) } ?? "?"
-            lines.append("order \(orderID) trip \(tripID): destination \(trip["destination"].map { "\($0)" } ?? "?"); tracking's device \(device.prefix(600))")
+            let device =
+                (try? await platform.tracking.callRaw("device", json: #"{"device_id":"\#(deviceID)"}"#)).map {
+                    String(decoding: $0.json, as: UTF8.self)
+                } ?? "?"
+            lines.append(
+                "order \(orderID) trip \(tripID): destination \(trip["destination"].map { "\($0)" } ?? "?"); tracking's device \(device.prefix(600))"
+            )
         }
         return lines.joined(separator: "\n")
     }

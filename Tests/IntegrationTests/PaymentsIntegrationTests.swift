@@ -37,7 +37,13 @@ import Wire
         try secretKey.write(toFile: keyFile, atomically: true, encoding: .utf8)
         try (webhookSecret + "\n").write(toFile: webhookFile, atomically: true, encoding: .utf8)
         let fake = "http://127.0.0.1:\(try FreePort.next())"
-        return (fake, ["--payments", "stripe", "--stripe-api-base", fake, "--stripe-secret-key-file", keyFile, "--stripe-webhook-secret-file", webhookFile])
+        return (
+            fake,
+            [
+                "--payments", "stripe", "--stripe-api-base", fake, "--stripe-secret-key-file", keyFile, "--stripe-webhook-secret-file",
+                webhookFile,
+            ]
+        )
     }
 
     /// `ridectl fake-stripe` at `fake` (made by `stripeOrders`), posting its events to `gateway`.
@@ -71,7 +77,9 @@ import Wire
 
             // The rider's app: a payment sheet (customer + ephemeral key), then the provider's SDK adds a card with the key.
             let sheet = try await gateway.request("POST", "/v1/me/payment-sheet", token: rider)
-            #expect(sheet.status == 200 && sheet.body["provider"] == "stripe" && sheet.body["ephemeral_key"]?.stringValue?.hasPrefix("ek_") == true, "\(sheet.body)")
+            #expect(
+                sheet.status == 200 && sheet.body["provider"] == "stripe"
+                    && sheet.body["ephemeral_key"]?.stringValue?.hasPrefix("ek_") == true, "\(sheet.body)")
             let customer = try await Self.addCard("pm_card_visa", apps: apps, fake: fake)
             #expect(sheet.body["customer_id"] == .string(customer), "one customer per rider")
             #expect(try await gateway.request("POST", "/v1/me/payment-sheet", token: driver).status == 403)
@@ -87,7 +95,9 @@ import Wire
                 }
                 asked += 1
             }
-            #expect(refusal?.body["error"]?["code"] == "too_many_requests" && (10...13).contains(asked), "\(asked) sheets before: \(String(describing: refusal))")
+            #expect(
+                refusal?.body["error"]?["code"] == "too_many_requests" && (10...13).contains(asked),
+                "\(asked) sheets before: \(String(describing: refusal))")
             let cards = try await gateway.request("GET", "/v1/me/cards", token: rider)
             #expect(cards.body["cards"]?[0]?["last4"] == "4242" && cards.body["cards"]?[0]?["brand"] == "visa", "\(cards.body)")
 
@@ -105,16 +115,24 @@ import Wire
             // A ride: charged once COMPLETED, as one PaymentIntent with the driver's share transferred.
             let id = try await apps.bookAndAccept()
             try await apps.finish(id)
-            try await eventually("the ride is paid", timeout: .seconds(30)) { try await gateway.request("GET", "/v1/orders/\(id)/payment", token: rider).status == 200 }
+            try await eventually("the ride is paid", timeout: .seconds(30)) {
+                try await gateway.request("GET", "/v1/orders/\(id)/payment", token: rider).status == 200
+            }
             let payment = try await gateway.request("GET", "/v1/orders/\(id)/payment", token: driver).body
             let fare = try await gateway.request("GET", "/v1/orders/\(id)", token: rider).body["fare"]?["total_cents"]?.numberValue ?? -1
             let share = (fare * 80 / 100).rounded(.down)
-            #expect(payment["provider"] == "stripe" && payment["amount_cents"]?.numberValue == fare && payment["driver_earnings_cents"]?.numberValue == share, "\(payment)")
-            let intents = try await Self.stripe("GET", fake + "/v1/payment_intents?customer=\(customer)", key: secretKey)["data"]?.arrayValue ?? []
+            #expect(
+                payment["provider"] == "stripe" && payment["amount_cents"]?.numberValue == fare
+                    && payment["driver_earnings_cents"]?.numberValue == share, "\(payment)")
+            let intents =
+                try await Self.stripe("GET", fake + "/v1/payment_intents?customer=\(customer)", key: secretKey)["data"]?.arrayValue ?? []
             #expect(intents.count == 1, "one charge: \(intents)")
             let intent = intents.first ?? .null
-            #expect(intent["id"] == payment["provider_reference"] && intent["status"] == "succeeded" && intent["amount"]?.numberValue == fare)
-            #expect(intent["transfer_data"]?["destination"] == .string(account) && intent["application_fee_amount"]?.numberValue == fare - share)
+            #expect(
+                intent["id"] == payment["provider_reference"] && intent["status"] == "succeeded" && intent["amount"]?.numberValue == fare)
+            #expect(
+                intent["transfer_data"]?["destination"] == .string(account) && intent["application_fee_amount"]?.numberValue == fare - share
+            )
             #expect(intent["metadata"]?["order_id"] == .string(id))
             let transfers = try await Self.stripe("GET", fake + "/v1/transfers?destination=\(account)", key: secretKey)
             #expect(transfers["data"]?[0]?["amount"]?.numberValue == share, "\(transfers)")
@@ -123,7 +141,9 @@ import Wire
 
             // The provider's webhook endpoint: signed events taken (the fake's, above); forged or unsigned ones refused.
             let event = #"{"id":"evt_forged","object":"event","type":"payment_intent.succeeded","data":{"object":{"id":"pi_x"}}}"#
-            let forged = try await gateway.request("POST", "/v1/providers/stripe/webhook", event, headers: ["Stripe-Signature": "t=\(Int(Date().timeIntervalSince1970)),v1=00"])
+            let forged = try await gateway.request(
+                "POST", "/v1/providers/stripe/webhook", event, headers: ["Stripe-Signature": "t=\(Int(Date().timeIntervalSince1970)),v1=00"]
+            )
             #expect(forged.status == 401 && forged.body["error"]?["code"] == "bad_signature", "\(forged.body)")
             let unsigned = try await gateway.request("POST", "/v1/providers/stripe/webhook", event)
             #expect(unsigned.status == 401 && unsigned.body["error"]?["code"] == "missing_signature", "\(unsigned.body)")
@@ -146,17 +166,22 @@ import Wire
                 try await gateway.request("GET", "/v1/orders/\(id)/payment", token: rider).body["error"]?["code"] == "payment_failed"
             }
             let payment = try await gateway.request("GET", "/v1/orders/\(id)/payment", token: rider)
-            #expect(payment.status == 409 && payment.body["error"]?["message"]?.stringValue?.contains("declined") == true, "\(payment.body)")
+            #expect(
+                payment.status == 409 && payment.body["error"]?["message"]?.stringValue?.contains("declined") == true, "\(payment.body)")
             let order = try await gateway.request("GET", "/v1/orders/\(id)", token: rider).body
             #expect(order["status"] == "COMPLETED" && order["payment"] == "failed", "\(order)")
             #expect(order["payment_error"]?.stringValue?.contains("declined") == true && order["payment_retries"] == nil, "\(order)")
-            var intents = try await Self.stripe("GET", fake + "/v1/payment_intents?customer=\(customer)", key: Self.secretKey)["data"]?.arrayValue ?? []
+            var intents =
+                try await Self.stripe("GET", fake + "/v1/payment_intents?customer=\(customer)", key: Self.secretKey)["data"]?.arrayValue
+                ?? []
             #expect(intents.count == 1 && intents.first?["status"] == "requires_payment_method", "one attempt, refused: \(intents)")
             #expect(try await gateway.request("GET", "/v1/me/earnings", token: apps.driver.token).body["total_cents"] == 0)
             let status = try await runCommand(Binaries.ridectl, ["status"] + bus.ridectlFlags)
             #expect(status.stdout.contains("payments failed: 1"), "\(status.stdout)")
             @Sendable func notices() async throws -> [JSONValue] {
-                (try await gateway.request("GET", "/v1/notifications", token: rider).body["notifications"]?.arrayValue ?? []).filter { $0["kind"] == "payment_failed" }
+                (try await gateway.request("GET", "/v1/notifications", token: rider).body["notifications"]?.arrayValue ?? []).filter {
+                    $0["kind"] == "payment_failed"
+                }
             }
             try await eventually("the rider is asked to fix the card", timeout: .seconds(30)) { try await notices().count == 1 }
             let notice = try await notices().first
@@ -176,15 +201,20 @@ import Wire
             // On the bus, where the gateway does not fill them in: an address that is not http(s) is named, nothing made.
             let caller = #"{"role":"rider","id":"\#(apps.rider.id)"}"#
             let badReturn = try await runCommand(
-                Binaries.ridectl, ["call", "orders", "card_setup", #"{"caller":\#(caller),"success_url":"javascript:alert(1)","cancel_url":"http://a/b"}"#] + bus.ridectlFlags)
+                Binaries.ridectl,
+                ["call", "orders", "card_setup", #"{"caller":\#(caller),"success_url":"javascript:alert(1)","cancel_url":"http://a/b"}"#]
+                    + bus.ridectlFlags)
             #expect(badReturn.stdout.contains("422") || badReturn.stderr.contains("422"), "\(badReturn.stdout) \(badReturn.stderr)")
-            #expect((badReturn.stdout + badReturn.stderr).contains("success_url: expected an http(s) URL"), "\(badReturn.stdout) \(badReturn.stderr)")
+            #expect(
+                (badReturn.stdout + badReturn.stderr).contains("success_url: expected an http(s) URL"),
+                "\(badReturn.stdout) \(badReturn.stderr)")
             let setup = try await gateway.request("POST", "/v1/me/cards/setup", token: rider)
             let page = try #require(setup.body["url"]?.stringValue, "\(setup.body)")
             #expect(setup.status == 200 && page.hasPrefix(fake + "/checkout/") && setup.body["expires_at"] != nil, "\(setup.body)")
             #expect(try await HTTPProbe.send("GET", page, timeout: .seconds(10)).status == 200)
             let typed = try await HTTPProbe.send(
-                "POST", page, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array("number=4242+4242+4242+4242&expiry=12+%2F+34&cvc=123".utf8),
+                "POST", page, headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                body: Array("number=4242+4242+4242+4242&expiry=12+%2F+34&cvc=123".utf8),
                 timeout: .seconds(10))
             // The provider's 303 is followed, as a browser does, to the rider web app at the gateway.
             let riderApp = String(decoding: typed.body, as: UTF8.self).contains("rider.js")
@@ -193,16 +223,24 @@ import Wire
             #expect(listed.first?["last4"] == "4242" && listed.first?["exp_year"] == 2034 && listed.count == 2, "\(listed)")
             let paid = try await gateway.request("POST", "/v1/orders/\(id)/payment", token: rider)
             #expect(paid.status == 200 && paid.body["provider"] == "stripe", "\(paid.body)")
-            #expect(try await gateway.request("POST", "/v1/orders/\(id)/payment", token: rider).body["provider_reference"] == paid.body["provider_reference"])
+            #expect(
+                try await gateway.request("POST", "/v1/orders/\(id)/payment", token: rider).body["provider_reference"]
+                    == paid.body["provider_reference"])
             let settled = try await gateway.request("GET", "/v1/orders/\(id)", token: rider).body
             #expect(settled["payment"] == "paid" && settled["payment_error"] == nil && settled["payment_retries"] == 2, "\(settled)")
-            intents = try await Self.stripe("GET", fake + "/v1/payment_intents?customer=\(customer)", key: Self.secretKey)["data"]?.arrayValue ?? []
+            intents =
+                try await Self.stripe("GET", fake + "/v1/payment_intents?customer=\(customer)", key: Self.secretKey)["data"]?.arrayValue
+                ?? []
             #expect(intents.filter { $0["status"] == "succeeded" }.count == 1 && intents.count == 3, "\(intents)")
-            #expect(try await gateway.request("GET", "/v1/me/earnings", token: apps.driver.token).body["total_cents"] == paid.body["driver_earnings_cents"])
+            #expect(
+                try await gateway.request("GET", "/v1/me/earnings", token: apps.driver.token).body["total_cents"]
+                    == paid.body["driver_earnings_cents"])
             let after = try await runCommand(Binaries.ridectl, ["status"] + bus.ridectlFlags)
             #expect(after.stdout.contains("payments failed: 0"), "\(after.stdout)")
             try await eventually("the receipt", timeout: .seconds(30)) {
-                (try await gateway.request("GET", "/v1/notifications", token: rider).body["notifications"]?.arrayValue ?? []).contains { $0["kind"] == "receipt" }
+                (try await gateway.request("GET", "/v1/notifications", token: rider).body["notifications"]?.arrayValue ?? []).contains {
+                    $0["kind"] == "receipt"
+                }
             }
         }
     }
@@ -225,16 +263,23 @@ import Wire
             #expect(free.status == 200 && free.body["status"] == "CANCELLED" && free.body["cancellation_fee"] == nil, "\(free.body)")
 
             let id = try await apps.bookAndAccept()
-            try await apps.drive(Polyline(points: [LifecycleIntegrationTests.driverStart, GatewayIntegrationTests.pickup]), now: true, batch: 4)
+            try await apps.drive(
+                Polyline(points: [LifecycleIntegrationTests.driverStart, GatewayIntegrationTests.pickup]), now: true, batch: 4)
             try await apps.status(of: id, is: "REACHED_PICKUP")
             let cancelled = try await gateway.request("POST", "/v1/orders/\(id)/cancel", token: rider, #"{"reason":"changed my mind"}"#)
             #expect(cancelled.body["cancellation_fee"] == ["currency": "USD", "amount_cents": 500], "\(cancelled.body)")
-            try await eventually("the fee is charged", timeout: .seconds(30)) { try await gateway.request("GET", "/v1/orders/\(id)/payment", token: rider).status == 200 }
+            try await eventually("the fee is charged", timeout: .seconds(30)) {
+                try await gateway.request("GET", "/v1/orders/\(id)/payment", token: rider).status == 200
+            }
             let fee = try await gateway.request("GET", "/v1/orders/\(id)/payment", token: rider).body
             #expect(fee["kind"] == "cancellation_fee" && fee["amount_cents"] == 500 && fee["driver_earnings_cents"] == 400, "\(fee)")
             #expect(try await gateway.request("GET", "/v1/me/earnings", token: driver).body["total_cents"] == 400)
-            #expect(try await gateway.request("GET", "/v1/orders/\(early)/payment", token: rider).status == 404, "the early cancel charged nothing")
-            let intents = try await Self.stripe("GET", fake + "/v1/payment_intents?customer=\(customer)", key: Self.secretKey)["data"]?.arrayValue ?? []
+            #expect(
+                try await gateway.request("GET", "/v1/orders/\(early)/payment", token: rider).status == 404,
+                "the early cancel charged nothing")
+            let intents =
+                try await Self.stripe("GET", fake + "/v1/payment_intents?customer=\(customer)", key: Self.secretKey)["data"]?.arrayValue
+                ?? []
             #expect(intents.count == 1 && intents.first?["amount"] == 500 && intents.first?["status"] == "succeeded", "\(intents)")
 
             // The operator refunds it (HTTP Basic); asked again, the same refund.
@@ -243,17 +288,25 @@ import Wire
             let refunded = try await gateway.request("POST", "/dashboard/orders/\(id)/refund", headers: basic)
             #expect(refunded.status == 200 && refunded.body["refunded_at"] != nil, "\(refunded.body)")
             let again = try await gateway.request("POST", "/dashboard/orders/\(id)/refund", headers: basic)
-            #expect(again.body["refund_reference"] == refunded.body["refund_reference"] && again.body["refund_reference"]?.stringValue?.hasPrefix("re_") == true)
-            #expect(try await gateway.request("POST", "/dashboard/orders/\(early)/refund", headers: basic).body["error"]?["code"] == "not_paid")
+            #expect(
+                again.body["refund_reference"] == refunded.body["refund_reference"]
+                    && again.body["refund_reference"]?.stringValue?.hasPrefix("re_") == true)
+            #expect(
+                try await gateway.request("POST", "/dashboard/orders/\(early)/refund", headers: basic).body["error"]?["code"] == "not_paid")
             #expect(try await gateway.request("POST", "/dashboard/orders/o-0000000000000000/refund", headers: basic).status == 404)
             let refunds = try await Self.stripe("GET", fake + "/v1/refunds", key: Self.secretKey)["data"]?.arrayValue ?? []
-            #expect(refunds.count == 1 && refunds.first?["amount"] == 500 && refunds.first?["payment_intent"] == intents.first?["id"], "\(refunds)")
+            #expect(
+                refunds.count == 1 && refunds.first?["amount"] == 500 && refunds.first?["payment_intent"] == intents.first?["id"],
+                "\(refunds)")
             let transfers = try await Self.stripe("GET", fake + "/v1/transfers", key: Self.secretKey)["data"]?.arrayValue ?? []
-            #expect(transfers.first?["amount_reversed"] == 400 && transfers.first?["reversed"] == true, "the driver's share taken back: \(transfers)")
+            #expect(
+                transfers.first?["amount_reversed"] == 400 && transfers.first?["reversed"] == true,
+                "the driver's share taken back: \(transfers)")
             #expect(try await gateway.request("GET", "/v1/me/earnings", token: driver).body["total_cents"] == 0)
             #expect(try await gateway.request("GET", "/v1/orders/\(id)", token: rider).body["payment"] == "refunded")
             try await eventually("the rider hears of the fee and the refund", timeout: .seconds(30)) {
-                let kinds = (try await gateway.request("GET", "/v1/notifications", token: rider).body["notifications"]?.arrayValue ?? []).compactMap { $0["kind"]?.stringValue }
+                let kinds = (try await gateway.request("GET", "/v1/notifications", token: rider).body["notifications"]?.arrayValue ?? [])
+                    .compactMap { $0["kind"]?.stringValue }
                 return kinds.contains("receipt") && kinds.contains("refund")
             }
         }

@@ -19,7 +19,9 @@ import Wire
             // Only the operator may look.
             #expect(try await gateway.request("GET", "/dashboard/users?query=Dan", token: apps.rider.token).status == 401)
             let found = try await gateway.request("GET", "/dashboard/users?query=dan&role=driver", headers: Self.basic)
-            #expect(found.status == 200 && found.body["users"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [apps.driver.id], "\(found.body)")
+            #expect(
+                found.status == 200 && found.body["users"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [apps.driver.id],
+                "\(found.body)")
             let everyone = try await gateway.request("GET", "/dashboard/users", headers: Self.basic)
             #expect(everyone.body["users"]?.arrayValue?.count == 2, "\(everyone.body)")
             for bad in ["role=pilot", "limit=0", "suspended=maybe"] {

@@ -9,17 +9,20 @@ import Wire
 /// order's driver), on the share page and in the dashboard; bad uploads refused, nothing stored.
 @Suite(.serialized) struct PhotoIntegrationTests {
     /// A real 4×3 PNG.
-    static let png = [UInt8](Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAQAAAADCAIAAAA7ljmRAAAAEElEQVR4nGP4z8AARww4OQD1MQv1NXv7ggAAAABJRU5ErkJggg==")!)
+    static let png = [UInt8](
+        Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAQAAAADCAIAAAA7ljmRAAAAEElEQVR4nGP4z8AARww4OQD1MQv1NXv7ggAAAABJRU5ErkJggg==")!)
     /// A real 32×24 baseline JPEG.
     static let jpeg = [UInt8](Data(base64Encoded: PhotoFixtures.baselineJPEG)!)
     /// 8 KB of HTML with a script.
-    static let page = Array(("<html><script>fetch('/v1/me')</script>" + String(repeating: "<p>lorem ipsum</p>", count: 460) + "</html>").utf8)
+    static let page = Array(
+        ("<html><script>fetch('/v1/me')</script>" + String(repeating: "<p>lorem ipsum</p>", count: 460) + "</html>").utf8)
 
     static func put(
         _ gateway: TestGateway, _ path: String, token: String, _ body: [UInt8], type: String = "image/png", headers: [String: String] = [:]
     ) async throws -> (status: Int, body: JSONValue) {
         let response = try await HTTPProbe.send(
-            "PUT", gateway.base + path, headers: headers.merging(["Authorization": "Bearer \(token)", "Content-Type": type]) { $1 }, body: body,
+            "PUT", gateway.base + path, headers: headers.merging(["Authorization": "Bearer \(token)", "Content-Type": type]) { $1 },
+            body: body,
             timeout: .seconds(60))
         return (response.status, (try? JSONCoding.decode(JSONValue.self, from: Array(response.body))) ?? .null)
     }
@@ -37,12 +40,16 @@ import Wire
             // Uploads: the type is the bytes' (the JPEG sent as image/png is a JPEG).
             let face = try await Self.put(gateway, "/v1/me/photo", token: apps.driver.token, Self.png, type: "application/octet-stream")
             #expect(face.status == 200, "\(face)")
-            guard let faceURL = face.body["photo_url"]?.stringValue, faceURL.wholeMatch(of: /\/v1\/photos\/[0-9a-f]{64}/) != nil else { throw TestFailure("no photo_url: \(face)") }
+            guard let faceURL = face.body["photo_url"]?.stringValue, faceURL.wholeMatch(of: /\/v1\/photos\/[0-9a-f]{64}/) != nil else {
+                throw TestFailure("no photo_url: \(face)")
+            }
             let car = try await Self.put(gateway, "/v1/me/car/photo", token: apps.driver.token, Self.jpeg)
             guard let carURL = car.body["car"]?["photo_url"]?.stringValue else { throw TestFailure("no car.photo_url: \(car)") }
             #expect(car.body["photo_url"] == .string(faceURL) && car.body["car"]?["model"] == "Prius", "\(car.body)")
             let me = try await gateway.request("GET", "/v1/me", token: apps.driver.token)
-            #expect(me.body["photo_url"] == .string(faceURL) && me.body["car"]?["photo_url"] == .string(carURL), "the profile has both at once: \(me.body)")
+            #expect(
+                me.body["photo_url"] == .string(faceURL) && me.body["car"]?["photo_url"] == .string(carURL),
+                "the profile has both at once: \(me.body)")
 
             // Served to anyone, cached for good, 304 for the copy the client has.
             let served = try await HTTPProbe.send("GET", gateway.base + faceURL, timeout: .seconds(30))
@@ -81,7 +88,9 @@ import Wire
             #expect(riderCar.status == 409 && riderCar.body["error"]?["code"] == "no_car", "\(riderCar)")
             #expect(try await Self.put(gateway, "/v1/me/photo", token: "not-a-token", Self.png).status == 401)
             let after = try await gateway.request("GET", "/v1/me", token: apps.driver.token)
-            #expect(after.body["photo_url"] == .string(faceURL) && after.body["car"]?["photo_url"] == .string(carURL), "unchanged: \(after.body)")
+            #expect(
+                after.body["photo_url"] == .string(faceURL) && after.body["car"]?["photo_url"] == .string(carURL),
+                "unchanged: \(after.body)")
             #expect(try await gateway.request("GET", "/v1/me", token: apps.rider.token).body["photo_url"] == nil)
             // A retry with the same Idempotency-Key answers the first reply; the key with another image is refused.
             let key = ["Idempotency-Key": "photo-\(UUID().uuidString)"]
@@ -94,17 +103,23 @@ import Wire
             // Shown: the rider's order has the driver's photos; the share page and the dashboard show them.
             let id = try await apps.bookAndAccept()
             let order = try await gateway.request("GET", "/v1/orders/\(id)", token: apps.rider.token)
-            #expect(order.body["driver"]?["photo_url"] == .string(faceURL) && order.body["driver"]?["car"]?["photo_url"] == .string(carURL), "\(order.body)")
+            #expect(
+                order.body["driver"]?["photo_url"] == .string(faceURL) && order.body["driver"]?["car"]?["photo_url"] == .string(carURL),
+                "\(order.body)")
             let link = try await gateway.request("GET", "/v1/orders/\(id)/share", token: apps.rider.token)
-            guard let url = link.body["share_url"]?.stringValue, let shareID = link.body["share_id"]?.stringValue else { throw TestFailure("no share link: \(link)") }
+            guard let url = link.body["share_url"]?.stringValue, let shareID = link.body["share_id"]?.stringValue else {
+                throw TestFailure("no share link: \(link)")
+            }
             let shared = try await gateway.request("GET", "/v1/ride-shares/\(shareID)")
             #expect(shared.body["ride"]?["driver"]?["photo_url"] == .string(faceURL), "\(shared.body)")
             try await eventually("the share page shows the driver's and the car's photos", timeout: .seconds(60)) {
                 let dom = try await HeadlessBrowser.dom(url)
-                return HeadlessBrowser.attribute("src", of: "driver-photo", in: dom) == faceURL && HeadlessBrowser.attribute("src", of: "car-photo", in: dom) == carURL
+                return HeadlessBrowser.attribute("src", of: "driver-photo", in: dom) == faceURL
+                    && HeadlessBrowser.attribute("src", of: "car-photo", in: dom) == carURL
             }
             try await eventually("the dashboard shows the driver's photo", timeout: .seconds(60)) {
-                let dom = try await HeadlessBrowser.dom("http://ridesharing:sk_dev_ridesharing@127.0.0.1:\(gateway.port)/dashboard?auth=basic")
+                let dom = try await HeadlessBrowser.dom(
+                    "http://ridesharing:sk_dev_ridesharing@127.0.0.1:\(gateway.port)/dashboard?auth=basic")
                 return dom.contains(#"data-order="\#(id)""#) && dom.contains(#"src="\#(faceURL)""#)
             }
         }
@@ -117,16 +132,22 @@ import Wire
             _ = try await TestService.users(on: bus, arguments: ["--replaced-photo-retention-s", "0"])
             let gateway = try await TestGateway.start(on: bus)
             let ann = try await gateway.signUp(
-                #"{"role":"rider","name":"Ann","phone_number":"+380501110071","password":"secret123"}"#, phone: "+380501110071", password: "secret123")
+                #"{"role":"rider","name":"Ann","phone_number":"+380501110071","password":"secret123"}"#, phone: "+380501110071",
+                password: "secret123")
             let bob = try await gateway.signUp(
-                #"{"role":"rider","name":"Bob","phone_number":"+380501110072","password":"secret456"}"#, phone: "+380501110072", password: "secret456")
+                #"{"role":"rider","name":"Bob","phone_number":"+380501110072","password":"secret456"}"#, phone: "+380501110072",
+                password: "secret456")
             func photo(of reply: (status: Int, body: JSONValue)) throws -> String {
                 guard reply.status == 200, let url = reply.body["photo_url"]?.stringValue else { throw TestFailure("upload: \(reply)") }
                 return url
             }
-            func served(_ url: String) async throws -> Int { try await HTTPProbe.send("GET", gateway.base + url, timeout: .seconds(30)).status }
+            func served(_ url: String) async throws -> Int {
+                try await HTTPProbe.send("GET", gateway.base + url, timeout: .seconds(30)).status
+            }
             let png = try photo(of: try await Self.put(gateway, "/v1/me/photo", token: ann.token, Self.png))
-            #expect(try await photo(of: try await Self.put(gateway, "/v1/me/photo", token: bob.token, Self.png)) == png, "one row, both point at it")
+            #expect(
+                try await photo(of: try await Self.put(gateway, "/v1/me/photo", token: bob.token, Self.png)) == png,
+                "one row, both point at it")
             // Ann replaces hers: Bob still shows it, so it stays.
             let jpeg = try photo(of: try await Self.put(gateway, "/v1/me/photo", token: ann.token, Self.jpeg))
             #expect(try await served(png) == 200, "Bob's photo is still served")

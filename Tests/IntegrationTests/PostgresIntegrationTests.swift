@@ -24,12 +24,14 @@ import Wire
             for n in 1...3 {
                 let instance = TestService(
                     bus: bus, name: "users-\(n)", service: BusContract.Service.users, executable: "ride-users",
-                    arguments: arguments, httpPort: try FreePort.next(), environment: ["RIDE_TOKEN_SECRET": String(repeating: "k", count: 32)])
+                    arguments: arguments, httpPort: try FreePort.next(),
+                    environment: ["RIDE_TOKEN_SECRET": String(repeating: "k", count: 32)])
                 try await instance.startProcess()
                 instances.append(instance)
             }
             #expect(try await bus.workerCount(BusContract.Service.users) >= 3)
-            let registered = try await EventSubscriber<UserRegistered>(endpoint: bus.egress, prefixes: [Events.userRegistered.topic], logger: testLogger)
+            let registered = try await EventSubscriber<UserRegistered>(
+                endpoint: bus.egress, prefixes: [Events.userRegistered.topic], logger: testLogger)
             defer { Task { await registered.close() } }
             try await Task.sleep(for: .milliseconds(300))  // the subscription reaches the bus
 
@@ -38,7 +40,10 @@ import Wire
             // Generous: 40 registrations at once on a loaded CI machine, and after the kill the broker
             // gives a request sent to the dead worker to another only once that worker expires.
             func register(_ phone: String, name: String = "Ann") async throws -> Int {
-                try await users.call("register", #"{"role":"rider","name":"\#(name)","phone_number":"\#(phone)","password":"secret123"}"#, timeout: .seconds(30)).status
+                try await users.call(
+                    "register", #"{"role":"rider","name":"\#(name)","phone_number":"\#(phone)","password":"secret123"}"#,
+                    timeout: .seconds(30)
+                ).status
             }
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for n in 0..<40 { group.addTask { try await register("+38050\(String(format: "%07d", n))") } }
@@ -63,7 +68,8 @@ import Wire
 
             // Logged in through whichever instance the broker picks, for users registered through any.
             for n in [0, 17, 45] {
-                let login = try await users.call("login", #"{"phone_number":"+38050\#(String(format: "%07d", n))","password":"secret123"}"#, timeout: .seconds(30))
+                let login = try await users.call(
+                    "login", #"{"phone_number":"+38050\#(String(format: "%07d", n))","password":"secret123"}"#, timeout: .seconds(30))
                 #expect(login.status == 200, "\(login)")
             }
 
@@ -119,7 +125,10 @@ import Wire
                 environment: ["RIDE_TOKEN_SECRET": String(repeating: "k", count: 32)])
             try await users.startProcess()
             @Sendable func register(_ n: Int, name: String = "Ann") async throws -> Int {
-                try await users.call("register", #"{"role":"rider","name":"\#(name)","phone_number":"+38050777\#(String(format: "%04d", n))","password":"secret123"}"#).status
+                try await users.call(
+                    "register",
+                    #"{"role":"rider","name":"\#(name)","phone_number":"+38050777\#(String(format: "%04d", n))","password":"secret123"}"#
+                ).status
             }
             for n in 0..<10 { #expect(try await register(n) == 201) }
 
@@ -196,14 +205,20 @@ extension PostgresIntegrationTests {
             let changed = try await instances[1].call("change_destination", change)
             #expect(changed.status == 200 && changed.body["destination"]?["address"] == "Farther 1", "\(changed.body)")
             #expect(changed.body["destination"]?["radius"] == 30, "the radius stays: \(changed.body)")
-            #expect(changed.body["estimate"]?["route"]?["distance"]?.numberValue ?? 0 > 1300, "a new estimate from the car: \(changed.body)")
-            #expect(try await instances[1].call("change_destination", change).body == changed.body, "the same change again answers the trip as it is")
+            #expect(
+                changed.body["estimate"]?["route"]?["distance"]?.numberValue ?? 0 > 1300, "a new estimate from the car: \(changed.body)")
+            #expect(
+                try await instances[1].call("change_destination", change).body == changed.body,
+                "the same change again answers the trip as it is")
 
             bus.supervisor.signal(instances[1].name, SIGKILL)
             let trips = instances[0]
-            try await TripsIntegrationTests.drive(tracking, device: "car-1", from: 1, count: 110, start: start, batch: 2)  // past the old destination
+            // past the old destination
+            try await TripsIntegrationTests.drive(tracking, device: "car-1", from: 1, count: 110, start: start, batch: 2)
             try await Task.sleep(for: .seconds(2))
-            #expect(try await trips.call("get", #"{"trip_id":"\#(tripID)"}"#).body["destination"]?["arrived_at"] == nil, "no arrival at the old destination")
+            #expect(
+                try await trips.call("get", #"{"trip_id":"\#(tripID)"}"#).body["destination"]?["arrived_at"] == nil,
+                "no arrival at the old destination")
             try await TripsIntegrationTests.drive(tracking, device: "car-1", from: 111, count: 45, start: start, batch: 3)
             try await eventually("the arrival at the new destination is stored", timeout: .seconds(20)) {
                 try await trips.call("get", #"{"trip_id":"\#(tripID)"}"#).body["destination"]?["arrived_at"]?.stringValue != nil
@@ -240,8 +255,12 @@ extension FailureIntegrationTests {
             let services = [platform.users, platform.orders, platform.trips, platform.tracking.process, notifications]
             func printLogs() {
                 for service in services {
-                    let lines = service.log.split(separator: "\n").filter { $0.contains("database") || $0.contains("error") || $0.contains("warning") }
-                    print("\(service.name)'s log (\(lines.count) lines on the database, errors and warnings; the last 40):\n" + lines.suffix(40).joined(separator: "\n"))
+                    let lines = service.log.split(separator: "\n").filter {
+                        $0.contains("database") || $0.contains("error") || $0.contains("warning")
+                    }
+                    print(
+                        "\(service.name)'s log (\(lines.count) lines on the database, errors and warnings; the last 40):\n"
+                            + lines.suffix(40).joined(separator: "\n"))
                 }
             }
             let simulation = platform.simulate(drivers: FailureLoad.rides, riders: FailureLoad.rides, duration: 30, timeout: .seconds(300))
@@ -253,10 +272,13 @@ extension FailureIntegrationTests {
             // probe runs every second; a request sent before may wait for a connection until the client gives up.
             var refused: (status: Int, body: JSONValue)?
             while refused?.status != 503, ContinuousClock.now - down < .seconds(15) {
-                refused = try? await platform.users.call("register", #"{"role":"rider","name":"Down","phone_number":"+380501110000","password":"secret123"}"#)
+                refused = try? await platform.users.call(
+                    "register", #"{"role":"rider","name":"Down","phone_number":"+380501110000","password":"secret123"}"#)
             }
             #expect(refused?.status == 503 && refused?.body["error"]?["code"] == "storage_unavailable", "\(String(describing: refused))")
-            if refused?.status != 503 { try? platform.users.log.write(toFile: "/tmp/db-restart-users.log", atomically: true, encoding: .utf8) }
+            if refused?.status != 503 {
+                try? platform.users.log.write(toFile: "/tmp/db-restart-users.log", atomically: true, encoding: .utf8)
+            }
             try await Task.sleep(until: down + .seconds(6))
             for name in [platform.users.name, platform.orders.name, platform.trips.name, platform.tracking.process.name] {
                 #expect(bus.supervisor.isRunning(name), "\(name) still runs without its database")
@@ -267,7 +289,8 @@ extension FailureIntegrationTests {
             var answer: (status: Int, body: JSONValue)?
             let back = ContinuousClock.now
             while answer?.status != 201, ContinuousClock.now - back < .seconds(30) {
-                answer = try? await platform.users.call("register", #"{"role":"rider","name":"Back","phone_number":"+380501110001","password":"secret123"}"#)
+                answer = try? await platform.users.call(
+                    "register", #"{"role":"rider","name":"Back","phone_number":"+380501110001","password":"secret123"}"#)
                 if answer?.status != 201 { try await Task.sleep(for: .milliseconds(100)) }
             }
             #expect(answer?.status == 201, "users answers a registration again within 30 s of the restart: \(String(describing: answer))")

@@ -13,10 +13,14 @@ import Wire
             supervisor.killAll()
             try? FileManager.default.removeItem(atPath: scratch)
         }
-        let (pub, sub, broker, busHTTP, http) = (try FreePort.next(), try FreePort.next(), try FreePort.next(), try FreePort.next(), try FreePort.next())
-        let endpoints = BusEndpoints(ingress: "tcp://127.0.0.1:\(pub)", egress: "tcp://127.0.0.1:\(sub)", broker: "tcp://127.0.0.1:\(broker)")
+        let (pub, sub, broker, busHTTP, http) = (
+            try FreePort.next(), try FreePort.next(), try FreePort.next(), try FreePort.next(), try FreePort.next()
+        )
+        let endpoints = BusEndpoints(
+            ingress: "tcp://127.0.0.1:\(pub)", egress: "tcp://127.0.0.1:\(sub)", broker: "tcp://127.0.0.1:\(broker)")
         let orders = PlatformCommands.service(
-            "ride-orders", name: "orders", binDirectory: Binaries.directory, bus: endpoints, http: "127.0.0.1:\(http)", dataDirectory: "\(scratch)/data")
+            "ride-orders", name: "orders", binDirectory: Binaries.directory, bus: endpoints, http: "127.0.0.1:\(http)",
+            dataDirectory: "\(scratch)/data")
         let failures = try await supervisor.launch([orders])
         #expect(failures.isEmpty, "\(failures)")
 
@@ -26,11 +30,13 @@ import Wire
         try await eventually("the database check passes") { try await Self.readiness(http).checks["database"] == "ok" }
         let waiting = try await Self.readiness(http)
         #expect(waiting.status == 503 && waiting.state == "not_ready", "\(waiting)")
-        #expect(waiting.checks["broker"]?.contains("orders not registered with the broker at tcp://127.0.0.1:\(broker)") == true, "\(waiting)")
+        #expect(
+            waiting.checks["broker"]?.contains("orders not registered with the broker at tcp://127.0.0.1:\(broker)") == true, "\(waiting)")
         #expect(waiting.checks["bus"]?.contains("not connected to the bus at tcp://127.0.0.1:\(sub)") == true, "\(waiting)")
 
         let bus = PlatformCommands.bus(
-            binDirectory: Binaries.directory, pub: endpoints.ingress, sub: "tcp://127.0.0.1:\(sub)", broker: endpoints.broker, http: "127.0.0.1:\(busHTTP)")
+            binDirectory: Binaries.directory, pub: endpoints.ingress, sub: "tcp://127.0.0.1:\(sub)", broker: endpoints.broker,
+            http: "127.0.0.1:\(busHTTP)")
         #expect(try await supervisor.launch([bus]).isEmpty)
         try await eventually("orders is ready once the bus is up", timeout: .seconds(30)) { try await Self.readiness(http).status == 200 }
         let ready = try await Self.readiness(http)

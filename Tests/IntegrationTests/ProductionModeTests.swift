@@ -11,9 +11,12 @@ import Yams
     static let shippedPublicKey = "deploy/kubernetes/overlays/dev/curve-keys"
 
     /// `--check` in production with `environment`, nothing inherited from this shell.
-    static func check(_ executable: String, _ arguments: [String] = [], environment: [String: String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    static func check(_ executable: String, _ arguments: [String] = [], environment: [String: String]) async throws -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
         try await runCommand(
-            "\(Binaries.directory)/\(executable)", arguments + ["--check"], environment: environment.merging(["RIDE_MODE": "production"]) { own, _ in own },
+            "\(Binaries.directory)/\(executable)", arguments + ["--check"],
+            environment: environment.merging(["RIDE_MODE": "production"]) { own, _ in own },
             inheritEnvironment: false)
     }
 
@@ -24,22 +27,39 @@ import Yams
         let refusals: [(executable: String, arguments: [String], environment: [String: String], names: String)] = [
             ("ride-gateway", [], [:], "secret key (default) is a development value this repository ships"),
             ("ride-gateway", [], ["RIDE_SECRET_KEY": "sk_dev_ridesharing"], "secret key (RIDE_SECRET_KEY) is a development value"),
-            ("ride-gateway", ["--secret-key", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"], [:], "secret key (--secret-key) has only 1 distinct characters"),
+            (
+                "ride-gateway", ["--secret-key", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"], [:],
+                "secret key (--secret-key) has only 1 distinct characters"
+            ),
             ("ride-gateway", ["--secret-key", "short-9aZ"], [:], "secret key (--secret-key) is 9 bytes; at least 16 are needed"),
             ("ride-gateway", ["--secret-key", "please-change-me-before-going-live-42"], [:], "contains 'change-me'"),
             (
                 "ride-gateway", ["--secret-key", Self.random, "--curve-keys", Self.shippedPublicKey], [:],
                 "CURVE key of this process (--curve-keys) is a development value this repository ships"
             ),
-            ("ride-users", ["--data-dir", scratch], ["RIDE_TOKEN_SECRET": "dev-only-token-secret-change-me-0123456789"], "token signing key (RIDE_TOKEN_SECRET)"),
-            ("ride-users", ["--data-dir", scratch, "--token-secret-file", shippedFile], [:], "token signing key (\(shippedFile)) is a development value"),
-            ("ride-orders", ["--data-dir", scratch], ["RIDE_DATABASE_URL": "postgres://ride:ride@db:5432/ridesharing"], "database password"),
-            ("ride-trips", ["--data-dir", scratch, "--database-url", "postgres://ride:hunter2@db:5432/ridesharing"], [:], "database password"),
+            (
+                "ride-users", ["--data-dir", scratch], ["RIDE_TOKEN_SECRET": "dev-only-token-secret-change-me-0123456789"],
+                "token signing key (RIDE_TOKEN_SECRET)"
+            ),
+            (
+                "ride-users", ["--data-dir", scratch, "--token-secret-file", shippedFile], [:],
+                "token signing key (\(shippedFile)) is a development value"
+            ),
+            (
+                "ride-orders", ["--data-dir", scratch], ["RIDE_DATABASE_URL": "postgres://ride:ride@db:5432/ridesharing"],
+                "database password"
+            ),
+            (
+                "ride-trips", ["--data-dir", scratch, "--database-url", "postgres://ride:hunter2@db:5432/ridesharing"], [:],
+                "database password"
+            ),
         ]
         for refusal in refusals {
             let result = try await Self.check(refusal.executable, refusal.arguments, environment: refusal.environment)
             #expect(result.status == 64, "\(refusal.executable) \(refusal.arguments) \(refusal.environment): \(result.stderr)")
-            #expect(result.stderr.contains(refusal.names) && result.stderr.contains("RIDE_MODE=production"), "\(refusal.executable): \(result.stderr)")
+            #expect(
+                result.stderr.contains(refusal.names) && result.stderr.contains("RIDE_MODE=production"),
+                "\(refusal.executable): \(result.stderr)")
             #expect(!result.stdout.contains("configuration OK"))
         }
         // The same processes with values of their own start (made files are random: not checked).
@@ -54,8 +74,11 @@ import Yams
             #expect(result.status == 0, "\(start.executable) \(start.arguments): \(result.stderr)")
             #expect(result.stdout.contains("mode                  production (secrets checked)"), "\(start.executable): \(result.stdout)")
         }
-        let unknown = try await runCommand("\(Binaries.directory)/ride-gateway", ["--check"], environment: ["RIDE_MODE": "prod"], inheritEnvironment: false)
-        #expect(unknown.status == 64 && unknown.stderr.contains("mode (RIDE_MODE) 'prod' must be development or production"), "\(unknown.stderr)")
+        let unknown = try await runCommand(
+            "\(Binaries.directory)/ride-gateway", ["--check"], environment: ["RIDE_MODE": "prod"], inheritEnvironment: false)
+        #expect(
+            unknown.status == 64 && unknown.stderr.contains("mode (RIDE_MODE) 'prod' must be development or production"),
+            "\(unknown.stderr)")
     }
 
     /// Development accepts the shipped values and says so, in `--check` and in the log.
@@ -74,7 +97,8 @@ import Yams
     /// development overlay's literals and its committed CURVE keys.
     @Test func theShippedListHoldsEverySecretTheRepositoryShips() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let overlay = try String(contentsOf: root.appendingPathComponent("deploy/kubernetes/overlays/dev/kustomization.yaml"), encoding: .utf8)
+        let overlay = try String(
+            contentsOf: root.appendingPathComponent("deploy/kubernetes/overlays/dev/kustomization.yaml"), encoding: .utf8)
         let document = try #require(try Yams.load(yaml: overlay) as? [String: Any])
         var values: [String] = []
         for generator in (document["secretGenerator"] as? [[String: Any]]) ?? [] {

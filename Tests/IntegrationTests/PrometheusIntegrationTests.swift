@@ -5,7 +5,9 @@ import Testing
 import Wire
 
 /// Where Prometheus' server is installed; nil: it is not.
-let prometheusServer: String? = ["/usr/bin/prometheus", "/usr/local/bin/prometheus"].first { FileManager.default.isExecutableFile(atPath: $0) }
+let prometheusServer: String? = ["/usr/bin/prometheus", "/usr/local/bin/prometheus"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+}
 
 /// Debian's real `prometheus` scraping a platform of real processes every second: every target
 /// is up (its /metrics parses), and after a ride the reaction p99 query answers a number; the
@@ -19,7 +21,8 @@ struct PrometheusIntegrationTests {
 
     /// A scrape config of the test's processes: one target per status port, labelled with its service.
     static func config(_ targets: [(service: String, port: Int)]) -> String {
-        var text = "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: ridesharing\n    static_configs:\n"
+        var text =
+            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: ridesharing\n    static_configs:\n"
         for target in targets {
             text += "      - { targets: [\"127.0.0.1:\(target.port)\"], labels: { service: \(target.service) } }\n"
         }
@@ -52,14 +55,16 @@ struct PrometheusIntegrationTests {
             let directory = "\(bus.scratch)/prometheus"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let targets = [
-                ("bus", bus.httpPort), ("users", platform.users.httpPort), ("tracking", platform.tracking.process.httpPort), ("trips", platform.trips.httpPort),
+                ("bus", bus.httpPort), ("users", platform.users.httpPort), ("tracking", platform.tracking.process.httpPort),
+                ("trips", platform.trips.httpPort),
                 ("orders", platform.orders.httpPort), ("gateway", gateway.statusPort),
             ]
             try Self.config(targets).write(toFile: "\(directory)/prometheus.yml", atomically: true, encoding: .utf8)
             try bus.supervisor.start(
                 name: "prometheus", executable: prometheusServer!,
                 arguments: [
-                    "--config.file=\(directory)/prometheus.yml", "--storage.tsdb.path=\(directory)/data", "--web.listen-address=127.0.0.1:\(port)",
+                    "--config.file=\(directory)/prometheus.yml", "--storage.tsdb.path=\(directory)/data",
+                    "--web.listen-address=127.0.0.1:\(port)",
                 ])
             // Every target scraped: their /metrics is text Prometheus takes.
             try await eventually("prometheus scrapes every target", timeout: .seconds(60)) {
@@ -92,7 +97,10 @@ struct PrometheusIntegrationTests {
                 return routes.contains { ($0["metric"]?["route"]?.stringValue ?? "").contains("openapi.json") && Self.numbers([$0]) == [1] }
             }
             try await eventually("the op's histogram counts end_ride once", timeout: .seconds(15)) {
-                Self.numbers(try await Self.query(port, #"\#(RideMetric.opDuration.name)_count{service="orders",op="end_ride",outcome="ok"}"#)) == [1]
+                Self.numbers(
+                    try await Self.query(port, #"\#(RideMetric.opDuration.name)_count{service="orders",op="end_ride",outcome="ok"}"#)) == [
+                        1
+                    ]
             }
             // Tracking's counter is copied in at each scrape (1 s apart): the last fixes show a scrape later.
             try await eventually("the ingest counter counts the drive's fixes", timeout: .seconds(15)) {

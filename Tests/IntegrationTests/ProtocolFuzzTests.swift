@@ -23,10 +23,13 @@ import ZeroMQ
         for round in 0..<3000 {
             var input = Self.event
             for _ in 0..<Int.random(in: 1...4, using: &random) { input = FuzzGenerator.mutate(input, &random) }
-            if round % 10 == 0 { input = (0..<Int.random(in: 0...64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) } }
+            if round % 10 == 0 {
+                input = (0..<Int.random(in: 0...64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            }
             do {
                 let event = try CloudEvent<JSONValue>.decode(input)
-                #expect(!event.id.isEmpty && !event.source.isEmpty, "seed \(seed) round \(round): \(String(decoding: input, as: UTF8.self))")
+                #expect(
+                    !event.id.isEmpty && !event.source.isEmpty, "seed \(seed) round \(round): \(String(decoding: input, as: UTF8.self))")
                 decoded += 1
             } catch {
                 #expect(!error.field.isEmpty && !error.reason.isEmpty, "seed \(seed) round \(round)")
@@ -94,7 +97,9 @@ import ZeroMQ
         core.receive(from: worker, frames: MDP.ready(service: "fresh")[...], now: now, into: &out)
         out.removeAll()
         core.receive(from: client, frames: (MDP.clientRequest(service: "fresh", body: [Array("op".utf8)]))[...], now: now, into: &out)
-        #expect(out.contains { $0.to == worker && (try? MDP.parseBrokerToWorker($0.frames)) != nil }, "the request reached the worker (seed \(seed)): \(out)")
+        #expect(
+            out.contains { $0.to == worker && (try? MDP.parseBrokerToWorker($0.frames)) != nil },
+            "the request reached the worker (seed \(seed)): \(out)")
         let request = out.first { $0.to == worker }.flatMap { try? MDP.parseBrokerToWorker($0.frames) }
         guard case .request(let replyTo, _)? = request else { return }
         out.removeAll()

@@ -21,11 +21,13 @@ import Wire
 
         static func make(in directory: String, port: Int) async throws -> Credentials {
             let (cert, key, p8, rsa, account) = (
-                "\(directory)/push-cert.pem", "\(directory)/push-key.pem", "\(directory)/AuthKey.p8", "\(directory)/sa-key.pem", "\(directory)/sa.json"
+                "\(directory)/push-cert.pem", "\(directory)/push-key.pem", "\(directory)/AuthKey.p8", "\(directory)/sa-key.pem",
+                "\(directory)/sa.json"
             )
             for arguments in [
                 [
-                    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert, "-days", "2",
+                    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "2",
                     "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
                 ],
                 ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", p8],
@@ -36,7 +38,8 @@ import Wire
             }
             let serviceAccount: JSONValue = [
                 "type": "service_account", "project_id": "ride-push-test", "private_key_id": "0123456789abcdef",
-                "private_key": .string(try String(contentsOfFile: rsa, encoding: .utf8)), "client_email": "push@ride-push-test.iam.gserviceaccount.com",
+                "private_key": .string(try String(contentsOfFile: rsa, encoding: .utf8)),
+                "client_email": "push@ride-push-test.iam.gserviceaccount.com",
                 "token_uri": .string("https://127.0.0.1:\(port)/token"),
             ]
             try Data(try JSONCoding.encode(serviceAccount)).write(to: URL(fileURLWithPath: account))
@@ -84,13 +87,17 @@ import Wire
             let credentials = try await Credentials.make(in: bus.scratch, port: port)
             try bus.supervisor.start(
                 name: "fake-push", executable: Binaries.ridectl,
-                arguments: ["fake-push", "--listen", "127.0.0.1:\(port)", "--tls-cert-file", credentials.cert, "--tls-key-file", credentials.key] + credentials.arguments)
+                arguments: [
+                    "fake-push", "--listen", "127.0.0.1:\(port)", "--tls-cert-file", credentials.cert, "--tls-key-file", credentials.key,
+                ] + credentials.arguments)
             let fake = FakePush(base: "https://127.0.0.1:\(port)", caFile: credentials.cert)
             defer { Task { [client = fake.client] in try? await client.shutdown() } }
             try await eventually("the stand-in answers", timeout: .seconds(30)) { (try? await fake.pushes()) != nil }
             let notifications = try await TestService.start(
                 on: bus, service: "notifications", executable: "ride-notifications",
-                arguments: credentials.arguments + ["--apns-url", fake.base, "--fcm-url", fake.base, "--push-ca-file", credentials.cert, "--push-retries", "2,2,2"])
+                arguments: credentials.arguments + [
+                    "--apns-url", fake.base, "--fcm-url", fake.base, "--push-ca-file", credentials.cert, "--push-retries", "2,2,2",
+                ])
             let apps = try await GatewayIntegrationTests.Apps.start(bus)
             let (iphone, gone) = (String(repeating: "a1", count: 32), String(repeating: "de", count: 32))
             let android = "fcm-token:" + String(repeating: "AbC_9-", count: 25)
@@ -105,7 +112,8 @@ import Wire
                 #expect(reply.status == 422 && "\(reply.body)".contains(why), "\(body): \(reply)")
             }
             for (token, body) in [
-                (apps.rider.token, #"{"token":"\#(iphone)","platform":"apns"}"#), (apps.rider.token, #"{"token":"\#(gone)","platform":"apns"}"#),
+                (apps.rider.token, #"{"token":"\#(iphone)","platform":"apns"}"#),
+                (apps.rider.token, #"{"token":"\#(gone)","platform":"apns"}"#),
                 (apps.driver.token, #"{"token":"\#(android)"}"#), (apps.driver.token, #"{"token":"\#(stale)","platform":"fcm"}"#),
             ] {
                 let reply = try await apps.gateway.request("POST", "/v1/notifications/push_tokens", token: token, body)
@@ -123,7 +131,9 @@ import Wire
             @Sendable func sent(_ service: String, to token: String) async throws -> [JSONValue] {
                 try await fake.pushes().filter { $0["service"] == .string(service) && $0["token"] == .string(token) && $0["status"] == 200 }
             }
-            @Sendable func notificationID(_ push: JSONValue) -> String? { (push["payload"]?["notification_id"] ?? push["payload"]?["data"]?["notification_id"])?.stringValue }
+            @Sendable func notificationID(_ push: JSONValue) -> String? {
+                (push["payload"]?["notification_id"] ?? push["payload"]?["data"]?["notification_id"])?.stringValue
+            }
             // Every notification of the rider's reached the iPhone through APNs, once, as an alert of the app's topic.
             try await eventually("the rider's every notification pushed to APNs", timeout: .seconds(30)) {
                 let pushed = Set(try await sent("apns", to: iphone).compactMap(notificationID))
@@ -136,12 +146,17 @@ import Wire
             for push in toIPhone {
                 let kept = riderInbox.first { $0["id"] == .string(notificationID(push) ?? "") }
                 #expect(push["topic"] == .string(Credentials.topic) && push["push_type"] == "alert", "\(push)")
-                #expect(push["payload"]?["aps"]?["alert"]?["title"] == kept?["title"] && push["payload"]?["aps"]?["thread-id"] == .string(id), "\(push)")
+                #expect(
+                    push["payload"]?["aps"]?["alert"]?["title"] == kept?["title"] && push["payload"]?["aps"]?["thread-id"] == .string(id),
+                    "\(push)")
             }
             // The iPhone's first push throttled by APNs (429 TooManyRequests) and sent again next.
             let iPhoneTries = try await fake.pushes().filter { $0["token"] == .string(iphone) }
-            #expect(iPhoneTries.first?["status"] == 429 && iPhoneTries.first?["reason"] == "TooManyRequests", "\(iPhoneTries.first ?? .null)")
-            #expect(iPhoneTries.dropFirst().first.map(notificationID) == iPhoneTries.first.map(notificationID), "the throttled push was the next one sent")
+            #expect(
+                iPhoneTries.first?["status"] == 429 && iPhoneTries.first?["reason"] == "TooManyRequests", "\(iPhoneTries.first ?? .null)")
+            #expect(
+                iPhoneTries.dropFirst().first.map(notificationID) == iPhoneTries.first.map(notificationID),
+                "the throttled push was the next one sent")
             // The unregistered token was tried once, refused 410, and removed: no later notification went to it.
             let toGone = try await fake.pushes().filter { $0["token"] == .string(gone) }
             #expect(toGone.count == 1 && toGone.first?["status"] == 410 && toGone.first?["reason"] == "Unregistered", "\(toGone)")
@@ -156,18 +171,24 @@ import Wire
             let toStale = try await fake.pushes().filter { $0["token"] == .string(stale) }
             #expect(toStale.count == 1 && toStale.first?["status"] == 400 && toStale.first?["reason"] == "INVALID_ARGUMENT", "\(toStale)")
             #expect(toAndroid.first?["status"] == 429 && toAndroid.first?["reason"] == "QUOTA_EXCEEDED", "\(toAndroid.first ?? .null)")
-            #expect(toAndroid.dropFirst().first.map(notificationID) == toAndroid.first.map(notificationID), "the throttled push was the next one sent")
-            #expect(try await sent("fcm", to: android).allSatisfy { $0["payload"]?["notification"]?["title"]?.stringValue?.isEmpty == false })
+            #expect(
+                toAndroid.dropFirst().first.map(notificationID) == toAndroid.first.map(notificationID),
+                "the throttled push was the next one sent")
+            #expect(
+                try await sent("fcm", to: android).allSatisfy { $0["payload"]?["notification"]?["title"]?.stringValue?.isEmpty == false })
             let metrics = try await HTTPProbe.get("http://127.0.0.1:\(notifications.httpPort)/metrics").text
             #expect(
-                metrics.split(separator: "\n").contains { $0.hasPrefix("ride_notifications_pushes_total{") && $0.contains(#""dead_token""#) && $0.hasSuffix(" 1") },
+                metrics.split(separator: "\n").contains {
+                    $0.hasPrefix("ride_notifications_pushes_total{") && $0.contains(#""dead_token""#) && $0.hasSuffix(" 1")
+                },
                 "\(metrics.split(separator: "\n").filter { $0.contains("pushes") })")
 
             // A push the service cannot take right now outlives the process: FCM is down for the
             // driver's next push; the notifications process is killed after the first refusal; started
             // again, it sends the push from its outbox — once — with no new event.
             try await fake.answer(android, "unavailable", times: 2)
-            #expect(try await apps.gateway.request("POST", "/v1/orders/\(id)/rating", token: apps.rider.token, #"{"stars":5}"#).status == 200)
+            #expect(
+                try await apps.gateway.request("POST", "/v1/orders/\(id)/rating", token: apps.rider.token, #"{"stars":5}"#).status == 200)
             let rated = "\(id)/rated/\(apps.driver.id)"
             try await eventually("FCM refused the rating's push", timeout: .seconds(30)) {
                 try await fake.pushes().contains { $0["token"] == .string(android) && $0["status"] == 503 && notificationID($0) == rated }

@@ -30,7 +30,9 @@ struct RawWebSocket {
             "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         let bytes = Array(request.utf8)
-        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw TestFailure("send: errno \(errno)") }
+        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == bytes.count else {
+            throw TestFailure("send: errno \(errno)")
+        }
         var received: [UInt8] = []
         let deadline = ContinuousClock.now + timeout
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -70,7 +72,8 @@ struct RawWebSocket {
             let payload = bytes[start..<start + length]
             switch opcode {
             case 1: opening.texts.append(String(decoding: payload, as: UTF8.self))
-            case 8: opening.closeCode = payload.count >= 2 ? Int(payload[payload.startIndex]) << 8 | Int(payload[payload.startIndex + 1]) : 1005
+            case 8:
+                opening.closeCode = payload.count >= 2 ? Int(payload[payload.startIndex]) << 8 | Int(payload[payload.startIndex + 1]) : 1005
             default: break
             }
             at = start + length

@@ -36,7 +36,8 @@ import Wire
     @Test func checkPrintsTheResolvedConfigurationAndExits() async throws {
         // Every interface without CURVE on purpose (else refused: BusExposureIntegrationTests).
         let (status, out, _) = try await runCommand(
-            Binaries.rideBus, ["--check", "--broker", "tcp://*:6000", "--insecure-bus"], environment: ["RIDE_BUS_PUB_BIND": "tcp://127.0.0.1:6001"])
+            Binaries.rideBus, ["--check", "--broker", "tcp://*:6000", "--insecure-bus"],
+            environment: ["RIDE_BUS_PUB_BIND": "tcp://127.0.0.1:6001"])
         #expect(status == 0)
         #expect(out.contains("tcp://127.0.0.1:6001"))
         #expect(out.contains("tcp://*:6000"))
@@ -59,7 +60,8 @@ import Wire
                     "--broker", "tcp://127.0.0.1:\(try FreePort.next())", "--http", "127.0.0.1:\(bus.httpPort)",
                 ])
             #expect(httpStatus == 69)
-            #expect(httpErr.contains("cannot listen on HTTP address 127.0.0.1:\(bus.httpPort) (--http): Address already in use"), "\(httpErr)")
+            #expect(
+                httpErr.contains("cannot listen on HTTP address 127.0.0.1:\(bus.httpPort) (--http): Address already in use"), "\(httpErr)")
         }
     }
 
@@ -84,7 +86,9 @@ import Wire
                 "--broker", "tcp://127.0.0.1:\(try FreePort.next())", "--http", "127.0.0.1:\(http)",
             ], environment: ["RIDE_LOG_FORMAT": "json"])
         let log = supervisor.logPath(of: "bus")!
-        #expect(await waitUntilHealthy("http://127.0.0.1:\(http)/health", timeout: .seconds(20)), "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        #expect(
+            await waitUntilHealthy("http://127.0.0.1:\(http)/health", timeout: .seconds(20)),
+            "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
         await supervisor.stopAll()
         let lines = try String(contentsOfFile: supervisor.logPath(of: "bus")!, encoding: .utf8).split(separator: "\n")
         #expect(lines.count >= 2)

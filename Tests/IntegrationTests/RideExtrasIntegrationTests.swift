@@ -28,22 +28,33 @@ import Wire
                 phone: "+380501110009", password: "secret123")
 
             // Saved places: home and work (saving home again replaces it, same id); "other" needs a name.
-            let home = try await gateway.request("POST", "/v1/me/places", token: rider, #"{"label":"home","place":\#(Self.place(Self.dropoff))}"#)
+            let home = try await gateway.request(
+                "POST", "/v1/me/places", token: rider, #"{"label":"home","place":\#(Self.place(Self.dropoff))}"#)
             #expect(home.status == 201, "\(home.body)")
-            let homeAgain = try await gateway.request("POST", "/v1/me/places", token: rider, #"{"label":"home","place":\#(Self.place(Self.pickup, "Sobornyi Ave 1"))}"#)
+            let homeAgain = try await gateway.request(
+                "POST", "/v1/me/places", token: rider, #"{"label":"home","place":\#(Self.place(Self.pickup, "Sobornyi Ave 1"))}"#)
             #expect(homeAgain.body["id"] == home.body["id"] && homeAgain.body["place"]?["address"] == "Sobornyi Ave 1")
-            let work = try await gateway.request("POST", "/v1/me/places", token: rider, #"{"label":"work","place":\#(Self.place(Self.dropoff, "Plant"))}"#)
-            let unnamed = try await gateway.request("POST", "/v1/me/places", token: rider, #"{"label":"other","place":\#(Self.place(Self.dropoff))}"#)
+            let work = try await gateway.request(
+                "POST", "/v1/me/places", token: rider, #"{"label":"work","place":\#(Self.place(Self.dropoff, "Plant"))}"#)
+            let unnamed = try await gateway.request(
+                "POST", "/v1/me/places", token: rider, #"{"label":"other","place":\#(Self.place(Self.dropoff))}"#)
             #expect(unnamed.status == 422 && unnamed.body["error"]?["message"] == "name: required for a place labelled other")
-            let badPlace = try await gateway.request("POST", "/v1/me/places", token: rider, #"{"label":"work","place":{"latitude":91,"longitude":0}}"#)
-            #expect(badPlace.status == 422 && badPlace.body["error"]?["message"]?.stringValue?.hasPrefix("place.latitude") == true, "\(badPlace.body)")
-            let gym = try await gateway.request("POST", "/v1/me/places", token: rider, #"{"label":"other","name":"Gym","place":\#(Self.place(Self.dropoff))}"#)
+            let badPlace = try await gateway.request(
+                "POST", "/v1/me/places", token: rider, #"{"label":"work","place":{"latitude":91,"longitude":0}}"#)
+            #expect(
+                badPlace.status == 422 && badPlace.body["error"]?["message"]?.stringValue?.hasPrefix("place.latitude") == true,
+                "\(badPlace.body)")
+            let gym = try await gateway.request(
+                "POST", "/v1/me/places", token: rider, #"{"label":"other","name":"Gym","place":\#(Self.place(Self.dropoff))}"#)
             #expect(try await gateway.request("GET", "/v1/me/places", token: rider).body["places"]?.arrayValue?.count == 3)
             #expect(try await gateway.request("GET", "/v1/me/places", token: outsider.token).body["places"] == .array([]), "only one's own")
             let gymID = gym.body["id"]?.stringValue ?? ""
-            #expect(try await gateway.request("DELETE", "/v1/me/places/\(gymID)", token: outsider.token).status == 404, "not theirs to delete")
+            #expect(
+                try await gateway.request("DELETE", "/v1/me/places/\(gymID)", token: outsider.token).status == 404, "not theirs to delete")
             #expect(try await gateway.request("DELETE", "/v1/me/places/\(gymID)", token: rider).body["places"]?.arrayValue?.count == 2)
-            guard let homeID = home.body["id"]?.stringValue, let workID = work.body["id"]?.stringValue else { throw TestFailure("places: \(home) \(work)") }
+            guard let homeID = home.body["id"]?.stringValue, let workID = work.body["id"]?.stringValue else {
+                throw TestFailure("places: \(home) \(work)")
+            }
             let byIDs = #"{"pickup_place_id":"\#(homeID)","dropoff_place_id":"\#(workID)"}"#
 
             // A fare estimate from saved places: the route model's distance, the schedule's fare.
@@ -54,11 +65,16 @@ import Wire
             #expect(abs(metres - straight * 1.3) < 2, "straight line × 1.3: \(metres) vs \(straight)")
             let seconds = estimate.body["duration_s"]?.numberValue ?? 0
             let expectedFare = max(500, (250 + metres / 1000 * 120 + seconds / 60 * 30).rounded())
-            #expect(estimate.body["total_cents"]?.numberValue.map { abs($0 - expectedFare) <= 1 } == true, "\(estimate.body) vs \(expectedFare)")
+            #expect(
+                estimate.body["total_cents"]?.numberValue.map { abs($0 - expectedFare) <= 1 } == true, "\(estimate.body) vs \(expectedFare)"
+            )
             #expect(estimate.body["surge"] == 1)
             #expect(try await gateway.request("POST", "/v1/fares/estimate", token: driver, byIDs).status == 403, "riders estimate")
             let foreign = try await gateway.request("POST", "/v1/fares/estimate", token: outsider.token, byIDs)
-            #expect(foreign.status == 422 && foreign.body["error"]?["message"]?.stringValue?.hasPrefix("pickup_place_id: no saved place") == true, "\(foreign.body)")
+            #expect(
+                foreign.status == 422
+                    && foreign.body["error"]?["message"]?.stringValue?.hasPrefix("pickup_place_id: no saved place") == true,
+                "\(foreign.body)")
 
             // Booking from saved places; the chat is closed until a driver accepts.
             let id = try await apps.bookAndAccept(byIDs)
@@ -70,7 +86,9 @@ import Wire
             try await eventually("the snapshot arrived") { !riderLive.statuses.isEmpty }
             let sent = try await gateway.request("POST", "/v1/orders/\(id)/messages", token: driver, #"{"text":"On my way, 2 minutes"}"#)
             #expect(sent.status == 201 && sent.body["number"] == 1 && sent.body["recipient_id"] == .string(apps.rider.id), "\(sent.body)")
-            #expect(try await gateway.request("POST", "/v1/orders/\(id)/messages", token: rider, #"{"text":"I'm by the fountain"}"#).status == 201)
+            #expect(
+                try await gateway.request("POST", "/v1/orders/\(id)/messages", token: rider, #"{"text":"I'm by the fountain"}"#).status
+                    == 201)
             for (token, status) in [(outsider.token, 403)] {
                 #expect(try await gateway.request("GET", "/v1/orders/\(id)/messages", token: token).status == status)
                 #expect(try await gateway.request("POST", "/v1/orders/\(id)/messages", token: token, #"{"text":"hi"}"#).status == status)
@@ -78,15 +96,19 @@ import Wire
             let blank = try await gateway.request("POST", "/v1/orders/\(id)/messages", token: rider, #"{"text":"   "}"#)
             #expect(blank.status == 422 && blank.body["error"]?["message"] == "text: must be more than spaces")
             let chat = try await gateway.request("GET", "/v1/orders/\(id)/messages", token: driver).body
-            #expect(chat["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } == ["On my way, 2 minutes", "I'm by the fountain"])
+            #expect(
+                chat["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } == ["On my way, 2 minutes", "I'm by the fountain"])
             #expect(chat["open"] == true)
-            #expect(try await gateway.request("GET", "/v1/orders/\(id)/messages?after=1", token: rider).body["messages"]?.arrayValue?.count == 1)
+            #expect(
+                try await gateway.request("GET", "/v1/orders/\(id)/messages?after=1", token: rider).body["messages"]?.arrayValue?.count == 1
+            )
             try await eventually("the rider's WebSocket got the driver's message") {
                 riderLive.received.contains { $0["type"] == "chat" && $0["message"]?["text"] == "On my way, 2 minutes" }
             }
             try await eventually("each heard of the other's message") {
                 let riderInbox = try await gateway.request("GET", "/v1/notifications", token: rider).body["notifications"]?.arrayValue ?? []
-                let driverInbox = try await gateway.request("GET", "/v1/notifications", token: driver).body["notifications"]?.arrayValue ?? []
+                let driverInbox =
+                    try await gateway.request("GET", "/v1/notifications", token: driver).body["notifications"]?.arrayValue ?? []
                 return riderInbox.contains { $0["kind"] == "chat_message" && $0["body"] == "On my way, 2 minutes" }
                     && driverInbox.contains { $0["kind"] == "chat_message" && $0["body"] == "I'm by the fountain" }
             }
@@ -113,7 +135,9 @@ import Wire
 
             // The payment: the fare through the ledger, 80% to the driver; once.
             let fare = rated.body["fare"]?["total_cents"]?.numberValue ?? -1
-            try await eventually("the ride is paid") { try await gateway.request("GET", "/v1/orders/\(id)/payment", token: rider).status == 200 }
+            try await eventually("the ride is paid") {
+                try await gateway.request("GET", "/v1/orders/\(id)/payment", token: rider).status == 200
+            }
             let payment = try await gateway.request("GET", "/v1/orders/\(id)/payment", token: driver).body
             #expect(payment["amount_cents"]?.numberValue == fare && payment["provider"] == "ledger", "\(payment)")
             #expect(payment["driver_earnings_cents"]?.numberValue == (fare * 80 / 100).rounded(.down))
@@ -138,9 +162,14 @@ import Wire
 
             // Notifications of the rating and the receipt; the rider's rating shows on the next offer.
             try await eventually("the rating and the receipt were notified") {
-                let riderKinds = try await gateway.request("GET", "/v1/notifications", token: rider).body["notifications"]?.arrayValue?.compactMap { $0["kind"]?.stringValue } ?? []
+                let riderKinds =
+                    try await gateway.request("GET", "/v1/notifications", token: rider).body["notifications"]?.arrayValue?.compactMap {
+                        $0["kind"]?.stringValue
+                    } ?? []
                 let driverKinds =
-                    try await gateway.request("GET", "/v1/notifications", token: driver).body["notifications"]?.arrayValue?.compactMap { $0["kind"]?.stringValue } ?? []
+                    try await gateway.request("GET", "/v1/notifications", token: driver).body["notifications"]?.arrayValue?.compactMap {
+                        $0["kind"]?.stringValue
+                    } ?? []
                 return riderKinds.contains("receipt") && riderKinds.contains("rated") && driverKinds.contains("rated")
             }
             _ = try await gateway.request("POST", "/v1/orders", token: rider, GatewayIntegrationTests.booking)
@@ -162,7 +191,9 @@ import Wire
 
             let booked = try await gateway.request("POST", "/v1/orders", token: apps.rider.token, GatewayIntegrationTests.booking)
             guard let id = booked.body["id"]?.stringValue else { throw TestFailure("booking: \(booked)") }
-            #expect(booked.body["offered_to"] == .array([.string(apps.driver.id)]), "Dan, the nearest available; Fay is offline: \(booked.body)")
+            #expect(
+                booked.body["offered_to"] == .array([.string(apps.driver.id)]), "Dan, the nearest available; Fay is offline: \(booked.body)"
+            )
 
             // Dan watches the order while it is offered to him (as a driver app shows an offer)…
             let dansLive = apps.live(id, token: apps.driver.token)
@@ -177,7 +208,8 @@ import Wire
                     .contains { $0["kind"] == "new_offer" && $0["order_id"] == .string(id) } == true
             }
             let late = try await gateway.request("POST", "/v1/orders/\(id)/accept", token: apps.driver.token)
-            #expect(late.status == 403 && late.body["error"]?["message"]?.stringValue?.contains("declined") == true, "Dan declined it: \(late)")
+            #expect(
+                late.status == 403 && late.body["error"]?["message"]?.stringValue?.contains("declined") == true, "Dan declined it: \(late)")
             let taken = try await gateway.request("POST", "/v1/orders/\(id)/accept", token: eve.token)
             #expect(taken.status == 200, "\(taken)")
             // …but the chat between the rider and Eve is theirs alone.
@@ -188,18 +220,26 @@ import Wire
             try await Task.sleep(for: .milliseconds(300))
             #expect(!dansLive.received.contains { $0["type"] == "chat" }, "a driver who was only offered the order reads none of its chat")
             let refusal = dansLive.received.first { $0["type"] == "error" }
-            #expect(refusal?["status"] == 403, "once Eve took it, Dan's connection was closed as refused: \(dansLive.received.map { $0["type"] ?? .null })")
-            #expect(!dansLive.received.contains { $0["type"] == "status" && $0["order"]?["status"] == "PICKING_UP" }, "and saw no status after that")
+            #expect(
+                refusal?["status"] == 403,
+                "once Eve took it, Dan's connection was closed as refused: \(dansLive.received.map { $0["type"] ?? .null })")
+            #expect(
+                !dansLive.received.contains { $0["type"] == "status" && $0["order"]?["status"] == "PICKING_UP" },
+                "and saw no status after that")
             #expect(try await gateway.request("GET", "/v1/orders/\(id)/messages", token: apps.driver.token).status == 403)
             // What Dan's app was shown of the offer: Ann's name, not her number or addresses (issue 38).
             let offer = try #require(dansLive.received.first { $0["type"] == "snapshot" }?["order"])
-            #expect(offer["rider"]?["name"] == "Ann" && offer["rider"]?["phone_number"] == "" && offer["pickup"]?["address"] == nil, "\(offer)")
+            #expect(
+                offer["rider"]?["name"] == "Ann" && offer["rider"]?["phone_number"] == "" && offer["pickup"]?["address"] == nil, "\(offer)")
             // The rider cancels: the live status (the bus carries the whole order) shows Eve's name,
             // no longer her number or device.
             #expect(try await gateway.request("POST", "/v1/orders/\(id)/cancel", token: apps.rider.token).body["status"] == "CANCELLED")
             try await eventually("the rider's app heard of the cancel") { ridersLive.statuses.contains("CANCELLED") }
-            let cancelled = try #require(ridersLive.received.last { $0["type"] == "status" && $0["order"]?["status"] == "CANCELLED" }?["order"])
-            #expect(cancelled["driver"]?["name"] == "Eve" && cancelled["driver"]?["phone_number"] == "" && cancelled["driver"]?["device_id"] == nil, "\(cancelled)")
+            let cancelled = try #require(
+                ridersLive.received.last { $0["type"] == "status" && $0["order"]?["status"] == "CANCELLED" }?["order"])
+            #expect(
+                cancelled["driver"]?["name"] == "Eve" && cancelled["driver"]?["phone_number"] == ""
+                    && cancelled["driver"]?["device_id"] == nil, "\(cancelled)")
             dansLive.close()
             ridersLive.close()
 
@@ -233,19 +273,25 @@ import Wire
             let busy = try await gateway.request("POST", "/v1/fares/estimate", token: apps.rider.token, GatewayIntegrationTests.booking)
             #expect(busy.body["surge"] == 2.5, "four waiting for one driver: \(busy.body)")
             let (metres, seconds) = (busy.body["distance_m"]?.numberValue ?? 0, busy.body["duration_s"]?.numberValue ?? 0)
-            #expect(busy.body["total_cents"]?.numberValue == max(500, ((250 + metres / 1000 * 120 + seconds / 60 * 30) * 2.5).rounded()), "\(busy.body)")
+            #expect(
+                busy.body["total_cents"]?.numberValue == max(500, ((250 + metres / 1000 * 120 + seconds / 60 * 30) * 2.5).rounded()),
+                "\(busy.body)")
         }
     }
 
     /// A driver signed up through the gateway, available at `point`.
-    static func driver(_ name: String, phone: String, at point: GeoPoint, _ gateway: TestGateway) async throws -> (id: String, token: String) {
+    static func driver(_ name: String, phone: String, at point: GeoPoint, _ gateway: TestGateway) async throws -> (
+        id: String, token: String
+    ) {
         let device = "gw-\(name.lowercased())-phone"
         let driver = try await gateway.signUp(
             #"{"role":"driver","name":"\#(name)","phone_number":"\#(phone)","password":"driving9","device_id":"\#(device)","car":{"model":"Leaf","license_plate":"XY \#(phone.suffix(3))"}}"#,
             phone: phone, password: "driving9")
         #expect(try await gateway.request("PUT", "/v1/me/availability", token: driver.token, #"{"available":true}"#).status == 200)
-        let fix = #"{"latitude":\#(point.latitude),"longitude":\#(point.longitude),"recorded_at":"\#(RFC3339.format(Date()))","accuracy":5}"#
-        let posted = try await gateway.request("POST", "/v1/devices/\(device)/locations", token: driver.token, #"{"batch_id":1,"locations":[\#(fix)]}"#)
+        let fix =
+            #"{"latitude":\#(point.latitude),"longitude":\#(point.longitude),"recorded_at":"\#(RFC3339.format(Date()))","accuracy":5}"#
+        let posted = try await gateway.request(
+            "POST", "/v1/devices/\(device)/locations", token: driver.token, #"{"batch_id":1,"locations":[\#(fix)]}"#)
         #expect(posted.status == 200, "\(posted.body)")
         return driver
     }

@@ -32,17 +32,22 @@ import Wire
             #expect(revoked.status == 200 && revoked.body["share_id"] == nil, "\(revoked.body)")
             #expect(["ACCEPTED", "PICKING_UP"].contains(revoked.body["status"]?.stringValue ?? ""), "\(revoked.body)")
             let revokedAgain = try await gateway.request("DELETE", "/v1/orders/\(id)/share", token: rider)
-            #expect(revokedAgain.status == 200 && revokedAgain.body["share_id"] == nil, "revoking again changes nothing: \(revokedAgain.body)")
+            #expect(
+                revokedAgain.status == 200 && revokedAgain.body["share_id"] == nil, "revoking again changes nothing: \(revokedAgain.body)")
             let dead = try await gateway.request("GET", "/v1/ride-shares/\(shareID)")
             #expect(dead.status == 404 && dead.body["error"]?["code"] == "unknown_share", "\(dead.body)")
             #expect(HeadlessBrowser.text(of: "status", in: try await HeadlessBrowser.dom(url)) == "not found")
-            #expect(try await gateway.request("GET", "/v1/orders/\(id)", token: rider).body["driver"]?["name"] == "Dan", "the ride is untouched")
+            #expect(
+                try await gateway.request("GET", "/v1/orders/\(id)", token: rider).body["driver"]?["name"] == "Dan", "the ride is untouched"
+            )
             let second = try await gateway.request("GET", "/v1/orders/\(id)/share", token: rider)
             let newID = try #require(second.body["share_id"]?.stringValue)
             #expect(newID != shareID, "asking again makes a new link")
 
             // Cancelled: the link works until 3 s (orders' --share-lifetime-s) after, then 410.
-            #expect(try await gateway.request("POST", "/v1/orders/\(id)/cancel", token: rider, #"{"reason":"plans changed"}"#).body["status"] == "CANCELLED")
+            #expect(
+                try await gateway.request("POST", "/v1/orders/\(id)/cancel", token: rider, #"{"reason":"plans changed"}"#).body["status"]
+                    == "CANCELLED")
             let ended = try await gateway.request("GET", "/v1/ride-shares/\(newID)")
             #expect(ended.status == 200 && ended.body["ride"]?["expires_at"] != nil, "\(ended.body)")
             try await Task.sleep(for: .seconds(4))
@@ -64,7 +69,9 @@ import Wire
                 }
                 answers.append(answer.status)
             }
-            #expect(answers.allSatisfy { $0 == 404 } && (20...30).contains(answers.count), "\(answers.count) guesses before the 429: \(answers)")
+            #expect(
+                answers.allSatisfy { $0 == 404 } && (20...30).contains(answers.count), "\(answers.count) guesses before the 429: \(answers)"
+            )
             #expect(refusal?["error"]?["code"] == "too_many_requests", "\(String(describing: refusal))")
             #expect(try await guess(from: "203.0.113.51").status == 404, "another address")
         }

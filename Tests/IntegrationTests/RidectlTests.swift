@@ -16,7 +16,8 @@ import Wire
             #expect(ok.stderr.contains("200 OK"))
             #expect(try JSONCoding.decode(JSONValue.self, from: Array(ok.stdout.utf8)) == ["text": "hi"])
 
-            let fromStdin = try await runCommand(Binaries.ridectl, ["call", "echo", "echo", "-"] + bus.ridectlFlags, stdin: #"{"text":"piped"}"#)
+            let fromStdin = try await runCommand(
+                Binaries.ridectl, ["call", "echo", "echo", "-"] + bus.ridectlFlags, stdin: #"{"text":"piped"}"#)
             #expect(fromStdin.status == 0)
             #expect(fromStdin.stdout.contains("piped"))
 
@@ -29,7 +30,8 @@ import Wire
             #expect(invalid.status == 1)
             #expect(invalid.stdout.contains("text: expected a string"))
 
-            let noWorker = try await runCommand(Binaries.ridectl, ["call", "nobody", "ping", "--timeout-ms", "200", "--attempts", "1"] + bus.ridectlFlags)
+            let noWorker = try await runCommand(
+                Binaries.ridectl, ["call", "nobody", "ping", "--timeout-ms", "200", "--attempts", "1"] + bus.ridectlFlags)
             #expect(noWorker.status == 2)
             #expect(noWorker.stderr.contains("no reply from service 'nobody'"))
 
@@ -58,15 +60,20 @@ import Wire
             #expect(report["bus"] == "ok")
         }
         let down = try await runCommand(
-            Binaries.ridectl, ["status", "--bus-http", "http://127.0.0.1:\(try FreePort.next())", "--broker", "tcp://127.0.0.1:\(try FreePort.next())"])
+            Binaries.ridectl,
+            ["status", "--bus-http", "http://127.0.0.1:\(try FreePort.next())", "--broker", "tcp://127.0.0.1:\(try FreePort.next())"])
         #expect(down.status == 1)
         #expect(down.stdout.contains("bus: down"))
     }
 
     @Test func tailPrintsEventsAsLinesOrJSONAndWarnsOfGaps() async throws {
         try await withTestBus("tail") { bus in
-            let lines = Task { try await runCommand(Binaries.ridectl, ["tail", "demo.", "--count", "3", "--timeout", "30"] + bus.ridectlFlags) }
-            let json = Task { try await runCommand(Binaries.ridectl, ["tail", "--json", "--count", "3", "--timeout", "30"] + bus.ridectlFlags) }
+            let lines = Task {
+                try await runCommand(Binaries.ridectl, ["tail", "demo.", "--count", "3", "--timeout", "30"] + bus.ridectlFlags)
+            }
+            let json = Task {
+                try await runCommand(Binaries.ridectl, ["tail", "--json", "--count", "3", "--timeout", "30"] + bus.ridectlFlags)
+            }
             // Publish until both tails have subscribed (a publisher can ask the bus who listens).
             let publisher = try await EventPublisher(endpoint: bus.ingress, source: "demo", logger: testLogger)
             #expect(await publisher.waitForSubscriber(to: "demo.hello"))
@@ -78,8 +85,10 @@ import Wire
             }
             try publisher.publish(topic: "demo.hello", type: "demo", data: ["text": "hi there", "n": 1] as JSONValue)
             // A gap: the publisher skips sequences 2…4, as if they were lost.
-            try publisher.publish(topic: "demo.hello", event: CloudEvent(source: "demo", type: "demo", sequence: 5, data: ["n": 5] as JSONValue))
-            try publisher.publish(topic: "demo.hello", event: CloudEvent(source: "demo", type: "demo", sequence: 6, data: ["n": 6] as JSONValue))
+            try publisher.publish(
+                topic: "demo.hello", event: CloudEvent(source: "demo", type: "demo", sequence: 5, data: ["n": 5] as JSONValue))
+            try publisher.publish(
+                topic: "demo.hello", event: CloudEvent(source: "demo", type: "demo", sequence: 6, data: ["n": 6] as JSONValue))
 
             let text = try await lines.value
             #expect(text.status == 0, "\(text.stderr)")
@@ -99,14 +108,18 @@ import Wire
 
     @Test func tailReportsMalformedMessagesAndGoesOn() async throws {
         try await withTestBus("tail-bad") { bus in
-            let tail = Task { try await runCommand(Binaries.ridectl, ["tail", "x.", "--count", "1", "--timeout", "30"] + bus.ridectlFlags) }
+            let tail = Task {
+                try await runCommand(Binaries.ridectl, ["tail", "x.", "--count", "1", "--timeout", "30"] + bus.ridectlFlags)
+            }
             let publisher = try await EventPublisher(endpoint: bus.ingress, source: "x", logger: testLogger)
             #expect(await publisher.waitForSubscriber(to: "x.y"))
             try publisher.publish(topic: "x.y", encodedEvent: Array("this is not json".utf8))
             try publisher.publish(topic: "x.y", type: "t", data: ["fine": true] as JSONValue)
             let result = try await tail.value
             #expect(result.status == 0)
-            #expect(result.stderr.contains("warning: skipped malformed message: topic x.y: invalid event: (event): not valid JSON"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("warning: skipped malformed message: topic x.y: invalid event: (event): not valid JSON"),
+                "\(result.stderr)")
             #expect(result.stdout.contains("fine=true"))
             await publisher.close()
         }
@@ -134,13 +147,17 @@ import Wire
             (["--gateway", "ftp://example.com"], "the gateway (--gateway) must be an http or https URL"),
             (["--gateway", "http://"], "must be an http or https URL"),
             (["--gateway", "localhost:8080"], "must be an http or https URL"),
-            (["--gateway", "http://127.0.0.1:1", "--ingest-server-key-file", "/nonexistent/server.pub"], "cannot read the device ingest's public key"),
+            (
+                ["--gateway", "http://127.0.0.1:1", "--ingest-server-key-file", "/nonexistent/server.pub"],
+                "cannot read the device ingest's public key"
+            ),
         ]
         for (flags, message) in cases {
             let refused = try await runCommand(Binaries.ridectl, ["simulate"] + flags, timeout: .seconds(30))
             #expect(refused.status == 64 && refused.stderr.contains(message), "\(flags): \(refused.status) \(refused.stderr)")
         }
-        let fromEnvironment = try await runCommand(Binaries.ridectl, ["simulate"], environment: ["RIDE_GATEWAY_URL": "gopher://x"], timeout: .seconds(30))
+        let fromEnvironment = try await runCommand(
+            Binaries.ridectl, ["simulate"], environment: ["RIDE_GATEWAY_URL": "gopher://x"], timeout: .seconds(30))
         #expect(fromEnvironment.status == 64 && fromEnvironment.stderr.contains("RIDE_GATEWAY_URL"), "\(fromEnvironment.stderr)")
     }
 
@@ -238,7 +255,8 @@ import Wire
         // `up` runs it, it sometimes did). The last --http given wins.
         let bin = "\(scratch)/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: Binaries.directory) where name.hasPrefix("ride-") && name != "ride-notifications" {
+        for name in try FileManager.default.contentsOfDirectory(atPath: Binaries.directory)
+        where name.hasPrefix("ride-") && name != "ride-notifications" {
             try FileManager.default.createSymbolicLink(atPath: "\(bin)/\(name)", withDestinationPath: "\(Binaries.directory)/\(name)")
         }
         let elsewhere = "127.0.0.1:\(9199 + Self.offset)"
@@ -271,14 +289,20 @@ import Wire
         do {
             // Asked of the kernel for each child (no pgrep: a program started now, while seven
             // processes exit on a loaded machine, was once not seen to end within a minute).
-            try await eventually("every process of the platform stopped by itself", timeout: .seconds(60)) { children.allSatisfy { !Self.isRunning($0) } }
+            try await eventually("every process of the platform stopped by itself", timeout: .seconds(60)) {
+                children.allSatisfy { !Self.isRunning($0) }
+            }
         } catch {
             // Say which ones linger and what they wrote once orphaned, then clear them away so the
             // next test on these ports is not failed by this one.
             let lingering = try await platformProcesses()
-            let table = try await runCommand("/usr/bin/ps", ["-o", "pid,ppid,stat,etime,wchan:24,args", "-p", lingering.joined(separator: ",")])
-            let logs = (try? FileManager.default.contentsOfDirectory(atPath: "\(scratch)/data"))?.filter { $0.hasSuffix(".orphaned.log") } ?? []
-            let written = logs.sorted().map { "\($0):\n" + ((try? String(contentsOfFile: "\(scratch)/data/\($0)", encoding: .utf8)) ?? "").suffix(2000) }
+            let table = try await runCommand(
+                "/usr/bin/ps", ["-o", "pid,ppid,stat,etime,wchan:24,args", "-p", lingering.joined(separator: ",")])
+            let logs =
+                (try? FileManager.default.contentsOfDirectory(atPath: "\(scratch)/data"))?.filter { $0.hasSuffix(".orphaned.log") } ?? []
+            let written = logs.sorted().map {
+                "\($0):\n" + ((try? String(contentsOfFile: "\(scratch)/data/\($0)", encoding: .utf8)) ?? "").suffix(2000)
+            }
             for pid in lingering { if let pid = Int32(pid) { kill(pid, SIGKILL) } }
             try? await eventually("the lingering processes are gone", timeout: .seconds(30)) { try await platformProcesses().isEmpty }
             Issue.record("\(error)\n\(table.stdout)\n\(written.joined(separator: "\n"))")
@@ -317,13 +341,17 @@ import Wire
         let supervisor = try startUp(scratch)
         defer { supervisor.killAll() }
         try await Self.waitForBanner(supervisor)
-        try await eventually("tracking is up too") { (try? await HTTPProbe.get("http://127.0.0.1:\(9104 + Self.offset)/health"))?.status == 200 }
+        try await eventually("tracking is up too") {
+            (try? await HTTPProbe.get("http://127.0.0.1:\(9104 + Self.offset)/health"))?.status == 200
+        }
         let bus = try await runCommand("/usr/bin/pgrep", ["-f", "ride-bus --pub tcp://127.0.0.1:\(5555 + Self.offset)"])
         let pid = try #require(Int32(bus.stdout.split(separator: "\n").first ?? ""))
         kill(pid, SIGKILL)
         #expect(await supervisor.waitForExit("up", timeout: .seconds(20)) == 1)
         let log = try String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)
-        #expect(log.contains("ridectl up: bus was killed by signal 9 (SIGKILL); stopping the platform (nothing is restarted silently)"), "\(log)")
+        #expect(
+            log.contains("ridectl up: bus was killed by signal 9 (SIGKILL); stopping the platform (nothing is restarted silently)"),
+            "\(log)")
         try? FileManager.default.removeItem(atPath: scratch)
     }
 }
@@ -353,8 +381,10 @@ import Wire
         let simulation = try await runCommand(
             Binaries.ridectl,
             [
-                "simulate", "--drivers", "\(drivers)", "--riders", "4", "--duration", "6", "--grace", "100", "--speedup", "6", "--box-km", "1",
-                "--ingest", ingest, "--share-links", "", "--broker", "tcp://127.0.0.1:\(5557 + Self.offset)", "--sub", "tcp://127.0.0.1:\(5556 + Self.offset)",
+                "simulate", "--drivers", "\(drivers)", "--riders", "4", "--duration", "6", "--grace", "100", "--speedup", "6", "--box-km",
+                "1",
+                "--ingest", ingest, "--share-links", "", "--broker", "tcp://127.0.0.1:\(5557 + Self.offset)", "--sub",
+                "tcp://127.0.0.1:\(5556 + Self.offset)",
             ], timeout: .seconds(150))
         #expect(simulation.status == 0, "\(simulation.stdout)\n\(simulation.stderr.suffix(2000))")
         let report = SimulationReport(text: simulation.stdout)
@@ -363,7 +393,8 @@ import Wire
         for (shard, port) in [(0, 9104), (1, 9204)] {
             // 30 s: a shard busy with the simulation's last batches on CI's load answered its /health late.
             let health = try JSONCoding.decode(
-                JSONValue.self, from: Array(try await HTTPProbe.get("http://127.0.0.1:\(port + Self.offset)/health", timeout: .seconds(30)).body))
+                JSONValue.self,
+                from: Array(try await HTTPProbe.get("http://127.0.0.1:\(port + Self.offset)/health", timeout: .seconds(30)).body))
             #expect(health["details"]?["shard"]?.stringValue == "\(shard)/2")
             devices += Int(health["details"]?["devices"]?.numberValue ?? 0)
         }
@@ -379,7 +410,8 @@ import Wire
 /// what its report must hold to be read — the steady window's rate and each process's CPU per ride.
 @Suite(.timeLimit(.minutes(3))) struct BenchLifecycleReportTests {
     @Test func theReportGivesTheWindowsRateAndEachProcesssCPUPerRide() async throws {
-        let run = try await runCommand(Binaries.ridectl, ["bench", "lifecycle", "--concurrent", "2", "--seconds", "8"], timeout: .seconds(150))
+        let run = try await runCommand(
+            Binaries.ridectl, ["bench", "lifecycle", "--concurrent", "2", "--seconds", "8"], timeout: .seconds(150))
         // Exit 1 is "a target missed" (a debug build on a busy machine misses them); anything else failed.
         #expect(run.status == 0 || run.status == 1, "\(run.stdout)\n\(run.stderr.suffix(2000))")
         let rows = run.stdout.split(separator: "\n").map(String.init)
@@ -415,7 +447,8 @@ import Wire
     @Test func aSyntheticCityIsRoutedOnItsHierarchy() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-city-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let made = try await runCommand(Binaries.ridectl, ["city", "synthetic", "--edges", "25000", "--out", folder], timeout: .seconds(120))
+        let made = try await runCommand(
+            Binaries.ridectl, ["city", "synthetic", "--edges", "25000", "--out", folder], timeout: .seconds(120))
         #expect(made.status == 0 && made.stdout.contains("shortcuts"), "\(made.stdout) \(made.stderr)")
         #expect(FileManager.default.fileExists(atPath: "\(folder)/hierarchy.bin"))
         let run = try await runCommand(Binaries.ridectl, ["bench", "routes", "--city", folder, "--routes", "300"], timeout: .seconds(120))
@@ -442,7 +475,8 @@ import Wire
 /// `ridectl bench gateway`, briefly, as JSON: both routes answered through a real gateway, none failed.
 @Suite(.timeLimit(.minutes(3))) struct BenchGatewayReportTests {
     @Test func theGatewayBenchAnswersBothRoutes() async throws {
-        let run = try await runCommand(Binaries.ridectl, ["bench", "gateway", "--seconds", "1", "--connections", "2", "--json"], timeout: .seconds(150))
+        let run = try await runCommand(
+            Binaries.ridectl, ["bench", "gateway", "--seconds", "1", "--connections", "2", "--json"], timeout: .seconds(150))
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr.suffix(2000))")
         let report = try JSONCoding.decode(JSONValue.self, from: Array(run.stdout.utf8))
         let rows = report["rows"]?.arrayValue ?? []
@@ -479,17 +513,25 @@ import Wire
         let run = try await runCommand(
             Binaries.ridectl,
             [
-                "bench", "city", "--drivers", "600", "--rides-per-hour", "3600", "--steps", "0.5,1", "--step-seconds", "6", "--speedup", "240",
+                "bench", "city", "--drivers", "600", "--rides-per-hour", "3600", "--steps", "0.5,1", "--step-seconds", "6", "--speedup",
+                "240",
                 "--json",
             ], timeout: .seconds(150))
-        #expect(run.status == 0 || run.status == 1, "exit 1 is a missed target; anything else failed: \(run.stdout)\n\(run.stderr.suffix(2000))")
+        #expect(
+            run.status == 0 || run.status == 1, "exit 1 is a missed target; anything else failed: \(run.stdout)\n\(run.stderr.suffix(2000))"
+        )
         let report = try #require(
-            try? JSONCoding.decode(JSONValue.self, from: Array(run.stdout.utf8)), "not a JSON report (exit \(run.status)): \(run.stdout)\n\(run.stderr.suffix(2000))")
+            try? JSONCoding.decode(JSONValue.self, from: Array(run.stdout.utf8)),
+            "not a JSON report (exit \(run.status)): \(run.stdout)\n\(run.stderr.suffix(2000))")
         let rows = try #require(report["rows"]?.arrayValue, "\(run.stdout)")
         func row(_ prefix: String) -> JSONValue? { rows.first { $0["measure"]?.stringValue?.hasPrefix(prefix) == true } }
-        #expect(row("50% — 300 drivers (75 fixes/s), 1800 rides/h") != nil && row("100% — 600 drivers (150 fixes/s), 3600 rides/h") != nil, "\(run.stdout)")
+        #expect(
+            row("50% — 300 drivers (75 fixes/s), 1800 rides/h") != nil && row("100% — 600 drivers (150 fixes/s), 3600 rides/h") != nil,
+            "\(run.stdout)")
         // Each step's rides; on a loaded machine the first short step may start before riders book.
-        let steps = rows.filter { $0["measure"]?.stringValue?.hasPrefix("  rides booked / completed / stuck") == true }.compactMap { $0["result"]?.stringValue }
+        let steps = rows.filter { $0["measure"]?.stringValue?.hasPrefix("  rides booked / completed / stuck") == true }.compactMap {
+            $0["result"]?.stringValue
+        }
         let counts = steps.map { $0.split(separator: "/").map { Int($0.trimmingCharacters(in: .whitespaces)) ?? -1 } }
         #expect(counts.count == 2 && counts.allSatisfy { $0.count == 3 && $0[2] == 0 }, "none stuck: \(steps)")
         #expect(counts.contains { $0.count == 3 && $0[1] > 0 }, "rides completed: \(steps)")

@@ -51,11 +51,14 @@ import Wire
         let stored = try await HTTPProbe.send("POST", url, headers: json, body: Array(Self.export.utf8), timeout: .seconds(30))
         #expect(stored.status == 200)
         #expect(stored.text == #"{"partialSuccess":{}}"#)
-        let refused = try await HTTPProbe.send("POST", url, headers: json, body: Array(#"{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"x"}]}]}]}"#.utf8))
+        let refused = try await HTTPProbe.send(
+            "POST", url, headers: json, body: Array(#"{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"x"}]}]}]}"#.utf8))
         #expect(refused.status == 400)
         #expect(refused.text.contains("traceId: missing"), "\(refused.text)")
         #expect(try await HTTPProbe.send("POST", url, headers: ["Content-Type": "application/x-protobuf"], body: [1, 2, 3]).status == 415)
-        #expect(try String(contentsOfFile: spans, encoding: .utf8).split(separator: "\n").count == 5, "the five spans, nothing of the refused requests")
+        #expect(
+            try String(contentsOfFile: spans, encoding: .utf8).split(separator: "\n").count == 5,
+            "the five spans, nothing of the refused requests")
 
         let trace = try await runCommand(Binaries.ridectl, ["trace", "order-1", "--spans", spans])
         #expect(trace.status == 0, "\(trace.stderr)")
@@ -115,7 +118,8 @@ import Wire
             #expect(unknown.stderr.contains("no order no-such-order"), "\(unknown.stderr)")
         }
         let nobody = try await runCommand(
-            Binaries.ridectl, ["trace", "o-1", "--data-dir", "/nonexistent", "--broker", "tcp://127.0.0.1:\(try FreePort.next())", "--timeout-ms", "300"])
+            Binaries.ridectl,
+            ["trace", "o-1", "--data-dir", "/nonexistent", "--broker", "tcp://127.0.0.1:\(try FreePort.next())", "--timeout-ms", "300"])
         #expect(nobody.status == 2)
         #expect(nobody.stderr.contains("cannot ask orders for its events"), "\(nobody.stderr)")
     }
@@ -130,7 +134,10 @@ import Wire
         let supervisor = ProcessSupervisor(output: .files(directory: scratch))
         try supervisor.start(
             name: "up", executable: Binaries.ridectl,
-            arguments: ["up", "--traces", "--simulate", "--port-offset", "\(offset)", "--data-dir", "\(scratch)/data", "--bin-dir", Binaries.directory],
+            arguments: [
+                "up", "--traces", "--simulate", "--port-offset", "\(offset)", "--data-dir", "\(scratch)/data", "--bin-dir",
+                Binaries.directory,
+            ],
             // The production cost of a password hash takes seconds per sign-up in a debug build on a
             // busy machine; the simulation signs up twenty people before its first ride.
             environment: ["RIDE_PASSWORD_ROUNDS": "2000"])
@@ -141,8 +148,10 @@ import Wire
         let deadline = ContinuousClock.now + .seconds(180)
         while orderID == nil, ContinuousClock.now < deadline {
             try await Task.sleep(for: .seconds(1))
-            orderID = log().split(separator: "\n").lazy.compactMap { line in line.split(separator: " ").drop { $0 != "ride" }.dropFirst().first.map(String.init) }
-                .first { $0.hasPrefix("o-") }
+            orderID = log().split(separator: "\n").lazy.compactMap { line in
+                line.split(separator: " ").drop { $0 != "ride" }.dropFirst().first.map(String.init)
+            }
+            .first { $0.hasPrefix("o-") }
         }
         let id = try #require(orderID, "no ride started: \(log().suffix(3000))")
         let flags = ["--data-dir", "\(scratch)/data", "--from", "spans", "--json"]
@@ -161,7 +170,8 @@ import Wire
         #expect(trace.status == 0, "\(trace.stderr)")
         let steps = steps()
         #expect(step("NEW")?["service"] == "ride-orders", "\(trace.stdout)")
-        #expect(step("ACCEPTED")?["hops"]?["broker_queue_ms"]?.numberValue != nil, "a driver's accept went through the broker: \(trace.stdout)")
+        #expect(
+            step("ACCEPTED")?["hops"]?["broker_queue_ms"]?.numberValue != nil, "a driver's accept went through the broker: \(trace.stdout)")
         #expect(step("ACCEPTED")?["hops"]?["database_commit_ms"]?.numberValue != nil, "\(trace.stdout)")
         #expect(step("PICKING_UP")?["hops"]?["bus_ms"]?.numberValue != nil, "the reactor took ACCEPTED from the bus: \(trace.stdout)")
         #expect(steps.contains { $0["label"] == "trip.created" && $0["service"] == "ride-trips" }, "\(trace.stdout)")

@@ -26,7 +26,8 @@ import ZeroMQ
                     // A ZMTP greeting that claims a socket type that is not allowed here.
                     RawTCP.send(
                         port: port,
-                        bytes: [0xFF] + [UInt8](repeating: 0, count: 8) + [0x01, 0x7F, 0x03, 0x00] + Array("NULL".utf8) + [UInt8](repeating: 0, count: 16) + [0x00]
+                        bytes: [0xFF] + [UInt8](repeating: 0, count: 8) + [0x01, 0x7F, 0x03, 0x00] + Array("NULL".utf8)
+                            + [UInt8](repeating: 0, count: 16) + [0x00]
                             + [UInt8](repeating: 0, count: 31))
                 }
                 // 2. Truncated MDP messages and wrong headers to the broker.
@@ -34,8 +35,10 @@ import ZeroMQ
                 let bad: [[Frame]] =
                     [
                         [[]], [Frame(frame: "MDPC01")], [[], Frame(frame: "MDPC01")], [[], Frame(frame: "MDPC01"), []],
-                        [[], Frame(frame: "MDPX99"), Frame(frame: "echo")], [[], Frame(frame: "MDPW01")], [[], Frame(frame: "MDPW01"), [0x42]],
-                        [[], Frame(frame: "MDPW01"), [0x03], [1, 2, 3]], [[], Frame(frame: "MDPW01"), [0x01]], [[], Frame(frame: "MDPW01"), [0x04]],
+                        [[], Frame(frame: "MDPX99"), Frame(frame: "echo")], [[], Frame(frame: "MDPW01")],
+                        [[], Frame(frame: "MDPW01"), [0x42]],
+                        [[], Frame(frame: "MDPW01"), [0x03], [1, 2, 3]], [[], Frame(frame: "MDPW01"), [0x01]],
+                        [[], Frame(frame: "MDPW01"), [0x04]],
                         [[], Frame(frame: "MDPW01"), [0x02], [9], []], [[0xFF, 0xFE]], [[], Frame(frame: "MDPC01"), [0xC3, 0x28]],
                     ]
                     + (0..<200).map { _ in
@@ -72,7 +75,11 @@ import ZeroMQ
             try publisher.publish(topic: "after.x", type: "t", data: ["ok": true] as JSONValue)
             var iterator = subscriber.deliveries.makeAsyncIterator()
             let batch = await iterator.next()
-            if case .event(let event)? = batch?.first { #expect(event.event.data["ok"] == true) } else { Issue.record("no event after the abuse") }
+            if case .event(let event)? = batch?.first {
+                #expect(event.event.data["ok"] == true)
+            } else {
+                Issue.record("no event after the abuse")
+            }
             await publisher.close()
             await subscriber.close()
             #expect(try await bus.waitForMetric("ride_bus_rejected_messages_total{socket=\"broker\"}", atLeast: 10) >= 10)

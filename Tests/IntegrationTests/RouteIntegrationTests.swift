@@ -16,14 +16,18 @@ import Wire
             let secret = "a-webhook-secret-of-some-length"
             let receiver = try await WebhookReceiver.start(in: bus.scratch, name: "hook", secrets: ["registered": secret], failures: 0)
             defer { receiver.stop() }
-            let notifications = try await TestService.start(on: bus, service: BusContract.Service.notifications, executable: "ride-notifications")
-            let registered = try await notifications.call("register_webhook", #"{"url":"http://127.0.0.1:\#(receiver.port)/hook","secret":"\#(secret)"}"#)
+            let notifications = try await TestService.start(
+                on: bus, service: BusContract.Service.notifications, executable: "ride-notifications")
+            let registered = try await notifications.call(
+                "register_webhook", #"{"url":"http://127.0.0.1:\#(receiver.port)/hook","secret":"\#(secret)"}"#)
             #expect(registered.status == 201, "\(registered.body)")
             // Late once the estimate slips 8 s past the first (the default is 3 minutes and 30%).
             let apps = try await Apps.start(bus, trips: ["--delay-after", "8,0"])
             let id = try await apps.bookAndAccept()
             @Sendable func delays() async throws -> [JSONValue] {
-                let inbox = try await apps.gateway.request("GET", "/v1/notifications", token: apps.rider.token).body["notifications"]?.arrayValue ?? []
+                let inbox =
+                    try await apps.gateway.request("GET", "/v1/notifications", token: apps.rider.token).body["notifications"]?.arrayValue
+                    ?? []
                 return inbox.filter { $0["kind"] == "trip_delayed" && $0["order_id"] == .string(id) }
             }
             // Dan stands still where he accepted: every second standing is a second late.
@@ -59,11 +63,15 @@ import Wire
             let gateway = try await TestGateway.start(on: bus)
             let start = Date()
             func fix(_ point: GeoPoint, _ second: Double) -> DeviceLocation {
-                DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: start.addingTimeInterval(second), accuracy: 5, speed: 8)
+                DeviceLocation(
+                    latitude: point.latitude, longitude: point.longitude, recordedAt: start.addingTimeInterval(second), accuracy: 5,
+                    speed: 8)
             }
             func post(_ fixes: [DeviceLocation], batch: UInt64) async throws {
                 _ = try await tracking.call(
-                    "ingest", IngestBatch(publishableKey: TestTracking.publishableKey, deviceID: "hel-car", batchID: batch, locations: fixes), as: IngestAck.self)
+                    "ingest",
+                    IngestBatch(publishableKey: TestTracking.publishableKey, deviceID: "hel-car", batchID: batch, locations: fixes),
+                    as: IngestAck.self)
             }
             try await post([fix(Self.railwaySquare, 0)], batch: 1)
             let basic = ["Authorization": "Basic " + Data("ridesharing:sk_dev_ridesharing".utf8).base64EncodedString()]
@@ -81,17 +89,26 @@ import Wire
             #expect(steps.dropLast().allSatisfy { $0["name"]?.stringValue?.isEmpty == false }, "each stretch's street: \(steps)")
             #expect(
                 steps.dropFirst().dropLast().contains {
-                    ["left", "right", "slight_left", "slight_right", "sharp_left", "sharp_right"].contains($0["manoeuvre"]?.stringValue ?? "")
+                    ["left", "right", "slight_left", "slight_right", "sharp_left", "sharp_right"].contains(
+                        $0["manoeuvre"]?.stringValue ?? "")
                 }, "\(steps)")
             let stepMetres = steps.compactMap { $0["distance"]?.numberValue }.reduce(0, +)
-            #expect(abs(stepMetres - (estimate?["route"]?["distance"]?.numberValue ?? 0)) <= Double(steps.count), "the steps add up to the way left: \(stepMetres)")
-            #expect((estimate?["route"]?["distance"]?.numberValue ?? 0) > Self.railwaySquare.distance(to: Self.senateSquare), "longer than the crow flies")
-            guard let tripID = created.body["trip_id"]?.stringValue, let shareID = created.body["share_id"]?.stringValue else { throw TestFailure("\(created)") }
+            #expect(
+                abs(stepMetres - (estimate?["route"]?["distance"]?.numberValue ?? 0)) <= Double(steps.count),
+                "the steps add up to the way left: \(stepMetres)")
+            #expect(
+                (estimate?["route"]?["distance"]?.numberValue ?? 0) > Self.railwaySquare.distance(to: Self.senateSquare),
+                "longer than the crow flies")
+            guard let tripID = created.body["trip_id"]?.stringValue, let shareID = created.body["share_id"]?.stringValue else {
+                throw TestFailure("\(created)")
+            }
 
             // The street layout, and the share page drawing the way on it.
             let streets = try await gateway.request("GET", "/v1/streets?latitude=60.17&longitude=24.945&radius=400")
             #expect(streets.status == 200 && (streets.body["coordinates"]?.arrayValue?.count ?? 0) > 20, "\(streets.status)")
-            #expect(try await gateway.request("GET", "/v1/streets?latitude=47.8&longitude=35.1").body["coordinates"] == [], "outside the road data: none")
+            #expect(
+                try await gateway.request("GET", "/v1/streets?latitude=47.8&longitude=35.1").body["coordinates"] == [],
+                "outside the road data: none")
             #expect(try await gateway.request("GET", "/v1/streets?latitude=91&longitude=24.9").status == 422)
             #expect(try await gateway.request("GET", "/v1/streets?latitude=60.17").status == 422)
             let dom = try await HeadlessBrowser.dom("\(gateway.base)/\(shareID)")
@@ -100,7 +117,9 @@ import Wire
             #expect(dom.contains("© OpenStreetMap contributors"))
 
             // Three fixes 150 m off the route (a wrong turn): the trip is re-routed from there.
-            guard let first = line.first?.arrayValue?.compactMap(\.numberValue), first.count == 2 else { throw TestFailure("no line: \(line)") }
+            guard let first = line.first?.arrayValue?.compactMap(\.numberValue), first.count == 2 else {
+                throw TestFailure("no line: \(line)")
+            }
             let aside = GeoPoint(latitude: first[1], longitude: first[0]).destination(bearing: 200, distance: 150)
             try await post((1...4).map { fix(aside.destination(bearing: 200, distance: Double($0) * 8), Double($0)) }, batch: 2)
             try await eventually("the trip is re-routed", timeout: .seconds(20)) {
@@ -109,7 +128,9 @@ import Wire
             }
             let rerouted = try await trips.call("get", #"{"trip_id":"\#(tripID)"}"#).body
             let from = rerouted["estimate"]?["route"]?["polyline"]?["coordinates"]?[0]?.arrayValue?.compactMap(\.numberValue) ?? []
-            #expect(from.count == 2 && GeoPoint(latitude: from[1], longitude: from[0]).distance(to: aside) < 300, "the new way starts where the car is: \(from)")
+            #expect(
+                from.count == 2 && GeoPoint(latitude: from[1], longitude: from[0]).distance(to: aside) < 300,
+                "the new way starts where the car is: \(from)")
         }
     }
 }

@@ -31,13 +31,17 @@ import Testing
             let tripEvents = try await Outboxes.events(platform.trips)
             let legs = Outboxes.legs(tripEvents)
             #expect(!legs.isEmpty && Set(legs).count == legs.count, "one trip per leg: \(legs.count) trips, \(Set(legs).count) legs")
-            let arrivals = tripEvents.filter { $0["type"] == "trip.destination_arrival" }.compactMap { $0["data"]?["data"]?["trip_id"]?.stringValue }
+            let arrivals = tripEvents.filter { $0["type"] == "trip.destination_arrival" }.compactMap {
+                $0["data"]?["data"]?["trip_id"]?.stringValue
+            }
             #expect(Set(arrivals).count == arrivals.count, "one arrival per trip")
             let statuses = Outboxes.statuses(orderEvents)
             #expect(Set(statuses).count == statuses.count, "each status of an order once")
             let payments = Outboxes.payments(orderEvents)
             let completed = statuses.filter { $0.hasSuffix("/COMPLETED") }.count
-            #expect(payments.count == completed && Set(payments).count == payments.count, "\(payments.count) payments for \(completed) completed rides")
+            #expect(
+                payments.count == completed && Set(payments).count == payments.count,
+                "\(payments.count) payments for \(completed) completed rides")
         }
     }
 

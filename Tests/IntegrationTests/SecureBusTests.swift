@@ -21,11 +21,15 @@ import Testing
         let scratch = try makeScratchDirectory("secure")
         let supervisor = ProcessSupervisor(output: .files(directory: scratch))
         defer { supervisor.killAll() }
-        try supervisor.start(name: "up", executable: Binaries.ridectl, arguments: ["up", "--secure", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data"])
+        try supervisor.start(
+            name: "up", executable: Binaries.ridectl,
+            arguments: ["up", "--secure", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data"])
         try await UpTests.waitForBanner(supervisor)
         let upLog = { @Sendable in (try? String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)) ?? "" }
         let keys = "\(scratch)/data/keys"
-        #expect(FileManager.default.fileExists(atPath: "\(keys)/server.key") && FileManager.default.fileExists(atPath: "\(keys)/clients/orders.key"))
+        #expect(
+            FileManager.default.fileExists(atPath: "\(keys)/server.key")
+                && FileManager.default.fileExists(atPath: "\(keys)/clients/orders.key"))
         let secretMode = try FileManager.default.attributesOfItem(atPath: "\(keys)/clients/orders.key")[.posixPermissions] as? Int
         #expect(secretMode == 0o600, "secret keys are readable by their owner only")
 
@@ -34,7 +38,10 @@ import Testing
         let strangerKeys = "\(scratch)/stranger"
         try CurveKeyDirectory.create(at: strangerKeys, clients: ["operator"])
         let serverKey = try CurveKeyDirectory.readKey("\(keys)/server.pub", what: "server public key")
-        let stranger = ["RIDE_CURVE_SERVER_KEY": serverKey, "RIDE_CURVE_SECRET_KEY": try CurveKeyDirectory.readKey("\(strangerKeys)/clients/operator.key", what: "stranger key")]
+        let stranger = [
+            "RIDE_CURVE_SERVER_KEY": serverKey,
+            "RIDE_CURVE_SECRET_KEY": try CurveKeyDirectory.readKey("\(strangerKeys)/clients/operator.key", what: "stranger key"),
+        ]
         let call = ["call", "users", "ping", "--broker", broker, "--attempts", "1", "--timeout-ms", "1500"]
 
         // Requests: the member is answered; a plain client and a stranger are not, and the bus says why.
@@ -47,14 +54,16 @@ import Testing
         // Workers: a stranger cannot register a service; a member whose role serves it can (the
         // benchmarks' key serves `bench…`; docs/security.md#roles).
         try supervisor.start(
-            name: "intruder", executable: Binaries.ridectl, arguments: ["echo-worker", "--broker", broker, "--service", "bench-intruder"], environment: stranger)
+            name: "intruder", executable: Binaries.ridectl, arguments: ["echo-worker", "--broker", broker, "--service", "bench-intruder"],
+            environment: stranger)
         try supervisor.start(
             name: "helper", executable: Binaries.ridectl, arguments: ["echo-worker", "--broker", broker, "--service", "bench-helper"],
             environment: member.merging([CurveOptions.clientEnvironment: "bench"]) { $1 })
         try await eventually("the member's worker registers") { try await workers("bench-helper") > 0 }
         try await Task.sleep(for: .seconds(2))  // two reconnect rounds of the intruder
         #expect(try await workers("bench-intruder") == 0, "a worker without an allowed key never registers")
-        let echo = try await runCommand(Binaries.ridectl, ["call", "bench-helper", "echo", #"{"text":"hi"}"#, "--broker", broker], environment: member)
+        let echo = try await runCommand(
+            Binaries.ridectl, ["call", "bench-helper", "echo", #"{"text":"hi"}"#, "--broker", broker], environment: member)
         #expect(echo.status == 0 && echo.stdout.contains("hi"))
 
         // Events: a member's tail hears a member's event, not a stranger's; a stranger's tail hears nothing.
@@ -65,18 +74,23 @@ import Testing
         let memberTail = Task {
             defer { memberHeard.withLock { $0 = true } }
             return try await runCommand(
-                Binaries.ridectl, ["tail", "ops.secure.", "--json", "--count", "1", "--timeout", "60", "--sub", egress], environment: member, timeout: .seconds(70))
+                Binaries.ridectl, ["tail", "ops.secure.", "--json", "--count", "1", "--timeout", "60", "--sub", egress],
+                environment: member, timeout: .seconds(70))
         }
         let strangerTail = Task {
-            try await runCommand(Binaries.ridectl, ["tail", "ops.secure.", "--json", "--timeout", "12", "--sub", egress], environment: stranger, timeout: .seconds(30))
+            try await runCommand(
+                Binaries.ridectl, ["tail", "ops.secure.", "--json", "--timeout", "12", "--sub", egress], environment: stranger,
+                timeout: .seconds(30))
         }
         let strangerPublish = try await runCommand(
-            Binaries.ridectl, ["publish", "ops.secure.forged", #"{"from":"stranger"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: stranger)
+            Binaries.ridectl, ["publish", "ops.secure.forged", #"{"from":"stranger"}"#, "--pub", ingress, "--wait-ms", "3000"],
+            environment: stranger)
         #expect(strangerPublish.status == 1, "never connected, so it never hears a subscriber: \(strangerPublish.stderr)")
         var memberPublishes: [Int32] = []
         while !memberHeard.withLock({ $0 }) {
             let memberPublish = try await runCommand(
-                Binaries.ridectl, ["publish", "ops.secure.hello", #"{"from":"member"}"#, "--pub", ingress, "--wait-ms", "3000"], environment: member)
+                Binaries.ridectl, ["publish", "ops.secure.hello", #"{"from":"member"}"#, "--pub", ingress, "--wait-ms", "3000"],
+                environment: member)
             memberPublishes.append(memberPublish.status)
             try await Task.sleep(for: .seconds(1))
         }
@@ -89,7 +103,9 @@ import Testing
         // next connection, and shut out once its public key is deleted, without restarting anything.
         let added = try await runCommand(Binaries.ridectl, ["keys", "add", keys, "operator-newcomer"])
         #expect(added.status == 0, "\(added.stderr)")
-        let newcomer = member.merging(["RIDE_CURVE_SECRET_KEY": try CurveKeyDirectory.readKey("\(keys)/clients/operator-newcomer.key", what: "newcomer key")]) { $1 }
+        let newcomer = member.merging([
+            "RIDE_CURVE_SECRET_KEY": try CurveKeyDirectory.readKey("\(keys)/clients/operator-newcomer.key", what: "newcomer key")
+        ]) { $1 }
         #expect(try await runCommand(Binaries.ridectl, call, environment: newcomer).status == 0)
         try FileManager.default.removeItem(atPath: "\(keys)/clients/operator-newcomer.pub")
         #expect(try await runCommand(Binaries.ridectl, call, environment: newcomer).status == 2)

@@ -26,7 +26,8 @@ struct TestService: Sendable {
     var log: String { (try? String(contentsOfFile: bus.supervisor.logPath(of: name)!, encoding: .utf8)) ?? "" }
 
     static func start(on bus: TestBus, service: String, executable: String, arguments: [String] = []) async throws -> TestService {
-        let process = TestService(bus: bus, name: service, service: service, executable: executable, arguments: arguments, httpPort: try FreePort.next())
+        let process = TestService(
+            bus: bus, name: service, service: service, executable: executable, arguments: arguments, httpPort: try FreePort.next())
         try await process.startProcess()
         return process
     }
@@ -42,7 +43,8 @@ struct TestService: Sendable {
 
     /// `ride-users` with fast password hashing (the rounds are a setting).
     static func users(on bus: TestBus, arguments: [String] = []) async throws -> TestService {
-        try await start(on: bus, service: BusContract.Service.users, executable: "ride-users", arguments: ["--password-rounds", "2000"] + arguments)
+        try await start(
+            on: bus, service: BusContract.Service.users, executable: "ride-users", arguments: ["--password-rounds", "2000"] + arguments)
     }
 
     static func trips(on bus: TestBus, arguments: [String] = []) async throws -> TestService {
@@ -55,7 +57,8 @@ struct TestService: Sendable {
 
     func startProcess() async throws {
         let process = PlatformCommands.service(
-            executable, name: name, binDirectory: Binaries.directory, bus: bus.endpoints, http: "\(host.address):\(httpPort)", dataDirectory: dataDirectory,
+            executable, name: name, binDirectory: Binaries.directory, bus: bus.endpoints, http: "\(host.address):\(httpPort)",
+            dataDirectory: dataDirectory,
             extra: ["--log-level", "debug"] + arguments)
         // Generous: a process started again mid-load on CI's two cores has taken over 30 s to answer /health.
         let failures = try await bus.supervisor.launch(

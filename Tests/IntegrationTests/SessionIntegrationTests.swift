@@ -16,7 +16,9 @@ import Wire
 
     func logIn(_ gateway: TestGateway, password: String = "secret123") async throws -> Tokens {
         let session = try await gateway.request("POST", "/v1/sessions", #"{"phone_number":"\#(Self.phone)","password":"\#(password)"}"#)
-        guard session.status == 200, let access = session.body["token"]?.stringValue, let refresh = session.body["refresh_token"]?.stringValue else {
+        guard session.status == 200, let access = session.body["token"]?.stringValue,
+            let refresh = session.body["refresh_token"]?.stringValue
+        else {
             throw TestFailure("log-in: \(session)")
         }
         #expect(session.body["expires_at"]?.stringValue != nil && session.body["refresh_expires_at"]?.stringValue != nil)
@@ -33,7 +35,8 @@ import Wire
     func annSignsUp(_ bus: TestBus, users arguments: [String]) async throws -> TestGateway {
         _ = try await TestService.users(on: bus, arguments: arguments)
         let gateway = try await TestGateway.start(on: bus)
-        let created = try await gateway.request("POST", "/v1/users", #"{"role":"rider","name":"Ann","phone_number":"\#(Self.phone)","password":"secret123"}"#)
+        let created = try await gateway.request(
+            "POST", "/v1/users", #"{"role":"rider","name":"Ann","phone_number":"\#(Self.phone)","password":"secret123"}"#)
         #expect(created.status == 201)
         return gateway
     }
@@ -42,7 +45,8 @@ import Wire
         try await withTestBus("sessions") { bus in
             _ = try await TestService.users(on: bus)
             let gateway = try await TestGateway.start(on: bus)
-            let created = try await gateway.request("POST", "/v1/users", #"{"role":"rider","name":"Ann","phone_number":"\#(Self.phone)","password":"secret123"}"#)
+            let created = try await gateway.request(
+                "POST", "/v1/users", #"{"role":"rider","name":"Ann","phone_number":"\#(Self.phone)","password":"secret123"}"#)
             #expect(created.status == 201)
 
             // Log in, then refresh: a new pair; the old refresh token used again revokes the session.
@@ -77,13 +81,18 @@ import Wire
             let phone = try await logIn(gateway)
             let laptop = try await logIn(gateway)
             #expect(try await gateway.request("GET", "/v1/me", token: laptop.access).status == 200)
-            #expect(try await gateway.request("PATCH", "/v1/me", token: phone.access, #"{"password":"another-secret","current_password":"secret123"}"#).status == 200)
+            #expect(
+                try await gateway.request(
+                    "PATCH", "/v1/me", token: phone.access, #"{"password":"another-secret","current_password":"secret123"}"#
+                ).status == 200)
             for tokens in [phone, laptop] {
                 let me = try await gateway.request("GET", "/v1/me", token: tokens.access)
                 #expect(me.status == 401 && code(me) == "token_revoked", "\(me)")
                 #expect(code(try await refresh(gateway, tokens.refresh)) == "token_revoked")
             }
-            #expect(try await gateway.request("POST", "/v1/sessions", #"{"phone_number":"\#(Self.phone)","password":"secret123"}"#).status == 401)
+            #expect(
+                try await gateway.request("POST", "/v1/sessions", #"{"phone_number":"\#(Self.phone)","password":"secret123"}"#).status
+                    == 401)
             let fresh = try await logIn(gateway, password: "another-secret")
             #expect(try await gateway.request("GET", "/v1/me", token: fresh.access).status == 200)
 
@@ -162,13 +171,18 @@ import Wire
             // Nothing changed: the owner's session works, the phone number and password are theirs.
             let me = try await gateway.request("GET", "/v1/me", token: owner.access)
             #expect(me.status == 200 && me.body["phone_number"]?.stringValue == Self.phone, "\(me)")
-            #expect(try await gateway.request("POST", "/v1/sessions", #"{"phone_number":"\#(Self.phone)","password":"mine-now-123"}"#).status == 401)
+            #expect(
+                try await gateway.request("POST", "/v1/sessions", #"{"phone_number":"\#(Self.phone)","password":"mine-now-123"}"#).status
+                    == 401)
             _ = try await logIn(gateway)
 
             // Guessing the current password is throttled per account like log-ins (10 a minute).
             var statuses: [Int] = []
             for guess in 0..<12 {
-                statuses.append(try await gateway.request("PATCH", "/v1/me", token: stolen.access, #"{"password":"mine-now-123","current_password":"guess-\#(guess)"}"#).status)
+                statuses.append(
+                    try await gateway.request(
+                        "PATCH", "/v1/me", token: stolen.access, #"{"password":"mine-now-123","current_password":"guess-\#(guess)"}"#
+                    ).status)
             }
             #expect(statuses.contains(429) && !statuses.contains(200), "\(statuses)")
             #expect(try await gateway.request("GET", "/v1/me", token: owner.access).status == 200)
@@ -191,7 +205,9 @@ import Wire
             _ = try await TestService.users(on: bus)
             let gateway = try await TestGateway.start(on: bus, arguments: ["--socket-recheck-s", "1"])
             #expect(
-                try await gateway.request("POST", "/v1/users", #"{"role":"rider","name":"Ann","phone_number":"\#(Self.phone)","password":"secret123"}"#).status
+                try await gateway.request(
+                    "POST", "/v1/users", #"{"role":"rider","name":"Ann","phone_number":"\#(Self.phone)","password":"secret123"}"#
+                ).status
                     == 201)
             let (leaving, staying) = (try await logIn(gateway), try await logIn(gateway))
             let live = LiveClient(url: "ws://127.0.0.1:\(gateway.port)/v1/me/live?access_token=\(leaving.access)")
@@ -203,7 +219,9 @@ import Wire
             #expect(try await gateway.request("POST", "/v1/auth/logout", token: leaving.access).status == 200)
             try await eventually("the logged-out session's socket is closed", timeout: .seconds(10)) { live.ending != "open" }
             let refusal = live.received.last
-            #expect(refusal?["type"] == "error" && refusal?["status"] == 401 && refusal?["error"]?["code"] == "token_revoked", "\(live.received)")
+            #expect(
+                refusal?["type"] == "error" && refusal?["status"] == 401 && refusal?["error"]?["code"] == "token_revoked",
+                "\(live.received)")
             #expect(live.ending.contains("4401"), "\(live.ending)")
             try await Task.sleep(for: .seconds(2))
             #expect(other.ending == "open", "another session's socket stays: \(other.ending)")
@@ -215,7 +233,8 @@ import Wire
             let (current, previous) = ("\(bus.scratch)/token-current", "\(bus.scratch)/token-previous")
             let (old, new) = (String(repeating: "o", count: 40), String(repeating: "n", count: 40))
             try old.write(toFile: current, atomically: true, encoding: .utf8)
-            let users = try await TestService.users(on: bus, arguments: ["--token-secret-file", current, "--token-previous-secret-file", previous])
+            let users = try await TestService.users(
+                on: bus, arguments: ["--token-secret-file", current, "--token-previous-secret-file", previous])
             @Sendable func restart(current key: String, previous earlier: String?) async throws {
                 try key.write(toFile: current, atomically: true, encoding: .utf8)
                 try (earlier ?? "").write(toFile: previous, atomically: true, encoding: .utf8)
@@ -226,7 +245,9 @@ import Wire
             func authenticate(_ token: String) async throws -> (status: Int, body: JSONValue) {
                 try await users.call("authenticate", #"{"token":"\#(token)"}"#)
             }
-            #expect(try await users.call("register", #"{"role":"rider","name":"Ann","phone_number":"\#(Self.phone)","password":"secret123"}"#).status == 201)
+            #expect(
+                try await users.call("register", #"{"role":"rider","name":"Ann","phone_number":"\#(Self.phone)","password":"secret123"}"#)
+                    .status == 201)
             let login = try await users.call("login", #"{"phone_number":"\#(Self.phone)","password":"secret123"}"#)
             let oldToken = try #require(login.body["token"]?.stringValue)
             let refreshToken = try #require(login.body["refresh_token"]?.stringValue)
@@ -242,7 +263,8 @@ import Wire
             let late = try await authenticate(oldToken)
             #expect(late.status == 401 && late.body["error"]?["code"] == "token_invalid", "\(late)")
             #expect(try await authenticate(newToken).status == 200)
-            let next = try await users.call("refresh", #"{"refresh_token":"\#(try #require(refreshed.body["refresh_token"]?.stringValue))"}"#)
+            let next = try await users.call(
+                "refresh", #"{"refresh_token":"\#(try #require(refreshed.body["refresh_token"]?.stringValue))"}"#)
             #expect(next.status == 200, "refresh tokens use no key: \(next)")
         }
     }

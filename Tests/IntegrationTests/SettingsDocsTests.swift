@@ -32,7 +32,8 @@ import Testing
             if line.hasPrefix("  -") {
                 let flag = trimmed.split(separator: " ").first.map(String.init) ?? trimmed
                 let rest = trimmed.dropFirst(flag.count).trimmingCharacters(in: .whitespaces)
-                let described = rest.hasPrefix("<") ? String(rest.drop { $0 != ">" }.dropFirst()).trimmingCharacters(in: .whitespaces) : rest
+                let described =
+                    rest.hasPrefix("<") ? String(rest.drop { $0 != ">" }.dropFirst()).trimmingCharacters(in: .whitespaces) : rest
                 blocks.append((flag, described))
             } else if !trimmed.isEmpty, !blocks.isEmpty {
                 blocks[blocks.count - 1].text += " " + trimmed
@@ -43,7 +44,8 @@ import Testing
             guard let match = block.text.firstMatch(of: env) else { return nil }
             let what = String(block.text[..<match.range.lowerBound]).trimmingCharacters(in: .whitespaces)
             return Option(
-                flag: block.flag, variable: String(match.output[1].substring ?? ""), byDefault: match.output[2].substring.map(String.init) ?? "", what: what)
+                flag: block.flag, variable: String(match.output[1].substring ?? ""),
+                byDefault: match.output[2].substring.map(String.init) ?? "", what: what)
         }
     }
 
@@ -84,7 +86,9 @@ import Testing
             guard !options.isEmpty else { continue }
             text += "\n## `\(command.joined(separator: " "))`\n\n| flag | variable | default | what |\n|---|---|---|---|\n"
             for option in options {
-                let cells = [option.flag, option.variable, option.byDefault].map { $0.isEmpty ? "" : "`\($0.replacingOccurrences(of: "|", with: "\\|"))`" }
+                let cells = [option.flag, option.variable, option.byDefault].map {
+                    $0.isEmpty ? "" : "`\($0.replacingOccurrences(of: "|", with: "\\|"))`"
+                }
                 text += "| \(cells.joined(separator: " | ")) | \(option.what.replacingOccurrences(of: "|", with: "\\|")) |\n"
             }
         }
@@ -93,9 +97,13 @@ import Testing
 
     @Test func docsSettingsIsWhatTheExecutablesSay() async throws {
         let made = try await Self.markdown()
-        if ProcessInfo.processInfo.environment["RIDE_WRITE_DOCS"] != nil { try made.write(to: Self.file, atomically: true, encoding: .utf8) }
+        if ProcessInfo.processInfo.environment["RIDE_WRITE_DOCS"] != nil {
+            try made.write(to: Self.file, atomically: true, encoding: .utf8)
+        }
         let written = (try? String(contentsOf: Self.file, encoding: .utf8)) ?? ""
-        #expect(written == made, "docs/settings.md differs from the executables' --help: RIDE_WRITE_DOCS=1 swift test --filter SettingsDocsTests")
+        #expect(
+            written == made,
+            "docs/settings.md differs from the executables' --help: RIDE_WRITE_DOCS=1 swift test --filter SettingsDocsTests")
         #expect(made.contains("RIDE_DATABASE_URL") && made.contains("## `ridectl up`"), "\(made.prefix(500))")
     }
 
@@ -104,13 +112,18 @@ import Testing
         let variable = try Regex(#""(RIDE_[A-Z0-9_]+)""#)
         var read = Set<String>()
         for folder in ["Shared", "Services", "Tools"] {
-            let files = FileManager.default.enumerator(at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? []
+            let files =
+                FileManager.default.enumerator(at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)?.allObjects
+                as? [URL] ?? []
             for file in files where file.pathExtension == "swift" {
-                for match in try String(contentsOf: file, encoding: .utf8).matches(of: variable) { read.insert(String(match.output[1].substring ?? "")) }
+                for match in try String(contentsOf: file, encoding: .utf8).matches(of: variable) {
+                    read.insert(String(match.output[1].substring ?? ""))
+                }
             }
         }
         let documents =
-            (FileManager.default.enumerator(at: root.appendingPathComponent("docs"), includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
+            (FileManager.default.enumerator(at: root.appendingPathComponent("docs"), includingPropertiesForKeys: nil)?.allObjects as? [URL]
+            ?? [])
             .filter { $0.pathExtension == "md" } + [root.appendingPathComponent("README.md")]
         let docs = try documents.map { try String(contentsOf: $0, encoding: .utf8) }.joined(separator: "\n")
         #expect(read.count > 50, "\(read.count) variables read")

@@ -20,7 +20,9 @@ import Wire
             try await eventually("one of three sockets is refused", timeout: .seconds(20)) { sockets.contains { $0.ending != "open" } }
             let refused = sockets.filter { $0.ending != "open" }
             #expect(refused.count == 1, "\(sockets.map(\.ending))")
-            #expect(refused.first?.received.last?["error"]?["code"] == "too_many_sockets" && refused.first?.ending.contains("4429") == true, "\(refused.map(\.received))")
+            #expect(
+                refused.first?.received.last?["error"]?["code"] == "too_many_sockets" && refused.first?.ending.contains("4429") == true,
+                "\(refused.map(\.received))")
             let held = sockets.filter { $0.ending == "open" }
             try #require(held.count == 2, "\(sockets.map(\.ending))")
             let (first, second) = (held[0], held[1])
@@ -29,7 +31,9 @@ import Wire
             defer { drivers.close() }
 
             // Nothing to send for 6 s: both quiet sockets are closed, saying why; their slots are free again.
-            try await eventually("the quiet sockets are closed", timeout: .seconds(20)) { first.ending != "open" && second.ending != "open" }
+            try await eventually("the quiet sockets are closed", timeout: .seconds(20)) {
+                first.ending != "open" && second.ending != "open"
+            }
             #expect(first.received.last?["error"]?["code"] == "idle" && first.ending.contains("4408"), "\(first.received); \(first.ending)")
             let again = LiveClient(url: url)
             defer { again.close() }
@@ -53,7 +57,9 @@ import Wire
             defer { fromTheStart.close() }
             try await eventually("the resume answered") { !fromTheStart.received.isEmpty }
             try await Task.sleep(for: .milliseconds(500))
-            #expect(fromTheStart.received.first?["type"] == "snapshot", "a snapshot, not 1 000 replayed events: \(fromTheStart.received.prefix(3))")
+            #expect(
+                fromTheStart.received.first?["type"] == "snapshot",
+                "a snapshot, not 1 000 replayed events: \(fromTheStart.received.prefix(3))")
             #expect(fromTheStart.received.count < 10, "\(fromTheStart.received.count) messages")
             // A recent resume replays what was missed.
             let last = try #require(fromTheStart.received.first?["sequence"]?.numberValue.map(UInt64.init))

@@ -18,10 +18,13 @@ import Wire
             let receiver = try await WebhookReceiver.start(in: bus.scratch, name: "receiver", secrets: [:], failures: 1)
             defer { receiver.stop() }
             let notifications = try await TestService.start(
-                on: bus, service: "notifications", executable: "ride-notifications", arguments: ["--webhook-retries", "0.3,0.3", "--webhook-timeout-s", "5"])
+                on: bus, service: "notifications", executable: "ride-notifications",
+                arguments: ["--webhook-retries", "0.3,0.3", "--webhook-timeout-s", "5"])
             let registered = try await notifications.call("register_webhook", #"{"url":"\#(receiver.url)"}"#)
             #expect(registered.status == 201, "\(registered.body)")
-            guard let id = registered.body["id"]?.stringValue, let first = registered.body["secret"]?.stringValue else { throw TestFailure("\(registered.body)") }
+            guard let id = registered.body["id"]?.stringValue, let first = registered.body["secret"]?.stringValue else {
+                throw TestFailure("\(registered.body)")
+            }
             #expect(first.hasPrefix("whsec_"), "a new secret follows the convention")
             try receiver.trust(["first": first])
 
@@ -29,8 +32,11 @@ import Wire
             let trips = try await TestService.trips(on: bus)
             /// A trip made by trips, whose `trip.created` notifications delivers; its id.
             func publish() async throws -> String {
-                let made = try await trips.call("create", #"{"device_id":"phone-1","destination":{"geometry":{"type":"Point","coordinates":[24.94,60.17]}}}"#)
-                guard made.status == 201, let trip = made.body["trip_id"]?.stringValue else { throw TestFailure("trips.create: \(made.status) \(made.body)") }
+                let made = try await trips.call(
+                    "create", #"{"device_id":"phone-1","destination":{"geometry":{"type":"Point","coordinates":[24.94,60.17]}}}"#)
+                guard made.status == 201, let trip = made.body["trip_id"]?.stringValue else {
+                    throw TestFailure("trips.create: \(made.status) \(made.body)")
+                }
                 return trip
             }
             @Sendable func accepted(_ trip: String) -> JSONValue? {
@@ -42,7 +48,8 @@ import Wire
             try await eventually("t1 delivered", timeout: .seconds(30)) { accepted(t1) != nil }
             let t1Requests = receiver.requests.filter { $0["body"]?[0]?["data"]?["trip_id"] == .string(t1) }
             #expect(t1Requests.compactMap { $0["status"]?.numberValue } == [500, 200], "\(t1Requests)")
-            #expect(Set(t1Requests.compactMap { $0["delivery"]?.stringValue }).count == 1, "one webhook-id for both attempts: \(t1Requests)")
+            #expect(
+                Set(t1Requests.compactMap { $0["delivery"]?.stringValue }).count == 1, "one webhook-id for both attempts: \(t1Requests)")
             #expect(t1Requests.allSatisfy { $0["verified"] == ["first": true] })
 
             // A rotation: every delivery verifies with the old secret and with the new one.
@@ -67,21 +74,35 @@ import Wire
             let listed = try await notifications.call("list_webhooks", "{}")
             #expect(listed.body["webhooks"]?.arrayValue?.first { $0["id"] == .string(id) }?["secret"] == .string(second), "\(listed.body)")
             #expect(try await notifications.call("delete_webhook", #"{"id":"\#(third.body["id"]?.stringValue ?? "")"}"#).status == 200)
-            let files = try FileManager.default.contentsOfDirectory(atPath: "\(bus.dataRoot)/notifications").filter { $0.hasPrefix("notifications.sqlite") }
+            let files = try FileManager.default.contentsOfDirectory(atPath: "\(bus.dataRoot)/notifications").filter {
+                $0.hasPrefix("notifications.sqlite")
+            }
             #expect(!files.isEmpty)
             for file in files {
                 let bytes = try Data(contentsOf: URL(fileURLWithPath: "\(bus.dataRoot)/notifications/\(file)"))
-                for secret in [first, second, thirdSecret] { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file) holds a webhook secret in plain text") }
+                for secret in [first, second, thirdSecret] {
+                    #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file) holds a webhook secret in plain text")
+                }
             }
 
             // What a receiver refuses, and keeps nothing of: the same delivery again, a forged body,
             // an old timestamp, a signature that is not one.
             guard let t2Request = accepted(t2), let raw = t2Request["raw"]?.stringValue else { throw TestFailure("no t2") }
-            let (delivery, timestamp, signature) = (t2Request["delivery"]?.stringValue, t2Request["timestamp"]?.stringValue, t2Request["signature"]?.stringValue)
+            let (delivery, timestamp, signature) = (
+                t2Request["delivery"]?.stringValue, t2Request["timestamp"]?.stringValue, t2Request["signature"]?.stringValue
+            )
             let refusals: [(String, HTTPProbe.Response)] = [
                 ("replayed", try await receiver.post(body: raw, id: delivery, timestamp: timestamp, signature: signature)),
-                ("invalid_signature", try await receiver.post(body: raw.replacingOccurrences(of: t2, with: "t9"), id: delivery, timestamp: timestamp, signature: signature)),
-                ("expired", try await receiver.post(body: raw, id: delivery, timestamp: String(Int(Date().timeIntervalSince1970) - 600), signature: signature)),
+                (
+                    "invalid_signature",
+                    try await receiver.post(
+                        body: raw.replacingOccurrences(of: t2, with: "t9"), id: delivery, timestamp: timestamp, signature: signature)
+                ),
+                (
+                    "expired",
+                    try await receiver.post(
+                        body: raw, id: delivery, timestamp: String(Int(Date().timeIntervalSince1970) - 600), signature: signature)
+                ),
                 ("malformed", try await receiver.post(body: raw, id: "msg_x", timestamp: timestamp, signature: "v1")),
                 ("missing_headers", try await receiver.post(body: raw, id: nil, timestamp: nil, signature: nil)),
             ]
@@ -93,9 +114,11 @@ import Wire
 
             // Refused by the service: malformed secrets and limits, unknown webhooks (422, 404, never a 5xx).
             for (op, params, status) in [
-                ("rotate_webhook_secret", #"{"id":"\#(id)","secret":"whsec_!!"}"#, 422), ("rotate_webhook_secret", #"{"id":"\#(id)","keep_previous_s":-1}"#, 422),
+                ("rotate_webhook_secret", #"{"id":"\#(id)","secret":"whsec_!!"}"#, 422),
+                ("rotate_webhook_secret", #"{"id":"\#(id)","keep_previous_s":-1}"#, 422),
                 ("rotate_webhook_secret", #"{"id":"wh-nobody"}"#, 404), ("drop_previous_secret", #"{"id":"wh-nobody"}"#, 404),
-                ("register_webhook", #"{"url":"\#(receiver.url)","secret":"whsec_AAEC"}"#, 422), ("rotate_webhook_secret", #"{"id":7}"#, 422),
+                ("register_webhook", #"{"url":"\#(receiver.url)","secret":"whsec_AAEC"}"#, 422),
+                ("rotate_webhook_secret", #"{"id":7}"#, 422),
             ] {
                 let answer = try await notifications.call(op, params)
                 #expect(answer.status == status, "\(op) \(params): \(answer.status) \(answer.body)")

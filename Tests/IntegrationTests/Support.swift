@@ -105,7 +105,8 @@ struct TestBus: Sendable {
             broker: "tcp://\(address):\(brokerPort)", http: "\(address):\(httpPort)", extra: ["--log-level", "debug"] + extraArguments)
         // Of the variables the services get, the bus takes only its CURVE keys (not OTEL_*: the
         // tracing tests count the services' spans).
-        let failures = try await supervisor.launch([host(of: name).wrap(process)], environment: environment.filter { $0.key.hasPrefix("RIDE_CURVE") })
+        let failures = try await supervisor.launch(
+            [host(of: name).wrap(process)], environment: environment.filter { $0.key.hasPrefix("RIDE_CURVE") })
         guard failures.isEmpty else { throw TestFailure("\(name): \(failures.joined(separator: "; ")); log:\n\(log)") }
     }
 
@@ -180,7 +181,8 @@ func withTestBus(
     _ name: String, extraArguments: [String] = [], environment: [String: String] = [:], placement: [String: TestHost] = [:],
     instances: [String] = ["bus"], _ body: (TestBus) async throws -> Void
 ) async throws {
-    let bus = try await TestBus.start(name, extraArguments: extraArguments, environment: environment, placement: placement, instances: instances)
+    let bus = try await TestBus.start(
+        name, extraArguments: extraArguments, environment: environment, placement: placement, instances: instances)
     do {
         try await body(bus)
     } catch {
@@ -201,9 +203,11 @@ func runCommand(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:], inheritEnvironment: Bool = true,
     stdin: String? = nil, timeout: Duration = .seconds(60)
 ) async throws -> (status: Int32, stdout: String, stderr: String) {
-    let base = inheritEnvironment ? ProcessInfo.processInfo.environment : ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+    let base =
+        inheritEnvironment ? ProcessInfo.processInfo.environment : ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
     do {
-        let outcome = try await TestProcess.run(executable, arguments, environment: base.merging(environment) { _, new in new }, stdin: stdin, timeout: timeout)
+        let outcome = try await TestProcess.run(
+            executable, arguments, environment: base.merging(environment) { _, new in new }, stdin: stdin, timeout: timeout)
         return (outcome.status, outcome.stdout, outcome.stderr)
     } catch let timedOut as TestProcess.TimedOut {
         throw TestFailure(timedOut.description)
@@ -211,7 +215,9 @@ func runCommand(
 }
 
 /// The first `count` events a subscriber receives (of `topic`, when given), or a failure after `timeout`.
-func collect<P>(_ subscriber: EventSubscriber<P>, count: Int, topic: String? = nil, timeout: Duration = .seconds(30)) async throws -> [ReceivedEvent<P>] {
+func collect<P>(_ subscriber: EventSubscriber<P>, count: Int, topic: String? = nil, timeout: Duration = .seconds(30)) async throws
+    -> [ReceivedEvent<P>]
+{
     try await withThrowingTaskGroup(of: [ReceivedEvent<P>].self) { group in
         group.addTask {
             var events: [ReceivedEvent<P>] = []
@@ -232,7 +238,9 @@ func collect<P>(_ subscriber: EventSubscriber<P>, count: Int, topic: String? = n
 }
 
 /// The first event a subscriber receives that satisfies `condition`, or a failure after `timeout`.
-func firstEvent<P>(_ subscriber: EventSubscriber<P>, timeout: Duration, where condition: @escaping @Sendable (P) -> Bool) async throws -> ReceivedEvent<P> {
+func firstEvent<P>(_ subscriber: EventSubscriber<P>, timeout: Duration, where condition: @escaping @Sendable (P) -> Bool) async throws
+    -> ReceivedEvent<P>
+{
     try await withThrowingTaskGroup(of: ReceivedEvent<P>?.self) { group in
         group.addTask {
             for await batch in subscriber.deliveries {

@@ -31,14 +31,17 @@ import Wire
             #expect(byRider.status == 401, "\(byRider.body)")
             let noReason = try await gateway.request("POST", "/dashboard/users/\(dan)/suspend", #"{}"#, headers: Self.basic)
             #expect(noReason.status == 422, "\(noReason.body)")
-            let nobody = try await gateway.request("POST", "/dashboard/users/d-0000000000000000/suspend", #"{"reason":"x"}"#, headers: Self.basic)
+            let nobody = try await gateway.request(
+                "POST", "/dashboard/users/d-0000000000000000/suspend", #"{"reason":"x"}"#, headers: Self.basic)
             #expect(nobody.status == 404, "\(nobody.body)")
             #expect(try await gateway.request("GET", "/v1/me", token: apps.driver.token).status == 200, "nothing changed yet")
 
-            let suspended = try await gateway.request("POST", "/dashboard/users/\(dan)/suspend", #"{"reason":"insurance expired"}"#, headers: Self.basic)
+            let suspended = try await gateway.request(
+                "POST", "/dashboard/users/\(dan)/suspend", #"{"reason":"insurance expired"}"#, headers: Self.basic)
             #expect(suspended.status == 200 && suspended.body["suspension_reason"] == "insurance expired", "\(suspended.body)")
             #expect(suspended.body["suspended_at"]?.stringValue != nil, "\(suspended.body)")
-            let retried = try await gateway.request("POST", "/dashboard/users/\(dan)/suspend", #"{"reason":"insurance expired"}"#, headers: Self.basic)
+            let retried = try await gateway.request(
+                "POST", "/dashboard/users/\(dan)/suspend", #"{"reason":"insurance expired"}"#, headers: Self.basic)
             #expect(retried.status == 200 && retried.body == suspended.body, "a retry changes nothing: \(retried.body)")
 
             // At once: his token, his log-in, his refresh, his phone's credential.
@@ -46,7 +49,8 @@ import Wire
             let logIn = try await gateway.request("POST", "/v1/sessions", Self.danLogIn)
             #expect(logIn.status == 403 && logIn.body["error"]?["code"] == "account_suspended", "\(logIn.body)")
             #expect(logIn.body["error"]?["message"]?.stringValue?.contains("insurance expired") == true, "\(logIn.body)")
-            let refresh = try await gateway.request("POST", "/v1/auth/refresh", #"{"refresh_token":"\#(session.body["refresh_token"]?.stringValue ?? "")"}"#)
+            let refresh = try await gateway.request(
+                "POST", "/v1/auth/refresh", #"{"refresh_token":"\#(session.body["refresh_token"]?.stringValue ?? "")"}"#)
             #expect(refresh.status == 401, "\(refresh.body)")
             let verdict = try await users.call("verify_device_credential", verify)
             #expect(verdict.status == 401 && verdict.body["error"]?["code"] == "credential_revoked", "\(verdict.body)")
@@ -89,7 +93,8 @@ extension SuspensionIntegrationTests {
             var configuration = tracking.sdkConfiguration()
             configuration.deviceCredential = try #require(session.body["device_credential"]?.stringValue, "\(session.body)")
             let phone = try TrackingDevice(
-                id: apps.deviceID, configuration: configuration, provider: FixedLocation(LifecycleIntegrationTests.driverStart), runtime: DeviceRuntime())
+                id: apps.deviceID, configuration: configuration, provider: FixedLocation(LifecycleIntegrationTests.driverStart),
+                runtime: DeviceRuntime())
             phone.isAvailable = true
             phone.startTracking()
             try await eventually("Dan's phone streams") { phone.statistics.acknowledged >= 2 }
@@ -98,15 +103,20 @@ extension SuspensionIntegrationTests {
             let live = { (path: String, token: String) in LiveClient(url: "ws://127.0.0.1:\(other.port)\(path)?access_token=\(token)") }
             let (dansRide, annsRide) = (live("/v1/orders/\(id)/live", apps.driver.token), live("/v1/orders/\(id)/live", apps.rider.token))
             let dansInbox = live("/v1/me/live", apps.driver.token)
-            try await eventually("the sockets are open") { dansRide.statuses == ["PICKING_UP"] && annsRide.statuses == ["PICKING_UP"] && dansInbox.ending == "open" }
+            try await eventually("the sockets are open") {
+                dansRide.statuses == ["PICKING_UP"] && annsRide.statuses == ["PICKING_UP"] && dansInbox.ending == "open"
+            }
             #expect(try await tracking.call("device", DeviceParams(deviceID: apps.deviceID), as: DeviceInfo.self).available)
 
-            let suspended = try await gateway.request("POST", "/dashboard/users/\(apps.driver.id)/suspend", #"{"reason":"documents expired"}"#, headers: Self.basic)
+            let suspended = try await gateway.request(
+                "POST", "/dashboard/users/\(apps.driver.id)/suspend", #"{"reason":"documents expired"}"#, headers: Self.basic)
             #expect(suspended.status == 200, "\(suspended.body)")
             try await eventually("the other gateway refuses his token", timeout: .seconds(5)) {
                 try await other.request("GET", "/v1/me", token: apps.driver.token).status == 401
             }
-            try await eventually("his sockets there close", timeout: .seconds(5)) { dansRide.ending != "open" && dansInbox.ending != "open" }
+            try await eventually("his sockets there close", timeout: .seconds(5)) {
+                dansRide.ending != "open" && dansInbox.ending != "open"
+            }
             for socket in [dansRide, dansInbox] {
                 #expect(socket.received.last?["error"]?["code"] == "account_suspended", "\(socket.received.last ?? .null) \(socket.ending)")
             }
@@ -115,7 +125,9 @@ extension SuspensionIntegrationTests {
             }
             try await eventually("his phone is refused", timeout: .seconds(10)) { phone.errors.contains(.invalidDeviceCredential) }
             #expect(annsRide.ending == "open", "the rider's socket stays open")
-            #expect(!annsRide.received.contains { $0["type"] == "account_suspended" || $0["user_id"] != nil }, "nothing of it reaches the rider")
+            #expect(
+                !annsRide.received.contains { $0["type"] == "account_suspended" || $0["user_id"] != nil }, "nothing of it reaches the rider"
+            )
             for socket in [dansRide, annsRide, dansInbox] { socket.close() }
             await phone.close()
         }

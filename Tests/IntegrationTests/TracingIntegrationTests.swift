@@ -89,13 +89,18 @@ import Wire
                 ],
                 body: Array(GatewayIntegrationTests.booking.utf8), timeout: .seconds(10))
             #expect(booked.status == 201, "\(booked.text)")
-            let bookedTrace = try #require(TraceHeaders(traceparent: booked.headers["traceparent"]), "the reply's traceparent: \(booked.headers)")
+            let bookedTrace = try #require(
+                TraceHeaders(traceparent: booked.headers["traceparent"]), "the reply's traceparent: \(booked.headers)")
             #expect(bookedTrace.traceID == Self.callerTrace[...], "the gateway continued the caller's trace")
-            guard let id = (try? JSONCoding.decode(JSONValue.self, from: Array(booked.body)))?["id"]?.stringValue else { throw TestFailure("booking: \(booked.text)") }
+            guard let id = (try? JSONCoding.decode(JSONValue.self, from: Array(booked.body)))?["id"]?.stringValue else {
+                throw TestFailure("booking: \(booked.text)")
+            }
 
             let accepted = try await HTTPProbe.send(
                 "POST", gateway.base + "/v1/orders/\(id)/accept",
-                headers: ["Authorization": "Bearer \(apps.driver.token)", "traceparent": "00-not-a-trace-" + String(repeating: "f", count: 300)],
+                headers: [
+                    "Authorization": "Bearer \(apps.driver.token)", "traceparent": "00-not-a-trace-" + String(repeating: "f", count: 300),
+                ],
                 timeout: .seconds(10))
             #expect(accepted.status == 200, "a malformed traceparent is ignored, never an error: \(accepted.text)")
             let acceptedTrace = try #require(TraceHeaders(traceparent: accepted.headers["traceparent"]))
@@ -117,10 +122,15 @@ import Wire
             let spans = receiver.spans
             let booking = spans.filter { $0.traceID == bookedTrace.traceID }
             // The gateway's server span is the root of what we did, a child of the caller's span.
-            #expect(booking.contains { $0.serviceName == "ride-gateway" && $0.kind == "server" && $0.parentSpanID == Self.callerSpan }, "\(booking.map(\.name))")
+            #expect(
+                booking.contains { $0.serviceName == "ride-gateway" && $0.kind == "server" && $0.parentSpanID == Self.callerSpan },
+                "\(booking.map(\.name))")
             #expect(booking.contains { $0.spanID == bookedTrace.spanID }, "the reply's traceparent names a span of the trace")
             let names = Set(spans.filter { $0.traceID == acceptedTrace.traceID }.map(\.name))
-            for expected in ["call orders.accept", "op orders.accept", "publish order.status", "react orders order.status", "call trips.create", "op trips.create"] {
+            for expected in [
+                "call orders.accept", "op orders.accept", "publish order.status", "react orders order.status", "call trips.create",
+                "op trips.create",
+            ] {
                 #expect(names.contains(expected), "\(expected) in \(names.sorted())")
             }
             #expect(spans.allSatisfy { !$0.instanceID.isEmpty }, "service.instance.id on every resource")
@@ -133,7 +143,8 @@ import Wire
         let traces = ids.map { trace in spans.filter { $0.traceID == trace } }
         let services = traces.map { Set($0.map(\.serviceName)) }
         let orphans = traces.map { Self.orphans(in: $0) }
-        let report = "services \(services.map { $0.sorted() }); orphans \(orphans.map { $0.map { "\($0.serviceName): \($0.name)" } }); \(spans.count) spans"
+        let report =
+            "services \(services.map { $0.sorted() }); orphans \(orphans.map { $0.map { "\($0.serviceName): \($0.name)" } }); \(spans.count) spans"
         return (services.contains { $0.count >= 5 } && orphans.allSatisfy(\.isEmpty), report)
     }
 

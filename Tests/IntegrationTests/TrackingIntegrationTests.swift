@@ -20,7 +20,8 @@ import ZeroMQ
             var devices: [TrackingDevice] = []
             for i in 0..<12 {
                 let point = Self.center.destination(bearing: Double(i) * 30, distance: Double(i + 1) * 150)
-                let device = try TrackingDevice(id: "car-\(i)", configuration: tracking.sdkConfiguration(), provider: FixedLocation(point), runtime: runtime)
+                let device = try TrackingDevice(
+                    id: "car-\(i)", configuration: tracking.sdkConfiguration(), provider: FixedLocation(point), runtime: runtime)
                 device.name = "Driver \(i)"
                 device.metadata = ["car": .object(["model": .string(i % 3 == 0 ? "Leaf" : "Prius")])]
                 device.isAvailable = i % 2 == 0
@@ -35,13 +36,15 @@ import ZeroMQ
             #expect(result.devices.map(\.deviceID) == (0..<12).map { "car-\($0)" }, "nearest first")
             #expect(abs(result.devices[0].distance - 150) < 1)
             #expect(result.devices[0].name == "Driver 0")
-            let available = try await tracking.call("nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 5000, availableOnly: true), as: NearbyResult.self)
+            let available = try await tracking.call(
+                "nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 5000, availableOnly: true), as: NearbyResult.self)
             #expect(available.devices.map(\.deviceID) == ["car-0", "car-2", "car-4", "car-6", "car-8", "car-10"], "available ones only")
             let leafs = try await tracking.call(
                 "nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 5000, metadata: ["car": ["model": "Leaf"]]),
                 as: NearbyResult.self)
             #expect(leafs.devices.map(\.deviceID) == ["car-0", "car-3", "car-6", "car-9"])
-            let close = try await tracking.call("nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 460), as: NearbyResult.self)
+            let close = try await tracking.call(
+                "nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 460), as: NearbyResult.self)
             #expect(close.devices.map(\.deviceID) == ["car-0", "car-1", "car-2"])
             for device in devices { await device.close() }
         }
@@ -50,9 +53,11 @@ import ZeroMQ
     @Test func aSilentDeviceBecomesInactiveAndSaysSo() async throws {
         try await withTestBus("inactive") { bus in
             let tracking = try await TestTracking.start(on: bus, inactiveAfterSeconds: 1)
-            let subscriber = try await EventSubscriber<DeviceStatusEvent>(endpoint: bus.egress, prefixes: ["device.status.quiet"], logger: testLogger)
+            let subscriber = try await EventSubscriber<DeviceStatusEvent>(
+                endpoint: bus.egress, prefixes: ["device.status.quiet"], logger: testLogger)
             let runtime = DeviceRuntime()
-            let device = try TrackingDevice(id: "quiet", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.center), runtime: runtime)
+            let device = try TrackingDevice(
+                id: "quiet", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.center), runtime: runtime)
             device.startTracking()
             // Active is asked for (the event may come before the subscription reaches the bus);
             // inactive comes a second after the device falls silent, long after that.
@@ -94,7 +99,8 @@ import ZeroMQ
             #expect(stats.dropped == 0 && stats.rejected == 0)
             #expect(stats.acknowledged == stats.sampled, "every location sampled was stored")
             #expect(stats.resends >= 1, "the batch in flight at the crash was sent again")
-            let history = try await tracking.call("locations", LocationsParams(deviceID: "survivor", limit: 10_000), as: LocationHistory.self)
+            let history = try await tracking.call(
+                "locations", LocationsParams(deviceID: "survivor", limit: 10_000), as: LocationHistory.self)
             #expect(UInt64(history.locations.count) == stats.acknowledged, "stored once each: a resent location is not stored twice")
             #expect(history.locations.map(\.recordedAt) == history.locations.map(\.recordedAt).sorted())
             await device.close()
@@ -117,9 +123,18 @@ import ZeroMQ
                 ("dev-1", ["hello", "{}"], "bad_frame"),
                 ("dev-1", ["batch", "{not json"], "invalid_batch"),
                 ("dev-1", ["batch", #"{"publishable_key":"pk_test","batch_id":"one","locations":[]}"#], "invalid_batch"),
-                ("dev-1", ["batch", #"{"publishable_key":"wrong","device_id":"dev-1","batch_id":1,"locations":[]}"#], "invalid_publishable_key"),
-                ("dev-1", ["batch", #"{"publishable_key":"pk_test","device_id":"dev-1","batch_id":1,"locations":[\#(manyLocations)]}"#], "batch_too_large"),
-                ("dev-1", ["batch", #"{"publishable_key":"pk_test","device_id":"bad id","batch_id":1,"locations":[]}"#], "invalid_device_id"),
+                (
+                    "dev-1", ["batch", #"{"publishable_key":"wrong","device_id":"dev-1","batch_id":1,"locations":[]}"#],
+                    "invalid_publishable_key"
+                ),
+                (
+                    "dev-1", ["batch", #"{"publishable_key":"pk_test","device_id":"dev-1","batch_id":1,"locations":[\#(manyLocations)]}"#],
+                    "batch_too_large"
+                ),
+                (
+                    "dev-1", ["batch", #"{"publishable_key":"pk_test","device_id":"bad id","batch_id":1,"locations":[]}"#],
+                    "invalid_device_id"
+                ),
             ]
             for (routingID, frames, code) in cases {
                 let reply = try IngestProbe.exchange(endpoint: tracking.ingest, routingID: routingID, frames: frames)
@@ -131,7 +146,8 @@ import ZeroMQ
             let mixed = try IngestProbe.exchange(
                 endpoint: tracking.ingest, routingID: "dev-1",
                 frames: [
-                    "batch", #"{"publishable_key":"pk_test","device_id":"dev-1","batch_id":7,"device":{"tracking":true},"locations":[\#(good),\#(bad)]}"#,
+                    "batch",
+                    #"{"publishable_key":"pk_test","device_id":"dev-1","batch_id":7,"device":{"tracking":true},"locations":[\#(good),\#(bad)]}"#,
                 ])
             #expect(mixed.first == "ack")
             let ack = try JSONCoding.decode(IngestAck.self, from: Array(mixed.last!.utf8))
@@ -139,7 +155,9 @@ import ZeroMQ
             #expect(ack.rejected.map(\.field) == ["locations[1].longitude"])
 
             // Still serving: an SDK device streams and is found.
-            let device = try TrackingDevice(id: "after-abuse", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.center), runtime: DeviceRuntime())
+            let device = try TrackingDevice(
+                id: "after-abuse", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.center),
+                runtime: DeviceRuntime())
             device.startTracking()
             try await eventually("the device is found") {
                 try await tracking.call("nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 100), as: NearbyResult.self)
@@ -186,20 +204,26 @@ import ZeroMQ
     @Test func availabilitySetOnTheServerAndCommandsOnTheBusReachTheSDK() async throws {
         try await withTestBus("commands") { bus in
             let tracking = try await TestTracking.start(on: bus)
-            let device = try TrackingDevice(id: "commanded", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.center), runtime: DeviceRuntime())
+            let device = try TrackingDevice(
+                id: "commanded", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.center), runtime: DeviceRuntime())
             device.isAvailable = true
             device.startTracking()
-            try await eventually("the device is known") { (try? await tracking.call("device", DeviceParams(deviceID: "commanded"), as: DeviceInfo.self)) != nil }
+            try await eventually("the device is known") {
+                (try? await tracking.call("device", DeviceParams(deviceID: "commanded"), as: DeviceInfo.self)) != nil
+            }
 
-            let info = try await tracking.call("set_availability", SetAvailabilityParams(deviceID: "commanded", available: false), as: DeviceInfo.self)
+            let info = try await tracking.call(
+                "set_availability", SetAvailabilityParams(deviceID: "commanded", available: false), as: DeviceInfo.self)
             #expect(!info.available)
             try await eventually("the SDK adopts the server's newer availability") { !device.isAvailable }
 
             let publisher = try await EventPublisher(endpoint: bus.ingress, source: "notifications", logger: testLogger)
             #expect(await publisher.waitForSubscriber(to: "device.command.commanded"))
-            try publisher.publish(topic: "device.command.commanded", type: "device.command", data: DeviceCommandEvent(command: .stopTracking))
+            try publisher.publish(
+                topic: "device.command.commanded", type: "device.command", data: DeviceCommandEvent(command: .stopTracking))
             try await eventually("the SDK stops tracking on the platform's command") { !device.isTracking }
-            try publisher.publish(topic: "device.command.commanded", type: "device.command", data: DeviceCommandEvent(command: .startTracking))
+            try publisher.publish(
+                topic: "device.command.commanded", type: "device.command", data: DeviceCommandEvent(command: .startTracking))
             try await eventually("and starts again") { device.isTracking }
             try await eventually("the server sees the intent") {
                 try await tracking.call("device", DeviceParams(deviceID: "commanded"), as: DeviceInfo.self).tracking
@@ -209,7 +233,9 @@ import ZeroMQ
             try publisher.publish(topic: "device.command.commanded", type: "device.command", data: stale)
             try await Task.sleep(for: .seconds(1))
             #expect(device.isTracking, "a stop older than the device's last tracking change changes nothing")
-            try publisher.publish(topic: "device.command.commanded", type: "device.command", data: DeviceCommandEvent(command: .stopTracking, issuedAt: Date()))
+            try publisher.publish(
+                topic: "device.command.commanded", type: "device.command",
+                data: DeviceCommandEvent(command: .stopTracking, issuedAt: Date()))
             try await eventually("a newer stop is obeyed") { !device.isTracking }
             await publisher.close()
             await device.close()
@@ -238,11 +264,14 @@ import ZeroMQ
                     #"{"location":{"type":"Point","coordinates":[35.1146,47.8359]},"radius":2000}"#,
                 ] + bus.ridectlFlags)
             #expect(found.stdout.contains("\"name\" : \"Ann\""))
-            let tail = try await runCommand(Binaries.ridectl, ["tail", "device.location.gpx-driver", "--count", "2", "--timeout", "20"] + bus.ridectlFlags)
+            let tail = try await runCommand(
+                Binaries.ridectl, ["tail", "device.location.gpx-driver", "--count", "2", "--timeout", "20"] + bus.ridectlFlags)
             #expect(tail.status == 0)
-            #expect(tail.stdout.split(separator: "\n").allSatisfy { $0.contains("device.location.gpx-driver tracking/devices/gpx-driver#") })
+            #expect(
+                tail.stdout.split(separator: "\n").allSatisfy { $0.contains("device.location.gpx-driver tracking/devices/gpx-driver#") })
 
-            let noKey = try await runCommand("\(Binaries.directory)/driver-example", [], environment: ["HyperTrackPublishableKey": ""], timeout: .seconds(20))
+            let noKey = try await runCommand(
+                "\(Binaries.directory)/driver-example", [], environment: ["HyperTrackPublishableKey": ""], timeout: .seconds(20))
             #expect(noKey.status != 0)
             #expect(noKey.stderr.contains("HyperTrackPublishableKey"), "\(noKey.stderr)")
         }

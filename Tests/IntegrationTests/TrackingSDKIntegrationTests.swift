@@ -37,7 +37,8 @@ import Wire
         try await withTestBus("sdk-location") { bus in
             let tracking = try await TestTracking.start(on: bus)
             let gps = WarmingUp()
-            let device = try TrackingDevice(id: "sdk-location", configuration: tracking.sdkConfiguration(), provider: gps, runtime: DeviceRuntime())
+            let device = try TrackingDevice(
+                id: "sdk-location", configuration: tracking.sdkConfiguration(), provider: gps, runtime: DeviceRuntime())
             let received = Received<Result<HyperTrack.Location, HyperTrack.LocationError>>()
             let subscription = device.subscribeToLocation { received.append($0) }
             #expect(device.location == .failure(.notRunning), "neither tracking nor available")
@@ -68,7 +69,8 @@ import Wire
             let tracking = try await TestTracking.start(on: bus)
             var strict = tracking.sdkConfiguration()
             strict.allowMockLocations = false
-            let mocked = try TrackingDevice(id: "sdk-mocked", configuration: strict, provider: FixedLocation(Self.center, mocked: true), runtime: DeviceRuntime())
+            let mocked = try TrackingDevice(
+                id: "sdk-mocked", configuration: strict, provider: FixedLocation(Self.center, mocked: true), runtime: DeviceRuntime())
             let errors = Received<Set<HyperTrack.HyperTrackError>>()
             let subscription = mocked.subscribeToErrors { errors.append($0) }
             mocked.startTracking()
@@ -84,14 +86,16 @@ import Wire
 
             var wrongKey = tracking.sdkConfiguration()
             wrongKey.publishableKey = "pk_nobody_knows"
-            let refused = try TrackingDevice(id: "sdk-wrong-key", configuration: wrongKey, provider: FixedLocation(Self.center), runtime: DeviceRuntime())
+            let refused = try TrackingDevice(
+                id: "sdk-wrong-key", configuration: wrongKey, provider: FixedLocation(Self.center), runtime: DeviceRuntime())
             refused.startTracking()
             try await eventually("the platform's refusal of the key is an error") { refused.errors.contains(.invalidPublishableKey) }
             #expect(refused.location == .failure(.errors([.invalidPublishableKey])))
             #expect(try await tracking.callRaw("device", json: #"{"device_id":"sdk-wrong-key"}"#).status == 404, "nothing was stored")
             await refused.close()
 
-            let noSource = try TrackingDevice(id: "sdk-no-source", configuration: tracking.sdkConfiguration(), provider: nil, runtime: DeviceRuntime())
+            let noSource = try TrackingDevice(
+                id: "sdk-no-source", configuration: tracking.sdkConfiguration(), provider: nil, runtime: DeviceRuntime())
             #expect(noSource.location == .failure(.notRunning))
             noSource.startTracking()
             #expect(noSource.location == .failure(.errors([.locationServicesUnavailable])))
@@ -102,7 +106,9 @@ import Wire
     @Test func aGeotagIsPinnedToTheCurrentLocationAndStored() async throws {
         try await withTestBus("sdk-geotag") { bus in
             let tracking = try await TestTracking.start(on: bus)
-            let device = try TrackingDevice(id: "sdk-geotag", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.center), runtime: DeviceRuntime())
+            let device = try TrackingDevice(
+                id: "sdk-geotag", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.center), runtime: DeviceRuntime()
+            )
             #expect(device.addGeotag(["order_id": "never"]) == .failure(.notRunning), "no location: no geotag")
             device.startTracking()
             try await eventually("a location") { device.location == .success(Self.here) }
@@ -124,7 +130,9 @@ import Wire
     @Test func subscriptionsGiveTheCurrentValueThenChangesAndStopWhenReleased() async throws {
         try await withTestBus("sdk-subscriptions") { bus in
             let tracking = try await TestTracking.start(on: bus)
-            let device = try TrackingDevice(id: "sdk-subscribed", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.center), runtime: DeviceRuntime())
+            let device = try TrackingDevice(
+                id: "sdk-subscribed", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.center),
+                runtime: DeviceRuntime())
             let availability = Received<Bool>()
             let trackingIntent = Received<Bool>()
             let errors = Received<Set<HyperTrack.HyperTrackError>>()
@@ -146,7 +154,8 @@ import Wire
                 (try? await tracking.call("device", DeviceParams(deviceID: "sdk-subscribed"), as: DeviceInfo.self))?.tracking == true
             }
             // Changes made by the platform reach the subscribers too.
-            _ = try await tracking.call("set_availability", SetAvailabilityParams(deviceID: "sdk-subscribed", available: false), as: DeviceInfo.self)
+            _ = try await tracking.call(
+                "set_availability", SetAvailabilityParams(deviceID: "sdk-subscribed", available: false), as: DeviceInfo.self)
             try await eventually("availability: current, then each change once") { availability.all == [false, true, false] }
             let publisher = try await EventPublisher(endpoint: bus.ingress, source: "notifications", logger: testLogger)
             #expect(await publisher.waitForSubscriber(to: "device.command.sdk-subscribed"))
@@ -154,8 +163,11 @@ import Wire
             // again until heard (a repeated stop changes nothing, so each change still comes once).
             for _ in 0..<10 where trackingIntent.all != [false, true, false] {
                 try publisher.publish(
-                    topic: "device.command.sdk-subscribed", type: "device.command", data: DeviceCommandEvent(command: .stopTracking, issuedAt: Date()))
-                try? await eventually("tracking: current, then each change once", timeout: .seconds(3)) { trackingIntent.all == [false, true, false] }
+                    topic: "device.command.sdk-subscribed", type: "device.command",
+                    data: DeviceCommandEvent(command: .stopTracking, issuedAt: Date()))
+                try? await eventually("tracking: current, then each change once", timeout: .seconds(3)) {
+                    trackingIntent.all == [false, true, false]
+                }
             }
             #expect(trackingIntent.all == [false, true, false], "tracking: current, then each change once")
             #expect(errors.all == [[]], "nothing blocked tracking")
@@ -185,8 +197,11 @@ import Wire
     @Test func syncLetsThePlatformDecideWhetherTheDeviceTracks() async throws {
         try await withTestBus("sdk-sync") { bus in
             let tracking = try await TestTracking.start(on: bus)
-            let device = try TrackingDevice(id: "sdk-sync", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.center), runtime: DeviceRuntime())
-            @Sendable func serverTracking() async throws -> Bool? { (try? await tracking.call("device", DeviceParams(deviceID: "sdk-sync"), as: DeviceInfo.self))?.tracking }
+            let device = try TrackingDevice(
+                id: "sdk-sync", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.center), runtime: DeviceRuntime())
+            @Sendable func serverTracking() async throws -> Bool? {
+                (try? await tracking.call("device", DeviceParams(deviceID: "sdk-sync"), as: DeviceInfo.self))?.tracking
+            }
             // The app in the foreground tracks; going to the background it syncs: no ride, so it stops.
             device.startTracking()
             try await eventually("the platform knows the device tracks") { try await serverTracking() == true }
@@ -198,7 +213,8 @@ import Wire
             let publisher = try await EventPublisher(endpoint: bus.ingress, source: "notifications", logger: testLogger)
             #expect(await publisher.waitForSubscriber(to: "device.command.sdk-sync"))
             func command(_ command: DeviceCommand) throws {
-                try publisher.publish(topic: "device.command.sdk-sync", type: "device.command", data: DeviceCommandEvent(command: command, issuedAt: Date()))
+                try publisher.publish(
+                    topic: "device.command.sdk-sync", type: "device.command", data: DeviceCommandEvent(command: command, issuedAt: Date()))
             }
             try command(.startTracking)
             try await eventually("the ride's command is obeyed") { device.isTracking }
@@ -243,7 +259,8 @@ import Wire
             let publisher = try await EventPublisher(endpoint: bus.ingress, source: "notifications", logger: testLogger)
             #expect(await publisher.waitForSubscriber(to: "device.command.missed"))
             let issued = Date()
-            try publisher.publish(topic: "device.command.missed", type: "device.command", data: DeviceCommandEvent(command: .startTracking, issuedAt: issued))
+            try publisher.publish(
+                topic: "device.command.missed", type: "device.command", data: DeviceCommandEvent(command: .startTracking, issuedAt: issued))
             let next = Mutex(1)
             try await eventually("the next batch's ack carries the command") {
                 let ack = try batch(
@@ -262,13 +279,19 @@ import Wire
             let tracking = try await TestTracking.start(on: bus)
             let synced = try IngestProbe.exchange(
                 endpoint: tracking.ingest, routingID: "wire-sync",
-                frames: ["batch", #"{"publishable_key":"pk_test","device_id":"wire-sync","batch_id":1,"device":{"tracking":true},"locations":[],"sync":true}"#])
+                frames: [
+                    "batch",
+                    #"{"publishable_key":"pk_test","device_id":"wire-sync","batch_id":1,"device":{"tracking":true},"locations":[],"sync":true}"#,
+                ])
             #expect(synced.first == "ack", "\(synced)")
             let ack = try JSONCoding.decode(IngestAck.self, from: Array(synced.last!.utf8))
             #expect(ack.platformTracking == false, "a device never given a ride: do not track")
             let plain = try IngestProbe.exchange(
-                endpoint: tracking.ingest, routingID: "wire-sync", frames: ["batch", #"{"publishable_key":"pk_test","device_id":"wire-sync","batch_id":2,"locations":[]}"#])
-            #expect(try JSONCoding.decode(IngestAck.self, from: Array(plain.last!.utf8)).platformTracking == nil, "no command yet: only a sync is answered")
+                endpoint: tracking.ingest, routingID: "wire-sync",
+                frames: ["batch", #"{"publishable_key":"pk_test","device_id":"wire-sync","batch_id":2,"locations":[]}"#])
+            #expect(
+                try JSONCoding.decode(IngestAck.self, from: Array(plain.last!.utf8)).platformTracking == nil,
+                "no command yet: only a sync is answered")
             for bad in [#""yes""#, "{}"] {
                 let reply = try IngestProbe.exchange(
                     endpoint: tracking.ingest, routingID: "wire-sync",
@@ -278,8 +301,11 @@ import Wire
                 #expect(body["error"]?["code"] == "invalid_batch", "\(reply)")
                 #expect(body["error"]?["message"]?.stringValue?.contains("sync") == true, "the error names the field: \(reply)")
             }
-            let overBroker = try await tracking.callRaw("ingest", json: #"{"publishable_key":"pk_test","device_id":"wire-sync","batch_id":4,"locations":[],"sync":"yes"}"#)
-            #expect(overBroker.status == 400 || overBroker.status == 422, "\(overBroker.status) \(String(decoding: overBroker.json, as: UTF8.self))")
+            let overBroker = try await tracking.callRaw(
+                "ingest", json: #"{"publishable_key":"pk_test","device_id":"wire-sync","batch_id":4,"locations":[],"sync":"yes"}"#)
+            #expect(
+                overBroker.status == 400 || overBroker.status == 422,
+                "\(overBroker.status) \(String(decoding: overBroker.json, as: UTF8.self))")
             #expect(try await HTTPProbe.get(tracking.healthURL).status == 200, "the service goes on")
         }
     }

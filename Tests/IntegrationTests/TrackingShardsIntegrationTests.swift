@@ -48,7 +48,8 @@ import Wire
                     "nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 5000, limit: 4),
                     as: NearbyResult.self)
                 #expect(four.devices.map(\.deviceID) == Array(order.prefix(4)), "the limit cuts the merged answer")
-                let close = try await tracking.anyShard.call("nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 460), as: NearbyResult.self)
+                let close = try await tracking.anyShard.call(
+                    "nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 460), as: NearbyResult.self)
                 #expect(close.devices.map(\.deviceID) == Array(order.prefix(3)))
             }
             for (index, shard) in tracking.shards.enumerated() {
@@ -67,26 +68,34 @@ import Wire
                 #expect(history.deviceID == id && !history.locations.isEmpty)
             }
             for shard in tracking.shards {
-                #expect(try await shard.metric("ride_tracking_shard_forwards_total") >= 1, "\(shard.name) passed on another shard's device ops")
+                #expect(
+                    try await shard.metric("ride_tracking_shard_forwards_total") >= 1, "\(shard.name) passed on another shard's device ops")
             }
             let other = ids[1][0]
-            let unavailable = try await tracking.anyShard.call("set_availability", SetAvailabilityParams(deviceID: other, available: false), as: DeviceInfo.self)
+            let unavailable = try await tracking.anyShard.call(
+                "set_availability", SetAvailabilityParams(deviceID: other, available: false), as: DeviceInfo.self)
             #expect(!unavailable.available)
-            for _ in 0..<4 { #expect(try await tracking.anyShard.call("device", DeviceParams(deviceID: other), as: DeviceInfo.self).available == false) }
+            for _ in 0..<4 {
+                #expect(try await tracking.anyShard.call("device", DeviceParams(deviceID: other), as: DeviceInfo.self).available == false)
+            }
             let unknown = try await tracking.anyShard.callRaw("device", json: #"{"device_id":"nobody-at-all"}"#)
             #expect(unknown.status == 404 && unknown.serviceError?.code == "unknown_device", "the owner's answer, status and all")
 
             // A peer service answers for its own devices only, and never passes a request on.
             let client = try await bus.client(timeout: .seconds(3))
-            let refused = try await client.callRaw(BusContract.Service.trackingShard(0), "device", json: Array(#"{"device_id":"\#(other)"}"#.utf8))
+            let refused = try await client.callRaw(
+                BusContract.Service.trackingShard(0), "device", json: Array(#"{"device_id":"\#(other)"}"#.utf8))
             #expect(refused.status == 409 && refused.serviceError?.code == "wrong_shard")
             #expect(refused.serviceError?.message.contains("tracking shard 1/2 (service tracking.shard.1)") == true, "\(refused)")
-            let own = try await client.callRaw(BusContract.Service.trackingShard(1), "device", json: Array(#"{"device_id":"\#(other)"}"#.utf8))
+            let own = try await client.callRaw(
+                BusContract.Service.trackingShard(1), "device", json: Array(#"{"device_id":"\#(other)"}"#.utf8))
             #expect(own.status == 200)
             await client.close()
             for device in devices { await device.close() }
 
-            let files = try FileManager.default.contentsOfDirectory(atPath: tracking.shards[0].process.dataDirectory).filter { $0.hasSuffix(".sqlite") }
+            let files = try FileManager.default.contentsOfDirectory(atPath: tracking.shards[0].process.dataDirectory).filter {
+                $0.hasSuffix(".sqlite")
+            }
             #expect(files.sorted() == ["tracking-shard-0-of-2.sqlite", "tracking-shard-1-of-2.sqlite"], "a file per shard, none shared")
         }
     }
@@ -97,7 +106,8 @@ import Wire
             let onShard1 = Self.ids("op", shard: 1, count: 1)[0]
             // The `ingest` op through `tracking`: half of these reach shard 0, which passes them on.
             for batchID in 1...4 {
-                let ack = try await tracking.anyShard.call("ingest", Self.batch(onShard1, id: UInt64(batchID), at: Self.center), as: IngestAck.self)
+                let ack = try await tracking.anyShard.call(
+                    "ingest", Self.batch(onShard1, id: UInt64(batchID), at: Self.center), as: IngestAck.self)
                 #expect(ack.batchID == UInt64(batchID) && ack.accepted == 1)
             }
             let history = try await tracking.anyShard.call("locations", LocationsParams(deviceID: onShard1), as: LocationHistory.self)
@@ -121,7 +131,8 @@ import Wire
             #expect(notStored.status == 404, "\(notStored)")
             // The `ingest` op straight to the wrong shard's peer service: refused the same way.
             let client = try await bus.client(timeout: .seconds(3))
-            let op = try await client.callRaw(BusContract.Service.trackingShard(0), "ingest", json: try JSONCoding.encode(Self.batch(stranger, id: 10, at: Self.center)))
+            let op = try await client.callRaw(
+                BusContract.Service.trackingShard(0), "ingest", json: try JSONCoding.encode(Self.batch(stranger, id: 10, at: Self.center)))
             #expect(op.status == 409 && op.serviceError?.code == "wrong_shard")
             await client.close()
 
@@ -177,7 +188,9 @@ import Wire
             print("shard down: nearby answered in \(took[0]), \(took[1]); a device op in \(took[2])")
             await caller.close()
             #expect(down.status == 503 && down.serviceError?.code == "shard_unavailable", "\(down)")
-            #expect(down.serviceError?.message.contains("tracking shard 1/2") == true && down.serviceError?.message.contains("within 2 s") == true)
+            #expect(
+                down.serviceError?.message.contains("tracking shard 1/2") == true
+                    && down.serviceError?.message.contains("within 2 s") == true)
             #expect(
                 try await tracking.anyShard.call("device", DeviceParams(deviceID: ids[0][0]), as: DeviceInfo.self).deviceID == ids[0][0],
                 "the live shard's devices are answered")
@@ -242,7 +255,8 @@ import Wire
             // Their phones follow: shard 0 stores their new fixes.
             for id in ids[1] {
                 try await eventually("\(id) reports to shard 0", timeout: .seconds(30)) {
-                    let info = try? await caller.call(BusContract.Service.tracking, "device", DeviceParams(deviceID: id), as: DeviceInfo.self)
+                    let info = try? await caller.call(
+                        BusContract.Service.tracking, "device", DeviceParams(deviceID: id), as: DeviceInfo.self)
                     return (info?.lastSeen ?? .distantPast) > killed.addingTimeInterval(1)
                 }
             }
@@ -256,11 +270,14 @@ import Wire
             }
             for id in ids[1] {
                 try await eventually("\(id) reports to shard 1 again", timeout: .seconds(30)) {
-                    let info = try? await caller.call(BusContract.Service.trackingShard(1), "device", DeviceParams(deviceID: id), as: DeviceInfo.self)
+                    let info = try? await caller.call(
+                        BusContract.Service.trackingShard(1), "device", DeviceParams(deviceID: id), as: DeviceInfo.self)
                     return (info?.lastSeen ?? .distantPast) > Date().addingTimeInterval(-2)
                 }
             }
-            #expect(Set(try await caller.call(BusContract.Service.tracking, "nearby", query, as: NearbyResult.self).devices.map(\.deviceID)) == everyone)
+            #expect(
+                Set(try await caller.call(BusContract.Service.tracking, "nearby", query, as: NearbyResult.self).devices.map(\.deviceID))
+                    == everyone)
 
             // Every fix acknowledged is stored, once: the history holds exactly what the SDK saw acknowledged.
             for device in devices {
@@ -272,9 +289,12 @@ import Wire
             for device in devices {
                 let stats = device.statistics
                 let history = try await caller.call(
-                    BusContract.Service.tracking, "locations", LocationsParams(deviceID: device.id, limit: 10_000), as: LocationHistory.self)
+                    BusContract.Service.tracking, "locations", LocationsParams(deviceID: device.id, limit: 10_000), as: LocationHistory.self
+                )
                 #expect(stats.dropped == 0 && stats.rejected == 0, "\(device.id): \(stats)")
-                #expect(history.locations.count == Int(stats.acknowledged), "\(device.id): stored \(history.locations.count), acknowledged \(stats.acknowledged)")
+                #expect(
+                    history.locations.count == Int(stats.acknowledged),
+                    "\(device.id): stored \(history.locations.count), acknowledged \(stats.acknowledged)")
             }
             await caller.close()
             for device in devices { await device.close() }
@@ -288,30 +308,40 @@ import Wire
         let database = try await TestPostgresServer.newDatabase()
         try await withTestBus("shards-added") { bus in
             let arguments = ["--concurrency", "2", "--database-url", database.urlString]
-            let first = try await TestTracking.start(on: bus, name: "tracking-0", shard: DeviceShard(index: 0, of: Self.shards), arguments: arguments)
+            let first = try await TestTracking.start(
+                on: bus, name: "tracking-0", shard: DeviceShard(index: 0, of: Self.shards), arguments: arguments)
             let (mine, its) = (Self.ids("a", shard: 0, count: 1)[0], Self.ids("a", shard: 1, count: 1)[0])
             // Shard 1 has never answered: after 3 s shard 0 serves its devices too.
             try await eventually("shard 0 counts shard 1 down") { try await first.health()["details"]?["live_shards"] == [0] }
             for (index, id) in [mine, its].enumerated() {
-                let ack = try await first.call("ingest", Self.batch(id, id: 1, at: Self.center.destination(bearing: 0, distance: Double(index + 1) * 100)), as: IngestAck.self)
+                let ack = try await first.call(
+                    "ingest", Self.batch(id, id: 1, at: Self.center.destination(bearing: 0, distance: Double(index + 1) * 100)),
+                    as: IngestAck.self)
                 #expect(ack.accepted == 1)
             }
             #expect(try await first.health()["details"]?["devices"] == 2)
 
-            let second = try await TestTracking.start(on: bus, name: "tracking-1", shard: DeviceShard(index: 1, of: Self.shards), arguments: arguments)
+            let second = try await TestTracking.start(
+                on: bus, name: "tracking-1", shard: DeviceShard(index: 1, of: Self.shards), arguments: arguments)
             try await eventually("shard 1 serves its device, shard 0 its own") {
                 let (own, given) = (try await second.health(), try await first.health())
                 return own["details"]?["devices"] == 1 && given["details"]?["devices"] == 1
             }
             let client = try await bus.client(timeout: .seconds(3))
-            let served = try await client.call(BusContract.Service.trackingShard(1), "device", DeviceParams(deviceID: its), as: DeviceInfo.self)
+            let served = try await client.call(
+                BusContract.Service.trackingShard(1), "device", DeviceParams(deviceID: its), as: DeviceInfo.self)
             #expect(served.location != nil, "with the position shard 0 stored")
-            let history = try await client.call(BusContract.Service.tracking, "locations", LocationsParams(deviceID: its), as: LocationHistory.self)
+            let history = try await client.call(
+                BusContract.Service.tracking, "locations", LocationsParams(deviceID: its), as: LocationHistory.self)
             #expect(history.locations.count == 1)
-            let refused = try await client.callRaw(BusContract.Service.trackingShard(0), "device", json: Array(#"{"device_id":"\#(its)"}"#.utf8))
+            let refused = try await client.callRaw(
+                BusContract.Service.trackingShard(0), "device", json: Array(#"{"device_id":"\#(its)"}"#.utf8))
             #expect(refused.serviceError?.code == "wrong_shard", "shard 0 gave it back: \(refused)")
             #expect(
-                try await client.call(BusContract.Service.tracking, "nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 1000), as: NearbyResult.self).devices.count
+                try await client.call(
+                    BusContract.Service.tracking, "nearby", NearbyQuery(location: GeoJSONPoint(Self.center), radius: 1000),
+                    as: NearbyResult.self
+                ).devices.count
                     == 2)
             await client.close()
         }
@@ -324,8 +354,11 @@ import Wire
 
     static func batch(_ deviceID: String?, id: UInt64, at point: GeoPoint, secondsAgo: Double = 1) -> IngestBatch {
         IngestBatch(
-            publishableKey: TestTracking.publishableKey, deviceID: deviceID, batchID: id, device: DeviceIntents(tracking: true, available: true),
-            locations: [DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: Date().addingTimeInterval(-secondsAgo))])
+            publishableKey: TestTracking.publishableKey, deviceID: deviceID, batchID: id,
+            device: DeviceIntents(tracking: true, available: true),
+            locations: [
+                DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: Date().addingTimeInterval(-secondsAgo))
+            ])
     }
 }
 

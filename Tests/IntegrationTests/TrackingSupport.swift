@@ -36,8 +36,12 @@ struct TestTracking: Sendable {
         let ingestPort = try FreePort.next()
         let process = TestService(
             bus: bus, name: name, service: BusContract.Service.tracking, executable: "ride-tracking",
-            arguments: PlatformCommands.trackingFlags(ingest: "tcp://\(bus.host(of: dataOwner ?? name).address):\(ingestPort)", shard: shard.map { "\($0)" })
-                + ["--publishable-keys", publishableKey, "--inactive-after-s", "\(inactiveAfterSeconds)", "--device-credentials", deviceCredentials ? "required" : "off"]
+            arguments: PlatformCommands.trackingFlags(
+                ingest: "tcp://\(bus.host(of: dataOwner ?? name).address):\(ingestPort)", shard: shard.map { "\($0)" })
+                + [
+                    "--publishable-keys", publishableKey, "--inactive-after-s", "\(inactiveAfterSeconds)", "--device-credentials",
+                    deviceCredentials ? "required" : "off",
+                ]
                 + arguments, httpPort: try FreePort.next(), dataOwner: dataOwner)
         let tracking = TestTracking(process: process, ingestPort: ingestPort, shard: shard)
         try await tracking.startProcess()
@@ -51,7 +55,8 @@ struct TestTracking: Sendable {
     }
 
     /// An SDK configuration pointing at this tracking service.
-    func sdkConfiguration(batchInterval: Duration = .milliseconds(200), samplingInterval: Duration = .milliseconds(100)) -> SDKConfiguration {
+    func sdkConfiguration(batchInterval: Duration = .milliseconds(200), samplingInterval: Duration = .milliseconds(100)) -> SDKConfiguration
+    {
         Self.sdkConfiguration(endpoints: [ingest], batchInterval: batchInterval, samplingInterval: samplingInterval)
     }
 

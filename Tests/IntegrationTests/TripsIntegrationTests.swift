@@ -16,9 +16,13 @@ import Wire
     static func drive(_ tracking: TestTracking, device: String, from first: Int, count: Int, start: Date, batch: UInt64) async throws {
         let fixes = (first..<(first + count)).map { step in
             let point = origin.destination(bearing: 0, distance: Double(step) * 10)
-            return DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: start.addingTimeInterval(Double(step)), accuracy: 5, speed: 10)
+            return DeviceLocation(
+                latitude: point.latitude, longitude: point.longitude, recordedAt: start.addingTimeInterval(Double(step)), accuracy: 5,
+                speed: 10)
         }
-        _ = try await tracking.call("ingest", IngestBatch(publishableKey: TestTracking.publishableKey, deviceID: device, batchID: batch, locations: fixes), as: IngestAck.self)
+        _ = try await tracking.call(
+            "ingest", IngestBatch(publishableKey: TestTracking.publishableKey, deviceID: device, batchID: batch, locations: fixes),
+            as: IngestAck.self)
     }
 
     static func create(_ trips: TestService, device: String, key: String) async throws -> (status: Int, body: JSONValue) {
@@ -64,7 +68,9 @@ import Wire
             let distance = completed.body["summary"]?["distance"]?.numberValue ?? 0
             #expect(abs(distance - 1020) / 1020 < 0.05, "summary distance \(distance) for a 1 020 m drive")
             #expect(completed.body["summary"]?["markers"]?[0]?["type"] == "arrival")
-            #expect((try await trips.call("complete", #"{"trip_id":"\#(tripID)"}"#)).body["completed_at"] == completed.body["completed_at"], "idempotent")
+            #expect(
+                (try await trips.call("complete", #"{"trip_id":"\#(tripID)"}"#)).body["completed_at"] == completed.body["completed_at"],
+                "idempotent")
             #expect(try await trips.call("get_by_share", #"{"share_id":"\#(shareID)"}"#).body["trip_id"] == .string(tripID))
 
             let page = try await trips.call("events", #"{"after":0}"#)
@@ -126,7 +132,8 @@ import Wire
             bus.supervisor.signal("bus", SIGKILL)
             _ = await bus.supervisor.waitForExit("bus", timeout: .seconds(5))
             // Straight to tracking's ingest (not through the bus): stored, its events queued for the bus.
-            let device = try TrackingDevice(id: "car-3", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.destination))
+            let device = try TrackingDevice(
+                id: "car-3", configuration: tracking.sdkConfiguration(), provider: FixedLocation(Self.destination))
             device.startTracking()
             try await eventually("tracking stored the parked car's fixes") { device.statistics.acknowledged >= 3 }
             await device.close()
@@ -138,7 +145,9 @@ import Wire
                 try await trips.call("get", #"{"trip_id":"\#(tripID)"}"#).body["destination"]?["arrived_at"]?.stringValue != nil
             }
             // The catch-up logs once it has stored the arrival, so the line may come a moment after.
-            try await eventually("the catch-up, not the bus, found it", timeout: .seconds(5)) { trips.log.contains("an arrival found in tracking's history") }
+            try await eventually("the catch-up, not the bus, found it", timeout: .seconds(5)) {
+                trips.log.contains("an arrival found in tracking's history")
+            }
         }
     }
 }

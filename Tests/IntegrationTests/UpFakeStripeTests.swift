@@ -15,7 +15,10 @@ import Wire
         let supervisor = ProcessSupervisor(output: .files(directory: scratch))
         try supervisor.start(
             name: "up", executable: Binaries.ridectl,
-            arguments: ["up", "--simulate", "--fake-stripe", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data", "--bin-dir", Binaries.directory],
+            arguments: [
+                "up", "--simulate", "--fake-stripe", "--port-offset", "\(Self.offset)", "--data-dir", "\(scratch)/data", "--bin-dir",
+                Binaries.directory,
+            ],
             environment: ["RIDE_PASSWORD_ROUNDS": "2000"])  // the simulation signs up twenty people first
         defer { supervisor.killAll() }
         let log = { (try? String(contentsOfFile: supervisor.logPath(of: "up")!, encoding: .utf8)) ?? "" }
@@ -33,20 +36,26 @@ import Wire
         let charged = ContinuousClock.now + .seconds(180)
         while paid == nil, ContinuousClock.now < charged {
             try await Task.sleep(for: .seconds(2))
-            let intents = try await PaymentsIntegrationTests.stripe("GET", base + "/v1/payment_intents?limit=100", key: key)["data"]?.arrayValue ?? []
+            let intents =
+                try await PaymentsIntegrationTests.stripe("GET", base + "/v1/payment_intents?limit=100", key: key)["data"]?.arrayValue ?? []
             paid = intents.first { $0["status"] == "succeeded" && $0["transfer_data"]?["destination"]?.stringValue != nil }
         }
         let intent = try #require(paid, "no simulated ride charged: \(log().suffix(3000))")
         let account = try #require(intent["transfer_data"]?["destination"]?.stringValue)
         let share = (intent["amount"]?.numberValue ?? 0) - (intent["application_fee_amount"]?.numberValue ?? 0)
         #expect(share > 0, "\(intent)")
-        let transfers = try await PaymentsIntegrationTests.stripe("GET", base + "/v1/transfers?destination=\(account)", key: key)["data"]?.arrayValue ?? []
+        let transfers =
+            try await PaymentsIntegrationTests.stripe("GET", base + "/v1/transfers?destination=\(account)", key: key)["data"]?.arrayValue
+            ?? []
         #expect(transfers.contains { $0["amount"]?.numberValue == share }, "\(transfers)")
         // The driver the account stands for sees it in their earnings.
-        let driver = try #require(try await PaymentsIntegrationTests.stripe("GET", base + "/v1/accounts/\(account)", key: key)["metadata"]?["driver_id"]?.stringValue)
+        let driver = try #require(
+            try await PaymentsIntegrationTests.stripe("GET", base + "/v1/accounts/\(account)", key: key)["metadata"]?["driver_id"]?
+                .stringValue)
         let broker = "tcp://127.0.0.1:\(5557 + Self.offset)"
         try await eventually("the driver's earnings count it", timeout: .seconds(30)) {
-            let earnings = try await runCommand(Binaries.ridectl, ["call", "orders", "earnings", #"{"caller":{"role":"driver","id":"\#(driver)"}}"#, "--broker", broker])
+            let earnings = try await runCommand(
+                Binaries.ridectl, ["call", "orders", "earnings", #"{"caller":{"role":"driver","id":"\#(driver)"}}"#, "--broker", broker])
             let total = (try? JSONCoding.decode(JSONValue.self, from: Array(earnings.stdout.utf8)))?["total_cents"]?.numberValue ?? 0
             return total >= share
         }

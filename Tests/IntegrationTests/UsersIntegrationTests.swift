@@ -14,7 +14,8 @@ import Testing
     @Test func registerLogInAuthenticateAndTheEventOnTheBus() async throws {
         try await withTestBus("users") { bus in
             // Subscribed before ride-users starts, so its publisher learns of the subscription when it connects.
-            let registered = try await EventSubscriber<UserRegistered>(endpoint: bus.egress, prefixes: [Events.userRegistered.topic], logger: testLogger)
+            let registered = try await EventSubscriber<UserRegistered>(
+                endpoint: bus.egress, prefixes: [Events.userRegistered.topic], logger: testLogger)
             let users = try await TestService.users(on: bus)
 
             let rider = try await users.call("register", Self.ann)
@@ -51,17 +52,23 @@ import Testing
         let databaseArguments = database == "postgres" ? ["--database-url", try await TestPostgresServer.newDatabase().urlString] : []
         try await withTestBus("users-car-\(database)") { bus in
             let users = try await TestService.users(on: bus, arguments: databaseArguments)
-            let dan = Self.dan.replacingOccurrences(of: #""license_plate":"AB 1234"}"#, with: #""license_plate":"AB 1234","make":"Toyota","color":"white"}"#)
+            let dan = Self.dan.replacingOccurrences(
+                of: #""license_plate":"AB 1234"}"#, with: #""license_plate":"AB 1234","make":"Toyota","color":"white"}"#)
             let registered = try await users.call("register", dan)
-            #expect(registered.status == 201 && registered.body["car"]?["make"] == "Toyota" && registered.body["car"]?["color"] == "white", "\(registered.body)")
+            #expect(
+                registered.status == 201 && registered.body["car"]?["make"] == "Toyota" && registered.body["car"]?["color"] == "white",
+                "\(registered.body)")
             let id = try #require(registered.body["id"]?.stringValue)
             let session = try await users.call("login", #"{"phone_number":"+380671234567","password":"driving9"}"#)
             #expect(session.body["user"]?["car"]?["color"] == "white", "\(session.body)")
-            let repainted = try await users.call("update", #"{"id":"\#(id)","car":{"model":"Prius","license_plate":"AB 1234","make":"Toyota","color":"black"}}"#)
+            let repainted = try await users.call(
+                "update", #"{"id":"\#(id)","car":{"model":"Prius","license_plate":"AB 1234","make":"Toyota","color":"black"}}"#)
             #expect(repainted.status == 200 && repainted.body["car"]?["color"] == "black", "\(repainted.body)")
             let tooLong = String(repeating: "very ", count: 10)
-            let refused = try await users.call("update", #"{"id":"\#(id)","car":{"model":"Prius","license_plate":"AB 1234","color":"\#(tooLong)"}}"#)
-            #expect(refused.status == 422 && refused.body["error"]?["message"]?.stringValue?.contains("car.color") == true, "\(refused.body)")
+            let refused = try await users.call(
+                "update", #"{"id":"\#(id)","car":{"model":"Prius","license_plate":"AB 1234","color":"\#(tooLong)"}}"#)
+            #expect(
+                refused.status == 422 && refused.body["error"]?["message"]?.stringValue?.contains("car.color") == true, "\(refused.body)")
             let stored = try await users.call("get", #"{"id":"\#(id)"}"#)
             #expect(stored.body["car"]?["color"] == "black" && stored.body["car"]?["make"] == "Toyota", "\(stored.body)")
         }
@@ -132,7 +139,9 @@ import Testing
             }
             #expect(try await users.call("register", "{not json").status == 400)
 
-            for login in [#"{"phone_number":"+380501234567","password":"wrong-one"}"#, #"{"phone_number":"+380509999999","password":"secret123"}"#] {
+            for login in [
+                #"{"phone_number":"+380501234567","password":"wrong-one"}"#, #"{"phone_number":"+380509999999","password":"secret123"}"#,
+            ] {
                 let reply = try await users.call("login", login)
                 #expect(reply.status == 401)
                 #expect(reply.body["error"]?["code"] == "invalid_credentials")
@@ -158,13 +167,17 @@ import Testing
             // A new password or phone number needs the current password; without it, or with a
             // wrong one, nothing changes.
             #expect(try await users.call("update", #"{"id":"\#(id)","name":"Ann S","password":"newsecret1"}"#).status == 403)
-            #expect(try await users.call("update", #"{"id":"\#(id)","password":"newsecret1","current_password":"wrong-one"}"#).status == 403)
+            #expect(
+                try await users.call("update", #"{"id":"\#(id)","password":"newsecret1","current_password":"wrong-one"}"#).status == 403)
             #expect(try await users.call("update", #"{"id":"\#(id)","phone_number":"+380509999999"}"#).status == 403)
             #expect(try await users.call("get", #"{"id":"\#(id)"}"#).body["name"] == "Ann")
-            let renamed = try await users.call("update", #"{"id":"\#(id)","name":"Ann Smith","password":"newsecret1","current_password":"secret123"}"#)
+            let renamed = try await users.call(
+                "update", #"{"id":"\#(id)","name":"Ann Smith","password":"newsecret1","current_password":"secret123"}"#)
             #expect(renamed.status == 200)
             #expect(renamed.body["name"] == "Ann Smith")
-            #expect(try await users.call("update", #"{"id":"\#(id)","phone_number":"+380671234567","current_password":"newsecret1"}"#).status == 409, "Dan's number")
+            #expect(
+                try await users.call("update", #"{"id":"\#(id)","phone_number":"+380671234567","current_password":"newsecret1"}"#).status
+                    == 409, "Dan's number")
             #expect(try await users.call("update", #"{"id":"\#(id)","car":{"model":"X","license_plate":"Y"}}"#).status == 422)
             #expect(try await users.call("login", #"{"phone_number":"+380501234567","password":"secret123"}"#).status == 401)
             let session = try await users.call("login", #"{"phone_number":"+380501234567","password":"newsecret1"}"#)

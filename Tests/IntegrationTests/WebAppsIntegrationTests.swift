@@ -47,7 +47,9 @@ import Wire
                 rider.close()
                 driver.close()
             }
-            #expect(Self.problems(of: rider).isEmpty && Self.problems(of: driver).isEmpty, "\(Self.problems(of: rider)) \(Self.problems(of: driver))")
+            #expect(
+                Self.problems(of: rider).isEmpty && Self.problems(of: driver).isEmpty,
+                "\(Self.problems(of: rider)) \(Self.problems(of: driver))")
             await browser.close()
         }
     }
@@ -55,8 +57,11 @@ import Wire
     func goWrong(rider: DevToolsPage, driver: DevToolsPage, gateway: TestGateway, origin: String) async throws {
         let notice = { (text: String) in #"document.getElementById("notice").textContent.includes(\#(DevToolsPage.quoted(text)))"# }
         try await driver.waitFor("the driver app's scripts run", #"typeof state === "object" && typeof App === "object""#)
-        try await driver.send("Browser.setPermission", ["permission": ["name": "geolocation"], "setting": "denied", "origin": .string(origin)])
-        for (field, value) in [("#phone", "+358401230011"), ("#password", "driving99"), ("#name", "Dora")] { try await driver.type(field, value) }
+        try await driver.send(
+            "Browser.setPermission", ["permission": ["name": "geolocation"], "setting": "denied", "origin": .string(origin)])
+        for (field, value) in [("#phone", "+358401230011"), ("#password", "driving99"), ("#name", "Dora")] {
+            try await driver.type(field, value)
+        }
         try await driver.click("#sign-up")
         try await driver.waitFor("the driver is signed in", #"!document.getElementById("app").hidden"#)
         try await driver.click("#gps")
@@ -66,22 +71,30 @@ import Wire
         // A reload keeps the session and shows the driver online, as tracking has it.
         try await driver.evaluate("window.beforeReload = 1")
         try await driver.send("Page.reload", [:])
-        try await driver.waitFor("the driver app is back", #"typeof window.beforeReload === "undefined" && typeof state === "object" && !document.getElementById("app").hidden"#)
+        try await driver.waitFor(
+            "the driver app is back",
+            #"typeof window.beforeReload === "undefined" && typeof state === "object" && !document.getElementById("app").hidden"#)
         try await driver.waitFor("still online after the reload", #"document.getElementById("online").checked && state.online"#)
 
         try await rider.waitFor("the rider app's scripts run", #"typeof state === "object" && typeof App === "object""#)
-        for (field, value) in [("#phone", "+358401230012"), ("#password", "riding999"), ("#name", "Rita")] { try await rider.type(field, value) }
+        for (field, value) in [("#phone", "+358401230012"), ("#password", "riding999"), ("#name", "Rita")] {
+            try await rider.type(field, value)
+        }
         try await rider.click("#sign-up")
         try await rider.waitFor("the driver's car shows nearby", #"document.getElementById("cars").textContent.includes("1 car nearby")"#)
-        try await rider.evaluate(#"(() => { setDropoff({latitude: state.pickup[0] + 0.004, longitude: state.pickup[1] + 0.004}); return 1; })()"#)
+        try await rider.evaluate(
+            #"(() => { setDropoff({latitude: state.pickup[0] + 0.004, longitude: state.pickup[1] + 0.004}); return 1; })()"#)
         // The connection drops while booking: said, nothing booked; once back, the booking goes through.
         try await rider.send("Network.enable")
-        try await rider.send("Network.emulateNetworkConditions", ["offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1])
+        try await rider.send(
+            "Network.emulateNetworkConditions", ["offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1])
         try await rider.click("#book")
         try await rider.waitFor("a lost connection is said", notice("cannot be reached"))
-        try await rider.send("Network.emulateNetworkConditions", ["offline": false, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1])
+        try await rider.send(
+            "Network.emulateNetworkConditions", ["offline": false, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1])
         try await rider.click("#book")
-        try await rider.waitFor("the ride is booked once back online", #"document.getElementById("status").textContent.includes("Finding a driver")"#)
+        try await rider.waitFor(
+            "the ride is booked once back online", #"document.getElementById("status").textContent.includes("Finding a driver")"#)
 
         // The offer shown, then cancelled by the rider before the driver accepts it.
         try await driver.waitFor("the offer", #"document.querySelector(".offer button.accept")"#)
@@ -94,7 +107,8 @@ import Wire
 
         // A new password elsewhere ends this session: the app says so and asks to log in again.
         let token = try #require(try await driver.evaluate("App.session.token").stringValue)
-        let changed = try await gateway.request("PATCH", "/v1/me", token: token, #"{"password":"another-pass9","current_password":"driving99"}"#)
+        let changed = try await gateway.request(
+            "PATCH", "/v1/me", token: token, #"{"password":"another-pass9","current_password":"driving99"}"#)
         #expect(changed.status == 200, "\(changed.body)")
         try await driver.waitFor("the ended session is said", notice("session ended"), timeout: .seconds(40))
         #expect(try await driver.evaluate(#"!document.getElementById("sign-in").hidden"#) == true)
@@ -129,7 +143,8 @@ import Wire
         _ = try await TestService.users(on: bus)
         _ = try await TestTracking.start(on: bus, inactiveAfterSeconds: 60, deviceCredentials: true)
         _ = try await TestService.trips(on: bus)
-        _ = try await TestService.start(on: bus, service: BusContract.Service.orders, executable: "ride-orders", arguments: provider?.orders ?? [])
+        _ = try await TestService.start(
+            on: bus, service: BusContract.Service.orders, executable: "ride-orders", arguments: provider?.orders ?? [])
         let gateway = try await TestGateway.start(on: bus)
         if let provider { try await PaymentsIntegrationTests.startFake(bus, at: provider.fake, gateway: gateway.base) }
         return gateway
@@ -139,19 +154,22 @@ import Wire
     /// is back in the app with the card listed.
     func addCard(_ rider: DevToolsPage, number: String, listed last4: String) async throws {
         try await rider.click("#add-card")
-        try await rider.waitFor("the provider's card page", #"location.pathname.startsWith("/checkout/") && document.getElementById("number")"#)
+        try await rider.waitFor(
+            "the provider's card page", #"location.pathname.startsWith("/checkout/") && document.getElementById("number")"#)
         try await rider.type("#number", "4242 4242 4242 4241")
         try await rider.type("#expiry", "12 / 34")
         try await rider.type("#cvc", "123")
         try await rider.click("#save")
         try await rider.waitFor(
-            "a wrong number is said on the provider's page", #"document.querySelector("[role=alert]") && document.querySelector("[role=alert]").textContent.includes("invalid")"#)
+            "a wrong number is said on the provider's page",
+            #"document.querySelector("[role=alert]") && document.querySelector("[role=alert]").textContent.includes("invalid")"#)
         try await rider.type("#number", number)
         try await rider.type("#expiry", "12 / 34")
         try await rider.type("#cvc", "123")
         try await rider.click("#save")
         let listed = #"document.getElementById("cards").textContent.includes("·\#(last4)")"#
-        try await rider.waitFor("back in the app with the card listed", #"location.pathname === "/app/rider" && typeof App === "object" && "# + listed)
+        try await rider.waitFor(
+            "back in the app with the card listed", #"location.pathname === "/app/rider" && typeof App === "object" && "# + listed)
         try await rider.waitFor("the card is said to be saved", #"document.getElementById("notice").textContent.includes("card is saved")"#)
     }
 
@@ -168,9 +186,12 @@ import Wire
         try await driver.waitFor("the driver app's scripts run", #"typeof state === "object" && typeof App === "object""#)
         let centre = try await driver.evaluate("App.centre()").arrayValue?.compactMap(\.numberValue) ?? []
         try await driver.send("Browser.grantPermissions", ["permissions": ["geolocation"], "origin": .string(origin)])
-        try await driver.send("Emulation.setGeolocationOverride", ["latitude": .number(centre[0] - 0.005), "longitude": .number(centre[1]), "accuracy": 5])
+        try await driver.send(
+            "Emulation.setGeolocationOverride", ["latitude": .number(centre[0] - 0.005), "longitude": .number(centre[1]), "accuracy": 5])
         let signUp = [("#phone", "+358401230001"), ("#password", "driving99"), ("#name", "Dana")]
-        for (field, value) in signUp + [("#car-make", "Toyota"), ("#car-model", "Prius"), ("#car-color", "white"), ("#car-plate", "WEB-123")] {
+        for (field, value) in signUp + [
+            ("#car-make", "Toyota"), ("#car-model", "Prius"), ("#car-color", "white"), ("#car-plate", "WEB-123"),
+        ] {
             try await driver.type(field, value)
         }
         try await driver.click("#sign-up")
@@ -183,7 +204,9 @@ import Wire
 
         // The rider signs up, logs out, and logs in again with the keyboard only.
         try await rider.waitFor("the rider app's scripts run", #"typeof state === "object" && typeof App === "object""#)
-        for (field, value) in [("#phone", "+358401230002"), ("#password", "riding999"), ("#name", "Riina")] { try await rider.type(field, value) }
+        for (field, value) in [("#phone", "+358401230002"), ("#password", "riding999"), ("#name", "Riina")] {
+            try await rider.type(field, value)
+        }
         try await rider.click("#sign-up")
         try await rider.waitFor("the rider is signed in", signedIn)
         try await rider.click("#log-out")
@@ -205,21 +228,30 @@ import Wire
         try await rider.type("#search", "Mannerheimintie")
         try await rider.waitFor("the search finds places", ##"document.querySelectorAll("#results button").length > 0"##)
         let box = try await rider.evaluate(
-            #"(() => { const r = document.getElementById("map").getBoundingClientRect(); return [r.left + r.width * 0.72, r.top + r.height * 0.3]; })()"#)
+            #"(() => { const r = document.getElementById("map").getBoundingClientRect(); return [r.left + r.width * 0.72, r.top + r.height * 0.3]; })()"#
+        )
         let xy = box.arrayValue?.compactMap(\.numberValue) ?? []
         for type in ["mousePressed", "mouseReleased"] {
-            try await rider.send("Input.dispatchMouseEvent", ["type": .string(type), "x": .number(xy[0]), "y": .number(xy[1]), "button": "left", "clickCount": 1])
+            try await rider.send(
+                "Input.dispatchMouseEvent",
+                ["type": .string(type), "x": .number(xy[0]), "y": .number(xy[1]), "button": "left", "clickCount": 1])
         }
-        try await rider.waitFor("a quote for the drop-off", #"/\d+\.\d\d [A-Z]{3} · .* km/.test(document.getElementById("quote").textContent)"#)
+        try await rider.waitFor(
+            "a quote for the drop-off", #"/\d+\.\d\d [A-Z]{3} · .* km/.test(document.getElementById("quote").textContent)"#)
         try await rider.click("#book")
         try await rider.waitFor("the ride is booked", #"document.getElementById("status").textContent.includes("Finding a driver")"#)
 
         // The offer reaches the driver, who accepts and drives to the pickup along the route.
         try await driver.click(".offer button.accept")
-        try await driver.waitFor("the way to the pickup, turn by turn", ##"document.querySelectorAll("#steps li").length > 0"##, timeout: .seconds(60))
-        try await rider.waitFor("the rider sees the driver coming", #"document.getElementById("driver").textContent.includes("Dana") && document.getElementById("driver-marker")"#)
+        try await driver.waitFor(
+            "the way to the pickup, turn by turn", ##"document.querySelectorAll("#steps li").length > 0"##, timeout: .seconds(60))
+        try await rider.waitFor(
+            "the rider sees the driver coming",
+            #"document.getElementById("driver").textContent.includes("Dana") && document.getElementById("driver-marker")"#)
         let shownDriver = try await rider.text("#driver")
-        #expect(shownDriver == "Dana · white Toyota Prius · WEB-123", "the car the rider looks for, make, model, colour and plate: \(shownDriver)")
+        #expect(
+            shownDriver == "Dana · white Toyota Prius · WEB-123",
+            "the car the rider looks for, make, model, colour and plate: \(shownDriver)")
         if let screenshots {
             try await rider.screenshot(to: "\(screenshots)/rider-app.png")
             try await driver.screenshot(to: "\(screenshots)/driver-app.png")
@@ -234,7 +266,9 @@ import Wire
         )
         try await drive(driver, until: "REACHED_PICKUP")
         try await driver.click("#start")
-        try await driver.waitFor("the way to the drop-off", ##"state.order.status === "DROPPING_OFF" && document.querySelectorAll("#steps li").length > 0"##, timeout: .seconds(60))
+        try await driver.waitFor(
+            "the way to the drop-off", ##"state.order.status === "DROPPING_OFF" && document.querySelectorAll("#steps li").length > 0"##,
+            timeout: .seconds(60))
         try await drive(driver, until: "REACHED_DROPOFF")
         #expect(try await driver.evaluate("window.posted") == 0, "the drive's fixes went over the socket, none posted")
         try await driver.click("#end")
@@ -248,7 +282,8 @@ import Wire
         #expect(refusal.contains("declined"), "\(refusal)")
         try await addCard(rider, number: "4242 4242 4242 4242", listed: "4242")
         try await rider.waitFor(
-            "the unpaid ride is shown again", #"!document.getElementById("pay-again").hidden && document.getElementById("summary-text").textContent.includes("km")"#)
+            "the unpaid ride is shown again",
+            #"!document.getElementById("pay-again").hidden && document.getElementById("summary-text").textContent.includes("km")"#)
         try await rider.click("#pay-again")
         try await rider.waitFor("the payment", #"document.getElementById("payment").textContent.startsWith("Paid")"#)
         #expect(try await rider.text("#payment").contains("by card"))
@@ -273,14 +308,20 @@ import Wire
     func chat(_ from: DevToolsPage, _ text: String, to other: DevToolsPage) async throws {
         try await from.type("#chat-text", text)
         try await from.click("#chat-form button")
-        try await other.waitFor("the message \"\(text)\" arrives", #"document.getElementById("messages").textContent.includes(\#(DevToolsPage.quoted(text)))"#)
+        try await other.waitFor(
+            "the message \"\(text)\" arrives", #"document.getElementById("messages").textContent.includes(\#(DevToolsPage.quoted(text)))"#)
     }
 
     func key(_ page: DevToolsPage, _ key: String) async throws {
         let code: JSONValue = key == "Tab" ? 9 : 13
         try await page.send(
-            "Input.dispatchKeyEvent", ["type": "keyDown", "key": .string(key), "code": .string(key), "windowsVirtualKeyCode": code, "text": key == "Enter" ? "\r" : ""])
-        try await page.send("Input.dispatchKeyEvent", ["type": "keyUp", "key": .string(key), "code": .string(key), "windowsVirtualKeyCode": code])
+            "Input.dispatchKeyEvent",
+            [
+                "type": "keyDown", "key": .string(key), "code": .string(key), "windowsVirtualKeyCode": code,
+                "text": key == "Enter" ? "\r" : "",
+            ])
+        try await page.send(
+            "Input.dispatchKeyEvent", ["type": "keyUp", "key": .string(key), "code": .string(key), "windowsVirtualKeyCode": code])
     }
 
     /// Accessibility basics: every field labelled, every button named, the language set, and each

@@ -15,35 +15,59 @@ import _CryptoExtras
 
     @Test func apnsAnswersBecomeOutcomes() {
         #expect(APNsPushProvider.outcome(status: 200, body: [], retryAfter: nil) == .sent)
-        #expect(APNsPushProvider.outcome(status: 410, body: Self.json(#"{"reason":"Unregistered","timestamp":1}"#), retryAfter: nil) == .deadToken("apns 410 Unregistered"))
-        #expect(APNsPushProvider.outcome(status: 400, body: Self.json(#"{"reason":"BadDeviceToken"}"#), retryAfter: nil) == .deadToken("apns 400 BadDeviceToken"))
         #expect(
-            APNsPushProvider.outcome(status: 429, body: Self.json(#"{"reason":"TooManyRequests"}"#), retryAfter: "30") == .retry("apns 429 TooManyRequests", after: .seconds(30)))
+            APNsPushProvider.outcome(status: 410, body: Self.json(#"{"reason":"Unregistered","timestamp":1}"#), retryAfter: nil)
+                == .deadToken("apns 410 Unregistered"))
+        #expect(
+            APNsPushProvider.outcome(status: 400, body: Self.json(#"{"reason":"BadDeviceToken"}"#), retryAfter: nil)
+                == .deadToken("apns 400 BadDeviceToken"))
+        #expect(
+            APNsPushProvider.outcome(status: 429, body: Self.json(#"{"reason":"TooManyRequests"}"#), retryAfter: "30")
+                == .retry("apns 429 TooManyRequests", after: .seconds(30)))
         #expect(APNsPushProvider.outcome(status: 503, body: Self.json("not json"), retryAfter: nil) == .retry("apns 503 HTTP 503"))
-        #expect(APNsPushProvider.outcome(status: 403, body: Self.json(#"{"reason":"ExpiredProviderToken"}"#), retryAfter: nil) == .retry("apns 403 ExpiredProviderToken"))
-        #expect(APNsPushProvider.outcome(status: 413, body: Self.json(#"{"reason":"PayloadTooLarge"}"#), retryAfter: nil) == .failed("apns 413 PayloadTooLarge"))
+        #expect(
+            APNsPushProvider.outcome(status: 403, body: Self.json(#"{"reason":"ExpiredProviderToken"}"#), retryAfter: nil)
+                == .retry("apns 403 ExpiredProviderToken"))
+        #expect(
+            APNsPushProvider.outcome(status: 413, body: Self.json(#"{"reason":"PayloadTooLarge"}"#), retryAfter: nil)
+                == .failed("apns 413 PayloadTooLarge"))
     }
 
     @Test func fcmAnswersBecomeOutcomes() {
         func error(_ status: Int, _ grpc: String, _ code: String?, field: String? = nil) -> [UInt8] {
-            let violation = field.map { #",{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"\#($0)","description":"d"}]}"# } ?? ""
-            let details = code.map { #","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"\#($0)"}\#(violation)]"# } ?? ""
+            let violation =
+                field.map {
+                    #",{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"\#($0)","description":"d"}]}"#
+                } ?? ""
+            let details =
+                code.map {
+                    #","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"\#($0)"}\#(violation)]"#
+                } ?? ""
             return Self.json(#"{"error":{"code":\#(status),"message":"m","status":"\#(grpc)"\#(details)}}"#)
         }
         #expect(FCMPushProvider.outcome(status: 200, body: Self.json(#"{"name":"projects/p/messages/1"}"#), retryAfter: nil) == .sent)
-        #expect(FCMPushProvider.outcome(status: 404, body: error(404, "NOT_FOUND", "UNREGISTERED"), retryAfter: nil) == .deadToken("fcm 404 UNREGISTERED"))
+        #expect(
+            FCMPushProvider.outcome(status: 404, body: error(404, "NOT_FOUND", "UNREGISTERED"), retryAfter: nil)
+                == .deadToken("fcm 404 UNREGISTERED"))
         // Invalid argument ends the token only when the field FCM names is the token.
         #expect(
-            FCMPushProvider.outcome(status: 400, body: error(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", field: "message.token"), retryAfter: nil)
+            FCMPushProvider.outcome(
+                status: 400, body: error(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", field: "message.token"), retryAfter: nil)
                 == .deadToken("fcm 400 INVALID_ARGUMENT message.token"))
         #expect(
-            FCMPushProvider.outcome(status: 400, body: error(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", field: "message"), retryAfter: nil)
+            FCMPushProvider.outcome(
+                status: 400, body: error(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", field: "message"), retryAfter: nil)
                 == .failed("fcm 400 INVALID_ARGUMENT message"))
         #expect(
-            FCMPushProvider.outcome(status: 429, body: error(429, "RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED"), retryAfter: "7") == .retry("fcm 429 QUOTA_EXCEEDED", after: .seconds(7)))
-        #expect(FCMPushProvider.outcome(status: 401, body: error(401, "UNAUTHENTICATED", nil), retryAfter: nil) == .retry("fcm 401 UNAUTHENTICATED"))
+            FCMPushProvider.outcome(status: 429, body: error(429, "RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED"), retryAfter: "7")
+                == .retry("fcm 429 QUOTA_EXCEEDED", after: .seconds(7)))
+        #expect(
+            FCMPushProvider.outcome(status: 401, body: error(401, "UNAUTHENTICATED", nil), retryAfter: nil)
+                == .retry("fcm 401 UNAUTHENTICATED"))
         #expect(FCMPushProvider.outcome(status: 502, body: [], retryAfter: nil) == .retry("fcm 502 HTTP 502"))
-        #expect(FCMPushProvider.outcome(status: 403, body: error(403, "PERMISSION_DENIED", nil), retryAfter: nil) == .failed("fcm 403 PERMISSION_DENIED"))
+        #expect(
+            FCMPushProvider.outcome(status: 403, body: error(403, "PERMISSION_DENIED", nil), retryAfter: nil)
+                == .failed("fcm 403 PERMISSION_DENIED"))
     }
 
     @Test func aLongTextIsCutToItsShareOfTheMessageByItsEscapedBytes() {
@@ -63,7 +87,9 @@ import _CryptoExtras
         let sent = PushDisposition(outcome: .sent, attempts: 0, retryDelays: delays)
         #expect(sent.sent && sent.retryAfter == nil && sent.error == nil && !sent.removeToken && sent.metric == "sent")
         #expect(PushDisposition(outcome: .retry("x"), attempts: 1, retryDelays: delays).retryAfter == .seconds(30))
-        #expect(PushDisposition(outcome: .retry("x", after: .seconds(60)), attempts: 0, retryDelays: delays).retryAfter == .seconds(60), "the service's wait when longer")
+        #expect(
+            PushDisposition(outcome: .retry("x", after: .seconds(60)), attempts: 0, retryDelays: delays).retryAfter == .seconds(60),
+            "the service's wait when longer")
         let spent = PushDisposition(outcome: .retry("x"), attempts: 2, retryDelays: delays)
         #expect(spent.retryAfter == nil && spent.metric == "failed" && !spent.sent, "bounded: given up after the last delay")
         let dead = PushDisposition(outcome: .deadToken("apns 410 Unregistered"), attempts: 0, retryDelays: delays)
@@ -73,7 +99,8 @@ import _CryptoExtras
 
     @Test func tokensAreCheckedByTheirService() {
         #expect(PushTokenRules.problem(with: String(repeating: "0f", count: 32), platform: .apns) == nil)
-        #expect(PushTokenRules.problem(with: String(repeating: "0f", count: 50), platform: .apns) == nil, "longer device tokens are allowed")
+        #expect(
+            PushTokenRules.problem(with: String(repeating: "0f", count: 50), platform: .apns) == nil, "longer device tokens are allowed")
         for bad in ["", "xyz", String(repeating: "0g", count: 32), String(repeating: "a", count: 65)] {
             #expect(PushTokenRules.problem(with: bad, platform: .apns) != nil, "\(bad)")
         }
@@ -98,8 +125,10 @@ import _CryptoExtras
         #expect(try JSONCoding.decode(JSONValue.self, from: Array(Self.unbase64URL(pieces[0])))["alg"] == "RS256")
         #expect(
             rsaKey.publicKey.isValidSignature(
-                _RSA.Signing.RSASignature(rawRepresentation: Self.unbase64URL(pieces[2])), for: Data((pieces[0] + "." + pieces[1]).utf8), padding: .insecurePKCS1v1_5))
-        #expect(!parts.joined().contains("=") && !parts.joined().contains("+") && !parts.joined().contains("/"), "base64url without padding")
+                _RSA.Signing.RSASignature(rawRepresentation: Self.unbase64URL(pieces[2])), for: Data((pieces[0] + "." + pieces[1]).utf8),
+                padding: .insecurePKCS1v1_5))
+        #expect(
+            !parts.joined().contains("=") && !parts.joined().contains("+") && !parts.joined().contains("/"), "base64url without padding")
     }
 
     static func unbase64URL(_ text: String) -> Data { Base64URL.decode(Substring(text)) ?? Data() }

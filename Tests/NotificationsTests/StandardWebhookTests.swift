@@ -36,19 +36,24 @@ import Wire
     }
 
     @Test func keysWithOrWithoutPaddingAndRawSecrets() {
-        #expect(StandardWebhook.key(of: "whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8") == Array(0..<32), "unpadded, as the reference accepts")
+        #expect(
+            StandardWebhook.key(of: "whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8") == Array(0..<32),
+            "unpadded, as the reference accepts")
         #expect(StandardWebhook.key(of: "Jefe") == Array("Jefe".utf8))
         #expect(StandardWebhook.key(of: "whsec_!!!") == Array("whsec_!!!".utf8), "not base64: its bytes, never a crash")
     }
 
-    @Test(arguments: ["whsec_", "whsec_!!!!", "whsec_AAEC", "short", String(repeating: "x", count: 300), "whsec_" + String(repeating: "A", count: 200)])
+    @Test(arguments: [
+        "whsec_", "whsec_!!!!", "whsec_AAEC", "short", String(repeating: "x", count: 300), "whsec_" + String(repeating: "A", count: 200),
+    ])
     func malformedSecretsAreRefused(secret: String) {
         #expect(StandardWebhook.problem(with: secret) != nil)
     }
 
     @Test func theWebhookIDIsTheDeliverysOnEveryAttempt() {
         var delivery = WebhookDelivery(
-            id: 7, webhookID: "wh-1", url: "http://127.0.0.1:1/hook", eventID: "orders/3", status: "pending", attempts: 0, lastError: nil, body: "[]",
+            id: 7, webhookID: "wh-1", url: "http://127.0.0.1:1/hook", eventID: "orders/3", status: "pending", attempts: 0, lastError: nil,
+            body: "[]",
             secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
         let first = WebhookSender.messageID(delivery)
         delivery.attempts = 2
@@ -58,7 +63,8 @@ import Wire
 
     @Test func aDeliverysSecretsAreNeverOnTheWire() throws {
         let delivery = WebhookDelivery(
-            id: 7, webhookID: "wh-1", url: "http://127.0.0.1:1/hook", eventID: "orders/3", status: "dead", attempts: 3, lastError: "HTTP 401", body: "[]",
+            id: 7, webhookID: "wh-1", url: "http://127.0.0.1:1/hook", eventID: "orders/3", status: "dead", attempts: 3,
+            lastError: "HTTP 401", body: "[]",
             secret: "whsec_current", previousSecret: "whsec_previous")
         let text = try JSONCoding.encodeText(delivery)
         #expect(!text.contains("whsec_") && !text.contains("secret"), "\(text)")

@@ -20,7 +20,8 @@ import Wire
             id: "d1", role: .driver, name: "Dan", phoneNumber: "+380671234567", deviceID: "dan-phone",
             car: Car(model: "Prius </script>", licensePlate: "AB 1234"), createdAt: time.addingTimeInterval(0.5))
         let minimal = Order(
-            id: "o1", status: .new, rider: rider, pickup: Place(latitude: 47, longitude: -35.5), dropoff: Place(latitude: 47.8404, longitude: 35.1226),
+            id: "o1", status: .new, rider: rider, pickup: Place(latitude: 47, longitude: -35.5),
+            dropoff: Place(latitude: 47.8404, longitude: 35.1226),
             createdAt: time, updatedAt: time)
         var offered = minimal
         offered.offeredTo = ["d1", "d2"]
@@ -49,13 +50,21 @@ import Wire
     }
 
     static func tripEvents() -> [TripEvent] {
-        let metadata: [String: JSONValue] = ["order_id": .string("o1"), "leg": .string("pickup"), "n": .number(2.5), "tags": .array([.bool(false), .null])]
-        let estimate = Trip.Estimate(arriveAt: time.addingTimeInterval(60), route: .init(distance: 900, duration: 60, remainingDuration: 60))
+        let metadata: [String: JSONValue] = [
+            "order_id": .string("o1"), "leg": .string("pickup"), "n": .number(2.5), "tags": .array([.bool(false), .null]),
+        ]
+        let estimate = Trip.Estimate(
+            arriveAt: time.addingTimeInterval(60), route: .init(distance: 900, duration: 60, remainingDuration: 60))
         return [
-            TripEvent(createdAt: time, deviceID: "dan-phone", data: .init(value: "destination_arrival", tripID: "t1", tripMetadata: metadata, arrivedAt: time)),
+            TripEvent(
+                createdAt: time, deviceID: "dan-phone",
+                data: .init(value: "destination_arrival", tripID: "t1", tripMetadata: metadata, arrivedAt: time)),
             TripEvent(createdAt: time, deviceID: "dan-phone", data: .init(value: "destination_arrival", tripID: "t2", tripMetadata: nil)),
-            TripEvent(createdAt: time, deviceID: "dan-phone", data: .init(value: "eta", tripID: "t1", tripMetadata: metadata, estimate: estimate)),
-            TripEvent(createdAt: time, deviceID: "dan-phone", data: .init(value: "created", tripID: "t1", tripMetadata: metadata, estimate: estimate)),
+            TripEvent(
+                createdAt: time, deviceID: "dan-phone", data: .init(value: "eta", tripID: "t1", tripMetadata: metadata, estimate: estimate)),
+            TripEvent(
+                createdAt: time, deviceID: "dan-phone",
+                data: .init(value: "created", tripID: "t1", tripMetadata: metadata, estimate: estimate)),
         ]
     }
 
@@ -74,11 +83,18 @@ import Wire
         plain.rider.name = "Zoë"
         plain.pickup.address = "Sobornyi Ave 1"
         plain.driver = User(
-            id: "d1", role: .driver, name: "Dan", phoneNumber: "+380671234567", deviceID: "dan-phone", car: Car(model: "Prius", licensePlate: "AB 1234"),
+            id: "d1", role: .driver, name: "Dan", phoneNumber: "+380671234567", deviceID: "dan-phone",
+            car: Car(model: "Prius", licensePlate: "AB 1234"),
             createdAt: time)
         plain.driver?.rating = UserRating(average: 4.5, count: 2)
         plain.surge = 1.25
-        events.append((try CloudEvent(source: "orders", type: Events.orderStatus.type, sequence: 9, data: OrderStatusChanged(order: plain, previousStatus: .new)).encoded(), true))
+        events.append(
+            (
+                try CloudEvent(
+                    source: "orders", type: Events.orderStatus.type, sequence: 9,
+                    data: OrderStatusChanged(order: plain, previousStatus: .new)
+                ).encoded(), true
+            ))
         // A completed ride: fare, summary and both ratings.
         var completed = plain
         completed.status = .completed
@@ -87,26 +103,42 @@ import Wire
         completed.summary = TripSummary(
             locations: .init(coordinates: [[35.1, 47.8], [35.11, 47.81]]), distance: 5400, duration: 900, startedAt: time,
             completedAt: time.addingTimeInterval(900), deviceID: "dan-phone",
-            markers: [.init(type: "arrival", recordedAt: time.addingTimeInterval(890), location: GeoJSONPoint(latitude: 47.81, longitude: 35.11))])
+            markers: [
+                .init(type: "arrival", recordedAt: time.addingTimeInterval(890), location: GeoJSONPoint(latitude: 47.81, longitude: 35.11))
+            ])
         completed.ratingByRider = RatingGiven(stars: 5, comment: "Smooth ride", createdAt: time.addingTimeInterval(1000))
         completed.ratingByDriver = RatingGiven(stars: 4, createdAt: time.addingTimeInterval(1001))
         events.append(
             (
-                try CloudEvent(source: "orders", type: Events.orderStatus.type, sequence: 11, data: OrderStatusChanged(order: completed, previousStatus: .reachedDropoff))
-                    .encoded(), true
+                try CloudEvent(
+                    source: "orders", type: Events.orderStatus.type, sequence: 11,
+                    data: OrderStatusChanged(order: completed, previousStatus: .reachedDropoff)
+                )
+                .encoded(), true
             ))
         // Computed coordinates (a point moved along a bearing) are written with 16 or 17 digits.
         plain.pickup = Place(latitude: 47.008983152841195, longitude: 30.013180201958327)
         plain.dropoff = Place(latitude: -33.86785000000001, longitude: 151.20732000000001)
         events.append(
-            (try CloudEvent(source: "orders", type: Events.orderStatus.type, sequence: 10, data: OrderStatusChanged(order: plain, previousStatus: .accepted)).encoded(), true))
+            (
+                try CloudEvent(
+                    source: "orders", type: Events.orderStatus.type, sequence: 10,
+                    data: OrderStatusChanged(order: plain, previousStatus: .accepted)
+                ).encoded(), true
+            ))
         for (index, trip) in tripEvents().enumerated() {
-            events.append((try CloudEvent(source: "trips", type: "trip.\(trip.data.value)", sequence: UInt64(index + 1), data: trip).encoded(), true))
+            events.append(
+                (try CloudEvent(source: "trips", type: "trip.\(trip.data.value)", sequence: UInt64(index + 1), data: trip).encoded(), true))
         }
         let payment: JSONValue = .object(["order_id": .string("o1"), "amount_cents": .number(1234), "note": .string("tip \"included\"")])
         // Any other type is skipped in one pass, but for an escape in its data: JSONDecoder decides.
         events.append((try CloudEvent(source: "orders", type: "order.paid", sequence: 20, data: payment).encoded(), false))
-        events.append((try CloudEvent(source: "orders", type: "order.message", sequence: 21, data: JSONValue.object(["text": .string("on my way")])).encoded(), true))
+        events.append(
+            (
+                try CloudEvent(
+                    source: "orders", type: "order.message", sequence: 21, data: JSONValue.object(["text": .string("on my way")])
+                ).encoded(), true
+            ))
         return events
     }
 
@@ -131,7 +163,8 @@ import Wire
     /// status changes above all, are skipped in one pass; a rating or a cancel goes to JSONDecoder.
     @Test func usersSkipsOrdersEventsButRatingsInOnePass() throws {
         typealias UsersEvent = CloudEvent<RatingsReactor.OrdersEvent>
-        let rated = OrderRated(orderID: "o1", raterID: "r1", raterRole: .rider, rateeID: "d1", rating: RatingGiven(stars: 5, createdAt: Self.time))
+        let rated = OrderRated(
+            orderID: "o1", raterID: "r1", raterRole: .rider, rateeID: "d1", rating: RatingGiven(stars: 5, createdAt: Self.time))
         let rating = try CloudEvent(source: "orders", type: "order.rated", sequence: 30, data: rated).encoded()
         #expect(UsersEvent.readWhole(rating) == nil)
         #expect(try JSONCoding.decode(UsersEvent.self, from: rating).data == .rated(rated))

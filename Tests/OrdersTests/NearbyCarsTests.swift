@@ -12,7 +12,8 @@ import Testing
 
     static func device(_ id: String, latitude: Double, distance: Double, driver: Bool = true, bearing: Double? = nil) -> NearbyDevice {
         NearbyDevice(
-            deviceID: id, name: "Dan", distance: distance, location: GeoJSONPoint(latitude: latitude, longitude: point.longitude), available: true, tracking: true,
+            deviceID: id, name: "Dan", distance: distance, location: GeoJSONPoint(latitude: latitude, longitude: point.longitude),
+            available: true, tracking: true,
             lastSeen: nil, metadata: driver ? ["user_id": .string("d-\(id)")] : [:], bearing: bearing)
     }
 
@@ -23,7 +24,11 @@ import Testing
         let model = RouteModel()
         let cars = NearbyCarsRules.cars([far, notADriver, near], to: Self.point, model: model, now: Date())
         #expect(cars.count == 2 && cars.cars.count == 2, "only drivers' devices: \(cars)")
-        #expect(cars.cars == [NearbyCar(latitude: 47.8314, longitude: Self.point.longitude), NearbyCar(latitude: 47.8449, longitude: Self.point.longitude, bearing: 90)])
+        #expect(
+            cars.cars == [
+                NearbyCar(latitude: 47.8314, longitude: Self.point.longitude),
+                NearbyCar(latitude: 47.8449, longitude: Self.point.longitude, bearing: 90),
+            ])
         let metres = GeoPoint(latitude: 47.8314, longitude: Self.point.longitude).distance(to: Self.point) * model.roadFactor
         #expect(cars.pickupDistanceMetres == Int(metres.rounded()))
         #expect(cars.pickupETASeconds == Int((metres / model.defaultSpeed).rounded()), "the default city speed, as fare estimates")
@@ -42,7 +47,11 @@ import Testing
         }
         #expect(try NearbyCarsRules.dropoff(params(nil, nil)) == nil)
         #expect(try NearbyCarsRules.dropoff(params(47.84, 35.12)) == Place(latitude: 47.84, longitude: 35.12))
-        #expect(throws: ServiceError.unprocessable("invalid_params", "dropoff_latitude: required with dropoff_longitude")) { try NearbyCarsRules.dropoff(params(nil, 35.12)) }
-        #expect(throws: ServiceError.unprocessable("invalid_params", "dropoff_longitude: required with dropoff_latitude")) { try NearbyCarsRules.dropoff(params(47.84, nil)) }
+        #expect(throws: ServiceError.unprocessable("invalid_params", "dropoff_latitude: required with dropoff_longitude")) {
+            try NearbyCarsRules.dropoff(params(nil, 35.12))
+        }
+        #expect(throws: ServiceError.unprocessable("invalid_params", "dropoff_longitude: required with dropoff_latitude")) {
+            try NearbyCarsRules.dropoff(params(47.84, nil))
+        }
     }
 }

@@ -15,7 +15,8 @@ import Wire
 
     static func offered(to drivers: [String], history: [String] = [], declined: [String] = []) -> Order {
         var order = Order(
-            id: "o1", status: .new, rider: rider, pickup: Place(latitude: 47, longitude: 35), dropoff: Place(latitude: 47.01, longitude: 35),
+            id: "o1", status: .new, rider: rider, pickup: Place(latitude: 47, longitude: 35),
+            dropoff: Place(latitude: 47.01, longitude: 35),
             createdAt: time, updatedAt: time)
         order.offeredTo = drivers
         order.offerHistory = history.isEmpty ? drivers : history
@@ -61,7 +62,9 @@ import Wire
         var accepted = Self.offered(to: ["d1"])
         accepted.status = .accepted
         #expect(Self.changed(accepted) { OfferRules.withdraw("d1", from: &$0, passingTo: ["d3"]) } == accepted)
-        #expect(OfferRules.withdrawnEvents(.unavailable, before: Self.offered(to: ["d1"]), after: accepted).isEmpty, "an accept is not a withdrawal")
+        #expect(
+            OfferRules.withdrawnEvents(.unavailable, before: Self.offered(to: ["d1"]), after: accepted).isEmpty,
+            "an accept is not a withdrawal")
         #expect(OfferRules.withdrawnEvents(.unavailable, before: notOffered, after: notOffered).isEmpty)
     }
 
@@ -103,13 +106,17 @@ import Wire
         let dan = User(id: "d1", role: .driver, name: "Dan", phoneNumber: "+1", deviceID: "dan-phone", createdAt: Self.time)
         let accounts: [String: User] = ["d1": dan, "r1": Self.rider]
         func device(_ id: String, _ metadata: [String: JSONValue]) -> DeviceInfo {
-            DeviceInfo(deviceID: id, name: nil, metadata: metadata, available: false, tracking: false, status: .active, lastSeen: nil, location: nil)
+            DeviceInfo(
+                deviceID: id, name: nil, metadata: metadata, available: false, tracking: false, status: .active, lastSeen: nil,
+                location: nil)
         }
         let lookup: (String) async throws -> User? = { accounts[$0] }
         #expect(try await OfferRules.driver(of: device("dan-phone", ["user_id": "d1"]), account: lookup) == "d1")
         #expect(try await OfferRules.driver(of: device("eve-phone", ["user_id": "d1"]), account: lookup) == nil, "not Dan's phone")
         #expect(try await OfferRules.driver(of: device("dan-phone", ["user_id": "r1"]), account: lookup) == nil, "a rider")
-        for metadata: [String: JSONValue] in [[:], ["user_id": 7], ["user_id": ""], ["user_id": .string(String(repeating: "x", count: 500))], ["user_id": "nobody"]] {
+        for metadata: [String: JSONValue] in [
+            [:], ["user_id": 7], ["user_id": ""], ["user_id": .string(String(repeating: "x", count: 500))], ["user_id": "nobody"],
+        ] {
             #expect(try await OfferRules.driver(of: device("dan-phone", metadata), account: lookup) == nil, "\(metadata)")
         }
     }

@@ -14,7 +14,8 @@ import Testing
     static func order(_ status: OrderStatus, driver: User? = Self.driver) -> Order {
         var order = Order(
             id: "o-1", status: status, rider: rider, pickup: Place(latitude: 60.169_87, longitude: 24.938_37, address: "Home St 1"),
-            dropoff: Place(latitude: 60.171_2, longitude: 24.941_4, address: "Work Ave 2"), createdAt: Date(), updatedAt: Date(), driver: driver)
+            dropoff: Place(latitude: 60.171_2, longitude: 24.941_4, address: "Work Ave 2"), createdAt: Date(), updatedAt: Date(),
+            driver: driver)
         order.offeredTo = status == .new ? ["u-eve"] : []
         return order
     }
@@ -38,7 +39,8 @@ import Testing
 
     @Test func theRiderSeesTheDriversPhoneAndDeviceWhileTheRideGoesOnAndNeverTheirCancels() {
         let during = OrderPrivacy.shown(Self.order(.droppingOff), to: Self.ann)
-        #expect(during.driver?.phoneNumber == "+380671110001" && during.driver?.deviceID == "dan-phone" && during.driver?.cancellations == nil)
+        #expect(
+            during.driver?.phoneNumber == "+380671110001" && during.driver?.deviceID == "dan-phone" && during.driver?.cancellations == nil)
         let after = OrderPrivacy.shown(Self.order(.completed), to: Self.ann)
         #expect(after.driver?.phoneNumber == "" && after.driver?.deviceID == nil && after.driver?.name == "Dan")
         #expect(after.rider == Self.rider && after.pickup.address == "Home St 1", "their own order whole")

@@ -27,7 +27,8 @@ import Testing
         var status = OrderStatus.new
         let steps: [(OrderAction, OrderActor, OrderStatus)] = [
             (.accept, driver, .accepted), (.pickupTripCreated, .reactor, .pickingUp), (.arrivedAtPickup, .reactor, .reachedPickup),
-            (.startRide, driver, .startedRide), (.dropoffTripCreated, .reactor, .droppingOff), (.arrivedAtDropoff, .reactor, .reachedDropoff),
+            (.startRide, driver, .startedRide), (.dropoffTripCreated, .reactor, .droppingOff),
+            (.arrivedAtDropoff, .reactor, .reachedDropoff),
             (.endRide, driver, .completed),
         ]
         for (action, actor, expected) in steps {
@@ -89,7 +90,8 @@ import Testing
         // Cancel: the order's rider, its driver, or the reactor.
         #expect(isForbidden(OrderStateMachine.apply(.cancel, to: facts(.accepted), by: otherRider)))
         #expect(isForbidden(OrderStateMachine.apply(.cancel, to: facts(.accepted), by: otherDriver)))
-        #expect(isForbidden(OrderStateMachine.apply(.cancel, to: facts(.new), by: driver)), "an offered driver declines, it does not cancel")
+        #expect(
+            isForbidden(OrderStateMachine.apply(.cancel, to: facts(.new), by: driver)), "an offered driver declines, it does not cancel")
         #expect(OrderStateMachine.apply(.cancel, to: facts(.pickingUp), by: driver) == .success(.cancelled))
         #expect(OrderStateMachine.apply(.cancel, to: facts(.droppingOff), by: .reactor) == .success(.cancelled))
     }
@@ -141,7 +143,9 @@ import Testing
         var accepted = open
         accepted.status = .accepted
         #expect(!OrdersOps.isRepeatedBooking(accepted, of: booking(at: 1)), "a ride under way is not booked again")
-        #expect(!OrdersOps.isRepeatedBooking(open, of: booking(at: 1, rider: User(id: "r2", role: .rider, name: "Bob", phoneNumber: "+15550101", createdAt: start))))
+        #expect(
+            !OrdersOps.isRepeatedBooking(
+                open, of: booking(at: 1, rider: User(id: "r2", role: .rider, name: "Bob", phoneNumber: "+15550101", createdAt: start))))
     }
 
     @Test func anOutsiderLearnsNothingAboutTheStatus() {

@@ -27,7 +27,9 @@ import Testing
         #expect(lines.contains(#"\#(name)_count{transition="ACCEPTED->PICKING_UP"} 2"#), "\(text)")
         #expect(lines.contains(#"\#(name)_bucket{transition="ACCEPTED->PICKING_UP",le="0.05"} 1"#))
         #expect(lines.contains(#"\#(name)_bucket{transition="ACCEPTED->PICKING_UP",le="5.0"} 2"#))
-        #expect(lines.contains(#"\#(name)_sum{transition="PICKING_UP->REACHED_PICKUP"} 0.0"#), "a clock behind the event's counts as 0, not negative")
+        #expect(
+            lines.contains(#"\#(name)_sum{transition="PICKING_UP->REACHED_PICKUP"} 0.0"#),
+            "a clock behind the event's counts as 0, not negative")
     }
 }
 
@@ -36,7 +38,9 @@ extension ReactionLatencyTests {
         let metrics = ServiceMetrics()
         _ = ReactionLatency(metrics: metrics)
         let text = String(decoding: metrics.render(), as: UTF8.self)
-        for transition in ["ACCEPTED->PICKING_UP", "PICKING_UP->REACHED_PICKUP", "STARTED_RIDE->DROPPING_OFF", "DROPPING_OFF->REACHED_DROPOFF"] {
+        for transition in [
+            "ACCEPTED->PICKING_UP", "PICKING_UP->REACHED_PICKUP", "STARTED_RIDE->DROPPING_OFF", "DROPPING_OFF->REACHED_DROPOFF",
+        ] {
             #expect(text.contains(#"\#(RideMetric.reactionLatency.name)_count{transition="\#(transition)"} 0"#), "\(transition): \(text)")
         }
     }

@@ -12,7 +12,8 @@ import Testing
 
     static func order(_ status: OrderStatus, driver: User? = RideExtrasTests.driver) -> Order {
         var order = Order(
-            id: "o1", status: status, rider: rider, pickup: Place(latitude: 47, longitude: 35), dropoff: Place(latitude: 47.01, longitude: 35),
+            id: "o1", status: status, rider: rider, pickup: Place(latitude: 47, longitude: 35),
+            dropoff: Place(latitude: 47.01, longitude: 35),
             createdAt: time, updatedAt: time)
         order.driver = status == .new ? nil : driver
         return order
@@ -46,7 +47,9 @@ import Testing
             #expect(!ConversationRules.isOpen(order))
             order.chatReopenedAt = Self.time
             #expect(ConversationRules.isOpen(order))
-            #expect(ConversationRules.recipient(of: .rider("r1"), on: order) == .success("d1") && ConversationRules.recipient(of: .driver("d1"), on: order) == .success("r1"))
+            #expect(
+                ConversationRules.recipient(of: .rider("r1"), on: order) == .success("d1")
+                    && ConversationRules.recipient(of: .driver("d1"), on: order) == .success("r1"))
             #expect(ConversationRules.recipient(of: .rider("r2"), on: order) == .failure(.notAParty))
         }
         var noDriver = Self.order(.cancelled, driver: nil)
@@ -65,7 +68,9 @@ import Testing
         #expect(ConversationRules.ratee(of: .rider("r1"), on: Self.order(.reachedDropoff)).isNotNow, "not before COMPLETED")
         #expect(RateParams(caller: .rider("r1"), id: "o1", stars: 0).ruleViolation == "stars: must be from 1 to 5, got 0")
         #expect(RateParams(caller: .rider("r1"), id: "o1", stars: 6).ruleViolation != nil)
-        #expect(RateParams(caller: .rider("r1"), id: "o1", stars: 3, comment: String(repeating: "x", count: 501)).ruleViolation == "comment: must be at most 500 characters")
+        #expect(
+            RateParams(caller: .rider("r1"), id: "o1", stars: 3, comment: String(repeating: "x", count: 501)).ruleViolation
+                == "comment: must be at most 500 characters")
         #expect(RateParams(caller: .rider("r1"), id: "o1", stars: 1, comment: "late").ruleViolation == nil)
     }
 
@@ -78,7 +83,9 @@ import Testing
         #expect(surge.multiplier(waitingOrders: 3, availableDrivers: 1) == 2.0, "1 + (3 - 1) × 0.5")
         #expect(surge.multiplier(waitingOrders: 3, availableDrivers: 2) == 1.3, "1 + 0.5 × 0.5, rounded to 0.1")
         #expect(surge.multiplier(waitingOrders: 9, availableDrivers: 0) == 2.5, "capped; no drivers counts as one")
-        #expect(SurgePolicy(maximum: 11).problem != nil && SurgePolicy(maximum: 2, radius: 50).problem != nil && SurgePolicy(maximum: 2, step: 0).problem != nil)
+        #expect(
+            SurgePolicy(maximum: 11).problem != nil && SurgePolicy(maximum: 2, radius: 50).problem != nil
+                && SurgePolicy(maximum: 2, step: 0).problem != nil)
         #expect(surge.problem == nil)
     }
 

@@ -22,7 +22,9 @@ import Testing
     }
 
     static func signed(_ payload: String, secret: String = secret, at time: Date = Date()) -> ProviderWebhookParams {
-        ProviderWebhookParams(payload: payload, signature: StripeSignature.header(body: Array(payload.utf8), secret: secret, timestamp: Int(time.timeIntervalSince1970)))
+        ProviderWebhookParams(
+            payload: payload,
+            signature: StripeSignature.header(body: Array(payload.utf8), secret: secret, timestamp: Int(time.timeIntervalSince1970)))
     }
 
     func refusal(_ webhooks: StripeWebhooks, _ params: ProviderWebhookParams) async -> ServiceError? {
@@ -47,7 +49,10 @@ import Testing
         let webhooks = try Self.webhooks()
         let cases: [(ProviderWebhookParams, Int, String)] = [
             (Self.signed(Self.event("evt_f", "payment_intent.succeeded"), secret: "whsec_forger"), 401, "bad_signature"),
-            (ProviderWebhookParams(payload: Self.event("evt_m", "payment_intent.succeeded"), signature: "sha256=abc"), 401, "bad_signature"),
+            (
+                ProviderWebhookParams(payload: Self.event("evt_m", "payment_intent.succeeded"), signature: "sha256=abc"), 401,
+                "bad_signature"
+            ),
             (Self.signed(Self.event("evt_r", "payment_intent.succeeded"), at: Date().addingTimeInterval(-600)), 401, "stale_signature"),
             (Self.signed(#"{"id":"evt_x","object":"charge"}"#), 400, "invalid_event"),
             (Self.signed("not json"), 400, "invalid_event"),

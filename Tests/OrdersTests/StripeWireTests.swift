@@ -8,9 +8,13 @@ import Testing
 @Suite struct StripeWireTests {
     @Test func formBodiesNestFieldsWithLiteralBracketsAndEscapeTheRest() {
         let body = StripeForm.encode([
-            ("amount", "1250"), ("metadata[order_id]", "o-1 & 2"), ("transfer_data[destination]", "acct_1"), ("description", "Café [ride]=ok+"),
+            ("amount", "1250"), ("metadata[order_id]", "o-1 & 2"), ("transfer_data[destination]", "acct_1"),
+            ("description", "Café [ride]=ok+"),
         ])
-        #expect(body == "amount=1250&metadata[order_id]=o-1%20%26%202&transfer_data[destination]=acct_1&description=Caf%C3%A9%20%5Bride%5D%3Dok%2B")
+        #expect(
+            body
+                == "amount=1250&metadata[order_id]=o-1%20%26%202&transfer_data[destination]=acct_1&description=Caf%C3%A9%20%5Bride%5D%3Dok%2B"
+        )
         let decoded = StripeForm.decode(body)
         #expect(decoded.map(\.0) == ["amount", "metadata[order_id]", "transfer_data[destination]", "description"])
         #expect(decoded.map(\.1) == ["1250", "o-1 & 2", "acct_1", "Café [ride]=ok+"])
@@ -29,7 +33,8 @@ import Testing
         try StripeSignature.verify(body: Self.body, header: header, secret: Self.secret, now: Self.atSigning.addingTimeInterval(299))
         // While a secret is rolled, Stripe sends one v1 per secret: one matching is enough.
         try StripeSignature.verify(
-            body: Self.body, header: "t=1790000000,v1=00ff,v1=621e30333c3e6f1df3159281b9d0e6983411cc64573a2fb2802f56791c7a24c1,v0=abc", secret: Self.secret, now: Self.atSigning)
+            body: Self.body, header: "t=1790000000,v1=00ff,v1=621e30333c3e6f1df3159281b9d0e6983411cc64573a2fb2802f56791c7a24c1,v0=abc",
+            secret: Self.secret, now: Self.atSigning)
     }
 
     @Test func forgedStaleAndMalformedSignaturesAreRefused() {
@@ -37,7 +42,9 @@ import Testing
         #expect(throws: StripeSignature.Failure.mismatch) {
             try StripeSignature.verify(body: Array(#"{"id":"evt_2"}"#.utf8), header: header, secret: Self.secret, now: Self.atSigning)
         }
-        #expect(throws: StripeSignature.Failure.mismatch) { try StripeSignature.verify(body: Self.body, header: header, secret: "whsec_other", now: Self.atSigning) }
+        #expect(throws: StripeSignature.Failure.mismatch) {
+            try StripeSignature.verify(body: Self.body, header: header, secret: "whsec_other", now: Self.atSigning)
+        }
         #expect(throws: StripeSignature.Failure.stale(ageSeconds: 301)) {
             try StripeSignature.verify(body: Self.body, header: header, secret: Self.secret, now: Self.atSigning.addingTimeInterval(301))
         }

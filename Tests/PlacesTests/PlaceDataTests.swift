@@ -17,6 +17,7 @@ struct PlaceDataTests {
         #expect(built.status == 0, "\(built.stderr)")
         let committed = try Data(contentsOf: Self.root.appendingPathComponent("Shared/Places/Data/helsinki.places"))
         let made = try Data(contentsOf: rebuilt)
-        #expect(made == committed, "Shared/Places/Data/helsinki.places differs from what Tools/roads/build-places.py makes: run make places")
+        #expect(
+            made == committed, "Shared/Places/Data/helsinki.places differs from what Tools/roads/build-places.py makes: run make places")
     }
 }

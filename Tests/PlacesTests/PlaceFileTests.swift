@@ -7,7 +7,8 @@ import Testing
 struct PlaceFileTests {
     static func file(_ body: String, count: Int? = nil, checksum: String? = nil, format: String = PlaceFile.format) -> [UInt8] {
         let bytes = Array(body.utf8)
-        let header = "\(format)\narea Testville\ncount \(count ?? body.count { $0 == "\n" })\nfnv1a64 \(checksum ?? PlaceFile.fnv1a64(bytes))\n\n"
+        let header =
+            "\(format)\narea Testville\ncount \(count ?? body.count { $0 == "\n" })\nfnv1a64 \(checksum ?? PlaceFile.fnv1a64(bytes))\n\n"
         return Array(header.utf8) + bytes
     }
 

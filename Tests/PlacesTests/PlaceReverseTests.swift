@@ -13,7 +13,9 @@ struct PlaceReverseTests {
         #expect(found.entry.kind == .address)
         #expect(found.distance < 30)
         #expect(found.entry.address.hasSuffix(", Helsinki"))
-        #expect(found.entry.name.hasPrefix("Aleksanterinkatu") || found.entry.name.hasPrefix("Mannerheimintie") || found.entry.name.hasPrefix("Keskuskatu"), "\(found)")
+        #expect(
+            found.entry.name.hasPrefix("Aleksanterinkatu") || found.entry.name.hasPrefix("Mannerheimintie")
+                || found.entry.name.hasPrefix("Keskuskatu"), "\(found)")
     }
 
     @Test func anAddressFoundBySearchIsItsOwnReverse() throws {

@@ -25,14 +25,17 @@ struct PlaceSearchTests {
         #expect(first.distance == nil)
     }
 
-    @Test(arguments: ["mannerheimin", "MANNERHEIMINTIE", "Mannerhiemintie", "mannerheimintei", "Mannerheimvägen", "mannerheimvagen", "manerheimin"])
+    @Test(arguments: [
+        "mannerheimin", "MANNERHEIMINTIE", "Mannerhiemintie", "mannerheimintei", "Mannerheimvägen", "mannerheimvagen", "manerheimin",
+    ])
     func findsItByAPrefixATypoOrItsSwedishName(_ query: String) throws {
         let names = try index.search(query, limit: 5).map(\.entry.name)
         #expect(names.contains("Mannerheimintie"), "\(query): \(names)")
     }
 
     @Test(arguments: [
-        ("etelaesplanadi", "Eteläesplanadi"), ("amoksenkaytava", "Amoksenkäytävä"), ("olhus stockholm", "Ølhus Stockholm"), ("Ølhus Köbenhavn", "Ølhus København"),
+        ("etelaesplanadi", "Eteläesplanadi"), ("amoksenkaytava", "Amoksenkäytävä"), ("olhus stockholm", "Ølhus Stockholm"),
+        ("Ølhus Köbenhavn", "Ølhus København"),
         ("ateneum", "Ateneum"),
     ])
     func diacriticsAreOptional(_ query: String, _ expected: String) throws {
@@ -82,7 +85,9 @@ struct PlaceSearchTests {
 
     @Test func aSearchIsFast() throws {
         let index = try index
-        let queries = ["m", "ma", "man", "mann", "manne", "manner", "mannerh", "mannerhe", "stockm", "aleksanterinkatu 5", "espresso hou", "kaivokatu"]
+        let queries = [
+            "m", "ma", "man", "mann", "manne", "manner", "mannerh", "mannerhe", "stockm", "aleksanterinkatu 5", "espresso hou", "kaivokatu",
+        ]
         let clock = ContinuousClock()
         var results = 0
         let elapsed = clock.measure {

@@ -13,7 +13,9 @@ import Testing
         processes.flatMap { process -> [String] in
             // The bus binds its --pub, --sub and --broker; a service connects to them and binds only an --ingest.
             let binding = process.name == "bus" ? ["--pub", "--sub", "--broker"] : ["--ingest"]
-            return zip(process.arguments, process.arguments.dropFirst()).filter { binding.contains($0.0) }.flatMap { $0.1.split(separator: ",").map(String.init) }
+            return zip(process.arguments, process.arguments.dropFirst()).filter { binding.contains($0.0) }.flatMap {
+                $0.1.split(separator: ",").map(String.init)
+            }
         }
     }
 
@@ -29,7 +31,8 @@ import Testing
 
     @Test func listenAllOpensTheBusAndTheIngestOnEveryInterface() {
         let binds = Self.busBinds(Platform.processes(binDirectory: "/bin", dataDirectory: "/data", listen: .everywhere))
-        #expect(Set(binds.filter { $0.hasPrefix("tcp://") }) == ["tcp://*:5555", "tcp://*:5556", "tcp://*:5557", "tcp://*:5558"], "\(binds)")
+        #expect(
+            Set(binds.filter { $0.hasPrefix("tcp://") }) == ["tcp://*:5555", "tcp://*:5556", "tcp://*:5557", "tcp://*:5558"], "\(binds)")
         #expect(binds.contains { $0.hasPrefix("ipc://") }, "the broker's Unix socket stays")
     }
 
@@ -41,7 +44,8 @@ import Testing
         #expect(throws: ConfigurationError.self) { try listenAll.listening(secure: false, environment: [:]) }
         #expect(try listenAll.listening(secure: true, environment: [:]) == .everywhere)
         #expect(try listenAll.listening(secure: false, environment: ["RIDE_INSECURE_BUS": "1"]) == .everywhere)
-        #expect(try BusListeningOptions.parse(["--listen-all", "--insecure-bus"]).listening(secure: false, environment: [:]) == .everywhere)
+        #expect(
+            try BusListeningOptions.parse(["--listen-all", "--insecure-bus"]).listening(secure: false, environment: [:]) == .everywhere)
         #expect(try options.listening(secure: true, environment: ["RIDE_LISTEN_ALL": "1"]) == .everywhere)
         #expect(throws: ConfigurationError("RIDE_LISTEN_ALL 'maybe' must be 1 or 0 (the variable of --listen-all)")) {
             try options.listening(secure: true, environment: ["RIDE_LISTEN_ALL": "maybe"])

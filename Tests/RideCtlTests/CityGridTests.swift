@@ -13,7 +13,8 @@ import Testing
             let north = city.center.distance(to: GeoPoint(latitude: corner.latitude, longitude: city.center.longitude))
             #expect(north <= 2001, "\(north)")
             let east = city.center.distance(to: GeoPoint(latitude: city.center.latitude, longitude: corner.longitude))
-            #expect(abs(east.truncatingRemainder(dividingBy: 200)) < 1 || abs(east.truncatingRemainder(dividingBy: 200) - 200) < 1, "\(east)")
+            #expect(
+                abs(east.truncatingRemainder(dividingBy: 200)) < 1 || abs(east.truncatingRemainder(dividingBy: 200) - 200) < 1, "\(east)")
         }
     }
 

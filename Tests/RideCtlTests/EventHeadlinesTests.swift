@@ -19,7 +19,9 @@ import Wire
         for event in RideContract.events {
             let payload = try #require(event.payloadType as? any WireValue.Type, "\(event.type)")
             for field in EventHeadlines.fields[event.type] ?? [] {
-                #expect(Self.resolves(field.path, in: payload.wireSchema), "\(event.type): \(field.path.joined(separator: ".")) is not in \(payload)")
+                #expect(
+                    Self.resolves(field.path, in: payload.wireSchema),
+                    "\(event.type): \(field.path.joined(separator: ".")) is not in \(payload)")
             }
         }
     }

@@ -22,7 +22,8 @@ import Wire
         var other = event
         other.type = "order.something_new"
         let line = EventLineFormatter(colored: false, width: 500).line(topic: "order.something_new", event: other)
-        #expect(line == #"09:30:00.123 order.something_new orders#42 order.id=o-1 order.status=ACCEPTED order.pickup={…} previous_status=NEW"#)
+        #expect(
+            line == #"09:30:00.123 order.something_new orders#42 order.id=o-1 order.status=ACCEPTED order.pickup={…} previous_status=NEW"#)
     }
 
     @Test func fieldsChosenReplaceTheHeadline() throws {
@@ -37,11 +38,21 @@ import Wire
     @Test func aLocationAndATripReadAtAGlance() {
         let location = CloudEvent<JSONValue>(
             id: "e", source: "tracking/7", type: "device.location", time: event.time, sequence: 3,
-            data: ["device_id": "7", "location": ["type": "Point", "coordinates": [24.9384, 60.1699]], "speed": 8.3, "accuracy": 5, "recorded_at": "x"])
-        #expect(EventLineFormatter(colored: false, width: 500).line(topic: "device.location.7", event: location).hasSuffix("device=7 at=[24.9384,60.1699] speed=8.3m/s"))
+            data: [
+                "device_id": "7", "location": ["type": "Point", "coordinates": [24.9384, 60.1699]], "speed": 8.3, "accuracy": 5,
+                "recorded_at": "x",
+            ])
+        #expect(
+            EventLineFormatter(colored: false, width: 500).line(topic: "device.location.7", event: location).hasSuffix(
+                "device=7 at=[24.9384,60.1699] speed=8.3m/s"))
         let eta = CloudEvent<JSONValue>(
             id: "e", source: "trips", type: "trip.eta", time: event.time, sequence: 4,
-            data: ["data": ["value": "eta", "trip_id": "t-1", "estimate": ["arrive_at": "x", "route": ["distance": 569, "duration": 170, "remaining_duration": 162]]]])
+            data: [
+                "data": [
+                    "value": "eta", "trip_id": "t-1",
+                    "estimate": ["arrive_at": "x", "route": ["distance": 569, "duration": 170, "remaining_duration": 162]],
+                ]
+            ])
         #expect(EventLineFormatter(colored: false, width: 500).line(topic: "trip.eta", event: eta).hasSuffix("trip=t-1 eta=162s left=569m"))
     }
 
@@ -57,7 +68,9 @@ import Wire
             EventLineFormatter.summary(["location": ["type": "Point", "coordinates": [35.1146, 47.8359]], "speed": 8])
                 == "location=[35.1146,47.8359] speed=8")
         #expect(EventLineFormatter.summary(["items": [1, 2, 3, 4, 5]]) == "items=[5 items]")
-        #expect(EventLineFormatter.summary(["text": "two words", "n": 3, "ok": true, "none": nil]) == #"n=3 none=null ok=true text="two words""#)
+        #expect(
+            EventLineFormatter.summary(["text": "two words", "n": 3, "ok": true, "none": nil]) == #"n=3 none=null ok=true text="two words""#
+        )
         #expect(EventLineFormatter.summary(["a": ["b": ["c": ["d": 1]]]]) == "a.b={…}")
         #expect(EventLineFormatter.summary(.string(String(repeating: "x", count: 60))).count == 40)
         #expect(EventLineFormatter.summary([:]) == "{}")

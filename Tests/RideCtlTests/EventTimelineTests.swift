@@ -9,14 +9,19 @@ import Wire
 @Suite struct EventTimelineTests {
     static let start = RFC3339.parse("2026-11-21T09:30:00.000Z")!
 
-    static func event(_ source: String, _ sequence: UInt64, _ type: String, at seconds: Double, _ data: JSONValue) -> CloudEvent<JSONValue> {
+    static func event(_ source: String, _ sequence: UInt64, _ type: String, at seconds: Double, _ data: JSONValue) -> CloudEvent<JSONValue>
+    {
         CloudEvent(id: "e\(sequence)", source: source, type: type, time: start.addingTimeInterval(seconds), sequence: sequence, data: data)
     }
 
-    static func status(_ sequence: UInt64, _ status: String, previous: String?, at seconds: Double, order: String = "o-1", trip: String? = nil) -> CloudEvent<JSONValue> {
+    static func status(
+        _ sequence: UInt64, _ status: String, previous: String?, at seconds: Double, order: String = "o-1", trip: String? = nil
+    ) -> CloudEvent<JSONValue> {
         var orderData: [String: JSONValue] = ["id": .string(order), "status": .string(status)]
         if let trip { orderData["trip_id"] = .string(trip) }
-        return event("orders", sequence, "order.status", at: seconds, ["order": .object(orderData), "previous_status": previous.map(JSONValue.string) ?? .null])
+        return event(
+            "orders", sequence, "order.status", at: seconds,
+            ["order": .object(orderData), "previous_status": previous.map(JSONValue.string) ?? .null])
     }
 
     let orders = [
@@ -49,17 +54,25 @@ import Wire
         #expect(timeline.origin == .events)
         #expect(
             timeline.steps.map(\.label) == [
-                "NEW", "order.offered", "ACCEPTED", "trip.created", "PICKING_UP", "order.message", "trip.eta", "trip.completed", "COMPLETED", "order.paid",
+                "NEW", "order.offered", "ACCEPTED", "trip.created", "PICKING_UP", "order.message", "trip.eta", "trip.completed",
+                "COMPLETED", "order.paid",
             ])
-        #expect(timeline.steps.map(\.service) == ["orders", "orders", "orders", "trips", "orders", "orders", "trips", "trips", "orders", "orders"])
+        #expect(
+            timeline.steps.map(\.service) == [
+                "orders", "orders", "orders", "trips", "orders", "orders", "trips", "trips", "orders", "orders",
+            ])
         #expect(timeline.steps.first { $0.label == "trip.eta" }?.count == 2, "t-9's ETA is another trip's")
         #expect(timeline.steps.map(\.cause)[2] == "orders#4 after NEW")
-        #expect(timeline.steps.map { $0.sincePrevious.map { ($0 * 1000).rounded() / 1000 } } == [nil, 0.05, 4.15, 0.04, 0.01, 0.75, 5, 189, 1, 0.5])
+        #expect(
+            timeline.steps.map { $0.sincePrevious.map { ($0 * 1000).rounded() / 1000 } } == [
+                nil, 0.05, 4.15, 0.04, 0.01, 0.75, 5, 189, 1, 0.5,
+            ])
         #expect(timeline.steps.allSatisfy { $0.hops == nil })
     }
 
     @Test func theTableShowsSourcesAndGaps() throws {
-        let text = TimelineRenderer.text(try #require(EventTimelineBuilder.timeline(orderID: "o-1", orderEvents: orders, tripEvents: trips)), origin: "the events")
+        let text = TimelineRenderer.text(
+            try #require(EventTimelineBuilder.timeline(orderID: "o-1", orderEvents: orders, tripEvents: trips)), origin: "the events")
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines[0] == "order o-1: 10 events from the events")
         #expect(lines[1] == "TIME (UTC)    GAP       STATUS / EVENT    PROCESS   SOURCE#SEQUENCE")
@@ -71,6 +84,7 @@ import Wire
 
     @Test func anOrderWithoutEventsHasNoTimeline() {
         #expect(EventTimelineBuilder.timeline(orderID: "o-404", orderEvents: orders, tripEvents: trips) == nil)
-        #expect(EventTimelineBuilder.timeline(orderID: "o-1", orderEvents: [], tripEvents: trips) == nil, "trips alone do not make an order")
+        #expect(
+            EventTimelineBuilder.timeline(orderID: "o-1", orderEvents: [], tripEvents: trips) == nil, "trips alone do not make an order")
     }
 }

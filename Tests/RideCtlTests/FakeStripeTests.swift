@@ -9,9 +9,11 @@ import Wire
     static let key = "sk_test_fake"
 
     func call(
-        _ api: FakeStripeAPI, _ method: String, _ path: String, _ body: String = "", query: String = "", bearer: String = key, idempotencyKey: String? = nil
+        _ api: FakeStripeAPI, _ method: String, _ path: String, _ body: String = "", query: String = "", bearer: String = key,
+        idempotencyKey: String? = nil
     ) async -> (status: Int, json: JSONValue, replayed: Bool) {
-        let answer = await api.handle(method: method, path: path, query: query, body: body, authorization: "Bearer \(bearer)", idempotencyKey: idempotencyKey)
+        let answer = await api.handle(
+            method: method, path: path, query: query, body: body, authorization: "Bearer \(bearer)", idempotencyKey: idempotencyKey)
         return (answer.status, (try? JSONCoding.decode(JSONValue.self, fromText: answer.body)) ?? .null, answer.replayed)
     }
 
@@ -49,13 +51,16 @@ import Wire
         #expect(await call(api, "POST", "/v1/customers", "", bearer: ephemeral).status == 401)
         #expect(await call(api, "GET", "/v1/customers/\(customer)", bearer: "sk_test_wrong").status == 401)
         let method = card.json["id"]?.stringValue ?? ""
-        let charge = "amount=1000&currency=usd&customer=\(customer)&payment_method=\(method)&confirm=true&application_fee_amount=200&transfer_data[destination]=\(account)"
+        let charge =
+            "amount=1000&currency=usd&customer=\(customer)&payment_method=\(method)&confirm=true&application_fee_amount=200&transfer_data[destination]=\(account)"
         let intent = await call(api, "POST", "/v1/payment_intents", charge, idempotencyKey: "order-o1-payment_intent")
         #expect(intent.json["status"] == "succeeded", "\(intent.json)")
         let transfers = await call(api, "GET", "/v1/transfers", query: "destination=\(account)")
         #expect(transfers.json["data"]?[0]?["amount"] == 800)
 
-        let declining = await call(api, "POST", "/v1/payment_methods/pm_card_chargeDeclined/attach", "customer=\(customer)").json["id"]?.stringValue ?? ""
+        let declining =
+            await call(api, "POST", "/v1/payment_methods/pm_card_chargeDeclined/attach", "customer=\(customer)").json["id"]?.stringValue
+            ?? ""
         let declined = await api.handle(
             method: "POST", path: "/v1/payment_intents", query: "", body: charge.replacingOccurrences(of: method, with: declining),
             authorization: "Bearer \(Self.key)", idempotencyKey: nil)
@@ -91,18 +96,25 @@ import Wire
     @Test func aCardTypedOnTheProvidersPageIsTheCustomersAndTheBrowserGoesBack() async throws {
         let stripe = FakeStripeTests()
         let customer = await stripe.call(api, "POST", "/v1/customers").json["id"]?.stringValue ?? ""
-        let form = "mode=setup&customer=\(customer)&payment_method_types[0]=card&success_url=http%3A%2F%2Fapp%2Fapp%2Frider%23card-added&cancel_url=http%3A%2F%2Fapp%2Fback"
+        let form =
+            "mode=setup&customer=\(customer)&payment_method_types[0]=card&success_url=http%3A%2F%2Fapp%2Fapp%2Frider%23card-added&cancel_url=http%3A%2F%2Fapp%2Fback"
         let ephemeral = await stripe.call(api, "POST", "/v1/ephemeral_keys", "customer=\(customer)").json["secret"]?.stringValue ?? ""
-        #expect(await stripe.call(api, "POST", "/v1/checkout/sessions", form, bearer: ephemeral).status == 401, "an app's ephemeral key makes no session")
+        #expect(
+            await stripe.call(api, "POST", "/v1/checkout/sessions", form, bearer: ephemeral).status == 401,
+            "an app's ephemeral key makes no session")
         #expect(await stripe.call(api, "POST", "/v1/checkout/sessions", "mode=payment&customer=\(customer)").status == 400)
-        #expect(await stripe.call(api, "POST", "/v1/checkout/sessions", "mode=setup&customer=cus_none&success_url=http://a&cancel_url=http://a").status == 404)
+        #expect(
+            await stripe.call(api, "POST", "/v1/checkout/sessions", "mode=setup&customer=cus_none&success_url=http://a&cancel_url=http://a")
+                .status == 404)
         let session = await stripe.call(api, "POST", "/v1/checkout/sessions", form).json
         let url = try #require(session["url"]?.stringValue, "\(session)")
         #expect(session["status"] == "open" && url.hasPrefix("http://fake/checkout/cs_test_"), "\(session)")
         let path = String(url.dropFirst("http://fake".count))
 
         let shown = await page("GET", path)
-        #expect(shown.status == 200 && shown.contentType.hasPrefix("text/html") && shown.body.contains(#"<label for="number">"#) && shown.body.contains("http://app/back"))
+        #expect(
+            shown.status == 200 && shown.contentType.hasPrefix("text/html") && shown.body.contains(#"<label for="number">"#)
+                && shown.body.contains("http://app/back"))
         for (fields, said) in [
             ("number=4242+4242+4242+4241&expiry=12+%2F+34&cvc=123", "card number is invalid"),
             ("number=4111+1111+1111+1111&expiry=12+%2F+34&cvc=123", "non test card"),
@@ -111,9 +123,12 @@ import Wire
             ("number=4242424242424242&expiry=12%2F34&cvc=1", "security code"),
         ] {
             let refused = await page("POST", path, fields)
-            #expect(refused.status == 400 && refused.location == nil && refused.body.contains(said), "\(fields): \(refused.body.prefix(300))")
+            #expect(
+                refused.status == 400 && refused.location == nil && refused.body.contains(said), "\(fields): \(refused.body.prefix(300))")
         }
-        #expect(await stripe.call(api, "GET", "/v1/payment_methods", query: "customer=\(customer)").json["data"]?.arrayValue?.isEmpty == true, "nothing refused was kept")
+        #expect(
+            await stripe.call(api, "GET", "/v1/payment_methods", query: "customer=\(customer)").json["data"]?.arrayValue?.isEmpty == true,
+            "nothing refused was kept")
 
         let saved = await page("POST", path, "number=4000+0000+0000+0002&expiry=11+%2F+33&cvc=123")
         #expect(saved.status == 303 && saved.location == "http://app/app/rider#card-added", "\(saved.status) \(saved.body.prefix(200))")

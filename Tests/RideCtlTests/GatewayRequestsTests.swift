@@ -95,7 +95,9 @@ import Wire
             _ = try await requests.send("POST", "/start")
             _ = try await requests.send("GET", "/orders")
             let refusal = await #expect(throws: GatewayRequests.Failure.self) { try await requests.send("POST", "/cancel") }
-            #expect(refusal?.description.contains("409") == true && refusal?.description.contains("the ride started") == true, "\(String(describing: refusal))")
+            #expect(
+                refusal?.description.contains("409") == true && refusal?.description.contains("the ride started") == true,
+                "\(String(describing: refusal))")
         }
         #expect(script.hits("start") == 3 && script.hits("orders") == 2 && script.hits("cancel") == 1)
     }
@@ -119,7 +121,8 @@ import Wire
         let rider = User(id: "r-1", role: .rider, name: "Ann", phoneNumber: "+380501234567", createdAt: Date(timeIntervalSince1970: 0))
         let order = try JSONValue(
             encoding: Order(
-                id: "o-1", status: .pickingUp, rider: rider, pickup: Place(latitude: 0, longitude: 0), dropoff: Place(latitude: 0, longitude: 1),
+                id: "o-1", status: .pickingUp, rider: rider, pickup: Place(latitude: 0, longitude: 0),
+                dropoff: Place(latitude: 0, longitude: 1),
                 createdAt: Date(timeIntervalSince1970: 0), updatedAt: Date(timeIntervalSince1970: 0)))
         func update(_ message: JSONValue, _ orderID: String) throws -> (RideUpdate, sequence: UInt64)? {
             LiveRides.update(try JSONCoding.encodeText(message), orderID: orderID)

@@ -18,7 +18,9 @@ import Wire
     }
 
     let trace = "5b8efff798038103d269b633813fc60c"
-    func request(span: String, resource: String = #"{"attributes":[{"key":"service.name","value":{"stringValue":"ride-orders"}}]}"#) -> String {
+    func request(span: String, resource: String = #"{"attributes":[{"key":"service.name","value":{"stringValue":"ride-orders"}}]}"#)
+        -> String
+    {
         #"{"resourceSpans":[{"resource":\#(resource),"scopeSpans":[{"scope":{"name":"ride"},"spans":[\#(span)]}]}]}"#
     }
 
@@ -38,13 +40,18 @@ import Wire
             """#
         let spans = try decode(
             request(
-                span: span, resource: #"{"attributes":[{"key":"service.name","value":{"stringValue":"ride-orders"}},{"key":"service.instance.id","value":{"stringValue":"i-1"}}]}"#)
+                span: span,
+                resource:
+                    #"{"attributes":[{"key":"service.name","value":{"stringValue":"ride-orders"}},{"key":"service.instance.id","value":{"stringValue":"i-1"}}]}"#
+            )
         )
         #expect(
             spans == [
                 Span(
-                    traceID: trace, spanID: "eee19b7ec3c1b174", parentSpanID: "eee19b7ec3c1b173", name: "op orders.accept", kind: .server, service: "ride-orders",
-                    instance: "i-1", start: 1_544_712_660_000_000_000, end: 1_544_712_661_000_000_000, attributes: ["ride.order_id": "o-1", "n": "42", "ok": "true", "x": "1.5"],
+                    traceID: trace, spanID: "eee19b7ec3c1b174", parentSpanID: "eee19b7ec3c1b173", name: "op orders.accept", kind: .server,
+                    service: "ride-orders",
+                    instance: "i-1", start: 1_544_712_660_000_000_000, end: 1_544_712_661_000_000_000,
+                    attributes: ["ride.order_id": "o-1", "n": "42", "ok": "true", "x": "1.5"],
                     status: "error: boom")
             ])
     }
@@ -71,17 +78,29 @@ import Wire
         #expect(problem(#"{"resourceSpans":{}}"#) == "resourceSpans: must be an array")
         #expect(problem(request(span: "{\(good)}")) == "accepted")
         let path = "resourceSpans[0].scopeSpans[0].spans[0]"
-        #expect(problem(request(span: "{\(good.replacingOccurrences(of: trace, with: "abc"))}")) == "\(path).traceId: must be 32 hex digits, got \"abc\"")
-        #expect(problem(request(span: "{\(good.replacingOccurrences(of: trace, with: String(repeating: "0", count: 32)))}")) == "\(path).traceId: must not be all zeros")
-        #expect(problem(request(span: "{\(good.replacingOccurrences(of: #""spanId":"eee19b7ec3c1b174","#, with: ""))}")) == "\(path).spanId: missing or not a string")
-        #expect(problem(request(span: "{\(good.replacingOccurrences(of: #""name":"x""#, with: #""name":5"#))}")) == "\(path).name: missing or not a non-empty string")
-        #expect(problem(request(span: "{\(good.replacingOccurrences(of: #""2""#, with: #""0""#))}")) == "\(path).endTimeUnixNano: 0 is before startTimeUnixNano 1")
+        #expect(
+            problem(request(span: "{\(good.replacingOccurrences(of: trace, with: "abc"))}"))
+                == "\(path).traceId: must be 32 hex digits, got \"abc\"")
+        #expect(
+            problem(request(span: "{\(good.replacingOccurrences(of: trace, with: String(repeating: "0", count: 32)))}"))
+                == "\(path).traceId: must not be all zeros")
+        #expect(
+            problem(request(span: "{\(good.replacingOccurrences(of: #""spanId":"eee19b7ec3c1b174","#, with: ""))}"))
+                == "\(path).spanId: missing or not a string")
+        #expect(
+            problem(request(span: "{\(good.replacingOccurrences(of: #""name":"x""#, with: #""name":5"#))}"))
+                == "\(path).name: missing or not a non-empty string")
+        #expect(
+            problem(request(span: "{\(good.replacingOccurrences(of: #""2""#, with: #""0""#))}"))
+                == "\(path).endTimeUnixNano: 0 is before startTimeUnixNano 1")
         #expect(
             problem(request(span: "{\(good.replacingOccurrences(of: #""1""#, with: #""soon""#))}"))
                 == "\(path).startTimeUnixNano: must be Unix nanoseconds as a decimal string, got \"soon\"")
         #expect(problem(request(span: "{\(good),\"kind\":9}")) == "\(path).kind: must be a span kind from 0 to 5, got 9")
         #expect(problem(request(span: "{\(good),\"attributes\":[{\"value\":{}}]}")) == "\(path).attributes[0].key: missing or not a string")
-        #expect(problem(request(span: "{\(good),\"attributes\":[{\"key\":\"k\",\"value\":5}]}")).hasPrefix("\(path).attributes[0].value: must be an AnyValue object"))
+        #expect(
+            problem(request(span: "{\(good),\"attributes\":[{\"key\":\"k\",\"value\":5}]}")).hasPrefix(
+                "\(path).attributes[0].value: must be an AnyValue object"))
         #expect(problem(request(span: "7")) == "\(path): must be an object")
     }
 }

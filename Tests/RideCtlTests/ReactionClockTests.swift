@@ -21,14 +21,16 @@ import Testing
             id: "o-1", status: status, rider: rider, pickup: Place(latitude: 0, longitude: 0), dropoff: Place(latitude: 0, longitude: 1),
             createdAt: start, updatedAt: start, tripID: trip)
         let event = CloudEvent<LifecycleEvent>(
-            source: "orders", type: "order.status", time: start, sequence: 1, data: .order(OrderStatusChanged(order: order, previousStatus: nil)))
+            source: "orders", type: "order.status", time: start, sequence: 1,
+            data: .order(OrderStatusChanged(order: order, previousStatus: nil)))
         return received(event, at: ms)
     }
 
     func arrival(_ trip: String, at ms: Double) -> ReceivedEvent<LifecycleEvent> {
         let event = CloudEvent<LifecycleEvent>(
             source: "trips", type: "trip.destination_arrival", time: start, sequence: 1,
-            data: .arrival(TripEvent(createdAt: start, deviceID: "d", data: .init(value: "destination_arrival", tripID: trip, tripMetadata: nil))))
+            data: .arrival(
+                TripEvent(createdAt: start, deviceID: "d", data: .init(value: "destination_arrival", tripID: trip, tripMetadata: nil))))
         return received(event, at: ms)
     }
 
@@ -36,7 +38,8 @@ import Testing
         var clock = ReactionClock()
         for event in [
             status(.new, at: 0), status(.accepted, at: 10), status(.pickingUp, trip: "t1", at: 14.4), arrival("t1", at: 100),
-            status(.reachedPickup, trip: "t1", at: 102), status(.startedRide, trip: "t1", at: 200), status(.droppingOff, trip: "t2", at: 207),
+            status(.reachedPickup, trip: "t1", at: 102), status(.startedRide, trip: "t1", at: 200),
+            status(.droppingOff, trip: "t2", at: 207),
             arrival("t2", at: 300), status(.reachedDropoff, trip: "t2", at: 301), status(.completed, trip: "t2", at: 400),
         ] {
             clock.saw(event)

@@ -32,7 +32,9 @@ import Wire
         let collector = try collector(maxBodyBytes: 4096)
         let good = Array(RideTraceFixture.otlpJSON(Array(RideTraceFixture.spans.prefix(2))).utf8)
         // One bad span spoils the request: none of it is kept.
-        let spoiled = Array(RideTraceFixture.otlpJSON(Array(RideTraceFixture.spans.prefix(2))).replacingOccurrences(of: "0000000000000002", with: "zz").utf8)
+        let spoiled = Array(
+            RideTraceFixture.otlpJSON(Array(RideTraceFixture.spans.prefix(2))).replacingOccurrences(of: "0000000000000002", with: "zz").utf8
+        )
         let bad = await collector.receive(contentType: "application/json", contentEncoding: nil, body: spoiled)
         #expect(bad.status == 400)
         #expect(bad.json.contains(#"spanId: must be 16 hex digits, got \"zz\""#), "\(bad.json)")
@@ -41,29 +43,38 @@ import Wire
         #expect(protobuf.status == 415)
         #expect(protobuf.json.contains("OTEL_EXPORTER_OTLP_PROTOCOL=http/json"))
         #expect(await collector.receive(contentType: "application/json", contentEncoding: "gzip", body: good).status == 415)
-        let large = await collector.receive(contentType: "application/json", contentEncoding: nil, body: good + Array(repeating: UInt8(ascii: " "), count: 5000))
+        let large = await collector.receive(
+            contentType: "application/json", contentEncoding: nil, body: good + Array(repeating: UInt8(ascii: " "), count: 5000))
         #expect(large.status == 413)
         #expect(try stored().isEmpty)
-        #expect(await collector.receive(contentType: "application/json; charset=utf-8", contentEncoding: "identity", body: good).status == 200)
+        #expect(
+            await collector.receive(contentType: "application/json; charset=utf-8", contentEncoding: "identity", body: good).status == 200)
         #expect(try stored().count == 2)
     }
 
     @Test func overHTTPTooWhatUpTracesRuns() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let collection = try await TraceCollection.start(listen: HostPort(host: "127.0.0.1", port: 0), path: path)
-        #expect(collection.environment == ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(collection.port)", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"])
+        #expect(
+            collection.environment == [
+                "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(collection.port)", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json",
+            ])
         let url = "http://127.0.0.1:\(collection.port)/v1/traces"
         let json = ["Content-Type": "application/json"]
-        let ok = try await HTTPProbe.send("POST", url, headers: json, body: Array(RideTraceFixture.otlpJSON(RideTraceFixture.spans).utf8), timeout: .seconds(30))
+        let ok = try await HTTPProbe.send(
+            "POST", url, headers: json, body: Array(RideTraceFixture.otlpJSON(RideTraceFixture.spans).utf8), timeout: .seconds(30))
         #expect(ok.status == 200)
         #expect(ok.text == #"{"partialSuccess":{}}"#)
-        let bad = try await HTTPProbe.send("POST", url, headers: json, body: Array(#"{"resourceSpans":[{"scopeSpans":[{"spans":[{}]}]}]}"#.utf8), timeout: .seconds(30))
+        let bad = try await HTTPProbe.send(
+            "POST", url, headers: json, body: Array(#"{"resourceSpans":[{"scopeSpans":[{"spans":[{}]}]}]}"#.utf8), timeout: .seconds(30))
         #expect(bad.status == 400)
         #expect(bad.text.contains("resourceSpans[0].scopeSpans[0].spans[0].traceId: missing"))
         let huge = try await HTTPProbe.send(
-            "POST", url, headers: json, body: Array(repeating: UInt8(ascii: " "), count: SpanCollector.defaultMaxBodyBytes + 1), timeout: .seconds(30))
+            "POST", url, headers: json, body: Array(repeating: UInt8(ascii: " "), count: SpanCollector.defaultMaxBodyBytes + 1),
+            timeout: .seconds(30))
         #expect(huge.status == 413)
-        let metrics = try await HTTPProbe.send("POST", "http://127.0.0.1:\(collection.port)/v1/metrics", headers: json, body: Array("{}".utf8), timeout: .seconds(30))
+        let metrics = try await HTTPProbe.send(
+            "POST", "http://127.0.0.1:\(collection.port)/v1/metrics", headers: json, body: Array("{}".utf8), timeout: .seconds(30))
         #expect(metrics.status == 200)
         await collection.stop()
         #expect(try stored().sorted { $0.spanID < $1.spanID } == RideTraceFixture.spans.sorted { $0.spanID < $1.spanID })

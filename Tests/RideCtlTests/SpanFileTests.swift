@@ -42,11 +42,15 @@ import Wire
         var data = try SpanFile.lines(RideTraceFixture.spans)
         data.append(contentsOf: Array("garbage\n{\"trace_id\":\"\(RideTraceFixture.booking)\",\"broken\n".utf8))
         let ride = SpanFile.ride(in: [UInt8](data), orderID: RideTraceFixture.orderID)
-        #expect(Set(ride.spans.map(\.traceID)) == [RideTraceFixture.booking, RideTraceFixture.acceptance, RideTraceFixture.watch], "not the other order's trace")
+        #expect(
+            Set(ride.spans.map(\.traceID)) == [RideTraceFixture.booking, RideTraceFixture.acceptance, RideTraceFixture.watch],
+            "not the other order's trace")
         #expect(ride.spans.count == RideTraceFixture.spans.count - 2)
         #expect(ride.malformedLines == 2, "the line without a trace id, and the booking's line that is not a span")
         let whole = SpanTimelineBuilder(spans: SpanFile.parse(data).spans).timeline(orderID: RideTraceFixture.orderID)
-        #expect(SpanTimelineBuilder(spans: ride.spans).timeline(orderID: RideTraceFixture.orderID) == whole, "the same timeline as from every span")
+        #expect(
+            SpanTimelineBuilder(spans: ride.spans).timeline(orderID: RideTraceFixture.orderID) == whole,
+            "the same timeline as from every span")
         #expect(SpanFile.ride(in: [UInt8](data), orderID: "o-4").spans.isEmpty, "an id that is the start of another is not it")
         #expect(SpanFile.ride(in: [], orderID: RideTraceFixture.orderID) == SpanFile.Contents(spans: [], malformedLines: 0))
     }

@@ -9,7 +9,8 @@ import Testing
     @Test func theEmbeddedProviderPassesTheSharedChecks() async throws {
         let embedded = try EmbeddedRoutes.helsinki()
         await RouteProviderConformance.check(embedded, pairs: HelsinkiPairs.pairs)
-        await RouteProviderConformance.checkOutside(embedded, inside: HelsinkiPairs.railwaySquare, outside: GeoPoint(latitude: 60.3, longitude: 25.3))
+        await RouteProviderConformance.checkOutside(
+            embedded, inside: HelsinkiPairs.railwaySquare, outside: GeoPoint(latitude: 60.3, longitude: 25.3))
         await RouteProviderConformance.checkInvalid(embedded, inside: HelsinkiPairs.railwaySquare)
     }
 
@@ -40,7 +41,9 @@ import Testing
             switch (fromPgRouting, fromEmbedded) {
             case (.success(let a), .success(let b)):
                 routed += 1
-                #expect(abs(a.distance - b.distance) <= 0.05 * max(a.distance, b.distance), "\(start) → \(end): pgrouting \(Int(a.distance)) m, embedded \(Int(b.distance)) m")
+                #expect(
+                    abs(a.distance - b.distance) <= 0.05 * max(a.distance, b.distance),
+                    "\(start) → \(end): pgrouting \(Int(a.distance)) m, embedded \(Int(b.distance)) m")
             case (.failure(let a), .failure(let b)):
                 #expect(a == b, "\(start) → \(end): pgrouting \(a), embedded \(b)")
             default:

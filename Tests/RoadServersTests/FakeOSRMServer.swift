@@ -17,7 +17,9 @@ enum FakeOSRMServer {
     static func with(_ body: @escaping @Sendable (URL) async throws -> Void) async throws {
         let router = Router()
         router.get("ok/route/v1/driving/:coordinates") { _, context in try answer(context.parameters.require("coordinates")) }
-        router.get("noroute/route/v1/driving/:coordinates") { _, _ in json(400, #"{"code":"NoRoute","message":"Impossible route between points","routes":[]}"#) }
+        router.get("noroute/route/v1/driving/:coordinates") { _, _ in
+            json(400, #"{"code":"NoRoute","message":"Impossible route between points","routes":[]}"#)
+        }
         router.get("slow/route/v1/driving/:coordinates") { _, context in
             try await Task.sleep(for: .seconds(180))
             return try answer(context.parameters.require("coordinates"))
@@ -42,7 +44,8 @@ enum FakeOSRMServer {
     }
 
     static func json(_ status: Int, _ text: String) -> Response {
-        Response(status: .init(code: status), headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+        Response(
+            status: .init(code: status), headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// `lon,lat;lon,lat` → a route along the latitude then the longitude, as OSRM would shape it.
@@ -64,7 +67,10 @@ enum FakeOSRMServer {
         }
         let distance = legs.reduce(0) { $0 + $1.1 }
         func step(_ name: String, _ distance: Double, _ coordinates: [[Double]]) -> [String: Any] {
-            ["name": name, "distance": distance, "duration": distance / 8, "geometry": ["type": "LineString", "coordinates": coordinates], "mode": "driving"]
+            [
+                "name": name, "distance": distance, "duration": distance / 8,
+                "geometry": ["type": "LineString", "coordinates": coordinates], "mode": "driving",
+            ]
         }
         let steps = legs.map { step($0.0, $0.1, $0.3) } + [step("Mikonkatu", 0, [end.coordinates, end.coordinates])]
         let route: [String: Any] = [
@@ -72,7 +78,9 @@ enum FakeOSRMServer {
             "geometry": ["type": "LineString", "coordinates": [start.coordinates, corner.coordinates, end.coordinates]],
             "legs": [["distance": distance, "duration": distance / 8, "summary": "Aleksanterinkatu, Mikonkatu", "steps": steps]],
         ]
-        let body: [String: Any] = ["code": "Ok", "routes": [route], "waypoints": [["name": "Aleksanterinkatu", "location": start.coordinates]]]
+        let body: [String: Any] = [
+            "code": "Ok", "routes": [route], "waypoints": [["name": "Aleksanterinkatu", "location": start.coordinates]],
+        ]
         return json(200, String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self))
     }
 }

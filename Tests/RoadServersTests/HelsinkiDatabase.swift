@@ -8,7 +8,8 @@ import TestProcess
 /// The Helsinki extract imported once per test run, by `PgRoutingImport` as `ridectl roads
 /// import-pg` does it, into a database of the throwaway PostgreSQL server.
 enum HelsinkiDatabase {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let logger = {
         var logger = Logger(label: "road-servers-tests")
         logger.logLevel = .warning
@@ -40,7 +41,8 @@ enum HelsinkiDatabase {
     /// Runs one statement in the database at `address`.
     static func execute(_ sql: String, in address: DatabaseAddress) async throws {
         let configuration = PostgresConnection.Configuration(
-            host: address.host, port: address.port, username: address.username, password: address.password, database: address.database, tls: .disable)
+            host: address.host, port: address.port, username: address.username, password: address.password, database: address.database,
+            tls: .disable)
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         do {
             try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)

@@ -52,7 +52,9 @@ import Testing
         }
     }
 
-    @Test(arguments: [("garbage", "not OSRM's route JSON"), ("broken", "HTTP 503"), ("partial", "without a route"), ("nothing-here", "HTTP 404")])
+    @Test(arguments: [
+        ("garbage", "not OSRM's route JSON"), ("broken", "HTTP 503"), ("partial", "without a route"), ("nothing-here", "HTTP 404"),
+    ])
     func aWrongAnswerIsUnavailableNamingWhatWasWrong(prefix: String, text: String) async throws {
         try await FakeOSRMServer.with { base in
             await Self.expectUnavailable(Self.provider(base, prefix), containing: text)
@@ -78,7 +80,8 @@ import Testing
         }
     }
 
-    static func expectUnavailable(_ provider: OSRMRoutes, containing text: String, sourceLocation: SourceLocation = #_sourceLocation) async {
+    static func expectUnavailable(_ provider: OSRMRoutes, containing text: String, sourceLocation: SourceLocation = #_sourceLocation) async
+    {
         do throws(RouteError) {
             _ = try await provider.route(from: HelsinkiPairs.kluuvi, to: HelsinkiPairs.bulevardi)
             Issue.record("a route", sourceLocation: sourceLocation)

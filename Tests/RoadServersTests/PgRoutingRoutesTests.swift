@@ -51,14 +51,17 @@ import Testing
         // Kiasma's corner of Postikuja: the streets nearest it lead only in; the import leaves
         // them out of the routable part, so the point snaps to a street that leads out.
         let trap = GeoPoint(latitude: 60.1720, longitude: 24.9378)
-        await RouteProviderConformance.check(try await Self.provider(), pairs: [(trap, HelsinkiPairs.senateSquare), (HelsinkiPairs.senateSquare, trap)])
+        await RouteProviderConformance.check(
+            try await Self.provider(), pairs: [(trap, HelsinkiPairs.senateSquare), (HelsinkiPairs.senateSquare, trap)])
     }
 
     @Test func aPlaceWhoseStreetsAreAllClosedIsUnroutable() async throws {
         // An import of its own, with every edge at the vertex by the Senate Square closed (a
         // negative cost is no way, to pgRouting) after the import marked it routable.
         let address = try await HelsinkiDatabase.newDatabase()
-        _ = try await PgRoutingImport(extract: try await HelsinkiDatabase.extract(), address: address, graphScript: HelsinkiDatabase.graphScript).run(
+        _ = try await PgRoutingImport(
+            extract: try await HelsinkiDatabase.extract(), address: address, graphScript: HelsinkiDatabase.graphScript
+        ).run(
             logger: HelsinkiDatabase.logger)
         try await HelsinkiDatabase.execute(
             """
@@ -92,12 +95,15 @@ import Testing
 
     @Test func behindFallbackAFailureIsTheStraightLine() async throws {
         let nobody = DatabaseAddress(host: "127.0.0.1", port: 1, username: "ride", database: "nothing")
-        let provider = FallbackRoutes(PgRoutingRoutes(address: nobody, timeout: .milliseconds(300), logger: HelsinkiDatabase.logger), logger: HelsinkiDatabase.logger)
+        let provider = FallbackRoutes(
+            PgRoutingRoutes(address: nobody, timeout: .milliseconds(300), logger: HelsinkiDatabase.logger), logger: HelsinkiDatabase.logger)
         let route = try await provider.route(from: HelsinkiPairs.kluuvi, to: HelsinkiPairs.bulevardi)
         #expect(route.kind == .straightLine)
     }
 
-    static func expectUnavailable(_ provider: any RouteProvider, containing text: String, sourceLocation: SourceLocation = #_sourceLocation) async {
+    static func expectUnavailable(_ provider: any RouteProvider, containing text: String, sourceLocation: SourceLocation = #_sourceLocation)
+        async
+    {
         do throws(RouteError) {
             _ = try await provider.route(from: HelsinkiPairs.kluuvi, to: HelsinkiPairs.bulevardi)
             Issue.record("a route", sourceLocation: sourceLocation)

@@ -12,7 +12,8 @@ import Testing
         let address = try await HelsinkiDatabase.imported().address
         let own = PgRoutingRoutes(address: address, timeout: HelsinkiDatabase.queryDeadline, logger: HelsinkiDatabase.logger)
         let configuration = PostgresClient.Configuration(
-            host: address.host, port: address.port, username: address.username, password: address.password, database: address.database, tls: .disable)
+            host: address.host, port: address.port, username: address.username, password: address.password, database: address.database,
+            tls: .disable)
         let client = PostgresClient(configuration: configuration, backgroundLogger: HelsinkiDatabase.logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }

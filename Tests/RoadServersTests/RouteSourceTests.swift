@@ -15,7 +15,9 @@ import Testing
         #expect(
             try RouteSettings.parse("pgrouting:postgres://ride:secret@db.local:5433/roads")
                 == .pgRouting(DatabaseAddress(host: "db.local", port: 5433, username: "ride", password: "secret", database: "roads")))
-        #expect(try RouteSettings.parse("pgrouting:postgresql://ride@127.0.0.1/roads") == .pgRouting(DatabaseAddress(host: "127.0.0.1", username: "ride", database: "roads")))
+        #expect(
+            try RouteSettings.parse("pgrouting:postgresql://ride@127.0.0.1/roads")
+                == .pgRouting(DatabaseAddress(host: "127.0.0.1", username: "ride", database: "roads")))
         #expect(try RouteSettings.parse("osrm:http://osrm.local:5000") == .osrm(URL(string: "http://osrm.local:5000")!))
         #expect(try RouteSettings.parse("osrm:https://router.example/osrm") == .osrm(URL(string: "https://router.example/osrm")!))
     }
@@ -64,7 +66,8 @@ import Testing
             }, logger: Self.logger)
         #expect(asked == 1, "only embedded builds the embedded provider")
         #expect((straight as? FallbackRoutes)?.name == "straight_line")
-        let pg = try RouteSettings.parse("pgrouting:postgres://ride@127.0.0.1:1/roads").makeProvider(embedded: { Marker() }, logger: Self.logger)
+        let pg = try RouteSettings.parse("pgrouting:postgres://ride@127.0.0.1:1/roads").makeProvider(
+            embedded: { Marker() }, logger: Self.logger)
         #expect((pg as? FallbackRoutes)?.primary is PgRoutingRoutes)
         let osrm = try RouteSettings.parse("osrm:http://127.0.0.1:1").makeProvider(embedded: { Marker() }, logger: Self.logger)
         #expect((osrm as? FallbackRoutes)?.primary is OSRMRoutes)

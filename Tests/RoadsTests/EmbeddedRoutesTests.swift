@@ -17,7 +17,8 @@ import Testing
 
     @Test func theBuiltInGraphLoads() throws {
         let graph = try RoadGraph.helsinki()
-        #expect(graph.points.count > 1000 && graph.edges.count > graph.points.count, "\(graph.points.count) nodes, \(graph.edges.count) edges")
+        #expect(
+            graph.points.count > 1000 && graph.edges.count > graph.points.count, "\(graph.points.count) nodes, \(graph.edges.count) edges")
         #expect(graph.names.contains("Mannerheimintie") && graph.names.contains("Pohjoisesplanadi"), "\(graph.names)")
         #expect(graph.points.allSatisfy { (60.16...60.18).contains($0.latitude) && (24.93...24.96).contains($0.longitude) })
         #expect(try EmbeddedRoutes.helsinki().name == "embedded")
@@ -30,7 +31,9 @@ import Testing
         let line = route.line.points
         let straight = try #require(line.first).distance(to: try #require(line.last))
         #expect(route.kind == .road)
-        #expect(route.distance >= straight - 0.5 && route.distance <= 2.2 * straight, "\(label): \(route.distance) m against \(straight) m straight")
+        #expect(
+            route.distance >= straight - 0.5 && route.distance <= 2.2 * straight,
+            "\(label): \(route.distance) m against \(straight) m straight")
         #expect(abs(route.line.length - route.distance) < 0.01 * route.distance + 1, "\(label): the line is as long as the route")
         // Speeds in the data are 20–60 km/h.
         let speed = route.distance / route.duration * 3.6
@@ -38,7 +41,9 @@ import Testing
         #expect(abs(route.steps.map(\.distance).reduce(0, +) - route.distance) < 0.01, "\(label)")
         #expect(abs(route.steps.map(\.duration).reduce(0, +) - route.duration) < 0.01, "\(label)")
         #expect(route.steps.first?.startIndex == 0 && route.steps.map(\.startIndex) == route.steps.map(\.startIndex).sorted())
-        #expect(zip(route.steps, route.steps.dropFirst()).allSatisfy { $0.name != $1.name }, "\(label): consecutive steps are different streets")
+        #expect(
+            zip(route.steps, route.steps.dropFirst()).allSatisfy { $0.name != $1.name }, "\(label): consecutive steps are different streets"
+        )
         #expect(route.steps.contains { $0.name != nil }, "\(label): \(route.steps)")
         #expect(line.first!.distance(to: start) < 300 && line.last!.distance(to: end) < 300)
     }
@@ -51,8 +56,12 @@ import Testing
             graph.edges.filter { edge in edge.length > 60 && !graph.edges(from: Int(edge.to)).contains { graph.edges[$0].to == edge.from } }
                 .max { $0.length < $1.length })
         let (from, to) = (graph.points[Int(oneWay.from)], graph.points[Int(oneWay.to)])
-        let a = GeoPoint(latitude: from.latitude + (to.latitude - from.latitude) * 0.3, longitude: from.longitude + (to.longitude - from.longitude) * 0.3)
-        let b = GeoPoint(latitude: from.latitude + (to.latitude - from.latitude) * 0.7, longitude: from.longitude + (to.longitude - from.longitude) * 0.7)
+        let a = GeoPoint(
+            latitude: from.latitude + (to.latitude - from.latitude) * 0.3, longitude: from.longitude + (to.longitude - from.longitude) * 0.3
+        )
+        let b = GeoPoint(
+            latitude: from.latitude + (to.latitude - from.latitude) * 0.7, longitude: from.longitude + (to.longitude - from.longitude) * 0.7
+        )
         let along = try await routes.route(from: a, to: b)
         let against = try await routes.route(from: b, to: a)
         let street = graph.name(of: oneWay) ?? "an unnamed road"
@@ -106,11 +115,13 @@ import Testing
     @Test func stepsGroupEdgesByStreet() throws {
         let points = (0..<4).map { GeoPoint(latitude: 60.0 + Double($0) * 0.001, longitude: 25.0) }
         let edges = [
-            RoadGraph.Edge(from: 0, to: 1, length: 111.2, speed: 36, name: 0), RoadGraph.Edge(from: 1, to: 2, length: 111.2, speed: 36, name: 0),
+            RoadGraph.Edge(from: 0, to: 1, length: 111.2, speed: 36, name: 0),
+            RoadGraph.Edge(from: 1, to: 2, length: 111.2, speed: 36, name: 0),
             RoadGraph.Edge(from: 2, to: 3, length: 111.2, speed: 72, name: 1),
         ]
         let routes = EmbeddedRoutes(graph: try RoadGraph(points: points, edges: edges, names: ["Ykkoskatu", "Kakkoskatu"]))
-        let route = try routes.shortestRoute(from: GeoPoint(latitude: 60.0005, longitude: 25.0), to: GeoPoint(latitude: 60.0025, longitude: 25.0))
+        let route = try routes.shortestRoute(
+            from: GeoPoint(latitude: 60.0005, longitude: 25.0), to: GeoPoint(latitude: 60.0025, longitude: 25.0))
         #expect(route.line.points.count == 4)
         #expect(route.steps.map(\.name) == ["Ykkoskatu", "Kakkoskatu"] && route.steps.map(\.startIndex) == [0, 2])
         #expect(abs(route.steps[0].distance - 166.8) < 0.5 && abs(route.steps[1].duration - 2.78) < 0.05, "\(route.steps)")

@@ -13,7 +13,9 @@ import Testing
             let edge = graph.edges[Int(random.next() % UInt64(graph.edges.count))]
             let share = Double(random.next() % 1000) / 1000
             let (from, to) = (graph.points[Int(edge.from)], graph.points[Int(edge.to)])
-            return GeoPoint(latitude: from.latitude + (to.latitude - from.latitude) * share, longitude: from.longitude + (to.longitude - from.longitude) * share)
+            return GeoPoint(
+                latitude: from.latitude + (to.latitude - from.latitude) * share,
+                longitude: from.longitude + (to.longitude - from.longitude) * share)
         }
         return (0..<count).map { _ in (point(), point()) }
     }
@@ -25,7 +27,9 @@ import Testing
         for (start, end) in pairs {
             let expected = try aStar.shortestRoute(from: start, to: end)
             let route = try contracted.shortestRoute(from: start, to: end)
-            #expect(abs(route.duration - expected.duration) <= 1e-6 * expected.duration + 1e-6, "\(start) → \(end): \(route.duration) s, A* \(expected.duration) s")
+            #expect(
+                abs(route.duration - expected.duration) <= 1e-6 * expected.duration + 1e-6,
+                "\(start) → \(end): \(route.duration) s, A* \(expected.duration) s")
             #expect(abs(route.distance - route.steps.reduce(0) { $0 + $1.distance }) < 0.01, "the steps add up to the route")
             #expect(route.line.points.first == expected.line.points.first && route.line.points.last == expected.line.points.last)
         }

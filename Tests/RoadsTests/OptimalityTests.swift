@@ -11,7 +11,8 @@ import Testing
         var done = [Bool](repeating: false, count: graph.points.count)
         seconds[source] = 0
         for _ in graph.points.indices {
-            guard let node = graph.points.indices.filter({ !done[$0] }).min(by: { seconds[$0] < seconds[$1] }), seconds[node].isFinite else { break }
+            guard let node = graph.points.indices.filter({ !done[$0] }).min(by: { seconds[$0] < seconds[$1] }), seconds[node].isFinite
+            else { break }
             done[node] = true
             for index in graph.edges(from: node) {
                 let edge = graph.edges[index]

@@ -62,7 +62,9 @@ import Testing
         var target = good
         let firstEdgeTo = 32 + nodeCount * 8 + 4
         for i in 0..<4 { target[firstEdgeTo + i] = 0xFF }
-        #expect(decode(Self.resealed(target))?.description.contains("index out of range: edge 0 joins nodes") == true, "\(String(describing: decode(Self.resealed(target))))")
+        #expect(
+            decode(Self.resealed(target))?.description.contains("index out of range: edge 0 joins nodes") == true,
+            "\(String(describing: decode(Self.resealed(target))))")
         var speed = good
         speed[32 + nodeCount * 8 + 14] = 0
         #expect(decode(Self.resealed(speed)) == .invalid("edge 0 has speed 0.0"))
@@ -80,7 +82,9 @@ import Testing
             if round % 10 == 0 {
                 bytes = Array(bytes.prefix(Int(random.next() % UInt64(bytes.count))))
             } else {
-                for _ in 0...(random.next() % 4) { bytes[32 + Int(random.next() % UInt64(bytes.count - 32))] ^= UInt8(truncatingIfNeeded: random.next() | 1) }
+                for _ in 0...(random.next() % 4) {
+                    bytes[32 + Int(random.next() % UInt64(bytes.count - 32))] ^= UInt8(truncatingIfNeeded: random.next() | 1)
+                }
             }
             if resealing, bytes.count >= 32 { bytes = Self.resealed(bytes) }
             guard let graph = try? RoadGraph(decoding: bytes) else { continue }
@@ -107,7 +111,8 @@ import Testing
         let (made, committed) = ([UInt8](try Data(contentsOf: rebuilt)), try Self.bytes())
         #expect(
             made == committed,
-            "rebuilt \(made.count) bytes (CRC \(Self.zlibCRC32(made[...]))), committed \(committed.count) (CRC \(Self.zlibCRC32(committed[...]))): run `make roads`")
+            "rebuilt \(made.count) bytes (CRC \(Self.zlibCRC32(made[...]))), committed \(committed.count) (CRC \(Self.zlibCRC32(committed[...]))): run `make roads`"
+        )
     }
 
     static func run(_ script: String, _ arguments: String...) async throws -> String {

@@ -10,7 +10,8 @@ import Testing
         ("tcp://[::1]:5557", true), ("tcp://::1:5557", true), ("ipc:///run/ride/broker.sock", true), ("inproc://bus", true),
         ("tcp://10.0.0.1;127.0.0.1:5557", true),
         ("tcp://*:5555", false), ("tcp://0.0.0.0:5555", false), ("tcp://bus:5557", false), ("tcp://bus-0.bus:5557", false),
-        ("tcp://10.213.1.2:5557", false), ("tcp://128.0.0.1:5557", false), ("tcp://127.0.0:5557", false), ("tcp://127.0.0.1.evil:5557", false),
+        ("tcp://10.213.1.2:5557", false), ("tcp://128.0.0.1:5557", false), ("tcp://127.0.0:5557", false),
+        ("tcp://127.0.0.1.evil:5557", false),
         ("tcp://eth0:5555", false), ("tcp://lo:5555", false), ("tcp://[::]:5555", false), ("tcp://127.0.0.1;10.0.0.1:5557", false),
         ("udp://127.0.0.1:5555", false),
     ])
@@ -29,8 +30,12 @@ import Testing
             Issue.record("a plain bus on tcp://bus-2:5557 was allowed")
         } catch let error as ConfigurationError {
             let message = error.message
-            #expect(message.hasPrefix("the broker (--broker, RIDE_BROKER) tcp://bus-2:5557 can be reached from other machines"), "\(message)")
-            for advice in ["read every event", "--curve-keys", "RIDE_CURVE_KEYS", "ridectl keys init", "127.0.0.1", "--insecure-bus", "RIDE_INSECURE_BUS=1"] {
+            #expect(
+                message.hasPrefix("the broker (--broker, RIDE_BROKER) tcp://bus-2:5557 can be reached from other machines"), "\(message)")
+            for advice in [
+                "read every event", "--curve-keys", "RIDE_CURVE_KEYS", "ridectl keys init", "127.0.0.1", "--insecure-bus",
+                "RIDE_INSECURE_BUS=1",
+            ] {
                 #expect(message.contains(advice), "the message says \(advice): \(message)")
             }
         }
@@ -43,7 +48,9 @@ import Testing
         let options = try CommonOptions.parse([])
         #expect(try options.insecureBusAllowed(environment: [:]) == false)
         for value in ["1", "true", "YES"] { #expect(try options.insecureBusAllowed(environment: ["RIDE_INSECURE_BUS": value])) }
-        for value in ["0", "false", "no", ""] { #expect(try options.insecureBusAllowed(environment: ["RIDE_INSECURE_BUS": value]) == false) }
+        for value in ["0", "false", "no", ""] {
+            #expect(try options.insecureBusAllowed(environment: ["RIDE_INSECURE_BUS": value]) == false)
+        }
         #expect(throws: ConfigurationError("RIDE_INSECURE_BUS 'sure' must be 1 or 0 (the variable of --insecure-bus)")) {
             try options.insecureBusAllowed(environment: ["RIDE_INSECURE_BUS": "sure"])
         }
@@ -51,7 +58,9 @@ import Testing
     }
 
     @Test func checkSaysHowTheBusIsSecured() {
-        #expect(BusExposure.summary([BusEndpointSetting("broker", ["tcp://127.0.0.1:1"])], curve: nil).hasPrefix("none: plain TCP on local addresses only"))
+        #expect(
+            BusExposure.summary([BusEndpointSetting("broker", ["tcp://127.0.0.1:1"])], curve: nil).hasPrefix(
+                "none: plain TCP on local addresses only"))
         #expect(BusExposure.summary(Self.exposed, curve: nil).hasPrefix("NONE: plain TCP reachable from other machines"))
     }
 }

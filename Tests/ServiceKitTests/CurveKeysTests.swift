@@ -79,8 +79,10 @@ import ZeroMQ
             message { try options(nil).security(client: "orders", serves: false, environment: ["RIDE_CURVE_SERVER_KEY": other.publicKey]) }
                 == "CURVE: no secret key of 'orders': set RIDE_CURVE_SECRET_KEY or --curve-keys (RIDE_CURVE_KEYS)")
         #expect(
-            message { try options(path).security(client: nil, serves: true, environment: ["RIDE_CURVE_SERVER_SECRET_KEY": other.secretKey]) }
-                .hasPrefix("CURVE: the server secret key does not belong to the server public key"))
+            message {
+                try options(path).security(client: nil, serves: true, environment: ["RIDE_CURVE_SERVER_SECRET_KEY": other.secretKey])
+            }
+            .hasPrefix("CURVE: the server secret key does not belong to the server public key"))
         try "# a comment only\n".write(toFile: path + "/clients/orders.key", atomically: true, encoding: .utf8)
         #expect(
             message { try options(path).security(client: "orders", serves: false, environment: [:]) }

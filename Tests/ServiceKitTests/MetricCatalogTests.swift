@@ -33,15 +33,20 @@ import Testing
         let names = RideMetric.all.map(\.name)
         #expect(Set(names).count == names.count, "a name declared twice")
         for metric in RideMetric.all {
-            #expect(metric.name.hasPrefix("ride_") || metric.name.hasPrefix("process_"), "\(metric.name): the platform's metrics start ride_")
+            #expect(
+                metric.name.hasPrefix("ride_") || metric.name.hasPrefix("process_"), "\(metric.name): the platform's metrics start ride_")
             #expect(metric.name.range(of: #"^[a-z][a-z0-9_]*$"#, options: .regularExpression) != nil, "\(metric.name)")
             #expect((metric.kind == .counter) == metric.name.hasSuffix("_total"), "\(metric.name): counters, and only they, end _total")
             if metric.kind == .histogram { #expect(metric.name.hasSuffix("_seconds"), "\(metric.name): durations are in seconds") }
             #expect(!metric.help.isEmpty)
-            for label in metric.labels { #expect(label.range(of: #"^[a-z][a-z0-9_]*$"#, options: .regularExpression) != nil, "\(metric.name): label \(label)") }
+            for label in metric.labels {
+                #expect(label.range(of: #"^[a-z][a-z0-9_]*$"#, options: .regularExpression) != nil, "\(metric.name): label \(label)")
+            }
         }
         #expect(RideMetric.durationBuckets == RideMetric.durationBuckets.sorted(), "buckets ascending")
-        #expect(RideMetric.durationBuckets.first! <= .milliseconds(1) && RideMetric.durationBuckets.last! >= .seconds(10), "sub-millisecond to seconds")
+        #expect(
+            RideMetric.durationBuckets.first! <= .milliseconds(1) && RideMetric.durationBuckets.last! >= .seconds(10),
+            "sub-millisecond to seconds")
     }
 
     @Test func everyMetricTheDeployFilesQueryIsDeclared() throws {
@@ -55,9 +60,11 @@ import Testing
     }
 
     @Test func theDashboardHasThePanelsAnOperatorNeeds() throws {
-        let queried = Set(try Self.dashboardExpressions().flatMap { Self.metricNames(in: $0) }.compactMap { RideMetric.declaring(series: $0)?.name })
+        let queried = Set(
+            try Self.dashboardExpressions().flatMap { Self.metricNames(in: $0) }.compactMap { RideMetric.declaring(series: $0)?.name })
         for metric in [
-            RideMetric.ridesCompleted, RideMetric.ridesCancelled, RideMetric.noDriverFound, RideMetric.reactionLatency, RideMetric.opDuration,
+            RideMetric.ridesCompleted, RideMetric.ridesCancelled, RideMetric.noDriverFound, RideMetric.reactionLatency,
+            RideMetric.opDuration,
             RideMetric.queued, RideMetric.busRefused, RideMetric.locationsAccepted, RideMetric.httpRequests, RideMetric.httpDuration,
         ] {
             #expect(queried.contains(metric.name), "the dashboard shows \(metric.name)")
@@ -68,11 +75,17 @@ import Testing
         let docs = try Self.read("docs/metrics.md")
         let named = Self.metricNames(in: docs)
         for metric in RideMetric.all {
-            #expect(docs.contains("| `\(metric.name)` | \(metric.kind.rawValue) |"), "docs/metrics.md has a row for \(metric.name) (\(metric.kind.rawValue))")
+            #expect(
+                docs.contains("| `\(metric.name)` | \(metric.kind.rawValue) |"),
+                "docs/metrics.md has a row for \(metric.name) (\(metric.kind.rawValue))")
             let labels = metric.labels.isEmpty ? "" : metric.labels.map { "`\($0)`" }.joined(separator: ", ")
-            #expect(docs.contains("| `\(metric.name)` | \(metric.kind.rawValue) | \(labels) |"), "docs/metrics.md: the labels of \(metric.name) are \(labels)")
+            #expect(
+                docs.contains("| `\(metric.name)` | \(metric.kind.rawValue) | \(labels) |"),
+                "docs/metrics.md: the labels of \(metric.name) are \(labels)")
         }
-        for name in named { #expect(RideMetric.declaring(series: name) != nil, "docs/metrics.md names \(name), which RideMetric does not declare") }
+        for name in named {
+            #expect(RideMetric.declaring(series: name) != nil, "docs/metrics.md names \(name), which RideMetric does not declare")
+        }
         #expect(try Self.read("docs/operations.md").contains("(metrics.md)"), "docs/operations.md links the metrics page")
     }
 }

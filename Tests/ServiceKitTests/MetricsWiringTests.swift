@@ -37,7 +37,9 @@ import Testing
         #expect(Self.value(#"\#(name)_count{service="demo",op="echo",outcome="ok"}"#, in: text) == 3, "\(text)")
         #expect(Self.value(#"\#(name)_count{service="demo",op="echo",outcome="refused"}"#, in: text) == 1)
         #expect(Self.value(#"\#(name)_count{service="demo",op="fail",outcome="error"}"#, in: text) == 1)
-        #expect(Self.value(#"\#(name)_count{service="demo",op="_unknown",outcome="refused"}"#, in: text) == 1, "an unknown op's name is not a label value")
+        #expect(
+            Self.value(#"\#(name)_count{service="demo",op="_unknown",outcome="refused"}"#, in: text) == 1,
+            "an unknown op's name is not a label value")
         #expect(!text.contains("no-such-op"))
         // Every bucket declared once, the largest +Inf.
         let buckets = text.split(separator: "\n").filter { $0.hasPrefix("\(name)_bucket{service=\"demo\",op=\"echo\",outcome=\"ok\"") }
@@ -82,7 +84,9 @@ import Testing
         let series = #"{route="/v1/orders/{id}",method="GET",status="200"}"#
         #expect(Self.value(RideMetric.httpRequests.name + series, in: text) == 2, "\(text)")
         #expect(Self.value(RideMetric.httpDuration.name + "_count" + series, in: text) == 1)
-        #expect(Self.value(#"\#(RideMetric.httpDuration.name)_bucket{route="/v1/orders/{id}",method="GET",status="200",le="0.0025"}"#, in: text) == 1)
+        #expect(
+            Self.value(#"\#(RideMetric.httpDuration.name)_bucket{route="/v1/orders/{id}",method="GET",status="200",le="0.0025"}"#, in: text)
+                == 1)
         #expect(Self.value(#"some_library_thing{a_b="c"}"#, in: text) == 1)
         #expect(!text.contains("hb."))
     }

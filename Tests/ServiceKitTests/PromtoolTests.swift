@@ -31,16 +31,19 @@ struct PromtoolTests {
 
     /// Debian builds Prometheus without Kubernetes discovery: there, that one field is all it may refuse.
     @Test func theKubernetesScrapeConfigIsValid() async throws {
-        let (status, output) = try await Self.run(["check", "config", "kubernetes.yml"], in: Self.deploy.appendingPathComponent("prometheus"))
+        let (status, output) = try await Self.run(
+            ["check", "config", "kubernetes.yml"], in: Self.deploy.appendingPathComponent("prometheus"))
         let withoutKubernetes = output.contains("field kubernetes_sd_configs not found")
         #expect(status == 0 || withoutKubernetes, "\(output)")
         if withoutKubernetes {
             // The rest, checked with the job's discovery swapped for a static target.
             let text = try String(contentsOf: Self.deploy.appendingPathComponent("prometheus/kubernetes.yml"), encoding: .utf8)
-                .replacingOccurrences(of: "kubernetes_sd_configs:\n      - role: pod", with: "static_configs:\n      - targets: [\"localhost:9100\"]")
+                .replacingOccurrences(
+                    of: "kubernetes_sd_configs:\n      - role: pod", with: "static_configs:\n      - targets: [\"localhost:9100\"]")
             let scratch = try Self.scratch()
             try text.write(to: scratch.appendingPathComponent("kubernetes.yml"), atomically: true, encoding: .utf8)
-            try FileManager.default.copyItem(at: Self.deploy.appendingPathComponent("prometheus/alerts.yml"), to: scratch.appendingPathComponent("alerts.yml"))
+            try FileManager.default.copyItem(
+                at: Self.deploy.appendingPathComponent("prometheus/alerts.yml"), to: scratch.appendingPathComponent("alerts.yml"))
             let (status, output) = try await Self.run(["check", "config", "kubernetes.yml"], in: scratch)
             #expect(status == 0, "\(output)")
         }

@@ -8,10 +8,15 @@ import Testing
 @Suite struct SettingsTests {
     @Test func aFlagWinsOverTheEnvironmentWhichWinsOverTheDefault() {
         let env = ["RIDE_X": "from-env"]
-        #expect(Setting.resolve("from-flag", flag: "x", env: "RIDE_X", default: "d", environment: env) == Setting(value: "from-flag", origin: "--x"))
-        #expect(Setting.resolve(nil, flag: "x", env: "RIDE_X", default: "d", environment: env) == Setting(value: "from-env", origin: "RIDE_X"))
+        #expect(
+            Setting.resolve("from-flag", flag: "x", env: "RIDE_X", default: "d", environment: env)
+                == Setting(value: "from-flag", origin: "--x"))
+        #expect(
+            Setting.resolve(nil, flag: "x", env: "RIDE_X", default: "d", environment: env) == Setting(value: "from-env", origin: "RIDE_X"))
         #expect(Setting.resolve(nil, flag: "x", env: "RIDE_X", default: "d", environment: [:]) == Setting(value: "d", origin: "default"))
-        #expect(Setting.resolve(nil, flag: "x", env: "RIDE_X", default: "d", environment: ["RIDE_X": ""]).origin == "default", "an empty variable is unset")
+        #expect(
+            Setting.resolve(nil, flag: "x", env: "RIDE_X", default: "d", environment: ["RIDE_X": ""]).origin == "default",
+            "an empty variable is unset")
     }
 
     @Test func aSecretMayComeFromTheFileItsFileVariableNames() throws {
@@ -19,20 +24,27 @@ import Testing
         try "s3cret\n".write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let file = ["RIDE_X_FILE": path]
-        #expect(try Setting.resolveSecret(nil, flag: "x", env: "RIDE_X", default: "d", environment: file) == Setting(value: "s3cret", origin: "RIDE_X_FILE"))
-        #expect(try Setting.resolveSecret(nil, flag: "x", env: "RIDE_X", default: "d", environment: file.merging(["RIDE_X": "env"]) { $1 }).value == "env")
+        #expect(
+            try Setting.resolveSecret(nil, flag: "x", env: "RIDE_X", default: "d", environment: file)
+                == Setting(value: "s3cret", origin: "RIDE_X_FILE"))
+        #expect(
+            try Setting.resolveSecret(nil, flag: "x", env: "RIDE_X", default: "d", environment: file.merging(["RIDE_X": "env"]) { $1 })
+                .value == "env")
         #expect(try Setting.resolveSecret("flag", flag: "x", env: "RIDE_X", default: "d", environment: file).value == "flag")
         #expect(try Setting.resolveSecret(nil, flag: "x", env: "RIDE_X", default: "d", environment: [:]).origin == "default")
         #expect(throws: ConfigurationError("RIDE_X_FILE: cannot read /nonexistent/secret (a secret mounted as a file?)")) {
             try Setting.resolveSecret(nil, flag: "x", env: "RIDE_X", default: "d", environment: ["RIDE_X_FILE": "/nonexistent/secret"])
         }
         try "\n".write(toFile: path, atomically: true, encoding: .utf8)
-        #expect(throws: ConfigurationError("RIDE_X_FILE: \(path) is empty")) { try Setting.resolveSecret(nil, flag: "x", env: "RIDE_X", default: "d", environment: file) }
+        #expect(throws: ConfigurationError("RIDE_X_FILE: \(path) is empty")) {
+            try Setting.resolveSecret(nil, flag: "x", env: "RIDE_X", default: "d", environment: file)
+        }
     }
 
     @Test(
         arguments: [
-            ("tcp://*:5555", true, nil), ("tcp://127.0.0.1:5555", false, nil), ("tcp://bus:5557", false, nil), ("ipc:///tmp/bus", true, nil),
+            ("tcp://*:5555", true, nil), ("tcp://127.0.0.1:5555", false, nil), ("tcp://bus:5557", false, nil),
+            ("ipc:///tmp/bus", true, nil),
             ("inproc://x", false, nil), ("tcp://*:*", true, nil),
             ("tcp://*:5555", false, "cannot connect to host *"), ("tcp://h:*", false, "cannot connect to port *"),
             ("tcp//x", true, "expected tcp://"), ("tcp://:5", true, "missing HOST"), ("tcp://h", true, "missing :PORT"),
@@ -49,21 +61,31 @@ import Testing
     }
 
     @Test func endpointErrorsNameTheSettingAndWhereItCameFrom() {
-        #expect(throws: ConfigurationError("broker (RIDE_BROKER_BIND) 'tcp//x' is not a ZeroMQ endpoint: expected tcp://HOST:PORT (HOST may be *), ipc://PATH or inproc://NAME")) {
+        #expect(
+            throws: ConfigurationError(
+                "broker (RIDE_BROKER_BIND) 'tcp//x' is not a ZeroMQ endpoint: expected tcp://HOST:PORT (HOST may be *), ipc://PATH or inproc://NAME"
+            )
+        ) {
             try EndpointSyntax.validate(Setting(value: "tcp//x", origin: "RIDE_BROKER_BIND"), name: "broker", forBinding: true)
         }
     }
 
     @Test func endpointListsBindSeveralTransports() throws {
         let setting = Setting(value: "tcp://*:5557, ipc:///run/ride/broker.sock", origin: "--broker")
-        #expect(try EndpointSyntax.validateList(setting, name: "broker", forBinding: true) == ["tcp://*:5557", "ipc:///run/ride/broker.sock"])
+        #expect(
+            try EndpointSyntax.validateList(setting, name: "broker", forBinding: true) == ["tcp://*:5557", "ipc:///run/ride/broker.sock"])
         #expect(throws: ConfigurationError("broker (--broker) 'tcp://*:5557,' must be one or more endpoints separated by commas")) {
             try EndpointSyntax.validateList(Setting(value: "tcp://*:5557,", origin: "--broker"), name: "broker", forBinding: true)
         }
         #expect(throws: ConfigurationError.self) {
-            try EndpointSyntax.validateList(Setting(value: "ipc:///" + String(repeating: "x", count: 120), origin: "--broker"), name: "broker", forBinding: true)
+            try EndpointSyntax.validateList(
+                Setting(value: "ipc:///" + String(repeating: "x", count: 120), origin: "--broker"), name: "broker", forBinding: true)
         }
-        #expect(throws: ConfigurationError("broker (--broker) 'tcp//x' is not a ZeroMQ endpoint: expected tcp://HOST:PORT (HOST may be *), ipc://PATH or inproc://NAME")) {
+        #expect(
+            throws: ConfigurationError(
+                "broker (--broker) 'tcp//x' is not a ZeroMQ endpoint: expected tcp://HOST:PORT (HOST may be *), ipc://PATH or inproc://NAME"
+            )
+        ) {
             try EndpointSyntax.validateList(Setting(value: "tcp://*:1,tcp//x", origin: "--broker"), name: "broker", forBinding: true)
         }
     }
@@ -71,7 +93,10 @@ import Testing
     @Test func busAddressesNameEveryInstance() throws {
         let setting = Setting(value: "tcp://bus:5557, tcp://bus-2:5557", origin: "RIDE_BROKER")
         #expect(try EndpointSyntax.validateAddress(setting, name: "broker") == "tcp://bus:5557,tcp://bus-2:5557")
-        #expect(throws: ConfigurationError("broker (--broker) 'tcp://bus:5557,,tcp://bus-2:5557' must be one or more endpoints separated by commas")) {
+        #expect(
+            throws: ConfigurationError(
+                "broker (--broker) 'tcp://bus:5557,,tcp://bus-2:5557' must be one or more endpoints separated by commas")
+        ) {
             try EndpointSyntax.validateAddress(Setting(value: "tcp://bus:5557,,tcp://bus-2:5557", origin: "--broker"), name: "broker")
         }
         #expect(throws: ConfigurationError("broker (--broker) 'tcp://*:5557' is not a ZeroMQ endpoint: cannot connect to host *")) {
@@ -80,8 +105,11 @@ import Testing
     }
 
     @Test func hostPorts() throws {
-        #expect(try HostPort.parse(Setting(value: "0.0.0.0:9100", origin: "--http"), name: "HTTP address") == HostPort(host: "0.0.0.0", port: 9100))
-        #expect(try HostPort.parse(Setting(value: ":9101", origin: "--http"), name: "HTTP address") == HostPort(host: "0.0.0.0", port: 9101))
+        #expect(
+            try HostPort.parse(Setting(value: "0.0.0.0:9100", origin: "--http"), name: "HTTP address")
+                == HostPort(host: "0.0.0.0", port: 9100))
+        #expect(
+            try HostPort.parse(Setting(value: ":9101", origin: "--http"), name: "HTTP address") == HostPort(host: "0.0.0.0", port: 9101))
         #expect(throws: ConfigurationError.self) { try HostPort.parse(Setting(value: "9100", origin: "--http"), name: "HTTP address") }
         #expect(throws: ConfigurationError.self) { try HostPort.parse(Setting(value: "h:99999", origin: "--http"), name: "HTTP address") }
     }

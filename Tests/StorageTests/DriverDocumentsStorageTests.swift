@@ -13,7 +13,8 @@ import Wire
 @Suite struct DriverDocumentsStorageTests {
     let base = UserStorageTests()
     let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18
-    static let photo = StoredPhoto(sha256: String(repeating: "ab", count: 32), contentType: "image/png", width: 4, height: 3, bytes: Data([1, 2, 3]))
+    static let photo = StoredPhoto(
+        sha256: String(repeating: "ab", count: 32), contentType: "image/png", width: 4, height: 3, bytes: Data([1, 2, 3]))
 
     @Test(arguments: Backend.allCases)
     func documentsApprovalAndItsLapses(backend: Backend) async throws {
@@ -24,16 +25,26 @@ import Wire
                 try await store.setDocument(Self.photo, userID: "r1", kind: .licence, expiresOn: "2030-01-01", now: now, reapprove: false)
             }
             await #expect(throws: UserStoreFailure.unknownUser) {
-                try await store.setDocument(Self.photo, userID: "nobody", kind: .licence, expiresOn: "2030-01-01", now: now, reapprove: false)
+                try await store.setDocument(
+                    Self.photo, userID: "nobody", kind: .licence, expiresOn: "2030-01-01", now: now, reapprove: false)
             }
-            let withLicence = try await store.setDocument(Self.photo, userID: "d1", kind: .licence, expiresOn: "2030-01-01", now: now, reapprove: false)
-            #expect(withLicence.documents == [DriverDocument(kind: .licence, expiresOn: "2030-01-01", uploadedAt: now, photoURL: "/dashboard/users/d1/documents/licence")])
+            let withLicence = try await store.setDocument(
+                Self.photo, userID: "d1", kind: .licence, expiresOn: "2030-01-01", now: now, reapprove: false)
+            #expect(
+                withLicence.documents == [
+                    DriverDocument(
+                        kind: .licence, expiresOn: "2030-01-01", uploadedAt: now, photoURL: "/dashboard/users/d1/documents/licence")
+                ])
             #expect(withLicence.approvedAt == nil)
-            await #expect(throws: UserStoreFailure.documentsMissing([.insurance])) { try await store.approveDriver(userID: "d1", now: now, requireDocuments: true) }
+            await #expect(throws: UserStoreFailure.documentsMissing([.insurance])) {
+                try await store.approveDriver(userID: "d1", now: now, requireDocuments: true)
+            }
             _ = try await store.setDocument(Self.photo, userID: "d1", kind: .insurance, expiresOn: "2026-12-01", now: now, reapprove: false)
             let approved = try #require(try await store.approveDriver(userID: "d1", now: now, requireDocuments: true))
             #expect(approved.approvedAt == now && approved.documents?.count == 2)
-            #expect(try await store.approveDriver(userID: "d1", now: now.addingTimeInterval(60), requireDocuments: true)?.approvedAt == now, "kept")
+            #expect(
+                try await store.approveDriver(userID: "d1", now: now.addingTimeInterval(60), requireDocuments: true)?.approvedAt == now,
+                "kept")
             #expect(try await store.approveDriver(userID: "nobody", now: now, requireDocuments: true) == nil)
             #expect(try await store.document(userID: "d1", kind: .licence) == Self.photo)
             #expect(try await store.document(userID: "d1", kind: .insurance)?.bytes == Self.photo.bytes)
@@ -48,13 +59,21 @@ import Wire
             let later = now.addingTimeInterval(20 * 86_400)
             await #expect(throws: UserStoreFailure.self) { try await store.approveDriver(userID: "d1", now: later, requireDocuments: true) }
             // A new insurance: approved again at once only where approval is automatic.
-            #expect(try await store.setDocument(Self.photo, userID: "d1", kind: .insurance, expiresOn: "2027-12-01", now: later, reapprove: false).approvedAt == nil)
-            #expect(try await store.setDocument(Self.photo, userID: "d1", kind: .insurance, expiresOn: "2027-12-01", now: later, reapprove: true).approvedAt == later)
+            #expect(
+                try await store.setDocument(
+                    Self.photo, userID: "d1", kind: .insurance, expiresOn: "2027-12-01", now: later, reapprove: false
+                ).approvedAt == nil)
+            #expect(
+                try await store.setDocument(
+                    Self.photo, userID: "d1", kind: .insurance, expiresOn: "2027-12-01", now: later, reapprove: true
+                ).approvedAt == later)
             // An operator withdraws it: one event; withdrawn again, nothing.
             #expect(try await store.withdrawApproval(userID: "d1", reason: "complaints", now: later)?.approvedAt == nil)
             #expect(try await store.withdrawApproval(userID: "d1", reason: "complaints", now: later)?.approvedAt == nil)
             await #expect(throws: UserStoreFailure.notADriver) { try await store.withdrawApproval(userID: "r1", reason: "x", now: later) }
-            let events = try await store.eventLog.page(source: "users", query: EventsQuery(after: 0, limit: 20)).events.filter { $0.type == "user.approval_lapsed" }
+            let events = try await store.eventLog.page(source: "users", query: EventsQuery(after: 0, limit: 20)).events.filter {
+                $0.type == "user.approval_lapsed"
+            }
             #expect(events.map { $0.data["reason"]?.stringValue } == ["the insurance expired on 2026-12-01", "complaints"])
             #expect(events.allSatisfy { $0.data["user_id"] == "d1" && $0.data["device_id"] == "dev-d1" })
         }
@@ -62,7 +81,9 @@ import Wire
 
     @Test func theRulesOfDaysAndApproval() {
         #expect(DriverApproval.day(now) == "2026-11-18")
-        #expect(DriverApproval.isDay("2028-02-29") && !DriverApproval.isDay("2027-02-29") && !DriverApproval.isDay("2027-13-01") && !DriverApproval.isDay("27-01-01"))
+        #expect(
+            DriverApproval.isDay("2028-02-29") && !DriverApproval.isDay("2027-02-29") && !DriverApproval.isDay("2027-13-01")
+                && !DriverApproval.isDay("27-01-01"))
         #expect(DocumentOps.problem(expiresOn: "2026-11-18", now: now) == nil, "valid today")
         #expect(DocumentOps.problem(expiresOn: "2026-11-17", now: now)?.contains("is past") == true)
         #expect(DocumentOps.problem(expiresOn: "2070-01-01", now: now)?.contains("20 years") == true)
@@ -73,11 +94,14 @@ import Wire
         #expect(DriverApproval.problem(dan, today: "2026-11-18")?.contains("upload your insurance") == true)
         dan.documents?.append(DriverDocument(kind: .insurance, expiresOn: "2026-11-17", uploadedAt: now, photoURL: ""))
         dan.approvedAt = now
-        #expect(DriverApproval.problem(dan, today: "2026-11-18")?.contains("insurance expired on 2026-11-17") == true, "expired, though approved")
+        #expect(
+            DriverApproval.problem(dan, today: "2026-11-18")?.contains("insurance expired on 2026-11-17") == true,
+            "expired, though approved")
         dan.documents?[1].expiresOn = "2027-01-01"
         #expect(DriverApproval.problem(dan, today: "2026-11-18") == nil)
         dan.approvedAt = nil
         #expect(DriverApproval.problem(dan, today: "2026-11-18") == "an operator has not approved your documents yet")
-        #expect(DriverApproval.problem(User(id: "r", role: .rider, name: "A", phoneNumber: "+1", createdAt: now), today: "2026-11-18") == nil)
+        #expect(
+            DriverApproval.problem(User(id: "r", role: .rider, name: "A", phoneNumber: "+1", createdAt: now), today: "2026-11-18") == nil)
     }
 }

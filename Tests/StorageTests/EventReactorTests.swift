@@ -38,12 +38,15 @@ import Wire
         func start(verifies: Bool = false) async throws {
             let all: @Sendable (CloudEvent<JSONValue>) -> Bool = { _ in true }
             let reactor = EventReactor<JSONValue>(
-                name: "test", sources: ["orders"], cursors: store, subscriber: feed, logger: testLogger, verifies: verifies ? all : nil, refusals: refusals,
+                name: "test", sources: ["orders"], cursors: store, subscriber: feed, logger: testLogger, verifies: verifies ? all : nil,
+                refusals: refusals,
                 fetch: { source, after, limit in
                     try await self.log.withLock { $0 }.eventLog.page(source: source, query: EventsQuery(after: after, limit: limit))
                 },
                 handle: { event in
-                    self.handled.withLock { $0.append(Seen(sequence: event.sequence, id: event.id, orderID: event.data["order"]?["id"]?.stringValue)) }
+                    self.handled.withLock {
+                        $0.append(Seen(sequence: event.sequence, id: event.id, orderID: event.data["order"]?["id"]?.stringValue))
+                    }
                 })
             running.withLock { $0 = Task { try await reactor.run() } }
             // Caught up: the tracker was told where the log stands.

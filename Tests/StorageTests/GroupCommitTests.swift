@@ -27,7 +27,9 @@ import Testing
         let counter = CommitCounter()
 
         init() throws {
-            pool = try ServiceDatabase.open(path: file.path, migrations: [("v1", "CREATE TABLE t (n INTEGER PRIMARY KEY);"), ("v2", Outbox.traceColumnsSQL)], outbox: true)
+            pool = try ServiceDatabase.open(
+                path: file.path, migrations: [("v1", "CREATE TABLE t (n INTEGER PRIMARY KEY);"), ("v2", Outbox.traceColumnsSQL)],
+                outbox: true)
             writes = GroupCommit(database: pool)
             pool.add(transactionObserver: counter)
         }

@@ -9,7 +9,8 @@ import Testing
     let time = Date(timeIntervalSince1970: 1_790_000_000)
 
     func withStore(_ backend: Backend, _ body: (any UserStorage) async throws -> Void) async throws {
-        try await withBackend(backend, sqlite: { try UserStore(path: $0) }, postgres: { try await PostgresUserStore.open(url: $0, logger: testLogger) }, body)
+        try await withBackend(
+            backend, sqlite: { try UserStore(path: $0) }, postgres: { try await PostgresUserStore.open(url: $0, logger: testLogger) }, body)
     }
 
     func identity(_ provider: IdentityProvider, _ subject: String, user: String) -> LinkedIdentity {
@@ -29,15 +30,22 @@ import Testing
             #expect(try await store.user(identity: .apple, subject: "g-1") == nil)
             #expect(store.count == 2)
             await #expect(throws: UserStoreFailure.identityTaken) {
-                try await store.register(User(id: "r-3", role: .rider, name: "Cy", phoneNumber: "", createdAt: time), identity: identity(.google, "g-1", user: "r-3"))
+                try await store.register(
+                    User(id: "r-3", role: .rider, name: "Cy", phoneNumber: "", createdAt: time),
+                    identity: identity(.google, "g-1", user: "r-3"))
             }
             #expect(try await store.user(id: "r-3") == nil, "nothing of the refused account is stored")
-            #expect(try await store.credentials(phoneNumber: "identity:google:g-1").map { PasswordHasher(rounds: 1000).verify("", against: $0.1) } == false)
+            #expect(
+                try await store.credentials(phoneNumber: "identity:google:g-1").map {
+                    PasswordHasher(rounds: 1000).verify("", against: $0.1)
+                } == false)
 
             // A profile change keeps the stored placeholder; a phone number given is kept.
             let renamed = try await store.update(UpdateUserParams(id: ann.id, name: "Ann B."), passwordHash: nil, now: time)
             #expect(renamed.phoneNumber == "" && renamed.name == "Ann B.")
-            #expect(try await store.update(UpdateUserParams(id: bo.id, phoneNumber: "+380501110070"), passwordHash: nil, now: time).phoneNumber == "+380501110070")
+            #expect(
+                try await store.update(UpdateUserParams(id: bo.id, phoneNumber: "+380501110070"), passwordHash: nil, now: time).phoneNumber
+                    == "+380501110070")
             #expect(try await store.user(identity: .facebook, subject: "g-1")?.phoneNumber == "+380501110070")
         }
     }

@@ -40,7 +40,9 @@ import Wire
     }
 
     func note(_ id: String, user: String, at seconds: TimeInterval = 0) -> UserNotification {
-        UserNotification(id: id, userID: user, kind: "test", title: "Title \(id)", body: "Body", orderID: "o1", createdAt: time.addingTimeInterval(seconds))
+        UserNotification(
+            id: id, userID: user, kind: "test", title: "Title \(id)", body: "Body", orderID: "o1",
+            createdAt: time.addingTimeInterval(seconds))
     }
 
     func webhook(_ id: String, at seconds: TimeInterval = 0) -> Webhook {
@@ -67,7 +69,9 @@ import Wire
                 rider: (order: "o1", rider: "r2"))
             #expect(replayed.isEmpty, "a replayed event adds no notification")
             let published = try await events(store)
-            #expect(published.map(\.type) == ["notification", "notification", "device.command"], "and no event: the phone's tracking is not restarted")
+            #expect(
+                published.map(\.type) == ["notification", "notification", "device.command"],
+                "and no event: the phone's tracking is not restarted")
             #expect(published[0].data["id"] == "o1/driver_assigned/r1")
             #expect(published[2].data["device_id"] == "phone-1")
             #expect(try await store.rider(of: "o1") == "r1", "the first rider kept")
@@ -76,7 +80,10 @@ import Wire
             let (deliveries, _) = try await store.claimDueDeliveries(now: later, lease: .seconds(30), limit: 10)
             #expect(deliveries.count == 1, "one delivery per webhook and event")
             let delivery = try #require(deliveries.first)
-            #expect((delivery.webhookID, delivery.eventID, delivery.url, delivery.status, delivery.attempts) == ("w1", "orders/7", "http://127.0.0.1:9/w1", "pending", 0))
+            #expect(
+                (delivery.webhookID, delivery.eventID, delivery.url, delivery.status, delivery.attempts) == (
+                    "w1", "orders/7", "http://127.0.0.1:9/w1", "pending", 0
+                ))
             #expect(delivery.body == #"[{"type":"order"}]"#)
             #expect(delivery.secret == webhook("w1").secret)
 
@@ -128,26 +135,39 @@ import Wire
         try await withStore(backend) { store in
             try await store.addPushToken(userID: "u1", token: "phone", platform: .apns)
             try await store.addPushToken(userID: "u1", token: "tablet", platform: .fcm)
-            _ = try await store.record(eventID: "e1", notifications: [note("n1", user: "u1"), note("m1", user: "u2")], commands: [], webhookBody: nil, rider: nil)
+            _ = try await store.record(
+                eventID: "e1", notifications: [note("n1", user: "u1"), note("m1", user: "u2")], commands: [], webhookBody: nil, rider: nil)
             _ = try await store.record(eventID: "e1", notifications: [note("n1", user: "u1")], commands: [], webhookBody: nil, rider: nil)
             let now = Date()
             let (claimed, lease) = try await store.claimDuePushes(now: now, lease: .seconds(30), limit: 10)
-            #expect(claimed.map(\.token).sorted() == ["phone", "tablet"], "one per token of the user, none for a user without one, none for a replay")
-            #expect(Set(claimed.map(\.platform)) == [.apns, .fcm] && claimed.allSatisfy { $0.notification.id == "n1" && $0.status == "pending" })
+            #expect(
+                claimed.map(\.token).sorted() == ["phone", "tablet"],
+                "one per token of the user, none for a user without one, none for a replay")
+            #expect(
+                Set(claimed.map(\.platform)) == [.apns, .fcm] && claimed.allSatisfy { $0.notification.id == "n1" && $0.status == "pending" }
+            )
             #expect(try await store.claimDuePushes(now: now, lease: .seconds(30), limit: 10).pushes.isEmpty, "claimed until the lease ends")
             let phone = try #require(claimed.first { $0.token == "phone" })
             let tablet = try #require(claimed.first { $0.token == "tablet" })
             try await store.finishPush(phone.id, lease: lease, sent: true, error: nil, retryAt: nil)
-            try await store.finishPush(tablet.id, lease: lease, sent: false, error: "fcm 429 QUOTA_EXCEEDED", retryAt: now.addingTimeInterval(1))
+            try await store.finishPush(
+                tablet.id, lease: lease, sent: false, error: "fcm 429 QUOTA_EXCEEDED", retryAt: now.addingTimeInterval(1))
             try await store.finishPush(tablet.id, lease: lease, sent: true, error: nil, retryAt: nil)  // a stale lease: changes nothing
             let again = try await store.claimDuePushes(now: now.addingTimeInterval(2), lease: .seconds(30), limit: 10)
-            #expect(again.pushes.map(\.id) == [tablet.id] && again.pushes.first?.attempts == 1 && again.pushes.first?.lastError == "fcm 429 QUOTA_EXCEEDED")
+            #expect(
+                again.pushes.map(\.id) == [tablet.id] && again.pushes.first?.attempts == 1
+                    && again.pushes.first?.lastError == "fcm 429 QUOTA_EXCEEDED")
             try await store.removePushToken("tablet", reason: "fcm 404 UNREGISTERED")
             #expect(try await store.pushTokens(userID: "u1") == ["phone"])
             let pushes = try await store.pushes(userID: "u1", limit: 10)
-            #expect(pushes.map(\.status).sorted() == ["dead", "sent"] && pushes.first { $0.token == "tablet" }?.lastError == "fcm 404 UNREGISTERED")
+            #expect(
+                pushes.map(\.status).sorted() == ["dead", "sent"]
+                    && pushes.first { $0.token == "tablet" }?.lastError == "fcm 404 UNREGISTERED")
             _ = try await store.record(eventID: "e2", notifications: [note("n2", user: "u1")], commands: [], webhookBody: nil, rider: nil)
-            #expect(try await store.claimDuePushes(now: now.addingTimeInterval(60), lease: .seconds(30), limit: 10).pushes.map(\.token) == ["phone"])
+            #expect(
+                try await store.claimDuePushes(now: now.addingTimeInterval(60), lease: .seconds(30), limit: 10).pushes.map(\.token) == [
+                    "phone"
+                ])
         }
     }
 
@@ -163,11 +183,18 @@ import Wire
             }
             let now = Date()
             let first = try await store.claimDuePushes(now: now, lease: .seconds(30), limit: 10)
-            #expect(first.pushes.map(\.notification.id) == ["n1", "n1"] && Set(first.pushes.map(\.token)) == ["phone", "tablet"], "each phone's oldest only")
-            #expect(try await store.claimDuePushes(now: now, lease: .seconds(30), limit: 10).pushes.isEmpty, "the later ones wait for the first")
+            #expect(
+                first.pushes.map(\.notification.id) == ["n1", "n1"] && Set(first.pushes.map(\.token)) == ["phone", "tablet"],
+                "each phone's oldest only")
+            #expect(
+                try await store.claimDuePushes(now: now, lease: .seconds(30), limit: 10).pushes.isEmpty, "the later ones wait for the first"
+            )
             let phone = try #require(first.pushes.first { $0.token == "phone" })
-            try await store.finishPush(phone.id, lease: first.leaseEnd, sent: false, error: "fcm 503 UNAVAILABLE", retryAt: now.addingTimeInterval(5))
-            #expect(try await store.claimDuePushes(now: now.addingTimeInterval(1), lease: .seconds(30), limit: 10).pushes.isEmpty, "n2 does not overtake n1's retry")
+            try await store.finishPush(
+                phone.id, lease: first.leaseEnd, sent: false, error: "fcm 503 UNAVAILABLE", retryAt: now.addingTimeInterval(5))
+            #expect(
+                try await store.claimDuePushes(now: now.addingTimeInterval(1), lease: .seconds(30), limit: 10).pushes.isEmpty,
+                "n2 does not overtake n1's retry")
             let retried = try await store.claimDuePushes(now: now.addingTimeInterval(6), lease: .seconds(30), limit: 10)
             #expect(retried.pushes.map(\.id) == [phone.id])
             try await store.finishPush(phone.id, lease: retried.leaseEnd, sent: true, error: nil, retryAt: nil)
@@ -215,7 +242,8 @@ import Wire
 
             let dropped = try await store.dropPreviousSecret(webhookID: "w1")
             #expect(dropped?.secret == "whsec_new" && dropped?.previousSecretExpiresAt == nil)
-            #expect(try await store.claimDueDeliveries(now: soon(), lease: .seconds(30), limit: 10).deliveries.map(\.previousSecret) == [nil])
+            #expect(
+                try await store.claimDueDeliveries(now: soon(), lease: .seconds(30), limit: 10).deliveries.map(\.previousSecret) == [nil])
 
             _ = try await store.rotateSecret(webhookID: "w1", secret: "whsec_newer", previousUntil: Date().addingTimeInterval(-1))
             #expect(try await store.webhooks().first?.previousSecretExpiresAt == nil, "a time already over: not signing")
@@ -238,7 +266,8 @@ import Wire
             #expect(first.leaseEnd == NotificationRows.milliseconds(later) + 30_000)
             let second = try await store.claimDueDeliveries(now: later, lease: .seconds(30), limit: 10)
             #expect(second.deliveries.map(\.eventID) == ["e3"], "the claimed ones are not due while leased")
-            #expect(try await store.claimDueDeliveries(now: later.addingTimeInterval(29), lease: .seconds(30), limit: 10).deliveries.isEmpty)
+            #expect(
+                try await store.claimDueDeliveries(now: later.addingTimeInterval(29), lease: .seconds(30), limit: 10).deliveries.isEmpty)
 
             // The lease ran out (the sender died): due again, under a new lease.
             let again = try await store.claimDueDeliveries(now: later.addingTimeInterval(31), lease: .seconds(30), limit: 10)
@@ -249,7 +278,8 @@ import Wire
             #expect(try await store.delivery(id: e1)?.attempts == 0)
 
             try await store.finishAttempt(e1, lease: again.leaseEnd, delivered: true, error: nil, retryAt: nil)
-            try await store.finishAttempt(e2, lease: again.leaseEnd, delivered: false, error: "HTTP 500", retryAt: later.addingTimeInterval(100))
+            try await store.finishAttempt(
+                e2, lease: again.leaseEnd, delivered: false, error: "HTTP 500", retryAt: later.addingTimeInterval(100))
             try await store.finishAttempt(e3, lease: again.leaseEnd, delivered: false, error: "timed out", retryAt: nil)
             let delivered = try #require(try await store.delivery(id: e1))
             #expect((delivered.status, delivered.attempts, delivered.lastError) == ("delivered", 1, nil))

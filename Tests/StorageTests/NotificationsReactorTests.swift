@@ -16,7 +16,8 @@ import Wire
     static func message(_ number: Int, to recipient: String, _ text: String) -> ChatMessageSent {
         ChatMessageSent(
             message: ChatMessage(
-                id: "m\(number)", orderID: "o1", number: number, senderID: "d1", senderRole: .driver, recipientID: recipient, text: text, sentAt: time))
+                id: "m\(number)", orderID: "o1", number: number, senderID: "d1", senderRole: .driver, recipientID: recipient, text: text,
+                sentAt: time))
     }
 
     @Test(arguments: Backend.allCases)
@@ -28,11 +29,13 @@ import Wire
             let publisher = try await EventPublisher(endpoint: "tcp://127.0.0.1:9", source: "notifications", logger: testLogger)
             let client = WebhookSender.makeClient(timeout: .seconds(1))
             let sender = WebhookSender(
-                store: store, client: client, timeout: .seconds(1), retryDelays: [], secrets: WebhookSecretSealing(secret: Array(repeating: 7, count: 32)), logger: testLogger)
+                store: store, client: client, timeout: .seconds(1), retryDelays: [],
+                secrets: WebhookSecretSealing(secret: Array(repeating: 7, count: 32)), logger: testLogger)
             let relay = OutboxRelay(log: store.eventLog, publisher: publisher, source: "notifications", logger: testLogger)
             let feed = TestFeed<JSONValue>()
             let pushes = PushSender(
-                store: store, providers: PushProviders(file: FilePushProvider(path: "/dev/null")), retryDelays: [], lease: .seconds(5), logger: testLogger)
+                store: store, providers: PushProviders(file: FilePushProvider(path: "/dev/null")), retryDelays: [], lease: .seconds(5),
+                logger: testLogger)
             let reactor = NotificationsReactor(store: store, relay: relay, sender: sender, pushes: pushes, logger: testLogger)
                 .make(platform: bus.client, subscriber: feed)
             let running = Task { try await reactor.run() }

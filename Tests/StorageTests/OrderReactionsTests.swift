@@ -35,7 +35,9 @@ import Wire
             self.store = store
             var router = OpRouter(service: BusContract.Service.trips)
             router.on(Ops.Trips.get) { [trips] params, _ in
-                guard let trip = trips.byID.withLock({ $0[params.tripID] }) else { throw ServiceError.notFound("trip_not_found", "no trip \(params.tripID)") }
+                guard let trip = trips.byID.withLock({ $0[params.tripID] }) else {
+                    throw ServiceError.notFound("trip_not_found", "no trip \(params.tripID)")
+                }
                 return trip
             }
             bus = try await InProcessBus.start([router])
@@ -43,7 +45,8 @@ import Wire
             publisher = try await EventPublisher(endpoint: "tcp://127.0.0.1:9", source: "orders", logger: testLogger)
             let relay = OutboxRelay(log: store.eventLog, publisher: publisher, source: "orders", logger: testLogger)
             reactions = OrderReactions(
-                store: store, platform: bus.client, relay: relay, payments: PaymentCapture(store: store, provider: cards, commissionPercent: 20), logger: testLogger)
+                store: store, platform: bus.client, relay: relay,
+                payments: PaymentCapture(store: store, provider: cards, commissionPercent: 20), logger: testLogger)
         }
 
         func close() async {
@@ -53,7 +56,9 @@ import Wire
 
         /// The reactor's handling of `order.status` carrying `order` as the event says it is.
         func statusEvent(_ order: Order) async {
-            let event = CloudEvent(source: "orders", type: Events.orderStatus.type, sequence: 1, data: LifecycleEvent.order(OrderStatusChanged(order: order, previousStatus: nil)))
+            let event = CloudEvent(
+                source: "orders", type: Events.orderStatus.type, sequence: 1,
+                data: LifecycleEvent.order(OrderStatusChanged(order: order, previousStatus: nil)))
             await OrdersReactor.handle(event, reactions: reactions, latency: nil) { _ in }
         }
 
@@ -61,8 +66,10 @@ import Wire
         func arrival(_ tripID: String) async {
             let claimed = TripEvent(
                 createdAt: time, deviceID: "dev1",
-                data: .init(value: "destination_arrival", tripID: tripID, tripMetadata: ["order_id": "o1", "leg": "pickup"], arrivedAt: time))
-            let event = CloudEvent(source: "trips", type: Events.tripDestinationArrival.type, sequence: 1, data: LifecycleEvent.arrival(claimed))
+                data: .init(
+                    value: "destination_arrival", tripID: tripID, tripMetadata: ["order_id": "o1", "leg": "pickup"], arrivedAt: time))
+            let event = CloudEvent(
+                source: "trips", type: Events.tripDestinationArrival.type, sequence: 1, data: LifecycleEvent.arrival(claimed))
             await OrdersReactor.handle(event, reactions: reactions, latency: nil) { _ in }
         }
 
@@ -70,7 +77,8 @@ import Wire
         func trip(_ id: String, device: String = "dev1", orderID: String = "o1", arrived: Bool) {
             let trip = Trip(
                 tripID: id, shareID: "s-\(id)", deviceID: device, status: .active, startedAt: time,
-                destination: .init(geometry: GeoJSONPoint(GeoPoint(latitude: 47.1, longitude: 30.2)), radius: 30, arrivedAt: arrived ? time : nil),
+                destination: .init(
+                    geometry: GeoJSONPoint(GeoPoint(latitude: 47.1, longitude: 30.2)), radius: 30, arrivedAt: arrived ? time : nil),
                 metadata: ["order_id": .string(orderID), "leg": "pickup"])
             trips.byID.withLock { $0[id] = trip }
         }
@@ -135,7 +143,8 @@ import Wire
             await harness.statusEvent(completed)
             #expect(harness.cards.keys == ["o1#0"])
             let payment = try #require(try await harness.store.payment(orderID: "o1"))
-            #expect(payment.riderID == "r1" && payment.driverID == "d1" && payment.amountCents == 1000 && payment.driverEarningsCents == 800)
+            #expect(
+                payment.riderID == "r1" && payment.driverID == "d1" && payment.amountCents == 1000 && payment.driverEarningsCents == 800)
             #expect(try await harness.store.order(id: "o1")?.payment == .paid)
         }
     }

@@ -13,7 +13,9 @@ import Wire
 @Suite struct OrderStorageTests {
     static let time = Date(timeIntervalSince1970: 1_790_000_000)
 
-    static func order(id: String = "o1", rider: String = "r1", at place: Place = Place(latitude: 47.1, longitude: 30.2, address: "Here \"quoted\"")) -> Order {
+    static func order(
+        id: String = "o1", rider: String = "r1", at place: Place = Place(latitude: 47.1, longitude: 30.2, address: "Here \"quoted\"")
+    ) -> Order {
         Order(
             id: id, status: .new, rider: User(id: rider, role: .rider, name: "Ann", phoneNumber: "+15550100", createdAt: time),
             pickup: place, dropoff: Place(latitude: 47.2, longitude: 30.3), createdAt: time, updatedAt: time, offeredTo: ["d1", "d2"])
@@ -21,7 +23,9 @@ import Wire
 
     /// The store on `backend`, closed (PostgreSQL) when `body` ends.
     func withStore(_ backend: Backend, _ body: (any OrderStorage) async throws -> Void) async throws {
-        try await withBackend(backend, sqlite: { try OrderStore(path: $0) }, postgres: { try await PostgresOrderStore.open(url: $0, logger: testLogger) }, body)
+        try await withBackend(
+            backend, sqlite: { try OrderStore(path: $0) }, postgres: { try await PostgresOrderStore.open(url: $0, logger: testLogger) },
+            body)
     }
 
     func events(_ store: any OrderStorage) async throws -> [CloudEvent<JSONValue>] {
@@ -165,10 +169,18 @@ import Wire
                 order.createdAt = Self.time.addingTimeInterval(Double(n))
                 try await store.create(order)
             }
-            #expect(try await store.orders(status: .new, near: center, radius: 3000, offeredTo: nil, limit: 10).map(\.id) == ["n0", "n1", "n2"], "nearest first, within 3 km")
+            #expect(
+                try await store.orders(status: .new, near: center, radius: 3000, offeredTo: nil, limit: 10).map(\.id) == [
+                    "n0", "n1", "n2",
+                ], "nearest first, within 3 km")
             #expect(try await store.orders(status: .new, near: center, radius: 3000, offeredTo: nil, limit: 2).map(\.id) == ["n0", "n1"])
-            #expect(try await store.orders(status: .new, near: center, radius: 3000, offeredTo: "d1", limit: 10).map(\.id) == ["n0", "n1", "n2"])
-            #expect(try await store.orders(status: .new, near: center, radius: 3000, offeredTo: "d9", limit: 10).isEmpty, "offered to another driver")
+            #expect(
+                try await store.orders(status: .new, near: center, radius: 3000, offeredTo: "d1", limit: 10).map(\.id) == [
+                    "n0", "n1", "n2",
+                ])
+            #expect(
+                try await store.orders(status: .new, near: center, radius: 3000, offeredTo: "d9", limit: 10).isEmpty,
+                "offered to another driver")
             #expect(try await store.waitingOrders(near: center, radius: 1000) == 2)
             #expect(try await store.newOrders(limit: 10).map(\.id) == ["n0", "n1", "n2", "n3"], "oldest first")
             _ = try await store.change(id: "n1") {
@@ -176,7 +188,8 @@ import Wire
                 $0.offeredTo = []
             }
             #expect(try await store.orders(status: .accepted, near: center, radius: 3000, offeredTo: nil, limit: 10).map(\.id) == ["n1"])
-            #expect(try await store.orders(driverID: "d1", status: .new, limit: 10).map(\.id) == ["n3", "n2", "n0"], "offered, newest first")
+            #expect(
+                try await store.orders(driverID: "d1", status: .new, limit: 10).map(\.id) == ["n3", "n2", "n0"], "offered, newest first")
             let stats = try await store.stats(openLimit: 2)
             #expect(stats.byStatus == ["NEW": 3, "ACCEPTED": 1])
             #expect(stats.open.count == 2)
@@ -193,7 +206,8 @@ import Wire
                     group.addTask {
                         _ = try await store.appendMessage(orderID: "o1") { order, number in
                             ChatMessage(
-                                id: "m\(n)", orderID: order.id, number: number, senderID: "r1", senderRole: .rider, recipientID: "d1", text: "hello \(n)", sentAt: Self.time)
+                                id: "m\(n)", orderID: order.id, number: number, senderID: "r1", senderRole: .rider, recipientID: "d1",
+                                text: "hello \(n)", sentAt: Self.time)
                         }
                     }
                 }
@@ -252,7 +266,9 @@ import Wire
             #expect(records[0].payment == records[1].payment, "the first record stands for both")
             #expect(try await events(store).filter { $0.type == "order.paid" }.count == 1)
             #expect(try await store.payment(orderID: "o1") == records[0].payment)
-            #expect(try await store.history(of: .rider("r1"), before: nil, limit: 10).rides.first { $0.order.id == "o1" }?.payment == records[0].payment)
+            #expect(
+                try await store.history(of: .rider("r1"), before: nil, limit: 10).rides.first { $0.order.id == "o1" }?.payment
+                    == records[0].payment)
             #expect(
                 try await store.earnings(driverID: "d1", from: "2000-01-01")
                     == [DriverEarnings.Day(day: UTCDay.string(base), rides: 1, faresCents: 1000, earningsCents: 800)])

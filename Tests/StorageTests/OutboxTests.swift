@@ -18,7 +18,8 @@ struct Abort: Error {}
 
 /// The trace context the fixtures store with the event `{"n": 7}` (none with the others).
 enum OutboxTrace {
-    static let seven = TraceHeaders(traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", tracestate: "rojo=00f067aa0ba902b7")
+    static let seven = TraceHeaders(
+        traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", tracestate: "rojo=00f067aa0ba902b7")
     static func of(_ n: Int) -> TraceHeaders? { n == 7 ? seven : nil }
 }
 
@@ -30,7 +31,8 @@ struct SQLiteOutbox: OutboxFixture {
     let file = TemporaryFile()
     let pool: DatabasePool
     init() throws {
-        pool = try ServiceDatabase.open(path: file.path, migrations: [("v1", "CREATE TABLE t (x INTEGER);"), ("v2", Outbox.traceColumnsSQL)], outbox: true)
+        pool = try ServiceDatabase.open(
+            path: file.path, migrations: [("v1", "CREATE TABLE t (x INTEGER);"), ("v2", Outbox.traceColumnsSQL)], outbox: true)
     }
     var log: any EventLog { SQLiteEventLog(database: pool) }
     func append(_ values: [Int], fail: Bool) async throws -> [UInt64] {
@@ -56,7 +58,9 @@ struct PostgresOutboxFixture: OutboxFixture {
         try await schema.write { connection in
             var sequences: [UInt64] = []
             for n in values {
-                sequences.append(try await PostgresOutbox.append(connection, topic: "a.b", type: "a.b", data: ["n": n], trace: OutboxTrace.of(n), logger: testLogger))
+                sequences.append(
+                    try await PostgresOutbox.append(
+                        connection, topic: "a.b", type: "a.b", data: ["n": n], trace: OutboxTrace.of(n), logger: testLogger))
             }
             if fail { throw Abort() }
             return sequences
@@ -108,7 +112,8 @@ func outbox(_ backend: Backend) async throws -> any OutboxFixture {
         _ = try await fixture.append(1)
         await #expect(throws: Abort.self) { try await fixture.append([2, 3], fail: true) }
         #expect(try await fixture.append(4) == 2)
-        #expect(try await fixture.log.page(source: "s", query: EventsQuery(after: 0, limit: 10)).events.map(\.data) == [["n": 1], ["n": 4]])
+        #expect(
+            try await fixture.log.page(source: "s", query: EventsQuery(after: 0, limit: 10)).events.map(\.data) == [["n": 1], ["n": 4]])
     }
 
     /// Many writers at once (several instances on PostgreSQL): every sequence once, none missing, in commit order.

@@ -16,7 +16,8 @@ import Wire
     /// key answers its first receipt again, as a card processor's idempotency keys do.
     final class ScriptedCards: CardPaymentProvider {
         let name = "scripted"
-        private let state = Mutex<(script: [PaymentError?], seen: [String], paid: [String: ChargeReceipt], failures: [String: String])>(([], [], [:], [:]))
+        private let state = Mutex<(script: [PaymentError?], seen: [String], paid: [String: ChargeReceipt], failures: [String: String])>(
+            ([], [], [:], [:]))
 
         init(_ script: [PaymentError?]) { state.withLock { $0.script = script } }
 
@@ -40,7 +41,9 @@ import Wire
         }
         func paymentSheet(riderID: String) async throws -> PaymentSheet { throw PaymentError.declined("not here") }
         func cards(riderID: String) async throws -> SavedCards { SavedCards(cards: []) }
-        func cardSetup(riderID: String, successURL: String, cancelURL: String) async throws -> CardSetup { throw PaymentError.declined("not here") }
+        func cardSetup(riderID: String, successURL: String, cancelURL: String) async throws -> CardSetup {
+            throw PaymentError.declined("not here")
+        }
         func payoutOnboarding(driverID: String) async throws -> PayoutOnboarding { throw PaymentError.declined("not here") }
         func webhook(_ params: ProviderWebhookParams) async throws -> ProviderWebhookReceipt { throw PaymentError.declined("not here") }
         func recordFailure(orderID: String, reason: String, attempts: Int) async throws { state.withLock { $0.failures[orderID] = reason } }
@@ -79,7 +82,9 @@ import Wire
             #expect(try await failures(store).map(\.attempt) == [0])
 
             for round in 1...PaymentCapture.maxRetries {
-                let error = await #expect(throws: ServiceError.self) { try await capture.retry(try #require(try await store.order(id: "o1"))) }
+                let error = await #expect(throws: ServiceError.self) {
+                    try await capture.retry(try #require(try await store.order(id: "o1")))
+                }
                 #expect(error?.code == "payment_refused")
                 stored = try #require(try await store.order(id: "o1"))
                 #expect(stored.payment == .failed && stored.paymentRetries == round)
@@ -127,7 +132,8 @@ import Wire
     @Test(arguments: Backend.allCases)
     func theRoundThatPaidIsKeptWhicheverAskMarksTheOrderPaidFirst(backend: Backend) async throws {
         try await OrderStorageTests().withStore(backend) { store in
-            let capture = PaymentCapture(store: store, provider: ScriptedCards([PaymentError.declined("card declined")]), commissionPercent: 20)
+            let capture = PaymentCapture(
+                store: store, provider: ScriptedCards([PaymentError.declined("card declined")]), commissionPercent: 20)
             await #expect(throws: ServiceError.self) { try await capture.capture(orderID: try await Self.completed(store).id) }
             try await capture.markPaid("o1")
             try await capture.markPaid("o1", round: 2)
@@ -144,7 +150,9 @@ import Wire
         try await OrderStorageTests().withStore(backend) { store in
             let capture = PaymentCapture(store: store, provider: ScriptedCards([]), commissionPercent: 20)
             try await store.create(OrderStorageTests.order(id: "o1"))
-            let unpaid = await #expect(throws: ServiceError.self) { try await capture.refund(try #require(try await store.order(id: "o1"))) }
+            let unpaid = await #expect(throws: ServiceError.self) {
+                try await capture.refund(try #require(try await store.order(id: "o1")))
+            }
             #expect(unpaid?.code == "not_paid")
             let cancelled = try await store.change(id: "o1") { order in
                 order.status = .cancelled

@@ -10,15 +10,20 @@ import Testing
     let time = Date(timeIntervalSince1970: 1_790_000_000)
 
     func photo(_ byte: UInt8) -> StoredPhoto {
-        StoredPhoto(sha256: String(repeating: String(format: "%02x", byte), count: 32), contentType: "image/png", width: 4, height: 3, bytes: Data([0x89, byte, 0, 255]))
+        StoredPhoto(
+            sha256: String(repeating: String(format: "%02x", byte), count: 32), contentType: "image/png", width: 4, height: 3,
+            bytes: Data([0x89, byte, 0, 255]))
     }
 
     @Test(arguments: Backend.allCases)
     func aPhotoIsStoredOnceByItsHashAndTheUserPointsAtIt(backend: Backend) async throws {
         try await UserStorageTests().withStore(backend) { store in
             let car = Car(model: "Skoda", licensePlate: "AA1234BB")
-            try await store.register(User(id: "d1", role: .driver, name: "Dan", phoneNumber: "+15550101", deviceID: "dev-1", car: car, createdAt: time), passwordHash: "h")
-            try await store.register(User(id: "r1", role: .rider, name: "Ann", phoneNumber: "+15550102", createdAt: time), passwordHash: "h")
+            try await store.register(
+                User(id: "d1", role: .driver, name: "Dan", phoneNumber: "+15550101", deviceID: "dev-1", car: car, createdAt: time),
+                passwordHash: "h")
+            try await store.register(
+                User(id: "r1", role: .rider, name: "Ann", phoneNumber: "+15550102", createdAt: time), passwordHash: "h")
             let (face, skoda) = (photo(0xAB), photo(0xCD))
             let withFace = try await store.setPhoto(face, userID: "d1", kind: .profile, now: time, keepReplaced: 0)
             #expect(withFace.photoURL == PhotoRules.path(sha256: face.sha256) && withFace.car?.photoURL == nil)
@@ -30,10 +35,15 @@ import Testing
             #expect(try await store.photo(sha256: String(repeating: "0", count: 64)) == nil)
             #expect(try await store.user(id: "d1") == withCar, "read back as answered")
             // A new car keeps its photo (put_photo changes it, not update); a rider has no car to photograph.
-            let recar = try await store.update(UpdateUserParams(id: "d1", car: Car(model: "Octavia", licensePlate: "AA1234BB")), passwordHash: nil, now: time)
+            let recar = try await store.update(
+                UpdateUserParams(id: "d1", car: Car(model: "Octavia", licensePlate: "AA1234BB")), passwordHash: nil, now: time)
             #expect(recar.car?.photoURL == withCar.car?.photoURL)
-            await #expect(throws: UserStoreFailure.noCar) { try await store.setPhoto(skoda, userID: "r1", kind: .car, now: time, keepReplaced: 0) }
-            await #expect(throws: UserStoreFailure.unknownUser) { try await store.setPhoto(skoda, userID: "nobody", kind: .profile, now: time, keepReplaced: 0) }
+            await #expect(throws: UserStoreFailure.noCar) {
+                try await store.setPhoto(skoda, userID: "r1", kind: .car, now: time, keepReplaced: 0)
+            }
+            await #expect(throws: UserStoreFailure.unknownUser) {
+                try await store.setPhoto(skoda, userID: "nobody", kind: .profile, now: time, keepReplaced: 0)
+            }
             #expect(try await store.user(id: "r1")?.car == nil)
         }
     }
@@ -41,8 +51,10 @@ import Testing
     @Test(arguments: Backend.allCases)
     func aReplacedPhotoIsKeptItsTimeThenDeletedUnlessSomeoneStillUsesIt(backend: Backend) async throws {
         try await UserStorageTests().withStore(backend) { store in
-            try await store.register(User(id: "r1", role: .rider, name: "Ann", phoneNumber: "+15550102", createdAt: time), passwordHash: "h")
-            try await store.register(User(id: "r2", role: .rider, name: "Bob", phoneNumber: "+15550103", createdAt: time), passwordHash: "h")
+            try await store.register(
+                User(id: "r1", role: .rider, name: "Ann", phoneNumber: "+15550102", createdAt: time), passwordHash: "h")
+            try await store.register(
+                User(id: "r2", role: .rider, name: "Bob", phoneNumber: "+15550103", createdAt: time), passwordHash: "h")
             let (first, second, third) = (photo(0x01), photo(0x02), photo(0x03))
             let day: TimeInterval = 86_400
             _ = try await store.setPhoto(first, userID: "r1", kind: .profile, now: time, keepReplaced: day)

@@ -19,7 +19,8 @@ import Testing
         url.hosts.append(.init(standby.host, port: standby.port))
         url.targetSessionAttrs = .readWrite
         let database = try await PostgresSchema.open(
-            url: url, schema: "failover", migrations: [("v1", "CREATE TABLE writes (n BIGINT PRIMARY KEY NOT NULL)")], outbox: false, logger: testLogger)
+            url: url, schema: "failover", migrations: [("v1", "CREATE TABLE writes (n BIGINT PRIMARY KEY NOT NULL)")], outbox: false,
+            logger: testLogger)
         defer { database.close() }
 
         // A writer: each number until it is committed (a retry of one whose answer was lost inserts nothing).
@@ -60,12 +61,18 @@ import Testing
 
         let stored = try await database.write { connection in
             var numbers: [Int64] = []
-            for try await n in try await connection.query("SELECT n FROM writes ORDER BY n", logger: testLogger).decode(Int64.self) { numbers.append(n) }
+            for try await n in try await connection.query("SELECT n FROM writes ORDER BY n", logger: testLogger).decode(Int64.self) {
+                numbers.append(n)
+            }
             return numbers
         }
         let told = committed.withLock { $0 }
-        #expect(Set(told).isSubset(of: Set(stored)), "every committed write is on the new primary: missing \(Set(told).subtracting(stored).sorted())")
-        #expect(stored.count == Set(stored).count && stored.count <= told.count + 1, "none twice, at most the one in flight more: \(stored.count) for \(told.count)")
+        #expect(
+            Set(told).isSubset(of: Set(stored)),
+            "every committed write is on the new primary: missing \(Set(told).subtracting(stored).sorted())")
+        #expect(
+            stored.count == Set(stored).count && stored.count <= told.count + 1,
+            "none twice, at most the one in flight more: \(stored.count) for \(told.count)")
         #expect(database.pool.withLock { $0.host } == 1, "the pool moved to the standby")
     }
 }

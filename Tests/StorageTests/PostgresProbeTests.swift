@@ -34,7 +34,9 @@ import Testing
             let silent = await PostgresSchema.probe(slow.connection, configuration: configuration, within: .seconds(2), logger: testLogger)
             let waited = ContinuousClock.now - start
             try await server.freeze(false)
-            #expect(!silent.answered && silent.connection == nil && waited >= .seconds(2) && waited < .seconds(12), "\(waited): \(silent.failure ?? "")")
+            #expect(
+                !silent.answered && silent.connection == nil && waited >= .seconds(2) && waited < .seconds(12),
+                "\(waited): \(silent.failure ?? "")")
 
             // Stopped: its connection closed, and a new one refused — each told at once, with the reason.
             let held = await PostgresSchema.probe(nil, configuration: configuration, within: .seconds(10), logger: testLogger)
@@ -42,7 +44,9 @@ import Testing
             let closedAt = ContinuousClock.now
             let closed = await PostgresSchema.probe(held.connection, configuration: configuration, within: .seconds(10), logger: testLogger)
             // Told at once: well inside the probes' 10-s deadline, with room for the suite's load.
-            #expect(held.answered && !closed.answered && ContinuousClock.now - closedAt < .seconds(9), "\(ContinuousClock.now - closedAt): \(closed.failure ?? "")")
+            #expect(
+                held.answered && !closed.answered && ContinuousClock.now - closedAt < .seconds(9),
+                "\(ContinuousClock.now - closedAt): \(closed.failure ?? "")")
             let refusedAt = ContinuousClock.now
             let down = await PostgresSchema.probe(nil, configuration: configuration, within: .seconds(10), logger: testLogger)
             #expect(!down.answered && ContinuousClock.now - refusedAt < .seconds(9) && down.failure != nil, "\(down.failure ?? "")")
@@ -71,7 +75,8 @@ import Testing
             var opened: PostgresSchema?
             while opened == nil {
                 do {
-                    opened = try await PostgresSchema.open(url: url, schema: "deadline", migrations: [], outbox: false, callDeadline: .seconds(2), logger: testLogger)
+                    opened = try await PostgresSchema.open(
+                        url: url, schema: "deadline", migrations: [], outbox: false, callDeadline: .seconds(2), logger: testLogger)
                 } catch let error as ServiceError where error.code == "storage_unavailable" && ContinuousClock.now < openBy {
                     try await Task.sleep(for: .milliseconds(200))
                 }
@@ -80,23 +85,29 @@ import Testing
             defer { schema.close() }
             // Answering first (a loaded machine may miss the 2-s deadline now and then).
             try await eventually(within: .seconds(30)) {
-                (try? await schema.read { connection -> Int? in try await connection.first("SELECT 1", as: Int.self, logger: testLogger) }) == 1
+                (try? await schema.read { connection -> Int? in try await connection.first("SELECT 1", as: Int.self, logger: testLogger) })
+                    == 1
             }
 
             try await server.freeze(true)
             let start = ContinuousClock.now
             var refusal: ServiceError?
             do {
-                _ = try await schema.write { connection -> Int? in try await connection.first("SELECT 2", as: Int.self, logger: testLogger) }
+                _ = try await schema.write { connection -> Int? in try await connection.first("SELECT 2", as: Int.self, logger: testLogger)
+                }
             } catch let error as ServiceError {
                 refusal = error
             }
             let waited = ContinuousClock.now - start
             try await server.freeze(false)
-            #expect(refusal?.code == "storage_unavailable" && waited >= .seconds(2) && waited < .seconds(12), "\(waited): \(String(describing: refusal))")
+            #expect(
+                refusal?.code == "storage_unavailable" && waited >= .seconds(2) && waited < .seconds(12),
+                "\(waited): \(String(describing: refusal))")
 
             try await eventually(within: .seconds(20)) {
-                let three = try? await schema.read { connection -> Int? in try await connection.first("SELECT 3", as: Int.self, logger: testLogger) }
+                let three = try? await schema.read { connection -> Int? in
+                    try await connection.first("SELECT 3", as: Int.self, logger: testLogger)
+                }
                 return three == 3
             }
         } catch {

@@ -8,7 +8,8 @@ import Testing
 @Suite struct PostgresURLTests {
     @Test func goodURLsAndTheirDefaults() throws {
         let full = try PostgresURL(parsing: "postgres://ride:s3cret@db.internal:6543/rides?sslmode=require")
-        #expect(full == PostgresURL(host: "db.internal", port: 6543, username: "ride", password: "s3cret", database: "rides", tls: .require))
+        #expect(
+            full == PostgresURL(host: "db.internal", port: 6543, username: "ride", password: "s3cret", database: "rides", tls: .require))
         #expect(full.description == "postgres://ride:***@db.internal:6543/rides?sslmode=require", "the password never printed")
         let short = try PostgresURL(parsing: "postgresql://ride@localhost/rides")
         #expect(short == PostgresURL(host: "localhost", port: 5432, username: "ride", database: "rides", tls: .disable))
@@ -18,9 +19,15 @@ import Testing
     @Test func aListOfHostsIsAPrimaryAndItsStandbys() throws {
         let listed = try PostgresURL(parsing: "postgres://ride:s3cret@db-a:5433,db-b,10.0.0.7:6000/rides?target_session_attrs=read-write")
         #expect(listed.hosts == [.init("db-a", port: 5433), .init("db-b"), .init("10.0.0.7", port: 6000)])
-        #expect(listed.host == "db-a" && listed.port == 5433 && listed.password == "s3cret" && listed.database == "rides" && listed.targetSessionAttrs == .readWrite)
-        #expect(listed.description == "postgres://ride:***@db-a:5433,db-b:5432,10.0.0.7:6000/rides?sslmode=disable&target_session_attrs=read-write")
-        #expect(try PostgresURL(parsing: "postgres://u@a,b/db?target_session_attrs=primary").targetSessionAttrs == .readWrite, "libpq's other spelling")
+        #expect(
+            listed.host == "db-a" && listed.port == 5433 && listed.password == "s3cret" && listed.database == "rides"
+                && listed.targetSessionAttrs == .readWrite)
+        #expect(
+            listed.description
+                == "postgres://ride:***@db-a:5433,db-b:5432,10.0.0.7:6000/rides?sslmode=disable&target_session_attrs=read-write")
+        #expect(
+            try PostgresURL(parsing: "postgres://u@a,b/db?target_session_attrs=primary").targetSessionAttrs == .readWrite,
+            "libpq's other spelling")
         #expect(try PostgresURL(parsing: "postgres://u@a/db").targetSessionAttrs == .any)
     }
 
@@ -37,7 +44,10 @@ import Testing
         ("postgres://ride@a,,b/rides", "host \"\" in the list"),
         ("postgres://ride@a,b:x/rides", "port \"x\" of b is not from 1 to 65535"),
         ("postgres://ride:pw@a,b:1:2/rides", "host \"b:1:2\" in the list of postgres://ride:***@a,b:1:2/rides"),
-        ("postgres://ride@a,b/rides?target_session_attrs=standby", "target_session_attrs \"standby\" is not one of any, read-write, primary"),
+        (
+            "postgres://ride@a,b/rides?target_session_attrs=standby",
+            "target_session_attrs \"standby\" is not one of any, read-write, primary"
+        ),
     ])
     func badURLsAreNamed(text: String, expected: String) {
         #expect { try PostgresURL(parsing: text) } throws: { error in
@@ -55,7 +65,9 @@ import Testing
             "\(error)".hasPrefix("RIDE_DATABASE_URL: no user")
         }
         let flagged = try DatabaseOptions.parse(["--database-url", "pg://u@h/db"])
-        #expect { try flagged.location(sqlitePath: "x", environment: [:]) } throws: { error in "\(error)".hasPrefix("--database-url: scheme") }
+        #expect { try flagged.location(sqlitePath: "x", environment: [:]) } throws: { error in
+            "\(error)".hasPrefix("--database-url: scheme")
+        }
     }
 
     @Test func sqliteMigrationsAreTranslated() {

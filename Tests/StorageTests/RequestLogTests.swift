@@ -11,7 +11,9 @@ import Testing
     static let now = Date(timeIntervalSince1970: 1_790_000_000)
 
     func withLog(_ backend: Backend, _ body: (any RequestLog) async throws -> Void) async throws {
-        try await withBackend(backend, sqlite: { try OrderStore(path: $0) }, postgres: { try await PostgresOrderStore.open(url: $0, logger: testLogger) }) {
+        try await withBackend(
+            backend, sqlite: { try OrderStore(path: $0) }, postgres: { try await PostgresOrderStore.open(url: $0, logger: testLogger) }
+        ) {
             (store: any OrderStorage) in
             try await body(store.requestLog)
         }
@@ -66,10 +68,13 @@ import Testing
             try await log.release(key)
             #expect(try await log.claim(key, now: Self.now) == .first, "a refusal is forgotten")
             #expect(try await log.claim(key, now: Self.now.addingTimeInterval(RequestKey.lease - 1)) == .running)
-            #expect(try await log.claim(key, now: Self.now.addingTimeInterval(RequestKey.lease + 1)) == .first, "its process died: taken over")
+            #expect(
+                try await log.claim(key, now: Self.now.addingTimeInterval(RequestKey.lease + 1)) == .first, "its process died: taken over")
             try await log.finish(key, reply: reply)
             try await log.release(key)
-            #expect(try await log.claim(key, now: Self.now.addingTimeInterval(RequestKey.lease + 2)) == .replay(reply), "a recorded reply is not released")
+            #expect(
+                try await log.claim(key, now: Self.now.addingTimeInterval(RequestKey.lease + 2)) == .replay(reply),
+                "a recorded reply is not released")
         }
     }
 

@@ -23,7 +23,8 @@ final class ScriptedLog: Sendable {
 
     func page(_ query: EventsQuery) -> EventsPage {
         events.withLock { events in
-            EventsPage(events: Array(events.filter { $0.sequence > query.after }.prefix(query.limit ?? 500)), lastSequence: UInt64(events.count))
+            EventsPage(
+                events: Array(events.filter { $0.sequence > query.after }.prefix(query.limit ?? 500)), lastSequence: UInt64(events.count))
         }
     }
 

@@ -9,7 +9,8 @@ import Testing
     let time = Date(timeIntervalSince1970: 1_790_000_000)
 
     func withStore(_ backend: Backend, _ body: (any UserStorage) async throws -> Void) async throws {
-        try await withBackend(backend, sqlite: { try UserStore(path: $0) }, postgres: { try await PostgresUserStore.open(url: $0, logger: testLogger) }, body)
+        try await withBackend(
+            backend, sqlite: { try UserStore(path: $0) }, postgres: { try await PostgresUserStore.open(url: $0, logger: testLogger) }, body)
     }
 
     func session(_ id: String, user: String = "r1", hash: String) -> SessionRecord {
@@ -24,7 +25,9 @@ import Testing
             #expect(try await !store.sessionIsActive("s-unknown"))
             let later = time.addingTimeInterval(60)
             let expiry = later.addingTimeInterval(3600)
-            #expect(try await store.rotateSession("s1", presentedHash: "h1", nextHash: "h2", now: later, expiresAt: expiry) == .rotated(userID: "r1"))
+            #expect(
+                try await store.rotateSession("s1", presentedHash: "h1", nextHash: "h2", now: later, expiresAt: expiry)
+                    == .rotated(userID: "r1"))
             // The log-in's time, which re-authentication reads, stays the log-in's through refreshes;
             // another user's session id tells nothing.
             #expect(try await store.loggedIn(session: "s1", user: "r1") == time)

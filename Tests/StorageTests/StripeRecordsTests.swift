@@ -26,8 +26,10 @@ import Testing
             #expect(Set(kept).count == 1, "one customer for every instance: \(kept)")
             #expect(try await records.id(of: "rider:r1") == kept.first)
 
-            #expect(try await records.recordEvent(id: "evt_1", type: "account.updated", objectID: "acct_1", detail: "payouts_enabled=false"))
-            #expect(try await !records.recordEvent(id: "evt_1", type: "account.updated", objectID: "acct_1", detail: "payouts_enabled=false"))
+            #expect(
+                try await records.recordEvent(id: "evt_1", type: "account.updated", objectID: "acct_1", detail: "payouts_enabled=false"))
+            #expect(
+                try await !records.recordEvent(id: "evt_1", type: "account.updated", objectID: "acct_1", detail: "payouts_enabled=false"))
             try await Task.sleep(for: .milliseconds(5))
             #expect(try await records.recordEvent(id: "evt_2", type: "account.updated", objectID: "acct_1", detail: "payouts_enabled=true"))
             #expect(try await records.latestEvent(type: "account.updated", objectID: "acct_1") == "payouts_enabled=true")

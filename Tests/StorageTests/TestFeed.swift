@@ -24,7 +24,9 @@ final class TestFeed<Payload: Decodable & Sendable>: EventFeed {
         id: String = EventID.next()
     ) {
         let data = data ?? Array(#"{"order":{"id":"\#(orderID)"}}"#.utf8)
-        send(frames: [Array("\(type).".utf8), EnvelopeWriter.write(id: id, source: source, type: type, time: Date(), sequence: sequence, data: data)])
+        send(frames: [
+            Array("\(type).".utf8), EnvelopeWriter.write(id: id, source: source, type: type, time: Date(), sequence: sequence, data: data),
+        ])
     }
 
     func send(frames: [[UInt8]]) {

@@ -11,7 +11,9 @@ import Testing
 @Suite struct TrackingStorageTests {
     static func store(_ backend: Backend, _ body: (any TrackingStore) async throws -> Void) async throws {
         let sqlite: (String) throws -> any TrackingStore = { try SQLiteTrackingStore(path: $0) }
-        let postgres: (PostgresURL) async throws -> any TrackingStore = { try await PostgresTrackingStore.open(url: $0, logger: testLogger) }
+        let postgres: (PostgresURL) async throws -> any TrackingStore = {
+            try await PostgresTrackingStore.open(url: $0, logger: testLogger)
+        }
         try await withBackend(backend, sqlite: sqlite, postgres: postgres, body)
     }
 
@@ -52,14 +54,20 @@ import Testing
             let geotag = GeotagRecord(metadata: ["order_id": "o-1"], location: Self.location(1, full: false))
             var rider = DeviceRecord(id: "rider-1")
             rider.intentsChangedAt = Self.start
-            try await Self.commit(store, [TrackingWrite(record: driver, locations: first, geotags: [geotag]), TrackingWrite(record: rider)])
+            try await Self.commit(
+                store, [TrackingWrite(record: driver, locations: first, geotags: [geotag]), TrackingWrite(record: rider)])
 
             // Sent again (a phone that did not hear the acknowledgement), plus one new location;
             // only the moving parts of the record change.
             driver.sequence = 8
             driver.latest = Self.location(3, full: false)
             driver.name = "not stored: intents unchanged"
-            try await Self.commit(store, [TrackingWrite(record: driver, intentsChanged: false, locations: first + [Self.location(3, full: false)], geotags: [geotag])])
+            try await Self.commit(
+                store,
+                [
+                    TrackingWrite(
+                        record: driver, intentsChanged: false, locations: first + [Self.location(3, full: false)], geotags: [geotag])
+                ])
 
             let devices = try await store.loadDevices().sorted { $0.id < $1.id }
             #expect(devices.map(\.id) == ["driver-1", "rider-1"])
@@ -71,13 +79,15 @@ import Testing
             #expect(loaded.intentsChangedAt == Self.start && loaded.lastSeen == Self.start.addingTimeInterval(2))
             #expect(loaded.latest?.recordedAt == Self.start.addingTimeInterval(3) && loaded.latest?.accuracy == nil)
             #expect(devices[1].latest == nil && devices[1].name == nil && !devices[1].available)
-            #expect(loaded.platformTracking && loaded.platformTrackingAt == Self.start.addingTimeInterval(1), "the platform's word on tracking")
+            #expect(
+                loaded.platformTracking && loaded.platformTrackingAt == Self.start.addingTimeInterval(1), "the platform's word on tracking")
             #expect(!devices[1].platformTracking && devices[1].platformTrackingAt == nil)
 
             let history = try await store.history(deviceID: "driver-1", from: nil, to: nil, limit: 100)
             #expect(history.locations == first + [Self.location(3, full: false)], "each location once, oldest first, readings as sent")
             #expect(history.geotags == [geotag])
-            let window = try await store.history(deviceID: "driver-1", from: Self.start.addingTimeInterval(1), to: Self.start.addingTimeInterval(3), limit: 2)
+            let window = try await store.history(
+                deviceID: "driver-1", from: Self.start.addingTimeInterval(1), to: Self.start.addingTimeInterval(3), limit: 2)
             #expect(window.locations.map(\.recordedAt) == [1, 2].map { Self.start.addingTimeInterval($0) })
             #expect(try await store.history(deviceID: "nobody", from: nil, to: nil, limit: 10).locations.isEmpty)
         }
@@ -95,15 +105,20 @@ import Testing
             var first = car
             var second = car
             (first.sequence, first.latest, first.lastSeen) = (1, Self.location(1, full: true), Self.start.addingTimeInterval(1))
-            (second.sequence, second.latest, second.lastSeen, second.activity) = (2, Self.location(2, full: false), Self.start.addingTimeInterval(2), .active)
+            (second.sequence, second.latest, second.lastSeen, second.activity) = (
+                2, Self.location(2, full: false), Self.start.addingTimeInterval(2), .active
+            )
             var bike = DeviceRecord(id: "bike")
-            (bike.name, bike.available, bike.intentsChangedAt, bike.sequence, bike.latest) = ("Bike", true, Self.start, 1, Self.location(1, full: false))
+            (bike.name, bike.available, bike.intentsChangedAt, bike.sequence, bike.latest) = (
+                "Bike", true, Self.start, 1, Self.location(1, full: false)
+            )
             var bikeLater = bike
             (bikeLater.sequence, bikeLater.latest) = (2, Self.location(2, full: true))
             try await Self.commit(
                 store,
                 [
-                    TrackingWrite(record: first, intentsChanged: false, locations: [Self.location(1, full: true)]), TrackingWrite(record: bike),
+                    TrackingWrite(record: first, intentsChanged: false, locations: [Self.location(1, full: true)]),
+                    TrackingWrite(record: bike),
                     TrackingWrite(record: second, intentsChanged: false, locations: [Self.location(2, full: false)]),
                     TrackingWrite(record: bikeLater, intentsChanged: false, locations: [Self.location(2, full: true)]),
                 ])
@@ -111,9 +126,13 @@ import Testing
             let (storedCar, storedBike) = (try #require(devices["car"]), try #require(devices["bike"]))
             #expect(storedCar.sequence == 2 && storedCar.activity == .active && storedCar.name == "Car")
             #expect(storedCar.lastSeen == Self.start.addingTimeInterval(2))
-            #expect(storedCar.latest?.recordedAt == Self.start.addingTimeInterval(2) && storedCar.latest?.accuracy == nil && storedCar.latest?.speed == nil)
+            #expect(
+                storedCar.latest?.recordedAt == Self.start.addingTimeInterval(2) && storedCar.latest?.accuracy == nil
+                    && storedCar.latest?.speed == nil)
             #expect(storedBike.name == "Bike" && storedBike.available && storedBike.sequence == 2 && storedBike.lastSeen == nil)
-            #expect(storedBike.latest?.recordedAt == Self.start.addingTimeInterval(2) && storedBike.latest?.accuracy == 4.5 && storedBike.latest?.bearing == 90)
+            #expect(
+                storedBike.latest?.recordedAt == Self.start.addingTimeInterval(2) && storedBike.latest?.accuracy == 4.5
+                    && storedBike.latest?.bearing == 90)
             #expect(try await store.history(deviceID: "car", from: nil, to: nil, limit: 10).locations.count == 2)
         }
     }

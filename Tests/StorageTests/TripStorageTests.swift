@@ -14,7 +14,9 @@ import Wire
     let time = Date(timeIntervalSince1970: 1_790_000_000)
 
     /// A new trip; `eta`: with an estimate of that many seconds.
-    func trip(_ id: String, share: String? = nil, device: String = "car-1", metadata: [String: JSONValue]? = ["order_id": "o-1"], eta: Int? = nil) -> LiveTrip {
+    func trip(
+        _ id: String, share: String? = nil, device: String = "car-1", metadata: [String: JSONValue]? = ["order_id": "o-1"], eta: Int? = nil
+    ) -> LiveTrip {
         var live = LiveTrip(
             starting: Trip(
                 tripID: id, shareID: share ?? "s\(id)", deviceID: device, status: .active, startedAt: time,
@@ -24,15 +26,19 @@ import Wire
     }
 
     func summary(_ live: LiveTrip) -> TripSummary {
-        TripSummaryBuilder.summary(track: [], deviceID: live.trip.deviceID, startedAt: time, completedAt: time.addingTimeInterval(600), arrival: nil)
+        TripSummaryBuilder.summary(
+            track: [], deviceID: live.trip.deviceID, startedAt: time, completedAt: time.addingTimeInterval(600), arrival: nil)
     }
 
     func estimate(_ seconds: Int) -> Trip.Estimate {
-        Trip.Estimate(arriveAt: time.addingTimeInterval(Double(seconds)), route: .init(distance: 10 * seconds, duration: seconds, remainingDuration: seconds))
+        Trip.Estimate(
+            arriveAt: time.addingTimeInterval(Double(seconds)),
+            route: .init(distance: 10 * seconds, duration: seconds, remainingDuration: seconds))
     }
 
     func withStore(_ backend: Backend, _ body: (any TripStorage) async throws -> Void) async throws {
-        try await withBackend(backend, sqlite: { try TripStore(path: $0) }, postgres: { try await PostgresTripStore.open(url: $0, logger: testLogger) }, body)
+        try await withBackend(
+            backend, sqlite: { try TripStore(path: $0) }, postgres: { try await PostgresTripStore.open(url: $0, logger: testLogger) }, body)
     }
 
     func storedEvents(_ store: any TripStorage) async throws -> [CloudEvent<JSONValue>] {
@@ -122,7 +128,10 @@ import Wire
             #expect(try await store.activeTrips().map(\.trip.tripID) == ["t2"])
             #expect(try await store.activeTripIDs() == ["t2"])
             #expect(try await store.activeTrips(id: "t1").isEmpty)
-            #expect(try await storedEvents(store).map(\.type) == ["trip.created", "trip.created", "trip.eta", "trip.destination_arrival", "trip.completed"])
+            #expect(
+                try await storedEvents(store).map(\.type) == [
+                    "trip.created", "trip.created", "trip.eta", "trip.destination_arrival", "trip.completed",
+                ])
         }
     }
 
@@ -157,7 +166,9 @@ import Wire
             #expect(try await store.update(arrived, event: Events.tripDestinationArrival), "the new destination's arrival")
             var late = arrived
             late.trip.destination = original.trip.destination
-            #expect(!(try await store.changeDestination(late, from: changed.trip.destination, events: [Events.tripDestinationChanged])), "arrived: no change")
+            #expect(
+                !(try await store.changeDestination(late, from: changed.trip.destination, events: [Events.tripDestinationChanged])),
+                "arrived: no change")
 
             let events = try await storedEvents(store)
             #expect(events.map(\.type) == ["trip.created", "trip.eta", "trip.destination_changed", "trip.destination_arrival"])

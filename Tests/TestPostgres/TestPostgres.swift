@@ -55,7 +55,9 @@ public final class TestPostgresServer: Sendable {
     /// `host` and `launcher`: a server on a test host of its own network (`ip netns exec`), at
     /// that host's address, trusting every address (the hosts' network is the test's own).
     /// `settings`: more `-c NAME=VALUE` for the server.
-    public static func start(host: String = "127.0.0.1", launcher: [String] = [], settings: [String] = []) async throws -> TestPostgresServer {
+    public static func start(host: String = "127.0.0.1", launcher: [String] = [], settings: [String] = []) async throws
+        -> TestPostgresServer
+    {
         for _ in 1..<5 {
             do { return try await startOnce(host: host, launcher: launcher, settings: settings) } catch is PortTaken { continue }
         }
@@ -69,7 +71,8 @@ public final class TestPostgresServer: Sendable {
         let (directory, runAs) = try await newDirectory()
         let server = TestPostgresServer(
             port: try FreePort.next(), directory: directory, host: host, launcher: launcher, bin: bin, runAs: runAs, settings: settings)
-        try await server.asServerUser("\(bin)/initdb", ["-D", "\(directory)/data", "-U", "ride", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"])
+        try await server.asServerUser(
+            "\(bin)/initdb", ["-D", "\(directory)/data", "-U", "ride", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"])
         if host != "127.0.0.1" {
             let rules = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(directory)/data/pg_hba.conf"))
             try rules.seekToEnd()
@@ -81,7 +84,10 @@ public final class TestPostgresServer: Sendable {
         return server
     }
 
-    init(port: Int, directory: String, host: String = "127.0.0.1", launcher: [String] = [], bin: String, runAs: String?, settings: [String] = []) {
+    init(
+        port: Int, directory: String, host: String = "127.0.0.1", launcher: [String] = [], bin: String, runAs: String?,
+        settings: [String] = []
+    ) {
         (self.port, self.directory, self.host, self.launcher, self.bin, self.runAs) = (port, directory, host, launcher, bin, runAs)
         self.settings = settings
     }
@@ -103,11 +109,13 @@ public final class TestPostgresServer: Sendable {
         let host = host ?? self.host
         // Not the primary's settings: promoted, a server told to wait for a synchronous standby it
         // does not have would hold every commit (docs/operations.md, "A primary and its standby").
-        let standby = TestPostgresServer(port: try FreePort.next(), directory: directory, host: host, launcher: launcher ?? self.launcher, bin: bin, runAs: runAs)
+        let standby = TestPostgresServer(
+            port: try FreePort.next(), directory: directory, host: host, launcher: launcher ?? self.launcher, bin: bin, runAs: runAs)
         // From another host, over TCP (the conninfo `-R` writes is the one used here); else the Unix socket.
         let source = host == self.host ? self.directory : self.host
         try await standby.asServerUser(
-            "\(bin)/pg_basebackup", ["-h", source, "-p", "\(port)", "-U", "ride", "-D", "\(directory)/data", "-R", "-X", "stream", "--no-sync"])
+            "\(bin)/pg_basebackup",
+            ["-h", source, "-p", "\(port)", "-U", "ride", "-D", "\(directory)/data", "-R", "-X", "stream", "--no-sync"])
         try await standby.startServer()
         TestPostgresRegistry.started(standby)
         return standby
@@ -125,8 +133,10 @@ public final class TestPostgresServer: Sendable {
 
     /// The first column of the first row `sql` answers in database `name` (asked on the Unix socket).
     public func value(_ sql: String, database name: String) async throws -> String {
-        try await Self.run("/usr/bin/psql", ["-h", directory, "-p", "\(port)", "-U", "ride", "-d", name, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql])
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try await Self.run(
+            "/usr/bin/psql", ["-h", directory, "-p", "\(port)", "-U", "ride", "-d", name, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql]
+        )
+        .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     public func newDatabase() async throws -> PostgresURL {
@@ -137,9 +147,12 @@ public final class TestPostgresServer: Sendable {
     @discardableResult
     public func createDatabase(_ name: String) async throws -> PostgresURL {
         // On its own Unix socket: reachable from this process whatever network the server is on.
-        let exists = (try? await Self.run("/usr/bin/psql", ["-h", directory, "-p", "\(port)", "-U", "ride", "-d", name, "-c", "SELECT 1", "-q"])) != nil
+        let exists =
+            (try? await Self.run("/usr/bin/psql", ["-h", directory, "-p", "\(port)", "-U", "ride", "-d", name, "-c", "SELECT 1", "-q"]))
+            != nil
         if !exists {
-            try await Self.runPSQL(host: directory, port: port, user: "ride", password: nil, database: "postgres", sql: "CREATE DATABASE \(name)")
+            try await Self.runPSQL(
+                host: directory, port: port, user: "ride", password: nil, database: "postgres", sql: "CREATE DATABASE \(name)")
         }
         return url(database: name)
     }
@@ -154,7 +167,9 @@ public final class TestPostgresServer: Sendable {
             ] + settings.flatMap { ["-c", $0] }
         // setpriv (and `ip netns exec`) exec the next program themselves (no process in between),
         // so signals reach the server.
-        let command = (runAs.map { ["/usr/bin/setpriv", "--reuid=\($0)", "--regid=\($0)", "--init-groups", "--"] } ?? []) + ["\(bin)/postgres"] + arguments
+        let command =
+            (runAs.map { ["/usr/bin/setpriv", "--reuid=\($0)", "--regid=\($0)", "--init-groups", "--"] } ?? []) + ["\(bin)/postgres"]
+            + arguments
         let launched = launcher + command
         process.executableURL = URL(fileURLWithPath: launched[0])
         process.arguments = Array(launched.dropFirst())
@@ -241,7 +256,9 @@ public final class TestPostgresServer: Sendable {
     static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> String {
         let outcome = try await TestProcess.run(program, arguments, environment: environment)
         let text = outcome.stdout + outcome.stderr
-        guard outcome.status == 0 else { throw TestPostgresError("\(program) \(arguments.joined(separator: " ")) exited \(outcome.status): \(text)") }
+        guard outcome.status == 0 else {
+            throw TestPostgresError("\(program) \(arguments.joined(separator: " ")) exited \(outcome.status): \(text)")
+        }
         return text
     }
 }

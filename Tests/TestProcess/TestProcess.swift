@@ -19,10 +19,13 @@ public enum TestProcess {
 
     /// Runs the program and returns its standard output; throws `Failed` (quoting its standard
     /// error) unless it exits 0.
-    public static func output(_ program: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil) async throws -> String {
+    public static func output(_ program: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil)
+        async throws -> String
+    {
         let outcome = try await run(program, arguments, in: directory, environment: environment)
         guard outcome.status == 0 else {
-            throw Failed(description: "\(program) \(arguments.joined(separator: " ")) exited \(outcome.status): \(outcome.stderr.suffix(2000))")
+            throw Failed(
+                description: "\(program) \(arguments.joined(separator: " ")) exited \(outcome.status): \(outcome.stderr.suffix(2000))")
         }
         return outcome.stdout
     }
@@ -49,7 +52,9 @@ public enum TestProcess {
         _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         _ = FileManager.default.createFile(atPath: inPath, contents: Data((stdin ?? "").utf8))
         defer { for path in [outPath, errPath, inPath] { try? FileManager.default.removeItem(atPath: path) } }
-        let (out, err) = (try FileHandle(forWritingTo: URL(fileURLWithPath: outPath)), try FileHandle(forWritingTo: URL(fileURLWithPath: errPath)))
+        let (out, err) = (
+            try FileHandle(forWritingTo: URL(fileURLWithPath: outPath)), try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        )
         let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: inPath))
         defer { for handle in [out, err, input] { try? handle.close() } }
         process.standardOutput = out

@@ -41,7 +41,9 @@ import Testing
         #expect(check.recent(deviceID: "p", credential: "other", now: start + 1) == nil)
         #expect(check.recent(deviceID: "p", credential: "good", now: start + 61) == nil)
         users.answers.withLock { $0["good"] = .failure(.unauthorized("credential_revoked", "logged out")) }
-        #expect(await check.check(deviceID: "p", credential: "good", now: start + 61) == .failure(.unauthorized("credential_revoked", "logged out")))
+        #expect(
+            await check.check(deviceID: "p", credential: "good", now: start + 61)
+                == .failure(.unauthorized("credential_revoked", "logged out")))
         #expect(users.asked.withLock { $0 } == 2)
     }
 
@@ -79,7 +81,9 @@ import Testing
         let check = DeviceCredentialCheck(verifier: users, recheckAfter: 60, logger: logger)
         _ = await check.check(deviceID: "p", credential: "good", now: start)
         #expect(code(await check.check(deviceID: "p", credential: "forged", now: start + 1)) == "credential_invalid")
-        #expect(check.recent(deviceID: "p", credential: "good", now: start + 2) == .success(CredentialHolder(driver: "d-1")), "the device's own verdict stays")
+        #expect(
+            check.recent(deviceID: "p", credential: "good", now: start + 2) == .success(CredentialHolder(driver: "d-1")),
+            "the device's own verdict stays")
         #expect(code(check.recent(deviceID: "p", credential: "forged", now: start + 2)) == "credential_invalid")
         #expect(users.asked.withLock { $0 } == 2)
     }

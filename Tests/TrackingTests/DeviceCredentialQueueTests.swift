@@ -17,7 +17,9 @@ import Testing
         func verdicts(_ pairs: [CredentialPair]) async throws -> [Result<CredentialHolder, ServiceError>] {
             calls.withLock { $0.append(pairs.count) }
             return pairs.map {
-                $0.credential.hasPrefix("good-") ? .success(CredentialHolder(driver: "driver-of-\($0.deviceID)")) : .failure(.unauthorized("credential_invalid", "not ours"))
+                $0.credential.hasPrefix("good-")
+                    ? .success(CredentialHolder(driver: "driver-of-\($0.deviceID)"))
+                    : .failure(.unauthorized("credential_invalid", "not ours"))
             }
         }
     }
@@ -43,7 +45,9 @@ import Testing
         let queue = queue(users)
         let answers = Answers()
         for i in 0..<100 {
-            queue.submit(CredentialPair(deviceID: "d-\(i)", credential: i == 7 ? "forged" : "good-\(i)"), completion: answers.completion(for: "d-\(i)"))
+            queue.submit(
+                CredentialPair(deviceID: "d-\(i)", credential: i == 7 ? "forged" : "good-\(i)"),
+                completion: answers.completion(for: "d-\(i)"))
         }
         // A second batch of a device already waiting shares its question.
         queue.submit(CredentialPair(deviceID: "d-1", credential: "good-1"), completion: answers.completion(for: "d-1"))
@@ -51,10 +55,16 @@ import Testing
         await queue.flush(now: now)
         #expect(users.calls.withLock { $0 } == [100], "one call for 100 devices")
         #expect(answers.count == 101)
-        #expect(answers.outcomes.withLock { $0["d-1"] } == [.success(CredentialHolder(driver: "driver-of-d-1")), .success(CredentialHolder(driver: "driver-of-d-1"))])
-        #expect(answers.outcomes.withLock { $0["d-7"] }?.first.map { if case .failure(let error) = $0 { error.code } else { "" } } == "credential_invalid")
+        #expect(
+            answers.outcomes.withLock { $0["d-1"] } == [
+                .success(CredentialHolder(driver: "driver-of-d-1")), .success(CredentialHolder(driver: "driver-of-d-1")),
+            ])
+        #expect(
+            answers.outcomes.withLock { $0["d-7"] }?.first.map { if case .failure(let error) = $0 { error.code } else { "" } }
+                == "credential_invalid")
         // The verdicts are kept: the same devices cost users nothing for the recheck interval.
-        #expect(queue.check.recent(deviceID: "d-3", credential: "good-3", now: now + 1) == .success(CredentialHolder(driver: "driver-of-d-3")))
+        #expect(
+            queue.check.recent(deviceID: "d-3", credential: "good-3", now: now + 1) == .success(CredentialHolder(driver: "driver-of-d-3")))
     }
 
     @Test func aBacklogBeyondOneCallWaitsForTheNextInterval() async {
@@ -62,7 +72,9 @@ import Testing
         let queue = queue(users)
         let answers = Answers()
         let many = VerifyDeviceCredentialsParams.maximumPairs + 10
-        for i in 0..<many { queue.submit(CredentialPair(deviceID: "d-\(i)", credential: "good-\(i)"), completion: answers.completion(for: "d-\(i)")) }
+        for i in 0..<many {
+            queue.submit(CredentialPair(deviceID: "d-\(i)", credential: "good-\(i)"), completion: answers.completion(for: "d-\(i)"))
+        }
         await queue.flush(now: now)
         #expect(users.calls.withLock { $0 } == [VerifyDeviceCredentialsParams.maximumPairs])
         #expect(queue.waiting == 10)
@@ -75,7 +87,9 @@ import Testing
         let users = CountingUsers()
         let queue = queue(users, capacity: 3)
         let answers = Answers()
-        for i in 0..<5 { queue.submit(CredentialPair(deviceID: "d-\(i)", credential: "good-\(i)"), completion: answers.completion(for: "d-\(i)")) }
+        for i in 0..<5 {
+            queue.submit(CredentialPair(deviceID: "d-\(i)", credential: "good-\(i)"), completion: answers.completion(for: "d-\(i)"))
+        }
         let refused = answers.outcomes.withLock { $0 }
         #expect(refused.keys.sorted() == ["d-3", "d-4"], "refused at once, before any call")
         for outcome in refused.values.flatMap({ $0 }) {

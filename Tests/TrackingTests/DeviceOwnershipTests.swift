@@ -40,7 +40,9 @@ import Wire
         let taken = await DeviceOwnership.problem(deviceID: "dan-phone", userID: "eve", owners: accounts)
         #expect(taken?.status == 409 && taken?.code == "device_in_use", "\(String(describing: taken))")
         #expect(taken?.message.contains("names device eve-phone") == true)
-        #expect(await DeviceOwnership.problem(deviceID: "dan-phone", userID: "rider", owners: accounts)?.code == "device_in_use", "an account without a device")
+        #expect(
+            await DeviceOwnership.problem(deviceID: "dan-phone", userID: "rider", owners: accounts)?.code == "device_in_use",
+            "an account without a device")
         #expect(await DeviceOwnership.problem(deviceID: "dan-phone", userID: "nobody", owners: accounts)?.code == "unknown_user")
         var down = accounts
         down.down = true

@@ -25,7 +25,8 @@ import ZeroMQ
         configuration.ingestServerKey = serverKeys.publicKey
         configuration.batchInterval = .milliseconds(100)
         // The runtime's context has no keys (as a phone's process); the shared one may have, in tests.
-        let device = try TrackingDevice(id: "keyless-phone", configuration: configuration, provider: nil, runtime: DeviceRuntime(context: try Context()))
+        let device = try TrackingDevice(
+            id: "keyless-phone", configuration: configuration, provider: nil, runtime: DeviceRuntime(context: try Context()))
         device.isAvailable = true
         let message = try #require(try ingest.receive(), "the CURVE ingest heard the phone")
         #expect(message.count == 3 && message[1] == Frame(frame: IngestFrame.batch))

@@ -93,14 +93,17 @@ import Wire
         #expect(core.nearby(query, now: Date()).map(\.deviceID) == ["b"])
         #expect(core.record("a") == nil && core.deviceCount == 1 && core.activeCount == 1)
         #expect(core.needsRefresh("a", sharded: true))
-        #expect(core.sweep(now: Date().addingTimeInterval(3600), inactiveAfter: 60).map(\.record.id) == ["b"], "no event for a device handed over")
+        #expect(
+            core.sweep(now: Date().addingTimeInterval(3600), inactiveAfter: 60).map(\.record.id) == ["b"],
+            "no event for a device handed over")
 
         // Back, with what the other shard stored since: its sequence goes on from there.
         core.refresh("a", stored: Self.record("a", at: center, sequence: 9))
         #expect(core.record("a")?.sequence == 9 && core.deviceCount == 2)
         #expect(!core.needsRefresh("a", sharded: true))
         let change = core.apply(
-            deviceID: "a", intents: nil, locations: [DeviceLocation(latitude: center.latitude, longitude: center.longitude, recordedAt: Date().addingTimeInterval(1))],
+            deviceID: "a", intents: nil,
+            locations: [DeviceLocation(latitude: center.latitude, longitude: center.longitude, recordedAt: Date().addingTimeInterval(1))],
             now: Date())
         #expect(change.events.first?.sequence == 10)
     }

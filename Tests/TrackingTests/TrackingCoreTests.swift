@@ -36,7 +36,8 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
 
     @Test func fineLocationsPass() {
         #expect(rules.problem(with: fix(47.8, 35.1), now: now) == nil)
-        #expect(rules.problem(with: DeviceLocation(latitude: -90, longitude: 180, recordedAt: now.addingTimeInterval(299)), now: now) == nil)
+        #expect(
+            rules.problem(with: DeviceLocation(latitude: -90, longitude: 180, recordedAt: now.addingTimeInterval(299)), now: now) == nil)
     }
 
     @Test func aBatchKeepsItsGoodItemsSortedAndNamesTheBadOnes() {
@@ -47,8 +48,11 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
         #expect(checked.locations.map(\.recordedAt) == [now.addingTimeInterval(1), now.addingTimeInterval(2)])
         #expect(
             checked.rejected == [
-                RejectedItem(kind: "location", index: 1, field: "locations[1].latitude", reason: "must be a number from -90 to 90, got 100.0"),
-                RejectedItem(kind: "geotag", index: 0, field: "geotags[0].location.longitude", reason: "must be a number from -180 to 180, got 400.0"),
+                RejectedItem(
+                    kind: "location", index: 1, field: "locations[1].latitude", reason: "must be a number from -90 to 90, got 100.0"),
+                RejectedItem(
+                    kind: "geotag", index: 0, field: "geotags[0].location.longitude", reason: "must be a number from -180 to 180, got 400.0"
+                ),
             ])
         var big = LocationRules()
         big.maximumBatchSize = 2
@@ -88,9 +92,11 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
     @Test func theNewerIntentsWin() {
         var core = TrackingCore()
         _ = core.apply(deviceID: "d", intents: DeviceIntents(available: true, changedAt: now), locations: [], now: now)
-        let stale = core.apply(deviceID: "d", intents: DeviceIntents(available: false, changedAt: now.addingTimeInterval(-5)), locations: [], now: now)
+        let stale = core.apply(
+            deviceID: "d", intents: DeviceIntents(available: false, changedAt: now.addingTimeInterval(-5)), locations: [], now: now)
         #expect(stale.record.available)
-        let fresh = core.apply(deviceID: "d", intents: DeviceIntents(available: false, changedAt: now.addingTimeInterval(5)), locations: [], now: now)
+        let fresh = core.apply(
+            deviceID: "d", intents: DeviceIntents(available: false, changedAt: now.addingTimeInterval(5)), locations: [], now: now)
         #expect(!fresh.record.available)
     }
 
@@ -100,7 +106,9 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
         #expect(core.sweep(now: now.addingTimeInterval(30), inactiveAfter: 60).isEmpty)
         let swept = core.sweep(now: now.addingTimeInterval(61), inactiveAfter: 60)
         #expect(swept.count == 1)
-        #expect(swept[0].events.first?.payload == .status(DeviceStatusEvent(deviceID: "d", value: .inactive, available: false, reason: "silence")))
+        #expect(
+            swept[0].events.first?.payload
+                == .status(DeviceStatusEvent(deviceID: "d", value: .inactive, available: false, reason: "silence")))
         let back = core.apply(deviceID: "d", intents: nil, locations: [fix(1, 1, at: 70)], now: now.addingTimeInterval(70))
         #expect(back.record.activity == .active)
         #expect(back.events.last?.payload == .status(DeviceStatusEvent(deviceID: "d", value: .active, available: false)))
@@ -109,7 +117,8 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
     @Test func stoppingTrackingMakesItInactive() {
         var core = TrackingCore()
         _ = core.apply(deviceID: "d", intents: DeviceIntents(tracking: true, changedAt: now), locations: [fix(1, 1)], now: now)
-        let stopped = core.apply(deviceID: "d", intents: DeviceIntents(tracking: false, changedAt: now.addingTimeInterval(1)), locations: [], now: now)
+        let stopped = core.apply(
+            deviceID: "d", intents: DeviceIntents(tracking: false, changedAt: now.addingTimeInterval(1)), locations: [], now: now)
         #expect(stopped.record.activity == .inactive)
         #expect(stopped.events.map(\.type) == ["device.status"])
     }
@@ -148,19 +157,31 @@ private func fix(_ lat: Double, _ lon: Double, at offset: TimeInterval = 0) -> D
                 intents: DeviceIntents(
                     metadata: ["car": ["model": i % 2 == 0 ? "Prius" : "Leaf", "seats": 4]],
                     available: i < 5, changedAt: now),
-                locations: [DeviceLocation(latitude: p.latitude, longitude: p.longitude, recordedAt: now.addingTimeInterval(-Double(i) * 3600))],
+                locations: [
+                    DeviceLocation(latitude: p.latitude, longitude: p.longitude, recordedAt: now.addingTimeInterval(-Double(i) * 3600))
+                ],
                 now: now)
         }
         let query = NearbyQuery(location: GeoJSONPoint(center), radius: 2000)
         #expect(core.nearby(query, now: now).map(\.deviceID) == (0..<10).map { "d\($0)" })
         #expect(core.nearby(NearbyQuery(location: GeoJSONPoint(center), radius: 350), now: now).map(\.deviceID) == ["d0", "d1", "d2"])
         #expect(core.nearby(NearbyQuery(location: GeoJSONPoint(center), radius: 2000, limit: 2), now: now).count == 2)
-        #expect(core.nearby(NearbyQuery(location: GeoJSONPoint(center), radius: 2000, availableOnly: true), now: now).map(\.deviceID) == ["d0", "d1", "d2", "d3", "d4"])
-        #expect(core.nearby(NearbyQuery(location: GeoJSONPoint(center), radius: 2000, lastUpdatedWithin: 2.5), now: now).map(\.deviceID) == ["d0", "d1", "d2"])
         #expect(
-            core.nearby(NearbyQuery(location: GeoJSONPoint(center), radius: 2000, metadata: ["car": ["model": "Leaf"]]), now: now).map(\.deviceID)
+            core.nearby(NearbyQuery(location: GeoJSONPoint(center), radius: 2000, availableOnly: true), now: now).map(\.deviceID) == [
+                "d0", "d1", "d2", "d3", "d4",
+            ])
+        #expect(
+            core.nearby(NearbyQuery(location: GeoJSONPoint(center), radius: 2000, lastUpdatedWithin: 2.5), now: now).map(\.deviceID) == [
+                "d0", "d1", "d2",
+            ])
+        #expect(
+            core.nearby(NearbyQuery(location: GeoJSONPoint(center), radius: 2000, metadata: ["car": ["model": "Leaf"]]), now: now).map(
+                \.deviceID)
                 == ["d1", "d3", "d5", "d7", "d9"])
-        #expect(core.nearby(NearbyQuery(location: GeoJSONPoint(center), radius: 2000, devices: ["d9", "d4"]), now: now).map(\.deviceID) == ["d4", "d9"])
+        #expect(
+            core.nearby(NearbyQuery(location: GeoJSONPoint(center), radius: 2000, devices: ["d9", "d4"]), now: now).map(\.deviceID) == [
+                "d4", "d9",
+            ])
         let first = core.nearby(query, now: now)[0]
         #expect(abs(first.distance - 100) < 0.5)
     }

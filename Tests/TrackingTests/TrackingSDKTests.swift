@@ -66,7 +66,9 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         let secondRetry = send(at: 13)
         #expect(secondRetry == first)
         #expect(state.stats.resends == 2)
-        state.acknowledge(IngestAck(batchID: batch.batchID, accepted: 3, rejected: [], device: DeviceIntents()), now: start.addingTimeInterval(14), logger: logger)
+        state.acknowledge(
+            IngestAck(batchID: batch.batchID, accepted: 3, rejected: [], device: DeviceIntents()), now: start.addingTimeInterval(14),
+            logger: logger)
         #expect(state.inFlight == nil)
         #expect(state.stats.acknowledged == 3)
         let second = try #require(send(at: 14))
@@ -78,7 +80,9 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
     @Test func theOldestLocationsAreDroppedBeyondTheLimitAndCounted() {
         var state = DeviceState(name: "d", now: start)
         state.setTracking(true, at: start)
-        for second in 0..<8 { state.sample(now: start.addingTimeInterval(Double(second)), provider: provider, configuration: configuration()) }
+        for second in 0..<8 {
+            state.sample(now: start.addingTimeInterval(Double(second)), provider: provider, configuration: configuration())
+        }
         #expect(state.pending.count == 5)
         #expect(state.stats.dropped == 3)
         #expect(state.pending.first?.recordedAt == start.addingTimeInterval(3))
@@ -87,7 +91,8 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
     @Test func newerIntentsFromThePlatformWin() {
         var state = DeviceState(name: "d", now: start)
         state.intentsUnsent = false
-        state.inFlight = DeviceState.InFlight(batch: IngestBatch(publishableKey: "pk", batchID: 1, locations: []), frames: [], sentAt: start, attempts: 1)
+        state.inFlight = DeviceState.InFlight(
+            batch: IngestBatch(publishableKey: "pk", batchID: 1, locations: []), frames: [], sentAt: start, attempts: 1)
         state.acknowledge(
             IngestAck(
                 batchID: 1, accepted: 0, rejected: [],
@@ -106,7 +111,8 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         let frames = try #require(sent)
         #expect(try JSONCoding.decode(IngestBatch.self, from: frames[1]).sync == true)
         #expect(!state.syncRequested)
-        let ack = IngestAck(batchID: 1, accepted: 0, rejected: [], device: DeviceIntents(tracking: true, changedAt: start), platformTracking: false)
+        let ack = IngestAck(
+            batchID: 1, accepted: 0, rejected: [], device: DeviceIntents(tracking: true, changedAt: start), platformTracking: false)
         state.acknowledge(ack, now: start.addingTimeInterval(1), logger: logger)
         #expect(!state.tracking, "no ride: tracking stops")
         #expect(state.intentsUnsent, "and the platform is told")
@@ -114,7 +120,9 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         state.setTracking(true, at: start.addingTimeInterval(2))
         _ = state.outbound(now: start.addingTimeInterval(3), configuration: configuration(), deviceID: "d")
         #expect(state.inFlight?.batch.sync == nil)
-        state.acknowledge(IngestAck(batchID: 2, accepted: 0, rejected: [], device: DeviceIntents(), platformTracking: false), now: start.addingTimeInterval(4), logger: logger)
+        state.acknowledge(
+            IngestAck(batchID: 2, accepted: 0, rejected: [], device: DeviceIntents(), platformTracking: false),
+            now: start.addingTimeInterval(4), logger: logger)
         #expect(state.tracking, "an answer to a batch that did not ask changes nothing")
 
         let obeyed = state.obey(DeviceCommandEvent(command: .sync), now: start.addingTimeInterval(5))
@@ -131,7 +139,9 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         #expect(first != nil)
         let stop = (tracking: false, at: start.addingTimeInterval(2))
         func ack(_ batch: UInt64) -> IngestAck {
-            IngestAck(batchID: batch, accepted: 0, rejected: [], device: DeviceIntents(), platformTracking: stop.tracking, platformTrackingAt: stop.at)
+            IngestAck(
+                batchID: batch, accepted: 0, rejected: [], device: DeviceIntents(), platformTracking: stop.tracking,
+                platformTrackingAt: stop.at)
         }
         state.acknowledge(ack(1), now: start.addingTimeInterval(3), logger: logger)
         #expect(!state.tracking, "the ride's stop, missed, is obeyed")
@@ -156,12 +166,14 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         obeyed = state.obey(DeviceCommandEvent(command: .stopTracking, issuedAt: lastRideEnded), now: start.addingTimeInterval(14))
         #expect(!obeyed)
         #expect(state.tracking, "the late stop of the last ride changed nothing")
-        obeyed = state.obey(DeviceCommandEvent(command: .stopTracking, issuedAt: start.addingTimeInterval(30)), now: start.addingTimeInterval(31))
+        obeyed = state.obey(
+            DeviceCommandEvent(command: .stopTracking, issuedAt: start.addingTimeInterval(30)), now: start.addingTimeInterval(31))
         #expect(obeyed)
         #expect(!state.tracking, "the next ride's own stop is obeyed")
         // The app's own change counts too; a command without an issue time is obeyed.
         state.setTracking(true, at: start.addingTimeInterval(40))
-        obeyed = state.obey(DeviceCommandEvent(command: .stopTracking, issuedAt: start.addingTimeInterval(35)), now: start.addingTimeInterval(41))
+        obeyed = state.obey(
+            DeviceCommandEvent(command: .stopTracking, issuedAt: start.addingTimeInterval(35)), now: start.addingTimeInterval(41))
         #expect(!obeyed)
         obeyed = state.obey(DeviceCommandEvent(command: .stopTracking), now: start.addingTimeInterval(42))
         #expect(obeyed)
@@ -170,7 +182,8 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
 
     @Test func anInvalidKeyIsAnErrorUntilAcknowledged() {
         var state = DeviceState(name: "d", now: start)
-        state.inFlight = DeviceState.InFlight(batch: IngestBatch(publishableKey: "pk", batchID: 1, locations: []), frames: [], sentAt: start, attempts: 1)
+        state.inFlight = DeviceState.InFlight(
+            batch: IngestBatch(publishableKey: "pk", batchID: 1, locations: []), frames: [], sentAt: start, attempts: 1)
         state.refused(Array(#"{"error":{"code":"invalid_publishable_key","message":"no"}}"#.utf8), now: start, logger: logger)
         #expect(state.blocking == [.invalidPublishableKey])
         #expect(state.inFlight != nil, "kept, to be sent again")
@@ -242,7 +255,8 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
     @Test func readsTheSpecsKeysFromTheEnvironment() throws {
         let configuration = try SDKConfiguration.load(environment: [
             "HyperTrackPublishableKey": "pk_1", "HyperTrackAllowMockLocations": "true", "HyperTrackLoggingEnabled": "yes",
-            "HyperTrackAutomaticallyRequestPermissions": "false", "HyperTrackDeviceID": "dev-1", "RIDE_TRACKING_INGEST": "tcp://tracking:5558",
+            "HyperTrackAutomaticallyRequestPermissions": "false", "HyperTrackDeviceID": "dev-1",
+            "RIDE_TRACKING_INGEST": "tcp://tracking:5558",
         ])
         #expect(configuration.publishableKey == "pk_1")
         #expect(configuration.allowMockLocations && configuration.loggingEnabled && !configuration.automaticallyRequestPermissions)
@@ -276,7 +290,9 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         }
         var configuration = SDKConfiguration(publishableKey: "pk_1")
         configuration.endpoints = []
-        #expect(throws: SDKConfiguration.Problem.self) { try TrackingDevice(id: "d", configuration: configuration, provider: nil, runtime: DeviceRuntime()) }
+        #expect(throws: SDKConfiguration.Problem.self) {
+            try TrackingDevice(id: "d", configuration: configuration, provider: nil, runtime: DeviceRuntime())
+        }
     }
 
     @Test func readsAJSONFileAndTheEnvironmentWins() throws {
@@ -292,7 +308,9 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
 
     @Test func badValuesAreNamed() {
         #expect(throws: SDKConfiguration.Problem.self) { try SDKConfiguration.load(environment: ["HyperTrackAllowMockLocations": "maybe"]) }
-        #expect(throws: SDKConfiguration.Problem.self) { try SDKConfiguration.load(environment: ["HYPERTRACK_CONFIG": "/nonexistent.json"]) }
+        #expect(throws: SDKConfiguration.Problem.self) {
+            try SDKConfiguration.load(environment: ["HYPERTRACK_CONFIG": "/nonexistent.json"])
+        }
         #expect(SDKConfiguration.missingKeyMessage.contains("HyperTrackPublishableKey"))
         #expect(throws: SDKConfiguration.Problem.self) { try TrackingDevice(id: "x", configuration: SDKConfiguration(), provider: nil) }
     }
@@ -321,7 +339,9 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
 
     @Test func badGPXIsRefusedWithAReason() {
         #expect(throws: GPXTrack.ParseError.empty) { try GPXTrack.parse(Data("<gpx></gpx>".utf8)) }
-        #expect(throws: GPXTrack.ParseError.self) { try GPXTrack.parse(Data("<gpx><trk><trkseg><trkpt lat=\"x\"/></trkseg></trk></gpx>".utf8)) }
+        #expect(throws: GPXTrack.ParseError.self) {
+            try GPXTrack.parse(Data("<gpx><trk><trkseg><trkpt lat=\"x\"/></trkseg></trk></gpx>".utf8))
+        }
         #expect(throws: GPXTrack.ParseError.self) { try GPXTrack.parse(Data("not xml at all <".utf8)) }
     }
 
@@ -387,7 +407,8 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         let redirected = state.outbound(now: start.addingTimeInterval(3.2), configuration: config, deviceID: "d")
         #expect(redirected == first)
         // A refusal naming no shard it knows does not move it (and drops a batch it cannot fix).
-        state.refused(Array(#"{"error":{"code":"wrong_shard","message":"?"},"shard":7}"#.utf8), now: start.addingTimeInterval(4), logger: logger)
+        state.refused(
+            Array(#"{"error":{"code":"wrong_shard","message":"?"},"shard":7}"#.utf8), now: start.addingTimeInterval(4), logger: logger)
         #expect(state.shard == ranking[2])
     }
 
@@ -400,7 +421,9 @@ private func configuration(allowMock: Bool = true) -> SDKConfiguration {
         state.sample(now: start, provider: FixedLocation(GeoPoint(latitude: 47.8, longitude: 35.1)), configuration: config)
         _ = state.outbound(now: start, configuration: config, deviceID: "d")
         // Busy, not gone: the batch is sent to the same shard when the backoff ends.
-        state.refused(Array(#"{"error":{"code":"store_unavailable","message":"busy"},"batch_id":1}"#.utf8), now: start.addingTimeInterval(0.1), logger: logger)
+        state.refused(
+            Array(#"{"error":{"code":"store_unavailable","message":"busy"},"batch_id":1}"#.utf8), now: start.addingTimeInterval(0.1),
+            logger: logger)
         _ = state.outbound(now: start.addingTimeInterval(3), configuration: config, deviceID: "d")
         #expect(state.shard == state.shardRanking[0] && state.stats.shardSwitches == 0)
         #expect(state.inFlight?.attempts == 2)

@@ -22,7 +22,10 @@ import Testing
         let end = corner.destination(bearing: 90, distance: 1000)
         return Route(
             line: Polyline(points: [origin, corner, end]), distance: 2000, duration: 300,
-            steps: [RouteStep(name: "North St", distance: 1000, duration: 100, startIndex: 0), RouteStep(name: "East St", distance: 1000, duration: 200, startIndex: 1)],
+            steps: [
+                RouteStep(name: "North St", distance: 1000, duration: 100, startIndex: 0),
+                RouteStep(name: "East St", distance: 1000, duration: 200, startIndex: 1),
+            ],
             kind: .road)
     }
 
@@ -37,7 +40,8 @@ import Testing
         let steps = live.trip.estimate?.route.steps
         #expect(
             steps == [
-                Trip.Step(name: "North St", manoeuvre: "depart", distance: 1000), Trip.Step(name: "East St", manoeuvre: "right", distance: 1000),
+                Trip.Step(name: "North St", manoeuvre: "depart", distance: 1000),
+                Trip.Step(name: "East St", manoeuvre: "right", distance: 1000),
                 Trip.Step(name: nil, manoeuvre: "arrive", distance: 0),
             ])
         // 1.3 km along: on East St, 700 m of it left.
@@ -47,7 +51,9 @@ import Testing
         #expect(live.trip.estimate?.route.steps?.first?.name == "East St")
 
         var straight = LiveTrip(starting: live.trip)
-        _ = straight.follow(StraightLineRoutes(model: model).line(from: origin, to: route.line.points.last!), model: model, observedFrom: fix(origin, at: 0), now: start)
+        _ = straight.follow(
+            StraightLineRoutes(model: model).line(from: origin, to: route.line.points.last!), model: model,
+            observedFrom: fix(origin, at: 0), now: start)
         #expect(straight.trip.estimate?.route.steps == nil, "no streets on a straight line")
     }
 
@@ -61,7 +67,9 @@ import Testing
             tripID: "t-1", shareID: "abcdefg", deviceID: "d-1", status: .active, startedAt: start,
             destination: .init(geometry: GeoJSONPoint(end), radius: 30))
         var live = LiveTrip(starting: trip)
-        #expect(live.follow(route, model: model, observedFrom: nil, now: start).type == Events.tripETA.type, "the first route is the first estimate")
+        #expect(
+            live.follow(route, model: model, observedFrom: nil, now: start).type == Events.tripETA.type,
+            "the first route is the first estimate")
         return live
     }
 
@@ -109,7 +117,8 @@ import Testing
         let near = route.line.point(atDistance: 300).destination(bearing: 270, distance: 40)
         var again = following()
         for second in 0..<5 {
-            let signals = again.progress.record(fix(near, at: Double(10 + second)), model: model, now: start.addingTimeInterval(Double(10 + second)))
+            let signals = again.progress.record(
+                fix(near, at: Double(10 + second)), model: model, now: start.addingTimeInterval(Double(10 + second)))
             #expect(signals.allSatisfy { $0.routeStart == nil })
         }
     }
@@ -121,7 +130,8 @@ import Testing
         let stopped = route.line.point(atDistance: 500)
         var delays: [Int] = []
         for second in stride(from: 5.0, through: 200, by: 5) {
-            for signal in live.progress.record(fix(stopped, at: second), model: model, rules: rules, now: start.addingTimeInterval(second)) {
+            for signal in live.progress.record(fix(stopped, at: second), model: model, rules: rules, now: start.addingTimeInterval(second))
+            {
                 if case .delayed(_, let delay) = signal {
                     delays.append(delay)
                     #expect(live.apply(signal)?.type == Events.tripDelayed.type)
@@ -147,9 +157,12 @@ import Testing
     @Test func followRulesFromFlags() throws {
         let rules = try RideTripsCommand.followRules(offRoute: "80", delayAfter: "120,25", environment: [:])
         #expect(rules.offRouteMetres == 80 && rules.delaySeconds == 120 && rules.delayFraction == 0.25)
-        #expect(try RideTripsCommand.followRules(offRoute: nil, delayAfter: nil, environment: ["RIDE_DELAY_AFTER": "30,0"]).delaySeconds == 30)
+        #expect(
+            try RideTripsCommand.followRules(offRoute: nil, delayAfter: nil, environment: ["RIDE_DELAY_AFTER": "30,0"]).delaySeconds == 30)
         for (off, delay) in [("2", "180,30"), ("x", "180,30"), ("50", "180"), ("50", "0,30"), ("50", "a,b"), ("50", "180,30,1")] {
-            #expect(throws: ConfigurationError.self) { try RideTripsCommand.followRules(offRoute: off, delayAfter: delay, environment: [:]) }
+            #expect(throws: ConfigurationError.self) {
+                try RideTripsCommand.followRules(offRoute: off, delayAfter: delay, environment: [:])
+            }
         }
     }
 }

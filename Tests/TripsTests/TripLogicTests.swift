@@ -40,7 +40,8 @@ private struct SplitMix {
 }
 
 private let streets = Polyline(points: [
-    origin, origin.destination(bearing: 90, distance: 800), origin.destination(bearing: 90, distance: 800).destination(bearing: 0, distance: 600),
+    origin, origin.destination(bearing: 90, distance: 800),
+    origin.destination(bearing: 90, distance: 800).destination(bearing: 0, distance: 600),
     origin.destination(bearing: 90, distance: 1500).destination(bearing: 0, distance: 600),
 ])
 
@@ -67,7 +68,8 @@ private let streets = Polyline(points: [
         odometer.add(TrackPoint(point: origin, recordedAt: start))
         let moved = odometer.add(TrackPoint(point: origin.destination(bearing: 0, distance: 50), recordedAt: start.addingTimeInterval(5)))
         let older = odometer.add(TrackPoint(point: origin.destination(bearing: 0, distance: 100), recordedAt: start.addingTimeInterval(4)))
-        let teleport = odometer.add(TrackPoint(point: origin.destination(bearing: 0, distance: 5000), recordedAt: start.addingTimeInterval(6)))
+        let teleport = odometer.add(
+            TrackPoint(point: origin.destination(bearing: 0, distance: 5000), recordedAt: start.addingTimeInterval(6)))
         #expect(moved)
         #expect(!older, "older")
         #expect(!teleport, "5 km in a second")
@@ -120,8 +122,12 @@ private let streets = Polyline(points: [
     @Test func estimatesFollowTheModelAndAreRateLimited() {
         var progress = TripProgress(destination: Geofence(center: destinationPoint, radius: 50))
         let first = TrackPoint(point: origin, recordedAt: start.addingTimeInterval(-10), accuracy: 5, speed: 10)
-        #expect(progress.record(first, model: model, now: start.addingTimeInterval(-10)) == [.needsRoute(from: origin)], "no route yet: one is planned")
-        _ = progress.follow(StraightLineRoutes().line(from: origin, to: destinationPoint), model: model, observedFrom: first, now: start.addingTimeInterval(-10))
+        #expect(
+            progress.record(first, model: model, now: start.addingTimeInterval(-10)) == [.needsRoute(from: origin)],
+            "no route yet: one is planned")
+        _ = progress.follow(
+            StraightLineRoutes().line(from: origin, to: destinationPoint), model: model, observedFrom: first,
+            now: start.addingTimeInterval(-10))
         let fix = TrackPoint(point: origin, recordedAt: start, accuracy: 5, speed: 10)
         let signals = progress.record(fix, model: model, now: start)
         guard case .eta(let estimate)? = signals.first else {
@@ -143,7 +149,9 @@ private let streets = Polyline(points: [
     @Test func withoutAnObservedSpeedTheDefaultCitySpeedApplies() {
         let estimate = model.estimate(from: origin, to: destinationPoint, observedSpeed: nil, now: start)
         #expect(estimate.duration == Int((2000 * 1.3 / 8.3).rounded()))
-        #expect(model.estimate(from: origin, to: destinationPoint, observedSpeed: 0.2, now: start).duration == Int((2600 / 3.0).rounded()), "clamped")
+        #expect(
+            model.estimate(from: origin, to: destinationPoint, observedSpeed: 0.2, now: start).duration == Int((2600 / 3.0).rounded()),
+            "clamped")
     }
 }
 
@@ -155,7 +163,8 @@ private let streets = Polyline(points: [
         let summary = TripSummaryBuilder.summary(track: fixes, deviceID: "d1", startedAt: start, completedAt: end, arrival: marker)
         #expect(abs(Double(summary.distance) - streets.length) / streets.length < 0.05, "\(summary.distance) vs \(streets.length)")
         #expect(summary.duration == 300)
-        #expect(summary.locations.coordinates.count < fixes.count / 4, "simplified: \(summary.locations.coordinates.count) of \(fixes.count)")
+        #expect(
+            summary.locations.coordinates.count < fixes.count / 4, "simplified: \(summary.locations.coordinates.count) of \(fixes.count)")
         #expect(summary.locations.coordinates.count >= 4, "keeps the corners")
         #expect(summary.markers == [marker])
     }
@@ -181,7 +190,8 @@ private let streets = Polyline(points: [
 
 @Suite struct CreateTripParamsTests {
     func params(key: String?) -> CreateTripParams {
-        CreateTripParams(deviceID: "car-1", destination: .init(geometry: GeoJSONPoint(latitude: 47.8, longitude: 35.1)), idempotencyKey: key)
+        CreateTripParams(
+            deviceID: "car-1", destination: .init(geometry: GeoJSONPoint(latitude: 47.8, longitude: 35.1)), idempotencyKey: key)
     }
 
     /// A key means the same on SQLite and PostgreSQL: none with a NUL (PostgreSQL cannot store it).
@@ -207,7 +217,8 @@ private let streets = Polyline(points: [
 
         let fix = start.addingTimeInterval(12)
         silence.heard("car", fix: TrackPoint(point: origin, recordedAt: fix), now: start.addingTimeInterval(18))
-        silence.heard("car", fix: TrackPoint(point: origin, recordedAt: start.addingTimeInterval(5)), now: start.addingTimeInterval(19))  // a late fix keeps the newest
+        // a late fix keeps the newest
+        silence.heard("car", fix: TrackPoint(point: origin, recordedAt: start.addingTimeInterval(5)), now: start.addingTimeInterval(19))
         #expect(silence.due(now: start.addingTimeInterval(28)).isEmpty)
         #expect(silence.due(now: start.addingTimeInterval(29)).map(\.from) == [fix])
     }

@@ -25,12 +25,15 @@ import Testing
         #expect(!keys.isGenuine(try #require(DeviceCredentialKeys.parse(other)), deviceID: "dan-phone"))
         var flipped = Array(text.utf8)
         flipped[flipped.count - 2] = flipped[flipped.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
-        if let changed = DeviceCredentialKeys.parse(String(decoding: flipped, as: UTF8.self)) { #expect(!keys.isGenuine(changed, deviceID: "dan-phone")) }
+        if let changed = DeviceCredentialKeys.parse(String(decoding: flipped, as: UTF8.self)) {
+            #expect(!keys.isGenuine(changed, deviceID: "dan-phone"))
+        }
         let parts = text.split(separator: ".")
         let moved = "dc1.\(parts[1]).s-ffffffffffffffffffffffff.\(parts[3])"
         #expect(!keys.isGenuine(try #require(DeviceCredentialKeys.parse(moved)), deviceID: "dan-phone"))
         for bad in [
-            "", "dc1", "dc1.a.b.c", "dc2.\(parts[1]).\(parts[2]).\(parts[3])", "dc1.\(parts[1]).s-1.\(parts[3])", "dc1.\(parts[1]).\(parts[2]).!!!", text + ".x",
+            "", "dc1", "dc1.a.b.c", "dc2.\(parts[1]).\(parts[2]).\(parts[3])", "dc1.\(parts[1]).s-1.\(parts[3])",
+            "dc1.\(parts[1]).\(parts[2]).!!!", text + ".x",
             String(repeating: "a", count: 300),
         ] {
             #expect(DeviceCredentialKeys.parse(bad) == nil, "\(bad)")
@@ -41,7 +44,8 @@ import Testing
         let before = DeviceCredentialKeys(secret: old).make(session: session, deviceID: "dan-phone")
         let rotating = DeviceCredentialKeys(secret: new, previous: old)
         #expect(rotating.isGenuine(try #require(DeviceCredentialKeys.parse(before)), deviceID: "dan-phone"))
-        #expect(try #require(DeviceCredentialKeys.parse(rotating.make(session: session, deviceID: "dan-phone"))).kid == TokenSigner.keyID(new))
+        #expect(
+            try #require(DeviceCredentialKeys.parse(rotating.make(session: session, deviceID: "dan-phone"))).kid == TokenSigner.keyID(new))
         #expect(!DeviceCredentialKeys(secret: new).isGenuine(try #require(DeviceCredentialKeys.parse(before)), deviceID: "dan-phone"))
     }
 }

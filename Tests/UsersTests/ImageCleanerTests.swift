@@ -56,7 +56,9 @@ import Testing
         var flipped = Self.png
         flipped[45] ^= 0x01  // inside IDAT
         #expect(refusal(flipped, "image/png")?.contains("CRC") == true)
-        #expect(refusal(ImageSnifferTests.jpeg(width: 10, height: 10), "image/jpeg")?.contains("before any scan") == true, "a header and nothing else")
+        #expect(
+            refusal(ImageSnifferTests.jpeg(width: 10, height: 10), "image/jpeg")?.contains("before any scan") == true,
+            "a header and nothing else")
         let unknownCritical = Array(Self.png[..<33]) + Self.chunk("ABCD", [1, 2, 3]) + Array(Self.png[33...])
         #expect(refusal(unknownCritical, "image/png")?.contains("critical") == true)
     }

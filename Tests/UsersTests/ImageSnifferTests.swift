@@ -8,7 +8,8 @@ import Testing
 /// Photos are judged by their bytes: the format's signature and a header that parses to sane dimensions.
 @Suite struct ImageSnifferTests {
     /// A real 4×3 RGB PNG (zlib-compressed pixels, CRCs and all).
-    static let png = [UInt8](Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAQAAAADCAIAAAA7ljmRAAAAEElEQVR4nGP4z8AARww4OQD1MQv1NXv7ggAAAABJRU5ErkJggg==")!)
+    static let png = [UInt8](
+        Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAQAAAADCAIAAAA7ljmRAAAAEElEQVR4nGP4z8AARww4OQD1MQv1NXv7ggAAAABJRU5ErkJggg==")!)
 
     /// A JPEG's header: SOI, a JFIF APP0 segment, then a start of frame (`marker`) of `width`×`height`.
     static func jpeg(width: Int, height: Int, marker: UInt8 = 0xC0) -> [UInt8] {
@@ -22,7 +23,8 @@ import Testing
 
     @Test func aPNGAndJPEGsAreRecognisedWithTheirDimensions() {
         #expect(ImageSniffer.sniff(Self.png) == .success(.init(contentType: "image/png", width: 4, height: 3)))
-        #expect(ImageSniffer.sniff(Self.jpeg(width: 640, height: 480)) == .success(.init(contentType: "image/jpeg", width: 640, height: 480)))
+        #expect(
+            ImageSniffer.sniff(Self.jpeg(width: 640, height: 480)) == .success(.init(contentType: "image/jpeg", width: 640, height: 480)))
         // Progressive (SOF2), after fill bytes before a marker.
         var progressive = Self.jpeg(width: 1200, height: 900, marker: 0xC2)
         progressive.insert(0xFF, at: 20)
@@ -30,7 +32,9 @@ import Testing
     }
 
     @Test func whatIsNotAJPEGOrPNGIsRefusedWhateverItIsCalled() {
-        for bytes in [[UInt8](), Array("GIF89a\u{01}\u{00}\u{01}\u{00}".utf8), Array("just text, saved as photo.png".utf8), [0x42, 0x4D, 0x00, 0x00]] {
+        for bytes in [
+            [UInt8](), Array("GIF89a\u{01}\u{00}\u{01}\u{00}".utf8), Array("just text, saved as photo.png".utf8), [0x42, 0x4D, 0x00, 0x00],
+        ] {
             guard case .failure(let refusal) = ImageSniffer.sniff(bytes) else {
                 Issue.record("taken: \(bytes.prefix(8))")
                 continue
@@ -50,7 +54,8 @@ import Testing
         let cut = Array(Self.jpeg(width: 10, height: 10).prefix(24))
         let badLength: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x01, 0x00, 0x00]
         for (name, bytes) in [
-            ("png cut", Array(Self.png.prefix(20))), ("no IHDR", noIHDR), ("0 wide", zeroWide), ("huge", huge), ("scan before frame", scanFirst), ("jpeg cut", cut),
+            ("png cut", Array(Self.png.prefix(20))), ("no IHDR", noIHDR), ("0 wide", zeroWide), ("huge", huge),
+            ("scan before frame", scanFirst), ("jpeg cut", cut),
             ("bad length", badLength),
         ] {
             guard case .failure(let refusal) = ImageSniffer.sniff(bytes) else {
@@ -69,7 +74,10 @@ import Testing
             try PhotoOps.checked(PhotoUpload(userID: "u", kind: .profile, data: "not base64!"))
         }
         let oversized = Self.png + [UInt8](repeating: 0, count: PhotoRules.maxBytes)
-        #expect(throws: ServiceError(status: 413, code: "too_large", message: "the image is \(oversized.count) bytes; at most \(PhotoRules.maxBytes)")) {
+        #expect(
+            throws: ServiceError(
+                status: 413, code: "too_large", message: "the image is \(oversized.count) bytes; at most \(PhotoRules.maxBytes)")
+        ) {
             try PhotoOps.checked(PhotoUpload(userID: "u", kind: .profile, data: Data(oversized).base64EncodedString()))
         }
         do {

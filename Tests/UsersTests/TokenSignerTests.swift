@@ -40,10 +40,14 @@ import Testing
         let (token, _) = try await signer.issue(for: user, session: "s-1", now: now)
         let parts = token.split(separator: ".").map(String.init)
         // The same kid, another key's signature.
-        let impostor = try await TokenSigner(secret: Array(repeating: 9, count: 32), lifetime: 900).issue(for: user, session: "s-1", now: now).token
+        let impostor = try await TokenSigner(secret: Array(repeating: 9, count: 32), lifetime: 900).issue(
+            for: user, session: "s-1", now: now
+        ).token
         let forgedHeader = Self.base64URL(#"{"alg":"HS256","kid":"\#(signer.currentKey)","typ":"JWT"}"#)
         let impostorParts = impostor.split(separator: ".").map(String.init)
-        #expect(await signer.verify([forgedHeader, impostorParts[1], impostorParts[2]].joined(separator: "."), now: now) == .failure(.badSignature))
+        #expect(
+            await signer.verify([forgedHeader, impostorParts[1], impostorParts[2]].joined(separator: "."), now: now)
+                == .failure(.badSignature))
         // Claims changed to a driver, signature kept.
         let claims = Self.base64URL(#"{"exp":9999999999,"iat":0,"iss":"ride-users","role":"driver","sid":"s-1","sub":"d-1"}"#)
         #expect(await signer.verify([parts[0], claims, parts[2]].joined(separator: "."), now: now) == .failure(.badSignature))
@@ -61,7 +65,8 @@ import Testing
         let signer = await TokenSigner(secret: old, lifetime: 900)
         let garbage = [
             "", ".", "..", "abc", "a.b", "a.b.c", "####.####.####", "eyJ.eyJ.sig", String(repeating: "A", count: 20_000) + ".A.A",
-            Self.base64URL("[]") + "." + Self.base64URL("{}") + ".AA", Self.base64URL(#"{"alg":"HS256","kid":7}"#) + "." + Self.base64URL("null") + ".AA",
+            Self.base64URL("[]") + "." + Self.base64URL("{}") + ".AA",
+            Self.base64URL(#"{"alg":"HS256","kid":7}"#) + "." + Self.base64URL("null") + ".AA",
         ]
         for token in garbage {
             let result = await signer.verify(token, now: now)
@@ -74,7 +79,9 @@ import Testing
         let token = RefreshToken(session: id)
         #expect(RefreshToken(parsing: token.text) == token)
         #expect(token.hash.count == 64 && token.hash != RefreshToken(session: id).hash)
-        for bad in ["", id, id + ".", "s-zz." + String(repeating: "a", count: 43), id + ".short", id + "." + String(repeating: "a", count: 300)] {
+        for bad in [
+            "", id, id + ".", "s-zz." + String(repeating: "a", count: 43), id + ".short", id + "." + String(repeating: "a", count: 300),
+        ] {
             #expect(RefreshToken(parsing: bad) == nil, "\(bad.prefix(40))")
         }
     }

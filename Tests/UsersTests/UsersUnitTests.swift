@@ -26,7 +26,9 @@ import Testing
     }
 
     @Test func malformedStoredValuesNeverVerify() {
-        for stored in ["", "plain", "pbkdf2-sha256$0$AA==$AA==", "pbkdf2-sha256$x$AA==$AA==", "md5$1$AA==$AA==", "pbkdf2-sha256$10$!!$AA=="] {
+        for stored in [
+            "", "plain", "pbkdf2-sha256$0$AA==$AA==", "pbkdf2-sha256$x$AA==$AA==", "md5$1$AA==$AA==", "pbkdf2-sha256$10$!!$AA==",
+        ] {
             #expect(!hasher.verify("anything", against: stored), "\(stored)")
         }
     }
@@ -43,7 +45,9 @@ import Testing
     /// What the users service refuses: the type's `@WireField` rules (checked as params are
     /// decoded), then the rules between fields.
     func problem(with params: RegisterParams) -> String? { params.ruleViolation ?? UserRules.problem(with: params) }
-    func problem(with params: UpdateUserParams, role: UserRole) -> String? { params.ruleViolation ?? UserRules.problem(with: params, role: role) }
+    func problem(with params: UpdateUserParams, role: UserRole) -> String? {
+        params.ruleViolation ?? UserRules.problem(with: params, role: role)
+    }
 
     @Test func goodRegistrations() {
         #expect(problem(with: register()) == nil)
@@ -52,8 +56,10 @@ import Testing
 
     @Test func eachBadFieldIsNamed() {
         let cases: [(RegisterParams, String)] = [
-            (register(name: "  "), "name:"), (register(name: String(repeating: "x", count: 101)), "name:"), (register(name: "a\u{7}b"), "name:"),
-            (register(phone: "0501234567"), "phone_number:"), (register(phone: "+0501234567"), "phone_number:"), (register(phone: "+12"), "phone_number:"),
+            (register(name: "  "), "name:"), (register(name: String(repeating: "x", count: 101)), "name:"),
+            (register(name: "a\u{7}b"), "name:"),
+            (register(phone: "0501234567"), "phone_number:"), (register(phone: "+0501234567"), "phone_number:"),
+            (register(phone: "+12"), "phone_number:"),
             (register(phone: "+38050123456a"), "phone_number:"), (register(phone: "+３８０５０１２３４５６７"), "phone_number:"),
             (register(password: "short"), "password:"),
             (register(.driver, car: Car(model: "Prius", licensePlate: "AB 1234")), "device_id:"),
@@ -68,7 +74,9 @@ import Testing
 
     @Test func updatesAreCheckedToo() {
         #expect(problem(with: UpdateUserParams(id: "r-1", name: "Bob"), role: .rider) == nil)
-        #expect(problem(with: UpdateUserParams(id: "r-1", car: Car(model: "X", licensePlate: "Y")), role: .rider) == "car: only drivers have a car")
+        #expect(
+            problem(with: UpdateUserParams(id: "r-1", car: Car(model: "X", licensePlate: "Y")), role: .rider)
+                == "car: only drivers have a car")
         #expect(problem(with: UpdateUserParams(id: "r-1", password: "1234"), role: .rider)?.hasPrefix("password:") == true)
     }
 

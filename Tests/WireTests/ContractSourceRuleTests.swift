@@ -10,7 +10,8 @@ import Wire
         let rule = EventSubscriber<JSONValue>.Options.platform.sourceRule
         let allowed = [
             ("order.status.COMPLETED", "orders"), ("order.rated", "orders"), ("trip.destination_arrival", "trips"),
-            ("device.location.d1", "tracking/devices/d1"), ("device.command.d1", "notifications"), ("user.registered", "users"), ("ops.note", "ridectl"),
+            ("device.location.d1", "tracking/devices/d1"), ("device.command.d1", "notifications"), ("user.registered", "users"),
+            ("ops.note", "ridectl"),
         ]
         for (topic, source) in allowed { #expect(rule?.problem(topic: topic, source: source) == nil, "\(source) on \(topic)") }
         let refused = [

@@ -17,11 +17,15 @@ import Wire
         let version = 1
     }
 
-    static let sample = Sample(userID: "u1", deviceIDs: ["d1"], homepageURLString: "https://x", etaSeconds: 60, http2Port: 8443, plain: true)
+    static let sample = Sample(
+        userID: "u1", deviceIDs: ["d1"], homepageURLString: "https://x", etaSeconds: 60, http2Port: 8443, plain: true)
 
     @Test func eachNameIsItsKeyInSnakeCase() throws {
         let text = try JSONCoding.encodeText(Self.sample)
-        #expect(text == #"{"device_ids":["d1"],"eta_seconds":60,"homepage_url_string":"https://x","http2_port":8443,"plain":true,"user_id":"u1"}"#)
+        #expect(
+            text
+                == #"{"device_ids":["d1"],"eta_seconds":60,"homepage_url_string":"https://x","http2_port":8443,"plain":true,"user_id":"u1"}"#
+        )
         #expect(try JSONCoding.decode(Sample.self, from: Array(text.utf8)) == Self.sample)
     }
 

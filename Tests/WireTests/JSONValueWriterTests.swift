@@ -8,7 +8,8 @@ import Wire
 
     func expectSameBytes(_ value: JSONValue, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let expected = try reference.encode(value)
-        #expect(String(decoding: value.jsonBytes, as: UTF8.self) == String(decoding: expected, as: UTF8.self), sourceLocation: sourceLocation)
+        #expect(
+            String(decoding: value.jsonBytes, as: UTF8.self) == String(decoding: expected, as: UTF8.self), sourceLocation: sourceLocation)
     }
 
     @Test(arguments: [
@@ -32,13 +33,20 @@ import Wire
             switch Int.random(in: 0..<(depth > 3 ? 4 : 6), using: &generator) {
             case 0: return .null
             case 1: return .bool(Bool.random(using: &generator))
-            case 2: return .number(Double.random(in: -1e6...1e6, using: &generator).rounded(.towardZero) / [1, 10, 1000, 7][Int.random(in: 0..<4, using: &generator)])
-            case 3: return .string(String((0..<Int.random(in: 0..<8, using: &generator)).map { _ in "a\"\\/\nzé🚕 ".randomElement(using: &generator)! }))
+            case 2:
+                return .number(
+                    Double.random(in: -1e6...1e6, using: &generator).rounded(.towardZero)
+                        / [1, 10, 1000, 7][Int.random(in: 0..<4, using: &generator)])
+            case 3:
+                return .string(
+                    String((0..<Int.random(in: 0..<8, using: &generator)).map { _ in "a\"\\/\nzé🚕 ".randomElement(using: &generator)! }))
             case 4: return .array((0..<Int.random(in: 0..<4, using: &generator)).map { _ in tree(depth + 1) })
             default:
                 return .object(
                     Dictionary(
-                        (0..<Int.random(in: 0..<5, using: &generator)).map { index in ("k\(index)\(["", "é", "A", "_"].randomElement(using: &generator)!)", tree(depth + 1)) },
+                        (0..<Int.random(in: 0..<5, using: &generator)).map { index in
+                            ("k\(index)\(["", "é", "A", "_"].randomElement(using: &generator)!)", tree(depth + 1))
+                        },
                         uniquingKeysWith: { first, _ in first }))
             }
         }

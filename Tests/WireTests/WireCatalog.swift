@@ -10,7 +10,8 @@ enum WireCatalog {
     static let stored: [any WireValue.Type] = [TripProgress.self]
 
     static let cases: [WireCase] = {
-        let roots: [any Any.Type] = RideContract.ops.flatMap { [$0.paramsType, $0.replyType] } + RideContract.events.map(\.payloadType) + stored
+        let roots: [any Any.Type] =
+            RideContract.ops.flatMap { [$0.paramsType, $0.replyType] } + RideContract.events.map(\.payloadType) + stored
         var seen: Set<ObjectIdentifier> = []
         var found: [any WireValue.Type] = []
         func add(_ type: any WireValue.Type) {

@@ -17,7 +17,11 @@ struct WireGenerator<Random: RandomNumberGenerator> {
         case .boolean: return .bool(Bool.random(using: &random))
         case .any: return any(depth: depth)
         case .array(let element):
-            if !wild, case .number = element { return .array([.number(number(WireRules(minimum: -90, maximum: 90))), .number(number(WireRules(minimum: -90, maximum: 90)))]) }
+            if !wild, case .number = element {
+                return .array([
+                    .number(number(WireRules(minimum: -90, maximum: 90))), .number(number(WireRules(minimum: -90, maximum: 90))),
+                ])
+            }
             let count = depth > 4 ? 0 : Int.random(in: 0...3, using: &random)
             return .array((0..<count).map { _ in value(element, depth: depth + 1) })
         case .map(let element):
@@ -55,7 +59,8 @@ struct WireGenerator<Random: RandomNumberGenerator> {
         let plain = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_ +")
         let special: [Character] = ["\"", "\\", "/", "\n", "\t", "\u{1}", "é", "Ж", "🚕", "<"]
         let length = Int.random(in: (rules.minLength ?? 0)...min(rules.maxLength ?? 12, 12), using: &random)
-        return String((0..<length).map { _ in wild && chance(0.05) ? special.randomElement(using: &random)! : plain.randomElement(using: &random)! })
+        return String(
+            (0..<length).map { _ in wild && chance(0.05) ? special.randomElement(using: &random)! : plain.randomElement(using: &random)! })
     }
 
     mutating func integer(_ rules: WireRules) -> Int {
@@ -98,14 +103,18 @@ struct WireGenerator<Random: RandomNumberGenerator> {
         case 2: return .number(number(WireRules()))
         case 3: return .string(string(WireRules()))
         case 4: return .array((0..<Int.random(in: 0...2, using: &random)).map { _ in any(depth: depth + 1) })
-        default: return .object(Dictionary(uniqueKeysWithValues: (0..<Int.random(in: 0...2, using: &random)).map { ("m\($0)", any(depth: depth + 1)) }))
+        default:
+            return .object(
+                Dictionary(uniqueKeysWithValues: (0..<Int.random(in: 0...2, using: &random)).map { ("m\($0)", any(depth: depth + 1)) }))
         }
     }
 
     /// `bytes` with one to three random edits: bytes removed, JSON pieces put in, a byte replaced.
     mutating func mutate(_ bytes: [UInt8]) -> [UInt8] {
-        let pieces: [[UInt8]] = ["\"", "\\", "{", "}", "[", "]", ",", ":", "null", "0", "-", ".", "e", " ", "\"x\":1,", "1e3", "\\u0041", "true"]
-            .map { Array($0.utf8) }
+        let pieces: [[UInt8]] = [
+            "\"", "\\", "{", "}", "[", "]", ",", ":", "null", "0", "-", ".", "e", " ", "\"x\":1,", "1e3", "\\u0041", "true",
+        ]
+        .map { Array($0.utf8) }
         var bytes = bytes
         for _ in 0..<Int.random(in: 1...3, using: &random) where !bytes.isEmpty {
             let at = Int.random(in: 0..<bytes.count, using: &random)

@@ -13,7 +13,9 @@ import Wire
     @Test func theCatalogHasEveryTypeOfTheContract() {
         let names = Set(WireCatalog.cases.map(\.name))
         #expect(WireCatalog.cases.count > 60, "\(names.sorted())")
-        for name in ["Order", "OrderStatusChanged", "IngestBatch", "TripEvent", "Trip", "Destination", "GeoPoint", "WebhookDelivery", "TripProgress"] {
+        for name in [
+            "Order", "OrderStatusChanged", "IngestBatch", "TripEvent", "Trip", "Destination", "GeoPoint", "WebhookDelivery", "TripProgress",
+        ] {
             #expect(names.contains(name), "\(name) is generated and checked")
         }
     }
@@ -36,7 +38,9 @@ import Wire
         }
         // The comparison ran on real values, and the fast path read every plain one.
         #expect(counts.plain > Self.valuesPerType / 8, "\(wireCase.name): only \(counts.plain) plain values decode")
-        #expect(counts.plainFastRead == counts.plain, "\(wireCase.name): the fast path read \(counts.plainFastRead) of \(counts.plain) plain values")
+        #expect(
+            counts.plainFastRead == counts.plain,
+            "\(wireCase.name): the fast path read \(counts.plainFastRead) of \(counts.plain) plain values")
     }
 }
 
@@ -63,7 +67,9 @@ struct WireCase: CustomTestStringConvertible, Sendable {
             var problems: [String] = []
             if let fast {
                 if let reference {
-                    if (try? encoder.encode(fast)) != (try? encoder.encode(reference)) { problems.append("the fast reader and JSONDecoder differ on \(text)") }
+                    if (try? encoder.encode(fast)) != (try? encoder.encode(reference)) {
+                        problems.append("the fast reader and JSONDecoder differ on \(text)")
+                    }
                 } else {
                     problems.append("the fast reader reads what JSONDecoder refuses: \(text)")
                 }
@@ -76,7 +82,8 @@ struct WireCase: CustomTestStringConvertible, Sendable {
             let written = reference.jsonBytes
             let expected = (try? encoder.encode(reference)).map(Array.init) ?? []
             if written != expected {
-                problems.append("written \(String(decoding: written, as: UTF8.self)), JSONEncoder \(String(decoding: expected, as: UTF8.self))")
+                problems.append(
+                    "written \(String(decoding: written, as: UTF8.self)), JSONEncoder \(String(decoding: expected, as: UTF8.self))")
             }
             return problems
         }

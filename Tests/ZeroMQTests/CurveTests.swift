@@ -37,7 +37,8 @@ import Testing
                 + (key.map { [Z85.decode($0.publicKey)!] } ?? [])
         }
         let admitted = ZAPHandler.answer(request(mechanism: "CURVE", key: allowed), authorizer: authorizer)
-        #expect(admitted.reply == [Frame(frame: "1.0"), Frame(frame: "7"), Frame(frame: "200"), Frame(frame: "OK"), Frame(frame: "orders"), []])
+        #expect(
+            admitted.reply == [Frame(frame: "1.0"), Frame(frame: "7"), Frame(frame: "200"), Frame(frame: "OK"), Frame(frame: "orders"), []])
         #expect(admitted.decision == .init(address: "10.0.0.9", clientKey: allowed.publicKey, clientName: "orders"))
 
         let refused = ZAPHandler.answer(request(mechanism: "CURVE", key: stranger), authorizer: authorizer)

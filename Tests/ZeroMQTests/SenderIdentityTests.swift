@@ -17,7 +17,8 @@ import Testing
             serverKeys = try CurveKeyPair.generate()
             server = try Context()
             handler = try await server.enableCurve(
-                CurveSecurity(identity: serverKeys, serverKey: serverKeys.publicKey, server: serverKeys, authorizer: AllowedCurveKeys(allowed)))
+                CurveSecurity(
+                    identity: serverKeys, serverKey: serverKeys.publicKey, server: serverKeys, authorizer: AllowedCurveKeys(allowed)))
         }
 
         func client(_ keys: CurveKeyPair) async throws -> Context {

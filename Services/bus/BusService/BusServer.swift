@@ -43,7 +43,8 @@ public struct BusServer: Sendable {
                         "ingress": "\(settings.ingress.joined(separator: ","))", "egress": "\(settings.egress.joined(separator: ","))",
                         "broker": "\(settings.broker.joined(separator: ","))",
                         "http": "\(settings.http.host):\(port)", "libzmq": "\(Context.libraryVersion)",
-                        "roles": "\(policy.map { "enforced: \($0.roles.keys.sorted().joined(separator: ","))" } ?? "none (no CURVE: every peer may do everything)")",
+                        "roles":
+                            "\(policy.map { "enforced: \($0.roles.keys.sorted().joined(separator: ","))" } ?? "none (no CURVE: every peer may do everything)")",
                     ])
             }
         ) {
@@ -72,7 +73,9 @@ public struct BusServer: Sendable {
     func bindFailure(_ error: any Error) -> String {
         guard let zmqError = error as? ZMQError else { return "\(error)" }
         let endpoint = zmqError.operation.components(separatedBy: " to ").last ?? ""
-        let roles = [(settings.ingress, "event ingress (--pub)"), (settings.egress, "event egress (--sub)"), (settings.broker, "broker (--broker)")]
+        let roles = [
+            (settings.ingress, "event ingress (--pub)"), (settings.egress, "event egress (--sub)"), (settings.broker, "broker (--broker)"),
+        ]
         let role = roles.first { $0.0.contains(endpoint) }?.1 ?? "socket"
         return "cannot bind \(role) to \(endpoint): \(zmqError.message)"
     }
@@ -103,7 +106,9 @@ public struct BusServer: Sendable {
             ],
             "denied": .object(
                 Dictionary(
-                    events.refused.merging(requests.refused, uniquingKeysWith: +).map { ("\($0.key.action) \($0.key.role)", JSONValue.number(Double($0.value))) },
+                    events.refused.merging(requests.refused, uniquingKeysWith: +).map {
+                        ("\($0.key.action) \($0.key.role)", JSONValue.number(Double($0.value)))
+                    },
                     uniquingKeysWith: { first, _ in first })),
             "services": .object(services),
         ]
@@ -144,7 +149,9 @@ struct BusMetrics: Sendable {
             requeued.update(to: stats.requeued)
             denied.withLock { known in
                 for (key, count) in events.refused.merging(stats.refused, uniquingKeysWith: +) {
-                    if known[key] == nil { known[key] = metrics.deltaCounter(RideMetric.denied, labels: [("action", key.action), ("role", key.role)]) }
+                    if known[key] == nil {
+                        known[key] = metrics.deltaCounter(RideMetric.denied, labels: [("action", key.action), ("role", key.role)])
+                    }
                     known[key]!.update(to: count)
                 }
             }

@@ -26,13 +26,15 @@ public struct RideBusCommand: ServiceCommand {
     @Option(
         name: .customLong("pub"),
         help: helpWithEnv(
-            "Event ingress (XSUB) endpoints to bind, comma-separated; publishers connect here", env: RideBusCommand.ingressEnvironment, default: BusContract.eventIngressBind))
+            "Event ingress (XSUB) endpoints to bind, comma-separated; publishers connect here", env: RideBusCommand.ingressEnvironment,
+            default: BusContract.eventIngressBind))
     var pub: String?
 
     @Option(
         name: .customLong("sub"),
         help: helpWithEnv(
-            "Event egress (XPUB) endpoints to bind, comma-separated; subscribers connect here", env: RideBusCommand.egressEnvironment, default: BusContract.eventEgressBind))
+            "Event egress (XPUB) endpoints to bind, comma-separated; subscribers connect here", env: RideBusCommand.egressEnvironment,
+            default: BusContract.eventEgressBind))
     var sub: String?
 
     @Option(
@@ -43,17 +45,25 @@ public struct RideBusCommand: ServiceCommand {
             default: BusContract.brokerBind))
     var broker: String?
 
-    @Option(name: .customLong("hwm"), help: helpWithEnv("High-water mark of the event sockets, in messages per peer", env: "RIDE_BUS_HWM", default: "100000"))
+    @Option(
+        name: .customLong("hwm"),
+        help: helpWithEnv("High-water mark of the event sockets, in messages per peer", env: "RIDE_BUS_HWM", default: "100000"))
     var highWaterMark: Int?
 
-    @Option(name: .customLong("heartbeat-ms"), help: helpWithEnv("MDP heartbeat interval in milliseconds", env: "RIDE_HEARTBEAT_MS", default: "2500"))
+    @Option(
+        name: .customLong("heartbeat-ms"),
+        help: helpWithEnv("MDP heartbeat interval in milliseconds", env: "RIDE_HEARTBEAT_MS", default: "2500"))
     var heartbeatMilliseconds: Int?
 
-    @Option(name: .customLong("liveness"), help: helpWithEnv("Heartbeats a worker may miss before it is dropped", env: "RIDE_HEARTBEAT_LIVENESS", default: "3"))
+    @Option(
+        name: .customLong("liveness"),
+        help: helpWithEnv("Heartbeats a worker may miss before it is dropped", env: "RIDE_HEARTBEAT_LIVENESS", default: "3"))
     var liveness: Int?
 
     @Option(
-        name: .customLong("request-ttl-ms"), help: helpWithEnv("How long a request may wait for a worker before it is answered 503", env: "RIDE_REQUEST_TTL_MS", default: "10000"))
+        name: .customLong("request-ttl-ms"),
+        help: helpWithEnv(
+            "How long a request may wait for a worker before it is answered 503", env: "RIDE_REQUEST_TTL_MS", default: "10000"))
     var requestTTLMilliseconds: Int?
 
     @OptionGroup public var common: CommonOptions
@@ -71,18 +81,25 @@ public struct RideBusCommand: ServiceCommand {
     public func settings() throws -> BusSettings {
         let logging = try common.logging()
         var brokerConfiguration = BrokerConfiguration()
-        brokerConfiguration.heartbeatInterval = Int64(try integerSetting(heartbeatMilliseconds, flag: "heartbeat-ms", env: "RIDE_HEARTBEAT_MS", default: 2500, range: 10...600_000))
-        brokerConfiguration.heartbeatLiveness = Int64(try integerSetting(liveness, flag: "liveness", env: "RIDE_HEARTBEAT_LIVENESS", default: 3, range: 1...100))
+        brokerConfiguration.heartbeatInterval = Int64(
+            try integerSetting(heartbeatMilliseconds, flag: "heartbeat-ms", env: "RIDE_HEARTBEAT_MS", default: 2500, range: 10...600_000))
+        brokerConfiguration.heartbeatLiveness = Int64(
+            try integerSetting(liveness, flag: "liveness", env: "RIDE_HEARTBEAT_LIVENESS", default: 3, range: 1...100))
         brokerConfiguration.requestTimeToLive = Int64(
-            try integerSetting(requestTTLMilliseconds, flag: "request-ttl-ms", env: "RIDE_REQUEST_TTL_MS", default: 10_000, range: 100...3_600_000))
+            try integerSetting(
+                requestTTLMilliseconds, flag: "request-ttl-ms", env: "RIDE_REQUEST_TTL_MS", default: 10_000, range: 100...3_600_000))
         return BusSettings(
             ingress: try EndpointSyntax.validateList(
-                Setting.resolve(pub, flag: "pub", env: RideBusCommand.ingressEnvironment, default: BusContract.eventIngressBind), name: "event ingress", forBinding: true),
+                Setting.resolve(pub, flag: "pub", env: RideBusCommand.ingressEnvironment, default: BusContract.eventIngressBind),
+                name: "event ingress", forBinding: true),
             egress: try EndpointSyntax.validateList(
-                Setting.resolve(sub, flag: "sub", env: RideBusCommand.egressEnvironment, default: BusContract.eventEgressBind), name: "event egress", forBinding: true),
+                Setting.resolve(sub, flag: "sub", env: RideBusCommand.egressEnvironment, default: BusContract.eventEgressBind),
+                name: "event egress", forBinding: true),
             broker: try EndpointSyntax.validateList(
-                Setting.resolve(broker, flag: "broker", env: RideBusCommand.brokerEnvironment, default: BusContract.brokerBind), name: "broker", forBinding: true),
-            highWaterMark: Int32(try integerSetting(highWaterMark, flag: "hwm", env: "RIDE_BUS_HWM", default: 100_000, range: 0...100_000_000)),
+                Setting.resolve(broker, flag: "broker", env: RideBusCommand.brokerEnvironment, default: BusContract.brokerBind),
+                name: "broker", forBinding: true),
+            highWaterMark: Int32(
+                try integerSetting(highWaterMark, flag: "hwm", env: "RIDE_BUS_HWM", default: 100_000, range: 0...100_000_000)),
             brokerConfiguration: brokerConfiguration,
             http: try common.httpAddress(default: RideProcess.bus.httpDefault),
             logFormat: logging.format,

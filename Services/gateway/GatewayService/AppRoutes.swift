@@ -26,24 +26,29 @@ struct AppRoutes {
         open.on(
             .post, "users",
             OpRoute(
-                Ops.Users.register, tag: .accounts, summary: "Sign up a rider or a driver", statuses: [201, 200], fill: [:], body: .rest, errors: [409, 429],
+                Ops.Users.register, tag: .accounts, summary: "Sign up a rider or a driver", statuses: [201, 200], fill: [:], body: .rest,
+                errors: [409, 429],
                 fieldRules: "a driver needs a car and a device_id"), calling: platform, admit: attempt)
         open.on(
             .post, "sessions",
             OpRoute(
-                Ops.Users.login, tag: .accounts, summary: "Log in: an access token (bearer, short-lived) for the other routes and a refresh token", fill: [:],
+                Ops.Users.login, tag: .accounts,
+                summary: "Log in: an access token (bearer, short-lived) for the other routes and a refresh token", fill: [:],
                 body: .rest, errors: [401, 429]),
             calling: platform, admit: attempt)
         // A refresh is counted per session it names; one users refuses counts against the
         // address like a refused bearer token.
         let refresh = OpRoute(
-            Ops.Users.refresh, tag: .accounts, summary: "A new access token and refresh token for a refresh token (each works once)", fill: [:],
+            Ops.Users.refresh, tag: .accounts, summary: "A new access token and refresh token for a refresh token (each works once)",
+            fill: [:],
             body: .rest, errors: [401, 429])
         open.on(.post, "auth/refresh", refresh.routeDoc) { request, context in
             let params = try await refresh.params(request, context, requestID: try IdempotencyKey.from(request))
             try limits.admitRefresh(request, context, refreshToken: params["refresh_token"]?.stringValue)
             let reply = try await platform.reply(refresh.op, body: params)
-            if reply.status == Status.unauthorized, (try? JSONCoding.decode(ErrorBody.self, from: reply.json))?.error.code == "token_invalid" {
+            if reply.status == Status.unauthorized,
+                (try? JSONCoding.decode(ErrorBody.self, from: reply.json))?.error.code == "token_invalid"
+            {
                 limits.noteInvalidToken(request, context)
             }
             return JSONBody.response(reply)
@@ -59,9 +64,11 @@ struct AppRoutes {
             return try await platform.forward(Ops.Users.logout, AuthenticateParams(token: BearerAuthentication.token(in: request) ?? ""))
         }
 
-        routes.on(.get, "me", OpRoute(Ops.Users.get, tag: .accounts, summary: "The caller's profile", fill: ["id": .userID]), calling: platform)
+        routes.on(
+            .get, "me", OpRoute(Ops.Users.get, tag: .accounts, summary: "The caller's profile", fill: ["id": .userID]), calling: platform)
         let update = OpRoute(
-            Ops.Users.update, tag: .accounts, summary: "Change the caller's profile (name, phone_number, password, device_id, car); a new password logs out every session",
+            Ops.Users.update, tag: .accounts,
+            summary: "Change the caller's profile (name, phone_number, password, device_id, car); a new password logs out every session",
             fill: ["id": .userID, "session_id": .sessionID],
             body: .rest, nonEmptyBody: true, errors: [403, 409],
             fieldRules:
@@ -88,8 +95,10 @@ struct AppRoutes {
         routes.on(
             .put, "me/availability",
             RouteDoc(
-                "A driver goes available or unavailable for offers", tag: .drivers, body: [WireProperty("available", .boolean, required: true)],
-                reply: IngestAck.self, "the acknowledgement of the device's new state", errors: [403, 409, 500], op: Ops.Tracking.ingest.fullName)
+                "A driver goes available or unavailable for offers", tag: .drivers,
+                body: [WireProperty("available", .boolean, required: true)],
+                reply: IngestAck.self, "the acknowledgement of the device's new state", errors: [403, 409, 500],
+                op: Ops.Tracking.ingest.fullName)
         ) { request, context in
             let body = try await RequestJSON.object(request, context: context)
             guard case .bool(let available)? = body["available"] else {
@@ -138,22 +147,29 @@ struct AppRoutes {
 
         routes.on(
             .get, "notifications",
-            OpRoute(Ops.Notifications.list, tag: .notifications, summary: "The caller's notifications, newest first", fill: ["user_id": .userID], query: ["limit"]),
+            OpRoute(
+                Ops.Notifications.list, tag: .notifications, summary: "The caller's notifications, newest first",
+                fill: ["user_id": .userID], query: ["limit"]),
             calling: platform)
         routes.on(
             .post, "notifications/push_tokens",
-            OpRoute(Ops.Notifications.registerPushToken, tag: .notifications, summary: "Register this phone's push token", fill: ["user_id": .userID], body: .rest),
+            OpRoute(
+                Ops.Notifications.registerPushToken, tag: .notifications, summary: "Register this phone's push token",
+                fill: ["user_id": .userID], body: .rest),
             calling: platform)
         routes.on(
             .post, "orders",
-            OpRoute(Ops.Orders.create, tag: .orders, summary: "A rider books a ride", statuses: [201, 200], body: .rest, errors: [403, 404, 409], fieldRules: Self.placeRules),
+            OpRoute(
+                Ops.Orders.create, tag: .orders, summary: "A rider books a ride", statuses: [201, 200], body: .rest,
+                errors: [403, 404, 409], fieldRules: Self.placeRules),
             calling: platform)
         routes.on(
             .get, "orders",
             OpRoute(
                 Ops.Orders.list, tag: .orders, summary: "The caller's orders; for a driver with a point, the orders of a status near it",
                 query: ["status", "limit", "near.latitude", "near.longitude", "near.radius"], errors: [403],
-                fieldRules: "latitude and longitude come together, with status NEW (drivers only); radius only with them"), calling: platform)
+                fieldRules: "latitude and longitude come together, with status NEW (drivers only); radius only with them"),
+            calling: platform)
         routes.on(.get, "orders/{id}", OpRoute(Ops.Orders.get, tag: .orders, path: ["id": "id"], errors: [403]), calling: platform)
         for (path, op) in [
             ("accept", Ops.Orders.accept), ("decline", Ops.Orders.decline), ("start", Ops.Orders.startRide), ("end", Ops.Orders.endRide),
@@ -167,7 +183,9 @@ struct AppRoutes {
                 Ops.Orders.changeDestination, tag: .orders, path: ["id": "id"], body: .rest, errors: [403, 409],
                 fieldRules: "dropoff or dropoff_place_id, one of them"),
             calling: platform)
-        routes.on(.post, "orders/{id}/cancel", OpRoute(Ops.Orders.cancel, tag: .orders, path: ["id": "id"], body: .only(["reason"]), errors: [403, 409]), calling: platform)
+        routes.on(
+            .post, "orders/{id}/cancel",
+            OpRoute(Ops.Orders.cancel, tag: .orders, path: ["id": "id"], body: .only(["reason"]), errors: [403, 409]), calling: platform)
         registerRideExtras(routes)
         registerNavigation(routes)
         PaymentRoutes(platform: platform, limits: limits, publicURL: settings.publicURL).register(public: open, authenticated: routes)
@@ -176,26 +194,31 @@ struct AppRoutes {
             .get, "orders/{id}/share",
             RouteDoc(
                 "The ride's share link, made when its rider asks: one page that follows the driver to the pickup, the ride to the drop-off, then the route driven, until an hour after the ride",
-                tag: .shareLinks, path: ["id": "the order's id"], reply: ShareLink.self, "the link", errors: [403], op: Ops.Orders.share.fullName)
+                tag: .shareLinks, path: ["id": "the order's id"], reply: ShareLink.self, "the link", errors: [403],
+                op: Ops.Orders.share.fullName)
         ) { _, context in
             let share = try await platform.call(Ops.Orders.share, try context.orderParams())
-            return try JSONBody.response(ShareLink(shareID: share.shareID, shareURL: ShareRoutes.rideURL(share.shareID, settings: settings), orderID: share.orderID))
+            return try JSONBody.response(
+                ShareLink(shareID: share.shareID, shareURL: ShareRoutes.rideURL(share.shareID, settings: settings), orderID: share.orderID))
         }
         routes.on(
             .delete, "orders/{id}/share",
             OpRoute(
-                Ops.Orders.revokeShare, tag: .shareLinks, summary: "The rider ends the ride's share link at once; asking again makes a new one",
+                Ops.Orders.revokeShare, tag: .shareLinks,
+                summary: "The rider ends the ride's share link at once; asking again makes a new one",
                 path: ["id": "id"], errors: [403]),
             calling: platform)
         routes.on(
             .get, "orders/{id}/summary",
             RouteDoc(
-                "A completed ride's summary and fare", tag: .rides, path: ["id": "the order's id"], reply: RideSummary.self, "the summary", errors: [403, 409],
+                "A completed ride's summary and fare", tag: .rides, path: ["id": "the order's id"], reply: RideSummary.self, "the summary",
+                errors: [403, 409],
                 op: Ops.Orders.get.fullName)
         ) { _, context in
             let order = try await platform.call(Ops.Orders.get, try context.orderParams())
             guard order.status == .completed, let summary = order.summary else {
-                throw GatewayError(.conflict, "not_completed", "order \(order.id) is \(order.status.rawValue); its summary comes with COMPLETED")
+                throw GatewayError(
+                    .conflict, "not_completed", "order \(order.id) is \(order.status.rawValue); its summary comes with COMPLETED")
             }
             return try JSONBody.response(RideSummary(orderID: order.id, summary: summary, fare: order.fare))
         }
@@ -204,22 +227,35 @@ struct AppRoutes {
     /// What a taxi app adds (AxRide): chat, ratings, payments, history, earnings, fare estimates, saved places.
     func registerRideExtras(_ routes: RecordedRoutes) {
         let order = ["id": "id"]
-        routes.on(.get, "orders/{id}/messages", OpRoute(Ops.Orders.messages, tag: .rides, path: order, query: ["after", "limit"], errors: [403]), calling: platform)
-        routes.on(.post, "orders/{id}/messages", OpRoute(Ops.Orders.sendMessage, tag: .rides, statuses: [201], path: order, body: .rest, errors: [403, 409]), calling: platform)
-        routes.on(.post, "orders/{id}/rating", OpRoute(Ops.Orders.rate, tag: .rides, path: order, body: .rest, errors: [403, 409]), calling: platform)
-        routes.on(.get, "orders/{id}/payment", OpRoute(Ops.Orders.payment, tag: .rides, path: order, errors: [403, 409]), calling: platform)
+        routes.on(
+            .get, "orders/{id}/messages", OpRoute(Ops.Orders.messages, tag: .rides, path: order, query: ["after", "limit"], errors: [403]),
+            calling: platform)
+        routes.on(
+            .post, "orders/{id}/messages",
+            OpRoute(Ops.Orders.sendMessage, tag: .rides, statuses: [201], path: order, body: .rest, errors: [403, 409]), calling: platform)
+        routes.on(
+            .post, "orders/{id}/rating", OpRoute(Ops.Orders.rate, tag: .rides, path: order, body: .rest, errors: [403, 409]),
+            calling: platform)
+        routes.on(
+            .get, "orders/{id}/payment", OpRoute(Ops.Orders.payment, tag: .rides, path: order, errors: [403, 409]), calling: platform)
         routes.on(
             .post, "orders/{id}/payment",
             OpRoute(
-                Ops.Orders.retryPayment, tag: .rides, summary: "The rider pays again for a ride whose charge failed, after fixing their card", path: order, errors: [403, 409]),
+                Ops.Orders.retryPayment, tag: .rides,
+                summary: "The rider pays again for a ride whose charge failed, after fixing their card", path: order, errors: [403, 409]),
             calling: platform)
-        routes.on(.post, "fares/estimate", OpRoute(Ops.Orders.estimate, tag: .rides, body: .rest, errors: [404], fieldRules: Self.placeRules), calling: platform)
+        routes.on(
+            .post, "fares/estimate", OpRoute(Ops.Orders.estimate, tag: .rides, body: .rest, errors: [404], fieldRules: Self.placeRules),
+            calling: platform)
         routes.on(
             .get, "drivers/nearby",
             OpRoute(
-                Ops.Orders.nearbyCars, tag: .rides, summary: "A rider sees the available cars near a point (positions only), the nearest's pickup ETA, and a quote with a dropoff",
+                Ops.Orders.nearbyCars, tag: .rides,
+                summary:
+                    "A rider sees the available cars near a point (positions only), the nearest's pickup ETA, and a quote with a dropoff",
                 query: ["latitude", "longitude", "radius", "dropoff_latitude", "dropoff_longitude"], errors: [403],
-                fieldRules: "dropoff_latitude and dropoff_longitude come together, the dropoff at least 50 m from the point"), calling: platform)
+                fieldRules: "dropoff_latitude and dropoff_longitude come together, the dropoff at least 50 m from the point"),
+            calling: platform)
         routes.on(.get, "me/history", OpRoute(Ops.Orders.history, tag: .rides, query: ["before", "limit"]), calling: platform)
         routes.on(.get, "me/earnings", OpRoute(Ops.Orders.earnings, tag: .drivers, query: ["days"], errors: [403]), calling: platform)
         let user: [String: OpRoute<PlacesParams, SavedPlaces>.Filled] = ["user_id": .userID]
@@ -227,9 +263,12 @@ struct AppRoutes {
         routes.on(
             .post, "me/places",
             OpRoute(
-                Ops.Users.savePlace, tag: .accounts, statuses: [201], fill: ["user_id": .userID], body: .rest, errors: [409], fieldRules: "a place labelled other needs a name"),
+                Ops.Users.savePlace, tag: .accounts, statuses: [201], fill: ["user_id": .userID], body: .rest, errors: [409],
+                fieldRules: "a place labelled other needs a name"),
             calling: platform)
-        routes.on(.delete, "me/places/{place_id}", OpRoute(Ops.Users.deletePlace, tag: .accounts, fill: user, path: ["place_id": "id"]), calling: platform)
+        routes.on(
+            .delete, "me/places/{place_id}", OpRoute(Ops.Users.deletePlace, tag: .accounts, fill: user, path: ["place_id": "id"]),
+            calling: platform)
         routes.on(
             .post, "orders/{id}/reports",
             OpRoute(Ops.Orders.report, tag: .rides, statuses: [201], path: order, body: .rest, errors: [403]), calling: platform)

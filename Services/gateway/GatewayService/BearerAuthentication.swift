@@ -22,7 +22,9 @@ struct BearerAuthentication: RouterMiddleware {
     let limits: RateLimits
     let rejections: RejectionLog
 
-    func handle(_ request: Request, context: GatewayContext, next: (Request, GatewayContext) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: GatewayContext, next: (Request, GatewayContext) async throws -> Response) async throws
+        -> Response
+    {
         var context = context
         context.user = try await authenticate(request, context: context)
         return try await next(request, context)
@@ -57,7 +59,9 @@ struct BearerAuthentication: RouterMiddleware {
             let user = try await platform.call(Ops.Users.authenticate, AuthenticateParams(token: token))
             cache.keep(user, for: token)
             return user
-        } catch let error as ServiceError where error.status == Status.unauthorized || error.status == Status.unprocessable || error.status == Status.notFound {
+        } catch let error as ServiceError
+            where error.status == Status.unauthorized || error.status == Status.unprocessable || error.status == Status.notFound
+        {
             let code = error.status == Status.unauthorized && error.code.hasPrefix("token_") ? error.code : "token_invalid"
             if code == "token_invalid" { limits.noteInvalidToken(request, context) }
             throw GatewayError(.unauthorized, code, error.message, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])

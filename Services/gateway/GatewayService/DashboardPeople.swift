@@ -14,7 +14,8 @@ struct DashboardPeople {
         routes.on(
             .get, "dashboard/users",
             OpRoute(
-                Ops.Users.search, tag: .operators, summary: "Riders and drivers, newest first: by a part of the name or phone number, or the id", fill: [:],
+                Ops.Users.search, tag: .operators,
+                summary: "Riders and drivers, newest first: by a part of the name or phone number, or the id", fill: [:],
                 query: ["query", "role", "suspended", "limit"]),
             calling: platform)
         routes.on(

@@ -14,14 +14,18 @@ struct DashboardRoutes {
     let tokens: TokenCache
 
     /// The services a healthy platform has workers for.
-    static let services = [BusContract.Service.users, BusContract.Service.tracking, BusContract.Service.trips, BusContract.Service.orders, BusContract.Service.notifications]
+    static let services = [
+        BusContract.Service.users, BusContract.Service.tracking, BusContract.Service.trips, BusContract.Service.orders,
+        BusContract.Service.notifications,
+    ]
 
     func register(on routes: RecordedRoutes) {
         routes.on(
             .get, "dashboard",
             RouteDoc(
                 "The operator's dashboard (HTML): devices on a map, open orders by status, service health", tag: .operators,
-                query: [OperatorAuthentication.askBasic], replies: [.init(status: 200, description: "an HTML page", content: .html)], callsServices: false)
+                query: [OperatorAuthentication.askBasic], replies: [.init(status: 200, description: "an HTML page", content: .html)],
+                callsServices: false)
         ) { request, _ in
             _ = try OperatorAuthentication.askBasic.read(from: request)
             return DashboardPage.page.response()
@@ -30,26 +34,34 @@ struct DashboardRoutes {
             .get, "dashboard/data",
             RouteDoc(
                 "What the dashboard shows, as JSON", tag: .operators, reply: DashboardData.self, "services, devices and orders",
-                op: "\(Ops.Tracking.nearby.fullName), \(Ops.Orders.stats.fullName), \(Ops.Trips.get.fullName), \(Ops.Tracking.locations.fullName)")
+                op:
+                    "\(Ops.Tracking.nearby.fullName), \(Ops.Orders.stats.fullName), \(Ops.Trips.get.fullName), \(Ops.Tracking.locations.fullName)"
+            )
         ) { _, _ in
             try JSONBody.response(try await data())
         }
         // Ride reports: listed with each ride's timeline, answered (the reporter is notified).
         routes.on(
             .get, "dashboard/reports",
-            OpRoute(Ops.Orders.reports, tag: .operators, summary: "Ride reports, newest first, each with its ride and timeline", fill: [:], query: ["status", "limit"]),
+            OpRoute(
+                Ops.Orders.reports, tag: .operators, summary: "Ride reports, newest first, each with its ride and timeline", fill: [:],
+                query: ["status", "limit"]),
             calling: platform)
         routes.on(
             .post, "dashboard/reports/{report_id}/answer",
-            OpRoute(Ops.Orders.answerReport, tag: .operators, fill: [:], path: ["report_id": "id"], body: .rest, errors: [409]), calling: platform)
+            OpRoute(Ops.Orders.answerReport, tag: .operators, fill: [:], path: ["report_id": "id"], body: .rest, errors: [409]),
+            calling: platform)
         // A charge given back (a disputed cancellation fee, a fare reported wrong): the rider is notified.
         routes.on(
             .post, "dashboard/orders/{id}/refund",
-            OpRoute(Ops.Orders.refund, tag: .operators, summary: "Refunds an order's charge, whole", fill: [:], path: ["id": "id"], errors: [404, 409]),
+            OpRoute(
+                Ops.Orders.refund, tag: .operators, summary: "Refunds an order's charge, whole", fill: [:], path: ["id": "id"],
+                errors: [404, 409]),
             calling: platform)
         // People: an account suspended (its sessions, sockets and device credential end) and reinstated.
         let suspend = OpRoute(
-            Ops.Users.suspend, tag: .operators, summary: "Suspends an account: every session, token and device credential of it ends; it cannot log in until reinstated",
+            Ops.Users.suspend, tag: .operators,
+            summary: "Suspends an account: every session, token and device credential of it ends; it cannot log in until reinstated",
             fill: [:], path: ["id": "id"], body: .only(["reason"]), errors: [404])
         routes.on(.post, "dashboard/users/{id}/suspend", suspend.routeDoc) { request, context in
             let params = try await suspend.params(request, context, requestID: try IdempotencyKey.from(request))
@@ -60,7 +72,9 @@ struct DashboardRoutes {
         }
         routes.on(
             .post, "dashboard/users/{id}/reinstate",
-            OpRoute(Ops.Users.reinstate, tag: .operators, summary: "Lifts an account's suspension: the person may log in again", fill: [:], path: ["id": "id"], errors: [404]),
+            OpRoute(
+                Ops.Users.reinstate, tag: .operators, summary: "Lifts an account's suspension: the person may log in again", fill: [:],
+                path: ["id": "id"], errors: [404]),
             calling: platform)
         DashboardPeople(platform: platform).register(on: routes)
     }
@@ -73,11 +87,13 @@ struct DashboardRoutes {
             return await group.reduce(into: [String: Bool]()) { $0[$1.0] = $1.1 }
         }
         // Every device the platform knows a position of: "near" the whole Earth.
-        async let devices = try? platform.call(Ops.Tracking.nearby, NearbyQuery(location: GeoJSONPoint(latitude: 0, longitude: 0), radius: 20_037_508, limit: 1000))
+        async let devices = try? platform.call(
+            Ops.Tracking.nearby, NearbyQuery(location: GeoJSONPoint(latitude: 0, longitude: 0), radius: 20_037_508, limit: 1000))
         let orders = try? await platform.call(Ops.Orders.stats, StatsParams(openLimit: 200))
         async let rides = rides(orders?.open ?? [])
         return DashboardData(
-            services: await workers, devices: (try? JSONValue(encoding: (await devices)?.devices ?? [])) ?? .array([]), orders: orders, rides: await rides)
+            services: await workers, devices: (try? JSONValue(encoding: (await devices)?.devices ?? [])) ?? .array([]), orders: orders,
+            rides: await rides)
     }
 
     /// The rides being driven now (at most `maxRides`): each trip's way left to drive and the
@@ -87,13 +103,18 @@ struct DashboardRoutes {
             for order in open.prefix(Self.maxRides) {
                 guard let tripID = order.tripID else { continue }
                 group.addTask {
-                    guard let trip = try? await platform.call(Ops.Trips.get, TripIDParams(tripID: tripID)), trip.status == .active else { return nil }
-                    let history = try? await platform.call(Ops.Tracking.locations, LocationsParams(deviceID: trip.deviceID, from: trip.startedAt, limit: 1000))
+                    guard let trip = try? await platform.call(Ops.Trips.get, TripIDParams(tripID: tripID)), trip.status == .active else {
+                        return nil
+                    }
+                    let history = try? await platform.call(
+                        Ops.Tracking.locations, LocationsParams(deviceID: trip.deviceID, from: trip.startedAt, limit: 1000))
                     let trail = (history?.locations ?? []).suffix(Self.trailLength).map { [$0.longitude, $0.latitude] }
                     return DashboardRide(orderID: order.id, planned: trip.estimate?.route.polyline?.coordinates ?? [], trail: Array(trail))
                 }
             }
-            return await group.reduce(into: [DashboardRide]()) { rides, ride in if let ride { rides.append(ride) } }.sorted { $0.orderID < $1.orderID }
+            return await group.reduce(into: [DashboardRide]()) { rides, ride in if let ride { rides.append(ride) } }.sorted {
+                $0.orderID < $1.orderID
+            }
         }
     }
 

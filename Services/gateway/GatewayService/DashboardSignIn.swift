@@ -17,7 +17,8 @@ struct DashboardSignIn {
         routes.on(
             .get, "dashboard/login",
             RouteDoc(
-                "The dashboard's sign-in form (HTML)", tag: .operators, replies: [.init(status: 200, description: "an HTML page", content: .html)],
+                "The dashboard's sign-in form (HTML)", tag: .operators,
+                replies: [.init(status: 200, description: "an HTML page", content: .html)],
                 callsServices: false)
         ) { _, _ in
             DashboardSignInPage.page.response()
@@ -25,7 +26,8 @@ struct DashboardSignIn {
         routes.on(
             .post, "dashboard/session",
             RouteDoc(
-                "Signs the operator's browser in: a session cookie (HttpOnly, SameSite=Strict, 8 hours) and its CSRF token", tag: .operators,
+                "Signs the operator's browser in: a session cookie (HttpOnly, SameSite=Strict, 8 hours) and its CSRF token",
+                tag: .operators,
                 body: OperatorSignIn.wireSchema.members, reply: OperatorSession.self, "the session's end and CSRF token (also in cookies)",
                 errors: [401, 403, 429])
         ) { request, context in
@@ -46,21 +48,30 @@ struct DashboardSignIn {
             var response = try JSONBody.response(OperatorSession(expiresAt: RFC3339.format(issued.expires), csrfToken: issued.csrf))
             let secure = Self.isHTTPS(request)
             let maxAge = Int(OperatorSessions.lifetime)
-            response.setCookie(Cookie(name: OperatorSessions.cookie, value: issued.cookie, maxAge: maxAge, path: "/dashboard", secure: secure, sameSite: .strict))
             response.setCookie(
-                Cookie(name: OperatorSessions.csrfCookie, value: issued.csrf, maxAge: maxAge, path: "/dashboard", secure: secure, httpOnly: false, sameSite: .strict))
+                Cookie(
+                    name: OperatorSessions.cookie, value: issued.cookie, maxAge: maxAge, path: "/dashboard", secure: secure,
+                    sameSite: .strict))
+            response.setCookie(
+                Cookie(
+                    name: OperatorSessions.csrfCookie, value: issued.csrf, maxAge: maxAge, path: "/dashboard", secure: secure,
+                    httpOnly: false, sameSite: .strict))
             return response
         }
         routes.on(
             .delete, "dashboard/session",
             RouteDoc(
-                "Signs the browser out: both cookies cleared", tag: .operators, replies: [.init(status: 204, description: "signed out", content: .noBody)],
+                "Signs the browser out: both cookies cleared", tag: .operators,
+                replies: [.init(status: 204, description: "signed out", content: .noBody)],
                 callsServices: false)
         ) { request, _ in
             _ = try IdempotencyKey.from(request)
             var response = Response(status: .noContent)
             for (name, httpOnly) in [(OperatorSessions.cookie, true), (OperatorSessions.csrfCookie, false)] {
-                response.setCookie(Cookie(name: name, value: "", maxAge: 0, path: "/dashboard", secure: Self.isHTTPS(request), httpOnly: httpOnly, sameSite: .strict))
+                response.setCookie(
+                    Cookie(
+                        name: name, value: "", maxAge: 0, path: "/dashboard", secure: Self.isHTTPS(request), httpOnly: httpOnly,
+                        sameSite: .strict))
             }
             return response
         }
@@ -95,12 +106,16 @@ struct OperatorAuthentication: RouterMiddleware {
         }
         guard let nonce = sessions.verify(cookie, now: Date()) else {
             if toForm { return Response(status: .seeOther, headers: [.location: "/dashboard/login"]) }
-            throw GatewayError(.unauthorized, "session_invalid", "the dashboard session has ended or was not made here; sign in again at /dashboard/login")
+            throw GatewayError(
+                .unauthorized, "session_invalid", "the dashboard session has ended or was not made here; sign in again at /dashboard/login")
         }
         if !CrossSiteRequestGuard<Context>.safeMethods.contains(request.method) {
-            guard let token = request.headers[OperatorSessions.csrfHeader], BasicAuthentication.constantTimeEqual(token, sessions.csrf(nonce: nonce)) else {
+            guard let token = request.headers[OperatorSessions.csrfHeader],
+                BasicAuthentication.constantTimeEqual(token, sessions.csrf(nonce: nonce))
+            else {
                 throw GatewayError(
-                    .forbidden, "csrf_token_invalid", "a change made with a dashboard session carries its token in X-CSRF-Token (the ride_operator_csrf cookie)")
+                    .forbidden, "csrf_token_invalid",
+                    "a change made with a dashboard session carries its token in X-CSRF-Token (the ride_operator_csrf cookie)")
             }
         }
         return try await next(request, context)

@@ -18,7 +18,9 @@ struct DeviceBatches: Sendable {
     /// The driver's device id: 403 for a rider, 409 for a driver without one.
     static func device(of user: User) throws -> String {
         guard user.role == .driver else { throw GatewayError(.forbidden, "drivers_only", "only drivers report locations and availability") }
-        guard let deviceID = user.deviceID else { throw GatewayError(.conflict, "no_device", "this driver has no device_id; set one with PATCH /v1/me") }
+        guard let deviceID = user.deviceID else {
+            throw GatewayError(.conflict, "no_device", "this driver has no device_id; set one with PATCH /v1/me")
+        }
         return deviceID
     }
 
@@ -34,7 +36,9 @@ struct DeviceBatches: Sendable {
         }
         if body["device"]?["available"] == .bool(true) { try await requireApproval(user.id) }
         if var intents = body["device"]?.objectValue, let sent = intents["metadata"] {
-            guard var metadata = sent.objectValue else { throw GatewayError(.unprocessableContent, "invalid_params", "device.metadata: expected an object") }
+            guard var metadata = sent.objectValue else {
+                throw GatewayError(.unprocessableContent, "invalid_params", "device.metadata: expected an object")
+            }
             metadata["user_id"] = .string(user.id)
             intents["metadata"] = .object(metadata)
             body["device"] = .object(intents)
@@ -45,8 +49,12 @@ struct DeviceBatches: Sendable {
     /// Tracking's answer to `batch`; a refused publishable key is the gateway's misconfiguration.
     func forward(_ batch: [String: JSONValue]) async throws -> ServiceReply {
         let reply = try await platform.reply(Ops.Tracking.ingest, body: .object(batch))
-        if reply.status == Status.unauthorized, (try? JSONCoding.decode(JSONValue.self, from: reply.json))?["error"]?["code"] == "invalid_publishable_key" {
-            throw GatewayError(.internalServerError, "misconfigured", "tracking refuses the gateway's publishable key (--publishable-key, RIDE_PUBLISHABLE_KEY)")
+        if reply.status == Status.unauthorized,
+            (try? JSONCoding.decode(JSONValue.self, from: reply.json))?["error"]?["code"] == "invalid_publishable_key"
+        {
+            throw GatewayError(
+                .internalServerError, "misconfigured",
+                "tracking refuses the gateway's publishable key (--publishable-key, RIDE_PUBLISHABLE_KEY)")
         }
         return reply
     }

@@ -14,7 +14,8 @@ struct DocumentRoutes {
     let tokens: TokenCache
 
     static let expiresOn = RouteDoc.Parameter(
-        name: "expires_on", schema: .string(), rules: .init(pattern: DriverApproval.dayPattern, meaning: DriverApproval.dayMeaning), required: true,
+        name: "expires_on", schema: .string(), rules: .init(pattern: DriverApproval.dayPattern, meaning: DriverApproval.dayMeaning),
+        required: true,
         description: "the last day the document is valid (YYYY-MM-DD)")
     static let kinds = DocumentKind.allCases.map(\.rawValue).joined(separator: " or ")
 
@@ -28,7 +29,8 @@ struct DocumentRoutes {
             let user = try context.requireUser()
             let kind = try Self.kind(context)
             guard let expiresOn = try Self.expiresOn.read(from: request)?.stringValue else {
-                throw GatewayError(.unprocessableContent, "invalid_params", "expires_on: required, the last day the document is valid (YYYY-MM-DD)")
+                throw GatewayError(
+                    .unprocessableContent, "invalid_params", "expires_on: required, the last day the document is valid (YYYY-MM-DD)")
             }
             let bytes: ByteBuffer
             do {
@@ -36,7 +38,8 @@ struct DocumentRoutes {
             } catch let error as HTTPError where error.status == .contentTooLarge {
                 throw GatewayError(.contentTooLarge, "too_large", "a document's photo is at most \(PhotoRules.maxBytes) bytes (5 MiB)")
             }
-            let params = DocumentUpload(userID: user.id, kind: kind, expiresOn: expiresOn, data: Data(bytes.readableBytesView).base64EncodedString())
+            let params = DocumentUpload(
+                userID: user.id, kind: kind, expiresOn: expiresOn, data: Data(bytes.readableBytesView).base64EncodedString())
             let reply = try await platform.reply(Ops.Users.putDocument, params, keyedBy: request)
             if reply.isSuccess { tokens.forget(userID: user.id) }
             return JSONBody.response(reply)
@@ -44,26 +47,34 @@ struct DocumentRoutes {
         dashboard.on(
             .get, "dashboard/users/{id}/documents/{kind}",
             RouteDoc(
-                "A driver's document photo, for the operator (never cached by others)", tag: .operators, path: ["id": "the driver's id", "kind": Self.kinds],
+                "A driver's document photo, for the operator (never cached by others)", tag: .operators,
+                path: ["id": "the driver's id", "kind": Self.kinds],
                 replies: [.init(status: 200, description: "the image", content: .image)], errors: [404], op: Ops.Users.document.fullName)
         ) { _, context in
-            let params: JSONValue = ["user_id": .string(try context.parameters.require("id")), "kind": .string(try Self.kind(context).rawValue)]
+            let params: JSONValue = [
+                "user_id": .string(try context.parameters.require("id")), "kind": .string(try Self.kind(context).rawValue),
+            ]
             let reply = try await platform.reply(Ops.Users.document, body: params)
             guard reply.isSuccess else { return JSONBody.response(reply) }
             let photo = try JSONCoding.decode(Photo.self, from: reply.json)
-            guard let bytes = Data(base64Encoded: photo.data) else { throw GatewayError(.internalServerError, "internal_error", "the stored document did not decode") }
+            guard let bytes = Data(base64Encoded: photo.data) else {
+                throw GatewayError(.internalServerError, "internal_error", "the stored document did not decode")
+            }
             return Response(
-                status: .ok, headers: [.contentType: photo.contentType, .cacheControl: "private, no-store"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+                status: .ok, headers: [.contentType: photo.contentType, .cacheControl: "private, no-store"],
+                body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }
         dashboard.on(
             .post, "dashboard/users/{id}/approve",
             OpRoute(
-                Ops.Users.approveDriver, tag: .operators, summary: "Approves a driver for shifts (their licence and insurance uploaded and valid)", fill: [:],
+                Ops.Users.approveDriver, tag: .operators,
+                summary: "Approves a driver for shifts (their licence and insurance uploaded and valid)", fill: [:],
                 path: ["id": "id"], errors: [404, 409]), calling: platform)
         dashboard.on(
             .post, "dashboard/users/{id}/withdraw-approval",
             OpRoute(
-                Ops.Users.withdrawApproval, tag: .operators, summary: "Withdraws a driver's approval: their device goes off duty until approved again",
+                Ops.Users.withdrawApproval, tag: .operators,
+                summary: "Withdraws a driver's approval: their device goes off duty until approved again",
                 fill: [:], path: ["id": "id"], body: .only(["reason"]), errors: [404, 409]), calling: platform)
     }
 

@@ -26,7 +26,10 @@ public struct GatewayContext: RequestContext, WebSocketRequestContext {
 
     /// The authenticated user; a route that needs one and has none answers 401.
     func requireUser() throws -> User {
-        guard let user else { throw GatewayError(.unauthorized, "unauthorized", "this route needs a bearer token (Authorization: Bearer <token> from POST /v1/sessions)") }
+        guard let user else {
+            throw GatewayError(
+                .unauthorized, "unauthorized", "this route needs a bearer token (Authorization: Bearer <token> from POST /v1/sessions)")
+        }
         return user
     }
 

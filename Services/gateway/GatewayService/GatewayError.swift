@@ -31,7 +31,8 @@ struct GatewayError: Error, HTTPResponseError, CustomStringConvertible {
 /// JSON responses from bytes already encoded (the services' replies are passed through as they are).
 enum JSONBody {
     static func response(status: HTTPResponse.Status, bytes: [UInt8]) -> Response {
-        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// A service's reply, status and JSON as they came.
@@ -65,7 +66,8 @@ extension GatewayError {
             self.init(error.status, code, message, headers: error.headers)
         case let error as any HTTPResponseError where error.status == .contentTooLarge:
             // NIO's NIOTooManyBytesError, from a body collected past the route's limit.
-            self.init(.contentTooLarge, "too_large", "the request body is larger than the gateway takes (\(GatewayContext.uploadLimit) bytes)")
+            self.init(
+                .contentTooLarge, "too_large", "the request body is larger than the gateway takes (\(GatewayContext.uploadLimit) bytes)")
         default:
             logger.error("request failed", metadata: ["path": "\(path)", "error": "\(error)"])
             self.init(.internalServerError, "internal", "the gateway failed to answer; see its log")

@@ -19,14 +19,18 @@ public struct GatewayServer: Sendable {
 
     public func run() async throws {
         let settings = self.settings
-        let host = ServiceHost(program: "ride-gateway", service: "gateway", http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
+        let host = ServiceHost(
+            program: "ride-gateway", service: "gateway", http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
         let logger = host.logger
         let city = try settings.city.load()
-        if city.places == nil { logger.warning("the city has no places: the /v1/places routes answer 503", metadata: ["city": "\(city.manifest.name)"]) }
+        if city.places == nil {
+            logger.warning("the city has no places: the /v1/places routes answer 503", metadata: ["city": "\(city.manifest.name)"])
+        }
         logger.info("city loaded", metadata: ["city": "\(city.summary)", "from": "\(city.origin)"])
         let client = try await host.client(broker: settings.broker)
         let platform = PlatformCalls(client: client)
-        let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: LiveHub.prefixes, options: .platform, logger: logger)
+        let subscriber = try await EventSubscriber<JSONValue>(
+            endpoint: settings.sub, prefixes: LiveHub.prefixes, options: .platform, logger: logger)
         host.needsBus([subscriber], at: settings.sub)
         let hub = LiveHub(subscriber: subscriber, platform: platform, logger: logger)
         let gateway = GatewayApplication(settings: settings, city: city, platform: platform, hub: hub)
@@ -72,7 +76,8 @@ struct GatewayApplication: Sendable {
 
     /// - Parameter clock: the rate limits' time (a test's own clock makes their refills exact).
     init(
-        settings: GatewaySettings, city: CityBundle, platform: PlatformCalls, hub: LiveHub, clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+        settings: GatewaySettings, city: CityBundle, platform: PlatformCalls, hub: LiveHub,
+        clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
         self.settings = settings
         self.city = city
@@ -95,18 +100,24 @@ struct GatewayApplication: Sendable {
         router.add(middleware: MethodNotAllowedMiddleware(registry: registry))
         let open = RecordedRoutes(group: router.group("v1"), prefix: "/v1", security: .none, registry: registry)
         let authenticated = RecordedRoutes(
-            group: router.group("v1").add(middleware: BearerAuthentication(platform: platform, cache: tokens, limits: limits, rejections: rejections)),
+            group: router.group("v1").add(
+                middleware: BearerAuthentication(platform: platform, cache: tokens, limits: limits, rejections: rejections)),
             prefix: "/v1", security: .bearer, registry: registry)
-        AppRoutes(platform: platform, tokens: tokens, limits: limits, settings: settings).register(public: open, authenticated: authenticated)
+        AppRoutes(platform: platform, tokens: tokens, limits: limits, settings: settings).register(
+            public: open, authenticated: authenticated)
         PlaceRoutes(index: city.places).register(on: authenticated)
-        PhotoRoutes(platform: platform, tokens: tokens, limits: limits, rejections: photoRejections).register(public: open, authenticated: authenticated)
+        PhotoRoutes(platform: platform, tokens: tokens, limits: limits, rejections: photoRejections).register(
+            public: open, authenticated: authenticated)
         StreetRoutes(streets: city.streets, limits: limits).register(on: open)
-        IdentityRoutes(platform: platform, verifiers: identity, limits: limits, rejections: rejections).register(public: open, authenticated: authenticated)
+        IdentityRoutes(platform: platform, verifiers: identity, limits: limits, rejections: rejections).register(
+            public: open, authenticated: authenticated)
         let root = RecordedRoutes(group: router.group(""), prefix: "", security: .none, registry: registry)
         let registry = self.registry
         root.on(
             .get, "openapi.json",
-            RouteDoc("This document", tag: .meta, replies: [.init(status: 200, description: "OpenAPI 3.1", content: .json(.map(.any)))], callsServices: false)
+            RouteDoc(
+                "This document", tag: .meta, replies: [.init(status: 200, description: "OpenAPI 3.1", content: .json(.map(.any)))],
+                callsServices: false)
         ) { _, _ in
             JSONBody.response(status: .ok, bytes: try JSONCoding.encode(APIDocument.build(registry.all, version: PlatformVersion.current)))
         }
@@ -114,13 +125,16 @@ struct GatewayApplication: Sendable {
         WebAppRoutes(centre: WebAppRoutes.centre(of: city.roads)).register(on: root)
         let basic = BasicAuthentication(accountID: settings.accountID, secretKey: settings.secretKey, limits: limits)
         let hyperTrack = RecordedRoutes(
-            group: router.group("").add(middleware: CrossSiteRequestGuard()).add(middleware: basic), prefix: "", security: .basic, registry: registry)
+            group: router.group("").add(middleware: CrossSiteRequestGuard()).add(middleware: basic), prefix: "", security: .basic,
+            registry: registry)
         HyperTrackRoutes(platform: platform, settings: settings).register(on: hyperTrack)
         let sessions = OperatorSessions(secretKey: settings.secretKey)
         DashboardSignIn(accountID: settings.accountID, secretKey: settings.secretKey, sessions: sessions, limits: limits).register(
-            on: RecordedRoutes(group: router.group("").add(middleware: CrossSiteRequestGuard()), prefix: "", security: .none, registry: registry))
+            on: RecordedRoutes(
+                group: router.group("").add(middleware: CrossSiteRequestGuard()), prefix: "", security: .none, registry: registry))
         let dashboard = RecordedRoutes(
-            group: router.group("").add(middleware: CrossSiteRequestGuard()).add(middleware: OperatorAuthentication(basic: basic, sessions: sessions)),
+            group: router.group("").add(middleware: CrossSiteRequestGuard()).add(
+                middleware: OperatorAuthentication(basic: basic, sessions: sessions)),
             prefix: "", security: .operator, registry: registry)
         DashboardRoutes(platform: platform, tokens: tokens).register(on: dashboard)
         DocumentRoutes(platform: platform, tokens: tokens).register(authenticated: authenticated, dashboard: dashboard)
@@ -144,8 +158,10 @@ struct GatewayApplication: Sendable {
         // Recorded in the API document by `router()`, which answers their plain GETs.
         let live = router.group("v1")
         let route = LiveRoute(
-            platform: platform, hub: hub, authentication: BearerAuthentication(platform: platform, cache: tokens, limits: limits, rejections: rejections),
-            recheck: settings.edge.socketRecheck, sockets: SocketAllowance(perUser: settings.edge.socketsPerUser), idle: settings.edge.socketIdle,
+            platform: platform, hub: hub,
+            authentication: BearerAuthentication(platform: platform, cache: tokens, limits: limits, rejections: rejections),
+            recheck: settings.edge.socketRecheck, sockets: SocketAllowance(perUser: settings.edge.socketsPerUser),
+            idle: settings.edge.socketIdle,
             devices: DeviceBatches(platform: platform, publishableKey: settings.publishableKey))
         route.register(on: live)
         route.registerNotifications(on: live)

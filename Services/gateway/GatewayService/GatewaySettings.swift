@@ -12,7 +12,8 @@ import Wire
 public struct RideGatewayCommand: ServiceCommand {
     public static let configuration = CommandConfiguration(
         commandName: "ride-gateway",
-        abstract: "The apps' door: the REST API under /v1, live order updates over WebSocket, HyperTrack-compatible trip routes, share pages and the dashboard.",
+        abstract:
+            "The apps' door: the REST API under /v1, live order updates over WebSocket, HyperTrack-compatible trip routes, share pages and the dashboard.",
         discussion: """
             Serves HTTP on --listen (default 0.0.0.0:\(PlatformPorts.gateway)): the REST API for rider and driver apps \
             under /v1 (bearer tokens from ride-users), the WebSocket /v1/orders/{id}/live, the \
@@ -31,7 +32,9 @@ public struct RideGatewayCommand: ServiceCommand {
     @OptionGroup var bus: BusClientOptions
 
     @Option(
-        name: .customLong("listen"), help: helpWithEnv("Address of the apps' HTTP listener (HOST:PORT)", env: "RIDE_GATEWAY_LISTEN", default: "0.0.0.0:\(PlatformPorts.gateway)"))
+        name: .customLong("listen"),
+        help: helpWithEnv(
+            "Address of the apps' HTTP listener (HOST:PORT)", env: "RIDE_GATEWAY_LISTEN", default: "0.0.0.0:\(PlatformPorts.gateway)"))
     var listen: String?
 
     @Option(
@@ -48,13 +51,16 @@ public struct RideGatewayCommand: ServiceCommand {
             default: "pk_dev_ridesharing"))
     var publishableKey: String?
 
-    @Option(name: .customLong("account-id"), help: helpWithEnv("HTTP Basic user of the HyperTrack-compatible routes", env: "RIDE_ACCOUNT_ID", default: "ridesharing"))
+    @Option(
+        name: .customLong("account-id"),
+        help: helpWithEnv("HTTP Basic user of the HyperTrack-compatible routes", env: "RIDE_ACCOUNT_ID", default: "ridesharing"))
     var accountID: String?
 
     @Option(
         name: .customLong("secret-key"),
         help: helpWithEnv(
-            "HTTP Basic password of the HyperTrack-compatible routes and the dashboard's API (or a file named by RIDE_SECRET_KEY_FILE)", env: "RIDE_SECRET_KEY",
+            "HTTP Basic password of the HyperTrack-compatible routes and the dashboard's API (or a file named by RIDE_SECRET_KEY_FILE)",
+            env: "RIDE_SECRET_KEY",
             default: "sk_dev_ridesharing"))
     var secretKey: String?
 
@@ -81,12 +87,15 @@ public struct RideGatewayCommand: ServiceCommand {
     @Option(
         name: .customLong("socket-idle-s"),
         help: helpWithEnv(
-            "Seconds a WebSocket may send nothing before it is closed (4408; apps connect again)", env: "RIDE_SOCKET_IDLE_S", default: "900"))
+            "Seconds a WebSocket may send nothing before it is closed (4408; apps connect again)", env: "RIDE_SOCKET_IDLE_S", default: "900"
+        ))
     var socketIdleSeconds: Int?
 
     @Option(
         name: .customLong("request-timeout-s"),
-        help: helpWithEnv("Seconds a request may take before it is answered 504 request_timeout (not the WebSockets)", env: "RIDE_REQUEST_TIMEOUT_S", default: "30"))
+        help: helpWithEnv(
+            "Seconds a request may take before it is answered 504 request_timeout (not the WebSockets)", env: "RIDE_REQUEST_TIMEOUT_S",
+            default: "30"))
     var requestTimeoutSeconds: Int?
 
     @Option(
@@ -113,7 +122,8 @@ public struct RideGatewayCommand: ServiceCommand {
     @Option(
         name: .customLong("account-attempts-per-min"),
         help: helpWithEnv(
-            "Sign-up, log-in and password attempts on one account (a phone number, a user) per minute on this instance", env: "RIDE_ACCOUNT_ATTEMPTS_PER_MIN",
+            "Sign-up, log-in and password attempts on one account (a phone number, a user) per minute on this instance",
+            env: "RIDE_ACCOUNT_ATTEMPTS_PER_MIN",
             default: RateLimitPolicy().attemptsPerAccount.description))
     var accountAttempts: Int?
 
@@ -146,7 +156,9 @@ public struct RideGatewayCommand: ServiceCommand {
 
     @Option(
         name: .customLong("print"),
-        help: "Print the gateway's API instead of serving it, and exit: openapi (the document /openapi.json serves) or routes (the table of routes in docs/services/gateway.md).")
+        help:
+            "Print the gateway's API instead of serving it, and exit: openapi (the document /openapi.json serves) or routes (the table of routes in docs/services/gateway.md)."
+    )
     var printed: GatewayDocument?
 
     public init() {}
@@ -165,7 +177,9 @@ public struct RideGatewayCommand: ServiceCommand {
 
     public func settings() throws -> GatewaySettings {
         let logging = try common.logging()
-        let listen = try HostPort.parse(Setting.resolve(listen, flag: "listen", env: "RIDE_GATEWAY_LISTEN", default: "0.0.0.0:\(PlatformPorts.gateway)"), name: "listen address")
+        let listen = try HostPort.parse(
+            Setting.resolve(listen, flag: "listen", env: "RIDE_GATEWAY_LISTEN", default: "0.0.0.0:\(PlatformPorts.gateway)"),
+            name: "listen address")
         let urlSetting = Setting.resolve(publicURL, flag: "public-url", env: "RIDE_PUBLIC_URL", default: "http://localhost:\(listen.port)")
         guard let url = URL(string: urlSetting.value), url.scheme == "http" || url.scheme == "https", url.host != nil else {
             throw ConfigurationError("public URL (\(urlSetting.origin)) '\(urlSetting.value)' must be an http:// or https:// URL")
@@ -173,21 +187,27 @@ public struct RideGatewayCommand: ServiceCommand {
         let key = Setting.resolve(publishableKey, flag: "publishable-key", env: "RIDE_PUBLISHABLE_KEY", default: "pk_dev_ridesharing")
         let account = Setting.resolve(accountID, flag: "account-id", env: "RIDE_ACCOUNT_ID", default: "ridesharing")
         let secret = try Setting.resolveSecret(secretKey, flag: "secret-key", env: "RIDE_SECRET_KEY", default: "sk_dev_ridesharing")
-        for (setting, name) in [(key, "publishable key"), (account, "account id"), (secret, "secret key")] where setting.value.isEmpty || setting.value.contains(":") {
+        for (setting, name) in [(key, "publishable key"), (account, "account id"), (secret, "secret key")]
+        where setting.value.isEmpty || setting.value.contains(":") {
             throw ConfigurationError("\(name) (\(setting.origin)) must be non-empty and without ':'")
         }
         let origins = Setting.resolve(corsOrigins, flag: "cors-origins", env: "RIDE_CORS_ORIGINS", default: "")
-        let timeout = try integerSetting(requestTimeoutSeconds, flag: "request-timeout-s", env: "RIDE_REQUEST_TIMEOUT_S", default: 30, range: 1...600)
-        let recheck = try integerSetting(socketRecheckSeconds, flag: "socket-recheck-s", env: "RIDE_SOCKET_RECHECK_S", default: 10, range: 1...3600)
-        let sockets = try integerSetting(socketsPerUser, flag: "sockets-per-user", env: "RIDE_SOCKETS_PER_USER", default: 10, range: 1...1000)
+        let timeout = try integerSetting(
+            requestTimeoutSeconds, flag: "request-timeout-s", env: "RIDE_REQUEST_TIMEOUT_S", default: 30, range: 1...600)
+        let recheck = try integerSetting(
+            socketRecheckSeconds, flag: "socket-recheck-s", env: "RIDE_SOCKET_RECHECK_S", default: 10, range: 1...3600)
+        let sockets = try integerSetting(
+            socketsPerUser, flag: "sockets-per-user", env: "RIDE_SOCKETS_PER_USER", default: 10, range: 1...1000)
         let idle = try integerSetting(socketIdleSeconds, flag: "socket-idle-s", env: "RIDE_SOCKET_IDLE_S", default: 900, range: 5...86_400)
         var limits = RateLimitPolicy()
         limits.attemptsPerAddress = RateLimit(
             perMinute: try integerSetting(
-                addressAttempts, flag: "address-attempts-per-min", env: "RIDE_ADDRESS_ATTEMPTS_PER_MIN", default: limits.attemptsPerAddress.perMinute, range: 1...100_000))
+                addressAttempts, flag: "address-attempts-per-min", env: "RIDE_ADDRESS_ATTEMPTS_PER_MIN",
+                default: limits.attemptsPerAddress.perMinute, range: 1...100_000))
         limits.attemptsPerAccount = RateLimit(
             perMinute: try integerSetting(
-                accountAttempts, flag: "account-attempts-per-min", env: "RIDE_ACCOUNT_ATTEMPTS_PER_MIN", default: limits.attemptsPerAccount.perMinute, range: 1...100_000))
+                accountAttempts, flag: "account-attempts-per-min", env: "RIDE_ACCOUNT_ATTEMPTS_PER_MIN",
+                default: limits.attemptsPerAccount.perMinute, range: 1...100_000))
         limits.invalidTokensPerAddress = RateLimit(
             perMinute: try integerSetting(
                 addressInvalidTokens, flag: "address-invalid-tokens-per-min", env: "RIDE_ADDRESS_INVALID_TOKENS_PER_MIN",
@@ -198,9 +218,12 @@ public struct RideGatewayCommand: ServiceCommand {
                 default: limits.shareReadsPerAddress.perMinute, range: 1...1_000_000))
         limits.requestsPerToken = RateLimit(
             perMinute: try integerSetting(
-                tokenRequests, flag: "token-requests-per-min", env: "RIDE_TOKEN_REQUESTS_PER_MIN", default: limits.requestsPerToken.perMinute, range: 1...1_000_000))
-        let webhookSecret = try Setting.resolveSecret(hyperTrackWebhookSecret, flag: "hypertrack-webhook-secret", env: "RIDE_HYPERTRACK_WEBHOOK_SECRET", default: "")
-        let hops = try integerSetting(forwardedForHops, flag: "forwarded-for-hops", env: "RIDE_FORWARDED_FOR_HOPS", default: 0, range: 0...10)
+                tokenRequests, flag: "token-requests-per-min", env: "RIDE_TOKEN_REQUESTS_PER_MIN",
+                default: limits.requestsPerToken.perMinute, range: 1...1_000_000))
+        let webhookSecret = try Setting.resolveSecret(
+            hyperTrackWebhookSecret, flag: "hypertrack-webhook-secret", env: "RIDE_HYPERTRACK_WEBHOOK_SECRET", default: "")
+        let hops = try integerSetting(
+            forwardedForHops, flag: "forwarded-for-hops", env: "RIDE_FORWARDED_FOR_HOPS", default: 0, range: 0...10)
         return GatewaySettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(), listen: listen,
             publicURL: urlSetting.value.hasSuffix("/") ? String(urlSetting.value.dropLast()) : urlSetting.value,
@@ -208,9 +231,11 @@ public struct RideGatewayCommand: ServiceCommand {
             edge: EdgePolicy(
                 corsOrigins: try CORSPolicy.parse(origins), requestTimeout: .seconds(timeout), limits: limits, forwardedForHops: hops,
                 socketRecheck: .seconds(recheck), socketsPerUser: sockets, socketIdle: .seconds(idle)),
-            http: try common.httpAddress(default: RideProcess.gateway.httpDefault), logFormat: logging.format, logLevel: logging.level, identity: try identity.settings(),
+            http: try common.httpAddress(default: RideProcess.gateway.httpDefault), logFormat: logging.format, logLevel: logging.level,
+            identity: try identity.settings(),
             secretKeyOrigin: secret.origin, city: try city.setting(),
-            hyperTrackWebhookSecret: webhookSecret.value.isEmpty ? nil : webhookSecret.value, hyperTrackWebhookSecretOrigin: webhookSecret.origin)
+            hyperTrackWebhookSecret: webhookSecret.value.isEmpty ? nil : webhookSecret.value,
+            hyperTrackWebhookSecretOrigin: webhookSecret.origin)
     }
 }
 
@@ -242,7 +267,10 @@ public struct GatewaySettings: BusClientSettings {
     public var secrets: [SecretSetting] {
         [SecretSetting(name: "secret key", origin: secretKeyOrigin, value: Array(secretKey.utf8), minimumLength: 16)]
             + (hyperTrackWebhookSecret.map {
-                [SecretSetting(name: "HyperTrack webhook secret", origin: hyperTrackWebhookSecretOrigin, value: Array($0.utf8), minimumLength: 16)]
+                [
+                    SecretSetting(
+                        name: "HyperTrack webhook secret", origin: hyperTrackWebhookSecretOrigin, value: Array($0.utf8), minimumLength: 16)
+                ]
             } ?? [])
     }
 

@@ -20,7 +20,9 @@ enum GatewayTracing {
 struct TraceHeaderCheckMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let values = request.headers[values: .traceparent]
-        guard !values.isEmpty, values.count > 1 || TraceHeaders(traceparent: values[0]) == nil else { return try await next(request, context) }
+        guard !values.isEmpty, values.count > 1 || TraceHeaders(traceparent: values[0]) == nil else {
+            return try await next(request, context)
+        }
         var head = request.head
         head.headerFields[.traceparent] = nil
         head.headerFields[.tracestate] = nil

@@ -17,7 +17,11 @@ struct HyperTrackRoutes {
             .post, "trips",
             RouteDoc(
                 "HyperTrack v3: create a trip", tag: .hyperTrack, body: CreateTripParams.wireSchema.members,
-                replies: [201, 200].map { .init(status: $0, description: $0 == 201 ? "the new trip" : "the trip of this idempotency key", content: .json(Trip.wireSchema)) },
+                replies: [201, 200].map {
+                    .init(
+                        status: $0, description: $0 == 201 ? "the new trip" : "the trip of this idempotency key",
+                        content: .json(Trip.wireSchema))
+                },
                 fieldRules: Self.coordinateRules, op: Ops.Trips.create.fullName)
         ) { request, context in
             var params = try await RequestJSON.object(request, context: context)
@@ -28,7 +32,10 @@ struct HyperTrackRoutes {
             (HTTPRequest.Method.get, "trips/{trip_id}", Ops.Trips.get, "HyperTrack v3: a trip"),
             (.post, "trips/{trip_id}/complete", Ops.Trips.complete, "HyperTrack v3: complete a trip (adds its summary)"),
         ] {
-            routes.on(method, path, RouteDoc(summary, tag: .hyperTrack, path: ["trip_id": "the trip's id"], reply: Trip.self, "the trip", op: op.fullName)) { request, context in
+            routes.on(
+                method, path,
+                RouteDoc(summary, tag: .hyperTrack, path: ["trip_id": "the trip's id"], reply: Trip.self, "the trip", op: op.fullName)
+            ) { request, context in
                 let params = TripIDParams(tripID: try context.parameters.require("trip_id"))
                 return try await trip(try await platform.reply(op, params, keyedBy: method == .post ? request : nil))
             }
@@ -36,7 +43,8 @@ struct HyperTrackRoutes {
         routes.on(
             .post, "devices/nearby",
             OpRoute(
-                Ops.Tracking.nearby, tag: .hyperTrack, summary: "HyperTrack v3: devices near a point, nearest first", fill: [:], body: .rest,
+                Ops.Tracking.nearby, tag: .hyperTrack, summary: "HyperTrack v3: devices near a point, nearest first", fill: [:],
+                body: .rest,
                 fieldRules: Self.coordinateRules), calling: platform)
     }
 
@@ -70,7 +78,10 @@ struct BasicAuthentication: RouterMiddleware {
             throw Self.challenge
         }
         try limits.admitOperatorSignIn(request, context)
-        guard let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)).map({ String(decoding: $0, as: UTF8.self) }),
+        guard
+            let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)).map({
+                String(decoding: $0, as: UTF8.self)
+            }),
             Self.constantTimeEqual(decoded, "\(accountID):\(secretKey)")
         else {
             limits.noteWrongOperatorCredentials(request, context)

@@ -42,7 +42,8 @@ struct HyperTrackDelivery: Equatable {
     }
 
     static func signature(body: [UInt8], secret: String) -> String {
-        HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Array(secret.utf8))).map { String(format: "%02x", $0) }.joined()
+        HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Array(secret.utf8))).map { String(format: "%02x", $0) }
+            .joined()
     }
 
     static func hexBytes(_ text: String) -> [UInt8]? {
@@ -66,14 +67,22 @@ struct HyperTrackDelivery: Equatable {
         guard let json = try? JSONCoding.decode(JSONValue.self, from: body), let events = json.arrayValue else {
             throw .malformed("the body is not a JSON array of events")
         }
-        guard (1...Self.maximumEvents).contains(events.count) else { throw .malformed("a delivery holds 1 to \(Self.maximumEvents) events, not \(events.count)") }
+        guard (1...Self.maximumEvents).contains(events.count) else {
+            throw .malformed("a delivery holds 1 to \(Self.maximumEvents) events, not \(events.count)")
+        }
         count = events.count
         for (index, event) in events.enumerated() {
             let at = "events[\(index)]"
-            guard event.objectValue != nil, let type = event["type"]?.stringValue else { throw .malformed("\(at).type: required, a string") }
-            guard let created = event["created_at"]?.stringValue.flatMap(RFC3339.parse) else { throw .malformed("\(at).created_at: required, an RFC 3339 time") }
+            guard event.objectValue != nil, let type = event["type"]?.stringValue else {
+                throw .malformed("\(at).type: required, a string")
+            }
+            guard let created = event["created_at"]?.stringValue.flatMap(RFC3339.parse) else {
+                throw .malformed("\(at).created_at: required, an RFC 3339 time")
+            }
             guard now.timeIntervalSince(created) <= Self.maximumAge, created.timeIntervalSince(now) <= 300 else {
-                throw .stale("\(at).created_at \(RFC3339.format(created)) is more than \(Int(Self.maximumAge / 60)) minutes from now: a replayed delivery")
+                throw .stale(
+                    "\(at).created_at \(RFC3339.format(created)) is more than \(Int(Self.maximumAge / 60)) minutes from now: a replayed delivery"
+                )
             }
             switch (type, event["data"]?["value"]?.stringValue) {
             case ("location", _):
@@ -88,7 +97,8 @@ struct HyperTrackDelivery: Equatable {
                 }
                 arrivals.append(Arrival(index: index, deviceID: deviceID, orderID: orderID))
             case ("trip", let value):
-                ignored.append(Ignored(index: index, type: type, reason: "trip \(value ?? "event"): trips start and end with the ride here"))
+                ignored.append(
+                    Ignored(index: index, type: type, reason: "trip \(value ?? "event"): trips start and end with the ride here"))
             case ("device_status", _):
                 ignored.append(Ignored(index: index, type: type, reason: "a device's activity follows from its locations here"))
             default:
@@ -99,7 +109,9 @@ struct HyperTrackDelivery: Equatable {
     }
 
     static func deviceID(_ event: JSONValue, at: String) throws(HyperTrackWebhookProblem) -> String {
-        guard let id = event["device_id"]?.stringValue, (1...128).contains(id.utf8.count), id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+        guard let id = event["device_id"]?.stringValue, (1...128).contains(id.utf8.count),
+            id.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else {
             throw .malformed("\(at).device_id: required, \(TextPatterns.deviceIDMeaning)")
         }
         return id
@@ -110,18 +122,22 @@ struct HyperTrackDelivery: Equatable {
         let deviceID = try deviceID(event, at: at)
         let data = event["data"]
         guard let coordinates = data?["geometry"]?["coordinates"]?.arrayValue, coordinates.count >= 2,
-            let longitude = coordinates[0].numberValue, let latitude = coordinates[1].numberValue, (-180...180).contains(longitude), (-90...90).contains(latitude)
+            let longitude = coordinates[0].numberValue, let latitude = coordinates[1].numberValue, (-180...180).contains(longitude),
+            (-90...90).contains(latitude)
         else { throw .malformed("\(at).data.geometry.coordinates: [longitude, latitude] within ±180 and ±90") }
         guard let recorded = (event["recorded_at"] ?? event["created_at"])?.stringValue.flatMap(RFC3339.parse) else {
             throw .malformed("\(at).recorded_at: an RFC 3339 time")
         }
         func optional(_ name: String, _ range: ClosedRange<Double>) throws(HyperTrackWebhookProblem) -> Double? {
             guard let value = data?[name], value != .null else { return nil }
-            guard let number = value.numberValue, range.contains(number) else { throw .malformed("\(at).data.\(name): a number from \(range.lowerBound) to \(range.upperBound)") }
+            guard let number = value.numberValue, range.contains(number) else {
+                throw .malformed("\(at).data.\(name): a number from \(range.lowerBound) to \(range.upperBound)")
+            }
             return number
         }
         let location = DeviceLocation(
-            latitude: latitude, longitude: longitude, recordedAt: recorded, accuracy: try optional("accuracy", 0...100_000), speed: try optional("speed", 0...200),
+            latitude: latitude, longitude: longitude, recordedAt: recorded, accuracy: try optional("accuracy", 0...100_000),
+            speed: try optional("speed", 0...200),
             bearing: try optional("bearing", 0...360).map { $0 == 360 ? 0 : $0 })
         return (deviceID, location)
     }

@@ -32,10 +32,13 @@ struct HyperTrackWebhookRoute {
                 op: "\(Ops.Tracking.ingest.fullName), \(Ops.Tracking.device.fullName), \(Ops.Orders.arrive.fullName)")
         ) { request, _ in
             guard let secret = settings.hyperTrackWebhookSecret else {
-                throw GatewayError(.notFound, "not_configured", "HyperTrack webhooks are off: start the gateway with --hypertrack-webhook-secret")
+                throw GatewayError(
+                    .notFound, "not_configured", "HyperTrack webhooks are off: start the gateway with --hypertrack-webhook-secret")
             }
             guard let signature = request.headers[Self.signatureHeader] else {
-                throw GatewayError(.unauthorized, "missing_signature", "x-hypertrack-signature: required (the hex HMAC-SHA256 of the body with the webhook secret)")
+                throw GatewayError(
+                    .unauthorized, "missing_signature",
+                    "x-hypertrack-signature: required (the hex HMAC-SHA256 of the body with the webhook secret)")
             }
             let body = Array(try await request.body.collect(upTo: Self.bodyLimit).readableBytesView)
             guard HyperTrackDelivery.signatureIsValid(signature, body: body, secret: secret) else {
@@ -59,14 +62,18 @@ struct HyperTrackWebhookRoute {
 
     /// The locations first (so an arrival is judged by the device's newest position), then the arrivals.
     func apply(_ delivery: HyperTrackDelivery) async -> HyperTrackWebhookReceipt {
-        var receipt = HyperTrackWebhookReceipt(received: delivery.count, taken: 0, ignored: delivery.ignored.map(HyperTrackWebhookReceipt.Item.init))
+        var receipt = HyperTrackWebhookReceipt(
+            received: delivery.count, taken: 0, ignored: delivery.ignored.map(HyperTrackWebhookReceipt.Item.init))
         for (deviceID, locations) in delivery.locations.sorted(by: { $0.key < $1.key }) {
             let indexes = delivery.locationEvents[deviceID] ?? []
             let batch = IngestBatch(
-                publishableKey: settings.publishableKey, deviceID: deviceID, batchID: UInt64(max(0, (locations.last?.recordedAt.timeIntervalSince1970 ?? 0) * 1000)),
+                publishableKey: settings.publishableKey, deviceID: deviceID,
+                batchID: UInt64(max(0, (locations.last?.recordedAt.timeIntervalSince1970 ?? 0) * 1000)),
                 locations: locations)
             if let refusal = await refusal(of: try? await platform.reply(Ops.Tracking.ingest, batch)) {
-                receipt.ignored += indexes.map { .init(index: $0, type: "location", reason: "tracking refused the device's locations: \(refusal)") }
+                receipt.ignored += indexes.map {
+                    .init(index: $0, type: "location", reason: "tracking refused the device's locations: \(refusal)")
+                }
             } else {
                 receipt.taken += indexes.count
             }
@@ -74,7 +81,8 @@ struct HyperTrackWebhookRoute {
         for arrival in delivery.arrivals {
             let device = try? await platform.call(Ops.Tracking.device, DeviceParams(deviceID: arrival.deviceID))
             guard let driver = device?.metadata["user_id"]?.stringValue else {
-                receipt.ignored.append(.init(index: arrival.index, type: "trip", reason: "device \(arrival.deviceID.prefix(64)) has no driver here"))
+                receipt.ignored.append(
+                    .init(index: arrival.index, type: "trip", reason: "device \(arrival.deviceID.prefix(64)) has no driver here"))
                 continue
             }
             let params = OrderParams(caller: Caller(role: .driver, id: driver), id: arrival.orderID)

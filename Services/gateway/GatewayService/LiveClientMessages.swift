@@ -29,13 +29,17 @@ enum LiveClientMessages {
     static func kind(of text: String, caller: JSONValue) -> Kind {
         let message = try? JSONCoding.decode(JSONValue.self, from: Array(text.utf8))
         guard let batch = message?["batch"] else { return .nearby(NearbyWatch.ask(message, caller: caller)) }
-        guard let members = batch.objectValue else { return .invalidBatch("batch: expected an object {batch_id, locations, device?, device_credential}") }
+        guard let members = batch.objectValue else {
+            return .invalidBatch("batch: expected an object {batch_id, locations, device?, device_credential}")
+        }
         return .batch(members)
     }
 
     /// Reads the client's messages until it closes: at most one nearby watch at a time, batches
     /// one after another.
-    static func receive(_ inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, user: User, platform: PlatformCalls, devices: DeviceBatches) async throws {
+    static func receive(
+        _ inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, user: User, platform: PlatformCalls, devices: DeviceBatches
+    ) async throws {
         let caller = try JSONValue(encoding: Caller(user))
         var watching: Task<Void, Never>?
         defer { watching?.cancel() }
@@ -44,7 +48,8 @@ enum LiveClientMessages {
             let kind: Kind = if case .text(let text) = message { Self.kind(of: text, caller: caller) } else { .nearby(.other) }
             let (key, limit) = if case .nearby = kind { (0, watches) } else { (1, batches) }
             if let refusal = budget.take([(key: key, limit: limit)], at: .now) {
-                let why = "more than \(limit) \(key == 0 ? "messages" : "batches") on this connection; connect again in \(refusal.retryAfterSeconds) s"
+                let why =
+                    "more than \(limit) \(key == 0 ? "messages" : "batches") on this connection; connect again in \(refusal.retryAfterSeconds) s"
                 try await send(LiveRoute.error(status: 429, code: "too_many_messages", message: why), outbound)
                 try await outbound.close(.unknown(4429), reason: "too_many_messages")
                 return
@@ -54,11 +59,13 @@ enum LiveClientMessages {
             case .nearby(.stop):
                 watching?.cancel()
                 watching = nil
-            case .nearby(.invalid(let why)): try await send(LiveRoute.error(status: Status.unprocessable, code: "invalid_params", message: why), outbound)
+            case .nearby(.invalid(let why)):
+                try await send(LiveRoute.error(status: Status.unprocessable, code: "invalid_params", message: why), outbound)
             case .nearby(.watch(let params)):
                 watching?.cancel()
                 watching = Task { await NearbyWatch.watch(params, outbound: outbound, platform: platform) }
-            case .invalidBatch(let why): try await send(LiveRoute.error(status: Status.unprocessable, code: "invalid_params", message: why), outbound)
+            case .invalidBatch(let why):
+                try await send(LiveRoute.error(status: Status.unprocessable, code: "invalid_params", message: why), outbound)
             case .batch(let body): try await send(await answer(body, from: user, devices: devices), outbound)
             }
         }
@@ -70,14 +77,19 @@ enum LiveClientMessages {
         do {
             // Without the credential tracking would take the gateway's word: the socket's batches are the phone's.
             guard body["device_credential"] != nil else {
-                throw GatewayError(.unauthorized, "credential_required", "device_credential: required in a batch on the live socket (the session's device_credential)")
+                throw GatewayError(
+                    .unauthorized, "credential_required",
+                    "device_credential: required in a batch on the live socket (the session's device_credential)")
             }
             let reply = try await devices.forward(try await devices.batch(body, from: user))
             let answer = try JSONCoding.decode(JSONValue.self, from: reply.json)
             message =
                 reply.isSuccess
                 ? ["type": "ack", "ack": answer]
-                : ["type": "error", "status": .number(Double(reply.status)), "error": answer["error"] ?? ["code": "error", "message": "refused"]]
+                : [
+                    "type": "error", "status": .number(Double(reply.status)),
+                    "error": answer["error"] ?? ["code": "error", "message": "refused"],
+                ]
         } catch let error as GatewayError {
             message = LiveRoute.error(status: error.status.code, code: error.code, message: error.message)
         } catch {

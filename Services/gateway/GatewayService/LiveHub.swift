@@ -126,7 +126,9 @@ actor LiveHub {
             guard watchers[orderID] != nil else { return }
             if message["type"] == "status", let decoded = try? data["order"]?.decode(Order.self) { track(decoded) }
             send(message, to: orderID)
-        } else if Self.estimateEvents.contains(event.type), let orderID = data["data"]?["trip_metadata"]?["order_id"]?.stringValue, watchers[orderID] != nil {
+        } else if Self.estimateEvents.contains(event.type), let orderID = data["data"]?["trip_metadata"]?["order_id"]?.stringValue,
+            watchers[orderID] != nil
+        {
             var message: LiveMessage = ["type": "eta", "order_id": .string(orderID)]
             message["trip_id"] = data["data"]?["trip_id"]
             message["estimate"] = data["data"]?["estimate"]
@@ -146,7 +148,9 @@ actor LiveHub {
     func suspended(_ userID: String) {
         tokens.forget(userID: userID)
         let message: LiveMessage = ["type": .string(Self.accountSuspended), "user_id": .string(userID)]
-        for continuation in watchers.values.flatMap(\.values) + (userWatchers[userID]?.values.map { $0 } ?? []) { continuation.yield(message) }
+        for continuation in watchers.values.flatMap(\.values) + (userWatchers[userID]?.values.map { $0 } ?? []) {
+            continuation.yield(message)
+        }
     }
 
     /// The in-gateway message type of a suspension.
@@ -168,7 +172,9 @@ actor LiveHub {
     static func orderMessage(_ event: CloudEvent<JSONValue>) -> (orderID: String, message: LiveMessage)? {
         guard event.source == BusContract.Service.orders else { return nil }
         let data = event.data
-        if event.type == Events.orderStatus.type, let orderID = data["order"]?["id"]?.stringValue { return (orderID, status(sequence: event.sequence, data)) }
+        if event.type == Events.orderStatus.type, let orderID = data["order"]?["id"]?.stringValue {
+            return (orderID, status(sequence: event.sequence, data))
+        }
         if event.type == Events.orderDestinationChanged.type, let orderID = data["order"]?["id"]?.stringValue {
             var message = data.objectValue ?? [:]
             message["type"] = "destination_changed"
@@ -176,7 +182,13 @@ actor LiveHub {
             return (orderID, message)
         }
         if event.type == Events.orderMessage.type, let orderID = data["message"]?["order_id"]?.stringValue {
-            return (orderID, ["type": "chat", "order_id": .string(orderID), "sequence": .number(Double(event.sequence)), "message": data["message"] ?? .null])
+            return (
+                orderID,
+                [
+                    "type": "chat", "order_id": .string(orderID), "sequence": .number(Double(event.sequence)),
+                    "message": data["message"] ?? .null,
+                ]
+            )
         }
         return nil
     }
@@ -195,7 +207,9 @@ actor LiveHub {
                 if case .duplicate = received.sequence { continue }  // sent again (several relays, or at least once): routed already
                 if received.event.source == BusContract.Service.orders, case .gap(let gap) = received.sequence, !watchers.isEmpty {
                     logger.warning("live updates: sequence gap in orders; fetching the missed events", metadata: ["gap": "\(gap)"])
-                    for missed in (try? await OrderEvents.fetch(platform, after: gap.expected - 1, through: gap.received - 1)) ?? [] { route(missed) }
+                    for missed in (try? await OrderEvents.fetch(platform, after: gap.expected - 1, through: gap.received - 1)) ?? [] {
+                        route(missed)
+                    }
                 }
                 route(received.event)
             }
@@ -206,7 +220,9 @@ actor LiveHub {
 /// `orders.events`, paged.
 enum OrderEvents {
     /// Events after `after` up to `through` (or the last), at most `limit` of them (nil when there are more: too far behind).
-    static func fetch(_ platform: PlatformCalls, after: UInt64, through: UInt64? = nil, limit: Int = 20_000) async throws -> [CloudEvent<JSONValue>]? {
+    static func fetch(_ platform: PlatformCalls, after: UInt64, through: UInt64? = nil, limit: Int = 20_000) async throws -> [CloudEvent<
+        JSONValue
+    >]? {
         var events: [CloudEvent<JSONValue>] = []
         var cursor = after
         while true {

@@ -68,7 +68,9 @@ struct LiveRoute {
             do {
                 context.user = try await authentication.authenticate(ws.request, context: context)
                 if let after = ws.request.uri.queryParameters.get("after"), UInt64(after) == nil {
-                    throw GatewayError(.unprocessableContent, "invalid_params", "after: expected the sequence of the last message received, got '\(after.prefix(40))'")
+                    throw GatewayError(
+                        .unprocessableContent, "invalid_params",
+                        "after: expected the sequence of the last message received, got '\(after.prefix(40))'")
                 }
                 _ = try await order(context)  // orders decides who may see the order
                 guard sockets.take(try context.requireUser().id) else { throw sockets.refusal }
@@ -108,7 +110,8 @@ struct LiveRoute {
             let (watcher, stream) = await hub.watchUser(user.id)
             do {
                 try await Self.relay(
-                    stream, inbound: inbound, outbound: outbound, statuses: StatusesOnce(), tokenCheck: tokenCheck(ws.request, ws.requestContext), idle: idle,
+                    stream, inbound: inbound, outbound: outbound, statuses: StatusesOnce(),
+                    tokenCheck: tokenCheck(ws.request, ws.requestContext), idle: idle,
                     shownTo: Caller(user)
                 ) {
                     inbound in
@@ -124,7 +127,8 @@ struct LiveRoute {
     /// A WebSocket route in the API document: a plain GET is told to upgrade (426).
     static func doc(_ summary: String, tag: RouteDoc.Tag, description: String, query: [RouteDoc.Parameter] = []) -> RouteDoc {
         let token = RouteDoc.Parameter(
-            name: "access_token", schema: .string(), rules: .init(), required: false, description: "the bearer token, for clients that cannot set headers")
+            name: "access_token", schema: .string(), rules: .init(), required: false,
+            description: "the bearer token, for clients that cannot set headers")
         return RouteDoc(
             summary, tag: tag,
             description: description
@@ -182,7 +186,8 @@ struct LiveRoute {
             if let idle {
                 group.addTask {
                     try await activity.waitUntilIdle(idle)
-                    try await outbound.write(.text(text(error(status: 408, code: "idle", message: "nothing was sent for \(idle); connect again"))))
+                    try await outbound.write(
+                        .text(text(error(status: 408, code: "idle", message: "nothing was sent for \(idle); connect again"))))
                     try await outbound.close(.unknown(4408), reason: "idle")
                 }
             }
@@ -219,7 +224,9 @@ struct LiveRoute {
 
     /// Sends what comes before live messages; returns the last sequence covered and the order
     /// version the client now has.
-    func opening(orderID: String, request: Request, context: GatewayContext, outbound: WebSocketOutboundWriter) async throws -> (UInt64, Int) {
+    func opening(orderID: String, request: Request, context: GatewayContext, outbound: WebSocketOutboundWriter) async throws -> (
+        UInt64, Int
+    ) {
         if let after = request.uri.queryParameters.get("after").flatMap(UInt64.init),
             try await OrderEvents.lastSequence(platform) <= after + UInt64(EdgePolicy.replayLimit),
             let missed = try await OrderEvents.fetch(platform, after: after, limit: EdgePolicy.replayLimit)
@@ -227,7 +234,8 @@ struct LiveRoute {
             var version = 0
             let user = try context.requireUser()
             for event in missed {
-                guard let (about, message) = LiveHub.orderMessage(event), about == orderID, StatusesOnce.isParty(user.id, to: message) else { continue }
+                guard let (about, message) = LiveHub.orderMessage(event), about == orderID, StatusesOnce.isParty(user.id, to: message)
+                else { continue }
                 try await outbound.write(.text(Self.text(Self.shown(message, to: Caller(user)))))
                 version = message["order"]?["version"]?.numberValue.map(Int.init) ?? version
             }
@@ -310,7 +318,9 @@ struct StatusesOnce {
             }
         }
         if message["type"] == "chat" {
-            guard Self.isParty(viewer, to: message), let sequence = message["sequence"]?.numberValue.map(UInt64.init), sequence > lastChatSequence else { return false }
+            guard Self.isParty(viewer, to: message), let sequence = message["sequence"]?.numberValue.map(UInt64.init),
+                sequence > lastChatSequence
+            else { return false }
             lastChatSequence = sequence
             return true
         }

@@ -13,16 +13,20 @@ extension AppRoutes {
         routes.on(
             .get, "orders/{id}/route",
             RouteDoc(
-                "The way left on the ride's current trip, turn by turn (the driver's navigation)", tag: .rides, path: ["id": "the order's id"],
+                "The way left on the ride's current trip, turn by turn (the driver's navigation)", tag: .rides,
+                path: ["id": "the order's id"],
                 reply: RideRoute.self, "the trip's destination and estimate: route.polyline and route.steps", errors: [403, 409],
                 op: "\(Ops.Orders.get.fullName), \(Ops.Trips.get.fullName)")
         ) { _, context in
             let order = try await platform.call(Ops.Orders.get, try context.orderParams())
             guard order.status.hasDriver, let tripID = order.tripID else {
-                throw GatewayError(.conflict, "no_trip", "order \(order.id) is \(order.status.rawValue): a route comes with the trip to the pickup or the drop-off")
+                throw GatewayError(
+                    .conflict, "no_trip",
+                    "order \(order.id) is \(order.status.rawValue): a route comes with the trip to the pickup or the drop-off")
             }
             let trip = try await platform.call(Ops.Trips.get, TripIDParams(tripID: tripID))
-            return try JSONBody.response(RideRoute(orderID: order.id, tripID: trip.tripID, destination: trip.destination, estimate: trip.estimate))
+            return try JSONBody.response(
+                RideRoute(orderID: order.id, tripID: trip.tripID, destination: trip.destination, estimate: trip.estimate))
         }
     }
 }

@@ -36,7 +36,9 @@ enum NearbyWatch {
         case .object(var params):
             params["caller"] = caller
             return .watch(.object(params))
-        default: return .invalid("watch_nearby: expected an object {latitude, longitude, radius?, dropoff_latitude?, dropoff_longitude?} or null")
+        default:
+            return .invalid(
+                "watch_nearby: expected an object {latitude, longitude, radius?, dropoff_latitude?, dropoff_longitude?} or null")
         }
     }
 
@@ -48,7 +50,8 @@ enum NearbyWatch {
                 let body = try JSONCoding.decode(JSONValue.self, from: reply.json)
                 guard reply.isSuccess else {
                     let refusal = body["error"] ?? ["code": "error", "message": "nearby cars unavailable"]
-                    try await outbound.write(.text(LiveRoute.text(["type": "error", "status": .number(Double(reply.status)), "error": refusal])))
+                    try await outbound.write(
+                        .text(LiveRoute.text(["type": "error", "status": .number(Double(reply.status)), "error": refusal])))
                     return
                 }
                 guard !Task.isCancelled else { return }

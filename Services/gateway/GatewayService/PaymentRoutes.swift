@@ -30,34 +30,43 @@ struct PaymentRoutes {
             .post, "me/payment-sheet",
             OpRoute(
                 Ops.Orders.paymentSheet, tag: .rides,
-                summary: "A rider's customer at the card provider and a new ephemeral key, for the provider's payment sheet in the app", errors: [403, 409, 429]),
+                summary: "A rider's customer at the card provider and a new ephemeral key, for the provider's payment sheet in the app",
+                errors: [403, 409, 429]),
             calling: platform, admit: providerCall)
-        routes.on(.get, "me/cards", OpRoute(Ops.Orders.cards, tag: .rides, summary: "A rider's saved cards (the first is charged)", errors: [403, 409]), calling: platform)
+        routes.on(
+            .get, "me/cards",
+            OpRoute(Ops.Orders.cards, tag: .rides, summary: "A rider's saved cards (the first is charged)", errors: [403, 409]),
+            calling: platform)
         let app = "\(publicURL)/app/\(WebAppPage.App.rider.rawValue)"
         routes.on(
             .post, "me/cards/setup",
             RouteDoc(
-                "The card provider's page where a rider adds a card (a Checkout Session in setup mode); it sends them back to the rider web app", tag: .rides,
+                "The card provider's page where a rider adds a card (a Checkout Session in setup mode); it sends them back to the rider web app",
+                tag: .rides,
                 description:
                     "Open `url` in the browser: the card is typed on the provider's page, never sent to the platform; "
                     + "back at `/app/rider#card-added`, or `#card-cancelled`.",
                 reply: CardSetup.self, "the page's address and when it expires", errors: [403, 409, 429], op: Ops.Orders.cardSetup.fullName)
         ) { request, context in
             try limits.admitProviderCall(userID: try context.requireUser().id)
-            let params = CardSetupParams(caller: Caller(try context.requireUser()), successURL: app + "#card-added", cancelURL: app + "#card-cancelled")
+            let params = CardSetupParams(
+                caller: Caller(try context.requireUser()), successURL: app + "#card-added", cancelURL: app + "#card-cancelled")
             return try await platform.forward(Ops.Orders.cardSetup, params)
         }
         routes.on(
             .post, "me/payouts/onboarding",
             OpRoute(
-                Ops.Orders.payoutOnboarding, tag: .drivers, summary: "A driver's payout account at the card provider and a link to finish its onboarding",
+                Ops.Orders.payoutOnboarding, tag: .drivers,
+                summary: "A driver's payout account at the card provider and a link to finish its onboarding",
                 errors: [403, 409, 429]), calling: platform, admit: providerCall)
         open.on(
             .post, "providers/stripe/webhook",
             RouteDoc(
                 "Stripe's webhook endpoint: payment_intent.succeeded, payment_intent.payment_failed, account.updated", tag: .operators,
-                description: "The body is Stripe's event JSON as sent; the Stripe-Signature header (t=…,v1=…) must sign it with the endpoint secret within 5 minutes.",
-                reply: ProviderWebhookReceipt.self, "the event taken, or seen before (duplicate)", errors: [400, 401, 409], op: Ops.Orders.providerWebhook.fullName)
+                description:
+                    "The body is Stripe's event JSON as sent; the Stripe-Signature header (t=…,v1=…) must sign it with the endpoint secret within 5 minutes.",
+                reply: ProviderWebhookReceipt.self, "the event taken, or seen before (duplicate)", errors: [400, 401, 409],
+                op: Ops.Orders.providerWebhook.fullName)
         ) { request, _ in
             guard let signature = request.headers[HTTPField.Name("Stripe-Signature")!] else {
                 throw GatewayError(.unauthorized, "missing_signature", "Stripe-Signature: required (t=<unix seconds>,v1=<hex HMAC-SHA256>)")
@@ -66,7 +75,8 @@ struct PaymentRoutes {
             guard let payload = String(validating: buffer.readableBytesView, as: UTF8.self) else {
                 throw GatewayError(.badRequest, "invalid_event", "the body is not UTF-8 text")
             }
-            return try await platform.forward(Ops.Orders.providerWebhook, ProviderWebhookParams(payload: payload, signature: signature), keyedBy: request)
+            return try await platform.forward(
+                Ops.Orders.providerWebhook, ProviderWebhookParams(payload: payload, signature: signature), keyedBy: request)
         }
     }
 }

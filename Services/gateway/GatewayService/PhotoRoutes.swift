@@ -27,14 +27,18 @@ struct PhotoRoutes {
             ("me/car/photo", .car, "A driver uploads their car's photo (the body is the JPEG or PNG, at most 5 MiB)"),
         ] {
             var doc = RouteDoc(
-                summary, tag: .accounts, reply: User.self, "the user, its photo_url (or car.photo_url) the new photo's", errors: [409], op: Ops.Users.putPhoto.fullName)
+                summary, tag: .accounts, reply: User.self, "the user, its photo_url (or car.photo_url) the new photo's", errors: [409],
+                op: Ops.Users.putPhoto.fullName)
             doc.imageBody = true
             routes.on(.put, path, doc) { request, context in try await upload(kind, request, context) }
         }
         let doc = RouteDoc(
             "A stored photo by its SHA-256 (what photo_url names); cached for good, 304 for If-None-Match", tag: .accounts,
             path: ["sha256": "64 lowercase hex digits"],
-            replies: [.init(status: 200, description: "the image", content: .image), .init(status: 304, description: "the caller's copy is this photo", content: .noBody)],
+            replies: [
+                .init(status: 200, description: "the image", content: .image),
+                .init(status: 304, description: "the caller's copy is this photo", content: .noBody),
+            ],
             op: Ops.Users.photo.fullName)
         open.on(.get, "photos/{sha256}", doc) { request, context in try await serve(request, context) }
     }
@@ -68,11 +72,14 @@ struct PhotoRoutes {
         let etag = "\"\(sha256)\""
         // What is not a hash names no photo.
         guard sha256.wholeMatch(of: /[0-9a-f]{64}/) != nil else {
-            throw GatewayError(.notFound, "unknown_photo", "no photo \(sha256.prefix(64)); photos are named by their SHA-256 (64 lowercase hex digits)")
+            throw GatewayError(
+                .notFound, "unknown_photo", "no photo \(sha256.prefix(64)); photos are named by their SHA-256 (64 lowercase hex digits)")
         }
         // A hash's bytes never change: a client holding this hash holds the photo.
         if request.headers[values: .ifNoneMatch].contains(where: {
-            $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*" }
+            $0.split(separator: ",").contains {
+                $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*"
+            }
         }) {
             return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: Self.cacheControl])
         }
@@ -88,6 +95,8 @@ struct PhotoRoutes {
     }
 
     private func note(_ code: String, _ request: Request, _ context: GatewayContext) {
-        rejections.note(code, from: ClientAddress.of(request, peer: context.peer, hops: limits.forwardedForHops), logger: context.logger, what: "photo refused")
+        rejections.note(
+            code, from: ClientAddress.of(request, peer: context.peer, hops: limits.forwardedForHops), logger: context.logger,
+            what: "photo refused")
     }
 }

@@ -14,14 +14,16 @@ struct PlaceRoutes {
     let index: PlaceIndex?
 
     static let latitude = RouteDoc.Parameter(
-        name: "latitude", schema: .number, rules: .init(minimum: -90, maximum: 90), required: false, description: "with longitude: rank the nearest first")
+        name: "latitude", schema: .number, rules: .init(minimum: -90, maximum: 90), required: false,
+        description: "with longitude: rank the nearest first")
     static let longitude = RouteDoc.Parameter(
         name: "longitude", schema: .number, rules: .init(minimum: -180, maximum: 180), required: false, description: "with latitude")
     static let query = RouteDoc.Parameter(
         name: "q", schema: .string(), rules: .init(minLength: 1, maxLength: 100), required: true,
         description: "what the rider typed: a street, a street and house number, or a place's name; prefixes and typos match")
     static let limit = RouteDoc.Parameter(
-        name: "limit", schema: .integer, rules: .init(minimum: 1, maximum: Double(PlaceIndex.maxLimit)), required: false, description: "at most this many (10 by default)")
+        name: "limit", schema: .integer, rules: .init(minimum: 1, maximum: Double(PlaceIndex.maxLimit)), required: false,
+        description: "at most this many (10 by default)")
 
     func register(on routes: RecordedRoutes) {
         routes.on(
@@ -46,19 +48,24 @@ struct PlaceRoutes {
                 "The address nearest a point (reverse geocoding)", tag: .places,
                 description: "The nearest address within 100 m, else the nearest street within 500 m, with its distance in metres; "
                     + "404 no_address farther from the data (outside the area the places cover).",
-                query: [Self.required(Self.latitude), Self.required(Self.longitude)], reply: PlaceResult.self, "the nearest address or street",
+                query: [Self.required(Self.latitude), Self.required(Self.longitude)], reply: PlaceResult.self,
+                "the nearest address or street",
                 errors: [404])
         ) { [index] request, _ in
             let index = try Self.loaded(index)
             guard let point = try Self.point(in: request, required: true), let found = index.reverse(point) else {
-                throw GatewayError(.notFound, "no_address", "no address or street within \(Int(PlaceIndex.streetRadius)) m of that point (places cover \(index.area))")
+                throw GatewayError(
+                    .notFound, "no_address",
+                    "no address or street within \(Int(PlaceIndex.streetRadius)) m of that point (places cover \(index.area))")
             }
             return try JSONBody.response(PlaceResult(found.entry, distance: found.distance))
         }
     }
 
     static func loaded(_ index: PlaceIndex?) throws -> PlaceIndex {
-        guard let index else { throw GatewayError(.serviceUnavailable, "places_unavailable", "this city has no places (its bundle was built without them)") }
+        guard let index else {
+            throw GatewayError(.serviceUnavailable, "places_unavailable", "this city has no places (its bundle was built without them)")
+        }
         return index
     }
 

@@ -59,14 +59,18 @@ enum RequestJSON {
         } catch {
             throw GatewayError(.badRequest, "invalid_json", "the body is not valid JSON")
         }
-        guard case .object(let members) = value else { throw GatewayError(.unprocessableContent, "invalid_params", "(body): expected a JSON object") }
+        guard case .object(let members) = value else {
+            throw GatewayError(.unprocessableContent, "invalid_params", "(body): expected a JSON object")
+        }
         return members
     }
 
     /// A query parameter as a finite number; nil when absent, 422 naming it when malformed.
     static func number(_ request: Request, _ name: String) throws -> Double? {
         guard let text = request.uri.queryParameters.get(name) else { return nil }
-        guard let value = Double(text), value.isFinite else { throw GatewayError(.unprocessableContent, "invalid_params", "\(name): expected a number, got '\(text.prefix(40))'") }
+        guard let value = Double(text), value.isFinite else {
+            throw GatewayError(.unprocessableContent, "invalid_params", "\(name): expected a number, got '\(text.prefix(40))'")
+        }
         return value
     }
 }

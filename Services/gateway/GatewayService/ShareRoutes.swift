@@ -19,7 +19,8 @@ struct ShareRoutes {
         data.on(
             .get, "shares/{share_id}",
             RouteDoc(
-                "What a share page shows: the trip, the driver's name and car, their position while active", tag: .shareLinks, path: shareID, reply: SharedTrip.self,
+                "What a share page shows: the trip, the driver's name and car, their position while active", tag: .shareLinks,
+                path: shareID, reply: SharedTrip.self,
                 "the shared trip", errors: [429],
                 op: "\(Ops.Trips.getByShare.fullName), \(Ops.Tracking.device.fullName)")
         ) { request, context in

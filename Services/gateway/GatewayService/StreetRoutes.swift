@@ -13,10 +13,13 @@ struct StreetRoutes {
     let streets: StreetGrid
     let limits: RateLimits
 
-    static let latitude = RouteDoc.Parameter(name: "latitude", schema: .number, rules: .init(minimum: -90, maximum: 90), required: true, description: nil)
-    static let longitude = RouteDoc.Parameter(name: "longitude", schema: .number, rules: .init(minimum: -180, maximum: 180), required: true, description: nil)
+    static let latitude = RouteDoc.Parameter(
+        name: "latitude", schema: .number, rules: .init(minimum: -90, maximum: 90), required: true, description: nil)
+    static let longitude = RouteDoc.Parameter(
+        name: "longitude", schema: .number, rules: .init(minimum: -180, maximum: 180), required: true, description: nil)
     static let radius = RouteDoc.Parameter(
-        name: "radius", schema: .number, rules: .init(minimum: 50, maximum: 5000), required: false, description: "metres around the point (1 000 by default)")
+        name: "radius", schema: .number, rules: .init(minimum: 50, maximum: 5000), required: false,
+        description: "metres around the point (1 000 by default)")
 
     func register(on routes: RecordedRoutes) {
         var doc = RouteDoc(
@@ -28,7 +31,9 @@ struct StreetRoutes {
         let (limits, streets) = (self.limits, self.streets)
         routes.on(.get, "streets", doc) { request, context in
             try limits.admitShareRead(request, context)
-            guard let latitude = try Self.latitude.read(from: request)?.numberValue, let longitude = try Self.longitude.read(from: request)?.numberValue else {
+            guard let latitude = try Self.latitude.read(from: request)?.numberValue,
+                let longitude = try Self.longitude.read(from: request)?.numberValue
+            else {
                 throw GatewayError(.unprocessableContent, "invalid_params", "latitude and longitude: required")
             }
             let radius = try Self.radius.read(from: request)?.numberValue ?? 1000

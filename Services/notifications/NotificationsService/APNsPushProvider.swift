@@ -42,7 +42,9 @@ public actor APNsPushProvider: PushProvider {
         do {
             let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout / .nanoseconds(1))))
             let body = try await response.body.collect(upTo: 64 * 1024)
-            let outcome = Self.outcome(status: Int(response.status.code), body: Array(body.readableBytesView), retryAfter: response.headers.first(name: "retry-after"))
+            let outcome = Self.outcome(
+                status: Int(response.status.code), body: Array(body.readableBytesView),
+                retryAfter: response.headers.first(name: "retry-after"))
             if case .retry(let reason, _) = outcome, reason.contains("ExpiredProviderToken") { providerToken = nil }
             return outcome
         } catch {
@@ -53,7 +55,8 @@ public actor APNsPushProvider: PushProvider {
     func bearer(now: Date) throws -> String {
         if let providerToken, now.timeIntervalSince(providerToken.madeAt) < Self.tokenLifetime { return providerToken.value }
         let value = try ProviderJWT.es256(
-            header: ["kid": .string(configuration.keyID)], claims: ["iss": .string(configuration.teamID), "iat": .number(Double(Int(now.timeIntervalSince1970)))],
+            header: ["kid": .string(configuration.keyID)],
+            claims: ["iss": .string(configuration.teamID), "iat": .number(Double(Int(now.timeIntervalSince1970)))],
             key: configuration.key)
         providerToken = (value, now)
         return value
@@ -62,10 +65,13 @@ public actor APNsPushProvider: PushProvider {
     /// The alert as APNs shows it, and what the app needs to open the right screen.
     static func payload(_ notification: UserNotification) -> [UInt8] {
         var aps: [String: JSONValue] = [
-            "alert": ["title": .string(PushText.title(notification.title)), "body": .string(PushText.body(notification.body))], "sound": "default",
+            "alert": ["title": .string(PushText.title(notification.title)), "body": .string(PushText.body(notification.body))],
+            "sound": "default",
         ]
         if let order = notification.orderID { aps["thread-id"] = .string(order) }
-        var payload: [String: JSONValue] = ["aps": .object(aps), "notification_id": .string(notification.id), "kind": .string(notification.kind)]
+        var payload: [String: JSONValue] = [
+            "aps": .object(aps), "notification_id": .string(notification.id), "kind": .string(notification.kind),
+        ]
         if let order = notification.orderID { payload["order_id"] = .string(order) }
         return payload.jsonBytes
     }

@@ -39,7 +39,9 @@ public actor FCMPushProvider: PushProvider {
         do {
             let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout / .nanoseconds(1))))
             let body = try await response.body.collect(upTo: 64 * 1024)
-            let outcome = Self.outcome(status: Int(response.status.code), body: Array(body.readableBytesView), retryAfter: response.headers.first(name: "retry-after"))
+            let outcome = Self.outcome(
+                status: Int(response.status.code), body: Array(body.readableBytesView),
+                retryAfter: response.headers.first(name: "retry-after"))
             if response.status.code == 401 { accessToken = nil }
             return outcome
         } catch {
@@ -65,7 +67,8 @@ public actor FCMPushProvider: PushProvider {
         let body = try await response.body.collect(upTo: 64 * 1024)
         let answer = try? JSONCoding.decode(JSONValue.self, from: Array(body.readableBytesView))
         guard response.status.code == 200, let value = answer?["access_token"]?.stringValue else {
-            throw PushCredentialError(description: "\(account.tokenURI) answered \(response.status.code) \(answer?["error"]?.stringValue ?? "")")
+            throw PushCredentialError(
+                description: "\(account.tokenURI) answered \(response.status.code) \(answer?["error"]?.stringValue ?? "")")
         }
         let lifetime = answer?["expires_in"]?.numberValue ?? 3600
         accessToken = (value, now.addingTimeInterval(max(lifetime - 60, 0)))
@@ -78,7 +81,8 @@ public actor FCMPushProvider: PushProvider {
         var data: [String: JSONValue] = ["notification_id": .string(notification.id), "kind": .string(notification.kind)]
         if let order = notification.orderID { data["order_id"] = .string(order) }
         let message: [String: JSONValue] = [
-            "token": .string(token), "notification": ["title": .string(PushText.title(notification.title)), "body": .string(PushText.body(notification.body))],
+            "token": .string(token),
+            "notification": ["title": .string(PushText.title(notification.title)), "body": .string(PushText.body(notification.body))],
             // No collapse key: FCM keeps four per phone, and each notification stands alone.
             "data": .object(data), "android": ["priority": "high"],
         ]
@@ -98,9 +102,12 @@ public actor FCMPushProvider: PushProvider {
         let reason = "fcm \(status) \(code)"
         let fields = details.flatMap { $0["fieldViolations"]?.arrayValue ?? [] }.compactMap { $0["field"]?.stringValue }
         switch code {
-        case "INVALID_ARGUMENT": return fields.contains("message.token") ? .deadToken("\(reason) message.token") : .failed("\(reason) \(fields.joined(separator: ","))")
+        case "INVALID_ARGUMENT":
+            return fields.contains("message.token")
+                ? .deadToken("\(reason) message.token") : .failed("\(reason) \(fields.joined(separator: ","))")
         case "UNREGISTERED", "SENDER_ID_MISMATCH": return .deadToken(reason)
-        case "QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL", "UNAUTHENTICATED", "THIRD_PARTY_AUTH_ERROR": return .retry(reason, after: PushText.retryAfter(retryAfter))
+        case "QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL", "UNAUTHENTICATED", "THIRD_PARTY_AUTH_ERROR":
+            return .retry(reason, after: PushText.retryAfter(retryAfter))
         default: return status == 429 || status >= 500 ? .retry(reason, after: PushText.retryAfter(retryAfter)) : .failed(reason)
         }
     }

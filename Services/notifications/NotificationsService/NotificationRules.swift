@@ -29,14 +29,18 @@ public struct DeviceCommand: Codable, Sendable, Equatable {
 /// the order cancelled by the rider. Drivers' phones: start tracking when a ride is accepted,
 /// stop when it ends.
 public enum NotificationRules {
-    public static func reactions(to change: OrderStatusChanged, at time: Date) -> (notifications: [UserNotification], commands: [DeviceCommand]) {
+    public static func reactions(to change: OrderStatusChanged, at time: Date) -> (
+        notifications: [UserNotification], commands: [DeviceCommand]
+    ) {
         let order = change.order
         let driverName = order.driver?.name ?? "Your driver"
         // One notification per order, kind and user — per round of the ride: after a driver's cancel
         // the order is offered and accepted anew, and those are news again.
         let round = order.redispatches.map { "/\($0)" } ?? ""
         func note(_ user: String, _ kind: String, _ title: String, _ body: String) -> UserNotification {
-            UserNotification(id: "\(order.id)/\(kind)/\(user)\(round)", userID: user, kind: kind, title: title, body: body, orderID: order.id, createdAt: time)
+            UserNotification(
+                id: "\(order.id)/\(kind)/\(user)\(round)", userID: user, kind: kind, title: title, body: body, orderID: order.id,
+                createdAt: time)
         }
         let rider = order.rider.id
         var notifications: [UserNotification] = []
@@ -44,39 +48,56 @@ public enum NotificationRules {
         switch order.status {
         case .new:
             if let previous = change.previousStatus, previous != .new {
-                notifications.append(note(rider, "finding_driver", "Finding you another driver", "Your driver cancelled. We are finding you another one."))
+                notifications.append(
+                    note(rider, "finding_driver", "Finding you another driver", "Your driver cancelled. We are finding you another one."))
             }
             for driver in order.offeredTo {
-                notifications.append(note(driver, "new_offer", "New ride nearby", "Pickup at \(place(order.pickup)). Accept it before another driver does."))
+                notifications.append(
+                    note(driver, "new_offer", "New ride nearby", "Pickup at \(place(order.pickup)). Accept it before another driver does."))
             }
         case .accepted:
             let car = order.driver?.car.map { " in a \($0.description)" } ?? ""
             notifications.append(note(rider, "driver_assigned", "Driver assigned", "\(driverName) is coming\(car)."))
-            if let device = order.driver?.deviceID { commands.append(DeviceCommand(deviceID: device, command: "start_tracking", issuedAt: time)) }
+            if let device = order.driver?.deviceID {
+                commands.append(DeviceCommand(deviceID: device, command: "start_tracking", issuedAt: time))
+            }
         case .reachedPickup:
-            notifications.append(note(rider, "driver_arrived", "Your driver is here", "\(driverName) is waiting at \(place(order.pickup))."))
+            notifications.append(
+                note(rider, "driver_arrived", "Your driver is here", "\(driverName) is waiting at \(place(order.pickup))."))
         case .startedRide:
             notifications.append(note(rider, "ride_started", "Ride started", "Heading to \(place(order.dropoff))."))
         case .completed:
             let distance = order.summary.map { String(format: "%.1f km", Double($0.distance) / 1000) } ?? "your ride"
             let fare = order.fare.map { " · \(money($0.totalCents, $0.currency))" } ?? ""
-            notifications.append(note(rider, "ride_completed", "Ride completed", "\(distance)\(fare). Thanks for riding with \(driverName)."))
-            if let device = order.driver?.deviceID { commands.append(DeviceCommand(deviceID: device, command: "stop_tracking", issuedAt: time)) }
+            notifications.append(
+                note(rider, "ride_completed", "Ride completed", "\(distance)\(fare). Thanks for riding with \(driverName)."))
+            if let device = order.driver?.deviceID {
+                commands.append(DeviceCommand(deviceID: device, command: "stop_tracking", issuedAt: time))
+            }
         case .cancelled:
             let reason = order.cancelReason.map { ": \($0)" } ?? ""
             // The one who cancelled knows; the other party is told. With no driver yet, only offers end.
             if order.cancelReason == Order.noShow, let driver = order.driver {
                 let fee = order.cancellationFee.map { " The no-show fee is \(money($0.amountCents, $0.currency))." } ?? ""
                 notifications.append(
-                    note(rider, "no_show", "You missed your ride", "\(driver.name) waited at \(place(order.pickup)) and ended the ride as a no-show.\(fee)"))
-                if let device = driver.deviceID { commands.append(DeviceCommand(deviceID: device, command: "stop_tracking", issuedAt: time)) }
+                    note(
+                        rider, "no_show", "You missed your ride",
+                        "\(driver.name) waited at \(place(order.pickup)) and ended the ride as a no-show.\(fee)"))
+                if let device = driver.deviceID {
+                    commands.append(DeviceCommand(deviceID: device, command: "stop_tracking", issuedAt: time))
+                }
             } else if let driver = change.previousStatus.flatMap({ $0 == .new ? nil : order.driver }) ?? nil {
                 notifications.append(note(rider, "ride_cancelled", "Ride cancelled", "The ride was cancelled\(reason)."))
-                notifications.append(note(driver.id, "ride_cancelled", "Ride cancelled", "The ride from \(place(order.pickup)) was cancelled\(reason)."))
-                if let device = driver.deviceID { commands.append(DeviceCommand(deviceID: device, command: "stop_tracking", issuedAt: time)) }
+                notifications.append(
+                    note(driver.id, "ride_cancelled", "Ride cancelled", "The ride from \(place(order.pickup)) was cancelled\(reason)."))
+                if let device = driver.deviceID {
+                    commands.append(DeviceCommand(deviceID: device, command: "stop_tracking", issuedAt: time))
+                }
             } else if order.cancelReason == Order.noDriverFound {
                 notifications.append(
-                    note(rider, "no_driver_found", "No driver found", "No driver accepted your ride from \(place(order.pickup)) in time. Nothing was charged; please book again."))
+                    note(
+                        rider, "no_driver_found", "No driver found",
+                        "No driver accepted your ride from \(place(order.pickup)) in time. Nothing was charged; please book again."))
             } else {
                 notifications.append(note(rider, "ride_cancelled", "Ride cancelled", "Your booking was cancelled\(reason)."))
             }
@@ -96,7 +117,9 @@ public enum NotificationRules {
 
     /// A trip of the ride runs late (`trip.delayed`, HyperTrack's delay notification): the rider
     /// is told by how much, once per slip (the id carries the trip and the minutes late).
-    public static func delayed(orderID: String, rider: String, tripID: String, leg: String?, estimate: Trip.Estimate, at time: Date) -> UserNotification {
+    public static func delayed(orderID: String, rider: String, tripID: String, leg: String?, estimate: Trip.Estimate, at time: Date)
+        -> UserNotification
+    {
         let late = max(1, Int((Double(estimate.delay ?? 0) / 60).rounded()))
         let minutes = max(1, Int((estimate.arriveAt.timeIntervalSince(time) / 60).rounded()))
         let who = leg == "pickup" ? "Your driver is" : "Your ride is"
@@ -129,7 +152,8 @@ public enum NotificationRules {
     public static func withdrawn(_ withdrawal: OfferWithdrawn, at time: Date) -> UserNotification {
         let why = withdrawal.reason == .acceptedOther ? "You accepted another ride" : "You went offline"
         return UserNotification(
-            id: "\(withdrawal.orderID)/offer_withdrawn/\(withdrawal.driverID)/\(withdrawal.version)", userID: withdrawal.driverID, kind: "offer_withdrawn",
+            id: "\(withdrawal.orderID)/offer_withdrawn/\(withdrawal.driverID)/\(withdrawal.version)", userID: withdrawal.driverID,
+            kind: "offer_withdrawn",
             title: "Offer withdrawn", body: "\(why): this ride is no longer offered to you.", orderID: withdrawal.orderID, createdAt: time)
     }
 
@@ -152,7 +176,8 @@ public enum NotificationRules {
         let answer = report.answer ?? ""
         return UserNotification(
             id: "\(report.orderID)/report_answered-\(report.id)/\(report.reporterID)", userID: report.reporterID, kind: "report_answered",
-            title: "Your report was answered", body: answer.count > 300 ? String(answer.prefix(299)) + "…" : answer, orderID: report.orderID,
+            title: "Your report was answered", body: answer.count > 300 ? String(answer.prefix(299)) + "…" : answer,
+            orderID: report.orderID,
             createdAt: report.answeredAt ?? report.createdAt)
     }
 
@@ -161,7 +186,8 @@ public enum NotificationRules {
         let what = payment.kind == Payment.cancellationFee ? "as the fee for a ride cancelled after your driver arrived" : "for your ride"
         return UserNotification(
             id: "\(payment.orderID)/receipt/\(payment.riderID)", userID: payment.riderID, kind: "receipt", title: "Receipt",
-            body: "Charged \(money(payment.amountCents, payment.currency)) \(what).", orderID: payment.orderID, createdAt: payment.capturedAt)
+            body: "Charged \(money(payment.amountCents, payment.currency)) \(what).", orderID: payment.orderID,
+            createdAt: payment.capturedAt)
     }
 
     /// A refund: the rider hears the charge was given back.
@@ -190,8 +216,10 @@ public enum NotificationRules {
         let quote = money(change.fareQuote.totalCents, change.fareQuote.currency)
         var notifications = [
             UserNotification(
-                id: "\(order.id)/destination_changed/\(order.rider.id)/\(order.version)", userID: order.rider.id, kind: "destination_changed",
-                title: "Destination changed", body: "Now heading to \(to). The fare is now about \(quote).", orderID: order.id, createdAt: time)
+                id: "\(order.id)/destination_changed/\(order.rider.id)/\(order.version)", userID: order.rider.id,
+                kind: "destination_changed",
+                title: "Destination changed", body: "Now heading to \(to). The fare is now about \(quote).", orderID: order.id,
+                createdAt: time)
         ]
         if order.status.hasDriver, let driver = order.driver {
             notifications.append(

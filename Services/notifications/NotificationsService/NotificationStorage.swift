@@ -85,7 +85,9 @@ public struct PendingPush: Sendable, Equatable {
 /// What both stores share of their tables: the rules a row follows, and how a row reads back.
 enum NotificationRows {
     /// Commands only with something new: a replayed event must not restart a phone's tracking.
-    static func commands(_ commands: [DeviceCommand], forNotifications notifications: [UserNotification], added: [UserNotification]) -> [DeviceCommand] {
+    static func commands(_ commands: [DeviceCommand], forNotifications notifications: [UserNotification], added: [UserNotification])
+        -> [DeviceCommand]
+    {
         !added.isEmpty || notifications.isEmpty ? commands : []
     }
 
@@ -105,7 +107,9 @@ enum NotificationRows {
 
     static let webhookColumns = "id, url, secret, created_at_ms, previous_secret, previous_secret_until_ms"
 
-    static func webhook(id: String, url: String, secret: String, createdAtMS: Int64, previousSecret: String?, previousUntilMS: Int64?) -> Webhook {
+    static func webhook(id: String, url: String, secret: String, createdAtMS: Int64, previousSecret: String?, previousUntilMS: Int64?)
+        -> Webhook
+    {
         Webhook(
             id: id, url: url, secret: secret, createdAt: Date(timeIntervalSince1970: Double(createdAtMS) / 1000),
             previousSecretExpiresAt: previousUntil(previousSecret, previousUntilMS))
@@ -144,7 +148,8 @@ enum NotificationRows {
     /// A push is claimed only when it is its phone's oldest pending one: a phone's pushes arrive in
     /// order (one waiting for a retry holds the later ones back), and no two instances, nor two
     /// claims of one, send to the same phone at once, so one send fits in the lease.
-    static let firstOfItsToken = "NOT EXISTS (SELECT 1 FROM pushes AS earlier WHERE earlier.token = pushes.token AND earlier.status = 'pending' AND earlier.id < pushes.id)"
+    static let firstOfItsToken =
+        "NOT EXISTS (SELECT 1 FROM pushes AS earlier WHERE earlier.token = pushes.token AND earlier.status = 'pending' AND earlier.id < pushes.id)"
     /// id, document, token, platform, status, attempts, last_error.
     typealias PushColumns = (Int64, String, String, String, String, Int, String?)
 

@@ -18,7 +18,8 @@ extension NotificationStore {
     }
 
     public func finishPush(_ id: Int64, lease: Int64?, sent: Bool, error: String?, retryAt: Date?) async throws {
-        try await finishLeased("pushes", id, lease: lease, status: NotificationRows.pushStatus(sent: sent, retryAt: retryAt), error: error, retryAt: retryAt)
+        try await finishLeased(
+            "pushes", id, lease: lease, status: NotificationRows.pushStatus(sent: sent, retryAt: retryAt), error: error, retryAt: retryAt)
     }
 
     public func removePushToken(_ token: String, reason: String) async throws {
@@ -30,7 +31,9 @@ extension NotificationStore {
 
     public func pushes(userID: String, limit: Int) async throws -> [PendingPush] {
         try await database.read { db in
-            try Self.pushes(db, sql: "SELECT \(NotificationRows.pushColumns) FROM pushes WHERE user_id = ? ORDER BY id DESC LIMIT ?", arguments: [userID, limit])
+            try Self.pushes(
+                db, sql: "SELECT \(NotificationRows.pushColumns) FROM pushes WHERE user_id = ? ORDER BY id DESC LIMIT ?",
+                arguments: [userID, limit])
         }
     }
 

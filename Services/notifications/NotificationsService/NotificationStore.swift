@@ -77,7 +77,8 @@ public final class NotificationStore: NotificationStorage, SQLiteServiceStore, D
                         try JSONCoding.encodeText(notification),
                     ])
                 guard db.changesCount > 0 else { continue }
-                try Outbox.append(db, topic: Events.notification.topic + notification.userID, type: Events.notification.type, data: notification)
+                try Outbox.append(
+                    db, topic: Events.notification.topic + notification.userID, type: Events.notification.type, data: notification)
                 let now = NotificationRows.milliseconds(Date())
                 try db.run(
                     """
@@ -97,7 +98,9 @@ public final class NotificationStore: NotificationStorage, SQLiteServiceStore, D
                     SELECT id, ?, ?, 'pending', ?, ? FROM webhooks
                     """, [eventID, Data(webhookBody), now, now])
             }
-            if let rider { try db.run("INSERT OR IGNORE INTO order_riders (order_id, rider_id) VALUES (?, ?)", [rider.order, rider.rider]) }
+            if let rider {
+                try db.run("INSERT OR IGNORE INTO order_riders (order_id, rider_id) VALUES (?, ?)", [rider.order, rider.rider])
+            }
             return added
         }
     }
@@ -119,7 +122,9 @@ public final class NotificationStore: NotificationStorage, SQLiteServiceStore, D
         try await database.write { db in
             try db.run("DELETE FROM push_tokens WHERE token = ? AND user_id <> ?", [token, userID])
             // The phone is someone else's now: what was queued for its last user is not sent to it.
-            try db.run("UPDATE pushes SET status = 'dead', last_error = 'token moved' WHERE token = ? AND user_id <> ? AND status = 'pending'", [token, userID])
+            try db.run(
+                "UPDATE pushes SET status = 'dead', last_error = 'token moved' WHERE token = ? AND user_id <> ? AND status = 'pending'",
+                [token, userID])
             try db.run(
                 "INSERT INTO push_tokens (user_id, token, platform) VALUES (?, ?, ?) ON CONFLICT (user_id, token) DO UPDATE SET platform = excluded.platform",
                 [userID, token, platform.rawValue])
@@ -127,7 +132,9 @@ public final class NotificationStore: NotificationStorage, SQLiteServiceStore, D
     }
 
     public func pushTokens(userID: String) async throws -> [String] {
-        try await database.read { db in try String.fetchAll(db.cachedStatement(sql: "SELECT token FROM push_tokens WHERE user_id = ?"), arguments: [userID]) }
+        try await database.read { db in
+            try String.fetchAll(db.cachedStatement(sql: "SELECT token FROM push_tokens WHERE user_id = ?"), arguments: [userID])
+        }
     }
 
     // MARK: Webhooks
@@ -142,7 +149,8 @@ public final class NotificationStore: NotificationStorage, SQLiteServiceStore, D
 
     public func webhooks() async throws -> [Webhook] {
         try await database.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT \(NotificationRows.webhookColumns) FROM webhooks ORDER BY created_at_ms")).map(Self.webhook)
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT \(NotificationRows.webhookColumns) FROM webhooks ORDER BY created_at_ms")).map(
+                Self.webhook)
         }
     }
 
@@ -163,11 +171,13 @@ public final class NotificationStore: NotificationStorage, SQLiteServiceStore, D
     }
 
     private static func webhook(_ db: Database, id: String) throws -> Webhook? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(NotificationRows.webhookColumns) FROM webhooks WHERE id = ?"), arguments: [id]).map(webhook)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(NotificationRows.webhookColumns) FROM webhooks WHERE id = ?"), arguments: [id])
+            .map(webhook)
     }
 
     private static func webhook(_ row: Row) -> Webhook {
-        NotificationRows.webhook(id: row[0], url: row[1], secret: row[2], createdAtMS: row[3], previousSecret: row[4], previousUntilMS: row[5])
+        NotificationRows.webhook(
+            id: row[0], url: row[1], secret: row[2], createdAtMS: row[3], previousSecret: row[4], previousUntilMS: row[5])
     }
 
     public func deleteWebhook(id: String) async throws -> Bool {
@@ -179,7 +189,8 @@ public final class NotificationStore: NotificationStorage, SQLiteServiceStore, D
         }
     }
 
-    public func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> (deliveries: [WebhookDelivery], leaseEnd: Int64) {
+    public func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> (deliveries: [WebhookDelivery], leaseEnd: Int64)
+    {
         try await database.write { db in
             // One writer at a time: what this transaction reads as due, no other claim reads until it commits.
             let due = try Self.deliveries(
@@ -195,7 +206,9 @@ public final class NotificationStore: NotificationStorage, SQLiteServiceStore, D
     }
 
     public func finishAttempt(_ id: Int64, lease: Int64?, delivered: Bool, error: String?, retryAt: Date?) async throws {
-        try await finishLeased("deliveries", id, lease: lease, status: NotificationRows.status(delivered: delivered, retryAt: retryAt), error: error, retryAt: retryAt)
+        try await finishLeased(
+            "deliveries", id, lease: lease, status: NotificationRows.status(delivered: delivered, retryAt: retryAt), error: error,
+            retryAt: retryAt)
     }
 
     /// An attempt of a leased row (a delivery, a push) recorded while the lease is still this attempt's.

@@ -49,17 +49,24 @@ struct NotificationsReactor {
         do {
             if event.source == BusContract.Service.orders, event.type != Events.orderStatus.type {
                 switch event.type {
-                case Events.orderMessage.type: notifications = [NotificationRules.message(try event.data.decode(ChatMessageSent.self).message)]
-                case Events.orderOffered.type: notifications = NotificationRules.offered(try event.data.decode(OrderOffered.self), at: event.time)
-                case Events.orderOfferWithdrawn.type: notifications = [NotificationRules.withdrawn(try event.data.decode(OfferWithdrawn.self), at: event.time)]
-                case Events.orderDriverCancelled.type: commands = NotificationRules.driverCancelled(try event.data.decode(DriverCancelled.self))
+                case Events.orderMessage.type:
+                    notifications = [NotificationRules.message(try event.data.decode(ChatMessageSent.self).message)]
+                case Events.orderOffered.type:
+                    notifications = NotificationRules.offered(try event.data.decode(OrderOffered.self), at: event.time)
+                case Events.orderOfferWithdrawn.type:
+                    notifications = [NotificationRules.withdrawn(try event.data.decode(OfferWithdrawn.self), at: event.time)]
+                case Events.orderDriverCancelled.type:
+                    commands = NotificationRules.driverCancelled(try event.data.decode(DriverCancelled.self))
                 case Events.orderRated.type: notifications = [NotificationRules.rated(try event.data.decode(OrderRated.self))]
                 case Events.orderPaid.type: notifications = [NotificationRules.paid(try event.data.decode(OrderPaid.self).payment)]
-                case Events.orderRefunded.type: notifications = [NotificationRules.refunded(try event.data.decode(OrderRefunded.self).payment)]
-                case Events.orderPaymentFailed.type: notifications = [NotificationRules.paymentFailed(try event.data.decode(PaymentFailed.self), at: event.time)]
+                case Events.orderRefunded.type:
+                    notifications = [NotificationRules.refunded(try event.data.decode(OrderRefunded.self).payment)]
+                case Events.orderPaymentFailed.type:
+                    notifications = [NotificationRules.paymentFailed(try event.data.decode(PaymentFailed.self), at: event.time)]
                 case Events.orderDestinationChanged.type:
                     notifications = NotificationRules.destinationChanged(try event.data.decode(DestinationChanged.self), at: event.time)
-                case Events.orderReportAnswered.type: notifications = [NotificationRules.reportAnswered(try event.data.decode(ReportAnswered.self).report)]
+                case Events.orderReportAnswered.type:
+                    notifications = [NotificationRules.reportAnswered(try event.data.decode(ReportAnswered.self).report)]
                 default: break
                 }
             } else if event.source == BusContract.Service.orders {
@@ -71,7 +78,10 @@ struct NotificationsReactor {
                 rider = (change.order.id, change.order.rider.id)
                 webhookItem = [
                     "type": "order", "created_at": .string(RFC3339.format(event.time)),
-                    "data": ["value": .string(change.order.status.rawValue), "order_id": .string(change.order.id), "order": event.data["order"] ?? .null],
+                    "data": [
+                        "value": .string(change.order.status.rawValue), "order_id": .string(change.order.id),
+                        "order": event.data["order"] ?? .null,
+                    ],
                 ]
             } else {
                 let tripEvent = try event.data.decode(TripEvent.self)
@@ -87,13 +97,16 @@ struct NotificationsReactor {
                 {
                     notifications = [
                         NotificationRules.delayed(
-                            orderID: orderID, rider: riderID, tripID: tripEvent.data.tripID, leg: tripEvent.data.tripMetadata?["leg"]?.stringValue,
+                            orderID: orderID, rider: riderID, tripID: tripEvent.data.tripID,
+                            leg: tripEvent.data.tripMetadata?["leg"]?.stringValue,
                             estimate: estimate, at: event.time)
                     ]
                 }
             }
         } catch {
-            logger.error("an event does not decode; skipped", metadata: ["source": "\(event.source)", "sequence": "\(event.sequence)", "error": "\(error)"])
+            logger.error(
+                "an event does not decode; skipped",
+                metadata: ["source": "\(event.source)", "sequence": "\(event.sequence)", "error": "\(error)"])
             return
         }
         var body: [UInt8]?
@@ -106,7 +119,9 @@ struct NotificationsReactor {
             sender.notify()
             pushes.notify()
         } catch {
-            logger.error("cannot store an event's notifications; a restart replays it", metadata: ["sequence": "\(event.sequence)", "error": "\(error)"])
+            logger.error(
+                "cannot store an event's notifications; a restart replays it",
+                metadata: ["sequence": "\(event.sequence)", "error": "\(error)"])
         }
     }
 }

@@ -17,7 +17,8 @@ public struct NotificationsServer: Sendable {
     public func run() async throws {
         let settings = self.settings
         let host = ServiceHost(
-            program: "ride-notifications", service: BusContract.Service.notifications, http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
+            program: "ride-notifications", service: BusContract.Service.notifications, http: settings.http, logFormat: settings.logFormat,
+            logLevel: settings.logLevel)
         let logger = host.logger
         let storage = try await ServiceStorage<any NotificationStorage>.open(
             program: host.program, source: host.service, location: settings.database, publishTo: settings.pub, logger: logger,
@@ -26,7 +27,8 @@ public struct NotificationsServer: Sendable {
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await host.client(broker: settings.broker)
         // Every topic of both sources, so a sequence gap is a missed event, not one not subscribed to.
-        let events = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], options: .platform, logger: logger)
+        let events = try await EventSubscriber<JSONValue>(
+            endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], options: .platform, logger: logger)
         host.needsBus([events], at: settings.sub)
         host.needsDatabase(relay)
         // Made after the last step that can fail: a client must be shut down before it goes.
@@ -34,16 +36,20 @@ public struct NotificationsServer: Sendable {
         do {
             key = try KeyFile.loadOrCreate(settings.secretFile, what: "notifications key")
         } catch {
-            throw exitWithError("cannot read or make the notifications key \(settings.secretFile): \(error)", program: host.program, code: ExitCodes.software)
+            throw exitWithError(
+                "cannot read or make the notifications key \(settings.secretFile): \(error)", program: host.program,
+                code: ExitCodes.software)
         }
         let secrets = WebhookSecretSealing(secret: key)
         let webhookClient = WebhookSender.makeClient(timeout: settings.webhookTimeout)
         let sender = WebhookSender(
-            store: store, client: webhookClient, timeout: settings.webhookTimeout, retryDelays: settings.webhookRetries, secrets: secrets, logger: logger)
+            store: store, client: webhookClient, timeout: settings.webhookTimeout, retryDelays: settings.webhookRetries, secrets: secrets,
+            logger: logger)
         let pushClient = try PushClient.make(settings.push)
         let counters = PushCounters(metrics: host.metrics)
         let pushes = PushSender(
-            store: store, providers: PushClient.providers(settings.push, client: pushClient, file: FilePushProvider(path: settings.pushLogPath)),
+            store: store,
+            providers: PushClient.providers(settings.push, client: pushClient, file: FilePushProvider(path: settings.pushLogPath)),
             retryDelays: settings.push.retries, lease: settings.push.timeout * 2 + .seconds(5), logger: logger, count: counters.count)
         let reactor = NotificationsReactor(store: store, relay: relay, sender: sender, pushes: pushes, logger: logger)
             .make(platform: platform, subscriber: events)
@@ -60,7 +66,9 @@ public struct NotificationsServer: Sendable {
             await publisher.close()
             logger.info("notifications stopped")
         }
-        try await host.run([closing, relay, sender, pushes, reactor, worker], ready: ["broker": "\(settings.broker)", "database": "\(settings.database)"]) {
+        try await host.run(
+            [closing, relay, sender, pushes, reactor, worker], ready: ["broker": "\(settings.broker)", "database": "\(settings.database)"]
+        ) {
             host.health([:])
         }
     }

@@ -54,7 +54,9 @@ public struct RideNotificationsCommand: ServiceCommand {
             env: "RIDE_NOTIFICATIONS_SECRET_FILE", default: "<data-dir>/notifications.key"))
     var secretFile: String?
 
-    @Option(name: .customLong("webhook-timeout-s"), help: helpWithEnv("Seconds a webhook receiver has to answer 2xx", env: "RIDE_WEBHOOK_TIMEOUT_S", default: "10"))
+    @Option(
+        name: .customLong("webhook-timeout-s"),
+        help: helpWithEnv("Seconds a webhook receiver has to answer 2xx", env: "RIDE_WEBHOOK_TIMEOUT_S", default: "10"))
     var webhookTimeout: Int?
 
     @Option(
@@ -83,16 +85,19 @@ public struct RideNotificationsCommand: ServiceCommand {
         return NotificationsSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             dataDirectory: dataDirectory,
-            database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("notifications.sqlite").path),
+            database: try database.location(
+                sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("notifications.sqlite").path),
             secretFile: Setting.resolve(
                 secretFile, flag: "secret-file", env: "RIDE_NOTIFICATIONS_SECRET_FILE",
                 default: URL(fileURLWithPath: dataDirectory).appendingPathComponent("notifications.key").path
             ).value,
-            webhookTimeout: .seconds(try integerSetting(webhookTimeout, flag: "webhook-timeout-s", env: "RIDE_WEBHOOK_TIMEOUT_S", default: 10, range: 1...120)),
+            webhookTimeout: .seconds(
+                try integerSetting(webhookTimeout, flag: "webhook-timeout-s", env: "RIDE_WEBHOOK_TIMEOUT_S", default: 10, range: 1...120)),
             webhookRetries: try DelayList.parse((retries.value, retries.origin), what: "webhook retries"),
             push: try push.settings(),
             concurrency: try workers.resolved(),
-            http: try common.httpAddress(default: RideProcess.notifications.httpDefault), logFormat: logging.format, logLevel: logging.level)
+            http: try common.httpAddress(default: RideProcess.notifications.httpDefault), logFormat: logging.format, logLevel: logging.level
+        )
     }
 }
 

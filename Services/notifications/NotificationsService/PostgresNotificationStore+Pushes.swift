@@ -24,14 +24,16 @@ extension PostgresNotificationStore {
     }
 
     public func finishPush(_ id: Int64, lease: Int64?, sent: Bool, error: String?, retryAt: Date?) async throws {
-        try await finishLeased("pushes", id, lease: lease, status: NotificationRows.pushStatus(sent: sent, retryAt: retryAt), error: error, retryAt: retryAt)
+        try await finishLeased(
+            "pushes", id, lease: lease, status: NotificationRows.pushStatus(sent: sent, retryAt: retryAt), error: error, retryAt: retryAt)
     }
 
     public func removePushToken(_ token: String, reason: String) async throws {
         let logger = logger
         try await postgres.write { connection in
             _ = try await connection.run("DELETE FROM push_tokens WHERE token = \(token)", logger: logger)
-            _ = try await connection.run("UPDATE pushes SET status = 'dead', last_error = \(reason) WHERE token = \(token) AND status = 'pending'", logger: logger)
+            _ = try await connection.run(
+                "UPDATE pushes SET status = 'dead', last_error = \(reason) WHERE token = \(token) AND status = 'pending'", logger: logger)
         }
     }
 

@@ -43,7 +43,8 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresServi
             // One recording at a time per schema, as on SQLite. Without it two events naming the
             // same notification (an offer in order.status.new and in order.offered) deadlock: each
             // holds a notification's key or the outbox lock the other waits for.
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('ride.notifications.record.' || current_schema()))", logger: logger)
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtext('ride.notifications.record.' || current_schema()))", logger: logger)
             var added: [UserNotification] = []
             for notification in notifications {
                 let inserted = try await connection.run(
@@ -114,7 +115,8 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresServi
             _ = try await connection.run("DELETE FROM push_tokens WHERE token = \(token) AND user_id <> \(userID)", logger: logger)
             // The phone is someone else's now: what was queued for its last user is not sent to it.
             _ = try await connection.run(
-                "UPDATE pushes SET status = 'dead', last_error = 'token moved' WHERE token = \(token) AND user_id <> \(userID) AND status = 'pending'", logger: logger)
+                "UPDATE pushes SET status = 'dead', last_error = 'token moved' WHERE token = \(token) AND user_id <> \(userID) AND status = 'pending'",
+                logger: logger)
             _ = try await connection.run(
                 """
                 INSERT INTO push_tokens (user_id, token, platform) VALUES (\(userID), \(token), \(platform.rawValue))
@@ -196,7 +198,8 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresServi
 
     // MARK: Deliveries
 
-    public func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> (deliveries: [WebhookDelivery], leaseEnd: Int64) {
+    public func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> (deliveries: [WebhookDelivery], leaseEnd: Int64)
+    {
         let logger = logger
         let nowMS = NotificationRows.milliseconds(now)
         let until = nowMS + Int64(lease.milliseconds)
@@ -224,7 +227,9 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresServi
     }
 
     public func finishAttempt(_ id: Int64, lease: Int64?, delivered: Bool, error: String?, retryAt: Date?) async throws {
-        try await finishLeased("deliveries", id, lease: lease, status: NotificationRows.status(delivered: delivered, retryAt: retryAt), error: error, retryAt: retryAt)
+        try await finishLeased(
+            "deliveries", id, lease: lease, status: NotificationRows.status(delivered: delivered, retryAt: retryAt), error: error,
+            retryAt: retryAt)
     }
 
     /// An attempt of a leased row (a delivery, a push) recorded while the lease is still this attempt's.

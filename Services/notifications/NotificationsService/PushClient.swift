@@ -28,7 +28,8 @@ enum PushClient {
     static func providers(_ settings: PushSettings, client: HTTPClient, file: any PushProvider) -> PushProviders {
         PushProviders(
             apns: settings.apns.map { APNsPushProvider(configuration: $0, client: client, timeout: settings.timeout) },
-            fcm: settings.fcm.map { FCMPushProvider(account: $0, url: settings.fcmURL, client: client, timeout: settings.timeout) }, file: file)
+            fcm: settings.fcm.map { FCMPushProvider(account: $0, url: settings.fcmURL, client: client, timeout: settings.timeout) },
+            file: file)
     }
 }
 
@@ -40,7 +41,8 @@ struct PushCounters: Sendable {
         var counters: [String: Prometheus.Counter] = [:]
         for platform in ["apns", "fcm", "file"] {
             for outcome in ["sent", "retry", "dead_token", "failed"] {
-                counters[platform + "/" + outcome] = metrics.counter(RideMetric.pushes, labels: [("platform", platform), ("outcome", outcome)])
+                counters[platform + "/" + outcome] = metrics.counter(
+                    RideMetric.pushes, labels: [("platform", platform), ("outcome", outcome)])
             }
         }
         self.counters = counters

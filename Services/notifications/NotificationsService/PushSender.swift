@@ -24,7 +24,9 @@ public struct PushSender: Service {
         store: any NotificationStorage, providers: PushProviders, retryDelays: [Duration], lease: Duration, logger: Logger,
         count: @escaping @Sendable (String, String) -> Void = { _, _ in }
     ) {
-        (self.store, self.providers, self.retryDelays, self.lease, self.logger, self.count) = (store, providers, retryDelays, lease, logger, count)
+        (self.store, self.providers, self.retryDelays, self.lease, self.logger, self.count) = (
+            store, providers, retryDelays, lease, logger, count
+        )
     }
 
     public func notify() { loop.notify() }
@@ -37,7 +39,9 @@ public struct PushSender: Service {
     /// (its pushes arrive in order, one at a time), so the next claim follows as soon as a round
     /// is done, until nothing is due.
     func sendDue() async {
-        while !Task.isShuttingDownGracefully, let (due, leaseEnd) = try? await store.claimDuePushes(now: Date(), lease: lease, limit: 100), !due.isEmpty {
+        while !Task.isShuttingDownGracefully, let (due, leaseEnd) = try? await store.claimDuePushes(now: Date(), lease: lease, limit: 100),
+            !due.isEmpty
+        {
             await withTaskGroup(of: Void.self) { group in
                 for push in due { group.addTask { await send(push, lease: leaseEnd) } }
             }
@@ -61,7 +65,8 @@ public struct PushSender: Service {
         }
         do {
             try await store.finishPush(
-                push.id, lease: lease, sent: next.sent, error: next.error, retryAt: next.retryAfter.map { Date().addingTimeInterval(Double($0.milliseconds) / 1000) })
+                push.id, lease: lease, sent: next.sent, error: next.error,
+                retryAt: next.retryAfter.map { Date().addingTimeInterval(Double($0.milliseconds) / 1000) })
             if next.removeToken { try await store.removePushToken(push.token, reason: next.error ?? "token removed") }
         } catch {
             logger.error("cannot record a push attempt; it will be sent again", metadata: ["push": "\(push.id)", "error": "\(error)"])

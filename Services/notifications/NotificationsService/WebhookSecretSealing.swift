@@ -11,7 +11,8 @@ public struct WebhookSecretSealing: Sendable {
     private let key: SymmetricKey
 
     public init(secret: [UInt8]) {
-        key = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: secret), info: Array("ride webhook secret".utf8), outputByteCount: 32)
+        key = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: secret), info: Array("ride webhook secret".utf8), outputByteCount: 32)
     }
 
     func seal(_ secret: String) throws -> String {

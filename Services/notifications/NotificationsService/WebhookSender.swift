@@ -23,7 +23,8 @@ public struct WebhookSender: Service {
     static let answerLimit = 64 * 1024
 
     public init(
-        store: any NotificationStorage, client: HTTPClient, timeout: Duration, retryDelays: [Duration], secrets: WebhookSecretSealing, logger: Logger
+        store: any NotificationStorage, client: HTTPClient, timeout: Duration, retryDelays: [Duration], secrets: WebhookSecretSealing,
+        logger: Logger
     ) {
         self.store = store
         self.secrets = secrets
@@ -37,7 +38,8 @@ public struct WebhookSender: Service {
     /// connections kept for the next delivery to the same receiver.
     public static func makeClient(timeout: Duration) -> HTTPClient {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.timeout = .init(connect: .nanoseconds(Int64(timeout / .nanoseconds(1))), read: .nanoseconds(Int64(timeout / .nanoseconds(1))))
+        configuration.timeout = .init(
+            connect: .nanoseconds(Int64(timeout / .nanoseconds(1))), read: .nanoseconds(Int64(timeout / .nanoseconds(1))))
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -49,7 +51,8 @@ public struct WebhookSender: Service {
 
     /// Every due delivery, several at once (one slow receiver does not hold up the others).
     func sendDue() async {
-        guard let (due, lease) = try? await store.claimDueDeliveries(now: Date(), lease: timeout + .seconds(5), limit: 100), !due.isEmpty else { return }
+        guard let (due, lease) = try? await store.claimDueDeliveries(now: Date(), lease: timeout + .seconds(5), limit: 100), !due.isEmpty
+        else { return }
         await withTaskGroup(of: Void.self) { group in
             for delivery in due { group.addTask { await send(delivery, lease: lease) } }
         }
@@ -57,7 +60,11 @@ public struct WebhookSender: Service {
 
     func send(_ delivery: WebhookDelivery, lease: Int64? = nil) async {
         let failure = await post(delivery)
-        let retryAt = failure == nil ? nil : delivery.attempts < retryDelays.count ? Date().addingTimeInterval(Double(retryDelays[delivery.attempts].milliseconds) / 1000) : nil
+        let retryAt =
+            failure == nil
+            ? nil
+            : delivery.attempts < retryDelays.count
+                ? Date().addingTimeInterval(Double(retryDelays[delivery.attempts].milliseconds) / 1000) : nil
         if let failure {
             logger.warning(
                 "webhook delivery failed",
@@ -69,7 +76,8 @@ public struct WebhookSender: Service {
         do {
             try await store.finishAttempt(delivery.id, lease: lease, delivered: failure == nil, error: failure, retryAt: retryAt)
         } catch {
-            logger.error("cannot record a webhook attempt; it will be sent again", metadata: ["delivery": "\(delivery.id)", "error": "\(error)"])
+            logger.error(
+                "cannot record a webhook attempt; it will be sent again", metadata: ["delivery": "\(delivery.id)", "error": "\(error)"])
         }
     }
 
@@ -88,7 +96,9 @@ public struct WebhookSender: Service {
         } catch {
             return "\(error)"
         }
-        for header in StandardWebhook.headers(id: Self.messageID(delivery), timestamp: Int64(now.timeIntervalSince1970), body: body, secrets: secrets) {
+        for header in StandardWebhook.headers(
+            id: Self.messageID(delivery), timestamp: Int64(now.timeIntervalSince1970), body: body, secrets: secrets)
+        {
             request.headers.add(name: header.name, value: header.value)
         }
         request.body = .bytes(body)

@@ -19,11 +19,14 @@ extension OrdersOps {
         router.on(Ops.Orders.cardSetup) { (params: CardSetupParams, _) -> CardSetup in
             guard params.caller.role == .rider else { throw forbidden("cards are a rider's") }
             for (field, url) in [("success_url", params.successURL), ("cancel_url", params.cancelURL)] {
-                guard let parts = URLComponents(string: url), ["http", "https"].contains(parts.scheme ?? ""), parts.host?.isEmpty == false else {
+                guard let parts = URLComponents(string: url), ["http", "https"].contains(parts.scheme ?? ""), parts.host?.isEmpty == false
+                else {
                     throw ServiceError.unprocessable("invalid_params", "\(field): expected an http(s) URL, got '\(url.prefix(100))'")
                 }
             }
-            return try await cardProvider { try await $0.cardSetup(riderID: params.caller.id, successURL: params.successURL, cancelURL: params.cancelURL) }
+            return try await cardProvider {
+                try await $0.cardSetup(riderID: params.caller.id, successURL: params.successURL, cancelURL: params.cancelURL)
+            }
         }
         router.on(Ops.Orders.payoutOnboarding) { (params: CardOwnerParams, _) -> PayoutOnboarding in
             guard params.caller.role == .driver else { throw forbidden("payout accounts are a driver's") }
@@ -39,7 +42,9 @@ extension OrdersOps {
     func cardProvider<T: Sendable>(_ work: (any CardPaymentProvider) async throws -> T) async throws -> T {
         guard let provider = payments.provider as? any CardPaymentProvider else {
             throw ServiceError.conflict(
-                "no_card_payments", "the platform's payment provider (\(payments.provider.name)) keeps no cards or payout accounts (ride-orders --payments stripe)")
+                "no_card_payments",
+                "the platform's payment provider (\(payments.provider.name)) keeps no cards or payout accounts (ride-orders --payments stripe)"
+            )
         }
         do {
             return try await work(provider)

@@ -34,9 +34,12 @@ public struct FareSchedule: Sendable, Equatable, Codable {
 
     /// The first thing wrong with the schedule, naming the field, or nil.
     public var problem: String? {
-        if currency.count != 3 || !currency.allSatisfy({ $0.isUppercase && $0.isASCII }) { return "currency: must be a three-letter code such as USD, got \"\(currency)\"" }
+        if currency.count != 3 || !currency.allSatisfy({ $0.isUppercase && $0.isASCII }) {
+            return "currency: must be a three-letter code such as USD, got \"\(currency)\""
+        }
         for (name, value) in [
-            ("base", baseCents), ("per_km", perKilometreCents), ("per_minute", perMinuteCents), ("minimum", minimumCents), ("cancellation_fee", cancellationFeeCents),
+            ("base", baseCents), ("per_km", perKilometreCents), ("per_minute", perMinuteCents), ("minimum", minimumCents),
+            ("cancellation_fee", cancellationFeeCents),
         ] where value < 0 {
             return "\(name): must not be negative, got \(value)"
         }

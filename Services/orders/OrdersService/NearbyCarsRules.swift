@@ -10,8 +10,11 @@ public enum NearbyCarsRules {
     /// The cars among tracking's available devices: only drivers' devices (with the `user_id`
     /// dispatch looks for), at most `NearbyCarsParams.maxCars`, nearest first.
     public static func cars(_ devices: [NearbyDevice], to point: GeoPoint, model: RouteModel, now: Date) -> NearbyCars {
-        let drivers = devices.filter { $0.metadata["user_id"]?.stringValue != nil }.sorted { $0.distance < $1.distance }.prefix(NearbyCarsParams.maxCars)
-        let cars = drivers.map { NearbyCar(latitude: $0.location.point.latitude, longitude: $0.location.point.longitude, bearing: $0.bearing) }
+        let drivers = devices.filter { $0.metadata["user_id"]?.stringValue != nil }.sorted { $0.distance < $1.distance }.prefix(
+            NearbyCarsParams.maxCars)
+        let cars = drivers.map {
+            NearbyCar(latitude: $0.location.point.latitude, longitude: $0.location.point.longitude, bearing: $0.bearing)
+        }
         let pickup = drivers.first.map { model.estimate(from: $0.location.point, to: point, observedSpeed: nil, now: now) }
         return NearbyCars(count: cars.count, cars: Array(cars), pickupETASeconds: pickup?.duration, pickupDistanceMetres: pickup?.distance)
     }

@@ -24,7 +24,8 @@ public struct OffScriptRules: Sendable, Equatable {
         guard let position else { return "no position of the driver's phone yet: arriving at the \(leg) is reported from near it" }
         let distance = position.distance(to: place.point)
         guard distance <= arrivalRadius else {
-            return "the driver's phone was last \(Int(distance.rounded())) m from the \(leg); arriving is reported within \(Int(arrivalRadius)) m of it"
+            return
+                "the driver's phone was last \(Int(distance.rounded())) m from the \(leg); arriving is reported within \(Int(arrivalRadius)) m of it"
         }
         return nil
     }
@@ -33,7 +34,8 @@ public struct OffScriptRules: Sendable, Equatable {
     func noShowProblem(reachedAt: Date, now: Date) -> String? {
         let waited = now.timeIntervalSince(reachedAt)
         guard waited >= noShowWait else {
-            return "the rider has \(Int((noShowWait - waited).rounded(.up))) s more to come: a no-show is called \(Int(noShowWait)) s after reaching the pickup"
+            return
+                "the rider has \(Int((noShowWait - waited).rounded(.up))) s more to come: a no-show is called \(Int(noShowWait)) s after reaching the pickup"
         }
         return nil
     }

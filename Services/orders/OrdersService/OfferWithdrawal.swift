@@ -59,11 +59,13 @@ extension OrdersOps {
     @discardableResult
     func withdrawOffers(from driverID: String, reason: OfferWithdrawalReason, keeping kept: String? = nil) async throws -> Int {
         var changed = 0
-        for order in try await store.orders(driverID: driverID, status: .new, limit: 100) where order.id != kept && order.offeredTo.contains(driverID) {
+        for order in try await store.orders(driverID: driverID, status: .new, limit: 100)
+        where order.id != kept && order.offeredTo.contains(driverID) {
             let next =
                 order.offeredTo == [driverID]
                 ? await nearestDrivers(
-                    to: order.pickup, radius: dispatch.radius(round: order.dispatchRound ?? 1), excluding: order.offerHistory + [driverID], count: 1) : []
+                    to: order.pickup, radius: dispatch.radius(round: order.dispatchRound ?? 1), excluding: order.offerHistory + [driverID],
+                    count: 1) : []
             let (after, _) = try await store.change(
                 id: order.id,
                 sideEvents: { before, after in
@@ -81,7 +83,9 @@ extension OrdersOps {
     func withdrawOtherOffers(acceptedOrder orderID: String) async throws {
         guard let order = try await store.order(id: orderID), order.status.hasDriver, let driver = order.driver?.id else { return }
         let count = try await withdrawOffers(from: driver, reason: .acceptedOther, keeping: order.id)
-        if count > 0 { logger.info("offers withdrawn: the driver accepted another ride", metadata: ["driver_id": "\(driver)", "orders": "\(count)"]) }
+        if count > 0 {
+            logger.info("offers withdrawn: the driver accepted another ride", metadata: ["driver_id": "\(driver)", "orders": "\(count)"])
+        }
     }
 
     /// A device went off duty: its driver's offers are withdrawn — if it is still off duty now. Events reach the reactor late under load: a phone's "inactive" from before its
@@ -92,7 +96,9 @@ extension OrdersOps {
         guard !device.available else { return }
         guard let driver = try await OfferRules.driver(of: device, account: { id in try await user(id, role: .driver) }) else { return }
         let count = try await withdrawOffers(from: driver, reason: .unavailable)
-        if count > 0 { logger.info("offers withdrawn: the driver went offline", metadata: ["driver_id": "\(driver)", "orders": "\(count)"]) }
+        if count > 0 {
+            logger.info("offers withdrawn: the driver went offline", metadata: ["driver_id": "\(driver)", "orders": "\(count)"])
+        }
     }
 }
 

@@ -93,8 +93,11 @@ struct OrderReactions: Sendable {
     /// the leg's destination (completing the pickup trip at the same time). The change, if it made it.
     @discardableResult
     func startLeg(_ leg: Leg, orderID: String) async throws -> OrderTransition? {
-        let (from, action): (OrderStatus, OrderAction) = leg == .pickup ? (.accepted, .pickupTripCreated) : (.startedRide, .dropoffTripCreated)
-        guard let order = try await store.order(id: orderID), order.status == from, let deviceID = order.driver?.deviceID else { return nil }
+        let (from, action): (OrderStatus, OrderAction) =
+            leg == .pickup ? (.accepted, .pickupTripCreated) : (.startedRide, .dropoffTripCreated)
+        guard let order = try await store.order(id: orderID), order.status == from, let deviceID = order.driver?.deviceID else {
+            return nil
+        }
         // The pickup trip is completed while the dropoff trip is made (two calls to trips at once,
         // not one after the other), and both before the status moves on: a failure of either
         // leaves the order at STARTED_RIDE for the retry, which repeats both (each is idempotent).
@@ -196,7 +199,9 @@ struct OrderReactions: Sendable {
     /// As `retrying`, for a reaction that says which status change it made: the change of
     /// the attempt that succeeded (nil: none, or no attempt succeeded).
     @discardableResult
-    func retryingTransition(_ what: String, _ orderID: String, _ reaction: @Sendable () async throws -> OrderTransition?) async -> OrderTransition? {
+    func retryingTransition(_ what: String, _ orderID: String, _ reaction: @Sendable () async throws -> OrderTransition?) async
+        -> OrderTransition?
+    {
         var logger = logger
         logger[metadataKey: "reaction"] = "\(what)"
         logger[metadataKey: "order_id"] = "\(orderID)"

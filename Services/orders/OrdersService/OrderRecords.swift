@@ -21,7 +21,9 @@ extension OrderStore {
             try db.run(
                 "INSERT INTO messages (order_id, number, document) VALUES (?, ?, ?)",
                 [orderID, number, try JSONCoding.encodeText(message)])
-            try Outbox.append(db, topic: Events.orderMessage.topic + orderID, type: Events.orderMessage.type, data: ChatMessageSent(message: message), time: now)
+            try Outbox.append(
+                db, topic: Events.orderMessage.topic + orderID, type: Events.orderMessage.type, data: ChatMessageSent(message: message),
+                time: now)
             return message
         }
     }
@@ -68,7 +70,8 @@ extension OrderStore {
                     payment.orderID, payment.driverID, payment.riderID, UTCDay.string(payment.capturedAt), payment.amountCents,
                     payment.driverEarningsCents, try JSONCoding.encodeText(payment),
                 ])
-            try Outbox.append(db, topic: Events.orderPaid.topic, type: Events.orderPaid.type, data: OrderPaid(payment: payment), time: payment.capturedAt)
+            try Outbox.append(
+                db, topic: Events.orderPaid.topic, type: Events.orderPaid.type, data: OrderPaid(payment: payment), time: payment.capturedAt)
             return (payment, true)
         }
     }
@@ -80,8 +83,10 @@ extension OrderStore {
             if payment.refundedAt != nil { return (payment, false) }
             (payment.refundedAt, payment.refundReference) = (time, reference)
             try db.run(
-                "UPDATE payments SET amount_cents = 0, earnings_cents = 0, document = ? WHERE order_id = ?", [try JSONCoding.encodeText(payment), orderID])
-            try Outbox.append(db, topic: Events.orderRefunded.topic, type: Events.orderRefunded.type, data: OrderRefunded(payment: payment), time: time)
+                "UPDATE payments SET amount_cents = 0, earnings_cents = 0, document = ? WHERE order_id = ?",
+                [try JSONCoding.encodeText(payment), orderID])
+            try Outbox.append(
+                db, topic: Events.orderRefunded.topic, type: Events.orderRefunded.type, data: OrderRefunded(payment: payment), time: time)
             return (payment, true)
         }
     }

@@ -59,7 +59,8 @@ public enum OrderRefusal: Error, Sendable, Equatable {
     public var message: String {
         switch self {
         case .forbidden(let reason): return reason
-        case .illegal(let action, let current): return "cannot \(action.rawValue.replacingOccurrences(of: "_", with: " ")) an order that is \(current.rawValue)"
+        case .illegal(let action, let current):
+            return "cannot \(action.rawValue.replacingOccurrences(of: "_", with: " ")) an order that is \(current.rawValue)"
         }
     }
 }
@@ -126,7 +127,8 @@ public enum OrderStateMachine {
             return id == facts.driverID ? nil : .forbidden("only the order's driver may report arriving")
         case (.noShow, .driver(let id)):
             // As for start and end: an offered driver is told the status (409), a stranger is not (403).
-            return id == facts.driverID || facts.offeredTo.contains(id) ? nil : .forbidden("only the order's driver may end it as a no-show")
+            return id == facts.driverID || facts.offeredTo.contains(id)
+                ? nil : .forbidden("only the order's driver may end it as a no-show")
         case (.noShow, _):
             return .forbidden("only the order's driver may end it as a no-show")
         case (.pickupTripCreated, _), (.arrivedAtPickup, _), (.dropoffTripCreated, _), (.arrivedAtDropoff, _):
@@ -143,7 +145,8 @@ public enum OrderStateMachine {
                 ? nil : .forbidden("this order was not offered to driver \(id)")
         case (.startRide, .driver(let id)), (.endRide, .driver(let id)):
             // An offered driver is told the status (409), a stranger is not (403).
-            return id == facts.driverID || facts.offeredTo.contains(id) ? nil : .forbidden("only the order's driver may \(action == .startRide ? "start" : "end") the ride")
+            return id == facts.driverID || facts.offeredTo.contains(id)
+                ? nil : .forbidden("only the order's driver may \(action == .startRide ? "start" : "end") the ride")
         case (.accept, _), (.decline, _), (.startRide, _), (.endRide, _):
             return .forbidden("only a driver may \(action.rawValue.replacingOccurrences(of: "_", with: " ")) an order")
         }

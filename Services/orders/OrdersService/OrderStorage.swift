@@ -44,7 +44,8 @@ public protocol OrderStorage: ReactorCursors, ReportStorage {
 
     /// Appends the next message of an order's chat and its `order.message.<order_id>` event, after
     /// `make(order, number)` — which may throw to refuse — builds it from the order as stored now.
-    func appendMessage(orderID: String, now: Date, _ make: @escaping @Sendable (Order, Int) throws -> ChatMessage) async throws -> ChatMessage
+    func appendMessage(orderID: String, now: Date, _ make: @escaping @Sendable (Order, Int) throws -> ChatMessage) async throws
+        -> ChatMessage
     /// An order's messages after number `after`, oldest first.
     func messages(orderID: String, after: Int, limit: Int) async throws -> [ChatMessage]
     /// A rider's or driver's finished orders (completed or cancelled), newest first, with their payments.

@@ -10,7 +10,10 @@ extension OrderStore {
         try await database.write { db in
             try db.run(
                 "INSERT INTO reports (id, order_id, status, created_at_ms, document) VALUES (?, ?, ?, ?, ?)",
-                [report.id, report.orderID, report.status.rawValue, OrderRows.milliseconds(report.createdAt), try JSONCoding.encodeText(report)])
+                [
+                    report.id, report.orderID, report.status.rawValue, OrderRows.milliseconds(report.createdAt),
+                    try JSONCoding.encodeText(report),
+                ])
         }
     }
 
@@ -35,8 +38,11 @@ extension OrderStore {
     public func answerReport(id: String, answer: String, now: Date) async throws -> RideReport {
         try await database.write { db in
             let report = try ReportRows.answered(try Self.report(db, id: id), answer: answer, now: now)
-            try db.run("UPDATE reports SET status = ?, document = ? WHERE id = ?", [report.status.rawValue, try JSONCoding.encodeText(report), id])
-            try Outbox.append(db, topic: Events.orderReportAnswered.topic, type: Events.orderReportAnswered.type, data: ReportAnswered(report: report), time: now)
+            try db.run(
+                "UPDATE reports SET status = ?, document = ? WHERE id = ?", [report.status.rawValue, try JSONCoding.encodeText(report), id])
+            try Outbox.append(
+                db, topic: Events.orderReportAnswered.topic, type: Events.orderReportAnswered.type, data: ReportAnswered(report: report),
+                time: now)
             return report
         }
     }
@@ -44,13 +50,17 @@ extension OrderStore {
     public func timeline(orderID: String) async throws -> [StatusStamp] {
         try await database.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT topic, time_ms FROM outbox WHERE topic LIKE 'order.status.%' AND instr(CAST(data AS TEXT), ?) > 0 ORDER BY sequence",
+                db,
+                sql:
+                    "SELECT topic, time_ms FROM outbox WHERE topic LIKE 'order.status.%' AND instr(CAST(data AS TEXT), ?) > 0 ORDER BY sequence",
                 arguments: [ReportRows.needle(orderID: orderID)]
             ).compactMap { ReportRows.stamp(topic: $0["topic"], timeMS: $0["time_ms"]) }
         }
     }
 
     private static func report(_ db: Database, id: String) throws -> RideReport? {
-        try String.fetchOne(db, sql: "SELECT document FROM reports WHERE id = ?", arguments: [id]).map { try JSONCoding.decode(RideReport.self, fromText: $0) }
+        try String.fetchOne(db, sql: "SELECT document FROM reports WHERE id = ?", arguments: [id]).map {
+            try JSONCoding.decode(RideReport.self, fromText: $0)
+        }
     }
 }

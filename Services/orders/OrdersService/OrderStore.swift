@@ -133,7 +133,8 @@ public final class OrderStore: OrderStorage, SQLiteServiceStore, DatabaseReactor
     }
 
     public func order(shareID: String) async throws -> Order? {
-        guard let id = try await database.read({ db in try db.value(String.self, "SELECT id FROM orders WHERE share_id = ?", [shareID]) }) else { return nil }
+        guard let id = try await database.read({ db in try db.value(String.self, "SELECT id FROM orders WHERE share_id = ?", [shareID]) })
+        else { return nil }
         return try await order(id: id)
     }
 
@@ -146,7 +147,9 @@ public final class OrderStore: OrderStorage, SQLiteServiceStore, DatabaseReactor
             guard let applied = try OrderRows.apply(body, to: order, now: now, sideEvents: sideEvents) else { return (order, order.status) }
             // SQLite's single writer makes this check and the update one step: no other accept runs between them.
             if let driver = OrderRows.newDriver(of: applied, before: order),
-                let open = try db.value(String.self, "SELECT id FROM orders WHERE driver_id = ? AND \(OrderRows.openStatusSQL) AND id != ? LIMIT 1", [driver, id])
+                let open = try db.value(
+                    String.self, "SELECT id FROM orders WHERE driver_id = ? AND \(OrderRows.openStatusSQL) AND id != ? LIMIT 1",
+                    [driver, id])
             {
                 throw OrderStoreFailure.driverBusy(driver: driver, openOrder: open)
             }
@@ -189,7 +192,8 @@ public final class OrderStore: OrderStorage, SQLiteServiceStore, DatabaseReactor
 
     public func newOrders(limit: Int) async throws -> [Order] {
         try await database.read { db in
-            try Self.documents(db, sql: "SELECT document FROM orders WHERE status = 'NEW' ORDER BY created_at_ms LIMIT ?", arguments: [limit])
+            try Self.documents(
+                db, sql: "SELECT document FROM orders WHERE status = 'NEW' ORDER BY created_at_ms LIMIT ?", arguments: [limit])
         }
     }
 
@@ -218,7 +222,8 @@ public final class OrderStore: OrderStorage, SQLiteServiceStore, DatabaseReactor
                     SELECT document FROM orders WHERE \(OrderRows.openStatusSQL) ORDER BY created_at_ms DESC LIMIT ?
                     """, arguments: [openLimit])
             let noDriver = try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM orders WHERE status = ? AND document LIKE ?", arguments: [OrderStatus.cancelled.rawValue, OrderStats.noDriverFoundPattern])
+                db, sql: "SELECT COUNT(*) FROM orders WHERE status = ? AND document LIKE ?",
+                arguments: [OrderStatus.cancelled.rawValue, OrderStats.noDriverFoundPattern])
             return OrderStats(byStatus: byStatus, open: open.map(OrderStats.OpenOrder.init), noDriverFound: noDriver ?? 0)
         }
     }

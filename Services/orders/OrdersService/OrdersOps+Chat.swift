@@ -13,8 +13,12 @@ extension OrdersOps {
             let limit = params.limit ?? 100
             let after = params.after ?? 0
             let order = try await existing(params.id)
-            guard ConversationRules.canRead(params.caller, order) else { throw forbidden("only the rider and the driver of order \(order.id) read its chat") }
-            let messages = try await store.messages(orderID: order.id, after: after, limit: limit).filter { Self.isParty(params.caller, to: $0) }
+            guard ConversationRules.canRead(params.caller, order) else {
+                throw forbidden("only the rider and the driver of order \(order.id) read its chat")
+            }
+            let messages = try await store.messages(orderID: order.id, after: after, limit: limit).filter {
+                Self.isParty(params.caller, to: $0)
+            }
             return ChatMessages(orderID: order.id, open: ConversationRules.isOpen(order), messages: messages)
         }
     }

@@ -12,8 +12,11 @@ import Roads
 extension OrdersOps {
     func changeDestination(_ params: ChangeDestinationParams) async throws -> Order {
         let current = try await existing(params.id)
-        guard params.caller.role == .rider, current.rider.id == params.caller.id else { throw forbidden("only the order's rider may change its destination") }
-        let (_, dropoff) = try await places(of: params.caller, pickup: current.pickup, pickupID: nil, dropoff: params.dropoff, dropoffID: params.dropoffPlaceID)
+        guard params.caller.role == .rider, current.rider.id == params.caller.id else {
+            throw forbidden("only the order's rider may change its destination")
+        }
+        let (_, dropoff) = try await places(
+            of: params.caller, pickup: current.pickup, pickupID: nil, dropoff: params.dropoff, dropoffID: params.dropoffPlaceID)
         if dropoff == current.dropoff { return current }  // a retry, or nothing to change
         try Self.checkDestinationChange(current.status)
         var position: GeoPoint?
@@ -29,12 +32,15 @@ extension OrdersOps {
             sideEvents: { before, after in
                 guard after.dropoff != before.dropoff else { return [] }
                 let changed = DestinationChanged(order: after, previousDropoff: previous, fareQuote: quote)
-                return [OrderSideEvent(topic: Events.orderDestinationChanged.topic, type: Events.orderDestinationChanged.type, data: changed)]
+                return [
+                    OrderSideEvent(topic: Events.orderDestinationChanged.topic, type: Events.orderDestinationChanged.type, data: changed)
+                ]
             }
         ) { order in
             // What the trip was told must still hold: no step of the ride since (a start now makes the dropoff trip from this order).
             guard order.status == current.status else {
-                throw ServiceError.conflict("changed_meanwhile", "the order went from \(current.status.rawValue) to \(order.status.rawValue) meanwhile; ask again")
+                throw ServiceError.conflict(
+                    "changed_meanwhile", "the order went from \(current.status.rawValue) to \(order.status.rawValue) meanwhile; ask again")
             }
             order.dropoff = dropoff
             order.fareQuote = quote
@@ -50,7 +56,8 @@ extension OrdersOps {
         switch status {
         case .new, .accepted, .pickingUp, .reachedPickup, .droppingOff: return
         case .startedRide:
-            throw ServiceError.conflict("not_now", "the ride is starting (STARTED_RIDE): its trip to the drop-off is being made; ask again in a moment")
+            throw ServiceError.conflict(
+                "not_now", "the ride is starting (STARTED_RIDE): its trip to the drop-off is being made; ask again in a moment")
         case .reachedDropoff, .completed, .cancelled:
             throw ServiceError.conflict(
                 "illegal_transition", "the order is \(status.rawValue): the destination changes until the driver reaches the drop-off")

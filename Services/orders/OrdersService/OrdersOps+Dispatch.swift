@@ -32,7 +32,8 @@ extension OrdersOps {
     /// driver starts over; the rider is told another driver is being found.
     func redispatchAfterDriverCancel(_ current: Order, _ params: OrderParams) async throws -> Order {
         let driverID = params.caller.id
-        let drivers = await nearestDrivers(to: current.pickup, radius: dispatch.radius(round: 1), excluding: current.declinedBy + [driverID])
+        let drivers = await nearestDrivers(
+            to: current.pickup, radius: dispatch.radius(round: 1), excluding: current.declinedBy + [driverID])
         let now = Date()
         let (order, _) = try await store.change(id: current.id, now: now, sideEvents: Self.driverCancelledEvents) { order in
             // Checked again in the transaction: a racing change (the rider cancelled) wins.
@@ -78,7 +79,8 @@ extension OrdersOps {
         return [
             OrderSideEvent(
                 topic: kind.topic, type: kind.type,
-                data: DriverCancelled(orderID: after.id, driverID: driver.id, deviceID: driver.deviceID, redispatch: count, cancelledAt: after.updatedAt))
+                data: DriverCancelled(
+                    orderID: after.id, driverID: driver.id, deviceID: driver.deviceID, redispatch: count, cancelledAt: after.updatedAt))
         ]
     }
 
@@ -124,7 +126,9 @@ extension OrdersOps {
         }
         var candidates: [String] = []
         for device in result.devices {
-            guard case .string(let userID)? = device.metadata["user_id"], !declined.contains(userID), !candidates.contains(userID) else { continue }
+            guard case .string(let userID)? = device.metadata["user_id"], !declined.contains(userID), !candidates.contains(userID) else {
+                continue
+            }
             candidates.append(userID)
         }
         let busy: Set<String>

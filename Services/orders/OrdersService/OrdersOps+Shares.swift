@@ -9,7 +9,9 @@ import Wire
 extension OrdersOps {
     func registerShares(on router: inout OpRouter) {
         router.on(Ops.Orders.share) { (params: OrderParams, _) -> RideShare in try await share(params) }
-        router.on(Ops.Orders.revokeShare) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await revokeShare(params), to: params.caller) }
+        router.on(Ops.Orders.revokeShare) { (params: OrderParams, _) -> Order in
+            OrderPrivacy.shown(try await revokeShare(params), to: params.caller)
+        }
         // The share id is the capability (as HyperTrack's share URLs): no caller.
         router.on(Ops.Orders.getByShare) { (params: ShareIDParams, _) -> SharedRide in try await sharedRide(params.shareID) }
     }
@@ -43,7 +45,8 @@ extension OrdersOps {
         }
         let ride = SharedRide(order, lifetimeAfterRide: shareLifetime)
         if let expiresAt = ride.expiresAt, expiresAt <= Date() {
-            throw ServiceError(status: Status.gone, code: "share_expired", message: "this ride ended and its link expired at \(RFC3339.format(expiresAt))")
+            throw ServiceError(
+                status: Status.gone, code: "share_expired", message: "this ride ended and its link expired at \(RFC3339.format(expiresAt))")
         }
         return ride
     }

@@ -42,13 +42,23 @@ struct OrdersOps {
             list.orders = OrderPrivacy.shown(list.orders, to: params.caller)
             return list
         }
-        router.on(Ops.Orders.accept) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await accept(params), to: params.caller) }
-        router.on(Ops.Orders.decline) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await decline(params), to: params.caller) }
-        router.on(Ops.Orders.startRide) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await transition(.startRide, params), to: params.caller) }
-        router.on(Ops.Orders.endRide) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await endRide(params), to: params.caller) }
-        router.on(Ops.Orders.cancel) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await cancel(params), to: params.caller) }
-        router.on(Ops.Orders.arrive) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await arrive(params), to: params.caller) }
-        router.on(Ops.Orders.noShow) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await noShow(params), to: params.caller) }
+        router.on(Ops.Orders.accept) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await accept(params), to: params.caller)
+        }
+        router.on(Ops.Orders.decline) { (params: OrderParams, _) -> Order in
+            OrderPrivacy.shown(try await decline(params), to: params.caller)
+        }
+        router.on(Ops.Orders.startRide) { (params: OrderParams, _) -> Order in
+            OrderPrivacy.shown(try await transition(.startRide, params), to: params.caller)
+        }
+        router.on(Ops.Orders.endRide) { (params: OrderParams, _) -> Order in
+            OrderPrivacy.shown(try await endRide(params), to: params.caller)
+        }
+        router.on(Ops.Orders.cancel) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await cancel(params), to: params.caller)
+        }
+        router.on(Ops.Orders.arrive) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await arrive(params), to: params.caller)
+        }
+        router.on(Ops.Orders.noShow) { (params: OrderParams, _) -> Order in OrderPrivacy.shown(try await noShow(params), to: params.caller)
+        }
         router.on(Ops.Orders.changeDestination) { (params: ChangeDestinationParams, _) -> Order in
             OrderPrivacy.shown(try await changeDestination(params), to: params.caller)
         }
@@ -97,8 +107,11 @@ struct OrdersOps {
         do {
             try await store.create(order)
         } catch OrderStoreFailure.openOrderExists(let open) {
-            if let same = try await store.order(id: open), Self.isRepeatedBooking(same, of: order) { return Replied(status: Status.ok, body: same) }
-            throw ServiceError.conflict("open_order_exists", "rider \(rider.id) already has an open order, \(open); cancel or finish it first")
+            if let same = try await store.order(id: open), Self.isRepeatedBooking(same, of: order) {
+                return Replied(status: Status.ok, body: same)
+            }
+            throw ServiceError.conflict(
+                "open_order_exists", "rider \(rider.id) already has an open order, \(open); cancel or finish it first")
         }
         relay.notify()
         return Replied(status: Status.created, body: order)
@@ -123,7 +136,8 @@ struct OrdersOps {
             // What a driver may accept: the orders offered to them (dispatch offers the nearest first).
             return OrderList(
                 orders: try await store.orders(
-                    status: status, near: center, radius: near.radius ?? ListOrdersParams.Near.defaultRadius, offeredTo: params.caller.id, limit: limit))
+                    status: status, near: center, radius: near.radius ?? ListOrdersParams.Near.defaultRadius, offeredTo: params.caller.id,
+                    limit: limit))
         }
         switch params.caller.role {
         case .rider: return OrderList(orders: try await store.orders(riderID: params.caller.id, status: params.status, limit: limit))
@@ -138,12 +152,16 @@ struct OrdersOps {
     func endRide(_ params: OrderParams) async throws -> Order {
         let current = try await existing(params.id)
         if try check(.endRide, current, params.caller) == .repeated { return current }
-        guard let tripID = current.tripID else { throw ServiceError(status: 500, code: "internal", message: "order \(params.id) has no dropoff trip") }
+        guard let tripID = current.tripID else {
+            throw ServiceError(status: 500, code: "internal", message: "order \(params.id) has no dropoff trip")
+        }
         let trip: Trip
         do {
             trip = try await platform.call(Ops.Trips.complete, TripIDParams(tripID: tripID))
         } catch {
-            throw ServiceError(status: Status.unavailable, code: "trips_unavailable", message: "the ride's trip could not be completed (\(error)); try again")
+            throw ServiceError(
+                status: Status.unavailable, code: "trips_unavailable",
+                message: "the ride's trip could not be completed (\(error)); try again")
         }
         let summary = trip.summary
         let fare = summary.map { summary in
@@ -278,10 +296,13 @@ struct OrdersOps {
         guard params.caller.role == .rider else { throw forbidden("nearby cars are for riders booking a ride") }
         let pickup = Place(latitude: params.latitude, longitude: params.longitude)
         var quote: FareEstimate?
-        if let dropoff = try NearbyCarsRules.dropoff(params) { quote = try await estimate(EstimateParams(caller: params.caller, pickup: pickup, dropoff: dropoff)) }
+        if let dropoff = try NearbyCarsRules.dropoff(params) {
+            quote = try await estimate(EstimateParams(caller: params.caller, pickup: pickup, dropoff: dropoff))
+        }
         let point = pickup.point
         let query = NearbyQuery(
-            location: GeoJSONPoint(point), radius: params.radius ?? NearbyCarsParams.defaultRadius, limit: NearbyCarsParams.maxCars * 2, availableOnly: true)
+            location: GeoJSONPoint(point), radius: params.radius ?? NearbyCarsParams.defaultRadius, limit: NearbyCarsParams.maxCars * 2,
+            availableOnly: true)
         let devices = try await platform.call(Ops.Tracking.nearby, query, timeout: .seconds(2)).devices
         var cars = NearbyCarsRules.cars(devices, to: point, model: routes, now: Date())
         cars.quote = quote
@@ -330,7 +351,8 @@ struct OrdersOps {
 
     /// Applies `action` by the caller in one transaction, after the state machine says yes.
     func transition(
-        _ action: OrderAction, _ params: OrderParams, _ change: @escaping @Sendable (inout Order, _ before: OrderStatus) -> Void = { _, _ in },
+        _ action: OrderAction, _ params: OrderParams,
+        _ change: @escaping @Sendable (inout Order, _ before: OrderStatus) -> Void = { _, _ in },
         sideEvents: @escaping @Sendable (Order, Order) -> [OrderSideEvent] = { _, _ in [] }
     ) async throws -> Order {
         let caller = params.caller
@@ -385,10 +407,14 @@ struct OrdersOps {
     /// The user `id` as `users` knows them; 422 when there is none or the role differs.
     func user(_ id: String, role: UserRole) async throws -> User {
         let reply = try await platform.callRaw(Ops.Users.get, json: JSONCoding.encode(UserIDParams(id: id)))
-        if reply.status == Status.notFound { throw ServiceError.unprocessable("unknown_user", "caller.id: no \(role.rawValue) with id \(id)") }
+        if reply.status == Status.notFound {
+            throw ServiceError.unprocessable("unknown_user", "caller.id: no \(role.rawValue) with id \(id)")
+        }
         if let error = reply.serviceError { throw error }
         let user = try JSONCoding.decode(User.self, from: reply.json)
-        guard user.role == role else { throw ServiceError.forbidden("forbidden", "user \(id) is a \(user.role.rawValue), not a \(role.rawValue)") }
+        guard user.role == role else {
+            throw ServiceError.forbidden("forbidden", "user \(id) is a \(user.role.rawValue), not a \(role.rawValue)")
+        }
         return user
     }
 

@@ -16,7 +16,8 @@ enum OrdersReactor {
     static let sources = [BusContract.Service.orders, BusContract.Service.trips]
 
     static func make(
-        reactions: OrderReactions, ops: OrdersOps, store: any OrderStorage, platform: ServiceClient, subscriber: any EventFeed<LifecycleEvent>,
+        reactions: OrderReactions, ops: OrdersOps, store: any OrderStorage, platform: ServiceClient,
+        subscriber: any EventFeed<LifecycleEvent>,
         latency: ReactionLatency? = nil, logger: Logger
     ) -> EventReactor<LifecycleEvent> {
         EventReactor(
@@ -28,7 +29,9 @@ enum OrdersReactor {
                 return try await platform.call(Ops.events(of: source), EventsQuery(after: after, limit: limit))
             },
             handle: { event in
-                await handle(event, reactions: reactions, latency: latency) { orderID in try await ops.withdrawOtherOffers(acceptedOrder: orderID) }
+                await handle(event, reactions: reactions, latency: latency) { orderID in
+                    try await ops.withdrawOtherOffers(acceptedOrder: orderID)
+                }
             })
     }
 

@@ -18,11 +18,14 @@ public struct OrdersServer: Sendable {
     public init(settings: OrdersSettings) { self.settings = settings }
 
     public func run() async throws {
-        let host = ServiceHost(program: "ride-orders", service: BusContract.Service.orders, http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
+        let host = ServiceHost(
+            program: "ride-orders", service: BusContract.Service.orders, http: settings.http, logFormat: settings.logFormat,
+            logLevel: settings.logLevel)
         let logger = host.logger
         let storage = try await ServiceStorage<any OrderStorage>.open(
             program: host.program, source: host.service, location: settings.database, publishTo: settings.pub, logger: logger,
-            sqlite: { try OrderStore(path: $0) }, postgres: { try await PostgresOrderStore.open(url: $0, logger: logger) }, eventLog: \.eventLog)
+            sqlite: { try OrderStore(path: $0) }, postgres: { try await PostgresOrderStore.open(url: $0, logger: logger) },
+            eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await host.client(broker: settings.broker)
         let (provider, stripeHTTP) = try await Self.paymentProvider(settings, program: host.program, logger: logger)
@@ -41,8 +44,10 @@ public struct OrdersServer: Sendable {
             endpoint: settings.sub, prefixes: [Events.orderRoot, Events.tripRoot], options: .platform, logger: logger)
         let reactor = OrdersReactor.make(
             reactions: OrderReactions(store: store, platform: platform, relay: relay, payments: payments, logger: logger),
-            ops: ops, store: store, platform: platform, subscriber: statusEvents, latency: ReactionLatency(metrics: host.metrics), logger: logger)
-        let deviceStatuses = try await EventSubscriber<DeviceStatusEvent>(endpoint: settings.sub, prefixes: [Events.deviceStatus.topic], options: .platform, logger: logger)
+            ops: ops, store: store, platform: platform, subscriber: statusEvents, latency: ReactionLatency(metrics: host.metrics),
+            logger: logger)
+        let deviceStatuses = try await EventSubscriber<DeviceStatusEvent>(
+            endpoint: settings.sub, prefixes: [Events.deviceStatus.topic], options: .platform, logger: logger)
         host.needsBus([statusEvents, deviceStatuses], at: settings.sub)
         host.needsDatabase(relay)
         let expired = host.metrics.counter(RideMetric.noDriverFound)
@@ -69,7 +74,9 @@ public struct OrdersServer: Sendable {
     }
 
     /// The configured provider, and the HTTP client to shut down when it is Stripe's.
-    static func paymentProvider(_ settings: OrdersSettings, program: String, logger: Logger) async throws -> (any PaymentProvider, HTTPClient?) {
+    static func paymentProvider(_ settings: OrdersSettings, program: String, logger: Logger) async throws -> (
+        any PaymentProvider, HTTPClient?
+    ) {
         do {
             switch (settings.payments, settings.database) {
             case (.stripe(let stripe), let database):
@@ -78,15 +85,23 @@ public struct OrdersServer: Sendable {
                 let (secret, returnURL) = (stripe.webhookSecret, stripe.onboardingReturnURL)
                 switch database {
                 case .sqlite:
-                    return (try StripePaymentProvider(client: client, idsPath: settings.stripeIDsPath, webhookSecret: secret, onboardingReturnURL: returnURL, logger: logger), http)
+                    return (
+                        try StripePaymentProvider(
+                            client: client, idsPath: settings.stripeIDsPath, webhookSecret: secret, onboardingReturnURL: returnURL,
+                            logger: logger), http
+                    )
                 case .postgres(let url):
-                    return (try await StripePaymentProvider.onPostgres(client: client, url: url, webhookSecret: secret, onboardingReturnURL: returnURL, logger: logger), http)
+                    return (
+                        try await StripePaymentProvider.onPostgres(
+                            client: client, url: url, webhookSecret: secret, onboardingReturnURL: returnURL, logger: logger), http
+                    )
                 }
             case (.ledger, .sqlite): return (try LedgerPaymentProvider(path: settings.ledgerPath), nil)
             case (.ledger, .postgres(let url)): return (try await PostgresLedgerPaymentProvider.open(url: url, logger: logger), nil)
             }
         } catch {
-            throw exitWithError("cannot open the payment provider (\(settings.paymentsDescription)): \(error)", program: program, code: ExitCodes.software)
+            throw exitWithError(
+                "cannot open the payment provider (\(settings.paymentsDescription)): \(error)", program: program, code: ExitCodes.software)
         }
     }
 }

@@ -66,14 +66,18 @@ public struct PaymentCapture: Sendable {
     public func retry(_ order: Order) async throws -> Payment {
         if let existing = try await recordedPayment(order.id) { return existing }
         guard Self.due(order) != nil, order.payment == .failed else {
-            throw ServiceError.conflict("payment_not_failed", "order \(order.id) has no failed charge to make again (status \(order.status.rawValue))")
+            throw ServiceError.conflict(
+                "payment_not_failed", "order \(order.id) has no failed charge to make again (status \(order.status.rawValue))")
         }
         let round = (order.paymentRetries ?? 0) + 1
         guard round <= Self.maxRetries else {
             throw ServiceError.conflict(
-                "payment_retries_exhausted", "order \(order.id) was charged again \(Self.maxRetries) times without success; the rider must contact support")
+                "payment_retries_exhausted",
+                "order \(order.id) was charged again \(Self.maxRetries) times without success; the rider must contact support")
         }
-        return try await attempts { attempt in try await charge(order, round: round, attempt: attempt, lastAttempt: attempt >= Self.maxCardAttempts) }
+        return try await attempts { attempt in
+            try await charge(order, round: round, attempt: attempt, lastAttempt: attempt >= Self.maxCardAttempts)
+        }
     }
 
     /// Gives a paid order's charge back, whole (an operator's decision: a cancellation fee
@@ -99,7 +103,9 @@ public struct PaymentCapture: Sendable {
             } catch let error as PaymentError {
                 throw ServiceError.conflict("refund_refused", "order \(order.id): \(error)")
             } catch  where attempt >= Self.maxCardAttempts {
-                throw ServiceError(status: 503, code: "provider_unavailable", message: "order \(order.id): not refunded after \(attempt) attempts: \(error)")
+                throw ServiceError(
+                    status: 503, code: "provider_unavailable",
+                    message: "order \(order.id): not refunded after \(attempt) attempts: \(error)")
             }
         }
         guard let recorded = try await store.recordRefund(orderID: order.id, reference: receipt.reference, at: receipt.capturedAt) else {
@@ -130,7 +136,9 @@ public struct PaymentCapture: Sendable {
     /// One attempt at round `round`'s charge. A refusal, or any failure on the last attempt, is
     /// recorded on the order and thrown as a 409; other failures are thrown for the caller's retry.
     func charge(_ order: Order, round: Int, attempt: Int, lastAttempt: Bool) async throws -> Payment {
-        guard let (due, driver, kind) = Self.due(order) else { throw ServiceError.conflict("nothing_to_charge", "order \(order.id) owes nothing") }
+        guard let (due, driver, kind) = Self.due(order) else {
+            throw ServiceError.conflict("nothing_to_charge", "order \(order.id) owes nothing")
+        }
         let share = Self.driverShare(of: due.amountCents, commissionPercent: commissionPercent)
         let receipt: ChargeReceipt
         do {
@@ -143,7 +151,8 @@ public struct PaymentCapture: Sendable {
             try await markFailed(order, due: due, reason: "\(error)", round: round, attempts: attempt)
             throw ServiceError.conflict("payment_refused", "order \(order.id): \(error)")
         } catch  where lastAttempt && provider is any CardPaymentProvider {
-            try await markFailed(order, due: due, reason: "not charged after \(attempt) attempts: \(error)", round: round, attempts: attempt)
+            try await markFailed(
+                order, due: due, reason: "not charged after \(attempt) attempts: \(error)", round: round, attempts: attempt)
             throw ServiceError.conflict("payment_failed", "order \(order.id): not charged after \(attempt) attempts: \(error)")
         }
         let payment = Payment(
@@ -192,7 +201,9 @@ public struct PaymentCapture: Sendable {
         _ = try await store.change(
             id: order.id,
             sideEvents: { before, after in
-                guard after.payment == .failed, before.payment != .failed || before.paymentRetries != after.paymentRetries else { return [] }
+                guard after.payment == .failed, before.payment != .failed || before.paymentRetries != after.paymentRetries else {
+                    return []
+                }
                 return [OrderSideEvent(topic: Events.orderPaymentFailed.topic, type: Events.orderPaymentFailed.type, data: failed)]
             },
             { order in

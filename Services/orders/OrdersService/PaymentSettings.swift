@@ -5,22 +5,30 @@ import SettingsKit
 
 /// `ride-orders`' payment flags: the ledger stand-in (default) or a provider speaking Stripe's API.
 public struct PaymentOptions: ParsableArguments {
-    @Option(name: .customLong("payments"), help: helpWithEnv("Payment provider: ledger (books in the data directory) or stripe", env: "RIDE_PAYMENTS", default: "ledger"))
+    @Option(
+        name: .customLong("payments"),
+        help: helpWithEnv("Payment provider: ledger (books in the data directory) or stripe", env: "RIDE_PAYMENTS", default: "ledger"))
     var provider: String?
 
     @Option(
         name: .customLong("stripe-api-base"),
-        help: helpWithEnv("Stripe's API (or a server speaking it, e.g. ridectl fake-stripe)", env: "RIDE_STRIPE_API_BASE", default: "https://api.stripe.com"))
+        help: helpWithEnv(
+            "Stripe's API (or a server speaking it, e.g. ridectl fake-stripe)", env: "RIDE_STRIPE_API_BASE",
+            default: "https://api.stripe.com"))
     var apiBase: String?
 
     @Option(
         name: .customLong("stripe-secret-key-file"),
-        help: helpWithEnv("File holding the Stripe secret key (sk_test_… / sk_live_… / rk_…); required with --payments stripe", env: "RIDE_STRIPE_SECRET_KEY_FILE"))
+        help: helpWithEnv(
+            "File holding the Stripe secret key (sk_test_… / sk_live_… / rk_…); required with --payments stripe",
+            env: "RIDE_STRIPE_SECRET_KEY_FILE"))
     var secretKeyFile: String?
 
     @Option(
         name: .customLong("stripe-webhook-secret-file"),
-        help: helpWithEnv("File holding the webhook endpoint's signing secret (whsec_…); required with --payments stripe", env: "RIDE_STRIPE_WEBHOOK_SECRET_FILE"))
+        help: helpWithEnv(
+            "File holding the webhook endpoint's signing secret (whsec_…); required with --payments stripe",
+            env: "RIDE_STRIPE_WEBHOOK_SECRET_FILE"))
     var webhookSecretFile: String?
 
     @Option(
@@ -37,20 +45,25 @@ public struct PaymentOptions: ParsableArguments {
         switch provider.value {
         case "ledger": return .ledger
         case "stripe":
-            let base = Setting.resolve(apiBase, flag: "stripe-api-base", env: "RIDE_STRIPE_API_BASE", default: "https://api.stripe.com", environment: environment)
+            let base = Setting.resolve(
+                apiBase, flag: "stripe-api-base", env: "RIDE_STRIPE_API_BASE", default: "https://api.stripe.com", environment: environment)
             guard let url = URL(string: base.value), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
                 throw ConfigurationError("stripe-api-base (\(base.origin)) '\(base.value)' must be an http(s) URL")
             }
-            let secretKey = try Self.secret(secretKeyFile, flag: "stripe-secret-key-file", env: "RIDE_STRIPE_SECRET_KEY_FILE", environment: environment)
+            let secretKey = try Self.secret(
+                secretKeyFile, flag: "stripe-secret-key-file", env: "RIDE_STRIPE_SECRET_KEY_FILE", environment: environment)
             guard secretKey.hasPrefix("sk_") || secretKey.hasPrefix("rk_") else {
-                throw ConfigurationError("stripe-secret-key-file: the key must be a secret or restricted key (sk_… or rk_…), not a publishable one")
+                throw ConfigurationError(
+                    "stripe-secret-key-file: the key must be a secret or restricted key (sk_… or rk_…), not a publishable one")
             }
-            let webhookSecret = try Self.secret(webhookSecretFile, flag: "stripe-webhook-secret-file", env: "RIDE_STRIPE_WEBHOOK_SECRET_FILE", environment: environment)
+            let webhookSecret = try Self.secret(
+                webhookSecretFile, flag: "stripe-webhook-secret-file", env: "RIDE_STRIPE_WEBHOOK_SECRET_FILE", environment: environment)
             let returnURL = Setting.resolve(
                 onboardingReturnURL, flag: "stripe-onboarding-return-url", env: "RIDE_STRIPE_ONBOARDING_RETURN_URL",
                 default: "http://localhost:8080/v1/me/payouts/onboarding", environment: environment
             ).value
-            return .stripe(StripeSettings(apiBase: base.value, secretKey: secretKey, webhookSecret: webhookSecret, onboardingReturnURL: returnURL))
+            return .stripe(
+                StripeSettings(apiBase: base.value, secretKey: secretKey, webhookSecret: webhookSecret, onboardingReturnURL: returnURL))
         default: throw ConfigurationError("payments (\(provider.origin)) '\(provider.value)' must be ledger or stripe")
         }
     }
@@ -59,7 +72,9 @@ public struct PaymentOptions: ParsableArguments {
     static func secret(_ flagValue: String?, flag: String, env: String, environment: [String: String]) throws -> String {
         let path = Setting.resolve(flagValue, flag: flag, env: env, default: "", environment: environment)
         guard !path.value.isEmpty else { throw ConfigurationError("\(flag) (or \(env)) is required with --payments stripe") }
-        guard let data = FileManager.default.contents(atPath: path.value) else { throw ConfigurationError("\(flag) (\(path.origin)): cannot read \(path.value)") }
+        guard let data = FileManager.default.contents(atPath: path.value) else {
+            throw ConfigurationError("\(flag) (\(path.origin)): cannot read \(path.value)")
+        }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw ConfigurationError("\(flag) (\(path.origin)): \(path.value) is empty") }
         return text

@@ -20,7 +20,9 @@ public struct ChargeRequest: Sendable, Equatable {
     /// failure (a card provider keys each round apart; the ledger never fails, so never sees one).
     public var round: Int
 
-    public init(idempotencyKey: String, payerID: String, payeeID: String, currency: String, amountCents: Int, payeeShareCents: Int, round: Int = 0) {
+    public init(
+        idempotencyKey: String, payerID: String, payeeID: String, currency: String, amountCents: Int, payeeShareCents: Int, round: Int = 0
+    ) {
         self.idempotencyKey = idempotencyKey
         self.round = round
         self.payerID = payerID
@@ -131,14 +133,19 @@ public final class LedgerPaymentProvider: LedgerBooksProvider {
 
     public func charge(_ request: ChargeRequest) async throws -> ChargeReceipt {
         try await database.write { db in
-            if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM charges WHERE idempotency_key = ?"), arguments: [request.idempotencyKey]) {
-                return try LedgerBooks.repeated(request, stored: (row["currency"], row["amount_cents"], row["payee_share_cents"], row["reference"], row["captured_at_ms"]))
+            if let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM charges WHERE idempotency_key = ?"), arguments: [request.idempotencyKey])
+            {
+                return try LedgerBooks.repeated(
+                    request,
+                    stored: (row["currency"], row["amount_cents"], row["payee_share_cents"], row["reference"], row["captured_at_ms"]))
             }
             let (receipt, milliseconds) = LedgerBooks.newReceipt()
             try db.run(
                 """
                 INSERT INTO charges (idempotency_key, reference, currency, amount_cents, payee_share_cents, captured_at_ms) VALUES (?, ?, ?, ?, ?, ?)
-                """, [request.idempotencyKey, receipt.reference, request.currency, request.amountCents, request.payeeShareCents, milliseconds])
+                """,
+                [request.idempotencyKey, receipt.reference, request.currency, request.amountCents, request.payeeShareCents, milliseconds])
             for (account, amount) in LedgerBooks.entries(of: request) {
                 try db.run("INSERT INTO entries (reference, account, amount_cents) VALUES (?, ?, ?)", [receipt.reference, account, amount])
             }
@@ -148,10 +155,15 @@ public final class LedgerPaymentProvider: LedgerBooksProvider {
 
     public func refund(_ request: RefundRequest) async throws -> ChargeReceipt {
         try await database.write { db in
-            if let row = try Row.fetchOne(db, sql: "SELECT reference, refunded_at_ms FROM refunds WHERE idempotency_key = ?", arguments: [request.idempotencyKey]) {
+            if let row = try Row.fetchOne(
+                db, sql: "SELECT reference, refunded_at_ms FROM refunds WHERE idempotency_key = ?", arguments: [request.idempotencyKey])
+            {
                 return LedgerBooks.receipt(row[0], row[1])
             }
-            guard try db.value(String.self, "SELECT reference FROM charges WHERE idempotency_key = ?", [request.idempotencyKey]) == request.chargeReference else {
+            guard
+                try db.value(String.self, "SELECT reference FROM charges WHERE idempotency_key = ?", [request.idempotencyKey])
+                    == request.chargeReference
+            else {
                 throw PaymentError.declined("no charge \(request.chargeReference) for \(request.idempotencyKey) in the books")
             }
             let (receipt, milliseconds) = LedgerBooks.newReceipt(prefix: "re-")
@@ -159,14 +171,17 @@ public final class LedgerPaymentProvider: LedgerBooksProvider {
                 "INSERT INTO refunds (idempotency_key, reference, charge_reference, refunded_at_ms) VALUES (?, ?, ?, ?)",
                 [request.idempotencyKey, receipt.reference, request.chargeReference, milliseconds])
             for (account, amount) in LedgerBooks.entries(of: request.charge) {
-                try db.run("INSERT INTO entries (reference, account, amount_cents) VALUES (?, ?, ?)", [receipt.reference, account, -amount])
+                try db.run(
+                    "INSERT INTO entries (reference, account, amount_cents) VALUES (?, ?, ?)", [receipt.reference, account, -amount])
             }
             return receipt
         }
     }
 
     public func balance(_ account: String) async throws -> Int {
-        try await database.read { db in try db.value(Int.self, "SELECT COALESCE(SUM(amount_cents), 0) FROM entries WHERE account = ?", [account]) ?? 0 }
+        try await database.read { db in
+            try db.value(Int.self, "SELECT COALESCE(SUM(amount_cents), 0) FROM entries WHERE account = ?", [account]) ?? 0
+        }
     }
 
     public func chargeCount() async throws -> Int {
@@ -196,7 +211,9 @@ enum LedgerBooks {
     }
 
     /// The first charge under a key, returned again — or refused when the terms differ.
-    static func repeated(_ request: ChargeRequest, stored: (currency: String, amount: Int, share: Int, reference: String, capturedAtMS: Int64)) throws -> ChargeReceipt {
+    static func repeated(
+        _ request: ChargeRequest, stored: (currency: String, amount: Int, share: Int, reference: String, capturedAtMS: Int64)
+    ) throws -> ChargeReceipt {
         guard stored.amount == request.amountCents, stored.share == request.payeeShareCents, stored.currency == request.currency else {
             throw PaymentError.keyReused(request.idempotencyKey)
         }
@@ -243,7 +260,9 @@ public final class PostgresLedgerPaymentProvider: LedgerBooksProvider {
                 VALUES (\(request.idempotencyKey), \(receipt.reference), \(request.currency), \(request.amountCents), \(request.payeeShareCents), \(milliseconds))
                 """, logger: logger)
             for (account, amount) in LedgerBooks.entries(of: request) {
-                try await connection.run("INSERT INTO entries (reference, account, amount_cents) VALUES (\(receipt.reference), \(account), \(amount))", logger: logger)
+                try await connection.run(
+                    "INSERT INTO entries (reference, account, amount_cents) VALUES (\(receipt.reference), \(account), \(amount))",
+                    logger: logger)
             }
             return receipt
         }
@@ -254,7 +273,8 @@ public final class PostgresLedgerPaymentProvider: LedgerBooksProvider {
         return try await postgres.write { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\("ledger." + request.idempotencyKey)))", logger: logger)
             if let (reference, milliseconds) = try await connection.first(
-                "SELECT reference, refunded_at_ms FROM refunds WHERE idempotency_key = \(request.idempotencyKey)", as: (String, Int64).self, logger: logger)
+                "SELECT reference, refunded_at_ms FROM refunds WHERE idempotency_key = \(request.idempotencyKey)", as: (String, Int64).self,
+                logger: logger)
             {
                 return LedgerBooks.receipt(reference, milliseconds)
             }
@@ -270,7 +290,9 @@ public final class PostgresLedgerPaymentProvider: LedgerBooksProvider {
                 VALUES (\(request.idempotencyKey), \(receipt.reference), \(request.chargeReference), \(milliseconds))
                 """, logger: logger)
             for (account, amount) in LedgerBooks.entries(of: request.charge) {
-                try await connection.run("INSERT INTO entries (reference, account, amount_cents) VALUES (\(receipt.reference), \(account), \(-amount))", logger: logger)
+                try await connection.run(
+                    "INSERT INTO entries (reference, account, amount_cents) VALUES (\(receipt.reference), \(account), \(-amount))",
+                    logger: logger)
             }
             return receipt
         }
@@ -279,12 +301,15 @@ public final class PostgresLedgerPaymentProvider: LedgerBooksProvider {
     public func balance(_ account: String) async throws -> Int {
         let logger = logger
         return try await postgres.read { connection in
-            try await connection.first("SELECT COALESCE(SUM(amount_cents), 0)::BIGINT FROM entries WHERE account = \(account)", as: Int.self, logger: logger) ?? 0
+            try await connection.first(
+                "SELECT COALESCE(SUM(amount_cents), 0)::BIGINT FROM entries WHERE account = \(account)", as: Int.self, logger: logger) ?? 0
         }
     }
 
     public func chargeCount() async throws -> Int {
         let logger = logger
-        return try await postgres.read { connection in try await connection.first("SELECT COUNT(*) FROM charges", as: Int.self, logger: logger) ?? 0 }
+        return try await postgres.read { connection in
+            try await connection.first("SELECT COUNT(*) FROM charges", as: Int.self, logger: logger) ?? 0
+        }
     }
 }

@@ -41,11 +41,14 @@ extension PostgresOrderStore {
         let logger = storeLogger
         return try await postgres.write { connection in
             // The row locked: two operators answering at once, the second is told it was answered.
-            let report = try ReportRows.answered(try await Self.report(connection, id: id, lock: true, logger: logger), answer: answer, now: now)
+            let report = try ReportRows.answered(
+                try await Self.report(connection, id: id, lock: true, logger: logger), answer: answer, now: now)
             try await connection.run(
-                "UPDATE reports SET status = \(report.status.rawValue), document = \(try JSONCoding.encodeText(report)) WHERE id = \(id)", logger: logger)
+                "UPDATE reports SET status = \(report.status.rawValue), document = \(try JSONCoding.encodeText(report)) WHERE id = \(id)",
+                logger: logger)
             try await PostgresOutbox.append(
-                connection, topic: Events.orderReportAnswered.topic, type: Events.orderReportAnswered.type, data: ReportAnswered(report: report), time: now,
+                connection, topic: Events.orderReportAnswered.topic, type: Events.orderReportAnswered.type,
+                data: ReportAnswered(report: report), time: now,
                 logger: logger)
             return report
         }

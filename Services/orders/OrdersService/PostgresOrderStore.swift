@@ -68,13 +68,16 @@ public final class PostgresOrderStore: OrderStorage, PostgresServiceStore, Postg
     public func order(shareID: String) async throws -> Order? {
         let logger = logger
         return try await postgres.read { connection in
-            try await connection.first("SELECT document FROM orders WHERE share_id = \(shareID)", as: String.self, logger: logger).map(OrderRows.decode)
+            try await connection.first("SELECT document FROM orders WHERE share_id = \(shareID)", as: String.self, logger: logger).map(
+                OrderRows.decode)
         }
     }
 
     private static func fetch(_ connection: PostgresConnection, id: String, lock: Bool, logger: Logger) async throws -> Order? {
-        try await connection.first("SELECT document FROM orders WHERE id = \(id)\(unescaped: lock ? " FOR UPDATE" : "")", as: String.self, logger: logger)
-            .map(OrderRows.decode)
+        try await connection.first(
+            "SELECT document FROM orders WHERE id = \(id)\(unescaped: lock ? " FOR UPDATE" : "")", as: String.self, logger: logger
+        )
+        .map(OrderRows.decode)
     }
 
     public func change(
@@ -83,7 +86,9 @@ public final class PostgresOrderStore: OrderStorage, PostgresServiceStore, Postg
     ) async throws -> (order: Order, previous: OrderStatus) {
         let logger = logger
         return try await postgres.write { connection in
-            guard let order = try await Self.fetch(connection, id: id, lock: true, logger: logger) else { throw OrderStoreFailure.unknownOrder }
+            guard let order = try await Self.fetch(connection, id: id, lock: true, logger: logger) else {
+                throw OrderStoreFailure.unknownOrder
+            }
             guard let applied = try OrderRows.apply(body, to: order, now: now, sideEvents: sideEvents) else { return (order, order.status) }
             if let driver = OrderRows.newDriver(of: applied, before: order) {
                 // Two instances may give one driver two orders at once: the driver's lock (held to
@@ -106,7 +111,8 @@ public final class PostgresOrderStore: OrderStorage, PostgresServiceStore, Postg
                 """, logger: logger)
             if applied.offersChanged { try await Self.replaceOffers(connection, applied.order, logger: logger) }
             for event in applied.events {
-                try await PostgresOutbox.append(connection, topic: event.topic, type: event.type, data: event.data, time: now, logger: logger)
+                try await PostgresOutbox.append(
+                    connection, topic: event.topic, type: event.type, data: event.data, time: now, logger: logger)
             }
             return (applied.order, order.status)
         }
@@ -115,13 +121,16 @@ public final class PostgresOrderStore: OrderStorage, PostgresServiceStore, Postg
     private static func replaceOffers(_ connection: PostgresConnection, _ order: Order, logger: Logger) async throws {
         try await connection.run("DELETE FROM offers WHERE order_id = \(order.id)", logger: logger)
         for driver in order.offeredTo {
-            try await connection.run("INSERT INTO offers (order_id, driver_id) VALUES (\(order.id), \(driver)) ON CONFLICT DO NOTHING", logger: logger)
+            try await connection.run(
+                "INSERT INTO offers (order_id, driver_id) VALUES (\(order.id), \(driver)) ON CONFLICT DO NOTHING", logger: logger)
         }
     }
 
     private func documents(_ query: PostgresQuery) async throws -> [Order] {
         let logger = logger
-        return try await postgres.read { connection in try await connection.all(query, as: String.self, logger: logger).map(OrderRows.decode) }
+        return try await postgres.read { connection in
+            try await connection.all(query, as: String.self, logger: logger).map(OrderRows.decode)
+        }
     }
 
     public func orders(riderID: String, status: OrderStatus?, limit: Int) async throws -> [Order] {
@@ -170,21 +179,29 @@ public final class PostgresOrderStore: OrderStorage, PostgresServiceStore, Postg
         let byStatus = try await postgres.read { connection in
             try await connection.all("SELECT status, COUNT(*) FROM orders GROUP BY status", as: (String, Int).self, logger: logger)
         }
-        let open = try await documents("SELECT document FROM orders WHERE \(unescaped: Self.open) ORDER BY created_at_ms DESC LIMIT \(openLimit)")
+        let open = try await documents(
+            "SELECT document FROM orders WHERE \(unescaped: Self.open) ORDER BY created_at_ms DESC LIMIT \(openLimit)")
         let noDriver = try await postgres.read { connection in
             try await connection.first(
-                "SELECT COUNT(*) FROM orders WHERE status = \(OrderStatus.cancelled.rawValue) AND document LIKE \(OrderStats.noDriverFoundPattern)", as: Int.self,
+                "SELECT COUNT(*) FROM orders WHERE status = \(OrderStatus.cancelled.rawValue) AND document LIKE \(OrderStats.noDriverFoundPattern)",
+                as: Int.self,
                 logger: logger)
         }
-        return OrderStats(byStatus: Dictionary(uniqueKeysWithValues: byStatus), open: open.map(OrderStats.OpenOrder.init), noDriverFound: noDriver ?? 0)
+        return OrderStats(
+            byStatus: Dictionary(uniqueKeysWithValues: byStatus), open: open.map(OrderStats.OpenOrder.init), noDriverFound: noDriver ?? 0)
     }
 
-    public func appendMessage(orderID: String, now: Date, _ make: @escaping @Sendable (Order, Int) throws -> ChatMessage) async throws -> ChatMessage {
+    public func appendMessage(orderID: String, now: Date, _ make: @escaping @Sendable (Order, Int) throws -> ChatMessage) async throws
+        -> ChatMessage
+    {
         let logger = logger
         return try await postgres.write { connection in
             // The order's row locked: two instances appending to one chat number their messages in turn.
-            guard let order = try await Self.fetch(connection, id: orderID, lock: true, logger: logger) else { throw OrderStoreFailure.unknownOrder }
-            let last = try await connection.first("SELECT COALESCE(MAX(number), 0) FROM messages WHERE order_id = \(orderID)", as: Int.self, logger: logger)
+            guard let order = try await Self.fetch(connection, id: orderID, lock: true, logger: logger) else {
+                throw OrderStoreFailure.unknownOrder
+            }
+            let last = try await connection.first(
+                "SELECT COALESCE(MAX(number), 0) FROM messages WHERE order_id = \(orderID)", as: Int.self, logger: logger)
             let number = (last ?? 0) + 1
             let message = try make(order, number)
             try await connection.run(
@@ -235,7 +252,8 @@ public final class PostgresOrderStore: OrderStorage, PostgresServiceStore, Postg
                 """, logger: logger)
             guard inserted == 1 else {
                 // Recorded before (by this instance or another): the first stands.
-                let stored = try await connection.first("SELECT document FROM payments WHERE order_id = \(payment.orderID)", as: String.self, logger: logger)
+                let stored = try await connection.first(
+                    "SELECT document FROM payments WHERE order_id = \(payment.orderID)", as: String.self, logger: logger)
                 return (try stored.map { try JSONCoding.decode(Payment.self, fromText: $0) } ?? payment, false)
             }
             try await PostgresOutbox.append(
@@ -248,16 +266,21 @@ public final class PostgresOrderStore: OrderStorage, PostgresServiceStore, Postg
     public func recordRefund(orderID: String, reference: String, at time: Date) async throws -> (payment: Payment, recorded: Bool)? {
         let logger = logger
         return try await postgres.write { connection in
-            guard let stored = try await connection.first("SELECT document FROM payments WHERE order_id = \(orderID) FOR UPDATE", as: String.self, logger: logger) else {
+            guard
+                let stored = try await connection.first(
+                    "SELECT document FROM payments WHERE order_id = \(orderID) FOR UPDATE", as: String.self, logger: logger)
+            else {
                 return nil
             }
             var payment = try JSONCoding.decode(Payment.self, fromText: stored)
             if payment.refundedAt != nil { return (payment, false) }
             (payment.refundedAt, payment.refundReference) = (time, reference)
             try await connection.run(
-                "UPDATE payments SET amount_cents = 0, earnings_cents = 0, document = \(try JSONCoding.encodeText(payment)) WHERE order_id = \(orderID)", logger: logger)
+                "UPDATE payments SET amount_cents = 0, earnings_cents = 0, document = \(try JSONCoding.encodeText(payment)) WHERE order_id = \(orderID)",
+                logger: logger)
             try await PostgresOutbox.append(
-                connection, topic: Events.orderRefunded.topic, type: Events.orderRefunded.type, data: OrderRefunded(payment: payment), time: time, logger: logger)
+                connection, topic: Events.orderRefunded.topic, type: Events.orderRefunded.type, data: OrderRefunded(payment: payment),
+                time: time, logger: logger)
             return (payment, true)
         }
     }

@@ -23,7 +23,10 @@ struct ReportOps {
             let reports = try await store.reports(status: query.status, userID: query.userID, limit: query.limit ?? 50)
             var rides: [ReportedRide] = []
             for report in reports {
-                rides.append(ReportedRide(report: report, order: try await store.order(id: report.orderID), timeline: try await store.timeline(orderID: report.orderID)))
+                rides.append(
+                    ReportedRide(
+                        report: report, order: try await store.order(id: report.orderID),
+                        timeline: try await store.timeline(orderID: report.orderID)))
             }
             return RideReports(reports: rides)
         }
@@ -35,18 +38,22 @@ struct ReportOps {
             } catch ReportStoreFailure.unknownReport {
                 throw ServiceError.notFound("unknown_report", "no report with id \(params.id.prefix(64))")
             } catch ReportStoreFailure.alreadyAnswered(let report) {
-                throw ServiceError.conflict("already_answered", "report \(report.id) was answered at \(report.answeredAt.map { RFC3339.format($0) } ?? "?")")
+                throw ServiceError.conflict(
+                    "already_answered", "report \(report.id) was answered at \(report.answeredAt.map { RFC3339.format($0) } ?? "?")")
             }
         }
     }
 
     func report(_ params: ReportParams) async throws -> RideReport {
         let order = try await orders.existing(params.id)
-        guard ConversationRules.isParty(params.caller, order) else { throw orders.forbidden("only the rider and the driver of order \(order.id) report on it") }
+        guard ConversationRules.isParty(params.caller, order) else {
+            throw orders.forbidden("only the rider and the driver of order \(order.id) report on it")
+        }
         let now = Date()
         var generator = SystemRandomNumberGenerator()
         let report = RideReport(
-            id: "rp-" + String(format: "%016llx", generator.next() as UInt64), orderID: order.id, reporterID: params.caller.id, reporterRole: params.caller.role,
+            id: "rp-" + String(format: "%016llx", generator.next() as UInt64), orderID: order.id, reporterID: params.caller.id,
+            reporterRole: params.caller.role,
             category: params.category, text: params.text, photoURL: params.photoURL, createdAt: now)
         try await store.fileReport(report)
         if params.category == .lostItem, order.driver != nil {
@@ -70,7 +77,8 @@ struct ReportOps {
                 throw ServiceError.conflict("not_now", "the chat of order \(order.id) is closed")
             }
             return ChatMessage(
-                id: "\(order.id)-m\(number)", orderID: order.id, number: number, senderID: caller.id, senderRole: caller.role, recipientID: recipient,
+                id: "\(order.id)-m\(number)", orderID: order.id, number: number, senderID: caller.id, senderRole: caller.role,
+                recipientID: recipient,
                 text: "Lost item reported: \(report.text)", sentAt: now)
         }
     }

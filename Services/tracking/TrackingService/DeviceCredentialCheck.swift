@@ -42,10 +42,13 @@ public struct UsersDeviceCredentials: DeviceCredentialVerifier {
     public init(client: ServiceClient) { self.client = client }
 
     public func verdicts(_ pairs: [CredentialPair]) async throws -> [Result<CredentialHolder, ServiceError>] {
-        let params = VerifyDeviceCredentialsParams(pairs: pairs.map { VerifyDeviceCredentialParams(deviceID: $0.deviceID, credential: $0.credential) })
+        let params = VerifyDeviceCredentialsParams(
+            pairs: pairs.map { VerifyDeviceCredentialParams(deviceID: $0.deviceID, credential: $0.credential) })
         let reply = try await client.call(Ops.Users.verifyDeviceCredentials, params, timeout: .seconds(2))
         guard reply.verdicts.count == pairs.count else {
-            throw ServiceError(status: Status.unavailable, code: "bad_reply", message: "users answered \(reply.verdicts.count) verdicts for \(pairs.count) pairs")
+            throw ServiceError(
+                status: Status.unavailable, code: "bad_reply",
+                message: "users answered \(reply.verdicts.count) verdicts for \(pairs.count) pairs")
         }
         return zip(pairs, reply.verdicts).map { pair, verdict in
             if let refusal = verdict.refusal { return .failure(.unauthorized(refusal.error.code, refusal.error.message)) }
@@ -90,7 +93,8 @@ public final class DeviceCredentialCheck: Sendable {
     static let capacity = 200_000
 
     public init(
-        verifier: any DeviceCredentialVerifier, recheckAfter: TimeInterval = 60, trustedWhileUnchecked: TimeInterval = 600, refusalKeptFor: TimeInterval = 10,
+        verifier: any DeviceCredentialVerifier, recheckAfter: TimeInterval = 60, trustedWhileUnchecked: TimeInterval = 600,
+        refusalKeptFor: TimeInterval = 10,
         logger: Logger
     ) {
         self.verifier = verifier
@@ -120,7 +124,8 @@ public final class DeviceCredentialCheck: Sendable {
         guard let credential else { return .failure(Self.missing) }
         return verdicts.withLock { verdicts in
             let device = verdicts[deviceID]
-            if let accepted = device?.accepted, accepted.credential == credential, now.timeIntervalSince(accepted.checkedAt) < recheckAfter {
+            if let accepted = device?.accepted, accepted.credential == credential, now.timeIntervalSince(accepted.checkedAt) < recheckAfter
+            {
                 return accepted.outcome
             }
             if let refused = device?.refused, refused.credential == credential, now.timeIntervalSince(refused.checkedAt) < refusalKeptFor {
@@ -161,7 +166,8 @@ public final class DeviceCredentialCheck: Sendable {
     /// While users cannot answer: a credential checked within `trustedWhileUnchecked` is believed.
     private func believed(_ pair: CredentialPair, now: Date) -> Result<CredentialHolder, ServiceError> {
         let holder = verdicts.withLock { verdicts -> CredentialHolder? in
-            guard let verdict = verdicts[pair.deviceID]?.accepted, verdict.credential == pair.credential, case .success(let driver) = verdict.outcome,
+            guard let verdict = verdicts[pair.deviceID]?.accepted, verdict.credential == pair.credential,
+                case .success(let driver) = verdict.outcome,
                 now.timeIntervalSince(verdict.checkedAt) < trustedWhileUnchecked
             else { return nil }
             return driver

@@ -58,7 +58,9 @@ public final class DeviceCredentialQueue: Service, Sendable {
         }
         let left = pending.withLock { $0.take(atMost: .max) }
         for question in left {
-            for completion in question.waiters { completion(.failure(DeviceCredentialCheck.unchecked(question.pair.deviceID, why: "tracking is stopping"))) }
+            for completion in question.waiters {
+                completion(.failure(DeviceCredentialCheck.unchecked(question.pair.deviceID, why: "tracking is stopping")))
+            }
         }
     }
 }

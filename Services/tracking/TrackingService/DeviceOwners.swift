@@ -41,14 +41,17 @@ public enum DeviceOwnership {
             let named = try await owners.device(ofUser: userID)
             guard named == deviceID else {
                 return .conflict(
-                    "device_in_use", "device \(deviceID) is not user \(userID.prefix(128))'s device: their account names \(named.map { "device \($0)" } ?? "no device")")
+                    "device_in_use",
+                    "device \(deviceID) is not user \(userID.prefix(128))'s device: their account names \(named.map { "device \($0)" } ?? "no device")"
+                )
             }
             return nil
         } catch let error as ServiceError where error.status == Status.notFound {
             return .unprocessable("unknown_user", "metadata.user_id \(userID.prefix(128)) is no account of this platform")
         } catch {
             return ServiceError(
-                status: Status.unavailable, code: "owner_unavailable", message: "who owns device \(deviceID) cannot be checked now (users did not answer); send the batch again")
+                status: Status.unavailable, code: "owner_unavailable",
+                message: "who owns device \(deviceID) cannot be checked now (users did not answer); send the batch again")
         }
     }
 }

@@ -40,7 +40,8 @@ public final class IngestPipeline: Sendable {
     private let logger: Logger
 
     public init(
-        state: TrackingState, writer: StoreWriter, rules: LocationRules, ownership: ShardOwnership = .unsharded, store: (any TrackingStore)? = nil,
+        state: TrackingState, writer: StoreWriter, rules: LocationRules, ownership: ShardOwnership = .unsharded,
+        store: (any TrackingStore)? = nil,
         publishableKeys: Set<String>, owners: (any DeviceOwnerLookup)? = nil, credentials: DeviceCredentialQueue? = nil, logger: Logger
     ) {
         self.state = state
@@ -64,14 +65,18 @@ public final class IngestPipeline: Sendable {
     /// through the bus without a credential, from a caller trusted with the op (the gateway has
     /// checked the driver's token and that the device is theirs), so no device credential is asked for.
     public func accept(
-        deviceID: String, batch: IngestBatch, now: Date, vouched: Bool = false, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void
+        deviceID: String, batch: IngestBatch, now: Date, vouched: Bool = false,
+        completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void
     ) {
         if let problem = DeviceIdentity.problem(with: deviceID) {
-            refuse(.unprocessable("invalid_device_id", problem), completion, loggedAs: String(deviceID.prefix(DeviceIdentity.maximumLength)))
+            refuse(
+                .unprocessable("invalid_device_id", problem), completion, loggedAs: String(deviceID.prefix(DeviceIdentity.maximumLength)))
             return
         }
         guard keys.contains(batch.publishableKey) else {
-            refuse(.unauthorized("invalid_publishable_key", "publishable_key is not one this platform knows (see RIDE_PUBLISHABLE_KEYS)"), completion, loggedAs: deviceID)
+            refuse(
+                .unauthorized("invalid_publishable_key", "publishable_key is not one this platform knows (see RIDE_PUBLISHABLE_KEYS)"),
+                completion, loggedAs: deviceID)
             return
         }
         guard ownership.owns(deviceID) else {
@@ -116,13 +121,15 @@ public final class IngestPipeline: Sendable {
     /// driver whose credential the batch carries needs no question: users checked that their
     /// account names this device. Any other is asked about, a bounded number at a time.
     private func checkOwner(
-        deviceID: String, batch: IngestBatch, driver: String?, now: Date, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void
+        deviceID: String, batch: IngestBatch, driver: String?, now: Date,
+        completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void
     ) {
         guard let owners, let userID = DeviceOwnership.claim(batch.device, current: state.record(deviceID)), userID != driver else {
             apply(deviceID: deviceID, batch: batch, now: now, completion: completion)
             return
         }
-        let busy = ServiceError.busy("owner_unavailable", "who owns device \(deviceID) cannot be checked now (too many checks at once: busy)")
+        let busy = ServiceError.busy(
+            "owner_unavailable", "who owns device \(deviceID) cannot be checked now (too many checks at once: busy)")
         inTask(within: ownerChecks, orRefuse: busy, completion) {
             if let problem = await DeviceOwnership.problem(deviceID: deviceID, userID: userID, owners: owners) {
                 self.refuse(problem, completion, loggedAs: deviceID)
@@ -134,12 +141,15 @@ public final class IngestPipeline: Sendable {
 
     /// A device another shard may have served since its record here was read is read again first,
     /// so that its history and its events' sequence go on from where that shard left them.
-    private func apply(deviceID: String, batch: IngestBatch, now: Date, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void) {
+    private func apply(
+        deviceID: String, batch: IngestBatch, now: Date, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void
+    ) {
         guard needsRefresh(deviceID) else {
             applyNow(deviceID: deviceID, batch: batch, now: now, completion: completion)
             return
         }
-        let busy = ServiceError.busy("store_unavailable", "device \(deviceID) cannot be read from the store now (too many reads at once: busy)")
+        let busy = ServiceError.busy(
+            "store_unavailable", "device \(deviceID) cannot be read from the store now (too many reads at once: busy)")
         inTask(within: refreshes, orRefuse: busy, completion) {
             do throws(ServiceError) {
                 try await self.refreshIfNeeded(deviceID)
@@ -177,13 +187,19 @@ public final class IngestPipeline: Sendable {
             state.refresh(deviceID, stored: try await store.loadDevices(ids: [deviceID]).first, owns: ownership.owns)
         } catch {
             throw ServiceError(
-                status: Status.unavailable, code: "store_unavailable", message: "device \(deviceID) could not be read from the store (\(error)); try again")
+                status: Status.unavailable, code: "store_unavailable",
+                message: "device \(deviceID) could not be read from the store (\(error)); try again")
         }
     }
 
-    private func applyNow(deviceID: String, batch: IngestBatch, now: Date, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void) {
+    private func applyNow(
+        deviceID: String, batch: IngestBatch, now: Date, completion: @escaping @Sendable (Result<IngestAck, ServiceError>) -> Void
+    ) {
         let checked = rules.check(batch, now: now)
-        guard let change = state.apply(deviceID: deviceID, intents: batch.device, locations: checked.locations, now: now, owns: ownership.owns) else {
+        guard
+            let change = state.apply(
+                deviceID: deviceID, intents: batch.device, locations: checked.locations, now: now, owns: ownership.owns)
+        else {
             refuse(TrackingOps.wrongShard(deviceID, ownership: ownership), completion, loggedAs: deviceID)
             return
         }
@@ -208,20 +224,27 @@ public final class IngestPipeline: Sendable {
             batchID: batch.batchID, accepted: checked.locations.count + checked.geotags.count, rejected: checked.rejected,
             device: change.record.intents, platformTracking: batch.sync == true || word != nil ? change.record.platformTracking : nil,
             platformTrackingAt: word)
-        let write = TrackingWrite(record: change.record, intentsChanged: change.intentsChanged, locations: checked.locations, geotags: checked.geotags)
+        let write = TrackingWrite(
+            record: change.record, intentsChanged: change.intentsChanged, locations: checked.locations, geotags: checked.geotags)
         writer.submit(
             StoreWriter.Job(writes: [write], events: change.events) { result in
                 switch result {
                 case .success: completion(.success(ack))
                 case .failure(let error):
-                    completion(.failure(ServiceError(status: Status.unavailable, code: "store_unavailable", message: "the batch could not be stored (\(error)); send it again")))
+                    completion(
+                        .failure(
+                            ServiceError(
+                                status: Status.unavailable, code: "store_unavailable",
+                                message: "the batch could not be stored (\(error)); send it again")))
                 }
             })
     }
 
     /// `loggedAs`: the device to log the refusal under, once per device and minute (nil: it was
     /// logged where it was decided, or by the ingest socket).
-    private func refuse(_ error: ServiceError, _ completion: @Sendable (Result<IngestAck, ServiceError>) -> Void, loggedAs deviceID: String? = nil) {
+    private func refuse(
+        _ error: ServiceError, _ completion: @Sendable (Result<IngestAck, ServiceError>) -> Void, loggedAs deviceID: String? = nil
+    ) {
         counts.withLock { $0.refusedBatches += 1 }
         if let deviceID { refusals.note("\(error.code): \(error.message)", from: deviceID, logger: logger) }
         completion(.failure(error))

@@ -161,7 +161,9 @@ public final class IngestServer: Sendable {
             let limit = limiter.withLock { ($0.rate, $0.burst) }
             return reject(
                 connection, code: "rate_limited",
-                message: "this connection sends more than \(Int(limit.0)) batches a second (\(Int(limit.1)) at once); nothing of this one was read, send it again later")
+                message:
+                    "this connection sends more than \(Int(limit.0)) batches a second (\(Int(limit.1)) at once); nothing of this one was read, send it again later"
+            )
         }
         guard frames.count == 3, frames[1] == Frame(frame: IngestFrame.batch) else {
             return reject(connection, code: "bad_frame", message: "a device sends [\"batch\"][JSON]; got \(frames.count - 1) frames")

@@ -165,7 +165,9 @@ public final class PostgresTrackingStore: TrackingStore {
             for record in devices.changed {
                 let latest = record.latest
                 let (lastSeen, sequence) = (record.lastSeen.map(SQLiteTrackingStore.milliseconds), Int64(record.sequence))
-                let (latitude, longitude, recordedAt) = (latest?.latitude, latest?.longitude, latest.map { SQLiteTrackingStore.milliseconds($0.recordedAt) })
+                let (latitude, longitude, recordedAt) = (
+                    latest?.latitude, latest?.longitude, latest.map { SQLiteTrackingStore.milliseconds($0.recordedAt) }
+                )
                 let (accuracy, speed, bearing) = (latest?.accuracy, latest?.speed, latest?.bearing)
                 let metadata = String(decoding: JSONValue.object(record.metadata).jsonBytes, as: UTF8.self)
                 let platformTrackingAt = record.platformTrackingAt.map(SQLiteTrackingStore.milliseconds)
@@ -245,7 +247,8 @@ public final class PostgresTrackingStore: TrackingStore {
             ).map { row in
                 GeotagRecord(
                     metadata: (try? JSONCoding.decode([String: JSONValue].self, from: Array(row.4.utf8))) ?? [:],
-                    location: DeviceLocation(latitude: row.1, longitude: row.2, recordedAt: SQLiteTrackingStore.date(row.0), accuracy: row.3))
+                    location: DeviceLocation(
+                        latitude: row.1, longitude: row.2, recordedAt: SQLiteTrackingStore.date(row.0), accuracy: row.3))
             }
             return LocationHistory(deviceID: deviceID, locations: locations, geotags: geotags)
         }

@@ -43,7 +43,8 @@ public final class ShardPeers: Sendable {
     func forward(_ op: String, json: [UInt8], deviceID: String, to owner: Int) async throws -> ServiceReply {
         stats.withLock { $0.forwarded += 1 }
         do {
-            return try await client.callRaw(BusContract.Service.trackingShard(owner), op, json: json, timeout: Self.forwardTimeout, attempts: 1)
+            return try await client.callRaw(
+                BusContract.Service.trackingShard(owner), op, json: json, timeout: Self.forwardTimeout, attempts: 1)
         } catch let error as MDPClientError {
             stats.withLock { $0.unansweredForwards += 1 }
             let service = BusContract.Service.trackingShard(owner)
@@ -58,7 +59,8 @@ public final class ShardPeers: Sendable {
 
     /// Whether shard `index` answers a `ping` within `timeout`.
     func answers(_ index: Int, timeout: Duration) async -> Bool {
-        (try? await client.callRaw(BusContract.Service.trackingShard(index), "ping", json: Array("{}".utf8), timeout: timeout, attempts: 1)) != nil
+        (try? await client.callRaw(BusContract.Service.trackingShard(index), "ping", json: Array("{}".utf8), timeout: timeout, attempts: 1))
+            != nil
     }
 
     /// Every other live shard's Nearby answer, asked at once (a shard down serves no device); a

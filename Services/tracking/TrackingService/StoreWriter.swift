@@ -119,7 +119,8 @@ public final class StoreWriter: Sendable {
             try store.commit(writes)
             result = .success(())
         } catch {
-            logger.error("commit failed; nothing of it is published or acknowledged", metadata: ["error": "\(error)", "writes": "\(writes.count)"])
+            logger.error(
+                "commit failed; nothing of it is published or acknowledged", metadata: ["error": "\(error)", "writes": "\(writes.count)"])
             result = .failure(error)
         }
         var published: UInt64 = 0

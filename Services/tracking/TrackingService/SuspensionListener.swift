@@ -27,7 +27,9 @@ struct SuspensionListener: Service {
             group.addTask {
                 await lapses.eachEvent { received in
                     credentials?.forget(userID: received.event.data.userID)
-                    await offDuty(received.event.data.deviceID, userID: received.event.data.userID, because: "approval lapsed: \(received.event.data.reason)")
+                    await offDuty(
+                        received.event.data.deviceID, userID: received.event.data.userID,
+                        because: "approval lapsed: \(received.event.data.reason)")
                 }
             }
         }
@@ -39,7 +41,8 @@ struct SuspensionListener: Service {
     }
 
     func offDuty(_ deviceID: String?, userID: String, because why: String) async {
-        guard let deviceID, ownership.owns(deviceID), let change = state.setAvailability(deviceID: deviceID, available: false, now: Date()) else { return }
+        guard let deviceID, ownership.owns(deviceID), let change = state.setAvailability(deviceID: deviceID, available: false, now: Date())
+        else { return }
         do {
             if !change.events.isEmpty { try await writer.write([TrackingWrite(record: change.record)], events: change.events) }
             logger.notice("a driver's device is off duty", metadata: ["device_id": "\(deviceID)", "user_id": "\(userID)", "why": "\(why)"])

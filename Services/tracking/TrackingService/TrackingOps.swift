@@ -112,7 +112,9 @@ enum TrackingOps {
         let owner = ownership.owner(of: deviceID)
         let home = shard.shards.owner(of: deviceID)
         let serving =
-            owner == home ? "kept by tracking shard \(owner)/\(shard.shards.count)" : "served by tracking shard \(owner)/\(shard.shards.count) while its shard \(home) is down"
+            owner == home
+            ? "kept by tracking shard \(owner)/\(shard.shards.count)"
+            : "served by tracking shard \(owner)/\(shard.shards.count) while its shard \(home) is down"
         return .conflict(
             "wrong_shard",
             """

@@ -17,7 +17,9 @@ public struct TrackingServer: Sendable {
     public init(settings: TrackingSettings) { self.settings = settings }
 
     public func run() async throws {
-        let host = ServiceHost(program: "ride-tracking", service: BusContract.Service.tracking, http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
+        let host = ServiceHost(
+            program: "ride-tracking", service: BusContract.Service.tracking, http: settings.http, logFormat: settings.logFormat,
+            logLevel: settings.logLevel)
         let (logger, metrics) = (host.logger, host.metrics)
         let store: any TrackingStore
         let devices: [DeviceRecord]
@@ -34,7 +36,8 @@ public struct TrackingServer: Sendable {
             devices = try await store.loadDevices().filter { shard.owns($0.id) }
         } catch {
             let detail = (error as? PSQLError)?.summary ?? "\(error)"  // its description hides the server's message
-            throw exitWithError("cannot open the database (\(settings.database)): \(detail)", program: host.program, code: ExitCodes.software)
+            throw exitWithError(
+                "cannot open the database (\(settings.database)): \(detail)", program: host.program, code: ExitCodes.software)
         }
         // Handing over, another shard may have served these devices while this one was down: each
         // is read again before its next batch (`IngestPipeline.refreshIfNeeded`).
@@ -49,7 +52,8 @@ public struct TrackingServer: Sendable {
         let credentials =
             settings.requiresDeviceCredentials
             ? ownersClient.map {
-                DeviceCredentialQueue(check: DeviceCredentialCheck(verifier: UsersDeviceCredentials(client: $0), recheckAfter: recheck, logger: logger))
+                DeviceCredentialQueue(
+                    check: DeviceCredentialCheck(verifier: UsersDeviceCredentials(client: $0), recheckAfter: recheck, logger: logger))
             } : nil
         let pipeline = IngestPipeline(
             state: state, writer: writer, rules: settings.rules, ownership: ownership, store: settings.handsOver ? store : nil,
@@ -66,16 +70,19 @@ public struct TrackingServer: Sendable {
                 program: host.program, code: ExitCodes.unavailable)
         }
         let (workers, peers) = try await Self.workers(settings: settings, pipeline: pipeline, store: store, host: host)
-        let commandEvents = try await EventSubscriber<DeviceCommandEvent>(endpoint: settings.sub, prefixes: [Events.deviceCommand.topic], options: .platform, logger: logger)
+        let commandEvents = try await EventSubscriber<DeviceCommandEvent>(
+            endpoint: settings.sub, prefixes: [Events.deviceCommand.topic], options: .platform, logger: logger)
         host.needsBus([commandEvents], at: settings.sub)
         let commands = DeviceCommandForwarder(
             subscriber: commandEvents, ingest: ingest, state: state, writer: writer, ownership: ownership, logger: logger)
-        let suspensionEvents = try await EventSubscriber<UserSuspended>(endpoint: settings.sub, prefixes: [Events.userSuspended.topic], options: .platform, logger: logger)
+        let suspensionEvents = try await EventSubscriber<UserSuspended>(
+            endpoint: settings.sub, prefixes: [Events.userSuspended.topic], options: .platform, logger: logger)
         let lapseEvents = try await EventSubscriber<DriverApprovalLapsed>(
             endpoint: settings.sub, prefixes: [Events.userApprovalLapsed.topic], options: .platform, logger: logger)
         host.needsBus([suspensionEvents, lapseEvents], at: settings.sub)
         let suspensions = SuspensionListener(
-            subscriber: suspensionEvents, lapses: lapseEvents, credentials: credentials?.check, state: state, writer: writer, ownership: ownership, logger: logger)
+            subscriber: suspensionEvents, lapses: lapseEvents, credentials: credentials?.check, state: state, writer: writer,
+            ownership: ownership, logger: logger)
         let sweeper = InactivitySweeper(state: state, writer: writer, inactiveAfter: settings.inactiveAfter)
         TrackingMetrics(metrics: metrics, state: state, pipeline: pipeline, ingest: ingest, writer: writer, peers: peers).register()
         let settings = self.settings
@@ -101,10 +108,12 @@ public struct TrackingServer: Sendable {
             let counts = state.counts
             let stats = pipeline.statistics
             return host.health([
-                "shard": .string(settings.shard.description), "live_shards": .array(ownership.liveShards.sorted().map { .number(Double($0)) }),
+                "shard": .string(settings.shard.description),
+                "live_shards": .array(ownership.liveShards.sorted().map { .number(Double($0)) }),
                 "devices": .number(Double(counts.devices)), "active": .number(Double(counts.active)),
                 "indexed": .number(Double(counts.indexed)), "ingest": .array(settings.ingest.map(JSONValue.string)),
-                "accepted_locations": .number(Double(stats.acceptedLocations)), "rejected_locations": .number(Double(stats.rejectedLocations)),
+                "accepted_locations": .number(Double(stats.acceptedLocations)),
+                "rejected_locations": .number(Double(stats.rejectedLocations)),
                 "refused_batches": .number(Double(stats.refusedBatches)),
             ])
         }
@@ -121,14 +130,25 @@ extension TrackingServer {
         let instance = host.instance
         let worker = { (router: OpRouter) in host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency) }
         guard settings.shard.isSharded else {
-            return ([worker(TrackingOps.localRouter(service: BusContract.Service.tracking, pipeline: pipeline, store: store, instance: instance))], nil)
+            return (
+                [
+                    worker(
+                        TrackingOps.localRouter(service: BusContract.Service.tracking, pipeline: pipeline, store: store, instance: instance)
+                    )
+                ], nil
+            )
         }
         var peerOptions = MDPClient.Options()
         peerOptions.attempts = 1
         let peers = ShardPeers(ownership: pipeline.ownership, client: try await host.client(broker: settings.broker, options: peerOptions))
-        let liveness: [any Service] = settings.handsOver ? [ShardLiveness(peers: peers, state: pipeline.state, store: store, logger: host.logger)] : []
-        let local = TrackingOps.localRouter(service: BusContract.Service.trackingShard(settings.shard.index), pipeline: pipeline, store: store, instance: instance)
-        return ([worker(local), worker(TrackingOps.publicRouter(local: local, state: pipeline.state, peers: peers, instance: instance))] + liveness, peers)
+        let liveness: [any Service] =
+            settings.handsOver ? [ShardLiveness(peers: peers, state: pipeline.state, store: store, logger: host.logger)] : []
+        let local = TrackingOps.localRouter(
+            service: BusContract.Service.trackingShard(settings.shard.index), pipeline: pipeline, store: store, instance: instance)
+        return (
+            [worker(local), worker(TrackingOps.publicRouter(local: local, state: pipeline.state, peers: peers, instance: instance))]
+                + liveness, peers
+        )
     }
 }
 
@@ -169,7 +189,8 @@ extension DeviceCommandForwarder {
         guard command.command != .sync else { return nil }
         let change = state.command(deviceID: deviceID, tracking: command.command == .startTracking, issuedAt: command.issuedAt ?? Date())
         if change == nil {
-            logger.info("a tracking command for an unknown device, or older than the last one; not kept", metadata: ["device": "\(deviceID)"])
+            logger.info(
+                "a tracking command for an unknown device, or older than the last one; not kept", metadata: ["device": "\(deviceID)"])
         }
         return change
     }
@@ -187,7 +208,9 @@ struct InactivitySweeper: Service {
             try? await Task.sleep(for: interval)
             let changes = state.sweep(now: Date(), inactiveAfter: inactiveAfter)
             guard !changes.isEmpty else { continue }
-            writer.submit(StoreWriter.Job(writes: changes.map { TrackingWrite(record: $0.record, intentsChanged: false) }, events: changes.flatMap(\.events)))
+            writer.submit(
+                StoreWriter.Job(
+                    writes: changes.map { TrackingWrite(record: $0.record, intentsChanged: false) }, events: changes.flatMap(\.events)))
         }
     }
 }

@@ -55,12 +55,16 @@ public struct RideTrackingCommand: ServiceCommand {
 
     @Option(
         name: .customLong("ingest"),
-        help: helpWithEnv("Device ingest (ROUTER) endpoints to bind, comma-separated", env: RideTrackingCommand.ingestEnvironment, default: RideTrackingCommand.defaultIngest))
+        help: helpWithEnv(
+            "Device ingest (ROUTER) endpoints to bind, comma-separated", env: RideTrackingCommand.ingestEnvironment,
+            default: RideTrackingCommand.defaultIngest))
     var ingest: String?
 
     @Option(
         name: .customLong("shard"),
-        help: helpWithEnv("This process's shard K/N: it keeps the devices whose id hashes to K of N shards (0/1: unsharded)", env: "RIDE_TRACKING_SHARD", default: "0/1"))
+        help: helpWithEnv(
+            "This process's shard K/N: it keeps the devices whose id hashes to K of N shards (0/1: unsharded)", env: "RIDE_TRACKING_SHARD",
+            default: "0/1"))
     var shard: String?
 
     @OptionGroup var dataDirectory: DataDirectoryOptions<Files>
@@ -68,7 +72,8 @@ public struct RideTrackingCommand: ServiceCommand {
     @OptionGroup var database: DatabaseOptions
 
     @Option(
-        name: .customLong("publishable-keys"), help: helpWithEnv("Publishable keys devices may use, comma-separated", env: "RIDE_PUBLISHABLE_KEYS", default: "pk_dev_ridesharing"))
+        name: .customLong("publishable-keys"),
+        help: helpWithEnv("Publishable keys devices may use, comma-separated", env: "RIDE_PUBLISHABLE_KEYS", default: "pk_dev_ridesharing"))
     var publishableKeys: String?
 
     @Option(
@@ -92,12 +97,15 @@ public struct RideTrackingCommand: ServiceCommand {
             env: "RIDE_TRACKING_DEVICE_CREDENTIAL_RECHECK_S", default: "60"))
     var deviceCredentialRecheckSeconds: Int?
 
-    @Option(name: .customLong("inactive-after-s"), help: helpWithEnv("Seconds of silence after which a device is inactive", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: "60"))
+    @Option(
+        name: .customLong("inactive-after-s"),
+        help: helpWithEnv("Seconds of silence after which a device is inactive", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: "60"))
     var inactiveAfterSeconds: Int?
 
     @Option(
         name: .customLong("future-tolerance-s"),
-        help: helpWithEnv("How far in the future a location's time may be, in seconds", env: "RIDE_TRACKING_FUTURE_TOLERANCE_S", default: "300"))
+        help: helpWithEnv(
+            "How far in the future a location's time may be, in seconds", env: "RIDE_TRACKING_FUTURE_TOLERANCE_S", default: "300"))
     var futureToleranceSeconds: Int?
 
     @OptionGroup var workers: WorkerOptions
@@ -117,7 +125,9 @@ public struct RideTrackingCommand: ServiceCommand {
         let logging = try common.logging()
         var rules = LocationRules()
         rules.futureTolerance = TimeInterval(
-            try integerSetting(futureToleranceSeconds, flag: "future-tolerance-s", env: "RIDE_TRACKING_FUTURE_TOLERANCE_S", default: 300, range: 0...86_400))
+            try integerSetting(
+                futureToleranceSeconds, flag: "future-tolerance-s", env: "RIDE_TRACKING_FUTURE_TOLERANCE_S", default: 300, range: 0...86_400
+            ))
         let keys = Setting.resolve(publishableKeys, flag: "publishable-keys", env: "RIDE_PUBLISHABLE_KEYS", default: "pk_dev_ridesharing")
         let keyList = keys.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard !keyList.isEmpty, !keyList.contains(where: \.isEmpty) else {
@@ -134,7 +144,8 @@ public struct RideTrackingCommand: ServiceCommand {
         guard ["users", "open"].contains(owners.value) else {
             throw ConfigurationError("device owners (\(owners.origin)) '\(owners.value)' must be users or open")
         }
-        let credentials = Setting.resolve(deviceCredentials, flag: "device-credentials", env: "RIDE_TRACKING_DEVICE_CREDENTIALS", default: "required")
+        let credentials = Setting.resolve(
+            deviceCredentials, flag: "device-credentials", env: "RIDE_TRACKING_DEVICE_CREDENTIALS", default: "required")
         guard ["required", "off"].contains(credentials.value) else {
             throw ConfigurationError("device credentials (\(credentials.origin)) '\(credentials.value)' must be required or off")
         }
@@ -152,8 +163,11 @@ public struct RideTrackingCommand: ServiceCommand {
             requiresDeviceCredentials: credentials.value == "required",
             deviceCredentialRecheck: TimeInterval(
                 try integerSetting(
-                    deviceCredentialRecheckSeconds, flag: "device-credential-recheck-s", env: "RIDE_TRACKING_DEVICE_CREDENTIAL_RECHECK_S", default: 60, range: 1...3600)),
-            inactiveAfter: TimeInterval(try integerSetting(inactiveAfterSeconds, flag: "inactive-after-s", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: 60, range: 1...86_400)),
+                    deviceCredentialRecheckSeconds, flag: "device-credential-recheck-s", env: "RIDE_TRACKING_DEVICE_CREDENTIAL_RECHECK_S",
+                    default: 60, range: 1...3600)),
+            inactiveAfter: TimeInterval(
+                try integerSetting(
+                    inactiveAfterSeconds, flag: "inactive-after-s", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: 60, range: 1...86_400)),
             rules: rules,
             concurrency: try workers.resolved(),
             http: try common.httpAddress(default: RideProcess.tracking.httpDefault),

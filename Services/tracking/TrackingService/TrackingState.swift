@@ -47,7 +47,9 @@ public final class TrackingState: Sendable {
 
     /// As `apply`, for a device this process serves when the lock is taken; nil when it does not
     /// (released by a handover while its batch was checked).
-    public func apply(deviceID: String, intents: DeviceIntents?, locations: [DeviceLocation], now: Date, owns: (String) -> Bool) -> DeviceChange? {
+    public func apply(deviceID: String, intents: DeviceIntents?, locations: [DeviceLocation], now: Date, owns: (String) -> Bool)
+        -> DeviceChange?
+    {
         core.withLock { core in
             guard owns(deviceID) else { return nil }
             return core.apply(deviceID: deviceID, intents: intents, locations: locations, now: now)

@@ -122,7 +122,9 @@ public final class SQLiteTrackingStore: TrackingStore {
     public func loadDevices(ids: [String]) async throws -> [DeviceRecord] {
         let list = String(decoding: try JSONCoding.encode(ids), as: UTF8.self)
         return try await pool.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM devices WHERE id IN (SELECT value FROM json_each(?))"), arguments: [list]).map(Self.record)
+            try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT * FROM devices WHERE id IN (SELECT value FROM json_each(?))"), arguments: [list]
+            ).map(Self.record)
         }
     }
 
@@ -153,7 +155,8 @@ public final class SQLiteTrackingStore: TrackingStore {
     public func commit(_ writes: [TrackingWrite]) throws {
         try pool.write { db in
             let upsertDevice = try db.cachedStatement(
-                sql: "INSERT INTO devices (\(DeviceUpsertSQL.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \(DeviceUpsertSQL.onConflict)"
+                sql:
+                    "INSERT INTO devices (\(DeviceUpsertSQL.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \(DeviceUpsertSQL.onConflict)"
             ).sqliteStatement
             let updateDevice = try db.cachedStatement(
                 sql: """
@@ -283,7 +286,9 @@ private struct Binder {
         if let value {
             var copy = value
             copy.withUTF8 { bytes in
-                _ = sqlite3_bind_text(statement, index, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), Self.transient)
+                _ = sqlite3_bind_text(
+                    statement, index, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+                    Self.transient)
             }
         } else {
             sqlite3_bind_null(statement, index)

@@ -84,7 +84,8 @@ public struct LocationRules: Sendable {
 
     /// A problem with a batch's JSON of `count` bytes (too big to be decoded), or nil.
     public func problem(withBytes count: Int) -> String? {
-        count > maximumBatchBytes ? "a batch's JSON is at most \(maximumBatchBytes) bytes (\(maximumBatchSize) locations and geotags), got \(count)" : nil
+        count > maximumBatchBytes
+            ? "a batch's JSON is at most \(maximumBatchBytes) bytes (\(maximumBatchSize) locations and geotags), got \(count)" : nil
     }
 
     /// A problem with the batch as a whole (too big), or nil.

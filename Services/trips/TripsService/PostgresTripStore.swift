@@ -48,11 +48,15 @@ public final class PostgresTripStore: TripStorage, PostgresServiceStore {
                     let existing = try await connection.first(
                         "SELECT document FROM trips WHERE idempotency_key = \(idempotencyKey)", as: String.self, logger: logger)
                 else {
-                    throw ServiceError(status: 500, code: "internal", message: "trip \(live.trip.tripID) was neither stored nor found by its idempotency key")
+                    throw ServiceError(
+                        status: 500, code: "internal",
+                        message: "trip \(live.trip.tripID) was neither stored nor found by its idempotency key")
                 }
                 return (try JSONCoding.decode(Trip.self, fromText: existing), false)
             }
-            for event in TripStorageRules.creationEvents(live.trip) { try await Self.appendEvent(connection, event, live.trip, logger: logger) }
+            for event in TripStorageRules.creationEvents(live.trip) {
+                try await Self.appendEvent(connection, event, live.trip, logger: logger)
+            }
             return (live.trip, true)
         }
     }
@@ -85,7 +89,9 @@ public final class PostgresTripStore: TripStorage, PostgresServiceStore {
             }
         return try await postgres.read { connection in
             try await connection.all(query, as: (String, String).self, logger: logger).map { row in
-                LiveTrip(trip: try JSONCoding.decode(Trip.self, fromText: row.0), progress: try JSONCoding.decode(TripProgress.self, fromText: row.1))
+                LiveTrip(
+                    trip: try JSONCoding.decode(Trip.self, fromText: row.0),
+                    progress: try JSONCoding.decode(TripProgress.self, fromText: row.1))
             }
         }
     }
@@ -107,7 +113,9 @@ public final class PostgresTripStore: TripStorage, PostgresServiceStore {
     }
 
     /// Writes `live` and `events` when the active trip's stored destination passes `accepts`.
-    private func save(_ live: LiveTrip, events: [EventKind<TripEvent>], accepts: @escaping @Sendable (Trip.Destination) -> Bool) async throws -> Bool {
+    private func save(_ live: LiveTrip, events: [EventKind<TripEvent>], accepts: @escaping @Sendable (Trip.Destination) -> Bool)
+        async throws -> Bool
+    {
         let logger = logger
         let (document, progress) = (try JSONCoding.encodeText(live.trip), try JSONCoding.encodeText(live.progress))
         return try await postgres.write { connection in
@@ -117,12 +125,14 @@ public final class PostgresTripStore: TripStorage, PostgresServiceStore {
             // that a trip's metadata may hold.
             guard
                 let stored = try await connection.first(
-                    "SELECT document FROM trips WHERE id = \(live.trip.tripID) AND status = 'active' FOR UPDATE", as: String.self, logger: logger)
+                    "SELECT document FROM trips WHERE id = \(live.trip.tripID) AND status = 'active' FOR UPDATE", as: String.self,
+                    logger: logger)
             else {
                 return false
             }
             guard accepts(try JSONCoding.decode(Trip.self, fromText: stored).destination) else { return false }
-            try await connection.run("UPDATE trips SET document = \(document), progress = \(progress) WHERE id = \(live.trip.tripID)", logger: logger)
+            try await connection.run(
+                "UPDATE trips SET document = \(document), progress = \(progress) WHERE id = \(live.trip.tripID)", logger: logger)
             for event in events { try await Self.appendEvent(connection, event, live.trip, logger: logger) }
             return true
         }
@@ -133,7 +143,10 @@ public final class PostgresTripStore: TripStorage, PostgresServiceStore {
         let logger = logger
         return try await postgres.write { connection in
             // The row locked: a second complete (from another instance) waits, then finds it completed.
-            guard let document = try await connection.first("SELECT document FROM trips WHERE id = \(id) FOR UPDATE", as: String.self, logger: logger) else {
+            guard
+                let document = try await connection.first(
+                    "SELECT document FROM trips WHERE id = \(id) FOR UPDATE", as: String.self, logger: logger)
+            else {
                 return nil
             }
             let stored = try JSONCoding.decode(Trip.self, fromText: document)
@@ -147,7 +160,9 @@ public final class PostgresTripStore: TripStorage, PostgresServiceStore {
         }
     }
 
-    private static func appendEvent(_ connection: PostgresConnection, _ kind: EventKind<TripEvent>, _ trip: Trip, logger: Logger) async throws {
+    private static func appendEvent(_ connection: PostgresConnection, _ kind: EventKind<TripEvent>, _ trip: Trip, logger: Logger)
+        async throws
+    {
         let (topic, event) = TripStorageRules.event(kind, trip)
         try await PostgresOutbox.append(connection, topic: topic, type: topic, data: event, logger: logger)
     }

@@ -105,7 +105,8 @@ public struct PlannedStep: Sendable, Equatable, Codable {
         guard route.kind == .road, !distances.isEmpty else { return nil }
         return route.steps.map { step in
             let index = min(max(0, step.startIndex), distances.count - 1)
-            return PlannedStep(name: step.name, manoeuvre: Manoeuvre.at(index, of: route.line, distances: distances).rawValue, start: distances[index])
+            return PlannedStep(
+                name: step.name, manoeuvre: Manoeuvre.at(index, of: route.line, distances: distances).rawValue, start: distances[index])
         }
     }
 }

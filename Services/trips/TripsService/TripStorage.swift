@@ -56,7 +56,9 @@ public struct LiveTrip: Sendable, Equatable {
 extension LiveTrip {
     /// A trip just made: no location seen yet, heading for its destination's fence.
     public init(starting trip: Trip) {
-        self.init(trip: trip, progress: TripProgress(destination: Geofence(center: trip.destination.geometry.point, radius: trip.destination.radius)))
+        self.init(
+            trip: trip,
+            progress: TripProgress(destination: Geofence(center: trip.destination.geometry.point, radius: trip.destination.radius)))
     }
 
     /// Writes what `signal` says into the trip's document; returns the `trip.*` event it makes
@@ -89,11 +91,15 @@ extension LiveTrip {
     /// The trip's estimate: `estimate`, with the way left to drive when it is along roads.
     mutating func setEstimate(_ estimate: TripEstimate, delay: Int? = nil) {
         let plan = progress.plan
-        let line = plan?.kind == RouteKind.road.rawValue ? progress.remainingLine.map { TripSummary.LineString(coordinates: $0.geoJSONCoordinates) } : nil
+        let line =
+            plan?.kind == RouteKind.road.rawValue
+            ? progress.remainingLine.map { TripSummary.LineString(coordinates: $0.geoJSONCoordinates) } : nil
         let steps = plan?.kind == RouteKind.road.rawValue ? progress.remainingSteps : nil
         trip.estimate = Trip.Estimate(
             arriveAt: estimate.arriveAt,
-            route: .init(distance: estimate.distance, duration: estimate.duration, remainingDuration: estimate.duration, polyline: line, steps: steps),
+            route: .init(
+                distance: estimate.distance, duration: estimate.duration, remainingDuration: estimate.duration, polyline: line, steps: steps
+            ),
             estimateKind: plan?.kind ?? RouteKind.straightLine.rawValue,
             delay: delay ?? plan.map { Int(estimate.arriveAt.timeIntervalSince($0.plannedArrival).rounded()) })
     }

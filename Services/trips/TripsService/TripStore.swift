@@ -60,21 +60,32 @@ public final class TripStore: TripStorage, SQLiteServiceStore {
 
     public func trip(id: String) async throws -> Trip? {
         guard TripStorageRules.isStorable(id) else { return nil }
-        return try await database.read { db in try db.value(String.self, "SELECT document FROM trips WHERE id = ?", [id]).map { try JSONCoding.decode(Trip.self, fromText: $0) } }
+        return try await database.read { db in
+            try db.value(String.self, "SELECT document FROM trips WHERE id = ?", [id]).map {
+                try JSONCoding.decode(Trip.self, fromText: $0)
+            }
+        }
     }
 
     public func trip(shareID: String) async throws -> Trip? {
         guard TripStorageRules.isStorable(shareID) else { return nil }
         return try await database.read { db in
-            try db.value(String.self, "SELECT document FROM trips WHERE share_id = ?", [shareID]).map { try JSONCoding.decode(Trip.self, fromText: $0) }
+            try db.value(String.self, "SELECT document FROM trips WHERE share_id = ?", [shareID]).map {
+                try JSONCoding.decode(Trip.self, fromText: $0)
+            }
         }
     }
 
     public func activeTrips(id: String?) async throws -> [LiveTrip] {
         if let id, !TripStorageRules.isStorable(id) { return [] }
         return try await database.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT document, progress FROM trips WHERE status = 'active' AND (? IS NULL OR id = ?)"), arguments: [id, id]).map { row in
-                LiveTrip(trip: try JSONCoding.decode(Trip.self, fromText: row["document"]), progress: try JSONCoding.decode(TripProgress.self, fromText: row["progress"]))
+            try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT document, progress FROM trips WHERE status = 'active' AND (? IS NULL OR id = ?)"),
+                arguments: [id, id]
+            ).map { row in
+                LiveTrip(
+                    trip: try JSONCoding.decode(Trip.self, fromText: row["document"]),
+                    progress: try JSONCoding.decode(TripProgress.self, fromText: row["progress"]))
             }
         }
     }
@@ -93,12 +104,15 @@ public final class TripStore: TripStorage, SQLiteServiceStore {
     }
 
     /// Writes `live` and `events` when the active trip's stored destination passes `accepts`.
-    private func save(_ live: LiveTrip, events: [EventKind<TripEvent>], accepts: @escaping @Sendable (Trip.Destination) -> Bool) async throws -> Bool {
+    private func save(_ live: LiveTrip, events: [EventKind<TripEvent>], accepts: @escaping @Sendable (Trip.Destination) -> Bool)
+        async throws -> Bool
+    {
         try await writes.write { db in
             // SQLite reads the one field instead of this process decoding the whole document.
             guard
                 let destination = try db.value(
-                    String.self, "SELECT json_extract(document, '$.destination') FROM trips WHERE id = ? AND status = 'active'", [live.trip.tripID])
+                    String.self, "SELECT json_extract(document, '$.destination') FROM trips WHERE id = ? AND status = 'active'",
+                    [live.trip.tripID])
             else {
                 return false
             }
@@ -118,7 +132,8 @@ public final class TripStore: TripStorage, SQLiteServiceStore {
             let stored = try JSONCoding.decode(Trip.self, fromText: document)
             guard stored.status == .active else { return stored }
             let trip = TripStorageRules.completed(stored, at: time, summary: summary)
-            try db.run("UPDATE trips SET status = ?, document = ? WHERE id = ?", [trip.status.rawValue, try JSONCoding.encodeText(trip), id])
+            try db.run(
+                "UPDATE trips SET status = ?, document = ? WHERE id = ?", [trip.status.rawValue, try JSONCoding.encodeText(trip), id])
             try Self.appendEvent(db, Events.tripCompleted, trip)
             return trip
         }

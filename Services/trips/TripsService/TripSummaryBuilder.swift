@@ -8,7 +8,9 @@ public enum TripSummaryBuilder {
     /// Points closer than this to the simplified line are left out of the summary's route.
     public static let routeTolerance = 5.0
 
-    public static func summary(track: [TrackPoint], deviceID: String, startedAt: Date, completedAt: Date, arrival: TripSummary.Marker?) -> TripSummary {
+    public static func summary(track: [TrackPoint], deviceID: String, startedAt: Date, completedAt: Date, arrival: TripSummary.Marker?)
+        -> TripSummary
+    {
         let ordered = track.sorted { $0.recordedAt < $1.recordedAt }
         var odometer = TrackOdometer()
         var kept: [GeoPoint] = []

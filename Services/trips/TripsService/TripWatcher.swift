@@ -75,7 +75,9 @@ public actor TripWatcher {
             guard let trip = try await store.activeTrips(id: tripID).first else { return stopWatching(tripID: tripID) }
             if live[tripID] != nil { live[tripID] = trip }
         } catch {
-            logger.warning("cannot read a watched trip again; the next refused update retries", metadata: ["trip_id": "\(tripID)", "error": "\(error)"])
+            logger.warning(
+                "cannot read a watched trip again; the next refused update retries",
+                metadata: ["trip_id": "\(tripID)", "error": "\(error)"])
         }
     }
 
@@ -296,7 +298,9 @@ struct TripWatcherService: Service {
                         metadata: ["device_id": "\(deviceID)", "locations": "\(locations)", "arrivals": "\(arrivals)"])
                 } else if locations > 1 {
                     // More than the last one seen (`from` is inclusive): the bus is not delivering this device.
-                    logger.info("read locations of a quiet device the bus had not delivered", metadata: ["device_id": "\(deviceID)", "locations": "\(locations)"])
+                    logger.info(
+                        "read locations of a quiet device the bus had not delivered",
+                        metadata: ["device_id": "\(deviceID)", "locations": "\(locations)"])
                 }
             } catch let error as ServiceError where error.status == Status.notFound {
                 continue  // a device that never reported: nothing to catch up
@@ -305,7 +309,9 @@ struct TripWatcherService: Service {
             }
         }
         if let first = failures.first {
-            logger.warning("cannot read quiet devices' history; retried while they stay quiet", metadata: ["devices": "\(failures.count)", "first": "\(first)"])
+            logger.warning(
+                "cannot read quiet devices' history; retried while they stay quiet",
+                metadata: ["devices": "\(failures.count)", "first": "\(first)"])
         }
     }
 }

@@ -45,7 +45,8 @@ struct TripsOps {
         let tripID = UUID().uuidString.lowercased()
         let trip = Trip(
             // A trip without a link still has a unique share_id, one no share id is shaped like.
-            tripID: tripID, shareID: params.shared == false ? "-" + tripID : ShareID.make(), deviceID: params.deviceID, status: .active, startedAt: now,
+            tripID: tripID, shareID: params.shared == false ? "-" + tripID : ShareID.make(), deviceID: params.deviceID, status: .active,
+            startedAt: now,
             destination: .init(geometry: params.destination.geometry, radius: radius, address: params.destination.address),
             metadata: params.metadata)
         var live = LiveTrip(starting: trip)
@@ -70,8 +71,11 @@ struct TripsOps {
         } catch let error as ServiceError where error.status == Status.notFound {
             track = []  // a device that never reported: an empty route
         }
-        let arrival = trip.destination.arrivedAt.map { TripSummary.Marker(type: "arrival", recordedAt: $0, location: trip.destination.geometry) }
-        var summary = TripSummaryBuilder.summary(track: track, deviceID: trip.deviceID, startedAt: trip.startedAt, completedAt: now, arrival: arrival)
+        let arrival = trip.destination.arrivedAt.map {
+            TripSummary.Marker(type: "arrival", recordedAt: $0, location: trip.destination.geometry)
+        }
+        var summary = TripSummaryBuilder.summary(
+            track: track, deviceID: trip.deviceID, startedAt: trip.startedAt, completedAt: now, arrival: arrival)
         if let plan = try await store.activeTrips(id: id).first?.progress.plan {
             summary.plannedDistance = Int(plan.plannedDistance.rounded())
             summary.reroutes = plan.reroutes
@@ -108,7 +112,8 @@ struct TripsOps {
         }
         let previous = live.trip.destination
         let destination = Trip.Destination(
-            geometry: params.destination.geometry, radius: params.destination.radius ?? previous.radius, address: params.destination.address)
+            geometry: params.destination.geometry, radius: params.destination.radius ?? previous.radius, address: params.destination.address
+        )
         if TripStorageRules.isSamePlace(destination, previous) { return live.trip }  // a retry
         guard previous.arrivedAt == nil else {
             throw ServiceError.conflict("arrived", "trip \(live.trip.tripID) has reached its destination: a new one is a new trip")
@@ -121,7 +126,9 @@ struct TripsOps {
         if live.trip.destination.arrivedAt != nil { events.append(Events.tripDestinationArrival) }
         guard try await store.changeDestination(live, from: previous, events: events) else {
             throw ServiceError.conflict(
-                "changed_meanwhile", "trip \(live.trip.tripID) changed while its destination was being changed (arrived, completed, or another change); read it and ask again")
+                "changed_meanwhile",
+                "trip \(live.trip.tripID) changed while its destination was being changed (arrived, completed, or another change); read it and ask again"
+            )
         }
         relay.notify()
         await watcher.replace(live)

@@ -43,13 +43,16 @@ public struct RideTripsCommand: ServiceCommand {
 
     @Option(
         name: .customLong("off-route-m"),
-        help: helpWithEnv("Metres from its route (beyond the fix's accuracy) that put a device off it; 3 fixes off re-route the trip", env: "RIDE_OFF_ROUTE_M", default: "50"))
+        help: helpWithEnv(
+            "Metres from its route (beyond the fix's accuracy) that put a device off it; 3 fixes off re-route the trip",
+            env: "RIDE_OFF_ROUTE_M", default: "50"))
     var offRoute: String?
 
     @Option(
         name: .customLong("delay-after"),
         help: helpWithEnv(
-            "SECONDS,PERCENT: a trip is late (trip.delayed, the rider told) when its estimate slips past the first by more than both", env: "RIDE_DELAY_AFTER",
+            "SECONDS,PERCENT: a trip is late (trip.delayed, the rider told) when its estimate slips past the first by more than both",
+            env: "RIDE_DELAY_AFTER",
             default: "180,30"))
     var delayAfter: String?
 
@@ -73,7 +76,8 @@ public struct RideTripsCommand: ServiceCommand {
         return TripsSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             dataDirectory: dataDirectory,
-            database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("trips.sqlite").path, environment: environment),
+            database: try database.location(
+                sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("trips.sqlite").path, environment: environment),
             concurrency: try workers.resolved(),
             routes: try routing.source(environment: environment), city: try city.setting(environment: environment),
             follow: try Self.followRules(offRoute: offRoute, delayAfter: delayAfter, environment: environment),
@@ -91,9 +95,13 @@ extension RideTripsCommand {
         }
         rules.offRouteMetres = metres
         let delay = Setting.resolve(delayAfter, flag: "delay-after", env: "RIDE_DELAY_AFTER", default: "180,30", environment: environment)
-        let parts = delay.value.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 2, let seconds = parts[0], let percent = parts[1], (1...86_400).contains(seconds), (0...1000).contains(percent) else {
-            throw ConfigurationError("delay-after (\(delay.origin)) '\(delay.value.prefix(40))' must be SECONDS,PERCENT (1 to 86400, 0 to 1000), e.g. 180,30")
+        let parts = delay.value.split(separator: ",", omittingEmptySubsequences: false).map {
+            Double($0.trimmingCharacters(in: .whitespaces))
+        }
+        guard parts.count == 2, let seconds = parts[0], let percent = parts[1], (1...86_400).contains(seconds), (0...1000).contains(percent)
+        else {
+            throw ConfigurationError(
+                "delay-after (\(delay.origin)) '\(delay.value.prefix(40))' must be SECONDS,PERCENT (1 to 86400, 0 to 1000), e.g. 180,30")
         }
         (rules.delaySeconds, rules.delayFraction) = (seconds, percent / 100)
         return rules

@@ -28,7 +28,8 @@ struct DeviceCredentialKeys: Sendable {
 
     /// A key of its own for credentials, so a device credential can never pass for a token's signature.
     private static func derive(_ secret: [UInt8]) -> SymmetricKey {
-        SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data("ride device credential v1".utf8), using: SymmetricKey(data: secret))))
+        SymmetricKey(
+            data: Data(HMAC<SHA256>.authenticationCode(for: Data("ride device credential v1".utf8), using: SymmetricKey(data: secret))))
     }
 
     private static func message(session: String, deviceID: String) -> Data { Data("\(session)\n\(deviceID)".utf8) }
@@ -51,6 +52,7 @@ struct DeviceCredentialKeys: Sendable {
     /// Whether one of our keys made `presented` for `deviceID` (in constant time).
     func isGenuine(_ presented: Presented, deviceID: String) -> Bool {
         guard let key = keys[presented.kid] else { return false }
-        return HMAC<SHA256>.isValidAuthenticationCode(presented.mac, authenticating: Self.message(session: presented.session, deviceID: deviceID), using: key)
+        return HMAC<SHA256>.isValidAuthenticationCode(
+            presented.mac, authenticating: Self.message(session: presented.session, deviceID: deviceID), using: key)
     }
 }

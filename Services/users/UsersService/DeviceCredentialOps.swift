@@ -28,16 +28,20 @@ struct DeviceCredentialOps: Sendable {
                     let (credential, user) = try await verified(pair, now: now)
                     verdicts.append(
                         DeviceCredentialVerdict(
-                            deviceID: pair.deviceID, userID: credential.userID, approvalProblem: DriverApproval.problem(user, today: DriverApproval.day(now))))
+                            deviceID: pair.deviceID, userID: credential.userID,
+                            approvalProblem: DriverApproval.problem(user, today: DriverApproval.day(now))))
                 } catch let error as ServiceError where error.status == Status.unauthorized {
-                    verdicts.append(DeviceCredentialVerdict(deviceID: pair.deviceID, refusal: ErrorBody(code: error.code, message: error.message)))
+                    verdicts.append(
+                        DeviceCredentialVerdict(deviceID: pair.deviceID, refusal: ErrorBody(code: error.code, message: error.message)))
                 }
             }
             return DeviceCredentialVerdicts(verdicts: verdicts)
         }
 
         router.on(Ops.Users.issueDeviceCredential) { (params: UserIDParams, _) -> DeviceCredential in
-            guard let user = try await store.user(id: params.id) else { throw ServiceError.notFound("unknown_user", "no user \(params.id.prefix(128))") }
+            guard let user = try await store.user(id: params.id) else {
+                throw ServiceError.notFound("unknown_user", "no user \(params.id.prefix(128))")
+            }
             guard user.role == .driver, let deviceID = user.deviceID else {
                 throw ServiceError.conflict("no_device", "user \(user.id) is not a driver whose account names a device")
             }
@@ -57,10 +61,12 @@ struct DeviceCredentialOps: Sendable {
             throw Self.refused("credential_invalid", "the device credential is not one of ours")
         }
         guard sessions.deviceKeys.isGenuine(presented, deviceID: params.deviceID) else {
-            throw Self.refused("credential_invalid", "the device credential is not device \(params.deviceID)'s, or its key is no longer known")
+            throw Self.refused(
+                "credential_invalid", "the device credential is not device \(params.deviceID)'s, or its key is no longer known")
         }
         guard let userID = try await store.liveSessionUser(presented.session, now: now) else {
-            throw Self.refused("credential_revoked", "the driver's session was logged out, its password changed, or it expired: sign in again")
+            throw Self.refused(
+                "credential_revoked", "the driver's session was logged out, its password changed, or it expired: sign in again")
         }
         guard let user = try await store.user(id: userID), user.role == .driver, user.deviceID == params.deviceID else {
             throw Self.refused("credential_revoked", "the driver's account no longer names device \(params.deviceID): sign in again")

@@ -7,7 +7,8 @@ import RideModels
 public protocol DocumentStorage: Sendable {
     /// Stores a driver's document; `reapprove` (automatic approval): a driver whose approval lapsed
     /// is approved again once no document of theirs is expired. `notADriver`, `unknownUser`.
-    func setDocument(_ photo: StoredPhoto, userID: String, kind: DocumentKind, expiresOn: String, now: Date, reapprove: Bool) async throws -> User
+    func setDocument(_ photo: StoredPhoto, userID: String, kind: DocumentKind, expiresOn: String, now: Date, reapprove: Bool) async throws
+        -> User
     func document(userID: String, kind: DocumentKind) async throws -> StoredPhoto?
     /// Approves a driver — with every required document there (`requireDocuments`) and none
     /// expired on `now`'s day — keeping an earlier approval's time; nil for an unknown id.

@@ -19,17 +19,24 @@ struct IdentityOps: Sendable {
 
     func register(on router: inout OpRouter) {
         router.on(Ops.Users.loginWithIdentity) { (params: IdentityLoginParams, _) -> Session in
-            if let user = try await store.user(identity: params.provider, subject: params.subject) { return try await sessions.start(for: user) }
+            if let user = try await store.user(identity: params.provider, subject: params.subject) {
+                return try await sessions.start(for: user)
+            }
             if let problem = UserRules.problem(role: params.role, car: params.car, deviceID: params.deviceID) {
                 throw ServiceError.unprocessable("invalid_params", problem)
             }
             let now = Date()
-            let user = User(id: UserID.make(params.role), role: params.role, name: params.name, phoneNumber: "", deviceID: params.deviceID, car: params.car, createdAt: now)
+            let user = User(
+                id: UserID.make(params.role), role: params.role, name: params.name, phoneNumber: "", deviceID: params.deviceID,
+                car: params.car, createdAt: now)
             do {
-                try await store.register(user, identity: LinkedIdentity(provider: params.provider, subject: params.subject, userID: user.id, createdAt: now))
+                try await store.register(
+                    user, identity: LinkedIdentity(provider: params.provider, subject: params.subject, userID: user.id, createdAt: now))
             } catch UserStoreFailure.identityTaken {
                 // A sign-in of the same person a moment earlier made the account: log into that one.
-                guard let stored = try await store.user(identity: params.provider, subject: params.subject) else { throw UserStoreFailure.identityTaken }
+                guard let stored = try await store.user(identity: params.provider, subject: params.subject) else {
+                    throw UserStoreFailure.identityTaken
+                }
                 return try await sessions.start(for: stored)
             } catch UserStoreFailure.deviceTaken {
                 throw UsersOps.deviceTaken(params.deviceID ?? "")
@@ -44,7 +51,8 @@ struct IdentityOps: Sendable {
             guard let user = try await store.user(id: params.userID) else { throw UsersOps.unknownUser(params.userID) }
             if try await store.user(identity: params.provider, subject: params.subject)?.id != user.id {
                 try await reauthentication.check(
-                    currentPassword: params.currentPassword, sessionID: params.sessionID, of: user, hash: try await UsersOps.passwordHash(of: user, in: store),
+                    currentPassword: params.currentPassword, sessionID: params.sessionID, of: user,
+                    hash: try await UsersOps.passwordHash(of: user, in: store),
                     store: store, hasher: hasher, slow: slow, for: "linking an identity")
             }
             let asked = LinkedIdentity(provider: params.provider, subject: params.subject, userID: params.userID, createdAt: Date())

@@ -36,7 +36,9 @@ enum ImageCleaner {
             }
             guard index > 8 || name == "IHDR" else { return .failure(Problem(reason: "the first chunk is \(name), not IHDR")) }
             let critical = (0x41...0x5A).contains(type[0])
-            guard !critical || keptPNGChunks.contains(name) else { return .failure(Problem(reason: "critical chunk \(name) is not one of PNG's")) }
+            guard !critical || keptPNGChunks.contains(name) else {
+                return .failure(Problem(reason: "critical chunk \(name) is not one of PNG's"))
+            }
             if name == "IDAT" { sawData = true }
             if keptPNGChunks.contains(name) { cleaned += bytes[index..<end] }
             index = end
@@ -51,7 +53,9 @@ enum ImageCleaner {
 
     /// JPEG segments a photo drops: EXIF and XMP (APP1), other applications' APP3–APP13 and APP15,
     /// and comments. Kept: JFIF (APP0), the ICC profile (APP2), Adobe's colour transform (APP14).
-    static func dropsSegment(_ marker: UInt8) -> Bool { marker == 0xE1 || (0xE3...0xED).contains(marker) || marker == 0xEF || marker == 0xFE }
+    static func dropsSegment(_ marker: UInt8) -> Bool {
+        marker == 0xE1 || (0xE3...0xED).contains(marker) || marker == 0xEF || marker == 0xFE
+    }
 
     static func jpeg(_ bytes: [UInt8]) -> Result<[UInt8], Problem> {
         var cleaned: [UInt8] = [0xFF, 0xD8]
@@ -67,7 +71,9 @@ enum ImageCleaner {
                 continue
             case 0xD9:
                 guard sawScan else { return .failure(Problem(reason: "it ends before any scan (no pixels)")) }
-                guard index + 2 == bytes.count else { return .failure(Problem(reason: "\(bytes.count - index - 2) bytes follow its end (EOI)")) }
+                guard index + 2 == bytes.count else {
+                    return .failure(Problem(reason: "\(bytes.count - index - 2) bytes follow its end (EOI)"))
+                }
                 return .success(cleaned + [0xFF, 0xD9])
             case 0x01, 0xD0...0xD7:
                 cleaned += [0xFF, marker]
@@ -79,7 +85,9 @@ enum ImageCleaner {
             }
             guard index + 4 <= bytes.count else { return .failure(Problem(reason: "it is cut short in a segment's length")) }
             let length = ImageSniffer.bigEndian(bytes, index + 2, 2)
-            guard length >= 2, index + 2 + length <= bytes.count else { return .failure(Problem(reason: "a segment runs past the end of the file")) }
+            guard length >= 2, index + 2 + length <= bytes.count else {
+                return .failure(Problem(reason: "a segment runs past the end of the file"))
+            }
             if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) { sawFrame = true }
             if !dropsSegment(marker) { cleaned += bytes[index..<index + 2 + length] }
             index += 2 + length

@@ -21,13 +21,22 @@ enum ImageSniffer {
         } else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
             found = jpeg(bytes)
         } else {
-            return .failure(Refusal(code: "unsupported_image", message: "the body is not a JPEG or PNG image (judged by its bytes, not its name or Content-Type)"))
+            return .failure(
+                Refusal(
+                    code: "unsupported_image",
+                    message: "the body is not a JPEG or PNG image (judged by its bytes, not its name or Content-Type)"))
         }
         guard let image = found else {
-            return .failure(Refusal(code: "invalid_image", message: "the body starts like a \(bytes[0] == 0xFF ? "JPEG" : "PNG") but its header does not parse"))
+            return .failure(
+                Refusal(
+                    code: "invalid_image",
+                    message: "the body starts like a \(bytes[0] == 0xFF ? "JPEG" : "PNG") but its header does not parse"))
         }
         guard (1...maxSide).contains(image.width), (1...maxSide).contains(image.height) else {
-            return .failure(Refusal(code: "invalid_image", message: "the image is \(image.width)×\(image.height); each side must be 1 to \(maxSide) pixels"))
+            return .failure(
+                Refusal(
+                    code: "invalid_image", message: "the image is \(image.width)×\(image.height); each side must be 1 to \(maxSide) pixels")
+            )
         }
         return .success(image)
     }

@@ -25,7 +25,9 @@ enum PhotoOps {
             guard let photo = try await store.photo(sha256: params.sha256) else {
                 throw ServiceError.notFound("unknown_photo", "no photo with sha256 \(params.sha256)")
             }
-            return Photo(sha256: photo.sha256, contentType: photo.contentType, width: photo.width, height: photo.height, data: photo.bytes.base64EncodedString())
+            return Photo(
+                sha256: photo.sha256, contentType: photo.contentType, width: photo.width, height: photo.height,
+                data: photo.bytes.base64EncodedString())
         }
     }
 
@@ -41,7 +43,8 @@ enum PhotoOps {
         }
         switch ImageSniffer.sniff([UInt8](bytes)) {
         case .failure(let refusal):
-            throw ServiceError(status: refusal.code == "unsupported_image" ? 415 : Status.unprocessable, code: refusal.code, message: refusal.message)
+            throw ServiceError(
+                status: refusal.code == "unsupported_image" ? 415 : Status.unprocessable, code: refusal.code, message: refusal.message)
         case .success(let image):
             // What is stored (and hashed, and served) is the rebuilt file, metadata left out.
             let cleaned: [UInt8]

@@ -6,10 +6,14 @@ import Storage
 
 /// Drivers' documents and approval on PostgreSQL: the user's row locked for each change.
 extension PostgresUserStore {
-    public func setDocument(_ photo: StoredPhoto, userID: String, kind: DocumentKind, expiresOn: String, now: Date, reapprove: Bool) async throws -> User {
+    public func setDocument(_ photo: StoredPhoto, userID: String, kind: DocumentKind, expiresOn: String, now: Date, reapprove: Bool)
+        async throws -> User
+    {
         let logger = logger
         return try await postgres.write { connection in
-            guard let user = try await Self.user(connection, id: userID, lock: true, logger: logger) else { throw UserStoreFailure.unknownUser }
+            guard let user = try await Self.user(connection, id: userID, lock: true, logger: logger) else {
+                throw UserStoreFailure.unknownUser
+            }
             guard user.role == .driver else { throw UserStoreFailure.notADriver }
             let at = UserRow.milliseconds(now)
             try await connection.run(
@@ -24,8 +28,12 @@ extension PostgresUserStore {
                 UPDATE users SET \(unescaped: DocumentTable.expiresColumn(kind)) = \(expiresOn), \(unescaped: DocumentTable.uploadedColumn(kind)) = \(at),
                     updated_at_ms = \(at) WHERE id = \(userID)
                 """, logger: logger)
-            guard var updated = try await Self.user(connection, id: userID, lock: false, logger: logger) else { throw UserStoreFailure.unknownUser }
-            if reapprove, updated.approvedAt == nil, DocumentTable.approvalFailure(updated, today: DriverApproval.day(now), requireDocuments: false) == nil {
+            guard var updated = try await Self.user(connection, id: userID, lock: false, logger: logger) else {
+                throw UserStoreFailure.unknownUser
+            }
+            if reapprove, updated.approvedAt == nil,
+                DocumentTable.approvalFailure(updated, today: DriverApproval.day(now), requireDocuments: false) == nil
+            {
                 try await connection.run("UPDATE users SET approved_at_ms = \(at) WHERE id = \(userID)", logger: logger)
                 updated.approvedAt = UserRow.date(at)
             }
@@ -47,9 +55,12 @@ extension PostgresUserStore {
         let logger = logger
         return try await postgres.write { connection in
             guard let user = try await Self.user(connection, id: userID, lock: true, logger: logger) else { return nil }
-            if let failure = DocumentTable.approvalFailure(user, today: DriverApproval.day(now), requireDocuments: requireDocuments) { throw failure }
+            if let failure = DocumentTable.approvalFailure(user, today: DriverApproval.day(now), requireDocuments: requireDocuments) {
+                throw failure
+            }
             try await connection.run(
-                "UPDATE users SET approved_at_ms = COALESCE(approved_at_ms, \(UserRow.milliseconds(now))) WHERE id = \(userID)", logger: logger)
+                "UPDATE users SET approved_at_ms = COALESCE(approved_at_ms, \(UserRow.milliseconds(now))) WHERE id = \(userID)",
+                logger: logger)
             return try await Self.user(connection, id: userID, lock: false, logger: logger)
         }
     }
@@ -80,9 +91,11 @@ extension PostgresUserStore {
             var lapses: [DriverApprovalLapsed] = []
             for user in users {
                 try await connection.run("UPDATE users SET approved_at_ms = NULL WHERE id = \(user.id)", logger: logger)
-                let lapsed = DriverApprovalLapsed(userID: user.id, deviceID: user.deviceID, reason: DocumentTable.lapseReason(user, today: today))
+                let lapsed = DriverApprovalLapsed(
+                    userID: user.id, deviceID: user.deviceID, reason: DocumentTable.lapseReason(user, today: today))
                 _ = try await PostgresOutbox.append(
-                    connection, topic: Events.userApprovalLapsed.topic, type: Events.userApprovalLapsed.type, data: lapsed, time: now, logger: logger)
+                    connection, topic: Events.userApprovalLapsed.topic, type: Events.userApprovalLapsed.type, data: lapsed, time: now,
+                    logger: logger)
                 lapses.append(lapsed)
             }
             return lapses

@@ -10,7 +10,8 @@ import Storage
 extension PostgresUserStore {
     public func user(identity provider: IdentityProvider, subject: String) async throws -> User? {
         let logger = logger
-        let columns = Self.userColumns.split(separator: ",").map { "users." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+        let columns = Self.userColumns.split(separator: ",").map { "users." + $0.trimmingCharacters(in: .whitespaces) }.joined(
+            separator: ", ")
         return try await postgres.read { connection in
             try await connection.first(
                 """
@@ -47,7 +48,8 @@ extension PostgresUserStore {
             // As the SQLite store decides: a link stored before first, then the user.
             if let existing = try await Self.linked(connection, identity, logger: logger) { return try Self.same(existing, identity) }
             guard
-                try await connection.first("SELECT id FROM users WHERE id = \(identity.userID) FOR UPDATE", as: String.self, logger: logger) != nil
+                try await connection.first("SELECT id FROM users WHERE id = \(identity.userID) FOR UPDATE", as: String.self, logger: logger)
+                    != nil
             else { throw UserStoreFailure.unknownUser }
             if try await Self.insert(connection, identity, logger: logger) { return identity }
             // Linked by another instance meanwhile.
@@ -56,7 +58,8 @@ extension PostgresUserStore {
         }
     }
 
-    private static func linked(_ connection: PostgresConnection, _ identity: LinkedIdentity, logger: Logger) async throws -> LinkedIdentity? {
+    private static func linked(_ connection: PostgresConnection, _ identity: LinkedIdentity, logger: Logger) async throws -> LinkedIdentity?
+    {
         try await connection.first(
             "SELECT user_id, created_at_ms FROM identities WHERE provider = \(identity.provider.rawValue) AND subject = \(identity.subject)",
             as: (String, Int64).self, logger: logger

@@ -8,7 +8,8 @@ extension PostgresUserStore {
         let logger = logger
         try await postgres.write { connection in
             try await connection.run(
-                "DELETE FROM sessions WHERE user_id = \(session.userID) AND expires_at_ms < \(UserRow.milliseconds(session.createdAt))", logger: logger)
+                "DELETE FROM sessions WHERE user_id = \(session.userID) AND expires_at_ms < \(UserRow.milliseconds(session.createdAt))",
+                logger: logger)
             try await connection.run(
                 """
                 INSERT INTO sessions (id, user_id, refresh_hash, created_at_ms, expires_at_ms)
@@ -17,7 +18,9 @@ extension PostgresUserStore {
         }
     }
 
-    public func rotateSession(_ id: String, presentedHash: String, nextHash: String, now: Date, expiresAt: Date) async throws -> SessionRotation {
+    public func rotateSession(_ id: String, presentedHash: String, nextHash: String, now: Date, expiresAt: Date) async throws
+        -> SessionRotation
+    {
         let logger = logger
         return try await postgres.write { connection in
             // Locked: two instances given the same token at once rotate it once; the other sees reuse.
@@ -29,7 +32,8 @@ extension PostgresUserStore {
             if revoked != nil { return .revoked }
             guard hash == presentedHash else {
                 guard previous == presentedHash else { return .forged }
-                try await connection.run("UPDATE sessions SET revoked_at_ms = \(UserRow.milliseconds(now)) WHERE id = \(id)", logger: logger)
+                try await connection.run(
+                    "UPDATE sessions SET revoked_at_ms = \(UserRow.milliseconds(now)) WHERE id = \(id)", logger: logger)
                 return .reused
             }
             guard expires > UserRow.milliseconds(now) else { return .expired }
@@ -45,14 +49,16 @@ extension PostgresUserStore {
         let logger = logger
         return try await postgres.write { connection in
             try await connection.run(
-                "UPDATE sessions SET revoked_at_ms = \(UserRow.milliseconds(now)) WHERE id = \(id) AND revoked_at_ms IS NULL RETURNING 1", logger: logger) == 1
+                "UPDATE sessions SET revoked_at_ms = \(UserRow.milliseconds(now)) WHERE id = \(id) AND revoked_at_ms IS NULL RETURNING 1",
+                logger: logger) == 1
         }
     }
 
     public func sessionIsActive(_ id: String) async throws -> Bool {
         let logger = logger
         return try await postgres.read { connection in
-            try await connection.first("SELECT user_id FROM sessions WHERE id = \(id) AND revoked_at_ms IS NULL", as: String.self, logger: logger) != nil
+            try await connection.first(
+                "SELECT user_id FROM sessions WHERE id = \(id) AND revoked_at_ms IS NULL", as: String.self, logger: logger) != nil
         }
     }
 
@@ -60,7 +66,8 @@ extension PostgresUserStore {
         let logger = logger
         return try await postgres.read { connection in
             try await connection.first(
-                "SELECT created_at_ms FROM sessions WHERE id = \(id) AND user_id = \(user) AND revoked_at_ms IS NULL", as: Int64.self, logger: logger
+                "SELECT created_at_ms FROM sessions WHERE id = \(id) AND user_id = \(user) AND revoked_at_ms IS NULL", as: Int64.self,
+                logger: logger
             ).map(UserRow.date)
         }
     }
@@ -69,7 +76,8 @@ extension PostgresUserStore {
         let logger = logger
         return try await postgres.read { connection in
             try await connection.first(
-                "SELECT user_id FROM sessions WHERE id = \(id) AND revoked_at_ms IS NULL AND expires_at_ms > \(UserRow.milliseconds(now))", as: String.self, logger: logger)
+                "SELECT user_id FROM sessions WHERE id = \(id) AND revoked_at_ms IS NULL AND expires_at_ms > \(UserRow.milliseconds(now))",
+                as: String.self, logger: logger)
         }
     }
 }

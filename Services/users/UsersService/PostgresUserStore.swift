@@ -82,14 +82,16 @@ public final class PostgresUserStore: UserStorage, PostgresServiceStore, Postgre
     static let userColumns =
         "id, role, name, phone_number, device_id, car_model, car_license_plate, created_at_ms, rating_sum, rating_count, cancel_count, photo_sha256, car_photo_sha256, car_make, car_color, suspended_at_ms, suspension_reason, licence_expires_on, licence_uploaded_at_ms, insurance_expires_on, insurance_uploaded_at_ms, approved_at_ms"
     typealias UserColumns = (
-        String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?, String?, String?, Int64?, String?,
+        String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?, String?, String?, Int64?,
+        String?,
         String?, Int64?, String?, Int64?, Int64?
     )
 
     static func user(_ row: UserColumns) -> User {
         UserRow(
             id: row.0, role: row.1, name: row.2, phoneNumber: row.3, deviceID: row.4, carModel: row.5, carLicensePlate: row.6,
-            carMake: row.13, carColor: row.14, createdAtMS: row.7, ratingSum: row.8, ratingCount: row.9, cancelCount: row.10, photoSHA256: row.11,
+            carMake: row.13, carColor: row.14, createdAtMS: row.7, ratingSum: row.8, ratingCount: row.9, cancelCount: row.10,
+            photoSHA256: row.11,
             carPhotoSHA256: row.12, suspendedAtMS: row.15, suspensionReason: row.16, licenceExpiresOn: row.17, licenceUploadedAtMS: row.18,
             insuranceExpiresOn: row.19, insuranceUploadedAtMS: row.20, approvedAtMS: row.21
         ).user
@@ -101,7 +103,8 @@ public final class PostgresUserStore: UserStorage, PostgresServiceStore, Postgre
             try await connection.first(
                 "SELECT \(unescaped: Self.userColumns), password_hash FROM users WHERE phone_number = \(phoneNumber)",
                 as: (
-                    String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?, String?, String?, Int64?, String?,
+                    String, String, String, String, String?, String?, String?, Int64, Int, Int, Int, String?, String?, String?, String?,
+                    Int64?, String?,
                     String?, Int64?, String?, Int64?, Int64?, String
                 ).self,
                 logger: logger
@@ -110,7 +113,8 @@ public final class PostgresUserStore: UserStorage, PostgresServiceStore, Postgre
                 (
                     Self.user(
                         (
-                            row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12, row.13, row.14, row.15, row.16,
+                            row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12, row.13, row.14,
+                            row.15, row.16,
                             row.17, row.18, row.19, row.20, row.21
                         )), row.22
                 )
@@ -143,12 +147,14 @@ public final class PostgresUserStore: UserStorage, PostgresServiceStore, Postgre
                 """, logger: logger)
             if reason != nil {
                 try await connection.run(
-                    "UPDATE sessions SET revoked_at_ms = \(UserRow.milliseconds(now)) WHERE user_id = \(userID) AND revoked_at_ms IS NULL", logger: logger)
+                    "UPDATE sessions SET revoked_at_ms = \(UserRow.milliseconds(now)) WHERE user_id = \(userID) AND revoked_at_ms IS NULL",
+                    logger: logger)
             }
             let user = try await Self.user(connection, id: userID, lock: false, logger: logger)
             if before.suspendedAt == nil, let suspended = user.flatMap(UserSuspended.init) {
                 _ = try await PostgresOutbox.append(
-                    connection, topic: Events.userSuspended.topic, type: Events.userSuspended.type, data: suspended, time: now, logger: logger)
+                    connection, topic: Events.userSuspended.topic, type: Events.userSuspended.type, data: suspended, time: now,
+                    logger: logger)
             }
             return user
         }
@@ -177,7 +183,9 @@ public final class PostgresUserStore: UserStorage, PostgresServiceStore, Postgre
         let logger = logger
         do {
             return try await postgres.write { connection in
-                guard var user = try await Self.user(connection, id: changes.id, lock: true, logger: logger) else { throw UserStoreFailure.unknownUser }
+                guard var user = try await Self.user(connection, id: changes.id, lock: true, logger: logger) else {
+                    throw UserStoreFailure.unknownUser
+                }
                 if let phone = changes.phoneNumber { user.phoneNumber = phone }
                 if let name = changes.name { user.name = name }
                 if let deviceID = changes.deviceID { user.deviceID = deviceID }
@@ -196,7 +204,8 @@ public final class PostgresUserStore: UserStorage, PostgresServiceStore, Postgre
                 // A new password ends every session: whoever had the old one is logged out.
                 if passwordHash != nil {
                     try await connection.run(
-                        "UPDATE sessions SET revoked_at_ms = \(UserRow.milliseconds(now)) WHERE user_id = \(user.id) AND revoked_at_ms IS NULL", logger: logger)
+                        "UPDATE sessions SET revoked_at_ms = \(UserRow.milliseconds(now)) WHERE user_id = \(user.id) AND revoked_at_ms IS NULL",
+                        logger: logger)
                 }
                 return user
             }
@@ -252,17 +261,23 @@ public final class PostgresUserStore: UserStorage, PostgresServiceStore, Postgre
         let logger = logger
         return try await postgres.write { connection in
             // The user's row locked: two instances saving the same user's home queue here.
-            guard try await Self.user(connection, id: place.userID, lock: true, logger: logger) != nil else { throw UserStoreFailure.unknownUser }
+            guard try await Self.user(connection, id: place.userID, lock: true, logger: logger) != nil else {
+                throw UserStoreFailure.unknownUser
+            }
             var place = place
             if place.label != .other,
                 let existing = try await connection.first(
-                    "SELECT id FROM saved_places WHERE user_id = \(place.userID) AND label = \(place.label.rawValue)", as: String.self, logger: logger)
+                    "SELECT id FROM saved_places WHERE user_id = \(place.userID) AND label = \(place.label.rawValue)", as: String.self,
+                    logger: logger)
             {
                 place.id = existing
-                try await connection.run("UPDATE saved_places SET document = \(try JSONCoding.encodeText(place)) WHERE id = \(existing)", logger: logger)
+                try await connection.run(
+                    "UPDATE saved_places SET document = \(try JSONCoding.encodeText(place)) WHERE id = \(existing)", logger: logger)
                 return place
             }
-            let count = try await connection.first("SELECT COUNT(*) FROM saved_places WHERE user_id = \(place.userID)", as: Int.self, logger: logger) ?? 0
+            let count =
+                try await connection.first(
+                    "SELECT COUNT(*) FROM saved_places WHERE user_id = \(place.userID)", as: Int.self, logger: logger) ?? 0
             guard count < UserStorageRules.placesPerUser else { throw UserStoreFailure.tooManyPlaces(count) }
             try await connection.run(
                 """
@@ -276,23 +291,29 @@ public final class PostgresUserStore: UserStorage, PostgresServiceStore, Postgre
     public func places(userID: String) async throws -> [SavedPlace] {
         let logger = logger
         return try await postgres.read { connection in
-            try await connection.all("SELECT document FROM saved_places WHERE user_id = \(userID) ORDER BY created_at_ms, id", as: String.self, logger: logger)
-                .map { try JSONCoding.decode(SavedPlace.self, fromText: $0) }
+            try await connection.all(
+                "SELECT document FROM saved_places WHERE user_id = \(userID) ORDER BY created_at_ms, id", as: String.self, logger: logger
+            )
+            .map { try JSONCoding.decode(SavedPlace.self, fromText: $0) }
         }
     }
 
     public func deletePlace(userID: String, id: String) async throws {
         let logger = logger
         try await postgres.write { connection in
-            let deleted = try await connection.run("DELETE FROM saved_places WHERE id = \(id) AND user_id = \(userID) RETURNING 1", logger: logger)
+            let deleted = try await connection.run(
+                "DELETE FROM saved_places WHERE id = \(id) AND user_id = \(userID) RETURNING 1", logger: logger)
             if deleted == 0 { throw UserStoreFailure.unknownPlace }
         }
     }
 
-    public func setPhoto(_ photo: StoredPhoto, userID: String, kind: PhotoKind, now: Date, keepReplaced: TimeInterval) async throws -> User {
+    public func setPhoto(_ photo: StoredPhoto, userID: String, kind: PhotoKind, now: Date, keepReplaced: TimeInterval) async throws -> User
+    {
         let logger = logger
         return try await postgres.write { connection in
-            guard let user = try await Self.user(connection, id: userID, lock: true, logger: logger) else { throw UserStoreFailure.unknownUser }
+            guard let user = try await Self.user(connection, id: userID, lock: true, logger: logger) else {
+                throw UserStoreFailure.unknownUser
+            }
             if kind == .car, user.car == nil { throw UserStoreFailure.noCar }
             let at = UserRow.milliseconds(now)
             let replaced =
@@ -307,17 +328,21 @@ public final class PostgresUserStore: UserStorage, PostgresServiceStore, Postgre
                 ON CONFLICT (sha256) DO UPDATE SET replaced_at_ms = NULL
                 """, logger: logger)
             try await connection.run(
-                "UPDATE users SET \(unescaped: PhotoTable.column(kind)) = \(photo.sha256), updated_at_ms = \(at) WHERE id = \(userID)", logger: logger)
+                "UPDATE users SET \(unescaped: PhotoTable.column(kind)) = \(photo.sha256), updated_at_ms = \(at) WHERE id = \(userID)",
+                logger: logger)
             if let replaced, replaced != photo.sha256 {
                 try await connection.run(
-                    "UPDATE photos SET replaced_at_ms = \(at) WHERE sha256 = \(replaced) AND \(unescaped: PhotoTable.unreferenced)", logger: logger)
+                    "UPDATE photos SET replaced_at_ms = \(at) WHERE sha256 = \(replaced) AND \(unescaped: PhotoTable.unreferenced)",
+                    logger: logger)
             }
             try await connection.run(
                 """
                 DELETE FROM photos WHERE replaced_at_ms IS NOT NULL AND replaced_at_ms <= \(at - Int64(keepReplaced * 1000))
                 AND \(unescaped: PhotoTable.unreferenced)
                 """, logger: logger)
-            guard let updated = try await Self.user(connection, id: userID, lock: false, logger: logger) else { throw UserStoreFailure.unknownUser }
+            guard let updated = try await Self.user(connection, id: userID, lock: false, logger: logger) else {
+                throw UserStoreFailure.unknownUser
+            }
             return updated
         }
     }
@@ -326,7 +351,8 @@ public final class PostgresUserStore: UserStorage, PostgresServiceStore, Postgre
         let logger = logger
         return try await postgres.read { connection in
             try await connection.first(
-                "SELECT sha256, content_type, width, height, bytes FROM photos WHERE sha256 = \(sha256)", as: (String, String, Int, Int, Data).self, logger: logger
+                "SELECT sha256, content_type, width, height, bytes FROM photos WHERE sha256 = \(sha256)",
+                as: (String, String, Int, Int, Data).self, logger: logger
             ).map { StoredPhoto(sha256: $0.0, contentType: $0.1, width: $0.2, height: $0.3, bytes: $0.4) }
         }
     }

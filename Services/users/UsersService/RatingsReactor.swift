@@ -40,9 +40,12 @@ enum RatingsReactor {
         }
     }
 
-    static func make(store: any UserStorage, platform: ServiceClient, subscriber: any EventFeed<OrdersEvent>, logger: Logger) -> EventReactor<OrdersEvent> {
+    static func make(store: any UserStorage, platform: ServiceClient, subscriber: any EventFeed<OrdersEvent>, logger: Logger)
+        -> EventReactor<OrdersEvent>
+    {
         EventReactor(
-            name: "ratings", service: "users", sources: [BusContract.Service.orders], cursors: store, subscriber: subscriber, logger: logger,
+            name: "ratings", service: "users", sources: [BusContract.Service.orders], cursors: store, subscriber: subscriber,
+            logger: logger,
             verifies: { event in event.data != .other },
             fetch: { source, after, limit in
                 try await platform.call(Ops.events(of: source), EventsQuery(after: after, limit: limit))

@@ -17,18 +17,21 @@ struct Reauthentication: Sendable {
     /// Checks the proof of `changes` to `user`'s account. `hash`: the stored password hash (nil
     /// when the account has none).
     func check(
-        _ changes: UpdateUserParams, of user: User, hash: String?, store: any UserStorage, hasher: PasswordHasher, slow: SlowWork, now: Date = Date()
+        _ changes: UpdateUserParams, of user: User, hash: String?, store: any UserStorage, hasher: PasswordHasher, slow: SlowWork,
+        now: Date = Date()
     ) async throws {
         guard changes.needsCurrentPassword(of: user) else { return }
         try await check(
-            currentPassword: changes.currentPassword, sessionID: changes.sessionID, of: user, hash: hash, store: store, hasher: hasher, slow: slow, now: now,
+            currentPassword: changes.currentPassword, sessionID: changes.sessionID, of: user, hash: hash, store: store, hasher: hasher,
+            slow: slow, now: now,
             for: "a new password or phone number")
     }
 
     /// Checks the proof for a change `what` (a new password, a linked identity) of `user`'s account:
     /// `currentPassword` against `hash`, else a log-in of `sessionID` within the window.
     func check(
-        currentPassword: String?, sessionID: String?, of user: User, hash: String?, store: any UserStorage, hasher: PasswordHasher, slow: SlowWork,
+        currentPassword: String?, sessionID: String?, of user: User, hash: String?, store: any UserStorage, hasher: PasswordHasher,
+        slow: SlowWork,
         now: Date = Date(), for what: String
     ) async throws {
         if let presented = currentPassword, !presented.isEmpty {

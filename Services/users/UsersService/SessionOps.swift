@@ -26,7 +26,9 @@ struct SessionOps: Sendable {
                 presented.session, presentedHash: presented.hash, nextHash: next.hash, now: now, expiresAt: now + refreshLifetime)
             switch rotation {
             case .rotated(let userID):
-                guard let user = try await store.user(id: userID) else { throw Self.refused("token_invalid", "the session's user no longer exists") }
+                guard let user = try await store.user(id: userID) else {
+                    throw Self.refused("token_invalid", "the session's user no longer exists")
+                }
                 return try await session(user, id: presented.session, refresh: next, refreshExpiresAt: now + refreshLifetime, now: now)
             case .reused: throw Self.refused("token_reused", "this refresh token was used before; the session is revoked, log in again")
             case .revoked: throw Self.refused("token_revoked", "the session was logged out or its password changed; log in again")
@@ -53,7 +55,9 @@ struct SessionOps: Sendable {
                 guard try await store.sessionIsActive(claims.sid) else {
                     throw Self.refused("token_revoked", "the session was logged out or its password changed; log in again")
                 }
-                guard let user = try await store.user(id: claims.sub) else { throw Self.refused("token_invalid", "the token's user no longer exists") }
+                guard let user = try await store.user(id: claims.sub) else {
+                    throw Self.refused("token_invalid", "the token's user no longer exists")
+                }
                 // Its sessions were revoked with the suspension; said plainly all the same.
                 if user.suspendedAt != nil { throw Self.refused("account_suspended", "this account is suspended; contact support") }
                 return user
@@ -67,14 +71,17 @@ struct SessionOps: Sendable {
         let id = SessionID.make()
         let refresh = RefreshToken(session: id)
         let refreshExpiresAt = now + refreshLifetime
-        try await store.createSession(SessionRecord(id: id, userID: user.id, refreshHash: refresh.hash, createdAt: now, expiresAt: refreshExpiresAt))
+        try await store.createSession(
+            SessionRecord(id: id, userID: user.id, refreshHash: refresh.hash, createdAt: now, expiresAt: refreshExpiresAt))
         return try await session(user, id: id, refresh: refresh, refreshExpiresAt: refreshExpiresAt, now: now)
     }
 
     private func session(_ user: User, id: String, refresh: RefreshToken, refreshExpiresAt: Date, now: Date) async throws -> Session {
         let (token, expiresAt) = try await signer.issue(for: user, session: id, now: now)
         let device = user.role == .driver ? user.deviceID.map { deviceKeys.make(session: id, deviceID: $0) } : nil
-        return Session(token: token, expiresAt: expiresAt, refreshToken: refresh.text, refreshExpiresAt: refreshExpiresAt, user: user, deviceCredential: device)
+        return Session(
+            token: token, expiresAt: expiresAt, refreshToken: refresh.text, refreshExpiresAt: refreshExpiresAt, user: user,
+            deviceCredential: device)
     }
 
     static func refused(_ code: String, _ message: String) -> ServiceError { ServiceError.unauthorized(code, message) }

@@ -17,14 +17,20 @@ struct SuspensionOps: Sendable {
 
     func register(on router: inout OpRouter) {
         router.on(Ops.Users.suspend) { (params: SuspendParams, _) -> User in
-            guard let user = try await store.setSuspension(userID: params.id, reason: params.reason, now: Date()) else { throw UsersOps.unknownUser(params.id) }
+            guard let user = try await store.setSuspension(userID: params.id, reason: params.reason, now: Date()) else {
+                throw UsersOps.unknownUser(params.id)
+            }
             relay.notify()
             logger.notice("account suspended", metadata: ["user_id": "\(user.id)", "reason": "\(params.reason)"])
             return user
         }
-        router.on(Ops.Users.search) { (params: SearchUsersParams, _) -> People in People(users: try await store.users(matching: PeopleSearch(params))) }
+        router.on(Ops.Users.search) { (params: SearchUsersParams, _) -> People in
+            People(users: try await store.users(matching: PeopleSearch(params)))
+        }
         router.on(Ops.Users.reinstate) { (params: UserIDParams, _) -> User in
-            guard let user = try await store.setSuspension(userID: params.id, reason: nil, now: Date()) else { throw UsersOps.unknownUser(params.id) }
+            guard let user = try await store.setSuspension(userID: params.id, reason: nil, now: Date()) else {
+                throw UsersOps.unknownUser(params.id)
+            }
             logger.notice("account reinstated", metadata: ["user_id": "\(user.id)"])
             return user
         }
@@ -33,6 +39,7 @@ struct SuspensionOps: Sendable {
     /// The refusal of a session for a suspended account (after its password or identity was proven).
     static func refusal(_ user: User) -> ServiceError? {
         guard user.suspendedAt != nil else { return nil }
-        return ServiceError.forbidden("account_suspended", "this account is suspended (\(user.suspensionReason ?? "by an operator")); contact support")
+        return ServiceError.forbidden(
+            "account_suspended", "this account is suspended (\(user.suspensionReason ?? "by an operator")); contact support")
     }
 }

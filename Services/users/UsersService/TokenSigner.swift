@@ -58,7 +58,9 @@ public struct TokenSigner: Sendable {
         await keys.add(hmac: HMACKey(key: SymmetricKey(data: secret)), digestAlgorithm: .sha256, kid: JWKIdentifier(string: currentKey))
         var known: Set = [currentKey]
         if let previous, Self.keyID(previous) != currentKey {
-            await keys.add(hmac: HMACKey(key: SymmetricKey(data: previous)), digestAlgorithm: .sha256, kid: JWKIdentifier(string: Self.keyID(previous)))
+            await keys.add(
+                hmac: HMACKey(key: SymmetricKey(data: previous)), digestAlgorithm: .sha256, kid: JWKIdentifier(string: Self.keyID(previous))
+            )
             known.insert(Self.keyID(previous))
         }
         self.keys = keys
@@ -114,7 +116,9 @@ public struct TokenSigner: Sendable {
 
     /// The token's header (its first part, base64url JSON); nil when it is not one.
     private static func header(of token: String) -> Header? {
-        guard let first = token.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first, !first.isEmpty else { return nil }
+        guard let first = token.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first, !first.isEmpty else {
+            return nil
+        }
         guard let data = Base64URL.decode(first) else { return nil }
         return try? JSONDecoder().decode(Header.self, from: data)
     }

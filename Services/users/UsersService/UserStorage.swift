@@ -162,7 +162,9 @@ struct UserRow {
             id: id, role: UserRole(rawValue: role) ?? .rider, name: name, phoneNumber: phoneNumber, deviceID: deviceID,
             car: carModel.flatMap { model in
                 carLicensePlate.map {
-                    Car(model: model, licensePlate: $0, make: carMake, color: carColor, photoURL: carPhotoSHA256.map { PhotoRules.path(sha256: $0) })
+                    Car(
+                        model: model, licensePlate: $0, make: carMake, color: carColor,
+                        photoURL: carPhotoSHA256.map { PhotoRules.path(sha256: $0) })
                 }
             },
             createdAt: UserRow.date(createdAtMS))
@@ -174,12 +176,17 @@ struct UserRow {
         user.suspensionReason = suspensionReason
         if IdentityTable.isPlaceholder(phoneNumber) { user.phoneNumber = "" }
         user.photoURL = photoSHA256.map { PhotoRules.path(sha256: $0) }
-        let documents = [(DocumentKind.licence, licenceExpiresOn, licenceUploadedAtMS), (.insurance, insuranceExpiresOn, insuranceUploadedAtMS)]
-            .compactMap { kind, expiresOn, uploadedAt in
-                expiresOn.flatMap { day in
-                    uploadedAt.map { DriverDocument(kind: kind, expiresOn: day, uploadedAt: UserRow.date($0), photoURL: DocumentTable.path(userID: id, kind: kind)) }
+        let documents = [
+            (DocumentKind.licence, licenceExpiresOn, licenceUploadedAtMS), (.insurance, insuranceExpiresOn, insuranceUploadedAtMS),
+        ]
+        .compactMap { kind, expiresOn, uploadedAt in
+            expiresOn.flatMap { day in
+                uploadedAt.map {
+                    DriverDocument(
+                        kind: kind, expiresOn: day, uploadedAt: UserRow.date($0), photoURL: DocumentTable.path(userID: id, kind: kind))
                 }
             }
+        }
         user.documents = documents.isEmpty ? nil : documents
         user.approvedAt = approvedAtMS.map(UserRow.date)
         return user

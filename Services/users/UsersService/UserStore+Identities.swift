@@ -9,7 +9,8 @@ extension UserStore {
     public func user(identity provider: IdentityProvider, subject: String) async throws -> User? {
         try await database.read { db in
             try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT users.* FROM identities JOIN users ON users.id = identities.user_id WHERE provider = ? AND subject = ?"),
+                db.cachedStatement(
+                    sql: "SELECT users.* FROM identities JOIN users ON users.id = identities.user_id WHERE provider = ? AND subject = ?"),
                 arguments: [provider.rawValue, subject]
             ).map(Self.user)
         }
@@ -26,12 +27,14 @@ extension UserStore {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
-                    user.id, user.role.rawValue, user.name, IdentityTable.placeholderPhone(identity), user.deviceID, user.car?.model, user.car?.licensePlate,
+                    user.id, user.role.rawValue, user.name, IdentityTable.placeholderPhone(identity), user.deviceID, user.car?.model,
+                    user.car?.licensePlate,
                     IdentityTable.noPassword, created, created,
                 ])
             try Self.insert(db, identity)
             _ = try Outbox.append(
-                db, topic: Events.userRegistered.topic, type: Events.userRegistered.type, data: UserRegistered(user: user), time: user.createdAt)
+                db, topic: Events.userRegistered.topic, type: Events.userRegistered.type, data: UserRegistered(user: user),
+                time: user.createdAt)
         }
         noteRegistered()
     }
@@ -42,7 +45,9 @@ extension UserStore {
                 guard existing.userID == identity.userID else { throw UserStoreFailure.identityTaken }
                 return existing
             }
-            guard try db.value(String.self, "SELECT id FROM users WHERE id = ?", [identity.userID]) != nil else { throw UserStoreFailure.unknownUser }
+            guard try db.value(String.self, "SELECT id FROM users WHERE id = ?", [identity.userID]) != nil else {
+                throw UserStoreFailure.unknownUser
+            }
             try Self.insert(db, identity)
             return identity
         }
@@ -50,7 +55,8 @@ extension UserStore {
 
     private static func linkedUser(_ db: Database, _ identity: LinkedIdentity) throws -> LinkedIdentity? {
         try Row.fetchOne(
-            db, sql: "SELECT user_id, created_at_ms FROM identities WHERE provider = ? AND subject = ?", arguments: [identity.provider.rawValue, identity.subject]
+            db, sql: "SELECT user_id, created_at_ms FROM identities WHERE provider = ? AND subject = ?",
+            arguments: [identity.provider.rawValue, identity.subject]
         ).map { row in
             LinkedIdentity(
                 provider: identity.provider, subject: identity.subject, userID: row["user_id"],

@@ -6,18 +6,25 @@ import Storage
 extension UserStore {
     public func createSession(_ session: SessionRecord) async throws {
         try await database.write { db in
-            try db.run("DELETE FROM sessions WHERE user_id = ? AND expires_at_ms < ?", [session.userID, UserRow.milliseconds(session.createdAt)])
+            try db.run(
+                "DELETE FROM sessions WHERE user_id = ? AND expires_at_ms < ?", [session.userID, UserRow.milliseconds(session.createdAt)])
             try db.run(
                 "INSERT INTO sessions (id, user_id, refresh_hash, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?)",
-                [session.id, session.userID, session.refreshHash, UserRow.milliseconds(session.createdAt), UserRow.milliseconds(session.expiresAt)])
+                [
+                    session.id, session.userID, session.refreshHash, UserRow.milliseconds(session.createdAt),
+                    UserRow.milliseconds(session.expiresAt),
+                ])
         }
     }
 
-    public func rotateSession(_ id: String, presentedHash: String, nextHash: String, now: Date, expiresAt: Date) async throws -> SessionRotation {
+    public func rotateSession(_ id: String, presentedHash: String, nextHash: String, now: Date, expiresAt: Date) async throws
+        -> SessionRotation
+    {
         try await database.write { db in
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT user_id, refresh_hash, previous_refresh_hash, expires_at_ms, revoked_at_ms FROM sessions WHERE id = ?", arguments: [id])
+                    db, sql: "SELECT user_id, refresh_hash, previous_refresh_hash, expires_at_ms, revoked_at_ms FROM sessions WHERE id = ?",
+                    arguments: [id])
             else {
                 return .unknown
             }
@@ -46,14 +53,16 @@ extension UserStore {
 
     public func sessionIsActive(_ id: String) async throws -> Bool {
         try await database.read { db in
-            try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM sessions WHERE id = ? AND revoked_at_ms IS NULL"), arguments: [id]) != nil
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM sessions WHERE id = ? AND revoked_at_ms IS NULL"), arguments: [id])
+                != nil
         }
     }
 
     public func loggedIn(session id: String, user: String) async throws -> Date? {
         try await database.read { db in
             try Int64.fetchOne(
-                db.cachedStatement(sql: "SELECT created_at_ms FROM sessions WHERE id = ? AND user_id = ? AND revoked_at_ms IS NULL"), arguments: [id, user]
+                db.cachedStatement(sql: "SELECT created_at_ms FROM sessions WHERE id = ? AND user_id = ? AND revoked_at_ms IS NULL"),
+                arguments: [id, user]
             ).map(UserRow.date)
         }
     }

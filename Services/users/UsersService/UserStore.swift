@@ -116,7 +116,9 @@ public final class UserStore: UserStorage, SQLiteServiceStore, DatabaseReactorCu
                 "INSERT OR IGNORE INTO ratings (order_id, rater_role, ratee_id, stars) VALUES (?, ?, ?, ?)",
                 [rated.orderID, rated.raterRole.rawValue, rated.rateeID, rated.rating.stars])
             guard db.changesCount == 1 else { return false }
-            try db.run("UPDATE users SET rating_sum = rating_sum + ?, rating_count = rating_count + 1 WHERE id = ?", [rated.rating.stars, rated.rateeID])
+            try db.run(
+                "UPDATE users SET rating_sum = rating_sum + ?, rating_count = rating_count + 1 WHERE id = ?",
+                [rated.rating.stars, rated.rateeID])
             return true
         }
     }
@@ -137,7 +139,9 @@ public final class UserStore: UserStorage, SQLiteServiceStore, DatabaseReactorCu
     /// Saves a place: `home` and `work` replace the user's previous one (keeping its id); `other` adds one.
     public func save(_ place: SavedPlace) async throws -> SavedPlace {
         try await database.write { db in
-            guard try db.value(String.self, "SELECT id FROM users WHERE id = ?", [place.userID]) != nil else { throw UserStoreFailure.unknownUser }
+            guard try db.value(String.self, "SELECT id FROM users WHERE id = ?", [place.userID]) != nil else {
+                throw UserStoreFailure.unknownUser
+            }
             var place = place
             if place.label != .other,
                 let existing = try db.value(
@@ -163,8 +167,11 @@ public final class UserStore: UserStorage, SQLiteServiceStore, DatabaseReactorCu
     /// A user's saved places, oldest first.
     public func places(userID: String) async throws -> [SavedPlace] {
         try await database.read { db in
-            try String.fetchAll(db.cachedStatement(sql: "SELECT document FROM saved_places WHERE user_id = ? ORDER BY created_at_ms, id"), arguments: [userID])
-                .map { try JSONCoding.decode(SavedPlace.self, fromText: $0) }
+            try String.fetchAll(
+                db.cachedStatement(sql: "SELECT document FROM saved_places WHERE user_id = ? ORDER BY created_at_ms, id"),
+                arguments: [userID]
+            )
+            .map { try JSONCoding.decode(SavedPlace.self, fromText: $0) }
         }
     }
 
@@ -187,7 +194,8 @@ public final class UserStore: UserStorage, SQLiteServiceStore, DatabaseReactorCu
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
-                    user.id, user.role.rawValue, user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate, user.car?.make,
+                    user.id, user.role.rawValue, user.name, user.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate,
+                    user.car?.make,
                     user.car?.color, passwordHash, UserRow.milliseconds(user.createdAt), UserRow.milliseconds(user.createdAt),
                 ])
             return try Outbox.append(
@@ -201,18 +209,24 @@ public final class UserStore: UserStorage, SQLiteServiceStore, DatabaseReactorCu
     /// The user and their password hash.
     public func credentials(phoneNumber: String) async throws -> (User, String)? {
         try await database.read { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE phone_number = ?"), arguments: [phoneNumber]).map { (Self.user($0), $0["password_hash"]) }
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE phone_number = ?"), arguments: [phoneNumber]).map {
+                (Self.user($0), $0["password_hash"])
+            }
         }
     }
 
     public func user(id: String) async throws -> User? {
-        try await database.read { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [id]).map(Self.user) }
+        try await database.read { db in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [id]).map(Self.user)
+        }
     }
 
     /// Applies the changes (a new password already hashed); returns the updated user.
     public func update(_ changes: UpdateUserParams, passwordHash: String?, now: Date) async throws -> User {
         try await database.write { db in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [changes.id]) else { throw UserStoreFailure.unknownUser }
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [changes.id]) else {
+                throw UserStoreFailure.unknownUser
+            }
             var user = Self.user(row)
             if let phone = changes.phoneNumber, phone != user.phoneNumber {
                 if try Self.idForPhone(db, phone) != nil { throw UserStoreFailure.phoneTaken }
@@ -234,20 +248,26 @@ public final class UserStore: UserStorage, SQLiteServiceStore, DatabaseReactorCu
                     car_make = ?, car_color = ?, password_hash = COALESCE(?, password_hash), updated_at_ms = ? WHERE id = ?
                 """,
                 [
-                    user.name, changes.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate, user.car?.make, user.car?.color, passwordHash,
+                    user.name, changes.phoneNumber, user.deviceID, user.car?.model, user.car?.licensePlate, user.car?.make, user.car?.color,
+                    passwordHash,
                     UserRow.milliseconds(now), user.id,
                 ])
             // A new password ends every session: whoever had the old one is logged out.
             if passwordHash != nil {
-                try db.run("UPDATE sessions SET revoked_at_ms = ? WHERE user_id = ? AND revoked_at_ms IS NULL", [UserRow.milliseconds(now), user.id])
+                try db.run(
+                    "UPDATE sessions SET revoked_at_ms = ? WHERE user_id = ? AND revoked_at_ms IS NULL",
+                    [UserRow.milliseconds(now), user.id])
             }
             return user
         }
     }
 
-    public func setPhoto(_ photo: StoredPhoto, userID: String, kind: PhotoKind, now: Date, keepReplaced: TimeInterval) async throws -> User {
+    public func setPhoto(_ photo: StoredPhoto, userID: String, kind: PhotoKind, now: Date, keepReplaced: TimeInterval) async throws -> User
+    {
         try await database.write { db in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [userID]) else { throw UserStoreFailure.unknownUser }
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [userID]) else {
+                throw UserStoreFailure.unknownUser
+            }
             if kind == .car, Self.user(row).car == nil { throw UserStoreFailure.noCar }
             let (at, replaced): (Int64, String?) = (UserRow.milliseconds(now), row[PhotoTable.column(kind)])
             try db.run(
@@ -263,7 +283,9 @@ public final class UserStore: UserStorage, SQLiteServiceStore, DatabaseReactorCu
             try db.run(
                 "DELETE FROM photos WHERE replaced_at_ms IS NOT NULL AND replaced_at_ms <= ? AND \(PhotoTable.unreferenced)",
                 [at - Int64(keepReplaced * 1000)])
-            guard let updated = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [userID]) else { throw UserStoreFailure.unknownUser }
+            guard let updated = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [userID]) else {
+                throw UserStoreFailure.unknownUser
+            }
             return Self.user(updated)
         }
     }
@@ -271,7 +293,8 @@ public final class UserStore: UserStorage, SQLiteServiceStore, DatabaseReactorCu
     public func photo(sha256: String) async throws -> StoredPhoto? {
         try await database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM photos WHERE sha256 = ?", arguments: [sha256]).map {
-                StoredPhoto(sha256: $0["sha256"], contentType: $0["content_type"], width: $0["width"], height: $0["height"], bytes: $0["bytes"])
+                StoredPhoto(
+                    sha256: $0["sha256"], contentType: $0["content_type"], width: $0["width"], height: $0["height"], bytes: $0["bytes"])
             }
         }
     }
@@ -282,7 +305,10 @@ public final class UserStore: UserStorage, SQLiteServiceStore, DatabaseReactorCu
 
     public func setSuspension(userID: String, reason: String?, now: Date) async throws -> User? {
         try await database.write { db in
-            guard let before = try Row.fetchOne(db.cachedStatement(sql: "SELECT suspended_at_ms FROM users WHERE id = ?"), arguments: [userID]) else { return nil }
+            guard
+                let before = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT suspended_at_ms FROM users WHERE id = ?"), arguments: [userID])
+            else { return nil }
             let wasSuspended = (before["suspended_at_ms"] as Int64?) != nil
             // Suspended again (a retry): since the first time.
             let at = reason == nil ? nil : UserRow.milliseconds(now)
@@ -290,7 +316,9 @@ public final class UserStore: UserStorage, SQLiteServiceStore, DatabaseReactorCu
                 "UPDATE users SET suspended_at_ms = CASE WHEN ? IS NULL THEN NULL ELSE COALESCE(suspended_at_ms, ?) END, suspension_reason = ? WHERE id = ?",
                 [at, at, reason, userID])
             if reason != nil {
-                try db.run("UPDATE sessions SET revoked_at_ms = ? WHERE user_id = ? AND revoked_at_ms IS NULL", [UserRow.milliseconds(now), userID])
+                try db.run(
+                    "UPDATE sessions SET revoked_at_ms = ? WHERE user_id = ? AND revoked_at_ms IS NULL",
+                    [UserRow.milliseconds(now), userID])
             }
             let user = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [userID]).map(Self.user)
             if !wasSuspended, let suspended = user.flatMap(UserSuspended.init) {
@@ -317,11 +345,14 @@ public final class UserStore: UserStorage, SQLiteServiceStore, DatabaseReactorCu
     static func user(_ row: Row) -> User {
         UserRow(
             id: row["id"], role: row["role"], name: row["name"], phoneNumber: row["phone_number"], deviceID: row["device_id"],
-            carModel: row["car_model"], carLicensePlate: row["car_license_plate"], carMake: row["car_make"], carColor: row["car_color"], createdAtMS: row["created_at_ms"],
+            carModel: row["car_model"], carLicensePlate: row["car_license_plate"], carMake: row["car_make"], carColor: row["car_color"],
+            createdAtMS: row["created_at_ms"],
             ratingSum: row["rating_sum"], ratingCount: row["rating_count"], cancelCount: row["cancel_count"],
             photoSHA256: row["photo_sha256"], carPhotoSHA256: row["car_photo_sha256"], suspendedAtMS: row["suspended_at_ms"],
-            suspensionReason: row["suspension_reason"], licenceExpiresOn: row["licence_expires_on"], licenceUploadedAtMS: row["licence_uploaded_at_ms"],
-            insuranceExpiresOn: row["insurance_expires_on"], insuranceUploadedAtMS: row["insurance_uploaded_at_ms"], approvedAtMS: row["approved_at_ms"]
+            suspensionReason: row["suspension_reason"], licenceExpiresOn: row["licence_expires_on"],
+            licenceUploadedAtMS: row["licence_uploaded_at_ms"],
+            insuranceExpiresOn: row["insurance_expires_on"], insuranceUploadedAtMS: row["insurance_uploaded_at_ms"],
+            approvedAtMS: row["approved_at_ms"]
         ).user
     }
 }

@@ -8,7 +8,9 @@ import Storage
 enum UsersOps {
     /// The ops whose replies are credentials (tokens, a device's key): a keyed one is answered
     /// again only within `--credential-replay-s`.
-    static let credentialOps = [Ops.Users.login.name, Ops.Users.refresh.name, Ops.Users.loginWithIdentity.name, Ops.Users.issueDeviceCredential.name]
+    static let credentialOps = [
+        Ops.Users.login.name, Ops.Users.refresh.name, Ops.Users.loginWithIdentity.name, Ops.Users.issueDeviceCredential.name,
+    ]
     static let defaultCredentialReplay: TimeInterval = 60
 
     static func router(
@@ -49,7 +51,8 @@ enum UsersOps {
                 try await store.register(user, passwordHash: hash)
             } catch UserStoreFailure.phoneTaken {
                 // Stored by another request meanwhile: read it now.
-                return Replied(status: Status.ok, body: try await earlier(params, try await store.credentials(phoneNumber: params.phoneNumber)))
+                return Replied(
+                    status: Status.ok, body: try await earlier(params, try await store.credentials(phoneNumber: params.phoneNumber)))
             } catch UserStoreFailure.deviceTaken {
                 throw deviceTaken(params.deviceID ?? "")
             }
@@ -77,8 +80,11 @@ enum UsersOps {
         DeviceCredentialOps(store: store, sessions: sessions).register(on: &router)
         SuspensionOps(store: store, relay: relay).register(on: &router)
         documents.register(on: &router)
-        IdentityOps(store: store, sessions: sessions, relay: relay, reauthentication: reauthentication, hasher: hasher, slow: slow, documents: documents)
-            .register(on: &router)
+        IdentityOps(
+            store: store, sessions: sessions, relay: relay, reauthentication: reauthentication, hasher: hasher, slow: slow,
+            documents: documents
+        )
+        .register(on: &router)
 
         router.on(Ops.Users.get) { (params: UserIDParams, _) -> User in
             guard let user = try await store.user(id: params.id) else { throw unknownUser(params.id) }
@@ -87,9 +93,12 @@ enum UsersOps {
 
         router.on(Ops.Users.update) { (params: UpdateUserParams, _) -> User in
             guard let current = try await store.user(id: params.id) else { throw unknownUser(params.id) }
-            if let problem = UserRules.problem(with: params, role: current.role) { throw ServiceError.unprocessable("invalid_params", problem) }
+            if let problem = UserRules.problem(with: params, role: current.role) {
+                throw ServiceError.unprocessable("invalid_params", problem)
+            }
             if params.needsCurrentPassword(of: current) {
-                try await reauthentication.check(params, of: current, hash: try await passwordHash(of: current, in: store), store: store, hasher: hasher, slow: slow)
+                try await reauthentication.check(
+                    params, of: current, hash: try await passwordHash(of: current, in: store), store: store, hasher: hasher, slow: slow)
             }
             let hash = try await params.password.asyncMap { password in try await slow.run { try hasher.hash(password) } }
             do {
@@ -114,7 +123,8 @@ enum UsersOps {
             } catch UserStoreFailure.unknownUser {
                 throw unknownUser(params.userID)
             } catch UserStoreFailure.tooManyPlaces(let count) {
-                throw ServiceError.conflict("too_many_places", "user \(params.userID) has \(count) saved places, the most allowed; delete one first")
+                throw ServiceError.conflict(
+                    "too_many_places", "user \(params.userID) has \(count) saved places, the most allowed; delete one first")
             }
         }
         router.on(Ops.Users.places) { (params: PlacesParams, _) -> SavedPlaces in

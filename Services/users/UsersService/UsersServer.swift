@@ -13,23 +13,28 @@ public struct UsersServer: Sendable {
     public init(settings: UsersSettings) { self.settings = settings }
 
     public func run() async throws {
-        let host = ServiceHost(program: "ride-users", service: BusContract.Service.users, http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
+        let host = ServiceHost(
+            program: "ride-users", service: BusContract.Service.users, http: settings.http, logFormat: settings.logFormat,
+            logLevel: settings.logLevel)
         let logger = host.logger
         let storage = try await ServiceStorage<any UserStorage>.open(
             program: host.program, source: host.service, location: settings.database, publishTo: settings.pub, logger: logger,
-            sqlite: { try UserStore(path: $0) }, postgres: { try await PostgresUserStore.open(url: $0, logger: logger) }, eventLog: \.eventLog)
+            sqlite: { try UserStore(path: $0) }, postgres: { try await PostgresUserStore.open(url: $0, logger: logger) },
+            eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let (secret, previous): ([UInt8], [UInt8]?)
         do {
             (secret, previous) = (try settings.loadSecret(), try settings.loadPreviousSecret())
         } catch {
-            throw exitWithError("cannot read or make the token key \(settings.tokenSecretFile): \(error)", program: host.program, code: ExitCodes.software)
+            throw exitWithError(
+                "cannot read or make the token key \(settings.tokenSecretFile): \(error)", program: host.program, code: ExitCodes.software)
         }
         let signer = await TokenSigner(secret: secret, previous: previous, lifetime: settings.tokenLifetime)
         var router = UsersOps.router(
             store: store, hasher: PasswordHasher(rounds: settings.passwordRounds),
             sessions: SessionOps(
-                store: store, signer: signer, deviceKeys: DeviceCredentialKeys(secret: secret, previous: previous), refreshLifetime: settings.refreshLifetime), relay: relay,
+                store: store, signer: signer, deviceKeys: DeviceCredentialKeys(secret: secret, previous: previous),
+                refreshLifetime: settings.refreshLifetime), relay: relay,
             instance: host.instance, reauthentication: Reauthentication(window: settings.reauthenticationWindow),
             keepReplacedPhotos: settings.replacedPhotoRetention, approval: settings.driverApproval)
         router.requests = store.requestLog
@@ -42,7 +47,8 @@ public struct UsersServer: Sendable {
         let worker = host.worker(broker: settings.broker, router: router, concurrency: settings.concurrency)
         let platform = try await host.client(broker: settings.broker)
         // Every topic of orders, so a sequence gap is a missed event, not one not subscribed to.
-        let ordersEvents = try await EventSubscriber<RatingsReactor.OrdersEvent>(endpoint: settings.sub, prefixes: [Events.orderRoot], options: .platform, logger: logger)
+        let ordersEvents = try await EventSubscriber<RatingsReactor.OrdersEvent>(
+            endpoint: settings.sub, prefixes: [Events.orderRoot], options: .platform, logger: logger)
         host.needsBus([ordersEvents], at: settings.sub)
         host.needsDatabase(relay)
         let ratings = RatingsReactor.make(store: store, platform: platform, subscriber: ordersEvents, logger: logger)
@@ -55,7 +61,9 @@ public struct UsersServer: Sendable {
             logger.info("users stopped")
         }
         let sweep = ApprovalSweep(store: store, relay: relay, interval: settings.documentCheck, logger: logger)
-        try await host.run([publishing, relay, ratings, sweep, worker], ready: ["broker": "\(settings.broker)", "database": "\(settings.database)"]) {
+        try await host.run(
+            [publishing, relay, ratings, sweep, worker], ready: ["broker": "\(settings.broker)", "database": "\(settings.database)"]
+        ) {
             host.health(["users": .number(Double(store.count))])
         }
     }

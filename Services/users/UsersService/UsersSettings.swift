@@ -42,21 +42,31 @@ public struct RideUsersCommand: ServiceCommand {
 
     @Option(
         name: .customLong("token-secret-file"),
-        help: helpWithEnv("File holding the token signing key (made, 32 random bytes, when missing)", env: "RIDE_TOKEN_SECRET_FILE", default: "<data-dir>/users-token.key"))
+        help: helpWithEnv(
+            "File holding the token signing key (made, 32 random bytes, when missing)", env: "RIDE_TOKEN_SECRET_FILE",
+            default: "<data-dir>/users-token.key"))
     var tokenSecretFile: String?
 
     @Option(
         name: .customLong("token-previous-secret-file"),
-        help: helpWithEnv("File holding the previous signing key, still accepted during a rotation", env: "RIDE_TOKEN_PREVIOUS_SECRET_FILE", default: "none"))
+        help: helpWithEnv(
+            "File holding the previous signing key, still accepted during a rotation", env: "RIDE_TOKEN_PREVIOUS_SECRET_FILE",
+            default: "none"))
     var tokenPreviousSecretFile: String?
 
-    @Option(name: .customLong("token-ttl-s"), help: helpWithEnv("How long an access token is valid, in seconds", env: "RIDE_TOKEN_TTL_S", default: "900"))
+    @Option(
+        name: .customLong("token-ttl-s"),
+        help: helpWithEnv("How long an access token is valid, in seconds", env: "RIDE_TOKEN_TTL_S", default: "900"))
     var tokenTTLSeconds: Int?
 
-    @Option(name: .customLong("refresh-ttl-s"), help: helpWithEnv("How long a refresh token is valid, in seconds", env: "RIDE_REFRESH_TTL_S", default: "2592000"))
+    @Option(
+        name: .customLong("refresh-ttl-s"),
+        help: helpWithEnv("How long a refresh token is valid, in seconds", env: "RIDE_REFRESH_TTL_S", default: "2592000"))
     var refreshTTLSeconds: Int?
 
-    @Option(name: .customLong("password-rounds"), help: helpWithEnv("PBKDF2-SHA256 rounds for new password hashes", env: "RIDE_PASSWORD_ROUNDS", default: "600000"))
+    @Option(
+        name: .customLong("password-rounds"),
+        help: helpWithEnv("PBKDF2-SHA256 rounds for new password hashes", env: "RIDE_PASSWORD_ROUNDS", default: "600000"))
     var passwordRounds: Int?
 
     @Option(
@@ -89,7 +99,9 @@ public struct RideUsersCommand: ServiceCommand {
 
     @Option(
         name: .customLong("document-check-s"),
-        help: helpWithEnv("Seconds between checks for drivers' expired documents (each ends that driver's approval)", env: "RIDE_DOCUMENT_CHECK_S", default: "60"))
+        help: helpWithEnv(
+            "Seconds between checks for drivers' expired documents (each ends that driver's approval)", env: "RIDE_DOCUMENT_CHECK_S",
+            default: "60"))
     var documentCheckSeconds: Int?
 
     @OptionGroup var workers: WorkerOptions
@@ -113,7 +125,9 @@ public struct RideUsersCommand: ServiceCommand {
         ).value
         var secret: [UInt8]?
         if let text = environment["RIDE_TOKEN_SECRET"], !text.isEmpty {
-            guard text.utf8.count >= 32 else { throw ConfigurationError("RIDE_TOKEN_SECRET must be at least 32 characters (it signs every token)") }
+            guard text.utf8.count >= 32 else {
+                throw ConfigurationError("RIDE_TOKEN_SECRET must be at least 32 characters (it signs every token)")
+            }
             secret = Array(text.utf8)
         }
         var previous: [UInt8]?
@@ -122,19 +136,24 @@ public struct RideUsersCommand: ServiceCommand {
             previous = Array(text.utf8)
         }
         let previousFile = Setting.resolve(
-            tokenPreviousSecretFile, flag: "token-previous-secret-file", env: "RIDE_TOKEN_PREVIOUS_SECRET_FILE", default: "", environment: environment
+            tokenPreviousSecretFile, flag: "token-previous-secret-file", env: "RIDE_TOKEN_PREVIOUS_SECRET_FILE", default: "",
+            environment: environment
         ).value
         return UsersSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             dataDirectory: dataDirectory,
-            database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("users.sqlite").path, environment: environment),
+            database: try database.location(
+                sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("users.sqlite").path, environment: environment),
             tokenSecret: secret, tokenSecretFile: secretFile,
             previousTokenSecret: previous, previousTokenSecretFile: previousFile.isEmpty ? nil : previousFile,
-            tokenLifetime: TimeInterval(try integerSetting(tokenTTLSeconds, flag: "token-ttl-s", env: "RIDE_TOKEN_TTL_S", default: 900, range: 60...86_400)),
+            tokenLifetime: TimeInterval(
+                try integerSetting(tokenTTLSeconds, flag: "token-ttl-s", env: "RIDE_TOKEN_TTL_S", default: 900, range: 60...86_400)),
             refreshLifetime: TimeInterval(
-                try integerSetting(refreshTTLSeconds, flag: "refresh-ttl-s", env: "RIDE_REFRESH_TTL_S", default: 2_592_000, range: 300...31_536_000)),
+                try integerSetting(
+                    refreshTTLSeconds, flag: "refresh-ttl-s", env: "RIDE_REFRESH_TTL_S", default: 2_592_000, range: 300...31_536_000)),
             passwordRounds: try integerSetting(
-                passwordRounds, flag: "password-rounds", env: "RIDE_PASSWORD_ROUNDS", default: PasswordHasher.defaultRounds, range: 1000...10_000_000),
+                passwordRounds, flag: "password-rounds", env: "RIDE_PASSWORD_ROUNDS", default: PasswordHasher.defaultRounds,
+                range: 1000...10_000_000),
             reauthenticationWindow: TimeInterval(
                 try integerSetting(
                     reauthenticationWindowSeconds, flag: "reauthentication-window-s", env: "RIDE_REAUTHENTICATION_WINDOW_S",
@@ -149,7 +168,8 @@ public struct RideUsersCommand: ServiceCommand {
                     default: Int(UsersOps.defaultCredentialReplay), range: 1...3600)),
             driverApproval: try Self.approval(driverApproval, environment: environment),
             documentCheck: .seconds(
-                try integerSetting(documentCheckSeconds, flag: "document-check-s", env: "RIDE_DOCUMENT_CHECK_S", default: 60, range: 1...86_400)),
+                try integerSetting(
+                    documentCheckSeconds, flag: "document-check-s", env: "RIDE_DOCUMENT_CHECK_S", default: 60, range: 1...86_400)),
             concurrency: try workers.resolved(),
             http: try common.httpAddress(default: RideProcess.users.httpDefault),
             logFormat: logging.format, logLevel: logging.level)
@@ -158,7 +178,8 @@ public struct RideUsersCommand: ServiceCommand {
 
 extension RideUsersCommand {
     static func approval(_ given: String?, environment: [String: String]) throws -> DriverApprovalMode {
-        let setting = Setting.resolve(given, flag: "driver-approval", env: "RIDE_DRIVER_APPROVAL", default: "automatic", environment: environment)
+        let setting = Setting.resolve(
+            given, flag: "driver-approval", env: "RIDE_DRIVER_APPROVAL", default: "automatic", environment: environment)
         guard let mode = DriverApprovalMode(rawValue: setting.value) else {
             throw ConfigurationError("driver approval (\(setting.origin)) '\(setting.value.prefix(40))' must be automatic or required")
         }
@@ -205,7 +226,9 @@ public struct UsersSettings: BusClientSettings {
         return database.secrets
             + [
                 key("token signing key", variable: "RIDE_TOKEN_SECRET", value: tokenSecret, file: tokenSecretFile),
-                key("previous token signing key", variable: "RIDE_TOKEN_PREVIOUS_SECRET", value: previousTokenSecret, file: previousTokenSecretFile),
+                key(
+                    "previous token signing key", variable: "RIDE_TOKEN_PREVIOUS_SECRET", value: previousTokenSecret,
+                    file: previousTokenSecretFile),
             ].compactMap { $0 }
     }
 
@@ -232,8 +255,12 @@ public struct UsersSettings: BusClientSettings {
     /// no previous key, so a deployment can name the file always and fill it only during a rotation.
     func loadPreviousSecret() throws -> [UInt8]? {
         if let previousTokenSecret { return previousTokenSecret }
-        guard let previousTokenSecretFile, let data = FileManager.default.contents(atPath: previousTokenSecretFile), !data.isEmpty else { return nil }
-        guard data.count >= 32 else { throw ConfigurationError("previous token key file \(previousTokenSecretFile) holds \(data.count) bytes; it needs at least 32") }
+        guard let previousTokenSecretFile, let data = FileManager.default.contents(atPath: previousTokenSecretFile), !data.isEmpty else {
+            return nil
+        }
+        guard data.count >= 32 else {
+            throw ConfigurationError("previous token key file \(previousTokenSecretFile) holds \(data.count) bytes; it needs at least 32")
+        }
         return [UInt8](data)
     }
 

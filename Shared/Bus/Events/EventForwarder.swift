@@ -143,7 +143,8 @@ public final class EventForwarder: Sendable {
 
     /// A subscription (`\u{1}prefix`) or its end (`\u{0}prefix`) from `sender`: applied to that
     /// subscriber and passed upstream when the policy allows it.
-    private func subscriptionChanged(_ message: Frame, sender: String?, xsub: Socket, xpub: Socket, ledger: inout SubscriptionLedger) throws {
+    private func subscriptionChanged(_ message: Frame, sender: String?, xsub: Socket, xpub: Socket, ledger: inout SubscriptionLedger) throws
+    {
         let prefixBytes = Array(message.dropFirst())
         let prefix = String(decoding: prefixBytes, as: UTF8.self)
         let refusal = policy?.refusal(of: .subscribe(prefix: prefix), by: sender)

@@ -18,7 +18,9 @@ public struct EventSourceRule: Sendable {
     /// Why an event from `source` on `topic` is refused; nil when it may be.
     public func problem(topic: String, source: String) -> String? {
         guard let publisher = publisher(ofTopic: topic) else { return nil }
-        if source == publisher || (source.hasPrefix(publisher) && source.utf8.dropFirst(publisher.utf8.count).first == UInt8(ascii: "/")) { return nil }
+        if source == publisher || (source.hasPrefix(publisher) && source.utf8.dropFirst(publisher.utf8.count).first == UInt8(ascii: "/")) {
+            return nil
+        }
         return "source \"\(source.prefix(100))\" is not the publisher of this topic (\(publisher))"
     }
 }

@@ -111,7 +111,8 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
                 return
             }
             Self.receiveLoop(
-                socket: socket, shared: shared, options: options, dropsDuplicates: instances > 1, continuation: continuation, logger: logger)
+                socket: socket, shared: shared, options: options, dropsDuplicates: instances > 1, continuation: continuation, logger: logger
+            )
             socket.close()
             continuation.finish()
         }

@@ -13,7 +13,8 @@ public protocol EventTypeDispatched: JSONReadable, Sendable {
 extension EventTypeDispatched {
     /// Outside an envelope there is no type to go by.
     public init(from decoder: any Decoder) throws {
-        throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "\(Self.self) is decoded by its event's type, inside a CloudEvent"))
+        throw DecodingError.dataCorrupted(
+            .init(codingPath: decoder.codingPath, debugDescription: "\(Self.self) is decoded by its event's type, inside a CloudEvent"))
     }
 
     /// Outside an envelope there is no type to go by: JSONDecoder decides (and refuses).

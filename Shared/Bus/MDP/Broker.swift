@@ -104,7 +104,8 @@ public final class Broker: Sendable {
             }
             for service in arrivals.settled(now: now) {
                 let count = core.workerCount(service: service)
-                logger.info("\(service) ready: \(count) worker\(count == 1 ? "" : "s")", metadata: ["service": "\(service)", "workers": "\(count)"])
+                logger.info(
+                    "\(service) ready: \(count) worker\(count == 1 ? "" : "s")", metadata: ["service": "\(service)", "workers": "\(count)"])
             }
             if now >= nextSnapshotAt {
                 let stats = core.stats

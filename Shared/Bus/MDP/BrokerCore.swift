@@ -121,7 +121,9 @@ public struct BrokerCore {
 
     /// A message from `sender` (its routing id), with `frames` after the routing id; `key` is the
     /// name its CURVE key was admitted under (nil without CURVE), which the policy goes by.
-    public mutating func receive(from sender: Frame, key: String? = nil, frames: ArraySlice<Frame>, now: Int64, into out: inout [BrokerOutgoing]) {
+    public mutating func receive(
+        from sender: Frame, key: String? = nil, frames: ArraySlice<Frame>, now: Int64, into out: inout [BrokerOutgoing]
+    ) {
         let message: MDP.ToBroker
         do {
             message = try MDP.parseToBroker(frames)
@@ -143,24 +145,31 @@ public struct BrokerCore {
                 refuse(refusal)
                 out.append(
                     errorReply(
-                        to: Request(client: sender, service: Frame(frame: service), body: body, queuedAt: now), status: 403, code: "forbidden",
+                        to: Request(client: sender, service: Frame(frame: service), body: body, queuedAt: now), status: 403,
+                        code: "forbidden",
                         message: refusal.reason))
                 return
             }
             if service.hasPrefix("mmi.") {
                 answerMMI(client: sender, service: service, body: body, into: &out)
             } else {
-                enqueue(Request(client: sender, service: Frame(frame: service), body: body, queuedAt: now), for: service, now: now, into: &out)
+                enqueue(
+                    Request(client: sender, service: Frame(frame: service), body: body, queuedAt: now), for: service, now: now, into: &out)
             }
         case .ready(let service):
-            if let policy = configuration.policy, workers[sender] == nil, let refusal = policy.refusal(of: .serve(service: service), by: key) {
+            if let policy = configuration.policy, workers[sender] == nil,
+                let refusal = policy.refusal(of: .serve(service: service), by: key)
+            {
                 refuse(refusal)
                 out.append(BrokerOutgoing(to: sender, frames: MDP.disconnect))
                 return
             }
             if workers[sender] != nil || service.hasPrefix("mmi.") {
                 counters.malformed += 1
-                notices.append(.protocolError(peer: sender, reason: workers[sender] != nil ? "READY from a worker already registered" : "service names mmi.* are reserved"))
+                notices.append(
+                    .protocolError(
+                        peer: sender,
+                        reason: workers[sender] != nil ? "READY from a worker already registered" : "service names mmi.* are reserved"))
                 deleteWorker(sender, now: now, notify: true, into: &out)
             } else {
                 workers[sender] = Worker(identity: sender, service: service, expiresAt: now + workerLifetime)
@@ -206,7 +215,8 @@ public struct BrokerCore {
     public mutating func peerUnreachable(_ peer: Frame, lostMessage: [Frame] = [], now: Int64, into out: inout [BrokerOutgoing]) {
         if let worker = workers[peer] {
             notices.append(.workerDisconnected(service: worker.service, worker: peer))
-            let undelivered = lostMessage.count >= 3 && lostMessage[1] == MDP.workerHeader && lostMessage[2] == [MDP.Command.request.rawValue]
+            let undelivered =
+                lostMessage.count >= 3 && lostMessage[1] == MDP.workerHeader && lostMessage[2] == [MDP.Command.request.rawValue]
             deleteWorker(peer, now: now, notify: false, requestWasDelivered: !undelivered, into: &out)
         } else {
             counters.undeliverable += 1
@@ -242,7 +252,8 @@ public struct BrokerCore {
     public var stats: BrokerStats {
         var stats = counters
         for (name, state) in services {
-            stats.services[name] = .init(workers: state.workers.count, idle: state.idle.count, queued: state.queue.count, requests: state.requests)
+            stats.services[name] = .init(
+                workers: state.workers.count, idle: state.idle.count, queued: state.queue.count, requests: state.requests)
         }
         return stats
     }
@@ -317,7 +328,9 @@ public struct BrokerCore {
         return (state.queue.removeFirst(), worker)
     }
 
-    private mutating func deleteWorker(_ identity: Frame, now: Int64, notify: Bool, requestWasDelivered: Bool = true, into out: inout [BrokerOutgoing]) {
+    private mutating func deleteWorker(
+        _ identity: Frame, now: Int64, notify: Bool, requestWasDelivered: Bool = true, into out: inout [BrokerOutgoing]
+    ) {
         if notify {
             out.append(BrokerOutgoing(to: identity, frames: MDP.disconnect))
         }

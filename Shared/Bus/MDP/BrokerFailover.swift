@@ -138,7 +138,8 @@ public final class BrokerFailover: Sendable {
         await withTaskGroup(of: (Int, Bool).self) { group in
             for (index, client) in clients.enumerated() {
                 group.addTask {
-                    let reply = try? await client.request(service: "mmi.service", body: [Frame(frame: "mmi.service")], timeout: timeout, attempts: 1)
+                    let reply = try? await client.request(
+                        service: "mmi.service", body: [Frame(frame: "mmi.service")], timeout: timeout, attempts: 1)
                     return (index, reply != nil)
                 }
             }
@@ -169,9 +170,13 @@ public final class BrokerFailover: Sendable {
             moves.add(1, ordering: .relaxed)
             logger.warning(
                 "broker silent; requests go through another",
-                metadata: ["silent": "\(clients[moved.from].endpoint)", "now": "\(clients[moved.to].endpoint)", "resent": "\(abandoned.count)"])
+                metadata: [
+                    "silent": "\(clients[moved.from].endpoint)", "now": "\(clients[moved.to].endpoint)", "resent": "\(abandoned.count)",
+                ])
         } else if changed {
-            logger.log(level: answered ? .info : .warning, answered ? "broker answers again" : "broker silent", metadata: ["broker": "\(clients[broker].endpoint)"])
+            logger.log(
+                level: answered ? .info : .warning, answered ? "broker answers again" : "broker silent",
+                metadata: ["broker": "\(clients[broker].endpoint)"])
         }
         for continuation in abandoned { continuation.resume() }
     }

@@ -166,7 +166,8 @@ public final class MDPClient: Sendable {
                     return
                 }
                 var pending = Pending(
-                    id: id, service: service, body: correlated ? RequestID.prefixed(body, id: id, trace: trace) : body, correlated: correlated,
+                    id: id, service: service, body: correlated ? RequestID.prefixed(body, id: id, trace: trace) : body,
+                    correlated: correlated,
                     timeout: timeoutMs, attemptsLeft: attempts, attempts: attempts, continuation: continuation)
                 let multiplexed = correlated && shared.echo.withLock({ $0[service] }) == .echoes
                 if multiplexed { pending.startAttempt() }

@@ -289,7 +289,8 @@ struct ClientLoop {
 
     mutating func retryOrFail(_ pending: MDPClient.Pending) {
         if pending.attemptsLeft > 0 {
-            logger.debug("request timed out, retrying", metadata: ["service": "\(pending.service)", "attempts_left": "\(pending.attemptsLeft)"])
+            logger.debug(
+                "request timed out, retrying", metadata: ["service": "\(pending.service)", "attempts_left": "\(pending.attemptsLeft)"])
             waiting.append(pending)
         } else {
             let error = MDPClientError.timeout(service: pending.service, attempts: pending.attempts, milliseconds: pending.timeout)

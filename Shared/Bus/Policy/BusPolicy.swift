@@ -23,9 +23,12 @@ public struct BusPolicy: Sendable {
 
     /// Why the key `sender` (nil: a connection without a key name) may not do `action`, or nil when it may.
     public func refusal(of action: BusAction, by sender: String?) -> BusRefusal? {
-        guard let sender else { return BusRefusal(action: action, key: nil, reason: "the connection has no CURVE key name, and this bus admits only named keys") }
+        guard let sender else {
+            return BusRefusal(action: action, key: nil, reason: "the connection has no CURVE key name, and this bus admits only named keys")
+        }
         guard let permissions = permissions(ofKey: sender) else {
-            return BusRefusal(action: action, key: sender, reason: "key '\(sender)' has no role (roles: \(roles.keys.sorted().joined(separator: ", ")))")
+            return BusRefusal(
+                action: action, key: sender, reason: "key '\(sender)' has no role (roles: \(roles.keys.sorted().joined(separator: ", ")))")
         }
         let allowed: Bool
         switch action {

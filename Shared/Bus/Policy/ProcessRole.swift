@@ -26,12 +26,16 @@ public struct HeldRole: Sendable {
     /// Why it may not call `service.op` (nil: it may; the broker's own `mmi.*` are open to all).
     public func refusal(toCall service: String, op: String) -> BusRefusal? {
         guard !service.hasPrefix("mmi."), !permissions.mayCall(service, op: op) else { return nil }
-        return BusRefusal(action: .call(service: service, op: op), key: name, reason: "this process (role \(name)) may not call \(service).\(op): see RideContract.Roles")
+        return BusRefusal(
+            action: .call(service: service, op: op), key: name,
+            reason: "this process (role \(name)) may not call \(service).\(op): see RideContract.Roles")
     }
 
     /// Why it may not subscribe to `prefix` (nil: it may).
     public func refusal(toSubscribe prefix: String) -> BusRefusal? {
         guard !permissions.maySubscribe(prefix) else { return nil }
-        return BusRefusal(action: .subscribe(prefix: prefix), key: name, reason: "this process (role \(name)) may not subscribe to '\(prefix)': see RideContract.Roles")
+        return BusRefusal(
+            action: .subscribe(prefix: prefix), key: name,
+            reason: "this process (role \(name)) may not subscribe to '\(prefix)': see RideContract.Roles")
     }
 }

@@ -21,7 +21,8 @@ public struct Op<Params: Codable & Sendable, Reply: Sendable>: Sendable {
 
     /// The op without its types, for catalogs (docs, the fuzzer, the API document).
     public var descriptor: OpDescriptor {
-        OpDescriptor(service: service, name: name, summary: summary, paramsType: Params.self, replyType: Reply.self) { json throws(ServiceError) in
+        OpDescriptor(service: service, name: name, summary: summary, paramsType: Params.self, replyType: Reply.self) {
+            json throws(ServiceError) in
             _ = try OpRouter.decodeParams(Params.self, op: name, from: json)
         }
     }

@@ -127,17 +127,23 @@ public struct OpRouter: Sendable {
     }
 
     /// Registers the handler of `op` (declared in the contract).
-    public mutating func on<Params, Reply: Encodable>(_ op: Op<Params, Reply>, _ handler: @escaping @Sendable (Params, OpContext) async throws -> Reply) {
+    public mutating func on<Params, Reply: Encodable>(
+        _ op: Op<Params, Reply>, _ handler: @escaping @Sendable (Params, OpContext) async throws -> Reply
+    ) {
         on(op.name, params: Params.self, handler)
     }
 
     /// Registers the handler of `op` whose replies carry a status of their own (201 for a creation).
-    public mutating func on<Params, Reply: Encodable>(_ op: Op<Params, Reply>, _ handler: @escaping @Sendable (Params, OpContext) async throws -> Replied<Reply>) {
+    public mutating func on<Params, Reply: Encodable>(
+        _ op: Op<Params, Reply>, _ handler: @escaping @Sendable (Params, OpContext) async throws -> Replied<Reply>
+    ) {
         on(op.name, params: Params.self, handler)
     }
 
     /// Registers `op` with a handler of its params as they came and a reply as it goes (see `onRaw(_:_:)`).
-    public mutating func onRaw<Params, Reply>(_ op: Op<Params, Reply>, _ handler: @escaping @Sendable (_ json: [UInt8], OpContext) async throws -> ServiceReply) {
+    public mutating func onRaw<Params, Reply>(
+        _ op: Op<Params, Reply>, _ handler: @escaping @Sendable (_ json: [UInt8], OpContext) async throws -> ServiceReply
+    ) {
         onRaw(op.name, handler)
     }
 
@@ -238,7 +244,9 @@ public struct OpRouter: Sendable {
         let key: RequestKey
         let claim: RequestClaim
         do {
-            guard var keyed = try RequestKey(op: request.op, json: request.json, sealing: sealing) else { return await answer(request, context, handler) }
+            guard var keyed = try RequestKey(op: request.op, json: request.json, sealing: sealing) else {
+                return await answer(request, context, handler)
+            }
             keyed.kept = replayWindows[request.op] ?? RequestKey.lifetime
             key = keyed
             claim = try await requests.claim(key, now: Date())
@@ -250,9 +258,12 @@ public struct OpRouter: Sendable {
             // A reply kept before sealing was on is answered as it was kept.
             return sealing.flatMap { $0.open(stored, for: key) } ?? stored
         case .running:
-            return .error(.conflict(RequestKey.inProgress, "a request with this idempotency key is still being answered; retry later for its reply"))
+            return .error(
+                .conflict(RequestKey.inProgress, "a request with this idempotency key is still being answered; retry later for its reply"))
         case .reused:
-            return .error(.unprocessable("idempotency_key_reused", "this idempotency key was used with another request (other params or op); use a new key"))
+            return .error(
+                .unprocessable(
+                    "idempotency_key_reused", "this idempotency key was used with another request (other params or op); use a new key"))
         case .first:
             let reply = await answer(request, context, handler)
             do {
@@ -283,19 +294,24 @@ public struct OpRouter: Sendable {
         switch error {
         case let error as ServiceError:
             if error.status >= 500 {
-                opLogger.error("op failed", metadata: ["status": "\(error.status)", "code": "\(error.code)", "message": "\(error.message)"])
+                opLogger.error(
+                    "op failed", metadata: ["status": "\(error.status)", "code": "\(error.code)", "message": "\(error.message)"])
             } else {
-                opLogger.info("op refused", metadata: ["status": "\(error.status)", "code": "\(error.code)", "message": "\(error.message)"])
+                opLogger.info(
+                    "op refused", metadata: ["status": "\(error.status)", "code": "\(error.code)", "message": "\(error.message)"])
             }
             return .error(error)
         case let error as any ServiceErrorConvertible where error.serviceError != nil:
             let serviceError = error.serviceError!
-            opLogger.error("op failed", metadata: ["status": "\(serviceError.status)", "code": "\(serviceError.code)", "error": "\(error)"])
+            opLogger.error(
+                "op failed", metadata: ["status": "\(serviceError.status)", "code": "\(serviceError.code)", "error": "\(error)"])
             return .error(serviceError)
         default:
             let reference = UUID().uuidString.prefix(8).lowercased()
             opLogger.error("op threw", metadata: ["error": "\(error)", "reference": "\(reference)"])
-            return .error(status: Status.internalError, code: "internal", message: "internal error in '\(service).\(op)' (log reference \(reference))")
+            return .error(
+                status: Status.internalError, code: "internal", message: "internal error in '\(service).\(op)' (log reference \(reference))"
+            )
         }
     }
 

@@ -65,7 +65,8 @@ public struct RequestKey: Sendable, Equatable {
             params = ["request": .string(hash)]
         }
         let material = Self.material(op: op, params: params)
-        self.init(scope: Self.scope(params), key: key, hash: sealing?.hash(material) ?? Self.hex(SHA256.hash(data: material)), material: material)
+        self.init(
+            scope: Self.scope(params), key: key, hash: sealing?.hash(material) ?? Self.hex(SHA256.hash(data: material)), material: material)
     }
 
     static func scope(_ params: [String: JSONValue]) -> String {

@@ -40,6 +40,7 @@ public struct RequestSealing: Sendable {
     }
 
     private func replyKey(_ key: RequestKey) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: sealing, salt: Array(key.scope.utf8) + [0] + Array(key.key.utf8), info: key.material, outputByteCount: 32)
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: sealing, salt: Array(key.scope.utf8) + [0] + Array(key.key.utf8), info: key.material, outputByteCount: 32)
     }
 }

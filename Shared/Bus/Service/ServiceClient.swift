@@ -27,13 +27,17 @@ public struct ServiceClient: Sendable {
         }
     }
 
-    private func request(service: String, body: [Frame], correlated: Bool = false, timeout: Duration?, attempts: Int? = nil, trace: TraceHeaders? = nil)
+    private func request(
+        service: String, body: [Frame], correlated: Bool = false, timeout: Duration?, attempts: Int? = nil, trace: TraceHeaders? = nil
+    )
         async throws -> [Frame]
     {
         if let failover {
-            return try await failover.request(service: service, body: body, correlated: correlated, timeout: timeout, attempts: attempts, trace: trace)
+            return try await failover.request(
+                service: service, body: body, correlated: correlated, timeout: timeout, attempts: attempts, trace: trace)
         }
-        return try await mdp.request(service: service, body: body, correlated: correlated, timeout: timeout, attempts: attempts, trace: trace)
+        return try await mdp.request(
+            service: service, body: body, correlated: correlated, timeout: timeout, attempts: attempts, trace: trace)
     }
 
     /// Calls `service.op` with `params` and decodes a successful reply as `Result`.
@@ -46,7 +50,9 @@ public struct ServiceClient: Sendable {
         do {
             return try JSONCoding.decode(Result.self, from: reply.json)
         } catch {
-            throw ServiceError(status: Status.internalError, code: "bad_reply", message: "reply of \(service).\(op) does not decode: \(JSONCoding.describe(error))")
+            throw ServiceError(
+                status: Status.internalError, code: "bad_reply",
+                message: "reply of \(service).\(op) does not decode: \(JSONCoding.describe(error))")
         }
     }
 
@@ -60,7 +66,9 @@ public struct ServiceClient: Sendable {
     /// moment — it is done once and answered with the first reply (`RequestLog`). Sent again
     /// while the first is still being answered (409 `request_in_progress`), it asks again every
     /// `keyedRetryInterval`, `keyedRetries` times at most, for that reply.
-    public func call<Params, Reply: Decodable>(_ op: Op<Params, Reply>, _ params: Params, key: String, timeout: Duration? = nil) async throws -> Reply {
+    public func call<Params, Reply: Decodable>(_ op: Op<Params, Reply>, _ params: Params, key: String, timeout: Duration? = nil)
+        async throws -> Reply
+    {
         guard case .object(var keyed) = try JSONValue(encoding: params) else {
             throw ServiceError(
                 status: Status.badRequest, code: "invalid_params",
@@ -82,19 +90,27 @@ public struct ServiceClient: Sendable {
     static let keyedRetryInterval = Duration.milliseconds(250)
 
     /// Calls `op` on another service than its own (a tracking shard's peer service answers tracking's ops).
-    public func call<Params, Reply: Decodable>(_ op: Op<Params, Reply>, on service: String, _ params: Params, timeout: Duration? = nil) async throws -> Reply {
+    public func call<Params, Reply: Decodable>(_ op: Op<Params, Reply>, on service: String, _ params: Params, timeout: Duration? = nil)
+        async throws -> Reply
+    {
         try await call(service, op.name, params, as: Reply.self, timeout: timeout)
     }
 
     /// Calls `op` with params as JSON (as an app sent them); the status and JSON as they came.
-    public func callRaw<Params, Reply>(_ op: Op<Params, Reply>, json: [UInt8], timeout: Duration? = nil, attempts: Int? = nil) async throws -> ServiceReply {
+    public func callRaw<Params, Reply>(_ op: Op<Params, Reply>, json: [UInt8], timeout: Duration? = nil, attempts: Int? = nil) async throws
+        -> ServiceReply
+    {
         try await callRaw(op.service, op.name, json: json, timeout: timeout, attempts: attempts)
     }
 
     /// Calls `service.op` and returns the status and JSON as they came.
     /// With tracing on, the call is a span (`call <service>.<op>`) whose context the request carries.
-    public func callRaw(_ service: String, _ op: String, json: [UInt8], timeout: Duration? = nil, attempts: Int? = nil) async throws -> ServiceReply {
-        if let refusal = ProcessRole.held?.refusal(toCall: service, op: op) { throw ServiceError(status: 403, code: "forbidden", message: refusal.reason) }
+    public func callRaw(_ service: String, _ op: String, json: [UInt8], timeout: Duration? = nil, attempts: Int? = nil) async throws
+        -> ServiceReply
+    {
+        if let refusal = ProcessRole.held?.refusal(toCall: service, op: op) {
+            throw ServiceError(status: 403, code: "forbidden", message: refusal.reason)
+        }
         return try await Trace.span("call \(service).\(op)", kind: .client) { span in
             span?.setRPC(service: service, method: op)
             let body = try await request(

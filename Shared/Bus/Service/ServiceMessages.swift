@@ -31,12 +31,24 @@ public struct ServiceError: Error, Equatable, Sendable, CustomStringConvertible 
 
     public var description: String { "\(status) \(code): \(message)" }
 
-    public static func badRequest(_ code: String, _ message: String) -> ServiceError { .init(status: Status.badRequest, code: code, message: message) }
-    public static func notFound(_ code: String, _ message: String) -> ServiceError { .init(status: Status.notFound, code: code, message: message) }
-    public static func conflict(_ code: String, _ message: String) -> ServiceError { .init(status: Status.conflict, code: code, message: message) }
-    public static func unprocessable(_ code: String, _ message: String) -> ServiceError { .init(status: Status.unprocessable, code: code, message: message) }
-    public static func forbidden(_ code: String, _ message: String) -> ServiceError { .init(status: Status.forbidden, code: code, message: message) }
-    public static func unauthorized(_ code: String, _ message: String) -> ServiceError { .init(status: Status.unauthorized, code: code, message: message) }
+    public static func badRequest(_ code: String, _ message: String) -> ServiceError {
+        .init(status: Status.badRequest, code: code, message: message)
+    }
+    public static func notFound(_ code: String, _ message: String) -> ServiceError {
+        .init(status: Status.notFound, code: code, message: message)
+    }
+    public static func conflict(_ code: String, _ message: String) -> ServiceError {
+        .init(status: Status.conflict, code: code, message: message)
+    }
+    public static func unprocessable(_ code: String, _ message: String) -> ServiceError {
+        .init(status: Status.unprocessable, code: code, message: message)
+    }
+    public static func forbidden(_ code: String, _ message: String) -> ServiceError {
+        .init(status: Status.forbidden, code: code, message: message)
+    }
+    public static func unauthorized(_ code: String, _ message: String) -> ServiceError {
+        .init(status: Status.unauthorized, code: code, message: message)
+    }
 }
 
 /// An error from below the service layer (a database, a file) that knows which reply it deserves —
@@ -112,7 +124,9 @@ public struct ServiceReply: Equatable, Sendable {
 
     public static func error(status: Int, code: String, message: String) -> ServiceReply {
         // Encoding two strings cannot fail; fall back to a fixed text rather than trap if it ever did.
-        let json = (try? JSONCoding.encode(ErrorBody(code: code, message: message))) ?? Array(#"{"error":{"code":"internal","message":"unencodable error"}}"#.utf8)
+        let json =
+            (try? JSONCoding.encode(ErrorBody(code: code, message: message)))
+            ?? Array(#"{"error":{"code":"internal","message":"unencodable error"}}"#.utf8)
         return ServiceReply(status: status, json: json)
     }
 
@@ -123,11 +137,14 @@ public struct ServiceReply: Equatable, Sendable {
     public init(frames: [Frame]) throws(ServiceError) {
         // (a correlation line, if any, was taken off by the client)
         guard frames.count == 1, let frame = frames.first else {
-            throw ServiceError(status: Status.internalError, code: "bad_reply", message: "a reply body is one frame, <status>\\n<JSON>; got \(frames.count) frames")
+            throw ServiceError(
+                status: Status.internalError, code: "bad_reply",
+                message: "a reply body is one frame, <status>\\n<JSON>; got \(frames.count) frames")
         }
         let digits = frame.prefix(3)
         guard digits.count == 3, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }), frame.count == 3 || frame[3] == RequestID.lineEnd else {
-            throw ServiceError(status: Status.internalError, code: "bad_reply", message: "the reply does not start with a 3-digit status and a newline")
+            throw ServiceError(
+                status: Status.internalError, code: "bad_reply", message: "the reply does not start with a 3-digit status and a newline")
         }
         self.status = digits.reduce(0) { $0 * 10 + Int($1 - 48) }
         self.json = frame.count > 4 ? Array(frame[4...]) : []

@@ -14,7 +14,9 @@ public struct ServiceWorker: Service {
     /// `broker`: one endpoint, or several separated by commas.
     public init(broker: String, router: OpRouter, options: MDPWorker.Options = .init(), logger: Logger) {
         let endpoints = BusAddress.endpoints(broker)
-        self.workers = (endpoints.isEmpty ? [broker] : endpoints).map { MDPWorker(endpoint: $0, service: router.service, options: options, logger: logger) }
+        self.workers = (endpoints.isEmpty ? [broker] : endpoints).map {
+            MDPWorker(endpoint: $0, service: router.service, options: options, logger: logger)
+        }
         self.router = router
         self.logger = logger
     }

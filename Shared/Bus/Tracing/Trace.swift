@@ -51,7 +51,9 @@ public enum Trace {
     ) async rethrows -> T {
         guard isEnabled else { return try await body(nil) }
         let context = parent().map(context(continuing:)) ?? ServiceContext.current ?? .topLevel
-        return try await withSpan(name(), context: context, ofKind: kind, isolation: isolation, function: function, file: fileID, line: line) { span in
+        return try await withSpan(
+            name(), context: context, ofKind: kind, isolation: isolation, function: function, file: fileID, line: line
+        ) { span in
             try await body(span)
         }
     }

@@ -31,7 +31,9 @@ public struct TraceHeaders: Sendable, Equatable, Hashable {
         func hex(_ range: Range<Int>) -> Bool { bytes[range].allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) } }
         func zeros(_ range: Range<Int>) -> Bool { bytes[range].allSatisfy { $0 == 48 } }
         let dash = UInt8(ascii: "-")
-        guard hex(0..<2), bytes[2] == dash, hex(3..<35), bytes[35] == dash, hex(36..<52), bytes[52] == dash, hex(53..<55) else { return false }
+        guard hex(0..<2), bytes[2] == dash, hex(3..<35), bytes[35] == dash, hex(36..<52), bytes[52] == dash, hex(53..<55) else {
+            return false
+        }
         guard !(bytes[0] == 102 && bytes[1] == 102), !zeros(3..<35), !zeros(36..<52) else { return false }
         let version00 = bytes[0] == 48 && bytes[1] == 48
         return version00 ? bytes.count == 55 : (bytes.count == 55 || bytes[55] == dash)

@@ -21,10 +21,14 @@ public struct FCMServiceAccount: Sendable {
             throw PushCredentialError(description: "\(path) is not a service account's JSON key file")
         }
         func field(_ name: String) throws -> String {
-            guard let value = json[name]?.stringValue, !value.isEmpty else { throw PushCredentialError(description: "\(path): \(name) is missing") }
+            guard let value = json[name]?.stringValue, !value.isEmpty else {
+                throw PushCredentialError(description: "\(path): \(name) is missing")
+            }
             return value
         }
-        guard json["type"]?.stringValue == "service_account" else { throw PushCredentialError(description: "\(path): type is not service_account") }
+        guard json["type"]?.stringValue == "service_account" else {
+            throw PushCredentialError(description: "\(path): type is not service_account")
+        }
         let key: _RSA.Signing.PrivateKey
         do {
             key = try _RSA.Signing.PrivateKey(pemRepresentation: try field("private_key"))
@@ -42,7 +46,8 @@ public struct FCMServiceAccount: Sendable {
             throw PushCredentialError(description: "\(path): project_id '\(projectID.prefix(100))' is not a project id")
         }
         return FCMServiceAccount(
-            projectID: projectID, clientEmail: try field("client_email"), privateKeyID: try field("private_key_id"), key: key, tokenURI: tokenURI)
+            projectID: projectID, clientEmail: try field("client_email"), privateKeyID: try field("private_key_id"), key: key,
+            tokenURI: tokenURI)
     }
 }
 
@@ -65,7 +70,9 @@ public enum PushTokenRules {
         switch platform {
         case .apns:
             // A device token is bytes shown as hex: 32 today, longer allowed (Apple says not to assume a length).
-            guard token.utf8.count.isMultiple(of: 2), (64...200).contains(token.utf8.count), token.utf8.allSatisfy({ hexDigits.contains($0) }) else {
+            guard token.utf8.count.isMultiple(of: 2), (64...200).contains(token.utf8.count),
+                token.utf8.allSatisfy({ hexDigits.contains($0) })
+            else {
                 return "token: an APNs device token is 64 to 200 hexadecimal digits"
             }
         case .fcm:

@@ -7,13 +7,18 @@ import SettingsKit
 public struct PushOptions: ParsableArguments, Sendable {
     @Option(
         name: .customLong("apns-key-file"),
-        help: helpWithEnv("The APNs auth key (.p8, a P-256 key in PEM); with the three below, iPhone tokens go to APNs", env: "RIDE_APNS_KEY_FILE"))
+        help: helpWithEnv(
+            "The APNs auth key (.p8, a P-256 key in PEM); with the three below, iPhone tokens go to APNs", env: "RIDE_APNS_KEY_FILE"))
     var apnsKeyFile: String?
 
-    @Option(name: .customLong("apns-key-id"), help: helpWithEnv("The key's 10-character id (the provider token's kid)", env: "RIDE_APNS_KEY_ID"))
+    @Option(
+        name: .customLong("apns-key-id"), help: helpWithEnv("The key's 10-character id (the provider token's kid)", env: "RIDE_APNS_KEY_ID")
+    )
     var apnsKeyID: String?
 
-    @Option(name: .customLong("apns-team-id"), help: helpWithEnv("The developer team's id (the provider token's iss)", env: "RIDE_APNS_TEAM_ID"))
+    @Option(
+        name: .customLong("apns-team-id"), help: helpWithEnv("The developer team's id (the provider token's iss)", env: "RIDE_APNS_TEAM_ID")
+    )
     var apnsTeamID: String?
 
     @Option(name: .customLong("apns-topic"), help: helpWithEnv("The app's bundle id (apns-topic)", env: "RIDE_APNS_TOPIC"))
@@ -21,12 +26,16 @@ public struct PushOptions: ParsableArguments, Sendable {
 
     @Option(
         name: .customLong("apns-url"),
-        help: helpWithEnv("APNs's base URL (https://api.sandbox.push.apple.com for development builds)", env: "RIDE_APNS_URL", default: PushSettings.apnsProduction))
+        help: helpWithEnv(
+            "APNs's base URL (https://api.sandbox.push.apple.com for development builds)", env: "RIDE_APNS_URL",
+            default: PushSettings.apnsProduction))
     var apnsURL: String?
 
     @Option(
         name: .customLong("fcm-service-account-file"),
-        help: helpWithEnv("A Google service account's JSON key with FCM rights; set, FCM tokens go to FCM's HTTP v1 API", env: "RIDE_FCM_SERVICE_ACCOUNT_FILE"))
+        help: helpWithEnv(
+            "A Google service account's JSON key with FCM rights; set, FCM tokens go to FCM's HTTP v1 API",
+            env: "RIDE_FCM_SERVICE_ACCOUNT_FILE"))
     var fcmServiceAccountFile: String?
 
     @Option(name: .customLong("fcm-url"), help: helpWithEnv("FCM's base URL", env: "RIDE_FCM_URL", default: PushSettings.fcmProduction))
@@ -34,12 +43,16 @@ public struct PushOptions: ParsableArguments, Sendable {
 
     @Option(
         name: .customLong("push-ca-file"),
-        help: helpWithEnv("PEM certificates trusted besides the system's for the push services (a proxy that inspects TLS, a local stand-in)", env: "RIDE_PUSH_CA_FILE"))
+        help: helpWithEnv(
+            "PEM certificates trusted besides the system's for the push services (a proxy that inspects TLS, a local stand-in)",
+            env: "RIDE_PUSH_CA_FILE"))
     var pushCAFile: String?
 
     @Option(
         name: .customLong("push-retries"),
-        help: helpWithEnv("Seconds before each retry of a push the service could not take, comma-separated; then it is given up", env: "RIDE_PUSH_RETRIES", default: "5,30,120,600")
+        help: helpWithEnv(
+            "Seconds before each retry of a push the service could not take, comma-separated; then it is given up",
+            env: "RIDE_PUSH_RETRIES", default: "5,30,120,600")
     )
     var pushRetries: String?
 
@@ -50,7 +63,8 @@ public struct PushOptions: ParsableArguments, Sendable {
             let setting = Setting.resolve(given, flag: flag, env: env, default: fallback, environment: environment)
             return (setting.value.trimmingCharacters(in: .whitespaces), setting.origin)
         }
-        var settings = PushSettings(retries: try DelayList.parse(value(pushRetries, "push-retries", "RIDE_PUSH_RETRIES", "5,30,120,600"), what: "push retries"))
+        var settings = PushSettings(
+            retries: try DelayList.parse(value(pushRetries, "push-retries", "RIDE_PUSH_RETRIES", "5,30,120,600"), what: "push retries"))
         let apns = [
             value(apnsKeyFile, "apns-key-file", "RIDE_APNS_KEY_FILE"), value(apnsKeyID, "apns-key-id", "RIDE_APNS_KEY_ID"),
             value(apnsTeamID, "apns-team-id", "RIDE_APNS_TEAM_ID"), value(apnsTopic, "apns-topic", "RIDE_APNS_TOPIC"),
@@ -62,7 +76,9 @@ public struct PushOptions: ParsableArguments, Sendable {
             }
             let url = try Self.baseURL(value(apnsURL, "apns-url", "RIDE_APNS_URL", PushSettings.apnsProduction), flag: "apns-url")
             do {
-                settings.apns = APNsConfiguration(key: try APNsConfiguration.key(path: apns[0].value), keyID: apns[1].value, teamID: apns[2].value, topic: apns[3].value, url: url)
+                settings.apns = APNsConfiguration(
+                    key: try APNsConfiguration.key(path: apns[0].value), keyID: apns[1].value, teamID: apns[2].value, topic: apns[3].value,
+                    url: url)
             } catch {
                 throw ConfigurationError("--apns-key-file (\(apns[0].origin)): \(error)")
             }
@@ -78,7 +94,9 @@ public struct PushOptions: ParsableArguments, Sendable {
         }
         let ca = value(pushCAFile, "push-ca-file", "RIDE_PUSH_CA_FILE")
         if !ca.value.isEmpty {
-            guard let pem = FileManager.default.contents(atPath: ca.value), String(decoding: pem, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+            guard let pem = FileManager.default.contents(atPath: ca.value),
+                String(decoding: pem, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----")
+            else {
                 throw ConfigurationError("--push-ca-file (\(ca.origin)): \(ca.value) is not a readable file of PEM certificates")
             }
             settings.caFile = ca.value
@@ -120,9 +138,12 @@ public struct PushSettings: Sendable {
 /// Seconds between tries, comma-separated, as `--webhook-retries` and `--push-retries` take them.
 public enum DelayList {
     public static func parse(_ setting: (value: String, origin: String), what: String) throws -> [Duration] {
-        let delays = setting.value.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let delays = setting.value.split(separator: ",", omittingEmptySubsequences: false).map {
+            Double($0.trimmingCharacters(in: .whitespaces))
+        }
         guard !delays.isEmpty, delays.count <= 20, delays.allSatisfy({ $0.map { $0 >= 0 && $0 <= 86_400 } ?? false }) else {
-            throw ConfigurationError("\(what) (\(setting.origin)) '\(setting.value)' must be up to 20 comma-separated seconds from 0 to 86400")
+            throw ConfigurationError(
+                "\(what) (\(setting.origin)) '\(setting.value)' must be up to 20 comma-separated seconds from 0 to 86400")
         }
         return delays.map { .milliseconds(Int(($0 ?? 0) * 1000)) }
     }

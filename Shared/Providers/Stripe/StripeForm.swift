@@ -13,7 +13,9 @@ public enum StripeForm {
     public static func decode(_ body: String) -> [(String, String)] {
         body.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let unescape = { (text: Substring) in String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text) }
+            let unescape = { (text: Substring) in
+                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
+            }
             return (unescape(parts[0]), parts.count > 1 ? unescape(parts[1]) : "")
         }
     }

@@ -43,7 +43,9 @@ public enum StripeSignature {
         let key = SymmetricKey(data: Array(secret.utf8))
         let signed = Array("\(timestamp).".utf8) + body
         // Compared in constant time by swift-crypto.
-        guard signatures.contains(where: { HMAC<SHA256>.isValidAuthenticationCode($0, authenticating: signed, using: key) }) else { throw .mismatch }
+        guard signatures.contains(where: { HMAC<SHA256>.isValidAuthenticationCode($0, authenticating: signed, using: key) }) else {
+            throw .mismatch
+        }
     }
 
     static func mac(body: [UInt8], secret: String, timestamp: String) -> [UInt8] {

@@ -29,7 +29,9 @@ public enum PostgresOutbox {
         _ connection: PostgresConnection, topic: String, type: String, data: some Encodable, time: Date = Date(),
         trace: TraceHeaders? = Trace.currentHeaders, logger: Logger
     ) async throws -> UInt64 {
-        if let problem = Topic.problem(with: topic) { throw ServiceError(status: 500, code: "internal", message: "outbox topic: \(problem)") }
+        if let problem = Topic.problem(with: topic) {
+            throw ServiceError(status: 500, code: "internal", message: "outbox topic: \(problem)")
+        }
         let json = String(decoding: try JSONCoding.encode(data), as: UTF8.self)
         let timeMS = Int64((time.timeIntervalSince1970 * 1000).rounded())
         try await connection.query("SELECT pg_advisory_xact_lock(hashtext('ride.outbox.' || current_schema()))", logger: logger)
@@ -42,18 +44,21 @@ public enum PostgresOutbox {
         return UInt64(sequence ?? 0)
     }
 
-    static func events(_ connection: PostgresConnection, after sequence: UInt64, limit: Int, unpublishedOnly: Bool, logger: Logger) async throws -> [StoredEvent] {
+    static func events(_ connection: PostgresConnection, after sequence: UInt64, limit: Int, unpublishedOnly: Bool, logger: Logger)
+        async throws -> [StoredEvent]
+    {
         let after = Int64(sequence)
         let query: PostgresQuery =
             unpublishedOnly
             ? "SELECT sequence, id, topic, type, time_ms, data, traceparent, tracestate FROM outbox WHERE published = FALSE ORDER BY sequence LIMIT \(limit)"
             : "SELECT sequence, id, topic, type, time_ms, data, traceparent, tracestate FROM outbox WHERE sequence > \(after) ORDER BY sequence LIMIT \(limit)"
-        return try await connection.all(query, as: (Int64, String, String, String, Int64, String, String?, String?).self, logger: logger).map { row in
-            StoredEvent(
-                sequence: UInt64(row.0), id: row.1, topic: row.2, type: row.3,
-                time: Date(timeIntervalSince1970: Double(row.4) / 1000), data: Array(row.5.utf8),
-                trace: TraceHeaders(traceparent: row.6, tracestate: row.7))
-        }
+        return try await connection.all(query, as: (Int64, String, String, String, Int64, String, String?, String?).self, logger: logger)
+            .map { row in
+                StoredEvent(
+                    sequence: UInt64(row.0), id: row.1, topic: row.2, type: row.3,
+                    time: Date(timeIntervalSince1970: Double(row.4) / 1000), data: Array(row.5.utf8),
+                    trace: TraceHeaders(traceparent: row.6, tracestate: row.7))
+            }
     }
 
     static func lastSequence(_ connection: PostgresConnection, logger: Logger) async throws -> UInt64 {
@@ -78,7 +83,8 @@ public struct PostgresEventLog: EventLog {
             let batch = try await PostgresOutbox.events(connection, after: 0, limit: limit, unpublishedOnly: true, logger: logger)
             guard let last = batch.last else { return .empty }
             try send(batch)
-            try await connection.run("UPDATE outbox SET published = TRUE WHERE published = FALSE AND sequence <= \(Int64(last.sequence))", logger: logger)
+            try await connection.run(
+                "UPDATE outbox SET published = TRUE WHERE published = FALSE AND sequence <= \(Int64(last.sequence))", logger: logger)
             return .sent(batch.count)
         }
     }
@@ -87,7 +93,8 @@ public struct PostgresEventLog: EventLog {
         let limit = try query.checkedLimit()
         let logger = database.logger
         return try await database.read { connection in
-            let events = try await PostgresOutbox.events(connection, after: query.after, limit: limit, unpublishedOnly: false, logger: logger)
+            let events = try await PostgresOutbox.events(
+                connection, after: query.after, limit: limit, unpublishedOnly: false, logger: logger)
             return EventsPage(
                 events: events.map { $0.cloudEvent(source: source) },
                 lastSequence: try await PostgresOutbox.lastSequence(connection, logger: logger))
@@ -104,7 +111,8 @@ extension PostgresReactorCursors {
     public func reactorCursor(source: String) async throws -> UInt64 {
         let logger = postgres.logger
         return try await postgres.read { connection in
-            let sequence: Int64? = try await connection.first("SELECT sequence FROM reactor_cursors WHERE source = \(source)", as: Int64.self, logger: logger)
+            let sequence: Int64? = try await connection.first(
+                "SELECT sequence FROM reactor_cursors WHERE source = \(source)", as: Int64.self, logger: logger)
             return UInt64(sequence ?? 0)
         }
     }

@@ -53,7 +53,9 @@ extension PostgresSchema {
         previous.running.cancel()
         previous.calls.abandonAll()
         let name = { [url] (index: Int) in "\(url.hosts[index].name):\(url.hosts[index].port)" }
-        logger.notice("database: using another host", metadata: ["host": "\(name(host))", "previous": "\(name(previous.host))", "reason": "\(reason)"])
+        logger.notice(
+            "database: using another host",
+            metadata: ["host": "\(name(host))", "previous": "\(name(previous.host))", "reason": "\(reason)"])
     }
 }
 

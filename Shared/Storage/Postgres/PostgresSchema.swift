@@ -49,10 +49,13 @@ public final class PostgresSchema: Sendable {
         url: PostgresURL, schema: String, migrations: [Migration], outbox: Bool, maximumConnections: Int = 10,
         connectTimeout: Duration = .seconds(30), callDeadline: Duration = .seconds(30), logger: Logger
     ) async throws -> PostgresSchema {
-        let database = PostgresSchema(url: url, schema: schema, maximumConnections: maximumConnections, callDeadline: callDeadline, logger: logger)
+        let database = PostgresSchema(
+            url: url, schema: schema, maximumConnections: maximumConnections, callDeadline: callDeadline, logger: logger)
         do {
             let probes = try url.hosts.indices.map { try Self.probeConfiguration(url, host: $0) }
-            if url.hosts.count > 1 || url.targetSessionAttrs == .readWrite { try await database.useWritableHost(probes, within: connectTimeout) }
+            if url.hosts.count > 1 || url.targetSessionAttrs == .readWrite {
+                try await database.useWritableHost(probes, within: connectTimeout)
+            }
             try await database.waitUntilReachable(timeout: connectTimeout)
             try await database.migrate(migrations, outbox: outbox)
             database.startProbing(probes)
@@ -116,7 +119,8 @@ public final class PostgresSchema: Sendable {
                 // other takes writes, it counts as lost only once silent for `probeDeadline`, as alone.
                 let several = url.hosts.count > 1
                 var outcome = await Self.probe(
-                    connection, configuration: configurations[host], within: several ? Self.failoverProbeDeadline : Self.probeDeadline, logger: logger)
+                    connection, configuration: configurations[host], within: several ? Self.failoverProbeDeadline : Self.probeDeadline,
+                    logger: logger)
                 connection = outcome.connection
                 if outcome.answered, !outcome.writable, url.targetSessionAttrs == .readWrite {
                     outcome = (false, false, connection, "\(url.hosts[host].name):\(url.hosts[host].port) takes no writes (a standby)")
@@ -173,7 +177,9 @@ public final class PostgresSchema: Sendable {
                         current = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
                     }
                     var standby = false
-                    for try await inRecovery in try await current!.query("SELECT pg_is_in_recovery()", logger: logger).decode(Bool.self) { standby = inRecovery }
+                    for try await inRecovery in try await current!.query("SELECT pg_is_in_recovery()", logger: logger).decode(Bool.self) {
+                        standby = inRecovery
+                    }
                     if decided.claim() {
                         continuation.resume(returning: (true, !standby, current, nil))
                     } else {
@@ -221,7 +227,9 @@ public final class PostgresSchema: Sendable {
     /// a change whose COMMIT was already on its way may have been stored.
     static let unanswered = ServiceError(
         status: Status.unavailable, code: "storage_unavailable",
-        message: "this service's database did not answer in time; a change may or may not have been stored — try again (with the same Idempotency-Key)")
+        message:
+            "this service's database did not answer in time; a change may or may not have been stored — try again (with the same Idempotency-Key)"
+    )
 
     private static func tls(_ mode: PostgresURL.TLSMode) -> PostgresClient.Configuration.TLS {
         switch mode {
@@ -271,7 +279,9 @@ public final class PostgresSchema: Sendable {
     /// (75 s and counting) — the outbox relay's and a chat write's — so orders published nothing
     /// more and every ride stopped. The caller gets 503 at the deadline and goes on (a relay or a
     /// reactor retries); the connection is closed so that the pool replaces it.
-    private func bounded<Result: Sendable>(site: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+    private func bounded<Result: Sendable>(site: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result)
+        async throws -> Result
+    {
         guard isReachable else { throw Self.unavailable }
         let call = calls.begin(site: site)
         defer { calls.end(call) }
@@ -458,14 +468,18 @@ public struct MigrationFailed: Error, CustomStringConvertible {
 
 extension PostgresConnection {
     /// Every row of `query`, decoded as `Row` (a tuple of column types, or one type).
-    public func all<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as _: (repeat each Column).Type, logger: Logger) async throws -> [(repeat each Column)] {
+    public func all<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as _: (repeat each Column).Type, logger: Logger)
+        async throws -> [(repeat each Column)]
+    {
         var rows: [(repeat each Column)] = []
         for try await row in try await self.query(query, logger: logger).decode((repeat each Column).self) { rows.append(row) }
         return rows
     }
 
     /// The first row of `query`, or nil.
-    public func first<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as _: (repeat each Column).Type, logger: Logger) async throws -> (repeat each Column)? {
+    public func first<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as _: (repeat each Column).Type, logger: Logger)
+        async throws -> (repeat each Column)?
+    {
         for try await row in try await self.query(query, logger: logger).decode((repeat each Column).self) { return row }
         return nil
     }
@@ -507,7 +521,8 @@ extension PSQLError: ServiceErrorConvertible {
             return ServiceError.storageFull
         case "22021", "22P05":
             // A NUL character in a text field: SQLite keeps it, PostgreSQL's text cannot. Bad input, not a failure.
-            return ServiceError.unprocessable("invalid_params", "a text field holds a character that cannot be stored (NUL); nothing was stored")
+            return ServiceError.unprocessable(
+                "invalid_params", "a text field holds a character that cannot be stored (NUL); nothing was stored")
         case "40001", "40P01", "55P03", "53300":
             return ServiceError(
                 status: Status.unavailable, code: "storage_busy",

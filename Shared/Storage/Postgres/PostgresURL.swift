@@ -51,7 +51,9 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         host: String, port: Int = 5432, username: String, password: String? = nil, database: String, tls: TLSMode = .disable,
         standbys: [Host] = [], targetSessionAttrs: TargetSessionAttrs = .any
     ) {
-        (self.hosts, self.username, self.password, self.database, self.tls) = ([Host(host, port: port)] + standbys, username, password, database, tls)
+        (self.hosts, self.username, self.password, self.database, self.tls) = (
+            [Host(host, port: port)] + standbys, username, password, database, tls
+        )
         self.targetSessionAttrs = targetSessionAttrs
     }
 
@@ -75,19 +77,27 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
             throw PostgresURLError("\"\(Self.redacted(text))\" is not a URL; expected postgres://USER:PASSWORD@HOST:PORT/DATABASE")
         }
         guard scheme == "postgres" || scheme == "postgresql" else {
-            throw PostgresURLError("scheme \"\(scheme)\" is not postgres:// (only PostgreSQL is supported; without the variable, SQLite files are used)")
+            throw PostgresURLError(
+                "scheme \"\(scheme)\" is not postgres:// (only PostgreSQL is supported; without the variable, SQLite files are used)")
         }
-        guard let host = components.host, !host.isEmpty else { throw PostgresURLError("no host in \(Self.redacted(text)); expected postgres://USER@HOST/DATABASE") }
-        guard let user = components.user, !user.isEmpty else { throw PostgresURLError("no user in \(Self.redacted(text)); expected postgres://USER@HOST/DATABASE") }
+        guard let host = components.host, !host.isEmpty else {
+            throw PostgresURLError("no host in \(Self.redacted(text)); expected postgres://USER@HOST/DATABASE")
+        }
+        guard let user = components.user, !user.isEmpty else {
+            throw PostgresURLError("no user in \(Self.redacted(text)); expected postgres://USER@HOST/DATABASE")
+        }
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        guard !path.isEmpty, !path.contains("/") else { throw PostgresURLError("no database name in \(Self.redacted(text)); expected …@HOST:PORT/DATABASE") }
+        guard !path.isEmpty, !path.contains("/") else {
+            throw PostgresURLError("no database name in \(Self.redacted(text)); expected …@HOST:PORT/DATABASE")
+        }
         var tls = TLSMode.disable
         var attrs = TargetSessionAttrs.any
         for item in components.queryItems ?? [] {
             switch item.name {
             case "sslmode":
                 guard let mode = item.value.flatMap(TLSMode.init(rawValue:)) else {
-                    throw PostgresURLError("sslmode \"\(item.value ?? "")\" is not one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))")
+                    throw PostgresURLError(
+                        "sslmode \"\(item.value ?? "")\" is not one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 tls = mode
             case "target_session_attrs":
@@ -112,7 +122,9 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
             throw PostgresURLError("host \"\(entry.prefix(100))\" in the list of \(redacted(text)) is not HOST or HOST:PORT")
         }
         guard parts.count == 2 else { return Host(String(name)) }
-        guard let port = Int(parts[1]), (1...65_535).contains(port) else { throw PostgresURLError("port \"\(parts[1].prefix(20))\" of \(name) is not from 1 to 65535") }
+        guard let port = Int(parts[1]), (1...65_535).contains(port) else {
+            throw PostgresURLError("port \"\(parts[1].prefix(20))\" of \(name) is not from 1 to 65535")
+        }
         return Host(String(name), port: port)
     }
 

@@ -27,7 +27,9 @@ struct ComposeContainersTests {
     @Test func ridesFlowThroughScalingKillsAndADatabaseRestartWithNoneStuckLostOrDoubled() async throws {
         let project = Self.project
         let serverKey = "\(ComposeProject.root)/\(ComposeTests.curveKeysFolder)/server.pub"
-        guard FileManager.default.fileExists(atPath: serverKey) else { throw TestFailure("no \(serverKey): `make compose-secrets` first (make test-containers does)") }
+        guard FileManager.default.fileExists(atPath: serverKey) else {
+            throw TestFailure("no \(serverKey): `make compose-secrets` first (make test-containers does)")
+        }
         _ = try? await project.compose(["down", "-v", "--remove-orphans"], timeout: .seconds(120))
         let companion = try project.runCompanion()
         // SIGKILL: after `terminate()` (SIGTERM) a companion was found still running once CI had
@@ -39,7 +41,8 @@ struct ComposeContainersTests {
             let started = ContinuousClock.now
             try await project.compose(["up", "-d", "--no-build"], timeout: .seconds(300))
             try await project.waitUntilHealthy(try await project.containers(), timeout: .seconds(180))
-            figures.append(("docker-compose up to every container healthy", String(format: "%.1f s", (ContinuousClock.now - started).seconds)))
+            figures.append(
+                ("docker-compose up to every container healthy", String(format: "%.1f s", (ContinuousClock.now - started).seconds)))
 
             // The simulator from this host, as apps: the published edge and ingest only, no key of
             // the bus (`simulate --gateway`), under way all along.
@@ -48,7 +51,8 @@ struct ComposeContainersTests {
                     Binaries.ridectl,
                     [
                         "simulate", "--drivers", "8", "--riders", "8", "--duration", "150", "--grace", "240", "--gateway", Self.edge.base,
-                        "--ingest", Self.ingest.joined(separator: ","), "--ingest-server-key-file", serverKey, "--publishable-key", try Self.publishableKey(),
+                        "--ingest", Self.ingest.joined(separator: ","), "--ingest-server-key-file", serverKey, "--publishable-key",
+                        try Self.publishableKey(),
                         "--share-links", "",
                     ], environment: [:], timeout: .seconds(600))
             }
@@ -73,7 +77,9 @@ struct ComposeContainersTests {
                 let container = try #require(try await project.containers(of: service).first)
                 let pid = try await ComposeProject.crash(container)
                 let killedAt = ContinuousClock.now
-                try await eventually("\(container) restarted", timeout: .seconds(60)) { (try? await ComposeProject.pid(of: container)).map { $0 != pid } ?? false }
+                try await eventually("\(container) restarted", timeout: .seconds(60)) {
+                    (try? await ComposeProject.pid(of: container)).map { $0 != pid } ?? false
+                }
                 try await project.waitUntilHealthy([container])
                 figures.append(("\(service): killed to healthy again", String(format: "%.1f s", (ContinuousClock.now - killedAt).seconds)))
                 try await Task.sleep(for: .seconds(3))
@@ -88,9 +94,12 @@ struct ComposeContainersTests {
             // The simulation ends; nothing stuck, lost or doubled.
             let simulation = try await simulator.value
             let report = SimulationReport(text: simulation.stdout)
-            #expect(simulation.status == 0, "the simulator exited \(simulation.status):\n\(simulation.stdout)\n\(simulation.stderr.suffix(3000))")
+            #expect(
+                simulation.status == 0,
+                "the simulator exited \(simulation.status):\n\(simulation.stdout)\n\(simulation.stderr.suffix(3000))")
             let tally = RideTally(report: report, orderEvents: try await events("orders"), tripEvents: try await events("trips"))
-            print("compose run — docker-compose.yml in containers (podman \(try await ComposeProject.podman(["--version"])))\n\(tally.lines)")
+            print(
+                "compose run — docker-compose.yml in containers (podman \(try await ComposeProject.podman(["--version"])))\n\(tally.lines)")
             tally.expectNothingLostOrDoubled()
 
             try await theBusesCannotBeReachedFromOutside()
@@ -98,7 +107,8 @@ struct ComposeContainersTests {
         } catch {
             var story: [String] = []
             for container in (try? await project.containers()) ?? [] {
-                story.append("\(container) (\(await ComposeProject.health(of: container))):\n\(await ComposeProject.lastLines(of: container))")
+                story.append(
+                    "\(container) (\(await ComposeProject.health(of: container))):\n\(await ComposeProject.lastLines(of: container))")
             }
             print("DIGEST compose run failed: \(error)\n" + story.joined(separator: "\n"))
             // RIDE_COMPOSE_KEEP=1 leaves the containers to look at (docker-compose -p ride-compose-test …).
@@ -113,7 +123,9 @@ struct ComposeContainersTests {
     /// Every event of a service's outbox, read as an operator does: `docker compose run ridectl call`.
     func events(_ service: String) async throws -> [JSONValue] {
         try await Outboxes.events { params in
-            try JSONCoding.decode(JSONValue.self, from: Array(try await Self.project.compose(["run", "--rm", "-T", "ridectl", "call", service, "events", params]).utf8))
+            try JSONCoding.decode(
+                JSONValue.self,
+                from: Array(try await Self.project.compose(["run", "--rm", "-T", "ridectl", "call", service, "events", params]).utf8))
         }
     }
 
@@ -131,10 +143,13 @@ struct ComposeContainersTests {
         configuration.deviceCredential = try #require(session.body["device_credential"]?.stringValue, "\(session.body)")
         configuration.ingestServerKey = try CurveKeyDirectory.readKey(
             "\(ComposeProject.root)/\(ComposeTests.curveKeysFolder)/server.pub", what: "the ingest's public key")
-        let device = try TrackingDevice(id: "compose-sdk-phone", configuration: configuration, provider: FixedLocation(GeoPoint(latitude: 50.4501, longitude: 30.5234)))
+        let device = try TrackingDevice(
+            id: "compose-sdk-phone", configuration: configuration, provider: FixedLocation(GeoPoint(latitude: 50.4501, longitude: 30.5234)))
         device.isAvailable = true
         device.startTracking()
-        try await eventually("the phone's batches are acknowledged through the published ingest", timeout: .seconds(30)) { device.statistics.acknowledged >= 3 }
+        try await eventually("the phone's batches are acknowledged through the published ingest", timeout: .seconds(30)) {
+            device.statistics.acknowledged >= 3
+        }
         #expect(!device.errors.contains(.invalidDeviceCredential))
         await device.close()
     }
@@ -170,7 +185,9 @@ struct ComposeContainersTests {
         let ingest = try await runCommand("/bin/bash", ["-c", "exec 3<>/dev/tcp/127.0.0.1/5558"])
         #expect(ingest.status == 0, "the probe tells an open port (the published ingest): \(ingest.stderr)")
         let bus = try #require(try await Self.project.containers(of: "bus").first)
-        let address = try await ComposeProject.podman(["inspect", "--format", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", bus])
+        let address = try await ComposeProject.podman([
+            "inspect", "--format", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", bus,
+        ])
         let socket = try Socket(.dealer)
         defer { socket.close() }
         try socket.setReceiveTimeout(milliseconds: 2000)

@@ -29,7 +29,9 @@ struct ComposeProject: Sendable {
     @discardableResult
     static func podman(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> String {
         let result = try await runCommand(ContainerGate.podman, arguments, timeout: timeout)
-        guard result.status == 0 else { throw TestFailure("podman \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr.suffix(800))") }
+        guard result.status == 0 else {
+            throw TestFailure("podman \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr.suffix(800))")
+        }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -129,11 +131,15 @@ enum ContainerGate {
     static var unavailable: String? {
         if !FileManager.default.isExecutableFile(atPath: podman) { return "no podman (deploy/containers/setup installs it)" }
         if !FileManager.default.isExecutableFile(atPath: dockerCompose) { return "no docker-compose (deploy/containers/setup installs it)" }
-        if !FileManager.default.fileExists(atPath: ComposeProject.socket) { return "no Docker API on \(ComposeProject.socket) (deploy/containers/setup starts it)" }
+        if !FileManager.default.fileExists(atPath: ComposeProject.socket) {
+            return "no Docker API on \(ComposeProject.socket) (deploy/containers/setup starts it)"
+        }
         return nil
     }
     static var runs: Bool { asked && unavailable == nil }
     static var skipped: String {
-        asked ? "containers cannot run here: \(unavailable ?? "")" : "run by `make test-containers` (RIDE_TEST_CONTAINERS=1), after the image is built"
+        asked
+            ? "containers cannot run here: \(unavailable ?? "")"
+            : "run by `make test-containers` (RIDE_TEST_CONTAINERS=1), after the image is built"
     }
 }

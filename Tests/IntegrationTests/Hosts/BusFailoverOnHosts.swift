@@ -14,7 +14,9 @@ extension HostsIntegrationTests {
     /// the kill, says how long. The host is then healed, its bus started again, and every worker
     /// registered with it again before the next kill, which therefore alternates between the two.
     @Test func theActiveBusHostKilledTenTimesLosesNoRide() async throws {
-        try await ridesSurvive("the active bus's host cut off and its bus killed, ten times", seconds: 150, layout: Layout(buses: ["bus", "bus-2"])) { run in
+        try await ridesSurvive(
+            "the active bus's host cut off and its bus killed, ten times", seconds: 150, layout: Layout(buses: ["bus", "bus-2"])
+        ) { run in
             let (hosts, bus) = (run.hosts, run.platform.bus)
             let client = try await bus.client(timeout: .seconds(5), attempts: 3)
             guard let failover = client.failover else { throw TestFailure("no failover client for the bus address \(bus.broker)") }
@@ -62,10 +64,14 @@ extension HostsIntegrationTests {
             }
             await client.close()
             print(FailoverSample.report(kills))
-            #expect(kills.allSatisfy { $0.moved < .seconds(2) }, "the client moves to the other broker within 2 s of the active bus's host dying")
+            #expect(
+                kills.allSatisfy { $0.moved < .seconds(2) },
+                "the client moves to the other broker within 2 s of the active bus's host dying")
             #expect(kills.allSatisfy { $0.flowing < .seconds(2) }, "requests flow again within 2 s of the active bus's host dying")
             // Orders' answer also waits for orders' own queue, seconds long in the booking burst (`ordersBefore`).
-            #expect(FailoverSample.median(kills.map(\.orders)) < .seconds(2), "orders answers within 2 s of the active bus's host dying, at the median")
+            #expect(
+                FailoverSample.median(kills.map(\.orders)) < .seconds(2),
+                "orders answers within 2 s of the active bus's host dying, at the median")
         }
     }
 }
@@ -84,8 +90,12 @@ struct FailoverSample {
     static func median(_ durations: [Duration]) -> Duration { durations.sorted()[durations.count / 2] }
 
     static func report(_ kills: [FailoverSample]) -> String {
-        func summary(_ durations: [Duration]) -> String { "p50 \(median(durations).milliseconds) ms, max \(durations.max()!.milliseconds) ms" }
-        let each = kills.map { "\($0.moved.milliseconds) / \($0.flowing.milliseconds) / \($0.orders.milliseconds) (\($0.ordersBefore.milliseconds))" }
+        func summary(_ durations: [Duration]) -> String {
+            "p50 \(median(durations).milliseconds) ms, max \(durations.max()!.milliseconds) ms"
+        }
+        let each = kills.map {
+            "\($0.moved.milliseconds) / \($0.flowing.milliseconds) / \($0.orders.milliseconds) (\($0.ordersBefore.milliseconds))"
+        }
         return """
             hosts test — bus failover over \(kills.count) kills: requests flow again \(summary(kills.map(\.flowing))); \
             client moved \(summary(kills.map(\.moved))); orders answered \(summary(kills.map(\.orders))), \

@@ -30,7 +30,10 @@ struct HostsIntegrationTests {
     /// the role that may call every op); the keys' directory.
     static func secure() async throws -> String {
         let keys = try keys.get()
-        guard let security = try CurveOptions.parse([]).security(client: Roles.`operator`.name, serves: false, environment: [CurveOptions.directoryEnvironment: keys]) else {
+        guard
+            let security = try CurveOptions.parse([]).security(
+                client: Roles.`operator`.name, serves: false, environment: [CurveOptions.directoryEnvironment: keys])
+        else {
             throw TestFailure("no CURVE settings from \(keys)")
         }
         _ = try await Context.shared.enableCurve(security)
@@ -74,7 +77,9 @@ struct HostsIntegrationTests {
 
     /// Starts the platform on the hosts, runs a 200-ride simulation for `seconds`, calls `breaking`
     /// once rides are under way, and checks and prints what the rides left behind.
-    func ridesSurvive(_ what: String, seconds: Int = 40, layout: Layout = Layout(), _ breaking: @escaping (Run) async throws -> Void) async throws {
+    func ridesSurvive(_ what: String, seconds: Int = 40, layout: Layout = Layout(), _ breaking: @escaping (Run) async throws -> Void)
+        async throws
+    {
         let keys = try await Self.secure()
         try await withNetworkHosts(Self.hostNames + layout.extraHosts) { hosts in
             let home = hosts[layout.standby ? "db" : "core"]
@@ -84,7 +89,8 @@ struct HostsIntegrationTests {
             var standby: TestPostgresServer?
             do {
                 if layout.standby { standby = try await postgres.standby(host: hosts["db-2"].address, launcher: hosts["db-2"].launcher) }
-                try await ridesSurvive(what, seconds: seconds, layout: layout, keys: keys, hosts: hosts, postgres: postgres, standby: standby, breaking)
+                try await ridesSurvive(
+                    what, seconds: seconds, layout: layout, keys: keys, hosts: hosts, postgres: postgres, standby: standby, breaking)
             } catch {
                 try? await standby?.stop(immediate: true)
                 try? await postgres.stop(immediate: true)
@@ -96,7 +102,8 @@ struct HostsIntegrationTests {
     }
 
     private func ridesSurvive(
-        _ what: String, seconds: Int, layout: Layout, keys: String, hosts: NetworkHosts, postgres: TestPostgresServer, standby: TestPostgresServer?,
+        _ what: String, seconds: Int, layout: Layout, keys: String, hosts: NetworkHosts, postgres: TestPostgresServer,
+        standby: TestPostgresServer?,
         _ breaking: @escaping (Run) async throws -> Void
     ) async throws {
         var database = try await postgres.newDatabase()
@@ -105,12 +112,14 @@ struct HostsIntegrationTests {
             database.targetSessionAttrs = .readWrite
         }
         try await withTestBus(
-            "hosts", environment: [CurveOptions.directoryEnvironment: keys], placement: Self.placement(hosts, layout: layout), instances: layout.buses
+            "hosts", environment: [CurveOptions.directoryEnvironment: keys], placement: Self.placement(hosts, layout: layout),
+            instances: layout.buses
         ) { bus in
             let platform = try await OrdersIntegrationTests.Platform.start(bus, database: database, trackingShards: layout.trackingShards)
             let notifications = try await TestService.start(
                 on: bus, service: "notifications", executable: "ride-notifications", arguments: ["--database-url", database.urlString])
-            let simulation = platform.simulate(drivers: FailureLoad.rides, riders: FailureLoad.rides, duration: seconds, timeout: .seconds(540))
+            let simulation = platform.simulate(
+                drivers: FailureLoad.rides, riders: FailureLoad.rides, duration: seconds, timeout: .seconds(540))
             try await platform.waitUntilRidesAreUnderWay()
             try await breaking(Run(hosts: hosts, platform: platform, notifications: notifications, postgres: postgres, standby: standby))
             let result = try await simulation.value
@@ -119,11 +128,17 @@ struct HostsIntegrationTests {
             let tally = try await RideTally.read(platform, report: report)
             // The simulator's phones flushed what they held before its report: every fix they saw
             // acknowledged is stored, once, and none more (asked where writes go now).
-            let writable = try await standby?.value("SELECT NOT pg_is_in_recovery()", database: database.database) == "t" ? standby! : postgres
-            let stored = Int(try await writable.value("SELECT count(*) FROM tracking.locations WHERE device_id LIKE 'sim-%'", database: database.database)) ?? -1
+            let writable =
+                try await standby?.value("SELECT NOT pg_is_in_recovery()", database: database.database) == "t" ? standby! : postgres
+            let stored =
+                Int(
+                    try await writable.value(
+                        "SELECT count(*) FROM tracking.locations WHERE device_id LIKE 'sim-%'", database: database.database)) ?? -1
             let acknowledged = report.count("driver fixes acknowledged (stored)") ?? -1
             let waiting = report.count("driver fixes waiting or dropped") ?? -1
-            #expect(acknowledged > 0 && waiting == 0 && stored == acknowledged, "every acknowledged fix stored: \(stored) stored, \(acknowledged) acknowledged, \(waiting) waiting")
+            #expect(
+                acknowledged > 0 && waiting == 0 && stored == acknowledged,
+                "every acknowledged fix stored: \(stored) stored, \(acknowledged) acknowledged, \(waiting) waiting")
             print(
                 """
                 hosts test — \(what); CURVE on; hosts: \(hosts.hosts.map(\.description).joined(separator: ", "))
@@ -169,6 +184,8 @@ enum HostsGate {
     static let asked = ProcessInfo.processInfo.environment["RIDE_TEST_HOSTS"] == "1"
     static var runs: Bool { asked && NetworkHosts.unavailable == nil }
     static var skipped: String {
-        asked ? "cannot make hosts here: \(NetworkHosts.unavailable ?? "")" : "run by `make test-hosts` (RIDE_TEST_HOSTS=1): it turns CURVE on for its whole test process"
+        asked
+            ? "cannot make hosts here: \(NetworkHosts.unavailable ?? "")"
+            : "run by `make test-hosts` (RIDE_TEST_HOSTS=1): it turns CURVE on for its whole test process"
     }
 }

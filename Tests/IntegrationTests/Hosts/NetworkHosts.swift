@@ -114,7 +114,8 @@ final class NetworkHosts: Sendable {
             _ = try await TestProcess.output(Self.ip, ["link", "set", inner, "netns", namespace])
             _ = try await TestProcess.output(Self.ip, ["link", "set", root, "master", bridge, "up"])
             for step in [
-                ["link", "set", inner, "name", "eth0"], ["addr", "add", "\(host.address)/24", "dev", "eth0"], ["link", "set", "eth0", "up"],
+                ["link", "set", inner, "name", "eth0"], ["addr", "add", "\(host.address)/24", "dev", "eth0"],
+                ["link", "set", "eth0", "up"],
                 ["link", "set", "lo", "up"], ["route", "add", "default", "via", "10.213.\(subnet).1"],
             ] {
                 _ = try await TestProcess.output(Self.ip, ["netns", "exec", namespace, Self.ip] + step)
@@ -152,7 +153,11 @@ final class NetworkHosts: Sendable {
         for host in hosts {
             guard let namespace = host.namespace else { continue }
             let outcome = try await TestProcess.run(
-                Self.ip, ["netns", "exec", namespace, Self.tc, "qdisc", "replace", "dev", "eth0", "root", "netem", "delay", "\(milliseconds)ms", "loss", "\(lossPercent)%"])
+                Self.ip,
+                [
+                    "netns", "exec", namespace, Self.tc, "qdisc", "replace", "dev", "eth0", "root", "netem", "delay", "\(milliseconds)ms",
+                    "loss", "\(lossPercent)%",
+                ])
             if outcome.status != 0, outcome.stderr.contains("qdisc kind is unknown") {
                 netem = false
                 break
@@ -161,15 +166,22 @@ final class NetworkHosts: Sendable {
         }
         if netem { return "\(milliseconds) ms of delay and \(lossPercent)% loss on every host's packets (tc netem)" }
         for tool in [Self.nft, Self.iptables] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw NetworkHostsError("no tc netem in this kernel, and no \(tool) to shape the traffic without it (`make test-hosts` installs it)")
+            throw NetworkHostsError(
+                "no tc netem in this kernel, and no \(tool) to shape the traffic without it (`make test-hosts` installs it)")
         }
         let percent = Int(lossPercent.rounded())
         _ = try await TestProcess.output(Self.nft, ["add", "table", "bridge", table])
-        _ = try await TestProcess.output(Self.nft, ["add", "chain", "bridge", table, "forward", "{ type filter hook forward priority 0; policy accept; }"])
         _ = try await TestProcess.output(
-            Self.nft, ["add", "rule", "bridge", table, "forward", "iifname", "\(Self.prefix)\(id)v*", "numgen", "random", "mod", "100", "<", "\(percent)", "drop"])
+            Self.nft, ["add", "chain", "bridge", table, "forward", "{ type filter hook forward priority 0; policy accept; }"])
+        _ = try await TestProcess.output(
+            Self.nft,
+            [
+                "add", "rule", "bridge", table, "forward", "iifname", "\(Self.prefix)\(id)v*", "numgen", "random", "mod", "100", "<",
+                "\(percent)", "drop",
+            ])
         for host in hosts { try await startDelayLine(on: host, milliseconds: milliseconds) }
-        return "\(milliseconds) ms of delay (a delay line in each host: NFQUEUE) and \(percent)% loss (nftables) between hosts; this kernel has no tc netem"
+        return
+            "\(milliseconds) ms of delay (a delay line in each host: NFQUEUE) and \(percent)% loss (nftables) between hosts; this kernel has no tc netem"
     }
 
     /// The nftables table of `shape`'s loss.
@@ -181,7 +193,11 @@ final class NetworkHosts: Sendable {
     private func startDelayLine(on host: TestHost, milliseconds: Int64) async throws {
         guard let namespace = host.namespace else { return }
         _ = try await TestProcess.output(
-            Self.ip, ["netns", "exec", namespace, Self.iptables, "-t", "mangle", "-A", "PREROUTING", "-i", "eth0", "-j", "NFQUEUE", "--queue-num", "0", "--queue-bypass"])
+            Self.ip,
+            [
+                "netns", "exec", namespace, Self.iptables, "-t", "mangle", "-A", "PREROUTING", "-i", "eth0", "-j", "NFQUEUE", "--queue-num",
+                "0", "--queue-bypass",
+            ])
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("\(namespace)-delayline.log")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let line = Process()
@@ -207,7 +223,9 @@ final class NetworkHosts: Sendable {
         for line in delayLines.withLock({ $0 }) where line.isRunning { line.terminate() }
         for host in hosts { if let namespace = host.namespace { _ = try? await TestProcess.run(Self.ip, ["netns", "del", namespace]) } }
         _ = try? await TestProcess.run(Self.ip, ["link", "del", bridge])
-        if FileManager.default.isExecutableFile(atPath: Self.nft) { _ = try? await TestProcess.run(Self.nft, ["delete", "table", "bridge", table]) }
+        if FileManager.default.isExecutableFile(atPath: Self.nft) {
+            _ = try? await TestProcess.run(Self.nft, ["delete", "table", "bridge", table])
+        }
     }
 
     /// Removes namespaces and bridges this harness made in runs that were killed before cleaning up

@@ -25,7 +25,8 @@ extension HostsIntegrationTests {
             let users = run.platform.users
             let client = try await run.platform.bus.client(timeout: .seconds(3), attempts: 1)
             // Every device, wherever it is (the platform's own two test drivers too).
-            let query = NearbyQuery(location: GeoJSONPoint(GeoPoint(latitude: 50.4501, longitude: 30.5234)), radius: 20_000_000, limit: 1000)
+            let query = NearbyQuery(
+                location: GeoJSONPoint(GeoPoint(latitude: 50.4501, longitude: 30.5234)), radius: 20_000_000, limit: 1000)
             @Sendable func visible() async throws -> Int {
                 try await client.call(BusContract.Service.tracking, "nearby", query, as: NearbyResult.self).devices.count
             }
@@ -46,7 +47,8 @@ extension HostsIntegrationTests {
             }()
             try await eventually("a new account is stored on the promoted standby", timeout: .seconds(60)) {
                 let phone = "+38050" + String(format: "%07d", Int.random(in: 0..<10_000_000))
-                let reply = try? await users.call("register", #"{"role":"rider","name":"After","phone_number":"\#(phone)","password":"secret123"}"#)
+                let reply = try? await users.call(
+                    "register", #"{"role":"rider","name":"After","phone_number":"\#(phone)","password":"secret123"}"#)
                 return reply?.status == 201
             }
             let writes = ContinuousClock.now - killed

@@ -56,7 +56,9 @@ struct ComposeSecrets {
     private func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
 
     private func write(_ value: String, to name: String) throws {
-        guard FileManager.default.createFile(atPath: path(name), contents: Data((value + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(atPath: path(name), contents: Data((value + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        else {
             throw ConfigurationError("cannot write \(path(name))")
         }
     }

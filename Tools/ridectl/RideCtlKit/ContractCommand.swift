@@ -24,7 +24,9 @@ struct ContractCommand: AsyncParsableCommand {
     @Flag(help: "Print the gateway's OpenAPI document (what it serves at /openapi.json) instead.")
     var openapi = false
 
-    @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding ride-gateway, which prints its API", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    @Option(
+        name: .customLong("bin-dir"),
+        help: helpWithEnv("Directory holding ride-gateway, which prints its API", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
 
     func run() async throws {
@@ -70,7 +72,9 @@ struct ContractCommand: AsyncParsableCommand {
         }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ValidationError("\(executable) --print \(document.rawValue) exited \(process.terminationStatus)") }
+        guard process.terminationStatus == 0 else {
+            throw ValidationError("\(executable) --print \(document.rawValue) exited \(process.terminationStatus)")
+        }
         return text
     }
 }

@@ -17,9 +17,11 @@ enum DemoAccounts {
         for account in [rider, driver] {
             do {
                 let reply = try await HTTPProbe.send(
-                    "POST", "\(gateway)/v1/users", headers: ["Content-Type": "application/json"], body: try JSONCoding.encode(account), timeout: .seconds(10))
+                    "POST", "\(gateway)/v1/users", headers: ["Content-Type": "application/json"], body: try JSONCoding.encode(account),
+                    timeout: .seconds(10))
                 guard reply.status == 201 || reply.status == 200 || reply.status == 409 else {
-                    return "the demo \(account.role.rawValue) was refused \(reply.status): \(String(decoding: reply.body.prefix(300), as: UTF8.self))"
+                    return
+                        "the demo \(account.role.rawValue) was refused \(reply.status): \(String(decoding: reply.body.prefix(300), as: UTF8.self))"
                 }
             } catch {
                 return "the demo \(account.role.rawValue) could not sign up: \(error)"

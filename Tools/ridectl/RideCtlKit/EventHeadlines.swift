@@ -39,14 +39,22 @@ public enum EventHeadlines {
         Events.orderOfferWithdrawn.type: [Field("order", "order_id"), Field("driver", "driver_id"), Field("reason", "reason")],
         Events.orderRated.type: [Field("order", "order_id"), Field("by", "rater_role"), Field("stars", "rating.stars")],
         Events.orderDriverCancelled.type: [Field("order", "order_id"), Field("driver", "driver_id"), Field("redispatch", "redispatch")],
-        Events.orderPaid.type: [Field("order", "payment.order_id"), Field("cents", "payment.amount_cents"), Field("currency", "payment.currency")],
-        Events.orderPaymentFailed.type: [Field("order", "order_id"), Field("rider", "rider_id"), Field("attempt", "attempt"), Field("reason", "reason")],
-        Events.orderRefunded.type: [Field("order", "payment.order_id"), Field("cents", "payment.amount_cents"), Field("kind", "payment.kind")],
+        Events.orderPaid.type: [
+            Field("order", "payment.order_id"), Field("cents", "payment.amount_cents"), Field("currency", "payment.currency"),
+        ],
+        Events.orderPaymentFailed.type: [
+            Field("order", "order_id"), Field("rider", "rider_id"), Field("attempt", "attempt"), Field("reason", "reason"),
+        ],
+        Events.orderRefunded.type: [
+            Field("order", "payment.order_id"), Field("cents", "payment.amount_cents"), Field("kind", "payment.kind"),
+        ],
         Events.orderDestinationChanged.type: [
-            Field("order", "order.id"), Field("to", "order.dropoff.address"), Field("cents", "fare_quote.total_cents"), Field("v", "order.version"),
+            Field("order", "order.id"), Field("to", "order.dropoff.address"), Field("cents", "fare_quote.total_cents"),
+            Field("v", "order.version"),
         ],
         Events.orderReportAnswered.type: [
-            Field("report", "report.id"), Field("order", "report.order_id"), Field("reporter", "report.reporter_id"), Field("category", "report.category"),
+            Field("report", "report.id"), Field("order", "report.order_id"), Field("reporter", "report.reporter_id"),
+            Field("category", "report.category"),
         ],
         Events.tripCreated.type: trip,
         Events.tripDestinationArrival.type: [Field("trip", "data.trip_id"), Field("arrived", "data.arrived_at")],
@@ -58,11 +66,15 @@ public enum EventHeadlines {
             Field("trip", "data.trip_id"), Field("distance", "data.summary.distance", unit: "m"),
             Field("duration", "data.summary.duration", unit: "s"),
         ],
-        Events.deviceLocation.type: [Field("device", "device_id"), Field("at", "location.coordinates"), Field("speed", "speed", unit: "m/s", decimals: 1)],
+        Events.deviceLocation.type: [
+            Field("device", "device_id"), Field("at", "location.coordinates"), Field("speed", "speed", unit: "m/s", decimals: 1),
+        ],
         Events.deviceStatus.type: [Field("device", "device_id"), Field("status", "value"), Field("available", "available")],
         Events.deviceCommand.type: [Field("command", "command")],
         Events.userRegistered.type: [Field("user", "user.id"), Field("role", "user.role"), Field("name", "user.name")],
-        Events.userSuspended.type: [Field("user", "user_id"), Field("role", "role"), Field("device", "device_id"), Field("reason", "reason")],
+        Events.userSuspended.type: [
+            Field("user", "user_id"), Field("role", "role"), Field("device", "device_id"), Field("reason", "reason"),
+        ],
         Events.userApprovalLapsed.type: [Field("user", "user_id"), Field("device", "device_id"), Field("reason", "reason")],
         Events.notification.type: [Field("user", "user_id"), Field("kind", "kind"), Field("order", "order_id")],
     ]
@@ -72,7 +84,9 @@ public enum EventHeadlines {
         fields.compactMap { field in
             guard let value = value(at: field.path, in: data), value != .null else { return nil }
             let text =
-                if let decimals = field.decimals, let number = value.numberValue { String(format: "%.\(decimals)f", number) } else { EventLineFormatter.scalar(value) }
+                if let decimals = field.decimals, let number = value.numberValue { String(format: "%.\(decimals)f", number) } else {
+                    EventLineFormatter.scalar(value)
+                }
             return "\(field.label)=\(text)\(field.unit)"
         }.joined(separator: " ")
     }

@@ -25,7 +25,9 @@ public struct EventLineFormatter: Sendable {
         let time = String(RFC3339.format(event.time).dropFirst(11).dropLast())
         let origin = "\(event.source)#\(event.sequence)"
         let summary =
-            if let chosen = fields ?? EventHeadlines.fields[event.type] { EventHeadlines.line(chosen, of: event.data) } else { Self.summary(event.data) }
+            if let chosen = fields ?? EventHeadlines.fields[event.type] { EventHeadlines.line(chosen, of: event.data) } else {
+                Self.summary(event.data)
+            }
         let plainLength = time.count + topic.count + origin.count + summary.count + 3
         var shownSummary = summary
         if plainLength > width {
@@ -33,7 +35,8 @@ public struct EventLineFormatter: Sendable {
             shownSummary = String(summary.prefix(room)) + "…"
         }
         guard colored else { return "\(time) \(topic) \(origin) \(shownSummary)" }
-        return "\(ANSI.dim(time)) \(ANSI.colorFor(topic.split(separator: ".").prefix(2).joined(separator: "."), topic)) \(ANSI.dim(origin)) \(shownSummary)"
+        return
+            "\(ANSI.dim(time)) \(ANSI.colorFor(topic.split(separator: ".").prefix(2).joined(separator: "."), topic)) \(ANSI.dim(origin)) \(shownSummary)"
     }
 
     /// `key=value` pairs of the data, nested objects flattened two levels deep (`order.status=NEW`),

@@ -46,7 +46,10 @@ struct KeysCommand: ParsableCommand {
             } catch let error as ConfigurationError {
                 throw ValidationError(error.message)
             }
-            print(made.isEmpty ? "\(folder) has every secret already (remove one to make it again)" : "made in \(folder): \(made.joined(separator: ", "))")
+            print(
+                made.isEmpty
+                    ? "\(folder) has every secret already (remove one to make it again)"
+                    : "made in \(folder): \(made.joined(separator: ", "))")
         }
     }
 
@@ -56,7 +59,9 @@ struct KeysCommand: ParsableCommand {
         @Argument(help: "The directory to create (or fill).")
         var directory: String
 
-        @Option(name: .customLong("client"), help: "A client to make a key for (repeatable). Default: one per role, named after it (every service, operator, bench).")
+        @Option(
+            name: .customLong("client"),
+            help: "A client to make a key for (repeatable). Default: one per role, named after it (every service, operator, bench).")
         var clients: [String] = []
 
         func run() throws {
@@ -72,7 +77,8 @@ struct KeysCommand: ParsableCommand {
     }
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make a key pair for one more client; the servers admit it at its next connection.")
+        static let configuration = CommandConfiguration(
+            abstract: "Make a key pair for one more client; the servers admit it at its next connection.")
 
         @Argument(help: "The key directory (made by `ridectl keys init`).")
         var directory: String

@@ -29,13 +29,18 @@ enum Platform {
             brokerBinds += ",ipc://\(socket)"
             broker = "ipc://\(socket)"
         }
-        let bus = BusEndpoints(ingress: "tcp://127.0.0.1:\(port(PlatformPorts.eventIngress))", egress: "tcp://127.0.0.1:\(port(PlatformPorts.eventEgress))", broker: broker)
+        let bus = BusEndpoints(
+            ingress: "tcp://127.0.0.1:\(port(PlatformPorts.eventIngress))", egress: "tcp://127.0.0.1:\(port(PlatformPorts.eventEgress))",
+            broker: broker)
         let service = { (process: RideProcess) in
-            PlatformCommands.service(process.executable, name: process.rawValue, binDirectory: binDirectory, bus: bus, http: http(process.httpPort), dataDirectory: dataDirectory)
+            PlatformCommands.service(
+                process.executable, name: process.rawValue, binDirectory: binDirectory, bus: bus, http: http(process.httpPort),
+                dataDirectory: dataDirectory)
         }
         return [
             PlatformCommands.bus(
-                binDirectory: binDirectory, pub: bind(PlatformPorts.eventIngress), sub: bind(PlatformPorts.eventEgress), broker: brokerBinds, http: http(RideProcess.bus.httpPort)),
+                binDirectory: binDirectory, pub: bind(PlatformPorts.eventIngress), sub: bind(PlatformPorts.eventEgress),
+                broker: brokerBinds, http: http(RideProcess.bus.httpPort)),
             service(.users),
         ]
             + (0..<trackingShards).map { shard in
@@ -46,7 +51,9 @@ enum Platform {
                     shard: trackingShards > 1 ? "\(shard)/\(trackingShards)" : nil)
             } + [
                 service(.trips), service(.orders), service(.notifications),
-                PlatformCommands.gateway(binDirectory: binDirectory, bus: bus, http: http(RideProcess.gateway.httpPort), listen: "0.0.0.0:\(port(PlatformPorts.gateway))"),
+                PlatformCommands.gateway(
+                    binDirectory: binDirectory, bus: bus, http: http(RideProcess.gateway.httpPort),
+                    listen: "0.0.0.0:\(port(PlatformPorts.gateway))"),
             ]
     }
 
@@ -69,7 +76,8 @@ enum Platform {
         processes.flatMap { process -> [PlatformProcess] in
             let count = replicas[process.name] ?? 1
             guard count > 1, let index = process.arguments.firstIndex(of: "--http"), index + 1 < process.arguments.count,
-                let colon = process.arguments[index + 1].lastIndex(of: ":"), let port = Int(process.arguments[index + 1][colon...].dropFirst())
+                let colon = process.arguments[index + 1].lastIndex(of: ":"),
+                let port = Int(process.arguments[index + 1][colon...].dropFirst())
             else { return [process] }
             let host = process.arguments[index + 1][..<colon]
             return [process]

@@ -43,7 +43,9 @@ struct PublishCommand: AsyncParsableCommand {
         }
         await publisher.close()
         if !heard {
-            Output.err("ridectl publish: nobody subscribes to \(topic) (or the bus is not running): the event\(count == 1 ? " was" : "s were") dropped\n")
+            Output.err(
+                "ridectl publish: nobody subscribes to \(topic) (or the bus is not running): the event\(count == 1 ? " was" : "s were") dropped\n"
+            )
             throw ExitCode(1)
         }
         Output.err("published \(count) event\(count == 1 ? "" : "s") on \(topic)\n")

@@ -12,9 +12,11 @@ public struct RideCtl: AsyncParsableCommand {
         abstract: "Operate the ridesharing platform: start it, watch its events, trace a ride, call its services, benchmark it.",
         version: PlatformVersion.current,
         subcommands: [
-            UpCommand.self, StatusCommand.self, TailCommand.self, TraceCommand.self, TracesCommand.self, CallCommand.self, PublishCommand.self, HealthCommand.self,
+            UpCommand.self, StatusCommand.self, TailCommand.self, TraceCommand.self, TracesCommand.self, CallCommand.self,
+            PublishCommand.self, HealthCommand.self,
             SimulateCommand.self, KeysCommand.self,
-            ContractCommand.self, RoadsCommand.self, CityCommand.self, BenchCommand.self, BenchProxyCommand.self, EchoWorkerCommand.self, BenchDevicesCommand.self,
+            ContractCommand.self, RoadsCommand.self, CityCommand.self, BenchCommand.self, BenchProxyCommand.self, EchoWorkerCommand.self,
+            BenchDevicesCommand.self,
             FakeStripeCommand.self, FakePushCommand.self,
         ])
 
@@ -25,7 +27,9 @@ public struct RideCtl: AsyncParsableCommand {
 struct BusAddresses: ParsableArguments {
     @OptionGroup var endpoints: BusClientOptions
 
-    @Option(name: .customLong("bus-http"), help: helpWithEnv("The bus's health/metrics URL", env: "RIDE_BUS_HTTP", default: "http://127.0.0.1:\(RideProcess.bus.httpPort)"))
+    @Option(
+        name: .customLong("bus-http"),
+        help: helpWithEnv("The bus's health/metrics URL", env: "RIDE_BUS_HTTP", default: "http://127.0.0.1:\(RideProcess.bus.httpPort)"))
     var busHTTP: String?
 
     @OptionGroup var curve: CurveOptions

@@ -20,13 +20,17 @@ struct RoadsImportPgCommand: AsyncParsableCommand {
             python3, osmium-tool and osm2pgrouting here and the extensions' packages on the server.
             """)
 
-    @Option(name: .customLong("database-url"), help: "The database: postgres://user[:password]@host[:port]/database (its user may create extensions).")
+    @Option(
+        name: .customLong("database-url"),
+        help: "The database: postgres://user[:password]@host[:port]/database (its user may create extensions).")
     var databaseURL: String
 
     @Option(help: "The OpenStreetMap extract (.osm.pbf); Tools/roads/fetch-extract.sh fetches the default.")
     var extract = ".build/roads/Helsinki.osm.pbf"
 
-    @Option(name: .customLong("graph-script"), help: "The embedded graph's builder, which says which ways are roads, their directions and speeds.")
+    @Option(
+        name: .customLong("graph-script"),
+        help: "The embedded graph's builder, which says which ways are roads, their directions and speeds.")
     var graphScript = "Tools/roads/build-graph.py"
 
     func run() async throws {
@@ -34,7 +38,8 @@ struct RoadsImportPgCommand: AsyncParsableCommand {
         do { address = try DatabaseAddress(parsing: databaseURL) } catch { throw ValidationError("--database-url: \(error)") }
         Output.err("ridectl roads import-pg: importing \(extract) into \(address)…\n")
         do {
-            let report = try await PgRoutingImport(extract: extract, address: address, graphScript: graphScript).run(logger: CLILogging.logger)
+            let report = try await PgRoutingImport(extract: extract, address: address, graphScript: graphScript).run(
+                logger: CLILogging.logger)
             Output.out("imported \(report) into \(address)\n")
         } catch {
             Output.err("ridectl roads import-pg: \(error)\n")

@@ -81,7 +81,10 @@ struct StatusCommand: AsyncParsableCommand {
                 }
                 let counts = known[name]
                 func int(_ key: String) -> Int? { counts?[key]?.numberValue.map { Int($0) } }
-                rows.append(Row(service: name, mmi: mmi, workers: int("workers") ?? 0, idle: int("idle"), queued: int("queued"), requests: int("requests")))
+                rows.append(
+                    Row(
+                        service: name, mmi: mmi, workers: int("workers") ?? 0, idle: int("idle"), queued: int("queued"),
+                        requests: int("requests")))
             }
             if rows.contains(where: { $0.service == BusContract.Service.orders && $0.mmi == "200" }) {
                 orders = try? await client.call(Ops.Orders.stats, StatsParams(openLimit: 0))
@@ -110,10 +113,15 @@ struct StatusCommand: AsyncParsableCommand {
             "bus: \(colored ? ANSI.green(report.bus) : report.bus)  uptime \(Self.duration(uptime))  events forwarded \(Int(events))  requests \(Int(requests))  (\(report.busURL))\n\n"
         text += "SERVICE".padding(toLength: 16, withPad: " ", startingAt: 0) + "WORKERS  IDLE  QUEUED  REQUESTS  MMI\n"
         for row in report.services {
-            func cell(_ value: Int?, _ width: Int) -> String { (value.map(String.init) ?? "-").padding(toLength: width, withPad: " ", startingAt: 0) }
-            let mmi = row.mmi == "200" ? (colored ? ANSI.green("200 up") : "200 up") : (colored ? ANSI.dim("\(row.mmi) no workers") : "\(row.mmi) no workers")
+            func cell(_ value: Int?, _ width: Int) -> String {
+                (value.map(String.init) ?? "-").padding(toLength: width, withPad: " ", startingAt: 0)
+            }
+            let mmi =
+                row.mmi == "200"
+                ? (colored ? ANSI.green("200 up") : "200 up") : (colored ? ANSI.dim("\(row.mmi) no workers") : "\(row.mmi) no workers")
             text +=
-                row.service.padding(toLength: 16, withPad: " ", startingAt: 0) + cell(row.workers, 9) + cell(row.idle, 6) + cell(row.queued, 8) + cell(row.requests, 10) + mmi
+                row.service.padding(toLength: 16, withPad: " ", startingAt: 0) + cell(row.workers, 9) + cell(row.idle, 6)
+                + cell(row.queued, 8) + cell(row.requests, 10) + mmi
                 + "\n"
         }
         if let orders = report.orders {

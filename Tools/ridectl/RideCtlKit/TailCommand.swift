@@ -31,7 +31,9 @@ struct TailCommand: AsyncParsableCommand {
     @Flag(help: "Print each event's CloudEvents JSON exactly as received, one per line (for jq).")
     var json = false
 
-    @Option(help: "Show these fields of each event's data instead of its type's headline: comma-separated dotted paths (order.id,order.status).")
+    @Option(
+        help: "Show these fields of each event's data instead of its type's headline: comma-separated dotted paths (order.id,order.status)."
+    )
     var fields: String?
 
     @Option(help: "Exit after this many events.")
@@ -59,7 +61,8 @@ struct TailCommand: AsyncParsableCommand {
         let endpoint = try bus.subscribeEndpoint()
         let subscribed = prefixes.isEmpty ? [""] : prefixes
         try await bus.secure()
-        let subscriber = try await EventSubscriber<JSONValue>(endpoint: endpoint, prefixes: subscribed, options: .platform, logger: CLILogging.logger)
+        let subscriber = try await EventSubscriber<JSONValue>(
+            endpoint: endpoint, prefixes: subscribed, options: .platform, logger: CLILogging.logger)
         let formatter = EventLineFormatter(
             colored: !noColor && Output.stdoutIsTerminal,
             width: Output.stdoutIsTerminal ? Output.terminalWidth : .max,  // a pipe gets whole lines
@@ -84,10 +87,12 @@ struct TailCommand: AsyncParsableCommand {
                         err += warnColor ? ANSI.yellow(text) : text
                     }
                     if case .conflict = received.sequence {
-                        let text = "warning: sequence conflict: source \(received.event.source), sequence \(received.event.sequence) seen before with another event id\n"
+                        let text =
+                            "warning: sequence conflict: source \(received.event.source), sequence \(received.event.sequence) seen before with another event id\n"
                         err += warnColor ? ANSI.yellow(text) : text
                     }
-                    out += json ? String(decoding: received.raw, as: UTF8.self) : formatter.line(topic: received.topic, event: received.event)
+                    out +=
+                        json ? String(decoding: received.raw, as: UTF8.self) : formatter.line(topic: received.topic, event: received.event)
                     out += "\n"
                     printed += 1
                 case .malformed(let problem):
@@ -107,7 +112,9 @@ struct TailCommand: AsyncParsableCommand {
     static func parse(fields text: String) throws -> [EventHeadlines.Field] {
         let paths = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         for path in paths {
-            let wellFormed = !path.isEmpty && path.count <= 200 && path.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty }
+            let wellFormed =
+                !path.isEmpty && path.count <= 200
+                && path.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty }
             guard wellFormed else { throw ValidationError("--fields: '\(path.prefix(60))' is not a dotted path such as order.status") }
         }
         return paths.map { EventHeadlines.Field($0, $0) }

@@ -18,13 +18,19 @@ struct UpCommand: AsyncParsableCommand {
             stops the rest and exits with status 1. Ctrl-C (SIGINT) or SIGTERM stops everything cleanly.
             """)
 
-    @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding the ride-* executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    @Option(
+        name: .customLong("bin-dir"),
+        help: helpWithEnv("Directory holding the ride-* executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
 
-    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory for the services' SQLite files", env: "RIDE_DATA_DIR", default: "./.data"))
+    @Option(
+        name: .customLong("data-dir"),
+        help: helpWithEnv("Directory for the services' SQLite files", env: "RIDE_DATA_DIR", default: "./.data"))
     var dataDirectory: String?
 
-    @Option(name: .customLong("port-offset"), help: "Add this to every port (bus 5555–5557, HTTP 9100…), to run a second platform beside the first.")
+    @Option(
+        name: .customLong("port-offset"),
+        help: "Add this to every port (bus 5555–5557, HTTP 9100…), to run a second platform beside the first.")
     var portOffset = 0
 
     @Option(
@@ -40,7 +46,9 @@ struct UpCommand: AsyncParsableCommand {
     )
     var trackingShards = 1
 
-    @Flag(help: "Once the platform is up, run `ridectl simulate` in it (10 drivers, 10 riders, 5× speed) until Ctrl-C, then print its report.")
+    @Flag(
+        help: "Once the platform is up, run `ridectl simulate` in it (10 drivers, 10 riders, 5× speed) until Ctrl-C, then print its report."
+    )
     var simulate = false
 
     @Flag(
@@ -66,19 +74,25 @@ struct UpCommand: AsyncParsableCommand {
 
     @Flag(
         name: .customLong("demo-accounts"), inversion: .prefixedNo,
-        help: "Sign up a demo rider and a demo driver for the web apps (/app/rider, /app/driver) and print their phone numbers and passwords.")
+        help:
+            "Sign up a demo rider and a demo driver for the web apps (/app/rider, /app/driver) and print their phone numbers and passwords."
+    )
     var demoAccounts = true
 
     @Option(
         name: .customLong("traces-listen"),
-        help: helpWithEnv("Where the span collector of --traces listens (HOST:PORT; port 0: a free one)", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:0"))
+        help: helpWithEnv(
+            "Where the span collector of --traces listens (HOST:PORT; port 0: a free one)", env: "RIDE_TRACES_LISTEN",
+            default: "127.0.0.1:0"))
     var tracesListen: String?
 
     mutating func validate() throws {
         _ = try tracesAddress()
         _ = try listening()
         guard (0...50_000).contains(portOffset) else { throw ValidationError("--port-offset must be from 0 to 50000") }
-        guard (1...8).contains(trackingShards) else { throw ValidationError("--tracking-shards must be from 1 to 8, got \(trackingShards)") }
+        guard (1...8).contains(trackingShards) else {
+            throw ValidationError("--tracking-shards must be from 1 to 8, got \(trackingShards)")
+        }
         do {
             _ = try Platform.parseReplicas(replicas)
         } catch {
@@ -95,7 +109,8 @@ struct UpCommand: AsyncParsableCommand {
         let supervisor = ProcessSupervisor(output: .prefixed(colored: colored))
         let listening = try listening()
         let processes = Platform.withReplicas(
-            Platform.processes(binDirectory: bin, dataDirectory: data, portOffset: portOffset, trackingShards: trackingShards, listen: listening),
+            Platform.processes(
+                binDirectory: bin, dataDirectory: data, portOffset: portOffset, trackingShards: trackingShards, listen: listening),
             try Platform.parseReplicas(replicas))
         var environment = ["RIDE_DATA_DIR": data, stopWithParentEnvironment: "1"]
         if try withValidation({ try listeningOptions.insecure() }) { environment[BusExposure.insecureEnvironment] = "1" }
@@ -103,7 +118,9 @@ struct UpCommand: AsyncParsableCommand {
         if let keys {
             environment[CurveOptions.directoryEnvironment] = keys
             try await CurveOptions(curveKeys: keys).secureRidectl()  // the simulation runs in this process
-            Output.out("ridectl up: the bus and the device ingest use CURVE, keys in \(keys) (export \(CurveOptions.directoryEnvironment)=\(keys) for ridectl tail/call)\n")
+            Output.out(
+                "ridectl up: the bus and the device ingest use CURVE, keys in \(keys) (export \(CurveOptions.directoryEnvironment)=\(keys) for ridectl tail/call)\n"
+            )
         }
 
         var collection = traces ? try await startTraceCollection(dataDirectory: data) : nil
@@ -162,7 +179,10 @@ struct UpCommand: AsyncParsableCommand {
                 apps = DemoAccounts.banner(gateway: gateway) + "\n"
             }
         }
-        let traceHint = collection.map { "\n  ridectl trace ORDER_ID    a ride's timeline, from the spans in \($0.path) (collector on port \($0.port))" } ?? ""
+        let traceHint =
+            collection.map {
+                "\n  ridectl trace ORDER_ID    a ride's timeline, from the spans in \($0.path) (collector on port \($0.port))"
+            } ?? ""
         let banner = """
 
             The platform is up: \(processes.map(\.name).joined(separator: ", ")).\(portOffset == 0 ? "" : " (ports shifted by \(portOffset): pass the same addresses to ridectl)")
@@ -202,7 +222,9 @@ struct UpCommand: AsyncParsableCommand {
 
     func tracesAddress() throws -> HostPort {
         try withValidation {
-            try HostPort.parse(Setting.resolve(tracesListen, flag: "traces-listen", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:0"), name: "--traces-listen")
+            try HostPort.parse(
+                Setting.resolve(tracesListen, flag: "traces-listen", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:0"),
+                name: "--traces-listen")
         }
     }
 
@@ -244,7 +266,8 @@ struct UpCommand: AsyncParsableCommand {
         var settings = Simulation.Settings()
         settings.ingest = Platform.trackingIngestEndpoints(shards: trackingShards, portOffset: portOffset)
         settings.shareLinks = "http://localhost:\(8080 + portOffset)"
-        let broker = Platform.localBrokerSocket(dataDirectory: dataDirectory).map { "ipc://\($0)" } ?? "tcp://127.0.0.1:\(5557 + portOffset)"
+        let broker =
+            Platform.localBrokerSocket(dataDirectory: dataDirectory).map { "ipc://\($0)" } ?? "tcp://127.0.0.1:\(5557 + portOffset)"
         let events = "tcp://127.0.0.1:\(5556 + portOffset)"
         return Task {
             do {

@@ -29,7 +29,9 @@ enum APIDocument {
                 "schemas": .object(schemas.components),
                 "securitySchemes": [
                     "bearer": ["type": "http", "scheme": "bearer", "description": "the token of POST /v1/sessions"],
-                    "basic": ["type": "http", "scheme": "basic", "description": "the account id and secret key (--account-id, --secret-key)"],
+                    "basic": [
+                        "type": "http", "scheme": "basic", "description": "the account id and secret key (--account-id, --secret-key)",
+                    ],
                     "operatorSession": [
                         "type": "apiKey", "in": "cookie", "name": .string(OperatorSessions.cookie),
                         "description": "the dashboard's session (POST /dashboard/session); a change also sends its X-CSRF-Token",
@@ -83,7 +85,9 @@ enum APIDocument {
             responses[String(reply.status)] = response(reply, schemas: &schemas)
         }
         for status in errorStatuses(entry) {
-            responses[String(status)] = ["description": .string(errorDescription(status)), "content": ["application/json": ["schema": error]]]
+            responses[String(status)] = [
+                "description": .string(errorDescription(status)), "content": ["application/json": ["schema": error]],
+            ]
         }
         operation["responses"] = .object(responses)
         switch entry.security {

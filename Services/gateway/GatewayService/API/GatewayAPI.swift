@@ -23,7 +23,8 @@ public enum GatewayAPI {
                 case .basic: "the operator (HTTP Basic)"
                 case .operator: "the operator (HTTP Basic or a dashboard session)"
                 }
-            lines.append("| `\(entry.method.rawValue) \(entry.path)` | \(who) | \(entry.doc.summary) | \(entry.doc.op.map { "`\($0)`" } ?? "") |")
+            lines.append(
+                "| `\(entry.method.rawValue) \(entry.path)` | \(who) | \(entry.doc.summary) | \(entry.doc.op.map { "`\($0)`" } ?? "") |")
         }
         return lines.joined(separator: "\n")
     }
@@ -48,7 +49,8 @@ public enum GatewayAPI {
         let subscriber = try await EventSubscriber<JSONValue>(endpoint: settings.sub, prefixes: [], options: .platform, logger: logger)
         let platform = PlatformCalls(client: client)
         let gateway = GatewayApplication(
-            settings: settings, city: try settings.city.load(), platform: platform, hub: LiveHub(subscriber: subscriber, platform: platform, logger: logger), clock: clock)
+            settings: settings, city: try settings.city.load(), platform: platform,
+            hub: LiveHub(subscriber: subscriber, platform: platform, logger: logger), clock: clock)
         return (
             gateway,
             {

@@ -39,7 +39,8 @@ struct JSONSchemaWriter {
     mutating func object(_ members: [WireProperty]) -> [String: JSONValue] {
         var properties: [String: JSONValue] = [:]
         for member in members {
-            properties[member.key] = property(member.schema, rules: member.rules, description: member.description, nullable: !member.required)
+            properties[member.key] = property(
+                member.schema, rules: member.rules, description: member.description, nullable: !member.required)
         }
         var object: [String: JSONValue] = ["type": "object", "properties": .object(properties)]
         let required = members.filter(\.required).map(\.key)

@@ -50,7 +50,8 @@ struct OpRoute<Params: Codable & Sendable, Reply: Sendable>: Sendable {
     let query: [(keys: [String], parameter: RouteDoc.Parameter)]
 
     init(
-        _ op: Op<Params, Reply>, tag: RouteDoc.Tag, summary: String? = nil, statuses: [Int] = [200], fill: [String: Filled] = ["caller": .caller],
+        _ op: Op<Params, Reply>, tag: RouteDoc.Tag, summary: String? = nil, statuses: [Int] = [200],
+        fill: [String: Filled] = ["caller": .caller],
         path: [String: String] = [:], query: [String] = [], body: Body = .none, nonEmptyBody: Bool = false, errors: Set<Int> = [],
         description: String? = nil, fieldRules: String? = nil
     ) {
@@ -83,8 +84,13 @@ struct OpRoute<Params: Codable & Sendable, Reply: Sendable>: Sendable {
             summary, tag: tag, description: description,
             body: { if case .none = body { nil } else { members.filter { bodyKeys.contains($0.key) } } }(),
             query: query.map(\.parameter),
-            path: Dictionary(uniqueKeysWithValues: path.map { name, key in (name, members.first { $0.key == key }?.description ?? "the \(key)") }),
-            replies: statuses.map { .init(status: $0, description: $0 == 201 ? "created" : "the \(OpDescriptor.typeName(Reply.self))", content: .json(replySchema)) },
+            path: Dictionary(
+                uniqueKeysWithValues: path.map { name, key in (name, members.first { $0.key == key }?.description ?? "the \(key)") }),
+            replies: statuses.map {
+                .init(
+                    status: $0, description: $0 == 201 ? "created" : "the \(OpDescriptor.typeName(Reply.self))", content: .json(replySchema)
+                )
+            },
             errors: errors)
         doc.bodyNotEmpty = nonEmptyBody
         doc.fieldRules = fieldRules
@@ -101,7 +107,9 @@ struct OpRoute<Params: Codable & Sendable, Reply: Sendable>: Sendable {
             members = parent.schema.members
         }
         guard let property = members.first(where: { $0.key == parts.last }) else { return nil }
-        return .init(name: parts.last ?? key, schema: property.schema, rules: property.rules, required: property.required && parts.count == 1, description: property.description)
+        return .init(
+            name: parts.last ?? key, schema: property.schema, rules: property.rules, required: property.required && parts.count == 1,
+            description: property.description)
     }
 
     /// The op's params from this request; `requestID` (an `Idempotency-Key`) as `request_id`.
@@ -111,7 +119,8 @@ struct OpRoute<Params: Codable & Sendable, Reply: Sendable>: Sendable {
         } else {
             let sent = try await RequestJSON.object(request, context: context)
             if nonEmptyBody, sent.isEmpty {
-                throw GatewayError(.unprocessableContent, "invalid_params", "(body): nothing to change; give \(bodyKeys.joined(separator: ", "))")
+                throw GatewayError(
+                    .unprocessableContent, "invalid_params", "(body): nothing to change; give \(bodyKeys.joined(separator: ", "))")
             }
             if case .rest = body {
                 // All of it, less what the gateway fills in: members the op does not know are the
@@ -197,7 +206,8 @@ enum IdempotencyKey {
     static func stamp(_ params: inout [String: JSONValue], from request: Request, standingFor body: [String: JSONValue]? = nil) throws {
         let key = try from(request)
         params[RequestKey.member] = key.map(JSONValue.string)
-        params[RequestKey.hashMember] = key == nil ? nil : body.map { .string(RequestKey.hash(op: "\(request.method) \(request.uri.path)", params: $0)) }
+        params[RequestKey.hashMember] =
+            key == nil ? nil : body.map { .string(RequestKey.hash(op: "\(request.method) \(request.uri.path)", params: $0)) }
     }
 
     /// The header in the API document.

@@ -93,12 +93,14 @@ struct RouteDoc: Sendable {
     /// A route answering `type` as JSON with 200 (or `status`).
     init<Reply: WireValue>(
         _ summary: String, tag: Tag, description: String? = nil, body: [WireProperty]? = nil, query: [Parameter] = [],
-        path: [String: String] = [:], reply: Reply.Type, status: Int = 200, _ replyDescription: String, errors: Set<Int> = [], fieldRules: String? = nil,
+        path: [String: String] = [:], reply: Reply.Type, status: Int = 200, _ replyDescription: String, errors: Set<Int> = [],
+        fieldRules: String? = nil,
         op: String? = nil
     ) {
         self.init(
             summary, tag: tag, description: description, body: body, query: query, path: path,
-            replies: [.init(status: status, description: replyDescription, content: .json(Reply.wireSchema))], errors: errors, fieldRules: fieldRules,
+            replies: [.init(status: status, description: replyDescription, content: .json(Reply.wireSchema))], errors: errors,
+            fieldRules: fieldRules,
             op: op)
     }
 }
@@ -121,7 +123,9 @@ extension RouteDoc.Parameter {
             }
             return .number(value)
         case .boolean:
-            guard let value = Bool(text) else { throw GatewayError(.unprocessableContent, "invalid_params", "\(name): expected true or false, got '\(text.prefix(40))'") }
+            guard let value = Bool(text) else {
+                throw GatewayError(.unprocessableContent, "invalid_params", "\(name): expected true or false, got '\(text.prefix(40))'")
+            }
             return .bool(value)
         default:
             return .string(text)

@@ -60,14 +60,17 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
     typealias Context = GatewayContext
     let registry: RouteRegistry
 
-    func handle(_ request: Request, context: GatewayContext, next: (Request, GatewayContext) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: GatewayContext, next: (Request, GatewayContext) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
             let methods = registry.methods(servingPath: request.uri.path)
             guard !methods.isEmpty, !methods.contains(request.method.rawValue) else { throw error }
             let allowed = methods.sorted().joined(separator: ", ")
-            throw GatewayError(.methodNotAllowed, "method_not_allowed", "\(request.uri.path.prefix(200)) answers \(allowed)", headers: [.allow: allowed])
+            throw GatewayError(
+                .methodNotAllowed, "method_not_allowed", "\(request.uri.path.prefix(200)) answers \(allowed)", headers: [.allow: allowed])
         }
     }
 }

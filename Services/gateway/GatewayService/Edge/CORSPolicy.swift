@@ -18,8 +18,11 @@ public enum CORSPolicy: Sendable, Equatable, CustomStringConvertible {
         if entries.isEmpty { return .sameOriginOnly }
         if entries == ["*"] { return .anyOrigin }
         for entry in entries {
-            guard let url = URL(string: entry), url.scheme == "http" || url.scheme == "https", url.host != nil, url.path.isEmpty, url.query == nil else {
-                throw ConfigurationError("CORS origins (\(setting.origin)): '\(entry)' is not an origin like https://app.example.com (or * alone)")
+            guard let url = URL(string: entry), url.scheme == "http" || url.scheme == "https", url.host != nil, url.path.isEmpty,
+                url.query == nil
+            else {
+                throw ConfigurationError(
+                    "CORS origins (\(setting.origin)): '\(entry)' is not an origin like https://app.example.com (or * alone)")
             }
         }
         return .origins(Set(entries))

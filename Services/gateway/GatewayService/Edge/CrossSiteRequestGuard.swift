@@ -12,7 +12,9 @@ struct CrossSiteRequestGuard<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if !Self.safeMethods.contains(request.method), let reason = Self.crossSite(request.headers, authority: request.head.authority) {
-            throw GatewayError(.forbidden, "cross_site_request", "\(reason): an operator route takes state-changing requests only from the gateway's own pages")
+            throw GatewayError(
+                .forbidden, "cross_site_request",
+                "\(reason): an operator route takes state-changing requests only from the gateway's own pages")
         }
         return try await next(request, context)
     }
@@ -26,7 +28,9 @@ struct CrossSiteRequestGuard<Context: RequestContext>: RouterMiddleware {
         // `scheme://host[:port]` names this gateway when its host and port are the Host the request
         // was sent to (the scheme is the proxy's business: behind TLS termination it differs).
         let host = origin.split(separator: "://", maxSplits: 1).dropFirst().first.map(String.init)
-        guard let host, let authority, host.lowercased() == authority.lowercased() else { return "Origin \(origin.prefix(64)) is another site" }
+        guard let host, let authority, host.lowercased() == authority.lowercased() else {
+            return "Origin \(origin.prefix(64)) is another site"
+        }
         return nil
     }
 }

@@ -22,7 +22,8 @@ public struct EdgePolicy: Sendable, Equatable {
     public static let replayLimit = 1000
 
     public init(
-        corsOrigins: CORSPolicy = .sameOriginOnly, requestTimeout: Duration = .seconds(30), limits: RateLimitPolicy = RateLimitPolicy(), forwardedForHops: Int = 0,
+        corsOrigins: CORSPolicy = .sameOriginOnly, requestTimeout: Duration = .seconds(30), limits: RateLimitPolicy = RateLimitPolicy(),
+        forwardedForHops: Int = 0,
         socketRecheck: Duration = .seconds(10), socketsPerUser: Int = 10, socketIdle: Duration = .seconds(900)
     ) {
         self.socketsPerUser = socketsPerUser

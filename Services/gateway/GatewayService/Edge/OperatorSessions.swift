@@ -20,7 +20,9 @@ struct OperatorSessions: Sendable {
 
     init(secretKey: String) {
         key = SymmetricKey(
-            data: Data(HMAC<SHA256>.authenticationCode(for: Data("ride operator session v1".utf8), using: SymmetricKey(data: Data(secretKey.utf8)))))
+            data: Data(
+                HMAC<SHA256>.authenticationCode(for: Data("ride operator session v1".utf8), using: SymmetricKey(data: Data(secretKey.utf8)))
+            ))
     }
 
     /// A new session: its cookie's value, its CSRF token and when both end.
@@ -35,7 +37,8 @@ struct OperatorSessions: Sendable {
         let nonce = Base64URL.encode(Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }))
         let expires = Int64(now.timeIntervalSince1970 + Self.lifetime)
         let body = "\(expires).\(nonce)"
-        return Issued(cookie: body + "." + mac("session." + body), csrf: csrf(nonce: nonce), expires: Date(timeIntervalSince1970: Double(expires)))
+        return Issued(
+            cookie: body + "." + mac("session." + body), csrf: csrf(nonce: nonce), expires: Date(timeIntervalSince1970: Double(expires)))
     }
 
     /// The session's nonce when `value` is a cookie this key signed that has not ended; nil otherwise.

@@ -73,7 +73,9 @@ struct RateLimiter<Key: Hashable & Sendable>: Sendable {
         buckets = buckets.filter { $0.value.refilled(at: now) < Double($0.value.limit.perMinute) }
         guard buckets.count >= capacity else { return }
         // The fullest half goes (by the share of its burst left): once per capacity / 2 new keys.
-        let byFullness = buckets.map { (key: $0.key, share: $0.value.refilled(at: now) / Double($0.value.limit.perMinute)) }.sorted { $0.share > $1.share }
+        let byFullness = buckets.map { (key: $0.key, share: $0.value.refilled(at: now) / Double($0.value.limit.perMinute)) }.sorted {
+            $0.share > $1.share
+        }
         for entry in byFullness.prefix(max(1, buckets.count / 2)) { buckets[entry.key] = nil }
     }
 }

@@ -50,7 +50,9 @@ final class RateLimits: Sendable {
     func admitAttempt(_ request: Request, _ context: GatewayContext, account: String?) throws {
         var keys = [(key: addressKey(request, context), limit: policy.attemptsPerAddress)]
         if let account { keys.append((key: "account " + account, limit: policy.attemptsPerAccount)) }
-        try take(attempts, keys, Code.tooManyAttempts) { "too many sign-up, log-in or password attempts from this address or on this account; try again in \($0) s" }
+        try take(attempts, keys, Code.tooManyAttempts) {
+            "too many sign-up, log-in or password attempts from this address or on this account; try again in \($0) s"
+        }
     }
 
     /// Before `users` is asked about a token this gateway does not know: a 429 when the client
@@ -73,7 +75,8 @@ final class RateLimits: Sendable {
 
     /// One read of share data from the request's client address; a 429 when it is out of reads.
     func admitShareRead(_ request: Request, _ context: GatewayContext) throws {
-        try take(requests, [(key: "share reads " + addressKey(request, context), limit: policy.shareReadsPerAddress)], Code.tooManyRequests) {
+        try take(requests, [(key: "share reads " + addressKey(request, context), limit: policy.shareReadsPerAddress)], Code.tooManyRequests)
+        {
             "too many share reads from this address; try again in \($0) s"
         }
     }
@@ -125,7 +128,9 @@ final class RateLimits: Sendable {
         _ table: borrowing Mutex<RateLimiter<String>>, _ keys: [(key: String, limit: RateLimit)], _ code: String, _ message: (Int) -> String
     ) throws {
         let now = clock()
-        if let refusal = table.withLock({ $0.take(keys, at: now) }) { throw Self.refusal(code, refusal, message(refusal.retryAfterSeconds)) }
+        if let refusal = table.withLock({ $0.take(keys, at: now) }) {
+            throw Self.refusal(code, refusal, message(refusal.retryAfterSeconds))
+        }
     }
 
     /// A 429 `too_many_attempts` when `keys` are out of attempts; takes nothing (`note` does).
@@ -158,7 +163,9 @@ enum ClientAddress {
     static func of(_ request: Request, peer: String?, hops: Int) -> String {
         let unknown = peer.map(network) ?? "unknown"
         guard hops > 0 else { return unknown }
-        let entries = request.headers[values: forwardedFor].flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+        let entries = request.headers[values: forwardedFor].flatMap { $0.split(separator: ",") }.map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
         // Fewer entries than proxies: the request came round them, so its header is not theirs.
         guard entries.count >= hops else { return unknown }
         let entry = entries[entries.count - hops]

@@ -25,7 +25,8 @@ struct RequestTimeoutMiddleware<Context: RequestContext>: RouterMiddleware {
                 }
                 defer { group.cancelAll() }
                 guard let first = try await group.next(), let response = first else {
-                    throw GatewayError(.gatewayTimeout, "request_timeout", "the request took longer than \(timeout) (--request-timeout-s); try again")
+                    throw GatewayError(
+                        .gatewayTimeout, "request_timeout", "the request took longer than \(timeout) (--request-timeout-s); try again")
                 }
                 return response
             }

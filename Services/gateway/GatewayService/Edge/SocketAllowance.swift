@@ -27,7 +27,9 @@ final class SocketAllowance: Sendable {
 
     /// The refusal of a socket over the allowance: 429, closed 4429.
     var refusal: GatewayError {
-        GatewayError(.tooManyRequests, "too_many_sockets", "this account has \(perUser) live connections open on this gateway (--sockets-per-user); close one first")
+        GatewayError(
+            .tooManyRequests, "too_many_sockets",
+            "this account has \(perUser) live connections open on this gateway (--sockets-per-user); close one first")
     }
 }
 

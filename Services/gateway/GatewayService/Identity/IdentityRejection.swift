@@ -29,7 +29,9 @@ struct IdentityRejection: Error, Equatable, CustomStringConvertible {
     var description: String { "\(reason.rawValue): \(detail)" }
 
     var gatewayError: GatewayError {
-        GatewayError(.unauthorized, code, "the provider's token is refused (\(description))", headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
+        GatewayError(
+            .unauthorized, code, "the provider's token is refused (\(description))",
+            headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
     }
 }
 

@@ -23,18 +23,23 @@ struct IdentityRoutes {
         open.on(
             .post, "auth/oidc/{provider}",
             RouteDoc(
-                "Log in with Apple, Google (an ID token) or Facebook (an access token); the first log-in makes the account", tag: .accounts, body: body,
+                "Log in with Apple, Google (an ID token) or Facebook (an access token); the first log-in makes the account", tag: .accounts,
+                body: body,
                 path: Self.providerPath, reply: Session.self, "the session, as POST /v1/sessions answers", errors: [401, 404, 429, 503],
-                fieldRules: "apple and google take id_token, facebook access_token; role is required (a driver's new account needs car and device_id)",
+                fieldRules:
+                    "apple and google take id_token, facebook access_token; role is required (a driver's new account needs car and device_id)",
                 op: Ops.Users.loginWithIdentity.fullName)
         ) { request, context in
             let provider = try verifiers.provider(named: try context.parameters.require("provider"))
             // An attempt of the client's address, as a password log-in is: each may cost a JWKS fetch or a Graph call.
             try limits.admitAttempt(request, context, account: nil)
             let (sent, identity) = try await verified(provider, request, context)
-            guard let role = sent.role else { throw GatewayError(.unprocessableContent, "invalid_params", "role: required, rider or driver") }
+            guard let role = sent.role else {
+                throw GatewayError(.unprocessableContent, "invalid_params", "role: required, rider or driver")
+            }
             let params = IdentityLoginParams(
-                provider: provider, subject: identity.subject, role: role, name: Self.name(sent.name, identity, role: role), deviceID: sent.deviceID, car: sent.car)
+                provider: provider, subject: identity.subject, role: role, name: Self.name(sent.name, identity, role: role),
+                deviceID: sent.deviceID, car: sent.car)
             // A retry with the same key gets the same session (the params hold no token, so a retry's fresh one matches).
             return try await platform.forward(Ops.Users.loginWithIdentity, params, keyedBy: request)
         }
@@ -42,7 +47,8 @@ struct IdentityRoutes {
             .post, "me/identities/{provider}",
             RouteDoc(
                 "Link an Apple, Google or Facebook identity to the caller's account, so it logs in with it too", tag: .accounts,
-                body: body.filter { ["id_token", "access_token", "nonce", "current_password"].contains($0.key) }, path: Self.providerPath, reply: LinkedIdentity.self,
+                body: body.filter { ["id_token", "access_token", "nonce", "current_password"].contains($0.key) }, path: Self.providerPath,
+                reply: LinkedIdentity.self,
                 status: 201, "the identity linked (200 when it was already)", errors: [401, 403, 404, 409, 429, 503],
                 fieldRules:
                     "apple and google take id_token, facebook access_token; a new link needs current_password, or a session that logged in within the last minutes (else 403 reauthentication_required)",
@@ -63,7 +69,9 @@ struct IdentityRoutes {
     }
 
     /// The body, and the identity its token vouches for (a refusal logged once per address and interval).
-    private func verified(_ provider: IdentityProvider, _ request: Request, _ context: GatewayContext) async throws -> (IdentityTokenBody, VerifiedIdentity) {
+    private func verified(_ provider: IdentityProvider, _ request: Request, _ context: GatewayContext) async throws -> (
+        IdentityTokenBody, VerifiedIdentity
+    ) {
         let json = try await RequestJSON.object(request, context: context)
         let sent = try OpRouter.decodeParams(IdentityTokenBody.self, op: "auth/oidc", from: try JSONCoding.encode(JSONValue.object(json)))
         do {

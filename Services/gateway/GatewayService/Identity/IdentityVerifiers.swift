@@ -22,7 +22,8 @@ struct IdentityVerifiers: Sendable {
     /// The provider named by a route's path: 404 when there is no such provider or it is off.
     func provider(named name: String) throws -> IdentityProvider {
         guard let provider = IdentityProvider(rawValue: name) else {
-            throw GatewayError(.notFound, "unknown_provider", "no sign-in provider \(name.prefix(40)); the providers are apple, google and facebook")
+            throw GatewayError(
+                .notFound, "unknown_provider", "no sign-in provider \(name.prefix(40)); the providers are apple, google and facebook")
         }
         let on =
             switch provider {
@@ -44,13 +45,15 @@ struct IdentityVerifiers: Sendable {
         case .apple, .google:
             guard let verifier = provider == .apple ? apple : google else { throw Self.notConfigured(provider) }
             guard let token = body.idToken else {
-                throw GatewayError(.unprocessableContent, "invalid_params", "id_token: required, the ID token \(provider.rawValue) gave the app")
+                throw GatewayError(
+                    .unprocessableContent, "invalid_params", "id_token: required, the ID token \(provider.rawValue) gave the app")
             }
             return try await verifier.verify(token, nonce: body.nonce)
         case .facebook:
             guard let facebook else { throw Self.notConfigured(provider) }
             guard let token = body.accessToken else {
-                throw GatewayError(.unprocessableContent, "invalid_params", "access_token: required, the user access token Facebook Login gave the app")
+                throw GatewayError(
+                    .unprocessableContent, "invalid_params", "access_token: required, the user access token Facebook Login gave the app")
             }
             return try await facebook.verify(token)
         }

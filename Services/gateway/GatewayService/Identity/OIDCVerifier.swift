@@ -65,7 +65,9 @@ actor OIDCVerifier {
         if !set.kids.contains(kid), ContinuousClock.now - set.fetchedAt >= refetchAfter {
             set = try await keySet(refresh: true)
         }
-        guard set.kids.contains(kid) else { throw IdentityRejection(.unknownKey, "the id_token's key \(kid.prefix(64)) is not in the provider's JWKS") }
+        guard set.kids.contains(kid) else {
+            throw IdentityRejection(.unknownKey, "the id_token's key \(kid.prefix(64)) is not in the provider's JWKS")
+        }
         let claims: Claims
         do {
             claims = try await set.keys.verify(token, as: Claims.self)
@@ -88,10 +90,16 @@ actor OIDCVerifier {
         let seconds = now.timeIntervalSince1970
         guard let exp = claims.exp else { throw IdentityRejection(.malformed, "the id_token has no exp") }
         guard exp + Self.leeway > seconds else { throw IdentityRejection(.expired, "the id_token expired at \(Int(exp))") }
-        if let iat = claims.iat, iat - Self.leeway > seconds { throw IdentityRejection(.notYetValid, "the id_token is issued in the future (iat \(Int(iat)))") }
-        if let nbf = claims.nbf, nbf - Self.leeway > seconds { throw IdentityRejection(.notYetValid, "the id_token is not valid before \(Int(nbf))") }
+        if let iat = claims.iat, iat - Self.leeway > seconds {
+            throw IdentityRejection(.notYetValid, "the id_token is issued in the future (iat \(Int(iat)))")
+        }
+        if let nbf = claims.nbf, nbf - Self.leeway > seconds {
+            throw IdentityRejection(.notYetValid, "the id_token is not valid before \(Int(nbf))")
+        }
         if let nonce, claims.nonce != nonce { throw IdentityRejection(.nonceMismatch, "the id_token's nonce is not the one sent") }
-        guard let sub = claims.sub, !sub.isEmpty, sub.utf8.count <= 255 else { throw IdentityRejection(.malformed, "the id_token has no usable sub") }
+        guard let sub = claims.sub, !sub.isEmpty, sub.utf8.count <= 255 else {
+            throw IdentityRejection(.malformed, "the id_token has no usable sub")
+        }
         return VerifiedIdentity(subject: sub, name: claims.name, email: claims.email)
     }
 

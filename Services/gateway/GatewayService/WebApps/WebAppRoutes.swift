@@ -30,9 +30,12 @@ struct WebAppRoutes {
         for file in Self.files {
             let body = ByteBuffer(string: file.text)
             let doc = RouteDoc(
-                file.what, tag: .apps, replies: [.init(status: 200, description: file.what, content: .text(file.mediaType))], callsServices: false)
+                file.what, tag: .apps, replies: [.init(status: 200, description: file.what, content: .text(file.mediaType))],
+                callsServices: false)
             routes.on(.get, "app/\(file.name)", doc) { _, _ in
-                Response(status: .ok, headers: [.contentType: "\(file.mediaType); charset=utf-8", .cacheControl: "no-cache"], body: .init(byteBuffer: body))
+                Response(
+                    status: .ok, headers: [.contentType: "\(file.mediaType); charset=utf-8", .cacheControl: "no-cache"],
+                    body: .init(byteBuffer: body))
             }
         }
     }

@@ -32,8 +32,10 @@ final class PostgresStripeIDs: StripeRecords {
     func remember(_ id: String, for owner: String) async throws -> String {
         let logger = logger
         return try await postgres.write { connection in
-            try await connection.run("INSERT INTO stripe_ids (owner, object_id) VALUES (\(owner), \(id)) ON CONFLICT (owner) DO NOTHING", logger: logger)
-            return try await connection.first("SELECT object_id FROM stripe_ids WHERE owner = \(owner)", as: String.self, logger: logger) ?? id
+            try await connection.run(
+                "INSERT INTO stripe_ids (owner, object_id) VALUES (\(owner), \(id)) ON CONFLICT (owner) DO NOTHING", logger: logger)
+            return try await connection.first("SELECT object_id FROM stripe_ids WHERE owner = \(owner)", as: String.self, logger: logger)
+                ?? id
         }
     }
 
@@ -53,7 +55,8 @@ final class PostgresStripeIDs: StripeRecords {
         let logger = logger
         return try await postgres.read { connection in
             try await connection.first(
-                "SELECT detail FROM stripe_events WHERE type = \(type) AND object_id = \(objectID) ORDER BY received_at_ms DESC LIMIT 1", as: String.self,
+                "SELECT detail FROM stripe_events WHERE type = \(type) AND object_id = \(objectID) ORDER BY received_at_ms DESC LIMIT 1",
+                as: String.self,
                 logger: logger)
         }
     }
@@ -72,7 +75,9 @@ final class PostgresStripeIDs: StripeRecords {
 
     func clearFailure(orderID: String) async throws {
         let logger = logger
-        try await postgres.write { connection in try await connection.run("DELETE FROM failed_charges WHERE order_id = \(orderID)", logger: logger) }
+        try await postgres.write { connection in
+            try await connection.run("DELETE FROM failed_charges WHERE order_id = \(orderID)", logger: logger)
+        }
     }
 
     func failureCount() async throws -> Int {

@@ -63,7 +63,9 @@ final class StripeIDs: StripeRecords {
 
     func latestEvent(type: String, objectID: String) async throws -> String? {
         try await database.read { db in
-            try db.value(String.self, "SELECT detail FROM stripe_events WHERE type = ? AND object_id = ? ORDER BY received_at_ms DESC LIMIT 1", [type, objectID])
+            try db.value(
+                String.self, "SELECT detail FROM stripe_events WHERE type = ? AND object_id = ? ORDER BY received_at_ms DESC LIMIT 1",
+                [type, objectID])
         }
     }
 

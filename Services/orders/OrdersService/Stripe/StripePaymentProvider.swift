@@ -37,8 +37,12 @@ public final class StripePaymentProvider: CardPaymentProvider {
     let webhooks: StripeWebhooks
 
     /// Keeping its records in `stripe.sqlite` at `idsPath`.
-    public convenience init(client: StripeClient, idsPath: String, webhookSecret: String, onboardingReturnURL: String, logger: Logger) throws {
-        self.init(client: client, ids: try StripeIDs(path: idsPath), webhookSecret: webhookSecret, onboardingReturnURL: onboardingReturnURL, logger: logger)
+    public convenience init(client: StripeClient, idsPath: String, webhookSecret: String, onboardingReturnURL: String, logger: Logger)
+        throws
+    {
+        self.init(
+            client: client, ids: try StripeIDs(path: idsPath), webhookSecret: webhookSecret, onboardingReturnURL: onboardingReturnURL,
+            logger: logger)
     }
 
     /// Keeping its records in PostgreSQL (schema `stripe`), beside orders there.
@@ -46,7 +50,8 @@ public final class StripePaymentProvider: CardPaymentProvider {
         client: StripeClient, url: PostgresURL, webhookSecret: String, onboardingReturnURL: String, logger: Logger
     ) async throws -> StripePaymentProvider {
         let ids = try await PostgresStripeIDs.open(url: url, logger: logger)
-        return StripePaymentProvider(client: client, ids: ids, webhookSecret: webhookSecret, onboardingReturnURL: onboardingReturnURL, logger: logger)
+        return StripePaymentProvider(
+            client: client, ids: ids, webhookSecret: webhookSecret, onboardingReturnURL: onboardingReturnURL, logger: logger)
     }
 
     init(client: StripeClient, ids: any StripeRecords, webhookSecret: String, onboardingReturnURL: String, logger: Logger) {
@@ -70,20 +75,27 @@ public final class StripePaymentProvider: CardPaymentProvider {
         try await refusingPermanent {
             let customer = try await customer(riderID: request.payerID)
             let account = try await account(driverID: request.payeeID)
-            guard let card = try await client.list("/v1/payment_methods", [("customer", customer), ("type", "card")]).first?["id"]?.stringValue else {
+            guard
+                let card = try await client.list("/v1/payment_methods", [("customer", customer), ("type", "card")]).first?["id"]?
+                    .stringValue
+            else {
                 throw PaymentError.declined("rider \(request.payerID) has no saved card")
             }
             let intent = try await client.post(
                 "/v1/payment_intents",
                 [
-                    ("amount", "\(request.amountCents)"), ("currency", request.currency.lowercased()), ("customer", customer), ("payment_method", card),
-                    ("confirm", "true"), ("off_session", "true"), ("application_fee_amount", "\(request.amountCents - request.payeeShareCents)"),
+                    ("amount", "\(request.amountCents)"), ("currency", request.currency.lowercased()), ("customer", customer),
+                    ("payment_method", card),
+                    ("confirm", "true"), ("off_session", "true"),
+                    ("application_fee_amount", "\(request.amountCents - request.payeeShareCents)"),
                     ("transfer_data[destination]", account), ("metadata[order_id]", request.idempotencyKey),
                 ], idempotencyKey: "order-\(request.idempotencyKey)-payment_intent" + (request.round > 0 ? "-retry\(request.round)" : ""))
             guard let id = intent["id"]?.stringValue, intent["status"] == "succeeded" else {
-                throw PaymentError.declined("PaymentIntent \(intent["id"]?.stringValue ?? "?") is \(intent["status"]?.stringValue ?? "without a status")")
+                throw PaymentError.declined(
+                    "PaymentIntent \(intent["id"]?.stringValue ?? "?") is \(intent["status"]?.stringValue ?? "without a status")")
             }
-            return ChargeReceipt(reference: id, capturedAt: Date(timeIntervalSince1970: intent["created"]?.numberValue ?? Date().timeIntervalSince1970))
+            return ChargeReceipt(
+                reference: id, capturedAt: Date(timeIntervalSince1970: intent["created"]?.numberValue ?? Date().timeIntervalSince1970))
         }
     }
 
@@ -99,9 +111,11 @@ public final class StripePaymentProvider: CardPaymentProvider {
                     ("metadata[order_id]", request.idempotencyKey),
                 ], idempotencyKey: "order-\(request.idempotencyKey)-refund")
             guard let id = refund["id"]?.stringValue, refund["status"] == "succeeded" || refund["status"] == "pending" else {
-                throw PaymentError.declined("Refund \(refund["id"]?.stringValue ?? "?") is \(refund["status"]?.stringValue ?? "without a status")")
+                throw PaymentError.declined(
+                    "Refund \(refund["id"]?.stringValue ?? "?") is \(refund["status"]?.stringValue ?? "without a status")")
             }
-            return ChargeReceipt(reference: id, capturedAt: Date(timeIntervalSince1970: refund["created"]?.numberValue ?? Date().timeIntervalSince1970))
+            return ChargeReceipt(
+                reference: id, capturedAt: Date(timeIntervalSince1970: refund["created"]?.numberValue ?? Date().timeIntervalSince1970))
         }
     }
 
@@ -109,7 +123,8 @@ public final class StripePaymentProvider: CardPaymentProvider {
         try await refusingPermanent {
             let customer = try await customer(riderID: riderID)
             // A new key each ask: the key is the app's to use for a while, never a retried request.
-            let key = try await client.post("/v1/ephemeral_keys", [("customer", customer)], idempotencyKey: "ephemeral_key-\(riderID)-\(UUID().uuidString)")
+            let key = try await client.post(
+                "/v1/ephemeral_keys", [("customer", customer)], idempotencyKey: "ephemeral_key-\(riderID)-\(UUID().uuidString)")
             guard let secret = key["secret"]?.stringValue, let expires = key["expires"]?.numberValue else {
                 throw StripeError(status: 200, type: "api_error", message: "an ephemeral key without secret or expires")
             }
@@ -139,7 +154,8 @@ public final class StripePaymentProvider: CardPaymentProvider {
             let session = try await client.post(
                 "/v1/checkout/sessions",
                 [
-                    ("mode", "setup"), ("customer", customer), ("payment_method_types[0]", "card"), ("success_url", successURL), ("cancel_url", cancelURL),
+                    ("mode", "setup"), ("customer", customer), ("payment_method_types[0]", "card"), ("success_url", successURL),
+                    ("cancel_url", cancelURL),
                     ("metadata[rider_id]", riderID),
                 ], idempotencyKey: "checkout_session-\(riderID)-\(UUID().uuidString)")
             guard let url = session["url"]?.stringValue, let expires = session["expires_at"]?.numberValue else {
@@ -154,17 +170,23 @@ public final class StripePaymentProvider: CardPaymentProvider {
             let account = try await account(driverID: driverID)
             let link = try await client.post(
                 "/v1/account_links",
-                [("account", account), ("refresh_url", onboardingReturnURL), ("return_url", onboardingReturnURL), ("type", "account_onboarding")],
+                [
+                    ("account", account), ("refresh_url", onboardingReturnURL), ("return_url", onboardingReturnURL),
+                    ("type", "account_onboarding"),
+                ],
                 idempotencyKey: "account_link-\(driverID)-\(UUID().uuidString)")
             let state = try await client.get("/v1/accounts/\(account)")
-            return PayoutOnboarding(provider: name, accountID: account, url: link["url"]?.stringValue ?? "", payoutsEnabled: state["payouts_enabled"] == .bool(true))
+            return PayoutOnboarding(
+                provider: name, accountID: account, url: link["url"]?.stringValue ?? "",
+                payoutsEnabled: state["payouts_enabled"] == .bool(true))
         }
     }
 
     /// The rider's Customer, made on first use.
     func customer(riderID: String) async throws -> String {
         if let id = try await ids.id(of: "rider:\(riderID)") { return id }
-        let customer = try await client.post("/v1/customers", [("metadata[rider_id]", riderID)], idempotencyKey: "rider-\(riderID)-customer")
+        let customer = try await client.post(
+            "/v1/customers", [("metadata[rider_id]", riderID)], idempotencyKey: "rider-\(riderID)-customer")
         return try await ids.remember(try objectID(customer), for: "rider:\(riderID)")
     }
 
@@ -178,7 +200,9 @@ public final class StripePaymentProvider: CardPaymentProvider {
     }
 
     func objectID(_ object: JSONValue) throws -> String {
-        guard let id = object["id"]?.stringValue else { throw StripeError(status: 200, type: "api_error", message: "an object without an id") }
+        guard let id = object["id"]?.stringValue else {
+            throw StripeError(status: 200, type: "api_error", message: "an object without an id")
+        }
         return id
     }
 

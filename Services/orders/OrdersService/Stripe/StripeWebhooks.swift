@@ -30,7 +30,8 @@ struct StripeWebhooks: Sendable {
             let id = event["id"]?.stringValue, let type = event["type"]?.stringValue, let object = event["data"]?["object"]
         else { throw refused("invalid_event", "the body is not a Stripe event (object \"event\" with id, type and data.object)") }
         guard Self.types.contains(type) else {
-            throw refused("unknown_event_type", "event type \(type.prefix(80)) is not taken (only \(Self.types.sorted().joined(separator: ", ")))")
+            throw refused(
+                "unknown_event_type", "event type \(type.prefix(80)) is not taken (only \(Self.types.sorted().joined(separator: ", ")))")
         }
         let objectID = object["id"]?.stringValue ?? ""
         let detail = Self.detail(type: type, object: object)
@@ -38,7 +39,9 @@ struct StripeWebhooks: Sendable {
         if taken {
             var level = Logger.Level.info
             if type == "payment_intent.payment_failed" { level = .warning }
-            logger.log(level: level, "payment provider event", metadata: ["event": "\(id)", "type": "\(type)", "object": "\(objectID)", "detail": "\(detail)"])
+            logger.log(
+                level: level, "payment provider event",
+                metadata: ["event": "\(id)", "type": "\(type)", "object": "\(objectID)", "detail": "\(detail)"])
         }
         return ProviderWebhookReceipt(eventID: id, type: type, duplicate: !taken)
     }
@@ -56,7 +59,9 @@ struct StripeWebhooks: Sendable {
     /// A 400 (401 for the signature) naming what is wrong, logged at most once a minute per reason
     /// (a sender retrying, or someone probing, cannot fill the log).
     func refused(_ code: String, _ message: String, status: Int = 400) -> ServiceError {
-        if rejections.admit(code) { logger.warning("payment provider webhook refused", metadata: ["reason": "\(code)", "message": "\(message)"]) }
+        if rejections.admit(code) {
+            logger.warning("payment provider webhook refused", metadata: ["reason": "\(code)", "message": "\(message)"])
+        }
         return ServiceError(status: status, code: code, message: message)
     }
 }

@@ -11,7 +11,8 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Measure the platform on this machine and print a table.",
         subcommands: [
-            BenchBusCommand.self, BenchIngestCommand.self, BenchNearbyCommand.self, BenchMemoryCommand.self, BenchLifecycleCommand.self, BenchCityCommand.self,
+            BenchBusCommand.self, BenchIngestCommand.self, BenchNearbyCommand.self, BenchMemoryCommand.self, BenchLifecycleCommand.self,
+            BenchCityCommand.self,
             BenchRoutesCommand.self,
             BenchRoutesPgCommand.self, BenchLoginsCommand.self, BenchBusSecurityCommand.self, BenchGatewayCommand.self,
         ])
@@ -52,7 +53,9 @@ struct BenchBusCommand: AsyncParsableCommand {
     var curve = false
     @OptionGroup var format: BenchFormat
 
-    @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding ride-bus and ridectl", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    @Option(
+        name: .customLong("bin-dir"),
+        help: helpWithEnv("Directory holding ride-bus and ridectl", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
 
     mutating func validate() throws {
@@ -76,7 +79,8 @@ struct BenchBusCommand: AsyncParsableCommand {
         let brokerIPC = "ipc://\(logs)/broker.sock"
         let me = "\(bin)/ridectl"
         let bus = PlatformCommands.bus(
-            name: "ride-bus", binDirectory: bin, pub: ingress, sub: egress, broker: "\(brokerTCP),\(brokerIPC)", http: "127.0.0.1:\(http)", extra: ["--log-level", "warning"])
+            name: "ride-bus", binDirectory: bin, pub: ingress, sub: egress, broker: "\(brokerTCP),\(brokerIPC)", http: "127.0.0.1:\(http)",
+            extra: ["--log-level", "warning"])
         Output.err("ridectl bench bus: logs of the processes in \(logs)/\n")
 
         var environment: [String: String] = [:]
@@ -144,11 +148,14 @@ struct BenchBusCommand: AsyncParsableCommand {
                         name: "worker-\(transport)-\(index)", executable: me,
                         arguments: ["echo-worker", "--broker", endpoint, "--concurrency", "\(workerConcurrency)"], environment: environment)
                 }
-                try await RequestLoad.waitForWorkers(healthURL: "http://127.0.0.1:\(http)/health", service: "bench-echo", count: 2 * workerConcurrency)
+                try await RequestLoad.waitForWorkers(
+                    healthURL: "http://127.0.0.1:\(http)/health", service: "bench-echo", count: 2 * workerConcurrency)
                 Output.err("MDP over \(transport): latency (\(latencyRequests) sequential requests)…\n")
                 let latency = try await RequestLoad.latency(broker: endpoint, requests: latencyRequests)
-                table.add(Measure.latencyP50(over: transport), BenchTable.micros(latency.value(50)), "≤ 250 µs", met: latency.value(50) <= 250)
-                table.add("MDP one client over \(transport), p99", BenchTable.micros(latency.value(99)), "≤ 1 ms", met: latency.value(99) <= 1000)
+                table.add(
+                    Measure.latencyP50(over: transport), BenchTable.micros(latency.value(50)), "≤ 250 µs", met: latency.value(50) <= 250)
+                table.add(
+                    "MDP one client over \(transport), p99", BenchTable.micros(latency.value(99)), "≤ 1 ms", met: latency.value(99) <= 1000)
                 let bound = try await RequestLoad.latency(broker: endpoint, requests: latencyRequests, onClientThread: true)
                 table.add(
                     "MDP one client over \(transport), caller on the client's executor, p50 / p99",
@@ -161,10 +168,12 @@ struct BenchBusCommand: AsyncParsableCommand {
                 Output.err("MDP over \(transport): pipelined (\(requests) requests, \(inflight) in flight)…\n")
                 let throughput = try await RequestLoad.throughput(broker: endpoint, requests: requests, inflight: inflight)
                 table.add(
-                    "\(Measure.pipelined(over: transport)), 2 workers × \(workerConcurrency) connections", BenchTable.rate(throughput, "req/s"),
+                    "\(Measure.pipelined(over: transport)), 2 workers × \(workerConcurrency) connections",
+                    BenchTable.rate(throughput, "req/s"),
                     "≥ 50 000 req/s", met: throughput >= 50_000)
                 for index in 1...2 { await supervisor.stop("worker-\(transport)-\(index)") }
-                try await RequestLoad.waitForWorkers(healthURL: "http://127.0.0.1:\(http)/health", service: "bench-echo", count: 0, exactly: true)
+                try await RequestLoad.waitForWorkers(
+                    healthURL: "http://127.0.0.1:\(http)/health", service: "bench-echo", count: 0, exactly: true)
             }
         } catch {
             await supervisor.stopAll()

@@ -80,7 +80,8 @@ struct BenchDevicesCommand: ParsableCommand {
                 if let peer {
                     var fixes: [GeoPoint] = []
                     for _ in 0..<perBatch {
-                        positions[index] = GeoPoint(latitude: positions[index].latitude + dLat, longitude: positions[index].longitude + dLon)
+                        positions[index] = GeoPoint(
+                            latitude: positions[index].latitude + dLat, longitude: positions[index].longitude + dLon)
                         fixes.append(positions[index])
                     }
                     peer.add(device: first + index, fixes: fixes)

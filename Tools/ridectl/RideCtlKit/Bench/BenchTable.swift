@@ -38,9 +38,13 @@ struct BenchTable {
     /// each row as printed, plus its number (unrounded) and unit when the result is one measurement.
     func json() -> String {
         let rows: [JSONValue] = rows.map { row in
-            var object: [String: JSONValue] = ["measure": .string(row.measure), "result": .string(row.result.text), "target": .string(row.target)]
+            var object: [String: JSONValue] = [
+                "measure": .string(row.measure), "result": .string(row.result.text), "target": .string(row.target),
+            ]
             if let met = row.met { object["met"] = .bool(met) }
-            if let value = row.result.value, value.isFinite { (object["value"], object["unit"]) = (.number(value), .string(row.result.unit)) }
+            if let value = row.result.value, value.isFinite {
+                (object["value"], object["unit"]) = (.number(value), .string(row.result.unit))
+            }
             return .object(object)
         }
         let document: JSONValue = .object(["benchmark": .string(title), "all_met": .bool(allMet), "rows": .array(rows)])
@@ -51,12 +55,16 @@ struct BenchTable {
         let w0 = max(7, rows.map(\.measure.count).max() ?? 0)
         let w1 = max(6, rows.map(\.result.text.count).max() ?? 0)
         var text = "\n\(title)\n\n"
-        text += "measure".padding(toLength: w0, withPad: " ", startingAt: 0) + "  " + "result".padding(toLength: w1, withPad: " ", startingAt: 0) + "  target\n"
-        text += String(repeating: "-", count: w0) + "  " + String(repeating: "-", count: w1) + "  " + String(repeating: "-", count: 30) + "\n"
+        text +=
+            "measure".padding(toLength: w0, withPad: " ", startingAt: 0) + "  "
+            + "result".padding(toLength: w1, withPad: " ", startingAt: 0) + "  target\n"
+        text +=
+            String(repeating: "-", count: w0) + "  " + String(repeating: "-", count: w1) + "  " + String(repeating: "-", count: 30) + "\n"
         for row in rows {
             let mark = row.met.map { $0 ? "  ✔" : "  ✘ MISSED" } ?? ""
             text +=
-                row.measure.padding(toLength: w0, withPad: " ", startingAt: 0) + "  " + row.result.text.padding(toLength: w1, withPad: " ", startingAt: 0) + "  "
+                row.measure.padding(toLength: w0, withPad: " ", startingAt: 0) + "  "
+                + row.result.text.padding(toLength: w1, withPad: " ", startingAt: 0) + "  "
                 + row.target + mark + "\n"
         }
         return text + "\n"
@@ -71,7 +79,8 @@ struct BenchTable {
     }
 
     static func micros(_ value: Double) -> BenchResult {
-        BenchResult(text: value >= 1000 ? String(format: "%.2f ms", value / 1000) : String(format: "%.0f µs", value), value: value, unit: "µs")
+        BenchResult(
+            text: value >= 1000 ? String(format: "%.2f ms", value / 1000) : String(format: "%.0f µs", value), value: value, unit: "µs")
     }
 }
 
@@ -105,6 +114,9 @@ struct BenchResult: ExpressibleByStringInterpolation, CustomStringConvertible {
 
 /// `--json`: the results as one JSON object on standard output instead of the table.
 struct BenchFormat: ParsableArguments {
-    @Flag(help: "Print the results as one JSON object (each row's measure, result, number, unit, target and whether it was met) instead of the table.")
+    @Flag(
+        help:
+            "Print the results as one JSON object (each row's measure, result, number, unit, target and whether it was met) instead of the table."
+    )
     var json = false
 }

@@ -26,7 +26,9 @@ struct BenchBusSecurityCommand: ParsableCommand {
     @Option(name: .customLong("max-cost"), help: "The most security may cost, in percent of the plain figure.") var maxCost = 15.0
     @OptionGroup var format: BenchFormat
 
-    @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding ride-bus and ridectl", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    @Option(
+        name: .customLong("bin-dir"),
+        help: helpWithEnv("Directory holding ride-bus and ridectl", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
 
     mutating func validate() throws {
@@ -68,9 +70,12 @@ struct BenchBusSecurityCommand: ParsableCommand {
             }
         }
         var table = BenchTable(
-            title: "ridectl bench bus-security — \(ProcessInfo.processInfo.activeProcessorCount) cores, plain vs. CURVE and roles, interleaved, best of \(rounds)")
+            title:
+                "ridectl bench bus-security — \(ProcessInfo.processInfo.activeProcessorCount) cores, plain vs. CURVE and roles, interleaved, best of \(rounds)"
+        )
         for (index, figure) in Self.figures.enumerated() {
-            guard let plain = best[false]?[index], let secured = best[true]?[index], let p = plain.value, let s = secured.value, p > 0 else { continue }
+            guard let plain = best[false]?[index], let secured = best[true]?[index], let p = plain.value, let s = secured.value, p > 0
+            else { continue }
             let cost = figure.higherIsBetter ? (1 - s / p) * 100 : (s / p - 1) * 100
             table.add(
                 "\(figure.row): plain → secured", "\(plain.text) → \(secured.text)", String(format: "cost ≤ %.0f%%: %.1f%%", maxCost, cost),
@@ -95,7 +100,8 @@ struct BenchBusSecurityCommand: ParsableCommand {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard let document = try? JSONCoding.decode(BusBenchDocument.self, from: Array(data)) else {
-            throw ConfigurationError("ridectl bench bus\(secured ? " --curve" : "") exited \(process.terminationStatus) without its JSON table")
+            throw ConfigurationError(
+                "ridectl bench bus\(secured ? " --curve" : "") exited \(process.terminationStatus) without its JSON table")
         }
         return document.rows
     }

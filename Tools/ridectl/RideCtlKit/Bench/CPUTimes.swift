@@ -45,7 +45,8 @@ struct CPUTimes: Equatable {
             }
         }
         let machine = (try? String(contentsOfFile: "/proc/stat", encoding: .utf8)).flatMap(machineTicks) ?? (0, 0)
-        return CPUTimes(processes: processes, machineBusy: Double(machine.busy) / ticksPerSecond, machineTotal: Double(machine.total) / ticksPerSecond)
+        return CPUTimes(
+            processes: processes, machineBusy: Double(machine.busy) / ticksPerSecond, machineTotal: Double(machine.total) / ticksPerSecond)
     }
 
     /// What was used between `earlier` and this reading (processes present in both).

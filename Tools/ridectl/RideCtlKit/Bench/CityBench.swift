@@ -30,9 +30,12 @@ struct BenchCityCommand: AsyncParsableCommand {
     @Option(name: .customLong("step-seconds"), help: "Seconds each step is measured.") var stepSeconds = 30.0
     @Option(name: .customLong("fix-interval"), help: "Seconds between a driver's fixes.") var fixInterval = 4.0
     @Option(help: "How much faster than real time the rides drive.") var speedup = 60.0
-    @Option(name: .customLong("pickup-minutes"), help: "Minutes a driver drives to the pickup (before the speed-up).") var pickupMinutes = 4.0
+    @Option(name: .customLong("pickup-minutes"), help: "Minutes a driver drives to the pickup (before the speed-up).") var pickupMinutes =
+        4.0
     @Option(name: .customLong("ride-minutes"), help: "Minutes a ride drives to the drop-off (before the speed-up).") var rideMinutes = 12.0
-    @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    @Option(
+        name: .customLong("bin-dir"),
+        help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
     @OptionGroup var format: BenchFormat
 
@@ -41,11 +44,15 @@ struct BenchCityCommand: AsyncParsableCommand {
         (plan.drivers, plan.ridesPerHour, plan.fixInterval, plan.speedup) = (drivers, ridesPerHour, fixInterval, speedup)
         (plan.pickupMinutes, plan.rideMinutes) = (pickupMinutes, rideMinutes)
         let fractions = steps.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard fractions.allSatisfy({ $0 != nil }) else { throw ValidationError("--steps must be fractions, comma-separated (e.g. 0.1,0.5,1), not \"\(steps.prefix(60))\"") }
+        guard fractions.allSatisfy({ $0 != nil }) else {
+            throw ValidationError("--steps must be fractions, comma-separated (e.g. 0.1,0.5,1), not \"\(steps.prefix(60))\"")
+        }
         plan.fractions = fractions.compactMap { $0 }
         if let problem = plan.problem { throw ValidationError(problem) }
         guard plan.lanes <= 5000 else {
-            throw ValidationError("\(plan.lanes) rides in flight at once is more than the load generator's 5000 riders: lower --rides-per-hour or raise --speedup")
+            throw ValidationError(
+                "\(plan.lanes) rides in flight at once is more than the load generator's 5000 riders: lower --rides-per-hour or raise --speedup"
+            )
         }
         guard stepSeconds >= 5, stepSeconds <= 3600 else { throw ValidationError("--step-seconds must be from 5 to 3600") }
         return plan
@@ -70,7 +77,8 @@ struct BenchCityCommand: AsyncParsableCommand {
             var results: [CityStepResult] = []
             for (index, step) in plan.steps.enumerated() {
                 Output.err(
-                    "step \(index + 1)/\(plan.steps.count): \(step.drivers) drivers (\(step.fixesPerSecond) fixes/s), \(step.ridesPerHour) rides/h, \(Int(stepSeconds)) s…\n")
+                    "step \(index + 1)/\(plan.steps.count): \(step.drivers) drivers (\(step.fixesPerSecond) fixes/s), \(step.ridesPerHour) rides/h, \(Int(stepSeconds)) s…\n"
+                )
                 let result = try await run.step(step, index: index, seconds: stepSeconds)
                 results.append(result)
                 Self.add(result, to: &table)
@@ -91,12 +99,17 @@ struct BenchCityCommand: AsyncParsableCommand {
         let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
         table.add(
             "\(Int(step.fraction * 100))% — \(step.drivers) drivers (\(step.fixesPerSecond) fixes/s), \(step.ridesPerHour) rides/h",
-            String(format: "%.1f ms / %.1f ms", result.reactionP50, result.reactionP99), "reaction p50 / p99, p99 ≤ 5 ms", met: result.reactionP99 <= 5)
-        table.add("  rides booked / completed / stuck", "\(result.booked) / \(result.completed) / \(result.stuck)", "none stuck", met: result.stuck == 0)
+            String(format: "%.1f ms / %.1f ms", result.reactionP50, result.reactionP99), "reaction p50 / p99, p99 ≤ 5 ms",
+            met: result.reactionP99 <= 5)
+        table.add(
+            "  rides booked / completed / stuck", "\(result.booked) / \(result.completed) / \(result.stuck)", "none stuck",
+            met: result.stuck == 0)
         if result.unplaced > 0 { table.add("  bookings with no free rider (the load's limit)", "\(result.unplaced)", "0", met: false) }
         table.add("  CPU per completed ride, the platform", result.cpuPerRide.map { String(format: "%.2f ms", $0) } ?? "–", "toward 3 ms")
         table.add(
             "  share of the machine: platform / load generator",
-            String(format: "%.0f%% / %.0f%%", result.platformCPU / result.seconds / cores * 100, result.loadCPU / result.seconds / cores * 100), "reported")
+            String(
+                format: "%.0f%% / %.0f%%", result.platformCPU / result.seconds / cores * 100, result.loadCPU / result.seconds / cores * 100),
+            "reported")
     }
 }

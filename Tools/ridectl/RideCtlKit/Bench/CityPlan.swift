@@ -28,7 +28,9 @@ struct CityPlan: Sendable, Equatable {
     var problem: String? {
         if drivers < 1 || drivers > 1_000_000 { return "--drivers must be from 1 to 1000000" }
         if ridesPerHour < 1 || ridesPerHour > 10_000_000 { return "--rides-per-hour must be from 1 to 10000000" }
-        if fractions.isEmpty || fractions.contains(where: { !($0 > 0 && $0 <= 1) }) { return "--steps must be fractions in (0, 1], e.g. 0.1,0.5,1" }
+        if fractions.isEmpty || fractions.contains(where: { !($0 > 0 && $0 <= 1) }) {
+            return "--steps must be fractions in (0, 1], e.g. 0.1,0.5,1"
+        }
         if fractions != fractions.sorted() { return "--steps must grow: the load is raised step by step" }
         if !(fixInterval >= 0.1 && fixInterval <= 60) { return "--fix-interval must be from 0.1 to 60 seconds" }
         if !(speedup >= 1 && speedup <= 3600) { return "--speedup must be from 1 to 3600" }
@@ -43,7 +45,8 @@ struct CityPlan: Sendable, Equatable {
             let drivers = max(1, Int((Double(self.drivers) * fraction).rounded()))
             let rides = max(1, Int((Double(ridesPerHour) * fraction).rounded()))
             return Step(
-                fraction: fraction, drivers: drivers, ridesPerHour: rides, fixesPerSecond: max(1, Int((Double(drivers) / fixInterval).rounded())),
+                fraction: fraction, drivers: drivers, ridesPerHour: rides,
+                fixesPerSecond: max(1, Int((Double(drivers) / fixInterval).rounded())),
                 bookingsPerSecond: Double(rides) / 3600)
         }
     }

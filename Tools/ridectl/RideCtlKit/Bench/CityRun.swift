@@ -33,7 +33,8 @@ struct CityRun: Sendable {
             }
         }
         return CityRun(
-            platform: platform, client: client, plan: plan, pool: LanePool(lanes), watch: watch, subscriber: subscriber, background: [consumer, expiry])
+            platform: platform, client: client, plan: plan, pool: LanePool(lanes), watch: watch, subscriber: subscriber,
+            background: [consumer, expiry])
     }
 
     /// Runs `step` for `seconds`: its drivers' fixes from load processes, its bookings at a Poisson
@@ -44,7 +45,8 @@ struct CityRun: Sendable {
         let processes = max(1, min(4, streaming / 5000))
         if streaming > 0 {
             try platform.startDevices(
-                devices: streaming, rate: max(1, Int(Double(streaming) / plan.fixInterval)), seconds: 3600, processes: processes, first: index * 1_000_000)
+                devices: streaming, rate: max(1, Int(Double(streaming) / plan.fixInterval)), seconds: 3600, processes: processes,
+                first: index * 1_000_000)
         }
         let loadNames = (0..<processes).map { "devices-\(index * 1_000_000)-\($0)" }
         let before = await watch.latencies.mapValues(\.count)
@@ -66,7 +68,8 @@ struct CityRun: Sendable {
                     continue
                 }
                 group.addTask { [plan, client, watch, pool] in
-                    let completed = await lane.rideOnce(pickupSeconds: plan.pickupSeconds, rideSeconds: plan.rideSeconds, client: client, watch: watch)
+                    let completed = await lane.rideOnce(
+                        pickupSeconds: plan.pickupSeconds, rideSeconds: plan.rideSeconds, client: client, watch: watch)
                     await pool.give(lane)
                     return completed
                 }

@@ -25,7 +25,9 @@ struct BenchGatewayCommand: AsyncParsableCommand {
 
     @Option(help: "Keep-alive connections sending at once.") var connections = 16
     @Option(help: "Seconds measured per route.") var seconds = 10.0
-    @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    @Option(
+        name: .customLong("bin-dir"),
+        help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
     @OptionGroup var format: BenchFormat
 
@@ -37,7 +39,10 @@ struct BenchGatewayCommand: AsyncParsableCommand {
     func run() async throws {
         let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-gateway")
         try await platform.report(
-            BenchTable(title: "ridectl bench gateway — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(connections) connections, \(Int(seconds)) s per route"),
+            BenchTable(
+                title:
+                    "ridectl bench gateway — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(connections) connections, \(Int(seconds)) s per route"
+            ),
             json: format.json
         ) { table in
             try await platform.startService("ride-users", ["--password-rounds", "1000"])
@@ -66,10 +71,14 @@ struct BenchGatewayCommand: AsyncParsableCommand {
                 let result = try await load.run(connections: connections, for: .milliseconds(Int(seconds * 1000)))
                 let cpu = CPUTimes.now(pid.map { ["gateway": $0] } ?? [:]).since(before).processes["gateway"] ?? .nan
                 let perSecond = Double(result.latencies.count) / seconds
-                table.add("\(name): requests", BenchResult(text: String(format: "%.0f req/s", perSecond), value: perSecond, unit: "req/s"), "reported")
+                table.add(
+                    "\(name): requests", BenchResult(text: String(format: "%.0f req/s", perSecond), value: perSecond, unit: "req/s"),
+                    "reported")
                 table.add("\(name): latency p50", BenchTable.micros(result.percentiles.value(50)), "reported")
                 table.add("\(name): latency p99", BenchTable.micros(result.percentiles.value(99)), "reported")
-                table.add("\(name): gateway CPU per request", BenchTable.micros(cpu * 1_000_000 / Double(max(result.latencies.count, 1))), "reported")
+                table.add(
+                    "\(name): gateway CPU per request", BenchTable.micros(cpu * 1_000_000 / Double(max(result.latencies.count, 1))),
+                    "reported")
                 if result.failures > 0 { table.add("\(name): failed", "\(result.failures)", "0", met: false) }
             }
             try await client.shutdown()
@@ -105,7 +114,8 @@ struct GatewayLoad: Sendable {
                             _ = try await response.body.collect(upTo: 1 << 20)
                             if response.status == .ok {
                                 let elapsed = ContinuousClock.now - started
-                                result.latencies.append(Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12)
+                                result.latencies.append(
+                                    Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12)
                             } else {
                                 result.failures += 1
                             }
@@ -143,8 +153,11 @@ struct GatewayLoad: Sendable {
     /// A new rider, logged in: the access token.
     static func signUp(_ client: HTTPClient, _ base: String) async throws -> String {
         let phone = "+38050\(Int.random(in: 1_000_000...9_999_999))"
-        _ = try await send(client, "POST", base + "/v1/users", body: #"{"role":"rider","name":"Bench","phone_number":"\#(phone)","password":"bench-password"}"#)
-        let session = try await send(client, "POST", base + "/v1/sessions", body: #"{"phone_number":"\#(phone)","password":"bench-password"}"#)
+        _ = try await send(
+            client, "POST", base + "/v1/users",
+            body: #"{"role":"rider","name":"Bench","phone_number":"\#(phone)","password":"bench-password"}"#)
+        let session = try await send(
+            client, "POST", base + "/v1/sessions", body: #"{"phone_number":"\#(phone)","password":"bench-password"}"#)
         guard let token = session["token"]?.stringValue else { throw ConfigurationError("the log-in answered no token: \(session)") }
         return token
     }

@@ -41,7 +41,9 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
 
     @Option(help: "Rides in flight at once (one rider and one driver each).") var concurrent = 1000
     @Option(help: "Seconds of rides measured.") var seconds = 20.0
-    @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    @Option(
+        name: .customLong("bin-dir"),
+        help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
 
     @Option(
@@ -49,7 +51,10 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
             "Where the lanes are: grid (each 5 km from the next: no road data, straight-line estimates) or helsinki (on the built-in road graph, at most 40 lanes: routes along the streets)"
     )
     var city = "grid"
-    @Option(help: "ride-trips' and ride-orders' --routes (embedded, straight, …): compare CPU per ride with and without routing on --city helsinki")
+    @Option(
+        help:
+            "ride-trips' and ride-orders' --routes (embedded, straight, …): compare CPU per ride with and without routing on --city helsinki"
+    )
     var routes = "embedded"
 
     @OptionGroup var format: BenchFormat
@@ -69,7 +74,8 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
         try await platform.report(
             BenchTable(
                 title:
-                    "ridectl bench lifecycle — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(concurrent) concurrent rides, \(Int(seconds)) s, \(city), routes \(routes)"),
+                    "ridectl bench lifecycle — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(concurrent) concurrent rides, \(Int(seconds)) s, \(city), routes \(routes)"
+            ),
             json: format.json
         ) { table in
             try await platform.startService("ride-users", ["--password-rounds", "1000"])
@@ -78,7 +84,8 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
             var options = MDPClient.Options()
             options.timeout = .seconds(30)
             let client = try await ServiceClient(broker: platform.broker, options: options, logger: CLILogging.logger)
-            let lanes = try await LifecycleLanes.prepare(count: concurrent, client: client, places: city == "helsinki" ? LifecycleLanes.helsinkiPlaces() : nil)
+            let lanes = try await LifecycleLanes.prepare(
+                count: concurrent, client: client, places: city == "helsinki" ? LifecycleLanes.helsinkiPlaces() : nil)
             let subscriber = try await EventSubscriber<LifecycleEvent>(
                 endpoint: platform.egress, prefixes: [Events.orderStatus.topic, Events.tripDestinationArrival.topic],
                 logger: CLILogging.logger)
@@ -137,10 +144,12 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
             let inWindow = outcome.completedAt.filter { $0 >= measured.from && $0 <= measured.to }.count
             let steadyRate = Double(inWindow) / windowSeconds
             table.add("rides completed", "\(outcome.completedAt.count) in \(String(format: "%.1f", elapsed)) s", "reported")
-            table.add("  per second, start to the last ride", BenchTable.rate(Double(outcome.completedAt.count) / elapsed, "rides/s"), "reported")
+            table.add(
+                "  per second, start to the last ride", BenchTable.rate(Double(outcome.completedAt.count) / elapsed, "rides/s"), "reported")
             table.add(
                 String(
-                    format: "completed rides per second, %.0f–%.0f s", Double((measured.from - started).milliseconds) / 1000, Double((measured.to - started).milliseconds) / 1000),
+                    format: "completed rides per second, %.0f–%.0f s", Double((measured.from - started).milliseconds) / 1000,
+                    Double((measured.to - started).milliseconds) / 1000),
                 BenchTable.rate(steadyRate, "rides/s"), "≥ 500 rides/s", met: steadyRate >= 500)
             let cpu = measured.cpu
             let cpuPerRide = { (seconds: Double) in inWindow > 0 ? String(format: "%.2f ms", seconds * 1000 / Double(inWindow)) : "–" }
@@ -152,11 +161,13 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
             }
             table.add("rides stuck (a step not reached within 30 s)", "\(outcome.stuck)", "0", met: outcome.stuck == 0)
             table.add(
-                "reaction latency, all reactions, p50 / p99", String(format: "%.1f ms / %.1f ms", all.value(50), all.value(99)), "p99 ≤ 5 ms",
+                "reaction latency, all reactions, p50 / p99", String(format: "%.1f ms / %.1f ms", all.value(50), all.value(99)),
+                "p99 ≤ 5 ms",
                 met: all.value(99) <= 5)
             for (reaction, samples) in latencies.sorted(by: { $0.key < $1.key }) {
                 let p = Percentiles(samples)
-                table.add("  \(reaction), p50 / p99", String(format: "%.1f ms / %.1f ms", p.value(50), p.value(99)), "\(samples.count) samples")
+                table.add(
+                    "  \(reaction), p50 / p99", String(format: "%.1f ms / %.1f ms", p.value(50), p.value(99)), "\(samples.count) samples")
             }
         }
     }
@@ -262,7 +273,9 @@ enum LifecycleLanes {
     /// Registers the riders and drivers and puts each driver in its lane, 5 km from the next (or,
     /// with `places`, at its pickup on the road graph).
     static func prepare(count: Int, client: ServiceClient, places: [(GeoPoint, GeoPoint)]? = nil) async throws -> [LifecycleLane] {
-        if let places, places.count < count { throw ConfigurationError("the road graph has room for \(places.count) lanes, \(count) asked") }
+        if let places, places.count < count {
+            throw ConfigurationError("the road graph has room for \(places.count) lanes, \(count) asked")
+        }
         Output.err("registering \(count) riders and \(count) drivers…\n")
         let run = Int.random(in: 0..<100_000)
         let origin = GeoPoint(latitude: 47.0, longitude: 30.0)
@@ -284,18 +297,25 @@ enum LifecycleLanes {
                         RegisterParams(
                             role: .driver, name: "Driver \(index)", phoneNumber: phone(2), password: "bench-driver",
                             deviceID: device, car: Car(model: "Bench", licensePlate: "B \(index)")))
-                    let onGrid = origin.destination(bearing: 90, distance: Double(index % side) * 5000).destination(bearing: 0, distance: Double(index / side) * 5000)
+                    let onGrid = origin.destination(bearing: 90, distance: Double(index % side) * 5000).destination(
+                        bearing: 0, distance: Double(index / side) * 5000)
                     let (pickup, dropoff) = places?[index] ?? (onGrid, onGrid.destination(bearing: 0, distance: 1000))
                     // On the roads: 50 m away, outside the pickup's fence yet nearer than any other lane's driver.
                     let start = pickup.destination(bearing: 180, distance: places == nil ? 500 : 50)
                     let lane = LifecycleLane(
-                        rider: rider.id, driver: driver.id, device: device, pickup: pickup, dropoff: dropoff, clock: FixTimes(), home: places == nil ? nil : start)
+                        rider: rider.id, driver: driver.id, device: device, pickup: pickup, dropoff: dropoff, clock: FixTimes(),
+                        home: places == nil ? nil : start)
                     _ = try await client.call(
                         Ops.Tracking.ingest,
                         IngestBatch(
                             publishableKey: "pk_dev_ridesharing", deviceID: device, batchID: 1,
-                            device: DeviceIntents(name: driver.name, metadata: ["user_id": .string(driver.id)], tracking: true, available: true, changedAt: Date()),
-                            locations: [DeviceLocation(latitude: start.latitude, longitude: start.longitude, recordedAt: lane.clock.next(), accuracy: 5)]))
+                            device: DeviceIntents(
+                                name: driver.name, metadata: ["user_id": .string(driver.id)], tracking: true, available: true,
+                                changedAt: Date()),
+                            locations: [
+                                DeviceLocation(
+                                    latitude: start.latitude, longitude: start.longitude, recordedAt: lane.clock.next(), accuracy: 5)
+                            ]))
                     return lane
                 }
             }
@@ -347,7 +367,9 @@ actor RideWatch {
     func wait(_ order: String, _ status: OrderStatus) async throws {
         if reached[order]?.contains(status) == true { return }
         let deadline = ContinuousClock.now + .seconds(30)
-        let arrived = await withCheckedContinuation { waiters[order, default: []].append(Waiter(status: status, deadline: deadline, continuation: $0)) }
+        let arrived = await withCheckedContinuation {
+            waiters[order, default: []].append(Waiter(status: status, deadline: deadline, continuation: $0))
+        }
         if !arrived { throw ConfigurationError("order \(order) did not reach \(status.rawValue) within 30 s") }
     }
 

@@ -201,7 +201,9 @@ enum RequestLoad {
             do {
                 let socket = try Socket(.req)
                 try socket.connect(broker)
-                let request = MDP.clientRequest(service: "bench-echo", body: ServiceRequest(op: "echo", json: Array(#"{"text":"hello"}"#.utf8)).frames).dropFirst()
+                let request = MDP.clientRequest(
+                    service: "bench-echo", body: ServiceRequest(op: "echo", json: Array(#"{"text":"hello"}"#.utf8)).frames
+                ).dropFirst()
                 var local: [Double] = []
                 local.reserveCapacity(requests)
                 for index in 0..<(requests + 200) {

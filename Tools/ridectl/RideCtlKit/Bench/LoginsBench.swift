@@ -13,11 +13,14 @@ import SettingsKit
 /// with a wrong password, one at a time and then several at once.
 struct BenchLoginsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "logins", abstract: "Log-ins per second ride-users checks (PBKDF2-SHA256, 600 000 rounds), one at a time and several at once.")
+        commandName: "logins",
+        abstract: "Log-ins per second ride-users checks (PBKDF2-SHA256, 600 000 rounds), one at a time and several at once.")
 
     @Option(help: "Seconds per measurement.") var seconds = 5.0
     @Option(help: "Log-ins in flight for the all-cores figure.") var inflight = ProcessInfo.processInfo.activeProcessorCount * 2
-    @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    @Option(
+        name: .customLong("bin-dir"),
+        help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
     @OptionGroup var format: BenchFormat
 
@@ -29,7 +32,9 @@ struct BenchLoginsCommand: AsyncParsableCommand {
         let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-logins")
         let cores = ProcessInfo.processInfo.activeProcessorCount
         try await platform.report(
-            BenchTable(title: "ridectl bench logins — \(cores) cores, ride-users' PBKDF2-SHA256 (its default rounds), \(seconds) s per run"), json: format.json
+            BenchTable(
+                title: "ridectl bench logins — \(cores) cores, ride-users' PBKDF2-SHA256 (its default rounds), \(seconds) s per run"),
+            json: format.json
         ) { table in
             try await platform.startService("ride-users")
             var options = MDPClient.Options()
@@ -37,15 +42,18 @@ struct BenchLoginsCommand: AsyncParsableCommand {
             options.attempts = 1
             let client = try await ServiceClient(broker: platform.broker, options: options, logger: CLILogging.logger)
             let phone = "+3584000\(Int.random(in: 10000...99999))"
-            _ = try await client.call(Ops.Users.register, RegisterParams(role: .rider, name: "Bench Rider", phoneNumber: phone, password: "the right password"))
+            _ = try await client.call(
+                Ops.Users.register, RegisterParams(role: .rider, name: "Bench Rider", phoneNumber: phone, password: "the right password"))
             let users = try requireProcess(platform.supervisor.pid(of: "ride-users"))
             for (measure, atOnce) in [("one at a time", 1), ("\(inflight) at once", inflight)] {
                 let before = CPUTimes.now(["users": users])
                 let (count, elapsed) = try await Self.logins(client, phone: phone, inflight: atOnce, seconds: seconds)
                 let used = CPUTimes.now(["users": users]).since(before).processes["users"] ?? 0
                 let rate = Double(count) / elapsed
-                table.add("log-ins checked, \(measure)", Self.perSecond(rate), String(format: "reported (%.0f ms each)", 1000 / max(rate, 0.001)))
-                table.add("  ride-users CPU, \(measure)", String(format: "%.0f ms per log-in", used / max(Double(count), 1) * 1000), "reported")
+                table.add(
+                    "log-ins checked, \(measure)", Self.perSecond(rate), String(format: "reported (%.0f ms each)", 1000 / max(rate, 0.001)))
+                table.add(
+                    "  ride-users CPU, \(measure)", String(format: "%.0f ms per log-in", used / max(Double(count), 1) * 1000), "reported")
             }
             await client.close()
         }

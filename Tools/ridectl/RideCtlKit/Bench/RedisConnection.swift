@@ -115,7 +115,9 @@ final class RedisConnection {
 
     private func readAvailable() throws {
         let count = readBuffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress!, $0.count, 0) }
-        guard count > 0 else { throw Failure(count == 0 ? "Redis closed the connection" : "reading from Redis: \(String(cString: strerror(errno)))") }
+        guard count > 0 else {
+            throw Failure(count == 0 ? "Redis closed the connection" : "reading from Redis: \(String(cString: strerror(errno)))")
+        }
         incoming += readBuffer[0..<count]
     }
 

@@ -13,7 +13,9 @@ final class RedisLoad {
     /// `address` is HOST:PORT.
     init(address: String, connections count: Int) throws {
         let parts = address.split(separator: ":")
-        guard parts.count == 2, let port = Int(parts[1]), count > 0 else { throw RedisConnection.Failure("--redis must be HOST:PORT, not '\(address)'") }
+        guard parts.count == 2, let port = Int(parts[1]), count > 0 else {
+            throw RedisConnection.Failure("--redis must be HOST:PORT, not '\(address)'")
+        }
         connections = try (0..<count).map { _ in try RedisConnection(host: String(parts[0]), port: port) }
     }
 

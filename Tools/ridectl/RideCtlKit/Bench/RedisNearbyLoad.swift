@@ -15,7 +15,8 @@ enum RedisNearbyLoad {
         while index < drivers {
             var arguments: [[UInt8]] = [Array("GEOADD".utf8), Array(RedisLoad.key.utf8)]
             for _ in 0..<min(1000, drivers - index) {
-                let point = origin.destination(bearing: Double.random(in: 0..<360, using: &generator), distance: Double.random(in: 0...10_000, using: &generator))
+                let point = origin.destination(
+                    bearing: Double.random(in: 0..<360, using: &generator), distance: Double.random(in: 0...10_000, using: &generator))
                 arguments += [Array(String(point.longitude).utf8), Array(String(point.latitude).utf8), Array("driver-\(index)".utf8)]
                 index += 1
             }
@@ -29,15 +30,18 @@ enum RedisNearbyLoad {
     }
 
     /// Latencies in µs, queries answered, seconds.
-    static func run(address: String, seconds: Double, inflight: Int, radius: Double, origin: GeoPoint) throws -> (Percentiles, Int, Double) {
+    static func run(address: String, seconds: Double, inflight: Int, radius: Double, origin: GeoPoint) throws -> (Percentiles, Int, Double)
+    {
         let connection = try connect(address)
         var generator = SystemRandomNumberGenerator()
         var sentAt: [UInt64] = []
         var latencies: [Double] = []
         func ask() {
-            let center = origin.destination(bearing: Double.random(in: 0..<360, using: &generator), distance: Double.random(in: 0...9000, using: &generator))
+            let center = origin.destination(
+                bearing: Double.random(in: 0..<360, using: &generator), distance: Double.random(in: 0...9000, using: &generator))
             connection.queue(
-                "GEOSEARCH", RedisLoad.key, "FROMLONLAT", String(center.longitude), String(center.latitude), "BYRADIUS", String(Int(radius)), "m", "ASC", "COUNT", "10")
+                "GEOSEARCH", RedisLoad.key, "FROMLONLAT", String(center.longitude), String(center.latitude), "BYRADIUS",
+                String(Int(radius)), "m", "ASC", "COUNT", "10")
             sentAt.append(MonotonicClock.nanoseconds())
         }
         let start = ContinuousClock.now

@@ -11,7 +11,9 @@ struct RedisPeer {
     let port: Int
     let version: String
 
-    static let executable = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let executable = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     /// Why there is no peer, for the table.
     static let missing = "redis-server is not installed (apt-get install redis-server)"
@@ -22,7 +24,10 @@ struct RedisPeer {
         let supervisor = ProcessSupervisor(output: .files(directory: logs))
         try supervisor.start(
             name: "redis-server", executable: executable,
-            arguments: ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no", "--daemonize", "no"])
+            arguments: [
+                "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no", "--daemonize",
+                "no",
+            ])
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if let connection = try? RedisConnection(host: "127.0.0.1", port: port),

@@ -11,7 +11,8 @@ import Roads
 struct BenchRoutesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "routes",
-        abstract: "Routes per second and the time per route of the embedded road router (EmbeddedRoutes), on the built-in Helsinki graph or a city bundle.",
+        abstract:
+            "Routes per second and the time per route of the embedded road router (EmbeddedRoutes), on the built-in Helsinki graph or a city bundle.",
         discussion: """
             Routes between random points on the graph's roads (a fixed seed, so every run asks the \
             same pairs), one after the other on one thread, after a warm-up. A metropolitan city \
@@ -28,11 +29,13 @@ struct BenchRoutesCommand: AsyncParsableCommand {
 
     @Option(help: "Routes measured.") var routes = 20_000
     @Option(help: "Seed of the random pairs.") var seed: UInt64 = 23
-    @Option(help: "A city bundle directory (ridectl city build, ridectl city synthetic) instead of the built-in Helsinki graph.") var city: String?
+    @Option(help: "A city bundle directory (ridectl city build, ridectl city synthetic) instead of the built-in Helsinki graph.") var city:
+        String?
     @Option(help: "Another route source to ask the first --beside-routes pairs (pgrouting:postgres://…, osrm:http://…); repeatable.")
     var beside: [String] = []
     @Option(name: .customLong("beside-routes"), help: "Pairs each --beside provider is asked.") var besideRoutes = 1000
-    @Flag(name: .customLong("a-star"), help: "Route by A* alone, without the city's contraction hierarchy (to compare).") var aStarOnly = false
+    @Flag(name: .customLong("a-star"), help: "Route by A* alone, without the city's contraction hierarchy (to compare).") var aStarOnly =
+        false
 
     @OptionGroup var format: BenchFormat
 
@@ -79,9 +82,12 @@ struct BenchRoutesCommand: AsyncParsableCommand {
             table.add("routes per second", BenchTable.rate(rate, "routes/s"), "reported")
             table.add(
                 "time per route, p50 / p99", "\(BenchTable.micros(latency.value(50))) / \(BenchTable.micros(latency.value(99)))",
-                "p99 ≤ \(BenchTable.micros(Self.metropolitanMaxP99Microseconds))", met: latency.value(99) <= Self.metropolitanMaxP99Microseconds)
+                "p99 ≤ \(BenchTable.micros(Self.metropolitanMaxP99Microseconds))",
+                met: latency.value(99) <= Self.metropolitanMaxP99Microseconds)
         } else {
-            table.add("routes per second", BenchTable.rate(rate, "routes/s"), "≥ \(Int(Self.minRoutesPerSecond)) routes/s", met: rate >= Self.minRoutesPerSecond)
+            table.add(
+                "routes per second", BenchTable.rate(rate, "routes/s"), "≥ \(Int(Self.minRoutesPerSecond)) routes/s",
+                met: rate >= Self.minRoutesPerSecond)
             table.add(
                 "time per route, p50 / p99", "\(BenchTable.micros(latency.value(50))) / \(BenchTable.micros(latency.value(99)))",
                 "p99 ≤ \(BenchTable.micros(Self.maxP99Microseconds))", met: latency.value(99) <= Self.maxP99Microseconds)
@@ -129,7 +135,9 @@ struct BenchRoutesCommand: AsyncParsableCommand {
             let edge = roads.edges[Int(state >> 33) % roads.edges.count]
             let share = Double((state >> 11) & 0xFFFF) / 65536
             let (from, to) = (roads.points[Int(edge.from)], roads.points[Int(edge.to)])
-            return GeoPoint(latitude: from.latitude + (to.latitude - from.latitude) * share, longitude: from.longitude + (to.longitude - from.longitude) * share)
+            return GeoPoint(
+                latitude: from.latitude + (to.latitude - from.latitude) * share,
+                longitude: from.longitude + (to.longitude - from.longitude) * share)
         }
         return (0..<count).map { _ in (nextPoint(), nextPoint()) }
     }

@@ -40,12 +40,14 @@ struct BenchPlatform {
         for (process, timeout) in [
             (
                 PlatformCommands.bus(
-                    name: "ride-bus", binDirectory: bin, pub: platform.ingress, sub: platform.egress, broker: "tcp://127.0.0.1:\(brokerPort),\(brokerIPC)",
+                    name: "ride-bus", binDirectory: bin, pub: platform.ingress, sub: platform.egress,
+                    broker: "tcp://127.0.0.1:\(brokerPort),\(brokerIPC)",
                     http: "127.0.0.1:\(busHTTP)", extra: quiet), Duration.seconds(20)
             ),
             (
                 PlatformCommands.tracking(
-                    name: "ride-tracking", binDirectory: bin, bus: bus, http: "127.0.0.1:\(trackingHTTP)", dataDirectory: "\(logs)/data", ingest: platform.ingest,
+                    name: "ride-tracking", binDirectory: bin, bus: bus, http: "127.0.0.1:\(trackingHTTP)", dataDirectory: "\(logs)/data",
+                    ingest: platform.ingest,
                     // The load's devices belong to no driver (there is no users here): ingest without
                     // credentials. With them, a verified device costs one dictionary lookup per batch.
                     extra: ["--inactive-after-s", "\(inactiveAfter)", "--device-credentials", "off"] + quiet), .seconds(30)
@@ -70,7 +72,9 @@ struct BenchPlatform {
 
     /// Starts `processes` load generators sharing `devices` devices and `rate` locations per second,
     /// sending to the ingest, or the same fixes to the Redis at `redis` (HOST:PORT).
-    func startDevices(devices: Int, rate: Int, seconds: Double, processes: Int, first: Int = 0, nice: Int32 = 10, redis: String? = nil) throws {
+    func startDevices(devices: Int, rate: Int, seconds: Double, processes: Int, first: Int = 0, nice: Int32 = 10, redis: String? = nil)
+        throws
+    {
         for index in 0..<processes {
             let share = devices / processes
             try supervisor.start(
@@ -109,7 +113,9 @@ struct BenchIngestCommand: AsyncParsableCommand {
     @Option(help: "Locations per second offered, all devices together.") var rate = 300_000
     @Option(help: "Seconds measured (after a warm-up of 3 s).") var seconds = 10.0
     @Option(help: "Load-generating processes (each device is a connection: descriptors per process are limited).") var processes = 2
-    @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    @Option(
+        name: .customLong("bin-dir"),
+        help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
 
     @OptionGroup var format: BenchFormat
@@ -119,7 +125,10 @@ struct BenchIngestCommand: AsyncParsableCommand {
         let delivered = EventCounter(endpoint: platform.egress, prefix: Events.deviceLocation.topic)
         defer { delivered.stop() }
         try await platform.report(
-            BenchTable(title: "ridectl bench ingest — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(devices) devices, \(rate) locations/s offered, \(seconds) s"),
+            BenchTable(
+                title:
+                    "ridectl bench ingest — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(devices) devices, \(rate) locations/s offered, \(seconds) s"
+            ),
             json: format.json
         ) { table in
             let warmUp = 3.0
@@ -137,13 +146,25 @@ struct BenchIngestCommand: AsyncParsableCommand {
             func perSecond(_ name: String) -> Double { ((after[name] ?? 0) - (before[name] ?? 0)) / elapsed }
             let accepted = perSecond("ride_tracking_locations_accepted_total")
             table.add("locations accepted into the index", BenchTable.rate(accepted, "loc/s"), "≥ 250 000 loc/s", met: accepted >= 250_000)
-            table.add("history written (SQLite, group commits)", BenchTable.rate(perSecond("ride_tracking_history_written_total"), "loc/s"), "keeps up")
-            table.add("device.location events published", BenchTable.rate(perSecond("ride_tracking_events_published_total"), "events/s"), "keeps up")
-            table.add("  delivered to a subscriber through ride-bus", BenchTable.rate(Double(deliveredAfter - deliveredBefore) / elapsed, "events/s"), "reported")
-            table.add("ride-tracking resident memory", String(format: "%.0f MB", (after["process_resident_memory_bytes"] ?? 0) / 1_048_576), "reported")
+            table.add(
+                "history written (SQLite, group commits)", BenchTable.rate(perSecond("ride_tracking_history_written_total"), "loc/s"),
+                "keeps up")
+            table.add(
+                "device.location events published", BenchTable.rate(perSecond("ride_tracking_events_published_total"), "events/s"),
+                "keeps up")
+            table.add(
+                "  delivered to a subscriber through ride-bus",
+                BenchTable.rate(Double(deliveredAfter - deliveredBefore) / elapsed, "events/s"), "reported")
+            table.add(
+                "ride-tracking resident memory", String(format: "%.0f MB", (after["process_resident_memory_bytes"] ?? 0) / 1_048_576),
+                "reported")
             let cpu = perSecond("process_cpu_seconds_total")
-            table.add("ride-tracking CPU", String(format: "%.0f%% of a core, %.1f µs per location", cpu * 100, cpu / max(accepted, 1) * 1e6), "reported")
-            table.add("devices known", String(Int(after["ride_tracking_devices"] ?? 0)), "= \(devices)", met: Int(after["ride_tracking_devices"] ?? 0) == devices)
+            table.add(
+                "ride-tracking CPU", String(format: "%.0f%% of a core, %.1f µs per location", cpu * 100, cpu / max(accepted, 1) * 1e6),
+                "reported")
+            table.add(
+                "devices known", String(Int(after["ride_tracking_devices"] ?? 0)), "= \(devices)",
+                met: Int(after["ride_tracking_devices"] ?? 0) == devices)
 
             // The peer, on the same machine, the same load and the same fixes, once the platform is stopped.
             await platform.stop()
@@ -153,7 +174,8 @@ struct BenchIngestCommand: AsyncParsableCommand {
             }
             do {
                 Output.err("the same load into Redis \(redis.version) (pipelined GEOADDs), warming up for \(warmUp) s…\n")
-                try platform.startDevices(devices: devices, rate: rate, seconds: warmUp + seconds + 1, processes: processes, redis: redis.address)
+                try platform.startDevices(
+                    devices: devices, rate: rate, seconds: warmUp + seconds + 1, processes: processes, redis: redis.address)
                 try await Task.sleep(for: .milliseconds(Int(warmUp * 1000)))
                 let peerBefore = try redis.counters()
                 let peerStarted = ContinuousClock.now
@@ -163,10 +185,14 @@ struct BenchIngestCommand: AsyncParsableCommand {
                 let perBatch = Double(max(1, rate / devices))
                 let peerRate = (peerAfter.geoadds - peerBefore.geoadds) * perBatch / peerElapsed
                 let peerCPU = (peerAfter.cpuSeconds - peerBefore.cpuSeconds) / peerElapsed
-                table.add("Redis \(redis.version): the same fixes, GEOADD pipelined", BenchTable.rate(peerRate, "loc/s"), "the peer, this run")
-                table.add("Redis CPU", String(format: "%.0f%% of a core, %.1f µs per location", peerCPU * 100, peerCPU / max(peerRate, 1) * 1e6), "reported")
                 table.add(
-                    "accepted ÷ Redis (ours indexed, stored and published)", String(format: "%.2f×", accepted / max(peerRate, 1)), "reported (≥ 1× for the index alone)")
+                    "Redis \(redis.version): the same fixes, GEOADD pipelined", BenchTable.rate(peerRate, "loc/s"), "the peer, this run")
+                table.add(
+                    "Redis CPU", String(format: "%.0f%% of a core, %.1f µs per location", peerCPU * 100, peerCPU / max(peerRate, 1) * 1e6),
+                    "reported")
+                table.add(
+                    "accepted ÷ Redis (ours indexed, stored and published)", String(format: "%.2f×", accepted / max(peerRate, 1)),
+                    "reported (≥ 1× for the index alone)")
             } catch {
                 await redis.stop()
                 throw error
@@ -188,14 +214,18 @@ struct BenchNearbyCommand: AsyncParsableCommand {
     @Option(help: "Seconds of queries.") var seconds = 10.0
     @Option(help: "Queries in flight at once, comma-separated for one phase each.") var inflight = "1,4,32"
     @Option(help: "Query radius in metres.") var radius = 2000.0
-    @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    @Option(
+        name: .customLong("bin-dir"),
+        help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
 
     @OptionGroup var format: BenchFormat
 
     func run() async throws {
         let phases = inflight.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard !phases.isEmpty, phases.allSatisfy({ $0 > 0 }) else { throw ValidationError("--inflight must be positive numbers, comma-separated (e.g. 1,32), not \"\(inflight)\"") }
+        guard !phases.isEmpty, phases.allSatisfy({ $0 > 0 }) else {
+            throw ValidationError("--inflight must be positive numbers, comma-separated (e.g. 1,32), not \"\(inflight)\"")
+        }
         let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-nearby")
         try await platform.report(
             BenchTable(
@@ -211,20 +241,27 @@ struct BenchNearbyCommand: AsyncParsableCommand {
             let memory = try await platform.trackingMetrics()["process_resident_memory_bytes"] ?? 0
             table.add("ride-tracking resident memory with \(drivers) drivers", String(format: "%.0f MB", memory / 1_048_576), "reported")
 
-            try platform.startDevices(devices: movingDevices, rate: ingestRate, seconds: Double(phases.count) * (seconds + 1) + 5, processes: 2)
+            try platform.startDevices(
+                devices: movingDevices, rate: ingestRate, seconds: Double(phases.count) * (seconds + 1) + 5, processes: 2)
             try await Task.sleep(for: .seconds(2))
             var ours: [Int: (p99: Double, throughput: Double)] = [:]
             for phase in phases {
                 let before = try await platform.trackingMetrics()
                 Output.err("querying for \(seconds) s with \(phase) in flight…\n")
-                let (latency, count, elapsed) = try await NearbyLoad.run(broker: platform.broker, seconds: seconds, inflight: phase, radius: radius)
+                let (latency, count, elapsed) = try await NearbyLoad.run(
+                    broker: platform.broker, seconds: seconds, inflight: phase, radius: radius)
                 let after = try await platform.trackingMetrics()
-                let ingested = ((after["ride_tracking_locations_accepted_total"] ?? 0) - (before["ride_tracking_locations_accepted_total"] ?? 0)) / elapsed
+                let ingested =
+                    ((after["ride_tracking_locations_accepted_total"] ?? 0) - (before["ride_tracking_locations_accepted_total"] ?? 0))
+                    / elapsed
                 let throughput = Double(count) / elapsed
                 table.add(
-                    "\(phase) in flight: nearby p50 / p99", "\(BenchTable.micros(latency.value(50))) / \(BenchTable.micros(latency.value(99)))",
+                    "\(phase) in flight: nearby p50 / p99",
+                    "\(BenchTable.micros(latency.value(50))) / \(BenchTable.micros(latency.value(99)))",
                     "p99 ≤ 0.9 ms", met: latency.value(99) <= 900)
-                table.add("\(phase) in flight: queries answered", BenchTable.rate(throughput, "queries/s"), "≥ 10 000 queries/s", met: throughput >= 10_000)
+                table.add(
+                    "\(phase) in flight: queries answered", BenchTable.rate(throughput, "queries/s"), "≥ 10 000 queries/s",
+                    met: throughput >= 10_000)
                 table.add("\(phase) in flight: locations streaming meanwhile", BenchTable.rate(ingested, "loc/s"), "≈ \(ingestRate)")
                 ours[phase] = (latency.value(99), throughput)
             }
@@ -240,10 +277,12 @@ struct BenchNearbyCommand: AsyncParsableCommand {
                 Output.err("the same load on Redis \(redis.version): \(drivers) drivers, \(ingestRate) loc/s, GEOSEARCH…\n")
                 try RedisNearbyLoad.load(drivers: drivers, address: redis.address, origin: origin)
                 try platform.startDevices(
-                    devices: movingDevices, rate: ingestRate, seconds: Double(phases.count) * (seconds + 1) + 5, processes: 2, redis: redis.address)
+                    devices: movingDevices, rate: ingestRate, seconds: Double(phases.count) * (seconds + 1) + 5, processes: 2,
+                    redis: redis.address)
                 try await Task.sleep(for: .seconds(2))
                 for phase in phases {
-                    let (latency, count, elapsed) = try RedisNearbyLoad.run(address: redis.address, seconds: seconds, inflight: phase, radius: radius, origin: origin)
+                    let (latency, count, elapsed) = try RedisNearbyLoad.run(
+                        address: redis.address, seconds: seconds, inflight: phase, radius: radius, origin: origin)
                     let throughput = Double(count) / elapsed
                     table.add(
                         "Redis \(redis.version), \(phase) in flight: GEOSEARCH p50 / p99",
@@ -252,7 +291,8 @@ struct BenchNearbyCommand: AsyncParsableCommand {
                     if let mine = ours[phase] {
                         table.add(
                             "\(phase) in flight: ours ÷ Redis, queries / p99",
-                            String(format: "%.2f× / %.2f×", mine.throughput / max(throughput, 1), mine.p99 / max(latency.value(99), 1)), "reported")
+                            String(format: "%.2f× / %.2f×", mine.throughput / max(throughput, 1), mine.p99 / max(latency.value(99), 1)),
+                            "reported")
                     }
                 }
             } catch {
@@ -269,7 +309,9 @@ struct BenchMemoryCommand: AsyncParsableCommand {
         commandName: "memory", abstract: "ride-tracking's resident memory as devices are added (100 000, then 1 000 000).")
 
     @Option(help: "Device counts to measure at, comma-separated.") var steps = "100000,1000000"
-    @Option(name: .customLong("bin-dir"), help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    @Option(
+        name: .customLong("bin-dir"),
+        help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
 
     @OptionGroup var format: BenchFormat
@@ -278,7 +320,10 @@ struct BenchMemoryCommand: AsyncParsableCommand {
         let counts = steps.split(separator: ",").compactMap { Int($0) }
         guard !counts.isEmpty, counts == counts.sorted() else { throw ValidationError("--steps must be increasing numbers") }
         let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-memory")
-        try await platform.report(BenchTable(title: "ridectl bench memory — ride-tracking resident memory (devices with a location, indexed and stored)"), json: format.json) {
+        try await platform.report(
+            BenchTable(title: "ridectl bench memory — ride-tracking resident memory (devices with a location, indexed and stored)"),
+            json: format.json
+        ) {
             table in
             let empty = try await platform.trackingMetrics()["process_resident_memory_bytes"] ?? 0
             table.add("0 devices", String(format: "%.0f MB", empty / 1_048_576), "reported")
@@ -288,7 +333,9 @@ struct BenchMemoryCommand: AsyncParsableCommand {
                 try await DriverLoad.load(drivers: count - loaded, first: loaded, broker: platform.broker)
                 loaded = count
                 let resident = try await platform.trackingMetrics()["process_resident_memory_bytes"] ?? 0
-                table.add("\(count) devices", String(format: "%.0f MB (%.0f bytes per device)", resident / 1_048_576, (resident - empty) / Double(count)), "reported")
+                table.add(
+                    "\(count) devices",
+                    String(format: "%.0f MB (%.0f bytes per device)", resident / 1_048_576, (resident - empty) / Double(count)), "reported")
             }
         }
     }
@@ -340,13 +387,16 @@ enum DriverLoad {
                 started += 1
                 group.addTask {
                     var generator = SystemRandomNumberGenerator()
-                    let point = origin.destination(bearing: Double.random(in: 0..<360, using: &generator), distance: Double.random(in: 0...10_000, using: &generator))
+                    let point = origin.destination(
+                        bearing: Double.random(in: 0..<360, using: &generator), distance: Double.random(in: 0...10_000, using: &generator))
                     let batch = IngestBatch(
                         publishableKey: "pk_dev_ridesharing", deviceID: "driver-\(index)", batchID: 1,
                         device: DeviceIntents(name: "Driver \(index)", tracking: true, available: index % 5 != 0, changedAt: now),
                         locations: [DeviceLocation(latitude: point.latitude, longitude: point.longitude, recordedAt: now, accuracy: 5)])
                     let reply = try await client.callRaw(Ops.Tracking.ingest, json: JSONCoding.encode(batch))
-                    if reply.status != 200 { throw ConfigurationError("ingest failed: \(reply.status) \(String(decoding: reply.json, as: UTF8.self))") }
+                    if reply.status != 200 {
+                        throw ConfigurationError("ingest failed: \(reply.status) \(String(decoding: reply.json, as: UTF8.self))")
+                    }
                 }
             }
             for _ in 0..<min(512, drivers) { launch() }
@@ -373,7 +423,9 @@ enum NearbyLoad {
                     var local: [Double] = []
                     var generator = SystemRandomNumberGenerator()
                     while ContinuousClock.now < deadline {
-                        let center = origin.destination(bearing: Double.random(in: 0..<360, using: &generator), distance: Double.random(in: 0...9000, using: &generator))
+                        let center = origin.destination(
+                            bearing: Double.random(in: 0..<360, using: &generator), distance: Double.random(in: 0...9000, using: &generator)
+                        )
                         let query = NearbyQuery(location: GeoJSONPoint(center), radius: radius, limit: 10, availableOnly: true)
                         let params = try JSONCoding.encode(query)
                         let began = MonotonicClock.nanoseconds()

@@ -27,7 +27,8 @@ struct CityBuild {
             throw CityBuildError("\(extract): cannot be read (\(error.localizedDescription))")
         }
         guard Self.isPBF(bytes) else {
-            throw CityBuildError("\(extract): not an OpenStreetMap PBF extract (it does not start with an OSMHeader block); download one ending in .osm.pbf")
+            throw CityBuildError(
+                "\(extract): not an OpenStreetMap PBF extract (it does not start with an OSMHeader block); download one ending in .osm.pbf")
         }
         let (graphScript, placesScript) = ("\(scripts)/build-graph.py", "\(scripts)/build-places.py")
         for script in [graphScript, placesScript] where !FileManager.default.isReadableFile(atPath: script) {
@@ -37,10 +38,14 @@ struct CityBuild {
         _ = try ToolRun.find("osmium", package: "osmium-tool")
         let digest = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
         let manifest = CityManifest(
-            name: name, source: URL(fileURLWithPath: extract).lastPathComponent, sourceSHA256: digest, roads: CityManifest.roadsFile, places: CityManifest.placesFile)
+            name: name, source: URL(fileURLWithPath: extract).lastPathComponent, sourceSHA256: digest, roads: CityManifest.roadsFile,
+            places: CityManifest.placesFile)
         let bundle = try await assemble(manifest) { work in
-            try await ToolRun.run(python, [graphScript, extract, "\(work)/\(CityManifest.roadsFile)"], what: "\(graphScript) reading the roads of \(extract)")
-            try await ToolRun.run(python, [placesScript, extract, "\(work)/\(CityManifest.placesFile)", name], what: "\(placesScript) reading the places of \(extract)")
+            try await ToolRun.run(
+                python, [graphScript, extract, "\(work)/\(CityManifest.roadsFile)"], what: "\(graphScript) reading the roads of \(extract)")
+            try await ToolRun.run(
+                python, [placesScript, extract, "\(work)/\(CityManifest.placesFile)", name],
+                what: "\(placesScript) reading the places of \(extract)")
         }
         return Report(bundle: bundle, seconds: (ContinuousClock.now - started) / .seconds(1))
     }
@@ -49,7 +54,9 @@ struct CityBuild {
     func synthetic(edges: Int, seed: UInt64, name: String) async throws -> Report {
         let started = ContinuousClock.now
         let graph = try RoadGraph.syntheticCity(edges: edges, seed: seed)
-        let manifest = CityManifest(name: name, source: "synthetic: ridectl city synthetic --edges \(edges) --seed \(seed)", roads: CityManifest.roadsFile, places: nil)
+        let manifest = CityManifest(
+            name: name, source: "synthetic: ridectl city synthetic --edges \(edges) --seed \(seed)", roads: CityManifest.roadsFile,
+            places: nil)
         let bundle = try await assemble(manifest) { work in
             try Data(graph.encoded()).write(to: URL(fileURLWithPath: "\(work)/\(CityManifest.roadsFile)"))
         }
@@ -70,7 +77,8 @@ struct CityBuild {
                 throw CityBuildError("\(out) exists and is not a city bundle: choose another --out (nothing there is replaced)")
             }
         }
-        let work = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).building-\(UUID().uuidString.prefix(8))")
+        let work = target.deletingLastPathComponent().appendingPathComponent(
+            ".\(target.lastPathComponent).building-\(UUID().uuidString.prefix(8))")
         do {
             try manager.createDirectory(at: work, withIntermediateDirectories: true)
         } catch {
@@ -83,11 +91,13 @@ struct CityBuild {
         let roadBytes = Array(try Data(contentsOf: work.appendingPathComponent(manifest.roads)))
         let roads = try RoadGraph(decoding: roadBytes)
         guard !roads.edges.isEmpty else {
-            throw CityBuildError("\(manifest.source): no drivable roads in it (ways tagged highway=…): is it the extract of a city? Nothing was replaced")
+            throw CityBuildError(
+                "\(manifest.source): no drivable roads in it (ways tagged highway=…): is it the extract of a city? Nothing was replaced")
         }
         if roads.edges.count > CityBundle.hierarchyThreshold {
             let hierarchy = ContractionHierarchy(graph: roads)
-            try Data(hierarchy.encoded(graphChecksum: RoadGraph.checksum(ofFile: roadBytes) ?? 0)).write(to: work.appendingPathComponent(CityManifest.hierarchyFile))
+            try Data(hierarchy.encoded(graphChecksum: RoadGraph.checksum(ofFile: roadBytes) ?? 0)).write(
+                to: work.appendingPathComponent(CityManifest.hierarchyFile))
             manifest.hierarchy = CityManifest.hierarchyFile
         }
         try manifest.encoded().write(to: work.appendingPathComponent(CityManifest.fileName))
@@ -95,7 +105,8 @@ struct CityBuild {
         let bundle = try CityBundle.load(directory: work.path)
         // The earlier bundle steps aside, the new one moves in, and only then is the earlier one
         // deleted: a failed move puts it back.
-        let previous = work.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).previous-\(UUID().uuidString.prefix(8))")
+        let previous = work.deletingLastPathComponent().appendingPathComponent(
+            ".\(target.lastPathComponent).previous-\(UUID().uuidString.prefix(8))")
         let replacing = manager.fileExists(atPath: target.path)
         if replacing { try manager.moveItem(at: target, to: previous) }
         do {

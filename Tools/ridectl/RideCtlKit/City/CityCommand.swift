@@ -44,7 +44,8 @@ struct CityBuildCommand: AsyncParsableCommand {
 struct CitySyntheticCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "synthetic",
-        abstract: "Make a synthetic city bundle of at least --edges directed road edges (a grid with avenues and one-way streets; no places).")
+        abstract:
+            "Make a synthetic city bundle of at least --edges directed road edges (a grid with avenues and one-way streets; no places).")
 
     @Option(help: "Directed road edges, at least (1 000 000: a metropolitan graph).") var edges = 1_000_000
     @Option(help: "Seed of the streets' jitter.") var seed: UInt64 = 1
@@ -64,7 +65,8 @@ struct CitySyntheticCommand: AsyncParsableCommand {
 /// `ridectl city show [DIR]`: what a bundle holds, loaded as a service loads it.
 struct CityShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Load a city bundle as the services do and print what it holds (the built-in city without a directory).")
+        commandName: "show",
+        abstract: "Load a city bundle as the services do and print what it holds (the built-in city without a directory).")
 
     @Argument(help: "A city bundle directory.") var directory: String?
 

@@ -9,7 +9,8 @@ import SettingsKit
 struct FakePushCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fake-push",
-        abstract: "A local stand-in for Apple's push service (APNs) and Firebase Cloud Messaging (HTTP v1, with Google's OAuth token endpoint).",
+        abstract:
+            "A local stand-in for Apple's push service (APNs) and Firebase Cloud Messaging (HTTP v1, with Google's OAuth token endpoint).",
         discussion: """
             One HTTPS server (HTTP/2 by ALPN, as APNs requires) with the services' wire formats: POST \
             /3/device/<token> checks the provider token (ES256 JWT of the --apns-key-file key, its kid \
@@ -29,10 +30,13 @@ struct FakePushCommand: AsyncParsableCommand {
                 --fcm-service-account-file service-account.json
             """)
 
-    @Option(help: helpWithEnv("Address to listen on (HOST:PORT; port 0 picks a free one)", env: "RIDE_FAKE_PUSH_LISTEN", default: "127.0.0.1:12112"))
+    @Option(
+        help: helpWithEnv(
+            "Address to listen on (HOST:PORT; port 0 picks a free one)", env: "RIDE_FAKE_PUSH_LISTEN", default: "127.0.0.1:12112"))
     var listen: String?
 
-    @Option(name: .customLong("tls-cert-file"), help: helpWithEnv("The server's certificate chain (PEM)", env: "RIDE_FAKE_PUSH_TLS_CERT_FILE"))
+    @Option(
+        name: .customLong("tls-cert-file"), help: helpWithEnv("The server's certificate chain (PEM)", env: "RIDE_FAKE_PUSH_TLS_CERT_FILE"))
     var tlsCertFile: String?
 
     @Option(name: .customLong("tls-key-file"), help: helpWithEnv("The server's private key (PEM)", env: "RIDE_FAKE_PUSH_TLS_KEY_FILE"))
@@ -43,29 +47,45 @@ struct FakePushCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let address = try withValidation {
-            try HostPort.parse(Setting.resolve(listen, flag: "listen", env: "RIDE_FAKE_PUSH_LISTEN", default: "127.0.0.1:12112"), name: "--listen")
+            try HostPort.parse(
+                Setting.resolve(listen, flag: "listen", env: "RIDE_FAKE_PUSH_LISTEN", default: "127.0.0.1:12112"), name: "--listen")
         }
         let settings = try withValidation { try push.settings(environment: environment) }
         guard settings.apns != nil || settings.fcm != nil else {
-            throw ValidationError("give the APNs settings (--apns-key-file, --apns-key-id, --apns-team-id, --apns-topic), --fcm-service-account-file, or both")
+            throw ValidationError(
+                "give the APNs settings (--apns-key-file, --apns-key-id, --apns-team-id, --apns-topic), --fcm-service-account-file, or both"
+            )
         }
         let tls = try withValidation { () throws -> TLSConfiguration in
-            let cert = Setting.resolve(tlsCertFile, flag: "tls-cert-file", env: "RIDE_FAKE_PUSH_TLS_CERT_FILE", default: "", environment: environment).value
-            let key = Setting.resolve(tlsKeyFile, flag: "tls-key-file", env: "RIDE_FAKE_PUSH_TLS_KEY_FILE", default: "", environment: environment).value
-            guard !cert.isEmpty, !key.isEmpty else { throw ConfigurationError("--tls-cert-file and --tls-key-file are required: APNs is HTTPS only") }
+            let cert = Setting.resolve(
+                tlsCertFile, flag: "tls-cert-file", env: "RIDE_FAKE_PUSH_TLS_CERT_FILE", default: "", environment: environment
+            ).value
+            let key = Setting.resolve(
+                tlsKeyFile, flag: "tls-key-file", env: "RIDE_FAKE_PUSH_TLS_KEY_FILE", default: "", environment: environment
+            ).value
+            guard !cert.isEmpty, !key.isEmpty else {
+                throw ConfigurationError("--tls-cert-file and --tls-key-file are required: APNs is HTTPS only")
+            }
             do {
                 return TLSConfiguration.makeServerConfiguration(
-                    certificateChain: try NIOSSLCertificate.fromPEMFile(cert).map { .certificate($0) }, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+                    certificateChain: try NIOSSLCertificate.fromPEMFile(cert).map { .certificate($0) },
+                    privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
             } catch {
                 throw ConfigurationError("--tls-cert-file \(cert), --tls-key-file \(key): \(error)")
             }
         }
         let state = FakePushState()
-        let apns = settings.apns.map { FakeAPNs(publicKey: $0.key.publicKey, keyID: $0.keyID, teamID: $0.teamID, topic: $0.topic, state: state) }
-        let fcm = settings.fcm.map { FakeFCM(publicKey: $0.key.publicKey, clientEmail: $0.clientEmail, projectID: $0.projectID, tokenURI: $0.tokenURI, state: state) }
+        let apns = settings.apns.map {
+            FakeAPNs(publicKey: $0.key.publicKey, keyID: $0.keyID, teamID: $0.teamID, topic: $0.topic, state: state)
+        }
+        let fcm = settings.fcm.map {
+            FakeFCM(publicKey: $0.key.publicKey, clientEmail: $0.clientEmail, projectID: $0.projectID, tokenURI: $0.tokenURI, state: state)
+        }
         let server = FakePushServer(apns: apns, fcm: fcm, state: state, logger: CLILogging.logger)
         let app = try server.application(host: address.host, port: address.port, tls: tls) { port in
-            Output.out("ridectl fake-push: \([apns.map { _ in "APNs" }, fcm.map { _ in "FCM" }].compactMap { $0 }.joined(separator: " and ")) on https://\(address.host):\(port)\n")
+            Output.out(
+                "ridectl fake-push: \([apns.map { _ in "APNs" }, fcm.map { _ in "FCM" }].compactMap { $0 }.joined(separator: " and ")) on https://\(address.host):\(port)\n"
+            )
         }
         try await app.runService()
     }

@@ -29,7 +29,8 @@ public struct FakePushServer: Sendable {
             guard let apns else { return Self.json(404, ["reason": "NotFound"]) }
             var request = request
             let body = try await request.collectBody(upTo: Self.bodyLimit)
-            let answer = await apns.handle(token: context.parameters.get("token") ?? "", headers: Self.headers(request), body: Array(body.readableBytesView))
+            let answer = await apns.handle(
+                token: context.parameters.get("token") ?? "", headers: Self.headers(request), body: Array(body.readableBytesView))
             var response = answer.reason.map { Self.json(answer.status, ["reason": .string($0)]) } ?? Response(status: .ok)
             for (name, value) in answer.headers { response.headers[HTTPField.Name(name)!] = value }
             return response
@@ -42,17 +43,23 @@ public struct FakePushServer: Sendable {
             return Self.json(answer.status, answer.body)
         }
         router.post("v1/projects/{project}/{action}") { request, context -> Response in
-            guard let fcm, context.parameters.get("action") == "messages:send" else { return Self.json(404, ["error": ["code": 404, "status": "NOT_FOUND"]]) }
+            guard let fcm, context.parameters.get("action") == "messages:send" else {
+                return Self.json(404, ["error": ["code": 404, "status": "NOT_FOUND"]])
+            }
             var request = request
             let body = try await request.collectBody(upTo: Self.bodyLimit)
-            let answer = await fcm.send(project: context.parameters.get("project") ?? "", authorization: request.headers[.authorization], body: Array(body.readableBytesView))
+            let answer = await fcm.send(
+                project: context.parameters.get("project") ?? "", authorization: request.headers[.authorization],
+                body: Array(body.readableBytesView))
             return Self.json(answer.status, answer.body)
         }
         router.get("fake/pushes") { _, _ -> Response in Self.json(200, ["pushes": .array(await state.requests)]) }
         router.post("fake/tokens/{token}") { request, context -> Response in
             var request = request
             let body = try await request.collectBody(upTo: Self.bodyLimit)
-            guard let token = context.parameters.get("token"), let given = try? JSONCoding.decode(JSONValue.self, from: Array(body.readableBytesView)) else {
+            guard let token = context.parameters.get("token"),
+                let given = try? JSONCoding.decode(JSONValue.self, from: Array(body.readableBytesView))
+            else {
                 return Self.json(400, ["error": "a JSON body {\"answer\": …, \"times\": n} is required"])
             }
             if given["answer"] == .null || given["answer"] == nil {
@@ -81,7 +88,9 @@ public struct FakePushServer: Sendable {
     }
 
     /// The server on `host:port` over TLS (HTTP/2 by ALPN, HTTP/1.1 otherwise); `onRunning` gets the bound port.
-    func application(host: String, port: Int, tls: TLSConfiguration, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+    func application(host: String, port: Int, tls: TLSConfiguration, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws
+        -> some ApplicationProtocol
+    {
         Application(
             router: router(), server: try .http2Upgrade(tlsConfiguration: tls),
             configuration: .init(address: .hostname(host, port: port), serverName: "ridectl-fake-push"),

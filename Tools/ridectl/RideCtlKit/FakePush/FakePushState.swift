@@ -48,7 +48,9 @@ struct FakeJWS {
 
     init?(_ token: String) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let header = Self.decode(parts[0]), let claims = Self.decode(parts[1]), let signature = Base64URL.decode(parts[2]) else { return nil }
+        guard parts.count == 3, let header = Self.decode(parts[0]), let claims = Self.decode(parts[1]),
+            let signature = Base64URL.decode(parts[2])
+        else { return nil }
         (self.header, self.claims, self.signingInput, self.signature) = (header, claims, parts[0] + "." + parts[1], signature)
     }
 

@@ -32,7 +32,10 @@ actor FakeStripeAPI {
         if method == "GET", parts.count == 3, parts[0] == "connect", parts[1] == "onboarding" {
             return run { () throws(FakeStripeError) in
                 let account = try state.completeOnboarding(parts[2])
-                return (["object": "onboarding", "account": account["id"] ?? .null, "completed": true], [state.event("account.updated", account)])
+                return (
+                    ["object": "onboarding", "account": account["id"] ?? .null, "completed": true],
+                    [state.event("account.updated", account)]
+                )
             }
         }
         // Stripe's hosted Checkout page: the rider's browser, no key.
@@ -45,10 +48,14 @@ actor FakeStripeAPI {
             return Answer(status: done.status, body: done.html, contentType: "text/html; charset=utf-8", location: done.location)
         }
         guard let bearer = authorization.flatMap({ $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }) else {
-            return answer(.unauthorized("You did not provide an API key. Provide it in the Authorization header (Authorization: Bearer YOUR_SECRET_KEY)."))
+            return answer(
+                .unauthorized(
+                    "You did not provide an API key. Provide it in the Authorization header (Authorization: Bearer YOUR_SECRET_KEY)."))
         }
         let ephemeralCustomer = state.customer(ofEphemeralKey: bearer)
-        guard bearer == secretKey || ephemeralCustomer != nil else { return answer(.unauthorized("Invalid API Key provided: \(bearer.prefix(8))…")) }
+        guard bearer == secretKey || ephemeralCustomer != nil else {
+            return answer(.unauthorized("Invalid API Key provided: \(bearer.prefix(8))…"))
+        }
         let form = FakeStripeForm(body: method == "POST" ? body : query)
         // An ephemeral key reaches only its customer's cards, as the app's SDK uses it.
         if let ephemeralCustomer, bearer != secretKey {
@@ -72,21 +79,26 @@ actor FakeStripeAPI {
     }
 
     func route(_ method: String, _ parts: [String], _ form: FakeStripeForm) -> Answer {
-        guard parts.first == "v1" else { return answer(.missing("Unrecognized request URL (\(method) /\(parts.joined(separator: "/").prefix(120))).")) }
+        guard parts.first == "v1" else {
+            return answer(.missing("Unrecognized request URL (\(method) /\(parts.joined(separator: "/").prefix(120)))."))
+        }
         let limit = min(max(Int(form["limit"] ?? "10") ?? 10, 1), 100)
         let after = form["starting_after"]
         switch (method, parts.dropFirst().first ?? "", parts.count) {
         case ("POST", "customers", 2): return run { () throws(FakeStripeError) in (state.createCustomer(form), []) }
         case ("GET", "customers", 3): return run { () throws(FakeStripeError) in (try state.object(parts[2], type: "customer"), []) }
         case ("POST", "ephemeral_keys", 2): return run { () throws(FakeStripeError) in (try state.createEphemeralKey(form), []) }
-        case ("POST", "payment_methods", 4) where parts[3] == "attach": return run { () throws(FakeStripeError) in (try state.attach(parts[2], form), []) }
+        case ("POST", "payment_methods", 4) where parts[3] == "attach":
+            return run { () throws(FakeStripeError) in (try state.attach(parts[2], form), []) }
         case ("GET", "payment_methods", 2):
             return run { () throws(FakeStripeError) in
                 let customer = try form.required("customer")
                 return (state.list("payment_method", limit: limit, startingAfter: after) { $0["customer"] == .string(customer) }, [])
             }
-        case ("POST", "checkout", 3) where parts[2] == "sessions": return run { () throws(FakeStripeError) in (try state.createCheckoutSession(form), []) }
-        case ("GET", "checkout", 4) where parts[2] == "sessions": return run { () throws(FakeStripeError) in (try state.object(parts[3], type: "checkout.session"), []) }
+        case ("POST", "checkout", 3) where parts[2] == "sessions":
+            return run { () throws(FakeStripeError) in (try state.createCheckoutSession(form), []) }
+        case ("GET", "checkout", 4) where parts[2] == "sessions":
+            return run { () throws(FakeStripeError) in (try state.object(parts[3], type: "checkout.session"), []) }
         case ("POST", "accounts", 2): return run { () throws(FakeStripeError) in (try state.createAccount(form), []) }
         case ("GET", "accounts", 3): return run { () throws(FakeStripeError) in (try state.object(parts[2], type: "account"), []) }
         case ("POST", "account_links", 2): return run { () throws(FakeStripeError) in (try state.createAccountLink(form), []) }
@@ -94,21 +106,36 @@ actor FakeStripeAPI {
             let (intent, declined): (JSONValue, FakeStripeError?)
             do throws(FakeStripeError) { (intent, declined) = try state.createPaymentIntent(form) } catch { return answer(error) }
             if let declined { return answer(declined, events: [state.event("payment_intent.payment_failed", intent)]) }
-            return Answer(status: 200, body: text(intent), events: intent["status"] == "succeeded" ? [state.event("payment_intent.succeeded", intent)] : [])
-        case ("GET", "payment_intents", 3): return run { () throws(FakeStripeError) in (try state.object(parts[2], type: "payment_intent"), []) }
+            return Answer(
+                status: 200, body: text(intent),
+                events: intent["status"] == "succeeded" ? [state.event("payment_intent.succeeded", intent)] : [])
+        case ("GET", "payment_intents", 3):
+            return run { () throws(FakeStripeError) in (try state.object(parts[2], type: "payment_intent"), []) }
         case ("GET", "payment_intents", 2):
             let customer = form["customer"]
             return Answer(
-                status: 200, body: text(state.list("payment_intent", limit: limit, startingAfter: after) { customer == nil || $0["customer"] == .string(customer ?? "") }))
+                status: 200,
+                body: text(
+                    state.list("payment_intent", limit: limit, startingAfter: after) {
+                        customer == nil || $0["customer"] == .string(customer ?? "")
+                    }))
         case ("GET", "transfers", 2):
             let destination = form["destination"]
             return Answer(
-                status: 200, body: text(state.list("transfer", limit: limit, startingAfter: after) { destination == nil || $0["destination"] == .string(destination ?? "") }))
+                status: 200,
+                body: text(
+                    state.list("transfer", limit: limit, startingAfter: after) {
+                        destination == nil || $0["destination"] == .string(destination ?? "")
+                    }))
         case ("POST", "refunds", 2): return run { () throws(FakeStripeError) in (try state.createRefund(form), []) }
         case ("GET", "refunds", 2):
             let intent = form["payment_intent"]
             return Answer(
-                status: 200, body: text(state.list("refund", limit: limit, startingAfter: after) { intent == nil || $0["payment_intent"] == .string(intent ?? "") }))
+                status: 200,
+                body: text(
+                    state.list("refund", limit: limit, startingAfter: after) {
+                        intent == nil || $0["payment_intent"] == .string(intent ?? "")
+                    }))
         default: return answer(.missing("Unrecognized request URL (\(method) /\(parts.joined(separator: "/").prefix(120)))."))
         }
     }
@@ -122,7 +149,9 @@ actor FakeStripeAPI {
         }
     }
 
-    func answer(_ error: FakeStripeError, events: [JSONValue] = []) -> Answer { Answer(status: error.status, body: text(error.body), events: events) }
+    func answer(_ error: FakeStripeError, events: [JSONValue] = []) -> Answer {
+        Answer(status: error.status, body: text(error.body), events: events)
+    }
 
     func text(_ value: JSONValue) -> String { (try? JSONCoding.encodeText(value)) ?? "{}" }
 }

@@ -9,14 +9,17 @@ import Wire
 /// cards (docs.stripe.com/testing); a session is completed once.
 extension FakeStripeState {
     /// Stripe's test card numbers and the test token each stands for.
-    static let testNumbers = ["4242424242424242": "pm_card_visa", "5555555555554444": "pm_card_mastercard", "4000000000000002": "pm_card_chargeDeclined"]
+    static let testNumbers = [
+        "4242424242424242": "pm_card_visa", "5555555555554444": "pm_card_mastercard", "4000000000000002": "pm_card_chargeDeclined",
+    ]
 
     func createCheckoutSession(_ form: FakeStripeForm) throws(FakeStripeError) -> JSONValue {
         guard try form.required("mode") == "setup" else { throw .invalid("mode", "This stand-in makes setup sessions only (mode=setup)") }
         let customer = try form.required("customer")
         _ = try object(customer, type: "customer")
         let (success, cancel) = (try form.required("success_url"), try form.required("cancel_url"))
-        for (name, url) in [("success_url", success), ("cancel_url", cancel)] where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+        for (name, url) in [("success_url", success), ("cancel_url", cancel)] where !(url.hasPrefix("http://") || url.hasPrefix("https://"))
+        {
             throw .invalid(name, "Not a valid URL")
         }
         let id = "cs_test_" + newID("sess")
@@ -25,14 +28,20 @@ extension FakeStripeState {
             [
                 "id": .string(id), "object": "checkout.session", "mode": "setup", "status": "open", "customer": .string(customer),
                 "success_url": .string(success), "cancel_url": .string(cancel), "url": .string("\(publicURL)/checkout/\(id)"),
-                "created": .number(now), "expires_at": .number(now + 86_400), "setup_intent": .null, "metadata": .object(form.metadata), "livemode": false,
+                "created": .number(now), "expires_at": .number(now + 86_400), "setup_intent": .null, "metadata": .object(form.metadata),
+                "livemode": false,
             ])
     }
 
     /// `GET /checkout/<id>`: the session's card form, with `problem` said above it.
     func checkoutPage(_ id: String, problem: String? = nil) -> (status: Int, html: String) {
         guard let session = try? object(id, type: "checkout.session"), session["status"] == "open" else {
-            return (404, Self.page(title: "This page is no longer available", body: "<p>The link has expired or the card was already saved. Go back to the app and try again.</p>"))
+            return (
+                404,
+                Self.page(
+                    title: "This page is no longer available",
+                    body: "<p>The link has expired or the card was already saved. Go back to the app and try again.</p>")
+            )
         }
         let cancel = Self.escaped(session["cancel_url"]?.stringValue ?? "")
         let said = problem.map { #"<p role="alert" class="problem">\#(Self.escaped($0))</p>"# } ?? ""
@@ -64,7 +73,10 @@ extension FakeStripeState {
             let page = checkoutPage(id, problem: problem)
             return (400, page.html, nil)
         }
-        guard let card = try? attach(Self.testNumbers[number] ?? "", FakeStripeForm(body: "customer=\(customer)"), expires: (expiry[0], 2000 + expiry[1])) else {
+        guard
+            let card = try? attach(
+                Self.testNumbers[number] ?? "", FakeStripeForm(body: "customer=\(customer)"), expires: (expiry[0], 2000 + expiry[1]))
+        else {
             return (500, Self.page(title: "Something went wrong", body: "<p>The card could not be saved.</p>"), nil)
         }
         let intent = store(
@@ -83,7 +95,9 @@ extension FakeStripeState {
     static func problem(number: String, expiry: [Int], cvc: String) -> String? {
         guard !number.isEmpty, number.allSatisfy(\.isNumber), luhn(number) else { return "Your card number is invalid." }
         guard testNumbers[number] != nil else { return "Your card was declined. Your request was in test mode, but used a non test card." }
-        guard expiry.count == 2, (1...12).contains(expiry[0]), (0...99).contains(expiry[1]) else { return "Your card's expiration date is incomplete." }
+        guard expiry.count == 2, (1...12).contains(expiry[0]), (0...99).contains(expiry[1]) else {
+            return "Your card's expiration date is incomplete."
+        }
         guard (2000 + expiry[1]) * 12 + expiry[0] >= monthNow else { return "Your card's expiration year is in the past." }
         guard (3...4).contains(cvc.count), cvc.allSatisfy(\.isNumber) else { return "Your card's security code is incomplete." }
         return nil
@@ -104,8 +118,10 @@ extension FakeStripeState {
     }
 
     static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-            .replacingOccurrences(of: "\"", with: "&quot;")
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(
+            of: ">", with: "&gt;"
+        )
+        .replacingOccurrences(of: "\"", with: "&quot;")
     }
 
     static func page(title: String, body: String) -> String {

@@ -44,10 +44,14 @@ enum FakeStripeError: Error, Equatable {
     var body: JSONValue {
         let error: JSONValue =
             switch self {
-            case .invalid(let param, let message): ["type": "invalid_request_error", "code": "parameter_invalid", "param": .string(param), "message": .string(message)]
+            case .invalid(let param, let message):
+                ["type": "invalid_request_error", "code": "parameter_invalid", "param": .string(param), "message": .string(message)]
             case .missing(let message): ["type": "invalid_request_error", "code": "resource_missing", "message": .string(message)]
             case .card(let code, let message, let intent):
-                ["type": "card_error", "code": .string(code), "decline_code": "generic_decline", "message": .string(message), "payment_intent": ["id": .string(intent)]]
+                [
+                    "type": "card_error", "code": .string(code), "decline_code": "generic_decline", "message": .string(message),
+                    "payment_intent": ["id": .string(intent)],
+                ]
             case .unauthorized(let message): ["type": "invalid_request_error", "message": .string(message)]
             case .idempotency(let message): ["type": "idempotency_error", "message": .string(message)]
             }

@@ -23,7 +23,8 @@ struct FakeStripeRun: Sendable {
         let server = FakeStripeServer(
             secretKey: secretKey, webhookURL: "http://127.0.0.1:\(gatewayPort)/v1/providers/stripe/webhook", webhookSecret: webhookSecret,
             publicURL: "http://127.0.0.1:\(listen)", autoCard: true, logger: CLILogging.logger)
-        guard let running = try await ListeningApplication.start({ server.application(host: "127.0.0.1", port: listen, onRunning: $0) }) else {
+        guard let running = try await ListeningApplication.start({ server.application(host: "127.0.0.1", port: listen, onRunning: $0) })
+        else {
             throw ConfigurationError("the fake Stripe stopped before it listened")
         }
         let port = running.port

@@ -31,13 +31,15 @@ public struct FakeStripeServer: Sendable {
                 var request = request
                 let body = try await request.collectBody(upTo: Self.bodyLimit)
                 let answer = await api.handle(
-                    method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "", body: String(decoding: body.readableBytesView, as: UTF8.self),
+                    method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
+                    body: String(decoding: body.readableBytesView, as: UTF8.self),
                     authorization: request.headers[.authorization], idempotencyKey: request.headers[HTTPField.Name("Idempotency-Key")!])
                 for event in answer.events { send(event) }
                 var headers: HTTPFields = [.contentType: answer.contentType]
                 if let location = answer.location { headers[.location] = location }
                 if answer.replayed { headers[HTTPField.Name("Idempotent-Replayed")!] = "true" }
-                return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: answer.body)))
+                return Response(
+                    status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: answer.body)))
             }
         }
         return router
@@ -52,19 +54,27 @@ public struct FakeStripeServer: Sendable {
                 var request = HTTPClientRequest(url: webhookURL)
                 request.method = .POST
                 request.headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
-                request.headers.add(name: "Stripe-Signature", value: StripeSignature.header(body: body, secret: secret, timestamp: Int(Date().timeIntervalSince1970)))
+                request.headers.add(
+                    name: "Stripe-Signature",
+                    value: StripeSignature.header(body: body, secret: secret, timestamp: Int(Date().timeIntervalSince1970)))
                 request.body = .bytes(body)
                 let status = try? await HTTPClient.shared.execute(request, timeout: .seconds(10)).status.code
                 if let status, (200..<300).contains(status) { return }
                 logger.warning(
-                    "webhook not taken", metadata: ["event": "\(event["type"]?.stringValue ?? "")", "status": "\(status.map(String.init) ?? "no answer")", "attempt": "\(attempt)"])
+                    "webhook not taken",
+                    metadata: [
+                        "event": "\(event["type"]?.stringValue ?? "")", "status": "\(status.map(String.init) ?? "no answer")",
+                        "attempt": "\(attempt)",
+                    ])
                 try? await Task.sleep(for: .seconds(attempt))
             }
         }
     }
 
     /// The server as a Hummingbird application on `host:port`; `onRunning` gets the bound port.
-    public func application(host: String, port: Int, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+    public func application(host: String, port: Int, onRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol
+    {
         Application(
             router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "ridectl-fake-stripe"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) }, logger: logger)

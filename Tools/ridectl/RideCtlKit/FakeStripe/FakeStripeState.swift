@@ -58,7 +58,12 @@ final class FakeStripeState {
     var now: Double { Date().timeIntervalSince1970.rounded(.down) }
 
     func createCustomer(_ form: FakeStripeForm) -> JSONValue {
-        let customer = store("customer", ["id": .string(newID("cus")), "object": "customer", "created": .number(now), "metadata": .object(form.metadata), "livemode": false])
+        let customer = store(
+            "customer",
+            [
+                "id": .string(newID("cus")), "object": "customer", "created": .number(now), "metadata": .object(form.metadata),
+                "livemode": false,
+            ])
         if autoCard, let id = customer["id"]?.stringValue { _ = try? attach("pm_card_visa", FakeStripeForm(body: "customer=\(id)")) }
         return customer
     }
@@ -71,32 +76,41 @@ final class FakeStripeState {
         return store(
             "ephemeral_key",
             [
-                "id": .string(newID("ephkey")), "object": "ephemeral_key", "secret": .string(secret), "created": .number(now), "expires": .number(now + 3600),
+                "id": .string(newID("ephkey")), "object": "ephemeral_key", "secret": .string(secret), "created": .number(now),
+                "expires": .number(now + 3600),
                 "associated_objects": [["type": "customer", "id": .string(customer)]], "livemode": false,
             ])
     }
 
     func customer(ofEphemeralKey secret: String) -> String? { ephemeralKeys[secret] }
 
-    func attach(_ token: String, _ form: FakeStripeForm, expires: (month: Int, year: Int) = (12, 2034)) throws(FakeStripeError) -> JSONValue {
+    func attach(_ token: String, _ form: FakeStripeForm, expires: (month: Int, year: Int) = (12, 2034)) throws(FakeStripeError) -> JSONValue
+    {
         let customer = try form.required("customer")
         _ = try object(customer, type: "customer")
         guard let card = Self.testCards[token] else { throw .missing("No such PaymentMethod: '\(token.prefix(80))'") }
         return store(
             "payment_method",
             [
-                "id": .string(newID("pm")), "object": "payment_method", "type": "card", "customer": .string(customer), "created": .number(now),
-                "card": ["brand": .string(card.brand), "last4": .string(card.last4), "exp_month": .number(Double(expires.month)), "exp_year": .number(Double(expires.year))],
+                "id": .string(newID("pm")), "object": "payment_method", "type": "card", "customer": .string(customer),
+                "created": .number(now),
+                "card": [
+                    "brand": .string(card.brand), "last4": .string(card.last4), "exp_month": .number(Double(expires.month)),
+                    "exp_year": .number(Double(expires.year)),
+                ],
                 "metadata": ["test_token": .string(token)],
             ])
     }
 
     func createAccount(_ form: FakeStripeForm) throws(FakeStripeError) -> JSONValue {
-        guard ["express", "standard", "custom"].contains(try form.required("type")) else { throw .invalid("type", "Invalid type: must be one of express, standard, custom") }
+        guard ["express", "standard", "custom"].contains(try form.required("type")) else {
+            throw .invalid("type", "Invalid type: must be one of express, standard, custom")
+        }
         return store(
             "account",
             [
-                "id": .string(newID("acct")), "object": "account", "type": .string(form["type"] ?? ""), "created": .number(now), "metadata": .object(form.metadata),
+                "id": .string(newID("acct")), "object": "account", "type": .string(form["type"] ?? ""), "created": .number(now),
+                "metadata": .object(form.metadata),
                 "charges_enabled": false, "payouts_enabled": false, "details_submitted": false,
             ])
     }
@@ -105,7 +119,10 @@ final class FakeStripeState {
         let account = try form.required("account")
         _ = try object(account, type: "account")
         for field in ["refresh_url", "return_url", "type"] { _ = try form.required(field) }
-        return ["object": "account_link", "created": .number(now), "expires_at": .number(now + 300), "url": .string("\(publicURL)/connect/onboarding/\(account)")]
+        return [
+            "object": "account_link", "created": .number(now), "expires_at": .number(now + 300),
+            "url": .string("\(publicURL)/connect/onboarding/\(account)"),
+        ]
     }
 
     /// The driver finished onboarding (what Stripe's hosted page does): payouts on; the `account.updated` event.
@@ -119,26 +136,37 @@ final class FakeStripeState {
     /// charged, and with `transfer_data[destination]` the amount less `application_fee_amount` is
     /// transferred to that account. A declining card is Stripe's 402 `card_error` and a failed intent.
     func createPaymentIntent(_ form: FakeStripeForm) throws(FakeStripeError) -> (intent: JSONValue, declined: FakeStripeError?) {
-        guard let amount = Int(try form.required("amount")), amount >= 50 else { throw .invalid("amount", "Amount must be at least 50 cents") }
+        guard let amount = Int(try form.required("amount")), amount >= 50 else {
+            throw .invalid("amount", "Amount must be at least 50 cents")
+        }
         let currency = try form.required("currency")
-        guard currency.count == 3, currency == currency.lowercased() else { throw .invalid("currency", "Invalid currency: \(currency.prefix(20))") }
+        guard currency.count == 3, currency == currency.lowercased() else {
+            throw .invalid("currency", "Invalid currency: \(currency.prefix(20))")
+        }
         let customer = try form.required("customer")
         _ = try object(customer, type: "customer")
         let methodID = try form.required("payment_method")
         let method = try object(methodID, type: "payment_method")
-        guard method["customer"] == .string(customer) else { throw .invalid("payment_method", "The PaymentMethod \(methodID) does not belong to the Customer \(customer)") }
+        guard method["customer"] == .string(customer) else {
+            throw .invalid("payment_method", "The PaymentMethod \(methodID) does not belong to the Customer \(customer)")
+        }
         let fee = Int(form["application_fee_amount"] ?? "0") ?? -1
-        guard (0...amount).contains(fee) else { throw .invalid("application_fee_amount", "application_fee_amount must be from 0 to the amount") }
+        guard (0...amount).contains(fee) else {
+            throw .invalid("application_fee_amount", "application_fee_amount must be from 0 to the amount")
+        }
         let destination = form["transfer_data[destination]"]
         if let destination { _ = try object(destination, type: "account") }
         let id = newID("pi")
         let transferData: JSONValue = destination.map { .object(["destination": .string($0)]) } ?? .null
         var intent: [String: JSONValue] = [
-            "id": .string(id), "object": "payment_intent", "amount": .number(Double(amount)), "currency": .string(currency), "customer": .string(customer),
+            "id": .string(id), "object": "payment_intent", "amount": .number(Double(amount)), "currency": .string(currency),
+            "customer": .string(customer),
             "payment_method": .string(methodID), "created": .number(now), "metadata": .object(form.metadata),
             "application_fee_amount": .number(Double(fee)), "transfer_data": transferData, "livemode": false,
         ]
-        guard form["confirm"] == "true" else { return (store("payment_intent", .object(intent.merging(["status": "requires_confirmation"]) { $1 })), nil) }
+        guard form["confirm"] == "true" else {
+            return (store("payment_intent", .object(intent.merging(["status": "requires_confirmation"]) { $1 })), nil)
+        }
         if method["metadata"]?["test_token"] == "pm_card_chargeDeclined" {
             let error = FakeStripeError.card("card_declined", "Your card was declined.", paymentIntent: id)
             intent["status"] = "requires_payment_method"
@@ -151,7 +179,8 @@ final class FakeStripeState {
             let transfer = store(
                 "transfer",
                 [
-                    "id": .string(newID("tr")), "object": "transfer", "amount": .number(Double(amount - fee)), "currency": .string(currency),
+                    "id": .string(newID("tr")), "object": "transfer", "amount": .number(Double(amount - fee)),
+                    "currency": .string(currency),
                     "destination": .string(destination), "source_transaction": .string(id), "created": .number(now),
                 ])
             intent["latest_charge"] = ["transfer": transfer["id"] ?? .null]
@@ -165,7 +194,8 @@ final class FakeStripeState {
         guard intent["status"] == "succeeded", let charged = intent["amount"]?.numberValue else {
             throw .invalid("payment_intent", "PaymentIntent \(intentID) has no successful charge")
         }
-        let refunded = list("refund", limit: 100, startingAfter: nil) { $0["payment_intent"] == .string(intentID) }["data"]?.arrayValue ?? []
+        let refunded =
+            list("refund", limit: 100, startingAfter: nil) { $0["payment_intent"] == .string(intentID) }["data"]?.arrayValue ?? []
         let left = charged - refunded.reduce(0) { $0 + ($1["amount"]?.numberValue ?? 0) }
         guard left > 0 else { throw .invalid("payment_intent", "Charge for PaymentIntent \(intentID) has already been refunded.") }
         let amount = Double(form["amount"] ?? "") ?? left
@@ -182,7 +212,8 @@ final class FakeStripeState {
         return store(
             "refund",
             [
-                "id": .string(newID("re")), "object": "refund", "amount": .number(amount), "payment_intent": .string(intentID), "status": "succeeded",
+                "id": .string(newID("re")), "object": "refund", "amount": .number(amount), "payment_intent": .string(intentID),
+                "status": "succeeded",
                 "created": .number(now), "metadata": .object(form.metadata),
             ])
     }
@@ -190,7 +221,8 @@ final class FakeStripeState {
     /// A Stripe event about `object` (what the webhook endpoint is sent).
     func event(_ type: String, _ object: JSONValue) -> JSONValue {
         [
-            "id": .string(newID("evt")), "object": "event", "type": .string(type), "created": .number(now), "api_version": "2024-06-20", "livemode": false,
+            "id": .string(newID("evt")), "object": "event", "type": .string(type), "created": .number(now), "api_version": "2024-06-20",
+            "livemode": false,
             "data": ["object": object],
         ]
     }

@@ -35,7 +35,9 @@ struct CityGrid: Sendable {
     /// then the other way. Its length is the Manhattan distance, about 1.27 times the straight line
     /// on average — the road factor trips assume (1.3).
     func route(from start: GeoPoint, to end: GeoPoint, eastFirst: Bool) -> Polyline {
-        let corner = eastFirst ? GeoPoint(latitude: start.latitude, longitude: end.longitude) : GeoPoint(latitude: end.latitude, longitude: start.longitude)
+        let corner =
+            eastFirst
+            ? GeoPoint(latitude: start.latitude, longitude: end.longitude) : GeoPoint(latitude: end.latitude, longitude: start.longitude)
         var points = [start]
         if corner.distance(to: start) > 1, corner.distance(to: end) > 1 { points.append(corner) }
         points.append(end)

@@ -28,7 +28,9 @@ final class GatewayApps: RideApps {
 
     /// A request as `userID`'s phone sends it, with their bearer token; the reply's body.
     @discardableResult
-    private func send(_ method: String, _ path: String, as userID: String, body: JSONValue? = nil, key: String? = nil) async throws -> [UInt8] {
+    private func send(_ method: String, _ path: String, as userID: String, body: JSONValue? = nil, key: String? = nil) async throws
+        -> [UInt8]
+    {
         let token = try await sessions.token(for: userID)
         return try await requests.send(method, path, token: token, body: body.map { try JSONCoding.encode($0) }, key: key)
     }
@@ -46,14 +48,18 @@ final class GatewayApps: RideApps {
         let credentials: JSONValue = ["phone_number": .string(params.phoneNumber), "password": .string(params.password)]
         // Keyed too: a log-in whose reply was late (a loaded users hashing passwords) is asked again
         // and answered the same session, not refused as a second attempt.
-        let logIn = try await requests.send("POST", "/v1/sessions", body: try JSONCoding.encode(credentials), key: "log-in-\(params.phoneNumber)-\(UUID().uuidString.prefix(8))")
+        let logIn = try await requests.send(
+            "POST", "/v1/sessions", body: try JSONCoding.encode(credentials),
+            key: "log-in-\(params.phoneNumber)-\(UUID().uuidString.prefix(8))")
         let session = try JSONCoding.decode(Session.self, from: logIn)
         await sessions.keep(session)
         return (session.user, session.deviceCredential)
     }
 
     func book(from pickup: Place, to dropoff: Place, as rider: String, key: String) async throws -> Order {
-        try await send("POST", "/v1/orders", as: rider, body: ["pickup": try JSONValue(encoding: pickup), "dropoff": try JSONValue(encoding: dropoff)], key: key)
+        try await send(
+            "POST", "/v1/orders", as: rider,
+            body: ["pickup": try JSONValue(encoding: pickup), "dropoff": try JSONValue(encoding: dropoff)], key: key)
     }
 
     func order(_ id: String, as caller: Caller) async throws -> Order {
@@ -70,7 +76,9 @@ final class GatewayApps: RideApps {
 
     func share(_ id: String, as rider: String) async throws -> (shareID: String, url: String?) {
         let link = try await send("GET", "/v1/orders/\(id)/share", as: rider, as: JSONValue.self)
-        guard let shareID = link["share_id"]?.stringValue else { throw GatewayRequests.Failure("GET /v1/orders/\(id)/share answered no share_id") }
+        guard let shareID = link["share_id"]?.stringValue else {
+            throw GatewayRequests.Failure("GET /v1/orders/\(id)/share answered no share_id")
+        }
         return (shareID, link["share_url"]?.stringValue)
     }
 

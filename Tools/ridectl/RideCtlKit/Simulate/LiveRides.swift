@@ -30,10 +30,13 @@ final class LiveRides: Sendable {
             while !Task.isCancelled {
                 do {
                     let token = try await sessions.token(for: rider)
-                    let url = "\(base)/v1/orders/\(orderID)/live?access_token=\(token)" + (after.withLock { $0 }.map { "&after=\($0)" } ?? "")
+                    let url =
+                        "\(base)/v1/orders/\(orderID)/live?access_token=\(token)" + (after.withLock { $0 }.map { "&after=\($0)" } ?? "")
                     _ = try await WebSocketClient.connect(url: url, logger: logger) { inbound, _, _ in
                         for try await message in inbound.messages(maxSize: 1 << 20) {
-                            guard case .text(let text) = message, let (update, sequence) = Self.update(text, orderID: orderID) else { continue }
+                            guard case .text(let text) = message, let (update, sequence) = Self.update(text, orderID: orderID) else {
+                                continue
+                            }
                             continuation.yield(update)
                             after.withLock { $0 = sequence }
                         }
@@ -66,7 +69,8 @@ final class LiveRides: Sendable {
     /// A status (or the snapshot's) of the followed order as an update of the ride, with its
     /// sequence (where a new connection resumes); nil for the rest (positions, ETAs, chat).
     static func update(_ text: String, orderID: String) -> (RideUpdate, sequence: UInt64)? {
-        guard let message = try? JSONCoding.decode(StatusMessage.self, fromText: text), ["status", "snapshot"].contains(message.type), message.order.id == orderID
+        guard let message = try? JSONCoding.decode(StatusMessage.self, fromText: text), ["status", "snapshot"].contains(message.type),
+            message.order.id == orderID
         else { return nil }
         return (RideUpdate(rideID: orderID, change: .status(message.order), seenAt: Date()), message.sequence)
     }

@@ -41,7 +41,8 @@ struct SimulateCommand: AsyncParsableCommand {
 
     @Option(help: "Simulated drivers.") var drivers = 10
     @Option(help: "Simulated riders.") var riders = 10
-    @Option(help: "How much faster than real time cars drive (1–6: faster cars would exceed what tracking accepts as a speed).") var speedup = 5.0
+    @Option(help: "How much faster than real time cars drive (1–6: faster cars would exceed what tracking accepts as a speed).")
+    var speedup = 5.0
     @Option(help: "Seconds during which riders book rides (0: until Ctrl-C).") var duration = 60.0
     @Option(
         help:
@@ -56,24 +57,34 @@ struct SimulateCommand: AsyncParsableCommand {
     var city = "roads"
     @Option(help: "Centre of the grid city, lat,lon.") var center = "47.8359,35.1146"
     @Option(name: .customLong("box-km"), help: "Side of the grid city in km.") var boxKilometres = 3.0
-    @Option(name: .customLong("wrong-turn-rate"), help: "On roads: the share of drives (0–1) that take a wrong turn (the trip is re-routed).")
+    @Option(
+        name: .customLong("wrong-turn-rate"), help: "On roads: the share of drives (0–1) that take a wrong turn (the trip is re-routed).")
     var wrongTurnRate = 0.1
-    @Option(name: .customLong("traffic-rate"), help: "On roads: the share of drives (0–1) that stop in traffic for 1–3 minutes (the trip runs late).")
+    @Option(
+        name: .customLong("traffic-rate"),
+        help: "On roads: the share of drives (0–1) that stop in traffic for 1–3 minutes (the trip runs late).")
     var trafficRate = 0.1
     @Option(
         name: .customLong("driver-cancel-rate"),
-        help: "The share of accepted rides (0–1) whose driver cancels on the way to the pickup; the order goes back to dispatch and another driver takes it.")
+        help:
+            "The share of accepted rides (0–1) whose driver cancels on the way to the pickup; the order goes back to dispatch and another driver takes it."
+    )
     var driverCancelRate = 0.0
     @Option(
         name: .customLong("ingest"),
         help: helpWithEnv(
-            "ride-tracking's device ingest; with tracking in shards, every shard's, comma-separated in shard order", env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558"))
+            "ride-tracking's device ingest; with tracking in shards, every shard's, comma-separated in shard order",
+            env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558"))
     var ingest: String?
-    @Option(name: .customLong("share-links"), help: "The gateway's address, to print the share links of the first three rides (empty: none; with --gateway, the links it gives).")
+    @Option(
+        name: .customLong("share-links"),
+        help: "The gateway's address, to print the share links of the first three rides (empty: none; with --gateway, the links it gives).")
     var shareLinks = "http://localhost:8080"
     @Option(
         name: .customLong("gateway"),
-        help: helpWithEnv("Play the apps through this gateway only (HTTP and its WebSockets, each person's own token; no bus), e.g. http://localhost:8080", env: "RIDE_GATEWAY_URL")
+        help: helpWithEnv(
+            "Play the apps through this gateway only (HTTP and its WebSockets, each person's own token; no bus), e.g. http://localhost:8080",
+            env: "RIDE_GATEWAY_URL")
     )
     var gateway: String?
     @Option(
@@ -82,16 +93,22 @@ struct SimulateCommand: AsyncParsableCommand {
             "The device ingest's CURVE public key (a .pub file of ridectl keys, e.g. curve/server.pub), for phones that are not on a secured bus",
             env: "RIDE_TRACKING_INGEST_SERVER_KEY_FILE"))
     var ingestServerKeyFile: String?
-    @Option(name: .customLong("publishable-key"), help: helpWithEnv("Publishable key of the drivers' SDKs", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing"))
+    @Option(
+        name: .customLong("publishable-key"),
+        help: helpWithEnv("Publishable key of the drivers' SDKs", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing"))
     var publishableKey: String?
 
     func validate() throws {
-        guard (1...10_000).contains(drivers), (1...10_000).contains(riders) else { throw ValidationError("--drivers and --riders must be from 1 to 10000") }
+        guard (1...10_000).contains(drivers), (1...10_000).contains(riders) else {
+            throw ValidationError("--drivers and --riders must be from 1 to 10000")
+        }
         guard speedup >= 1, speedup <= 6 else { throw ValidationError("--speedup must be from 1 to 6, got \(speedup)") }
         guard duration >= 0, grace >= 0 else { throw ValidationError("--duration and --grace must not be negative") }
         guard parsedCenter() != nil else { throw ValidationError("--center must be lat,lon (e.g. 47.8359,35.1146), got \(center)") }
         guard boxKilometres >= 1, boxKilometres <= 100 else { throw ValidationError("--box-km must be from 1 to 100") }
-        guard (0...1).contains(driverCancelRate) else { throw ValidationError("--driver-cancel-rate must be from 0 to 1, got \(driverCancelRate)") }
+        guard (0...1).contains(driverCancelRate) else {
+            throw ValidationError("--driver-cancel-rate must be from 0 to 1, got \(driverCancelRate)")
+        }
         guard ["roads", "grid"].contains(city) || FileManager.default.fileExists(atPath: city) else {
             throw ValidationError("--city must be roads, grid or a city bundle directory, got \(city.prefix(80))")
         }
@@ -107,15 +124,20 @@ struct SimulateCommand: AsyncParsableCommand {
     func gatewayURL() throws -> String? {
         let setting = Setting.resolve(gateway, flag: "gateway", env: "RIDE_GATEWAY_URL", default: "")
         guard !setting.value.isEmpty else { return nil }
-        guard let url = URL(string: setting.value), ["http", "https"].contains(url.scheme ?? ""), url.host?.isEmpty == false, url.query == nil else {
-            throw ValidationError("the gateway (\(setting.origin)) must be an http or https URL such as http://localhost:8080, got '\(setting.value.prefix(80))'")
+        guard let url = URL(string: setting.value), ["http", "https"].contains(url.scheme ?? ""), url.host?.isEmpty == false,
+            url.query == nil
+        else {
+            throw ValidationError(
+                "the gateway (\(setting.origin)) must be an http or https URL such as http://localhost:8080, got '\(setting.value.prefix(80))'"
+            )
         }
         return setting.value
     }
 
     /// The device ingest's CURVE public key, when a file names it.
     func ingestServerKey() throws -> String? {
-        let setting = Setting.resolve(ingestServerKeyFile, flag: "ingest-server-key-file", env: "RIDE_TRACKING_INGEST_SERVER_KEY_FILE", default: "")
+        let setting = Setting.resolve(
+            ingestServerKeyFile, flag: "ingest-server-key-file", env: "RIDE_TRACKING_INGEST_SERVER_KEY_FILE", default: "")
         guard !setting.value.isEmpty else { return nil }
         do {
             return try CurveKeyDirectory.readKey(setting.value, what: "the device ingest's public key (\(setting.origin))")
@@ -130,7 +152,9 @@ struct SimulateCommand: AsyncParsableCommand {
         do {
             let endpoints = try EndpointSyntax.validateList(setting, name: "device ingest", forBinding: false)
             guard endpoints.count <= DeviceShards.maximumCount else {
-                throw ConfigurationError("device ingest (\(setting.origin)): one endpoint per tracking shard, at most \(DeviceShards.maximumCount); got \(endpoints.count)")
+                throw ConfigurationError(
+                    "device ingest (\(setting.origin)): one endpoint per tracking shard, at most \(DeviceShards.maximumCount); got \(endpoints.count)"
+                )
             }
             return endpoints
         } catch let error as ConfigurationError {
@@ -163,7 +187,8 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         settings.ingest = try ingestEndpoints()
         settings.shareLinks = shareLinks.isEmpty ? nil : shareLinks
-        settings.publishableKey = Setting.resolve(publishableKey, flag: "publishable-key", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing").value
+        settings.publishableKey =
+            Setting.resolve(publishableKey, flag: "publishable-key", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing").value
         settings.ingestServerKey = try ingestServerKey()
         let apps: any RideApps
         if let gateway = try gatewayURL() {
@@ -247,7 +272,8 @@ enum SimulationRunner {
         let elapsed = await simulation.elapsed
         let completed = counts[.completed] ?? 0
         let parts = OrderStatus.allCases.compactMap { status in counts[status].map { "\(status.rawValue) \($0)" } }
-        return String(format: "%5.0f s  ", elapsed) + parts.joined(separator: "  ") + String(format: "  |  %.2f rides/s", Double(completed) / max(elapsed, 1))
+        return String(format: "%5.0f s  ", elapsed) + parts.joined(separator: "  ")
+            + String(format: "  |  %.2f rides/s", Double(completed) / max(elapsed, 1))
     }
 
     /// `interrupted`: stopped mid-run, so open rides are in flight unless overdue (stuck); after a
@@ -259,7 +285,9 @@ enum SimulationRunner {
         let finishedIDs = await simulation.finishedRideIDs
         let elapsed = await simulation.elapsed
         var table = BenchTable(
-            title: "ridectl simulate — \(simulation.settings.drivers) drivers, \(simulation.settings.riders) riders, speed-up \(simulation.settings.speedup)×, \(Int(elapsed)) s")
+            title:
+                "ridectl simulate — \(simulation.settings.drivers) drivers, \(simulation.settings.riders) riders, speed-up \(simulation.settings.speedup)×, \(Int(elapsed)) s"
+        )
         table.add("rides completed", "\(counts[.completed] ?? 0)", "reported")
         table.add("rides cancelled", "\(counts[.cancelled] ?? 0)", "reported")
         if interrupted {
@@ -271,7 +299,9 @@ enum SimulationRunner {
         table.add("completed rides per second", String(format: "%.2f", Double(counts[.completed] ?? 0) / max(elapsed, 1)), "reported")
         for (reaction, samples) in await simulation.reactionLatencies.sorted(by: { $0.key < $1.key }) {
             let percentiles = Percentiles(samples)
-            table.add("reaction \(reaction), p50 / p99", String(format: "%.1f ms / %.1f ms", percentiles.value(50), percentiles.value(99)), "\(samples.count) samples")
+            table.add(
+                "reaction \(reaction), p50 / p99", String(format: "%.1f ms / %.1f ms", percentiles.value(50), percentiles.value(99)),
+                "\(samples.count) samples")
         }
         let extras = await simulation.extras
         table.add("offers declined (passed to the next driver)", "\(extras.declines)", "reported")
@@ -295,13 +325,16 @@ enum SimulationRunner {
         // Stopped mid-run, a ride whose end_ride was cancelled by the stop may have been paid all the same.
         let paid = interrupted ? completed...(completed + open) : completed...completed
         table.add(
-            "rides paid (drivers' earnings today)", "\(earnings.rides)", paid.count == 1 ? "\(completed)" : "\(paid.lowerBound)–\(paid.upperBound)",
+            "rides paid (drivers' earnings today)", "\(earnings.rides)",
+            paid.count == 1 ? "\(completed)" : "\(paid.lowerBound)–\(paid.upperBound)",
             met: paid.contains(earnings.rides))
         table.add("drivers' earnings today", earnings.text, "reported")
         var text = table.render()
         let failures = await simulation.failures
         if !failures.isEmpty {
-            text += "\nfailed calls:\n" + failures.sorted { $0.value > $1.value }.map { "  \($0.value)×  \($0.key)" }.joined(separator: "\n") + "\n"
+            text +=
+                "\nfailed calls:\n" + failures.sorted { $0.value > $1.value }.map { "  \($0.value)×  \($0.key)" }.joined(separator: "\n")
+                + "\n"
         }
         return Report(text: text, stuck: stuck)
     }

@@ -54,7 +54,8 @@ struct RoadCity: SimulatedCity {
         if Double.random(in: 0..<1, using: &generator) < wrongTurnRate, leg.line.points.count >= 2 {
             // Off the planned way: to a place 300–600 m aside of the first half, then on from there.
             let aside = leg.line.point(atDistance: leg.line.length * Double.random(in: 0.1...0.5, using: &generator))
-                .destination(bearing: Double.random(in: 0..<360, using: &generator), distance: Double.random(in: 300...600, using: &generator))
+                .destination(
+                    bearing: Double.random(in: 0..<360, using: &generator), distance: Double.random(in: 300...600, using: &generator))
             let detour = nearestPlace(to: aside)
             let first = await SimulatedLeg(route(from: start, to: detour))
             let second = await SimulatedLeg(route(from: detour, to: end))
@@ -62,7 +63,9 @@ struct RoadCity: SimulatedCity {
             leg.wrongTurn = true
         }
         if Double.random(in: 0..<1, using: &generator) < trafficRate, leg.line.points.count >= 3 {
-            leg.stop(at: Int.random(in: 1..<(leg.line.points.count - 1), using: &generator), for: Double.random(in: trafficStop, using: &generator))
+            leg.stop(
+                at: Int.random(in: 1..<(leg.line.points.count - 1), using: &generator),
+                for: Double.random(in: trafficStop, using: &generator))
         }
         return leg
     }

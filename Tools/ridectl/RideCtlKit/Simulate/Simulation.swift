@@ -19,7 +19,8 @@ actor Simulation {
         var riders = 10
         var speedup = 5.0
         /// Where the cars drive: the city's roads (`RIDE_CITY`, else built-in central Helsinki), or a grid of streets.
-        var city: any SimulatedCity = RoadCity.current() ?? CityGrid(center: GeoPoint(latitude: 47.8359, longitude: 35.1146), sizeKilometres: 3)
+        var city: any SimulatedCity =
+            RoadCity.current() ?? CityGrid(center: GeoPoint(latitude: 47.8359, longitude: 35.1146), sizeKilometres: 3)
         /// ride-tracking's ingest endpoints, one per shard in shard order.
         var ingest = ["tcp://127.0.0.1:5558"]
         var publishableKey = "pk_dev_ridesharing"
@@ -118,7 +119,10 @@ actor Simulation {
                     role: isDriver ? .driver : .rider, name: isDriver ? "Driver \(index + 1)" : "Rider \(index - settings.drivers + 1)",
                     phoneNumber: String(phone.prefix(16)), password: "simulated-ride",
                     deviceID: isDriver ? "sim-\(run)-\(index)" : nil,
-                    car: isDriver ? Car(model: "Prius", licensePlate: "SIM \(index)", make: "Toyota", color: ["white", "black", "silver", "blue"][index % 4]) : nil)
+                    car: isDriver
+                        ? Car(
+                            model: "Prius", licensePlate: "SIM \(index)", make: "Toyota",
+                            color: ["white", "black", "silver", "blue"][index % 4]) : nil)
                 let apps = self.apps
                 group.addTask {
                     let (user, credential) = try await apps.register(params)
@@ -194,7 +198,8 @@ actor Simulation {
             for _ in 0..<20 where to.distance(to: from) < 500 { to = settings.city.randomPlace(using: &generator) }
             // Keyed, as an app keys it: a booking sent again after its reply was lost books one ride.
             let order = try await apps.book(
-                from: Place(latitude: from.latitude, longitude: from.longitude), to: Place(latitude: to.latitude, longitude: to.longitude), as: riderID,
+                from: Place(latitude: from.latitude, longitude: from.longitude), to: Place(latitude: to.latitude, longitude: to.longitude),
+                as: riderID,
                 key: "book-\(riderID)-\(UUID().uuidString.prefix(8))")
             openOrderOf[riderID] = order.id
             if rides[order.id] == nil { rides[order.id] = Ride(riderID: riderID, status: .new) }
@@ -273,7 +278,8 @@ actor Simulation {
             // On a terminal, clear the progress line first; it is drawn again on its next tick.
             Output.err(
                 (Output.stderrIsTerminal ? "\r\u{1B}[2K" : "")
-                    + "ride \(order.id) (\(order.driver?.name ?? "driver") to the pickup), live at \(share.url ?? "\(base)/ride/\(share.shareID)")\n")
+                    + "ride \(order.id) (\(order.driver?.name ?? "driver") to the pickup), live at \(share.url ?? "\(base)/ride/\(share.shareID)")\n"
+            )
         }
     }
 
@@ -305,7 +311,8 @@ actor Simulation {
     /// Counted here, not read from `order.declinedBy`: that snapshot is stale while several drivers
     /// look at the same order, and an order every nearby driver declined is offered to no one.
     private func declines(_ order: Order, driverID: String) async -> Bool {
-        guard order.declinedBy.isEmpty, !declined.contains(order.id), Double.random(in: 0..<1, using: &generator) < settings.declineRate else { return false }
+        guard order.declinedBy.isEmpty, !declined.contains(order.id), Double.random(in: 0..<1, using: &generator) < settings.declineRate
+        else { return false }
         declined.insert(order.id)
         guard (try? await apps.act(.decline, on: order.id, as: .driver(driverID), reason: nil)) != nil else { return false }
         extras.declines += 1
@@ -402,7 +409,9 @@ actor Simulation {
         var random = SystemRandomNumberGenerator()  // the actor's cannot be lent across an await
         let leg = await settings.city.drive(from: here, to: destination, using: &random)
         driver.car.drive(along: leg.line, times: leg.times)
-        if let orderID = drivers[driverID]?.order { rides[orderID]?.progress.driving(seconds: (leg.times.last ?? 0) / settings.speedup, at: Date()) }
+        if let orderID = drivers[driverID]?.order {
+            rides[orderID]?.progress.driving(seconds: (leg.times.last ?? 0) / settings.speedup, at: Date())
+        }
         if leg.wrongTurn { extras.wrongTurns += 1 }
         if leg.trafficStop > 0 { extras.trafficStops += 1 }
     }

@@ -10,7 +10,9 @@ enum EventHistory {
     /// Enough for a long-running dev platform; more is cut off (and said so).
     static let maximum = 2_000_000
 
-    static func all(_ client: ServiceClient, _ op: Op<EventsQuery, EventsPage>, timeout: Duration) async throws -> (events: [CloudEvent<JSONValue>], complete: Bool) {
+    static func all(_ client: ServiceClient, _ op: Op<EventsQuery, EventsPage>, timeout: Duration) async throws -> (
+        events: [CloudEvent<JSONValue>], complete: Bool
+    ) {
         var events: [CloudEvent<JSONValue>] = []
         var after: UInt64 = 0
         while events.count < maximum {

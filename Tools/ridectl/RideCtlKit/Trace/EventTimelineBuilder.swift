@@ -7,7 +7,8 @@ import Wire
 /// with its time, status, source and the gap since the one before.
 public enum EventTimelineBuilder {
     /// The timeline of `orderID`, or nil when no `order.*` event is about it.
-    public static func timeline(orderID: String, orderEvents: [CloudEvent<JSONValue>], tripEvents: [CloudEvent<JSONValue>]) -> RideTimeline? {
+    public static func timeline(orderID: String, orderEvents: [CloudEvent<JSONValue>], tripEvents: [CloudEvent<JSONValue>]) -> RideTimeline?
+    {
         let mine = orderEvents.filter { $0.type.hasPrefix("order.") && concerns($0.data, orderID: orderID) }
         guard !mine.isEmpty else { return nil }
         let trips = tripIDs(of: mine)
@@ -38,6 +39,7 @@ public enum EventTimelineBuilder {
         let status = event.type == "order.status" ? event.data["order"]?["status"]?.stringValue : nil
         var cause = "\(event.source)#\(event.sequence)"
         if let previous = event.data["previous_status"]?.stringValue { cause += " after \(previous)" }
-        return TimelineStep(time: event.time, label: status ?? event.type, status: status, eventType: event.type, service: event.source, cause: cause)
+        return TimelineStep(
+            time: event.time, label: status ?? event.type, status: status, eventType: event.type, service: event.source, cause: cause)
     }
 }

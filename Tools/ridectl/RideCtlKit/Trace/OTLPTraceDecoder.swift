@@ -55,7 +55,9 @@ public enum OTLPTraceDecoder {
         if let parentValue = field(object, "parentSpanId"), parentValue != .string(""), parentValue != .null {
             parent = try id(parentValue, bytes: 8, path + ".parentSpanId")
         }
-        guard let name = field(object, "name")?.stringValue, !name.isEmpty else { throw Problem("\(path).name: missing or not a non-empty string") }
+        guard let name = field(object, "name")?.stringValue, !name.isEmpty else {
+            throw Problem("\(path).name: missing or not a non-empty string")
+        }
         let start = try nanos(field(object, "startTimeUnixNano"), path + ".startTimeUnixNano")
         let end = try nanos(field(object, "endTimeUnixNano"), path + ".endTimeUnixNano")
         guard end >= start else { throw Problem("\(path).endTimeUnixNano: \(end) is before startTimeUnixNano \(start)") }
@@ -67,8 +69,10 @@ public enum OTLPTraceDecoder {
             status = message.isEmpty ? "error" : "error: \(message)"
         }
         return Span(
-            traceID: traceID, spanID: spanID, parentSpanID: parent, name: name, kind: try kind(field(object, "kind"), path + ".kind"), service: service,
-            instance: instance, start: start, end: end, attributes: try attributes(field(object, "attributes"), path + ".attributes"), status: status)
+            traceID: traceID, spanID: spanID, parentSpanID: parent, name: name, kind: try kind(field(object, "kind"), path + ".kind"),
+            service: service,
+            instance: instance, start: start, end: end, attributes: try attributes(field(object, "attributes"), path + ".attributes"),
+            status: status)
     }
 
     /// `key` in lowerCamelCase, or as protobuf's field name (snake_case).
@@ -164,6 +168,7 @@ public enum OTLPTraceDecoder {
             if let other = field(object, key) { return other.stringValue ?? ((try? JSONCoding.encodeText(other)) ?? "") }
         }
         if object.isEmpty { return "" }
-        throw Problem("\(path): an AnyValue needs one of stringValue, boolValue, intValue, doubleValue, arrayValue, kvlistValue, bytesValue")
+        throw Problem(
+            "\(path): an AnyValue needs one of stringValue, boolValue, intValue, doubleValue, arrayValue, kvlistValue, bytesValue")
     }
 }

@@ -60,7 +60,8 @@ public struct TimelineStep: Codable, Sendable, Equatable {
     public var hops: Hops?
 
     public init(
-        time: Date, label: String, status: String? = nil, eventType: String? = nil, service: String, cause: String? = nil, traceID: String? = nil,
+        time: Date, label: String, status: String? = nil, eventType: String? = nil, service: String, cause: String? = nil,
+        traceID: String? = nil,
         sincePrevious: Double? = nil, count: Int = 1, hops: Hops? = nil
     ) {
         self.time = time
@@ -98,7 +99,10 @@ public struct Hops: Codable, Sendable, Equatable {
     /// From the step's origin (the call or the event) to its event being published.
     public var total: Double?
 
-    public init(bus: Double? = nil, brokerQueue: Double? = nil, handler: Double? = nil, databaseCommit: Double? = nil, outbox: Double? = nil, total: Double? = nil) {
+    public init(
+        bus: Double? = nil, brokerQueue: Double? = nil, handler: Double? = nil, databaseCommit: Double? = nil, outbox: Double? = nil,
+        total: Double? = nil
+    ) {
         self.bus = bus
         self.brokerQueue = brokerQueue
         self.handler = handler
@@ -118,8 +122,9 @@ public struct Hops: Codable, Sendable, Equatable {
 
     /// The five hops by the names the table uses (the total is not a hop).
     public var named: [(String, Double)] {
-        [("bus", bus), ("broker queue", brokerQueue), ("handler", handler), ("database commit", databaseCommit), ("outbox", outbox)].compactMap { name, value in
-            value.map { (name, $0) }
-        }
+        [("bus", bus), ("broker queue", brokerQueue), ("handler", handler), ("database commit", databaseCommit), ("outbox", outbox)]
+            .compactMap { name, value in
+                value.map { (name, $0) }
+            }
     }
 }

@@ -44,9 +44,11 @@ public struct SpanCollector: Sendable {
         let reply: Reply
         let type = contentType?.lowercased() ?? ""
         if let encoding = contentEncoding?.lowercased(), !encoding.isEmpty, encoding != "identity" {
-            reply = .refused(415, "Content-Encoding \(encoding) is not supported: send the JSON uncompressed (OTEL_EXPORTER_OTLP_COMPRESSION=none)")
+            reply = .refused(
+                415, "Content-Encoding \(encoding) is not supported: send the JSON uncompressed (OTEL_EXPORTER_OTLP_COMPRESSION=none)")
         } else if !type.isEmpty, !type.hasPrefix("application/json") {
-            reply = .refused(415, "Content-Type \(type) is not supported: this collector takes OTLP JSON (OTEL_EXPORTER_OTLP_PROTOCOL=http/json)")
+            reply = .refused(
+                415, "Content-Type \(type) is not supported: this collector takes OTLP JSON (OTEL_EXPORTER_OTLP_PROTOCOL=http/json)")
         } else if body.count > maxBodyBytes {
             reply = .refused(413, "the body is \(body.count) bytes, over the limit of \(maxBodyBytes)")
         } else {
@@ -76,7 +78,8 @@ public struct SpanCollector: Sendable {
                     var request = request
                     let buffer = try await request.collectBody(upTo: maxBodyBytes)
                     reply = await receive(
-                        contentType: request.headers[.contentType], contentEncoding: request.headers[.contentEncoding], body: Array(buffer.readableBytesView))
+                        contentType: request.headers[.contentType], contentEncoding: request.headers[.contentEncoding],
+                        body: Array(buffer.readableBytesView))
                 } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
                     reply = Reply.refused(413, "the body is over the limit of \(maxBodyBytes) bytes").logged(logger)
                 }

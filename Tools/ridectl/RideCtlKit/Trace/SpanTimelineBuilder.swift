@@ -45,7 +45,9 @@ public struct SpanTimelineBuilder: Sendable {
             return concerns(span)
         }
         if markers.isEmpty { markers = ride.filter { $0.isCommit && $0.attributes[Span.Attribute.orderStatus] != nil && concerns($0) } }
-        if markers.isEmpty { markers = ride.filter { $0.name.hasPrefix("op ") && $0.attributes[Span.Attribute.orderStatus] != nil && concerns($0) } }
+        if markers.isEmpty {
+            markers = ride.filter { $0.name.hasPrefix("op ") && $0.attributes[Span.Attribute.orderStatus] != nil && concerns($0) }
+        }
         let steps = markers.map(step(for:)).sorted { ($0.time, $0.label) < ($1.time, $1.label) }
         return RideTimeline(orderID: orderID, origin: .spans, traces: traces.sorted(), steps: TimelineSteps.collapsed(steps))
     }
@@ -67,7 +69,8 @@ public struct SpanTimelineBuilder: Sendable {
         let commits = marker.isCommit ? [marker] : handler.map { descendants(of: $0).filter(\.isCommit) } ?? []
         let time = commits.map(\.end).filter { $0 <= limit }.max() ?? limit
         return TimelineStep(
-            time: Date(timeIntervalSince1970: Double(time) / 1e9), label: status ?? type ?? worker.name, status: status, eventType: type, service: worker.service,
+            time: Date(timeIntervalSince1970: Double(time) / 1e9), label: status ?? type ?? worker.name, status: status, eventType: type,
+            service: worker.service,
             cause: cause(of: worker),
             traceID: marker.traceID, hops: handler.map { hops(handler: $0, marker: marker) })
     }
@@ -84,7 +87,9 @@ public struct SpanTimelineBuilder: Sendable {
             current = parent(of: candidate)
             seen += 1
         }
-        return spans.filter { $0.isHandler && $0.traceID == span.traceID && $0.service == span.service && $0.start <= span.start }.max { $0.start < $1.start }
+        return spans.filter { $0.isHandler && $0.traceID == span.traceID && $0.service == span.service && $0.start <= span.start }.max {
+            $0.start < $1.start
+        }
     }
 
     /// `op orders.accept ← ride-gateway POST /v1/…` or `react orders order.status ← ride-orders`.

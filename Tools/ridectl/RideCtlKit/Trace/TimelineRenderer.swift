@@ -20,10 +20,14 @@ public enum TimelineRenderer {
         }
         out += header + "\n"
         for step in steps {
-            var line = pad(clock(step.time), 14) + pad(step.sincePrevious.map { "+" + gap($0) } ?? "", 10) + pad(label(step), labelWidth) + pad(step.service, serviceWidth)
+            var line =
+                pad(clock(step.time), 14) + pad(step.sincePrevious.map { "+" + gap($0) } ?? "", 10) + pad(label(step), labelWidth)
+                + pad(step.service, serviceWidth)
             if timeline.origin == .spans {
                 let hops = step.hops
-                line += [hops?.bus, hops?.brokerQueue, hops?.handler, hops?.databaseCommit, hops?.outbox, hops?.total].map { left($0.map(milliseconds) ?? "-", 9) }.joined()
+                line += [hops?.bus, hops?.brokerQueue, hops?.handler, hops?.databaseCommit, hops?.outbox, hops?.total].map {
+                    left($0.map(milliseconds) ?? "-", 9)
+                }.joined()
                 line += "  " + (step.cause ?? "")
             } else {
                 line += step.cause ?? ""
@@ -31,7 +35,8 @@ public enum TimelineRenderer {
             out += line.trimmingTrailingSpaces() + "\n"
         }
         if let slowest = timeline.slowestHop {
-            out += "\nslowest hop: \(slowest.hop) \(milliseconds(slowest.milliseconds)) at \(label(slowest.step)) in \(slowest.step.service)"
+            out +=
+                "\nslowest hop: \(slowest.hop) \(milliseconds(slowest.milliseconds)) at \(label(slowest.step)) in \(slowest.step.service)"
             if let cause = slowest.step.cause { out += " (\(cause))" }
             out += "\n"
         } else if timeline.origin == .events {
@@ -68,8 +73,12 @@ public enum TimelineRenderer {
         return String(format: "%dm%02ds", whole / 60, whole % 60)
     }
 
-    static func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text.padding(toLength: width, withPad: " ", startingAt: 0) }
-    static func left(_ text: String, _ width: Int) -> String { text.count >= width ? " " + text : String(repeating: " ", count: width - text.count) + text }
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text.padding(toLength: width, withPad: " ", startingAt: 0)
+    }
+    static func left(_ text: String, _ width: Int) -> String {
+        text.count >= width ? " " + text : String(repeating: " ", count: width - text.count) + text
+    }
 }
 
 extension String {

@@ -37,7 +37,10 @@ struct TraceCollection: Sendable {
     /// the broker's queue before each op shows.
     mutating func traceThisProcess() {
         for (name, value) in environment { setenv(name, value, 1) }
-        guard let service = TracingBootstrap.bootstrap(program: "ridectl", instance: UUID().uuidString.lowercased(), logger: CLILogging.logger) else { return }
+        guard
+            let service = TracingBootstrap.bootstrap(
+                program: "ridectl", instance: UUID().uuidString.lowercased(), logger: CLILogging.logger)
+        else { return }
         let group = ServiceGroup(services: [service], logger: CLILogging.logger)
         exporter = (group, Task { try? await group.run() })
     }

@@ -34,7 +34,10 @@ struct TraceCommand: AsyncParsableCommand {
     @Argument(help: "The order's id.")
     var orderID: String
 
-    @Option(help: helpWithEnv("The spans file (JSON lines, as `ridectl traces collect` writes)", env: "RIDE_TRACES_FILE", default: "<data-dir>/spans.jsonl when it exists"))
+    @Option(
+        help: helpWithEnv(
+            "The spans file (JSON lines, as `ridectl traces collect` writes)", env: "RIDE_TRACES_FILE",
+            default: "<data-dir>/spans.jsonl when it exists"))
     var spans: String?
 
     @Option(name: .customLong("data-dir"), help: helpWithEnv("The platform's data directory", env: "RIDE_DATA_DIR", default: "./.data"))
@@ -72,14 +75,17 @@ struct TraceCommand: AsyncParsableCommand {
                     throw ExitCode(2)
                 }
                 if contents.malformedLines > 0 {
-                    Output.err("ridectl trace: warning: skipped \(contents.malformedLines) malformed line\(contents.malformedLines == 1 ? "" : "s") of \(path)\n")
+                    Output.err(
+                        "ridectl trace: warning: skipped \(contents.malformedLines) malformed line\(contents.malformedLines == 1 ? "" : "s") of \(path)\n"
+                    )
                 }
                 if let timeline = SpanTimelineBuilder(spans: contents.spans).timeline(orderID: orderID) {
                     return show(timeline, origin: path)
                 }
                 tried.append("no span of it in \(path)")
             } else if explicit || from == .spans {
-                Output.err("ridectl trace: warning: no spans file at \(path) (`ridectl up --traces` or `ridectl traces collect` writes one)\n")
+                Output.err(
+                    "ridectl trace: warning: no spans file at \(path) (`ridectl up --traces` or `ridectl traces collect` writes one)\n")
                 if from == .spans { throw ExitCode(2) }
                 tried.append("no spans file at \(path)")
             }
@@ -92,7 +98,8 @@ struct TraceCommand: AsyncParsableCommand {
         do {
             timeline = try await eventTimeline()
         } catch {
-            Output.err("ridectl trace: order \(orderID): \((tried + ["cannot ask orders for its events: \(error)"]).joined(separator: "; "))\n")
+            Output.err(
+                "ridectl trace: order \(orderID): \((tried + ["cannot ask orders for its events: \(error)"]).joined(separator: "; "))\n")
             throw ExitCode(2)
         }
         guard let timeline else {

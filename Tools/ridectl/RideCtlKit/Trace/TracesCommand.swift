@@ -25,13 +25,17 @@ struct TracesCommand: AsyncParsableCommand {
                   ridectl trace 8f2c1d…   # the timeline of one ride from them
                 """)
 
-        @Option(help: helpWithEnv("Address to listen on (HOST:PORT; port 0 picks a free one)", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:4318"))
+        @Option(
+            help: helpWithEnv(
+                "Address to listen on (HOST:PORT; port 0 picks a free one)", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:4318"))
         var listen: String?
 
         @Option(help: helpWithEnv("The file the spans are appended to", env: "RIDE_TRACES_FILE", default: "<data-dir>/spans.jsonl"))
         var out: String?
 
-        @Option(name: .customLong("data-dir"), help: helpWithEnv("The platform's data directory (where the spans go by default)", env: "RIDE_DATA_DIR", default: "./.data"))
+        @Option(
+            name: .customLong("data-dir"),
+            help: helpWithEnv("The platform's data directory (where the spans go by default)", env: "RIDE_DATA_DIR", default: "./.data"))
         var dataDirectory: String?
 
         @Option(name: .customLong("max-body-bytes"), help: "The largest request body taken; larger ones are answered 413.")
@@ -43,7 +47,10 @@ struct TracesCommand: AsyncParsableCommand {
         }
 
         func address() throws -> HostPort {
-            try withValidation { try HostPort.parse(Setting.resolve(listen, flag: "listen", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:4318"), name: "--listen") }
+            try withValidation {
+                try HostPort.parse(
+                    Setting.resolve(listen, flag: "listen", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:4318"), name: "--listen")
+            }
         }
 
         func run() async throws {
