@@ -167,7 +167,7 @@ import Testing
         ("ridectl", ["simulate", "--center", "north"], [:], "--center must be lat,lon"),
         ("ridectl", ["bench", "lifecycle", "--concurrent", "0"], [:], "--concurrent must be from 1 to 5000"),
         ("ridectl", ["bench", "routes", "--routes", "5"], [:], "--routes must be at least 100"),
-        ("ridectl", ["bench", "logins", "--threads", "0"], [:], "--seconds must be positive and --threads at least 1"),
+        ("ridectl", ["bench", "logins", "--inflight", "0"], [:], "--seconds must be positive and --inflight at least 1"),
         ("ride-orders", ["--curve-keys", "/nowhere"], [:], "CURVE: cannot read server public key from /nowhere/server.pub"),
         ("ride-bus", [], ["RIDE_CURVE_SERVER_KEY": "short"], "CURVE: RIDE_CURVE_SERVER_KEY: a CURVE key is 40 Z85 characters, got 5"),
         (
