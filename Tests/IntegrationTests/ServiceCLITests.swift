@@ -178,6 +178,21 @@ import Testing
         ("ridectl", ["up", "--listen-all"], [:], "--listen-all opens the bus and the device ingest to other machines: add --secure"),
         ("ridectl", ["up"], ["RIDE_LISTEN_ALL": "1"], "--listen-all opens the bus and the device ingest to other machines: add --secure"),
         ("ride-gateway", [], ["RIDE_INSECURE_BUS": "sure"], "RIDE_INSECURE_BUS 'sure' must be 1 or 0"),
+        ("ride-gateway", ["--print", "yaml"], [:], "The value 'yaml' is invalid for '--print <print>'"),
+        (
+            "ridectl",
+            ["bench-devices", "--ingest", "tcp://127.0.0.1:1", "--devices", "1", "--rate", "1", "--seconds", "1", "--redis", "host"],
+            [:], "--redis must be HOST:PORT (a port from 1 to 65535), not 'host'"
+        ),
+        (
+            "ridectl",
+            ["bench-devices", "--ingest", "tcp://127.0.0.1:1", "--devices", "1", "--rate", "1", "--seconds", "1", "--redis", "h:0"],
+            [:], "--redis must be HOST:PORT (a port from 1 to 65535), not 'h:0'"
+        ),
+        (
+            "ridectl", ["contract", "--bin-dir", "/nonexistent/bin"], [:],
+            "cannot run /nonexistent/bin/ride-gateway (build it, or pass --bin-dir)"
+        ),
     ])
     func malformedSettingsExit64NamingTheSetting(executable: String, arguments: [String], environment: [String: String], message: String)
         async throws

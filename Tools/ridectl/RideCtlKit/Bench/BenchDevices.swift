@@ -30,6 +30,13 @@ struct BenchDevicesCommand: ParsableCommand {
     @Option(help: "HOST:PORT of a Redis to send the same fixes to as GEOADDs, instead of the ingest.") var redis: String?
     @Option(help: "Connections to Redis (--redis), the devices spread over them.") var redisConnections = 4
 
+    func validate() throws {
+        if let redis, RedisLoad.hostAndPort(redis) == nil {
+            throw ValidationError("--redis must be HOST:PORT (a port from 1 to 65535), not '\(redis.prefix(60))'")
+        }
+        guard redisConnections > 0 else { throw ValidationError("--redis-connections must be at least 1") }
+    }
+
     func run() throws {
         if nice != 0 { Self.renice(nice) }
         let parts = center.split(separator: ",").compactMap { Double($0) }

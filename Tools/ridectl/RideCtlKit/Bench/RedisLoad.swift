@@ -10,13 +10,19 @@ final class RedisLoad {
     private let connections: [RedisConnection]
     private var outstanding = 0
 
+    /// HOST and PORT of `address`, or nil where it is not HOST:PORT with a port from 1 to 65535.
+    static func hostAndPort(_ address: String) -> (host: String, port: Int)? {
+        let parts = address.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else { return nil }
+        return (String(parts[0]), port)
+    }
+
     /// `address` is HOST:PORT.
     init(address: String, connections count: Int) throws {
-        let parts = address.split(separator: ":")
-        guard parts.count == 2, let port = Int(parts[1]), count > 0 else {
+        guard let (host, port) = Self.hostAndPort(address), count > 0 else {
             throw RedisConnection.Failure("--redis must be HOST:PORT, not '\(address)'")
         }
-        connections = try (0..<count).map { _ in try RedisConnection(host: String(parts[0]), port: port) }
+        connections = try (0..<count).map { _ in try RedisConnection(host: host, port: port) }
     }
 
     var errors: Int { connections.reduce(0) { $0 + $1.errors } }
