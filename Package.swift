@@ -82,12 +82,21 @@ let package = Package(
             path: "Shared/WireMacros"
         ),
         .target(name: "Wire", dependencies: builtMacros == nil ? ["WireMacros"] : [], path: "Shared/Wire", swiftSettings: fuzzed),
+        // BusModel: the bus's values without its sockets (CloudEvents, topics, service errors, trace
+        // headers, the events and request logs' types), for what stores them.
+        .target(
+            name: "BusModel",
+            dependencies: [
+                "Wire", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            path: "Shared/BusModel", swiftSettings: fuzzed),
         .target(
             name: "Bus",
             dependencies: [
                 "Wire",
+                "BusModel",
                 "ZeroMQ",
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -166,23 +175,27 @@ let package = Package(
         // The contract: every op and event kind of the platform, declared once (docs/design.md).
         .target(
             name: "RideContract", dependencies: ["Bus", "RideModels", "Wire"], path: "Shared/RideContract", swiftSettings: loadsBuiltMacros),
+        // Storage: the databases (SQLite, PostgreSQL), the outbox, the request and cursor tables; no sockets.
         .target(
             name: "Storage",
             dependencies: [
-                "Wire", "Bus", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+                "Wire", "BusModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Shared/Storage"
         ),
-        // How a stateful service opens its store at start-up: the --database-url option, the store, its publisher and outbox relay.
+        // A stateful service's store on the bus: opening it at start-up (the --database-url option, the
+        // store, its publisher), the outbox relay that publishes what it commits, and event reactors.
         .target(
             name: "ServiceStorage",
             dependencies: [
                 "SettingsKit",
-                "Bus", "ServiceKit", "Storage", .product(name: "Logging", package: "swift-log"),
+                "Wire", "Bus", "ServiceKit", "Storage", .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Shared/ServiceStorage"
         ),

@@ -1,4 +1,4 @@
-import Bus
+import BusModel
 import GRDB
 
 /// A service's outbox as its relay and its `events` op see it, whichever database holds it.

@@ -1,4 +1,4 @@
-import Bus
+import BusModel
 import GRDB
 import Synchronization
 import Tracing

@@ -1,4 +1,4 @@
-import Bus
+import BusModel
 import Foundation
 import GRDB
 import Wire

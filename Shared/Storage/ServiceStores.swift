@@ -1,4 +1,4 @@
-import Bus
+import BusModel
 import GRDB
 
 /// A service's store in one SQLite file that has the outbox and the request table

@@ -1,4 +1,4 @@
-import Bus
+import BusModel
 import GRDB
 
 /// SQLite's failures that are the machine's state, not a bug, answered as such: the caller may try

@@ -6,6 +6,7 @@ import Testing
 import Wire
 
 @testable import OrdersService
+@testable import ServiceStorage
 
 /// `EventReactor` against forged events, with orders' store (SQLite, PostgreSQL) as the
 /// publisher's log and the reactor's cursors: a forged event is refused or, taken unverified,

@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 
+@testable import ServiceStorage
 @testable import Storage
 
 /// `EventReactor` handles events of one key (an order) in the order they came, others at once.

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import RideContract
 import RideModels
+import ServiceStorage
 import Storage
 import Testing
 import Wire

@@ -4,6 +4,7 @@ import Geo
 import Logging
 import RideContract
 import RideModels
+import ServiceStorage
 import Storage
 import Synchronization
 import Testing

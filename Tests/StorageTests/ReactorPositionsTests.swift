@@ -1,6 +1,7 @@
 import Bus
 import Testing
 
+@testable import ServiceStorage
 @testable import Storage
 
 /// What a reactor does with each event, by its own position rather than the subscriber's tracker.

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RideContract
 import RideModels
+import ServiceStorage
 import Storage
 import Wire
 

@@ -5,6 +5,7 @@ import Logging
 import RideContract
 import RideModels
 import ServiceKit
+import ServiceStorage
 import Storage
 import Synchronization
 import Wire

@@ -5,6 +5,7 @@ import Logging
 import RideContract
 import RideModels
 import Roads
+import ServiceStorage
 import Storage
 import Wire
 

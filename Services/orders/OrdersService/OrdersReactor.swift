@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RideContract
 import RideModels
+import ServiceStorage
 import Storage
 
 /// The orders reactor: subscribes to `order.status.` and `trip.` (acting on arrivals) the way

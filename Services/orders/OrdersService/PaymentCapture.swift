@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import RideContract
 import RideModels
+import ServiceStorage
 import Storage
 
 /// Charging an order: a completed ride's fare, or the fee of a cancellation after the driver

@@ -6,6 +6,7 @@ import RideContract
 import RideModels
 import Roads
 import ServiceLifecycle
+import ServiceStorage
 import Storage
 
 /// Watches the devices of active trips — and only those: it subscribes to

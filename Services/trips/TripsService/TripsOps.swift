@@ -4,6 +4,7 @@ import Geo
 import Logging
 import RideContract
 import RideModels
+import ServiceStorage
 import Storage
 
 /// The `trips` service's ops on the broker (HyperTrack's Trips API v3 over the bus).

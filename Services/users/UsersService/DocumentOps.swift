@@ -4,6 +4,7 @@ import Logging
 import RideContract
 import RideModels
 import ServiceLifecycle
+import ServiceStorage
 import Storage
 
 /// How drivers come to be approved for shifts (`--driver-approval`).

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import RideContract
 import RideModels
+import ServiceStorage
 import Storage
 
 /// Social sign-in's ops. The gateway has verified the provider's token (signature, issuer,

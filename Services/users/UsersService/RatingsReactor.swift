@@ -4,6 +4,7 @@ import Logging
 import RideContract
 import RideModels
 import ServiceKit
+import ServiceStorage
 import Storage
 import Wire
 

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RideContract
 import RideModels
+import ServiceStorage
 import Storage
 
 /// An operator suspends an account and lifts the suspension. Suspending revokes every session in

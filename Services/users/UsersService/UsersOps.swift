@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import RideContract
 import RideModels
+import ServiceStorage
 import Storage
 
 /// The `users` service's ops on the broker.

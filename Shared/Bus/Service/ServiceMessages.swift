@@ -1,62 +1,6 @@
 import Wire
 import ZeroMQ
 
-/// HTTP-like status codes of the body convention.
-public enum Status {
-    public static let ok = 200
-    public static let created = 201
-    public static let badRequest = 400
-    public static let unauthorized = 401
-    public static let forbidden = 403
-    public static let notFound = 404
-    public static let conflict = 409
-    public static let gone = 410
-    public static let unprocessable = 422
-    public static let internalError = 500
-    public static let unavailable = 503
-}
-
-/// An error reply: `{"error":{"code":"<machine_code>","message":"<human text>"}}` with a status.
-/// Throw one from an op handler to answer with it.
-public struct ServiceError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var status: Int
-    public var code: String
-    public var message: String
-
-    public init(status: Int, code: String, message: String) {
-        self.status = status
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { "\(status) \(code): \(message)" }
-
-    public static func badRequest(_ code: String, _ message: String) -> ServiceError {
-        .init(status: Status.badRequest, code: code, message: message)
-    }
-    public static func notFound(_ code: String, _ message: String) -> ServiceError {
-        .init(status: Status.notFound, code: code, message: message)
-    }
-    public static func conflict(_ code: String, _ message: String) -> ServiceError {
-        .init(status: Status.conflict, code: code, message: message)
-    }
-    public static func unprocessable(_ code: String, _ message: String) -> ServiceError {
-        .init(status: Status.unprocessable, code: code, message: message)
-    }
-    public static func forbidden(_ code: String, _ message: String) -> ServiceError {
-        .init(status: Status.forbidden, code: code, message: message)
-    }
-    public static func unauthorized(_ code: String, _ message: String) -> ServiceError {
-        .init(status: Status.unauthorized, code: code, message: message)
-    }
-}
-
-/// An error from below the service layer (a database, a file) that knows which reply it deserves —
-/// e.g. a full disk is "503, try again later", not an internal error. Nil: an internal error after all.
-public protocol ServiceErrorConvertible: Error {
-    var serviceError: ServiceError? { get }
-}
-
 /// A request body: one frame, `<op>\n<JSON params>`; `<op>` alone means `{}`. A multiplexing
 /// client writes its correlation line ahead (`RequestID`: `r<id>[ <traceparent>…]\n`); it is opaque
 /// to the service and written back ahead of the reply, so a client can have many requests in
@@ -101,37 +45,15 @@ public struct ServiceRequest: Equatable, Sendable {
     public var trace: TraceHeaders? { requestID.flatMap { RequestID.trace(in: $0[...]) } }
 }
 
-/// A reply body: one frame, `<status>\n<JSON>`, status as three ASCII digits (`200`, `404`, ...);
-/// the request's correlation line, when it had one, is written ahead (the client takes it off).
-public struct ServiceReply: Equatable, Sendable {
-    public var status: Int
-    public var json: [UInt8]
-
-    public init(status: Int, json: [UInt8]) {
-        self.status = status
-        self.json = json
-    }
-
-    public var isSuccess: Bool { (200..<300).contains(status) }
-
+/// A reply body on the wire: one frame; the request's correlation line, when it had one, is
+/// written ahead (the client takes it off).
+extension ServiceReply {
     public var frames: [Frame] { [BodyFrame.write(line: nil, head: String(status), rest: json)] }
 
     /// The reply to `request` (a request body): its correlation line, if it had one, written ahead.
     public func frames(answering request: [Frame]) -> [Frame] {
         let line = request.count == 1 ? request.first.flatMap(RequestID.line(in:)) : nil
         return [BodyFrame.write(line: line, head: String(status), rest: json)]
-    }
-
-    public static func error(status: Int, code: String, message: String) -> ServiceReply {
-        // Encoding two strings cannot fail; fall back to a fixed text rather than trap if it ever did.
-        let json =
-            (try? JSONCoding.encode(ErrorBody(code: code, message: message)))
-            ?? Array(#"{"error":{"code":"internal","message":"unencodable error"}}"#.utf8)
-        return ServiceReply(status: status, json: json)
-    }
-
-    public static func error(_ error: ServiceError) -> ServiceReply {
-        .error(status: error.status, code: error.code, message: error.message)
     }
 
     public init(frames: [Frame]) throws(ServiceError) {
@@ -146,17 +68,7 @@ public struct ServiceReply: Equatable, Sendable {
             throw ServiceError(
                 status: Status.internalError, code: "bad_reply", message: "the reply does not start with a 3-digit status and a newline")
         }
-        self.status = digits.reduce(0) { $0 * 10 + Int($1 - 48) }
-        self.json = frame.count > 4 ? Array(frame[4...]) : []
-    }
-
-    /// The error this reply carries, when it is not a success.
-    public var serviceError: ServiceError? {
-        guard !isSuccess else { return nil }
-        if let body = try? JSONCoding.decode(ErrorBody.self, from: json) {
-            return ServiceError(status: status, code: body.error.code, message: body.error.message)
-        }
-        return ServiceError(status: status, code: "error", message: String(decoding: json, as: UTF8.self))
+        self.init(status: digits.reduce(0) { $0 * 10 + Int($1 - 48) }, json: frame.count > 4 ? Array(frame[4...]) : [])
     }
 }
 

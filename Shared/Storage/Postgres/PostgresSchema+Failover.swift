@@ -1,4 +1,4 @@
-import Bus
+import BusModel
 import Logging
 import PostgresNIO
 import Synchronization

@@ -1,3 +1,5 @@
+import Storage
+
 /// A reactor's watermarks, saved at most every 200 ms (and at the end).
 ///
 /// When the reactor sets a source back (it took events its publisher's log does not have), the

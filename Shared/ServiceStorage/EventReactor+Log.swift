@@ -1,5 +1,6 @@
 import Bus
 import Logging
+import Storage
 import Wire
 
 /// How `EventReactor` settles what the bus alone cannot tell: it asks the publisher's log.

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Logging
 import ServiceLifecycle
+import Storage
 import Synchronization
 import Tracing
 
