@@ -19,6 +19,23 @@ import Testing
             "an empty variable is unset")
     }
 
+    @Test func aSettingKeyIsTheOneDeclarationOfItsFlagVariableDefaultAndRange() throws {
+        let key = IntegerSettingKey("wait-s", env: "RIDE_WAIT_S", default: 15, range: 1...60, "Seconds to wait")
+        #expect(key.help.abstract == "Seconds to wait [env: RIDE_WAIT_S, default: 15]", "the help shows the default that is used")
+        #expect(try key.value(nil, environment: [:]) == 15)
+        #expect(try key.value(nil, environment: ["RIDE_WAIT_S": "30"]) == 30)
+        #expect(try key.value(7, environment: ["RIDE_WAIT_S": "30"]) == 7)
+        #expect(throws: ConfigurationError("wait-s (RIDE_WAIT_S) 61 is out of range 1...60")) {
+            try key.value(nil, environment: ["RIDE_WAIT_S": "61"])
+        }
+        #expect(throws: ConfigurationError("wait-s (--wait-s) 0 is out of range 1...60")) { try key.value(0, environment: [:]) }
+        let path = SettingKey("key-file", env: "RIDE_KEY_FILE", default: "<data-dir>/x.key", "The key")
+        #expect(path.help.abstract == "The key [env: RIDE_KEY_FILE, default: <data-dir>/x.key]")
+        #expect(path.resolve(nil, default: "/data/x.key", environment: [:]) == Setting(value: "/data/x.key", origin: "default"))
+        #expect(path.resolve(nil, environment: ["RIDE_KEY_FILE": "/k"]) == Setting(value: "/k", origin: "RIDE_KEY_FILE"))
+        #expect(SettingKey("secret", env: "RIDE_SECRET", "A secret").resolve(nil, environment: [:]).value == "", "no default: empty")
+    }
+
     @Test func aSecretMayComeFromTheFileItsFileVariableNames() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID().uuidString)").path
         try "s3cret\n".write(toFile: path, atomically: true, encoding: .utf8)

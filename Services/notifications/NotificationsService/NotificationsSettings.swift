@@ -40,6 +40,7 @@ public struct RideNotificationsCommand: ServiceCommand {
     )
 
     public static let busRole: HeldRole? = Roles.notifications.held
+    typealias Keys = NotificationsSettingKeys
 
     @OptionGroup var bus: BusClientOptions
 
@@ -47,24 +48,9 @@ public struct RideNotificationsCommand: ServiceCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(
-        name: .customLong("secret-file"),
-        help: helpWithEnv(
-            "File holding the key that seals webhook secrets and keyed replies at rest (made, 32 random bytes, when missing; replicas share it)",
-            env: "RIDE_NOTIFICATIONS_SECRET_FILE", default: "<data-dir>/notifications.key"))
-    var secretFile: String?
-
-    @Option(
-        name: .customLong("webhook-timeout-s"),
-        help: helpWithEnv("Seconds a webhook receiver has to answer 2xx", env: "RIDE_WEBHOOK_TIMEOUT_S", default: "10"))
-    var webhookTimeout: Int?
-
-    @Option(
-        name: .customLong("webhook-retries"),
-        help: helpWithEnv(
-            "Seconds before each retry of a failed delivery, comma-separated; then it is dead",
-            env: "RIDE_WEBHOOK_RETRIES", default: "1,5,20"))
-    var webhookRetries: String?
+    @Option(name: Keys.secretFile.name, help: Keys.secretFile.help) var secretFile: String?
+    @Option(name: Keys.webhookTimeout.name, help: Keys.webhookTimeout.help) var webhookTimeout: Int?
+    @Option(name: Keys.webhookRetries.name, help: Keys.webhookRetries.help) var webhookRetries: String?
 
     @OptionGroup var push: PushOptions
 
@@ -80,25 +66,36 @@ public struct RideNotificationsCommand: ServiceCommand {
 
     public func settings() throws -> NotificationsSettings {
         let logging = try common.logging()
-        let retries = Setting.resolve(webhookRetries, flag: "webhook-retries", env: "RIDE_WEBHOOK_RETRIES", default: "1,5,20")
+        let retries = Keys.webhookRetries.resolve(webhookRetries)
         let dataDirectory = dataDirectory.resolved()
         return NotificationsSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             dataDirectory: dataDirectory,
             database: try database.location(
                 sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("notifications.sqlite").path),
-            secretFile: Setting.resolve(
-                secretFile, flag: "secret-file", env: "RIDE_NOTIFICATIONS_SECRET_FILE",
-                default: URL(fileURLWithPath: dataDirectory).appendingPathComponent("notifications.key").path
+            secretFile: Keys.secretFile.resolve(
+                secretFile, default: URL(fileURLWithPath: dataDirectory).appendingPathComponent("notifications.key").path
             ).value,
-            webhookTimeout: .seconds(
-                try integerSetting(webhookTimeout, flag: "webhook-timeout-s", env: "RIDE_WEBHOOK_TIMEOUT_S", default: 10, range: 1...120)),
+            webhookTimeout: .seconds(try Keys.webhookTimeout.value(webhookTimeout)),
             webhookRetries: try DelayList.parse((retries.value, retries.origin), what: "webhook retries"),
             push: try push.settings(),
             concurrency: try workers.resolved(),
             http: try common.httpAddress(default: RideProcess.notifications.httpDefault), logFormat: logging.format, logLevel: logging.level
         )
     }
+}
+
+/// `ride-notifications`' own settings, each declared once: the flags and the values come from here.
+enum NotificationsSettingKeys {
+    static let secretFile = SettingKey(
+        "secret-file", env: "RIDE_NOTIFICATIONS_SECRET_FILE", default: "<data-dir>/notifications.key",
+        "File holding the key that seals webhook secrets and keyed replies at rest (made, 32 random bytes, when missing; replicas share it)"
+    )
+    static let webhookTimeout = IntegerSettingKey(
+        "webhook-timeout-s", env: "RIDE_WEBHOOK_TIMEOUT_S", default: 10, range: 1...120, "Seconds a webhook receiver has to answer 2xx")
+    static let webhookRetries = SettingKey(
+        "webhook-retries", env: "RIDE_WEBHOOK_RETRIES", default: "1,5,20",
+        "Seconds before each retry of a failed delivery, comma-separated; then it is dead")
 }
 
 /// `ride-notifications`' resolved configuration.

@@ -34,6 +34,7 @@ public struct RideOrdersCommand: ServiceCommand {
     )
 
     public static let busRole: HeldRole? = Roles.orders.held
+    typealias Keys = OrdersSettingKeys
 
     @OptionGroup var bus: BusClientOptions
 
@@ -41,79 +42,17 @@ public struct RideOrdersCommand: ServiceCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(
-        name: .customLong("dispatch-radius-m"),
-        help: helpWithEnv(
-            "How far from the pickup drivers are offered a new order, in metres", env: "RIDE_DISPATCH_RADIUS_M", default: "3000"))
-    var dispatchRadius: Int?
-
-    @Option(
-        name: .customLong("dispatch-drivers"),
-        help: helpWithEnv("How many of the nearest available drivers a new order is offered to", env: "RIDE_DISPATCH_DRIVERS", default: "3")
-    )
-    var dispatchDrivers: Int?
-
-    @Option(
-        name: .customLong("offer-timeout-s"),
-        help: helpWithEnv(
-            "Seconds an offer waits for an accept before the order is offered farther", env: "RIDE_OFFER_TIMEOUT_S", default: "15"))
-    var offerTimeout: Int?
-
-    @Option(
-        name: .customLong("driver-search-s"),
-        help: helpWithEnv(
-            "Seconds a new order waits for a driver to accept it before it ends CANCELLED, reason no_driver_found",
-            env: "RIDE_DRIVER_SEARCH_S", default: "180"))
-    var driverSearch: Int?
-
-    @Option(
-        name: .customLong("fare"),
-        help: helpWithEnv(
-            "Fare schedule: currency,base,per_km,per_minute,minimum (amounts in cents)", env: "RIDE_FARE", default: "USD,250,120,30,500"))
-    var fare: String?
-
-    @Option(
-        name: .customLong("cancellation-fee"),
-        help: helpWithEnv(
-            "What a rider pays, in cents of the fare's currency, for cancelling after the driver reached the pickup (the driver earns their share); 0 is no fee",
-            env: "RIDE_CANCELLATION_FEE", default: "0"))
-    var cancellationFee: Int?
-
-    @Option(
-        name: .customLong("no-show-wait-s"),
-        help: helpWithEnv(
-            "Seconds a driver waits at the pickup before they may end the ride as a no-show (the rider pays the cancellation fee)",
-            env: "RIDE_NO_SHOW_WAIT_S",
-            default: "\(OffScriptRules.defaultNoShowWait)"))
-    var noShowWait: Int?
-
-    @Option(
-        name: .customLong("arrival-radius-m"),
-        help: helpWithEnv(
-            "Metres from the pickup or drop-off within which a driver may report arriving where the geofence has not fired",
-            env: "RIDE_ARRIVAL_RADIUS_M",
-            default: "\(OffScriptRules.defaultArrivalRadius)"))
-    var arrivalRadius: Int?
-
-    @Option(
-        name: .customLong("surge"),
-        help: helpWithEnv(
-            "Surge pricing: maximum,radius_m,step — fares rise by step per waiting order per available driver near the pickup, up to maximum; maximum 1 is off",
-            env: "RIDE_SURGE",
-            default: "1,2000,0.25"))
-    var surge: String?
-
-    @Option(
-        name: .customLong("commission-percent"),
-        help: helpWithEnv("The platform's share of each fare; the driver earns the rest", env: "RIDE_COMMISSION_PERCENT", default: "20"))
-    var commissionPercent: Int?
-
-    @Option(
-        name: .customLong("share-lifetime-s"),
-        help: helpWithEnv(
-            "Seconds a ride's share link keeps working after the ride ended (then 410 share_expired)", env: "RIDE_SHARE_LIFETIME_S",
-            default: "\(Int(ShareRules.lifetimeAfterRide))"))
-    var shareLifetime: Int?
+    @Option(name: Keys.dispatchRadius.name, help: Keys.dispatchRadius.help) var dispatchRadius: Int?
+    @Option(name: Keys.dispatchDrivers.name, help: Keys.dispatchDrivers.help) var dispatchDrivers: Int?
+    @Option(name: Keys.offerTimeout.name, help: Keys.offerTimeout.help) var offerTimeout: Int?
+    @Option(name: Keys.driverSearch.name, help: Keys.driverSearch.help) var driverSearch: Int?
+    @Option(name: Keys.fare.name, help: Keys.fare.help) var fare: String?
+    @Option(name: Keys.cancellationFee.name, help: Keys.cancellationFee.help) var cancellationFee: Int?
+    @Option(name: Keys.noShowWait.name, help: Keys.noShowWait.help) var noShowWait: Int?
+    @Option(name: Keys.arrivalRadius.name, help: Keys.arrivalRadius.help) var arrivalRadius: Int?
+    @Option(name: Keys.surge.name, help: Keys.surge.help) var surge: String?
+    @Option(name: Keys.commissionPercent.name, help: Keys.commissionPercent.help) var commissionPercent: Int?
+    @Option(name: Keys.shareLifetime.name, help: Keys.shareLifetime.help) var shareLifetime: Int?
 
     @OptionGroup var workers: WorkerOptions
 
@@ -134,68 +73,56 @@ public struct RideOrdersCommand: ServiceCommand {
     public func settings() throws -> OrdersSettings {
         let logging = try common.logging()
         var dispatch = DispatchSettings()
-        dispatch.radius = Double(
-            try integerSetting(
-                dispatchRadius, flag: "dispatch-radius-m", env: "RIDE_DISPATCH_RADIUS_M", default: 3000, range: 100...100_000))
-        dispatch.drivers = try integerSetting(
-            dispatchDrivers, flag: "dispatch-drivers", env: "RIDE_DISPATCH_DRIVERS", default: 3, range: 1...50)
-        dispatch.offerTimeout = Double(
-            try integerSetting(offerTimeout, flag: "offer-timeout-s", env: "RIDE_OFFER_TIMEOUT_S", default: 15, range: 1...3600))
-        dispatch.searchTimeout = Double(
-            try integerSetting(driverSearch, flag: "driver-search-s", env: "RIDE_DRIVER_SEARCH_S", default: 180, range: 1...86_400))
-        let fareSetting = Setting.resolve(fare, flag: "fare", env: "RIDE_FARE", default: "USD,250,120,30,500")
-        let parts = fareSetting.value.split(separator: ",", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: .whitespaces)
-        }
-        guard parts.count == 5, let base = Int(parts[1]), let perKm = Int(parts[2]), let perMinute = Int(parts[3]),
-            let minimum = Int(parts[4])
-        else {
-            throw ConfigurationError(
-                "fare (\(fareSetting.origin)) '\(fareSetting.value)' must be currency,base,per_km,per_minute,minimum (e.g. USD,250,120,30,500)"
-            )
-        }
-        let fee = try integerSetting(
-            cancellationFee, flag: "cancellation-fee", env: "RIDE_CANCELLATION_FEE", default: 0, range: 0...100_000)
-        let fares = FareSchedule(
-            currency: parts[0], baseCents: base, perKilometreCents: perKm, perMinuteCents: perMinute, minimumCents: minimum,
-            cancellationFeeCents: fee)
-        if let problem = fares.problem { throw ConfigurationError("fare (\(fareSetting.origin)): \(problem)") }
-        let surgeSetting = Setting.resolve(surge, flag: "surge", env: "RIDE_SURGE", default: "1,2000,0.25")
-        let surgeParts = surgeSetting.value.split(separator: ",", omittingEmptySubsequences: false).map {
-            Double($0.trimmingCharacters(in: .whitespaces))
-        }
-        guard surgeParts.count == 3, let maximum = surgeParts[0], let radius = surgeParts[1], let step = surgeParts[2] else {
-            throw ConfigurationError(
-                "surge (\(surgeSetting.origin)) '\(surgeSetting.value)' must be maximum,radius_m,step (e.g. 2.5,2000,0.25; maximum 1 is off)"
-            )
-        }
-        let surgePolicy = SurgePolicy(maximum: maximum, radius: radius, step: step)
-        if let problem = surgePolicy.problem { throw ConfigurationError("surge (\(surgeSetting.origin)): \(problem)") }
-        let commission = try integerSetting(
-            commissionPercent, flag: "commission-percent", env: "RIDE_COMMISSION_PERCENT", default: 20, range: 0...100)
+        dispatch.radius = Double(try Keys.dispatchRadius.value(dispatchRadius))
+        dispatch.drivers = try Keys.dispatchDrivers.value(dispatchDrivers)
+        dispatch.offerTimeout = Double(try Keys.offerTimeout.value(offerTimeout))
+        dispatch.searchTimeout = Double(try Keys.driverSearch.value(driverSearch))
         let dataDirectory = dataDirectory.resolved()
         return OrdersSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             dataDirectory: dataDirectory,
             database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("orders.sqlite").path),
-            dispatch: dispatch, fares: fares, surge: surgePolicy, commissionPercent: commission, payments: try payments.settings(),
-            routes: try routing.source(),
-            city: try city.setting(),
-            shareLifetime: TimeInterval(
-                try integerSetting(
-                    shareLifetime, flag: "share-lifetime-s", env: "RIDE_SHARE_LIFETIME_S", default: Int(ShareRules.lifetimeAfterRide),
-                    range: 0...2_592_000)),
+            dispatch: dispatch, fares: try fares(), surge: try surgePolicy(),
+            commissionPercent: try Keys.commissionPercent.value(commissionPercent),
+            payments: try payments.settings(), routes: try routing.source(), city: try city.setting(),
+            shareLifetime: TimeInterval(try Keys.shareLifetime.value(shareLifetime)),
             offScript: OffScriptRules(
-                noShowWait: TimeInterval(
-                    try integerSetting(
-                        noShowWait, flag: "no-show-wait-s", env: "RIDE_NO_SHOW_WAIT_S", default: OffScriptRules.defaultNoShowWait,
-                        range: 0...3600)),
-                arrivalRadius: Double(
-                    try integerSetting(
-                        arrivalRadius, flag: "arrival-radius-m", env: "RIDE_ARRIVAL_RADIUS_M", default: OffScriptRules.defaultArrivalRadius,
-                        range: 20...5000))),
+                noShowWait: TimeInterval(try Keys.noShowWait.value(noShowWait)),
+                arrivalRadius: Double(try Keys.arrivalRadius.value(arrivalRadius))),
             concurrency: try workers.resolved(),
             http: try common.httpAddress(default: RideProcess.orders.httpDefault), logFormat: logging.format, logLevel: logging.level)
+    }
+
+    /// `--fare` and `--cancellation-fee`, checked.
+    func fares() throws -> FareSchedule {
+        let setting = Keys.fare.resolve(fare)
+        let parts = setting.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 5, let base = Int(parts[1]), let perKm = Int(parts[2]), let perMinute = Int(parts[3]),
+            let minimum = Int(parts[4])
+        else {
+            throw ConfigurationError(
+                "fare (\(setting.origin)) '\(setting.value)' must be currency,base,per_km,per_minute,minimum (e.g. USD,250,120,30,500)")
+        }
+        let fares = FareSchedule(
+            currency: parts[0], baseCents: base, perKilometreCents: perKm, perMinuteCents: perMinute, minimumCents: minimum,
+            cancellationFeeCents: try Keys.cancellationFee.value(cancellationFee))
+        if let problem = fares.problem { throw ConfigurationError("fare (\(setting.origin)): \(problem)") }
+        return fares
+    }
+
+    /// `--surge`, checked.
+    func surgePolicy() throws -> SurgePolicy {
+        let setting = Keys.surge.resolve(surge)
+        let parts = setting.value.split(separator: ",", omittingEmptySubsequences: false).map {
+            Double($0.trimmingCharacters(in: .whitespaces))
+        }
+        guard parts.count == 3, let maximum = parts[0], let radius = parts[1], let step = parts[2] else {
+            throw ConfigurationError(
+                "surge (\(setting.origin)) '\(setting.value)' must be maximum,radius_m,step (e.g. 2.5,2000,0.25; maximum 1 is off)")
+        }
+        let policy = SurgePolicy(maximum: maximum, radius: radius, step: step)
+        if let problem = policy.problem { throw ConfigurationError("surge (\(setting.origin)): \(problem)") }
+        return policy
     }
 }
 

@@ -32,6 +32,7 @@ public struct RideTripsCommand: ServiceCommand {
     )
 
     public static let busRole: HeldRole? = Roles.trips.held
+    typealias Keys = TripsSettingKeys
 
     @OptionGroup var bus: BusClientOptions
 
@@ -41,20 +42,8 @@ public struct RideTripsCommand: ServiceCommand {
 
     @OptionGroup var workers: WorkerOptions
 
-    @Option(
-        name: .customLong("off-route-m"),
-        help: helpWithEnv(
-            "Metres from its route (beyond the fix's accuracy) that put a device off it; 3 fixes off re-route the trip",
-            env: "RIDE_OFF_ROUTE_M", default: "50"))
-    var offRoute: String?
-
-    @Option(
-        name: .customLong("delay-after"),
-        help: helpWithEnv(
-            "SECONDS,PERCENT: a trip is late (trip.delayed, the rider told) when its estimate slips past the first by more than both",
-            env: "RIDE_DELAY_AFTER",
-            default: "180,30"))
-    var delayAfter: String?
+    @Option(name: Keys.offRoute.name, help: Keys.offRoute.help) var offRoute: String?
+    @Option(name: Keys.delayAfter.name, help: Keys.delayAfter.help) var delayAfter: String?
 
     @OptionGroup var routing: RoutingOptions
 
@@ -89,12 +78,12 @@ extension RideTripsCommand {
     /// `--off-route-m` and `--delay-after`, checked (a bad value names its flag or variable).
     static func followRules(offRoute: String?, delayAfter: String?, environment: [String: String]) throws -> FollowRules {
         var rules = FollowRules()
-        let off = Setting.resolve(offRoute, flag: "off-route-m", env: "RIDE_OFF_ROUTE_M", default: "50", environment: environment)
+        let off = Keys.offRoute.resolve(offRoute, environment: environment)
         guard let metres = Double(off.value), metres.isFinite, (5...5000).contains(metres) else {
             throw ConfigurationError("off-route-m (\(off.origin)) '\(off.value.prefix(40))' must be metres from 5 to 5000")
         }
         rules.offRouteMetres = metres
-        let delay = Setting.resolve(delayAfter, flag: "delay-after", env: "RIDE_DELAY_AFTER", default: "180,30", environment: environment)
+        let delay = Keys.delayAfter.resolve(delayAfter, environment: environment)
         let parts = delay.value.split(separator: ",", omittingEmptySubsequences: false).map {
             Double($0.trimmingCharacters(in: .whitespaces))
         }
@@ -106,6 +95,16 @@ extension RideTripsCommand {
         (rules.delaySeconds, rules.delayFraction) = (seconds, percent / 100)
         return rules
     }
+}
+
+/// `ride-trips`' own settings, each declared once: the flags and the values come from here.
+enum TripsSettingKeys {
+    static let offRoute = SettingKey(
+        "off-route-m", env: "RIDE_OFF_ROUTE_M", default: "50",
+        "Metres from its route (beyond the fix's accuracy) that put a device off it; 3 fixes off re-route the trip")
+    static let delayAfter = SettingKey(
+        "delay-after", env: "RIDE_DELAY_AFTER", default: "180,30",
+        "SECONDS,PERCENT: a trip is late (trip.delayed, the rider told) when its estimate slips past the first by more than both")
 }
 
 /// `ride-trips`' resolved configuration.

@@ -33,6 +33,7 @@ public struct RideUsersCommand: ServiceCommand {
     )
 
     public static let busRole: HeldRole? = Roles.users.held
+    typealias Keys = UsersSettingKeys
 
     @OptionGroup var bus: BusClientOptions
 
@@ -40,69 +41,18 @@ public struct RideUsersCommand: ServiceCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(
-        name: .customLong("token-secret-file"),
-        help: helpWithEnv(
-            "File holding the token signing key (made, 32 random bytes, when missing)", env: "RIDE_TOKEN_SECRET_FILE",
-            default: "<data-dir>/users-token.key"))
-    var tokenSecretFile: String?
-
-    @Option(
-        name: .customLong("token-previous-secret-file"),
-        help: helpWithEnv(
-            "File holding the previous signing key, still accepted during a rotation", env: "RIDE_TOKEN_PREVIOUS_SECRET_FILE",
-            default: "none"))
-    var tokenPreviousSecretFile: String?
-
-    @Option(
-        name: .customLong("token-ttl-s"),
-        help: helpWithEnv("How long an access token is valid, in seconds", env: "RIDE_TOKEN_TTL_S", default: "900"))
-    var tokenTTLSeconds: Int?
-
-    @Option(
-        name: .customLong("refresh-ttl-s"),
-        help: helpWithEnv("How long a refresh token is valid, in seconds", env: "RIDE_REFRESH_TTL_S", default: "2592000"))
-    var refreshTTLSeconds: Int?
-
-    @Option(
-        name: .customLong("password-rounds"),
-        help: helpWithEnv("PBKDF2-SHA256 rounds for new password hashes", env: "RIDE_PASSWORD_ROUNDS", default: "600000"))
-    var passwordRounds: Int?
-
-    @Option(
-        name: .customLong("reauthentication-window-s"),
-        help: helpWithEnv(
-            "Seconds after a log-in in which its session may change the password or phone number without current_password (0: never)",
-            env: "RIDE_REAUTHENTICATION_WINDOW_S", default: "300"))
-    var reauthenticationWindowSeconds: Int?
-
-    @Option(
-        name: .customLong("replaced-photo-retention-s"),
-        help: helpWithEnv(
-            "Seconds a replaced photo no one else uses is kept (a report may show it) before it is deleted",
-            env: "RIDE_REPLACED_PHOTO_RETENTION_S", default: "2592000"))
-    var replacedPhotoRetentionSeconds: Int?
-
-    @Option(
-        name: .customLong("credential-replay-s"),
-        help: helpWithEnv(
-            "Seconds a keyed log-in's or refresh's reply (tokens, a device credential) is answered again to a retry with its Idempotency-Key",
-            env: "RIDE_CREDENTIAL_REPLAY_S", default: "60"))
-    var credentialReplaySeconds: Int?
-
-    @Option(
-        name: .customLong("driver-approval"),
-        help: helpWithEnv(
-            "automatic: drivers may go online once signed up; required: only once an operator approved their licence and insurance",
-            env: "RIDE_DRIVER_APPROVAL", default: "automatic"))
-    var driverApproval: String?
-
-    @Option(
-        name: .customLong("document-check-s"),
-        help: helpWithEnv(
-            "Seconds between checks for drivers' expired documents (each ends that driver's approval)", env: "RIDE_DOCUMENT_CHECK_S",
-            default: "60"))
-    var documentCheckSeconds: Int?
+    @Option(name: Keys.tokenSecretFile.name, help: Keys.tokenSecretFile.help) var tokenSecretFile: String?
+    @Option(name: Keys.tokenPreviousSecretFile.name, help: Keys.tokenPreviousSecretFile.help) var tokenPreviousSecretFile: String?
+    @Option(name: Keys.tokenTTLSeconds.name, help: Keys.tokenTTLSeconds.help) var tokenTTLSeconds: Int?
+    @Option(name: Keys.refreshTTLSeconds.name, help: Keys.refreshTTLSeconds.help) var refreshTTLSeconds: Int?
+    @Option(name: Keys.passwordRounds.name, help: Keys.passwordRounds.help) var passwordRounds: Int?
+    @Option(name: Keys.reauthenticationWindowSeconds.name, help: Keys.reauthenticationWindowSeconds.help) var reauthenticationWindowSeconds:
+        Int?
+    @Option(name: Keys.replacedPhotoRetentionSeconds.name, help: Keys.replacedPhotoRetentionSeconds.help) var replacedPhotoRetentionSeconds:
+        Int?
+    @Option(name: Keys.credentialReplaySeconds.name, help: Keys.credentialReplaySeconds.help) var credentialReplaySeconds: Int?
+    @Option(name: Keys.driverApproval.name, help: Keys.driverApproval.help) var driverApproval: String?
+    @Option(name: Keys.documentCheckSeconds.name, help: Keys.documentCheckSeconds.help) var documentCheckSeconds: Int?
 
     @OptionGroup var workers: WorkerOptions
 
@@ -119,9 +69,9 @@ public struct RideUsersCommand: ServiceCommand {
     func settings(environment: [String: String]) throws -> UsersSettings {
         let logging = try common.logging()
         let dataDirectory = dataDirectory.resolved()
-        let secretFile = Setting.resolve(
-            tokenSecretFile, flag: "token-secret-file", env: "RIDE_TOKEN_SECRET_FILE",
-            default: URL(fileURLWithPath: dataDirectory).appendingPathComponent("users-token.key").path
+        let secretFile = Keys.tokenSecretFile.resolve(
+            tokenSecretFile, default: URL(fileURLWithPath: dataDirectory).appendingPathComponent("users-token.key").path,
+            environment: environment
         ).value
         var secret: [UInt8]?
         if let text = environment["RIDE_TOKEN_SECRET"], !text.isEmpty {
@@ -135,10 +85,7 @@ public struct RideUsersCommand: ServiceCommand {
             guard text.utf8.count >= 32 else { throw ConfigurationError("RIDE_TOKEN_PREVIOUS_SECRET must be at least 32 characters") }
             previous = Array(text.utf8)
         }
-        let previousFile = Setting.resolve(
-            tokenPreviousSecretFile, flag: "token-previous-secret-file", env: "RIDE_TOKEN_PREVIOUS_SECRET_FILE", default: "",
-            environment: environment
-        ).value
+        let previousFile = Keys.tokenPreviousSecretFile.resolve(tokenPreviousSecretFile, default: "", environment: environment).value
         return UsersSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             dataDirectory: dataDirectory,
@@ -146,30 +93,16 @@ public struct RideUsersCommand: ServiceCommand {
                 sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("users.sqlite").path, environment: environment),
             tokenSecret: secret, tokenSecretFile: secretFile,
             previousTokenSecret: previous, previousTokenSecretFile: previousFile.isEmpty ? nil : previousFile,
-            tokenLifetime: TimeInterval(
-                try integerSetting(tokenTTLSeconds, flag: "token-ttl-s", env: "RIDE_TOKEN_TTL_S", default: 900, range: 60...86_400)),
-            refreshLifetime: TimeInterval(
-                try integerSetting(
-                    refreshTTLSeconds, flag: "refresh-ttl-s", env: "RIDE_REFRESH_TTL_S", default: 2_592_000, range: 300...31_536_000)),
-            passwordRounds: try integerSetting(
-                passwordRounds, flag: "password-rounds", env: "RIDE_PASSWORD_ROUNDS", default: PasswordHasher.defaultRounds,
-                range: 1000...10_000_000),
+            tokenLifetime: TimeInterval(try Keys.tokenTTLSeconds.value(tokenTTLSeconds, environment: environment)),
+            refreshLifetime: TimeInterval(try Keys.refreshTTLSeconds.value(refreshTTLSeconds, environment: environment)),
+            passwordRounds: try Keys.passwordRounds.value(passwordRounds, environment: environment),
             reauthenticationWindow: TimeInterval(
-                try integerSetting(
-                    reauthenticationWindowSeconds, flag: "reauthentication-window-s", env: "RIDE_REAUTHENTICATION_WINDOW_S",
-                    default: Int(Reauthentication.defaultWindow), range: 0...3600)),
+                try Keys.reauthenticationWindowSeconds.value(reauthenticationWindowSeconds, environment: environment)),
             replacedPhotoRetention: TimeInterval(
-                try integerSetting(
-                    replacedPhotoRetentionSeconds, flag: "replaced-photo-retention-s", env: "RIDE_REPLACED_PHOTO_RETENTION_S",
-                    default: Int(PhotoOps.defaultKeepReplaced), range: 0...31_536_000)),
-            credentialReplay: TimeInterval(
-                try integerSetting(
-                    credentialReplaySeconds, flag: "credential-replay-s", env: "RIDE_CREDENTIAL_REPLAY_S",
-                    default: Int(UsersOps.defaultCredentialReplay), range: 1...3600)),
+                try Keys.replacedPhotoRetentionSeconds.value(replacedPhotoRetentionSeconds, environment: environment)),
+            credentialReplay: TimeInterval(try Keys.credentialReplaySeconds.value(credentialReplaySeconds, environment: environment)),
             driverApproval: try Self.approval(driverApproval, environment: environment),
-            documentCheck: .seconds(
-                try integerSetting(
-                    documentCheckSeconds, flag: "document-check-s", env: "RIDE_DOCUMENT_CHECK_S", default: 60, range: 1...86_400)),
+            documentCheck: .seconds(try Keys.documentCheckSeconds.value(documentCheckSeconds, environment: environment)),
             concurrency: try workers.resolved(),
             http: try common.httpAddress(default: RideProcess.users.httpDefault),
             logFormat: logging.format, logLevel: logging.level)
@@ -178,8 +111,7 @@ public struct RideUsersCommand: ServiceCommand {
 
 extension RideUsersCommand {
     static func approval(_ given: String?, environment: [String: String]) throws -> DriverApprovalMode {
-        let setting = Setting.resolve(
-            given, flag: "driver-approval", env: "RIDE_DRIVER_APPROVAL", default: "automatic", environment: environment)
+        let setting = Keys.driverApproval.resolve(given, environment: environment)
         guard let mode = DriverApprovalMode(rawValue: setting.value) else {
             throw ConfigurationError("driver approval (\(setting.origin)) '\(setting.value.prefix(40))' must be automatic or required")
         }
