@@ -19,52 +19,15 @@ public struct RideBusCommand: ServiceCommand {
         version: PlatformVersion.current
     )
 
-    static let ingressEnvironment = "RIDE_BUS_PUB_BIND"
-    static let egressEnvironment = "RIDE_BUS_SUB_BIND"
-    static let brokerEnvironment = "RIDE_BROKER_BIND"
+    typealias Keys = BusSettingKeys
 
-    @Option(
-        name: .customLong("pub"),
-        help: helpWithEnv(
-            "Event ingress (XSUB) endpoints to bind, comma-separated; publishers connect here", env: RideBusCommand.ingressEnvironment,
-            default: BusContract.eventIngressBind))
-    var pub: String?
-
-    @Option(
-        name: .customLong("sub"),
-        help: helpWithEnv(
-            "Event egress (XPUB) endpoints to bind, comma-separated; subscribers connect here", env: RideBusCommand.egressEnvironment,
-            default: BusContract.eventEgressBind))
-    var sub: String?
-
-    @Option(
-        name: .customLong("broker"),
-        help: helpWithEnv(
-            "7/MDP broker (ROUTER) endpoints to bind, comma-separated (e.g. tcp://*:5557,ipc:///run/ride/broker.sock); clients and workers connect here",
-            env: RideBusCommand.brokerEnvironment,
-            default: BusContract.brokerBind))
-    var broker: String?
-
-    @Option(
-        name: .customLong("hwm"),
-        help: helpWithEnv("High-water mark of the event sockets, in messages per peer", env: "RIDE_BUS_HWM", default: "100000"))
-    var highWaterMark: Int?
-
-    @Option(
-        name: .customLong("heartbeat-ms"),
-        help: helpWithEnv("MDP heartbeat interval in milliseconds", env: "RIDE_HEARTBEAT_MS", default: "2500"))
-    var heartbeatMilliseconds: Int?
-
-    @Option(
-        name: .customLong("liveness"),
-        help: helpWithEnv("Heartbeats a worker may miss before it is dropped", env: "RIDE_HEARTBEAT_LIVENESS", default: "3"))
-    var liveness: Int?
-
-    @Option(
-        name: .customLong("request-ttl-ms"),
-        help: helpWithEnv(
-            "How long a request may wait for a worker before it is answered 503", env: "RIDE_REQUEST_TTL_MS", default: "10000"))
-    var requestTTLMilliseconds: Int?
+    @Option(name: Keys.pub.name, help: Keys.pub.help) var pub: String?
+    @Option(name: Keys.sub.name, help: Keys.sub.help) var sub: String?
+    @Option(name: Keys.broker.name, help: Keys.broker.help) var broker: String?
+    @Option(name: Keys.highWaterMark.name, help: Keys.highWaterMark.help) var highWaterMark: Int?
+    @Option(name: Keys.heartbeatMilliseconds.name, help: Keys.heartbeatMilliseconds.help) var heartbeatMilliseconds: Int?
+    @Option(name: Keys.liveness.name, help: Keys.liveness.help) var liveness: Int?
+    @Option(name: Keys.requestTTLMilliseconds.name, help: Keys.requestTTLMilliseconds.help) var requestTTLMilliseconds: Int?
 
     @OptionGroup public var common: CommonOptions
 
@@ -81,30 +44,48 @@ public struct RideBusCommand: ServiceCommand {
     public func settings() throws -> BusSettings {
         let logging = try common.logging()
         var brokerConfiguration = BrokerConfiguration()
-        brokerConfiguration.heartbeatInterval = Int64(
-            try integerSetting(heartbeatMilliseconds, flag: "heartbeat-ms", env: "RIDE_HEARTBEAT_MS", default: 2500, range: 10...600_000))
-        brokerConfiguration.heartbeatLiveness = Int64(
-            try integerSetting(liveness, flag: "liveness", env: "RIDE_HEARTBEAT_LIVENESS", default: 3, range: 1...100))
-        brokerConfiguration.requestTimeToLive = Int64(
-            try integerSetting(
-                requestTTLMilliseconds, flag: "request-ttl-ms", env: "RIDE_REQUEST_TTL_MS", default: 10_000, range: 100...3_600_000))
+        brokerConfiguration.heartbeatInterval = Int64(try Keys.heartbeatMilliseconds.value(heartbeatMilliseconds))
+        brokerConfiguration.heartbeatLiveness = Int64(try Keys.liveness.value(liveness))
+        brokerConfiguration.requestTimeToLive = Int64(try Keys.requestTTLMilliseconds.value(requestTTLMilliseconds))
         return BusSettings(
             ingress: try EndpointSyntax.validateList(
-                Setting.resolve(pub, flag: "pub", env: RideBusCommand.ingressEnvironment, default: BusContract.eventIngressBind),
+                Keys.pub.resolve(pub),
                 name: "event ingress", forBinding: true),
             egress: try EndpointSyntax.validateList(
-                Setting.resolve(sub, flag: "sub", env: RideBusCommand.egressEnvironment, default: BusContract.eventEgressBind),
+                Keys.sub.resolve(sub),
                 name: "event egress", forBinding: true),
             broker: try EndpointSyntax.validateList(
-                Setting.resolve(broker, flag: "broker", env: RideBusCommand.brokerEnvironment, default: BusContract.brokerBind),
+                Keys.broker.resolve(broker),
                 name: "broker", forBinding: true),
-            highWaterMark: Int32(
-                try integerSetting(highWaterMark, flag: "hwm", env: "RIDE_BUS_HWM", default: 100_000, range: 0...100_000_000)),
+            highWaterMark: Int32(try Keys.highWaterMark.value(highWaterMark)),
             brokerConfiguration: brokerConfiguration,
             http: try common.httpAddress(default: RideProcess.bus.httpDefault),
             logFormat: logging.format,
             logLevel: logging.level)
     }
+}
+
+/// `ride-bus`'s own settings, each declared once: the flags and the values come from here.
+enum BusSettingKeys {
+    static let pub = SettingKey(
+        "pub", env: "RIDE_BUS_PUB_BIND", default: BusContract.eventIngressBind,
+        "Event ingress (XSUB) endpoints to bind, comma-separated; publishers connect here")
+    static let sub = SettingKey(
+        "sub", env: "RIDE_BUS_SUB_BIND", default: BusContract.eventEgressBind,
+        "Event egress (XPUB) endpoints to bind, comma-separated; subscribers connect here")
+    static let broker = SettingKey(
+        "broker", env: "RIDE_BROKER_BIND", default: BusContract.brokerBind,
+        "7/MDP broker (ROUTER) endpoints to bind, comma-separated (e.g. tcp://*:5557,ipc:///run/ride/broker.sock); clients and workers connect here"
+    )
+    static let highWaterMark = IntegerSettingKey(
+        "hwm", env: "RIDE_BUS_HWM", default: 100_000, range: 0...100_000_000, "High-water mark of the event sockets, in messages per peer")
+    static let heartbeatMilliseconds = IntegerSettingKey(
+        "heartbeat-ms", env: "RIDE_HEARTBEAT_MS", default: 2500, range: 10...600_000, "MDP heartbeat interval in milliseconds")
+    static let liveness = IntegerSettingKey(
+        "liveness", env: "RIDE_HEARTBEAT_LIVENESS", default: 3, range: 1...100, "Heartbeats a worker may miss before it is dropped")
+    static let requestTTLMilliseconds = IntegerSettingKey(
+        "request-ttl-ms", env: "RIDE_REQUEST_TTL_MS", default: 10_000, range: 100...3_600_000,
+        "How long a request may wait for a worker before it is answered 503")
 }
 
 /// `ride-bus`'s resolved configuration.
@@ -121,9 +102,9 @@ public struct BusSettings: ServiceSettings {
     /// Every socket it binds: each is a bus endpoint.
     public var busEndpoints: [BusEndpointSetting] {
         [
-            BusEndpointSetting("event ingress (--pub, \(RideBusCommand.ingressEnvironment))", ingress),
-            BusEndpointSetting("event egress (--sub, \(RideBusCommand.egressEnvironment))", egress),
-            BusEndpointSetting("broker (--broker, \(RideBusCommand.brokerEnvironment))", broker),
+            BusEndpointSetting("event ingress (--pub, \(BusSettingKeys.pub.env))", ingress),
+            BusEndpointSetting("event egress (--sub, \(BusSettingKeys.sub.env))", egress),
+            BusEndpointSetting("broker (--broker, \(BusSettingKeys.broker.env))", broker),
         ]
     }
 

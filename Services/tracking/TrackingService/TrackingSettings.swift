@@ -51,62 +51,22 @@ public struct RideTrackingCommand: ServiceCommand {
     /// Where the device ingest binds unless told: this machine only, as the bus does
     /// (`BusContract`); phones elsewhere need `--ingest tcp://*:5558` with CURVE.
     public static let defaultIngest = "tcp://127.0.0.1:\(PlatformPorts.trackingIngest)"
-    static let ingestEnvironment = "RIDE_TRACKING_INGEST_BIND"
+    typealias Keys = TrackingSettingKeys
 
-    @Option(
-        name: .customLong("ingest"),
-        help: helpWithEnv(
-            "Device ingest (ROUTER) endpoints to bind, comma-separated", env: RideTrackingCommand.ingestEnvironment,
-            default: RideTrackingCommand.defaultIngest))
-    var ingest: String?
-
-    @Option(
-        name: .customLong("shard"),
-        help: helpWithEnv(
-            "This process's shard K/N: it keeps the devices whose id hashes to K of N shards (0/1: unsharded)", env: "RIDE_TRACKING_SHARD",
-            default: "0/1"))
-    var shard: String?
+    @Option(name: Keys.ingest.name, help: Keys.ingest.help) var ingest: String?
+    @Option(name: Keys.shard.name, help: Keys.shard.help) var shard: String?
 
     @OptionGroup var dataDirectory: DataDirectoryOptions<Files>
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(
-        name: .customLong("publishable-keys"),
-        help: helpWithEnv("Publishable keys devices may use, comma-separated", env: "RIDE_PUBLISHABLE_KEYS", default: "pk_dev_ridesharing"))
-    var publishableKeys: String?
-
-    @Option(
-        name: .customLong("device-owners"),
-        help: helpWithEnv(
-            "Who says whose a device is: 'users' (a batch naming a new metadata.user_id is accepted only when that account names the device) or 'open' (believed as sent: tracking without users)",
-            env: "RIDE_TRACKING_DEVICE_OWNERS", default: "users"))
-    var deviceOwners: String?
-
-    @Option(
-        name: .customLong("device-credentials"),
-        help: helpWithEnv(
-            "Who may stream as a device on the ingest socket: 'required' (a batch must carry the device's credential from its driver's session, checked with users) or 'off' (the publishable key is enough: tracking without users)",
-            env: "RIDE_TRACKING_DEVICE_CREDENTIALS", default: "required"))
-    var deviceCredentials: String?
-
-    @Option(
-        name: .customLong("device-credential-recheck-s"),
-        help: helpWithEnv(
-            "Seconds a device credential users accepted is believed before it is checked again (how soon a logged-out driver's phone is refused)",
-            env: "RIDE_TRACKING_DEVICE_CREDENTIAL_RECHECK_S", default: "60"))
+    @Option(name: Keys.publishableKeys.name, help: Keys.publishableKeys.help) var publishableKeys: String?
+    @Option(name: Keys.deviceOwners.name, help: Keys.deviceOwners.help) var deviceOwners: String?
+    @Option(name: Keys.deviceCredentials.name, help: Keys.deviceCredentials.help) var deviceCredentials: String?
+    @Option(name: Keys.deviceCredentialRecheckSeconds.name, help: Keys.deviceCredentialRecheckSeconds.help)
     var deviceCredentialRecheckSeconds: Int?
-
-    @Option(
-        name: .customLong("inactive-after-s"),
-        help: helpWithEnv("Seconds of silence after which a device is inactive", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: "60"))
-    var inactiveAfterSeconds: Int?
-
-    @Option(
-        name: .customLong("future-tolerance-s"),
-        help: helpWithEnv(
-            "How far in the future a location's time may be, in seconds", env: "RIDE_TRACKING_FUTURE_TOLERANCE_S", default: "300"))
-    var futureToleranceSeconds: Int?
+    @Option(name: Keys.inactiveAfterSeconds.name, help: Keys.inactiveAfterSeconds.help) var inactiveAfterSeconds: Int?
+    @Option(name: Keys.futureToleranceSeconds.name, help: Keys.futureToleranceSeconds.help) var futureToleranceSeconds: Int?
 
     @OptionGroup var workers: WorkerOptions
 
@@ -124,28 +84,24 @@ public struct RideTrackingCommand: ServiceCommand {
     public func settings() throws -> TrackingSettings {
         let logging = try common.logging()
         var rules = LocationRules()
-        rules.futureTolerance = TimeInterval(
-            try integerSetting(
-                futureToleranceSeconds, flag: "future-tolerance-s", env: "RIDE_TRACKING_FUTURE_TOLERANCE_S", default: 300, range: 0...86_400
-            ))
-        let keys = Setting.resolve(publishableKeys, flag: "publishable-keys", env: "RIDE_PUBLISHABLE_KEYS", default: "pk_dev_ridesharing")
+        rules.futureTolerance = TimeInterval(try Keys.futureToleranceSeconds.value(futureToleranceSeconds))
+        let keys = Keys.publishableKeys.resolve(publishableKeys)
         let keyList = keys.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard !keyList.isEmpty, !keyList.contains(where: \.isEmpty) else {
             throw ConfigurationError("publishable keys (\(keys.origin)) must be one or more keys separated by commas")
         }
-        let shardSetting = Setting.resolve(shard, flag: "shard", env: "RIDE_TRACKING_SHARD", default: "0/1")
+        let shardSetting = Keys.shard.resolve(shard)
         let deviceShard: DeviceShard
         do {
             deviceShard = try DeviceShard.parse(shardSetting.value)
         } catch {
             throw ConfigurationError("shard (\(shardSetting.origin)) \(error.description)")
         }
-        let owners = Setting.resolve(deviceOwners, flag: "device-owners", env: "RIDE_TRACKING_DEVICE_OWNERS", default: "users")
+        let owners = Keys.deviceOwners.resolve(deviceOwners)
         guard ["users", "open"].contains(owners.value) else {
             throw ConfigurationError("device owners (\(owners.origin)) '\(owners.value)' must be users or open")
         }
-        let credentials = Setting.resolve(
-            deviceCredentials, flag: "device-credentials", env: "RIDE_TRACKING_DEVICE_CREDENTIALS", default: "required")
+        let credentials = Keys.deviceCredentials.resolve(deviceCredentials)
         guard ["required", "off"].contains(credentials.value) else {
             throw ConfigurationError("device credentials (\(credentials.origin)) '\(credentials.value)' must be required or off")
         }
@@ -153,7 +109,7 @@ public struct RideTrackingCommand: ServiceCommand {
         return TrackingSettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
             ingest: try EndpointSyntax.validateList(
-                Setting.resolve(ingest, flag: "ingest", env: Self.ingestEnvironment, default: Self.defaultIngest),
+                Keys.ingest.resolve(ingest),
                 name: "device ingest", forBinding: true),
             shard: deviceShard,
             dataDirectory: directory,
@@ -161,13 +117,8 @@ public struct RideTrackingCommand: ServiceCommand {
             publishableKeys: Set(keyList),
             verifiesDeviceOwners: owners.value == "users",
             requiresDeviceCredentials: credentials.value == "required",
-            deviceCredentialRecheck: TimeInterval(
-                try integerSetting(
-                    deviceCredentialRecheckSeconds, flag: "device-credential-recheck-s", env: "RIDE_TRACKING_DEVICE_CREDENTIAL_RECHECK_S",
-                    default: 60, range: 1...3600)),
-            inactiveAfter: TimeInterval(
-                try integerSetting(
-                    inactiveAfterSeconds, flag: "inactive-after-s", env: "RIDE_TRACKING_INACTIVE_AFTER_S", default: 60, range: 1...86_400)),
+            deviceCredentialRecheck: TimeInterval(try Keys.deviceCredentialRecheckSeconds.value(deviceCredentialRecheckSeconds)),
+            inactiveAfter: TimeInterval(try Keys.inactiveAfterSeconds.value(inactiveAfterSeconds)),
             rules: rules,
             concurrency: try workers.resolved(),
             http: try common.httpAddress(default: RideProcess.tracking.httpDefault),
@@ -203,7 +154,7 @@ public struct TrackingSettings: BusClientSettings {
 
     /// The bus's addresses and the device ingest it binds (phones connect there).
     public var busEndpoints: [BusEndpointSetting] {
-        busClientEndpoints + [BusEndpointSetting("device ingest (--ingest, \(RideTrackingCommand.ingestEnvironment))", ingest)]
+        busClientEndpoints + [BusEndpointSetting("device ingest (--ingest, \(TrackingSettingKeys.ingest.env))", ingest)]
     }
 
     /// Whether shards hand devices over while one is down: sharded on PostgreSQL, where every
