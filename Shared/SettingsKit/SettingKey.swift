@@ -33,6 +33,14 @@ public struct SettingKey: Sendable {
     ) -> Setting {
         Setting.resolve(flagValue, flag: flag, env: env, default: defaultValue, environment: environment)
     }
+
+    /// As `resolve`, for a secret: after the flag and the variable, the file `<env>_FILE` names.
+    public func resolveSecret(
+        _ flagValue: String?, default defaultValue: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> Setting {
+        try Setting.resolveSecret(
+            flagValue, flag: flag, env: env, default: defaultValue ?? defaultText ?? "", environment: environment)
+    }
 }
 
 /// A whole-number setting and the range it must be in.

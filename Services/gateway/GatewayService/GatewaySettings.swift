@@ -28,125 +28,27 @@ public struct RideGatewayCommand: ServiceCommand {
     )
 
     public static let busRole: HeldRole? = Roles.gateway.held
+    typealias Keys = GatewaySettingKeys
 
     @OptionGroup var bus: BusClientOptions
 
-    @Option(
-        name: .customLong("listen"),
-        help: helpWithEnv(
-            "Address of the apps' HTTP listener (HOST:PORT)", env: "RIDE_GATEWAY_LISTEN", default: "0.0.0.0:\(PlatformPorts.gateway)"))
-    var listen: String?
-
-    @Option(
-        name: .customLong("public-url"),
-        help: helpWithEnv(
-            "The gateway's address as apps and browsers reach it, for share links", env: "RIDE_PUBLIC_URL",
-            default: "http://localhost:<listen port>"))
-    var publicURL: String?
-
-    @Option(
-        name: .customLong("publishable-key"),
-        help: helpWithEnv(
-            "Publishable key the gateway forwards location batches with", env: "RIDE_PUBLISHABLE_KEY",
-            default: "pk_dev_ridesharing"))
-    var publishableKey: String?
-
-    @Option(
-        name: .customLong("account-id"),
-        help: helpWithEnv("HTTP Basic user of the HyperTrack-compatible routes", env: "RIDE_ACCOUNT_ID", default: "ridesharing"))
-    var accountID: String?
-
-    @Option(
-        name: .customLong("secret-key"),
-        help: helpWithEnv(
-            "HTTP Basic password of the HyperTrack-compatible routes and the dashboard's API (or a file named by RIDE_SECRET_KEY_FILE)",
-            env: "RIDE_SECRET_KEY",
-            default: "sk_dev_ridesharing"))
-    var secretKey: String?
-
-    @Option(
-        name: .customLong("cors-origins"),
-        help: helpWithEnv(
-            "Origins whose web pages may call the API and read the share data (comma-separated, e.g. https://app.example.com; * for any)",
-            env: "RIDE_CORS_ORIGINS", default: "none: same origin only"))
-    var corsOrigins: String?
-
-    @Option(
-        name: .customLong("socket-recheck-s"),
-        help: helpWithEnv(
-            "Seconds between checks of an open WebSocket's token: a logged-out, changed-password or expired one closes the socket (4401)",
-            env: "RIDE_SOCKET_RECHECK_S", default: "10"))
-    var socketRecheckSeconds: Int?
-
-    @Option(
-        name: .customLong("sockets-per-user"),
-        help: helpWithEnv(
-            "WebSockets one user may hold open on this instance; one more is refused (4429)", env: "RIDE_SOCKETS_PER_USER", default: "10"))
-    var socketsPerUser: Int?
-
-    @Option(
-        name: .customLong("socket-idle-s"),
-        help: helpWithEnv(
-            "Seconds a WebSocket may send nothing before it is closed (4408; apps connect again)", env: "RIDE_SOCKET_IDLE_S", default: "900"
-        ))
-    var socketIdleSeconds: Int?
-
-    @Option(
-        name: .customLong("request-timeout-s"),
-        help: helpWithEnv(
-            "Seconds a request may take before it is answered 504 request_timeout (not the WebSockets)", env: "RIDE_REQUEST_TIMEOUT_S",
-            default: "30"))
-    var requestTimeoutSeconds: Int?
-
-    @Option(
-        name: .customLong("address-attempts-per-min"),
-        help: helpWithEnv(
-            "Sign-up, log-in and password attempts a client address may make per minute on this instance (see docs/services/gateway.md)",
-            env: "RIDE_ADDRESS_ATTEMPTS_PER_MIN", default: RateLimitPolicy().attemptsPerAddress.description))
-    var addressAttempts: Int?
-
-    @Option(
-        name: .customLong("address-invalid-tokens-per-min"),
-        help: helpWithEnv(
-            "Bearer tokens that are not the platform's (garbage, forged) a client address may send per minute on this instance before 429",
-            env: "RIDE_ADDRESS_INVALID_TOKENS_PER_MIN", default: RateLimitPolicy().invalidTokensPerAddress.description))
-    var addressInvalidTokens: Int?
-
-    @Option(
-        name: .customLong("address-share-reads-per-min"),
-        help: helpWithEnv(
-            "Reads of share data (/v1/shares/…, /v1/ride-shares/…) a client address may make per minute on this instance (a share page reads once a second)",
-            env: "RIDE_ADDRESS_SHARE_READS_PER_MIN", default: RateLimitPolicy().shareReadsPerAddress.description))
-    var addressShareReads: Int?
-
-    @Option(
-        name: .customLong("account-attempts-per-min"),
-        help: helpWithEnv(
-            "Sign-up, log-in and password attempts on one account (a phone number, a user) per minute on this instance",
-            env: "RIDE_ACCOUNT_ATTEMPTS_PER_MIN",
-            default: RateLimitPolicy().attemptsPerAccount.description))
-    var accountAttempts: Int?
-
-    @Option(
-        name: .customLong("token-requests-per-min"),
-        help: helpWithEnv(
-            "Requests one user may make per minute on this instance, all their tokens together", env: "RIDE_TOKEN_REQUESTS_PER_MIN",
-            default: RateLimitPolicy().requestsPerToken.description))
-    var tokenRequests: Int?
-
-    @Option(
-        name: .customLong("forwarded-for-hops"),
-        help: helpWithEnv(
-            "Proxies in front of the gateway that append to X-Forwarded-For (0: the header is ignored and the connection's address counts)",
-            env: "RIDE_FORWARDED_FOR_HOPS", default: "0"))
-    var forwardedForHops: Int?
-
-    @Option(
-        name: .customLong("hypertrack-webhook-secret"),
-        help: helpWithEnv(
-            "Secret that signs HyperTrack's webhooks (x-hypertrack-signature) to POST /v1/providers/hypertrack/webhook (or a file named by RIDE_HYPERTRACK_WEBHOOK_SECRET_FILE); unset: the endpoint is off",
-            env: "RIDE_HYPERTRACK_WEBHOOK_SECRET"))
-    var hyperTrackWebhookSecret: String?
+    @Option(name: Keys.listen.name, help: Keys.listen.help) var listen: String?
+    @Option(name: Keys.publicURL.name, help: Keys.publicURL.help) var publicURL: String?
+    @Option(name: Keys.publishableKey.name, help: Keys.publishableKey.help) var publishableKey: String?
+    @Option(name: Keys.accountID.name, help: Keys.accountID.help) var accountID: String?
+    @Option(name: Keys.secretKey.name, help: Keys.secretKey.help) var secretKey: String?
+    @Option(name: Keys.corsOrigins.name, help: Keys.corsOrigins.help) var corsOrigins: String?
+    @Option(name: Keys.socketRecheckSeconds.name, help: Keys.socketRecheckSeconds.help) var socketRecheckSeconds: Int?
+    @Option(name: Keys.socketsPerUser.name, help: Keys.socketsPerUser.help) var socketsPerUser: Int?
+    @Option(name: Keys.socketIdleSeconds.name, help: Keys.socketIdleSeconds.help) var socketIdleSeconds: Int?
+    @Option(name: Keys.requestTimeoutSeconds.name, help: Keys.requestTimeoutSeconds.help) var requestTimeoutSeconds: Int?
+    @Option(name: Keys.addressAttempts.name, help: Keys.addressAttempts.help) var addressAttempts: Int?
+    @Option(name: Keys.addressInvalidTokens.name, help: Keys.addressInvalidTokens.help) var addressInvalidTokens: Int?
+    @Option(name: Keys.addressShareReads.name, help: Keys.addressShareReads.help) var addressShareReads: Int?
+    @Option(name: Keys.accountAttempts.name, help: Keys.accountAttempts.help) var accountAttempts: Int?
+    @Option(name: Keys.tokenRequests.name, help: Keys.tokenRequests.help) var tokenRequests: Int?
+    @Option(name: Keys.forwardedForHops.name, help: Keys.forwardedForHops.help) var forwardedForHops: Int?
+    @Option(name: Keys.hyperTrackWebhookSecret.name, help: Keys.hyperTrackWebhookSecret.help) var hyperTrackWebhookSecret: String?
 
     @OptionGroup var identity: IdentityProviderOptions
 
@@ -177,53 +79,31 @@ public struct RideGatewayCommand: ServiceCommand {
 
     public func settings() throws -> GatewaySettings {
         let logging = try common.logging()
-        let listen = try HostPort.parse(
-            Setting.resolve(listen, flag: "listen", env: "RIDE_GATEWAY_LISTEN", default: "0.0.0.0:\(PlatformPorts.gateway)"),
-            name: "listen address")
-        let urlSetting = Setting.resolve(publicURL, flag: "public-url", env: "RIDE_PUBLIC_URL", default: "http://localhost:\(listen.port)")
+        let listen = try HostPort.parse(Keys.listen.resolve(listen), name: "listen address")
+        let urlSetting = Keys.publicURL.resolve(publicURL, default: "http://localhost:\(listen.port)")
         guard let url = URL(string: urlSetting.value), url.scheme == "http" || url.scheme == "https", url.host != nil else {
             throw ConfigurationError("public URL (\(urlSetting.origin)) '\(urlSetting.value)' must be an http:// or https:// URL")
         }
-        let key = Setting.resolve(publishableKey, flag: "publishable-key", env: "RIDE_PUBLISHABLE_KEY", default: "pk_dev_ridesharing")
-        let account = Setting.resolve(accountID, flag: "account-id", env: "RIDE_ACCOUNT_ID", default: "ridesharing")
-        let secret = try Setting.resolveSecret(secretKey, flag: "secret-key", env: "RIDE_SECRET_KEY", default: "sk_dev_ridesharing")
+        let key = Keys.publishableKey.resolve(publishableKey)
+        let account = Keys.accountID.resolve(accountID)
+        let secret = try Keys.secretKey.resolveSecret(secretKey)
         for (setting, name) in [(key, "publishable key"), (account, "account id"), (secret, "secret key")]
         where setting.value.isEmpty || setting.value.contains(":") {
             throw ConfigurationError("\(name) (\(setting.origin)) must be non-empty and without ':'")
         }
-        let origins = Setting.resolve(corsOrigins, flag: "cors-origins", env: "RIDE_CORS_ORIGINS", default: "")
-        let timeout = try integerSetting(
-            requestTimeoutSeconds, flag: "request-timeout-s", env: "RIDE_REQUEST_TIMEOUT_S", default: 30, range: 1...600)
-        let recheck = try integerSetting(
-            socketRecheckSeconds, flag: "socket-recheck-s", env: "RIDE_SOCKET_RECHECK_S", default: 10, range: 1...3600)
-        let sockets = try integerSetting(
-            socketsPerUser, flag: "sockets-per-user", env: "RIDE_SOCKETS_PER_USER", default: 10, range: 1...1000)
-        let idle = try integerSetting(socketIdleSeconds, flag: "socket-idle-s", env: "RIDE_SOCKET_IDLE_S", default: 900, range: 5...86_400)
+        let origins = Keys.corsOrigins.resolve(corsOrigins, default: "")
+        let timeout = try Keys.requestTimeoutSeconds.value(requestTimeoutSeconds)
+        let recheck = try Keys.socketRecheckSeconds.value(socketRecheckSeconds)
+        let sockets = try Keys.socketsPerUser.value(socketsPerUser)
+        let idle = try Keys.socketIdleSeconds.value(socketIdleSeconds)
         var limits = RateLimitPolicy()
-        limits.attemptsPerAddress = RateLimit(
-            perMinute: try integerSetting(
-                addressAttempts, flag: "address-attempts-per-min", env: "RIDE_ADDRESS_ATTEMPTS_PER_MIN",
-                default: limits.attemptsPerAddress.perMinute, range: 1...100_000))
-        limits.attemptsPerAccount = RateLimit(
-            perMinute: try integerSetting(
-                accountAttempts, flag: "account-attempts-per-min", env: "RIDE_ACCOUNT_ATTEMPTS_PER_MIN",
-                default: limits.attemptsPerAccount.perMinute, range: 1...100_000))
-        limits.invalidTokensPerAddress = RateLimit(
-            perMinute: try integerSetting(
-                addressInvalidTokens, flag: "address-invalid-tokens-per-min", env: "RIDE_ADDRESS_INVALID_TOKENS_PER_MIN",
-                default: limits.invalidTokensPerAddress.perMinute, range: 1...1_000_000))
-        limits.shareReadsPerAddress = RateLimit(
-            perMinute: try integerSetting(
-                addressShareReads, flag: "address-share-reads-per-min", env: "RIDE_ADDRESS_SHARE_READS_PER_MIN",
-                default: limits.shareReadsPerAddress.perMinute, range: 1...1_000_000))
-        limits.requestsPerToken = RateLimit(
-            perMinute: try integerSetting(
-                tokenRequests, flag: "token-requests-per-min", env: "RIDE_TOKEN_REQUESTS_PER_MIN",
-                default: limits.requestsPerToken.perMinute, range: 1...1_000_000))
-        let webhookSecret = try Setting.resolveSecret(
-            hyperTrackWebhookSecret, flag: "hypertrack-webhook-secret", env: "RIDE_HYPERTRACK_WEBHOOK_SECRET", default: "")
-        let hops = try integerSetting(
-            forwardedForHops, flag: "forwarded-for-hops", env: "RIDE_FORWARDED_FOR_HOPS", default: 0, range: 0...10)
+        limits.attemptsPerAddress = RateLimit(perMinute: try Keys.addressAttempts.value(addressAttempts))
+        limits.attemptsPerAccount = RateLimit(perMinute: try Keys.accountAttempts.value(accountAttempts))
+        limits.invalidTokensPerAddress = RateLimit(perMinute: try Keys.addressInvalidTokens.value(addressInvalidTokens))
+        limits.shareReadsPerAddress = RateLimit(perMinute: try Keys.addressShareReads.value(addressShareReads))
+        limits.requestsPerToken = RateLimit(perMinute: try Keys.tokenRequests.value(tokenRequests))
+        let webhookSecret = try Keys.hyperTrackWebhookSecret.resolveSecret(hyperTrackWebhookSecret)
+        let hops = try Keys.forwardedForHops.value(forwardedForHops)
         return GatewaySettings(
             pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(), listen: listen,
             publicURL: urlSetting.value.hasSuffix("/") ? String(urlSetting.value.dropLast()) : urlSetting.value,
