@@ -78,7 +78,10 @@ extension ContractionHierarchy {
     ) throws(RoadGraphError) {
         var (from, to, seconds, length) = ([Int32](), [Int32](), [Double](), [Int]())
         for edge in graph.edges.indices {
-            (from.append(graph.edges[edge].from), to.append(graph.edges[edge].to), seconds.append(graph.durations[edge]), length.append(1))
+            from.append(graph.edges[edge].from)
+            to.append(graph.edges[edge].to)
+            seconds.append(graph.durations[edge])
+            length.append(1)
         }
         for index in first.indices {
             let (a, b) = (Int(first[index]), Int(second[index]))
@@ -86,7 +89,10 @@ extension ContractionHierarchy {
             guard length[a] + length[b] <= graph.points.count else {
                 throw .invalid("shortcut \(index) stands for more edges than the graph has nodes")
             }
-            (from.append(from[a]), to.append(to[b]), seconds.append(seconds[a] + seconds[b]), length.append(length[a] + length[b]))
+            from.append(from[a])
+            to.append(to[b])
+            seconds.append(seconds[a] + seconds[b])
+            length.append(length[a] + length[b])
         }
         func check(_ offsets: [Int32], _ arcs: [Arc], _ side: String, upwards: Bool) throws(RoadGraphError) {
             for node in 0..<(offsets.count - 1) {
@@ -127,7 +133,8 @@ extension ContractionHierarchy {
             guard a >= 0, b >= 0, Int(a) < edges + index, Int(b) < edges + index else {
                 throw .indexOutOfRange("shortcut \(index) is made of \(a) and \(b)")
             }
-            (first.append(a), second.append(b))
+            first.append(a)
+            second.append(b)
         }
         func arcs(_ count: Int, _ side: String) throws(RoadGraphError) -> ([Int32], [Arc]) {
             var offsets: [Int32] = []

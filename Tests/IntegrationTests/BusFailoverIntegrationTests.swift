@@ -64,7 +64,7 @@ struct BusFailoverIntegrationTests {
             // through either, and an event published before the other's arrives goes one way only.
             let warmingUp = Task {
                 while !Task.isCancelled {
-                    try? publisher.publish(topic: "pair.warmup", type: "n", data: Numbered(n: 0))
+                    _ = try? publisher.publish(topic: "pair.warmup", type: "n", data: Numbered(n: 0))
                     try? await Task.sleep(for: .milliseconds(20))
                 }
             }

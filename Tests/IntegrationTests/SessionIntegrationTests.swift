@@ -212,7 +212,10 @@ import Wire
             let (leaving, staying) = (try await logIn(gateway), try await logIn(gateway))
             let live = LiveClient(url: "ws://127.0.0.1:\(gateway.port)/v1/me/live?access_token=\(leaving.access)")
             let other = LiveClient(url: "ws://127.0.0.1:\(gateway.port)/v1/me/live?access_token=\(staying.access)")
-            defer { (live.close(), other.close()) }
+            defer {
+                live.close()
+                other.close()
+            }
             try await Task.sleep(for: .seconds(2))
             #expect(live.ending == "open" && other.ending == "open", "\(live.ending); \(other.ending)")
 

@@ -84,7 +84,9 @@ struct HostsIntegrationTests {
         try await withNetworkHosts(Self.hostNames + layout.extraHosts) { hosts in
             let home = hosts[layout.standby ? "db" : "core"]
             // Stopped before the hosts go (a process left in a namespace keeps it alive).
-            let synchronous = layout.standby ? ["synchronous_commit=on", "synchronous_standby_names=*"] : []
+            // A commit is on its way to disk before it returns (the test server's default is not):
+            // these tests kill PostgreSQL, and a fix acknowledged after its commit must survive that.
+            let synchronous = ["synchronous_commit=on"] + (layout.standby ? ["synchronous_standby_names=*"] : [])
             let postgres = try await TestPostgresServer.start(host: home.address, launcher: home.launcher, settings: synchronous)
             var standby: TestPostgresServer?
             do {
