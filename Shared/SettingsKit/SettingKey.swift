@@ -20,6 +20,8 @@ public struct SettingKey: Sendable {
 
     public var name: NameSpecification { .customLong(flag) }
     public var help: ArgumentHelp { helpWithEnv(abstract, env: env, default: defaultText) }
+    /// `--flag, VARIABLE`: how a summary or an error names the setting.
+    public var flagAndVariable: String { "--\(flag), \(env)" }
 
     /// The flag's value, else the variable's, else the default (empty when there is none).
     public func resolve(_ flagValue: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> Setting {

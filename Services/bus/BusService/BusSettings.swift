@@ -102,9 +102,9 @@ public struct BusSettings: ServiceSettings {
     /// Every socket it binds: each is a bus endpoint.
     public var busEndpoints: [BusEndpointSetting] {
         [
-            BusEndpointSetting("event ingress (--pub, \(BusSettingKeys.pub.env))", ingress),
-            BusEndpointSetting("event egress (--sub, \(BusSettingKeys.sub.env))", egress),
-            BusEndpointSetting("broker (--broker, \(BusSettingKeys.broker.env))", broker),
+            BusEndpointSetting("event ingress (\(BusSettingKeys.pub.flagAndVariable))", ingress),
+            BusEndpointSetting("event egress (\(BusSettingKeys.sub.flagAndVariable))", egress),
+            BusEndpointSetting("broker (\(BusSettingKeys.broker.flagAndVariable))", broker),
         ]
     }
 

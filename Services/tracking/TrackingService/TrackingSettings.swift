@@ -154,7 +154,7 @@ public struct TrackingSettings: BusClientSettings {
 
     /// The bus's addresses and the device ingest it binds (phones connect there).
     public var busEndpoints: [BusEndpointSetting] {
-        busClientEndpoints + [BusEndpointSetting("device ingest (--ingest, \(TrackingSettingKeys.ingest.env))", ingest)]
+        busClientEndpoints + [BusEndpointSetting("device ingest (\(TrackingSettingKeys.ingest.flagAndVariable))", ingest)]
     }
 
     /// Whether shards hand devices over while one is down: sharded on PostgreSQL, where every
