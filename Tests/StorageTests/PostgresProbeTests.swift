@@ -118,6 +118,49 @@ import Testing
         try await server.stop()
     }
 
+    /// A transaction the server ends under its caller (idle longer than the 5 s every session
+    /// allows: a starved process between two statements) is answered 503 when the connection
+    /// closes, not at the call's deadline; the next call gets a new connection.
+    @Test func aTransactionTheServerEndsIsAnsweredWhenItsConnectionCloses() async throws {
+        let deadline = Duration.seconds(120)
+        let schema = try await PostgresSchema.open(
+            url: try await freshPostgres(), schema: "ended", migrations: [], outbox: false, callDeadline: deadline, logger: testLogger)
+        defer { schema.close() }
+        let start = ContinuousClock.now
+        var refusal: ServiceError?
+        do {
+            try await schema.write { connection in
+                try await connection.query("SELECT 1", logger: testLogger)
+                try await Task.sleep(for: .seconds(7))
+                try await connection.query("SELECT 2", logger: testLogger)
+            }
+        } catch let error as ServiceError {
+            refusal = error
+        }
+        let waited = ContinuousClock.now - start
+        #expect(refusal?.code == "storage_unavailable" && waited < deadline / 2, "\(waited): \(String(describing: refusal))")
+        let three = try await schema.read { connection in try await connection.first("SELECT 3", as: Int.self, logger: testLogger) }
+        #expect(three == 3)
+    }
+
+    /// Migrations run with a longer idle allowance than other transactions (a service starting on
+    /// a loaded machine), and only they do.
+    @Test func migrationsMayWaitLongerBetweenStatementsThanOtherTransactions() async throws {
+        let migration: PostgresSchema.Migration = (
+            "allowance", "CREATE TABLE allowance AS SELECT current_setting('idle_in_transaction_session_timeout') AS value"
+        )
+        let schema = try await PostgresSchema.open(
+            url: try await freshPostgres(), schema: "allowance", migrations: [migration], outbox: false, logger: testLogger)
+        defer { schema.close() }
+        let during = try await schema.read { connection in
+            try await connection.first("SELECT value FROM allowance", as: String.self, logger: testLogger)
+        }
+        let after = try await schema.write { connection in
+            try await connection.first("SELECT current_setting('idle_in_transaction_session_timeout')", as: String.self, logger: testLogger)
+        }
+        #expect(during == "1min" && after == "5s", "in the migration \(during ?? "none"), after it \(after ?? "none")")
+    }
+
     func eventually(within limit: Duration, _ condition: () async -> Bool) async throws {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {

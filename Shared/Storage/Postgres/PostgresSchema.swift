@@ -36,6 +36,8 @@ public final class PostgresSchema: Sendable {
     private let probing = Mutex<Task<Void, Never>?>(nil)
     /// The reads and writes under way, so that one that never returns is named in the log.
     let calls = StorageCalls()
+    /// The calls under way on each connection, answered when it closes under them.
+    let connections = ConnectionCalls()
 
     /// A schema step: statements run once, in one transaction, on databases that have not had it.
     /// Statements are separated by a `;` at the end of a line (the extended protocol takes one
@@ -287,11 +289,12 @@ public final class PostgresSchema: Sendable {
         defer { calls.end(call) }
         // Only a list of hosts replaces its pool: one host's calls skip the bookkeeping.
         let (client, abandoned) = pool.withLock { ($0.client, url.hosts.count > 1 ? $0.calls : nil) }
-        let (calls, logger) = (self.calls, self.logger)
+        let (calls, connections, logger) = (self.calls, self.connections, self.logger)
         let leased = Mutex<PostgresConnection?>(nil)
         let limit = callDeadline
+        let connectionClosed = AbandonedCalls()
         return try await withStorageDeadline(
-            limit, abandoned: abandoned,
+            limit, abandoned: [abandoned, connectionClosed].compactMap { $0 },
             expired: {
                 logger.error("a database call had no answer within \(limit)", metadata: ["at": "\(site)"])
                 if let stuck = leased.withLock({ $0 }) { Task { try? await stuck.close() } }
@@ -299,6 +302,12 @@ public final class PostgresSchema: Sendable {
         ) {
             try await client.withConnection { connection in
                 try Self.ensureOpen(connection)
+                let onConnection = connections.calls(on: connection)
+                let registration = onConnection.register {
+                    logger.warning("the database closed a call's connection under it; answered 503", metadata: ["at": "\(site)"])
+                    connectionClosed.abandonAll()
+                }
+                defer { onConnection.forget(registration) }
                 calls.leased(call)
                 leased.withLock { $0 = connection }
                 return try await body(connection)
@@ -333,6 +342,9 @@ public final class PostgresSchema: Sendable {
     private func migrate(_ migrations: [Migration], outbox: Bool) async throws {
         let (schema, logger) = (self.schema, self.logger)
         try await write { connection in
+            // A service starting on a loaded machine can sit between two statements of its
+            // migrations longer than the 5 s every other transaction gets.
+            try await connection.query("SET LOCAL idle_in_transaction_session_timeout = '60s'", logger: logger)
             // One migrator at a time per schema, across every instance on this database.
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\("ride.migrate." + schema)))", logger: logger)
             try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
@@ -406,57 +418,6 @@ public final class PostgresSchema: Sendable {
         }
         statements.append(current)
         return statements.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-    }
-}
-
-/// `body`'s answer, or 503 `storage_unavailable` once `limit` passes without one — given even if
-/// `body` ignores its cancellation (a query stuck on a dead connection), so that a caller that must
-/// go on (a loop handling events one by one) is never held for good by one store call.
-/// `expired` runs when the deadline, not `body`, decided.
-public func withStorageDeadline<Result: Sendable>(
-    _ limit: Duration, abandoned: AbandonedCalls? = nil, expired: @escaping @Sendable () -> Void = {},
-    _ body: @escaping @Sendable () async throws -> Result
-) async throws -> Result {
-    let decided = FirstClaim()
-    return try await withCheckedThrowingContinuation { continuation in
-        let work = Mutex<Task<Void, Never>?>(nil)
-        // The pool replaced (another host promoted): answered now, as at the deadline.
-        let registration = abandoned?.register {
-            if decided.claim() {
-                work.withLock { $0?.cancel() }
-                continuation.resume(throwing: PostgresSchema.unanswered)
-            }
-        }
-        work.withLock {
-            $0 = Task {
-                defer { if let registration { abandoned?.forget(registration) } }
-                do {
-                    let result = try await body()
-                    if decided.claim() { continuation.resume(returning: result) }
-                } catch {
-                    if decided.claim() { continuation.resume(throwing: error) }
-                }
-            }
-        }
-        Task {
-            try? await Task.sleep(for: limit)
-            if decided.claim() {
-                work.withLock { $0?.cancel() }
-                expired()
-                continuation.resume(throwing: PostgresSchema.unanswered)
-            }
-        }
-    }
-}
-
-/// True for the first caller only: which of two racers resumes a continuation.
-final class FirstClaim: Sendable {
-    private let claimed = Mutex(false)
-    func claim() -> Bool {
-        claimed.withLock { claimed in
-            defer { claimed = true }
-            return !claimed
-        }
     }
 }
 
