@@ -117,11 +117,6 @@ extension ServiceCommand {
 /// 149 rides/s with 64 instead of 8. An idle connection costs a socket and a heartbeat.
 public let defaultWorkerConcurrency = 32
 
-/// `--concurrency`: how many requests a service's worker serves at once.
-public func concurrencySetting(_ flagValue: Int?) throws -> Int {
-    try integerSetting(flagValue, flag: "concurrency", env: "RIDE_WORKER_CONCURRENCY", default: defaultWorkerConcurrency, range: 1...1024)
-}
-
 /// Set by `ridectl up` for its children: when the parent is gone — even killed with SIGKILL, which
 /// it cannot pass on — the process stops itself gracefully (SIGTERM to itself) within half a
 /// second, instead of living on as an orphan that holds the platform's ports. Its output went to

@@ -4,16 +4,13 @@ import SettingsKit
 
 /// `--concurrency` of a service that serves ops.
 public struct WorkerOptions: ParsableArguments {
-    @Option(
-        name: .customLong("concurrency"),
-        help: helpWithEnv(
-            "Requests served at once (MDP worker connections)", env: "RIDE_WORKER_CONCURRENCY", default: "\(defaultWorkerConcurrency)"))
-    var concurrency: Int?
+    @Option(name: Keys.concurrency.name, help: Keys.concurrency.help) var concurrency: Int?
+    typealias Keys = ServiceSettingKeys
 
     public init() {}
 
     /// How many requests its worker serves at once.
-    public func resolved() throws -> Int { try concurrencySetting(concurrency) }
+    public func resolved() throws -> Int { try Keys.concurrency.value(concurrency) }
 }
 
 /// What a service keeps in its data directory, for `--data-dir`'s help.
@@ -24,13 +21,13 @@ public protocol DataFiles {
 
 /// `--data-dir` of a service that keeps files (its SQLite databases, keys, logs).
 public struct DataDirectoryOptions<Files: DataFiles>: ParsableArguments {
-    @Option(name: .customLong("data-dir"), help: helpWithEnv("Directory of \(Files.description)", env: "RIDE_DATA_DIR", default: "./.data"))
-    var dataDirectory: String?
+    @Option(name: key.name, help: key.help) var dataDirectory: String?
+    static var key: SettingKey { ServiceSettingKeys.dataDirectory(holding: "Directory of \(Files.description)") }
 
     public init() {}
 
     /// The directory.
-    public func resolved() -> String { Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value }
+    public func resolved() -> String { Self.key.resolve(dataDirectory).value }
 }
 
 extension ExitCodes {

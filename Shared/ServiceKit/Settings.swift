@@ -69,45 +69,24 @@ public enum EndpointSyntax {
 
 /// Options every service executable has: its health/metrics listener, logging, `--check`.
 public struct CommonOptions: ParsableArguments, Sendable {
-    @Option(
-        name: .customLong("http"), help: helpWithEnv("Address of the /health and /metrics HTTP listener (HOST:PORT)", env: "RIDE_HTTP_ADDR")
-    )
-    public var http: String?
-
-    @Option(name: .customLong("log-format"), help: helpWithEnv("Log line format: text or json", env: "RIDE_LOG_FORMAT", default: "text"))
-    public var logFormat: String?
-
-    @Option(
-        name: .customLong("log-level"),
-        help: helpWithEnv(
-            "Lowest level logged: trace, debug, info, notice, warning, error, critical", env: "RIDE_LOG_LEVEL", default: "info"))
-    public var logLevel: String?
+    typealias Keys = ServiceSettingKeys
+    @Option(name: Keys.http.name, help: Keys.http.help) public var http: String?
+    @Option(name: Keys.logFormat.name, help: Keys.logFormat.help) public var logFormat: String?
+    @Option(name: Keys.logLevel.name, help: Keys.logLevel.help) public var logLevel: String?
 
     @Flag(name: .customLong("check"), help: "Check the configuration (flags and environment), print it, and exit without starting.")
     public var check = false
 
     @OptionGroup public var curve: CurveOptions
 
-    @Flag(
-        name: .customLong(BusExposure.insecureFlag),
-        help: helpWithEnv(
-            "Allow a plain-TCP bus (no CURVE) on addresses other machines reach: for a network that is private on purpose. "
-                + "Without it such a process refuses to start", env: BusExposure.insecureEnvironment, default: "off"))
-    public var insecureBus = false
-
-    @Option(
-        name: .customLong(RunMode.flag),
-        help: helpWithEnv(
-            "development (shipped secrets allowed, with a warning) or production (a shipped or weak secret stops the start, named)",
-            env: RunMode.environment, default: "development"))
-    public var mode: String?
+    @Flag(name: Keys.insecureBus.name, help: Keys.insecureBus.help) public var insecureBus = false
+    @Option(name: Keys.mode.name, help: Keys.mode.help) public var mode: String?
 
     public init() {}
 
     /// `--mode` resolved; anything but development or production is a `ConfigurationError`.
     public func runMode(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> RunMode {
-        let setting = Setting.resolve(
-            mode, flag: RunMode.flag, env: RunMode.environment, default: RunMode.development.rawValue, environment: environment)
+        let setting = Keys.mode.resolve(mode, environment: environment)
         guard let mode = RunMode(rawValue: setting.value) else {
             throw ConfigurationError("mode (\(setting.origin)) '\(setting.value)' must be development or production")
         }
@@ -116,16 +95,16 @@ public struct CommonOptions: ParsableArguments, Sendable {
 
     /// Whether `--insecure-bus` (or its variable) allows a plain bus on addresses other machines reach.
     public func insecureBusAllowed(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Bool {
-        try flagSetting(insecureBus, flag: BusExposure.insecureFlag, env: BusExposure.insecureEnvironment, environment: environment)
+        try Keys.insecureBus.isOn(insecureBus, environment: environment)
     }
 
     /// Resolved logging settings; throws a `ConfigurationError` naming a bad value.
     public func logging() throws -> (format: LogFormat, level: Logger.Level) {
-        let formatSetting = Setting.resolve(logFormat, flag: "log-format", env: "RIDE_LOG_FORMAT", default: "text")
+        let formatSetting = Keys.logFormat.resolve(logFormat)
         guard let format = LogFormat(rawValue: formatSetting.value) else {
             throw ConfigurationError("log format (\(formatSetting.origin)) '\(formatSetting.value)' must be text or json")
         }
-        let levelSetting = Setting.resolve(logLevel, flag: "log-level", env: "RIDE_LOG_LEVEL", default: "info")
+        let levelSetting = Keys.logLevel.resolve(logLevel)
         guard let level = Logger.Level(rawValue: levelSetting.value) else {
             throw ConfigurationError(
                 "log level (\(levelSetting.origin)) '\(levelSetting.value)' must be one of trace, debug, info, notice, warning, error, critical"
@@ -136,6 +115,6 @@ public struct CommonOptions: ParsableArguments, Sendable {
 
     /// The resolved HTTP listener address, with this executable's default.
     public func httpAddress(default defaultValue: String) throws -> HostPort {
-        try HostPort.parse(Setting.resolve(http, flag: "http", env: "RIDE_HTTP_ADDR", default: defaultValue), name: "HTTP address")
+        try HostPort.parse(Keys.http.resolve(http, default: defaultValue), name: "HTTP address")
     }
 }

@@ -6,20 +6,19 @@ import Storage
 
 /// `--database-url` / `RIDE_DATABASE_URL`, for the services that can keep their state in PostgreSQL.
 public struct DatabaseOptions: ParsableArguments, Sendable {
-    @Option(
-        name: .customLong("database-url"),
-        help: helpWithEnv(
-            "PostgreSQL to keep state in, shared by instances: postgres://USER:PASSWORD@HOST:PORT[,STANDBY:PORT…]/DATABASE[?sslmode=disable|prefer|require&target_session_attrs=read-write]; unset: a SQLite file in --data-dir. RIDE_DATABASE_URL_FILE names a file holding it (a mounted secret)",
-            env: "RIDE_DATABASE_URL"))
-    var databaseURL: String?
+    /// `--database-url`, declared once.
+    public static let key = SettingKey(
+        "database-url", env: "RIDE_DATABASE_URL",
+        "PostgreSQL to keep state in, shared by instances: postgres://USER:PASSWORD@HOST:PORT[,STANDBY:PORT…]/DATABASE[?sslmode=disable|prefer|require&target_session_attrs=read-write]; unset: a SQLite file in --data-dir. RIDE_DATABASE_URL_FILE names a file holding it (a mounted secret)"
+    )
+    @Option(name: Self.key.name, help: Self.key.help) var databaseURL: String?
 
     public init() {}
 
     /// PostgreSQL when a URL is given (a malformed one is a `ConfigurationError` naming the part), else `sqlitePath`.
     public func location(sqlitePath: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StorageLocation
     {
-        let setting = try Setting.resolveSecret(
-            databaseURL, flag: "database-url", env: "RIDE_DATABASE_URL", default: "", environment: environment)
+        let setting = try Self.key.resolveSecret(databaseURL, environment: environment)
         guard !setting.value.isEmpty else { return .sqlite(path: sqlitePath) }
         do {
             return .postgres(try PostgresURL(parsing: setting.value))

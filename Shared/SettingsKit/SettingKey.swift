@@ -66,3 +66,10 @@ public struct IntegerSettingKey: Sendable {
         try integerSetting(flagValue, flag: key.flag, env: key.env, default: defaultValue, range: range, environment: environment)
     }
 }
+
+extension SettingKey {
+    /// An on/off setting (a `@Flag`): on when the flag is given or the variable is 1, true or yes.
+    public func isOn(_ flagValue: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Bool {
+        try flagSetting(flagValue, flag: flag, env: env, environment: environment)
+    }
+}

@@ -23,10 +23,9 @@ struct UpCommand: AsyncParsableCommand {
         help: helpWithEnv("Directory holding the ride-* executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
     var binDirectory: String?
 
-    @Option(
-        name: .customLong("data-dir"),
-        help: helpWithEnv("Directory for the services' SQLite files", env: "RIDE_DATA_DIR", default: "./.data"))
+    @Option(name: Self.dataDirectoryKey.name, help: Self.dataDirectoryKey.help)
     var dataDirectory: String?
+    static let dataDirectoryKey = ServiceSettingKeys.dataDirectory(holding: "Directory for the services' SQLite files")
 
     @Option(
         name: .customLong("port-offset"),
@@ -102,7 +101,7 @@ struct UpCommand: AsyncParsableCommand {
 
     func run() async throws {
         let bin = binaryDirectory(binDirectory)
-        let data = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
+        let data = Self.dataDirectoryKey.resolve(dataDirectory).value
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let colored = Output.stdoutIsTerminal

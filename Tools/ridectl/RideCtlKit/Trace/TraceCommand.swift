@@ -40,8 +40,9 @@ struct TraceCommand: AsyncParsableCommand {
             default: "<data-dir>/spans.jsonl when it exists"))
     var spans: String?
 
-    @Option(name: .customLong("data-dir"), help: helpWithEnv("The platform's data directory", env: "RIDE_DATA_DIR", default: "./.data"))
+    @Option(name: Self.dataDirectoryKey.name, help: Self.dataDirectoryKey.help)
     var dataDirectory: String?
+    static let dataDirectoryKey = ServiceSettingKeys.dataDirectory(holding: "The platform's data directory")
 
     @Option(help: "Where the timeline comes from: auto (spans when they know the order, else events), spans, events.")
     var from: Source = .auto
@@ -112,7 +113,7 @@ struct TraceCommand: AsyncParsableCommand {
 
     /// The spans file, and whether it was asked for (a flag or the variable) rather than the default.
     func spansPath() -> (String, Bool) {
-        let data = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
+        let data = Self.dataDirectoryKey.resolve(dataDirectory).value
         let setting = Setting.resolve(spans, flag: "spans", env: "RIDE_TRACES_FILE", default: SpanFile.defaultPath(dataDirectory: data))
         return (setting.value, spans != nil || setting.origin == "RIDE_TRACES_FILE")
     }

@@ -33,10 +33,10 @@ struct TracesCommand: AsyncParsableCommand {
         @Option(help: helpWithEnv("The file the spans are appended to", env: "RIDE_TRACES_FILE", default: "<data-dir>/spans.jsonl"))
         var out: String?
 
-        @Option(
-            name: .customLong("data-dir"),
-            help: helpWithEnv("The platform's data directory (where the spans go by default)", env: "RIDE_DATA_DIR", default: "./.data"))
+        @Option(name: Self.dataDirectoryKey.name, help: Self.dataDirectoryKey.help)
         var dataDirectory: String?
+        static let dataDirectoryKey = ServiceSettingKeys.dataDirectory(
+            holding: "The platform's data directory (where the spans go by default)")
 
         @Option(name: .customLong("max-body-bytes"), help: "The largest request body taken; larger ones are answered 413.")
         var maxBodyBytes = SpanCollector.defaultMaxBodyBytes
@@ -54,7 +54,7 @@ struct TracesCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let data = Setting.resolve(dataDirectory, flag: "data-dir", env: "RIDE_DATA_DIR", default: "./.data").value
+            let data = Self.dataDirectoryKey.resolve(dataDirectory).value
             let path = Setting.resolve(out, flag: "out", env: "RIDE_TRACES_FILE", default: SpanFile.defaultPath(dataDirectory: data)).value
             let writer = try SpanFileWriter(path: path)
             let collector = SpanCollector(writer: writer, maxBodyBytes: maxBodyBytes, logger: CLILogging.logger)
