@@ -6,11 +6,12 @@ import Synchronization
 /// `--city` / `RIDE_CITY`: the city a process routes, draws and searches in — declared once here,
 /// for every executable that needs one (trips, orders, the gateway, `ridectl simulate`).
 public struct CityOptions: ParsableArguments {
-    @Option(
-        name: .customLong("city"),
-        help: helpWithEnv(
-            "A city bundle directory (`ridectl city build EXTRACT.osm.pbf`, docs/cities.md): its roads, street map and places; "
-                + "built-in (central Helsinki) when unset", env: "RIDE_CITY", default: "built-in"))
+    /// `--city`, declared once.
+    public static let key = SettingKey(
+        "city", env: "RIDE_CITY", default: CitySetting.builtIn,
+        "A city bundle directory (`ridectl city build EXTRACT.osm.pbf`, docs/cities.md): its roads, street map and places; "
+            + "built-in (central Helsinki) when unset")
+    @Option(name: Self.key.name, help: Self.key.help)
     var city: String?
 
     public init() {}
@@ -18,7 +19,7 @@ public struct CityOptions: ParsableArguments {
     /// The setting, its manifest read and checked (the graph and places are read by `load()`, where
     /// they are needed): a bad one names the flag or variable it came from and the file.
     public func setting(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CitySetting {
-        let setting = Setting.resolve(city, flag: "city", env: "RIDE_CITY", default: CitySetting.builtIn, environment: environment)
+        let setting = Self.key.resolve(city, environment: environment)
         let city = CitySetting(path: setting.value == CitySetting.builtIn ? nil : setting.value, origin: setting.origin)
         if let path = city.path {
             do {

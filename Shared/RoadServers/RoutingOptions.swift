@@ -5,19 +5,20 @@ import SettingsKit
 /// `--routes` / `RIDE_ROUTES`: where a service's routes come from (`RouteSource`), for the
 /// services that estimate along roads (trips, orders) — declared once here.
 public struct RoutingOptions: ParsableArguments {
-    @Option(
-        name: .customLong("routes"),
-        help: helpWithEnv(
-            "Where routes come from: embedded (the built-in road data of central Helsinki), straight (the straight line × 1.3), "
-                + "pgrouting:postgres://user@host:port/db (after `ridectl roads import-pg`), osrm:http://host:5000; "
-                + "a point off the road data gets the straight-line estimate", env: "RIDE_ROUTES", default: "embedded"))
+    /// `--routes`, declared once.
+    public static let key = SettingKey(
+        "routes", env: "RIDE_ROUTES", default: "embedded",
+        "Where routes come from: embedded (the built-in road data of central Helsinki), straight (the straight line × 1.3), "
+            + "pgrouting:postgres://user@host:port/db (after `ridectl roads import-pg`), osrm:http://host:5000; "
+            + "a point off the road data gets the straight-line estimate")
+    @Option(name: Self.key.name, help: Self.key.help)
     var routes: String?
 
     public init() {}
 
     /// The setting, checked: a bad value names the flag or variable it came from.
     public func source(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> RouteSource {
-        let setting = Setting.resolve(routes, flag: "routes", env: "RIDE_ROUTES", default: "embedded", environment: environment)
+        let setting = Self.key.resolve(routes, environment: environment)
         do {
             return try RouteSource(parsing: setting.value)
         } catch {

@@ -121,21 +121,19 @@ public struct CurveOptions: ParsableArguments, Sendable {
     public static let allowedKeysEnvironment = "RIDE_CURVE_ALLOWED_KEYS"
     public static let clientEnvironment = "RIDE_CURVE_CLIENT"
 
-    @Option(
-        name: .customLong("curve-keys"),
-        help: helpWithEnv(
-            "Encrypt and authenticate the bus with CURVE, keys from this directory (made by `ridectl keys init DIR`). "
-                + "Without files, keys may come from RIDE_CURVE_SERVER_KEY (the servers' public key), RIDE_CURVE_SECRET_KEY "
-                + "(this process's), RIDE_CURVE_SERVER_SECRET_KEY and RIDE_CURVE_ALLOWED_KEYS (NAME:KEY,… — the bus and "
-                + "tracking only); each variable wins over its file", env: directoryEnvironment, default: "off, plain TCP"))
-    public var curveKeys: String?
-
-    @Option(
-        name: .customLong("curve-client"),
-        help: helpWithEnv(
-            "The name of this process's key in the key directory (clients/NAME.key); the name gives its role on the bus (docs/security.md#roles)",
-            env: clientEnvironment, default: "the program's own: orders for ride-orders, operator for ridectl"))
-    public var curveClient: String?
+    /// `--curve-keys` and `--curve-client`, declared once.
+    public static let directoryKey = SettingKey(
+        "curve-keys", env: directoryEnvironment, unset: "off, plain TCP",
+        "Encrypt and authenticate the bus with CURVE, keys from this directory (made by `ridectl keys init DIR`). "
+            + "Without files, keys may come from RIDE_CURVE_SERVER_KEY (the servers' public key), RIDE_CURVE_SECRET_KEY "
+            + "(this process's), RIDE_CURVE_SERVER_SECRET_KEY and RIDE_CURVE_ALLOWED_KEYS (NAME:KEY,… — the bus and "
+            + "tracking only); each variable wins over its file")
+    public static let clientKey = SettingKey(
+        "curve-client", env: clientEnvironment, unset: "the program's own: orders for ride-orders, operator for ridectl",
+        "The name of this process's key in the key directory (clients/NAME.key); the name gives its role on the bus (docs/security.md#roles)"
+    )
+    @Option(name: Self.directoryKey.name, help: Self.directoryKey.help) public var curveKeys: String?
+    @Option(name: Self.clientKey.name, help: Self.clientKey.help) public var curveClient: String?
 
     public init() {}
 

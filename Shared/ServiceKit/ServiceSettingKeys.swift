@@ -13,7 +13,7 @@ public enum ServiceSettingKeys {
         RunMode.flag, env: RunMode.environment, default: RunMode.development.rawValue,
         "development (shipped secrets allowed, with a warning) or production (a shipped or weak secret stops the start, named)")
     public static let insecureBus = SettingKey(
-        BusExposure.insecureFlag, env: BusExposure.insecureEnvironment, default: "off",
+        BusExposure.insecureFlag, env: BusExposure.insecureEnvironment, unset: "off",
         "Allow a plain-TCP bus (no CURVE) on addresses other machines reach: for a network that is private on purpose. "
             + "Without it such a process refuses to start")
     public static let concurrency = IntegerSettingKey(

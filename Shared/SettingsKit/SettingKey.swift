@@ -7,19 +7,23 @@ import Foundation
 public struct SettingKey: Sendable {
     public let flag: String
     public let env: String
-    /// The default as the help shows it; nil when there is none.
+    /// The default value; nil when there is none.
     public let defaultText: String?
+    /// What the help says of an unset setting: the default, or what being unset means (`off`).
+    public let unsetText: String?
     public let abstract: String
 
     public init(_ flag: String, env: String, default defaultText: String? = nil, _ abstract: String) {
-        self.flag = flag
-        self.env = env
-        self.defaultText = defaultText
-        self.abstract = abstract
+        (self.flag, self.env, self.defaultText, self.unsetText, self.abstract) = (flag, env, defaultText, defaultText, abstract)
+    }
+
+    /// A setting without a default value whose help says what unset means (`unset: "off"`).
+    public init(_ flag: String, env: String, unset: String, _ abstract: String) {
+        (self.flag, self.env, self.defaultText, self.unsetText, self.abstract) = (flag, env, nil, unset, abstract)
     }
 
     public var name: NameSpecification { .customLong(flag) }
-    public var help: ArgumentHelp { helpWithEnv(abstract, env: env, default: defaultText) }
+    public var help: ArgumentHelp { helpWithEnv(abstract, env: env, default: unsetText) }
     /// `--flag, VARIABLE`: how a summary or an error names the setting.
     public var flagAndVariable: String { "--\(flag), \(env)" }
 

@@ -5,99 +5,56 @@ import SettingsKit
 /// `ride-notifications`' push flags: APNs, FCM, and what both share. Unset, pushes are lines in
 /// `<data-dir>/push.jsonl`.
 public struct PushOptions: ParsableArguments, Sendable {
-    @Option(
-        name: .customLong("apns-key-file"),
-        help: helpWithEnv(
-            "The APNs auth key (.p8, a P-256 key in PEM); with the three below, iPhone tokens go to APNs", env: "RIDE_APNS_KEY_FILE"))
-    var apnsKeyFile: String?
-
-    @Option(
-        name: .customLong("apns-key-id"), help: helpWithEnv("The key's 10-character id (the provider token's kid)", env: "RIDE_APNS_KEY_ID")
-    )
-    var apnsKeyID: String?
-
-    @Option(
-        name: .customLong("apns-team-id"), help: helpWithEnv("The developer team's id (the provider token's iss)", env: "RIDE_APNS_TEAM_ID")
-    )
-    var apnsTeamID: String?
-
-    @Option(name: .customLong("apns-topic"), help: helpWithEnv("The app's bundle id (apns-topic)", env: "RIDE_APNS_TOPIC"))
-    var apnsTopic: String?
-
-    @Option(
-        name: .customLong("apns-url"),
-        help: helpWithEnv(
-            "APNs's base URL (https://api.sandbox.push.apple.com for development builds)", env: "RIDE_APNS_URL",
-            default: PushSettings.apnsProduction))
-    var apnsURL: String?
-
-    @Option(
-        name: .customLong("fcm-service-account-file"),
-        help: helpWithEnv(
-            "A Google service account's JSON key with FCM rights; set, FCM tokens go to FCM's HTTP v1 API",
-            env: "RIDE_FCM_SERVICE_ACCOUNT_FILE"))
-    var fcmServiceAccountFile: String?
-
-    @Option(name: .customLong("fcm-url"), help: helpWithEnv("FCM's base URL", env: "RIDE_FCM_URL", default: PushSettings.fcmProduction))
-    var fcmURL: String?
-
-    @Option(
-        name: .customLong("push-ca-file"),
-        help: helpWithEnv(
-            "PEM certificates trusted besides the system's for the push services (a proxy that inspects TLS, a local stand-in)",
-            env: "RIDE_PUSH_CA_FILE"))
-    var pushCAFile: String?
-
-    @Option(
-        name: .customLong("push-retries"),
-        help: helpWithEnv(
-            "Seconds before each retry of a push the service could not take, comma-separated; then it is given up",
-            env: "RIDE_PUSH_RETRIES", default: "5,30,120,600")
-    )
-    var pushRetries: String?
+    typealias Keys = PushSettingKeys
+    @Option(name: Keys.apnsKeyFile.name, help: Keys.apnsKeyFile.help) var apnsKeyFile: String?
+    @Option(name: Keys.apnsKeyID.name, help: Keys.apnsKeyID.help) var apnsKeyID: String?
+    @Option(name: Keys.apnsTeamID.name, help: Keys.apnsTeamID.help) var apnsTeamID: String?
+    @Option(name: Keys.apnsTopic.name, help: Keys.apnsTopic.help) var apnsTopic: String?
+    @Option(name: Keys.apnsURL.name, help: Keys.apnsURL.help) var apnsURL: String?
+    @Option(name: Keys.fcmServiceAccountFile.name, help: Keys.fcmServiceAccountFile.help) var fcmServiceAccountFile: String?
+    @Option(name: Keys.fcmURL.name, help: Keys.fcmURL.help) var fcmURL: String?
+    @Option(name: Keys.pushCAFile.name, help: Keys.pushCAFile.help) var pushCAFile: String?
+    @Option(name: Keys.pushRetries.name, help: Keys.pushRetries.help) var pushRetries: String?
 
     public init() {}
 
     public func settings(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PushSettings {
-        func value(_ given: String?, _ flag: String, _ env: String, _ fallback: String = "") -> (value: String, origin: String) {
-            let setting = Setting.resolve(given, flag: flag, env: env, default: fallback, environment: environment)
+        func value(_ given: String?, _ key: SettingKey) -> (value: String, origin: String) {
+            let setting = key.resolve(given, environment: environment)
             return (setting.value.trimmingCharacters(in: .whitespaces), setting.origin)
         }
-        var settings = PushSettings(
-            retries: try DelayList.parse(value(pushRetries, "push-retries", "RIDE_PUSH_RETRIES", "5,30,120,600"), what: "push retries"))
-        let apns = [
-            value(apnsKeyFile, "apns-key-file", "RIDE_APNS_KEY_FILE"), value(apnsKeyID, "apns-key-id", "RIDE_APNS_KEY_ID"),
-            value(apnsTeamID, "apns-team-id", "RIDE_APNS_TEAM_ID"), value(apnsTopic, "apns-topic", "RIDE_APNS_TOPIC"),
-        ]
+        var settings = PushSettings(retries: try DelayList.parse(value(pushRetries, Keys.pushRetries), what: "push retries"))
+        let apnsKeys = [Keys.apnsKeyFile, Keys.apnsKeyID, Keys.apnsTeamID, Keys.apnsTopic]
+        let apns = zip([apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic], apnsKeys).map { value($0, $1) }
         if apns.contains(where: { !$0.value.isEmpty }) {
-            let names = ["--apns-key-file", "--apns-key-id", "--apns-team-id", "--apns-topic"]
+            let names = apnsKeys.map { "--\($0.flag)" }
             if let missing = zip(names, apns).first(where: { $0.1.value.isEmpty }) {
                 throw ConfigurationError("\(missing.0) is required with the other APNs settings (\(names.joined(separator: ", ")))")
             }
-            let url = try Self.baseURL(value(apnsURL, "apns-url", "RIDE_APNS_URL", PushSettings.apnsProduction), flag: "apns-url")
+            let url = try Self.baseURL(value(apnsURL, Keys.apnsURL), flag: Keys.apnsURL.flag)
             do {
                 settings.apns = APNsConfiguration(
                     key: try APNsConfiguration.key(path: apns[0].value), keyID: apns[1].value, teamID: apns[2].value, topic: apns[3].value,
                     url: url)
             } catch {
-                throw ConfigurationError("--apns-key-file (\(apns[0].origin)): \(error)")
+                throw ConfigurationError("--\(Keys.apnsKeyFile.flag) (\(apns[0].origin)): \(error)")
             }
         }
-        let account = value(fcmServiceAccountFile, "fcm-service-account-file", "RIDE_FCM_SERVICE_ACCOUNT_FILE")
+        let account = value(fcmServiceAccountFile, Keys.fcmServiceAccountFile)
         if !account.value.isEmpty {
-            settings.fcmURL = try Self.baseURL(value(fcmURL, "fcm-url", "RIDE_FCM_URL", PushSettings.fcmProduction), flag: "fcm-url")
+            settings.fcmURL = try Self.baseURL(value(fcmURL, Keys.fcmURL), flag: Keys.fcmURL.flag)
             do {
                 settings.fcm = try FCMServiceAccount.load(path: account.value)
             } catch {
-                throw ConfigurationError("--fcm-service-account-file (\(account.origin)): \(error)")
+                throw ConfigurationError("--\(Keys.fcmServiceAccountFile.flag) (\(account.origin)): \(error)")
             }
         }
-        let ca = value(pushCAFile, "push-ca-file", "RIDE_PUSH_CA_FILE")
+        let ca = value(pushCAFile, Keys.pushCAFile)
         if !ca.value.isEmpty {
             guard let pem = FileManager.default.contents(atPath: ca.value),
                 String(decoding: pem, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----")
             else {
-                throw ConfigurationError("--push-ca-file (\(ca.origin)): \(ca.value) is not a readable file of PEM certificates")
+                throw ConfigurationError("--\(Keys.pushCAFile.flag) (\(ca.origin)): \(ca.value) is not a readable file of PEM certificates")
             }
             settings.caFile = ca.value
         }
@@ -111,6 +68,29 @@ public struct PushOptions: ParsableArguments, Sendable {
         }
         return setting.value.hasSuffix("/") ? String(setting.value.dropLast()) : setting.value
     }
+}
+
+/// `ride-notifications`' push settings, declared once.
+enum PushSettingKeys {
+    static let apnsKeyFile = SettingKey(
+        "apns-key-file", env: "RIDE_APNS_KEY_FILE",
+        "The APNs auth key (.p8, a P-256 key in PEM); with the three below, iPhone tokens go to APNs")
+    static let apnsKeyID = SettingKey("apns-key-id", env: "RIDE_APNS_KEY_ID", "The key's 10-character id (the provider token's kid)")
+    static let apnsTeamID = SettingKey("apns-team-id", env: "RIDE_APNS_TEAM_ID", "The developer team's id (the provider token's iss)")
+    static let apnsTopic = SettingKey("apns-topic", env: "RIDE_APNS_TOPIC", "The app's bundle id (apns-topic)")
+    static let apnsURL = SettingKey(
+        "apns-url", env: "RIDE_APNS_URL", default: PushSettings.apnsProduction,
+        "APNs's base URL (https://api.sandbox.push.apple.com for development builds)")
+    static let fcmServiceAccountFile = SettingKey(
+        "fcm-service-account-file", env: "RIDE_FCM_SERVICE_ACCOUNT_FILE",
+        "A Google service account's JSON key with FCM rights; set, FCM tokens go to FCM's HTTP v1 API")
+    static let fcmURL = SettingKey("fcm-url", env: "RIDE_FCM_URL", default: PushSettings.fcmProduction, "FCM's base URL")
+    static let pushCAFile = SettingKey(
+        "push-ca-file", env: "RIDE_PUSH_CA_FILE",
+        "PEM certificates trusted besides the system's for the push services (a proxy that inspects TLS, a local stand-in)")
+    static let pushRetries = SettingKey(
+        "push-retries", env: "RIDE_PUSH_RETRIES", default: "5,30,120,600",
+        "Seconds before each retry of a push the service could not take, comma-separated; then it is given up")
 }
 
 /// The push services `ride-notifications` sends to, resolved and checked.

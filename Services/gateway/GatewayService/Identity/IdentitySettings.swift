@@ -7,75 +7,32 @@ import SettingsKit
 /// The social sign-in providers the gateway accepts (`POST /v1/auth/oidc/{provider}`); a provider
 /// without a client id (app id) is off, and its route answers 404 `provider_not_configured`.
 public struct IdentityProviderOptions: ParsableArguments {
-    @Option(
-        name: .customLong("apple-client-id"),
-        help: helpWithEnv(
-            "Sign in with Apple: the app's bundle id or Services ID, the ID tokens' audience (comma-separated for several)",
-            env: "RIDE_APPLE_CLIENT_ID", default: "off"))
-    var appleClientID: String?
-
-    @Option(
-        name: .customLong("apple-issuer"),
-        help: helpWithEnv(
-            "Sign in with Apple's issuer; its discovery document names the JWKS", env: "RIDE_APPLE_ISSUER",
-            default: IdentitySettings.appleIssuer))
-    var appleIssuer: String?
-
-    @Option(
-        name: .customLong("google-client-id"),
-        help: helpWithEnv(
-            "Google Sign-In: the OAuth client ids the ID tokens are for (comma-separated: Android, iOS, web)", env: "RIDE_GOOGLE_CLIENT_ID",
-            default: "off"))
-    var googleClientID: String?
-
-    @Option(
-        name: .customLong("google-issuer"),
-        help: helpWithEnv(
-            "Google's issuer; its discovery document names the JWKS", env: "RIDE_GOOGLE_ISSUER", default: IdentitySettings.googleIssuer))
-    var googleIssuer: String?
-
-    @Option(
-        name: .customLong("facebook-app-id"),
-        help: helpWithEnv("Facebook Login: the app id access tokens must be for", env: "RIDE_FACEBOOK_APP_ID", default: "off"))
-    var facebookAppID: String?
-
-    @Option(
-        name: .customLong("facebook-app-secret"),
-        help: helpWithEnv(
-            "Facebook Login: the app secret debug_token is asked with (or a file named by RIDE_FACEBOOK_APP_SECRET_FILE)",
-            env: "RIDE_FACEBOOK_APP_SECRET"))
-    var facebookAppSecret: String?
-
-    @Option(
-        name: .customLong("facebook-graph-url"),
-        help: helpWithEnv(
-            "Facebook's Graph API, with a version to pin one", env: "RIDE_FACEBOOK_GRAPH_URL", default: IdentitySettings.graphURL))
-    var facebookGraphURL: String?
+    typealias Keys = IdentitySettingKeys
+    @Option(name: Keys.appleClientID.name, help: Keys.appleClientID.help) var appleClientID: String?
+    @Option(name: Keys.appleIssuer.name, help: Keys.appleIssuer.help) var appleIssuer: String?
+    @Option(name: Keys.googleClientID.name, help: Keys.googleClientID.help) var googleClientID: String?
+    @Option(name: Keys.googleIssuer.name, help: Keys.googleIssuer.help) var googleIssuer: String?
+    @Option(name: Keys.facebookAppID.name, help: Keys.facebookAppID.help) var facebookAppID: String?
+    @Option(name: Keys.facebookAppSecret.name, help: Keys.facebookAppSecret.help) var facebookAppSecret: String?
+    @Option(name: Keys.facebookGraphURL.name, help: Keys.facebookGraphURL.help) var facebookGraphURL: String?
 
     public init() {}
 
     func settings() throws -> IdentitySettings {
         var settings = IdentitySettings()
-        let apple = Setting.resolve(appleClientID, flag: "apple-client-id", env: "RIDE_APPLE_CLIENT_ID", default: "")
+        let apple = Keys.appleClientID.resolve(appleClientID)
         if !apple.value.isEmpty {
-            let issuer = try Self.url(
-                Setting.resolve(appleIssuer, flag: "apple-issuer", env: "RIDE_APPLE_ISSUER", default: IdentitySettings.appleIssuer))
-            settings.apple = .init(issuer: issuer, clientIDs: try Self.list(apple))
+            settings.apple = .init(issuer: try Self.url(Keys.appleIssuer.resolve(appleIssuer)), clientIDs: try Self.list(apple))
         }
-        let google = Setting.resolve(googleClientID, flag: "google-client-id", env: "RIDE_GOOGLE_CLIENT_ID", default: "")
+        let google = Keys.googleClientID.resolve(googleClientID)
         if !google.value.isEmpty {
-            let issuer = try Self.url(
-                Setting.resolve(googleIssuer, flag: "google-issuer", env: "RIDE_GOOGLE_ISSUER", default: IdentitySettings.googleIssuer))
-            settings.google = .init(issuer: issuer, clientIDs: try Self.list(google))
+            settings.google = .init(issuer: try Self.url(Keys.googleIssuer.resolve(googleIssuer)), clientIDs: try Self.list(google))
         }
-        let appID = Setting.resolve(facebookAppID, flag: "facebook-app-id", env: "RIDE_FACEBOOK_APP_ID", default: "")
+        let appID = Keys.facebookAppID.resolve(facebookAppID)
         if !appID.value.isEmpty {
-            let secret = try Setting.resolveSecret(
-                facebookAppSecret, flag: "facebook-app-secret", env: "RIDE_FACEBOOK_APP_SECRET", default: "")
+            let secret = try Keys.facebookAppSecret.resolveSecret(facebookAppSecret)
             guard !secret.value.isEmpty else { throw ConfigurationError("facebook app secret: required with the app id (\(appID.origin))") }
-            let graph = try Self.url(
-                Setting.resolve(
-                    facebookGraphURL, flag: "facebook-graph-url", env: "RIDE_FACEBOOK_GRAPH_URL", default: IdentitySettings.graphURL))
+            let graph = try Self.url(Keys.facebookGraphURL.resolve(facebookGraphURL))
             settings.facebook = .init(graphURL: graph, appID: appID.value, appSecret: secret.value)
         }
         return settings
@@ -126,4 +83,28 @@ public struct IdentitySettings: Sendable, Equatable {
         ].compactMap { $0 }
         return on.isEmpty ? "none" : on.joined(separator: ", ")
     }
+}
+
+/// The gateway's sign-in provider settings, declared once.
+enum IdentitySettingKeys {
+    static let appleClientID = SettingKey(
+        "apple-client-id", env: "RIDE_APPLE_CLIENT_ID", unset: "off",
+        "Sign in with Apple: the app's bundle id or Services ID, the ID tokens' audience (comma-separated for several)")
+    static let appleIssuer = SettingKey(
+        "apple-issuer", env: "RIDE_APPLE_ISSUER", default: IdentitySettings.appleIssuer,
+        "Sign in with Apple's issuer; its discovery document names the JWKS")
+    static let googleClientID = SettingKey(
+        "google-client-id", env: "RIDE_GOOGLE_CLIENT_ID", unset: "off",
+        "Google Sign-In: the OAuth client ids the ID tokens are for (comma-separated: Android, iOS, web)")
+    static let googleIssuer = SettingKey(
+        "google-issuer", env: "RIDE_GOOGLE_ISSUER", default: IdentitySettings.googleIssuer,
+        "Google's issuer; its discovery document names the JWKS")
+    static let facebookAppID = SettingKey(
+        "facebook-app-id", env: "RIDE_FACEBOOK_APP_ID", unset: "off", "Facebook Login: the app id access tokens must be for")
+    static let facebookAppSecret = SettingKey(
+        "facebook-app-secret", env: "RIDE_FACEBOOK_APP_SECRET",
+        "Facebook Login: the app secret debug_token is asked with (or a file named by RIDE_FACEBOOK_APP_SECRET_FILE)")
+    static let facebookGraphURL = SettingKey(
+        "facebook-graph-url", env: "RIDE_FACEBOOK_GRAPH_URL", default: IdentitySettings.graphURL,
+        "Facebook's Graph API, with a version to pin one")
 }
