@@ -32,36 +32,30 @@ enum BusListening: Sendable, Equatable {
 
 /// `ridectl up`'s flags that choose `BusListening`.
 struct BusListeningOptions: ParsableArguments {
-    static let listenAllFlag = "listen-all"
-    static let listenAllEnvironment = "RIDE_LISTEN_ALL"
-
-    @Flag(
-        name: .customLong(listenAllFlag),
-        help: helpWithEnv(
-            "Bind the bus (5555–5557) and the device ingest (5558) on every interface, for other machines (phones, a second host); needs --secure or --insecure-bus",
-            env: listenAllEnvironment, default: "off: 127.0.0.1 only"))
-    var listenAll = false
-
-    @Flag(
-        name: .customLong(BusExposure.insecureFlag),
-        help: helpWithEnv(
-            "With --listen-all and without --secure: plain TCP that anyone who reaches this machine can read and call, on purpose (passed on to every process)",
-            env: BusExposure.insecureEnvironment, default: "off"))
-    var insecureBus = false
+    static let listenAllKey = SettingKey(
+        "listen-all", env: "RIDE_LISTEN_ALL", unset: "off: 127.0.0.1 only",
+        "Bind the bus (5555–5557) and the device ingest (5558) on every interface, for other machines (phones, a second host); needs --secure or --insecure-bus"
+    )
+    static let insecureBusKey = SettingKey(
+        BusExposure.insecureFlag, env: BusExposure.insecureEnvironment, unset: "off",
+        "With --listen-all and without --secure: plain TCP that anyone who reaches this machine can read and call, on purpose (passed on to every process)"
+    )
+    @Flag(name: Self.listenAllKey.name, help: Self.listenAllKey.help) var listenAll = false
+    @Flag(name: Self.insecureBusKey.name, help: Self.insecureBusKey.help) var insecureBus = false
 
     /// Whether every process is told `--insecure-bus`.
     func insecure(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Bool {
-        try flagSetting(insecureBus, flag: BusExposure.insecureFlag, env: BusExposure.insecureEnvironment, environment: environment)
+        try Self.insecureBusKey.isOn(insecureBus, environment: environment)
     }
 
     /// The choice, checked: listening everywhere needs CURVE (`secure`) or `--insecure-bus`.
     func listening(secure: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> BusListening {
-        let everywhere = try flagSetting(listenAll, flag: Self.listenAllFlag, env: Self.listenAllEnvironment, environment: environment)
+        let everywhere = try Self.listenAllKey.isOn(listenAll, environment: environment)
         guard everywhere else { return .loopback }
         let insecure = try insecure(environment: environment)
         guard secure || insecure else {
             throw ConfigurationError(
-                "--\(Self.listenAllFlag) opens the bus and the device ingest to other machines: add --secure (CURVE: only holders of a key reach them), "
+                "--\(Self.listenAllKey.flag) opens the bus and the device ingest to other machines: add --secure (CURVE: only holders of a key reach them), "
                     + "or --\(BusExposure.insecureFlag) to open them without CURVE on purpose")
         }
         return .everywhere

@@ -27,10 +27,9 @@ public struct RideCtl: AsyncParsableCommand {
 struct BusAddresses: ParsableArguments {
     @OptionGroup var endpoints: BusClientOptions
 
-    @Option(
-        name: .customLong("bus-http"),
-        help: helpWithEnv("The bus's health/metrics URL", env: "RIDE_BUS_HTTP", default: "http://127.0.0.1:\(RideProcess.bus.httpPort)"))
-    var busHTTP: String?
+    static let busHTTPKey = SettingKey(
+        "bus-http", env: "RIDE_BUS_HTTP", default: "http://127.0.0.1:\(RideProcess.bus.httpPort)", "The bus's health/metrics URL")
+    @Option(name: Self.busHTTPKey.name, help: Self.busHTTPKey.help) var busHTTP: String?
 
     @OptionGroup var curve: CurveOptions
 
@@ -41,7 +40,7 @@ struct BusAddresses: ParsableArguments {
     func publishEndpoint() throws -> String { try endpoints.publishEndpoint() }
 
     func busHealthURL() -> String {
-        Setting.resolve(busHTTP, flag: "bus-http", env: "RIDE_BUS_HTTP", default: "http://127.0.0.1:\(RideProcess.bus.httpPort)").value
+        Self.busHTTPKey.resolve(busHTTP).value
     }
 }
 

@@ -78,12 +78,10 @@ struct UpCommand: AsyncParsableCommand {
     )
     var demoAccounts = true
 
-    @Option(
-        name: .customLong("traces-listen"),
-        help: helpWithEnv(
-            "Where the span collector of --traces listens (HOST:PORT; port 0: a free one)", env: "RIDE_TRACES_LISTEN",
-            default: "127.0.0.1:0"))
-    var tracesListen: String?
+    static let tracesListenKey = SettingKey(
+        "traces-listen", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:0",
+        "Where the span collector of --traces listens (HOST:PORT; port 0: a free one)")
+    @Option(name: Self.tracesListenKey.name, help: Self.tracesListenKey.help) var tracesListen: String?
 
     mutating func validate() throws {
         _ = try tracesAddress()
@@ -221,9 +219,7 @@ struct UpCommand: AsyncParsableCommand {
 
     func tracesAddress() throws -> HostPort {
         try withValidation {
-            try HostPort.parse(
-                Setting.resolve(tracesListen, flag: "traces-listen", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:0"),
-                name: "--traces-listen")
+            try HostPort.parse(Self.tracesListenKey.resolve(tracesListen), name: "--traces-listen")
         }
     }
 

@@ -30,25 +30,22 @@ struct FakePushCommand: AsyncParsableCommand {
                 --fcm-service-account-file service-account.json
             """)
 
-    @Option(
-        help: helpWithEnv(
-            "Address to listen on (HOST:PORT; port 0 picks a free one)", env: "RIDE_FAKE_PUSH_LISTEN", default: "127.0.0.1:12112"))
-    var listen: String?
-
-    @Option(
-        name: .customLong("tls-cert-file"), help: helpWithEnv("The server's certificate chain (PEM)", env: "RIDE_FAKE_PUSH_TLS_CERT_FILE"))
-    var tlsCertFile: String?
-
-    @Option(name: .customLong("tls-key-file"), help: helpWithEnv("The server's private key (PEM)", env: "RIDE_FAKE_PUSH_TLS_KEY_FILE"))
-    var tlsKeyFile: String?
+    enum Keys {
+        static let listen = SettingKey(
+            "listen", env: "RIDE_FAKE_PUSH_LISTEN", default: "127.0.0.1:12112", "Address to listen on (HOST:PORT; port 0 picks a free one)")
+        static let tlsCertFile = SettingKey("tls-cert-file", env: "RIDE_FAKE_PUSH_TLS_CERT_FILE", "The server's certificate chain (PEM)")
+        static let tlsKeyFile = SettingKey("tls-key-file", env: "RIDE_FAKE_PUSH_TLS_KEY_FILE", "The server's private key (PEM)")
+    }
+    @Option(name: Keys.listen.name, help: Keys.listen.help) var listen: String?
+    @Option(name: Keys.tlsCertFile.name, help: Keys.tlsCertFile.help) var tlsCertFile: String?
+    @Option(name: Keys.tlsKeyFile.name, help: Keys.tlsKeyFile.help) var tlsKeyFile: String?
 
     @OptionGroup var push: PushOptions
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let address = try withValidation {
-            try HostPort.parse(
-                Setting.resolve(listen, flag: "listen", env: "RIDE_FAKE_PUSH_LISTEN", default: "127.0.0.1:12112"), name: "--listen")
+            try HostPort.parse(Keys.listen.resolve(listen, environment: environment), name: "--listen")
         }
         let settings = try withValidation { try push.settings(environment: environment) }
         guard settings.apns != nil || settings.fcm != nil else {
@@ -57,12 +54,8 @@ struct FakePushCommand: AsyncParsableCommand {
             )
         }
         let tls = try withValidation { () throws -> TLSConfiguration in
-            let cert = Setting.resolve(
-                tlsCertFile, flag: "tls-cert-file", env: "RIDE_FAKE_PUSH_TLS_CERT_FILE", default: "", environment: environment
-            ).value
-            let key = Setting.resolve(
-                tlsKeyFile, flag: "tls-key-file", env: "RIDE_FAKE_PUSH_TLS_KEY_FILE", default: "", environment: environment
-            ).value
+            let cert = Keys.tlsCertFile.resolve(tlsCertFile, environment: environment).value
+            let key = Keys.tlsKeyFile.resolve(tlsKeyFile, environment: environment).value
             guard !cert.isEmpty, !key.isEmpty else {
                 throw ConfigurationError("--tls-cert-file and --tls-key-file are required: APNs is HTTPS only")
             }

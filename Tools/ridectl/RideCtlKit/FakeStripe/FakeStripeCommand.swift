@@ -25,25 +25,20 @@ struct FakeStripeCommand: AsyncParsableCommand {
                 --webhook-url http://127.0.0.1:8080/v1/providers/stripe/webhook --webhook-secret-file .data/stripe-webhook.key
             """)
 
-    @Option(
-        help: helpWithEnv(
-            "Address to listen on (HOST:PORT; port 0 picks a free one)", env: "RIDE_FAKE_STRIPE_LISTEN", default: "127.0.0.1:12111"))
-    var listen: String?
-
-    @Option(
-        name: .customLong("secret-key-file"),
-        help: helpWithEnv("File holding the secret key clients must send", env: "RIDE_STRIPE_SECRET_KEY_FILE"))
-    var secretKeyFile: String?
-
-    @Option(
-        name: .customLong("webhook-url"),
-        help: helpWithEnv("Where events are posted (none: not posted)", env: "RIDE_FAKE_STRIPE_WEBHOOK_URL"))
-    var webhookURL: String?
-
-    @Option(
-        name: .customLong("webhook-secret-file"),
-        help: helpWithEnv("File holding the webhook signing secret (whsec_…)", env: "RIDE_STRIPE_WEBHOOK_SECRET_FILE"))
-    var webhookSecretFile: String?
+    enum Keys {
+        static let listen = SettingKey(
+            "listen", env: "RIDE_FAKE_STRIPE_LISTEN", default: "127.0.0.1:12111",
+            "Address to listen on (HOST:PORT; port 0 picks a free one)")
+        static let secretKeyFile = SettingKey(
+            "secret-key-file", env: "RIDE_STRIPE_SECRET_KEY_FILE", "File holding the secret key clients must send")
+        static let webhookURL = SettingKey("webhook-url", env: "RIDE_FAKE_STRIPE_WEBHOOK_URL", "Where events are posted (none: not posted)")
+        static let webhookSecretFile = SettingKey(
+            "webhook-secret-file", env: "RIDE_STRIPE_WEBHOOK_SECRET_FILE", "File holding the webhook signing secret (whsec_…)")
+    }
+    @Option(name: Keys.listen.name, help: Keys.listen.help) var listen: String?
+    @Option(name: Keys.secretKeyFile.name, help: Keys.secretKeyFile.help) var secretKeyFile: String?
+    @Option(name: Keys.webhookURL.name, help: Keys.webhookURL.help) var webhookURL: String?
+    @Option(name: Keys.webhookSecretFile.name, help: Keys.webhookSecretFile.help) var webhookSecretFile: String?
 
     @Flag(
         name: .customLong("auto-card"),
@@ -53,21 +48,17 @@ struct FakeStripeCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let address = try withValidation {
-            try HostPort.parse(
-                Setting.resolve(listen, flag: "listen", env: "RIDE_FAKE_STRIPE_LISTEN", default: "127.0.0.1:12111"), name: "--listen")
+            try HostPort.parse(Keys.listen.resolve(listen, environment: environment), name: "--listen")
         }
         let secretKey = try withValidation {
-            try Self.secret(secretKeyFile, flag: "secret-key-file", env: "RIDE_STRIPE_SECRET_KEY_FILE", environment: environment)
+            try Self.secret(secretKeyFile, Keys.secretKeyFile, environment: environment)
         }
-        let webhook = Setting.resolve(
-            webhookURL, flag: "webhook-url", env: "RIDE_FAKE_STRIPE_WEBHOOK_URL", default: "", environment: environment
-        ).value
+        let webhook = Keys.webhookURL.resolve(webhookURL, environment: environment).value
         let webhookSecret =
             webhook.isEmpty
             ? ""
             : try withValidation {
-                try Self.secret(
-                    webhookSecretFile, flag: "webhook-secret-file", env: "RIDE_STRIPE_WEBHOOK_SECRET_FILE", environment: environment)
+                try Self.secret(webhookSecretFile, Keys.webhookSecretFile, environment: environment)
             }
         let server = FakeStripeServer(
             secretKey: secretKey, webhookURL: webhook.isEmpty ? nil : webhook, webhookSecret: webhookSecret,
@@ -81,9 +72,10 @@ struct FakeStripeCommand: AsyncParsableCommand {
         try await app.runService()
     }
 
-    static func secret(_ path: String?, flag: String, env: String, environment: [String: String]) throws -> String {
-        let setting = Setting.resolve(path, flag: flag, env: env, default: "", environment: environment)
-        guard !setting.value.isEmpty else { throw ConfigurationError("--\(flag) (or \(env)) is required") }
+    static func secret(_ path: String?, _ key: SettingKey, environment: [String: String]) throws -> String {
+        let setting = key.resolve(path, environment: environment)
+        let flag = key.flag
+        guard !setting.value.isEmpty else { throw ConfigurationError("--\(flag) (or \(key.env)) is required") }
         guard let data = FileManager.default.contents(atPath: setting.value) else {
             throw ConfigurationError("--\(flag) (\(setting.origin)): cannot read \(setting.value)")
         }

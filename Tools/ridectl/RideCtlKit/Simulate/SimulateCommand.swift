@@ -70,33 +70,29 @@ struct SimulateCommand: AsyncParsableCommand {
             "The share of accepted rides (0–1) whose driver cancels on the way to the pickup; the order goes back to dispatch and another driver takes it."
     )
     var driverCancelRate = 0.0
-    @Option(
-        name: .customLong("ingest"),
-        help: helpWithEnv(
-            "ride-tracking's device ingest; with tracking in shards, every shard's, comma-separated in shard order",
-            env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558"))
-    var ingest: String?
+    enum Keys {
+        static let ingest = SettingKey(
+            "ingest", env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558",
+            "ride-tracking's device ingest; with tracking in shards, every shard's, comma-separated in shard order")
+        static let gateway = SettingKey(
+            "gateway", env: "RIDE_GATEWAY_URL",
+            "Play the apps through this gateway only (HTTP and its WebSockets, each person's own token; no bus), e.g. http://localhost:8080"
+        )
+        static let ingestServerKeyFile = SettingKey(
+            "ingest-server-key-file", env: "RIDE_TRACKING_INGEST_SERVER_KEY_FILE",
+            "The device ingest's CURVE public key (a .pub file of ridectl keys, e.g. curve/server.pub), for phones that are not on a secured bus"
+        )
+        static let publishableKey = SettingKey(
+            "publishable-key", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing", "Publishable key of the drivers' SDKs")
+    }
+    @Option(name: Keys.ingest.name, help: Keys.ingest.help) var ingest: String?
     @Option(
         name: .customLong("share-links"),
         help: "The gateway's address, to print the share links of the first three rides (empty: none; with --gateway, the links it gives).")
     var shareLinks = "http://localhost:8080"
-    @Option(
-        name: .customLong("gateway"),
-        help: helpWithEnv(
-            "Play the apps through this gateway only (HTTP and its WebSockets, each person's own token; no bus), e.g. http://localhost:8080",
-            env: "RIDE_GATEWAY_URL")
-    )
-    var gateway: String?
-    @Option(
-        name: .customLong("ingest-server-key-file"),
-        help: helpWithEnv(
-            "The device ingest's CURVE public key (a .pub file of ridectl keys, e.g. curve/server.pub), for phones that are not on a secured bus",
-            env: "RIDE_TRACKING_INGEST_SERVER_KEY_FILE"))
-    var ingestServerKeyFile: String?
-    @Option(
-        name: .customLong("publishable-key"),
-        help: helpWithEnv("Publishable key of the drivers' SDKs", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing"))
-    var publishableKey: String?
+    @Option(name: Keys.gateway.name, help: Keys.gateway.help) var gateway: String?
+    @Option(name: Keys.ingestServerKeyFile.name, help: Keys.ingestServerKeyFile.help) var ingestServerKeyFile: String?
+    @Option(name: Keys.publishableKey.name, help: Keys.publishableKey.help) var publishableKey: String?
 
     func validate() throws {
         guard (1...10_000).contains(drivers), (1...10_000).contains(riders) else {
@@ -122,7 +118,7 @@ struct SimulateCommand: AsyncParsableCommand {
 
     /// The gateway to play the apps through (nil: the bus).
     func gatewayURL() throws -> String? {
-        let setting = Setting.resolve(gateway, flag: "gateway", env: "RIDE_GATEWAY_URL", default: "")
+        let setting = Keys.gateway.resolve(gateway)
         guard !setting.value.isEmpty else { return nil }
         guard let url = URL(string: setting.value), ["http", "https"].contains(url.scheme ?? ""), url.host?.isEmpty == false,
             url.query == nil
@@ -136,8 +132,7 @@ struct SimulateCommand: AsyncParsableCommand {
 
     /// The device ingest's CURVE public key, when a file names it.
     func ingestServerKey() throws -> String? {
-        let setting = Setting.resolve(
-            ingestServerKeyFile, flag: "ingest-server-key-file", env: "RIDE_TRACKING_INGEST_SERVER_KEY_FILE", default: "")
+        let setting = Keys.ingestServerKeyFile.resolve(ingestServerKeyFile)
         guard !setting.value.isEmpty else { return nil }
         do {
             return try CurveKeyDirectory.readKey(setting.value, what: "the device ingest's public key (\(setting.origin))")
@@ -148,7 +143,7 @@ struct SimulateCommand: AsyncParsableCommand {
 
     /// The tracking shards' ingest endpoints, in shard order.
     func ingestEndpoints() throws -> [String] {
-        let setting = Setting.resolve(ingest, flag: "ingest", env: "RIDE_TRACKING_INGEST", default: "tcp://127.0.0.1:5558")
+        let setting = Keys.ingest.resolve(ingest)
         do {
             let endpoints = try EndpointSyntax.validateList(setting, name: "device ingest", forBinding: false)
             guard endpoints.count <= DeviceShards.maximumCount else {
@@ -187,8 +182,7 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         settings.ingest = try ingestEndpoints()
         settings.shareLinks = shareLinks.isEmpty ? nil : shareLinks
-        settings.publishableKey =
-            Setting.resolve(publishableKey, flag: "publishable-key", env: "HyperTrackPublishableKey", default: "pk_dev_ridesharing").value
+        settings.publishableKey = Keys.publishableKey.resolve(publishableKey).value
         settings.ingestServerKey = try ingestServerKey()
         let apps: any RideApps
         if let gateway = try gatewayURL() {

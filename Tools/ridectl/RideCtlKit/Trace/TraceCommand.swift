@@ -34,11 +34,10 @@ struct TraceCommand: AsyncParsableCommand {
     @Argument(help: "The order's id.")
     var orderID: String
 
-    @Option(
-        help: helpWithEnv(
-            "The spans file (JSON lines, as `ridectl traces collect` writes)", env: "RIDE_TRACES_FILE",
-            default: "<data-dir>/spans.jsonl when it exists"))
-    var spans: String?
+    static let spansKey = SettingKey(
+        "spans", env: "RIDE_TRACES_FILE", unset: "<data-dir>/spans.jsonl when it exists",
+        "The spans file (JSON lines, as `ridectl traces collect` writes)")
+    @Option(name: Self.spansKey.name, help: Self.spansKey.help) var spans: String?
 
     @Option(name: Self.dataDirectoryKey.name, help: Self.dataDirectoryKey.help)
     var dataDirectory: String?
@@ -114,7 +113,7 @@ struct TraceCommand: AsyncParsableCommand {
     /// The spans file, and whether it was asked for (a flag or the variable) rather than the default.
     func spansPath() -> (String, Bool) {
         let data = Self.dataDirectoryKey.resolve(dataDirectory).value
-        let setting = Setting.resolve(spans, flag: "spans", env: "RIDE_TRACES_FILE", default: SpanFile.defaultPath(dataDirectory: data))
+        let setting = Self.spansKey.resolve(spans, default: SpanFile.defaultPath(dataDirectory: data))
         return (setting.value, spans != nil || setting.origin == "RIDE_TRACES_FILE")
     }
 

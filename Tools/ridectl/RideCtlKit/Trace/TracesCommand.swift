@@ -25,13 +25,12 @@ struct TracesCommand: AsyncParsableCommand {
                   ridectl trace 8f2c1d…   # the timeline of one ride from them
                 """)
 
-        @Option(
-            help: helpWithEnv(
-                "Address to listen on (HOST:PORT; port 0 picks a free one)", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:4318"))
-        var listen: String?
-
-        @Option(help: helpWithEnv("The file the spans are appended to", env: "RIDE_TRACES_FILE", default: "<data-dir>/spans.jsonl"))
-        var out: String?
+        static let listenKey = SettingKey(
+            "listen", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:4318", "Address to listen on (HOST:PORT; port 0 picks a free one)")
+        static let outKey = SettingKey(
+            "out", env: "RIDE_TRACES_FILE", unset: "<data-dir>/spans.jsonl", "The file the spans are appended to")
+        @Option(name: Self.listenKey.name, help: Self.listenKey.help) var listen: String?
+        @Option(name: Self.outKey.name, help: Self.outKey.help) var out: String?
 
         @Option(name: Self.dataDirectoryKey.name, help: Self.dataDirectoryKey.help)
         var dataDirectory: String?
@@ -48,14 +47,13 @@ struct TracesCommand: AsyncParsableCommand {
 
         func address() throws -> HostPort {
             try withValidation {
-                try HostPort.parse(
-                    Setting.resolve(listen, flag: "listen", env: "RIDE_TRACES_LISTEN", default: "127.0.0.1:4318"), name: "--listen")
+                try HostPort.parse(Self.listenKey.resolve(listen), name: "--listen")
             }
         }
 
         func run() async throws {
             let data = Self.dataDirectoryKey.resolve(dataDirectory).value
-            let path = Setting.resolve(out, flag: "out", env: "RIDE_TRACES_FILE", default: SpanFile.defaultPath(dataDirectory: data)).value
+            let path = Self.outKey.resolve(out, default: SpanFile.defaultPath(dataDirectory: data)).value
             let writer = try SpanFileWriter(path: path)
             let collector = SpanCollector(writer: writer, maxBodyBytes: maxBodyBytes, logger: CLILogging.logger)
             let listen = try address()
