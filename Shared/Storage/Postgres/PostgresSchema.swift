@@ -293,9 +293,11 @@ public final class PostgresSchema: Sendable {
         let leased = Mutex<PostgresConnection?>(nil)
         let limit = callDeadline
         let connectionClosed = AbandonedCalls()
+        let expired = Atomic(false)
         return try await withStorageDeadline(
             limit, abandoned: [abandoned, connectionClosed].compactMap { $0 },
             expired: {
+                expired.store(true, ordering: .relaxed)
                 logger.error("a database call had no answer within \(limit)", metadata: ["at": "\(site)"])
                 if let stuck = leased.withLock({ $0 }) { Task { try? await stuck.close() } }
             }
@@ -304,6 +306,8 @@ public final class PostgresSchema: Sendable {
                 try Self.ensureOpen(connection)
                 let onConnection = connections.calls(on: connection)
                 let registration = onConnection.register {
+                    // Not when the deadline closed it: that call was answered and logged already.
+                    guard !expired.load(ordering: .relaxed) else { return }
                     logger.warning("the database closed a call's connection under it; answered 503", metadata: ["at": "\(site)"])
                     connectionClosed.abandonAll()
                 }

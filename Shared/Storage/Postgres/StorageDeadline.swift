@@ -1,4 +1,3 @@
-import NIOCore
 import PostgresNIO
 import Synchronization
 
