@@ -4,8 +4,8 @@ import SettingsKit
 
 /// `--concurrency` of a service that serves ops.
 public struct WorkerOptions: ParsableArguments {
-    @Option(name: Keys.concurrency.name, help: Keys.concurrency.help) var concurrency: Int?
     typealias Keys = ServiceSettingKeys
+    @Option(name: Keys.concurrency.name, help: Keys.concurrency.help) var concurrency: Int?
 
     public init() {}
 
