@@ -68,7 +68,9 @@ let package = Package(
         // What the platform asks of the operating system that Swift cannot call directly (thread
         // names and priorities, the allocator's slack): a header, nothing to link.
         .systemLibrary(name: "CLinux", path: "Shared/CLinux"),
-        .target(name: "ZeroMQ", dependencies: ["CZeroMQ", "CLinux"], path: "Shared/ZeroMQ", swiftSettings: fuzzed),
+        .target(
+            name: "ZeroMQ", dependencies: ["CZeroMQ", "CLinux", .product(name: "Crypto", package: "swift-crypto")], path: "Shared/ZeroMQ",
+            swiftSettings: fuzzed),
         // Wire: JSON as the platform writes and reads it, and `@WireModel`, which derives a type's
         // fast codec and schema from its declaration. Below everything else.
         .macro(

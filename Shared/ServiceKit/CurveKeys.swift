@@ -234,7 +234,8 @@ public enum BusSecurity {
             }
             if due {
                 logger.warning(
-                    "CURVE client refused: its key is not allowed (repeats of this key are not logged for a minute)", metadata: metadata)
+                    "CURVE client refused: \(decision.refusal ?? "not allowed") (repeats of this key are not logged for a minute)",
+                    metadata: metadata)
             }
         }
     }

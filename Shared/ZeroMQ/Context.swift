@@ -1,6 +1,12 @@
 import CZeroMQ
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A libzmq context: the I/O threads and the registry of inproc endpoints.
 ///
 /// `@unchecked Sendable` is safe: libzmq documents contexts as thread-safe (zmq_ctx_new(3):
@@ -36,9 +42,11 @@ public final class Context: @unchecked Sendable {
         while zmq_ctx_term(handle) != 0 && zmq_errno() == EINTR {}
     }
 
-    /// From now on, every socket of this context that connects or binds over TCP or IPC uses CURVE
-    /// with `security`; when the process serves (`security.server`), the ZAP handler that admits
-    /// clients is running when this returns. Call it once, before the first socket connects.
+    /// From now on, every socket of this context that connects or binds over TCP uses CURVE with
+    /// `security`, and over IPC a PLAIN handshake with a `LocalProof` of the same keys; when the
+    /// process serves (`security.server`), the ZAP handler that admits clients is running when this
+    /// returns, admitting IPC peers that run as this process's user (or root). Call it once, before
+    /// the first socket connects.
     /// `onDecision` hears each admission and refusal (to log them).
     @discardableResult
     public func enableCurve(_ security: CurveSecurity, onDecision: @escaping @Sendable (ZAPHandler.Decision) -> Void = { _ in })
@@ -48,8 +56,9 @@ public final class Context: @unchecked Sendable {
             throw ZMQError(code: ENOTSUP, operation: "CURVE: this libzmq (\(Self.libraryVersion)) was built without it")
         }
         var handler: ZAPHandler?
-        if security.server != nil {
-            handler = try await ZAPHandler(context: self, authorizer: security.authorizer, onDecision: onDecision)
+        if let server = security.server {
+            handler = try await ZAPHandler(
+                context: self, authorizer: security.authorizer, server: server, localUsers: [UInt32(geteuid()), 0], onDecision: onDecision)
         }
         curveState.withLock { $0 = (security, handler) }
         return handler

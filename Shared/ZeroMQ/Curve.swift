@@ -68,9 +68,10 @@ public enum Z85 {
     }
 }
 
-/// How a process's sockets use CURVE (ZeroMQ RFC 26): every TCP or IPC connection it makes is
-/// encrypted and proves `identity` to a server presenting `serverKey`; every endpoint it binds
-/// (when it has a `server` pair) encrypts and admits only the client keys `authorizer` accepts.
+/// How a process's sockets use CURVE (ZeroMQ RFC 26): every TCP connection it makes is encrypted
+/// and proves `identity` to a server presenting `serverKey`; every endpoint it binds (when it has
+/// a `server` pair) encrypts and admits only the client keys `authorizer` accepts. Over `ipc://`
+/// the same keys authenticate the connection once (`LocalProof`) and its frames are not sealed.
 ///
 /// It is set once per `Context` (`Context.enableCurve`), before the context's sockets connect or
 /// bind, so the code that makes sockets — publishers, subscribers, MDP clients and workers, the
@@ -119,6 +120,29 @@ extension Socket {
         try set(ZMQ_CURVE_SERVER, 1, name: "ZMQ_CURVE_SERVER")
         try set(ZMQ_CURVE_SECRETKEY, bytes: Frame(frame: keys.secretKey), name: "ZMQ_CURVE_SECRETKEY")
         try setZAPDomain(domain)
+    }
+
+    /// Makes this socket's next `ipc://` endpoint a PLAIN server asking the ZAP handler, which
+    /// checks each client's `LocalProof`. libzmq copies a socket's options into each endpoint as
+    /// it binds or connects, so one socket can be a CURVE server on TCP and this on IPC.
+    func becomeLocalServer(domain: String) throws {
+        try set(ZMQ_PLAIN_SERVER, 1, name: "ZMQ_PLAIN_SERVER")
+        try setZAPDomain(domain)
+    }
+
+    /// Makes this socket's next `ipc://` connection prove `identity` to the server whose key is `serverKey`.
+    func becomeLocalClient(_ identity: CurveKeyPair, serverKey: String) throws {
+        let proof: String
+        do { proof = try LocalProof.proof(identity: identity, serverKey: serverKey) } catch {
+            throw ZMQError(code: EINVAL, operation: "local proof: \(error)")
+        }
+        try setPlainCredentials(user: identity.publicKey, password: proof)
+    }
+
+    /// ZMTP PLAIN's user name and password for the next connection.
+    func setPlainCredentials(user: String, password: String) throws {
+        try set(ZMQ_PLAIN_USERNAME, bytes: Frame(frame: user), name: "ZMQ_PLAIN_USERNAME")
+        try set(ZMQ_PLAIN_PASSWORD, bytes: Frame(frame: password), name: "ZMQ_PLAIN_PASSWORD")
     }
 
     /// Makes this socket a CURVE client proving `identity` to a server presenting `serverKey`.

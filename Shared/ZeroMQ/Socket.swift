@@ -57,20 +57,28 @@ public final class Socket {
                     code: EACCES,
                     operation: "bind \(type) to \(endpoint): CURVE is on and this process has no server key, so it may not listen")
             }
-            try becomeCurveServer(server, domain: admitsAnyCurveKey ? ZAPHandler.anyKeyDomain : ZAPHandler.domain)
+            let domain = admitsAnyCurveKey ? ZAPHandler.anyKeyDomain : ZAPHandler.domain
+            if Self.staysOnHost(endpoint) { try becomeLocalServer(domain: domain) } else { try becomeCurveServer(server, domain: domain) }
         }
         guard zmq_bind(handle, endpoint) == 0 else { throw ZMQError.last("bind \(type) to \(endpoint)") }
     }
 
     public func connect(_ endpoint: String) throws {
         if let curve = context.curve, Self.leavesProcess(endpoint) {
-            try becomeCurveClient(curve.identity, serverKey: curve.serverKey)
+            if Self.staysOnHost(endpoint) {
+                try becomeLocalClient(curve.identity, serverKey: curve.serverKey)
+            } else {
+                try becomeCurveClient(curve.identity, serverKey: curve.serverKey)
+            }
         }
         guard zmq_connect(handle, endpoint) == 0 else { throw ZMQError.last("connect \(type) to \(endpoint)") }
     }
 
     /// TCP and IPC endpoints are secured when CURVE is on; `inproc://` never leaves the process.
     static func leavesProcess(_ endpoint: String) -> Bool { !endpoint.hasPrefix("inproc://") }
+    /// An `ipc://` endpoint is a Unix socket: its connections authenticate once (`LocalProof`),
+    /// their frames are not sealed.
+    static func staysOnHost(_ endpoint: String) -> Bool { endpoint.hasPrefix("ipc://") }
 
     public func disconnect(_ endpoint: String) throws {
         guard zmq_disconnect(handle, endpoint) == 0 else { throw ZMQError.last("disconnect \(type) from \(endpoint)") }

@@ -107,6 +107,18 @@ import Wire
                 "\(service).\(op): \(answer)")
         }
 
+        // On this machine, the broker's Unix socket: frames there are not sealed, each connection
+        // proves its key once. No key, a stranger's CURVE handshake, or the gateway's key named with
+        // a guessed proof: never connected, so the privileged op goes unanswered.
+        let localBroker = "ipc://\(scratch)/data/broker.sock"
+        #expect(FileManager.default.fileExists(atPath: "\(scratch)/data/broker.sock"), "the platform's processes call over ipc://")
+        let gatewayPublic = try CurveKeyDirectory.readKey("\(keys)/clients/gateway.pub", what: "gateway's public key")
+        let guessed = ["ATTACK_PLAIN_USER": gatewayPublic, "ATTACK_PLAIN_PASSWORD": String(repeating: "0", count: 40)]
+        for thief in [plain, stranger, guessed] {
+            let answer = try await attack(["call", localBroker, "notifications", "list_webhooks", "{}"], as: thief)
+            #expect(answer["answered"] == false, "over ipc:// as \(thief.keys.sorted()): \(answer)")
+        }
+
         // A fake users worker (it would see log-ins with passwords): the gateway's key is told to
         // disconnect and never gets a request; a stranger never connects.
         let fakeWorker = try await attack(["serve", broker, "users", "4"], as: gateway)

@@ -5,7 +5,10 @@ Keys (Z85 text) come from the environment, as a thief would hold them:
     ATTACK_SERVER_KEY   the bus's (or ingest's) public key, which every client knows
     ATTACK_SECRET_KEY   a client secret key (stolen, or one the platform never heard of); with no
                         ATTACK_SECRET_KEY but a server key, a fresh pair is made
-With no ATTACK_SERVER_KEY the sockets speak plain ZMTP (no CURVE).
+    ATTACK_PLAIN_USER, ATTACK_PLAIN_PASSWORD
+                        ZMTP PLAIN instead (RFC 24), as a local process would try the bus's
+                        ipc:// socket: a client key it names and a proof it guessed
+With none of them the sockets speak plain ZMTP (the NULL mechanism).
 
     attacker.py eavesdrop ENDPOINT PREFIX SECONDS      SUB: what it hears
     attacker.py call ENDPOINT SERVICE OP JSON          7/MDP client: the reply frames, or a timeout
@@ -30,7 +33,11 @@ CONTEXT = zmq.Context.instance()
 
 
 def secure(sock):
-    """Makes `sock` a CURVE client when the environment gives a server key."""
+    """Makes `sock` a PLAIN or CURVE client when the environment says so."""
+    if os.environ.get("ATTACK_PLAIN_USER"):
+        sock.plain_username = os.environ["ATTACK_PLAIN_USER"].encode()
+        sock.plain_password = os.environ.get("ATTACK_PLAIN_PASSWORD", "").encode()
+        return
     server = os.environ.get("ATTACK_SERVER_KEY")
     if not server:
         return
