@@ -28,7 +28,8 @@ import Wire
         let result = NotificationRules.reactions(
             to: OrderStatusChanged(order: Self.order(status, driver: driver), previousStatus: previous), at: Self.time)
         return (
-            result.notifications.map(\.kind), result.notifications.map(\.userID), result.commands.map { "\($0.command) \($0.deviceID)" }
+            result.notifications.map(\.kind), result.notifications.map(\.userID),
+            result.commands.map { "\($0.command.rawValue) \($0.deviceID)" }
         )
     }
 
@@ -108,7 +109,7 @@ import Wire
             to: OrderStatusChanged(order: Self.order(.completed), previousStatus: .reachedDropoff), at: ended)
         #expect(completed.commands.map(\.issuedAt) == [ended])
         #expect(
-            try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(completed.commands[0]))["issued_at"]
+            try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(completed.commands[0].event))["issued_at"]
                 == .string(RFC3339.format(ended)))
     }
 
@@ -202,7 +203,7 @@ import Wire
         let cancelled = DriverCancelled(orderID: "o1", driverID: "d1", deviceID: "dan-phone", redispatch: 1, cancelledAt: Self.time)
         #expect(
             NotificationRules.driverCancelled(cancelled) == [
-                DeviceCommand(deviceID: "dan-phone", command: "stop_tracking", issuedAt: Self.time)
+                DeviceCommand(deviceID: "dan-phone", command: .stopTracking, issuedAt: Self.time)
             ])
         #expect(
             NotificationRules.driverCancelled(DriverCancelled(orderID: "o1", driverID: "d1", redispatch: 1, cancelledAt: Self.time))

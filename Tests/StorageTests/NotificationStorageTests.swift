@@ -58,7 +58,7 @@ import Wire
         try await withStore(backend) { store in
             try await store.addWebhook(webhook("w1"))
             let notifications = [note("o1/driver_assigned/r1", user: "r1"), note("o1/other/d1", user: "d1")]
-            let command = DeviceCommand(deviceID: "phone-1", command: "start_tracking")
+            let command = DeviceCommand(deviceID: "phone-1", command: .startTracking)
             let body = Array(#"[{"type":"order"}]"#.utf8)
             let added = try await store.record(
                 eventID: "orders/7", notifications: notifications, commands: [command], webhookBody: body,
@@ -73,7 +73,8 @@ import Wire
                 published.map(\.type) == ["notification", "notification", "device.command"],
                 "and no event: the phone's tracking is not restarted")
             #expect(published[0].data["id"] == "o1/driver_assigned/r1")
-            #expect(published[2].data["device_id"] == "phone-1")
+            #expect(published[2].data["command"] == "start_tracking")
+            #expect(published[2].data["device_id"] == nil, "the device is named by the topic, as the contract's payload says")
             #expect(try await store.rider(of: "o1") == "r1", "the first rider kept")
             #expect(try await store.rider(of: "o2") == nil)
             let later = soon()
@@ -358,7 +359,7 @@ import Wire
                             try await writingAgainWhileUnavailable {
                                 try await store.record(
                                     eventID: "orders/\(n)", notifications: notifications(n),
-                                    commands: [DeviceCommand(deviceID: "phone-\(n)", command: "start_tracking")],
+                                    commands: [DeviceCommand(deviceID: "phone-\(n)", command: .startTracking)],
                                     webhookBody: Array("[\(n)]".utf8), rider: (order: "o\(n)", rider: "r\(n)"))
                             }
                         }

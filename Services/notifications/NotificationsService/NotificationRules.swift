@@ -3,23 +3,20 @@ import Foundation
 import RideModels
 
 /// A silent command to a driver's SDK, published on `device.command.<device_id>`.
-public struct DeviceCommand: Codable, Sendable, Equatable {
+public struct DeviceCommand: Sendable, Equatable {
     public var deviceID: String
-    public var command: String
+    public var command: RideModels.DeviceCommand
     /// The time of the status change behind it (see `DeviceCommandEvent.issuedAt`).
     public var issuedAt: Date?
 
-    public init(deviceID: String, command: String, issuedAt: Date? = nil) {
+    public init(deviceID: String, command: RideModels.DeviceCommand, issuedAt: Date? = nil) {
         self.deviceID = deviceID
         self.command = command
         self.issuedAt = issuedAt
     }
 
-    enum CodingKeys: String, CodingKey {
-        case command
-        case deviceID = "device_id"
-        case issuedAt = "issued_at"
-    }
+    /// What goes out on its topic, which names the device.
+    public var event: DeviceCommandEvent { DeviceCommandEvent(command: command, issuedAt: issuedAt) }
 }
 
 /// Who hears about what (pure: an event in, notifications and device commands out).
@@ -59,7 +56,7 @@ public enum NotificationRules {
             let car = order.driver?.car.map { " in a \($0.description)" } ?? ""
             notifications.append(note(rider, "driver_assigned", "Driver assigned", "\(driverName) is coming\(car)."))
             if let device = order.driver?.deviceID {
-                commands.append(DeviceCommand(deviceID: device, command: "start_tracking", issuedAt: time))
+                commands.append(DeviceCommand(deviceID: device, command: .startTracking, issuedAt: time))
             }
         case .reachedPickup:
             notifications.append(
@@ -72,7 +69,7 @@ public enum NotificationRules {
             notifications.append(
                 note(rider, "ride_completed", "Ride completed", "\(distance)\(fare). Thanks for riding with \(driverName)."))
             if let device = order.driver?.deviceID {
-                commands.append(DeviceCommand(deviceID: device, command: "stop_tracking", issuedAt: time))
+                commands.append(DeviceCommand(deviceID: device, command: .stopTracking, issuedAt: time))
             }
         case .cancelled:
             let reason = order.cancelReason.map { ": \($0)" } ?? ""
@@ -84,14 +81,14 @@ public enum NotificationRules {
                         rider, "no_show", "You missed your ride",
                         "\(driver.name) waited at \(place(order.pickup)) and ended the ride as a no-show.\(fee)"))
                 if let device = driver.deviceID {
-                    commands.append(DeviceCommand(deviceID: device, command: "stop_tracking", issuedAt: time))
+                    commands.append(DeviceCommand(deviceID: device, command: .stopTracking, issuedAt: time))
                 }
             } else if let driver = change.previousStatus.flatMap({ $0 == .new ? nil : order.driver }) ?? nil {
                 notifications.append(note(rider, "ride_cancelled", "Ride cancelled", "The ride was cancelled\(reason)."))
                 notifications.append(
                     note(driver.id, "ride_cancelled", "Ride cancelled", "The ride from \(place(order.pickup)) was cancelled\(reason)."))
                 if let device = driver.deviceID {
-                    commands.append(DeviceCommand(deviceID: device, command: "stop_tracking", issuedAt: time))
+                    commands.append(DeviceCommand(deviceID: device, command: .stopTracking, issuedAt: time))
                 }
             } else if order.cancelReason == Order.noDriverFound {
                 notifications.append(
@@ -160,7 +157,7 @@ public enum NotificationRules {
     /// A driver who cancelled before the ride: their phone stops tracking (the order went back to
     /// dispatch; their next ride starts it again).
     public static func driverCancelled(_ cancelled: DriverCancelled) -> [DeviceCommand] {
-        cancelled.deviceID.map { [DeviceCommand(deviceID: $0, command: "stop_tracking", issuedAt: cancelled.cancelledAt)] } ?? []
+        cancelled.deviceID.map { [DeviceCommand(deviceID: $0, command: .stopTracking, issuedAt: cancelled.cancelledAt)] } ?? []
     }
 
     /// A rating: the rated user hears how many stars.

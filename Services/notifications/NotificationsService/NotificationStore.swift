@@ -78,7 +78,7 @@ public final class NotificationStore: NotificationStorage, SQLiteServiceStore, D
                     ])
                 guard db.changesCount > 0 else { continue }
                 try Outbox.append(
-                    db, topic: Events.notification.topic + notification.userID, type: Events.notification.type, data: notification)
+                    db, Events.notification, key: notification.userID, data: notification)
                 let now = NotificationRows.milliseconds(Date())
                 try db.run(
                     """
@@ -88,7 +88,7 @@ public final class NotificationStore: NotificationStorage, SQLiteServiceStore, D
                 added.append(notification)
             }
             for command in NotificationRows.commands(commands, forNotifications: notifications, added: added) {
-                try Outbox.append(db, topic: Events.deviceCommand.topic + command.deviceID, type: Events.deviceCommand.type, data: command)
+                try Outbox.append(db, Events.deviceCommand, key: command.deviceID, data: command.event)
             }
             if let webhookBody {
                 let now = NotificationRows.milliseconds(Date())

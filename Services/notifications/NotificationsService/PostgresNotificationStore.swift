@@ -56,7 +56,7 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresServi
                     """, logger: logger)
                 guard inserted == 1 else { continue }
                 try await PostgresOutbox.append(
-                    connection, topic: Events.notification.topic + notification.userID, type: Events.notification.type,
+                    connection, Events.notification, key: notification.userID,
                     data: notification, logger: logger)
                 let now = NotificationRows.milliseconds(Date())
                 try await connection.run(
@@ -70,8 +70,8 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresServi
             }
             for command in NotificationRows.commands(commands, forNotifications: notifications, added: added) {
                 try await PostgresOutbox.append(
-                    connection, topic: Events.deviceCommand.topic + command.deviceID, type: Events.deviceCommand.type,
-                    data: command, logger: logger)
+                    connection, Events.deviceCommand, key: command.deviceID,
+                    data: command.event, logger: logger)
             }
             if let webhookBody {
                 let now = NotificationRows.milliseconds(Date())

@@ -33,7 +33,7 @@ enum OfferRules {
         guard before.status == .new, after.status == .new else { return [] }
         return before.offeredTo.filter { !after.offeredTo.contains($0) }.map { driver in
             OrderSideEvent(
-                topic: Events.orderOfferWithdrawn.topic, type: Events.orderOfferWithdrawn.type,
+                Events.orderOfferWithdrawn,
                 data: OfferWithdrawn(orderID: after.id, driverID: driver, reason: reason, version: after.version))
         }
     }

@@ -22,7 +22,7 @@ extension OrderStore {
                 "INSERT INTO messages (order_id, number, document) VALUES (?, ?, ?)",
                 [orderID, number, try JSONCoding.encodeText(message)])
             try Outbox.append(
-                db, topic: Events.orderMessage.topic + orderID, type: Events.orderMessage.type, data: ChatMessageSent(message: message),
+                db, Events.orderMessage, key: orderID, data: ChatMessageSent(message: message),
                 time: now)
             return message
         }
@@ -71,7 +71,7 @@ extension OrderStore {
                     payment.driverEarningsCents, try JSONCoding.encodeText(payment),
                 ])
             try Outbox.append(
-                db, topic: Events.orderPaid.topic, type: Events.orderPaid.type, data: OrderPaid(payment: payment), time: payment.capturedAt)
+                db, Events.orderPaid, data: OrderPaid(payment: payment), time: payment.capturedAt)
             return (payment, true)
         }
     }
@@ -86,7 +86,7 @@ extension OrderStore {
                 "UPDATE payments SET amount_cents = 0, earnings_cents = 0, document = ? WHERE order_id = ?",
                 [try JSONCoding.encodeText(payment), orderID])
             try Outbox.append(
-                db, topic: Events.orderRefunded.topic, type: Events.orderRefunded.type, data: OrderRefunded(payment: payment), time: time)
+                db, Events.orderRefunded, data: OrderRefunded(payment: payment), time: time)
             return (payment, true)
         }
     }

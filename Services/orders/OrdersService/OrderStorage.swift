@@ -92,9 +92,19 @@ public struct OrderSideEvent: Sendable {
     public var type: String
     public var data: any Encodable & Sendable
 
-    public init(topic: String, type: String, data: any Encodable & Sendable) {
-        self.topic = topic
-        self.type = type
+    /// An event of `kind` (`key` completing its topic when the kind takes one).
+    public init<Payload: Encodable & Sendable>(_ kind: EventKind<Payload>, key: String? = nil, data: Payload) {
+        self.init(kind, key: key, data: data as any Encodable & Sendable)
+    }
+
+    /// An event of `kind` whose data is encoded the faster way `EncodedPayload` vouches for.
+    public init<Payload>(_ kind: EventKind<Payload>, key: String? = nil, encoded data: some EncodedPayload<Payload> & Sendable) {
+        self.init(kind, key: key, data: data as any Encodable & Sendable)
+    }
+
+    private init<Payload>(_ kind: EventKind<Payload>, key: String?, data: any Encodable & Sendable) {
+        topic = key.map(kind.topic) ?? kind.topic
+        type = kind.type
         self.data = data
     }
 }
@@ -145,8 +155,8 @@ enum OrderRows {
         if order.status != before.status {
             events.append(
                 OrderSideEvent(
-                    topic: Events.orderStatus.topic + order.status.rawValue, type: Events.orderStatus.type,
-                    data: EncodedStatusChange(document: document, previousStatus: before.status)))
+                    Events.orderStatus, key: order.status.rawValue,
+                    encoded: EncodedStatusChange(document: document, previousStatus: before.status)))
         }
         events += sideEvents(before, order)
         return Applied(order: order, document: document, offersChanged: order.offeredTo != before.offeredTo, events: events)

@@ -41,7 +41,7 @@ extension OrderStore {
             try db.run(
                 "UPDATE reports SET status = ?, document = ? WHERE id = ?", [report.status.rawValue, try JSONCoding.encodeText(report), id])
             try Outbox.append(
-                db, topic: Events.orderReportAnswered.topic, type: Events.orderReportAnswered.type, data: ReportAnswered(report: report),
+                db, Events.orderReportAnswered, data: ReportAnswered(report: report),
                 time: now)
             return report
         }

@@ -120,8 +120,8 @@ public final class OrderStore: OrderStorage, SQLiteServiceStore, DatabaseReactor
                 ])
             try Self.replaceOffers(db, order)
             try Outbox.append(
-                db, topic: Events.orderStatus.topic + order.status.rawValue, type: Events.orderStatus.type,
-                data: EncodedStatusChange(document: document, previousStatus: nil), time: order.updatedAt)
+                db, Events.orderStatus, key: order.status.rawValue,
+                encoded: EncodedStatusChange(document: document, previousStatus: nil), time: order.updatedAt)
         }
         remember(order)
     }
@@ -277,7 +277,9 @@ public final class OrderStore: OrderStorage, SQLiteServiceStore, DatabaseReactor
 /// An `order.status.*` event's data around an order already encoded for the store: the same
 /// bytes as encoding `OrderStatusChanged`.
 @WireModel
-struct EncodedStatusChange: Codable {
+struct EncodedStatusChange: Codable, EncodedPayload {
+    typealias Payload = OrderStatusChanged
+
     var order: PreEncoded<Order>
     var previousStatus: OrderStatus?
 

@@ -33,7 +33,7 @@ extension OrdersOps {
                 guard after.dropoff != before.dropoff else { return [] }
                 let changed = DestinationChanged(order: after, previousDropoff: previous, fareQuote: quote)
                 return [
-                    OrderSideEvent(topic: Events.orderDestinationChanged.topic, type: Events.orderDestinationChanged.type, data: changed)
+                    OrderSideEvent(Events.orderDestinationChanged, data: changed)
                 ]
             }
         ) { order in

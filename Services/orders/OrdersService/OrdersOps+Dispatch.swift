@@ -75,10 +75,9 @@ extension OrdersOps {
     /// `order.driver_cancelled` when a change sent the order back to dispatch after its driver's cancel.
     @Sendable static func driverCancelledEvents(before: Order, after: Order) -> [OrderSideEvent] {
         guard let driver = before.driver, let count = after.redispatches, count > (before.redispatches ?? 0) else { return [] }
-        let kind = Events.orderDriverCancelled
         return [
             OrderSideEvent(
-                topic: kind.topic, type: kind.type,
+                Events.orderDriverCancelled,
                 data: DriverCancelled(
                     orderID: after.id, driverID: driver.id, deviceID: driver.deviceID, redispatch: count, cancelledAt: after.updatedAt))
         ]

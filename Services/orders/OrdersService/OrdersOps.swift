@@ -222,7 +222,7 @@ struct OrdersOps {
         guard after.status == .new, !fresh.isEmpty else { return [] }
         return [
             OrderSideEvent(
-                topic: Events.orderOffered.topic, type: Events.orderOffered.type,
+                Events.orderOffered,
                 data: OrderOffered(orderID: after.id, drivers: fresh, pickup: after.pickup, round: after.dispatchRound ?? 1))
         ]
     }
@@ -238,7 +238,7 @@ struct OrdersOps {
                     guard let given, already == nil, let ratee = ConversationRules.otherParty(of: caller, on: after) else { return [] }
                     return [
                         OrderSideEvent(
-                            topic: Events.orderRated.topic, type: Events.orderRated.type,
+                            Events.orderRated,
                             data: OrderRated(orderID: after.id, raterID: caller.id, raterRole: caller.role, rateeID: ratee, rating: given))
                     ]
                 }

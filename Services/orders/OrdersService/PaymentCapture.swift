@@ -205,7 +205,7 @@ public struct PaymentCapture: Sendable {
                 guard after.payment == .failed, before.payment != .failed || before.paymentRetries != after.paymentRetries else {
                     return []
                 }
-                return [OrderSideEvent(topic: Events.orderPaymentFailed.topic, type: Events.orderPaymentFailed.type, data: failed)]
+                return [OrderSideEvent(Events.orderPaymentFailed, data: failed)]
             },
             { order in
                 guard order.payment == nil || order.payment == .failed, (order.paymentRetries ?? 0) <= round else { return }

@@ -47,7 +47,7 @@ extension PostgresOrderStore {
                 "UPDATE reports SET status = \(report.status.rawValue), document = \(try JSONCoding.encodeText(report)) WHERE id = \(id)",
                 logger: logger)
             try await PostgresOutbox.append(
-                connection, topic: Events.orderReportAnswered.topic, type: Events.orderReportAnswered.type,
+                connection, Events.orderReportAnswered,
                 data: ReportAnswered(report: report), time: now,
                 logger: logger)
             return report

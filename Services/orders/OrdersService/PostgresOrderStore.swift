@@ -55,8 +55,8 @@ public final class PostgresOrderStore: OrderStorage, PostgresServiceStore, Postg
             }
             try await Self.replaceOffers(connection, order, logger: logger)
             try await PostgresOutbox.append(
-                connection, topic: Events.orderStatus.topic + order.status.rawValue, type: Events.orderStatus.type,
-                data: EncodedStatusChange(document: document, previousStatus: nil), time: order.updatedAt, logger: logger)
+                connection, Events.orderStatus, key: order.status.rawValue,
+                encoded: EncodedStatusChange(document: document, previousStatus: nil), time: order.updatedAt, logger: logger)
         }
     }
 
@@ -208,7 +208,7 @@ public final class PostgresOrderStore: OrderStorage, PostgresServiceStore, Postg
                 "INSERT INTO messages (order_id, number, document) VALUES (\(orderID), \(number), \(try JSONCoding.encodeText(message)))",
                 logger: logger)
             try await PostgresOutbox.append(
-                connection, topic: Events.orderMessage.topic + orderID, type: Events.orderMessage.type,
+                connection, Events.orderMessage, key: orderID,
                 data: ChatMessageSent(message: message), time: now, logger: logger)
             return message
         }
@@ -257,7 +257,7 @@ public final class PostgresOrderStore: OrderStorage, PostgresServiceStore, Postg
                 return (try stored.map { try JSONCoding.decode(Payment.self, fromText: $0) } ?? payment, false)
             }
             try await PostgresOutbox.append(
-                connection, topic: Events.orderPaid.topic, type: Events.orderPaid.type, data: OrderPaid(payment: payment),
+                connection, Events.orderPaid, data: OrderPaid(payment: payment),
                 time: payment.capturedAt, logger: logger)
             return (payment, true)
         }
@@ -279,7 +279,7 @@ public final class PostgresOrderStore: OrderStorage, PostgresServiceStore, Postg
                 "UPDATE payments SET amount_cents = 0, earnings_cents = 0, document = \(try JSONCoding.encodeText(payment)) WHERE order_id = \(orderID)",
                 logger: logger)
             try await PostgresOutbox.append(
-                connection, topic: Events.orderRefunded.topic, type: Events.orderRefunded.type, data: OrderRefunded(payment: payment),
+                connection, Events.orderRefunded, data: OrderRefunded(payment: payment),
                 time: time, logger: logger)
             return (payment, true)
         }

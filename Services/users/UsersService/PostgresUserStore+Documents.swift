@@ -73,7 +73,7 @@ extension PostgresUserStore {
             guard user.approvedAt != nil else { return user }
             try await connection.run("UPDATE users SET approved_at_ms = NULL WHERE id = \(userID)", logger: logger)
             _ = try await PostgresOutbox.append(
-                connection, topic: Events.userApprovalLapsed.topic, type: Events.userApprovalLapsed.type,
+                connection, Events.userApprovalLapsed,
                 data: DriverApprovalLapsed(userID: user.id, deviceID: user.deviceID, reason: reason), time: now, logger: logger)
             return try await Self.user(connection, id: userID, lock: false, logger: logger)
         }
@@ -94,7 +94,7 @@ extension PostgresUserStore {
                 let lapsed = DriverApprovalLapsed(
                     userID: user.id, deviceID: user.deviceID, reason: DocumentTable.lapseReason(user, today: today))
                 _ = try await PostgresOutbox.append(
-                    connection, topic: Events.userApprovalLapsed.topic, type: Events.userApprovalLapsed.type, data: lapsed, time: now,
+                    connection, Events.userApprovalLapsed, data: lapsed, time: now,
                     logger: logger)
                 lapses.append(lapsed)
             }

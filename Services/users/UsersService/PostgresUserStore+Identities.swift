@@ -35,7 +35,7 @@ extension PostgresUserStore {
                             \(user.car?.licensePlate), \(IdentityTable.noPassword), \(created), \(created))
                     """, logger: logger)
                 _ = try await PostgresOutbox.append(
-                    connection, topic: Events.userRegistered.topic, type: Events.userRegistered.type,
+                    connection, Events.userRegistered,
                     data: UserRegistered(user: user), time: user.createdAt, logger: logger)
             }
         }

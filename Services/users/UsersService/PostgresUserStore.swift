@@ -71,7 +71,7 @@ public final class PostgresUserStore: UserStorage, PostgresServiceStore, Postgre
                     """, logger: logger)
                 guard inserted == 1 else { throw UserStoreFailure.phoneTaken }
                 return try await PostgresOutbox.append(
-                    connection, topic: Events.userRegistered.topic, type: Events.userRegistered.type,
+                    connection, Events.userRegistered,
                     data: UserRegistered(user: user), time: user.createdAt, logger: logger)
             }
         }
@@ -153,7 +153,7 @@ public final class PostgresUserStore: UserStorage, PostgresServiceStore, Postgre
             let user = try await Self.user(connection, id: userID, lock: false, logger: logger)
             if before.suspendedAt == nil, let suspended = user.flatMap(UserSuspended.init) {
                 _ = try await PostgresOutbox.append(
-                    connection, topic: Events.userSuspended.topic, type: Events.userSuspended.type, data: suspended, time: now,
+                    connection, Events.userSuspended, data: suspended, time: now,
                     logger: logger)
             }
             return user

@@ -61,7 +61,7 @@ extension UserStore {
             guard user.approvedAt != nil else { return user }
             try db.run("UPDATE users SET approved_at_ms = NULL WHERE id = ?", [userID])
             let lapsed = DriverApprovalLapsed(userID: user.id, deviceID: user.deviceID, reason: reason)
-            _ = try Outbox.append(db, topic: Events.userApprovalLapsed.topic, type: Events.userApprovalLapsed.type, data: lapsed, time: now)
+            _ = try Outbox.append(db, Events.userApprovalLapsed, data: lapsed, time: now)
             return try Self.user(db, id: userID)
         }
     }
@@ -75,7 +75,7 @@ extension UserStore {
                 let lapsed = DriverApprovalLapsed(
                     userID: user.id, deviceID: user.deviceID, reason: DocumentTable.lapseReason(user, today: today))
                 _ = try Outbox.append(
-                    db, topic: Events.userApprovalLapsed.topic, type: Events.userApprovalLapsed.type, data: lapsed, time: now)
+                    db, Events.userApprovalLapsed, data: lapsed, time: now)
                 return lapsed
             }
         }

@@ -33,7 +33,7 @@ extension UserStore {
                 ])
             try Self.insert(db, identity)
             _ = try Outbox.append(
-                db, topic: Events.userRegistered.topic, type: Events.userRegistered.type, data: UserRegistered(user: user),
+                db, Events.userRegistered, data: UserRegistered(user: user),
                 time: user.createdAt)
         }
         noteRegistered()

@@ -199,7 +199,7 @@ public final class UserStore: UserStorage, SQLiteServiceStore, DatabaseReactorCu
                     user.car?.color, passwordHash, UserRow.milliseconds(user.createdAt), UserRow.milliseconds(user.createdAt),
                 ])
             return try Outbox.append(
-                db, topic: Events.userRegistered.topic, type: Events.userRegistered.type,
+                db, Events.userRegistered,
                 data: UserRegistered(user: user), time: user.createdAt)
         }
         storedCount.add(1, ordering: .relaxed)
@@ -322,7 +322,7 @@ public final class UserStore: UserStorage, SQLiteServiceStore, DatabaseReactorCu
             }
             let user = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [userID]).map(Self.user)
             if !wasSuspended, let suspended = user.flatMap(UserSuspended.init) {
-                _ = try Outbox.append(db, topic: Events.userSuspended.topic, type: Events.userSuspended.type, data: suspended, time: now)
+                _ = try Outbox.append(db, Events.userSuspended, data: suspended, time: now)
             }
             return user
         }

@@ -40,3 +40,10 @@ public struct EventDescriptor: Sendable {
     public let summary: String
     public let payloadType: any Any.Type
 }
+
+/// A value whose JSON is byte for byte a `Payload`'s, built a faster way (around a document
+/// already encoded for the store, say); an event of kind `EventKind<Payload>` may carry it. Each
+/// conformance has a test that the two encodings are equal.
+public protocol EncodedPayload<Payload>: Encodable {
+    associatedtype Payload
+}
