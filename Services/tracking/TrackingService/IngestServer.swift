@@ -79,33 +79,20 @@ public final class IngestServer: Sendable {
     @discardableResult
     public func start(endpoints: [String]) async throws -> [String] {
         let maximumMessage = Int64(pipeline.rules.maximumMessageBytes)
-        let (thread, bound) = try await OwnedThread.start(name: "tracking-ingest") { [self] ready in
-            let socket: Socket
-            var bound: [String] = []
-            do {
-                socket = try Socket(.router)
-                // With CURVE on, phones bring keys of their own: any key may connect, and the
-                // device credential inside says who it is.
-                socket.admitsAnyCurveKey = true
-                try socket.setRouterHandover(true)
-                try socket.setRouterMandatory(true)
-                try socket.setMaximumMessageSize(maximumMessage)
-                try socket.setListenBacklog(4096)
-                // Per connection: a device has one batch in flight; a few queued are plenty, and a
-                // flooding peer is held back by TCP instead of filling our memory.
-                try socket.setReceiveHighWaterMark(8)
-                try socket.setSendHighWaterMark(1000)
-                for endpoint in endpoints {
-                    try socket.bind(endpoint)
-                    bound.append(try socket.lastEndpoint)
-                }
-                ready(.success(bound))
-            } catch {
-                ready(.failure(error))
-                return
-            }
+        let (thread, bound) = try await OwnedThread.serving(.router, name: "tracking-ingest", endpoints: endpoints) { socket in
+            // With CURVE on, phones bring keys of their own: any key may connect, and the
+            // device credential inside says who it is.
+            socket.admitsAnyCurveKey = true
+            try socket.setRouterHandover(true)
+            try socket.setRouterMandatory(true)
+            try socket.setMaximumMessageSize(maximumMessage)
+            try socket.setListenBacklog(4096)
+            // Per connection: a device has one batch in flight; a few queued are plenty, and a
+            // flooding peer is held back by TCP instead of filling our memory.
+            try socket.setReceiveHighWaterMark(8)
+            try socket.setSendHighWaterMark(1000)
+        } _: { [self] socket in
             serve(socket)
-            socket.close()
         }
         loop.withLock { $0 = thread }
         return bound

@@ -30,26 +30,13 @@ public final class Broker: Sendable {
     /// Binds every endpoint and starts serving; returns the bound endpoints, in order.
     @discardableResult
     public func start(endpoints: [String], receiveHighWaterMark: Int32 = 0) async throws -> [String] {
-        let (thread, bound) = try await OwnedThread.start(name: "mdp-broker") { [self] ready in
-            let socket: Socket
-            do {
-                socket = try Socket(.router)
-                try socket.setRouterMandatory(true)
-                try socket.setReceiveHighWaterMark(receiveHighWaterMark)
-                try socket.setSendHighWaterMark(receiveHighWaterMark)
-                try socket.setMaximumMessageSize(BusContract.maximumRequestBytes)
-                var bound: [String] = []
-                for endpoint in endpoints {
-                    try socket.bind(endpoint)
-                    bound.append(try socket.lastEndpoint)
-                }
-                ready(.success(bound))
-            } catch {
-                ready(.failure(error))
-                return
-            }
+        let (thread, bound) = try await OwnedThread.serving(.router, name: "mdp-broker", endpoints: endpoints) { socket in
+            try socket.setRouterMandatory(true)
+            try socket.setReceiveHighWaterMark(receiveHighWaterMark)
+            try socket.setSendHighWaterMark(receiveHighWaterMark)
+            try socket.setMaximumMessageSize(BusContract.maximumRequestBytes)
+        } _: { [self] socket in
             serve(socket)
-            socket.close()
         }
         loop.withLock { $0 = thread }
         return bound
