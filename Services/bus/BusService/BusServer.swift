@@ -16,8 +16,9 @@ public struct BusServer: Sendable {
     public init(settings: BusSettings) { self.settings = settings }
 
     public func run() async throws {
-        let logger = RideLogging.bootstrap(label: "ride-bus", format: settings.logFormat, level: settings.logLevel)
-        let metrics = ServiceMetrics.bootstrap()
+        let host = ServiceHost(
+            program: "ride-bus", service: "bus", http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
+        let logger = host.logger
         // A secured bus knows each peer's key, so it holds each to its role; a plain one cannot.
         let policy = Context.shared.curve == nil ? nil : Roles.policy
         var brokerConfiguration = settings.brokerConfiguration
@@ -31,27 +32,7 @@ public struct BusServer: Sendable {
             forwarder.stop()
             throw exitWithError(bindFailure(error), program: "ride-bus", code: ExitCodes.unavailable)
         }
-        let startedAt = Date()
-        let instance = UUID().uuidString.lowercased()
-        BusMetrics(metrics: metrics, forwarder: forwarder, broker: broker).register()
-        let status = StatusServer.make(
-            address: settings.http, serviceName: "ride-bus", metrics: metrics, logger: logger,
-            onRunning: { [settings] port in
-                logger.info(
-                    "bus ready",
-                    metadata: [
-                        "ingress": "\(settings.ingress.joined(separator: ","))", "egress": "\(settings.egress.joined(separator: ","))",
-                        "broker": "\(settings.broker.joined(separator: ","))",
-                        "http": "\(settings.http.host):\(port)", "libzmq": "\(Context.libraryVersion)",
-                        "roles":
-                            "\(policy.map { "enforced: \($0.roles.keys.sorted().joined(separator: ","))" } ?? "none (no CURVE: every peer may do everything)")",
-                    ])
-            }
-        ) {
-            HealthReport(
-                status: .ok, service: "bus", instance: instance, uptimeSeconds: Date().timeIntervalSince(startedAt),
-                details: Self.details(forwarder: forwarder, broker: broker, settings: settings))
-        }
+        BusMetrics(metrics: host.metrics, forwarder: forwarder, broker: broker).register()
         let loops = ShutdownHook {
             logger.info("bus stopping")
             forwarder.stop()
@@ -59,12 +40,14 @@ public struct BusServer: Sendable {
             await forwarder.join()
             await broker.join()
         }
-        do {
-            try await ServiceRunner.run([loops, status], logger: logger)
-        } catch  where isAddressInUse(error) {
-            throw exitWithError(
-                "cannot listen on HTTP address \(settings.http) (--http): Address already in use",
-                program: "ride-bus", code: ExitCodes.unavailable)
+        let ready: Logger.Metadata = [
+            "ingress": "\(settings.ingress.joined(separator: ","))", "egress": "\(settings.egress.joined(separator: ","))",
+            "broker": "\(settings.broker.joined(separator: ","))", "libzmq": "\(Context.libraryVersion)",
+            "roles":
+                "\(policy.map { "enforced: \($0.roles.keys.sorted().joined(separator: ","))" } ?? "none (no CURVE: every peer may do everything)")",
+        ]
+        try await host.run([loops], ready: ready) { [settings] in
+            host.health(Self.details(forwarder: forwarder, broker: broker, settings: settings))
         }
         logger.info("bus stopped")
     }
@@ -80,7 +63,7 @@ public struct BusServer: Sendable {
         return "cannot bind \(role) to \(endpoint): \(zmqError.message)"
     }
 
-    static func details(forwarder: EventForwarder, broker: Broker, settings: BusSettings) -> JSONValue {
+    static func details(forwarder: EventForwarder, broker: Broker, settings: BusSettings) -> [String: JSONValue] {
         let events = forwarder.stats
         let requests = broker.stats
         var services: [String: JSONValue] = [:]
