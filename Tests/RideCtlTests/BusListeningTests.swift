@@ -22,18 +22,35 @@ import Testing
     @Test func byDefaultTheBusAndTheIngestListenOnTheLoopbackOnlyAndTheGatewayEverywhere() throws {
         let processes = Platform.processes(binDirectory: "/bin", dataDirectory: "/data", trackingShards: 2)
         let binds = Self.busBinds(processes)
-        #expect(binds.count == 6, "pub, sub, broker (TCP and ipc), two ingests: \(binds)")
+        #expect(binds.count == 8, "pub, sub, broker (each TCP and ipc), two ingests: \(binds)")
         #expect(binds.allSatisfy(BusExposure.isLocal), "\(binds)")
         #expect(binds.contains("tcp://127.0.0.1:5557") && binds.contains("tcp://127.0.0.1:5658"))
         let gateway = try #require(processes.first { $0.name == "gateway" })
         #expect(gateway.arguments.contains("0.0.0.0:8080"), "the apps' door stays open: \(gateway.arguments)")
     }
 
+    @Test func thePlatformsOwnProcessesReachTheBusThroughItsUnixSockets() throws {
+        let processes = Platform.processes(binDirectory: "/bin", dataDirectory: "/data")
+        let bus = try #require(processes.first { $0.name == "bus" })
+        for process in processes where process.name != "bus" && process.arguments.contains("--broker") {
+            for flag in ["--pub", "--sub", "--broker"] {
+                let value = try #require(
+                    process.arguments.firstIndex(of: flag).map { process.arguments[$0 + 1] }, "\(process.name) \(flag)")
+                #expect(value.hasPrefix("ipc:///data/"), "\(process.name) \(flag) \(value)")
+                let bound = try #require(bus.arguments.firstIndex(of: flag).map { bus.arguments[$0 + 1] })
+                #expect(bound.split(separator: ",").contains { $0 == value }, "the bus binds what \(process.name) connects to: \(bound)")
+            }
+        }
+        let long = "/" + String(repeating: "d", count: 90)
+        let far = Platform.processes(binDirectory: "/bin", dataDirectory: long)
+        #expect(Self.busBinds(far).allSatisfy { !$0.hasPrefix("ipc://") }, "a data directory too deep for a Unix socket: TCP only")
+    }
+
     @Test func listenAllOpensTheBusAndTheIngestOnEveryInterface() {
         let binds = Self.busBinds(Platform.processes(binDirectory: "/bin", dataDirectory: "/data", listen: .everywhere))
         #expect(
             Set(binds.filter { $0.hasPrefix("tcp://") }) == ["tcp://*:5555", "tcp://*:5556", "tcp://*:5557", "tcp://*:5558"], "\(binds)")
-        #expect(binds.contains { $0.hasPrefix("ipc://") }, "the broker's Unix socket stays")
+        #expect(binds.filter { $0.hasPrefix("ipc://") }.count == 3, "the bus's Unix sockets stay: \(binds)")
     }
 
     @Test func listenAllNeedsCurveOrInsecureBus() throws {

@@ -23,15 +23,18 @@ enum Platform {
         let port = { (base: Int) in base + portOffset }
         let http = { (base: Int) in "127.0.0.1:\(port(base))" }
         let bind = { (base: Int) in "tcp://\(listen.host):\(port(base))" }
-        var brokerBinds = bind(PlatformPorts.broker)
-        var broker = "tcp://127.0.0.1:\(port(PlatformPorts.broker))"
-        if let socket = localBrokerSocket(dataDirectory: dataDirectory) {
-            brokerBinds += ",ipc://\(socket)"
-            broker = "ipc://\(socket)"
-        }
-        let bus = BusEndpoints(
+        var binds = (pub: bind(PlatformPorts.eventIngress), sub: bind(PlatformPorts.eventEgress), broker: bind(PlatformPorts.broker))
+        var bus = BusEndpoints(
             ingress: "tcp://127.0.0.1:\(port(PlatformPorts.eventIngress))", egress: "tcp://127.0.0.1:\(port(PlatformPorts.eventEgress))",
-            broker: broker)
+            broker: "tcp://127.0.0.1:\(port(PlatformPorts.broker))")
+        // The platform's own processes reach the bus through its Unix sockets (authenticated once,
+        // not sealed: docs/security.md); TCP stays for tools and other hosts.
+        if let sockets = localBusSockets(dataDirectory: dataDirectory) {
+            binds.pub += ",ipc://\(sockets.ingress)"
+            binds.sub += ",ipc://\(sockets.egress)"
+            binds.broker += ",ipc://\(sockets.broker)"
+            bus = BusEndpoints(ingress: "ipc://\(sockets.ingress)", egress: "ipc://\(sockets.egress)", broker: "ipc://\(sockets.broker)")
+        }
         let service = { (process: RideProcess) in
             PlatformCommands.service(
                 process.executable, name: process.rawValue, binDirectory: binDirectory, bus: bus, http: http(process.httpPort),
@@ -39,8 +42,7 @@ enum Platform {
         }
         return [
             PlatformCommands.bus(
-                binDirectory: binDirectory, pub: bind(PlatformPorts.eventIngress), sub: bind(PlatformPorts.eventEgress),
-                broker: brokerBinds, http: http(RideProcess.bus.httpPort)),
+                binDirectory: binDirectory, pub: binds.pub, sub: binds.sub, broker: binds.broker, http: http(RideProcess.bus.httpPort)),
             service(.users),
         ]
             + (0..<trackingShards).map { shard in
@@ -112,10 +114,11 @@ enum Platform {
         init(_ description: String) { self.description = description }
     }
 
-    /// The broker's Unix socket, as an absolute path; nil when the path would be too long for one
-    /// (then everything uses TCP).
-    static func localBrokerSocket(dataDirectory: String) -> String? {
-        let absolute = URL(fileURLWithPath: dataDirectory).standardizedFileURL.path + "/broker.sock"
-        return absolute.utf8.count <= 100 ? absolute : nil
+    /// The bus's Unix sockets (event ingress, egress, the broker) under the data directory, as
+    /// absolute paths; nil when a path would be too long for one (then everything uses TCP).
+    static func localBusSockets(dataDirectory: String) -> (ingress: String, egress: String, broker: String)? {
+        let directory = URL(fileURLWithPath: dataDirectory).standardizedFileURL.path
+        let (ingress, egress, broker) = (directory + "/events-in.sock", directory + "/events-out.sock", directory + "/broker.sock")
+        return [ingress, egress, broker].allSatisfy { $0.utf8.count <= 100 } ? (ingress, egress, broker) : nil
     }
 }

@@ -262,9 +262,9 @@ struct UpCommand: AsyncParsableCommand {
         var settings = Simulation.Settings()
         settings.ingest = Platform.trackingIngestEndpoints(shards: trackingShards, portOffset: portOffset)
         settings.shareLinks = "http://localhost:\(8080 + portOffset)"
-        let broker =
-            Platform.localBrokerSocket(dataDirectory: dataDirectory).map { "ipc://\($0)" } ?? "tcp://127.0.0.1:\(5557 + portOffset)"
-        let events = "tcp://127.0.0.1:\(5556 + portOffset)"
+        let sockets = Platform.localBusSockets(dataDirectory: dataDirectory)
+        let broker = sockets.map { "ipc://\($0.broker)" } ?? "tcp://127.0.0.1:\(5557 + portOffset)"
+        let events = sockets.map { "ipc://\($0.egress)" } ?? "tcp://127.0.0.1:\(5556 + portOffset)"
         return Task {
             do {
                 let report = try await SimulationRunner.run(settings: settings, broker: broker, events: events, duration: 0, grace: 0)

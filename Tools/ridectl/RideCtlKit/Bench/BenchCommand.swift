@@ -33,7 +33,7 @@ struct BenchBusCommand: AsyncParsableCommand {
 
     /// Names of the rows that `bench bus-security` reads back.
     enum Measure {
-        static let cloudEvents = "CloudEvents JSON end to end (encode → bus → decode)"
+        static func cloudEvents(over transport: String) -> String { "CloudEvents JSON over \(transport) (encode → bus → decode)" }
         static func latencyP50(over transport: String) -> String { "MDP one client over \(transport), p50" }
         /// The start of the pipelined row's name (the rest says how many workers).
         static func pipelined(over transport: String) -> String { "MDP pipelined over \(transport)" }
@@ -74,12 +74,15 @@ struct BenchBusCommand: AsyncParsableCommand {
         let (pub, sub, broker, http) = (try FreePort.next(), try FreePort.next(), try FreePort.next(), try FreePort.next())
         let ingress = "tcp://127.0.0.1:\(pub)"
         let egress = "tcp://127.0.0.1:\(sub)"
+        // Events too go through TCP and through the bus's Unix sockets, as the platform's own processes send them.
+        let (ingressIPC, egressIPC) = ("ipc://\(logs)/events-in.sock", "ipc://\(logs)/events-out.sock")
         // The broker listens on TCP and on a Unix socket; requests are measured over both.
         let brokerTCP = "tcp://127.0.0.1:\(broker)"
         let brokerIPC = "ipc://\(logs)/broker.sock"
         let me = "\(bin)/ridectl"
         let bus = PlatformCommands.bus(
-            name: "ride-bus", binDirectory: bin, pub: ingress, sub: egress, broker: "\(brokerTCP),\(brokerIPC)", http: "127.0.0.1:\(http)",
+            name: "ride-bus", binDirectory: bin, pub: "\(ingress),\(ingressIPC)", sub: "\(egress),\(egressIPC)",
+            broker: "\(brokerTCP),\(brokerIPC)", http: "127.0.0.1:\(http)",
             extra: ["--log-level", "warning"])
         Output.err("ridectl bench bus: logs of the processes in \(logs)/\n")
 
@@ -127,9 +130,11 @@ struct BenchBusCommand: AsyncParsableCommand {
             if only != "requests" {
 
                 // 2. CloudEvents JSON, publisher to subscriber through ride-bus.
-                Output.err("CloudEvents end to end…\n")
-                let cloudEvents = try await CloudEventLoad.measure(ingress: ingress, egress: egress, seconds: seconds)
-                table.add(Measure.cloudEvents, BenchTable.rate(cloudEvents, "events/s"), "reported")
+                for (transport, endpoints) in [("tcp", (ingress, egress)), ("ipc", (ingressIPC, egressIPC))] {
+                    Output.err("CloudEvents end to end over \(transport)…\n")
+                    let cloudEvents = try await CloudEventLoad.measure(ingress: endpoints.0, egress: endpoints.1, seconds: seconds)
+                    table.add(Measure.cloudEvents(over: transport), BenchTable.rate(cloudEvents, "events/s"), "reported")
+                }
             }
             if only == "events" {
                 await supervisor.stopAll()

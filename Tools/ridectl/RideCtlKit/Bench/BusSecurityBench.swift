@@ -15,7 +15,7 @@ struct BenchBusSecurityCommand: ParsableCommand {
         abstract: "What CURVE and roles cost the bus: `bench bus` plain and with --curve, interleaved, best of each.",
         discussion: """
             Each run is a fresh ride-bus and echo workers (the secured ones with fresh keys, every \
-            process under its role). Compares CloudEvents end to end and MDP latency and pipelined \
+            process under its role). Compares CloudEvents end to end, MDP latency and pipelined \
             throughput over TCP and over a Unix socket; exits 1 if security costs more than --max-cost.
             """)
 
@@ -44,7 +44,7 @@ struct BenchBusSecurityCommand: ParsableCommand {
     }
 
     static let figures: [Figure] =
-        [Figure(row: BenchBusCommand.Measure.cloudEvents, higherIsBetter: true)]
+        ["tcp", "ipc"].map { Figure(row: BenchBusCommand.Measure.cloudEvents(over: $0), higherIsBetter: true) }
         + ["tcp", "ipc"].flatMap { transport in
             [
                 Figure(row: BenchBusCommand.Measure.latencyP50(over: transport), higherIsBetter: false),
