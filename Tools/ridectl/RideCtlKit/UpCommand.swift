@@ -100,7 +100,7 @@ struct UpCommand: AsyncParsableCommand {
     func run() async throws {
         let bin = binaryDirectory(binDirectory)
         let data = Self.dataDirectoryKey.resolve(dataDirectory).value
-        // Its user's alone: it holds the keys and the broker's Unix socket (docs/security.md#on-one-machine-the-brokers-unix-socket).
+        // Its user's alone: it holds the keys and the broker's Unix socket (docs/security.md#on-one-machine-the-buss-unix-sockets).
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let colored = Output.stdoutIsTerminal
