@@ -45,8 +45,12 @@ struct TestGateway: Sendable {
                 method, base + path, headers: headers, body: json.map { Array($0.utf8) }, timeout: .seconds(10))
             let body = (try? JSONCoding.decode(JSONValue.self, from: Array(response.body))) ?? .null
             let storedNothing = body["error"]?["code"] == "storage_unavailable" || body["error"]?["code"] == "store_unavailable"
+            // A keyed request may go again whatever the 503 says: its repeat is answered what the first
+            // did, or told the first is still in progress.
+            let keyed = headers["Idempotency-Key"] != nil
+            let inProgress = keyed && response.status == 409 && body["error"]?["code"] == "request_in_progress"
             let limited = response.status == 429
-            guard retriesUnavailable, (response.status == 503 && storedNothing) || limited, attempt < 20 else {
+            guard retriesUnavailable, (response.status == 503 && (storedNothing || keyed)) || inProgress || limited, attempt < 20 else {
                 return (response.status, body)
             }
             let wait = limited ? min(response.headers["retry-after"].flatMap { Int($0) } ?? 1, 30) * 1000 + Int.random(in: 0..<1000) : 500
@@ -57,13 +61,17 @@ struct TestGateway: Sendable {
 
     /// Signs up and logs in; returns the user's id and token.
     func signUp(_ json: String, phone: String, password: String) async throws -> (id: String, token: String) {
-        let created = try await request("POST", "/v1/users", json)
+        // Keyed, as the apps do: a sign-up whose answer was late (users hashing many passwords) is
+        // sent again and gets the account it made.
+        let created = try await request("POST", "/v1/users", json, headers: ["Idempotency-Key": "sign-up-\(phone)"])
         // 200: the gateway's call was sent again after a slow first answer, and users answered the
         // repeat of the same registration with the account it made (what a retried sign-up gets).
         guard created.status == 201 || created.status == 200, let id = created.body["id"]?.stringValue else {
             throw TestFailure("sign-up: \(created)")
         }
-        let session = try await request("POST", "/v1/sessions", #"{"phone_number":"\#(phone)","password":"\#(password)"}"#)
+        let session = try await request(
+            "POST", "/v1/sessions", #"{"phone_number":"\#(phone)","password":"\#(password)"}"#,
+            headers: ["Idempotency-Key": "log-in-\(phone)-\(UUID().uuidString.prefix(8))"])
         guard let token = session.body["token"]?.stringValue else { throw TestFailure("log-in: \(session)") }
         return (id, token)
     }
