@@ -5,22 +5,6 @@ import Logging
 import PostgresNIO
 import Storage
 
-extension EventKind {
-    /// The topic of one event of this kind: `topic`, followed by `key` when the kind has one.
-    /// A key given to a kind without one, or none to a kind that needs one, is the caller's bug,
-    /// reported as an internal error before anything is stored.
-    public func topic(key: String?) throws -> String {
-        switch (self.key, key) {
-        case (nil, nil): return topic
-        case (.some, .some(let key)): return topic + key
-        case (.some(let named), nil):
-            throw ServiceError(status: 500, code: "internal", message: "event \(type): its topic needs a key (\(named))")
-        case (nil, .some):
-            throw ServiceError(status: 500, code: "internal", message: "event \(type): its topic takes no key")
-        }
-    }
-}
-
 extension Outbox {
     /// Appends an event of `kind` inside the caller's write transaction; returns its sequence.
     /// The kind names the topic and type, and its payload type is the only one `data` may be.

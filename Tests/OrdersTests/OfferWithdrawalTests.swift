@@ -41,7 +41,7 @@ import Wire
         #expect(after.offerHistory == ["d1", "d2"] && after.declinedBy.isEmpty)
         let events = OfferRules.withdrawnEvents(.acceptedOther, before: before, after: after)
         #expect(Self.withdrawals(events) == [OfferWithdrawn(orderID: "o1", driverID: "d1", reason: .acceptedOther, version: 4)])
-        #expect(events.allSatisfy { $0.topic == "order.offer_withdrawn" && $0.type == Events.orderOfferWithdrawn.type })
+        #expect(events.allSatisfy { (try? $0.topic()) == "order.offer_withdrawn" && $0.kind.type == Events.orderOfferWithdrawn.type })
     }
 
     @Test func anOrderLeftOfferedToNobodyGoesToTheNextDriverNotYetAskedAndNotDeclined() {

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import GRDB
+import OrdersService
 import RideContract
 import RideModels
 import ServiceStorage
@@ -26,6 +27,10 @@ struct OutboxEventKindTests {
                     data: UserSuspended(userID: "u1", role: .rider, deviceID: nil, reason: "test", suspendedAt: Date()))
             }
         }
+        #expect(throws: ServiceError.self, "an order's side event checks its key the same way") {
+            try OrderSideEvent(Events.deviceCommand, data: command).topic()
+        }
+        #expect(try OrderSideEvent(Events.deviceCommand, key: "phone-1", data: command).topic() == "device.command.phone-1")
         let rows = try pool.read { db in try Outbox.events(db, after: 0, limit: 10) }
         #expect(rows.map(\.topic) == ["device.command.phone-1"])
         #expect(rows.map(\.type) == ["device.command"])

@@ -88,8 +88,9 @@ public enum OrderStoreFailure: Error, Equatable {
 
 /// An event other than the status change that goes out with an order's change (same transaction).
 public struct OrderSideEvent: Sendable {
-    public var topic: String
-    public var type: String
+    public var kind: EventDescriptor
+    /// What completes the kind's topic, when it takes one.
+    public var key: String?
     public var data: any Encodable & Sendable
 
     /// An event of `kind` (`key` completing its topic when the kind takes one).
@@ -103,10 +104,13 @@ public struct OrderSideEvent: Sendable {
     }
 
     private init<Payload>(_ kind: EventKind<Payload>, key: String?, data: any Encodable & Sendable) {
-        topic = key.map(kind.topic) ?? kind.topic
-        type = kind.type
+        self.kind = kind.descriptor
+        self.key = key
         self.data = data
     }
+
+    /// Its topic: the kind's, completed by the key (an internal error when the key does not fit).
+    public func topic() throws(ServiceError) -> String { try kind.topic(key: key) }
 }
 
 /// Where a history page starts: before this order (creation time, then id).

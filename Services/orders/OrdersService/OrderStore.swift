@@ -162,7 +162,7 @@ public final class OrderStore: OrderStorage, SQLiteServiceStore, DatabaseReactor
                 ])
             if applied.offersChanged { try Self.replaceOffers(db, applied.order) }
             for event in applied.events {
-                _ = try Outbox.append(db, topic: event.topic, type: event.type, data: event.data, time: now)
+                _ = try Outbox.append(db, topic: event.topic(), type: event.kind.type, data: event.data, time: now)
             }
             return (applied.order, order.status)
         }

@@ -112,7 +112,7 @@ public final class PostgresOrderStore: OrderStorage, PostgresServiceStore, Postg
             if applied.offersChanged { try await Self.replaceOffers(connection, applied.order, logger: logger) }
             for event in applied.events {
                 try await PostgresOutbox.append(
-                    connection, topic: event.topic, type: event.type, data: event.data, time: now, logger: logger)
+                    connection, topic: event.topic(), type: event.kind.type, data: event.data, time: now, logger: logger)
             }
             return (applied.order, order.status)
         }

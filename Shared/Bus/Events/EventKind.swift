@@ -25,6 +25,9 @@ public struct EventKind<Payload: Sendable>: Sendable {
     /// The topic of one event: `topic` + `key` (`device.location.` + a device id).
     public func topic(_ key: String) -> String { topic + key }
 
+    /// As `EventDescriptor.topic(key:)`: the key checked against the kind.
+    public func topic(key: String?) throws(ServiceError) -> String { try descriptor.topic(key: key) }
+
     /// The kind without its payload type, for catalogs.
     public var descriptor: EventDescriptor {
         EventDescriptor(type: type, topic: topic, key: key, source: source, summary: summary, payloadType: Payload.self)
@@ -39,6 +42,20 @@ public struct EventDescriptor: Sendable {
     public let source: String
     public let summary: String
     public let payloadType: any Any.Type
+
+    /// The topic of one event of this kind: `topic`, followed by `key` when the kind has one.
+    /// A key given to a kind without one, or none to a kind that needs one, is the caller's bug,
+    /// reported as an internal error before anything is stored.
+    public func topic(key: String?) throws(ServiceError) -> String {
+        switch (self.key, key) {
+        case (nil, nil): return topic
+        case (.some, .some(let key)): return topic + key
+        case (.some(let named), nil):
+            throw ServiceError(status: 500, code: "internal", message: "event \(type): its topic needs a key (\(named))")
+        case (nil, .some):
+            throw ServiceError(status: 500, code: "internal", message: "event \(type): its topic takes no key")
+        }
+    }
 }
 
 /// A value whose JSON is byte for byte a `Payload`'s, built a faster way (around a document
