@@ -188,25 +188,3 @@ import Wire
         #expect(!BasicAuthentication.constantTimeEqual("a:b", "a:bb"))
     }
 }
-
-@Suite struct StatusesOnceTests {
-    func status(_ sequence: Int, version: Int) -> LiveMessage {
-        ["type": "status", "sequence": .number(Double(sequence)), "order": ["version": .number(Double(version))]]
-    }
-
-    @Test func eachStatusPassesOnceInOrderAndOtherMessagesAlways() {
-        var statuses = StatusesOnce(lastSequence: 10, lastVersion: 3)
-        let steps: [(LiveMessage, Bool, String)] = [
-            (status(10, version: 4), false, "a sequence already covered"),
-            (status(11, version: 3), false, "a version the client already has (the snapshot's)"),
-            (status(12, version: 4), true, "the next status"),
-            (status(12, version: 4), false, "repeated by the bus"),
-            (["type": "location", "device_id": "d"], true, "not a status"),
-            (["type": "status"], false, "a status without a sequence"),
-        ]
-        for (message, expected, why) in steps {
-            let admitted = statuses.admits(message)
-            #expect(admitted == expected, "\(why)")
-        }
-    }
-}

@@ -59,7 +59,7 @@ public struct RideGatewayCommand: ServiceCommand {
     @Option(
         name: .customLong("print"),
         help:
-            "Print the gateway's API instead of serving it, and exit: openapi (the document /openapi.json serves) or routes (the table of routes in docs/services/gateway.md)."
+            "Print the gateway's API instead of serving it, and exit: openapi (the document /openapi.json serves), routes (the table of routes in docs/services/gateway.md) or live (its table of live messages)."
     )
     var printed: GatewayDocument?
 
@@ -69,6 +69,7 @@ public struct RideGatewayCommand: ServiceCommand {
         switch printed {
         case .openapi: print(String(decoding: try JSONCoding.encode(try await GatewayAPI.document()), as: UTF8.self))
         case .routes: print(try await GatewayAPI.routeTable())
+        case .live: print(GatewayAPI.liveMessageTable)
         case nil: try await runService()
         }
     }
@@ -172,5 +173,5 @@ public struct GatewaySettings: BusClientSettings {
 
 /// What `ride-gateway --print` prints: the API as data, for `ridectl contract` and the docs.
 public enum GatewayDocument: String, ExpressibleByArgument, CaseIterable, Sendable {
-    case openapi, routes
+    case openapi, routes, live
 }

@@ -50,7 +50,7 @@ enum LiveClientMessages {
             if let refusal = budget.take([(key: key, limit: limit)], at: .now) {
                 let why =
                     "more than \(limit) \(key == 0 ? "messages" : "batches") on this connection; connect again in \(refusal.retryAfterSeconds) s"
-                try await send(LiveRoute.error(status: 429, code: "too_many_messages", message: why), outbound)
+                try await send(.error(status: 429, code: "too_many_messages", message: why), outbound)
                 try await outbound.close(.unknown(4429), reason: "too_many_messages")
                 return
             }
@@ -60,12 +60,12 @@ enum LiveClientMessages {
                 watching?.cancel()
                 watching = nil
             case .nearby(.invalid(let why)):
-                try await send(LiveRoute.error(status: Status.unprocessable, code: "invalid_params", message: why), outbound)
+                try await send(.error(status: Status.unprocessable, code: "invalid_params", message: why), outbound)
             case .nearby(.watch(let params)):
                 watching?.cancel()
                 watching = Task { await NearbyWatch.watch(params, outbound: outbound, platform: platform) }
             case .invalidBatch(let why):
-                try await send(LiveRoute.error(status: Status.unprocessable, code: "invalid_params", message: why), outbound)
+                try await send(.error(status: Status.unprocessable, code: "invalid_params", message: why), outbound)
             case .batch(let body): try await send(await answer(body, from: user, devices: devices), outbound)
             }
         }
@@ -73,7 +73,7 @@ enum LiveClientMessages {
 
     /// Tracking's answer to one batch, as a message naming the batch.
     static func answer(_ body: [String: JSONValue], from user: User, devices: DeviceBatches) async -> LiveMessage {
-        var message: LiveMessage
+        let batchID = body["batch_id"]
         do {
             // Without the credential tracking would take the gateway's word: the socket's batches are the phone's.
             guard body["device_credential"] != nil else {
@@ -82,24 +82,22 @@ enum LiveClientMessages {
                     "device_credential: required in a batch on the live socket (the session's device_credential)")
             }
             let reply = try await devices.forward(try await devices.batch(body, from: user))
-            let answer = try JSONCoding.decode(JSONValue.self, from: reply.json)
-            message =
-                reply.isSuccess
-                ? ["type": "ack", "ack": answer]
-                : [
-                    "type": "error", "status": .number(Double(reply.status)),
-                    "error": answer["error"] ?? ["code": "error", "message": "refused"],
-                ]
+            guard reply.isSuccess else {
+                let refusal = (try? JSONCoding.decode(ErrorBody.self, from: reply.json))?.error
+                return .error(
+                    LiveError(
+                        status: reply.status, error: refusal ?? ErrorBody(code: "error", message: "refused").error, batchID: batchID))
+            }
+            return .ack(LiveAck(batchID: batchID, ack: try JSONCoding.decode(IngestAck.self, from: reply.json)))
         } catch let error as GatewayError {
-            message = LiveRoute.error(status: error.status.code, code: error.code, message: error.message)
+            return .error(status: error.status.code, code: error.code, message: error.message, batchID: batchID)
         } catch {
-            message = LiveRoute.error(status: 503, code: "unavailable", message: "the batch could not reach tracking now; send it again")
+            return .error(
+                status: 503, code: "unavailable", message: "the batch could not reach tracking now; send it again", batchID: batchID)
         }
-        message["batch_id"] = body["batch_id"] ?? .null
-        return message
     }
 
     static func send(_ message: LiveMessage, _ outbound: WebSocketOutboundWriter) async throws {
-        try await outbound.write(.text(LiveRoute.text(message)))
+        try await LiveRoute.send(message, outbound)
     }
 }

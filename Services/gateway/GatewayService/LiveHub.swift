@@ -6,20 +6,6 @@ import RideModels
 import ServiceLifecycle
 import Wire
 
-/// What a live connection receives: one JSON object per WebSocket text message.
-/// - `snapshot`: the order now, and the `sequence` to resume after (first message without `after`).
-/// - `status`: an `order.status.*` event (`sequence`, `order`, `previous_status`).
-/// - `location`: the driver's position (`device_id`, `location`, `recorded_at`, `speed`, `accuracy`, `bearing`).
-/// - `driver_status`: the driver's device became active or inactive, or went on or off duty
-///   (`device_id`, `value` active|inactive, `available`, `reason`): its `device.status` event.
-/// - `eta`: the current trip's estimate (`trip_id`, `estimate`), also when its destination changed.
-/// - `destination_changed`: the rider changed the drop-off (`sequence`, `order`, `previous_dropoff`, `fare_quote`).
-/// - `chat`: a message of the order's chat (`message`: id, number, sender, text, sent_at).
-///
-/// Within the gateway only, `account_suspended` (`user_id`) tells each connection that an account
-/// was suspended: the relay closes the suspended person's connections and passes it to no one.
-typealias LiveMessage = [String: JSONValue]
-
 /// The gateway's one subscription to the bus, fanned out to the WebSocket connections watching
 /// orders: `order.` (statuses and chat) and `trip.eta` for everyone, `device.location.<id>` and
 /// `device.status.<id>` only for the drivers of watched orders (the bus filters the rest out). A sequence gap in the `orders`
@@ -114,32 +100,25 @@ actor LiveHub {
         for continuation in watchers[orderID]?.values ?? [:].values { continuation.yield(message) }
     }
 
-    /// Routes one event to the connections that watch what it is about.
+    /// Routes one event to the connections that watch what it is about. An event whose data is
+    /// not its kind's payload reaches no one.
     func route(_ event: CloudEvent<JSONValue>) {
         let data = event.data
         if event.type == Events.userSuspended.type, let userID = data["user_id"]?.stringValue {
             suspended(userID)
-        } else if event.type == Events.notification.type, let userID = data["user_id"]?.stringValue {
-            let message: LiveMessage = ["type": "notification", "notification": data]
-            for continuation in userWatchers[userID]?.values ?? [:].values { continuation.yield(message) }
+        } else if event.type == Events.notification.type, let notification = try? data.decode(UserNotification.self) {
+            let message = LiveMessage.notification(LiveNotification(notification: notification))
+            for continuation in userWatchers[notification.userID]?.values ?? [:].values { continuation.yield(message) }
         } else if let (orderID, message) = Self.orderMessage(event) {
             guard watchers[orderID] != nil else { return }
-            if message["type"] == "status", let decoded = try? data["order"]?.decode(Order.self) { track(decoded) }
+            if case .status(_, let changed) = message { track(changed.order) }
             send(message, to: orderID)
-        } else if Self.estimateEvents.contains(event.type), let orderID = data["data"]?["trip_metadata"]?["order_id"]?.stringValue,
-            watchers[orderID] != nil
+        } else if Self.estimateEvents.contains(event.type), let trip = try? data.decode(TripEvent.self),
+            let orderID = trip.data.tripMetadata?["order_id"]?.stringValue, watchers[orderID] != nil
         {
-            var message: LiveMessage = ["type": "eta", "order_id": .string(orderID)]
-            message["trip_id"] = data["data"]?["trip_id"]
-            message["estimate"] = data["data"]?["estimate"]
-            send(message, to: orderID)
-        } else if let deviceID = data["device_id"]?.stringValue, let type = Self.deviceMessageType(event.type) {
-            for orderID in ordersOfDevice[deviceID] ?? [] {
-                var message = data.objectValue ?? [:]
-                message["type"] = .string(type)
-                message["order_id"] = .string(orderID)
-                send(message, to: orderID)
-            }
+            send(.eta(LiveETA(orderID: orderID, tripID: trip.data.tripID, estimate: trip.data.estimate)), to: orderID)
+        } else if let (deviceID, message) = Self.deviceMessage(event) {
+            for orderID in ordersOfDevice[deviceID] ?? [] { send(message(orderID), to: orderID) }
         }
     }
 
@@ -147,57 +126,46 @@ actor LiveHub {
     /// (the relay closes the person's own and passes the message to no one).
     func suspended(_ userID: String) {
         tokens.forget(userID: userID)
-        let message: LiveMessage = ["type": .string(Self.accountSuspended), "user_id": .string(userID)]
+        let message = LiveMessage.accountSuspended(userID: userID)
         for continuation in watchers.values.flatMap(\.values) + (userWatchers[userID]?.values.map { $0 } ?? []) {
             continuation.yield(message)
         }
     }
 
-    /// The in-gateway message type of a suspension.
-    static let accountSuspended = "account_suspended"
-
     /// The trip events whose estimate is relayed as `eta`.
     static let estimateEvents: Set<String> = [Events.tripETA.type, Events.tripDestinationChanged.type]
 
-    /// The live message type of a driver device's event: `location` or `driver_status`.
-    static func deviceMessageType(_ eventType: String) -> String? {
-        switch eventType {
-        case Events.deviceLocation.type: "location"
-        case Events.deviceStatus.type: "driver_status"
-        default: nil
+    /// The message a driver device's event makes for each order that follows the device:
+    /// `location` or `driver_status`.
+    static func deviceMessage(_ event: CloudEvent<JSONValue>) -> (deviceID: String, message: @Sendable (String) -> LiveMessage)? {
+        switch event.type {
+        case Events.deviceLocation.type:
+            guard let location = try? event.data.decode(DeviceLocationEvent.self) else { return nil }
+            return (location.deviceID, { .location(Watched(orderID: $0), location) })
+        case Events.deviceStatus.type:
+            guard let status = try? event.data.decode(DeviceStatusEvent.self) else { return nil }
+            return (status.deviceID, { .driverStatus(Watched(orderID: $0), status) })
+        default: return nil
         }
     }
 
-    /// The message an `orders` event makes for the watchers of its order: a status or a chat message.
+    /// The message an `orders` event makes for the watchers of its order: a status, a new
+    /// drop-off or a chat message.
     static func orderMessage(_ event: CloudEvent<JSONValue>) -> (orderID: String, message: LiveMessage)? {
         guard event.source == BusContract.Service.orders else { return nil }
-        let data = event.data
-        if event.type == Events.orderStatus.type, let orderID = data["order"]?["id"]?.stringValue {
-            return (orderID, status(sequence: event.sequence, data))
+        switch event.type {
+        case Events.orderStatus.type:
+            guard let changed = try? event.data.decode(OrderStatusChanged.self) else { return nil }
+            return (changed.order.id, .status(Sequenced(sequence: event.sequence), changed))
+        case Events.orderDestinationChanged.type:
+            guard let changed = try? event.data.decode(DestinationChanged.self) else { return nil }
+            return (changed.order.id, .destinationChanged(Sequenced(sequence: event.sequence), changed))
+        case Events.orderMessage.type:
+            guard let sent = try? event.data.decode(ChatMessageSent.self) else { return nil }
+            let orderID = sent.message.orderID
+            return (orderID, .chat(LiveChat(orderID: orderID, sequence: event.sequence, message: sent.message)))
+        default: return nil
         }
-        if event.type == Events.orderDestinationChanged.type, let orderID = data["order"]?["id"]?.stringValue {
-            var message = data.objectValue ?? [:]
-            message["type"] = "destination_changed"
-            message["sequence"] = .number(Double(event.sequence))
-            return (orderID, message)
-        }
-        if event.type == Events.orderMessage.type, let orderID = data["message"]?["order_id"]?.stringValue {
-            return (
-                orderID,
-                [
-                    "type": "chat", "order_id": .string(orderID), "sequence": .number(Double(event.sequence)),
-                    "message": data["message"] ?? .null,
-                ]
-            )
-        }
-        return nil
-    }
-
-    static func status(sequence: UInt64, _ data: JSONValue) -> LiveMessage {
-        var message = data.objectValue ?? [:]
-        message["type"] = "status"
-        message["sequence"] = .number(Double(sequence))
-        return message
     }
 
     /// Follows the bus until shutdown, filling gaps in `orders`' sequence from its `events`.

@@ -35,9 +35,9 @@ struct LiveRoute {
             doc(
                 "Live updates of an order over WebSocket (Upgrade: websocket)", tag: .orders,
                 description:
-                    "Text messages, one JSON object each, with `type`: `snapshot` {sequence, order} first (without `after`); `status` {sequence, order, previous_status} "
-                    + "for every status change, once each, in order; `location` {order_id, device_id, location, recorded_at, speed, accuracy, bearing}; "
-                    + "`eta` {order_id, trip_id, estimate}; `destination_changed` {sequence, order, previous_dropoff, fare_quote} when the rider changes the drop-off; `chat` {order_id, sequence, message} for every chat message (also replayed after `after`).",
+                    "Text messages, one JSON object each, its `type` naming the kind (this response's `x-messages`): a `snapshot` first (without `after`), "
+                    + "then every status change once each, in order, the driver's position and the trip's estimate, a new drop-off, the order's chat.",
+                messages: LiveKinds.orderKinds,
                 query: [
                     .init(
                         name: "after", schema: .integer, rules: .init(minimum: 0), required: false,
@@ -49,12 +49,14 @@ struct LiveRoute {
             doc(
                 "The caller's notifications as they are made, over WebSocket (Upgrade: websocket)", tag: .notifications,
                 description:
-                    "Text messages {\"type\":\"notification\",\"notification\":{…}}; missed ones are in GET /v1/notifications. "
+                    "Text messages, one JSON object each, its `type` naming the kind (this response's `x-messages`): the caller's notifications "
+                    + "(missed ones are in GET /v1/notifications), and the answers to what the client sends. "
                     + "A rider may send {\"watch_nearby\":{latitude, longitude, radius?, dropoff_latitude?, dropoff_longitude?}} (the query of GET /v1/drivers/nearby) "
                     + "and receives {\"type\":\"nearby_cars\",\"nearby_cars\":{…}} now and every 5 s until {\"watch_nearby\":null} or a new watch. "
                     + "A driver may send {\"batch\":{batch_id, locations, device?, device_credential}} (the body of POST /v1/devices/{device_id}/locations with the session's device_credential, "
                     + "which tracking checks as its ingest socket does) and receives {\"type\":\"ack\",\"batch_id\",\"ack\":{…}} or {\"type\":\"error\",\"batch_id\",\"status\",\"error\"}, in order. "
-                    + "Per connection, watches \(LiveClientMessages.watches) and batches \(LiveClientMessages.batches) (a minute's worth at once); more is an error (429) and close 4429."
+                    + "Per connection, watches \(LiveClientMessages.watches) and batches \(LiveClientMessages.batches) (a minute's worth at once); more is an error (429) and close 4429.",
+                messages: LiveKinds.userKinds
             )
         ),
     ]
@@ -125,7 +127,9 @@ struct LiveRoute {
     }
 
     /// A WebSocket route in the API document: a plain GET is told to upgrade (426).
-    static func doc(_ summary: String, tag: RouteDoc.Tag, description: String, query: [RouteDoc.Parameter] = []) -> RouteDoc {
+    static func doc(
+        _ summary: String, tag: RouteDoc.Tag, description: String, messages: [LiveKindDescriptor], query: [RouteDoc.Parameter] = []
+    ) -> RouteDoc {
         let token = RouteDoc.Parameter(
             name: "access_token", schema: .string(), rules: .init(), required: false,
             description: "the bearer token, for clients that cannot set headers")
@@ -133,7 +137,8 @@ struct LiveRoute {
             summary, tag: tag,
             description: description
                 + " Authorization is checked once the connection is open: a refused connection receives one message {\"type\":\"error\",\"status\":401|403|404|422,\"error\":{\"code\",\"message\"}} and is closed with code 4000 + status.",
-            query: query + [token], replies: [.init(status: 101, description: "switching protocols", content: .webSocket)], errors: [426])
+            query: query + [token], replies: [.init(status: 101, description: "switching protocols", content: .webSocket(messages))],
+            errors: [426])
     }
 
     func order(_ context: GatewayContext) async throws -> Order {
@@ -186,34 +191,30 @@ struct LiveRoute {
             if let idle {
                 group.addTask {
                     try await activity.waitUntilIdle(idle)
-                    try await outbound.write(
-                        .text(text(error(status: 408, code: "idle", message: "nothing was sent for \(idle); connect again"))))
+                    try await send(.error(status: 408, code: "idle", message: "nothing was sent for \(idle); connect again"), outbound)
                     try await outbound.close(.unknown(4408), reason: "idle")
                 }
             }
             group.addTask {
                 var statuses = statuses
                 for await message in stream where statuses.admits(message) {
-                    if message["type"] == .string(LiveHub.accountSuspended) {
+                    if case .accountSuspended(let userID) = message {
                         // The hub tells every connection; only the suspended person's closes.
-                        guard let viewer, message["user_id"] == .string(viewer.id) else { continue }
-                        let body = error(status: 403, code: "account_suspended", message: "this account was suspended; contact support")
-                        try await outbound.write(.text(text(body)))
+                        guard let viewer, userID == viewer.id else { continue }
+                        let body = LiveMessage.error(
+                            status: 403, code: "account_suspended", message: "this account was suspended; contact support")
+                        try await send(body, outbound)
                         try await outbound.close(.unknown(4403), reason: "account_suspended")
                         return
                     }
                     if statuses.revoked {
                         // Authorization was checked at the opening; the order has since moved away
                         // from this viewer (another driver took it): tell the app and close, as a refusal.
-                        let body: LiveMessage = [
-                            "type": "error", "status": 403,
-                            "error": ["code": "forbidden", "message": "this order is no longer offered to you"],
-                        ]
-                        try await outbound.write(.text(text(body)))
+                        try await send(.error(status: 403, code: "forbidden", message: "this order is no longer offered to you"), outbound)
                         try await outbound.close(.unknown(4403), reason: "forbidden")
                         return
                     }
-                    try await outbound.write(.text(text(shown(message, to: viewer))))
+                    try await send(viewer.map { message.shown(to: $0) } ?? message, outbound)
                     activity.touch()
                 }
             }
@@ -236,8 +237,8 @@ struct LiveRoute {
             for event in missed {
                 guard let (about, message) = LiveHub.orderMessage(event), about == orderID, StatusesOnce.isParty(user.id, to: message)
                 else { continue }
-                try await outbound.write(.text(Self.text(Self.shown(message, to: Caller(user)))))
-                version = message["order"]?["version"]?.numberValue.map(Int.init) ?? version
+                try await Self.send(message.shown(to: Caller(user)), outbound)
+                version = message.orderChange?.order.version ?? version
             }
             await hub.track(try await order(context))
             return (missed.last?.sequence ?? after, version)
@@ -247,88 +248,21 @@ struct LiveRoute {
         let sequence = try await OrderEvents.lastSequence(platform)
         let current = try await order(context)
         await hub.track(current)
-        let snapshot: LiveMessage = ["type": "snapshot", "sequence": .number(Double(sequence)), "order": try JSONValue(encoding: current)]
-        try await outbound.write(.text(Self.text(snapshot)))
+        try await Self.send(.snapshot(LiveSnapshot(sequence: sequence, order: current)), outbound)
         return (sequence, current.version)
-    }
-
-    /// A status message with its order as `viewer` may see it (`OrderPrivacy`: the bus carries the
-    /// whole order); an order that does not decode is left out rather than sent whole.
-    static func shown(_ message: LiveMessage, to viewer: Caller?) -> LiveMessage {
-        guard let viewer, StatusesOnce.isOrderChange(message), let order = message["order"] else { return message }
-        var message = message
-        message["order"] = (try? order.decode(Order.self)).flatMap { try? JSONValue(encoding: OrderPrivacy.shown($0, to: viewer)) }
-        return message
     }
 
     /// Sends `{"type":"error","status":…,"error":{"code","message"}}`, then closes with 4000 + status.
     static func refuse(_ error: any Error, outbound: WebSocketOutboundWriter, context: GatewayContext) async {
         let refusal = GatewayError(answering: error, path: "live connection", method: "GET", logger: context.logger)
         let (status, code, message) = (refusal.status.code, refusal.code, refusal.message)
-        try? await outbound.write(.text(text(Self.error(status: status, code: code, message: message))))
+        try? await send(.error(status: status, code: code, message: message), outbound)
         try? await outbound.close(.unknown(UInt16(4000 + min(max(status, 400), 599))), reason: code)
     }
 
-    /// `{"type":"error","status":…,"error":{"code","message"}}`.
-    static func error(status: Int, code: String, message: String) -> LiveMessage {
-        ["type": "error", "status": .number(Double(status)), "error": ["code": .string(code), "message": .string(message)]]
-    }
-
-    static func text(_ message: LiveMessage) -> String {
-        var out: [UInt8] = []
-        message.writeJSON(to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-}
-
-/// Statuses sent once each, in order: one already sent (fetched at the opening, or repeated by
-/// the bus) or older than the snapshot is skipped. Chat messages likewise once each, and only to
-/// the two parties (`viewer`): a driver who was offered the order and watches it does not read
-/// the chat of the driver who took it. Other messages always pass.
-struct StatusesOnce {
-    var lastSequence: UInt64 = 0
-    var lastVersion = 0
-    /// The connection's user; nil on connections that carry no chat.
-    var viewer: String? = nil
-    var lastChatSequence: UInt64 = 0
-
-    /// Whether `viewer` sent or receives the chat message (other messages: always).
-    static func isParty(_ viewer: String?, to message: LiveMessage) -> Bool {
-        guard message["type"] == "chat" else { return true }
-        guard let viewer else { return false }
-        return message["message"]?["sender_id"]?.stringValue == viewer || message["message"]?["recipient_id"]?.stringValue == viewer
-    }
-
-    /// Whether the message carries the order as it changed (a status, a new drop-off): sent once
-    /// each, in order, and only while the viewer is one of its parties.
-    static func isOrderChange(_ message: LiveMessage) -> Bool { message["type"] == "status" || message["type"] == "destination_changed" }
-
-    /// Set by a status that shows the viewer is no longer the order's rider, its driver or one of
-    /// the drivers it is offered to; `admits` then says yes once more, for the relay to refuse.
-    private(set) var revoked = false
-
-    mutating func admits(_ message: LiveMessage) -> Bool {
-        if Self.isOrderChange(message), let viewer, let order = message["order"] {
-            let parties =
-                [order["rider"]?["id"], order["driver"]?["id"]].compactMap { $0?.stringValue }
-                + (order["offered_to"]?.arrayValue ?? []).compactMap(\.stringValue)
-            if !parties.contains(viewer) {
-                revoked = true
-                return true
-            }
-        }
-        if message["type"] == "chat" {
-            guard Self.isParty(viewer, to: message), let sequence = message["sequence"]?.numberValue.map(UInt64.init),
-                sequence > lastChatSequence
-            else { return false }
-            lastChatSequence = sequence
-            return true
-        }
-        guard Self.isOrderChange(message) else { return true }
-        guard let sequence = message["sequence"]?.numberValue.map(UInt64.init), sequence > lastSequence,
-            let version = message["order"]?["version"]?.numberValue.map(Int.init), version > lastVersion
-        else { return false }
-        (lastSequence, lastVersion) = (sequence, version)
-        return true
+    /// Writes one message (never `accountSuspended`, which is the gateway's own).
+    static func send(_ message: LiveMessage, _ outbound: WebSocketOutboundWriter) async throws {
+        guard let text = message.text else { return }
+        try await outbound.write(.text(text))
     }
 }

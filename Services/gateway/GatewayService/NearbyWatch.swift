@@ -47,15 +47,15 @@ enum NearbyWatch {
         while !Task.isCancelled {
             do {
                 let reply = try await platform.reply(Ops.Orders.nearbyCars, body: params)
-                let body = try JSONCoding.decode(JSONValue.self, from: reply.json)
                 guard reply.isSuccess else {
-                    let refusal = body["error"] ?? ["code": "error", "message": "nearby cars unavailable"]
-                    try await outbound.write(
-                        .text(LiveRoute.text(["type": "error", "status": .number(Double(reply.status)), "error": refusal])))
+                    let refusal = (try? JSONCoding.decode(ErrorBody.self, from: reply.json))?.error
+                    let error = refusal ?? ErrorBody(code: "error", message: "nearby cars unavailable").error
+                    try await LiveRoute.send(.error(LiveError(status: reply.status, error: error)), outbound)
                     return
                 }
+                let cars = try JSONCoding.decode(NearbyCars.self, from: reply.json)
                 guard !Task.isCancelled else { return }
-                try await outbound.write(.text(LiveRoute.text(["type": "nearby_cars", "nearby_cars": body])))
+                try await LiveRoute.send(.nearbyCars(LiveNearbyCars(nearbyCars: cars)), outbound)
             } catch is CancellationError {
                 return
             } catch {

@@ -13,8 +13,8 @@ struct ContractCommand: AsyncParsableCommand {
         abstract: "Print the tables of ops, events and HTTP routes the platform declares, or write them into the docs.",
         discussion: """
             The docs carry these tables between markers (docs/services/<service>.md: <!-- ops: <service> -->, \
-            docs/design.md: <!-- events -->, docs/services/gateway.md: <!-- routes -->); a test fails when \
-            they differ from the code. After changing an op, an event or a route, run \
+            docs/design.md: <!-- events -->, docs/services/gateway.md: <!-- routes --> and <!-- live -->); a test fails \
+            when they differ from the code. After changing an op, an event, a route or a live message, run \
             `ridectl contract --write .` from the repository. --openapi prints the gateway's /openapi.json.
             """)
 
@@ -34,7 +34,9 @@ struct ContractCommand: AsyncParsableCommand {
             print(try gateway(printing: .openapi), terminator: "")
             return
         }
-        let pages = DocsTables.pages(gatewayRoutes: try gateway(printing: .routes).trimmingCharacters(in: .newlines))
+        let pages = DocsTables.pages(
+            gatewayRoutes: try gateway(printing: .routes).trimmingCharacters(in: .newlines),
+            liveMessages: try gateway(printing: .live).trimmingCharacters(in: .newlines))
         guard let root = write else {
             for (path, tables) in pages {
                 for table in tables { print("\(path) \(table.open)\n\(table.table)\n") }
@@ -56,7 +58,7 @@ struct ContractCommand: AsyncParsableCommand {
 
     /// What `ride-gateway --print` says: the gateway's API comes from its routes, which only the
     /// gateway holds (ridectl links no service's library).
-    enum GatewayDocument: String { case openapi, routes }
+    enum GatewayDocument: String { case openapi, routes, live }
 
     func gateway(printing document: GatewayDocument) throws -> String {
         let executable = "\(binaryDirectory(binDirectory))/ride-gateway"
@@ -79,10 +81,17 @@ struct ContractCommand: AsyncParsableCommand {
     }
 }
 
-/// Every table the docs carry between markers: the contract's (ops, events) and the gateway's
-/// routes (`ride-gateway --print routes`).
+/// Every table the docs carry between markers: the contract's (ops, events, roles) and the
+/// gateway's routes and live messages (`ride-gateway --print routes`, `--print live`).
 public enum DocsTables {
-    public static func pages(gatewayRoutes: String) -> [(path: String, tables: [(open: String, close: String, table: String)])] {
-        ContractTables.pages + [("docs/services/gateway.md", [("<!-- routes -->", "<!-- /routes -->", gatewayRoutes)])]
+    public static func pages(gatewayRoutes: String, liveMessages: String) -> [(
+        path: String, tables: [(open: String, close: String, table: String)]
+    )] {
+        ContractTables.pages + [
+            (
+                "docs/services/gateway.md",
+                [("<!-- routes -->", "<!-- /routes -->", gatewayRoutes), ("<!-- live -->", "<!-- /live -->", liveMessages)]
+            )
+        ]
     }
 }

@@ -103,7 +103,13 @@ enum APIDocument {
         let schema: JSONValue
         let type: String
         switch reply.content {
-        case .webSocket, .noBody: return ["description": .string(reply.description)]
+        case .noBody: return ["description": .string(reply.description)]
+        case .webSocket(let messages):
+            // OpenAPI has no word for what a WebSocket then carries: an extension, each kind a schema.
+            return [
+                "description": .string(reply.description),
+                "x-messages": ["oneOf": .array(messages.map { schemas.liveMessage($0) })],
+            ]
         case .image:
             let image: JSONValue = ["schema": ["type": "string", "contentMediaType": "application/octet-stream"]]
             return ["description": .string(reply.description), "content": ["image/jpeg": image, "image/png": image]]

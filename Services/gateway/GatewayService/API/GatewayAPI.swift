@@ -29,6 +29,9 @@ public enum GatewayAPI {
         return lines.joined(separator: "\n")
     }
 
+    /// The table of live messages in docs/services/gateway.md.
+    public static var liveMessageTable: String { LiveKinds.table }
+
     /// The routes, registered on an application whose client is never used.
     static func entries() async throws -> [RouteRegistry.Entry] {
         let (gateway, close) = try await offline(MDPClient.Options())

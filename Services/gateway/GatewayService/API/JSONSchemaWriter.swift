@@ -35,6 +35,20 @@ struct JSONSchemaWriter {
         }
     }
 
+    /// A live message's schema (a `$ref`): `type`, always the kind's, and its body's members.
+    mutating func liveMessage(_ kind: LiveKindDescriptor) -> JSONValue {
+        if components[kind.schemaName] == nil {
+            components[kind.schemaName] = [:]
+            var component = object([WireProperty("type", .string(), required: true)] + kind.members())
+            var properties = component["properties"]?.objectValue ?? [:]
+            properties["type"] = ["const": .string(kind.type)]
+            component["properties"] = .object(properties)
+            component["description"] = .string(kind.summary)
+            components[kind.schemaName] = .object(component)
+        }
+        return Self.reference(kind.schemaName)
+    }
+
     /// An object with these members; an optional member may also be `null` (read as absent).
     mutating func object(_ members: [WireProperty]) -> [String: JSONValue] {
         var properties: [String: JSONValue] = [:]

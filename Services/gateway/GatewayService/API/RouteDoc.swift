@@ -26,8 +26,8 @@ struct RouteDoc: Sendable {
         case json(WireSchema)
         /// A text file of this media type (a page, the web apps' scripts and stylesheet).
         case text(String)
-        /// A WebSocket after `101 Switching Protocols`.
-        case webSocket
+        /// A WebSocket after `101 Switching Protocols`, and the kinds of message it sends.
+        case webSocket([LiveKindDescriptor])
         /// A JPEG or PNG's bytes.
         case image
         /// No body (`304 Not Modified`).
