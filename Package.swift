@@ -156,7 +156,9 @@ let package = Package(
         // Cities: one city's roads, street map and places, built in (Helsinki) or a bundle (`--city`, docs/cities.md).
         .target(
             name: "Cities",
-            dependencies: ["SettingsKit", "Roads", "Places", "Geo", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "SettingsKit", "Roads", "Places", "Geo", "Wire", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Shared/Cities"
         ),
         // Places: search and reverse geocoding over streets, addresses and named places from OpenStreetMap (docs/places.md).

@@ -15,6 +15,7 @@ public struct EventsQuery: Codable, Sendable, Equatable {
 
 /// The reply of `events`: events in sequence order, and the source's last sequence (a consumer
 /// that has it is up to date).
+@WireKeys
 public struct EventsPage: Codable, Sendable, Equatable {
     public var events: [CloudEvent<JSONValue>]
     public var lastSequence: UInt64
@@ -22,10 +23,5 @@ public struct EventsPage: Codable, Sendable, Equatable {
     public init(events: [CloudEvent<JSONValue>], lastSequence: UInt64) {
         self.events = events
         self.lastSequence = lastSequence
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case events
-        case lastSequence = "last_sequence"
     }
 }

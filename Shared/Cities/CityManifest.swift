@@ -1,7 +1,9 @@
 import Foundation
+import Wire
 
 /// `city.json`, a city bundle's table of contents: its name, the extract it was built from, and
 /// its files (relative to the bundle, no `..`).
+@WireKeys
 public struct CityManifest: Codable, Sendable, Equatable {
     public static let fileName = "city.json"
     public static let currentFormat = "ride-city 1"
@@ -11,7 +13,7 @@ public struct CityManifest: Codable, Sendable, Equatable {
     /// Every file a bundle may hold: what `ridectl city build` may replace.
     public static let bundleFiles: Set<String> = [fileName, roadsFile, placesFile, hierarchyFile, "ATTRIBUTION.md"]
 
-    public var format = Self.currentFormat
+    public var format: String = Self.currentFormat
     public var name: String
     /// The extract (file name and what it is), or how a synthetic city was made.
     public var source: String
@@ -28,11 +30,6 @@ public struct CityManifest: Codable, Sendable, Equatable {
         self.roads = roads
         self.places = places
         self.hierarchy = hierarchy
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case format, name, source, roads, places, hierarchy
-        case sourceSHA256 = "source_sha256"
     }
 
     /// The manifest at `path`, checked: format, name, plain file names.

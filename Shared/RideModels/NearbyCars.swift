@@ -61,9 +61,9 @@ public struct NearbyCars: Codable, Sendable, Equatable {
     public var count: Int
     public var cars: [NearbyCar]
     /// Seconds for the nearest car to reach the point; absent without cars.
-    public var pickupETASeconds: Int?
+    @WireKey("pickup_eta_s") public var pickupETASeconds: Int?
     /// Metres of road from the nearest car to the point; absent without cars.
-    public var pickupDistanceMetres: Int?
+    @WireKey("pickup_distance_m") public var pickupDistanceMetres: Int?
     public var quote: FareEstimate?
 
     public init(count: Int, cars: [NearbyCar], pickupETASeconds: Int? = nil, pickupDistanceMetres: Int? = nil, quote: FareEstimate? = nil) {
@@ -72,11 +72,5 @@ public struct NearbyCars: Codable, Sendable, Equatable {
         self.pickupETASeconds = pickupETASeconds
         self.pickupDistanceMetres = pickupDistanceMetres
         self.quote = quote
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case count, cars, quote
-        case pickupETASeconds = "pickup_eta_s"
-        case pickupDistanceMetres = "pickup_distance_m"
     }
 }

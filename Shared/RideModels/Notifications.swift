@@ -56,6 +56,7 @@ public struct WebhookDelivery: Codable, Sendable, Equatable {
     /// The secret before the last rotation, while it is still valid; never on the wire.
     public var previousSecret: String? = nil
 
+    /// Declared to leave the secrets out; the other keys are their names in snake_case.
     enum CodingKeys: String, CodingKey {
         case id, url, status, attempts, body
         case webhookID = "webhook_id"

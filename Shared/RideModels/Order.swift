@@ -187,8 +187,8 @@ public enum PaymentState: String, Codable, Sendable, CaseIterable {
 public struct Fare: Codable, Sendable, Equatable {
     public var currency: String
     public var totalCents: Int
-    public var distanceMetres: Int
-    public var durationSeconds: Int
+    @WireKey("distance_m") public var distanceMetres: Int
+    @WireKey("duration_s") public var durationSeconds: Int
     /// The multiplier applied (quoted at booking); absent means 1.
     public var surge: Double?
 
@@ -198,12 +198,5 @@ public struct Fare: Codable, Sendable, Equatable {
         self.distanceMetres = distanceMetres
         self.durationSeconds = durationSeconds
         self.surge = surge
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case currency, surge
-        case totalCents = "total_cents"
-        case distanceMetres = "distance_m"
-        case durationSeconds = "duration_s"
     }
 }

@@ -97,8 +97,8 @@ public typealias EstimateParams = CreateOrderParams
 public struct FareEstimate: Codable, Sendable, Equatable {
     public var currency: String
     public var totalCents: Int
-    public var distanceMetres: Int
-    public var durationSeconds: Int
+    @WireKey("distance_m") public var distanceMetres: Int
+    @WireKey("duration_s") public var durationSeconds: Int
     public var surge: Double
     public var pickup: Place
     public var dropoff: Place
@@ -120,14 +120,6 @@ public struct FareEstimate: Codable, Sendable, Equatable {
         self.surge = surge
         self.pickup = pickup
         self.dropoff = dropoff
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case currency, surge, pickup, dropoff, route
-        case estimateKind = "estimate_kind"
-        case totalCents = "total_cents"
-        case distanceMetres = "distance_m"
-        case durationSeconds = "duration_s"
     }
 }
 

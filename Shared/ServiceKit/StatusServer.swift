@@ -13,6 +13,7 @@ public enum HealthStatus: String, Codable, Sendable {
 }
 
 /// The body of `/health`.
+@WireKeys
 public struct HealthReport: Codable, Sendable {
     public var status: HealthStatus
     public var service: String
@@ -28,11 +29,6 @@ public struct HealthReport: Codable, Sendable {
         self.pid = ProcessInfo.processInfo.processIdentifier
         self.uptimeSeconds = (uptimeSeconds * 1000).rounded() / 1000
         self.details = details
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case status, service, instance, pid, details
-        case uptimeSeconds = "uptime_seconds"
     }
 }
 

@@ -19,8 +19,8 @@ extension WireValue {
 
 /// Derives `WireValue` for a struct (from its stored properties and `CodingKeys`) or for an enum
 /// with `String` raw values. Doc comments become the schema's descriptions. A struct without
-/// `CodingKeys` gets them derived: each stored property's name in snake_case (`userID`: user_id);
-/// one that declares keys it would derive is refused (one spelling of each key).
+/// `CodingKeys` gets them derived: each stored property's name in snake_case (`userID`: user_id),
+/// or its `@WireKey`; one that declares keys it would derive is refused (one spelling of each key).
 @attached(member, names: named(CodingKeys))
 @attached(extension, conformances: WireValue, names: named(writeJSON), named(read), named(wireSchema), named(init), named(validate))
 public macro WireModel() = #externalMacro(module: "WireMacros", type: "WireModelMacro")
@@ -34,6 +34,18 @@ public macro WireField(
     meaning: String? = nil,
     minItems: Int? = nil, maxItems: Int? = nil, exclusiveMinimum: Double? = nil
 ) = #externalMacro(module: "WireMacros", type: "WireFieldMacro")
+
+/// The key of one stored property of a `@WireModel` (or `@WireKeys`) type where it is not the
+/// property's name in snake_case — a unit, as in `@WireKey("distance_m") var distanceMetres`.
+/// It generates nothing itself: `@WireModel` reads it.
+@attached(peer)
+public macro WireKey(_ key: String) = #externalMacro(module: "WireMacros", type: "WireFieldMacro")
+
+/// A `Codable` struct's `CodingKeys` as `@WireModel` derives them (each stored property's name in
+/// snake_case, or its `@WireKey`), for a type that cannot be a wire model because a member is not
+/// one (a `CloudEvent`, a date the tool formats itself).
+@attached(member, names: named(CodingKeys))
+public macro WireKeys() = #externalMacro(module: "WireMacros", type: "WireKeysMacro")
 
 /// A value whose JSON is that of another wire type, its `WireForm` (a GeoJSON point is
 /// `{"type":"Point","coordinates":[lon, lat]}` around a `GeoPoint`): written and read through it,

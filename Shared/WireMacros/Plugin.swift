@@ -3,5 +3,5 @@ import SwiftSyntaxMacros
 
 @main
 struct WireMacrosPlugin: CompilerPlugin {
-    let providingMacros: [any Macro.Type] = [WireModelMacro.self, WireFieldMacro.self, CatalogMacro.self]
+    let providingMacros: [any Macro.Type] = [WireModelMacro.self, WireFieldMacro.self, WireKeysMacro.self, CatalogMacro.self]
 }

@@ -44,7 +44,23 @@ public struct WireModelMacro: ExtensionMacro, MemberMacro {
     }
 }
 
-/// `@WireField(...)`: a marker that `@WireModel` reads; it generates nothing.
+/// `@WireKeys`: a struct's `CodingKeys` as `@WireModel` derives them (each name in snake_case, or
+/// its `@WireKey`), for a `Codable` type that is not a wire model (a member of it is not one).
+public struct WireKeysMacro: MemberMacro {
+    public static func expansion(
+        of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax, conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let structDecl = declaration.as(StructDeclSyntax.self) else { throw WireMacroError("@WireKeys applies to a struct") }
+        let description = try WireStructDescription(structDecl)
+        guard let keys = description.derivedCodingKeys else {
+            throw WireMacroError("\(structDecl.name.text) declares CodingKeys: @WireKeys derives them, so remove one or the other")
+        }
+        return ["\(raw: keys)"]
+    }
+}
+
+/// `@WireField(...)` and `@WireKey(...)`: markers that `@WireModel` reads; they generate nothing.
 public struct WireFieldMacro: PeerMacro {
     public static func expansion(
         of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext

@@ -49,7 +49,7 @@ struct WireStructDescription {
                     guard let coded = keys[name] else { continue }
                     key = coded
                 } else {
-                    key = Self.snakeCase(name)
+                    key = try Self.key(of: variable) ?? Self.snakeCase(name)
                 }
                 guard let written = binding.typeAnnotation?.type else {
                     throw WireMacroError("@WireModel needs the type of '\(name)' written out")
@@ -138,6 +138,24 @@ struct WireStructDescription {
             return (argument.argument.trimmedDescription, true)
         }
         return (type.trimmedDescription, false)
+    }
+
+    /// The key its `@WireKey("…")` gives a property, where the wire's name is not its Swift name in
+    /// snake_case (a unit: `distance_m` for `distanceMetres`); nil without one.
+    static func key(of variable: VariableDeclSyntax) throws -> String? {
+        for element in variable.attributes {
+            guard let attribute = element.as(AttributeSyntax.self), attribute.attributeName.trimmedDescription == "WireKey" else {
+                continue
+            }
+            guard case .argumentList(let arguments) = attribute.arguments, arguments.count == 1,
+                let literal = arguments.first?.expression.as(StringLiteralExprSyntax.self), literal.segments.count == 1,
+                let text = literal.segments.first?.as(StringSegmentSyntax.self)?.content.text, !text.isEmpty
+            else {
+                throw WireMacroError("@WireKey takes the key as one plain string literal, as in @WireKey(\"distance_m\")")
+            }
+            return text
+        }
+        return nil
     }
 
     static func rules(of variable: VariableDeclSyntax) -> String? {

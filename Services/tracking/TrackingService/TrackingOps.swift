@@ -131,9 +131,9 @@ enum TrackingOps {
 
 /// The `device_id` of a device op's params, read without decoding the rest for its meaning.
 enum DeviceIDPeek {
+    @WireKeys
     private struct Params: Decodable {
         var deviceID: String?
-        enum CodingKeys: String, CodingKey { case deviceID = "device_id" }
     }
 
     static func deviceID(in json: [UInt8]) -> String? {

@@ -63,6 +63,7 @@ public struct NoParams: Codable, Sendable {
 }
 
 /// The reply of the built-in `ping` op, which every worker answers.
+@WireKeys
 public struct PingReply: Codable, Sendable, Equatable {
     public var service: String
     public var instance: String
@@ -70,10 +71,6 @@ public struct PingReply: Codable, Sendable, Equatable {
     public var uptimeSeconds: Double
     public var ops: [String]
 
-    enum CodingKeys: String, CodingKey {
-        case service, instance, pid, ops
-        case uptimeSeconds = "uptime_seconds"
-    }
 }
 
 /// The typed layer over the body convention: a service registers an async handler per op, with

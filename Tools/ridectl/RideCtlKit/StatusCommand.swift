@@ -38,6 +38,7 @@ struct StatusCommand: AsyncParsableCommand {
         var requests: Int?
     }
 
+    @WireKeys
     struct Report: Codable {
         var bus: String
         var busURL: String
@@ -45,10 +46,6 @@ struct StatusCommand: AsyncParsableCommand {
         var services: [Row]
         /// Orders by status and those no driver accepted in time, when `orders` answers.
         var orders: OrderStats?
-        enum CodingKeys: String, CodingKey {
-            case bus, health, services, orders
-            case busURL = "bus_url"
-        }
     }
 
     func run() async throws {

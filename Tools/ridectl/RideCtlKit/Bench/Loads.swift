@@ -92,15 +92,12 @@ enum RawEventLoad {
 
 /// Typed events through `EventPublisher` → bus → `EventSubscriber` (JSON encode and strict decode included).
 enum CloudEventLoad {
+    @WireKeys
     struct Location: Codable, Sendable {
         var deviceID: String
         var latitude: Double
         var longitude: Double
         var speed: Double
-        enum CodingKeys: String, CodingKey {
-            case deviceID = "device_id"
-            case latitude, longitude, speed
-        }
     }
 
     static func measure(ingress: String, egress: String, seconds: Double) async throws -> Double {

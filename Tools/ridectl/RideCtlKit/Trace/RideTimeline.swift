@@ -1,7 +1,9 @@
 import Foundation
+import Wire
 
 /// A ride's timeline across processes, what `ridectl trace ORDER_ID` prints: one step per status
 /// change (and per other `order.*` / `trip.*` event), oldest first.
+@WireKeys
 public struct RideTimeline: Codable, Sendable, Equatable {
     public enum Origin: String, Codable, Sendable {
         /// Built from exported spans: each step has its hops.
@@ -23,11 +25,6 @@ public struct RideTimeline: Codable, Sendable, Equatable {
         self.steps = steps
     }
 
-    enum CodingKeys: String, CodingKey {
-        case origin, traces, steps
-        case orderID = "order_id"
-    }
-
     /// The step whose hop took longest, with the hop's name: where to look first.
     public var slowestHop: (step: TimelineStep, hop: String, milliseconds: Double)? {
         var best: (step: TimelineStep, hop: String, milliseconds: Double)?
@@ -40,6 +37,7 @@ public struct RideTimeline: Codable, Sendable, Equatable {
     }
 }
 
+@WireKeys
 public struct TimelineStep: Codable, Sendable, Equatable {
     /// When it happened: the step's database commit (else its event's publication); an event's time.
     public var time: Date
@@ -54,7 +52,7 @@ public struct TimelineStep: Codable, Sendable, Equatable {
     public var cause: String?
     public var traceID: String?
     /// Seconds since the step before (nil for the first).
-    public var sincePrevious: Double?
+    @WireKey("since_previous_s") public var sincePrevious: Double?
     /// Consecutive steps of the same event type shown as one (`trip.eta` × 12); 1 otherwise.
     public var count: Int
     public var hops: Hops?
@@ -75,29 +73,23 @@ public struct TimelineStep: Codable, Sendable, Equatable {
         self.count = count
         self.hops = hops
     }
-
-    enum CodingKeys: String, CodingKey {
-        case time, label, status, service, cause, count, hops
-        case eventType = "event_type"
-        case traceID = "trace_id"
-        case sincePrevious = "since_previous_s"
-    }
 }
 
 /// Where the time of one step went, in milliseconds; nil when the spans do not show it.
+@WireKeys
 public struct Hops: Codable, Sendable, Equatable {
     /// The event on the bus: its `publish` span's start → the reactor's `react` span's start.
-    public var bus: Double?
+    @WireKey("bus_ms") public var bus: Double?
     /// Waiting in the broker for a worker: the client's `call` span's start → the `op` span's start.
-    public var brokerQueue: Double?
+    @WireKey("broker_queue_ms") public var brokerQueue: Double?
     /// The handler's own time: its `op`/`react` span's duration minus its children's.
-    public var handler: Double?
+    @WireKey("handler_ms") public var handler: Double?
     /// The `db.commit` spans under the handler, together.
-    public var databaseCommit: Double?
+    @WireKey("database_commit_ms") public var databaseCommit: Double?
     /// In the outbox: the last commit's end → the relay's `publish` span's start.
-    public var outbox: Double?
+    @WireKey("outbox_ms") public var outbox: Double?
     /// From the step's origin (the call or the event) to its event being published.
-    public var total: Double?
+    @WireKey("total_ms") public var total: Double?
 
     public init(
         bus: Double? = nil, brokerQueue: Double? = nil, handler: Double? = nil, databaseCommit: Double? = nil, outbox: Double? = nil,
@@ -109,15 +101,6 @@ public struct Hops: Codable, Sendable, Equatable {
         self.databaseCommit = databaseCommit
         self.outbox = outbox
         self.total = total
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case bus = "bus_ms"
-        case handler = "handler_ms"
-        case outbox = "outbox_ms"
-        case total = "total_ms"
-        case brokerQueue = "broker_queue_ms"
-        case databaseCommit = "database_commit_ms"
     }
 
     /// The five hops by the names the table uses (the total is not a hop).

@@ -1,8 +1,10 @@
 import Foundation
+import Wire
 
 /// One exported span as `ridectl` keeps it: a line of `spans.jsonl`, made from OTLP JSON by
 /// `OTLPTraceDecoder` and read back by `ridectl trace`. Ids are lowercase hex; times are Unix
 /// nanoseconds; attribute values are kept as text (`ride.order_id`, `ride.order_status`, …).
+@WireKeys
 public struct Span: Codable, Sendable, Equatable {
     /// OTLP's span kinds (`SPAN_KIND_…`).
     public enum Kind: String, Codable, Sendable {
@@ -18,8 +20,8 @@ public struct Span: Codable, Sendable, Equatable {
     public var service: String
     /// The resource's `service.instance.id`, when it has one.
     public var instance: String?
-    public var start: UInt64
-    public var end: UInt64
+    @WireKey("start_ns") public var start: UInt64
+    @WireKey("end_ns") public var end: UInt64
     public var attributes: [String: String]
     /// `error` when the span's status says it failed (with its message after a colon), else nil.
     public var status: String?
@@ -39,15 +41,6 @@ public struct Span: Codable, Sendable, Equatable {
         self.end = end
         self.attributes = attributes
         self.status = status
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case name, kind, service, instance, attributes, status
-        case traceID = "trace_id"
-        case spanID = "span_id"
-        case parentSpanID = "parent_span_id"
-        case start = "start_ns"
-        case end = "end_ns"
     }
 
     /// The attribute names the platform's spans use (the tracing conventions of issue 24).
@@ -81,5 +74,4 @@ public struct Span: Codable, Sendable, Equatable {
         guard isPublish || isReaction, let last = name.split(separator: " ").last, name.contains(" ") else { return nil }
         return String(last)
     }
-
 }
