@@ -100,7 +100,7 @@ public enum Events {
         let devicePrefix = "tracking/devices/"
         if source.hasPrefix(devicePrefix) {
             let id = source.dropFirst(devicePrefix.count)
-            return [deviceLocation.topic(String(id)), deviceStatus.topic(String(id))]
+            return [deviceLocation.topic + id, deviceStatus.topic + id]
         }
         return nil
     }

@@ -22,21 +22,7 @@ public struct ServiceStorage<Store: Sendable>: Sendable {
         sqlite: (String) throws -> Store, postgres: ((PostgresURL) async throws -> Store)? = nil,
         eventLog: (Store) -> any EventLog
     ) async throws -> ServiceStorage {
-        let store: Store
-        do {
-            switch location {
-            case .sqlite(let path):
-                try FileManager.default.createDirectory(
-                    atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
-                store = try sqlite(path)
-            case .postgres(let url):
-                guard let postgres else { throw ConfigurationError("\(program) keeps its state in SQLite only") }
-                store = try await postgres(url)
-            }
-        } catch {
-            let detail = (error as? PSQLError)?.summary ?? "\(error)"  // its description hides the server's message
-            throw exitWithError("cannot open the database (\(location)): \(detail)", program: program, code: ExitCodes.software)
-        }
+        let store = try await location.open(program: program, sqlite: sqlite, postgres: postgres)
         let publisher = try await EventPublisher(endpoint: endpoint, source: source, logger: logger)
         return ServiceStorage(
             store: store, publisher: publisher,
@@ -51,6 +37,34 @@ public struct ServiceStorage<Store: Sendable>: Sendable {
         try await open(
             program: program, source: source, location: .sqlite(path: databasePath), publishTo: endpoint, logger: logger,
             sqlite: store, eventLog: eventLog)
+    }
+}
+
+extension StorageLocation {
+    /// The store this location says — a SQLite file (its folder made first) or PostgreSQL — or the
+    /// process stopped with exit 70 and a message naming the file or database. `prepare` reads what
+    /// the service starts from; a failure there stops it the same way.
+    public func open<Store>(
+        program: String, sqlite: (String) throws -> Store, postgres: ((PostgresURL) async throws -> Store)?,
+        prepare: (Store) async throws -> Void = { _ in }
+    ) async throws -> Store {
+        do {
+            let store: Store
+            switch self {
+            case .sqlite(let path):
+                try FileManager.default.createDirectory(
+                    atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
+                store = try sqlite(path)
+            case .postgres(let url):
+                guard let postgres else { throw ConfigurationError("\(program) keeps its state in SQLite only") }
+                store = try await postgres(url)
+            }
+            try await prepare(store)
+            return store
+        } catch {
+            let detail = (error as? PSQLError)?.summary ?? "\(error)"  // its description hides the server's message
+            throw exitWithError("cannot open the database (\(self)): \(detail)", program: program, code: ExitCodes.software)
+        }
     }
 }
 

@@ -203,7 +203,7 @@ import Wire
         let cancelled = DriverCancelled(orderID: "o1", driverID: "d1", deviceID: "dan-phone", redispatch: 1, cancelledAt: Self.time)
         #expect(
             NotificationRules.driverCancelled(cancelled) == [
-                DeviceCommand(deviceID: "dan-phone", command: .stopTracking, issuedAt: Self.time)
+                AddressedDeviceCommand(deviceID: "dan-phone", command: .stopTracking, issuedAt: Self.time)
             ])
         #expect(
             NotificationRules.driverCancelled(DriverCancelled(orderID: "o1", driverID: "d1", redispatch: 1, cancelledAt: Self.time))

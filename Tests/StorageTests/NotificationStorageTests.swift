@@ -58,7 +58,7 @@ import Wire
         try await withStore(backend) { store in
             try await store.addWebhook(webhook("w1"))
             let notifications = [note("o1/driver_assigned/r1", user: "r1"), note("o1/other/d1", user: "d1")]
-            let command = DeviceCommand(deviceID: "phone-1", command: .startTracking)
+            let command = AddressedDeviceCommand(deviceID: "phone-1", command: .startTracking)
             let body = Array(#"[{"type":"order"}]"#.utf8)
             let added = try await store.record(
                 eventID: "orders/7", notifications: notifications, commands: [command], webhookBody: body,
@@ -359,7 +359,7 @@ import Wire
                             try await writingAgainWhileUnavailable {
                                 try await store.record(
                                     eventID: "orders/\(n)", notifications: notifications(n),
-                                    commands: [DeviceCommand(deviceID: "phone-\(n)", command: .startTracking)],
+                                    commands: [AddressedDeviceCommand(deviceID: "phone-\(n)", command: .startTracking)],
                                     webhookBody: Array("[\(n)]".utf8), rider: (order: "o\(n)", rider: "r\(n)"))
                             }
                         }

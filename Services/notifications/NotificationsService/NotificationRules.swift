@@ -2,14 +2,14 @@ import Bus
 import Foundation
 import RideModels
 
-/// A silent command to a driver's SDK, published on `device.command.<device_id>`.
-public struct DeviceCommand: Sendable, Equatable {
+/// A silent command (`DeviceCommand`) addressed to one driver's phone, published on `device.command.<device_id>`.
+public struct AddressedDeviceCommand: Sendable, Equatable {
     public var deviceID: String
-    public var command: RideModels.DeviceCommand
+    public var command: DeviceCommand
     /// The time of the status change behind it (see `DeviceCommandEvent.issuedAt`).
     public var issuedAt: Date?
 
-    public init(deviceID: String, command: RideModels.DeviceCommand, issuedAt: Date? = nil) {
+    public init(deviceID: String, command: DeviceCommand, issuedAt: Date? = nil) {
         self.deviceID = deviceID
         self.command = command
         self.issuedAt = issuedAt
@@ -27,7 +27,7 @@ public struct DeviceCommand: Sendable, Equatable {
 /// stop when it ends.
 public enum NotificationRules {
     public static func reactions(to change: OrderStatusChanged, at time: Date) -> (
-        notifications: [UserNotification], commands: [DeviceCommand]
+        notifications: [UserNotification], commands: [AddressedDeviceCommand]
     ) {
         let order = change.order
         let driverName = order.driver?.name ?? "Your driver"
@@ -41,7 +41,7 @@ public enum NotificationRules {
         }
         let rider = order.rider.id
         var notifications: [UserNotification] = []
-        var commands: [DeviceCommand] = []
+        var commands: [AddressedDeviceCommand] = []
         switch order.status {
         case .new:
             if let previous = change.previousStatus, previous != .new {
@@ -56,7 +56,7 @@ public enum NotificationRules {
             let car = order.driver?.car.map { " in a \($0.description)" } ?? ""
             notifications.append(note(rider, "driver_assigned", "Driver assigned", "\(driverName) is coming\(car)."))
             if let device = order.driver?.deviceID {
-                commands.append(DeviceCommand(deviceID: device, command: .startTracking, issuedAt: time))
+                commands.append(AddressedDeviceCommand(deviceID: device, command: .startTracking, issuedAt: time))
             }
         case .reachedPickup:
             notifications.append(
@@ -69,7 +69,7 @@ public enum NotificationRules {
             notifications.append(
                 note(rider, "ride_completed", "Ride completed", "\(distance)\(fare). Thanks for riding with \(driverName)."))
             if let device = order.driver?.deviceID {
-                commands.append(DeviceCommand(deviceID: device, command: .stopTracking, issuedAt: time))
+                commands.append(AddressedDeviceCommand(deviceID: device, command: .stopTracking, issuedAt: time))
             }
         case .cancelled:
             let reason = order.cancelReason.map { ": \($0)" } ?? ""
@@ -81,14 +81,14 @@ public enum NotificationRules {
                         rider, "no_show", "You missed your ride",
                         "\(driver.name) waited at \(place(order.pickup)) and ended the ride as a no-show.\(fee)"))
                 if let device = driver.deviceID {
-                    commands.append(DeviceCommand(deviceID: device, command: .stopTracking, issuedAt: time))
+                    commands.append(AddressedDeviceCommand(deviceID: device, command: .stopTracking, issuedAt: time))
                 }
             } else if let driver = change.previousStatus.flatMap({ $0 == .new ? nil : order.driver }) ?? nil {
                 notifications.append(note(rider, "ride_cancelled", "Ride cancelled", "The ride was cancelled\(reason)."))
                 notifications.append(
                     note(driver.id, "ride_cancelled", "Ride cancelled", "The ride from \(place(order.pickup)) was cancelled\(reason)."))
                 if let device = driver.deviceID {
-                    commands.append(DeviceCommand(deviceID: device, command: .stopTracking, issuedAt: time))
+                    commands.append(AddressedDeviceCommand(deviceID: device, command: .stopTracking, issuedAt: time))
                 }
             } else if order.cancelReason == Order.noDriverFound {
                 notifications.append(
@@ -156,8 +156,8 @@ public enum NotificationRules {
 
     /// A driver who cancelled before the ride: their phone stops tracking (the order went back to
     /// dispatch; their next ride starts it again).
-    public static func driverCancelled(_ cancelled: DriverCancelled) -> [DeviceCommand] {
-        cancelled.deviceID.map { [DeviceCommand(deviceID: $0, command: .stopTracking, issuedAt: cancelled.cancelledAt)] } ?? []
+    public static func driverCancelled(_ cancelled: DriverCancelled) -> [AddressedDeviceCommand] {
+        cancelled.deviceID.map { [AddressedDeviceCommand(deviceID: $0, command: .stopTracking, issuedAt: cancelled.cancelledAt)] } ?? []
     }
 
     /// A rating: the rated user hears how many stars.

@@ -18,7 +18,7 @@ public protocol NotificationStorage: ReactorCursors {
     /// webhook. Returns the notifications that are new (for push). The same event recorded again,
     /// or by two instances at once, adds nothing.
     func record(
-        eventID: String, notifications: [UserNotification], commands: [DeviceCommand], webhookBody: [UInt8]?,
+        eventID: String, notifications: [UserNotification], commands: [AddressedDeviceCommand], webhookBody: [UInt8]?,
         rider: (order: String, rider: String)?
     ) async throws -> [UserNotification]
     /// The rider of an order (as `record` kept it), for the trip events that name only the order.
@@ -85,8 +85,10 @@ public struct PendingPush: Sendable, Equatable {
 /// What both stores share of their tables: the rules a row follows, and how a row reads back.
 enum NotificationRows {
     /// Commands only with something new: a replayed event must not restart a phone's tracking.
-    static func commands(_ commands: [DeviceCommand], forNotifications notifications: [UserNotification], added: [UserNotification])
-        -> [DeviceCommand]
+    static func commands(
+        _ commands: [AddressedDeviceCommand], forNotifications notifications: [UserNotification], added: [UserNotification]
+    )
+        -> [AddressedDeviceCommand]
     {
         !added.isEmpty || notifications.isEmpty ? commands : []
     }

@@ -64,7 +64,7 @@ public final class NotificationStore: NotificationStorage, SQLiteServiceStore, D
     ]
 
     public func record(
-        eventID: String, notifications: [UserNotification], commands: [DeviceCommand], webhookBody: [UInt8]?,
+        eventID: String, notifications: [UserNotification], commands: [AddressedDeviceCommand], webhookBody: [UInt8]?,
         rider: (order: String, rider: String)?
     ) async throws -> [UserNotification] {
         try await database.tracedWrite { db in

@@ -44,7 +44,7 @@ struct NotificationsReactor {
 
     func handle(_ event: CloudEvent<JSONValue>) async {
         var notifications: [UserNotification] = []
-        var commands: [DeviceCommand] = []
+        var commands: [AddressedDeviceCommand] = []
         var rider: (String, String)?
         var webhookItem: JSONValue?
         do {

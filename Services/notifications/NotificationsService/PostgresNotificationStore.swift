@@ -35,7 +35,7 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresServi
         ]
 
     public func record(
-        eventID: String, notifications: [UserNotification], commands: [DeviceCommand], webhookBody: [UInt8]?,
+        eventID: String, notifications: [UserNotification], commands: [AddressedDeviceCommand], webhookBody: [UInt8]?,
         rider: (order: String, rider: String)?
     ) async throws -> [UserNotification] {
         let logger = logger

@@ -2,11 +2,11 @@ import ArgumentParser
 import Bus
 import Foundation
 import Logging
-import PostgresNIO
 import RideContract
 import RideModels
 import ServiceKit
 import ServiceLifecycle
+import ServiceStorage
 import Wire
 import ZeroMQ
 
@@ -21,24 +21,13 @@ public struct TrackingServer: Sendable {
             program: "ride-tracking", service: BusContract.Service.tracking, http: settings.http, logFormat: settings.logFormat,
             logLevel: settings.logLevel)
         let (logger, metrics) = (host.logger, host.metrics)
-        let store: any TrackingStore
-        let devices: [DeviceRecord]
-        do {
-            switch settings.database {
-            case .sqlite(let path):
-                try FileManager.default.createDirectory(atPath: settings.dataDirectory, withIntermediateDirectories: true)
-                store = try SQLiteTrackingStore(path: path)
-            case .postgres(let url):
-                store = try await PostgresTrackingStore.open(url: url, logger: logger)
-            }
-            // A shard starts with its own devices (in PostgreSQL every shard's devices share one table).
-            let shard = self.settings.shard
-            devices = try await store.loadDevices().filter { shard.owns($0.id) }
-        } catch {
-            let detail = (error as? PSQLError)?.summary ?? "\(error)"  // its description hides the server's message
-            throw exitWithError(
-                "cannot open the database (\(settings.database)): \(detail)", program: host.program, code: ExitCodes.software)
-        }
+        // A shard starts with its own devices (in PostgreSQL every shard's devices share one table).
+        let shard = settings.shard
+        var devices: [DeviceRecord] = []
+        let store: any TrackingStore = try await settings.database.open(
+            program: host.program, sqlite: { try SQLiteTrackingStore(path: $0) },
+            postgres: { try await PostgresTrackingStore.open(url: $0, logger: logger) },
+            prepare: { devices = try await $0.loadDevices().filter { shard.owns($0.id) } })
         // Handing over, another shard may have served these devices while this one was down: each
         // is read again before its next batch (`IngestPipeline.refreshIfNeeded`).
         let state = TrackingState(devices: devices, stale: settings.handsOver)

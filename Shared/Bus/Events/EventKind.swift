@@ -22,10 +22,8 @@ public struct EventKind<Payload: Sendable>: Sendable {
         self.summary = summary
     }
 
-    /// The topic of one event: `topic` + `key` (`device.location.` + a device id).
-    public func topic(_ key: String) -> String { topic + key }
-
-    /// As `EventDescriptor.topic(key:)`: the key checked against the kind.
+    /// The topic of one event, `topic` + `key` (`device.location.` + a device id), the key checked
+    /// against the kind (`EventDescriptor.topic(key:)`); what a subscriber follows is `topic` + a key.
     public func topic(key: String?) throws(ServiceError) -> String { try descriptor.topic(key: key) }
 
     /// The kind without its payload type, for catalogs.
