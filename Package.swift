@@ -395,7 +395,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "RideModels",
+                "RideModels", "RideContract", "BusModel",
                 "Wire", "GatewayService", "Bus", "ServiceKit", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

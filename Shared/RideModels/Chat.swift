@@ -36,6 +36,13 @@ public struct ChatMessageSent: Codable, Sendable, Equatable {
     public init(message: ChatMessage) { self.message = message }
 }
 
+extension ChatMessageSent {
+    /// The order's id, read without decoding the rest (as `OrderStatusChanged.orderID(in:)`).
+    public static func orderID(in data: JSONValue) -> String? {
+        data[CodingKeys.message.stringValue]?[ChatMessage.CodingKeys.orderID.stringValue]?.stringValue
+    }
+}
+
 /// `orders.send_message`.
 @WireModel
 public struct SendMessageParams: Codable, Sendable, Equatable {

@@ -14,6 +14,14 @@ public struct OrderStatusChanged: Codable, Sendable, Equatable {
     }
 }
 
+extension OrderStatusChanged {
+    /// The order's id, read from the event's data without decoding the rest: a subscriber that
+    /// routes by order decodes only what it passes on.
+    public static func orderID(in data: JSONValue) -> String? {
+        data[CodingKeys.order.stringValue]?[Order.CodingKeys.id.stringValue]?.stringValue
+    }
+}
+
 /// `order.driver_cancelled` data: the order's driver cancelled before the ride and the order went
 /// back to dispatch (its `redispatches`-th time). Counted once per order and time on the driver's
 /// record (`User.cancellations`).
@@ -50,5 +58,12 @@ public struct DestinationChanged: Codable, Sendable, Equatable {
         self.order = order
         self.previousDropoff = previousDropoff
         self.fareQuote = fareQuote
+    }
+}
+
+extension DestinationChanged {
+    /// The order's id, read without decoding the rest (as `OrderStatusChanged.orderID(in:)`).
+    public static func orderID(in data: JSONValue) -> String? {
+        data[CodingKeys.order.stringValue]?[Order.CodingKeys.id.stringValue]?.stringValue
     }
 }

@@ -64,3 +64,14 @@ public struct DeviceStatusEvent: Codable, Sendable, Equatable {
         self.reason = reason
     }
 }
+
+extension DeviceLocationEvent {
+    /// The device's id, read from the event's data without decoding the rest: a subscriber that
+    /// routes by device decodes only what it passes on.
+    public static func deviceID(in data: JSONValue) -> String? { data[CodingKeys.deviceID.stringValue]?.stringValue }
+}
+
+extension DeviceStatusEvent {
+    /// The device's id, read without decoding the rest (as `DeviceLocationEvent.deviceID(in:)`).
+    public static func deviceID(in data: JSONValue) -> String? { data[CodingKeys.deviceID.stringValue]?.stringValue }
+}

@@ -269,3 +269,10 @@ public struct TripEvent: Codable, Sendable, Equatable {
         self.data = data
     }
 }
+
+extension TripEvent {
+    /// The `order_id` of the trip's metadata, read from the event's data without decoding the rest.
+    public static func orderID(in data: JSONValue) -> String? {
+        data[CodingKeys.data.stringValue]?[Data.CodingKeys.tripMetadata.stringValue]?["order_id"]?.stringValue
+    }
+}

@@ -1,4 +1,7 @@
+import Bus
+import BusModel
 import Foundation
+import RideContract
 import RideModels
 import Testing
 import Wire
@@ -62,6 +65,43 @@ import Wire
             location["order_id"] == "o-1" && location["device_id"] == "d" && location["speed"] == 8,
             "the order watched beside the event's members")
         #expect(location["location"]?["type"] == "Point")
+    }
+
+    static func event<Payload: Codable & Sendable>(_ kind: EventKind<Payload>, _ payload: Payload) throws -> CloudEvent<JSONValue> {
+        let data = try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(payload))
+        return CloudEvent(source: kind.source, type: kind.type, sequence: 5, data: data)
+    }
+
+    @Test func theHubReadsWhatAnEventIsAboutAsDecodingItWould() throws {
+        let order = Self.order(version: 2)
+        let message = ChatMessage(
+            id: "m-1", orderID: "o-1", number: 1, senderID: "u-ann", senderRole: .rider, recipientID: "u-bob", text: "Hi", sentAt: Self.now)
+        let quote = FareEstimate(
+            currency: "EUR", totalCents: 900, distanceMetres: 1_200, durationSeconds: 300, surge: 1, pickup: order.pickup,
+            dropoff: order.dropoff)
+        let orderEvents = [
+            try Self.event(Events.orderStatus, OrderStatusChanged(order: order, previousStatus: .new)),
+            try Self.event(
+                Events.orderDestinationChanged, DestinationChanged(order: order, previousDropoff: order.pickup, fareQuote: quote)),
+            try Self.event(Events.orderMessage, ChatMessageSent(message: message)),
+        ]
+        for event in orderEvents {
+            #expect(LiveHub.orderID(of: event) == "o-1" && LiveHub.orderMessage(event)?.orderID == "o-1", "\(event.type)")
+        }
+        let fix = DeviceLocation(latitude: 60.17, longitude: 24.94, recordedAt: Self.now)
+        let deviceEvents = [
+            try Self.event(Events.deviceLocation, DeviceLocationEvent(deviceID: "d-1", location: fix)),
+            try Self.event(Events.deviceStatus, DeviceStatusEvent(deviceID: "d-1", value: .active, available: true)),
+        ]
+        for event in deviceEvents {
+            #expect(LiveHub.deviceID(of: event) == "d-1" && LiveHub.deviceMessage(event)?.deviceID == "d-1", "\(event.type)")
+        }
+        let trip = TripEvent(
+            createdAt: Self.now, deviceID: "d-1", data: TripEvent.Data(value: "eta", tripID: "t-1", tripMetadata: ["order_id": "o-1"]))
+        #expect(TripEvent.orderID(in: try Self.event(Events.tripETA, trip).data) == "o-1")
+        var forged = orderEvents[0]
+        forged.source = BusContract.Service.tracking
+        #expect(LiveHub.orderID(of: forged) == nil, "an order event from another service is about no order")
     }
 
     @Test func everyKindIsInTheAPIDocumentWithItsTypeAndMembers() async throws {

@@ -109,16 +109,39 @@ actor LiveHub {
         } else if event.type == Events.notification.type, let notification = try? data.decode(UserNotification.self) {
             let message = LiveMessage.notification(LiveNotification(notification: notification))
             for continuation in userWatchers[notification.userID]?.values ?? [:].values { continuation.yield(message) }
-        } else if let (orderID, message) = Self.orderMessage(event) {
-            guard watchers[orderID] != nil else { return }
+        } else if let orderID = Self.orderID(of: event) {
+            guard watchers[orderID] != nil, let (_, message) = Self.orderMessage(event) else { return }
             if case .status(_, let changed) = message { track(changed.order) }
             send(message, to: orderID)
-        } else if Self.estimateEvents.contains(event.type), let trip = try? data.decode(TripEvent.self),
-            let orderID = trip.data.tripMetadata?["order_id"]?.stringValue, watchers[orderID] != nil
-        {
+        } else if Self.estimateEvents.contains(event.type) {
+            guard let orderID = TripEvent.orderID(in: data), watchers[orderID] != nil, let trip = try? data.decode(TripEvent.self) else {
+                return
+            }
             send(.eta(LiveETA(orderID: orderID, tripID: trip.data.tripID, estimate: trip.data.estimate)), to: orderID)
-        } else if let (deviceID, message) = Self.deviceMessage(event) {
-            for orderID in ordersOfDevice[deviceID] ?? [] { send(message(orderID), to: orderID) }
+        } else if let deviceID = Self.deviceID(of: event) {
+            guard let orders = ordersOfDevice[deviceID], !orders.isEmpty, let (_, message) = Self.deviceMessage(event) else { return }
+            for orderID in orders { send(message(orderID), to: orderID) }
+        }
+    }
+
+    /// The order an `orders` event is about, read without decoding its data: most events on a
+    /// busy bus are about orders no one here watches, and only those watched are decoded.
+    static func orderID(of event: CloudEvent<JSONValue>) -> String? {
+        guard event.source == BusContract.Service.orders else { return nil }
+        switch event.type {
+        case Events.orderStatus.type: return OrderStatusChanged.orderID(in: event.data)
+        case Events.orderDestinationChanged.type: return DestinationChanged.orderID(in: event.data)
+        case Events.orderMessage.type: return ChatMessageSent.orderID(in: event.data)
+        default: return nil
+        }
+    }
+
+    /// The device a tracking event is about, read without decoding its data (as `orderID(of:)`).
+    static func deviceID(of event: CloudEvent<JSONValue>) -> String? {
+        switch event.type {
+        case Events.deviceLocation.type: return DeviceLocationEvent.deviceID(in: event.data)
+        case Events.deviceStatus.type: return DeviceStatusEvent.deviceID(in: event.data)
+        default: return nil
         }
     }
 
