@@ -5,12 +5,20 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: run test test-hosts test-containers build deps test-deps lint format release bench fuzz clean places roads compose-secrets
+.PHONY: run test test-hosts test-containers build deps macros test-deps lint format release bench fuzz fuzz-build clean places roads compose-secrets
 
 # The Python tools the tests use live in a virtual environment of this checkout, first on the PATH
 # of everything make starts (the tests find `python3`, `st`, `kubernetes-validate` there).
 PYTHON_VENV := .build/python
 export PATH := $(CURDIR)/$(PYTHON_VENV)/bin:$(PATH)
+
+## macros: the `@WireModel` macros (Shared/WireMacros) built in seconds as a library against the
+## toolchain's own swift-syntax (Tools/wire-macros), which every build make starts loads
+## (RIDE_WIRE_MACROS, read by Package.swift) instead of compiling swift-syntax from source
+## (docs/contributing.md#the-macros); none where the toolchain has no swift-syntax of its own
+export RIDE_WIRE_MACROS := $(shell SWIFT=$(firstword $(SWIFT)) Tools/wire-macros --path)
+macros:
+	@SWIFT=$(firstword $(SWIFT)) Tools/wire-macros > /dev/null
 
 ## deps: the system libraries the build links: libzmq (the bus) and SQLite (the services' stores)
 deps:
@@ -69,7 +77,7 @@ test-deps: deps
 		$(PYTHON_VENV)/bin/pip install -q --disable-pip-version-check -r Tools/python-requirements.txt; \
 	}
 
-build: deps
+build: deps macros
 	$(SWIFT) build
 
 ## run: build, then start the whole platform as local processes (Ctrl-C stops it);
@@ -87,7 +95,7 @@ run: build
 ## (development only — docs/operations.md says how to hold them for anything else). PostgreSQL's
 ## image reads its password as its own user: that file is readable to all.
 COMPOSE_SECRETS = deploy/compose-secrets
-compose-secrets: deps
+compose-secrets: deps macros
 	$(SWIFT) build --product ridectl
 	.build/debug/ridectl keys compose $(COMPOSE_SECRETS)
 	@case "$$(id -u)" in \
@@ -96,18 +104,22 @@ compose-secrets: deps
 		*) chmod -R a+rX $(COMPOSE_SECRETS) ;; \
 	esac; chmod 0644 $(COMPOSE_SECRETS)/postgres-password
 
-## test: build everything, then run the unit, integration and interop tests, then fuzz for 30 s;
-## a failed run ends with a digest of what failed (.ci/digest), the whole output in .build/test-output.log.
+## test: build everything (and, beside it, the fuzzer's build: .build/fuzz-build.log), then run the
+## unit, integration and interop tests, then fuzz for 30 s; each step's time is printed (CI's log).
+## A failed run ends with a digest of what failed (.ci/digest), the whole output in .build/test-output.log.
 ## TEST_WIDTH tests run at once (Swift Testing's own default is all of them: on 2 cores the
 ## platforms they start then wait behind each other, load 40, and a whole run is slower)
 TEST_WIDTH ?= 8
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH = $(TEST_WIDTH)
-test: test-deps lint
-	$(SWIFT) build --build-tests
+test: test-deps macros
+	@Tools/timed lint $(MAKE) --no-print-directory lint
 	@mkdir -p .build
+	@Tools/timed "the builds" bash -c '$(MAKE) --no-print-directory fuzz-build > .build/fuzz-build.log 2>&1 & fuzz=$$!; \
+		$(SWIFT) build --build-tests; built=$$?; \
+		wait $$fuzz || { tail -n 30 .build/fuzz-build.log; echo "make: the fuzzer did not build (.build/fuzz-build.log)"; exit 1; }; exit $$built'
 	@Tools/roads/fetch-extract.sh > /dev/null && Tools/roads/fetch-extract.sh karhula > /dev/null  # once, before the tests that read them run side by side
-	@bash -o pipefail -c '$(SWIFT) test --skip-build 2>&1 | tee .build/test-output.log' || { .ci/digest .build/test-output.log; exit 1; }
-	$(MAKE) fuzz FUZZ_SECONDS=30 FUZZ_FLAGS=-verbosity=0
+	@Tools/timed tests bash -o pipefail -c '$(SWIFT) test --skip-build 2>&1 | tee .build/test-output.log' || { .ci/digest .build/test-output.log; exit 1; }
+	@Tools/timed fuzzing $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30 FUZZ_FLAGS=-verbosity=0
 
 ## test-hosts: the platform on four hosts made as Linux network namespaces, its bus secured with
 ## CURVE (root, iproute2, nftables and iptables; a clear skip where namespaces cannot be made), 200 rides
@@ -115,7 +127,7 @@ test: test-deps lint
 ## hosts, the active bus killed, a zone lost with the database's primary and a tracking shard
 ## (docs/operations.md#hosts). Apart from `make test`: it turns CURVE on for its whole test
 ## process. CI runs both.
-test-hosts: test-deps
+test-hosts: test-deps macros
 	@command -v ip >/dev/null 2>&1 && command -v tc >/dev/null 2>&1 && command -v nft >/dev/null 2>&1 && command -v iptables-legacy >/dev/null 2>&1 \
 		|| { $(SUDO) apt-get update -qq && $(APT_INSTALL) iproute2 nftables iptables >/dev/null; }
 	$(SWIFT) build --build-tests
@@ -129,7 +141,7 @@ test-hosts: test-deps
 ## compiles them) and checked (deploy/containers/test); then the compose secrets, and `docker-compose up` with
 ## rides flowing through scaling, a crash of every service and each bus, and a PostgreSQL restart
 ## (Tests/IntegrationTests/Containers). A one-line skip where containers cannot run. CI runs it after test-hosts.
-test-containers: test-deps
+test-containers: test-deps macros
 	@deploy/containers/test; rc=$$?; [ $$rc = 0 ] || exit $$rc; \
 		if ! podman image exists ridesharing:dev 2>/dev/null; then echo "test-containers: no image, so no compose run (see above)"; exit 0; fi
 	$(MAKE) compose-secrets
@@ -138,15 +150,16 @@ test-containers: test-deps
 
 ## fuzz: libFuzzer on what arrives from sockets — the event envelope, 7/MDP framing and the broker,
 ## every op's params (Fuzz/README.md) — for FUZZ_SECONDS; a broken property or a crash fails it,
-## its input saved as .build-fuzz/crash-*. Its own build (.build-fuzz): RIDE_FUZZ=1 makes Package.swift
-## instrument the fuzzed targets for libFuzzer and AddressSanitizer; the macro plugin (a host tool) is
-## the one the main build made (RIDE_WIRE_MACROS), not built again with swift-syntax. Swift's backtracer is off: AddressSanitizer takes its reading of the stack for a bug of
-## its own; libFuzzer prints the trace.
+## its input saved as .build-fuzz/crash-*. Its own build (fuzz-build, in .build-fuzz): RIDE_FUZZ=1 makes
+## Package.swift instrument the fuzzed targets for libFuzzer and AddressSanitizer; the macros are the
+## library `make macros` built, so it needs nothing of the main build and runs beside it in `make test`.
+## Swift's backtracer is off: AddressSanitizer takes its reading of the stack for a bug of its own;
+## libFuzzer prints the trace.
 FUZZ_SECONDS ?= 300
 FUZZ_FLAGS ?=
-fuzz: deps
-	$(SWIFT) build --target Wire
-	@bash -o pipefail -c 'RIDE_FUZZ=1 RIDE_WIRE_MACROS="$$($(SWIFT) build --show-bin-path)/WireMacros-tool" $(SWIFT) build --scratch-path .build-fuzz --product ride-fuzz 2>&1 | grep -v "Cannot export local symbol"'
+fuzz-build: deps macros
+	@bash -o pipefail -c 'RIDE_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product ride-fuzz 2>&1 | grep -v "Cannot export local symbol"'
+fuzz: fuzz-build
 	@mkdir -p .build-fuzz/corpus
 	SWIFT_BACKTRACE=enable=no .build-fuzz/debug/ride-fuzz .build-fuzz/corpus Fuzz/corpus -dict=Fuzz/fuzz.dict -max_total_time=$(FUZZ_SECONDS) \
 		-timeout=10 -artifact_prefix=.build-fuzz/ -print_final_stats=1 $(FUZZ_FLAGS)
@@ -164,7 +177,7 @@ places:
 	@command -v osmium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(APT_INSTALL) osmium-tool >/dev/null; }
 	extract=$$(Tools/roads/fetch-extract.sh) && python3 Tools/roads/build-places.py "$$extract" Shared/Places/Data/helsinki.places
 
-release: deps
+release: deps macros
 	$(SWIFT) build -c release
 
 ## bench: every benchmark, in a release build (prints tables; a missed target does not stop the rest);

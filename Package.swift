@@ -6,15 +6,36 @@ import CompilerPluginSupport
 import Foundation
 import PackageDescription
 
+// RIDE_WIRE_MACROS: the `@WireModel` macros (Shared/WireMacros) already built as a library against
+// the toolchain's own swift-syntax, which `make` does in seconds (docs/contributing.md#the-macros):
+// every target loads it and swift-syntax is not compiled from source. Without it (a plain `swift
+// build`) the macros are a `.macro` target here, built with swift-syntax like any macro package.
+let environment = ProcessInfo.processInfo.environment
+let builtMacros = environment["RIDE_WIRE_MACROS"].flatMap { $0.isEmpty ? nil : $0 }
+let loadsBuiltMacros: [SwiftSetting] = builtMacros.map { [.unsafeFlags(["-load-plugin-library", $0])] } ?? []
+let wireMacros: [Target] =
+    builtMacros != nil
+    ? []
+    : [
+        .macro(
+            name: "WireMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ],
+            path: "Shared/WireMacros"
+        )
+    ]
+let swiftSyntax: [Package.Dependency] =
+    builtMacros != nil ? [] : [.package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0")]
+
 // `make fuzz` builds with RIDE_FUZZ=1: libFuzzer's and AddressSanitizer's instrumentation on the
 // targets the fuzzer exercises, set here per target rather than by `--sanitize` on the command line,
 // which would also instrument the macro plugin (a host tool) and link libFuzzer's `main` into it.
-// RIDE_WIRE_MACROS (with RIDE_FUZZ=1): the `@WireModel` macro plugin already built by the main build
-// (`make fuzz` builds it there), which the fuzz build loads instead of building swift-syntax again.
-let fuzzing = ProcessInfo.processInfo.environment["RIDE_FUZZ"] == "1"
-let builtMacros = fuzzing ? ProcessInfo.processInfo.environment["RIDE_WIRE_MACROS"].flatMap { $0.isEmpty ? nil : $0 } : nil
-let loadsBuiltMacros: [SwiftSetting] = builtMacros.map { [.unsafeFlags(["-load-plugin-executable", "\($0)#WireMacros"])] } ?? []
-let fuzzed: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"]), .define("FUZZING")] + loadsBuiltMacros : []
+let fuzzing = environment["RIDE_FUZZ"] == "1"
+let fuzzed: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"]), .define("FUZZING")] : []
 
 let package = Package(
     name: "Ridesharing",
@@ -46,7 +67,6 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
-        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         // TLS settings of the push services' client (notifications), and the local stand-in of APNs (HTTP/2 over TLS).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
@@ -55,8 +75,8 @@ let package = Package(
         // gRPC one would bring grpc-swift into every build.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
         .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
-    ],
-    targets: [
+    ] + swiftSyntax,
+    targets: wireMacros + [
         // MARK: Shared libraries
         .systemLibrary(
             name: "CZeroMQ",
@@ -73,16 +93,6 @@ let package = Package(
             swiftSettings: fuzzed),
         // Wire: JSON as the platform writes and reads it, and `@WireModel`, which derives a type's
         // fast codec and schema from its declaration. Below everything else.
-        .macro(
-            name: "WireMacros",
-            dependencies: [
-                .product(name: "SwiftSyntax", package: "swift-syntax"),
-                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-            ],
-            path: "Shared/WireMacros"
-        ),
         .target(name: "Wire", dependencies: builtMacros == nil ? ["WireMacros"] : [], path: "Shared/Wire", swiftSettings: fuzzed),
         // BusModel: the bus's values without its sockets (CloudEvents, topics, service errors, trace
         // headers, the events and request logs' types), for what stores them.
@@ -452,3 +462,8 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Where the macros come built, every target that could expand them loads them.
+for target in package.targets where builtMacros != nil && target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + loadsBuiltMacros
+}

@@ -124,10 +124,10 @@ struct WireStructDescription {
 
     /// Computed (a getter), rather than stored with observers.
     static func isComputed(_ block: AccessorBlockSyntax) -> Bool {
-        switch block.accessors {
-        case .getter: return true
-        case .accessors(let list): return list.contains { !["willSet", "didSet"].contains($0.accessorSpecifier.text) }
-        }
+        // Not a switch: the toolchain's own swift-syntax (which `make` builds the plugin against) is
+        // built for library evolution, where the enum may grow cases.
+        guard case .accessors(let list) = block.accessors else { return true }
+        return list.contains { !["willSet", "didSet"].contains($0.accessorSpecifier.text) }
     }
 
     static func unwrapped(_ type: TypeSyntax) -> (String, Bool) {

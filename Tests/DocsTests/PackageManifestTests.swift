@@ -21,19 +21,38 @@ import Testing
             let target: [String?]?
             var name: String? { (byName ?? product ?? target)?.first ?? nil }
         }
+        struct Setting: Decodable {
+            struct Kind: Decodable {
+                struct Flags: Decodable { let _0: [String] }
+                let unsafeFlags: Flags?
+            }
+            let kind: Kind
+        }
         let name: String
         let type: String
         let path: String?
         let dependencies: [Dependency]
+        let settings: [Setting]?
+        var unsafeFlags: [String] { (settings ?? []).flatMap { $0.kind.unsafeFlags?._0 ?? [] } }
     }
-    struct Manifest: Decodable { let targets: [Target] }
+    struct Manifest: Decodable {
+        struct Package: Decodable { let identity: String? }
+        let targets: [Target]
+        let dependencies: [[String: [Package]]]
+        var packages: [String] { dependencies.flatMap(\.values).flatMap { $0 }.compactMap(\.identity) }
+    }
 
-    static func manifest() async throws -> Manifest {
+    /// The manifest as `swift package` reads it: by default as a plain `swift build` does, with the
+    /// macros a target built from swift-syntax (docs/contributing.md#the-macros), whatever `make`
+    /// exported to this process.
+    static func manifest(macrosLibrary: String? = nil) async throws -> Manifest {
         // A scratch path of its own: `swift test` holds the lock on .build.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
+        let environment = macrosLibrary.map { ["RIDE_WIRE_MACROS=\($0)"] } ?? ["-u", "RIDE_WIRE_MACROS"]
         let output = try await TestProcess.output(
-            "/usr/bin/env", ["swift", "package", "--package-path", Repository.root.path, "--scratch-path", scratch.path, "dump-package"])
+            "/usr/bin/env",
+            environment + ["swift", "package", "--package-path", Repository.root.path, "--scratch-path", scratch.path, "dump-package"])
         return try JSONDecoder().decode(Manifest.self, from: Data(output.utf8))
     }
 
@@ -68,6 +87,22 @@ import Testing
             #expect(undeclared.isEmpty, "\(target.name) imports \(undeclared.sorted()) without declaring them in Package.swift")
             #expect(unused.isEmpty, "\(target.name) declares \(unused.sorted()) in Package.swift but imports none of it")
         }
+    }
+
+    /// With the macros built as a library (`make`'s RIDE_WIRE_MACROS), nothing builds swift-syntax
+    /// and every target loads the library; without it, the macros are a target of their own.
+    @Test func theMacrosComeBuiltOrFromSwiftSyntax() async throws {
+        let library = "/nonexistent/wire-macros/libWireMacros.so"
+        let built = try await Self.manifest(macrosLibrary: library)
+        #expect(!built.targets.contains { $0.type == "macro" } && !built.packages.contains("swift-syntax"), "\(built.packages)")
+        #expect(built.targets.count > 30)
+        for target in built.targets where target.type != "system" {
+            let flags = target.unsafeFlags
+            #expect(zip(flags, flags.dropFirst()).contains { $0 == ("-load-plugin-library", library) }, "\(target.name): \(flags)")
+        }
+        let plain = try await Self.manifest()
+        #expect(plain.targets.contains { $0.name == "WireMacros" && $0.type == "macro" } && plain.packages.contains("swift-syntax"))
+        #expect(plain.targets.allSatisfy { !$0.unsafeFlags.contains("-load-plugin-library") })
     }
 
     /// The layers point one way (docs/design.md): what each target may not reach, directly or

@@ -380,7 +380,12 @@ import Yams
         #expect(dockerfile.contains("deploy/collect-executables \"$(swift build"), "the build stage collects them")
         #expect(dockerfile.contains("ARG CONFIGURATION=release"), "a release build unless asked for another")
         // The packages resolved in a cached layer: after the manifest is copied, before any source.
-        let steps = ["COPY Package.swift ./", "RUN swift package resolve", "COPY Shared Shared", "RUN swift build -c \"$CONFIGURATION\""]
+        // Then the macros against the toolchain's swift-syntax (docs/contributing.md#the-macros), then the build.
+        let steps = [
+            "COPY Package.swift ./", "RUN swift package resolve", "COPY Shared Shared",
+            "RUN export RIDE_WIRE_MACROS=\"$(Tools/wire-macros)\"",
+            "swift build -c \"$CONFIGURATION\"",
+        ]
         let positions = steps.map { dockerfile.range(of: $0)?.lowerBound }
         #expect(
             positions.allSatisfy { $0 != nil } && positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(),
