@@ -93,7 +93,7 @@ let package = Package(
             swiftSettings: fuzzed),
         // Wire: JSON as the platform writes and reads it, and `@WireModel`, which derives a type's
         // fast codec and schema from its declaration. Below everything else.
-        .target(name: "Wire", dependencies: builtMacros == nil ? ["WireMacros"] : [], path: "Shared/Wire", swiftSettings: fuzzed),
+        .target(name: "Wire", dependencies: wireMacros.map { .target(name: $0.name) }, path: "Shared/Wire", swiftSettings: fuzzed),
         // BusModel: the bus's values without its sockets (CloudEvents, topics, service errors, trace
         // headers, the events and request logs' types), for what stores them.
         .target(

@@ -86,7 +86,16 @@ import Wire
             try Self.event(Events.orderMessage, ChatMessageSent(message: message)),
         ]
         for event in orderEvents {
-            #expect(LiveHub.orderID(of: event) == "o-1" && LiveHub.orderMessage(event)?.orderID == "o-1", "\(event.type)")
+            var asked: [String] = []
+            #expect(
+                LiveHub.orderMessage(
+                    event,
+                    about: {
+                        asked.append($0)
+                        return true
+                    })?.orderID == "o-1", "\(event.type)")
+            #expect(asked == ["o-1"], "\(event.type): asked about the order it decodes")
+            #expect(LiveHub.orderMessage(event, about: { _ in false }) == nil, "\(event.type): not decoded for no one")
         }
         let fix = DeviceLocation(latitude: 60.17, longitude: 24.94, recordedAt: Self.now)
         let deviceEvents = [
@@ -94,14 +103,23 @@ import Wire
             try Self.event(Events.deviceStatus, DeviceStatusEvent(deviceID: "d-1", value: .active, available: true)),
         ]
         for event in deviceEvents {
-            #expect(LiveHub.deviceID(of: event) == "d-1" && LiveHub.deviceMessage(event)?.deviceID == "d-1", "\(event.type)")
+            var asked: [String] = []
+            #expect(
+                LiveHub.deviceMessage(
+                    event,
+                    about: {
+                        asked.append($0)
+                        return true
+                    })?.deviceID == "d-1", "\(event.type)")
+            #expect(asked == ["d-1"], "\(event.type): asked about the device it decodes")
+            #expect(LiveHub.deviceMessage(event, about: { _ in false }) == nil, "\(event.type): not decoded for no one")
         }
         let trip = TripEvent(
             createdAt: Self.now, deviceID: "d-1", data: TripEvent.Data(value: "eta", tripID: "t-1", tripMetadata: ["order_id": "o-1"]))
         #expect(TripEvent.orderID(in: try Self.event(Events.tripETA, trip).data) == "o-1")
         var forged = orderEvents[0]
         forged.source = BusContract.Service.tracking
-        #expect(LiveHub.orderID(of: forged) == nil, "an order event from another service is about no order")
+        #expect(LiveHub.orderMessage(forged) == nil, "an order event from another service is about no order")
     }
 
     @Test func everyKindIsInTheAPIDocumentWithItsTypeAndMembers() async throws {

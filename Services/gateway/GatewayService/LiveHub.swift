@@ -109,8 +109,7 @@ actor LiveHub {
         } else if event.type == Events.notification.type, let notification = try? data.decode(UserNotification.self) {
             let message = LiveMessage.notification(LiveNotification(notification: notification))
             for continuation in userWatchers[notification.userID]?.values ?? [:].values { continuation.yield(message) }
-        } else if let orderID = Self.orderID(of: event) {
-            guard watchers[orderID] != nil, let (_, message) = Self.orderMessage(event) else { return }
+        } else if let (orderID, message) = Self.orderMessage(event, about: { watchers[$0] != nil }) {
             if case .status(_, let changed) = message { track(changed.order) }
             send(message, to: orderID)
         } else if Self.estimateEvents.contains(event.type) {
@@ -118,30 +117,8 @@ actor LiveHub {
                 return
             }
             send(.eta(LiveETA(orderID: orderID, tripID: trip.data.tripID, estimate: trip.data.estimate)), to: orderID)
-        } else if let deviceID = Self.deviceID(of: event) {
-            guard let orders = ordersOfDevice[deviceID], !orders.isEmpty, let (_, message) = Self.deviceMessage(event) else { return }
-            for orderID in orders { send(message(orderID), to: orderID) }
-        }
-    }
-
-    /// The order an `orders` event is about, read without decoding its data: most events on a
-    /// busy bus are about orders no one here watches, and only those watched are decoded.
-    static func orderID(of event: CloudEvent<JSONValue>) -> String? {
-        guard event.source == BusContract.Service.orders else { return nil }
-        switch event.type {
-        case Events.orderStatus.type: return OrderStatusChanged.orderID(in: event.data)
-        case Events.orderDestinationChanged.type: return DestinationChanged.orderID(in: event.data)
-        case Events.orderMessage.type: return ChatMessageSent.orderID(in: event.data)
-        default: return nil
-        }
-    }
-
-    /// The device a tracking event is about, read without decoding its data (as `orderID(of:)`).
-    static func deviceID(of event: CloudEvent<JSONValue>) -> String? {
-        switch event.type {
-        case Events.deviceLocation.type: return DeviceLocationEvent.deviceID(in: event.data)
-        case Events.deviceStatus.type: return DeviceStatusEvent.deviceID(in: event.data)
-        default: return nil
+        } else if let (deviceID, message) = Self.deviceMessage(event, about: { ordersOfDevice[$0]?.isEmpty == false }) {
+            for orderID in ordersOfDevice[deviceID] ?? [] { send(message(orderID), to: orderID) }
         }
     }
 
@@ -159,32 +136,48 @@ actor LiveHub {
     static let estimateEvents: Set<String> = [Events.tripETA.type, Events.tripDestinationChanged.type]
 
     /// The message a driver device's event makes for each order that follows the device:
-    /// `location` or `driver_status`.
-    static func deviceMessage(_ event: CloudEvent<JSONValue>) -> (deviceID: String, message: @Sendable (String) -> LiveMessage)? {
+    /// `location` or `driver_status`. `about` is asked first, with the device's id read without
+    /// decoding the rest: most devices on a busy bus are followed by no one here, and only events
+    /// it accepts are decoded.
+    static func deviceMessage(_ event: CloudEvent<JSONValue>, about: (String) -> Bool = { _ in true }) -> (
+        deviceID: String, message: @Sendable (String) -> LiveMessage
+    )? {
         switch event.type {
         case Events.deviceLocation.type:
-            guard let location = try? event.data.decode(DeviceLocationEvent.self) else { return nil }
+            guard let id = DeviceLocationEvent.deviceID(in: event.data), about(id),
+                let location = try? event.data.decode(DeviceLocationEvent.self)
+            else { return nil }
             return (location.deviceID, { .location(Watched(orderID: $0), location) })
         case Events.deviceStatus.type:
-            guard let status = try? event.data.decode(DeviceStatusEvent.self) else { return nil }
+            guard let id = DeviceStatusEvent.deviceID(in: event.data), about(id),
+                let status = try? event.data.decode(DeviceStatusEvent.self)
+            else { return nil }
             return (status.deviceID, { .driverStatus(Watched(orderID: $0), status) })
         default: return nil
         }
     }
 
     /// The message an `orders` event makes for the watchers of its order: a status, a new
-    /// drop-off or a chat message.
-    static func orderMessage(_ event: CloudEvent<JSONValue>) -> (orderID: String, message: LiveMessage)? {
+    /// drop-off or a chat message. `about` is asked first, with the order's id read without
+    /// decoding the rest (as in `deviceMessage`).
+    static func orderMessage(_ event: CloudEvent<JSONValue>, about: (String) -> Bool = { _ in true }) -> (
+        orderID: String, message: LiveMessage
+    )? {
         guard event.source == BusContract.Service.orders else { return nil }
         switch event.type {
         case Events.orderStatus.type:
-            guard let changed = try? event.data.decode(OrderStatusChanged.self) else { return nil }
+            guard let id = OrderStatusChanged.orderID(in: event.data), about(id),
+                let changed = try? event.data.decode(OrderStatusChanged.self)
+            else { return nil }
             return (changed.order.id, .status(Sequenced(sequence: event.sequence), changed))
         case Events.orderDestinationChanged.type:
-            guard let changed = try? event.data.decode(DestinationChanged.self) else { return nil }
+            guard let id = DestinationChanged.orderID(in: event.data), about(id),
+                let changed = try? event.data.decode(DestinationChanged.self)
+            else { return nil }
             return (changed.order.id, .destinationChanged(Sequenced(sequence: event.sequence), changed))
         case Events.orderMessage.type:
-            guard let sent = try? event.data.decode(ChatMessageSent.self) else { return nil }
+            guard let id = ChatMessageSent.orderID(in: event.data), about(id), let sent = try? event.data.decode(ChatMessageSent.self)
+            else { return nil }
             let orderID = sent.message.orderID
             return (orderID, .chat(LiveChat(orderID: orderID, sequence: event.sequence, message: sent.message)))
         default: return nil

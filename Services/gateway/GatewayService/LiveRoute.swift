@@ -235,7 +235,7 @@ struct LiveRoute {
             var version = 0
             let user = try context.requireUser()
             for event in missed {
-                guard let (about, message) = LiveHub.orderMessage(event), about == orderID, StatusesOnce.isParty(user.id, to: message)
+                guard let (_, message) = LiveHub.orderMessage(event, about: { $0 == orderID }), StatusesOnce.isParty(user.id, to: message)
                 else { continue }
                 try await Self.send(message.shown(to: Caller(user)), outbound)
                 version = message.orderChange?.order.version ?? version
