@@ -36,6 +36,10 @@ let swiftSyntax: [Package.Dependency] =
 // which would also instrument the macro plugin (a host tool) and link libFuzzer's `main` into it.
 let fuzzing = environment["RIDE_FUZZ"] == "1"
 let fuzzed: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"]), .define("FUZZING")] : []
+// swift-crypto (a BoringSSL of 366 C files) is left out of the fuzz build: of the fuzzed targets only
+// the IPC proof (ZeroMQ) and the request table's hashes and sealing (BusModel) use it, which the
+// fuzzer never reaches; built with FUZZING, they say they are not there (Fuzz/README.md).
+let cryptoUnlessFuzzing: [Target.Dependency] = fuzzing ? [] : [.product(name: "Crypto", package: "swift-crypto")]
 
 let package = Package(
     name: "Ridesharing",
@@ -57,7 +61,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
+        // One trait, not the default two: SwiftPM writes a package's traits into its compile commands
+        // in a new order each time it plans, and a changed command compiles the package again
+        // (docs/contributing.md#run-one-suite). ConfigurationSupport (swift-configuration) is unused.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.2.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
@@ -89,7 +96,7 @@ let package = Package(
         // names and priorities, the allocator's slack): a header, nothing to link.
         .systemLibrary(name: "CLinux", path: "Shared/CLinux"),
         .target(
-            name: "ZeroMQ", dependencies: ["CZeroMQ", "CLinux", .product(name: "Crypto", package: "swift-crypto")], path: "Shared/ZeroMQ",
+            name: "ZeroMQ", dependencies: ["CZeroMQ", "CLinux"] + cryptoUnlessFuzzing, path: "Shared/ZeroMQ",
             swiftSettings: fuzzed),
         // Wire: JSON as the platform writes and reads it, and `@WireModel`, which derives a type's
         // fast codec and schema from its declaration. Below everything else.
@@ -98,10 +105,7 @@ let package = Package(
         // headers, the events and request logs' types), for what stores them.
         .target(
             name: "BusModel",
-            dependencies: [
-                "Wire", .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ],
+            dependencies: ["Wire", .product(name: "Tracing", package: "swift-distributed-tracing")] + cryptoUnlessFuzzing,
             path: "Shared/BusModel", swiftSettings: fuzzed),
         .target(
             name: "Bus",

@@ -1,6 +1,9 @@
-import Crypto
 import Foundation
 import Wire
+
+#if !FUZZING
+import Crypto
+#endif
 
 /// One keyed request as a service remembers it: the caller's key (`request_id` in the params),
 /// scoped by the caller the params name, and a hash of the op and the rest of the params — the
@@ -66,7 +69,7 @@ public struct RequestKey: Sendable, Equatable {
         }
         let material = Self.material(op: op, params: params)
         self.init(
-            scope: Self.scope(params), key: key, hash: sealing?.hash(material) ?? Self.hex(SHA256.hash(data: material)), material: material)
+            scope: Self.scope(params), key: key, hash: sealing?.hash(material) ?? Self.sha256(material), material: material)
     }
 
     static func scope(_ params: [String: JSONValue]) -> String {
@@ -79,7 +82,7 @@ public struct RequestKey: Sendable, Equatable {
 
     /// The hash of `op` with `params` (keys sorted, so the order an app wrote them in does not count).
     public static func hash(op: String, params: [String: JSONValue]) -> String {
-        hex(SHA256.hash(data: material(op: op, params: params)))
+        sha256(material(op: op, params: params))
     }
 
     /// The op's name and its params as sorted-key JSON: what a request is.
@@ -87,7 +90,14 @@ public struct RequestKey: Sendable, Equatable {
         Array(op.utf8) + [0x0A] + ((try? JSONCoding.encode(JSONValue.object(params))) ?? [])
     }
 
-    static func hex(_ bytes: some Sequence<UInt8>) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    /// SHA-256 of `material`, as hex.
+    static func sha256(_ material: [UInt8]) -> String {
+        #if FUZZING
+        fatalError("the fuzz build has no SHA-256 (Package.swift leaves swift-crypto out of it)")
+        #else
+        SHA256.hash(data: material).map { String(format: "%02x", $0) }.joined()
+        #endif
+    }
 }
 
 /// What a service's store says of a keyed request when it arrives.

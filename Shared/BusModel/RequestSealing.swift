@@ -1,6 +1,9 @@
-import Crypto
 import Foundation
 import Wire
+
+#if !FUZZING
+import Crypto
+#endif
 
 /// Keeps what a service's requests table holds of keyed requests unreadable to whoever reads the
 /// table: a request's hash is an HMAC under the service's secret (so a stolen table tests no guess
@@ -8,6 +11,15 @@ import Wire
 /// sealed with AES-GCM under a key derived from that secret and the request itself. A retry sends
 /// the request again and so opens the reply; the table alone opens nothing.
 public struct RequestSealing: Sendable {
+    #if FUZZING
+    // The fuzz build has no swift-crypto (Package.swift), and the fuzzer makes no sealing router.
+    public init(secret: [UInt8]) { fatalError("the fuzz build has no RequestSealing") }
+    public func hash(_ material: [UInt8]) -> String { fatalError("the fuzz build has no RequestSealing") }
+    public func seal(_ reply: ServiceReply, for key: RequestKey) throws -> ServiceReply {
+        fatalError("the fuzz build has no RequestSealing")
+    }
+    public func open(_ stored: ServiceReply, for key: RequestKey) -> ServiceReply? { fatalError("the fuzz build has no RequestSealing") }
+    #else
     private let hashing: SymmetricKey
     private let sealing: SymmetricKey
 
@@ -43,4 +55,5 @@ public struct RequestSealing: Sendable {
         HKDF<SHA256>.deriveKey(
             inputKeyMaterial: sealing, salt: Array(key.scope.utf8) + [0] + Array(key.key.utf8), info: key.material, outputByteCount: 32)
     }
+    #endif
 }

@@ -45,11 +45,15 @@ import Testing
     /// The manifest as `swift package` reads it: by default as a plain `swift build` does, with the
     /// macros a target built from swift-syntax (docs/contributing.md#the-macros), whatever `make`
     /// exported to this process.
-    static func manifest(macrosLibrary: String? = nil) async throws -> Manifest {
+    /// `fuzzing`: as the fuzzer's build reads it (`RIDE_FUZZ=1`).
+    static func manifest(macrosLibrary: String? = nil, fuzzing: Bool = false) async throws -> Manifest {
         // A scratch path of its own: `swift test` holds the lock on .build.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let environment = macrosLibrary.map { ["RIDE_WIRE_MACROS=\($0)"] } ?? ["-u", "RIDE_WIRE_MACROS"]
+        // env: its -u options before its assignments.
+        let environment =
+            (macrosLibrary == nil ? ["-u", "RIDE_WIRE_MACROS"] : []) + (fuzzing ? [] : ["-u", "RIDE_FUZZ"])
+            + (macrosLibrary.map { ["RIDE_WIRE_MACROS=\($0)"] } ?? []) + (fuzzing ? ["RIDE_FUZZ=1"] : [])
         let output = try await TestProcess.output(
             "/usr/bin/env",
             environment + ["swift", "package", "--package-path", Repository.root.path, "--scratch-path", scratch.path, "dump-package"])
@@ -119,20 +123,24 @@ import Testing
         (["SettingsKit", "PlatformLauncher", "RoadServers", "Cities"], ["ServiceKit", "Bus"]),
     ]
 
+    /// The targets of the package `name` reaches, directly or through others.
+    static func reached(from name: String, in manifest: Manifest) -> Set<String> {
+        let local = Dictionary(manifest.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var seen: Set<String> = []
+        var next = [name]
+        while let current = next.popLast() {
+            for dependency in local[current]?.dependencies.compactMap(\.name) ?? []
+            where local[dependency] != nil && seen.insert(dependency).inserted {
+                next.append(dependency)
+            }
+        }
+        return seen
+    }
+
     @Test func theLayersPointOneWay() async throws {
         let manifest = try await Self.manifest()
         let local = Dictionary(manifest.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        func reached(from name: String) -> Set<String> {
-            var seen: Set<String> = []
-            var next = [name]
-            while let current = next.popLast() {
-                for dependency in local[current]?.dependencies.compactMap(\.name) ?? []
-                where local[dependency] != nil && seen.insert(dependency).inserted {
-                    next.append(dependency)
-                }
-            }
-            return seen
-        }
+        func reached(from name: String) -> Set<String> { Self.reached(from: name, in: manifest) }
         for rule in Self.unreachable {
             for from in rule.from {
                 #expect(local[from] != nil, "\(from) is a target")
@@ -157,6 +165,19 @@ import Testing
             let wrong = reached(from: tool).intersection(services)
             #expect(wrong.isEmpty, "\(tool) reaches \(wrong.sorted())")
         }
+    }
+
+    /// The fuzzer's build compiles no swift-crypto (Fuzz/README.md): nothing `ride-fuzz` reaches
+    /// declares it then, though ZeroMQ and BusModel do in every other build.
+    @Test func theFuzzBuildLeavesSwiftCryptoOut() async throws {
+        func crypto(_ manifest: Manifest) -> [String] {
+            let local = Dictionary(manifest.targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            return Self.reached(from: "ride-fuzz", in: manifest).sorted().filter {
+                local[$0]?.dependencies.contains { $0.name == "Crypto" } == true
+            }
+        }
+        #expect(crypto(try await Self.manifest()) == ["BusModel", "ZeroMQ"])
+        #expect(crypto(try await Self.manifest(fuzzing: true)) == [])
     }
 
     /// README's table of processes has a row for every executable the platform runs.
