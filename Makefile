@@ -20,6 +20,14 @@ export RIDE_WIRE_MACROS := $(shell SWIFT=$(firstword $(SWIFT)) Tools/wire-macros
 macros:
 	@SWIFT=$(firstword $(SWIFT)) Tools/wire-macros > /dev/null
 
+## SwiftPM plans a build anew (10 to 20 s, and may compile a package again: docs/contributing.md#run-one-suite)
+## whenever its environment is not the last build's. A shell's and make's own variables change from
+## one step to the next, so every swift build make starts runs without them (SWIFT_BUILD), and the
+## tests run from the bundle the build made (TESTS) rather than through `swift test`, which plans too.
+SWIFT_BUILD_UNSET = _ SHLVL OLDPWD MAKELEVEL MAKEFLAGS MFLAGS MAKE_TERMOUT MAKE_TERMERR FUZZ_SECONDS FUZZ_FLAGS TEST_WIDTH
+SWIFT_BUILD = env $(SWIFT_BUILD_UNSET:%=-u %) $(SWIFT) build
+TESTS = NO_COLOR=1 .build/debug/RidesharingPackageTests.xctest --testing-library swift-testing
+
 ## deps: the system libraries the build links: libzmq (the bus) and SQLite (the services' stores)
 deps:
 	@missing=""; \
@@ -78,7 +86,7 @@ test-deps: deps
 	}
 
 build: deps macros
-	$(SWIFT) build
+	$(SWIFT_BUILD)
 
 ## run: build, then start the whole platform as local processes (Ctrl-C stops it);
 ##      `make run UP_FLAGS=--fake-stripe` charges the rides through a local Stripe-shaped provider
@@ -96,7 +104,7 @@ run: build
 ## image reads its password as its own user: that file is readable to all.
 COMPOSE_SECRETS = deploy/compose-secrets
 compose-secrets: deps macros
-	$(SWIFT) build --product ridectl
+	$(SWIFT_BUILD) --product ridectl
 	.build/debug/ridectl keys compose $(COMPOSE_SECRETS)
 	@case "$$(id -u)" in \
 		1000) ;; \
@@ -115,10 +123,10 @@ test: test-deps macros
 	@Tools/timed lint $(MAKE) --no-print-directory lint
 	@mkdir -p .build
 	@Tools/timed "the builds" bash -c '$(MAKE) --no-print-directory fuzz-build > .build/fuzz-build.log 2>&1 & fuzz=$$!; \
-		$(SWIFT) build --build-tests; built=$$?; \
+		$(SWIFT_BUILD) --build-tests; built=$$?; \
 		wait $$fuzz || { tail -n 30 .build/fuzz-build.log; echo "make: the fuzzer did not build (.build/fuzz-build.log)"; exit 1; }; exit $$built'
 	@Tools/roads/fetch-extract.sh > /dev/null && Tools/roads/fetch-extract.sh karhula > /dev/null  # once, before the tests that read them run side by side
-	@Tools/timed tests bash -o pipefail -c '$(SWIFT) test --skip-build 2>&1 | tee .build/test-output.log' || { .ci/digest .build/test-output.log; exit 1; }
+	@Tools/timed tests bash -o pipefail -c '$(TESTS) 2>&1 | tee .build/test-output.log' || { .ci/digest .build/test-output.log; exit 1; }
 	@Tools/timed fuzzing $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30 FUZZ_FLAGS=-verbosity=0
 
 ## test-hosts: the platform on four hosts made as Linux network namespaces, its bus secured with
@@ -130,9 +138,9 @@ test: test-deps macros
 test-hosts: test-deps macros
 	@command -v ip >/dev/null 2>&1 && command -v tc >/dev/null 2>&1 && command -v nft >/dev/null 2>&1 && command -v iptables-legacy >/dev/null 2>&1 \
 		|| { $(SUDO) apt-get update -qq && $(APT_INSTALL) iproute2 nftables iptables >/dev/null; }
-	$(SWIFT) build --build-tests
+	$(SWIFT_BUILD) --build-tests
 	@mkdir -p .build
-	@bash -o pipefail -c 'RIDE_TEST_HOSTS=1 $(SWIFT) test --skip-build --filter HostsIntegrationTests 2>&1 | tee .build/test-hosts-output.log' || { .ci/digest .build/test-hosts-output.log; exit 1; }
+	@bash -o pipefail -c 'RIDE_TEST_HOSTS=1 $(TESTS) --filter HostsIntegrationTests 2>&1 | tee .build/test-hosts-output.log' || { .ci/digest .build/test-hosts-output.log; exit 1; }
 
 ## test-containers: deploy/Dockerfile built by a real container engine, then docker-compose.yml run
 ## by it (deploy/containers/README.md): podman made ready (root; apt), base images and the postgres:15
@@ -145,8 +153,8 @@ test-containers: test-deps macros
 	@deploy/containers/test; rc=$$?; [ $$rc = 0 ] || exit $$rc; \
 		if ! podman image exists ridesharing:dev 2>/dev/null; then echo "test-containers: no image, so no compose run (see above)"; exit 0; fi
 	$(MAKE) compose-secrets
-	$(SWIFT) build --build-tests
-	@bash -o pipefail -c 'RIDE_TEST_CONTAINERS=1 $(SWIFT) test --skip-build --filter ComposeContainersTests 2>&1 | tee .build/test-containers-output.log' || { .ci/digest .build/test-containers-output.log; exit 1; }
+	$(SWIFT_BUILD) --build-tests
+	@bash -o pipefail -c 'RIDE_TEST_CONTAINERS=1 $(TESTS) --filter ComposeContainersTests 2>&1 | tee .build/test-containers-output.log' || { .ci/digest .build/test-containers-output.log; exit 1; }
 
 ## fuzz: libFuzzer on what arrives from sockets — the event envelope, 7/MDP framing and the broker,
 ## every op's params (Fuzz/README.md) — for FUZZ_SECONDS; a broken property or a crash fails it,
@@ -158,7 +166,7 @@ test-containers: test-deps macros
 FUZZ_SECONDS ?= 300
 FUZZ_FLAGS ?=
 fuzz-build: deps macros
-	@bash -o pipefail -c 'RIDE_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz --product ride-fuzz 2>&1 | grep -v "Cannot export local symbol"'
+	@bash -o pipefail -c 'RIDE_FUZZ=1 $(SWIFT_BUILD) --scratch-path .build-fuzz --product ride-fuzz 2>&1 | grep -v "Cannot export local symbol"'
 fuzz: fuzz-build
 	@mkdir -p .build-fuzz/corpus
 	SWIFT_BACKTRACE=enable=no .build-fuzz/debug/ride-fuzz .build-fuzz/corpus Fuzz/corpus -dict=Fuzz/fuzz.dict -max_total_time=$(FUZZ_SECONDS) \
@@ -178,7 +186,7 @@ places:
 	extract=$$(Tools/roads/fetch-extract.sh) && python3 Tools/roads/build-places.py "$$extract" Shared/Places/Data/helsinki.places
 
 release: deps macros
-	$(SWIFT) build -c release
+	$(SWIFT_BUILD) -c release
 
 ## bench: every benchmark, in a release build (prints tables; a missed target does not stop the rest);
 ## redis-server, the peer that bench ingest and bench nearby measure beside the platform, from apt
