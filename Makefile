@@ -24,8 +24,10 @@ macros:
 ## whenever its environment is not the last build's. A shell's and make's own variables change from
 ## one step to the next, so every swift build make starts runs without them (SWIFT_BUILD), and the
 ## tests run from the bundle the build made (TESTS) rather than through `swift test`, which plans too.
+## A plan writes a package's traits as -D flags in the order of a Set, which follows the process's hash
+## seed, and a new order compiles that package again; SWIFT_DETERMINISTIC_HASHING fixes the seed.
 SWIFT_BUILD_UNSET = _ SHLVL OLDPWD MAKELEVEL MAKEFLAGS MFLAGS MAKE_TERMOUT MAKE_TERMERR FUZZ_SECONDS FUZZ_FLAGS TEST_WIDTH
-SWIFT_BUILD = env $(SWIFT_BUILD_UNSET:%=-u %) $(SWIFT) build
+SWIFT_BUILD = env $(SWIFT_BUILD_UNSET:%=-u %) SWIFT_DETERMINISTIC_HASHING=1 $(SWIFT) build
 TESTS = NO_COLOR=1 .build/debug/RidesharingPackageTests.xctest --testing-library swift-testing
 
 ## deps: the system libraries the build links: libzmq (the bus) and SQLite (the services' stores)
