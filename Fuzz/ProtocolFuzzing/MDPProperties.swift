@@ -46,12 +46,14 @@ enum MDPProperties {
         checkStillServes(&core, now: now, &findings)
     }
 
-    /// Each parser returns a message that encodes back to the same frames, or throws its `MDPError`
+    /// Each parser returns a message that encodes back to the same frames in the same envelope (7/MDP's
+    /// frames, or packed into one), or throws its `MDPError`
     /// (typed: no other way out); a request's body is a `ServiceRequest` or a 400, a reply's a
     /// `ServiceReply` or the client's `bad_reply`.
     static func checkParsers(_ frames: [Frame], _ findings: inout Findings) {
+        let envelope = MDP.envelope(of: frames)
         if let message = try? MDP.parseToBroker(frames[...]) {
-            expectSame(encoding(message), frames, "parseToBroker", &findings)
+            expectSame(encoding(message, envelope), frames, "parseToBroker", &findings)
             switch message {
             case .clientRequest(_, let body): checkRequestBody(body, &findings)
             case .reply(_, let body): checkReplyBody(body, &findings)
@@ -59,11 +61,12 @@ enum MDPProperties {
             }
         }
         if let message = try? MDP.parseBrokerToWorker(frames) {
-            expectSame(encoding(message), frames, "parseBrokerToWorker", &findings)
+            expectSame(encoding(message, envelope), frames, "parseBrokerToWorker", &findings)
             if case .request(_, let body) = message { checkRequestBody(body, &findings) }
         }
         if let (service, body) = try? MDP.parseClientReply(frames) {
-            expectSame(MDP.clientReply(service: Frame(frame: service), body: body), frames, "parseClientReply", &findings)
+            expectSame(
+                MDP.clientReply(service: Frame(frame: service), body: body, envelope: envelope), frames, "parseClientReply", &findings)
             checkReplyBody(body, &findings)
         }
     }
@@ -75,21 +78,21 @@ enum MDPProperties {
         findings.expect(encoded == compared, "\(parser) read \(encoded) from \(frames)")
     }
 
-    static func encoding(_ message: MDP.ToBroker) -> [Frame] {
+    static func encoding(_ message: MDP.ToBroker, _ envelope: MDP.Envelope) -> [Frame] {
         switch message {
-        case .clientRequest(let service, let body): MDP.clientRequest(service: service, body: body)
-        case .ready(let service): MDP.ready(service: service)
-        case .reply(let client, let body): MDP.reply(client: client, body: body)
-        case .heartbeat: MDP.heartbeat
-        case .disconnect: MDP.disconnect
+        case .clientRequest(let service, let body): MDP.clientRequest(service: service, body: body, envelope: envelope)
+        case .ready(let service): MDP.ready(service: service, envelope: envelope)
+        case .reply(let client, let body): MDP.reply(client: client, body: body, envelope: envelope)
+        case .heartbeat: MDP.heartbeat(envelope)
+        case .disconnect: MDP.disconnect(envelope)
         }
     }
 
-    static func encoding(_ message: MDP.BrokerToWorker) -> [Frame] {
+    static func encoding(_ message: MDP.BrokerToWorker, _ envelope: MDP.Envelope) -> [Frame] {
         switch message {
-        case .request(let client, let body): MDP.request(client: client, body: body)
-        case .heartbeat: MDP.heartbeat
-        case .disconnect: MDP.disconnect
+        case .request(let client, let body): MDP.request(client: client, body: body, envelope: envelope)
+        case .heartbeat: MDP.heartbeat(envelope)
+        case .disconnect: MDP.disconnect(envelope)
         }
     }
 

@@ -104,6 +104,10 @@ public enum RideMetric {
         "ride_bus_rejected_messages_total", .counter, labels: ["socket"], by: "bus",
         "Messages dropped as malformed (`socket`: `egress` or `broker`).")
     public static let busRequests = MetricSpec("ride_bus_requests_total", .counter, by: "bus", "Client requests received by the broker.")
+    public static let busPacked = MetricSpec(
+        "ride_bus_packed_messages_total", .counter, by: "bus",
+        "Client requests and worker replies that came packed into one frame, as the platform's own peers send them (docs/design.md#one-frame-requests)."
+    )
     public static let busReplies = MetricSpec(
         "ride_bus_replies_total", .counter, by: "bus", "Replies sent to clients (worker replies and MMI).")
     public static let busRefused = MetricSpec(
@@ -161,7 +165,8 @@ public enum RideMetric {
         httpRequests, httpDuration, httpErrors, httpActive,
         reactionLatency, ridesCompleted, ridesCancelled, noDriverFound,
         users, pushes,
-        eventsForwarded, subscriptionMessages, rejectedMessages, busRequests, busReplies, busRefused, denied, expiredWorkers, requeued,
+        eventsForwarded, subscriptionMessages, rejectedMessages, busRequests, busPacked, busReplies, busRefused, denied, expiredWorkers,
+        requeued,
         serviceRequests, workers,
         queued,
         locationsAccepted, locationsRejected, batches, refusedBatches, historyWritten, eventsPublished, commits, failedCommits, devices,

@@ -131,23 +131,30 @@ public final class Socket {
 
     /// Receives one whole multipart message. Returns nil only when `dontWait` is set and nothing is waiting.
     public func receive(dontWait: Bool = false) throws -> [Frame]? {
-        try receiveMessage(dontWait: dontWait, withSender: false)?.frames
+        try receiveMessage(dontWait: dontWait, property: nil)?.frames
+    }
+
+    /// Receives one whole multipart message and the value of a property its sender's connection
+    /// carries (one its socket announced with `setMetadata`, or libzmq's own); nil when it has none.
+    /// Returns nil only when `dontWait` is set and nothing is waiting.
+    public func receive(dontWait: Bool = false, property: String) throws -> (frames: [Frame], value: String?)? {
+        try receiveMessage(dontWait: dontWait, property: property)
     }
 
     /// Receives one whole multipart message and the name its sender's CURVE key was admitted under
     /// (the ZAP handler's user id, libzmq's `User-Id` property; nil on a connection without ZAP, such
     /// as a plain TCP or `inproc://` one). Returns nil only when `dontWait` is set and nothing is waiting.
     public func receiveWithSender(dontWait: Bool = false) throws -> (frames: [Frame], sender: String?)? {
-        try receiveMessage(dontWait: dontWait, withSender: true)
+        try receiveMessage(dontWait: dontWait, property: "User-Id").map { ($0.frames, $0.value) }
     }
 
-    private func receiveMessage(dontWait: Bool, withSender: Bool) throws -> (frames: [Frame], sender: String?)? {
+    private func receiveMessage(dontWait: Bool, property: String?) throws -> (frames: [Frame], value: String?)? {
         guard !isClosed else { throw ZMQError(code: ENOTSOCK, operation: "receive on closed \(type)") }
         var message = zmq_msg_t()
         zmq_msg_init(&message)
         defer { zmq_msg_close(&message) }
         var frames: [Frame] = []
-        var sender: String?
+        var value: String?
         var flags: Int32 = dontWait ? ZMQ_DONTWAIT : 0
         while true {
             if zmq_msg_recv(&message, handle, flags) < 0 {
@@ -158,9 +165,9 @@ public final class Socket {
             }
             // The first frame that has it: a ROUTER's routing-id frame is made by libzmq itself and
             // carries no metadata in libzmq 4.3.4 (Debian's), the frames after it do.
-            if withSender, sender == nil { sender = Self.userID(of: &message).map { String(cString: $0) } }
+            if let property, value == nil { value = zmq_msg_gets(&message, property).map { String(cString: $0) } }
             frames.append(Frame(UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message))))
-            if zmq_msg_more(&message) == 0 { return (frames, sender) }
+            if zmq_msg_more(&message) == 0 { return (frames, value) }
             // The rest of a multipart message is already here: libzmq delivers messages atomically.
             flags = 0
         }

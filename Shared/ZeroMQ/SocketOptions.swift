@@ -65,6 +65,14 @@ extension Socket {
     /// gets its id back at once instead of being refused until the old connection times out).
     public func setRouterHandover(_ on: Bool) throws { try set(ZMQ_ROUTER_HANDOVER, on ? 1 : 0, name: "ZMQ_ROUTER_HANDOVER") }
 
+    /// A property announced to every peer in ZMTP's handshake, which the peer reads on each message
+    /// from this socket (`receive(dontWait:property:)`). libzmq wants `X-` names. ZMQ_METADATA (95)
+    /// is built into libzmq 4.3's library but still marked a draft in its header, hence the number;
+    /// a library without it throws here, and its peers never see the property.
+    public func setMetadata(_ name: String, _ value: String) throws {
+        try set(95, bytes: Frame(frame: "\(name):\(value)"), name: "ZMQ_METADATA")
+    }
+
     /// How many connections may wait to be accepted (listen(2)'s backlog; libzmq's default is 100,
     /// too few when thousands of devices connect at once).
     public func setListenBacklog(_ connections: Int32) throws { try set(ZMQ_BACKLOG, connections, name: "ZMQ_BACKLOG") }

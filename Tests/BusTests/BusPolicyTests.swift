@@ -150,7 +150,8 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
     @Test func aKeyThatMayNotServeIsToldToDisconnectAndNeverRegisters() {
         var core = core()
         #expect(
-            send(&core, from: worker, key: "gateway", MDP.ready(service: "users")) == [BrokerOutgoing(to: worker, frames: MDP.disconnect)])
+            send(&core, from: worker, key: "gateway", MDP.ready(service: "users")) == [BrokerOutgoing(to: worker, frames: MDP.disconnect())]
+        )
         #expect(core.workerCount(service: "users") == 0 && !core.isWorker(worker))
         #expect(core.stats.refused == [RefusalCount(BusRefusal(action: .serve(service: "users"), key: "gateway", reason: "")): 1])
         let notices = core.takeNotices()
@@ -160,7 +161,8 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
         } else {
             Issue.record("expected a refusal notice, got \(notices)")
         }
-        #expect(send(&core, from: worker, key: "users", MDP.ready(service: "users")) == [BrokerOutgoing(to: worker, frames: MDP.heartbeat)])
+        #expect(
+            send(&core, from: worker, key: "users", MDP.ready(service: "users")) == [BrokerOutgoing(to: worker, frames: MDP.heartbeat())])
         #expect(core.workerCount(service: "users") == 1)
     }
 
@@ -193,7 +195,7 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
 
     @Test func withoutAPolicyEveryPeerMayDoEverything() {
         var core = BrokerCore(configuration: BrokerConfiguration(), now: 0)
-        #expect(send(&core, from: worker, key: nil, MDP.ready(service: "users")) == [BrokerOutgoing(to: worker, frames: MDP.heartbeat)])
+        #expect(send(&core, from: worker, key: nil, MDP.ready(service: "users")) == [BrokerOutgoing(to: worker, frames: MDP.heartbeat())])
         #expect(core.stats.refused.isEmpty)
     }
 }

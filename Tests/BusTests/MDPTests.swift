@@ -11,8 +11,8 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
         #expect(MDP.ready(service: "echo") == [[], f("MDPW01"), [0x01], f("echo")])
         #expect(MDP.request(client: [9, 9], body: [f("op"), f("{}")]) == [[], f("MDPW01"), [0x02], [9, 9], [], f("op"), f("{}")])
         #expect(MDP.reply(client: [9], body: [f("200")]) == [[], f("MDPW01"), [0x03], [9], [], f("200")])
-        #expect(MDP.heartbeat == [[], f("MDPW01"), [0x04]])
-        #expect(MDP.disconnect == [[], f("MDPW01"), [0x05]])
+        #expect(MDP.heartbeat() == [[], f("MDPW01"), [0x04]])
+        #expect(MDP.disconnect() == [[], f("MDPW01"), [0x05]])
         #expect(MDP.clientReply(service: f("echo"), body: [f("x")]) == [[], f("MDPC01"), f("echo"), f("x")])
     }
 
@@ -24,17 +24,17 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
         #expect(
             try MDP.parseToBroker(MDP.reply(client: [1, 2], body: [f("200"), f("{}")])[...])
                 == .reply(client: [1, 2], body: [f("200"), f("{}")]))
-        #expect(try MDP.parseToBroker(MDP.heartbeat[...]) == .heartbeat)
-        #expect(try MDP.parseToBroker(MDP.disconnect[...]) == .disconnect)
+        #expect(try MDP.parseToBroker(MDP.heartbeat()[...]) == .heartbeat)
+        #expect(try MDP.parseToBroker(MDP.disconnect()[...]) == .disconnect)
         #expect(try MDP.parseBrokerToWorker(MDP.request(client: [7], body: [f("ping")])) == .request(client: [7], body: [f("ping")]))
-        #expect(try MDP.parseBrokerToWorker(MDP.heartbeat) == .heartbeat)
+        #expect(try MDP.parseBrokerToWorker(MDP.heartbeat()) == .heartbeat)
         #expect(try MDP.parseClientReply(MDP.clientReply(service: f("echo"), body: [f("ok")])) == ("echo", [f("ok")]))
     }
 
     @Test(
         arguments: [
             ([], MDPError.truncated("empty message")),
-            ([f("x")], MDPError.missingDelimiter),
+            ([f("x"), f("y")], MDPError.missingDelimiter),
             ([[]], MDPError.truncated("no protocol header after the delimiter")),
             ([[], f("MDPX01")], MDPError.wrongHeader(f("MDPX01"))),
             ([[], f("MDPC01")], MDPError.truncated("a client request needs a service name")),
@@ -73,7 +73,7 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
     @Test func dispatchesToAReadyWorkerAndRoutesTheReply() {
         var core = broker()
         // READY is answered with a heartbeat at once: the worker knows it is registered.
-        #expect(send(&core, from: w1, MDP.ready(service: "echo")) == [BrokerOutgoing(to: w1, frames: MDP.heartbeat)])
+        #expect(send(&core, from: w1, MDP.ready(service: "echo")) == [BrokerOutgoing(to: w1, frames: MDP.heartbeat())])
         let toWorker = send(&core, from: client, MDP.clientRequest(service: "echo", body: [f("hi")]))
         #expect(toWorker == [BrokerOutgoing(to: w1, frames: MDP.request(client: client, body: [f("hi")]))])
         let toClient = send(&core, from: w1, MDP.reply(client: client, body: [f("200"), f("{}")]))
@@ -89,7 +89,8 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
         // Each new worker gets its heartbeat, then a waiting request.
         #expect(
             send(&core, from: w1, MDP.ready(service: "echo")) == [
-                BrokerOutgoing(to: w1, frames: MDP.heartbeat), BrokerOutgoing(to: w1, frames: MDP.request(client: client, body: [f("1")])),
+                BrokerOutgoing(to: w1, frames: MDP.heartbeat()),
+                BrokerOutgoing(to: w1, frames: MDP.request(client: client, body: [f("1")])),
             ])
         #expect(send(&core, from: w2, MDP.ready(service: "echo")).map(\.to) == [w2, w2])
         #expect(core.stats.services["echo"]?.queued == 0)
@@ -107,18 +108,18 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
 
     @Test func disconnectsUnknownWorkers() {
         var core = broker()
-        #expect(send(&core, from: w1, MDP.heartbeat) == [BrokerOutgoing(to: w1, frames: MDP.disconnect)])
-        #expect(send(&core, from: w1, MDP.reply(client: client, body: [f("200")])) == [BrokerOutgoing(to: w1, frames: MDP.disconnect)])
-        #expect(send(&core, from: w2, [[], f("MDPW01"), [0x07]]) == [BrokerOutgoing(to: w2, frames: MDP.disconnect)])
+        #expect(send(&core, from: w1, MDP.heartbeat()) == [BrokerOutgoing(to: w1, frames: MDP.disconnect())])
+        #expect(send(&core, from: w1, MDP.reply(client: client, body: [f("200")])) == [BrokerOutgoing(to: w1, frames: MDP.disconnect())])
+        #expect(send(&core, from: w2, [[], f("MDPW01"), [0x07]]) == [BrokerOutgoing(to: w2, frames: MDP.disconnect())])
         #expect(!core.isWorker(w1))
     }
 
     @Test func aSecondReadyIsAProtocolError() {
         var core = broker()
         _ = send(&core, from: w1, MDP.ready(service: "echo"))
-        #expect(send(&core, from: w1, MDP.ready(service: "echo")) == [BrokerOutgoing(to: w1, frames: MDP.disconnect)])
+        #expect(send(&core, from: w1, MDP.ready(service: "echo")) == [BrokerOutgoing(to: w1, frames: MDP.disconnect())])
         #expect(core.workerCount(service: "echo") == 0)
-        #expect(send(&core, from: w2, MDP.ready(service: "mmi.service")) == [BrokerOutgoing(to: w2, frames: MDP.disconnect)])
+        #expect(send(&core, from: w2, MDP.ready(service: "mmi.service")) == [BrokerOutgoing(to: w2, frames: MDP.disconnect())])
     }
 
     @Test func expiresSilentWorkersAndRequeuesTheirRequest() {
@@ -128,13 +129,13 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
         var out: [BrokerOutgoing] = []
         // Heartbeats at 2.5 s and 5 s; w1 has been silent since 0 and expires at 7.5 s.
         core.tick(now: 2500, into: &out)
-        #expect(out == [BrokerOutgoing(to: w1, frames: MDP.heartbeat)], "busy workers get heartbeats too")
+        #expect(out == [BrokerOutgoing(to: w1, frames: MDP.heartbeat())], "busy workers get heartbeats too")
         out = []
         core.tick(now: 5000, into: &out)
         _ = send(&core, from: w2, MDP.ready(service: "echo"), at: 5000)
         out = []
         core.tick(now: 7500, into: &out)
-        #expect(out.contains(BrokerOutgoing(to: w1, frames: MDP.disconnect)))
+        #expect(out.contains(BrokerOutgoing(to: w1, frames: MDP.disconnect())))
         #expect(out.contains(BrokerOutgoing(to: w2, frames: MDP.request(client: client, body: [f("job")]))), "requeued to the live worker")
         #expect(core.workerCount(service: "echo") == 1)
         #expect(core.stats.expiredWorkers == 1)
@@ -147,11 +148,11 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
         _ = send(&core, from: w1, MDP.ready(service: "echo"), at: 0)
         var out: [BrokerOutgoing] = []
         for now in stride(from: Int64(2500), through: 30_000, by: 2500) {
-            _ = send(&core, from: w1, MDP.heartbeat, at: now - 100)
+            _ = send(&core, from: w1, MDP.heartbeat(), at: now - 100)
             core.tick(now: now, into: &out)
         }
         #expect(core.workerCount(service: "echo") == 1)
-        #expect(!out.contains(BrokerOutgoing(to: w1, frames: MDP.disconnect)))
+        #expect(!out.contains(BrokerOutgoing(to: w1, frames: MDP.disconnect())))
     }
 
     @Test func anUnreachableWorkerLosesItsRequestToAnother() {
@@ -248,7 +249,7 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
     @Test func aWorkerSayingDisconnectIsForgotten() {
         var core = broker()
         _ = send(&core, from: w1, MDP.ready(service: "echo"))
-        #expect(send(&core, from: w1, MDP.disconnect).isEmpty)
+        #expect(send(&core, from: w1, MDP.disconnect()).isEmpty)
         #expect(core.workerCount(service: "echo") == 0)
     }
 }

@@ -89,7 +89,8 @@ import Wire
         let usersTopics = try await attack(["eavesdrop", egress, "user.", "3"], as: gateway)
         #expect(usersTopics["received"] == 0, "\(usersTopics)")
 
-        // Privileged ops: unanswered without a key the bus knows; 403 with the reason for the gateway's.
+        // Privileged ops: unanswered without a key the bus knows; 403 with the reason for the gateway's,
+        // asked in 7/MDP's frames or packed into one as the platform's own clients ask.
         let privileged: [(String, String, String)] = [
             ("users", "issue_device_credential", #"{"id":"\#(order["driver"]?["id"]?.stringValue ?? "")"}"#),
             ("notifications", "register_webhook", #"{"url":"http://169.254.169.254/latest/meta-data"}"#),
@@ -101,10 +102,12 @@ import Wire
                 let answer = try await attack(["call", broker, service, op, params], as: thief)
                 #expect(answer["answered"] == false, "\(service).\(op): \(answer)")
             }
-            let answer = try await attack(["call", broker, service, op, params], as: gateway)
-            #expect(
-                answer["status"] == "403" && answer["body"]?.stringValue?.contains("may not call \(service).\(op)") == true,
-                "\(service).\(op): \(answer)")
+            for call in ["call", "call-packed"] {
+                let answer = try await attack([call, broker, service, op, params], as: gateway)
+                #expect(
+                    answer["status"] == "403" && answer["body"]?.stringValue?.contains("may not call \(service).\(op)") == true,
+                    "\(call) \(service).\(op): \(answer)")
+            }
         }
 
         // On this machine, the broker's Unix socket: frames there are not sealed, each connection
@@ -121,8 +124,10 @@ import Wire
 
         // A fake users worker (it would see log-ins with passwords): the gateway's key is told to
         // disconnect and never gets a request; a stranger never connects.
-        let fakeWorker = try await attack(["serve", broker, "users", "4"], as: gateway)
-        #expect(fakeWorker["disconnected"] == true && fakeWorker["requests"] == 0, "\(fakeWorker)")
+        for serve in ["serve", "serve-packed"] {
+            let fakeWorker = try await attack([serve, broker, "users", "4"], as: gateway)
+            #expect(fakeWorker["disconnected"] == true && fakeWorker["requests"] == 0, "\(serve): \(fakeWorker)")
+        }
         let strangerWorker = try await attack(["serve", broker, "users", "3"], as: stranger)
         #expect(strangerWorker["commands"] == [], "\(strangerWorker)")
         #expect(try await workerCount("users", busHealthURL: busHealth) == usersWorkers)

@@ -51,6 +51,55 @@ import Wire
         }
     }
 
+    /// ride-bus says on every connection that it reads messages packed into one frame
+    /// (docs/design.md#one-frame-requests): our client and worker then pack each request and reply,
+    /// while the Python peers, which never heard of it, keep the RFC's frames and are answered in them.
+    @Test func ourPeersPackWhatTheBusSaysItReadsAndPythonPeersKeepTheRFCsFrames() async throws {
+        try await requirePyzmq()
+        try await withTestBus("packed") { bus in
+            try bus.startEchoWorker("worker")
+            try bus.supervisor.start(
+                name: "python-worker", executable: Self.python,
+                arguments: ["python3", "-u", Binaries.interopScript, "worker", bus.broker, "py"])
+            try await bus.waitForWorkers("echo")
+            try await bus.waitForWorkers("py")
+            let client = try await bus.client(timeout: .seconds(30))
+            struct Echo: Codable, Equatable { var text: String }
+            // The client's first request learns from its reply what the bus reads.
+            #expect(try await client.call("echo", "echo", Echo(text: "first"), as: Echo.self) == Echo(text: "first"))
+            let start = try await settledPackedCount(bus)
+            for i in 0..<10 {
+                #expect(try await client.call("echo", "echo", Echo(text: "\(i)"), as: Echo.self) == Echo(text: "\(i)"))
+            }
+            #expect(try await settledPackedCount(bus) == start + 20, "each of our requests and each of our worker's replies in one frame")
+            let reply = try await runCommand(
+                Self.python, ["python3", Binaries.interopScript, "client", bus.broker, "echo", "echo\n" + #"{"text":"python"}"#])
+            #expect(try JSONCoding.decode([String].self, from: Array(reply.stdout.utf8)) == ["200\n" + #"{"text":"python"}"#])
+            #expect(
+                try await settledPackedCount(bus) == start + 21,
+                "the Python client's request in the RFC's frames, our worker's reply packed")
+            for i in 0..<5 {
+                let answer = try await client.call("py", "lookup", ["id": .string("\(i)")] as JSONValue, as: JSONValue.self)
+                #expect(answer["from"] == "python")
+            }
+            #expect(try await settledPackedCount(bus) == start + 26, "our requests packed, the Python worker's replies in the RFC's frames")
+            await client.close()
+        }
+    }
+
+    /// The bus's count of packed messages once it stops moving (it refreshes it several times a second).
+    func settledPackedCount(_ bus: TestBus) async throws -> Double {
+        var last = try await bus.metric("ride_bus_packed_messages_total") ?? 0
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(300))
+            let now = try await bus.metric("ride_bus_packed_messages_total") ?? 0
+            if now == last { return now }
+            last = now
+        }
+        throw TestFailure("ride_bus_packed_messages_total still moving after 20 s: \(last)")
+    }
+
     @Test func ourClientAndWorkerTalkThroughAPythonBroker() async throws {
         try await requirePyzmq()
         let scratch = try makeScratchDirectory("py-broker")

@@ -43,7 +43,7 @@ import ZeroMQ
     func mdpParsersUnderstandOrRefuseEveryMessage(seed: UInt64) {
         var random = FuzzGenerator(state: seed)
         let valid: [[Frame]] = [
-            MDP.ready(service: "orders"), MDP.heartbeat, MDP.disconnect,
+            MDP.ready(service: "orders"), MDP.heartbeat(), MDP.disconnect(),
             MDP.reply(client: [0xC1, 0x02], body: [Array("r3\n200\n{}".utf8)]),
             MDP.request(client: [0xC1], body: [Array("r3\nget\n{\"id\":1}".utf8)]),
             MDP.clientRequest(service: "orders", body: [Array("get\n{}".utf8)]),

@@ -55,6 +55,35 @@ import Testing
         secured.server.terminate()
     }
 
+    /// What the broker announces in ZMTP's handshake (ride-bus: that it reads packed requests)
+    /// reaches its peers on every message, over CURVE as over a plain connection.
+    @Test func aPropertyASocketAnnouncesArrivesWithEachMessageFromIt() async throws {
+        let orders = try CurveKeyPair.generate()
+        let secured = try await Secured(allowed: [orders.publicKey: "orders"])
+        let clientContext = try await secured.client(orders)
+        for (serverContext, dealerContext) in [(secured.server, clientContext), (Context.shared, Context.shared)] {
+            let router = try Socket(.router, context: serverContext)
+            try router.setMetadata("X-Test", "announced")
+            try router.setReceiveTimeout(milliseconds: 5000)
+            try router.bind("tcp://127.0.0.1:*")
+            let dealer = try Socket(.dealer, context: dealerContext)
+            try dealer.setReceiveTimeout(milliseconds: 5000)
+            try dealer.connect(try router.lastEndpoint)
+            try dealer.send(Frame(frame: "hello"))
+            let asked = try #require(try router.receive(property: "X-Test"))
+            #expect(asked.value == nil, "the dealer announced nothing")
+            try router.send(message: [asked.frames[0], Frame(frame: "hi")])
+            let answer = try #require(try dealer.receive(property: "X-Test"))
+            #expect(answer.frames == [Frame(frame: "hi")] && answer.value == "announced")
+            router.close()
+            dealer.close()
+        }
+        #expect(throws: ZMQError.self, "libzmq wants X- names") { try Socket(.router).setMetadata("Test", "x") }
+        clientContext.terminate()
+        await secured.handler?.stop()
+        secured.server.terminate()
+    }
+
     @Test func aSocketThatAdmitsAnyKeyTakesAStrangerAsAnonymous() async throws {
         let secured = try await Secured(allowed: [:])
         let open = try Socket(.router, context: secured.server)

@@ -83,7 +83,8 @@ public struct BusServer: Sendable {
                 "rejected": .number(Double(events.rejected)),
             ],
             "requests": [
-                "received": .number(Double(requests.requests)), "replied": .number(Double(requests.replies)),
+                "received": .number(Double(requests.requests)), "packed": .number(Double(requests.packed)),
+                "replied": .number(Double(requests.replies)),
                 "malformed": .number(Double(requests.malformed)), "rejected": .number(Double(requests.rejected)),
                 "expired_workers": .number(Double(requests.expiredWorkers)), "requeued": .number(Double(requests.requeued)),
             ],
@@ -110,6 +111,7 @@ struct BusMetrics: Sendable {
         let rejectedEgress = metrics.deltaCounter(RideMetric.rejectedMessages, labels: [("socket", "egress")])
         let rejectedBroker = metrics.deltaCounter(RideMetric.rejectedMessages, labels: [("socket", "broker")])
         let requests = metrics.deltaCounter(RideMetric.busRequests)
+        let packed = metrics.deltaCounter(RideMetric.busPacked)
         let replies = metrics.deltaCounter(RideMetric.busReplies)
         let refused = metrics.deltaCounter(RideMetric.busRefused)
         let expired = metrics.deltaCounter(RideMetric.expiredWorkers)
@@ -126,6 +128,7 @@ struct BusMetrics: Sendable {
             let stats = broker.stats
             rejectedBroker.update(to: stats.malformed)
             requests.update(to: stats.requests)
+            packed.update(to: stats.packed)
             replies.update(to: stats.replies)
             refused.update(to: stats.rejected)
             expired.update(to: stats.expiredWorkers)

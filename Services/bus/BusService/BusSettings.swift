@@ -28,6 +28,7 @@ public struct RideBusCommand: ServiceCommand {
     @Option(name: Keys.heartbeatMilliseconds.name, help: Keys.heartbeatMilliseconds.help) var heartbeatMilliseconds: Int?
     @Option(name: Keys.liveness.name, help: Keys.liveness.help) var liveness: Int?
     @Option(name: Keys.requestTTLMilliseconds.name, help: Keys.requestTTLMilliseconds.help) var requestTTLMilliseconds: Int?
+    @Flag(name: Keys.noPacking.name, help: Keys.noPacking.help) var noPacking = false
 
     @OptionGroup public var common: CommonOptions
 
@@ -47,6 +48,7 @@ public struct RideBusCommand: ServiceCommand {
         brokerConfiguration.heartbeatInterval = Int64(try Keys.heartbeatMilliseconds.value(heartbeatMilliseconds))
         brokerConfiguration.heartbeatLiveness = Int64(try Keys.liveness.value(liveness))
         brokerConfiguration.requestTimeToLive = Int64(try Keys.requestTTLMilliseconds.value(requestTTLMilliseconds))
+        brokerConfiguration.announcesPackedEnvelope = try !Keys.noPacking.isOn(noPacking)
         return BusSettings(
             ingress: try EndpointSyntax.validateList(
                 Keys.pub.resolve(pub),
@@ -86,6 +88,10 @@ enum BusSettingKeys {
     static let requestTTLMilliseconds = IntegerSettingKey(
         "request-ttl-ms", env: "RIDE_REQUEST_TTL_MS", default: 10_000, range: 100...3_600_000,
         "How long a request may wait for a worker before it is answered 503")
+    static let noPacking = SettingKey(
+        "no-packing", env: "RIDE_BUS_NO_PACKING", unset: "off",
+        "Do not tell clients and workers that the broker reads a request or reply packed into one frame: they then send 7/MDP's frames (docs/design.md#one-frame-requests); for comparing the two, or a tool that reads the frames on the wire"
+    )
 }
 
 /// `ride-bus`'s resolved configuration.
@@ -117,6 +123,7 @@ public struct BusSettings: ServiceSettings {
           high-water mark       \(highWaterMark)
           heartbeat             \(brokerConfiguration.heartbeatInterval) ms × \(brokerConfiguration.heartbeatLiveness)
           request TTL           \(brokerConfiguration.requestTimeToLive) ms
+          one-frame requests    \(brokerConfiguration.announcesPackedEnvelope ? "announced" : "not announced (--no-packing)")
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)
         """

@@ -30,11 +30,19 @@ public final class Broker: Sendable {
     /// Binds every endpoint and starts serving; returns the bound endpoints, in order.
     @discardableResult
     public func start(endpoints: [String], receiveHighWaterMark: Int32 = 0) async throws -> [String] {
+        let (announces, logger) = (configuration.announcesPackedEnvelope, logger)
         let (thread, bound) = try await OwnedThread.serving(.router, name: "mdp-broker", endpoints: endpoints) { socket in
             try socket.setRouterMandatory(true)
             try socket.setReceiveHighWaterMark(receiveHighWaterMark)
             try socket.setSendHighWaterMark(receiveHighWaterMark)
             try socket.setMaximumMessageSize(BusContract.maximumRequestBytes)
+            // Peers pack a message into one frame only towards a broker that says it reads them.
+            guard announces else { return }
+            do {
+                try socket.setMetadata(MDP.envelopeProperty.name, MDP.envelopeProperty.packed)
+            } catch {
+                logger.notice("peers will send 7/MDP's frames, not one: libzmq takes no ZMTP metadata", metadata: ["error": "\(error)"])
+            }
         } _: { [self] socket in
             serve(socket)
         }

@@ -16,6 +16,9 @@ public struct BrokerConfiguration: Sendable {
     public var maxRequeues = 1
     /// Who may serve and call what (a secured bus); nil: every peer may do everything.
     public var policy: BusPolicy?
+    /// Whether the broker's socket tells its peers it reads and writes messages packed into one
+    /// frame (`MDP.Envelope`); without it they send 7/MDP's frames. It reads both either way.
+    public var announcesPackedEnvelope = true
 
     public init() {}
 }
@@ -47,6 +50,8 @@ public struct BrokerStats: Sendable, Equatable {
     }
     public var services: [String: Service] = [:]
     public var requests: UInt64 = 0
+    /// Client requests and worker replies that came packed into one frame (`MDP.Envelope`).
+    public var packed: UInt64 = 0
     public var replies: UInt64 = 0
     public var malformed: UInt64 = 0
     public var expiredWorkers: UInt64 = 0
@@ -78,6 +83,8 @@ public struct BrokerCore {
         var body: [Frame]
         var queuedAt: Int64
         var requeues = 0
+        /// How the client asked, and so how it is answered.
+        var envelope = MDP.Envelope.standard
     }
 
     struct Worker {
@@ -85,6 +92,8 @@ public struct BrokerCore {
         let service: String
         var expiresAt: Int64
         var inFlight: Request?
+        /// The envelope of the worker's latest message: its requests go in it.
+        var envelope: MDP.Envelope
     }
 
     struct ServiceState {
@@ -125,43 +134,41 @@ public struct BrokerCore {
         from sender: Frame, key: String? = nil, frames: ArraySlice<Frame>, now: Int64, into out: inout [BrokerOutgoing]
     ) {
         let message: MDP.ToBroker
+        let envelope = MDP.envelope(of: frames)
         do {
             message = try MDP.parseToBroker(frames)
         } catch {
             counters.malformed += 1
             notices.append(.protocolError(peer: sender, reason: error.description))
             // A peer that speaks MDPW01 but breaks the rules is told to go away, as the RFC says.
-            if frames.count >= 2, frames[frames.startIndex + 1] == MDP.workerHeader {
-                deleteWorker(sender, now: now, notify: true, into: &out)
+            if MDP.speaksWorker(frames) {
+                deleteWorker(sender, now: now, notify: true, envelope: envelope, into: &out)
             }
             return
         }
         switch message {
         case .clientRequest(let service, let body):
             counters.requests += 1
+            if envelope == .packed { counters.packed += 1 }
+            let request = Request(client: sender, service: Frame(frame: service), body: body, queuedAt: now, envelope: envelope)
             if let policy = configuration.policy, !service.hasPrefix("mmi."),
                 let refusal = policy.refusal(of: .call(service: service, op: ServiceRequest.op(in: body)), by: key)
             {
                 refuse(refusal)
-                out.append(
-                    errorReply(
-                        to: Request(client: sender, service: Frame(frame: service), body: body, queuedAt: now), status: 403,
-                        code: "forbidden",
-                        message: refusal.reason))
+                out.append(errorReply(to: request, status: 403, code: "forbidden", message: refusal.reason))
                 return
             }
             if service.hasPrefix("mmi.") {
-                answerMMI(client: sender, service: service, body: body, into: &out)
+                answerMMI(request, into: &out)
             } else {
-                enqueue(
-                    Request(client: sender, service: Frame(frame: service), body: body, queuedAt: now), for: service, now: now, into: &out)
+                enqueue(request, for: service, now: now, into: &out)
             }
         case .ready(let service):
             if let policy = configuration.policy, workers[sender] == nil,
                 let refusal = policy.refusal(of: .serve(service: service), by: key)
             {
                 refuse(refusal)
-                out.append(BrokerOutgoing(to: sender, frames: MDP.disconnect))
+                out.append(BrokerOutgoing(to: sender, frames: MDP.disconnect(envelope)))
                 return
             }
             if workers[sender] != nil || service.hasPrefix("mmi.") {
@@ -170,41 +177,45 @@ public struct BrokerCore {
                     .protocolError(
                         peer: sender,
                         reason: workers[sender] != nil ? "READY from a worker already registered" : "service names mmi.* are reserved"))
-                deleteWorker(sender, now: now, notify: true, into: &out)
+                deleteWorker(sender, now: now, notify: true, envelope: envelope, into: &out)
             } else {
-                workers[sender] = Worker(identity: sender, service: service, expiresAt: now + workerLifetime)
+                workers[sender] = Worker(identity: sender, service: service, expiresAt: now + workerLifetime, envelope: envelope)
                 services[service, default: ServiceState()].workers.insert(sender)
                 notices.append(.workerRegistered(service: service, worker: sender))
                 // Answered at once, so the worker knows it is registered (its /readyz) without
-                // waiting for the next heartbeat round.
-                out.append(BrokerOutgoing(to: sender, frames: MDP.heartbeat))
+                // waiting for the next heartbeat round, and learns what this broker reads (its metadata).
+                out.append(BrokerOutgoing(to: sender, frames: MDP.heartbeat(envelope)))
                 becomeIdle(sender, service: service, into: &out)
             }
         case .reply(let client, let body):
             guard var worker = workers[sender], let request = worker.inFlight else {
                 counters.malformed += 1
                 notices.append(.protocolError(peer: sender, reason: "REPLY from a worker with no request"))
-                deleteWorker(sender, now: now, notify: true, into: &out)
+                deleteWorker(sender, now: now, notify: true, envelope: envelope, into: &out)
                 return
             }
             counters.replies += 1
-            out.append(BrokerOutgoing(to: client, frames: MDP.clientReply(service: request.service, body: body)))
+            if envelope == .packed { counters.packed += 1 }
+            out.append(
+                BrokerOutgoing(to: client, frames: MDP.clientReply(service: request.service, body: body, envelope: request.envelope)))
             worker.inFlight = nil
             worker.expiresAt = now + workerLifetime
+            worker.envelope = envelope
             workers[sender] = worker
             becomeIdle(sender, service: worker.service, into: &out)
         case .heartbeat:
             guard workers[sender] != nil else {
                 notices.append(.protocolError(peer: sender, reason: "HEARTBEAT from an unknown worker"))
-                out.append(BrokerOutgoing(to: sender, frames: MDP.disconnect))
+                out.append(BrokerOutgoing(to: sender, frames: MDP.disconnect(envelope)))
                 return
             }
             workers[sender]!.expiresAt = now + workerLifetime
+            workers[sender]!.envelope = envelope
         case .disconnect:
             if let worker = workers[sender] {
                 notices.append(.workerDisconnected(service: worker.service, worker: sender))
             }
-            deleteWorker(sender, now: now, notify: false, into: &out)
+            deleteWorker(sender, now: now, notify: false, envelope: envelope, into: &out)
         }
     }
 
@@ -215,9 +226,9 @@ public struct BrokerCore {
     public mutating func peerUnreachable(_ peer: Frame, lostMessage: [Frame] = [], now: Int64, into out: inout [BrokerOutgoing]) {
         if let worker = workers[peer] {
             notices.append(.workerDisconnected(service: worker.service, worker: peer))
-            let undelivered =
-                lostMessage.count >= 3 && lostMessage[1] == MDP.workerHeader && lostMessage[2] == [MDP.Command.request.rawValue]
-            deleteWorker(peer, now: now, notify: false, requestWasDelivered: !undelivered, into: &out)
+            var undelivered = false
+            if case .request? = try? MDP.parseBrokerToWorker(lostMessage) { undelivered = true }
+            deleteWorker(peer, now: now, notify: false, requestWasDelivered: !undelivered, envelope: worker.envelope, into: &out)
         } else {
             counters.undeliverable += 1
         }
@@ -230,10 +241,10 @@ public struct BrokerCore {
         for (identity, worker) in workers where worker.expiresAt <= now {
             counters.expiredWorkers += 1
             notices.append(.workerExpired(service: worker.service, worker: identity))
-            deleteWorker(identity, now: now, notify: true, into: &out)
+            deleteWorker(identity, now: now, notify: true, envelope: worker.envelope, into: &out)
         }
-        for identity in workers.keys {
-            out.append(BrokerOutgoing(to: identity, frames: MDP.heartbeat))
+        for (identity, worker) in workers {
+            out.append(BrokerOutgoing(to: identity, frames: MDP.heartbeat(worker.envelope)))
         }
         for name in services.keys {
             while let oldest = services[name]!.queue.first, now - oldest.queuedAt >= configuration.requestTimeToLive {
@@ -269,10 +280,10 @@ public struct BrokerCore {
         notices.append(.refused(refusal))
     }
 
-    private mutating func answerMMI(client: Frame, service: String, body: [Frame], into out: inout [BrokerOutgoing]) {
+    private mutating func answerMMI(_ request: Request, into out: inout [BrokerOutgoing]) {
         let code: String
-        if service == "mmi.service" {
-            if let name = body.first?.utf8String {
+        if request.service == Frame(frame: "mmi.service") {
+            if let name = request.body.first?.utf8String {
                 code = workerCount(service: name) > 0 ? "200" : "404"
             } else {
                 code = "400"
@@ -281,7 +292,10 @@ public struct BrokerCore {
             code = "501"
         }
         counters.replies += 1
-        out.append(BrokerOutgoing(to: client, frames: MDP.clientReply(service: Frame(frame: service), body: [Frame(frame: code)])))
+        out.append(
+            BrokerOutgoing(
+                to: request.client,
+                frames: MDP.clientReply(service: request.service, body: [Frame(frame: code)], envelope: request.envelope)))
     }
 
     // Per-service state is always mutated in place (`services[name, default:]`): copying a
@@ -318,7 +332,10 @@ public struct BrokerCore {
                 continue
             }
             workers[next.worker]!.inFlight = next.request
-            out.append(BrokerOutgoing(to: next.worker, frames: MDP.request(client: next.request.client, body: next.request.body)))
+            out.append(
+                BrokerOutgoing(
+                    to: next.worker,
+                    frames: MDP.request(client: next.request.client, body: next.request.body, envelope: workers[next.worker]!.envelope)))
         }
     }
 
@@ -328,11 +345,13 @@ public struct BrokerCore {
         return (state.queue.removeFirst(), worker)
     }
 
+    /// `envelope`: how the peer is told to disconnect (a registered worker's own, else that of its last message).
     private mutating func deleteWorker(
-        _ identity: Frame, now: Int64, notify: Bool, requestWasDelivered: Bool = true, into out: inout [BrokerOutgoing]
+        _ identity: Frame, now: Int64, notify: Bool, requestWasDelivered: Bool = true, envelope: MDP.Envelope,
+        into out: inout [BrokerOutgoing]
     ) {
         if notify {
-            out.append(BrokerOutgoing(to: identity, frames: MDP.disconnect))
+            out.append(BrokerOutgoing(to: identity, frames: MDP.disconnect(workers[identity]?.envelope ?? envelope)))
         }
         guard let worker = workers.removeValue(forKey: identity) else { return }
         services[worker.service, default: ServiceState()].workers.remove(identity)
@@ -363,6 +382,6 @@ public struct BrokerCore {
     /// request's correlation line back ahead, so a multiplexing client can match it.
     private func errorReply(to request: Request, status: Int, code: String, message: String) -> BrokerOutgoing {
         let body = ServiceReply.error(status: status, code: code, message: message).frames(answering: request.body)
-        return BrokerOutgoing(to: request.client, frames: MDP.clientReply(service: request.service, body: body))
+        return BrokerOutgoing(to: request.client, frames: MDP.clientReply(service: request.service, body: body, envelope: request.envelope))
     }
 }

@@ -53,6 +53,15 @@ public final class MDPClient: Sendable {
             attemptsLeft -= 1
             deadline = MonotonicClock.milliseconds() + timeout
         }
+
+        /// The attempt's envelope: packed when the broker said it reads it, except for a retry,
+        /// which goes in 7/MDP's frames in case the broker answering now is not the one that said so.
+        func envelope(brokerPacks: Bool) -> MDP.Envelope { brokerPacks && attemptsLeft == attempts - 1 ? .packed : .standard }
+
+        /// The attempt's message.
+        func message(brokerPacks: Bool) -> [Frame] {
+            MDP.clientRequest(service: service, body: body, envelope: envelope(brokerPacks: brokerPacks))
+        }
     }
 
     /// What the client knows about a service: whether its workers echo the correlation line.
@@ -89,6 +98,8 @@ public final class MDPClient: Sendable {
         /// edge); the client's thread then receives before it sleeps. Needed because a wake from the
         /// client's own thread (an executor job, a retry) writes nothing.
         let replyWaiting = Atomic<Bool>(false)
+        /// Whether the broker's last reply said it reads requests packed into one frame (`MDP.Envelope`).
+        let brokerPacks = Atomic<Bool>(false)
 
         init(connection socket: sending Socket) throws {
             executor = LoopExecutor(waker: commands.waker)
@@ -98,7 +109,7 @@ public final class MDPClient: Sendable {
 
         func sendMultiplexed(_ pending: Pending) throws {
             let waiting = try connection.withLock { socket in
-                try socket.send(message: MDP.clientRequest(service: pending.service, body: pending.body))
+                try socket.send(message: pending.message(brokerPacks: brokerPacks.load(ordering: .relaxed)))
                 return try socket.canReceive
             }
             if waiting {

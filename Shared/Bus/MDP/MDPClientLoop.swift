@@ -151,7 +151,8 @@ struct ClientLoop {
             lanes[index].current = pending
             busyLanes += 1
             do {
-                try lanes[index].socket.send(message: MDP.clientRequest(service: pending.service, body: pending.body), dontWait: true)
+                try lanes[index].socket.send(
+                    message: pending.message(brokerPacks: shared.brokerPacks.load(ordering: .relaxed)), dontWait: true)
             } catch {
                 // Counted as a lost attempt: the deadline retries it on a fresh socket.
                 logger.warning("request send failed", metadata: ["service": "\(pending.service)", "error": "\(error)"])
@@ -194,14 +195,24 @@ struct ClientLoop {
         while more {
             // Short bursts under the lock, parsing outside it: callers send on this socket meanwhile.
             var received: [[Frame]] = []
+            var announced: String?
             more = shared.connection.withLock { socket in
-                while received.count < 64, (try? socket.canReceive) == true, let frames = try? socket.receive(dontWait: true) {
+                while received.count < 64, (try? socket.canReceive) == true,
+                    let (frames, value) = try? socket.receive(dontWait: true, property: MDP.envelopeProperty.name)
+                {
                     received.append(frames)
+                    announced = value
                 }
                 return received.count == 64
             }
+            if !received.isEmpty { heard(announced) }
             for frames in received { deliverMultiplexed(frames) }
         }
+    }
+
+    /// What the broker's latest message announced: whether it reads requests packed into one frame.
+    func heard(_ announced: String?) {
+        shared.brokerPacks.store(MDP.envelope(announced: announced) == .packed, ordering: .relaxed)
     }
 
     mutating func deliverMultiplexed(_ frames: [Frame]) {
@@ -237,8 +248,11 @@ struct ClientLoop {
         while lane.current != nil {
             let frames: [Frame]
             do {
-                guard let received = try lane.socket.receive(dontWait: true) else { return }
+                guard let (received, announced) = try lane.socket.receive(dontWait: true, property: MDP.envelopeProperty.name) else {
+                    return
+                }
                 frames = received
+                heard(announced)
             } catch {
                 logger.error("client receive failed", metadata: ["error": "\(error)"])
                 return

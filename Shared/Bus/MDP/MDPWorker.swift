@@ -100,6 +100,8 @@ private struct WorkerLoop {
         var busyWith: Frame?
         var brokerDeadline: Int64 = .max
         var reconnectAt: Int64 = 0
+        /// How this connection writes: packed once the broker announced it reads that (`MDP.Envelope`).
+        var envelope = MDP.Envelope.standard
     }
 
     let endpoint: String
@@ -189,6 +191,7 @@ private struct WorkerLoop {
             connections[index].generation += 1
             connections[index].busyWith = nil
             connections[index].brokerDeadline = now + brokerSilenceLimit
+            connections[index].envelope = .standard
             rearm(index)
         } catch {
             logger.error("worker cannot connect", metadata: ["endpoint": "\(endpoint)", "error": "\(error)"])
@@ -206,7 +209,7 @@ private struct WorkerLoop {
 
     mutating func close(_ index: Int, sayDisconnect: Bool) {
         guard let socket = connections[index].socket else { return }
-        if sayDisconnect { _ = try? socket.send(message: MDP.disconnect, dontWait: true) }
+        if sayDisconnect { _ = try? socket.send(message: MDP.disconnect(connections[index].envelope), dontWait: true) }
         poller.remove(socket)
         socket.close()
         connections[index].socket = nil
@@ -227,7 +230,7 @@ private struct WorkerLoop {
                 return
             }
             do {
-                try socket.send(message: MDP.reply(client: client, body: body))
+                try socket.send(message: MDP.reply(client: client, body: body, envelope: connections[index].envelope))
             } catch {
                 logger.error("reply send failed", metadata: ["error": "\(error)"])
             }
@@ -242,9 +245,10 @@ private struct WorkerLoop {
     mutating func receive(on index: Int) {
         while let socket = connections[index].socket {
             let frames: [Frame]
+            let announced: String?
             do {
-                guard let received = try socket.receive(dontWait: true) else { return }
-                frames = received
+                guard let received = try socket.receive(dontWait: true, property: MDP.envelopeProperty.name) else { return }
+                (frames, announced) = received
             } catch {
                 logger.error("worker receive failed", metadata: ["error": "\(error)"])
                 return
@@ -255,6 +259,7 @@ private struct WorkerLoop {
             do {
                 switch try MDP.parseBrokerToWorker(frames) {
                 case .request(let client, let body):
+                    heard(MDP.envelope(announced: announced), on: index)
                     guard connections[index].busyWith == nil else {
                         logger.warning("broker sent a second request to a busy connection; ignored")
                         continue
@@ -262,7 +267,7 @@ private struct WorkerLoop {
                     connections[index].busyWith = client
                     start(index: index, generation: connections[index].generation, client: client, body: body)
                 case .heartbeat:
-                    break
+                    heard(MDP.envelope(announced: announced), on: index)
                 case .disconnect:
                     logger.info("broker said DISCONNECT; registering again", metadata: ["service": "\(service)"])
                     close(index, sayDisconnect: false)
@@ -273,6 +278,14 @@ private struct WorkerLoop {
                 logger.warning("invalid message from broker", metadata: ["error": "\(error)"])
             }
         }
+    }
+
+    /// The broker announced `envelope`. Going packed, the connection says so at once with a packed
+    /// HEARTBEAT: the broker sends a worker its requests in the envelope of the worker's last message.
+    mutating func heard(_ envelope: MDP.Envelope, on index: Int) {
+        guard connections[index].envelope != envelope, let socket = connections[index].socket else { return }
+        connections[index].envelope = envelope
+        if envelope == .packed { _ = try? socket.send(message: MDP.heartbeat(.packed), dontWait: true) }
     }
 
     /// Starts the handler as a task on this thread's executor; its reply comes back as a command.
@@ -297,7 +310,7 @@ private struct WorkerLoop {
         if now >= nextHeartbeatAt {
             nextHeartbeatAt = now + heartbeat
             for index in connections.indices where connections[index].socket != nil {
-                _ = try? connections[index].socket?.send(message: MDP.heartbeat, dontWait: true)
+                _ = try? connections[index].socket?.send(message: MDP.heartbeat(connections[index].envelope), dontWait: true)
                 rearm(index)
             }
         }

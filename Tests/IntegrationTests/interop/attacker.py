@@ -12,7 +12,10 @@ With none of them the sockets speak plain ZMTP (the NULL mechanism).
 
     attacker.py eavesdrop ENDPOINT PREFIX SECONDS      SUB: what it hears
     attacker.py call ENDPOINT SERVICE OP JSON          7/MDP client: the reply frames, or a timeout
+    attacker.py call-packed ENDPOINT SERVICE OP JSON   the same request packed into one frame, as the
+                                                       platform's own clients send it (docs/design.md)
     attacker.py serve ENDPOINT SERVICE SECONDS         7/MDP worker: READY, then what the broker sends
+    attacker.py serve-packed ENDPOINT SERVICE SECONDS  the same, READY and what follows packed
     attacker.py publish ENDPOINT TOPIC SOURCE SEQUENCE TYPE DATA_JSON
                                                        PUB: one CloudEvent, sent for 2 s
     attacker.py hijack ENDPOINT DEVICE_ID SECONDS      ingest: the device's id as routing id, a batch
@@ -92,18 +95,41 @@ def call(endpoint, service, op, params):
     return {"answered": True, "status": status.decode(), "body": body.decode(errors="replace")}
 
 
-def serve(endpoint, service, seconds):
+def call_packed(endpoint, service, op, params):
+    """One frame: MDPC01, the service's length and name, the body; answered in one frame too."""
     sock = socket(zmq.DEALER, endpoint)
-    sock.send_multipart([b"", b"MDPW01", b"\x01", service.encode()])
+    name = service.encode()
+    sock.send(b"MDPC01" + bytes([len(name)]) + name + op.encode() + b"\n" + params.encode())
+    if not sock.poll(5000, zmq.POLLIN):
+        return {"answered": False}
+    frames = sock.recv_multipart()
+    if len(frames) != 1 or not frames[0].startswith(b"MDPC01"):
+        return {"answered": True, "status": "not packed", "body": repr(frames)}
+    body = frames[0][7 + frames[0][6]:]
+    status, _, text = body.partition(b"\n")
+    return {"answered": True, "status": status.decode(), "body": text.decode(errors="replace")}
+
+
+def serve(endpoint, service, seconds, packed=False):
+    sock = socket(zmq.DEALER, endpoint)
+    if packed:
+        sock.send(b"MDPW01\x01" + service.encode())
+    else:
+        sock.send_multipart([b"", b"MDPW01", b"\x01", service.encode()])
     commands = []
     deadline = time.time() + seconds
     while time.time() < deadline:
         if sock.poll(100, zmq.POLLIN):
             frames = sock.recv_multipart()
-            commands.append({b"\x02": "request", b"\x04": "heartbeat", b"\x05": "disconnect"}.get(frames[2], "other"))
+            command = frames[0][6:7] if len(frames) == 1 else frames[2]
+            commands.append({b"\x02": "request", b"\x04": "heartbeat", b"\x05": "disconnect"}.get(command, "other"))
             if commands[-1] == "disconnect":
                 break
     return {"commands": commands, "requests": commands.count("request"), "disconnected": "disconnect" in commands}
+
+
+def serve_packed(endpoint, service, seconds):
+    return serve(endpoint, service, seconds, packed=True)
 
 
 def publish(endpoint, topic, source, sequence, kind, data):
@@ -169,11 +195,11 @@ def oversize(endpoint, size):
 
 
 def main(argv):
-    commands = {"eavesdrop": eavesdrop, "call": call, "serve": serve, "publish": publish, "hijack": hijack, "flood": flood, "oversize": oversize}
+    commands = {"eavesdrop": eavesdrop, "call": call, "call-packed": call_packed, "serve": serve, "serve-packed": serve_packed, "publish": publish, "hijack": hijack, "flood": flood, "oversize": oversize}
     if len(argv) < 2 or argv[1] not in commands:
         print(__doc__, file=sys.stderr)
         return 64
-    numeric = {"eavesdrop": [2], "serve": [2], "hijack": [2], "flood": [1], "oversize": [1]}.get(argv[1], [])
+    numeric = {"eavesdrop": [2], "serve": [2], "serve-packed": [2], "hijack": [2], "flood": [1], "oversize": [1]}.get(argv[1], [])
     args = [float(a) if i in numeric else a for i, a in enumerate(argv[2:])]
     if argv[1] in ("flood", "oversize"):
         args = [args[0], int(args[1])]

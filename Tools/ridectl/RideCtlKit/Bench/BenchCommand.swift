@@ -51,6 +51,10 @@ struct BenchBusCommand: AsyncParsableCommand {
             "Secure the bus with CURVE (fresh keys; the load and the echo workers under the bench role) and measure through it; the raw comparison with zmq_proxy, which has no CURVE, is left out."
     )
     var curve = false
+    @Flag(
+        name: .customLong("no-packing"),
+        help: "Start ride-bus with --no-packing: the load and the echo workers send 7/MDP's frames, not one packed frame.")
+    var noPacking = false
     @OptionGroup var format: BenchFormat
 
     @Option(
@@ -83,7 +87,7 @@ struct BenchBusCommand: AsyncParsableCommand {
         let bus = PlatformCommands.bus(
             name: "ride-bus", binDirectory: bin, pub: "\(ingress),\(ingressIPC)", sub: "\(egress),\(egressIPC)",
             broker: "\(brokerTCP),\(brokerIPC)", http: "127.0.0.1:\(http)",
-            extra: ["--log-level", "warning"])
+            extra: ["--log-level", "warning"] + (noPacking ? ["--no-packing"] : []))
         Output.err("ridectl bench bus: logs of the processes in \(logs)/\n")
 
         var environment: [String: String] = [:]

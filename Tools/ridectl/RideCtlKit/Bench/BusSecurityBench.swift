@@ -24,6 +24,10 @@ struct BenchBusSecurityCommand: ParsableCommand {
     @Option(name: .customLong("latency-requests"), help: "Sequential requests for the latency figures.") var latencyRequests = 10_000
     @Option(help: "Requests for the pipelined throughput figures.") var requests = 200_000
     @Option(name: .customLong("max-cost"), help: "The most security may cost, in percent of the plain figure.") var maxCost = 15.0
+    @Flag(
+        name: .customLong("no-packing"),
+        help: "Both sides with ride-bus --no-packing: requests and replies in 7/MDP's frames, not one packed frame.")
+    var noPacking = false
     @OptionGroup var format: BenchFormat
 
     @Option(
@@ -72,6 +76,7 @@ struct BenchBusSecurityCommand: ParsableCommand {
         var table = BenchTable(
             title:
                 "ridectl bench bus-security — \(ProcessInfo.processInfo.activeProcessorCount) cores, plain vs. CURVE and roles, interleaved, best of \(rounds)"
+                + (noPacking ? ", 7/MDP's frames (--no-packing)" : "")
         )
         for (index, figure) in Self.figures.enumerated() {
             guard let plain = best[false]?[index], let secured = best[true]?[index], let p = plain.value, let s = secured.value, p > 0
@@ -93,7 +98,7 @@ struct BenchBusSecurityCommand: ParsableCommand {
             [
                 "bench", "bus", "--json", "--rounds", "1", "--seconds", "\(seconds)", "--latency-requests", "\(latencyRequests)",
                 "--requests", "\(requests)",
-            ] + (secured ? ["--curve"] : []) + (binDirectory.map { ["--bin-dir", $0] } ?? [])
+            ] + (secured ? ["--curve"] : []) + (noPacking ? ["--no-packing"] : []) + (binDirectory.map { ["--bin-dir", $0] } ?? [])
         let output = Pipe()
         process.standardOutput = output
         try process.run()
