@@ -114,8 +114,10 @@ compose-secrets: deps macros
 		*) chmod -R a+rX $(COMPOSE_SECRETS) ;; \
 	esac; chmod 0644 $(COMPOSE_SECRETS)/postgres-password
 
-## test: build everything (and, beside it, the fuzzer's build: .build/fuzz-build.log), then run the
-## unit, integration and interop tests, then fuzz for 30 s; each step's time is printed (CI's log).
+## test: build everything, then run the unit, integration and interop tests and, beside them, the
+## fuzzer: its own build, then 30 s of fuzzing (.build/fuzz-output.log); each step's time is printed
+## (CI's log). The build takes both cores; the tests leave about a fifth of them idle (processes
+## starting, waits), which the fuzzer's build and run take instead of a step of their own.
 ## A failed run ends with a digest of what failed (.ci/digest), the whole output in .build/test-output.log.
 ## TEST_WIDTH tests run at once (Swift Testing's own default is all of them: on 2 cores the
 ## platforms they start then wait behind each other, load 40, and a whole run is slower)
@@ -124,12 +126,15 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH = $(TEST_WIDTH)
 test: test-deps macros
 	@Tools/timed lint $(MAKE) --no-print-directory lint
 	@mkdir -p .build
-	@Tools/timed "the builds" bash -c '$(MAKE) --no-print-directory fuzz-build > .build/fuzz-build.log 2>&1 & fuzz=$$!; \
-		$(SWIFT_BUILD) --build-tests; built=$$?; \
-		wait $$fuzz || { tail -n 30 .build/fuzz-build.log; echo "make: the fuzzer did not build (.build/fuzz-build.log)"; exit 1; }; exit $$built'
+	@Tools/timed "the build" $(SWIFT_BUILD) --build-tests
 	@Tools/roads/fetch-extract.sh > /dev/null && Tools/roads/fetch-extract.sh karhula > /dev/null  # once, before the tests that read them run side by side
-	@Tools/timed tests bash -o pipefail -c '$(TESTS) 2>&1 | tee .build/test-output.log' || { .ci/digest .build/test-output.log; exit 1; }
-	@Tools/timed fuzzing $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30 FUZZ_FLAGS=-verbosity=0
+	@Tools/timed "tests and the fuzzer" bash -c '\
+		Tools/timed "the fuzzer (its build, then 30 s)" $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30 FUZZ_FLAGS=-verbosity=0 \
+			> .build/fuzz-output.log 2>&1 & fuzzer=$$!; \
+		$(TESTS) 2>&1 | tee .build/test-output.log; tests=$${PIPESTATUS[0]}; \
+		wait $$fuzzer; fuzzed=$$?; grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|make: the fuzzer)" .build/fuzz-output.log; \
+		[ $$tests = 0 ] || { .ci/digest .build/test-output.log; exit 1; }; \
+		[ $$fuzzed = 0 ] || { tail -n 40 .build/fuzz-output.log; echo "make: the fuzzer failed (.build/fuzz-output.log)"; exit 1; }'
 
 ## test-hosts: the platform on four hosts made as Linux network namespaces, its bus secured with
 ## CURVE (root, iproute2, nftables and iptables; a clear skip where namespaces cannot be made), 200 rides
@@ -162,7 +167,7 @@ test-containers: test-deps macros
 ## every op's params (Fuzz/README.md) — for FUZZ_SECONDS; a broken property or a crash fails it,
 ## its input saved as .build-fuzz/crash-*. Its own build (fuzz-build, in .build-fuzz): RIDE_FUZZ=1 makes
 ## Package.swift instrument the fuzzed targets for libFuzzer and AddressSanitizer; the macros are the
-## library `make macros` built, so it needs nothing of the main build and runs beside it in `make test`.
+## library `make macros` built, so it needs nothing of the main build and runs beside the tests in `make test`.
 ## Swift's backtracer is off: AddressSanitizer takes its reading of the stack for a bug of its own;
 ## libFuzzer prints the trace.
 FUZZ_SECONDS ?= 300
@@ -191,11 +196,12 @@ release: deps macros
 	$(SWIFT_BUILD) -c release
 
 ## bench: every benchmark, in a release build (prints tables; a missed target does not stop the rest);
-## redis-server, the peer that bench ingest and bench nearby measure beside the platform, from apt
+## the peers the benchmarks measure beside the platform, from apt: redis-server (bench ingest, bench
+## nearby) and nats-server (bench bus)
 bench: release
-	@command -v redis-server >/dev/null 2>&1 || { \
-		echo "make: installing redis-server (the peer of bench ingest and bench nearby)"; \
-		$(SUDO) apt-get update -qq && $(APT_INSTALL) redis-server >/dev/null; \
+	@command -v redis-server >/dev/null 2>&1 && { command -v nats-server || [ -x /usr/sbin/nats-server ]; } >/dev/null 2>&1 || { \
+		echo "make: installing redis-server and nats-server (the peers of bench ingest, bench nearby and bench bus)"; \
+		$(SUDO) apt-get update -qq && $(APT_INSTALL) redis-server nats-server >/dev/null; \
 	}
 	-.build/release/ridectl bench bus
 	-.build/release/ridectl bench bus-security

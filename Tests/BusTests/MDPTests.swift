@@ -246,6 +246,21 @@ private func f(_ s: String) -> Frame { Frame(frame: s) }
         #expect(core.stats.malformed == 3)
     }
 
+    /// A worker may answer only the client whose request it holds: a REPLY naming another client
+    /// reaches no one, the worker is told to go, and the request goes to the next worker.
+    @Test func aReplyToAnotherClientReachesNobodyAndTheRequestGoesToTheNextWorker() throws {
+        var core = broker()
+        let victim: Frame = [0xC9]
+        _ = send(&core, from: w1, MDP.ready(service: "echo"))
+        _ = send(&core, from: client, MDP.clientRequest(service: "echo", body: [f("mine")]))
+        let forged = send(&core, from: w1, MDP.reply(client: victim, body: [f("200\n{\"forged\":true}")]))
+        #expect(forged == [BrokerOutgoing(to: w1, frames: MDP.disconnect())])
+        #expect(!core.isWorker(w1) && core.stats.malformed == 1 && core.stats.requeued == 1)
+        let next = send(&core, from: w2, MDP.ready(service: "echo"))
+        #expect(next.last == BrokerOutgoing(to: w2, frames: MDP.request(client: client, body: [f("mine")])))
+        #expect(send(&core, from: w2, MDP.reply(client: client, body: [f("200")])).map(\.to) == [client])
+    }
+
     @Test func aWorkerSayingDisconnectIsForgotten() {
         var core = broker()
         _ = send(&core, from: w1, MDP.ready(service: "echo"))

@@ -104,24 +104,29 @@ import Wire
         }
     }
 
+    /// A 7/MDP worker of `echo` in raw pyzmq, nothing of ours: connected, READY sent, then `loop`
+    /// (Python; `s` is its DEALER socket).
+    func startRawWorker(_ bus: TestBus, name: String, _ loop: String) throws {
+        let connect = """
+            import zmq, time
+            s = zmq.Context().socket(zmq.DEALER); s.connect("\(bus.broker)")
+            s.send_multipart([b"", b"MDPW01", b"\\x01", b"echo"])
+            """
+        try bus.supervisor.start(name: name, executable: "/usr/bin/env", arguments: ["python3", "-c", connect + "\n" + loop])
+    }
+
     @Test func aWorkerKilledInTheMiddleOfARequestLosesItToAnother() async throws {
         try await withTestBus("requeue") { bus in
             // A worker (raw pyzmq) that takes the request and never answers; it is killed holding it.
-            try bus.supervisor.start(
-                name: "python-stuck", executable: "/usr/bin/env",
-                arguments: [
-                    "python3", "-c",
-                    """
-                    import zmq, time
-                    s = zmq.Context().socket(zmq.DEALER); s.connect("\(bus.broker)")
-                    s.send_multipart([b"", b"MDPW01", b"\\x01", b"echo"])
-                    # Heartbeats both ways until the request comes, then only ours: alive, never answering.
-                    while not (s.poll(1000) and s.recv_multipart()[2] == b"\\x02"):
-                        s.send_multipart([b"", b"MDPW01", b"\\x04"])
-                    while True:
-                        time.sleep(1); s.send_multipart([b"", b"MDPW01", b"\\x04"])
-                    """,
-                ])
+            try startRawWorker(
+                bus, name: "python-stuck",
+                """
+                # Heartbeats both ways until the request comes, then only ours: alive, never answering.
+                while not (s.poll(1000) and s.recv_multipart()[2] == b"\\x02"):
+                    s.send_multipart([b"", b"MDPW01", b"\\x04"])
+                while True:
+                    time.sleep(1); s.send_multipart([b"", b"MDPW01", b"\\x04"])
+                """)
             try await bus.waitForWorkers("echo")
             // Room for starting the live worker on a loaded machine: the request waits for it.
             let client = try await bus.client(timeout: .seconds(30))
@@ -140,6 +145,32 @@ import Wire
             bus.supervisor.signal("python-stuck", SIGKILL)
             #expect(try await pending.value == Echo(text: "requeued"))
             #expect(try await bus.waitForMetric("ride_bus_requeued_requests_total", atLeast: 1) == 1)
+            await client.close()
+        }
+    }
+
+    /// A worker (raw pyzmq, as an attacker holding a serving key would write it) answers the request
+    /// it holds to another client's id: nobody gets that reply, the broker tells the worker to go,
+    /// and the request is answered by the next worker.
+    @Test func aReplyAddressedToAnotherClientReachesNobodyAndTheNextWorkerAnswers() async throws {
+        try await withTestBus("forged-reply") { bus in
+            try startRawWorker(
+                bus, name: "python-forger",
+                """
+                while True:
+                    frames = s.recv_multipart()
+                    if frames[2] == b"\\x02":
+                        s.send_multipart([b"", b"MDPW01", b"\\x03", b"\\x00forged", b""] + frames[5:])
+                    elif frames[2] == b"\\x05":
+                        time.sleep(60)
+                """)
+            try await bus.waitForWorkers("echo")
+            let client = try await bus.client(timeout: .seconds(30))
+            let pending = Task { try await client.call("echo", "echo", Echo(text: "mine"), as: Echo.self) }
+            #expect(try await bus.waitForMetric("ride_bus_rejected_messages_total{socket=\"broker\"}", atLeast: 1) >= 1)
+            try bus.startEchoWorker("worker-live", concurrency: 1)
+            #expect(try await pending.value == Echo(text: "mine"))
+            #expect(bus.log.contains("REPLY to another client than its request's"))
             await client.close()
         }
     }

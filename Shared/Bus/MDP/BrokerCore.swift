@@ -188,16 +188,22 @@ public struct BrokerCore {
                 becomeIdle(sender, service: service, into: &out)
             }
         case .reply(let client, let body):
-            guard var worker = workers[sender], let request = worker.inFlight else {
+            // A worker answers the request it holds, and only its client: a REPLY naming another
+            // client (one a worker could read off no message of its own) is a broken or hostile worker.
+            guard var worker = workers[sender], let request = worker.inFlight, request.client == client else {
                 counters.malformed += 1
-                notices.append(.protocolError(peer: sender, reason: "REPLY from a worker with no request"))
+                let holds = workers[sender]?.inFlight != nil
+                notices.append(
+                    .protocolError(
+                        peer: sender, reason: holds ? "REPLY to another client than its request's" : "REPLY from a worker with no request"))
                 deleteWorker(sender, now: now, notify: true, envelope: envelope, into: &out)
                 return
             }
             counters.replies += 1
             if envelope == .packed { counters.packed += 1 }
             out.append(
-                BrokerOutgoing(to: client, frames: MDP.clientReply(service: request.service, body: body, envelope: request.envelope)))
+                BrokerOutgoing(
+                    to: request.client, frames: MDP.clientReply(service: request.service, body: body, envelope: request.envelope)))
             worker.inFlight = nil
             worker.expiresAt = now + workerLifetime
             worker.envelope = envelope

@@ -51,16 +51,8 @@ struct BenchBusCommand: AsyncParsableCommand {
             "Secure the bus with CURVE (fresh keys; the load and the echo workers under the bench role) and measure through it; the raw comparison with zmq_proxy, which has no CURVE, is left out."
     )
     var curve = false
-    @Flag(
-        name: .customLong("no-packing"),
-        help: "Start ride-bus with --no-packing: the load and the echo workers send 7/MDP's frames, not one packed frame.")
-    var noPacking = false
     @OptionGroup var format: BenchFormat
-
-    @Option(
-        name: .customLong("bin-dir"),
-        help: helpWithEnv("Directory holding ride-bus and ridectl", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
-    var binDirectory: String?
+    @OptionGroup var processes: BusBenchProcesses
 
     mutating func validate() throws {
         if let only, !["events", "requests"].contains(only) { throw ValidationError("--only must be events or requests") }
@@ -71,7 +63,7 @@ struct BenchBusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let bin = binaryDirectory(binDirectory)
+        let bin = binaryDirectory(processes.binDirectory)
         let logs = FileManager.default.temporaryDirectory.appendingPathComponent("ridectl-bench-\(getpid())").path
         try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
         let supervisor = ProcessSupervisor(output: .files(directory: logs))
@@ -87,7 +79,7 @@ struct BenchBusCommand: AsyncParsableCommand {
         let bus = PlatformCommands.bus(
             name: "ride-bus", binDirectory: bin, pub: "\(ingress),\(ingressIPC)", sub: "\(egress),\(egressIPC)",
             broker: "\(brokerTCP),\(brokerIPC)", http: "127.0.0.1:\(http)",
-            extra: ["--log-level", "warning"] + (noPacking ? ["--no-packing"] : []))
+            extra: ["--log-level", "warning"] + processes.busFlags)
         Output.err("ridectl bench bus: logs of the processes in \(logs)/\n")
 
         var environment: [String: String] = [:]
@@ -105,6 +97,9 @@ struct BenchBusCommand: AsyncParsableCommand {
                 "ridectl bench bus — \(ProcessInfo.processInfo.activeProcessorCount) cores, libzmq \(Context.libraryVersion), 200-byte events, \(seconds) s per run, best of \(rounds)\(secured)"
         )
         let measureRaw = only != "requests" && !curve
+        // ride-bus's figures the peer's stand beside: raw events, and MDP over tcp (p50, pipelined).
+        var rideBusRaw: Double?
+        var mdpOverTCP: (p50: Double, pipelined: Double)?
         do {
             // 1. Raw events: the C proxy and ride-bus, alternating on the same ports.
             var baseline = 0.0
@@ -125,6 +120,7 @@ struct BenchBusCommand: AsyncParsableCommand {
                 if round < rounds { await supervisor.stop("ride-bus") }
             }
             if measureRaw {
+                rideBusRaw = ours
                 let ratio = ours / baseline
                 table.add("raw events, libzmq zmq_proxy (C baseline)", BenchTable.rate(baseline, "msg/s"), "")
                 table.add(
@@ -180,9 +176,17 @@ struct BenchBusCommand: AsyncParsableCommand {
                     "\(Measure.pipelined(over: transport)), 2 workers × \(workerConcurrency) connections",
                     BenchTable.rate(throughput, "req/s"),
                     "≥ 50 000 req/s", met: throughput >= 50_000)
+                if transport == "tcp" { mdpOverTCP = (latency.value(50), throughput) }
                 for index in 1...2 { await supervisor.stop("worker-\(transport)-\(index)") }
                 try await RequestLoad.waitForWorkers(
                     healthURL: "http://127.0.0.1:\(http)/health", service: "bench-echo", count: 0, exactly: true)
+            }
+            // 4. The peer, on the same loads: NATS, which has no CURVE (left out with --curve).
+            if !curve {
+                await supervisor.stopAll()
+                try await NatsPeer.compare(
+                    in: &table, logs: logs, rounds: rounds, seconds: seconds, rawEvents: rideBusRaw, requests: mdpOverTCP,
+                    latencyRequests: latencyRequests, pipelined: only == "events" ? nil : (requests, inflight))
             }
         } catch {
             await supervisor.stopAll()

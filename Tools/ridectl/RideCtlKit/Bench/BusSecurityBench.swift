@@ -24,16 +24,8 @@ struct BenchBusSecurityCommand: ParsableCommand {
     @Option(name: .customLong("latency-requests"), help: "Sequential requests for the latency figures.") var latencyRequests = 10_000
     @Option(help: "Requests for the pipelined throughput figures.") var requests = 200_000
     @Option(name: .customLong("max-cost"), help: "The most security may cost, in percent of the plain figure.") var maxCost = 15.0
-    @Flag(
-        name: .customLong("no-packing"),
-        help: "Both sides with ride-bus --no-packing: requests and replies in 7/MDP's frames, not one packed frame.")
-    var noPacking = false
     @OptionGroup var format: BenchFormat
-
-    @Option(
-        name: .customLong("bin-dir"),
-        help: helpWithEnv("Directory holding ride-bus and ridectl", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
-    var binDirectory: String?
+    @OptionGroup var processes: BusBenchProcesses
 
     mutating func validate() throws {
         guard rounds >= 1, seconds > 0, latencyRequests >= 100, requests >= 1000, maxCost > 0 else {
@@ -57,7 +49,7 @@ struct BenchBusSecurityCommand: ParsableCommand {
         }
 
     func run() throws {
-        let me = "\(binaryDirectory(binDirectory))/ridectl"
+        let me = "\(binaryDirectory(processes.binDirectory))/ridectl"
         var best: [Bool: [BenchResult]] = [:]
         for round in 1...rounds {
             for secured in [false, true] {
@@ -76,7 +68,7 @@ struct BenchBusSecurityCommand: ParsableCommand {
         var table = BenchTable(
             title:
                 "ridectl bench bus-security — \(ProcessInfo.processInfo.activeProcessorCount) cores, plain vs. CURVE and roles, interleaved, best of \(rounds)"
-                + (noPacking ? ", 7/MDP's frames (--no-packing)" : "")
+                + (processes.noPacking ? ", 7/MDP's frames (--no-packing)" : "")
         )
         for (index, figure) in Self.figures.enumerated() {
             guard let plain = best[false]?[index], let secured = best[true]?[index], let p = plain.value, let s = secured.value, p > 0
@@ -98,7 +90,7 @@ struct BenchBusSecurityCommand: ParsableCommand {
             [
                 "bench", "bus", "--json", "--rounds", "1", "--seconds", "\(seconds)", "--latency-requests", "\(latencyRequests)",
                 "--requests", "\(requests)",
-            ] + (secured ? ["--curve"] : []) + (noPacking ? ["--no-packing"] : []) + (binDirectory.map { ["--bin-dir", $0] } ?? [])
+            ] + (secured ? ["--curve"] : []) + processes.arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -122,4 +114,23 @@ private struct BusBenchRow: Decodable {
     var result: String
     var value: Double?
     var unit: String?
+}
+
+/// What `bench bus` and `bench bus-security` both take: where the executables are, and how ride-bus runs.
+struct BusBenchProcesses: ParsableArguments {
+    @Flag(
+        name: .customLong("no-packing"),
+        help: "Start ride-bus with --no-packing: the load and the echo workers send 7/MDP's frames, not one packed frame.")
+    var noPacking = false
+
+    @Option(
+        name: .customLong("bin-dir"),
+        help: helpWithEnv("Directory holding ride-bus and ridectl", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
+    var binDirectory: String?
+
+    /// ride-bus's own flags.
+    var busFlags: [String] { noPacking ? ["--no-packing"] : [] }
+
+    /// These options again, for a `ridectl bench bus` it starts.
+    var arguments: [String] { busFlags + (binDirectory.map { ["--bin-dir", $0] } ?? []) }
 }
