@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import GRDB
 import Geo
 import RideContract
 import RideModels
@@ -43,6 +44,22 @@ import Wire
 
     func storedEvents(_ store: any TripStorage) async throws -> [CloudEvent<JSONValue>] {
         try await store.eventLog.page(source: BusContract.Service.trips, query: EventsQuery(after: 0, limit: 500)).events
+    }
+
+    /// The watcher and the ops read one active trip per event and call: by the primary key, so the
+    /// cost does not grow with the trips in flight (a thousand rides read a thousand documents each time).
+    @Test func anActiveTripIsReadByItsKey() async throws {
+        try await withStore(.sqlite) { store in
+            let store = try #require(store as? TripStore)
+            for index in 0..<3 { _ = try await store.create(trip("t\(index)", device: "car-\(index)"), idempotencyKey: nil) }
+            // EXPLAIN QUERY PLAN's rows: id, parent, notused, detail.
+            let plan = try await store.database.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + TripStore.activeTripByID, arguments: ["t1"]).map { $0[3] as String }
+            }
+            #expect(plan.contains { $0.contains("USING INDEX sqlite_autoindex_trips_1 (id=?)") }, "\(plan)")
+            #expect(try await store.activeTrips(id: "t1").map(\.trip.tripID) == ["t1"])
+            #expect(try await store.activeTrips(id: nil).count == 3)
+        }
     }
 
     @Test(arguments: Backend.allCases)

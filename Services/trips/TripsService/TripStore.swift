@@ -76,13 +76,20 @@ public final class TripStore: TripStorage, SQLiteServiceStore {
         }
     }
 
+    /// One active trip, by its key: not a scan of every active trip testing the id on each, which is
+    /// what `(? IS NULL OR id = ?)` made of it (every live document read for each trip event).
+    static let activeTripByID = "SELECT document, progress FROM trips WHERE id = ? AND status = 'active'"
+
     public func activeTrips(id: String?) async throws -> [LiveTrip] {
         if let id, !TripStorageRules.isStorable(id) { return [] }
         return try await database.read { db in
-            try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT document, progress FROM trips WHERE status = 'active' AND (? IS NULL OR id = ?)"),
-                arguments: [id, id]
-            ).map { row in
+            let rows =
+                if let id {
+                    try Row.fetchAll(db.cachedStatement(sql: Self.activeTripByID), arguments: [id])
+                } else {
+                    try Row.fetchAll(db.cachedStatement(sql: "SELECT document, progress FROM trips WHERE status = 'active'"))
+                }
+            return try rows.map { row in
                 LiveTrip(
                     trip: try JSONCoding.decode(Trip.self, fromText: row["document"]),
                     progress: try JSONCoding.decode(TripProgress.self, fromText: row["progress"]))
