@@ -24,10 +24,7 @@ struct ContractCommand: AsyncParsableCommand {
     @Flag(help: "Print the gateway's OpenAPI document (what it serves at /openapi.json) instead.")
     var openapi = false
 
-    @Option(
-        name: .customLong("bin-dir"),
-        help: helpWithEnv("Directory holding ride-gateway, which prints its API", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
-    var binDirectory: String?
+    @OptionGroup var bin: BinDirectoryOption
 
     func run() async throws {
         if openapi {
@@ -61,7 +58,7 @@ struct ContractCommand: AsyncParsableCommand {
     enum GatewayDocument: String { case openapi, routes, live }
 
     func gateway(printing document: GatewayDocument) throws -> String {
-        let executable = "\(binaryDirectory(binDirectory))/ride-gateway"
+        let executable = "\(bin.path)/ride-gateway"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["--print", document.rawValue]

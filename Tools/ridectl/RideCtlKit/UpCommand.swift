@@ -18,10 +18,7 @@ struct UpCommand: AsyncParsableCommand {
             stops the rest and exits with status 1. Ctrl-C (SIGINT) or SIGTERM stops everything cleanly.
             """)
 
-    @Option(
-        name: .customLong("bin-dir"),
-        help: helpWithEnv("Directory holding the ride-* executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
-    var binDirectory: String?
+    @OptionGroup var bin: BinDirectoryOption
 
     @Option(name: Self.dataDirectoryKey.name, help: Self.dataDirectoryKey.help)
     var dataDirectory: String?
@@ -98,7 +95,7 @@ struct UpCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let bin = binaryDirectory(binDirectory)
+        let bin = self.bin.path
         let data = Self.dataDirectoryKey.resolve(dataDirectory).value
         // Its user's alone: it holds the keys and the broker's Unix socket (docs/security.md#on-one-machine-the-buss-unix-sockets).
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -63,7 +63,7 @@ struct BenchBusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let bin = binaryDirectory(processes.binDirectory)
+        let bin = processes.bin.path
         let logs = FileManager.default.temporaryDirectory.appendingPathComponent("ridectl-bench-\(getpid())").path
         try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
         let supervisor = ProcessSupervisor(output: .files(directory: logs))

@@ -49,7 +49,7 @@ struct BenchBusSecurityCommand: ParsableCommand {
         }
 
     func run() throws {
-        let me = "\(binaryDirectory(processes.binDirectory))/ridectl"
+        let me = "\(processes.bin.path)/ridectl"
         var best: [Bool: [BenchResult]] = [:]
         for round in 1...rounds {
             for secured in [false, true] {
@@ -123,14 +123,11 @@ struct BusBenchProcesses: ParsableArguments {
         help: "Start ride-bus with --no-packing: the load and the echo workers send 7/MDP's frames, not one packed frame.")
     var noPacking = false
 
-    @Option(
-        name: .customLong("bin-dir"),
-        help: helpWithEnv("Directory holding ride-bus and ridectl", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
-    var binDirectory: String?
+    @OptionGroup var bin: BinDirectoryOption
 
     /// ride-bus's own flags.
     var busFlags: [String] { noPacking ? ["--no-packing"] : [] }
 
     /// These options again, for a `ridectl bench bus` it starts.
-    var arguments: [String] { busFlags + (binDirectory.map { ["--bin-dir", $0] } ?? []) }
+    var arguments: [String] { busFlags + (bin.flag.map { ["--bin-dir", $0] } ?? []) }
 }

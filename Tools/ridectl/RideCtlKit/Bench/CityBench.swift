@@ -33,10 +33,7 @@ struct BenchCityCommand: AsyncParsableCommand {
     @Option(name: .customLong("pickup-minutes"), help: "Minutes a driver drives to the pickup (before the speed-up).") var pickupMinutes =
         4.0
     @Option(name: .customLong("ride-minutes"), help: "Minutes a ride drives to the drop-off (before the speed-up).") var rideMinutes = 12.0
-    @Option(
-        name: .customLong("bin-dir"),
-        help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
-    var binDirectory: String?
+    @OptionGroup var bin: BinDirectoryOption
     @OptionGroup var format: BenchFormat
 
     func plan() throws -> CityPlan {
@@ -62,7 +59,7 @@ struct BenchCityCommand: AsyncParsableCommand {
 
     func run() async throws {
         let plan = try plan()
-        let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-city")
+        let platform = try await BenchPlatform.start(bin: bin.path, name: "bench-city")
         let title =
             "ridectl bench city — \(ProcessInfo.processInfo.activeProcessorCount) cores, city of \(drivers) drivers and \(ridesPerHour) rides/h, steps \(steps), \(Int(stepSeconds)) s each, rides \(Int(pickupMinutes))+\(Int(rideMinutes)) min at \(Int(speedup))×"
         try await platform.report(BenchTable(title: title), json: format.json) { table in

@@ -25,10 +25,7 @@ struct BenchGatewayCommand: AsyncParsableCommand {
 
     @Option(help: "Keep-alive connections sending at once.") var connections = 16
     @Option(help: "Seconds measured per route.") var seconds = 10.0
-    @Option(
-        name: .customLong("bin-dir"),
-        help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
-    var binDirectory: String?
+    @OptionGroup var bin: BinDirectoryOption
     @OptionGroup var format: BenchFormat
 
     func validate() throws {
@@ -37,7 +34,7 @@ struct BenchGatewayCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-gateway")
+        let platform = try await BenchPlatform.start(bin: bin.path, name: "bench-gateway")
         try await platform.report(
             BenchTable(
                 title:

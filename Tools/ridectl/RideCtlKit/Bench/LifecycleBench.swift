@@ -41,10 +41,7 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
 
     @Option(help: "Rides in flight at once (one rider and one driver each).") var concurrent = 1000
     @Option(help: "Seconds of rides measured.") var seconds = 20.0
-    @Option(
-        name: .customLong("bin-dir"),
-        help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
-    var binDirectory: String?
+    @OptionGroup var bin: BinDirectoryOption
 
     @Option(
         help:
@@ -70,7 +67,7 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-lifecycle")
+        let platform = try await BenchPlatform.start(bin: bin.path, name: "bench-lifecycle")
         try await platform.report(
             BenchTable(
                 title:

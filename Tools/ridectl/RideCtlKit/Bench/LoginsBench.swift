@@ -18,10 +18,7 @@ struct BenchLoginsCommand: AsyncParsableCommand {
 
     @Option(help: "Seconds per measurement.") var seconds = 5.0
     @Option(help: "Log-ins in flight for the all-cores figure.") var inflight = ProcessInfo.processInfo.activeProcessorCount * 2
-    @Option(
-        name: .customLong("bin-dir"),
-        help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
-    var binDirectory: String?
+    @OptionGroup var bin: BinDirectoryOption
     @OptionGroup var format: BenchFormat
 
     mutating func validate() throws {
@@ -29,7 +26,7 @@ struct BenchLoginsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-logins")
+        let platform = try await BenchPlatform.start(bin: bin.path, name: "bench-logins")
         let cores = ProcessInfo.processInfo.activeProcessorCount
         try await platform.report(
             BenchTable(

@@ -113,15 +113,12 @@ struct BenchIngestCommand: AsyncParsableCommand {
     @Option(help: "Locations per second offered, all devices together.") var rate = 300_000
     @Option(help: "Seconds measured (after a warm-up of 3 s).") var seconds = 10.0
     @Option(help: "Load-generating processes (each device is a connection: descriptors per process are limited).") var processes = 2
-    @Option(
-        name: .customLong("bin-dir"),
-        help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
-    var binDirectory: String?
+    @OptionGroup var bin: BinDirectoryOption
 
     @OptionGroup var format: BenchFormat
 
     func run() async throws {
-        let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-ingest")
+        let platform = try await BenchPlatform.start(bin: bin.path, name: "bench-ingest")
         let delivered = EventCounter(endpoint: platform.egress, prefix: Events.deviceLocation.topic)
         defer { delivered.stop() }
         try await platform.report(
@@ -207,10 +204,7 @@ struct BenchNearbyCommand: AsyncParsableCommand {
     @Option(help: "Seconds of queries.") var seconds = 10.0
     @Option(help: "Queries in flight at once, comma-separated for one phase each.") var inflight = "1,4,32"
     @Option(help: "Query radius in metres.") var radius = 2000.0
-    @Option(
-        name: .customLong("bin-dir"),
-        help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
-    var binDirectory: String?
+    @OptionGroup var bin: BinDirectoryOption
 
     @OptionGroup var format: BenchFormat
 
@@ -219,7 +213,7 @@ struct BenchNearbyCommand: AsyncParsableCommand {
         guard !phases.isEmpty, phases.allSatisfy({ $0 > 0 }) else {
             throw ValidationError("--inflight must be positive numbers, comma-separated (e.g. 1,32), not \"\(inflight)\"")
         }
-        let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-nearby")
+        let platform = try await BenchPlatform.start(bin: bin.path, name: "bench-nearby")
         try await platform.report(
             BenchTable(
                 title:
@@ -295,17 +289,14 @@ struct BenchMemoryCommand: AsyncParsableCommand {
         commandName: "memory", abstract: "ride-tracking's resident memory as devices are added (100 000, then 1 000 000).")
 
     @Option(help: "Device counts to measure at, comma-separated.") var steps = "100000,1000000"
-    @Option(
-        name: .customLong("bin-dir"),
-        help: helpWithEnv("Directory holding the executables", env: "RIDE_BIN_DIR", default: "ridectl's own directory"))
-    var binDirectory: String?
+    @OptionGroup var bin: BinDirectoryOption
 
     @OptionGroup var format: BenchFormat
 
     func run() async throws {
         let counts = steps.split(separator: ",").compactMap { Int($0) }
         guard !counts.isEmpty, counts == counts.sorted() else { throw ValidationError("--steps must be increasing numbers") }
-        let platform = try await BenchPlatform.start(bin: binaryDirectory(binDirectory), name: "bench-memory")
+        let platform = try await BenchPlatform.start(bin: bin.path, name: "bench-memory")
         try await platform.report(
             BenchTable(title: "ridectl bench memory — ride-tracking resident memory (devices with a location, indexed and stored)"),
             json: format.json
