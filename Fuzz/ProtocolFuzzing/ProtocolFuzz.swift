@@ -9,6 +9,7 @@ import ZeroMQ
 /// - `event`: a CloudEvent's JSON, as a subscriber decodes it;
 /// - `mdp`: 7/MDP messages, each a sender line and then one frame a line, `--` between messages:
 ///   the broker's, the worker's and the client's parsers, then one broker fed all of them;
+/// - `events-batch`: one frame as a publisher sends several events to the bus (`EventBatch`);
 /// - `<service>.<op>` (e.g. `users.register`): that op's params JSON, decoded as its router does.
 public enum ProtocolFuzz {
     /// What the input breaks; empty when every property holds. A trap in the code under test is not
@@ -21,6 +22,7 @@ public enum ProtocolFuzz {
         switch target {
         case "event": EnvelopeProperties.check(payload, &findings)
         case "mdp": MDPProperties.check(payload, &findings)
+        case "events-batch": EventBatchProperties.check(payload, &findings)
         default:
             // An unknown target is no input at all (libFuzzer soon learns the names from the seeds).
             guard let op = OpParams.byName[target] else { break }

@@ -102,11 +102,15 @@ public enum RideMetric {
         "ride_bus_subscription_messages_total", .counter, by: "bus", "Subscribe/unsubscribe messages passed upstream.")
     public static let rejectedMessages = MetricSpec(
         "ride_bus_rejected_messages_total", .counter, labels: ["socket"], by: "bus",
-        "Messages dropped as malformed (`socket`: `egress` or `broker`).")
+        "Messages dropped as malformed (`socket`: `ingress` for event batches, `egress` or `broker`).")
     public static let busRequests = MetricSpec("ride_bus_requests_total", .counter, by: "bus", "Client requests received by the broker.")
     public static let busPacked = MetricSpec(
         "ride_bus_packed_messages_total", .counter, by: "bus",
         "Client requests and worker replies that came packed into one frame, as the platform's own peers send them (docs/design.md#one-frame-requests)."
+    )
+    public static let eventBatches = MetricSpec(
+        "ride_bus_event_batches_total", .counter, by: "bus",
+        "Event batches the forwarder split into their events: several events in one frame, as the platform's own publishers send them (docs/design.md#events-in-batches)."
     )
     public static let busReplies = MetricSpec(
         "ride_bus_replies_total", .counter, by: "bus", "Replies sent to clients (worker replies and MMI).")
@@ -165,7 +169,8 @@ public enum RideMetric {
         httpRequests, httpDuration, httpErrors, httpActive,
         reactionLatency, ridesCompleted, ridesCancelled, noDriverFound,
         users, pushes,
-        eventsForwarded, subscriptionMessages, rejectedMessages, busRequests, busPacked, busReplies, busRefused, denied, expiredWorkers,
+        eventsForwarded, subscriptionMessages, rejectedMessages, busRequests, busPacked, eventBatches, busReplies, busRefused, denied,
+        expiredWorkers,
         requeued,
         serviceRequests, workers,
         queued,

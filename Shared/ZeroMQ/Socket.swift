@@ -209,10 +209,12 @@ public final class Socket {
 extension Socket {
     /// As `forward(to:)`, asking `admit` about each message first, with its first frame and its
     /// sender's `User-Id` (nil without ZAP): a message it refuses is read to its end and dropped.
-    /// Returns the frames moved (0 for a refused message) and whether a message was refused; nil
-    /// when nothing was waiting.
+    /// A one-frame message is offered to `divert` first, which may take it (true: it is then not
+    /// forwarded). Returns the frames moved (0 for a refused or diverted message) and whether a
+    /// message was refused; nil when nothing was waiting.
     public func forward(
-        to destination: Socket, admit: (_ firstFrame: UnsafeRawBufferPointer, _ sender: UnsafePointer<CChar>?) -> Bool
+        to destination: Socket, admit: (_ firstFrame: UnsafeRawBufferPointer, _ sender: UnsafePointer<CChar>?) -> Bool,
+        divert: (_ frame: UnsafeRawBufferPointer, _ sender: UnsafePointer<CChar>?) throws -> Bool = { _, _ in false }
     ) throws -> (frames: Int, refused: Bool)? {
         var message = zmq_msg_t()
         zmq_msg_init(&message)
@@ -226,12 +228,13 @@ extension Socket {
                 if error.isAgain && frames == 0 { return nil }
                 throw error
             }
+            let more = zmq_msg_more(&message) != 0
             if frames == 0 {
-                admitted = admit(
-                    UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message)), Self.userID(of: &message))
+                let first = UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: zmq_msg_size(&message))
+                if !more, try divert(first, Self.userID(of: &message)) { return (0, false) }
+                admitted = admit(first, Self.userID(of: &message))
             }
             frames += 1
-            let more = zmq_msg_more(&message) != 0
             if admitted {
                 while zmq_msg_send(&message, destination.handle, more ? ZMQ_SNDMORE : 0) < 0 {
                     let error = ZMQError.last("send on \(destination.type)")

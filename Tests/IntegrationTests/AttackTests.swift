@@ -161,11 +161,21 @@ import Wire
                 "publish", ingress, "order.message.\(orderID)", "orders", "999998", "order.message",
                 #"{"order_id":"\#(orderID)","text":"pay me"}"#,
             ], as: gateway)
+        // The same forgery in one frame, as ride-bus asks its own publishers for events (a batch):
+        // the forwarder checks each event of a batch as it checks a message of its own.
+        func publishesRefused() async throws -> Double {
+            let health = try JSONCoding.decode(JSONValue.self, from: Array(try await HTTPProbe.get(busHealth).text.utf8))
+            return health["details"]?["denied"]?["publish gateway"]?.numberValue ?? 0
+        }
+        let refusedBefore = try await publishesRefused()
+        let forgedBatch = try await attack(
+            ["publish-batch", ingress, "order.status.COMPLETED", "orders", "999997", "order.status", forgedData], as: gateway)
+        #expect(try await publishesRefused() > refusedBefore, "the bus refused the batch's event")
         let heard = try await witness.value
         #expect(
             heard["welcomed"] == true && heard["topics"]?.arrayValue?.contains("user.registered") == true,
             "the witness heard the real sign-up: \(heard)")
-        for id in [forged["id"], forgedMessage["id"]].compactMap({ $0 }) {
+        for id in [forged["id"], forgedMessage["id"], forgedBatch["id"]].compactMap({ $0 }) {
             #expect(heard["ids"]?.arrayValue?.contains(id) == false, "a forged event reached a subscriber")
         }
 

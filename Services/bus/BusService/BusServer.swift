@@ -23,7 +23,7 @@ public struct BusServer: Sendable {
         let policy = Context.shared.curve == nil ? nil : Roles.policy
         var brokerConfiguration = settings.brokerConfiguration
         brokerConfiguration.policy = policy
-        let forwarder = EventForwarder(policy: policy, logger: logger)
+        let forwarder = EventForwarder(policy: policy, batches: settings.eventBatches, logger: logger)
         let broker = Broker(configuration: brokerConfiguration, logger: logger)
         do {
             _ = try await forwarder.start(ingress: settings.ingress, egress: settings.egress, highWaterMark: settings.highWaterMark)
@@ -80,7 +80,8 @@ public struct BusServer: Sendable {
             ],
             "events": [
                 "forwarded": .number(Double(events.forwarded)), "subscription_messages": .number(Double(events.subscriptions)),
-                "rejected": .number(Double(events.rejected)),
+                "rejected": .number(Double(events.rejected)), "batches": .number(Double(events.batches)),
+                "malformed_batches": .number(Double(events.malformedBatches)),
             ],
             "requests": [
                 "received": .number(Double(requests.requests)), "packed": .number(Double(requests.packed)),
@@ -109,9 +110,11 @@ struct BusMetrics: Sendable {
         let forwarded = metrics.deltaCounter(RideMetric.eventsForwarded)
         let subscriptions = metrics.deltaCounter(RideMetric.subscriptionMessages)
         let rejectedEgress = metrics.deltaCounter(RideMetric.rejectedMessages, labels: [("socket", "egress")])
+        let rejectedIngress = metrics.deltaCounter(RideMetric.rejectedMessages, labels: [("socket", "ingress")])
         let rejectedBroker = metrics.deltaCounter(RideMetric.rejectedMessages, labels: [("socket", "broker")])
         let requests = metrics.deltaCounter(RideMetric.busRequests)
         let packed = metrics.deltaCounter(RideMetric.busPacked)
+        let batches = metrics.deltaCounter(RideMetric.eventBatches)
         let replies = metrics.deltaCounter(RideMetric.busReplies)
         let refused = metrics.deltaCounter(RideMetric.busRefused)
         let expired = metrics.deltaCounter(RideMetric.expiredWorkers)
@@ -125,6 +128,8 @@ struct BusMetrics: Sendable {
             forwarded.update(to: events.forwarded)
             subscriptions.update(to: events.subscriptions)
             rejectedEgress.update(to: events.rejected)
+            rejectedIngress.update(to: events.malformedBatches)
+            batches.update(to: events.batches)
             let stats = broker.stats
             rejectedBroker.update(to: stats.malformed)
             requests.update(to: stats.requests)

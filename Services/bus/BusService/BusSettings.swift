@@ -61,6 +61,7 @@ public struct RideBusCommand: ServiceCommand {
                 name: "broker", forBinding: true),
             highWaterMark: Int32(try Keys.highWaterMark.value(highWaterMark)),
             brokerConfiguration: brokerConfiguration,
+            eventBatches: brokerConfiguration.announcesPackedEnvelope,
             http: try common.httpAddress(default: RideProcess.bus.httpDefault),
             logFormat: logging.format,
             logLevel: logging.level)
@@ -90,7 +91,7 @@ enum BusSettingKeys {
         "How long a request may wait for a worker before it is answered 503")
     static let noPacking = SettingKey(
         "no-packing", env: "RIDE_BUS_NO_PACKING", unset: "off",
-        "Do not tell clients and workers that the broker reads a request or reply packed into one frame: they then send 7/MDP's frames (docs/design.md#one-frame-requests); for comparing the two, or a tool that reads the frames on the wire"
+        "Do not tell clients and workers that the broker reads a request or reply packed into one frame, nor ask publishers for events in batches: they then send 7/MDP's frames and each event in its two (docs/design.md#one-frame-requests); for comparing the two, or a tool that reads the frames on the wire"
     )
 }
 
@@ -101,6 +102,8 @@ public struct BusSettings: ServiceSettings {
     public var broker: [String]
     public var highWaterMark: Int32
     public var brokerConfiguration: BrokerConfiguration
+    /// Whether publishers are asked for events in batches (off with --no-packing, as one-frame requests are).
+    public var eventBatches: Bool
     public var http: HostPort
     public var logFormat: LogFormat
     public var logLevel: Logger.Level
@@ -124,6 +127,7 @@ public struct BusSettings: ServiceSettings {
           heartbeat             \(brokerConfiguration.heartbeatInterval) ms × \(brokerConfiguration.heartbeatLiveness)
           request TTL           \(brokerConfiguration.requestTimeToLive) ms
           one-frame requests    \(brokerConfiguration.announcesPackedEnvelope ? "announced" : "not announced (--no-packing)")
+          event batches         \(eventBatches ? "asked for" : "not asked for (--no-packing)")
           health/metrics        http://\(http)/health
           logs                  \(logFormat.rawValue), \(logLevel.rawValue)
         """

@@ -16,6 +16,10 @@ import ZeroMQ
 /// publisher's role may publish, and a subscription takes effect only when the subscriber's role
 /// may hear it: the egress applies subscriptions by hand (`ZMQ_XPUB_MANUAL`), one subscriber at a
 /// time, and `SubscriptionLedger` keeps the refused ones from ever cancelling an allowed one upstream.
+///
+/// With `batches`, the forwarder asks its publishers for `EventBatch`es (a subscription no
+/// subscriber may make) and splits each into `[topic][event]` messages, checking each topic as it
+/// would a message of its own; a batch that is not well formed is dropped whole and counted.
 public final class EventForwarder: Sendable {
     /// What the egress sends each subscriber as it connects (a one-frame message, no event): a
     /// subscriber that receives it knows it is connected and its subscriptions are on their way.
@@ -26,6 +30,9 @@ public final class EventForwarder: Sendable {
         public var forwarded: UInt64
         public var subscriptions: UInt64
         public var rejected: UInt64
+        /// Event batches split (their events are counted in `forwarded`), and dropped as malformed.
+        public var batches: UInt64 = 0
+        public var malformedBatches: UInt64 = 0
         /// Events and subscriptions the policy refused, per action (`publish`, `subscribe`) and role.
         public var refused: [RefusalCount: UInt64] = [:]
     }
@@ -33,17 +40,22 @@ public final class EventForwarder: Sendable {
     private let forwarded = Atomic<UInt64>(0)
     private let subscriptions = Atomic<UInt64>(0)
     private let rejected = Atomic<UInt64>(0)
+    private let batchesSplit = Atomic<UInt64>(0)
+    private let malformedBatches = Atomic<UInt64>(0)
     private let refused = Mutex<[RefusalCount: UInt64]>([:])
     private let refusals = RejectionLog("bus refused a peer's message")
     private let policy: BusPolicy?
+    private let batches: Bool
     private let stopRequested = Atomic<Bool>(false)
     private let waker = Waker()
     private let loop = Mutex<OwnedThread?>(nil)
     private let logger: Logger
 
-    /// `policy`: who may publish and hear what (nil: everyone everything, a bus without CURVE).
-    public init(policy: BusPolicy? = nil, logger: Logger) {
+    /// `policy`: who may publish and hear what (nil: everyone everything, a bus without CURVE);
+    /// `batches`: whether publishers are asked for `EventBatch`es.
+    public init(policy: BusPolicy? = nil, batches: Bool = true, logger: Logger) {
         self.policy = policy
+        self.batches = batches
         self.logger = logger
     }
 
@@ -78,6 +90,7 @@ public final class EventForwarder: Sendable {
                     try xpub.bind(endpoint)
                     boundEgress.append(try xpub.lastEndpoint)
                 }
+                if batches { try xsub.send(EventBatch.subscription) }
                 ready(.success((boundIngress, boundEgress)))
             } catch {
                 ready(.failure(error))
@@ -101,7 +114,8 @@ public final class EventForwarder: Sendable {
     public var stats: Stats {
         Stats(
             forwarded: forwarded.load(ordering: .relaxed), subscriptions: subscriptions.load(ordering: .relaxed),
-            rejected: rejected.load(ordering: .relaxed), refused: refused.withLock { $0 })
+            rejected: rejected.load(ordering: .relaxed), batches: batchesSplit.load(ordering: .relaxed),
+            malformedBatches: malformedBatches.load(ordering: .relaxed), refused: refused.withLock { $0 })
     }
 
     private func forward(xsub: Socket, xpub: Socket) {
@@ -117,13 +131,17 @@ public final class EventForwarder: Sendable {
                 if poller.isReadable(2) { waker.drain() }
                 // Events first, in bursts like zmq_proxy's, then any subscription changes.
                 var moved: UInt64 = 0
-                if gate == nil {
+                if gate == nil && !batches {
                     while moved < 1000, try xsub.forward(to: xpub) > 0 { moved += 1 }
                 } else {
                     var read = 0
-                    while read < 1000, let result = try xsub.forward(to: xpub, admit: { gate!.admits(topic: $0, sender: $1) }) {
+                    while read < 1000,
+                        let result = try xsub.forward(
+                            to: xpub, admit: { gate?.admits(topic: $0, sender: $1) ?? true },
+                            divert: { frame, sender in try split(frame, sender: sender, to: xpub, gate: &gate, moved: &moved) })
+                    {
                         read += 1
-                        if result.refused, let refusal = gate!.lastRefusal { count(refusal) } else { moved += 1 }
+                        if result.refused, let refusal = gate?.lastRefusal { count(refusal) } else if result.frames > 0 { moved += 1 }
                     }
                 }
                 if moved > 0 { forwarded.add(moved, ordering: .relaxed) }
@@ -141,10 +159,40 @@ public final class EventForwarder: Sendable {
         }
     }
 
+    /// A one-frame message from a publisher: a batch is split into its events (true), anything
+    /// else is left to be forwarded as it came (false).
+    private func split(
+        _ frame: UnsafeRawBufferPointer, sender: UnsafePointer<CChar>?, to xpub: Socket, gate: inout PublishGate?, moved: inout UInt64
+    ) throws -> Bool {
+        guard batches, EventBatch.isBatch(frame) else { return false }
+        guard let events = EventBatch.split(frame) else {
+            malformedBatches.add(1, ordering: .relaxed)
+            refusals.note("malformed event batch", from: sender.map { String(cString: $0) } ?? "-", logger: logger)
+            return true
+        }
+        batchesSplit.add(1, ordering: .relaxed)
+        for (topic, event) in events {
+            let topic = UnsafeRawBufferPointer(rebasing: frame[topic])
+            if gate?.admits(topic: topic, sender: sender) == false {
+                if let refusal = gate?.lastRefusal { count(refusal) }
+                continue
+            }
+            try xpub.send(topic, more: true)
+            try xpub.send(UnsafeRawBufferPointer(rebasing: frame[event]))
+            moved += 1
+        }
+        return true
+    }
+
     /// A subscription (`\u{1}prefix`) or its end (`\u{0}prefix`) from `sender`: applied to that
-    /// subscriber and passed upstream when the policy allows it.
+    /// subscriber and passed upstream when the policy allows it. A prefix that starts as a batch
+    /// does is no subscriber's to make: it would ask publishers for batches.
     private func subscriptionChanged(_ message: Frame, sender: String?, xsub: Socket, xpub: Socket, ledger: inout SubscriptionLedger) throws
     {
+        guard message.dropFirst().first != EventBatch.prefix else {
+            rejected.add(1, ordering: .relaxed)
+            return
+        }
         let prefixBytes = Array(message.dropFirst())
         let prefix = String(decoding: prefixBytes, as: UTF8.self)
         let refusal = policy?.refusal(of: .subscribe(prefix: prefix), by: sender)

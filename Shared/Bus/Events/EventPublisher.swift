@@ -7,7 +7,8 @@ import ZeroMQ
 /// Publishes CloudEvents to the bus's event ingress, stamping a gap-free `sequence` per source.
 ///
 /// `publish` encodes on the caller's task and queues the two frames `[topic][event]`; one thread owns
-/// the socket and sends them in sequence order. The socket sets `ZMQ_XPUB_NODROP`, so when the
+/// the socket and sends them in sequence order — as one-frame batches of all that is queued when the
+/// bus asked for them (`EventBatch`; ride-bus does unless `--no-packing`). The socket sets `ZMQ_XPUB_NODROP`, so when the
 /// bus is slow the thread waits (our queue absorbs the burst) instead of libzmq dropping silently;
 /// only past `maxQueued` are events dropped, and counted — subscribers then see the gap and catch up.
 ///
@@ -44,6 +45,8 @@ public final class EventPublisher: Sendable {
         var closed = false
         /// Prefixes the bus says someone subscribes to.
         var subscriptions: Set<String> = []
+        /// Whether the bus asked for batches (`EventBatch`).
+        var batches = false
     }
 
     /// What the publishing tasks and the sending thread share.
@@ -181,30 +184,36 @@ public final class EventPublisher: Sendable {
                 guard frames.count == 1, let kind = frames[0].first, kind <= 1 else { continue }
                 let prefix = String(decoding: frames[0].dropFirst(), as: UTF8.self)
                 shared.state.withLock { state in
-                    if kind == 1 { state.subscriptions.insert(prefix) } else { state.subscriptions.remove(prefix) }
+                    if frames[0].dropFirst().elementsEqual([EventBatch.prefix]) {
+                        state.batches = kind == 1
+                    } else if kind == 1 {
+                        state.subscriptions.insert(prefix)
+                    } else {
+                        state.subscriptions.remove(prefix)
+                    }
                 }
             }
-            let batch = shared.state.withLock { state in
+            let (queued, batches, subscriptions) = shared.state.withLock { state in
                 defer { state.queue.removeAll(keepingCapacity: true) }
-                return state.queue
+                return (state.queue, state.batches, state.batches ? state.subscriptions.map { Array($0.utf8) } : [])
             }
+            let messages = batches ? EventBatch.messages(queued, subscriptions: subscriptions) : queued.map { ([$0.topic, $0.event], 1) }
             var sent: UInt64 = 0
             var abandoned: UInt64 = 0
-            for (topic, event) in batch {
+            for (frames, events) in messages {
                 if abandoned > 0 || (flushDeadline != nil && pastDeadline()) {
-                    abandoned += 1
+                    abandoned += events
                     continue
                 }
                 while true {
                     do {
-                        try socket.send(topic, more: true)
-                        try socket.send(event)
-                        sent += 1
+                        if !frames.isEmpty { _ = try socket.send(message: frames) }
+                        sent += events
                         break
                     } catch let error as ZMQError where error.isAgain {
                         // Waited SNDTIMEO at the high-water mark: keep waiting unless closing and out of time.
                         if pastDeadline() {
-                            abandoned += 1
+                            abandoned += events
                             break
                         }
                     } catch {

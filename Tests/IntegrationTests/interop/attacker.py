@@ -18,6 +18,9 @@ With none of them the sockets speak plain ZMTP (the NULL mechanism).
     attacker.py serve-packed ENDPOINT SERVICE SECONDS  the same, READY and what follows packed
     attacker.py publish ENDPOINT TOPIC SOURCE SEQUENCE TYPE DATA_JSON
                                                        PUB: one CloudEvent, sent for 2 s
+    attacker.py publish-batch ENDPOINT TOPIC SOURCE SEQUENCE TYPE DATA_JSON
+                                                       the same in one frame, as a batch of one
+                                                       (ride-bus's EventBatch, docs/design.md)
     attacker.py hijack ENDPOINT DEVICE_ID SECONDS      ingest: the device's id as routing id, a batch
                                                        for it without its credential; what comes back
     attacker.py flood ENDPOINT COUNT                   ingest: COUNT batches, each for a new device id
@@ -26,6 +29,7 @@ With none of them the sockets speak plain ZMTP (the NULL mechanism).
 """
 import json
 import os
+import struct
 import sys
 import time
 import uuid
@@ -132,7 +136,7 @@ def serve_packed(endpoint, service, seconds):
     return serve(endpoint, service, seconds, packed=True)
 
 
-def publish(endpoint, topic, source, sequence, kind, data):
+def publish(endpoint, topic, source, sequence, kind, data, batched=False):
     sock = socket(zmq.PUB, endpoint)
     event = {
         "specversion": "1.0", "id": str(uuid.uuid4()), "source": source, "type": kind, "sequence": str(int(sequence)),
@@ -142,10 +146,17 @@ def publish(endpoint, topic, source, sequence, kind, data):
     sent = 0
     deadline = time.time() + 2
     while time.time() < deadline:  # again and again: a subscriber may join late (pub/sub's slow joiner)
-        sock.send_multipart([topic.encode(), body])
+        if batched:  # one frame, as ride-bus asks its own publishers (EventBatch): b"\0", then length-prefixed topic and event
+            sock.send(b"\0" + bytes([len(topic)]) + topic.encode() + struct.pack(">I", len(body)) + body)
+        else:
+            sock.send_multipart([topic.encode(), body])
         sent += 1
         time.sleep(0.2)
     return {"sent": sent, "id": event["id"]}
+
+
+def publish_batch(endpoint, topic, source, sequence, kind, data):
+    return publish(endpoint, topic, source, sequence, kind, data, batched=True)
 
 
 def batch(device_id, batch_id, credential=None):
@@ -195,7 +206,7 @@ def oversize(endpoint, size):
 
 
 def main(argv):
-    commands = {"eavesdrop": eavesdrop, "call": call, "call-packed": call_packed, "serve": serve, "serve-packed": serve_packed, "publish": publish, "hijack": hijack, "flood": flood, "oversize": oversize}
+    commands = {"eavesdrop": eavesdrop, "call": call, "call-packed": call_packed, "serve": serve, "serve-packed": serve_packed, "publish": publish, "publish-batch": publish_batch, "hijack": hijack, "flood": flood, "oversize": oversize}
     if len(argv) < 2 or argv[1] not in commands:
         print(__doc__, file=sys.stderr)
         return 64

@@ -41,13 +41,14 @@ struct NatsPeer: BenchPeer {
             }
             if let pipelined {
                 Output.err("NATS \(nats.version): request/reply, \(latencyRequests) sequential, then \(pipelined.count) pipelined…\n")
-                let (latency, perSecond) = try nats.requests(
+                let (latency, perSecond, lost) = try nats.requests(
                     sequential: latencyRequests, pipelined: pipelined.count, inflight: pipelined.inflight)
                 table.add(
                     "NATS \(nats.version) request/reply over tcp, one client, p50 / p99",
                     "\(BenchTable.micros(latency.value(50))) / \(BenchTable.micros(latency.value(99)))", "the peer, this run")
                 table.add(
-                    "NATS request/reply pipelined over tcp, 2 responders", BenchTable.rate(perSecond, "req/s"), "the peer, this run")
+                    "NATS request/reply pipelined over tcp, 2 responders" + (lost > 0 ? " (\(lost) never answered)" : ""),
+                    BenchTable.rate(perSecond, "req/s"), "the peer, this run")
                 if let mdp {
                     table.add(
                         "MDP over tcp ÷ NATS: p50 (lower is better) / pipelined",
@@ -121,8 +122,9 @@ struct NatsPeer: BenchPeer {
 
     /// Echo requests through nats-server to `responders` threads (one queue group): the latency of
     /// `sequential` requests one after another, then how many a second with `inflight` at once.
+    /// Requests the server never answered (at most 1 %) are counted, not waited for.
     func requests(sequential: Int, pipelined count: Int, inflight: Int, responders: Int = 2) throws -> (
-        latency: Percentiles, perSecond: Double
+        latency: Percentiles, perSecond: Double, lost: Int
     ) {
         let port = server.port
         let stop = StopFlag()
@@ -170,19 +172,24 @@ struct NatsPeer: BenchPeer {
             if index >= 200 { samples.append(Double(MonotonicClock.nanoseconds() - start) / 1000) }
         }
         let started = MonotonicClock.nanoseconds()
-        var (sent, answered) = (0, 0)
-        while answered < count {
-            while sent < count, sent - answered < inflight {
+        var (sent, answered, lost) = (0, 0, 0)
+        while answered + lost < count {
+            while sent < count, sent - answered - lost < inflight {
                 client.publish("bench.echo", replyTo: "_INBOX.bench.\(sent)", payload: request)
                 sent += 1
             }
             if client.queuedBytes > 0 { try client.flush() }
-            let arrived = try client.receive(waitingUpTo: 5000) { _, _ in }
-            guard arrived > 0 else { throw ConfigurationError("NATS: no echo within 5 s (\(answered) of \(count) answered)") }
+            let arrived = try client.receive(waitingUpTo: 1000) { _, _ in }
+            if arrived == 0 {
+                // Core NATS delivers at most once (a responder the server finds slow is cut off, and
+                // what it held is gone): a second of silence loses what is outstanding, as a client's timeout would.
+                lost += sent - answered - lost
+                guard lost * 100 <= count else { throw ConfigurationError("NATS: \(lost) of \(count) requests never answered") }
+            }
             answered += arrived
         }
-        let perSecond = Double(count) / (Double(MonotonicClock.nanoseconds() - started) / 1e9)
+        let perSecond = Double(answered) / (Double(MonotonicClock.nanoseconds() - started) / 1e9)
         if let failure = failure.withLock({ $0 }) { throw ConfigurationError("NATS request load failed: \(failure)") }
-        return (Percentiles(samples), perSecond)
+        return (Percentiles(samples), perSecond, lost)
     }
 }
