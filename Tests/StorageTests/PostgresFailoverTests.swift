@@ -41,7 +41,9 @@ import Testing
             }
         }
         defer { writer.cancel() }
-        #expect(await eventually(.seconds(30)) { committed.withLock { $0.count } >= 50 }, "writes on the primary")
+        // The deadlines below only catch a writer that is stuck: each write waits for the standby's
+        // flush, which under make test's load (the tests and the fuzzer's build) took over half a second.
+        #expect(await eventually(.seconds(180)) { committed.withLock { $0.count } >= 20 }, "writes on the primary")
 
         try await primary.stop(immediate: true)  // the primary's host is lost
         let lost = ContinuousClock.now
@@ -50,7 +52,7 @@ import Testing
         let promoted = ContinuousClock.now - lost
         #expect(await eventually(.seconds(30)) { database.pool.withLock { $0.host } == 1 }, "the pool moves to the promoted standby")
         let moved = ContinuousClock.now - lost
-        #expect(await eventually(.seconds(60)) { committed.withLock { $0.count } >= before + 50 }, "writes on the promoted standby")
+        #expect(await eventually(.seconds(180)) { committed.withLock { $0.count } >= before + 20 }, "writes on the promoted standby")
         writer.cancel()
         _ = await writer.value
         let back = ContinuousClock.now - lost
