@@ -49,7 +49,7 @@ import ZeroMQ
         let queued = (0..<10).map {
             (topic: Self.bytes($0 % 2 == 0 ? "order.\($0)" : "chat.\($0)"), event: [UInt8](repeating: 1, count: 100))
         }
-        let messages = EventBatch.messages(queued, subscriptions: [Self.bytes("order.")], limit: 250)
+        let messages = EventBatch.messages(queued, subscriptions: SubscribedPrefixes([Self.bytes("order.")]), limit: 250)
         // Five events are heard, two fit a batch of 250 bytes; the five unheard are accounted for last.
         #expect(messages.map(\.events) == [2, 2, 1, 5])
         #expect(messages.map(\.frames.count) == [1, 1, 1, 0])
@@ -57,7 +57,7 @@ import ZeroMQ
         #expect(topics == ["order.0", "order.2", "order.4", "order.6", "order.8"])
         // An empty subscription hears everything; an event larger than a batch goes in its two frames.
         let large = [(topic: Self.bytes("order.big"), event: [UInt8](repeating: 2, count: 300))] + queued.prefix(1)
-        let framed = EventBatch.messages(large, subscriptions: [[]], limit: 250)
+        let framed = EventBatch.messages(large, subscriptions: SubscribedPrefixes([[]]), limit: 250)
         #expect(framed.map(\.frames.count) == [2, 1])
         #expect(framed[0].frames[0] == Self.bytes("order.big"))
     }

@@ -68,7 +68,7 @@ public enum EventBatch {
     /// its two frames; each with how many events it accounts for. An event no subscription covers
     /// is accounted for and not sent (an XPUB drops those too): a message without frames.
     public static func messages(
-        _ queued: [(topic: [UInt8], event: [UInt8])], subscriptions: [[UInt8]], limit: Int = limit
+        _ queued: [(topic: [UInt8], event: [UInt8])], subscriptions: SubscribedPrefixes, limit: Int = limit
     ) -> [(frames: [[UInt8]], events: UInt64)] {
         var messages: [(frames: [[UInt8]], events: UInt64)] = []
         var batch: [UInt8] = []
@@ -79,7 +79,7 @@ public enum EventBatch {
             (batch, inBatch) = ([], 0)
         }
         for (topic, event) in queued {
-            guard subscriptions.contains(where: { topic.starts(with: $0) }) else {
+            guard subscriptions.covers(topic) else {
                 unheard += 1
                 continue
             }

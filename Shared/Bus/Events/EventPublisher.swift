@@ -169,6 +169,9 @@ public final class EventPublisher: Sendable {
         poller.add(fileDescriptor: waker.fileDescriptor)
         poller.add(socket)
         var flushDeadline: Int64?
+        // What the bus subscribed to, as this thread filters batches by it (`State.subscriptions`
+        // holds the same as strings for `hasSubscriber`).
+        var heard = SubscribedPrefixes()
         // Once closing, sending stops at the flush deadline even in the middle of a batch stalled at
         // the high-water mark; whatever is left is counted as dropped.
         func pastDeadline() -> Bool {
@@ -182,9 +185,14 @@ public final class EventPublisher: Sendable {
             waker.drain()
             while let frames = try? socket.receive(dontWait: true) {
                 guard frames.count == 1, let kind = frames[0].first, kind <= 1 else { continue }
-                let prefix = String(decoding: frames[0].dropFirst(), as: UTF8.self)
+                let bytes = frames[0].dropFirst()
+                let prefix = String(decoding: bytes, as: UTF8.self)
+                let askedForBatches = bytes.elementsEqual([EventBatch.prefix])
+                if !askedForBatches {
+                    if kind == 1 { heard.insert(bytes) } else { heard.remove(bytes) }
+                }
                 shared.state.withLock { state in
-                    if frames[0].dropFirst().elementsEqual([EventBatch.prefix]) {
+                    if askedForBatches {
                         state.batches = kind == 1
                     } else if kind == 1 {
                         state.subscriptions.insert(prefix)
@@ -193,11 +201,11 @@ public final class EventPublisher: Sendable {
                     }
                 }
             }
-            let (queued, batches, subscriptions) = shared.state.withLock { state in
+            let (queued, batches) = shared.state.withLock { state in
                 defer { state.queue.removeAll(keepingCapacity: true) }
-                return (state.queue, state.batches, state.batches ? state.subscriptions.map { Array($0.utf8) } : [])
+                return (state.queue, state.batches)
             }
-            let messages = batches ? EventBatch.messages(queued, subscriptions: subscriptions) : queued.map { ([$0.topic, $0.event], 1) }
+            let messages = batches ? EventBatch.messages(queued, subscriptions: heard) : queued.map { ([$0.topic, $0.event], 1) }
             var sent: UInt64 = 0
             var abandoned: UInt64 = 0
             for (frames, events) in messages {
