@@ -1,6 +1,7 @@
 import ArgumentParser
 import Bus
 import Foundation
+import Logging
 import SettingsKit
 import ZeroMQ
 
@@ -12,6 +13,10 @@ public protocol ServiceSettings: Sendable {
     var busEndpoints: [BusEndpointSetting] { get }
     /// Its secrets, held to `--mode` (`SecretPolicy`).
     var secrets: [SecretSetting] { get }
+    /// Its status server (`--http`) and logs (`--log-format`, `--log-level`), which `ServiceHost` starts.
+    var http: HostPort { get }
+    var logFormat: LogFormat { get }
+    var logLevel: Logger.Level { get }
 }
 
 extension ServiceSettings {

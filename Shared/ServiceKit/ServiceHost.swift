@@ -37,6 +37,14 @@ public struct ServiceHost: Sendable {
         for warning in StartupWarnings.take() { logger.warning("\(warning)") }
     }
 
+    /// The host of `process` (`ride-orders`, named `orders` on the bus), with its settings' status
+    /// server and logs.
+    public init(_ process: RideProcess, settings: some ServiceSettings) {
+        self.init(
+            program: process.executable, service: process.rawValue, http: settings.http, logFormat: settings.logFormat,
+            logLevel: settings.logLevel)
+    }
+
     /// A worker answering `router`'s ops, `concurrency` requests at a time, timing each (`ride_op_duration_seconds`).
     public func worker(broker: String, router: OpRouter, concurrency: Int) -> ServiceWorker {
         var options = MDPWorker.Options()

@@ -29,15 +29,21 @@ public struct ServiceStorage<Store: Sendable>: Sendable {
             relay: OutboxRelay(log: eventLog(store), publisher: publisher, source: source, logger: logger))
     }
 
-    /// A service that keeps its state in one SQLite file.
+    /// `host`'s storage where `settings.database` says, publishing as `host.service` to `settings.pub`.
     public static func open(
-        program: String, source: String, databasePath: String, publishTo endpoint: String, logger: Logger,
-        store: (String) throws -> Store, eventLog: (Store) -> any EventLog
+        for host: ServiceHost, _ settings: some StoredServiceSettings, sqlite: (String) throws -> Store,
+        postgres: @escaping (PostgresURL, Logger) async throws -> Store, eventLog: (Store) -> any EventLog
     ) async throws -> ServiceStorage {
         try await open(
-            program: program, source: source, location: .sqlite(path: databasePath), publishTo: endpoint, logger: logger,
-            sqlite: store, eventLog: eventLog)
+            program: host.program, source: host.service, location: settings.database, publishTo: settings.pub, logger: host.logger,
+            sqlite: sqlite, postgres: { [logger = host.logger] in try await postgres($0, logger) }, eventLog: eventLog)
     }
+}
+
+/// The settings of a service that keeps its state in a store (`--database-url`, else SQLite under
+/// `--data-dir`) and publishes what it commits.
+public protocol StoredServiceSettings: BusClientSettings {
+    var database: StorageLocation { get }
 }
 
 extension StorageLocation {

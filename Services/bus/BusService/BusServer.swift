@@ -16,8 +16,7 @@ public struct BusServer: Sendable {
     public init(settings: BusSettings) { self.settings = settings }
 
     public func run() async throws {
-        let host = ServiceHost(
-            program: "ride-bus", service: "bus", http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
+        let host = ServiceHost(.bus, settings: settings)
         let logger = host.logger
         // A secured bus knows each peer's key, so it holds each to its role; a plain one cannot.
         let policy = Context.shared.curve == nil ? nil : Roles.policy

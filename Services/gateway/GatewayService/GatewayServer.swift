@@ -19,8 +19,7 @@ public struct GatewayServer: Sendable {
 
     public func run() async throws {
         let settings = self.settings
-        let host = ServiceHost(
-            program: "ride-gateway", service: "gateway", http: settings.http, logFormat: settings.logFormat, logLevel: settings.logLevel)
+        let host = ServiceHost(.gateway, settings: settings)
         let logger = host.logger
         let city = try settings.city.load()
         if city.places == nil {

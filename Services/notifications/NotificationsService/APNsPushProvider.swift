@@ -39,17 +39,9 @@ public actor APNsPushProvider: PushProvider {
         request.headers.add(name: "apns-collapse-id", value: String(notification.id.utf8.prefix(64)) ?? notification.id)
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(Self.payload(notification))
-        do {
-            let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout / .nanoseconds(1))))
-            let body = try await response.body.collect(upTo: 64 * 1024)
-            let outcome = Self.outcome(
-                status: Int(response.status.code), body: Array(body.readableBytesView),
-                retryAfter: response.headers.first(name: "retry-after"))
-            if case .retry(let reason, _) = outcome, reason.contains("ExpiredProviderToken") { providerToken = nil }
-            return outcome
-        } catch {
-            return .retry("\(error)")
-        }
+        let (outcome, _) = await PushExchange.send(request, client: client, timeout: timeout, outcome: Self.outcome)
+        if case .retry(let reason, _) = outcome, reason.contains("ExpiredProviderToken") { providerToken = nil }
+        return outcome
     }
 
     func bearer(now: Date) throws -> String {

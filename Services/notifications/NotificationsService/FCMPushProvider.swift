@@ -36,17 +36,9 @@ public actor FCMPushProvider: PushProvider {
         request.headers.add(name: "authorization", value: "Bearer " + bearer)
         request.headers.add(name: "content-type", value: "application/json; charset=utf-8")
         request.body = .bytes(Self.message(notification, token: token))
-        do {
-            let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout / .nanoseconds(1))))
-            let body = try await response.body.collect(upTo: 64 * 1024)
-            let outcome = Self.outcome(
-                status: Int(response.status.code), body: Array(body.readableBytesView),
-                retryAfter: response.headers.first(name: "retry-after"))
-            if response.status.code == 401 { accessToken = nil }
-            return outcome
-        } catch {
-            return .retry("\(error)")
-        }
+        let (outcome, status) = await PushExchange.send(request, client: client, timeout: timeout, outcome: Self.outcome)
+        if status == 401 { accessToken = nil }
+        return outcome
     }
 
     /// The access token, bought again a minute before it expires.

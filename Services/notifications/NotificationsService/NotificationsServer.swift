@@ -16,13 +16,10 @@ public struct NotificationsServer: Sendable {
 
     public func run() async throws {
         let settings = self.settings
-        let host = ServiceHost(
-            program: "ride-notifications", service: BusContract.Service.notifications, http: settings.http, logFormat: settings.logFormat,
-            logLevel: settings.logLevel)
+        let host = ServiceHost(.notifications, settings: settings)
         let logger = host.logger
         let storage = try await ServiceStorage<any NotificationStorage>.open(
-            program: host.program, source: host.service, location: settings.database, publishTo: settings.pub, logger: logger,
-            sqlite: { try NotificationStore(path: $0) }, postgres: { try await PostgresNotificationStore.open(url: $0, logger: logger) },
+            for: host, settings, sqlite: { try NotificationStore(path: $0) }, postgres: { try await PostgresNotificationStore.open(url: $0, logger: $1) },
             eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await host.client(broker: settings.broker)

@@ -99,7 +99,7 @@ enum NotificationsSettingKeys {
 }
 
 /// `ride-notifications`' resolved configuration.
-public struct NotificationsSettings: BusClientSettings {
+public struct NotificationsSettings: StoredServiceSettings {
     public var pub: String
     public var sub: String
     public var broker: String

@@ -18,13 +18,10 @@ public struct OrdersServer: Sendable {
     public init(settings: OrdersSettings) { self.settings = settings }
 
     public func run() async throws {
-        let host = ServiceHost(
-            program: "ride-orders", service: BusContract.Service.orders, http: settings.http, logFormat: settings.logFormat,
-            logLevel: settings.logLevel)
+        let host = ServiceHost(.orders, settings: settings)
         let logger = host.logger
         let storage = try await ServiceStorage<any OrderStorage>.open(
-            program: host.program, source: host.service, location: settings.database, publishTo: settings.pub, logger: logger,
-            sqlite: { try OrderStore(path: $0) }, postgres: { try await PostgresOrderStore.open(url: $0, logger: logger) },
+            for: host, settings, sqlite: { try OrderStore(path: $0) }, postgres: { try await PostgresOrderStore.open(url: $0, logger: $1) },
             eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await host.client(broker: settings.broker)

@@ -127,7 +127,7 @@ public struct RideOrdersCommand: ServiceCommand {
 }
 
 /// `ride-orders`' resolved configuration.
-public struct OrdersSettings: BusClientSettings {
+public struct OrdersSettings: StoredServiceSettings {
     public var pub: String
     public var sub: String
     public var broker: String

@@ -17,9 +17,7 @@ public struct TrackingServer: Sendable {
     public init(settings: TrackingSettings) { self.settings = settings }
 
     public func run() async throws {
-        let host = ServiceHost(
-            program: "ride-tracking", service: BusContract.Service.tracking, http: settings.http, logFormat: settings.logFormat,
-            logLevel: settings.logLevel)
+        let host = ServiceHost(.tracking, settings: settings)
         let (logger, metrics) = (host.logger, host.metrics)
         // A shard starts with its own devices (in PostgreSQL every shard's devices share one table).
         let shard = settings.shard

@@ -26,18 +26,10 @@ public protocol TripStorage: Sendable {
     /// The ids of the active trips: what the watcher's reconciliation needs every few seconds,
     /// without decoding every active trip's document and progress.
     func activeTripIDs() async throws -> Set<String>
-    /// Saves a live trip's progress and, with `event`, its changed document and that event — only
-    /// while the trip is still active (a late location after completion changes nothing).
-    /// Arrival is recorded at most once: a second arrival for the same trip changes nothing.
-    /// False when nothing was saved.
-    /// An update is stale — nothing saved — when the stored destination is another (changed since
-    /// this copy was read) or was arrived at already.
-    @discardableResult
-    func update(_ live: LiveTrip, event: EventKind<TripEvent>?) async throws -> Bool
-    /// Saves an active trip with a new destination (`live`) and `events`, only while the stored
-    /// destination is still `previous` and not arrived at (two changes at once: the second is
-    /// refused). False when nothing was saved.
-    func changeDestination(_ live: LiveTrip, from previous: Trip.Destination, events: [EventKind<TripEvent>]) async throws -> Bool
+    /// Saves an active trip (`live`) and `events` when its stored destination passes `accepts`
+    /// (`update` and `changeDestination` say when); false when nothing was saved.
+    func save(_ live: LiveTrip, events: [EventKind<TripEvent>], accepts: @escaping @Sendable (Trip.Destination) -> Bool)
+        async throws -> Bool
     /// Completes a trip with its summary and the `trip.completed` event; an already completed
     /// trip is returned as it is (no second event); nil for an unknown trip.
     func complete(id: String, at time: Date, summary: TripSummary) async throws -> Trip?
@@ -45,6 +37,24 @@ public protocol TripStorage: Sendable {
 
 extension TripStorage {
     public func activeTrips() async throws -> [LiveTrip] { try await activeTrips(id: nil) }
+
+    /// Saves a live trip's progress and, with `event`, its changed document and that event — only
+    /// while the trip is still active (a late location after completion changes nothing).
+    /// Arrival is recorded at most once: a second arrival for the same trip changes nothing.
+    /// False when nothing was saved.
+    /// An update is stale — nothing saved — when the stored destination is another (changed since
+    /// this copy was read) or was arrived at already.
+    @discardableResult
+    public func update(_ live: LiveTrip, event: EventKind<TripEvent>?) async throws -> Bool {
+        try await save(live, events: event.map { [$0] } ?? []) { stored in !TripStorageRules.isStale(live, event: event, stored: stored) }
+    }
+
+    /// Saves an active trip with a new destination (`live`) and `events`, only while the stored
+    /// destination is still `previous` and not arrived at (two changes at once: the second is
+    /// refused). False when nothing was saved.
+    public func changeDestination(_ live: LiveTrip, from previous: Trip.Destination, events: [EventKind<TripEvent>]) async throws -> Bool {
+        try await save(live, events: events) { stored in TripStorageRules.mayChangeDestination(stored: stored, expected: previous) }
+    }
 }
 
 /// A live trip: what apps see and what the watcher keeps.

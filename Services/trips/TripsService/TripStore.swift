@@ -101,17 +101,7 @@ public final class TripStore: TripStorage, SQLiteServiceStore {
         try await database.read { db in Set(try String.fetchAll(db.cachedStatement(sql: "SELECT id FROM trips WHERE status = 'active'"))) }
     }
 
-    @discardableResult
-    public func update(_ live: LiveTrip, event: EventKind<TripEvent>?) async throws -> Bool {
-        try await save(live, events: event.map { [$0] } ?? []) { stored in !TripStorageRules.isStale(live, event: event, stored: stored) }
-    }
-
-    public func changeDestination(_ live: LiveTrip, from previous: Trip.Destination, events: [EventKind<TripEvent>]) async throws -> Bool {
-        try await save(live, events: events) { stored in TripStorageRules.mayChangeDestination(stored: stored, expected: previous) }
-    }
-
-    /// Writes `live` and `events` when the active trip's stored destination passes `accepts`.
-    private func save(_ live: LiveTrip, events: [EventKind<TripEvent>], accepts: @escaping @Sendable (Trip.Destination) -> Bool)
+    public func save(_ live: LiveTrip, events: [EventKind<TripEvent>], accepts: @escaping @Sendable (Trip.Destination) -> Bool)
         async throws -> Bool
     {
         try await writes.write { db in

@@ -18,13 +18,10 @@ public struct TripsServer: Sendable {
     public init(settings: TripsSettings) { self.settings = settings }
 
     public func run() async throws {
-        let host = ServiceHost(
-            program: "ride-trips", service: BusContract.Service.trips, http: settings.http, logFormat: settings.logFormat,
-            logLevel: settings.logLevel)
+        let host = ServiceHost(.trips, settings: settings)
         let logger = host.logger
         let storage = try await ServiceStorage<any TripStorage>.open(
-            program: host.program, source: host.service, location: settings.database, publishTo: settings.pub, logger: logger,
-            sqlite: { try TripStore(path: $0) }, postgres: { try await PostgresTripStore.open(url: $0, logger: logger) },
+            for: host, settings, sqlite: { try TripStore(path: $0) }, postgres: { try await PostgresTripStore.open(url: $0, logger: $1) },
             eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await host.client(broker: settings.broker)

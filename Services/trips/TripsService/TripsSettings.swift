@@ -108,7 +108,7 @@ enum TripsSettingKeys {
 }
 
 /// `ride-trips`' resolved configuration.
-public struct TripsSettings: BusClientSettings {
+public struct TripsSettings: StoredServiceSettings {
     public var pub: String
     public var sub: String
     public var broker: String

@@ -13,13 +13,10 @@ public struct UsersServer: Sendable {
     public init(settings: UsersSettings) { self.settings = settings }
 
     public func run() async throws {
-        let host = ServiceHost(
-            program: "ride-users", service: BusContract.Service.users, http: settings.http, logFormat: settings.logFormat,
-            logLevel: settings.logLevel)
+        let host = ServiceHost(.users, settings: settings)
         let logger = host.logger
         let storage = try await ServiceStorage<any UserStorage>.open(
-            program: host.program, source: host.service, location: settings.database, publishTo: settings.pub, logger: logger,
-            sqlite: { try UserStore(path: $0) }, postgres: { try await PostgresUserStore.open(url: $0, logger: logger) },
+            for: host, settings, sqlite: { try UserStore(path: $0) }, postgres: { try await PostgresUserStore.open(url: $0, logger: $1) },
             eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let (secret, previous): ([UInt8], [UInt8]?)

@@ -120,7 +120,7 @@ extension RideUsersCommand {
 }
 
 /// `ride-users`' resolved configuration.
-public struct UsersSettings: BusClientSettings {
+public struct UsersSettings: StoredServiceSettings {
     public var pub: String
     public var sub: String
     public var broker: String
