@@ -19,8 +19,8 @@ public struct NotificationsServer: Sendable {
         let host = ServiceHost(.notifications, settings: settings)
         let logger = host.logger
         let storage = try await ServiceStorage<any NotificationStorage>.open(
-            for: host, settings, sqlite: { try NotificationStore(path: $0) }, postgres: { try await PostgresNotificationStore.open(url: $0, logger: $1) },
-            eventLog: \.eventLog)
+            for: host, settings, sqlite: { try NotificationStore(path: $0) },
+            postgres: { try await PostgresNotificationStore.open(url: $0, logger: $1) }, eventLog: \.eventLog)
         let (store, publisher, relay) = (storage.store, storage.publisher, storage.relay)
         let platform = try await host.client(broker: settings.broker)
         // Every topic of both sources, so a sequence gap is a missed event, not one not subscribed to.
