@@ -94,7 +94,9 @@ extension Array: WireValue where Element: WireValue {
     public static var wireSchema: WireSchema { .array(Element.wireSchema) }
     public func check(_ rules: WireRules, at path: String) throws(WireViolation) { try rules.check(count: count, at: path) }
     public func validate(at path: String) throws(WireViolation) {
-        for (index, element) in enumerated() { try element.validate(at: "\(path)[\(index)]") }
+        for (index, element) in enumerated() {
+            do throws(WireViolation) { try element.validate(at: "") } catch { throw error.within("\(path)[\(index)]") }
+        }
     }
 }
 
@@ -128,7 +130,9 @@ extension Dictionary: WireValue where Key == String, Value: WireValue {
     public static var wireSchema: WireSchema { .map(Value.wireSchema) }
 
     public func validate(at path: String) throws(WireViolation) {
-        for (key, value) in self { try value.validate(at: "\(path).\(key)") }
+        for (key, value) in self {
+            do throws(WireViolation) { try value.validate(at: "") } catch { throw error.within(path.isEmpty ? key : path + "." + key) }
+        }
     }
 }
 

@@ -9,16 +9,29 @@ public struct WireViolation: Error, Equatable, Sendable, CustomStringConvertible
     }
 
     public var description: String { "\(path): \(problem)" }
+
+    /// This violation, found in a value checked at `""` (so its path is relative to that value),
+    /// placed where the value is: `path` then its own (`locations` + `[3].lat`, `near` + `radius`).
+    public func within(_ path: String) -> WireViolation {
+        let own = self.path
+        let full = own.isEmpty ? path : path.isEmpty ? own : own.hasPrefix("[") ? path + own : path + "." + own
+        return WireViolation(path: full, problem: problem)
+    }
 }
 
 extension WireRules {
     /// Checks a member (`key`, inside the value at `path`): these rules on it, then its own members'.
+    /// Its path is spelled only for a violation: checked at `""`, then placed (`within`) — a valid
+    /// batch of a thousand locations spells none of its thousands of paths.
     @inlinable
     public func check<Value: WireValue>(_ value: Value?, _ key: String, in path: String) throws(WireViolation) {
         guard let value else { return }
-        let here = path.isEmpty ? key : path + "." + key
-        if !isEmpty { try value.check(self, at: here) }
-        try value.validate(at: here)
+        do throws(WireViolation) {
+            if !isEmpty { try value.check(self, at: "") }
+            try value.validate(at: "")
+        } catch {
+            throw error.within(path.isEmpty ? key : path + "." + key)
+        }
     }
 
     /// JSON's exact whole numbers, those a JavaScript client reads without loss: ±(2^53 − 1). The
@@ -57,7 +70,7 @@ extension WireRules {
         if let maxLength, length > maxLength { throw WireViolation(path: path, problem: "must be at most \(maxLength) characters") }
         // As JSON Schema reads a pattern: found anywhere in the string (anchor it with ^…$ to mean all of it).
         // Unicode scalar by scalar, as JSON Schema's (ECMA 262) regular expressions read text.
-        if let pattern, (try? Regex(pattern)).flatMap({ string.firstMatch(of: $0.matchingSemantics(.unicodeScalar)) }) == nil {
+        if let pattern, CompiledPatterns.regex(pattern).flatMap({ string.firstMatch(of: $0) }) == nil {
             throw WireViolation(path: path, problem: meaning.map { "must be \($0)" } ?? "must match \(pattern)")
         }
     }

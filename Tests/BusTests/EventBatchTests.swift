@@ -93,6 +93,38 @@ import ZeroMQ
         await forwarder.join()
     }
 
+    /// A commit's events published together (one wake of the sending thread) arrive in order; a
+    /// list with a topic that is not valid queues none of them.
+    @Test func eventsPublishedTogetherArriveInOrderAndABadTopicQueuesNone() async throws {
+        let forwarder = EventForwarder(batches: true, logger: quietLogger)
+        let (ingress, egress) = try await forwarder.start(ingress: "tcp://127.0.0.1:*", egress: "tcp://127.0.0.1:*", highWaterMark: 100_000)
+        let subscriber = try await EventSubscriber<JSONValue>(endpoint: egress, prefixes: ["device."], logger: quietLogger)
+        let publisher = try await EventPublisher(endpoint: ingress, source: "tracking", logger: quietLogger)
+        #expect(await publisher.waitForSubscriber(to: "device.x", timeout: .seconds(30)))
+        func event(_ sequence: UInt64) -> [UInt8] {
+            EnvelopeWriter.write(
+                id: "e\(sequence)", source: "tracking", type: "t", time: Date(), sequence: sequence, data: Array("{}".utf8))
+        }
+        #expect(throws: EventPublisher.PublishError.self) {
+            try publisher.publish(encodedEvents: [("device.location.a", event(1)), ("device location", event(2))])
+        }
+        try publisher.publish(encodedEvents: (1...50).map { (topic: "device.location.\($0 % 5)", event: event(UInt64($0))) })
+        var sequences: [UInt64] = []
+        var iterator = subscriber.deliveries.makeAsyncIterator()
+        outer: while let delivered = await iterator.next() {
+            for case .event(let event) in delivered {
+                sequences.append(event.event.sequence)
+                if sequences.count == 50 { break outer }
+            }
+        }
+        #expect(sequences == Array(1...50))
+        #expect(publisher.counts.published == 50)
+        await publisher.close()
+        await subscriber.close()
+        forwarder.stop()
+        await forwarder.join()
+    }
+
     /// A malformed batch is dropped whole and counted; a subscriber may not subscribe to what
     /// would ask publishers for batches.
     @Test func aMalformedBatchAndABatchSubscriptionAreRefused() async throws {

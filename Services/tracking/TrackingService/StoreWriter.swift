@@ -125,15 +125,12 @@ public final class StoreWriter: Sendable {
         }
         var published: UInt64 = 0
         if case .success = result {
-            for job in batch {
-                for event in job.events {
-                    do {
-                        try publisher.publish(topic: event.topic, encodedEvent: DeviceEventEncoding.encode(event))
-                        published += 1
-                    } catch {
-                        logger.error("publish failed", metadata: ["topic": "\(event.topic)", "error": "\(error)"])
-                    }
-                }
+            let events = batch.flatMap(\.events)
+            do {
+                try publisher.publish(encodedEvents: events.map { (topic: $0.topic, event: try DeviceEventEncoding.encode($0)) })
+                published = UInt64(events.count)
+            } catch {
+                logger.error("publish failed", metadata: ["events": "\(events.count)", "error": "\(error)"])
             }
         }
         for job in batch { job.completion?(result) }

@@ -126,6 +126,22 @@ public final class EventPublisher: Sendable {
         waker.wake()
     }
 
+    /// Publishes several events as they are, queued together with one wake of the sending thread
+    /// (a commit's events: a wake per event would cost the sender a system call and a thread switch
+    /// each). A topic that is not valid throws before any of them is queued.
+    public func publish(encodedEvents events: [(topic: String, event: [UInt8])]) throws {
+        for (topic, _) in events {
+            if let problem = Topic.problem(with: topic) { throw PublishError.invalidTopic(problem) }
+        }
+        guard !events.isEmpty else { return }
+        let framed = events.map { (topic: Frame(frame: $0.topic), event: $0.event) }
+        try shared.state.withLock { state in
+            guard !state.closed else { throw PublishError.closed }
+            for (topic, event) in framed { enqueue(topic, event, into: &state) }
+        }
+        waker.wake()
+    }
+
     private func enqueue(_ topic: Frame, _ event: Frame, into state: inout State) {
         if state.queue.count >= options.maxQueued {
             state.dropped += 1
