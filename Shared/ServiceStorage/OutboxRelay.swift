@@ -47,16 +47,18 @@ public final class OutboxRelay: Service, Sendable {
                 let outcome = try await log.relayBatch(
                     limit: Self.batchLimit,
                     send: { batch in
-                        for event in batch {
-                            // The row's trace continues in a producer span, whose context the event carries.
+                        // Each row's trace continues in a producer span, whose context the event
+                        // carries; the batch is queued at once, with one wake of the publisher's thread.
+                        let events = try batch.map { event in
                             try Trace.syncSpan("publish \(event.type)", kind: .producer, parent: event.trace) { span in
                                 span?.set("ride.event_id", event.id)
                                 span?.set("ride.event_type", event.type)
                                 span?.set("messaging.destination.name", event.topic)
                                 let trace = span.flatMap { Trace.headers(of: $0.context) }
-                                try publisher.publish(topic: event.topic, encodedEvent: event.envelope(source: source, trace: trace))
+                                return (topic: event.topic, event: try event.envelope(source: source, trace: trace))
                             }
                         }
+                        try publisher.publish(encodedEvents: events)
                     })
                 lastFailure.withLock { $0 = nil }
                 switch outcome {
