@@ -84,6 +84,12 @@ actor FakeStripeAPI {
         }
         let limit = min(max(Int(form["limit"] ?? "10") ?? 10, 1), 100)
         let after = form["starting_after"]
+        // A list of `type`, of those whose `key` is the form's (all of them without one).
+        func list(_ type: String, whose key: String) -> Answer {
+            let wanted = form[key]
+            let objects = state.list(type, limit: limit, startingAfter: after) { wanted == nil || $0[key] == .string(wanted ?? "") }
+            return Answer(status: 200, body: text(objects))
+        }
         switch (method, parts.dropFirst().first ?? "", parts.count) {
         case ("POST", "customers", 2): return run { () throws(FakeStripeError) in (state.createCustomer(form), []) }
         case ("GET", "customers", 3): return run { () throws(FakeStripeError) in (try state.object(parts[2], type: "customer"), []) }
@@ -111,31 +117,10 @@ actor FakeStripeAPI {
                 events: intent["status"] == "succeeded" ? [state.event("payment_intent.succeeded", intent)] : [])
         case ("GET", "payment_intents", 3):
             return run { () throws(FakeStripeError) in (try state.object(parts[2], type: "payment_intent"), []) }
-        case ("GET", "payment_intents", 2):
-            let customer = form["customer"]
-            return Answer(
-                status: 200,
-                body: text(
-                    state.list("payment_intent", limit: limit, startingAfter: after) {
-                        customer == nil || $0["customer"] == .string(customer ?? "")
-                    }))
-        case ("GET", "transfers", 2):
-            let destination = form["destination"]
-            return Answer(
-                status: 200,
-                body: text(
-                    state.list("transfer", limit: limit, startingAfter: after) {
-                        destination == nil || $0["destination"] == .string(destination ?? "")
-                    }))
+        case ("GET", "payment_intents", 2): return list("payment_intent", whose: "customer")
+        case ("GET", "transfers", 2): return list("transfer", whose: "destination")
         case ("POST", "refunds", 2): return run { () throws(FakeStripeError) in (try state.createRefund(form), []) }
-        case ("GET", "refunds", 2):
-            let intent = form["payment_intent"]
-            return Answer(
-                status: 200,
-                body: text(
-                    state.list("refund", limit: limit, startingAfter: after) {
-                        intent == nil || $0["payment_intent"] == .string(intent ?? "")
-                    }))
+        case ("GET", "refunds", 2): return list("refund", whose: "payment_intent")
         default: return answer(.missing("Unrecognized request URL (\(method) /\(parts.joined(separator: "/").prefix(120)))."))
         }
     }
