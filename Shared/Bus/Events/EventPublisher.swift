@@ -44,7 +44,7 @@ public final class EventPublisher: Sendable {
         var dropped: UInt64 = 0
         var closed = false
         /// Prefixes the bus says someone subscribes to.
-        var subscriptions: Set<String> = []
+        var subscriptions = SubscribedPrefixes()
         /// Whether the bus asked for batches (`EventBatch`).
         var batches = false
     }
@@ -118,12 +118,7 @@ public final class EventPublisher: Sendable {
 
     /// Publishes bytes as they are (tools and benchmarks; services use the typed forms).
     public func publish(topic: String, encodedEvent: [UInt8]) throws {
-        if let problem = Topic.problem(with: topic) { throw PublishError.invalidTopic(problem) }
-        try shared.state.withLock { state in
-            guard !state.closed else { throw PublishError.closed }
-            enqueue(Frame(frame: topic), encodedEvent, into: &state)
-        }
-        waker.wake()
+        try publish(encodedEvents: [(topic, encodedEvent)])
     }
 
     /// Publishes several events as they are, queued together with one wake of the sending thread
@@ -152,7 +147,7 @@ public final class EventPublisher: Sendable {
 
     /// Whether an event on `topic` would reach a subscriber now.
     public func hasSubscriber(to topic: String) -> Bool {
-        shared.state.withLock { state in state.subscriptions.contains { topic.hasPrefix($0) } }
+        shared.state.withLock { state in state.subscriptions.covers(Array(topic.utf8)) }
     }
 
     /// Waits until a subscription covering `topic` reaches this publisher, up to `timeout`;
@@ -185,9 +180,6 @@ public final class EventPublisher: Sendable {
         poller.add(fileDescriptor: waker.fileDescriptor)
         poller.add(socket)
         var flushDeadline: Int64?
-        // What the bus subscribed to, as this thread filters batches by it (`State.subscriptions`
-        // holds the same as strings for `hasSubscriber`).
-        var heard = SubscribedPrefixes()
         // Once closing, sending stops at the flush deadline even in the middle of a batch stalled at
         // the high-water mark; whatever is left is counted as dropped.
         func pastDeadline() -> Bool {
@@ -201,14 +193,9 @@ public final class EventPublisher: Sendable {
             waker.drain()
             while let frames = try? socket.receive(dontWait: true) {
                 guard frames.count == 1, let kind = frames[0].first, kind <= 1 else { continue }
-                let bytes = frames[0].dropFirst()
-                let prefix = String(decoding: bytes, as: UTF8.self)
-                let askedForBatches = bytes.elementsEqual([EventBatch.prefix])
-                if !askedForBatches {
-                    if kind == 1 { heard.insert(bytes) } else { heard.remove(bytes) }
-                }
+                let prefix = frames[0].dropFirst()
                 shared.state.withLock { state in
-                    if askedForBatches {
+                    if prefix.elementsEqual([EventBatch.prefix]) {
                         state.batches = kind == 1
                     } else if kind == 1 {
                         state.subscriptions.insert(prefix)
@@ -217,11 +204,12 @@ public final class EventPublisher: Sendable {
                     }
                 }
             }
-            let (queued, batches) = shared.state.withLock { state in
+            // The subscriptions are a copy that shares storage until the next one arrives.
+            let (queued, batches, subscriptions) = shared.state.withLock { state in
                 defer { state.queue.removeAll(keepingCapacity: true) }
-                return (state.queue, state.batches)
+                return (state.queue, state.batches, state.subscriptions)
             }
-            let messages = batches ? EventBatch.messages(queued, subscriptions: heard) : queued.map { ([$0.topic, $0.event], 1) }
+            let messages = batches ? EventBatch.messages(queued, subscriptions: subscriptions) : queued.map { ([$0.topic, $0.event], 1) }
             var sent: UInt64 = 0
             var abandoned: UInt64 = 0
             for (frames, events) in messages {
