@@ -95,9 +95,9 @@ extension ServiceCommand {
         let (settings, curve, mode, warnings) = try configuration()
         if common.check {
             print(settings.summary)
-            print("  bus security          " + BusExposure.summary(settings.busEndpoints, curve: curve))
+            print(ServiceBasics.summaryLine("bus security", BusExposure.summary(settings.busEndpoints, curve: curve)))
             print(
-                "  mode                  \(mode.rawValue)"
+                ServiceBasics.summaryLine("mode", mode.rawValue)
                     + (mode == .production
                         ? " (secrets checked)"
                         : warnings.isEmpty ? "" : " (\(warnings.count) shipped secret\(warnings.count == 1 ? "" : "s") in use)"))

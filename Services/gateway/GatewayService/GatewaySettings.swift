@@ -2,7 +2,6 @@ import ArgumentParser
 import Bus
 import Cities
 import Foundation
-import Logging
 import RideContract
 import ServiceKit
 import SettingsKit
@@ -79,7 +78,6 @@ public struct RideGatewayCommand: ServiceCommand {
     }
 
     public func settings() throws -> GatewaySettings {
-        let logging = try common.logging()
         let listen = try HostPort.parse(Keys.listen.resolve(listen), name: "listen address")
         let urlSetting = Keys.publicURL.resolve(publicURL, default: "http://localhost:\(listen.port)")
         guard let url = URL(string: urlSetting.value), url.scheme == "http" || url.scheme == "https", url.host != nil else {
@@ -106,13 +104,12 @@ public struct RideGatewayCommand: ServiceCommand {
         let webhookSecret = try Keys.hyperTrackWebhookSecret.resolveSecret(hyperTrackWebhookSecret)
         let hops = try Keys.forwardedForHops.value(forwardedForHops)
         return GatewaySettings(
-            pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(), listen: listen,
+            basics: try ServiceBasics(.gateway, bus: bus, common: common), listen: listen,
             publicURL: urlSetting.value.hasSuffix("/") ? String(urlSetting.value.dropLast()) : urlSetting.value,
             publishableKey: key.value, accountID: account.value, secretKey: secret.value,
             edge: EdgePolicy(
                 corsOrigins: try CORSPolicy.parse(origins), requestTimeout: .seconds(timeout), limits: limits, forwardedForHops: hops,
                 socketRecheck: .seconds(recheck), socketsPerUser: sockets, socketIdle: .seconds(idle)),
-            http: try common.httpAddress(default: RideProcess.gateway.httpDefault), logFormat: logging.format, logLevel: logging.level,
             identity: try identity.settings(),
             secretKeyOrigin: secret.origin, city: try city.setting(),
             hyperTrackWebhookSecret: webhookSecret.value.isEmpty ? nil : webhookSecret.value,
@@ -122,9 +119,7 @@ public struct RideGatewayCommand: ServiceCommand {
 
 /// `ride-gateway`'s resolved configuration.
 public struct GatewaySettings: BusClientSettings {
-    public var pub: String
-    public var sub: String
-    public var broker: String
+    public var basics: ServiceBasics
     public var listen: HostPort
     /// Without a trailing slash.
     public var publicURL: String
@@ -132,9 +127,6 @@ public struct GatewaySettings: BusClientSettings {
     public var accountID: String
     public var secretKey: String
     public var edge = EdgePolicy()
-    public var http: HostPort
-    public var logFormat: LogFormat
-    public var logLevel: Logger.Level
     /// Social sign-in's providers (`IdentityProviderOptions`).
     public var identity = IdentitySettings()
     /// Where the secret key came from, for the production check.
@@ -156,18 +148,24 @@ public struct GatewaySettings: BusClientSettings {
     }
 
     public var summary: String {
-        """
-        ride-gateway configuration OK
-          bus                   pub \(pub), sub \(sub), broker \(broker)
-          apps                  http://\(listen) (public \(publicURL))
-          hypertrack routes     account \(accountID), secret \(String(repeating: "*", count: min(8, secretKey.count))); webhooks \(hyperTrackWebhookSecret == nil ? "off" : "on (POST /v1/providers/hypertrack/webhook)")
-          edge                  CORS \(edge.corsOrigins.description), requests time out after \(edge.requestTimeout), sockets' tokens checked every \(edge.socketRecheck), \(edge.socketsPerUser) per user, closed after \(edge.socketIdle) quiet
-          limits (per instance) attempts \(edge.limits.attemptsPerAddress) per address, \(edge.limits.attemptsPerAccount) per account; \(edge.limits.requestsPerToken) per user; invalid tokens \(edge.limits.invalidTokensPerAddress) per address; share reads \(edge.limits.shareReadsPerAddress) per address; X-Forwarded-For hops \(edge.forwardedForHops)
-          social sign-in        \(identity.summary)
-          city                  \(city) (street map, places)
-          health/metrics        http://\(http)/health
-          logs                  \(logFormat.rawValue), \(logLevel.rawValue)
-        """
+        let limits = edge.limits
+        return basics.summary(
+            of: .gateway,
+            [
+                "apps": "http://\(listen) (public \(publicURL))",
+                "hypertrack routes":
+                    "account \(accountID), secret \(String(repeating: "*", count: min(8, secretKey.count))); webhooks "
+                    + (hyperTrackWebhookSecret == nil ? "off" : "on (POST /v1/providers/hypertrack/webhook)"),
+                "edge":
+                    "CORS \(edge.corsOrigins.description), requests time out after \(edge.requestTimeout), "
+                    + "sockets' tokens checked every \(edge.socketRecheck), \(edge.socketsPerUser) per user, closed after \(edge.socketIdle) quiet",
+                "limits (per instance)":
+                    "attempts \(limits.attemptsPerAddress) per address, \(limits.attemptsPerAccount) per account; "
+                    + "\(limits.requestsPerToken) per user; invalid tokens \(limits.invalidTokensPerAddress) per address; "
+                    + "share reads \(limits.shareReadsPerAddress) per address; X-Forwarded-For hops \(edge.forwardedForHops)",
+                "social sign-in": identity.summary,
+                "city": "\(city) (street map, places)",
+            ])
     }
 }
 

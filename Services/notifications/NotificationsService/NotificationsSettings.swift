@@ -1,7 +1,6 @@
 import ArgumentParser
 import Bus
 import Foundation
-import Logging
 import Providers
 import RideContract
 import ServiceKit
@@ -65,11 +64,10 @@ public struct RideNotificationsCommand: ServiceCommand {
     }
 
     public func settings() throws -> NotificationsSettings {
-        let logging = try common.logging()
         let retries = Keys.webhookRetries.resolve(webhookRetries)
         let dataDirectory = dataDirectory.resolved()
         return NotificationsSettings(
-            pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
+            basics: try ServiceBasics(.notifications, bus: bus, common: common),
             dataDirectory: dataDirectory,
             database: try database.location(
                 sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("notifications.sqlite").path),
@@ -79,8 +77,7 @@ public struct RideNotificationsCommand: ServiceCommand {
             webhookTimeout: .seconds(try Keys.webhookTimeout.value(webhookTimeout)),
             webhookRetries: try DelayList.parse((retries.value, retries.origin), what: "webhook retries"),
             push: try push.settings(),
-            concurrency: try workers.resolved(),
-            http: try common.httpAddress(default: RideProcess.notifications.httpDefault), logFormat: logging.format, logLevel: logging.level
+            concurrency: try workers.resolved()
         )
     }
 }
@@ -100,9 +97,7 @@ enum NotificationsSettingKeys {
 
 /// `ride-notifications`' resolved configuration.
 public struct NotificationsSettings: StoredServiceSettings {
-    public var pub: String
-    public var sub: String
-    public var broker: String
+    public var basics: ServiceBasics
     public var dataDirectory: String
     public var database: StorageLocation
     /// The key that seals webhook secrets and keyed replies.
@@ -112,23 +107,18 @@ public struct NotificationsSettings: StoredServiceSettings {
     public var webhookRetries: [Duration]
     public var push: PushSettings
     public var concurrency: Int
-    public var http: HostPort
-    public var logFormat: LogFormat
-    public var logLevel: Logger.Level
 
     public var pushLogPath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("push.jsonl").path }
 
     public var summary: String {
-        """
-        ride-notifications configuration OK
-          bus                   pub \(pub), sub \(sub), broker \(broker)
-          database              \(database)
-          push                  \(push.summary); the rest to \(pushLogPath)
-          key                   \(secretFile)
-          webhooks              timeout \(webhookTimeout), retries after \(webhookRetries.map { "\($0)" }.joined(separator: ", "))
-          concurrency           \(concurrency)
-          health/metrics        http://\(http)/health
-          logs                  \(logFormat.rawValue), \(logLevel.rawValue)
-        """
+        basics.summary(
+            of: .notifications,
+            [
+                "database": "\(database)",
+                "push": "\(push.summary); the rest to \(pushLogPath)",
+                "key": secretFile,
+                "webhooks": "timeout \(webhookTimeout), retries after \(webhookRetries.map { "\($0)" }.joined(separator: ", "))",
+                "concurrency": "\(concurrency)",
+            ])
     }
 }

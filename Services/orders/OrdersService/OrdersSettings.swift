@@ -2,7 +2,6 @@ import ArgumentParser
 import Bus
 import Cities
 import Foundation
-import Logging
 import RideContract
 import RideModels
 import RoadServers
@@ -71,7 +70,6 @@ public struct RideOrdersCommand: ServiceCommand {
     }
 
     public func settings() throws -> OrdersSettings {
-        let logging = try common.logging()
         var dispatch = DispatchSettings()
         dispatch.radius = Double(try Keys.dispatchRadius.value(dispatchRadius))
         dispatch.drivers = try Keys.dispatchDrivers.value(dispatchDrivers)
@@ -79,7 +77,7 @@ public struct RideOrdersCommand: ServiceCommand {
         dispatch.searchTimeout = Double(try Keys.driverSearch.value(driverSearch))
         let dataDirectory = dataDirectory.resolved()
         return OrdersSettings(
-            pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
+            basics: try ServiceBasics(.orders, bus: bus, common: common),
             dataDirectory: dataDirectory,
             database: try database.location(sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("orders.sqlite").path),
             dispatch: dispatch, fares: try fares(), surge: try surgePolicy(),
@@ -89,8 +87,7 @@ public struct RideOrdersCommand: ServiceCommand {
             offScript: OffScriptRules(
                 noShowWait: TimeInterval(try Keys.noShowWait.value(noShowWait)),
                 arrivalRadius: Double(try Keys.arrivalRadius.value(arrivalRadius))),
-            concurrency: try workers.resolved(),
-            http: try common.httpAddress(default: RideProcess.orders.httpDefault), logFormat: logging.format, logLevel: logging.level)
+            concurrency: try workers.resolved())
     }
 
     /// `--fare` and `--cancellation-fee`, checked.
@@ -128,9 +125,7 @@ public struct RideOrdersCommand: ServiceCommand {
 
 /// `ride-orders`' resolved configuration.
 public struct OrdersSettings: StoredServiceSettings {
-    public var pub: String
-    public var sub: String
-    public var broker: String
+    public var basics: ServiceBasics
     public var dataDirectory: String
     public var database: StorageLocation
     public var secrets: [SecretSetting] { database.secrets }
@@ -147,9 +142,6 @@ public struct OrdersSettings: StoredServiceSettings {
     public var shareLifetime: TimeInterval
     public var offScript: OffScriptRules
     public var concurrency: Int
-    public var http: HostPort
-    public var logFormat: LogFormat
-    public var logLevel: Logger.Level
 
     /// The default payment provider's ledger (a stand-in for a card processor) when orders keep SQLite; in PostgreSQL, schema `ledger`.
     public var ledgerPath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("ledger.sqlite").path }
@@ -168,20 +160,25 @@ public struct OrdersSettings: StoredServiceSettings {
     public var stripeIDsPath: String { URL(fileURLWithPath: dataDirectory).appendingPathComponent("stripe.sqlite").path }
 
     public var summary: String {
-        """
-        ride-orders configuration OK
-          bus                   pub \(pub), sub \(sub), broker \(broker)
-          database              \(database)
-          share links           work until \(Int(shareLifetime)) s after the ride
-          off-script            no-show after \(Int(offScript.noShowWait)) s at the pickup; arrival reported within \(Int(offScript.arrivalRadius)) m
-          dispatch              \(dispatch.drivers) nearest available drivers within \(Int(dispatch.radius)) m, widening after \(Int(dispatch.offerTimeout)) s, no driver found after \(Int(dispatch.searchTimeout)) s
-          fare                  \(fares.currency) base \(fares.baseCents), per km \(fares.perKilometreCents), per minute \(fares.perMinuteCents), minimum \(fares.minimumCents), cancellation fee \(fares.cancellationFeeCents) (cents)
-          surge                 \(surge.isOn ? "up to ×\(surge.maximum) within \(Int(surge.radius)) m, +\(surge.step) per waiting order per driver" : "off")
-          payments              \(paymentsDescription), commission \(commissionPercent)%
-          routes                \(routes) in \(city)
-          concurrency           \(concurrency)
-          health/metrics        http://\(http)/health
-          logs                  \(logFormat.rawValue), \(logLevel.rawValue)
-        """
+        basics.summary(
+            of: .orders,
+            [
+                "database": "\(database)",
+                "share links": "work until \(Int(shareLifetime)) s after the ride",
+                "off-script":
+                    "no-show after \(Int(offScript.noShowWait)) s at the pickup; arrival reported within \(Int(offScript.arrivalRadius)) m",
+                "dispatch":
+                    "\(dispatch.drivers) nearest available drivers within \(Int(dispatch.radius)) m, "
+                    + "widening after \(Int(dispatch.offerTimeout)) s, no driver found after \(Int(dispatch.searchTimeout)) s",
+                "fare":
+                    "\(fares.currency) base \(fares.baseCents), per km \(fares.perKilometreCents), per minute \(fares.perMinuteCents), "
+                    + "minimum \(fares.minimumCents), cancellation fee \(fares.cancellationFeeCents) (cents)",
+                "surge":
+                    surge.isOn
+                    ? "up to ×\(surge.maximum) within \(Int(surge.radius)) m, +\(surge.step) per waiting order per driver" : "off",
+                "payments": "\(paymentsDescription), commission \(commissionPercent)%",
+                "routes": "\(routes) in \(city)",
+                "concurrency": "\(concurrency)",
+            ])
     }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Bus
 import Foundation
-import Logging
 import RideContract
 import RideModels
 import ServiceKit
@@ -82,7 +81,6 @@ public struct RideTrackingCommand: ServiceCommand {
     }
 
     public func settings() throws -> TrackingSettings {
-        let logging = try common.logging()
         var rules = LocationRules()
         rules.futureTolerance = TimeInterval(try Keys.futureToleranceSeconds.value(futureToleranceSeconds))
         let keys = Keys.publishableKeys.resolve(publishableKeys)
@@ -107,7 +105,7 @@ public struct RideTrackingCommand: ServiceCommand {
         }
         let directory = dataDirectory.resolved()
         return TrackingSettings(
-            pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
+            basics: try ServiceBasics(.tracking, bus: bus, common: common),
             ingest: try EndpointSyntax.validateList(
                 Keys.ingest.resolve(ingest),
                 name: "device ingest", forBinding: true),
@@ -120,17 +118,13 @@ public struct RideTrackingCommand: ServiceCommand {
             deviceCredentialRecheck: TimeInterval(try Keys.deviceCredentialRecheckSeconds.value(deviceCredentialRecheckSeconds)),
             inactiveAfter: TimeInterval(try Keys.inactiveAfterSeconds.value(inactiveAfterSeconds)),
             rules: rules,
-            concurrency: try workers.resolved(),
-            http: try common.httpAddress(default: RideProcess.tracking.httpDefault),
-            logFormat: logging.format, logLevel: logging.level)
+            concurrency: try workers.resolved())
     }
 }
 
 /// `ride-tracking`'s resolved configuration.
 public struct TrackingSettings: BusClientSettings {
-    public var pub: String
-    public var sub: String
-    public var broker: String
+    public var basics: ServiceBasics
     public var ingest: [String]
     /// Which devices this process keeps (`0/1`: all of them).
     public var shard: DeviceShard
@@ -148,9 +142,6 @@ public struct TrackingSettings: BusClientSettings {
     public var inactiveAfter: TimeInterval
     public var rules: LocationRules
     public var concurrency: Int
-    public var http: HostPort
-    public var logFormat: LogFormat
-    public var logLevel: Logger.Level
 
     /// The bus's addresses and the device ingest it binds (phones connect there).
     public var busEndpoints: [BusEndpointSetting] {
@@ -173,20 +164,26 @@ public struct TrackingSettings: BusClientSettings {
     }
 
     public var summary: String {
-        """
-        ride-tracking configuration OK
-          bus                   pub \(pub), sub \(sub), broker \(broker)
-          shard                 \(shard)\(shard.isSharded ? " (MDP services tracking and tracking.shard.\(shard.index))" : " (unsharded)")\(shard.isSharded ? (handsOver ? ", hands devices over while a shard is down" : ", no handover (SQLite: a file per shard)") : "")
-          device ingest         \(ingest.joined(separator: ", "))
-          database              \(database)
-          publishable keys      \(publishableKeys.count)
-          device owners         \(verifiesDeviceOwners ? "checked with users" : "open (metadata believed)")
-          device credentials    \(requiresDeviceCredentials ? "required on the ingest socket, checked with users every \(Int(deviceCredentialRecheck)) s" : "off (the publishable key is enough)")
-          inactive after        \(Int(inactiveAfter)) s of silence
-          future tolerance      \(Int(rules.futureTolerance)) s
-          concurrency           \(concurrency)
-          health/metrics        http://\(http)/health
-          logs                  \(logFormat.rawValue), \(logLevel.rawValue)
-        """
+        let sharding =
+            shard.isSharded
+            ? " (MDP services tracking and tracking.shard.\(shard.index)), "
+                + (handsOver ? "hands devices over while a shard is down" : "no handover (SQLite: a file per shard)")
+            : " (unsharded)"
+        return basics.summary(
+            of: .tracking,
+            [
+                "shard": "\(shard)" + sharding,
+                "device ingest": ingest.joined(separator: ", "),
+                "database": "\(database)",
+                "publishable keys": "\(publishableKeys.count)",
+                "device owners": verifiesDeviceOwners ? "checked with users" : "open (metadata believed)",
+                "device credentials":
+                    requiresDeviceCredentials
+                    ? "required on the ingest socket, checked with users every \(Int(deviceCredentialRecheck)) s"
+                    : "off (the publishable key is enough)",
+                "inactive after": "\(Int(inactiveAfter)) s of silence",
+                "future tolerance": "\(Int(rules.futureTolerance)) s",
+                "concurrency": "\(concurrency)",
+            ])
     }
 }

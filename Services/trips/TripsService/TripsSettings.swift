@@ -2,7 +2,6 @@ import ArgumentParser
 import Bus
 import Cities
 import Foundation
-import Logging
 import RideContract
 import RoadServers
 import ServiceKit
@@ -60,17 +59,15 @@ public struct RideTripsCommand: ServiceCommand {
     public func settings() throws -> TripsSettings { try settings(environment: ProcessInfo.processInfo.environment) }
 
     func settings(environment: [String: String]) throws -> TripsSettings {
-        let logging = try common.logging()
         let dataDirectory = dataDirectory.resolved()
         return TripsSettings(
-            pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
+            basics: try ServiceBasics(.trips, bus: bus, common: common),
             dataDirectory: dataDirectory,
             database: try database.location(
                 sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("trips.sqlite").path, environment: environment),
             concurrency: try workers.resolved(),
             routes: try routing.source(environment: environment), city: try city.setting(environment: environment),
-            follow: try Self.followRules(offRoute: offRoute, delayAfter: delayAfter, environment: environment),
-            http: try common.httpAddress(default: RideProcess.trips.httpDefault), logFormat: logging.format, logLevel: logging.level)
+            follow: try Self.followRules(offRoute: offRoute, delayAfter: delayAfter, environment: environment))
     }
 }
 
@@ -109,9 +106,7 @@ enum TripsSettingKeys {
 
 /// `ride-trips`' resolved configuration.
 public struct TripsSettings: StoredServiceSettings {
-    public var pub: String
-    public var sub: String
-    public var broker: String
+    public var basics: ServiceBasics
     public var dataDirectory: String
     public var database: StorageLocation
     public var secrets: [SecretSetting] { database.secrets }
@@ -121,19 +116,16 @@ public struct TripsSettings: StoredServiceSettings {
     /// The city whose roads `--routes embedded` routes on.
     public var city: CitySetting
     public var follow: FollowRules
-    public var http: HostPort
-    public var logFormat: LogFormat
-    public var logLevel: Logger.Level
 
     public var summary: String {
-        """
-        ride-trips configuration OK
-          bus                   pub \(pub), sub \(sub), broker \(broker)
-          database              \(database)
-          concurrency           \(concurrency)
-          routes                \(routes) in \(city); off route beyond \(Int(follow.offRouteMetres)) m; late past \(Int(follow.delaySeconds)) s and \(Int(follow.delayFraction * 100))%
-          health/metrics        http://\(http)/health
-          logs                  \(logFormat.rawValue), \(logLevel.rawValue)
-        """
+        basics.summary(
+            of: .trips,
+            [
+                "database": "\(database)",
+                "concurrency": "\(concurrency)",
+                "routes":
+                    "\(routes) in \(city); off route beyond \(Int(follow.offRouteMetres)) m; "
+                    + "late past \(Int(follow.delaySeconds)) s and \(Int(follow.delayFraction * 100))%",
+            ])
     }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Bus
 import Foundation
-import Logging
 import RideContract
 import ServiceKit
 import ServiceStorage
@@ -67,7 +66,6 @@ public struct RideUsersCommand: ServiceCommand {
     public func settings() throws -> UsersSettings { try settings(environment: ProcessInfo.processInfo.environment) }
 
     func settings(environment: [String: String]) throws -> UsersSettings {
-        let logging = try common.logging()
         let dataDirectory = dataDirectory.resolved()
         let secretFile = Keys.tokenSecretFile.resolve(
             tokenSecretFile, default: URL(fileURLWithPath: dataDirectory).appendingPathComponent("users-token.key").path,
@@ -87,7 +85,7 @@ public struct RideUsersCommand: ServiceCommand {
         }
         let previousFile = Keys.tokenPreviousSecretFile.resolve(tokenPreviousSecretFile, default: "", environment: environment).value
         return UsersSettings(
-            pub: try bus.publishEndpoint(), sub: try bus.subscribeEndpoint(), broker: try bus.brokerEndpoint(),
+            basics: try ServiceBasics(.users, bus: bus, common: common),
             dataDirectory: dataDirectory,
             database: try database.location(
                 sqlitePath: URL(fileURLWithPath: dataDirectory).appendingPathComponent("users.sqlite").path, environment: environment),
@@ -103,9 +101,7 @@ public struct RideUsersCommand: ServiceCommand {
             credentialReplay: TimeInterval(try Keys.credentialReplaySeconds.value(credentialReplaySeconds, environment: environment)),
             driverApproval: try Self.approval(driverApproval, environment: environment),
             documentCheck: .seconds(try Keys.documentCheckSeconds.value(documentCheckSeconds, environment: environment)),
-            concurrency: try workers.resolved(),
-            http: try common.httpAddress(default: RideProcess.users.httpDefault),
-            logFormat: logging.format, logLevel: logging.level)
+            concurrency: try workers.resolved())
     }
 }
 
@@ -121,9 +117,7 @@ extension RideUsersCommand {
 
 /// `ride-users`' resolved configuration.
 public struct UsersSettings: StoredServiceSettings {
-    public var pub: String
-    public var sub: String
-    public var broker: String
+    public var basics: ServiceBasics
     public var dataDirectory: String
     public var database: StorageLocation
     /// From `RIDE_TOKEN_SECRET`; else the key file is used.
@@ -145,9 +139,6 @@ public struct UsersSettings: StoredServiceSettings {
     public var driverApproval: DriverApprovalMode
     public var documentCheck: Duration
     public var concurrency: Int
-    public var http: HostPort
-    public var logFormat: LogFormat
-    public var logLevel: Logger.Level
 
     /// The database's password and the token keys given (a key file the service will make is random).
     public var secrets: [SecretSetting] {
@@ -165,22 +156,20 @@ public struct UsersSettings: StoredServiceSettings {
     }
 
     public var summary: String {
-        """
-        ride-users configuration OK
-          bus                   pub \(pub), sub \(sub), broker \(broker)
-          database              \(database)
-          token key             \(tokenSecret != nil ? "RIDE_TOKEN_SECRET" : tokenSecretFile)
-          previous token key    \(previousTokenSecret != nil ? "RIDE_TOKEN_PREVIOUS_SECRET" : previousTokenSecretFile ?? "none")
-          token lifetime        access \(Int(tokenLifetime)) s, refresh \(Int(refreshLifetime)) s
-          password hashing      PBKDF2-SHA256, \(passwordRounds) rounds
-          re-authentication     current password, or a log-in of the last \(Int(reauthenticationWindow)) s
-          replaced photos       deleted \(Int(replacedPhotoRetention)) s after no one uses them
-          credential replies    answered again to a retry for \(Int(credentialReplay)) s
-          drivers               approval \(driverApproval.rawValue); documents checked for expiry every \(documentCheck)
-          concurrency           \(concurrency)
-          health/metrics        http://\(http)/health
-          logs                  \(logFormat.rawValue), \(logLevel.rawValue)
-        """
+        basics.summary(
+            of: .users,
+            [
+                "database": "\(database)",
+                "token key": tokenSecret != nil ? "RIDE_TOKEN_SECRET" : tokenSecretFile,
+                "previous token key": previousTokenSecret != nil ? "RIDE_TOKEN_PREVIOUS_SECRET" : previousTokenSecretFile ?? "none",
+                "token lifetime": "access \(Int(tokenLifetime)) s, refresh \(Int(refreshLifetime)) s",
+                "password hashing": "PBKDF2-SHA256, \(passwordRounds) rounds",
+                "re-authentication": "current password, or a log-in of the last \(Int(reauthenticationWindow)) s",
+                "replaced photos": "deleted \(Int(replacedPhotoRetention)) s after no one uses them",
+                "credential replies": "answered again to a retry for \(Int(credentialReplay)) s",
+                "drivers": "approval \(driverApproval.rawValue); documents checked for expiry every \(documentCheck)",
+                "concurrency": "\(concurrency)",
+            ])
     }
 
     /// The previous key, still accepted: the variable's, or the file's. A missing or empty file is
