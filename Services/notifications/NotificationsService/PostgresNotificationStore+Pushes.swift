@@ -5,20 +5,17 @@ import Storage
 /// The push outbox on PostgreSQL: claimed with `SKIP LOCKED`, as webhook deliveries are.
 extension PostgresNotificationStore {
     public func claimDuePushes(now: Date, lease: Duration, limit: Int) async throws -> (pushes: [PendingPush], leaseEnd: Int64) {
-        let logger = logger
-        let nowMS = NotificationRows.milliseconds(now)
-        let until = nowMS + Int64(lease.milliseconds)
-        let due = try await postgres.write { connection in
-            try await connection.all(
-                """
-                WITH due AS (
-                    SELECT id, next_attempt_ms AS due_ms FROM pushes WHERE status = 'pending' AND next_attempt_ms <= \(nowMS) AND \(unescaped: NotificationRows.firstOfItsToken)
-                    ORDER BY next_attempt_ms, id LIMIT \(limit) FOR UPDATE SKIP LOCKED
-                ), claimed AS (
-                    UPDATE pushes SET next_attempt_ms = \(until) FROM due WHERE pushes.id = due.id RETURNING pushes.*, due.due_ms
-                )
-                SELECT \(unescaped: NotificationRows.pushColumns) FROM claimed ORDER BY due_ms, id
-                """, as: NotificationRows.PushColumns.self, logger: logger)
+        let (due, until) = try await claim(now: now, lease: lease, as: NotificationRows.PushColumns.self) { nowMS, until in
+            """
+            WITH due AS (
+                SELECT id, next_attempt_ms AS due_ms FROM pushes
+                WHERE status = 'pending' AND next_attempt_ms <= \(nowMS) AND \(unescaped: NotificationRows.firstOfItsToken)
+                ORDER BY next_attempt_ms, id LIMIT \(limit) FOR UPDATE SKIP LOCKED
+            ), claimed AS (
+                UPDATE pushes SET next_attempt_ms = \(until) FROM due WHERE pushes.id = due.id RETURNING pushes.*, due.due_ms
+            )
+            SELECT \(unescaped: NotificationRows.pushColumns) FROM claimed ORDER BY due_ms, id
+            """
         }
         return (try due.map(NotificationRows.push), until)
     }

@@ -200,30 +200,38 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresServi
 
     public func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> (deliveries: [WebhookDelivery], leaseEnd: Int64)
     {
+        let (due, until) = try await claim(now: now, lease: lease, as: NotificationRows.DeliveryColumns.self) { nowMS, until in
+            """
+            WITH due AS (
+                SELECT d.id, d.next_attempt_ms AS due_ms FROM \(unescaped: NotificationRows.deliveriesWithWebhooks)
+                WHERE d.status = 'pending' AND d.next_attempt_ms <= \(nowMS)
+                ORDER BY d.next_attempt_ms, d.id LIMIT \(limit)
+                FOR UPDATE OF d SKIP LOCKED
+            ), claimed AS (
+                UPDATE deliveries SET next_attempt_ms = \(until) FROM due WHERE deliveries.id = due.id
+                RETURNING deliveries.*, due.due_ms
+            )
+            SELECT \(unescaped: NotificationRows.deliveryColumns) FROM claimed d JOIN webhooks w ON w.id = d.webhook_id
+            ORDER BY d.due_ms, d.id
+            """
+        }
+        return (due.map(NotificationRows.delivery), until)
+    }
+
+    /// The rows `query` claims — given the time now and the lease's end, in milliseconds — and
+    /// the lease's end. The due rows are locked as they are picked, and rows another instance is
+    /// claiming right now are skipped rather than waited for (`FOR UPDATE SKIP LOCKED`): each row
+    /// goes to one claim. A row claimed and committed meanwhile is read again when locked, and is no
+    /// longer due (its next attempt is the other claim's lease end).
+    func claim<each Column: PostgresDecodable & Sendable>(
+        now: Date, lease: Duration, as columns: (repeat each Column).Type, _ query: (_ now: Int64, _ until: Int64) -> PostgresQuery
+    ) async throws -> (rows: [(repeat each Column)], leaseEnd: Int64) {
         let logger = logger
         let nowMS = NotificationRows.milliseconds(now)
         let until = nowMS + Int64(lease.milliseconds)
-        // The due rows are locked as they are picked, and rows another instance is claiming right
-        // now are skipped rather than waited for: each delivery goes to one claim. A row claimed
-        // and committed meanwhile is read again when locked, and is no longer due (its next
-        // attempt is the other claim's lease end).
-        let due = try await postgres.write { connection in
-            try await connection.all(
-                """
-                WITH due AS (
-                    SELECT d.id, d.next_attempt_ms AS due_ms FROM \(unescaped: NotificationRows.deliveriesWithWebhooks)
-                    WHERE d.status = 'pending' AND d.next_attempt_ms <= \(nowMS)
-                    ORDER BY d.next_attempt_ms, d.id LIMIT \(limit)
-                    FOR UPDATE OF d SKIP LOCKED
-                ), claimed AS (
-                    UPDATE deliveries SET next_attempt_ms = \(until) FROM due WHERE deliveries.id = due.id
-                    RETURNING deliveries.*, due.due_ms
-                )
-                SELECT \(unescaped: NotificationRows.deliveryColumns) FROM claimed d JOIN webhooks w ON w.id = d.webhook_id
-                ORDER BY d.due_ms, d.id
-                """, as: NotificationRows.DeliveryColumns.self, logger: logger)
-        }
-        return (due.map(NotificationRows.delivery), until)
+        let query = query(nowMS, until)
+        let rows = try await postgres.write { connection in try await connection.all(query, as: (repeat each Column).self, logger: logger) }
+        return (rows, until)
     }
 
     public func finishAttempt(_ id: Int64, lease: Int64?, delivered: Bool, error: String?, retryAt: Date?) async throws {

@@ -242,10 +242,7 @@ public final class PostgresLedgerPaymentProvider: LedgerBooksProvider {
     }
 
     public func charge(_ request: ChargeRequest) async throws -> ChargeReceipt {
-        let logger = logger
-        return try await postgres.write { connection in
-            // Instances charging one order at once queue on its key's lock; the second finds the first's charge.
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\("ledger." + request.idempotencyKey)))", logger: logger)
+        try await writeLocked(request.idempotencyKey) { connection, logger in
             if let row = try await connection.first(
                 """
                 SELECT currency, amount_cents, payee_share_cents, reference, captured_at_ms FROM charges WHERE idempotency_key = \(request.idempotencyKey)
@@ -259,19 +256,13 @@ public final class PostgresLedgerPaymentProvider: LedgerBooksProvider {
                 INSERT INTO charges (idempotency_key, reference, currency, amount_cents, payee_share_cents, captured_at_ms)
                 VALUES (\(request.idempotencyKey), \(receipt.reference), \(request.currency), \(request.amountCents), \(request.payeeShareCents), \(milliseconds))
                 """, logger: logger)
-            for (account, amount) in LedgerBooks.entries(of: request) {
-                try await connection.run(
-                    "INSERT INTO entries (reference, account, amount_cents) VALUES (\(receipt.reference), \(account), \(amount))",
-                    logger: logger)
-            }
+            try await Self.book(LedgerBooks.entries(of: request), under: receipt.reference, on: connection, logger: logger)
             return receipt
         }
     }
 
     public func refund(_ request: RefundRequest) async throws -> ChargeReceipt {
-        let logger = logger
-        return try await postgres.write { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\("ledger." + request.idempotencyKey)))", logger: logger)
+        try await writeLocked(request.idempotencyKey) { connection, logger in
             if let (reference, milliseconds) = try await connection.first(
                 "SELECT reference, refunded_at_ms FROM refunds WHERE idempotency_key = \(request.idempotencyKey)", as: (String, Int64).self,
                 logger: logger)
@@ -289,12 +280,32 @@ public final class PostgresLedgerPaymentProvider: LedgerBooksProvider {
                 INSERT INTO refunds (idempotency_key, reference, charge_reference, refunded_at_ms)
                 VALUES (\(request.idempotencyKey), \(receipt.reference), \(request.chargeReference), \(milliseconds))
                 """, logger: logger)
-            for (account, amount) in LedgerBooks.entries(of: request.charge) {
-                try await connection.run(
-                    "INSERT INTO entries (reference, account, amount_cents) VALUES (\(receipt.reference), \(account), \(-amount))",
-                    logger: logger)
-            }
+            try await Self.book(LedgerBooks.entries(of: request.charge), negated: true, under: receipt.reference, on: connection, logger: logger)
             return receipt
+        }
+    }
+
+    /// A write under `key`'s lock: instances charging or refunding one order at once queue on it,
+    /// and the second finds the first's row.
+    private func writeLocked<Result: Sendable>(
+        _ key: String, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> Result
+    ) async throws -> Result {
+        let logger = logger
+        return try await postgres.write { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\("ledger." + key)))", logger: logger)
+            return try await body(connection, logger)
+        }
+    }
+
+    /// A receipt's entries in the books (`negated` for a refund's).
+    private static func book(
+        _ entries: [(account: String, amount: Int)], negated: Bool = false, under reference: String, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        for (account, amount) in entries {
+            try await connection.run(
+                "INSERT INTO entries (reference, account, amount_cents) VALUES (\(reference), \(account), \(negated ? -amount : amount))",
+                logger: logger)
         }
     }
 
