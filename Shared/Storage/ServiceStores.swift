@@ -15,9 +15,7 @@ extension SQLiteServiceStore {
 }
 
 /// The same for a service's schema of a shared PostgreSQL database (`PostgresSchema.open(…, outbox: true)`).
-public protocol PostgresServiceStore {
-    var postgres: PostgresSchema { get }
-}
+public protocol PostgresServiceStore: PostgresSchemaStore {}
 
 extension PostgresServiceStore {
     public var eventLog: any EventLog { PostgresEventLog(database: postgres) }

@@ -98,7 +98,7 @@ public final class LedgerPaymentProvider: LedgerBooksProvider {
         database = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: false)
     }
 
-    static let migrations: [ServiceDatabase.Migration] = [
+    public static let migrations: [ServiceDatabase.Migration] = [
         (
             "v1",
             """
@@ -224,21 +224,16 @@ enum LedgerBooks {
 /// The ledger in PostgreSQL (schema `ledger`), when orders' state is there: one set of books for
 /// every instance, as a card processor would be, so a charge retried by another instance is the
 /// same charge.
-public final class PostgresLedgerPaymentProvider: LedgerBooksProvider {
+public final class PostgresLedgerPaymentProvider: LedgerBooksProvider, PostgresSchemaStore {
     public let name = "ledger"
-    let postgres: PostgresSchema
-    private let logger: Logger
+    public let postgres: PostgresSchema
 
-    public static func open(url: PostgresURL, logger: Logger) async throws -> PostgresLedgerPaymentProvider {
-        PostgresLedgerPaymentProvider(
-            postgres: try await PostgresSchema.open(
-                url: url, schema: "ledger", migrations: PostgresSchema.translated(LedgerPaymentProvider.migrations),
-                outbox: false, logger: logger), logger: logger)
-    }
+    public static let defaultSchema = "ledger"
+    public static let keepsOutbox = false
+    public static let migrations = PostgresSchema.translated(LedgerPaymentProvider.migrations)
 
-    init(postgres: PostgresSchema, logger: Logger) {
+    public init(postgres: PostgresSchema) {
         self.postgres = postgres
-        self.logger = logger
     }
 
     public func charge(_ request: ChargeRequest) async throws -> ChargeReceipt {
@@ -280,7 +275,8 @@ public final class PostgresLedgerPaymentProvider: LedgerBooksProvider {
                 INSERT INTO refunds (idempotency_key, reference, charge_reference, refunded_at_ms)
                 VALUES (\(request.idempotencyKey), \(receipt.reference), \(request.chargeReference), \(milliseconds))
                 """, logger: logger)
-            try await Self.book(LedgerBooks.entries(of: request.charge), negated: true, under: receipt.reference, on: connection, logger: logger)
+            try await Self.book(
+                LedgerBooks.entries(of: request.charge), negated: true, under: receipt.reference, on: connection, logger: logger)
             return receipt
         }
     }

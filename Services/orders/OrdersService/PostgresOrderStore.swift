@@ -16,18 +16,13 @@ import Wire
 /// payment per order) is the database's constraints.
 public final class PostgresOrderStore: OrderStorage, PostgresServiceStore, PostgresReactorCursors {
     public let postgres: PostgresSchema
-    private let logger: Logger
 
-    public static func open(url: PostgresURL, schema: String = "orders", logger: Logger) async throws -> PostgresOrderStore {
-        PostgresOrderStore(
-            postgres: try await PostgresSchema.open(
-                url: url, schema: schema, migrations: PostgresSchema.translated(OrderStore.migrations),
-                outbox: true, logger: logger), logger: logger)
-    }
+    public static let defaultSchema = "orders"
+    public static let keepsOutbox = true
+    public static let migrations = PostgresSchema.translated(OrderStore.migrations)
 
-    init(postgres: PostgresSchema, logger: Logger) {
+    public init(postgres: PostgresSchema) {
         self.postgres = postgres
-        self.logger = logger
     }
 
     /// For the store's extensions (reports).

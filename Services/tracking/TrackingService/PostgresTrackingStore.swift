@@ -16,24 +16,19 @@ import Wire
 /// for all its locations (a round trip per location would cap ingest at a few thousand a
 /// second). postgres-nio binds arrays of plain values, not of optionals, so an absent reading
 /// travels as NaN (−1 for `mocked`) and becomes NULL again in the statement.
-public final class PostgresTrackingStore: TrackingStore {
+public final class PostgresTrackingStore: TrackingStore, PostgresSchemaStore {
     public let postgres: PostgresSchema
-    private let logger: Logger
 
-    public static func open(url: PostgresURL, schema: String = "tracking", logger: Logger) async throws -> PostgresTrackingStore {
-        PostgresTrackingStore(
-            postgres: try await PostgresSchema.open(url: url, schema: schema, migrations: migrations, outbox: false, logger: logger),
-            logger: logger)
-    }
+    public static let defaultSchema = "tracking"
+    public static let keepsOutbox = false
 
-    init(postgres: PostgresSchema, logger: Logger) {
+    public init(postgres: PostgresSchema) {
         self.postgres = postgres
-        self.logger = logger
     }
 
     /// The SQLite store's tables in PostgreSQL's words: booleans, and a geotag id the database
     /// numbers itself (SQLite's `INTEGER PRIMARY KEY` does that implicitly).
-    static let migrations: [PostgresSchema.Migration] =
+    public static let migrations: [PostgresSchema.Migration] =
         [
             (
                 "v1",

@@ -14,21 +14,16 @@ import Wire
 /// arrival or complete it and the event is still stored once.
 public final class PostgresTripStore: TripStorage, PostgresServiceStore {
     public let postgres: PostgresSchema
-    private let logger: Logger
 
-    public static func open(url: PostgresURL, schema: String = "trips", logger: Logger) async throws -> PostgresTripStore {
-        PostgresTripStore(
-            postgres: try await PostgresSchema.open(url: url, schema: schema, migrations: migrations, outbox: true, logger: logger),
-            logger: logger)
-    }
+    public static let defaultSchema = "trips"
+    public static let keepsOutbox = true
 
-    init(postgres: PostgresSchema, logger: Logger) {
+    public init(postgres: PostgresSchema) {
         self.postgres = postgres
-        self.logger = logger
     }
 
     /// The SQLite store's schema, translated.
-    static let migrations = PostgresSchema.translated(TripStore.migrations)
+    public static let migrations = PostgresSchema.translated(TripStore.migrations)
 
     public func create(_ live: LiveTrip, idempotencyKey: String?) async throws -> (trip: Trip, created: Bool) {
         let logger = logger

@@ -14,24 +14,23 @@ import Wire
 /// a row lock on the user whose places change).
 public final class PostgresUserStore: UserStorage, PostgresServiceStore, PostgresReactorCursors {
     public let postgres: PostgresSchema
-    let logger: Logger
     private let counted = Mutex<(count: Int, at: ContinuousClock.Instant, refreshing: Bool)>((0, .now, false))
 
-    public static func open(url: PostgresURL, schema: String = "users", logger: Logger) async throws -> PostgresUserStore {
-        let database = try await PostgresSchema.open(url: url, schema: schema, migrations: migrations, outbox: true, logger: logger)
-        let store = PostgresUserStore(postgres: database, logger: logger)
-        let count = try await store.countUsers()
-        store.counted.withLock { $0 = (count, .now, false) }
-        return store
+    public static let defaultSchema = "users"
+    public static let keepsOutbox = true
+
+    public init(postgres: PostgresSchema) {
+        self.postgres = postgres
     }
 
-    init(postgres: PostgresSchema, logger: Logger) {
-        self.postgres = postgres
-        self.logger = logger
+    /// The count of users, which sign-up's limit reads.
+    public func prepare() async throws {
+        let count = try await countUsers()
+        counted.withLock { $0 = (count, .now, false) }
     }
 
     /// The SQLite store's schema, translated.
-    static let migrations = PostgresSchema.translated(UserStore.migrations)
+    public static let migrations = PostgresSchema.translated(UserStore.migrations)
 
     /// The count as last read, read again (in the background) when older than 5 s: other
     /// instances register users too.

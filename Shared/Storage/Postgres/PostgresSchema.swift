@@ -18,7 +18,8 @@ public final class PostgresSchema: Sendable {
     public var client: PostgresClient { pool.withLock { $0.client } }
     public let schema: String
     public let url: PostgresURL
-    let logger: Logger
+    /// The log of its queries and failovers, which its stores log to too.
+    public let logger: Logger
     let maximumConnections: Int
     /// The server in use (an index into `url.hosts`), its pool and the task driving it.
     struct Pool {

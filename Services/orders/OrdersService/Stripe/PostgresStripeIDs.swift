@@ -6,20 +6,15 @@ import Storage
 /// `StripeRecords` in PostgreSQL (schema `stripe`), when orders' state is there: every instance,
 /// on whichever host, finds the same customer and account ids, takes a webhook event once and
 /// counts the same rides not charged.
-final class PostgresStripeIDs: StripeRecords {
-    let postgres: PostgresSchema
-    private let logger: Logger
+final class PostgresStripeIDs: StripeRecords, PostgresSchemaStore {
+    public let postgres: PostgresSchema
 
-    static func open(url: PostgresURL, logger: Logger) async throws -> PostgresStripeIDs {
-        PostgresStripeIDs(
-            postgres: try await PostgresSchema.open(
-                url: url, schema: "stripe", migrations: PostgresSchema.translated(StripeIDs.migrations), outbox: false, logger: logger),
-            logger: logger)
-    }
+    public static let defaultSchema = "stripe"
+    public static let keepsOutbox = false
+    public static let migrations = PostgresSchema.translated(StripeIDs.migrations)
 
-    init(postgres: PostgresSchema, logger: Logger) {
+    public init(postgres: PostgresSchema) {
         self.postgres = postgres
-        self.logger = logger
     }
 
     func id(of owner: String) async throws -> String? {
