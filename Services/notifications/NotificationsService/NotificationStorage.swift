@@ -34,9 +34,6 @@ public protocol NotificationStorage: ReactorCursors {
     /// The outbox of pushes (one per new notification and token of its user, added by `record` in
     /// its transaction): those due, claimed for `lease` as deliveries are.
     func claimDuePushes(now: Date, lease: Duration, limit: Int) async throws -> (pushes: [PendingPush], leaseEnd: Int64)
-    /// Records a push's attempt: sent, retried at `retryAt`, or dead when `retryAt` is nil — only
-    /// while the claim is still this attempt's (as `finishAttempt`).
-    func finishPush(_ id: Int64, lease: Int64?, sent: Bool, error: String?, retryAt: Date?) async throws
     /// Forgets a token its push service no longer knows, whoever had it; its pending pushes die with `reason`.
     func removePushToken(_ token: String, reason: String) async throws
     /// The pushes of a user's notifications, newest first (the operator's view of what was sent).
@@ -58,16 +55,38 @@ public protocol NotificationStorage: ReactorCursors {
     /// on the same database does not send them too; if this one dies mid-send, they are due again
     /// when the lease ends (at least once, as webhooks are).
     func claimDueDeliveries(now: Date, lease: Duration, limit: Int) async throws -> (deliveries: [WebhookDelivery], leaseEnd: Int64)
-    /// Records an attempt: delivered, retried at `retryAt`, or dead when `retryAt` is nil — only
-    /// while the claim (`lease`, the claim's `leaseEnd`) is still this attempt's: an attempt that
-    /// outlived its lease, while another instance sent the delivery again, changes nothing.
-    /// A nil `lease` records the attempt whatever the claim.
-    func finishAttempt(_ id: Int64, lease: Int64?, delivered: Bool, error: String?, retryAt: Date?) async throws
+    /// An attempt of a leased row (a delivery, a push) recorded while the lease is still this
+    /// attempt's (`finishAttempt`, `finishPush`).
+    func finishLeased(_ table: LeasedTable, _ id: Int64, lease: Int64?, status: String, error: String?, retryAt: Date?) async throws
     /// Dead deliveries, newest first.
     func deadLetters(limit: Int) async throws -> [WebhookDelivery]
     /// A dead delivery goes back to pending, attempts from zero; false when it is not dead.
     func replay(deliveryID: Int64) async throws -> Bool
     func delivery(id: Int64) async throws -> WebhookDelivery?
+}
+
+/// The outboxes whose rows are claimed for a lease and then finished (`finishLeased`).
+public enum LeasedTable: String, Sendable {
+    case pushes, deliveries
+}
+
+extension NotificationStorage {
+    /// Records a push's attempt: sent, retried at `retryAt`, or dead when `retryAt` is nil — only
+    /// while the claim is still this attempt's (as `finishAttempt`).
+    public func finishPush(_ id: Int64, lease: Int64?, sent: Bool, error: String?, retryAt: Date?) async throws {
+        try await finishLeased(
+            .pushes, id, lease: lease, status: NotificationRows.pushStatus(sent: sent, retryAt: retryAt), error: error, retryAt: retryAt)
+    }
+
+    /// Records an attempt: delivered, retried at `retryAt`, or dead when `retryAt` is nil — only
+    /// while the claim (`lease`, the claim's `leaseEnd`) is still this attempt's: an attempt that
+    /// outlived its lease, while another instance sent the delivery again, changes nothing.
+    /// A nil `lease` records the attempt whatever the claim.
+    public func finishAttempt(_ id: Int64, lease: Int64?, delivered: Bool, error: String?, retryAt: Date?) async throws {
+        try await finishLeased(
+            .deliveries, id, lease: lease, status: NotificationRows.status(delivered: delivered, retryAt: retryAt), error: error,
+            retryAt: retryAt)
+    }
 }
 
 /// One push in the outbox: a notification on its way to one phone.

@@ -17,11 +17,6 @@ extension NotificationStore {
         }
     }
 
-    public func finishPush(_ id: Int64, lease: Int64?, sent: Bool, error: String?, retryAt: Date?) async throws {
-        try await finishLeased(
-            "pushes", id, lease: lease, status: NotificationRows.pushStatus(sent: sent, retryAt: retryAt), error: error, retryAt: retryAt)
-    }
-
     public func removePushToken(_ token: String, reason: String) async throws {
         try await database.write { db in
             try db.run("DELETE FROM push_tokens WHERE token = ?", [token])

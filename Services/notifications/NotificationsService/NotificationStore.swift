@@ -205,17 +205,11 @@ public final class NotificationStore: NotificationStorage, SQLiteServiceStore, D
         }
     }
 
-    public func finishAttempt(_ id: Int64, lease: Int64?, delivered: Bool, error: String?, retryAt: Date?) async throws {
-        try await finishLeased(
-            "deliveries", id, lease: lease, status: NotificationRows.status(delivered: delivered, retryAt: retryAt), error: error,
-            retryAt: retryAt)
-    }
-
-    /// An attempt of a leased row (a delivery, a push) recorded while the lease is still this attempt's.
-    func finishLeased(_ table: String, _ id: Int64, lease: Int64?, status: String, error: String?, retryAt: Date?) async throws {
+    public func finishLeased(_ table: LeasedTable, _ id: Int64, lease: Int64?, status: String, error: String?, retryAt: Date?) async throws
+    {
         try await database.write { db in
             try db.run(
-                "UPDATE \(table) SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_ms = ? "
+                "UPDATE \(table.rawValue) SET status = ?, attempts = attempts + 1, last_error = ?, next_attempt_ms = ? "
                     + "WHERE id = ? AND (? IS NULL OR (status = 'pending' AND next_attempt_ms = ?))",
                 [status, error, retryAt.map(NotificationRows.milliseconds) ?? 0, id, lease, lease])
         }

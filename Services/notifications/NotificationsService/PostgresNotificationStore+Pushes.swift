@@ -20,11 +20,6 @@ extension PostgresNotificationStore {
         return (try due.map(NotificationRows.push), until)
     }
 
-    public func finishPush(_ id: Int64, lease: Int64?, sent: Bool, error: String?, retryAt: Date?) async throws {
-        try await finishLeased(
-            "pushes", id, lease: lease, status: NotificationRows.pushStatus(sent: sent, retryAt: retryAt), error: error, retryAt: retryAt)
-    }
-
     public func removePushToken(_ token: String, reason: String) async throws {
         let logger = logger
         try await postgres.write { connection in

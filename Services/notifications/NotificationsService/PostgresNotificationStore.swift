@@ -230,21 +230,15 @@ public final class PostgresNotificationStore: NotificationStorage, PostgresServi
         return (rows, until)
     }
 
-    public func finishAttempt(_ id: Int64, lease: Int64?, delivered: Bool, error: String?, retryAt: Date?) async throws {
-        try await finishLeased(
-            "deliveries", id, lease: lease, status: NotificationRows.status(delivered: delivered, retryAt: retryAt), error: error,
-            retryAt: retryAt)
-    }
-
-    /// An attempt of a leased row (a delivery, a push) recorded while the lease is still this attempt's.
-    func finishLeased(_ table: String, _ id: Int64, lease: Int64?, status: String, error: String?, retryAt: Date?) async throws {
+    public func finishLeased(_ table: LeasedTable, _ id: Int64, lease: Int64?, status: String, error: String?, retryAt: Date?) async throws
+    {
         let logger = logger
         let next = retryAt.map(NotificationRows.milliseconds) ?? 0
         try await postgres.write { connection in
             // A NULL parameter has no type PostgreSQL can infer here, so "no lease" is a boolean of its own.
             _ = try await connection.run(
                 """
-                UPDATE \(unescaped: table) SET status = \(status), attempts = attempts + 1, last_error = \(error), next_attempt_ms = \(next)
+                UPDATE \(unescaped: table.rawValue) SET status = \(status), attempts = attempts + 1, last_error = \(error), next_attempt_ms = \(next)
                 WHERE id = \(id) AND (\(lease == nil) OR (status = 'pending' AND next_attempt_ms = \(lease ?? 0)))
                 """, logger: logger)
         }
