@@ -49,7 +49,7 @@ struct AppRoutes {
             if reply.status == Status.unauthorized,
                 (try? JSONCoding.decode(ErrorBody.self, from: reply.json))?.error.code == "token_invalid"
             {
-                limits.noteInvalidToken(request, context)
+                limits.note(.invalidToken, request, context)
             }
             return JSONBody.response(reply)
         }

@@ -54,7 +54,7 @@ struct BearerAuthentication: RouterMiddleware {
                 headers: [.wwwAuthenticate: "Bearer"])
         }
         if let user = cache.user(for: token) { return user }
-        try limits.admitTokenCheck(request, context)
+        try limits.admit(before: .invalidToken, request, context)
         do {
             let user = try await platform.call(Ops.Users.authenticate, AuthenticateParams(token: token))
             cache.keep(user, for: token)
@@ -63,7 +63,7 @@ struct BearerAuthentication: RouterMiddleware {
             where error.status == Status.unauthorized || error.status == Status.unprocessable || error.status == Status.notFound
         {
             let code = error.status == Status.unauthorized && error.code.hasPrefix("token_") ? error.code : "token_invalid"
-            if code == "token_invalid" { limits.noteInvalidToken(request, context) }
+            if code == "token_invalid" { limits.note(.invalidToken, request, context) }
             throw GatewayError(.unauthorized, code, error.message, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
         }
     }

@@ -5,7 +5,7 @@ import Wire
 
 /// The dashboard's sign-in for a browser: `POST /dashboard/session` with the account id and secret
 /// key sets a signed session cookie (`OperatorSessions`) and its CSRF token; `DELETE` ends it. The
-/// sign-in counts wrong keys as HTTP Basic does (`RateLimits.admitOperatorSignIn`), and another
+/// sign-in counts wrong keys as HTTP Basic does (`RateLimits.Failure.wrongOperatorCredentials`), and another
 /// site's page can neither sign in nor out (`CrossSiteRequestGuard`).
 struct DashboardSignIn {
     let accountID: String
@@ -33,7 +33,7 @@ struct DashboardSignIn {
         ) { request, context in
             // A key is checked, not kept: a sign-in sent again is another session, as a second log-in.
             _ = try IdempotencyKey.from(request)
-            try limits.admitOperatorSignIn(request, context)
+            try limits.admit(before: .wrongOperatorCredentials, request, context)
             let sign: OperatorSignIn
             do {
                 sign = try JSONCoding.decode(OperatorSignIn.self, from: Array(try await request.body.collect(upTo: 4096).readableBytesView))
@@ -41,7 +41,7 @@ struct DashboardSignIn {
                 throw GatewayError(.badRequest, "invalid_body", "the body must be {\"account_id\", \"secret_key\"}")
             }
             guard BasicAuthentication.constantTimeEqual("\(sign.accountID):\(sign.secretKey)", "\(accountID):\(secretKey)") else {
-                limits.noteWrongOperatorCredentials(request, context)
+                limits.note(.wrongOperatorCredentials, request, context)
                 throw GatewayError(.unauthorized, "unauthorized", "wrong account id or secret key")
             }
             let issued = sessions.issue(now: Date())

@@ -66,7 +66,7 @@ struct HyperTrackRoutes {
 
 /// HTTP Basic with the account id and secret key: the HyperTrack routes and the operator's
 /// dashboard data. Wrong credentials count against the client address's attempts
-/// (`RateLimits.admitOperatorSignIn`): guessing the key is as slow as guessing a password.
+/// (`RateLimits.Failure.wrongOperatorCredentials`): guessing the key is as slow as guessing a password.
 struct BasicAuthentication: RouterMiddleware {
     typealias Context = GatewayContext
     let accountID: String
@@ -77,14 +77,14 @@ struct BasicAuthentication: RouterMiddleware {
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("basic ") else {
             throw Self.challenge
         }
-        try limits.admitOperatorSignIn(request, context)
+        try limits.admit(before: .wrongOperatorCredentials, request, context)
         guard
             let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)).map({
                 String(decoding: $0, as: UTF8.self)
             }),
             Self.constantTimeEqual(decoded, "\(accountID):\(secretKey)")
         else {
-            limits.noteWrongOperatorCredentials(request, context)
+            limits.note(.wrongOperatorCredentials, request, context)
             throw Self.challenge
         }
         return try await next(request, context)

@@ -55,20 +55,6 @@ final class RateLimits: Sendable {
         }
     }
 
-    /// Before `users` is asked about a token this gateway does not know: a 429 when the client
-    /// address has sent too many invalid ones (`noteInvalidToken`), so garbage tokens cannot make
-    /// `users` work without end.
-    func admitTokenCheck(_ request: Request, _ context: GatewayContext) throws {
-        try check(invalidTokensKey(request, context)) { "too many invalid tokens from this address; try again in \($0) s" }
-    }
-
-    /// A token `users` refused as not its own: one of the client address's allowance.
-    func noteInvalidToken(_ request: Request, _ context: GatewayContext) { note(invalidTokensKey(request, context)) }
-
-    private func invalidTokensKey(_ request: Request, _ context: GatewayContext) -> [(key: String, limit: RateLimit)] {
-        [(key: "invalid tokens " + addressKey(request, context), limit: policy.invalidTokensPerAddress)]
-    }
-
     private func addressKey(_ request: Request, _ context: GatewayContext) -> String {
         "address " + ClientAddress.of(request, peer: context.peer, hops: forwardedForHops)
     }
@@ -88,18 +74,41 @@ final class RateLimits: Sendable {
         }
     }
 
-    /// Before an operator's HTTP Basic credentials are checked: a 429 when the client address has
-    /// sent wrong ones `--address-attempts-per-min` times this minute (`noteWrongOperatorCredentials`),
-    /// so the secret key cannot be guessed faster than that — the right one included, until the refill.
-    func admitOperatorSignIn(_ request: Request, _ context: GatewayContext) throws {
-        try check(operatorKeys(request, context)) { "too many wrong operator credentials from this address; try again in \($0) s" }
+    /// Failures a client address may make before it is refused for the rest of the minute, counted
+    /// after the fact: `users` refused a token as not its own (garbage, forged), so garbage tokens
+    /// cannot make `users` work without end; or an operator's HTTP Basic credentials were wrong, so
+    /// the secret key cannot be guessed faster than `--address-attempts-per-min` — the right one
+    /// included, until the refill.
+    enum Failure {
+        case invalidToken, wrongOperatorCredentials
+
+        var name: String { self == .invalidToken ? "invalid tokens" : "wrong operator credentials" }
+
+        func limit(_ policy: RateLimitPolicy) -> RateLimit {
+            self == .invalidToken ? policy.invalidTokensPerAddress : policy.attemptsPerAddress
+        }
     }
 
-    /// Wrong operator credentials: one of the client address's attempts.
-    func noteWrongOperatorCredentials(_ request: Request, _ context: GatewayContext) { note(operatorKeys(request, context)) }
+    /// Before what can fail that way is tried: a 429 when the client address has had too many such
+    /// failures this minute (`note`).
+    func admit(before failure: Failure, _ request: Request, _ context: GatewayContext) throws {
+        let keys = failureKeys(failure, request, context)
+        let now = clock()
+        if let refusal = attempts.withLock({ $0.refusal(keys, at: now) }) {
+            throw Self.refusal(
+                Code.tooManyAttempts, refusal, "too many \(failure.name) from this address; try again in \(refusal.retryAfterSeconds) s")
+        }
+    }
 
-    private func operatorKeys(_ request: Request, _ context: GatewayContext) -> [(key: String, limit: RateLimit)] {
-        [(key: "operator sign-in " + addressKey(request, context), limit: policy.attemptsPerAddress)]
+    /// One failure of the client address's allowance.
+    func note(_ failure: Failure, _ request: Request, _ context: GatewayContext) {
+        let keys = failureKeys(failure, request, context)
+        let now = clock()
+        _ = attempts.withLock { $0.take(keys, at: now) }
+    }
+
+    private func failureKeys(_ failure: Failure, _ request: Request, _ context: GatewayContext) -> [(key: String, limit: RateLimit)] {
+        [(key: failure.name + " " + addressKey(request, context), limit: failure.limit(policy))]
     }
 
     /// One request of `userID` (its token already authenticated); a 429 when the user is out of
@@ -112,10 +121,10 @@ final class RateLimits: Sendable {
     }
 
     /// One refresh: refused 429 when the client address has sent too many tokens `users` refused
-    /// (`noteInvalidToken`), or the session the refresh token names has refreshed
+    /// (`note(.invalidToken, …)`), or the session the refresh token names has refreshed
     /// `--account-attempts-per-min` times this minute (a refresh mints a token pair).
     func admitRefresh(_ request: Request, _ context: GatewayContext, refreshToken: String?) throws {
-        try admitTokenCheck(request, context)
+        try admit(before: .invalidToken, request, context)
         let session = refreshToken.map { String($0.prefix { $0 != "." }.prefix(64)) } ?? ""
         try take(attempts, [(key: "refresh " + session, limit: policy.attemptsPerAccount)], Code.tooManyAttempts) {
             "too many refreshes of this session; try again in \($0) s"
@@ -131,20 +140,6 @@ final class RateLimits: Sendable {
         if let refusal = table.withLock({ $0.take(keys, at: now) }) {
             throw Self.refusal(code, refusal, message(refusal.retryAfterSeconds))
         }
-    }
-
-    /// A 429 `too_many_attempts` when `keys` are out of attempts; takes nothing (`note` does).
-    private func check(_ keys: [(key: String, limit: RateLimit)], _ message: (Int) -> String) throws {
-        let now = clock()
-        if let refusal = attempts.withLock({ $0.refusal(keys, at: now) }) {
-            throw Self.refusal(Code.tooManyAttempts, refusal, message(refusal.retryAfterSeconds))
-        }
-    }
-
-    /// One failure against `keys`' attempts.
-    private func note(_ keys: [(key: String, limit: RateLimit)]) {
-        let now = clock()
-        _ = attempts.withLock { $0.take(keys, at: now) }
     }
 
     static func refusal(_ code: String, _ refusal: RateLimiter<String>.Refusal, _ message: String) -> GatewayError {
