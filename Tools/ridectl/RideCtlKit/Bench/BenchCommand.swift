@@ -93,8 +93,7 @@ struct BenchBusCommand: AsyncParsableCommand {
         }
         let secured = curve ? ", bus secured with CURVE" : ""
         var table = BenchTable(
-            title:
-                "ridectl bench bus — \(ProcessInfo.processInfo.activeProcessorCount) cores, libzmq \(Context.libraryVersion), 200-byte events, \(seconds) s per run, best of \(rounds)\(secured)"
+            bench: "bus", "libzmq \(Context.libraryVersion), 200-byte events, \(seconds) s per run, best of \(rounds)\(secured)"
         )
         let measureRaw = only != "requests" && !curve
         // ride-bus's figures the peer's stand beside: raw events, and MDP over tcp (p50, pipelined).

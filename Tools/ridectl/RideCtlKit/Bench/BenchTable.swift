@@ -16,6 +16,11 @@ struct BenchTable {
 
     init(title: String) { self.title = title }
 
+    /// `ridectl bench <bench> — <cores> cores, <setup>`: what ran, on what.
+    init(bench: String, _ setup: String) {
+        self.init(title: "ridectl bench \(bench) — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(setup)")
+    }
+
     mutating func add(_ measure: String, _ result: BenchResult, _ target: String, met: Bool? = nil) {
         rows.append(Row(measure: measure, result: result, target: target, met: met))
     }

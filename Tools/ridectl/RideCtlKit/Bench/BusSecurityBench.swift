@@ -66,8 +66,8 @@ struct BenchBusSecurityCommand: ParsableCommand {
             }
         }
         var table = BenchTable(
-            title:
-                "ridectl bench bus-security — \(ProcessInfo.processInfo.activeProcessorCount) cores, plain vs. CURVE and roles, interleaved, best of \(rounds)"
+            bench: "bus-security",
+            "plain vs. CURVE and roles, interleaved, best of \(rounds)"
                 + (processes.noPacking ? ", 7/MDP's frames (--no-packing)" : "")
         )
         for (index, figure) in Self.figures.enumerated() {

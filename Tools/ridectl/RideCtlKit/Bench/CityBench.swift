@@ -59,10 +59,9 @@ struct BenchCityCommand: AsyncParsableCommand {
 
     func run() async throws {
         let plan = try plan()
-        let platform = try await BenchPlatform.start(bin: bin.path, name: "bench-city")
-        let title =
-            "ridectl bench city — \(ProcessInfo.processInfo.activeProcessorCount) cores, city of \(drivers) drivers and \(ridesPerHour) rides/h, steps \(steps), \(Int(stepSeconds)) s each, rides \(Int(pickupMinutes))+\(Int(rideMinutes)) min at \(Int(speedup))×"
-        try await platform.report(BenchTable(title: title), json: format.json) { table in
+        let setup =
+            "city of \(drivers) drivers and \(ridesPerHour) rides/h, steps \(steps), \(Int(stepSeconds)) s each, rides \(Int(pickupMinutes))+\(Int(rideMinutes)) min at \(Int(speedup))×"
+        try await BenchPlatform.measure(bench: "city", setup, bin: bin.path, json: format.json) { platform, table in
             try await platform.startService("ride-users", ["--password-rounds", "1000"])
             try await platform.startService("ride-trips", ["--routes", "straight"])
             try await platform.startService("ride-orders", ["--offer-timeout-s", "3600", "--concurrency", "32", "--routes", "straight"])

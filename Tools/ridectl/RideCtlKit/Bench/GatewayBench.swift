@@ -34,14 +34,9 @@ struct BenchGatewayCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let platform = try await BenchPlatform.start(bin: bin.path, name: "bench-gateway")
-        try await platform.report(
-            BenchTable(
-                title:
-                    "ridectl bench gateway — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(connections) connections, \(Int(seconds)) s per route"
-            ),
-            json: format.json
-        ) { table in
+        try await BenchPlatform.measure(
+            bench: "gateway", "\(connections) connections, \(Int(seconds)) s per route", bin: bin.path, json: format.json
+        ) { platform, table in
             try await platform.startService("ride-users", ["--password-rounds", "1000"])
             try await platform.startService("ride-orders")
             let (port, http) = (try FreePort.next(), try FreePort.next())

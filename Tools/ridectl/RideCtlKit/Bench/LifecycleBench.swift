@@ -67,14 +67,10 @@ struct BenchLifecycleCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let platform = try await BenchPlatform.start(bin: bin.path, name: "bench-lifecycle")
-        try await platform.report(
-            BenchTable(
-                title:
-                    "ridectl bench lifecycle — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(concurrent) concurrent rides, \(Int(seconds)) s, \(city), routes \(routes)"
-            ),
+        try await BenchPlatform.measure(
+            bench: "lifecycle", "\(concurrent) concurrent rides, \(Int(seconds)) s, \(city), routes \(routes)", bin: bin.path,
             json: format.json
-        ) { table in
+        ) { platform, table in
             try await platform.startService("ride-users", ["--password-rounds", "1000"])
             try await platform.startService("ride-trips", ["--routes", routes])
             try await platform.startService("ride-orders", ["--offer-timeout-s", "3600", "--concurrency", "32", "--routes", routes])

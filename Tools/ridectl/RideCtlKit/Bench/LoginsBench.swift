@@ -26,13 +26,8 @@ struct BenchLoginsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let platform = try await BenchPlatform.start(bin: bin.path, name: "bench-logins")
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        try await platform.report(
-            BenchTable(
-                title: "ridectl bench logins — \(cores) cores, ride-users' PBKDF2-SHA256 (its default rounds), \(seconds) s per run"),
-            json: format.json
-        ) { table in
+        let setup = "ride-users' PBKDF2-SHA256 (its default rounds), \(seconds) s per run"
+        try await BenchPlatform.measure(bench: "logins", setup, bin: bin.path, json: format.json) { platform, table in
             try await platform.startService("ride-users")
             var options = MDPClient.Options()
             options.timeout = .seconds(60)

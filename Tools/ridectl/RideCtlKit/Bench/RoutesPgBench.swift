@@ -59,8 +59,7 @@ struct BenchRoutesPgCommand: AsyncParsableCommand {
         let seconds = (ContinuousClock.now - started) / .seconds(1)
         let percentiles = Percentiles(latencies)
         var table = BenchTable(
-            title:
-                "ridectl bench routes-pg — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(routes) routes over \(trips) Helsinki trips, \(inflight) in flight"
+            bench: "routes-pg", "\(routes) routes over \(trips) Helsinki trips, \(inflight) in flight"
         )
         table.add("routes", BenchTable.rate(Double(routes) / seconds, "routes/s"), "reported")
         table.add("latency p50", String(format: "%.2f ms", percentiles.value(50)), "reported")
