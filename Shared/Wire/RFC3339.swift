@@ -28,20 +28,13 @@ public enum RFC3339 {
         let second = millisOfDay / 1000 % 60
         let millis = millisOfDay % 1000
 
-        append(year, width: 4, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        append(month, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        append(day, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "T"))
-        append(hour, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        append(minute, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        append(second, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "."))
-        append(millis, width: 3, to: &bytes)
-        bytes.append(UInt8(ascii: "Z"))
+        append(year, width: 4, then: "-", to: &bytes)
+        append(month, width: 2, then: "-", to: &bytes)
+        append(day, width: 2, then: "T", to: &bytes)
+        append(hour, width: 2, then: ":", to: &bytes)
+        append(minute, width: 2, then: ":", to: &bytes)
+        append(second, width: 2, then: ".", to: &bytes)
+        append(millis, width: 3, then: "Z", to: &bytes)
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; nil when the text is anything else.
@@ -152,7 +145,8 @@ public enum RFC3339 {
         }
     }
 
-    private static func append(_ value: Int64, width: Int, to bytes: inout [UInt8]) {
+    /// `value` in `width` digits, then `separator`.
+    private static func append(_ value: Int64, width: Int, then separator: Unicode.Scalar, to bytes: inout [UInt8]) {
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(48, count: width))
         var v = value
@@ -160,5 +154,6 @@ public enum RFC3339 {
             bytes[i] = UInt8(48 + v % 10)
             v /= 10
         }
+        bytes.append(UInt8(ascii: separator))
     }
 }
