@@ -40,6 +40,13 @@ public struct SDKConfiguration: Sendable {
     public var maximumUnsent = 10_000
     /// How long to wait for an acknowledgement before sending a batch again (then backing off).
     public var acknowledgementTimeout: Duration = .seconds(3)
+    /// The longest wait before a batch is sent again: the backoff doubles up to this.
+    public var maximumRetryDelay: Duration = .seconds(30)
+
+    /// The longest a device can take to hear the platform (an acknowledgement, the intents it
+    /// carries) while the platform answers at all: the batch in flight waits out its longest
+    /// backoff, then the next batch is sent and may wait as long.
+    public var longestRoundTrip: Duration { maximumRetryDelay * 2 + batchInterval }
 
     public init(publishableKey: String? = nil) { self.publishableKey = publishableKey }
 

@@ -434,10 +434,10 @@ struct DeviceState {
     /// Something waits to be sent.
     var hasData: Bool { !pending.isEmpty || !pendingGeotags.isEmpty || intentsUnsent || syncRequested }
 
-    /// Backoff: the acknowledgement timeout, doubling with each attempt, at most 30 s.
+    /// Backoff: the acknowledgement timeout, doubling with each attempt, at most `maximumRetryDelay`.
     func retryAt(_ inFlight: InFlight, configuration: SDKConfiguration) -> Date {
         let base = Double(configuration.acknowledgementTimeout.milliseconds) / 1000
-        let delay = min(30, base * pow(2, Double(inFlight.attempts - 1)))
+        let delay = min(Double(configuration.maximumRetryDelay.milliseconds) / 1000, base * pow(2, Double(inFlight.attempts - 1)))
         return inFlight.sentAt.addingTimeInterval(delay)
     }
 

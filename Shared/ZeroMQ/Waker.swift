@@ -68,8 +68,9 @@ public final class Waker: Sendable {
     /// between the two, whose byte the read would swallow while leaving `isPending` set — and every
     /// later wake would then skip its write, leaving the owner asleep.
     public func drain() {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while read(fileDescriptor, &buffer, buffer.count) > 0 {}
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            while read(fileDescriptor, buffer.baseAddress, buffer.count) > 0 {}
+        }
         isPending.store(false, ordering: .sequentiallyConsistent)
     }
 }

@@ -57,7 +57,12 @@ import Wire
             #expect(completedNotes.count == completed && Set(completedNotes).count == completed, "each completed ride notified once")
         }
     }
+}
 
+/// The full-disk failure test, a suite of its own so that it runs beside the serialized
+/// `FailureIntegrationTests` rather than after them (those three in a row were the test run's
+/// longest path): two of the 200-ride failure simulations at once at the most, never three.
+struct FullDiskIntegrationTests {
     /// The disk holding every service's SQLite files fills up mid-simulation, and is freed 10 s later.
     /// Meanwhile no process exits, a write that cannot be stored is answered 503 `storage_full`
     /// (nothing of it kept: the same registration succeeds afterwards), and tracking refuses the

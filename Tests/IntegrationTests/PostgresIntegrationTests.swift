@@ -240,8 +240,9 @@ extension PostgresIntegrationTests {
 /// reactors retry, the relays send what waited. Afterwards every ride finishes, nothing doubled.
 /// `FailureLoad.rides` riders and drivers at once (200), as the other failure tests. A call that
 /// runs long meanwhile is named in the services' logs ("database calls running long").
-/// In `FailureIntegrationTests` (serialized): three simulations of 200 rides at once on two cores
-/// starved every process (CI: health waits and "rides under way" timed out).
+/// In `FailureIntegrationTests` (serialized), beside `FullDiskIntegrationTests`: three simulations
+/// of 200 rides at once on two cores starved every process (CI: health waits and "rides under way"
+/// timed out).
 extension FailureIntegrationTests {
     @Test(.timeLimit(.minutes(6))) func theDatabaseRestartedMidRideLosesNothing() async throws {
         let server = try await TestPostgresServer.start()  // its own: the shared one serves other tests meanwhile
