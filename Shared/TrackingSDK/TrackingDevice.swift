@@ -46,6 +46,8 @@ public final class TrackingDevice: Sendable {
     private let availabilitySubscribers: Subscribers<Bool>
     private let trackingSubscribers: Subscribers<Bool>
     private let errorSubscribers: Subscribers<Set<HyperTrack.HyperTrackError>>
+    /// The number of the last snapshot published (`notify`).
+    private let published = Mutex<UInt64>(0)
 
     /// The device behind `HyperTrack`'s static interface, configured from the environment (and
     /// `HYPERTRACK_CONFIG`). A missing publishable key stops the program here, with a message that
@@ -124,7 +126,7 @@ public final class TrackingDevice: Sendable {
         set {
             let snapshot = state.withLock { state in
                 state.setCredential(newValue)
-                return state.observable
+                return state.snapshot()
             }
             notify(snapshot)
             runtime.wake()
@@ -203,17 +205,24 @@ public final class TrackingDevice: Sendable {
             state.intentsChangedAt = Date()
             state.intentsUnsent = true
             state.flushRequested = true
-            return state.observable
+            return state.snapshot()
         }
         notify(snapshot)
         runtime.wake()
     }
 
+    /// Tells subscribers what changed. A snapshot older than one already published is dropped: the
+    /// newer one already said where the device stands, and publishing the older after it would
+    /// tell a subscriber of a change back (a stop heard, then the tracking from before it again).
     private func notify(_ snapshot: DeviceState.Observable) {
-        locationSubscribers.publish(snapshot.location)
-        availabilitySubscribers.publish(snapshot.available)
-        trackingSubscribers.publish(snapshot.tracking)
-        errorSubscribers.publish(snapshot.errors)
+        published.withLock { last in
+            guard snapshot.number > last else { return }
+            last = snapshot.number
+            locationSubscribers.publish(snapshot.location)
+            availabilitySubscribers.publish(snapshot.available)
+            trackingSubscribers.publish(snapshot.tracking)
+            errorSubscribers.publish(snapshot.errors)
+        }
     }
 
     // MARK: The runtime's side (called on the runtime's thread)
@@ -223,7 +232,7 @@ public final class TrackingDevice: Sendable {
         let (frames, snapshot) = state.withLock { state -> ([Frame]?, DeviceState.Observable) in
             state.sample(now: now, provider: provider, configuration: configuration)
             let frames = state.outbound(now: now, configuration: configuration, deviceID: id)
-            return (frames, state.observable)
+            return (frames, state.snapshot())
         }
         notify(snapshot)
         return frames
@@ -264,7 +273,7 @@ public final class TrackingDevice: Sendable {
             default:
                 logger.warning("unknown message from the platform", metadata: ["kind": "\(kind)"])
             }
-            return state.observable
+            return state.snapshot()
         }
         notify(snapshot)
     }
@@ -289,6 +298,8 @@ struct DeviceState {
         var available: Bool
         var tracking: Bool
         var errors: Set<HyperTrack.HyperTrackError>
+        /// Its place in the order the device's state changed (`DeviceState.snapshot()`).
+        var number: UInt64
     }
 
     var name: String
@@ -367,7 +378,15 @@ struct DeviceState {
         return .success(HyperTrack.Location(latitude: latest.latitude, longitude: latest.longitude))
     }
 
-    var observable: Observable { Observable(location: locationResult, available: available, tracking: tracking, errors: blocking) }
+    /// Snapshots taken, in order (`Observable.number`).
+    private var snapshots: UInt64 = 0
+
+    /// What subscribers see now, numbered: taken under the device's lock, it is published after the
+    /// lock is released, so two threads may publish theirs out of order (`TrackingDevice.notify`).
+    mutating func snapshot() -> Observable {
+        snapshots += 1
+        return Observable(location: locationResult, available: available, tracking: tracking, errors: blocking, number: snapshots)
+    }
 
     mutating func sample(now: Date, provider: (any LocationProvider)?, configuration: SDKConfiguration) {
         guard collecting, let provider, now >= nextSampleAt else {

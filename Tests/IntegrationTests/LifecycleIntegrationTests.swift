@@ -252,9 +252,27 @@ import Wire
         }
     }
 
+    /// A field of every event of an `events` page (by default the trip event's `data.value`).
+    static func values(_ page: JSONValue, path: [String] = ["data", "data", "value"]) -> [String] {
+        guard case .array(let events)? = page["events"] else { return [] }
+        return events.compactMap { event in path.reduce(Optional(event)) { $0?[$1] }?.stringValue }
+    }
+}
+
+/// The default fare schedule of `ride-orders` (USD, 250 + 120/km + 30/min, at least 500 cents).
+enum FareFormula {
+    static func cents(metres: Double, seconds: Double) -> Int {
+        max(500, Int((250 + metres / 1000 * 120 + seconds / 60 * 30).rounded()))
+    }
+}
+
+/// `ridectl simulate` against the platform: rides booked, driven (with wrong turns and a driver's
+/// cancel each), chatted about, rated and paid, none stuck. A suite of its own, beside the
+/// serialized lifecycle tests rather than after them: run last of them, it was the test run's end.
+struct SimulatorIntegrationTests {
     @Test func theSimulatorCompletesRidesWithNoneStuck() async throws {
         try await withTestBus("simulate") { bus in
-            let platform = try await Platform.start(bus)
+            let platform = try await LifecycleIntegrationTests.Platform.start(bus)
             // On Helsinki's streets (the built-in road data), far from the test's own drivers, so they
             // are never offered these rides; every drive takes a wrong turn, so trips re-route.
             let result = try await runCommand(
@@ -283,7 +301,7 @@ import Wire
             #expect((report.count("wrong turns (trips re-routed)") ?? 0) >= completed, "\(result.stdout)")
             // The trips followed road routes and were re-routed after the wrong turns.
             let trips = try await platform.trips.call("events", #"{"after":0,"limit":1000}"#).body
-            let kinds = Self.values(trips)
+            let kinds = LifecycleIntegrationTests.values(trips)
             #expect(kinds.contains("rerouted"), "\(Set(kinds))")
             let roadEstimates = (trips["events"]?.arrayValue ?? []).filter { $0["data"]?["data"]?["estimate"]?["estimate_kind"] == "road" }
             #expect(!roadEstimates.isEmpty, "estimates along the roads")
@@ -294,18 +312,5 @@ import Wire
             let links = result.stderr.matches(of: /live at http:\/\/gateway\.example\/ride\/([A-Za-z0-9]{20})\n/)
             #expect((1...3).contains(links.count), "the first rides' share links are printed: \(result.stderr)")
         }
-    }
-
-    /// A field of every event of an `events` page (by default the trip event's `data.value`).
-    static func values(_ page: JSONValue, path: [String] = ["data", "data", "value"]) -> [String] {
-        guard case .array(let events)? = page["events"] else { return [] }
-        return events.compactMap { event in path.reduce(Optional(event)) { $0?[$1] }?.stringValue }
-    }
-}
-
-/// The default fare schedule of `ride-orders` (USD, 250 + 120/km + 30/min, at least 500 cents).
-enum FareFormula {
-    static func cents(metres: Double, seconds: Double) -> Int {
-        max(500, Int((250 + metres / 1000 * 120 + seconds / 60 * 30).rounded()))
     }
 }
