@@ -141,11 +141,14 @@ extension CloudEvent: JSONReadable where Payload: JSONReadable {
     public static func read(from reader: inout JSONFastReader) -> CloudEvent? {
         var (id, source, type, time, sequence, data): (String?, String?, String?, Date?, UInt64?, Payload?) = (nil, nil, nil, nil, nil, nil)
         var (traceparent, tracestate): (String?, String?) = (nil, nil)
-        var seen = MemberSet()
+        var seen: UInt16 = 0  // the envelope's members read, one bit each (`memberBit`): a repeat gives up
         var pendingData: JSONFastReader?
         func nonEmpty(_ reader: inout JSONFastReader) -> String? { reader.string().flatMap { $0.isEmpty ? nil : $0 } }
         let read = reader.object { reader, key in
-            guard seen.first(key) else { return false }
+            if let bit = Self.memberBit(key) {
+                guard seen & bit == 0 else { return false }
+                seen |= bit
+            }
             switch key {
             case "specversion": return reader.string() == specVersion
             case "id":
@@ -190,10 +193,30 @@ extension CloudEvent: JSONReadable where Payload: JSONReadable {
         if read, data == nil, var pending = pendingData, let type, let dispatched = Payload.self as? any EventTypeDispatched.Type {
             data = dispatched.read(type: type, from: &pending) as? Payload
         }
-        guard read, seen.contains("specversion"), let id, let source, let type, let time, let sequence, let data else { return nil }
+        guard read, seen & Self.memberBit("specversion")! != 0, let id, let source, let type, let time, let sequence, let data else {
+            return nil
+        }
         return CloudEvent(
             id: id, source: source, type: type, time: time, sequence: sequence, data: data,
             trace: TraceHeaders(traceparent: traceparent, tracestate: tracestate))
+    }
+
+    /// The envelope's members, each a bit of `read`'s record of what it saw; nil for any other key,
+    /// which is skipped (a repeat of it changes nothing, as in `init(from:)`).
+    static func memberBit(_ key: String) -> UInt16? {
+        switch key {
+        case "specversion": 1
+        case "id": 2
+        case "source": 4
+        case "type": 8
+        case "time": 16
+        case "sequence": 32
+        case "datacontenttype": 64
+        case "traceparent": 128
+        case "tracestate": 256
+        case "data": 512
+        default: nil
+        }
     }
 }
 

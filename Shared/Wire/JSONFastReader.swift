@@ -34,7 +34,7 @@ public struct JSONFastReader {
     // MARK: Structure
 
     /// Reads an object, calling `member` with each key; `member` reads the value (false: give up).
-    /// Keys are not checked for repeats here: a reader that cares keeps a `MemberSet`.
+    /// Keys are not checked for repeats here: a reader that cares keeps a record (a bit a member).
     public mutating func object(_ member: (inout JSONFastReader, String) -> Bool) -> Bool {
         guard consume(UInt8(ascii: "{")) else { return false }
         if consume(UInt8(ascii: "}")) { return true }
@@ -302,14 +302,4 @@ extension JSONFastReader {
         target = value
         return true
     }
-}
-
-/// The members an object reader has seen, to give up on a repeated key (JSONDecoder's choice
-/// between repeats is not one to guess).
-public struct MemberSet {
-    private var seen: Set<String> = []
-    public init() {}
-    /// False when `key` was seen before.
-    public mutating func first(_ key: String) -> Bool { seen.insert(key).inserted }
-    public func contains(_ key: String) -> Bool { seen.contains(key) }
 }

@@ -36,6 +36,20 @@ struct OrderData: Codable, Equatable, Sendable {
         #expect(event.data == OrderData(orderID: "o\"1\n", status: "NEW"))
     }
 
+    /// The one-pass reader gives a repeated envelope member to JSONDecoder (it does not guess which
+    /// repeat counts), and skips any other member, repeated or not, as `init(from:)` does.
+    @Test func theFastReaderGivesUpOnARepeatedMemberAndSkipsOthers() throws {
+        #expect(CloudEvent<JSONValue>.readWhole(Array(sample.utf8))?.id == "e1")
+        for member in [#""id":"e2""#, #""type":"x.y""#, #""data":{}"#, #""specversion":"1.0""#] {
+            let repeated = sample.replacingOccurrences(of: #""source""#, with: member + #","source""#)
+            #expect(CloudEvent<JSONValue>.readWhole(Array(repeated.utf8)) == nil, "\(member) twice")
+        }
+        let other = sample.replacingOccurrences(of: #""source""#, with: #""x":1,"x":[2],"source""#)
+        #expect(CloudEvent<JSONValue>.readWhole(Array(other.utf8))?.sequence == 42)
+        let noVersion = sample.replacingOccurrences(of: #""specversion":"1.0","#, with: "")
+        #expect(CloudEvent<JSONValue>.readWhole(Array(noVersion.utf8)) == nil)
+    }
+
     @Test func decodesTheDesignExample() throws {
         let event = try CloudEvent<JSONValue>.decode(Array(sample.utf8))
         #expect(event.source == "orders")

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import PlatformLauncher
 import RideContract
+import RideModels
 import ServiceKit
 import SettingsKit
 import Synchronization
@@ -90,22 +91,17 @@ enum RawEventLoad {
     }
 }
 
-/// Typed events through `EventPublisher` → bus → `EventSubscriber` (JSON encode and strict decode included).
+/// Typed events through `EventPublisher` → bus → `EventSubscriber` (JSON encode and strict decode
+/// included): the platform's most frequent event, `device.location`, with its own codec.
 enum CloudEventLoad {
-    @WireKeys
-    struct Location: Codable, Sendable {
-        var deviceID: String
-        var latitude: Double
-        var longitude: Double
-        var speed: Double
-    }
-
     static func measure(ingress: String, egress: String, seconds: Double) async throws -> Double {
         let logger = CLILogging.logger
-        let subscriber = try await EventSubscriber<Location>(endpoint: egress, prefixes: ["bench.ce."], logger: logger)
+        let subscriber = try await EventSubscriber<DeviceLocationEvent>(endpoint: egress, prefixes: ["bench.ce."], logger: logger)
         let publisher = try await EventPublisher(endpoint: ingress, source: "bench", logger: logger)
         let stop = StopFlag()
-        let sample = Location(deviceID: "2744A672-D4A9-36E7-BC89-FDAA704114A8", latitude: 47.835903, longitude: 35.11459362, speed: 12.5)
+        let sample = DeviceLocationEvent(
+            deviceID: "2744A672-D4A9-36E7-BC89-FDAA704114A8",
+            location: DeviceLocation(latitude: 47.835903, longitude: 35.11459362, recordedAt: Date(), accuracy: 5, speed: 12.5))
         let producing = Task.detached {
             while !stop.isRequested {
                 for _ in 0..<512 {
