@@ -240,6 +240,21 @@ extension CloudEvent where Payload: Encodable {
 }
 
 extension CloudEvent where Payload: Decodable {
+    /// The one-pass reader of events of this payload (`read(from:)`), found once, for a subscriber
+    /// that reads many: `decode` finds it per event through a cast to `any JSONReadable.Type`,
+    /// which costs a metadata lookup and a boxed value each time. Nil when the payload has no
+    /// reader of its own; an event the reader leaves (nil) is for `decode`, which says what is wrong.
+    public static var oneParseReader: (([UInt8]) -> CloudEvent<Payload>?)? {
+        guard let readable = Payload.self as? any (JSONReadable & Sendable).Type else { return nil }
+        return reader(of: readable)
+    }
+
+    private static func reader<Readable: JSONReadable & Sendable>(of _: Readable.Type) -> (([UInt8]) -> CloudEvent<Payload>?)? {
+        let read: ([UInt8]) -> CloudEvent<Readable>? = { CloudEvent<Readable>.readWhole($0) }
+        // `Readable` is `Payload`, so the two function types are one.
+        return read as? ([UInt8]) -> CloudEvent<Payload>?
+    }
+
     /// Decodes and checks one event. Every failure is an `EnvelopeError` naming the field.
     public static func decode(_ bytes: [UInt8]) throws(EnvelopeError) -> CloudEvent<Payload> {
         do {

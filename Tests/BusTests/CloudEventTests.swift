@@ -50,6 +50,15 @@ struct OrderData: Codable, Equatable, Sendable {
         #expect(CloudEvent<JSONValue>.readWhole(Array(noVersion.utf8)) == nil)
     }
 
+    /// A subscriber finds its payload's one-pass reader once: there for a payload with one, giving
+    /// what `decode` gives; absent for a plain `Codable` payload, which `decode` reads alone.
+    @Test func theOneParseReaderIsFoundOnceAndReadsAsDecodeDoes() throws {
+        let reader = try #require(CloudEvent<JSONValue>.oneParseReader)
+        #expect(try reader(Array(sample.utf8)) == CloudEvent<JSONValue>.decode(Array(sample.utf8)))
+        #expect(reader(Array(#"{"specversion":"1.0"}"#.utf8)) == nil)
+        #expect(CloudEvent<OrderData>.oneParseReader == nil)
+    }
+
     @Test func decodesTheDesignExample() throws {
         let event = try CloudEvent<JSONValue>.decode(Array(sample.utf8))
         #expect(event.source == "orders")

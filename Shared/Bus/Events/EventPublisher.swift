@@ -95,8 +95,19 @@ public final class EventPublisher: Sendable {
     /// Publishes `data` as a new event of `type` on `topic`; returns the sequence it was given.
     @discardableResult
     public func publish<Payload: Encodable>(topic: String, type: String, data: Payload, time: Date = Date()) throws -> UInt64 {
+        try publish(topic: topic, type: type, encodedData: try JSONCoding.encode(data), time: time)
+    }
+
+    /// The same for a payload with its own writer (a `@WireModel`), called directly: `JSONCoding`
+    /// would find it per event through a cast, which costs a metadata lookup and a boxed value.
+    @discardableResult
+    public func publish<Payload: Encodable & JSONWritable>(topic: String, type: String, data: Payload, time: Date = Date()) throws -> UInt64
+    {
+        try publish(topic: topic, type: type, encodedData: data.jsonBytes, time: time)
+    }
+
+    private func publish(topic: String, type: String, encodedData: [UInt8], time: Date) throws -> UInt64 {
         if let problem = Topic.problem(with: topic) { throw PublishError.invalidTopic(problem) }
-        let encodedData = try JSONCoding.encode(data)
         let id = EventID.next()
         let topicFrame = Frame(frame: topic)
         let sequence = try shared.state.withLock { state -> UInt64 in

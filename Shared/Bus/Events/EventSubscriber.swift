@@ -163,6 +163,7 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
         var warnings = RateLimitedWarning(logger: logger)
         var batch: [Delivery<Payload>] = []
         batch.reserveCapacity(options.batchSize)
+        let reader = CloudEvent<Payload>.oneParseReader
 
         while !shared.stopRequested.load(ordering: .relaxed) {
             let isPaused = shared.pending.load(ordering: .relaxed) >= shared.maxPending
@@ -194,7 +195,7 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
                         shared.connected.store(true, ordering: .relaxed)
                         continue
                     }
-                    let delivery = decode(frames, tracker: &tracker, sourceRule: options.sourceRule)
+                    let delivery = decode(frames, tracker: &tracker, sourceRule: options.sourceRule, reader: reader)
                     if dropsDuplicates, case .event(let received) = delivery, case .duplicate = received.sequence { continue }
                     if case .malformed(let problem) = delivery {
                         warnings.warn(problem)
@@ -214,7 +215,12 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
         }
     }
 
-    static func decode(_ frames: [Frame], tracker: inout SequenceTracker, sourceRule: EventSourceRule?) -> Delivery<Payload> {
+    /// - Parameter reader: the payload's one-pass envelope reader, found once by the caller
+    ///   (`CloudEvent.oneParseReader`); without it each event looks for it again.
+    static func decode(
+        _ frames: [Frame], tracker: inout SequenceTracker, sourceRule: EventSourceRule?,
+        reader: (([UInt8]) -> CloudEvent<Payload>?)? = nil
+    ) -> Delivery<Payload> {
         guard frames.count == 2 else {
             let topic = frames.first?.utf8String
             return .malformed(MalformedMessage(topic: topic, reason: "expected 2 frames [topic][event], got \(frames.count)"))
@@ -223,7 +229,7 @@ public final class EventSubscriber<Payload: Decodable & Sendable>: Sendable {
             return .malformed(MalformedMessage(topic: nil, reason: "topic frame is not UTF-8"))
         }
         do {
-            let event = try CloudEvent<Payload>.decode(frames[1])
+            let event = try reader?(frames[1]) ?? CloudEvent<Payload>.decode(frames[1])
             // Before the tracker sees it: a foreign source's sequences must not touch the publisher's.
             if let problem = sourceRule?.problem(topic: topic, source: event.source) {
                 return .malformed(MalformedMessage(topic: topic, reason: problem, isForeignSource: true))
