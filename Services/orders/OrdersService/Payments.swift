@@ -98,7 +98,7 @@ public final class LedgerPaymentProvider: LedgerBooksProvider {
         database = try ServiceDatabase.open(path: path, migrations: Self.migrations, outbox: false)
     }
 
-    public static let migrations: [ServiceDatabase.Migration] = [
+    static let migrations: [ServiceDatabase.Migration] = [
         (
             "v1",
             """
